@@ -1,1 +1,76 @@
-int main(void){return 0;}
+/*
+ * xqf-engine - the Xiangqi Forge engine.
+ *
+ *   xqf-engine                 UCI / UCCI on stdin and stdout
+ *   xqf-engine perft N [FEN]   per-move counts, then "Nodes searched: N"
+ *   xqf-engine bench [DEPTH]   the search signature: "Nodes searched: N"
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "fen.h"
+#include "perft.h"
+#include "protocol.h"
+
+static int usage(FILE *f, int code)
+{
+    fprintf(f, "usage: xqf-engine                 speak UCI or UCCI on stdin/stdout\n"
+               "       xqf-engine perft N [FEN]   count the legal move tree to depth N (1-8)\n"
+               "       xqf-engine bench [DEPTH]   search the bench positions; prints the signature\n");
+    return code;
+}
+
+static bool parse_depth(const char *text, int max, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < 1 || v > max)
+        return false;
+    *out = (int)v;
+    return true;
+}
+
+static int run_perft(int argc, char **argv)
+{
+    int depth;
+    if (argc < 3 || argc > 4 || !parse_depth(argv[2], 8, &depth)) {
+        fprintf(stderr, "xqf-engine: error: perft needs a depth from 1 to 8 and an optional FEN\n");
+        return 2;
+    }
+    Board b;
+    char err[256];
+    if (fen_parse(&b, argc == 4 ? argv[3] : START_FEN, FEN_ANALYSIS, err, sizeof err) != 0) {
+        fprintf(stderr, "xqf-engine: error: bad FEN: %s\n", err);
+        return 2;
+    }
+    perft_divide(&b, depth, stdout);
+    return 0;
+}
+
+static int run_bench(int argc, char **argv)
+{
+    int depth = 0;
+    if (argc > 3 || (argc == 3 && !parse_depth(argv[2], 30, &depth))) {
+        fprintf(stderr, "xqf-engine: error: bench takes an optional depth from 1 to 30\n");
+        return 2;
+    }
+    return bench_run(depth, stdout) ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 1)
+        return protocol_run(stdin, stdout);
+    if (!strcmp(argv[1], "perft"))
+        return run_perft(argc, argv);
+    if (!strcmp(argv[1], "bench"))
+        return run_bench(argc, argv);
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+        return usage(stdout, 0);
+    fprintf(stderr, "xqf-engine: error: unknown command '%s'\n", argv[1]);
+    return usage(stderr, 2);
+}

@@ -1,0 +1,66 @@
+#include "bench.h"
+
+#include <inttypes.h>
+#include <time.h>
+
+#include "fen.h"
+#include "search.h"
+
+static const char *const BENCH_FENS[] = {
+    START_FEN,
+    "r1bakab1r/9/1cn4cn/p1p1p1p1p/9/9/P1P1P1P1P/1CN1C1N2/9/R1BAKAB1R w - - 4 3",
+    "rnbakabnr/9/6cc1/p1p1p1p1p/9/6P2/P1P1P3P/NC5C1/4A4/R1BAK1BNR w - - 6 4",
+    "rnbaka1nr/2c6/7cb/p1p1p3p/6p2/P7P/1CP1P1P2/2N1BC2N/9/R2AKAB1R w - - 16 9",
+    "r1bakabn1/1r7/nc1c5/p1p1p1p1p/9/9/P1P1P1P1P/NC1C4B/9/R1BAKA1NR w - - 10 6",
+    "r1b1kabn1/4a3r/2nc5/p3p3p/2p2Cp2/9/P1P1P1P1P/2C3N2/4A1R2/RNBAK1B2 w - - 1 9",
+    "1rbakabnr/9/nc7/p1p1C1p2/9/4P1P1p/P1P4cP/9/2C1A4/RNBAK1BNR w - - 7 9",
+    "1nbakabnr/r1c6/1c7/p3p1p1p/2p6/8P/P1P1P1P2/1C1AB2C1/8R/RNBAK2N1 w - - 10 6",
+    "1rbak4/c4n2r/2na5/2N6/p1b3P1p/3C4P/P1P1P2C1/N7B/4A3R/R1BA1K3 w - - 5 31",
+    "1nb1ka1n1/9/1r1a2crb/2p1p1p2/9/p1B1P3p/P1C2R3/N2CN4/4A4/R2AK1B2 w - - 6 31",
+    "cn3a3/4k1r2/b2a1n3/p1P5p/2C1p4/2P6/P3p4/4BN2B/2r1AN1R1/R3KA3 w - - 19 51",
+    "1Rb1kab2/r3a4/4n4/n3p3p/2p3P2/p1P1P3P/3c5/3A1A2B/rR7/2B2KN2 w - - 19 51",
+    "3k5/9/4b4/9/9/9/9/4B4/4A4/3AKR3 w - - 0 1",
+    "4k4/4a4/4ba3/9/2p3p2/9/2P3P2/4B4/4A4/3AK4 b - - 0 1",
+};
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+uint64_t bench_run(int depth, FILE *out)
+{
+    Engine *e = engine_new();
+    if (!e)
+        return 0;
+    SearchLimits limits;
+    search_limits_init(&limits);
+    limits.depth = depth > 0 ? depth : BENCH_DEPTH;
+    uint64_t total = 0;
+    int64_t start = now_ms();
+    size_t n = sizeof BENCH_FENS / sizeof BENCH_FENS[0];
+    for (size_t i = 0; i < n; i++) {
+        Board b;
+        char err[128];
+        if (fen_parse(&b, BENCH_FENS[i], FEN_GAME, err, sizeof err) != 0) {
+            fprintf(out, "bench position %zu: %s\n", i + 1, err);
+            continue;
+        }
+        SearchResult r;
+        engine_clear(e);
+        engine_search(e, &b, &limits, NULL, NULL, &r);
+        char move[8] = "none";
+        if (r.best)
+            move_text(r.best, move);
+        fprintf(out, "Position %2zu/%zu: bestmove %s nodes %" PRIu64 "\n", i + 1, n, move, r.nodes);
+        total += r.nodes;
+    }
+    int64_t ms = now_ms() - start;
+    fprintf(out, "\nNodes searched: %" PRIu64 "\n", total);
+    fprintf(out, "Nodes/second: %" PRIu64 "\n", total * 1000 / (uint64_t)(ms > 0 ? ms : 1));
+    fflush(out);
+    engine_destroy(&e);
+    return total;
+}

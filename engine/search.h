@@ -1,0 +1,92 @@
+/*
+ * search.h - the engine object and its search.
+ *
+ * An Engine owns everything a search touches: its transposition table,
+ * move-ordering tables and stop flag.  Two engines in one process share
+ * nothing, so a worker can play two of them against each other.
+ *
+ * engine_search() runs in the caller's thread until a limit is reached or
+ * engine_stop() is called from another thread; progress is reported through
+ * a callback after each iteration.
+ */
+#ifndef XQF_SEARCH_H
+#define XQF_SEARCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "board.h"
+
+enum {
+    INF = 32000,
+    MATE = 30000,
+    MATE_BOUND = MATE - MAX_PLY, /* |score| >= this is a mate score */
+    BAN = 20000                  /* a perpetual-check loss inside the tree */
+};
+
+typedef struct {
+    int depth;          /* 0: no limit */
+    uint64_t nodes;     /* 0: no limit */
+    int64_t movetime;   /* ms for this move, 0: not set */
+    int64_t time[2];    /* remaining clock per colour in ms, -1: not set */
+    int64_t inc[2];
+    int movestogo;      /* 0: not set */
+    bool infinite;      /* search until stopped */
+    bool ponder;        /* pondering: no time limit until engine_ponderhit() */
+    int overhead;       /* ms kept in reserve per move */
+    int banned_count;   /* root moves not to play (UCCI banmoves) */
+    Move banned[MAX_MOVES];
+} SearchLimits;
+
+typedef struct {
+    int depth, seldepth;
+    int score;          /* centipawns, or +-(MATE - plies) */
+    uint64_t nodes;
+    int64_t time_ms;
+    int hashfull;       /* permille */
+    int pv_length;
+    Move pv[MAX_PLY];
+} SearchInfo;
+
+typedef struct {
+    Move best;          /* MOVE_NONE when there is no legal move */
+    Move ponder;
+    int score, depth;
+    uint64_t nodes;
+} SearchResult;
+
+typedef void (*SearchReport)(void *ctx, const SearchInfo *info);
+
+typedef struct Engine Engine;
+
+/* A new engine with a TT_DEFAULT_MB table; NULL when out of memory. */
+Engine *engine_new(void);
+/* Frees the engine and sets *e to NULL; safe on NULL. */
+void engine_destroy(Engine **e);
+/* Resizes the hash table. Returns 0, or -1 (old table kept) when out of memory. */
+int engine_set_hash(Engine *e, size_t mb);
+/* Forgets everything learned: hash table, killers, history (a new game). */
+void engine_clear(Engine *e);
+
+/* Fills limits with "no limit" defaults. */
+void search_limits_init(SearchLimits *l);
+/*
+ * Searches the position (which is not modified) within the limits,
+ * reporting each iteration through report (may be NULL).
+ */
+void engine_search(Engine *e, const Board *root, const SearchLimits *limits,
+                   SearchReport report, void *ctx, SearchResult *out);
+/*
+ * Asks a running search to stop as soon as possible; thread-safe.  The
+ * request stays until engine_reset_stop(): a search started while it is
+ * pending returns at once, so a front end resets it before each search.
+ */
+void engine_stop(Engine *e);
+void engine_reset_stop(Engine *e);
+/* Ends pondering: the search now runs on its clock; thread-safe. */
+void engine_ponderhit(Engine *e);
+
+/* Score text for humans and logs: "cp 35" or "mate 3" / "mate -2" (UCI style). */
+void search_score_text(int score, char *out, size_t len);
+
+#endif

@@ -1,0 +1,133 @@
+#include "tt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "search.h"
+
+static inline TTEntry *cluster_of(const TT *tt, uint64_t key)
+{
+    size_t index = (size_t)(((unsigned __int128)(key & 0xffffffffu) * tt->count) >> 32);
+    return &tt->clusters[index * TT_CLUSTER];
+}
+
+int tt_resize(TT *tt, size_t mb)
+{
+    size_t count = mb * 1024 * 1024 / (sizeof(TTEntry) * TT_CLUSTER);
+    if (count == 0)
+        count = 1;
+    TTEntry *mem = calloc(count * TT_CLUSTER, sizeof(TTEntry));
+    if (!mem)
+        return -1;
+    free(tt->clusters);
+    tt->clusters = mem;
+    tt->count = count;
+    tt_clear(tt);
+    return 0;
+}
+
+void tt_free(TT *tt)
+{
+    free(tt->clusters);
+    tt->clusters = NULL;
+    tt->count = 0;
+}
+
+void tt_clear(TT *tt)
+{
+    for (size_t i = 0; i < tt->count * TT_CLUSTER; i++) {
+        memset(&tt->clusters[i], 0, sizeof(TTEntry));
+        tt->clusters[i].lower_depth = tt->clusters[i].upper_depth = -1;
+    }
+    tt->age = 0;
+}
+
+void tt_new_search(TT *tt)
+{
+    tt->age++;
+}
+
+/* Mate scores are stored as distance from this node, read back as distance from the root. */
+static int to_tt(int value, int ply)
+{
+    return value >= MATE_BOUND ? value + ply : value <= -MATE_BOUND ? value - ply : value;
+}
+
+static int from_tt(int value, int ply)
+{
+    return value >= MATE_BOUND ? value - ply : value <= -MATE_BOUND ? value + ply : value;
+}
+
+TTProbe tt_probe(const TT *tt, uint64_t key, int ply)
+{
+    TTProbe p = { false, MOVE_NONE, -INF, INF, -1, -1 };
+    TTEntry *c = cluster_of(tt, key);
+    uint32_t check = (uint32_t)(key >> 32);
+    for (int i = 0; i < TT_CLUSTER; i++) {
+        if (c[i].check != check || (c[i].lower_depth < 0 && c[i].upper_depth < 0 && !c[i].move))
+            continue;
+        p.hit = true;
+        p.move = c[i].move;
+        p.lower_depth = c[i].lower_depth;
+        p.upper_depth = c[i].upper_depth;
+        if (p.lower_depth >= 0)
+            p.lower = from_tt(c[i].lower, ply);
+        if (p.upper_depth >= 0)
+            p.upper = from_tt(c[i].upper, ply);
+        break;
+    }
+    return p;
+}
+
+static int entry_worth(const TT *tt, const TTEntry *e)
+{
+    int depth = e->lower_depth > e->upper_depth ? e->lower_depth : e->upper_depth;
+    return depth - 4 * (uint8_t)(tt->age - e->age);
+}
+
+void tt_store(TT *tt, uint64_t key, int depth, int ply, Move move, int value, int alpha, int beta)
+{
+    TTEntry *c = cluster_of(tt, key);
+    uint32_t check = (uint32_t)(key >> 32);
+    TTEntry *e = NULL;
+    for (int i = 0; i < TT_CLUSTER && !e; i++)
+        if (c[i].check == check)
+            e = &c[i];
+    if (!e) {
+        e = &c[0];
+        for (int i = 1; i < TT_CLUSTER; i++)
+            if (entry_worth(tt, &c[i]) < entry_worth(tt, e))
+                e = &c[i];
+        memset(e, 0, sizeof *e);
+        e->check = check;
+        e->lower_depth = e->upper_depth = -1;
+    }
+    if (depth > 127)
+        depth = 127;
+    int v = to_tt(value, ply);
+    if (value > alpha && depth >= e->lower_depth) {
+        e->lower = (int16_t)v;
+        e->lower_depth = (int8_t)depth;
+        if (e->upper_depth >= 0 && e->upper < e->lower)
+            e->upper_depth = -1; /* an older, contradicted bound */
+    }
+    if (value < beta && depth >= e->upper_depth) {
+        e->upper = (int16_t)v;
+        e->upper_depth = (int8_t)depth;
+        if (e->lower_depth >= 0 && e->lower > e->upper)
+            e->lower_depth = -1;
+    }
+    if (move)
+        e->move = move;
+    e->age = tt->age;
+}
+
+int tt_hashfull(const TT *tt)
+{
+    size_t n = tt->count * TT_CLUSTER < 1000 ? tt->count * TT_CLUSTER : 1000;
+    int used = 0;
+    for (size_t i = 0; i < n; i++)
+        used += tt->clusters[i].age == tt->age
+             && (tt->clusters[i].lower_depth >= 0 || tt->clusters[i].upper_depth >= 0);
+    return n ? (int)(used * 1000 / n) : 0;
+}
