@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum { BENCH_DEPTH = 7 };
+enum { BENCH_DEPTH = 8 };
 
 /*
  * Searches every bench position to `depth` (BENCH_DEPTH when <= 0), prints

@@ -1,6 +1,7 @@
 #include "board.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const STARTPOS[RANKS] = {
@@ -321,7 +322,15 @@ bool board_legal(Board *b, Move m)
 
 bool board_gives_check(Board *b, Move m)
 {
-    return attacked_after(b, m, b->side ^ 1);
+    int them = b->side ^ 1;
+    int k = board_king(b, them), from = move_from(m), to = move_to(m);
+    int type = piece_type(b->squares[from]);
+    int df = abs(sq_file(to) - sq_file(k)), dr = abs(sq_rank(to) - sq_rank(k));
+    /* Direct checks by rook and cannon, and every discovered check, pass through may_expose. */
+    bool possible = may_expose(k, from, to)
+                 || (type == HORSE && ((df == 1 && dr == 2) || (df == 2 && dr == 1)))
+                 || (type == PAWN && df + dr == 1);
+    return possible && attacked_after(b, m, them);
 }
 
 bool board_has_attackers(const Board *b, int color)

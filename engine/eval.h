@@ -1,13 +1,34 @@
 /*
  * eval.h - static evaluation, in centipawns from the side to move's view.
- * For now material and a few positional terms; the king-safety evaluation
- * with every weight in the parameter table comes with the full engine.
+ *
+ * Every weight is in the parameter table (params.def).  Material and the
+ * piece-square terms are folded into middlegame and endgame tables built
+ * from the parameters by eval_init (the post-update hook: call it again
+ * after changing parameters); the score blends the two by game phase (the
+ * rooks, horses and cannons left).  On top come mobility, king safety in
+ * the layered patterns of seed 003 (empty-head and central cannon, bottom
+ * cannon with a screen, horses and rooks near the palace, several attackers
+ * together, missing advisors and elephants), crossed and linked pawns, and
+ * piece combinations.
  */
 #ifndef XQF_EVAL_H
 #define XQF_EVAL_H
 
 #include "board.h"
+#include "params.h"
 
-int evaluate(const Board *b);
+enum { PHASE_MAX = 16 };
+
+typedef struct {
+    const Params *params;
+    int16_t mg[16][SQUARES]; /* material + position, by piece code */
+    int16_t eg[16][SQUARES];
+} EvalTables;
+
+/* Builds the tables for params (kept by pointer: it must outlive t). Can't fail. */
+void eval_init(EvalTables *t, const Params *params);
+int evaluate(const Board *b, const EvalTables *t);
+/* The material value of a piece type in the middlegame (for move ordering and delta pruning). */
+int eval_piece_value(const EvalTables *t, int type);
 
 #endif

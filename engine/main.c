@@ -4,6 +4,7 @@
  *   xqf-engine                 UCI / UCCI on stdin and stdout
  *   xqf-engine perft N [FEN]   per-move counts, then "Nodes searched: N"
  *   xqf-engine bench [DEPTH]   the search signature: "Nodes searched: N"
+ *   xqf-engine params [FILE]   the parameter table, or a parameter file checked and completed
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 
 #include "bench.h"
 #include "fen.h"
+#include "params.h"
 #include "perft.h"
 #include "protocol.h"
 
@@ -19,7 +21,9 @@ static int usage(FILE *f, int code)
 {
     fprintf(f, "usage: xqf-engine                 speak UCI or UCCI on stdin/stdout\n"
                "       xqf-engine perft N [FEN]   count the legal move tree to depth N (1-8)\n"
-               "       xqf-engine bench [DEPTH]   search the bench positions; prints the signature\n");
+               "       xqf-engine bench [DEPTH]   search the bench positions; prints the signature\n"
+               "       xqf-engine params          the parameter table: name, type, default, min, max, c_end, r_end\n"
+               "       xqf-engine params FILE     check a parameter file; print the whole set it gives\n");
     return code;
 }
 
@@ -61,6 +65,32 @@ static int run_bench(int argc, char **argv)
     return bench_run(depth, stdout) ? 0 : 1;
 }
 
+/* Without a file: one line per parameter in Fishtest's SPSA input form. */
+static int run_params(int argc, char **argv)
+{
+    Params p;
+    params_default(&p);
+    if (argc == 2) {
+        for (int i = 0; i < PARAM_COUNT; i++) {
+            const ParamInfo *info = &PARAM_INFO[i];
+            printf("%s, int, %d, %d, %d, %g, %g\n", info->name, params_value(&p, info), info->min, info->max,
+                   info->c_end, info->r_end);
+        }
+        return 0;
+    }
+    char err[512];
+    if (argc != 3) {
+        fprintf(stderr, "xqf-engine: error: params takes at most one file\n");
+        return 2;
+    }
+    if (params_load(&p, argv[2], err, sizeof err) != 0) {
+        fprintf(stderr, "xqf-engine: error: %s\n", err);
+        return 2;
+    }
+    printf("# parameter set %016llx\n", (unsigned long long)params_hash(&p));
+    return params_write(&p, stdout) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 1)
@@ -69,6 +99,8 @@ int main(int argc, char **argv)
         return run_perft(argc, argv);
     if (!strcmp(argv[1], "bench"))
         return run_bench(argc, argv);
+    if (!strcmp(argv[1], "params"))
+        return run_params(argc, argv);
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
         return usage(stdout, 0);
     fprintf(stderr, "xqf-engine: error: unknown command '%s'\n", argv[1]);

@@ -13,6 +13,7 @@
 #include "bench.h"
 #include "fen.h"
 #include "movegen.h"
+#include "params.h"
 #include "perft.h"
 #include "search.h"
 #include "tt.h"
@@ -153,6 +154,11 @@ static void cmd_uci(Session *s, const Tokens *t)
     say(s, "option name Hash type spin default %d min 1 max %d", TT_DEFAULT_MB, TT_MAX_MB);
     say(s, "option name Clear Hash type button");
     say(s, "option name Move Overhead type spin default 10 min 0 max %d", MAX_OVERHEAD);
+    Params d;
+    params_default(&d);
+    for (int i = 0; i < PARAM_COUNT; i++)
+        say(s, "option name %s type spin default %d min %d max %d", PARAM_INFO[i].name,
+            params_value(&d, &PARAM_INFO[i]), PARAM_INFO[i].min, PARAM_INFO[i].max);
     say(s, "uciok");
 }
 
@@ -165,6 +171,11 @@ static void cmd_ucci(Session *s, const Tokens *t)
     say(s, "option usemillisec type check default false");
     say(s, "option hashsize type spin min 1 max %d default %d", TT_MAX_MB, TT_DEFAULT_MB);
     say(s, "option Move Overhead type spin min 0 max %d default 10", MAX_OVERHEAD);
+    Params d;
+    params_default(&d);
+    for (int i = 0; i < PARAM_COUNT; i++)
+        say(s, "option %s type spin min %d max %d default %d", PARAM_INFO[i].name, PARAM_INFO[i].min,
+            PARAM_INFO[i].max, params_value(&d, &PARAM_INFO[i]));
     say(s, "ucciok");
 }
 
@@ -180,6 +191,15 @@ static void cmd_newgame(Session *s, const Tokens *t)
     engine_clear(s->engine);
     board_startpos(&s->board);
     s->banned_count = 0;
+}
+
+/* Printable rendering of a token for error messages. */
+static void clean_text(const char *in, char *out, size_t len)
+{
+    size_t n = 0;
+    for (; *in && n + 1 < len; in++)
+        out[n++] = isprint((unsigned char)*in) ? *in : '?';
+    out[n] = '\0';
 }
 
 static void set_option(Session *s, const char *name, const char *value)
@@ -204,8 +224,18 @@ static void set_option(Session *s, const char *name, const char *value)
             error_line(s, "option usemillisec needs true or false, got '%s'", value ? value : "");
         else
             s->millisec = !strcasecmp(value, "true");
+    } else if (params_find_nocase(name)) {
+        /* An engine parameter (params.def): set it by its canonical name. */
+        Params next = *engine_params(s->engine);
+        char err[200];
+        if (params_set(&next, params_find_nocase(name)->name, value ? value : "", err, sizeof err) != 0)
+            error_line(s, "%s", err);
+        else
+            engine_set_params(s->engine, &next);
     } else {
-        error_line(s, "unknown option '%s'", name);
+        char shown[64];
+        clean_text(name, shown, sizeof shown);
+        error_line(s, "unknown option '%s'", shown);
     }
 }
 
@@ -460,15 +490,6 @@ static void tokenize(char *line, Tokens *t)
     for (char *w = strtok_r(line, " \t\r\n", &save); w && t->count < MAX_TOKENS;
          w = strtok_r(NULL, " \t\r\n", &save))
         t->tok[t->count++] = w;
-}
-
-/* Printable rendering of a token for error messages. */
-static void clean_text(const char *in, char *out, size_t len)
-{
-    size_t n = 0;
-    for (; *in && n + 1 < len; in++)
-        out[n++] = isprint((unsigned char)*in) ? *in : '?';
-    out[n] = '\0';
 }
 
 int protocol_run(FILE *in, FILE *out)

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "board.h"
+#include "params.h"
 
 enum {
     INF = 32000,
@@ -65,6 +66,9 @@ Engine *engine_new(void);
 void engine_destroy(Engine **e);
 /* Resizes the hash table. Returns 0, or -1 (old table kept) when out of memory. */
 int engine_set_hash(Engine *e, size_t mb);
+/* Sets the engine's parameters (a copy is kept); not during a search. */
+void engine_set_params(Engine *e, const Params *p);
+const Params *engine_params(const Engine *e);
 /* Forgets everything learned: hash table, killers, history (a new game). */
 void engine_clear(Engine *e);
 

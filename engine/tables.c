@@ -11,6 +11,7 @@ LeaperTargets tab_horse_attackers[SQUARES];
 LeaperTargets tab_pawn[2][SQUARES];
 LineMasks tab_rank[FILES][1 << FILES];
 LineMasks tab_file[RANKS][1 << RANKS];
+uint8_t tab_popcount[1 << RANKS];
 uint64_t zobrist_piece[16][SQUARES];
 uint64_t zobrist_side;
 uint8_t tab_in_palace[2][SQUARES];
@@ -120,6 +121,8 @@ static LineMasks line_masks(int pos, unsigned occ, int len)
 
 static void init_lines(void)
 {
+    for (unsigned i = 1; i < (1u << RANKS); i++)
+        tab_popcount[i] = (uint8_t)(tab_popcount[i >> 1] + (i & 1));
     for (int p = 0; p < FILES; p++)
         for (unsigned o = 0; o < (1u << FILES); o++)
             tab_rank[p][o] = line_masks(p, o, FILES);

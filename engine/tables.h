@@ -42,6 +42,9 @@ extern LeaperTargets tab_pawn[2][SQUARES];
 extern LineMasks tab_rank[FILES][1 << FILES];
 extern LineMasks tab_file[RANKS][1 << RANKS];
 
+/* Bits set in a line mask (at most 10 bits; a portable build has no popcount instruction). */
+extern uint8_t tab_popcount[1 << RANKS];
+
 extern uint64_t zobrist_piece[16][SQUARES];
 extern uint64_t zobrist_side;
 

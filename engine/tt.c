@@ -60,16 +60,17 @@ static int from_tt(int value, int ply)
 
 TTProbe tt_probe(const TT *tt, uint64_t key, int ply)
 {
-    TTProbe p = { false, MOVE_NONE, -INF, INF, -1, -1 };
+    TTProbe p = { false, MOVE_NONE, -INF, INF, -1, -1, false };
     TTEntry *c = cluster_of(tt, key);
     uint32_t check = (uint32_t)(key >> 32);
     for (int i = 0; i < TT_CLUSTER; i++) {
-        if (c[i].check != check || (c[i].lower_depth < 0 && c[i].upper_depth < 0 && !c[i].move))
+        if (c[i].check != check || (c[i].lower_depth < 0 && c[i].upper_depth < 0 && !c[i].move && !c[i].mate_threat))
             continue;
         p.hit = true;
         p.move = c[i].move;
         p.lower_depth = c[i].lower_depth;
         p.upper_depth = c[i].upper_depth;
+        p.mate_threat = c[i].mate_threat;
         if (p.lower_depth >= 0)
             p.lower = from_tt(c[i].lower, ply);
         if (p.upper_depth >= 0)
@@ -85,23 +86,34 @@ static int entry_worth(const TT *tt, const TTEntry *e)
     return depth - 4 * (uint8_t)(tt->age - e->age);
 }
 
-void tt_store(TT *tt, uint64_t key, int depth, int ply, Move move, int value, int alpha, int beta)
+/* The entry for key: the existing one, or the least worth in its cluster, emptied. */
+static TTEntry *entry_for(TT *tt, uint64_t key)
 {
     TTEntry *c = cluster_of(tt, key);
     uint32_t check = (uint32_t)(key >> 32);
-    TTEntry *e = NULL;
-    for (int i = 0; i < TT_CLUSTER && !e; i++)
+    for (int i = 0; i < TT_CLUSTER; i++)
         if (c[i].check == check)
+            return &c[i];
+    TTEntry *e = &c[0];
+    for (int i = 1; i < TT_CLUSTER; i++)
+        if (entry_worth(tt, &c[i]) < entry_worth(tt, e))
             e = &c[i];
-    if (!e) {
-        e = &c[0];
-        for (int i = 1; i < TT_CLUSTER; i++)
-            if (entry_worth(tt, &c[i]) < entry_worth(tt, e))
-                e = &c[i];
-        memset(e, 0, sizeof *e);
-        e->check = check;
-        e->lower_depth = e->upper_depth = -1;
-    }
+    memset(e, 0, sizeof *e);
+    e->check = check;
+    e->lower_depth = e->upper_depth = -1;
+    return e;
+}
+
+void tt_mark_mate_threat(TT *tt, uint64_t key)
+{
+    TTEntry *e = entry_for(tt, key);
+    e->mate_threat = 1;
+    e->age = tt->age;
+}
+
+void tt_store(TT *tt, uint64_t key, int depth, int ply, Move move, int value, int alpha, int beta)
+{
+    TTEntry *e = entry_for(tt, key);
     if (depth > 127)
         depth = 127;
     int v = to_tt(value, ply);

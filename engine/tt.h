@@ -22,7 +22,8 @@ typedef struct {
     int16_t lower, upper;
     int8_t lower_depth, upper_depth; /* -1: no such bound */
     uint8_t age;
-    uint8_t pad[3];
+    uint8_t mate_threat; /* a null move here was met by a mate (Crafty's memory) */
+    uint8_t pad[2];
 } TTEntry;
 
 typedef struct {
@@ -39,6 +40,7 @@ typedef struct {
     Move move;
     int lower, upper;
     int lower_depth, upper_depth;
+    bool mate_threat;
 } TTProbe;
 
 /* Allocates mb megabytes (at least one cluster). Returns 0, or -1 when out of memory (table unchanged). */
@@ -55,6 +57,8 @@ TTProbe tt_probe(const TT *tt, uint64_t key, int ply);
  * bound, anything between sets both.
  */
 void tt_store(TT *tt, uint64_t key, int depth, int ply, Move move, int value, int alpha, int beta);
+/* Remembers that passing in this position gets us mated. */
+void tt_mark_mate_threat(TT *tt, uint64_t key);
 /* Permille of sampled entries written by the current search. */
 int tt_hashfull(const TT *tt);
 
