@@ -326,10 +326,8 @@ bool board_gives_check(Board *b, Move m)
     int k = board_king(b, them), from = move_from(m), to = move_to(m);
     int type = piece_type(b->squares[from]);
     int df = abs(sq_file(to) - sq_file(k)), dr = abs(sq_rank(to) - sq_rank(k));
-    /* Direct checks by rook and cannon, and every discovered check, pass through may_expose. */
-    bool possible = may_expose(k, from, to)
-                 || (type == HORSE && ((df == 1 && dr == 2) || (df == 2 && dr == 1)))
-                 || (type == PAWN && df + dr == 1);
+    /* Direct checks by rook, cannon and pawn, and every discovered check, pass through may_expose. */
+    bool possible = may_expose(k, from, to) || (type == HORSE && ((df == 1 && dr == 2) || (df == 2 && dr == 1)));
     return possible && attacked_after(b, m, them);
 }
 

@@ -38,7 +38,7 @@ typedef struct Board {
     uint16_t rank_bits[RANKS];
     uint16_t file_bits[FILES];
     int side;
-    int fullmove;                          /* full-move number at states[0] */
+    int fullmove;                          /* the current full-move number */
     int plies;                             /* plies played since the FEN */
     int top;
     State states[STATE_STACK];

@@ -106,6 +106,9 @@ static void *search_thread(void *arg)
     Session *s = arg;
     SearchResult r;
     engine_search(s->engine, &s->search_board, &s->limits, report, s, &r);
+    /* Done before bestmove is written: a GUI may send the next command as soon as it reads it
+     * (search_running() then joins this thread, which only has the line left to print). */
+    atomic_store(&s->search_done, true);
     char best[8], ponder[8];
     if (r.best == MOVE_NONE) {
         say(s, s->dialect == DIALECT_UCI ? "bestmove (none)" : "nobestmove");
@@ -118,7 +121,6 @@ static void *search_thread(void *arg)
             say(s, "bestmove %s", best);
         }
     }
-    atomic_store(&s->search_done, true);
     return NULL;
 }
 
