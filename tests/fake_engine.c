@@ -1,0 +1,130 @@
+/*
+ * fake_engine: a scripted UCI engine for the game-play tests.
+ *
+ *   fake_engine MODE [N]      plays N good moves (the first legal move,
+ *                             score 0), then misbehaves as MODE says:
+ *       crash    exits with status 3 when asked for a move
+ *       signal   kills itself with SIGSEGV
+ *       illegal  answers a well-formed illegal move
+ *       silent   never answers
+ *       garbage  prints binary junk, then an unparsable bestmove
+ *       good     never misbehaves
+ *   fake_engine script "m1:s1 m2:s2 ..."   answers the moves in turn
+ *                             (ICCS), each with its score (cp), depth 1;
+ *                             ucinewgame starts the script again
+ *
+ * The move count runs over the life of the process, so a restarted engine
+ * starts again from its first move.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fen.h"
+#include "movegen.h"
+
+static void say(const char *text)
+{
+    fputs(text, stdout);
+    fputc('\n', stdout);
+    fflush(stdout);
+}
+
+/* Sets b from "position fen F [moves ...]"; keeps b on bad input. */
+static void set_position(Board *b, char *line)
+{
+    char *fen = strstr(line, "fen ");
+    if (!fen)
+        return;
+    fen += 4;
+    char *moves = strstr(fen, " moves ");
+    if (moves)
+        *moves = '\0';
+    char err[128];
+    Board nb;
+    if (fen_parse(&nb, fen, FEN_GAME, err, sizeof err) != 0)
+        return;
+    for (char *save = NULL, *tok = moves ? strtok_r(moves + 7, " \n", &save) : NULL; tok;
+         tok = strtok_r(NULL, " \n", &save)) {
+        Move m;
+        if (move_parse(&nb, tok, &m, err, sizeof err) != 0)
+            return;
+        board_make(&nb, m);
+    }
+    *b = nb;
+}
+
+static void misbehave(const char *mode)
+{
+    if (strcmp(mode, "crash") == 0)
+        exit(3);
+    if (strcmp(mode, "signal") == 0) {
+        signal(SIGSEGV, SIG_DFL); /* not a sanitizer's handler */
+        raise(SIGSEGV);
+    }
+    if (strcmp(mode, "illegal") == 0)
+        say("bestmove e0e5");
+    if (strcmp(mode, "garbage") == 0) {
+        static const char junk[] = "\x01\x02garbage\x00\xff\xfe more junk\n###\n";
+        fwrite(junk, 1, sizeof junk - 1, stdout);
+        say("bestmove zz99");
+    }
+    /* silent: nothing */
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return 2;
+    const char *mode = argv[1];
+    int good = argc > 2 ? atoi(argv[2]) : 0;
+    const char *script = strcmp(mode, "script") == 0 && argc > 2 ? argv[2] : NULL;
+    char copy[4096] = "";
+    char *script_pos = NULL, *next = NULL;
+    Board b;
+    board_startpos(&b);
+    int played = 0;
+    char line[1 << 16];
+    while (fgets(line, sizeof line, stdin)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (strcmp(line, "uci") == 0) {
+            say("id name fake_engine");
+            say("uciok");
+        } else if (strcmp(line, "isready") == 0) {
+            say("readyok");
+        } else if (strcmp(line, "ucinewgame") == 0 && script) {
+            snprintf(copy, sizeof copy, "%s", script);
+            next = strtok_r(copy, " ", &script_pos);
+        } else if (strcmp(line, "quit") == 0) {
+            return 0;
+        } else if (strncmp(line, "position", 8) == 0) {
+            set_position(&b, line);
+        } else if (strncmp(line, "go", 2) == 0) {
+            char out[64];
+            if (script) {
+                if (!next)
+                    return 4;
+                char *colon = strchr(next, ':');
+                printf("info depth 1 score cp %d pv %.*s\n", colon ? atoi(colon + 1) : 0,
+                       colon ? (int)(colon - next) : (int)strlen(next), next);
+                printf("bestmove %.*s\n", colon ? (int)(colon - next) : (int)strlen(next), next);
+                fflush(stdout);
+                next = strtok_r(NULL, " ", &script_pos);
+            } else if (played < good || strcmp(mode, "good") == 0) {
+                MoveList list;
+                movegen_legal(&b, &list);
+                char mt[8];
+                move_text(list.count ? list.moves[0] : MOVE_NONE, mt);
+                snprintf(out, sizeof out, "bestmove %s", mt);
+                say("info depth 1 score cp 0");
+                say(out);
+            } else {
+                misbehave(mode);
+            }
+            played++;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,183 @@
+/*
+ * The full engine: mates found at the right depth (checked against a
+ * brute-force mate search), the verified null move finding what plain null
+ * move misses (seed 000), every seed switch really changing the search,
+ * bench determinism, and engines with different parameters in one process.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench.h"
+#include "fen.h"
+#include "movegen.h"
+#include "search.h"
+
+static Board position(const char *fen)
+{
+    Board b;
+    char err[200];
+    cr_assert_eq(fen_parse(&b, fen, FEN_GAME, err, sizeof err), 0, "%s: %s", fen, err);
+    return b;
+}
+
+static SearchResult search_depth(Engine *e, const Board *b, int depth)
+{
+    SearchLimits l;
+    search_limits_init(&l);
+    l.depth = depth;
+    SearchResult r;
+    engine_search(e, b, &l, NULL, NULL, &r);
+    return r;
+}
+
+/* Brute force, independent of the search: can the side to move force mate within `moves` moves? */
+static bool forced_mate(Board *b, int moves)
+{
+    MoveList list;
+    movegen_legal(b, &list);
+    for (int i = 0; i < list.count; i++) {
+        board_make(b, list.moves[i]);
+        MoveList replies;
+        movegen_legal(b, &replies);
+        bool mates = replies.count == 0;
+        if (!mates && moves > 1) {
+            mates = true;
+            for (int j = 0; j < replies.count && mates; j++) {
+                board_make(b, replies.moves[j]);
+                mates = forced_mate(b, moves - 1);
+                board_unmake(b);
+            }
+        }
+        board_unmake(b);
+        if (mates)
+            return true;
+    }
+    return false;
+}
+
+static const struct {
+    const char *fen;
+    int moves; /* mate in this many moves of the side to move */
+} MATES[] = {
+    { "3k5/9/9/9/9/9/9/9/R8/4K4 w - - 0 1", 1 },             /* rook check, flying general covers e9 */
+    { "9/9/N2k5/1P7/9/9/9/9/7p1/4K4 w - - 0 1", 3 },
+    { "4rk3/9/9/9/P8/9/9/3K5/9/9 b - - 0 1", 3 },
+    { "7P1/9/3k5/2rn5/9/2p6/9/9/9/3K5 b - - 0 1", 3 },
+};
+
+Test(engine, finds_mates_at_the_right_depth)
+{
+    Engine *e = engine_new();
+    for (size_t i = 0; i < sizeof MATES / sizeof MATES[0]; i++) {
+        Board b = position(MATES[i].fen);
+        int plies = 2 * MATES[i].moves - 1;
+        engine_clear(e);
+        SearchResult r = search_depth(e, &b, plies);
+        cr_assert_eq(r.score, MATE - plies, "%s: score %d, expected mate in %d", MATES[i].fen, r.score,
+                     MATES[i].moves);
+        /* The brute force agrees: a mate in N exists and none is shorter. */
+        cr_assert(forced_mate(&b, MATES[i].moves), "%s", MATES[i].fen);
+        if (MATES[i].moves > 1)
+            cr_assert_not(forced_mate(&b, MATES[i].moves - 1), "%s", MATES[i].fen);
+        /* The move played starts a mate. */
+        board_make(&b, r.best);
+        MoveList replies;
+        movegen_legal(&b, &replies);
+        if (MATES[i].moves == 1)
+            cr_assert_eq(replies.count, 0);
+        for (int j = 0; j < replies.count; j++) {
+            board_make(&b, replies.moves[j]);
+            cr_assert(forced_mate(&b, MATES[i].moves - 1), "%s: reply leaves no mate", MATES[i].fen);
+            board_unmake(&b);
+        }
+    }
+    engine_destroy(&e);
+}
+
+/* Seed 000: plain null move prunes a line the verified null move searches, and the mate is missed. */
+Test(engine, verified_null_move_finds_what_plain_null_move_misses)
+{
+    Board b = position("4rk3/9/9/9/P8/9/9/3K5/9/9 b - - 0 1");
+    Engine *verified = engine_new(), *plain = engine_new();
+    Params p;
+    params_default(&p);
+    cr_assert_eq(p.NullVerify, 1);
+    engine_set_params(verified, &p);
+    p.NullVerify = 0;
+    p.NullSmallVerify = 0;
+    engine_set_params(plain, &p);
+    SearchResult rv = search_depth(verified, &b, 5);
+    SearchResult rp = search_depth(plain, &b, 5);
+    cr_assert_geq(rv.score, MATE_BOUND, "verified null move should see the mate, got %d", rv.score);
+    cr_assert_lt(rp.score, MATE_BOUND, "plain null move was expected to miss it at depth 5, got %d", rp.score);
+    engine_destroy(&verified);
+    engine_destroy(&plain);
+}
+
+static uint64_t nodes_with(const char *name, int value)
+{
+    Engine *e = engine_new();
+    Params p;
+    params_default(&p);
+    params_store(&p, params_find(name), value);
+    engine_set_params(e, &p);
+    Board b;
+    board_startpos(&b);
+    SearchResult r = search_depth(e, &b, 7);
+    engine_destroy(&e);
+    return r.nodes;
+}
+
+/* Each switch the ablation study turns off must really reach the search. */
+Test(engine, every_seed_switch_changes_the_search)
+{
+    const char *switches[] = { "NullMove", "NullAdaptive", "NullVerify", "HistoryPruning", "Futility",
+                               "DeltaPruning", "Razoring", "CheckExtension" };
+    for (size_t i = 0; i < sizeof switches / sizeof switches[0]; i++) {
+        int def = params_find(switches[i])->def;
+        cr_assert_neq(nodes_with(switches[i], def), nodes_with(switches[i], !def),
+                      "%s has no effect on the search", switches[i]);
+    }
+    cr_assert_neq(nodes_with("QsCheckPlies", 0), nodes_with("QsCheckPlies", 1));
+    cr_assert_neq(nodes_with("HistoryThreshold", 9830), nodes_with("HistoryThreshold", 7373));
+}
+
+Test(engine, bench_is_deterministic)
+{
+    FILE *null = fopen("/dev/null", "w");
+    uint64_t a = bench_run(5, null), b = bench_run(5, null);
+    fclose(null);
+    cr_assert_gt(a, 1000);
+    cr_assert_eq(a, b);
+}
+
+/* Two engines with different parameters, searching in turns, give what each gives alone. */
+Test(engine, engines_with_different_params_do_not_interfere)
+{
+    Board b = position("r1bakab1r/9/1cn4cn/p1p1p1p1p/9/9/P1P1P1P1P/1CN1C1N2/9/R1BAKAB1R w - - 4 3");
+    Params strong, weak;
+    params_default(&strong);
+    params_default(&weak);
+    weak.NullMove = 0;
+    weak.RookMg = 500;
+    SearchResult alone[2];
+    for (int k = 0; k < 2; k++) {
+        Engine *e = engine_new();
+        engine_set_params(e, k ? &weak : &strong);
+        alone[k] = search_depth(e, &b, 6);
+        engine_destroy(&e);
+    }
+    Engine *e1 = engine_new(), *e2 = engine_new();
+    engine_set_params(e1, &strong);
+    engine_set_params(e2, &weak);
+    SearchResult r1 = search_depth(e1, &b, 6);
+    SearchResult r2 = search_depth(e2, &b, 6);
+    cr_assert_eq(r1.nodes, alone[0].nodes);
+    cr_assert_eq(r1.best, alone[0].best);
+    cr_assert_eq(r2.nodes, alone[1].nodes);
+    cr_assert_eq(r2.best, alone[1].best);
+    cr_assert_neq(r1.nodes, r2.nodes);
+    engine_destroy(&e1);
+    engine_destroy(&e2);
+}

@@ -1,0 +1,31 @@
+/*
+ * book.h - opening books.
+ *
+ * A book is a text file with one opening per line:
+ *     FEN [moves m1 m2 ...] [; EPD operations, ignored] [# comment]
+ * FEN as fen.h reads it (2 to 6 fields; Pikafish letters, or H/E), the
+ * moves in ICCS ("h2e2"), legal in turn.  Blank lines and lines starting
+ * with '#' are ignored.  The position after the moves must be one where
+ * the game goes on (not mated, not stalemated).  Any bad line makes the
+ * whole book an error naming the file and the line, so that a match never
+ * starts on a broken book.
+ */
+#ifndef XQF_BOOK_H
+#define XQF_BOOK_H
+
+#include <stddef.h>
+
+#include "game.h"
+
+typedef struct Book Book;
+
+/* Reads a book. Returns it, or NULL with "FILE:LINE: problem" (or an I/O error) in err. */
+Book *book_load(const char *path, char *err, size_t errlen);
+/* Frees the book and sets *b to NULL; safe on NULL. */
+void book_destroy(Book **b);
+/* The number of openings (at least 1). */
+int book_size(const Book *b);
+/* Opening i (0 <= i < book_size); valid as long as the book. */
+const Opening *book_opening(const Book *b, int i);
+
+#endif

@@ -1,0 +1,145 @@
+#include "pgn.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fen.h"
+#include "search.h"
+
+enum { LINE_WIDTH = 79 };
+
+/* Writes movetext tokens, wrapping lines at LINE_WIDTH. */
+typedef struct {
+    FILE *out;
+    int column;
+} Wrapper;
+
+static void put_token(Wrapper *w, const char *token)
+{
+    int len = (int)strlen(token);
+    if (w->column > 0 && w->column + 1 + len > LINE_WIDTH) {
+        fputc('\n', w->out);
+        w->column = 0;
+    }
+    if (w->column > 0) {
+        fputc(' ', w->out);
+        w->column++;
+    }
+    fputs(token, w->out);
+    w->column += len;
+}
+
+static void score_comment(const GameMove *m, char *out, size_t len)
+{
+    char score[24] = "";
+    if (!m->has_score)
+        snprintf(score, sizeof score, "?");
+    else if (m->score >= MATE_BOUND)
+        snprintf(score, sizeof score, "+M%d", (MATE - m->score + 1) / 2);
+    else if (m->score <= -MATE_BOUND)
+        snprintf(score, sizeof score, "-M%d", (MATE + m->score) / 2);
+    else
+        snprintf(score, sizeof score, "%+.2f", m->score / 100.0);
+    snprintf(out, len, "{%s/%d %.3fs}", score, m->depth, m->time_us / 1e6);
+}
+
+static const char *termination(GameReason r)
+{
+    switch (r) {
+    case GAME_ADJUDICATED_WIN:
+    case GAME_ADJUDICATED_DRAW:
+    case GAME_MAX_LENGTH:
+        return "adjudication";
+    case GAME_TIME_FORFEIT:
+        return "time forfeit";
+    case GAME_ILLEGAL_MOVE:
+    case GAME_BAD_OUTPUT:
+        return "rules infraction";
+    case GAME_CRASH:
+    case GAME_NO_RESPONSE:
+    case GAME_START_FAILURE:
+    case GAME_ABANDONED:
+        return "abandoned";
+    default:
+        return "normal";
+    }
+}
+
+/* A tag value with '"' and '\' escaped. */
+static void put_tag(FILE *out, const char *name, const char *value)
+{
+    fprintf(out, "[%s \"", name);
+    for (const char *c = value; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            fputc('\\', out);
+        fputc(*c, out);
+    }
+    fputs("\"]\n", out);
+}
+
+int pgn_write(FILE *out, const GameRecord *g, const PgnTags *t)
+{
+    Board b;
+    char err[128], text[64];
+    if (fen_parse(&b, g->fen, FEN_GAME, err, sizeof err) != 0)
+        return -1;
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    const char *result = rules_result_text(g->result);
+    put_tag(out, "Event", t->event);
+    put_tag(out, "Site", "?");
+    strftime(text, sizeof text, "%Y.%m.%d", &tm);
+    put_tag(out, "Date", text);
+    snprintf(text, sizeof text, "%d", t->round);
+    put_tag(out, "Round", text);
+    put_tag(out, "White", t->red);
+    put_tag(out, "Black", t->black);
+    put_tag(out, "Result", result);
+    put_tag(out, "Variant", "xiangqi");
+    put_tag(out, "SetUp", "1");
+    put_tag(out, "FEN", g->fen);
+    put_tag(out, "TimeControl", t->time_control ? t->time_control : "-");
+    if (!t->time_control) {
+        snprintf(text, sizeof text, "%" PRIu64, t->nodes);
+        put_tag(out, "NodesPerMove", text);
+    }
+    put_tag(out, "Termination", termination(g->reason));
+    snprintf(text, sizeof text, "%d", g->count);
+    put_tag(out, "PlyCount", text);
+    fputc('\n', out);
+
+    Wrapper w = { out, 0 };
+    int fullmove = b.fullmove, side = b.side;
+    for (int i = 0; i < g->count; i++) {
+        const GameMove *m = &g->moves[i];
+        if (side == RED || i == 0) {
+            snprintf(text, sizeof text, side == RED ? "%d." : "%d...", fullmove);
+            put_token(&w, text);
+        }
+        move_text(m->move, text);
+        put_token(&w, text);
+        if (m->book)
+            snprintf(text, sizeof text, "{book}");
+        else
+            score_comment(m, text, sizeof text);
+        put_token(&w, text);
+        if (side == BLACK)
+            fullmove++;
+        side ^= 1;
+    }
+    if (g->detail[0]) {
+        char comment[sizeof g->detail + 2];
+        snprintf(comment, sizeof comment, "{%s}", g->detail);
+        for (char *c = comment + 1; c[1]; c++)
+            if (*c == '}')
+                *c = ')';
+        /* A comment may be longer than a line: write it whole. */
+        put_token(&w, comment);
+    }
+    put_token(&w, result);
+    fputs("\n\n", out);
+    return ferror(out) ? -1 : 0;
+}

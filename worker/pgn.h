@@ -1,0 +1,33 @@
+/*
+ * pgn.h - game records as PGN with Xiangqi tags.
+ *
+ * Tags: the seven-tag roster (White = Red, Black = Black), then
+ * [Variant "xiangqi"], [SetUp "1"], [FEN ...] (the position the game,
+ * opening moves included, started from), [TimeControl "10+0.1"] or
+ * [TimeControl "-"] with [NodesPerMove "N"], [Termination ...] (PGN's
+ * standard values: normal, adjudication, time forfeit, rules infraction,
+ * abandoned), [PlyCount ...].  Moves are ICCS ("h2e2"), numbered; each
+ * carries a comment: {book} for opening moves, else {+0.35/12 0.123s}
+ * (score in pawns from the mover's view or +M3/-M2 for mates, depth, time).
+ * A last comment says who won and why ({Black wins by time forfeit: ...}).
+ */
+#ifndef XQF_PGN_H
+#define XQF_PGN_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "game.h"
+
+typedef struct {
+    const char *event;
+    const char *red, *black;   /* player names */
+    int round;
+    const char *time_control;  /* "10+0.1", or NULL with nodes */
+    uint64_t nodes;
+} PgnTags;
+
+/* Writes one game (a blank line after it). Returns 0, or -1 on a write error. */
+int pgn_write(FILE *out, const GameRecord *g, const PgnTags *tags);
+
+#endif

@@ -1,0 +1,242 @@
+#include "process.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "clock.h"
+
+extern char **environ;
+
+enum { READ_BUFFER = 1 << 16, POLL_SLICE_MS = 50 };
+
+struct Process {
+    pid_t pid;
+    int in_fd;          /* the child's stdin (we write) */
+    int out_fd;         /* the child's stdout (we read) */
+    bool reaped;
+    int status;         /* waitpid status once reaped */
+    size_t len;         /* bytes buffered in buf */
+    bool eof;
+    char buf[READ_BUFFER];
+};
+
+/*
+ * Pipes are created close-on-exec under this lock, and children are spawned
+ * under it, so that no child started by another thread inherits our pipe
+ * ends (which would hide our child's end of file).
+ */
+static pthread_mutex_t spawn_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t sigpipe_once = PTHREAD_ONCE_INIT;
+
+static void ignore_sigpipe(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+}
+
+static int cloexec_pipe(int fds[2])
+{
+    if (pipe(fds) != 0)
+        return -1;
+    if (fcntl(fds[0], F_SETFD, FD_CLOEXEC) == 0 && fcntl(fds[1], F_SETFD, FD_CLOEXEC) == 0)
+        return 0;
+    close(fds[0]);
+    close(fds[1]);
+    return -1;
+}
+
+static void close_pair(int fds[2])
+{
+    if (fds[0] >= 0)
+        close(fds[0]);
+    if (fds[1] >= 0)
+        close(fds[1]);
+}
+
+/* posix_spawnp with the child's stdin/stdout on the pipes, in its own process group. */
+static int spawn_child(char *const argv[], int to_child[2], int from_child[2], pid_t *pid)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    int rc = posix_spawn_file_actions_init(&fa);
+    if (rc != 0)
+        return rc;
+    rc = posix_spawnattr_init(&attr);
+    if (rc != 0) {
+        posix_spawn_file_actions_destroy(&fa);
+        return rc;
+    }
+    sigset_t none;
+    sigemptyset(&none);
+    if ((rc = posix_spawn_file_actions_adddup2(&fa, to_child[0], STDIN_FILENO)) == 0
+        && (rc = posix_spawn_file_actions_adddup2(&fa, from_child[1], STDOUT_FILENO)) == 0
+        && (rc = posix_spawnattr_setpgroup(&attr, 0)) == 0
+        && (rc = posix_spawnattr_setsigmask(&attr, &none)) == 0
+        && (rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK))
+               == 0)
+        rc = posix_spawnp(pid, argv[0], &fa, &attr, argv, environ);
+    posix_spawnattr_destroy(&attr);
+    posix_spawn_file_actions_destroy(&fa);
+    return rc;
+}
+
+Process *process_spawn(char *const argv[], char *err, size_t errlen)
+{
+    pthread_once(&sigpipe_once, ignore_sigpipe);
+    Process *p = malloc(sizeof *p);
+    if (!p) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    int to_child[2] = { -1, -1 }, from_child[2] = { -1, -1 };
+    pthread_mutex_lock(&spawn_lock);
+    int rc = -1;
+    if (cloexec_pipe(to_child) == 0 && cloexec_pipe(from_child) == 0)
+        rc = spawn_child(argv, to_child, from_child, &p->pid);
+    else
+        rc = errno;
+    pthread_mutex_unlock(&spawn_lock);
+    if (rc != 0) {
+        snprintf(err, errlen, "cannot start '%s': %s", argv[0], strerror(rc));
+        close_pair(to_child);
+        close_pair(from_child);
+        free(p);
+        return NULL;
+    }
+    close(to_child[0]);
+    close(from_child[1]);
+    p->in_fd = to_child[1];
+    p->out_fd = from_child[0];
+    fcntl(p->out_fd, F_SETFL, fcntl(p->out_fd, F_GETFL) | O_NONBLOCK);
+    p->reaped = false;
+    p->status = 0;
+    p->len = 0;
+    p->eof = false;
+    return p;
+}
+
+/* Reaps the child if it has exited, waiting up to wait_ms. */
+static bool reap(Process *p, int wait_ms)
+{
+    int64_t deadline = clock_now_us() + (int64_t)wait_ms * 1000;
+    while (!p->reaped) {
+        pid_t r = waitpid(p->pid, &p->status, WNOHANG);
+        if (r == p->pid || (r < 0 && errno != EINTR)) {
+            p->reaped = true;
+            break;
+        }
+        if (clock_now_us() >= deadline)
+            break;
+        struct timespec ts = { 0, 2 * 1000000 };
+        nanosleep(&ts, NULL);
+    }
+    return p->reaped;
+}
+
+void process_destroy(Process **pp, int grace_ms)
+{
+    Process *p = *pp;
+    if (!p)
+        return;
+    close(p->in_fd);
+    if (!reap(p, grace_ms)) {
+        kill(p->pid, SIGKILL);
+        while (waitpid(p->pid, &p->status, 0) < 0 && errno == EINTR)
+            ;
+    }
+    close(p->out_fd);
+    free(p);
+    *pp = NULL;
+}
+
+int process_write_line(Process *p, const char *text)
+{
+    size_t n = strlen(text);
+    char *line = malloc(n + 1);
+    if (!line)
+        return -1;
+    memcpy(line, text, n);
+    line[n] = '\n';
+    size_t done = 0;
+    while (done < n + 1) {
+        ssize_t w = write(p->in_fd, line + done, n + 1 - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break;
+        done += (size_t)w;
+    }
+    free(line);
+    return done == n + 1 ? 0 : -1;
+}
+
+/* Moves one complete line (or a full buffer) out of p->buf; false if none yet. */
+static bool take_line(Process *p, char *out, size_t cap)
+{
+    char *nl = memchr(p->buf, '\n', p->len);
+    if (!nl && p->len < sizeof p->buf && !(p->eof && p->len > 0))
+        return false;
+    size_t line_len = nl ? (size_t)(nl - p->buf) : p->len;
+    size_t used = nl ? line_len + 1 : line_len;
+    if (line_len > 0 && p->buf[line_len - 1] == '\r')
+        line_len--;
+    size_t copy = line_len < cap - 1 ? line_len : cap - 1;
+    for (size_t i = 0; i < copy; i++)
+        out[i] = p->buf[i] ? p->buf[i] : '?';
+    out[copy] = '\0';
+    memmove(p->buf, p->buf + used, p->len - used);
+    p->len -= used;
+    return true;
+}
+
+ProcessRead process_read_line(Process *p, int64_t deadline_us, const atomic_bool *stop,
+                              char *buf, size_t cap)
+{
+    for (;;) {
+        if (take_line(p, buf, cap))
+            return PROCESS_LINE;
+        if (p->eof)
+            return PROCESS_EOF;
+        if (stop && atomic_load(stop))
+            return PROCESS_STOPPED;
+        int64_t left_us = deadline_us - clock_now_us();
+        if (left_us <= 0)
+            return PROCESS_TIMEOUT;
+        int wait_ms = left_us / 1000 + 1 < POLL_SLICE_MS ? (int)(left_us / 1000 + 1) : POLL_SLICE_MS;
+        struct pollfd pfd = { p->out_fd, POLLIN, 0 };
+        int r = poll(&pfd, 1, wait_ms);
+        if (r < 0 && errno != EINTR)
+            p->eof = true;
+        if (r <= 0)
+            continue;
+        ssize_t n = read(p->out_fd, p->buf + p->len, sizeof p->buf - p->len);
+        if (n > 0)
+            p->len += (size_t)n;
+        else if (n == 0 || (errno != EAGAIN && errno != EINTR))
+            p->eof = true;
+    }
+}
+
+bool process_exit_status(Process *p, int wait_ms, char *out, size_t outlen)
+{
+    if (!reap(p, wait_ms)) {
+        snprintf(out, outlen, "still running");
+        return false;
+    }
+    if (WIFSIGNALED(p->status))
+        snprintf(out, outlen, "killed by signal %d", WTERMSIG(p->status));
+    else if (WIFEXITED(p->status))
+        snprintf(out, outlen, "exit status %d", WEXITSTATUS(p->status));
+    else
+        snprintf(out, outlen, "ended");
+    return true;
+}

@@ -1,0 +1,60 @@
+/*
+ * process.h - a child process talking lines of text over pipes.
+ *
+ * The child's stdin and stdout are pipes; its stderr is inherited.  It runs
+ * in a process group of its own, so a Ctrl-C at the terminal reaches only
+ * the parent, which then ends its children itself.  Lines are read without
+ * blocking past a deadline: poll() waits in slices so that a stop flag set
+ * by another thread is seen promptly.  Writing to a dead child fails with
+ * -1 instead of killing the parent: the first process_spawn sets SIGPIPE to
+ * be ignored in the whole process.
+ */
+#ifndef XQF_PROCESS_H
+#define XQF_PROCESS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct Process Process;
+
+typedef enum {
+    PROCESS_LINE = 0,    /* a line was read */
+    PROCESS_TIMEOUT,     /* the deadline passed first */
+    PROCESS_STOPPED,     /* the stop flag was set */
+    PROCESS_EOF          /* the child closed its stdout (it exited or crashed) */
+} ProcessRead;
+
+/*
+ * Starts argv[0] (searched in PATH when it has no '/') with argv.
+ * Returns the process, or NULL with a message in err (e.g. no such program).
+ */
+Process *process_spawn(char *const argv[], char *err, size_t errlen);
+
+/*
+ * Ends the child: closes its stdin, waits up to grace_ms for it to exit,
+ * then kills it (SIGKILL) and reaps it, so no zombie is left.  Sets *p to
+ * NULL; safe on NULL.
+ */
+void process_destroy(Process **p, int grace_ms);
+
+/* Writes text and a newline. Returns 0, or -1 when the child is gone. */
+int process_write_line(Process *p, const char *text);
+
+/*
+ * Reads the next line (without its newline, truncated to cap - 1 bytes;
+ * a NUL byte inside the line is replaced by '?') into buf.  Waits until
+ * deadline_us (clock_now_us() time) at most; stop may be NULL.
+ */
+ProcessRead process_read_line(Process *p, int64_t deadline_us, const atomic_bool *stop,
+                              char *buf, size_t cap);
+
+/*
+ * When the child has exited, reaps it and describes how ("exit status 1",
+ * "killed by signal 11") in out; otherwise writes "still running".
+ * Waits up to wait_ms for the exit.  Returns true when it has exited.
+ */
+bool process_exit_status(Process *p, int wait_ms, char *out, size_t outlen);
+
+#endif
