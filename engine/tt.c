@@ -22,7 +22,7 @@ int tt_resize(TT *tt, size_t mb)
     free(tt->clusters);
     tt->clusters = mem;
     tt->count = count;
-    tt_clear(tt);
+    tt->age = 0;
     return 0;
 }
 
@@ -35,10 +35,7 @@ void tt_free(TT *tt)
 
 void tt_clear(TT *tt)
 {
-    for (size_t i = 0; i < tt->count * TT_CLUSTER; i++) {
-        memset(&tt->clusters[i], 0, sizeof(TTEntry));
-        tt->clusters[i].lower_depth = tt->clusters[i].upper_depth = -1;
-    }
+    memset(tt->clusters, 0, tt->count * TT_CLUSTER * sizeof(TTEntry));
     tt->age = 0;
 }
 
@@ -64,12 +61,12 @@ TTProbe tt_probe(const TT *tt, uint64_t key, int ply)
     TTEntry *c = cluster_of(tt, key);
     uint32_t check = (uint32_t)(key >> 32);
     for (int i = 0; i < TT_CLUSTER; i++) {
-        if (c[i].check != check || (c[i].lower_depth < 0 && c[i].upper_depth < 0 && !c[i].move && !c[i].mate_threat))
+        if (c[i].check != check || (!c[i].lower_depth1 && !c[i].upper_depth1 && !c[i].move && !c[i].mate_threat))
             continue;
         p.hit = true;
         p.move = c[i].move;
-        p.lower_depth = c[i].lower_depth;
-        p.upper_depth = c[i].upper_depth;
+        p.lower_depth = c[i].lower_depth1 - 1;
+        p.upper_depth = c[i].upper_depth1 - 1;
         p.mate_threat = c[i].mate_threat;
         if (p.lower_depth >= 0)
             p.lower = from_tt(c[i].lower, ply);
@@ -82,7 +79,7 @@ TTProbe tt_probe(const TT *tt, uint64_t key, int ply)
 
 static int entry_worth(const TT *tt, const TTEntry *e)
 {
-    int depth = e->lower_depth > e->upper_depth ? e->lower_depth : e->upper_depth;
+    int depth = (e->lower_depth1 > e->upper_depth1 ? e->lower_depth1 : e->upper_depth1) - 1;
     return depth - 4 * (uint8_t)(tt->age - e->age);
 }
 
@@ -100,7 +97,6 @@ static TTEntry *entry_for(TT *tt, uint64_t key)
             e = &c[i];
     memset(e, 0, sizeof *e);
     e->check = check;
-    e->lower_depth = e->upper_depth = -1;
     return e;
 }
 
@@ -117,17 +113,17 @@ void tt_store(TT *tt, uint64_t key, int depth, int ply, Move move, int value, in
     if (depth > 127)
         depth = 127;
     int v = to_tt(value, ply);
-    if (value > alpha && depth >= e->lower_depth) {
+    if (value > alpha && depth + 1 >= e->lower_depth1) {
         e->lower = (int16_t)v;
-        e->lower_depth = (int8_t)depth;
-        if (e->upper_depth >= 0 && e->upper < e->lower)
-            e->upper_depth = -1; /* an older, contradicted bound */
+        e->lower_depth1 = (uint8_t)(depth + 1);
+        if (e->upper_depth1 && e->upper < e->lower)
+            e->upper_depth1 = 0; /* an older, contradicted bound */
     }
-    if (value < beta && depth >= e->upper_depth) {
+    if (value < beta && depth + 1 >= e->upper_depth1) {
         e->upper = (int16_t)v;
-        e->upper_depth = (int8_t)depth;
-        if (e->lower_depth >= 0 && e->lower > e->upper)
-            e->lower_depth = -1;
+        e->upper_depth1 = (uint8_t)(depth + 1);
+        if (e->lower_depth1 && e->lower > e->upper)
+            e->lower_depth1 = 0;
     }
     if (move)
         e->move = move;
@@ -140,6 +136,6 @@ int tt_hashfull(const TT *tt)
     int used = 0;
     for (size_t i = 0; i < n; i++)
         used += tt->clusters[i].age == tt->age
-             && (tt->clusters[i].lower_depth >= 0 || tt->clusters[i].upper_depth >= 0);
+             && (tt->clusters[i].lower_depth1 || tt->clusters[i].upper_depth1);
     return n ? (int)(used * 1000 / n) : 0;
 }

@@ -6,7 +6,8 @@
  * fail-low lowers the upper bound, an exact score sets both.  Entries sit
  * in clusters of four sharing a 64-byte line; on a miss the entry with
  * the least depth, counting older searches as shallower, is replaced.
- * Mate scores are stored relative to the node and converted by ply.
+ * Mate scores are stored relative to the node and converted by ply.  An
+ * all-zero entry is empty, so a freshly allocated table needs no pass.
  */
 #ifndef XQF_TT_H
 #define XQF_TT_H
@@ -20,7 +21,7 @@ typedef struct {
     uint32_t check;    /* upper half of the key */
     Move move;
     int16_t lower, upper;
-    int8_t lower_depth, upper_depth; /* -1: no such bound */
+    uint8_t lower_depth1, upper_depth1; /* depth + 1 of each bound; 0: no such bound */
     uint8_t age;
     uint8_t mate_threat; /* a null move here was met by a mate (Crafty's memory) */
     uint8_t pad[2];
