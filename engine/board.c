@@ -96,21 +96,22 @@ void board_startpos(Board *b)
 #define FOR_BITS(bit, mask) \
     for (unsigned _m = (mask), bit; _m && ((bit = (unsigned)__builtin_ctz(_m)), 1); _m &= _m - 1)
 
-/* Is a king of `color` standing on k attacked? Checks only what can give check. */
-static bool king_square_attacked(const Board *b, int k, int color)
+/*
+ * Is sq attacked along its rank or file: by `rook` (or `file_also`, the
+ * facing king, on the file) as the first piece met, or by `cannon` as the
+ * second?
+ */
+static inline bool line_attacked(const Board *b, int sq, int rook, int cannon, int file_also)
 {
-    int enemy = color ^ 1;
-    int f = sq_file(k), r = sq_rank(k);
-    int rook = make_piece(enemy, ROOK), cannon = make_piece(enemy, CANNON);
+    int f = sq_file(sq), r = sq_rank(sq);
     const LineMasks *rm = &tab_rank[f][b->rank_bits[r]];
     const LineMasks *fm = &tab_file[r][b->file_bits[f]];
-
     FOR_BITS(bit, rm->first)
         if (b->squares[r * FILES + bit] == rook)
             return true;
     FOR_BITS(bit, fm->first) {
         int p = b->squares[bit * FILES + f];
-        if (p == rook || p == make_piece(enemy, KING))
+        if (p == rook || p == file_also)
             return true;
     }
     FOR_BITS(bit, rm->second)
@@ -119,6 +120,15 @@ static bool king_square_attacked(const Board *b, int k, int color)
     FOR_BITS(bit, fm->second)
         if (b->squares[bit * FILES + f] == cannon)
             return true;
+    return false;
+}
+
+/* Is a king of `color` standing on k attacked? Checks only what can give check. */
+static bool king_square_attacked(const Board *b, int k, int color)
+{
+    int enemy = color ^ 1;
+    if (line_attacked(b, k, make_piece(enemy, ROOK), make_piece(enemy, CANNON), make_piece(enemy, KING)))
+        return true;
 
     int horse = make_piece(enemy, HORSE);
     const LeaperTargets *h = &tab_horse_attackers[k];
@@ -144,21 +154,8 @@ bool board_king_attacked(const Board *b, int color)
 bool board_square_attacked(const Board *b, int sq, int by)
 {
     int f = sq_file(sq), r = sq_rank(sq);
-    int rook = make_piece(by, ROOK), cannon = make_piece(by, CANNON);
-    const LineMasks *rm = &tab_rank[f][b->rank_bits[r]];
-    const LineMasks *fm = &tab_file[r][b->file_bits[f]];
-    FOR_BITS(bit, rm->first)
-        if (b->squares[r * FILES + bit] == rook)
-            return true;
-    FOR_BITS(bit, fm->first)
-        if (b->squares[bit * FILES + f] == rook)
-            return true;
-    FOR_BITS(bit, rm->second)
-        if (b->squares[r * FILES + bit] == cannon)
-            return true;
-    FOR_BITS(bit, fm->second)
-        if (b->squares[bit * FILES + f] == cannon)
-            return true;
+    if (line_attacked(b, sq, make_piece(by, ROOK), make_piece(by, CANNON), -1))
+        return true;
 
     const LeaperTargets *h = &tab_horse_attackers[sq];
     for (int i = 0; i < h->count; i++)

@@ -304,20 +304,28 @@ static int piece_count(const Board *b, int color)
          + b->count[color][ADVISOR] + b->count[color][ELEPHANT];
 }
 
+/* Counts a node at ply and resets its PV; false when the search must stop. */
+static inline bool enter_node(Engine *e, int ply)
+{
+    e->pv_length[ply] = ply;
+    if (out_of_budget(e))
+        return false;
+    e->nodes++;
+    if (ply > e->seldepth)
+        e->seldepth = ply;
+    return true;
+}
+
 /* ---- quiescence ---- */
 
 static int quiesce(Engine *e, int alpha, int beta, int ply, int qply)
 {
     Board *b = &e->b;
     const Params *p = &e->params;
-    e->pv_length[ply] = ply;
-    if (out_of_budget(e)) {
+    if (!enter_node(e, ply)) {
         e->aborted = true;
         return 0;
     }
-    e->nodes++;
-    if (ply > e->seldepth)
-        e->seldepth = ply;
     if (ply >= MAX_PLY - 1)
         return evaluate(b, &e->eval);
 
@@ -405,14 +413,10 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, bool pv_no
     const Params *p = &e->params;
     if (depth <= 0)
         return quiesce(e, alpha, beta, ply, 0);
-    e->pv_length[ply] = ply;
-    if (out_of_budget(e)) {
+    if (!enter_node(e, ply)) {
         e->aborted = true;
         return 0;
     }
-    e->nodes++;
-    if (ply > e->seldepth)
-        e->seldepth = ply;
 
     /* Step 1: repetition and the 120-ply rule, through the rules module. */
     int rep = repetition_score(b, ply);
