@@ -1,0 +1,95 @@
+/*
+ * The run report of Xiangqi Forge: one self-contained HTML page (UTF-8,
+ * inline CSS, inline SVG charts, no script, no external resource) showing
+ * a run's settings, each SPSA parameter's trajectory, the Elo with its 95 %
+ * interval over games, the SPRT log-likelihood ratio with its bounds, and
+ * a final table.  Behind `xqf-tune report RUN --html FILE`.
+ *
+ * Pure computation: the caller reads the run (from PostgreSQL) into the
+ * model below and passes an open stream; the renderer writes the page to
+ * that stream and does no other I/O.  Elo, nElo, LLR and the SPRT bounds
+ * are computed here with stats.h from the counts of each progress sample.
+ *
+ * Every string is borrowed (the caller keeps it alive during the call), is
+ * expected to be UTF-8 and may be NULL or "" where it says "optional"; all
+ * text taken from the model is HTML-escaped.  Numbers that are not set are
+ * NaN (shown as a dash).  The data is not trusted: counts a statistic
+ * rejects, NaN values and values outside a chart's limits are skipped or
+ * clamped and marked, never asserted on.
+ */
+#ifndef XQF_TUNER_REPORT_H
+#define XQF_TUNER_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "stats.h"
+
+typedef enum xqf_report_kind { XQF_REPORT_SPSA, XQF_REPORT_SPRT } xqf_report_kind;
+
+/* One point of a parameter's trajectory. */
+typedef struct xqf_report_point {
+    int64_t games;           /* games played when theta had this value (2 x iterations) */
+    double value;            /* theta */
+} xqf_report_point;
+
+/* One SPSA parameter (SPRT runs have none). */
+typedef struct xqf_report_param {
+    const char *name;
+    double start, min, max;  /* the run's start value and bounds */
+    double c_end, r_end;     /* the SPSA end hints */
+    double theta;            /* current value (running) or final value */
+    const xqf_report_point *history; /* ascending games; may be NULL when history_count is 0 */
+    size_t history_count;
+} xqf_report_param;
+
+/*
+ * Cumulative results at one point of the run, from the first player's side
+ * (SPRT: test against base; SPSA: theta + c flip against theta - c flip).
+ * Statistics use the pentanomial counts when any pair is complete, else
+ * wins/draws/losses.
+ */
+typedef struct xqf_report_sample {
+    int64_t games;
+    int64_t penta[XQF_PENTA_CELLS]; /* LL, LD, DD+WL, WD, WW pairs */
+    int64_t wins, draws, losses;
+} xqf_report_sample;
+
+typedef struct xqf_report_run {
+    int64_t id;
+    const char *name;        /* optional */
+    xqf_report_kind kind;
+    const char *state;       /* optional: "active", "finished", "stopped", ... */
+    const char *created;     /* optional timestamps as text */
+    const char *finished;
+    const char *tc;          /* optional time control text, e.g. "10+0.1" */
+    int64_t nodes;           /* > 0: fixed nodes per move (shown instead of tc) */
+    const char *book;        /* optional opening book name */
+    int64_t pairs_per_task;  /* game pairs per task */
+    int64_t planned_pairs;   /* SPSA: N iterations; SPRT: max pairs (<= 0: none) */
+    /* SPRT: normalized Elo bounds, error rates, verdict (optional: running) */
+    double elo0, elo1, alpha, beta;
+    const char *verdict;
+    /* SPSA: schedule exponents and stability constant */
+    double spsa_alpha, spsa_gamma, spsa_A;
+    const xqf_report_param *params;   /* SPSA; may be NULL when param_count is 0 */
+    size_t param_count;
+    const xqf_report_sample *samples; /* ascending games; the last one is the total */
+    size_t sample_count;
+} xqf_report_run;
+
+/*
+ * xqf_report_html: writes the report page of run to out.
+ * Charts: SPSA - one small chart per parameter (theta over games, start
+ * and bounds as reference lines); every run - Elo with its 95 % interval
+ * band (Elo beyond +-XQF_REPORT_ELO_LIMIT or infinite is clamped to it and
+ * marked); SPRT - the LLR over games with its bounds and the verdict.
+ * A chart without data says "no data yet".  Then the final table(s).
+ * Returns 0, or -1 when writing to out failed (ferror or fflush).
+ * run and out must not be NULL, nor params/samples when their count > 0.
+ */
+#define XQF_REPORT_ELO_LIMIT 500.0
+int xqf_report_html(FILE *out, const xqf_report_run *run);
+
+#endif
