@@ -1,0 +1,326 @@
+#include "sched.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "stats.h"
+
+enum { MAX_TOUCHED = 64, IDLE_RETRY_MS = 1000 };
+
+typedef struct {
+    StoreRun run;                    /* with its book once a task was made */
+    int *perm;                       /* opening order over the book */
+    bool loaded;
+    bool exhausted;                  /* nothing to give until the next refresh */
+} SchedRun;
+
+typedef struct {
+    const char *kind;
+    /* A new task when the database has none queued; NULL: xqf_claim_task makes them. 1/0/-1. */
+    int (*new_task)(Sched *s, SchedRun *r, int64_t worker, int64_t lease_ms, StoreLease *out);
+    /* In the accepting transaction, when a task's last pair came in. 0/-1. */
+    int (*task_done)(Sched *s, SchedRun *r, int64_t task);
+    /* After commit, for runs that got results: stop rules. 0/-1. */
+    int (*progress)(Sched *s, int64_t run);
+} RunKindOps;
+
+struct Sched {
+    Store *store;
+    SchedRun *runs;
+    int count;
+    bool stale;
+    int64_t refreshed_ms;
+    int64_t touched[MAX_TOUCHED];    /* runs with accepted results since the last commit */
+    int ntouched;
+    bool touched_overflow;
+};
+
+/* ---- run kinds --------------------------------------------------------------- */
+
+double sched_sprt_llr(const StoreRun *r, const char **verdict)
+{
+    double llr = 0, lo, hi;
+    *verdict = "";
+    if (r->counts.pairs == 0 || xqf_llr_penta(r->counts.penta, r->elo0, r->elo1, &llr) != XQF_STATS_OK ||
+        xqf_sprt_bounds(r->alpha, r->beta, &lo, &hi) != XQF_STATS_OK)
+        return r->counts.pairs ? NAN : 0.0;
+    if (llr >= hi)
+        *verdict = "H1 accepted";
+    else if (llr <= lo)
+        *verdict = "H0 accepted";
+    return llr;
+}
+
+static int sprt_progress(Sched *s, int64_t id)
+{
+    StoreRun r;
+    int rc = store_load_run(s->store, id, &r, false);
+    if (rc <= 0 || strcmp(r.state, "active") != 0)
+        return rc < 0 ? -1 : 0;
+    const char *verdict;
+    double llr = sched_sprt_llr(&r, &verdict);
+    if (isnan(llr))
+        return 0;
+    if (*verdict)
+        log_info("run %lld: %s (LLR %.2f after %lld pairs)", (long long)id, verdict, llr,
+                 (long long)r.counts.pairs);
+    if (*verdict)
+        s->stale = true;
+    return store_update_sprt(s->store, id, llr, *verdict ? verdict : NULL);
+}
+
+static const RunKindOps KINDS[] = {
+    { "sprt", NULL, NULL, sprt_progress },
+    /* issue 6: SPSA runs get new_task (perturbed sets) and task_done (theta update). */
+    { "spsa", NULL, NULL, NULL },
+};
+
+static const RunKindOps *kind_of(const char *kind)
+{
+    for (size_t i = 0; i < sizeof KINDS / sizeof KINDS[0]; i++)
+        if (strcmp(KINDS[i].kind, kind) == 0)
+            return &KINDS[i];
+    return NULL;
+}
+
+/* ---- the cache of active runs ------------------------------------------------ */
+
+Sched *sched_new(Store *store)
+{
+    Sched *s = calloc(1, sizeof *s);
+    if (s) {
+        s->store = store;
+        s->stale = true;
+    }
+    return s;
+}
+
+static void run_free(SchedRun *r)
+{
+    store_run_free(&r->run);
+    free(r->perm);
+    r->perm = NULL;
+}
+
+void sched_destroy(Sched **sp)
+{
+    Sched *s = *sp;
+    if (!s)
+        return;
+    for (int i = 0; i < s->count; i++)
+        run_free(&s->runs[i]);
+    free(s->runs);
+    free(s);
+    *sp = NULL;
+}
+
+void sched_invalidate(Sched *s) { s->stale = true; }
+
+int sched_refresh(Sched *s, int64_t now_ms, int64_t max_age_ms)
+{
+    if (!s->stale && now_ms - s->refreshed_ms < max_age_ms)
+        return 0;
+    StoreRun *fresh;
+    int n = store_active_runs(s->store, &fresh);
+    if (n < 0)
+        return -1;
+    SchedRun *runs = calloc(n > 0 ? (size_t)n : 1, sizeof *runs);
+    if (!runs) {
+        free(fresh);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        runs[i].run = fresh[i];
+        for (int j = 0; j < s->count; j++)
+            if (s->runs[j].loaded && s->runs[j].run.id == fresh[i].id) {
+                /* keep the book already loaded */
+                runs[i].run.book = s->runs[j].run.book;
+                runs[i].run.book_lines = s->runs[j].run.book_lines;
+                runs[i].perm = s->runs[j].perm;
+                runs[i].loaded = true;
+                s->runs[j].run.book = NULL;
+                s->runs[j].run.book_lines = 0;
+                s->runs[j].perm = NULL;
+            }
+    }
+    for (int j = 0; j < s->count; j++)
+        run_free(&s->runs[j]);
+    free(s->runs);
+    free(fresh);
+    s->runs = runs;
+    s->count = n;
+    s->stale = false;
+    s->refreshed_ms = now_ms;
+    /* A restart or a missed commit may have left a crossed SPRT bound unrecorded. */
+    for (int i = 0; i < n; i++) {
+        const RunKindOps *k = kind_of(runs[i].run.kind);
+        const char *verdict;
+        if (k && k->progress == sprt_progress && !isnan(sched_sprt_llr(&runs[i].run, &verdict)) &&
+            *verdict && sprt_progress(s, runs[i].run.id) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Loads a run's book and its opening order (splitmix64 shuffle by the run's seed). */
+static int load_book(Sched *s, SchedRun *r)
+{
+    if (r->loaded)
+        return 0;
+    StoreRun full;
+    int rc = store_load_run(s->store, r->run.id, &full, true);
+    if (rc <= 0)
+        return rc < 0 ? -1 : 1;
+    if (full.book_lines == 0 || !(r->perm = malloc(sizeof *r->perm * (size_t)full.book_lines))) {
+        store_run_free(&full);
+        return 1;
+    }
+    r->run.book = full.book;
+    r->run.book_lines = full.book_lines;
+    uint64_t state = r->run.seed;
+    for (int i = 0; i < full.book_lines; i++) {
+        uint64_t z = (state += UINT64_C(0x9E3779B97F4A7C15));
+        z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+        z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+        z ^= z >> 31;
+        int j = (int)(z % (uint64_t)(i + 1));
+        r->perm[i] = r->perm[j];
+        r->perm[j] = i;
+    }
+    r->loaded = true;
+    return 0;
+}
+
+/* Fills a task message from a lease of run r. Returns 0 or -1 (out of memory). */
+static int fill_task(const SchedRun *r, const StoreLease *l, XqfMsg *m)
+{
+    xqf_msg_init(m, XQF_MSG_TASK);
+    XqfMsg_task *t = &m->u.task;
+    const StoreRun *run = &r->run;
+    t->task_id = (uint64_t)l->task_id;
+    t->lease = (uint64_t)l->token;
+    t->run_id = (uint64_t)run->id;
+    snprintf(t->kind, sizeof t->kind, "%s", run->kind);
+    snprintf(t->build, sizeof t->build, "%s", run->build_id);
+    t->first_pair = l->first_pair;
+    t->pairs = l->pairs;
+    for (int64_t p = l->first_pair; p < l->first_pair + l->pairs; p++)
+        if (xqf_strs_push(&t->openings, run->book[r->perm[p % run->book_lines]]) != 0)
+            return -1;
+    t->seed = run->seed ^ (uint64_t)l->task_id;
+    t->nodes = (uint64_t)run->nodes;
+    t->base_ms = run->base_ms;
+    t->inc_ms = run->inc_ms;
+    t->margin_ms = run->margin_ms;
+    t->hash_mb = run->hash_mb;
+    snprintf(t->name0, sizeof t->name0, "%s", run->name0);
+    snprintf(t->params0, sizeof t->params0, "%s", l->params0);
+    snprintf(t->name1, sizeof t->name1, "%s", run->name1);
+    snprintf(t->params1, sizeof t->params1, "%s", l->params1);
+    t->adjudication.count = 6;
+    memcpy(t->adjudication.v, run->adjudication, sizeof run->adjudication);
+    return 0;
+}
+
+/* Runs in the order a worker should be served: priority, then fewest leases, then age. */
+static int serve_order(const void *a, const void *b)
+{
+    const SchedRun *x = *(SchedRun *const *)a, *y = *(SchedRun *const *)b;
+    if (x->run.priority != y->run.priority)
+        return x->run.priority > y->run.priority ? -1 : 1;
+    if (x->run.leased != y->run.leased)
+        return x->run.leased < y->run.leased ? -1 : 1;
+    return x->run.id < y->run.id ? -1 : x->run.id > y->run.id;
+}
+
+int sched_claim(Sched *s, int64_t worker, const char *build, int64_t lease_ms, XqfMsg *task)
+{
+    SchedRun *order[256];
+    int n = 0;
+    for (int i = 0; i < s->count && n < 256; i++) {
+        SchedRun *r = &s->runs[i];
+        if (!r->exhausted && (!r->run.build_id[0] || strcmp(r->run.build_id, build) == 0))
+            order[n++] = r;
+    }
+    qsort(order, (size_t)n, sizeof order[0], serve_order);
+    for (int i = 0; i < n; i++) {
+        SchedRun *r = order[i];
+        const RunKindOps *k = kind_of(r->run.kind);
+        int rc = load_book(s, r);
+        if (rc < 0)
+            return -1;
+        if (rc > 0 || !k) {
+            log_warn("run %lld: no book or unknown kind '%s': skipped", (long long)r->run.id, r->run.kind);
+            r->exhausted = true;
+            continue;
+        }
+        StoreLease lease;
+        rc = store_claim_task(s->store, r->run.id, worker, lease_ms, &lease);
+        if (rc == 0 && k->new_task)
+            rc = k->new_task(s, r, worker, lease_ms, &lease);
+        if (rc < 0)
+            return -1;
+        if (rc == 0) {
+            r->exhausted = true;
+            continue;
+        }
+        r->run.leased++;
+        return fill_task(r, &lease, task) == 0 ? 1 : -1;
+    }
+    xqf_msg_init(task, XQF_MSG_IDLE);
+    task->u.idle.retry_ms = IDLE_RETRY_MS;
+    return 0;
+}
+
+static SchedRun *find(Sched *s, int64_t id)
+{
+    for (int i = 0; i < s->count; i++)
+        if (s->runs[i].run.id == id)
+            return &s->runs[i];
+    return NULL;
+}
+
+int sched_report(Sched *s, int64_t run, int64_t task, bool task_done)
+{
+    SchedRun *r = find(s, run);
+    if (task_done && r) {
+        r->run.leased--;
+        const RunKindOps *k = kind_of(r->run.kind);
+        if (k && k->task_done && k->task_done(s, r, task) != 0)
+            return -1;
+    }
+    for (int i = 0; i < s->ntouched; i++)
+        if (s->touched[i] == run)
+            return 0;
+    if (s->ntouched < MAX_TOUCHED)
+        s->touched[s->ntouched++] = run;
+    else
+        s->touched_overflow = true;
+    return 0;
+}
+
+void sched_rollback(Sched *s)
+{
+    s->ntouched = 0;
+    s->touched_overflow = false;
+    s->stale = true;
+}
+
+int sched_after_commit(Sched *s)
+{
+    int rc = 0;
+    for (int i = 0; i < s->ntouched && rc == 0; i++) {
+        SchedRun *r = find(s, s->touched[i]);
+        const RunKindOps *k = r ? kind_of(r->run.kind) : NULL;
+        if (k && k->progress)
+            rc = k->progress(s, s->touched[i]);
+    }
+    if (s->touched_overflow)
+        s->stale = true;                   /* the refresh checks every run */
+    s->ntouched = 0;
+    s->touched_overflow = false;
+    return rc;
+}

@@ -1,0 +1,56 @@
+/*
+ * sched.h - which run a worker's next task comes from, and what a run's
+ * kind does with its tasks.
+ *
+ * The scheduler keeps the active runs (refreshed from the database on
+ * NOTIFY xqf_runs, after leases expire or are handed back, and every few
+ * seconds) with their books.  A worker gets work from the runs of the
+ * highest priority it can play (build), the run with the fewest tasks
+ * under lease first (fair share); a run with nothing to give is skipped
+ * until the next refresh.
+ *
+ * Run kinds plug in through RunKindOps (sched.c): SPRT tests get their
+ * tasks from the database (xqf_claim_task) and stop on the LLR; SPSA
+ * (issue 6) fills in new_task (perturbed sets through store_create_task)
+ * and task_done (the theta update, applied exactly once in the
+ * transaction that accepted the task's last pair).
+ */
+#ifndef XQF_SCHED_H
+#define XQF_SCHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "codec.h"
+#include "store.h"
+
+typedef struct Sched Sched;
+
+Sched *sched_new(Store *store);
+void sched_destroy(Sched **s);
+
+/* Marks the cache stale: the next call refreshes it. */
+void sched_invalidate(Sched *s);
+/* Refreshes the active runs when stale or older than max_age_ms. Returns 0 or -1 (database). */
+int sched_refresh(Sched *s, int64_t now_ms, int64_t max_age_ms);
+
+/*
+ * Claims a task for a worker (inside the caller's transaction) and fills
+ * the task message.  Returns 1 with *task, 0 when there is no work, -1 on
+ * a database error.
+ */
+int sched_claim(Sched *s, int64_t worker, const char *build, int64_t lease_ms, XqfMsg *task);
+/* Called in the transaction that accepted a report (task_done: its last pair). Returns 0 or -1. */
+int sched_report(Sched *s, int64_t run, int64_t task, bool task_done);
+/*
+ * After the transaction committed: stop rules of the runs that got
+ * results (SPRT: LLR against its bounds, the verdict recorded).  Returns 0 or -1.
+ */
+int sched_after_commit(Sched *s);
+/* Forgets the reports noted since the last commit (the transaction was rolled back). */
+void sched_rollback(Sched *s);
+
+/* SPRT: the LLR of a run's counts and the verdict it implies ("" when none). */
+double sched_sprt_llr(const StoreRun *r, const char **verdict);
+
+#endif

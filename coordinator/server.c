@@ -1,0 +1,423 @@
+#include "server.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "codec.h"
+#include "log.h"
+#include "sched.h"
+#include "status.h"
+#include "store.h"
+#include "transport.h"
+
+enum {
+    EXPIRE_EVERY_MS = 1000,
+    REFRESH_EVERY_MS = 3000,
+    BACKOFF_MIN_MS = 100,
+    BACKOFF_MAX_MS = 5000,
+    WAIT_MS = 100
+};
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- peers: routing id -> worker -------------------------------------------- */
+
+typedef struct {
+    Peer peer;
+    int64_t worker;                  /* 0: free slot */
+    char build[XQF_NAME_MAX + 1];
+} PeerEntry;
+
+typedef struct {
+    PeerEntry *v;
+    size_t cap, count;
+} Peers;
+
+static size_t peer_hash(const Peer *p)
+{
+    uint64_t h = UINT64_C(1469598103934665603);
+    for (size_t i = 0; i < p->len; i++)
+        h = (h ^ p->id[i]) * UINT64_C(1099511628211);
+    return (size_t)h;
+}
+
+static bool peer_eq(const Peer *a, const Peer *b)
+{
+    return a->len == b->len && memcmp(a->id, b->id, a->len) == 0;
+}
+
+/* The entry of p, or the free slot where it would go (NULL when the table is empty). */
+static PeerEntry *peer_slot(Peers *ps, const Peer *p)
+{
+    if (!ps->cap)
+        return NULL;
+    for (size_t i = peer_hash(p) & (ps->cap - 1);; i = (i + 1) & (ps->cap - 1))
+        if (!ps->v[i].peer.len || peer_eq(&ps->v[i].peer, p))
+            return &ps->v[i];
+}
+
+static PeerEntry *peer_find(Peers *ps, const Peer *p)
+{
+    PeerEntry *e = peer_slot(ps, p);
+    return e && e->peer.len && e->worker ? e : NULL;
+}
+
+/* Records a worker for a routing id (slots are never emptied, only their worker cleared). */
+static int peer_set(Peers *ps, const Peer *p, int64_t worker, const char *build)
+{
+    if ((ps->count + 1) * 2 > ps->cap) {
+        Peers bigger = { calloc(ps->cap ? ps->cap * 2 : 1024, sizeof(PeerEntry)),
+                         ps->cap ? ps->cap * 2 : 1024, 0 };
+        if (!bigger.v)
+            return -1;
+        for (size_t i = 0; i < ps->cap; i++)
+            if (ps->v[i].peer.len) {
+                *peer_slot(&bigger, &ps->v[i].peer) = ps->v[i];
+                bigger.count++;
+            }
+        free(ps->v);
+        *ps = bigger;
+    }
+    PeerEntry *e = peer_slot(ps, p);
+    if (!e->peer.len) {
+        e->peer = *p;
+        ps->count++;
+    }
+    e->worker = worker;
+    snprintf(e->build, sizeof e->build, "%s", build);
+    return 0;
+}
+
+/* ---- one message ------------------------------------------------------------------ */
+
+typedef struct {
+    Peer peer;
+    XqfMsg in, out;
+    bool reply;
+} Item;
+
+typedef struct {
+    const ServerConfig *cfg;
+    Transport *transport;
+    Store *store;
+    Sched *sched;
+    Peers peers;
+    int64_t backoff_ms, next_connect_ms;
+    XqfBuf buf;
+} Server;
+
+static bool needs_db(XqfMsgType t)
+{
+    return t == XQF_MSG_HELLO || t == XQF_MSG_TASK_REQUEST || t == XQF_MSG_RESULT ||
+           t == XQF_MSG_HEARTBEAT || t == XQF_MSG_HANDBACK || t == XQF_MSG_STATUS_REQUEST;
+}
+
+static void make_ack(XqfMsg *out, uint64_t task, uint64_t lease, const char *status, int64_t pairs,
+                     bool stop)
+{
+    xqf_msg_init(out, XQF_MSG_ACK);
+    out->u.ack.pairs = pairs;
+    out->u.ack.task_id = task;
+    out->u.ack.lease = lease;
+    snprintf(out->u.ack.status, sizeof out->u.ack.status, "%s", status);
+    out->u.ack.stop = stop;
+}
+
+static void refuse(Item *it, XqfErrorCode code, const char *text)
+{
+    xqf_msg_free(&it->out);
+    xqf_msg_error(&it->out, code, "%s", text);
+    it->reply = true;
+}
+
+/* Checks a result's shape before it reaches the database. */
+static bool result_shape_ok(const XqfMsg_result *r)
+{
+    return r->penta.count == 5 && r->reasons.count <= STORE_REASONS && r->pairs >= 0 &&
+           r->task_id <= INT64_MAX && r->lease <= INT64_MAX;
+}
+
+/* Handles a message that needs the database, inside the caller's transaction. 0, or -1 on a database error. */
+static int handle_db(Server *S, Item *it)
+{
+    const XqfMsg *in = &it->in;
+    int64_t lease_ms = S->cfg->lease_ms;
+    xqf_msg_free(&it->out);
+    it->reply = true;
+    switch (in->type) {
+    case XQF_MSG_HELLO: {
+        const XqfMsg_hello *h = &in->u.hello;
+        int64_t id;
+        if (!h->name[0] || h->cores > 1 << 16 || h->concurrency > 1 << 16) {
+            refuse(it, XQF_ERR_REFUSED, "hello: a name, and sane cores and concurrency, please");
+            return 0;
+        }
+        if (store_hello(S->store, h->name, h->build, (int)h->cores, (int)h->concurrency, &id) != 0)
+            return -1;
+        if (peer_set(&S->peers, &it->peer, id, h->build) != 0)
+            return -1;
+        xqf_msg_init(&it->out, XQF_MSG_WELCOME);
+        it->out.u.welcome.worker_id = (uint64_t)id;
+        it->out.u.welcome.lease_ms = (uint64_t)lease_ms;
+        it->out.u.welcome.heartbeat_ms = (uint64_t)(lease_ms / 4 > 0 ? lease_ms / 4 : 1);
+        log_info("worker %s (id %lld, build %s, %llu cores) said hello", h->name, (long long)id,
+                 h->build, (unsigned long long)h->cores);
+        return 0;
+    }
+    case XQF_MSG_TASK_REQUEST: {
+        PeerEntry *e = peer_find(&S->peers, &it->peer);
+        if (!e) {
+            refuse(it, XQF_ERR_NEED_HELLO, "task_request: say hello first");
+            return 0;
+        }
+        int rc = sched_claim(S->sched, e->worker, e->build, lease_ms, &it->out);
+        if (rc < 0)
+            return -1;
+        if (it->out.type == XQF_MSG_TASK)
+            it->out.u.task.slot = in->u.task_request.slot;
+        else
+            it->out.u.idle.slot = in->u.task_request.slot;
+        if (rc > 0)
+            log_debug("task %llu (run %llu, %lld pairs) leased", (unsigned long long)it->out.u.task.task_id,
+                      (unsigned long long)it->out.u.task.run_id, (long long)it->out.u.task.pairs);
+        return 0;
+    }
+    case XQF_MSG_RESULT: {
+        const XqfMsg_result *r = &in->u.result;
+        if (!result_shape_ok(r)) {
+            make_ack(&it->out, r->task_id, r->lease, "invalid", r->pairs, false);
+            return 0;
+        }
+        StoreCounts c = { r->pairs, r->wins, r->draws, r->losses, { 0 }, (int)r->reasons.count, { 0 } };
+        memcpy(c.penta, r->penta.v, sizeof c.penta);
+        memcpy(c.reasons, r->reasons.v, sizeof(int64_t) * r->reasons.count);
+        StoreReport status;
+        int64_t run;
+        bool done;
+        if (store_report(S->store, (int64_t)r->task_id, (int64_t)r->lease, &c, lease_ms, &status,
+                         &run, &done) != 0)
+            return -1;
+        if (status == REPORT_ACCEPTED && sched_report(S->sched, run, (int64_t)r->task_id, done) != 0)
+            return -1;
+        if (status == REPORT_INVALID)
+            log_warn("task %llu: invalid counts reported", (unsigned long long)r->task_id);
+        make_ack(&it->out, r->task_id, r->lease, store_report_text(status), r->pairs,
+                 status == REPORT_STALE);
+        return 0;
+    }
+    case XQF_MSG_HEARTBEAT: {
+        const XqfMsg_heartbeat *h = &in->u.heartbeat;
+        int rc = h->task_id <= INT64_MAX && h->lease <= INT64_MAX
+                     ? store_heartbeat(S->store, (int64_t)h->task_id, (int64_t)h->lease, lease_ms) : 0;
+        if (rc < 0)
+            return -1;
+        make_ack(&it->out, h->task_id, h->lease, rc ? "ok" : "stale", 0, rc == 0);
+        return 0;
+    }
+    case XQF_MSG_HANDBACK: {
+        const XqfMsg_handback *h = &in->u.handback;
+        int rc = h->task_id <= INT64_MAX && h->lease <= INT64_MAX
+                     ? store_handback(S->store, (int64_t)h->task_id, (int64_t)h->lease, h->reason) : 0;
+        if (rc < 0)
+            return -1;
+        if (rc > 0) {
+            log_info("task %llu handed back%s: %s", (unsigned long long)h->task_id,
+                     h->refused ? " (refused)" : "", h->reason);
+            sched_invalidate(S->sched);
+        }
+        make_ack(&it->out, h->task_id, h->lease, rc ? "ok" : "stale", 0, true);
+        return 0;
+    }
+    case XQF_MSG_STATUS_REQUEST:
+        xqf_msg_init(&it->out, XQF_MSG_STATUS);
+        return status_lines(S->store, (int)(in->u.status_request.max_runs > 1000 ? 1000 : in->u.status_request.max_runs),
+                            &it->out.u.status.workers, &it->out.u.status.runs);
+    default:
+        return 0;
+    }
+}
+
+/* Handles a message that does not need the database. */
+static void handle_local(Server *S, Item *it)
+{
+    switch (it->in.type) {
+    case XQF_MSG_BYE: {
+        PeerEntry *e = peer_find(&S->peers, &it->peer);
+        if (e)
+            e->worker = 0;
+        log_info("a worker left: %s", it->in.u.bye.reason);
+        it->reply = false;
+        break;
+    }
+    case XQF_MSG_ERROR:
+        log_warn("a worker reports error %llu: %s", (unsigned long long)it->in.u.error.code,
+                 it->in.u.error.text);
+        it->reply = false;
+        break;
+    default:
+        refuse(it, XQF_ERR_TYPE, "this message type is not accepted by the coordinator");
+        break;
+    }
+}
+
+/* ---- the database's health ------------------------------------------------- */
+
+static void ensure_connected(Server *S, int64_t now)
+{
+    if (store_ok(S->store) || now < S->next_connect_ms)
+        return;
+    if (store_connect(S->store) == 0) {
+        int64_t n = store_extend_leases(S->store, S->cfg->lease_ms);
+        log_info("database: connected%s (%lld leases extended)",
+                 S->backoff_ms > BACKOFF_MIN_MS ? " again" : "", (long long)(n > 0 ? n : 0));
+        S->backoff_ms = BACKOFF_MIN_MS;
+        sched_invalidate(S->sched);
+        return;
+    }
+    S->next_connect_ms = now + S->backoff_ms;
+    log_warn("database: unavailable, next try in %lld ms", (long long)S->backoff_ms);
+    S->backoff_ms = S->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : S->backoff_ms * 2;
+}
+
+/* Handles a batch of decoded messages in one transaction (see server.h). */
+static void handle_batch(Server *S, Item *items, int n)
+{
+    int64_t now = now_ms();
+    int db_items = 0;
+    for (int i = 0; i < n; i++)
+        db_items += needs_db(items[i].in.type);
+    if (!db_items)
+        return;
+    ensure_connected(S, now);
+    bool ok = store_ok(S->store) && sched_refresh(S->sched, now, REFRESH_EVERY_MS) == 0 &&
+              store_begin(S->store) == 0;
+    for (int i = 0; ok && i < n; i++)
+        if (needs_db(items[i].in.type) && handle_db(S, &items[i]) != 0)
+            ok = false;
+    if (ok && store_commit(S->store) == 0) {
+        if (sched_after_commit(S->sched) != 0)
+            sched_invalidate(S->sched);
+        return;
+    }
+    store_rollback(S->store);
+    sched_rollback(S->sched);
+    for (int i = 0; i < n; i++)
+        if (items[i].in.type == XQF_MSG_HELLO) {
+            PeerEntry *e = peer_find(&S->peers, &items[i].peer);
+            if (e)
+                e->worker = 0;
+        }
+    /* Connection up: a statement failed; redo each message alone so that only it is refused. */
+    for (int i = 0; i < n; i++) {
+        Item *it = &items[i];
+        if (!needs_db(it->in.type))
+            continue;
+        bool done = store_ok(S->store) && store_begin(S->store) == 0 && handle_db(S, it) == 0 &&
+                    store_commit(S->store) == 0;
+        if (done) {
+            sched_after_commit(S->sched);
+            continue;
+        }
+        store_rollback(S->store);
+        sched_rollback(S->sched);
+        refuse(it, XQF_ERR_INTERNAL, "database unavailable, retry later");
+    }
+}
+
+static void timers(Server *S, int64_t *next_expire)
+{
+    int64_t now = now_ms();
+    if (now < *next_expire)
+        return;
+    *next_expire = now + EXPIRE_EVERY_MS;
+    ensure_connected(S, now);
+    if (!store_ok(S->store))
+        return;
+    int64_t n = store_expire_leases(S->store);
+    if (n > 0) {
+        log_info("%lld expired leases re-queued", (long long)n);
+        sched_invalidate(S->sched);
+    }
+}
+
+int server_run(const ServerConfig *cfg, volatile sig_atomic_t *stop)
+{
+    Server S = { cfg, NULL, NULL, NULL, { NULL, 0, 0 }, BACKOFF_MIN_MS, 0, { NULL, 0, 0 } };
+    int batch = cfg->batch_max > 0 ? cfg->batch_max : 512;
+    Item *items = calloc((size_t)batch, sizeof *items);
+    XqfBuf frame = { NULL, 0, 0 };
+    if (!items || !(S.transport = transport_new(cfg->bind)) || !(S.store = store_new(cfg->db)) ||
+        !(S.sched = sched_new(S.store))) {
+        free(items);
+        transport_destroy(&S.transport);
+        store_destroy(&S.store);
+        return -1;
+    }
+    log_info("serving on %s, lease %lld ms", cfg->bind, (long long)cfg->lease_ms);
+    ensure_connected(&S, now_ms());
+    int64_t next_expire = 0;
+    while (!*stop) {
+        int ready = transport_wait(S.transport, WAIT_MS, store_socket(S.store));
+        if (ready < 0) {
+            log_error("transport: poll failed");
+            break;
+        }
+        if (ready & 2) {
+            int notes = store_notifications(S.store);
+            if (notes != 0)
+                sched_invalidate(S.sched);
+        }
+        int n = 0;
+        while (n < batch) {
+            Item *it = &items[n];
+            int rc = transport_recv(S.transport, &it->peer, &frame);
+            if (rc <= 0)
+                break;
+            char err[160];
+            xqf_msg_init(&it->out, XQF_MSG_NONE);
+            it->reply = false;
+            XqfDecodeStatus st = xqf_msg_decode(frame.data, frame.len, &it->in, err, sizeof err);
+            if (st != XQF_DECODE_OK) {
+                log_warn("refused a frame of %zu bytes: %s", frame.len, err);
+                xqf_msg_free(&it->in);
+                xqf_msg_init(&it->in, XQF_MSG_NONE);
+                refuse(it, xqf_decode_error_code(st), err);
+            } else if (!needs_db(it->in.type)) {
+                handle_local(&S, it);
+            }
+            n++;
+        }
+        handle_batch(&S, items, n);
+        for (int i = 0; i < n; i++) {
+            Item *it = &items[i];
+            if (it->reply && xqf_msg_encode(&it->out, &S.buf) == 0)
+                transport_send(S.transport, &it->peer, S.buf.data, S.buf.len);
+            else if (it->reply)
+                log_error("could not encode a %s reply", xqf_msg_type_name(it->out.type));
+            xqf_msg_free(&it->in);
+            xqf_msg_free(&it->out);
+        }
+        timers(&S, &next_expire);
+    }
+    log_info("stopping");
+    for (int i = 0; i < batch; i++) {
+        xqf_msg_free(&items[i].in);
+        xqf_msg_free(&items[i].out);
+    }
+    free(items);
+    free(S.peers.v);
+    xqf_buf_free(&frame);
+    xqf_buf_free(&S.buf);
+    sched_destroy(&S.sched);
+    store_destroy(&S.store);
+    transport_destroy(&S.transport);
+    return 0;
+}

@@ -1,0 +1,65 @@
+#include "status.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched.h"
+#include "stats.h"
+
+enum { WORKER_WINDOW_S = 600 };
+
+static void run_line(const StoreRun *r, char *out, size_t size)
+{
+    const StoreCounts *c = &r->counts;
+    int n = snprintf(out, size, "run %lld %s %s prio %d pairs %lld/%lld games %lld W/D/L %lld/%lld/%lld "
+                     "penta %lld,%lld,%lld,%lld,%lld leased %lld",
+                     (long long)r->id, r->kind, r->state, r->priority, (long long)c->pairs,
+                     (long long)r->max_pairs, (long long)(2 * c->pairs), (long long)c->wins,
+                     (long long)c->draws, (long long)c->losses, (long long)c->penta[0],
+                     (long long)c->penta[1], (long long)c->penta[2], (long long)c->penta[3],
+                     (long long)c->penta[4], (long long)r->leased);
+    xqf_elo e;
+    if (c->pairs > 0 && xqf_elo_penta(c->penta, &e) == XQF_STATS_OK && n > 0 && (size_t)n < size)
+        n += snprintf(out + n, size - (size_t)n, " Elo %.1f +/- %.1f", e.elo, e.elo_ci95);
+    double lo, hi;
+    if (strcmp(r->kind, "sprt") == 0 && n > 0 && (size_t)n < size &&
+        xqf_sprt_bounds(r->alpha, r->beta, &lo, &hi) == XQF_STATS_OK) {
+        const char *verdict;
+        double llr = sched_sprt_llr(r, &verdict);
+        n += snprintf(out + n, size - (size_t)n, " LLR %.2f [%.2f, %.2f] (elo0 %g elo1 %g)",
+                      isnan(llr) ? 0.0 : llr, lo, hi, r->elo0, r->elo1);
+    }
+    if (r->verdict[0] && n > 0 && (size_t)n < size)
+        snprintf(out + n, size - (size_t)n, " verdict: %s", r->verdict);
+}
+
+int status_lines(Store *store, int max_runs, XqfStrs *workers, XqfStrs *runs)
+{
+    xqf_strs_free(workers);
+    xqf_strs_free(runs);
+    StoreWorker *w;
+    int nw = store_list_workers(store, WORKER_WINDOW_S, &w);
+    if (nw < 0)
+        return -1;
+    char line[XQF_TEXT_MAX + 1];
+    int rc = 0;
+    for (int i = 0; i < nw && i < XQF_STATUS_ROWS && rc == 0; i++) {
+        snprintf(line, sizeof line, "worker %s build %s cores %d concurrency %d pairs %lld leased %lld seen %.0fs ago",
+                 w[i].name, w[i].build_id, w[i].cores, w[i].concurrency, (long long)w[i].pairs,
+                 (long long)w[i].leased, w[i].idle_s);
+        rc = xqf_strs_push(workers, line);
+    }
+    free(w);
+    StoreRun *r;
+    int nr = rc == 0 ? store_list_runs(store, max_runs > 0 && max_runs < XQF_STATUS_ROWS ? max_runs : XQF_STATUS_ROWS, &r) : -1;
+    if (nr < 0)
+        return -1;
+    for (int i = 0; i < nr && rc == 0; i++) {
+        run_line(&r[i], line, sizeof line);
+        rc = xqf_strs_push(runs, line);
+    }
+    free(r);
+    return rc;
+}

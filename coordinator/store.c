@@ -1,0 +1,723 @@
+#include "store.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <libpq-fe.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "migrations.h"
+
+/* Advisory lock key of the migrations ("xqf" "mig"). */
+#define MIGRATION_LOCK "7893734960017"
+
+#define RUN_COLUMNS                                                                              \
+    "r.id, r.kind, r.state, r.name, r.priority, r.build_id, r.name0, r.name1, r.seed, r.nodes, " \
+    "r.base_ms, r.inc_ms, r.margin_ms, r.hash_mb, array_to_string(r.adjudication, ','), "        \
+    "r.pairs_per_task, r.max_pairs, r.next_pair, r.elo0, r.elo1, r.alpha, r.beta, r.llr, "       \
+    "coalesce(r.verdict, ''), r.pairs, r.wins, r.draws, r.losses, r.ll, r.ld, r.dd, r.wd, r.ww, " \
+    "array_to_string(r.reasons, ','), "                                                          \
+    "(SELECT count(*) FROM tasks t WHERE t.run_id = r.id AND t.state = 'leased')"
+
+/* Every statement the coordinator runs: name, SQL, parameter count. */
+#define STATEMENTS(S)                                                                            \
+    S(HELLO, "SELECT xqf_hello($1, $2, $3, $4)", 4)                                              \
+    S(CLAIM, "SELECT * FROM xqf_claim_task($1, $2, $3)", 3)                                      \
+    S(CREATE_TASK, "SELECT * FROM xqf_create_task($1, $2, $3, $4, $5, $6::jsonb)", 6)            \
+    S(REPORT, "SELECT * FROM xqf_report($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "          \
+              "$12::bigint[], $13)", 13)                                                         \
+    S(HEARTBEAT, "SELECT xqf_heartbeat($1, $2, $3)", 3)                                          \
+    S(HANDBACK, "SELECT xqf_handback($1, $2, $3)", 3)                                            \
+    S(EXPIRE, "SELECT xqf_expire_leases()", 0)                                                   \
+    S(EXTEND, "SELECT xqf_extend_leases($1)", 1)                                                 \
+    S(FINISH, "SELECT xqf_finish_run($1, $2, $3, NULL)", 3)                                      \
+    S(SET_LLR, "UPDATE runs SET llr = $2 WHERE id = $1", 2)                                      \
+    S(FINISH_LLR, "SELECT xqf_finish_run($1, 'finished', $3, $2)", 3)                            \
+    S(CREATE_SPRT,                                                                               \
+      "INSERT INTO runs (kind, name, name0, params0, name1, params1, build_id, book_name, book, " \
+      "seed, nodes, base_ms, inc_ms, margin_ms, hash_mb, adjudication, pairs_per_task, "         \
+      "max_pairs, elo0, elo1, alpha, beta, priority) VALUES ('sprt', $1, 'test', $2, 'base', "   \
+      "$3, $4, $5, $6::text[], $7, $8, $9, $10, $11, $12, $13::bigint[], $14, $15, $16, $17, "   \
+      "$18, $19, $20) RETURNING id", 20)                                                         \
+    S(ACTIVE_RUNS, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.state = 'active' "                \
+                   "ORDER BY r.priority DESC, r.id", 0)                                          \
+    S(LIST_RUNS, "SELECT " RUN_COLUMNS " FROM runs r ORDER BY r.id DESC LIMIT $1", 1)            \
+    S(LOAD_RUN, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.id = $1", 1)                         \
+    S(LOAD_BOOK, "SELECT b FROM runs r, unnest(r.book) WITH ORDINALITY AS u(b, i) "              \
+                 "WHERE r.id = $1 ORDER BY i", 1)                                                \
+    S(LIST_WORKERS,                                                                              \
+      "SELECT w.id, w.name, w.build_id, w.cores, w.concurrency, x.pairs, "                       \
+      "(SELECT count(*) FROM tasks t WHERE t.worker_id = w.id AND t.state = 'leased'), "         \
+      "extract(epoch FROM now() - greatest(w.last_seen, x.seen)) FROM workers w, LATERAL "      \
+      "(SELECT coalesce(sum(pairs), 0) AS pairs, max(updated_at) AS seen FROM results "          \
+      " WHERE worker_id = w.id) x WHERE $1 <= 0 OR greatest(w.last_seen, x.seen) > "             \
+      "now() - $1 * interval '1 second' ORDER BY w.name", 1)                                     \
+    S(AUDIT,                                                                                     \
+      "SELECT (SELECT count(*) FROM tasks WHERE run_id = r.id), "                                \
+      "(SELECT count(*) FROM tasks WHERE run_id = r.id AND state = 'done'), "                    \
+      "(SELECT coalesce(max(attempts), 0) FROM tasks WHERE run_id = r.id), "                     \
+      "(SELECT coalesce(sum(done_pairs), 0) FROM tasks WHERE run_id = r.id), "                   \
+      "(SELECT coalesce(sum(wins + draws + losses), 0) FROM tasks WHERE run_id = r.id), "        \
+      "(SELECT coalesce(sum(x.pairs), 0) FROM results x JOIN tasks t ON t.id = x.task_id "       \
+      " WHERE t.run_id = r.id), "                                                                \
+      "(SELECT coalesce(sum(x.wins + x.draws + x.losses), 0) FROM results x "                    \
+      " JOIN tasks t ON t.id = x.task_id WHERE t.run_id = r.id), "                               \
+      "r.pairs, r.wins + r.draws + r.losses, r.ll + r.ld + r.dd + r.wd + r.ww "                  \
+      "FROM runs r WHERE r.id = $1", 1)                                                          \
+    S(BEGIN, "BEGIN", 0)                                                                         \
+    S(COMMIT, "COMMIT", 0)
+
+typedef enum {
+#define S(id, sql, n) ST_##id,
+    STATEMENTS(S)
+#undef S
+    ST_COUNT
+} Stmt;
+
+static const struct {
+    const char *name, *sql;
+    int nparams;
+} STMT[ST_COUNT] = {
+#define S(id, sql, n) { "xqf_" #id, sql, n },
+    STATEMENTS(S)
+#undef S
+};
+
+struct Store {
+    char *conninfo;
+    PGconn *conn;
+    bool in_tx;
+    int migrated;
+};
+
+/* ---- connection and the one error path ------------------------------------ */
+
+Store *store_new(const char *conninfo)
+{
+    Store *s = calloc(1, sizeof *s);
+    if (s && !(s->conninfo = strdup(conninfo ? conninfo : ""))) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static void disconnect(Store *s)
+{
+    if (s->conn)
+        PQfinish(s->conn);
+    s->conn = NULL;
+    s->in_tx = false;
+}
+
+void store_destroy(Store **sp)
+{
+    Store *s = *sp;
+    if (!s)
+        return;
+    disconnect(s);
+    free(s->conninfo);
+    free(s);
+    *sp = NULL;
+}
+
+bool store_ok(const Store *s) { return s->conn && PQstatus(s->conn) == CONNECTION_OK; }
+int store_socket(const Store *s) { return s->conn ? PQsocket(s->conn) : -1; }
+int store_migrations_applied(const Store *s) { return s->migrated; }
+
+/*
+ * The one error path: logs what failed and, when the connection is gone,
+ * drops it so that store_ok() says so.  Always returns -1.
+ */
+static int db_error(Store *s, const char *what, const PGresult *res)
+{
+    const char *msg = res ? PQresultErrorMessage(res) : "";
+    if (!msg || !*msg)
+        msg = s->conn ? PQerrorMessage(s->conn) : "not connected";
+    char line[512];
+    snprintf(line, sizeof line, "%s", msg);
+    line[strcspn(line, "\n")] = '\0';
+    log_error("database: %s: %s", what, line);
+    if (s->conn && PQstatus(s->conn) != CONNECTION_OK) {
+        log_warn("database: connection lost");
+        disconnect(s);
+    }
+    return -1;
+}
+
+/*
+ * Runs a prepared statement; returns its result when its status is
+ * `want` (the caller clears it), else NULL after db_error.
+ */
+static PGresult *run(Store *s, Stmt st, const char *const *params, ExecStatusType want)
+{
+    if (!s->conn) {
+        db_error(s, STMT[st].name, NULL);
+        return NULL;
+    }
+    PGresult *res = PQexecPrepared(s->conn, STMT[st].name, STMT[st].nparams, params, NULL, NULL, 0);
+    if (PQresultStatus(res) == want)
+        return res;
+    db_error(s, STMT[st].name, res);
+    PQclear(res);
+    return NULL;
+}
+
+/* A plain command without parameters (migrations, LISTEN, ROLLBACK). */
+static int exec_simple(Store *s, const char *sql, const char *what)
+{
+    PGresult *res = PQexec(s->conn, sql);
+    ExecStatusType st = PQresultStatus(res);
+    int rc = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ? 0 : db_error(s, what, res);
+    PQclear(res);
+    return rc;
+}
+
+/* Applies the migrations not yet recorded, in order, each in its transaction. */
+static int migrate(Store *s)
+{
+    s->migrated = 0;
+    if (exec_simple(s, "SET client_min_messages = warning", "settings") != 0 ||
+        exec_simple(s, "SELECT pg_advisory_lock(" MIGRATION_LOCK ")", "migration lock") != 0)
+        return -1;
+    int rc = exec_simple(s, "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, "
+                            "name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
+                         "schema_migrations");
+    for (int i = 0; rc == 0 && i < XQF_MIGRATION_COUNT; i++) {
+        const XqfMigration *m = &XQF_MIGRATIONS[i];
+        char version[16];
+        snprintf(version, sizeof version, "%d", m->version);
+        const char *params[2] = { version, m->name };
+        if (exec_simple(s, "BEGIN", "migration") != 0)
+            return -1;
+        PGresult *res = PQexecParams(s->conn, "SELECT 1 FROM schema_migrations WHERE version = $1",
+                                     1, NULL, params, NULL, NULL, 0);
+        bool done = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1;
+        rc = PQresultStatus(res) == PGRES_TUPLES_OK ? 0 : db_error(s, m->name, res);
+        PQclear(res);
+        if (rc == 0 && !done) {
+            rc = exec_simple(s, m->sql, m->name);
+            if (rc == 0) {
+                res = PQexecParams(s->conn, "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)",
+                                   2, NULL, params, NULL, NULL, 0);
+                rc = PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : db_error(s, m->name, res);
+                PQclear(res);
+            }
+            if (rc == 0) {
+                s->migrated++;
+                log_info("database: applied migration %s", m->name);
+            }
+        }
+        if (!s->conn)
+            return -1;
+        if (exec_simple(s, rc == 0 ? "COMMIT" : "ROLLBACK", "migration") != 0)
+            rc = -1;
+    }
+    if (s->conn && exec_simple(s, "SELECT pg_advisory_unlock(" MIGRATION_LOCK ")", "migration unlock") != 0)
+        rc = -1;
+    return rc;
+}
+
+int store_connect(Store *s)
+{
+    disconnect(s);
+    s->conn = PQconnectdb(s->conninfo);
+    if (PQstatus(s->conn) != CONNECTION_OK)
+        return db_error(s, "connect", NULL);
+    if (migrate(s) != 0)
+        return -1;
+    for (int i = 0; i < ST_COUNT; i++) {
+        PGresult *res = PQprepare(s->conn, STMT[i].name, STMT[i].sql, STMT[i].nparams, NULL);
+        int rc = PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : db_error(s, STMT[i].name, res);
+        PQclear(res);
+        if (rc != 0)
+            return -1;
+    }
+    if (exec_simple(s, "LISTEN xqf_runs", "listen") != 0)
+        return -1;
+    return 0;
+}
+
+int store_notifications(Store *s)
+{
+    if (!s->conn || PQconsumeInput(s->conn) == 0) {
+        if (s->conn)
+            db_error(s, "notifications", NULL);
+        return -1;
+    }
+    int n = 0;
+    PGnotify *note;
+    while ((note = PQnotifies(s->conn))) {
+        n++;
+        PQfreemem(note);
+    }
+    return n;
+}
+
+int store_begin(Store *s)
+{
+    PGresult *res = run(s, ST_BEGIN, NULL, PGRES_COMMAND_OK);
+    PQclear(res);
+    s->in_tx = res != NULL;
+    return res ? 0 : -1;
+}
+
+int store_commit(Store *s)
+{
+    PGresult *res = run(s, ST_COMMIT, NULL, PGRES_COMMAND_OK);
+    PQclear(res);
+    s->in_tx = false;
+    return res ? 0 : -1;
+}
+
+void store_rollback(Store *s)
+{
+    if (s->conn && PQtransactionStatus(s->conn) != PQTRANS_IDLE)
+        exec_simple(s, "ROLLBACK", "rollback");
+    s->in_tx = false;
+}
+
+/* ---- text conversions ----------------------------------------------------- */
+
+typedef struct {
+    char v[24][32];                  /* numbers as text, in parameter order */
+} Nums;
+
+static const char *num(Nums *n, int i, int64_t v)
+{
+    snprintf(n->v[i], sizeof n->v[i], "%" PRId64, v);
+    return n->v[i];
+}
+
+static const char *dbl(Nums *n, int i, double v)
+{
+    snprintf(n->v[i], sizeof n->v[i], "%.17g", v);
+    return n->v[i];
+}
+
+static int64_t get_i64(const PGresult *r, int row, int col)
+{
+    return PQgetisnull(r, row, col) ? 0 : strtoll(PQgetvalue(r, row, col), NULL, 10);
+}
+
+static double get_dbl(const PGresult *r, int row, int col)
+{
+    return PQgetisnull(r, row, col) ? NAN : strtod(PQgetvalue(r, row, col), NULL);
+}
+
+static void get_text(const PGresult *r, int row, int col, char *out, size_t size)
+{
+    snprintf(out, size, "%s", PQgetvalue(r, row, col));
+}
+
+/* Parses "1,2,3" into at most max numbers; returns the count. */
+static int parse_list(const char *text, int64_t *out, int max)
+{
+    int n = 0;
+    const char *p = text;
+    while (*p && n < max) {
+        char *end;
+        long long v = strtoll(p, &end, 10);
+        if (end == p)
+            break;
+        out[n++] = v;
+        p = *end == ',' ? end + 1 : end;
+    }
+    return n;
+}
+
+/* A PostgreSQL array literal of numbers: "{1,2,3}". */
+static void int_array(char *out, size_t size, const int64_t *v, int n)
+{
+    size_t len = (size_t)snprintf(out, size, "{");
+    for (int i = 0; i < n && len < size; i++)
+        len += (size_t)snprintf(out + len, size - len, "%s%" PRId64, i ? "," : "", v[i]);
+    if (len < size)
+        snprintf(out + len, size - len, "}");
+}
+
+/* A PostgreSQL array literal of texts, each quoted and escaped; NULL when out of memory. */
+static char *text_array(const char *const *items, int n)
+{
+    size_t size = 3;
+    for (int i = 0; i < n; i++)
+        size += 2 * strlen(items[i]) + 3;
+    char *out = malloc(size), *p = out;
+    if (!out)
+        return NULL;
+    *p++ = '{';
+    for (int i = 0; i < n; i++) {
+        if (i)
+            *p++ = ',';
+        *p++ = '"';
+        for (const char *c = items[i]; *c; c++) {
+            if (*c == '"' || *c == '\\')
+                *p++ = '\\';
+            *p++ = *c;
+        }
+        *p++ = '"';
+    }
+    *p++ = '}';
+    *p = '\0';
+    return out;
+}
+
+/* ---- runs ------------------------------------------------------------------ */
+
+int store_create_sprt(Store *s, const StoreSprtSpec *sp, int64_t *id)
+{
+    static const int64_t DEFAULT_ADJ[6] = { 4, 600, 40, 8, 10, 0 };
+    char *book = text_array(sp->book, sp->book_lines);
+    if (!book)
+        return -1;
+    Nums n;
+    char adj[160];
+    int_array(adj, sizeof adj, sp->adjudication ? sp->adjudication : DEFAULT_ADJ, 6);
+    const char *p[20] = {
+        sp->name ? sp->name : "", sp->test_params ? sp->test_params : "",
+        sp->base_params ? sp->base_params : "", sp->build_id ? sp->build_id : "",
+        sp->book_name ? sp->book_name : "", book, num(&n, 0, (int64_t)(sp->seed & INT64_MAX)),
+        num(&n, 1, sp->nodes), num(&n, 2, sp->base_ms), num(&n, 3, sp->inc_ms),
+        num(&n, 4, sp->margin_ms), num(&n, 5, sp->hash_mb > 0 ? sp->hash_mb : 16), adj,
+        num(&n, 6, sp->pairs_per_task), num(&n, 7, sp->max_pairs), dbl(&n, 8, sp->elo0),
+        dbl(&n, 9, sp->elo1), dbl(&n, 10, sp->alpha), dbl(&n, 11, sp->beta),
+        num(&n, 12, sp->priority)
+    };
+    PGresult *res = run(s, ST_CREATE_SPRT, p, PGRES_TUPLES_OK);
+    free(book);
+    if (!res)
+        return -1;
+    *id = get_i64(res, 0, 0);
+    PQclear(res);
+    return 0;
+}
+
+static void read_run(const PGresult *r, int row, StoreRun *o)
+{
+    memset(o, 0, sizeof *o);
+    int c = 0;
+    o->id = get_i64(r, row, c++);
+    get_text(r, row, c++, o->kind, sizeof o->kind);
+    get_text(r, row, c++, o->state, sizeof o->state);
+    get_text(r, row, c++, o->name, sizeof o->name);
+    o->priority = (int)get_i64(r, row, c++);
+    get_text(r, row, c++, o->build_id, sizeof o->build_id);
+    get_text(r, row, c++, o->name0, sizeof o->name0);
+    get_text(r, row, c++, o->name1, sizeof o->name1);
+    o->seed = (uint64_t)get_i64(r, row, c++);
+    o->nodes = get_i64(r, row, c++);
+    o->base_ms = get_i64(r, row, c++);
+    o->inc_ms = get_i64(r, row, c++);
+    o->margin_ms = get_i64(r, row, c++);
+    o->hash_mb = (int)get_i64(r, row, c++);
+    parse_list(PQgetvalue(r, row, c++), o->adjudication, 6);
+    o->pairs_per_task = (int)get_i64(r, row, c++);
+    o->max_pairs = get_i64(r, row, c++);
+    o->next_pair = get_i64(r, row, c++);
+    o->elo0 = get_dbl(r, row, c++);
+    o->elo1 = get_dbl(r, row, c++);
+    o->alpha = get_dbl(r, row, c++);
+    o->beta = get_dbl(r, row, c++);
+    o->llr = get_dbl(r, row, c++);
+    get_text(r, row, c++, o->verdict, sizeof o->verdict);
+    o->counts.pairs = get_i64(r, row, c++);
+    o->counts.wins = get_i64(r, row, c++);
+    o->counts.draws = get_i64(r, row, c++);
+    o->counts.losses = get_i64(r, row, c++);
+    for (int i = 0; i < 5; i++)
+        o->counts.penta[i] = get_i64(r, row, c++);
+    o->counts.nreasons = parse_list(PQgetvalue(r, row, c++), o->counts.reasons, STORE_REASONS);
+    o->leased = get_i64(r, row, c++);
+}
+
+/* Runs a run query into a malloc'd array. */
+static int read_runs(Store *s, Stmt st, const char *const *params, StoreRun **out)
+{
+    *out = NULL;
+    PGresult *res = run(s, st, params, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int n = PQntuples(res);
+    if (n > 0 && !(*out = calloc((size_t)n, sizeof **out))) {
+        PQclear(res);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        read_run(res, i, &(*out)[i]);
+    PQclear(res);
+    return n;
+}
+
+int store_active_runs(Store *s, StoreRun **out) { return read_runs(s, ST_ACTIVE_RUNS, NULL, out); }
+
+int store_list_runs(Store *s, int max, StoreRun **out)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, max) };
+    return read_runs(s, ST_LIST_RUNS, p, out);
+}
+
+void store_run_free(StoreRun *r)
+{
+    for (int i = 0; i < r->book_lines; i++)
+        free(r->book[i]);
+    free(r->book);
+    r->book = NULL;
+    r->book_lines = 0;
+}
+
+int store_load_run(Store *s, int64_t id, StoreRun *out, bool with_book)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, id) };
+    StoreRun *runs;
+    int count = read_runs(s, ST_LOAD_RUN, p, &runs);
+    if (count <= 0)
+        return count;
+    *out = runs[0];
+    free(runs);
+    if (!with_book)
+        return 1;
+    PGresult *res = run(s, ST_LOAD_BOOK, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int lines = PQntuples(res);
+    out->book = calloc(lines > 0 ? (size_t)lines : 1, sizeof *out->book);
+    for (int i = 0; out->book && i < lines; i++) {
+        if (!(out->book[i] = strdup(PQgetvalue(res, i, 0))))
+            break;
+        out->book_lines = i + 1;
+    }
+    PQclear(res);
+    if (out->book_lines != lines) {
+        store_run_free(out);
+        return -1;
+    }
+    return 1;
+}
+
+int store_update_sprt(Store *s, int64_t run_id, double llr, const char *verdict)
+{
+    Nums n;
+    const char *p[3] = { num(&n, 0, run_id), dbl(&n, 1, llr), verdict };
+    PGresult *res = run(s, verdict ? ST_FINISH_LLR : ST_SET_LLR, p,
+                        verdict ? PGRES_TUPLES_OK : PGRES_COMMAND_OK);
+    PQclear(res);
+    return res ? 0 : -1;
+}
+
+int store_finish_run(Store *s, int64_t run_id, const char *state, const char *verdict)
+{
+    Nums n;
+    const char *p[3] = { num(&n, 0, run_id), state, verdict };
+    PGresult *res = run(s, ST_FINISH, p, PGRES_TUPLES_OK);
+    PQclear(res);
+    return res ? 0 : -1;
+}
+
+/* ---- workers and tasks ------------------------------------------------------ */
+
+int store_hello(Store *s, const char *name, const char *build, int cores, int concurrency,
+                int64_t *id)
+{
+    Nums n;
+    const char *p[4] = { name, build, num(&n, 0, cores), num(&n, 1, concurrency) };
+    PGresult *res = run(s, ST_HELLO, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    *id = get_i64(res, 0, 0);
+    PQclear(res);
+    return 0;
+}
+
+/* Reads the (o_task, o_token, o_first, o_pairs, o_params0, o_params1) row of a claim. */
+static int read_lease(Store *s, PGresult *res, int64_t run_id, StoreLease *out)
+{
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1 && !PQgetisnull(res, 0, 0);
+    if (found) {
+        out->task_id = get_i64(res, 0, 0);
+        out->token = get_i64(res, 0, 1);
+        out->first_pair = get_i64(res, 0, 2);
+        out->pairs = get_i64(res, 0, 3);
+        out->run_id = run_id;
+        get_text(res, 0, 4, out->params0, sizeof out->params0);
+        get_text(res, 0, 5, out->params1, sizeof out->params1);
+    }
+    (void)s;
+    PQclear(res);
+    return found;
+}
+
+int store_claim_task(Store *s, int64_t run_id, int64_t worker, int64_t lease_ms, StoreLease *out)
+{
+    Nums n;
+    const char *p[3] = { num(&n, 0, run_id), num(&n, 1, worker), num(&n, 2, lease_ms) };
+    return read_lease(s, run(s, ST_CLAIM, p, PGRES_TUPLES_OK), run_id, out);
+}
+
+int store_create_task(Store *s, int64_t run_id, int64_t worker, int64_t lease_ms, const char *params0,
+                      const char *params1, const char *perturbation_json, StoreLease *out)
+{
+    Nums n;
+    const char *p[6] = { num(&n, 0, run_id), num(&n, 1, worker), num(&n, 2, lease_ms), params0,
+                         params1, perturbation_json };
+    return read_lease(s, run(s, ST_CREATE_TASK, p, PGRES_TUPLES_OK), run_id, out);
+}
+
+const char *store_report_text(StoreReport r)
+{
+    static const char *const TEXT[] = { "accepted", "duplicate", "stale", "invalid" };
+    return (unsigned)r < 4 ? TEXT[r] : "?";
+}
+
+int store_report(Store *s, int64_t task, int64_t token, const StoreCounts *c, int64_t lease_ms,
+                 StoreReport *status, int64_t *run_id, bool *task_done)
+{
+    Nums n;
+    char reasons[STORE_REASONS * 24 + 4];
+    int_array(reasons, sizeof reasons, c->reasons, c->nreasons);
+    const char *p[13] = { num(&n, 0, task), num(&n, 1, token), num(&n, 2, c->pairs),
+                          num(&n, 3, c->wins), num(&n, 4, c->draws), num(&n, 5, c->losses),
+                          num(&n, 6, c->penta[0]), num(&n, 7, c->penta[1]), num(&n, 8, c->penta[2]),
+                          num(&n, 9, c->penta[3]), num(&n, 10, c->penta[4]), reasons,
+                          num(&n, 11, lease_ms) };
+    PGresult *res = run(s, ST_REPORT, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    const char *st = PQntuples(res) == 1 ? PQgetvalue(res, 0, 0) : "";
+    *status = strcmp(st, "accepted") == 0 ? REPORT_ACCEPTED
+            : strcmp(st, "duplicate") == 0 ? REPORT_DUPLICATE
+            : strcmp(st, "invalid") == 0 ? REPORT_INVALID : REPORT_STALE;
+    *run_id = PQntuples(res) == 1 ? get_i64(res, 0, 1) : 0;
+    *task_done = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 2), "t") == 0;
+    PQclear(res);
+    return 0;
+}
+
+/* Runs a statement answering 'ok' or 'stale': 1, 0 or -1. */
+static int ok_or_stale(Store *s, Stmt st, const char *const *p)
+{
+    PGresult *res = run(s, st, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int ok = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "ok") == 0;
+    PQclear(res);
+    return ok;
+}
+
+int store_heartbeat(Store *s, int64_t task, int64_t token, int64_t lease_ms)
+{
+    Nums n;
+    const char *p[3] = { num(&n, 0, task), num(&n, 1, token), num(&n, 2, lease_ms) };
+    return ok_or_stale(s, ST_HEARTBEAT, p);
+}
+
+int store_handback(Store *s, int64_t task, int64_t token, const char *reason)
+{
+    Nums n;
+    const char *p[3] = { num(&n, 0, task), num(&n, 1, token), reason };
+    return ok_or_stale(s, ST_HANDBACK, p);
+}
+
+static int64_t count_of(Store *s, Stmt st, const char *const *p)
+{
+    PGresult *res = run(s, st, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int64_t v = get_i64(res, 0, 0);
+    PQclear(res);
+    return v;
+}
+
+int64_t store_expire_leases(Store *s) { return count_of(s, ST_EXPIRE, NULL); }
+
+int64_t store_extend_leases(Store *s, int64_t lease_ms)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, lease_ms) };
+    return count_of(s, ST_EXTEND, p);
+}
+
+int store_list_workers(Store *s, int seconds, StoreWorker **out)
+{
+    *out = NULL;
+    Nums n;
+    const char *p[1] = { num(&n, 0, seconds) };
+    PGresult *res = run(s, ST_LIST_WORKERS, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int count = PQntuples(res);
+    if (count > 0 && !(*out = calloc((size_t)count, sizeof **out))) {
+        PQclear(res);
+        return -1;
+    }
+    for (int i = 0; i < count; i++) {
+        StoreWorker *w = &(*out)[i];
+        w->id = get_i64(res, i, 0);
+        get_text(res, i, 1, w->name, sizeof w->name);
+        get_text(res, i, 2, w->build_id, sizeof w->build_id);
+        w->cores = (int)get_i64(res, i, 3);
+        w->concurrency = (int)get_i64(res, i, 4);
+        w->pairs = get_i64(res, i, 5);
+        w->leased = get_i64(res, i, 6);
+        w->idle_s = get_dbl(res, i, 7);
+    }
+    PQclear(res);
+    return count;
+}
+
+/* ---- audits and administration ----------------------------------------------- */
+
+int store_audit_run(Store *s, int64_t run_id, StoreAudit *out)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, run_id) };
+    PGresult *res = run(s, ST_AUDIT, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found) {
+        int64_t *v[] = { &out->tasks, &out->tasks_done, &out->max_attempts, &out->task_pairs,
+                         &out->task_games, &out->result_pairs, &out->result_games, &out->run_pairs,
+                         &out->run_games, &out->run_penta };
+        for (int i = 0; i < 10; i++)
+            *v[i] = get_i64(res, 0, i);
+    }
+    PQclear(res);
+    return found;
+}
+
+static void quiet(void *arg, const char *message)
+{
+    (void)arg;
+    (void)message;
+}
+
+int store_admin_database(const char *conninfo, const char *name, bool drop)
+{
+    PGconn *conn = PQconnectdb(conninfo);
+    int rc = -1;
+    if (PQstatus(conn) == CONNECTION_OK) {
+        PQsetNoticeProcessor(conn, quiet, NULL);
+        char *ident = PQescapeIdentifier(conn, name, strlen(name));
+        char sql[256];
+        snprintf(sql, sizeof sql, drop ? "DROP DATABASE IF EXISTS %s WITH (FORCE)" : "CREATE DATABASE %s",
+                 ident ? ident : "\"\"");
+        PQfreemem(ident);
+        PGresult *res = PQexec(conn, sql);
+        rc = PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : -1;
+        if (rc != 0)
+            log_error("database: %s: %s", sql, PQresultErrorMessage(res));
+        PQclear(res);
+    } else {
+        log_error("database: connect: %s", PQerrorMessage(conn));
+    }
+    PQfinish(conn);
+    return rc;
+}

@@ -1,0 +1,204 @@
+/*
+ * store.h - everything the coordinator (and tools such as xqf-tune) keep in
+ * PostgreSQL; the only module that includes libpq-fe.h.
+ *
+ * One connection per Store.  Every statement is in one table in store.c,
+ * prepared once per connection and run with PQexecPrepared (parameters
+ * always separate from the SQL); every result is checked and cleared.
+ * Connecting applies the schema migrations (schemas/migrations, under an
+ * advisory lock, each in a transaction), prepares the statements and
+ * LISTENs on "xqf_runs" (runs created, finished or re-prioritised).
+ *
+ * Errors: every call returns -1 on a database error after logging it.  When
+ * the connection is lost, store_ok() turns false and the caller reconnects
+ * with store_connect() (the coordinator does so with a backoff); nothing is
+ * retried behind the caller's back, so a group of calls inside
+ * store_begin/store_commit is all or nothing.
+ *
+ * Counts follow match.h: the first player's view; pentanomial LL, LD,
+ * DD+WL, WD, WW per complete pair; games by GameReason.
+ */
+#ifndef XQF_STORE_H
+#define XQF_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+    STORE_PARAMS_MAX = 4096,     /* = XQF_PARAMS_MAX */
+    STORE_NAME_MAX = 64,
+    STORE_REASONS = 32,
+    STORE_TEXT_MAX = 512
+};
+
+typedef struct Store Store;
+
+/* A store for conninfo (libpq syntax); not connected yet. NULL when out of memory. */
+Store *store_new(const char *conninfo);
+void store_destroy(Store **s);
+/* (Re)connects: migrations, prepared statements, LISTEN. Returns 0 or -1. */
+int store_connect(Store *s);
+/* Is the connection up? */
+bool store_ok(const Store *s);
+/* The connection's socket (to poll for notifications), or -1. */
+int store_socket(const Store *s);
+/*
+ * Reads what arrived on the socket: returns the number of "xqf_runs"
+ * notifications (0 or more), or -1 when the connection is lost.
+ */
+int store_notifications(Store *s);
+/* The number of migrations applied by this store's last store_connect (0 when up to date). */
+int store_migrations_applied(const Store *s);
+
+int store_begin(Store *s);
+int store_commit(Store *s);
+/* Rolls back (nothing when no transaction is open or the connection is lost). */
+void store_rollback(Store *s);
+
+/* ---- runs ---------------------------------------------------------------- */
+
+/* An SPRT test of a first player ("test") against a second ("base"). */
+typedef struct {
+    const char *name;                /* a label, may be "" */
+    const char *test_params, *base_params;  /* "Name=value,..." over the defaults */
+    const char *build_id;            /* workers must report this ("" or NULL: any) */
+    const char *book_name;           /* where the book came from (informative) */
+    const char *const *book;         /* opening lines (FEN [moves ...]) */
+    int book_lines;
+    uint64_t seed;                   /* opening order */
+    int64_t nodes;                   /* > 0: fixed nodes per move; else the clock */
+    int64_t base_ms, inc_ms, margin_ms;
+    int hash_mb;                     /* 0: 16 */
+    const int64_t *adjudication;     /* 6 values as the task message has them, or NULL: defaults */
+    int pairs_per_task;
+    int64_t max_pairs;               /* stop with verdict "max pairs" here */
+    double elo0, elo1, alpha, beta;  /* normalized Elo bounds, error rates */
+    int priority;
+} StoreSprtSpec;
+
+/* Creates an SPRT run (state active; coordinators are notified). Returns 0 with *id, or -1. */
+int store_create_sprt(Store *s, const StoreSprtSpec *spec, int64_t *id);
+
+typedef struct {
+    int64_t pairs, wins, draws, losses;
+    int64_t penta[5];
+    int nreasons;
+    int64_t reasons[STORE_REASONS];
+} StoreCounts;
+
+/* A run as the coordinator schedules and reports it. */
+typedef struct {
+    int64_t id;
+    char kind[8];                    /* sprt, spsa */
+    char state[16];
+    char name[STORE_TEXT_MAX];
+    int priority;
+    char build_id[STORE_NAME_MAX + 1];
+    char name0[STORE_NAME_MAX + 1], name1[STORE_NAME_MAX + 1];
+    uint64_t seed;
+    int64_t nodes, base_ms, inc_ms, margin_ms;
+    int hash_mb;
+    int64_t adjudication[6];
+    int pairs_per_task;
+    int64_t max_pairs, next_pair;
+    double elo0, elo1, alpha, beta;  /* NaN when not set */
+    double llr;                      /* NaN when not computed */
+    char verdict[64];
+    StoreCounts counts;
+    int64_t leased;                  /* tasks under a lease now */
+    char **book;                     /* store_load_run only; free with store_run_free */
+    int book_lines;
+} StoreRun;
+
+/* Runs in state 'active', highest priority first (no books). Returns the count or -1; *out malloc'd. */
+int store_active_runs(Store *s, StoreRun **out);
+/* The newest runs, at most max, any state (no books). Returns the count or -1; *out malloc'd. */
+int store_list_runs(Store *s, int max, StoreRun **out);
+/* One run, with its book or not. Returns 1, 0 (no such run) or -1. */
+int store_load_run(Store *s, int64_t id, StoreRun *out, bool with_book);
+void store_run_free(StoreRun *r);
+/* Records the LLR; with a verdict also ends the run (state "finished"). Returns 0 or -1. */
+int store_update_sprt(Store *s, int64_t run, double llr, const char *verdict);
+/* Ends an active run in state ("finished" or "stopped") with a verdict. Returns 0 or -1. */
+int store_finish_run(Store *s, int64_t run, const char *state, const char *verdict);
+
+/* ---- workers and tasks --------------------------------------------------- */
+
+/* Registers a worker by name (created or refreshed). Returns 0 with *id, or -1. */
+int store_hello(Store *s, const char *name, const char *build, int cores, int concurrency,
+                int64_t *id);
+
+typedef struct {
+    int64_t task_id, token, run_id;
+    int64_t first_pair, pairs;       /* the pairs this lease plays */
+    char params0[STORE_PARAMS_MAX + 1], params1[STORE_PARAMS_MAX + 1];
+} StoreLease;
+
+/*
+ * Claims a task of run for worker under a lease of lease_ms: a queued one,
+ * else (SPRT) a new one.  Returns 1 with *out, 0 when the run has nothing
+ * to give, -1 on error.
+ */
+int store_claim_task(Store *s, int64_t run, int64_t worker, int64_t lease_ms, StoreLease *out);
+/*
+ * A new task of run with explicit parameter sets and a perturbation record
+ * (JSON or NULL), leased at once: what SPSA runs use (issue 6).  Returns
+ * 1, 0 (run over or all pairs given) or -1.
+ */
+int store_create_task(Store *s, int64_t run, int64_t worker, int64_t lease_ms, const char *params0,
+                      const char *params1, const char *perturbation_json, StoreLease *out);
+
+typedef enum { REPORT_ACCEPTED, REPORT_DUPLICATE, REPORT_STALE, REPORT_INVALID } StoreReport;
+const char *store_report_text(StoreReport r);
+
+/*
+ * A worker's cumulative counts under a lease (exactly-once: see 002_functions.sql).
+ * Returns 0 with *status, *run (0 when the task is unknown) and *task_done, or -1.
+ */
+int store_report(Store *s, int64_t task, int64_t token, const StoreCounts *c, int64_t lease_ms,
+                 StoreReport *status, int64_t *run, bool *task_done);
+/* Extends a lease. Returns 1 (extended), 0 (stale: stop the task) or -1. */
+int store_heartbeat(Store *s, int64_t task, int64_t token, int64_t lease_ms);
+/* Puts a leased task back in the queue. Returns 1, 0 (stale) or -1. */
+int store_handback(Store *s, int64_t task, int64_t token, const char *reason);
+/* Re-queues expired leases. Returns how many, or -1. */
+int64_t store_expire_leases(Store *s);
+/* Pushes every lease's deadline to at least now + lease_ms. Returns how many, or -1. */
+int64_t store_extend_leases(Store *s, int64_t lease_ms);
+
+/* ---- status -------------------------------------------------------------- */
+
+typedef struct {
+    int64_t id;
+    char name[STORE_NAME_MAX + 1];
+    char build_id[STORE_NAME_MAX + 1];
+    int cores, concurrency;
+    int64_t pairs;                   /* accepted, all runs */
+    int64_t leased;                  /* tasks under lease now */
+    double idle_s;                   /* since last seen */
+} StoreWorker;
+
+/* Workers seen within the last seconds (all when <= 0). Returns the count or -1; *out malloc'd. */
+int store_list_workers(Store *s, int seconds, StoreWorker **out);
+
+/* ---- audits and administration ----------------------------------------------- */
+
+/* What a run's tables add up to (tests and audits: every count must agree). */
+typedef struct {
+    int64_t tasks, tasks_done, max_attempts;
+    int64_t task_pairs, task_games;          /* sums over tasks: done_pairs, wins+draws+losses */
+    int64_t result_pairs, result_games;      /* sums over the results of every lease */
+    int64_t run_pairs, run_games, run_penta; /* the run's own counters */
+} StoreAudit;
+
+/* Returns 1 with *out, 0 (no such run) or -1. */
+int store_audit_run(Store *s, int64_t run, StoreAudit *out);
+
+/*
+ * Creates (drop false) or drops (drop true, if it exists) database `name`
+ * on conninfo's server, connecting with conninfo.  Returns 0 or -1 (logged).
+ */
+int store_admin_database(const char *conninfo, const char *name, bool drop);
+
+#endif

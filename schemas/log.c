@@ -1,0 +1,39 @@
+#include "log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+XqfLogLevel xqf_log_level = XQF_LOG_INFO;
+static char ident[64] = "xqf";
+
+void xqf_log_init(const char *name)
+{
+    snprintf(ident, sizeof ident, "%s", name);
+    const char *env = getenv("XQF_LOG");
+    static const char *const NAMES[] = { "debug", "info", "warn", "error" };
+    for (int i = 0; env && i < 4; i++)
+        if (strcmp(env, NAMES[i]) == 0)
+            xqf_log_level = (XqfLogLevel)i;
+}
+
+void xqf_log_write(XqfLogLevel level, const char *fmt, ...)
+{
+    static const char *const LEVELS[] = { "debug", "info", "warn", "error" };
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    gmtime_r(&ts.tv_sec, &tm);
+    char line[2048];
+    int n = snprintf(line, sizeof line, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ %s %s: ",
+                     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+                     tm.tm_sec, ts.tv_nsec / 1000000, ident, LEVELS[level]);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n > 0 && (size_t)n < sizeof line)
+        vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "%s\n", line);  /* one write per line: lines of processes do not mix */
+}

@@ -1,0 +1,30 @@
+/*
+ * log.h - one log line per event on stderr, with the process's ident
+ * ("coordinator", "worker-3"), a UTC timestamp and the level:
+ *     2024-06-01T12:00:00.123Z coordinator info: bound tcp://127.0.0.1:5555
+ * The macros skip formatting below the level (XQF_LOG env: debug, info,
+ * warn, error; default info).  Shared by the coordinator and the worker,
+ * which both link the protocol library.
+ */
+#ifndef XQF_LOG_H
+#define XQF_LOG_H
+
+typedef enum { XQF_LOG_DEBUG, XQF_LOG_INFO, XQF_LOG_WARN, XQF_LOG_ERROR } XqfLogLevel;
+
+extern XqfLogLevel xqf_log_level;
+
+/* Sets the ident and the level (from XQF_LOG when set). Call once at start. */
+void xqf_log_init(const char *ident);
+void xqf_log_write(XqfLogLevel level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define XQF_LOG_AT(lvl, ...)                                                                     \
+    do {                                                                                         \
+        if ((lvl) >= xqf_log_level)                                                              \
+            xqf_log_write((lvl), __VA_ARGS__);                                                   \
+    } while (0)
+#define log_debug(...) XQF_LOG_AT(XQF_LOG_DEBUG, __VA_ARGS__)
+#define log_info(...) XQF_LOG_AT(XQF_LOG_INFO, __VA_ARGS__)
+#define log_warn(...) XQF_LOG_AT(XQF_LOG_WARN, __VA_ARGS__)
+#define log_error(...) XQF_LOG_AT(XQF_LOG_ERROR, __VA_ARGS__)
+
+#endif

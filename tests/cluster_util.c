@@ -1,0 +1,193 @@
+#include "cluster_util.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+void cu_sleep_ms(int ms)
+{
+    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+double cu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int cu_db_create(char *out, size_t size, char *name, size_t name_size)
+{
+    static int counter = 0;
+    const char *base = getenv("XQF_TEST_DB");
+    if (!base)
+        return -1;
+    snprintf(name, name_size, "xqf_test_%ld_%d", (long)getpid(), counter++);
+    store_admin_database(base, name, true);
+    if (store_admin_database(base, name, false) != 0)
+        return -1;
+    snprintf(out, size, "%s dbname=%s", base, name);
+    return 0;
+}
+
+void cu_db_drop(const char *name)
+{
+    const char *base = getenv("XQF_TEST_DB");
+    if (base)
+        store_admin_database(base, name, true);
+}
+
+int cu_free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = 0 };
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    int port = -1;
+    if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+        getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+        port = ntohs(a.sin_port);
+    if (fd >= 0)
+        close(fd);
+    return port;
+}
+
+pid_t cu_spawn(const char *program, const char *log, const char *const args[])
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", XQF_BIN, program);
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd >= 0) {
+        dup2(fd, 2);
+        dup2(fd, 1);
+        close(fd);
+    }
+    char *argv[32];
+    int n = 0;
+    argv[n++] = path;
+    for (int i = 0; args[i] && n < 31; i++)
+        argv[n++] = (char *)args[i];
+    argv[n] = NULL;
+    execv(path, argv);
+    _exit(127);
+}
+
+bool cu_ended(pid_t pid, int *status)
+{
+    return waitpid(pid, status, WNOHANG) == pid;
+}
+
+int cu_stop(pid_t pid, int sig)
+{
+    int status = 0;
+    kill(pid, sig);
+    for (int i = 0; i < 1000; i++) {
+        if (cu_ended(pid, &status))
+            return status;
+        cu_sleep_ms(10);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    return status;
+}
+
+pid_t cu_coordinator(const char *db, int port, const char *lease_s, const char *log)
+{
+    char bind[64];
+    snprintf(bind, sizeof bind, "tcp://127.0.0.1:%d", port);
+    const char *args[] = { "--bind", bind, "--db", db, "--lease", lease_s, NULL };
+    return cu_spawn("xqf-coordinator", log, args);
+}
+
+pid_t cu_worker(int port, const char *name, int concurrency, const char *log)
+{
+    char ep[64], conc[16];
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
+    snprintf(conc, sizeof conc, "%d", concurrency);
+    const char *args[] = { "--connect", ep, "--name", name, "--concurrency", conc, NULL };
+    return cu_spawn("xqf-worker", log, args);
+}
+
+int64_t cu_sprt(Store *s, const char *test_params, int pairs_per_task, int64_t max_pairs,
+                int64_t nodes, double elo0, double elo1)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/ops/books/default.book", XQF_SOURCE_DIR);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    static char lines[100][512];
+    const char *book[100];
+    int n = 0;
+    while (n < 100 && fgets(lines[n], sizeof lines[n], f)) {
+        if (lines[n][0] == '#' || lines[n][0] == '\n')
+            continue;
+        lines[n][strcspn(lines[n], "\n")] = '\0';
+        book[n] = lines[n];
+        n++;
+    }
+    fclose(f);
+    StoreSprtSpec spec = { 0 };
+    spec.name = "test run";
+    spec.test_params = test_params;
+    spec.base_params = "";
+    spec.book_name = "default.book";
+    spec.book = book;
+    spec.book_lines = n;
+    spec.seed = 7;
+    spec.nodes = nodes;
+    spec.margin_ms = 100;
+    spec.pairs_per_task = pairs_per_task;
+    spec.max_pairs = max_pairs;
+    spec.elo0 = elo0;
+    spec.elo1 = elo1;
+    spec.alpha = 0.05;
+    spec.beta = 0.05;
+    int64_t id;
+    return store_create_sprt(s, &spec, &id) == 0 ? id : -1;
+}
+
+bool cu_wait_finished(Store *s, int64_t run, double timeout_s, StoreRun *out)
+{
+    double end = cu_now() + timeout_s;
+    while (cu_now() < end) {
+        if (!store_ok(s))
+            store_connect(s);
+        StoreRun r;
+        if (store_ok(s) && store_load_run(s, run, &r, false) == 1 && strcmp(r.state, "active") != 0) {
+            if (out)
+                *out = r;
+            return true;
+        }
+        cu_sleep_ms(100);
+    }
+    return false;
+}
+
+bool cu_wait_pairs(Store *s, int64_t run, int64_t pairs, double timeout_s)
+{
+    double end = cu_now() + timeout_s;
+    while (cu_now() < end) {
+        if (!store_ok(s))
+            store_connect(s);
+        StoreRun r;
+        if (store_ok(s) && store_load_run(s, run, &r, false) == 1 && r.counts.pairs >= pairs)
+            return true;
+        cu_sleep_ms(50);
+    }
+    return false;
+}

@@ -1,0 +1,56 @@
+/*
+ * cluster_util.h - helpers of the integration tests: a database of their
+ * own on the PostgreSQL cluster given by XQF_TEST_DB (ops/test starts it
+ * with ops/pg), coordinator and worker processes, runs, waiting.
+ */
+#ifndef XQF_CLUSTER_UTIL_H
+#define XQF_CLUSTER_UTIL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "store.h"
+
+/* Skips the calling test (cr_skip) when XQF_TEST_DB is not set. */
+#define CU_REQUIRE_DB()                                                                          \
+    do {                                                                                         \
+        if (!getenv("XQF_TEST_DB") || !*getenv("XQF_TEST_DB"))                                   \
+            cr_skip("XQF_TEST_DB is not set: integration test skipped (ops/test sets it, "      \
+                    "or: export XQF_TEST_DB=\"$(ops/pg start)\")");                              \
+    } while (0)
+
+/* A fresh database xqf_test_<pid>_<n>; its conninfo in out. Returns 0 or -1. */
+int cu_db_create(char *out, size_t size, char *name, size_t name_size);
+/* Drops it. */
+void cu_db_drop(const char *name);
+
+/* A free TCP port on 127.0.0.1 (as the kernel picks one). */
+int cu_free_port(void);
+
+/* Starts a program of build/bin with arguments (NULL-terminated); stderr to log (appended). */
+pid_t cu_spawn(const char *program, const char *log, const char *const args[]);
+/* Sends sig and reaps the process (waits up to 10 s, then SIGKILL). Returns its wait status. */
+int cu_stop(pid_t pid, int sig);
+/* Reaps pid if it has ended; true when it has. */
+bool cu_ended(pid_t pid, int *status);
+
+pid_t cu_coordinator(const char *db, int port, const char *lease_s, const char *log);
+pid_t cu_worker(int port, const char *name, int concurrency, const char *log);
+
+/*
+ * Creates an SPRT run: test_params against the defaults over the first
+ * 100 lines of the shipped book, fixed nodes, wide or given bounds.
+ */
+int64_t cu_sprt(Store *s, const char *test_params, int pairs_per_task, int64_t max_pairs,
+                int64_t nodes, double elo0, double elo1);
+
+/* Waits until the run's state is not active (true) or timeout_s passes (false). */
+bool cu_wait_finished(Store *s, int64_t run, double timeout_s, StoreRun *out);
+/* Waits until the run has at least pairs accepted. */
+bool cu_wait_pairs(Store *s, int64_t run, int64_t pairs, double timeout_s);
+
+void cu_sleep_ms(int ms);
+double cu_now(void);
+
+#endif

@@ -1,0 +1,310 @@
+/*
+ * The cluster end to end: a real PostgreSQL (XQF_TEST_DB; skipped without
+ * it), xqf-coordinator and xqf-worker processes on loopback ZeroMQ.  Every
+ * test runs a small SPRT run on a database of its own and then audits
+ * that every game was counted once: the run's counters, the sums over its
+ * tasks and over the results of every lease agree with the pairs planned.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "cluster_util.h"
+#include "codec.h"
+
+enum { MAX_PROCS = 8 };
+
+static char db[512], dbname[64], logdir[128], logfile[256];
+static Store *store;
+static int port;
+static pid_t procs[MAX_PROCS];
+
+static void setup(void)
+{
+    if (!getenv("XQF_TEST_DB") || !*getenv("XQF_TEST_DB"))
+        return;
+    cr_assert_eq(cu_db_create(db, sizeof db, dbname, sizeof dbname), 0, "cannot create a test database");
+    store = store_new(db);
+    cr_assert_eq(store_connect(store), 0);
+    port = cu_free_port();
+    snprintf(logdir, sizeof logdir, "/tmp/xqf-cluster-XXXXXX");
+    cr_assert(mkdtemp(logdir));
+    snprintf(logfile, sizeof logfile, "%s/log", logdir);
+    memset(procs, 0, sizeof procs);
+}
+
+static void teardown(void)
+{
+    for (int i = 0; i < MAX_PROCS; i++)
+        if (procs[i] > 0)
+            cu_stop(procs[i], SIGKILL);
+    store_destroy(&store);
+    if (dbname[0])
+        cu_db_drop(dbname);
+    dbname[0] = '\0';
+}
+
+TestSuite(cluster, .init = setup, .fini = teardown, .timeout = 150);
+
+static pid_t track(pid_t pid)
+{
+    for (int i = 0; i < MAX_PROCS; i++)
+        if (procs[i] <= 0) {
+            procs[i] = pid;
+            return pid;
+        }
+    cr_assert_fail("too many processes");
+    return pid;
+}
+
+static void untrack(pid_t pid)
+{
+    for (int i = 0; i < MAX_PROCS; i++)
+        if (procs[i] == pid)
+            procs[i] = 0;
+}
+
+static void kill9(pid_t pid)
+{
+    cu_stop(pid, SIGKILL);
+    untrack(pid);
+}
+
+static pid_t coordinator(const char *lease) { return track(cu_coordinator(db, port, lease, logfile)); }
+static pid_t worker(const char *name) { return track(cu_worker(port, name, 1, logfile)); }
+
+/* Waits for the end of the run, then checks every count against the planned pairs. */
+static void finish_and_audit(int64_t run, int64_t pairs, double timeout_s, const char *verdict)
+{
+    StoreRun r;
+    cr_assert(cu_wait_finished(store, run, timeout_s, &r), "run %lld did not finish (log: %s)",
+              (long long)run, logfile);
+    if (verdict)
+        cr_assert_str_eq(r.verdict, verdict, "log: %s", logfile);
+    StoreAudit a;
+    cr_assert_eq(store_audit_run(store, run, &a), 1);
+    if (pairs >= 0)
+        cr_assert_eq(a.run_pairs, pairs, "run pairs %lld, expected %lld", (long long)a.run_pairs,
+                     (long long)pairs);
+    cr_assert_eq(a.run_games, 2 * a.run_pairs);
+    cr_assert_eq(a.run_penta, a.run_pairs);
+    cr_assert_eq(a.task_pairs, a.run_pairs, "tasks %lld, run %lld", (long long)a.task_pairs,
+                 (long long)a.run_pairs);
+    cr_assert_eq(a.result_pairs, a.run_pairs, "results %lld, run %lld", (long long)a.result_pairs,
+                 (long long)a.run_pairs);
+    cr_assert_eq(a.task_games, a.run_games);
+    cr_assert_eq(a.result_games, a.run_games);
+    int64_t reasons = 0;
+    for (int i = 0; i < r.counts.nreasons; i++)
+        reasons += r.counts.reasons[i];
+    cr_assert_eq(reasons, a.run_games);
+}
+
+Test(cluster, end_to_end)
+{
+    CU_REQUIRE_DB();
+    int64_t run = cu_sprt(store, "NullR=2", 4, 12, 500, -500, 500);
+    coordinator("10");
+    worker("w1");
+    worker("w2");
+    finish_and_audit(run, 12, 60, "max pairs");
+    StoreAudit a;
+    store_audit_run(store, run, &a);
+    cr_assert_eq(a.tasks, 3);
+    cr_assert_eq(a.tasks_done, 3);
+}
+
+Test(cluster, sprt_stops_at_a_bound)
+{
+    CU_REQUIRE_DB();
+    /* a badly detuned test side against wide bounds: H0 within a few tasks */
+    int64_t run = cu_sprt(store, "RookMg=400,RookEg=400,CannonMg=200", 2, 200, 500, 0, 100);
+    coordinator("10");
+    worker("w1");
+    worker("w2");
+    finish_and_audit(run, -1, 60, "H0 accepted");
+    StoreRun r;
+    cr_assert_eq(store_load_run(store, run, &r, false), 1);
+    cr_assert_lt(r.counts.pairs, 200);
+    cr_assert_lt(r.llr, 0);
+}
+
+Test(cluster, worker_killed_mid_task)
+{
+    CU_REQUIRE_DB();
+    int64_t run = cu_sprt(store, "NullR=2", 4, 8, 3000, -500, 500);
+    coordinator("2");
+    pid_t w1 = worker("w1");
+    cr_assert(cu_wait_pairs(store, run, 1, 60), "no pair reported (log: %s)", logfile);
+    kill9(w1);
+    worker("w2");
+    finish_and_audit(run, 8, 90, "max pairs");
+    StoreAudit a;
+    store_audit_run(store, run, &a);
+    cr_assert_geq(a.max_attempts, 2, "the killed worker's task was not re-issued");
+}
+
+Test(cluster, coordinator_killed_and_restarted)
+{
+    CU_REQUIRE_DB();
+    int64_t run = cu_sprt(store, "NullR=2", 4, 12, 2000, -500, 500);
+    pid_t c = coordinator("5");
+    worker("w1");
+    worker("w2");
+    cr_assert(cu_wait_pairs(store, run, 2, 60), "no pairs reported (log: %s)", logfile);
+    kill9(c);
+    cu_sleep_ms(1000);
+    coordinator("5");
+    finish_and_audit(run, 12, 90, "max pairs");
+}
+
+Test(cluster, database_restarted)
+{
+    CU_REQUIRE_DB();
+    if (!getenv("XQF_PG_DIR"))
+        cr_skip("XQF_PG_DIR is not set (ops/test sets it): cannot restart the database");
+    int64_t run = cu_sprt(store, "NullR=2", 4, 12, 2000, -500, 500);
+    coordinator("5");
+    worker("w1");
+    worker("w2");
+    cr_assert(cu_wait_pairs(store, run, 2, 60), "no pairs reported (log: %s)", logfile);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s/ops/pg' stop >>'%s' 2>&1", XQF_SOURCE_DIR, logfile);
+    cr_assert_eq(system(cmd), 0);
+    cu_sleep_ms(2000);
+    snprintf(cmd, sizeof cmd, "'%s/ops/pg' start >>'%s' 2>&1", XQF_SOURCE_DIR, logfile);
+    cr_assert_eq(system(cmd), 0);
+    finish_and_audit(run, 12, 90, "max pairs");
+}
+
+/* ---- hostile input ---------------------------------------------------------- */
+
+/* Sends raw bytes (parts > 1: as a multipart message) from a DEALER. */
+static void send_raw(void *sock, const void *data, size_t len, int parts)
+{
+    for (int i = 0; i < parts; i++)
+        cr_assert_geq(zmq_send(sock, data, len, i + 1 < parts ? ZMQ_SNDMORE : 0), 0);
+}
+
+static void send_msg(void *sock, const XqfMsg *m)
+{
+    XqfBuf b = { 0 };
+    cr_assert_eq(xqf_msg_encode(m, &b), 0);
+    send_raw(sock, b.data, b.len, 1);
+    xqf_buf_free(&b);
+}
+
+/* The next reply within 3 s (type NONE when there is none). */
+static void reply(void *sock, XqfMsg *m)
+{
+    zmq_pollitem_t it = { sock, 0, ZMQ_POLLIN, 0 };
+    xqf_msg_init(m, XQF_MSG_NONE);
+    if (zmq_poll(&it, 1, 3000) <= 0)
+        return;
+    zmq_msg_t part;
+    zmq_msg_init(&part);
+    cr_assert_geq(zmq_msg_recv(&part, sock, 0), 0);
+    cr_assert_eq(xqf_msg_decode(zmq_msg_data(&part), zmq_msg_size(&part), m, NULL, 0), XQF_DECODE_OK);
+    zmq_msg_close(&part);
+}
+
+static void expect_error(void *sock, XqfErrorCode code, const char *what)
+{
+    XqfMsg m;
+    reply(sock, &m);
+    cr_assert_eq(m.type, XQF_MSG_ERROR, "%s: no error reply", what);
+    cr_assert_eq(m.u.error.code, (uint64_t)code, "%s: error %llu (%s)", what,
+                 (unsigned long long)m.u.error.code, m.u.error.text);
+    xqf_msg_free(&m);
+}
+
+static void expect_silence(void *sock, const char *what)
+{
+    zmq_pollitem_t it = { sock, 0, ZMQ_POLLIN, 0 };
+    cr_assert_eq(zmq_poll(&it, 1, 300), 0, "%s: unexpected reply", what);
+}
+
+Test(cluster, hostile_messages)
+{
+    CU_REQUIRE_DB();
+    int64_t run = cu_sprt(store, "NullR=2", 2, 10, 500, -500, 500);
+    coordinator("10");
+    worker("w1");
+    void *ctx = zmq_ctx_new(), *sock = zmq_socket(ctx, ZMQ_DEALER);
+    int linger = 0;
+    zmq_setsockopt(sock, ZMQ_LINGER, &linger, sizeof linger);
+    char ep[64];
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
+    cr_assert_eq(zmq_connect(sock, ep), 0);
+
+    send_raw(sock, "\xc1garbage", 8, 1);
+    expect_error(sock, XQF_ERR_MALFORMED, "garbage");
+    XqfMsg m;
+    xqf_msg_init(&m, XQF_MSG_HELLO);
+    strcpy(m.u.hello.name, "hostile");
+    XqfBuf b = { 0 };
+    cr_assert_eq(xqf_msg_encode(&m, &b), 0);
+    send_raw(sock, b.data, b.len - 3, 1);
+    expect_error(sock, XQF_ERR_MALFORMED, "truncated");
+    b.data[5] ^= 0x01; /* "sig" value corrupted */
+    send_raw(sock, b.data, b.len, 1);
+    expect_error(sock, XQF_ERR_MALFORMED, "bad signature");
+    b.data[5] ^= 0x01;
+    send_raw(sock, b.data, b.len, 2);
+    expect_silence(sock, "multipart");
+    /* version: "v" is the byte after the key "v" (a1 76) */
+    char *v = NULL;
+    for (size_t i = 0; i + 2 < b.len && !v; i++)
+        if ((unsigned char)b.data[i] == 0xa1 && b.data[i + 1] == 'v')
+            v = b.data + i;
+    cr_assert(v);
+    v[2] = XQF_PROTOCOL_VERSION + 1;
+    send_raw(sock, b.data, b.len, 1);
+    expect_error(sock, XQF_ERR_VERSION, "wrong version");
+    v[2] = XQF_PROTOCOL_VERSION;
+    size_t big = (size_t)XQF_FRAME_MAX + 1000;
+    char *huge = calloc(1, big);
+    send_raw(sock, huge, big, 1);
+    expect_error(sock, XQF_ERR_TOO_BIG, "oversized");
+    free(huge);
+    XqfMsg w;
+    xqf_msg_init(&w, XQF_MSG_WELCOME);
+    send_msg(sock, &w);
+    expect_error(sock, XQF_ERR_TYPE, "a type the coordinator does not take");
+    xqf_msg_init(&w, XQF_MSG_TASK_REQUEST);
+    send_msg(sock, &w);
+    expect_error(sock, XQF_ERR_NEED_HELLO, "task_request before hello");
+    xqf_msg_init(&w, XQF_MSG_RESULT);
+    w.u.result.task_id = 1;
+    w.u.result.lease = 999999;
+    w.u.result.pairs = 1;
+    w.u.result.wins = 2;
+    w.u.result.penta.count = 5;
+    w.u.result.penta.v[4] = 1;
+    send_msg(sock, &w);
+    reply(sock, &m);
+    cr_assert_eq(m.type, XQF_MSG_ACK);
+    cr_assert(strcmp(m.u.ack.status, "stale") == 0 || strcmp(m.u.ack.status, "invalid") == 0,
+              "forged result: %s", m.u.ack.status);
+    /* and still a good citizen gets served */
+    send_raw(sock, b.data, b.len, 1);
+    reply(sock, &m);
+    cr_assert_eq(m.type, XQF_MSG_WELCOME);
+    xqf_msg_init(&w, XQF_MSG_STATUS_REQUEST);
+    w.u.status_request.max_runs = 5;
+    send_msg(sock, &w);
+    reply(sock, &m);
+    cr_assert_eq(m.type, XQF_MSG_STATUS);
+    cr_assert_geq(m.u.status.runs.count, 1);
+    cr_assert(strstr(m.u.status.runs.v[0], "sprt"), "%s", m.u.status.runs.v[0]);
+    xqf_msg_free(&m);
+    xqf_buf_free(&b);
+    zmq_close(sock);
+    zmq_ctx_term(ctx);
+    finish_and_audit(run, 10, 60, "max pairs");
+}

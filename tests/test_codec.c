@@ -1,0 +1,317 @@
+/* The wire codec: round trips of every message type, and a corpus of bad frames. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec.h"
+
+/* ---- a tiny MessagePack writer, to build frames the codec would never send ---- */
+
+typedef struct {
+    unsigned char b[4096];
+    size_t n;
+} Raw;
+
+static void raw_byte(Raw *r, unsigned v) { r->b[r->n++] = (unsigned char)v; }
+static void raw_str(Raw *r, const char *s)
+{
+    size_t len = strlen(s);
+    if (len < 32) {
+        raw_byte(r, 0xa0 | (unsigned)len);
+    } else {
+        raw_byte(r, 0xd9);
+        raw_byte(r, (unsigned)len);
+    }
+    memcpy(r->b + r->n, s, len);
+    r->n += len;
+}
+static void raw_uint(Raw *r, unsigned v)
+{
+    if (v < 128) {
+        raw_byte(r, v);
+    } else {
+        raw_byte(r, 0xce);
+        for (int i = 3; i >= 0; i--)
+            raw_byte(r, (v >> (8 * i)) & 0xff);
+    }
+}
+static void raw_map(Raw *r, unsigned n) { raw_byte(r, 0x80 | n); }
+/* The header: sig, v, t (3 of the map's entries). */
+static void raw_header(Raw *r, unsigned entries, const char *sig, unsigned version, const char *type)
+{
+    raw_map(r, entries);
+    raw_str(r, "sig");
+    raw_str(r, sig);
+    raw_str(r, "v");
+    raw_uint(r, version);
+    raw_str(r, "t");
+    raw_str(r, type);
+}
+
+static XqfDecodeStatus decode_raw(const Raw *r)
+{
+    XqfMsg m;
+    char err[160];
+    XqfDecodeStatus st = xqf_msg_decode(r->b, r->n, &m, err, sizeof err);
+    xqf_msg_free(&m);
+    return st;
+}
+
+/* ---- round trips --------------------------------------------------------- */
+
+static void fill(XqfMsg *m, XqfMsgType type)
+{
+    xqf_msg_init(m, type);
+    switch (type) {
+    case XQF_MSG_HELLO:
+        strcpy(m->u.hello.name, "box-1");
+        strcpy(m->u.hello.build, "xqf-271074-00ff");
+        m->u.hello.cores = 8;
+        m->u.hello.concurrency = 7;
+        break;
+    case XQF_MSG_WELCOME:
+        m->u.welcome.worker_id = 42;
+        m->u.welcome.lease_ms = 60000;
+        m->u.welcome.heartbeat_ms = 15000;
+        break;
+    case XQF_MSG_TASK_REQUEST: m->u.task_request.slot = 3; break;
+    case XQF_MSG_TASK: {
+        XqfMsg_task *t = &m->u.task;
+        t->slot = 1;
+        t->task_id = UINT64_MAX;
+        t->lease = 77;
+        t->run_id = 5;
+        strcpy(t->kind, "sprt");
+        t->first_pair = 1LL << 40;
+        t->pairs = 2;
+        const char *lines[2] = { "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1",
+                                 "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1 moves h2e2" };
+        cr_assert_eq(xqf_strs_set(&t->openings, 2, lines), 0);
+        t->seed = 99;
+        t->nodes = 500;
+        t->margin_ms = 100;
+        t->hash_mb = 16;
+        strcpy(t->name0, "test");
+        strcpy(t->params0, "NullR=2,FutilityMargin1=130");
+        strcpy(t->name1, "base");
+        t->adjudication.count = 6;
+        for (int i = 0; i < 6; i++)
+            t->adjudication.v[i] = i * 10 - 5;
+        break;
+    }
+    case XQF_MSG_IDLE: m->u.idle.retry_ms = 1000; break;
+    case XQF_MSG_RESULT:
+        m->u.result.task_id = 9;
+        m->u.result.lease = 10;
+        m->u.result.pairs = 3;
+        m->u.result.wins = 2;
+        m->u.result.draws = 3;
+        m->u.result.losses = 1;
+        m->u.result.penta.count = 5;
+        m->u.result.penta.v[2] = 2;
+        m->u.result.penta.v[3] = 1;
+        m->u.result.reasons.count = 17;
+        m->u.result.reasons.v[1] = 6;
+        break;
+    case XQF_MSG_HEARTBEAT: m->u.heartbeat.task_id = 1; m->u.heartbeat.lease = 2; break;
+    case XQF_MSG_HANDBACK:
+        m->u.handback.task_id = 1;
+        m->u.handback.refused = true;
+        strcpy(m->u.handback.reason, "unknown parameter 'Foo'");
+        break;
+    case XQF_MSG_ACK: strcpy(m->u.ack.status, "accepted"); m->u.ack.pairs = 4; m->u.ack.stop = true; break;
+    case XQF_MSG_BYE: strcpy(m->u.bye.reason, "bye"); break;
+    case XQF_MSG_ERROR: m->u.error.code = XQF_ERR_VERSION; strcpy(m->u.error.text, "v"); break;
+    case XQF_MSG_STATUS_REQUEST: m->u.status_request.max_runs = 5; break;
+    case XQF_MSG_STATUS:
+        xqf_strs_push(&m->u.status.workers, "worker a");
+        xqf_strs_push(&m->u.status.runs, "run 1");
+        xqf_strs_push(&m->u.status.runs, "");
+        break;
+    default: break;
+    }
+}
+
+/* Encoding the decoded message gives the same bytes (fields compared through their encoding). */
+Test(codec, round_trip_every_type)
+{
+    for (int t = XQF_MSG_NONE + 1; t < XQF_MSG_COUNT; t++) {
+        XqfMsg m, back;
+        fill(&m, (XqfMsgType)t);
+        XqfBuf a = { 0 }, b = { 0 };
+        cr_assert_eq(xqf_msg_encode(&m, &a), 0, "encode %s", xqf_msg_type_name((XqfMsgType)t));
+        char err[160];
+        cr_assert_eq(xqf_msg_decode(a.data, a.len, &back, err, sizeof err), XQF_DECODE_OK, "%s: %s",
+                     xqf_msg_type_name((XqfMsgType)t), err);
+        cr_assert_eq(back.type, (XqfMsgType)t);
+        cr_assert_eq(xqf_msg_encode(&back, &b), 0);
+        cr_assert_eq(a.len, b.len);
+        cr_assert(memcmp(a.data, b.data, a.len) == 0, "%s differs after a round trip",
+                  xqf_msg_type_name((XqfMsgType)t));
+        xqf_msg_free(&m);
+        xqf_msg_free(&back);
+        xqf_msg_free(&back); /* safe twice */
+        xqf_buf_free(&a);
+        xqf_buf_free(&b);
+    }
+}
+
+Test(codec, task_fields_survive)
+{
+    XqfMsg m, back;
+    fill(&m, XQF_MSG_TASK);
+    XqfBuf a = { 0 };
+    cr_assert_eq(xqf_msg_encode(&m, &a), 0);
+    cr_assert_eq(xqf_msg_decode(a.data, a.len, &back, NULL, 0), XQF_DECODE_OK);
+    cr_assert_eq(back.u.task.task_id, UINT64_MAX);
+    cr_assert_eq(back.u.task.first_pair, 1LL << 40);
+    cr_assert_eq(back.u.task.openings.count, 2);
+    cr_assert_str_eq(back.u.task.openings.v[1], m.u.task.openings.v[1]);
+    cr_assert_str_eq(back.u.task.params0, "NullR=2,FutilityMargin1=130");
+    cr_assert_eq(back.u.task.adjudication.v[0], -5);
+    xqf_msg_free(&m);
+    xqf_msg_free(&back);
+    xqf_buf_free(&a);
+}
+
+Test(codec, encode_refuses_what_breaks_a_limit)
+{
+    XqfMsg m;
+    fill(&m, XQF_MSG_STATUS);
+    char big[XQF_TEXT_MAX + 2];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    xqf_strs_push(&m.u.status.runs, big);
+    XqfBuf a = { 0 };
+    cr_assert_eq(xqf_msg_encode(&m, &a), -1);
+    xqf_msg_free(&m);
+    xqf_buf_free(&a);
+}
+
+/* ---- the corpus of bad frames ------------------------------------------------ */
+
+Test(codec, bad_frames)
+{
+    Raw r;
+    XqfMsg m;
+    /* empty, not a map, a bare string */
+    cr_assert_eq(xqf_msg_decode("", 0, &m, NULL, 0), XQF_DECODE_MALFORMED);
+    cr_assert_eq(xqf_msg_decode("\x01", 1, &m, NULL, 0), XQF_DECODE_MALFORMED);
+    cr_assert_eq(xqf_msg_decode("\xa3xqf", 4, &m, NULL, 0), XQF_DECODE_MALFORMED);
+    /* reserved byte 0xc1, bin and ext types */
+    cr_assert_eq(xqf_msg_decode("\xc1", 1, &m, NULL, 0), XQF_DECODE_MALFORMED);
+    cr_assert_eq(xqf_msg_decode("\xc4\x01\x00", 3, &m, NULL, 0), XQF_DECODE_MALFORMED);
+    cr_assert_eq(xqf_msg_decode("\xd4\x01\x00", 3, &m, NULL, 0), XQF_DECODE_MALFORMED);
+    /* an array claiming 2^32-1 elements in a tiny frame */
+    cr_assert_eq(xqf_msg_decode("\xdd\xff\xff\xff\xff\x01", 6, &m, NULL, 0), XQF_DECODE_MALFORMED);
+    cr_assert_eq(xqf_msg_decode("\xdf\xff\xff\xff\xff\x01", 6, &m, NULL, 0), XQF_DECODE_MALFORMED);
+    /* a string longer than the frame */
+    cr_assert_eq(xqf_msg_decode("\xdb\x00\x10\x00\x00zz", 7, &m, NULL, 0), XQF_DECODE_MALFORMED);
+    /* deep nesting */
+    cr_assert_eq(xqf_msg_decode("\x91\x91\x91\x91\x91\x01", 6, &m, NULL, 0), XQF_DECODE_MALFORMED);
+
+    /* wrong signature, missing signature */
+    r.n = 0;
+    raw_header(&r, 4, "xqg", XQF_PROTOCOL_VERSION, "task_request");
+    raw_str(&r, "slot");
+    raw_uint(&r, 0);
+    cr_assert_eq(decode_raw(&r), XQF_DECODE_MALFORMED);
+    /* the same frame, right: decodes */
+    r.n = 0;
+    raw_header(&r, 4, "xqf", XQF_PROTOCOL_VERSION, "task_request");
+    raw_str(&r, "slot");
+    raw_uint(&r, 0);
+    cr_assert_eq(decode_raw(&r), XQF_DECODE_OK);
+    /* trailing byte */
+    Raw t = r;
+    raw_byte(&t, 0x00);
+    cr_assert_eq(decode_raw(&t), XQF_DECODE_MALFORMED);
+    /* truncated at every length */
+    for (size_t len = 0; len < r.n; len++)
+        cr_assert_eq(xqf_msg_decode(r.b, len, &m, NULL, 0), XQF_DECODE_MALFORMED, "cut at %zu", len);
+    /* wrong version, unknown type */
+    r.n = 0;
+    raw_header(&r, 4, "xqf", XQF_PROTOCOL_VERSION + 1, "task_request");
+    raw_str(&r, "slot");
+    raw_uint(&r, 0);
+    cr_assert_eq(decode_raw(&r), XQF_DECODE_VERSION);
+    r.n = 0;
+    raw_header(&r, 3, "xqf", XQF_PROTOCOL_VERSION, "launch_missiles");
+    cr_assert_eq(decode_raw(&r), XQF_DECODE_TYPE);
+    /* wrong field type, missing field, unknown field, duplicate field, negative unsigned */
+    r.n = 0;
+    raw_header(&r, 4, "xqf", XQF_PROTOCOL_VERSION, "task_request");
+    raw_str(&r, "slot");
+    raw_str(&r, "0");
+    cr_assert_eq(decode_raw(&r), XQF_DECODE_MALFORMED);
+    r.n = 0;
+    raw_header(&r, 3, "xqf", XQF_PROTOCOL_VERSION, "task_request");
+    cr_assert_eq(decode_raw(&r), XQF_DECODE_MALFORMED);
+    r.n = 0;
+    raw_header(&r, 5, "xqf", XQF_PROTOCOL_VERSION, "task_request");
+    raw_str(&r, "slot");
+    raw_uint(&r, 0);
+    raw_str(&r, "extra");
+    raw_uint(&r, 0);
+    cr_assert_eq(decode_raw(&r), XQF_DECODE_MALFORMED);
+    r.n = 0;
+    raw_header(&r, 5, "xqf", XQF_PROTOCOL_VERSION, "task_request");
+    raw_str(&r, "slot");
+    raw_uint(&r, 0);
+    raw_str(&r, "slot");
+    raw_uint(&r, 1);
+    cr_assert_eq(decode_raw(&r), XQF_DECODE_MALFORMED);
+    r.n = 0;
+    raw_header(&r, 4, "xqf", XQF_PROTOCOL_VERSION, "task_request");
+    raw_str(&r, "slot");
+    raw_byte(&r, 0xff); /* -1 */
+    cr_assert_eq(decode_raw(&r), XQF_DECODE_MALFORMED);
+    /* an oversize string field, a NUL inside a string */
+    r.n = 0;
+    raw_header(&r, 4, "xqf", XQF_PROTOCOL_VERSION, "bye");
+    raw_str(&r, "reason");
+    char big[XQF_TEXT_MAX + 2];
+    memset(big, 'y', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    raw_byte(&r, 0xda);
+    raw_byte(&r, (unsigned)(strlen(big) >> 8));
+    raw_byte(&r, (unsigned)(strlen(big) & 0xff));
+    memcpy(r.b + r.n, big, strlen(big));
+    r.n += strlen(big);
+    cr_assert_eq(decode_raw(&r), XQF_DECODE_MALFORMED);
+    r.n = 0;
+    raw_header(&r, 4, "xqf", XQF_PROTOCOL_VERSION, "bye");
+    raw_str(&r, "reason");
+    raw_byte(&r, 0xa3);
+    raw_byte(&r, 'a');
+    raw_byte(&r, 0);
+    raw_byte(&r, 'b');
+    cr_assert_eq(decode_raw(&r), XQF_DECODE_MALFORMED);
+    /* too big a frame */
+    size_t huge = (size_t)XQF_FRAME_MAX + 1;
+    char *h = calloc(1, huge);
+    cr_assert_eq(xqf_msg_decode(h, huge, &m, NULL, 0), XQF_DECODE_TOO_BIG);
+    free(h);
+    cr_assert_eq(xqf_decode_error_code(XQF_DECODE_TOO_BIG), XQF_ERR_TOO_BIG);
+}
+
+/* Random bytes and random corruptions of valid frames: never a crash, leak or false success on garbage. */
+Test(codec, fuzz)
+{
+    srand(12345);
+    XqfBuf valid = { 0 };
+    for (int round = 0; round < 20000; round++) {
+        XqfMsg m;
+        fill(&m, (XqfMsgType)(1 + round % (XQF_MSG_COUNT - 1)));
+        cr_assert_eq(xqf_msg_encode(&m, &valid), 0);
+        xqf_msg_free(&m);
+        int flips = 1 + rand() % 4;
+        for (int i = 0; i < flips; i++)
+            valid.data[rand() % (int)valid.len] = (char)rand();
+        size_t len = round % 3 == 0 ? (size_t)(rand() % (int)valid.len + 1) : valid.len;
+        XqfMsg out;
+        xqf_msg_decode(valid.data, len, &out, NULL, 0);
+        xqf_msg_free(&out);
+    }
+    xqf_buf_free(&valid);
+}

@@ -1,0 +1,446 @@
+/*
+ * xqf-worker: plays tasks of the coordinator's runs and reports their
+ * results.
+ *
+ *   xqf-worker [--connect ENDPOINT] [--name NAME] [--concurrency N]
+ *
+ * The worker has N slots (default: online cores); each asks for a task,
+ * plays it one game at a time on a thread of its own and reports the
+ * task's cumulative counts after every pair, so that a report repeated or
+ * lost changes nothing.  The main thread alone owns the socket: game
+ * threads wake it through a pipe.  Timers re-send what is not answered
+ * (results, requests, hello), heartbeat the tasks, and say hello again
+ * when the coordinator has been silent (it may have restarted).
+ *
+ * Build id (sent in hello, checked against a run's required build):
+ * "xqf-<bench nodes at depth 5>-<hash of the default parameters>", computed
+ * at start (0.2 s): the search's signature at a small depth and the
+ * compiled-in parameters (a tuned build has other defaults).
+ *
+ * SIGTERM/SIGINT: the running games are abandoned, the complete pairs
+ * reported, the tasks handed back, then bye.  Exit status 0, 1 on failure,
+ * 2 on bad usage.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "codec.h"
+#include "log.h"
+#include "params.h"
+#include "task.h"
+#include "worker_transport.h"
+
+enum {
+    MAX_SLOTS = 256,
+    REQUEST_TIMEOUT_MS = 5000,       /* a task_request unanswered this long is re-sent */
+    RESEND_MS = 2000,                /* an unacknowledged result is re-sent after this */
+    HELLO_BACKOFF_MIN_MS = 500,
+    HELLO_BACKOFF_MAX_MS = 10000,
+    SILENCE_MS = 15000,              /* nothing heard this long: hello again */
+    SHUTDOWN_MS = 5000,              /* at most this long to hand back at SIGTERM */
+    BUILD_DEPTH = 5
+};
+
+typedef enum { SLOT_IDLE, SLOT_REQUESTED, SLOT_PLAYING, SLOT_STOPPING } SlotState;
+
+typedef struct {
+    SlotState state;
+    Task *task;
+    uint64_t task_id, lease;
+    int64_t pairs;                   /* of the task */
+    TaskCounts sent;                 /* last reported */
+    int64_t acked;                   /* pairs the coordinator confirmed */
+    int64_t since_ms;                /* request sent / last contact about the task */
+    int64_t next_request_ms;
+    bool handback;                   /* hand back once the thread is done */
+    bool lease_gone;                 /* told to stop: nothing more to report */
+} Slot;
+
+typedef struct {
+    WorkerTransport *t;
+    char name[XQF_NAME_MAX + 1];
+    char build[XQF_NAME_MAX + 1];
+    int cores, nslots;
+    Slot slots[MAX_SLOTS];
+    bool welcomed;
+    int64_t hello_ms, hello_backoff, heard_ms, heartbeat_ms;
+    int pipe_fd[2];
+} Worker;
+
+static volatile sig_atomic_t stop_flag = 0;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void send_hello(Worker *w, int64_t now)
+{
+    XqfMsg m;
+    xqf_msg_init(&m, XQF_MSG_HELLO);
+    snprintf(m.u.hello.name, sizeof m.u.hello.name, "%s", w->name);
+    snprintf(m.u.hello.build, sizeof m.u.hello.build, "%s", w->build);
+    m.u.hello.cores = (uint64_t)w->cores;
+    m.u.hello.concurrency = (uint64_t)w->nslots;
+    wt_send(w->t, &m);
+    w->hello_ms = now;
+}
+
+static void send_result(Worker *w, Slot *s, const TaskCounts *c, int64_t now)
+{
+    XqfMsg m;
+    xqf_msg_init(&m, XQF_MSG_RESULT);
+    XqfMsg_result *r = &m.u.result;
+    r->task_id = s->task_id;
+    r->lease = s->lease;
+    r->pairs = c->pairs;
+    r->wins = c->wins;
+    r->draws = c->draws;
+    r->losses = c->losses;
+    r->penta.count = 5;
+    memcpy(r->penta.v, c->penta, sizeof c->penta);
+    r->reasons.count = GAME_REASONS;
+    memcpy(r->reasons.v, c->reasons, sizeof c->reasons);
+    wt_send(w->t, &m);
+    s->sent = *c;
+    s->since_ms = now;
+}
+
+static void send_task_msg(Worker *w, XqfMsgType type, uint64_t task, uint64_t lease, bool refused,
+                          const char *reason)
+{
+    XqfMsg m;
+    xqf_msg_init(&m, type);
+    if (type == XQF_MSG_HEARTBEAT) {
+        m.u.heartbeat.task_id = task;
+        m.u.heartbeat.lease = lease;
+    } else {
+        m.u.handback.task_id = task;
+        m.u.handback.lease = lease;
+        m.u.handback.refused = refused;
+        snprintf(m.u.handback.reason, sizeof m.u.handback.reason, "%s", reason);
+    }
+    wt_send(w->t, &m);
+}
+
+static Slot *slot_of_task(Worker *w, uint64_t task, uint64_t lease)
+{
+    for (int i = 0; i < w->nslots; i++) {
+        Slot *s = &w->slots[i];
+        if (s->task && s->task_id == task && s->lease == lease)
+            return s;
+    }
+    return NULL;
+}
+
+static void slot_reset(Slot *s, int64_t next_request_ms)
+{
+    task_destroy(&s->task);
+    memset(s, 0, sizeof *s);
+    s->state = SLOT_IDLE;
+    s->next_request_ms = next_request_ms;
+}
+
+static void on_task(Worker *w, const XqfMsg_task *m, int64_t now)
+{
+    Slot *s = m->slot < (uint64_t)w->nslots ? &w->slots[m->slot] : NULL;
+    if (!s || s->state != SLOT_REQUESTED || stop_flag) {
+        send_task_msg(w, XQF_MSG_HANDBACK, m->task_id, m->lease, false, "not asked for (a late answer)");
+        return;
+    }
+    char err[512];
+    Task *t = task_new(m, w->build, err, sizeof err);
+    if (!t || task_start(t, w->pipe_fd[1]) != 0) {
+        log_warn("refusing task %" PRIu64 ": %s", m->task_id, t ? "cannot start a thread" : err);
+        send_task_msg(w, XQF_MSG_HANDBACK, m->task_id, m->lease, true, t ? "cannot start a thread" : err);
+        task_destroy(&t);
+        slot_reset(s, now + 2000);
+        return;
+    }
+    log_info("slot %d: task %" PRIu64 " of run %" PRIu64 ", pairs %" PRId64 "-%" PRId64, (int)m->slot,
+             m->task_id, m->run_id, m->first_pair, m->first_pair + m->pairs - 1);
+    s->state = SLOT_PLAYING;
+    s->task = t;
+    s->task_id = m->task_id;
+    s->lease = m->lease;
+    s->pairs = m->pairs;
+    s->acked = 0;
+    memset(&s->sent, 0, sizeof s->sent);
+    s->since_ms = now;
+}
+
+static void on_message(Worker *w, const XqfMsg *m, int64_t now)
+{
+    w->heard_ms = now;
+    switch (m->type) {
+    case XQF_MSG_WELCOME:
+        if (!w->welcomed)
+            log_info("welcomed as worker %" PRIu64 " (lease %" PRIu64 " ms)", m->u.welcome.worker_id,
+                     m->u.welcome.lease_ms);
+        w->welcomed = true;
+        w->hello_backoff = HELLO_BACKOFF_MIN_MS;
+        w->heartbeat_ms = m->u.welcome.heartbeat_ms > 0 ? (int64_t)m->u.welcome.heartbeat_ms : 10000;
+        break;
+    case XQF_MSG_TASK:
+        on_task(w, &m->u.task, now);
+        break;
+    case XQF_MSG_IDLE: {
+        Slot *s = m->u.idle.slot < (uint64_t)w->nslots ? &w->slots[m->u.idle.slot] : NULL;
+        if (s && s->state == SLOT_REQUESTED)
+            slot_reset(s, now + (int64_t)(m->u.idle.retry_ms < 60000 ? m->u.idle.retry_ms : 60000));
+        break;
+    }
+    case XQF_MSG_ACK: {
+        const XqfMsg_ack *a = &m->u.ack;
+        Slot *s = slot_of_task(w, a->task_id, a->lease);
+        if (!s)
+            break;
+        if ((strcmp(a->status, "accepted") == 0 || strcmp(a->status, "duplicate") == 0) &&
+            a->pairs > s->acked)
+            s->acked = a->pairs;
+        if (strcmp(a->status, "invalid") == 0) {
+            log_error("task %" PRIu64 ": the coordinator found our counts invalid; dropping it", a->task_id);
+            s->lease_gone = true;
+        }
+        if (a->stop && !s->lease_gone) {
+            log_info("task %" PRIu64 ": stopped by the coordinator (%s)", a->task_id, a->status);
+            s->lease_gone = true;
+        }
+        if (s->lease_gone) {
+            task_stop(s->task);
+            s->state = SLOT_STOPPING;
+        }
+        break;
+    }
+    case XQF_MSG_ERROR:
+        if (m->u.error.code == XQF_ERR_NEED_HELLO) {
+            w->welcomed = false;
+            w->hello_ms = 0;
+            w->hello_backoff = HELLO_BACKOFF_MIN_MS;
+        } else {
+            log_warn("coordinator error %" PRIu64 ": %s", m->u.error.code, m->u.error.text);
+        }
+        break;
+    default:
+        log_warn("unexpected %s message ignored", xqf_msg_type_name(m->type));
+        break;
+    }
+}
+
+/* One pass over the slots: requests, results, heartbeats, the end of tasks. */
+static void tend_slots(Worker *w, int64_t now)
+{
+    for (int i = 0; i < w->nslots; i++) {
+        Slot *s = &w->slots[i];
+        if (s->state == SLOT_IDLE && w->welcomed && !stop_flag && now >= s->next_request_ms) {
+            XqfMsg m;
+            xqf_msg_init(&m, XQF_MSG_TASK_REQUEST);
+            m.u.task_request.slot = (uint64_t)i;
+            wt_send(w->t, &m);
+            s->state = SLOT_REQUESTED;
+            s->since_ms = now;
+            continue;
+        }
+        if (s->state == SLOT_REQUESTED && now - s->since_ms > REQUEST_TIMEOUT_MS) {
+            s->state = SLOT_IDLE;            /* lost on the way: ask again */
+            continue;
+        }
+        if (!s->task)
+            continue;
+        TaskCounts c;
+        bool done, failed;
+        task_poll(s->task, &c, &done, &failed);
+        if (stop_flag && !s->handback && !s->lease_gone) {
+            task_stop(s->task);
+            s->handback = true;
+        }
+        if (s->lease_gone) {
+            if (done)
+                slot_reset(s, now);
+            continue;
+        }
+        if (c.pairs > s->sent.pairs || (s->acked < c.pairs && now - s->since_ms > RESEND_MS))
+            send_result(w, s, &c, now);
+        else if (now - s->since_ms > w->heartbeat_ms && !done) {
+            send_task_msg(w, XQF_MSG_HEARTBEAT, s->task_id, s->lease, false, "");
+            s->since_ms = now;
+        }
+        if (!done || s->acked < c.pairs)
+            continue;
+        /* Done and every pair acknowledged. */
+        if (c.pairs < s->pairs) {
+            const char *why = failed ? "a game thread failed" : "worker shutting down";
+            send_task_msg(w, XQF_MSG_HANDBACK, s->task_id, s->lease, failed, why);
+            log_info("task %" PRIu64 ": handed back after %" PRId64 " of %" PRId64 " pairs (%s)",
+                     s->task_id, c.pairs, s->pairs, why);
+        } else {
+            log_info("task %" PRIu64 ": done, %" PRId64 " pairs W/D/L %" PRId64 "/%" PRId64 "/%" PRId64,
+                     s->task_id, c.pairs, c.wins, c.draws, c.losses);
+        }
+        slot_reset(s, now);
+    }
+}
+
+static bool busy(const Worker *w)
+{
+    for (int i = 0; i < w->nslots; i++)
+        if (w->slots[i].task)
+            return true;
+    return false;
+}
+
+static void compute_build(char *out, size_t size)
+{
+    FILE *null = fopen("/dev/null", "w");
+    uint64_t nodes = bench_run(BUILD_DEPTH, null ? null : stderr);
+    if (null)
+        fclose(null);
+    Params p;
+    params_default(&p);
+    snprintf(out, size, "xqf-%" PRIu64 "-%016" PRIx64, nodes, params_hash(&p));
+}
+
+static void usage(FILE *out)
+{
+    fputs("Usage: xqf-worker [--connect ENDPOINT] [--name NAME] [--concurrency N]\n"
+          "\n"
+          "Plays tasks of the coordinator's runs with the built-in engine and reports\n"
+          "their results.\n"
+          "\n"
+          "  --connect ENDPOINT  the coordinator (default tcp://127.0.0.1:5555)\n"
+          "  --name NAME         this worker's name (default HOST-PID)\n"
+          "  --concurrency N     tasks played side by side, one game each (default: cores)\n"
+          "  --build-id          print the build id and exit\n"
+          "SIGTERM hands the tasks back and leaves. Logs: stderr (XQF_LOG=debug|info|warn|error).\n",
+          out);
+}
+
+int main(int argc, char **argv)
+{
+    static Worker w;
+    const char *endpoint = "tcp://127.0.0.1:5555";
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    w.cores = online > 0 ? (int)online : 1;
+    w.nslots = w.cores;
+    char host[64] = "worker";
+    gethostname(host, sizeof host - 1);
+    snprintf(w.name, sizeof w.name, "%.40s-%ld", host, (long)getpid());
+    bool build_only = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (strcmp(a, "--build-id") == 0) {
+            build_only = true;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "xqf-worker: error: %s needs a value (see --help)\n", a);
+            return 2;
+        }
+        const char *v = argv[++i];
+        if (strcmp(a, "--connect") == 0) {
+            endpoint = v;
+        } else if (strcmp(a, "--name") == 0) {
+            if (!*v || strlen(v) > XQF_NAME_MAX) {
+                fprintf(stderr, "xqf-worker: error: --name: 1-%d characters\n", XQF_NAME_MAX);
+                return 2;
+            }
+            snprintf(w.name, sizeof w.name, "%s", v);
+        } else if (strcmp(a, "--concurrency") == 0) {
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (end == v || *end || n < 1 || n > MAX_SLOTS) {
+                fprintf(stderr, "xqf-worker: error: --concurrency: '%s' is not 1-%d\n", v, MAX_SLOTS);
+                return 2;
+            }
+            w.nslots = (int)n;
+        } else {
+            fprintf(stderr, "xqf-worker: error: unknown option '%s' (see --help)\n", a);
+            return 2;
+        }
+    }
+    compute_build(w.build, sizeof w.build);
+    if (build_only) {
+        printf("%s\n", w.build);
+        return 0;
+    }
+    xqf_log_init(w.name);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    if (pipe(w.pipe_fd) != 0 || fcntl(w.pipe_fd[0], F_SETFL, O_NONBLOCK) != 0 ||
+        fcntl(w.pipe_fd[1], F_SETFL, O_NONBLOCK) != 0 || !(w.t = wt_new(endpoint)))
+        return 1;
+    log_info("build %s, %d slots, coordinator %s", w.build, w.nslots, endpoint);
+    w.hello_backoff = HELLO_BACKOFF_MIN_MS;
+    w.heartbeat_ms = 10000;
+    w.heard_ms = now_ms();
+    int64_t stop_at = 0;
+    for (;;) {
+        int64_t now = now_ms();
+        if (stop_flag && !stop_at)
+            stop_at = now + SHUTDOWN_MS;
+        if (stop_flag && (!busy(&w) || now >= stop_at))
+            break;
+        if (w.welcomed && now - w.heard_ms > SILENCE_MS) {
+            log_warn("the coordinator is silent: saying hello again");
+            w.welcomed = false;
+            w.heard_ms = now;
+        }
+        if (!w.welcomed && now - w.hello_ms >= w.hello_backoff) {
+            send_hello(&w, now);
+            w.hello_backoff = w.hello_backoff * 2 > HELLO_BACKOFF_MAX_MS ? HELLO_BACKOFF_MAX_MS
+                                                                        : w.hello_backoff * 2;
+        }
+        tend_slots(&w, now);
+        int ready = wt_wait(w.t, 100, w.pipe_fd[0]);
+        if (ready < 0)
+            break;
+        if (ready & 2) {
+            char drain[256];
+            while (read(w.pipe_fd[0], drain, sizeof drain) > 0) {
+            }
+        }
+        XqfMsg m;
+        int rc;
+        while ((rc = wt_recv(w.t, &m)) != 0) {
+            if (rc > 0)
+                on_message(&w, &m, now_ms());
+            xqf_msg_free(&m);
+        }
+    }
+    for (int i = 0; i < w.nslots; i++)
+        task_destroy(&w.slots[i].task);
+    XqfMsg bye;
+    xqf_msg_init(&bye, XQF_MSG_BYE);
+    snprintf(bye.u.bye.reason, sizeof bye.u.bye.reason, "%s", stop_flag ? "stopped by a signal" : "transport failure");
+    wt_send(w.t, &bye);
+    log_info("leaving");
+    wt_destroy(&w.t);
+    close(w.pipe_fd[0]);
+    close(w.pipe_fd[1]);
+    return stop_flag ? 0 : 1;
+}

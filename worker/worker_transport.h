@@ -1,0 +1,28 @@
+/*
+ * worker_transport.h - the worker's ZeroMQ DEALER socket, used from the
+ * main thread only.  ZeroMQ reconnects by itself (100 ms doubling to 5 s)
+ * when the coordinator goes away; messages are only queued on a live
+ * connection (ZMQ_IMMEDIATE), so nothing stale piles up while it is gone:
+ * the worker's timers re-send what matters.
+ */
+#ifndef XQF_WORKER_TRANSPORT_H
+#define XQF_WORKER_TRANSPORT_H
+
+#include "codec.h"
+
+typedef struct WorkerTransport WorkerTransport;
+
+/* Connects a DEALER to endpoint. NULL (logged) on failure. */
+WorkerTransport *wt_new(const char *endpoint);
+void wt_destroy(WorkerTransport **t);
+/* Encodes and sends a message without blocking; 0, or -1 (not connected, full, encoding). */
+int wt_send(WorkerTransport *t, const XqfMsg *m);
+/* Waits up to timeout_ms for a message or fd readable: mask 1 message, 2 fd; 0 timeout/signal; -1 error. */
+int wt_wait(WorkerTransport *t, int timeout_ms, int fd);
+/*
+ * Receives and decodes one message without waiting: 1 with *m (free it),
+ * 0 when none, -1 when one was malformed (skipped, logged).
+ */
+int wt_recv(WorkerTransport *t, XqfMsg *m);
+
+#endif
