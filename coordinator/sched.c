@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "spsa.h"
 #include "stats.h"
 
 enum { MAX_TOUCHED = 64, IDLE_RETRY_MS = 1000 };
@@ -22,7 +23,7 @@ typedef struct {
     /* A new task when the database has none queued; NULL: xqf_claim_task makes them. 1/0/-1. */
     int (*new_task)(Sched *s, SchedRun *r, int64_t worker, int64_t lease_ms, StoreLease *out);
     /* In the accepting transaction, when a task's last pair came in. 0/-1. */
-    int (*task_done)(Sched *s, SchedRun *r, int64_t task);
+    int (*task_done)(Sched *s, int64_t run, int64_t task);
     /* After commit, for runs that got results: stop rules. 0/-1. */
     int (*progress)(Sched *s, int64_t run);
 } RunKindOps;
@@ -72,10 +73,130 @@ static int sprt_progress(Sched *s, int64_t id)
     return store_update_sprt(s->store, id, llr, *verdict ? verdict : NULL);
 }
 
+/*
+ * SPSA: a new task draws a perturbation at k = iter + 1 and plays
+ * theta + c_k flip (first player) against theta - c_k flip; its record goes
+ * with the task (003_spsa.sql).  When its last pair is in, the update is
+ * applied from the first player's side, exactly once (the task is marked in
+ * the same transaction), and theta joins the history.
+ */
+
+/* The tuner's model of a stored SPSA run. Returns 0, or -1 when the stored parameters are unusable. */
+static int spsa_model(const StoreSpsa *st, xqf_spsa *x)
+{
+    if (xqf_spsa_init(x, st->iterations) != 0)
+        return -1;
+    x->alpha = st->alpha;
+    x->gamma = st->gamma;
+    x->A = st->a_ratio * (double)st->iterations;
+    x->iter = st->iter;
+    for (int i = 0; i < st->count; i++) {
+        const StoreSpsaParam *q = &st->params[i];
+        if (xqf_spsa_add(x, q->name, q->theta, q->min, q->max, q->c_end, q->r_end) != 0)
+            return -1;
+    }
+    return x->count > 0 ? 0 : -1;
+}
+
+/* The set "fixed,Name=value,..." of the tuned values. Returns 0, or -1 when it does not fit. */
+static int spsa_set(const StoreSpsa *st, const int *values, char *out, size_t size)
+{
+    size_t len = (size_t)snprintf(out, size, "%s", st->fixed);
+    for (int i = 0; i < st->count && len < size; i++)
+        len += (size_t)snprintf(out + len, size - len, "%s%s=%d", len ? "," : "", st->params[i].name,
+                                values[i]);
+    return len < size ? 0 : -1;
+}
+
+/* Appends "key": [v, ...] (ints when iv, else doubles) to out at *len. */
+static void json_list(char *out, size_t *len, const char *key, const int *iv, const double *dv, int n)
+{
+    *len += (size_t)sprintf(out + *len, ", \"%s\": [", key);
+    for (int i = 0; i < n; i++)
+        *len += iv ? (size_t)sprintf(out + *len, "%s%d", i ? ", " : "", iv[i])
+                   : (size_t)sprintf(out + *len, "%s%.17g", i ? ", " : "", dv[i]);
+    *len += (size_t)sprintf(out + *len, "]");
+}
+
+/* The task's perturbation record (malloc'd JSON), or NULL when out of memory. */
+static char *spsa_json(const xqf_spsa_step *st)
+{
+    char *out = malloc(64 + (size_t)st->count * 5 * 28);
+    if (!out)
+        return NULL;
+    size_t len = (size_t)sprintf(out, "{\"k\": %lld", (long long)st->k);
+    json_list(out, &len, "flip", st->flip, NULL, st->count);
+    json_list(out, &len, "c_k", NULL, st->c_k, st->count);
+    json_list(out, &len, "R_k", NULL, st->R_k, st->count);
+    json_list(out, &len, "plus", st->plus, NULL, st->count);
+    json_list(out, &len, "minus", st->minus, NULL, st->count);
+    strcpy(out + len, "}");
+    return out;
+}
+
+static int spsa_new_task(Sched *s, SchedRun *r, int64_t worker, int64_t lease_ms, StoreLease *out)
+{
+    StoreSpsa st;
+    xqf_spsa x;
+    xqf_spsa_step step;
+    char p0[STORE_PARAMS_MAX + 1], p1[STORE_PARAMS_MAX + 1];
+    int rc = store_spsa_load(s->store, r->run.id, &st);
+    if (rc <= 0)
+        return rc;
+    if (spsa_model(&st, &x) != 0) {
+        log_warn("run %lld: unusable SPSA parameters: skipped", (long long)r->run.id);
+        return 0;
+    }
+    /* one random stream per task, reproducible from the run's seed and the task's first pair */
+    uint64_t rng = st.seed ^ (UINT64_C(0x9E3779B97F4A7C15) * (uint64_t)(st.next_pair + 1));
+    rng = (rng ^ (rng >> 31)) * UINT64_C(0xBF58476D1CE4E5B9);
+    xqf_spsa_perturb(&x, x.iter + 1, &rng, &step);
+    if (spsa_set(&st, step.plus, p0, sizeof p0) != 0 || spsa_set(&st, step.minus, p1, sizeof p1) != 0) {
+        log_warn("run %lld: parameter sets too long: skipped", (long long)r->run.id);
+        return 0;
+    }
+    char *json = spsa_json(&step);
+    if (!json)
+        return -1;
+    rc = store_create_task(s->store, r->run.id, worker, lease_ms, p0, p1, json, out);
+    free(json);
+    return rc;
+}
+
+static int spsa_task_done(Sched *s, int64_t run, int64_t task)
+{
+    int rc = store_spsa_claim_update(s->store, task);
+    if (rc <= 0)
+        return rc;
+    StoreSpsa st;
+    StoreSpsaTask t;
+    xqf_spsa x;
+    xqf_spsa_step step = { 0 };
+    if ((rc = store_spsa_load(s->store, run, &st)) <= 0 || (rc = store_spsa_task(s->store, task, &t)) <= 0 ||
+        spsa_model(&st, &x) != 0 || t.count != x.count) {
+        if (rc < 0)
+            return -1;
+        log_warn("run %lld: task %lld: no usable perturbation: no update", (long long)run, (long long)task);
+        return 0;
+    }
+    step.count = t.count;
+    step.k = t.k;
+    memcpy(step.flip, t.flip, sizeof t.flip[0] * (size_t)t.count);
+    memcpy(step.c_k, t.c_k, sizeof t.c_k[0] * (size_t)t.count);
+    memcpy(step.R_k, t.R_k, sizeof t.R_k[0] * (size_t)t.count);
+    if (xqf_spsa_update(&x, &step, t.pairs, t.wins, t.losses) != 0)
+        return 0;
+    double theta[STORE_SPSA_MAX];
+    for (int i = 0; i < x.count; i++)
+        theta[i] = x.params[i].theta;
+    log_debug("run %lld: SPSA iteration %lld (task %lld, W-L %lld)", (long long)run, (long long)x.iter,
+              (long long)task, (long long)(t.wins - t.losses));
+    return store_spsa_save(s->store, run, theta, x.count, x.iter);
+}
+
 static const RunKindOps KINDS[] = {
     { "sprt", NULL, NULL, sprt_progress },
-    /* issue 6: SPSA runs get new_task (perturbed sets) and task_done (theta update). */
-    { "spsa", NULL, NULL, NULL },
+    { "spsa", spsa_new_task, spsa_task_done, NULL },
 };
 
 static const RunKindOps *kind_of(const char *kind)
@@ -286,10 +407,15 @@ static SchedRun *find(Sched *s, int64_t id)
 int sched_report(Sched *s, int64_t run, int64_t task, bool task_done)
 {
     SchedRun *r = find(s, run);
-    if (task_done && r) {
-        r->run.leased--;
-        const RunKindOps *k = kind_of(r->run.kind);
-        if (k && k->task_done && k->task_done(s, r, task) != 0)
+    if (task_done) {
+        /* a run missing from the cache (paused, finished by this very report) still gets its hook */
+        StoreRun loaded = { .kind = "" };
+        if (r)
+            r->run.leased--;
+        else if (store_load_run(s->store, run, &loaded, false) < 0)
+            return -1;
+        const RunKindOps *k = kind_of(r ? r->run.kind : loaded.kind);
+        if (k && k->task_done && k->task_done(s, run, task) != 0)
             return -1;
     }
     for (int i = 0; i < s->ntouched; i++)

@@ -31,6 +31,8 @@ static void run_line(const StoreRun *r, char *out, size_t size)
         n += snprintf(out + n, size - (size_t)n, " LLR %.2f [%.2f, %.2f] (elo0 %g elo1 %g)",
                       isnan(llr) ? 0.0 : llr, lo, hi, r->elo0, r->elo1);
     }
+    if (strcmp(r->kind, "spsa") == 0 && n > 0 && (size_t)n < size)
+        n += snprintf(out + n, size - (size_t)n, " iter %lld/%lld", (long long)r->iter, (long long)r->max_pairs);
     if (r->verdict[0] && n > 0 && (size_t)n < size)
         snprintf(out + n, size - (size_t)n, " verdict: %s", r->verdict);
 }

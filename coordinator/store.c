@@ -21,7 +21,15 @@
     "r.pairs_per_task, r.max_pairs, r.next_pair, r.elo0, r.elo1, r.alpha, r.beta, r.llr, "       \
     "coalesce(r.verdict, ''), r.pairs, r.wins, r.draws, r.losses, r.ll, r.ld, r.dd, r.wd, r.ww, " \
     "array_to_string(r.reasons, ','), "                                                          \
-    "(SELECT count(*) FROM tasks t WHERE t.run_id = r.id AND t.state = 'leased')"
+    "(SELECT count(*) FROM tasks t WHERE t.run_id = r.id AND t.state = 'leased'), r.iter, "     \
+    "r.book_name, to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "           \
+    "coalesce(to_char(r.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), ''), "         \
+    "extract(epoch FROM coalesce(r.finished_at, now()) - r.created_at)"
+
+/* A jsonb array of numbers as comma-separated text, in order. */
+#define JSON_LIST(key)                                                                           \
+    "(SELECT string_agg(x, ',' ORDER BY i) FROM jsonb_array_elements_text(perturbation->'" key   \
+    "') WITH ORDINALITY AS u(x, i))"
 
 /* Every statement the coordinator runs: name, SQL, parameter count. */
 #define STATEMENTS(S)                                                                            \
@@ -37,12 +45,36 @@
     S(FINISH, "SELECT xqf_finish_run($1, $2, $3, NULL)", 3)                                      \
     S(SET_LLR, "UPDATE runs SET llr = $2 WHERE id = $1", 2)                                      \
     S(FINISH_LLR, "SELECT xqf_finish_run($1, 'finished', $3, $2)", 3)                            \
-    S(CREATE_SPRT,                                                                               \
+    S(CREATE_RUN,                                                                                \
       "INSERT INTO runs (kind, name, name0, params0, name1, params1, build_id, book_name, book, " \
       "seed, nodes, base_ms, inc_ms, margin_ms, hash_mb, adjudication, pairs_per_task, "         \
-      "max_pairs, elo0, elo1, alpha, beta, priority) VALUES ('sprt', $1, 'test', $2, 'base', "   \
+      "max_pairs, elo0, elo1, alpha, beta, priority, settings) VALUES ($21, $1, $22, $2, $23, "   \
       "$3, $4, $5, $6::text[], $7, $8, $9, $10, $11, $12, $13::bigint[], $14, $15, $16, $17, "   \
-      "$18, $19, $20) RETURNING id", 20)                                                         \
+      "$18, $19, $20, $24::jsonb) RETURNING id", 24)                                             \
+    S(SPSA_PARAM, "INSERT INTO run_params (run_id, idx, name, start, min, max, c_end, r_end, "   \
+                  "theta) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $4)", 8)                       \
+    S(SPSA_RUN, "SELECT iter, coalesce((settings->>'alpha')::float8, 0.602), "                   \
+                "coalesce((settings->>'gamma')::float8, 0.101), "                                \
+                "coalesce((settings->>'a_ratio')::float8, 0.1), max_pairs, next_pair, seed, "    \
+                "params0 FROM runs WHERE id = $1 AND kind = 'spsa'", 1)                          \
+    S(SPSA_PARAMS, "SELECT name, start, min, max, c_end, r_end, theta FROM run_params "          \
+                   "WHERE run_id = $1 ORDER BY idx", 1)                                          \
+    S(SPSA_TASK, "SELECT (perturbation->>'k')::bigint, done_pairs, wins, losses, "               \
+                 JSON_LIST("flip") ", " JSON_LIST("c_k") ", " JSON_LIST("R_k")                   \
+                 " FROM tasks WHERE id = $1 AND perturbation IS NOT NULL", 1)                    \
+    S(SPSA_CLAIM, "SELECT xqf_spsa_claim_update($1)", 1)                                         \
+    S(SPSA_SAVE,                                                                                 \
+      "WITH u AS (UPDATE runs SET iter = $2 WHERE id = $1), "                                    \
+      "p AS (UPDATE run_params rp SET theta = v.t FROM unnest($3::float8[]) WITH ORDINALITY "    \
+      "AS v(t, i) WHERE rp.run_id = $1 AND rp.idx = v.i - 1) "                                   \
+      "INSERT INTO run_param_history (run_id, iteration, idx, theta) "                           \
+      "SELECT $1, $2, i - 1, t FROM unnest($3::float8[]) WITH ORDINALITY AS v(t, i)", 3)         \
+    S(SPSA_HISTORY, "SELECT iteration, idx, theta FROM run_param_history WHERE run_id = $1 "     \
+                    "ORDER BY iteration, idx", 1)                                                \
+    S(PROGRESS, "SELECT p.pairs, p.wins, p.draws, p.losses, p.ll, p.ld, p.dd, p.wd, p.ww, "      \
+                "extract(epoch FROM p.recorded_at - r.created_at) FROM run_progress p "          \
+                "JOIN runs r ON r.id = p.run_id WHERE p.run_id = $1 ORDER BY p.pairs", 1)        \
+    S(RUN_SETS, "SELECT params0, params1 FROM runs WHERE id = $1", 1)                            \
     S(ACTIVE_RUNS, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.state = 'active' "                \
                    "ORDER BY r.priority DESC, r.id", 0)                                          \
     S(LIST_RUNS, "SELECT " RUN_COLUMNS " FROM runs r ORDER BY r.id DESC LIMIT $1", 1)            \
@@ -368,7 +400,12 @@ static char *text_array(const char *const *items, int n)
 
 /* ---- runs ------------------------------------------------------------------ */
 
-int store_create_sprt(Store *s, const StoreSprtSpec *sp, int64_t *id)
+/*
+ * Inserts a run of kind with the spec's settings; SPRT bounds only for
+ * SPRT (NULL otherwise); settings is a JSON object.  Returns 0 with *id, or -1.
+ */
+static int create_run(Store *s, const char *kind, const char *name0, const char *name1,
+                      const StoreSprtSpec *sp, const char *settings, int64_t *id)
 {
     static const int64_t DEFAULT_ADJ[6] = { 4, 600, 40, 8, 10, 0 };
     char *book = text_array(sp->book, sp->book_lines);
@@ -377,23 +414,62 @@ int store_create_sprt(Store *s, const StoreSprtSpec *sp, int64_t *id)
     Nums n;
     char adj[160];
     int_array(adj, sizeof adj, sp->adjudication ? sp->adjudication : DEFAULT_ADJ, 6);
-    const char *p[20] = {
+    bool sprt = strcmp(kind, "sprt") == 0;
+    const char *p[24] = {
         sp->name ? sp->name : "", sp->test_params ? sp->test_params : "",
         sp->base_params ? sp->base_params : "", sp->build_id ? sp->build_id : "",
         sp->book_name ? sp->book_name : "", book, num(&n, 0, (int64_t)(sp->seed & INT64_MAX)),
         num(&n, 1, sp->nodes), num(&n, 2, sp->base_ms), num(&n, 3, sp->inc_ms),
         num(&n, 4, sp->margin_ms), num(&n, 5, sp->hash_mb > 0 ? sp->hash_mb : 16), adj,
-        num(&n, 6, sp->pairs_per_task), num(&n, 7, sp->max_pairs), dbl(&n, 8, sp->elo0),
-        dbl(&n, 9, sp->elo1), dbl(&n, 10, sp->alpha), dbl(&n, 11, sp->beta),
-        num(&n, 12, sp->priority)
+        num(&n, 6, sp->pairs_per_task), num(&n, 7, sp->max_pairs),
+        sprt ? dbl(&n, 8, sp->elo0) : NULL, sprt ? dbl(&n, 9, sp->elo1) : NULL,
+        sprt ? dbl(&n, 10, sp->alpha) : NULL, sprt ? dbl(&n, 11, sp->beta) : NULL,
+        num(&n, 12, sp->priority), kind, name0, name1, settings
     };
-    PGresult *res = run(s, ST_CREATE_SPRT, p, PGRES_TUPLES_OK);
+    PGresult *res = run(s, ST_CREATE_RUN, p, PGRES_TUPLES_OK);
     free(book);
     if (!res)
         return -1;
     *id = get_i64(res, 0, 0);
     PQclear(res);
     return 0;
+}
+
+int store_create_sprt(Store *s, const StoreSprtSpec *sp, int64_t *id)
+{
+    return create_run(s, "sprt", "test", "base", sp, "{}", id);
+}
+
+int store_create_spsa(Store *s, const StoreSpsaSpec *sp, int64_t *id)
+{
+    if (sp->count < 1 || sp->count > STORE_SPSA_MAX)
+        return -1;
+    char settings[160];
+    snprintf(settings, sizeof settings, "{\"alpha\": %.17g, \"gamma\": %.17g, \"a_ratio\": %.17g}",
+             sp->alpha, sp->gamma, sp->a_ratio);
+    StoreSprtSpec common = sp->run;
+    common.base_params = common.test_params;
+    common.build_id = "";
+    bool own_tx = !s->in_tx;
+    if (own_tx && store_begin(s) != 0)
+        return -1;
+    int rc = create_run(s, "spsa", "plus", "minus", &common, settings, id);
+    for (int i = 0; rc == 0 && i < sp->count; i++) {
+        const StoreSpsaParam *q = &sp->params[i];
+        Nums n;
+        const char *p[8] = { num(&n, 0, *id), num(&n, 1, i), q->name, dbl(&n, 2, q->start),
+                             dbl(&n, 3, q->min), dbl(&n, 4, q->max), dbl(&n, 5, q->c_end),
+                             dbl(&n, 6, q->r_end) };
+        PGresult *res = run(s, ST_SPSA_PARAM, p, PGRES_COMMAND_OK);
+        rc = res ? 0 : -1;
+        PQclear(res);
+    }
+    if (own_tx) {
+        if (rc == 0)
+            return store_commit(s);
+        store_rollback(s);
+    }
+    return rc;
 }
 
 static void read_run(const PGresult *r, int row, StoreRun *o)
@@ -432,6 +508,11 @@ static void read_run(const PGresult *r, int row, StoreRun *o)
         o->counts.penta[i] = get_i64(r, row, c++);
     o->counts.nreasons = parse_list(PQgetvalue(r, row, c++), o->counts.reasons, STORE_REASONS);
     o->leased = get_i64(r, row, c++);
+    o->iter = get_i64(r, row, c++);
+    get_text(r, row, c++, o->book_name, sizeof o->book_name);
+    get_text(r, row, c++, o->created, sizeof o->created);
+    get_text(r, row, c++, o->finished, sizeof o->finished);
+    o->elapsed_s = get_dbl(r, row, c++);
 }
 
 /* Runs a run query into a malloc'd array. */
@@ -517,6 +598,183 @@ int store_finish_run(Store *s, int64_t run_id, const char *state, const char *ve
     PGresult *res = run(s, ST_FINISH, p, PGRES_TUPLES_OK);
     PQclear(res);
     return res ? 0 : -1;
+}
+
+/* ---- SPSA state, histories ------------------------------------------------------ */
+
+/* Parses "1.5,-2,3e-4" into at most max doubles; returns the count. */
+static int parse_doubles(const char *text, double *out, int max)
+{
+    int n = 0;
+    const char *p = text;
+    while (*p && n < max) {
+        char *end;
+        double v = strtod(p, &end);
+        if (end == p)
+            break;
+        out[n++] = v;
+        p = *end == ',' ? end + 1 : end;
+    }
+    return n;
+}
+
+int store_spsa_load(Store *s, int64_t run_id, StoreSpsa *out)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, run_id) };
+    PGresult *res = run(s, ST_SPSA_RUN, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found) {
+        out->iter = get_i64(res, 0, 0);
+        out->alpha = get_dbl(res, 0, 1);
+        out->gamma = get_dbl(res, 0, 2);
+        out->a_ratio = get_dbl(res, 0, 3);
+        out->iterations = get_i64(res, 0, 4);
+        out->next_pair = get_i64(res, 0, 5);
+        out->seed = (uint64_t)get_i64(res, 0, 6);
+        get_text(res, 0, 7, out->fixed, sizeof out->fixed);
+    }
+    PQclear(res);
+    if (!found)
+        return 0;
+    if (!(res = run(s, ST_SPSA_PARAMS, p, PGRES_TUPLES_OK)))
+        return -1;
+    out->count = PQntuples(res) < STORE_SPSA_MAX ? PQntuples(res) : STORE_SPSA_MAX;
+    for (int i = 0; i < out->count; i++) {
+        StoreSpsaParam *q = &out->params[i];
+        get_text(res, i, 0, q->name, sizeof q->name);
+        q->start = get_dbl(res, i, 1);
+        q->min = get_dbl(res, i, 2);
+        q->max = get_dbl(res, i, 3);
+        q->c_end = get_dbl(res, i, 4);
+        q->r_end = get_dbl(res, i, 5);
+        q->theta = get_dbl(res, i, 6);
+    }
+    PQclear(res);
+    return 1;
+}
+
+int store_spsa_task(Store *s, int64_t task, StoreSpsaTask *out)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, task) };
+    PGresult *res = run(s, ST_SPSA_TASK, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1 && !PQgetisnull(res, 0, 0);
+    if (found) {
+        out->k = get_i64(res, 0, 0);
+        out->pairs = get_i64(res, 0, 1);
+        out->wins = get_i64(res, 0, 2);
+        out->losses = get_i64(res, 0, 3);
+        int64_t flips[STORE_SPSA_MAX];
+        out->count = parse_list(PQgetvalue(res, 0, 4), flips, STORE_SPSA_MAX);
+        for (int i = 0; i < out->count; i++)
+            out->flip[i] = flips[i] < 0 ? -1 : 1;
+        /* the three arrays must agree, or the record is unusable */
+        if (parse_doubles(PQgetvalue(res, 0, 5), out->c_k, STORE_SPSA_MAX) != out->count ||
+            parse_doubles(PQgetvalue(res, 0, 6), out->R_k, STORE_SPSA_MAX) != out->count)
+            found = 0;
+    }
+    PQclear(res);
+    return found;
+}
+
+int store_spsa_claim_update(Store *s, int64_t task)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, task) };
+    PGresult *res = run(s, ST_SPSA_CLAIM, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int claimed = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+    PQclear(res);
+    return claimed;
+}
+
+int store_spsa_save(Store *s, int64_t run_id, const double *theta, int count, int64_t iter)
+{
+    char *list = malloc((size_t)count * 28 + 3);
+    if (!list)
+        return -1;
+    size_t len = 0;
+    list[len++] = '{';
+    for (int i = 0; i < count; i++)
+        len += (size_t)sprintf(list + len, "%s%.17g", i ? "," : "", theta[i]);
+    strcpy(list + len, "}");
+    Nums n;
+    const char *p[3] = { num(&n, 0, run_id), num(&n, 1, iter), list };
+    PGresult *res = run(s, ST_SPSA_SAVE, p, PGRES_COMMAND_OK);
+    free(list);
+    PQclear(res);
+    return res ? 0 : -1;
+}
+
+int store_spsa_history(Store *s, int64_t run_id, StoreHistoryRow **out)
+{
+    *out = NULL;
+    Nums n;
+    const char *p[1] = { num(&n, 0, run_id) };
+    PGresult *res = run(s, ST_SPSA_HISTORY, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int count = PQntuples(res);
+    if (count > 0 && !(*out = calloc((size_t)count, sizeof **out))) {
+        PQclear(res);
+        return -1;
+    }
+    for (int i = 0; i < count; i++) {
+        (*out)[i].iteration = get_i64(res, i, 0);
+        (*out)[i].idx = (int)get_i64(res, i, 1);
+        (*out)[i].theta = get_dbl(res, i, 2);
+    }
+    PQclear(res);
+    return count;
+}
+
+int store_run_progress(Store *s, int64_t run_id, StoreProgress **out)
+{
+    *out = NULL;
+    Nums n;
+    const char *p[1] = { num(&n, 0, run_id) };
+    PGresult *res = run(s, ST_PROGRESS, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int count = PQntuples(res);
+    if (count > 0 && !(*out = calloc((size_t)count, sizeof **out))) {
+        PQclear(res);
+        return -1;
+    }
+    for (int i = 0; i < count; i++) {
+        StoreCounts *c = &(*out)[i].counts;
+        c->pairs = get_i64(res, i, 0);
+        c->wins = get_i64(res, i, 1);
+        c->draws = get_i64(res, i, 2);
+        c->losses = get_i64(res, i, 3);
+        for (int j = 0; j < 5; j++)
+            c->penta[j] = get_i64(res, i, 4 + j);
+        (*out)[i].age_s = get_dbl(res, i, 9);
+    }
+    PQclear(res);
+    return count;
+}
+
+int store_run_sets(Store *s, int64_t run_id, char *params0, char *params1, size_t size)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, run_id) };
+    PGresult *res = run(s, ST_RUN_SETS, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found) {
+        get_text(res, 0, 0, params0, size);
+        get_text(res, 0, 1, params1, size);
+    }
+    PQclear(res);
+    return found;
 }
 
 /* ---- workers and tasks ------------------------------------------------------ */

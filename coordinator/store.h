@@ -58,6 +58,13 @@ void store_rollback(Store *s);
 
 /* ---- runs ---------------------------------------------------------------- */
 
+typedef struct {
+    int64_t pairs, wins, draws, losses;
+    int64_t penta[5];
+    int nreasons;
+    int64_t reasons[STORE_REASONS];
+} StoreCounts;
+
 /* An SPRT test of a first player ("test") against a second ("base"). */
 typedef struct {
     const char *name;                /* a label, may be "" */
@@ -80,12 +87,88 @@ typedef struct {
 /* Creates an SPRT run (state active; coordinators are notified). Returns 0 with *id, or -1. */
 int store_create_sprt(Store *s, const StoreSprtSpec *spec, int64_t *id);
 
+/* ---- SPSA runs (see schemas/migrations/003_spsa.sql) ----------------------- */
+
+enum { STORE_SPSA_MAX = 256 };       /* = XQF_SPSA_MAX_PARAMS */
+
+/* One tuned parameter: its bounds, SPSA end hints and current theta (real). */
 typedef struct {
-    int64_t pairs, wins, draws, losses;
-    int64_t penta[5];
-    int nreasons;
-    int64_t reasons[STORE_REASONS];
-} StoreCounts;
+    char name[STORE_NAME_MAX + 1];
+    double start, min, max, c_end, r_end;
+    double theta;
+} StoreSpsaParam;
+
+/*
+ * An SPSA run: `run` gives what is played (test_params = the fixed set
+ * both engines play under the tuned values, "" for the defaults;
+ * base_params, build_id and the SPRT fields are ignored), max_pairs = N
+ * iterations; A = a_ratio * N.  The params' theta is ignored (start is used).
+ */
+typedef struct {
+    StoreSprtSpec run;
+    double alpha, gamma, a_ratio;
+    const StoreSpsaParam *params;
+    int count;
+} StoreSpsaSpec;
+
+/* Creates an SPSA run and its parameters in one transaction. Returns 0 with *id, or -1. */
+int store_create_spsa(Store *s, const StoreSpsaSpec *spec, int64_t *id);
+
+/* The state of an SPSA run. */
+typedef struct {
+    double alpha, gamma, a_ratio;
+    int64_t iter;                    /* game pairs applied */
+    int64_t iterations;              /* N (the run's max_pairs) */
+    int64_t next_pair;
+    uint64_t seed;
+    char fixed[STORE_PARAMS_MAX + 1]; /* the fixed set under the tuned values */
+    int count;
+    StoreSpsaParam params[STORE_SPSA_MAX];
+} StoreSpsa;
+
+/* Loads an SPSA run's state. Returns 1, 0 (no such SPSA run) or -1. */
+int store_spsa_load(Store *s, int64_t run, StoreSpsa *out);
+
+/* A task's perturbation (as 003_spsa.sql records it) and its final counts. */
+typedef struct {
+    int64_t k;
+    int count;
+    int flip[STORE_SPSA_MAX];
+    double c_k[STORE_SPSA_MAX], R_k[STORE_SPSA_MAX];
+    int64_t pairs, wins, losses;
+} StoreSpsaTask;
+
+/* Reads a task's perturbation and counts. Returns 1, 0 (no such task or no perturbation) or -1. */
+int store_spsa_task(Store *s, int64_t task, StoreSpsaTask *out);
+/*
+ * Marks a done task's update as applied.  Returns 1 the first time (the
+ * caller then applies it, in the same transaction), 0 afterwards, -1 on error.
+ */
+int store_spsa_claim_update(Store *s, int64_t task);
+/* Writes theta (count values, in parameter order) and iter, and appends them to the history. 0/-1. */
+int store_spsa_save(Store *s, int64_t run, const double *theta, int count, int64_t iter);
+
+/* One row of the theta history: the value of parameter idx after `iteration` pairs. */
+typedef struct {
+    int64_t iteration;
+    int idx;
+    double theta;
+} StoreHistoryRow;
+
+/* A run's theta history by iteration then idx. Returns the count or -1; *out malloc'd. */
+int store_spsa_history(Store *s, int64_t run, StoreHistoryRow **out);
+
+/* A run's cumulative counts each time they grew (003's run_progress), oldest first. */
+typedef struct {
+    StoreCounts counts;              /* pairs, wins, draws, losses, penta (no reasons) */
+    double age_s;                    /* seconds after the run's creation */
+} StoreProgress;
+
+/* Returns the count or -1; *out malloc'd. */
+int store_run_progress(Store *s, int64_t run, StoreProgress **out);
+
+/* The two sets a run plays (SPRT: test and base; SPSA: the fixed set twice). Returns 1, 0 or -1. */
+int store_run_sets(Store *s, int64_t run, char *params0, char *params1, size_t size);
 
 /* A run as the coordinator schedules and reports it. */
 typedef struct {
@@ -107,6 +190,10 @@ typedef struct {
     char verdict[64];
     StoreCounts counts;
     int64_t leased;                  /* tasks under a lease now */
+    int64_t iter;                    /* SPSA: game pairs applied to theta */
+    char book_name[256];
+    char created[32], finished[32];  /* "YYYY-MM-DD HH:MM:SS" (UTC), finished "" while running */
+    double elapsed_s;                /* from creation to the end (or now) */
     char **book;                     /* store_load_run only; free with store_run_free */
     int book_lines;
 } StoreRun;

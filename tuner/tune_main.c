@@ -6,6 +6,7 @@
  * Exit status: 0 success, 1 computation failure, 2 bad usage.
  */
 #include "stats.h"
+#include "tune_db.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -30,6 +31,13 @@ static int cmd_stats(int argc, char **argv);
 
 static const subcommand SUBCOMMANDS[] = {
     {"stats", "Elo, nElo and SPRT log-likelihood ratio of a result set", cmd_stats},
+    {"spsa", "spsa new: create an SPSA tuning run", tune_cmd_spsa},
+    {"sprt", "sprt new: create an SPRT test of two parameter sets", tune_cmd_sprt},
+    {"list", "the newest runs with their progress", tune_cmd_list},
+    {"show", "one run: results, Elo, LLR or theta, rate and ETA", tune_cmd_show},
+    {"stop", "stop an active run", tune_cmd_stop},
+    {"export", "a run's parameter file (SPSA: current theta; SPRT: the test set)", tune_cmd_export},
+    {"report", "a run's report page (self-contained HTML with charts)", tune_cmd_report},
 };
 enum { SUBCOMMAND_COUNT = sizeof SUBCOMMANDS / sizeof SUBCOMMANDS[0] };
 

@@ -1,0 +1,146 @@
+/*
+ * The xqf-tune program against a real PostgreSQL (XQF_TEST_DB; skipped
+ * without it): creating an SPRT test and an SPSA run, list, show, stop,
+ * export and report, with a coordinator and a worker playing the SPSA run;
+ * bad arguments exit 2, an unreachable database 1.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cluster_util.h"
+
+static char db[512], dbname[64], dir[128], logfile[256];
+static Store *store;
+static pid_t procs[2];
+
+static void setup(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/xqf-tune-XXXXXX");
+    cr_assert(mkdtemp(dir));
+    snprintf(logfile, sizeof logfile, "%s/log", dir);
+    if (!getenv("XQF_TEST_DB") || !*getenv("XQF_TEST_DB"))
+        return;
+    cr_assert_eq(cu_db_create(db, sizeof db, dbname, sizeof dbname), 0, "cannot create a test database");
+    store = store_new(db);
+    cr_assert_eq(store_connect(store), 0);
+    setenv("XQF_DB", db, 1);
+    memset(procs, 0, sizeof procs);
+}
+
+static void teardown(void)
+{
+    for (int i = 0; i < 2; i++)
+        if (procs[i] > 0)
+            cu_stop(procs[i], SIGKILL);
+    store_destroy(&store);
+    if (dbname[0])
+        cu_db_drop(dbname);
+    dbname[0] = '\0';
+}
+
+TestSuite(tune_cli, .init = setup, .fini = teardown, .timeout = 150);
+
+/* Runs xqf-tune with args (a shell fragment); its stdout in out. Returns the exit status. */
+static int tune(char *out, size_t size, const char *args)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "'%s/xqf-tune' %s 2>>'%s'", XQF_BIN, args, logfile);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    size_t n = fread(out, 1, size - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static bool file_has(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return strstr(buf, text) != NULL;
+}
+
+Test(tune_cli, bad_arguments)
+{
+    char out[4096];
+    cr_assert_eq(tune(out, sizeof out, "spsa new --nodes 300"), 2);  /* no --pairs */
+    cr_assert_eq(tune(out, sizeof out, "spsa new --pairs 8 --nodes 300 --tc 10+0.1"), 2);
+    cr_assert_eq(tune(out, sizeof out, "spsa new --pairs 8 --nodes 300 --params NoSuchParam"), 2);
+    cr_assert_eq(tune(out, sizeof out, "spsa old --pairs 8 --nodes 300"), 2);
+    cr_assert_eq(tune(out, sizeof out, "sprt new --base '' --test NullR=9 --nodes 300"), 2);
+    cr_assert_eq(tune(out, sizeof out, "sprt new --base '' --test NullR=2 --tc fast"), 2);
+    cr_assert_eq(tune(out, sizeof out, "show abc"), 2);
+    cr_assert_eq(tune(out, sizeof out, "report 1"), 2);
+    cr_assert_eq(tune(out, sizeof out, "list --bogus 1"), 2);
+    cr_assert_eq(tune(out, sizeof out, "list --db 'host=/nonexistent port=1 connect_timeout=2'"), 1);
+}
+
+Test(tune_cli, runs)
+{
+    CU_REQUIRE_DB();
+    char out[16384], args[1024], spec[256], path[256];
+    snprintf(spec, sizeof spec, "%s/spec", dir);
+    FILE *f = fopen(spec, "w");
+    cr_assert(f);
+    fputs("# two parameters\nNullR, int, 3, 1, 5, 0.5, 0.002\nNullAdaptLowDepth, int, 6, 1, 12, 1, 0.002\n", f);
+    fclose(f);
+    snprintf(args, sizeof args, "spsa new --spec '%s' --pairs 8 --pairs-per-task 2 --nodes 300 --name cli", spec);
+    cr_assert_eq(tune(out, sizeof out, args), 0);
+    long long spsa = atoll(out);
+    cr_assert_gt(spsa, 0, "%s", out);
+    cr_assert_eq(tune(out, sizeof out, "sprt new --base '' --test NullR=2 --nodes 300 --max-pairs 1000 "
+                                       "--priority -1"), 0);
+    long long sprt = atoll(out);
+    cr_assert_gt(sprt, spsa);
+    cr_assert_eq(tune(out, sizeof out, "list"), 0);
+    cr_assert(strstr(out, "spsa") && strstr(out, "sprt") && strstr(out, "cli"), "%s", out);
+
+    int port = cu_free_port();
+    procs[0] = cu_coordinator(db, port, "10", logfile);
+    procs[1] = cu_worker(port, "w1", 2, logfile);
+    cr_assert(cu_wait_finished(store, spsa, 120, NULL), "SPSA run did not finish (log: %s)", logfile);
+
+    snprintf(args, sizeof args, "show %lld", spsa);
+    cr_assert_eq(tune(out, sizeof out, args), 0);
+    cr_assert(strstr(out, "Iterations: 8/8") && strstr(out, "NullAdaptLowDepth") && strstr(out, "Elo:"), "%s",
+              out);
+    snprintf(args, sizeof args, "show %lld", sprt);
+    cr_assert_eq(tune(out, sizeof out, args), 0);
+    cr_assert(strstr(out, "LLR:") && strstr(out, "Pentanomial"), "%s", out);
+    snprintf(args, sizeof args, "stop %lld", sprt);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", out);
+    cr_assert_eq(tune(out, sizeof out, args), 1, "stopping twice");
+    StoreRun r;
+    cr_assert_eq(store_load_run(store, sprt, &r, false), 1);
+    cr_assert_str_eq(r.state, "stopped");
+
+    snprintf(path, sizeof path, "%s/tuned.params", dir);
+    snprintf(args, sizeof args, "export %lld --out '%s'", spsa, path);
+    cr_assert_eq(tune(out, sizeof out, args), 0);
+    cr_assert(file_has(path, "NullR = ") && file_has(path, "NullAdaptLowDepth = "));
+    snprintf(args, sizeof args, "'%s/xqf-engine' params '%s' >/dev/null", XQF_BIN, path);
+    cr_assert_eq(system(args), 0, "the engine refuses the exported file");
+    snprintf(args, sizeof args, "export %lld", sprt);
+    cr_assert_eq(tune(out, sizeof out, args), 0);
+    cr_assert(strstr(out, "NullR = 2"), "%s", out);
+
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    snprintf(args, sizeof args, "report %lld --html '%s'", spsa, path);
+    cr_assert_eq(tune(out, sizeof out, args), 0);
+    cr_assert(file_has(path, "<svg") && file_has(path, "NullR"));
+    snprintf(args, sizeof args, "report %lld --html '%s'", sprt, path);
+    cr_assert_eq(tune(out, sizeof out, args), 0);
+    cr_assert(file_has(path, "<svg"));
+    cr_assert_eq(tune(out, sizeof out, "show 999999"), 1);
+}
