@@ -100,6 +100,15 @@
       " JOIN tasks t ON t.id = x.task_id WHERE t.run_id = r.id), "                               \
       "r.pairs, r.wins + r.draws + r.losses, r.ll + r.ld + r.dd + r.wd + r.ww "                  \
       "FROM runs r WHERE r.id = $1", 1)                                                          \
+    S(ADD_BUILD, "INSERT INTO engine_builds (run_id, params_hash, sha256, build_id, bench_nodes, path) "  \
+                 "VALUES (nullif($1::bigint, 0), $2, $3, $4, $5, $6) ON CONFLICT (sha256) DO UPDATE SET "  \
+                 "run_id = EXCLUDED.run_id, params_hash = EXCLUDED.params_hash, build_id = "    \
+                 "EXCLUDED.build_id, bench_nodes = EXCLUDED.bench_nodes, path = EXCLUDED.path "  \
+                 "RETURNING id", 6)                                                              \
+    S(LOAD_BUILD, "SELECT id, coalesce(run_id, 0), coalesce(params_hash, ''), coalesce(sha256, ''), " \
+                  "build_id, coalesce(bench_nodes, 0), coalesce(path, ''), "                    \
+                  "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') "            \
+                  "FROM engine_builds WHERE id = $1", 1)                                        \
     S(BEGIN, "BEGIN", 0)                                                                         \
     S(COMMIT, "COMMIT", 0)
 
@@ -946,6 +955,44 @@ int store_audit_run(Store *s, int64_t run_id, StoreAudit *out)
                          &out->run_games, &out->run_penta };
         for (int i = 0; i < 10; i++)
             *v[i] = get_i64(res, 0, i);
+    }
+    PQclear(res);
+    return found;
+}
+
+/* ---- engine builds ------------------------------------------------------------ */
+
+int store_add_build(Store *s, const StoreBuild *b, int64_t *id)
+{
+    Nums n;
+    const char *p[6] = { num(&n, 0, b->run_id), b->params_hash[0] ? b->params_hash : NULL, b->sha256,
+                         b->build_id, num(&n, 1, b->bench_nodes), b->path };
+    PGresult *res = run(s, ST_ADD_BUILD, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    *id = get_i64(res, 0, 0);
+    PQclear(res);
+    return 0;
+}
+
+int store_load_build(Store *s, int64_t id, StoreBuild *out)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, id) };
+    PGresult *res = run(s, ST_LOAD_BUILD, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found) {
+        memset(out, 0, sizeof *out);
+        out->id = get_i64(res, 0, 0);
+        out->run_id = get_i64(res, 0, 1);
+        get_text(res, 0, 2, out->params_hash, sizeof out->params_hash);
+        get_text(res, 0, 3, out->sha256, sizeof out->sha256);
+        get_text(res, 0, 4, out->build_id, sizeof out->build_id);
+        out->bench_nodes = get_i64(res, 0, 5);
+        get_text(res, 0, 6, out->path, sizeof out->path);
+        get_text(res, 0, 7, out->created, sizeof out->created);
     }
     PQclear(res);
     return found;

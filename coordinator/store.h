@@ -282,6 +282,28 @@ typedef struct {
 /* Returns 1 with *out, 0 (no such run) or -1. */
 int store_audit_run(Store *s, int64_t run, StoreAudit *out);
 
+/* ---- engine builds ------------------------------------------------------------ */
+
+/* A registered engine binary (xqf-tune build): a tuned build of a run, or any build. */
+typedef struct {
+    int64_t id;
+    int64_t run_id;                  /* the run whose parameters it holds (0: none) */
+    char params_hash[STORE_NAME_MAX + 1]; /* 16 hex digits of params_hash ("" when none) */
+    char sha256[STORE_NAME_MAX + 1]; /* of the binary, 64 hex digits */
+    char build_id[STORE_NAME_MAX + 1]; /* its name, e.g. "xqf-engine-run3-0123456789abcdef" */
+    int64_t bench_nodes;             /* its bench signature */
+    char path[STORE_TEXT_MAX + 1];
+    char created[32];                /* "YYYY-MM-DD HH:MM:SS" UTC (when read) */
+} StoreBuild;
+
+/*
+ * Records a build (id and created ignored); a binary already known by its
+ * SHA-256 has its row updated.  Returns 0 with *id, or -1.
+ */
+int store_add_build(Store *s, const StoreBuild *b, int64_t *id);
+/* Returns 1 with *out, 0 (no such build) or -1. */
+int store_load_build(Store *s, int64_t id, StoreBuild *out);
+
 /*
  * Creates (drop false) or drops (drop true, if it exists) database `name`
  * on conninfo's server, connecting with conninfo.  Returns 0 or -1 (logged).

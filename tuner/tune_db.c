@@ -8,6 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sodium.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -690,6 +695,19 @@ static int export_set(Store *s, const StoreRun *r, Params *p)
     return 0;
 }
 
+/* Writes a run's exported set to path (NULL: stdout) with its header line; 0 or the exit status. */
+static int write_export(const StoreRun *r, const Params *p, const char *path)
+{
+    FILE *out = path ? fopen(path, "w") : stdout;
+    if (!out)
+        return fail(EXIT_FAILURE, "--out: cannot write '%s': %s", path, strerror(errno));
+    fprintf(out, "# xqf-tune export of run %" PRId64 " (%s, %s, %" PRId64 " pairs)\n", r->id, r->kind,
+            r->state, r->counts.pairs);
+    if (params_write(p, out) != 0 || (path ? fclose(out) : fflush(out)) != 0)
+        return fail(EXIT_FAILURE, "cannot write the parameter file");
+    return 0;
+}
+
 static const char EXPORT_USAGE[] =
     "Usage: xqf-tune export RUN [--db CONNINFO] [--out FILE]\n"
     "A parameter file (every parameter, `Name = value`): for SPSA the current theta\n"
@@ -711,16 +729,7 @@ int tune_cmd_export(int argc, char **argv)
     StoreRun r;
     Params p;
     if (load_run(s, id, &r, &status) == 1 && (status = export_set(s, &r, &p)) == 0) {
-        const char *path = opt(&a, "--out");
-        FILE *out = path ? fopen(path, "w") : stdout;
-        if (!out)
-            status = fail(EXIT_FAILURE, "--out: cannot write '%s': %s", path, strerror(errno));
-        else {
-            fprintf(out, "# xqf-tune export of run %" PRId64 " (%s, %s, %" PRId64 " pairs)\n", id, r.kind,
-                    r.state, r.counts.pairs);
-            if (params_write(&p, out) != 0 || (path ? fclose(out) : fflush(out)) != 0)
-                status = fail(EXIT_FAILURE, "cannot write the parameter file");
-        }
+        status = write_export(&r, &p, opt(&a, "--out"));
     }
     store_destroy(&s);
     return status;
@@ -831,6 +840,260 @@ int tune_cmd_report(int argc, char **argv)
                 printf("%s\n", path);
         }
     }
+    store_destroy(&s);
+    return status;
+}
+
+/* ---- build --------------------------------------------------------------------- */
+
+static const char BUILD_USAGE[] =
+    "Usage: xqf-tune build RUN [--out DIR] [--source DIR] [--jobs N] [--db CONNINFO]\n"
+    "A tuned engine: xqf-engine compiled with the run's exported parameters as its\n"
+    "defaults (cmake -DXQF_PARAMS_FILE), named with the run id and the parameter\n"
+    "set's hash (HASH, 16 hex digits).  In DIR (default ./build-tuned):\n"
+    "    run-RUN-HASH.params      the exported parameter file\n"
+    "    run-RUN-HASH/            the build directory (its log: build.log)\n"
+    "    xqf-engine-runRUN-HASH   the binary\n"
+    "Runs the binary's bench, records the build (run, parameter hash, SHA-256,\n"
+    "bench signature, path) in the engine builds table and prints:\n"
+    "    Parameters: FILE (set HASH)\n"
+    "    Bench: N\n"
+    "    SHA-256: HEX\n"
+    "    Build: ID\n"
+    "    Binary: PATH\n"
+    "  --source DIR   the source tree (default: the one xqf-tune was built from)\n"
+    "  --jobs N       parallel compile jobs (default: online cores)\n"
+    "  --db CONNINFO  libpq connection string (default: $XQF_DB)\n";
+
+/* snprintf into a path buffer: false when it did not fit. */
+static bool path_fmt(char *buf, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, size, fmt, ap);
+    va_end(ap);
+    return n >= 0 && (size_t)n < size;
+}
+
+/* mkdir -p; 0 or -1 (errno set). */
+static int make_dirs(const char *path)
+{
+    char buf[PATH_MAX];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    return mkdir(buf, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/*
+ * Runs argv (searched in PATH): stdout into capture (NUL-terminated, at most
+ * size - 1 bytes) or, when capture is NULL, appended to log; stderr appended
+ * to log, after a "$ command" line.  Returns the exit status, or -1.
+ */
+static int spawn(char *const argv[], const char *log, char *capture, size_t size)
+{
+    int logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (logfd < 0)
+        return -1;
+    FILE *lf = fdopen(dup(logfd), "a");
+    if (lf) {
+        fputs("$", lf);
+        for (int i = 0; argv[i]; i++)
+            fprintf(lf, " %s", argv[i]);
+        fputc('\n', lf);
+        fclose(lf);
+    }
+    int fds[2] = { -1, -1 };
+    if (capture && pipe(fds) != 0) {
+        close(logfd);
+        return -1;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(capture ? fds[1] : logfd, STDOUT_FILENO);
+        dup2(logfd, STDERR_FILENO);
+        if (capture) {
+            close(fds[0]);
+            close(fds[1]);
+        }
+        execvp(argv[0], argv);
+        dprintf(STDERR_FILENO, "cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    close(logfd);
+    if (capture) {
+        close(fds[1]);
+        size_t len = 0;
+        ssize_t got;
+        char sink[4096];
+        while ((got = read(fds[0], len + 1 < size ? capture + len : sink,
+                           len + 1 < size ? size - 1 - len : sizeof sink)) > 0 ||
+               (got < 0 && errno == EINTR))
+            if (got > 0 && len + 1 < size)
+                len += (size_t)got;
+        capture[len] = '\0';
+        close(fds[0]);
+    }
+    if (pid < 0)
+        return -1;
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Copies an executable to dst (through dst.tmp, renamed); 0 or -1. */
+static int copy_binary(const char *src, const char *dst)
+{
+    char tmp[PATH_MAX];
+    if (!path_fmt(tmp, sizeof tmp, "%s.tmp", dst))
+        return -1;
+    FILE *in = fopen(src, "rb"), *out = in ? fopen(tmp, "wb") : NULL;
+    int rc = in && out ? 0 : -1;
+    char buf[1 << 16];
+    size_t n;
+    while (rc == 0 && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        if (fwrite(buf, 1, n, out) != n)
+            rc = -1;
+    if (in && ferror(in))
+        rc = -1;
+    if (in)
+        fclose(in);
+    if (out && fclose(out) != 0)
+        rc = -1;
+    if (rc == 0 && (chmod(tmp, 0755) != 0 || rename(tmp, dst) != 0))
+        rc = -1;
+    if (rc != 0)
+        unlink(tmp);
+    return rc;
+}
+
+/* The SHA-256 of a file as 64 hex digits; 0 or -1. */
+static int sha256_file(const char *path, char hex[65])
+{
+    FILE *f = fopen(path, "rb");
+    if (!f || sodium_init() < 0) {
+        if (f)
+            fclose(f);
+        return -1;
+    }
+    crypto_hash_sha256_state st;
+    crypto_hash_sha256_init(&st);
+    unsigned char buf[1 << 16], digest[crypto_hash_sha256_BYTES];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        crypto_hash_sha256_update(&st, buf, n);
+    int rc = ferror(f) ? -1 : 0;
+    fclose(f);
+    crypto_hash_sha256_final(&st, digest);
+    sodium_bin2hex(hex, 65, digest, sizeof digest);
+    return rc;
+}
+
+int tune_cmd_build(int argc, char **argv)
+{
+    static const char *const NAMES[] = { "--db", "--out", "--source", "--jobs", NULL };
+    Args a = { .cmd = "build", .usage = BUILD_USAGE, .names = NAMES, .max_positional = 1 };
+    int status = parse_args(&a, argc - 1, argv + 1);
+    if (status >= 0)
+        return status;
+    int64_t id, jobs = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
+    if (!run_id(&a, &id) || (opt(&a, "--jobs") && !parse_int("--jobs", opt(&a, "--jobs"), 1, 1024, &jobs)))
+        return EXIT_USAGE;
+    const char *source = opt(&a, "--source") ? opt(&a, "--source") : XQF_SOURCE_DIR;
+    char path[PATH_MAX];
+    if (!path_fmt(path, sizeof path, "%s/engine/params.def", source) || access(path, R_OK) != 0)
+        return fail(EXIT_USAGE, "--source: '%s' is not the project's source tree (no engine/params.def)", source);
+    const char *out_opt = opt(&a, "--out") ? opt(&a, "--out") : "build-tuned";
+    char out[PATH_MAX / 2], cwd[PATH_MAX / 4];
+    if (make_dirs(out_opt) != 0)
+        return fail(EXIT_FAILURE, "--out: cannot create '%s': %s", out_opt, strerror(errno));
+    if (!(out_opt[0] == '/' ? path_fmt(out, sizeof out, "%s", out_opt)
+                            : getcwd(cwd, sizeof cwd) && path_fmt(out, sizeof out, "%s/%s", cwd, out_opt)))
+        return fail(EXIT_USAGE, "--out: '%s' is too long", out_opt);
+
+    Store *s = open_db(&a, &status);
+    if (!s)
+        return status;
+    StoreRun r;
+    Params p;
+    if (load_run(s, id, &r, &status) != 1 || (status = export_set(s, &r, &p)) != 0) {
+        store_destroy(&s);
+        return status;
+    }
+    char hash[17], params_file[PATH_MAX], dir[PATH_MAX], log[PATH_MAX], binary[PATH_MAX], built[PATH_MAX];
+    snprintf(hash, sizeof hash, "%016" PRIx64, params_hash(&p));
+    path_fmt(params_file, sizeof params_file, "%s/run-%" PRId64 "-%s.params", out, id, hash);
+    path_fmt(dir, sizeof dir, "%s/run-%" PRId64 "-%s", out, id, hash);
+    path_fmt(log, sizeof log, "%s/build.log", dir);
+    path_fmt(built, sizeof built, "%s/bin/xqf-engine", dir);
+    if (!path_fmt(binary, sizeof binary, "%s/xqf-engine-run%" PRId64 "-%s", out, id, hash) ||
+        strlen(binary) > STORE_TEXT_MAX) {
+        store_destroy(&s);
+        return fail(EXIT_USAGE, "--out: '%s' is too long", out);
+    }
+    if ((status = write_export(&r, &p, params_file)) != 0) {
+        store_destroy(&s);
+        return status;
+    }
+    if (make_dirs(dir) != 0) {
+        store_destroy(&s);
+        return fail(EXIT_FAILURE, "cannot create '%s': %s", dir, strerror(errno));
+    }
+    printf("Parameters: %s (set %s)\n", params_file, hash);
+    fflush(stdout);
+
+    char def_params[PATH_MAX + 32], src_dir[PATH_MAX], jobs_text[24];
+    snprintf(def_params, sizeof def_params, "-DXQF_PARAMS_FILE=%s", params_file);
+    snprintf(src_dir, sizeof src_dir, "%s", source);
+    snprintf(jobs_text, sizeof jobs_text, "%" PRId64, jobs);
+    char *configure[] = { "cmake", "-S", src_dir, "-B", dir, "-DCMAKE_BUILD_TYPE=Release", def_params,
+                          "-DXQF_TESTS=OFF", NULL };
+    char *compile[] = { "cmake", "--build", dir, "--target", "xqf-engine", "-j", jobs_text, NULL };
+    fprintf(stderr, "xqf-tune: building xqf-engine for run %" PRId64 " in %s\n", id, dir);
+    if (spawn(configure, log, NULL, 0) != 0 || spawn(compile, log, NULL, 0) != 0) {
+        store_destroy(&s);
+        return fail(EXIT_FAILURE, "the build failed (see %s)", log);
+    }
+    if (copy_binary(built, binary) != 0) {
+        store_destroy(&s);
+        return fail(EXIT_FAILURE, "cannot copy %s to %s: %s", built, binary, strerror(errno));
+    }
+
+    static char bench_out[1 << 16];
+    char *bench[] = { binary, "bench", NULL };
+    const char *nodes = NULL;
+    if (spawn(bench, log, bench_out, sizeof bench_out) == 0)
+        nodes = strstr(bench_out, "Nodes searched: ");
+    StoreBuild b = { .run_id = id };
+    if (!nodes || sscanf(nodes, "Nodes searched: %" SCNd64, &b.bench_nodes) != 1) {
+        store_destroy(&s);
+        return fail(EXIT_FAILURE, "%s bench failed (see %s)", binary, log);
+    }
+    printf("Bench: %" PRId64 "\n", b.bench_nodes);
+    if (sha256_file(binary, b.sha256) != 0) {
+        store_destroy(&s);
+        return fail(EXIT_FAILURE, "cannot hash %s", binary);
+    }
+    printf("SHA-256: %s\n", b.sha256);
+    snprintf(b.params_hash, sizeof b.params_hash, "%s", hash);
+    snprintf(b.build_id, sizeof b.build_id, "xqf-engine-run%" PRId64 "-%s", id, hash);
+    path_fmt(b.path, sizeof b.path, "%s", binary);
+    int64_t build_id;
+    if (store_add_build(s, &b, &build_id) != 0)
+        status = fail(EXIT_FAILURE, "cannot record the build");
+    else
+        printf("Build: %" PRId64 "\nBinary: %s\n", build_id, binary);
     store_destroy(&s);
     return status;
 }

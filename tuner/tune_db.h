@@ -1,7 +1,7 @@
 /*
  * tune_db.h - the subcommands of xqf-tune that work on the run database
  * (PostgreSQL through the coordinator's store): creating SPSA runs and SPRT
- * tests, listing, showing, stopping, exporting and reporting them.
+ * tests, listing, showing, stopping, exporting, reporting and building them.
  * Compiled into the xqf-tune program only: the xqf_tuner library stays
  * pure computation.
  *
@@ -20,5 +20,6 @@ int tune_cmd_show(int argc, char **argv);
 int tune_cmd_stop(int argc, char **argv);
 int tune_cmd_export(int argc, char **argv);
 int tune_cmd_report(int argc, char **argv);
+int tune_cmd_build(int argc, char **argv);
 
 #endif

@@ -38,6 +38,7 @@ static const subcommand SUBCOMMANDS[] = {
     {"stop", "stop an active run", tune_cmd_stop},
     {"export", "a run's parameter file (SPSA: current theta; SPRT: the test set)", tune_cmd_export},
     {"report", "a run's report page (self-contained HTML with charts)", tune_cmd_report},
+    {"build", "a tuned xqf-engine: the run's export compiled in, bench, recorded", tune_cmd_build},
 };
 enum { SUBCOMMAND_COUNT = sizeof SUBCOMMANDS / sizeof SUBCOMMANDS[0] };
 
