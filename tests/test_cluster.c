@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zmq.h>
 
@@ -147,6 +148,39 @@ Test(cluster, worker_killed_mid_task)
     StoreAudit a;
     store_audit_run(store, run, &a);
     cr_assert_geq(a.max_attempts, 2, "the killed worker's task was not re-issued");
+}
+
+Test(cluster, one_worker_spreads_tasks_over_its_threads)
+{
+    CU_REQUIRE_DB();
+    /* tasks of 3, 3, 3 and 1 pairs on one worker with two game threads and prefetch */
+    int64_t run = cu_sprt(store, "NullR=2", 3, 10, 500, -500, 500);
+    coordinator("10");
+    track(cu_worker(port, "w2threads", 2, logfile));
+    finish_and_audit(run, 10, 60, "max pairs");
+    StoreAudit a;
+    store_audit_run(store, run, &a);
+    cr_assert_eq(a.tasks, 4);
+    cr_assert_eq(a.tasks_done, 4);
+    cr_assert_eq(a.max_attempts, 1, "a task was issued twice (log: %s)", logfile);
+}
+
+Test(cluster, sigterm_hands_back_every_task_held)
+{
+    CU_REQUIRE_DB();
+    /*
+     * Long leases: the tasks the first worker holds (played and fetched
+     * ahead) reach the second one in time only if they were handed back.
+     */
+    int64_t run = cu_sprt(store, "NullR=2", 2, 8, 3000, -500, 500);
+    coordinator("120");
+    pid_t w1 = track(cu_worker(port, "w1", 2, logfile));
+    cr_assert(cu_wait_pairs(store, run, 1, 60), "no pair reported (log: %s)", logfile);
+    int status = cu_stop(w1, SIGTERM);
+    untrack(w1);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d (log: %s)", status, logfile);
+    worker("w2");
+    finish_and_audit(run, 8, 90, "max pairs");
 }
 
 Test(cluster, coordinator_killed_and_restarted)

@@ -324,6 +324,29 @@ Test(book, bad_lines_name_the_line)
     cr_assert_null(book_load("/nonexistent/book", err, sizeof err));
 }
 
+Test(book, parses_text_in_memory)
+{
+    /* CRLF line ends, no final newline, a comment line: what a task's lines joined may hold. */
+    char err[256];
+    Book *b = book_parse("# first\r\n" START_FEN " moves h2e2\r\n\n"
+                         "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1",
+                         "task", err, sizeof err);
+    cr_assert_not_null(b, "%s", err);
+    cr_assert_eq(book_size(b), 2);
+    cr_assert_eq(book_opening(b, 0)->count, 1);
+    cr_assert_eq(book_opening(b, 1)->count, 0);
+    book_destroy(&b);
+
+    cr_assert_null(book_parse(START_FEN "\nrnbakabnr/9/9 w\n", "task", err, sizeof err));
+    cr_assert(strstr(err, "task:2: bad FEN"), "'%s'", err);
+    cr_assert_null(book_parse("", "task", err, sizeof err));
+    cr_assert(strstr(err, "no openings"), "'%s'", err);
+    static char long_line[5000];
+    memset(long_line, ' ', sizeof long_line - 1);
+    cr_assert_null(book_parse(long_line, "task", err, sizeof err));
+    cr_assert(strstr(err, "task:1: line too long"), "'%s'", err);
+}
+
 Test(book, shipped_default_book_is_large_and_distinct)
 {
     char err[256];

@@ -21,6 +21,7 @@
 #include "fen.h"
 #include "match.h"
 #include "pgn.h"
+#include "player.h"
 #include "rules.h"
 
 #define FSF "/usr/games/fairy-stockfish"
@@ -260,6 +261,57 @@ Test(pairs, stop_abandons_running_games)
     cr_assert_lt(c.games, 20, "the match did not stop: %ld games", (long)c.games);
     cr_assert_eq(c.games, seen.games);
     cr_assert_leq(c.pairs * 2, c.games);
+}
+
+/* ---- players kept from task to task (the worker's game threads) ---------- */
+
+/* Plays one game from the book's opening 0 at fixed nodes; its moves and result go to *g. */
+static void builtin_game(Player *red, Player *black, const Book *b, GameRecord *g)
+{
+    static const Adjudication adj = { 4, 600, 40, 8, 10, 200 };
+    TimeControl tc = { .nodes = 3000, .move_timeout_ms = 5000 };
+    game_record_init(g);
+    cr_assert_eq(game_play(red, black, book_opening(b, 0), &tc, &adj, NULL, g), 0);
+}
+
+Test(players, a_reused_builtin_player_plays_as_a_new_one)
+{
+    PlayerSpec a, b, other;
+    spec_from(&a, "name=a option.NullR=1");
+    spec_from(&b, "name=b");
+    spec_from(&other, "name=other option.NullR=3 hash=8");
+    Book *book = load_book(TWO_OPENINGS);
+    Player *fresh[2] = { player_new(&a), player_new(&b) };
+    cr_assert(fresh[0] && fresh[1]);
+    GameRecord expected, got;
+    builtin_game(fresh[0], fresh[1], book, &expected);
+
+    /* Other parameters and hash size first, a game to fill their tables, then the specs. */
+    Player *kept[2] = { player_new(&other), player_new(&a) };
+    cr_assert(kept[0] && kept[1]);
+    builtin_game(kept[1], kept[0], book, &got);
+    game_record_free(&got);
+    cr_assert_eq(player_set_spec(kept[0], &a), 0);
+    cr_assert_eq(player_set_spec(kept[1], &b), 0);
+    cr_assert_str_eq(player_name(kept[0]), "a");
+    builtin_game(kept[0], kept[1], book, &got);
+
+    cr_assert_eq(got.count, expected.count);
+    for (int i = 0; i < got.count; i++)
+        cr_assert_eq(got.moves[i].move, expected.moves[i].move, "ply %d differs", i + 1);
+    cr_assert_eq(got.result, expected.result);
+    cr_assert_eq(got.reason, expected.reason);
+
+    PlayerSpec external;
+    spec_from(&external, "name=ext cmd=" FAKE_ENGINE);
+    cr_assert_eq(player_set_spec(kept[0], &external), -1, "a built-in player cannot become external");
+    game_record_free(&expected);
+    game_record_free(&got);
+    for (int i = 0; i < 2; i++) {
+        player_destroy(&fresh[i]);
+        player_destroy(&kept[i]);
+    }
+    book_destroy(&book);
 }
 
 /* ---- PGN ------------------------------------------------------------------ */

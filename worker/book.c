@@ -115,24 +115,21 @@ static int add_opening(Book *b, const Opening *o)
     return 0;
 }
 
-Book *book_load(const char *path, char *err, size_t errlen)
+Book *book_parse(const char *text, const char *name, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    Book *b = calloc(1, sizeof *b);
+    if (!b) {
+        snprintf(err, errlen, "%s: out of memory", name);
         return NULL;
     }
-    Book *b = calloc(1, sizeof *b);
-    bool ok = b != NULL;
-    if (!ok)
-        snprintf(err, errlen, "%s: out of memory", path);
-    char line[BOOK_LINE_MAX + 2];
     Move moves[BOOK_MAX_MOVES];
-    for (int number = 1; ok && fgets(line, sizeof line, f); number++) {
+    int number = 1;
+    for (const char *line = text; *line; number++) {
+        size_t len = strcspn(line, "\n");
         char msg[256];
         Opening o;
         int rc = -1;
-        if (!strchr(line, '\n') && !feof(f))
+        if (len > BOOK_LINE_MAX)
             snprintf(msg, sizeof msg, "line too long");
         else
             rc = parse_line(line, &o, moves, BOOK_MAX_MOVES, msg, sizeof msg);
@@ -141,20 +138,52 @@ Book *book_load(const char *path, char *err, size_t errlen)
             rc = -1;
         }
         if (rc < 0) {
-            snprintf(err, errlen, "%s:%d: %s", path, number, msg);
-            ok = false;
+            snprintf(err, errlen, "%s:%d: %s", name, number, msg);
+            book_destroy(&b);
+            return NULL;
         }
+        line += len + (line[len] == '\n');
     }
-    if (ok && ferror(f)) {
-        snprintf(err, errlen, "%s: read error", path);
-        ok = false;
+    if (b->count == 0) {
+        snprintf(err, errlen, "%s: no openings in the book", name);
+        book_destroy(&b);
     }
-    if (ok && b->count == 0) {
-        snprintf(err, errlen, "%s: no openings in the book", path);
-        ok = false;
+    return b;
+}
+
+Book *book_load(const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    char *text = NULL;
+    size_t len = 0, cap = 0, got;
+    bool ok = true;
+    do {
+        if (cap - len < 65536) {
+            char *grown = realloc(text, cap = cap * 2 + 65536);
+            if (!grown) {
+                ok = false;
+                break;
+            }
+            text = grown;
+        }
+        got = fread(text + len, 1, cap - len - 1, f);
+        len += got;
+    } while (got > 0);
+    const char *problem = !ok ? "out of memory"
+                          : ferror(f) ? "read error"
+                          : memchr(text, '\0', len) ? "a NUL byte: not a text file" : NULL;
+    Book *b = NULL;
+    if (problem) {
+        snprintf(err, errlen, "%s: %s", path, problem);
+    } else {
+        text[len] = '\0';
+        b = book_parse(text, path, err, errlen);
     }
     fclose(f);
-    if (!ok)
-        book_destroy(&b);
+    free(text);
     return b;
 }

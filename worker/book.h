@@ -21,6 +21,13 @@ typedef struct Book Book;
 
 /* Reads a book. Returns it, or NULL with "FILE:LINE: problem" (or an I/O error) in err. */
 Book *book_load(const char *path, char *err, size_t errlen);
+/*
+ * Reads a book from text in memory (the same lines, '\n'-separated; a line
+ * may also end with "\r\n" or at the end of the text).  Returns it, or
+ * NULL with "NAME:LINE: problem" in err.  book_load reads a file with it;
+ * the worker makes a task's openings a book with it.
+ */
+Book *book_parse(const char *text, const char *name, char *err, size_t errlen);
 /* Frees the book and sets *b to NULL; safe on NULL. */
 void book_destroy(Book **b);
 /* The number of openings (at least 1). */

@@ -135,13 +135,16 @@ static PairSlot *pair_slot(Match *m, int64_t pair)
     return free_slot;
 }
 
+int match_points(const GameRecord *g, int game)
+{
+    return g->result == RESULT_DRAW ? 1 : (g->result == RESULT_RED_WINS) == (game == 0) ? 2 : 0;
+}
+
 /* Counts a finished game and, when its pair is complete, the pair. Under the lock. */
 static void count_game(Match *m, const GameRecord *g, int64_t pair, int game, int opening)
 {
     MatchCounts *c = &m->counts;
-    int first_color = game == 0 ? RED : BLACK;
-    int points = g->result == RESULT_DRAW ? 1
-                 : (g->result == RESULT_RED_WINS) == (first_color == RED) ? 2 : 0;
+    int points = match_points(g, game);
     c->games++;
     c->wins += points == 2;
     c->draws += points == 1;

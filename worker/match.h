@@ -75,6 +75,12 @@ void match_destroy(Match **m);
  */
 int match_play_pairs(Match *m, int64_t first_pair, int64_t n_pairs, const MatchCallbacks *cb);
 
+/*
+ * The first player's half-points (0, 1 or 2) in a finished game of a
+ * pair: in game 0 the first player is Red, in game 1 Black.
+ */
+int match_points(const GameRecord *g, int game);
+
 /* Stops the match: running games are abandoned, their searches interrupted. Thread-safe. */
 void match_stop(Match *m);
 /* A snapshot of the counts. Thread-safe. */

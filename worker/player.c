@@ -45,6 +45,17 @@ void player_destroy(Player **pp)
     *pp = NULL;
 }
 
+int player_set_spec(Player *p, const PlayerSpec *spec)
+{
+    if (p->external || spec->external)
+        return -1;
+    if (spec->hash_mb != p->spec.hash_mb && engine_set_hash(p->engine, (size_t)spec->hash_mb) != 0)
+        return -1;
+    engine_set_params(p->engine, &spec->params);
+    p->spec = *spec;
+    return 0;
+}
+
 const char *player_name(const Player *p)
 {
     return p->spec.name;

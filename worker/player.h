@@ -48,6 +48,14 @@ typedef struct {
 Player *player_new(const PlayerSpec *spec);
 /* Ends the player (an external engine is told to quit, then killed); safe on NULL. */
 void player_destroy(Player **p);
+/*
+ * Makes a built-in player another built-in spec's player (its parameters,
+ * name, and hash size: the table is only reallocated when the size
+ * changes), so that a thread keeps its engines from task to task; the
+ * next player_new_game clears their state.  Returns 0, or -1 when either
+ * is external or the table cannot be allocated (then destroy the player).
+ */
+int player_set_spec(Player *p, const PlayerSpec *spec);
 const char *player_name(const Player *p);
 
 /*

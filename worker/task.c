@@ -1,6 +1,5 @@
 #include "task.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -10,22 +9,51 @@
 
 #include "book.h"
 #include "match.h"
+#include "player.h"
 #include "spec.h"
 
-enum { MOVE_TIMEOUT_MS = 30000, TICK_MS = 100 };
+enum { MOVE_TIMEOUT_MS = 30000 };
+
+/* A pair of a task: its games finished so far. */
+typedef struct {
+    int done;
+    int points[2];           /* first player's half-points in game 0 and 1 */
+    GameReason reason[2];
+} PairState;
 
 struct Task {
-    MatchConfig config;
-    Book *book;
-    Match *match;
+    PlayerSpec players[2];   /* [0] is the first player */
+    TimeControl tc;
+    Adjudication adj;
+    Book *book;              /* opening k for pair k */
     int64_t pairs;
-    pthread_t thread;
-    bool started;
-    int notify_fd;
+    TaskPool *pool;          /* once started */
+    Task *next;              /* in the pool's queue */
     atomic_bool stop;
-    pthread_mutex_t lock;
+    /* under the pool's lock once started */
+    int64_t next_game;       /* games handed out, 0 .. 2 * pairs: pair = game / 2 */
+    int running;             /* games being played */
+    PairState *pair_state;
     TaskCounts counts;
-    bool done, failed;
+    bool failed;
+};
+
+typedef struct {
+    TaskPool *pool;
+    pthread_t thread;
+    Player *players[2];      /* the thread's own, kept between games */
+    Task *task;              /* whose game they play; under the lock */
+} GameThread;
+
+struct TaskPool {
+    pthread_mutex_t lock;
+    pthread_cond_t work;     /* a game to take, or quit */
+    pthread_cond_t ended;    /* a game ended */
+    Task *head;              /* started tasks, oldest first */
+    bool quit;
+    int notify_fd;
+    int nthreads;            /* started */
+    GameThread *threads;
 };
 
 static Task *refuse(Task *t, char *err, size_t errlen, const char *fmt, const char *detail)
@@ -47,37 +75,42 @@ static int make_player(PlayerSpec *p, const char *name, const char *params, int 
     return *params ? params_apply_list(&p->params, params, err, errlen) : 0;
 }
 
-/* The openings as a book: book_load reads files, so they go through a temporary one. */
+/* The openings as a book, one line each: pair k plays line k. */
 static Book *make_book(const XqfStrs *lines, char *err, size_t errlen)
 {
-    const char *dir = getenv("TMPDIR");
-    char path[512];
-    snprintf(path, sizeof path, "%s/xqf-task-XXXXXX", dir && *dir ? dir : "/tmp");
-    int fd = mkstemp(path);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        snprintf(err, errlen, "cannot write a temporary book: %s", strerror(errno));
-        if (fd >= 0)
-            close(fd);
+    size_t len = 1;
+    for (uint32_t i = 0; i < lines->count; i++)
+        len += strlen(lines->v[i]) + 1;
+    char *text = malloc(len), *end = text;
+    if (!text) {
+        snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    for (uint32_t i = 0; i < lines->count; i++)
-        fprintf(f, "%s\n", lines->v[i]);
-    Book *b = fclose(f) == 0 ? book_load(path, err, errlen) : NULL;
-    unlink(path);
+    for (uint32_t i = 0; i < lines->count; i++) {
+        size_t n = strlen(lines->v[i]);
+        memcpy(end, lines->v[i], n);
+        end += n;
+        *end++ = '\n';
+    }
+    *end = '\0';
+    Book *b = book_parse(text, "task", err, errlen);
+    free(text);
+    if (b && book_size(b) != (int)lines->count) {
+        snprintf(err, errlen, "one opening per line, please (%d openings in %u lines)", book_size(b),
+                 lines->count);
+        book_destroy(&b);
+    }
     return b;
 }
 
 Task *task_new(const XqfMsg_task *m, const char *build, char *err, size_t errlen)
 {
     Task *t = calloc(1, sizeof *t);
-    if (!t || pthread_mutex_init(&t->lock, NULL) != 0) {
-        free(t);
+    if (!t) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
     atomic_init(&t->stop, false);
-    t->notify_fd = -1;
     if (m->build[0] && strcmp(m->build, build) != 0)
         return refuse(t, err, errlen, "wrong build: this worker is %s", build);
     if (strcmp(m->kind, "sprt") != 0 && strcmp(m->kind, "spsa") != 0)
@@ -94,102 +127,235 @@ Task *task_new(const XqfMsg_task *m, const char *build, char *err, size_t errlen
     if (!m->nodes && (m->base_ms <= 0 || m->inc_ms < 0 || m->margin_ms < 0))
         return refuse(t, err, errlen, "%s", "neither nodes nor a valid clock");
     char why[512];
-    if (make_player(&t->config.players[0], m->name0, m->params0, (int)m->hash_mb, why, sizeof why) != 0 ||
-        make_player(&t->config.players[1], m->name1, m->params1, (int)m->hash_mb, why, sizeof why) != 0)
+    if (make_player(&t->players[0], m->name0, m->params0, (int)m->hash_mb, why, sizeof why) != 0 ||
+        make_player(&t->players[1], m->name1, m->params1, (int)m->hash_mb, why, sizeof why) != 0)
         return refuse(t, err, errlen, "parameters: %s", why);
     if (!(t->book = make_book(&m->openings, why, sizeof why)))
         return refuse(t, err, errlen, "openings: %s", why);
-    TimeControl *tc = &t->config.tc;
+    TimeControl *tc = &t->tc;
     tc->nodes = m->nodes;
     tc->base_ms = m->base_ms;
     tc->inc_ms = m->inc_ms;
     tc->margin_ms = m->margin_ms;
     tc->move_timeout_ms = MOVE_TIMEOUT_MS;
     const int64_t *a = m->adjudication.v;
-    t->config.adj = (Adjudication){ (int)a[0], (int)a[1], (int)a[2], (int)a[3], (int)a[4], (int)a[5] };
-    t->config.concurrency = 1;
-    t->config.seed = m->seed;
+    t->adj = (Adjudication){ (int)a[0], (int)a[1], (int)a[2], (int)a[3], (int)a[4], (int)a[5] };
     t->pairs = m->pairs;
-    if (!(t->match = match_new(&t->config, t->book)))
+    if (!(t->pair_state = calloc((size_t)m->pairs, sizeof *t->pair_state)))
         return refuse(t, err, errlen, "%s", "out of memory");
     return t;
 }
 
-static void notify(Task *t)
+static void notify(TaskPool *p)
 {
     char byte = 1;
-    if (t->notify_fd >= 0 && write(t->notify_fd, &byte, 1) < 0) {
+    if (write(p->notify_fd, &byte, 1) < 0) {
         /* a full pipe already wakes the main thread */
     }
 }
 
-static bool on_pair(void *ctx, const PairResult *pair, const MatchCounts *totals)
+/* Games left to hand out. Under the lock. */
+static int64_t games_left(const Task *t)
 {
-    (void)totals;
-    Task *t = ctx;
-    pthread_mutex_lock(&t->lock);
-    TaskCounts *c = &t->counts;
+    return atomic_load(&t->stop) ? 0 : 2 * t->pairs - t->next_game;
+}
+
+/* Every game played, or stopped with none running. Under the lock. */
+static bool done_locked(const Task *t)
+{
+    return t->running == 0 && games_left(t) == 0;
+}
+
+/* Stops the task and interrupts the searches of its running games. Under the lock. */
+static void stop_locked(Task *t)
+{
+    atomic_store(&t->stop, true);
+    TaskPool *p = t->pool;
+    for (int i = 0; i < p->nthreads; i++)
+        if (p->threads[i].task == t)
+            for (int k = 0; k < 2; k++)
+                if (p->threads[i].players[k])
+                    player_interrupt(p->threads[i].players[k]);
+}
+
+/* Counts a complete pair: pair score 0..4 half-points is LL, LD, DD or WL, WD, WW. */
+static void count_pair(TaskCounts *c, const PairState *pair)
+{
     c->pairs++;
     for (int g = 0; g < 2; g++) {
         int pts = pair->points[g];
-        if (pts == 2)
-            c->wins++;
-        else if (pts == 1)
-            c->draws++;
-        else
-            c->losses++;
+        c->wins += pts == 2;
+        c->draws += pts == 1;
+        c->losses += pts == 0;
         if ((unsigned)pair->reason[g] < GAME_REASONS)
             c->reasons[pair->reason[g]]++;
     }
-    /* pair score 0..4 half-points: LL, LD, DD or WL, WD, WW */
     c->penta[pair->points[0] + pair->points[1]]++;
-    pthread_mutex_unlock(&t->lock);
-    notify(t);
-    return atomic_load(&t->stop);
 }
 
-static bool on_tick(void *ctx, const MatchCounts *totals)
+/* Records the end of a game of t (rc from game_play). Under the lock. */
+static void game_ended(TaskPool *p, Task *t, int64_t index, int rc, const GameRecord *g)
 {
-    (void)totals;
-    return atomic_load(&((Task *)ctx)->stop);
+    t->running--;
+    if (rc != 0) {
+        t->failed = true;
+        stop_locked(t);
+    } else if (g->reason != GAME_ABANDONED) {
+        int game = (int)(index % 2);
+        PairState *pair = &t->pair_state[index / 2];
+        pair->points[game] = match_points(g, game);
+        pair->reason[game] = g->reason;
+        if (++pair->done == 2) {
+            count_pair(&t->counts, pair);
+            notify(p);
+        }
+    }
+    if (done_locked(t))
+        notify(p);
+    pthread_cond_broadcast(&p->ended);
 }
 
-static void *play(void *arg)
+/* The thread's players with the task's specs; made at the first game or when a spec cannot be set. */
+static bool ready_players(GameThread *th, const Task *t)
 {
-    Task *t = arg;
-    MatchCallbacks cb = { NULL, on_pair, on_tick, TICK_MS, t };
-    int rc = match_play_pairs(t->match, 0, t->pairs, &cb);
-    pthread_mutex_lock(&t->lock);
-    t->done = true;
-    t->failed = rc != 0;
-    pthread_mutex_unlock(&t->lock);
-    notify(t);
+    for (int i = 0; i < 2; i++) {
+        if (th->players[i] && player_set_spec(th->players[i], &t->players[i]) != 0)
+            player_destroy(&th->players[i]);
+        if (!th->players[i] && !(th->players[i] = player_new(&t->players[i])))
+            return false;
+    }
+    return true;
+}
+
+static void *game_thread(void *arg)
+{
+    GameThread *th = arg;
+    TaskPool *p = th->pool;
+    GameRecord g;
+    game_record_init(&g);
+    pthread_mutex_lock(&p->lock);
+    while (!p->quit) {
+        Task *t = p->head;
+        while (t && games_left(t) == 0)
+            t = t->next;
+        if (!t) {
+            pthread_cond_wait(&p->work, &p->lock);
+            continue;
+        }
+        int64_t index = t->next_game++;
+        t->running++;
+        notify(p);           /* the worker may want the next task now */
+        pthread_mutex_unlock(&p->lock);
+        /* th->task is NULL: nothing else touches the players while they change. */
+        bool ready = ready_players(th, t);
+        pthread_mutex_lock(&p->lock);
+        th->task = t;
+        pthread_mutex_unlock(&p->lock);
+        Player *first = th->players[0], *second = th->players[1];
+        int rc = !ready ? -1
+                        : game_play(index % 2 == 0 ? first : second, index % 2 == 0 ? second : first,
+                                    book_opening(t->book, (int)(index / 2)), &t->tc, &t->adj, &t->stop, &g);
+        pthread_mutex_lock(&p->lock);
+        th->task = NULL;
+        game_ended(p, t, index, rc, &g);
+    }
+    pthread_mutex_unlock(&p->lock);
+    game_record_free(&g);
+    player_destroy(&th->players[0]);
+    player_destroy(&th->players[1]);
     return NULL;
 }
 
-int task_start(Task *t, int notify_fd)
+TaskPool *task_pool_new(int threads, int notify_fd)
 {
-    t->notify_fd = notify_fd;
-    if (pthread_create(&t->thread, NULL, play, t) != 0)
-        return -1;
-    t->started = true;
-    return 0;
+    TaskPool *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->notify_fd = notify_fd;
+    if (!(p->threads = calloc((size_t)threads, sizeof *p->threads))) {
+        free(p);
+        return NULL;
+    }
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->work, NULL);
+    pthread_cond_init(&p->ended, NULL);
+    for (int i = 0; i < threads; i++) {
+        GameThread *th = &p->threads[i];
+        th->pool = p;
+        if (pthread_create(&th->thread, NULL, game_thread, th) != 0) {
+            task_pool_destroy(&p);
+            return NULL;
+        }
+        p->nthreads++;
+    }
+    return p;
+}
+
+void task_pool_destroy(TaskPool **pp)
+{
+    TaskPool *p = *pp;
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->lock);
+    p->quit = true;
+    for (Task *t = p->head; t; t = t->next)
+        stop_locked(t);
+    pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->lock);
+    for (int i = 0; i < p->nthreads; i++)
+        pthread_join(p->threads[i].thread, NULL);
+    pthread_mutex_destroy(&p->lock);
+    pthread_cond_destroy(&p->work);
+    pthread_cond_destroy(&p->ended);
+    free(p->threads);
+    free(p);
+    *pp = NULL;
+}
+
+int64_t task_pool_waiting(TaskPool *p)
+{
+    int64_t n = 0;
+    pthread_mutex_lock(&p->lock);
+    for (const Task *t = p->head; t; t = t->next)
+        n += games_left(t);
+    pthread_mutex_unlock(&p->lock);
+    return n;
+}
+
+void task_start(Task *t, TaskPool *p)
+{
+    pthread_mutex_lock(&p->lock);
+    t->pool = p;
+    Task **end = &p->head;
+    while (*end)
+        end = &(*end)->next;
+    *end = t;
+    pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->lock);
 }
 
 void task_poll(Task *t, TaskCounts *counts, bool *done, bool *failed)
 {
-    pthread_mutex_lock(&t->lock);
+    if (t->pool)
+        pthread_mutex_lock(&t->pool->lock);
     *counts = t->counts;
-    *done = t->done;
+    *done = t->pool && done_locked(t);
     *failed = t->failed;
-    pthread_mutex_unlock(&t->lock);
+    if (t->pool)
+        pthread_mutex_unlock(&t->pool->lock);
 }
 
 void task_stop(Task *t)
 {
-    atomic_store(&t->stop, true);
-    if (t->match)
-        match_stop(t->match);
+    if (!t->pool) {
+        atomic_store(&t->stop, true);
+        return;
+    }
+    pthread_mutex_lock(&t->pool->lock);
+    stop_locked(t);
+    if (done_locked(t))
+        notify(t->pool);
+    pthread_mutex_unlock(&t->pool->lock);
 }
 
 void task_destroy(Task **tp)
@@ -197,13 +363,20 @@ void task_destroy(Task **tp)
     Task *t = *tp;
     if (!t)
         return;
-    if (t->started) {
-        task_stop(t);
-        pthread_join(t->thread, NULL);
+    TaskPool *p = t->pool;
+    if (p) {
+        pthread_mutex_lock(&p->lock);
+        stop_locked(t);
+        while (t->running > 0)
+            pthread_cond_wait(&p->ended, &p->lock);
+        Task **at = &p->head;
+        while (*at != t)
+            at = &(*at)->next;
+        *at = t->next;
+        pthread_mutex_unlock(&p->lock);
     }
-    match_destroy(&t->match);
     book_destroy(&t->book);
-    pthread_mutex_destroy(&t->lock);
+    free(t->pair_state);
     free(t);
     *tp = NULL;
 }

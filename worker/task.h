@@ -1,12 +1,21 @@
 /*
- * task.h - one task of the coordinator played on a thread of its own: the
- * two parameter sets over the built-in engine, the task's openings as a
- * book, its time control and adjudication, one game at a time
- * (match_play_pairs with concurrency 1; a worker runs one task per slot).
+ * task.h - the coordinator's tasks played on the worker's game threads.
  *
- * Counts are kept over complete pairs only, so that what is reported
- * under a lease is exactly the games of its finished pairs: a pair cut by
- * a stop is neither reported nor lost (the coordinator re-issues it).
+ * A pool has N game threads (the worker's concurrency), each with two
+ * built-in players kept from game to game and task to task: a game only
+ * gives them the task's parameters (player_set_spec) and clears their
+ * state (player_new_game), as one xqf-match thread does between games.
+ * Started tasks wait in a queue in the order they were started; a free
+ * thread takes the next unplayed game of the oldest one, so the games of
+ * a task, even the two of a pair, are spread over every thread, and the
+ * next task (fetched while the current one's last games are played) keeps
+ * them busy when it runs out: no thread idles while there is a game.
+ *
+ * Pair k of a task plays the task's opening k twice: game 0 with the
+ * first parameter set as Red, game 1 with colours reversed.  Counts are
+ * kept over complete pairs only, so that what is reported under a lease
+ * is exactly the games of its finished pairs: a pair cut by a stop is
+ * neither reported nor lost (the coordinator re-issues it).
  */
 #ifndef XQF_TASK_H
 #define XQF_TASK_H
@@ -24,7 +33,20 @@ typedef struct {
     int64_t reasons[GAME_REASONS];
 } TaskCounts;
 
+typedef struct TaskPool TaskPool;
 typedef struct Task Task;
+
+/*
+ * Starts threads game threads (players are made at their first game);
+ * when a game is taken, after each complete pair and at the end of each
+ * task a byte is written to notify_fd (non-blocking, may be dropped).  NULL when out of memory
+ * or a thread cannot be started.
+ */
+TaskPool *task_pool_new(int threads, int notify_fd);
+/* Stops every task's games, joins the threads and frees; the tasks must be destroyed first. Safe on NULL. */
+void task_pool_destroy(TaskPool **p);
+/* The games of the started tasks that no thread has taken yet (stopped tasks excluded). Thread-safe. */
+int64_t task_pool_waiting(TaskPool *p);
 
 /*
  * Checks a task message (build, parameters, book lines, time control) and
@@ -32,16 +54,18 @@ typedef struct Task Task;
  * err.  build is this worker's build id.
  */
 Task *task_new(const XqfMsg_task *m, const char *build, char *err, size_t errlen);
+/* Queues the task's games on the pool (once). */
+void task_start(Task *t, TaskPool *p);
 /*
- * Starts playing on a new thread; after each pair and at the end a byte is
- * written to notify_fd (non-blocking, may be dropped).  Returns 0 or -1.
+ * A snapshot: the counts, and whether the task is done (every game played,
+ * or stopped and no game of it still running), with *failed when a game
+ * could not be played (a player could not be made, or the referee failed).
+ * Thread-safe.
  */
-int task_start(Task *t, int notify_fd);
-/* A snapshot: the counts, and whether the thread is done (with *failed when a game thread failed). Thread-safe. */
 void task_poll(Task *t, TaskCounts *counts, bool *done, bool *failed);
-/* Stops the games (running ones abandoned). Thread-safe, returns at once. */
+/* Stops the task: its games not started are dropped, running ones abandoned. Returns at once. */
 void task_stop(Task *t);
-/* Stops, joins the thread and frees; safe on NULL and twice. */
+/* Stops, waits until no thread plays a game of it, takes it off the queue and frees; safe on NULL and twice. */
 void task_destroy(Task **t);
 
 #endif

@@ -4,13 +4,18 @@
  *
  *   xqf-worker [--connect ENDPOINT] [--name NAME] [--concurrency N]
  *
- * The worker has N slots (default: online cores); each asks for a task,
- * plays it one game at a time on a thread of its own and reports the
- * task's cumulative counts after every pair, so that a report repeated or
- * lost changes nothing.  The main thread alone owns the socket: game
- * threads wake it through a pipe.  Timers re-send what is not answered
- * (results, requests, hello), heartbeat the tasks, and say hello again
- * when the coordinator has been silent (it may have restarted).
+ * The worker plays N games side by side (default: online cores) on a pool
+ * of N game threads (task.h) that take the games of the tasks it holds,
+ * oldest task first, so a task's pairs are spread over every thread.  It
+ * holds tasks in slots (up to 2N + 1) and asks for one more, one request
+ * at a time, whenever fewer than N games are left to hand out: the next
+ * task is there before the current one's last games end, and no thread
+ * waits on the network.  Each held task's cumulative counts are reported
+ * after every pair, so that a report repeated or lost changes nothing.
+ * The main thread alone owns the socket: game threads wake it through a
+ * pipe.  Timers re-send what is not answered (results, requests, hello),
+ * heartbeat the tasks (queued ones too), and say hello again when the
+ * coordinator has been silent (it may have restarted).
  *
  * Build id (sent in hello, checked against a run's required build):
  * "xqf-<bench nodes at depth 5>-<hash of the default parameters>", computed
@@ -39,9 +44,11 @@
 #include "worker_transport.h"
 
 enum {
-    MAX_SLOTS = 256,
+    MAX_THREADS = 256,
+    MAX_SLOTS = 2 * MAX_THREADS + 1,
     REQUEST_TIMEOUT_MS = 5000,       /* a task_request unanswered this long is re-sent */
     RESEND_MS = 2000,                /* an unacknowledged result is re-sent after this */
+    HELLO_RETRY_MS = 10,             /* a hello that could not go out is tried again after this */
     HELLO_BACKOFF_MIN_MS = 500,
     HELLO_BACKOFF_MAX_MS = 10000,
     SILENCE_MS = 15000,              /* nothing heard this long: hello again */
@@ -51,6 +58,7 @@ enum {
 
 typedef enum { SLOT_IDLE, SLOT_REQUESTED, SLOT_PLAYING, SLOT_STOPPING } SlotState;
 
+/* A task held (or asked for): the slot number is echoed by the coordinator. */
 typedef struct {
     SlotState state;
     Task *task;
@@ -59,8 +67,7 @@ typedef struct {
     TaskCounts sent;                 /* last reported */
     int64_t acked;                   /* pairs the coordinator confirmed */
     int64_t since_ms;                /* request sent / last contact about the task */
-    int64_t next_request_ms;
-    bool handback;                   /* hand back once the thread is done */
+    bool handback;                   /* hand back once its games are done */
     bool lease_gone;                 /* told to stop: nothing more to report */
 } Slot;
 
@@ -68,8 +75,10 @@ typedef struct {
     WorkerTransport *t;
     char name[XQF_NAME_MAX + 1];
     char build[XQF_NAME_MAX + 1];
-    int cores, nslots;
+    int cores, threads, nslots;
     Slot slots[MAX_SLOTS];
+    TaskPool *pool;
+    int64_t next_request_ms;         /* no task request before (after an idle or a refusal) */
     bool welcomed;
     int64_t hello_ms, hello_backoff, heard_ms, heartbeat_ms;
     int pipe_fd[2];
@@ -90,16 +99,17 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void send_hello(Worker *w, int64_t now)
+/* Says hello; false when it could not go out (no connection yet: ZMQ_IMMEDIATE). */
+static bool send_hello(Worker *w, int64_t now)
 {
     XqfMsg m;
     xqf_msg_init(&m, XQF_MSG_HELLO);
     snprintf(m.u.hello.name, sizeof m.u.hello.name, "%s", w->name);
     snprintf(m.u.hello.build, sizeof m.u.hello.build, "%s", w->build);
     m.u.hello.cores = (uint64_t)w->cores;
-    m.u.hello.concurrency = (uint64_t)w->nslots;
-    wt_send(w->t, &m);
+    m.u.hello.concurrency = (uint64_t)w->threads;
     w->hello_ms = now;
+    return wt_send(w->t, &m) == 0;
 }
 
 static void send_result(Worker *w, Slot *s, const TaskCounts *c, int64_t now)
@@ -149,12 +159,11 @@ static Slot *slot_of_task(Worker *w, uint64_t task, uint64_t lease)
     return NULL;
 }
 
-static void slot_reset(Slot *s, int64_t next_request_ms)
+static void slot_reset(Slot *s)
 {
     task_destroy(&s->task);
     memset(s, 0, sizeof *s);
     s->state = SLOT_IDLE;
-    s->next_request_ms = next_request_ms;
 }
 
 static void on_task(Worker *w, const XqfMsg_task *m, int64_t now)
@@ -166,13 +175,14 @@ static void on_task(Worker *w, const XqfMsg_task *m, int64_t now)
     }
     char err[512];
     Task *t = task_new(m, w->build, err, sizeof err);
-    if (!t || task_start(t, w->pipe_fd[1]) != 0) {
-        log_warn("refusing task %" PRIu64 ": %s", m->task_id, t ? "cannot start a thread" : err);
-        send_task_msg(w, XQF_MSG_HANDBACK, m->task_id, m->lease, true, t ? "cannot start a thread" : err);
-        task_destroy(&t);
-        slot_reset(s, now + 2000);
+    if (!t) {
+        log_warn("refusing task %" PRIu64 ": %s", m->task_id, err);
+        send_task_msg(w, XQF_MSG_HANDBACK, m->task_id, m->lease, true, err);
+        slot_reset(s);
+        w->next_request_ms = now + 2000;
         return;
     }
+    task_start(t, w->pool);
     log_info("slot %d: task %" PRIu64 " of run %" PRIu64 ", pairs %" PRId64 "-%" PRId64, (int)m->slot,
              m->task_id, m->run_id, m->first_pair, m->first_pair + m->pairs - 1);
     s->state = SLOT_PLAYING;
@@ -202,8 +212,10 @@ static void on_message(Worker *w, const XqfMsg *m, int64_t now)
         break;
     case XQF_MSG_IDLE: {
         Slot *s = m->u.idle.slot < (uint64_t)w->nslots ? &w->slots[m->u.idle.slot] : NULL;
-        if (s && s->state == SLOT_REQUESTED)
-            slot_reset(s, now + (int64_t)(m->u.idle.retry_ms < 60000 ? m->u.idle.retry_ms : 60000));
+        if (s && s->state == SLOT_REQUESTED) {
+            slot_reset(s);
+            w->next_request_ms = now + (int64_t)(m->u.idle.retry_ms < 60000 ? m->u.idle.retry_ms : 60000);
+        }
         break;
     }
     case XQF_MSG_ACK: {
@@ -243,24 +255,41 @@ static void on_message(Worker *w, const XqfMsg *m, int64_t now)
     }
 }
 
-/* One pass over the slots: requests, results, heartbeats, the end of tasks. */
+/*
+ * Asks for a task into a free slot when fewer games than threads are left
+ * to hand out and no request is pending: one request at a time, so the
+ * worker holds no more than it needs to keep every thread busy.
+ */
+static void request_task(Worker *w, int64_t now)
+{
+    if (!w->welcomed || stop_flag || now < w->next_request_ms ||
+        task_pool_waiting(w->pool) >= w->threads)
+        return;
+    Slot *free_slot = NULL;
+    for (int i = 0; i < w->nslots; i++) {
+        Slot *s = &w->slots[i];
+        if (s->state == SLOT_REQUESTED && now - s->since_ms > REQUEST_TIMEOUT_MS)
+            s->state = SLOT_IDLE;            /* lost on the way: ask again */
+        if (s->state == SLOT_REQUESTED)
+            return;
+        if (s->state == SLOT_IDLE && !free_slot)
+            free_slot = s;
+    }
+    if (!free_slot)
+        return;
+    XqfMsg m;
+    xqf_msg_init(&m, XQF_MSG_TASK_REQUEST);
+    m.u.task_request.slot = (uint64_t)(free_slot - w->slots);
+    wt_send(w->t, &m);
+    free_slot->state = SLOT_REQUESTED;
+    free_slot->since_ms = now;
+}
+
+/* One pass over the slots: results, heartbeats, the end of tasks; then a request if one is due. */
 static void tend_slots(Worker *w, int64_t now)
 {
     for (int i = 0; i < w->nslots; i++) {
         Slot *s = &w->slots[i];
-        if (s->state == SLOT_IDLE && w->welcomed && !stop_flag && now >= s->next_request_ms) {
-            XqfMsg m;
-            xqf_msg_init(&m, XQF_MSG_TASK_REQUEST);
-            m.u.task_request.slot = (uint64_t)i;
-            wt_send(w->t, &m);
-            s->state = SLOT_REQUESTED;
-            s->since_ms = now;
-            continue;
-        }
-        if (s->state == SLOT_REQUESTED && now - s->since_ms > REQUEST_TIMEOUT_MS) {
-            s->state = SLOT_IDLE;            /* lost on the way: ask again */
-            continue;
-        }
         if (!s->task)
             continue;
         TaskCounts c;
@@ -272,7 +301,7 @@ static void tend_slots(Worker *w, int64_t now)
         }
         if (s->lease_gone) {
             if (done)
-                slot_reset(s, now);
+                slot_reset(s);
             continue;
         }
         if (c.pairs > s->sent.pairs || (s->acked < c.pairs && now - s->since_ms > RESEND_MS))
@@ -293,8 +322,9 @@ static void tend_slots(Worker *w, int64_t now)
             log_info("task %" PRIu64 ": done, %" PRId64 " pairs W/D/L %" PRId64 "/%" PRId64 "/%" PRId64,
                      s->task_id, c.pairs, c.wins, c.draws, c.losses);
         }
-        slot_reset(s, now);
+        slot_reset(s);
     }
+    request_task(w, now);
 }
 
 static bool busy(const Worker *w)
@@ -325,7 +355,7 @@ static void usage(FILE *out)
           "\n"
           "  --connect ENDPOINT  the coordinator (default tcp://127.0.0.1:5555)\n"
           "  --name NAME         this worker's name (default HOST-PID)\n"
-          "  --concurrency N     tasks played side by side, one game each (default: cores)\n"
+          "  --concurrency N     games played side by side (default: cores)\n"
           "  --build-id          print the build id and exit\n"
           "SIGTERM hands the tasks back and leaves. Logs: stderr (XQF_LOG=debug|info|warn|error).\n",
           out);
@@ -337,7 +367,7 @@ int main(int argc, char **argv)
     const char *endpoint = "tcp://127.0.0.1:5555";
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     w.cores = online > 0 ? (int)online : 1;
-    w.nslots = w.cores;
+    w.threads = w.cores;
     char host[64] = "worker";
     gethostname(host, sizeof host - 1);
     snprintf(w.name, sizeof w.name, "%.40s-%ld", host, (long)getpid());
@@ -368,11 +398,11 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--concurrency") == 0) {
             char *end;
             long n = strtol(v, &end, 10);
-            if (end == v || *end || n < 1 || n > MAX_SLOTS) {
-                fprintf(stderr, "xqf-worker: error: --concurrency: '%s' is not 1-%d\n", v, MAX_SLOTS);
+            if (end == v || *end || n < 1 || n > MAX_THREADS) {
+                fprintf(stderr, "xqf-worker: error: --concurrency: '%s' is not 1-%d\n", v, MAX_THREADS);
                 return 2;
             }
-            w.nslots = (int)n;
+            w.threads = (int)n;
         } else {
             fprintf(stderr, "xqf-worker: error: unknown option '%s' (see --help)\n", a);
             return 2;
@@ -392,9 +422,11 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
     if (pipe(w.pipe_fd) != 0 || fcntl(w.pipe_fd[0], F_SETFL, O_NONBLOCK) != 0 ||
-        fcntl(w.pipe_fd[1], F_SETFL, O_NONBLOCK) != 0 || !(w.t = wt_new(endpoint)))
+        fcntl(w.pipe_fd[1], F_SETFL, O_NONBLOCK) != 0 || !(w.t = wt_new(endpoint)) ||
+        !(w.pool = task_pool_new(w.threads, w.pipe_fd[1])))
         return 1;
-    log_info("build %s, %d slots, coordinator %s", w.build, w.nslots, endpoint);
+    w.nslots = 2 * w.threads + 1;
+    log_info("build %s, %d game threads, coordinator %s", w.build, w.threads, endpoint);
     w.hello_backoff = HELLO_BACKOFF_MIN_MS;
     w.heartbeat_ms = 10000;
     w.heard_ms = now_ms();
@@ -410,13 +442,18 @@ int main(int argc, char **argv)
             w.welcomed = false;
             w.heard_ms = now;
         }
+        /* Not sent (not connected yet): nothing to back off from, try again in a moment. */
+        bool hello_unsent = false;
         if (!w.welcomed && now - w.hello_ms >= w.hello_backoff) {
-            send_hello(&w, now);
-            w.hello_backoff = w.hello_backoff * 2 > HELLO_BACKOFF_MAX_MS ? HELLO_BACKOFF_MAX_MS
-                                                                        : w.hello_backoff * 2;
+            hello_unsent = !send_hello(&w, now);
+            if (hello_unsent)
+                w.hello_ms = now - w.hello_backoff + HELLO_RETRY_MS;
+            else
+                w.hello_backoff = w.hello_backoff * 2 > HELLO_BACKOFF_MAX_MS ? HELLO_BACKOFF_MAX_MS
+                                                                            : w.hello_backoff * 2;
         }
         tend_slots(&w, now);
-        int ready = wt_wait(w.t, 100, w.pipe_fd[0]);
+        int ready = wt_wait(w.t, hello_unsent ? HELLO_RETRY_MS : 100, w.pipe_fd[0]);
         if (ready < 0)
             break;
         if (ready & 2) {
@@ -434,6 +471,7 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < w.nslots; i++)
         task_destroy(&w.slots[i].task);
+    task_pool_destroy(&w.pool);
     XqfMsg bye;
     xqf_msg_init(&bye, XQF_MSG_BYE);
     snprintf(bye.u.bye.reason, sizeof bye.u.bye.reason, "%s", stop_flag ? "stopped by a signal" : "transport failure");
