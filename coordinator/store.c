@@ -481,6 +481,17 @@ int store_create_spsa(Store *s, const StoreSpsaSpec *sp, int64_t *id)
     return rc;
 }
 
+/* Reads pairs, wins, draws, losses and the five pentanomial cells from column *col on. */
+static void read_counts(const PGresult *r, int row, int *col, StoreCounts *c)
+{
+    c->pairs = get_i64(r, row, (*col)++);
+    c->wins = get_i64(r, row, (*col)++);
+    c->draws = get_i64(r, row, (*col)++);
+    c->losses = get_i64(r, row, (*col)++);
+    for (int i = 0; i < 5; i++)
+        c->penta[i] = get_i64(r, row, (*col)++);
+}
+
 static void read_run(const PGresult *r, int row, StoreRun *o)
 {
     memset(o, 0, sizeof *o);
@@ -509,12 +520,7 @@ static void read_run(const PGresult *r, int row, StoreRun *o)
     o->beta = get_dbl(r, row, c++);
     o->llr = get_dbl(r, row, c++);
     get_text(r, row, c++, o->verdict, sizeof o->verdict);
-    o->counts.pairs = get_i64(r, row, c++);
-    o->counts.wins = get_i64(r, row, c++);
-    o->counts.draws = get_i64(r, row, c++);
-    o->counts.losses = get_i64(r, row, c++);
-    for (int i = 0; i < 5; i++)
-        o->counts.penta[i] = get_i64(r, row, c++);
+    read_counts(r, row, &c, &o->counts);
     o->counts.nreasons = parse_list(PQgetvalue(r, row, c++), o->counts.reasons, STORE_REASONS);
     o->leased = get_i64(r, row, c++);
     o->iter = get_i64(r, row, c++);
@@ -524,18 +530,33 @@ static void read_run(const PGresult *r, int row, StoreRun *o)
     o->elapsed_s = get_dbl(r, row, c++);
 }
 
+/*
+ * Runs a query that returns rows and allocates one zeroed element of
+ * `size` bytes per row in *rows (NULL when there are none).  Returns the
+ * result for the caller to read and PQclear, with *count set, or NULL
+ * (nothing allocated) on a database error or when out of memory.
+ */
+static PGresult *fetch_rows(Store *s, Stmt st, const char *const *params, size_t size, void **rows, int *count)
+{
+    *rows = NULL;
+    PGresult *res = run(s, st, params, PGRES_TUPLES_OK);
+    if (!res)
+        return NULL;
+    *count = PQntuples(res);
+    if (*count > 0 && !(*rows = calloc((size_t)*count, size))) {
+        PQclear(res);
+        return NULL;
+    }
+    return res;
+}
+
 /* Runs a run query into a malloc'd array. */
 static int read_runs(Store *s, Stmt st, const char *const *params, StoreRun **out)
 {
-    *out = NULL;
-    PGresult *res = run(s, st, params, PGRES_TUPLES_OK);
+    int n;
+    PGresult *res = fetch_rows(s, st, params, sizeof **out, (void **)out, &n);
     if (!res)
         return -1;
-    int n = PQntuples(res);
-    if (n > 0 && !(*out = calloc((size_t)n, sizeof **out))) {
-        PQclear(res);
-        return -1;
-    }
     for (int i = 0; i < n; i++)
         read_run(res, i, &(*out)[i]);
     PQclear(res);
@@ -723,17 +744,12 @@ int store_spsa_save(Store *s, int64_t run_id, const double *theta, int count, in
 
 int store_spsa_history(Store *s, int64_t run_id, StoreHistoryRow **out)
 {
-    *out = NULL;
     Nums n;
     const char *p[1] = { num(&n, 0, run_id) };
-    PGresult *res = run(s, ST_SPSA_HISTORY, p, PGRES_TUPLES_OK);
+    int count;
+    PGresult *res = fetch_rows(s, ST_SPSA_HISTORY, p, sizeof **out, (void **)out, &count);
     if (!res)
         return -1;
-    int count = PQntuples(res);
-    if (count > 0 && !(*out = calloc((size_t)count, sizeof **out))) {
-        PQclear(res);
-        return -1;
-    }
     for (int i = 0; i < count; i++) {
         (*out)[i].iteration = get_i64(res, i, 0);
         (*out)[i].idx = (int)get_i64(res, i, 1);
@@ -745,26 +761,16 @@ int store_spsa_history(Store *s, int64_t run_id, StoreHistoryRow **out)
 
 int store_run_progress(Store *s, int64_t run_id, StoreProgress **out)
 {
-    *out = NULL;
     Nums n;
     const char *p[1] = { num(&n, 0, run_id) };
-    PGresult *res = run(s, ST_PROGRESS, p, PGRES_TUPLES_OK);
+    int count;
+    PGresult *res = fetch_rows(s, ST_PROGRESS, p, sizeof **out, (void **)out, &count);
     if (!res)
         return -1;
-    int count = PQntuples(res);
-    if (count > 0 && !(*out = calloc((size_t)count, sizeof **out))) {
-        PQclear(res);
-        return -1;
-    }
     for (int i = 0; i < count; i++) {
-        StoreCounts *c = &(*out)[i].counts;
-        c->pairs = get_i64(res, i, 0);
-        c->wins = get_i64(res, i, 1);
-        c->draws = get_i64(res, i, 2);
-        c->losses = get_i64(res, i, 3);
-        for (int j = 0; j < 5; j++)
-            c->penta[j] = get_i64(res, i, 4 + j);
-        (*out)[i].age_s = get_dbl(res, i, 9);
+        int col = 0;
+        read_counts(res, i, &col, &(*out)[i].counts);
+        (*out)[i].age_s = get_dbl(res, i, col);
     }
     PQclear(res);
     return count;
@@ -913,17 +919,12 @@ int64_t store_extend_leases(Store *s, int64_t lease_ms)
 
 int store_list_workers(Store *s, int seconds, StoreWorker **out)
 {
-    *out = NULL;
     Nums n;
     const char *p[1] = { num(&n, 0, seconds) };
-    PGresult *res = run(s, ST_LIST_WORKERS, p, PGRES_TUPLES_OK);
+    int count;
+    PGresult *res = fetch_rows(s, ST_LIST_WORKERS, p, sizeof **out, (void **)out, &count);
     if (!res)
         return -1;
-    int count = PQntuples(res);
-    if (count > 0 && !(*out = calloc((size_t)count, sizeof **out))) {
-        PQclear(res);
-        return -1;
-    }
     for (int i = 0; i < count; i++) {
         StoreWorker *w = &(*out)[i];
         w->id = get_i64(res, i, 0);
