@@ -533,15 +533,14 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, bool pv_no
         int mover = b->squares[move_from(m)];
         bool quiet = b->squares[move_to(m)] == EMPTY;
         bool special = m == hash_move || m == here->killers[0] || m == here->killers[1] || m == here->mate_killer;
-        board_make(b, m);
-        bool gives_check = board_in_check(b);
         /* Futility: a quiet move at the frontier that cannot reach alpha (not when our king is attacked). */
-        if (can_futile && quiet && !gives_check && legal > 1 && futile <= alpha) {
-            board_unmake(b);
+        if (can_futile && quiet && legal > 1 && futile <= alpha && !board_gives_check(b, m)) {
             if (futile > best)
                 best = futile;
             continue;
         }
+        board_make(b, m);
+        bool gives_check = board_in_check(b);
         int ext = (gives_check && p->CheckExtension && ply < 2 * MAX_DEPTH / 3) || threat_extension;
         int new_depth = depth - 1 + ext;
         /* History pruning / LMR: late quiet moves that rarely cut are searched shallower. */
