@@ -10,8 +10,9 @@
  * book's lines), prints its id and exits (ops/bench cluster times a real
  * worker on it).
  *
- * --rate R paces the workers (open loop): each starts its next cycle
- * N/R seconds after the previous one, for R results per second in all;
+ * --rate R paces the workers (open loop): each starts a cycle every N/R
+ * seconds (at once when the previous one ended late), for R results per
+ * second in all;
  * without it (closed loop) every worker goes again at once, which measures
  * the most the coordinator can take (round trips then grow as N / rate).
  * Creates an SPRT run of one pair per task (so every result completes a
@@ -35,6 +36,7 @@ typedef struct {
     void *sock;
     double sent_at;                  /* of the request in flight, 0: none */
     double next_at;                  /* paced: when to start the next cycle, 0: not waiting */
+    double planned;                  /* paced: when the current cycle was due */
     bool welcomed;
 } Sim;
 
@@ -214,9 +216,15 @@ int main(int argc, char **argv)
                     accepted += measuring;
                 else if (in.type != XQF_MSG_WELCOME && in.type != XQF_MSG_IDLE)
                     other += measuring;
-                if (interval > 0 && in.type == XQF_MSG_ACK) {
-                    /* spread the first cycles evenly, then one every interval */
-                    sims[i].next_at = t + interval * (sims[i].welcomed ? 1.0 : (double)rand() / RAND_MAX);
+                if (interval > 0 && (in.type == XQF_MSG_ACK || in.type == XQF_MSG_WELCOME)) {
+                    /*
+                     * A fixed cadence: the first cycles spread evenly over one
+                     * interval, then each one interval after the previous was
+                     * due (at once when late), whatever the round trips took.
+                     */
+                    sims[i].planned = sims[i].welcomed ? sims[i].planned + interval
+                                                       : t + interval * (double)rand() / RAND_MAX;
+                    sims[i].next_at = sims[i].planned > t ? sims[i].planned : t;
                     sims[i].welcomed = true;
                 } else {
                     xqf_msg_init(&m, XQF_MSG_TASK_REQUEST);

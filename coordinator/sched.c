@@ -357,43 +357,123 @@ static int serve_order(const void *a, const void *b)
     return x->run.id < y->run.id ? -1 : x->run.id > y->run.id;
 }
 
+/* Whether r can serve a worker of this build now (its book loaded). 1, 0, or -1 on a database error. */
+static int can_serve(Sched *s, SchedRun *r, const char *build)
+{
+    if (r->exhausted || (r->run.build_id[0] && strcmp(r->run.build_id, build) != 0))
+        return 0;
+    int rc = load_book(s, r);
+    if (rc < 0)
+        return -1;
+    if (rc > 0 || !kind_of(r->run.kind)) {
+        log_warn("run %lld: no book or unknown kind '%s': skipped", (long long)r->run.id, r->run.kind);
+        r->exhausted = true;
+        return 0;
+    }
+    return 1;
+}
+
+/*
+ * Gives run r's tasks to the m requests listed in idx: queued and (SPRT)
+ * new tasks in one statement, then (SPSA) new tasks one by one.  A
+ * request left without a task stays in *pending and the run counts as
+ * exhausted until the next refresh.  0 or -1.
+ */
+static int claim_from(Sched *s, SchedRun *r, const int *idx, int m, const int64_t *workers,
+                      int64_t lease_ms, XqfMsg *out, bool *pending)
+{
+    int64_t *ws = malloc(sizeof *ws * (size_t)m);
+    StoreLease *leases = malloc(sizeof *leases * (size_t)m);
+    bool *given = malloc(sizeof *given * (size_t)m);
+    int rc = ws && leases && given ? 0 : -1;
+    for (int j = 0; rc == 0 && j < m; j++)
+        ws[j] = workers[idx[j]];
+    if (rc == 0)
+        rc = store_claim_batch(s->store, r->run.id, ws, m, lease_ms, leases, given) < 0 ? -1 : 0;
+    const RunKindOps *k = kind_of(r->run.kind);
+    for (int j = 0; rc == 0 && j < m; j++) {
+        if (!given[j] && k->new_task && !r->exhausted) {
+            int got = k->new_task(s, r, ws[j], lease_ms, &leases[j]);
+            if (got < 0)
+                rc = -1;
+            given[j] = got > 0;
+        }
+        if (!given[j]) {
+            r->exhausted = true;
+            r->run.leased--;                 /* counted when the request was assigned */
+            continue;
+        }
+        if (fill_task(r, &leases[j], &out[idx[j]]) != 0)
+            rc = -1;
+        pending[idx[j]] = false;
+    }
+    free(ws);
+    free(leases);
+    free(given);
+    return rc;
+}
+
+int sched_claim_batch(Sched *s, const int64_t *workers, const char *const *builds, int n,
+                      int64_t lease_ms, XqfMsg *out)
+{
+    bool *pending = malloc(sizeof *pending * (size_t)(n > 0 ? n : 1));
+    int *run_of = malloc(sizeof *run_of * (size_t)(n > 0 ? n : 1));
+    int *idx = malloc(sizeof *idx * (size_t)(n > 0 ? n : 1));
+    int rc = pending && run_of && idx ? 0 : -1;
+    for (int i = 0; i < n; i++)
+        pending[i] = true;
+    /*
+     * Rounds: each pending request goes to the run it should be served from
+     * (priority, fewest leases, age: counting the requests already given to
+     * it), then each run serves its requests in one statement.  A run that
+     * runs short is exhausted, and its unserved requests try the next round.
+     */
+    for (bool assigned = true; rc == 0 && assigned;) {
+        assigned = false;
+        for (int i = 0; rc == 0 && i < n; i++) {
+            run_of[i] = -1;
+            if (!pending[i])
+                continue;
+            SchedRun *best = NULL;
+            for (int j = 0; rc == 0 && j < s->count; j++) {
+                SchedRun *r = &s->runs[j];
+                int ok = can_serve(s, r, builds[i]);
+                if (ok < 0)
+                    rc = -1;
+                else if (ok && (!best || serve_order(&r, &best) < 0))
+                    best = r;
+            }
+            if (best) {
+                run_of[i] = (int)(best - s->runs);
+                best->run.leased++;
+                assigned = true;
+            }
+        }
+        for (int j = 0; rc == 0 && j < s->count; j++) {
+            int m = 0;
+            for (int i = 0; i < n; i++)
+                if (run_of[i] == j)
+                    idx[m++] = i;
+            if (m)
+                rc = claim_from(s, &s->runs[j], idx, m, workers, lease_ms, out, pending);
+        }
+    }
+    for (int i = 0; rc == 0 && i < n; i++)
+        if (pending[i]) {
+            xqf_msg_init(&out[i], XQF_MSG_IDLE);
+            out[i].u.idle.retry_ms = IDLE_RETRY_MS;
+        }
+    free(pending);
+    free(run_of);
+    free(idx);
+    return rc;
+}
+
 int sched_claim(Sched *s, int64_t worker, const char *build, int64_t lease_ms, XqfMsg *task)
 {
-    SchedRun *order[256];
-    int n = 0;
-    for (int i = 0; i < s->count && n < 256; i++) {
-        SchedRun *r = &s->runs[i];
-        if (!r->exhausted && (!r->run.build_id[0] || strcmp(r->run.build_id, build) == 0))
-            order[n++] = r;
-    }
-    qsort(order, (size_t)n, sizeof order[0], serve_order);
-    for (int i = 0; i < n; i++) {
-        SchedRun *r = order[i];
-        const RunKindOps *k = kind_of(r->run.kind);
-        int rc = load_book(s, r);
-        if (rc < 0)
-            return -1;
-        if (rc > 0 || !k) {
-            log_warn("run %lld: no book or unknown kind '%s': skipped", (long long)r->run.id, r->run.kind);
-            r->exhausted = true;
-            continue;
-        }
-        StoreLease lease;
-        rc = store_claim_task(s->store, r->run.id, worker, lease_ms, &lease);
-        if (rc == 0 && k->new_task)
-            rc = k->new_task(s, r, worker, lease_ms, &lease);
-        if (rc < 0)
-            return -1;
-        if (rc == 0) {
-            r->exhausted = true;
-            continue;
-        }
-        r->run.leased++;
-        return fill_task(r, &lease, task) == 0 ? 1 : -1;
-    }
-    xqf_msg_init(task, XQF_MSG_IDLE);
-    task->u.idle.retry_ms = IDLE_RETRY_MS;
-    return 0;
+    if (sched_claim_batch(s, &worker, &build, 1, lease_ms, task) != 0)
+        return -1;
+    return task->type == XQF_MSG_TASK;
 }
 
 static SchedRun *find(Sched *s, int64_t id)

@@ -40,6 +40,13 @@ int sched_refresh(Sched *s, int64_t now_ms, int64_t max_age_ms);
  * a database error.
  */
 int sched_claim(Sched *s, int64_t worker, const char *build, int64_t lease_ms, XqfMsg *task);
+/*
+ * The same for n requests at once (a batch's): out[i] becomes a task or
+ * idle.  Requests are spread over the runs as one by one, but each run
+ * serves its share in one statement.  Returns 0, or -1 on a database error.
+ */
+int sched_claim_batch(Sched *s, const int64_t *workers, const char *const *builds, int n,
+                      int64_t lease_ms, XqfMsg *out);
 /* Called in the transaction that accepted a report (task_done: its last pair). Returns 0 or -1. */
 int sched_report(Sched *s, int64_t run, int64_t task, bool task_done);
 /*

@@ -18,14 +18,45 @@ enum {
     REFRESH_EVERY_MS = 3000,
     BACKOFF_MIN_MS = 100,
     BACKOFF_MAX_MS = 5000,
-    WAIT_MS = 100
+    WAIT_MS = 100,
+    LOAD_EVERY_MS = 10000
 };
 
-static int64_t now_ms(void)
+static int64_t now_us(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int64_t now_ms(void) { return now_us() / 1000; }
+
+/* What the loop did since the last load line (logged every LOAD_EVERY_MS when busy). */
+typedef struct {
+    int64_t since_us, batches, messages, largest, busy_us, longest_us;
+} LoadStats;
+
+static void load_note(LoadStats *l, int n, int64_t busy_us)
+{
+    l->batches++;
+    l->messages += n;
+    l->largest = n > l->largest ? n : l->largest;
+    l->busy_us += busy_us;
+    l->longest_us = busy_us > l->longest_us ? busy_us : l->longest_us;
+}
+
+static void load_log(LoadStats *l, int64_t now)
+{
+    double secs = (double)(now - l->since_us) / 1e6;
+    if (secs * 1000 < LOAD_EVERY_MS)
+        return;
+    if (l->messages)
+        log_info("load: %.0f messages/s in %.0f batches/s (mean %.1f, largest %lld); batch %.1f ms mean, "
+                 "%.1f ms longest; busy %.0f %%", (double)l->messages / secs, (double)l->batches / secs,
+                 (double)l->messages / (double)l->batches, (long long)l->largest,
+                 (double)l->busy_us / 1e3 / (double)l->batches, (double)l->longest_us / 1e3,
+                 100.0 * (double)l->busy_us / 1e6 / secs);
+    *l = (LoadStats){ .since_us = now };
 }
 
 /* ---- peers: routing id -> worker -------------------------------------------- */
@@ -102,6 +133,7 @@ typedef struct {
     Peer peer;
     XqfMsg in, out;
     bool reply;
+    bool decoded;                    /* in is a message (else out is the refusal) */
 } Item;
 
 typedef struct {
@@ -172,51 +204,16 @@ static int handle_db(Server *S, Item *it)
                  h->build, (unsigned long long)h->cores);
         return 0;
     }
-    case XQF_MSG_TASK_REQUEST: {
-        PeerEntry *e = peer_find(&S->peers, &it->peer);
-        if (!e) {
-            refuse(it, XQF_ERR_NEED_HELLO, "task_request: say hello first");
-            return 0;
-        }
-        int rc = sched_claim(S->sched, e->worker, e->build, lease_ms, &it->out);
-        if (rc < 0)
-            return -1;
-        if (it->out.type == XQF_MSG_TASK)
-            it->out.u.task.slot = in->u.task_request.slot;
-        else
-            it->out.u.idle.slot = in->u.task_request.slot;
-        if (rc > 0)
-            log_debug("task %llu (run %llu, %lld pairs) leased", (unsigned long long)it->out.u.task.task_id,
-                      (unsigned long long)it->out.u.task.run_id, (long long)it->out.u.task.pairs);
-        return 0;
-    }
-    case XQF_MSG_RESULT: {
-        const XqfMsg_result *r = &in->u.result;
-        if (!result_shape_ok(r)) {
-            make_ack(&it->out, r->task_id, r->lease, "invalid", r->pairs, false);
-            return 0;
-        }
-        StoreCounts c = { r->pairs, r->wins, r->draws, r->losses, { 0 }, (int)r->reasons.count, { 0 } };
-        memcpy(c.penta, r->penta.v, sizeof c.penta);
-        memcpy(c.reasons, r->reasons.v, sizeof(int64_t) * r->reasons.count);
-        StoreReport status;
-        int64_t run;
-        bool done;
-        if (store_report(S->store, (int64_t)r->task_id, (int64_t)r->lease, &c, lease_ms, &status,
-                         &run, &done) != 0)
-            return -1;
-        if (status == REPORT_ACCEPTED && sched_report(S->sched, run, (int64_t)r->task_id, done) != 0)
-            return -1;
-        if (status == REPORT_INVALID)
-            log_warn("task %llu: invalid counts reported", (unsigned long long)r->task_id);
-        make_ack(&it->out, r->task_id, r->lease, store_report_text(status), r->pairs,
-                 status == REPORT_STALE);
-        return 0;
-    }
     case XQF_MSG_HEARTBEAT: {
         const XqfMsg_heartbeat *h = &in->u.heartbeat;
+        PeerEntry *e = peer_find(&S->peers, &it->peer);
+        if (!e) {
+            refuse(it, XQF_ERR_NEED_HELLO, "heartbeat: say hello first");
+            return 0;
+        }
         int rc = h->task_id <= INT64_MAX && h->lease <= INT64_MAX
-                     ? store_heartbeat(S->store, (int64_t)h->task_id, (int64_t)h->lease, lease_ms) : 0;
+                     ? store_heartbeat(S->store, e->worker, (int64_t)h->task_id, (int64_t)h->lease, lease_ms)
+                     : 0;
         if (rc < 0)
             return -1;
         make_ack(&it->out, h->task_id, h->lease, rc ? "ok" : "stale", 0, rc == 0);
@@ -224,8 +221,14 @@ static int handle_db(Server *S, Item *it)
     }
     case XQF_MSG_HANDBACK: {
         const XqfMsg_handback *h = &in->u.handback;
+        PeerEntry *e = peer_find(&S->peers, &it->peer);
+        if (!e) {
+            refuse(it, XQF_ERR_NEED_HELLO, "handback: say hello first");
+            return 0;
+        }
         int rc = h->task_id <= INT64_MAX && h->lease <= INT64_MAX
-                     ? store_handback(S->store, (int64_t)h->task_id, (int64_t)h->lease, h->reason) : 0;
+                     ? store_handback(S->store, e->worker, (int64_t)h->task_id, (int64_t)h->lease, h->reason)
+                     : 0;
         if (rc < 0)
             return -1;
         if (rc > 0) {
@@ -243,6 +246,118 @@ static int handle_db(Server *S, Item *it)
     default:
         return 0;
     }
+}
+
+/*
+ * The results of a batch in one statement (per distinct task), as
+ * handle_db would answer each.  0, or -1 on a database error.
+ */
+static int handle_results(Server *S, Item *items, int n)
+{
+    StoreReportItem *rep = malloc(sizeof *rep * (size_t)(n > 0 ? n : 1));
+    int *of = malloc(sizeof *of * (size_t)(n > 0 ? n : 1));
+    int m = 0, rc = rep && of ? 0 : -1;
+    for (int i = 0; rc == 0 && i < n; i++) {
+        Item *it = &items[i];
+        if (it->in.type != XQF_MSG_RESULT)
+            continue;
+        const XqfMsg_result *r = &it->in.u.result;
+        PeerEntry *e = peer_find(&S->peers, &it->peer);
+        xqf_msg_free(&it->out);
+        it->reply = true;
+        if (!e) {
+            refuse(it, XQF_ERR_NEED_HELLO, "result: say hello first");
+            continue;
+        }
+        if (!result_shape_ok(r)) {
+            log_warn("worker %lld: task %llu: a result of impossible shape", (long long)e->worker,
+                     (unsigned long long)r->task_id);
+            make_ack(&it->out, r->task_id, r->lease, "invalid", r->pairs, false);
+            continue;
+        }
+        StoreReportItem *x = &rep[m];
+        *x = (StoreReportItem){ .worker = e->worker, .task = (int64_t)r->task_id, .token = (int64_t)r->lease };
+        x->counts = (StoreCounts){ r->pairs, r->wins, r->draws, r->losses, { 0 }, (int)r->reasons.count, { 0 } };
+        memcpy(x->counts.penta, r->penta.v, sizeof x->counts.penta);
+        memcpy(x->counts.reasons, r->reasons.v, sizeof(int64_t) * r->reasons.count);
+        of[m++] = i;
+    }
+    if (rc == 0 && m > 0)
+        rc = store_report_batch(S->store, rep, m, S->cfg->lease_ms);
+    for (int k = 0; rc == 0 && k < m; k++) {
+        Item *it = &items[of[k]];
+        const XqfMsg_result *r = &it->in.u.result;
+        const StoreReportItem *x = &rep[k];
+        if (x->status == REPORT_ACCEPTED && sched_report(S->sched, x->run, x->task, x->task_done) != 0)
+            rc = -1;
+        if (x->status == REPORT_INVALID)
+            log_warn("worker %lld: task %llu: impossible counts rejected (%lld pairs, %lld/%lld/%lld)",
+                     (long long)x->worker, (unsigned long long)r->task_id, (long long)r->pairs,
+                     (long long)r->wins, (long long)r->draws, (long long)r->losses);
+        make_ack(&it->out, r->task_id, r->lease, store_report_text(x->status), r->pairs,
+                 x->status == REPORT_STALE);
+    }
+    free(rep);
+    free(of);
+    return rc;
+}
+
+/* The task requests of a batch, each run serving its share in one statement. 0 or -1. */
+static int handle_requests(Server *S, Item *items, int n)
+{
+    int64_t *workers = malloc(sizeof *workers * (size_t)(n > 0 ? n : 1));
+    const char **builds = malloc(sizeof *builds * (size_t)(n > 0 ? n : 1));
+    XqfMsg *out = malloc(sizeof *out * (size_t)(n > 0 ? n : 1));
+    int *of = malloc(sizeof *of * (size_t)(n > 0 ? n : 1));
+    int m = 0, rc = workers && builds && out && of ? 0 : -1;
+    for (int i = 0; rc == 0 && i < n; i++) {
+        Item *it = &items[i];
+        if (it->in.type != XQF_MSG_TASK_REQUEST)
+            continue;
+        PeerEntry *e = peer_find(&S->peers, &it->peer);
+        if (!e) {
+            refuse(it, XQF_ERR_NEED_HELLO, "task_request: say hello first");
+            continue;
+        }
+        workers[m] = e->worker;
+        builds[m] = e->build;
+        xqf_msg_init(&out[m], XQF_MSG_NONE);
+        of[m++] = i;
+    }
+    if (rc == 0 && m > 0 && sched_claim_batch(S->sched, workers, builds, m, S->cfg->lease_ms, out) != 0)
+        rc = -1;
+    for (int k = 0; k < m; k++) {
+        Item *it = &items[of[k]];
+        xqf_msg_free(&it->out);
+        if (rc != 0) {
+            xqf_msg_free(&out[k]);
+            continue;
+        }
+        it->out = out[k];                  /* the message moves: its lists go with it */
+        it->reply = true;
+        if (it->out.type == XQF_MSG_TASK) {
+            it->out.u.task.slot = it->in.u.task_request.slot;
+            log_debug("task %llu (run %llu, %lld pairs) leased", (unsigned long long)it->out.u.task.task_id,
+                      (unsigned long long)it->out.u.task.run_id, (long long)it->out.u.task.pairs);
+        } else {
+            it->out.u.idle.slot = it->in.u.task_request.slot;
+        }
+    }
+    free(workers);
+    free(builds);
+    free(out);
+    free(of);
+    return rc;
+}
+
+/* Every database message of items, in one transaction the caller opened: the others one by one, in order, then results and requests in bulk. 0 or -1. */
+static int handle_items(Server *S, Item *items, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (needs_db(items[i].in.type) && items[i].in.type != XQF_MSG_RESULT &&
+            items[i].in.type != XQF_MSG_TASK_REQUEST && handle_db(S, &items[i]) != 0)
+            return -1;
+    return handle_results(S, items, n) == 0 && handle_requests(S, items, n) == 0 ? 0 : -1;
 }
 
 /* Handles a message that does not need the database. */
@@ -299,9 +414,8 @@ static void handle_batch(Server *S, Item *items, int n)
     ensure_connected(S, now);
     bool ok = store_ok(S->store) && sched_refresh(S->sched, now, REFRESH_EVERY_MS) == 0 &&
               store_begin(S->store) == 0;
-    for (int i = 0; ok && i < n; i++)
-        if (needs_db(items[i].in.type) && handle_db(S, &items[i]) != 0)
-            ok = false;
+    if (ok && handle_items(S, items, n) != 0)
+        ok = false;
     if (ok && store_commit(S->store) == 0) {
         if (sched_after_commit(S->sched) != 0)
             sched_invalidate(S->sched);
@@ -320,7 +434,7 @@ static void handle_batch(Server *S, Item *items, int n)
         Item *it = &items[i];
         if (!needs_db(it->in.type))
             continue;
-        bool done = store_ok(S->store) && store_begin(S->store) == 0 && handle_db(S, it) == 0 &&
+        bool done = store_ok(S->store) && store_begin(S->store) == 0 && handle_items(S, it, 1) == 0 &&
                     store_commit(S->store) == 0;
         if (done) {
             sched_after_commit(S->sched);
@@ -364,6 +478,7 @@ int server_run(const ServerConfig *cfg, volatile sig_atomic_t *stop)
     log_info("serving on %s, lease %lld ms", cfg->bind, (long long)cfg->lease_ms);
     ensure_connected(&S, now_ms());
     int64_t next_expire = 0;
+    LoadStats load = { .since_us = now_us() };
     while (!*stop) {
         int ready = transport_wait(S.transport, WAIT_MS, store_socket(S.store));
         if (ready < 0) {
@@ -376,6 +491,7 @@ int server_run(const ServerConfig *cfg, volatile sig_atomic_t *stop)
                 sched_invalidate(S.sched);
         }
         int n = 0;
+        int64_t started = now_us();
         while (n < batch) {
             Item *it = &items[n];
             int rc = transport_recv(S.transport, &it->peer, &frame);
@@ -385,17 +501,20 @@ int server_run(const ServerConfig *cfg, volatile sig_atomic_t *stop)
             xqf_msg_init(&it->out, XQF_MSG_NONE);
             it->reply = false;
             XqfDecodeStatus st = xqf_msg_decode(frame.data, frame.len, &it->in, err, sizeof err);
-            if (st != XQF_DECODE_OK) {
+            it->decoded = st == XQF_DECODE_OK;
+            if (!it->decoded) {
                 log_warn("refused a frame of %zu bytes: %s", frame.len, err);
                 xqf_msg_free(&it->in);
                 xqf_msg_init(&it->in, XQF_MSG_NONE);
                 refuse(it, xqf_decode_error_code(st), err);
-            } else if (!needs_db(it->in.type)) {
-                handle_local(&S, it);
             }
             n++;
         }
         handle_batch(&S, items, n);
+        /* after the batch: a bye ends what came before it (a worker's last handbacks) */
+        for (int i = 0; i < n; i++)
+            if (items[i].decoded && !needs_db(items[i].in.type))
+                handle_local(&S, &items[i]);
         for (int i = 0; i < n; i++) {
             Item *it = &items[i];
             if (it->reply && xqf_msg_encode(&it->out, &S.buf) == 0)
@@ -405,6 +524,9 @@ int server_run(const ServerConfig *cfg, volatile sig_atomic_t *stop)
             xqf_msg_free(&it->in);
             xqf_msg_free(&it->out);
         }
+        if (n > 0)
+            load_note(&load, n, now_us() - started);
+        load_log(&load, now_us());
         timers(&S, &next_expire);
     }
     log_info("stopping");

@@ -34,12 +34,12 @@
 /* Every statement the coordinator runs: name, SQL, parameter count. */
 #define STATEMENTS(S)                                                                            \
     S(HELLO, "SELECT xqf_hello($1, $2, $3, $4)", 4)                                              \
-    S(CLAIM, "SELECT * FROM xqf_claim_task($1, $2, $3)", 3)                                      \
+    S(CLAIM, "SELECT * FROM xqf_claim_batch($1, $2::bigint[], $3)", 3)                          \
     S(CREATE_TASK, "SELECT * FROM xqf_create_task($1, $2, $3, $4, $5, $6::jsonb)", 6)            \
-    S(REPORT, "SELECT * FROM xqf_report($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "          \
-              "$12::bigint[], $13)", 13)                                                         \
-    S(HEARTBEAT, "SELECT xqf_heartbeat($1, $2, $3)", 3)                                          \
-    S(HANDBACK, "SELECT xqf_handback($1, $2, $3)", 3)                                            \
+    S(REPORT, "SELECT * FROM xqf_report_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "    \
+              "$12, $13, $14)", 14)                                                              \
+    S(HEARTBEAT, "SELECT xqf_heartbeat($1, $2, $3, $4)", 4)                                      \
+    S(HANDBACK, "SELECT xqf_handback($1, $2, $3, $4)", 4)                                        \
     S(EXPIRE, "SELECT xqf_expire_leases()", 0)                                                   \
     S(EXTEND, "SELECT xqf_extend_leases($1)", 1)                                                 \
     S(FINISH, "SELECT xqf_finish_run($1, $2, $3, NULL)", 3)                                      \
@@ -807,31 +807,97 @@ int store_hello(Store *s, const char *name, const char *build, int cores, int co
     return 0;
 }
 
-/* Reads the (o_task, o_token, o_first, o_pairs, o_params0, o_params1) row of a claim. */
-static int read_lease(Store *s, PGresult *res, int64_t run_id, StoreLease *out)
+/* Reads the (o_task, o_token, o_first, o_pairs, o_params0, o_params1) columns from col of row. */
+static void read_lease(const PGresult *res, int row, int col, int64_t run_id, StoreLease *out)
 {
+    out->task_id = get_i64(res, row, col);
+    out->token = get_i64(res, row, col + 1);
+    out->first_pair = get_i64(res, row, col + 2);
+    out->pairs = get_i64(res, row, col + 3);
+    out->run_id = run_id;
+    get_text(res, row, col + 4, out->params0, sizeof out->params0);
+    get_text(res, row, col + 5, out->params1, sizeof out->params1);
+}
+
+/* A growing text for array literals; NULL data after an allocation failed. */
+typedef struct {
+    char *data;
+    size_t len, cap;
+} Text;
+
+static void text_add(Text *t, const char *fmt, ...)
+{
+    for (;;) {
+        if (!t->data && t->cap)
+            return;
+        size_t room = t->cap - t->len;
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vsnprintf(t->data ? t->data + t->len : NULL, t->data ? room : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+            free(t->data);
+            t->data = NULL;
+            return;
+        }
+        if ((size_t)k < room) {
+            t->len += (size_t)k;
+            return;
+        }
+        size_t cap = (t->cap ? t->cap * 2 : 1024) + (size_t)k;
+        char *bigger = realloc(t->data, cap);
+        if (!bigger) {
+            free(t->data);
+            t->data = NULL;
+            t->cap = 1;
+            return;
+        }
+        t->data = bigger;
+        t->cap = cap;
+    }
+}
+
+/* "{a,b,...}" of n int64s taken every `stride` bytes from base. */
+static void text_ints(Text *t, const void *base, size_t stride, int n)
+{
+    text_add(t, "{");
+    for (int i = 0; i < n; i++)
+        text_add(t, "%s%" PRId64, i ? "," : "", *(const int64_t *)((const char *)base + (size_t)i * stride));
+    text_add(t, "}");
+}
+
+int store_claim_batch(Store *s, int64_t run_id, const int64_t *workers, int n, int64_t lease_ms,
+                      StoreLease *out, bool *given)
+{
+    Nums nums;
+    Text w = { 0 };
+    text_ints(&w, workers, sizeof *workers, n);
+    if (!w.data)
+        return db_error(s, "claim: out of memory", NULL);
+    const char *p[3] = { num(&nums, 0, run_id), w.data, num(&nums, 1, lease_ms) };
+    PGresult *res = run(s, ST_CLAIM, p, PGRES_TUPLES_OK);
+    free(w.data);
     if (!res)
         return -1;
-    int found = PQntuples(res) == 1 && !PQgetisnull(res, 0, 0);
-    if (found) {
-        out->task_id = get_i64(res, 0, 0);
-        out->token = get_i64(res, 0, 1);
-        out->first_pair = get_i64(res, 0, 2);
-        out->pairs = get_i64(res, 0, 3);
-        out->run_id = run_id;
-        get_text(res, 0, 4, out->params0, sizeof out->params0);
-        get_text(res, 0, 5, out->params1, sizeof out->params1);
+    for (int i = 0; i < n; i++)
+        given[i] = false;
+    int count = 0;
+    for (int row = 0; row < PQntuples(res); row++) {
+        int64_t idx = get_i64(res, row, 0) - 1;
+        if (idx < 0 || idx >= n || given[idx])
+            continue;
+        read_lease(res, row, 1, run_id, &out[idx]);
+        given[idx] = true;
+        count++;
     }
-    (void)s;
     PQclear(res);
-    return found;
+    return count;
 }
 
 int store_claim_task(Store *s, int64_t run_id, int64_t worker, int64_t lease_ms, StoreLease *out)
 {
-    Nums n;
-    const char *p[3] = { num(&n, 0, run_id), num(&n, 1, worker), num(&n, 2, lease_ms) };
-    return read_lease(s, run(s, ST_CLAIM, p, PGRES_TUPLES_OK), run_id, out);
+    bool given;
+    return store_claim_batch(s, run_id, &worker, 1, lease_ms, out, &given);
 }
 
 int store_create_task(Store *s, int64_t run_id, int64_t worker, int64_t lease_ms, const char *params0,
@@ -840,7 +906,14 @@ int store_create_task(Store *s, int64_t run_id, int64_t worker, int64_t lease_ms
     Nums n;
     const char *p[6] = { num(&n, 0, run_id), num(&n, 1, worker), num(&n, 2, lease_ms), params0,
                          params1, perturbation_json };
-    return read_lease(s, run(s, ST_CREATE_TASK, p, PGRES_TUPLES_OK), run_id, out);
+    PGresult *res = run(s, ST_CREATE_TASK, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1 && !PQgetisnull(res, 0, 0);
+    if (found)
+        read_lease(res, 0, 0, run_id, out);
+    PQclear(res);
+    return found;
 }
 
 const char *store_report_text(StoreReport r)
@@ -849,27 +922,104 @@ const char *store_report_text(StoreReport r)
     return (unsigned)r < 4 ? TEXT[r] : "?";
 }
 
-int store_report(Store *s, int64_t task, int64_t token, const StoreCounts *c, int64_t lease_ms,
-                 StoreReport *status, int64_t *run_id, bool *task_done)
+/* One xqf_report_batch call over the items listed in idx (their tasks distinct). 0 or -1. */
+static int report_round(Store *s, StoreReportItem *items, const int *idx, int n, int64_t lease_ms)
 {
-    Nums n;
-    char reasons[STORE_REASONS * 24 + 4];
-    int_array(reasons, sizeof reasons, c->reasons, c->nreasons);
-    const char *p[13] = { num(&n, 0, task), num(&n, 1, token), num(&n, 2, c->pairs),
-                          num(&n, 3, c->wins), num(&n, 4, c->draws), num(&n, 5, c->losses),
-                          num(&n, 6, c->penta[0]), num(&n, 7, c->penta[1]), num(&n, 8, c->penta[2]),
-                          num(&n, 9, c->penta[3]), num(&n, 10, c->penta[4]), reasons,
-                          num(&n, 11, lease_ms) };
-    PGresult *res = run(s, ST_REPORT, p, PGRES_TUPLES_OK);
-    if (!res)
+    enum { COLUMNS = 13 };                 /* worker, task, token, 9 counts, reasons */
+    Text col[COLUMNS] = { { 0 } };
+    for (int c = 0; c < COLUMNS; c++)
+        text_add(&col[c], "{");
+    for (int i = 0; i < n; i++) {
+        const StoreReportItem *it = &items[idx[i]];
+        const StoreCounts *x = &it->counts;
+        const int64_t v[COLUMNS - 1] = { it->worker, it->task, it->token, x->pairs, x->wins, x->draws,
+                                         x->losses, x->penta[0], x->penta[1], x->penta[2],
+                                         x->penta[3], x->penta[4] };
+        for (int c = 0; c < COLUMNS - 1; c++)
+            text_add(&col[c], "%s%" PRId64, i ? "," : "", v[c]);
+        text_add(&col[COLUMNS - 1], "%s\"{", i ? "," : "");
+        for (int j = 0; j < x->nreasons; j++)
+            text_add(&col[COLUMNS - 1], "%s%" PRId64, j ? "," : "", x->reasons[j]);
+        text_add(&col[COLUMNS - 1], "}\"");
+    }
+    bool ok = true;
+    for (int c = 0; c < COLUMNS; c++) {
+        text_add(&col[c], "}");
+        ok = ok && col[c].data;
+    }
+    Nums nums;
+    int rc = -1;
+    if (ok) {
+        const char *p[COLUMNS + 1];
+        for (int c = 0; c < COLUMNS; c++)
+            p[c] = col[c].data;
+        p[COLUMNS] = num(&nums, 0, lease_ms);
+        PGresult *res = run(s, ST_REPORT, p, PGRES_TUPLES_OK);
+        if (res) {
+            for (int row = 0; row < PQntuples(res); row++) {
+                int64_t i = get_i64(res, row, 0) - 1;
+                if (i < 0 || i >= n)
+                    continue;
+                StoreReportItem *it = &items[idx[i]];
+                const char *st = PQgetvalue(res, row, 1);
+                it->status = strcmp(st, "accepted") == 0 ? REPORT_ACCEPTED
+                           : strcmp(st, "duplicate") == 0 ? REPORT_DUPLICATE
+                           : strcmp(st, "invalid") == 0 ? REPORT_INVALID : REPORT_STALE;
+                it->run = PQgetisnull(res, row, 2) ? 0 : get_i64(res, row, 2);
+                it->task_done = strcmp(PQgetvalue(res, row, 3), "t") == 0;
+            }
+            PQclear(res);
+            rc = 0;
+        }
+    } else {
+        db_error(s, "report: out of memory", NULL);
+    }
+    for (int c = 0; c < COLUMNS; c++)
+        free(col[c].data);
+    return rc;
+}
+
+int store_report_batch(Store *s, StoreReportItem *items, int n, int64_t lease_ms)
+{
+    int *idx = malloc(sizeof *idx * (size_t)(n > 0 ? n : 1));
+    bool *done = calloc((size_t)(n > 0 ? n : 1), sizeof *done);
+    int rc = idx && done ? 0 : db_error(s, "report: out of memory", NULL);
+    for (int i = 0; i < n; i++) {
+        items[i].status = REPORT_STALE;
+        items[i].run = 0;
+        items[i].task_done = false;
+    }
+    /* Rounds in arrival order, each with a task at most once (a repeat waits for the next). */
+    for (int left = n; rc == 0 && left > 0;) {
+        int m = 0;
+        for (int i = 0; i < n; i++) {
+            if (done[i])
+                continue;
+            bool repeat = false;
+            for (int j = 0; j < i && !repeat; j++)
+                repeat = !done[j] && items[j].task == items[i].task;
+            if (!repeat)
+                idx[m++] = i;
+        }
+        rc = report_round(s, items, idx, m, lease_ms);
+        for (int j = 0; j < m; j++)
+            done[idx[j]] = true;
+        left -= m;
+    }
+    free(idx);
+    free(done);
+    return rc;
+}
+
+int store_report(Store *s, int64_t worker, int64_t task, int64_t token, const StoreCounts *c,
+                 int64_t lease_ms, StoreReport *status, int64_t *run_id, bool *task_done)
+{
+    StoreReportItem it = { .worker = worker, .task = task, .token = token, .counts = *c };
+    if (store_report_batch(s, &it, 1, lease_ms) != 0)
         return -1;
-    const char *st = PQntuples(res) == 1 ? PQgetvalue(res, 0, 0) : "";
-    *status = strcmp(st, "accepted") == 0 ? REPORT_ACCEPTED
-            : strcmp(st, "duplicate") == 0 ? REPORT_DUPLICATE
-            : strcmp(st, "invalid") == 0 ? REPORT_INVALID : REPORT_STALE;
-    *run_id = PQntuples(res) == 1 ? get_i64(res, 0, 1) : 0;
-    *task_done = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 2), "t") == 0;
-    PQclear(res);
+    *status = it.status;
+    *run_id = it.run;
+    *task_done = it.task_done;
     return 0;
 }
 
@@ -884,17 +1034,17 @@ static int ok_or_stale(Store *s, Stmt st, const char *const *p)
     return ok;
 }
 
-int store_heartbeat(Store *s, int64_t task, int64_t token, int64_t lease_ms)
+int store_heartbeat(Store *s, int64_t worker, int64_t task, int64_t token, int64_t lease_ms)
 {
     Nums n;
-    const char *p[3] = { num(&n, 0, task), num(&n, 1, token), num(&n, 2, lease_ms) };
+    const char *p[4] = { num(&n, 0, worker), num(&n, 1, task), num(&n, 2, token), num(&n, 3, lease_ms) };
     return ok_or_stale(s, ST_HEARTBEAT, p);
 }
 
-int store_handback(Store *s, int64_t task, int64_t token, const char *reason)
+int store_handback(Store *s, int64_t worker, int64_t task, int64_t token, const char *reason)
 {
     Nums n;
-    const char *p[3] = { num(&n, 0, task), num(&n, 1, token), reason };
+    const char *p[4] = { num(&n, 0, worker), num(&n, 1, task), num(&n, 2, token), reason };
     return ok_or_stale(s, ST_HANDBACK, p);
 }
 

@@ -229,6 +229,13 @@ typedef struct {
  */
 int store_claim_task(Store *s, int64_t run, int64_t worker, int64_t lease_ms, StoreLease *out);
 /*
+ * The same for n requests at once (workers[i] may repeat: one per slot
+ * asking), in one statement (005_batch.sql).  Returns how many got a
+ * lease (given[i], out[i]), or -1.
+ */
+int store_claim_batch(Store *s, int64_t run, const int64_t *workers, int n, int64_t lease_ms,
+                      StoreLease *out, bool *given);
+/*
  * A new task of run with explicit parameter sets and a perturbation record
  * (JSON or NULL), leased at once: what SPSA runs use (issue 6).  Returns
  * 1, 0 (run over or all pairs given) or -1.
@@ -240,15 +247,31 @@ typedef enum { REPORT_ACCEPTED, REPORT_DUPLICATE, REPORT_STALE, REPORT_INVALID }
 const char *store_report_text(StoreReport r);
 
 /*
- * A worker's cumulative counts under a lease (exactly-once: see 002_functions.sql).
- * Returns 0 with *status, *run (0 when the task is unknown) and *task_done, or -1.
+ * A worker's cumulative counts under a lease (exactly-once: see
+ * 005_batch.sql); a lease held by another worker is "stale".  Returns 0
+ * with *status, *run (0 when the task is unknown) and *task_done, or -1.
  */
-int store_report(Store *s, int64_t task, int64_t token, const StoreCounts *c, int64_t lease_ms,
-                 StoreReport *status, int64_t *run, bool *task_done);
-/* Extends a lease. Returns 1 (extended), 0 (stale: stop the task) or -1. */
-int store_heartbeat(Store *s, int64_t task, int64_t token, int64_t lease_ms);
-/* Puts a leased task back in the queue. Returns 1, 0 (stale) or -1. */
-int store_handback(Store *s, int64_t task, int64_t token, const char *reason);
+int store_report(Store *s, int64_t worker, int64_t task, int64_t token, const StoreCounts *c,
+                 int64_t lease_ms, StoreReport *status, int64_t *run, bool *task_done);
+
+typedef struct {
+    int64_t worker, task, token;     /* in */
+    StoreCounts counts;              /* in */
+    StoreReport status;              /* out */
+    int64_t run;                     /* out: 0 when the task is unknown */
+    bool task_done;                  /* out */
+} StoreReportItem;
+
+/*
+ * Many reports at once, judged as store_report judges each, in arrival
+ * order (repeats of a task go to later statements).  0, or -1 on a
+ * database error.
+ */
+int store_report_batch(Store *s, StoreReportItem *items, int n, int64_t lease_ms);
+/* Extends worker's lease. Returns 1 (extended), 0 (stale: stop the task) or -1. */
+int store_heartbeat(Store *s, int64_t worker, int64_t task, int64_t token, int64_t lease_ms);
+/* Puts worker's leased task back in the queue. Returns 1, 0 (stale) or -1. */
+int store_handback(Store *s, int64_t worker, int64_t task, int64_t token, const char *reason);
 /* Re-queues expired leases. Returns how many, or -1. */
 int64_t store_expire_leases(Store *s);
 /* Pushes every lease's deadline to at least now + lease_ms. Returns how many, or -1. */

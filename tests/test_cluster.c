@@ -321,14 +321,17 @@ Test(cluster, hostile_messages)
     w.u.result.penta.count = 5;
     w.u.result.penta.v[4] = 1;
     send_msg(sock, &w);
-    reply(sock, &m);
-    cr_assert_eq(m.type, XQF_MSG_ACK);
-    cr_assert(strcmp(m.u.ack.status, "stale") == 0 || strcmp(m.u.ack.status, "invalid") == 0,
-              "forged result: %s", m.u.ack.status);
+    expect_error(sock, XQF_ERR_NEED_HELLO, "result before hello");
     /* and still a good citizen gets served */
     send_raw(sock, b.data, b.len, 1);
     reply(sock, &m);
     cr_assert_eq(m.type, XQF_MSG_WELCOME);
+    /* whose forged result (a lease it does not hold) changes nothing */
+    send_msg(sock, &w);
+    reply(sock, &m);
+    cr_assert_eq(m.type, XQF_MSG_ACK);
+    cr_assert(strcmp(m.u.ack.status, "stale") == 0 || strcmp(m.u.ack.status, "invalid") == 0,
+              "forged result: %s", m.u.ack.status);
     xqf_msg_init(&w, XQF_MSG_STATUS_REQUEST);
     w.u.status_request.max_runs = 5;
     send_msg(sock, &w);

@@ -79,34 +79,34 @@ Test(store, reports_count_exactly_once)
     int64_t r;
     bool done;
     StoreCounts c = counts(2, 1, 1);
-    cr_assert_eq(store_report(store, l.task_id, l.token, &c, 60000, &st, &r, &done), 0);
+    cr_assert_eq(store_report(store, worker, l.task_id, l.token, &c, 60000, &st, &r, &done), 0);
     cr_assert_eq(st, REPORT_ACCEPTED);
     cr_assert_eq(r, run);
     cr_assert_not(done);
     /* the same report again, and again: nothing changes */
     for (int i = 0; i < 3; i++) {
-        cr_assert_eq(store_report(store, l.task_id, l.token, &c, 60000, &st, &r, &done), 0);
+        cr_assert_eq(store_report(store, worker, l.task_id, l.token, &c, 60000, &st, &r, &done), 0);
         cr_assert_eq(st, REPORT_DUPLICATE);
     }
     /* going backwards, inconsistent counts, beyond the task, a wrong token: refused */
     StoreCounts back = counts(1, 1, 0);
-    cr_assert_eq(store_report(store, l.task_id, l.token, &back, 60000, &st, &r, &done), 0);
+    cr_assert_eq(store_report(store, worker, l.task_id, l.token, &back, 60000, &st, &r, &done), 0);
     cr_assert_eq(st, REPORT_INVALID);
     StoreCounts bad = counts(3, 1, 1);
     bad.wins++;
-    cr_assert_eq(store_report(store, l.task_id, l.token, &bad, 60000, &st, &r, &done), 0);
+    cr_assert_eq(store_report(store, worker, l.task_id, l.token, &bad, 60000, &st, &r, &done), 0);
     cr_assert_eq(st, REPORT_INVALID);
     StoreCounts beyond = counts(5, 1, 1);
-    cr_assert_eq(store_report(store, l.task_id, l.token, &beyond, 60000, &st, &r, &done), 0);
+    cr_assert_eq(store_report(store, worker, l.task_id, l.token, &beyond, 60000, &st, &r, &done), 0);
     cr_assert_eq(st, REPORT_INVALID);
     StoreCounts fin = counts(4, 2, 1);
-    cr_assert_eq(store_report(store, l.task_id, l.token + 1000, &fin, 60000, &st, &r, &done), 0);
+    cr_assert_eq(store_report(store, worker, l.task_id, l.token + 1000, &fin, 60000, &st, &r, &done), 0);
     cr_assert_eq(st, REPORT_STALE);
     /* the rest of the task, then a late repeat */
-    cr_assert_eq(store_report(store, l.task_id, l.token, &fin, 60000, &st, &r, &done), 0);
+    cr_assert_eq(store_report(store, worker, l.task_id, l.token, &fin, 60000, &st, &r, &done), 0);
     cr_assert_eq(st, REPORT_ACCEPTED);
     cr_assert(done);
-    cr_assert_eq(store_report(store, l.task_id, l.token, &fin, 60000, &st, &r, &done), 0);
+    cr_assert_eq(store_report(store, worker, l.task_id, l.token, &fin, 60000, &st, &r, &done), 0);
     cr_assert_eq(st, REPORT_STALE);
     StoreAudit a;
     cr_assert_eq(store_audit_run(store, run, &a), 1);
@@ -119,7 +119,7 @@ Test(store, reports_count_exactly_once)
     cr_assert_eq(store_claim_task(store, run, worker, 60000, &l), 1);
     cr_assert_eq(l.first_pair, 4);
     cr_assert_eq(store_claim_task(store, run, worker, 60000, &(StoreLease){ 0 }), 0);
-    cr_assert_eq(store_report(store, l.task_id, l.token, &fin, 60000, &st, &r, &done), 0);
+    cr_assert_eq(store_report(store, worker, l.task_id, l.token, &fin, 60000, &st, &r, &done), 0);
     StoreRun out;
     cr_assert_eq(store_load_run(store, run, &out, true), 1);
     cr_assert_str_eq(out.state, "finished");
@@ -143,32 +143,32 @@ Test(store, expired_lease_requeues_the_rest)
     int64_t r;
     bool done;
     StoreCounts one = counts(1, 1, 0);
-    cr_assert_eq(store_report(store, l.task_id, l.token, &one, 100, &st, &r, &done), 0);
+    cr_assert_eq(store_report(store, worker, l.task_id, l.token, &one, 100, &st, &r, &done), 0);
     cr_assert_eq(st, REPORT_ACCEPTED);
     cr_assert_eq(store_claim_task(store, run, worker, 100, &l2), 0);   /* nothing else yet */
     cu_sleep_ms(250);
     cr_assert_eq(store_expire_leases(store), 1);
     /* the late report of the dead lease is stale; a heartbeat too */
     StoreCounts two = counts(2, 2, 0);
-    cr_assert_eq(store_report(store, l.task_id, l.token, &two, 100, &st, &r, &done), 0);
+    cr_assert_eq(store_report(store, worker, l.task_id, l.token, &two, 100, &st, &r, &done), 0);
     cr_assert_eq(st, REPORT_STALE);
-    cr_assert_eq(store_heartbeat(store, l.task_id, l.token, 100), 0);
+    cr_assert_eq(store_heartbeat(store, worker, l.task_id, l.token, 100), 0);
     /* re-issued: the three pairs left, under a new token */
     cr_assert_eq(store_claim_task(store, run, worker, 60000, &l2), 1);
     cr_assert_eq(l2.task_id, l.task_id);
     cr_assert_neq(l2.token, l.token);
     cr_assert_eq(l2.first_pair, 1);
     cr_assert_eq(l2.pairs, 3);
-    cr_assert_eq(store_heartbeat(store, l2.task_id, l2.token, 60000), 1);
+    cr_assert_eq(store_heartbeat(store, worker, l2.task_id, l2.token, 60000), 1);
     /* handed back, then claimed again: two pairs left after one more */
-    cr_assert_eq(store_report(store, l2.task_id, l2.token, &one, 60000, &st, &r, &done), 0);
-    cr_assert_eq(store_handback(store, l2.task_id, l2.token, "shutting down"), 1);
-    cr_assert_eq(store_handback(store, l2.task_id, l2.token, "twice"), 0);
+    cr_assert_eq(store_report(store, worker, l2.task_id, l2.token, &one, 60000, &st, &r, &done), 0);
+    cr_assert_eq(store_handback(store, worker, l2.task_id, l2.token, "shutting down"), 1);
+    cr_assert_eq(store_handback(store, worker, l2.task_id, l2.token, "twice"), 0);
     StoreLease l3;
     cr_assert_eq(store_claim_task(store, run, worker, 60000, &l3), 1);
     cr_assert_eq(l3.first_pair, 2);
     cr_assert_eq(l3.pairs, 2);
-    cr_assert_eq(store_report(store, l3.task_id, l3.token, &two, 60000, &st, &r, &done), 0);
+    cr_assert_eq(store_report(store, worker, l3.task_id, l3.token, &two, 60000, &st, &r, &done), 0);
     cr_assert(done);
     StoreAudit a;
     cr_assert_eq(store_audit_run(store, run, &a), 1);
@@ -190,9 +190,64 @@ Test(store, sprt_verdict_finishes_and_cancels)
     cr_assert_eq(store_load_run(store, run, &r, false), 1);
     cr_assert_str_eq(r.state, "finished");
     cr_assert_str_eq(r.verdict, "H0 accepted");
-    cr_assert_eq(store_heartbeat(store, l.task_id, l.token, 60000), 0);
+    cr_assert_eq(store_heartbeat(store, worker, l.task_id, l.token, 60000), 0);
     cr_assert_eq(store_claim_task(store, run, worker, 60000, &l), 0);
     StoreRun *active;
     cr_assert_eq(store_active_runs(store, &active), 0);
     free(active);
+}
+
+Test(store, batches_judge_each_report_in_order)
+{
+    CU_REQUIRE_DB();
+    int64_t run = cu_sprt(store, "", 3, 7, 500, -500, 500);
+    int64_t a, b;
+    cr_assert_eq(store_hello(store, "wa", "b", 1, 2, &a), 0);
+    cr_assert_eq(store_hello(store, "wb", "b", 1, 1, &b), 0);
+    /* three requests (a twice) share the run's pairs: 3 + 3 + 1 */
+    int64_t workers[4] = { a, b, a, b };
+    StoreLease l[4];
+    bool given[4];
+    cr_assert_eq(store_claim_batch(store, run, workers, 4, 60000, l, given), 3);
+    cr_assert(given[0] && given[1] && given[2] && !given[3]);
+    cr_assert_eq(l[0].first_pair, 0);
+    cr_assert_eq(l[1].first_pair, 3);
+    cr_assert_eq(l[2].first_pair, 6);
+    cr_assert_eq(l[2].pairs, 1);
+    cr_assert_neq(l[0].task_id, l[2].task_id);
+    /* one batch: a's two cumulative reports of its first task, b's report of a's
+       task (not its lease: stale), b's impossible report, a's last task */
+    StoreReportItem it[5] = {
+        { .worker = a, .task = l[0].task_id, .token = l[0].token, .counts = counts(1, 1, 0) },
+        { .worker = a, .task = l[0].task_id, .token = l[0].token, .counts = counts(2, 1, 1) },
+        { .worker = b, .task = l[2].task_id, .token = l[2].token, .counts = counts(1, 0, 1) },
+        { .worker = b, .task = l[1].task_id, .token = l[1].token, .counts = counts(4, 4, 0) },
+        { .worker = a, .task = l[2].task_id, .token = l[2].token, .counts = counts(1, 0, 1) },
+    };
+    cr_assert_eq(store_report_batch(store, it, 5, 60000), 0);
+    cr_assert_eq(it[0].status, REPORT_ACCEPTED);
+    cr_assert_eq(it[1].status, REPORT_ACCEPTED);
+    cr_assert_eq(it[2].status, REPORT_STALE);
+    cr_assert_eq(it[3].status, REPORT_INVALID);   /* 4 pairs in a task of 3 */
+    cr_assert_eq(it[4].status, REPORT_ACCEPTED);
+    cr_assert(it[4].task_done);
+    cr_assert(!it[1].task_done);
+    cr_assert_eq(it[4].run, run);
+    /* the same batch again changes nothing */
+    cr_assert_eq(store_report_batch(store, it, 5, 60000), 0);
+    cr_assert_eq(it[1].status, REPORT_DUPLICATE);
+    StoreRun r;
+    cr_assert_eq(store_load_run(store, run, &r, false), 1);
+    cr_assert_eq(r.counts.pairs, 3);
+    cr_assert_eq(r.counts.penta[2], 1);
+    cr_assert_eq(r.counts.penta[4], 2);
+    cr_assert_eq(r.counts.wins, 4);
+    /* a foreign worker can neither extend nor hand back a's lease */
+    cr_assert_eq(store_heartbeat(store, b, l[0].task_id, l[0].token, 60000), 0);
+    cr_assert_eq(store_handback(store, b, l[0].task_id, l[0].token, "not mine"), 0);
+    cr_assert_eq(store_heartbeat(store, a, l[0].task_id, l[0].token, 60000), 1);
+    StoreAudit au;
+    cr_assert_eq(store_audit_run(store, run, &au), 1);
+    cr_assert_eq(au.run_pairs, 3);
+    cr_assert_eq(au.result_pairs, 3);
 }
