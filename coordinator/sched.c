@@ -341,6 +341,8 @@ static int fill_task(const SchedRun *r, const StoreLease *l, XqfMsg *m)
     snprintf(t->params0, sizeof t->params0, "%s", l->params0);
     snprintf(t->name1, sizeof t->name1, "%s", run->name1);
     snprintf(t->params1, sizeof t->params1, "%s", l->params1);
+    snprintf(t->build0, sizeof t->build0, "%s", run->build0);
+    snprintf(t->build1, sizeof t->build1, "%s", run->build1);
     t->adjudication.count = 6;
     memcpy(t->adjudication.v, run->adjudication, sizeof run->adjudication);
     return 0;

@@ -144,12 +144,14 @@ typedef struct {
     Peers peers;
     int64_t backoff_ms, next_connect_ms;
     XqfBuf buf;
+    uint8_t *chunk;                  /* XQF_CHUNK_MAX bytes for build chunks, made when first asked */
 } Server;
 
 static bool needs_db(XqfMsgType t)
 {
     return t == XQF_MSG_HELLO || t == XQF_MSG_TASK_REQUEST || t == XQF_MSG_RESULT ||
-           t == XQF_MSG_HEARTBEAT || t == XQF_MSG_HANDBACK || t == XQF_MSG_STATUS_REQUEST;
+           t == XQF_MSG_HEARTBEAT || t == XQF_MSG_HANDBACK || t == XQF_MSG_STATUS_REQUEST ||
+           t == XQF_MSG_BUILD_REQUEST;
 }
 
 static void make_ack(XqfMsg *out, uint64_t task, uint64_t lease, const char *status, int64_t pairs,
@@ -238,6 +240,35 @@ static int handle_db(Server *S, Item *it)
         }
         make_ack(&it->out, h->task_id, h->lease, rc ? "ok" : "stale", 0, true);
         return 0;
+    }
+    case XQF_MSG_BUILD_REQUEST: {
+        const XqfMsg_build_request *b = &in->u.build_request;
+        if (!peer_find(&S->peers, &it->peer)) {
+            refuse(it, XQF_ERR_NEED_HELLO, "build_request: say hello first");
+            return 0;
+        }
+        if (!S->chunk && !(S->chunk = malloc(XQF_CHUNK_MAX)))
+            return -1;
+        size_t len = 0;
+        int64_t total = 0;
+        int rc = b->offset <= INT64_MAX
+                     ? store_build_chunk(S->store, b->sha256, (int64_t)b->offset, XQF_CHUNK_MAX, S->chunk,
+                                         &len, &total)
+                     : 0;
+        if (rc < 0)
+            return -1;
+        if (rc == 0) {
+            log_warn("build %.64s (from byte %llu) asked for: not stored", b->sha256,
+                     (unsigned long long)b->offset);
+            refuse(it, XQF_ERR_REFUSED, "build_request: no such build stored (xqf-tune build registers them)");
+            return 0;
+        }
+        xqf_msg_init(&it->out, XQF_MSG_BUILD_CHUNK);
+        XqfMsg_build_chunk *c = &it->out.u.build_chunk;
+        snprintf(c->sha256, sizeof c->sha256, "%s", b->sha256);
+        c->offset = b->offset;
+        c->total = (uint64_t)total;
+        return xqf_bin_set(&c->data, S->chunk, len);
     }
     case XQF_MSG_STATUS_REQUEST:
         xqf_msg_init(&it->out, XQF_MSG_STATUS);
@@ -464,7 +495,7 @@ static void timers(Server *S, int64_t *next_expire)
 
 int server_run(const ServerConfig *cfg, volatile sig_atomic_t *stop)
 {
-    Server S = { cfg, NULL, NULL, NULL, { NULL, 0, 0 }, BACKOFF_MIN_MS, 0, { NULL, 0, 0 } };
+    Server S = { .cfg = cfg, .backoff_ms = BACKOFF_MIN_MS };
     int batch = cfg->batch_max > 0 ? cfg->batch_max : 512;
     Item *items = calloc((size_t)batch, sizeof *items);
     XqfBuf frame = { NULL, 0, 0 };
@@ -536,6 +567,7 @@ int server_run(const ServerConfig *cfg, volatile sig_atomic_t *stop)
     }
     free(items);
     free(S.peers.v);
+    free(S.chunk);
     xqf_buf_free(&frame);
     xqf_buf_free(&S.buf);
     sched_destroy(&S.sched);

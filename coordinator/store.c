@@ -24,7 +24,9 @@
     "(SELECT count(*) FROM tasks t WHERE t.run_id = r.id AND t.state = 'leased'), r.iter, "     \
     "r.book_name, to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "           \
     "coalesce(to_char(r.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), ''), "         \
-    "extract(epoch FROM coalesce(r.finished_at, now()) - r.created_at)"
+    "extract(epoch FROM coalesce(r.finished_at, now()) - r.created_at), "                       \
+    "coalesce((SELECT sha256 FROM engine_builds b WHERE b.id = r.test_build), ''), "            \
+    "coalesce((SELECT sha256 FROM engine_builds b WHERE b.id = r.base_build), '')"
 
 /* A jsonb array of numbers as comma-separated text, in order. */
 #define JSON_LIST(key)                                                                           \
@@ -48,9 +50,10 @@
     S(CREATE_RUN,                                                                                \
       "INSERT INTO runs (kind, name, name0, params0, name1, params1, build_id, book_name, book, " \
       "seed, nodes, base_ms, inc_ms, margin_ms, hash_mb, adjudication, pairs_per_task, "         \
-      "max_pairs, elo0, elo1, alpha, beta, priority, settings) VALUES ($21, $1, $22, $2, $23, "   \
-      "$3, $4, $5, $6::text[], $7, $8, $9, $10, $11, $12, $13::bigint[], $14, $15, $16, $17, "   \
-      "$18, $19, $20, $24::jsonb) RETURNING id", 24)                                             \
+      "max_pairs, elo0, elo1, alpha, beta, priority, settings, test_build, base_build) VALUES "  \
+      "($21, $1, $22, $2, $23, $3, $4, $5, $6::text[], $7, $8, $9, $10, $11, $12, "             \
+      "$13::bigint[], $14, $15, $16, $17, $18, $19, $20, $24::jsonb, nullif($25::bigint, 0), "   \
+      "nullif($26::bigint, 0)) RETURNING id", 26)                                                \
     S(SPSA_PARAM, "INSERT INTO run_params (run_id, idx, name, start, min, max, c_end, r_end, "   \
                   "theta) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $4)", 8)                       \
     S(SPSA_RUN, "SELECT iter, coalesce((settings->>'alpha')::float8, 0.602), "                   \
@@ -109,6 +112,9 @@
                   "build_id, coalesce(bench_nodes, 0), coalesce(path, ''), "                    \
                   "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') "            \
                   "FROM engine_builds WHERE id = $1", 1)                                        \
+    S(BUILD_BLOB, "UPDATE engine_builds SET blob = $2 WHERE id = $1", 2)                        \
+    S(BUILD_CHUNK, "SELECT octet_length(blob)::bigint, substring(blob FROM $2::int + 1 FOR $3::int) " \
+                   "FROM engine_builds WHERE sha256 = $1 AND blob IS NOT NULL", 3)             \
     S(BEGIN, "BEGIN", 0)                                                                         \
     S(COMMIT, "COMMIT", 0)
 
@@ -424,7 +430,7 @@ static int create_run(Store *s, const char *kind, const char *name0, const char 
     char adj[160];
     int_array(adj, sizeof adj, sp->adjudication ? sp->adjudication : DEFAULT_ADJ, 6);
     bool sprt = strcmp(kind, "sprt") == 0;
-    const char *p[24] = {
+    const char *p[26] = {
         sp->name ? sp->name : "", sp->test_params ? sp->test_params : "",
         sp->base_params ? sp->base_params : "", sp->build_id ? sp->build_id : "",
         sp->book_name ? sp->book_name : "", book, num(&n, 0, (int64_t)(sp->seed & INT64_MAX)),
@@ -433,7 +439,8 @@ static int create_run(Store *s, const char *kind, const char *name0, const char 
         num(&n, 6, sp->pairs_per_task), num(&n, 7, sp->max_pairs),
         sprt ? dbl(&n, 8, sp->elo0) : NULL, sprt ? dbl(&n, 9, sp->elo1) : NULL,
         sprt ? dbl(&n, 10, sp->alpha) : NULL, sprt ? dbl(&n, 11, sp->beta) : NULL,
-        num(&n, 12, sp->priority), kind, name0, name1, settings
+        num(&n, 12, sp->priority), kind, name0, name1, settings, num(&n, 13, sp->test_build),
+        num(&n, 14, sp->base_build)
     };
     PGresult *res = run(s, ST_CREATE_RUN, p, PGRES_TUPLES_OK);
     free(book);
@@ -528,6 +535,8 @@ static void read_run(const PGresult *r, int row, StoreRun *o)
     get_text(r, row, c++, o->created, sizeof o->created);
     get_text(r, row, c++, o->finished, sizeof o->finished);
     o->elapsed_s = get_dbl(r, row, c++);
+    get_text(r, row, c++, o->build0, sizeof o->build0);
+    get_text(r, row, c++, o->build1, sizeof o->build1);
 }
 
 /*
@@ -1144,6 +1153,53 @@ int store_load_build(Store *s, int64_t id, StoreBuild *out)
         out->bench_nodes = get_i64(res, 0, 5);
         get_text(res, 0, 6, out->path, sizeof out->path);
         get_text(res, 0, 7, out->created, sizeof out->created);
+    }
+    PQclear(res);
+    return found;
+}
+
+int store_build_blob(Store *s, int64_t id, const void *data, size_t len)
+{
+    if (!s->conn || len > INT32_MAX)
+        return db_error(s, "build blob", NULL);
+    Nums n;
+    const char *p[2] = { num(&n, 0, id), data };
+    const int lengths[2] = { 0, (int)len }, formats[2] = { 0, 1 };
+    PGresult *res = PQexecPrepared(s->conn, STMT[ST_BUILD_BLOB].name, 2, p, lengths, formats, 0);
+    int rc = PQresultStatus(res) == PGRES_COMMAND_OK && strcmp(PQcmdTuples(res), "1") == 0 ? 0 : -1;
+    if (rc != 0)
+        db_error(s, STMT[ST_BUILD_BLOB].name, res);
+    PQclear(res);
+    return rc;
+}
+
+int store_build_chunk(Store *s, const char *sha256, int64_t offset, size_t max, void *out, size_t *len,
+                      int64_t *total)
+{
+    if (!s->conn)
+        return db_error(s, STMT[ST_BUILD_CHUNK].name, NULL);
+    if (offset < 0 || offset > INT32_MAX || max > INT32_MAX)
+        return 0;
+    Nums n;
+    const char *p[3] = { sha256, num(&n, 0, offset), num(&n, 1, (int64_t)max) };
+    /* binary results: the bytea as bytes, the length as a big-endian int8 */
+    PGresult *res = PQexecPrepared(s->conn, STMT[ST_BUILD_CHUNK].name, 3, p, NULL, NULL, 1);
+    if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+        db_error(s, STMT[ST_BUILD_CHUNK].name, res);
+        PQclear(res);
+        return -1;
+    }
+    int found = PQntuples(res) == 1 && PQgetlength(res, 0, 0) == 8;
+    if (found) {
+        const unsigned char *b = (const unsigned char *)PQgetvalue(res, 0, 0);
+        uint64_t v = 0;
+        for (int i = 0; i < 8; i++)
+            v = v << 8 | b[i];
+        *total = (int64_t)v;
+        *len = (size_t)PQgetlength(res, 0, 1);
+        found = *len <= max && (offset < *total || (offset == 0 && *total == 0));
+        if (found)
+            memcpy(out, PQgetvalue(res, 0, 1), *len);
     }
     PQclear(res);
     return found;

@@ -82,6 +82,7 @@ typedef struct {
     int64_t max_pairs;               /* stop with verdict "max pairs" here */
     double elo0, elo1, alpha, beta;  /* normalized Elo bounds, error rates */
     int priority;
+    int64_t test_build, base_build;  /* engine builds (ids) the two play, 0: the built-in engine */
 } StoreSprtSpec;
 
 /* Creates an SPRT run (state active; coordinators are notified). Returns 0 with *id, or -1. */
@@ -194,6 +195,8 @@ typedef struct {
     char book_name[256];
     char created[32], finished[32];  /* "YYYY-MM-DD HH:MM:SS" (UTC), finished "" while running */
     double elapsed_s;                /* from creation to the end (or now) */
+    char build0[STORE_NAME_MAX + 1]; /* SHA-256 of the engine build name0 plays ("" built-in) */
+    char build1[STORE_NAME_MAX + 1]; /* name1's */
     char **book;                     /* store_load_run only; free with store_run_free */
     int book_lines;
 } StoreRun;
@@ -326,6 +329,15 @@ typedef struct {
 int store_add_build(Store *s, const StoreBuild *b, int64_t *id);
 /* Returns 1 with *out, 0 (no such build) or -1. */
 int store_load_build(Store *s, int64_t id, StoreBuild *out);
+/* Stores the binary's bytes with build id (what workers fetch). Returns 0 or -1. */
+int store_build_blob(Store *s, int64_t id, const void *data, size_t len);
+/*
+ * Up to max bytes of the stored binary whose SHA-256 is sha256, from
+ * offset: returns 1 with *total (its size) and *len bytes in out, 0 when
+ * no such binary is stored (or offset is past its end), -1 on error.
+ */
+int store_build_chunk(Store *s, const char *sha256, int64_t offset, size_t max, void *out, size_t *len,
+                      int64_t *total);
 
 /*
  * Creates (drop false) or drops (drop true, if it exists) database `name`

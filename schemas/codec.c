@@ -10,7 +10,7 @@ enum { MAX_DEPTH = 3, MAX_FIELDS = 32 };
 
 /* ---- field descriptors, generated from messages.def ---------------------- */
 
-typedef enum { FT_U64, FT_I64, FT_BOOL, FT_STR, FT_STRS, FT_I64S } FieldType;
+typedef enum { FT_U64, FT_I64, FT_BOOL, FT_STR, FT_STRS, FT_I64S, FT_BIN } FieldType;
 
 typedef struct {
     const char *name;
@@ -107,6 +107,23 @@ int xqf_strs_set(XqfStrs *s, uint32_t count, const char *const *items)
     return 0;
 }
 
+void xqf_bin_free(XqfBin *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = 0;
+}
+
+int xqf_bin_set(XqfBin *b, const void *data, size_t len)
+{
+    xqf_bin_free(b);
+    if (len > UINT32_MAX || !(b->data = malloc(len ? len : 1)))
+        return -1;
+    memcpy(b->data, data, len);
+    b->len = (uint32_t)len;
+    return 0;
+}
+
 void xqf_msg_free(XqfMsg *m)
 {
     const MsgInfo *info = msg_info(m->type);
@@ -115,6 +132,8 @@ void xqf_msg_free(XqfMsg *m)
     for (int i = 0; i < info->count; i++)
         if (info->fields[i].type == FT_STRS)
             xqf_strs_free(field_ptr(m, &info->fields[i]));
+        else if (info->fields[i].type == FT_BIN)
+            xqf_bin_free(field_ptr(m, &info->fields[i]));
 }
 
 void xqf_msg_error(XqfMsg *m, XqfErrorCode code, const char *fmt, ...)
@@ -196,6 +215,12 @@ static int pack_field(msgpack_packer *pk, const XqfMsg *m, const Field *f)
                 return -1;
         return 0;
     }
+    case FT_BIN: {
+        const XqfBin *b = p;
+        if (b->len > f->limit || msgpack_pack_bin(pk, b->len) != 0)
+            return -1;
+        return b->len ? msgpack_pack_bin_body(pk, b->data, b->len) : 0;
+    }
     }
     return -1;
 }
@@ -225,8 +250,8 @@ int xqf_msg_encode(const XqfMsg *m, XqfBuf *out)
  * Walks one MessagePack value without building it, so that a hostile
  * count (an array of 2^32 elements in a 20-byte frame) is refused before
  * msgpack-c allocates for it: every container must fit in what is left
- * (at least one byte per element), nesting stays shallow, and the types we
- * never send (bin, ext) are refused.  Returns 0 and advances *pos, or -1.
+ * (at least one byte per element), nesting stays shallow, and the type we
+ * never send (ext) is refused.  Returns 0 and advances *pos, or -1.
  */
 static int skim(const uint8_t *p, size_t len, size_t *pos, int depth)
 {
@@ -255,8 +280,9 @@ static int skim(const uint8_t *p, size_t len, size_t *pos, int depth)
         case 0xcd: case 0xd1: skip = 2; break;
         case 0xce: case 0xd2: skip = 4; break;
         case 0xcf: case 0xd3: skip = 8; break;
-        case 0xd9: case 0xda: case 0xdb: {
-            size_t k = c == 0xd9 ? 1 : c == 0xda ? 2 : 4;
+        case 0xd9: case 0xda: case 0xdb:        /* str 8/16/32 */
+        case 0xc4: case 0xc5: case 0xc6: {      /* bin 8/16/32 */
+            size_t k = c == 0xd9 || c == 0xc4 ? 1 : c == 0xda || c == 0xc5 ? 2 : 4;
             if (left < k)
                 return -1;
             skip = BE(k);
@@ -275,7 +301,7 @@ static int skim(const uint8_t *p, size_t len, size_t *pos, int depth)
             container = true;
             break;
         }
-        default: return -1;                /* 0xc1, bin, ext */
+        default: return -1;                /* 0xc1, ext */
         }
     }
 #undef BE
@@ -366,6 +392,10 @@ static int unpack_field(XqfMsg *m, const Field *f, const msgpack_object *o)
         a->count = o->via.array.size;
         return 0;
     }
+    case FT_BIN:
+        if (o->type != MSGPACK_OBJECT_BIN || o->via.bin.size > f->limit)
+            return -1;
+        return xqf_bin_set(p, o->via.bin.ptr, o->via.bin.size);
     }
     return -1;
 }
@@ -517,6 +547,7 @@ void xqf_msg_print(const XqfMsg *m, FILE *out)
             fputc(']', out);
             break;
         }
+        case FT_BIN: fprintf(out, "<%u bytes>", ((const XqfBin *)p)->len); break;
         }
     }
     fputc('\n', out);

@@ -20,7 +20,7 @@
 #include <stdio.h>
 
 enum {
-    XQF_PROTOCOL_VERSION = 1,
+    XQF_PROTOCOL_VERSION = 2,
     XQF_FRAME_MAX = 1 << 20,       /* bytes in one frame */
     XQF_NAME_MAX = 64,             /* names, build ids */
     XQF_TEXT_MAX = 512,            /* reasons, error texts, status lines */
@@ -28,6 +28,8 @@ enum {
     XQF_OPENING_MAX = 2048,        /* one book line */
     XQF_TASK_PAIRS_MAX = 1024,     /* pairs in one task */
     XQF_STATUS_ROWS = 1000,
+    XQF_SHA256_HEX = 64,           /* an engine build's SHA-256 in hex */
+    XQF_CHUNK_MAX = 512 * 1024,    /* bytes of a build in one build_chunk */
     XQF_I64S_CAP = 32              /* the largest I64S limit */
 };
 
@@ -54,12 +56,19 @@ typedef struct {
     int64_t v[XQF_I64S_CAP];
 } XqfI64s;
 
+/* Bytes (BIN fields), owned. */
+typedef struct {
+    uint32_t len;
+    uint8_t *data;
+} XqfBin;
+
 #define XQF_CT_U64(n, a, b) uint64_t n;
 #define XQF_CT_I64(n, a, b) int64_t n;
 #define XQF_CT_BOOL(n, a, b) bool n;
 #define XQF_CT_STR(n, a, b) char n[(a) + 1];
 #define XQF_CT_STRS(n, a, b) XqfStrs n;
 #define XQF_CT_I64S(n, a, b) XqfI64s n;
+#define XQF_CT_BIN(n, a, b) XqfBin n;
 #define XQF_STRUCT_FIELD(T, n, a, b) XQF_CT_##T(n, a, b)
 
 /* One struct per message: XqfMsg_hello, XqfMsg_task, ... */
@@ -101,7 +110,7 @@ typedef enum {
 
 /* Empties m and sets its type (all fields zero / empty). Can't fail. */
 void xqf_msg_init(XqfMsg *m, XqfMsgType type);
-/* Frees what m owns (STRS fields) and empties it; safe twice. */
+/* Frees what m owns (STRS and BIN fields) and empties it; safe twice. */
 void xqf_msg_free(XqfMsg *m);
 /* The wire name of a type ("hello"), or "?" when out of range. */
 const char *xqf_msg_type_name(XqfMsgType type);
@@ -136,6 +145,10 @@ int xqf_strs_set(XqfStrs *s, uint32_t count, const char *const *items);
 int xqf_strs_push(XqfStrs *s, const char *item);
 /* Frees the strings; safe twice. */
 void xqf_strs_free(XqfStrs *s);
+/* Sets a BIN field to a copy of len bytes. Returns 0 or -1 (out of memory, the field then empty). */
+int xqf_bin_set(XqfBin *b, const void *data, size_t len);
+/* Frees the bytes; safe twice. */
+void xqf_bin_free(XqfBin *b);
 
 /* Builds an error message. */
 void xqf_msg_error(XqfMsg *m, XqfErrorCode code, const char *fmt, ...)

@@ -345,3 +345,109 @@ Test(cluster, hostile_messages)
     zmq_ctx_term(ctx);
     finish_and_audit(run, 10, 60, "max pairs");
 }
+
+/* ---- SPRT of two engine builds: fetched, checked, cached, played --------------- */
+
+/* Runs a shell command with the test's database; its stdout's last number, or -1. */
+static int64_t sh_number(const char *fmt, const char *arg)
+{
+    char cmd[2048], part[1024];
+    snprintf(part, sizeof part, fmt, arg);
+    snprintf(cmd, sizeof cmd, "XQF_DB='%s' %s 2>>'%s'", db, part, logfile);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p, "cannot run %s", cmd);
+    char line[512];
+    int64_t last = -1;
+    while (fgets(line, sizeof line, p)) {
+        long long v;
+        if (sscanf(line, "Build: %lld", &v) == 1 || sscanf(line, "%lld", &v) == 1)
+            last = v;
+    }
+    cr_assert_eq(pclose(p), 0, "%s failed (log: %s)", cmd, logfile);
+    return last;
+}
+
+/* A copy of xqf-engine with n extra bytes at its end: the same engine, another SHA-256. */
+static void engine_copy(const char *path, int n)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cp '%s/xqf-engine' '%s' && head -c %d /dev/zero >> '%s'", XQF_BIN, path, n, path);
+    cr_assert_eq(system(cmd), 0);
+}
+
+Test(cluster, sprt_of_two_engine_builds)
+{
+    CU_REQUIRE_DB();
+    char test_bin[512], base_bin[512], cache[512], tune[512];
+    snprintf(test_bin, sizeof test_bin, "%s/engine-test", logdir);
+    snprintf(base_bin, sizeof base_bin, "%s/engine-base", logdir);
+    snprintf(cache, sizeof cache, "%s/cache", logdir);
+    snprintf(tune, sizeof tune, "%s/xqf-tune", XQF_BIN);
+    engine_copy(test_bin, 1);
+    engine_copy(base_bin, 2);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s build --binary %%s", tune);
+    int64_t test_build = sh_number(cmd, test_bin), base_build = sh_number(cmd, base_bin);
+    cr_assert_gt(test_build, 0);
+    cr_assert_gt(base_build, 0);
+    char ids[256];
+    snprintf(ids, sizeof ids, "--test-build %lld --base-build %lld --test NullR=2 --nodes 1500 "
+             "--pairs-per-task 2 --max-pairs 6 --elo0 -500 --elo1 500", (long long)test_build,
+             (long long)base_build);
+    snprintf(cmd, sizeof cmd, "%s sprt new %%s", tune);
+    int64_t run = sh_number(cmd, ids);
+    cr_assert_gt(run, 0);
+    setenv("XQF_CACHE", cache, 1);
+    coordinator("30");
+    worker("w1");
+    finish_and_audit(run, 6, 120, "max pairs");
+    /* both binaries are in the worker's cache under their SHA-256, executable */
+    StoreBuild b;
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(store_load_build(store, i ? base_build : test_build, &b), 1);
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", cache, b.sha256);
+        cr_assert_eq(access(path, X_OK), 0, "%s not cached", path);
+    }
+    unsetenv("XQF_CACHE");
+}
+
+Test(cluster, a_tampered_build_is_not_played)
+{
+    CU_REQUIRE_DB();
+    char bin[512], cache[512], tune[512], cmd[1024];
+    snprintf(bin, sizeof bin, "%s/engine-test", logdir);
+    snprintf(cache, sizeof cache, "%s/cache", logdir);
+    snprintf(tune, sizeof tune, "%s/xqf-tune", XQF_BIN);
+    engine_copy(bin, 3);
+    snprintf(cmd, sizeof cmd, "%s build --binary %%s", tune);
+    int64_t build = sh_number(cmd, bin);
+    /* the stored bytes change, the recorded SHA-256 does not */
+    FILE *f = fopen(bin, "rb");
+    cr_assert(f);
+    static char bytes[64 << 20];
+    size_t len = fread(bytes, 1, sizeof bytes, f);
+    fclose(f);
+    bytes[len / 2] ^= 0x40;
+    cr_assert_eq(store_build_blob(store, build, bytes, len), 0);
+    char ids[256];
+    snprintf(ids, sizeof ids, "--test-build %lld --test NullR=2 --base '' --nodes 1500 --pairs-per-task 2 "
+             "--max-pairs 4 --elo0 -500 --elo1 500", (long long)build);
+    snprintf(cmd, sizeof cmd, "%s sprt new %%s", tune);
+    int64_t run = sh_number(cmd, ids);
+    setenv("XQF_CACHE", cache, 1);
+    coordinator("30");
+    worker("w1");
+    cu_sleep_ms(4000);
+    unsetenv("XQF_CACHE");
+    StoreRun r;
+    cr_assert_eq(store_load_run(store, run, &r, false), 1);
+    cr_assert_eq(r.counts.pairs, 0, "a tampered build was played");
+    char grep[1024];
+    snprintf(grep, sizeof grep, "grep -q 'do not have its SHA-256' '%s'", logfile);
+    cr_assert_eq(system(grep), 0, "no refusal in %s", logfile);
+    StoreBuild b;
+    cr_assert_eq(store_load_build(store, build, &b), 1);
+    snprintf(grep, sizeof grep, "%s/%s", cache, b.sha256);
+    cr_assert_neq(access(grep, F_OK), 0, "the tampered binary was installed");
+}

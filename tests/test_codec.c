@@ -123,6 +123,20 @@ static void fill(XqfMsg *m, XqfMsgType type)
     case XQF_MSG_BYE: strcpy(m->u.bye.reason, "bye"); break;
     case XQF_MSG_ERROR: m->u.error.code = XQF_ERR_VERSION; strcpy(m->u.error.text, "v"); break;
     case XQF_MSG_STATUS_REQUEST: m->u.status_request.max_runs = 5; break;
+    case XQF_MSG_BUILD_REQUEST:
+        memset(m->u.build_request.sha256, 'a', XQF_SHA256_HEX);
+        m->u.build_request.offset = 4096;
+        break;
+    case XQF_MSG_BUILD_CHUNK: {
+        static uint8_t bytes[300];
+        for (size_t i = 0; i < sizeof bytes; i++)
+            bytes[i] = (uint8_t)(i * 7);
+        memset(m->u.build_chunk.sha256, 'b', XQF_SHA256_HEX);
+        m->u.build_chunk.offset = 300;
+        m->u.build_chunk.total = 900;
+        cr_assert_eq(xqf_bin_set(&m->u.build_chunk.data, bytes, sizeof bytes), 0);
+        break;
+    }
     case XQF_MSG_STATUS:
         xqf_strs_push(&m->u.status.workers, "worker a");
         xqf_strs_push(&m->u.status.runs, "run 1");
@@ -171,6 +185,36 @@ Test(codec, task_fields_survive)
     cr_assert_eq(back.u.task.adjudication.v[0], -5);
     xqf_msg_free(&m);
     xqf_msg_free(&back);
+    xqf_buf_free(&a);
+}
+
+Test(codec, bytes_survive_and_are_bounded)
+{
+    XqfMsg m, back;
+    fill(&m, XQF_MSG_BUILD_CHUNK);
+    XqfBuf a = { 0 };
+    cr_assert_eq(xqf_msg_encode(&m, &a), 0);
+    cr_assert_eq(xqf_msg_decode(a.data, a.len, &back, NULL, 0), XQF_DECODE_OK);
+    cr_assert_eq(back.u.build_chunk.data.len, 300);
+    cr_assert(memcmp(back.u.build_chunk.data.data, m.u.build_chunk.data.data, 300) == 0);
+    xqf_msg_free(&back);
+    /* a chunk above XQF_CHUNK_MAX is not sent, and not taken */
+    static uint8_t big[XQF_CHUNK_MAX + 1];
+    cr_assert_eq(xqf_bin_set(&m.u.build_chunk.data, big, sizeof big), 0);
+    cr_assert_eq(xqf_msg_encode(&m, &a), -1);
+    m.u.build_chunk.data.len = XQF_CHUNK_MAX;
+    cr_assert_eq(xqf_msg_encode(&m, &a), 0);
+    /* the data is the last field: one byte more, and its bin 32 length says so */
+    size_t at = a.len - XQF_CHUNK_MAX - 5;
+    cr_assert_eq((uint8_t)a.data[at], 0xc6);
+    char *grown = malloc(a.len + 1);
+    memcpy(grown, a.data, a.len);
+    grown[a.len] = 0;
+    grown[at + 4] = 0x01;                  /* 0x00080000 -> 0x00080001 */
+    cr_assert_eq(xqf_msg_decode(grown, a.len + 1, &back, NULL, 0), XQF_DECODE_MALFORMED);
+    xqf_msg_free(&back);
+    free(grown);
+    xqf_msg_free(&m);
     xqf_buf_free(&a);
 }
 

@@ -1,3 +1,4 @@
+#define _DEFAULT_SOURCE /* realpath */
 #include "tune_db.h"
 
 #include <errno.h>
@@ -446,11 +447,16 @@ int tune_cmd_spsa(int argc, char **argv)
 
 static const char SPRT_USAGE[] =
     "Usage: xqf-tune sprt new --base SET --test SET (--tc 10+0.1 | --nodes N) [options]\n"
+    "       xqf-tune sprt new --base-build ID --test-build ID (--tc | --nodes) [options]\n"
     "\n"
     "Creates an SPRT test of two parameter sets (Name=value,... over the engine's\n"
-    "defaults; \"\" for the defaults), stopped when the LLR crosses a bound or after\n"
-    "--max-pairs.  Prints the run id.\n"
+    "defaults; \"\" for the defaults), or of two engine builds registered with\n"
+    "xqf-tune build (a search change is code: its binary against the base's; a\n"
+    "set given too is applied to that build as options), stopped when the LLR\n"
+    "crosses a bound or after --max-pairs.  Prints the run id.\n"
     "\n"
+    "  --test-build ID        the build the test side plays (default: the workers' own engine)\n"
+    "  --base-build ID        the build the base side plays (default: the workers' own engine)\n"
     "  --elo0 X --elo1 Y      normalized Elo hypotheses (default 0 and 5)\n"
     "  --alpha A --beta B     error rates (default 0.05 each)\n"
     "  --max-pairs N          at most N game pairs (default 50000)\n"
@@ -459,18 +465,24 @@ static const char SPRT_USAGE[] =
 int tune_cmd_sprt(int argc, char **argv)
 {
     static const char *const NAMES[] = { COMMON_OPTS, "--base", "--test", "--elo0", "--elo1", "--alpha",
-                                         "--beta", "--max-pairs", NULL };
+                                         "--beta", "--max-pairs", "--base-build", "--test-build", NULL };
     Args a = { .cmd = "sprt new", .usage = SPRT_USAGE, .names = NAMES, .max_positional = 1 };
     int status = parse_args(&a, argc - 1, argv + 1);
     if (status >= 0)
         return status;
     if (a.npositional != 1 || strcmp(a.positional[0], "new") != 0)
         return fail(EXIT_USAGE, "sprt: the only subcommand is 'new' (see xqf-tune sprt --help)");
-    if (!opt(&a, "--base") || !opt(&a, "--test"))
-        return fail(EXIT_USAGE, "sprt new: --base and --test are required");
+    bool builds = opt(&a, "--base-build") || opt(&a, "--test-build");
+    if (!builds && (!opt(&a, "--base") || !opt(&a, "--test")))
+        return fail(EXIT_USAGE, "sprt new: --base and --test (sets), or --base-build and --test-build, are required");
     StoreSprtSpec sp = { .elo0 = 0, .elo1 = 5, .alpha = 0.05, .beta = 0.05, .max_pairs = 50000 };
-    sp.base_params = opt(&a, "--base");
-    sp.test_params = opt(&a, "--test");
+    sp.base_params = opt(&a, "--base") ? opt(&a, "--base") : "";
+    sp.test_params = opt(&a, "--test") ? opt(&a, "--test") : "";
+    if ((opt(&a, "--test-build") && !parse_int("--test-build", opt(&a, "--test-build"), 1, INT64_MAX, &sp.test_build)) ||
+        (opt(&a, "--base-build") && !parse_int("--base-build", opt(&a, "--base-build"), 1, INT64_MAX, &sp.base_build)))
+        return EXIT_USAGE;
+    if (builds && sp.test_build == sp.base_build)
+        return fail(EXIT_USAGE, "sprt new: --test-build and --base-build are the same build");
     if (!check_set("--base", sp.base_params) || !check_set("--test", sp.test_params) ||
         (opt(&a, "--elo0") && !parse_real("--elo0", opt(&a, "--elo0"), -1000, 1000, &sp.elo0)) ||
         (opt(&a, "--elo1") && !parse_real("--elo1", opt(&a, "--elo1"), -1000, 1000, &sp.elo1)) ||
@@ -488,6 +500,18 @@ int tune_cmd_sprt(int argc, char **argv)
     if (!s) {
         book_free(&book);
         return status;
+    }
+    const int64_t build_ids[2] = { sp.test_build, sp.base_build };
+    for (int i = 0; i < 2; i++) {
+        StoreBuild b;
+        int found = build_ids[i] ? store_load_build(s, build_ids[i], &b) : 1;
+        if (found <= 0) {
+            store_destroy(&s);
+            book_free(&book);
+            return found < 0 ? fail(EXIT_FAILURE, "cannot read the builds")
+                             : fail(EXIT_USAGE, "%s: no build %" PRId64 " (see xqf-tune build)",
+                                    i ? "--base-build" : "--test-build", build_ids[i]);
+        }
     }
     int64_t id;
     status = store_create_sprt(s, &sp, &id) == 0 ? 0 : fail(EXIT_FAILURE, "cannot create the run");
@@ -848,6 +872,7 @@ int tune_cmd_report(int argc, char **argv)
 
 static const char BUILD_USAGE[] =
     "Usage: xqf-tune build RUN [--out DIR] [--source DIR] [--jobs N] [--db CONNINFO]\n"
+    "       xqf-tune build --binary FILE [--name NAME] [--db CONNINFO]\n"
     "A tuned engine: xqf-engine compiled with the run's exported parameters as its\n"
     "defaults (cmake -DXQF_PARAMS_FILE), named with the run id and the parameter\n"
     "set's hash (HASH, 16 hex digits).  In DIR (default ./build-tuned):\n"
@@ -861,6 +886,10 @@ static const char BUILD_USAGE[] =
     "    SHA-256: HEX\n"
     "    Build: ID\n"
     "    Binary: PATH\n"
+    "The second form registers any xqf-engine binary (a search change built\n"
+    "elsewhere), named NAME (default xqf-engine-SHA12), the same way.  Either way\n"
+    "the binary itself is stored in the database: workers fetch it by its SHA-256\n"
+    "(checked, cached) to play it, e.g. in `xqf-tune sprt new --test-build ID`.\n"
     "  --source DIR   the source tree (default: the one xqf-tune was built from)\n"
     "  --jobs N       parallel compile jobs (default: online cores)\n"
     "  --db CONNINFO  libpq connection string (default: $XQF_DB)\n";
@@ -1000,13 +1029,106 @@ static int sha256_file(const char *path, char hex[65])
     return rc;
 }
 
+/* Reads a whole file (at most max bytes) into a malloc'd buffer; NULL on failure. */
+static char *read_file(const char *path, size_t max, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *data = f ? malloc(max) : NULL;
+    *len = data ? fread(data, 1, max, f) : 0;
+    bool ok = data && !ferror(f) && *len < max;
+    if (f)
+        fclose(f);
+    if (!ok) {
+        free(data);
+        return NULL;
+    }
+    return data;
+}
+
+/*
+ * The tail of both forms of build: the binary's bench signature, SHA-256,
+ * its row in the builds table and its bytes (what workers fetch), printed.
+ * b has the run, parameter hash and name filled in.  Returns an exit status.
+ */
+static int register_binary(Store *s, const char *binary, const char *log, StoreBuild *b)
+{
+    enum { BINARY_MAX = 256 << 20 };
+    static char bench_out[1 << 16];
+    char *bench[] = { (char *)binary, "bench", NULL };
+    const char *nodes = NULL;
+    if (spawn(bench, log, bench_out, sizeof bench_out) == 0)
+        nodes = strstr(bench_out, "Nodes searched: ");
+    if (!nodes || sscanf(nodes, "Nodes searched: %" SCNd64, &b->bench_nodes) != 1)
+        return fail(EXIT_FAILURE, "%s bench failed (see %s): is it an xqf-engine?", binary, log);
+    printf("Bench: %" PRId64 "\n", b->bench_nodes);
+    if (sha256_file(binary, b->sha256) != 0)
+        return fail(EXIT_FAILURE, "cannot hash %s", binary);
+    printf("SHA-256: %s\n", b->sha256);
+    if (!path_fmt(b->path, sizeof b->path, "%s", binary))
+        return fail(EXIT_USAGE, "'%s': path too long", binary);
+    size_t len;
+    char *bytes = read_file(binary, BINARY_MAX, &len);
+    if (!bytes)
+        return fail(EXIT_FAILURE, "cannot read %s (or larger than %d MB)", binary, BINARY_MAX >> 20);
+    int64_t build_id;
+    bool own_tx = store_begin(s) == 0;
+    int rc = own_tx && store_add_build(s, b, &build_id) == 0 && store_build_blob(s, build_id, bytes, len) == 0 &&
+             store_commit(s) == 0;
+    free(bytes);
+    if (!rc) {
+        store_rollback(s);
+        return fail(EXIT_FAILURE, "cannot record the build");
+    }
+    printf("Build: %" PRId64 "\nBinary: %s\n", build_id, binary);
+    return 0;
+}
+
+/* xqf-tune build --binary FILE: registers a binary built elsewhere. */
+static int build_binary(Args *a)
+{
+    const char *binary = opt(a, "--binary");
+    if (a->npositional != 0 || opt(a, "--out") || opt(a, "--source") || opt(a, "--jobs"))
+        return fail(EXIT_USAGE, "build --binary FILE takes only --name and --db");
+    if (access(binary, X_OK) != 0)
+        return fail(EXIT_USAGE, "--binary: '%s' is not an executable file: %s", binary, strerror(errno));
+    const char *name = opt(a, "--name");
+    if (name && (!*name || strlen(name) > STORE_NAME_MAX))
+        return fail(EXIT_USAGE, "--name: 1 to %d characters, please", STORE_NAME_MAX);
+    char abs[PATH_MAX], log[PATH_MAX];
+    if (!realpath(binary, abs))
+        return fail(EXIT_USAGE, "--binary: '%s': %s", binary, strerror(errno));
+    if (!path_fmt(log, sizeof log, "%s.bench.log", abs) || access(abs, F_OK) != 0)
+        return fail(EXIT_USAGE, "--binary: '%s': path too long", binary);
+    int status;
+    Store *s = open_db(a, &status);
+    if (!s)
+        return status;
+    StoreBuild b = { 0 };
+    char sha[65];
+    if (sha256_file(abs, sha) != 0) {
+        store_destroy(&s);
+        return fail(EXIT_FAILURE, "cannot hash %s", abs);
+    }
+    if (name)
+        snprintf(b.build_id, sizeof b.build_id, "%s", name);
+    else
+        snprintf(b.build_id, sizeof b.build_id, "xqf-engine-%.12s", sha);
+    status = register_binary(s, abs, log, &b);
+    store_destroy(&s);
+    return status;
+}
+
 int tune_cmd_build(int argc, char **argv)
 {
-    static const char *const NAMES[] = { "--db", "--out", "--source", "--jobs", NULL };
+    static const char *const NAMES[] = { "--db", "--out", "--source", "--jobs", "--binary", "--name", NULL };
     Args a = { .cmd = "build", .usage = BUILD_USAGE, .names = NAMES, .max_positional = 1 };
     int status = parse_args(&a, argc - 1, argv + 1);
     if (status >= 0)
         return status;
+    if (opt(&a, "--binary"))
+        return build_binary(&a);
+    if (opt(&a, "--name"))
+        return fail(EXIT_USAGE, "--name goes with --binary (a run's build is named after the run)");
     int64_t id, jobs = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
     if (!run_id(&a, &id) || (opt(&a, "--jobs") && !parse_int("--jobs", opt(&a, "--jobs"), 1, 1024, &jobs)))
         return EXIT_USAGE;
@@ -1070,30 +1192,10 @@ int tune_cmd_build(int argc, char **argv)
         return fail(EXIT_FAILURE, "cannot copy %s to %s: %s", built, binary, strerror(errno));
     }
 
-    static char bench_out[1 << 16];
-    char *bench[] = { binary, "bench", NULL };
-    const char *nodes = NULL;
-    if (spawn(bench, log, bench_out, sizeof bench_out) == 0)
-        nodes = strstr(bench_out, "Nodes searched: ");
     StoreBuild b = { .run_id = id };
-    if (!nodes || sscanf(nodes, "Nodes searched: %" SCNd64, &b.bench_nodes) != 1) {
-        store_destroy(&s);
-        return fail(EXIT_FAILURE, "%s bench failed (see %s)", binary, log);
-    }
-    printf("Bench: %" PRId64 "\n", b.bench_nodes);
-    if (sha256_file(binary, b.sha256) != 0) {
-        store_destroy(&s);
-        return fail(EXIT_FAILURE, "cannot hash %s", binary);
-    }
-    printf("SHA-256: %s\n", b.sha256);
     snprintf(b.params_hash, sizeof b.params_hash, "%s", hash);
     snprintf(b.build_id, sizeof b.build_id, "xqf-engine-run%" PRId64 "-%s", id, hash);
-    path_fmt(b.path, sizeof b.path, "%s", binary);
-    int64_t build_id;
-    if (store_add_build(s, &b, &build_id) != 0)
-        status = fail(EXIT_FAILURE, "cannot record the build");
-    else
-        printf("Build: %" PRId64 "\nBinary: %s\n", build_id, binary);
+    status = register_binary(s, binary, log, &b);
     store_destroy(&s);
     return status;
 }

@@ -21,6 +21,8 @@ static const Preset PRESETS[] = {
       "setoption name UCI_Variant value xiangqi" },
     { "sjaakii", "/usr/games/sjaakii", "-uci", PROTO_UCI, true, true,
       "setoption name UCI_Variant value xiangqi" },
+    /* our own engine as a program (an engine build), found in PATH unless cmd= says where */
+    { "xqf-engine", "xqf-engine", NULL, PROTO_UCI, false, false, NULL },
 };
 enum { PRESET_COUNT = sizeof PRESETS / sizeof PRESETS[0] };
 
@@ -102,10 +104,11 @@ static int apply_preset(PlayerSpec *s, const char *name, char *err, size_t errle
         s->proto = p->proto;
         s->ranks_from_one = p->ranks_from_one;
         s->he_letters = p->he_letters;
-        add_init(s, p->init);
+        if (p->init)
+            add_init(s, p->init);
         return 0;
     }
-    return fail(err, errlen, "unknown preset '%s' (known: fairy-stockfish, sjaakii)", name);
+    return fail(err, errlen, "unknown preset '%s' (known: fairy-stockfish, sjaakii, xqf-engine)", name);
 }
 
 /* Applies one key=value word (preset= was handled before). */

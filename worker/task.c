@@ -63,16 +63,45 @@ static Task *refuse(Task *t, char *err, size_t errlen, const char *fmt, const ch
     return NULL;
 }
 
-/* A player: the built-in engine with the defaults and "Name=value,..." over them. */
-static int make_player(PlayerSpec *p, const char *name, const char *params, int hash_mb, char *err,
-                       size_t errlen)
+/*
+ * A player: the built-in engine with the defaults and "Name=value,..."
+ * over them, or (engine set) that xqf-engine binary with the set sent as
+ * options.  The names and values are checked against the built-in table
+ * either way: an engine build is a variant of this engine.
+ */
+static int make_player(PlayerSpec *p, const char *name, const char *params, const char *engine,
+                       int hash_mb, char *err, size_t errlen)
 {
-    char word[96];
-    snprintf(word, sizeof word, "name=%s", name);
-    char *words[1] = { word };
-    if (spec_parse(p, 1, words, hash_mb, err, errlen) != 0)
+    enum { MAX_WORDS = 3 + SPEC_MAX_OPTIONS };
+    static const char SEP[] = ",";
+    char words_buf[MAX_WORDS][SPEC_TEXT_MAX + 16], list[XQF_PARAMS_MAX + 1];
+    char *words[MAX_WORDS];
+    int n = 0;
+    snprintf(words_buf[n++], sizeof words_buf[0], "name=%s", name);
+    if (engine) {
+        snprintf(words_buf[n++], sizeof words_buf[0], "cmd=%s", engine);
+        snprintf(words_buf[n++], sizeof words_buf[0], "preset=xqf-engine");
+        snprintf(list, sizeof list, "%s", params);
+        char *save = NULL;
+        for (char *item = strtok_r(list, SEP, &save); item; item = strtok_r(NULL, SEP, &save)) {
+            if (n == MAX_WORDS) {
+                snprintf(err, errlen, "more than %d options for an engine build", SPEC_MAX_OPTIONS);
+                return -1;
+            }
+            snprintf(words_buf[n++], sizeof words_buf[0], "option.%s", item);
+        }
+    }
+    for (int i = 0; i < n; i++)
+        words[i] = words_buf[i];
+    if (spec_parse(p, n, words, hash_mb, err, errlen) != 0)
         return -1;
-    return *params ? params_apply_list(&p->params, params, err, errlen) : 0;
+    if (!*params)
+        return 0;
+    if (!engine)
+        return params_apply_list(&p->params, params, err, errlen);
+    Params check;
+    params_default(&check);
+    return params_apply_list(&check, params, err, errlen);
 }
 
 /* The openings as a book, one line each: pair k plays line k. */
@@ -103,7 +132,8 @@ static Book *make_book(const XqfStrs *lines, char *err, size_t errlen)
     return b;
 }
 
-Task *task_new(const XqfMsg_task *m, const char *build, char *err, size_t errlen)
+Task *task_new(const XqfMsg_task *m, const char *build, const char *const engines[2], char *err,
+               size_t errlen)
 {
     Task *t = calloc(1, sizeof *t);
     if (!t) {
@@ -127,9 +157,11 @@ Task *task_new(const XqfMsg_task *m, const char *build, char *err, size_t errlen
     if (!m->nodes && (m->base_ms <= 0 || m->inc_ms < 0 || m->margin_ms < 0))
         return refuse(t, err, errlen, "%s", "neither nodes nor a valid clock");
     char why[512];
-    if (make_player(&t->players[0], m->name0, m->params0, (int)m->hash_mb, why, sizeof why) != 0 ||
-        make_player(&t->players[1], m->name1, m->params1, (int)m->hash_mb, why, sizeof why) != 0)
-        return refuse(t, err, errlen, "parameters: %s", why);
+    if (make_player(&t->players[0], m->name0, m->params0, engines ? engines[0] : NULL, (int)m->hash_mb, why,
+                    sizeof why) != 0 ||
+        make_player(&t->players[1], m->name1, m->params1, engines ? engines[1] : NULL, (int)m->hash_mb, why,
+                    sizeof why) != 0)
+        return refuse(t, err, errlen, "players: %s", why);
     if (!(t->book = make_book(&m->openings, why, sizeof why)))
         return refuse(t, err, errlen, "openings: %s", why);
     TimeControl *tc = &t->tc;

@@ -51,9 +51,12 @@ int64_t task_pool_waiting(TaskPool *p);
 /*
  * Checks a task message (build, parameters, book lines, time control) and
  * prepares it.  Returns the task, or NULL with the reason to refuse it in
- * err.  build is this worker's build id.
+ * err.  build is this worker's build id; engines (or NULL) the paths of
+ * the binaries the two players run, NULL for the built-in engine (the
+ * caller fetched the task's build0 and build1: builds.h).
  */
-Task *task_new(const XqfMsg_task *m, const char *build, char *err, size_t errlen);
+Task *task_new(const XqfMsg_task *m, const char *build, const char *const engines[2], char *err,
+               size_t errlen);
 /* Queues the task's games on the pool (once). */
 void task_start(Task *t, TaskPool *p);
 /*

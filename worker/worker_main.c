@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "builds.h"
 #include "codec.h"
 #include "log.h"
 #include "params.h"
@@ -56,7 +58,7 @@ enum {
     BUILD_DEPTH = 5
 };
 
-typedef enum { SLOT_IDLE, SLOT_REQUESTED, SLOT_PLAYING, SLOT_STOPPING } SlotState;
+typedef enum { SLOT_IDLE, SLOT_REQUESTED, SLOT_FETCHING, SLOT_PLAYING, SLOT_STOPPING } SlotState;
 
 /* A task held (or asked for): the slot number is echoed by the coordinator. */
 typedef struct {
@@ -69,6 +71,7 @@ typedef struct {
     int64_t since_ms;                /* request sent / last contact about the task */
     bool handback;                   /* hand back once its games are done */
     bool lease_gone;                 /* told to stop: nothing more to report */
+    XqfMsg pending;                  /* SLOT_FETCHING: the task, waiting for its engine builds */
 } Slot;
 
 typedef struct {
@@ -82,6 +85,7 @@ typedef struct {
     bool welcomed;
     int64_t hello_ms, hello_backoff, heard_ms, heartbeat_ms;
     int pipe_fd[2];
+    BuildCache *builds;              /* engine builds of the tasks' players (builds.h) */
 } Worker;
 
 static volatile sig_atomic_t stop_flag = 0;
@@ -153,7 +157,7 @@ static Slot *slot_of_task(Worker *w, uint64_t task, uint64_t lease)
 {
     for (int i = 0; i < w->nslots; i++) {
         Slot *s = &w->slots[i];
-        if (s->task && s->task_id == task && s->lease == lease)
+        if ((s->task || s->state == SLOT_FETCHING) && s->task_id == task && s->lease == lease)
             return s;
     }
     return NULL;
@@ -162,19 +166,108 @@ static Slot *slot_of_task(Worker *w, uint64_t task, uint64_t lease)
 static void slot_reset(Slot *s)
 {
     task_destroy(&s->task);
+    xqf_msg_free(&s->pending);
     memset(s, 0, sizeof *s);
     s->state = SLOT_IDLE;
 }
 
-static void on_task(Worker *w, const XqfMsg_task *m, int64_t now)
+/* The engine build a task's player plays: "" for the built-in engine, else its SHA-256. */
+static const char *task_build(const XqfMsg_task *m, int player) { return player ? m->build1 : m->build0; }
+
+/* Starts what a fetching slot waits for, or gives it back when a build cannot be had. */
+static void start_task(Worker *w, Slot *s, const XqfMsg_task *m, int64_t now);
+
+static void fetching_slots_retry(Worker *w, const char *failed_why, int64_t now)
 {
+    for (int i = 0; i < w->nslots; i++) {
+        Slot *s = &w->slots[i];
+        if (s->state != SLOT_FETCHING)
+            continue;
+        const XqfMsg_task *m = &s->pending.u.task;
+        bool ready = true, lost = false;
+        for (int k = 0; k < 2; k++) {
+            const char *sha = task_build(m, k);
+            if (!*sha || builds_path(w->builds, sha))
+                continue;
+            ready = false;
+            lost = lost || !builds_fetching(w->builds, sha);
+        }
+        if (ready) {
+            XqfMsg task = s->pending;          /* moved out: start_task takes the slot over */
+            xqf_msg_init(&s->pending, XQF_MSG_NONE);
+            s->state = SLOT_REQUESTED;
+            start_task(w, s, &task.u.task, now);
+            xqf_msg_free(&task);
+        } else if (lost) {
+            char why[XQF_TEXT_MAX];
+            snprintf(why, sizeof why, "engine build unavailable: %s", failed_why ? failed_why : "fetch failed");
+            log_warn("task %" PRIu64 ": %s", s->task_id, why);
+            send_task_msg(w, XQF_MSG_HANDBACK, s->task_id, s->lease, true, why);
+            slot_reset(s);
+            w->next_request_ms = now + 2000;
+        }
+    }
+}
+
+/*
+ * A task arrived for slot m->slot.  When a player needs an engine build the
+ * worker lacks, the task waits in the slot (heartbeated) while the build is
+ * fetched; else it starts at once.
+ */
+static void on_task(Worker *w, XqfMsg *msg, int64_t now)
+{
+    const XqfMsg_task *m = &msg->u.task;
     Slot *s = m->slot < (uint64_t)w->nslots ? &w->slots[m->slot] : NULL;
     if (!s || s->state != SLOT_REQUESTED || stop_flag) {
         send_task_msg(w, XQF_MSG_HANDBACK, m->task_id, m->lease, false, "not asked for (a late answer)");
         return;
     }
+    bool missing = false;
+    for (int k = 0; k < 2; k++) {
+        const char *sha = task_build(m, k);
+        if (!*sha || builds_path(w->builds, sha))
+            continue;
+        if (!builds_sha_ok(sha) || builds_want(w->builds, sha) != 0) {
+            send_task_msg(w, XQF_MSG_HANDBACK, m->task_id, m->lease, true, "cannot fetch its engine build");
+            slot_reset(s);
+            w->next_request_ms = now + 2000;
+            return;
+        }
+        missing = true;
+    }
+    if (!missing) {
+        start_task(w, s, m, now);
+        return;
+    }
+    s->state = SLOT_FETCHING;
+    s->task_id = m->task_id;
+    s->lease = m->lease;
+    s->pairs = m->pairs;
+    s->since_ms = now;
+    s->pending = *msg;                       /* the slot keeps the message (and its lists) */
+    xqf_msg_init(msg, XQF_MSG_NONE);
+    log_info("slot %d: task %" PRIu64 " waits for its engine builds", (int)(s - w->slots), s->task_id);
+}
+
+static void start_task(Worker *w, Slot *s, const XqfMsg_task *m, int64_t now)
+{
     char err[512];
-    Task *t = task_new(m, w->build, err, sizeof err);
+    const char *engines[2] = { NULL, NULL };
+    char paths[2][PATH_MAX];
+    for (int k = 0; k < 2; k++) {
+        const char *sha = task_build(m, k);
+        const char *path = *sha ? builds_path(w->builds, sha) : NULL;
+        if (*sha && !path) {
+            snprintf(err, sizeof err, "engine build %.16s... not in the cache", sha);
+            break;
+        }
+        if (path) {
+            snprintf(paths[k], sizeof paths[k], "%s", path);
+            engines[k] = paths[k];
+        }
+    }
+    Task *t = (*m->build0 && !engines[0]) || (*m->build1 && !engines[1])
+                  ? NULL : task_new(m, w->build, engines, err, sizeof err);
     if (!t) {
         log_warn("refusing task %" PRIu64 ": %s", m->task_id, err);
         send_task_msg(w, XQF_MSG_HANDBACK, m->task_id, m->lease, true, err);
@@ -195,7 +288,7 @@ static void on_task(Worker *w, const XqfMsg_task *m, int64_t now)
     s->since_ms = now;
 }
 
-static void on_message(Worker *w, const XqfMsg *m, int64_t now)
+static void on_message(Worker *w, XqfMsg *m, int64_t now)
 {
     w->heard_ms = now;
     switch (m->type) {
@@ -208,8 +301,15 @@ static void on_message(Worker *w, const XqfMsg *m, int64_t now)
         w->heartbeat_ms = m->u.welcome.heartbeat_ms > 0 ? (int64_t)m->u.welcome.heartbeat_ms : 10000;
         break;
     case XQF_MSG_TASK:
-        on_task(w, &m->u.task, now);
+        on_task(w, m, now);
         break;
+    case XQF_MSG_BUILD_CHUNK: {
+        char err[XQF_TEXT_MAX];
+        int rc = builds_on_chunk(w->builds, &m->u.build_chunk, err, sizeof err);
+        if (rc != 0)
+            fetching_slots_retry(w, rc < 0 ? err : NULL, now);
+        break;
+    }
     case XQF_MSG_IDLE: {
         Slot *s = m->u.idle.slot < (uint64_t)w->nslots ? &w->slots[m->u.idle.slot] : NULL;
         if (s && s->state == SLOT_REQUESTED) {
@@ -234,7 +334,9 @@ static void on_message(Worker *w, const XqfMsg *m, int64_t now)
             log_info("task %" PRIu64 ": stopped by the coordinator (%s)", a->task_id, a->status);
             s->lease_gone = true;
         }
-        if (s->lease_gone) {
+        if (s->lease_gone && s->state == SLOT_FETCHING) {
+            slot_reset(s);
+        } else if (s->lease_gone) {
             task_stop(s->task);
             s->state = SLOT_STOPPING;
         }
@@ -247,6 +349,9 @@ static void on_message(Worker *w, const XqfMsg *m, int64_t now)
             w->hello_backoff = HELLO_BACKOFF_MIN_MS;
         } else {
             log_warn("coordinator error %" PRIu64 ": %s", m->u.error.code, m->u.error.text);
+            /* a refused build_request: the build is not to be had */
+            if (m->u.error.code == XQF_ERR_REFUSED && builds_abandon(w->builds) > 0)
+                fetching_slots_retry(w, m->u.error.text, now);
         }
         break;
     default:
@@ -285,9 +390,30 @@ static void request_task(Worker *w, int64_t now)
     free_slot->since_ms = now;
 }
 
+/* Tasks waiting for builds: heartbeats, and handed back at shutdown; then the build requests due. */
+static void tend_fetching(Worker *w, int64_t now)
+{
+    for (int i = 0; i < w->nslots; i++) {
+        Slot *s = &w->slots[i];
+        if (s->state != SLOT_FETCHING)
+            continue;
+        if (stop_flag) {
+            send_task_msg(w, XQF_MSG_HANDBACK, s->task_id, s->lease, false, "worker shutting down");
+            slot_reset(s);
+        } else if (now - s->since_ms > w->heartbeat_ms) {
+            send_task_msg(w, XQF_MSG_HEARTBEAT, s->task_id, s->lease, false, "");
+            s->since_ms = now;
+        }
+    }
+    XqfMsg m;
+    while (w->welcomed && builds_next_request(w->builds, now, &m))
+        wt_send(w->t, &m);
+}
+
 /* One pass over the slots: results, heartbeats, the end of tasks; then a request if one is due. */
 static void tend_slots(Worker *w, int64_t now)
 {
+    tend_fetching(w, now);
     for (int i = 0; i < w->nslots; i++) {
         Slot *s = &w->slots[i];
         if (!s->task)
@@ -356,6 +482,9 @@ static void usage(FILE *out)
           "  --connect ENDPOINT  the coordinator (default tcp://127.0.0.1:5555)\n"
           "  --name NAME         this worker's name (default HOST-PID)\n"
           "  --concurrency N     games played side by side (default: cores)\n"
+          "  --cache DIR         engine builds fetched from the coordinator, by SHA-256\n"
+          "                      (default $XQF_CACHE, else $XDG_CACHE_HOME/xqf-worker,\n"
+          "                      else ~/.cache/xqf-worker)\n"
           "  --build-id          print the build id and exit\n"
           "SIGTERM hands the tasks back and leaves. Logs: stderr (XQF_LOG=debug|info|warn|error).\n",
           out);
@@ -372,6 +501,8 @@ int main(int argc, char **argv)
     gethostname(host, sizeof host - 1);
     snprintf(w.name, sizeof w.name, "%.40s-%ld", host, (long)getpid());
     bool build_only = false;
+    char cache_dir[PATH_MAX / 2];
+    builds_default_dir(cache_dir, sizeof cache_dir);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -389,6 +520,12 @@ int main(int argc, char **argv)
         const char *v = argv[++i];
         if (strcmp(a, "--connect") == 0) {
             endpoint = v;
+        } else if (strcmp(a, "--cache") == 0) {
+            if (!*v || strlen(v) >= sizeof cache_dir) {
+                fprintf(stderr, "xqf-worker: error: --cache: a folder, please\n");
+                return 2;
+            }
+            snprintf(cache_dir, sizeof cache_dir, "%s", v);
         } else if (strcmp(a, "--name") == 0) {
             if (!*v || strlen(v) > XQF_NAME_MAX) {
                 fprintf(stderr, "xqf-worker: error: --name: 1-%d characters\n", XQF_NAME_MAX);
@@ -422,7 +559,8 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
     if (pipe(w.pipe_fd) != 0 || fcntl(w.pipe_fd[0], F_SETFL, O_NONBLOCK) != 0 ||
-        fcntl(w.pipe_fd[1], F_SETFL, O_NONBLOCK) != 0 || !(w.t = wt_new(endpoint)) ||
+        fcntl(w.pipe_fd[1], F_SETFL, O_NONBLOCK) != 0 || !(w.builds = builds_new(cache_dir)) ||
+        !(w.t = wt_new(endpoint)) ||
         !(w.pool = task_pool_new(w.threads, w.pipe_fd[1])))
         return 1;
     w.nslots = 2 * w.threads + 1;
@@ -470,8 +608,9 @@ int main(int argc, char **argv)
         }
     }
     for (int i = 0; i < w.nslots; i++)
-        task_destroy(&w.slots[i].task);
+        slot_reset(&w.slots[i]);
     task_pool_destroy(&w.pool);
+    builds_destroy(&w.builds);
     XqfMsg bye;
     xqf_msg_init(&bye, XQF_MSG_BYE);
     snprintf(bye.u.bye.reason, sizeof bye.u.bye.reason, "%s", stop_flag ? "stopped by a signal" : "transport failure");
