@@ -215,12 +215,13 @@ Test(report, spsa_page_structure)
     cr_assert_null(strstr(html, "Null<R>"));
     cr_assert_null(strstr(html, "<search>"));
 
-    /* Start values and bounds as labelled reference lines, and in the table. */
-    static const char *const REFS[] = { "min 1<", "max 5<", "start 3<", "min 300<", "max 2000<",
-                                        "start 900<", "min 0<", "max 100<", "start 50<" };
+    /* Start values as labelled reference lines; bounds in each caption, and as lines only
+       when the zoomed view reaches them (here none: theta moves well inside its range). */
+    static const char *const REFS[] = { "start 3<", "start 900<", "start 50<", "(bounds 1&ndash;5)",
+                                        "(bounds 300&ndash;2000)", "(bounds 0&ndash;100)" };
     for (size_t i = 0; i < sizeof REFS / sizeof *REFS; i++)
         cr_assert_not_null(strstr(html, REFS[i]), "missing reference label %s", REFS[i]);
-    cr_assert_eq(count(html, "class=\"ref bound\""), 2 * NPARAMS);
+    cr_assert_eq(count(html, "class=\"ref bound\""), 0);
     cr_assert_eq(count(html, "class=\"ref start\""), NPARAMS);
     cr_assert_eq(count(html, "<polyline class=\"line\""), NPARAMS + 1);
     cr_assert_eq(count(html, "<polygon class=\"band\""), 1);
@@ -405,4 +406,17 @@ Test(report, renders_in_headless_chromium, .timeout = 150)
     cr_assert_not_null(strstr(dom, "</footer>"), "the page was parsed to its end");
     cr_assert_null(strstr(dom, "<parsererror"));
     free(dom);
+}
+
+/* A parameter that runs into its bound gets the bound drawn. */
+Test(report, a_bound_reached_is_drawn)
+{
+    xqf_report_run run = spsa_run();
+    for (int k = 0; k < NSAMPLES; k++)
+        history[0][k].value = 3 - 2.0 * k / (NSAMPLES - 1);   /* 3 down to its min, 1 */
+    char path[300];
+    char *html = render(&run, "spsa-bound.html", path, sizeof path);
+    cr_assert_eq(count(html, "class=\"ref bound\""), 1);
+    cr_assert_not_null(strstr(html, "min 1<"));
+    free(html);
 }

@@ -207,6 +207,7 @@ typedef struct chart {
     const char *empty;       /* static text shown without points */
     double floor, ceil;      /* y limits: values beyond are clamped and marked */
     bool band;
+    double view_lo, view_hi; /* NaN, or a y range the axis covers at least (a zoom) */
     int nrefs;
     chart_ref refs[CHART_MAX_REFS];
     size_t n;
@@ -222,6 +223,7 @@ static void chart_init(chart *c, int width, int height, double floor, double cei
     c->floor = floor < ceil ? floor : -NO_LIMIT; /* NaN or crossed limits: none */
     c->ceil = floor < ceil ? ceil : NO_LIMIT;
     c->empty = "no data yet";
+    c->view_lo = c->view_hi = NAN;
 }
 
 /* Adds a point; one with a NaN coordinate is skipped. lo/hi are ignored without a band. */
@@ -355,6 +357,8 @@ static void chart_fit(chart *c, plot *p)
     }
     for (int i = 0; i < c->nrefs; i++)
         y0 = fmin(y0, c->refs[i].y), y1 = fmax(y1, c->refs[i].y);
+    if (isfinite(c->view_lo) && isfinite(c->view_hi))
+        y0 = fmin(y0, c->view_lo), y1 = fmax(y1, c->view_hi);
     p->x = axis_of(x0, x1, c->width / 110, 1);
     p->y = axis_of(y0, y1, c->height / 48 > 2 ? c->height / 48 : 2, 0);
 }
@@ -632,17 +636,31 @@ static void page_params(FILE *out, const xqf_report_run *run)
         c.aria = "Parameter value over games";
         c.x_label = "games";
         c.y_label = "&theta;";
-        chart_ref_add(&c, prm->min, "bound", true, "min %s", fmt_value(prm->min, false).s);
-        chart_ref_add(&c, prm->max, "bound", true, "max %s", fmt_value(prm->max, false).s);
+        /*
+         * Zoomed on the trajectory (and the start): theta moves a few percent
+         * of a wide range, which would draw as a flat line.  A bound is drawn
+         * when it lies within the view; the caption gives both.
+         */
+        double lo = prm->start, hi = prm->start;
+        for (size_t k = 0; k < prm->history_count; k++)
+            lo = fmin(lo, prm->history[k].value), hi = fmax(hi, prm->history[k].value);
+        double pad = fmax(0.15 * (hi - lo), 0.02 * (prm->max - prm->min));
+        if (lo - pad <= prm->min)
+            chart_ref_add(&c, prm->min, "bound", true, "min %s", fmt_value(prm->min, false).s);
+        if (hi + pad >= prm->max)
+            chart_ref_add(&c, prm->max, "bound", true, "max %s", fmt_value(prm->max, false).s);
         chart_ref_add(&c, prm->start, "start", false, "start %s", fmt_value(prm->start, false).s);
+        c.view_lo = fmax(lo - pad, prm->min);
+        c.view_hi = fmin(hi + pad, prm->max);
         for (size_t k = 0, m = thin_count(prm->history_count); k < m; k++) {
             const xqf_report_point *q = &prm->history[thin_index(k, m, prm->history_count)];
             chart_add(&c, (double)q->games, q->value, NAN, NAN);
         }
         fputs("<figure>\n<figcaption><b>", out);
         put_opt(out, prm->name);
-        fprintf(out, "</b><span>%s &rarr; %s</span></figcaption>\n", fmt_value(prm->start, false).s,
-                fmt_value(prm->theta, false).s);
+        fprintf(out, "</b><span>%s &rarr; %s <small>(bounds %s&ndash;%s)</small></span></figcaption>\n",
+                fmt_value(prm->start, false).s, fmt_value(prm->theta, false).s, fmt_value(prm->min, false).s,
+                fmt_value(prm->max, false).s);
         chart_svg(out, &c);
         fputs("</figure>\n", out);
     }
