@@ -17,6 +17,7 @@
 
 #include "cluster_util.h"
 #include "codec.h"
+#include "malformed.h"
 
 enum { MAX_PROCS = 8 };
 
@@ -344,6 +345,48 @@ Test(cluster, hostile_messages)
     zmq_close(sock);
     zmq_ctx_term(ctx);
     finish_and_audit(run, 10, 60, "max pairs");
+}
+
+/* Sends one malformed frame and counts the error reply it must get. */
+typedef struct {
+    void *sock;
+    int sent, refused;
+} Barrage;
+
+static void send_malformed(const char *type, const char *what, const uint8_t *data, size_t len, void *arg)
+{
+    Barrage *b = arg;
+    send_raw(b->sock, data, len, 1);
+    XqfMsg m;
+    reply(b->sock, &m);
+    cr_expect_eq(m.type, XQF_MSG_ERROR, "%s with %s: no error reply", type, what);
+    b->sent++;
+    b->refused += m.type == XQF_MSG_ERROR;
+    xqf_msg_free(&m);
+}
+
+/* Every malformed variant of every type (tests/malformed.c), while a worker plays on. */
+Test(cluster, every_malformed_message_is_refused)
+{
+    CU_REQUIRE_DB();
+    int64_t run = cu_sprt(store, "NullR=2", 2, 8, 500, -500, 500);
+    coordinator("10");
+    worker("w1");
+    void *ctx = zmq_ctx_new(), *sock = zmq_socket(ctx, ZMQ_DEALER);
+    int linger = 0;
+    zmq_setsockopt(sock, ZMQ_LINGER, &linger, sizeof linger);
+    char ep[64];
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
+    cr_assert_eq(zmq_connect(sock, ep), 0);
+    Barrage b = { sock, 0, 0 };
+    int n = malformed_each(send_malformed, &b);
+    cr_assert_eq(b.sent, n);
+    cr_assert_eq(b.refused, n, "%d of %d malformed frames refused", b.refused, n);
+    fprintf(stderr, "cluster: %d malformed frames (%d message types) each answered by an error\n", n,
+            XQF_MSG_COUNT - 1);
+    zmq_close(sock);
+    zmq_ctx_term(ctx);
+    finish_and_audit(run, 8, 90, "max pairs");
 }
 
 /* ---- SPRT of two engine builds: fetched, checked, cached, played --------------- */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "codec.h"
+#include "malformed.h"
 
 /* ---- a tiny MessagePack writer, to build frames the codec would never send ---- */
 
@@ -358,4 +359,43 @@ Test(codec, fuzz)
         xqf_msg_free(&out);
     }
     xqf_buf_free(&valid);
+}
+
+/* ---- every malformed variant of every type (tests/malformed.c) ---------------- */
+
+typedef struct {
+    int refused, total;
+    char last_type[32];
+    int per_type;
+} Tally;
+
+static void expect_valid(const char *type, const char *what, const uint8_t *data, size_t len, void *arg)
+{
+    (void)what, (void)arg;
+    XqfMsg m;
+    char err[160];
+    cr_assert_eq(xqf_msg_decode(data, len, &m, err, sizeof err), XQF_DECODE_OK, "%s: %s", type, err);
+    cr_assert_str_eq(xqf_msg_type_name(m.type), type);
+    xqf_msg_free(&m);
+}
+
+static void expect_refused(const char *type, const char *what, const uint8_t *data, size_t len, void *arg)
+{
+    Tally *t = arg;
+    XqfMsg m;
+    XqfDecodeStatus st = xqf_msg_decode(data, len, &m, NULL, 0);
+    xqf_msg_free(&m);
+    cr_expect_neq(st, XQF_DECODE_OK, "%s with %s was accepted", type, what);
+    t->refused += st != XQF_DECODE_OK;
+    t->total++;
+}
+
+Test(codec, every_malformed_variant_refused)
+{
+    cr_assert_eq(malformed_valid_each(expect_valid, NULL), XQF_MSG_COUNT - 1);
+    Tally t = { 0 };
+    int n = malformed_each(expect_refused, &t);
+    cr_assert_eq(t.refused, n);
+    cr_assert_gt(n, 10 * (XQF_MSG_COUNT - 1), "only %d variants", n);
+    fprintf(stderr, "codec: %d malformed frames over %d message types, all refused\n", n, XQF_MSG_COUNT - 1);
 }
