@@ -321,6 +321,9 @@ static int handle_results(Server *S, Item *items, int n)
         const StoreReportItem *x = &rep[k];
         if (x->status == REPORT_ACCEPTED && sched_report(S->sched, x->run, x->task, x->task_done) != 0)
             rc = -1;
+        if (x->status == REPORT_STALE && x->run == 0)
+            log_warn("worker %lld: a result for task %llu, which does not exist: ignored", (long long)x->worker,
+                     (unsigned long long)r->task_id);
         if (x->status == REPORT_INVALID)
             log_warn("worker %lld: task %llu: impossible counts rejected (%lld pairs, %lld/%lld/%lld)",
                      (long long)x->worker, (unsigned long long)r->task_id, (long long)r->pairs,
