@@ -61,16 +61,28 @@ static void load_log(LoadStats *l, int64_t now)
 
 /* ---- peers: routing id -> worker -------------------------------------------- */
 
+/*
+ * An open-addressing table.  A worker that leaves (bye) keeps its slot
+ * with worker 0, and one that vanished (kill -9, a lost link: ZeroMQ does
+ * not tell a ROUTER) keeps a slot it never uses again; both are dropped
+ * when the table is rebuilt, which happens when it fills, so its size
+ * follows the live workers rather than every connection ever made.  A
+ * worker dropped while alive (silent for PEER_IDLE_MS) is answered "say
+ * hello first" and is back at once.
+ */
 typedef struct {
     Peer peer;
-    int64_t worker;                  /* 0: free slot */
+    int64_t worker;                  /* 0: left */
+    int64_t seen_ms;                 /* last message */
     char build[XQF_NAME_MAX + 1];
 } PeerEntry;
 
 typedef struct {
     PeerEntry *v;
-    size_t cap, count;
+    size_t cap, count;               /* count: slots in use, left ones included */
 } Peers;
+
+enum { PEERS_MIN = 1024, PEER_IDLE_MS = 10 * 60 * 1000 };
 
 static size_t peer_hash(const Peer *p)
 {
@@ -98,31 +110,51 @@ static PeerEntry *peer_slot(Peers *ps, const Peer *p)
 static PeerEntry *peer_find(Peers *ps, const Peer *p)
 {
     PeerEntry *e = peer_slot(ps, p);
-    return e && e->peer.len && e->worker ? e : NULL;
+    if (!e || !e->peer.len || !e->worker)
+        return NULL;
+    e->seen_ms = now_ms();
+    return e;
 }
 
-/* Records a worker for a routing id (slots are never emptied, only their worker cleared). */
+/* Rebuilds the table with the live entries only, at most a quarter full. 0 or -1. */
+static int peers_rebuild(Peers *ps, int64_t now)
+{
+    size_t live = 0;
+    for (size_t i = 0; i < ps->cap; i++)
+        live += ps->v[i].peer.len && ps->v[i].worker && now - ps->v[i].seen_ms < PEER_IDLE_MS;
+    size_t cap = PEERS_MIN;
+    while ((live + 1) * 4 > cap)
+        cap *= 2;
+    Peers fresh = { calloc(cap, sizeof(PeerEntry)), cap, 0 };
+    if (!fresh.v)
+        return -1;
+    for (size_t i = 0; i < ps->cap; i++) {
+        const PeerEntry *e = &ps->v[i];
+        if (e->peer.len && e->worker && now - e->seen_ms < PEER_IDLE_MS) {
+            *peer_slot(&fresh, &e->peer) = *e;
+            fresh.count++;
+        }
+    }
+    if (ps->cap)
+        log_debug("peers: table rebuilt, %zu live of %zu slots used", live, ps->count);
+    free(ps->v);
+    *ps = fresh;
+    return 0;
+}
+
+/* Records a worker for a routing id. 0 or -1. */
 static int peer_set(Peers *ps, const Peer *p, int64_t worker, const char *build)
 {
-    if ((ps->count + 1) * 2 > ps->cap) {
-        Peers bigger = { calloc(ps->cap ? ps->cap * 2 : 1024, sizeof(PeerEntry)),
-                         ps->cap ? ps->cap * 2 : 1024, 0 };
-        if (!bigger.v)
-            return -1;
-        for (size_t i = 0; i < ps->cap; i++)
-            if (ps->v[i].peer.len) {
-                *peer_slot(&bigger, &ps->v[i].peer) = ps->v[i];
-                bigger.count++;
-            }
-        free(ps->v);
-        *ps = bigger;
-    }
+    int64_t now = now_ms();
+    if ((ps->count + 1) * 2 > ps->cap && peers_rebuild(ps, now) != 0)
+        return -1;
     PeerEntry *e = peer_slot(ps, p);
     if (!e->peer.len) {
         e->peer = *p;
         ps->count++;
     }
     e->worker = worker;
+    e->seen_ms = now;
     snprintf(e->build, sizeof e->build, "%s", build);
     return 0;
 }
