@@ -226,8 +226,14 @@ static int handle_db(Server *S, Item *it)
             refuse(it, XQF_ERR_REFUSED, "hello: a name, and sane cores and concurrency, please");
             return 0;
         }
-        if (store_hello(S->store, h->name, h->build, (int)h->cores, (int)h->concurrency, &id) != 0)
+        int rc = store_hello(S->store, h->name, h->build, (int)h->cores, (int)h->concurrency, "", &id);
+        if (rc < 0)
             return -1;
+        if (rc == 0) {
+            log_warn("worker %s: hello refused, the name belongs to another key", h->name);
+            refuse(it, XQF_ERR_REFUSED, "hello: this worker name belongs to another key");
+            return 0;
+        }
         if (peer_set(&S->peers, &it->peer, id, h->build) != 0)
             return -1;
         xqf_msg_init(&it->out, XQF_MSG_WELCOME);

@@ -215,8 +215,12 @@ int store_finish_run(Store *s, int64_t run, const char *state, const char *verdi
 
 /* ---- workers and tasks --------------------------------------------------- */
 
-/* Registers a worker by name (created or refreshed). Returns 0 with *id, or -1. */
-int store_hello(Store *s, const char *name, const char *build, int cores, int concurrency,
+/*
+ * Registers a worker by name (created or refreshed).  auth: the allow-list
+ * name of its key under CURVE ("" or NULL without).  Returns 1 with *id, 0
+ * when the name belongs to another key (006_auth.sql), or -1.
+ */
+int store_hello(Store *s, const char *name, const char *build, int cores, int concurrency, const char *auth,
                 int64_t *id);
 
 typedef struct {

@@ -69,7 +69,7 @@ Test(store, reports_count_exactly_once)
     int64_t run = cu_sprt(store, "NullR=2", 4, 8, 500, -500, 500);
     cr_assert_gt(run, 0);
     int64_t worker;
-    cr_assert_eq(store_hello(store, "w1", "b", 2, 2, &worker), 0);
+    cr_assert_eq(store_hello(store, "w1", "b", 2, 2, "", &worker), 1);
     StoreLease l;
     cr_assert_eq(store_claim_task(store, run, worker, 60000, &l), 1);
     cr_assert_eq(l.first_pair, 0);
@@ -136,7 +136,7 @@ Test(store, expired_lease_requeues_the_rest)
     CU_REQUIRE_DB();
     int64_t run = cu_sprt(store, "", 4, 4, 500, -500, 500);
     int64_t worker;
-    cr_assert_eq(store_hello(store, "w2", "b", 1, 1, &worker), 0);
+    cr_assert_eq(store_hello(store, "w2", "b", 1, 1, "", &worker), 1);
     StoreLease l, l2;
     cr_assert_eq(store_claim_task(store, run, worker, 100, &l), 1);
     StoreReport st;
@@ -182,7 +182,7 @@ Test(store, sprt_verdict_finishes_and_cancels)
     CU_REQUIRE_DB();
     int64_t run = cu_sprt(store, "", 2, 1000, 500, 0, 5);
     int64_t worker;
-    cr_assert_eq(store_hello(store, "w3", "b", 1, 1, &worker), 0);
+    cr_assert_eq(store_hello(store, "w3", "b", 1, 1, "", &worker), 1);
     StoreLease l;
     cr_assert_eq(store_claim_task(store, run, worker, 60000, &l), 1);
     cr_assert_eq(store_update_sprt(store, run, -3.1, "H0 accepted"), 0);
@@ -202,8 +202,8 @@ Test(store, batches_judge_each_report_in_order)
     CU_REQUIRE_DB();
     int64_t run = cu_sprt(store, "", 3, 7, 500, -500, 500);
     int64_t a, b;
-    cr_assert_eq(store_hello(store, "wa", "b", 1, 2, &a), 0);
-    cr_assert_eq(store_hello(store, "wb", "b", 1, 1, &b), 0);
+    cr_assert_eq(store_hello(store, "wa", "b", 1, 2, "", &a), 1);
+    cr_assert_eq(store_hello(store, "wb", "b", 1, 1, "", &b), 1);
     /* three requests (a twice) share the run's pairs: 3 + 3 + 1 */
     int64_t workers[4] = { a, b, a, b };
     StoreLease l[4];
@@ -250,4 +250,20 @@ Test(store, batches_judge_each_report_in_order)
     cr_assert_eq(store_audit_run(store, run, &au), 1);
     cr_assert_eq(au.run_pairs, 3);
     cr_assert_eq(au.result_pairs, 3);
+}
+
+Test(store, a_worker_name_stays_with_its_key)
+{
+    CU_REQUIRE_DB();
+    int64_t id, again;
+    cr_assert_eq(store_hello(store, "box-1", "b", 1, 1, "alice", &id), 1);
+    cr_assert_eq(store_hello(store, "box-1", "b", 1, 1, "alice", &again), 1);
+    cr_assert_eq(again, id);
+    cr_assert_eq(store_hello(store, "box-1", "b", 1, 1, "mallory", &again), 0);
+    cr_assert_eq(store_hello(store, "box-1", "b", 1, 1, "", &again), 0);
+    /* a name first seen without a key is claimed by the first key that says it */
+    cr_assert_eq(store_hello(store, "box-2", "b", 1, 1, "", &id), 1);
+    cr_assert_eq(store_hello(store, "box-2", "b", 1, 1, "bob", &again), 1);
+    cr_assert_eq(again, id);
+    cr_assert_eq(store_hello(store, "box-2", "b", 1, 1, "carol", &again), 0);
 }
