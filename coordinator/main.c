@@ -3,10 +3,20 @@
  * result in PostgreSQL.
  *
  *   xqf-coordinator [--bind ENDPOINT] [--db CONNINFO] [--lease SECONDS] [--batch N]
+ *                   [--curve-secret FILE --allow FILE | --insecure]
  *   xqf-coordinator --status [--db CONNINFO] [--runs N]
  *
- * Exit status: 0 stopped by SIGTERM/SIGINT (or status printed), 1 failure,
- * 2 bad usage.
+ * Security: with --curve-secret (the coordinator's key pair, from xqf-keys
+ * new) and --allow (the allow-list of worker public keys, edited with
+ * xqf-keys allow / revoke), ZeroMQ's CURVE encrypts every connection and
+ * only allowed workers get in (transport.h, zap.h); the list is re-read
+ * when it changes, so a revocation needs no restart.  Without CURVE only
+ * a loopback, ipc or inproc endpoint is served, unless --insecure says
+ * plaintext on a network is meant (a warning is logged).
+ *
+ * Exit status: 0 stopped by SIGTERM/SIGINT (or status printed), 1 failure
+ * (a key file or the allow-list unreadable included), 2 bad usage (a
+ * non-loopback --bind without CURVE or --insecure included).
  */
 #include <errno.h>
 #include <signal.h>
@@ -20,6 +30,7 @@
 #include "server.h"
 #include "status.h"
 #include "store.h"
+#include "transport.h"
 
 static volatile sig_atomic_t stop_flag = 0;
 
@@ -32,15 +43,23 @@ static void on_signal(int sig)
 static void usage(FILE *out)
 {
     fputs("Usage: xqf-coordinator [--bind ENDPOINT] [--db CONNINFO] [--lease SECONDS] [--batch N]\n"
+          "                       [--curve-secret FILE --allow FILE | --insecure]\n"
           "       xqf-coordinator --status [--db CONNINFO] [--runs N]\n"
           "\n"
           "Serves tasks of the active runs to xqf-worker processes over a ZeroMQ ROUTER\n"
           "and records their results in PostgreSQL (schema migrations applied at start).\n"
           "\n"
-          "  --bind ENDPOINT   ZeroMQ endpoint (default tcp://127.0.0.1:5555)\n"
+          "  --bind ENDPOINT   ZeroMQ endpoint (default tcp://127.0.0.1:5555); one others\n"
+          "                    can reach needs CURVE, or --insecure\n"
           "  --db CONNINFO     libpq connection string (default: $XQF_DB)\n"
           "  --lease SECONDS   a task not heard of this long is re-queued (default 60)\n"
           "  --batch N         messages per transaction at most (default 512)\n"
+          "  --curve-secret FILE\n"
+          "                    the coordinator's CURVE key pair (xqf-keys new FILE):\n"
+          "                    encrypted connections, workers authenticated by their keys\n"
+          "  --allow FILE      with --curve-secret: the allow-list of worker keys (xqf-keys\n"
+          "                    allow / revoke; re-read when it changes)\n"
+          "  --insecure        serve plaintext on a non-loopback ENDPOINT all the same\n"
           "  --status          print workers and runs (from the database) and exit\n"
           "  --runs N          with --status: the N newest runs (default 20)\n"
           "Logs go to stderr (XQF_LOG=debug|info|warn|error).\n",
@@ -69,6 +88,7 @@ static int print_status(const char *db, int runs)
 int main(int argc, char **argv)
 {
     ServerConfig cfg = { "tcp://127.0.0.1:5555", getenv("XQF_DB"), 60000, 512 };
+    TransportSecurity sec = { NULL, NULL, false };
     bool status = false;
     int runs = 20;
     for (int i = 1; i < argc; i++) {
@@ -79,6 +99,10 @@ int main(int argc, char **argv)
         }
         if (strcmp(a, "--status") == 0) {
             status = true;
+            continue;
+        }
+        if (strcmp(a, "--insecure") == 0) {
+            sec.insecure = true;
             continue;
         }
         if (i + 1 >= argc) {
@@ -92,6 +116,10 @@ int main(int argc, char **argv)
             cfg.bind = v;
         } else if (strcmp(a, "--db") == 0) {
             cfg.db = v;
+        } else if (strcmp(a, "--curve-secret") == 0) {
+            sec.curve_secret = v;
+        } else if (strcmp(a, "--allow") == 0) {
+            sec.allow = v;
         } else if (strcmp(a, "--lease") == 0) {
             double s = strtod(v, &end);
             if (end == v || *end || !(s >= 0.2 && s <= 86400)) {
@@ -111,10 +139,16 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    char why[512];
+    if (!status && transport_check(cfg.bind, &sec, why, sizeof why) != 0) {
+        fprintf(stderr, "xqf-coordinator: error: %s\n", why);
+        return 2;
+    }
     if (!cfg.db) {
         fprintf(stderr, "xqf-coordinator: error: give --db CONNINFO or set XQF_DB\n");
         return 2;
     }
+    transport_set_security(&sec);
     xqf_log_init("coordinator");
     if (status)
         return print_status(cfg.db, runs);

@@ -226,11 +226,13 @@ static int handle_db(Server *S, Item *it)
             refuse(it, XQF_ERR_REFUSED, "hello: a name, and sane cores and concurrency, please");
             return 0;
         }
-        int rc = store_hello(S->store, h->name, h->build, (int)h->cores, (int)h->concurrency, "", &id);
+        /* under CURVE the name is tied to the connection's key (its allow-list name) */
+        int rc = store_hello(S->store, h->name, h->build, (int)h->cores, (int)h->concurrency, it->peer.user, &id);
         if (rc < 0)
             return -1;
         if (rc == 0) {
-            log_warn("worker %s: hello refused, the name belongs to another key", h->name);
+            log_warn("worker %s: hello refused, the name belongs to another key than %s", h->name,
+                     it->peer.user[0] ? it->peer.user : "none");
             refuse(it, XQF_ERR_REFUSED, "hello: this worker name belongs to another key");
             return 0;
         }
@@ -240,8 +242,8 @@ static int handle_db(Server *S, Item *it)
         it->out.u.welcome.worker_id = (uint64_t)id;
         it->out.u.welcome.lease_ms = (uint64_t)lease_ms;
         it->out.u.welcome.heartbeat_ms = (uint64_t)(lease_ms / 4 > 0 ? lease_ms / 4 : 1);
-        log_info("worker %s (id %lld, build %s, %llu cores) said hello", h->name, (long long)id,
-                 h->build, (unsigned long long)h->cores);
+        log_info("worker %s (id %lld, build %s, %llu cores%s%s) said hello", h->name, (long long)id,
+                 h->build, (unsigned long long)h->cores, it->peer.user[0] ? ", key " : "", it->peer.user);
         return 0;
     }
     case XQF_MSG_HEARTBEAT: {

@@ -1,18 +1,129 @@
 #include "transport.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <zmq.h>
 
 #include "log.h"
+#include "zap.h"
+
+#define MONITOR_ENDPOINT "inproc://xqf-transport-monitor"
 
 struct Transport {
     void *ctx, *router;
+    void *monitor;                   /* PAIR: the ROUTER's failed handshakes */
+    Zap *zap;                        /* the CURVE handler; NULL in plaintext */
+    Notes notes;                     /* dropped messages and failed handshakes, logged once a minute each */
 };
+
+static TransportSecurity security;   /* transport_set_security; zero: plaintext, local only */
+
+__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, size, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+bool transport_endpoint_local(const char *endpoint)
+{
+    if (strncmp(endpoint, "ipc://", 6) == 0 || strncmp(endpoint, "inproc://", 9) == 0)
+        return true;
+    if (strncmp(endpoint, "tcp://", 6) != 0)
+        return false;
+    const char *host = endpoint + 6, *colon = strrchr(host, ':');
+    size_t len = colon ? (size_t)(colon - host) : strlen(host);
+    if (len >= 2 && host[0] == '[' && host[len - 1] == ']') {
+        host++;
+        len -= 2;
+    }
+    char h[INET6_ADDRSTRLEN + 1];
+    if (len >= sizeof h)
+        return false;
+    memcpy(h, host, len);
+    h[len] = '\0';
+    struct in_addr a4;
+    struct in6_addr a6;
+    if (inet_pton(AF_INET, h, &a4) == 1)
+        return (ntohl(a4.s_addr) >> 24) == 127;
+    if (inet_pton(AF_INET6, h, &a6) == 1)
+        return IN6_IS_ADDR_LOOPBACK(&a6);
+    return strcasecmp(h, "localhost") == 0;   /* other names and interfaces ("*", "eth0") may face a network */
+}
+
+int transport_check(const char *endpoint, const TransportSecurity *sec, char *err, size_t size)
+{
+    bool curve = sec->curve_secret != NULL;
+    if (curve != (sec->allow != NULL))
+        return fail(err, size, "CURVE needs both the coordinator's key pair (--curve-secret) and the "
+                               "allow-list of worker keys (--allow)");
+    if (curve && sec->insecure)
+        return fail(err, size, "--insecure serves plaintext: it does not go with CURVE (--curve-secret)");
+    if (!curve && !sec->insecure && !transport_endpoint_local(endpoint))
+        return fail(err, size, "%s is not a loopback address: anyone who reaches it could submit results. "
+                               "Serve it with CURVE (--curve-secret and --allow, keys from xqf-keys), or "
+                               "give --insecure to serve it in plaintext all the same", endpoint);
+    return 0;
+}
+
+void transport_set_security(const TransportSecurity *sec)
+{
+    security = *sec;
+}
+
+/* Makes the ROUTER a CURVE server with the key pair, its clients checked by a ZAP handler. 0 or -1 (logged). */
+static int curve_server(Transport *t, const TransportSecurity *sec)
+{
+    KeyPair k;
+    char err[512];
+    int on = 1;
+    if (keys_read(sec->curve_secret, true, &k, err, sizeof err) != 0) {
+        log_error("transport: %s", err);
+        return -1;
+    }
+    int rc = (t->zap = zap_new(t->ctx, sec->allow)) &&
+                     zmq_setsockopt(t->router, ZMQ_CURVE_SERVER, &on, sizeof on) == 0 &&
+                     zmq_setsockopt(t->router, ZMQ_CURVE_SECRETKEY, k.secret_key, KEYS_Z85_LEN) == 0 &&
+                     zmq_setsockopt(t->router, ZMQ_ZAP_DOMAIN, "xqf", 3) == 0
+                 ? 0
+                 : -1;
+    if (rc != 0 && t->zap)
+        log_error("transport: cannot set up CURVE: %s", zmq_strerror(zmq_errno()));
+    if (rc == 0)
+        log_info("transport: CURVE on, public key %s", k.public_key);
+    keys_wipe(&k);
+    return rc;
+}
+
+/* Watches the ROUTER's failed handshakes through a PAIR (ZeroMQ socket monitor). 0 or -1. */
+static int watch_handshakes(Transport *t)
+{
+    int linger = 0;
+    if (zmq_socket_monitor(t->router, MONITOR_ENDPOINT,
+                           ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL) != 0 ||
+        !(t->monitor = zmq_socket(t->ctx, ZMQ_PAIR)) ||
+        zmq_setsockopt(t->monitor, ZMQ_LINGER, &linger, sizeof linger) != 0 ||
+        zmq_connect(t->monitor, MONITOR_ENDPOINT) != 0) {
+        log_error("transport: cannot monitor the socket: %s", zmq_strerror(zmq_errno()));
+        return -1;
+    }
+    return 0;
+}
 
 Transport *transport_new(const char *endpoint)
 {
+    char err[512];
+    if (transport_check(endpoint, &security, err, sizeof err) != 0) {
+        log_error("transport: %s", err);
+        return NULL;
+    }
     Transport *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
@@ -22,12 +133,24 @@ Transport *transport_new(const char *endpoint)
         zmq_setsockopt(t->router, ZMQ_MAXMSGSIZE, &maxsize, sizeof maxsize) != 0 ||
         zmq_setsockopt(t->router, ZMQ_SNDHWM, &hwm, sizeof hwm) != 0 ||
         zmq_setsockopt(t->router, ZMQ_RCVHWM, &hwm, sizeof hwm) != 0 ||
-        zmq_setsockopt(t->router, ZMQ_LINGER, &linger, sizeof linger) != 0 ||
-        zmq_bind(t->router, endpoint) != 0) {
+        zmq_setsockopt(t->router, ZMQ_LINGER, &linger, sizeof linger) != 0) {
+        log_error("transport: cannot make a ROUTER socket: %s", zmq_strerror(zmq_errno()));
+        transport_destroy(&t);
+        return NULL;
+    }
+    /* the ZAP handler before the bind: no CURVE client may slip in unchecked */
+    if ((security.curve_secret && curve_server(t, &security) != 0) || watch_handshakes(t) != 0) {
+        transport_destroy(&t);
+        return NULL;
+    }
+    if (zmq_bind(t->router, endpoint) != 0) {
         log_error("transport: cannot bind %s: %s", endpoint, zmq_strerror(zmq_errno()));
         transport_destroy(&t);
         return NULL;
     }
+    if (!t->zap && !transport_endpoint_local(endpoint))
+        log_warn("transport: INSECURE: %s is served in plaintext (--insecure): anyone who reaches it can "
+                 "read the tasks and submit results; use CURVE (--curve-secret, --allow)", endpoint);
     return t;
 }
 
@@ -36,21 +159,71 @@ void transport_destroy(Transport **tp)
     Transport *t = *tp;
     if (!t)
         return;
+    if (t->monitor)
+        zmq_close(t->monitor);
     if (t->router)
         zmq_close(t->router);
+    zap_destroy(&t->zap);
     if (t->ctx)
         zmq_ctx_term(t->ctx);
     free(t);
     *tp = NULL;
 }
 
+/* Why a handshake failed, for the log (the monitor gives the listening endpoint, not the peer's). */
+static void handshake_why(uint16_t event, uint32_t value, char *out, size_t size)
+{
+    if (event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL && value == ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH)
+        snprintf(out, size, "security mechanism mismatch (a plaintext worker against CURVE, or the reverse)");
+    else if (event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL && value == ZMQ_PROTOCOL_ERROR_ZMTP_CRYPTOGRAPHIC)
+        snprintf(out, size, "cryptographic error (a CURVE worker with a wrong --server-key?)");
+    else if (event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL)
+        snprintf(out, size, "protocol error 0x%08x", (unsigned)value);
+    else
+        snprintf(out, size, "%s (a plaintext worker, or one with a wrong key?)", strerror((int)value));
+}
+
+/* Logs the failed handshakes the monitor reported, once a minute per kind. */
+static void note_handshakes(Transport *t)
+{
+    for (;;) {
+        zmq_msg_t ev;
+        zmq_msg_init(&ev);
+        if (zmq_msg_recv(&ev, t->monitor, ZMQ_DONTWAIT) < 0) {
+            zmq_msg_close(&ev);
+            return;
+        }
+        uint16_t event = 0;
+        uint32_t value = 0;
+        if (zmq_msg_size(&ev) >= 6) {
+            memcpy(&event, zmq_msg_data(&ev), sizeof event);
+            memcpy(&value, (const char *)zmq_msg_data(&ev) + 2, sizeof value);
+        }
+        bool more = zmq_msg_more(&ev);
+        zmq_msg_close(&ev);
+        if (more) {                        /* the endpoint frame: the bound one, of no use here */
+            zmq_msg_init(&ev);
+            zmq_msg_recv(&ev, t->monitor, 0);
+            zmq_msg_close(&ev);
+        }
+        char why[160], subject[32], tail[NOTES_MORE_MAX];
+        handshake_why(event, value, why, sizeof why);
+        snprintf(subject, sizeof subject, "handshake %x %x", (unsigned)event, (unsigned)value);
+        if (notes_due(&t->notes, subject, tail))
+            log_warn("transport: a peer failed the handshake: %s%s", why, tail);
+    }
+}
+
 int transport_wait(Transport *t, int timeout_ms, int fd)
 {
-    zmq_pollitem_t items[2] = { { t->router, 0, ZMQ_POLLIN, 0 }, { NULL, fd, ZMQ_POLLIN, 0 } };
-    int rc = zmq_poll(items, fd >= 0 ? 2 : 1, timeout_ms);
+    zmq_pollitem_t items[3] = { { t->router, 0, ZMQ_POLLIN, 0 }, { t->monitor, 0, ZMQ_POLLIN, 0 },
+                                { NULL, fd, ZMQ_POLLIN, 0 } };
+    int rc = zmq_poll(items, fd >= 0 ? 3 : 2, timeout_ms);
     if (rc < 0)
         return zmq_errno() == EINTR ? 0 : -1;
-    return (items[0].revents & ZMQ_POLLIN ? 1 : 0) | (fd >= 0 && items[1].revents ? 2 : 0);
+    if (items[1].revents & ZMQ_POLLIN)
+        note_handshakes(t);
+    return (items[0].revents & ZMQ_POLLIN ? 1 : 0) | (fd >= 0 && items[2].revents ? 2 : 0);
 }
 
 /* Receives one part; returns its size, -2 when nothing is waiting, -1 on error. */
@@ -59,6 +232,45 @@ static int recv_part(void *sock, zmq_msg_t *part, bool *more)
     if (zmq_msg_recv(part, sock, ZMQ_DONTWAIT) < 0)
         return zmq_errno() == EAGAIN ? -2 : -1;
     *more = zmq_msg_more(part);
+    return 0;
+}
+
+/*
+ * Under CURVE, the allow-list name of a message's connection into
+ * peer->user; false when that name and key are no longer allowed (the
+ * key was revoked or replaced since the connection was accepted): the
+ * message is dropped.  Without CURVE, user is "" and everything passes.
+ */
+static bool authorize(Transport *t, zmq_msg_t *body, Peer *peer)
+{
+    peer->user[0] = '\0';
+    if (!t->zap)
+        return true;
+    const char *user = zmq_msg_gets(body, "User-Id"), *key = zmq_msg_gets(body, ZAP_KEY_PROPERTY);
+    if (user && key && zap_allows(t->zap, user, key)) {
+        snprintf(peer->user, sizeof peer->user, "%s", user);
+        return true;
+    }
+    char tail[NOTES_MORE_MAX];
+    if (notes_due(&t->notes, user ? user : "(no user)", tail))
+        log_warn("transport: dropped a message of %s: its key is no longer in the allow-list%s",
+                 user ? user : "a connection without a user id", tail);
+    return false;
+}
+
+/* Copies a frame's bytes into data (grown as needed). 0, or -1 out of memory. */
+static int copy_body(XqfBuf *data, zmq_msg_t *body)
+{
+    size_t len = zmq_msg_size(body);
+    if (len > data->cap) {
+        char *d = realloc(data->data, len ? len : 1);
+        if (!d)
+            return -1;
+        data->data = d;
+        data->cap = len;
+    }
+    memcpy(data->data, zmq_msg_data(body), len);
+    data->len = len;
     return 0;
 }
 
@@ -86,20 +298,9 @@ int transport_recv(Transport *t, Peer *peer, XqfBuf *data)
             zmq_msg_close(&body);
             continue;
         }
-        size_t len = zmq_msg_size(&body);
-        if (ok && !more && len > data->cap) {
-            char *d = realloc(data->data, len ? len : 1);
-            if (!d)
-                ok = false;
-            else {
-                data->data = d;
-                data->cap = len;
-            }
-        }
-        if (ok && !more) {
-            memcpy(data->data, zmq_msg_data(&body), len);
-            data->len = len;
-        }
+        bool allowed = authorize(t, &body, peer);
+        if (ok && !more && allowed && copy_body(data, &body) != 0)
+            ok = false;
         zmq_msg_close(&body);
         while (more) {                     /* extra parts: drop the whole message */
             ok = false;
@@ -108,9 +309,10 @@ int transport_recv(Transport *t, Peer *peer, XqfBuf *data)
                 more = false;
             zmq_msg_close(&body);
         }
-        if (ok)
+        if (ok && allowed)
             return 1;
-        log_warn("transport: dropped a message that was not one frame");
+        if (allowed)
+            log_warn("transport: dropped a message that was not one frame");
     }
 }
 

@@ -1,28 +1,67 @@
 /*
  * transport.h - the coordinator's ZeroMQ ROUTER socket: frames in and out,
  * each with the routing id of the worker that sent it.  The only ZeroMQ
- * code of the coordinator.  Frames above a hard limit (4 x XQF_FRAME_MAX)
- * make ZeroMQ drop the sender's connection; anything else is handed up
- * for the codec to judge.
+ * code of the coordinator (with zap.c, its CURVE handler).  Frames above
+ * a hard limit (4 x XQF_FRAME_MAX) make ZeroMQ drop the sender's
+ * connection; anything else is handed up for the codec to judge.
+ *
+ * Security (transport_set_security): with CURVE, the ROUTER is a CURVE
+ * server with the coordinator's key pair, and a ZAP handler (zap.h) lets
+ * in only the workers whose public key is in the allow-list; each frame
+ * then comes with the allow-list NAME of its connection (Peer.user), and
+ * frames of a connection whose key was revoked since it connected are
+ * dropped.  Without CURVE, only an endpoint reachable from this host
+ * alone may be bound (transport_endpoint_local), unless insecure is set.
+ * Handshakes that fail (a plaintext client against CURVE or the reverse,
+ * a wrong server key) are logged, once a minute per kind.
  */
 #ifndef XQF_TRANSPORT_H
 #define XQF_TRANSPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "codec.h"
+#include "keys.h"
 
 enum { PEER_ID_MAX = 255 };
 
 typedef struct {
     uint8_t id[PEER_ID_MAX];
     size_t len;
+    char user[KEYS_NAME_MAX + 1];    /* the connection's allow-list name under CURVE, "" without */
 } Peer;
 
 typedef struct Transport Transport;
 
-/* Binds a ROUTER to endpoint ("tcp://127.0.0.1:5555"). NULL (logged) on failure. */
+typedef struct {
+    const char *curve_secret;        /* the coordinator's key pair file (xqf-keys new); NULL: plaintext */
+    const char *allow;               /* the allow-list of worker keys: set with curve_secret, and only then */
+    bool insecure;                   /* plaintext on an endpoint others can reach all the same */
+} TransportSecurity;
+
+/* Whether endpoint is reachable from this host only: tcp:// on 127.0.0.0/8, [::1] or localhost; ipc://; inproc://. */
+bool transport_endpoint_local(const char *endpoint);
+/*
+ * The security policy for binding endpoint: curve_secret and allow go
+ * together; without them, a non-local endpoint needs insecure (which makes
+ * no sense with them).  Returns 0, or -1 with the reason in err.
+ */
+int transport_check(const char *endpoint, const TransportSecurity *sec, char *err, size_t size);
+/*
+ * Sets the security of the transports made after it (copied; the strings
+ * must outlive them).  Process-wide, so that the server keeps calling
+ * transport_new(endpoint): main sets it once before server_run.  Default:
+ * plaintext, local endpoints only.
+ */
+void transport_set_security(const TransportSecurity *sec);
+
+/*
+ * Binds a ROUTER to endpoint ("tcp://127.0.0.1:5555") with the security
+ * set: checks the policy, reads the key pair, starts the ZAP handler.
+ * NULL (logged) on failure.
+ */
 Transport *transport_new(const char *endpoint);
 void transport_destroy(Transport **t);
 
@@ -33,9 +72,12 @@ void transport_destroy(Transport **t);
  */
 int transport_wait(Transport *t, int timeout_ms, int fd);
 /*
- * Takes one frame without waiting: returns 1 with its sender and bytes in
- * *data, 0 when none is waiting, -1 on error.  Messages that are not
- * [routing id, one frame] are dropped.
+ * Takes one frame without waiting: returns 1 with its sender (routing id,
+ * and user under CURVE) and bytes in *data, 0 when none is waiting, -1 on
+ * error.  Messages that are not [routing id, one frame], and under CURVE
+ * those of a connection whose name and key are no longer in the
+ * allow-list (checked against the file at most once a second), are
+ * dropped (logged).
  */
 int transport_recv(Transport *t, Peer *peer, XqfBuf *data);
 /* Sends a frame to a peer without blocking (dropped if the peer is gone or slow). Returns 0 or -1. */

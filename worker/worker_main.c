@@ -3,6 +3,12 @@
  * results.
  *
  *   xqf-worker [--connect ENDPOINT] [--name NAME] [--concurrency N]
+ *              [--curve-secret FILE --server-key FILE.pub]
+ *
+ * With --curve-secret (this worker's key pair, from xqf-keys new) and
+ * --server-key (the coordinator's public key) the connection uses
+ * ZeroMQ's CURVE: encrypted, and the coordinator lets the worker in only
+ * if its public key is in its allow-list (worker_transport.h).
  *
  * The worker plays N games side by side (default: online cores) on a pool
  * of N game threads (task.h) that take the games of the tasks it holds,
@@ -475,6 +481,7 @@ static void compute_build(char *out, size_t size)
 static void usage(FILE *out)
 {
     fputs("Usage: xqf-worker [--connect ENDPOINT] [--name NAME] [--concurrency N]\n"
+          "                  [--curve-secret FILE --server-key FILE.pub]\n"
           "\n"
           "Plays tasks of the coordinator's runs with the built-in engine and reports\n"
           "their results.\n"
@@ -482,6 +489,9 @@ static void usage(FILE *out)
           "  --connect ENDPOINT  the coordinator (default tcp://127.0.0.1:5555)\n"
           "  --name NAME         this worker's name (default HOST-PID)\n"
           "  --concurrency N     games played side by side (default: cores)\n"
+          "  --curve-secret FILE this worker's CURVE key pair (xqf-keys new FILE; its\n"
+          "                      FILE.pub goes into the coordinator's allow-list)\n"
+          "  --server-key FILE.pub  the coordinator's public key (with --curve-secret)\n"
           "  --cache DIR         engine builds fetched from the coordinator, by SHA-256\n"
           "                      (default $XQF_CACHE, else $XDG_CACHE_HOME/xqf-worker,\n"
           "                      else ~/.cache/xqf-worker)\n"
@@ -494,6 +504,7 @@ int main(int argc, char **argv)
 {
     static Worker w;
     const char *endpoint = "tcp://127.0.0.1:5555";
+    WtSecurity security = { NULL, NULL };
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     w.cores = online > 0 ? (int)online : 1;
     w.threads = w.cores;
@@ -520,6 +531,10 @@ int main(int argc, char **argv)
         const char *v = argv[++i];
         if (strcmp(a, "--connect") == 0) {
             endpoint = v;
+        } else if (strcmp(a, "--curve-secret") == 0) {
+            security.curve_secret = v;
+        } else if (strcmp(a, "--server-key") == 0) {
+            security.server_key = v;
         } else if (strcmp(a, "--cache") == 0) {
             if (!*v || strlen(v) >= sizeof cache_dir) {
                 fprintf(stderr, "xqf-worker: error: --cache: a folder, please\n");
@@ -545,6 +560,11 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (!security.curve_secret != !security.server_key) {
+        fprintf(stderr, "xqf-worker: error: --curve-secret and --server-key go together (CURVE needs "
+                        "this worker's key pair and the coordinator's public key)\n");
+        return 2;
+    }
     compute_build(w.build, sizeof w.build);
     if (build_only) {
         printf("%s\n", w.build);
@@ -560,7 +580,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     if (pipe(w.pipe_fd) != 0 || fcntl(w.pipe_fd[0], F_SETFL, O_NONBLOCK) != 0 ||
         fcntl(w.pipe_fd[1], F_SETFL, O_NONBLOCK) != 0 || !(w.builds = builds_new(cache_dir)) ||
-        !(w.t = wt_new(endpoint)) ||
+        !(w.t = wt_new(endpoint, &security)) ||
         !(w.pool = task_pool_new(w.threads, w.pipe_fd[1])))
         return 1;
     w.nslots = 2 * w.threads + 1;

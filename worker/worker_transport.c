@@ -1,17 +1,127 @@
 #include "worker_transport.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <zmq.h>
 
+#include "keys.h"
 #include "log.h"
+
+#define MONITOR_ENDPOINT "inproc://xqf-worker-monitor"
+
+enum { HANDSHAKE_NOTE_MS = 60000 };
 
 struct WorkerTransport {
     void *ctx, *dealer;
+    void *monitor;                   /* PAIR: the DEALER's handshakes */
+    uint32_t shown;                  /* the handshake outcome logged last (event << 16 ^ value), 0 none */
+    int64_t shown_ms;
     XqfBuf buf;
 };
 
-WorkerTransport *wt_new(const char *endpoint)
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Makes the DEALER a CURVE client with our key pair and the coordinator's public key. 0 or -1 (logged). */
+static int curve_client(WorkerTransport *t, const WtSecurity *sec)
+{
+    KeyPair mine, server;
+    char err[512];
+    if (keys_read(sec->curve_secret, true, &mine, err, sizeof err) != 0 ||
+        keys_read(sec->server_key, false, &server, err, sizeof err) != 0) {
+        log_error("transport: %s", err);
+        keys_wipe(&mine);
+        return -1;
+    }
+    int rc = zmq_setsockopt(t->dealer, ZMQ_CURVE_SERVERKEY, server.public_key, KEYS_Z85_LEN) == 0 &&
+                     zmq_setsockopt(t->dealer, ZMQ_CURVE_PUBLICKEY, mine.public_key, KEYS_Z85_LEN) == 0 &&
+                     zmq_setsockopt(t->dealer, ZMQ_CURVE_SECRETKEY, mine.secret_key, KEYS_Z85_LEN) == 0
+                 ? 0
+                 : -1;
+    if (rc != 0)
+        log_error("transport: cannot set up CURVE: %s", zmq_strerror(zmq_errno()));
+    else
+        log_info("transport: CURVE on, our key %s, the coordinator's %s", mine.public_key, server.public_key);
+    keys_wipe(&mine);
+    return rc;
+}
+
+/* Watches the DEALER's handshakes through a PAIR (ZeroMQ socket monitor). 0 or -1 (logged). */
+static int watch_handshakes(WorkerTransport *t)
+{
+    int linger = 0;
+    int events = ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
+                 ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
+    if (zmq_socket_monitor(t->dealer, MONITOR_ENDPOINT, events) != 0 || !(t->monitor = zmq_socket(t->ctx, ZMQ_PAIR)) ||
+        zmq_setsockopt(t->monitor, ZMQ_LINGER, &linger, sizeof linger) != 0 ||
+        zmq_connect(t->monitor, MONITOR_ENDPOINT) != 0) {
+        log_error("transport: cannot monitor the socket: %s", zmq_strerror(zmq_errno()));
+        return -1;
+    }
+    return 0;
+}
+
+/* Logs a handshake outcome: a change at once, the same failure again once a minute. */
+static void show_handshake(WorkerTransport *t, uint16_t event, uint32_t value)
+{
+    uint32_t outcome = ((uint32_t)event << 16) ^ value;
+    int64_t now = now_ms();
+    if (outcome == t->shown && (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED || now - t->shown_ms < HANDSHAKE_NOTE_MS))
+        return;
+    bool first_success = event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED && !t->shown;
+    t->shown = outcome;
+    t->shown_ms = now;
+    if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
+        if (!first_success)
+            log_info("transport: handshake with the coordinator succeeded");
+    } else if (event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
+        log_warn("transport: the coordinator refused our key (status %u): is it in the coordinator's "
+                 "allow-list (xqf-keys allow)?", (unsigned)value);
+    else if (event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL && value == ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH)
+        log_warn("transport: handshake failed: security mechanism mismatch (the coordinator uses CURVE and we "
+                 "do not, or the reverse: --curve-secret, --server-key)");
+    else if (event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL)
+        log_warn("transport: handshake failed: protocol error 0x%08x", (unsigned)value);
+    else
+        log_warn("transport: the coordinator hung up during the handshake (%s): a wrong --server-key?",
+                 strerror((int)value));
+}
+
+/* Takes the monitor's events without waiting. */
+static void drain_monitor(WorkerTransport *t)
+{
+    for (;;) {
+        zmq_msg_t ev;
+        zmq_msg_init(&ev);
+        if (zmq_msg_recv(&ev, t->monitor, ZMQ_DONTWAIT) < 0) {
+            zmq_msg_close(&ev);
+            return;
+        }
+        uint16_t event = 0;
+        uint32_t value = 0;
+        if (zmq_msg_size(&ev) >= 6) {
+            memcpy(&event, zmq_msg_data(&ev), sizeof event);
+            memcpy(&value, (const char *)zmq_msg_data(&ev) + 2, sizeof value);
+        }
+        bool more = zmq_msg_more(&ev);
+        zmq_msg_close(&ev);
+        if (more) {                        /* the endpoint frame */
+            zmq_msg_init(&ev);
+            zmq_msg_recv(&ev, t->monitor, 0);
+            zmq_msg_close(&ev);
+        }
+        show_handshake(t, event, value);
+    }
+}
+
+WorkerTransport *wt_new(const char *endpoint, const WtSecurity *security)
 {
     WorkerTransport *t = calloc(1, sizeof *t);
     if (!t)
@@ -23,8 +133,16 @@ WorkerTransport *wt_new(const char *endpoint)
         zmq_setsockopt(t->dealer, ZMQ_LINGER, &linger, sizeof linger) != 0 ||
         zmq_setsockopt(t->dealer, ZMQ_RECONNECT_IVL, &ivl, sizeof ivl) != 0 ||
         zmq_setsockopt(t->dealer, ZMQ_RECONNECT_IVL_MAX, &ivl_max, sizeof ivl_max) != 0 ||
-        zmq_setsockopt(t->dealer, ZMQ_MAXMSGSIZE, &maxsize, sizeof maxsize) != 0 ||
-        zmq_connect(t->dealer, endpoint) != 0) {
+        zmq_setsockopt(t->dealer, ZMQ_MAXMSGSIZE, &maxsize, sizeof maxsize) != 0) {
+        log_error("transport: cannot make a DEALER socket: %s", zmq_strerror(zmq_errno()));
+        wt_destroy(&t);
+        return NULL;
+    }
+    if ((security && security->curve_secret && curve_client(t, security) != 0) || watch_handshakes(t) != 0) {
+        wt_destroy(&t);
+        return NULL;
+    }
+    if (zmq_connect(t->dealer, endpoint) != 0) {
         log_error("transport: cannot connect to %s: %s", endpoint, zmq_strerror(zmq_errno()));
         wt_destroy(&t);
         return NULL;
@@ -37,6 +155,8 @@ void wt_destroy(WorkerTransport **tp)
     WorkerTransport *t = *tp;
     if (!t)
         return;
+    if (t->monitor)
+        zmq_close(t->monitor);
     if (t->dealer)
         zmq_close(t->dealer);
     if (t->ctx)
@@ -57,11 +177,14 @@ int wt_send(WorkerTransport *t, const XqfMsg *m)
 
 int wt_wait(WorkerTransport *t, int timeout_ms, int fd)
 {
-    zmq_pollitem_t items[2] = { { t->dealer, 0, ZMQ_POLLIN, 0 }, { NULL, fd, ZMQ_POLLIN, 0 } };
-    int rc = zmq_poll(items, fd >= 0 ? 2 : 1, timeout_ms);
+    zmq_pollitem_t items[3] = { { t->dealer, 0, ZMQ_POLLIN, 0 }, { t->monitor, 0, ZMQ_POLLIN, 0 },
+                                { NULL, fd, ZMQ_POLLIN, 0 } };
+    int rc = zmq_poll(items, fd >= 0 ? 3 : 2, timeout_ms);
     if (rc < 0)
         return zmq_errno() == EINTR ? 0 : -1;
-    return (items[0].revents & ZMQ_POLLIN ? 1 : 0) | (fd >= 0 && items[1].revents ? 2 : 0);
+    if (items[1].revents & ZMQ_POLLIN)
+        drain_monitor(t);
+    return (items[0].revents & ZMQ_POLLIN ? 1 : 0) | (fd >= 0 && items[2].revents ? 2 : 0);
 }
 
 int wt_recv(WorkerTransport *t, XqfMsg *m)

@@ -4,6 +4,12 @@
  * when the coordinator goes away; messages are only queued on a live
  * connection (ZMQ_IMMEDIATE), so nothing stale piles up while it is gone:
  * the worker's timers re-send what matters.
+ *
+ * With CURVE (the worker's key pair and the coordinator's public key) the
+ * connection is encrypted and the coordinator knows the worker by its key
+ * (its allow-list); a key it refuses or a wrong server key shows as failed
+ * handshakes, which are logged (the first of each kind, then once a
+ * minute) while ZeroMQ keeps retrying.
  */
 #ifndef XQF_WORKER_TRANSPORT_H
 #define XQF_WORKER_TRANSPORT_H
@@ -12,8 +18,13 @@
 
 typedef struct WorkerTransport WorkerTransport;
 
-/* Connects a DEALER to endpoint. NULL (logged) on failure. */
-WorkerTransport *wt_new(const char *endpoint);
+typedef struct {
+    const char *curve_secret;        /* this worker's key pair file (xqf-keys new); NULL: plaintext */
+    const char *server_key;          /* the coordinator's public key file (its FILE.pub), with curve_secret */
+} WtSecurity;
+
+/* Connects a DEALER to endpoint (CURVE when security->curve_secret is set). NULL (logged) on failure. */
+WorkerTransport *wt_new(const char *endpoint, const WtSecurity *security);
 void wt_destroy(WorkerTransport **t);
 /* Encodes and sends a message without blocking; 0, or -1 (not connected, full, encoding). */
 int wt_send(WorkerTransport *t, const XqfMsg *m);

@@ -1,0 +1,64 @@
+/*
+ * zap.h - the coordinator's ZAP handler (ZeroMQ RFC 27): a thread of its
+ * own with a REP socket on inproc://zeromq.zap.01 in the transport's
+ * context, which libzmq asks about every CURVE client during its
+ * handshake.  A client is accepted only when its public key is in the
+ * allow-list (keys.h); its connection then carries the list's NAME as
+ * "User-Id" and its key as ZAP_KEY_PROPERTY on every message it sends
+ * (zmq_msg_gets).  Refusals are logged (warn) with the key and the peer's
+ * address, at most once a minute per key (a refused worker reconnects
+ * every few seconds).
+ *
+ * The allow-list file is watched: re-read when it changed (inode, size or
+ * mtime: xqf-keys replaces it with a rename) at each ZAP request, so that
+ * a revoked key cannot connect anew, and at most once a second from
+ * zap_allows, which the transport asks about every message, so that a
+ * connection whose key was revoked since is no longer heard.  A list that
+ * no longer reads or parses is logged (error) and the previous one kept:
+ * a slip in a hand edit does not lock every worker out (nor let anyone
+ * in); the fixed file is taken at its next change.
+ */
+#ifndef XQF_ZAP_H
+#define XQF_ZAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "keys.h"
+
+/* The message property holding the connection's public key (Z85), set from the ZAP reply's metadata. */
+#define ZAP_KEY_PROPERTY "X-Public-Key"
+
+typedef struct Zap Zap;
+
+/*
+ * Reads the allow-list (a failure is fatal here: logged, NULL), binds the
+ * handler in ctx and starts its thread.  Call before the CURVE socket
+ * binds: libzmq lets CURVE clients in unchecked while no handler is bound.
+ */
+Zap *zap_new(void *ctx, const char *allow_path);
+/* Stops the thread and closes its socket (before the context is terminated). */
+void zap_destroy(Zap **z);
+/* Whether name is still allowed with key (Z85); re-reads a changed list at most once a second. Thread-safe. */
+bool zap_allows(Zap *z, const char *name, const char *key);
+
+/*
+ * A log line repeated about the same subject (a key, a name, a kind of
+ * failure) written at most once a minute per subject, for the latest 32
+ * subjects.  notes_due says whether to write it now, and puts in more ""
+ * or " (N more since the previous line)" for the line's end.  Not
+ * thread-safe: one per thread; zero-initialised.
+ */
+typedef struct {
+    struct {
+        char subject[KEYS_NAME_MAX + KEYS_Z85_LEN + 8];
+        int64_t at_ms;
+        long held;
+    } v[32];
+} Notes;
+
+enum { NOTES_MORE_MAX = 48 };
+
+bool notes_due(Notes *n, const char *subject, char more[NOTES_MORE_MAX]);
+
+#endif

@@ -1,0 +1,734 @@
+/*
+ * CURVE security (issue "Hardening", part 1): key files, the allow-list
+ * and xqf-keys (no database); the transport's policy and its CURVE server
+ * with the ZAP handler (loopback ZeroMQ, no database); then the cluster
+ * with CURVE against a real PostgreSQL (XQF_TEST_DB; skipped without it):
+ * an allowed worker plays a run to its end while a worker with an unknown
+ * key, a plaintext client and a client with a wrong server key get
+ * nothing, and a revoked key is shut out of new connections and of the
+ * one it had open, without a restart.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "cluster_util.h"
+#include "codec.h"
+#include "keys.h"
+#include "log.h"
+#include "transport.h"
+
+enum { MAX_PROCS = 6 };
+
+static char dir[128], logfile[256], db[512], dbname[64];
+static Store *store;
+static int port;
+static pid_t procs[MAX_PROCS];
+
+/* A file of the test's folder, in one of 8 rotating buffers: copy what must outlive a few more calls. */
+static const char *at(const char *name)
+{
+    static char bufs[8][256];
+    static int next;
+    char *b = bufs[next++ % 8];
+    snprintf(b, sizeof bufs[0], "%s/%s", dir, name);
+    return b;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return strdup("");
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return strdup(buf);
+}
+
+static bool file_has(const char *path, const char *text)
+{
+    char *s = slurp(path);
+    bool found = strstr(s, text) != NULL;
+    free(s);
+    return found;
+}
+
+/* Waits up to timeout_s for text to appear in the log. */
+static bool log_shows(const char *text, double timeout_s)
+{
+    double end = cu_now() + timeout_s;
+    while (!file_has(logfile, text)) {
+        if (cu_now() > end)
+            return false;
+        cu_sleep_ms(50);
+    }
+    return true;
+}
+
+/* Runs a program of build/bin to its end, its output in the file out (emptied first). Returns its exit status. */
+static int run(const char *out, const char *program, const char *const args[])
+{
+    unlink(out);
+    pid_t pid = cu_spawn(program, out, args);
+    int status = 0;
+    double end = cu_now() + 60;
+    while (!cu_ended(pid, &status)) {
+        if (cu_now() > end) {
+            cu_stop(pid, SIGKILL);
+            return -1;
+        }
+        cu_sleep_ms(10);
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* xqf-keys with up to 3 arguments; its output in dir/keys.out. */
+static int xqf_keys(const char *a, const char *b, const char *c, const char *d)
+{
+    const char *args[] = { a, b, c, d, NULL };
+    return run(at("keys.out"), "xqf-keys", args);
+}
+
+static void new_keys(const char *name)
+{
+    cr_assert_eq(xqf_keys("new", at(name), NULL, NULL), 0, "xqf-keys new %s: %s", name, slurp(at("keys.out")));
+}
+
+static void allow(const char *name, const char *key_name)
+{
+    char pub[64];
+    snprintf(pub, sizeof pub, "%s.pub", key_name);
+    cr_assert_eq(xqf_keys("allow", at("allow"), name, at(pub)), 0, "xqf-keys allow %s", name);
+}
+
+static void public_key(const char *file, char out[KEYS_Z85_LEN + 1])
+{
+    KeyPair k;
+    char err[512];
+    cr_assert_eq(keys_read(at(file), false, &k, err, sizeof err), 0, "%s", err);
+    memcpy(out, k.public_key, KEYS_Z85_LEN + 1);
+}
+
+static void make_dir(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/xqf-curve-XXXXXX");
+    cr_assert(mkdtemp(dir));
+    snprintf(logfile, sizeof logfile, "%s/log", dir);
+    memset(procs, 0, sizeof procs);
+    port = cu_free_port();
+}
+
+static void stop_procs(void)
+{
+    for (int i = 0; i < MAX_PROCS; i++)
+        if (procs[i] > 0)
+            cu_stop(procs[i], SIGKILL);
+    memset(procs, 0, sizeof procs);
+}
+
+static pid_t track(pid_t pid)
+{
+    for (int i = 0; i < MAX_PROCS; i++)
+        if (procs[i] <= 0) {
+            procs[i] = pid;
+            return pid;
+        }
+    cr_assert_fail("too many processes");
+    return pid;
+}
+
+/* ---- key files and the allow-list (no database) -------------------------------- */
+
+TestSuite(keys, .init = make_dir, .fini = stop_procs, .timeout = 60);
+
+static const char *K1 = "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7";
+static const char *K2 = "Yne@$w-vo<fVvi]a<NY6T1ed:M$fCG*[IaLV{hID";
+
+static void expect_parse_error(const char *text, const char *message)
+{
+    AllowList a;
+    char err[512] = "";
+    cr_assert_eq(allow_parse(text, "list", &a, err, sizeof err), -1, "accepted: %s", text);
+    cr_assert(strstr(err, message), "for\n%s\nexpected '%s', got '%s'", text, message, err);
+    cr_assert_eq(a.count, 0);
+    allow_free(&a);
+}
+
+Test(keys, names_and_keys)
+{
+    cr_assert(keys_name_ok("w1"));
+    cr_assert(keys_name_ok("host-3.rack_2"));
+    cr_assert(!keys_name_ok(""));
+    cr_assert(!keys_name_ok("a b"));
+    cr_assert(!keys_name_ok("ü"));
+    char long_name[80];
+    memset(long_name, 'a', 65);
+    long_name[65] = '\0';
+    cr_assert(!keys_name_ok(long_name));
+    long_name[64] = '\0';
+    cr_assert(keys_name_ok(long_name));
+    cr_assert(keys_z85_ok(K1));
+    cr_assert(keys_z85_ok(K2));
+    cr_assert(!keys_z85_ok(""));
+    cr_assert(!keys_z85_ok("rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf"));          /* 39 */
+    cr_assert(!keys_z85_ok("rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7a"));        /* 41 */
+    cr_assert(!keys_z85_ok("rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf\""));        /* not Z85 */
+    cr_assert(!keys_z85_ok("#####00000000000000000000000000000000000"));         /* a group over 2^32 */
+}
+
+Test(keys, allow_list_parses)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "# allowed workers\n"
+             "\n"
+             "zeta %s\r\n"
+             "  \t# indented comment\n"
+             "alpha\t%s   \n"
+             "   ",
+             K1, K2);
+    AllowList a;
+    char err[512];
+    cr_assert_eq(allow_parse(text, "list", &a, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(a.count, 2);
+    cr_assert_str_eq(a.v[0].name, "alpha");             /* sorted by name */
+    cr_assert_str_eq(a.v[1].key, K1);
+    cr_assert_str_eq(allow_find_name(&a, "zeta")->key, K1);
+    cr_assert_null(allow_find_name(&a, "beta"));
+    cr_assert_str_eq(allow_find_key(&a, K2)->name, "alpha");
+    cr_assert_null(allow_find_key(&a, "0000000000000000000000000000000000000000"));
+    allow_free(&a);
+    cr_assert_eq(allow_parse("# nobody yet\n", "list", &a, err, sizeof err), 0);
+    cr_assert_eq(a.count, 0);
+    allow_free(&a);
+}
+
+Test(keys, allow_list_errors_name_the_line)
+{
+    char text[1024];
+    snprintf(text, sizeof text, "# c\nw1 %s\nbad/name %s\n", K1, K2);
+    expect_parse_error(text, "list: line 3: bad name 'bad/name'");
+    snprintf(text, sizeof text, "w1 %.39s\n", K1);
+    expect_parse_error(text, "line 1: '");
+    expect_parse_error(text, "is not a public key");
+    expect_parse_error("w1 #####00000000000000000000000000000000000\n", "line 1: '#####");
+    snprintf(text, sizeof text, "w1 %s extra\n", K1);
+    expect_parse_error(text, "line 1: expected 'NAME PUBLIC-KEY'");
+    expect_parse_error("\n\nw1\n", "line 3: expected 'NAME PUBLIC-KEY'");
+    snprintf(text, sizeof text, "w1 %s\n\nw1 %s\n", K1, K2);
+    expect_parse_error(text, "line 3: w1 is already on line 1");
+    snprintf(text, sizeof text, "w1 %s\nw2 %s\n", K1, K1);
+    expect_parse_error(text, "line 2: this key is already allowed as w1 (line 1)");
+}
+
+Test(keys, key_files)
+{
+    KeyPair k, r;
+    char err[512];
+    cr_assert_eq(keys_generate(at("a"), &k, err, sizeof err), 0, "%s", err);
+    struct stat st;
+    cr_assert_eq(stat(at("a"), &st), 0);
+    cr_assert_eq(st.st_mode & 0777, 0600);
+    cr_assert_eq(keys_read(at("a"), true, &r, err, sizeof err), 0, "%s", err);
+    cr_assert_str_eq(r.public_key, k.public_key);
+    cr_assert_str_eq(r.secret_key, k.secret_key);
+    cr_assert_eq(keys_read(at("a.pub"), false, &r, err, sizeof err), 0, "%s", err);
+    cr_assert_str_eq(r.public_key, k.public_key);
+    cr_assert_str_eq(r.secret_key, "");
+    cr_assert_eq(keys_read(at("a"), false, &r, err, sizeof err), 0);    /* a pair gives its public key */
+    cr_assert_str_eq(r.secret_key, "");
+    cr_assert_eq(keys_generate(at("a"), &k, err, sizeof err), -1);
+    cr_assert(strstr(err, "exists already"), "%s", err);
+
+    cr_assert_eq(keys_read(at("a.pub"), true, &r, err, sizeof err), -1);
+    cr_assert(strstr(err, "not a key pair"), "%s", err);
+    cr_assert_eq(keys_read(at("missing"), false, &r, err, sizeof err), -1);
+    cr_assert(strstr(err, "missing: cannot open"), "%s", err);
+    chmod(at("a"), 0640);
+    cr_assert_eq(keys_read(at("a"), true, &r, err, sizeof err), -1);
+    cr_assert(strstr(err, "others may read (mode 0640)"), "%s", err);
+
+    FILE *f = fopen(at("mixed"), "w");
+    fprintf(f, "public %s\nsecret %s\n", K1, k.secret_key);   /* not the secret's public key */
+    fclose(f);
+    chmod(at("mixed"), 0600);
+    cr_assert_eq(keys_read(at("mixed"), true, &r, err, sizeof err), -1);
+    cr_assert(strstr(err, "not the secret key's"), "%s", err);
+    f = fopen(at("odd"), "w");
+    fprintf(f, "# ok\npublik %s\n", K1);
+    fclose(f);
+    cr_assert_eq(keys_read(at("odd"), false, &r, err, sizeof err), -1);
+    cr_assert(strstr(err, "odd: line 2: expected 'public KEY'"), "%s", err);
+    f = fopen(at("short"), "w");
+    fprintf(f, "public %.30s\n", K1);
+    fclose(f);
+    cr_assert_eq(keys_read(at("short"), false, &r, err, sizeof err), -1);
+    cr_assert(strstr(err, "short: line 1: not a key"), "%s", err);
+}
+
+Test(keys, xqf_keys_program)
+{
+    char out[256];
+    snprintf(out, sizeof out, "%s", at("keys.out"));
+    new_keys("w1");
+    new_keys("w2");
+    cr_assert_eq(xqf_keys("new", at("w1"), NULL, NULL), 1);     /* never overwrites */
+    cr_assert(file_has(out, "exists already"));
+
+    cr_assert_eq(xqf_keys("list", at("allow"), NULL, NULL), 1);    /* no list yet */
+    cr_assert(file_has(out, "cannot open"));
+    cr_assert_eq(xqf_keys("revoke", at("allow"), "w1", NULL), 1);
+    allow("w1", "w1");
+    cr_assert(file_has(at("allow"), "# Workers allowed"), "a new list starts with a comment");
+    allow("w2", "w2");
+    cr_assert_eq(xqf_keys("allow", at("allow"), "w1", at("w1.pub")), 0);
+    cr_assert(file_has(out, "already allowed"));
+    cr_assert_eq(xqf_keys("allow", at("allow"), "w3", at("w1.pub")), 1);   /* a key under one name only */
+    cr_assert(file_has(out, "already allowed as w1"));
+    char k1[KEYS_Z85_LEN + 1], k2[KEYS_Z85_LEN + 1], line[128];
+    public_key("w1.pub", k1);
+    public_key("w2.pub", k2);
+    cr_assert_eq(xqf_keys("list", at("allow"), NULL, NULL), 0);
+    char *listed = slurp(out);
+    snprintf(line, sizeof line, "w1 %s\nw2 %s\n", k1, k2);
+    cr_assert_str_eq(listed, line);
+    free(listed);
+
+    /* a comment of the operator's survives edits; w1 gets w2's key once w2 is gone */
+    FILE *f = fopen(at("allow"), "a");
+    fputs("# keep me\n", f);
+    fclose(f);
+    cr_assert_eq(xqf_keys("revoke", at("allow"), "w2", NULL), 0);
+    cr_assert_eq(xqf_keys("allow", at("allow"), "w1", at("w2.pub")), 0);
+    char *text = slurp(at("allow"));
+    snprintf(line, sizeof line, "w1 %s\n", k2);
+    cr_assert(strstr(text, line), "%s", text);
+    cr_assert(strstr(text, "# keep me\n"), "%s", text);
+    cr_assert_null(strstr(text, k1), "%s", text);
+    free(text);
+
+    /* usage errors: 2, naming the problem */
+    cr_assert_eq(xqf_keys("allow", at("allow"), "no/slash", at("w1.pub")), 2);
+    cr_assert(file_has(out, "bad NAME 'no/slash'"));
+    cr_assert_eq(xqf_keys("revoke", at("allow"), "", NULL), 2);
+    cr_assert_eq(xqf_keys("frob", NULL, NULL, NULL), 2);
+    cr_assert(file_has(out, "unknown command 'frob'"));
+    cr_assert_eq(xqf_keys("allow", at("allow"), "w3", NULL), 2);
+    cr_assert(file_has(out, "allow takes 3 arguments"));
+    cr_assert_eq(xqf_keys("--help", NULL, NULL, NULL), 0);
+
+    /* bad files: 1, naming the file and the line; a malformed list is left as it is */
+    f = fopen(at("junk.pub"), "w");
+    fputs("public not-a-key\n", f);
+    fclose(f);
+    cr_assert_eq(xqf_keys("allow", at("allow"), "w3", at("junk.pub")), 1);
+    cr_assert(file_has(out, "junk.pub: line 1: not a key"));
+    f = fopen(at("allow"), "a");
+    fputs("w9 short\n", f);
+    fclose(f);
+    char *before = slurp(at("allow"));
+    cr_assert_eq(xqf_keys("allow", at("allow"), "w3", at("w1.pub")), 1);
+    cr_assert(file_has(out, "line 5: 'short' is not a public key"), "%s", slurp(out));
+    cr_assert_eq(xqf_keys("revoke", at("allow"), "w1", NULL), 1);
+    char *after = slurp(at("allow"));
+    cr_assert_str_eq(before, after);
+    free(before);
+    free(after);
+    cr_assert_eq(xqf_keys("list", at("allow"), NULL, NULL), 1);
+}
+
+/* ---- the transport's policy and its CURVE server (no database) ----------------- */
+
+TestSuite(transport, .init = make_dir, .fini = stop_procs, .timeout = 60);
+
+Test(transport, local_endpoints)
+{
+    const char *local[] = { "tcp://127.0.0.1:5555", "tcp://127.3.2.1:1", "tcp://[::1]:5555",
+                            "tcp://localhost:5555", "tcp://LocalHost:1", "ipc:///tmp/x", "inproc://x" };
+    const char *open[] = { "tcp://0.0.0.0:5555", "tcp://*:5555", "tcp://192.168.1.10:5555", "tcp://[::]:5555",
+                           "tcp://eth0:5555", "tcp://lo:5555", "tcp://coordinator.example:5555",
+                           "tcp://128.0.0.1:5555", "ws://127.0.0.1:5555", "tcp://", "" };
+    for (size_t i = 0; i < sizeof local / sizeof *local; i++)
+        cr_assert(transport_endpoint_local(local[i]), "%s", local[i]);
+    for (size_t i = 0; i < sizeof open / sizeof *open; i++)
+        cr_assert(!transport_endpoint_local(open[i]), "%s", open[i]);
+    char err[512];
+    TransportSecurity plain = { NULL, NULL, false }, insecure = { NULL, NULL, true },
+                      curve = { "k", "a", false };
+    cr_assert_eq(transport_check("tcp://127.0.0.1:1", &plain, err, sizeof err), 0);
+    cr_assert_eq(transport_check("tcp://0.0.0.0:1", &plain, err, sizeof err), -1);
+    cr_assert(strstr(err, "not a loopback address"), "%s", err);
+    cr_assert_eq(transport_check("tcp://0.0.0.0:1", &insecure, err, sizeof err), 0);
+    cr_assert_eq(transport_check("tcp://0.0.0.0:1", &curve, err, sizeof err), 0);
+    curve.allow = NULL;
+    cr_assert_eq(transport_check("tcp://127.0.0.1:1", &curve, err, sizeof err), -1);
+    cr_assert(strstr(err, "--allow"), "%s", err);
+    curve.allow = "a";
+    curve.insecure = true;
+    cr_assert_eq(transport_check("tcp://0.0.0.0:1", &curve, err, sizeof err), -1);
+}
+
+/* A DEALER to 127.0.0.1:port: CURVE with the key pair in key (NULL: plaintext) and the server key in server_pub. */
+static void *client(void *ctx, const char *key, const char *server_pub)
+{
+    void *s = zmq_socket(ctx, ZMQ_DEALER);
+    int linger = 0;
+    zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
+    if (key) {
+        KeyPair mine, server;
+        char err[512];
+        cr_assert_eq(keys_read(at(key), true, &mine, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(keys_read(at(server_pub), false, &server, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(zmq_setsockopt(s, ZMQ_CURVE_SERVERKEY, server.public_key, KEYS_Z85_LEN), 0);
+        cr_assert_eq(zmq_setsockopt(s, ZMQ_CURVE_PUBLICKEY, mine.public_key, KEYS_Z85_LEN), 0);
+        cr_assert_eq(zmq_setsockopt(s, ZMQ_CURVE_SECRETKEY, mine.secret_key, KEYS_Z85_LEN), 0);
+    }
+    char ep[64];
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
+    cr_assert_eq(zmq_connect(s, ep), 0);
+    return s;
+}
+
+static void send_hello(void *sock, const char *name)
+{
+    XqfMsg m;
+    xqf_msg_init(&m, XQF_MSG_HELLO);
+    snprintf(m.u.hello.name, sizeof m.u.hello.name, "%s", name);
+    m.u.hello.cores = 1;
+    m.u.hello.concurrency = 1;
+    XqfBuf b = { 0 };
+    cr_assert_eq(xqf_msg_encode(&m, &b), 0);
+    cr_assert_geq(zmq_send(sock, b.data, b.len, ZMQ_DONTWAIT), 0);
+    xqf_buf_free(&b);
+}
+
+/* The type of the next message within ms (XQF_MSG_NONE when none came). */
+static XqfMsgType answer(void *sock, int ms)
+{
+    zmq_pollitem_t it = { sock, 0, ZMQ_POLLIN, 0 };
+    if (zmq_poll(&it, 1, ms) <= 0)
+        return XQF_MSG_NONE;
+    zmq_msg_t part;
+    zmq_msg_init(&part);
+    cr_assert_geq(zmq_msg_recv(&part, sock, 0), 0);
+    XqfMsg m;
+    cr_assert_eq(xqf_msg_decode(zmq_msg_data(&part), zmq_msg_size(&part), &m, NULL, 0), XQF_DECODE_OK);
+    zmq_msg_close(&part);
+    XqfMsgType t = m.type;
+    xqf_msg_free(&m);
+    return t;
+}
+
+/* The next frame the transport takes within ms: 1 with its peer, 0 none. */
+static int take(Transport *t, Peer *peer, int ms)
+{
+    XqfBuf buf = { 0 };
+    double end = cu_now() + ms / 1000.0;
+    int rc = 0;
+    while (rc == 0 && cu_now() < end) {
+        transport_wait(t, 50, -1);
+        rc = transport_recv(t, peer, &buf);
+    }
+    xqf_buf_free(&buf);
+    return rc;
+}
+
+Test(transport, curve_peers_carry_their_allow_list_name)
+{
+    xqf_log_init("test");
+    new_keys("coord");
+    new_keys("w1");
+    new_keys("w2");
+    allow("w1", "w1");
+    char key[256], list[256];
+    snprintf(key, sizeof key, "%s", at("coord"));
+    snprintf(list, sizeof list, "%s", at("allow"));
+    TransportSecurity sec = { key, list, false };
+    transport_set_security(&sec);
+    char ep[64];
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
+    Transport *t = transport_new(ep);
+    cr_assert(t);
+    void *ctx = zmq_ctx_new(), *c1 = client(ctx, "w1", "coord.pub"), *c2 = client(ctx, "w2", "coord.pub");
+    Peer p;
+    send_hello(c1, "one");
+    cr_assert_eq(take(t, &p, 5000), 1);
+    cr_assert_str_eq(p.user, "w1");
+    send_hello(c2, "two");                                /* not allowed: never gets through */
+    cr_assert_eq(take(t, &p, 1000), 0);
+    /* revoked: the open connection is no longer heard (the list is looked at once a second) */
+    cr_assert_eq(xqf_keys("revoke", at("allow"), "w1", NULL), 0);
+    cu_sleep_ms(1100);
+    send_hello(c1, "one");
+    cr_assert_eq(take(t, &p, 1000), 0);
+    /* allowed again, under another name: heard again, as that name (its key is the same) */
+    allow("w1-again", "w1");
+    cu_sleep_ms(1100);
+    void *c3 = client(ctx, "w1", "coord.pub");
+    send_hello(c3, "three");
+    cr_assert_eq(take(t, &p, 5000), 1);
+    cr_assert_str_eq(p.user, "w1-again");
+    zmq_close(c1);
+    zmq_close(c2);
+    zmq_close(c3);
+    zmq_ctx_term(ctx);
+    transport_destroy(&t);
+    transport_destroy(&t);                                /* safe twice */
+
+    /* plaintext: no user */
+    TransportSecurity plain = { NULL, NULL, false };
+    transport_set_security(&plain);
+    port = cu_free_port();
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
+    t = transport_new(ep);
+    cr_assert(t);
+    ctx = zmq_ctx_new();
+    c1 = client(ctx, NULL, NULL);
+    send_hello(c1, "plain");
+    cr_assert_eq(take(t, &p, 5000), 1);
+    cr_assert_str_eq(p.user, "");
+    zmq_close(c1);
+    zmq_ctx_term(ctx);
+    transport_destroy(&t);
+}
+
+/* xqf-coordinator with args; waits for its exit (or 1.5 s of running: -2, stopped by SIGTERM). */
+static int coordinator_exit(const char *const args[], int *term_status)
+{
+    unlink(logfile);
+    pid_t pid = cu_spawn("xqf-coordinator", logfile, args);
+    int status = 0;
+    for (int i = 0; i < 150; i++) {
+        if (cu_ended(pid, &status))
+            return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        cu_sleep_ms(10);
+    }
+    *term_status = cu_stop(pid, SIGTERM);
+    return -2;
+}
+
+Test(transport, programs_refuse_open_plaintext_and_bad_keys)
+{
+    char bind[64];
+    snprintf(bind, sizeof bind, "tcp://0.0.0.0:%d", port);
+    const char *nodb = "host=/nonexistent dbname=none connect_timeout=1";
+    int term = 0;
+    const char *open[] = { "--bind", bind, "--db", nodb, NULL };
+    cr_assert_eq(coordinator_exit(open, &term), 2);
+    cr_assert(file_has(logfile, "is not a loopback address"), "%s", slurp(logfile));
+    const char *insecure[] = { "--bind", bind, "--db", nodb, "--insecure", NULL };
+    cr_assert_eq(coordinator_exit(insecure, &term), -2, "%s", slurp(logfile));
+    cr_assert(WIFEXITED(term) && WEXITSTATUS(term) == 0, "status %d", term);
+    cr_assert(file_has(logfile, "INSECURE"), "%s", slurp(logfile));
+
+    new_keys("coord");
+    char key[256], pub[256], list[256];
+    snprintf(key, sizeof key, "%s", at("coord"));
+    snprintf(pub, sizeof pub, "%s", at("coord.pub"));
+    snprintf(list, sizeof list, "%s", at("allow"));
+    const char *half[] = { "--bind", bind, "--db", nodb, "--curve-secret", key, NULL };
+    cr_assert_eq(coordinator_exit(half, &term), 2);
+    cr_assert(file_has(logfile, "--allow"));
+    FILE *f = fopen(list, "w");
+    fputs("# fine\nw1 nope\n", f);
+    fclose(f);
+    const char *bad_list[] = { "--bind", bind, "--db", nodb, "--curve-secret", key, "--allow", list, NULL };
+    cr_assert_eq(coordinator_exit(bad_list, &term), 1);
+    cr_assert(file_has(logfile, "line 2: 'nope' is not a public key"), "%s", slurp(logfile));
+    f = fopen(list, "w");
+    fclose(f);
+    chmod(key, 0644);
+    cr_assert_eq(coordinator_exit(bad_list, &term), 1);
+    cr_assert(file_has(logfile, "others may read"), "%s", slurp(logfile));
+    chmod(key, 0600);
+    cr_assert_eq(coordinator_exit(bad_list, &term), -2, "%s", slurp(logfile));   /* an empty list is a list */
+    cr_assert(file_has(logfile, "is empty: every worker is refused"), "%s", slurp(logfile));
+
+    const char *worker_half[] = { "--curve-secret", key, NULL };
+    cr_assert_eq(run(logfile, "xqf-worker", worker_half), 2);
+    cr_assert(file_has(logfile, "--server-key go together"), "%s", slurp(logfile));
+    const char *worker_bad[] = { "--curve-secret", pub, "--server-key", pub, NULL };
+    cr_assert_eq(run(logfile, "xqf-worker", worker_bad), 1);
+    cr_assert(file_has(logfile, "not a key pair"), "%s", slurp(logfile));
+}
+
+/* ---- the cluster with CURVE (XQF_TEST_DB) --------------------------------------- */
+
+static void cluster_setup(void)
+{
+    make_dir();
+    if (!getenv("XQF_TEST_DB") || !*getenv("XQF_TEST_DB"))
+        return;
+    cr_assert_eq(cu_db_create(db, sizeof db, dbname, sizeof dbname), 0, "cannot create a test database");
+    store = store_new(db);
+    cr_assert_eq(store_connect(store), 0);
+}
+
+static void cluster_teardown(void)
+{
+    stop_procs();
+    store_destroy(&store);
+    if (dbname[0])
+        cu_db_drop(dbname);
+    dbname[0] = '\0';
+}
+
+TestSuite(curve, .init = cluster_setup, .fini = cluster_teardown, .timeout = 150);
+
+static pid_t coordinator(void)
+{
+    char bind[64];
+    snprintf(bind, sizeof bind, "tcp://127.0.0.1:%d", port);
+    const char *args[] = { "--bind", bind, "--db", db, "--lease", "10", "--curve-secret", at("coord"),
+                           "--allow", at("allow"), NULL };
+    return track(cu_spawn("xqf-coordinator", logfile, args));
+}
+
+/* A worker process named name with the key pair key. */
+static pid_t worker(const char *name, const char *key)
+{
+    char ep[64], key_path[256], server_path[256];
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
+    snprintf(key_path, sizeof key_path, "%s", at(key));
+    snprintf(server_path, sizeof server_path, "%s", at("coord.pub"));
+    const char *args[] = { "--connect", ep, "--name", name, "--concurrency", "1", "--curve-secret", key_path,
+                           "--server-key", server_path, NULL };
+    return track(cu_spawn("xqf-worker", logfile, args));
+}
+
+static bool worker_known(const char *name)
+{
+    StoreWorker *w = NULL;
+    int n = store_list_workers(store, 0, &w);
+    cr_assert_geq(n, 0);
+    bool found = false;
+    for (int i = 0; i < n; i++)
+        found |= strcmp(w[i].name, name) == 0;
+    free(w);
+    return found;
+}
+
+/* Waits for the run's end and checks that every count agrees with max_pairs. */
+static void finish_and_audit(int64_t run_id, int64_t pairs)
+{
+    StoreRun r;
+    cr_assert(cu_wait_finished(store, run_id, 90, &r), "run %lld did not finish (log: %s)", (long long)run_id,
+              logfile);
+    cr_assert_str_eq(r.verdict, "max pairs", "log: %s", logfile);
+    StoreAudit a;
+    cr_assert_eq(store_audit_run(store, run_id, &a), 1);
+    cr_assert_eq(a.run_pairs, pairs);
+    cr_assert_eq(a.run_games, 2 * a.run_pairs);
+    cr_assert_eq(a.task_pairs, a.run_pairs);
+    cr_assert_eq(a.result_pairs, a.run_pairs);
+    cr_assert_eq(a.result_games, a.run_games);
+}
+
+Test(curve, allowed_worker_plays_and_strangers_get_nothing)
+{
+    CU_REQUIRE_DB();
+    new_keys("coord");
+    new_keys("other-coord");
+    new_keys("w1");
+    new_keys("intruder");
+    allow("w1", "w1");
+    char intruder_key[KEYS_Z85_LEN + 1];
+    public_key("intruder.pub", intruder_key);
+    int64_t run_id = cu_sprt(store, "NullR=2", 4, 8, 500, -500, 500);
+    coordinator();
+    worker("intruder", "intruder");
+    cr_assert(log_shows("zap: refused a CURVE client from 127.0.0.1", 30), "log: %s", logfile);
+    char refusal[128];
+    snprintf(refusal, sizeof refusal, "key %s is not in the allow-list", intruder_key);
+    cr_assert(log_shows(refusal, 1), "the refusal names the key (log: %s)", logfile);
+    cr_assert(log_shows("the coordinator refused our key", 10), "log: %s", logfile);
+
+    /* plaintext, and CURVE with a wrong server key: no answer to a good hello */
+    void *ctx = zmq_ctx_new(), *plain = client(ctx, NULL, NULL), *wrong = client(ctx, "w1", "other-coord.pub");
+    send_hello(plain, "plaintext");
+    send_hello(wrong, "wrong-server");
+    cr_assert_eq(answer(plain, 2000), XQF_MSG_NONE, "a plaintext client was answered");
+    cr_assert_eq(answer(wrong, 500), XQF_MSG_NONE, "a client with a wrong server key was answered");
+    cr_assert(log_shows("a peer failed the handshake", 5), "log: %s", logfile);
+    cr_assert(log_shows("cryptographic error (a CURVE worker with a wrong --server-key?)", 5), "log: %s", logfile);
+    zmq_close(plain);
+    zmq_close(wrong);
+    zmq_ctx_term(ctx);
+
+    worker("w1", "w1");
+    finish_and_audit(run_id, 8);
+    cr_assert(worker_known("w1"));
+    cr_assert(!worker_known("intruder"), "the refused worker reached the database");
+    cr_assert(!worker_known("plaintext"));
+    cr_assert(!worker_known("wrong-server"));
+}
+
+Test(curve, revoked_key_is_shut_out_without_a_restart)
+{
+    CU_REQUIRE_DB();
+    new_keys("coord");
+    new_keys("w1");
+    new_keys("w2");
+    allow("w1", "w1");
+    allow("w2", "w2");
+    char w1_key[KEYS_Z85_LEN + 1];
+    public_key("w1.pub", w1_key);
+    coordinator();
+    void *ctx = zmq_ctx_new(), *open = client(ctx, "w1", "coord.pub");
+    send_hello(open, "w1-first");
+    cr_assert_eq(answer(open, 10000), XQF_MSG_WELCOME, "an allowed client was not welcomed (log: %s)", logfile);
+
+    cr_assert_eq(xqf_keys("revoke", at("allow"), "w1", NULL), 0);
+    /* a new connection with the key: refused at once */
+    void *again = client(ctx, "w1", "coord.pub");
+    send_hello(again, "w1-again");
+    cr_assert_eq(answer(again, 2000), XQF_MSG_NONE, "a revoked key connected anew");
+    char refusal[128];
+    snprintf(refusal, sizeof refusal, "key %s is not in the allow-list", w1_key);
+    cr_assert(log_shows(refusal, 5), "the refusal names the revoked key (log: %s)", logfile);
+    /* the connection it had open: no longer heard */
+    send_hello(open, "w1-first");
+    cr_assert_eq(answer(open, 2000), XQF_MSG_NONE, "a revoked connection was still answered");
+    cr_assert(log_shows("dropped a message of w1", 5), "log: %s", logfile);
+    zmq_close(open);
+    zmq_close(again);
+    zmq_ctx_term(ctx);
+
+    /* the others play on */
+    int64_t run_id = cu_sprt(store, "NullR=2", 4, 8, 500, -500, 500);
+    worker("w2", "w2");
+    finish_and_audit(run_id, 8);
+    cr_assert(!worker_known("w1-again"));
+}
+
+/* A worker name is its key's: another allowed key cannot report under it. */
+Test(curve, a_worker_name_stays_with_its_key)
+{
+    CU_REQUIRE_DB();
+    new_keys("coord");
+    new_keys("alice");
+    new_keys("mallory");
+    allow("alice", "alice");
+    allow("mallory", "mallory");
+    coordinator();
+    void *ctx = zmq_ctx_new(), *a = client(ctx, "alice", "coord.pub"), *m = client(ctx, "mallory", "coord.pub");
+    send_hello(a, "box-1");
+    cr_assert_eq(answer(a, 10000), XQF_MSG_WELCOME, "log: %s", logfile);
+    send_hello(m, "box-1");
+    cr_assert_eq(answer(m, 5000), XQF_MSG_ERROR, "another key took over a worker name (log: %s)", logfile);
+    cr_assert(log_shows("worker box-1: hello refused, the name belongs to another key than mallory", 5),
+              "log: %s", logfile);
+    send_hello(m, "box-2");
+    cr_assert_eq(answer(m, 5000), XQF_MSG_WELCOME, "its own name is fine (log: %s)", logfile);
+    zmq_close(a);
+    zmq_close(m);
+    zmq_ctx_term(ctx);
+}
