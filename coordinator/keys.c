@@ -496,3 +496,27 @@ int allow_edit(const char *path, const char *name, const char *key, char *err, s
     free(t.s);
     return rc;
 }
+
+bool keys_monitor_event(void *monitor, uint16_t *event, uint32_t *value)
+{
+    zmq_msg_t ev;
+    zmq_msg_init(&ev);
+    if (zmq_msg_recv(&ev, monitor, ZMQ_DONTWAIT) < 0) {
+        zmq_msg_close(&ev);
+        return false;
+    }
+    *event = 0;
+    *value = 0;
+    if (zmq_msg_size(&ev) >= 6) {
+        memcpy(event, zmq_msg_data(&ev), sizeof *event);
+        memcpy(value, (const char *)zmq_msg_data(&ev) + 2, sizeof *value);
+    }
+    bool more = zmq_msg_more(&ev);
+    zmq_msg_close(&ev);
+    if (more) {                            /* the endpoint frame */
+        zmq_msg_init(&ev);
+        zmq_msg_recv(&ev, monitor, 0);
+        zmq_msg_close(&ev);
+    }
+    return true;
+}

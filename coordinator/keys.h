@@ -83,4 +83,12 @@ const AllowEntry *allow_find_key(const AllowList *a, const char *key);
  */
 int allow_edit(const char *path, const char *name, const char *key, char *err, size_t size);
 
+/*
+ * Takes the next event of a ZeroMQ socket monitor (zmq_socket_monitor's
+ * PAIR socket) without waiting: true with its event and value (the
+ * endpoint frame that follows is read and dropped), false when none waits.
+ * Both sides use it to log failed CURVE handshakes.
+ */
+bool keys_monitor_event(void *monitor, uint16_t *event, uint32_t *value);
+
 #endif

@@ -186,26 +186,9 @@ static void handshake_why(uint16_t event, uint32_t value, char *out, size_t size
 /* Logs the failed handshakes the monitor reported, once a minute per kind. */
 static void note_handshakes(Transport *t)
 {
-    for (;;) {
-        zmq_msg_t ev;
-        zmq_msg_init(&ev);
-        if (zmq_msg_recv(&ev, t->monitor, ZMQ_DONTWAIT) < 0) {
-            zmq_msg_close(&ev);
-            return;
-        }
-        uint16_t event = 0;
-        uint32_t value = 0;
-        if (zmq_msg_size(&ev) >= 6) {
-            memcpy(&event, zmq_msg_data(&ev), sizeof event);
-            memcpy(&value, (const char *)zmq_msg_data(&ev) + 2, sizeof value);
-        }
-        bool more = zmq_msg_more(&ev);
-        zmq_msg_close(&ev);
-        if (more) {                        /* the endpoint frame: the bound one, of no use here */
-            zmq_msg_init(&ev);
-            zmq_msg_recv(&ev, t->monitor, 0);
-            zmq_msg_close(&ev);
-        }
+    uint16_t event;
+    uint32_t value;
+    while (keys_monitor_event(t->monitor, &event, &value)) {
         char why[160], subject[32], tail[NOTES_MORE_MAX];
         handshake_why(event, value, why, sizeof why);
         snprintf(subject, sizeof subject, "handshake %x %x", (unsigned)event, (unsigned)value);

@@ -97,26 +97,9 @@ static void show_handshake(WorkerTransport *t, uint16_t event, uint32_t value)
 /* Takes the monitor's events without waiting. */
 static void drain_monitor(WorkerTransport *t)
 {
-    for (;;) {
-        zmq_msg_t ev;
-        zmq_msg_init(&ev);
-        if (zmq_msg_recv(&ev, t->monitor, ZMQ_DONTWAIT) < 0) {
-            zmq_msg_close(&ev);
-            return;
-        }
-        uint16_t event = 0;
-        uint32_t value = 0;
-        if (zmq_msg_size(&ev) >= 6) {
-            memcpy(&event, zmq_msg_data(&ev), sizeof event);
-            memcpy(&value, (const char *)zmq_msg_data(&ev) + 2, sizeof value);
-        }
-        bool more = zmq_msg_more(&ev);
-        zmq_msg_close(&ev);
-        if (more) {                        /* the endpoint frame */
-            zmq_msg_init(&ev);
-            zmq_msg_recv(&ev, t->monitor, 0);
-            zmq_msg_close(&ev);
-        }
+    uint16_t event;
+    uint32_t value;
+    while (keys_monitor_event(t->monitor, &event, &value)) {
         show_handshake(t, event, value);
     }
 }
