@@ -186,3 +186,32 @@ Test(tune_cli, build_binary_registers_an_engine)
     cr_assert_eq(tune(out, sizeof out, "build --binary /bin/true"), 1);   /* no bench output */
     cr_assert_eq(tune(out, sizeof out, "build 1 --name x"), 2);
 }
+
+/* --start-file with --spec: the file's values are where the run starts. */
+Test(tune_cli, start_file_overrides_the_spec_start)
+{
+    CU_REQUIRE_DB();
+    char out[4096], spec[256], start[256], args[1024];
+    snprintf(spec, sizeof spec, "%s/spec", dir);
+    snprintf(start, sizeof start, "%s/start.params", dir);
+    FILE *f = fopen(spec, "w");
+    fputs("RookMg, int, 900, 300, 2000, 60, 0.01\nHorseMg, int, 400, 100, 1000, 40, 0.01\n", f);
+    fclose(f);
+    f = fopen(start, "w");
+    fputs("RookMg = 630\nPawnMg = 78\n", f);
+    fclose(f);
+    snprintf(args, sizeof args, "spsa new --spec '%s' --start-file '%s' --pairs 16 --nodes 300", spec, start);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", out);
+    int64_t run = atoll(out);
+    StoreSpsa st;
+    cr_assert_eq(store_spsa_load(store, run, &st), 1);
+    cr_assert_eq(st.count, 2);
+    cr_assert_float_eq(st.params[0].theta, 630, 1e-9);   /* from the start file */
+    cr_assert_float_eq(st.params[1].theta, 400, 1e-9);   /* from the spec */
+    cr_assert_str_eq(st.fixed, "PawnMg=78");
+    /* a start value outside the spec's bounds is refused */
+    f = fopen(start, "w");
+    fputs("RookMg = 250\n", f);
+    fclose(f);
+    cr_assert_eq(tune(out, sizeof out, args), 2);
+}

@@ -291,7 +291,8 @@ static const char SPSA_USAGE[] =
     "with one line per parameter as `xqf-engine params` prints them:\n"
     "    Name, int, start, min, max, c_end, r_end\n"
     "--start-file takes start values (and the fixed values of the parameters not\n"
-    "tuned) from a parameter file.  Prints the run id.\n"
+    "tuned) from a parameter file; with --spec, the values the file changes\n"
+    "override the spec's start.  Prints the run id.\n"
     "\n"
     "  --alpha A, --gamma G, --a-ratio R   schedule (default 0.602, 0.101, 0.1: A = R N)\n"
     COMMON_HELP;
@@ -386,6 +387,19 @@ int tune_cmd_spsa(int argc, char **argv)
     if (opt(&a, "--spec")) {
         if (!read_spec(opt(&a, "--spec"), params, &count))
             return EXIT_USAGE;
+        /* a start file overrides the spec's start where it changes a parameter */
+        Params defaults;
+        params_default(&defaults);
+        for (int i = 0; i < count; i++) {
+            const ParamInfo *info = params_find(params[i].name);
+            int v = info ? params_value(&start, info) : 0;
+            if (!info || v == params_value(&defaults, info))
+                continue;
+            if (v < params[i].min || v > params[i].max)
+                return fail(EXIT_USAGE, "--start-file: %s = %d is outside the spec's bounds %g-%g", info->name, v,
+                            params[i].min, params[i].max);
+            params[i].start = params[i].theta = v;
+        }
     } else if (opt(&a, "--params")) {
         char list[4096];
         snprintf(list, sizeof list, "%s", opt(&a, "--params"));
