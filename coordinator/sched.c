@@ -4,12 +4,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "log.h"
 #include "spsa.h"
 #include "stats.h"
 
-enum { MAX_TOUCHED = 64, IDLE_RETRY_MS = 1000 };
+/*
+ * PROGRESS_EVERY_MS: the stop rules (an SPRT's LLR, recorded with the run)
+ * are checked at most this often, not after every batch: under load a
+ * batch commits every few milliseconds, and each check is a read, an update
+ * and a commit of its own.  A run stops at most this much later.
+ */
+enum { MAX_TOUCHED = 64, IDLE_RETRY_MS = 1000, PROGRESS_EVERY_MS = 250 };
 
 typedef struct {
     StoreRun run;                    /* with its book once a task was made */
@@ -34,10 +41,18 @@ struct Sched {
     int count;
     bool stale;
     int64_t refreshed_ms;
-    int64_t touched[MAX_TOUCHED];    /* runs with accepted results since the last commit */
+    int64_t touched[MAX_TOUCHED];    /* runs with accepted results since their last check */
     int ntouched;
     bool touched_overflow;
+    int64_t progress_ms;             /* when the stop rules were last checked */
 };
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 /* ---- run kinds --------------------------------------------------------------- */
 
@@ -517,8 +532,11 @@ void sched_rollback(Sched *s)
     s->stale = true;
 }
 
-int sched_after_commit(Sched *s)
+int sched_progress(Sched *s, int64_t now_ms)
 {
+    if (now_ms - s->progress_ms < PROGRESS_EVERY_MS || (!s->ntouched && !s->touched_overflow))
+        return 0;
+    s->progress_ms = now_ms;
     int rc = 0;
     for (int i = 0; i < s->ntouched && rc == 0; i++) {
         SchedRun *r = find(s, s->touched[i]);
@@ -532,3 +550,5 @@ int sched_after_commit(Sched *s)
     s->touched_overflow = false;
     return rc;
 }
+
+int sched_after_commit(Sched *s) { return sched_progress(s, mono_ms()); }

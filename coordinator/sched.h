@@ -51,9 +51,12 @@ int sched_claim_batch(Sched *s, const int64_t *workers, const char *const *build
 int sched_report(Sched *s, int64_t run, int64_t task, bool task_done);
 /*
  * After the transaction committed: stop rules of the runs that got
- * results (SPRT: LLR against its bounds, the verdict recorded).  Returns 0 or -1.
+ * results (SPRT: LLR against its bounds, the verdict recorded), at most
+ * every 250 ms (sched.c); the rest wait for sched_progress.  Returns 0 or -1.
  */
 int sched_after_commit(Sched *s);
+/* The stop rules still due, if 250 ms have passed since the last check (call it from the loop). 0 or -1. */
+int sched_progress(Sched *s, int64_t now_ms);
 /* Forgets the reports noted since the last commit (the transaction was rolled back). */
 void sched_rollback(Sched *s);
 

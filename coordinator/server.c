@@ -523,6 +523,8 @@ static void handle_batch(Server *S, Item *items, int n)
 static void timers(Server *S, int64_t *next_expire)
 {
     int64_t now = now_ms();
+    if (store_ok(S->store) && sched_progress(S->sched, now) != 0)
+        sched_invalidate(S->sched);
     if (now < *next_expire)
         return;
     *next_expire = now + EXPIRE_EVERY_MS;
