@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -63,13 +64,58 @@ int cu_free_port(void)
     return port;
 }
 
-pid_t cu_spawn(const char *program, const char *log, const char *const args[])
+extern char **environ;
+static const char *const NO_ENV[] = { NULL };
+
+/*
+ * The environment of a child: this process's, with the "NAME=value" entries
+ * of env replacing or added to it (malloc'd array; the strings are not copied).
+ */
+static char **child_environment(const char *const env[])
+{
+    size_t n = 0, extra = 0;
+    while (environ[n])
+        n++;
+    while (env[extra])
+        extra++;
+    char **out = malloc(sizeof *out * (n + extra + 1));
+    if (!out)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool replaced = false;
+        for (size_t j = 0; j < extra && !replaced; j++) {
+            size_t len = strcspn(env[j], "=");
+            replaced = strncmp(environ[i], env[j], len) == 0 && environ[i][len] == '=';
+        }
+        if (!replaced)
+            out[k++] = environ[i];
+    }
+    for (size_t j = 0; j < extra; j++)
+        out[k++] = (char *)env[j];
+    out[k] = NULL;
+    return out;
+}
+
+/* Starts program; with env (may be empty), in that environment and killed when this process dies. */
+static pid_t spawn(const char *program, const char *log, const char *const args[], const char *const env[])
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", XQF_BIN, program);
+    /* built before fork: the child of a threaded process may only call async-signal-safe functions */
+    char **envp = env ? child_environment(env) : environ;
+    if (!envp)
+        return -1;
+    pid_t parent = getpid();
     pid_t pid = fork();
-    if (pid != 0)
+    if (pid != 0) {
+        if (envp != environ)
+            free(envp);
         return pid;
+    }
+    /* a test killed at its timeout takes its processes with it */
+    if (env && (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent))
+        _exit(127);
     int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd >= 0) {
         dup2(fd, 2);
@@ -82,8 +128,18 @@ pid_t cu_spawn(const char *program, const char *log, const char *const args[])
     for (int i = 0; args[i] && n < 31; i++)
         argv[n++] = (char *)args[i];
     argv[n] = NULL;
-    execv(path, argv);
+    execve(path, argv, envp);
     _exit(127);
+}
+
+pid_t cu_spawn(const char *program, const char *log, const char *const args[])
+{
+    return spawn(program, log, args, NULL);
+}
+
+pid_t cu_spawn_env(const char *program, const char *log, const char *const args[], const char *const env[])
+{
+    return spawn(program, log, args, env ? env : NO_ENV);
 }
 
 bool cu_ended(pid_t pid, int *status)
@@ -105,35 +161,71 @@ int cu_stop(pid_t pid, int sig)
     return status;
 }
 
-pid_t cu_coordinator(const char *db, int port, const char *lease_s, const char *log)
+/* A coordinator on 127.0.0.1:port (env: see spawn). */
+static pid_t coordinator_env(const char *db, int port, const char *lease_s, const char *log, const char *const env[])
 {
     char bind[64];
     snprintf(bind, sizeof bind, "tcp://127.0.0.1:%d", port);
     const char *args[] = { "--bind", bind, "--db", db, "--lease", lease_s, NULL };
-    return cu_spawn("xqf-coordinator", log, args);
+    return spawn("xqf-coordinator", log, args, env);
 }
 
-pid_t cu_worker(int port, const char *name, int concurrency, const char *log)
+/* A worker connecting to 127.0.0.1:port (env: see spawn). */
+static pid_t worker_env(int port, const char *name, int concurrency, const char *log, const char *const env[])
 {
     char ep[64], conc[16];
     snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
     snprintf(conc, sizeof conc, "%d", concurrency);
     const char *args[] = { "--connect", ep, "--name", name, "--concurrency", conc, NULL };
-    return cu_spawn("xqf-worker", log, args);
+    return spawn("xqf-worker", log, args, env);
 }
 
-int64_t cu_sprt(Store *s, const char *test_params, int pairs_per_task, int64_t max_pairs,
-                int64_t nodes, double elo0, double elo1)
+pid_t cu_coordinator(const char *db, int port, const char *lease_s, const char *log)
+{
+    return coordinator_env(db, port, lease_s, log, NULL);
+}
+
+pid_t cu_coordinator_env(const char *db, int port, const char *lease_s, const char *log, const char *const env[])
+{
+    return coordinator_env(db, port, lease_s, log, env ? env : NO_ENV);
+}
+
+pid_t cu_worker(int port, const char *name, int concurrency, const char *log)
+{
+    return worker_env(port, name, concurrency, log, NULL);
+}
+
+pid_t cu_worker_env(int port, const char *name, int concurrency, const char *log, const char *const env[])
+{
+    return worker_env(port, name, concurrency, log, env ? env : NO_ENV);
+}
+
+pid_t cu_proxy(int listen_port, int target_port, const char *const opts[], const char *log)
+{
+    char listen[16], target[16];
+    snprintf(listen, sizeof listen, "%d", listen_port);
+    snprintf(target, sizeof target, "%d", target_port);
+    const char *args[32] = { "--listen", listen, "--connect", target };
+    int n = 4;
+    for (int i = 0; opts && opts[i] && n < 31; i++)
+        args[n++] = opts[i];
+    args[n] = NULL;
+    return cu_spawn_env("xqf-faultproxy", log, args, NULL);
+}
+
+int cu_book(const char **book, int count)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/ops/books/default.book", XQF_SOURCE_DIR);
     FILE *f = fopen(path, "r");
-    if (!f)
+    if (!f || count > CU_BOOK_MAX) {
+        if (f)
+            fclose(f);
         return -1;
-    static char lines[100][512];
-    const char *book[100];
+    }
+    static char lines[CU_BOOK_MAX][512];
     int n = 0;
-    while (n < 100 && fgets(lines[n], sizeof lines[n], f)) {
+    while (n < count && fgets(lines[n], sizeof lines[n], f)) {
         if (lines[n][0] == '#' || lines[n][0] == '\n')
             continue;
         lines[n][strcspn(lines[n], "\n")] = '\0';
@@ -141,6 +233,17 @@ int64_t cu_sprt(Store *s, const char *test_params, int pairs_per_task, int64_t m
         n++;
     }
     fclose(f);
+    return n;
+}
+
+/* An SPRT run over the first book_lines openings of the book. */
+static int64_t sprt_over(Store *s, const char *test_params, int pairs_per_task, int book_lines,
+                         int64_t max_pairs, int64_t nodes, double elo0, double elo1)
+{
+    const char *book[CU_BOOK_MAX];
+    int n = cu_book(book, book_lines);
+    if (n < 0)
+        return -1;
     StoreSprtSpec spec = { 0 };
     spec.name = "test run";
     spec.test_params = test_params;
@@ -159,6 +262,21 @@ int64_t cu_sprt(Store *s, const char *test_params, int pairs_per_task, int64_t m
     spec.beta = 0.05;
     int64_t id;
     return store_create_sprt(s, &spec, &id) == 0 ? id : -1;
+}
+
+int64_t cu_sprt(Store *s, const char *test_params, int pairs_per_task, int64_t max_pairs,
+                int64_t nodes, double elo0, double elo1)
+{
+    return sprt_over(s, test_params, pairs_per_task, 100, max_pairs, nodes, elo0, elo1);
+}
+
+int64_t cu_sprt_openings(Store *s, const char *test_params, int pairs_per_task, int openings,
+                         int64_t nodes, double elo0, double elo1)
+{
+    const char *book[CU_BOOK_MAX];
+    if (openings < 1 || cu_book(book, openings) != openings)
+        return -1;
+    return sprt_over(s, test_params, pairs_per_task, openings, openings, nodes, elo0, elo1);
 }
 
 bool cu_wait_finished(Store *s, int64_t run, double timeout_s, StoreRun *out)

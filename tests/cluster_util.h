@@ -30,6 +30,13 @@ int cu_free_port(void);
 
 /* Starts a program of build/bin with arguments (NULL-terminated); stderr to log (appended). */
 pid_t cu_spawn(const char *program, const char *log, const char *const args[]);
+/*
+ * The same with extra environment variables ("NAME=value", NULL-terminated;
+ * NULL: none), and the child is killed when this process dies (a test
+ * stopped at its timeout leaves nothing running).  So are the *_env
+ * variants below and cu_proxy.
+ */
+pid_t cu_spawn_env(const char *program, const char *log, const char *const args[], const char *const env[]);
 /* Sends sig and reaps the process (waits up to 10 s, then SIGKILL). Returns its wait status. */
 int cu_stop(pid_t pid, int sig);
 /* Reaps pid if it has ended; true when it has. */
@@ -37,6 +44,14 @@ bool cu_ended(pid_t pid, int *status);
 
 pid_t cu_coordinator(const char *db, int port, const char *lease_s, const char *log);
 pid_t cu_worker(int port, const char *name, int concurrency, const char *log);
+/* The same with extra environment variables (may be NULL), killed with this process (cu_spawn_env). */
+pid_t cu_coordinator_env(const char *db, int port, const char *lease_s, const char *log, const char *const env[]);
+pid_t cu_worker_env(int port, const char *name, int concurrency, const char *log, const char *const env[]);
+/*
+ * xqf-faultproxy (tests/fault_proxy.c) on 127.0.0.1:listen_port, forwarding
+ * to 127.0.0.1:target_port, with its options (NULL-terminated, may be NULL).
+ */
+pid_t cu_proxy(int listen_port, int target_port, const char *const opts[], const char *log);
 
 /*
  * Creates an SPRT run: test_params against the defaults over the first
@@ -44,6 +59,21 @@ pid_t cu_worker(int port, const char *name, int concurrency, const char *log);
  */
 int64_t cu_sprt(Store *s, const char *test_params, int pairs_per_task, int64_t max_pairs,
                 int64_t nodes, double elo0, double elo1);
+
+enum { CU_BOOK_MAX = 400 };
+/*
+ * The first n (<= CU_BOOK_MAX) openings of the shipped book, in lines
+ * (pointers to static storage, valid until the next call). Returns how many, or -1.
+ */
+int cu_book(const char **lines, int n);
+/*
+ * An SPRT run as cu_sprt makes it, over the first `openings` lines of the
+ * book with max_pairs = openings: every opening is played exactly once
+ * (in the run's shuffled order), so the run's totals are those of
+ * `xqf-match --pairs N` over the same openings.
+ */
+int64_t cu_sprt_openings(Store *s, const char *test_params, int pairs_per_task, int openings,
+                         int64_t nodes, double elo0, double elo1);
 
 /* Waits until the run's state is not active (true) or timeout_s passes (false). */
 bool cu_wait_finished(Store *s, int64_t run, double timeout_s, StoreRun *out);

@@ -1,0 +1,861 @@
+/*
+ * The fault suite: the cluster of test_cluster.c (a real PostgreSQL from
+ * XQF_TEST_DB, xqf-coordinator and xqf-worker processes on loopback
+ * ZeroMQ), each test with one kind of fault injected while a run is
+ * played:
+ *
+ *   workers killed (kill -9) at random moments, again and again;
+ *   the coordinator killed (kill -9) and restarted, twice;
+ *   PostgreSQL restarted (fast shutdown), then crashed (immediate) and restarted;
+ *   a bad network (xqf-faultproxy between workers and coordinator: delay
+ *   and jitter, connections reset at random, a black-hole longer than a lease);
+ *   workers whose wall clock is wrong, ahead and behind (libxqf-clockshift.so);
+ *   a client that replays old result frames (same bytes), and results of
+ *   leases expired, handed back or another worker's.
+ *
+ * Each run plays every one of the first OPENINGS openings of the book
+ * exactly once (cu_sprt_openings), at fixed nodes: games are then
+ * reproducible, so the run's totals must equal what xqf-match plays over
+ * the same openings (the reference, computed once and cached next to the
+ * test binary) -- W/D/L, pentanomial and game endings, not just the number
+ * of pairs -- and the audit of test_cluster.c must hold: the run's pairs,
+ * the sums over its tasks and over every lease's results all equal the
+ * pairs planned.  No game lost, none counted twice.
+ *
+ * The workers play one game at a time.  With several game threads a worker
+ * can complete a task's pairs out of order (worker/task.c counts complete
+ * pairs as they end), while the coordinator re-issues a lease cut short
+ * (kill -9, hand-back, expiry) from first_pair + done_pairs: the pair
+ * counted is then played and counted again, the one still running never.
+ * The totals stay right, the games are not the run's: the reference check
+ * here fails on it.
+ *
+ * The faults come at random moments (rand(), seeded from the clock; the
+ * seed is the first line of each test's log, XQF_CHAOS_SEED=N repeats it).
+ */
+#define _DEFAULT_SOURCE              /* timegm */
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "cluster_util.h"
+#include "codec.h"
+#include "game.h"
+
+enum { MAX_PROCS = 12, PAIRS_PER_TASK = 4 };
+/* Under AddressSanitizer the engine is several times slower: shorter runs, the same faults. */
+#ifdef __SANITIZE_ADDRESS__
+enum { OPENINGS = 32, NODES = 300 };
+#else
+enum { OPENINGS = 100, NODES = 1000 };
+#endif
+static const char *const TEST_PARAMS = "RookMg=700";
+static const char *const LEASE_S = "3";
+
+static char db[512], dbname[64], logdir[128], logfile[256];
+static Store *store;
+static int port;
+static pid_t procs[MAX_PROCS];
+static bool pg_stopped;              /* this test stopped the shared PostgreSQL */
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void setup(void)
+{
+    if (!getenv("XQF_TEST_DB") || !*getenv("XQF_TEST_DB"))
+        return;
+    int rc = cu_db_create(db, sizeof db, dbname, sizeof dbname);
+    if (rc != 0 && getenv("XQF_PG_DIR")) {
+        /* a test stopped (timed out) while the server was down left it down */
+        sh("'%s/ops/pg' start >/dev/null 2>&1", XQF_SOURCE_DIR);
+        rc = cu_db_create(db, sizeof db, dbname, sizeof dbname);
+    }
+    cr_assert_eq(rc, 0, "cannot create a test database");
+    store = store_new(db);
+    cr_assert_eq(store_connect(store), 0);
+    port = cu_free_port();
+    snprintf(logdir, sizeof logdir, "/tmp/xqf-chaos-XXXXXX");
+    cr_assert(mkdtemp(logdir));
+    snprintf(logfile, sizeof logfile, "%s/log", logdir);
+    memset(procs, 0, sizeof procs);
+    pg_stopped = false;
+    /* the random moments of the faults: XQF_CHAOS_SEED=N repeats a test's sequence */
+    const char *env = getenv("XQF_CHAOS_SEED");
+    unsigned seed = env && *env ? (unsigned)strtoul(env, NULL, 10) : (unsigned)time(NULL) ^ (unsigned)getpid();
+    srand(seed);
+    FILE *f = fopen(logfile, "a");
+    if (f) {
+        fprintf(f, "test_chaos: XQF_CHAOS_SEED=%u\n", seed);
+        fclose(f);
+    }
+}
+
+static void teardown(void)
+{
+    for (int i = 0; i < MAX_PROCS; i++)
+        if (procs[i] > 0)
+            cu_stop(procs[i], SIGKILL);
+    if (pg_stopped)                  /* never leave the shared server down */
+        sh("'%s/ops/pg' start >>'%s' 2>&1", XQF_SOURCE_DIR, logfile);
+    store_destroy(&store);
+    if (dbname[0])
+        cu_db_drop(dbname);
+    dbname[0] = '\0';
+}
+
+TestSuite(chaos, .init = setup, .fini = teardown, .timeout = 170);
+
+/* ---- processes ----------------------------------------------------------------- */
+
+/* Runs a shell command (printf format); returns its exit status, -1 when it did not exit. */
+static int sh(const char *fmt, ...)
+{
+    char cmd[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    int st = system(cmd);
+    return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Appends a line to the test's log: "test_chaos: " and the text (printf format). */
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note(const char *fmt, ...)
+{
+    FILE *f = fopen(logfile, "a");
+    if (!f)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("test_chaos: ", f);
+    vfprintf(f, fmt, ap);
+    fputc('\n', f);
+    va_end(ap);
+    fclose(f);
+}
+
+static pid_t track(pid_t pid)
+{
+    for (int i = 0; i < MAX_PROCS; i++)
+        if (procs[i] <= 0) {
+            procs[i] = pid;
+            return pid;
+        }
+    cr_assert_fail("too many processes");
+    return pid;
+}
+
+static void untrack(pid_t pid)
+{
+    for (int i = 0; i < MAX_PROCS; i++)
+        if (procs[i] == pid)
+            procs[i] = 0;
+}
+
+static void kill9(pid_t pid)
+{
+    cu_stop(pid, SIGKILL);
+    untrack(pid);
+}
+
+/* The processes of a test die with it (the *_env helpers), even when it is stopped at its timeout. */
+static pid_t coordinator(void) { return track(cu_coordinator_env(db, port, LEASE_S, logfile, NULL)); }
+static pid_t worker(const char *name) { return track(cu_worker_env(port, name, 1, logfile, NULL)); }
+
+/* A worker whose wall clock is shift_s seconds off (LD_PRELOAD libxqf-clockshift.so). */
+static pid_t shifted_worker(const char *name, long shift_s)
+{
+    static char preload[600], shift[64], asan[600];
+    snprintf(preload, sizeof preload, "LD_PRELOAD=%s", XQF_CLOCK_SHIFT_LIB);
+    snprintf(shift, sizeof shift, "XQF_CLOCK_SHIFT_S=%ld", shift_s);
+    /* under ASan the preloaded library comes before the ASan runtime: allowed here */
+    const char *old = getenv("ASAN_OPTIONS");
+    snprintf(asan, sizeof asan, "ASAN_OPTIONS=%s%sverify_asan_link_order=0", old ? old : "", old ? ":" : "");
+    const char *env[] = { preload, shift, asan, NULL };
+    return track(cu_worker_env(port, name, 1, logfile, env));
+}
+
+/* Waits at most 60 s for the run to have pairs accepted. */
+static void wait_pairs(int64_t run, int64_t pairs)
+{
+    cr_assert(cu_wait_pairs(store, run, pairs, 60), "the run did not reach %lld pairs (log: %s)",
+              (long long)pairs, logfile);
+}
+
+static bool run_active(int64_t run)
+{
+    StoreRun r;
+    if (!store_ok(store))
+        store_connect(store);
+    return !store_ok(store) || store_load_run(store, run, &r, false) != 1 || strcmp(r.state, "active") == 0;
+}
+
+/* Sleeps a random time in [lo_ms, hi_ms]. */
+static void random_sleep(int lo_ms, int hi_ms)
+{
+    cu_sleep_ms(lo_ms + rand() % (hi_ms - lo_ms + 1));
+}
+
+/* ---- the games really played: xqf-match over the same openings ---------------------- */
+
+/* Parses "Endings: checkmate 1, adjudication (score) 59" into reasons by GameReason. */
+static void parse_endings(const char *line, int64_t *reasons)
+{
+    for (int r = 0; r < GAME_REASONS; r++) {
+        const char *text = game_reason_text((GameReason)r);
+        size_t len = strlen(text);
+        for (const char *p = strstr(line, text); p; p = strstr(p + 1, text))
+            if ((p[-1] == ' ' && (p[-2] == ':' || p[-2] == ',')) && p[len] == ' ') {
+                reasons[r] = strtoll(p + len + 1, NULL, 10);
+                break;
+            }
+    }
+}
+
+/* "Name=v,Name=v" as xqf-match player words: " option.Name=v option.Name=v". */
+static void option_words(const char *params, char *out, size_t size)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    char copy[STORE_PARAMS_MAX + 1];
+    snprintf(copy, sizeof copy, "%s", params);
+    for (char *save, *w = strtok_r(copy, ",", &save); w && len < size; w = strtok_r(NULL, ",", &save))
+        len += (size_t)snprintf(out + len, size - len, " option.%s", w);
+}
+
+/*
+ * Plays n pairs, one over each of openings, with xqf-match (threads game
+ * threads): the counts a worker must report for them.  Fails the test when
+ * xqf-match does.
+ */
+static void play_pairs(const char *const *openings, int n, const char *params0, const char *params1,
+                       int threads, StoreCounts *out)
+{
+    char book[300];
+    snprintf(book, sizeof book, "%s/book-XXXXXX", logdir);
+    int fd = mkstemp(book);
+    cr_assert_geq(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s\n", openings[i]);
+    fclose(f);
+    char w0[STORE_PARAMS_MAX * 2], w1[STORE_PARAMS_MAX * 2], cmd[STORE_PARAMS_MAX * 5];
+    option_words(params0, w0, sizeof w0);
+    option_words(params1, w1, sizeof w1);
+    snprintf(cmd, sizeof cmd,
+             "'%s/xqf-match' --engine name=test%s --engine name=base%s --nodes %d --pairs %d --book '%s' "
+             "--concurrency %d --quiet 2>>'%s'", XQF_BIN, w0, w1, NODES, n, book, threads, logfile);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p, "cannot run xqf-match");
+    memset(out, 0, sizeof *out);
+    out->nreasons = GAME_REASONS;
+    char line[4096];
+    int seen = 0;
+    while (fgets(line, sizeof line, p)) {
+        int64_t *v = out->penta;
+        if (sscanf(line, "Pairs: %" SCNd64, &out->pairs) == 1)
+            seen |= 1;
+        else if (sscanf(line, "W/D/L: %" SCNd64 "/%" SCNd64 "/%" SCNd64, &out->wins, &out->draws,
+                        &out->losses) == 3)
+            seen |= 2;
+        else if (sscanf(line, "Pentanomial [LL, LD, DD+WL, WD, WW]: %" SCNd64 ", %" SCNd64 ", %" SCNd64
+                              ", %" SCNd64 ", %" SCNd64, &v[0], &v[1], &v[2], &v[3], &v[4]) == 5)
+            seen |= 4;
+        else if (strncmp(line, "Endings:", 8) == 0) {
+            parse_endings(line, out->reasons);
+            seen |= 8;
+        }
+    }
+    int st = pclose(p);
+    unlink(book);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0 && seen == 15 && out->pairs == n,
+              "xqf-match failed (status %d, output %d; log: %s)", st, seen, logfile);
+}
+
+/*
+ * The counts of the run's openings played by xqf-match, cached in a file
+ * named after the settings and xqf-match's modification time.
+ */
+static void reference(StoreCounts *out)
+{
+    char match[1024], cache[1400];
+    snprintf(match, sizeof match, "%s/xqf-match", XQF_BIN);
+    struct stat st;
+    cr_assert_eq(stat(match, &st), 0);
+    snprintf(cache, sizeof cache, "%s/chaos-reference-%d-%d-%s-%lld.txt", XQF_CHAOS_CACHE, OPENINGS, NODES,
+             TEST_PARAMS, (long long)st.st_mtime);
+    FILE *f = fopen(cache, "r");
+    if (f) {
+        memset(out, 0, sizeof *out);
+        out->nreasons = GAME_REASONS;
+        int got = fscanf(f, "%" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64, &out->pairs, &out->wins,
+                         &out->draws, &out->losses);
+        for (int i = 0; i < 5; i++)
+            got += fscanf(f, " %" SCNd64, &out->penta[i]);
+        for (int i = 0; i < GAME_REASONS; i++)
+            got += fscanf(f, " %" SCNd64, &out->reasons[i]);
+        fclose(f);
+        if (got == 9 + GAME_REASONS)
+            return;
+    }
+    const char *book[CU_BOOK_MAX];
+    cr_assert_eq(cu_book(book, OPENINGS), OPENINGS);
+    play_pairs(book, OPENINGS, TEST_PARAMS, "", 2, out);
+    char tmp[1500];
+    snprintf(tmp, sizeof tmp, "%s.%ld", cache, (long)getpid());
+    if ((f = fopen(tmp, "w"))) {
+        fprintf(f, "%lld %lld %lld %lld", (long long)out->pairs, (long long)out->wins, (long long)out->draws,
+                (long long)out->losses);
+        for (int i = 0; i < 5; i++)
+            fprintf(f, " %lld", (long long)out->penta[i]);
+        for (int i = 0; i < GAME_REASONS; i++)
+            fprintf(f, " %lld", (long long)out->reasons[i]);
+        fprintf(f, "\n");
+        fclose(f);
+        rename(tmp, cache);
+    }
+}
+
+/* ---- the audit ---------------------------------------------------------------------- */
+
+/*
+ * Waits for the end of the run, then checks every count against the
+ * planned pairs (as test_cluster.c does) and the totals against the games
+ * xqf-match plays over the same openings.
+ */
+static void finish_and_audit(int64_t run, double timeout_s)
+{
+    StoreRun r;
+    cr_assert(cu_wait_finished(store, run, timeout_s, &r), "run %lld did not finish (log: %s)",
+              (long long)run, logfile);
+    cr_assert_str_eq(r.verdict, "max pairs", "log: %s", logfile);
+    StoreAudit a;
+    cr_assert_eq(store_audit_run(store, run, &a), 1);
+    cr_assert_eq(a.run_pairs, OPENINGS, "run pairs %lld, expected %d (log: %s)", (long long)a.run_pairs,
+                 OPENINGS, logfile);
+    cr_assert_eq(a.run_games, 2 * a.run_pairs);
+    cr_assert_eq(a.run_penta, a.run_pairs);
+    cr_assert_eq(a.task_pairs, a.run_pairs, "tasks %lld, run %lld", (long long)a.task_pairs,
+                 (long long)a.run_pairs);
+    cr_assert_eq(a.result_pairs, a.run_pairs, "results %lld, run %lld", (long long)a.result_pairs,
+                 (long long)a.run_pairs);
+    cr_assert_eq(a.task_games, a.run_games);
+    cr_assert_eq(a.result_games, a.run_games);
+    cr_assert_eq(a.tasks_done, a.tasks, "%lld of %lld tasks done", (long long)a.tasks_done, (long long)a.tasks);
+    int64_t reasons = 0;
+    for (int i = 0; i < r.counts.nreasons; i++)
+        reasons += r.counts.reasons[i];
+    cr_assert_eq(reasons, a.run_games);
+
+    StoreCounts ref;
+    reference(&ref);
+    const StoreCounts *c = &r.counts;
+    cr_assert(c->wins == ref.wins && c->draws == ref.draws && c->losses == ref.losses,
+              "W/D/L %lld/%lld/%lld, played %lld/%lld/%lld (log: %s)", (long long)c->wins, (long long)c->draws,
+              (long long)c->losses, (long long)ref.wins, (long long)ref.draws, (long long)ref.losses, logfile);
+    for (int i = 0; i < 5; i++)
+        cr_assert_eq(c->penta[i], ref.penta[i], "pentanomial [%d]: %lld, played %lld (log: %s)", i,
+                     (long long)c->penta[i], (long long)ref.penta[i], logfile);
+    for (int i = 0; i < GAME_REASONS; i++)
+        cr_assert_eq(i < c->nreasons ? c->reasons[i] : 0, ref.reasons[i], "games ended by %s: %lld, played %lld",
+                     game_reason_text((GameReason)i), (long long)(i < c->nreasons ? c->reasons[i] : 0),
+                     (long long)ref.reasons[i]);
+}
+
+static int64_t max_attempts(int64_t run)
+{
+    StoreAudit a;
+    cr_assert_eq(store_audit_run(store, run, &a), 1);
+    return a.max_attempts;
+}
+
+/* How many lines of the log contain text. */
+static int log_count(const char *text)
+{
+    FILE *f = fopen(logfile, "r");
+    char line[4096];
+    int n = 0;
+    while (f && fgets(line, sizeof line, f))
+        n += strstr(line, text) != NULL;
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* The proxy's totals line: connections reset and black-holes. False when there is none. */
+static bool proxy_totals(long *resets, long *holes)
+{
+    FILE *f = fopen(logfile, "r");
+    char line[4096];
+    bool found = false;
+    while (f && fgets(line, sizeof line, f)) {
+        const char *p = strstr(line, "faultproxy info: totals: ");
+        if (p && sscanf(p, "faultproxy info: totals: connections %*d, resets %ld (random %*d, signal %*d), "
+                           "black-holes %ld", resets, holes) == 2)
+            found = true;
+    }
+    if (f)
+        fclose(f);
+    return found;
+}
+
+static int64_t new_run(void)
+{
+    int64_t run = cu_sprt_openings(store, TEST_PARAMS, PAIRS_PER_TASK, OPENINGS, NODES, -500, 500);
+    cr_assert_gt(run, 0);
+    return run;
+}
+
+/* ---- kill -9 ------------------------------------------------------------------------ */
+
+Test(chaos, workers_killed_at_random)
+{
+    CU_REQUIRE_DB();
+    int64_t run = new_run();
+    coordinator();
+    enum { WORKERS = 3 };
+    pid_t w[WORKERS];
+    char name[WORKERS][32];
+    for (int i = 0; i < WORKERS; i++) {
+        snprintf(name[i], sizeof name[i], "w%d", i + 1);
+        w[i] = worker(name[i]);
+    }
+    wait_pairs(run, 1);
+    /* a random worker killed every 0.2-1.2 s, restarted at once: half as itself, half under a new name */
+    int kills = 0;
+    while (kills < 12 && run_active(run)) {
+        random_sleep(200, 1200);
+        int i = rand() % WORKERS;
+        note("fault: kill -9 worker %s", name[i]);
+        kill9(w[i]);
+        kills++;
+        if (rand() % 2)
+            snprintf(name[i], sizeof name[i], "w%d-%d", i + 1, kills);
+        w[i] = worker(name[i]);
+    }
+    cr_assert_geq(kills, 4, "only %d kills before the run ended (log: %s)", kills, logfile);
+    finish_and_audit(run, 120);
+    cr_assert_geq(max_attempts(run), 2, "no killed worker's task was re-issued (log: %s)", logfile);
+}
+
+Test(chaos, coordinator_killed_and_restarted_twice)
+{
+    CU_REQUIRE_DB();
+    int64_t run = new_run();
+    pid_t c = coordinator();
+    worker("w1");
+    worker("w2");
+    worker("w3");
+    for (int k = 1; k <= 2; k++) {
+        wait_pairs(run, k * OPENINGS / 3);
+        note("fault: kill -9 coordinator");
+        kill9(c);
+        random_sleep(200, 1500);
+        c = coordinator();
+    }
+    finish_and_audit(run, 120);
+}
+
+/* ---- PostgreSQL ------------------------------------------------------------------- */
+
+Test(chaos, postgres_restarted_and_crashed)
+{
+    CU_REQUIRE_DB();
+    const char *dir = getenv("XQF_PG_DIR");
+    if (!dir || !*dir)
+        cr_skip("XQF_PG_DIR is not set (ops/test sets it): cannot restart the database");
+    int64_t run = new_run();
+    coordinator();
+    worker("w1");
+    worker("w2");
+    worker("w3");
+    wait_pairs(run, OPENINGS / 4);
+    /* a clean restart: fast shutdown, open transactions rolled back */
+    note("fault: PostgreSQL restart (fast shutdown)");
+    pg_stopped = true;
+    cr_assert_eq(sh("'%s/ops/pg' stop >>'%s' 2>&1", XQF_SOURCE_DIR, logfile), 0);
+    cu_sleep_ms(2000);
+    cr_assert_eq(sh("'%s/ops/pg' start >>'%s' 2>&1", XQF_SOURCE_DIR, logfile), 0);
+    pg_stopped = false;
+    wait_pairs(run, OPENINGS / 2);
+    /* a crash: immediate shutdown (no checkpoint, crash recovery at the next start) */
+    note("fault: PostgreSQL crash (immediate shutdown)");
+    pg_stopped = true;
+    cr_assert_eq(sh("b=${XQF_PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)}; "
+                    "u=; [ \"$(id -u)\" -eq 0 ] && u='runuser -u postgres --'; "
+                    "$u \"$b/pg_ctl\" -D '%s/data' -m immediate -w stop >>'%s' 2>&1", dir, logfile), 0);
+    cu_sleep_ms(1000);
+    cr_assert_eq(sh("'%s/ops/pg' start >>'%s' 2>&1", XQF_SOURCE_DIR, logfile), 0);
+    pg_stopped = false;
+    finish_and_audit(run, 120);
+    cr_assert_geq(log_count("database: connected again"), 2, "the coordinator did not reconnect twice (log: %s)",
+                  logfile);
+}
+
+/* ---- the network ---------------------------------------------------------------------- */
+
+Test(chaos, network_delay_resets_and_blackhole)
+{
+    CU_REQUIRE_DB();
+    int64_t run = new_run();
+    coordinator();
+    int proxy_port = cu_free_port();
+    char seed[32];
+    snprintf(seed, sizeof seed, "%d", rand());
+    /*
+     * 15-55 ms each way, each connection reset after 1.5 s on average; at
+     * a tenth of the pairs every connection reset at once, at a quarter all
+     * traffic held for 7 s (more than twice the lease).
+     */
+    const char *opts[] = { "--delay", "15", "--jitter", "40", "--drop-mean", "1.5", "--blackhole-ms", "7000",
+                           "--seed", seed, NULL };
+    pid_t proxy = track(cu_proxy(proxy_port, port, opts, logfile));
+    cu_sleep_ms(200);
+    track(cu_worker_env(proxy_port, "w-proxied-1", 1, logfile, NULL));
+    track(cu_worker_env(proxy_port, "w-proxied-2", 1, logfile, NULL));
+    worker("w-direct");              /* takes over the leases that expire in the black-hole */
+    wait_pairs(run, OPENINGS / 10);
+    note("fault: every proxied connection reset");
+    kill(proxy, SIGUSR1);
+    wait_pairs(run, OPENINGS / 4);
+    note("fault: proxy black-hole");
+    kill(proxy, SIGUSR2);
+    finish_and_audit(run, 150);
+    int st = cu_stop(proxy, SIGTERM);
+    untrack(proxy);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the proxy failed (log: %s)", logfile);
+    long resets = 0, holes = 0;
+    cr_assert(proxy_totals(&resets, &holes), "no totals from the proxy (log: %s)", logfile);
+    cr_assert_geq(resets, 2, "fewer than 2 connection resets (log: %s)", logfile);
+    cr_assert_eq(holes, 1, "no black-hole (log: %s)", logfile);
+    cr_assert_geq(log_count("expired leases re-queued"), 1, "no lease expired in the black-hole (log: %s)", logfile);
+}
+
+/* ---- wrong clocks -------------------------------------------------------------------- */
+
+/* The wall time a process logged first under its name (the log's timestamp), in seconds. */
+static double logged_time(const char *name)
+{
+    char pattern[80];
+    snprintf(pattern, sizeof pattern, " %s info: ", name);
+    FILE *f = fopen(logfile, "r");
+    char line[4096];
+    double t = -1;
+    while (f && t < 0 && fgets(line, sizeof line, f)) {
+        struct tm tm = { 0 };
+        int ms = 0;
+        if (strstr(line, pattern) && sscanf(line, "%d-%d-%dT%d:%d:%d.%dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                                            &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms) == 7) {
+            tm.tm_year -= 1900;
+            tm.tm_mon -= 1;
+            t = (double)timegm(&tm) + ms / 1000.0;
+        }
+    }
+    if (f)
+        fclose(f);
+    return t;
+}
+
+Test(chaos, workers_with_wrong_clocks)
+{
+    CU_REQUIRE_DB();
+    int64_t run = new_run();
+    coordinator();
+    double started = (double)time(NULL);
+    /* a day ahead, two hours behind, and one killed mid-run and restarted a year behind */
+    shifted_worker("w-ahead", 86400);
+    shifted_worker("w-behind", -7200);
+    pid_t w3 = shifted_worker("w-late", 600);
+    wait_pairs(run, OPENINGS / 3);
+    note("fault: kill -9 worker w-late");
+    kill9(w3);
+    double restarted = (double)time(NULL);
+    shifted_worker("w-year-behind", -365L * 86400);
+    finish_and_audit(run, 120);
+    cr_assert_geq(max_attempts(run), 2, "the killed worker's task was not re-issued (log: %s)", logfile);
+    /* the clocks were really wrong: each worker logged its own time */
+    const struct {
+        const char *name;
+        double shift, at;
+    } w[] = { { "w-ahead", 86400, started }, { "w-behind", -7200, started }, { "w-late", 600, started },
+              { "w-year-behind", -365.0 * 86400, restarted } };
+    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
+        double t = logged_time(w[i].name);
+        cr_assert(t > 0, "no log line of %s (log: %s)", w[i].name, logfile);
+        cr_assert(t - w[i].at - w[i].shift > -5 && t - w[i].at - w[i].shift < 60,
+                  "%s logged %.0f s from the real time, its clock is %.0f s off (log: %s)", w[i].name,
+                  t - w[i].at, w[i].shift, logfile);
+    }
+}
+
+/* ---- a client replaying old results ---------------------------------------------------- */
+
+typedef struct {
+    void *ctx, *sock;
+} Client;
+
+static void client_open(Client *c)
+{
+    c->ctx = zmq_ctx_new();
+    c->sock = zmq_socket(c->ctx, ZMQ_DEALER);
+    int linger = 0;
+    zmq_setsockopt(c->sock, ZMQ_LINGER, &linger, sizeof linger);
+    char ep[64];
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
+    cr_assert_eq(zmq_connect(c->sock, ep), 0);
+}
+
+static void client_close(Client *c)
+{
+    zmq_close(c->sock);
+    zmq_ctx_term(c->ctx);
+}
+
+static void send_bytes(Client *c, const XqfBuf *b)
+{
+    cr_assert_geq(zmq_send(c->sock, b->data, b->len, 0), 0);
+}
+
+/* Encodes m into b (kept for replays) and sends it. */
+static void send_msg(Client *c, const XqfMsg *m, XqfBuf *b)
+{
+    cr_assert_eq(xqf_msg_encode(m, b), 0);
+    send_bytes(c, b);
+}
+
+/* The next message within 10 s (fails the test without one). */
+static void next_msg(Client *c, XqfMsg *m, const char *what)
+{
+    zmq_pollitem_t it = { c->sock, 0, ZMQ_POLLIN, 0 };
+    cr_assert_gt(zmq_poll(&it, 1, 10000), 0, "%s: no answer (log: %s)", what, logfile);
+    zmq_msg_t part;
+    zmq_msg_init(&part);
+    cr_assert_geq(zmq_msg_recv(&part, c->sock, 0), 0);
+    cr_assert_eq(xqf_msg_decode(zmq_msg_data(&part), zmq_msg_size(&part), m, NULL, 0), XQF_DECODE_OK);
+    zmq_msg_close(&part);
+}
+
+static void hello(Client *c, const char *name)
+{
+    XqfMsg m;
+    XqfBuf b = { 0 };
+    xqf_msg_init(&m, XQF_MSG_HELLO);
+    snprintf(m.u.hello.name, sizeof m.u.hello.name, "%s", name);
+    m.u.hello.cores = 1;
+    m.u.hello.concurrency = 1;
+    send_msg(c, &m, &b);
+    xqf_buf_free(&b);
+    next_msg(c, &m, "hello");
+    cr_assert_eq(m.type, XQF_MSG_WELCOME, "hello answered %s", xqf_msg_type_name(m.type));
+    xqf_msg_free(&m);
+}
+
+/* Asks for a task; *task is the answer (free it). */
+static void take_task(Client *c, XqfMsg *task)
+{
+    XqfMsg m;
+    XqfBuf b = { 0 };
+    xqf_msg_init(&m, XQF_MSG_TASK_REQUEST);
+    send_msg(c, &m, &b);
+    xqf_buf_free(&b);
+    next_msg(c, task, "task_request");
+    cr_assert_eq(task->type, XQF_MSG_TASK, "task_request answered %s", xqf_msg_type_name(task->type));
+}
+
+/* A result of the first pairs of a task (really played), encoded into b. */
+static void make_result(const XqfMsg *task, int pairs, XqfBuf *b)
+{
+    const XqfMsg_task *t = &task->u.task;
+    StoreCounts c;
+    play_pairs((const char *const *)t->openings.v, pairs, t->params0, t->params1, 1, &c);
+    XqfMsg m;
+    xqf_msg_init(&m, XQF_MSG_RESULT);
+    XqfMsg_result *r = &m.u.result;
+    r->task_id = t->task_id;
+    r->lease = t->lease;
+    r->pairs = c.pairs;
+    r->wins = c.wins;
+    r->draws = c.draws;
+    r->losses = c.losses;
+    r->penta.count = 5;
+    memcpy(r->penta.v, c.penta, sizeof c.penta);
+    r->reasons.count = GAME_REASONS;
+    memcpy(r->reasons.v, c.reasons, sizeof(int64_t) * GAME_REASONS);
+    cr_assert_eq(xqf_msg_encode(&m, b), 0);
+}
+
+/* Sends bytes and expects an ack with this status (and stop as given). */
+static void expect_ack(Client *c, const XqfBuf *b, const char *status, bool stop, const char *what)
+{
+    send_bytes(c, b);
+    XqfMsg m;
+    next_msg(c, &m, what);
+    cr_assert_eq(m.type, XQF_MSG_ACK, "%s: answered %s (%s)", what, xqf_msg_type_name(m.type),
+                 m.type == XQF_MSG_ERROR ? m.u.error.text : "");
+    cr_assert_str_eq(m.u.ack.status, status, "%s: ack %s, expected %s", what, m.u.ack.status, status);
+    cr_assert_eq(m.u.ack.stop, stop, "%s: stop %d", what, m.u.ack.stop);
+    note("%s: %s", what, m.u.ack.status);
+    xqf_msg_free(&m);
+}
+
+/* The run's counts now. */
+static StoreCounts counts_of(int64_t run)
+{
+    StoreRun r;
+    cr_assert_eq(store_load_run(store, run, &r, false), 1);
+    return r.counts;
+}
+
+static void expect_counts(int64_t run, const StoreCounts *before, const char *what)
+{
+    StoreCounts now = counts_of(run);
+    cr_assert(now.pairs == before->pairs && now.wins == before->wins && now.draws == before->draws &&
+                  now.losses == before->losses && memcmp(now.penta, before->penta, sizeof now.penta) == 0,
+              "%s changed the run: %lld pairs, was %lld", what, (long long)now.pairs, (long long)before->pairs);
+}
+
+static void handback(Client *c, const XqfMsg *task)
+{
+    XqfMsg m;
+    XqfBuf b = { 0 };
+    xqf_msg_init(&m, XQF_MSG_HANDBACK);
+    m.u.handback.task_id = task->u.task.task_id;
+    m.u.handback.lease = task->u.task.lease;
+    snprintf(m.u.handback.reason, sizeof m.u.handback.reason, "test: handed back");
+    send_msg(c, &m, &b);
+    xqf_buf_free(&b);
+    next_msg(c, &m, "handback");
+    cr_assert(m.type == XQF_MSG_ACK && strcmp(m.u.ack.status, "ok") == 0, "handback not accepted");
+    xqf_msg_free(&m);
+}
+
+Test(chaos, replayed_and_stale_results_change_nothing)
+{
+    CU_REQUIRE_DB();
+    int64_t run = new_run();
+    pid_t coord = coordinator();
+    Client a, intruder;
+    client_open(&a);
+    hello(&a, "replayer");
+
+    /* 1. a lease's reports replayed byte for byte: duplicate while it runs, stale once done */
+    XqfMsg t1;
+    take_task(&a, &t1);
+    XqfBuf r1 = { 0 }, r2 = { 0 }, forged = { 0 };
+    make_result(&t1, 2, &r1);
+    expect_ack(&a, &r1, "accepted", false, "first report");
+    StoreCounts after_r1 = counts_of(run);
+    cr_assert_eq(after_r1.pairs, 2);
+    expect_ack(&a, &r1, "duplicate", false, "the same report again");
+    expect_counts(run, &after_r1, "a replayed report");
+    /* another worker replaying it, or claiming more under the same lease, is stale */
+    client_open(&intruder);
+    hello(&intruder, "intruder");
+    expect_ack(&intruder, &r1, "stale", true, "another worker's report replayed");
+    make_result(&t1, 4, &forged);
+    expect_ack(&intruder, &forged, "stale", true, "a report under another worker's lease");
+    expect_counts(run, &after_r1, "another worker's reports");
+    make_result(&t1, 4, &r2);
+    expect_ack(&a, &r2, "accepted", false, "the last report");
+    StoreCounts after_t1 = counts_of(run);
+    cr_assert_eq(after_t1.pairs, 4);
+    expect_ack(&a, &r1, "stale", true, "an old report of a finished task");
+    expect_ack(&a, &r2, "stale", true, "the last report of a finished task again");
+    expect_counts(run, &after_t1, "reports of a finished task");
+
+    /* 2. a lease handed back: its reports are stale, the next lease plays the rest */
+    XqfMsg t2;
+    take_task(&a, &t2);
+    XqfBuf r3 = { 0 }, r3b = { 0 };
+    make_result(&t2, 1, &r3);
+    expect_ack(&a, &r3, "accepted", false, "a report before the hand-back");
+    make_result(&t2, 2, &r3b);
+    handback(&a, &t2);
+    StoreCounts after_t2 = counts_of(run);
+    expect_ack(&a, &r3, "stale", true, "a report of a handed-back lease replayed");
+    expect_ack(&a, &r3b, "stale", true, "a new report of a handed-back lease");
+    expect_counts(run, &after_t2, "reports of a handed-back lease");
+    XqfMsg t2b;
+    take_task(&a, &t2b);
+    cr_assert_eq(t2b.u.task.task_id, t2.u.task.task_id, "the handed-back task is not served first");
+    cr_assert_eq(t2b.u.task.first_pair, t2.u.task.first_pair + 1);
+    cr_assert_eq(t2b.u.task.pairs, t2.u.task.pairs - 1);
+    cr_assert_neq(t2b.u.task.lease, t2.u.task.lease);
+
+    /* 3. a lease left to expire: its reports, old and new, are stale */
+    XqfBuf r4 = { 0 }, r4b = { 0 };
+    make_result(&t2b, 1, &r4);
+    expect_ack(&a, &r4, "accepted", false, "a report before the lease expires");
+    make_result(&t2b, 2, &r4b);
+    StoreCounts after_r4 = counts_of(run);
+    cu_sleep_ms(atoi(LEASE_S) * 1000 + 2500);    /* the lease, and the expiry timer's second */
+    expect_ack(&a, &r4, "stale", true, "a report of an expired lease replayed");
+    expect_ack(&a, &r4b, "stale", true, "a new report of an expired lease");
+    expect_counts(run, &after_r4, "reports of an expired lease");
+
+    /* 4. the coordinator killed and restarted: a replay needs hello, then is a duplicate */
+    XqfMsg t3;
+    take_task(&a, &t3);
+    XqfBuf r5 = { 0 };
+    make_result(&t3, 1, &r5);
+    expect_ack(&a, &r5, "accepted", false, "a report before the coordinator is killed");
+    StoreCounts after_r5 = counts_of(run);
+    note("fault: kill -9 coordinator");
+    kill9(coord);
+    coord = coordinator();
+    /* sent again every 2 s: a frame caught in the dying connection is lost, as a worker's would be */
+    XqfMsg m;
+    zmq_pollitem_t it = { a.sock, 0, ZMQ_POLLIN, 0 };
+    for (int tries = 0; tries < 5 && zmq_poll(&it, 1, 0) == 0; tries++) {
+        send_bytes(&a, &r5);
+        zmq_poll(&it, 1, 2000);
+    }
+    next_msg(&a, &m, "a report to the restarted coordinator");
+    cr_assert(m.type == XQF_MSG_ERROR && m.u.error.code == XQF_ERR_NEED_HELLO, "answered %s",
+              xqf_msg_type_name(m.type));
+    xqf_msg_free(&m);
+    /* the answers to the frames sent again, if any */
+    while (zmq_poll(&it, 1, 300) > 0) {
+        next_msg(&a, &m, "a report to the restarted coordinator");
+        xqf_msg_free(&m);
+    }
+    hello(&a, "replayer");
+    expect_ack(&a, &r5, "duplicate", false, "the report again after the restart");
+    expect_counts(run, &after_r5, "a replay after the coordinator's restart");
+    handback(&a, &t3);
+
+    /* real workers play the rest; the replayer's old frames are still stale at the end */
+    worker("w1");
+    worker("w2");
+    worker("w3");
+    finish_and_audit(run, 120);
+    StoreCounts end = counts_of(run);
+    expect_ack(&a, &r1, "stale", true, "an old report after the run's end");
+    expect_ack(&a, &r4b, "stale", true, "an expired lease's report after the run's end");
+    expect_counts(run, &end, "reports after the run's end");
+
+    xqf_msg_free(&t1);
+    xqf_msg_free(&t2);
+    xqf_msg_free(&t2b);
+    xqf_msg_free(&t3);
+    xqf_buf_free(&r1);
+    xqf_buf_free(&r2);
+    xqf_buf_free(&forged);
+    xqf_buf_free(&r3);
+    xqf_buf_free(&r3b);
+    xqf_buf_free(&r4);
+    xqf_buf_free(&r4b);
+    xqf_buf_free(&r5);
+    client_close(&intruder);
+    client_close(&a);
+}
