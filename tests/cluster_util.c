@@ -309,3 +309,41 @@ bool cu_wait_pairs(Store *s, int64_t run, int64_t pairs, double timeout_s)
     }
     return false;
 }
+
+/* ---- the processes of a test ------------------------------------------------------ */
+
+enum { CU_PROCS_MAX = 32 };
+static pid_t cu_procs[CU_PROCS_MAX];
+
+pid_t cu_track(pid_t pid)
+{
+    for (int i = 0; pid > 0 && i < CU_PROCS_MAX; i++)
+        if (cu_procs[i] <= 0) {
+            cu_procs[i] = pid;
+            return pid;
+        }
+    if (pid > 0)
+        cu_stop(pid, SIGKILL);
+    return -1;
+}
+
+void cu_untrack(pid_t pid)
+{
+    for (int i = 0; i < CU_PROCS_MAX; i++)
+        if (cu_procs[i] == pid)
+            cu_procs[i] = 0;
+}
+
+void cu_kill9(pid_t pid)
+{
+    cu_stop(pid, SIGKILL);
+    cu_untrack(pid);
+}
+
+void cu_stop_all(void)
+{
+    for (int i = 0; i < CU_PROCS_MAX; i++)
+        if (cu_procs[i] > 0)
+            cu_stop(cu_procs[i], SIGKILL);
+    memset(cu_procs, 0, sizeof cu_procs);
+}

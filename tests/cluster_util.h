@@ -37,6 +37,15 @@ pid_t cu_spawn(const char *program, const char *log, const char *const args[]);
  * variants below and cu_proxy.
  */
 pid_t cu_spawn_env(const char *program, const char *log, const char *const args[], const char *const env[]);
+/*
+ * The processes a test started, killed at its end (cu_stop_all, from the
+ * suite's fini): cu_track records pid and returns it (a full table kills
+ * it and returns -1), cu_untrack forgets it, cu_kill9 kills and forgets it.
+ */
+pid_t cu_track(pid_t pid);
+void cu_untrack(pid_t pid);
+void cu_kill9(pid_t pid);
+void cu_stop_all(void);
 /* Sends sig and reaps the process (waits up to 10 s, then SIGKILL). Returns its wait status. */
 int cu_stop(pid_t pid, int sig);
 /* Reaps pid if it has ended; true when it has. */

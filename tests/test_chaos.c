@@ -51,7 +51,7 @@
 #include "codec.h"
 #include "game.h"
 
-enum { MAX_PROCS = 12, PAIRS_PER_TASK = 4 };
+enum { PAIRS_PER_TASK = 4 };
 /* Under AddressSanitizer the engine is several times slower: shorter runs, the same faults. */
 #ifdef __SANITIZE_ADDRESS__
 enum { OPENINGS = 32, NODES = 300 };
@@ -64,7 +64,6 @@ static const char *const LEASE_S = "3";
 static char db[512], dbname[64], logdir[128], logfile[256];
 static Store *store;
 static int port;
-static pid_t procs[MAX_PROCS];
 static bool pg_stopped;              /* this test stopped the shared PostgreSQL */
 
 static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -86,7 +85,6 @@ static void setup(void)
     snprintf(logdir, sizeof logdir, "/tmp/xqf-chaos-XXXXXX");
     cr_assert(mkdtemp(logdir));
     snprintf(logfile, sizeof logfile, "%s/log", logdir);
-    memset(procs, 0, sizeof procs);
     pg_stopped = false;
     /* the random moments of the faults: XQF_CHAOS_SEED=N repeats a test's sequence */
     const char *env = getenv("XQF_CHAOS_SEED");
@@ -101,9 +99,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-    for (int i = 0; i < MAX_PROCS; i++)
-        if (procs[i] > 0)
-            cu_stop(procs[i], SIGKILL);
+    cu_stop_all();
     if (pg_stopped)                  /* never leave the shared server down */
         sh("'%s/ops/pg' start >>'%s' 2>&1", XQF_SOURCE_DIR, logfile);
     store_destroy(&store);
@@ -144,33 +140,9 @@ static void note(const char *fmt, ...)
     fclose(f);
 }
 
-static pid_t track(pid_t pid)
-{
-    for (int i = 0; i < MAX_PROCS; i++)
-        if (procs[i] <= 0) {
-            procs[i] = pid;
-            return pid;
-        }
-    cr_assert_fail("too many processes");
-    return pid;
-}
-
-static void untrack(pid_t pid)
-{
-    for (int i = 0; i < MAX_PROCS; i++)
-        if (procs[i] == pid)
-            procs[i] = 0;
-}
-
-static void kill9(pid_t pid)
-{
-    cu_stop(pid, SIGKILL);
-    untrack(pid);
-}
-
 /* The processes of a test die with it (the *_env helpers), even when it is stopped at its timeout. */
-static pid_t coordinator(void) { return track(cu_coordinator_env(db, port, LEASE_S, logfile, NULL)); }
-static pid_t worker(const char *name) { return track(cu_worker_env(port, name, 1, logfile, NULL)); }
+static pid_t coordinator(void) { return cu_track(cu_coordinator_env(db, port, LEASE_S, logfile, NULL)); }
+static pid_t worker(const char *name) { return cu_track(cu_worker_env(port, name, 1, logfile, NULL)); }
 
 /* A worker whose wall clock is shift_s seconds off (LD_PRELOAD libxqf-clockshift.so). */
 static pid_t shifted_worker(const char *name, long shift_s)
@@ -182,7 +154,7 @@ static pid_t shifted_worker(const char *name, long shift_s)
     const char *old = getenv("ASAN_OPTIONS");
     snprintf(asan, sizeof asan, "ASAN_OPTIONS=%s%sverify_asan_link_order=0", old ? old : "", old ? ":" : "");
     const char *env[] = { preload, shift, asan, NULL };
-    return track(cu_worker_env(port, name, 1, logfile, env));
+    return cu_track(cu_worker_env(port, name, 1, logfile, env));
 }
 
 /* Waits at most 60 s for the run to have pairs accepted. */
@@ -437,7 +409,7 @@ Test(chaos, workers_killed_at_random)
         random_sleep(200, 1200);
         int i = rand() % WORKERS;
         note("fault: kill -9 worker %s", name[i]);
-        kill9(w[i]);
+        cu_kill9(w[i]);
         kills++;
         if (rand() % 2)
             snprintf(name[i], sizeof name[i], "w%d-%d", i + 1, kills);
@@ -459,7 +431,7 @@ Test(chaos, coordinator_killed_and_restarted_twice)
     for (int k = 1; k <= 2; k++) {
         wait_pairs(run, k * OPENINGS / 3);
         note("fault: kill -9 coordinator");
-        kill9(c);
+        cu_kill9(c);
         random_sleep(200, 1500);
         c = coordinator();
     }
@@ -519,10 +491,10 @@ Test(chaos, network_delay_resets_and_blackhole)
      */
     const char *opts[] = { "--delay", "15", "--jitter", "40", "--drop-mean", "1.5", "--blackhole-ms", "7000",
                            "--seed", seed, NULL };
-    pid_t proxy = track(cu_proxy(proxy_port, port, opts, logfile));
+    pid_t proxy = cu_track(cu_proxy(proxy_port, port, opts, logfile));
     cu_sleep_ms(200);
-    track(cu_worker_env(proxy_port, "w-proxied-1", 1, logfile, NULL));
-    track(cu_worker_env(proxy_port, "w-proxied-2", 1, logfile, NULL));
+    cu_track(cu_worker_env(proxy_port, "w-proxied-1", 1, logfile, NULL));
+    cu_track(cu_worker_env(proxy_port, "w-proxied-2", 1, logfile, NULL));
     worker("w-direct");              /* takes over the leases that expire in the black-hole */
     wait_pairs(run, OPENINGS / 10);
     note("fault: every proxied connection reset");
@@ -532,7 +504,7 @@ Test(chaos, network_delay_resets_and_blackhole)
     kill(proxy, SIGUSR2);
     finish_and_audit(run, 150);
     int st = cu_stop(proxy, SIGTERM);
-    untrack(proxy);
+    cu_untrack(proxy);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the proxy failed (log: %s)", logfile);
     long resets = 0, holes = 0;
     cr_assert(proxy_totals(&resets, &holes), "no totals from the proxy (log: %s)", logfile);
@@ -578,7 +550,7 @@ Test(chaos, workers_with_wrong_clocks)
     pid_t w3 = shifted_worker("w-late", 600);
     wait_pairs(run, OPENINGS / 3);
     note("fault: kill -9 worker w-late");
-    kill9(w3);
+    cu_kill9(w3);
     double restarted = (double)time(NULL);
     shifted_worker("w-year-behind", -365L * 86400);
     finish_and_audit(run, 120);
@@ -811,7 +783,7 @@ Test(chaos, replayed_and_stale_results_change_nothing)
     expect_ack(&a, &r5, "accepted", false, "a report before the coordinator is killed");
     StoreCounts after_r5 = counts_of(run);
     note("fault: kill -9 coordinator");
-    kill9(coord);
+    cu_kill9(coord);
     coord = coordinator();
     /* sent again every 2 s: a frame caught in the dying connection is lost, as a worker's would be */
     XqfMsg m;

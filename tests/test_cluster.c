@@ -19,12 +19,10 @@
 #include "codec.h"
 #include "malformed.h"
 
-enum { MAX_PROCS = 8 };
 
 static char db[512], dbname[64], logdir[128], logfile[256];
 static Store *store;
 static int port;
-static pid_t procs[MAX_PROCS];
 
 static void setup(void)
 {
@@ -37,14 +35,11 @@ static void setup(void)
     snprintf(logdir, sizeof logdir, "/tmp/xqf-cluster-XXXXXX");
     cr_assert(mkdtemp(logdir));
     snprintf(logfile, sizeof logfile, "%s/log", logdir);
-    memset(procs, 0, sizeof procs);
 }
 
 static void teardown(void)
 {
-    for (int i = 0; i < MAX_PROCS; i++)
-        if (procs[i] > 0)
-            cu_stop(procs[i], SIGKILL);
+    cu_stop_all();
     store_destroy(&store);
     if (dbname[0])
         cu_db_drop(dbname);
@@ -53,32 +48,8 @@ static void teardown(void)
 
 TestSuite(cluster, .init = setup, .fini = teardown, .timeout = 150);
 
-static pid_t track(pid_t pid)
-{
-    for (int i = 0; i < MAX_PROCS; i++)
-        if (procs[i] <= 0) {
-            procs[i] = pid;
-            return pid;
-        }
-    cr_assert_fail("too many processes");
-    return pid;
-}
-
-static void untrack(pid_t pid)
-{
-    for (int i = 0; i < MAX_PROCS; i++)
-        if (procs[i] == pid)
-            procs[i] = 0;
-}
-
-static void kill9(pid_t pid)
-{
-    cu_stop(pid, SIGKILL);
-    untrack(pid);
-}
-
-static pid_t coordinator(const char *lease) { return track(cu_coordinator(db, port, lease, logfile)); }
-static pid_t worker(const char *name) { return track(cu_worker(port, name, 1, logfile)); }
+static pid_t coordinator(const char *lease) { return cu_track(cu_coordinator(db, port, lease, logfile)); }
+static pid_t worker(const char *name) { return cu_track(cu_worker(port, name, 1, logfile)); }
 
 /* Waits for the end of the run, then checks every count against the planned pairs. */
 static void finish_and_audit(int64_t run, int64_t pairs, double timeout_s, const char *verdict)
@@ -143,7 +114,7 @@ Test(cluster, worker_killed_mid_task)
     coordinator("2");
     pid_t w1 = worker("w1");
     cr_assert(cu_wait_pairs(store, run, 1, 60), "no pair reported (log: %s)", logfile);
-    kill9(w1);
+    cu_kill9(w1);
     worker("w2");
     finish_and_audit(run, 8, 90, "max pairs");
     StoreAudit a;
@@ -157,7 +128,7 @@ Test(cluster, one_worker_spreads_tasks_over_its_threads)
     /* tasks of 3, 3, 3 and 1 pairs on one worker with two game threads and prefetch */
     int64_t run = cu_sprt(store, "NullR=2", 3, 10, 500, -500, 500);
     coordinator("10");
-    track(cu_worker(port, "w2threads", 2, logfile));
+    cu_track(cu_worker(port, "w2threads", 2, logfile));
     finish_and_audit(run, 10, 60, "max pairs");
     StoreAudit a;
     store_audit_run(store, run, &a);
@@ -175,10 +146,10 @@ Test(cluster, sigterm_hands_back_every_task_held)
      */
     int64_t run = cu_sprt(store, "NullR=2", 2, 8, 3000, -500, 500);
     coordinator("120");
-    pid_t w1 = track(cu_worker(port, "w1", 2, logfile));
+    pid_t w1 = cu_track(cu_worker(port, "w1", 2, logfile));
     cr_assert(cu_wait_pairs(store, run, 1, 60), "no pair reported (log: %s)", logfile);
     int status = cu_stop(w1, SIGTERM);
-    untrack(w1);
+    cu_untrack(w1);
     cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d (log: %s)", status, logfile);
     worker("w2");
     finish_and_audit(run, 8, 90, "max pairs");
@@ -192,7 +163,7 @@ Test(cluster, coordinator_killed_and_restarted)
     worker("w1");
     worker("w2");
     cr_assert(cu_wait_pairs(store, run, 2, 60), "no pairs reported (log: %s)", logfile);
-    kill9(c);
+    cu_kill9(c);
     cu_sleep_ms(1000);
     coordinator("5");
     finish_and_audit(run, 12, 90, "max pairs");
@@ -220,6 +191,18 @@ Test(cluster, database_restarted)
 /* ---- hostile input ---------------------------------------------------------- */
 
 /* Sends raw bytes (parts > 1: as a multipart message) from a DEALER. */
+/* A raw client: a DEALER connected to the test's coordinator. */
+static void *dealer(void *ctx)
+{
+    void *sock = zmq_socket(ctx, ZMQ_DEALER);
+    int linger = 0;
+    zmq_setsockopt(sock, ZMQ_LINGER, &linger, sizeof linger);
+    char ep[64];
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
+    cr_assert_eq(zmq_connect(sock, ep), 0);
+    return sock;
+}
+
 static void send_raw(void *sock, const void *data, size_t len, int parts)
 {
     for (int i = 0; i < parts; i++)
@@ -270,12 +253,7 @@ Test(cluster, hostile_messages)
     int64_t run = cu_sprt(store, "NullR=2", 2, 10, 500, -500, 500);
     coordinator("10");
     worker("w1");
-    void *ctx = zmq_ctx_new(), *sock = zmq_socket(ctx, ZMQ_DEALER);
-    int linger = 0;
-    zmq_setsockopt(sock, ZMQ_LINGER, &linger, sizeof linger);
-    char ep[64];
-    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
-    cr_assert_eq(zmq_connect(sock, ep), 0);
+    void *ctx = zmq_ctx_new(), *sock = dealer(ctx);
 
     send_raw(sock, "\xc1garbage", 8, 1);
     expect_error(sock, XQF_ERR_MALFORMED, "garbage");
@@ -372,12 +350,7 @@ Test(cluster, every_malformed_message_is_refused)
     int64_t run = cu_sprt(store, "NullR=2", 2, 8, 500, -500, 500);
     coordinator("10");
     worker("w1");
-    void *ctx = zmq_ctx_new(), *sock = zmq_socket(ctx, ZMQ_DEALER);
-    int linger = 0;
-    zmq_setsockopt(sock, ZMQ_LINGER, &linger, sizeof linger);
-    char ep[64];
-    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
-    cr_assert_eq(zmq_connect(sock, ep), 0);
+    void *ctx = zmq_ctx_new(), *sock = dealer(ctx);
     Barrage b = { sock, 0, 0 };
     int n = malformed_each(send_malformed, &b);
     cr_assert_eq(b.sent, n);

@@ -24,12 +24,10 @@
 #include "log.h"
 #include "transport.h"
 
-enum { MAX_PROCS = 6 };
 
 static char dir[128], logfile[256], db[512], dbname[64];
 static Store *store;
 static int port;
-static pid_t procs[MAX_PROCS];
 
 /* A file of the test's folder, in one of 8 rotating buffers: copy what must outlive a few more calls. */
 static const char *at(const char *name)
@@ -122,32 +120,12 @@ static void make_dir(void)
     snprintf(dir, sizeof dir, "/tmp/xqf-curve-XXXXXX");
     cr_assert(mkdtemp(dir));
     snprintf(logfile, sizeof logfile, "%s/log", dir);
-    memset(procs, 0, sizeof procs);
     port = cu_free_port();
-}
-
-static void stop_procs(void)
-{
-    for (int i = 0; i < MAX_PROCS; i++)
-        if (procs[i] > 0)
-            cu_stop(procs[i], SIGKILL);
-    memset(procs, 0, sizeof procs);
-}
-
-static pid_t track(pid_t pid)
-{
-    for (int i = 0; i < MAX_PROCS; i++)
-        if (procs[i] <= 0) {
-            procs[i] = pid;
-            return pid;
-        }
-    cr_assert_fail("too many processes");
-    return pid;
 }
 
 /* ---- key files and the allow-list (no database) -------------------------------- */
 
-TestSuite(keys, .init = make_dir, .fini = stop_procs, .timeout = 60);
+TestSuite(keys, .init = make_dir, .fini = cu_stop_all, .timeout = 60);
 
 static const char *K1 = "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7";
 static const char *K2 = "Yne@$w-vo<fVvi]a<NY6T1ed:M$fCG*[IaLV{hID";
@@ -347,7 +325,7 @@ Test(keys, xqf_keys_program)
 
 /* ---- the transport's policy and its CURVE server (no database) ----------------- */
 
-TestSuite(transport, .init = make_dir, .fini = stop_procs, .timeout = 60);
+TestSuite(transport, .init = make_dir, .fini = cu_stop_all, .timeout = 60);
 
 Test(transport, local_endpoints)
 {
@@ -574,7 +552,7 @@ static void cluster_setup(void)
 
 static void cluster_teardown(void)
 {
-    stop_procs();
+    cu_stop_all();
     store_destroy(&store);
     if (dbname[0])
         cu_db_drop(dbname);
@@ -589,7 +567,7 @@ static pid_t coordinator(void)
     snprintf(bind, sizeof bind, "tcp://127.0.0.1:%d", port);
     const char *args[] = { "--bind", bind, "--db", db, "--lease", "10", "--curve-secret", at("coord"),
                            "--allow", at("allow"), NULL };
-    return track(cu_spawn("xqf-coordinator", logfile, args));
+    return cu_track(cu_spawn("xqf-coordinator", logfile, args));
 }
 
 /* A worker process named name with the key pair key. */
@@ -601,7 +579,7 @@ static pid_t worker(const char *name, const char *key)
     snprintf(server_path, sizeof server_path, "%s", at("coord.pub"));
     const char *args[] = { "--connect", ep, "--name", name, "--concurrency", "1", "--curve-secret", key_path,
                            "--server-key", server_path, NULL };
-    return track(cu_spawn("xqf-worker", logfile, args));
+    return cu_track(cu_spawn("xqf-worker", logfile, args));
 }
 
 static bool worker_known(const char *name)
