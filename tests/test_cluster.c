@@ -493,3 +493,62 @@ Test(cluster, a_tampered_build_is_not_played)
     snprintf(grep, sizeof grep, "%s/%s", cache, b.sha256);
     cr_assert_neq(access(grep, F_OK), 0, "the tampered binary was installed");
 }
+
+/* ---- pairs counted in order: a cut-short lease re-plays exactly what is missing ---- */
+
+/* W/D/L and pentanomial of one pair of this opening as xqf-match plays it (same settings). */
+static void pair_alone(const char *line, StoreCounts *c)
+{
+    char book[512], cmd[2048];
+    snprintf(book, sizeof book, "%s/one.book", logdir);
+    FILE *f = fopen(book, "w");
+    cr_assert(f);
+    fprintf(f, "%s\n", line);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "'%s/xqf-match' --engine name=test option.RookMg=700 --engine name=base "
+             "--nodes 2000 --pairs 1 --book '%s' --concurrency 1 --quiet 2>/dev/null", XQF_BIN, book);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    char out[256];
+    long long w = -1, d = -1, l = -1;
+    while (fgets(out, sizeof out, p))
+        sscanf(out, "W/D/L: %lld/%lld/%lld", &w, &d, &l);
+    pclose(p);
+    cr_assert(w >= 0, "xqf-match gave no W/D/L");
+    c->wins += w, c->draws += d, c->losses += l;
+}
+
+/*
+ * A worker with two game threads finishes pair 1 (two short games) while
+ * pair 0 (a long game) still runs, and dies.  Counted out of order, the
+ * re-issued lease would start after pair 0 and play pair 1 again.
+ */
+Test(cluster, a_pair_finished_early_is_not_played_twice)
+{
+    CU_REQUIRE_DB();
+    static const char *const LINES[2] = {
+        "r2akabr1/9/1cn1b1n2/p1C1p1p1p/9/9/P1P1P1PcP/6N2/4C4/RNBAKABR1 b - - 0 6",   /* a long game */
+        "r1bakabnr/9/1c7/pC2C1p1p/P1p6/9/2n1c1P1P/9/9/RNBAKABNR w - - 0 7",          /* two short ones */
+    };
+    StoreSprtSpec spec = { .name = "in order", .test_params = "RookMg=700", .base_params = "",
+                           .book_name = "two lines", .book = LINES, .book_lines = 2, .seed = 1,
+                           .nodes = 2000, .margin_ms = 100, .pairs_per_task = 2, .max_pairs = 2,
+                           .elo0 = -500, .elo1 = 500, .alpha = 0.05, .beta = 0.05 };
+    int64_t run;
+    cr_assert_eq(store_create_sprt(store, &spec, &run), 0);
+    coordinator("3");
+    pid_t w = cu_track(cu_worker(port, "two-threads", 2, logfile));
+    cr_assert(cu_wait_pairs(store, run, 1, 120), "no pair counted (log: %s)", logfile);
+    cu_kill9(w);
+    cu_track(cu_worker(port, "one-thread", 1, logfile));
+    finish_and_audit(run, 2, 120, "max pairs");
+    StoreCounts want = { 0 };
+    pair_alone(LINES[0], &want);
+    pair_alone(LINES[1], &want);
+    StoreRun r;
+    cr_assert_eq(store_load_run(store, run, &r, false), 1);
+    cr_assert(r.counts.wins == want.wins && r.counts.draws == want.draws && r.counts.losses == want.losses,
+              "the run counted %lld/%lld/%lld, its two openings give %lld/%lld/%lld (log: %s)",
+              (long long)r.counts.wins, (long long)r.counts.draws, (long long)r.counts.losses,
+              (long long)want.wins, (long long)want.draws, (long long)want.losses, logfile);
+}

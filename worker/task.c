@@ -34,6 +34,7 @@ struct Task {
     int64_t next_game;       /* games handed out, 0 .. 2 * pairs: pair = game / 2 */
     int running;             /* games being played */
     PairState *pair_state;
+    int64_t counted;         /* pairs counted: always the first ones (see game_ended) */
     TaskCounts counts;
     bool failed;
 };
@@ -237,9 +238,21 @@ static void game_ended(TaskPool *p, Task *t, int64_t index, int rc, const GameRe
         PairState *pair = &t->pair_state[index / 2];
         pair->points[game] = match_points(g, game);
         pair->reason[game] = g->reason;
+        /*
+         * Pairs are counted in order only: the task's counts are always its
+         * first `counted` pairs.  A re-issued lease plays from first_pair +
+         * done pairs, so a later pair that ended first waits for the earlier
+         * ones; counted out of order, a cut-short lease would have the same
+         * pair played twice and the unfinished one never.
+         */
         if (++pair->done == 2) {
-            count_pair(&t->counts, pair);
-            notify(p);
+            bool more = false;
+            while (t->counted < t->pairs && t->pair_state[t->counted].done == 2) {
+                count_pair(&t->counts, &t->pair_state[t->counted++]);
+                more = true;
+            }
+            if (more)
+                notify(p);
         }
     }
     if (done_locked(t))

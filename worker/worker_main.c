@@ -304,6 +304,10 @@ static void on_message(Worker *w, XqfMsg *m, int64_t now)
                      m->u.welcome.lease_ms);
         w->welcomed = true;
         w->hello_backoff = HELLO_BACKOFF_MIN_MS;
+        /* after a (re)connect: what was not acknowledged goes again at once, before its lease runs out */
+        for (int i = 0; i < w->nslots; i++)
+            if (w->slots[i].task && w->slots[i].acked < w->slots[i].sent.pairs)
+                w->slots[i].since_ms = 0;
         w->heartbeat_ms = m->u.welcome.heartbeat_ms > 0 ? (int64_t)m->u.welcome.heartbeat_ms : 10000;
         break;
     case XQF_MSG_TASK:
