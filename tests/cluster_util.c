@@ -347,3 +347,35 @@ void cu_stop_all(void)
             cu_stop(cu_procs[i], SIGKILL);
     memset(cu_procs, 0, sizeof cu_procs);
 }
+
+/* ---- the audit of a run ----------------------------------------------------------- */
+
+bool cu_audit(Store *s, int64_t run, int64_t pairs, char *why, size_t size)
+{
+    StoreRun r;
+    StoreAudit a;
+    if (store_load_run(s, run, &r, false) != 1 || store_audit_run(s, run, &a) != 1) {
+        snprintf(why, size, "run %lld cannot be read", (long long)run);
+        return false;
+    }
+    int64_t endings = 0;
+    for (int i = 0; i < r.counts.nreasons; i++)
+        endings += r.counts.reasons[i];
+    const struct { bool ok; const char *what; int64_t got, want; } C[] = {
+        { pairs < 0 || a.run_pairs == pairs, "run pairs", a.run_pairs, pairs },
+        { a.run_games == 2 * a.run_pairs, "run games", a.run_games, 2 * a.run_pairs },
+        { a.run_penta == a.run_pairs, "run pentanomial", a.run_penta, a.run_pairs },
+        { a.task_pairs == a.run_pairs, "pairs over its tasks", a.task_pairs, a.run_pairs },
+        { a.result_pairs == a.run_pairs, "pairs over its lease results", a.result_pairs, a.run_pairs },
+        { a.task_games == a.run_games, "games over its tasks", a.task_games, a.run_games },
+        { a.result_games == a.run_games, "games over its lease results", a.result_games, a.run_games },
+        { endings == a.run_games, "game endings", endings, a.run_games },
+        { pairs < 0 || a.tasks_done == a.tasks, "tasks done", a.tasks_done, a.tasks },
+    };
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++)
+        if (!C[i].ok) {
+            snprintf(why, size, "%s: %lld, expected %lld", C[i].what, (long long)C[i].got, (long long)C[i].want);
+            return false;
+        }
+    return true;
+}

@@ -92,4 +92,12 @@ bool cu_wait_pairs(Store *s, int64_t run, int64_t pairs, double timeout_s);
 void cu_sleep_ms(int ms);
 double cu_now(void);
 
+/*
+ * The audit of a finished run: pairs (unless < 0) planned = the run's =
+ * the sum over its tasks = the sum over the results of every lease; games
+ * = 2 x pairs in each; pentanomial = pairs; endings = games; and, when
+ * pairs is given (the run went to its end), every task done.  True, or false with the first discrepancy in why.
+ */
+bool cu_audit(Store *s, int64_t run, int64_t pairs, char *why, size_t size);
+
 #endif
