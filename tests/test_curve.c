@@ -384,7 +384,8 @@ static void send_hello(void *sock, const char *name)
     m.u.hello.concurrency = 1;
     XqfBuf b = { 0 };
     cr_assert_eq(xqf_msg_encode(&m, &b), 0);
-    cr_assert_geq(zmq_send(sock, b.data, b.len, ZMQ_DONTWAIT), 0);
+    /* may fail for a client the coordinator refused (its connection is gone): the answer, or none, says it all */
+    zmq_send(sock, b.data, b.len, ZMQ_DONTWAIT);
     xqf_buf_free(&b);
 }
 
