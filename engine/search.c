@@ -1,29 +1,37 @@
 /*
- * search.c - iterative deepening PVS, following the seed documents.
+ * search.c - iterative deepening PVS on the seed documents' foundation.
  *
- * A reader can find each seed idea by its step name:
+ * A reader can find each idea by its step name:
  *   root       iterative deepening, aspiration windows, root moves re-sorted
- *              by score each iteration, PV written back to the hash table
- *   Step 1     repetition and the 120-ply rule through the rules module
+ *              by score each iteration (seed 003), PV written back to the
+ *              hash table, time management (optimum and maximum time)
+ *   Step 1     repetition (perpetual check and chase) and the 120-ply rule
  *   Step 2     mate-distance pruning
- *   Step 3     transposition table cut-offs (two bounds per entry)
- *   Step 4     static evaluation
+ *   Step 3     transposition table cut-offs (two bounds per entry, seed 003)
+ *   Step 4     static evaluation (from the table when stored), improving
  *   Step 5     razoring
- *   Step 6     null move: the guards of seed 001, adaptive R (Heinz),
- *              verified null move (Tabibi-Netanyahu), seed 003's depth-1
- *              verification at small depths, double null move (Fruit),
- *              the mate-threat flag and memory
- *   Step 7     internal iterative deepening
- *   Step 8     move loop: ordering (hash move, mating killer, captures
- *              MVV/LVA, killers, history), check and mate-threat
- *              extensions, futility pruning, history pruning / LMR with
- *              re-search, PVS with fail-soft
- *   Step 9     mate/stalemate, hash store, killers and history
- *   quiesce    captures, quiet checks at the first plies, full evasions,
- *              delta pruning
+ *   Step 6     reverse futility pruning
+ *   Step 7     null move: the guards of seed 001, a reduction growing with
+ *              depth and eval (or Heinz's adaptive R), verified null move
+ *              (Tabibi-Netanyahu) at high depth, seed 003's depth-1
+ *              verification at small depths, double null move (Fruit), the
+ *              mate-threat flag and memory
+ *   Step 8     ProbCut
+ *   Step 9     internal iterative reduction (or seed 002's deepening)
+ *   Step 10    move loop: ordering (hash move, mating killer, good
+ *              captures by SEE and capture history, killers, counter-move,
+ *              quiets by history and continuation history, losing
+ *              captures); late-move, futility and SEE pruning; singular,
+ *              check and mate-threat extensions; late-move reductions with
+ *              seed 003's history success rate as one input; PVS with
+ *              fail-soft
+ *   Step 11    mate/stalemate, hash store, history with gravity
+ *   quiesce    hash table, captures that do not lose by SEE, quiet checks
+ *              at the first plies, full evasions, delta pruning
  */
 #include "search.h"
 
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,15 +41,38 @@
 #include "eval.h"
 #include "movegen.h"
 #include "rules.h"
+#include "see.h"
 #include "tt.h"
 
-enum { MAX_DEPTH = 100, HISTORY_SCALE = 16384, HISTORY_MAX = 1 << 20 };
+_Static_assert((int)TT_INF == (int)INF && (int)TT_MATE_BOUND == (int)MATE_BOUND, "tt.h and search.h agree on scores");
+
+enum {
+    MAX_DEPTH = 100,
+    HISTORY_SCALE = 16384,   /* Fruit's success rates are fractions of this */
+    HIST_MAX = 16384,        /* every history table stays within +-this (gravity) */
+    LMR_DEPTHS = 64,
+    LMR_MOVES = 64
+};
+
+/* How a node is searched. */
+typedef enum {
+    NODE_PV = 1,      /* on the principal variation: exact scores wanted */
+    NODE_CUT = 2,     /* expected to fail high */
+    NODE_VERIFY = 4,  /* null moves below are verified (Tabibi-Netanyahu) */
+    NODE_NO_NULL = 8  /* a verification re-search: no null move at this node */
+} NodeFlags;
+
+typedef int16_t ContHist[16][SQUARES];
 
 typedef struct {
-    int static_eval;
-    bool null_move;   /* the move into this ply was a null move */
+    int static_eval;     /* -INF when in check */
+    bool null_move;      /* the move into this ply was a null move */
+    Move move;           /* the move made from this ply */
+    ContHist *cont;      /* continuation history of that move (piece, to) */
+    Move excluded;       /* singular search: the move left out */
     Move killers[2];
-    Move mate_killer; /* a quiet move that refuted with a mate score */
+    Move mate_killer;    /* a quiet move that refuted with a mate score */
+    int move_count;
 } Ply;
 
 struct Engine {
@@ -51,24 +82,42 @@ struct Engine {
     atomic_bool stop;
     atomic_bool pondering;
     _Atomic int64_t start_ms;
-    int64_t soft_ms, hard_ms; /* 0: none */
+    int64_t optimum_ms, maximum_ms; /* 0: none */
     uint64_t nodes, node_limit;
     int seldepth;
     bool aborted;
     Board b;
-    Ply ply[MAX_PLY + 1];
-    int history[16][SQUARES];      /* ordering: depth^2 rewards */
-    uint16_t hist_hit[16][SQUARES]; /* history pruning: Fruit's success counts */
+    Ply ply[MAX_PLY + 4];          /* from index 2: two sentinels before the root */
+    int16_t history[16][SQUARES];  /* quiet moves by piece and target, with gravity */
+    int16_t capture_hist[16][SQUARES][PIECE_TYPES];
+    Move counter[16][SQUARES];     /* the reply that refuted a move (piece, to) */
+    ContHist cont_hist[16][SQUARES];
+    uint16_t hist_hit[16][SQUARES]; /* seed 003: Fruit's success counts of quiet moves */
     uint16_t hist_tot[16][SQUARES];
     Move pv[MAX_PLY][MAX_PLY];
     int pv_length[MAX_PLY];
+    int lmr[LMR_DEPTHS][LMR_MOVES]; /* reductions in 1/100 ply */
+    int previous_score;             /* of the last search in this game, -INF: none */
 };
+
+/* The ply record of ply p (p may be -2 or -1: the sentinels before the root). */
+#define PLY(e, p) (&(e)->ply[(p) + 2])
 
 static int64_t now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The post-update hook: tables derived from the parameters. */
+static void derive_tables(Engine *e)
+{
+    const Params *p = &e->params;
+    eval_init(&e->eval, p);
+    for (int d = 0; d < LMR_DEPTHS; d++)
+        for (int m = 0; m < LMR_MOVES; m++)
+            e->lmr[d][m] = d && m ? (int)(p->LmrBase + 100.0 * log(d) * log(m) * 100.0 / p->LmrDiv) : 0;
 }
 
 Engine *engine_new(void)
@@ -84,7 +133,8 @@ Engine *engine_new(void)
     atomic_init(&e->stop, false);
     atomic_init(&e->pondering, false);
     params_default(&e->params);
-    eval_init(&e->eval, &e->params);
+    derive_tables(e);
+    e->previous_score = -INF;
     return e;
 }
 
@@ -105,7 +155,7 @@ int engine_set_hash(Engine *e, size_t mb)
 void engine_set_params(Engine *e, const Params *p)
 {
     e->params = *p;
-    eval_init(&e->eval, &e->params); /* the post-update hook */
+    derive_tables(e);
 }
 
 const Params *engine_params(const Engine *e)
@@ -118,8 +168,12 @@ void engine_clear(Engine *e)
     tt_clear(&e->tt);
     memset(e->ply, 0, sizeof e->ply);
     memset(e->history, 0, sizeof e->history);
+    memset(e->capture_hist, 0, sizeof e->capture_hist);
+    memset(e->counter, 0, sizeof e->counter);
+    memset(e->cont_hist, 0, sizeof e->cont_hist);
     memset(e->hist_hit, 0, sizeof e->hist_hit);
     memset(e->hist_tot, 0, sizeof e->hist_tot);
+    e->previous_score = -INF;
 }
 
 void engine_stop(Engine *e)
@@ -155,27 +209,47 @@ void search_score_text(int score, char *out, size_t len)
         snprintf(out, len, "cp %d", score);
 }
 
-/* Sets soft (don't start another iteration) and hard (abort) time limits. */
+/* ---- time ---- */
+
+/*
+ * The optimum time (what a move should take; the iterations stop when it
+ * is spent, scaled by how settled the search is) and the maximum (the
+ * search is aborted there).  The clock is shared over TmMovesToGo moves
+ * (or the GUI's movestogo) plus a share of the increment; the maximum is
+ * a multiple of the optimum but never more than a share of the clock, so
+ * a slow machine or a long iteration cannot lose on time.
+ */
 static void plan_time(Engine *e, const SearchLimits *l, int side)
 {
-    e->soft_ms = e->hard_ms = 0;
+    const Params *p = &e->params;
+    e->optimum_ms = e->maximum_ms = 0;
     if (l->infinite)
         return;
     if (l->movetime > 0) {
         int64_t t = l->movetime - l->overhead;
-        e->soft_ms = e->hard_ms = t > 1 ? t : 1;
+        e->optimum_ms = e->maximum_ms = t > 1 ? t : 1;
     } else if (l->time[side] >= 0) {
         int64_t left = l->time[side] - l->overhead;
         if (left < 1)
             left = 1;
-        int mtg = l->movestogo > 0 && l->movestogo < 30 ? l->movestogo : 30;
-        int64_t soft = left / mtg + l->inc[side] * 3 / 4;
-        int64_t hard = soft * 4 < left / 3 ? soft * 4 : left / 3;
-        if (soft > hard)
-            soft = hard;
-        e->soft_ms = soft > 1 ? soft : 1;
-        e->hard_ms = hard > 1 ? hard : 1;
+        int mtg = l->movestogo > 0 && l->movestogo < p->TmMovesToGo ? l->movestogo : p->TmMovesToGo;
+        int64_t opt = left / mtg + l->inc[side] * p->TmIncrementShare / 100;
+        int64_t cap = left * p->TmMaxShare / 1000;
+        if (l->movestogo == 1)
+            cap = left * 9 / 10;
+        int64_t max = opt * p->TmMaxRatio / 100;
+        if (max > cap)
+            max = cap;
+        if (opt > max)
+            opt = max;
+        e->optimum_ms = opt > 1 ? opt : 1;
+        e->maximum_ms = max > 1 ? max : 1;
     }
+}
+
+static int64_t elapsed_ms(const Engine *e)
+{
+    return now_ms() - atomic_load(&e->start_ms);
 }
 
 static bool out_of_budget(Engine *e)
@@ -184,9 +258,104 @@ static bool out_of_budget(Engine *e)
         return true;
     if (e->node_limit && e->nodes >= e->node_limit)
         return true;
-    if (e->hard_ms && (e->nodes & 1023) == 0 && !atomic_load(&e->pondering))
-        return now_ms() - atomic_load(&e->start_ms) >= e->hard_ms;
+    if (e->maximum_ms && (e->nodes & 1023) == 0 && !atomic_load(&e->pondering))
+        return elapsed_ms(e) >= e->maximum_ms;
     return false;
+}
+
+/* ---- scores ---- */
+
+/* A perpetual check or chase judged inside the tree: true of this path only. */
+static inline bool is_ban(int v)
+{
+    return (v >= BAN - MAX_PLY && v <= BAN) || (v <= -(BAN - MAX_PLY) && v >= -BAN);
+}
+
+static inline bool is_decisive(int v)
+{
+    return v >= BAN - MAX_PLY || v <= -(BAN - MAX_PLY);
+}
+
+/* ---- history ---- */
+
+static int history_bonus(const Params *p, int depth)
+{
+    int b = p->HistBonusMul * depth - p->HistBonusBase;
+    return b < 0 ? 0 : b > p->HistBonusMax ? p->HistBonusMax : b;
+}
+
+/* Gravity: an entry moves towards +-HIST_MAX ever more slowly, and falls back on a malus. */
+static inline void gravity(int16_t *h, int bonus)
+{
+    int v = *h + bonus - *h * abs(bonus) / HIST_MAX;
+    *h = (int16_t)(v > HIST_MAX ? HIST_MAX : v < -HIST_MAX ? -HIST_MAX : v);
+}
+
+/* History of a quiet move at ply: the piece-to table and the continuations one and two plies back. */
+static int quiet_history(const Engine *e, int ply, int piece, int to)
+{
+    return e->history[piece][to] + (*PLY(e, ply - 1)->cont)[piece][to] + (*PLY(e, ply - 2)->cont)[piece][to];
+}
+
+static void update_quiet_history(Engine *e, int ply, int piece, int to, int bonus)
+{
+    gravity(&e->history[piece][to], bonus);
+    gravity(&(*PLY(e, ply - 1)->cont)[piece][to], bonus);
+    gravity(&(*PLY(e, ply - 2)->cont)[piece][to], bonus);
+}
+
+/* Fruit's history statistics (seed 003): how often a quiet move that was tried produced the cut-off. */
+static void history_tried(Engine *e, int piece, int to, bool good)
+{
+    if (e->hist_tot[piece][to] >= 65000) {
+        e->hist_hit[piece][to] /= 2;
+        e->hist_tot[piece][to] /= 2;
+    }
+    e->hist_tot[piece][to]++;
+    e->hist_hit[piece][to] += good;
+}
+
+static int history_rate(const Engine *e, int piece, int to)
+{
+    return (e->hist_hit[piece][to] + 1) * HISTORY_SCALE / (e->hist_tot[piece][to] + 1);
+}
+
+/*
+ * After a cut-off by best: the bonus to it and a malus to every quiet
+ * move and capture tried before it; killers, the counter-move and the
+ * mating killer for a quiet best move.
+ */
+static void reward_cutoff(Engine *e, Move best, int depth, int ply, int score,
+                          const Move *quiets, int n_quiets, const Move *captures, int n_captures)
+{
+    Board *b = &e->b;
+    Ply *p = PLY(e, ply);
+    int bonus = history_bonus(&e->params, depth);
+    int piece = b->squares[move_from(best)], to = move_to(best), victim = b->squares[to];
+    if (!victim) {
+        if (score >= MATE_BOUND)
+            p->mate_killer = best;
+        if (p->killers[0] != best) {
+            p->killers[1] = p->killers[0];
+            p->killers[0] = best;
+        }
+        Move prev = PLY(e, ply - 1)->move;
+        if (prev)
+            e->counter[b->squares[move_to(prev)]][move_to(prev)] = best;
+        update_quiet_history(e, ply, piece, to, bonus);
+        history_tried(e, piece, to, true);
+        for (int i = 0; i < n_quiets; i++) {
+            int qp = b->squares[move_from(quiets[i])], qt = move_to(quiets[i]);
+            update_quiet_history(e, ply, qp, qt, -bonus);
+            history_tried(e, qp, qt, false);
+        }
+    } else {
+        gravity(&e->capture_hist[piece][to][piece_type(victim)], bonus);
+    }
+    for (int i = 0; i < n_captures; i++) {
+        Move m = captures[i];
+        gravity(&e->capture_hist[b->squares[move_from(m)]][move_to(m)][piece_type(b->squares[move_to(m)])], -bonus);
+    }
 }
 
 /* ---- move ordering ---- */
@@ -194,31 +363,44 @@ static bool out_of_budget(Engine *e)
 enum {
     ORDER_HASH = 1 << 30,
     ORDER_MATE_KILLER = 1 << 29,
-    ORDER_CAPTURE = 1 << 26,
-    ORDER_KILLER = 1 << 25
+    ORDER_GOOD_CAPTURE = 1 << 27,
+    ORDER_KILLER = 1 << 26,
+    ORDER_COUNTER = (1 << 26) - 1,
+    ORDER_BAD_CAPTURE = -(1 << 27)
 };
-static const int ORDER_VALUE[PIECE_TYPES] = { 0, 60, 2, 2, 4, 9, 5, 1 };
 
-static void score_moves(const Engine *e, MoveList *list, Move hash_move, int ply)
+/*
+ * Scores the moves for pick_move: the hash move, a mating killer (seed
+ * 003: before the captures), captures that do not lose material by SEE
+ * (most valuable victim first, then capture history), killers, the
+ * counter-move, quiet moves by history, and last the losing captures.
+ */
+static void score_moves(Engine *e, MoveList *list, Move hash_move, int ply, bool quiesce)
 {
-    const Board *b = &e->b;
-    const Ply *p = &e->ply[ply];
+    Board *b = &e->b;
+    const Ply *p = PLY(e, ply);
+    Move prev = PLY(e, ply - 1)->move;
+    Move counter = prev ? e->counter[b->squares[move_to(prev)]][move_to(prev)] : MOVE_NONE;
     for (int i = 0; i < list->count; i++) {
         Move m = list->moves[i];
         int mover = b->squares[move_from(m)], victim = b->squares[move_to(m)];
         int s;
-        if (m == hash_move)
+        if (m == hash_move) {
             s = ORDER_HASH;
-        else if (m == p->mate_killer)
-            s = ORDER_MATE_KILLER; /* seed 003: a killer that mates goes before the captures */
-        else if (victim)
-            s = ORDER_CAPTURE + ORDER_VALUE[piece_type(victim)] * 64 - ORDER_VALUE[piece_type(mover)];
-        else if (m == p->killers[0])
+        } else if (victim) {
+            int mvv = SEE_VALUE[piece_type(victim)] * 8 + e->capture_hist[mover][move_to(m)][piece_type(victim)] / 16;
+            s = quiesce || see_ge(b, m, 0) ? ORDER_GOOD_CAPTURE + mvv : ORDER_BAD_CAPTURE + mvv;
+        } else if (m == p->mate_killer) {
+            s = ORDER_MATE_KILLER;
+        } else if (m == p->killers[0]) {
             s = ORDER_KILLER + 1;
-        else if (m == p->killers[1])
+        } else if (m == p->killers[1]) {
             s = ORDER_KILLER;
-        else
-            s = e->history[mover][move_to(m)];
+        } else if (m == counter) {
+            s = ORDER_COUNTER;
+        } else {
+            s = quiet_history(e, ply, mover, move_to(m));
+        }
         list->scores[i] = s;
     }
 }
@@ -247,46 +429,8 @@ static void update_pv(Engine *e, int ply, Move m)
     e->pv_length[ply] = e->pv_length[ply + 1] > ply + 1 ? e->pv_length[ply + 1] : ply + 1;
 }
 
-/* Fruit's history statistics: how often a quiet move that was tried produced the cut-off. */
-static void history_tried(Engine *e, int piece, int to, bool good)
-{
-    if (e->hist_tot[piece][to] >= 65000) {
-        e->hist_hit[piece][to] /= 2;
-        e->hist_tot[piece][to] /= 2;
-    }
-    e->hist_tot[piece][to]++;
-    e->hist_hit[piece][to] += good;
-}
-
-static int history_rate(const Engine *e, int piece, int to)
-{
-    return (e->hist_hit[piece][to] + 1) * HISTORY_SCALE / (e->hist_tot[piece][to] + 1);
-}
-
-static void reward_cutoff(Engine *e, Move m, int depth, int ply, int score, const Move *tried, int n_tried)
-{
-    int mover = e->b.squares[move_from(m)];
-    Ply *p = &e->ply[ply];
-    if (score >= MATE_BOUND)
-        p->mate_killer = m;
-    if (p->killers[0] != m) {
-        p->killers[1] = p->killers[0];
-        p->killers[0] = m;
-    }
-    int *h = &e->history[mover][move_to(m)];
-    *h += depth * depth;
-    if (*h > HISTORY_MAX)
-        for (int pc = 0; pc < 16; pc++)
-            for (int sq = 0; sq < SQUARES; sq++)
-                e->history[pc][sq] /= 2;
-    history_tried(e, mover, move_to(m), true);
-    for (int i = 0; i < n_tried; i++)
-        if (tried[i] != m)
-            history_tried(e, e->b.squares[move_from(tried[i])], move_to(tried[i]), false);
-}
-
 /* Score of a repeated position for the side to move, or 1 when none. */
-static int repetition_score(const Board *b, int ply)
+static int repetition_score(Board *b, int ply)
 {
     switch (rules_repetition(b, 2)) {
     case REP_DRAW: return 0;
@@ -316,9 +460,41 @@ static inline bool enter_node(Engine *e, int ply)
     return true;
 }
 
+/* Plays m at ply, recording it for the continuation history and counter-moves. */
+static inline void play(Engine *e, int ply, Move m)
+{
+    Board *b = &e->b;
+    Ply *p = PLY(e, ply);
+    p->move = m;
+    p->cont = &e->cont_hist[b->squares[move_from(m)]][move_to(m)];
+    board_make(b, m);
+    tt_prefetch(&e->tt, board_key(b));
+}
+
+static inline void play_null(Engine *e, int ply)
+{
+    Ply *p = PLY(e, ply);
+    p->move = MOVE_NONE;
+    p->cont = &e->cont_hist[EMPTY][0];
+    board_make_null(&e->b);
+    PLY(e, ply + 1)->null_move = true;
+}
+
+static inline void unplay_null(Engine *e, int ply)
+{
+    PLY(e, ply + 1)->null_move = false;
+    board_unmake_null(&e->b);
+}
+
+/* The static evaluation, from the table when it holds one. */
+static int static_eval(Engine *e, const TTProbe *tp)
+{
+    return tp->eval != TT_NO_EVAL ? tp->eval : evaluate(&e->b, &e->eval);
+}
+
 /* ---- quiescence ---- */
 
-static int quiesce(Engine *e, int alpha, int beta, int ply, int qply)
+static int quiesce(Engine *e, int alpha, int beta, int ply, int qply, bool pv_node)
 {
     Board *b = &e->b;
     const Params *p = &e->params;
@@ -330,19 +506,34 @@ static int quiesce(Engine *e, int alpha, int beta, int ply, int qply)
         return evaluate(b, &e->eval);
 
     bool in_check = board_in_check(b);
-    int best = -MATE + ply, stand = 0;
+    if (in_check) {
+        int rep = repetition_score(b, ply);
+        if (rep != 1)
+            return rep;
+    }
+
+    /* The hash table: any stored bound cuts here (every search is at least as deep). */
+    uint64_t key = board_key(b);
+    TTProbe tp = tt_probe(&e->tt, key, ply);
+    if (!pv_node) {
+        if (tp.lower_depth >= 0 && tp.lower >= beta)
+            return tp.lower;
+        if (tp.upper_depth >= 0 && tp.upper <= alpha)
+            return tp.upper;
+    }
+
+    int best = -MATE + ply, stand = -INF, eval = TT_NO_EVAL, old_alpha = alpha;
     MoveList list;
     list.count = 0;
     if (in_check) {
         /* Full evasions: every legal move. */
-        int rep = repetition_score(b, ply);
-        if (rep != 1)
-            return rep;
         movegen_pseudo(b, &list, GEN_ALL);
     } else {
-        stand = best = evaluate(b, &e->eval);
-        if (best >= beta)
+        stand = best = eval = static_eval(e, &tp);
+        if (best >= beta) {
+            tt_store(&e->tt, key, 0, ply, MOVE_NONE, best, alpha, beta, eval, false);
             return best;
+        }
         if (best > alpha)
             alpha = best;
         movegen_pseudo(b, &list, GEN_CAPTURES);
@@ -353,24 +544,30 @@ static int quiesce(Engine *e, int alpha, int beta, int ply, int qply)
                 list.moves[list.count++] = checks.moves[i];
         }
     }
-    score_moves(e, &list, MOVE_NONE, ply);
+    score_moves(e, &list, tp.move, ply, true);
+    Move best_move = MOVE_NONE;
     for (int i = 0; i < list.count; i++) {
         Move m = pick_move(&list, i);
         int victim = b->squares[move_to(m)];
-        /* Delta pruning: even winning this piece cannot lift the score to alpha. */
-        if (!in_check && victim && p->DeltaPruning
-            && stand + eval_piece_value(&e->eval, piece_type(victim)) + p->DeltaMargin <= alpha)
-            continue;
+        if (!in_check && victim) {
+            /* Delta pruning: even winning this piece cannot lift the score to alpha. */
+            if (p->DeltaPruning && stand + eval_piece_value(&e->eval, piece_type(victim)) + p->DeltaMargin <= alpha)
+                continue;
+            /* A capture that loses material cannot raise a quiet position's score. */
+            if (p->QsSeePruning && !see_ge(b, m, 0))
+                continue;
+        }
         if (!board_legal(b, m))
             continue;
-        board_make(b, m);
-        int score = -quiesce(e, -beta, -alpha, ply + 1, qply + 1);
+        play(e, ply, m);
+        int score = -quiesce(e, -beta, -alpha, ply + 1, qply + 1, pv_node);
         board_unmake(b);
         if (e->aborted)
             return 0;
         if (score > best) {
             best = score;
             if (score > alpha) {
+                best_move = m;
                 alpha = score;
                 update_pv(e, ply, m);
                 if (score >= beta)
@@ -378,50 +575,139 @@ static int quiesce(Engine *e, int alpha, int beta, int ply, int qply)
             }
         }
     }
+    tt_store(&e->tt, key, 0, ply, best_move, best, old_alpha, beta, eval, is_ban(best));
     return best;
 }
 
 /* ---- the main search ---- */
 
-static int null_reduction(const Engine *e, int depth)
+/* Step 7's reduction: Heinz's adaptive R (seed 000), or one growing with depth and eval. */
+static int null_reduction(const Engine *e, int depth, int eval, int beta)
 {
     const Params *p = &e->params;
-    if (!p->NullAdaptive)
-        return p->NullR;
-    if (depth <= p->NullAdaptLowDepth)
-        return 2;
-    if (depth > p->NullAdaptHighDepth)
-        return 3;
-    int us = e->b.side;
-    return piece_count(&e->b, us) >= p->NullAdaptPieces && piece_count(&e->b, us ^ 1) >= p->NullAdaptPieces
-         ? 3 : 2;
+    if (p->NullAdaptive) {
+        if (depth <= p->NullAdaptLowDepth)
+            return 2;
+        if (depth > p->NullAdaptHighDepth)
+            return 3;
+        int us = e->b.side;
+        return piece_count(&e->b, us) >= p->NullAdaptPieces && piece_count(&e->b, us ^ 1) >= p->NullAdaptPieces
+             ? 3 : 2;
+    }
+    int by_eval = (eval - beta) / p->NullEvalDiv;
+    return p->NullR + depth / p->NullDepthDiv + (by_eval < p->NullEvalMax ? by_eval : p->NullEvalMax);
 }
 
-static int futility_margin(const Params *p, int depth)
-{
-    return depth <= 1 ? p->FutilityMargin1 : depth == 2 ? p->FutilityMargin2 : p->FutilityMargin3;
-}
+static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned flags);
 
 /*
- * verify: null moves in this subtree are verified (Tabibi-Netanyahu); a
- * verification search runs with it off.  no_null: this node itself is a
- * verification re-search and must not try a null move.
+ * Step 7: the null move.  Returns a score >= beta when passing still
+ * fails high (after verification where it applies), else -INF; sets
+ * *mate_threat when passing gets us mated.
  */
-static int search(Engine *e, int alpha, int beta, int depth, int ply, bool pv_node, bool verify, bool no_null)
+static int null_move(Engine *e, int alpha, int beta, int depth, int ply, unsigned flags, int eval,
+                     const TTProbe *tp, bool *mate_threat)
 {
     Board *b = &e->b;
     const Params *p = &e->params;
+    Ply *here = PLY(e, ply);
+    int R = null_reduction(e, depth, eval, beta);
+    bool after_null = here->null_move;
+    bool double_null = after_null && PLY(e, ply - 1)->null_move;
+    /* The guards of seed 001 (numbered as there). */
+    if (!p->NullMove || (flags & (NODE_PV | NODE_NO_NULL))                  /* 5: not in a verification */
+        || depth < 2 || board_in_check(b) || here->excluded                 /* 2, 3 */
+        || beta <= -MATE_BOUND || beta >= MATE_BOUND
+        || !board_has_attackers(b, b->side)                                 /* 1: zugzwang is near */
+        || (after_null && (!p->NullDouble || double_null))                  /* 4: Fruit's double null */
+        || tp->mate_threat                                                  /* 6: Crafty's memory */
+        || (p->NullEvalGuard && eval < beta && depth - R - 1 > 0)           /* 7: Fruit's eval >= beta */
+        || (tp->upper_depth >= depth - R - 1 && tp->upper < beta))          /* 8: the table says no */
+        return -INF;
+
+    play_null(e, ply);
+    int v = -search(e, -beta, -beta + 1, depth - R - 1, ply + 1, (flags & NODE_VERIFY) | (flags & NODE_CUT ? 0 : NODE_CUT));
+    unplay_null(e, ply);
+    if (e->aborted)
+        return -INF;
+    if (v < beta) {
+        if (v <= -MATE_BOUND) {
+            /* Passing gets us mated: a mate threat (seed 001), remembered in the table. */
+            *mate_threat = true;
+            tt_mark_mate_threat(&e->tt, board_key(b));
+        }
+        return -INF;
+    }
+    if (v >= MATE_BOUND)
+        v = beta; /* an unproven mate */
+    if (p->NullVerify && (flags & NODE_VERIFY) && depth >= p->NullVerifyDepth) {
+        /* Tabibi-Netanyahu: search this node shallower, verification off below. */
+        v = search(e, alpha, beta, depth - p->NullVerifyReduction, ply, NODE_NO_NULL | (flags & NODE_CUT));
+    } else if (depth <= p->NullSmallVerify) {
+        /* Seed 003: a depth-1 check so that a mate in one is not pruned away. */
+        v = search(e, beta - 1, beta, 1, ply, NODE_NO_NULL | (flags & NODE_VERIFY));
+    }
+    if (e->aborted || v < beta)
+        return -INF;
+    if (p->NullStoreTT)
+        tt_store(&e->tt, board_key(b), depth, ply, MOVE_NONE, v, beta - 1, beta, TT_NO_EVAL, false);
+    return v;
+}
+
+/*
+ * Step 8: ProbCut.  A capture whose exchange beats beta by a margin, and
+ * which still beats it in a search four plies shallower, would almost
+ * surely cut at full depth.  Returns that score or -INF.
+ */
+static int probcut(Engine *e, int beta, int depth, int ply, unsigned flags, int eval, Move hash_move)
+{
+    Board *b = &e->b;
+    const Params *p = &e->params;
+    int pbeta = beta + p->ProbCutMargin;
+    MoveList list;
+    list.count = 0;
+    movegen_pseudo(b, &list, GEN_CAPTURES);
+    score_moves(e, &list, hash_move, ply, false);
+    for (int i = 0; i < list.count; i++) {
+        Move m = pick_move(&list, i);
+        if (m == PLY(e, ply)->excluded || !see_ge(b, m, pbeta - eval) || !board_legal(b, m))
+            continue;
+        play(e, ply, m);
+        int v = -quiesce(e, -pbeta, -pbeta + 1, ply + 1, 0, false);
+        if (v >= pbeta && !e->aborted)
+            v = -search(e, -pbeta, -pbeta + 1, depth - 4, ply + 1, (flags & NODE_VERIFY) | (flags & NODE_CUT ? 0 : NODE_CUT));
+        board_unmake(b);
+        if (e->aborted)
+            return -INF;
+        if (v >= pbeta) {
+            tt_store(&e->tt, board_key(b), depth - 3, ply, m, v, beta, pbeta, TT_NO_EVAL, is_ban(v));
+            return v;
+        }
+    }
+    return -INF;
+}
+
+static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned flags)
+{
+    Board *b = &e->b;
+    const Params *p = &e->params;
+    bool pv_node = flags & NODE_PV, cut_node = flags & NODE_CUT;
+    unsigned verify = flags & NODE_VERIFY;
     if (depth <= 0)
-        return quiesce(e, alpha, beta, ply, 0);
+        return quiesce(e, alpha, beta, ply, 0, pv_node);
     if (!enter_node(e, ply)) {
         e->aborted = true;
         return 0;
     }
+    Ply *here = PLY(e, ply);
+    Move excluded = here->excluded;
 
-    /* Step 1: repetition and the 120-ply rule, through the rules module. */
-    int rep = repetition_score(b, ply);
-    if (rep != 1)
-        return rep;
+    /* Step 1: repetition (perpetual check and chase) and the 120-ply rule, through the rules module. */
+    if (!excluded) {
+        int rep = repetition_score(b, ply);
+        if (rep != 1)
+            return rep;
+    }
     if (board_state(b)->rule60 >= RULE_NO_CAPTURE_PLIES)
         return movegen_count_legal(b) ? 0 : -MATE + ply;
     if (ply >= MAX_PLY - 1)
@@ -435,159 +721,250 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, bool pv_no
     if (alpha >= beta)
         return alpha;
 
-    /* Step 3: the transposition table; its bounds cut at non-PV nodes. */
+    /*
+     * Step 3: the transposition table; its bounds cut at non-PV nodes.
+     * A singular search (a move excluded) neither reads nor writes bounds:
+     * its result is not this position's.
+     */
     uint64_t key = board_key(b);
     TTProbe tp = tt_probe(&e->tt, key, ply);
+    if (excluded) {
+        tp.lower_depth = tp.upper_depth = -1;
+        tp.lower = -INF;
+        tp.upper = INF;
+    }
     if (!pv_node) {
         if (tp.lower_depth >= depth && tp.lower >= beta)
             return tp.lower;
         if (tp.upper_depth >= depth && tp.upper <= alpha)
             return tp.upper;
     }
+    Move hash_move = tp.move;
+    bool hash_capture = hash_move && b->squares[move_to(hash_move)];
 
-    /* Step 4: static evaluation. */
+    /* Step 4: static evaluation; improving when it rose since our last move. */
     bool in_check = board_in_check(b);
-    Ply *here = &e->ply[ply];
-    int eval = here->static_eval = in_check ? -INF : evaluate(b, &e->eval);
-    e->ply[ply + 1].killers[0] = e->ply[ply + 1].killers[1] = MOVE_NONE;
-    e->ply[ply + 1].mate_killer = MOVE_NONE;
+    int eval = -INF, raw_eval = TT_NO_EVAL;
+    if (!in_check) {
+        eval = raw_eval = static_eval(e, &tp);
+        /* A stored bound on the same side is a better guess than the evaluation. */
+        if (tp.lower_depth >= 0 && tp.lower > eval && !is_decisive(tp.lower))
+            eval = tp.lower;
+        else if (tp.upper_depth >= 0 && tp.upper < eval && !is_decisive(tp.upper))
+            eval = tp.upper;
+    }
+    here->static_eval = in_check ? -INF : raw_eval;
+    int past = PLY(e, ply - 2)->static_eval;
+    if (past == -INF)
+        past = PLY(e, ply - 4 >= -2 ? ply - 4 : -2)->static_eval;
+    bool improving = !in_check && (past == -INF || raw_eval > past);
+    Ply *next = PLY(e, ply + 1);
+    next->killers[0] = next->killers[1] = next->mate_killer = MOVE_NONE;
+    next->excluded = MOVE_NONE;
+
+    bool prune = !pv_node && !in_check && !excluded;
 
     /* Step 5: razoring: hopeless at the frontier, unless quiescence finds something. */
-    if (p->Razoring && !pv_node && !in_check && depth <= 2 && eval + p->RazorMargin * depth <= alpha) {
-        int v = quiesce(e, alpha, alpha + 1, ply, 0);
+    if (prune && p->Razoring && depth <= 2 && eval + p->RazorMargin * depth <= alpha) {
+        int v = quiesce(e, alpha, alpha + 1, ply, 0, false);
         if (e->aborted)
             return 0;
         if (v <= alpha)
             return v;
     }
 
-    /* Step 6: null move. */
+    /*
+     * Step 6: reverse futility.  Far enough above beta that no quiet reply
+     * at this depth is likely to bring it back: return the evaluation.
+     * Not against a mate score, and not for a side without attacking
+     * pieces: it may have no move at all, and stalemate loses.
+     */
+    if (prune && p->Rfp && depth <= p->RfpDepth && eval < MATE_BOUND && beta > -MATE_BOUND
+        && board_has_attackers(b, b->side) && eval - p->RfpMargin * (depth - improving) >= beta)
+        return (eval + beta) / 2;
+
+    /* Step 7: null move. */
     bool mate_threat = false;
-    int R = null_reduction(e, depth);
-    bool after_null = here->null_move;
-    bool double_null = after_null && ply >= 2 && e->ply[ply - 1].null_move;
-    if (p->NullMove && !pv_node && !no_null && !in_check && depth >= 2      /* guards 2, 3, 5 */
-        && beta > -MATE_BOUND && beta < MATE_BOUND
-        && board_has_attackers(b, b->side)                               /* guard 1 */
-        && (!after_null || (p->NullDouble && !double_null))              /* guard 4 */
-        && !tp.mate_threat                                               /* guard 6 */
-        && (!p->NullEvalGuard || eval >= beta || depth - R - 1 <= 0)     /* guard 7 */
-        && !(tp.upper_depth >= depth - R - 1 && tp.upper < beta)) {      /* guard 8 */
-        board_make_null(b);
-        e->ply[ply + 1].null_move = true;
-        int v = -search(e, -beta, -beta + 1, depth - R - 1, ply + 1, false, verify, false);
-        e->ply[ply + 1].null_move = false;
-        board_unmake_null(b);
+    if (!in_check) {
+        int v = null_move(e, alpha, beta, depth, ply, flags, eval, &tp, &mate_threat);
         if (e->aborted)
             return 0;
-        if (v >= beta) {
-            if (v >= MATE_BOUND)
-                v = beta; /* an unproven mate */
-            if (p->NullVerify && verify) {
-                /* Tabibi-Netanyahu: search this node shallower, verification off below. */
-                v = search(e, alpha, beta, depth - p->NullVerifyReduction, ply, false, false, true);
-            } else if (depth <= p->NullSmallVerify) {
-                /* Seed 003: a depth-1 check so that a mate in one is not pruned away. */
-                v = search(e, beta - 1, beta, 1, ply, false, verify, true);
-            }
-            if (e->aborted)
-                return 0;
-            if (v >= beta) {
-                if (p->NullStoreTT)
-                    tt_store(&e->tt, key, depth, ply, MOVE_NONE, v, beta - 1, beta);
-                return v;
-            }
-        } else if (v <= -MATE_BOUND) {
-            /* Passing gets us mated: a mate threat (seed 001). */
-            mate_threat = true;
-            tt_mark_mate_threat(&e->tt, key);
-        }
+        if (v >= beta)
+            return v;
     }
     int threat_extension = mate_threat && p->NullMateThreat ? 1 : 0;
 
-    /* Step 7: internal iterative deepening when there is no hash move. */
-    Move hash_move = tp.move;
-    if (!hash_move && depth >= p->IIDDepth && (pv_node || eval + 100 >= beta)) {
-        search(e, alpha, beta, depth - p->IIDReduction, ply, pv_node, verify, true);
+    /* Step 8: ProbCut. */
+    if (prune && p->ProbCut && depth >= p->ProbCutDepth && beta > -MATE_BOUND && beta < MATE_BOUND
+        && !(tp.upper_depth >= depth - 3 && tp.upper < beta + p->ProbCutMargin)) {
+        int v = probcut(e, beta, depth, ply, flags, eval, hash_move);
         if (e->aborted)
             return 0;
-        hash_move = tt_probe(&e->tt, key, ply).move;
+        if (v > -INF)
+            return v;
     }
 
-    /* Step 8: the move loop. */
+    /*
+     * Step 9: without a hash move the node is searched one ply shallower
+     * (internal iterative reduction); its next visit finds a move in the
+     * table.  Seed 002's internal iterative deepening searches for one
+     * first instead, when switched on.
+     */
+    if (!hash_move && !excluded) {
+        if (p->IID && depth >= p->IIDDepth && (pv_node || eval + 100 >= beta)) {
+            search(e, alpha, beta, depth - p->IIDReduction, ply, (flags & ~NODE_CUT) | NODE_NO_NULL);
+            if (e->aborted)
+                return 0;
+            hash_move = tt_probe(&e->tt, key, ply).move;
+        } else if (p->Iir && depth >= p->IirDepth && (pv_node || cut_node)) {
+            depth--;
+        }
+    }
+
+    /* Step 10: the move loop. */
     MoveList list;
     list.count = 0;
     movegen_pseudo(b, &list, GEN_ALL);
-    score_moves(e, &list, hash_move, ply);
+    score_moves(e, &list, hash_move, ply, false);
 
-    int futile = eval + futility_margin(p, depth);
-    bool can_futile = p->Futility && !pv_node && !in_check && depth <= 3 && eval > -MATE_BOUND;
-    int best = -INF, legal = 0, old_alpha = alpha, n_quiets = 0;
+    int best = -INF, legal = 0, old_alpha = alpha, n_quiets = 0, n_captures = 0;
     Move best_move = MOVE_NONE;
-    Move quiets[MAX_MOVES];
+    Move quiets[MAX_MOVES], captures[MAX_MOVES];
+    bool skip_quiets = false;
+    int lmp_limit = (p->LmpBase + depth * depth) / (2 - improving);
     for (int i = 0; i < list.count; i++) {
         Move m = pick_move(&list, i);
-        if (!board_legal(b, m))
+        if (m == excluded || !board_legal(b, m))
             continue;
         legal++;
-        int mover = b->squares[move_from(m)];
-        bool quiet = b->squares[move_to(m)] == EMPTY;
-        bool special = m == hash_move || m == here->killers[0] || m == here->killers[1] || m == here->mate_killer;
-        /* Futility: a quiet move at the frontier that cannot reach alpha (not when our king is attacked). */
-        if (can_futile && quiet && legal > 1 && futile <= alpha && !board_gives_check(b, m)) {
-            if (futile > best)
-                best = futile;
+        int mover = b->squares[move_from(m)], to = move_to(m);
+        bool quiet = b->squares[to] == EMPTY;
+        if (quiet && skip_quiets && m != hash_move)
             continue;
+        bool gives_check = board_gives_check(b, m);
+        int hist = quiet ? quiet_history(e, ply, mover, to) : 0;
+        int lmr_depth = depth - 1;
+        if (p->Lmr && depth < LMR_DEPTHS)
+            lmr_depth -= e->lmr[depth][legal < LMR_MOVES ? legal : LMR_MOVES - 1] / 100;
+
+        /*
+         * Pruning at shallow depth, once a move has been searched and while
+         * we are not being mated: these moves are very unlikely to matter.
+         */
+        if (!pv_node && !in_check && best > -MATE_BOUND && legal > 1) {
+            if (quiet && !gives_check) {
+                /* Late-move pruning: enough quiet moves tried. */
+                if (p->Lmp && depth <= p->LmpDepth && legal > lmp_limit) {
+                    skip_quiets = true;
+                    continue;
+                }
+                /* Futility with history (seed 003, Toga): cannot reach alpha at this depth. */
+                if (p->Futility && lmr_depth <= p->FutilityDepth
+                    && eval + p->FutilityBase + p->FutilityMul * (lmr_depth > 0 ? lmr_depth : 0) + hist / p->FutilityHistDiv <= alpha)
+                    continue;
+            }
+            /* SEE pruning: the move loses more material than the depth can win back. */
+            if (p->SeePruning && depth <= p->SeePruneDepth) {
+                int d = lmr_depth > 0 ? lmr_depth : 0;
+                if (quiet ? !gives_check && !see_ge(b, m, -p->SeeQuietMargin * d * d)
+                          : !see_ge(b, m, -p->SeeCaptureMargin * depth))
+                    continue;
+            }
         }
-        board_make(b, m);
-        bool gives_check = board_in_check(b);
-        int ext = (gives_check && p->CheckExtension && ply < 2 * MAX_DEPTH / 3) || threat_extension;
+
+        /*
+         * Extensions.  Singular: when the hash move's score is well above
+         * every other move's (a search without it at half depth fails low
+         * against a lowered bound), it is extended; when even the others
+         * reach beta, the node is cut (multi-cut); when the hash score
+         * alone reaches beta, the hash move is searched a ply shallower.
+         */
+        int ext = 0;
+        if (p->Singular && m == hash_move && !excluded && ply > 0 && depth >= p->SingularDepth
+            && tp.lower_depth >= depth - 3 && !is_decisive(tp.lower)) {
+            int sbeta = tp.lower - p->SingularMargin * depth;
+            here->excluded = m;
+            int v = search(e, sbeta - 1, sbeta, (depth - 1) / 2, ply, (flags & NODE_VERIFY) | (cut_node ? NODE_CUT : 0));
+            here->excluded = MOVE_NONE;
+            if (e->aborted)
+                return 0;
+            if (v < sbeta)
+                ext = 1;
+            else if (sbeta >= beta)
+                return sbeta;
+            else if (tp.lower >= beta)
+                ext = -1;
+        } else if (gives_check && p->CheckExtension && see_ge(b, m, 0)) {
+            ext = 1;
+        }
+        if (threat_extension && ext < 1)
+            ext = 1;
         int new_depth = depth - 1 + ext;
-        /* History pruning / LMR: late quiet moves that rarely cut are searched shallower. */
-        int reduction = 0;
-        if (p->HistoryPruning && depth >= p->LmrMinDepth && legal > p->LmrMinMoves && quiet && !special
-            && !in_check && !gives_check && !ext
-            && history_rate(e, mover, move_to(m)) < p->HistoryThreshold) {
-            reduction = 1 + (!pv_node && legal > p->LmrExtraMoves);
-            if (reduction >= new_depth)
-                reduction = new_depth - 1 > 0 ? new_depth - 1 : 0;
-        }
+
+        play(e, ply, m);
         int score;
         if (legal == 1) {
-            score = -search(e, -beta, -alpha, new_depth, ply + 1, pv_node, verify, false);
+            score = -search(e, -beta, -alpha, new_depth, ply + 1, verify | (pv_node ? NODE_PV : cut_node ? 0 : NODE_CUT));
         } else {
-            score = -search(e, -alpha - 1, -alpha, new_depth - reduction, ply + 1, false, verify, false);
-            if (reduction && score > alpha && !e->aborted) /* a reduced move failed high: re-search */
-                score = -search(e, -alpha - 1, -alpha, new_depth, ply + 1, false, verify, false);
+            /*
+             * Late-move reductions: from the logarithmic table, more at nodes
+             * expected to fail high and for moves with a poor history
+             * (seed 003's success rate among them), less on the PV, while
+             * improving and for checks.  A reduced move that beats alpha is
+             * searched again at full depth.
+             */
+            int r = 0;
+            if (p->Lmr && depth >= p->LmrMinDepth && legal > p->LmrMinMoves + pv_node && (quiet || list.scores[i] < 0)) {
+                r = e->lmr[depth < LMR_DEPTHS ? depth : LMR_DEPTHS - 1][legal < LMR_MOVES ? legal : LMR_MOVES - 1];
+                r += 100 * (!pv_node) + 100 * cut_node - 100 * improving - 100 * gives_check + 100 * hash_capture;
+                if (quiet) {
+                    r -= hist * 100 / p->LmrHistoryDiv;
+                    if (p->HistoryPruning && history_rate(e, mover, to) < p->HistoryThreshold)
+                        r += 100;
+                }
+                r /= 100;
+                if (r < 0)
+                    r = 0;
+                if (r >= new_depth)
+                    r = new_depth > 1 ? new_depth - 1 : 0;
+            }
+            score = -search(e, -alpha - 1, -alpha, new_depth - r, ply + 1, verify | NODE_CUT);
+            if (r && score > alpha && !e->aborted)
+                score = -search(e, -alpha - 1, -alpha, new_depth, ply + 1, verify | (cut_node ? 0 : NODE_CUT));
             if (pv_node && score > alpha && score < beta && !e->aborted)
-                score = -search(e, -beta, -alpha, new_depth, ply + 1, true, verify, false);
+                score = -search(e, -beta, -alpha, new_depth, ply + 1, verify | NODE_PV);
         }
         board_unmake(b);
         if (e->aborted)
             return 0;
-        if (quiet)
-            quiets[n_quiets++] = m;
         if (score > best) {
             best = score;
-            best_move = m;
             if (score > alpha) {
+                best_move = m;
                 alpha = score;
                 update_pv(e, ply, m);
                 if (score >= beta) {
-                    if (quiet)
-                        reward_cutoff(e, m, depth, ply, score, quiets, n_quiets);
+                    reward_cutoff(e, m, depth, ply, score, quiets, n_quiets, captures, n_captures);
                     break;
                 }
             }
         }
+        if (m != best_move) {
+            if (quiet)
+                quiets[n_quiets++] = m;
+            else
+                captures[n_captures++] = m;
+        }
     }
 
-    /* Step 9: no legal move loses (mate and stalemate); store and return. */
+    /* Step 11: no legal move loses (mate and stalemate); store and return. */
     if (!legal)
-        return -MATE + ply;
-    if (best_move == MOVE_NONE) /* every move was pruned by futility */
-        return best;
-    tt_store(&e->tt, key, depth, ply, best_move, best, old_alpha, beta);
+        return excluded ? alpha : -MATE + ply;
+    if (best == -INF) /* every move was pruned */
+        return alpha;
+    if (!excluded)
+        tt_store(&e->tt, key, depth, ply, best > old_alpha ? best_move : MOVE_NONE, best, old_alpha, beta,
+                 raw_eval, is_ban(best));
     return best;
 }
 
@@ -629,7 +1006,7 @@ static void report_iteration(Engine *e, int depth, int score, SearchReport repor
     info.seldepth = e->seldepth;
     info.score = score;
     info.nodes = e->nodes;
-    info.time_ms = now_ms() - atomic_load(&e->start_ms);
+    info.time_ms = elapsed_ms(e);
     info.hashfull = tt_hashfull(&e->tt);
     info.pv_length = e->pv_length[0];
     memcpy(info.pv, e->pv[0], sizeof(Move) * (size_t)info.pv_length);
@@ -643,7 +1020,7 @@ static void store_pv(Engine *e, int depth, int score)
     int n = 0;
     for (; n < e->pv_length[0] && movegen_is_legal(b, e->pv[0][n]); n++) {
         tt_store(&e->tt, board_key(b), depth - n > 0 ? depth - n : 0, n, e->pv[0][n],
-                 n % 2 ? -score : score, -INF, INF);
+                 n % 2 ? -score : score, -INF, INF, TT_NO_EVAL, is_ban(score));
         board_make(b, e->pv[0][n]);
     }
     while (n-- > 0)
@@ -656,15 +1033,16 @@ static int search_root(Engine *e, RootMove *moves, int n, int depth, int alpha, 
     int best = -INF;
     for (int i = 0; i < n; i++) {
         Move m = moves[i].move;
-        board_make(&e->b, m);
-        int new_depth = depth - 1 + (board_in_check(&e->b) && e->params.CheckExtension);
+        bool check = board_gives_check(&e->b, m);
+        play(e, 0, m);
+        int new_depth = depth - 1 + (check && e->params.CheckExtension);
         int score;
         if (i == 0) {
-            score = -search(e, -beta, -alpha, new_depth, 1, true, true, false);
+            score = -search(e, -beta, -alpha, new_depth, 1, NODE_PV | NODE_VERIFY);
         } else {
-            score = -search(e, -alpha - 1, -alpha, new_depth, 1, false, true, false);
+            score = -search(e, -alpha - 1, -alpha, new_depth, 1, NODE_CUT | NODE_VERIFY);
             if (score > alpha && score < beta && !e->aborted)
-                score = -search(e, -beta, -alpha, new_depth, 1, true, true, false);
+                score = -search(e, -beta, -alpha, new_depth, 1, NODE_PV | NODE_VERIFY);
         }
         board_unmake(&e->b);
         if (e->aborted)
@@ -686,6 +1064,28 @@ static int search_root(Engine *e, RootMove *moves, int n, int depth, int alpha, 
     return best;
 }
 
+/*
+ * Should the iterations stop?  The optimum time is scaled by how settled
+ * the search is: less while the best move stays, more for each recent
+ * change of best move and when the score fell since the last move.
+ */
+static bool time_is_up(const Engine *e, double changes, int score, int previous_score)
+{
+    const Params *p = &e->params;
+    if (!e->optimum_ms || atomic_load(&e->pondering))
+        return false;
+    double scale = (p->TmStable + p->TmUnstable * changes) / 100.0;
+    if (previous_score != -INF && score < previous_score) {
+        double fall = (previous_score - score) / 100.0;
+        scale *= 1.0 + p->TmFalling / 100.0 * (fall < 2 ? fall : 2);
+    }
+    double limit = e->optimum_ms * scale;
+    if (limit > e->maximum_ms)
+        limit = (double)e->maximum_ms;
+    /* An iteration takes about as long as all before it: don't start one that cannot end. */
+    return elapsed_ms(e) > limit / 2;
+}
+
 void engine_search(Engine *e, const Board *root, const SearchLimits *limits,
                    SearchReport report, void *ctx, SearchResult *out)
 {
@@ -699,6 +1099,10 @@ void engine_search(Engine *e, const Board *root, const SearchLimits *limits,
     plan_time(e, limits, root->side);
     tt_new_search(&e->tt);
     memset(e->ply, 0, sizeof e->ply);
+    for (int i = 0; i < MAX_PLY + 4; i++) {
+        e->ply[i].cont = &e->cont_hist[EMPTY][0];
+        e->ply[i].static_eval = -INF;
+    }
     memset(out, 0, sizeof *out);
 
     RootMove moves[MAX_MOVES];
@@ -719,11 +1123,13 @@ void engine_search(Engine *e, const Board *root, const SearchLimits *limits,
 
     int max_depth = limits->depth > 0 && limits->depth < MAX_DEPTH ? limits->depth : MAX_DEPTH;
     int last = 0;
+    double changes = 0;
+    Move last_best = MOVE_NONE;
     for (int depth = 1; depth <= max_depth && n > 0; depth++) {
         /* Aspiration window around the last score once the iterations settle. */
         int window = e->params.AspirationWindow;
         int alpha = -INF, beta = INF;
-        if (depth >= 4 && last > -MATE_BOUND && last < MATE_BOUND) {
+        if (depth >= e->params.AspirationDepth && last > -MATE_BOUND && last < MATE_BOUND) {
             alpha = last - window;
             beta = last + window;
         }
@@ -742,7 +1148,7 @@ void engine_search(Engine *e, const Board *root, const SearchLimits *limits,
             } else {
                 break;
             }
-            window *= 2;
+            window += window / 2;
         }
         if (e->aborted)
             break;
@@ -751,13 +1157,20 @@ void engine_search(Engine *e, const Board *root, const SearchLimits *limits,
         out->score = best;
         store_pv(e, depth, best);
         report_iteration(e, depth, best, report, ctx);
+        changes /= 2;
+        if (last_best && out->best != last_best)
+            changes += 1;
+        last_best = out->best;
         if (best >= MATE_BOUND && MATE - best <= depth && !limits->infinite && !atomic_load(&e->pondering))
             break;
-        if (e->soft_ms && !atomic_load(&e->pondering)
-            && now_ms() - atomic_load(&e->start_ms) > e->soft_ms / 2)
+        /* One legal move: nothing to think about. */
+        if (n == 1 && e->optimum_ms && !atomic_load(&e->pondering))
+            break;
+        if (time_is_up(e, changes, best, e->previous_score))
             break;
     }
     out->nodes = e->nodes;
+    e->previous_score = out->depth ? out->score : -INF;
 
     /* Under "go infinite" and while pondering the answer waits for stop (or ponderhit). */
     while ((limits->infinite || atomic_load(&e->pondering)) && !atomic_load(&e->stop)) {

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "search.h"
 
 static inline TTEntry *cluster_of(const TT *tt, uint64_t key)
 {
@@ -47,27 +46,34 @@ void tt_new_search(TT *tt)
 /* Mate scores are stored as distance from this node, read back as distance from the root. */
 static int to_tt(int value, int ply)
 {
-    return value >= MATE_BOUND ? value + ply : value <= -MATE_BOUND ? value - ply : value;
+    return value >= TT_MATE_BOUND ? value + ply : value <= -TT_MATE_BOUND ? value - ply : value;
 }
 
 static int from_tt(int value, int ply)
 {
-    return value >= MATE_BOUND ? value - ply : value <= -MATE_BOUND ? value + ply : value;
+    return value >= TT_MATE_BOUND ? value - ply : value <= -TT_MATE_BOUND ? value + ply : value;
+}
+
+void tt_prefetch(const TT *tt, uint64_t key)
+{
+    __builtin_prefetch(cluster_of(tt, key));
 }
 
 TTProbe tt_probe(const TT *tt, uint64_t key, int ply)
 {
-    TTProbe p = { false, MOVE_NONE, -INF, INF, -1, -1, false };
+    TTProbe p = { false, MOVE_NONE, -TT_INF, TT_INF, -1, -1, false, TT_NO_EVAL };
     TTEntry *c = cluster_of(tt, key);
     uint32_t check = (uint32_t)(key >> 32);
     for (int i = 0; i < TT_CLUSTER; i++) {
-        if (c[i].check != check || (!c[i].lower_depth1 && !c[i].upper_depth1 && !c[i].move && !c[i].mate_threat))
+        if (c[i].check != check || (!c[i].lower_depth1 && !c[i].upper_depth1 && !c[i].move && !c[i].flags))
             continue;
         p.hit = true;
         p.move = c[i].move;
         p.lower_depth = c[i].lower_depth1 - 1;
         p.upper_depth = c[i].upper_depth1 - 1;
-        p.mate_threat = c[i].mate_threat;
+        p.mate_threat = c[i].flags & TT_MATE_THREAT;
+        if (c[i].flags & TT_HAS_EVAL)
+            p.eval = c[i].eval;
         if (p.lower_depth >= 0)
             p.lower = from_tt(c[i].lower, ply);
         if (p.upper_depth >= 0)
@@ -103,15 +109,25 @@ static TTEntry *entry_for(TT *tt, uint64_t key)
 void tt_mark_mate_threat(TT *tt, uint64_t key)
 {
     TTEntry *e = entry_for(tt, key);
-    e->mate_threat = 1;
+    e->flags |= TT_MATE_THREAT;
     e->age = tt->age;
 }
 
-void tt_store(TT *tt, uint64_t key, int depth, int ply, Move move, int value, int alpha, int beta)
+void tt_store(TT *tt, uint64_t key, int depth, int ply, Move move, int value, int alpha, int beta,
+              int eval, bool path_dependent)
 {
     TTEntry *e = entry_for(tt, key);
     if (depth > 127)
         depth = 127;
+    if (eval != TT_NO_EVAL) {
+        e->eval = (int16_t)eval;
+        e->flags |= TT_HAS_EVAL;
+    }
+    if (move)
+        e->move = move;
+    e->age = tt->age;
+    if (path_dependent)
+        return;
     int v = to_tt(value, ply);
     if (value > alpha && depth + 1 >= e->lower_depth1) {
         e->lower = (int16_t)v;
@@ -125,9 +141,6 @@ void tt_store(TT *tt, uint64_t key, int depth, int ply, Move move, int value, in
         if (e->lower_depth1 && e->lower > e->upper)
             e->lower_depth1 = 0;
     }
-    if (move)
-        e->move = move;
-    e->age = tt->age;
 }
 
 int tt_hashfull(const TT *tt)

@@ -7,7 +7,13 @@
  * in clusters of four sharing a 64-byte line; on a miss the entry with
  * the least depth, counting older searches as shallower, is replaced.
  * Mate scores are stored relative to the node and converted by ply.  An
- * all-zero entry is empty, so a freshly allocated table needs no pass.
+ * entry also keeps the node's static evaluation, so a revisit skips the
+ * evaluation.  An all-zero entry is empty, so a freshly allocated table
+ * needs no pass.
+ *
+ * Scores that depend on the path and not on the position (a perpetual
+ * check or chase judged inside the tree, see rules.h) are never stored:
+ * the caller passes them, and tt_store keeps only the move and the eval.
  */
 #ifndef XQF_TT_H
 #define XQF_TT_H
@@ -23,9 +29,14 @@ typedef struct {
     int16_t lower, upper;
     uint8_t lower_depth1, upper_depth1; /* depth + 1 of each bound; 0: no such bound */
     uint8_t age;
-    uint8_t mate_threat; /* a null move here was met by a mate (Crafty's memory) */
-    uint8_t pad[2];
+    uint8_t flags;     /* TT_MATE_THREAT, TT_HAS_EVAL */
+    int16_t eval;      /* static evaluation of the node */
 } TTEntry;
+
+enum {
+    TT_MATE_THREAT = 1, /* a null move here was met by a mate (Crafty's memory) */
+    TT_HAS_EVAL = 2
+};
 
 typedef struct {
     TTEntry *clusters; /* 4 entries each */
@@ -35,6 +46,9 @@ typedef struct {
 
 enum { TT_CLUSTER = 4, TT_DEFAULT_MB = 16, TT_MAX_MB = 4096 };
 
+/* Score bounds the table knows (search.h's, repeated so the table needs nothing else). */
+enum { TT_INF = 32000, TT_MATE_BOUND = 30000 - 128, TT_NO_EVAL = -32768 };
+
 /* What a probe found; lower/upper are meaningful when their depth is >= 0. */
 typedef struct {
     bool hit;
@@ -42,6 +56,7 @@ typedef struct {
     int lower, upper;
     int lower_depth, upper_depth;
     bool mate_threat;
+    int eval;          /* TT_NO_EVAL when not stored */
 } TTProbe;
 
 /* Allocates mb megabytes (at least one cluster). Returns 0, or -1 when out of memory (table unchanged). */
@@ -52,12 +67,17 @@ void tt_clear(TT *tt);
 /* Marks the start of a new search (entries from earlier searches age). */
 void tt_new_search(TT *tt);
 TTProbe tt_probe(const TT *tt, uint64_t key, int ply);
+/* Starts loading key's cluster into the cache (a probe soon after finds it there). */
+void tt_prefetch(const TT *tt, uint64_t key);
 /*
  * Records that a search of `depth` found `value` with window (alpha, beta):
  * value >= beta raises the lower bound, value <= alpha lowers the upper
- * bound, anything between sets both.
+ * bound, anything between sets both.  move (MOVE_NONE keeps the old one)
+ * and eval (TT_NO_EVAL keeps the old one) are stored in any case; with
+ * path_dependent the value itself is not.
  */
-void tt_store(TT *tt, uint64_t key, int depth, int ply, Move move, int value, int alpha, int beta);
+void tt_store(TT *tt, uint64_t key, int depth, int ply, Move move, int value, int alpha, int beta,
+              int eval, bool path_dependent);
 /* Remembers that passing in this position gets us mated. */
 void tt_mark_mate_threat(TT *tt, uint64_t key);
 /* Permille of sampled entries written by the current search. */

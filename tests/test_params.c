@@ -56,7 +56,7 @@ Test(params, set_checks_name_and_range)
     cr_assert_eq(params_set(&p, "NullR", "2", err, sizeof err), 0);
     cr_assert_eq(p.NullR, 2);
     cr_assert_eq(params_set(&p, "NullR", "9", err, sizeof err), -1);
-    cr_assert(strstr(err, "NullR") && strstr(err, "1 to 5"), "%s", err);
+    cr_assert(strstr(err, "NullR") && strstr(err, "1 to 6"), "%s", err);
     cr_assert_eq(params_set(&p, "NullR", "2x", err, sizeof err), -1);
     cr_assert_eq(params_set(&p, "NullR", "", err, sizeof err), -1);
     cr_assert_eq(params_set(&p, "Bogus", "1", err, sizeof err), -1);
@@ -122,7 +122,7 @@ Test(params, bad_files_name_the_line)
         const char *text, *expect;
     } cases[] = {
         { "NullR = 2\nBogus = 1\n", "line 2: unknown parameter 'Bogus'" },
-        { "NullR = 7\n", "line 1: parameter NullR needs an integer from 1 to 5" },
+        { "NullR = 7\n", "line 1: parameter NullR needs an integer from 1 to 6" },
         { "NullR = 2\nNullR = 3\n", "line 2: NullR is set twice" },
         { "NullR =\n", "line 1: 'NullR' has no value" },
         { "NullR = two\n", "line 1" },
@@ -158,7 +158,7 @@ Test(params, engine_params_command)
 {
     static char out[1 << 16];
     cr_assert_eq(run(XQF_BIN "/xqf-engine params", out, sizeof out), 0);
-    cr_assert(strstr(out, "NullR, int, 3, 1, 5, 0.5, 0.002\n"), "%s", out);
+    cr_assert(strstr(out, "NullR, int, 3, 1, 6, 0.5, 0.002\n"), "%s", out);
     char *path = temp_file("NullR = 2\n");
     char cmd[256];
     snprintf(cmd, sizeof cmd, XQF_BIN "/xqf-engine params %s", path);

@@ -1,0 +1,31 @@
+/*
+ * test_bench.c - the search's pinned signature (Stockfish's signature.sh).
+ *
+ * bench searches a fixed set of positions to a fixed depth; its node count
+ * changes with any change of the search or the evaluation, so a change
+ * that claims to keep the search must keep it, and one that changes the
+ * search updates BENCH_SIGNATURE (engine/bench.h) with its "Bench: N".
+ */
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "bench.h"
+#include "params.h"
+
+Test(bench, signature_is_pinned)
+{
+    Params p;
+    params_default(&p);
+    Params table;
+    for (int i = 0; i < PARAM_COUNT; i++)
+        params_store(&table, &PARAM_INFO[i], PARAM_INFO[i].def);
+    cr_assert(params_equal(&p, &table), "a tuned build: its signature is its own");
+    FILE *out = fopen("/dev/null", "w");
+    cr_assert_not_null(out);
+    uint64_t nodes = bench_run(0, out);
+    fclose(out);
+    cr_expect_eq(nodes, BENCH_SIGNATURE, "bench gives %" PRIu64 " nodes; engine/bench.h pins %" PRIu64
+                 ": a search change updates BENCH_SIGNATURE and says Bench: %" PRIu64,
+                 nodes, (uint64_t)BENCH_SIGNATURE, nodes);
+}
