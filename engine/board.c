@@ -317,6 +317,11 @@ bool board_legal(Board *b, Move m)
     return !attacked_after(b, m, us);
 }
 
+bool board_move_safe(Board *b, Move m)
+{
+    return !attacked_after(b, m, piece_color(b->squares[move_from(m)]));
+}
+
 bool board_gives_check(Board *b, Move m)
 {
     int them = b->side ^ 1;
