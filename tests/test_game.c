@@ -89,6 +89,20 @@ Test(referee, perpetual_check_loses_for_the_checker)
     game_record_free(&g);
 }
 
+/* A horse chasing a rook back and forth (tests/test_chase.c, horse_chases_rook): the chaser loses. */
+Test(referee, perpetual_chase_loses_for_the_chaser)
+{
+    GameRecord g;
+    scripted_game("5k3/9/2r6/3N5/9/9/9/9/9/3K5 w - - 0 1", "d6b5:0 b5d6:0 d6b5:0 b5d6:0 d6b5:0",
+                  "c7c8:0 c8c7:0 c7c8:0 c8c7:0 c7c8:0", NULL, &g);
+    cr_assert_eq(g.result, RESULT_BLACK_WINS, "result %d reason %d", g.result, g.reason);
+    cr_assert_eq(g.reason, GAME_PERPETUAL_CHASE);
+    cr_assert_eq(g.count, 8, "third occurrence after 8 plies, got %d", g.count);
+    cr_assert_str_eq(game_reason_text(g.reason), "perpetual chase");
+    cr_assert_not(game_reason_is_fault(g.reason));
+    game_record_free(&g);
+}
+
 Test(referee, plain_repetition_is_a_draw)
 {
     GameRecord g;
