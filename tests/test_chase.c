@@ -56,6 +56,15 @@ static Case cases[] = {
     /* The same cannon protected by the rook on c9 (on c7 and c8 alike): an attack, not a chase. */
     { "rook_attacks_protected_cannon", "2r2k3/7R1/2c6/9/9/9/9/9/9/3K5 w - - 0 1", "h8h7 c7c8 h7h8 c8c7", "----",
       DRAW, REP },
+    /* A cannon chases an unprotected horse over the pawns e7/e8 (a horse is worth no more than a cannon). */
+    { "cannon_chases_horse", "5k3/4P2C1/n3P4/9/9/9/9/9/9/3K5 w - - 0 1", "h8h7 a7c8 h7h8 c8a7", "----", BLACK_WINS,
+      CHASE },
+    /* A horse chases an unprotected cannon, as it chased the rook. */
+    { "horse_chases_cannon", "5k3/9/2c6/3N5/9/9/9/9/9/3K5 w - - 0 1", "d6b5 c7c8 b5d6 c8c7", "----", BLACK_WINS,
+      CHASE },
+    /* The same cannon protected by the rook on c9: not a chase. */
+    { "horse_attacks_protected_cannon", "2r2k3/9/2c6/3N5/9/9/9/9/9/3K5 w - - 0 1", "d6b5 c7c8 b5d6 c8c7", "----",
+      DRAW, REP },
     /* A rook chases an unprotected horse shuttling a7-c8. */
     { "rook_chases_horse", "5k3/7R1/n8/9/9/9/9/9/9/3K5 w - - 0 1", "h8h7 a7c8 h7h8 c8a7", "----", BLACK_WINS,
       CHASE },

@@ -1,9 +1,8 @@
 /*
- * How games end (rules.h): mate, stalemate, perpetual check (perpetual chase
- * has its own suite, test_chase.c), repetition,
- * the 120-ply rule, and the result texts.  Every line of moves is played
- * through move_parse, so it is legal, and the tests assert which moves give
- * check instead of trusting the comments.
+ * How games end (rules.h): mate, stalemate, perpetual check, repetition, the
+ * 120-ply rule, and the result texts (perpetual chase: test_chase.c).  Every
+ * line of moves is played through move_parse, so it is legal, and the tests
+ * assert which moves give check instead of trusting the comments.
  */
 #include <criterion/criterion.h>
 
