@@ -50,12 +50,15 @@ static bool recapturable(Board *b, Move m)
     return found;
 }
 
-/* Is `reply` among the pseudo-legal moves in `list` and legal for its owner? */
-static bool has_safe(Board *b, const MoveList *list, Move reply)
+/* Could the piece on `to` legally capture the piece on `from`, whichever side is to move? */
+static bool can_take_back(Board *b, int to, int from)
 {
-    for (int i = 0; i < list->count; i++)
-        if (list->moves[i] == reply)
-            return board_move_safe(b, reply);
+    MoveList replies;
+    Move back = move_make(to, from);
+    captures_of(b, piece_color(b->squares[to]), &replies);
+    for (int i = 0; i < replies.count; i++)
+        if (replies.moves[i] == back)
+            return board_move_safe(b, back);
     return false;
 }
 
@@ -71,9 +74,8 @@ static bool has_safe(Board *b, const MoveList *list, Move reply)
 static SquareSet chased_by(Board *b, int c)
 {
     SquareSet chased = { { 0, 0 } };
-    MoveList attacks, replies;
+    MoveList attacks;
     captures_of(b, c, &attacks);
-    captures_of(b, c ^ 1, &replies);
     for (int i = 0; i < attacks.count; i++) {
         Move m = attacks.moves[i];
         int from = move_from(m), to = move_to(m);
@@ -85,7 +87,7 @@ static SquareSet chased_by(Board *b, int c)
         if (!board_move_safe(b, m))
             continue;
         if (CHASE_VALUE[victim] <= CHASE_VALUE[attacker]
-            && (recapturable(b, m) || (victim == attacker && has_safe(b, &replies, move_make(to, from)))))
+            && (recapturable(b, m) || (victim == attacker && can_take_back(b, to, from))))
             continue;
         set_add(&chased, to);
     }
@@ -113,13 +115,13 @@ static int perpetual_chasers(const Board *b, int d)
         board_unmake(&s);
     }
 
-    SquareSet victims[2];
+    SquareSet victims[2] = { { { 0, 0 } }, { { 0, 0 } } };
     bool alive[2] = { true, true };
     for (int i = 0; i < d && (alive[RED] || alive[BLACK]); i++) {
         Move m = moves[i];
         int c = s.side, from = move_from(m), to = move_to(m);
         /* the mover's pieces are the opponent's victims: follow the one that moves */
-        if (alive[c ^ 1] && i > 0 && set_has(&victims[c ^ 1], from)) {
+        if (set_has(&victims[c ^ 1], from)) {
             set_del(&victims[c ^ 1], from);
             set_add(&victims[c ^ 1], to);
         }
