@@ -211,7 +211,7 @@ static int run_engine(const char *args, char *out, size_t len)
 
 static void run_case(const Case *c, bool mirrored)
 {
-    char fen[FEN_MAX * 2], cycle[256];
+    char fen[FEN_MAX * 2], cycle[64];
     GameResult result = c->result;
     if (mirrored) {
         mirror_fen(c->fen, fen, sizeof fen);
@@ -243,7 +243,7 @@ static void run_case(const Case *c, bool mirrored)
               rules_result_text(result), rules_reason_text(c->reason));
 
     /* the same through the judge command */
-    char args[768], out[512], expected[128];
+    char args[512], out[512], expected[128];
     snprintf(args, sizeof args, "judge '%s' %s %s", fen, cycle, cycle);
     snprintf(expected, sizeof expected, "result: %s (%s)\n", rules_result_text(result), rules_reason_text(c->reason));
     cr_expect_eq(run_engine(args, out, sizeof out), 0, "%s: judge: %s", c->name, out);
