@@ -317,11 +317,6 @@ bool board_legal(Board *b, Move m)
     return !attacked_after(b, m, us);
 }
 
-bool board_move_safe(Board *b, Move m)
-{
-    return !attacked_after(b, m, piece_color(b->squares[move_from(m)]));
-}
-
 bool board_gives_check(Board *b, Move m)
 {
     int them = b->side ^ 1;
@@ -343,4 +338,9 @@ bool board_has_attackers(const Board *b, int color)
             return true;
     }
     return false;
+}
+
+bool board_move_safe(Board *b, Move m)
+{
+    return !attacked_after(b, m, piece_color(b->squares[move_from(m)]));
 }
