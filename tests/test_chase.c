@@ -131,6 +131,28 @@ static Case cases[] = {
      */
     { "both_sides_chase", "1N7/8N/3k4r/6C2/9/3c5/9/3r4C/9/4K4 w - - 0 1", "g6i6 d4i4 i6g6 i4d4", "----", DRAW,
       REP },
+    /* A rook attacking an unprotected horse all along while the others shuffle: nothing new, no chase. */
+    { "standing_attack_is_no_chase", "5k3/9/9/9/R3n4/9/9/9/9/1N1K5 w - - 0 1", "b0c2 f9f8 c2b0 f8f9", "----", DRAW,
+      REP },
+    /* cannon_chases_rook with the rook protected by the rook a7: a cannon attacking a rook chases it all the same. */
+    { "cannon_chases_protected_rook", "5k3/9/r5r2/9/2b3b2/9/2C6/9/9/4K4 w - - 0 1", "c3g3 g7c7 g3c3 c7g7", "----",
+      BLACK_WINS, CHASE },
+    /* discovered_chase with the cannon protected by the rook c9 (on c7 and c8): a draw. */
+    { "discovered_attack_on_protected_piece", "2r1k4/9/2c1N2R1/9/9/9/9/9/9/3K5 w - - 0 1", "e7g6 c7c8 g6e7 c8c7",
+      "----", DRAW, REP },
+    /*
+     * Both sides chase by moving screens on rank 6: the cannon c6-c3 takes
+     * away the screen by which the cannon b6 protects the horse h6 (the rook
+     * g6 chases it); the horse e8-f6 becomes a screen for b6 on the rook g6;
+     * c3-c6 makes two screens, so h6 is unprotected again; f6-e8 leaves b6
+     * one screen to the rook.  A draw.
+     */
+    { "both_sides_chase_by_screens", "9/3kn4/9/1cC3Rn1/9/9/9/2N5C/9/c3K4 w - - 0 1", "c6c3 e8f6 c3c6 f6e8", "----",
+      DRAW, REP },
+    /* Plain perpetual check (the rook checks on a9 and a8), the chase rules untouched. */
+    { "perpetual_check", "3k5/R8/9/9/9/9/9/9/9/5K3 w - - 0 1", "a8a9 d9d8 a9a8 d8d9", "+-+-", BLACK_WINS, CHECK },
+    /* Both sides check on every move (cannon and rook batteries): a draw. */
+    { "mutual_perpetual_check", "4ck3/5r3/9/9/4C4/9/9/9/4KR3/9 w - - 0 1", "e5f5 f8e8 f5e5 e8f8", "++++", DRAW, REP },
 };
 
 /* ---- mirroring ----------------------------------------------------------- */
