@@ -77,7 +77,7 @@ static int run_perft(int argc, char **argv)
     int depth, i = 3;
     char fen[FEN_MAX * 2] = START_FEN;
     if (argc < 3 || !parse_depth(argv[2], 8, &depth) || (argc > 3 && !fen_argument(argc, argv, &i, fen, sizeof fen))
-        || (i < argc && argc > 3)) {
+        || i < argc) {
         fprintf(stderr, "xqf-engine: error: perft needs a depth from 1 to 8 and an optional FEN\n");
         return 2;
     }
