@@ -339,3 +339,8 @@ bool board_has_attackers(const Board *b, int color)
     }
     return false;
 }
+
+bool board_move_safe(Board *b, Move m)
+{
+    return !attacked_after(b, m, piece_color(b->squares[move_from(m)]));
+}

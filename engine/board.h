@@ -72,6 +72,13 @@ void board_unmake_null(Board *b);
 
 /* True when the pseudo-legal move m does not leave the mover's king attacked. */
 bool board_legal(Board *b, Move m);
+/*
+ * True when the pseudo-legal move m leaves the king of the side owning the
+ * piece on its from-square unattacked, whichever side is to move: a full
+ * test that, unlike board_legal, uses neither the side to move nor its
+ * check flag (the rules module asks it of hypothetical captures).
+ */
+bool board_move_safe(Board *b, Move m);
 /* True when the pseudo-legal, legal move m checks the opponent. */
 bool board_gives_check(Board *b, Move m);
 

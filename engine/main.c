@@ -4,6 +4,7 @@
  *   xqf-engine                 UCI / UCCI on stdin and stdout
  *   xqf-engine perft N [FEN]   per-move counts, then "Nodes searched: N"
  *   xqf-engine bench [DEPTH]   the search signature: "Nodes searched: N"
+ *   xqf-engine judge FEN|startpos [MOVES...]   the referee's verdict after the moves
  *   xqf-engine params [FILE]   the parameter table, or a parameter file checked and completed
  */
 #include <errno.h>
@@ -16,12 +17,15 @@
 #include "params.h"
 #include "perft.h"
 #include "protocol.h"
+#include "rules.h"
 
 static int usage(FILE *f, int code)
 {
     fprintf(f, "usage: xqf-engine                 speak UCI or UCCI on stdin/stdout\n"
                "       xqf-engine perft N [FEN]   count the legal move tree to depth N (1-8)\n"
                "       xqf-engine bench [DEPTH]   search the bench positions; prints the signature\n"
+               "       xqf-engine judge FEN|startpos [MOVES...]\n"
+               "                                  play the moves; print the referee's verdict\n"
                "       xqf-engine params          the parameter table: name, type, default, min, max, c_end, r_end\n"
                "       xqf-engine params FILE     check a parameter file; print the whole set it gives\n");
     return code;
@@ -38,20 +42,92 @@ static bool parse_depth(const char *text, int max, int *out)
     return true;
 }
 
+/*
+ * A FEN from the command line at argv[*i]: one argument ("startpos", or the
+ * FEN quoted), or its fields as separate arguments (the placement, then a
+ * side letter, then up to four "-" or number fields; no move text looks
+ * like these).  Advances *i past it and writes it to out (len bytes).
+ * Returns false when the fields do not fit.
+ */
+static bool fen_argument(int argc, char **argv, int *i, char *out, size_t len)
+{
+    if (!strcmp(argv[*i], "startpos")) {
+        (*i)++;
+        return (size_t)snprintf(out, len, "%s", START_FEN) < len;
+    }
+    size_t n = (size_t)snprintf(out, len, "%s", argv[(*i)++]);
+    if (n >= len)
+        return false;
+    if (strchr(out, ' ') || *i >= argc || strlen(argv[*i]) != 1 || !strchr("wbr", argv[*i][0]))
+        return true;
+    for (int fields = 0; *i < argc && fields < 5; fields++) {
+        const char *f = argv[*i];
+        if (fields > 0 && strcmp(f, "-") && strspn(f, "0123456789") != strlen(f))
+            break;
+        n += (size_t)snprintf(out + n, len - n, " %s", f);
+        if (n >= len)
+            return false;
+        (*i)++;
+    }
+    return true;
+}
+
 static int run_perft(int argc, char **argv)
 {
-    int depth;
-    if (argc < 3 || argc > 4 || !parse_depth(argv[2], 8, &depth)) {
+    int depth, i = 3;
+    char fen[FEN_MAX * 2] = START_FEN;
+    if (argc < 3 || !parse_depth(argv[2], 8, &depth) || (argc > 3 && !fen_argument(argc, argv, &i, fen, sizeof fen))
+        || i < argc) {
         fprintf(stderr, "xqf-engine: error: perft needs a depth from 1 to 8 and an optional FEN\n");
         return 2;
     }
     Board b;
     char err[256];
-    if (fen_parse(&b, argc == 4 ? argv[3] : START_FEN, FEN_ANALYSIS, err, sizeof err) != 0) {
+    if (fen_parse(&b, fen, FEN_ANALYSIS, err, sizeof err) != 0) {
         fprintf(stderr, "xqf-engine: error: bad FEN: %s\n", err);
         return 2;
     }
     perft_divide(&b, depth, stdout);
+    return 0;
+}
+
+/*
+ * Plays the moves from the position and prints the referee's verdict
+ * (rules_outcome: mate, stalemate, repetition at the third occurrence with
+ * perpetual check or chase, the 120-ply rule) as "result: 0-1 (perpetual
+ * chase)", or "result: * (none)" when the game goes on.  A move after the
+ * game has ended is an error, as it is for the referee.
+ */
+static int run_judge(int argc, char **argv)
+{
+    int i = 2;
+    char fen[FEN_MAX * 2];
+    if (argc < 3 || !fen_argument(argc, argv, &i, fen, sizeof fen)) {
+        fprintf(stderr, "xqf-engine: error: judge needs a FEN or 'startpos', then the moves\n");
+        return 2;
+    }
+    Board b;
+    char err[256];
+    if (fen_parse(&b, fen, FEN_GAME, err, sizeof err) != 0) {
+        fprintf(stderr, "xqf-engine: error: bad FEN: %s\n", err);
+        return 2;
+    }
+    Outcome o = rules_outcome(&b);
+    for (int ply = 1; i < argc; i++, ply++) {
+        Move m;
+        if (o.result != RESULT_NONE) {
+            fprintf(stderr, "xqf-engine: error: move %d (%s): the game is over (%s, %s)\n", ply, argv[i],
+                    rules_result_text(o.result), rules_reason_text(o.reason));
+            return 2;
+        }
+        if (move_parse(&b, argv[i], &m, err, sizeof err) != 0) {
+            fprintf(stderr, "xqf-engine: error: move %d (%s): %s\n", ply, argv[i], err);
+            return 2;
+        }
+        board_make(&b, m);
+        o = rules_outcome(&b);
+    }
+    printf("result: %s (%s)\n", rules_result_text(o.result), rules_reason_text(o.reason));
     return 0;
 }
 
@@ -99,6 +175,8 @@ int main(int argc, char **argv)
         return run_perft(argc, argv);
     if (!strcmp(argv[1], "bench"))
         return run_bench(argc, argv);
+    if (!strcmp(argv[1], "judge"))
+        return run_judge(argc, argv);
     if (!strcmp(argv[1], "params"))
         return run_params(argc, argv);
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))

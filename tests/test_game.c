@@ -13,6 +13,7 @@
 
 #include "book.h"
 #include "game.h"
+#include "pgn.h"
 #include "player.h"
 #include "spec.h"
 
@@ -86,6 +87,31 @@ Test(referee, perpetual_check_loses_for_the_checker)
     cr_assert_eq(g.result, RESULT_BLACK_WINS, "result %d reason %d", g.result, g.reason);
     cr_assert_eq(g.reason, GAME_PERPETUAL_CHECK);
     cr_assert_eq(g.count, 8, "third occurrence after 8 plies, got %d", g.count);
+    game_record_free(&g);
+}
+
+/* A horse chasing a rook back and forth (tests/test_chase.c, horse_chases_rook): the chaser loses. */
+Test(referee, perpetual_chase_loses_for_the_chaser)
+{
+    GameRecord g;
+    scripted_game("5k3/9/2r6/3N5/9/9/9/9/9/3K5 w - - 0 1", "d6b5:0 b5d6:0 d6b5:0 b5d6:0 d6b5:0",
+                  "c7c8:0 c8c7:0 c7c8:0 c8c7:0 c7c8:0", NULL, &g);
+    cr_assert_eq(g.result, RESULT_BLACK_WINS, "result %d reason %d", g.result, g.reason);
+    cr_assert_eq(g.reason, GAME_PERPETUAL_CHASE);
+    cr_assert_eq(g.count, 8, "third occurrence after 8 plies, got %d", g.count);
+    cr_assert_str_eq(game_reason_text(g.reason), "perpetual chase");
+    cr_assert_not(game_reason_is_fault(g.reason));
+    /* in PGN: a normal termination, the reason in the last comment */
+    char *pgn = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&pgn, &len);
+    cr_assert_not_null(f);
+    PgnTags tags = { .event = "test", .red = "red", .black = "black", .round = 1, .nodes = 100 };
+    cr_assert_eq(pgn_write(f, &g, &tags), 0);
+    fclose(f);
+    cr_expect(strstr(pgn, "[Result \"0-1\"]") && strstr(pgn, "[Termination \"normal\"]"), "%s", pgn);
+    cr_expect(strstr(pgn, "Black wins by perpetual chase"), "%s", pgn);
+    free(pgn);
     game_record_free(&g);
 }
 

@@ -1,8 +1,8 @@
 /*
- * How games end (rules.h): mate, stalemate, perpetual check, repetition,
- * the 120-ply rule, and the result texts.  Every line of moves is played
- * through move_parse, so it is legal, and the tests assert which moves give
- * check instead of trusting the comments.
+ * How games end (rules.h): mate, stalemate, perpetual check, repetition, the
+ * 120-ply rule, and the result texts (perpetual chase: test_chase.c).  Every
+ * line of moves is played through move_parse, so it is legal, and the tests
+ * assert which moves give check instead of trusting the comments.
  */
 #include <criterion/criterion.h>
 
@@ -239,11 +239,12 @@ Test(rules, result_texts)
 
 Test(rules, reason_texts)
 {
-    const ResultReason reasons[] = { REASON_NONE, REASON_CHECKMATE, REASON_STALEMATE,
-                                     REASON_PERPETUAL_CHECK, REASON_REPETITION, REASON_NO_CAPTURE };
+    const ResultReason reasons[] = { REASON_NONE, REASON_CHECKMATE, REASON_STALEMATE, REASON_PERPETUAL_CHECK,
+                                     REASON_PERPETUAL_CHASE, REASON_REPETITION, REASON_NO_CAPTURE };
     enum { N = sizeof reasons / sizeof reasons[0] };
     cr_expect_str_eq(rules_reason_text(REASON_CHECKMATE), "checkmate");
     cr_expect_str_eq(rules_reason_text(REASON_PERPETUAL_CHECK), "perpetual check");
+    cr_expect_str_eq(rules_reason_text(REASON_PERPETUAL_CHASE), "perpetual chase");
     for (int i = 0; i < N; i++) {
         const char *t = rules_reason_text(reasons[i]);
         cr_assert_not_null(t);

@@ -27,6 +27,7 @@ static const char *const REASON_TEXT[GAME_REASONS] = {
     [GAME_NO_RESPONSE] = "no response",
     [GAME_START_FAILURE] = "start failure",
     [GAME_ABANDONED] = "abandoned",
+    [GAME_PERPETUAL_CHASE] = "perpetual chase",
 };
 
 const char *game_reason_text(GameReason r)
@@ -120,6 +121,7 @@ static GameReason rules_reason(ResultReason r)
     case REASON_CHECKMATE: return GAME_CHECKMATE;
     case REASON_STALEMATE: return GAME_STALEMATE;
     case REASON_PERPETUAL_CHECK: return GAME_PERPETUAL_CHECK;
+    case REASON_PERPETUAL_CHASE: return GAME_PERPETUAL_CHASE;
     case REASON_REPETITION: return GAME_REPETITION;
     case REASON_NO_CAPTURE: return GAME_NO_CAPTURE;
     case REASON_NONE: break;

@@ -20,7 +20,10 @@
 
 typedef struct Player Player;
 
-/* Why a game ended.  The first group are the rules, then adjudication, then faults. */
+/*
+ * Why a game ended.  The first group are the rules, then adjudication, then
+ * faults, then rules added later.
+ */
 typedef enum {
     GAME_REASON_NONE = 0,
     GAME_CHECKMATE,
@@ -38,6 +41,11 @@ typedef enum {
     GAME_NO_RESPONSE,      /* no answer by the deadline (fixed nodes) */
     GAME_START_FAILURE,    /* the engine could not be started or did not answer its handshake */
     GAME_ABANDONED,        /* the match was stopped during the game: not counted */
+    /*
+     * Rules added later go last: results carry games counted by reason in
+     * this order (the `reasons` array on the wire and in the database).
+     */
+    GAME_PERPETUAL_CHASE,
     GAME_REASONS
 } GameReason;
 
