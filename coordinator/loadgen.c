@@ -28,6 +28,7 @@
 #include <time.h>
 #include <zmq.h>
 
+#include "clock.h"
 #include "codec.h"
 #include "log.h"
 #include "store.h"
@@ -40,12 +41,7 @@ typedef struct {
     bool welcomed;
 } Sim;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
+static double now_s(void) { return (double)clock_now_us() / 1e6; }
 
 static int cmp_double(const void *a, const void *b)
 {

@@ -6,7 +6,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "log.h"
+#include "rng.h"
 #include "spsa.h"
 #include "stats.h"
 
@@ -46,13 +48,6 @@ struct Sched {
     bool touched_overflow;
     int64_t progress_ms;             /* when the stop rules were last checked */
 };
-
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* ---- run kinds --------------------------------------------------------------- */
 
@@ -316,13 +311,10 @@ static int load_book(Sched *s, SchedRun *r)
     }
     r->run.book = full.book;
     r->run.book_lines = full.book_lines;
-    uint64_t state = r->run.seed;
+    Rng rng;
+    rng_seed(&rng, r->run.seed);
     for (int i = 0; i < full.book_lines; i++) {
-        uint64_t z = (state += UINT64_C(0x9E3779B97F4A7C15));
-        z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-        z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-        z ^= z >> 31;
-        int j = (int)(z % (uint64_t)(i + 1));
+        int j = (int)(rng_next(&rng) % (uint64_t)(i + 1));
         r->perm[i] = r->perm[j];
         r->perm[j] = i;
     }
@@ -551,4 +543,4 @@ int sched_progress(Sched *s, int64_t now_ms)
     return rc;
 }
 
-int sched_after_commit(Sched *s) { return sched_progress(s, mono_ms()); }
+int sched_after_commit(Sched *s) { return sched_progress(s, clock_now_ms()); }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "codec.h"
 #include "log.h"
 #include "sched.h"
@@ -21,15 +22,6 @@ enum {
     WAIT_MS = 100,
     LOAD_EVERY_MS = 10000
 };
-
-static int64_t now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-static int64_t now_ms(void) { return now_us() / 1000; }
 
 /* What the loop did since the last load line (logged every LOAD_EVERY_MS when busy). */
 typedef struct {
@@ -112,7 +104,7 @@ static PeerEntry *peer_find(Peers *ps, const Peer *p)
     PeerEntry *e = peer_slot(ps, p);
     if (!e || !e->peer.len || !e->worker)
         return NULL;
-    e->seen_ms = now_ms();
+    e->seen_ms = clock_now_ms();
     return e;
 }
 
@@ -145,7 +137,7 @@ static int peers_rebuild(Peers *ps, int64_t now)
 /* Records a worker for a routing id. 0 or -1. */
 static int peer_set(Peers *ps, const Peer *p, int64_t worker, const char *build)
 {
-    int64_t now = now_ms();
+    int64_t now = clock_now_ms();
     if ((ps->count + 1) * 2 > ps->cap && peers_rebuild(ps, now) != 0)
         return -1;
     PeerEntry *e = peer_slot(ps, p);
@@ -479,7 +471,7 @@ static void ensure_connected(Server *S, int64_t now)
 /* Handles a batch of decoded messages in one transaction (see server.h). */
 static void handle_batch(Server *S, Item *items, int n)
 {
-    int64_t now = now_ms();
+    int64_t now = clock_now_ms();
     int db_items = 0;
     for (int i = 0; i < n; i++)
         db_items += needs_db(items[i].in.type);
@@ -522,7 +514,7 @@ static void handle_batch(Server *S, Item *items, int n)
 
 static void timers(Server *S, int64_t *next_expire)
 {
-    int64_t now = now_ms();
+    int64_t now = clock_now_ms();
     if (store_ok(S->store) && sched_progress(S->sched, now) != 0)
         sched_invalidate(S->sched);
     if (now < *next_expire)
@@ -552,9 +544,9 @@ int server_run(const ServerConfig *cfg, volatile sig_atomic_t *stop)
         return -1;
     }
     log_info("serving on %s, lease %lld ms", cfg->bind, (long long)cfg->lease_ms);
-    ensure_connected(&S, now_ms());
+    ensure_connected(&S, clock_now_ms());
     int64_t next_expire = 0;
-    LoadStats load = { .since_us = now_us() };
+    LoadStats load = { .since_us = clock_now_us() };
     while (!*stop) {
         int ready = transport_wait(S.transport, WAIT_MS, store_socket(S.store));
         if (ready < 0) {
@@ -567,7 +559,7 @@ int server_run(const ServerConfig *cfg, volatile sig_atomic_t *stop)
                 sched_invalidate(S.sched);
         }
         int n = 0;
-        int64_t started = now_us();
+        int64_t started = clock_now_us();
         while (n < batch) {
             Item *it = &items[n];
             int rc = transport_recv(S.transport, &it->peer, &frame);
@@ -601,8 +593,8 @@ int server_run(const ServerConfig *cfg, volatile sig_atomic_t *stop)
             xqf_msg_free(&it->out);
         }
         if (n > 0)
-            load_note(&load, n, now_us() - started);
-        load_log(&load, now_us());
+            load_note(&load, n, clock_now_us() - started);
+        load_log(&load, clock_now_us());
         timers(&S, &next_expire);
     }
     log_info("stopping");

@@ -11,12 +11,12 @@
 #include <string.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <sodium.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "log.h"
+#include "sha256.h"
 #include "params.h"
 #include "report.h"
 #include "stats.h"
@@ -1018,28 +1018,6 @@ static int copy_binary(const char *src, const char *dst)
         rc = -1;
     if (rc != 0)
         unlink(tmp);
-    return rc;
-}
-
-/* The SHA-256 of a file as 64 hex digits; 0 or -1. */
-static int sha256_file(const char *path, char hex[65])
-{
-    FILE *f = fopen(path, "rb");
-    if (!f || sodium_init() < 0) {
-        if (f)
-            fclose(f);
-        return -1;
-    }
-    crypto_hash_sha256_state st;
-    crypto_hash_sha256_init(&st);
-    unsigned char buf[1 << 16], digest[crypto_hash_sha256_BYTES];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        crypto_hash_sha256_update(&st, buf, n);
-    int rc = ferror(f) ? -1 : 0;
-    fclose(f);
-    crypto_hash_sha256_final(&st, digest);
-    sodium_bin2hex(hex, 65, digest, sizeof digest);
     return rc;
 }
 

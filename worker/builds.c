@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "sha256.h"
 
 enum { VERIFIED_MAX = 64 };
 
@@ -67,9 +67,8 @@ static int make_dirs(const char *dir)
 BuildCache *builds_new(const char *dir)
 {
     BuildCache *c = calloc(1, sizeof *c);
-    if (!c || sodium_init() < 0) {
-        free(c);
-        log_error("builds: out of memory or no libsodium");
+    if (!c) {
+        log_error("builds: out of memory");
         return NULL;
     }
     if (snprintf(c->dir, sizeof c->dir, "%s", dir) >= (int)sizeof c->dir || make_dirs(dir) != 0) {
@@ -111,29 +110,6 @@ bool builds_sha_ok(const char *sha)
     return n == XQF_SHA256_HEX && !sha[n];
 }
 
-/* The SHA-256 of an open file (from its start) in hex. 0 or -1. */
-static int hash_fd(int fd, char hex[XQF_SHA256_HEX + 1])
-{
-    crypto_hash_sha256_state st;
-    unsigned char buf[1 << 16], digest[crypto_hash_sha256_BYTES];
-    if (lseek(fd, 0, SEEK_SET) != 0)
-        return -1;
-    crypto_hash_sha256_init(&st);
-    for (;;) {
-        ssize_t n = read(fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        if (n == 0)
-            break;
-        crypto_hash_sha256_update(&st, buf, (size_t)n);
-    }
-    crypto_hash_sha256_final(&st, digest);
-    sodium_bin2hex(hex, XQF_SHA256_HEX + 1, digest, sizeof digest);
-    return 0;
-}
-
 const char *builds_path(BuildCache *c, const char *sha)
 {
     if (!builds_sha_ok(sha))
@@ -146,7 +122,7 @@ const char *builds_path(BuildCache *c, const char *sha)
     if (fd < 0)
         return NULL;
     char hex[XQF_SHA256_HEX + 1];
-    bool ok = hash_fd(fd, hex) == 0 && strcmp(hex, sha) == 0;
+    bool ok = sha256_fd(fd, hex) == 0 && strcmp(hex, sha) == 0;
     close(fd);
     if (!ok) {
         log_warn("builds: cached %s does not match its hash: fetched again", c->path);
@@ -262,7 +238,7 @@ int builds_on_chunk(BuildCache *c, const XqfMsg_build_chunk *m, char *err, size_
     if (f->received < f->total)
         return 0;
     char hex[XQF_SHA256_HEX + 1];
-    if (fsync(f->fd) != 0 || hash_fd(f->fd, hex) != 0)
+    if (fsync(f->fd) != 0 || sha256_fd(f->fd, hex) != 0)
         return failed(c, f, err, errlen, strerror(errno));
     if (strcmp(hex, f->sha) != 0)
         return failed(c, f, err, errlen, "the bytes received do not have its SHA-256: not installed");

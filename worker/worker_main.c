@@ -45,6 +45,7 @@
 
 #include "bench.h"
 #include "builds.h"
+#include "clock.h"
 #include "codec.h"
 #include "log.h"
 #include "params.h"
@@ -100,13 +101,6 @@ static void on_signal(int sig)
 {
     (void)sig;
     stop_flag = 1;
-}
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Says hello; false when it could not go out (no connection yet: ZMQ_IMMEDIATE). */
@@ -591,10 +585,10 @@ int main(int argc, char **argv)
     log_info("build %s, %d game threads, coordinator %s", w.build, w.threads, endpoint);
     w.hello_backoff = HELLO_BACKOFF_MIN_MS;
     w.heartbeat_ms = 10000;
-    w.heard_ms = now_ms();
+    w.heard_ms = clock_now_ms();
     int64_t stop_at = 0;
     for (;;) {
-        int64_t now = now_ms();
+        int64_t now = clock_now_ms();
         if (stop_flag && !stop_at)
             stop_at = now + SHUTDOWN_MS;
         if (stop_flag && (!busy(&w) || now >= stop_at))
@@ -627,7 +621,7 @@ int main(int argc, char **argv)
         int rc;
         while ((rc = wt_recv(w.t, &m)) != 0) {
             if (rc > 0)
-                on_message(&w, &m, now_ms());
+                on_message(&w, &m, clock_now_ms());
             xqf_msg_free(&m);
         }
     }

@@ -8,6 +8,7 @@
 #include <zmq.h>
 
 #include "keys.h"
+#include "clock.h"
 #include "log.h"
 
 #define MONITOR_ENDPOINT "inproc://xqf-worker-monitor"
@@ -21,13 +22,6 @@ struct WorkerTransport {
     int64_t shown_ms;
     XqfBuf buf;
 };
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Makes the DEALER a CURVE client with our key pair and the coordinator's public key. 0 or -1 (logged). */
 static int curve_client(WorkerTransport *t, const WtSecurity *sec)
@@ -72,7 +66,7 @@ static int watch_handshakes(WorkerTransport *t)
 static void show_handshake(WorkerTransport *t, uint16_t event, uint32_t value)
 {
     uint32_t outcome = ((uint32_t)event << 16) ^ value;
-    int64_t now = now_ms();
+    int64_t now = clock_now_ms();
     if (outcome == t->shown && (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED || now - t->shown_ms < HANDSHAKE_NOTE_MS))
         return;
     bool first_success = event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED && !t->shown;
