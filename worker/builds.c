@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "log.h"
 #include "sha256.h"
 
@@ -43,27 +44,6 @@ void builds_default_dir(char *out, size_t size)
         snprintf(out, size, "/tmp/xqf-worker-cache-%ld", (long)getuid());
 }
 
-/* mkdir -p. 0 or -1 (errno set). */
-static int make_dirs(const char *dir)
-{
-    char path[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    for (char *p = path + 1;; p++) {
-        if (*p != '/' && *p)
-            continue;
-        char c = *p;
-        *p = '\0';
-        if (mkdir(path, 0755) != 0 && errno != EEXIST)
-            return -1;
-        if (!c)
-            return 0;
-        *p = c;
-    }
-}
-
 BuildCache *builds_new(const char *dir)
 {
     BuildCache *c = calloc(1, sizeof *c);
@@ -71,7 +51,7 @@ BuildCache *builds_new(const char *dir)
         log_error("builds: out of memory");
         return NULL;
     }
-    if (snprintf(c->dir, sizeof c->dir, "%s", dir) >= (int)sizeof c->dir || make_dirs(dir) != 0) {
+    if (snprintf(c->dir, sizeof c->dir, "%s", dir) >= (int)sizeof c->dir || files_make_dirs(dir) != 0) {
         log_error("builds: cannot use the cache folder %s: %s", dir, strerror(errno));
         free(c);
         return NULL;
