@@ -204,3 +204,9 @@ int wt_recv(WorkerTransport *t, XqfMsg *m)
     }
     return 1;
 }
+
+static int link_send(void *ctx, const XqfMsg *m) { return wt_send(ctx, m); }
+static int link_wait(void *ctx, int timeout_ms, int fd) { return wt_wait(ctx, timeout_ms, fd); }
+static int link_recv(void *ctx, XqfMsg *m) { return wt_recv(ctx, m); }
+
+WorkerLink wt_link(WorkerTransport *t) { return (WorkerLink){ t, link_send, link_wait, link_recv }; }
