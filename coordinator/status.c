@@ -8,7 +8,6 @@
 #include "sched.h"
 #include "stats.h"
 
-enum { WORKER_WINDOW_S = 600 };
 
 static void run_line(const StoreRun *r, char *out, size_t size)
 {
@@ -42,7 +41,7 @@ int status_lines(Store *store, int max_runs, XqfStrs *workers, XqfStrs *runs)
     xqf_strs_free(workers);
     xqf_strs_free(runs);
     StoreWorker *w;
-    int nw = store_list_workers(store, WORKER_WINDOW_S, &w);
+    int nw = store_list_workers(store, STATUS_WORKER_WINDOW_S, &w);
     if (nw < 0)
         return -1;
     char line[XQF_TEXT_MAX + 1];
