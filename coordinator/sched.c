@@ -478,13 +478,6 @@ int sched_claim_batch(Sched *s, const int64_t *workers, const char *const *build
     return rc;
 }
 
-int sched_claim(Sched *s, int64_t worker, const char *build, int64_t lease_ms, XqfMsg *task)
-{
-    if (sched_claim_batch(s, &worker, &build, 1, lease_ms, task) != 0)
-        return -1;
-    return task->type == XQF_MSG_TASK;
-}
-
 static SchedRun *find(Sched *s, int64_t id)
 {
     for (int i = 0; i < s->count; i++)

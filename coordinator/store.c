@@ -1,4 +1,5 @@
 #include "store.h"
+#include "store_check.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -905,12 +906,6 @@ int store_claim_batch(Store *s, int64_t run_id, const int64_t *workers, int n, i
     return count;
 }
 
-int store_claim_task(Store *s, int64_t run_id, int64_t worker, int64_t lease_ms, StoreLease *out)
-{
-    bool given;
-    return store_claim_batch(s, run_id, &worker, 1, lease_ms, out, &given);
-}
-
 int store_create_task(Store *s, int64_t run_id, int64_t worker, int64_t lease_ms, const char *params0,
                       const char *params1, const char *perturbation_json, StoreLease *out)
 {
@@ -1020,18 +1015,6 @@ int store_report_batch(Store *s, StoreReportItem *items, int n, int64_t lease_ms
     free(idx);
     free(done);
     return rc;
-}
-
-int store_report(Store *s, int64_t worker, int64_t task, int64_t token, const StoreCounts *c,
-                 int64_t lease_ms, StoreReport *status, int64_t *run_id, bool *task_done)
-{
-    StoreReportItem it = { .worker = worker, .task = task, .token = token, .counts = *c };
-    if (store_report_batch(s, &it, 1, lease_ms) != 0)
-        return -1;
-    *status = it.status;
-    *run_id = it.run;
-    *task_done = it.task_done;
-    return 0;
 }
 
 /* Runs a statement answering 'ok' or 'stale': 1, 0 or -1. */

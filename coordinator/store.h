@@ -48,8 +48,6 @@ int store_socket(const Store *s);
  * notifications (0 or more), or -1 when the connection is lost.
  */
 int store_notifications(Store *s);
-/* The number of migrations applied by this store's last store_connect (0 when up to date). */
-int store_migrations_applied(const Store *s);
 
 int store_begin(Store *s);
 int store_commit(Store *s);
@@ -230,14 +228,9 @@ typedef struct {
 } StoreLease;
 
 /*
- * Claims a task of run for worker under a lease of lease_ms: a queued one,
- * else (SPRT) a new one.  Returns 1 with *out, 0 when the run has nothing
- * to give, -1 on error.
- */
-int store_claim_task(Store *s, int64_t run, int64_t worker, int64_t lease_ms, StoreLease *out);
-/*
- * The same for n requests at once (workers[i] may repeat: one per slot
- * asking), in one statement (005_batch.sql).  Returns how many got a
+ * Claims tasks of run for n requests at once (workers[i] may repeat: one
+ * per slot asking), in one statement (005_batch.sql): a queued task, else
+ * (SPRT) a new one, under a lease of lease_ms.  Returns how many got a
  * lease (given[i], out[i]), or -1.
  */
 int store_claim_batch(Store *s, int64_t run, const int64_t *workers, int n, int64_t lease_ms,
@@ -253,14 +246,6 @@ int store_create_task(Store *s, int64_t run, int64_t worker, int64_t lease_ms, c
 typedef enum { REPORT_ACCEPTED, REPORT_DUPLICATE, REPORT_STALE, REPORT_INVALID } StoreReport;
 const char *store_report_text(StoreReport r);
 
-/*
- * A worker's cumulative counts under a lease (exactly-once: see
- * 005_batch.sql); a lease held by another worker is "stale".  Returns 0
- * with *status, *run (0 when the task is unknown) and *task_done, or -1.
- */
-int store_report(Store *s, int64_t worker, int64_t task, int64_t token, const StoreCounts *c,
-                 int64_t lease_ms, StoreReport *status, int64_t *run, bool *task_done);
-
 typedef struct {
     int64_t worker, task, token;     /* in */
     StoreCounts counts;              /* in */
@@ -270,9 +255,11 @@ typedef struct {
 } StoreReportItem;
 
 /*
- * Many reports at once, judged as store_report judges each, in arrival
- * order (repeats of a task go to later statements).  0, or -1 on a
- * database error.
+ * Workers' cumulative counts under their leases (exactly-once: see
+ * 005_batch.sql; a lease held by another worker is "stale"), judged in
+ * arrival order (repeats of a task go to later statements): each item's
+ * status, run (0 when the task is unknown) and task_done are filled.  0,
+ * or -1 on a database error.
  */
 int store_report_batch(Store *s, StoreReportItem *items, int n, int64_t lease_ms);
 /* Extends worker's lease. Returns 1 (extended), 0 (stale: stop the task) or -1. */
@@ -301,16 +288,6 @@ int store_list_workers(Store *s, int seconds, StoreWorker **out);
 
 /* ---- audits and administration ----------------------------------------------- */
 
-/* What a run's tables add up to (tests and audits: every count must agree). */
-typedef struct {
-    int64_t tasks, tasks_done, max_attempts;
-    int64_t task_pairs, task_games;          /* sums over tasks: done_pairs, wins+draws+losses */
-    int64_t result_pairs, result_games;      /* sums over the results of every lease */
-    int64_t run_pairs, run_games, run_penta; /* the run's own counters */
-} StoreAudit;
-
-/* Returns 1 with *out, 0 (no such run) or -1. */
-int store_audit_run(Store *s, int64_t run, StoreAudit *out);
 
 /* ---- engine builds ------------------------------------------------------------ */
 
@@ -343,10 +320,5 @@ int store_build_blob(Store *s, int64_t id, const void *data, size_t len);
 int store_build_chunk(Store *s, const char *sha256, int64_t offset, size_t max, void *out, size_t *len,
                       int64_t *total);
 
-/*
- * Creates (drop false) or drops (drop true, if it exists) database `name`
- * on conninfo's server, connecting with conninfo.  Returns 0 or -1 (logged).
- */
-int store_admin_database(const char *conninfo, const char *name, bool drop);
 
 #endif
