@@ -350,8 +350,13 @@ static int fill_task(const SchedRun *r, const StoreLease *l, XqfMsg *m)
     snprintf(t->params1, sizeof t->params1, "%s", l->params1);
     snprintf(t->build0, sizeof t->build0, "%s", run->build0);
     snprintf(t->build1, sizeof t->build1, "%s", run->build1);
-    t->adjudication.count = 6;
-    memcpy(t->adjudication.v, run->adjudication, sizeof run->adjudication);
+    const StoreAdjudication *a = &run->adjudication;
+    t->resign_moves = a->resign_moves;
+    t->resign_score = a->resign_score;
+    t->draw_after = a->draw_after;
+    t->draw_moves = a->draw_moves;
+    t->draw_score = a->draw_score;
+    t->max_plies = a->max_plies;
     return 0;
 }
 

@@ -63,6 +63,19 @@ typedef struct {
     int64_t reasons[STORE_REASONS];
 } StoreCounts;
 
+/* How a run's games are adjudicated (worker/game.h's Adjudication; 0 turns a rule off). */
+typedef struct {
+    int64_t resign_moves, resign_score;       /* a win after this many plies both agree on >= score */
+    int64_t draw_after, draw_moves, draw_score; /* a draw from move draw_after on, after draw_moves
+                                                   plies with |score| <= draw_score */
+    int64_t max_plies;                        /* a draw at this length (0: no limit) */
+} StoreAdjudication;
+
+/* The settings of a run created without its own: the one place they are written down. */
+#define STORE_ADJUDICATION_DEFAULT                                                                \
+    ((StoreAdjudication){ .resign_moves = 4, .resign_score = 600, .draw_after = 40, .draw_moves = 8, \
+                          .draw_score = 10, .max_plies = 0 })
+
 /* An SPRT test of a first player ("test") against a second ("base"). */
 typedef struct {
     const char *name;                /* a label, may be "" */
@@ -75,7 +88,7 @@ typedef struct {
     int64_t nodes;                   /* > 0: fixed nodes per move; else the clock */
     int64_t base_ms, inc_ms, margin_ms;
     int hash_mb;                     /* 0: 16 */
-    const int64_t *adjudication;     /* 6 values as the task message has them, or NULL: defaults */
+    const StoreAdjudication *adjudication; /* NULL: STORE_ADJUDICATION_DEFAULT */
     int pairs_per_task;
     int64_t max_pairs;               /* stop with verdict "max pairs" here */
     double elo0, elo1, alpha, beta;  /* normalized Elo bounds, error rates */
@@ -181,7 +194,7 @@ typedef struct {
     uint64_t seed;
     int64_t nodes, base_ms, inc_ms, margin_ms;
     int hash_mb;
-    int64_t adjudication[6];
+    StoreAdjudication adjudication;
     int pairs_per_task;
     int64_t max_pairs, next_pair;
     double elo0, elo1, alpha, beta;  /* NaN when not set */

@@ -148,9 +148,12 @@ static void feed_task(uint64_t slot, uint64_t task_id, int64_t pairs, const char
     strcpy(t->name0, "test");
     strcpy(t->params0, "NullR=2");
     strcpy(t->name1, "base");
-    t->adjudication.count = 6;
-    const int64_t adj[6] = { 4, 600, 40, 8, 10, 400 };
-    memcpy(t->adjudication.v, adj, sizeof adj);
+    t->resign_moves = 4;
+    t->resign_score = 600;
+    t->draw_after = 40;
+    t->draw_moves = 8;
+    t->draw_score = 10;
+    t->max_plies = 400;
 }
 
 Test(worker, says_hello_until_welcomed_then_asks_for_a_task)
