@@ -9,6 +9,7 @@
 #include "clock.h"
 #include "log.h"
 #include "rng.h"
+#include "run_kind.h"
 #include "spsa.h"
 #include "stats.h"
 
@@ -27,8 +28,8 @@ typedef struct {
     bool exhausted;                  /* nothing to give until the next refresh */
 } SchedRun;
 
+/* The scheduling hooks of a run kind (run_kinds.def). */
 typedef struct {
-    const char *kind;
     /* A new task when the database has none queued; NULL: xqf_claim_task makes them. 1/0/-1. */
     int (*new_task)(Sched *s, SchedRun *r, int64_t worker, int64_t lease_ms, StoreLease *out);
     /* In the accepting transaction, when a task's last pair came in. 0/-1. */
@@ -204,17 +205,15 @@ static int spsa_task_done(Sched *s, int64_t run, int64_t task)
     return store_spsa_save(s->store, run, theta, x.count, x.iter);
 }
 
-static const RunKindOps KINDS[] = {
-    { "sprt", NULL, NULL, sprt_progress },
-    { "spsa", spsa_new_task, spsa_task_done, NULL },
+static const RunKindOps OPS[RUN_KIND_COUNT] = {
+    [RUN_KIND_SPRT] = { NULL, NULL, sprt_progress },
+    [RUN_KIND_SPSA] = { spsa_new_task, spsa_task_done, NULL },
 };
 
-static const RunKindOps *kind_of(const char *kind)
+static const RunKindOps *kind_of(const char *name)
 {
-    for (size_t i = 0; i < sizeof KINDS / sizeof KINDS[0]; i++)
-        if (strcmp(KINDS[i].kind, kind) == 0)
-            return &KINDS[i];
-    return NULL;
+    const RunKind *k = run_kind_find(name);
+    return k ? &OPS[k->id] : NULL;
 }
 
 /* ---- the cache of active runs ------------------------------------------------ */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run_kind.h"
 #include "sched.h"
 #include "stats.h"
 
@@ -23,14 +24,14 @@ static void run_line(const StoreRun *r, char *out, size_t size)
     if (c->pairs > 0 && xqf_elo_penta(c->penta, &e) == XQF_STATS_OK && n > 0 && (size_t)n < size)
         n += snprintf(out + n, size - (size_t)n, " Elo %.1f +/- %.1f", e.elo, e.elo_ci95);
     double lo, hi;
-    if (strcmp(r->kind, "sprt") == 0 && n > 0 && (size_t)n < size &&
+    if (run_kind_is_sprt(r->kind) && n > 0 && (size_t)n < size &&
         xqf_sprt_bounds(r->alpha, r->beta, &lo, &hi) == XQF_STATS_OK) {
         const char *verdict;
         double llr = sched_sprt_llr(r, &verdict);
         n += snprintf(out + n, size - (size_t)n, " LLR %.2f [%.2f, %.2f] (elo0 %g elo1 %g)",
                       isnan(llr) ? 0.0 : llr, lo, hi, r->elo0, r->elo1);
     }
-    if (strcmp(r->kind, "spsa") == 0 && n > 0 && (size_t)n < size)
+    if (run_kind_is_spsa(r->kind) && n > 0 && (size_t)n < size)
         n += snprintf(out + n, size - (size_t)n, " iter %lld/%lld", (long long)r->iter, (long long)r->max_pairs);
     if (r->verdict[0] && n > 0 && (size_t)n < size)
         snprintf(out + n, size - (size_t)n, " verdict: %s", r->verdict);

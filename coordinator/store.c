@@ -12,6 +12,7 @@
 
 #include "log.h"
 #include "migrations.h"
+#include "run_kind.h"
 
 /* Advisory lock key of the migrations ("xqf" "mig"). */
 #define MIGRATION_LOCK "7893734960017"
@@ -412,15 +413,14 @@ static char *text_array(const char *const *items, int n)
  * Inserts a run of kind with the spec's settings; SPRT bounds only for
  * SPRT (NULL otherwise); settings is a JSON object.  Returns 0 with *id, or -1.
  */
-static int create_run(Store *s, const char *kind, const char *name0, const char *name1,
-                      const StoreSprtSpec *sp, const char *settings, int64_t *id)
+static int create_run(Store *s, const RunKind *kind, const StoreSprtSpec *sp, const char *settings, int64_t *id)
 {
     const StoreAdjudication adj = sp->adjudication ? *sp->adjudication : STORE_ADJUDICATION_DEFAULT;
     char *book = text_array(sp->book, sp->book_lines);
     if (!book)
         return -1;
     Nums n;
-    bool sprt = strcmp(kind, "sprt") == 0;
+    bool sprt = kind->sprt;
     const char *p[31] = {
         sp->name ? sp->name : "", sp->test_params ? sp->test_params : "",
         sp->base_params ? sp->base_params : "", sp->build_id ? sp->build_id : "",
@@ -432,7 +432,7 @@ static int create_run(Store *s, const char *kind, const char *name0, const char 
         num(&n, 6, sp->pairs_per_task), num(&n, 7, sp->max_pairs),
         sprt ? dbl(&n, 8, sp->elo0) : NULL, sprt ? dbl(&n, 9, sp->elo1) : NULL,
         sprt ? dbl(&n, 10, sp->alpha) : NULL, sprt ? dbl(&n, 11, sp->beta) : NULL,
-        num(&n, 12, sp->priority), kind, name0, name1, settings, num(&n, 13, sp->test_build),
+        num(&n, 12, sp->priority), kind->name, kind->player0, kind->player1, settings, num(&n, 13, sp->test_build),
         num(&n, 14, sp->base_build)
     };
     PGresult *res = run(s, ST_CREATE_RUN, p, PGRES_TUPLES_OK);
@@ -446,7 +446,7 @@ static int create_run(Store *s, const char *kind, const char *name0, const char 
 
 int store_create_sprt(Store *s, const StoreSprtSpec *sp, int64_t *id)
 {
-    return create_run(s, "sprt", "test", "base", sp, "{}", id);
+    return create_run(s, run_kind_get(RUN_KIND_SPRT), sp, "{}", id);
 }
 
 int store_create_spsa(Store *s, const StoreSpsaSpec *sp, int64_t *id)
@@ -462,7 +462,7 @@ int store_create_spsa(Store *s, const StoreSpsaSpec *sp, int64_t *id)
     bool own_tx = !s->in_tx;
     if (own_tx && store_begin(s) != 0)
         return -1;
-    int rc = create_run(s, "spsa", "plus", "minus", &common, settings, id);
+    int rc = create_run(s, run_kind_get(RUN_KIND_SPSA), &common, settings, id);
     for (int i = 0; rc == 0 && i < sp->count; i++) {
         const StoreSpsaParam *q = &sp->params[i];
         Nums n;

@@ -10,6 +10,7 @@
 #include "book.h"
 #include "match.h"
 #include "player.h"
+#include "run_kind.h"
 #include "spec.h"
 
 enum { MOVE_TIMEOUT_MS = 30000 };
@@ -144,7 +145,7 @@ Task *task_new(const XqfMsg_task *m, const char *build, const char *const engine
     atomic_init(&t->stop, false);
     if (m->build[0] && strcmp(m->build, build) != 0)
         return refuse(t, err, errlen, "wrong build: this worker is %s", build);
-    if (strcmp(m->kind, "sprt") != 0 && strcmp(m->kind, "spsa") != 0)
+    if (!run_kind_find(m->kind))
         return refuse(t, err, errlen, "unknown run kind '%s'", m->kind);
     if (m->pairs < 1 || m->pairs > XQF_TASK_PAIRS_MAX || m->openings.count != (uint32_t)m->pairs)
         return refuse(t, err, errlen, "%s", "pairs and openings do not match");

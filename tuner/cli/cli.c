@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "run_kind.h"
 #include "stats.h"
 
 const char CLI_PROGRAM[] = "xqf-tune";
@@ -105,7 +106,7 @@ int cli_export_set(Store *s, const StoreRun *r, Params *p)
         status = cli_fail(CLI_FAIL, "cannot read the sets of run %" PRId64, r->id);
     else if (params_apply_list(p, sets, err, sizeof err) != 0)
         status = cli_fail(CLI_FAIL, "run %" PRId64 ": %s", r->id, err);
-    else if (strcmp(r->kind, "spsa") == 0 && (!(st = malloc(sizeof *st)) || store_spsa_load(s, r->id, st) != 1))
+    else if (run_kind_is_spsa(r->kind) && (!(st = malloc(sizeof *st)) || store_spsa_load(s, r->id, st) != 1))
         status = cli_fail(CLI_FAIL, "cannot read the SPSA state of run %" PRId64, r->id);
     for (int i = 0; status == CLI_OK && st && i < st->count; i++) {
         const ParamInfo *info = params_find(st->params[i].name);

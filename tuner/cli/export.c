@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "report.h"
+#include "run_kind.h"
 
 static const OptSpec EXPORT_OPTIONS[] = {
     { "--out", OPT_TEXT, "FILE", NULL, .help = "write the file here (default: stdout)" },
@@ -106,7 +107,7 @@ static void fill_params(Model *m, int nh)
 static int model_load(Store *s, const StoreRun *r, Model *m)
 {
     memset(m, 0, sizeof *m);
-    bool spsa = strcmp(r->kind, "spsa") == 0;
+    bool spsa = run_kind_is_spsa(r->kind);
     int np = store_run_progress(s, r->id, &m->prog);
     int nh = np >= 0 ? store_spsa_history(s, r->id, &m->hist) : -1;
     if (!(m->st = calloc(1, sizeof *m->st)) || np < 0 || nh < 0 || (spsa && store_spsa_load(s, r->id, m->st) != 1))

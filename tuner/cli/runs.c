@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "run_kind.h"
 #include "stats.h"
 
 static const OptSpec LIST_OPTIONS[] = {
@@ -91,12 +92,12 @@ static int show_run(Store *s, int64_t id, bool *active)
            "]\n", c->penta[0], c->penta[1], c->penta[2], c->penta[3], c->penta[4]);
     printf("Elo: %s\n", elo);
     double lo, hi, llr;
-    if (strcmp(r.kind, "sprt") == 0 && xqf_sprt_bounds(r.alpha, r.beta, &lo, &hi) == XQF_STATS_OK) {
+    if (run_kind_is_sprt(r.kind) && xqf_sprt_bounds(r.alpha, r.beta, &lo, &hi) == XQF_STATS_OK) {
         if (c->pairs == 0 || xqf_llr_penta(c->penta, r.elo0, r.elo1, &llr) != XQF_STATS_OK)
             llr = 0;
         printf("LLR: %.2f [%.2f, %.2f] (elo0 %g, elo1 %g)\n", llr, lo, hi, r.elo0, r.elo1);
     }
-    if (strcmp(r.kind, "spsa") == 0 && (status = show_spsa(s, id)) != CLI_OK)
+    if (run_kind_is_spsa(r.kind) && (status = show_spsa(s, id)) != CLI_OK)
         return status;
     double minutes = r.elapsed_s / 60;
     *active = strcmp(r.state, "active") == 0;
