@@ -30,7 +30,8 @@ typedef struct {
 
 /* The scheduling hooks of a run kind (run_kinds.def). */
 typedef struct {
-    /* A new task when the database has none queued; NULL: xqf_claim_task makes them. 1/0/-1. */
+    /* A new task when the database has none queued; NULL for a kind whose tasks the database makes on claim
+       (RunKind.on_claim, xqf_claim_batch). 1/0/-1. */
     int (*new_task)(Sched *s, SchedRun *r, int64_t worker, int64_t lease_ms, StoreLease *out);
     /* In the accepting transaction, when a task's last pair came in. 0/-1. */
     int (*task_done)(Sched *s, int64_t run, int64_t task);

@@ -54,10 +54,10 @@
       "INSERT INTO runs (kind, name, name0, params0, name1, params1, build_id, book_name, book, " \
       "seed, nodes, base_ms, inc_ms, margin_ms, hash_mb, resign_moves, resign_score, draw_after, " \
       "draw_moves, draw_score, max_plies, pairs_per_task, max_pairs, elo0, elo1, alpha, beta, "  \
-      "priority, settings, test_build, base_build) VALUES "                                      \
+      "priority, settings, test_build, base_build, tasks_on_claim) VALUES "                      \
       "($26, $1, $27, $2, $28, $3, $4, $5, $6::text[], $7, $8, $9, $10, $11, $12, "             \
       "$13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $29::jsonb, "            \
-      "nullif($30::bigint, 0), nullif($31::bigint, 0)) RETURNING id", 31)                        \
+      "nullif($30::bigint, 0), nullif($31::bigint, 0), $32::boolean) RETURNING id", 32)          \
     S(SPSA_PARAM, "INSERT INTO run_params (run_id, idx, name, start, min, max, c_end, r_end, "   \
                   "theta) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $4)", 8)                       \
     S(SPSA_RUN, "SELECT iter, coalesce((settings->>'alpha')::float8, 0.602), "                   \
@@ -421,7 +421,7 @@ static int create_run(Store *s, const RunKind *kind, const StoreSprtSpec *sp, co
         return -1;
     Nums n;
     bool sprt = kind->sprt;
-    const char *p[31] = {
+    const char *p[32] = {
         sp->name ? sp->name : "", sp->test_params ? sp->test_params : "",
         sp->base_params ? sp->base_params : "", sp->build_id ? sp->build_id : "",
         sp->book_name ? sp->book_name : "", book, num(&n, 0, (int64_t)(sp->seed & INT64_MAX)),
@@ -433,7 +433,7 @@ static int create_run(Store *s, const RunKind *kind, const StoreSprtSpec *sp, co
         sprt ? dbl(&n, 8, sp->elo0) : NULL, sprt ? dbl(&n, 9, sp->elo1) : NULL,
         sprt ? dbl(&n, 10, sp->alpha) : NULL, sprt ? dbl(&n, 11, sp->beta) : NULL,
         num(&n, 12, sp->priority), kind->name, kind->player0, kind->player1, settings, num(&n, 13, sp->test_build),
-        num(&n, 14, sp->base_build)
+        num(&n, 14, sp->base_build), kind->on_claim ? "true" : "false"
     };
     PGresult *res = run(s, ST_CREATE_RUN, p, PGRES_TUPLES_OK);
     free(book);

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 
 typedef enum {
-#define RUN_KIND(id, name, player0, player1, sprt, spsa, doc) RUN_KIND_##id,
+#define RUN_KIND(id, name, player0, player1, sprt, spsa, on_claim, doc) RUN_KIND_##id,
 #include "run_kinds.def"
 #undef RUN_KIND
     RUN_KIND_COUNT
@@ -19,6 +19,7 @@ typedef struct {
     const char *player0, *player1;   /* the two sides' names ("test", "base") */
     bool sprt;                       /* SPRT bounds; stops at an LLR bound */
     bool spsa;                       /* tunes parameters (theta) */
+    bool on_claim;                   /* the database makes its tasks when workers claim */
     const char *doc;
 } RunKind;
 
