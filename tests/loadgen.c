@@ -31,6 +31,7 @@
 #include "codec.h"
 #include "log.h"
 #include "opts.h"
+#include "rng.h"
 #include "store.h"
 
 typedef struct {
@@ -151,6 +152,8 @@ int main(int argc, char **argv)
     }
     void *ctx = zmq_ctx_new();
     zmq_ctx_set(ctx, ZMQ_MAX_SOCKETS, workers + 64);
+    Rng rng;                         /* the paced cycles' first offsets */
+    rng_seed(&rng, 1);
     Sim *sims = calloc((size_t)workers, sizeof *sims);
     zmq_pollitem_t *items = calloc((size_t)workers, sizeof *items);
     size_t cap = 1 << 22, nrtt = 0;
@@ -232,7 +235,7 @@ int main(int argc, char **argv)
                      * due (at once when late), whatever the round trips took.
                      */
                     sims[i].planned = sims[i].welcomed ? sims[i].planned + interval
-                                                       : t + interval * (double)rand() / RAND_MAX;
+                                                       : t + interval * rng_unit(&rng);
                     sims[i].next_at = sims[i].planned > t ? sims[i].planned : t;
                     sims[i].welcomed = true;
                 } else {

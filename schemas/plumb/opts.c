@@ -59,6 +59,8 @@ int opts_parse(Opts *o, const OptTable *t, int argc, char **argv)
 {
     memset(o, 0, sizeof *o);
     o->table = t;
+    o->argc = argc;
+    o->argv = argv;
     for (int i = 0; t->spec[i].name; i++)
         assert(i < OPTS_MAX);
     assert(t->max_positional <= OPTS_POSITIONAL_MAX);
@@ -79,7 +81,7 @@ int opts_parse(Opts *o, const OptTable *t, int argc, char **argv)
         if (k < 0)
             return opts_error(t->program, "unknown option '%s' (see --help)", arg);
         const OptSpec *s = &t->spec[k];
-        if (o->given[k])
+        if (o->given[k] && !s->repeat)
             return opts_error(t->program, "%s given twice", s->name);
         if (s->type == OPT_FLAG) {
             if (eq)
@@ -118,7 +120,7 @@ void opts_help(FILE *out, const OptTable *t)
         bool def = s->def && *s->def;
         if (def || range[0])
             fprintf(out, " (%s%s%s)", def ? "default " : "", def ? s->def : "", def ? range : range + 2);
-        fputc('\n', out);
+        fputs(s->repeat ? " (repeatable)\n" : "\n", out);
     }
     if (t->epilog)
         fputs(t->epilog, out);
@@ -132,6 +134,25 @@ static int index_of(const Opts *o, const char *name)
 }
 
 bool opts_given(const Opts *o, const char *name) { return o->given[index_of(o, name)] != NULL; }
+
+const char *opts_nth(const Opts *o, const char *name, int n)
+{
+    size_t len = strlen(name);
+    assert(o->table->spec[index_of(o, name)].type != OPT_FLAG);
+    for (int i = 0; i < o->argc; i++) {
+        const char *arg = o->argv[i];
+        if (strncmp(arg, "--", 2) != 0)
+            continue;
+        const char *eq = strchr(arg, '=');
+        int k = find(o->table, arg, eq ? (size_t)(eq - arg) : strlen(arg));
+        const char *value = eq ? eq + 1 : i + 1 < o->argc ? o->argv[i + 1] : NULL;
+        if (k >= 0 && o->table->spec[k].type != OPT_FLAG && !eq)
+            i++;                     /* the value: not an option even if it looks like one */
+        if (k >= 0 && strlen(o->table->spec[k].name) == len && strcmp(o->table->spec[k].name, name) == 0 && n-- == 0)
+            return value;
+    }
+    return NULL;
+}
 
 const char *opts_text(const Opts *o, const char *name)
 {

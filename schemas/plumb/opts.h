@@ -33,6 +33,7 @@ typedef struct {
     int64_t imin, imax;      /* bounds of an OPT_INT (both 0: any int64) */
     double rmin, rmax;       /* bounds of an OPT_REAL (both 0: any finite number) */
     const char *help;        /* one line; "%s" in it is not expanded */
+    bool repeat;             /* may be given several times (opts_nth); else once */
 } OptSpec;
 
 typedef struct {
@@ -47,7 +48,9 @@ enum { OPTS_MAX = 40, OPTS_POSITIONAL_MAX = 4 };
 
 typedef struct {
     const OptTable *table;
-    const char *given[OPTS_MAX];                   /* the text given, NULL when absent ("" for a flag) */
+    int argc;                                      /* what was parsed (opts_nth reads it again) */
+    char **argv;
+    const char *given[OPTS_MAX];                   /* the text given (the last), NULL when absent ("" for a flag) */
     const char *positional[OPTS_POSITIONAL_MAX];
     int npositional;
 } Opts;
@@ -57,13 +60,17 @@ enum { OPTS_OK = 0, OPTS_HELP = 1, OPTS_BAD = -1 };
 /*
  * Parses argv[0..argc) against t into *o (its strings point into argv).
  * Returns OPTS_OK; OPTS_HELP when --help was asked for and printed; or
- * OPTS_BAD after "PROGRAM: error: ..." (unknown option, given twice,
+ * OPTS_BAD after "PROGRAM: error: ..." (unknown option, given twice but
+ * not repeatable,
  * missing value, too many arguments, a value not of its type or out of
  * its bounds).  A program exits 0 after OPTS_HELP and 2 after OPTS_BAD.
  */
 int opts_parse(Opts *o, const OptTable *t, int argc, char **argv);
 /* Prints t's help: usage, one line per option (with its default and bounds), epilog. */
 void opts_help(FILE *out, const OptTable *t);
+
+/* The i-th value (0 first) given for a repeatable option, or NULL past the last. */
+const char *opts_nth(const Opts *o, const char *name, int i);
 
 /* Whether the option was given. */
 bool opts_given(const Opts *o, const char *name);
