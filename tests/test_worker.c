@@ -201,10 +201,20 @@ Test(worker, refuses_a_task_for_another_build)
     cr_assert(strstr(back->u.handback.reason, "wrong build"), "%s", back->u.handback.reason);
 }
 
+/* Whether a message of type was sent at index from or later. */
+static bool sent_since(int from, XqfMsgType type)
+{
+    for (int i = from; i < fake.nsent; i++)
+        if (fake.sent[i].type == type)
+            return true;
+    return false;
+}
+
 Test(worker, plays_a_task_reports_it_and_asks_for_more)
 {
     welcome();
     cr_assert_not_null(await(XQF_MSG_TASK_REQUEST, 200));
+    int from = fake.nsent;
     feed_task(0, 9, 1, "", 64);
     const XqfMsg *res = await(XQF_MSG_RESULT, 30000);
     cr_assert_not_null(res, "no result");
@@ -219,8 +229,10 @@ Test(worker, plays_a_task_reports_it_and_asks_for_more)
     ack->u.ack.lease = 109;
     strcpy(ack->u.ack.status, "accepted");
     ack->u.ack.pairs = 1;
-    const XqfMsg *req = await(XQF_MSG_TASK_REQUEST, 1000);
-    cr_assert_not_null(req, "no request after the task was done");
+    /* the next task is asked for once fewer games than threads are left: while playing, or now */
+    for (int i = 0; i < 200 && !sent_since(from, XQF_MSG_TASK_REQUEST); i++)
+        cr_assert_eq(worker_turn(worker, 5), 1);
+    cr_assert(sent_since(from, XQF_MSG_TASK_REQUEST), "no request for the next task");
     cr_assert_eq(count_after(XQF_MSG_RESULT, 5), 0, "an acknowledged result is not sent again");
 }
 

@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -59,8 +58,9 @@ int cli_run_id(const Opts *o, int64_t *id)
         return cli_fail(CLI_USAGE, "give the run id (see --help)");
     const char *text = o->positional[0];
     char *end;
+    errno = 0;
     long long v = strtoll(text, &end, 10);
-    if (end == text || *end || v < 1 || v == LLONG_MAX)
+    if (end == text || *end || errno == ERANGE || v < 1)
         return cli_fail(CLI_USAGE, "RUN: '%s' is not a run id (a positive integer)", text);
     *id = v;
     return CLI_OK;
