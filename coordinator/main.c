@@ -62,7 +62,7 @@ static const OptSpec OPTIONS[] = {
     { "--insecure", OPT_FLAG, NULL, NULL, .help = "serve plaintext on a non-loopback ENDPOINT all the same" },
     { "--status", OPT_FLAG, NULL, NULL, .help = "print workers and runs (from the database) and exit" },
     { "--runs", OPT_INT, "N", "20", .imin = 1, .imax = 100000, .help = "with --status: the N newest runs" },
-    { NULL },
+    OPTS_END,
 };
 
 static const OptTable TABLE = {

@@ -287,7 +287,7 @@ static const OptSpec OPTIONS[] = {
     { "--blackhole", OPT_TEXT, "AT_S:FOR_S", NULL, .help = "a black-hole from AT_S s after start, for FOR_S s", .repeat = true },
     { "--blackhole-ms", OPT_TEXT, "MIN[-MAX]", "5000", .help = "the black-hole of SIGUSR2 (MIN-MAX: uniform)" },
     { "--seed", OPT_TEXT, "N", NULL, .help = "the random stream (default: from the clock)" },
-    { NULL },
+    OPTS_END,
 };
 
 static const OptTable TABLE = {

@@ -68,7 +68,7 @@ static const OptSpec OPTIONS[] = {
     { "--pairs", OPT_INT, "P", "20", .imin = 1, .imax = INT64_C(1) << 40, .help = "with --create-only: game pairs" },
     { "--nodes", OPT_INT, "N", "20000", .imin = 1, .imax = INT64_C(1) << 40, .help = "with --create-only: nodes per move" },
     { "--pairs-per-task", OPT_INT, "K", "4", .imin = 1, .imax = 1024, .help = "with --create-only: pairs per task" },
-    { NULL },
+    OPTS_END,
 };
 
 static const OptTable TABLE = {

@@ -23,7 +23,7 @@ static const OptSpec SPEC[] = {
     { "--any", OPT_INT, "N", NULL, .help = "any integer" },
     { "--flag", OPT_FLAG, NULL, NULL, .help = "a switch" },
     { "--many", OPT_TEXT, "X", NULL, .help = "repeatable", .repeat = true },
-    { NULL },
+    OPTS_END,
 };
 
 static const OptTable TABLE = { .program = "test", .usage = "Usage: test [options]\n", .spec = SPEC,

@@ -76,7 +76,7 @@ static const OptSpec MATCH_OPTIONS[] = {
       .help = "a draw once |score| <= CP for N plies from move M" },
     { "--maxmoves", OPT_INT, "N", "0", .imin = 0, .imax = 100000, .help = "a game reaching N moves is a draw (0: no limit)" },
     { "--quiet", OPT_FLAG, NULL, NULL, .help = "no progress line" },
-    { NULL },
+    OPTS_END,
 };
 
 static const OptTable MATCH_TABLE = {
@@ -113,7 +113,7 @@ static const OptSpec MAKEBOOK_OPTIONS[] = {
     { "--plies", OPT_TEXT, "A-B", "6-12", .help = "random plies from the start, 1 <= A <= B <= 60" },
     { "--max-score", OPT_INT, "CP", "60", .imin = 0, .imax = 10000, .help = "keep positions the engine scores within this" },
     { "--depth", OPT_INT, "D", "6", .imin = 1, .imax = 30, .help = "search depth of the score" },
-    { NULL },
+    OPTS_END,
 };
 
 static const OptTable MAKEBOOK_TABLE = {

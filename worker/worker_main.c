@@ -68,7 +68,7 @@ static const OptSpec OPTIONS[] = {
       .help = "engine builds fetched by SHA-256 (default $XQF_CACHE, else $XDG_CACHE_HOME/xqf-worker, else "
               "~/.cache/xqf-worker)" },
     { "--build-id", OPT_FLAG, NULL, NULL, .help = "print the build id and exit" },
-    { NULL },
+    OPTS_END,
 };
 
 static const OptTable TABLE = {

@@ -8,7 +8,7 @@
  *     static const OptSpec OPTIONS[] = {
  *         { "--pairs", OPT_INT, "N", "8", .imin = 1, .imax = 1024, .help = "game pairs per task" },
  *         { "--db", OPT_TEXT, "CONNINFO", NULL, .help = "libpq connection string (default: $XQF_DB)" },
- *         { NULL },
+ *         OPTS_END,
  *     };
  *
  * Messages go to stderr as "PROGRAM: error: ...", help to stdout.  An
@@ -36,10 +36,13 @@ typedef struct {
     bool repeat;             /* may be given several times (opts_nth); else once */
 } OptSpec;
 
+/* The end of an option table. */
+#define OPTS_END { .name = NULL }
+
 typedef struct {
     const char *program;     /* "xqf-tune", for messages */
     const char *usage;       /* printed by --help before the options: usage lines and what it does */
-    const OptSpec *spec;     /* the options, ended by { NULL } */
+    const OptSpec *spec;     /* the options, ended by OPTS_END */
     int max_positional;      /* arguments not starting with "--" (at most OPTS_POSITIONAL_MAX) */
     const char *epilog;      /* printed after the options, or NULL */
 } OptTable;

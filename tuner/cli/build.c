@@ -30,7 +30,7 @@ static const OptSpec BUILD_OPTIONS[] = {
     { "--binary", OPT_TEXT, "FILE", NULL, .help = "register this engine binary instead" },
     { "--name", OPT_TEXT, "NAME", NULL, .help = "with --binary: its name (default xqf-engine-SHA12)" },
     CLI_DB_OPTION,
-    { NULL },
+    OPTS_END,
 };
 
 static const OptTable BUILD_TABLE = {

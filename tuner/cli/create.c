@@ -160,7 +160,7 @@ static const OptSpec SPSA_OPTIONS[] = {
     { "--gamma", OPT_REAL, "G", "0.101", .rmin = 0.001, .rmax = 10, .help = "c_k = c / k^gamma" },
     { "--a-ratio", OPT_REAL, "R", "0.1", .rmin = 0, .rmax = 100, .help = "A = R N" },
     NEW_RUN_OPTIONS,
-    { NULL },
+    OPTS_END,
 };
 
 static const OptTable SPSA_TABLE = {
@@ -355,7 +355,7 @@ static const OptSpec SPRT_OPTIONS[] = {
     { "--beta", OPT_REAL, "B", "0.05", .rmin = 1e-6, .rmax = 0.5, .help = "error rate of type II" },
     { "--max-pairs", OPT_INT, "N", "50000", .imin = 1, .imax = INT64_C(1) << 40, .help = "at most N game pairs" },
     NEW_RUN_OPTIONS,
-    { NULL },
+    OPTS_END,
 };
 
 static const OptTable SPRT_TABLE = {

@@ -16,7 +16,7 @@
 static const OptSpec EXPORT_OPTIONS[] = {
     { "--out", OPT_TEXT, "FILE", NULL, .help = "write the file here (default: stdout)" },
     CLI_DB_OPTION,
-    { NULL },
+    OPTS_END,
 };
 
 static const OptTable EXPORT_TABLE = {
@@ -154,7 +154,7 @@ static int write_report(Store *s, const StoreRun *r, const char *path)
 static const OptSpec REPORT_OPTIONS[] = {
     { "--html", OPT_TEXT, "FILE", NULL, .help = "the page to write, required" },
     CLI_DB_OPTION,
-    { NULL },
+    OPTS_END,
 };
 
 static const OptTable REPORT_TABLE = {

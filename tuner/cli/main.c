@@ -64,7 +64,7 @@ static const OptSpec STATS_OPTIONS[] = {
     { "--elo1", OPT_REAL, "Y", NULL, .help = "SPRT hypothesis H1 in normalized Elo" },
     { "--alpha", OPT_REAL, "A", "0.05", .help = "SPRT error rate in (0,1)" },
     { "--beta", OPT_REAL, "B", "0.05", .help = "SPRT error rate in (0,1)" },
-    { NULL },
+    OPTS_END,
 };
 
 static const OptTable STATS_TABLE = {

@@ -15,7 +15,7 @@
 static const OptSpec LIST_OPTIONS[] = {
     { "--runs", OPT_INT, "N", "20", .imin = 1, .imax = 100000, .help = "how many of the newest runs" },
     CLI_DB_OPTION,
-    { NULL },
+    OPTS_END,
 };
 
 static const OptTable LIST_TABLE = {
@@ -114,7 +114,7 @@ static int show_run(Store *s, int64_t id, bool *active)
 static const OptSpec SHOW_OPTIONS[] = {
     { "--watch", OPT_INT, "SECONDS", NULL, .imin = 1, .imax = 86400, .help = "repeat every SECONDS until the run ends" },
     CLI_DB_OPTION,
-    { NULL },
+    OPTS_END,
 };
 
 static const OptTable SHOW_TABLE = {
@@ -142,7 +142,7 @@ int tune_cmd_show(int argc, char **argv)
     return status;
 }
 
-static const OptSpec STOP_OPTIONS[] = { CLI_DB_OPTION, { NULL } };
+static const OptSpec STOP_OPTIONS[] = { CLI_DB_OPTION, OPTS_END };
 
 static const OptTable STOP_TABLE = {
     .program = "xqf-tune", .spec = STOP_OPTIONS, .max_positional = 1,
