@@ -18,53 +18,63 @@
  * (a key file or the allow-list unreadable included), 2 bad usage (a
  * non-loopback --bind without CURVE or --insecure included).
  */
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "codec.h"
 #include "log.h"
+#include "opts.h"
 #include "server.h"
 #include "status.h"
 #include "store.h"
 #include "transport.h"
 
-static volatile sig_atomic_t stop_flag = 0;
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+enum { EXIT_USAGE = 2 };
+
+static Server *running;              /* for the signal handler */
 
 static void on_signal(int sig)
 {
     (void)sig;
-    stop_flag = 1;
+    if (running)
+        server_stop(running);
 }
 
-static void usage(FILE *out)
-{
-    fputs("Usage: xqf-coordinator [--bind ENDPOINT] [--db CONNINFO] [--lease SECONDS] [--batch N]\n"
-          "                       [--curve-secret FILE --allow FILE | --insecure]\n"
-          "       xqf-coordinator --status [--db CONNINFO] [--runs N]\n"
-          "\n"
-          "Serves tasks of the active runs to xqf-worker processes over a ZeroMQ ROUTER\n"
-          "and records their results in PostgreSQL (schema migrations applied at start).\n"
-          "\n"
-          "  --bind ENDPOINT   ZeroMQ endpoint (default tcp://127.0.0.1:5555); one others\n"
-          "                    can reach needs CURVE, or --insecure\n"
-          "  --db CONNINFO     libpq connection string (default: $XQF_DB)\n"
-          "  --lease SECONDS   a task not heard of this long is re-queued (default 60)\n"
-          "  --batch N         messages per transaction at most (default 512)\n"
-          "  --curve-secret FILE\n"
-          "                    the coordinator's CURVE key pair (xqf-keys new FILE):\n"
-          "                    encrypted connections, workers authenticated by their keys\n"
-          "  --allow FILE      with --curve-secret: the allow-list of worker keys (xqf-keys\n"
-          "                    allow / revoke; re-read when it changes)\n"
-          "  --insecure        serve plaintext on a non-loopback ENDPOINT all the same\n"
-          "  --status          print workers and runs (from the database) and exit\n"
-          "  --runs N          with --status: the N newest runs (default 20)\n"
-          "Logs go to stderr (XQF_LOG=debug|info|warn|error).\n",
-          out);
-}
+static const OptSpec OPTIONS[] = {
+    { "--bind", OPT_TEXT, "ENDPOINT", SERVER_BIND_DEFAULT,
+      .help = "ZeroMQ endpoint; one others can reach needs CURVE, or --insecure" },
+    { "--db", OPT_TEXT, "CONNINFO", NULL, .help = "libpq connection string (default: $XQF_DB)" },
+    { "--lease", OPT_REAL, "SECONDS", STR(SERVER_LEASE_S_DEFAULT), .rmin = 0.2, .rmax = 86400,
+      .help = "a task not heard of this long is re-queued" },
+    { "--batch", OPT_INT, "N", STR(SERVER_BATCH_DEFAULT), .imin = 1, .imax = 100000,
+      .help = "messages per transaction at most" },
+    { "--curve-secret", OPT_TEXT, "FILE", NULL,
+      .help = "the coordinator's CURVE key pair (xqf-keys new FILE): encrypted connections, workers "
+              "authenticated by their keys" },
+    { "--allow", OPT_TEXT, "FILE", NULL,
+      .help = "with --curve-secret: the allow-list of worker keys (xqf-keys allow / revoke; re-read when it "
+              "changes)" },
+    { "--insecure", OPT_FLAG, NULL, NULL, .help = "serve plaintext on a non-loopback ENDPOINT all the same" },
+    { "--status", OPT_FLAG, NULL, NULL, .help = "print workers and runs (from the database) and exit" },
+    { "--runs", OPT_INT, "N", "20", .imin = 1, .imax = 100000, .help = "with --status: the N newest runs" },
+    OPTS_END,
+};
+
+static const OptTable TABLE = {
+    .program = "xqf-coordinator", .spec = OPTIONS,
+    .usage = "Usage: xqf-coordinator [--bind ENDPOINT] [--db CONNINFO] [--lease SECONDS] [--batch N]\n"
+             "                       [--curve-secret FILE --allow FILE | --insecure]\n"
+             "       xqf-coordinator --status [--db CONNINFO] [--runs N]\n"
+             "\n"
+             "Serves tasks of the active runs to xqf-worker processes over a ZeroMQ ROUTER\n"
+             "and records their results in PostgreSQL (schema migrations applied at start).\n",
+    .epilog = "\nLogs go to stderr (XQF_LOG=debug|info|warn|error).\n",
+};
 
 static int print_status(const char *db, int runs)
 {
@@ -72,7 +82,7 @@ static int print_status(const char *db, int runs)
     XqfStrs workers = { 0, NULL }, lines = { 0, NULL };
     int rc = store && store_connect(store) == 0 && status_lines(store, runs, &workers, &lines) == 0 ? 0 : 1;
     if (rc == 0) {
-        printf("Workers (seen in the last 10 minutes): %u\n", workers.count);
+        printf("Workers (seen in the last %d minutes): %u\n", STATUS_WORKER_WINDOW_S / 60, workers.count);
         for (uint32_t i = 0; i < workers.count; i++)
             printf("  %s\n", workers.v[i]);
         printf("Runs: %u\n", lines.count);
@@ -87,71 +97,26 @@ static int print_status(const char *db, int runs)
 
 int main(int argc, char **argv)
 {
-    ServerConfig cfg = { "tcp://127.0.0.1:5555", getenv("XQF_DB"), 60000, 512 };
-    TransportSecurity sec = { NULL, NULL, false };
-    bool status = false;
-    int runs = 20;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return 0;
-        }
-        if (strcmp(a, "--status") == 0) {
-            status = true;
-            continue;
-        }
-        if (strcmp(a, "--insecure") == 0) {
-            sec.insecure = true;
-            continue;
-        }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "xqf-coordinator: error: %s needs a value (see --help)\n", a);
-            return 2;
-        }
-        const char *v = argv[++i];
-        char *end;
-        errno = 0;
-        if (strcmp(a, "--bind") == 0) {
-            cfg.bind = v;
-        } else if (strcmp(a, "--db") == 0) {
-            cfg.db = v;
-        } else if (strcmp(a, "--curve-secret") == 0) {
-            sec.curve_secret = v;
-        } else if (strcmp(a, "--allow") == 0) {
-            sec.allow = v;
-        } else if (strcmp(a, "--lease") == 0) {
-            double s = strtod(v, &end);
-            if (end == v || *end || !(s >= 0.2 && s <= 86400)) {
-                fprintf(stderr, "xqf-coordinator: error: --lease: '%s' is not 0.2-86400 seconds\n", v);
-                return 2;
-            }
-            cfg.lease_ms = (int64_t)(s * 1000);
-        } else if (strcmp(a, "--batch") == 0 || strcmp(a, "--runs") == 0) {
-            long n = strtol(v, &end, 10);
-            if (end == v || *end || n < 1 || n > 100000) {
-                fprintf(stderr, "xqf-coordinator: error: %s: '%s' is not 1-100000\n", a, v);
-                return 2;
-            }
-            *(a[2] == 'b' ? &cfg.batch_max : &runs) = (int)n;
-        } else {
-            fprintf(stderr, "xqf-coordinator: error: unknown option '%s' (see --help)\n", a);
-            return 2;
-        }
-    }
+    Opts o;
+    int rc = opts_parse(&o, &TABLE, argc - 1, argv + 1);
+    if (rc != OPTS_OK)
+        return rc == OPTS_HELP ? 0 : EXIT_USAGE;
+    ServerConfig cfg = {
+        .bind = opts_text(&o, "--bind"),
+        .db = opts_given(&o, "--db") ? opts_text(&o, "--db") : getenv("XQF_DB"),
+        .lease_ms = (int64_t)(opts_real(&o, "--lease") * 1000),
+        .batch_max = (int)opts_int(&o, "--batch"),
+        .security = { opts_text(&o, "--curve-secret"), opts_text(&o, "--allow"), opts_given(&o, "--insecure") },
+    };
+    bool status = opts_given(&o, "--status");
     char why[512];
-    if (!status && transport_check(cfg.bind, &sec, why, sizeof why) != 0) {
-        fprintf(stderr, "xqf-coordinator: error: %s\n", why);
-        return 2;
-    }
-    if (!cfg.db) {
-        fprintf(stderr, "xqf-coordinator: error: give --db CONNINFO or set XQF_DB\n");
-        return 2;
-    }
-    transport_set_security(&sec);
+    if (!status && transport_check(cfg.bind, &cfg.security, why, sizeof why) != 0)
+        return opts_error(TABLE.program, "%s", why), EXIT_USAGE;
+    if (!cfg.db)
+        return opts_error(TABLE.program, "give --db CONNINFO or set XQF_DB"), EXIT_USAGE;
     xqf_log_init("coordinator");
     if (status)
-        return print_status(cfg.db, runs);
+        return print_status(cfg.db, (int)opts_int(&o, "--runs"));
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -159,5 +124,12 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
-    return server_run(&cfg, &stop_flag) == 0 ? 0 : 1;
+    Server *server = server_new(&cfg);
+    if (!server)
+        return 1;
+    running = server;
+    rc = server_run(server);
+    running = NULL;
+    server_destroy(&server);
+    return rc == 0 ? 0 : 1;
 }

@@ -6,7 +6,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "log.h"
+#include "rng.h"
+#include "run_kind.h"
 #include "spsa.h"
 #include "stats.h"
 
@@ -25,9 +28,10 @@ typedef struct {
     bool exhausted;                  /* nothing to give until the next refresh */
 } SchedRun;
 
+/* The scheduling hooks of a run kind (run_kinds.def). */
 typedef struct {
-    const char *kind;
-    /* A new task when the database has none queued; NULL: xqf_claim_task makes them. 1/0/-1. */
+    /* A new task when the database has none queued; NULL for a kind whose tasks the database makes on claim
+       (RunKind.on_claim, xqf_claim_batch). 1/0/-1. */
     int (*new_task)(Sched *s, SchedRun *r, int64_t worker, int64_t lease_ms, StoreLease *out);
     /* In the accepting transaction, when a task's last pair came in. 0/-1. */
     int (*task_done)(Sched *s, int64_t run, int64_t task);
@@ -46,13 +50,6 @@ struct Sched {
     bool touched_overflow;
     int64_t progress_ms;             /* when the stop rules were last checked */
 };
-
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* ---- run kinds --------------------------------------------------------------- */
 
@@ -209,17 +206,15 @@ static int spsa_task_done(Sched *s, int64_t run, int64_t task)
     return store_spsa_save(s->store, run, theta, x.count, x.iter);
 }
 
-static const RunKindOps KINDS[] = {
-    { "sprt", NULL, NULL, sprt_progress },
-    { "spsa", spsa_new_task, spsa_task_done, NULL },
+static const RunKindOps OPS[RUN_KIND_COUNT] = {
+    [RUN_KIND_SPRT] = { NULL, NULL, sprt_progress },
+    [RUN_KIND_SPSA] = { spsa_new_task, spsa_task_done, NULL },
 };
 
-static const RunKindOps *kind_of(const char *kind)
+static const RunKindOps *kind_of(const char *name)
 {
-    for (size_t i = 0; i < sizeof KINDS / sizeof KINDS[0]; i++)
-        if (strcmp(KINDS[i].kind, kind) == 0)
-            return &KINDS[i];
-    return NULL;
+    const RunKind *k = run_kind_find(name);
+    return k ? &OPS[k->id] : NULL;
 }
 
 /* ---- the cache of active runs ------------------------------------------------ */
@@ -316,13 +311,10 @@ static int load_book(Sched *s, SchedRun *r)
     }
     r->run.book = full.book;
     r->run.book_lines = full.book_lines;
-    uint64_t state = r->run.seed;
+    Rng rng;
+    rng_seed(&rng, r->run.seed);
     for (int i = 0; i < full.book_lines; i++) {
-        uint64_t z = (state += UINT64_C(0x9E3779B97F4A7C15));
-        z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-        z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-        z ^= z >> 31;
-        int j = (int)(z % (uint64_t)(i + 1));
+        int j = (int)(rng_next(&rng) % (uint64_t)(i + 1));
         r->perm[i] = r->perm[j];
         r->perm[j] = i;
     }
@@ -358,8 +350,13 @@ static int fill_task(const SchedRun *r, const StoreLease *l, XqfMsg *m)
     snprintf(t->params1, sizeof t->params1, "%s", l->params1);
     snprintf(t->build0, sizeof t->build0, "%s", run->build0);
     snprintf(t->build1, sizeof t->build1, "%s", run->build1);
-    t->adjudication.count = 6;
-    memcpy(t->adjudication.v, run->adjudication, sizeof run->adjudication);
+    const StoreAdjudication *a = &run->adjudication;
+    t->resign_moves = a->resign_moves;
+    t->resign_score = a->resign_score;
+    t->draw_after = a->draw_after;
+    t->draw_moves = a->draw_moves;
+    t->draw_score = a->draw_score;
+    t->max_plies = a->max_plies;
     return 0;
 }
 
@@ -486,13 +483,6 @@ int sched_claim_batch(Sched *s, const int64_t *workers, const char *const *build
     return rc;
 }
 
-int sched_claim(Sched *s, int64_t worker, const char *build, int64_t lease_ms, XqfMsg *task)
-{
-    if (sched_claim_batch(s, &worker, &build, 1, lease_ms, task) != 0)
-        return -1;
-    return task->type == XQF_MSG_TASK;
-}
-
 static SchedRun *find(Sched *s, int64_t id)
 {
     for (int i = 0; i < s->count; i++)
@@ -551,4 +541,4 @@ int sched_progress(Sched *s, int64_t now_ms)
     return rc;
 }
 
-int sched_after_commit(Sched *s) { return sched_progress(s, mono_ms()); }
+int sched_after_commit(Sched *s) { return sched_progress(s, clock_now_ms()); }

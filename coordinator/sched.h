@@ -9,8 +9,9 @@
  * under lease first (fair share); a run with nothing to give is skipped
  * until the next refresh.
  *
- * Run kinds plug in through RunKindOps (sched.c): SPRT tests get their
- * tasks from the database (xqf_claim_task) and stop on the LLR; SPSA
+ * Run kinds (schemas/run_kinds.def) plug in through RunKindOps (sched.c),
+ * indexed by the kind: SPRT tests get their tasks from the database
+ * (xqf_claim_batch makes them on claim) and stop on the LLR; SPSA
  * (issue 6) fills in new_task (perturbed sets through store_create_task)
  * and task_done (the theta update, applied exactly once in the
  * transaction that accepted the task's last pair).
@@ -35,14 +36,8 @@ void sched_invalidate(Sched *s);
 int sched_refresh(Sched *s, int64_t now_ms, int64_t max_age_ms);
 
 /*
- * Claims a task for a worker (inside the caller's transaction) and fills
- * the task message.  Returns 1 with *task, 0 when there is no work, -1 on
- * a database error.
- */
-int sched_claim(Sched *s, int64_t worker, const char *build, int64_t lease_ms, XqfMsg *task);
-/*
- * The same for n requests at once (a batch's): out[i] becomes a task or
- * idle.  Requests are spread over the runs as one by one, but each run
+ * Claims tasks for n requests at once (a batch's), inside the caller's
+ * transaction: out[i] becomes a task message or idle.  Requests are spread over the runs as one by one, but each run
  * serves its share in one statement.  Returns 0, or -1 on a database error.
  */
 int sched_claim_batch(Sched *s, const int64_t *workers, const char *const *builds, int n,

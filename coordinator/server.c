@@ -1,13 +1,16 @@
 #include "server.h"
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "codec.h"
 #include "log.h"
+#include "peers.h"
 #include "sched.h"
 #include "status.h"
 #include "store.h"
@@ -21,15 +24,6 @@ enum {
     WAIT_MS = 100,
     LOAD_EVERY_MS = 10000
 };
-
-static int64_t now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-static int64_t now_ms(void) { return now_us() / 1000; }
 
 /* What the loop did since the last load line (logged every LOAD_EVERY_MS when busy). */
 typedef struct {
@@ -59,106 +53,6 @@ static void load_log(LoadStats *l, int64_t now)
     *l = (LoadStats){ .since_us = now };
 }
 
-/* ---- peers: routing id -> worker -------------------------------------------- */
-
-/*
- * An open-addressing table.  A worker that leaves (bye) keeps its slot
- * with worker 0, and one that vanished (kill -9, a lost link: ZeroMQ does
- * not tell a ROUTER) keeps a slot it never uses again; both are dropped
- * when the table is rebuilt, which happens when it fills, so its size
- * follows the live workers rather than every connection ever made.  A
- * worker dropped while alive (silent for PEER_IDLE_MS) is answered "say
- * hello first" and is back at once.
- */
-typedef struct {
-    Peer peer;
-    int64_t worker;                  /* 0: left */
-    int64_t seen_ms;                 /* last message */
-    char build[XQF_NAME_MAX + 1];
-} PeerEntry;
-
-typedef struct {
-    PeerEntry *v;
-    size_t cap, count;               /* count: slots in use, left ones included */
-} Peers;
-
-enum { PEERS_MIN = 1024, PEER_IDLE_MS = 10 * 60 * 1000 };
-
-static size_t peer_hash(const Peer *p)
-{
-    uint64_t h = UINT64_C(1469598103934665603);
-    for (size_t i = 0; i < p->len; i++)
-        h = (h ^ p->id[i]) * UINT64_C(1099511628211);
-    return (size_t)h;
-}
-
-static bool peer_eq(const Peer *a, const Peer *b)
-{
-    return a->len == b->len && memcmp(a->id, b->id, a->len) == 0;
-}
-
-/* The entry of p, or the free slot where it would go (NULL when the table is empty). */
-static PeerEntry *peer_slot(Peers *ps, const Peer *p)
-{
-    if (!ps->cap)
-        return NULL;
-    for (size_t i = peer_hash(p) & (ps->cap - 1);; i = (i + 1) & (ps->cap - 1))
-        if (!ps->v[i].peer.len || peer_eq(&ps->v[i].peer, p))
-            return &ps->v[i];
-}
-
-static PeerEntry *peer_find(Peers *ps, const Peer *p)
-{
-    PeerEntry *e = peer_slot(ps, p);
-    if (!e || !e->peer.len || !e->worker)
-        return NULL;
-    e->seen_ms = now_ms();
-    return e;
-}
-
-/* Rebuilds the table with the live entries only, at most a quarter full. 0 or -1. */
-static int peers_rebuild(Peers *ps, int64_t now)
-{
-    size_t live = 0;
-    for (size_t i = 0; i < ps->cap; i++)
-        live += ps->v[i].peer.len && ps->v[i].worker && now - ps->v[i].seen_ms < PEER_IDLE_MS;
-    size_t cap = PEERS_MIN;
-    while ((live + 1) * 4 > cap)
-        cap *= 2;
-    Peers fresh = { calloc(cap, sizeof(PeerEntry)), cap, 0 };
-    if (!fresh.v)
-        return -1;
-    for (size_t i = 0; i < ps->cap; i++) {
-        const PeerEntry *e = &ps->v[i];
-        if (e->peer.len && e->worker && now - e->seen_ms < PEER_IDLE_MS) {
-            *peer_slot(&fresh, &e->peer) = *e;
-            fresh.count++;
-        }
-    }
-    if (ps->cap)
-        log_debug("peers: table rebuilt, %zu live of %zu slots used", live, ps->count);
-    free(ps->v);
-    *ps = fresh;
-    return 0;
-}
-
-/* Records a worker for a routing id. 0 or -1. */
-static int peer_set(Peers *ps, const Peer *p, int64_t worker, const char *build)
-{
-    int64_t now = now_ms();
-    if ((ps->count + 1) * 2 > ps->cap && peers_rebuild(ps, now) != 0)
-        return -1;
-    PeerEntry *e = peer_slot(ps, p);
-    if (!e->peer.len) {
-        e->peer = *p;
-        ps->count++;
-    }
-    e->worker = worker;
-    e->seen_ms = now;
-    snprintf(e->build, sizeof e->build, "%s", build);
-    return 0;
-}
-
 /* ---- one message ------------------------------------------------------------------ */
 
 typedef struct {
@@ -168,16 +62,22 @@ typedef struct {
     bool decoded;                    /* in is a message (else out is the refusal) */
 } Item;
 
-typedef struct {
-    const ServerConfig *cfg;
+struct Server {
+    ServerConfig cfg_copy;
+    const ServerConfig *cfg;         /* &cfg_copy */
+    atomic_bool stop;                /* server_stop */
     Transport *transport;
     Store *store;
     Sched *sched;
     Peers peers;
     int64_t backoff_ms, next_connect_ms;
-    XqfBuf buf;
+    int64_t next_expire_ms;          /* expired leases re-queued then */
+    LoadStats load;
+    int batch;                       /* items' length */
+    Item *items;                     /* the batch being handled */
+    XqfBuf frame, buf;               /* a frame in, a reply out */
     uint8_t *chunk;                  /* XQF_CHUNK_MAX bytes for build chunks, made when first asked */
-} Server;
+};
 
 static bool needs_db(XqfMsgType t)
 {
@@ -479,7 +379,7 @@ static void ensure_connected(Server *S, int64_t now)
 /* Handles a batch of decoded messages in one transaction (see server.h). */
 static void handle_batch(Server *S, Item *items, int n)
 {
-    int64_t now = now_ms();
+    int64_t now = clock_now_ms();
     int db_items = 0;
     for (int i = 0; i < n; i++)
         db_items += needs_db(items[i].in.type);
@@ -520,14 +420,14 @@ static void handle_batch(Server *S, Item *items, int n)
     }
 }
 
-static void timers(Server *S, int64_t *next_expire)
+static void timers(Server *S)
 {
-    int64_t now = now_ms();
+    int64_t now = clock_now_ms();
     if (store_ok(S->store) && sched_progress(S->sched, now) != 0)
         sched_invalidate(S->sched);
-    if (now < *next_expire)
+    if (now < S->next_expire_ms)
         return;
-    *next_expire = now + EXPIRE_EVERY_MS;
+    S->next_expire_ms = now + EXPIRE_EVERY_MS;
     ensure_connected(S, now);
     if (!store_ok(S->store))
         return;
@@ -538,85 +438,114 @@ static void timers(Server *S, int64_t *next_expire)
     }
 }
 
-int server_run(const ServerConfig *cfg, volatile sig_atomic_t *stop)
+/* Takes the frames waiting, up to a batch, decoded (or refused) into S->items. Returns how many. */
+static int take_frames(Server *S)
 {
-    Server S = { .cfg = cfg, .backoff_ms = BACKOFF_MIN_MS };
-    int batch = cfg->batch_max > 0 ? cfg->batch_max : 512;
-    Item *items = calloc((size_t)batch, sizeof *items);
-    XqfBuf frame = { NULL, 0, 0 };
-    if (!items || !(S.transport = transport_new(cfg->bind)) || !(S.store = store_new(cfg->db)) ||
-        !(S.sched = sched_new(S.store))) {
-        free(items);
-        transport_destroy(&S.transport);
-        store_destroy(&S.store);
-        return -1;
+    int n = 0;
+    while (n < S->batch) {
+        Item *it = &S->items[n];
+        if (transport_recv(S->transport, &it->peer, &S->frame) <= 0)
+            break;
+        char err[160];
+        xqf_msg_init(&it->out, XQF_MSG_NONE);
+        it->reply = false;
+        XqfDecodeStatus st = xqf_msg_decode(S->frame.data, S->frame.len, &it->in, err, sizeof err);
+        it->decoded = st == XQF_DECODE_OK;
+        if (!it->decoded) {
+            log_warn("refused a frame of %zu bytes: %s", S->frame.len, err);
+            xqf_msg_free(&it->in);
+            xqf_msg_init(&it->in, XQF_MSG_NONE);
+            refuse(it, xqf_decode_error_code(st), err);
+        }
+        n++;
     }
-    log_info("serving on %s, lease %lld ms", cfg->bind, (long long)cfg->lease_ms);
-    ensure_connected(&S, now_ms());
-    int64_t next_expire = 0;
-    LoadStats load = { .since_us = now_us() };
-    while (!*stop) {
-        int ready = transport_wait(S.transport, WAIT_MS, store_socket(S.store));
+    return n;
+}
+
+/* Sends the replies of the batch and frees its messages. */
+static void send_replies(Server *S, int n)
+{
+    for (int i = 0; i < n; i++) {
+        Item *it = &S->items[i];
+        if (it->reply && xqf_msg_encode(&it->out, &S->buf) == 0)
+            transport_send(S->transport, &it->peer, S->buf.data, S->buf.len);
+        else if (it->reply)
+            log_error("could not encode a %s reply", xqf_msg_type_name(it->out.type));
+        xqf_msg_free(&it->in);
+        xqf_msg_free(&it->out);
+    }
+}
+
+Server *server_new(const ServerConfig *cfg)
+{
+    Server *S = calloc(1, sizeof *S);
+    if (!S) {
+        log_error("server: out of memory");
+        return NULL;
+    }
+    S->cfg_copy = *cfg;
+    S->cfg = &S->cfg_copy;
+    atomic_init(&S->stop, false);
+    S->backoff_ms = BACKOFF_MIN_MS;
+    S->batch = cfg->batch_max > 0 ? cfg->batch_max : SERVER_BATCH_DEFAULT;
+    if (!(S->items = calloc((size_t)S->batch, sizeof *S->items)) ||
+        !(S->transport = transport_new(cfg->bind, &cfg->security)) || !(S->store = store_new(cfg->db)) ||
+        !(S->sched = sched_new(S->store))) {
+        server_destroy(&S);
+        return NULL;
+    }
+    return S;
+}
+
+void server_destroy(Server **sp)
+{
+    Server *S = *sp;
+    if (!S)
+        return;
+    for (int i = 0; S->items && i < S->batch; i++) {
+        xqf_msg_free(&S->items[i].in);
+        xqf_msg_free(&S->items[i].out);
+    }
+    free(S->items);
+    peers_free(&S->peers);
+    free(S->chunk);
+    xqf_buf_free(&S->frame);
+    xqf_buf_free(&S->buf);
+    sched_destroy(&S->sched);
+    store_destroy(&S->store);
+    transport_destroy(&S->transport);
+    free(S);
+    *sp = NULL;
+}
+
+void server_stop(Server *S) { atomic_store(&S->stop, true); }
+
+int server_run(Server *S)
+{
+    log_info("serving on %s, lease %lld ms", S->cfg->bind, (long long)S->cfg->lease_ms);
+    ensure_connected(S, clock_now_ms());
+    S->load = (LoadStats){ .since_us = clock_now_us() };
+    while (!atomic_load(&S->stop)) {
+        int ready = transport_wait(S->transport, WAIT_MS, store_socket(S->store));
         if (ready < 0) {
             log_error("transport: poll failed");
             break;
         }
-        if (ready & 2) {
-            int notes = store_notifications(S.store);
-            if (notes != 0)
-                sched_invalidate(S.sched);
-        }
-        int n = 0;
-        int64_t started = now_us();
-        while (n < batch) {
-            Item *it = &items[n];
-            int rc = transport_recv(S.transport, &it->peer, &frame);
-            if (rc <= 0)
-                break;
-            char err[160];
-            xqf_msg_init(&it->out, XQF_MSG_NONE);
-            it->reply = false;
-            XqfDecodeStatus st = xqf_msg_decode(frame.data, frame.len, &it->in, err, sizeof err);
-            it->decoded = st == XQF_DECODE_OK;
-            if (!it->decoded) {
-                log_warn("refused a frame of %zu bytes: %s", frame.len, err);
-                xqf_msg_free(&it->in);
-                xqf_msg_init(&it->in, XQF_MSG_NONE);
-                refuse(it, xqf_decode_error_code(st), err);
-            }
-            n++;
-        }
-        handle_batch(&S, items, n);
+        if ((ready & 2) && store_notifications(S->store) != 0)
+            sched_invalidate(S->sched);
+        int64_t started = clock_now_us();
+        int n = take_frames(S);
+        handle_batch(S, S->items, n);
         /* after the batch: a bye ends what came before it (a worker's last handbacks) */
         for (int i = 0; i < n; i++)
-            if (items[i].decoded && !needs_db(items[i].in.type))
-                handle_local(&S, &items[i]);
-        for (int i = 0; i < n; i++) {
-            Item *it = &items[i];
-            if (it->reply && xqf_msg_encode(&it->out, &S.buf) == 0)
-                transport_send(S.transport, &it->peer, S.buf.data, S.buf.len);
-            else if (it->reply)
-                log_error("could not encode a %s reply", xqf_msg_type_name(it->out.type));
-            xqf_msg_free(&it->in);
-            xqf_msg_free(&it->out);
-        }
+            if (S->items[i].decoded && !needs_db(S->items[i].in.type))
+                handle_local(S, &S->items[i]);
+        send_replies(S, n);
         if (n > 0)
-            load_note(&load, n, now_us() - started);
-        load_log(&load, now_us());
-        timers(&S, &next_expire);
+            load_note(&S->load, n, clock_now_us() - started);
+        load_log(&S->load, clock_now_us());
+        timers(S);
     }
     log_info("stopping");
-    for (int i = 0; i < batch; i++) {
-        xqf_msg_free(&items[i].in);
-        xqf_msg_free(&items[i].out);
-    }
-    free(items);
-    free(S.peers.v);
-    free(S.chunk);
-    xqf_buf_free(&frame);
-    xqf_buf_free(&S.buf);
-    sched_destroy(&S.sched);
-    store_destroy(&S.store);
-    transport_destroy(&S.transport);
     return 0;
 }

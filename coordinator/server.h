@@ -17,17 +17,36 @@
 #ifndef XQF_SERVER_H
 #define XQF_SERVER_H
 
-#include <signal.h>
 #include <stdint.h>
+
+#include "transport.h"
+
+/* The defaults of the configuration (xqf-coordinator's options show them). */
+#define SERVER_BIND_DEFAULT "tcp://127.0.0.1:5555"
+#define SERVER_LEASE_S_DEFAULT 60
+#define SERVER_BATCH_DEFAULT 512
 
 typedef struct {
     const char *bind;                /* ROUTER endpoint */
     const char *db;                  /* libpq conninfo */
     int64_t lease_ms;                /* a task not heard of this long is re-queued */
-    int batch_max;                   /* frames per transaction */
+    int batch_max;                   /* frames per transaction (<= 0: SERVER_BATCH_DEFAULT) */
+    TransportSecurity security;      /* CURVE or plaintext (transport.h); its strings outlive the server */
 } ServerConfig;
 
-/* Serves until *stop is set. Returns 0, or -1 when the socket cannot be bound. */
-int server_run(const ServerConfig *config, volatile sig_atomic_t *stop);
+typedef struct Server Server;
+
+/*
+ * Binds the ROUTER of cfg (copied) and sets up the store and the scheduler
+ * (the database may be down: it is connected with back-off).  NULL (logged)
+ * when the socket cannot be bound or memory is short.
+ */
+Server *server_new(const ServerConfig *cfg);
+/* Frees the server (socket closed, connection closed); *s becomes NULL; safe on NULL. */
+void server_destroy(Server **s);
+/* Serves until server_stop, or until polling the socket fails (logged). Returns 0. */
+int server_run(Server *s);
+/* Asks server_run to return (async-signal-safe). */
+void server_stop(Server *s);
 
 #endif

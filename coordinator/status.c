@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run_kind.h"
 #include "sched.h"
 #include "stats.h"
 
-enum { WORKER_WINDOW_S = 600 };
 
 static void run_line(const StoreRun *r, char *out, size_t size)
 {
@@ -24,14 +24,14 @@ static void run_line(const StoreRun *r, char *out, size_t size)
     if (c->pairs > 0 && xqf_elo_penta(c->penta, &e) == XQF_STATS_OK && n > 0 && (size_t)n < size)
         n += snprintf(out + n, size - (size_t)n, " Elo %.1f +/- %.1f", e.elo, e.elo_ci95);
     double lo, hi;
-    if (strcmp(r->kind, "sprt") == 0 && n > 0 && (size_t)n < size &&
+    if (run_kind_is_sprt(r->kind) && n > 0 && (size_t)n < size &&
         xqf_sprt_bounds(r->alpha, r->beta, &lo, &hi) == XQF_STATS_OK) {
         const char *verdict;
         double llr = sched_sprt_llr(r, &verdict);
         n += snprintf(out + n, size - (size_t)n, " LLR %.2f [%.2f, %.2f] (elo0 %g elo1 %g)",
                       isnan(llr) ? 0.0 : llr, lo, hi, r->elo0, r->elo1);
     }
-    if (strcmp(r->kind, "spsa") == 0 && n > 0 && (size_t)n < size)
+    if (run_kind_is_spsa(r->kind) && n > 0 && (size_t)n < size)
         n += snprintf(out + n, size - (size_t)n, " iter %lld/%lld", (long long)r->iter, (long long)r->max_pairs);
     if (r->verdict[0] && n > 0 && (size_t)n < size)
         snprintf(out + n, size - (size_t)n, " verdict: %s", r->verdict);
@@ -42,7 +42,7 @@ int status_lines(Store *store, int max_runs, XqfStrs *workers, XqfStrs *runs)
     xqf_strs_free(workers);
     xqf_strs_free(runs);
     StoreWorker *w;
-    int nw = store_list_workers(store, WORKER_WINDOW_S, &w);
+    int nw = store_list_workers(store, STATUS_WORKER_WINDOW_S, &w);
     if (nw < 0)
         return -1;
     char line[XQF_TEXT_MAX + 1];

@@ -9,6 +9,8 @@
 #include "codec.h"
 #include "store.h"
 
+enum { STATUS_WORKER_WINDOW_S = 600 };   /* workers heard from in this window are listed */
+
 /* Fills the two lists (emptied first). Returns 0 or -1 (database, memory). */
 int status_lines(Store *store, int max_runs, XqfStrs *workers, XqfStrs *runs);
 

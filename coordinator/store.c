@@ -1,4 +1,5 @@
 #include "store.h"
+#include "store_check.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -11,13 +12,15 @@
 
 #include "log.h"
 #include "migrations.h"
+#include "run_kind.h"
 
 /* Advisory lock key of the migrations ("xqf" "mig"). */
 #define MIGRATION_LOCK "7893734960017"
 
 #define RUN_COLUMNS                                                                              \
     "r.id, r.kind, r.state, r.name, r.priority, r.build_id, r.name0, r.name1, r.seed, r.nodes, " \
-    "r.base_ms, r.inc_ms, r.margin_ms, r.hash_mb, array_to_string(r.adjudication, ','), "        \
+    "r.base_ms, r.inc_ms, r.margin_ms, r.hash_mb, r.resign_moves, r.resign_score, r.draw_after, "     \
+    "r.draw_moves, r.draw_score, r.max_plies, "                                                   \
     "r.pairs_per_task, r.max_pairs, r.next_pair, r.elo0, r.elo1, r.alpha, r.beta, r.llr, "       \
     "coalesce(r.verdict, ''), r.pairs, r.wins, r.draws, r.losses, r.ll, r.ld, r.dd, r.wd, r.ww, " \
     "array_to_string(r.reasons, ','), "                                                          \
@@ -49,11 +52,12 @@
     S(FINISH_LLR, "SELECT xqf_finish_run($1, 'finished', $3, $2)", 3)                            \
     S(CREATE_RUN,                                                                                \
       "INSERT INTO runs (kind, name, name0, params0, name1, params1, build_id, book_name, book, " \
-      "seed, nodes, base_ms, inc_ms, margin_ms, hash_mb, adjudication, pairs_per_task, "         \
-      "max_pairs, elo0, elo1, alpha, beta, priority, settings, test_build, base_build) VALUES "  \
-      "($21, $1, $22, $2, $23, $3, $4, $5, $6::text[], $7, $8, $9, $10, $11, $12, "             \
-      "$13::bigint[], $14, $15, $16, $17, $18, $19, $20, $24::jsonb, nullif($25::bigint, 0), "   \
-      "nullif($26::bigint, 0)) RETURNING id", 26)                                                \
+      "seed, nodes, base_ms, inc_ms, margin_ms, hash_mb, resign_moves, resign_score, draw_after, " \
+      "draw_moves, draw_score, max_plies, pairs_per_task, max_pairs, elo0, elo1, alpha, beta, "  \
+      "priority, settings, test_build, base_build, tasks_on_claim) VALUES "                      \
+      "($26, $1, $27, $2, $28, $3, $4, $5, $6::text[], $7, $8, $9, $10, $11, $12, "             \
+      "$13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $29::jsonb, "            \
+      "nullif($30::bigint, 0), nullif($31::bigint, 0), $32::boolean) RETURNING id", 32)          \
     S(SPSA_PARAM, "INSERT INTO run_params (run_id, idx, name, start, min, max, c_end, r_end, "   \
                   "theta) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $4)", 8)                       \
     S(SPSA_RUN, "SELECT iter, coalesce((settings->>'alpha')::float8, 0.602), "                   \
@@ -377,16 +381,6 @@ static int parse_list(const char *text, int64_t *out, int max)
     return n;
 }
 
-/* A PostgreSQL array literal of numbers: "{1,2,3}". */
-static void int_array(char *out, size_t size, const int64_t *v, int n)
-{
-    size_t len = (size_t)snprintf(out, size, "{");
-    for (int i = 0; i < n && len < size; i++)
-        len += (size_t)snprintf(out + len, size - len, "%s%" PRId64, i ? "," : "", v[i]);
-    if (len < size)
-        snprintf(out + len, size - len, "}");
-}
-
 /* A PostgreSQL array literal of texts, each quoted and escaped; NULL when out of memory. */
 static char *text_array(const char *const *items, int n)
 {
@@ -419,28 +413,27 @@ static char *text_array(const char *const *items, int n)
  * Inserts a run of kind with the spec's settings; SPRT bounds only for
  * SPRT (NULL otherwise); settings is a JSON object.  Returns 0 with *id, or -1.
  */
-static int create_run(Store *s, const char *kind, const char *name0, const char *name1,
-                      const StoreSprtSpec *sp, const char *settings, int64_t *id)
+static int create_run(Store *s, const RunKind *kind, const StoreSprtSpec *sp, const char *settings, int64_t *id)
 {
-    static const int64_t DEFAULT_ADJ[6] = { 4, 600, 40, 8, 10, 0 };
+    const StoreAdjudication adj = sp->adjudication ? *sp->adjudication : STORE_ADJUDICATION_DEFAULT;
     char *book = text_array(sp->book, sp->book_lines);
     if (!book)
         return -1;
     Nums n;
-    char adj[160];
-    int_array(adj, sizeof adj, sp->adjudication ? sp->adjudication : DEFAULT_ADJ, 6);
-    bool sprt = strcmp(kind, "sprt") == 0;
-    const char *p[26] = {
+    bool sprt = kind->sprt;
+    const char *p[32] = {
         sp->name ? sp->name : "", sp->test_params ? sp->test_params : "",
         sp->base_params ? sp->base_params : "", sp->build_id ? sp->build_id : "",
         sp->book_name ? sp->book_name : "", book, num(&n, 0, (int64_t)(sp->seed & INT64_MAX)),
         num(&n, 1, sp->nodes), num(&n, 2, sp->base_ms), num(&n, 3, sp->inc_ms),
-        num(&n, 4, sp->margin_ms), num(&n, 5, sp->hash_mb > 0 ? sp->hash_mb : 16), adj,
+        num(&n, 4, sp->margin_ms), num(&n, 5, sp->hash_mb > 0 ? sp->hash_mb : 16),
+        num(&n, 15, adj.resign_moves), num(&n, 16, adj.resign_score), num(&n, 17, adj.draw_after),
+        num(&n, 18, adj.draw_moves), num(&n, 19, adj.draw_score), num(&n, 20, adj.max_plies),
         num(&n, 6, sp->pairs_per_task), num(&n, 7, sp->max_pairs),
         sprt ? dbl(&n, 8, sp->elo0) : NULL, sprt ? dbl(&n, 9, sp->elo1) : NULL,
         sprt ? dbl(&n, 10, sp->alpha) : NULL, sprt ? dbl(&n, 11, sp->beta) : NULL,
-        num(&n, 12, sp->priority), kind, name0, name1, settings, num(&n, 13, sp->test_build),
-        num(&n, 14, sp->base_build)
+        num(&n, 12, sp->priority), kind->name, kind->player0, kind->player1, settings, num(&n, 13, sp->test_build),
+        num(&n, 14, sp->base_build), kind->on_claim ? "true" : "false"
     };
     PGresult *res = run(s, ST_CREATE_RUN, p, PGRES_TUPLES_OK);
     free(book);
@@ -453,7 +446,7 @@ static int create_run(Store *s, const char *kind, const char *name0, const char 
 
 int store_create_sprt(Store *s, const StoreSprtSpec *sp, int64_t *id)
 {
-    return create_run(s, "sprt", "test", "base", sp, "{}", id);
+    return create_run(s, run_kind_get(RUN_KIND_SPRT), sp, "{}", id);
 }
 
 int store_create_spsa(Store *s, const StoreSpsaSpec *sp, int64_t *id)
@@ -469,7 +462,7 @@ int store_create_spsa(Store *s, const StoreSpsaSpec *sp, int64_t *id)
     bool own_tx = !s->in_tx;
     if (own_tx && store_begin(s) != 0)
         return -1;
-    int rc = create_run(s, "spsa", "plus", "minus", &common, settings, id);
+    int rc = create_run(s, run_kind_get(RUN_KIND_SPSA), &common, settings, id);
     for (int i = 0; rc == 0 && i < sp->count; i++) {
         const StoreSpsaParam *q = &sp->params[i];
         Nums n;
@@ -517,7 +510,11 @@ static void read_run(const PGresult *r, int row, StoreRun *o)
     o->inc_ms = get_i64(r, row, c++);
     o->margin_ms = get_i64(r, row, c++);
     o->hash_mb = (int)get_i64(r, row, c++);
-    parse_list(PQgetvalue(r, row, c++), o->adjudication, 6);
+    StoreAdjudication *a = &o->adjudication;
+    int64_t *adj[6] = { &a->resign_moves, &a->resign_score, &a->draw_after, &a->draw_moves, &a->draw_score,
+                        &a->max_plies };
+    for (int i = 0; i < 6; i++)
+        *adj[i] = get_i64(r, row, c++);
     o->pairs_per_task = (int)get_i64(r, row, c++);
     o->max_pairs = get_i64(r, row, c++);
     o->next_pair = get_i64(r, row, c++);
@@ -905,12 +902,6 @@ int store_claim_batch(Store *s, int64_t run_id, const int64_t *workers, int n, i
     return count;
 }
 
-int store_claim_task(Store *s, int64_t run_id, int64_t worker, int64_t lease_ms, StoreLease *out)
-{
-    bool given;
-    return store_claim_batch(s, run_id, &worker, 1, lease_ms, out, &given);
-}
-
 int store_create_task(Store *s, int64_t run_id, int64_t worker, int64_t lease_ms, const char *params0,
                       const char *params1, const char *perturbation_json, StoreLease *out)
 {
@@ -1020,18 +1011,6 @@ int store_report_batch(Store *s, StoreReportItem *items, int n, int64_t lease_ms
     free(idx);
     free(done);
     return rc;
-}
-
-int store_report(Store *s, int64_t worker, int64_t task, int64_t token, const StoreCounts *c,
-                 int64_t lease_ms, StoreReport *status, int64_t *run_id, bool *task_done)
-{
-    StoreReportItem it = { .worker = worker, .task = task, .token = token, .counts = *c };
-    if (store_report_batch(s, &it, 1, lease_ms) != 0)
-        return -1;
-    *status = it.status;
-    *run_id = it.run;
-    *task_done = it.task_done;
-    return 0;
 }
 
 /* Runs a statement answering 'ok' or 'stale': 1, 0 or -1. */

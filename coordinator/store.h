@@ -48,8 +48,6 @@ int store_socket(const Store *s);
  * notifications (0 or more), or -1 when the connection is lost.
  */
 int store_notifications(Store *s);
-/* The number of migrations applied by this store's last store_connect (0 when up to date). */
-int store_migrations_applied(const Store *s);
 
 int store_begin(Store *s);
 int store_commit(Store *s);
@@ -65,6 +63,19 @@ typedef struct {
     int64_t reasons[STORE_REASONS];
 } StoreCounts;
 
+/* How a run's games are adjudicated (worker/game.h's Adjudication; 0 turns a rule off). */
+typedef struct {
+    int64_t resign_moves, resign_score;       /* a win after this many plies both agree on >= score */
+    int64_t draw_after, draw_moves, draw_score; /* a draw from move draw_after on, after draw_moves
+                                                   plies with |score| <= draw_score */
+    int64_t max_plies;                        /* a draw at this length (0: no limit) */
+} StoreAdjudication;
+
+/* The settings of a run created without its own: the one place they are written down. */
+#define STORE_ADJUDICATION_DEFAULT                                                                \
+    ((StoreAdjudication){ .resign_moves = 4, .resign_score = 600, .draw_after = 40, .draw_moves = 8, \
+                          .draw_score = 10, .max_plies = 0 })
+
 /* An SPRT test of a first player ("test") against a second ("base"). */
 typedef struct {
     const char *name;                /* a label, may be "" */
@@ -77,7 +88,7 @@ typedef struct {
     int64_t nodes;                   /* > 0: fixed nodes per move; else the clock */
     int64_t base_ms, inc_ms, margin_ms;
     int hash_mb;                     /* 0: 16 */
-    const int64_t *adjudication;     /* 6 values as the task message has them, or NULL: defaults */
+    const StoreAdjudication *adjudication; /* NULL: STORE_ADJUDICATION_DEFAULT */
     int pairs_per_task;
     int64_t max_pairs;               /* stop with verdict "max pairs" here */
     double elo0, elo1, alpha, beta;  /* normalized Elo bounds, error rates */
@@ -183,7 +194,7 @@ typedef struct {
     uint64_t seed;
     int64_t nodes, base_ms, inc_ms, margin_ms;
     int hash_mb;
-    int64_t adjudication[6];
+    StoreAdjudication adjudication;
     int pairs_per_task;
     int64_t max_pairs, next_pair;
     double elo0, elo1, alpha, beta;  /* NaN when not set */
@@ -230,14 +241,9 @@ typedef struct {
 } StoreLease;
 
 /*
- * Claims a task of run for worker under a lease of lease_ms: a queued one,
- * else (SPRT) a new one.  Returns 1 with *out, 0 when the run has nothing
- * to give, -1 on error.
- */
-int store_claim_task(Store *s, int64_t run, int64_t worker, int64_t lease_ms, StoreLease *out);
-/*
- * The same for n requests at once (workers[i] may repeat: one per slot
- * asking), in one statement (005_batch.sql).  Returns how many got a
+ * Claims tasks of run for n requests at once (workers[i] may repeat: one
+ * per slot asking), in one statement (005_batch.sql): a queued task, else
+ * (SPRT) a new one, under a lease of lease_ms.  Returns how many got a
  * lease (given[i], out[i]), or -1.
  */
 int store_claim_batch(Store *s, int64_t run, const int64_t *workers, int n, int64_t lease_ms,
@@ -253,14 +259,6 @@ int store_create_task(Store *s, int64_t run, int64_t worker, int64_t lease_ms, c
 typedef enum { REPORT_ACCEPTED, REPORT_DUPLICATE, REPORT_STALE, REPORT_INVALID } StoreReport;
 const char *store_report_text(StoreReport r);
 
-/*
- * A worker's cumulative counts under a lease (exactly-once: see
- * 005_batch.sql); a lease held by another worker is "stale".  Returns 0
- * with *status, *run (0 when the task is unknown) and *task_done, or -1.
- */
-int store_report(Store *s, int64_t worker, int64_t task, int64_t token, const StoreCounts *c,
-                 int64_t lease_ms, StoreReport *status, int64_t *run, bool *task_done);
-
 typedef struct {
     int64_t worker, task, token;     /* in */
     StoreCounts counts;              /* in */
@@ -270,9 +268,11 @@ typedef struct {
 } StoreReportItem;
 
 /*
- * Many reports at once, judged as store_report judges each, in arrival
- * order (repeats of a task go to later statements).  0, or -1 on a
- * database error.
+ * Workers' cumulative counts under their leases (exactly-once: see
+ * 005_batch.sql; a lease held by another worker is "stale"), judged in
+ * arrival order (repeats of a task go to later statements): each item's
+ * status, run (0 when the task is unknown) and task_done are filled.  0,
+ * or -1 on a database error.
  */
 int store_report_batch(Store *s, StoreReportItem *items, int n, int64_t lease_ms);
 /* Extends worker's lease. Returns 1 (extended), 0 (stale: stop the task) or -1. */
@@ -301,16 +301,6 @@ int store_list_workers(Store *s, int seconds, StoreWorker **out);
 
 /* ---- audits and administration ----------------------------------------------- */
 
-/* What a run's tables add up to (tests and audits: every count must agree). */
-typedef struct {
-    int64_t tasks, tasks_done, max_attempts;
-    int64_t task_pairs, task_games;          /* sums over tasks: done_pairs, wins+draws+losses */
-    int64_t result_pairs, result_games;      /* sums over the results of every lease */
-    int64_t run_pairs, run_games, run_penta; /* the run's own counters */
-} StoreAudit;
-
-/* Returns 1 with *out, 0 (no such run) or -1. */
-int store_audit_run(Store *s, int64_t run, StoreAudit *out);
 
 /* ---- engine builds ------------------------------------------------------------ */
 
@@ -343,10 +333,5 @@ int store_build_blob(Store *s, int64_t id, const void *data, size_t len);
 int store_build_chunk(Store *s, const char *sha256, int64_t offset, size_t max, void *out, size_t *len,
                       int64_t *total);
 
-/*
- * Creates (drop false) or drops (drop true, if it exists) database `name`
- * on conninfo's server, connecting with conninfo.  Returns 0 or -1 (logged).
- */
-int store_admin_database(const char *conninfo, const char *name, bool drop);
 
 #endif

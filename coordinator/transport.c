@@ -21,7 +21,6 @@ struct Transport {
     Notes notes;                     /* dropped messages and failed handshakes, logged once a minute each */
 };
 
-static TransportSecurity security;   /* transport_set_security; zero: plaintext, local only */
 
 __attribute__((format(printf, 3, 4))) static int fail(char *err, size_t size, const char *fmt, ...)
 {
@@ -73,11 +72,6 @@ int transport_check(const char *endpoint, const TransportSecurity *sec, char *er
     return 0;
 }
 
-void transport_set_security(const TransportSecurity *sec)
-{
-    security = *sec;
-}
-
 /* Makes the ROUTER a CURVE server with the key pair, its clients checked by a ZAP handler. 0 or -1 (logged). */
 static int curve_server(Transport *t, const TransportSecurity *sec)
 {
@@ -117,10 +111,13 @@ static int watch_handshakes(Transport *t)
     return 0;
 }
 
-Transport *transport_new(const char *endpoint)
+Transport *transport_new(const char *endpoint, const TransportSecurity *sec)
 {
+    static const TransportSecurity PLAIN = { NULL, NULL, false };
     char err[512];
-    if (transport_check(endpoint, &security, err, sizeof err) != 0) {
+    if (!sec)
+        sec = &PLAIN;
+    if (transport_check(endpoint, sec, err, sizeof err) != 0) {
         log_error("transport: %s", err);
         return NULL;
     }
@@ -139,7 +136,7 @@ Transport *transport_new(const char *endpoint)
         return NULL;
     }
     /* the ZAP handler before the bind: no CURVE client may slip in unchecked */
-    if ((security.curve_secret && curve_server(t, &security) != 0) || watch_handshakes(t) != 0) {
+    if ((sec->curve_secret && curve_server(t, sec) != 0) || watch_handshakes(t) != 0) {
         transport_destroy(&t);
         return NULL;
     }
@@ -170,6 +167,21 @@ void transport_destroy(Transport **tp)
     *tp = NULL;
 }
 
+/* The next event of the socket monitor, without waiting (the endpoint frame after it is dropped); false when none waits. */
+static bool monitor_event(void *monitor, uint16_t *event, uint32_t *value)
+{
+    uint8_t head[6] = { 0 };
+    if (zmq_recv(monitor, head, sizeof head, ZMQ_DONTWAIT) < 0)
+        return false;
+    memcpy(event, head, sizeof *event);
+    memcpy(value, head + 2, sizeof *value);
+    int more = 0;
+    size_t len = sizeof more;
+    if (zmq_getsockopt(monitor, ZMQ_RCVMORE, &more, &len) == 0 && more)
+        zmq_recv(monitor, head, 0, 0);
+    return true;
+}
+
 /* Why a handshake failed, for the log (the monitor gives the listening endpoint, not the peer's). */
 static void handshake_why(uint16_t event, uint32_t value, char *out, size_t size)
 {
@@ -188,7 +200,7 @@ static void note_handshakes(Transport *t)
 {
     uint16_t event;
     uint32_t value;
-    while (keys_monitor_event(t->monitor, &event, &value)) {
+    while (monitor_event(t->monitor, &event, &value)) {
         char why[160], subject[32], tail[NOTES_MORE_MAX];
         handshake_why(event, value, why, sizeof why);
         snprintf(subject, sizeof subject, "handshake %x %x", (unsigned)event, (unsigned)value);

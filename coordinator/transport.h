@@ -5,7 +5,7 @@
  * a hard limit (4 x XQF_FRAME_MAX) make ZeroMQ drop the sender's
  * connection; anything else is handed up for the codec to judge.
  *
- * Security (transport_set_security): with CURVE, the ROUTER is a CURVE
+ * Security (transport_new's TransportSecurity): with CURVE, the ROUTER is a CURVE
  * server with the coordinator's key pair, and a ZAP handler (zap.h) lets
  * in only the workers whose public key is in the allow-list; each frame
  * then comes with the allow-list NAME of its connection (Peer.user), and
@@ -50,19 +50,11 @@ bool transport_endpoint_local(const char *endpoint);
  */
 int transport_check(const char *endpoint, const TransportSecurity *sec, char *err, size_t size);
 /*
- * Sets the security of the transports made after it (copied; the strings
- * must outlive them).  Process-wide, so that the server keeps calling
- * transport_new(endpoint): main sets it once before server_run.  Default:
- * plaintext, local endpoints only.
- */
-void transport_set_security(const TransportSecurity *sec);
-
-/*
  * Binds a ROUTER to endpoint ("tcp://127.0.0.1:5555") with the security
- * set: checks the policy, reads the key pair, starts the ZAP handler.
- * NULL (logged) on failure.
+ * sec (NULL: plaintext, local endpoints only): checks the policy, reads
+ * the key pair, starts the ZAP handler.  NULL (logged) on failure.
  */
-Transport *transport_new(const char *endpoint);
+Transport *transport_new(const char *endpoint, const TransportSecurity *sec);
 void transport_destroy(Transport **t);
 
 /*

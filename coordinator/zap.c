@@ -11,48 +11,15 @@
 #include <time.h>
 #include <zmq.h>
 
+#include "clock.h"
 #include "log.h"
 
 enum {
     REQUEST_FRAMES = 7,          /* version, request id, domain, address, routing id, mechanism, key */
     FRAMES_MAX = 8,              /* kept of a request; more are read and dropped */
     POLL_MS = 100,               /* how soon the thread sees zap_destroy */
-    CHECK_EVERY_MS = 1000,       /* zap_allows looks at the file at most this often */
-    NOTE_EVERY_MS = 60000
+    CHECK_EVERY_MS = 1000        /* zap_allows looks at the file at most this often */
 };
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-bool notes_due(Notes *n, const char *subject, char more[NOTES_MORE_MAX])
-{
-    int64_t now = now_ms();
-    int oldest = 0, count = (int)(sizeof n->v / sizeof n->v[0]);
-    more[0] = '\0';
-    for (int i = 0; i < count; i++) {
-        if (n->v[i].at_ms && strcmp(n->v[i].subject, subject) == 0) {
-            if (now - n->v[i].at_ms < NOTE_EVERY_MS) {
-                n->v[i].held++;
-                return false;
-            }
-            if (n->v[i].held)
-                snprintf(more, NOTES_MORE_MAX, " (%ld more since the previous line)", n->v[i].held);
-            n->v[i].held = 0;
-            n->v[i].at_ms = now;
-            return true;
-        }
-        if (n->v[i].at_ms < n->v[oldest].at_ms)
-            oldest = i;
-    }
-    snprintf(n->v[oldest].subject, sizeof n->v[oldest].subject, "%s", subject);
-    n->v[oldest].at_ms = now;
-    n->v[oldest].held = 0;
-    return true;
-}
 
 /* What tells a changed file: xqf-keys renames a new file over it (new inode); editors change size or mtime. */
 typedef struct {
@@ -272,7 +239,7 @@ Zap *zap_new(void *ctx, const char *allow_path)
     atomic_init(&z->stop, false);
     char err[512];
     z->sig = file_sig(allow_path);
-    z->next_check_ms = now_ms() + CHECK_EVERY_MS;
+    z->next_check_ms = clock_now_ms() + CHECK_EVERY_MS;
     if (allow_read(allow_path, &z->list, err, sizeof err) != 0) {
         log_error("allow-list %s", err);
         zap_destroy(&z);
@@ -315,7 +282,7 @@ void zap_destroy(Zap **zp)
 
 bool zap_allows(Zap *z, const char *name, const char *key)
 {
-    int64_t now = now_ms();
+    int64_t now = clock_now_ms();
     pthread_mutex_lock(&z->lock);
     if (now >= z->next_check_ms) {
         reload(z);

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "keys.h"
+#include "notes.h"
 
 /* The message property holding the connection's public key (Z85), set from the ZAP reply's metadata. */
 #define ZAP_KEY_PROPERTY "X-Public-Key"
@@ -41,24 +42,5 @@ Zap *zap_new(void *ctx, const char *allow_path);
 void zap_destroy(Zap **z);
 /* Whether name is still allowed with key (Z85); re-reads a changed list at most once a second. Thread-safe. */
 bool zap_allows(Zap *z, const char *name, const char *key);
-
-/*
- * A log line repeated about the same subject (a key, a name, a kind of
- * failure) written at most once a minute per subject, for the latest 32
- * subjects.  notes_due says whether to write it now, and puts in more ""
- * or " (N more since the previous line)" for the line's end.  Not
- * thread-safe: one per thread; zero-initialised.
- */
-typedef struct {
-    struct {
-        char subject[KEYS_NAME_MAX + KEYS_Z85_LEN + 8];
-        int64_t at_ms;
-        long held;
-    } v[32];
-} Notes;
-
-enum { NOTES_MORE_MAX = 48 };
-
-bool notes_due(Notes *n, const char *subject, char more[NOTES_MORE_MAX]);
 
 #endif

@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
+
 void cu_sleep_ms(int ms)
 {
     struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
@@ -21,12 +23,7 @@ void cu_sleep_ms(int ms)
     }
 }
 
-double cu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
+double cu_now(void) { return (double)clock_now_us() / 1e6; }
 
 int cu_db_create(char *out, size_t size, char *name, size_t name_size)
 {

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "store.h"
+#include "store_check.h"
 
 /* Skips the calling test (cr_skip) when XQF_TEST_DB is not set. */
 #define CU_REQUIRE_DB()                                                                          \

@@ -51,7 +51,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
+#include "opts.h"
+#include "rng.h"
 
 enum {
     CHUNK_MAX = 64 * 1024,
@@ -120,27 +123,14 @@ static void on_signal(int sig)
         got_term = 1;
 }
 
-static int64_t now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
+static int64_t now_us(void) { return clock_now_us(); }
 
-/* xorshift64*: the proxy's own random stream (reproducible by --seed). */
-static uint64_t rng_state = 0x9E3779B97F4A7C15u;
-
-static double rng_unit(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return (double)((rng_state * UINT64_C(2685821657736338717)) >> 11) / 9007199254740992.0;
-}
+/* The proxy's own random stream (reproducible by --seed). */
+static Rng rng;
 
 static int64_t rng_between(int64_t lo, int64_t hi)
 {
-    return hi > lo ? lo + (int64_t)(rng_unit() * (double)(hi - lo)) : lo;
+    return hi > lo ? lo + (int64_t)(rng_unit(&rng) * (double)(hi - lo)) : lo;
 }
 
 /* ---- connections ------------------------------------------------------------- */
@@ -164,7 +154,7 @@ static void schedule_drop(const Options *o, Conn *c, int64_t now)
 {
     c->drop_at_us = 0;
     if (o->drops && o->drop_mean_s > 0) {
-        double life = -log(1.0 - rng_unit()) * o->drop_mean_s;
+        double life = -log(1.0 - rng_unit(&rng)) * o->drop_mean_s;
         c->drop_at_us = now + (int64_t)(life * 1e6) + 1000;
     }
 }
@@ -285,18 +275,32 @@ static int conn_write(Conn *c, int k, int64_t now)
 
 /* ---- options ------------------------------------------------------------------ */
 
-static void usage(FILE *out)
-{
-    fputs("Usage: xqf-faultproxy --listen PORT --connect PORT [--host 127.0.0.1]\n"
-          "                      [--delay MS] [--jitter MS] [--drop-mean S] [--drops on|off]\n"
-          "                      [--blackhole AT_S:FOR_S]... [--blackhole-ms MIN[-MAX]] [--seed N]\n"
-          "\n"
-          "Forwards TCP between clients and host:PORT, delaying every chunk (order kept),\n"
-          "resetting connections at random and black-holing all traffic for a while.\n"
-          "SIGUSR1 resets every connection, SIGUSR2 starts a black-hole of --blackhole-ms,\n"
-          "SIGHUP turns random drops on/off, SIGTERM prints the totals and exits.\n",
-          out);
-}
+static const OptSpec OPTIONS[] = {
+    { "--listen", OPT_INT, "PORT", NULL, .imin = 1, .imax = 65535, .help = "listen on 127.0.0.1:PORT (required)" },
+    { "--connect", OPT_INT, "PORT", NULL, .imin = 1, .imax = 65535, .help = "connect each client to --host:PORT (required)" },
+    { "--host", OPT_TEXT, "ADDR", "127.0.0.1", .help = "the upstream's IPv4 address" },
+    { "--delay", OPT_REAL, "MS", "0", .rmin = 0, .rmax = 600000, .help = "every chunk is held this long" },
+    { "--jitter", OPT_REAL, "MS", "0", .rmin = 0, .rmax = 600000, .help = "plus uniform(0, MS)" },
+    { "--drop-mean", OPT_REAL, "S", "0", .rmin = 0, .rmax = 86400,
+      .help = "random resets: each connection lives an exponential time of this mean (0: none)" },
+    { "--drops", OPT_TEXT, "on|off", "on", .help = "random resets on at start" },
+    { "--blackhole", OPT_TEXT, "AT_S:FOR_S", NULL, .help = "a black-hole from AT_S s after start, for FOR_S s", .repeat = true },
+    { "--blackhole-ms", OPT_TEXT, "MIN[-MAX]", "5000", .help = "the black-hole of SIGUSR2 (MIN-MAX: uniform)" },
+    { "--seed", OPT_TEXT, "N", NULL, .help = "the random stream (default: from the clock)" },
+    OPTS_END,
+};
+
+static const OptTable TABLE = {
+    .program = "xqf-faultproxy", .spec = OPTIONS,
+    .usage = "Usage: xqf-faultproxy --listen PORT --connect PORT [--host 127.0.0.1]\n"
+             "                      [--delay MS] [--jitter MS] [--drop-mean S] [--drops on|off]\n"
+             "                      [--blackhole AT_S:FOR_S]... [--blackhole-ms MIN[-MAX]] [--seed N]\n"
+             "\n"
+             "Forwards TCP between clients and host:PORT, delaying every chunk (order kept),\n"
+             "resetting connections at random and black-holing all traffic for a while.\n",
+    .epilog = "\nSIGUSR1 resets every connection, SIGUSR2 starts a black-hole of --blackhole-ms,\n"
+              "SIGHUP turns random drops on/off, SIGTERM prints the totals and exits.\n",
+};
 
 static bool parse_num(const char *v, double lo, double hi, double *out)
 {
@@ -309,79 +313,57 @@ static bool parse_num(const char *v, double lo, double hi, double *out)
     return true;
 }
 
+/* The options into *o. 0, or -1 after the message. */
 static int parse_options(int argc, char **argv, Options *o)
 {
-    *o = (Options){ .host = "127.0.0.1", .drops = true, .signal_min_us = 5000000, .signal_max_us = 5000000,
-                    .seed = (uint64_t)time(NULL) };
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            exit(0);
-        }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "xqf-faultproxy: error: %s needs a value\n", a);
-            return -1;
-        }
-        const char *v = argv[++i];
+    Opts opts;
+    *o = (Options){ 0 };
+    int rc = opts_parse(&opts, &TABLE, argc - 1, argv + 1);
+    if (rc == OPTS_HELP)
+        exit(0);
+    if (rc != OPTS_OK)
+        return -1;
+    if (!opts_given(&opts, "--listen") || !opts_given(&opts, "--connect"))
+        return opts_error(TABLE.program, "--listen and --connect are required");
+    *o = (Options){ .host = opts_text(&opts, "--host"), .listen_port = (int)opts_int(&opts, "--listen"),
+                    .connect_port = (int)opts_int(&opts, "--connect"),
+                    .delay_us = (int64_t)(opts_real(&opts, "--delay") * 1000),
+                    .jitter_us = (int64_t)(opts_real(&opts, "--jitter") * 1000),
+                    .drop_mean_s = opts_real(&opts, "--drop-mean"), .seed = (uint64_t)time(NULL) };
+    struct in_addr x;
+    if (inet_pton(AF_INET, o->host, &x) != 1)
+        return opts_error(TABLE.program, "--host: '%s' is not an IPv4 address", o->host);
+    const char *v = opts_text(&opts, "--drops");
+    if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+        return opts_error(TABLE.program, "--drops: '%s' is not on or off", v);
+    o->drops = strcmp(v, "on") == 0;
+    for (int i = 0; (v = opts_nth(&opts, "--blackhole", i)); i++) {
+        char at[32], *colon;
         double d, e;
-        char *colon;
-        if (strcmp(a, "--host") == 0) {
-            struct in_addr x;
-            if (inet_pton(AF_INET, v, &x) != 1)
-                goto bad;
-            o->host = v;
-        } else if (strcmp(a, "--listen") == 0 || strcmp(a, "--connect") == 0) {
-            if (!parse_num(v, 1, 65535, &d))
-                goto bad;
-            *(a[2] == 'l' ? &o->listen_port : &o->connect_port) = (int)d;
-        } else if (strcmp(a, "--delay") == 0 || strcmp(a, "--jitter") == 0) {
-            if (!parse_num(v, 0, 600000, &d))
-                goto bad;
-            *(a[2] == 'd' ? &o->delay_us : &o->jitter_us) = (int64_t)(d * 1000);
-        } else if (strcmp(a, "--drop-mean") == 0) {
-            if (!parse_num(v, 0, 86400, &o->drop_mean_s))
-                goto bad;
-        } else if (strcmp(a, "--drops") == 0) {
-            if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
-                goto bad;
-            o->drops = strcmp(v, "on") == 0;
-        } else if (strcmp(a, "--blackhole") == 0) {
-            char at[32];
-            snprintf(at, sizeof at, "%s", v);
-            if (!(colon = strchr(at, ':')) || o->nplanned == MAX_BLACKHOLES)
-                goto bad;
-            *colon = '\0';
-            if (!parse_num(at, 0, 86400, &d) || !parse_num(colon + 1, 0, 86400, &e))
-                goto bad;
-            o->planned[o->nplanned++] = (Blackhole){ (int64_t)(d * 1e6), (int64_t)(e * 1e6) };
-        } else if (strcmp(a, "--blackhole-ms") == 0) {
-            char lo[32];
-            snprintf(lo, sizeof lo, "%s", v);
-            char *dash = strchr(lo, '-');
-            if (dash)
-                *dash = '\0';
-            if (!parse_num(lo, 0, 3600000, &d) || (dash && !parse_num(dash + 1, d, 3600000, &e)))
-                goto bad;
-            o->signal_min_us = (int64_t)(d * 1000);
-            o->signal_max_us = (int64_t)((dash ? e : d) * 1000);
-        } else if (strcmp(a, "--seed") == 0) {
-            char *end;
-            o->seed = strtoull(v, &end, 10);
-            if (end == v || *end)
-                goto bad;
-        } else {
-            fprintf(stderr, "xqf-faultproxy: error: unknown option '%s' (see --help)\n", a);
-            return -1;
-        }
-        continue;
-    bad:
-        fprintf(stderr, "xqf-faultproxy: error: %s: bad value '%s'\n", a, v);
-        return -1;
+        snprintf(at, sizeof at, "%s", v);
+        if (!(colon = strchr(at, ':')) || o->nplanned == MAX_BLACKHOLES)
+            return opts_error(TABLE.program, "--blackhole: '%s' is not AT_S:FOR_S (at most %d)", v, MAX_BLACKHOLES);
+        *colon = '\0';
+        if (!parse_num(at, 0, 86400, &d) || !parse_num(colon + 1, 0, 86400, &e))
+            return opts_error(TABLE.program, "--blackhole: '%s' is not AT_S:FOR_S in 0-86400 s", v);
+        o->planned[o->nplanned++] = (Blackhole){ (int64_t)(d * 1e6), (int64_t)(e * 1e6) };
     }
-    if (!o->listen_port || !o->connect_port) {
-        fprintf(stderr, "xqf-faultproxy: error: --listen and --connect are required\n");
-        return -1;
+    char lo[32];
+    double d, e = 0;
+    v = opts_text(&opts, "--blackhole-ms");
+    snprintf(lo, sizeof lo, "%s", v);
+    char *dash = strchr(lo, '-');
+    if (dash)
+        *dash = '\0';
+    if (!parse_num(lo, 0, 3600000, &d) || (dash && !parse_num(dash + 1, d, 3600000, &e)))
+        return opts_error(TABLE.program, "--blackhole-ms: '%s' is not MIN[-MAX] in 0-3600000 ms", v);
+    o->signal_min_us = (int64_t)(d * 1000);
+    o->signal_max_us = (int64_t)((dash ? e : d) * 1000);
+    if ((v = opts_text(&opts, "--seed"))) {
+        char *end;
+        o->seed = strtoull(v, &end, 10);
+        if (end == v || *end)
+            return opts_error(TABLE.program, "--seed: '%s' is not a number", v);
     }
     return 0;
 }
@@ -408,9 +390,7 @@ int main(int argc, char **argv)
     if (parse_options(argc, argv, &o) != 0)
         return 2;
     xqf_log_init("faultproxy");
-    rng_state ^= o.seed * UINT64_C(0xBF58476D1CE4E5B9);
-    if (!rng_state)
-        rng_state = 1;
+    rng_seed(&rng, o.seed);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;

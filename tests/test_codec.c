@@ -95,9 +95,12 @@ static void fill(XqfMsg *m, XqfMsgType type)
         strcpy(t->name0, "test");
         strcpy(t->params0, "NullR=2,FutilityMargin1=130");
         strcpy(t->name1, "base");
-        t->adjudication.count = 6;
-        for (int i = 0; i < 6; i++)
-            t->adjudication.v[i] = i * 10 - 5;
+        t->resign_moves = -5;
+        t->resign_score = 5;
+        t->draw_after = 15;
+        t->draw_moves = 25;
+        t->draw_score = 35;
+        t->max_plies = 45;
         break;
     }
     case XQF_MSG_IDLE: m->u.idle.retry_ms = 1000; break;
@@ -183,7 +186,8 @@ Test(codec, task_fields_survive)
     cr_assert_eq(back.u.task.openings.count, 2);
     cr_assert_str_eq(back.u.task.openings.v[1], m.u.task.openings.v[1]);
     cr_assert_str_eq(back.u.task.params0, "NullR=2,FutilityMargin1=130");
-    cr_assert_eq(back.u.task.adjudication.v[0], -5);
+    cr_assert_eq(back.u.task.resign_moves, -5);
+    cr_assert_eq(back.u.task.max_plies, 45);
     xqf_msg_free(&m);
     xqf_msg_free(&back);
     xqf_buf_free(&a);

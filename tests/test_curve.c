@@ -431,10 +431,9 @@ Test(transport, curve_peers_carry_their_allow_list_name)
     snprintf(key, sizeof key, "%s", at("coord"));
     snprintf(list, sizeof list, "%s", at("allow"));
     TransportSecurity sec = { key, list, false };
-    transport_set_security(&sec);
     char ep[64];
     snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
-    Transport *t = transport_new(ep);
+    Transport *t = transport_new(ep, &sec);
     cr_assert(t);
     void *ctx = zmq_ctx_new(), *c1 = client(ctx, "w1", "coord.pub"), *c2 = client(ctx, "w2", "coord.pub");
     Peer p;
@@ -464,10 +463,9 @@ Test(transport, curve_peers_carry_their_allow_list_name)
 
     /* plaintext: no user */
     TransportSecurity plain = { NULL, NULL, false };
-    transport_set_security(&plain);
     port = cu_free_port();
     snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
-    t = transport_new(ep);
+    t = transport_new(ep, &plain);
     cr_assert(t);
     ctx = zmq_ctx_new();
     c1 = client(ctx, NULL, NULL);

@@ -9,6 +9,7 @@
 #include "cluster_util.h"
 #include "migrations.h"
 #include "store.h"
+#include "store_check.h"
 
 static char db[512], dbname[64];
 static Store *store;
@@ -31,6 +32,26 @@ static void teardown(void)
 }
 
 TestSuite(store, .init = setup, .fini = teardown);
+
+/* One claim of run for worker, through the batch statement. 1 with *out, 0 nothing to give, -1. */
+static int store_claim_task(Store *s, int64_t run, int64_t worker, int64_t lease_ms, StoreLease *out)
+{
+    bool given;
+    return store_claim_batch(s, run, &worker, 1, lease_ms, out, &given);
+}
+
+/* One report, through the batch statement. 0 with *status, *run and *task_done, or -1. */
+static int store_report(Store *s, int64_t worker, int64_t task, int64_t token, const StoreCounts *c,
+                        int64_t lease_ms, StoreReport *status, int64_t *run, bool *task_done)
+{
+    StoreReportItem it = { .worker = worker, .task = task, .token = token, .counts = *c };
+    if (store_report_batch(s, &it, 1, lease_ms) != 0)
+        return -1;
+    *status = it.status;
+    *run = it.run;
+    *task_done = it.task_done;
+    return 0;
+}
 
 static StoreCounts counts(int64_t pairs, int64_t dd, int64_t ww)
 {

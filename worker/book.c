@@ -38,6 +38,19 @@ const Opening *book_opening(const Book *b, int i)
     return &b->openings[i];
 }
 
+_Static_assert(FEN_MAX + 6 + 5 * BOOK_MAX_MOVES < BOOK_TEXT_MAX, "an opening fits a book line");
+
+void book_opening_text(const Book *b, int i, char out[BOOK_TEXT_MAX])
+{
+    const Opening *o = &b->openings[i];
+    size_t len = (size_t)snprintf(out, BOOK_TEXT_MAX, "%s%s", o->fen, o->count ? " moves" : "");
+    for (int m = 0; m < o->count; m++) {
+        out[len++] = ' ';
+        move_text(o->moves[m], out + len);
+        len += strlen(out + len);
+    }
+}
+
 /*
  * Parses one book line into *o (moves stored in moves[], max_moves of
  * them).  Returns 1 for an opening, 0 for a blank or comment line, or -1

@@ -35,4 +35,12 @@ int book_size(const Book *b);
 /* Opening i (0 <= i < book_size); valid as long as the book. */
 const Opening *book_opening(const Book *b, int i);
 
+enum { BOOK_TEXT_MAX = 2048 };
+/*
+ * Opening i as a book line, "FEN" or "FEN moves m1 m2 ...", which
+ * book_parse reads back as the same opening (xqf-tune stores a run's
+ * openings so, after reading its book here).  Can't fail.
+ */
+void book_opening_text(const Book *b, int i, char out[BOOK_TEXT_MAX]);
+
 #endif

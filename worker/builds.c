@@ -3,14 +3,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "log.h"
+#include "sha256.h"
 
 enum { VERIFIED_MAX = 64 };
 
@@ -43,36 +44,14 @@ void builds_default_dir(char *out, size_t size)
         snprintf(out, size, "/tmp/xqf-worker-cache-%ld", (long)getuid());
 }
 
-/* mkdir -p. 0 or -1 (errno set). */
-static int make_dirs(const char *dir)
-{
-    char path[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    for (char *p = path + 1;; p++) {
-        if (*p != '/' && *p)
-            continue;
-        char c = *p;
-        *p = '\0';
-        if (mkdir(path, 0755) != 0 && errno != EEXIST)
-            return -1;
-        if (!c)
-            return 0;
-        *p = c;
-    }
-}
-
 BuildCache *builds_new(const char *dir)
 {
     BuildCache *c = calloc(1, sizeof *c);
-    if (!c || sodium_init() < 0) {
-        free(c);
-        log_error("builds: out of memory or no libsodium");
+    if (!c) {
+        log_error("builds: out of memory");
         return NULL;
     }
-    if (snprintf(c->dir, sizeof c->dir, "%s", dir) >= (int)sizeof c->dir || make_dirs(dir) != 0) {
+    if (snprintf(c->dir, sizeof c->dir, "%s", dir) >= (int)sizeof c->dir || files_make_dirs(dir) != 0) {
         log_error("builds: cannot use the cache folder %s: %s", dir, strerror(errno));
         free(c);
         return NULL;
@@ -111,29 +90,6 @@ bool builds_sha_ok(const char *sha)
     return n == XQF_SHA256_HEX && !sha[n];
 }
 
-/* The SHA-256 of an open file (from its start) in hex. 0 or -1. */
-static int hash_fd(int fd, char hex[XQF_SHA256_HEX + 1])
-{
-    crypto_hash_sha256_state st;
-    unsigned char buf[1 << 16], digest[crypto_hash_sha256_BYTES];
-    if (lseek(fd, 0, SEEK_SET) != 0)
-        return -1;
-    crypto_hash_sha256_init(&st);
-    for (;;) {
-        ssize_t n = read(fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        if (n == 0)
-            break;
-        crypto_hash_sha256_update(&st, buf, (size_t)n);
-    }
-    crypto_hash_sha256_final(&st, digest);
-    sodium_bin2hex(hex, XQF_SHA256_HEX + 1, digest, sizeof digest);
-    return 0;
-}
-
 const char *builds_path(BuildCache *c, const char *sha)
 {
     if (!builds_sha_ok(sha))
@@ -146,7 +102,7 @@ const char *builds_path(BuildCache *c, const char *sha)
     if (fd < 0)
         return NULL;
     char hex[XQF_SHA256_HEX + 1];
-    bool ok = hash_fd(fd, hex) == 0 && strcmp(hex, sha) == 0;
+    bool ok = sha256_fd(fd, hex) == 0 && strcmp(hex, sha) == 0;
     close(fd);
     if (!ok) {
         log_warn("builds: cached %s does not match its hash: fetched again", c->path);
@@ -262,7 +218,7 @@ int builds_on_chunk(BuildCache *c, const XqfMsg_build_chunk *m, char *err, size_
     if (f->received < f->total)
         return 0;
     char hex[XQF_SHA256_HEX + 1];
-    if (fsync(f->fd) != 0 || hash_fd(f->fd, hex) != 0)
+    if (fsync(f->fd) != 0 || sha256_fd(f->fd, hex) != 0)
         return failed(c, f, err, errlen, strerror(errno));
     if (strcmp(hex, f->sha) != 0)
         return failed(c, f, err, errlen, "the bytes received do not have its SHA-256: not installed");

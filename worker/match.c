@@ -105,7 +105,8 @@ static void stop_locked(Match *m)
     pthread_cond_broadcast(&m->changed);
 }
 
-void match_stop(Match *m)
+/* Stops the match: running games are abandoned, their searches interrupted. Thread-safe. */
+static void match_stop(Match *m)
 {
     pthread_mutex_lock(&m->lock);
     stop_locked(m);

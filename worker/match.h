@@ -81,8 +81,6 @@ int match_play_pairs(Match *m, int64_t first_pair, int64_t n_pairs, const MatchC
  */
 int match_points(const GameRecord *g, int game);
 
-/* Stops the match: running games are abandoned, their searches interrupted. Thread-safe. */
-void match_stop(Match *m);
 /* A snapshot of the counts. Thread-safe. */
 void match_counts(Match *m, MatchCounts *out);
 

@@ -24,10 +24,13 @@
 #include "bookgen.h"
 #include "clock.h"
 #include "match.h"
+#include "opts.h"
 #include "pgn.h"
 #include "stats.h"
 
-enum { EXIT_USAGE = 2, DEFAULT_PAIRS = 100, SPRT_PAIRS = 1000000, TICK_MS = 100 };
+#define DEFAULT_PAIRS_N 100
+#define SPRT_PAIRS_N 1000000
+enum { EXIT_USAGE = 2, DEFAULT_PAIRS = DEFAULT_PAIRS_N, SPRT_PAIRS = SPRT_PAIRS_N, TICK_MS = 100 };
 
 static const char PROGRAM[] = "xqf-match";
 
@@ -39,74 +42,90 @@ static void on_signal(int sig)
     signal(sig, SIG_DFL); /* a second Ctrl-C ends the program at once */
 }
 
+/* Prints "xqf-match: error: <message>"; returns status. */
 static int fail(int status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "%s: error: ", PROGRAM);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    opts_verror(PROGRAM, fmt, ap);
     va_end(ap);
     return status;
 }
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-"Usage: %s --engine SPEC... --engine SPEC... [options]\n"
-"       %s makebook --out FILE [--count N] [--seed S] [--plies A-B]\n"
-"                       [--max-score CP] [--depth D]\n"
-"\n"
-"Plays game pairs (each opening once with each colour) between two players\n"
-"and prints W/D/L, the pentanomial, Elo and nElo with 95%% intervals and the\n"
-"SPRT LLR, from the first player's view.\n"
-"\n"
-"Player spec (key=value words after --engine, up to the next --option):\n"
-"  name=NAME            name in output and PGN\n"
-"  option.NAME=VALUE    built-in: a parameter (or Hash); external: setoption\n"
-"  params=FILE          built-in: a parameter file\n"
-"  hash=MB              hash size (default: --hash)\n"
-"  cmd=PROGRAM          an external engine (otherwise the built-in engine)\n"
-"  arg=ARG              an argument for it (repeatable)\n"
-"  proto=uci|ucci       its protocol (default uci)\n"
-"  ranks=0|1            its move ranks: 0-9 (default) or 1-10\n"
-"  letters=nb|he        its FEN letters for horse/elephant\n"
-"  init=LINE            a command sent after the handshake (repeatable)\n"
-"  preset=fairy-stockfish|sjaakii   settings for these engines\n"
-"\n"
-"Options:\n"
-"  --concurrency N      games at once (default: online cores)\n"
-"  --tc BASE[+INC]      clock in seconds, e.g. 10+0.1 (default)\n"
-"  --nodes N            fixed nodes per move instead of a clock\n"
-"  --timemargin MS      clock overrun tolerated (default 100)\n"
-"  --move-timeout S     with --nodes: an engine silent this long hangs (default 30)\n"
-"  --pairs N            game pairs (default %d; %d with --sprt)\n"
-"  --book FILE          opening book (default: the shipped ops/books/default.book)\n"
-"  --seed S             opening order (default: from the clock)\n"
-"  --sprt elo0=X,elo1=Y[,alpha=A,beta=B]   stop at an SPRT bound (nElo)\n"
-"  --pgn FILE           write every game as PGN\n"
-"  --hash MB            hash size of every player (default 16)\n"
-"  --resign moves=N,score=CP | off   both engines agree for N plies (default 4,600)\n"
-"  --draw after=M,moves=N,score=CP | off  |score| <= CP for N plies from move M\n"
-"                       (default 40,8,10)\n"
-"  --maxmoves N         a game reaching N moves is a draw (default 0: no limit)\n"
-"  --quiet              no progress line\n"
-"Ctrl-C stops: running games are abandoned and the summary so far is printed.\n",
-            PROGRAM, PROGRAM, DEFAULT_PAIRS, SPRT_PAIRS);
-}
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+static const OptSpec MATCH_OPTIONS[] = {
+    { "--engine", OPT_TEXT, "SPEC...", NULL, .help = "a player (twice: the first one's view is reported)" },
+    { "--concurrency", OPT_INT, "N", NULL, .imin = 1, .imax = 1024, .help = "games at once (default: online cores)" },
+    { "--tc", OPT_TEXT, "BASE[+INC]", "10+0.1", .help = "clock in seconds" },
+    { "--nodes", OPT_INT, "N", NULL, .imin = 1, .imax = INT64_MAX, .help = "fixed nodes per move instead of a clock" },
+    { "--timemargin", OPT_INT, "MS", "100", .imin = 0, .imax = 3600000, .help = "clock overrun tolerated" },
+    { "--move-timeout", OPT_INT, "S", "30", .imin = 1, .imax = 86400,
+      .help = "with --nodes: an engine silent this long hangs" },
+    { "--pairs", OPT_INT, "N", NULL, .imin = 1, .imax = INT64_MAX / 4,
+      .help = "game pairs (default " STR(DEFAULT_PAIRS_N) "; " STR(SPRT_PAIRS_N) " with --sprt)" },
+    { "--book", OPT_TEXT, "FILE", NULL, .help = "opening book (default: the shipped ops/books/default.book)" },
+    { "--seed", OPT_TEXT, "S", NULL, .help = "opening order, 0-2^64-1 (default: from the clock)" },
+    { "--sprt", OPT_TEXT, "elo0=X,elo1=Y[,alpha=A,beta=B]", NULL, .help = "stop at an SPRT bound (nElo)" },
+    { "--pgn", OPT_TEXT, "FILE", NULL, .help = "write every game as PGN" },
+    { "--hash", OPT_INT, "MB", STR(SPEC_DEFAULT_HASH_MB), .imin = 1, .imax = 65536, .help = "hash size of every player" },
+    { "--resign", OPT_TEXT, "moves=N,score=CP|off", "moves=4,score=600",
+      .help = "a win once both engines agree for N plies on a score of at least CP" },
+    { "--draw", OPT_TEXT, "after=M,moves=N,score=CP|off", "after=40,moves=8,score=10",
+      .help = "a draw once |score| <= CP for N plies from move M" },
+    { "--maxmoves", OPT_INT, "N", "0", .imin = 0, .imax = 100000, .help = "a game reaching N moves is a draw (0: no limit)" },
+    { "--quiet", OPT_FLAG, NULL, NULL, .help = "no progress line" },
+    OPTS_END,
+};
+
+static const OptTable MATCH_TABLE = {
+    .program = "xqf-match", .spec = MATCH_OPTIONS,
+    .usage =
+        "Usage: xqf-match --engine SPEC... --engine SPEC... [options]\n"
+        "       xqf-match makebook --out FILE [--count N] [--seed S] [--plies A-B]\n"
+        "                       [--max-score CP] [--depth D]\n"
+        "\n"
+        "Plays game pairs (each opening once with each colour) between two players\n"
+        "and prints W/D/L, the pentanomial, Elo and nElo with 95% intervals and the\n"
+        "SPRT LLR, from the first player's view.\n"
+        "\n"
+        "Player spec (key=value words after --engine, up to the next --option):\n"
+        "  name=NAME            name in output and PGN\n"
+        "  option.NAME=VALUE    built-in: a parameter (or Hash); external: setoption\n"
+        "  params=FILE          built-in: a parameter file\n"
+        "  hash=MB              hash size (default: --hash)\n"
+        "  cmd=PROGRAM          an external engine (otherwise the built-in engine)\n"
+        "  arg=ARG              an argument for it (repeatable)\n"
+        "  proto=uci|ucci       its protocol (default uci)\n"
+        "  ranks=0|1            its move ranks: 0-9 (default) or 1-10\n"
+        "  letters=nb|he        its FEN letters for horse/elephant\n"
+        "  init=LINE            a command sent after the handshake (repeatable)\n"
+        "  preset=fairy-stockfish|sjaakii   settings for these engines\n",
+    .epilog = "\nCtrl-C stops: running games are abandoned and the summary so far is printed.\n"
+              "See xqf-match makebook --help for the book generator.\n",
+};
+
+static const OptSpec MAKEBOOK_OPTIONS[] = {
+    { "--out", OPT_TEXT, "FILE", NULL, .help = "the book to write, required" },
+    { "--count", OPT_INT, "N", "1000", .imin = 1, .imax = 10000000, .help = "positions" },
+    { "--seed", OPT_INT, "S", "1", .imin = 0, .imax = INT64_MAX, .help = "random walk seed" },
+    { "--plies", OPT_TEXT, "A-B", "6-12", .help = "random plies from the start, 1 <= A <= B <= 60" },
+    { "--max-score", OPT_INT, "CP", "60", .imin = 0, .imax = 10000, .help = "keep positions the engine scores within this" },
+    { "--depth", OPT_INT, "D", "6", .imin = 1, .imax = 30, .help = "search depth of the score" },
+    OPTS_END,
+};
+
+static const OptTable MAKEBOOK_TABLE = {
+    .program = "xqf-match", .spec = MAKEBOOK_OPTIONS,
+    .usage = "Usage: xqf-match makebook --out FILE [--count N] [--seed S] [--plies A-B]\n"
+             "                          [--max-score CP] [--depth D]\n"
+             "\n"
+             "Writes a book of balanced opening positions: random walks from the start\n"
+             "position, kept when the engine's score at the depth stays within --max-score.\n",
+};
 
 /* ---- small parsers ------------------------------------------------------ */
-
-static int parse_long(const char *text, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (end == text || *end || errno == ERANGE || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
-}
 
 /*
  * Parses "k1=v1,k2=v2" with the given keys into values (numbers); keys not
@@ -378,127 +397,110 @@ static int parse_sprt(const char *text, Sprt *s, char *err, size_t errlen)
     return 0;
 }
 
-/* The value of option argv[*i] (the next argument). */
-static const char *value_of(int argc, char **argv, int *i)
+/* The default of one of xqf-match's options. */
+static const char *option_default(const char *name)
 {
-    if (*i + 1 >= argc)
-        return NULL;
-    return argv[++*i];
+    for (const OptSpec *o = MATCH_OPTIONS; o->name; o++)
+        if (strcmp(o->name, name) == 0)
+            return o->def;
+    return NULL;
+}
+
+/* Takes the --engine groups out of argv: where each starts (its words follow) and how many words. */
+static int split_engines(int argc, char **argv, char **rest, int *nrest, int at[2], int count[2])
+{
+    int engines = 0;
+    *nrest = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--engine") != 0) {
+            rest[(*nrest)++] = argv[i];
+            continue;
+        }
+        if (engines == 2)
+            return fail(EXIT_USAGE, "more than two --engine");
+        at[engines] = i + 1;
+        count[engines] = 0;
+        while (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
+            i++, count[engines]++;
+        engines++;
+    }
+    bool help = false;
+    for (int i = 0; i < *nrest; i++)
+        help = help || strcmp(rest[i], "--help") == 0 || strcmp(rest[i], "-h") == 0;
+    if (engines != 2 && !help)
+        return fail(EXIT_USAGE, "give two players with --engine (see --help)");
+    return -1;
+}
+
+/* The table's values into o (the players aside). Returns -1 when all is well, else the exit status. */
+static int apply_options(const Opts *opts, Options *o)
+{
+    char err[512];
+    const char *v;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    o->config.concurrency = opts_given(opts, "--concurrency") ? (int)opts_int(opts, "--concurrency")
+                                                               : online > 0 ? (int)online : 1;
+    o->config.seed = (uint64_t)time(NULL);
+    if ((v = opts_text(opts, "--seed"))) {
+        char *end;
+        errno = 0;
+        o->config.seed = strtoull(v, &end, 10);
+        if (end == v || *end || errno == ERANGE || *v == '-')
+            return fail(EXIT_USAGE, "--seed: '%s' is not a number", v);
+    }
+    if (time_control_parse(&o->config.tc, opts_text(opts, "--tc")) != 0)
+        return fail(EXIT_USAGE, "--tc: '%s' is not BASE[+INC] in seconds", opts_text(opts, "--tc"));
+    snprintf(o->tc_text, sizeof o->tc_text, "%s", opts_text(opts, "--tc"));
+    if (opts_given(opts, "--tc") && opts_given(opts, "--nodes"))
+        return fail(EXIT_USAGE, "--tc and --nodes exclude each other");
+    o->config.tc.nodes = (uint64_t)opts_int(opts, "--nodes");
+    o->config.tc.margin_ms = opts_int(opts, "--timemargin");
+    o->config.tc.move_timeout_ms = opts_int(opts, "--move-timeout") * 1000;
+    o->hash_mb = (int)opts_int(opts, "--hash");
+    o->book_path = opts_text(opts, "--book");
+    o->pgn_path = opts_text(opts, "--pgn");
+    o->quiet = opts_given(opts, "--quiet");
+    o->config.adj = (Adjudication){ 0 };
+    o->config.adj.max_plies = (int)opts_int(opts, "--maxmoves") * 2;
+    static const char *const ADJ_OPTIONS[] = { "--resign", "--draw" };
+    for (int i = 0; i < 2; i++) {
+        /* the table's default first: a value given may set some of the fields only */
+        const char *name = ADJ_OPTIONS[i], *given = opts_given(opts, name) ? opts_text(opts, name) : NULL;
+        if (parse_adjudication(name, option_default(name), &o->config.adj, err, sizeof err) != 0 ||
+            (given && parse_adjudication(name, given, &o->config.adj, err, sizeof err) != 0))
+            return fail(EXIT_USAGE, "%s: %s", name, err);
+    }
+    if ((v = opts_text(opts, "--sprt")) && parse_sprt(v, &o->sprt, err, sizeof err) != 0)
+        return fail(EXIT_USAGE, "--sprt: %s", err);
+    o->pairs = opts_given(opts, "--pairs") ? opts_int(opts, "--pairs") : o->sprt.on ? SPRT_PAIRS : DEFAULT_PAIRS;
+    if (!o->book_path)
+        o->book_path = default_book();
+    return -1;
 }
 
 /* Parses the match options; returns -1 when all is well, else the exit status. */
 static int parse_options(int argc, char **argv, Options *o)
 {
     memset(o, 0, sizeof *o);
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    o->config.concurrency = online > 0 ? (int)online : 1;
-    o->config.seed = (uint64_t)time(NULL);
-    o->config.tc.base_ms = 10000;
-    o->config.tc.inc_ms = 100;
-    o->config.tc.margin_ms = 100;
-    o->config.tc.move_timeout_ms = 30000;
-    o->config.adj = (Adjudication){ 4, 600, 40, 8, 10, 0 };
-    snprintf(o->tc_text, sizeof o->tc_text, "10+0.1");
-    o->hash_mb = SPEC_DEFAULT_HASH_MB;
-    o->pairs = -1;
-    int engine_at[2], engines = 0;
-    bool tc_given = false;
+    char **rest = malloc(sizeof *rest * (size_t)(argc + 1));
+    int nrest, at[2], count[2], status = rest ? -1 : fail(EXIT_FAILURE, "out of memory");
+    Opts opts;
+    if (status < 0)
+        status = split_engines(argc, argv, rest, &nrest, at, count);
+    if (status < 0) {
+        int rc = opts_parse(&opts, &MATCH_TABLE, nrest, rest);
+        status = rc == OPTS_OK ? -1 : rc == OPTS_HELP ? EXIT_SUCCESS : EXIT_USAGE;
+    }
+    if (status < 0)
+        status = apply_options(&opts, o);
     char err[512];
-    /* Pass 1: everything but the player specs (which need --hash). */
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        long n;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return EXIT_SUCCESS;
-        }
-        if (strcmp(a, "--quiet") == 0) {
-            o->quiet = true;
-            continue;
-        }
-        if (strcmp(a, "--engine") == 0) {
-            if (engines == 2)
-                return fail(EXIT_USAGE, "more than two --engine");
-            engine_at[engines++] = i;
-            while (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
-                i++;
-            continue;
-        }
-        if (strncmp(a, "--", 2) != 0)
-            return fail(EXIT_USAGE, "unexpected argument '%s' (see --help)", a);
-        if (!(v = value_of(argc, argv, &i)))
-            return fail(EXIT_USAGE, "%s needs a value", a);
-        if (strcmp(a, "--concurrency") == 0) {
-            if (parse_long(v, 1, 1024, &n) != 0)
-                return fail(EXIT_USAGE, "--concurrency: '%s' is not 1-1024", v);
-            o->config.concurrency = (int)n;
-        } else if (strcmp(a, "--tc") == 0) {
-            if (time_control_parse(&o->config.tc, v) != 0)
-                return fail(EXIT_USAGE, "--tc: '%s' is not BASE[+INC] in seconds", v);
-            snprintf(o->tc_text, sizeof o->tc_text, "%s", v);
-            tc_given = true;
-        } else if (strcmp(a, "--nodes") == 0) {
-            if (parse_long(v, 1, LONG_MAX, &n) != 0)
-                return fail(EXIT_USAGE, "--nodes: '%s' is not a positive count", v);
-            o->config.tc.nodes = (uint64_t)n;
-        } else if (strcmp(a, "--timemargin") == 0) {
-            if (parse_long(v, 0, 3600000, &n) != 0)
-                return fail(EXIT_USAGE, "--timemargin: '%s' is not milliseconds", v);
-            o->config.tc.margin_ms = n;
-        } else if (strcmp(a, "--move-timeout") == 0) {
-            if (parse_long(v, 1, 86400, &n) != 0)
-                return fail(EXIT_USAGE, "--move-timeout: '%s' is not seconds", v);
-            o->config.tc.move_timeout_ms = n * 1000;
-        } else if (strcmp(a, "--pairs") == 0) {
-            if (parse_long(v, 1, LONG_MAX / 4, &n) != 0)
-                return fail(EXIT_USAGE, "--pairs: '%s' is not a positive count", v);
-            o->pairs = n;
-        } else if (strcmp(a, "--book") == 0) {
-            o->book_path = v;
-        } else if (strcmp(a, "--pgn") == 0) {
-            o->pgn_path = v;
-        } else if (strcmp(a, "--seed") == 0) {
-            char *end;
-            errno = 0;
-            o->config.seed = strtoull(v, &end, 10);
-            if (end == v || *end || errno == ERANGE || *v == '-')
-                return fail(EXIT_USAGE, "--seed: '%s' is not a number", v);
-        } else if (strcmp(a, "--hash") == 0) {
-            if (parse_long(v, 1, 65536, &n) != 0)
-                return fail(EXIT_USAGE, "--hash: '%s' is not MB (1-65536)", v);
-            o->hash_mb = (int)n;
-        } else if (strcmp(a, "--maxmoves") == 0) {
-            if (parse_long(v, 0, 100000, &n) != 0)
-                return fail(EXIT_USAGE, "--maxmoves: '%s' is not a move count", v);
-            o->config.adj.max_plies = (int)n * 2;
-        } else if (strcmp(a, "--resign") == 0 || strcmp(a, "--draw") == 0) {
-            if (parse_adjudication(a, v, &o->config.adj, err, sizeof err) != 0)
-                return fail(EXIT_USAGE, "%s: %s", a, err);
-        } else if (strcmp(a, "--sprt") == 0) {
-            if (parse_sprt(v, &o->sprt, err, sizeof err) != 0)
-                return fail(EXIT_USAGE, "--sprt: %s", err);
-        } else {
-            return fail(EXIT_USAGE, "unknown option '%s' (see --help)", a);
-        }
-    }
-    if (engines != 2)
-        return fail(EXIT_USAGE, "give two players with --engine (see --help)");
-    if (tc_given && o->config.tc.nodes)
-        return fail(EXIT_USAGE, "--tc and --nodes exclude each other");
-    for (int e = 0; e < 2; e++) {
-        int at = engine_at[e], count = 0;
-        while (at + 1 + count < argc && strncmp(argv[at + 1 + count], "--", 2) != 0)
-            count++;
-        if (spec_parse(&o->config.players[e], count, argv + at + 1, o->hash_mb, err, sizeof err) != 0)
-            return fail(EXIT_USAGE, "engine %d: %s", e + 1, err);
-    }
-    if (strcmp(o->config.players[0].name, o->config.players[1].name) == 0)
-        return fail(EXIT_USAGE, "the two players need different names (name=...)");
-    if (o->pairs < 0)
-        o->pairs = o->sprt.on ? SPRT_PAIRS : DEFAULT_PAIRS;
-    if (!o->book_path)
-        o->book_path = default_book();
-    return -1;
+    for (int e = 0; status < 0 && e < 2; e++)
+        if (spec_parse(&o->config.players[e], count[e], argv + at[e], o->hash_mb, err, sizeof err) != 0)
+            status = fail(EXIT_USAGE, "engine %d: %s", e + 1, err);
+    if (status < 0 && strcmp(o->config.players[0].name, o->config.players[1].name) == 0)
+        status = fail(EXIT_USAGE, "the two players need different names (name=...)");
+    free(rest);
+    return status;
 }
 
 static int run_match(int argc, char **argv)
@@ -554,37 +556,18 @@ static int run_match(int argc, char **argv)
 
 static int run_makebook(int argc, char **argv)
 {
-    BookGenConfig cfg = { 1000, 1, 6, 12, 60, 6 };
-    const char *out_path = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        long n;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return EXIT_SUCCESS;
-        }
-        if (!(v = value_of(argc, argv, &i)))
-            return fail(EXIT_USAGE, "makebook: %s needs a value", a);
-        if (strcmp(a, "--out") == 0) {
-            out_path = v;
-        } else if (strcmp(a, "--count") == 0 && parse_long(v, 1, 10000000, &n) == 0) {
-            cfg.count = (int)n;
-        } else if (strcmp(a, "--seed") == 0 && parse_long(v, 0, LONG_MAX, &n) == 0) {
-            cfg.seed = (uint64_t)n;
-        } else if (strcmp(a, "--max-score") == 0 && parse_long(v, 0, 10000, &n) == 0) {
-            cfg.max_score = (int)n;
-        } else if (strcmp(a, "--depth") == 0 && parse_long(v, 1, 30, &n) == 0) {
-            cfg.depth = (int)n;
-        } else if (strcmp(a, "--plies") == 0) {
-            int lo, hi, used = 0;
-            if (sscanf(v, "%d-%d%n", &lo, &hi, &used) != 2 || v[used] || lo < 1 || hi < lo || hi > 60)
-                return fail(EXIT_USAGE, "makebook: --plies: '%s' is not A-B with 1 <= A <= B <= 60", v);
-            cfg.min_plies = lo;
-            cfg.max_plies = hi;
-        } else {
-            return fail(EXIT_USAGE, "makebook: bad option or value: %s %s", a, v);
-        }
-    }
+    Opts opts;
+    int rc = opts_parse(&opts, &MAKEBOOK_TABLE, argc - 1, argv + 1);
+    if (rc != OPTS_OK)
+        return rc == OPTS_HELP ? EXIT_SUCCESS : EXIT_USAGE;
+    BookGenConfig cfg = { (int)opts_int(&opts, "--count"), (uint64_t)opts_int(&opts, "--seed"), 0, 0,
+                          (int)opts_int(&opts, "--max-score"), (int)opts_int(&opts, "--depth") };
+    const char *out_path = opts_text(&opts, "--out"), *plies = opts_text(&opts, "--plies");
+    int lo, hi, used = 0;
+    if (sscanf(plies, "%d-%d%n", &lo, &hi, &used) != 2 || plies[used] || lo < 1 || hi < lo || hi > 60)
+        return fail(EXIT_USAGE, "makebook: --plies: '%s' is not A-B with 1 <= A <= B <= 60", plies);
+    cfg.min_plies = lo;
+    cfg.max_plies = hi;
     if (!out_path)
         return fail(EXIT_USAGE, "makebook: --out FILE is required");
     FILE *out = fopen(out_path, "w");
@@ -597,7 +580,7 @@ static int run_makebook(int argc, char **argv)
             "# Each line: the position, then the line that led to it and the engine's score.\n",
             out_path, cfg.count, cfg.seed, cfg.min_plies, cfg.max_plies, cfg.max_score, cfg.depth);
     char err[256];
-    int rc = bookgen_run(&cfg, out, err, sizeof err);
+    rc = bookgen_run(&cfg, out, err, sizeof err);
     if (fclose(out) != 0 && rc == 0) {
         snprintf(err, sizeof err, "write error on %s", out_path);
         rc = -1;

@@ -10,6 +10,7 @@
 #include "book.h"
 #include "match.h"
 #include "player.h"
+#include "run_kind.h"
 #include "spec.h"
 
 enum { MOVE_TIMEOUT_MS = 30000 };
@@ -144,16 +145,16 @@ Task *task_new(const XqfMsg_task *m, const char *build, const char *const engine
     atomic_init(&t->stop, false);
     if (m->build[0] && strcmp(m->build, build) != 0)
         return refuse(t, err, errlen, "wrong build: this worker is %s", build);
-    if (strcmp(m->kind, "sprt") != 0 && strcmp(m->kind, "spsa") != 0)
+    if (!run_kind_find(m->kind))
         return refuse(t, err, errlen, "unknown run kind '%s'", m->kind);
     if (m->pairs < 1 || m->pairs > XQF_TASK_PAIRS_MAX || m->openings.count != (uint32_t)m->pairs)
         return refuse(t, err, errlen, "%s", "pairs and openings do not match");
     if (m->hash_mb < 1 || m->hash_mb > 4096)
         return refuse(t, err, errlen, "%s", "hash size out of 1-4096 MB");
-    if (m->adjudication.count != 6)
-        return refuse(t, err, errlen, "%s", "adjudication needs 6 values");
+    const int64_t adj[6] = { m->resign_moves, m->resign_score, m->draw_after, m->draw_moves, m->draw_score,
+                             m->max_plies };
     for (int i = 0; i < 6; i++)
-        if (m->adjudication.v[i] < 0 || m->adjudication.v[i] > 100000)
+        if (adj[i] < 0 || adj[i] > 100000)
             return refuse(t, err, errlen, "%s", "adjudication values out of 0-100000");
     if (!m->nodes && (m->base_ms <= 0 || m->inc_ms < 0 || m->margin_ms < 0))
         return refuse(t, err, errlen, "%s", "neither nodes nor a valid clock");
@@ -171,8 +172,9 @@ Task *task_new(const XqfMsg_task *m, const char *build, const char *const engine
     tc->inc_ms = m->inc_ms;
     tc->margin_ms = m->margin_ms;
     tc->move_timeout_ms = MOVE_TIMEOUT_MS;
-    const int64_t *a = m->adjudication.v;
-    t->adj = (Adjudication){ (int)a[0], (int)a[1], (int)a[2], (int)a[3], (int)a[4], (int)a[5] };
+    t->adj = (Adjudication){ .resign_moves = (int)m->resign_moves, .resign_score = (int)m->resign_score,
+                             .draw_after = (int)m->draw_after, .draw_moves = (int)m->draw_moves,
+                             .draw_score = (int)m->draw_score, .max_plies = (int)m->max_plies };
     t->pairs = m->pairs;
     if (!(t->pair_state = calloc((size_t)m->pairs, sizeof *t->pair_state)))
         return refuse(t, err, errlen, "%s", "out of memory");

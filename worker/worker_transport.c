@@ -8,6 +8,7 @@
 #include <zmq.h>
 
 #include "keys.h"
+#include "clock.h"
 #include "log.h"
 
 #define MONITOR_ENDPOINT "inproc://xqf-worker-monitor"
@@ -21,13 +22,6 @@ struct WorkerTransport {
     int64_t shown_ms;
     XqfBuf buf;
 };
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Makes the DEALER a CURVE client with our key pair and the coordinator's public key. 0 or -1 (logged). */
 static int curve_client(WorkerTransport *t, const WtSecurity *sec)
@@ -72,7 +66,7 @@ static int watch_handshakes(WorkerTransport *t)
 static void show_handshake(WorkerTransport *t, uint16_t event, uint32_t value)
 {
     uint32_t outcome = ((uint32_t)event << 16) ^ value;
-    int64_t now = now_ms();
+    int64_t now = clock_now_ms();
     if (outcome == t->shown && (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED || now - t->shown_ms < HANDSHAKE_NOTE_MS))
         return;
     bool first_success = event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED && !t->shown;
@@ -94,12 +88,27 @@ static void show_handshake(WorkerTransport *t, uint16_t event, uint32_t value)
                  strerror((int)value));
 }
 
+/* The next event of the socket monitor, without waiting (the endpoint frame after it is dropped); false when none waits. */
+static bool monitor_event(void *monitor, uint16_t *event, uint32_t *value)
+{
+    uint8_t head[6] = { 0 };
+    if (zmq_recv(monitor, head, sizeof head, ZMQ_DONTWAIT) < 0)
+        return false;
+    memcpy(event, head, sizeof *event);
+    memcpy(value, head + 2, sizeof *value);
+    int more = 0;
+    size_t len = sizeof more;
+    if (zmq_getsockopt(monitor, ZMQ_RCVMORE, &more, &len) == 0 && more)
+        zmq_recv(monitor, head, 0, 0);
+    return true;
+}
+
 /* Takes the monitor's events without waiting. */
 static void drain_monitor(WorkerTransport *t)
 {
     uint16_t event;
     uint32_t value;
-    while (keys_monitor_event(t->monitor, &event, &value)) {
+    while (monitor_event(t->monitor, &event, &value)) {
         show_handshake(t, event, value);
     }
 }
@@ -195,3 +204,9 @@ int wt_recv(WorkerTransport *t, XqfMsg *m)
     }
     return 1;
 }
+
+static int link_send(void *ctx, const XqfMsg *m) { return wt_send(ctx, m); }
+static int link_wait(void *ctx, int timeout_ms, int fd) { return wt_wait(ctx, timeout_ms, fd); }
+static int link_recv(void *ctx, XqfMsg *m) { return wt_recv(ctx, m); }
+
+WorkerLink wt_link(WorkerTransport *t) { return (WorkerLink){ t, link_send, link_wait, link_recv }; }

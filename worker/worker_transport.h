@@ -15,6 +15,7 @@
 #define XQF_WORKER_TRANSPORT_H
 
 #include "codec.h"
+#include "worker.h"
 
 typedef struct WorkerTransport WorkerTransport;
 
@@ -35,5 +36,7 @@ int wt_wait(WorkerTransport *t, int timeout_ms, int fd);
  * 0 when none, -1 when one was malformed (skipped, logged).
  */
 int wt_recv(WorkerTransport *t, XqfMsg *m);
+/* The transport as the worker's link (worker.h); t may be NULL (a link that never works). */
+WorkerLink wt_link(WorkerTransport *t);
 
 #endif

@@ -49,9 +49,8 @@ static void fill(XqfMsg *m, XqfMsgType type)
         t->seed = 99; t->nodes = 0; t->base_ms = 10000; t->inc_ms = 100; t->margin_ms = 100; t->hash_mb = 16;
         strcpy(t->name0, "test"); strcpy(t->params0, "NullR=2,FutilityMargin1=130");
         strcpy(t->name1, "base"); strcpy(t->params1, "");
-        t->adjudication.count = 6;
-        int64_t adj[6] = { 4, 600, 40, 8, 10, -1 };
-        memcpy(t->adjudication.v, adj, sizeof adj);
+        t->resign_moves = 4; t->resign_score = 600; t->draw_after = 40;
+        t->draw_moves = 8; t->draw_score = 10; t->max_plies = -1;
         break;
     }
     case XQF_MSG_IDLE: m->u.idle.slot = 1; m->u.idle.retry_ms = 1000; break;

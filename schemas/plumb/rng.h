@@ -1,6 +1,9 @@
 /*
- * rng.h - a small deterministic random generator (splitmix64), so that a
- * seed reproduces an opening order or a generated book on any machine.
+ * rng.h - the small deterministic random generator (splitmix64) of the
+ * programs and tools, so that a seed reproduces an opening order, a
+ * generated book or a fault campaign on any machine.  (The engine keeps
+ * its own, depending on nothing; SPSA's flips keep theirs, tuner/spsa.h,
+ * which runs already under way depend on.)
  */
 #ifndef XQF_RNG_H
 #define XQF_RNG_H
@@ -22,6 +25,9 @@ static inline uint64_t rng_next(Rng *r)
     z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
     return z ^ (z >> 31);
 }
+
+/* A number in [0, 1) with 53 random bits. */
+static inline double rng_unit(Rng *r) { return (double)(rng_next(r) >> 11) / 9007199254740992.0; }
 
 /* A number in [0, n); n > 0.  The modulo bias is negligible for small n. */
 static inline uint32_t rng_below(Rng *r, uint32_t n) { return (uint32_t)(rng_next(r) % n); }

@@ -6,7 +6,8 @@
  * No logging and no threads: every failure comes back as a message naming
  * the file, the line and the problem.
  *
- * Keys are the 40-character Z85 text of zmq_curve_keypair.  A key file is
+ * Keys are the 40-character Z85 text of zmq_curve_keypair (curve25519
+ * through libsodium here: no ZeroMQ in this module).  A key file is
  * text: lines starting with '#' and blank lines are comments, and
  *
  *     public <Z85>          (a public key file, FILE.pub: only this line)
@@ -26,7 +27,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 
 enum { KEYS_Z85_LEN = 40, KEYS_BIN_LEN = 32, KEYS_NAME_MAX = 64 };
 
@@ -82,13 +82,5 @@ const AllowEntry *allow_find_key(const AllowList *a, const char *key);
  * to revoke, key allowed under another name, I/O).
  */
 int allow_edit(const char *path, const char *name, const char *key, char *err, size_t size);
-
-/*
- * Takes the next event of a ZeroMQ socket monitor (zmq_socket_monitor's
- * PAIR socket) without waiting: true with its event and value (the
- * endpoint frame that follows is read and dropped), false when none waits.
- * Both sides use it to log failed CURVE handshakes.
- */
-bool keys_monitor_event(void *monitor, uint16_t *event, uint32_t *value);
 
 #endif

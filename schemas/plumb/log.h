@@ -3,8 +3,8 @@
  * ("coordinator", "worker-3"), a UTC timestamp and the level:
  *     2024-06-01T12:00:00.123Z coordinator info: bound tcp://127.0.0.1:5555
  * The macros skip formatting below the level (XQF_LOG env: debug, info,
- * warn, error; default info).  Shared by the coordinator and the worker,
- * which both link the protocol library.
+ * warn, error; default info).  Part of the plumbing every program may
+ * use (xqf_plumb, schemas/plumb/: libraries only, nothing of the project).
  */
 #ifndef XQF_LOG_H
 #define XQF_LOG_H

@@ -3,11 +3,9 @@
  * cluster.  No engine: each simulated worker says hello, then loops
  * task_request -> task -> result (the whole task as draws) -> ack.
  *
- *   xqf-loadgen --db CONNINFO [--connect EP] [--workers N] [--rate R] [--seconds S] [--warmup S]
- *
  * --create-only --book FILE --pairs P --nodes N --pairs-per-task K: creates
  * a real SPRT run instead (NullR=2 against the defaults, P pairs, the
- * book's lines), prints its id and exits (ops/bench cluster times a real
+ * book's openings), prints its id and exits (ops/bench cluster times a real
  * worker on it).
  *
  * --rate R paces the workers (open loop): each starts a cycle every N/R
@@ -28,8 +26,12 @@
 #include <time.h>
 #include <zmq.h>
 
+#include "book.h"
+#include "clock.h"
 #include "codec.h"
 #include "log.h"
+#include "opts.h"
+#include "rng.h"
 #include "store.h"
 
 typedef struct {
@@ -40,12 +42,7 @@ typedef struct {
     bool welcomed;
 } Sim;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
+static double now_s(void) { return (double)clock_now_us() / 1e6; }
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -59,47 +56,65 @@ static void send(Sim *s, const XqfMsg *m, XqfBuf *buf)
         s->sent_at = now_s();
 }
 
+static const OptSpec OPTIONS[] = {
+    { "--db", OPT_TEXT, "CONNINFO", NULL, .help = "libpq connection string (default: $XQF_DB)" },
+    { "--connect", OPT_TEXT, "ENDPOINT", "tcp://127.0.0.1:5555", .help = "the coordinator" },
+    { "--workers", OPT_INT, "N", "1000", .imin = 1, .imax = 20000, .help = "simulated workers" },
+    { "--rate", OPT_REAL, "R", "0", .rmin = 0, .rmax = 1e9, .help = "results per second in all (0: closed loop)" },
+    { "--seconds", OPT_REAL, "S", "10", .rmin = 0.001, .rmax = 86400, .help = "how long to measure" },
+    { "--warmup", OPT_REAL, "S", "3", .rmin = 0, .rmax = 86400, .help = "before measuring" },
+    { "--create-only", OPT_FLAG, NULL, NULL, .help = "create a real SPRT run instead, print its id" },
+    { "--book", OPT_TEXT, "FILE", NULL, .help = "with --create-only: its openings" },
+    { "--pairs", OPT_INT, "P", "20", .imin = 1, .imax = INT64_C(1) << 40, .help = "with --create-only: game pairs" },
+    { "--nodes", OPT_INT, "N", "20000", .imin = 1, .imax = INT64_C(1) << 40, .help = "with --create-only: nodes per move" },
+    { "--pairs-per-task", OPT_INT, "K", "4", .imin = 1, .imax = 1024, .help = "with --create-only: pairs per task" },
+    OPTS_END,
+};
+
+static const OptTable TABLE = {
+    .program = "xqf-loadgen", .spec = OPTIONS,
+    .usage = "Usage: xqf-loadgen --db CONNINFO [--connect ENDPOINT] [--workers N] [--rate R] [--seconds S]\n"
+             "                   [--warmup S]\n"
+             "       xqf-loadgen --create-only --book FILE [--pairs P] [--nodes N] [--pairs-per-task K]\n"
+             "\n"
+             "Simulated workers against a coordinator (ops/bench load), or a real SPRT run\n"
+             "for a real worker (--create-only).\n",
+};
+
+/* The book's openings as lines for the store (read and checked by the worker's reader). 0 or -1. */
+static int book_lines(const char *path, Book **book, char ***lines, int *n)
+{
+    char err[512], line[BOOK_TEXT_MAX];
+    if (!(*book = book_load(path, err, sizeof err))) {
+        fprintf(stderr, "xqf-loadgen: error: --book: %s\n", err);
+        return -1;
+    }
+    *n = book_size(*book);
+    if (!(*lines = calloc((size_t)*n, sizeof **lines)))
+        return -1;
+    for (int i = 0; i < *n; i++) {
+        book_opening_text(*book, i, line);
+        if (!((*lines)[i] = strdup(line)))
+            return -1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    const char *db = getenv("XQF_DB"), *ep = "tcp://127.0.0.1:5555";
-    int workers = 1000;
-    double seconds = 10, warmup = 3, rate = 0;
-    const char *book_path = NULL;
-    bool create_only = false;
-    long pairs = 20, nodes = 20000, per_task = 4;
-    for (int i = 1; i < argc; i += 2) {
-        if (strcmp(argv[i], "--create-only") == 0) {
-            create_only = true;
-            i--;
-            continue;
-        }
-        if (i + 1 >= argc)
-            break;
-        if (strcmp(argv[i], "--db") == 0)
-            db = argv[i + 1];
-        else if (strcmp(argv[i], "--connect") == 0)
-            ep = argv[i + 1];
-        else if (strcmp(argv[i], "--workers") == 0)
-            workers = atoi(argv[i + 1]);
-        else if (strcmp(argv[i], "--seconds") == 0)
-            seconds = atof(argv[i + 1]);
-        else if (strcmp(argv[i], "--book") == 0)
-            book_path = argv[i + 1];
-        else if (strcmp(argv[i], "--pairs") == 0)
-            pairs = atol(argv[i + 1]);
-        else if (strcmp(argv[i], "--nodes") == 0)
-            nodes = atol(argv[i + 1]);
-        else if (strcmp(argv[i], "--pairs-per-task") == 0)
-            per_task = atol(argv[i + 1]);
-        else if (strcmp(argv[i], "--rate") == 0)
-            rate = atof(argv[i + 1]);
-        else if (strcmp(argv[i], "--warmup") == 0)
-            warmup = atof(argv[i + 1]);
-    }
-    if (!db || workers < 1 || workers > 20000 || seconds <= 0) {
-        fprintf(stderr, "usage: xqf-loadgen --db CONNINFO [--connect EP] [--workers N] [--seconds S] [--warmup S]\n");
-        return 2;
-    }
+    Opts o;
+    int rc = opts_parse(&o, &TABLE, argc - 1, argv + 1);
+    if (rc != OPTS_OK)
+        return rc == OPTS_HELP ? 0 : 2;
+    const char *db = opts_given(&o, "--db") ? opts_text(&o, "--db") : getenv("XQF_DB");
+    const char *ep = opts_text(&o, "--connect"), *book_path = opts_text(&o, "--book");
+    int workers = (int)opts_int(&o, "--workers");
+    double seconds = opts_real(&o, "--seconds"), warmup = opts_real(&o, "--warmup"), rate = opts_real(&o, "--rate");
+    bool create_only = opts_given(&o, "--create-only");
+    if (!db)
+        return opts_error(TABLE.program, "give --db CONNINFO or set XQF_DB"), 2;
+    if (create_only && !book_path)
+        return opts_error(TABLE.program, "--create-only needs --book FILE"), 2;
     xqf_log_init("loadgen");
     Store *store = store_new(db);
     const char *book[1] = { "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1" };
@@ -108,33 +123,28 @@ int main(int argc, char **argv)
                            .nodes = 1000, .margin_ms = 100, .pairs_per_task = 1,
                            .max_pairs = INT64_C(1) << 40, .elo0 = -1e6, .elo1 = 1e6,
                            .alpha = 0.05, .beta = 0.05, .priority = 1000 };
-    static char lines[4096][512];
-    const char *real[4096];
+    Book *real_book = NULL;
+    char **real = NULL;
     int n = 0;
-    FILE *f = create_only && book_path ? fopen(book_path, "r") : NULL;
-    while (f && n < 4096 && fgets(lines[n], sizeof lines[n], f))
-        if (lines[n][0] != '#' && lines[n][0] != '\n') {
-            lines[n][strcspn(lines[n], "\n")] = '\0';
-            real[n] = lines[n];
-            n++;
-        }
-    if (f)
-        fclose(f);
     if (create_only) {
-        if (n == 0 || pairs < 1 || nodes < 1 || per_task < 1 || per_task > 1024) {
-            fprintf(stderr, "xqf-loadgen: --create-only needs --book FILE and sane --pairs, --nodes, --pairs-per-task\n");
+        if (book_lines(book_path, &real_book, &real, &n) != 0)
             return 2;
-        }
         spec = (StoreSprtSpec){ .name = "bench", .test_params = "NullR=2", .base_params = "",
-                                .build_id = "", .book_name = book_path, .book = real, .book_lines = n,
-                                .seed = 1, .nodes = nodes, .margin_ms = 100, .pairs_per_task = (int)per_task,
-                                .max_pairs = pairs, .elo0 = -1e6, .elo1 = 1e6, .alpha = 0.05, .beta = 0.05 };
+                                .build_id = "", .book_name = book_path, .book = (const char *const *)real,
+                                .book_lines = n, .seed = 1, .nodes = opts_int(&o, "--nodes"), .margin_ms = 100,
+                                .pairs_per_task = (int)opts_int(&o, "--pairs-per-task"),
+                                .max_pairs = opts_int(&o, "--pairs"), .elo0 = -1e6, .elo1 = 1e6, .alpha = 0.05,
+                                .beta = 0.05 };
     }
     int64_t run;
     if (!store || store_connect(store) != 0 || store_create_sprt(store, &spec, &run) != 0) {
         fprintf(stderr, "xqf-loadgen: cannot create the run\n");
         return 1;
     }
+    for (int i = 0; i < n; i++)
+        free(real[i]);
+    free(real);
+    book_destroy(&real_book);
     if (create_only) {
         printf("%lld\n", (long long)run);
         store_destroy(&store);
@@ -142,6 +152,8 @@ int main(int argc, char **argv)
     }
     void *ctx = zmq_ctx_new();
     zmq_ctx_set(ctx, ZMQ_MAX_SOCKETS, workers + 64);
+    Rng rng;                         /* the paced cycles' first offsets */
+    rng_seed(&rng, 1);
     Sim *sims = calloc((size_t)workers, sizeof *sims);
     zmq_pollitem_t *items = calloc((size_t)workers, sizeof *items);
     size_t cap = 1 << 22, nrtt = 0;
@@ -223,7 +235,7 @@ int main(int argc, char **argv)
                      * due (at once when late), whatever the round trips took.
                      */
                     sims[i].planned = sims[i].welcomed ? sims[i].planned + interval
-                                                       : t + interval * (double)rand() / RAND_MAX;
+                                                       : t + interval * rng_unit(&rng);
                     sims[i].next_at = sims[i].planned > t ? sims[i].planned : t;
                     sims[i].welcomed = true;
                 } else {

@@ -3,12 +3,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sodium.h>
 #include <unistd.h>
-#include <zmq.h>
 
 /* Larger than any key file or allow-list of 100,000 workers; anything bigger is not one. */
 enum { TEXT_MAX = 16 << 20, FIELDS_MAX = 3 };
@@ -41,14 +42,43 @@ bool keys_name_ok(const char *name)
     return true;
 }
 
+/* ZeroMQ's Z85 (RFC 32): four bytes, big-endian, as five digits base 85 in this alphabet. */
+static const char Z85[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
+
+static void z85_encode(char out[KEYS_Z85_LEN + 1], const uint8_t bin[KEYS_BIN_LEN])
+{
+    for (int g = 0; g < KEYS_BIN_LEN / 4; g++) {
+        uint32_t v = (uint32_t)bin[4 * g] << 24 | (uint32_t)bin[4 * g + 1] << 16 |
+                     (uint32_t)bin[4 * g + 2] << 8 | bin[4 * g + 3];
+        for (int d = 4; d >= 0; d--, v /= 85)
+            out[5 * g + d] = Z85[v % 85];
+    }
+    out[KEYS_Z85_LEN] = '\0';
+}
+
+/* Decodes 40 characters of Z85; false on a character outside the alphabet or a group above 2^32 - 1. */
+static bool z85_decode(uint8_t bin[KEYS_BIN_LEN], const char *z85)
+{
+    for (int g = 0; g < KEYS_BIN_LEN / 4; g++) {
+        uint64_t v = 0;
+        for (int d = 0; d < 5; d++) {
+            const char *at = z85[5 * g + d] ? strchr(Z85, z85[5 * g + d]) : NULL;
+            if (!at)
+                return false;
+            v = v * 85 + (uint64_t)(at - Z85);
+        }
+        if (v > UINT32_MAX)
+            return false;
+        for (int b = 0; b < 4; b++)
+            bin[4 * g + b] = (uint8_t)(v >> (24 - 8 * b));
+    }
+    return true;
+}
+
 bool keys_z85_ok(const char *z85)
 {
-    if (strlen(z85) != KEYS_Z85_LEN)
-        return false;
     uint8_t bin[KEYS_BIN_LEN];
-    char back[KEYS_Z85_LEN + 1];
-    /* libzmq rejects characters outside Z85; the round trip also rejects groups above 2^32 - 1 */
-    return zmq_z85_decode(bin, z85) && zmq_z85_encode(back, bin, sizeof bin) && strcmp(back, z85) == 0;
+    return strlen(z85) == KEYS_Z85_LEN && z85_decode(bin, z85);
 }
 
 void keys_wipe(KeyPair *k)
@@ -216,8 +246,12 @@ static int check_pair(const KeyPair *k, const char *path, char *err, size_t size
         return fail(err, size, "%s: not a key pair (needs a 'public' and a 'secret' line: the file "
                                "xqf-keys new FILE writes, not FILE.pub)", path);
     char derived[KEYS_Z85_LEN + 1];
-    if (zmq_curve_public(derived, k->secret_key) != 0)
-        return fail(err, size, "%s: cannot derive the public key: %s", path, zmq_strerror(zmq_errno()));
+    uint8_t secret[KEYS_BIN_LEN], public[KEYS_BIN_LEN];
+    int rc = sodium_init() < 0 || !z85_decode(secret, k->secret_key) || crypto_scalarmult_base(public, secret) != 0;
+    sodium_memzero(secret, sizeof secret);
+    if (rc)
+        return fail(err, size, "%s: cannot derive the public key", path);
+    z85_encode(derived, public);
     if (strcmp(derived, k->public_key) != 0)
         return fail(err, size, "%s: the public key is not the secret key's", path);
     return 0;
@@ -251,8 +285,12 @@ int keys_generate(const char *path, KeyPair *out, char *err, size_t size)
     char pub_path[4096], text[256];
     if (snprintf(pub_path, sizeof pub_path, "%s.pub", path) >= (int)sizeof pub_path)
         return fail(err, size, "%s: path too long", path);
-    if (zmq_curve_keypair(out->public_key, out->secret_key) != 0)
-        return fail(err, size, "cannot make a key pair: %s", zmq_strerror(zmq_errno()));
+    uint8_t public[crypto_box_PUBLICKEYBYTES], secret[crypto_box_SECRETKEYBYTES];
+    if (sodium_init() < 0 || crypto_box_keypair(public, secret) != 0)
+        return fail(err, size, "cannot make a key pair");
+    z85_encode(out->public_key, public);
+    z85_encode(out->secret_key, secret);
+    sodium_memzero(secret, sizeof secret);
     snprintf(text, sizeof text,
              "# CURVE key pair (xqf-keys new): keep it secret; its .pub file is for the other side.\n"
              "public %s\nsecret %s\n", out->public_key, out->secret_key);
@@ -495,28 +533,4 @@ int allow_edit(const char *path, const char *name, const char *key, char *err, s
     free(old);
     free(t.s);
     return rc;
-}
-
-bool keys_monitor_event(void *monitor, uint16_t *event, uint32_t *value)
-{
-    zmq_msg_t ev;
-    zmq_msg_init(&ev);
-    if (zmq_msg_recv(&ev, monitor, ZMQ_DONTWAIT) < 0) {
-        zmq_msg_close(&ev);
-        return false;
-    }
-    *event = 0;
-    *value = 0;
-    if (zmq_msg_size(&ev) >= 6) {
-        memcpy(event, zmq_msg_data(&ev), sizeof *event);
-        memcpy(value, (const char *)zmq_msg_data(&ev) + 2, sizeof *value);
-    }
-    bool more = zmq_msg_more(&ev);
-    zmq_msg_close(&ev);
-    if (more) {                            /* the endpoint frame */
-        zmq_msg_init(&ev);
-        zmq_msg_recv(&ev, monitor, 0);
-        zmq_msg_close(&ev);
-    }
-    return true;
 }

@@ -1,0 +1,35 @@
+/*
+ * store_check.h - what tests and audits ask of the store (store.c, the
+ * only libpq user) and the programs never do: how many migrations a
+ * connect applied, a run's audit totals, creating and dropping databases.
+ * Kept out of store.h, the programs' contract.
+ */
+#ifndef XQF_STORE_CHECK_H
+#define XQF_STORE_CHECK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "store.h"
+
+/* The number of migrations applied by this store's last store_connect (0 when up to date). */
+int store_migrations_applied(const Store *s);
+
+/* What a run's tables add up to (tests and audits: every count must agree). */
+typedef struct {
+    int64_t tasks, tasks_done, max_attempts;
+    int64_t task_pairs, task_games;          /* sums over tasks: done_pairs, wins+draws+losses */
+    int64_t result_pairs, result_games;      /* sums over the results of every lease */
+    int64_t run_pairs, run_games, run_penta; /* the run's own counters */
+} StoreAudit;
+
+/* Returns 1 with *out, 0 (no such run) or -1. */
+int store_audit_run(Store *s, int64_t run, StoreAudit *out);
+
+/*
+ * Creates (drop false) or drops (drop true, if it exists) database `name`
+ * on conninfo's server, connecting with conninfo.  Returns 0 or -1 (logged).
+ */
+int store_admin_database(const char *conninfo, const char *name, bool drop);
+
+#endif

@@ -1,0 +1,163 @@
+/*
+ * The plumbing library (schemas/plumb): option tables, rate-limited notes,
+ * SHA-256 of files, mkdir -p, the random generator and the clock.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "files.h"
+#include "notes.h"
+#include "opts.h"
+#include "rng.h"
+#include "sha256.h"
+
+static const OptSpec SPEC[] = {
+    { "--count", OPT_INT, "N", "8", .imin = 1, .imax = 100, .help = "a count" },
+    { "--ratio", OPT_REAL, "R", NULL, .rmin = 0, .rmax = 1, .help = "a ratio" },
+    { "--name", OPT_TEXT, "TEXT", NULL, .help = "a name" },
+    { "--any", OPT_INT, "N", NULL, .help = "any integer" },
+    { "--flag", OPT_FLAG, NULL, NULL, .help = "a switch" },
+    { "--many", OPT_TEXT, "X", NULL, .help = "repeatable", .repeat = true },
+    OPTS_END,
+};
+
+static const OptTable TABLE = { .program = "test", .usage = "Usage: test [options]\n", .spec = SPEC,
+                                .max_positional = 1 };
+
+/* Parses a NULL-terminated list of arguments. */
+static int parse(Opts *o, char **args)
+{
+    int n = 0;
+    while (args[n])
+        n++;
+    return opts_parse(o, &TABLE, n, args);
+}
+
+Test(opts, values_defaults_and_positionals)
+{
+    Opts o;
+    char *args[] = { "--ratio=0.25", "RUN", "--name", "x y", "--flag", "--any", "-7", NULL };
+    cr_assert_eq(parse(&o, args), OPTS_OK);
+    cr_assert_eq(opts_int(&o, "--count"), 8, "the default");
+    cr_assert(!opts_given(&o, "--count"));
+    cr_assert_float_eq(opts_real(&o, "--ratio"), 0.25, 1e-12);
+    cr_assert_str_eq(opts_text(&o, "--name"), "x y");
+    cr_assert(opts_given(&o, "--flag"));
+    cr_assert_eq(opts_int(&o, "--any"), -7);
+    cr_assert_eq(o.npositional, 1);
+    cr_assert_str_eq(o.positional[0], "RUN");
+    cr_assert_null(opts_text(&o, "--many"));
+}
+
+Test(opts, bad_input_is_refused)
+{
+    char *cases[][5] = {
+        { "--count", "0", NULL },            /* below its bounds */
+        { "--count", "101", NULL },          /* above */
+        { "--count", "3x", NULL },           /* not an integer */
+        { "--ratio", "nan", NULL },          /* not a finite number */
+        { "--ratio", "2", NULL },
+        { "--count", NULL },                 /* no value */
+        { "--flag=1", NULL },                /* a flag takes none */
+        { "--bogus", "1", NULL },            /* unknown */
+        { "--name", "a", "--name", "b" },    /* twice */
+        { "A", "B", NULL },                  /* too many positionals */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        Opts o;
+        cr_assert_eq(parse(&o, cases[i]), OPTS_BAD, "case %zu", i);
+    }
+}
+
+Test(opts, repeatable_options)
+{
+    Opts o;
+    char *args[] = { "--many", "a", "--name", "--many", "--many=b", "--many", "c", NULL };
+    cr_assert_eq(parse(&o, args), OPTS_OK);
+    cr_assert_str_eq(opts_text(&o, "--name"), "--many", "a value that looks like an option");
+    cr_assert_str_eq(opts_nth(&o, "--many", 0), "a");
+    cr_assert_str_eq(opts_nth(&o, "--many", 1), "b");
+    cr_assert_str_eq(opts_nth(&o, "--many", 2), "c");
+    cr_assert_null(opts_nth(&o, "--many", 3));
+}
+
+Test(opts, help_lists_every_option_with_default_and_bounds)
+{
+    char path[] = "/tmp/xqf-opts-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    FILE *f = fdopen(fd, "w+");
+    opts_help(f, &TABLE);
+    rewind(f);
+    char text[4096];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    unlink(path);
+    cr_assert(strstr(text, "Usage: test [options]"), "%s", text);
+    cr_assert(strstr(text, "--count N") && strstr(text, "(default 8, 1-100)"), "%s", text);
+    cr_assert(strstr(text, "(0-1)") && strstr(text, "(repeatable)"), "%s", text);
+}
+
+Test(notes, once_a_minute_per_subject)
+{
+    Notes n;
+    memset(&n, 0, sizeof n);
+    char more[NOTES_MORE_MAX];
+    cr_assert(notes_due(&n, "key A", more));
+    cr_assert_str_eq(more, "");
+    cr_assert(!notes_due(&n, "key A", more), "held within the minute");
+    cr_assert(!notes_due(&n, "key A", more));
+    cr_assert(notes_due(&n, "key B", more), "another subject");
+    for (int i = 0; i < 40; i++) {            /* more subjects than kept: the oldest are forgotten */
+        char s[16];
+        snprintf(s, sizeof s, "s%d", i);
+        cr_assert(notes_due(&n, s, more));
+    }
+    cr_assert(notes_due(&n, "key A", more), "forgotten, so due again");
+}
+
+Test(files, sha256_and_make_dirs)
+{
+    char dir[] = "/tmp/xqf-plumb-XXXXXX", sub[128], file[160], hex[SHA256_HEX_LEN + 1];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(sub, sizeof sub, "%s/a/b/c", dir);
+    cr_assert_eq(files_make_dirs(sub), 0);
+    cr_assert_eq(files_make_dirs(sub), 0, "again: nothing to do");
+    struct stat st;
+    cr_assert(stat(sub, &st) == 0 && S_ISDIR(st.st_mode));
+    snprintf(file, sizeof file, "%s/abc", sub);
+    FILE *f = fopen(file, "w");
+    cr_assert(f);
+    fputs("abc", f);
+    fclose(f);
+    cr_assert_eq(sha256_file(file, hex), 0);
+    cr_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    cr_assert_eq(sha256_file("/nonexistent/file", hex), -1);
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+Test(rng, reproducible_and_in_range)
+{
+    Rng a, b;
+    rng_seed(&a, 42);
+    rng_seed(&b, 42);
+    for (int i = 0; i < 1000; i++) {
+        cr_assert_eq(rng_next(&a), rng_next(&b));
+        double u = rng_unit(&a);
+        (void)rng_unit(&b);
+        cr_assert(u >= 0 && u < 1);
+        cr_assert_lt(rng_below(&a, 7), 7);
+        (void)rng_below(&b, 7);
+    }
+    int64_t t0 = clock_now_us();
+    cr_assert_geq(clock_now_us(), t0, "monotonic");
+    cr_assert_geq(clock_now_ms(), t0 / 1000);
+}

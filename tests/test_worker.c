@@ -1,0 +1,274 @@
+/*
+ * The worker's state machine (worker.h) without a cluster: a fake link
+ * feeds it messages and records what it sends.  Hello and welcome, task
+ * requests, idle answers, late tasks, refused tasks, a task played to its
+ * result and acknowledged, a coordinator that forgot the worker, shutdown
+ * handing a task back.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "worker.h"
+
+enum { QUEUE = 64, SENT = 4096 };
+
+static const char START[] = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1";
+
+/* The fake transport: messages to deliver, messages sent, whether sending works. */
+typedef struct {
+    XqfMsg in[QUEUE];
+    int nin, next;
+    XqfMsg sent[SENT];
+    int nsent, seen;                 /* seen: sent[] before it were looked at already */
+    bool down;
+} Fake;
+
+static int fake_send(void *ctx, const XqfMsg *m)
+{
+    Fake *f = ctx;
+    if (f->down)
+        return -1;
+    cr_assert_lt(f->nsent, SENT, "the worker sends too much");
+    f->sent[f->nsent++] = *m;        /* what the worker sends owns no lists */
+    return 0;
+}
+
+static int fake_wait(void *ctx, int timeout_ms, int fd)
+{
+    Fake *f = ctx;
+    (void)fd;
+    if (f->next < f->nin)
+        return 1;
+    struct timespec ts = { 0, (long)(timeout_ms < 5 ? timeout_ms : 5) * 1000000 };
+    nanosleep(&ts, NULL);
+    return 0;
+}
+
+static int fake_recv(void *ctx, XqfMsg *m)
+{
+    Fake *f = ctx;
+    if (f->next >= f->nin)
+        return 0;
+    *m = f->in[f->next++];           /* the worker frees it */
+    return 1;
+}
+
+static Fake fake;
+static Worker *worker;
+static char cache[64];
+
+static void setup(void)
+{
+    memset(&fake, 0, sizeof fake);
+    snprintf(cache, sizeof cache, "/tmp/xqf-test-worker-XXXXXX");
+    cr_assert_not_null(mkdtemp(cache));
+    WorkerConfig cfg = { .name = "w1", .build = "xqf-test", .cores = 2, .threads = 1, .cache_dir = cache };
+    WorkerLink link = { &fake, fake_send, fake_wait, fake_recv };
+    worker = worker_new(&cfg, &link);
+    cr_assert_not_null(worker);
+}
+
+static void teardown(void)
+{
+    worker_destroy(&worker);
+    for (int i = fake.next; i < fake.nin; i++)
+        xqf_msg_free(&fake.in[i]);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache);
+    cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(worker, .init = setup, .fini = teardown, .timeout = 60);
+
+static XqfMsg *feed(XqfMsgType type)
+{
+    cr_assert_lt(fake.nin, QUEUE);
+    XqfMsg *m = &fake.in[fake.nin++];
+    xqf_msg_init(m, type);
+    return m;
+}
+
+/* Turns the worker until it sends a message of type (among those not seen yet), at most ms. */
+static const XqfMsg *await(XqfMsgType type, int ms)
+{
+    for (int waited = 0; waited <= ms; waited += 5) {
+        for (; fake.seen < fake.nsent; fake.seen++)
+            if (fake.sent[fake.seen].type == type)
+                return &fake.sent[fake.seen++];
+        cr_assert_eq(worker_turn(worker, 5), 1);
+    }
+    return NULL;
+}
+
+/* How many messages of type were sent and not seen yet, after n turns. */
+static int count_after(XqfMsgType type, int turns)
+{
+    for (int i = 0; i < turns; i++)
+        cr_assert_eq(worker_turn(worker, 5), 1);
+    int n = 0;
+    for (; fake.seen < fake.nsent; fake.seen++)
+        n += fake.sent[fake.seen].type == type;
+    return n;
+}
+
+static void welcome(void)
+{
+    const XqfMsg *hello = await(XQF_MSG_HELLO, 100);
+    cr_assert_not_null(hello, "no hello");
+    cr_assert_str_eq(hello->u.hello.name, "w1");
+    cr_assert_str_eq(hello->u.hello.build, "xqf-test");
+    cr_assert_eq(hello->u.hello.cores, 2);
+    cr_assert_eq(hello->u.hello.concurrency, 1);
+    XqfMsg *w = feed(XQF_MSG_WELCOME);
+    w->u.welcome.worker_id = 7;
+    w->u.welcome.lease_ms = 60000;
+    w->u.welcome.heartbeat_ms = 10000;
+}
+
+/* A task of pairs pairs at nodes per move for slot, from the start position. */
+static void feed_task(uint64_t slot, uint64_t task_id, int64_t pairs, const char *build, uint64_t nodes)
+{
+    XqfMsg *m = feed(XQF_MSG_TASK);
+    XqfMsg_task *t = &m->u.task;
+    t->slot = slot;
+    t->task_id = task_id;
+    t->lease = 100 + task_id;
+    t->run_id = 1;
+    strcpy(t->kind, "sprt");
+    snprintf(t->build, sizeof t->build, "%s", build);
+    t->pairs = pairs;
+    for (int64_t i = 0; i < pairs; i++)
+        cr_assert_eq(xqf_strs_push(&t->openings, START), 0);
+    t->nodes = nodes;
+    t->margin_ms = 100;
+    t->hash_mb = 1;
+    strcpy(t->name0, "test");
+    strcpy(t->params0, "NullR=2");
+    strcpy(t->name1, "base");
+    t->resign_moves = 4;
+    t->resign_score = 600;
+    t->draw_after = 40;
+    t->draw_moves = 8;
+    t->draw_score = 10;
+    t->max_plies = 400;
+}
+
+Test(worker, says_hello_until_welcomed_then_asks_for_a_task)
+{
+    fake.down = true;                /* not connected: the hello cannot go out */
+    cr_assert_eq(count_after(XQF_MSG_HELLO, 3), 0);
+    fake.down = false;
+    welcome();
+    const XqfMsg *req = await(XQF_MSG_TASK_REQUEST, 200);
+    cr_assert_not_null(req, "no task request after the welcome");
+    cr_assert_eq(req->u.task_request.slot, 0);
+    cr_assert_eq(count_after(XQF_MSG_TASK_REQUEST, 5), 0, "one request at a time");
+}
+
+Test(worker, idle_answer_waits_before_asking_again)
+{
+    welcome();
+    cr_assert_not_null(await(XQF_MSG_TASK_REQUEST, 200));
+    XqfMsg *idle = feed(XQF_MSG_IDLE);
+    idle->u.idle.slot = 0;
+    idle->u.idle.retry_ms = 60000;
+    cr_assert_eq(count_after(XQF_MSG_TASK_REQUEST, 10), 0);
+}
+
+Test(worker, hands_back_a_task_it_did_not_ask_for)
+{
+    welcome();
+    cr_assert_not_null(await(XQF_MSG_TASK_REQUEST, 200));
+    feed_task(2, 5, 1, "", 64);          /* slot 2 asked for nothing */
+    const XqfMsg *back = await(XQF_MSG_HANDBACK, 200);
+    cr_assert_not_null(back);
+    cr_assert_eq(back->u.handback.task_id, 5);
+    cr_assert(!back->u.handback.refused);
+    cr_assert(strstr(back->u.handback.reason, "not asked for"), "%s", back->u.handback.reason);
+}
+
+Test(worker, refuses_a_task_for_another_build)
+{
+    welcome();
+    cr_assert_not_null(await(XQF_MSG_TASK_REQUEST, 200));
+    feed_task(0, 6, 1, "xqf-other", 64);
+    const XqfMsg *back = await(XQF_MSG_HANDBACK, 200);
+    cr_assert_not_null(back);
+    cr_assert(back->u.handback.refused);
+    cr_assert(strstr(back->u.handback.reason, "wrong build"), "%s", back->u.handback.reason);
+}
+
+/* Whether a message of type was sent at index from or later. */
+static bool sent_since(int from, XqfMsgType type)
+{
+    for (int i = from; i < fake.nsent; i++)
+        if (fake.sent[i].type == type)
+            return true;
+    return false;
+}
+
+Test(worker, plays_a_task_reports_it_and_asks_for_more)
+{
+    welcome();
+    cr_assert_not_null(await(XQF_MSG_TASK_REQUEST, 200));
+    int from = fake.nsent;
+    feed_task(0, 9, 1, "", 64);
+    const XqfMsg *res = await(XQF_MSG_RESULT, 30000);
+    cr_assert_not_null(res, "no result");
+    const XqfMsg_result *r = &res->u.result;
+    cr_assert_eq(r->task_id, 9);
+    cr_assert_eq(r->lease, 109);
+    cr_assert_eq(r->pairs, 1);
+    cr_assert_eq(r->wins + r->draws + r->losses, 2);
+    cr_assert_eq(r->penta.count, 5);
+    XqfMsg *ack = feed(XQF_MSG_ACK);
+    ack->u.ack.task_id = 9;
+    ack->u.ack.lease = 109;
+    strcpy(ack->u.ack.status, "accepted");
+    ack->u.ack.pairs = 1;
+    /* the next task is asked for once fewer games than threads are left: while playing, or now */
+    for (int i = 0; i < 200 && !sent_since(from, XQF_MSG_TASK_REQUEST); i++)
+        cr_assert_eq(worker_turn(worker, 5), 1);
+    cr_assert(sent_since(from, XQF_MSG_TASK_REQUEST), "no request for the next task");
+    cr_assert_eq(count_after(XQF_MSG_RESULT, 5), 0, "an acknowledged result is not sent again");
+}
+
+Test(worker, says_hello_again_when_the_coordinator_forgot_it)
+{
+    welcome();
+    cr_assert_not_null(await(XQF_MSG_TASK_REQUEST, 200));
+    XqfMsg *e = feed(XQF_MSG_ERROR);
+    e->u.error.code = XQF_ERR_NEED_HELLO;
+    cr_assert_not_null(await(XQF_MSG_HELLO, 200));
+}
+
+Test(worker, stop_hands_the_task_back)
+{
+    welcome();
+    cr_assert_not_null(await(XQF_MSG_TASK_REQUEST, 200));
+    feed_task(0, 11, 8, "", 50000000);   /* games far longer than the test */
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(worker_turn(worker, 5), 1);
+    worker_stop(worker);
+    int rc = 1;
+    bool handed_back = false;
+    for (int i = 0; i < 2000 && rc == 1; i++) {
+        rc = worker_turn(worker, 5);
+        for (; fake.seen < fake.nsent; fake.seen++) {
+            const XqfMsg *sent = &fake.sent[fake.seen];
+            handed_back = handed_back || (sent->type == XQF_MSG_HANDBACK && sent->u.handback.task_id == 11);
+            if (sent->type != XQF_MSG_RESULT)
+                continue;
+            XqfMsg *ack = feed(XQF_MSG_ACK);   /* every report answered: the hand-back need not wait */
+            ack->u.ack.task_id = 11;
+            ack->u.ack.lease = 111;
+            strcpy(ack->u.ack.status, "accepted");
+            ack->u.ack.pairs = sent->u.result.pairs;
+        }
+    }
+    cr_assert_eq(rc, 0, "the worker did not finish stopping");
+    cr_assert(handed_back, "the task was not handed back");
+}

@@ -1,0 +1,350 @@
+/*
+ * build.c - xqf-tune build: a tuned xqf-engine compiled with a run's
+ * export as its defaults, or any engine binary, benched, hashed and
+ * recorded (with its bytes, which workers fetch) in the engine builds
+ * table.
+ */
+#define _DEFAULT_SOURCE /* realpath */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "files.h"
+#include "sha256.h"
+
+enum { BINARY_MAX = 256 << 20, BENCH_OUT_MAX = 1 << 16 };
+
+static const OptSpec BUILD_OPTIONS[] = {
+    { "--out", OPT_TEXT, "DIR", "build-tuned", .help = "where the parameter file, build and binary go" },
+    { "--source", OPT_TEXT, "DIR", XQF_SOURCE_DIR, .help = "the source tree" },
+    { "--jobs", OPT_INT, "N", NULL, .imin = 1, .imax = 1024, .help = "parallel compile jobs (default: online cores)" },
+    { "--binary", OPT_TEXT, "FILE", NULL, .help = "register this engine binary instead" },
+    { "--name", OPT_TEXT, "NAME", NULL, .help = "with --binary: its name (default xqf-engine-SHA12)" },
+    CLI_DB_OPTION,
+    OPTS_END,
+};
+
+static const OptTable BUILD_TABLE = {
+    .program = "xqf-tune", .spec = BUILD_OPTIONS, .max_positional = 1,
+    .usage =
+        "Usage: xqf-tune build RUN [--out DIR] [--source DIR] [--jobs N] [--db CONNINFO]\n"
+        "       xqf-tune build --binary FILE [--name NAME] [--db CONNINFO]\n"
+        "A tuned engine: xqf-engine compiled with the run's exported parameters as its\n"
+        "defaults (cmake -DXQF_PARAMS_FILE), named with the run id and the parameter\n"
+        "set's hash (HASH, 16 hex digits).  In DIR:\n"
+        "    run-RUN-HASH.params      the exported parameter file\n"
+        "    run-RUN-HASH/            the build directory (its log: build.log)\n"
+        "    xqf-engine-runRUN-HASH   the binary\n"
+        "Runs the binary's bench, records the build (run, parameter hash, SHA-256,\n"
+        "bench signature, path) in the engine builds table and prints:\n"
+        "    Parameters: FILE (set HASH)\n"
+        "    Bench: N\n"
+        "    SHA-256: HEX\n"
+        "    Build: ID\n"
+        "    Binary: PATH\n"
+        "The second form registers any xqf-engine binary (a search change built\n"
+        "elsewhere), named NAME, the same way.  Either way the binary itself is\n"
+        "stored in the database: workers fetch it by its SHA-256 (checked, cached)\n"
+        "to play it, e.g. in `xqf-tune sprt new --test-build ID`.\n",
+};
+
+/* snprintf into a path buffer: false when it did not fit. */
+static bool path_fmt(char *buf, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, size, fmt, ap);
+    va_end(ap);
+    return n >= 0 && (size_t)n < size;
+}
+
+/* Appends "$ argv..." to the log. */
+static void log_command(int logfd, char *const argv[])
+{
+    FILE *lf = fdopen(dup(logfd), "a");
+    if (!lf)
+        return;
+    fputs("$", lf);
+    for (int i = 0; argv[i]; i++)
+        fprintf(lf, " %s", argv[i]);
+    fputc('\n', lf);
+    fclose(lf);
+}
+
+/* Reads fd to its end into capture (NUL-terminated, at most size - 1 bytes kept). */
+static void read_all(int fd, char *capture, size_t size)
+{
+    size_t len = 0;
+    ssize_t got;
+    char sink[4096];
+    while ((got = read(fd, len + 1 < size ? capture + len : sink, len + 1 < size ? size - 1 - len : sizeof sink)) > 0 ||
+           (got < 0 && errno == EINTR))
+        if (got > 0 && len + 1 < size)
+            len += (size_t)got;
+    capture[len] = '\0';
+}
+
+/*
+ * Runs argv (searched in PATH): stdout into capture (NUL-terminated, at most
+ * size - 1 bytes) or, when capture is NULL, appended to log; stderr appended
+ * to log, after a "$ command" line.  Returns the exit status, or -1.
+ */
+static int spawn(char *const argv[], const char *log, char *capture, size_t size)
+{
+    int fds[2] = { -1, -1 };
+    int logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (logfd < 0 || (capture && pipe(fds) != 0)) {
+        if (logfd >= 0)
+            close(logfd);
+        return -1;
+    }
+    log_command(logfd, argv);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(capture ? fds[1] : logfd, STDOUT_FILENO);
+        dup2(logfd, STDERR_FILENO);
+        if (capture) {
+            close(fds[0]);
+            close(fds[1]);
+        }
+        execvp(argv[0], argv);
+        dprintf(STDERR_FILENO, "cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    close(logfd);
+    if (capture) {
+        close(fds[1]);
+        read_all(fds[0], capture, size);
+        close(fds[0]);
+    }
+    int st = 0;
+    while (pid > 0 && waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return pid > 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Copies an executable to dst (through dst.tmp, renamed); 0 or -1. */
+static int copy_binary(const char *src, const char *dst)
+{
+    char tmp[PATH_MAX];
+    if (!path_fmt(tmp, sizeof tmp, "%s.tmp", dst))
+        return -1;
+    FILE *in = fopen(src, "rb"), *out = in ? fopen(tmp, "wb") : NULL;
+    int rc = in && out ? 0 : -1;
+    char buf[1 << 16];
+    size_t n;
+    while (rc == 0 && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        if (fwrite(buf, 1, n, out) != n)
+            rc = -1;
+    if (in && ferror(in))
+        rc = -1;
+    if (in)
+        fclose(in);
+    if (out && fclose(out) != 0)
+        rc = -1;
+    if (rc == 0 && (chmod(tmp, 0755) != 0 || rename(tmp, dst) != 0))
+        rc = -1;
+    if (rc != 0)
+        unlink(tmp);
+    return rc;
+}
+
+/* Reads a whole file (at most max bytes) into a malloc'd buffer; NULL on failure. */
+static char *read_file(const char *path, size_t max, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *data = f ? malloc(max) : NULL;
+    *len = data ? fread(data, 1, max, f) : 0;
+    bool ok = data && !ferror(f) && *len < max;
+    if (f)
+        fclose(f);
+    if (!ok) {
+        free(data);
+        return NULL;
+    }
+    return data;
+}
+
+/* The binary's bench signature ("Nodes searched: N"), printed. Exit status. */
+static int bench(const char *binary, const char *log, int64_t *nodes)
+{
+    char *out = malloc(BENCH_OUT_MAX);
+    char *args[] = { (char *)binary, "bench", NULL };
+    const char *line = out && spawn(args, log, out, BENCH_OUT_MAX) == 0 ? strstr(out, "Nodes searched: ") : NULL;
+    int ok = line && sscanf(line, "Nodes searched: %" SCNd64, nodes) == 1;
+    free(out);
+    if (!ok)
+        return cli_fail(CLI_FAIL, "%s bench failed (see %s): is it an xqf-engine?", binary, log);
+    printf("Bench: %" PRId64 "\n", *nodes);
+    return CLI_OK;
+}
+
+/* Records the build and its bytes in one transaction, and prints its id. Exit status. */
+static int record(Store *s, const char *binary, const StoreBuild *b)
+{
+    size_t len;
+    int64_t build_id;
+    char *bytes = read_file(binary, BINARY_MAX, &len);
+    if (!bytes)
+        return cli_fail(CLI_FAIL, "cannot read %s (or larger than %d MB)", binary, BINARY_MAX >> 20);
+    bool own_tx = store_begin(s) == 0;
+    bool ok = own_tx && store_add_build(s, b, &build_id) == 0 && store_build_blob(s, build_id, bytes, len) == 0 &&
+              store_commit(s) == 0;
+    free(bytes);
+    if (!ok) {
+        store_rollback(s);
+        return cli_fail(CLI_FAIL, "cannot record the build");
+    }
+    printf("Build: %" PRId64 "\nBinary: %s\n", build_id, binary);
+    return CLI_OK;
+}
+
+/*
+ * The tail of both forms of build: the binary's bench signature, SHA-256,
+ * its row in the builds table and its bytes (what workers fetch), printed.
+ * b has the run, parameter hash and name filled in.  Exit status.
+ */
+static int register_binary(Store *s, const char *binary, const char *log, StoreBuild *b)
+{
+    int status = bench(binary, log, &b->bench_nodes);
+    if (status != CLI_OK)
+        return status;
+    if (sha256_file(binary, b->sha256) != 0)
+        return cli_fail(CLI_FAIL, "cannot hash %s", binary);
+    printf("SHA-256: %s\n", b->sha256);
+    if (!path_fmt(b->path, sizeof b->path, "%s", binary))
+        return cli_fail(CLI_USAGE, "'%s': path too long", binary);
+    return record(s, binary, b);
+}
+
+/* xqf-tune build --binary FILE: registers a binary built elsewhere. Exit status. */
+static int build_binary(const Opts *o)
+{
+    const char *binary = opts_text(o, "--binary"), *name = opts_text(o, "--name");
+    char abs[PATH_MAX], log[PATH_MAX], sha[SHA256_HEX_LEN + 1];
+    if (o->npositional != 0 || opts_given(o, "--out") || opts_given(o, "--source") || opts_given(o, "--jobs"))
+        return cli_fail(CLI_USAGE, "build --binary FILE takes only --name and --db");
+    if (access(binary, X_OK) != 0)
+        return cli_fail(CLI_USAGE, "--binary: '%s' is not an executable file: %s", binary, strerror(errno));
+    if (name && (!*name || strlen(name) > STORE_NAME_MAX))
+        return cli_fail(CLI_USAGE, "--name: 1 to %d characters, please", STORE_NAME_MAX);
+    if (!realpath(binary, abs))
+        return cli_fail(CLI_USAGE, "--binary: '%s': %s", binary, strerror(errno));
+    if (!path_fmt(log, sizeof log, "%s.bench.log", abs))
+        return cli_fail(CLI_USAGE, "--binary: '%s': path too long", binary);
+    if (sha256_file(abs, sha) != 0)
+        return cli_fail(CLI_FAIL, "cannot hash %s", abs);
+    StoreBuild b = { 0 };
+    if (name)
+        snprintf(b.build_id, sizeof b.build_id, "%s", name);
+    else
+        snprintf(b.build_id, sizeof b.build_id, "xqf-engine-%.12s", sha);
+    Store *s = NULL;
+    int status = cli_open_db(o, &s);
+    if (status == CLI_OK)
+        status = register_binary(s, abs, log, &b);
+    store_destroy(&s);
+    return status;
+}
+
+/* Where a run's build goes, all under out (absolute). */
+typedef struct {
+    char hash[17], params_file[PATH_MAX], dir[PATH_MAX], log[PATH_MAX], built[PATH_MAX], binary[PATH_MAX];
+} BuildPaths;
+
+/* The paths of run id's build of the set p in out. Exit status. */
+static int build_paths(const char *out, int64_t id, const Params *p, BuildPaths *bp)
+{
+    snprintf(bp->hash, sizeof bp->hash, "%016" PRIx64, params_hash(p));
+    bool ok = path_fmt(bp->params_file, sizeof bp->params_file, "%s/run-%" PRId64 "-%s.params", out, id, bp->hash) &&
+              path_fmt(bp->dir, sizeof bp->dir, "%s/run-%" PRId64 "-%s", out, id, bp->hash) &&
+              path_fmt(bp->log, sizeof bp->log, "%s/build.log", bp->dir) &&
+              path_fmt(bp->built, sizeof bp->built, "%s/bin/xqf-engine", bp->dir) &&
+              path_fmt(bp->binary, sizeof bp->binary, "%s/xqf-engine-run%" PRId64 "-%s", out, id, bp->hash) &&
+              strlen(bp->binary) <= STORE_TEXT_MAX;
+    return ok ? CLI_OK : cli_fail(CLI_USAGE, "--out: '%s' is too long", out);
+}
+
+/* Configures and compiles xqf-engine with params_file as its defaults, copies the binary out. Exit status. */
+static int compile(const char *source, const BuildPaths *bp, int64_t jobs, int64_t id)
+{
+    char def_params[PATH_MAX + 32], src_dir[PATH_MAX], dir[PATH_MAX], jobs_text[24];
+    snprintf(def_params, sizeof def_params, "-DXQF_PARAMS_FILE=%s", bp->params_file);
+    snprintf(src_dir, sizeof src_dir, "%s", source);
+    snprintf(dir, sizeof dir, "%s", bp->dir);
+    snprintf(jobs_text, sizeof jobs_text, "%" PRId64, jobs);
+    char *configure[] = { "cmake", "-S", src_dir, "-B", dir, "-DCMAKE_BUILD_TYPE=Release", def_params,
+                          "-DXQF_TESTS=OFF", NULL };
+    char *build[] = { "cmake", "--build", dir, "--target", "xqf-engine", "-j", jobs_text, NULL };
+    fprintf(stderr, "xqf-tune: building xqf-engine for run %" PRId64 " in %s\n", id, dir);
+    if (spawn(configure, bp->log, NULL, 0) != 0 || spawn(build, bp->log, NULL, 0) != 0)
+        return cli_fail(CLI_FAIL, "the build failed (see %s)", bp->log);
+    if (copy_binary(bp->built, bp->binary) != 0)
+        return cli_fail(CLI_FAIL, "cannot copy %s to %s: %s", bp->built, bp->binary, strerror(errno));
+    return CLI_OK;
+}
+
+/* The build of run id: export, compile, register. Exit status. */
+static int build_run(Store *s, int64_t id, const char *source, const char *out, int64_t jobs)
+{
+    StoreRun r;
+    Params p;
+    BuildPaths bp;
+    int status;
+    if ((status = cli_load_run(s, id, &r)) != CLI_OK || (status = cli_export_set(s, &r, &p)) != CLI_OK ||
+        (status = build_paths(out, id, &p, &bp)) != CLI_OK ||
+        (status = cli_write_export(&r, &p, bp.params_file)) != CLI_OK)
+        return status;
+    if (files_make_dirs(bp.dir) != 0)
+        return cli_fail(CLI_FAIL, "cannot create '%s': %s", bp.dir, strerror(errno));
+    printf("Parameters: %s (set %s)\n", bp.params_file, bp.hash);
+    fflush(stdout);
+    if ((status = compile(source, &bp, jobs, id)) != CLI_OK)
+        return status;
+    StoreBuild b = { .run_id = id };
+    snprintf(b.params_hash, sizeof b.params_hash, "%s", bp.hash);
+    snprintf(b.build_id, sizeof b.build_id, "xqf-engine-run%" PRId64 "-%s", id, bp.hash);
+    return register_binary(s, bp.binary, bp.log, &b);
+}
+
+int tune_cmd_build(int argc, char **argv)
+{
+    Opts o;
+    int64_t id;
+    int status = cli_parse(&o, &BUILD_TABLE, argc - 1, argv + 1);
+    if (status != CLI_GO)
+        return status;
+    if (opts_given(&o, "--binary"))
+        return build_binary(&o);
+    if (opts_given(&o, "--name"))
+        return cli_fail(CLI_USAGE, "--name goes with --binary (a run's build is named after the run)");
+    if ((status = cli_run_id(&o, &id)) != CLI_OK)
+        return status;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int64_t jobs = opts_given(&o, "--jobs") ? opts_int(&o, "--jobs") : cores > 0 ? cores : 1;
+    const char *source = opts_text(&o, "--source"), *out_opt = opts_text(&o, "--out");
+    char path[PATH_MAX], out[PATH_MAX / 2], cwd[PATH_MAX / 4];
+    if (!path_fmt(path, sizeof path, "%s/engine/params.def", source) || access(path, R_OK) != 0)
+        return cli_fail(CLI_USAGE, "--source: '%s' is not the project's source tree (no engine/params.def)", source);
+    if (files_make_dirs(out_opt) != 0)
+        return cli_fail(CLI_FAIL, "--out: cannot create '%s': %s", out_opt, strerror(errno));
+    if (!(out_opt[0] == '/' ? path_fmt(out, sizeof out, "%s", out_opt)
+                            : getcwd(cwd, sizeof cwd) && path_fmt(out, sizeof out, "%s/%s", cwd, out_opt)))
+        return cli_fail(CLI_USAGE, "--out: '%s' is too long", out_opt);
+    Store *s = NULL;
+    if ((status = cli_open_db(&o, &s)) == CLI_OK)
+        status = build_run(s, id, source, out, jobs);
+    store_destroy(&s);
+    return status;
+}

@@ -1,0 +1,134 @@
+#include "cli.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "run_kind.h"
+#include "stats.h"
+
+const char CLI_PROGRAM[] = "xqf-tune";
+
+int cli_fail(int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    opts_verror(CLI_PROGRAM, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+int cli_parse(Opts *o, const OptTable *t, int argc, char **argv)
+{
+    switch (opts_parse(o, t, argc, argv)) {
+    case OPTS_OK:
+        return CLI_GO;
+    case OPTS_HELP:
+        return CLI_OK;
+    default:
+        return CLI_USAGE;
+    }
+}
+
+int cli_open_db(const Opts *o, Store **out)
+{
+    const char *db = opts_text(o, "--db");
+    *out = NULL;
+    if (!db)
+        db = getenv("XQF_DB");
+    if (!db || !*db)
+        return cli_fail(CLI_USAGE, "give --db CONNINFO or set XQF_DB");
+    xqf_log_init(CLI_PROGRAM);
+    Store *s = store_new(db);
+    if (!s || store_connect(s) != 0) {
+        store_destroy(&s);
+        return cli_fail(CLI_FAIL, "cannot connect to the database '%s'", db);
+    }
+    *out = s;
+    return CLI_OK;
+}
+
+int cli_run_id(const Opts *o, int64_t *id)
+{
+    if (o->npositional < 1)
+        return cli_fail(CLI_USAGE, "give the run id (see --help)");
+    const char *text = o->positional[0];
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (end == text || *end || errno == ERANGE || v < 1)
+        return cli_fail(CLI_USAGE, "RUN: '%s' is not a run id (a positive integer)", text);
+    *id = v;
+    return CLI_OK;
+}
+
+int cli_load_run(Store *s, int64_t id, StoreRun *r)
+{
+    int rc = store_load_run(s, id, r, false);
+    if (rc < 0)
+        return cli_fail(CLI_FAIL, "cannot read run %" PRId64, id);
+    if (rc == 0)
+        return cli_fail(CLI_FAIL, "no run %" PRId64, id);
+    return CLI_OK;
+}
+
+void cli_tc_text(const StoreRun *r, char *out, size_t size)
+{
+    if (r->nodes > 0)
+        snprintf(out, size, "%" PRId64 " nodes", r->nodes);
+    else
+        snprintf(out, size, "%g+%g", (double)r->base_ms / 1000, (double)r->inc_ms / 1000);
+}
+
+void cli_elo_text(const StoreCounts *c, char *out, size_t size)
+{
+    xqf_elo e;
+    if (c->pairs > 0 && xqf_elo_penta(c->penta, &e) == XQF_STATS_OK)
+        snprintf(out, size, "%.2f +/- %.2f", e.elo, e.elo_ci95);
+    else
+        snprintf(out, size, "-");
+}
+
+int cli_export_set(Store *s, const StoreRun *r, Params *p)
+{
+    char *sets = malloc(2 * (STORE_PARAMS_MAX + 1));
+    StoreSpsa *st = NULL;
+    char err[256];
+    int status = CLI_OK;
+    params_default(p);
+    if (!sets)
+        status = cli_fail(CLI_FAIL, "out of memory");
+    else if (store_run_sets(s, r->id, sets, sets + STORE_PARAMS_MAX + 1, STORE_PARAMS_MAX + 1) != 1)
+        status = cli_fail(CLI_FAIL, "cannot read the sets of run %" PRId64, r->id);
+    else if (params_apply_list(p, sets, err, sizeof err) != 0)
+        status = cli_fail(CLI_FAIL, "run %" PRId64 ": %s", r->id, err);
+    else if (run_kind_is_spsa(r->kind) && (!(st = malloc(sizeof *st)) || store_spsa_load(s, r->id, st) != 1))
+        status = cli_fail(CLI_FAIL, "cannot read the SPSA state of run %" PRId64, r->id);
+    for (int i = 0; status == CLI_OK && st && i < st->count; i++) {
+        const ParamInfo *info = params_find(st->params[i].name);
+        if (info) {
+            double v = round(st->params[i].theta);
+            params_store(p, info, (int)(v < info->min ? info->min : v > info->max ? info->max : v));
+        }
+    }
+    free(st);
+    free(sets);
+    return status;
+}
+
+int cli_write_export(const StoreRun *r, const Params *p, const char *path)
+{
+    FILE *out = path ? fopen(path, "w") : stdout;
+    if (!out)
+        return cli_fail(CLI_FAIL, "--out: cannot write '%s': %s", path, strerror(errno));
+    fprintf(out, "# xqf-tune export of run %" PRId64 " (%s, %s, %" PRId64 " pairs)\n", r->id, r->kind,
+            r->state, r->counts.pairs);
+    int wrote = params_write(p, out);
+    if ((path ? fclose(out) : fflush(out)) != 0 || wrote != 0)
+        return cli_fail(CLI_FAIL, "cannot write the parameter file");
+    return CLI_OK;
+}

@@ -1,0 +1,172 @@
+/*
+ * runs.c - xqf-tune list, show and stop: the runs of the database as
+ * text.
+ */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "run_kind.h"
+#include "stats.h"
+
+static const OptSpec LIST_OPTIONS[] = {
+    { "--runs", OPT_INT, "N", "20", .imin = 1, .imax = 100000, .help = "how many of the newest runs" },
+    CLI_DB_OPTION,
+    OPTS_END,
+};
+
+static const OptTable LIST_TABLE = {
+    .program = "xqf-tune", .spec = LIST_OPTIONS,
+    .usage = "Usage: xqf-tune list [--db CONNINFO] [--runs N]\n"
+             "The newest runs, one line each.\n",
+};
+
+int tune_cmd_list(int argc, char **argv)
+{
+    Opts o;
+    Store *s = NULL;
+    StoreRun *runs = NULL;
+    int status = cli_parse(&o, &LIST_TABLE, argc - 1, argv + 1);
+    if (status != CLI_GO || (status = cli_open_db(&o, &s)) != CLI_OK)
+        return status;
+    int n = store_list_runs(s, (int)opts_int(&o, "--runs"), &runs);
+    if (n < 0)
+        status = cli_fail(CLI_FAIL, "cannot read the runs");
+    else
+        printf("%-6s %-5s %-9s %-14s %-16s %-22s %s\n", "id", "kind", "state", "pairs", "tc", "Elo", "name");
+    for (int i = 0; i < n; i++) {
+        char pairs[32], tc[32], elo[48];
+        snprintf(pairs, sizeof pairs, "%" PRId64 "/%" PRId64, runs[i].counts.pairs, runs[i].max_pairs);
+        cli_tc_text(&runs[i], tc, sizeof tc);
+        cli_elo_text(&runs[i].counts, elo, sizeof elo);
+        printf("%-6" PRId64 " %-5s %-9s %-14s %-16s %-22s %s\n", runs[i].id, runs[i].kind, runs[i].state,
+               pairs, tc, elo, runs[i].name);
+    }
+    free(runs);
+    store_destroy(&s);
+    return status;
+}
+
+/* An SPSA run's theta, one line per parameter. Exit status. */
+static int show_spsa(Store *s, int64_t id)
+{
+    StoreSpsa *st = malloc(sizeof *st);
+    int status = CLI_OK;
+    if (!st || store_spsa_load(s, id, st) != 1)
+        status = cli_fail(CLI_FAIL, "cannot read the SPSA state of run %" PRId64, id);
+    else {
+        printf("Iterations: %" PRId64 "/%" PRId64 "\n", st->iter, st->iterations);
+        printf("%-24s %10s %10s %8s %8s\n", "parameter", "theta", "start", "min", "max");
+        for (int i = 0; i < st->count; i++)
+            printf("%-24s %10.3f %10g %8g %8g\n", st->params[i].name, st->params[i].theta, st->params[i].start,
+                   st->params[i].min, st->params[i].max);
+    }
+    free(st);
+    return status;
+}
+
+/* Prints one run; *active tells whether it still runs. Exit status. */
+static int show_run(Store *s, int64_t id, bool *active)
+{
+    StoreRun r;
+    int status = cli_load_run(s, id, &r);
+    *active = false;
+    if (status != CLI_OK)
+        return status;
+    const StoreCounts *c = &r.counts;
+    char tc[32], elo[48];
+    cli_tc_text(&r, tc, sizeof tc);
+    cli_elo_text(c, elo, sizeof elo);
+    printf("Run: %" PRId64 " (%s) %s%s%s\n", r.id, r.kind, r.state, r.verdict[0] ? ": " : "", r.verdict);
+    if (r.name[0])
+        printf("Name: %s\n", r.name);
+    printf("Time control: %s, book %s, %d pairs per task\n", tc, r.book_name, r.pairs_per_task);
+    printf("Created: %s UTC%s%s\n", r.created, r.finished[0] ? ", finished " : "", r.finished);
+    printf("Pairs: %" PRId64 "/%" PRId64 "\n", c->pairs, r.max_pairs);
+    printf("Games: %" PRId64 "\n", 2 * c->pairs);
+    printf("W/D/L: %" PRId64 "/%" PRId64 "/%" PRId64 "\n", c->wins, c->draws, c->losses);
+    printf("Pentanomial [LL, LD, DD+WL, WD, WW]: [%" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64
+           "]\n", c->penta[0], c->penta[1], c->penta[2], c->penta[3], c->penta[4]);
+    printf("Elo: %s\n", elo);
+    double lo, hi, llr;
+    if (run_kind_is_sprt(r.kind) && xqf_sprt_bounds(r.alpha, r.beta, &lo, &hi) == XQF_STATS_OK) {
+        if (c->pairs == 0 || xqf_llr_penta(c->penta, r.elo0, r.elo1, &llr) != XQF_STATS_OK)
+            llr = 0;
+        printf("LLR: %.2f [%.2f, %.2f] (elo0 %g, elo1 %g)\n", llr, lo, hi, r.elo0, r.elo1);
+    }
+    if (run_kind_is_spsa(r.kind) && (status = show_spsa(s, id)) != CLI_OK)
+        return status;
+    double minutes = r.elapsed_s / 60;
+    *active = strcmp(r.state, "active") == 0;
+    if (c->pairs > 0 && minutes > 0) {
+        double rate = (double)c->pairs / minutes;
+        printf("Rate: %.1f pairs/min", rate);
+        if (*active)
+            printf(", ETA %.0f min (at most)", (double)(r.max_pairs - c->pairs) / rate);
+        printf("\n");
+    }
+    return CLI_OK;
+}
+
+static const OptSpec SHOW_OPTIONS[] = {
+    { "--watch", OPT_INT, "SECONDS", NULL, .imin = 1, .imax = 86400, .help = "repeat every SECONDS until the run ends" },
+    CLI_DB_OPTION,
+    OPTS_END,
+};
+
+static const OptTable SHOW_TABLE = {
+    .program = "xqf-tune", .spec = SHOW_OPTIONS, .max_positional = 1,
+    .usage = "Usage: xqf-tune show RUN [--db CONNINFO] [--watch SECONDS]\n"
+             "A run's results, Elo, LLR (SPRT) or theta (SPSA), rate and ETA.\n",
+};
+
+int tune_cmd_show(int argc, char **argv)
+{
+    Opts o;
+    Store *s = NULL;
+    int64_t id;
+    int status = cli_parse(&o, &SHOW_TABLE, argc - 1, argv + 1);
+    if (status != CLI_GO || (status = cli_run_id(&o, &id)) != CLI_OK || (status = cli_open_db(&o, &s)) != CLI_OK)
+        return status;
+    int64_t watch = opts_int(&o, "--watch");
+    bool active;
+    while ((status = show_run(s, id, &active)) == CLI_OK && watch > 0 && active) {
+        fflush(stdout);
+        sleep((unsigned)watch);
+        printf("\n");
+    }
+    store_destroy(&s);
+    return status;
+}
+
+static const OptSpec STOP_OPTIONS[] = { CLI_DB_OPTION, OPTS_END };
+
+static const OptTable STOP_TABLE = {
+    .program = "xqf-tune", .spec = STOP_OPTIONS, .max_positional = 1,
+    .usage = "Usage: xqf-tune stop RUN [--db CONNINFO]\n"
+             "Stops an active run (state stopped); its tasks in flight are cancelled.\n",
+};
+
+int tune_cmd_stop(int argc, char **argv)
+{
+    Opts o;
+    Store *s = NULL;
+    StoreRun r;
+    int64_t id;
+    int status = cli_parse(&o, &STOP_TABLE, argc - 1, argv + 1);
+    if (status != CLI_GO || (status = cli_run_id(&o, &id)) != CLI_OK || (status = cli_open_db(&o, &s)) != CLI_OK)
+        return status;
+    if ((status = cli_load_run(s, id, &r)) == CLI_OK) {
+        if (strcmp(r.state, "active") != 0)
+            status = cli_fail(CLI_FAIL, "run %" PRId64 " is not active (%s)", id, r.state);
+        else if (store_finish_run(s, id, "stopped", "stopped") != 0)
+            status = cli_fail(CLI_FAIL, "cannot stop run %" PRId64, id);
+        else
+            printf("run %" PRId64 " stopped\n", id);
+    }
+    store_destroy(&s);
+    return status;
+}

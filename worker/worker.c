@@ -1,0 +1,527 @@
+#include "worker.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "builds.h"
+#include "clock.h"
+#include "log.h"
+#include "task.h"
+
+enum {
+    MAX_SLOTS = 2 * WORKER_MAX_THREADS + 1,
+    REQUEST_TIMEOUT_MS = 5000,       /* a task_request unanswered this long is re-sent */
+    RESEND_MS = 2000,                /* an unacknowledged result is re-sent after this */
+    HELLO_RETRY_MS = 10,             /* a hello that could not go out is tried again after this */
+    HELLO_BACKOFF_MIN_MS = 500,
+    HELLO_BACKOFF_MAX_MS = 10000,
+    SILENCE_MS = 15000,              /* nothing heard this long: hello again */
+    SHUTDOWN_MS = 5000               /* at most this long to hand back at SIGTERM */
+};
+
+typedef enum { SLOT_IDLE, SLOT_REQUESTED, SLOT_FETCHING, SLOT_PLAYING, SLOT_STOPPING } SlotState;
+
+/* A task held (or asked for): the slot number is echoed by the coordinator. */
+typedef struct {
+    SlotState state;
+    Task *task;
+    uint64_t task_id, lease;
+    int64_t pairs;                   /* of the task */
+    TaskCounts sent;                 /* last reported */
+    int64_t acked;                   /* pairs the coordinator confirmed */
+    int64_t since_ms;                /* request sent / last contact about the task */
+    bool handback;                   /* hand back once its games are done */
+    bool lease_gone;                 /* told to stop: nothing more to report */
+    XqfMsg pending;                  /* SLOT_FETCHING: the task, waiting for its engine builds */
+} Slot;
+
+struct Worker {
+    WorkerLink link;
+    atomic_bool stop;                /* worker_stop */
+    int64_t stop_at;                 /* when stopping: hand back until then at the latest */
+    char name[XQF_NAME_MAX + 1];
+    char build[XQF_NAME_MAX + 1];
+    int cores, threads, nslots;
+    Slot slots[MAX_SLOTS];
+    TaskPool *pool;
+    int64_t next_request_ms;         /* no task request before (after an idle or a refusal) */
+    bool welcomed;
+    int64_t hello_ms, hello_backoff, heard_ms, heartbeat_ms;
+    int pipe_fd[2];
+    BuildCache *builds;              /* engine builds of the tasks' players (builds.h) */
+};
+
+static int link_send(Worker *w, const XqfMsg *m) { return w->link.send(w->link.ctx, m); }
+
+static bool stopping(Worker *w) { return atomic_load(&w->stop); }
+
+/* Says hello; false when it could not go out (no connection yet: ZMQ_IMMEDIATE). */
+static bool send_hello(Worker *w, int64_t now)
+{
+    XqfMsg m;
+    xqf_msg_init(&m, XQF_MSG_HELLO);
+    snprintf(m.u.hello.name, sizeof m.u.hello.name, "%s", w->name);
+    snprintf(m.u.hello.build, sizeof m.u.hello.build, "%s", w->build);
+    m.u.hello.cores = (uint64_t)w->cores;
+    m.u.hello.concurrency = (uint64_t)w->threads;
+    w->hello_ms = now;
+    return link_send(w, &m) == 0;
+}
+
+static void send_result(Worker *w, Slot *s, const TaskCounts *c, int64_t now)
+{
+    XqfMsg m;
+    xqf_msg_init(&m, XQF_MSG_RESULT);
+    XqfMsg_result *r = &m.u.result;
+    r->task_id = s->task_id;
+    r->lease = s->lease;
+    r->pairs = c->pairs;
+    r->wins = c->wins;
+    r->draws = c->draws;
+    r->losses = c->losses;
+    r->penta.count = 5;
+    memcpy(r->penta.v, c->penta, sizeof c->penta);
+    r->reasons.count = GAME_REASONS;
+    memcpy(r->reasons.v, c->reasons, sizeof c->reasons);
+    link_send(w, &m);
+    s->sent = *c;
+    s->since_ms = now;
+}
+
+static void send_task_msg(Worker *w, XqfMsgType type, uint64_t task, uint64_t lease, bool refused,
+                          const char *reason)
+{
+    XqfMsg m;
+    xqf_msg_init(&m, type);
+    if (type == XQF_MSG_HEARTBEAT) {
+        m.u.heartbeat.task_id = task;
+        m.u.heartbeat.lease = lease;
+    } else {
+        m.u.handback.task_id = task;
+        m.u.handback.lease = lease;
+        m.u.handback.refused = refused;
+        snprintf(m.u.handback.reason, sizeof m.u.handback.reason, "%s", reason);
+    }
+    link_send(w, &m);
+}
+
+static Slot *slot_of_task(Worker *w, uint64_t task, uint64_t lease)
+{
+    for (int i = 0; i < w->nslots; i++) {
+        Slot *s = &w->slots[i];
+        if ((s->task || s->state == SLOT_FETCHING) && s->task_id == task && s->lease == lease)
+            return s;
+    }
+    return NULL;
+}
+
+static void slot_reset(Slot *s)
+{
+    task_destroy(&s->task);
+    xqf_msg_free(&s->pending);
+    memset(s, 0, sizeof *s);
+    s->state = SLOT_IDLE;
+}
+
+/* The engine build a task's player plays: "" for the built-in engine, else its SHA-256. */
+static const char *task_build(const XqfMsg_task *m, int player) { return player ? m->build1 : m->build0; }
+
+/* Starts what a fetching slot waits for, or gives it back when a build cannot be had. */
+static void start_task(Worker *w, Slot *s, const XqfMsg_task *m, int64_t now);
+
+static void fetching_slots_retry(Worker *w, const char *failed_why, int64_t now)
+{
+    for (int i = 0; i < w->nslots; i++) {
+        Slot *s = &w->slots[i];
+        if (s->state != SLOT_FETCHING)
+            continue;
+        const XqfMsg_task *m = &s->pending.u.task;
+        bool ready = true, lost = false;
+        for (int k = 0; k < 2; k++) {
+            const char *sha = task_build(m, k);
+            if (!*sha || builds_path(w->builds, sha))
+                continue;
+            ready = false;
+            lost = lost || !builds_fetching(w->builds, sha);
+        }
+        if (ready) {
+            XqfMsg task = s->pending;          /* moved out: start_task takes the slot over */
+            xqf_msg_init(&s->pending, XQF_MSG_NONE);
+            s->state = SLOT_REQUESTED;
+            start_task(w, s, &task.u.task, now);
+            xqf_msg_free(&task);
+        } else if (lost) {
+            char why[XQF_TEXT_MAX];
+            snprintf(why, sizeof why, "engine build unavailable: %s", failed_why ? failed_why : "fetch failed");
+            log_warn("task %" PRIu64 ": %s", s->task_id, why);
+            send_task_msg(w, XQF_MSG_HANDBACK, s->task_id, s->lease, true, why);
+            slot_reset(s);
+            w->next_request_ms = now + 2000;
+        }
+    }
+}
+
+/*
+ * A task arrived for slot m->slot.  When a player needs an engine build the
+ * worker lacks, the task waits in the slot (heartbeated) while the build is
+ * fetched; else it starts at once.
+ */
+static void on_task(Worker *w, XqfMsg *msg, int64_t now)
+{
+    const XqfMsg_task *m = &msg->u.task;
+    Slot *s = m->slot < (uint64_t)w->nslots ? &w->slots[m->slot] : NULL;
+    if (!s || s->state != SLOT_REQUESTED || stopping(w)) {
+        send_task_msg(w, XQF_MSG_HANDBACK, m->task_id, m->lease, false, "not asked for (a late answer)");
+        return;
+    }
+    bool missing = false;
+    for (int k = 0; k < 2; k++) {
+        const char *sha = task_build(m, k);
+        if (!*sha || builds_path(w->builds, sha))
+            continue;
+        if (!builds_sha_ok(sha) || builds_want(w->builds, sha) != 0) {
+            send_task_msg(w, XQF_MSG_HANDBACK, m->task_id, m->lease, true, "cannot fetch its engine build");
+            slot_reset(s);
+            w->next_request_ms = now + 2000;
+            return;
+        }
+        missing = true;
+    }
+    if (!missing) {
+        start_task(w, s, m, now);
+        return;
+    }
+    s->state = SLOT_FETCHING;
+    s->task_id = m->task_id;
+    s->lease = m->lease;
+    s->pairs = m->pairs;
+    s->since_ms = now;
+    s->pending = *msg;                       /* the slot keeps the message (and its lists) */
+    xqf_msg_init(msg, XQF_MSG_NONE);
+    log_info("slot %d: task %" PRIu64 " waits for its engine builds", (int)(s - w->slots), s->task_id);
+}
+
+static void start_task(Worker *w, Slot *s, const XqfMsg_task *m, int64_t now)
+{
+    char err[512];
+    const char *engines[2] = { NULL, NULL };
+    char paths[2][PATH_MAX];
+    for (int k = 0; k < 2; k++) {
+        const char *sha = task_build(m, k);
+        const char *path = *sha ? builds_path(w->builds, sha) : NULL;
+        if (*sha && !path) {
+            snprintf(err, sizeof err, "engine build %.16s... not in the cache", sha);
+            break;
+        }
+        if (path) {
+            snprintf(paths[k], sizeof paths[k], "%s", path);
+            engines[k] = paths[k];
+        }
+    }
+    Task *t = (*m->build0 && !engines[0]) || (*m->build1 && !engines[1])
+                  ? NULL : task_new(m, w->build, engines, err, sizeof err);
+    if (!t) {
+        log_warn("refusing task %" PRIu64 ": %s", m->task_id, err);
+        send_task_msg(w, XQF_MSG_HANDBACK, m->task_id, m->lease, true, err);
+        slot_reset(s);
+        w->next_request_ms = now + 2000;
+        return;
+    }
+    task_start(t, w->pool);
+    log_info("slot %d: task %" PRIu64 " of run %" PRIu64 ", pairs %" PRId64 "-%" PRId64, (int)m->slot,
+             m->task_id, m->run_id, m->first_pair, m->first_pair + m->pairs - 1);
+    s->state = SLOT_PLAYING;
+    s->task = t;
+    s->task_id = m->task_id;
+    s->lease = m->lease;
+    s->pairs = m->pairs;
+    s->acked = 0;
+    memset(&s->sent, 0, sizeof s->sent);
+    s->since_ms = now;
+}
+
+static void on_message(Worker *w, XqfMsg *m, int64_t now)
+{
+    w->heard_ms = now;
+    switch (m->type) {
+    case XQF_MSG_WELCOME:
+        if (!w->welcomed)
+            log_info("welcomed as worker %" PRIu64 " (lease %" PRIu64 " ms)", m->u.welcome.worker_id,
+                     m->u.welcome.lease_ms);
+        w->welcomed = true;
+        w->hello_backoff = HELLO_BACKOFF_MIN_MS;
+        /* after a (re)connect: what was not acknowledged goes again at once, before its lease runs out */
+        for (int i = 0; i < w->nslots; i++)
+            if (w->slots[i].task && w->slots[i].acked < w->slots[i].sent.pairs)
+                w->slots[i].since_ms = 0;
+        w->heartbeat_ms = m->u.welcome.heartbeat_ms > 0 ? (int64_t)m->u.welcome.heartbeat_ms : 10000;
+        break;
+    case XQF_MSG_TASK:
+        on_task(w, m, now);
+        break;
+    case XQF_MSG_BUILD_CHUNK: {
+        char err[XQF_TEXT_MAX];
+        int rc = builds_on_chunk(w->builds, &m->u.build_chunk, err, sizeof err);
+        if (rc != 0)
+            fetching_slots_retry(w, rc < 0 ? err : NULL, now);
+        break;
+    }
+    case XQF_MSG_IDLE: {
+        Slot *s = m->u.idle.slot < (uint64_t)w->nslots ? &w->slots[m->u.idle.slot] : NULL;
+        if (s && s->state == SLOT_REQUESTED) {
+            slot_reset(s);
+            w->next_request_ms = now + (int64_t)(m->u.idle.retry_ms < 60000 ? m->u.idle.retry_ms : 60000);
+        }
+        break;
+    }
+    case XQF_MSG_ACK: {
+        const XqfMsg_ack *a = &m->u.ack;
+        Slot *s = slot_of_task(w, a->task_id, a->lease);
+        if (!s)
+            break;
+        if ((strcmp(a->status, "accepted") == 0 || strcmp(a->status, "duplicate") == 0) &&
+            a->pairs > s->acked)
+            s->acked = a->pairs;
+        if (strcmp(a->status, "invalid") == 0) {
+            log_error("task %" PRIu64 ": the coordinator found our counts invalid; dropping it", a->task_id);
+            s->lease_gone = true;
+        }
+        if (a->stop && !s->lease_gone) {
+            log_info("task %" PRIu64 ": stopped by the coordinator (%s)", a->task_id, a->status);
+            s->lease_gone = true;
+        }
+        if (s->lease_gone && s->state == SLOT_FETCHING) {
+            slot_reset(s);
+        } else if (s->lease_gone) {
+            task_stop(s->task);
+            s->state = SLOT_STOPPING;
+        }
+        break;
+    }
+    case XQF_MSG_ERROR:
+        if (m->u.error.code == XQF_ERR_NEED_HELLO) {
+            w->welcomed = false;
+            w->hello_ms = 0;
+            w->hello_backoff = HELLO_BACKOFF_MIN_MS;
+        } else {
+            log_warn("coordinator error %" PRIu64 ": %s", m->u.error.code, m->u.error.text);
+            /* a refused build_request: the build is not to be had */
+            if (m->u.error.code == XQF_ERR_REFUSED && builds_abandon(w->builds) > 0)
+                fetching_slots_retry(w, m->u.error.text, now);
+        }
+        break;
+    default:
+        log_warn("unexpected %s message ignored", xqf_msg_type_name(m->type));
+        break;
+    }
+}
+
+/*
+ * Asks for a task into a free slot when fewer games than threads are left
+ * to hand out and no request is pending: one request at a time, so the
+ * worker holds no more than it needs to keep every thread busy.
+ */
+static void request_task(Worker *w, int64_t now)
+{
+    if (!w->welcomed || stopping(w) || now < w->next_request_ms ||
+        task_pool_waiting(w->pool) >= w->threads)
+        return;
+    Slot *free_slot = NULL;
+    for (int i = 0; i < w->nslots; i++) {
+        Slot *s = &w->slots[i];
+        if (s->state == SLOT_REQUESTED && now - s->since_ms > REQUEST_TIMEOUT_MS)
+            s->state = SLOT_IDLE;            /* lost on the way: ask again */
+        if (s->state == SLOT_REQUESTED)
+            return;
+        if (s->state == SLOT_IDLE && !free_slot)
+            free_slot = s;
+    }
+    if (!free_slot)
+        return;
+    XqfMsg m;
+    xqf_msg_init(&m, XQF_MSG_TASK_REQUEST);
+    m.u.task_request.slot = (uint64_t)(free_slot - w->slots);
+    link_send(w, &m);
+    free_slot->state = SLOT_REQUESTED;
+    free_slot->since_ms = now;
+}
+
+/* Tasks waiting for builds: heartbeats, and handed back at shutdown; then the build requests due. */
+static void tend_fetching(Worker *w, int64_t now)
+{
+    for (int i = 0; i < w->nslots; i++) {
+        Slot *s = &w->slots[i];
+        if (s->state != SLOT_FETCHING)
+            continue;
+        if (stopping(w)) {
+            send_task_msg(w, XQF_MSG_HANDBACK, s->task_id, s->lease, false, "worker shutting down");
+            slot_reset(s);
+        } else if (now - s->since_ms > w->heartbeat_ms) {
+            send_task_msg(w, XQF_MSG_HEARTBEAT, s->task_id, s->lease, false, "");
+            s->since_ms = now;
+        }
+    }
+    XqfMsg m;
+    while (w->welcomed && builds_next_request(w->builds, now, &m))
+        link_send(w, &m);
+}
+
+/* One pass over the slots: results, heartbeats, the end of tasks; then a request if one is due. */
+static void tend_slots(Worker *w, int64_t now)
+{
+    tend_fetching(w, now);
+    for (int i = 0; i < w->nslots; i++) {
+        Slot *s = &w->slots[i];
+        if (!s->task)
+            continue;
+        TaskCounts c;
+        bool done, failed;
+        task_poll(s->task, &c, &done, &failed);
+        if (stopping(w) && !s->handback && !s->lease_gone) {
+            task_stop(s->task);
+            s->handback = true;
+        }
+        if (s->lease_gone) {
+            if (done)
+                slot_reset(s);
+            continue;
+        }
+        if (c.pairs > s->sent.pairs || (s->acked < c.pairs && now - s->since_ms > RESEND_MS))
+            send_result(w, s, &c, now);
+        else if (now - s->since_ms > w->heartbeat_ms && !done) {
+            send_task_msg(w, XQF_MSG_HEARTBEAT, s->task_id, s->lease, false, "");
+            s->since_ms = now;
+        }
+        if (!done || s->acked < c.pairs)
+            continue;
+        /* Done and every pair acknowledged. */
+        if (c.pairs < s->pairs) {
+            const char *why = failed ? "a game thread failed" : "worker shutting down";
+            send_task_msg(w, XQF_MSG_HANDBACK, s->task_id, s->lease, failed, why);
+            log_info("task %" PRIu64 ": handed back after %" PRId64 " of %" PRId64 " pairs (%s)",
+                     s->task_id, c.pairs, s->pairs, why);
+        } else {
+            log_info("task %" PRIu64 ": done, %" PRId64 " pairs W/D/L %" PRId64 "/%" PRId64 "/%" PRId64,
+                     s->task_id, c.pairs, c.wins, c.draws, c.losses);
+        }
+        slot_reset(s);
+    }
+    request_task(w, now);
+}
+
+static bool busy(const Worker *w)
+{
+    for (int i = 0; i < w->nslots; i++)
+        if (w->slots[i].task)
+            return true;
+    return false;
+}
+
+Worker *worker_new(const WorkerConfig *cfg, const WorkerLink *link)
+{
+    Worker *w = calloc(1, sizeof *w);
+    if (!w) {
+        log_error("worker: out of memory");
+        return NULL;
+    }
+    w->link = *link;
+    atomic_init(&w->stop, false);
+    w->pipe_fd[0] = w->pipe_fd[1] = -1;
+    snprintf(w->name, sizeof w->name, "%s", cfg->name);
+    snprintf(w->build, sizeof w->build, "%s", cfg->build);
+    w->cores = cfg->cores;
+    w->threads = cfg->threads < 1 ? 1 : cfg->threads > WORKER_MAX_THREADS ? WORKER_MAX_THREADS : cfg->threads;
+    w->nslots = 2 * w->threads + 1;
+    w->hello_backoff = HELLO_BACKOFF_MIN_MS;
+    w->heartbeat_ms = 10000;
+    w->heard_ms = clock_now_ms();
+    if (pipe(w->pipe_fd) != 0 || fcntl(w->pipe_fd[0], F_SETFL, O_NONBLOCK) != 0 ||
+        fcntl(w->pipe_fd[1], F_SETFL, O_NONBLOCK) != 0 || !(w->builds = builds_new(cfg->cache_dir)) ||
+        !(w->pool = task_pool_new(w->threads, w->pipe_fd[1]))) {
+        log_error("worker: cannot start (pipe, build cache or game threads)");
+        worker_destroy(&w);
+        return NULL;
+    }
+    return w;
+}
+
+void worker_destroy(Worker **wp)
+{
+    Worker *w = *wp;
+    if (!w)
+        return;
+    for (int i = 0; i < w->nslots; i++)
+        slot_reset(&w->slots[i]);
+    task_pool_destroy(&w->pool);
+    builds_destroy(&w->builds);
+    for (int i = 0; i < 2; i++)
+        if (w->pipe_fd[i] >= 0)
+            close(w->pipe_fd[i]);
+    free(w);
+    *wp = NULL;
+}
+
+void worker_stop(Worker *w) { atomic_store(&w->stop, true); }
+
+int worker_turn(Worker *w, int wait_ms)
+{
+    int64_t now = clock_now_ms();
+    if (stopping(w) && !w->stop_at)
+        w->stop_at = now + SHUTDOWN_MS;
+    if (stopping(w) && (!busy(w) || now >= w->stop_at))
+        return 0;
+    if (w->welcomed && now - w->heard_ms > SILENCE_MS) {
+        log_warn("the coordinator is silent: saying hello again");
+        w->welcomed = false;
+        w->heard_ms = now;
+    }
+    /* Not sent (not connected yet): nothing to back off from, try again in a moment. */
+    bool hello_unsent = false;
+    if (!w->welcomed && now - w->hello_ms >= w->hello_backoff) {
+        hello_unsent = !send_hello(w, now);
+        if (hello_unsent)
+            w->hello_ms = now - w->hello_backoff + HELLO_RETRY_MS;
+        else
+            w->hello_backoff = w->hello_backoff * 2 > HELLO_BACKOFF_MAX_MS ? HELLO_BACKOFF_MAX_MS
+                                                                           : w->hello_backoff * 2;
+    }
+    tend_slots(w, now);
+    int ready = w->link.wait(w->link.ctx, hello_unsent && wait_ms > HELLO_RETRY_MS ? HELLO_RETRY_MS : wait_ms,
+                             w->pipe_fd[0]);
+    if (ready < 0)
+        return -1;
+    if (ready & 2) {
+        char drain[256];
+        while (read(w->pipe_fd[0], drain, sizeof drain) > 0) {
+        }
+    }
+    XqfMsg m;
+    int rc;
+    while ((rc = w->link.recv(w->link.ctx, &m)) != 0) {
+        if (rc > 0)
+            on_message(w, &m, clock_now_ms());
+        xqf_msg_free(&m);
+    }
+    return 1;
+}
+
+int worker_run(Worker *w)
+{
+    int rc;
+    while ((rc = worker_turn(w, 100)) > 0) {
+    }
+    for (int i = 0; i < w->nslots; i++)
+        slot_reset(&w->slots[i]);
+    XqfMsg bye;
+    xqf_msg_init(&bye, XQF_MSG_BYE);
+    snprintf(bye.u.bye.reason, sizeof bye.u.bye.reason, "%s", rc == 0 ? "stopped by a signal" : "transport failure");
+    link_send(w, &bye);
+    log_info("leaving");
+    return rc == 0 ? 0 : -1;
+}
