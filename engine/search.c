@@ -656,7 +656,7 @@ static int null_move(Engine *e, int alpha, int beta, int depth, int ply, unsigne
 
 /*
  * Step 8: ProbCut.  A capture whose exchange beats beta by a margin, and
- * which still beats it in a search four plies shallower, would almost
+ * which still beats it in a search ProbCutReduction plies shallower, would almost
  * surely cut at full depth.  Returns that score or -INF.
  */
 static int probcut(Engine *e, int beta, int depth, int ply, unsigned flags, int eval, Move hash_move)
@@ -675,12 +675,12 @@ static int probcut(Engine *e, int beta, int depth, int ply, unsigned flags, int 
         play(e, ply, m);
         int v = -quiesce(e, -pbeta, -pbeta + 1, ply + 1, 0, false);
         if (v >= pbeta && !e->aborted)
-            v = -search(e, -pbeta, -pbeta + 1, depth - 4, ply + 1, (flags & NODE_VERIFY) | (flags & NODE_CUT ? 0 : NODE_CUT));
+            v = -search(e, -pbeta, -pbeta + 1, depth - p->ProbCutReduction, ply + 1, (flags & NODE_VERIFY) | (flags & NODE_CUT ? 0 : NODE_CUT));
         board_unmake(b);
         if (e->aborted)
             return -INF;
         if (v >= pbeta) {
-            tt_store(&e->tt, board_key(b), depth - 3, ply, m, v, beta, pbeta, TT_NO_EVAL, is_ban(v));
+            tt_store(&e->tt, board_key(b), depth - p->ProbCutReduction + 1, ply, m, v, beta, pbeta, TT_NO_EVAL, is_ban(v));
             return v;
         }
     }
@@ -765,7 +765,7 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
     bool prune = !pv_node && !in_check && !excluded;
 
     /* Step 5: razoring: hopeless at the frontier, unless quiescence finds something. */
-    if (prune && p->Razoring && depth <= 2 && eval + p->RazorMargin * depth <= alpha) {
+    if (prune && p->Razoring && depth <= p->RazorDepth && eval + p->RazorMargin * depth <= alpha) {
         int v = quiesce(e, alpha, alpha + 1, ply, 0, false);
         if (e->aborted)
             return 0;
@@ -796,7 +796,7 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
 
     /* Step 8: ProbCut. */
     if (prune && p->ProbCut && depth >= p->ProbCutDepth && beta > -MATE_BOUND && beta < MATE_BOUND
-        && !(tp.upper_depth >= depth - 3 && tp.upper < beta + p->ProbCutMargin)) {
+        && !(tp.upper_depth >= depth - p->ProbCutReduction + 1 && tp.upper < beta + p->ProbCutMargin)) {
         int v = probcut(e, beta, depth, ply, flags, eval, hash_move);
         if (e->aborted)
             return 0;
@@ -811,7 +811,7 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
      * first instead, when switched on.
      */
     if (!hash_move && !excluded) {
-        if (p->IID && depth >= p->IIDDepth && (pv_node || eval + 100 >= beta)) {
+        if (p->IID && depth >= p->IIDDepth && (pv_node || eval + p->IIDMargin >= beta)) {
             search(e, alpha, beta, depth - p->IIDReduction, ply, (flags & ~NODE_CUT) | NODE_NO_NULL);
             if (e->aborted)
                 return 0;
