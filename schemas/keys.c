@@ -1,5 +1,6 @@
 #include "keys.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sodium.h>
 #include <unistd.h>
@@ -533,4 +535,30 @@ int allow_edit(const char *path, const char *name, const char *key, char *err, s
     free(old);
     free(t.s);
     return rc;
+}
+
+bool keys_endpoint_local(const char *endpoint)
+{
+    if (strncmp(endpoint, "ipc://", 6) == 0 || strncmp(endpoint, "inproc://", 9) == 0)
+        return true;
+    if (strncmp(endpoint, "tcp://", 6) != 0)
+        return false;
+    const char *host = endpoint + 6, *colon = strrchr(host, ':');
+    size_t len = colon ? (size_t)(colon - host) : strlen(host);
+    if (len >= 2 && host[0] == '[' && host[len - 1] == ']') {
+        host++;
+        len -= 2;
+    }
+    char h[INET6_ADDRSTRLEN + 1];
+    if (len >= sizeof h)
+        return false;
+    memcpy(h, host, len);
+    h[len] = '\0';
+    struct in_addr a4;
+    struct in6_addr a6;
+    if (inet_pton(AF_INET, h, &a4) == 1)
+        return (ntohl(a4.s_addr) >> 24) == 127;
+    if (inet_pton(AF_INET6, h, &a6) == 1)
+        return IN6_IS_ADDR_LOOPBACK(&a6);
+    return strcasecmp(h, "localhost") == 0;   /* other names and interfaces ("*", "eth0") may face a network */
 }
