@@ -9,6 +9,7 @@
 #include "cluster_util.h"
 #include "migrations.h"
 #include "store.h"
+#include "status.h"
 #include "store_check.h"
 
 static char db[512], dbname[64];
@@ -287,4 +288,18 @@ Test(store, a_worker_name_stays_with_its_key)
     cr_assert_eq(store_hello(store, "box-2", "b", 1, 1, "bob", &again), 1);
     cr_assert_eq(again, id);
     cr_assert_eq(store_hello(store, "box-2", "b", 1, 1, "carol", &again), 0);
+}
+
+/* Worker names and builds come from the network: the status lines show their control characters escaped. */
+Test(store, status_escapes_peer_text)
+{
+    CU_REQUIRE_DB();
+    int64_t worker;
+    cr_assert_eq(store_hello(store, "evil\n\x1b[2J\x7f", "b\tx", 1, 1, "", &worker), 1);
+    XqfStrs workers = { 0, NULL }, runs = { 0, NULL };
+    cr_assert_eq(status_lines(store, 10, &workers, &runs), 0);
+    cr_assert_eq(workers.count, 1);
+    cr_assert(strstr(workers.v[0], "worker evil\\n\\x1b[2J\\x7f build b\\tx cores 1"), "%s", workers.v[0]);
+    xqf_strs_free(&workers);
+    xqf_strs_free(&runs);
 }
