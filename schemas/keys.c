@@ -99,7 +99,7 @@ void keys_wipe(KeyPair *k)
  */
 static int read_text(const char *path, char **out, mode_t *mode, char *err, size_t size)
 {
-    int fd = open(path, O_RDONLY);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
         fail(err, size, "%s: cannot open: %s", path, strerror(e));
@@ -144,7 +144,7 @@ static int read_text(const char *path, char **out, mode_t *mode, char *err, size
 /* Creates path (never over an existing file) with text, flushed to disk. 0, or -1 with err. */
 static int write_new(const char *path, const char *text, mode_t mode, char *err, size_t size)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, mode);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
     if (fd < 0 && errno == EEXIST)
         return fail(err, size, "%s exists already: not overwritten", path);
     if (fd < 0)
