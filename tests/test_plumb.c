@@ -183,6 +183,7 @@ Test(log, control_characters_are_escaped)
     dup2(fd, 2);
     xqf_log_init("test");
     log_warn("worker %s left: %s", "evil\nname", "bye\x1b[31m\x7f");
+    log_error("database: %s", "connection refused\n");
     fflush(stderr);
     dup2(saved, 2);
     close(saved);
@@ -192,5 +193,6 @@ Test(log, control_characters_are_escaped)
     unlink(path);
     cr_assert_gt(n, 0);
     cr_assert(strstr(text, "test warn: worker evil\\nname left: bye\\x1b[31m\\x7f\n"), "%s", text);
-    cr_assert_eq(strchr(text, '\n'), text + n - 1, "one line: %s", text);
+    cr_assert(strstr(text, "test error: database: connection refused\n"), "%s", text);
+    cr_assert_eq(strchr(strchr(text, '\n') + 1, '\n'), text + n - 1, "two lines: %s", text);
 }

@@ -55,6 +55,8 @@ void xqf_log_write(XqfLogLevel level, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    for (size_t len = strlen(msg); len > 0 && msg[len - 1] == '\n';)
+        msg[--len] = '\0';                 /* libraries' messages (libpq's) end with a newline */
     if (n > 0 && (size_t)n < sizeof line)
         xqf_escape(line + n, sizeof line - (size_t)n, msg);   /* peer text cannot forge lines or drive a terminal */
     fprintf(stderr, "%s\n", line);  /* one write per line: lines of processes do not mix */

@@ -3,9 +3,9 @@
  * ("coordinator", "worker-3"), a UTC timestamp and the level:
  *     2024-06-01T12:00:00.123Z coordinator info: bound tcp://127.0.0.1:5555
  * The macros skip formatting below the level (XQF_LOG env: debug, info,
- * warn, error; default info).  Every message goes through xqf_escape:
- * text from the network (worker names, reasons) can neither break a line
- * nor send escape sequences to a terminal.  Part of the plumbing every program may
+ * warn, error; default info).  Every message goes through xqf_escape
+ * (trailing newlines dropped first): text from the network (worker names,
+ * reasons) can neither break a line nor send escape sequences to a terminal.  Part of the plumbing every program may
  * use (xqf_plumb, schemas/plumb/: libraries only, nothing of the project).
  */
 #ifndef XQF_LOG_H
