@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "run_kind.h"
 #include "sched.h"
 #include "stats.h"
@@ -45,13 +46,14 @@ int status_lines(Store *store, int max_runs, XqfStrs *workers, XqfStrs *runs)
     int nw = store_list_workers(store, STATUS_WORKER_WINDOW_S, &w);
     if (nw < 0)
         return -1;
-    char line[XQF_TEXT_MAX + 1];
+    char line[XQF_TEXT_MAX + 1], shown[XQF_TEXT_MAX + 1];
     int rc = 0;
     for (int i = 0; i < nw && i < XQF_STATUS_ROWS && rc == 0; i++) {
         snprintf(line, sizeof line, "worker %s build %s cores %d concurrency %d pairs %lld leased %lld seen %.0fs ago",
                  w[i].name, w[i].build_id, w[i].cores, w[i].concurrency, (long long)w[i].pairs,
                  (long long)w[i].leased, w[i].idle_s);
-        rc = xqf_strs_push(workers, line);
+        xqf_escape(shown, sizeof shown, line);   /* names and builds came from the network */
+        rc = xqf_strs_push(workers, shown);
     }
     free(w);
     StoreRun *r;
@@ -60,7 +62,8 @@ int status_lines(Store *store, int max_runs, XqfStrs *workers, XqfStrs *runs)
         return -1;
     for (int i = 0; i < nr && rc == 0; i++) {
         run_line(&r[i], line, sizeof line);
-        rc = xqf_strs_push(runs, line);
+        xqf_escape(shown, sizeof shown, line);
+        rc = xqf_strs_push(runs, shown);
     }
     free(r);
     return rc;

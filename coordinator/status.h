@@ -2,6 +2,8 @@
  * status.h - the status of the cluster as text lines: one per worker seen
  * lately, one per run (newest first) with its progress, Elo and LLR.  The
  * same lines answer a status_request and `xqf-coordinator --status`.
+ * Control characters (from worker names and builds, which come from the
+ * network) are escaped (xqf_escape).
  */
 #ifndef XQF_STATUS_H
 #define XQF_STATUS_H

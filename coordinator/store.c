@@ -13,6 +13,7 @@
 #include "log.h"
 #include "migrations.h"
 #include "run_kind.h"
+#include "stats.h"
 
 /* Advisory lock key of the migrations ("xqf" "mig"). */
 #define MIGRATION_LOCK "7893734960017"
@@ -986,13 +987,20 @@ int store_report_batch(Store *s, StoreReportItem *items, int n, int64_t lease_ms
     int *idx = malloc(sizeof *idx * (size_t)(n > 0 ? n : 1));
     bool *done = calloc((size_t)(n > 0 ? n : 1), sizeof *done);
     int rc = idx && done ? 0 : db_error(s, "report: out of memory", NULL);
+    int left = n;
     for (int i = 0; i < n; i++) {
         items[i].status = REPORT_STALE;
         items[i].run = 0;
         items[i].task_done = false;
+        const StoreCounts *c = &items[i].counts;
+        if (done && !xqf_penta_consistent(c->pairs, c->wins, c->draws, c->losses, c->penta)) {
+            items[i].status = REPORT_INVALID;   /* pairs that are not the games: never stored */
+            done[i] = true;
+            left--;
+        }
     }
     /* Rounds in arrival order, each with a task at most once (a repeat waits for the next). */
-    for (int left = n; rc == 0 && left > 0;) {
+    while (rc == 0 && left > 0) {
         int m = 0;
         for (int i = 0; i < n; i++) {
             if (done[i])

@@ -271,7 +271,9 @@ typedef struct {
  * Workers' cumulative counts under their leases (exactly-once: see
  * 005_batch.sql; a lease held by another worker is "stale"), judged in
  * arrival order (repeats of a task go to later statements): each item's
- * status, run (0 when the task is unknown) and task_done are filled.  0,
+ * status, run (0 when the task is unknown) and task_done are filled.
+ * Counts whose pentanomial disagrees with their W/D/L
+ * (xqf_penta_consistent) are invalid without reaching the database.  0,
  * or -1 on a database error.
  */
 int store_report_batch(Store *s, StoreReportItem *items, int n, int64_t lease_ms);

@@ -1,12 +1,10 @@
 #include "transport.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <zmq.h>
 
 #include "log.h"
@@ -31,32 +29,6 @@ __attribute__((format(printf, 3, 4))) static int fail(char *err, size_t size, co
     return -1;
 }
 
-bool transport_endpoint_local(const char *endpoint)
-{
-    if (strncmp(endpoint, "ipc://", 6) == 0 || strncmp(endpoint, "inproc://", 9) == 0)
-        return true;
-    if (strncmp(endpoint, "tcp://", 6) != 0)
-        return false;
-    const char *host = endpoint + 6, *colon = strrchr(host, ':');
-    size_t len = colon ? (size_t)(colon - host) : strlen(host);
-    if (len >= 2 && host[0] == '[' && host[len - 1] == ']') {
-        host++;
-        len -= 2;
-    }
-    char h[INET6_ADDRSTRLEN + 1];
-    if (len >= sizeof h)
-        return false;
-    memcpy(h, host, len);
-    h[len] = '\0';
-    struct in_addr a4;
-    struct in6_addr a6;
-    if (inet_pton(AF_INET, h, &a4) == 1)
-        return (ntohl(a4.s_addr) >> 24) == 127;
-    if (inet_pton(AF_INET6, h, &a6) == 1)
-        return IN6_IS_ADDR_LOOPBACK(&a6);
-    return strcasecmp(h, "localhost") == 0;   /* other names and interfaces ("*", "eth0") may face a network */
-}
-
 int transport_check(const char *endpoint, const TransportSecurity *sec, char *err, size_t size)
 {
     bool curve = sec->curve_secret != NULL;
@@ -65,7 +37,7 @@ int transport_check(const char *endpoint, const TransportSecurity *sec, char *er
                                "allow-list of worker keys (--allow)");
     if (curve && sec->insecure)
         return fail(err, size, "--insecure serves plaintext: it does not go with CURVE (--curve-secret)");
-    if (!curve && !sec->insecure && !transport_endpoint_local(endpoint))
+    if (!curve && !sec->insecure && !keys_endpoint_local(endpoint))
         return fail(err, size, "%s is not a loopback address: anyone who reaches it could submit results. "
                                "Serve it with CURVE (--curve-secret and --allow, keys from xqf-keys), or "
                                "give --insecure to serve it in plaintext all the same", endpoint);
@@ -145,7 +117,7 @@ Transport *transport_new(const char *endpoint, const TransportSecurity *sec)
         transport_destroy(&t);
         return NULL;
     }
-    if (!t->zap && !transport_endpoint_local(endpoint))
+    if (!t->zap && !keys_endpoint_local(endpoint))
         log_warn("transport: INSECURE: %s is served in plaintext (--insecure): anyone who reaches it can "
                  "read the tasks and submit results; use CURVE (--curve-secret, --allow)", endpoint);
     return t;

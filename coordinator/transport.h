@@ -11,7 +11,7 @@
  * then comes with the allow-list NAME of its connection (Peer.user), and
  * frames of a connection whose key was revoked since it connected are
  * dropped.  Without CURVE, only an endpoint reachable from this host
- * alone may be bound (transport_endpoint_local), unless insecure is set.
+ * alone may be bound (keys_endpoint_local), unless insecure is set.
  * Handshakes that fail (a plaintext client against CURVE or the reverse,
  * a wrong server key) are logged, once a minute per kind.
  */
@@ -41,8 +41,6 @@ typedef struct {
     bool insecure;                   /* plaintext on an endpoint others can reach all the same */
 } TransportSecurity;
 
-/* Whether endpoint is reachable from this host only: tcp:// on 127.0.0.0/8, [::1] or localhost; ipc://; inproc://. */
-bool transport_endpoint_local(const char *endpoint);
 /*
  * The security policy for binding endpoint: curve_secret and allow go
  * together; without them, a non-local endpoint needs insecure (which makes

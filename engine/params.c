@@ -186,7 +186,7 @@ int params_parse(Params *p, const char *text, char *err, size_t errlen)
 
 int params_load(Params *p, const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = fopen(path, "rbe");   /* close-on-exec (glibc, BSDs, musl) */
     if (!f)
         return fail(err, errlen, "cannot open parameter file %s: %s", path, strerror(errno));
     char *text = malloc(MAX_FILE + 1);

@@ -1,5 +1,6 @@
 #include "keys.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sodium.h>
 #include <unistd.h>
@@ -97,7 +99,7 @@ void keys_wipe(KeyPair *k)
  */
 static int read_text(const char *path, char **out, mode_t *mode, char *err, size_t size)
 {
-    int fd = open(path, O_RDONLY);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
         fail(err, size, "%s: cannot open: %s", path, strerror(e));
@@ -142,7 +144,7 @@ static int read_text(const char *path, char **out, mode_t *mode, char *err, size
 /* Creates path (never over an existing file) with text, flushed to disk. 0, or -1 with err. */
 static int write_new(const char *path, const char *text, mode_t mode, char *err, size_t size)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, mode);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
     if (fd < 0 && errno == EEXIST)
         return fail(err, size, "%s exists already: not overwritten", path);
     if (fd < 0)
@@ -533,4 +535,30 @@ int allow_edit(const char *path, const char *name, const char *key, char *err, s
     free(old);
     free(t.s);
     return rc;
+}
+
+bool keys_endpoint_local(const char *endpoint)
+{
+    if (strncmp(endpoint, "ipc://", 6) == 0 || strncmp(endpoint, "inproc://", 9) == 0)
+        return true;
+    if (strncmp(endpoint, "tcp://", 6) != 0)
+        return false;
+    const char *host = endpoint + 6, *colon = strrchr(host, ':');
+    size_t len = colon ? (size_t)(colon - host) : strlen(host);
+    if (len >= 2 && host[0] == '[' && host[len - 1] == ']') {
+        host++;
+        len -= 2;
+    }
+    char h[INET6_ADDRSTRLEN + 1];
+    if (len >= sizeof h)
+        return false;
+    memcpy(h, host, len);
+    h[len] = '\0';
+    struct in_addr a4;
+    struct in6_addr a6;
+    if (inet_pton(AF_INET, h, &a4) == 1)
+        return (ntohl(a4.s_addr) >> 24) == 127;
+    if (inet_pton(AF_INET6, h, &a6) == 1)
+        return IN6_IS_ADDR_LOOPBACK(&a6);
+    return strcasecmp(h, "localhost") == 0;   /* other names and interfaces ("*", "eth0") may face a network */
 }

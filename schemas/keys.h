@@ -83,4 +83,13 @@ const AllowEntry *allow_find_key(const AllowList *a, const char *key);
  */
 int allow_edit(const char *path, const char *name, const char *key, char *err, size_t size);
 
+/*
+ * Whether a ZeroMQ endpoint is reachable from this host only: tcp:// on
+ * 127.0.0.0/8, [::1] or localhost; ipc://; inproc://.  Plaintext is safe
+ * there and nowhere else: the coordinator binds and the worker connects
+ * anywhere else only with CURVE or --insecure.  Names other than
+ * localhost and interfaces ("*", "eth0") count as reachable by others.
+ */
+bool keys_endpoint_local(const char *endpoint);
+
 #endif

@@ -9,6 +9,11 @@
  *       silent   never answers
  *       garbage  prints binary junk, then an unparsable bestmove
  *       good     never misbehaves
+ *   fake_engine fds           first prints "fds" and its open descriptors
+ *                             ("fds 0 1 2"), then plays good moves
+ *   fake_engine spawn         first starts a child that sleeps a minute
+ *                             (stdout still open) and prints "child PID",
+ *                             then plays good moves
  *   fake_engine script "m1:s1 m2:s2 ..."   answers the moves in turn
  *                             (ICCS), each with its score (cp), depth 1;
  *                             ucinewgame starts the script again
@@ -16,6 +21,7 @@
  * The move count runs over the life of the process, so a restarted engine
  * starts again from its first move.
  */
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,11 +80,44 @@ static void misbehave(const char *mode)
     /* silent: nothing */
 }
 
+/* Prints "fds" and the descriptors open in this process (the listing's own left out). */
+static void show_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    char text[4096] = "fds";
+    size_t n = 3;
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (e->d_name[0] != '.' && atoi(e->d_name) != dirfd(d) && n < sizeof text - 16)
+            n += (size_t)snprintf(text + n, sizeof text - n, " %s", e->d_name);
+    if (d)
+        closedir(d);
+    say(text);
+}
+
+/* Starts a child that outlives us unless someone kills it, and prints "child PID". */
+static void spawn_sleeper(void)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        sleep(60);
+        _exit(0);
+    }
+    char text[64];
+    snprintf(text, sizeof text, "child %ld", (long)pid);
+    say(text);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
         return 2;
     const char *mode = argv[1];
+    if (strcmp(mode, "fds") == 0)
+        show_fds();
+    if (strcmp(mode, "spawn") == 0)
+        spawn_sleeper();
+    if (strcmp(mode, "fds") == 0 || strcmp(mode, "spawn") == 0)
+        mode = "good";
     int good = argc > 2 ? atoi(argv[2]) : 0;
     const char *script = strcmp(mode, "script") == 0 && argc > 2 ? argv[2] : NULL;
     char copy[4096] = "";

@@ -23,6 +23,7 @@
 #include "keys.h"
 #include "log.h"
 #include "transport.h"
+#include "worker_transport.h"
 
 
 static char dir[128], logfile[256], db[512], dbname[64];
@@ -335,9 +336,9 @@ Test(transport, local_endpoints)
                            "tcp://eth0:5555", "tcp://lo:5555", "tcp://coordinator.example:5555",
                            "tcp://128.0.0.1:5555", "ws://127.0.0.1:5555", "tcp://", "" };
     for (size_t i = 0; i < sizeof local / sizeof *local; i++)
-        cr_assert(transport_endpoint_local(local[i]), "%s", local[i]);
+        cr_assert(keys_endpoint_local(local[i]), "%s", local[i]);
     for (size_t i = 0; i < sizeof open / sizeof *open; i++)
-        cr_assert(!transport_endpoint_local(open[i]), "%s", open[i]);
+        cr_assert(!keys_endpoint_local(open[i]), "%s", open[i]);
     char err[512];
     TransportSecurity plain = { NULL, NULL, false }, insecure = { NULL, NULL, true },
                       curve = { "k", "a", false };
@@ -535,6 +536,35 @@ Test(transport, programs_refuse_open_plaintext_and_bad_keys)
     const char *worker_bad[] = { "--curve-secret", pub, "--server-key", pub, NULL };
     cr_assert_eq(run(logfile, "xqf-worker", worker_bad), 1);
     cr_assert(file_has(logfile, "not a key pair"), "%s", slurp(logfile));
+}
+
+/* The worker's policy: plaintext to another host only with --insecure, judged before connecting. */
+Test(transport, worker_policy)
+{
+    char err[512];
+    WtSecurity plain = { NULL, NULL, false }, insecure = { NULL, NULL, true }, curve = { "k", "k.pub", false };
+    cr_assert_eq(wt_check("tcp://127.0.0.1:5555", &plain, err, sizeof err), 0);
+    cr_assert_eq(wt_check("ipc:///tmp/x", &plain, err, sizeof err), 0);
+    cr_assert_eq(wt_check("tcp://10.1.2.3:5555", &plain, err, sizeof err), -1);
+    cr_assert(strstr(err, "tcp://10.1.2.3:5555 is not a loopback address"), "%s", err);
+    cr_assert(strstr(err, "--insecure"), "%s", err);
+    cr_assert_eq(wt_check("tcp://coordinator.example:5555", &plain, err, sizeof err), -1);
+    cr_assert_eq(wt_check("tcp://10.1.2.3:5555", &insecure, err, sizeof err), 0);
+    cr_assert_eq(wt_check("tcp://10.1.2.3:5555", &curve, err, sizeof err), 0);
+    curve.insecure = true;
+    cr_assert_eq(wt_check("tcp://10.1.2.3:5555", &curve, err, sizeof err), -1);
+    cr_assert(strstr(err, "does not go with CURVE"), "%s", err);
+    curve = (WtSecurity){ "k", NULL, false };
+    cr_assert_eq(wt_check("tcp://127.0.0.1:5555", &curve, err, sizeof err), -1);
+    cr_assert(strstr(err, "go together"), "%s", err);
+
+    /* The program: refused with status 2 before its build id is computed or anything is connected. */
+    const char *open_plain[] = { "--connect", "tcp://10.1.2.3:5555", NULL };
+    cr_assert_eq(run(logfile, "xqf-worker", open_plain), 2, "%s", slurp(logfile));
+    cr_assert(file_has(logfile, "xqf-worker: error: tcp://10.1.2.3:5555 is not a loopback address"), "%s", slurp(logfile));
+    cr_assert(!file_has(logfile, "build xqf-"), "%s", slurp(logfile));
+    const char *insecure_id[] = { "--connect", "tcp://10.1.2.3:5555", "--insecure", "--build-id", NULL };
+    cr_assert_eq(run(logfile, "xqf-worker", insecure_id), 0, "%s", slurp(logfile));   /* the option is known */
 }
 
 /* ---- the cluster with CURVE (XQF_TEST_DB) --------------------------------------- */

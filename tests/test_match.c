@@ -13,14 +13,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "book.h"
+#include "clock.h"
 #include "fen.h"
 #include "match.h"
 #include "pgn.h"
+#include "process.h"
 #include "player.h"
 #include "rules.h"
 
@@ -549,4 +552,56 @@ Test(cli, ctrl_c_prints_the_summary_and_leaves_no_engine, .timeout = 30)
     out[n > 0 ? n : 0] = '\0';
     cr_assert(strstr(out, "Games: ") && strstr(out, "Stopped by the user"), "%s", out);
     cr_assert_not(process_with(marker), "an engine outlived xqf-match");
+}
+
+/* ---- engine processes ----------------------------------------------------- */
+
+/* A line of the process within a second. */
+static void first_line(Process *p, char *line, size_t cap)
+{
+    cr_assert_eq(process_read_line(p, clock_now_us() + 1000000, NULL, line, cap), PROCESS_LINE);
+}
+
+/* An engine inherits nothing but its stdin, stdout and stderr. */
+Test(process, an_engine_gets_only_its_three_descriptors)
+{
+    char err[256], line[256];
+    char *argv[] = { FAKE_ENGINE, "fds", NULL };
+    Process *p = process_spawn(argv, err, sizeof err);
+    cr_assert_not_null(p, "%s", err);
+    first_line(p, line, sizeof line);
+    cr_assert_str_eq(line, "fds 0 1 2");
+    process_destroy(&p, 1000);
+}
+
+/* What an engine starts dies with it: it runs in its own process group, killed as a whole. */
+static void engine_child_is_gone(int grace_ms, bool quit)
+{
+    cr_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);   /* the orphan comes to us, to be reaped and judged */
+    char err[256], line[256];
+    char *argv[] = { FAKE_ENGINE, "spawn", NULL };
+    Process *p = process_spawn(argv, err, sizeof err);
+    cr_assert_not_null(p, "%s", err);
+    first_line(p, line, sizeof line);
+    long child = 0;
+    cr_assert_eq(sscanf(line, "child %ld", &child), 1, "%s", line);
+    if (quit)
+        cr_assert_eq(process_write_line(p, "quit"), 0);
+    process_destroy(&p, grace_ms);
+    int status = 0;
+    pid_t r = 0;
+    for (int i = 0; i < 200 && (r = waitpid((pid_t)child, &status, WNOHANG)) == 0; i++)
+        nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+    cr_assert_eq(r, (pid_t)child, "the engine's child is still running");
+    cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "status %d", status);
+}
+
+Test(process, an_engine_that_quits_takes_its_children_along)
+{
+    engine_child_is_gone(1000, true);
+}
+
+Test(process, a_killed_engine_takes_its_children_along)
+{
+    engine_child_is_gone(0, false);
 }

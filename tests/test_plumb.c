@@ -11,6 +11,7 @@
 
 #include "clock.h"
 #include "files.h"
+#include "log.h"
 #include "notes.h"
 #include "opts.h"
 #include "rng.h"
@@ -160,4 +161,38 @@ Test(rng, reproducible_and_in_range)
     int64_t t0 = clock_now_us();
     cr_assert_geq(clock_now_us(), t0, "monotonic");
     cr_assert_geq(clock_now_ms(), t0 / 1000);
+}
+
+/* Text from the network: control characters come out visible, in logs too. */
+Test(log, control_characters_are_escaped)
+{
+    char out[64];
+    const char *evil = "w\n1\x1b[2J\x7f\t\r\x01";
+    cr_assert_eq(xqf_escape(out, sizeof out, evil), strlen("w\\n1\\x1b[2J\\x7f\\t\\r\\x01"));
+    cr_assert_str_eq(out, "w\\n1\\x1b[2J\\x7f\\t\\r\\x01");
+    cr_assert_eq(xqf_escape(out, 5, evil), 4);                 /* cut before an escape, not inside it */
+    cr_assert_str_eq(out, "w\\n1");
+    cr_assert_eq(xqf_escape(out, 1, evil), 0);
+    cr_assert_str_eq(out, "");
+    cr_assert_eq(xqf_escape(out, sizeof out, "plain text \xc3\xa9"), strlen("plain text \xc3\xa9"));   /* UTF-8 kept */
+
+    char path[] = "/tmp/xqf-log-XXXXXX";
+    int fd = mkstemp(path), saved = dup(2);
+    cr_assert(fd >= 0 && saved >= 0);
+    fflush(stderr);
+    dup2(fd, 2);
+    xqf_log_init("test");
+    log_warn("worker %s left: %s", "evil\nname", "bye\x1b[31m\x7f");
+    log_error("database: %s", "connection refused\n");
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    char text[512] = "";
+    ssize_t n = pread(fd, text, sizeof text - 1, 0);
+    close(fd);
+    unlink(path);
+    cr_assert_gt(n, 0);
+    cr_assert(strstr(text, "test warn: worker evil\\nname left: bye\\x1b[31m\\x7f\n"), "%s", text);
+    cr_assert(strstr(text, "test error: database: connection refused\n"), "%s", text);
+    cr_assert_eq(strchr(strchr(text, '\n') + 1, '\n'), text + n - 1, "two lines: %s", text);
 }

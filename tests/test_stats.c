@@ -507,3 +507,25 @@ Test(stats_cli, malformed_arguments)
                   "'%s': %s", bad[i], out);
     }
 }
+
+/* Pair cells against game counts, as a worker counts them. */
+Test(stats_penta, consistency_with_wdl)
+{
+    const int64_t ll_ld_wl_wd_ww[5] = { 1, 1, 1, 1, 1 }, dd[5] = { 0, 0, 1, 0, 0 }, wd[5] = { 0, 0, 0, 1, 0 };
+    /* LL+LD+WL+WD+WW: wins 0+0+1+1+2, draws 0+1+0+1+0, losses 2+1+1+0+0 */
+    cr_assert(xqf_penta_consistent(5, 4, 2, 4, ll_ld_wl_wd_ww));
+    /* the middle cell as DD instead of WL: 3/4/3 */
+    cr_assert(xqf_penta_consistent(5, 3, 4, 3, ll_ld_wl_wd_ww));
+    cr_assert(xqf_penta_consistent(1, 0, 2, 0, dd));
+    cr_assert(xqf_penta_consistent(1, 1, 0, 1, dd));
+    cr_assert(xqf_penta_consistent(0, 0, 0, 0, (const int64_t[5]){ 0 }));
+    cr_assert(xqf_penta_consistent(1, 1, 1, 0, wd));
+    cr_assert(!xqf_penta_consistent(1, 1, 0, 1, wd));           /* W+D+L and the bounds hold, the points do not */
+    cr_assert(!xqf_penta_consistent(1, 2, 0, 0, wd));
+    cr_assert(!xqf_penta_consistent(2, 1, 1, 0, wd));           /* the cells are one pair */
+    cr_assert(!xqf_penta_consistent(5, 5, 0, 5, ll_ld_wl_wd_ww));
+    cr_assert(!xqf_penta_consistent(5, 2, 6, 2, ll_ld_wl_wd_ww)); /* points right, wins below WW and WD's */
+    cr_assert(!xqf_penta_consistent(1, -1, 4, -1, dd));
+    const int64_t huge[5] = { 0, 0, 0, 0, INT64_MAX / 2 };
+    cr_assert(!xqf_penta_consistent(INT64_MAX / 2, INT64_MAX, 0, 0, huge));
+}

@@ -9,6 +9,7 @@
 #include "cluster_util.h"
 #include "migrations.h"
 #include "store.h"
+#include "status.h"
 #include "store_check.h"
 
 static char db[512], dbname[64];
@@ -287,4 +288,43 @@ Test(store, a_worker_name_stays_with_its_key)
     cr_assert_eq(store_hello(store, "box-2", "b", 1, 1, "bob", &again), 1);
     cr_assert_eq(again, id);
     cr_assert_eq(store_hello(store, "box-2", "b", 1, 1, "carol", &again), 0);
+}
+
+/* Worker names and builds come from the network: the status lines show their control characters escaped. */
+Test(store, status_escapes_peer_text)
+{
+    CU_REQUIRE_DB();
+    int64_t worker;
+    cr_assert_eq(store_hello(store, "evil\n\x1b[2J\x7f", "b\tx", 1, 1, "", &worker), 1);
+    XqfStrs workers = { 0, NULL }, runs = { 0, NULL };
+    cr_assert_eq(status_lines(store, 10, &workers, &runs), 0);
+    cr_assert_eq(workers.count, 1);
+    cr_assert(strstr(workers.v[0], "worker evil\\n\\x1b[2J\\x7f build b\\tx cores 1"), "%s", workers.v[0]);
+    xqf_strs_free(&workers);
+    xqf_strs_free(&runs);
+}
+
+/* A pentanomial that disagrees with its W/D/L is refused before SQL; the consistent report still counts. */
+Test(store, a_pentanomial_must_match_its_games)
+{
+    CU_REQUIRE_DB();
+    int64_t run = cu_sprt(store, "NullR=2", 4, 8, 500, -500, 500), worker;
+    cr_assert_gt(run, 0);
+    cr_assert_eq(store_hello(store, "w1", "b", 1, 1, "", &worker), 1);
+    StoreLease l;
+    cr_assert_eq(store_claim_task(store, run, worker, 60000, &l), 1);
+    /* one WD pair (a win and a draw) said to be a win and a loss: W+D+L, the cells' sum and both bounds hold */
+    StoreCounts wd = { .pairs = 1, .wins = 1, .draws = 0, .losses = 1, .penta = { 0, 0, 0, 1, 0 },
+                       .nreasons = 3, .reasons = { 0, 2, 0 } };
+    StoreReportItem it = { .worker = worker, .task = l.task_id, .token = l.token, .counts = wd };
+    cr_assert_eq(store_report_batch(store, &it, 1, 60000), 0);
+    cr_assert_eq(it.status, REPORT_INVALID);
+    it.counts.draws = 1, it.counts.losses = 0, it.counts.reasons[1] = 1, it.counts.reasons[2] = 1;
+    cr_assert_eq(store_report_batch(store, &it, 1, 60000), 0);
+    cr_assert_eq(it.status, REPORT_ACCEPTED);
+    StoreRun r;
+    cr_assert_eq(store_load_run(store, run, &r, false), 1);
+    cr_assert_eq(r.counts.pairs, 1);
+    cr_assert_eq(r.counts.wins, 1);
+    cr_assert_eq(r.counts.draws, 1);
 }

@@ -6,6 +6,8 @@
  * handing a task back.
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,4 +273,39 @@ Test(worker, stop_hands_the_task_back)
     }
     cr_assert_eq(rc, 0, "the worker did not finish stopping");
     cr_assert(handed_back, "the task was not handed back");
+}
+
+/* Marks in open[] the descriptors now open (below 1024). */
+static void open_fds(bool open[1024])
+{
+    memset(open, 0, 1024 * sizeof *open);
+    DIR *d = opendir("/proc/self/fd");
+    cr_assert_not_null(d);
+    for (struct dirent *e; (e = readdir(d));) {
+        int fd = atoi(e->d_name);
+        if (e->d_name[0] != '.' && fd != dirfd(d) && fd < 1024)
+            open[fd] = true;
+    }
+    closedir(d);
+}
+
+/* Every descriptor a worker makes (its wake-up pipe, build cache, game threads) is close-on-exec. */
+Test(worker, its_descriptors_are_close_on_exec)
+{
+    static bool before[1024], after[1024];
+    open_fds(before);
+    WorkerConfig cfg = { .name = "w2", .build = "xqf-test", .cores = 2, .threads = 2, .cache_dir = cache };
+    WorkerLink link = { &fake, fake_send, fake_wait, fake_recv };
+    Worker *w = worker_new(&cfg, &link);
+    cr_assert_not_null(w);
+    open_fds(after);
+    int made = 0;
+    for (int fd = 0; fd < 1024; fd++) {
+        if (!after[fd] || before[fd])
+            continue;
+        made++;
+        cr_assert(fcntl(fd, F_GETFD) & FD_CLOEXEC, "descriptor %d is not close-on-exec", fd);
+    }
+    cr_assert_geq(made, 2, "the worker's pipe");
+    worker_destroy(&w);
 }

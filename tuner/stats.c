@@ -140,6 +140,25 @@ xqf_stats_status xqf_elo_wdl(int64_t wins, int64_t draws, int64_t losses, xqf_el
     return elo_estimate(counts, WDL_CELLS, out);
 }
 
+bool xqf_penta_consistent(int64_t pairs, int64_t wins, int64_t draws, int64_t losses,
+                          const int64_t penta[XQF_PENTA_CELLS])
+{
+    const int64_t all[4] = { pairs, wins, draws, losses };
+    int64_t cells = 0, points = 0;
+    for (int i = 0; i < 4; i++)
+        if (all[i] < 0 || all[i] > XQF_STATS_MAX_COUNT)
+            return false;
+    for (int i = 0; i < XQF_PENTA_CELLS; i++) {
+        if (penta[i] < 0 || penta[i] > XQF_STATS_MAX_COUNT)
+            return false;
+        cells += penta[i];
+        points += i * penta[i];
+    }
+    int64_t sure_wins = 2 * penta[XQF_PENTA_WW] + penta[XQF_PENTA_WD];
+    return cells == pairs && wins + draws + losses == 2 * pairs && 2 * wins + draws == points &&
+           wins >= sure_wins && wins <= sure_wins + penta[XQF_PENTA_DD];
+}
+
 xqf_stats_status xqf_elo_penta(const int64_t counts[XQF_PENTA_CELLS], xqf_elo *out)
 {
     return elo_estimate(counts, XQF_PENTA_CELLS, out);

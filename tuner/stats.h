@@ -16,6 +16,7 @@
 #ifndef XQF_TUNER_STATS_H
 #define XQF_TUNER_STATS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Indices into a pentanomial count array. */
@@ -86,6 +87,19 @@ xqf_stats_status xqf_elo_wdl(int64_t wins, int64_t draws, int64_t losses, xqf_el
  * not be NULL.
  */
 xqf_stats_status xqf_elo_penta(const int64_t counts[XQF_PENTA_CELLS], xqf_elo *out);
+
+/*
+ * Whether game counts and pair counts describe the same games, as a
+ * worker counts them (pair score 0..4 half-points indexes the cell): the
+ * cells sum to pairs, W + D + L = 2 pairs, the points agree (2W + D =
+ * LD + 2 DD + 3 WD + 4 WW, in half-points), and the wins are those of the
+ * WW and WD pairs plus one per WL pair among the DD+WL cell
+ * (2 WW + WD <= W <= 2 WW + WD + DD; the losses follow).  Every count must
+ * lie in 0..XQF_STATS_MAX_COUNT.  For counts from the network before they
+ * are stored.  This function can't fail.
+ */
+bool xqf_penta_consistent(int64_t pairs, int64_t wins, int64_t draws, int64_t losses,
+                          const int64_t penta[XQF_PENTA_CELLS]);
 
 /*
  * xqf_llr_wdl: generalized log-likelihood ratio of H1 (nElo = nelo1) against

@@ -166,7 +166,7 @@ Book *book_parse(const char *text, const char *name, char *err, size_t errlen)
 
 Book *book_load(const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen(path, "re");   /* close-on-exec */
     if (!f) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return NULL;

@@ -514,7 +514,7 @@ static int run_match(int argc, char **argv)
     if (!book)
         return fail(EXIT_USAGE, "book: %s", err);
     Run run = { &o, NULL, isatty(STDERR_FILENO) != 0, false, clock_now_us(), 0, 0, false };
-    if (o.pgn_path && !(run.pgn = fopen(o.pgn_path, "w"))) {
+    if (o.pgn_path && !(run.pgn = fopen(o.pgn_path, "we"))) {
         book_destroy(&book);
         return fail(EXIT_USAGE, "--pgn: cannot write %s: %s", o.pgn_path, strerror(errno));
     }
@@ -570,7 +570,7 @@ static int run_makebook(int argc, char **argv)
     cfg.max_plies = hi;
     if (!out_path)
         return fail(EXIT_USAGE, "makebook: --out FILE is required");
-    FILE *out = fopen(out_path, "w");
+    FILE *out = fopen(out_path, "we");
     if (!out)
         return fail(EXIT_USAGE, "makebook: cannot write %s: %s", out_path, strerror(errno));
     fprintf(out,

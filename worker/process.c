@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* pipe2, posix_spawn_file_actions_addclosefrom_np (glibc 2.34) */
 #include "process.h"
 
 #include <errno.h>
@@ -30,28 +31,11 @@ struct Process {
     char buf[READ_BUFFER];
 };
 
-/*
- * Pipes are created close-on-exec under this lock, and children are spawned
- * under it, so that no child started by another thread inherits our pipe
- * ends (which would hide our child's end of file).
- */
-static pthread_mutex_t spawn_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t sigpipe_once = PTHREAD_ONCE_INIT;
 
 static void ignore_sigpipe(void)
 {
     signal(SIGPIPE, SIG_IGN);
-}
-
-static int cloexec_pipe(int fds[2])
-{
-    if (pipe(fds) != 0)
-        return -1;
-    if (fcntl(fds[0], F_SETFD, FD_CLOEXEC) == 0 && fcntl(fds[1], F_SETFD, FD_CLOEXEC) == 0)
-        return 0;
-    close(fds[0]);
-    close(fds[1]);
-    return -1;
 }
 
 static void close_pair(int fds[2])
@@ -62,7 +46,12 @@ static void close_pair(int fds[2])
         close(fds[1]);
 }
 
-/* posix_spawnp with the child's stdin/stdout on the pipes, in its own process group. */
+/*
+ * posix_spawnp with the child's stdin/stdout on the pipes, in its own
+ * process group, with no other descriptor than 0, 1 and 2: ours are
+ * close-on-exec already, and whatever a library or the caller left open
+ * without it is closed in the child too.
+ */
 static int spawn_child(char *const argv[], int to_child[2], int from_child[2], pid_t *pid)
 {
     posix_spawn_file_actions_t fa;
@@ -79,6 +68,7 @@ static int spawn_child(char *const argv[], int to_child[2], int from_child[2], p
     sigemptyset(&none);
     if ((rc = posix_spawn_file_actions_adddup2(&fa, to_child[0], STDIN_FILENO)) == 0
         && (rc = posix_spawn_file_actions_adddup2(&fa, from_child[1], STDOUT_FILENO)) == 0
+        && (rc = posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1)) == 0
         && (rc = posix_spawnattr_setpgroup(&attr, 0)) == 0
         && (rc = posix_spawnattr_setsigmask(&attr, &none)) == 0
         && (rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK))
@@ -98,13 +88,12 @@ Process *process_spawn(char *const argv[], char *err, size_t errlen)
         return NULL;
     }
     int to_child[2] = { -1, -1 }, from_child[2] = { -1, -1 };
-    pthread_mutex_lock(&spawn_lock);
     int rc = -1;
-    if (cloexec_pipe(to_child) == 0 && cloexec_pipe(from_child) == 0)
+    /* close-on-exec from the start: no child another thread starts meanwhile inherits them */
+    if (pipe2(to_child, O_CLOEXEC) == 0 && pipe2(from_child, O_CLOEXEC) == 0)
         rc = spawn_child(argv, to_child, from_child, &p->pid);
     else
         rc = errno;
-    pthread_mutex_unlock(&spawn_lock);
     if (rc != 0) {
         snprintf(err, errlen, "cannot start '%s': %s", argv[0], strerror(rc));
         close_pair(to_child);
@@ -124,13 +113,31 @@ Process *process_spawn(char *const argv[], char *err, size_t errlen)
     return p;
 }
 
-/* Reaps the child if it has exited, waiting up to wait_ms. */
+/*
+ * Kills the child's process group (what the engine started goes with it)
+ * and reaps the child.  Called while the child is not yet reaped: its pid,
+ * the group's id, cannot have been reused.
+ */
+static void kill_and_reap(Process *p)
+{
+    kill(-p->pid, SIGKILL);
+    while (waitpid(p->pid, &p->status, 0) < 0 && errno == EINTR)
+        ;
+    p->reaped = true;
+}
+
+/* Reaps the child if it has exited, waiting up to wait_ms; the rest of its group is killed first. */
 static bool reap(Process *p, int wait_ms)
 {
     int64_t deadline = clock_now_us() + (int64_t)wait_ms * 1000;
     while (!p->reaped) {
-        pid_t r = waitpid(p->pid, &p->status, WNOHANG);
-        if (r == p->pid || (r < 0 && errno != EINTR)) {
+        siginfo_t info = { 0 };
+        int r = waitid(P_PID, (id_t)p->pid, &info, WEXITED | WNOHANG | WNOWAIT);   /* left a zombie */
+        if (r == 0 && info.si_pid == p->pid) {
+            kill_and_reap(p);
+            break;
+        }
+        if (r < 0 && errno != EINTR) {
             p->reaped = true;
             break;
         }
@@ -148,11 +155,8 @@ void process_destroy(Process **pp, int grace_ms)
     if (!p)
         return;
     close(p->in_fd);
-    if (!reap(p, grace_ms)) {
-        kill(p->pid, SIGKILL);
-        while (waitpid(p->pid, &p->status, 0) < 0 && errno == EINTR)
-            ;
-    }
+    if (!reap(p, grace_ms))
+        kill_and_reap(p);
     close(p->out_fd);
     free(p);
     *pp = NULL;

@@ -1,9 +1,11 @@
 /*
  * process.h - a child process talking lines of text over pipes.
  *
- * The child's stdin and stdout are pipes; its stderr is inherited.  It runs
- * in a process group of its own, so a Ctrl-C at the terminal reaches only
- * the parent, which then ends its children itself.  Lines are read without
+ * The child's stdin and stdout are pipes; its stderr is inherited; it gets
+ * no other descriptor.  It runs in a process group of its own, so a Ctrl-C
+ * at the terminal reaches only the parent, which then ends its children
+ * itself; when the child has exited or is killed, its whole group is
+ * killed, so nothing it started (helpers, a shell's commands) outlives it.  Lines are read without
  * blocking past a deadline: poll() waits in slices so that a stop flag set
  * by another thread is seen promptly.  Writing to a dead child fails with
  * -1 instead of killing the parent: the first process_spawn sets SIGPIPE to
@@ -34,7 +36,8 @@ Process *process_spawn(char *const argv[], char *err, size_t errlen);
 
 /*
  * Ends the child: closes its stdin, waits up to grace_ms for it to exit,
- * then kills it (SIGKILL) and reaps it, so no zombie is left.  Sets *p to
+ * then kills its process group (SIGKILL) and reaps it, so neither a
+ * process of the group nor a zombie is left.  Sets *p to
  * NULL; safe on NULL.
  */
 void process_destroy(Process **p, int grace_ms);

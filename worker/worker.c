@@ -441,8 +441,10 @@ Worker *worker_new(const WorkerConfig *cfg, const WorkerLink *link)
     w->hello_backoff = HELLO_BACKOFF_MIN_MS;
     w->heartbeat_ms = 10000;
     w->heard_ms = clock_now_ms();
+    /* close-on-exec before any thread exists: no engine inherits the pipe */
     if (pipe(w->pipe_fd) != 0 || fcntl(w->pipe_fd[0], F_SETFL, O_NONBLOCK) != 0 ||
-        fcntl(w->pipe_fd[1], F_SETFL, O_NONBLOCK) != 0 || !(w->builds = builds_new(cfg->cache_dir)) ||
+        fcntl(w->pipe_fd[1], F_SETFL, O_NONBLOCK) != 0 || fcntl(w->pipe_fd[0], F_SETFD, FD_CLOEXEC) != 0 ||
+        fcntl(w->pipe_fd[1], F_SETFD, FD_CLOEXEC) != 0 || !(w->builds = builds_new(cfg->cache_dir)) ||
         !(w->pool = task_pool_new(w->threads, w->pipe_fd[1]))) {
         log_error("worker: cannot start (pipe, build cache or game threads)");
         worker_destroy(&w);

@@ -6,7 +6,9 @@
  * With --curve-secret (this worker's key pair, from xqf-keys new) and
  * --server-key (the coordinator's public key) the connection uses
  * ZeroMQ's CURVE: encrypted, and the coordinator lets the worker in only
- * if its public key is in its allow-list.
+ * if its public key is in its allow-list.  Without them, only a loopback,
+ * ipc or inproc endpoint is connected to, unless --insecure says
+ * otherwise (checked before anything is sent: exit status 2).
  *
  * Build id (sent in hello, checked against a run's required build):
  * "xqf-<bench nodes at depth 5>-<hash of the default parameters>", computed
@@ -47,7 +49,7 @@ static void on_signal(int sig)
 
 static void compute_build(char *out, size_t size)
 {
-    FILE *null = fopen("/dev/null", "w");
+    FILE *null = fopen("/dev/null", "we");   /* close-on-exec */
     uint64_t nodes = bench_run(BUILD_DEPTH, null ? null : stderr);
     if (null)
         fclose(null);
@@ -64,6 +66,7 @@ static const OptSpec OPTIONS[] = {
     { "--curve-secret", OPT_TEXT, "FILE", NULL,
       .help = "this worker's CURVE key pair (xqf-keys new FILE; FILE.pub goes into the allow-list)" },
     { "--server-key", OPT_TEXT, "FILE.pub", NULL, .help = "the coordinator's public key (with --curve-secret)" },
+    { "--insecure", OPT_FLAG, NULL, NULL, .help = "connect in plaintext to a non-loopback ENDPOINT all the same" },
     { "--cache", OPT_TEXT, "DIR", NULL,
       .help = "engine builds fetched by SHA-256 (default $XQF_CACHE, else $XDG_CACHE_HOME/xqf-worker, else "
               "~/.cache/xqf-worker)" },
@@ -74,7 +77,7 @@ static const OptSpec OPTIONS[] = {
 static const OptTable TABLE = {
     .program = "xqf-worker", .spec = OPTIONS,
     .usage = "Usage: xqf-worker [--connect ENDPOINT] [--name NAME] [--concurrency N] [--cache DIR]\n"
-             "                  [--curve-secret FILE --server-key FILE.pub] [--build-id]\n"
+             "                  [--curve-secret FILE --server-key FILE.pub | --insecure] [--build-id]\n"
              "\n"
              "Plays tasks of the coordinator's runs with the built-in engine and reports\n"
              "their results.\n",
@@ -101,10 +104,12 @@ int main(int argc, char **argv)
         return opts_error(TABLE.program, "--cache: a folder, please"), EXIT_USAGE;
     if (v)
         snprintf(cache_dir, sizeof cache_dir, "%s", v);
-    WtSecurity security = { opts_text(&o, "--curve-secret"), opts_text(&o, "--server-key") };
-    if (!security.curve_secret != !security.server_key)
-        return opts_error(TABLE.program, "--curve-secret and --server-key go together (CURVE needs this worker's "
-                                         "key pair and the coordinator's public key)"), EXIT_USAGE;
+    const char *endpoint = opts_text(&o, "--connect");
+    WtSecurity security = { opts_text(&o, "--curve-secret"), opts_text(&o, "--server-key"),
+                            opts_given(&o, "--insecure") };
+    char why[512];
+    if (!opts_given(&o, "--build-id") && wt_check(endpoint, &security, why, sizeof why) != 0)
+        return opts_error(TABLE.program, "%s", why), EXIT_USAGE;
     compute_build(build, sizeof build);
     if (opts_given(&o, "--build-id")) {
         printf("%s\n", build);
@@ -123,7 +128,6 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
-    const char *endpoint = opts_text(&o, "--connect");
     WorkerTransport *t = wt_new(endpoint, &security);
     WorkerLink link = wt_link(t);
     Worker *w = t ? worker_new(&cfg, &link) : NULL;

@@ -24,6 +24,28 @@ struct WorkerTransport {
 };
 
 /* Makes the DEALER a CURVE client with our key pair and the coordinator's public key. 0 or -1 (logged). */
+int wt_check(const char *endpoint, const WtSecurity *security, char *err, size_t size)
+{
+    bool curve = security->curve_secret != NULL;
+    if (curve != (security->server_key != NULL)) {
+        snprintf(err, size, "--curve-secret and --server-key go together (CURVE needs this worker's key pair "
+                            "and the coordinator's public key)");
+        return -1;
+    }
+    if (curve && security->insecure) {
+        snprintf(err, size, "--insecure connects in plaintext: it does not go with CURVE (--curve-secret)");
+        return -1;
+    }
+    if (!curve && !security->insecure && !keys_endpoint_local(endpoint)) {
+        snprintf(err, size, "%s is not a loopback address: in plaintext anyone on the way could read the "
+                            "traffic and forge the coordinator's tasks. Connect with CURVE (--curve-secret and "
+                            "--server-key, keys from xqf-keys), or give --insecure to connect in plaintext all "
+                            "the same", endpoint);
+        return -1;
+    }
+    return 0;
+}
+
 static int curve_client(WorkerTransport *t, const WtSecurity *sec)
 {
     KeyPair mine, server;
@@ -115,6 +137,12 @@ static void drain_monitor(WorkerTransport *t)
 
 WorkerTransport *wt_new(const char *endpoint, const WtSecurity *security)
 {
+    static const WtSecurity plaintext = { NULL, NULL, false };
+    char err[512];
+    if (wt_check(endpoint, security ? security : &plaintext, err, sizeof err) != 0) {
+        log_error("transport: %s", err);
+        return NULL;
+    }
     WorkerTransport *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
