@@ -72,7 +72,6 @@ typedef struct {
     Move excluded;       /* singular search: the move left out */
     Move killers[2];
     Move mate_killer;    /* a quiet move that refuted with a mate score */
-    int move_count;
 } Ply;
 
 struct Engine {

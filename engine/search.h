@@ -22,7 +22,7 @@ enum {
     INF = 32000,
     MATE = 30000,
     MATE_BOUND = MATE - MAX_PLY, /* |score| >= this is a mate score */
-    BAN = 20000                  /* a perpetual-check loss inside the tree */
+    BAN = 20000                  /* a perpetual-check or -chase loss inside the tree (never stored) */
 };
 
 typedef struct {

@@ -31,7 +31,7 @@ extern const int SEE_VALUE[PIECE_TYPES];
  * pseudo-legal.  The board is used as scratch and restored. Can't fail.
  */
 int see(Board *b, Move m);
-/* True when see(b, m) >= threshold, stopping as soon as that is decided. */
+/* True when see(b, m) >= threshold (the form pruning asks in). */
 bool see_ge(Board *b, Move m, int threshold);
 
 #endif
