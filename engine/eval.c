@@ -1,6 +1,7 @@
 #include "eval.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* Distance of a file from the edge: 0 on a/i, 4 on e. */
 static int centrality(int file)
@@ -8,49 +9,97 @@ static int centrality(int file)
     return 4 - abs(file - 4);
 }
 
+/*
+ * The trace: while tracing (tr not NULL), every term also adds its
+ * parameter's coefficient, times sign (+1 for the side to move, -1 for
+ * the other), to tr's middlegame and endgame columns.  The value code and
+ * the trace sit side by side so that they stay one definition; the test
+ * of eval_trace checks that they agree.  With tr NULL (the search's path)
+ * the trace statements compile away.
+ */
+typedef struct {
+    double mg[PARAM_TOTAL], eg[PARAM_TOTAL];
+} Coefs;
+
+#define TRACE(name, cmg, ceg)                                                                                \
+    do {                                                                                                      \
+        if (tr) {                                                                                             \
+            tr->mg[PARAM_##name] += sign * (double)(cmg);                                                     \
+            tr->eg[PARAM_##name] += sign * (double)(ceg);                                                     \
+        }                                                                                                     \
+    } while (0)
+
 /* Middlegame and endgame value of a piece of `type` on sq, seen from Red's side of the board. */
-static void square_value(const Params *p, int type, int sq, int *mg, int *eg)
+static inline __attribute__((always_inline)) void square_value(const Params *p, int type, int sq, int *mg,
+                                                              int *eg, Coefs *tr, double sign)
 {
     int f = sq_file(sq), advance = sq_rank(sq);
     switch (type) {
     case KING:
         *mg = (f != 4 ? p->KingOffFile : 0) + p->KingRaised * advance;
         *eg = 0;
+        TRACE(KingOffFile, f != 4, 0);
+        TRACE(KingRaised, advance, 0);
         break;
     case ADVISOR:
         *mg = p->AdvisorMg + (sq == sq_make(4, 1) ? p->AdvisorCentre : 0);
         *eg = p->AdvisorEg;
+        TRACE(AdvisorMg, 1, 0);
+        TRACE(AdvisorEg, 0, 1);
+        TRACE(AdvisorCentre, sq == sq_make(4, 1), 0);
         break;
     case ELEPHANT:
         *mg = p->ElephantMg + (sq == sq_make(4, 2) ? p->ElephantCentre : 0);
         *eg = p->ElephantEg;
+        TRACE(ElephantMg, 1, 0);
+        TRACE(ElephantEg, 0, 1);
+        TRACE(ElephantCentre, sq == sq_make(4, 2), 0);
         break;
     case HORSE: {
-        int pos = p->HorseCentre * centrality(f) + p->HorseAdvance * (advance > 4 ? advance - 4 : 0)
-                + (f == 0 || f == 8 ? p->HorseEdge : 0);
+        int across = advance > 4 ? advance - 4 : 0, edge = f == 0 || f == 8;
+        int pos = p->HorseCentre * centrality(f) + p->HorseAdvance * across + (edge ? p->HorseEdge : 0);
         *mg = p->HorseMg + pos;
         *eg = p->HorseEg + pos / 2;
+        TRACE(HorseMg, 1, 0);
+        TRACE(HorseEg, 0, 1);
+        TRACE(HorseCentre, centrality(f), centrality(f) * 0.5);
+        TRACE(HorseAdvance, across, across * 0.5);
+        TRACE(HorseEdge, edge, edge * 0.5);
         break;
     }
     case ROOK:
         *mg = p->RookMg + (advance >= 5 ? p->RookCrossed : 0);
         *eg = p->RookEg;
+        TRACE(RookMg, 1, 0);
+        TRACE(RookEg, 0, 1);
+        TRACE(RookCrossed, advance >= 5, 0);
         break;
     case CANNON:
         *mg = p->CannonMg + (f == 4 ? p->CannonCentre : 0);
         *eg = p->CannonEg;
+        TRACE(CannonMg, 1, 0);
+        TRACE(CannonEg, 0, 1);
+        TRACE(CannonCentre, f == 4, 0);
         break;
     case PAWN:
         *mg = p->PawnMg;
         *eg = p->PawnEg;
+        TRACE(PawnMg, 1, 0);
+        TRACE(PawnEg, 0, 1);
         if (advance >= 5) {
             int pos = p->PawnCentre * centrality(f);
-            if (advance == 9)
+            bool back = advance == 9, near = !back && advance >= 7 && f >= 3 && f <= 5;
+            if (back)
                 pos += p->PawnBackRank;
-            else if (advance >= 7 && f >= 3 && f <= 5)
+            else if (near)
                 pos += p->PawnNearPalace;
             *mg += p->PawnCrossedMg + pos;
             *eg += p->PawnCrossedEg + pos;
+            TRACE(PawnCrossedMg, 1, 0);
+            TRACE(PawnCrossedEg, 0, 1);
+            TRACE(PawnCentre, centrality(f), centrality(f));
+            TRACE(PawnBackRank, back, back);
+            TRACE(PawnNearPalace, near, near);
         }
         break;
     default:
@@ -65,7 +114,7 @@ void eval_init(EvalTables *t, const Params *params)
     for (int type = KING; type <= PAWN; type++) {
         for (int sq = 0; sq < SQUARES; sq++) {
             int mg, eg;
-            square_value(params, type, sq, &mg, &eg);
+            square_value(params, type, sq, &mg, &eg, NULL, 0);
             int mirrored = sq_make(sq_file(sq), RANKS - 1 - sq_rank(sq));
             t->mg[make_piece(RED, type)][sq] = (int16_t)mg;
             t->eg[make_piece(RED, type)][sq] = (int16_t)eg;
@@ -114,7 +163,8 @@ typedef struct {
 } Score;
 
 /* Mobility of `us`, and the pattern terms of its attack on the enemy king. */
-static void side_terms(const Board *b, const Params *p, int us, Score *s)
+static inline __attribute__((always_inline)) void side_terms(const Board *b, const Params *p, int us, Score *s,
+                                                             Coefs *tr, double sign)
 {
     int them = us ^ 1;
     int k = board_king(b, them);
@@ -129,8 +179,10 @@ static void side_terms(const Board *b, const Params *p, int us, Score *s)
         for (int j = 0; j < t->count; j++)
             n += !b->squares[t->block[j]] && (!b->squares[t->to[j]] || piece_color(b->squares[t->to[j]]) != us);
         mobility += p->HorseMobility * n;
+        TRACE(HorseMobility, n, n);
         if (abs(sq_file(sq) - kf) <= 2 && abs(sq_rank(sq) - kr) <= 3) {
             ks += p->KsHorseNear;
+            TRACE(KsHorseNear, 1, 0.5);
             attackers++;
         }
     }
@@ -139,10 +191,13 @@ static void side_terms(const Board *b, const Params *p, int us, Score *s)
         int f = sq_file(sq), r = sq_rank(sq);
         const LineMasks *rm = &tab_rank[f][b->rank_bits[r]];
         const LineMasks *fm = &tab_file[r][b->file_bits[f]];
-        mobility += p->RookMobility * (popcount(rm->slide | rm->first) + popcount(fm->slide | fm->first));
+        int n = popcount(rm->slide | rm->first) + popcount(fm->slide | fm->first);
+        mobility += p->RookMobility * n;
+        TRACE(RookMobility, n, n);
         bool crossed = us == RED ? r >= 5 : r <= 4;
         if (crossed && ((f >= 3 && f <= 5) || abs(r - back) <= 2)) {
             ks += p->KsRookNear;
+            TRACE(KsRookNear, 1, 0.5);
             attackers++;
         }
     }
@@ -151,18 +206,23 @@ static void side_terms(const Board *b, const Params *p, int us, Score *s)
         int f = sq_file(sq), r = sq_rank(sq);
         const LineMasks *rm = &tab_rank[f][b->rank_bits[r]];
         const LineMasks *fm = &tab_file[r][b->file_bits[f]];
-        mobility += p->CannonMobility * (popcount(rm->slide | rm->second) + popcount(fm->slide | fm->second));
+        int n = popcount(rm->slide | rm->second) + popcount(fm->slide | fm->second);
+        mobility += p->CannonMobility * n;
+        TRACE(CannonMobility, n, n);
         if (f == kf) {
             int screens = between_on_file(b, f, r, kr);
             if (screens == 0) {
                 ks += p->KsEmptyCannon;
+                TRACE(KsEmptyCannon, 1, 0.5);
                 attackers++;
             } else if (screens <= 2) {
                 ks += p->KsCentralCannon;
+                TRACE(KsCentralCannon, 1, 0.5);
                 attackers++;
             }
         } else if (r == back && r == kr && between_on_rank(b, r, f, kf) == 1) {
             ks += p->KsBottomCannon;
+            TRACE(KsBottomCannon, 1, 0.5);
             attackers++;
         }
     }
@@ -172,9 +232,12 @@ static void side_terms(const Board *b, const Params *p, int us, Score *s)
             attackers++;
     }
     ks += p->KsAttackers * attackers * (attackers - 1);
+    TRACE(KsAttackers, attackers * (attackers - 1), attackers * (attackers - 1) * 0.5);
     int pieces = b->count[us][ROOK] + b->count[us][HORSE] + b->count[us][CANNON];
-    ks += pieces * ((2 - b->count[them][ADVISOR]) * p->KsMissingAdvisor
-                    + (2 - b->count[them][ELEPHANT]) * p->KsMissingElephant);
+    int no_advisor = pieces * (2 - b->count[them][ADVISOR]), no_elephant = pieces * (2 - b->count[them][ELEPHANT]);
+    ks += no_advisor * p->KsMissingAdvisor + no_elephant * p->KsMissingElephant;
+    TRACE(KsMissingAdvisor, no_advisor, no_advisor * 0.5);
+    TRACE(KsMissingElephant, no_elephant, no_elephant * 0.5);
 
     /* Crossed pawns side by side. */
     int linked = 0;
@@ -186,38 +249,71 @@ static void side_terms(const Board *b, const Params *p, int us, Score *s)
     }
 
     int combo = 0;
-    if (b->count[us][HORSE] == 2 && b->count[us][ROOK] == 0)
-        combo += p->ComboTwoHorses;
-    if (b->count[us][ROOK] && b->count[us][CANNON])
-        combo += p->ComboRookCannon;
-    if (b->count[us][HORSE] && b->count[us][CANNON])
-        combo += p->ComboHorseCannon;
+    bool two_horses = b->count[us][HORSE] == 2 && b->count[us][ROOK] == 0;
+    bool rook_cannon = b->count[us][ROOK] && b->count[us][CANNON];
+    bool horse_cannon = b->count[us][HORSE] && b->count[us][CANNON];
+    combo += (two_horses ? p->ComboTwoHorses : 0) + (rook_cannon ? p->ComboRookCannon : 0)
+           + (horse_cannon ? p->ComboHorseCannon : 0);
+    TRACE(ComboTwoHorses, two_horses, two_horses);
+    TRACE(ComboRookCannon, rook_cannon, rook_cannon);
+    TRACE(ComboHorseCannon, horse_cannon, horse_cannon);
+    TRACE(PawnLinked, linked, linked);
+    TRACE(ComboCannonEndgame, 0, b->count[us][CANNON]);
 
     s->mg += mobility + ks + linked * p->PawnLinked + combo;
     s->eg += mobility + ks / 2 + linked * p->PawnLinked + combo
            + b->count[us][CANNON] * p->ComboCannonEndgame;
 }
 
-int evaluate(const Board *b, const EvalTables *t)
+/*
+ * The evaluation, with the trace when tr is not NULL: the piece-square
+ * part then comes from square_value itself rather than from the tables.
+ */
+static inline __attribute__((always_inline)) int eval_impl(const Board *b, const EvalTables *t, Coefs *tr,
+                                                          int *phase_out)
 {
     const Params *p = t->params;
     Score side[2] = { { 0, 0 }, { 0, 0 } };
     int phase = 0;
     for (int c = RED; c <= BLACK; c++) {
+        double sign = c == b->side ? 1 : -1;
         for (int type = KING; type <= PAWN; type++) {
             int piece = make_piece(c, type);
             for (int i = 0; i < b->count[c][type]; i++) {
                 int sq = b->list[c][type][i];
+                if (tr) {
+                    int mg, eg, red_sq = c == RED ? sq : sq_make(sq_file(sq), RANKS - 1 - sq_rank(sq));
+                    square_value(p, type, red_sq, &mg, &eg, tr, sign);
+                }
                 side[c].mg += t->mg[piece][sq];
                 side[c].eg += t->eg[piece][sq];
             }
         }
         phase += 2 * b->count[c][ROOK] + b->count[c][HORSE] + b->count[c][CANNON];
-        side_terms(b, p, c, &side[c]);
+        side_terms(b, p, c, &side[c], tr, sign);
     }
     if (phase > PHASE_MAX)
         phase = PHASE_MAX;
+    if (phase_out)
+        *phase_out = phase;
     int us = b->side, them = us ^ 1;
     int mg = side[us].mg - side[them].mg, eg = side[us].eg - side[them].eg;
     return (mg * phase + eg * (PHASE_MAX - phase)) / PHASE_MAX + p->Tempo;
+}
+
+int evaluate(const Board *b, const EvalTables *t)
+{
+    return eval_impl(b, t, NULL, NULL);
+}
+
+int eval_trace(const Board *b, const EvalTables *t, double *coef)
+{
+    static _Thread_local Coefs tr;
+    memset(&tr, 0, sizeof tr);
+    int phase;
+    int v = eval_impl(b, t, &tr, &phase);
+    for (int i = 0; i < PARAM_TOTAL; i++)
+        coef[i] = (tr.mg[i] * phase + tr.eg[i] * (PHASE_MAX - phase)) / PHASE_MAX;
+    coef[PARAM_Tempo] += 1;
+    return v;
 }

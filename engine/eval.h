@@ -28,6 +28,16 @@ typedef struct {
 /* Builds the tables for params (kept by pointer: it must outlive t). Can't fail. */
 void eval_init(EvalTables *t, const Params *params);
 int evaluate(const Board *b, const EvalTables *t);
+/*
+ * The evaluation as a linear function of the parameters, for fitting the
+ * weights to data (Texel's method): sets coef[i] (PARAM_TOTAL entries) to
+ * the coefficient of parameter i in this position's evaluation, phase
+ * blending included, so that evaluate(b) == sum(coef[i] * value of i) up to
+ * the integer rounding of the halved endgame terms (at most a few
+ * centipawns).  Every evaluation weight enters linearly.  Returns
+ * evaluate(b).  Not for the search: it is much slower.
+ */
+int eval_trace(const Board *b, const EvalTables *t, double *coef);
 /* The material value of a piece type in the middlegame (for move ordering and delta pruning). */
 int eval_piece_value(const EvalTables *t, int type);
 

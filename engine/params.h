@@ -47,6 +47,14 @@ typedef struct {
 extern const ParamInfo PARAM_INFO[];
 extern const int PARAM_COUNT;
 
+/* Each parameter's index in PARAM_INFO (PARAM_NullR, ...); PARAM_TOTAL == PARAM_COUNT. */
+enum {
+#define PARAM(name, def, lo, hi, c_end, r_end) PARAM_##name,
+#include "params.def"
+#undef PARAM
+    PARAM_TOTAL
+};
+
 /* The defaults (those compiled in: the table's, or a tuned build's). */
 void params_default(Params *p);
 /* The descriptor of a parameter, or NULL. Names are case-sensitive; see params_find_nocase. */
