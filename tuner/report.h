@@ -92,4 +92,29 @@ typedef struct xqf_report_run {
 #define XQF_REPORT_ELO_LIMIT 500.0
 int xqf_report_html(FILE *out, const xqf_report_run *run);
 
+/* One fitted weight of an evaluation fit (xqf-tune texel). */
+typedef struct xqf_report_fit_param {
+    const char *name;
+    double before, after, min, max;
+} xqf_report_fit_param;
+
+/* An evaluation fit: its data, settings, loss curve and weights. */
+typedef struct xqf_report_fit {
+    const char *data;        /* optional: the data file(s), as text */
+    int64_t positions;       /* positions fitted */
+    int64_t skipped;         /* positions read but left out (not quiet, ...) */
+    double K, lambda, rate, seconds;
+    const double *curve;     /* the loss before the first epoch and after each */
+    size_t curve_count;
+    const xqf_report_fit_param *params;
+    size_t param_count;
+} xqf_report_fit;
+
+/*
+ * xqf_report_fit_html: the page of an evaluation fit: settings, the loss
+ * over epochs, a chart per weight group of before and after, and a table.
+ * Returns 0, or -1 when writing failed.
+ */
+int xqf_report_fit_html(FILE *out, const xqf_report_fit *fit);
+
 #endif

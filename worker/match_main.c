@@ -25,6 +25,7 @@
 #include "clock.h"
 #include "match.h"
 #include "opts.h"
+#include "datagen.h"
 #include "pgn.h"
 #include "stats.h"
 
@@ -69,6 +70,8 @@ static const OptSpec MATCH_OPTIONS[] = {
     { "--seed", OPT_TEXT, "S", NULL, .help = "opening order, 0-2^64-1 (default: from the clock)" },
     { "--sprt", OPT_TEXT, "elo0=X,elo1=Y[,alpha=A,beta=B]", NULL, .help = "stop at an SPRT bound (nElo)" },
     { "--pgn", OPT_TEXT, "FILE", NULL, .help = "write every game as PGN" },
+    { "--data", OPT_TEXT, "FILE", NULL, .help = "write training positions (xqf-tune texel's format)" },
+    { "--data-skip", OPT_INT, "N", "0", .imin = 0, .imax = 1000, .help = "--data: plies after the opening not kept" },
     { "--hash", OPT_INT, "MB", STR(SPEC_DEFAULT_HASH_MB), .imin = 1, .imax = 65536, .help = "hash size of every player" },
     { "--resign", OPT_TEXT, "moves=N,score=CP|off", "moves=4,score=600",
       .help = "a win once both engines agree for N plies on a score of at least CP" },
@@ -187,6 +190,8 @@ typedef struct {
     int64_t pairs;
     const char *book_path;
     const char *pgn_path;
+    const char *data_path;
+    DataFilter data_filter;
     Sprt sprt;
     bool quiet;
     int hash_mb;
@@ -196,6 +201,8 @@ typedef struct {
 typedef struct {
     const Options *opt;
     FILE *pgn;
+    FILE *data;
+    int64_t data_positions;
     bool tty;
     bool progress_shown;
     int64_t start_us, last_progress_us;
@@ -248,6 +255,17 @@ static void show_progress(Run *run, const MatchCounts *c)
     run->progress_shown = true;
 }
 
+/* data_extract's callback: one record to the --data file. */
+static void write_position(void *ctx, const DataPosition *pos)
+{
+    Run *run = ctx;
+    uint8_t record[DATA_RECORD_BYTES];
+    data_pack(pos, record);
+    if (fwrite(record, 1, sizeof record, run->data) != sizeof record)
+        run->write_failed = true;
+    run->data_positions++;
+}
+
 static void on_game(void *ctx, const GameRecord *g, const PairResult *pair, int game)
 {
     Run *run = ctx;
@@ -258,6 +276,8 @@ static void on_game(void *ctx, const GameRecord *g, const PairResult *pair, int 
         fprintf(stderr, "%s: game %" PRId64 " (%s - %s): %s\n", PROGRAM, 2 * pair->pair + game + 1,
                 red, black, g->detail);
     }
+    if (run->data && data_extract(g, &run->opt->data_filter, write_position, run) < 0)
+        run->write_failed = true;
     if (!run->pgn)
         return;
     PgnTags tags = { "xqf-match", red, black, (int)(2 * pair->pair + game + 1),
@@ -459,6 +479,9 @@ static int apply_options(const Opts *opts, Options *o)
     o->hash_mb = (int)opts_int(opts, "--hash");
     o->book_path = opts_text(opts, "--book");
     o->pgn_path = opts_text(opts, "--pgn");
+    o->data_path = opts_text(opts, "--data");
+    data_filter_default(&o->data_filter);
+    o->data_filter.skip_plies = (int)opts_int(opts, "--data-skip");
     o->quiet = opts_given(opts, "--quiet");
     o->config.adj = (Adjudication){ 0 };
     o->config.adj.max_plies = (int)opts_int(opts, "--maxmoves") * 2;
@@ -513,16 +536,27 @@ static int run_match(int argc, char **argv)
     Book *book = book_load(o.book_path, err, sizeof err);
     if (!book)
         return fail(EXIT_USAGE, "book: %s", err);
-    Run run = { &o, NULL, isatty(STDERR_FILENO) != 0, false, clock_now_us(), 0, 0, false };
+    Run run = { .opt = &o, .tty = isatty(STDERR_FILENO) != 0, .start_us = clock_now_us() };
     if (o.pgn_path && !(run.pgn = fopen(o.pgn_path, "we"))) {
         book_destroy(&book);
         return fail(EXIT_USAGE, "--pgn: cannot write %s: %s", o.pgn_path, strerror(errno));
+    }
+    if (o.data_path && (!(run.data = fopen(o.data_path, "we")) || data_write_header(run.data) != 0)) {
+        int e = errno;
+        book_destroy(&book);
+        if (run.pgn)
+            fclose(run.pgn);
+        if (run.data)
+            fclose(run.data);
+        return fail(EXIT_USAGE, "--data: cannot write %s: %s", o.data_path, strerror(e));
     }
     Match *m = match_new(&o.config, book);
     if (!m) {
         book_destroy(&book);
         if (run.pgn)
             fclose(run.pgn);
+        if (run.data)
+            fclose(run.data);
         return fail(EXIT_FAILURE, "out of memory");
     }
     struct sigaction sa;
@@ -545,8 +579,13 @@ static int run_match(int argc, char **argv)
     book_destroy(&book);
     if (run.pgn && fclose(run.pgn) != 0)
         run.write_failed = true;
+    if (run.data && fclose(run.data) != 0)
+        run.write_failed = true;
+    if (run.data && !o.quiet)
+        fprintf(stderr, "%s: %" PRId64 " training positions written to %s\n", PROGRAM, run.data_positions,
+                o.data_path);
     if (run.write_failed)
-        return fail(EXIT_FAILURE, "--pgn: write error on %s", o.pgn_path);
+        return fail(EXIT_FAILURE, "write error on %s", o.pgn_path ? o.pgn_path : o.data_path);
     if (rc != 0)
         return fail(EXIT_FAILURE, "a game thread failed (out of memory?)");
     return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
