@@ -29,6 +29,24 @@ typedef struct {
         }                                                                                                     \
     } while (0)
 
+/*
+ * The piece-square parameter of a piece of `type` on (file, rank) seen
+ * from its own side, or -1: files mirrored to a-e, the ranks each table
+ * covers (params.def).
+ */
+static int psq_param(int type, int file, int rank)
+{
+    int f = file <= 4 ? file : 8 - file;
+    switch (type) {
+    case KING: return f >= 3 && rank <= 2 ? PARAM_PsqKingD0 + (f - 3) * 3 + rank : -1;
+    case HORSE: return PARAM_PsqHorseA0 + f * 10 + rank;
+    case ROOK: return PARAM_PsqRookA0 + f * 10 + rank;
+    case CANNON: return PARAM_PsqCannonA0 + f * 10 + rank;
+    case PAWN: return rank >= 3 ? PARAM_PsqPawnA3 + f * 7 + rank - 3 : -1;
+    default: return -1;
+    }
+}
+
 /* Middlegame and endgame value of a piece of `type` on sq, seen from Red's side of the board. */
 static inline __attribute__((always_inline)) void square_value(const Params *p, int type, int sq, int *mg,
                                                               int *eg, Coefs *tr, double sign)
@@ -104,6 +122,16 @@ static inline __attribute__((always_inline)) void square_value(const Params *p, 
         break;
     default:
         *mg = *eg = 0;
+    }
+    int psq = psq_param(type, f, advance);
+    if (psq >= 0) {
+        int v = params_value(p, &PARAM_INFO[psq]);
+        *mg += v;
+        *eg += v;
+        if (tr) {
+            tr->mg[psq] += sign;
+            tr->eg[psq] += sign;
+        }
     }
 }
 
