@@ -215,3 +215,70 @@ Test(tune_cli, start_file_overrides_the_spec_start)
     fclose(f);
     cr_assert_eq(tune(out, sizeof out, args), 2);
 }
+
+/* Writes a data file: the header (unless bad_header), then n records of real games' positions. */
+static void write_data(const char *path, bool bad_header, int n, int cut)
+{
+    char cmd[1024];
+    /* Records from a short self-play match of xqf-match --data. */
+    snprintf(cmd, sizeof cmd,
+             "'%s/xqf-match' --engine name=a --engine name=b option.Tempo=12 --nodes 400 --pairs 6 "
+             "--concurrency 1 --seed 3 --quiet --data '%s/all.data' >/dev/null 2>>'%s'",
+             XQF_BIN, dir, logfile);
+    cr_assert_eq(system(cmd), 0);
+    char all[256];
+    snprintf(all, sizeof all, "%s/all.data", dir);
+    FILE *in = fopen(all, "rb"), *out = fopen(path, "wb");
+    cr_assert(in && out);
+    static unsigned char buf[1 << 20];
+    size_t got = fread(buf, 1, sizeof buf, in);
+    cr_assert_gt(got, 8 + (size_t)n * 54, "the match gave %zu bytes", got);
+    if (bad_header)
+        memcpy(buf, "XQFDATA9", 8);
+    fwrite(buf, 1, 8 + (size_t)n * 54 - (size_t)cut, out);
+    fclose(in);
+    fclose(out);
+}
+
+Test(tune_cli, texel_fits_and_refuses_bad_input)
+{
+    char out[8192], args[1024], data[256], params[256], html[256];
+    snprintf(data, sizeof data, "%s/good.data", dir);
+    snprintf(params, sizeof params, "%s/fit.params", dir);
+    snprintf(html, sizeof html, "%s/fit.html", dir);
+    write_data(data, false, 300, 0);
+    snprintf(args, sizeof args, "texel '%s' --out '%s' --html '%s' --epochs 30 --params group:material,Tempo --quiet",
+             data, params, html);
+    cr_assert_eq(tune(out, sizeof out, args), 0);
+    cr_assert(strstr(out, "Loss: "), "%s", out);
+    cr_assert(file_has(params, "RookMg = "));
+    cr_assert(file_has(html, "Loss before"));
+    /* The fitted file is a parameter file the engine takes. */
+    snprintf(args, sizeof args, "'%s/xqf-engine' params '%s' >/dev/null", XQF_BIN, params);
+    cr_assert_eq(system(args), 0);
+
+    struct {
+        const char *what, *extra;
+        bool bad_header;
+        int cut;
+        const char *message;
+    } bad[] = {
+        { "wrong header", "", true, 0, "not a training data file" },
+        { "truncated record", "", false, 10, "record 300 is cut short" },
+        { "unknown parameter", "--params NoSuchWeight", false, 0, "no parameter or group 'NoSuchWeight'" },
+        { "search parameter", "--params NullR", false, 0, "not an evaluation weight" },
+        { "lambda out of range", "--lambda 1.5", false, 0, "--lambda" },
+        { "no data", "", false, -1, "no quiet position" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(data, sizeof data, "%s/bad%zu.data", dir, i);
+        if (bad[i].cut >= 0)
+            write_data(data, bad[i].bad_header, 300, bad[i].cut);
+        else
+            write_data(data, false, 0, 0);
+        truncate(logfile, 0);
+        snprintf(args, sizeof args, "texel '%s' --out '%s/x.params' %s", data, dir, bad[i].extra);
+        cr_expect_eq(tune(out, sizeof out, args), 2, "%s: not refused with status 2", bad[i].what);
+        cr_expect(file_has(logfile, bad[i].message), "%s: the message lacks '%s'", bad[i].what, bad[i].message);
+    }
+}

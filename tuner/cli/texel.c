@@ -184,7 +184,7 @@ static int load_file(const char *path, Loaded *l, const EvalTables *t, const Par
     char err[128];
     if (data_read_header(in, err, sizeof err) != 0) {
         fclose(in);
-        return cli_fail(CLI_FAIL, "%s: %s", path, err);
+        return cli_fail(CLI_USAGE, "%s: %s", path, err);
     }
     static DataPosition pos;
     uint8_t rec[DATA_RECORD_BYTES];
@@ -194,12 +194,12 @@ static int load_file(const char *path, Loaded *l, const EvalTables *t, const Par
     while ((limit <= 0 || (int64_t)l->n < limit) && (got = fread(rec, 1, sizeof rec, in)) > 0) {
         record++;
         if (got != sizeof rec) {
-            status = cli_fail(CLI_FAIL, "%s: record %" PRId64 " is cut short (%zu of %d bytes)", path, record, got,
+            status = cli_fail(CLI_USAGE, "%s: record %" PRId64 " is cut short (%zu of %d bytes)", path, record, got,
                               DATA_RECORD_BYTES);
             break;
         }
         if (data_unpack(rec, &pos) != 0) {
-            status = cli_fail(CLI_FAIL, "%s: record %" PRId64 " is not a legal position", path, record);
+            status = cli_fail(CLI_USAGE, "%s: record %" PRId64 " is not a legal position", path, record);
             break;
         }
         if (board_in_check(&pos.board) || has_winning_capture(&pos.board)) {
@@ -309,7 +309,7 @@ int tune_cmd_texel(int argc, char **argv)
         snprintf(data_text + used, sizeof data_text - used, "%s%s", f ? ", " : "", o.positional[f]);
     }
     if (status == CLI_OK && l.n == 0)
-        status = cli_fail(CLI_FAIL, "no quiet position in the data");
+        status = cli_fail(CLI_USAGE, "no quiet position in the data");
     if (status != CLI_OK) {
         loaded_free(&l);
         return status;
