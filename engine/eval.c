@@ -47,11 +47,14 @@ static int psq_param(int type, int file, int rank)
     }
 }
 
-/* Middlegame and endgame value of a piece of `type` on sq, seen from Red's side of the board. */
+/*
+ * Middlegame and endgame value of a piece of `type` on sq, seen from Red's
+ * side of the board, in half centipawns (so that halved terms are exact).
+ */
 static inline __attribute__((always_inline)) void square_value(const Params *p, int type, int sq, int *mg,
                                                               int *eg, Coefs *tr, double sign)
 {
-    int f = sq_file(sq), advance = sq_rank(sq);
+    int f = sq_file(sq), advance = sq_rank(sq), half_eg = 0;
     switch (type) {
     case KING:
         *mg = (f != 4 ? p->KingOffFile : 0) + p->KingRaised * advance;
@@ -77,7 +80,8 @@ static inline __attribute__((always_inline)) void square_value(const Params *p, 
         int across = advance > 4 ? advance - 4 : 0, edge = f == 0 || f == 8;
         int pos = p->HorseCentre * centrality(f) + p->HorseAdvance * across + (edge ? p->HorseEdge : 0);
         *mg = p->HorseMg + pos;
-        *eg = p->HorseEg + pos / 2;
+        *eg = p->HorseEg;
+        half_eg = pos;
         TRACE(HorseMg, 1, 0);
         TRACE(HorseEg, 0, 1);
         TRACE(HorseCentre, centrality(f), centrality(f) * 0.5);
@@ -123,11 +127,13 @@ static inline __attribute__((always_inline)) void square_value(const Params *p, 
     default:
         *mg = *eg = 0;
     }
+    *mg *= 2;
+    *eg = 2 * *eg + half_eg;
     int psq = psq_param(type, f, advance);
     if (psq >= 0) {
         int v = params_value(p, &PARAM_INFO[psq]);
-        *mg += v;
-        *eg += v;
+        *mg += 2 * v;
+        *eg += 2 * v;
         if (tr) {
             tr->mg[psq] += sign;
             tr->eg[psq] += sign;
@@ -288,9 +294,10 @@ static inline __attribute__((always_inline)) void side_terms(const Board *b, con
     TRACE(PawnLinked, linked, linked);
     TRACE(ComboCannonEndgame, 0, b->count[us][CANNON]);
 
-    s->mg += mobility + ks + linked * p->PawnLinked + combo;
-    s->eg += mobility + ks / 2 + linked * p->PawnLinked + combo
-           + b->count[us][CANNON] * p->ComboCannonEndgame;
+    /* In half centipawns, as the tables. */
+    s->mg += 2 * (mobility + ks + linked * p->PawnLinked + combo);
+    s->eg += ks + 2 * (mobility + linked * p->PawnLinked + combo
+           + b->count[us][CANNON] * p->ComboCannonEndgame);
 }
 
 /*
@@ -326,7 +333,7 @@ static inline __attribute__((always_inline)) int eval_impl(const Board *b, const
         *phase_out = phase;
     int us = b->side, them = us ^ 1;
     int mg = side[us].mg - side[them].mg, eg = side[us].eg - side[them].eg;
-    return (mg * phase + eg * (PHASE_MAX - phase)) / PHASE_MAX + p->Tempo;
+    return (mg * phase + eg * (PHASE_MAX - phase)) / (2 * PHASE_MAX) + p->Tempo;
 }
 
 int evaluate(const Board *b, const EvalTables *t)

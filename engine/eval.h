@@ -33,8 +33,8 @@ int evaluate(const Board *b, const EvalTables *t);
  * weights to data (Texel's method): sets coef[i] (PARAM_TOTAL entries) to
  * the coefficient of parameter i in this position's evaluation, phase
  * blending included, so that evaluate(b) == sum(coef[i] * value of i) up to
- * the integer rounding of the halved endgame terms (at most a few
- * centipawns).  Every evaluation weight enters linearly.  Returns
+ * the final rounding to whole centipawns (less than one: the terms are
+ * summed in half centipawns, so halved endgame terms are exact).  Every evaluation weight enters linearly.  Returns
  * evaluate(b).  Not for the search: it is much slower.
  */
 int eval_trace(const Board *b, const EvalTables *t, double *coef);

@@ -65,7 +65,7 @@ Test(eval, trace_gives_the_evaluation)
         int v = eval_trace(&boards[i], &t, coef);
         cr_assert_eq(v, evaluate(&boards[i], &t));
         double lin = linear_value(coef, &p);
-        cr_assert(fabs(lin - v) <= 3.0, "position %d: evaluation %d, trace %.2f", i, v, lin);
+        cr_assert(fabs(lin - v) < 1.0, "position %d: evaluation %d, trace %.2f", i, v, lin);
     }
 }
 
@@ -94,7 +94,7 @@ Test(eval, each_coefficient_is_the_parameters_effect)
         for (int i = 0; i < N; i++) {
             double expected = before[i] + delta * coef[i][k];
             int got = evaluate(&boards[i], &t2);
-            cr_assert(fabs(got - expected) <= 3.0, "%s in position %d: evaluation %d, trace says %.2f",
+            cr_assert(fabs(got - expected) < 2.0, "%s in position %d: evaluation %d, trace says %.2f",
                       info->name, i, got, expected);
             moved += got != before[i];
         }
