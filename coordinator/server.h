@@ -13,6 +13,19 @@
  * so that no task expires for heartbeats that could not be recorded.
  * Timers: expired leases are re-queued every second; the run cache is
  * refreshed on NOTIFY and every few seconds.
+ *
+ * Bounds (issue 15): every request but hello needs a hello first (status
+ * too); each key (a CURVE allow-list name, or a plaintext connection)
+ * sends at most cfg.rate messages a second, the rest answered
+ * XQF_ERR_LIMIT and counted; a peer has one build chunk in flight (it
+ * asks for the next after receiving one; another request meanwhile is
+ * answered XQF_ERR_LIMIT, one left unacknowledged for CHUNK_LOST_MS
+ * counts as lost, and a peer that lets CHUNK_LOST_MAX of them in a row go
+ * gets no more); a worker holds at most 2 x its announced concurrency
+ * leases (a claim beyond that is answered idle); at most cfg.max_peers
+ * workers at once (peers.h).  Under CURVE a worker's name is its key's
+ * allow-list name or starts with it and '/': any other name NAME is
+ * recorded as "KEY/NAME" (cut to XQF_NAME_MAX bytes).
  */
 #ifndef XQF_SERVER_H
 #define XQF_SERVER_H
@@ -25,6 +38,8 @@
 #define SERVER_BIND_DEFAULT "tcp://127.0.0.1:5555"
 #define SERVER_LEASE_S_DEFAULT 60
 #define SERVER_BATCH_DEFAULT 512
+#define SERVER_RATE_DEFAULT 1000
+#define SERVER_MAX_PEERS_DEFAULT 10000
 
 typedef struct {
     const char *bind;                /* ROUTER endpoint */
@@ -32,6 +47,8 @@ typedef struct {
     int64_t lease_ms;                /* a task not heard of this long is re-queued */
     int batch_max;                   /* frames per transaction (<= 0: SERVER_BATCH_DEFAULT) */
     TransportSecurity security;      /* CURVE or plaintext (transport.h); its strings outlive the server */
+    double rate;                     /* messages per second per key (burst: as many at once); <= 0: no limit */
+    int max_peers;                   /* workers connected at once (<= 0: SERVER_MAX_PEERS_DEFAULT) */
 } ServerConfig;
 
 typedef struct Server Server;

@@ -44,6 +44,8 @@
     S(CREATE_TASK, "SELECT * FROM xqf_create_task($1, $2, $3, $4, $5, $6::jsonb)", 6)            \
     S(REPORT, "SELECT * FROM xqf_report_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "    \
               "$12, $13, $14)", 14)                                                              \
+    S(LEASED, "SELECT (SELECT count(*) FROM tasks t WHERE t.worker_id = w AND t.state = 'leased') "  \
+              "FROM unnest($1::bigint[]) WITH ORDINALITY AS u(w, i) ORDER BY i", 1)               \
     S(HEARTBEAT, "SELECT xqf_heartbeat($1, $2, $3, $4)", 4)                                      \
     S(HANDBACK, "SELECT xqf_handback($1, $2, $3, $4)", 4)                                        \
     S(EXPIRE, "SELECT xqf_expire_leases()", 0)                                                   \
@@ -903,6 +905,24 @@ int store_claim_batch(Store *s, int64_t run_id, const int64_t *workers, int n, i
     return count;
 }
 
+int store_leased_counts(Store *s, const int64_t *workers, int n, int64_t *counts)
+{
+    Text w = { 0 };
+    text_ints(&w, workers, sizeof *workers, n);
+    if (!w.data)
+        return db_error(s, "leased: out of memory", NULL);
+    const char *p[1] = { w.data };
+    PGresult *res = run(s, ST_LEASED, p, PGRES_TUPLES_OK);
+    free(w.data);
+    if (!res)
+        return -1;
+    int rc = PQntuples(res) == n ? 0 : db_error(s, "leased: a row per worker expected", NULL);
+    for (int i = 0; rc == 0 && i < n; i++)
+        counts[i] = get_i64(res, i, 0);
+    PQclear(res);
+    return rc;
+}
+
 int store_create_task(Store *s, int64_t run_id, int64_t worker, int64_t lease_ms, const char *params0,
                       const char *params1, const char *perturbation_json, StoreLease *out)
 {
@@ -1167,7 +1187,8 @@ int store_build_chunk(Store *s, const char *sha256, int64_t offset, size_t max, 
 {
     if (!s->conn)
         return db_error(s, STMT[ST_BUILD_CHUNK].name, NULL);
-    if (offset < 0 || offset > INT32_MAX || max > INT32_MAX)
+    /* substring's FROM is an int4 and gets + 1: offsets from INT32_MAX on are past any blob (1 GB at most) */
+    if (offset < 0 || offset >= INT32_MAX || max > INT32_MAX)
         return 0;
     Nums n;
     const char *p[3] = { sha256, num(&n, 0, offset), num(&n, 1, (int64_t)max) };

@@ -248,6 +248,8 @@ typedef struct {
  */
 int store_claim_batch(Store *s, int64_t run, const int64_t *workers, int n, int64_t lease_ms,
                       StoreLease *out, bool *given);
+/* The tasks each of n workers holds under a lease now, into counts[i]. 0 or -1. */
+int store_leased_counts(Store *s, const int64_t *workers, int n, int64_t *counts);
 /*
  * A new task of run with explicit parameter sets and a perturbation record
  * (JSON or NULL), leased at once: what SPSA runs use (issue 6).  Returns

@@ -41,7 +41,8 @@ typedef enum {
     XQF_ERR_TYPE = 4,              /* unknown type, or one this side does not accept */
     XQF_ERR_NEED_HELLO = 5,        /* say hello first (e.g. after a coordinator restart) */
     XQF_ERR_REFUSED = 6,           /* well formed but refused (bad values, wrong state) */
-    XQF_ERR_INTERNAL = 7           /* the database is unavailable: retry later */
+    XQF_ERR_INTERNAL = 7,          /* the database is unavailable: retry later */
+    XQF_ERR_LIMIT = 8              /* a limit was hit (rate, build chunk in flight, peers): slow down, retry later */
 } XqfErrorCode;
 
 /* An array of owned strings (STRS fields). */

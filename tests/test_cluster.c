@@ -537,3 +537,146 @@ Test(cluster, a_pair_finished_early_is_not_played_twice)
               (long long)r.counts.wins, (long long)r.counts.draws, (long long)r.counts.losses,
               (long long)want.wins, (long long)want.draws, (long long)want.losses, logfile);
 }
+
+/* ---- bounded peers (issue 15) ------------------------------------------------------ */
+
+/* The test's coordinator with extra options (NULL-terminated). */
+static pid_t coordinator_with(const char *lease, const char *const extra[])
+{
+    char bind[64];
+    snprintf(bind, sizeof bind, "tcp://127.0.0.1:%d", port);
+    const char *args[32] = { "--bind", bind, "--db", db, "--lease", lease };
+    int n = 6;
+    for (int i = 0; extra[i] && n < 31; i++)
+        args[n++] = extra[i];
+    args[n] = NULL;
+    return cu_track(cu_spawn("xqf-coordinator", logfile, args));
+}
+
+/* Says hello as name with concurrency slots and expects the welcome. */
+static void hello_as(void *sock, const char *name, uint64_t concurrency)
+{
+    XqfMsg m;
+    xqf_msg_init(&m, XQF_MSG_HELLO);
+    snprintf(m.u.hello.name, sizeof m.u.hello.name, "%s", name);
+    m.u.hello.cores = 1;
+    m.u.hello.concurrency = concurrency;
+    send_msg(sock, &m);
+    reply(sock, &m);
+    cr_assert_eq(m.type, XQF_MSG_WELCOME, "%s not welcomed: %s (log: %s)", name,
+                 m.type == XQF_MSG_ERROR ? m.u.error.text : xqf_msg_type_name(m.type), logfile);
+    xqf_msg_free(&m);
+}
+
+static void build_request(void *sock, const char *sha, uint64_t offset)
+{
+    XqfMsg m;
+    xqf_msg_init(&m, XQF_MSG_BUILD_REQUEST);
+    snprintf(m.u.build_request.sha256, sizeof m.u.build_request.sha256, "%s", sha);
+    m.u.build_request.offset = offset;
+    send_msg(sock, &m);
+}
+
+/* Waits until the log holds text (true) or timeout_s passes. */
+static bool log_has(const char *text, double timeout_s)
+{
+    double end = cu_now() + timeout_s;
+    do {
+        FILE *f = fopen(logfile, "r");
+        char line[2048];
+        bool found = false;
+        while (f && !found && fgets(line, sizeof line, f))
+            found = strstr(line, text) != NULL;
+        if (f)
+            fclose(f);
+        if (found)
+            return true;
+        cu_sleep_ms(100);
+    } while (cu_now() < end);
+    return false;
+}
+
+Test(cluster, bounded_peers)
+{
+    CU_REQUIRE_DB();
+    char bin[512];
+    snprintf(bin, sizeof bin, "%s/engine-big", logdir);
+    engine_copy(bin, 1200000);                           /* three chunks */
+    StoreBuild build;
+    cr_assert_eq(store_load_build(store, register_build(bin), &build), 1);
+    cu_sprt(store, "NullR=2", 1, 20, 500, -500, 500);
+    const char *opts[] = { "--max-peers", "2", "--rate-limit", "100", NULL };
+    coordinator_with("10", opts);
+    void *ctx = zmq_ctx_new(), *a = dealer(ctx);
+    XqfMsg m;
+
+    /* hello before anything, a status request included */
+    xqf_msg_init(&m, XQF_MSG_STATUS_REQUEST);
+    m.u.status_request.max_runs = 5;
+    send_msg(a, &m);
+    expect_error(a, XQF_ERR_NEED_HELLO, "status_request before hello");
+    hello_as(a, "one-slot", 1);
+
+    /* leases: at most 2 x the concurrency announced */
+    for (int slot = 0; slot < 3; slot++) {
+        xqf_msg_init(&m, XQF_MSG_TASK_REQUEST);
+        m.u.task_request.slot = (uint64_t)slot;
+        send_msg(a, &m);
+        reply(a, &m);
+        cr_assert_eq(m.type, slot < 2 ? XQF_MSG_TASK : XQF_MSG_IDLE, "request %d: %s (log: %s)", slot,
+                     xqf_msg_type_name(m.type), logfile);
+        xqf_msg_free(&m);
+    }
+    cr_assert(log_has("holds 2 leases, its most (2 per slot)", 5), "log: %s", logfile);
+
+    /* one build chunk in flight: the next only after the last */
+    build_request(a, build.sha256, 0);
+    reply(a, &m);
+    cr_assert_eq(m.type, XQF_MSG_BUILD_CHUNK, "log: %s", logfile);
+    uint64_t next = m.u.build_chunk.data.len;
+    xqf_msg_free(&m);
+    build_request(a, build.sha256, 0);
+    expect_error(a, XQF_ERR_LIMIT, "a second chunk while one is in flight");
+    build_request(a, build.sha256, next);
+    reply(a, &m);
+    cr_assert_eq(m.type, XQF_MSG_BUILD_CHUNK, "the next chunk, once the last arrived (log: %s)", logfile);
+    cr_assert_eq(m.u.build_chunk.offset, next);
+    xqf_msg_free(&m);
+
+    /* the peer table: two workers at most, the third refused and logged */
+    void *b = dealer(ctx), *c = dealer(ctx);
+    hello_as(b, "two", 1);
+    xqf_msg_init(&m, XQF_MSG_HELLO);
+    snprintf(m.u.hello.name, sizeof m.u.hello.name, "three");
+    send_msg(c, &m);
+    expect_error(c, XQF_ERR_LIMIT, "a third worker beyond --max-peers 2");
+    cr_assert(log_has("a new worker refused: 2 workers connected already", 5), "log: %s", logfile);
+
+    /* a key over its rate: refused with an error each, counted; the others are served */
+    int limited = 0, other = 0;
+    xqf_msg_init(&m, XQF_MSG_HEARTBEAT);
+    for (int i = 0; i < 300; i++)
+        send_msg(c, &m);
+    for (int i = 0; i < 300; i++) {
+        XqfMsg r;
+        reply(c, &r);
+        if (r.type == XQF_MSG_ERROR && r.u.error.code == XQF_ERR_LIMIT)
+            limited++;
+        else
+            other++;
+        xqf_msg_free(&r);
+    }
+    cr_assert_geq(limited, 100, "%d of 300 messages over a rate of 100/s refused", limited);
+    cr_assert(log_has("over the rate limit (100 messages/s)", 5), "log: %s", logfile);
+    xqf_msg_init(&m, XQF_MSG_STATUS_REQUEST);
+    send_msg(b, &m);
+    reply(b, &m);
+    cr_assert_eq(m.type, XQF_MSG_STATUS, "another peer is still served");
+    xqf_msg_free(&m);
+    fprintf(stderr, "cluster: bounds: 300 frames at once against --rate-limit 100: %d refused, %d answered\n",
+            limited, other);
+    zmq_close(a);
+    zmq_close(b);
+    zmq_close(c);
+    zmq_ctx_term(ctx);
+}
