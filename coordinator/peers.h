@@ -31,6 +31,7 @@ typedef struct {
     uint64_t offset, next;           /* the chunk's bytes [offset, next) */
     int64_t sent_ms;
     int lost;                        /* chunks in a row never acknowledged */
+    uint64_t by;                     /* the message it answers (the server's count): a redo of it may have it again */
 } PeerChunk;
 
 typedef struct {

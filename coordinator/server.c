@@ -78,6 +78,8 @@ struct Server {
     RateLimit *limit;                /* messages per key */
     Notes notes;                     /* limits hit, logged once a minute per kind */
     int64_t chunks_refused, leases_capped;
+    uint64_t frames_taken;           /* frames taken since the start (numbers the messages) */
+    int taken;                       /* of the batch being handled */
     int64_t backoff_ms, next_connect_ms;
     int64_t next_expire_ms;          /* expired leases re-queued then */
     LoadStats load;
@@ -112,10 +114,28 @@ static void refuse(Item *it, XqfErrorCode code, const char *text)
     it->reply = true;
 }
 
-/* Checks a result's shape before it reaches the database. */
+/* Whether every one of n counts is in [0, max]. */
+static bool counts_within(const int64_t *v, uint32_t n, int64_t max)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (v[i] < 0 || v[i] > max)
+            return false;
+    return true;
+}
+
+/*
+ * Checks a result's shape and ranges before it reaches the database: no
+ * task has more than XQF_TASK_PAIRS_MAX pairs, so no count can exceed its
+ * games and no sum can overflow a bigint (the database then checks them
+ * against the task's own pairs).
+ */
 static bool result_shape_ok(const XqfMsg_result *r)
 {
+    int64_t games = 2 * r->pairs;
+    const int64_t wdl[3] = { r->wins, r->draws, r->losses };
     return r->penta.count == 5 && r->reasons.count <= STORE_REASONS && r->pairs >= 0 &&
+           r->pairs <= XQF_TASK_PAIRS_MAX && counts_within(wdl, 3, games) &&
+           counts_within(r->penta.v, 5, r->pairs) && counts_within(r->reasons.v, r->reasons.count, games) &&
            r->task_id <= INT64_MAX && r->lease <= INT64_MAX;
 }
 
@@ -156,8 +176,10 @@ static void worker_name(const char *user, const char *asked, char out[XQF_NAME_M
  * again, or the peer moved on); after CHUNK_LOST_MAX lost in a row the
  * peer gets no more on this connection.
  */
-static const char *chunk_allowed(PeerChunk *c, const XqfMsg_build_request *b, int64_t now)
+static const char *chunk_allowed(PeerChunk *c, const XqfMsg_build_request *b, int64_t now, uint64_t by)
 {
+    if (c->sha256[0] && c->by == by)
+        return NULL;                 /* the same message again (its transaction redone) */
     if (c->lost >= CHUNK_LOST_MAX)
         return "build_request: chunks sent were never acknowledged: no more on this connection";
     if (!c->sha256[0])
@@ -257,7 +279,8 @@ static int handle_db(Server *S, Item *it)
             refuse(it, XQF_ERR_NEED_HELLO, "build_request: say hello first");
             return 0;
         }
-        const char *why = chunk_allowed(&e->chunk, b, clock_now_ms());
+        uint64_t by = S->frames_taken - (uint64_t)S->taken + (uint64_t)(it - S->items);
+        const char *why = chunk_allowed(&e->chunk, b, clock_now_ms(), by);
         if (why) {
             S->chunks_refused++;
             char tail[NOTES_MORE_MAX];
@@ -288,6 +311,7 @@ static int handle_db(Server *S, Item *it)
         e->chunk.offset = b->offset;
         e->chunk.next = b->offset + len;
         e->chunk.sent_ms = clock_now_ms();
+        e->chunk.by = by;
         xqf_msg_init(&it->out, XQF_MSG_BUILD_CHUNK);
         XqfMsg_build_chunk *c = &it->out.u.build_chunk;
         snprintf(c->sha256, sizeof c->sha256, "%s", b->sha256);
@@ -461,14 +485,75 @@ static int handle_requests(Server *S, Item *items, int n)
     return rc;
 }
 
-/* Every database message of items, in one transaction the caller opened: the others one by one, in order, then results and requests in bulk. 0 or -1. */
-static int handle_items(Server *S, Item *items, int n)
+static bool is_single(XqfMsgType t) { return needs_db(t) && t != XQF_MSG_RESULT && t != XQF_MSG_TASK_REQUEST; }
+static bool is_result(XqfMsgType t) { return t == XQF_MSG_RESULT; }
+static bool is_request(XqfMsgType t) { return t == XQF_MSG_TASK_REQUEST; }
+
+/* The messages that take one statement each (hello, heartbeat, ...), in order. 0 or -1. */
+static int handle_singles(Server *S, Item *items, int n)
 {
     for (int i = 0; i < n; i++)
-        if (needs_db(items[i].in.type) && items[i].in.type != XQF_MSG_RESULT &&
-            items[i].in.type != XQF_MSG_TASK_REQUEST && handle_db(S, &items[i]) != 0)
+        if (is_single(items[i].in.type) && handle_db(S, &items[i]) != 0)
             return -1;
-    return handle_results(S, items, n) == 0 && handle_requests(S, items, n) == 0 ? 0 : -1;
+    return 0;
+}
+
+typedef int (*Phase)(Server *S, Item *items, int n);
+
+/*
+ * Runs a phase of the batch (the messages `mine` picks) under a savepoint.
+ * A statement that fails (the input was checked before, so this is the
+ * rare case: a constraint, a bug) undoes that phase alone, which is redone
+ * message by message, each under a savepoint of its own: the one whose
+ * statement fails is refused, the rest of the batch stands.  0, or -1
+ * when the transaction cannot go on (the connection is lost).
+ */
+static int guarded(Server *S, Item *items, int n, Phase phase, bool (*mine)(XqfMsgType))
+{
+    int count = 0;
+    for (int i = 0; i < n; i++)
+        count += mine(items[i].in.type);
+    if (!count)
+        return 0;
+    if (store_savepoint(S->store) != 0)
+        return -1;
+    if (phase(S, items, n) == 0)
+        return store_release(S->store);
+    if (!store_ok(S->store) || store_rollback_to(S->store) != 0)
+        return -1;
+    sched_invalidate(S->sched);
+    log_warn("a statement failed: its %d message%s redone one by one", count, count > 1 ? "s are" : " is");
+    for (int i = 0; i < n; i++) {
+        Item *it = &items[i];
+        if (!mine(it->in.type))
+            continue;
+        if (store_savepoint(S->store) != 0)
+            return -1;
+        if (phase(S, it, 1) == 0) {
+            if (store_release(S->store) != 0)
+                return -1;
+            continue;
+        }
+        if (!store_ok(S->store) || store_rollback_to(S->store) != 0 || store_release(S->store) != 0)
+            return -1;
+        log_warn("a %s refused: its statement failed (above)", xqf_msg_type_name(it->in.type));
+        refuse(it, XQF_ERR_REFUSED, "a database statement failed on this message (the coordinator logged it)");
+    }
+    return store_release(S->store);
+}
+
+/*
+ * Every database message of items, in one transaction the caller opened:
+ * the single ones one by one, in order, then results and requests in
+ * bulk, each phase guarded (a failing statement costs its message). 0 or -1.
+ */
+static int handle_items(Server *S, Item *items, int n)
+{
+    return guarded(S, items, n, handle_singles, is_single) == 0 &&
+                   guarded(S, items, n, handle_results, is_result) == 0 &&
+                   guarded(S, items, n, handle_requests, is_request) == 0
+               ? 0
+               : -1;
 }
 
 /* Handles a message that does not need the database. */
@@ -603,6 +688,7 @@ static int take_frames(Server *S)
         xqf_msg_init(&it->out, XQF_MSG_NONE);
         it->reply = false;
         n++;
+        S->frames_taken++;
         if (!within_limit(S, it)) {
             xqf_msg_init(&it->in, XQF_MSG_NONE);
             it->decoded = false;
@@ -701,7 +787,7 @@ int server_run(Server *S)
         if ((ready & 2) && store_notifications(S->store) != 0)
             sched_invalidate(S->sched);
         int64_t started = clock_now_us();
-        int n = take_frames(S);
+        int n = S->taken = take_frames(S);
         handle_batch(S, S->items, n);
         /* after the batch: a bye ends what came before it (a worker's last handbacks) */
         for (int i = 0; i < n; i++)

@@ -4,9 +4,15 @@
  *
  * Each loop iteration takes every frame waiting (up to a batch) and
  * handles them in one transaction (group commit), then sends the replies:
- * a worker hears "accepted" only for what is committed.  If the batch
- * fails on a statement while the connection is up, each message is redone
- * in its own transaction and only the failing one is refused.  While the
+ * a worker hears "accepted" only for what is committed.  Every field is
+ * checked before it reaches SQL (the codec: types, limits, UTF-8; here:
+ * counts within a task's most pairs, chunk offsets within int4), so a bad
+ * frame costs its own message.  The batch's three phases (single
+ * messages, results, task requests) each run under a savepoint: a
+ * statement that fails all the same undoes its phase only, which is
+ * redone message by message under savepoints, and only the failing
+ * message is refused (error 6).  If the transaction itself fails (the
+ * commit, the connection), each message is redone in its own.  While the
  * database is unreachable, messages that need it are answered with error
  * XQF_ERR_INTERNAL (the worker retries later) and the store reconnects with
  * a doubling backoff; once back, every lease is extended by a lease length

@@ -123,6 +123,9 @@
     S(BUILD_CHUNK, "SELECT octet_length(blob)::bigint, substring(blob FROM $2::int + 1 FOR $3::int) " \
                    "FROM engine_builds WHERE sha256 = $1 AND blob IS NOT NULL", 3)             \
     S(BEGIN, "BEGIN", 0)                                                                         \
+    S(SAVEPOINT, "SAVEPOINT xqf_sp", 0)                                                          \
+    S(RELEASE, "RELEASE SAVEPOINT xqf_sp", 0)                                                    \
+    S(ROLLBACK_TO, "ROLLBACK TO SAVEPOINT xqf_sp", 0)                                            \
     S(COMMIT, "COMMIT", 0)
 
 typedef enum {
@@ -327,6 +330,18 @@ int store_commit(Store *s)
     s->in_tx = false;
     return res ? 0 : -1;
 }
+
+/* Runs a statement without parameters or rows (transaction control). 0 or -1. */
+static int command(Store *s, Stmt st)
+{
+    PGresult *res = run(s, st, NULL, PGRES_COMMAND_OK);
+    PQclear(res);
+    return res ? 0 : -1;
+}
+
+int store_savepoint(Store *s) { return command(s, ST_SAVEPOINT); }
+int store_release(Store *s) { return command(s, ST_RELEASE); }
+int store_rollback_to(Store *s) { return command(s, ST_ROLLBACK_TO); }
 
 void store_rollback(Store *s)
 {

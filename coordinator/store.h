@@ -53,6 +53,15 @@ int store_begin(Store *s);
 int store_commit(Store *s);
 /* Rolls back (nothing when no transaction is open or the connection is lost). */
 void store_rollback(Store *s);
+/*
+ * Savepoints inside a transaction (one name, nested: each call refers to
+ * the newest): store_savepoint sets one, store_release keeps what was done
+ * since, store_rollback_to undoes it (a failed statement included) and
+ * keeps the savepoint.  0 or -1.
+ */
+int store_savepoint(Store *s);
+int store_release(Store *s);
+int store_rollback_to(Store *s);
 
 /* ---- runs ---------------------------------------------------------------- */
 

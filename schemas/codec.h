@@ -117,6 +117,12 @@ void xqf_msg_free(XqfMsg *m);
 const char *xqf_msg_type_name(XqfMsgType type);
 /* The error code a decoding failure is answered with. */
 XqfErrorCode xqf_decode_error_code(XqfDecodeStatus status);
+/*
+ * Whether s[0..len) is well-formed UTF-8 (no overlong forms, surrogates or
+ * code points past U+10FFFF): every STR field and STRS element decoded
+ * must be, or the frame is malformed (PostgreSQL would refuse the text).
+ */
+bool xqf_utf8_valid(const char *s, size_t len);
 
 /*
  * Packs m into out (replacing its content).  Returns 0, or -1 when out of
