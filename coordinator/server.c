@@ -27,7 +27,8 @@ enum {
     CHUNK_LOST_MS = 3000,            /* a chunk unacknowledged this long counts as lost (workers ask again after 5 s) */
     CHUNK_LOST_MAX = 3,              /* chunks lost in a row: the peer does not read them, no more for it */
     LEASES_PER_SLOT = 2,             /* leases a worker may hold per slot it announced */
-    CAPPED_RETRY_MS = 2000           /* idle's retry_ms for a worker at its lease cap */
+    CAPPED_RETRY_MS = 2000,          /* idle's retry_ms for a worker at its lease cap */
+    STALL_MIN_MS = 2000              /* a loop iteration this long (or a quarter lease) is a stall */
 };
 
 /* What the loop did since the last load line (logged every LOAD_EVERY_MS when busy). */
@@ -82,6 +83,9 @@ struct Server {
     int taken;                       /* of the batch being handled */
     int64_t backoff_ms, next_connect_ms;
     int64_t next_expire_ms;          /* expired leases re-queued then */
+    int64_t last_tick_ms;            /* the previous timers(): a much longer gap is a stall */
+    int64_t overdue_since_ms;        /* expiry waiting for the queue to drain since then (0: not waiting) */
+    int64_t test_stall_ms;           /* XQF_TEST_STALL_MS: one stall, in the first batch with a heartbeat */
     LoadStats load;
     int batch;                       /* items' length */
     Item *items;                     /* the batch being handled */
@@ -598,6 +602,20 @@ static void ensure_connected(Server *S, int64_t now)
     S->backoff_ms = S->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : S->backoff_ms * 2;
 }
 
+/* The test hook XQF_TEST_STALL_MS: the first batch with a heartbeat hangs that long in its transaction. */
+static void test_stall(Server *S, const Item *items, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (items[i].in.type == XQF_MSG_HEARTBEAT) {
+            log_warn("test hook: stalling %lld ms in a transaction", (long long)S->test_stall_ms);
+            struct timespec ts = { (time_t)(S->test_stall_ms / 1000), (long)(S->test_stall_ms % 1000) * 1000000 };
+            while (nanosleep(&ts, &ts) != 0)
+                ;
+            S->test_stall_ms = 0;
+            return;
+        }
+}
+
 /* Handles a batch of decoded messages in one transaction (see server.h). */
 static void handle_batch(Server *S, Item *items, int n)
 {
@@ -612,6 +630,8 @@ static void handle_batch(Server *S, Item *items, int n)
               store_begin(S->store) == 0;
     if (ok && handle_items(S, items, n) != 0)
         ok = false;
+    if (ok && S->test_stall_ms > 0)
+        test_stall(S, items, n);
     if (ok && store_commit(S->store) == 0) {
         if (sched_after_commit(S->sched) != 0)
             sched_invalidate(S->sched);
@@ -642,13 +662,38 @@ static void handle_batch(Server *S, Item *items, int n)
     }
 }
 
-static void timers(Server *S)
+/*
+ * After a stall (the loop held up much longer than an iteration: a
+ * database that hung, the machine suspended), the heartbeats that workers
+ * sent meanwhile are still queued: every lease is extended by a lease
+ * before any may expire, and expiry waits until the queue is drained.
+ */
+static void after_stall(Server *S, int64_t now)
+{
+    int64_t gap = now - S->last_tick_ms, stall = S->cfg->lease_ms / 4;
+    S->last_tick_ms = now;
+    if (gap < (stall > STALL_MIN_MS ? stall : STALL_MIN_MS) || !store_ok(S->store))
+        return;
+    int64_t n = store_extend_leases(S->store, S->cfg->lease_ms);
+    log_warn("the loop stalled for %lld ms: %lld leases extended by a lease before any expires",
+             (long long)gap, (long long)(n > 0 ? n : 0));
+    S->next_expire_ms = now + EXPIRE_EVERY_MS;
+}
+
+/* Timers; drained: the last batch took every frame waiting (expiry waits for that, up to half a lease). */
+static void timers(Server *S, bool drained)
 {
     int64_t now = clock_now_ms();
+    after_stall(S, now);
     if (store_ok(S->store) && sched_progress(S->sched, now) != 0)
         sched_invalidate(S->sched);
     if (now < S->next_expire_ms)
         return;
+    if (!drained && (!S->overdue_since_ms || now - S->overdue_since_ms < S->cfg->lease_ms / 2)) {
+        S->overdue_since_ms = S->overdue_since_ms ? S->overdue_since_ms : now;
+        return;                      /* heartbeats still queued come first */
+    }
+    S->overdue_since_ms = 0;
     S->next_expire_ms = now + EXPIRE_EVERY_MS;
     ensure_connected(S, now);
     if (!store_ok(S->store))
@@ -739,6 +784,8 @@ Server *server_new(const ServerConfig *cfg)
     S->backoff_ms = BACKOFF_MIN_MS;
     S->batch = cfg->batch_max > 0 ? cfg->batch_max : SERVER_BATCH_DEFAULT;
     S->peers.max = cfg->max_peers > 0 ? (size_t)cfg->max_peers : SERVER_MAX_PEERS_DEFAULT;
+    const char *stall = getenv("XQF_TEST_STALL_MS");
+    S->test_stall_ms = stall ? strtoll(stall, NULL, 10) : 0;
     if (!(S->items = calloc((size_t)S->batch, sizeof *S->items)) ||
         !(S->limit = ratelimit_new(cfg->rate, cfg->rate)) ||
         !(S->transport = transport_new(cfg->bind, &cfg->security)) || !(S->store = store_new(cfg->db)) ||
@@ -777,6 +824,7 @@ int server_run(Server *S)
 {
     log_info("serving on %s, lease %lld ms", S->cfg->bind, (long long)S->cfg->lease_ms);
     ensure_connected(S, clock_now_ms());
+    S->last_tick_ms = clock_now_ms();
     S->load = (LoadStats){ .since_us = clock_now_us() };
     while (!atomic_load(&S->stop)) {
         int ready = transport_wait(S->transport, WAIT_MS, store_socket(S->store));
@@ -797,7 +845,7 @@ int server_run(Server *S)
         if (n > 0)
             load_note(&S->load, n, clock_now_us() - started);
         load_log(&S->load, clock_now_us());
-        timers(S);
+        timers(S, n < S->batch);
     }
     log_info("stopping: %lld messages over the rate limit, %lld build requests and %lld claims refused "
              "by the bounds, %lld hellos beyond --max-peers, %lld replies dropped (peer not reading)",

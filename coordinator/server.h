@@ -17,8 +17,13 @@
  * XQF_ERR_INTERNAL (the worker retries later) and the store reconnects with
  * a doubling backoff; once back, every lease is extended by a lease length
  * so that no task expires for heartbeats that could not be recorded.
- * Timers: expired leases are re-queued every second; the run cache is
- * refreshed on NOTIFY and every few seconds.
+ * Timers: expired leases are re-queued every second, once the queue of
+ * frames is drained (or half a lease after they were due); after a stall
+ * (an iteration longer than a quarter lease, 2 s at least) every lease is
+ * first extended by a lease, so that heartbeats queued meanwhile are not
+ * beaten by the expiry.  The run cache is refreshed on NOTIFY and every
+ * few seconds.  Test hook: XQF_TEST_STALL_MS=N makes the first batch with
+ * a heartbeat hang N ms in its transaction.
  *
  * Bounds (issue 15): every request but hello needs a hello first (status
  * too); each key (a CURVE allow-list name, or a plaintext connection)

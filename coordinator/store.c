@@ -279,10 +279,75 @@ static int migrate(Store *s)
     return rc;
 }
 
+/*
+ * Connects with the settings a long-lived connection needs, under what
+ * conninfo sets: a connect that gives up (connect_timeout, unless
+ * PGCONNECT_TIMEOUT says otherwise) and TCP keepalives, so that a database
+ * that drops packets is noticed in about a minute instead of never.  The
+ * conninfo comes last (expanded as dbname), so what it sets wins.
+ */
+static PGconn *connect_bounded(const char *conninfo)
+{
+    const char *keys[8], *vals[8];
+    int n = 0;
+    if (!getenv("PGCONNECT_TIMEOUT"))
+        keys[n] = "connect_timeout", vals[n++] = STORE_CONNECT_TIMEOUT_S;
+    keys[n] = "keepalives", vals[n++] = "1";
+    keys[n] = "keepalives_idle", vals[n++] = STORE_KEEPALIVES_IDLE_S;
+    keys[n] = "keepalives_interval", vals[n++] = STORE_KEEPALIVES_INTERVAL_S;
+    keys[n] = "keepalives_count", vals[n++] = STORE_KEEPALIVES_COUNT;
+    keys[n] = "dbname", vals[n++] = conninfo;
+    keys[n] = NULL, vals[n] = NULL;
+    return PQconnectdbParams(keys, vals, 1);
+}
+
+/*
+ * A statement_timeout of STORE_STATEMENT_TIMEOUT_MS unless one was set
+ * anywhere (conninfo options, PGOPTIONS, the role, the database, the
+ * server's configuration): a statement that hangs ends in an error the
+ * loop survives.  After the migrations, which may take longer.  0 or -1.
+ */
+static int bound_statements(Store *s)
+{
+    PGresult *res = PQexec(s->conn, "SELECT source FROM pg_settings WHERE name = 'statement_timeout'");
+    int rc = PQresultStatus(res) == PGRES_TUPLES_OK ? 0 : db_error(s, "statement_timeout", res);
+    bool unset = rc == 0 && PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "default") == 0;
+    PQclear(res);
+    if (rc == 0 && unset)
+        rc = exec_simple(s, "SET statement_timeout = " STORE_STATEMENT_TIMEOUT_MS, "statement_timeout");
+    return rc;
+}
+
+int store_setting(Store *s, const char *name, char *out, size_t size)
+{
+    if (!s->conn)
+        return db_error(s, "setting", NULL);
+    const char *p[1] = { name };
+    PGresult *res = PQexecParams(s->conn, "SELECT current_setting($1)", 1, NULL, p, NULL, NULL, 0);
+    int rc = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 ? 0 : db_error(s, "setting", res);
+    if (rc == 0)
+        snprintf(out, size, "%s", PQgetvalue(res, 0, 0));
+    PQclear(res);
+    return rc;
+}
+
+int store_conn_option(const Store *s, const char *keyword, char *out, size_t size)
+{
+    PQconninfoOption *opts = s->conn ? PQconninfo(s->conn) : NULL;
+    int rc = -1;
+    for (PQconninfoOption *o = opts; o && o->keyword; o++)
+        if (strcmp(o->keyword, keyword) == 0) {
+            snprintf(out, size, "%s", o->val ? o->val : "");
+            rc = 0;
+        }
+    PQconninfoFree(opts);
+    return rc;
+}
+
 int store_connect(Store *s)
 {
     disconnect(s);
-    s->conn = PQconnectdb(s->conninfo);
+    s->conn = connect_bounded(s->conninfo);
     if (PQstatus(s->conn) != CONNECTION_OK)
         return db_error(s, "connect", NULL);
     if (migrate(s) != 0)
@@ -294,7 +359,7 @@ int store_connect(Store *s)
         if (rc != 0)
             return -1;
     }
-    if (exec_simple(s, "LISTEN xqf_runs", "listen") != 0)
+    if (bound_statements(s) != 0 || exec_simple(s, "LISTEN xqf_runs", "listen") != 0)
         return -1;
     return 0;
 }

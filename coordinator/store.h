@@ -34,11 +34,28 @@ enum {
 
 typedef struct Store Store;
 
+/*
+ * The connection's bounds where conninfo (or PGCONNECT_TIMEOUT, for the
+ * first) does not set them: a connect gives up after 10 s, TCP keepalives
+ * notice a dead link in about 60 s (30 s idle, then 3 probes 10 s apart),
+ * and a statement runs at most 30 s (unless statement_timeout was set in
+ * the options, PGOPTIONS, the role, the database or the server).
+ */
+#define STORE_CONNECT_TIMEOUT_S "10"
+#define STORE_KEEPALIVES_IDLE_S "30"
+#define STORE_KEEPALIVES_INTERVAL_S "10"
+#define STORE_KEEPALIVES_COUNT "3"
+#define STORE_STATEMENT_TIMEOUT_MS "30000"
+
 /* A store for conninfo (libpq syntax); not connected yet. NULL when out of memory. */
 Store *store_new(const char *conninfo);
 void store_destroy(Store **s);
 /* (Re)connects: migrations, prepared statements, LISTEN. Returns 0 or -1. */
 int store_connect(Store *s);
+/* A server setting of the connection (SHOW name) into out. 0 or -1. */
+int store_setting(Store *s, const char *name, char *out, size_t size);
+/* A connection option in effect (libpq keyword: "connect_timeout", "keepalives", ...) into out. 0 or -1. */
+int store_conn_option(const Store *s, const char *keyword, char *out, size_t size);
 /* Is the connection up? */
 bool store_ok(const Store *s);
 /* The connection's socket (to poll for notifications), or -1. */

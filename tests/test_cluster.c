@@ -787,3 +787,19 @@ Test(cluster, one_bad_frame_costs_one_message)
     zmq_close(c);
     zmq_ctx_term(ctx);
 }
+
+/* ---- a stall does not expire the leases whose heartbeats were queued (issue 15) ---------- */
+
+Test(cluster, a_stall_expires_no_heartbeated_lease)
+{
+    CU_REQUIRE_DB();
+    /* one task of two pairs that lasts several leases of 2 s; the coordinator hangs 5 s in a transaction */
+    int64_t run = cu_sprt(store, "NullR=2", 2, 2, 20000, -500, 500);
+    const char *env[] = { "XQF_TEST_STALL_MS=5000", NULL };
+    cu_track(cu_coordinator_env(db, port, "2", logfile, env));
+    worker("w1");
+    cr_assert(log_has("test hook: stalling 5000 ms", 30), "log: %s", logfile);
+    cr_assert(log_has("the loop stalled for", 10), "log: %s", logfile);
+    finish_and_audit(run, 2, 120, "max pairs");
+    cr_assert(!log_has("expired leases re-queued", 0), "a lease expired after the stall (log: %s)", logfile);
+}

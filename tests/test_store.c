@@ -328,3 +328,36 @@ Test(store, a_pentanomial_must_match_its_games)
     cr_assert_eq(r.counts.wins, 1);
     cr_assert_eq(r.counts.draws, 1);
 }
+
+/* The connection's bounds: a connect timeout, keepalives, a statement timeout, each unless set (issue 15). */
+Test(store, connection_bounds_unless_set)
+{
+    CU_REQUIRE_DB();
+    char v[64];
+    cr_assert_eq(store_conn_option(store, "connect_timeout", v, sizeof v), 0);
+    cr_assert_str_eq(v, STORE_CONNECT_TIMEOUT_S);
+    cr_assert_eq(store_conn_option(store, "keepalives", v, sizeof v), 0);
+    cr_assert_str_eq(v, "1");
+    cr_assert_eq(store_conn_option(store, "keepalives_idle", v, sizeof v), 0);
+    cr_assert_str_eq(v, STORE_KEEPALIVES_IDLE_S);
+    cr_assert_eq(store_conn_option(store, "keepalives_interval", v, sizeof v), 0);
+    cr_assert_str_eq(v, STORE_KEEPALIVES_INTERVAL_S);
+    cr_assert_eq(store_conn_option(store, "keepalives_count", v, sizeof v), 0);
+    cr_assert_str_eq(v, STORE_KEEPALIVES_COUNT);
+    cr_assert_eq(store_setting(store, "statement_timeout", v, sizeof v), 0);
+    cr_assert_str_eq(v, "30s");
+    /* what a conninfo sets is kept */
+    char mine[700];
+    snprintf(mine, sizeof mine, "%s connect_timeout=3 keepalives_idle=7 options='-c statement_timeout=5s'", db);
+    Store *s = store_new(mine);
+    cr_assert_eq(store_connect(s), 0);
+    cr_assert_eq(store_conn_option(s, "connect_timeout", v, sizeof v), 0);
+    cr_assert_str_eq(v, "3");
+    cr_assert_eq(store_conn_option(s, "keepalives_idle", v, sizeof v), 0);
+    cr_assert_str_eq(v, "7");
+    cr_assert_eq(store_conn_option(s, "keepalives_count", v, sizeof v), 0);
+    cr_assert_str_eq(v, STORE_KEEPALIVES_COUNT);
+    cr_assert_eq(store_setting(s, "statement_timeout", v, sizeof v), 0);
+    cr_assert_str_eq(v, "5s");
+    store_destroy(&s);
+}
