@@ -264,15 +264,19 @@ static int handle_db(Server *S, Item *it)
             return 0;
         }
         int rc = h->task_id <= INT64_MAX && h->lease <= INT64_MAX
-                     ? store_handback(S->store, e->worker, (int64_t)h->task_id, (int64_t)h->lease, h->reason)
+                     ? store_handback(S->store, e->worker, (int64_t)h->task_id, (int64_t)h->lease, h->reason,
+                                      h->refused, S->cfg->quarantine_after)
                      : 0;
         if (rc < 0)
             return -1;
-        if (rc > 0) {
+        if (rc == 2)
+            log_warn("task %llu quarantined: refused %d times, the last by worker %lld: %s",
+                     (unsigned long long)h->task_id, S->cfg->quarantine_after, (long long)e->worker, h->reason);
+        else if (rc > 0)
             log_info("task %llu handed back%s: %s", (unsigned long long)h->task_id,
                      h->refused ? " (refused)" : "", h->reason);
+        if (rc > 0)
             sched_invalidate(S->sched);
-        }
         make_ack(&it->out, h->task_id, h->lease, rc ? "ok" : "stale", 0, true);
         return 0;
     }

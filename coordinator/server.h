@@ -51,6 +51,7 @@
 #define SERVER_BATCH_DEFAULT 512
 #define SERVER_RATE_DEFAULT 1000
 #define SERVER_MAX_PEERS_DEFAULT 10000
+#define SERVER_QUARANTINE_DEFAULT 5
 
 typedef struct {
     const char *bind;                /* ROUTER endpoint */
@@ -60,6 +61,7 @@ typedef struct {
     TransportSecurity security;      /* CURVE or plaintext (transport.h); its strings outlive the server */
     double rate;                     /* messages per second per key (burst: as many at once); <= 0: no limit */
     int max_peers;                   /* workers connected at once (<= 0: SERVER_MAX_PEERS_DEFAULT) */
+    int quarantine_after;            /* a task refused this many times is set aside (<= 0: never) */
 } ServerConfig;
 
 typedef struct Server Server;

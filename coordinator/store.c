@@ -30,7 +30,8 @@
     "coalesce(to_char(r.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), ''), "         \
     "extract(epoch FROM coalesce(r.finished_at, now()) - r.created_at), "                       \
     "coalesce((SELECT sha256 FROM engine_builds b WHERE b.id = r.test_build), ''), "            \
-    "coalesce((SELECT sha256 FROM engine_builds b WHERE b.id = r.base_build), '')"
+    "coalesce((SELECT sha256 FROM engine_builds b WHERE b.id = r.base_build), ''), "             \
+    "(SELECT count(*) FROM tasks t WHERE t.run_id = r.id AND t.state = 'quarantined')"
 
 /* A jsonb array of numbers as comma-separated text, in order. */
 #define JSON_LIST(key)                                                                           \
@@ -47,7 +48,10 @@
     S(LEASED, "SELECT (SELECT count(*) FROM tasks t WHERE t.worker_id = w AND t.state = 'leased') "  \
               "FROM unnest($1::bigint[]) WITH ORDINALITY AS u(w, i) ORDER BY i", 1)               \
     S(HEARTBEAT, "SELECT xqf_heartbeat($1, $2, $3, $4)", 4)                                      \
-    S(HANDBACK, "SELECT xqf_handback($1, $2, $3, $4)", 4)                                        \
+    S(HANDBACK, "SELECT xqf_handback($1, $2, $3, $4, $5, $6)", 6)                                \
+    S(QUARANTINED, "SELECT id, first_pair, n_pairs, refusals, "                                  \
+                   "array_to_string(refusal_reasons, ' | ') FROM tasks "                          \
+                   "WHERE run_id = $1 AND state = 'quarantined' ORDER BY id", 1)                 \
     S(EXPIRE, "SELECT xqf_expire_leases()", 0)                                                   \
     S(EXTEND, "SELECT xqf_extend_leases($1)", 1)                                                 \
     S(FINISH, "SELECT xqf_finish_run($1, $2, $3, NULL)", 3)                                      \
@@ -617,6 +621,7 @@ static void read_run(const PGresult *r, int row, StoreRun *o)
     o->elapsed_s = get_dbl(r, row, c++);
     get_text(r, row, c++, o->build0, sizeof o->build0);
     get_text(r, row, c++, o->build1, sizeof o->build1);
+    o->quarantined = get_i64(r, row, c++);
 }
 
 /*
@@ -1139,11 +1144,44 @@ int store_heartbeat(Store *s, int64_t worker, int64_t task, int64_t token, int64
     return ok_or_stale(s, ST_HEARTBEAT, p);
 }
 
-int store_handback(Store *s, int64_t worker, int64_t task, int64_t token, const char *reason)
+int store_handback(Store *s, int64_t worker, int64_t task, int64_t token, const char *reason, bool refused,
+                   int quarantine_after)
 {
     Nums n;
-    const char *p[4] = { num(&n, 0, worker), num(&n, 1, task), num(&n, 2, token), reason };
-    return ok_or_stale(s, ST_HANDBACK, p);
+    const char *p[6] = { num(&n, 0, worker), num(&n, 1, task), num(&n, 2, token), reason, refused ? "t" : "f",
+                         num(&n, 3, quarantine_after) };
+    PGresult *res = run(s, ST_HANDBACK, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    const char *v = PQntuples(res) == 1 ? PQgetvalue(res, 0, 0) : "";
+    int rc = strcmp(v, "ok") == 0 ? 1 : strcmp(v, "quarantined") == 0 ? 2 : 0;
+    PQclear(res);
+    return rc;
+}
+
+int store_quarantined(Store *s, int64_t run_id, StoreQuarantined **out)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, run_id) };
+    PGresult *res = run(s, ST_QUARANTINED, p, PGRES_TUPLES_OK);
+    *out = NULL;
+    if (!res)
+        return -1;
+    int count = PQntuples(res);
+    if (count > 0 && !(*out = calloc((size_t)count, sizeof **out))) {
+        PQclear(res);
+        return db_error(s, "quarantined: out of memory", NULL);
+    }
+    for (int i = 0; i < count; i++) {
+        StoreQuarantined *q = &(*out)[i];
+        q->task = get_i64(res, i, 0);
+        q->first_pair = get_i64(res, i, 1);
+        q->pairs = get_i64(res, i, 2);
+        q->refusals = get_i64(res, i, 3);
+        get_text(res, i, 4, q->reasons, sizeof q->reasons);
+    }
+    PQclear(res);
+    return count;
 }
 
 static int64_t count_of(Store *s, Stmt st, const char *const *p)

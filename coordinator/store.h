@@ -234,6 +234,7 @@ typedef struct {
     double elapsed_s;                /* from creation to the end (or now) */
     char build0[STORE_NAME_MAX + 1]; /* SHA-256 of the engine build name0 plays ("" built-in) */
     char build1[STORE_NAME_MAX + 1]; /* name1's */
+    int64_t quarantined;             /* tasks set aside, refused too often (010_bounds.sql) */
     char **book;                     /* store_load_run only; free with store_run_free */
     int book_lines;
 } StoreRun;
@@ -307,8 +308,23 @@ typedef struct {
 int store_report_batch(Store *s, StoreReportItem *items, int n, int64_t lease_ms);
 /* Extends worker's lease. Returns 1 (extended), 0 (stale: stop the task) or -1. */
 int store_heartbeat(Store *s, int64_t worker, int64_t task, int64_t token, int64_t lease_ms);
-/* Puts worker's leased task back in the queue. Returns 1, 0 (stale) or -1. */
-int store_handback(Store *s, int64_t worker, int64_t task, int64_t token, const char *reason);
+/*
+ * Puts worker's leased task back in the queue; refused: the worker cannot
+ * play it (the reason is kept), and a task refused quarantine_after times
+ * (<= 0: never) is set aside instead.  Returns 1 (queued), 2
+ * (quarantined), 0 (stale) or -1.
+ */
+int store_handback(Store *s, int64_t worker, int64_t task, int64_t token, const char *reason, bool refused,
+                   int quarantine_after);
+
+/* A task set aside: refused too many times. */
+typedef struct {
+    int64_t task, first_pair, pairs, refusals;
+    char reasons[STORE_TEXT_MAX * 2];  /* the latest, joined by " | " */
+} StoreQuarantined;
+
+/* A run's quarantined tasks by id. Returns the count or -1; *out malloc'd. */
+int store_quarantined(Store *s, int64_t run, StoreQuarantined **out);
 /* Re-queues expired leases. Returns how many, or -1. */
 int64_t store_expire_leases(Store *s);
 /* Pushes every lease's deadline to at least now + lease_ms. Returns how many, or -1. */

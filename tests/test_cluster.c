@@ -803,3 +803,46 @@ Test(cluster, a_stall_expires_no_heartbeated_lease)
     finish_and_audit(run, 2, 120, "max pairs");
     cr_assert(!log_has("expired leases re-queued", 0), "a lease expired after the stall (log: %s)", logfile);
 }
+
+/* ---- quarantine: a task that can never be played is set aside (issue 15) ----------------- */
+
+Test(cluster, an_unplayable_task_is_quarantined)
+{
+    CU_REQUIRE_DB();
+    /* a run made through the store with a book line no worker can play (xqf-tune checks its books) */
+    const char *first[1];
+    cr_assert_eq(cu_book(first, 1), 1);
+    char bad[512];
+    snprintf(bad, sizeof bad, "%.*s moves a0a9", (int)strcspn(first[0], "#"), first[0]);
+    const char *book[1] = { bad };
+    StoreSprtSpec spec = { .name = "unplayable", .test_params = "NullR=2", .base_params = "",
+                           .book_name = "bad.book", .book = book, .book_lines = 1, .seed = 1, .nodes = 500,
+                           .margin_ms = 100, .pairs_per_task = 1, .max_pairs = 2, .elo0 = -500, .elo1 = 500,
+                           .alpha = 0.05, .beta = 0.05 };
+    int64_t run;
+    cr_assert_eq(store_create_sprt(store, &spec, &run), 0);
+    const char *opts[] = { "--quarantine-after", "2", NULL };
+    coordinator_with("10", opts);
+    worker("w1");
+    cr_assert(log_has("quarantined: refused 2 times", 60), "log: %s", logfile);
+    StoreRun r;
+    double end = cu_now() + 60;
+    do {
+        cu_sleep_ms(200);
+        cr_assert_eq(store_load_run(store, run, &r, false), 1);
+    } while (r.quarantined < 2 && cu_now() < end);
+    cr_assert_eq(r.quarantined, 2, "both tasks set aside (log: %s)", logfile);
+    cr_assert_eq(r.counts.pairs, 0);
+    /* shown by xqf-tune show, with the workers' reasons */
+    char cmd[1024], out[8192];
+    snprintf(cmd, sizeof cmd, "XQF_DB='%s' '%s/xqf-tune' show %lld 2>>'%s'", db, XQF_BIN, (long long)run, logfile);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    cr_assert_eq(pclose(p), 0, "%s", out);
+    cr_assert(strstr(out, "Quarantined: 2 tasks"), "%s", out);
+    cr_assert(strstr(out, "refused 2 times: "), "%s", out);
+    cr_assert(strstr(out, "a0a9"), "the reason names the move: %s", out);
+    fprintf(stderr, "%s", strstr(out, "Quarantined"));
+}

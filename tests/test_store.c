@@ -184,8 +184,8 @@ Test(store, expired_lease_requeues_the_rest)
     cr_assert_eq(store_heartbeat(store, worker, l2.task_id, l2.token, 60000), 1);
     /* handed back, then claimed again: two pairs left after one more */
     cr_assert_eq(store_report(store, worker, l2.task_id, l2.token, &one, 60000, &st, &r, &done), 0);
-    cr_assert_eq(store_handback(store, worker, l2.task_id, l2.token, "shutting down"), 1);
-    cr_assert_eq(store_handback(store, worker, l2.task_id, l2.token, "twice"), 0);
+    cr_assert_eq(store_handback(store, worker, l2.task_id, l2.token, "shutting down", false, 5), 1);
+    cr_assert_eq(store_handback(store, worker, l2.task_id, l2.token, "twice", false, 5), 0);
     StoreLease l3;
     cr_assert_eq(store_claim_task(store, run, worker, 60000, &l3), 1);
     cr_assert_eq(l3.first_pair, 2);
@@ -266,7 +266,7 @@ Test(store, batches_judge_each_report_in_order)
     cr_assert_eq(r.counts.wins, 4);
     /* a foreign worker can neither extend nor hand back a's lease */
     cr_assert_eq(store_heartbeat(store, b, l[0].task_id, l[0].token, 60000), 0);
-    cr_assert_eq(store_handback(store, b, l[0].task_id, l[0].token, "not mine"), 0);
+    cr_assert_eq(store_handback(store, b, l[0].task_id, l[0].token, "not mine", false, 5), 0);
     cr_assert_eq(store_heartbeat(store, a, l[0].task_id, l[0].token, 60000), 1);
     StoreAudit au;
     cr_assert_eq(store_audit_run(store, run, &au), 1);
@@ -360,4 +360,50 @@ Test(store, connection_bounds_unless_set)
     cr_assert_eq(store_setting(s, "statement_timeout", v, sizeof v), 0);
     cr_assert_str_eq(v, "5s");
     store_destroy(&s);
+}
+
+/* A task refused N times is set aside with its reasons; shutdowns and other tasks do not count (issue 15). */
+Test(store, a_task_refused_too_often_is_quarantined)
+{
+    CU_REQUIRE_DB();
+    int64_t run = cu_sprt(store, "", 2, 2, 500, -500, 500);   /* one task */
+    int64_t worker;
+    cr_assert_eq(store_hello(store, "w", "b", 1, 1, "", &worker), 1);
+    StoreLease l;
+    const char *why[] = { "bad opening 1", "bad opening 2", "bad opening 3" };
+    cr_assert_eq(store_claim_task(store, run, worker, 60000, &l), 1);
+    cr_assert_eq(store_handback(store, worker, l.task_id, l.token, "shutting down", false, 3), 1);
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(store_claim_task(store, run, worker, 60000, &l), 1, "attempt %d", i);
+        cr_assert_eq(store_handback(store, worker, l.task_id, l.token, why[i], true, 3), i < 2 ? 1 : 2);
+    }
+    cr_assert_eq(store_claim_task(store, run, worker, 60000, &l), 0, "a quarantined task is not given again");
+    StoreQuarantined *q;
+    cr_assert_eq(store_quarantined(store, run, &q), 1);
+    cr_assert_eq(q[0].task, l.task_id);
+    cr_assert_eq(q[0].refusals, 3);
+    cr_assert_eq(q[0].pairs, 2);
+    cr_assert_str_eq(q[0].reasons, "bad opening 1 | bad opening 2 | bad opening 3");
+    free(q);
+    StoreRun r;
+    cr_assert_eq(store_load_run(store, run, &r, false), 1);
+    cr_assert_eq(r.quarantined, 1);
+    cr_assert_str_eq(r.state, "active", "the run waits for the operator");
+    store_run_free(&r);
+    XqfStrs w = { 0, NULL }, lines = { 0, NULL };
+    cr_assert_eq(status_lines(store, 5, &w, &lines), 0);
+    cr_assert(strstr(lines.v[0], "QUARANTINED 1 tasks"), "%s", lines.v[0]);
+    xqf_strs_free(&w);
+    xqf_strs_free(&lines);
+    /* only the latest 10 reasons are kept */
+    int64_t run2 = cu_sprt(store, "", 2, 2, 500, -500, 500);
+    for (int i = 0; i < 12; i++) {
+        cr_assert_eq(store_claim_task(store, run2, worker, 60000, &l), 1);
+        char reason[32];
+        snprintf(reason, sizeof reason, "r%d", i);
+        cr_assert_eq(store_handback(store, worker, l.task_id, l.token, reason, true, 12), i < 11 ? 1 : 2);
+    }
+    cr_assert_eq(store_quarantined(store, run2, &q), 1);
+    cr_assert_str_eq(q[0].reasons, "r2 | r3 | r4 | r5 | r6 | r7 | r8 | r9 | r10 | r11");
+    free(q);
 }
