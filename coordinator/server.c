@@ -28,7 +28,8 @@ enum {
     CHUNK_LOST_MAX = 3,              /* chunks lost in a row: the peer does not read them, no more for it */
     LEASES_PER_SLOT = 2,             /* leases a worker may hold per slot it announced */
     CAPPED_RETRY_MS = 2000,          /* idle's retry_ms for a worker at its lease cap */
-    STALL_MIN_MS = 2000              /* a loop iteration this long (or a quarter lease) is a stall */
+    STALL_MIN_MS = 2000,             /* a loop iteration this long (or a quarter lease) is a stall */
+    NAMES_PER_KEY = 1000             /* worker names a CURVE key may have (workers rows) */
 };
 
 /* What the loop did since the last load line (logged every LOAD_EVERY_MS when busy). */
@@ -217,7 +218,16 @@ static int handle_db(Server *S, Item *it)
         }
         /* under CURVE the name is tied to the connection's key (its allow-list name, as a prefix) */
         worker_name(it->peer.user, h->name, name);
-        int rc = store_hello(S->store, name, h->build, (int)h->cores, (int)h->concurrency, it->peer.user, &id);
+        int rc = store_hello_capped(S->store, name, h->build, (int)h->cores, (int)h->concurrency, it->peer.user,
+                                    NAMES_PER_KEY, &id);
+        if (rc == -2) {
+            char tail[NOTES_MORE_MAX];
+            if (notes_due(&S->notes, "names per key", tail))
+                log_warn("key %s: hello as %s refused: the key has %d worker names already%s", it->peer.user, name,
+                         NAMES_PER_KEY, tail);
+            refuse(it, XQF_ERR_LIMIT, "hello: this key has as many worker names as it may (reuse one)");
+            return 0;
+        }
         if (rc < 0)
             return -1;
         if (rc == 0) {

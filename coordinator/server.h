@@ -36,7 +36,9 @@
  * leases (a claim beyond that is answered idle); at most cfg.max_peers
  * workers at once (peers.h).  Under CURVE a worker's name is its key's
  * allow-list name or starts with it and '/': any other name NAME is
- * recorded as "KEY/NAME" (cut to XQF_NAME_MAX bytes).
+ * recorded as "KEY/NAME" (cut to XQF_NAME_MAX bytes), and a key has at
+ * most NAMES_PER_KEY (server.c: 1,000) names: a hello with a new one
+ * beyond is answered XQF_ERR_LIMIT.
  */
 #ifndef XQF_SERVER_H
 #define XQF_SERVER_H

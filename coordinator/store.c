@@ -40,7 +40,7 @@
 
 /* Every statement the coordinator runs: name, SQL, parameter count. */
 #define STATEMENTS(S)                                                                            \
-    S(HELLO, "SELECT xqf_hello($1, $2, $3, $4, $5)", 5)                                          \
+    S(HELLO, "SELECT xqf_hello($1, $2, $3, $4, $5, $6)", 6)                                      \
     S(CLAIM, "SELECT * FROM xqf_claim_batch($1, $2::bigint[], $3)", 3)                          \
     S(CREATE_TASK, "SELECT * FROM xqf_create_task($1, $2, $3, $4, $5, $6::jsonb)", 6)            \
     S(REPORT, "SELECT * FROM xqf_report_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "    \
@@ -888,11 +888,12 @@ int store_run_sets(Store *s, int64_t run_id, char *params0, char *params1, size_
 
 /* ---- workers and tasks ------------------------------------------------------ */
 
-int store_hello(Store *s, const char *name, const char *build, int cores, int concurrency, const char *auth,
-                int64_t *id)
+int store_hello_capped(Store *s, const char *name, const char *build, int cores, int concurrency,
+                       const char *auth, int names_max, int64_t *id)
 {
     Nums n;
-    const char *p[5] = { name, build, num(&n, 0, cores), num(&n, 1, concurrency), auth ? auth : "" };
+    const char *p[6] = { name, build, num(&n, 0, cores), num(&n, 1, concurrency), auth ? auth : "",
+                         num(&n, 2, names_max) };
     PGresult *res = run(s, ST_HELLO, p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
@@ -900,7 +901,13 @@ int store_hello(Store *s, const char *name, const char *build, int cores, int co
     if (ok)
         *id = get_i64(res, 0, 0);
     PQclear(res);
-    return ok;
+    return ok && *id < 0 ? -2 : ok;
+}
+
+int store_hello(Store *s, const char *name, const char *build, int cores, int concurrency, const char *auth,
+                int64_t *id)
+{
+    return store_hello_capped(s, name, build, cores, concurrency, auth, 0, id);
 }
 
 /* Reads the (o_task, o_token, o_first, o_pairs, o_params0, o_params1) columns from col of row. */

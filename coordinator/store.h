@@ -260,6 +260,12 @@ int store_finish_run(Store *s, int64_t run, const char *state, const char *verdi
  */
 int store_hello(Store *s, const char *name, const char *build, int cores, int concurrency, const char *auth,
                 int64_t *id);
+/*
+ * The same, and a key (auth not "") that has names_max worker names
+ * already (> 0; 010_bounds.sql) gets no new one: -2.
+ */
+int store_hello_capped(Store *s, const char *name, const char *build, int cores, int concurrency,
+                       const char *auth, int names_max, int64_t *id);
 
 typedef struct {
     int64_t task_id, token, run_id;

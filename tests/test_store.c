@@ -407,3 +407,16 @@ Test(store, a_task_refused_too_often_is_quarantined)
     cr_assert_str_eq(q[0].reasons, "r2 | r3 | r4 | r5 | r6 | r7 | r8 | r9 | r10 | r11");
     free(q);
 }
+
+/* A key's worker names are bounded (issue 15). */
+Test(store, a_key_has_a_bounded_number_of_names)
+{
+    CU_REQUIRE_DB();
+    int64_t id;
+    cr_assert_eq(store_hello_capped(store, "k/1", "b", 1, 1, "k", 2, &id), 1);
+    cr_assert_eq(store_hello_capped(store, "k/2", "b", 1, 1, "k", 2, &id), 1);
+    cr_assert_eq(store_hello_capped(store, "k/3", "b", 1, 1, "k", 2, &id), -2, "a third name");
+    cr_assert_eq(store_hello_capped(store, "k/1", "b", 1, 1, "k", 2, &id), 1, "its names stay usable");
+    cr_assert_eq(store_hello_capped(store, "j/1", "b", 1, 1, "j", 2, &id), 1, "another key has its own");
+    cr_assert_eq(store_hello_capped(store, "p/3", "b", 1, 1, "", 2, &id), 1, "no key, no bound");
+}

@@ -36,3 +36,28 @@ RETURNS text LANGUAGE sql AS $$
         RETURNING state)
     SELECT coalesce((SELECT CASE WHEN state = 'quarantined' THEN 'quarantined' ELSE 'ok' END FROM t), 'stale')
 $$;
+
+-- A key's worker names are bounded: a hello under a key that has
+-- p_names_max names already, with a name it has not used, is refused
+-- (-1); NULL as before when the name belongs to another key.
+CREATE INDEX workers_auth_name ON workers (auth_name);
+DROP FUNCTION xqf_hello(text, text, integer, integer, text);
+CREATE FUNCTION xqf_hello(p_name text, p_build text, p_cores integer, p_concurrency integer, p_auth text,
+                          p_names_max integer)
+RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+    v_id bigint;
+BEGIN
+    IF p_auth <> '' AND p_names_max > 0 AND NOT EXISTS (SELECT 1 FROM workers WHERE name = p_name)
+       AND (SELECT count(*) FROM workers WHERE auth_name = p_auth) >= p_names_max THEN
+        RETURN -1;
+    END IF;
+    INSERT INTO workers (name, build_id, cores, concurrency, auth_name)
+    VALUES (p_name, p_build, p_cores, p_concurrency, nullif(p_auth, ''))
+    ON CONFLICT (name) DO UPDATE SET build_id = EXCLUDED.build_id, cores = EXCLUDED.cores,
+        concurrency = EXCLUDED.concurrency, last_seen = now(),
+        auth_name = coalesce(workers.auth_name, EXCLUDED.auth_name)
+     WHERE workers.auth_name IS NULL OR workers.auth_name = EXCLUDED.auth_name
+    RETURNING id INTO v_id;
+    RETURN v_id;
+END $$;
