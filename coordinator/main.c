@@ -3,6 +3,7 @@
  * result in PostgreSQL.
  *
  *   xqf-coordinator [--bind ENDPOINT] [--db CONNINFO] [--lease SECONDS] [--batch N]
+ *                   [--rate-limit N] [--max-peers N] [--quarantine-after N]
  *                   [--curve-secret FILE --allow FILE | --insecure]
  *   xqf-coordinator --status [--db CONNINFO] [--runs N]
  *
@@ -53,6 +54,13 @@ static const OptSpec OPTIONS[] = {
       .help = "a task not heard of this long is re-queued" },
     { "--batch", OPT_INT, "N", STR(SERVER_BATCH_DEFAULT), .imin = 1, .imax = 100000,
       .help = "messages per transaction at most" },
+    { "--rate-limit", OPT_REAL, "N", STR(SERVER_RATE_DEFAULT), .rmin = 0, .rmax = 1e9,
+      .help = "messages per second per key (per connection in plaintext), as many at once; more are "
+              "refused; 0: no limit" },
+    { "--max-peers", OPT_INT, "N", STR(SERVER_MAX_PEERS_DEFAULT), .imin = 1, .imax = 1000000,
+      .help = "workers connected at once at most (idle ones evicted; new ones refused beyond)" },
+    { "--quarantine-after", OPT_INT, "N", STR(SERVER_QUARANTINE_DEFAULT), .imin = 1, .imax = 1000000,
+      .help = "a task workers refused N times is set aside with their reasons (status, xqf-tune show)" },
     { "--curve-secret", OPT_TEXT, "FILE", NULL,
       .help = "the coordinator's CURVE key pair (xqf-keys new FILE): encrypted connections, workers "
               "authenticated by their keys" },
@@ -68,6 +76,7 @@ static const OptSpec OPTIONS[] = {
 static const OptTable TABLE = {
     .program = "xqf-coordinator", .spec = OPTIONS,
     .usage = "Usage: xqf-coordinator [--bind ENDPOINT] [--db CONNINFO] [--lease SECONDS] [--batch N]\n"
+             "                       [--rate-limit N] [--max-peers N] [--quarantine-after N]\n"
              "                       [--curve-secret FILE --allow FILE | --insecure]\n"
              "       xqf-coordinator --status [--db CONNINFO] [--runs N]\n"
              "\n"
@@ -107,6 +116,9 @@ int main(int argc, char **argv)
         .lease_ms = (int64_t)(opts_real(&o, "--lease") * 1000),
         .batch_max = (int)opts_int(&o, "--batch"),
         .security = { opts_text(&o, "--curve-secret"), opts_text(&o, "--allow"), opts_given(&o, "--insecure") },
+        .rate = opts_real(&o, "--rate-limit"),
+        .max_peers = (int)opts_int(&o, "--max-peers"),
+        .quarantine_after = (int)opts_int(&o, "--quarantine-after"),
     };
     bool status = opts_given(&o, "--status");
     char why[512];

@@ -42,21 +42,28 @@ PeerEntry *peer_find(Peers *ps, const Peer *p)
     return e;
 }
 
+static bool peer_live(const PeerEntry *e, int64_t now)
+{
+    return e->peer.len && e->worker && now - e->seen_ms < PEER_IDLE_MS;
+}
+
+static size_t peers_max(const Peers *ps) { return ps->max ? ps->max : PEERS_MAX_DEFAULT; }
+
 /* Rebuilds the table with the live entries only, at most a quarter full. 0 or -1. */
 static int peers_rebuild(Peers *ps, int64_t now)
 {
     size_t live = 0;
     for (size_t i = 0; i < ps->cap; i++)
-        live += ps->v[i].peer.len && ps->v[i].worker && now - ps->v[i].seen_ms < PEER_IDLE_MS;
+        live += peer_live(&ps->v[i], now);
     size_t cap = PEERS_MIN;
     while ((live + 1) * 4 > cap)
         cap *= 2;
-    Peers fresh = { calloc(cap, sizeof(PeerEntry)), cap, 0 };
+    Peers fresh = { calloc(cap, sizeof(PeerEntry)), cap, 0, ps->max, ps->refused, ps->notes };
     if (!fresh.v)
         return -1;
     for (size_t i = 0; i < ps->cap; i++) {
         const PeerEntry *e = &ps->v[i];
-        if (e->peer.len && e->worker && now - e->seen_ms < PEER_IDLE_MS) {
+        if (peer_live(e, now)) {
             *peer_slot(&fresh, &e->peer) = *e;
             fresh.count++;
         }
@@ -68,19 +75,37 @@ static int peers_rebuild(Peers *ps, int64_t now)
     return 0;
 }
 
-/* Records a worker for a routing id. 0 or -1. */
-int peer_set(Peers *ps, const Peer *p, int64_t worker, const char *build)
+/* Live entries of the table (a scan: only when a new peer would exceed the bound). */
+static size_t peers_live(const Peers *ps, int64_t now)
+{
+    size_t live = 0;
+    for (size_t i = 0; i < ps->cap; i++)
+        live += peer_live(&ps->v[i], now);
+    return live;
+}
+
+int peer_set(Peers *ps, const Peer *p, int64_t worker, const char *build, int concurrency)
 {
     int64_t now = clock_now_ms();
     if ((ps->count + 1) * 2 > ps->cap && peers_rebuild(ps, now) != 0)
         return -1;
     PeerEntry *e = peer_slot(ps, p);
+    if (!peer_live(e, now) && ps->count >= peers_max(ps) && peers_live(ps, now) >= peers_max(ps)) {
+        ps->refused++;
+        char tail[NOTES_MORE_MAX];
+        if (notes_due(&ps->notes, "peers full", tail))
+            log_warn("peers: a new worker refused: %zu workers connected already (--max-peers)%s",
+                     peers_max(ps), tail);
+        return -2;
+    }
     if (!e->peer.len) {
         e->peer = *p;
         ps->count++;
     }
     e->worker = worker;
     e->seen_ms = now;
+    e->concurrency = concurrency;
+    e->chunk = (PeerChunk){ .sha256 = "" };
     snprintf(e->build, sizeof e->build, "%s", build);
     return 0;
 }
@@ -88,5 +113,6 @@ int peer_set(Peers *ps, const Peer *p, int64_t worker, const char *build)
 void peers_free(Peers *ps)
 {
     free(ps->v);
-    *ps = (Peers){ NULL, 0, 0 };
+    ps->v = NULL;
+    ps->cap = ps->count = 0;
 }

@@ -11,6 +11,7 @@
 #include "codec.h"
 #include "log.h"
 #include "peers.h"
+#include "ratelimit.h"
 #include "sched.h"
 #include "status.h"
 #include "store.h"
@@ -22,7 +23,13 @@ enum {
     BACKOFF_MIN_MS = 100,
     BACKOFF_MAX_MS = 5000,
     WAIT_MS = 100,
-    LOAD_EVERY_MS = 10000
+    LOAD_EVERY_MS = 10000,
+    CHUNK_LOST_MS = 3000,            /* a chunk unacknowledged this long counts as lost (workers ask again after 5 s) */
+    CHUNK_LOST_MAX = 3,              /* chunks lost in a row: the peer does not read them, no more for it */
+    LEASES_PER_SLOT = 2,             /* leases a worker may hold per slot it announced */
+    CAPPED_RETRY_MS = 2000,          /* idle's retry_ms for a worker at its lease cap */
+    STALL_MIN_MS = 2000,             /* a loop iteration this long (or a quarter lease) is a stall */
+    NAMES_PER_KEY = 1000             /* worker names a CURVE key may have (workers rows) */
 };
 
 /* What the loop did since the last load line (logged every LOAD_EVERY_MS when busy). */
@@ -70,8 +77,16 @@ struct Server {
     Store *store;
     Sched *sched;
     Peers peers;
+    RateLimit *limit;                /* messages per key */
+    Notes notes;                     /* limits hit, logged once a minute per kind */
+    int64_t chunks_refused, leases_capped;
+    uint64_t frames_taken;           /* frames taken since the start (numbers the messages) */
+    int taken;                       /* of the batch being handled */
     int64_t backoff_ms, next_connect_ms;
     int64_t next_expire_ms;          /* expired leases re-queued then */
+    int64_t last_tick_ms;            /* the previous timers(): a much longer gap is a stall */
+    int64_t overdue_since_ms;        /* expiry waiting for the queue to drain since then (0: not waiting) */
+    int64_t test_stall_ms;           /* XQF_TEST_STALL_MS: one stall, in the first batch with a heartbeat */
     LoadStats load;
     int batch;                       /* items' length */
     Item *items;                     /* the batch being handled */
@@ -104,11 +119,85 @@ static void refuse(Item *it, XqfErrorCode code, const char *text)
     it->reply = true;
 }
 
-/* Checks a result's shape before it reaches the database. */
+/* Whether every one of n counts is in [0, max]. */
+static bool counts_within(const int64_t *v, uint32_t n, int64_t max)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (v[i] < 0 || v[i] > max)
+            return false;
+    return true;
+}
+
+/*
+ * Checks a result's shape and ranges before it reaches the database: no
+ * task has more than XQF_TASK_PAIRS_MAX pairs, so no count can exceed its
+ * games and no sum can overflow a bigint (the database then checks them
+ * against the task's own pairs).
+ */
 static bool result_shape_ok(const XqfMsg_result *r)
 {
+    int64_t games = 2 * r->pairs;
+    const int64_t wdl[3] = { r->wins, r->draws, r->losses };
     return r->penta.count == 5 && r->reasons.count <= STORE_REASONS && r->pairs >= 0 &&
+           r->pairs <= XQF_TASK_PAIRS_MAX && counts_within(wdl, 3, games) &&
+           counts_within(r->penta.v, 5, r->pairs) && counts_within(r->reasons.v, r->reasons.count, games) &&
            r->task_id <= INT64_MAX && r->lease <= INT64_MAX;
+}
+
+/* The length of s cut to at most max bytes without splitting a UTF-8 character (s is valid UTF-8). */
+static size_t utf8_cut(const char *s, size_t max)
+{
+    size_t len = strlen(s);
+    if (len <= max)
+        return len;
+    while (max > 0 && ((unsigned char)s[max] & 0xc0) == 0x80)
+        max--;
+    return max;
+}
+
+/*
+ * The name a worker is recorded under: asked, or under CURVE (user, its
+ * key's allow-list name, not "") asked when it is user or starts with
+ * "user/", else "user/asked" cut to XQF_NAME_MAX bytes.
+ */
+static void worker_name(const char *user, const char *asked, char out[XQF_NAME_MAX + 1])
+{
+    size_t u = strlen(user);
+    if (!u || (strncmp(asked, user, u) == 0 && (asked[u] == '\0' || asked[u] == '/'))) {
+        snprintf(out, XQF_NAME_MAX + 1, "%s", asked);
+        return;
+    }
+    char full[2 * XQF_NAME_MAX + 2];
+    snprintf(full, sizeof full, "%s/%s", user, asked);
+    size_t len = utf8_cut(full, XQF_NAME_MAX);
+    memcpy(out, full, len);
+    out[len] = '\0';
+}
+
+/*
+ * Whether a peer may have the chunk b asks for now: NULL, or why not.
+ * One chunk is in flight per peer: asking for the bytes after it
+ * acknowledges it; one unacknowledged for CHUNK_LOST_MS is lost (asked
+ * again, or the peer moved on); after CHUNK_LOST_MAX lost in a row the
+ * peer gets no more on this connection.
+ */
+static const char *chunk_allowed(PeerChunk *c, const XqfMsg_build_request *b, int64_t now, uint64_t by)
+{
+    if (c->sha256[0] && c->by == by)
+        return NULL;                 /* the same message again (its transaction redone) */
+    if (c->lost >= CHUNK_LOST_MAX)
+        return "build_request: chunks sent were never acknowledged: no more on this connection";
+    if (!c->sha256[0])
+        return NULL;
+    if (strcmp(c->sha256, b->sha256) == 0 && b->offset == c->next) {
+        c->lost = 0;
+        return NULL;
+    }
+    if (now - c->sent_ms >= CHUNK_LOST_MS) {
+        c->lost++;
+        return c->lost >= CHUNK_LOST_MAX ? "build_request: chunks sent were never acknowledged: no more on this connection" : NULL;
+    }
+    return "build_request: one chunk at a time: ask for the next after receiving the last (retry later)";
 }
 
 /* Handles a message that needs the database, inside the caller's transaction. 0, or -1 on a database error. */
@@ -122,27 +211,43 @@ static int handle_db(Server *S, Item *it)
     case XQF_MSG_HELLO: {
         const XqfMsg_hello *h = &in->u.hello;
         int64_t id;
+        char name[XQF_NAME_MAX + 1];
         if (!h->name[0] || h->cores > 1 << 16 || h->concurrency > 1 << 16) {
             refuse(it, XQF_ERR_REFUSED, "hello: a name, and sane cores and concurrency, please");
             return 0;
         }
-        /* under CURVE the name is tied to the connection's key (its allow-list name) */
-        int rc = store_hello(S->store, h->name, h->build, (int)h->cores, (int)h->concurrency, it->peer.user, &id);
+        /* under CURVE the name is tied to the connection's key (its allow-list name, as a prefix) */
+        worker_name(it->peer.user, h->name, name);
+        int rc = store_hello_capped(S->store, name, h->build, (int)h->cores, (int)h->concurrency, it->peer.user,
+                                    NAMES_PER_KEY, &id);
+        if (rc == -2) {
+            char tail[NOTES_MORE_MAX];
+            if (notes_due(&S->notes, "names per key", tail))
+                log_warn("key %s: hello as %s refused: the key has %d worker names already%s", it->peer.user, name,
+                         NAMES_PER_KEY, tail);
+            refuse(it, XQF_ERR_LIMIT, "hello: this key has as many worker names as it may (reuse one)");
+            return 0;
+        }
         if (rc < 0)
             return -1;
         if (rc == 0) {
-            log_warn("worker %s: hello refused, the name belongs to another key than %s", h->name,
+            log_warn("worker %s: hello refused, the name belongs to another key than %s", name,
                      it->peer.user[0] ? it->peer.user : "none");
             refuse(it, XQF_ERR_REFUSED, "hello: this worker name belongs to another key");
             return 0;
         }
-        if (peer_set(&S->peers, &it->peer, id, h->build) != 0)
+        rc = peer_set(&S->peers, &it->peer, id, h->build, (int)h->concurrency);
+        if (rc == -2) {
+            refuse(it, XQF_ERR_LIMIT, "hello: the coordinator has as many workers as it takes (--max-peers): retry later");
+            return 0;
+        }
+        if (rc != 0)
             return -1;
         xqf_msg_init(&it->out, XQF_MSG_WELCOME);
         it->out.u.welcome.worker_id = (uint64_t)id;
         it->out.u.welcome.lease_ms = (uint64_t)lease_ms;
         it->out.u.welcome.heartbeat_ms = (uint64_t)(lease_ms / 4 > 0 ? lease_ms / 4 : 1);
-        log_info("worker %s (id %lld, build %s, %llu cores%s%s) said hello", h->name, (long long)id,
+        log_info("worker %s (id %lld, build %s, %llu cores%s%s) said hello", name, (long long)id,
                  h->build, (unsigned long long)h->cores, it->peer.user[0] ? ", key " : "", it->peer.user);
         return 0;
     }
@@ -169,40 +274,62 @@ static int handle_db(Server *S, Item *it)
             return 0;
         }
         int rc = h->task_id <= INT64_MAX && h->lease <= INT64_MAX
-                     ? store_handback(S->store, e->worker, (int64_t)h->task_id, (int64_t)h->lease, h->reason)
+                     ? store_handback(S->store, e->worker, (int64_t)h->task_id, (int64_t)h->lease, h->reason,
+                                      h->refused, S->cfg->quarantine_after)
                      : 0;
         if (rc < 0)
             return -1;
-        if (rc > 0) {
+        if (rc == 2)
+            log_warn("task %llu quarantined: refused %d times, the last by worker %lld: %s",
+                     (unsigned long long)h->task_id, S->cfg->quarantine_after, (long long)e->worker, h->reason);
+        else if (rc > 0)
             log_info("task %llu handed back%s: %s", (unsigned long long)h->task_id,
                      h->refused ? " (refused)" : "", h->reason);
+        if (rc > 0)
             sched_invalidate(S->sched);
-        }
         make_ack(&it->out, h->task_id, h->lease, rc ? "ok" : "stale", 0, true);
         return 0;
     }
     case XQF_MSG_BUILD_REQUEST: {
         const XqfMsg_build_request *b = &in->u.build_request;
-        if (!peer_find(&S->peers, &it->peer)) {
+        PeerEntry *e = peer_find(&S->peers, &it->peer);
+        if (!e) {
             refuse(it, XQF_ERR_NEED_HELLO, "build_request: say hello first");
+            return 0;
+        }
+        uint64_t by = S->frames_taken - (uint64_t)S->taken + (uint64_t)(it - S->items);
+        const char *why = chunk_allowed(&e->chunk, b, clock_now_ms(), by);
+        if (why) {
+            S->chunks_refused++;
+            char tail[NOTES_MORE_MAX];
+            if (notes_due(&S->notes, "chunk in flight", tail))
+                log_warn("worker %lld: build_request refused: %s%s", (long long)e->worker, why, tail);
+            refuse(it, XQF_ERR_LIMIT, why);
             return 0;
         }
         if (!S->chunk && !(S->chunk = malloc(XQF_CHUNK_MAX)))
             return -1;
         size_t len = 0;
         int64_t total = 0;
-        int rc = b->offset <= INT64_MAX
+        /* offsets past any blob never reach the database (an int4 there) */
+        int rc = b->offset < INT32_MAX
                      ? store_build_chunk(S->store, b->sha256, (int64_t)b->offset, XQF_CHUNK_MAX, S->chunk,
                                          &len, &total)
                      : 0;
         if (rc < 0)
             return -1;
         if (rc == 0) {
-            log_warn("build %.64s (from byte %llu) asked for: not stored", b->sha256,
+            log_warn("build %.64s (from byte %llu) asked for: not stored, or past its end", b->sha256,
                      (unsigned long long)b->offset);
-            refuse(it, XQF_ERR_REFUSED, "build_request: no such build stored (xqf-tune build registers them)");
+            refuse(it, XQF_ERR_REFUSED,
+                   "build_request: no such build stored (xqf-tune build registers them), or offset past its end");
             return 0;
         }
+        snprintf(e->chunk.sha256, sizeof e->chunk.sha256, "%s", b->sha256);
+        e->chunk.offset = b->offset;
+        e->chunk.next = b->offset + len;
+        e->chunk.sent_ms = clock_now_ms();
+        e->chunk.by = by;
         xqf_msg_init(&it->out, XQF_MSG_BUILD_CHUNK);
         XqfMsg_build_chunk *c = &it->out.u.build_chunk;
         snprintf(c->sha256, sizeof c->sha256, "%s", b->sha256);
@@ -211,6 +338,10 @@ static int handle_db(Server *S, Item *it)
         return xqf_bin_set(&c->data, S->chunk, len);
     }
     case XQF_MSG_STATUS_REQUEST:
+        if (!peer_find(&S->peers, &it->peer)) {
+            refuse(it, XQF_ERR_NEED_HELLO, "status_request: say hello first");
+            return 0;
+        }
         xqf_msg_init(&it->out, XQF_MSG_STATUS);
         return status_lines(S->store, (int)(in->u.status_request.max_runs > 1000 ? 1000 : in->u.status_request.max_runs),
                             &it->out.u.status.workers, &it->out.u.status.runs);
@@ -276,15 +407,17 @@ static int handle_results(Server *S, Item *items, int n)
     return rc;
 }
 
-/* The task requests of a batch, each run serving its share in one statement. 0 or -1. */
-static int handle_requests(Server *S, Item *items, int n)
+/*
+ * Answers idle the task requests of items whose worker holds its most
+ * leases already (LEASES_PER_SLOT x its concurrency, counting the
+ * requests before it in the batch), and "say hello first" those of
+ * unknown peers.  Returns the requests left, their workers and builds in
+ * workers, builds and their items in of; -1 on a database error.
+ */
+static int capped_requests(Server *S, Item *items, int n, int64_t *workers, const char **builds, int *of)
 {
-    int64_t *workers = malloc(sizeof *workers * (size_t)(n > 0 ? n : 1));
-    const char **builds = malloc(sizeof *builds * (size_t)(n > 0 ? n : 1));
-    XqfMsg *out = malloc(sizeof *out * (size_t)(n > 0 ? n : 1));
-    int *of = malloc(sizeof *of * (size_t)(n > 0 ? n : 1));
-    int m = 0, rc = workers && builds && out && of ? 0 : -1;
-    for (int i = 0; rc == 0 && i < n; i++) {
+    int m = 0;
+    for (int i = 0; i < n; i++) {
         Item *it = &items[i];
         if (it->in.type != XQF_MSG_TASK_REQUEST)
             continue;
@@ -295,9 +428,55 @@ static int handle_requests(Server *S, Item *items, int n)
         }
         workers[m] = e->worker;
         builds[m] = e->build;
-        xqf_msg_init(&out[m], XQF_MSG_NONE);
         of[m++] = i;
     }
+    int64_t *held = malloc(sizeof *held * (size_t)(m > 0 ? m : 1));
+    if (!held || (m > 0 && store_leased_counts(S->store, workers, m, held) != 0)) {
+        free(held);
+        return -1;
+    }
+    int left = 0;
+    for (int k = 0; k < m; k++) {
+        Item *it = &items[of[k]];
+        const PeerEntry *e = peer_find(&S->peers, &it->peer);
+        int64_t cap = LEASES_PER_SLOT * (int64_t)(e->concurrency > 0 ? e->concurrency : 1), asked = 0;
+        for (int j = 0; j < left; j++)
+            asked += workers[j] == workers[k];
+        if (held[k] + asked >= cap) {
+            S->leases_capped++;
+            char tail[NOTES_MORE_MAX];
+            if (notes_due(&S->notes, "lease cap", tail))
+                log_warn("worker %lld holds %lld leases, its most (%d per slot): no more until it returns some%s",
+                         (long long)workers[k], (long long)held[k], LEASES_PER_SLOT, tail);
+            xqf_msg_free(&it->out);
+            xqf_msg_init(&it->out, XQF_MSG_IDLE);
+            it->out.u.idle.slot = it->in.u.task_request.slot;
+            it->out.u.idle.retry_ms = CAPPED_RETRY_MS;
+            it->reply = true;
+            continue;
+        }
+        workers[left] = workers[k];
+        builds[left] = builds[k];
+        of[left++] = of[k];
+    }
+    free(held);
+    return left;
+}
+
+/* The task requests of a batch, each run serving its share in one statement. 0 or -1. */
+static int handle_requests(Server *S, Item *items, int n)
+{
+    int64_t *workers = malloc(sizeof *workers * (size_t)(n > 0 ? n : 1));
+    const char **builds = malloc(sizeof *builds * (size_t)(n > 0 ? n : 1));
+    XqfMsg *out = malloc(sizeof *out * (size_t)(n > 0 ? n : 1));
+    int *of = malloc(sizeof *of * (size_t)(n > 0 ? n : 1));
+    int m = 0, rc = workers && builds && out && of ? 0 : -1;
+    if (rc == 0 && (m = capped_requests(S, items, n, workers, builds, of)) < 0) {
+        m = 0;
+        rc = -1;
+    }
+    for (int k = 0; k < m; k++)
+        xqf_msg_init(&out[k], XQF_MSG_NONE);
     if (rc == 0 && m > 0 && sched_claim_batch(S->sched, workers, builds, m, S->cfg->lease_ms, out) != 0)
         rc = -1;
     for (int k = 0; k < m; k++) {
@@ -324,14 +503,75 @@ static int handle_requests(Server *S, Item *items, int n)
     return rc;
 }
 
-/* Every database message of items, in one transaction the caller opened: the others one by one, in order, then results and requests in bulk. 0 or -1. */
-static int handle_items(Server *S, Item *items, int n)
+static bool is_single(XqfMsgType t) { return needs_db(t) && t != XQF_MSG_RESULT && t != XQF_MSG_TASK_REQUEST; }
+static bool is_result(XqfMsgType t) { return t == XQF_MSG_RESULT; }
+static bool is_request(XqfMsgType t) { return t == XQF_MSG_TASK_REQUEST; }
+
+/* The messages that take one statement each (hello, heartbeat, ...), in order. 0 or -1. */
+static int handle_singles(Server *S, Item *items, int n)
 {
     for (int i = 0; i < n; i++)
-        if (needs_db(items[i].in.type) && items[i].in.type != XQF_MSG_RESULT &&
-            items[i].in.type != XQF_MSG_TASK_REQUEST && handle_db(S, &items[i]) != 0)
+        if (is_single(items[i].in.type) && handle_db(S, &items[i]) != 0)
             return -1;
-    return handle_results(S, items, n) == 0 && handle_requests(S, items, n) == 0 ? 0 : -1;
+    return 0;
+}
+
+typedef int (*Phase)(Server *S, Item *items, int n);
+
+/*
+ * Runs a phase of the batch (the messages `mine` picks) under a savepoint.
+ * A statement that fails (the input was checked before, so this is the
+ * rare case: a constraint, a bug) undoes that phase alone, which is redone
+ * message by message, each under a savepoint of its own: the one whose
+ * statement fails is refused, the rest of the batch stands.  0, or -1
+ * when the transaction cannot go on (the connection is lost).
+ */
+static int guarded(Server *S, Item *items, int n, Phase phase, bool (*mine)(XqfMsgType))
+{
+    int count = 0;
+    for (int i = 0; i < n; i++)
+        count += mine(items[i].in.type);
+    if (!count)
+        return 0;
+    if (store_savepoint(S->store) != 0)
+        return -1;
+    if (phase(S, items, n) == 0)
+        return store_release(S->store);
+    if (!store_ok(S->store) || store_rollback_to(S->store) != 0)
+        return -1;
+    sched_invalidate(S->sched);
+    log_warn("a statement failed: its %d message%s redone one by one", count, count > 1 ? "s are" : " is");
+    for (int i = 0; i < n; i++) {
+        Item *it = &items[i];
+        if (!mine(it->in.type))
+            continue;
+        if (store_savepoint(S->store) != 0)
+            return -1;
+        if (phase(S, it, 1) == 0) {
+            if (store_release(S->store) != 0)
+                return -1;
+            continue;
+        }
+        if (!store_ok(S->store) || store_rollback_to(S->store) != 0 || store_release(S->store) != 0)
+            return -1;
+        log_warn("a %s refused: its statement failed (above)", xqf_msg_type_name(it->in.type));
+        refuse(it, XQF_ERR_REFUSED, "a database statement failed on this message (the coordinator logged it)");
+    }
+    return store_release(S->store);
+}
+
+/*
+ * Every database message of items, in one transaction the caller opened:
+ * the single ones one by one, in order, then results and requests in
+ * bulk, each phase guarded (a failing statement costs its message). 0 or -1.
+ */
+static int handle_items(Server *S, Item *items, int n)
+{
+    return guarded(S, items, n, handle_singles, is_single) == 0 &&
+                   guarded(S, items, n, handle_results, is_result) == 0 &&
+                   guarded(S, items, n, handle_requests, is_request) == 0
+               ? 0
+               : -1;
 }
 
 /* Handles a message that does not need the database. */
@@ -376,6 +616,20 @@ static void ensure_connected(Server *S, int64_t now)
     S->backoff_ms = S->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : S->backoff_ms * 2;
 }
 
+/* The test hook XQF_TEST_STALL_MS: the first batch with a heartbeat hangs that long in its transaction. */
+static void test_stall(Server *S, const Item *items, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (items[i].in.type == XQF_MSG_HEARTBEAT) {
+            log_warn("test hook: stalling %lld ms in a transaction", (long long)S->test_stall_ms);
+            struct timespec ts = { (time_t)(S->test_stall_ms / 1000), (long)(S->test_stall_ms % 1000) * 1000000 };
+            while (nanosleep(&ts, &ts) != 0)
+                ;
+            S->test_stall_ms = 0;
+            return;
+        }
+}
+
 /* Handles a batch of decoded messages in one transaction (see server.h). */
 static void handle_batch(Server *S, Item *items, int n)
 {
@@ -390,6 +644,8 @@ static void handle_batch(Server *S, Item *items, int n)
               store_begin(S->store) == 0;
     if (ok && handle_items(S, items, n) != 0)
         ok = false;
+    if (ok && S->test_stall_ms > 0)
+        test_stall(S, items, n);
     if (ok && store_commit(S->store) == 0) {
         if (sched_after_commit(S->sched) != 0)
             sched_invalidate(S->sched);
@@ -420,13 +676,38 @@ static void handle_batch(Server *S, Item *items, int n)
     }
 }
 
-static void timers(Server *S)
+/*
+ * After a stall (the loop held up much longer than an iteration: a
+ * database that hung, the machine suspended), the heartbeats that workers
+ * sent meanwhile are still queued: every lease is extended by a lease
+ * before any may expire, and expiry waits until the queue is drained.
+ */
+static void after_stall(Server *S, int64_t now)
+{
+    int64_t gap = now - S->last_tick_ms, stall = S->cfg->lease_ms / 4;
+    S->last_tick_ms = now;
+    if (gap < (stall > STALL_MIN_MS ? stall : STALL_MIN_MS) || !store_ok(S->store))
+        return;
+    int64_t n = store_extend_leases(S->store, S->cfg->lease_ms);
+    log_warn("the loop stalled for %lld ms: %lld leases extended by a lease before any expires",
+             (long long)gap, (long long)(n > 0 ? n : 0));
+    S->next_expire_ms = now + EXPIRE_EVERY_MS;
+}
+
+/* Timers; drained: the last batch took every frame waiting (expiry waits for that, up to half a lease). */
+static void timers(Server *S, bool drained)
 {
     int64_t now = clock_now_ms();
+    after_stall(S, now);
     if (store_ok(S->store) && sched_progress(S->sched, now) != 0)
         sched_invalidate(S->sched);
     if (now < S->next_expire_ms)
         return;
+    if (!drained && (!S->overdue_since_ms || now - S->overdue_since_ms < S->cfg->lease_ms / 2)) {
+        S->overdue_since_ms = S->overdue_since_ms ? S->overdue_since_ms : now;
+        return;                      /* heartbeats still queued come first */
+    }
+    S->overdue_since_ms = 0;
     S->next_expire_ms = now + EXPIRE_EVERY_MS;
     ensure_connected(S, now);
     if (!store_ok(S->store))
@@ -436,6 +717,22 @@ static void timers(Server *S)
         log_info("%lld expired leases re-queued", (long long)n);
         sched_invalidate(S->sched);
     }
+}
+
+/* Takes a token of the frame's key (its CURVE name, or its connection): false when it is over the limit (counted, logged). */
+static bool within_limit(Server *S, const Item *it)
+{
+    const Peer *p = &it->peer;
+    uint64_t key = p->user[0] ? ratelimit_key(p->user, strlen(p->user)) : ratelimit_key(p->id, p->len);
+    if (ratelimit_take(S->limit, key, clock_now_ms()))
+        return true;
+    char tail[NOTES_MORE_MAX], subject[KEYS_NAME_MAX + 16];
+    snprintf(subject, sizeof subject, "rate %s", p->user[0] ? p->user : "plaintext");
+    if (notes_due(&S->notes, subject, tail))
+        log_warn("%s%s: over the rate limit (%.0f messages/s): refused, %lld so far%s",
+                 p->user[0] ? "key " : "a plaintext peer", p->user, S->cfg->rate,
+                 (long long)ratelimit_refused(S->limit), tail);
+    return false;
 }
 
 /* Takes the frames waiting, up to a batch, decoded (or refused) into S->items. Returns how many. */
@@ -449,6 +746,14 @@ static int take_frames(Server *S)
         char err[160];
         xqf_msg_init(&it->out, XQF_MSG_NONE);
         it->reply = false;
+        n++;
+        S->frames_taken++;
+        if (!within_limit(S, it)) {
+            xqf_msg_init(&it->in, XQF_MSG_NONE);
+            it->decoded = false;
+            refuse(it, XQF_ERR_LIMIT, "too many messages: slow down (the coordinator's --rate-limit per key)");
+            continue;
+        }
         XqfDecodeStatus st = xqf_msg_decode(S->frame.data, S->frame.len, &it->in, err, sizeof err);
         it->decoded = st == XQF_DECODE_OK;
         if (!it->decoded) {
@@ -457,7 +762,6 @@ static int take_frames(Server *S)
             xqf_msg_init(&it->in, XQF_MSG_NONE);
             refuse(it, xqf_decode_error_code(st), err);
         }
-        n++;
     }
     return n;
 }
@@ -467,9 +771,14 @@ static void send_replies(Server *S, int n)
 {
     for (int i = 0; i < n; i++) {
         Item *it = &S->items[i];
-        if (it->reply && xqf_msg_encode(&it->out, &S->buf) == 0)
-            transport_send(S->transport, &it->peer, S->buf.data, S->buf.len);
-        else if (it->reply)
+        if (it->reply && xqf_msg_encode(&it->out, &S->buf) == 0) {
+            if (transport_send(S->transport, &it->peer, S->buf.data, S->buf.len) != 0 &&
+                it->out.type == XQF_MSG_BUILD_CHUNK) {
+                PeerEntry *e = peer_find(&S->peers, &it->peer);
+                if (e)
+                    e->chunk.sha256[0] = '\0';   /* not sent: not in flight */
+            }
+        } else if (it->reply)
             log_error("could not encode a %s reply", xqf_msg_type_name(it->out.type));
         xqf_msg_free(&it->in);
         xqf_msg_free(&it->out);
@@ -488,7 +797,11 @@ Server *server_new(const ServerConfig *cfg)
     atomic_init(&S->stop, false);
     S->backoff_ms = BACKOFF_MIN_MS;
     S->batch = cfg->batch_max > 0 ? cfg->batch_max : SERVER_BATCH_DEFAULT;
+    S->peers.max = cfg->max_peers > 0 ? (size_t)cfg->max_peers : SERVER_MAX_PEERS_DEFAULT;
+    const char *stall = getenv("XQF_TEST_STALL_MS");
+    S->test_stall_ms = stall ? strtoll(stall, NULL, 10) : 0;
     if (!(S->items = calloc((size_t)S->batch, sizeof *S->items)) ||
+        !(S->limit = ratelimit_new(cfg->rate, cfg->rate)) ||
         !(S->transport = transport_new(cfg->bind, &cfg->security)) || !(S->store = store_new(cfg->db)) ||
         !(S->sched = sched_new(S->store))) {
         server_destroy(&S);
@@ -508,6 +821,7 @@ void server_destroy(Server **sp)
     }
     free(S->items);
     peers_free(&S->peers);
+    ratelimit_destroy(&S->limit);
     free(S->chunk);
     xqf_buf_free(&S->frame);
     xqf_buf_free(&S->buf);
@@ -524,6 +838,7 @@ int server_run(Server *S)
 {
     log_info("serving on %s, lease %lld ms", S->cfg->bind, (long long)S->cfg->lease_ms);
     ensure_connected(S, clock_now_ms());
+    S->last_tick_ms = clock_now_ms();
     S->load = (LoadStats){ .since_us = clock_now_us() };
     while (!atomic_load(&S->stop)) {
         int ready = transport_wait(S->transport, WAIT_MS, store_socket(S->store));
@@ -534,7 +849,7 @@ int server_run(Server *S)
         if ((ready & 2) && store_notifications(S->store) != 0)
             sched_invalidate(S->sched);
         int64_t started = clock_now_us();
-        int n = take_frames(S);
+        int n = S->taken = take_frames(S);
         handle_batch(S, S->items, n);
         /* after the batch: a bye ends what came before it (a worker's last handbacks) */
         for (int i = 0; i < n; i++)
@@ -544,8 +859,11 @@ int server_run(Server *S)
         if (n > 0)
             load_note(&S->load, n, clock_now_us() - started);
         load_log(&S->load, clock_now_us());
-        timers(S);
+        timers(S, n < S->batch);
     }
-    log_info("stopping");
+    log_info("stopping: %lld messages over the rate limit, %lld build requests and %lld claims refused "
+             "by the bounds, %lld hellos beyond --max-peers, %lld replies dropped (peer not reading)",
+             (long long)ratelimit_refused(S->limit), (long long)S->chunks_refused, (long long)S->leases_capped,
+             (long long)S->peers.refused, (long long)transport_dropped(S->transport));
     return 0;
 }

@@ -4,15 +4,41 @@
  *
  * Each loop iteration takes every frame waiting (up to a batch) and
  * handles them in one transaction (group commit), then sends the replies:
- * a worker hears "accepted" only for what is committed.  If the batch
- * fails on a statement while the connection is up, each message is redone
- * in its own transaction and only the failing one is refused.  While the
+ * a worker hears "accepted" only for what is committed.  Every field is
+ * checked before it reaches SQL (the codec: types, limits, UTF-8; here:
+ * counts within a task's most pairs, chunk offsets within int4), so a bad
+ * frame costs its own message.  The batch's three phases (single
+ * messages, results, task requests) each run under a savepoint: a
+ * statement that fails all the same undoes its phase only, which is
+ * redone message by message under savepoints, and only the failing
+ * message is refused (error 6).  If the transaction itself fails (the
+ * commit, the connection), each message is redone in its own.  While the
  * database is unreachable, messages that need it are answered with error
  * XQF_ERR_INTERNAL (the worker retries later) and the store reconnects with
  * a doubling backoff; once back, every lease is extended by a lease length
  * so that no task expires for heartbeats that could not be recorded.
- * Timers: expired leases are re-queued every second; the run cache is
- * refreshed on NOTIFY and every few seconds.
+ * Timers: expired leases are re-queued every second, once the queue of
+ * frames is drained (or half a lease after they were due); after a stall
+ * (an iteration longer than a quarter lease, 2 s at least) every lease is
+ * first extended by a lease, so that heartbeats queued meanwhile are not
+ * beaten by the expiry.  The run cache is refreshed on NOTIFY and every
+ * few seconds.  Test hook: XQF_TEST_STALL_MS=N makes the first batch with
+ * a heartbeat hang N ms in its transaction.
+ *
+ * Bounds (issue 15): every request but hello needs a hello first (status
+ * too); each key (a CURVE allow-list name, or a plaintext connection)
+ * sends at most cfg.rate messages a second, the rest answered
+ * XQF_ERR_LIMIT and counted; a peer has one build chunk in flight (it
+ * asks for the next after receiving one; another request meanwhile is
+ * answered XQF_ERR_LIMIT, one left unacknowledged for CHUNK_LOST_MS
+ * counts as lost, and a peer that lets CHUNK_LOST_MAX of them in a row go
+ * gets no more); a worker holds at most 2 x its announced concurrency
+ * leases (a claim beyond that is answered idle); at most cfg.max_peers
+ * workers at once (peers.h).  Under CURVE a worker's name is its key's
+ * allow-list name or starts with it and '/': any other name NAME is
+ * recorded as "KEY/NAME" (cut to XQF_NAME_MAX bytes), and a key has at
+ * most NAMES_PER_KEY (server.c: 1,000) names: a hello with a new one
+ * beyond is answered XQF_ERR_LIMIT.
  */
 #ifndef XQF_SERVER_H
 #define XQF_SERVER_H
@@ -25,6 +51,9 @@
 #define SERVER_BIND_DEFAULT "tcp://127.0.0.1:5555"
 #define SERVER_LEASE_S_DEFAULT 60
 #define SERVER_BATCH_DEFAULT 512
+#define SERVER_RATE_DEFAULT 1000
+#define SERVER_MAX_PEERS_DEFAULT 10000
+#define SERVER_QUARANTINE_DEFAULT 5
 
 typedef struct {
     const char *bind;                /* ROUTER endpoint */
@@ -32,6 +61,9 @@ typedef struct {
     int64_t lease_ms;                /* a task not heard of this long is re-queued */
     int batch_max;                   /* frames per transaction (<= 0: SERVER_BATCH_DEFAULT) */
     TransportSecurity security;      /* CURVE or plaintext (transport.h); its strings outlive the server */
+    double rate;                     /* messages per second per key (burst: as many at once); <= 0: no limit */
+    int max_peers;                   /* workers connected at once (<= 0: SERVER_MAX_PEERS_DEFAULT) */
+    int quarantine_after;            /* a task refused this many times is set aside (<= 0: never) */
 } ServerConfig;
 
 typedef struct Server Server;

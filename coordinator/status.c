@@ -34,6 +34,9 @@ static void run_line(const StoreRun *r, char *out, size_t size)
     }
     if (run_kind_is_spsa(r->kind) && n > 0 && (size_t)n < size)
         n += snprintf(out + n, size - (size_t)n, " iter %lld/%lld", (long long)r->iter, (long long)r->max_pairs);
+    if (r->quarantined > 0 && n > 0 && (size_t)n < size)
+        n += snprintf(out + n, size - (size_t)n, " QUARANTINED %lld tasks (xqf-tune show %lld)",
+                      (long long)r->quarantined, (long long)r->id);
     if (r->verdict[0] && n > 0 && (size_t)n < size)
         snprintf(out + n, size - (size_t)n, " verdict: %s", r->verdict);
 }

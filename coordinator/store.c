@@ -30,7 +30,8 @@
     "coalesce(to_char(r.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), ''), "         \
     "extract(epoch FROM coalesce(r.finished_at, now()) - r.created_at), "                       \
     "coalesce((SELECT sha256 FROM engine_builds b WHERE b.id = r.test_build), ''), "            \
-    "coalesce((SELECT sha256 FROM engine_builds b WHERE b.id = r.base_build), '')"
+    "coalesce((SELECT sha256 FROM engine_builds b WHERE b.id = r.base_build), ''), "             \
+    "(SELECT count(*) FROM tasks t WHERE t.run_id = r.id AND t.state = 'quarantined')"
 
 /* A jsonb array of numbers as comma-separated text, in order. */
 #define JSON_LIST(key)                                                                           \
@@ -39,13 +40,18 @@
 
 /* Every statement the coordinator runs: name, SQL, parameter count. */
 #define STATEMENTS(S)                                                                            \
-    S(HELLO, "SELECT xqf_hello($1, $2, $3, $4, $5)", 5)                                          \
+    S(HELLO, "SELECT xqf_hello($1, $2, $3, $4, $5, $6)", 6)                                      \
     S(CLAIM, "SELECT * FROM xqf_claim_batch($1, $2::bigint[], $3)", 3)                          \
     S(CREATE_TASK, "SELECT * FROM xqf_create_task($1, $2, $3, $4, $5, $6::jsonb)", 6)            \
     S(REPORT, "SELECT * FROM xqf_report_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "    \
               "$12, $13, $14)", 14)                                                              \
+    S(LEASED, "SELECT (SELECT count(*) FROM tasks t WHERE t.worker_id = w AND t.state = 'leased') "  \
+              "FROM unnest($1::bigint[]) WITH ORDINALITY AS u(w, i) ORDER BY i", 1)               \
     S(HEARTBEAT, "SELECT xqf_heartbeat($1, $2, $3, $4)", 4)                                      \
-    S(HANDBACK, "SELECT xqf_handback($1, $2, $3, $4)", 4)                                        \
+    S(HANDBACK, "SELECT xqf_handback($1, $2, $3, $4, $5, $6)", 6)                                \
+    S(QUARANTINED, "SELECT id, first_pair, n_pairs, refusals, "                                  \
+                   "array_to_string(refusal_reasons, ' | ') FROM tasks "                          \
+                   "WHERE run_id = $1 AND state = 'quarantined' ORDER BY id", 1)                 \
     S(EXPIRE, "SELECT xqf_expire_leases()", 0)                                                   \
     S(EXTEND, "SELECT xqf_extend_leases($1)", 1)                                                 \
     S(FINISH, "SELECT xqf_finish_run($1, $2, $3, NULL)", 3)                                      \
@@ -121,6 +127,9 @@
     S(BUILD_CHUNK, "SELECT octet_length(blob)::bigint, substring(blob FROM $2::int + 1 FOR $3::int) " \
                    "FROM engine_builds WHERE sha256 = $1 AND blob IS NOT NULL", 3)             \
     S(BEGIN, "BEGIN", 0)                                                                         \
+    S(SAVEPOINT, "SAVEPOINT xqf_sp", 0)                                                          \
+    S(RELEASE, "RELEASE SAVEPOINT xqf_sp", 0)                                                    \
+    S(ROLLBACK_TO, "ROLLBACK TO SAVEPOINT xqf_sp", 0)                                            \
     S(COMMIT, "COMMIT", 0)
 
 typedef enum {
@@ -274,10 +283,75 @@ static int migrate(Store *s)
     return rc;
 }
 
+/*
+ * Connects with the settings a long-lived connection needs, under what
+ * conninfo sets: a connect that gives up (connect_timeout, unless
+ * PGCONNECT_TIMEOUT says otherwise) and TCP keepalives, so that a database
+ * that drops packets is noticed in about a minute instead of never.  The
+ * conninfo comes last (expanded as dbname), so what it sets wins.
+ */
+static PGconn *connect_bounded(const char *conninfo)
+{
+    const char *keys[8], *vals[8];
+    int n = 0;
+    if (!getenv("PGCONNECT_TIMEOUT"))
+        keys[n] = "connect_timeout", vals[n++] = STORE_CONNECT_TIMEOUT_S;
+    keys[n] = "keepalives", vals[n++] = "1";
+    keys[n] = "keepalives_idle", vals[n++] = STORE_KEEPALIVES_IDLE_S;
+    keys[n] = "keepalives_interval", vals[n++] = STORE_KEEPALIVES_INTERVAL_S;
+    keys[n] = "keepalives_count", vals[n++] = STORE_KEEPALIVES_COUNT;
+    keys[n] = "dbname", vals[n++] = conninfo;
+    keys[n] = NULL, vals[n] = NULL;
+    return PQconnectdbParams(keys, vals, 1);
+}
+
+/*
+ * A statement_timeout of STORE_STATEMENT_TIMEOUT_MS unless one was set
+ * anywhere (conninfo options, PGOPTIONS, the role, the database, the
+ * server's configuration): a statement that hangs ends in an error the
+ * loop survives.  After the migrations, which may take longer.  0 or -1.
+ */
+static int bound_statements(Store *s)
+{
+    PGresult *res = PQexec(s->conn, "SELECT source FROM pg_settings WHERE name = 'statement_timeout'");
+    int rc = PQresultStatus(res) == PGRES_TUPLES_OK ? 0 : db_error(s, "statement_timeout", res);
+    bool unset = rc == 0 && PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "default") == 0;
+    PQclear(res);
+    if (rc == 0 && unset)
+        rc = exec_simple(s, "SET statement_timeout = " STORE_STATEMENT_TIMEOUT_MS, "statement_timeout");
+    return rc;
+}
+
+int store_setting(Store *s, const char *name, char *out, size_t size)
+{
+    if (!s->conn)
+        return db_error(s, "setting", NULL);
+    const char *p[1] = { name };
+    PGresult *res = PQexecParams(s->conn, "SELECT current_setting($1)", 1, NULL, p, NULL, NULL, 0);
+    int rc = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 ? 0 : db_error(s, "setting", res);
+    if (rc == 0)
+        snprintf(out, size, "%s", PQgetvalue(res, 0, 0));
+    PQclear(res);
+    return rc;
+}
+
+int store_conn_option(const Store *s, const char *keyword, char *out, size_t size)
+{
+    PQconninfoOption *opts = s->conn ? PQconninfo(s->conn) : NULL;
+    int rc = -1;
+    for (PQconninfoOption *o = opts; o && o->keyword; o++)
+        if (strcmp(o->keyword, keyword) == 0) {
+            snprintf(out, size, "%s", o->val ? o->val : "");
+            rc = 0;
+        }
+    PQconninfoFree(opts);
+    return rc;
+}
+
 int store_connect(Store *s)
 {
     disconnect(s);
-    s->conn = PQconnectdb(s->conninfo);
+    s->conn = connect_bounded(s->conninfo);
     if (PQstatus(s->conn) != CONNECTION_OK)
         return db_error(s, "connect", NULL);
     if (migrate(s) != 0)
@@ -289,7 +363,7 @@ int store_connect(Store *s)
         if (rc != 0)
             return -1;
     }
-    if (exec_simple(s, "LISTEN xqf_runs", "listen") != 0)
+    if (bound_statements(s) != 0 || exec_simple(s, "LISTEN xqf_runs", "listen") != 0)
         return -1;
     return 0;
 }
@@ -325,6 +399,18 @@ int store_commit(Store *s)
     s->in_tx = false;
     return res ? 0 : -1;
 }
+
+/* Runs a statement without parameters or rows (transaction control). 0 or -1. */
+static int command(Store *s, Stmt st)
+{
+    PGresult *res = run(s, st, NULL, PGRES_COMMAND_OK);
+    PQclear(res);
+    return res ? 0 : -1;
+}
+
+int store_savepoint(Store *s) { return command(s, ST_SAVEPOINT); }
+int store_release(Store *s) { return command(s, ST_RELEASE); }
+int store_rollback_to(Store *s) { return command(s, ST_ROLLBACK_TO); }
 
 void store_rollback(Store *s)
 {
@@ -535,6 +621,7 @@ static void read_run(const PGresult *r, int row, StoreRun *o)
     o->elapsed_s = get_dbl(r, row, c++);
     get_text(r, row, c++, o->build0, sizeof o->build0);
     get_text(r, row, c++, o->build1, sizeof o->build1);
+    o->quarantined = get_i64(r, row, c++);
 }
 
 /*
@@ -801,11 +888,12 @@ int store_run_sets(Store *s, int64_t run_id, char *params0, char *params1, size_
 
 /* ---- workers and tasks ------------------------------------------------------ */
 
-int store_hello(Store *s, const char *name, const char *build, int cores, int concurrency, const char *auth,
-                int64_t *id)
+int store_hello_capped(Store *s, const char *name, const char *build, int cores, int concurrency,
+                       const char *auth, int names_max, int64_t *id)
 {
     Nums n;
-    const char *p[5] = { name, build, num(&n, 0, cores), num(&n, 1, concurrency), auth ? auth : "" };
+    const char *p[6] = { name, build, num(&n, 0, cores), num(&n, 1, concurrency), auth ? auth : "",
+                         num(&n, 2, names_max) };
     PGresult *res = run(s, ST_HELLO, p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
@@ -813,7 +901,13 @@ int store_hello(Store *s, const char *name, const char *build, int cores, int co
     if (ok)
         *id = get_i64(res, 0, 0);
     PQclear(res);
-    return ok;
+    return ok && *id < 0 ? -2 : ok;
+}
+
+int store_hello(Store *s, const char *name, const char *build, int cores, int concurrency, const char *auth,
+                int64_t *id)
+{
+    return store_hello_capped(s, name, build, cores, concurrency, auth, 0, id);
 }
 
 /* Reads the (o_task, o_token, o_first, o_pairs, o_params0, o_params1) columns from col of row. */
@@ -901,6 +995,24 @@ int store_claim_batch(Store *s, int64_t run_id, const int64_t *workers, int n, i
     }
     PQclear(res);
     return count;
+}
+
+int store_leased_counts(Store *s, const int64_t *workers, int n, int64_t *counts)
+{
+    Text w = { 0 };
+    text_ints(&w, workers, sizeof *workers, n);
+    if (!w.data)
+        return db_error(s, "leased: out of memory", NULL);
+    const char *p[1] = { w.data };
+    PGresult *res = run(s, ST_LEASED, p, PGRES_TUPLES_OK);
+    free(w.data);
+    if (!res)
+        return -1;
+    int rc = PQntuples(res) == n ? 0 : db_error(s, "leased: a row per worker expected", NULL);
+    for (int i = 0; rc == 0 && i < n; i++)
+        counts[i] = get_i64(res, i, 0);
+    PQclear(res);
+    return rc;
 }
 
 int store_create_task(Store *s, int64_t run_id, int64_t worker, int64_t lease_ms, const char *params0,
@@ -1039,11 +1151,44 @@ int store_heartbeat(Store *s, int64_t worker, int64_t task, int64_t token, int64
     return ok_or_stale(s, ST_HEARTBEAT, p);
 }
 
-int store_handback(Store *s, int64_t worker, int64_t task, int64_t token, const char *reason)
+int store_handback(Store *s, int64_t worker, int64_t task, int64_t token, const char *reason, bool refused,
+                   int quarantine_after)
 {
     Nums n;
-    const char *p[4] = { num(&n, 0, worker), num(&n, 1, task), num(&n, 2, token), reason };
-    return ok_or_stale(s, ST_HANDBACK, p);
+    const char *p[6] = { num(&n, 0, worker), num(&n, 1, task), num(&n, 2, token), reason, refused ? "t" : "f",
+                         num(&n, 3, quarantine_after) };
+    PGresult *res = run(s, ST_HANDBACK, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    const char *v = PQntuples(res) == 1 ? PQgetvalue(res, 0, 0) : "";
+    int rc = strcmp(v, "ok") == 0 ? 1 : strcmp(v, "quarantined") == 0 ? 2 : 0;
+    PQclear(res);
+    return rc;
+}
+
+int store_quarantined(Store *s, int64_t run_id, StoreQuarantined **out)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, run_id) };
+    PGresult *res = run(s, ST_QUARANTINED, p, PGRES_TUPLES_OK);
+    *out = NULL;
+    if (!res)
+        return -1;
+    int count = PQntuples(res);
+    if (count > 0 && !(*out = calloc((size_t)count, sizeof **out))) {
+        PQclear(res);
+        return db_error(s, "quarantined: out of memory", NULL);
+    }
+    for (int i = 0; i < count; i++) {
+        StoreQuarantined *q = &(*out)[i];
+        q->task = get_i64(res, i, 0);
+        q->first_pair = get_i64(res, i, 1);
+        q->pairs = get_i64(res, i, 2);
+        q->refusals = get_i64(res, i, 3);
+        get_text(res, i, 4, q->reasons, sizeof q->reasons);
+    }
+    PQclear(res);
+    return count;
 }
 
 static int64_t count_of(Store *s, Stmt st, const char *const *p)
@@ -1167,7 +1312,8 @@ int store_build_chunk(Store *s, const char *sha256, int64_t offset, size_t max, 
 {
     if (!s->conn)
         return db_error(s, STMT[ST_BUILD_CHUNK].name, NULL);
-    if (offset < 0 || offset > INT32_MAX || max > INT32_MAX)
+    /* substring's FROM is an int4 and gets + 1: offsets from INT32_MAX on are past any blob (1 GB at most) */
+    if (offset < 0 || offset >= INT32_MAX || max > INT32_MAX)
         return 0;
     Nums n;
     const char *p[3] = { sha256, num(&n, 0, offset), num(&n, 1, (int64_t)max) };

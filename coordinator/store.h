@@ -34,11 +34,28 @@ enum {
 
 typedef struct Store Store;
 
+/*
+ * The connection's bounds where conninfo (or PGCONNECT_TIMEOUT, for the
+ * first) does not set them: a connect gives up after 10 s, TCP keepalives
+ * notice a dead link in about 60 s (30 s idle, then 3 probes 10 s apart),
+ * and a statement runs at most 30 s (unless statement_timeout was set in
+ * the options, PGOPTIONS, the role, the database or the server).
+ */
+#define STORE_CONNECT_TIMEOUT_S "10"
+#define STORE_KEEPALIVES_IDLE_S "30"
+#define STORE_KEEPALIVES_INTERVAL_S "10"
+#define STORE_KEEPALIVES_COUNT "3"
+#define STORE_STATEMENT_TIMEOUT_MS "30000"
+
 /* A store for conninfo (libpq syntax); not connected yet. NULL when out of memory. */
 Store *store_new(const char *conninfo);
 void store_destroy(Store **s);
 /* (Re)connects: migrations, prepared statements, LISTEN. Returns 0 or -1. */
 int store_connect(Store *s);
+/* A server setting of the connection (SHOW name) into out. 0 or -1. */
+int store_setting(Store *s, const char *name, char *out, size_t size);
+/* A connection option in effect (libpq keyword: "connect_timeout", "keepalives", ...) into out. 0 or -1. */
+int store_conn_option(const Store *s, const char *keyword, char *out, size_t size);
 /* Is the connection up? */
 bool store_ok(const Store *s);
 /* The connection's socket (to poll for notifications), or -1. */
@@ -53,6 +70,15 @@ int store_begin(Store *s);
 int store_commit(Store *s);
 /* Rolls back (nothing when no transaction is open or the connection is lost). */
 void store_rollback(Store *s);
+/*
+ * Savepoints inside a transaction (one name, nested: each call refers to
+ * the newest): store_savepoint sets one, store_release keeps what was done
+ * since, store_rollback_to undoes it (a failed statement included) and
+ * keeps the savepoint.  0 or -1.
+ */
+int store_savepoint(Store *s);
+int store_release(Store *s);
+int store_rollback_to(Store *s);
 
 /* ---- runs ---------------------------------------------------------------- */
 
@@ -208,6 +234,7 @@ typedef struct {
     double elapsed_s;                /* from creation to the end (or now) */
     char build0[STORE_NAME_MAX + 1]; /* SHA-256 of the engine build name0 plays ("" built-in) */
     char build1[STORE_NAME_MAX + 1]; /* name1's */
+    int64_t quarantined;             /* tasks set aside, refused too often (010_bounds.sql) */
     char **book;                     /* store_load_run only; free with store_run_free */
     int book_lines;
 } StoreRun;
@@ -233,6 +260,12 @@ int store_finish_run(Store *s, int64_t run, const char *state, const char *verdi
  */
 int store_hello(Store *s, const char *name, const char *build, int cores, int concurrency, const char *auth,
                 int64_t *id);
+/*
+ * The same, and a key (auth not "") that has names_max worker names
+ * already (> 0; 010_bounds.sql) gets no new one: -2.
+ */
+int store_hello_capped(Store *s, const char *name, const char *build, int cores, int concurrency,
+                       const char *auth, int names_max, int64_t *id);
 
 typedef struct {
     int64_t task_id, token, run_id;
@@ -248,6 +281,8 @@ typedef struct {
  */
 int store_claim_batch(Store *s, int64_t run, const int64_t *workers, int n, int64_t lease_ms,
                       StoreLease *out, bool *given);
+/* The tasks each of n workers holds under a lease now, into counts[i]. 0 or -1. */
+int store_leased_counts(Store *s, const int64_t *workers, int n, int64_t *counts);
 /*
  * A new task of run with explicit parameter sets and a perturbation record
  * (JSON or NULL), leased at once: what SPSA runs use (issue 6).  Returns
@@ -279,8 +314,23 @@ typedef struct {
 int store_report_batch(Store *s, StoreReportItem *items, int n, int64_t lease_ms);
 /* Extends worker's lease. Returns 1 (extended), 0 (stale: stop the task) or -1. */
 int store_heartbeat(Store *s, int64_t worker, int64_t task, int64_t token, int64_t lease_ms);
-/* Puts worker's leased task back in the queue. Returns 1, 0 (stale) or -1. */
-int store_handback(Store *s, int64_t worker, int64_t task, int64_t token, const char *reason);
+/*
+ * Puts worker's leased task back in the queue; refused: the worker cannot
+ * play it (the reason is kept), and a task refused quarantine_after times
+ * (<= 0: never) is set aside instead.  Returns 1 (queued), 2
+ * (quarantined), 0 (stale) or -1.
+ */
+int store_handback(Store *s, int64_t worker, int64_t task, int64_t token, const char *reason, bool refused,
+                   int quarantine_after);
+
+/* A task set aside: refused too many times. */
+typedef struct {
+    int64_t task, first_pair, pairs, refusals;
+    char reasons[STORE_TEXT_MAX * 2];  /* the latest, joined by " | " */
+} StoreQuarantined;
+
+/* A run's quarantined tasks by id. Returns the count or -1; *out malloc'd. */
+int store_quarantined(Store *s, int64_t run, StoreQuarantined **out);
 /* Re-queues expired leases. Returns how many, or -1. */
 int64_t store_expire_leases(Store *s);
 /* Pushes every lease's deadline to at least now + lease_ms. Returns how many, or -1. */

@@ -17,6 +17,7 @@ struct Transport {
     void *monitor;                   /* PAIR: the ROUTER's failed handshakes */
     Zap *zap;                        /* the CURVE handler; NULL in plaintext */
     Notes notes;                     /* dropped messages and failed handshakes, logged once a minute each */
+    int64_t dropped;                 /* replies not sent: the peer's queue was full (or it was gone) */
 };
 
 
@@ -96,12 +97,13 @@ Transport *transport_new(const char *endpoint, const TransportSecurity *sec)
     Transport *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
-    int64_t maxsize = 4 * (int64_t)XQF_FRAME_MAX;
-    int hwm = 100000, linger = 0;
+    int64_t maxsize = TRANSPORT_MSG_MAX;
+    int sndhwm = TRANSPORT_SNDHWM, rcvhwm = TRANSPORT_RCVHWM, linger = 0, mandatory = 1;
     if (!(t->ctx = zmq_ctx_new()) || !(t->router = zmq_socket(t->ctx, ZMQ_ROUTER)) ||
         zmq_setsockopt(t->router, ZMQ_MAXMSGSIZE, &maxsize, sizeof maxsize) != 0 ||
-        zmq_setsockopt(t->router, ZMQ_SNDHWM, &hwm, sizeof hwm) != 0 ||
-        zmq_setsockopt(t->router, ZMQ_RCVHWM, &hwm, sizeof hwm) != 0 ||
+        zmq_setsockopt(t->router, ZMQ_SNDHWM, &sndhwm, sizeof sndhwm) != 0 ||
+        zmq_setsockopt(t->router, ZMQ_RCVHWM, &rcvhwm, sizeof rcvhwm) != 0 ||
+        zmq_setsockopt(t->router, ZMQ_ROUTER_MANDATORY, &mandatory, sizeof mandatory) != 0 ||
         zmq_setsockopt(t->router, ZMQ_LINGER, &linger, sizeof linger) != 0) {
         log_error("transport: cannot make a ROUTER socket: %s", zmq_strerror(zmq_errno()));
         transport_destroy(&t);
@@ -285,8 +287,17 @@ int transport_recv(Transport *t, Peer *peer, XqfBuf *data)
 
 int transport_send(Transport *t, const Peer *peer, const void *data, size_t len)
 {
-    if (zmq_send(t->router, peer->id, peer->len, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0 ||
-        zmq_send(t->router, data, len, ZMQ_DONTWAIT) < 0)
-        return -1;
-    return 0;
+    /* ZMQ_ROUTER_MANDATORY: the routing id part fails (EAGAIN, EHOSTUNREACH) when the peer cannot take it */
+    if (zmq_send(t->router, peer->id, peer->len, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0) {
+        bool full = zmq_errno() == EAGAIN;
+        char tail[NOTES_MORE_MAX];
+        t->dropped++;
+        if (full && notes_due(&t->notes, "peer queue full", tail))
+            log_warn("transport: a reply dropped: the peer's queue is full (%d messages; it does not read)%s",
+                     TRANSPORT_SNDHWM, tail);
+        return full ? -2 : -1;
+    }
+    return zmq_send(t->router, data, len, ZMQ_DONTWAIT) < 0 ? -1 : 0;
 }
+
+int64_t transport_dropped(const Transport *t) { return t->dropped; }

@@ -25,7 +25,19 @@
 #include "codec.h"
 #include "keys.h"
 
-enum { PEER_ID_MAX = 255 };
+enum {
+    PEER_ID_MAX = 255,
+    /*
+     * Per peer, ZeroMQ queues at most this many messages each way (then a
+     * reply is dropped, and a peer's frames wait in its TCP connection):
+     * a peer that asks and never reads costs at most TRANSPORT_SNDHWM
+     * replies, of which one build chunk (server.c allows one in flight).
+     */
+    TRANSPORT_SNDHWM = 1000,
+    TRANSPORT_RCVHWM = 1000,
+    /* a frame above this drops its connection (the codec refuses those above XQF_FRAME_MAX) */
+    TRANSPORT_MSG_MAX = XQF_FRAME_MAX + 64 * 1024
+};
 
 typedef struct {
     uint8_t id[PEER_ID_MAX];
@@ -70,7 +82,14 @@ int transport_wait(Transport *t, int timeout_ms, int fd);
  * dropped (logged).
  */
 int transport_recv(Transport *t, Peer *peer, XqfBuf *data);
-/* Sends a frame to a peer without blocking (dropped if the peer is gone or slow). Returns 0 or -1. */
+/*
+ * Sends a frame to a peer without blocking and without queueing beyond
+ * its limit: returns 0, -2 when the peer's queue is full (it does not
+ * read: the frame is dropped, counted and logged once a minute), -1 when
+ * the peer is gone or on error.
+ */
 int transport_send(Transport *t, const Peer *peer, const void *data, size_t len);
+/* Replies dropped so far (full queue or peer gone). */
+int64_t transport_dropped(const Transport *t);
 
 #endif

@@ -338,11 +338,34 @@ static int get_i64(const msgpack_object *o, int64_t *v)
     return -1;
 }
 
-/* Copies a string object into a C string of at most limit bytes (no NUL inside). */
+bool xqf_utf8_valid(const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s, *end = p + len;
+    while (p < end) {
+        unsigned c = *p++;
+        if (c < 0x80)
+            continue;
+        int more = c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : -1;
+        if (more < 0 || end - p < more)
+            return false;                            /* a continuation or overlong lead, or cut short */
+        unsigned second = p[0];
+        /* the second byte's range rules out overlongs (e0, f0), surrogates (ed) and beyond U+10FFFF (f4) */
+        unsigned lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80, hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
+        if (second < lo || second > hi)
+            return false;
+        for (int i = 1; i < more; i++)
+            if ((p[i] & 0xc0) != 0x80)
+                return false;
+        p += more;
+    }
+    return true;
+}
+
+/* Copies a string object into a C string of at most limit bytes (UTF-8, no NUL inside). */
 static int get_str(const msgpack_object *o, size_t limit, char *out)
 {
     if (o->type != MSGPACK_OBJECT_STR || o->via.str.size > limit ||
-        memchr(o->via.str.ptr, '\0', o->via.str.size))
+        memchr(o->via.str.ptr, '\0', o->via.str.size) || !xqf_utf8_valid(o->via.str.ptr, o->via.str.size))
         return -1;
     memcpy(out, o->via.str.ptr, o->via.str.size);
     out[o->via.str.size] = '\0';

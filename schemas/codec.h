@@ -41,7 +41,8 @@ typedef enum {
     XQF_ERR_TYPE = 4,              /* unknown type, or one this side does not accept */
     XQF_ERR_NEED_HELLO = 5,        /* say hello first (e.g. after a coordinator restart) */
     XQF_ERR_REFUSED = 6,           /* well formed but refused (bad values, wrong state) */
-    XQF_ERR_INTERNAL = 7           /* the database is unavailable: retry later */
+    XQF_ERR_INTERNAL = 7,          /* the database is unavailable: retry later */
+    XQF_ERR_LIMIT = 8              /* a limit was hit (rate, build chunk in flight, peers): slow down, retry later */
 } XqfErrorCode;
 
 /* An array of owned strings (STRS fields). */
@@ -116,6 +117,12 @@ void xqf_msg_free(XqfMsg *m);
 const char *xqf_msg_type_name(XqfMsgType type);
 /* The error code a decoding failure is answered with. */
 XqfErrorCode xqf_decode_error_code(XqfDecodeStatus status);
+/*
+ * Whether s[0..len) is well-formed UTF-8 (no overlong forms, surrogates or
+ * code points past U+10FFFF): every STR field and STRS element decoded
+ * must be, or the frame is malformed (PostgreSQL would refuse the text).
+ */
+bool xqf_utf8_valid(const char *s, size_t len);
 
 /*
  * Packs m into out (replacing its content).  Returns 0, or -1 when out of

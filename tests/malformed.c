@@ -172,7 +172,33 @@ static bool too_big(W *w, const Field *f, int which)
     return false;
 }
 
-typedef enum { V_MISSING, V_TWICE, V_TYPE, V_BIG } Variant;
+/* Text that is not UTF-8 (which: the case); false past the cases or for a field without text. */
+static const char *const NOT_UTF8[] = {
+    "\xff",                       /* never a UTF-8 byte */
+    "a\xc3",                      /* cut short */
+    "\xc0\xaf",                   /* an overlong '/' */
+    "\xed\xa0\x80",               /* a UTF-16 surrogate */
+    "\xf4\x90\x80\x80",           /* past U+10FFFF */
+    "\x80x",                      /* a lone continuation byte */
+};
+
+static bool not_utf8(W *w, const Field *f, int which)
+{
+    if ((f->kind != T_STR && f->kind != T_STRS) || which >= (int)(sizeof NOT_UTF8 / sizeof *NOT_UTF8))
+        return false;
+    if (f->kind == T_STRS)
+        array(w, 2), str(w, "x");
+    str(w, NOT_UTF8[which]);
+    return true;
+}
+
+typedef enum { V_MISSING, V_TWICE, V_TYPE, V_BIG, V_UTF8 } Variant;
+
+/* How many sub-cases a variant has at most. */
+static int variant_cases(Variant v)
+{
+    return v == V_BIG ? 2 : v == V_UTF8 ? (int)(sizeof NOT_UTF8 / sizeof *NOT_UTF8) : 1;
+}
 
 /* A frame of type t where field `bad` (or none: -1) is written as variant v (which: its sub-case). */
 static void frame(W *w, const Type *t, int bad, Variant v, int which, const char *sig, unsigned version,
@@ -194,6 +220,8 @@ static void frame(W *w, const Type *t, int bad, Variant v, int which, const char
             wrong_type(w, f);
         else if (v == V_BIG)
             too_big(w, f, which);
+        else if (v == V_UTF8)
+            not_utf8(w, f, which);
         else
             good(w, f);
         if (i == bad && v == V_TWICE)
@@ -211,20 +239,23 @@ int malformed_each(malformed_fn fn, void *arg)
     for (size_t k = 0; k < sizeof TYPES / sizeof TYPES[0]; k++) {
         const Type *t = &TYPES[k];
         for (int i = 0; i < t->count; i++) {
-            static const char *const NAMES[] = { "missing", "twice", "of the wrong type", "past its limit" };
-            for (Variant v = V_MISSING; v <= V_BIG; v++)
-                for (int which = 0; which < (v == V_BIG ? 2 : 1); which++) {
+            static const char *const NAMES[] = { "missing", "twice", "of the wrong type", "past its limit",
+                                                 "not UTF-8" };
+            for (Variant v = V_MISSING; v <= V_UTF8; v++)
+                for (int which = 0; which < variant_cases(v); which++) {
                     w.n = 0;
-                    if (v == V_BIG) {
+                    if (v == V_BIG || v == V_UTF8) {
                         W probe = { 0 };
-                        bool any = too_big(&probe, &t->fields[i], which);
+                        bool any = v == V_BIG ? too_big(&probe, &t->fields[i], which)
+                                              : not_utf8(&probe, &t->fields[i], which);
                         free(probe.b);
                         if (!any)
                             continue;
                     }
                     frame(&w, t, i, v, which, "xqf", XQF_PROTOCOL_VERSION, t->name, false);
                     snprintf(what, sizeof what, "field %s %s%s", t->fields[i].name, NAMES[v],
-                             which ? " (an element)" : "");
+                             v == V_UTF8 ? (which ? " (another case)" : "")
+                                         : which ? " (an element)" : "");
                     fn(t->name, what, w.b, w.n, arg);
                     count++;
                 }

@@ -403,3 +403,28 @@ Test(codec, every_malformed_variant_refused)
     cr_assert_gt(n, 10 * (XQF_MSG_COUNT - 1), "only %d variants", n);
     fprintf(stderr, "codec: %d malformed frames over %d message types, all refused\n", n, XQF_MSG_COUNT - 1);
 }
+
+/* Every text from the network is well-formed UTF-8 before it reaches SQL (issue 15). */
+Test(codec, utf8_checked)
+{
+    const char *good[] = { "", "plain", "\xc3\xa9t\xc3\xa9", "\xe5\xb8\x85", "\xf0\x9f\x98\x80", "\xf4\x8f\xbf\xbf",
+                           "\xed\x9f\xbf", "\xee\x80\x80" };
+    const char *bad[] = { "\xff", "\xfe", "a\xc3", "\xc0\xaf", "\xc1\xbf", "\xe0\x80\xaf", "\xed\xa0\x80",
+                          "\xed\xbf\xbf", "\xf0\x80\x80\xaf", "\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "\x80",
+                          "\xe5\xb8", "\xe5\x28\x85", "\xf0\x9f\x98" };
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+        cr_expect(xqf_utf8_valid(good[i], strlen(good[i])), "good case %zu refused", i);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        cr_expect(!xqf_utf8_valid(bad[i], strlen(bad[i])), "bad case %zu accepted", i);
+    /* in a message: a hello whose name is not UTF-8 is malformed */
+    XqfMsg m, back;
+    xqf_msg_init(&m, XQF_MSG_HELLO);
+    snprintf(m.u.hello.name, sizeof m.u.hello.name, "w\xff");
+    XqfBuf b = { 0 };
+    cr_assert_eq(xqf_msg_encode(&m, &b), 0);
+    char err[160];
+    cr_assert_eq(xqf_msg_decode(b.data, b.len, &back, err, sizeof err), XQF_DECODE_MALFORMED);
+    cr_assert(strstr(err, "name"), "%s", err);
+    xqf_msg_free(&back);
+    xqf_buf_free(&b);
+}

@@ -22,6 +22,7 @@
 #include "codec.h"
 #include "keys.h"
 #include "log.h"
+#include "ratelimit.h"
 #include "transport.h"
 #include "worker_transport.h"
 
@@ -567,6 +568,65 @@ Test(transport, worker_policy)
     cr_assert_eq(run(logfile, "xqf-worker", insecure_id), 0, "%s", slurp(logfile));   /* the option is known */
 }
 
+/* A peer that sends and never reads: its replies are dropped at the queue's limit, not buffered (issue 15). */
+Test(transport, a_peer_that_does_not_read_is_not_buffered_for)
+{
+    xqf_log_init("test");
+    char ep[64];
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
+    Transport *t = transport_new(ep, NULL);
+    cr_assert(t);
+    void *ctx = zmq_ctx_new(), *c = zmq_socket(ctx, ZMQ_DEALER);
+    int one = 1, small = 4096, linger = 0;
+    zmq_setsockopt(c, ZMQ_RCVHWM, &one, sizeof one);
+    zmq_setsockopt(c, ZMQ_RCVBUF, &small, sizeof small);
+    zmq_setsockopt(c, ZMQ_LINGER, &linger, sizeof linger);
+    cr_assert_eq(zmq_connect(c, ep), 0);
+    send_hello(c, "silent");
+    Peer p;
+    cr_assert_eq(take(t, &p, 5000), 1);
+    static char frame[4096];
+    int sent = 0, rc = 0;
+    double end = cu_now() + 10;
+    while (cu_now() < end && (rc = transport_send(t, &p, frame, sizeof frame)) == 0)
+        sent++;
+    cr_assert_eq(rc, -2, "the coordinator queued %d frames of 4 KiB for a peer that reads none", sent);
+    /* the queue, plus what the two TCP buffers hold */
+    cr_assert_lt(sent, TRANSPORT_SNDHWM + 2000, "%d frames queued", sent);
+    cr_assert_geq(transport_dropped(t), 1);
+    fprintf(stderr, "transport: a peer that does not read: %d frames of 4 KiB queued, then dropped\n", sent);
+    zmq_close(c);
+    zmq_ctx_term(ctx);
+    transport_destroy(&t);
+}
+
+/* Token buckets: a burst, then the rate; a bucket per key (issue 15). */
+Test(transport, rate_limit_per_key)
+{
+    RateLimit *r = ratelimit_new(10, 10);
+    cr_assert(r);
+    uint64_t a = ratelimit_key("alice", 5), b = ratelimit_key("bob", 3);
+    int passed = 0;
+    for (int i = 0; i < 30; i++)
+        passed += ratelimit_take(r, a, 1000);
+    cr_assert_eq(passed, 10, "a burst of 10, then none in the same millisecond");
+    cr_assert(ratelimit_take(r, b, 1000), "another key has its own bucket");
+    cr_assert(!ratelimit_take(r, a, 1050), "half a token after 50 ms");
+    cr_assert(ratelimit_take(r, a, 1100), "one token after 100 ms");
+    cr_assert_eq(ratelimit_refused(r), 21);
+    /* keys beyond the table's size: refused only while every bucket is in use */
+    for (uint64_t k = 1; k <= RATELIMIT_KEYS; k++)
+        ratelimit_take(r, k * 7919, 2000);
+    cr_assert(!ratelimit_take(r, UINT64_C(1) << 40, 2000), "a full table takes no new key");
+    cr_assert(ratelimit_take(r, UINT64_C(1) << 40, 4000), "buckets full again are forgotten");
+    ratelimit_destroy(&r);
+    ratelimit_destroy(&r);
+    RateLimit *off = ratelimit_new(0, 0);
+    for (int i = 0; i < 1000; i++)
+        cr_assert(ratelimit_take(off, a, 0));
+    ratelimit_destroy(&off);
+}
+
 /* ---- the cluster with CURVE (XQF_TEST_DB) --------------------------------------- */
 
 static void cluster_setup(void)
@@ -712,7 +772,11 @@ Test(curve, revoked_key_is_shut_out_without_a_restart)
     cr_assert(!worker_known("w1-again"));
 }
 
-/* A worker name is its key's: another allowed key cannot report under it. */
+/*
+ * A worker name is its key's: it starts with the key's allow-list name
+ * ("alice" or "alice/..."), or is put under it; another key cannot report
+ * under it (issue 15; 006_auth.sql before).
+ */
 Test(curve, a_worker_name_stays_with_its_key)
 {
     CU_REQUIRE_DB();
@@ -725,12 +789,25 @@ Test(curve, a_worker_name_stays_with_its_key)
     void *ctx = zmq_ctx_new(), *a = client(ctx, "alice", "coord.pub"), *m = client(ctx, "mallory", "coord.pub");
     send_hello(a, "box-1");
     cr_assert_eq(answer(a, 10000), XQF_MSG_WELCOME, "log: %s", logfile);
-    send_hello(m, "box-1");
-    cr_assert_eq(answer(m, 5000), XQF_MSG_ERROR, "another key took over a worker name (log: %s)", logfile);
-    cr_assert(log_shows("worker box-1: hello refused, the name belongs to another key than mallory", 5),
-              "log: %s", logfile);
-    send_hello(m, "box-2");
-    cr_assert_eq(answer(m, 5000), XQF_MSG_WELCOME, "its own name is fine (log: %s)", logfile);
+    cr_assert(worker_known("alice/box-1"), "a name is put under its key's (log: %s)", logfile);
+    send_hello(a, "alice/box-2");
+    cr_assert_eq(answer(a, 5000), XQF_MSG_WELCOME, "log: %s", logfile);
+    cr_assert(worker_known("alice/box-2"), "a name under the key's stays as it is");
+    send_hello(m, "alice/box-1");
+    cr_assert_eq(answer(m, 5000), XQF_MSG_WELCOME, "log: %s", logfile);
+    cr_assert(worker_known("mallory/alice/box-1"), "another key's name is put under mallory's");
+    cr_assert(log_shows("worker mallory/alice/box-1 (id", 5), "log: %s", logfile);
+    StoreWorker *w = NULL;
+    int n = store_list_workers(store, 0, &w);
+    for (int i = 0; i < n; i++)
+        cr_assert(strncmp(w[i].name, "alice", 5) == 0 || strncmp(w[i].name, "mallory/", 8) == 0, "%s", w[i].name);
+    free(w);
+    /* a long name is cut on a character boundary */
+    send_hello(m, "x\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+                  "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+                  "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9");
+    cr_assert_eq(answer(m, 5000), XQF_MSG_WELCOME, "log: %s", logfile);
+    cr_assert(log_shows("worker mallory/x\xc3\xa9\xc3\xa9", 5), "log: %s", logfile);
     zmq_close(a);
     zmq_close(m);
     zmq_ctx_term(ctx);

@@ -184,8 +184,8 @@ Test(store, expired_lease_requeues_the_rest)
     cr_assert_eq(store_heartbeat(store, worker, l2.task_id, l2.token, 60000), 1);
     /* handed back, then claimed again: two pairs left after one more */
     cr_assert_eq(store_report(store, worker, l2.task_id, l2.token, &one, 60000, &st, &r, &done), 0);
-    cr_assert_eq(store_handback(store, worker, l2.task_id, l2.token, "shutting down"), 1);
-    cr_assert_eq(store_handback(store, worker, l2.task_id, l2.token, "twice"), 0);
+    cr_assert_eq(store_handback(store, worker, l2.task_id, l2.token, "shutting down", false, 5), 1);
+    cr_assert_eq(store_handback(store, worker, l2.task_id, l2.token, "twice", false, 5), 0);
     StoreLease l3;
     cr_assert_eq(store_claim_task(store, run, worker, 60000, &l3), 1);
     cr_assert_eq(l3.first_pair, 2);
@@ -266,7 +266,7 @@ Test(store, batches_judge_each_report_in_order)
     cr_assert_eq(r.counts.wins, 4);
     /* a foreign worker can neither extend nor hand back a's lease */
     cr_assert_eq(store_heartbeat(store, b, l[0].task_id, l[0].token, 60000), 0);
-    cr_assert_eq(store_handback(store, b, l[0].task_id, l[0].token, "not mine"), 0);
+    cr_assert_eq(store_handback(store, b, l[0].task_id, l[0].token, "not mine", false, 5), 0);
     cr_assert_eq(store_heartbeat(store, a, l[0].task_id, l[0].token, 60000), 1);
     StoreAudit au;
     cr_assert_eq(store_audit_run(store, run, &au), 1);
@@ -327,4 +327,96 @@ Test(store, a_pentanomial_must_match_its_games)
     cr_assert_eq(r.counts.pairs, 1);
     cr_assert_eq(r.counts.wins, 1);
     cr_assert_eq(r.counts.draws, 1);
+}
+
+/* The connection's bounds: a connect timeout, keepalives, a statement timeout, each unless set (issue 15). */
+Test(store, connection_bounds_unless_set)
+{
+    CU_REQUIRE_DB();
+    char v[64];
+    cr_assert_eq(store_conn_option(store, "connect_timeout", v, sizeof v), 0);
+    cr_assert_str_eq(v, STORE_CONNECT_TIMEOUT_S);
+    cr_assert_eq(store_conn_option(store, "keepalives", v, sizeof v), 0);
+    cr_assert_str_eq(v, "1");
+    cr_assert_eq(store_conn_option(store, "keepalives_idle", v, sizeof v), 0);
+    cr_assert_str_eq(v, STORE_KEEPALIVES_IDLE_S);
+    cr_assert_eq(store_conn_option(store, "keepalives_interval", v, sizeof v), 0);
+    cr_assert_str_eq(v, STORE_KEEPALIVES_INTERVAL_S);
+    cr_assert_eq(store_conn_option(store, "keepalives_count", v, sizeof v), 0);
+    cr_assert_str_eq(v, STORE_KEEPALIVES_COUNT);
+    cr_assert_eq(store_setting(store, "statement_timeout", v, sizeof v), 0);
+    cr_assert_str_eq(v, "30s");
+    /* what a conninfo sets is kept */
+    char mine[700];
+    snprintf(mine, sizeof mine, "%s connect_timeout=3 keepalives_idle=7 options='-c statement_timeout=5s'", db);
+    Store *s = store_new(mine);
+    cr_assert_eq(store_connect(s), 0);
+    cr_assert_eq(store_conn_option(s, "connect_timeout", v, sizeof v), 0);
+    cr_assert_str_eq(v, "3");
+    cr_assert_eq(store_conn_option(s, "keepalives_idle", v, sizeof v), 0);
+    cr_assert_str_eq(v, "7");
+    cr_assert_eq(store_conn_option(s, "keepalives_count", v, sizeof v), 0);
+    cr_assert_str_eq(v, STORE_KEEPALIVES_COUNT);
+    cr_assert_eq(store_setting(s, "statement_timeout", v, sizeof v), 0);
+    cr_assert_str_eq(v, "5s");
+    store_destroy(&s);
+}
+
+/* A task refused N times is set aside with its reasons; shutdowns and other tasks do not count (issue 15). */
+Test(store, a_task_refused_too_often_is_quarantined)
+{
+    CU_REQUIRE_DB();
+    int64_t run = cu_sprt(store, "", 2, 2, 500, -500, 500);   /* one task */
+    int64_t worker;
+    cr_assert_eq(store_hello(store, "w", "b", 1, 1, "", &worker), 1);
+    StoreLease l;
+    const char *why[] = { "bad opening 1", "bad opening 2", "bad opening 3" };
+    cr_assert_eq(store_claim_task(store, run, worker, 60000, &l), 1);
+    cr_assert_eq(store_handback(store, worker, l.task_id, l.token, "shutting down", false, 3), 1);
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(store_claim_task(store, run, worker, 60000, &l), 1, "attempt %d", i);
+        cr_assert_eq(store_handback(store, worker, l.task_id, l.token, why[i], true, 3), i < 2 ? 1 : 2);
+    }
+    cr_assert_eq(store_claim_task(store, run, worker, 60000, &l), 0, "a quarantined task is not given again");
+    StoreQuarantined *q;
+    cr_assert_eq(store_quarantined(store, run, &q), 1);
+    cr_assert_eq(q[0].task, l.task_id);
+    cr_assert_eq(q[0].refusals, 3);
+    cr_assert_eq(q[0].pairs, 2);
+    cr_assert_str_eq(q[0].reasons, "bad opening 1 | bad opening 2 | bad opening 3");
+    free(q);
+    StoreRun r;
+    cr_assert_eq(store_load_run(store, run, &r, false), 1);
+    cr_assert_eq(r.quarantined, 1);
+    cr_assert_str_eq(r.state, "active", "the run waits for the operator");
+    store_run_free(&r);
+    XqfStrs w = { 0, NULL }, lines = { 0, NULL };
+    cr_assert_eq(status_lines(store, 5, &w, &lines), 0);
+    cr_assert(strstr(lines.v[0], "QUARANTINED 1 tasks"), "%s", lines.v[0]);
+    xqf_strs_free(&w);
+    xqf_strs_free(&lines);
+    /* only the latest 10 reasons are kept */
+    int64_t run2 = cu_sprt(store, "", 2, 2, 500, -500, 500);
+    for (int i = 0; i < 12; i++) {
+        cr_assert_eq(store_claim_task(store, run2, worker, 60000, &l), 1);
+        char reason[32];
+        snprintf(reason, sizeof reason, "r%d", i);
+        cr_assert_eq(store_handback(store, worker, l.task_id, l.token, reason, true, 12), i < 11 ? 1 : 2);
+    }
+    cr_assert_eq(store_quarantined(store, run2, &q), 1);
+    cr_assert_str_eq(q[0].reasons, "r2 | r3 | r4 | r5 | r6 | r7 | r8 | r9 | r10 | r11");
+    free(q);
+}
+
+/* A key's worker names are bounded (issue 15). */
+Test(store, a_key_has_a_bounded_number_of_names)
+{
+    CU_REQUIRE_DB();
+    int64_t id;
+    cr_assert_eq(store_hello_capped(store, "k/1", "b", 1, 1, "k", 2, &id), 1);
+    cr_assert_eq(store_hello_capped(store, "k/2", "b", 1, 1, "k", 2, &id), 1);
+    cr_assert_eq(store_hello_capped(store, "k/3", "b", 1, 1, "k", 2, &id), -2, "a third name");
+    cr_assert_eq(store_hello_capped(store, "k/1", "b", 1, 1, "k", 2, &id), 1, "its names stay usable");
+    cr_assert_eq(store_hello_capped(store, "j/1", "b", 1, 1, "j", 2, &id), 1, "another key has its own");
+    cr_assert_eq(store_hello_capped(store, "p/3", "b", 1, 1, "", 2, &id), 1, "no key, no bound");
 }

@@ -281,4 +281,25 @@ Test(tune_cli, texel_fits_and_refuses_bad_input)
         cr_expect_eq(tune(out, sizeof out, args), 2, "%s: not refused with status 2", bad[i].what);
         cr_expect(file_has(logfile, bad[i].message), "%s: the message lacks '%s'", bad[i].what, bad[i].message);
     }
+
+/* A book line that is not legal from its position stops the run's creation, naming the line (issue 15). */
+Test(tune_cli, a_bad_book_line_is_named)
+{
+    CU_REQUIRE_DB();
+    char path[512], args[2048], out[4096];
+    snprintf(path, sizeof path, "%s/bad.book", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fprintf(f, "# a good line, then a bad one\n"
+               "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w moves h2e2\n"
+               "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w moves h2e2 a0a9\n");
+    fclose(f);
+    snprintf(args, sizeof args, "sprt new --test NullR=2 --base NullR=3 --nodes 500 --book '%s' --db '%s'", path, db);
+    cr_assert_eq(tune(out, sizeof out, args), 2, "%s", out);
+    snprintf(args, sizeof args, "bad.book:3: move 2 'a0a9'");
+    cr_assert(file_has(logfile, args), "the error names the line and the move (log: %s)", logfile);
+    StoreRun *runs;
+    int n = store_list_runs(store, 10, &runs);
+    free(runs);
+    cr_assert_eq(n, 0, "no run was created");
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "log.h"
 #include "run_kind.h"
 #include "stats.h"
 
@@ -68,6 +69,24 @@ static int show_spsa(Store *s, int64_t id)
     return status;
 }
 
+/* The run's quarantined tasks, with the workers' reasons (escaped: they came from the network). Exit status. */
+static int show_quarantined(Store *s, int64_t id)
+{
+    StoreQuarantined *q;
+    int n = store_quarantined(s, id, &q);
+    if (n < 0)
+        return cli_fail(CLI_FAIL, "cannot read the quarantined tasks of run %" PRId64, id);
+    printf("Quarantined: %d tasks (refused by workers too many times; not played)\n", n);
+    for (int i = 0; i < n; i++) {
+        char shown[sizeof q[i].reasons * 2];
+        xqf_escape(shown, sizeof shown, q[i].reasons);
+        printf("  task %" PRId64 " (pairs %" PRId64 "-%" PRId64 "), refused %" PRId64 " times: %s\n", q[i].task,
+               q[i].first_pair, q[i].first_pair + q[i].pairs - 1, q[i].refusals, shown);
+    }
+    free(q);
+    return CLI_OK;
+}
+
 /* Prints one run; *active tells whether it still runs. Exit status. */
 static int show_run(Store *s, int64_t id, bool *active)
 {
@@ -98,6 +117,8 @@ static int show_run(Store *s, int64_t id, bool *active)
         printf("LLR: %.2f [%.2f, %.2f] (elo0 %g, elo1 %g)\n", llr, lo, hi, r.elo0, r.elo1);
     }
     if (run_kind_is_spsa(r.kind) && (status = show_spsa(s, id)) != CLI_OK)
+        return status;
+    if (r.quarantined > 0 && (status = show_quarantined(s, id)) != CLI_OK)
         return status;
     double minutes = r.elapsed_s / 60;
     *active = strcmp(r.state, "active") == 0;
