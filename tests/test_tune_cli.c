@@ -281,6 +281,7 @@ Test(tune_cli, texel_fits_and_refuses_bad_input)
         cr_expect_eq(tune(out, sizeof out, args), 2, "%s: not refused with status 2", bad[i].what);
         cr_expect(file_has(logfile, bad[i].message), "%s: the message lacks '%s'", bad[i].what, bad[i].message);
     }
+}
 
 /* A book line that is not legal from its position stops the run's creation, naming the line (issue 15). */
 Test(tune_cli, a_bad_book_line_is_named)
