@@ -191,9 +191,10 @@ static int handle_db(Server *S, Item *it)
             return -1;
         size_t len = 0;
         int64_t total = 0;
+        char name[STORE_NAME_MAX + 1] = "", signature[STORE_SIG_HEX + 1] = "";
         int rc = b->offset <= INT64_MAX
                      ? store_build_chunk(S->store, b->sha256, (int64_t)b->offset, XQF_CHUNK_MAX, S->chunk,
-                                         &len, &total)
+                                         &len, &total, name, signature)
                      : 0;
         if (rc < 0)
             return -1;
@@ -208,6 +209,8 @@ static int handle_db(Server *S, Item *it)
         snprintf(c->sha256, sizeof c->sha256, "%s", b->sha256);
         c->offset = b->offset;
         c->total = (uint64_t)total;
+        snprintf(c->name, sizeof c->name, "%s", name);
+        snprintf(c->signature, sizeof c->signature, "%s", signature);
         return xqf_bin_set(&c->data, S->chunk, len);
     }
     case XQF_MSG_STATUS_REQUEST:

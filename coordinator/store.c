@@ -108,17 +108,20 @@
       " JOIN tasks t ON t.id = x.task_id WHERE t.run_id = r.id), "                               \
       "r.pairs, r.wins + r.draws + r.losses, r.ll + r.ld + r.dd + r.wd + r.ww "                  \
       "FROM runs r WHERE r.id = $1", 1)                                                          \
-    S(ADD_BUILD, "INSERT INTO engine_builds (run_id, params_hash, sha256, build_id, bench_nodes, path) "  \
-                 "VALUES (nullif($1::bigint, 0), $2, $3, $4, $5, $6) ON CONFLICT (sha256) DO UPDATE SET "  \
+    S(ADD_BUILD, "INSERT INTO engine_builds (run_id, params_hash, sha256, build_id, bench_nodes, path, "  \
+                 "signature) VALUES (nullif($1::bigint, 0), $2, $3, $4, $5, $6, nullif($7, '')) "  \
+                 "ON CONFLICT (sha256) DO UPDATE SET "                                          \
                  "run_id = EXCLUDED.run_id, params_hash = EXCLUDED.params_hash, build_id = "    \
-                 "EXCLUDED.build_id, bench_nodes = EXCLUDED.bench_nodes, path = EXCLUDED.path "  \
-                 "RETURNING id", 6)                                                              \
+                 "EXCLUDED.build_id, bench_nodes = EXCLUDED.bench_nodes, path = EXCLUDED.path, " \
+                 "signature = EXCLUDED.signature RETURNING id", 7)                              \
     S(LOAD_BUILD, "SELECT id, coalesce(run_id, 0), coalesce(params_hash, ''), coalesce(sha256, ''), " \
                   "build_id, coalesce(bench_nodes, 0), coalesce(path, ''), "                    \
-                  "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') "            \
+                  "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "           \
+                  "coalesce(signature, '') "                                                    \
                   "FROM engine_builds WHERE id = $1", 1)                                        \
     S(BUILD_BLOB, "UPDATE engine_builds SET blob = $2 WHERE id = $1", 2)                        \
-    S(BUILD_CHUNK, "SELECT octet_length(blob)::bigint, substring(blob FROM $2::int + 1 FOR $3::int) " \
+    S(BUILD_CHUNK, "SELECT octet_length(blob)::bigint, substring(blob FROM $2::int + 1 FOR $3::int), " \
+                   "build_id, coalesce(signature, '') "                                         \
                    "FROM engine_builds WHERE sha256 = $1 AND blob IS NOT NULL", 3)             \
     S(BEGIN, "BEGIN", 0)                                                                         \
     S(COMMIT, "COMMIT", 0)
@@ -1114,8 +1117,8 @@ int store_audit_run(Store *s, int64_t run_id, StoreAudit *out)
 int store_add_build(Store *s, const StoreBuild *b, int64_t *id)
 {
     Nums n;
-    const char *p[6] = { num(&n, 0, b->run_id), b->params_hash[0] ? b->params_hash : NULL, b->sha256,
-                         b->build_id, num(&n, 1, b->bench_nodes), b->path };
+    const char *p[7] = { num(&n, 0, b->run_id), b->params_hash[0] ? b->params_hash : NULL, b->sha256,
+                         b->build_id, num(&n, 1, b->bench_nodes), b->path, b->signature };
     PGresult *res = run(s, ST_ADD_BUILD, p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
@@ -1142,6 +1145,7 @@ int store_load_build(Store *s, int64_t id, StoreBuild *out)
         out->bench_nodes = get_i64(res, 0, 5);
         get_text(res, 0, 6, out->path, sizeof out->path);
         get_text(res, 0, 7, out->created, sizeof out->created);
+        get_text(res, 0, 8, out->signature, sizeof out->signature);
     }
     PQclear(res);
     return found;
@@ -1163,7 +1167,7 @@ int store_build_blob(Store *s, int64_t id, const void *data, size_t len)
 }
 
 int store_build_chunk(Store *s, const char *sha256, int64_t offset, size_t max, void *out, size_t *len,
-                      int64_t *total)
+                      int64_t *total, char name[STORE_NAME_MAX + 1], char signature[STORE_SIG_HEX + 1])
 {
     if (!s->conn)
         return db_error(s, STMT[ST_BUILD_CHUNK].name, NULL);
@@ -1186,9 +1190,13 @@ int store_build_chunk(Store *s, const char *sha256, int64_t offset, size_t max, 
             v = v << 8 | b[i];
         *total = (int64_t)v;
         *len = (size_t)PQgetlength(res, 0, 1);
-        found = *len <= max && (offset < *total || (offset == 0 && *total == 0));
-        if (found)
+        found = *len <= max && (offset < *total || (offset == 0 && *total == 0)) &&
+                PQgetlength(res, 0, 2) <= STORE_NAME_MAX && PQgetlength(res, 0, 3) <= STORE_SIG_HEX;
+        if (found) {
             memcpy(out, PQgetvalue(res, 0, 1), *len);
+            snprintf(name, STORE_NAME_MAX + 1, "%.*s", PQgetlength(res, 0, 2), PQgetvalue(res, 0, 2));
+            snprintf(signature, STORE_SIG_HEX + 1, "%.*s", PQgetlength(res, 0, 3), PQgetvalue(res, 0, 3));
+        }
     }
     PQclear(res);
     return found;

@@ -29,7 +29,8 @@ enum {
     STORE_PARAMS_MAX = 4096,     /* = XQF_PARAMS_MAX */
     STORE_NAME_MAX = 64,
     STORE_REASONS = 32,
-    STORE_TEXT_MAX = 512
+    STORE_TEXT_MAX = 512,
+    STORE_SIG_HEX = 128          /* = XQF_SIGNATURE_HEX */
 };
 
 typedef struct Store Store;
@@ -316,6 +317,7 @@ typedef struct {
     int64_t bench_nodes;             /* its bench signature */
     char path[STORE_TEXT_MAX + 1];
     char created[32];                /* "YYYY-MM-DD HH:MM:SS" UTC (when read) */
+    char signature[STORE_SIG_HEX + 1]; /* operator's Ed25519 signature (keys.h), hex; "" unsigned */
 } StoreBuild;
 
 /*
@@ -329,11 +331,12 @@ int store_load_build(Store *s, int64_t id, StoreBuild *out);
 int store_build_blob(Store *s, int64_t id, const void *data, size_t len);
 /*
  * Up to max bytes of the stored binary whose SHA-256 is sha256, from
- * offset: returns 1 with *total (its size) and *len bytes in out, 0 when
- * no such binary is stored (or offset is past its end), -1 on error.
+ * offset: returns 1 with *total (its size), *len bytes in out, the build's
+ * name and signature ("" unsigned), 0 when no such binary is stored (or
+ * offset is past its end), -1 on error.
  */
 int store_build_chunk(Store *s, const char *sha256, int64_t offset, size_t max, void *out, size_t *len,
-                      int64_t *total);
+                      int64_t *total, char name[STORE_NAME_MAX + 1], char signature[STORE_SIG_HEX + 1]);
 
 
 #endif
