@@ -722,12 +722,34 @@ static int replace_file(const char *path, const char *text, mode_t mode, char *e
     return 0;
 }
 
-int allow_edit(const char *path, const char *name, const char *key, char *err, size_t size)
+/*
+ * Takes the exclusive lock of the list's edits: flock on path.lock (the
+ * list itself is replaced by a rename, so a lock on it would be on a file
+ * that is gone).  Blocks while another edit holds it.  The descriptor
+ * (close it to unlock), or -1 with err.
+ */
+static int lock_edits(const char *path, char *err, size_t size)
 {
-    if (!keys_name_ok(name))
-        return fail(err, size, "bad name '%s' (1-%d characters of A-Z a-z 0-9 . _ -)", name, KEYS_NAME_MAX);
-    if (key && !keys_z85_ok(key))
-        return fail(err, size, "'%s' is not a public key (%d characters of Z85)", key, KEYS_Z85_LEN);
+    char lock[4096];
+    if (snprintf(lock, sizeof lock, "%s.lock", path) >= (int)sizeof lock)
+        return fail(err, size, "%s: path too long", path);
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0)
+        return fail(err, size, "%s: cannot open: %s", lock, strerror(errno));
+    int rc;
+    while ((rc = flock(fd, LOCK_EX)) != 0 && errno == EINTR)
+        ;
+    if (rc != 0) {
+        int e = errno;
+        close(fd);
+        return fail(err, size, "%s: cannot lock: %s", lock, strerror(e));
+    }
+    return fd;
+}
+
+/* allow_edit's work, the edit lock held. */
+static int edit_locked(const char *path, const char *name, const char *key, char *err, size_t size)
+{
     char *old = NULL;
     mode_t mode = 0644;
     if (read_text(path, &old, &mode, err, size) != 0) {
@@ -755,6 +777,20 @@ int allow_edit(const char *path, const char *name, const char *key, char *err, s
     allow_free(&list);
     free(old);
     free(t.s);
+    return rc;
+}
+
+int allow_edit(const char *path, const char *name, const char *key, char *err, size_t size)
+{
+    if (!keys_name_ok(name))
+        return fail(err, size, "bad name '%s' (1-%d characters of A-Z a-z 0-9 . _ -)", name, KEYS_NAME_MAX);
+    if (key && !keys_z85_ok(key))
+        return fail(err, size, "'%s' is not a public key (%d characters of Z85)", key, KEYS_Z85_LEN);
+    int lock = lock_edits(path, err, size);
+    if (lock < 0)
+        return -1;
+    int rc = edit_locked(path, name, key, err, size);
+    close(lock);
     return rc;
 }
 
