@@ -66,6 +66,7 @@ struct Server {
     ServerConfig cfg_copy;
     const ServerConfig *cfg;         /* &cfg_copy */
     atomic_bool stop;                /* server_stop */
+    bool schema_refused;             /* the database's schema does not suit this coordinator */
     Transport *transport;
     Store *store;
     Sched *sched;
@@ -366,7 +367,15 @@ static void ensure_connected(Server *S, int64_t now)
 {
     if (store_ok(S->store) || now < S->next_connect_ms)
         return;
-    if (store_connect(S->store) == 0) {
+    int rc = store_connect(S->store);
+    if (rc == STORE_SCHEMA_MISMATCH) {
+        log_error("database: its schema does not suit this coordinator (see above): stopping");
+        S->schema_refused = true;
+        atomic_store(&S->stop, true);
+        return;
+    }
+    if (rc == 0) {
+        store_set_migrate(S->store, false);   /* migrations at start only: a reconnect checks the version */
         int64_t n = store_extend_leases(S->store, S->cfg->lease_ms);
         log_info("database: connected%s (%lld leases extended)",
                  S->backoff_ms > BACKOFF_MIN_MS ? " again" : "", (long long)(n > 0 ? n : 0));
@@ -497,6 +506,7 @@ Server *server_new(const ServerConfig *cfg)
         server_destroy(&S);
         return NULL;
     }
+    store_set_migrate(S->store, true);        /* the coordinator's start migrates the schema */
     return S;
 }
 
@@ -550,5 +560,5 @@ int server_run(Server *S)
         timers(S);
     }
     log_info("stopping");
-    return 0;
+    return S->schema_refused ? -1 : 0;
 }

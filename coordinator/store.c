@@ -146,7 +146,9 @@ struct Store {
     char *conninfo;
     PGconn *conn;
     bool in_tx;
+    bool migrate;                    /* store_connect applies missing migrations */
     int migrated;
+    int version;                     /* the schema version found */
 };
 
 /* ---- connection and the one error path ------------------------------------ */
@@ -183,6 +185,8 @@ void store_destroy(Store **sp)
 bool store_ok(const Store *s) { return s->conn && PQstatus(s->conn) == CONNECTION_OK; }
 int store_socket(const Store *s) { return s->conn ? PQsocket(s->conn) : -1; }
 int store_migrations_applied(const Store *s) { return s->migrated; }
+void store_set_migrate(Store *s, bool on) { s->migrate = on; }
+int store_schema_version(const Store *s) { return s->version; }
 
 /*
  * The one error path: logs what failed and, when the connection is gone,
@@ -277,14 +281,69 @@ static int migrate(Store *s)
     return rc;
 }
 
+/* The highest version in schema_migrations into *version (0 when there is no such table). 0 or -1. */
+static int schema_version(Store *s, int *version)
+{
+    PGresult *res = PQexec(s->conn, "SELECT to_regclass('schema_migrations') IS NOT NULL");
+    bool ok = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1;
+    bool table = ok && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+    int rc = ok ? 0 : db_error(s, "schema version", res);
+    PQclear(res);
+    *version = 0;
+    if (rc != 0 || !table)
+        return rc;
+    res = PQexec(s->conn, "SELECT coalesce(max(version), 0) FROM schema_migrations");
+    ok = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1;
+    if (ok)
+        *version = atoi(PQgetvalue(res, 0, 0));
+    rc = ok ? 0 : db_error(s, "schema version", res);
+    PQclear(res);
+    return rc;
+}
+
+/*
+ * Checks the schema version against the migrations compiled in, migrating
+ * when allowed.  0, -1 (a database error) or STORE_SCHEMA_MISMATCH.
+ */
+static int check_schema(Store *s)
+{
+    const int known = XQF_MIGRATION_COUNT ? XQF_MIGRATIONS[XQF_MIGRATION_COUNT - 1].version : 0;
+    s->migrated = 0;
+    if (schema_version(s, &s->version) != 0)
+        return -1;
+    if (s->version > known) {
+        log_error("database: its schema is at version %d, newer than this program knows (%d, %s): "
+                  "refusing it (an older program would misread it); use the programs of the newer release",
+                  s->version, known, XQF_MIGRATIONS[XQF_MIGRATION_COUNT - 1].name);
+        return STORE_SCHEMA_MISMATCH;
+    }
+    if (s->version == known)
+        return 0;
+    if (!s->migrate) {
+        log_error("database: its schema is at version %d, this program needs %d: migrate it first "
+                  "(xqf-coordinator --migrate --db ..., or start the coordinator)", s->version, known);
+        return STORE_SCHEMA_MISMATCH;
+    }
+    if (migrate(s) != 0 || schema_version(s, &s->version) != 0)
+        return -1;
+    if (s->version != known) {
+        log_error("database: after migrating, the schema is at version %d, not %d", s->version, known);
+        return STORE_SCHEMA_MISMATCH;
+    }
+    return 0;
+}
+
 int store_connect(Store *s)
 {
     disconnect(s);
     s->conn = PQconnectdb(s->conninfo);
     if (PQstatus(s->conn) != CONNECTION_OK)
         return db_error(s, "connect", NULL);
-    if (migrate(s) != 0)
-        return -1;
+    int schema = check_schema(s);
+    if (schema != 0) {
+        disconnect(s);
+        return schema;
+    }
     for (int i = 0; i < ST_COUNT; i++) {
         PGresult *res = PQprepare(s->conn, STMT[i].name, STMT[i].sql, STMT[i].nparams, NULL);
         int rc = PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : db_error(s, STMT[i].name, res);

@@ -5,9 +5,14 @@
  * One connection per Store.  Every statement is in one table in store.c,
  * prepared once per connection and run with PQexecPrepared (parameters
  * always separate from the SQL); every result is checked and cleared.
- * Connecting applies the schema migrations (schemas/migrations, under an
- * advisory lock, each in a transaction), prepares the statements and
- * LISTENs on "xqf_runs" (runs created, finished or re-prioritised).
+ * Connecting checks the database's schema version (the highest of
+ * schema_migrations) against the migrations compiled in: a newer schema is
+ * refused by every program (it would misread it), an older one too unless
+ * the store was told to migrate (store_set_migrate: the coordinator at
+ * start, xqf-coordinator --migrate), which applies the missing migrations
+ * (schemas/migrations, under an advisory lock, each in a transaction).
+ * Then it prepares the statements and LISTENs on "xqf_runs" (runs
+ * created, finished or re-prioritised).
  *
  * Errors: every call returns -1 on a database error after logging it.  When
  * the connection is lost, store_ok() turns false and the caller reconnects
@@ -38,8 +43,18 @@ typedef struct Store Store;
 /* A store for conninfo (libpq syntax); not connected yet. NULL when out of memory. */
 Store *store_new(const char *conninfo);
 void store_destroy(Store **s);
-/* (Re)connects: migrations, prepared statements, LISTEN. Returns 0 or -1. */
+/* store_connect's answer when the schema does not suit this program: retrying will not help. */
+enum { STORE_SCHEMA_MISMATCH = -2 };
+/*
+ * (Re)connects: the schema check (and the migrations if enabled), prepared
+ * statements, LISTEN.  Returns 0, -1 (database unavailable or an error:
+ * retry later) or STORE_SCHEMA_MISMATCH (logged with what to do).
+ */
 int store_connect(Store *s);
+/* Whether store_connect applies the migrations the database lacks (default: no, it refuses the schema). */
+void store_set_migrate(Store *s, bool on);
+/* The schema version found by the last store_connect (after its migrations), 0 before. */
+int store_schema_version(const Store *s);
 /* Is the connection up? */
 bool store_ok(const Store *s);
 /* The connection's socket (to poll for notifications), or -1. */
