@@ -11,7 +11,10 @@
  *
  * The coordinator re-reads its allow-list when the file changes: allow
  * and revoke take effect at once, revoke for the connection of NAME that
- * is open as well.  Exit status: 0 done (or nothing to change), 1 failure
+ * is open as well.  Edits hold a lock (ALLOWLIST.lock), so concurrent ones
+ * cannot undo each other.  Operator keys (sign-new, sign) are Ed25519 and
+ * sign engine builds (keys.h): workers run only builds their --trust file's
+ * keys signed.  Exit status: 0 done (or nothing to change), 1 failure
  * (I/O, a malformed file, a name to revoke that is not there), 2 bad usage
  * (a bad NAME included).
  */
