@@ -6,18 +6,25 @@
  *   xqf-keys allow ALLOWLIST NAME KEYFILE  allow the public key of KEYFILE as NAME
  *   xqf-keys revoke ALLOWLIST NAME         remove NAME
  *   xqf-keys list ALLOWLIST                print "NAME KEY" lines, by name
+ *   xqf-keys sign-new FILE                 operator signing key pair (Ed25519) in FILE, public in FILE.pub
+ *   xqf-keys sign KEYFILE BINARY NAME      print the signature of the build BINARY named NAME
  *
  * The coordinator re-reads its allow-list when the file changes: allow
  * and revoke take effect at once, revoke for the connection of NAME that
- * is open as well.  Exit status: 0 done (or nothing to change), 1 failure
+ * is open as well.  Edits hold a lock (ALLOWLIST.lock), so concurrent ones
+ * cannot undo each other.  Operator keys (sign-new, sign) are Ed25519 and
+ * sign engine builds (keys.h): workers run only builds their --trust file's
+ * keys signed.  Exit status: 0 done (or nothing to change), 1 failure
  * (I/O, a malformed file, a name to revoke that is not there), 2 bad usage
  * (a bad NAME included).
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "keys.h"
+#include "sha256.h"
 
 static void usage(FILE *out)
 {
@@ -25,8 +32,11 @@ static void usage(FILE *out)
           "       xqf-keys allow ALLOWLIST NAME KEYFILE\n"
           "       xqf-keys revoke ALLOWLIST NAME\n"
           "       xqf-keys list ALLOWLIST\n"
+          "       xqf-keys sign-new FILE\n"
+          "       xqf-keys sign KEYFILE BINARY NAME\n"
           "\n"
-          "CURVE keys for xqf-coordinator and xqf-worker, and the coordinator's allow-list.\n"
+          "CURVE keys for xqf-coordinator and xqf-worker, the coordinator's allow-list, and\n"
+          "the operator keys that sign engine builds (only signed builds run on workers).\n"
           "\n"
           "  new FILE       a key pair in FILE (mode 0600: the secret, for --curve-secret)\n"
           "                 and its public key in FILE.pub (for the other side); never\n"
@@ -38,6 +48,14 @@ static void usage(FILE *out)
           "                 removes NAME: its new connections are refused, and what its\n"
           "                 open one sends is dropped\n"
           "  list ALLOWLIST prints the allowed workers, \"NAME KEY\" by name\n"
+          "  sign-new FILE  an operator signing key pair (Ed25519) in FILE (mode 0600: for\n"
+          "                 xqf-tune build --sign-key and sign) and its public key in\n"
+          "                 FILE.pub (for the workers' --trust file); never overwrites\n"
+          "  sign KEYFILE BINARY NAME\n"
+          "                 prints \"SHA-256 HEX\" and \"Signature: HEX\" for the engine\n"
+          "                 binary BINARY registered as NAME: give it to\n"
+          "                 xqf-tune build --binary BINARY --name NAME --signature HEX\n"
+          "                 (the key need not be on the machine of the database)\n"
           "NAME: 1-64 characters of A-Z a-z 0-9 . _ -\n",
           out);
 }
@@ -104,12 +122,42 @@ static int cmd_list(const char *path)
     return 0;
 }
 
-typedef enum { CMD_NEW, CMD_ALLOW, CMD_REVOKE, CMD_LIST, CMD_COUNT } Command;
+static int cmd_sign_new(const char *path)
+{
+    SignKey k;
+    char err[512], hex[SIGN_KEY_HEX + 1];
+    if (sign_key_generate(path, &k, err, sizeof err) != 0)
+        return failed(err);
+    sign_key_hex(&k, hex);
+    printf("operator key pair in %s (keep it secret), public key %s in %s.pub\n", path, hex, path);
+    sign_key_wipe(&k);
+    return 0;
+}
+
+static int cmd_sign(const char *keyfile, const char *binary, const char *name)
+{
+    SignKey k;
+    char err[512], sha[SHA256_HEX_LEN + 1], sig[SIGN_SIG_HEX + 1];
+    if (sha256_file(binary, sha) != 0) {
+        snprintf(err, sizeof err, "%s: cannot read: %s", binary, strerror(errno));
+        return failed(err);
+    }
+    if (sign_key_read(keyfile, true, &k, err, sizeof err) != 0)
+        return failed(err);
+    int rc = sign_build(&k, sha, name, sig, err, sizeof err);
+    sign_key_wipe(&k);
+    if (rc != 0)
+        return failed(err);
+    printf("SHA-256: %s\nSignature: %s\n", sha, sig);
+    return 0;
+}
+
+typedef enum { CMD_NEW, CMD_ALLOW, CMD_REVOKE, CMD_LIST, CMD_SIGN_NEW, CMD_SIGN, CMD_COUNT } Command;
 
 static const struct {
     const char *name;
     int args;
-} COMMANDS[CMD_COUNT] = { { "new", 1 }, { "allow", 3 }, { "revoke", 2 }, { "list", 1 } };
+} COMMANDS[CMD_COUNT] = { { "new", 1 }, { "allow", 3 }, { "revoke", 2 }, { "list", 1 }, { "sign-new", 1 }, { "sign", 3 } };
 
 int main(int argc, char **argv)
 {
@@ -118,7 +166,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (argc < 2)
-        return usage_error("give a command: new, allow, revoke or list");
+        return usage_error("give a command: new, allow, revoke, list, sign-new or sign");
     Command c = CMD_NEW;
     while (c < CMD_COUNT && strcmp(COMMANDS[c].name, argv[1]) != 0)
         c++;
@@ -128,7 +176,13 @@ int main(int argc, char **argv)
         return usage_error("%s takes %d argument%s", argv[1], COMMANDS[c].args, COMMANDS[c].args > 1 ? "s" : "");
     if ((c == CMD_ALLOW || c == CMD_REVOKE) && !keys_name_ok(argv[3]))
         return usage_error("bad NAME '%s': 1-%d characters of A-Z a-z 0-9 . _ -", argv[3], KEYS_NAME_MAX);
+    if (c == CMD_SIGN && !sign_name_ok(argv[4]))
+        return usage_error("bad NAME '%s': 1-%d printable characters, no space", argv[4], SIGN_NAME_MAX);
     switch (c) {
+    case CMD_SIGN_NEW:
+        return cmd_sign_new(argv[2]);
+    case CMD_SIGN:
+        return cmd_sign(argv[2], argv[3], argv[4]);
     case CMD_NEW:
         return cmd_new(argv[2]);
     case CMD_ALLOW:

@@ -30,6 +30,7 @@
 #include "server.h"
 #include "status.h"
 #include "store.h"
+#include "store_check.h"
 #include "transport.h"
 
 #define STR_(x) #x
@@ -70,6 +71,8 @@ static const OptSpec OPTIONS[] = {
     { "--insecure", OPT_FLAG, NULL, NULL, .help = "serve plaintext on a non-loopback ENDPOINT all the same" },
     { "--status", OPT_FLAG, NULL, NULL, .help = "print workers and runs (from the database) and exit" },
     { "--runs", OPT_INT, "N", "20", .imin = 1, .imax = 100000, .help = "with --status: the N newest runs" },
+    { "--migrate", OPT_FLAG, NULL, NULL,
+      .help = "apply the schema migrations the database lacks and exit (the coordinator's start does it too)" },
     OPTS_END,
 };
 
@@ -79,11 +82,31 @@ static const OptTable TABLE = {
              "                       [--rate-limit N] [--max-peers N] [--quarantine-after N]\n"
              "                       [--curve-secret FILE --allow FILE | --insecure]\n"
              "       xqf-coordinator --status [--db CONNINFO] [--runs N]\n"
+             "       xqf-coordinator --migrate [--db CONNINFO]\n"
              "\n"
              "Serves tasks of the active runs to xqf-worker processes over a ZeroMQ ROUTER\n"
-             "and records their results in PostgreSQL (schema migrations applied at start).\n",
+             "and records their results in PostgreSQL.  The schema migrations are applied\n"
+             "at the coordinator's start or by --migrate, never by --status or xqf-tune;\n"
+             "every program refuses a database whose schema is newer than it knows.\n",
     .epilog = "\nLogs go to stderr (XQF_LOG=debug|info|warn|error).\n",
 };
+
+/* --migrate: applies the missing migrations and says where the schema stands. Exit status. */
+static int migrate_only(const char *db)
+{
+    Store *store = store_new(db);
+    int rc = 1;
+    if (store) {
+        store_set_migrate(store, true);
+        if (store_connect(store) == 0) {
+            printf("schema at version %d (%d migrations applied now)\n", store_schema_version(store),
+                   store_migrations_applied(store));
+            rc = 0;
+        }
+    }
+    store_destroy(&store);
+    return rc;
+}
 
 static int print_status(const char *db, int runs)
 {
@@ -120,15 +143,19 @@ int main(int argc, char **argv)
         .max_peers = (int)opts_int(&o, "--max-peers"),
         .quarantine_after = (int)opts_int(&o, "--quarantine-after"),
     };
-    bool status = opts_given(&o, "--status");
+    bool status = opts_given(&o, "--status"), migrate = opts_given(&o, "--migrate");
     char why[512];
-    if (!status && transport_check(cfg.bind, &cfg.security, why, sizeof why) != 0)
+    if (status && migrate)
+        return opts_error(TABLE.program, "--status or --migrate, not both"), EXIT_USAGE;
+    if (!status && !migrate && transport_check(cfg.bind, &cfg.security, why, sizeof why) != 0)
         return opts_error(TABLE.program, "%s", why), EXIT_USAGE;
     if (!cfg.db)
         return opts_error(TABLE.program, "give --db CONNINFO or set XQF_DB"), EXIT_USAGE;
     xqf_log_init("coordinator");
     if (status)
         return print_status(cfg.db, (int)opts_int(&o, "--runs"));
+    if (migrate)
+        return migrate_only(cfg.db);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;

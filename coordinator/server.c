@@ -73,6 +73,7 @@ struct Server {
     ServerConfig cfg_copy;
     const ServerConfig *cfg;         /* &cfg_copy */
     atomic_bool stop;                /* server_stop */
+    bool schema_refused;             /* the database's schema does not suit this coordinator */
     Transport *transport;
     Store *store;
     Sched *sched;
@@ -287,6 +288,13 @@ static int handle_db(Server *S, Item *it)
                      h->refused ? " (refused)" : "", h->reason);
         if (rc > 0)
             sched_invalidate(S->sched);
+        /*
+         * A worker hands a task back when it gave its build up (a refused
+         * signature, a failed fetch): the chunk it last got is no longer
+         * awaited, and its next task may fetch a build from the start.
+         */
+        if (rc > 0 && h->refused)
+            e->chunk.sha256[0] = '\0';
         make_ack(&it->out, h->task_id, h->lease, rc ? "ok" : "stale", 0, true);
         return 0;
     }
@@ -311,10 +319,11 @@ static int handle_db(Server *S, Item *it)
             return -1;
         size_t len = 0;
         int64_t total = 0;
+        char name[STORE_NAME_MAX + 1] = "", signature[STORE_SIG_HEX + 1] = "";
         /* offsets past any blob never reach the database (an int4 there) */
         int rc = b->offset < INT32_MAX
                      ? store_build_chunk(S->store, b->sha256, (int64_t)b->offset, XQF_CHUNK_MAX, S->chunk,
-                                         &len, &total)
+                                         &len, &total, name, signature)
                      : 0;
         if (rc < 0)
             return -1;
@@ -335,6 +344,8 @@ static int handle_db(Server *S, Item *it)
         snprintf(c->sha256, sizeof c->sha256, "%s", b->sha256);
         c->offset = b->offset;
         c->total = (uint64_t)total;
+        snprintf(c->name, sizeof c->name, "%s", name);
+        snprintf(c->signature, sizeof c->signature, "%s", signature);
         return xqf_bin_set(&c->data, S->chunk, len);
     }
     case XQF_MSG_STATUS_REQUEST:
@@ -603,7 +614,15 @@ static void ensure_connected(Server *S, int64_t now)
 {
     if (store_ok(S->store) || now < S->next_connect_ms)
         return;
-    if (store_connect(S->store) == 0) {
+    int rc = store_connect(S->store);
+    if (rc == STORE_SCHEMA_MISMATCH) {
+        log_error("database: its schema does not suit this coordinator (see above): stopping");
+        S->schema_refused = true;
+        atomic_store(&S->stop, true);
+        return;
+    }
+    if (rc == 0) {
+        store_set_migrate(S->store, false);   /* migrations at start only: a reconnect checks the version */
         int64_t n = store_extend_leases(S->store, S->cfg->lease_ms);
         log_info("database: connected%s (%lld leases extended)",
                  S->backoff_ms > BACKOFF_MIN_MS ? " again" : "", (long long)(n > 0 ? n : 0));
@@ -807,6 +826,7 @@ Server *server_new(const ServerConfig *cfg)
         server_destroy(&S);
         return NULL;
     }
+    store_set_migrate(S->store, true);        /* the coordinator's start migrates the schema */
     return S;
 }
 
@@ -865,5 +885,5 @@ int server_run(Server *S)
              "by the bounds, %lld hellos beyond --max-peers, %lld replies dropped (peer not reading)",
              (long long)ratelimit_refused(S->limit), (long long)S->chunks_refused, (long long)S->leases_capped,
              (long long)S->peers.refused, (long long)transport_dropped(S->transport));
-    return 0;
+    return S->schema_refused ? -1 : 0;
 }

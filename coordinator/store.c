@@ -114,17 +114,20 @@
       " JOIN tasks t ON t.id = x.task_id WHERE t.run_id = r.id), "                               \
       "r.pairs, r.wins + r.draws + r.losses, r.ll + r.ld + r.dd + r.wd + r.ww "                  \
       "FROM runs r WHERE r.id = $1", 1)                                                          \
-    S(ADD_BUILD, "INSERT INTO engine_builds (run_id, params_hash, sha256, build_id, bench_nodes, path) "  \
-                 "VALUES (nullif($1::bigint, 0), $2, $3, $4, $5, $6) ON CONFLICT (sha256) DO UPDATE SET "  \
+    S(ADD_BUILD, "INSERT INTO engine_builds (run_id, params_hash, sha256, build_id, bench_nodes, path, "  \
+                 "signature) VALUES (nullif($1::bigint, 0), $2, $3, $4, $5, $6, nullif($7, '')) "  \
+                 "ON CONFLICT (sha256) DO UPDATE SET "                                          \
                  "run_id = EXCLUDED.run_id, params_hash = EXCLUDED.params_hash, build_id = "    \
-                 "EXCLUDED.build_id, bench_nodes = EXCLUDED.bench_nodes, path = EXCLUDED.path "  \
-                 "RETURNING id", 6)                                                              \
+                 "EXCLUDED.build_id, bench_nodes = EXCLUDED.bench_nodes, path = EXCLUDED.path, " \
+                 "signature = EXCLUDED.signature RETURNING id", 7)                              \
     S(LOAD_BUILD, "SELECT id, coalesce(run_id, 0), coalesce(params_hash, ''), coalesce(sha256, ''), " \
                   "build_id, coalesce(bench_nodes, 0), coalesce(path, ''), "                    \
-                  "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') "            \
+                  "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "           \
+                  "coalesce(signature, '') "                                                    \
                   "FROM engine_builds WHERE id = $1", 1)                                        \
     S(BUILD_BLOB, "UPDATE engine_builds SET blob = $2 WHERE id = $1", 2)                        \
-    S(BUILD_CHUNK, "SELECT octet_length(blob)::bigint, substring(blob FROM $2::int + 1 FOR $3::int) " \
+    S(BUILD_CHUNK, "SELECT octet_length(blob)::bigint, substring(blob FROM $2::int + 1 FOR $3::int), " \
+                   "build_id, coalesce(signature, '') "                                         \
                    "FROM engine_builds WHERE sha256 = $1 AND blob IS NOT NULL", 3)             \
     S(BEGIN, "BEGIN", 0)                                                                         \
     S(SAVEPOINT, "SAVEPOINT xqf_sp", 0)                                                          \
@@ -152,7 +155,9 @@ struct Store {
     char *conninfo;
     PGconn *conn;
     bool in_tx;
+    bool migrate;                    /* store_connect applies missing migrations */
     int migrated;
+    int version;                     /* the schema version found */
 };
 
 /* ---- connection and the one error path ------------------------------------ */
@@ -189,6 +194,8 @@ void store_destroy(Store **sp)
 bool store_ok(const Store *s) { return s->conn && PQstatus(s->conn) == CONNECTION_OK; }
 int store_socket(const Store *s) { return s->conn ? PQsocket(s->conn) : -1; }
 int store_migrations_applied(const Store *s) { return s->migrated; }
+void store_set_migrate(Store *s, bool on) { s->migrate = on; }
+int store_schema_version(const Store *s) { return s->version; }
 
 /*
  * The one error path: logs what failed and, when the connection is gone,
@@ -348,14 +355,69 @@ int store_conn_option(const Store *s, const char *keyword, char *out, size_t siz
     return rc;
 }
 
+/* The highest version in schema_migrations into *version (0 when there is no such table). 0 or -1. */
+static int schema_version(Store *s, int *version)
+{
+    PGresult *res = PQexec(s->conn, "SELECT to_regclass('schema_migrations') IS NOT NULL");
+    bool ok = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1;
+    bool table = ok && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+    int rc = ok ? 0 : db_error(s, "schema version", res);
+    PQclear(res);
+    *version = 0;
+    if (rc != 0 || !table)
+        return rc;
+    res = PQexec(s->conn, "SELECT coalesce(max(version), 0) FROM schema_migrations");
+    ok = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1;
+    if (ok)
+        *version = atoi(PQgetvalue(res, 0, 0));
+    rc = ok ? 0 : db_error(s, "schema version", res);
+    PQclear(res);
+    return rc;
+}
+
+/*
+ * Checks the schema version against the migrations compiled in, migrating
+ * when allowed.  0, -1 (a database error) or STORE_SCHEMA_MISMATCH.
+ */
+static int check_schema(Store *s)
+{
+    const int known = XQF_MIGRATION_COUNT ? XQF_MIGRATIONS[XQF_MIGRATION_COUNT - 1].version : 0;
+    s->migrated = 0;
+    if (schema_version(s, &s->version) != 0)
+        return -1;
+    if (s->version > known) {
+        log_error("database: its schema is at version %d, newer than this program knows (%d, %s): "
+                  "refusing it (an older program would misread it); use the programs of the newer release",
+                  s->version, known, XQF_MIGRATIONS[XQF_MIGRATION_COUNT - 1].name);
+        return STORE_SCHEMA_MISMATCH;
+    }
+    if (s->version == known)
+        return 0;
+    if (!s->migrate) {
+        log_error("database: its schema is at version %d, this program needs %d: migrate it first "
+                  "(xqf-coordinator --migrate --db ..., or start the coordinator)", s->version, known);
+        return STORE_SCHEMA_MISMATCH;
+    }
+    if (migrate(s) != 0 || schema_version(s, &s->version) != 0)
+        return -1;
+    if (s->version != known) {
+        log_error("database: after migrating, the schema is at version %d, not %d", s->version, known);
+        return STORE_SCHEMA_MISMATCH;
+    }
+    return 0;
+}
+
 int store_connect(Store *s)
 {
     disconnect(s);
     s->conn = connect_bounded(s->conninfo);
     if (PQstatus(s->conn) != CONNECTION_OK)
         return db_error(s, "connect", NULL);
-    if (migrate(s) != 0)
-        return -1;
+    int schema = check_schema(s);
+    if (schema != 0) {
+        disconnect(s);
+        return schema;
+    }
     for (int i = 0; i < ST_COUNT; i++) {
         PGresult *res = PQprepare(s->conn, STMT[i].name, STMT[i].sql, STMT[i].nparams, NULL);
         int rc = PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : db_error(s, STMT[i].name, res);
@@ -1259,8 +1321,8 @@ int store_audit_run(Store *s, int64_t run_id, StoreAudit *out)
 int store_add_build(Store *s, const StoreBuild *b, int64_t *id)
 {
     Nums n;
-    const char *p[6] = { num(&n, 0, b->run_id), b->params_hash[0] ? b->params_hash : NULL, b->sha256,
-                         b->build_id, num(&n, 1, b->bench_nodes), b->path };
+    const char *p[7] = { num(&n, 0, b->run_id), b->params_hash[0] ? b->params_hash : NULL, b->sha256,
+                         b->build_id, num(&n, 1, b->bench_nodes), b->path, b->signature };
     PGresult *res = run(s, ST_ADD_BUILD, p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
@@ -1287,6 +1349,7 @@ int store_load_build(Store *s, int64_t id, StoreBuild *out)
         out->bench_nodes = get_i64(res, 0, 5);
         get_text(res, 0, 6, out->path, sizeof out->path);
         get_text(res, 0, 7, out->created, sizeof out->created);
+        get_text(res, 0, 8, out->signature, sizeof out->signature);
     }
     PQclear(res);
     return found;
@@ -1308,7 +1371,7 @@ int store_build_blob(Store *s, int64_t id, const void *data, size_t len)
 }
 
 int store_build_chunk(Store *s, const char *sha256, int64_t offset, size_t max, void *out, size_t *len,
-                      int64_t *total)
+                      int64_t *total, char name[STORE_NAME_MAX + 1], char signature[STORE_SIG_HEX + 1])
 {
     if (!s->conn)
         return db_error(s, STMT[ST_BUILD_CHUNK].name, NULL);
@@ -1332,9 +1395,13 @@ int store_build_chunk(Store *s, const char *sha256, int64_t offset, size_t max, 
             v = v << 8 | b[i];
         *total = (int64_t)v;
         *len = (size_t)PQgetlength(res, 0, 1);
-        found = *len <= max && (offset < *total || (offset == 0 && *total == 0));
-        if (found)
+        found = *len <= max && (offset < *total || (offset == 0 && *total == 0)) &&
+                PQgetlength(res, 0, 2) <= STORE_NAME_MAX && PQgetlength(res, 0, 3) <= STORE_SIG_HEX;
+        if (found) {
             memcpy(out, PQgetvalue(res, 0, 1), *len);
+            snprintf(name, STORE_NAME_MAX + 1, "%.*s", PQgetlength(res, 0, 2), PQgetvalue(res, 0, 2));
+            snprintf(signature, STORE_SIG_HEX + 1, "%.*s", PQgetlength(res, 0, 3), PQgetvalue(res, 0, 3));
+        }
     }
     PQclear(res);
     return found;

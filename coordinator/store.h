@@ -5,9 +5,14 @@
  * One connection per Store.  Every statement is in one table in store.c,
  * prepared once per connection and run with PQexecPrepared (parameters
  * always separate from the SQL); every result is checked and cleared.
- * Connecting applies the schema migrations (schemas/migrations, under an
- * advisory lock, each in a transaction), prepares the statements and
- * LISTENs on "xqf_runs" (runs created, finished or re-prioritised).
+ * Connecting checks the database's schema version (the highest of
+ * schema_migrations) against the migrations compiled in: a newer schema is
+ * refused by every program (it would misread it), an older one too unless
+ * the store was told to migrate (store_set_migrate: the coordinator at
+ * start, xqf-coordinator --migrate), which applies the missing migrations
+ * (schemas/migrations, under an advisory lock, each in a transaction).
+ * Then it prepares the statements and LISTENs on "xqf_runs" (runs
+ * created, finished or re-prioritised).
  *
  * Errors: every call returns -1 on a database error after logging it.  When
  * the connection is lost, store_ok() turns false and the caller reconnects
@@ -29,7 +34,8 @@ enum {
     STORE_PARAMS_MAX = 4096,     /* = XQF_PARAMS_MAX */
     STORE_NAME_MAX = 64,
     STORE_REASONS = 32,
-    STORE_TEXT_MAX = 512
+    STORE_TEXT_MAX = 512,
+    STORE_SIG_HEX = 128          /* = XQF_SIGNATURE_HEX */
 };
 
 typedef struct Store Store;
@@ -50,12 +56,22 @@ typedef struct Store Store;
 /* A store for conninfo (libpq syntax); not connected yet. NULL when out of memory. */
 Store *store_new(const char *conninfo);
 void store_destroy(Store **s);
-/* (Re)connects: migrations, prepared statements, LISTEN. Returns 0 or -1. */
+/* store_connect's answer when the schema does not suit this program: retrying will not help. */
+enum { STORE_SCHEMA_MISMATCH = -2 };
+/*
+ * (Re)connects: the schema check (and the migrations if enabled), prepared
+ * statements, LISTEN.  Returns 0, -1 (database unavailable or an error:
+ * retry later) or STORE_SCHEMA_MISMATCH (logged with what to do).
+ */
 int store_connect(Store *s);
 /* A server setting of the connection (SHOW name) into out. 0 or -1. */
 int store_setting(Store *s, const char *name, char *out, size_t size);
 /* A connection option in effect (libpq keyword: "connect_timeout", "keepalives", ...) into out. 0 or -1. */
 int store_conn_option(const Store *s, const char *keyword, char *out, size_t size);
+/* Whether store_connect applies the migrations the database lacks (default: no, it refuses the schema). */
+void store_set_migrate(Store *s, bool on);
+/* The schema version found by the last store_connect (after its migrations), 0 before. */
+int store_schema_version(const Store *s);
 /* Is the connection up? */
 bool store_ok(const Store *s);
 /* The connection's socket (to poll for notifications), or -1. */
@@ -366,6 +382,7 @@ typedef struct {
     int64_t bench_nodes;             /* its bench signature */
     char path[STORE_TEXT_MAX + 1];
     char created[32];                /* "YYYY-MM-DD HH:MM:SS" UTC (when read) */
+    char signature[STORE_SIG_HEX + 1]; /* operator's Ed25519 signature (keys.h), hex; "" unsigned */
 } StoreBuild;
 
 /*
@@ -379,11 +396,12 @@ int store_load_build(Store *s, int64_t id, StoreBuild *out);
 int store_build_blob(Store *s, int64_t id, const void *data, size_t len);
 /*
  * Up to max bytes of the stored binary whose SHA-256 is sha256, from
- * offset: returns 1 with *total (its size) and *len bytes in out, 0 when
- * no such binary is stored (or offset is past its end), -1 on error.
+ * offset: returns 1 with *total (its size), *len bytes in out, the build's
+ * name and signature ("" unsigned), 0 when no such binary is stored (or
+ * offset is past its end), -1 on error.
  */
 int store_build_chunk(Store *s, const char *sha256, int64_t offset, size_t max, void *out, size_t *len,
-                      int64_t *total);
+                      int64_t *total, char name[STORE_NAME_MAX + 1], char signature[STORE_SIG_HEX + 1]);
 
 
 #endif

@@ -18,7 +18,8 @@ enum {
     REQUEST_FRAMES = 7,          /* version, request id, domain, address, routing id, mechanism, key */
     FRAMES_MAX = 8,              /* kept of a request; more are read and dropped */
     POLL_MS = 100,               /* how soon the thread sees zap_destroy */
-    CHECK_EVERY_MS = 1000        /* zap_allows looks at the file at most this often */
+    CHECK_EVERY_MS = 1000,       /* zap_allows looks at the file at most this often */
+    NAG_EVERY_MS = 60000         /* a broken list is logged again this often while it stays broken */
 };
 
 /* What tells a changed file: xqf-keys renames a new file over it (new inode); editors change size or mtime. */
@@ -61,31 +62,62 @@ struct Zap {
     pthread_mutex_t lock;        /* guards list, sig, next_check_ms (the thread and zap_allows) */
     AllowList list;
     FileSig sig;
-    int64_t next_check_ms;
+    bool broken;                 /* the file does not read or parse: nobody is let in or heard */
+    char broken_why[512];
+    int64_t next_check_ms, next_nag_ms;
+    long refused_broken;         /* connections and messages refused since the last nag */
     Notes refusals;              /* the thread's */
 };
 
-/* Re-reads the list if the file changed; a bad new version is logged once and the old list kept. Lock held. */
+/*
+ * Re-reads the list if the file changed (or, while it is broken, at every
+ * call: a chmod that fixes it changes no size nor mtime).  A list that no
+ * longer reads or parses makes the handler fail closed, logged as an
+ * error: no new connection, no message of an open one, until the file
+ * reads again.  Lock held.
+ */
 static void reload(Zap *z)
 {
     FileSig sig = file_sig(z->path);
-    if (sig_eq(&sig, &z->sig))
+    if (!z->broken && sig_eq(&sig, &z->sig))
         return;
     z->sig = sig;
     char err[512];
     AllowList fresh;
-    if (sig.err) {
-        log_error("allow-list %s: %s; keeping the previous list (%d keys)", z->path, strerror(sig.err),
-                  z->list.count);
+    if (sig.err)
+        snprintf(err, sizeof err, "%s: %s", z->path, strerror(sig.err));
+    if (sig.err || allow_read(z->path, &fresh, err, sizeof err) != 0) {
+        if (!z->broken || strcmp(err, z->broken_why) != 0)
+            log_error("allow-list %s: REFUSING EVERY WORKER (new connections and the messages of open ones) "
+                      "until the file reads again (fix it, or rewrite it with xqf-keys)", err);
+        if (!z->broken)
+            z->next_nag_ms = clock_now_ms() + NAG_EVERY_MS;
+        z->broken = true;
+        snprintf(z->broken_why, sizeof z->broken_why, "%s", err);
+        allow_free(&z->list);
         return;
     }
-    if (allow_read(z->path, &fresh, err, sizeof err) != 0) {
-        log_error("allow-list %s; keeping the previous list (%d keys)", err, z->list.count);
-        return;
-    }
-    log_info("allow-list %s re-read: %d keys (were %d)", z->path, fresh.count, z->list.count);
+    if (z->broken)
+        log_warn("allow-list %s reads again: %d keys; workers are let in again", z->path, fresh.count);
+    else
+        log_info("allow-list %s re-read: %d keys (were %d)", z->path, fresh.count, z->list.count);
+    z->broken = false;
+    z->refused_broken = 0;
     allow_free(&z->list);
     z->list = fresh;
+}
+
+/* Counts a refusal for a broken list and repeats the error once a minute while it lasts. Lock held. */
+static void refused_while_broken(Zap *z)
+{
+    z->refused_broken++;
+    int64_t now = clock_now_ms();
+    if (now < z->next_nag_ms)
+        return;
+    log_error("allow-list %s still broken: %ld connections and messages refused in the last minute",
+              z->broken_why, z->refused_broken);
+    z->refused_broken = 0;
+    z->next_nag_ms = now + NAG_EVERY_MS;
 }
 
 /* A frame's bytes as a string (cut to size - 1, non-printable bytes as '?'): for logs and comparisons. */
@@ -138,7 +170,14 @@ static void decide(Zap *z, zmq_msg_t *f)
     const AllowEntry *e = allow_find_key(&z->list, key);
     if (e)
         memcpy(name, e->name, sizeof name);
+    bool broken = z->broken;
+    if (broken)
+        refused_while_broken(z);
     pthread_mutex_unlock(&z->lock);
+    if (broken) {
+        reply(z->sock, &f[1], "400", "allow-list unreadable", "", NULL);
+        return;
+    }
     if (name[0]) {
         log_info("zap: %s connected from %s", name, address);
         reply(z->sock, &f[1], "200", "OK", name, key);
@@ -289,7 +328,9 @@ bool zap_allows(Zap *z, const char *name, const char *key)
         z->next_check_ms = now + CHECK_EVERY_MS;
     }
     const AllowEntry *e = allow_find_name(&z->list, name);
-    bool ok = e && strcmp(e->key, key) == 0;
+    bool ok = !z->broken && e && strcmp(e->key, key) == 0;
+    if (z->broken)
+        refused_while_broken(z);
     pthread_mutex_unlock(&z->lock);
     return ok;
 }

@@ -14,9 +14,12 @@
  * a revoked key cannot connect anew, and at most once a second from
  * zap_allows, which the transport asks about every message, so that a
  * connection whose key was revoked since is no longer heard.  A list that
- * no longer reads or parses is logged (error) and the previous one kept:
- * a slip in a hand edit does not lock every worker out (nor let anyone
- * in); the fixed file is taken at its next change.
+ * no longer reads or parses makes the handler fail closed: no new
+ * connection is accepted and no message of an open one is heard until the
+ * file reads again (it is then re-read every time it is looked at), and
+ * the error is logged at once and again every minute while it lasts.  The
+ * previous list is never kept: the edit that broke it may have been a
+ * revocation.
  */
 #ifndef XQF_ZAP_H
 #define XQF_ZAP_H

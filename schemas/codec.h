@@ -20,7 +20,7 @@
 #include <stdio.h>
 
 enum {
-    XQF_PROTOCOL_VERSION = 3,
+    XQF_PROTOCOL_VERSION = 4,
     XQF_FRAME_MAX = 1 << 20,       /* bytes in one frame */
     XQF_NAME_MAX = 64,             /* names, build ids */
     XQF_TEXT_MAX = 512,            /* reasons, error texts, status lines */
@@ -29,6 +29,7 @@ enum {
     XQF_TASK_PAIRS_MAX = 1024,     /* pairs in one task */
     XQF_STATUS_ROWS = 1000,
     XQF_SHA256_HEX = 64,           /* an engine build's SHA-256 in hex */
+    XQF_SIGNATURE_HEX = 128,       /* an engine build's Ed25519 signature in hex */
     XQF_CHUNK_MAX = 512 * 1024,    /* bytes of a build in one build_chunk */
     XQF_I64S_CAP = 32              /* the largest I64S limit */
 };

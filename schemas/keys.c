@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sodium.h>
 #include <unistd.h>
@@ -308,6 +309,226 @@ int keys_generate(const char *path, KeyPair *out, char *err, size_t size)
     return 0;
 }
 
+/* ---- operator keys and signed builds ------------------------------------------- */
+
+static const char SIGN_CONTEXT[] = "xqf-build-v1";
+
+/* Decodes exactly 2 n lowercase hex digits into out. */
+static bool hex_decode(uint8_t *out, size_t n, const char *hex)
+{
+    size_t len = strlen(hex);
+    return len == 2 * n && strspn(hex, "0123456789abcdef") == len &&
+           sodium_hex2bin(out, n, hex, len, NULL, NULL, NULL) == 0;
+}
+
+void sign_key_wipe(SignKey *k)
+{
+    sodium_memzero(k->secret_key, sizeof k->secret_key);
+    k->has_secret = false;
+}
+
+void sign_key_hex(const SignKey *k, char out[SIGN_KEY_HEX + 1])
+{
+    sodium_bin2hex(out, SIGN_KEY_HEX + 1, k->public_key, sizeof k->public_key);
+}
+
+bool sign_name_ok(const char *name)
+{
+    size_t n = strlen(name);
+    if (n < 1 || n > SIGN_NAME_MAX)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (name[i] <= ' ' || name[i] > '~')
+            return false;
+    return true;
+}
+
+/* The signed text of a build (keys.h), or -1 with err when sha256 or name cannot be signed. */
+static int signed_text(const char *sha256, const char *name, char *out, size_t outsize, char *err, size_t size)
+{
+    if (strlen(sha256) != SIGN_SHA_HEX || strspn(sha256, "0123456789abcdef") != SIGN_SHA_HEX)
+        return fail(err, size, "'%.70s' is not a SHA-256 (64 lowercase hex digits)", sha256);
+    if (!sign_name_ok(name))
+        return fail(err, size, "the build name '%.70s' cannot be signed (1-%d printable characters, no space)",
+                    name, SIGN_NAME_MAX);
+    snprintf(out, outsize, "%s\nsha256 %s\nname %s\n", SIGN_CONTEXT, sha256, name);
+    return 0;
+}
+
+int sign_build(const SignKey *k, const char *sha256, const char *name, char out[SIGN_SIG_HEX + 1], char *err,
+               size_t size)
+{
+    char text[sizeof SIGN_CONTEXT + SIGN_SHA_HEX + SIGN_NAME_MAX + 32];
+    uint8_t sig[crypto_sign_BYTES];
+    if (!k->has_secret)
+        return fail(err, size, "signing needs the operator's secret key (the file xqf-keys sign-new FILE writes)");
+    if (signed_text(sha256, name, text, sizeof text, err, size) != 0)
+        return -1;
+    if (sodium_init() < 0 ||
+        crypto_sign_detached(sig, NULL, (const uint8_t *)text, strlen(text), k->secret_key) != 0)
+        return fail(err, size, "cannot sign");
+    sodium_bin2hex(out, SIGN_SIG_HEX + 1, sig, sizeof sig);
+    return 0;
+}
+
+int trust_verify_build(const TrustList *t, const char *sha256, const char *name, const char *signature, char *err,
+                       size_t size)
+{
+    char text[sizeof SIGN_CONTEXT + SIGN_SHA_HEX + SIGN_NAME_MAX + 32];
+    uint8_t sig[crypto_sign_BYTES];
+    if (!*signature)
+        return fail(err, size, "unsigned build (sign it: xqf-tune build --sign-key, xqf-keys sign)");
+    if (!hex_decode(sig, sizeof sig, signature))
+        return fail(err, size, "malformed signature (not %d hex digits)", SIGN_SIG_HEX);
+    if (signed_text(sha256, name, text, sizeof text, err, size) != 0)
+        return -1;
+    if (t->count == 0)
+        return fail(err, size, "no trusted operator key to check its signature with (--trust FILE)");
+    if (sodium_init() < 0)
+        return fail(err, size, "cannot initialise libsodium");
+    for (int i = 0; i < t->count; i++)
+        if (crypto_sign_verify_detached(sig, (const uint8_t *)text, strlen(text), t->keys[i]) == 0)
+            return 0;
+    return fail(err, size, "not signed by a trusted operator key (a wrong signature, or a build or name changed "
+                           "since it was signed)");
+}
+
+/* The sign-public and sign-seed lines of a key file's text (either may be missing). */
+static int parse_sign_file(const char *text, const char *path, SignKey *out, bool *has_public, char *err,
+                           size_t size)
+{
+    uint8_t seed[crypto_sign_SEEDBYTES], pk[crypto_sign_PUBLICKEYBYTES];
+    bool has_seed = false;
+    *has_public = false;
+    Lines it = { text, 0 };
+    const char *s;
+    size_t len;
+    int rc = 0;
+    while (rc == 0 && next_line(&it, &s, &len)) {
+        Field f[FIELDS_MAX];
+        int n = split(s, len, f);
+        if (n == 0)
+            continue;
+        bool pub = strcmp(f[0].v, "sign-public") == 0, sec = strcmp(f[0].v, "sign-seed") == 0;
+        if (n != 2 || !(pub || sec))
+            rc = fail(err, size, "%s: line %d: expected 'sign-public KEY' or 'sign-seed SEED'", path, it.no);
+        else if ((pub && *has_public) || (sec && has_seed))
+            rc = fail(err, size, "%s: line %d: a second %s line", path, it.no, f[0].v);
+        else if (!hex_decode(pub ? out->public_key : seed, 32, f[1].v))
+            rc = fail(err, size, "%s: line %d: not a key (%d lowercase hex digits, as xqf-keys sign-new writes)",
+                      path, it.no, SIGN_KEY_HEX);
+        else if (pub)
+            *has_public = true;
+        else
+            has_seed = true;
+    }
+    if (rc == 0 && has_seed) {
+        if (sodium_init() < 0 || crypto_sign_seed_keypair(pk, out->secret_key, seed) != 0)
+            rc = fail(err, size, "%s: cannot derive the key pair", path);
+        else if (*has_public && sodium_memcmp(pk, out->public_key, sizeof pk) != 0)
+            rc = fail(err, size, "%s: the public key is not the seed's", path);
+        out->has_secret = rc == 0;
+    }
+    sodium_memzero(seed, sizeof seed);
+    return rc;
+}
+
+int sign_key_read(const char *path, bool need_secret, SignKey *out, char *err, size_t size)
+{
+    char *text;
+    mode_t mode;
+    memset(out, 0, sizeof *out);
+    if (read_text(path, &text, &mode, err, size) != 0)
+        return -1;
+    bool has_public;
+    int rc = parse_sign_file(text, path, out, &has_public, err, size);
+    sodium_memzero(text, strlen(text));
+    free(text);
+    if (rc == 0 && need_secret && !(out->has_secret && has_public))
+        rc = fail(err, size, "%s: not an operator key pair (needs 'sign-public' and 'sign-seed' lines: the file "
+                             "xqf-keys sign-new FILE writes, not FILE.pub)", path);
+    if (rc == 0 && need_secret && (mode & 077))
+        rc = fail(err, size, "%s: a secret key that others may read (mode %04o): chmod 600 %s", path,
+                  (unsigned)mode, path);
+    if (rc == 0 && !has_public)
+        rc = fail(err, size, "%s: no 'sign-public KEY' line", path);
+    if (rc != 0 || !need_secret)
+        sign_key_wipe(out);
+    return rc;
+}
+
+int sign_key_generate(const char *path, SignKey *out, char *err, size_t size)
+{
+    char pub_path[4096], text[512], pk_hex[SIGN_KEY_HEX + 1], seed_hex[SIGN_KEY_HEX + 1];
+    uint8_t seed[crypto_sign_SEEDBYTES];
+    if (snprintf(pub_path, sizeof pub_path, "%s.pub", path) >= (int)sizeof pub_path)
+        return fail(err, size, "%s: path too long", path);
+    if (sodium_init() < 0)
+        return fail(err, size, "cannot initialise libsodium");
+    randombytes_buf(seed, sizeof seed);
+    memset(out, 0, sizeof *out);
+    if (crypto_sign_seed_keypair(out->public_key, out->secret_key, seed) != 0) {
+        sodium_memzero(seed, sizeof seed);
+        return fail(err, size, "cannot make a key pair");
+    }
+    out->has_secret = true;
+    sign_key_hex(out, pk_hex);
+    sodium_bin2hex(seed_hex, sizeof seed_hex, seed, sizeof seed);
+    sodium_memzero(seed, sizeof seed);
+    snprintf(text, sizeof text,
+             "# Operator signing key (Ed25519, xqf-keys sign-new): signs engine builds. Keep it secret,\n"
+             "# ideally off the coordinator's machine; its .pub file goes in the workers' --trust file.\n"
+             "sign-public %s\nsign-seed %s\n", pk_hex, seed_hex);
+    int rc = write_new(path, text, 0600, err, size);
+    sodium_memzero(text, sizeof text);
+    sodium_memzero(seed_hex, sizeof seed_hex);
+    if (rc == 0) {
+        snprintf(text, sizeof text, "# Operator public key (xqf-keys sign-new): for the workers' --trust file.\n"
+                                    "sign-public %s\n", pk_hex);
+        if ((rc = write_new(pub_path, text, 0644, err, size)) != 0)
+            unlink(path);
+    }
+    if (rc != 0)
+        sign_key_wipe(out);
+    return rc;
+}
+
+int trust_parse(const char *text, const char *what, TrustList *out, char *err, size_t size)
+{
+    out->count = 0;
+    Lines it = { text, 0 };
+    const char *s;
+    size_t len;
+    while (next_line(&it, &s, &len)) {
+        Field f[FIELDS_MAX];
+        int n = split(s, len, f);
+        if (n == 0)
+            continue;
+        if (n != 2 || strcmp(f[0].v, "sign-public") != 0)
+            return fail(err, size, "%s: line %d: expected 'sign-public KEY' (an operator's public key: the .pub "
+                                   "file of xqf-keys sign-new)", what, it.no);
+        if (out->count == TRUST_MAX_KEYS)
+            return fail(err, size, "%s: line %d: more than %d keys", what, it.no, TRUST_MAX_KEYS);
+        if (!hex_decode(out->keys[out->count], 32, f[1].v))
+            return fail(err, size, "%s: line %d: not a key (%d lowercase hex digits)", what, it.no, SIGN_KEY_HEX);
+        out->count++;
+    }
+    if (out->count == 0)
+        return fail(err, size, "%s: no 'sign-public KEY' line: a trust file names at least one operator key", what);
+    return 0;
+}
+
+int trust_read(const char *path, TrustList *out, char *err, size_t size)
+{
+    char *text;
+    out->count = 0;
+    if (read_text(path, &text, NULL, err, size) != 0)
+        return -1;
+    int rc = trust_parse(text, path, out, err, size);
+    free(text);
+    return rc;
+}
+
 /* ---- the allow-list --------------------------------------------------------------- */
 
 typedef struct {
@@ -501,12 +722,34 @@ static int replace_file(const char *path, const char *text, mode_t mode, char *e
     return 0;
 }
 
-int allow_edit(const char *path, const char *name, const char *key, char *err, size_t size)
+/*
+ * Takes the exclusive lock of the list's edits: flock on path.lock (the
+ * list itself is replaced by a rename, so a lock on it would be on a file
+ * that is gone).  Blocks while another edit holds it.  The descriptor
+ * (close it to unlock), or -1 with err.
+ */
+static int lock_edits(const char *path, char *err, size_t size)
 {
-    if (!keys_name_ok(name))
-        return fail(err, size, "bad name '%s' (1-%d characters of A-Z a-z 0-9 . _ -)", name, KEYS_NAME_MAX);
-    if (key && !keys_z85_ok(key))
-        return fail(err, size, "'%s' is not a public key (%d characters of Z85)", key, KEYS_Z85_LEN);
+    char lock[4096];
+    if (snprintf(lock, sizeof lock, "%s.lock", path) >= (int)sizeof lock)
+        return fail(err, size, "%s: path too long", path);
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0)
+        return fail(err, size, "%s: cannot open: %s", lock, strerror(errno));
+    int rc;
+    while ((rc = flock(fd, LOCK_EX)) != 0 && errno == EINTR)
+        ;
+    if (rc != 0) {
+        int e = errno;
+        close(fd);
+        return fail(err, size, "%s: cannot lock: %s", lock, strerror(e));
+    }
+    return fd;
+}
+
+/* allow_edit's work, the edit lock held. */
+static int edit_locked(const char *path, const char *name, const char *key, char *err, size_t size)
+{
     char *old = NULL;
     mode_t mode = 0644;
     if (read_text(path, &old, &mode, err, size) != 0) {
@@ -534,6 +777,20 @@ int allow_edit(const char *path, const char *name, const char *key, char *err, s
     allow_free(&list);
     free(old);
     free(t.s);
+    return rc;
+}
+
+int allow_edit(const char *path, const char *name, const char *key, char *err, size_t size)
+{
+    if (!keys_name_ok(name))
+        return fail(err, size, "bad name '%s' (1-%d characters of A-Z a-z 0-9 . _ -)", name, KEYS_NAME_MAX);
+    if (key && !keys_z85_ok(key))
+        return fail(err, size, "'%s' is not a public key (%d characters of Z85)", key, KEYS_Z85_LEN);
+    int lock = lock_edits(path, err, size);
+    if (lock < 0)
+        return -1;
+    int rc = edit_locked(path, name, key, err, size);
+    close(lock);
     return rc;
 }
 

@@ -21,12 +21,34 @@
  * (what the coordinator knows the connection as), KEY its public key.  A
  * name or a key appears at most once.  A malformed line makes the whole
  * list an error naming the line: half a list is never used.
+ *
+ * Operator keys (Ed25519, libsodium's crypto_sign) sign engine builds;
+ * a worker runs a build only when a key of its trust file signed it.
+ * They are apart from the CURVE keys (which only authenticate
+ * connections) and from the database (whoever can write engine_builds
+ * cannot make a signature).  Keys are 64 lowercase hex digits:
+ *
+ *     sign-public <HEX>     (an operator's FILE.pub: only this line)
+ *     sign-seed <HEX>       (FILE: with its sign-public line; mode 0600;
+ *                            the 32-byte seed of crypto_sign_seed_keypair)
+ *
+ * A trust file (xqf-worker --trust) holds 1-64 sign-public lines, e.g.
+ * operators' FILE.pub files one after the other, and comments.
+ *
+ * What a build's signature signs (crypto_sign_detached) is the text
+ *
+ *     "xqf-build-v1\nsha256 <SHA>\nname <NAME>\n"
+ *
+ * SHA the binary's SHA-256 in 64 lowercase hex digits, NAME its name
+ * (engine_builds.build_id: 1-64 bytes, printable ASCII, no space).  A
+ * signature travels and is stored as 128 lowercase hex digits.
  */
 #ifndef XQF_KEYS_H
 #define XQF_KEYS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum { KEYS_Z85_LEN = 40, KEYS_BIN_LEN = 32, KEYS_NAME_MAX = 64 };
 
@@ -77,11 +99,63 @@ const AllowEntry *allow_find_key(const AllowList *a, const char *key);
  * replacing name's line, or with key NULL revokes name.  The file must
  * parse; its other lines, comments included, are kept in order; it is
  * replaced atomically (a temporary file renamed over it), so a reader
- * never sees half of it.  Returns 0 changed, 1 nothing to change (the
+ * never sees half of it.  Edits are serialised by an exclusive flock on
+ * path.lock held from the read to the rename: two edits at once cannot
+ * lose one another (a revocation is never undone by an allow that read
+ * the list before it).  Returns 0 changed, 1 nothing to change (the
  * same line is there already), -1 with the reason in err (name unknown
  * to revoke, key allowed under another name, I/O).
  */
 int allow_edit(const char *path, const char *name, const char *key, char *err, size_t size);
+
+/* ---- operator keys and signed builds ---- */
+
+enum { SIGN_KEY_HEX = 64, SIGN_SIG_HEX = 128, SIGN_SHA_HEX = 64, SIGN_NAME_MAX = 64, TRUST_MAX_KEYS = 64 };
+
+typedef struct {
+    uint8_t public_key[32];
+    uint8_t secret_key[64];          /* all zero when only a public key was read */
+    bool has_secret;
+} SignKey;
+
+/* Writes a new operator key pair to path (mode 0600) and its public key to path.pub; never overwrites. 0 or -1. */
+int sign_key_generate(const char *path, SignKey *out, char *err, size_t size);
+/*
+ * Reads an operator key file: with need_secret the key pair (seed and
+ * public key matching, private to its owner), else its public key.
+ * Returns 0, or -1 with the reason in err.
+ */
+int sign_key_read(const char *path, bool need_secret, SignKey *out, char *err, size_t size);
+/* Overwrites the secret key in memory. */
+void sign_key_wipe(SignKey *k);
+/* The public key as 64 hex digits. */
+void sign_key_hex(const SignKey *k, char out[SIGN_KEY_HEX + 1]);
+/* Whether name can be a signed build's name (1-64 printable ASCII characters, no space). */
+bool sign_name_ok(const char *name);
+/*
+ * Signs the build (sha256: 64 lowercase hex digits; name as above) with
+ * the secret key k: 0 with the signature's hex in out, or -1 with err.
+ */
+int sign_build(const SignKey *k, const char *sha256, const char *name, char out[SIGN_SIG_HEX + 1], char *err,
+               size_t size);
+
+/* The operator public keys a worker trusts. */
+typedef struct {
+    uint8_t keys[TRUST_MAX_KEYS][32];
+    int count;
+} TrustList;
+
+/* Parses a trust file's text (what names it in messages). 0, or -1 with "what: line N: ..." in err. */
+int trust_parse(const char *text, const char *what, TrustList *out, char *err, size_t size);
+/* Reads and parses a trust file. 0 or -1. */
+int trust_read(const char *path, TrustList *out, char *err, size_t size);
+/*
+ * Whether signature (hex; "" for none) is a signature of the build (sha256,
+ * name) by one of the keys of t.  0 when it is, else -1 with the reason
+ * in err ("unsigned", "not signed by a trusted operator key", ...).
+ */
+int trust_verify_build(const TrustList *t, const char *sha256, const char *name, const char *signature, char *err,
+                       size_t size);
 
 /*
  * Whether a ZeroMQ endpoint is reachable from this host only: tcp:// on

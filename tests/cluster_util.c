@@ -167,13 +167,16 @@ static pid_t coordinator_env(const char *db, int port, const char *lease_s, cons
     return spawn("xqf-coordinator", log, args, env);
 }
 
-/* A worker connecting to 127.0.0.1:port (env: see spawn). */
-static pid_t worker_env(int port, const char *name, int concurrency, const char *log, const char *const env[])
+/* A worker connecting to 127.0.0.1:port, with the options extra (NULL-terminated; NULL none) (env: see spawn). */
+static pid_t worker_env(int port, const char *name, int concurrency, const char *log, const char *const env[],
+                        const char *const extra[])
 {
     char ep[64], conc[16];
     snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
     snprintf(conc, sizeof conc, "%d", concurrency);
-    const char *args[] = { "--connect", ep, "--name", name, "--concurrency", conc, NULL };
+    const char *args[24] = { "--connect", ep, "--name", name, "--concurrency", conc, NULL };
+    for (int i = 0, n = 6; extra && extra[i] && n < 23; i++)
+        args[n++] = extra[i];
     return spawn("xqf-worker", log, args, env);
 }
 
@@ -189,12 +192,17 @@ pid_t cu_coordinator_env(const char *db, int port, const char *lease_s, const ch
 
 pid_t cu_worker(int port, const char *name, int concurrency, const char *log)
 {
-    return worker_env(port, name, concurrency, log, NULL);
+    return worker_env(port, name, concurrency, log, NULL, NULL);
+}
+
+pid_t cu_worker_args(int port, const char *name, int concurrency, const char *log, const char *const extra[])
+{
+    return worker_env(port, name, concurrency, log, NULL, extra);
 }
 
 pid_t cu_worker_env(int port, const char *name, int concurrency, const char *log, const char *const env[])
 {
-    return worker_env(port, name, concurrency, log, env ? env : NO_ENV);
+    return worker_env(port, name, concurrency, log, env ? env : NO_ENV, NULL);
 }
 
 pid_t cu_proxy(int listen_port, int target_port, const char *const opts[], const char *log)

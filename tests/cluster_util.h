@@ -54,6 +54,8 @@ bool cu_ended(pid_t pid, int *status);
 
 pid_t cu_coordinator(const char *db, int port, const char *lease_s, const char *log);
 pid_t cu_worker(int port, const char *name, int concurrency, const char *log);
+/* The same with more options (NULL-terminated), e.g. { "--trust", FILE, NULL }. */
+pid_t cu_worker_args(int port, const char *name, int concurrency, const char *log, const char *const extra[]);
 /* The same with extra environment variables (may be NULL), killed with this process (cu_spawn_env). */
 pid_t cu_coordinator_env(const char *db, int port, const char *lease_s, const char *log, const char *const env[]);
 pid_t cu_worker_env(int port, const char *name, int concurrency, const char *log, const char *const env[]);

@@ -80,6 +80,7 @@ static void setup(void)
     }
     cr_assert_eq(rc, 0, "cannot create a test database");
     store = store_new(db);
+    store_set_migrate(store, true);   /* a fresh database: the tests stand in for the coordinator's start */
     cr_assert_eq(store_connect(store), 0);
     port = cu_free_port();
     snprintf(logdir, sizeof logdir, "/tmp/xqf-chaos-XXXXXX");

@@ -17,6 +17,7 @@
 
 #include "cluster_util.h"
 #include "codec.h"
+#include "keys.h"
 #include "malformed.h"
 
 
@@ -30,6 +31,7 @@ static void setup(void)
         return;
     cr_assert_eq(cu_db_create(db, sizeof db, dbname, sizeof dbname), 0, "cannot create a test database");
     store = store_new(db);
+    store_set_migrate(store, true);   /* a fresh database: the tests stand in for the coordinator's start */
     cr_assert_eq(store_connect(store), 0);
     port = cu_free_port();
     snprintf(logdir, sizeof logdir, "/tmp/xqf-cluster-XXXXXX");
@@ -371,11 +373,12 @@ static int64_t sh_number(const char *fmt, const char *arg)
 /*
  * Registers a binary as xqf-tune build --binary does, without its bench
  * (depth 8 takes a minute under the sanitizers; test_tune_cli runs the
- * command itself): its SHA-256 (sha256sum), a row, its bytes.
+ * command itself): its SHA-256 (sha256sum), a row signed with the operator
+ * key signer (NULL: unsigned), its bytes.
  */
-static int64_t register_build(const char *path)
+static int64_t register_build(const char *path, const SignKey *signer)
 {
-    char cmd[1024];
+    char cmd[1024], err[256];
     snprintf(cmd, sizeof cmd, "sha256sum '%s'", path);
     FILE *p = popen(cmd, "r");
     cr_assert(p);
@@ -385,6 +388,8 @@ static int64_t register_build(const char *path)
     snprintf(b.build_id, sizeof b.build_id, "test-%.12s", b.sha256);
     snprintf(b.path, sizeof b.path, "%s", path);
     b.bench_nodes = 1;
+    if (signer)
+        cr_assert_eq(sign_build(signer, b.sha256, b.build_id, b.signature, err, sizeof err), 0, "%s", err);
     FILE *f = fopen(path, "rb");
     cr_assert(f);
     static char bytes[64 << 20];
@@ -394,6 +399,22 @@ static int64_t register_build(const char *path)
     cr_assert_eq(store_add_build(store, &b, &id), 0);
     cr_assert_eq(store_build_blob(store, id, bytes, len), 0);
     return id;
+}
+
+/* An operator key pair in logdir/NAME (its public key in NAME.pub, the path in pub). */
+static void operator_key(const char *name, SignKey *k, char pub[600], size_t size)
+{
+    char path[512], err[256];
+    snprintf(path, sizeof path, "%s/%s", logdir, name);
+    cr_assert_eq(sign_key_generate(path, k, err, sizeof err), 0, "%s", err);
+    snprintf(pub, size, "%s.pub", path);
+}
+
+/* A worker that trusts the operator key in the file pub. */
+static pid_t trusting_worker(const char *name, const char *pub)
+{
+    const char *extra[] = { "--trust", pub, NULL };
+    return cu_track(cu_worker_args(port, name, 3, logfile, extra));
 }
 
 /* A copy of xqf-engine with n extra bytes at its end: the same engine, another SHA-256. */
@@ -414,8 +435,10 @@ Test(cluster, sprt_of_two_engine_builds)
     snprintf(tune, sizeof tune, "%s/xqf-tune", XQF_BIN);
     engine_copy(test_bin, 1);
     engine_copy(base_bin, 2);
-    char cmd[1024];
-    int64_t test_build = register_build(test_bin), base_build = register_build(base_bin);
+    char cmd[1024], pub[600];
+    SignKey op;
+    operator_key("operator", &op, pub, sizeof pub);
+    int64_t test_build = register_build(test_bin, &op), base_build = register_build(base_bin, &op);
     cr_assert_gt(test_build, 0);
     cr_assert_gt(base_build, 0);
     char ids[256];
@@ -427,7 +450,7 @@ Test(cluster, sprt_of_two_engine_builds)
     cr_assert_gt(run, 0);
     setenv("XQF_CACHE", cache, 1);
     coordinator("30");
-    worker("w1");
+    trusting_worker("w1", pub);
     finish_and_audit(run, 6, 120, "max pairs");
     /* both binaries are in the worker's cache under their SHA-256, executable */
     StoreBuild b;
@@ -448,7 +471,10 @@ Test(cluster, a_tampered_build_is_not_played)
     snprintf(cache, sizeof cache, "%s/cache", logdir);
     snprintf(tune, sizeof tune, "%s/xqf-tune", XQF_BIN);
     engine_copy(bin, 3);
-    int64_t build = register_build(bin);
+    char pub[600];
+    SignKey op;
+    operator_key("operator", &op, pub, sizeof pub);
+    int64_t build = register_build(bin, &op);
     /* the stored bytes change, the recorded SHA-256 does not */
     FILE *f = fopen(bin, "rb");
     cr_assert(f);
@@ -464,7 +490,7 @@ Test(cluster, a_tampered_build_is_not_played)
     int64_t run = sh_number(cmd, ids);
     setenv("XQF_CACHE", cache, 1);
     coordinator("30");
-    worker("w1");
+    trusting_worker("w1", pub);
     cu_sleep_ms(4000);
     unsetenv("XQF_CACHE");
     StoreRun r;
@@ -477,6 +503,88 @@ Test(cluster, a_tampered_build_is_not_played)
     cr_assert_eq(store_load_build(store, build, &b), 1);
     snprintf(grep, sizeof grep, "%s/%s", cache, b.sha256);
     cr_assert_neq(access(grep, F_OK), 0, "the tampered binary was installed");
+}
+
+/*
+ * Only builds signed by a trusted operator key run: an unsigned build, one
+ * signed by a key the worker does not trust, and one whose name was
+ * changed after signing are each refused with the reason (the
+ * coordinator's log shows the refusal), never installed nor played; a
+ * worker without --trust refuses all of them.
+ */
+Test(cluster, untrusted_builds_are_refused)
+{
+    CU_REQUIRE_DB();
+    char cache[512], tune[512], cmd[2048], pub[600], other_pub[600], bins[3][512];
+    snprintf(cache, sizeof cache, "%s/cache", logdir);
+    snprintf(tune, sizeof tune, "%s/xqf-tune", XQF_BIN);
+    SignKey op, other;
+    operator_key("operator", &op, pub, sizeof pub);
+    operator_key("other", &other, other_pub, sizeof other_pub);
+    int64_t builds[3], runs[3];
+    for (int i = 0; i < 3; i++) {
+        snprintf(bins[i], sizeof bins[i], "%s/engine-%d", logdir, i);
+        engine_copy(bins[i], 10 + i);
+    }
+    builds[0] = register_build(bins[0], NULL);
+    builds[1] = register_build(bins[1], &other);
+    builds[2] = register_build(bins[2], &op);
+    StoreBuild b;
+    cr_assert_eq(store_load_build(store, builds[2], &b), 1);
+    cr_assert_eq(strlen(b.signature), SIGN_SIG_HEX);
+    snprintf(b.build_id, sizeof b.build_id, "renamed-after-signing");   /* the signature covers the name */
+    int64_t again;
+    cr_assert_eq(store_add_build(store, &b, &again), 0);
+    cr_assert_eq(again, builds[2]);
+    setenv("XQF_CACHE", cache, 1);
+    coordinator("30");
+    trusting_worker("w1", pub);
+    static const char *const WHY[3] = { "unsigned build", "not signed by a trusted operator key",
+                                        "not signed by a trusted operator key" };
+    for (int i = 0; i < 3; i++) {             /* one run at a time: the scheduler would favour one */
+        char ids[256];
+        snprintf(ids, sizeof ids, "--test-build %lld --test NullR=2 --base '' --nodes 1500 --pairs-per-task 2 "
+                 "--max-pairs 4 --elo0 -500 --elo1 500", (long long)builds[i]);
+        snprintf(cmd, sizeof cmd, "%s sprt new %%s", tune);
+        runs[i] = sh_number(cmd, ids);
+        cr_assert_eq(store_load_build(store, builds[i], &b), 1);
+        snprintf(cmd, sizeof cmd, "grep -q 'handed back (refused): .*%.16s.*refused: %s' '%s'", b.sha256, WHY[i],
+                 logfile);
+        bool refused = false;
+        for (int k = 0; k < 100 && !refused; k++, cu_sleep_ms(100))
+            refused = system(cmd) == 0;
+        cr_assert(refused, "no refusal '%s' of build %d reported to the coordinator in %s", WHY[i], i, logfile);
+        snprintf(cmd, sizeof cmd, "XQF_DB='%s' %s stop %lld >/dev/null", db, tune, (long long)runs[i]);
+        cr_assert_eq(system(cmd), 0);
+    }
+    unsetenv("XQF_CACHE");
+    for (int i = 0; i < 3; i++) {
+        StoreRun r;
+        cr_assert_eq(store_load_run(store, runs[i], &r, false), 1);
+        cr_assert_eq(r.counts.pairs, 0, "an untrusted build was played (run %d)", i);
+        cr_assert_eq(store_load_build(store, builds[i], &b), 1);
+        snprintf(cmd, sizeof cmd, "%s/%s", cache, b.sha256);
+        cr_assert_neq(access(cmd, F_OK), 0, "untrusted build %d was installed", i);
+    }
+    /* a worker without --trust runs no build at all, and says why */
+    cu_stop_all();
+    char ids[256];
+    snprintf(ids, sizeof ids, "--test-build %lld --test NullR=2 --base '' --nodes 1500 --pairs-per-task 2 "
+             "--max-pairs 4 --elo0 -500 --elo1 500", (long long)builds[2]);
+    snprintf(cmd, sizeof cmd, "%s sprt new %%s", tune);
+    int64_t last = sh_number(cmd, ids);
+    coordinator("30");
+    worker("w2");
+    snprintf(cmd, sizeof cmd, "grep -q 'handed back (refused): .*trusts no operator key' '%s'", logfile);
+    bool refused = false;
+    for (int k = 0; k < 100 && !refused; k++, cu_sleep_ms(100))
+        refused = system(cmd) == 0;
+    cr_assert(refused, "no refusal for want of --trust in %s", logfile);
+    StoreRun r;
+    cr_assert_eq(store_load_run(store, last, &r, false), 1);
+    cr_assert_eq(r.counts.pairs, 0);
+    sign_key_wipe(&op);
+    sign_key_wipe(&other);
 }
 
 /* ---- pairs counted in order: a cut-short lease re-plays exactly what is missing ---- */
@@ -603,7 +711,7 @@ Test(cluster, bounded_peers)
     snprintf(bin, sizeof bin, "%s/engine-big", logdir);
     engine_copy(bin, 1200000);                           /* three chunks */
     StoreBuild build;
-    cr_assert_eq(store_load_build(store, register_build(bin), &build), 1);
+    cr_assert_eq(store_load_build(store, register_build(bin, NULL), &build), 1);
     cu_sprt(store, "NullR=2", 1, 20, 500, -500, 500);
     const char *opts[] = { "--max-peers", "2", "--rate-limit", "100", NULL };
     coordinator_with("10", opts);
@@ -709,7 +817,7 @@ Test(cluster, one_bad_frame_costs_one_message)
     snprintf(bin, sizeof bin, "%s/engine-small", logdir);
     engine_copy(bin, 5);
     StoreBuild build;
-    cr_assert_eq(store_load_build(store, register_build(bin), &build), 1);
+    cr_assert_eq(store_load_build(store, register_build(bin, NULL), &build), 1);
     cu_sprt(store, "NullR=2", 2, 20, 500, -500, 500);
     /* a statement that fails for one worker name only: the residual case no check can foresee */
     sql("CREATE FUNCTION boom() RETURNS trigger LANGUAGE plpgsql AS \\$\\$ BEGIN "

@@ -9,10 +9,12 @@
  * one it had open, without a restart.
  */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -479,6 +481,115 @@ Test(transport, curve_peers_carry_their_allow_list_name)
     transport_destroy(&t);
 }
 
+/*
+ * An allow-list that no longer parses (a slip in a hand edit, maybe of a
+ * revocation) lets nobody in: neither a new connection nor the messages of
+ * an open one, logged as an error at once; the old list is not used.  The
+ * fixed file lets workers in again without a restart.
+ */
+Test(transport, a_broken_allow_list_lets_nobody_in)
+{
+    new_keys("coord");
+    new_keys("w1");
+    allow("w1", "w1");
+    char key[256], list[256];
+    snprintf(key, sizeof key, "%s", at("coord"));
+    snprintf(list, sizeof list, "%s", at("allow"));
+    int saved = dup(STDERR_FILENO), fd = open(logfile, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    cr_assert(saved >= 0 && fd >= 0);
+    dup2(fd, STDERR_FILENO);                              /* the transport's log, to look at */
+    close(fd);
+    xqf_log_init("test");
+    TransportSecurity sec = { key, list, false };
+    char ep[64];
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
+    Transport *t = transport_new(ep, &sec);
+    cr_assert(t);
+    void *ctx = zmq_ctx_new(), *c1 = client(ctx, "w1", "coord.pub");
+    Peer p;
+    send_hello(c1, "one");
+    cr_assert_eq(take(t, &p, 5000), 1);
+    FILE *f = fopen(list, "a");                           /* a hand edit gone wrong */
+    cr_assert(f);
+    fputs("w2 not-a-key\n", f);
+    fclose(f);
+    cu_sleep_ms(1100);
+    send_hello(c1, "one");                                /* the open connection is no longer heard */
+    cr_assert_eq(take(t, &p, 1000), 0, "a message was heard under a broken allow-list");
+    void *c2 = client(ctx, "w1", "coord.pub");            /* nor is a new one let in */
+    send_hello(c2, "two");
+    cr_assert_eq(take(t, &p, 1500), 0, "a connection was let in under a broken allow-list");
+    cr_assert(file_has(logfile, "REFUSING EVERY WORKER"), "no error logged");
+    cr_assert(unlink(list) == 0);                         /* fixed: in again, without a restart */
+    allow("w1", "w1");
+    cu_sleep_ms(1100);
+    void *c3 = client(ctx, "w1", "coord.pub");
+    send_hello(c3, "three");
+    cr_assert_eq(take(t, &p, 5000), 1, "the fixed list lets nobody in");
+    cr_assert_str_eq(p.user, "w1");
+    cr_assert(file_has(logfile, "reads again"));
+    zmq_close(c1);
+    zmq_close(c2);
+    zmq_close(c3);
+    zmq_ctx_term(ctx);
+    transport_destroy(&t);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+}
+
+/*
+ * Edits of the allow-list are serialised by a flock on ALLOWLIST.lock:
+ * an edit waits while another holds it (and so never works on a list
+ * read before the other's rename: a revocation is never undone); and
+ * many edits at once all land.
+ */
+Test(keys, allow_list_edits_wait_for_each_other)
+{
+    new_keys("w1");
+    new_keys("w2");
+    allow("w1", "w1");
+    char lock[300];
+    snprintf(lock, sizeof lock, "%s.lock", at("allow"));
+    int fd = open(lock, O_RDWR | O_CREAT, 0600);
+    cr_assert(fd >= 0);
+    cr_assert_eq(flock(fd, LOCK_EX), 0);                  /* another edit under way */
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        char err[512];
+        _exit(allow_edit(at("allow"), "w1", NULL, err, sizeof err) == 0 ? 0 : 1);   /* revoke w1 */
+    }
+    cu_sleep_ms(300);
+    int status;
+    cr_assert_eq(waitpid(pid, &status, WNOHANG), 0, "an edit went ahead while another held the lock");
+    cr_assert_eq(flock(fd, LOCK_UN), 0);
+    close(fd);
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    /* a burst of edits at once, each adding a name: none lost */
+    enum { EDITS = 12 };
+    KeyPair k;
+    char err[512];
+    pid_t pids[EDITS];
+    for (int i = 0; i < EDITS; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "k%d", i);
+        new_keys(name);
+        cr_assert_eq(keys_read(at(name), false, &k, err, sizeof err), 0);
+        if ((pids[i] = fork()) == 0)
+            _exit(allow_edit(at("allow"), name, k.public_key, err, sizeof err) == 0 ? 0 : 1);
+    }
+    for (int i = 0; i < EDITS; i++) {
+        cr_assert_eq(waitpid(pids[i], &status, 0), pids[i]);
+        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
+    AllowList a;
+    cr_assert_eq(allow_read(at("allow"), &a, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(a.count, EDITS, "%d of %d edits landed", a.count, EDITS);
+    cr_assert_null(allow_find_name(&a, "w1"), "the revocation was undone");
+    allow_free(&a);
+}
+
 /* xqf-coordinator with args; waits for its exit (or 1.5 s of running: -2, stopped by SIGTERM). */
 static int coordinator_exit(const char *const args[], int *term_status)
 {
@@ -636,6 +747,7 @@ static void cluster_setup(void)
         return;
     cr_assert_eq(cu_db_create(db, sizeof db, dbname, sizeof dbname), 0, "cannot create a test database");
     store = store_new(db);
+    store_set_migrate(store, true);   /* a fresh database: the tests stand in for the coordinator's start */
     cr_assert_eq(store_connect(store), 0);
 }
 

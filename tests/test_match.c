@@ -26,6 +26,7 @@
 #include "process.h"
 #include "player.h"
 #include "rules.h"
+#include "sha256.h"
 
 #define FSF "/usr/games/fairy-stockfish"
 #define XQF_MATCH XQF_BIN "/xqf-match"
@@ -567,7 +568,7 @@ Test(process, an_engine_gets_only_its_three_descriptors)
 {
     char err[256], line[256];
     char *argv[] = { FAKE_ENGINE, "fds", NULL };
-    Process *p = process_spawn(argv, err, sizeof err);
+    Process *p = process_spawn(argv, NULL, err, sizeof err);
     cr_assert_not_null(p, "%s", err);
     first_line(p, line, sizeof line);
     cr_assert_str_eq(line, "fds 0 1 2");
@@ -580,7 +581,7 @@ static void engine_child_is_gone(int grace_ms, bool quit)
     cr_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);   /* the orphan comes to us, to be reaped and judged */
     char err[256], line[256];
     char *argv[] = { FAKE_ENGINE, "spawn", NULL };
-    Process *p = process_spawn(argv, err, sizeof err);
+    Process *p = process_spawn(argv, NULL, err, sizeof err);
     cr_assert_not_null(p, "%s", err);
     first_line(p, line, sizeof line);
     long child = 0;
@@ -604,4 +605,33 @@ Test(process, an_engine_that_quits_takes_its_children_along)
 Test(process, a_killed_engine_takes_its_children_along)
 {
     engine_child_is_gone(0, false);
+}
+
+/*
+ * A verified start: the program is hashed right before it starts and run
+ * from the descriptor that was hashed.  The right SHA-256 starts it (with
+ * still only its three descriptors); a file changed after it was verified
+ * (a tampered cache) is refused; so is a missing one.
+ */
+Test(process, a_verified_start_runs_only_the_bytes_it_hashed)
+{
+    char dir[] = "/tmp/xqf-verified-XXXXXX", path[256], cmd[1024], sha[SHA256_HEX_LEN + 1], err[256], line[256];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/engine", dir);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", FAKE_ENGINE, path);
+    cr_assert_eq(system(cmd), 0);
+    cr_assert_eq(sha256_file(path, sha), 0);
+    char *argv[] = { path, "fds", NULL };
+    Process *p = process_spawn(argv, sha, err, sizeof err);
+    cr_assert_not_null(p, "%s", err);
+    first_line(p, line, sizeof line);
+    cr_assert_str_eq(line, "fds 0 1 2");
+    process_destroy(&p, 1000);
+    snprintf(cmd, sizeof cmd, "printf x >> '%s'", path);    /* changed on disk after it was verified */
+    cr_assert_eq(system(cmd), 0);
+    cr_assert_null(process_spawn(argv, sha, err, sizeof err));
+    cr_assert_not_null(strstr(err, "changed on disk"), "%s", err);
+    unlink(path);
+    cr_assert_null(process_spawn(argv, sha, err, sizeof err));
+    rmdir(dir);
 }

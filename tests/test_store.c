@@ -3,8 +3,10 @@
  * migrations, exactly-once reports, leases, hand-backs, run completion.
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "cluster_util.h"
 #include "migrations.h"
@@ -21,6 +23,7 @@ static void setup(void)
         return;
     cr_assert_eq(cu_db_create(db, sizeof db, dbname, sizeof dbname), 0, "cannot create a test database");
     store = store_new(db);
+    store_set_migrate(store, true);   /* a fresh database: the tests stand in for the coordinator's start */
     cr_assert_eq(store_connect(store), 0);
 }
 
@@ -76,13 +79,76 @@ Test(store, migrations_are_idempotent)
 {
     CU_REQUIRE_DB();
     cr_assert_eq(store_migrations_applied(store), XQF_MIGRATION_COUNT);
+    cr_assert_eq(store_schema_version(store), XQF_MIGRATIONS[XQF_MIGRATION_COUNT - 1].version);
     Store *again = store_new(db);
+    store_set_migrate(again, true);
     cr_assert_eq(store_connect(again), 0);
     cr_assert_eq(store_migrations_applied(again), 0);
+    store_set_migrate(again, false);           /* an up-to-date schema needs no migration to be used */
     cr_assert_eq(store_connect(again), 0);   /* reconnecting too */
     cr_assert_eq(store_migrations_applied(again), 0);
     store_destroy(&again);
     store_destroy(&again);
+}
+
+/* Runs a command line; its exit status, with its stdout and stderr in out. */
+static int program(char *out, size_t size, const char *fmt, const char *arg)
+{
+    char cmd[2048], line[1024];
+    snprintf(line, sizeof line, fmt, arg);
+    snprintf(cmd, sizeof cmd, "%s 2>&1", line);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    size_t n = fread(out, 1, size - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/*
+ * Migrations happen only when asked for (the coordinator's start,
+ * xqf-coordinator --migrate): a store, --status and xqf-tune refuse an
+ * unmigrated database and change nothing in it.  A schema newer than the
+ * migrations compiled in is refused by everyone, the coordinator included
+ * (it exits instead of retrying).
+ */
+Test(store, schema_versions_are_checked)
+{
+    CU_REQUIRE_DB();
+    char fresh[512], name[64], out[8192];
+    cr_assert_eq(cu_db_create(fresh, sizeof fresh, name, sizeof name), 0);
+    Store *s = store_new(fresh);
+    cr_assert_eq(store_connect(s), STORE_SCHEMA_MISMATCH);
+    cr_assert_neq(program(out, sizeof out, "'" XQF_BIN "/xqf-coordinator' --status --db '%s'", fresh), 0);
+    cr_assert_not_null(strstr(out, "migrate it first"), "%s", out);
+    cr_assert_neq(program(out, sizeof out, "'" XQF_BIN "/xqf-tune' list --db '%s'", fresh), 0);
+    cr_assert_not_null(strstr(out, "migrate it first"), "%s", out);
+    cr_assert_eq(program(out, sizeof out, "'" XQF_BIN "/xqf-coordinator' --migrate --db '%s'", fresh), 0, "%s", out);
+    char want[64];
+    snprintf(want, sizeof want, "schema at version %d (%d migrations applied now)",
+             XQF_MIGRATIONS[XQF_MIGRATION_COUNT - 1].version, XQF_MIGRATION_COUNT);   /* none before */
+    cr_assert_not_null(strstr(out, want), "%s", out);
+    cr_assert_eq(store_connect(s), 0);
+    cr_assert_eq(program(out, sizeof out, "'" XQF_BIN "/xqf-coordinator' --status --db '%s'", fresh), 0, "%s", out);
+    /* a newer release migrated it further */
+    char sql[256];
+    snprintf(sql, sizeof sql, "psql -X -q '%%s' -c \"INSERT INTO schema_migrations (version, name) VALUES (%d, "
+             "'from_a_newer_release')\"", XQF_MIGRATIONS[XQF_MIGRATION_COUNT - 1].version + 1);
+    cr_assert_eq(program(out, sizeof out, sql, fresh), 0, "%s", out);
+    cr_assert_eq(store_connect(s), STORE_SCHEMA_MISMATCH);
+    store_set_migrate(s, true);
+    cr_assert_eq(store_connect(s), STORE_SCHEMA_MISMATCH);
+    cr_assert_neq(program(out, sizeof out, "'" XQF_BIN "/xqf-coordinator' --status --db '%s'", fresh), 0);
+    cr_assert_not_null(strstr(out, "newer than this program knows"), "%s", out);
+    cr_assert_neq(program(out, sizeof out, "'" XQF_BIN "/xqf-tune' list --db '%s'", fresh), 0);
+    cr_assert_not_null(strstr(out, "newer than this program knows"), "%s", out);
+    char serve[1024];
+    snprintf(serve, sizeof serve, "timeout 20 '" XQF_BIN "/xqf-coordinator' --bind tcp://127.0.0.1:%d --db '%%s'",
+             cu_free_port());
+    cr_assert_eq(program(out, sizeof out, serve, fresh), 1, "the coordinator did not stop: %s", out);
+    cr_assert_not_null(strstr(out, "newer than this program knows"), "%s", out);
+    store_destroy(&s);
+    cu_db_drop(name);
 }
 
 Test(store, reports_count_exactly_once)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cluster_util.h"
+#include "keys.h"
 
 static char db[512], dbname[64], dir[128], logfile[256];
 static Store *store;
@@ -29,6 +30,7 @@ static void setup(void)
         return;
     cr_assert_eq(cu_db_create(db, sizeof db, dbname, sizeof dbname), 0, "cannot create a test database");
     store = store_new(db);
+    store_set_migrate(store, true);   /* a fresh database: the tests stand in for the coordinator's start */
     cr_assert_eq(store_connect(store), 0);
     setenv("XQF_DB", db, 1);
     memset(procs, 0, sizeof procs);
@@ -173,10 +175,14 @@ Test(tune_cli, build_binary_registers_an_engine)
     static char bytes[1024];
     size_t len = 0;
     int64_t total = 0;
-    cr_assert_eq(store_build_chunk(store, sb.sha256, 0, sizeof bytes, bytes, &len, &total), 1);
+    char name[STORE_NAME_MAX + 1], sig[STORE_SIG_HEX + 1];
+    cr_assert_eq(store_build_chunk(store, sb.sha256, 0, sizeof bytes, bytes, &len, &total, name, sig), 1);
     cr_assert_eq((int64_t)len, total);
     cr_assert(len > 20 && memcmp(bytes, "#!/bin/sh", 9) == 0);
-    cr_assert_eq(store_build_chunk(store, "0000", 0, sizeof bytes, bytes, &len, &total), 0);
+    cr_assert_str_eq(name, "my-change");
+    cr_assert_str_eq(sig, "");                              /* unsigned: said so */
+    cr_assert_not_null(strstr(out, "Signature: none"), "%s", out);
+    cr_assert_eq(store_build_chunk(store, "0000", 0, sizeof bytes, bytes, &len, &total, name, sig), 0);
     /* SPRT of builds: unknown ids and the same build twice are refused */
     cr_assert_eq(tune(out, sizeof out, "sprt new --test-build 999 --base-build 1 --nodes 300"), 2);
     snprintf(args, sizeof args, "sprt new --test-build %" PRId64 " --base-build %" PRId64 " --nodes 300", id, id);
@@ -185,6 +191,58 @@ Test(tune_cli, build_binary_registers_an_engine)
     cr_assert_eq(tune(out, sizeof out, "build --binary /nonexistent"), 2);
     cr_assert_eq(tune(out, sizeof out, "build --binary /bin/true"), 1);   /* no bench output */
     cr_assert_eq(tune(out, sizeof out, "build 1 --name x"), 2);
+}
+
+/*
+ * Signed builds: xqf-keys sign-new makes an operator key; build --binary
+ * --sign-key stores a signature that the key's trust file accepts for the
+ * build's SHA-256 and name; xqf-keys sign makes the same signature on its
+ * own (Ed25519 is deterministic), which --signature stores as it is.
+ */
+Test(tune_cli, build_signed_by_the_operator_key)
+{
+    CU_REQUIRE_DB();
+    char out[4096], engine[256], key[256], args[1024], cmd[1024], err[256], sig[SIGN_SIG_HEX + 1] = "";
+    snprintf(engine, sizeof engine, "%s/signed-engine", dir);
+    FILE *f = fopen(engine, "w");
+    cr_assert(f);
+    fputs("#!/bin/sh\n[ \"$1\" = bench ] && echo 'Nodes searched: 77' && exit 0\nexit 1\n", f);
+    fclose(f);
+    cr_assert_eq(chmod(engine, 0755), 0);
+    snprintf(key, sizeof key, "%s/operator.key", dir);
+    snprintf(cmd, sizeof cmd, "'%s/xqf-keys' sign-new '%s' >/dev/null", XQF_BIN, key);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(args, sizeof args, "build --binary '%s' --name signed-change --sign-key '%s'", engine, key);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", out);
+    int64_t id = 0;
+    const char *b = strstr(out, "Build: ");
+    cr_assert(b && sscanf(b, "Build: %" SCNd64, &id) == 1, "%s", out);
+    StoreBuild sb;
+    cr_assert_eq(store_load_build(store, id, &sb), 1);
+    cr_assert_eq(strlen(sb.signature), SIGN_SIG_HEX);
+    cr_assert_not_null(strstr(out, sb.signature), "%s", out);
+    char pub[300];
+    snprintf(pub, sizeof pub, "%s.pub", key);
+    TrustList t;
+    cr_assert_eq(trust_read(pub, &t, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(trust_verify_build(&t, sb.sha256, "signed-change", sb.signature, err, sizeof err), 0, "%s", err);
+    cr_assert_neq(trust_verify_build(&t, sb.sha256, "other-name", sb.signature, err, sizeof err), 0);
+    /* signed elsewhere: the same signature, stored as given */
+    snprintf(cmd, sizeof cmd, "'%s/xqf-keys' sign '%s' '%s' signed-change", XQF_BIN, key, engine);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    char line[512];
+    while (fgets(line, sizeof line, p))
+        sscanf(line, "Signature: %128s", sig);
+    cr_assert_eq(pclose(p), 0);
+    cr_assert_str_eq(sig, sb.signature);
+    snprintf(args, sizeof args, "build --binary '%s' --name signed-change --signature %s", engine, sig);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", out);
+    /* a bad key file or signature is a usage error, before anything is recorded */
+    snprintf(args, sizeof args, "build --binary '%s' --sign-key '%s'", engine, pub);
+    cr_assert_eq(tune(out, sizeof out, args), 2);
+    snprintf(args, sizeof args, "build --binary '%s' --signature 1234", engine);
+    cr_assert_eq(tune(out, sizeof out, args), 2);
 }
 
 /* --start-file with --spec: the file's values are where the run starts. */

@@ -1,11 +1,15 @@
+#define _GNU_SOURCE /* mkostemp */
 #include "builds.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,12 +17,15 @@
 #include "log.h"
 #include "sha256.h"
 
-enum { VERIFIED_MAX = 64 };
-
 typedef struct {
     bool active;
+    bool locked;                     /* the per-SHA lock is ours: the bytes are being fetched */
     char sha[XQF_SHA256_HEX + 1];
-    int fd;                          /* the part file */
+    int lock_fd;                     /* DIR/SHA.lock */
+    int fd;                          /* the part file, once locked */
+    char part[PATH_MAX];             /* its path */
+    char name[XQF_NAME_MAX + 1];     /* the build's name and signature, from the first chunk */
+    char signature[XQF_SIGNATURE_HEX + 1];
     uint64_t received, total;        /* total 0 until the first chunk */
     int64_t asked_ms;                /* last request sent, 0: none yet */
 } Fetch;
@@ -26,8 +33,8 @@ typedef struct {
 struct BuildCache {
     char dir[PATH_MAX / 2];
     char path[PATH_MAX];             /* builds_path's answer */
-    char verified[VERIFIED_MAX][XQF_SHA256_HEX + 1];
-    int nverified;
+    const TrustList *trust;
+    bool allow_unsigned;
     Fetch fetches[BUILDS_MAX_FETCHES];
 };
 
@@ -44,32 +51,58 @@ void builds_default_dir(char *out, size_t size)
         snprintf(out, size, "/tmp/xqf-worker-cache-%ld", (long)getuid());
 }
 
-BuildCache *builds_new(const char *dir)
+/* Whether st is ours and writable by no one else; else why not in err. */
+static bool private_to_us(const struct stat *st, const char *what, char *err, size_t errlen)
+{
+    if (st->st_uid != geteuid())
+        snprintf(err, errlen, "%s belongs to uid %ld, not to this worker's user (uid %ld)", what, (long)st->st_uid,
+                 (long)geteuid());
+    else if (st->st_mode & (S_IWGRP | S_IWOTH))
+        snprintf(err, errlen, "%s is writable by group or others (mode %04o): chmod go-w it", what,
+                 (unsigned)(st->st_mode & 07777));
+    else
+        return true;
+    return false;
+}
+
+BuildCache *builds_new(const char *dir, const TrustList *trust, bool allow_unsigned)
 {
     BuildCache *c = calloc(1, sizeof *c);
     if (!c) {
         log_error("builds: out of memory");
         return NULL;
     }
-    if (snprintf(c->dir, sizeof c->dir, "%s", dir) >= (int)sizeof c->dir || files_make_dirs(dir) != 0) {
+    struct stat st;
+    char why[PATH_MAX + 128];
+    if (snprintf(c->dir, sizeof c->dir, "%s", dir) >= (int)sizeof c->dir || files_make_dirs(dir) != 0 ||
+        stat(dir, &st) != 0) {
         log_error("builds: cannot use the cache folder %s: %s", dir, strerror(errno));
         free(c);
         return NULL;
     }
+    if (!S_ISDIR(st.st_mode) || !private_to_us(&st, dir, why, sizeof why)) {
+        log_error("builds: refusing the cache folder: %s", S_ISDIR(st.st_mode) ? why : "not a folder");
+        free(c);
+        return NULL;
+    }
+    c->trust = trust;
+    c->allow_unsigned = allow_unsigned;
     for (int i = 0; i < BUILDS_MAX_FETCHES; i++)
-        c->fetches[i].fd = -1;
+        c->fetches[i].fd = c->fetches[i].lock_fd = -1;
     return c;
 }
 
-static void fetch_drop(BuildCache *c, Fetch *f)
+/* Unlocks and forgets a fetch, removing its part file. */
+static void fetch_drop(Fetch *f)
 {
-    char part[PATH_MAX];
-    if (f->fd >= 0)
+    if (f->fd >= 0) {
         close(f->fd);
-    snprintf(part, sizeof part, "%s/%s.part", c->dir, f->sha);
-    unlink(part);
+        unlink(f->part);
+    }
+    if (f->lock_fd >= 0)
+        close(f->lock_fd);                   /* releases the flock */
     memset(f, 0, sizeof *f);
-    f->fd = -1;
+    f->fd = f->lock_fd = -1;
 }
 
 void builds_destroy(BuildCache **cp)
@@ -79,7 +112,7 @@ void builds_destroy(BuildCache **cp)
         return;
     for (int i = 0; i < BUILDS_MAX_FETCHES; i++)
         if (c->fetches[i].active)
-            fetch_drop(c, &c->fetches[i]);
+            fetch_drop(&c->fetches[i]);
     free(c);
     *cp = NULL;
 }
@@ -90,28 +123,100 @@ bool builds_sha_ok(const char *sha)
     return n == XQF_SHA256_HEX && !sha[n];
 }
 
+/* Whether the build (sha, name, signature) may run here: 0, or -1 with the reason in err. */
+static int trusted(const BuildCache *c, const char *sha, const char *name, const char *signature, char *err,
+                   size_t errlen)
+{
+    if (c->allow_unsigned && (!*signature || !c->trust))
+        return 0;
+    if (!c->trust) {
+        snprintf(err, errlen, "this worker trusts no operator key (start it with --trust FILE): it runs no "
+                              "engine build");
+        return -1;
+    }
+    return trust_verify_build(c->trust, sha, name, signature, err, errlen);
+}
+
+/* The signature file of sha's cached binary: "name NAME\nsignature HEX\n" (HEX empty when unsigned). */
+static void sig_path(const BuildCache *c, const char *sha, char *out, size_t size)
+{
+    snprintf(out, size, "%s/%s.sig", c->dir, sha);
+}
+
+/* Reads sha's signature file into name and signature. 0 or -1. */
+static int read_sig(const BuildCache *c, const char *sha, char name[XQF_NAME_MAX + 1],
+                    char signature[XQF_SIGNATURE_HEX + 1])
+{
+    char path[PATH_MAX], text[XQF_NAME_MAX + XQF_SIGNATURE_HEX + 32];
+    sig_path(c, sha, path, sizeof path);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    text[n] = '\0';
+    const char *nl = strchr(text, '\n'), *sig = nl ? nl + 1 : NULL, *end = sig ? strchr(sig, '\n') : NULL;
+    if (strncmp(text, "name ", 5) != 0 || !sig || strncmp(sig, "signature ", 10) != 0 || !end || end[1] ||
+        nl - text - 5 > XQF_NAME_MAX || end - sig - 10 > XQF_SIGNATURE_HEX)
+        return -1;
+    snprintf(name, XQF_NAME_MAX + 1, "%.*s", (int)(nl - text - 5), text + 5);
+    snprintf(signature, XQF_SIGNATURE_HEX + 1, "%.*s", (int)(end - sig - 10), sig + 10);
+    return 0;
+}
+
+/* Writes sha's signature file (a unique temporary renamed into place). 0 or -1 (errno). */
+static int write_sig(const BuildCache *c, const Fetch *f)
+{
+    char path[PATH_MAX], tmp[PATH_MAX + 16], text[XQF_NAME_MAX + XQF_SIGNATURE_HEX + 32];
+    sig_path(c, f->sha, path, sizeof path);
+    snprintf(tmp, sizeof tmp, "%s.part-XXXXXX", path);
+    int len = snprintf(text, sizeof text, "name %s\nsignature %s\n", sign_name_ok(f->name) ? f->name : "-",
+                       f->signature);
+    int fd = mkostemp(tmp, O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return -1;
+    bool ok = write(fd, text, (size_t)len) == len && fsync(fd) == 0;
+    int e = errno;
+    close(fd);
+    if (ok && rename(tmp, path) == 0)
+        return 0;
+    e = ok ? errno : e;
+    unlink(tmp);
+    errno = e;
+    return -1;
+}
+
 const char *builds_path(BuildCache *c, const char *sha)
 {
     if (!builds_sha_ok(sha))
         return NULL;
     snprintf(c->path, sizeof c->path, "%s/%s", c->dir, sha);
-    for (int i = 0; i < c->nverified; i++)
-        if (strcmp(c->verified[i], sha) == 0)
-            return access(c->path, X_OK) == 0 ? c->path : NULL;
-    int fd = open(c->path, O_RDONLY | O_CLOEXEC);
+    char name[XQF_NAME_MAX + 1], signature[XQF_SIGNATURE_HEX + 1], why[512];
+    int fd = open(c->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
         return NULL;
+    struct stat st;
     char hex[XQF_SHA256_HEX + 1];
-    bool ok = sha256_fd(fd, hex) == 0 && strcmp(hex, sha) == 0;
+    bool ours = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && private_to_us(&st, c->path, why, sizeof why);
+    bool ok = ours && sha256_fd(fd, hex) == 0 && strcmp(hex, sha) == 0;
     close(fd);
     if (!ok) {
-        log_warn("builds: cached %s does not match its hash: fetched again", c->path);
+        log_warn("builds: cached %s is %s: fetched again", c->path,
+                 ours ? "damaged (not its SHA-256)" : "not a private file of ours");
         unlink(c->path);
         return NULL;
     }
-    if (c->nverified < VERIFIED_MAX)
-        snprintf(c->verified[c->nverified++], XQF_SHA256_HEX + 1, "%s", sha);
-    return c->path;
+    if (read_sig(c, sha, name, signature) != 0) {
+        log_warn("builds: cached %.16s... has no signature file: fetched again", sha);
+        return NULL;
+    }
+    if (trusted(c, sha, name, signature, why, sizeof why) != 0) {
+        log_warn("builds: cached %.16s... (%s) not used: %s", sha, name, why);
+        return NULL;
+    }
+    return access(c->path, X_OK) == 0 ? c->path : NULL;
 }
 
 static Fetch *find(BuildCache *c, const char *sha)
@@ -125,6 +230,41 @@ static Fetch *find(BuildCache *c, const char *sha)
 bool builds_fetching(const BuildCache *c, const char *sha)
 {
     return find((BuildCache *)c, sha) != NULL;
+}
+
+/* Removes the part files of sha a killed process left (called holding sha's lock: none is being written). */
+static void remove_stale_parts(const BuildCache *c, const char *sha)
+{
+    DIR *d = opendir(c->dir);
+    if (!d)
+        return;
+    char prefix[XQF_SHA256_HEX + 8];
+    snprintf(prefix, sizeof prefix, "%s.part-", sha);
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0)
+            unlinkat(dirfd(d), e->d_name, 0);
+    closedir(d);
+}
+
+/*
+ * Takes the fetch's per-SHA lock if it is free: then the bytes can be
+ * fetched into a fresh part file.  1 locked, 0 still held by another
+ * process, -1 on an error (logged).
+ */
+static int try_lock(BuildCache *c, Fetch *f)
+{
+    if (flock(f->lock_fd, LOCK_EX | LOCK_NB) != 0)
+        return errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
+    remove_stale_parts(c, f->sha);
+    snprintf(f->part, sizeof f->part, "%s/%s.part-XXXXXX", c->dir, f->sha);
+    f->fd = mkostemp(f->part, O_CLOEXEC | O_NOFOLLOW);
+    if (f->fd < 0) {
+        log_error("builds: cannot create a part file in %s: %s", c->dir, strerror(errno));
+        return -1;
+    }
+    f->locked = true;
+    return 1;
 }
 
 int builds_want(BuildCache *c, const char *sha)
@@ -143,26 +283,55 @@ int builds_want(BuildCache *c, const char *sha)
         log_warn("builds: %d fetches already under way", BUILDS_MAX_FETCHES);
         return -1;
     }
-    char part[PATH_MAX];
-    snprintf(part, sizeof part, "%s/%s.part", c->dir, sha);
-    f->fd = open(part, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (f->fd < 0) {
-        log_error("builds: cannot write %s: %s", part, strerror(errno));
+    char lock[PATH_MAX];
+    snprintf(lock, sizeof lock, "%s/%s.lock", c->dir, sha);
+    f->lock_fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (f->lock_fd < 0) {
+        log_error("builds: cannot open %s: %s", lock, strerror(errno));
         return -1;
     }
     f->active = true;
     snprintf(f->sha, sizeof f->sha, "%s", sha);
-    f->received = f->total = 0;
-    f->asked_ms = 0;
-    log_info("builds: fetching %.16s... from the coordinator", sha);
+    int locked = try_lock(c, f);
+    if (locked < 0) {
+        fetch_drop(f);
+        return -1;
+    }
+    if (locked)
+        log_info("builds: fetching %.16s... from the coordinator", sha);
+    else
+        log_info("builds: %.16s... is being fetched by another process sharing %s: waiting for it", sha, c->dir);
     return 0;
+}
+
+int builds_poll(BuildCache *c)
+{
+    int ended = 0;
+    for (int i = 0; i < BUILDS_MAX_FETCHES; i++) {
+        Fetch *f = &c->fetches[i];
+        if (!f->active || f->locked)
+            continue;
+        int locked = try_lock(c, f);
+        if (locked == 0)
+            continue;
+        if (locked > 0 && !builds_path(c, f->sha)) {
+            log_info("builds: fetching %.16s... from the coordinator (the other process did not install it)",
+                     f->sha);
+            continue;
+        }
+        if (locked > 0)
+            log_info("builds: %.16s... installed by another process", f->sha);
+        fetch_drop(f);
+        ended++;
+    }
+    return ended;
 }
 
 bool builds_next_request(BuildCache *c, int64_t now_ms, XqfMsg *m)
 {
     for (int i = 0; i < BUILDS_MAX_FETCHES; i++) {
         Fetch *f = &c->fetches[i];
-        if (!f->active || (f->asked_ms && now_ms - f->asked_ms < BUILDS_RETRY_MS))
+        if (!f->active || !f->locked || (f->asked_ms && now_ms - f->asked_ms < BUILDS_RETRY_MS))
             continue;
         xqf_msg_init(m, XQF_MSG_BUILD_REQUEST);
         snprintf(m->u.build_request.sha256, sizeof m->u.build_request.sha256, "%s", f->sha);
@@ -173,11 +342,16 @@ bool builds_next_request(BuildCache *c, int64_t now_ms, XqfMsg *m)
     return false;
 }
 
-static int failed(BuildCache *c, Fetch *f, char *err, size_t errlen, const char *why)
+__attribute__((format(printf, 4, 5))) static int failed(Fetch *f, char *err, size_t errlen, const char *fmt, ...)
 {
+    char why[XQF_TEXT_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
     snprintf(err, errlen, "build %.16s...: %s", f->sha, why);
     log_error("builds: %s", err);
-    fetch_drop(c, f);
+    fetch_drop(f);
     return -1;
 }
 
@@ -200,41 +374,45 @@ static int write_at(int fd, const uint8_t *data, size_t len, uint64_t offset)
 int builds_on_chunk(BuildCache *c, const XqfMsg_build_chunk *m, char *err, size_t errlen)
 {
     Fetch *f = find(c, m->sha256);
-    if (!f || m->offset != f->received)
+    if (!f || !f->locked || m->offset != f->received)
         return 0;                          /* a late duplicate: the request is re-sent if needed */
+    char why[XQF_TEXT_MAX];
+    if (m->offset == 0) {                  /* the first chunk: is the build to be run here at all? */
+        if (trusted(c, f->sha, m->name, m->signature, why, sizeof why) != 0)
+            return failed(f, err, errlen, "refused: %s", why);
+        snprintf(f->name, sizeof f->name, "%s", m->name);
+        snprintf(f->signature, sizeof f->signature, "%s", m->signature);
+    } else if (strcmp(m->name, f->name) != 0 || strcmp(m->signature, f->signature) != 0) {
+        return failed(f, err, errlen, "its name or signature changed while fetched");
+    }
     if (m->total > BUILDS_SIZE_MAX)
-        return failed(c, f, err, errlen, "larger than the limit");
+        return failed(f, err, errlen, "larger than the limit");
     if (f->total && m->total != f->total)
-        return failed(c, f, err, errlen, "its size changed while fetched");
+        return failed(f, err, errlen, "its size changed while fetched");
     if (m->data.len == 0 && m->offset < m->total)
-        return failed(c, f, err, errlen, "an empty chunk before the end");
+        return failed(f, err, errlen, "an empty chunk before the end");
     if (m->offset + m->data.len > m->total)
-        return failed(c, f, err, errlen, "a chunk beyond the stated size");
+        return failed(f, err, errlen, "a chunk beyond the stated size");
     f->total = m->total;
     if (m->data.len && write_at(f->fd, m->data.data, m->data.len, m->offset) != 0)
-        return failed(c, f, err, errlen, strerror(errno));
+        return failed(f, err, errlen, "%s", strerror(errno));
     f->received += m->data.len;
     f->asked_ms = 0;                       /* ask for the next part at once */
     if (f->received < f->total)
         return 0;
-    char hex[XQF_SHA256_HEX + 1];
+    char hex[XQF_SHA256_HEX + 1], final[PATH_MAX];
     if (fsync(f->fd) != 0 || sha256_fd(f->fd, hex) != 0)
-        return failed(c, f, err, errlen, strerror(errno));
+        return failed(f, err, errlen, "%s", strerror(errno));
     if (strcmp(hex, f->sha) != 0)
-        return failed(c, f, err, errlen, "the bytes received do not have its SHA-256: not installed");
-    char part[PATH_MAX], final[PATH_MAX];
-    snprintf(part, sizeof part, "%s/%s.part", c->dir, f->sha);
+        return failed(f, err, errlen, "the bytes received do not have its SHA-256: not installed");
     snprintf(final, sizeof final, "%s/%s", c->dir, f->sha);
-    if (fchmod(f->fd, 0755) != 0 || rename(part, final) != 0)
-        return failed(c, f, err, errlen, strerror(errno));
+    if (fchmod(f->fd, 0555) != 0 || write_sig(c, f) != 0 || rename(f->part, final) != 0)
+        return failed(f, err, errlen, "%s", strerror(errno));
     close(f->fd);
-    f->fd = -1;
-    log_info("builds: %.16s... fetched (%llu bytes), verified, cached in %s", f->sha,
-             (unsigned long long)f->total, c->dir);
-    if (c->nverified < VERIFIED_MAX)
-        snprintf(c->verified[c->nverified++], XQF_SHA256_HEX + 1, "%s", f->sha);
-    memset(f, 0, sizeof *f);
-    f->fd = -1;
+    f->fd = -1;                            /* installed: fetch_drop leaves it */
+    log_info("builds: %.16s... (%s, %s) fetched (%llu bytes), verified, cached in %s", f->sha, f->name,
+             f->signature[0] ? "signed" : "unsigned", (unsigned long long)f->total, c->dir);
+    fetch_drop(f);
     return 1;
 }
 
@@ -243,7 +421,7 @@ int builds_abandon(BuildCache *c)
     int n = 0;
     for (int i = 0; i < BUILDS_MAX_FETCHES; i++)
         if (c->fetches[i].active) {
-            fetch_drop(c, &c->fetches[i]);
+            fetch_drop(&c->fetches[i]);
             n++;
         }
     return n;

@@ -4,8 +4,27 @@
  * build1).  A binary the worker lacks is fetched from the coordinator in
  * chunks (build_request / build_chunk), written beside the cache, checked
  * against its SHA-256 and only then moved into the cache (DIR/SHA256, mode
- * 0755).  A cached file is hashed again the first time a process uses it,
- * so a damaged or tampered cache is fetched anew instead of played.
+ * 0555).
+ *
+ * Trust: a build runs only when an operator key of the worker's trust list
+ * signed it (keys.h: the signature covers the SHA-256 and the build's
+ * name).  The first chunk carries the name and signature: an unsigned or
+ * wrongly signed build is refused there, with the reason, before its bytes
+ * are fetched.  The signature is kept beside the binary (DIR/SHA256.sig)
+ * and checked again each time the cached build is used.  Without a trust
+ * list every build is refused, unless allow_unsigned (local tests): then
+ * an unsigned build runs, and a signed one is still checked when a trust
+ * list is given.
+ *
+ * The cache folder must be the worker user's and writable by no one else
+ * (builds_new refuses it otherwise).  Several processes may share it: a
+ * fetch holds an exclusive flock on DIR/SHA256.lock from start to install,
+ * so a second process wanting the same build waits for it (and then finds
+ * it installed) instead of writing the same file; its bytes go to a fresh
+ * file DIR/SHA256.part-XXXXXX (O_EXCL|O_NOFOLLOW), renamed into place once
+ * verified.  A cached file is hashed again whenever it is used (and once
+ * more right before each engine start, process.h), so a damaged or
+ * tampered cache is fetched anew instead of played.
  */
 #ifndef XQF_BUILDS_H
 #define XQF_BUILDS_H
@@ -15,6 +34,7 @@
 #include <stdint.h>
 
 #include "codec.h"
+#include "keys.h"
 
 enum {
     BUILDS_MAX_FETCHES = 4,          /* binaries fetched at once */
@@ -26,19 +46,34 @@ typedef struct BuildCache BuildCache;
 
 /* The default cache folder: $XQF_CACHE, else $XDG_CACHE_HOME/xqf-worker, else ~/.cache/xqf-worker. */
 void builds_default_dir(char *out, size_t size);
-/* Opens (creating it) the cache in dir. NULL, logged, on failure. */
-BuildCache *builds_new(const char *dir);
+/*
+ * Opens (creating it) the cache in dir, with the operator keys trusted
+ * (NULL: none) and whether unsigned builds may run.  NULL, logged, on
+ * failure (a folder of another user or writable by group or others).
+ */
+BuildCache *builds_new(const char *dir, const TrustList *trust, bool allow_unsigned);
 void builds_destroy(BuildCache **c);
 
 /* Whether sha is 64 lowercase hex digits. */
 bool builds_sha_ok(const char *sha);
-/* The path of the verified binary sha, or NULL when it must be fetched first. */
+/*
+ * The path of the binary sha, hashed again now and its signature checked,
+ * or NULL when it must be fetched first (missing, damaged, or its
+ * signature not trusted: the fetch then says why).
+ */
 const char *builds_path(BuildCache *c, const char *sha);
 /*
- * Starts fetching sha if it is not already on its way.  Returns 0, or -1
- * (logged) when too many fetches run or the part file cannot be made.
+ * Starts fetching sha if it is not already on its way (waiting for the
+ * per-SHA lock when another process fetches it).  Returns 0, or -1
+ * (logged) when too many fetches run or the lock file cannot be made.
  */
 int builds_want(BuildCache *c, const char *sha);
+/*
+ * Tries the locks of the fetches waiting for another process: a build it
+ * installed meanwhile ends the fetch.  Returns how many fetches ended so
+ * (their builds_path now answers), 0 when none.
+ */
+int builds_poll(BuildCache *c);
 /*
  * The next build_request to send (a new fetch, or one unanswered for
  * BUILDS_RETRY_MS): fills m and returns true, else false.
@@ -47,8 +82,9 @@ bool builds_next_request(BuildCache *c, int64_t now_ms, XqfMsg *m);
 /*
  * Takes a chunk.  Returns 1 when its binary is complete and verified, 0
  * when more is needed (or the chunk was stale and ignored), -1 when the
- * fetch failed (err says why: a wrong hash, a size over the limit, a write
- * error); the fetch is then dropped.
+ * fetch failed (err says why: unsigned or not signed by a trusted key, a
+ * wrong hash, a size over the limit, a write error); the fetch is then
+ * dropped.
  */
 int builds_on_chunk(BuildCache *c, const XqfMsg_build_chunk *m, char *err, size_t errlen);
 /* Drops every fetch in progress (the coordinator refused one): returns how many. */

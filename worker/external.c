@@ -136,7 +136,7 @@ static int start(External *x, const atomic_bool *stop, Reply *r)
         argv[i + 1] = x->spec.args[i];
     argv[s->arg_count + 1] = NULL;
     char err[256];
-    x->proc = process_spawn(argv, err, sizeof err);
+    x->proc = process_spawn(argv, s->sha256[0] ? s->sha256 : NULL, err, sizeof err);
     if (!x->proc)
         return fault(x, r, GAME_START_FAILURE, "%s", err);
     bool uci = s->proto == PROTO_UCI;

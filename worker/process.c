@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "sha256.h"
 
 extern char **environ;
 
@@ -79,7 +80,84 @@ static int spawn_child(char *const argv[], int to_child[2], int from_child[2], p
     return rc;
 }
 
-Process *process_spawn(char *const argv[], char *err, size_t errlen)
+/*
+ * The verified start: fd is the program, opened and hashed by the caller;
+ * the child runs exactly those bytes (fexecve), so a file replaced or
+ * rewritten on disk after the check is never what runs.  The child is set
+ * up as spawn_child's (pipes, own group, no other descriptor: everything
+ * from 3 on is made close-on-exec, fd included, which fexecve of a binary
+ * allows); between fork and exec it makes only async-signal-safe calls,
+ * and an exec failure comes back as its errno through a close-on-exec pipe.
+ */
+static int spawn_verified(int fd, char *const argv[], int to_child[2], int from_child[2], pid_t *pid)
+{
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) != 0)
+        return errno;
+    sigset_t all, old, none;
+    sigfillset(&all);
+    sigemptyset(&none);
+    pthread_sigmask(SIG_SETMASK, &all, &old);     /* no handler of ours runs in the child */
+    pid_t child = fork();
+    if (child == 0) {
+        int e = 0;
+        if (dup2(to_child[0], STDIN_FILENO) < 0 || dup2(from_child[1], STDOUT_FILENO) < 0 || setpgid(0, 0) != 0 ||
+            close_range(STDERR_FILENO + 1, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
+            e = errno;
+        if (!e) {
+            pthread_sigmask(SIG_SETMASK, &none, NULL);
+            fexecve(fd, argv, environ);
+            e = errno;
+        }
+        ssize_t w = write(report[1], &e, sizeof e);
+        (void)w;
+        _exit(127);
+    }
+    int rc = child < 0 ? errno : 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    close(report[1]);
+    if (child > 0) {
+        setpgid(child, child);                    /* as the child does: whichever runs first */
+        int child_errno;
+        ssize_t n;
+        while ((n = read(report[0], &child_errno, sizeof child_errno)) < 0 && errno == EINTR)
+            ;
+        if (n == (ssize_t)sizeof child_errno) {
+            while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+                ;
+            rc = child_errno ? child_errno : ENOEXEC;
+        } else {
+            *pid = child;
+        }
+    }
+    close(report[0]);
+    return rc;
+}
+
+/* Opens argv0 and checks its SHA-256: the descriptor, or -1 with err. */
+static int open_verified(const char *argv0, const char *sha256, char *err, size_t errlen)
+{
+    char hex[SHA256_HEX_LEN + 1];
+    int fd = open(argv0, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot start '%s': %s", argv0, strerror(errno));
+        return -1;
+    }
+    if (sha256_fd(fd, hex) != 0) {
+        snprintf(err, errlen, "cannot start '%s': cannot hash it: %s", argv0, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (strcmp(hex, sha256) != 0) {
+        snprintf(err, errlen, "not starting '%s': its SHA-256 is %.16s..., not the verified %.16s... "
+                              "(changed on disk)", argv0, hex, sha256);
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+Process *process_spawn(char *const argv[], const char *sha256, char *err, size_t errlen)
 {
     pthread_once(&sigpipe_once, ignore_sigpipe);
     Process *p = malloc(sizeof *p);
@@ -88,12 +166,19 @@ Process *process_spawn(char *const argv[], char *err, size_t errlen)
         return NULL;
     }
     int to_child[2] = { -1, -1 }, from_child[2] = { -1, -1 };
-    int rc = -1;
+    int rc = -1, fd = -1;
+    if (sha256 && (fd = open_verified(argv[0], sha256, err, errlen)) < 0) {
+        free(p);
+        return NULL;
+    }
     /* close-on-exec from the start: no child another thread starts meanwhile inherits them */
     if (pipe2(to_child, O_CLOEXEC) == 0 && pipe2(from_child, O_CLOEXEC) == 0)
-        rc = spawn_child(argv, to_child, from_child, &p->pid);
+        rc = fd >= 0 ? spawn_verified(fd, argv, to_child, from_child, &p->pid)
+                     : spawn_child(argv, to_child, from_child, &p->pid);
     else
         rc = errno;
+    if (fd >= 0)
+        close(fd);
     if (rc != 0) {
         snprintf(err, errlen, "cannot start '%s': %s", argv[0], strerror(rc));
         close_pair(to_child);

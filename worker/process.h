@@ -29,10 +29,14 @@ typedef enum {
 } ProcessRead;
 
 /*
- * Starts argv[0] (searched in PATH when it has no '/') with argv.
- * Returns the process, or NULL with a message in err (e.g. no such program).
+ * Starts argv[0] (searched in PATH when it has no '/') with argv.  With
+ * sha256 (64 lowercase hex digits; NULL: none), argv[0] is a path that is
+ * opened, hashed right before the start and refused unless it has that
+ * SHA-256; the child is then started from that same open descriptor
+ * (fexecve), so what runs is what was hashed.  Returns the process, or
+ * NULL with a message in err (e.g. no such program, a wrong hash).
  */
-Process *process_spawn(char *const argv[], char *err, size_t errlen);
+Process *process_spawn(char *const argv[], const char *sha256, char *err, size_t errlen);
 
 /*
  * Ends the child: closes its stdin, waits up to grace_ms for it to exit,

@@ -38,7 +38,8 @@ enum {
     SPEC_TEXT_MAX = 256,
     SPEC_MAX_ARGS = 16,
     SPEC_MAX_OPTIONS = 32,
-    SPEC_MAX_INIT = 8
+    SPEC_MAX_INIT = 8,
+    SPEC_SHA_HEX = 64
 };
 
 #define SPEC_DEFAULT_HASH_MB 16      /* a macro: xqf-match's option table shows it as text */
@@ -59,6 +60,7 @@ typedef struct {
     char params_path[SPEC_TEXT_MAX];     /* "" when none */
     /* external */
     char cmd[SPEC_TEXT_MAX];
+    char sha256[SPEC_SHA_HEX + 1];       /* "" or the SHA-256 cmd must have: hashed and run from one descriptor */
     char args[SPEC_MAX_ARGS][SPEC_TEXT_MAX];
     int arg_count;
     Protocol proto;

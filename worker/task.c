@@ -71,7 +71,7 @@ static Task *refuse(Task *t, char *err, size_t errlen, const char *fmt, const ch
  * options.  The names and values are checked against the built-in table
  * either way: an engine build is a variant of this engine.
  */
-static int make_player(PlayerSpec *p, const char *name, const char *params, const char *engine,
+static int make_player(PlayerSpec *p, const char *name, const char *params, const char *engine, const char *sha,
                        int hash_mb, char *err, size_t errlen)
 {
     enum { MAX_WORDS = 3 + SPEC_MAX_OPTIONS };
@@ -97,6 +97,8 @@ static int make_player(PlayerSpec *p, const char *name, const char *params, cons
         words[i] = words_buf[i];
     if (spec_parse(p, n, words, hash_mb, err, errlen) != 0)
         return -1;
+    if (engine)
+        snprintf(p->sha256, sizeof p->sha256, "%s", sha);
     if (!*params)
         return 0;
     if (!engine)
@@ -159,10 +161,10 @@ Task *task_new(const XqfMsg_task *m, const char *build, const char *const engine
     if (!m->nodes && (m->base_ms <= 0 || m->inc_ms < 0 || m->margin_ms < 0))
         return refuse(t, err, errlen, "%s", "neither nodes nor a valid clock");
     char why[512];
-    if (make_player(&t->players[0], m->name0, m->params0, engines ? engines[0] : NULL, (int)m->hash_mb, why,
-                    sizeof why) != 0 ||
-        make_player(&t->players[1], m->name1, m->params1, engines ? engines[1] : NULL, (int)m->hash_mb, why,
-                    sizeof why) != 0)
+    if (make_player(&t->players[0], m->name0, m->params0, engines ? engines[0] : NULL, m->build0,
+                    (int)m->hash_mb, why, sizeof why) != 0 ||
+        make_player(&t->players[1], m->name1, m->params1, engines ? engines[1] : NULL, m->build1,
+                    (int)m->hash_mb, why, sizeof why) != 0)
         return refuse(t, err, errlen, "players: %s", why);
     if (!(t->book = make_book(&m->openings, why, sizeof why)))
         return refuse(t, err, errlen, "openings: %s", why);

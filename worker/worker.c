@@ -367,6 +367,8 @@ static void tend_fetching(Worker *w, int64_t now)
             s->since_ms = now;
         }
     }
+    if (builds_poll(w->builds) > 0)
+        fetching_slots_retry(w, NULL, now);
     XqfMsg m;
     while (w->welcomed && builds_next_request(w->builds, now, &m))
         link_send(w, &m);
@@ -444,7 +446,7 @@ Worker *worker_new(const WorkerConfig *cfg, const WorkerLink *link)
     /* close-on-exec before any thread exists: no engine inherits the pipe */
     if (pipe(w->pipe_fd) != 0 || fcntl(w->pipe_fd[0], F_SETFL, O_NONBLOCK) != 0 ||
         fcntl(w->pipe_fd[1], F_SETFL, O_NONBLOCK) != 0 || fcntl(w->pipe_fd[0], F_SETFD, FD_CLOEXEC) != 0 ||
-        fcntl(w->pipe_fd[1], F_SETFD, FD_CLOEXEC) != 0 || !(w->builds = builds_new(cfg->cache_dir)) ||
+        fcntl(w->pipe_fd[1], F_SETFD, FD_CLOEXEC) != 0 || !(w->builds = builds_new(cfg->cache_dir, cfg->trust, cfg->allow_unsigned)) ||
         !(w->pool = task_pool_new(w->threads, w->pipe_fd[1]))) {
         log_error("worker: cannot start (pipe, build cache or game threads)");
         worker_destroy(&w);

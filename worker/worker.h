@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "codec.h"
+#include "keys.h"
 
 /*
  * How the worker talks to the coordinator: the transport behind function
@@ -51,6 +52,8 @@ typedef struct {
     int cores;                       /* told the coordinator */
     int threads;                     /* games side by side, 1-WORKER_MAX_THREADS */
     const char *cache_dir;           /* engine builds fetched by SHA-256 (builds.h) */
+    const TrustList *trust;          /* operator keys whose signed builds run here (NULL: none) */
+    bool allow_unsigned;             /* unsigned builds run too (local tests only) */
 } WorkerConfig;
 
 typedef struct Worker Worker;

@@ -10,6 +10,11 @@
  * ipc or inproc endpoint is connected to, unless --insecure says
  * otherwise (checked before anything is sent: exit status 2).
  *
+ * Engine builds (SPRT tests of a code change) run only when signed by an
+ * operator key of the --trust file (keys.h); --allow-unsigned lets
+ * unsigned ones run too, for local tests.  With neither, every task that
+ * needs a build is refused (the built-in engine's tasks are played).
+ *
  * Build id (sent in hello, checked against a run's required build):
  * "xqf-<bench nodes at depth 5>-<hash of the default parameters>", computed
  * at start (0.2 s): the search's signature at a small depth and the
@@ -70,6 +75,10 @@ static const OptSpec OPTIONS[] = {
     { "--cache", OPT_TEXT, "DIR", NULL,
       .help = "engine builds fetched by SHA-256 (default $XQF_CACHE, else $XDG_CACHE_HOME/xqf-worker, else "
               "~/.cache/xqf-worker)" },
+    { "--trust", OPT_TEXT, "FILE", NULL,
+      .help = "operator public keys (xqf-keys sign-new's FILE.pub lines): engine builds they signed may run" },
+    { "--allow-unsigned", OPT_FLAG, NULL, NULL,
+      .help = "run unsigned engine builds too (local tests only: anyone who can register a build runs code here)" },
     { "--build-id", OPT_FLAG, NULL, NULL, .help = "print the build id and exit" },
     OPTS_END,
 };
@@ -77,10 +86,13 @@ static const OptSpec OPTIONS[] = {
 static const OptTable TABLE = {
     .program = "xqf-worker", .spec = OPTIONS,
     .usage = "Usage: xqf-worker [--connect ENDPOINT] [--name NAME] [--concurrency N] [--cache DIR]\n"
-             "                  [--curve-secret FILE --server-key FILE.pub | --insecure] [--build-id]\n"
+             "                  [--curve-secret FILE --server-key FILE.pub | --insecure]\n"
+             "                  [--trust FILE] [--allow-unsigned] [--build-id]\n"
              "\n"
              "Plays tasks of the coordinator's runs with the built-in engine and reports\n"
-             "their results.\n",
+             "their results.  Engine builds a task names run only when signed by an\n"
+             "operator key of the --trust file; without --trust (or --allow-unsigned)\n"
+             "such tasks are refused.\n",
     .epilog = "\nSIGTERM hands the tasks back and leaves. Logs: stderr (XQF_LOG=debug|info|warn|error).\n",
 };
 
@@ -110,6 +122,9 @@ int main(int argc, char **argv)
     char why[512];
     if (!opts_given(&o, "--build-id") && wt_check(endpoint, &security, why, sizeof why) != 0)
         return opts_error(TABLE.program, "%s", why), EXIT_USAGE;
+    TrustList trust;
+    if ((v = opts_text(&o, "--trust")) && trust_read(v, &trust, why, sizeof why) != 0)
+        return opts_error(TABLE.program, "--trust: %s", why), EXIT_USAGE;
     compute_build(build, sizeof build);
     if (opts_given(&o, "--build-id")) {
         printf("%s\n", build);
@@ -117,6 +132,8 @@ int main(int argc, char **argv)
     }
     int cores = online > 0 ? (int)online : 1;
     WorkerConfig cfg = { .name = name, .build = build, .cores = cores, .cache_dir = cache_dir,
+                         .trust = opts_given(&o, "--trust") ? &trust : NULL,
+                         .allow_unsigned = opts_given(&o, "--allow-unsigned"),
                          .threads = opts_given(&o, "--concurrency") ? (int)opts_int(&o, "--concurrency") : cores };
     if (cfg.threads > WORKER_MAX_THREADS)
         cfg.threads = WORKER_MAX_THREADS;
@@ -134,6 +151,13 @@ int main(int argc, char **argv)
     rc = 1;
     if (w) {
         log_info("build %s, %d game threads, coordinator %s", build, cfg.threads, endpoint);
+        if (cfg.trust)
+            log_info("engine builds: run when signed by one of the %d operator keys of %s%s", trust.count,
+                     opts_text(&o, "--trust"), cfg.allow_unsigned ? " (unsigned ones too: --allow-unsigned)" : "");
+        else if (cfg.allow_unsigned)
+            log_warn("engine builds: --allow-unsigned without --trust: ANY build the coordinator serves runs here");
+        else
+            log_info("engine builds: none run here (no --trust FILE of operator keys)");
         running = w;
         rc = worker_run(w) == 0 ? 0 : 1;
         running = NULL;

@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "files.h"
+#include "keys.h"
 #include "sha256.h"
 
 enum { BINARY_MAX = 256 << 20, BENCH_OUT_MAX = 1 << 16 };
@@ -29,6 +30,8 @@ static const OptSpec BUILD_OPTIONS[] = {
     { "--jobs", OPT_INT, "N", NULL, .imin = 1, .imax = 1024, .help = "parallel compile jobs (default: online cores)" },
     { "--binary", OPT_TEXT, "FILE", NULL, .help = "register this engine binary instead" },
     { "--name", OPT_TEXT, "NAME", NULL, .help = "with --binary: its name (default xqf-engine-SHA12)" },
+    { "--sign-key", OPT_TEXT, "FILE", NULL, .help = "sign the build with this operator key (xqf-keys sign-new)" },
+    { "--signature", OPT_TEXT, "HEX", NULL, .help = "with --binary: its signature made elsewhere (xqf-keys sign)" },
     CLI_DB_OPTION,
     OPTS_END,
 };
@@ -36,8 +39,8 @@ static const OptSpec BUILD_OPTIONS[] = {
 static const OptTable BUILD_TABLE = {
     .program = "xqf-tune", .spec = BUILD_OPTIONS, .max_positional = 1,
     .usage =
-        "Usage: xqf-tune build RUN [--out DIR] [--source DIR] [--jobs N] [--db CONNINFO]\n"
-        "       xqf-tune build --binary FILE [--name NAME] [--db CONNINFO]\n"
+        "Usage: xqf-tune build RUN [--out DIR] [--source DIR] [--jobs N] [--sign-key FILE] [--db CONNINFO]\n"
+        "       xqf-tune build --binary FILE [--name NAME] [--sign-key FILE | --signature HEX] [--db CONNINFO]\n"
         "A tuned engine: xqf-engine compiled with the run's exported parameters as its\n"
         "defaults (cmake -DXQF_PARAMS_FILE), named with the run id and the parameter\n"
         "set's hash (HASH, 16 hex digits).  In DIR:\n"
@@ -49,12 +52,18 @@ static const OptTable BUILD_TABLE = {
         "    Parameters: FILE (set HASH)\n"
         "    Bench: N\n"
         "    SHA-256: HEX\n"
+        "    Signature: HEX (or none)\n"
         "    Build: ID\n"
         "    Binary: PATH\n"
         "The second form registers any xqf-engine binary (a search change built\n"
         "elsewhere), named NAME, the same way.  Either way the binary itself is\n"
         "stored in the database: workers fetch it by its SHA-256 (checked, cached)\n"
-        "to play it, e.g. in `xqf-tune sprt new --test-build ID`.\n",
+        "to play it, e.g. in `xqf-tune sprt new --test-build ID`.\n"
+        "Workers run only builds signed by an operator key they trust (--trust):\n"
+        "--sign-key signs the build's SHA-256 and name with the operator's secret key\n"
+        "(xqf-keys sign-new FILE); --signature takes a signature made on another machine\n"
+        "by `xqf-keys sign KEYFILE BINARY NAME`.  An unsigned build is recorded with a\n"
+        "warning: only workers started with --allow-unsigned play it.\n",
 };
 
 /* snprintf into a path buffer: false when it did not fit. */
@@ -210,12 +219,54 @@ static int record(Store *s, const char *binary, const StoreBuild *b)
     return CLI_OK;
 }
 
+/* How a build is signed: with the operator's key, with a signature made elsewhere, or not at all. */
+typedef struct {
+    SignKey key;
+    bool has_key;
+    const char *signature;           /* --signature, or NULL */
+} Signing;
+
+/* Reads --sign-key / --signature into sg (before any long work). Exit status. */
+static int signing_load(const Opts *o, Signing *sg)
+{
+    char err[512];
+    memset(sg, 0, sizeof *sg);
+    sg->signature = opts_text(o, "--signature");
+    if (opts_given(o, "--sign-key") && sg->signature)
+        return cli_fail(CLI_USAGE, "give --sign-key or --signature, not both");
+    if (sg->signature && (strlen(sg->signature) != SIGN_SIG_HEX ||
+                          strspn(sg->signature, "0123456789abcdef") != SIGN_SIG_HEX))
+        return cli_fail(CLI_USAGE, "--signature: %d lowercase hex digits, as xqf-keys sign prints", SIGN_SIG_HEX);
+    if (opts_given(o, "--sign-key")) {
+        if (sign_key_read(opts_text(o, "--sign-key"), true, &sg->key, err, sizeof err) != 0)
+            return cli_fail(CLI_USAGE, "--sign-key: %s", err);
+        sg->has_key = true;
+    }
+    return CLI_OK;
+}
+
+/* The signature of b (sha256 and build_id set) into b->signature, printed. Exit status. */
+static int signing_apply(Signing *sg, StoreBuild *b)
+{
+    char err[512];
+    if (sg->has_key && sign_build(&sg->key, b->sha256, b->build_id, b->signature, err, sizeof err) != 0)
+        return cli_fail(CLI_FAIL, "cannot sign: %s", err);
+    if (!sg->has_key && sg->signature)
+        snprintf(b->signature, sizeof b->signature, "%s", sg->signature);
+    if (!b->signature[0])
+        fprintf(stderr, "xqf-tune: warning: an unsigned build: workers play it only with --allow-unsigned "
+                        "(sign it with --sign-key FILE)\n");
+    printf("Signature: %s\n", b->signature[0] ? b->signature : "none");
+    return CLI_OK;
+}
+
 /*
  * The tail of both forms of build: the binary's bench signature, SHA-256,
- * its row in the builds table and its bytes (what workers fetch), printed.
- * b has the run, parameter hash and name filled in.  Exit status.
+ * operator's signature, its row in the builds table and its bytes (what
+ * workers fetch), printed.  b has the run, parameter hash and name filled
+ * in.  Exit status.
  */
-static int register_binary(Store *s, const char *binary, const char *log, StoreBuild *b)
+static int register_binary(Store *s, const char *binary, const char *log, StoreBuild *b, Signing *sg)
 {
     int status = bench(binary, log, &b->bench_nodes);
     if (status != CLI_OK)
@@ -223,22 +274,24 @@ static int register_binary(Store *s, const char *binary, const char *log, StoreB
     if (sha256_file(binary, b->sha256) != 0)
         return cli_fail(CLI_FAIL, "cannot hash %s", binary);
     printf("SHA-256: %s\n", b->sha256);
+    if ((status = signing_apply(sg, b)) != CLI_OK)
+        return status;
     if (!path_fmt(b->path, sizeof b->path, "%s", binary))
         return cli_fail(CLI_USAGE, "'%s': path too long", binary);
     return record(s, binary, b);
 }
 
 /* xqf-tune build --binary FILE: registers a binary built elsewhere. Exit status. */
-static int build_binary(const Opts *o)
+static int build_binary(const Opts *o, Signing *sg)
 {
     const char *binary = opts_text(o, "--binary"), *name = opts_text(o, "--name");
     char abs[PATH_MAX], log[PATH_MAX], sha[SHA256_HEX_LEN + 1];
     if (o->npositional != 0 || opts_given(o, "--out") || opts_given(o, "--source") || opts_given(o, "--jobs"))
-        return cli_fail(CLI_USAGE, "build --binary FILE takes only --name and --db");
+        return cli_fail(CLI_USAGE, "build --binary FILE takes only --name, --sign-key, --signature and --db");
     if (access(binary, X_OK) != 0)
         return cli_fail(CLI_USAGE, "--binary: '%s' is not an executable file: %s", binary, strerror(errno));
-    if (name && (!*name || strlen(name) > STORE_NAME_MAX))
-        return cli_fail(CLI_USAGE, "--name: 1 to %d characters, please", STORE_NAME_MAX);
+    if (name && !sign_name_ok(name))
+        return cli_fail(CLI_USAGE, "--name: 1 to %d printable characters without spaces, please", SIGN_NAME_MAX);
     if (!realpath(binary, abs))
         return cli_fail(CLI_USAGE, "--binary: '%s': %s", binary, strerror(errno));
     if (!path_fmt(log, sizeof log, "%s.bench.log", abs))
@@ -253,7 +306,7 @@ static int build_binary(const Opts *o)
     Store *s = NULL;
     int status = cli_open_db(o, &s);
     if (status == CLI_OK)
-        status = register_binary(s, abs, log, &b);
+        status = register_binary(s, abs, log, &b, sg);
     store_destroy(&s);
     return status;
 }
@@ -296,7 +349,7 @@ static int compile(const char *source, const BuildPaths *bp, int64_t jobs, int64
 }
 
 /* The build of run id: export, compile, register. Exit status. */
-static int build_run(Store *s, int64_t id, const char *source, const char *out, int64_t jobs)
+static int build_run(Store *s, int64_t id, const char *source, const char *out, int64_t jobs, Signing *sg)
 {
     StoreRun r;
     Params p;
@@ -315,7 +368,7 @@ static int build_run(Store *s, int64_t id, const char *source, const char *out, 
     StoreBuild b = { .run_id = id };
     snprintf(b.params_hash, sizeof b.params_hash, "%s", bp.hash);
     snprintf(b.build_id, sizeof b.build_id, "xqf-engine-run%" PRId64 "-%s", id, bp.hash);
-    return register_binary(s, bp.binary, bp.log, &b);
+    return register_binary(s, bp.binary, bp.log, &b, sg);
 }
 
 int tune_cmd_build(int argc, char **argv)
@@ -325,10 +378,18 @@ int tune_cmd_build(int argc, char **argv)
     int status = cli_parse(&o, &BUILD_TABLE, argc - 1, argv + 1);
     if (status != CLI_GO)
         return status;
-    if (opts_given(&o, "--binary"))
-        return build_binary(&o);
+    Signing sg;
+    if ((status = signing_load(&o, &sg)) != CLI_OK)
+        return status;
+    if (opts_given(&o, "--binary")) {
+        status = build_binary(&o, &sg);
+        sign_key_wipe(&sg.key);
+        return status;
+    }
     if (opts_given(&o, "--name"))
         return cli_fail(CLI_USAGE, "--name goes with --binary (a run's build is named after the run)");
+    if (opts_given(&o, "--signature"))
+        return cli_fail(CLI_USAGE, "--signature goes with --binary (sign a run's build with --sign-key)");
     if ((status = cli_run_id(&o, &id)) != CLI_OK)
         return status;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -344,7 +405,8 @@ int tune_cmd_build(int argc, char **argv)
         return cli_fail(CLI_USAGE, "--out: '%s' is too long", out_opt);
     Store *s = NULL;
     if ((status = cli_open_db(&o, &s)) == CLI_OK)
-        status = build_run(s, id, source, out, jobs);
+        status = build_run(s, id, source, out, jobs, &sg);
     store_destroy(&s);
+    sign_key_wipe(&sg.key);
     return status;
 }

@@ -44,7 +44,12 @@ int cli_open_db(const Opts *o, Store **out)
         return cli_fail(CLI_USAGE, "give --db CONNINFO or set XQF_DB");
     xqf_log_init(CLI_PROGRAM);
     Store *s = store_new(db);
-    if (!s || store_connect(s) != 0) {
+    int rc = s ? store_connect(s) : -1;
+    if (rc == STORE_SCHEMA_MISMATCH) {
+        store_destroy(&s);
+        return cli_fail(CLI_FAIL, "the database's schema does not suit this xqf-tune (see above)");
+    }
+    if (rc != 0) {
         store_destroy(&s);
         return cli_fail(CLI_FAIL, "cannot connect to the database '%s'", db);
     }

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# check_units.sh BIN UNITS - the systemd units of ops/systemd (UNITS) pass
+# `systemd-analyze verify` with no complaint at all (unknown or misspelt
+# keys, bad values, a missing program), their /usr/local/bin programs
+# pointed at BIN (verify checks that ExecStart's program is there; a
+# template is verified as its instance @1).  And what verify cannot see: a
+# unit that makes the file system read-only (ProtectSystem=strict) and
+# runs xqf-worker must give it a writable build cache (CacheDirectory=,
+# and --cache "$CACHE_DIRECTORY"), else the worker cannot start.
+# Status 77 (skipped) without systemd-analyze: the Debian package systemd
+# has it (ops/setup installs it).
+set -u
+bin=$1 units=$2
+if ! command -v systemd-analyze >/dev/null; then
+    echo "skipped: systemd-analyze is not installed (Debian package systemd; ops/setup installs it)"
+    exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for f in "$units"/*.service; do
+    name=$(basename "$f")
+    sed "s|/usr/local/bin/|$bin/|g" "$f" > "$tmp/${name/@./@1.}"
+done
+bad=0
+out=$(cd "$tmp" && systemd-analyze verify --man=no ./*.service 2>&1)
+rc=$?
+if [ $rc -ne 0 ] || [ -n "$out" ]; then
+    printf 'systemd-analyze verify failed (status %d):\n%s\n' "$rc" "$out"
+    bad=1
+fi
+for f in "$units"/*.service; do
+    grep -q '^ProtectSystem=strict' "$f" && grep '^ExecStart=' "$f" | grep -q 'xqf-worker' || continue
+    if ! grep -q '^CacheDirectory=' "$f" || ! grep '^ExecStart=' "$f" | grep -qF -- '--cache "$CACHE_DIRECTORY"'; then
+        echo "$f: ProtectSystem=strict leaves xqf-worker no writable cache (CacheDirectory= and --cache \"\$CACHE_DIRECTORY\")"
+        bad=1
+    fi
+done
+[ $bad -eq 0 ] && echo "ok: $(ls "$units"/*.service | wc -l) units verified"
+exit $bad
