@@ -180,6 +180,7 @@ void store_destroy(Store **sp)
 bool store_ok(const Store *s) { return s->conn && PQstatus(s->conn) == CONNECTION_OK; }
 int store_socket(const Store *s) { return s->conn ? PQsocket(s->conn) : -1; }
 int store_migrations_applied(const Store *s) { return s->migrated; }
+PGconn *store_pgconn(Store *s) { return s->conn; }
 
 /*
  * The one error path: logs what failed and, when the connection is gone,
