@@ -61,5 +61,6 @@ int tune_cmd_stop(int argc, char **argv);
 int tune_cmd_export(int argc, char **argv);
 int tune_cmd_report(int argc, char **argv);
 int tune_cmd_build(int argc, char **argv);
+int tune_cmd_user(int argc, char **argv);
 
 #endif
