@@ -12,7 +12,7 @@
 #include "app.h"
 #include "log.h"
 
-enum { KEEPALIVE_MS = 15000, HEAD_MEMORY = 32 * 1024 };
+enum { KEEPALIVE_MS = 15000, HEAD_MEMORY = 32 * 1024, DISCARD_MAX = 4 << 20 };
 
 struct Http {
     struct MHD_Daemon *daemon;
@@ -24,6 +24,7 @@ struct Http {
 /* What one request collects between the calls of the access handler. */
 typedef struct {
     Buf body;
+    size_t received;
     bool too_large;
 } Upload;
 
@@ -184,14 +185,14 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         else
             return MHD_YES;
     }
-    if (*upload_size) {
+    if (*upload_size) {              /* a body without Content-Length (chunked) that grows too large is */
+        up->received += *upload_size; /* discarded up to DISCARD_MAX, then answered 413, else cut off */
         if (up->body.len + *upload_size > WEB_BODY_MAX)
             up->too_large = true;
         else
             buf_add(&up->body, upload, *upload_size);
         *upload_size = 0;
-        if (!up->too_large)
-            return MHD_YES;
+        return up->received > DISCARD_MAX ? MHD_NO : MHD_YES;
     }
     if (up->too_large)
         return send_error(c, 413, "the request is larger than the 64 KiB a form may be");
