@@ -1,7 +1,5 @@
 #include "request.h"
 
-#include <errno.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,7 +85,8 @@ static int hex(int c)
 static long decode(const char *p, const char *end, char *out, size_t max, const char **why)
 {
     size_t n = 0;
-    while (p < end) {
+    out[0] = '\0';
+    for (; p < end; out[n] = '\0') {   /* out stays terminated, even when the rest is malformed */
         int c = (unsigned char)*p++;
         if (c == '+')
             c = ' ';
@@ -104,7 +103,6 @@ static long decode(const char *p, const char *end, char *out, size_t max, const 
             return *why = "a field too long", -1;
         out[n++] = (char)c;
     }
-    out[n] = '\0';
     return (long)n;
 }
 
