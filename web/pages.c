@@ -83,15 +83,18 @@ static bool elo_of(const StoreCounts *c, xqf_elo *e)
     return xqf_elo_wdl(c->wins, c->draws, c->losses, e) == XQF_STATS_OK;
 }
 
+/* x without the minus sign of a value that prints as zero ("-0.00"). */
+static double z(double x) { return fabs(x) < 0.005 ? 0.0 : x; }
+
 static void elo_text(const StoreCounts *c, char *out, size_t size, bool normalized)
 {
     xqf_elo e;
     if (!elo_of(c, &e))
         snprintf(out, size, "-");
     else if (normalized)
-        snprintf(out, size, "%.2f \u00b1 %.2f", e.nelo, e.nelo_ci95);
+        snprintf(out, size, "%.2f \u00b1 %.2f", z(e.nelo), e.nelo_ci95);
     else
-        snprintf(out, size, "%.2f \u00b1 %.2f", e.elo, e.elo_ci95);
+        snprintf(out, size, "%.2f \u00b1 %.2f", z(e.elo), e.elo_ci95);
 }
 
 /* Likelihood of superiority from the decisive games (the normal approximation). */
@@ -114,7 +117,7 @@ static void llr_text(const StoreRun *r, char *out, size_t size)
     else if (isnan(r->llr))
         snprintf(out, size, "0.00 [%.2f, %.2f]", lo, hi);
     else
-        snprintf(out, size, "%.2f [%.2f, %.2f]", r->llr, lo, hi);
+        snprintf(out, size, "%.2f [%.2f, %.2f]", z(r->llr), lo, hi);
 }
 
 /* Done as a fraction: SPSA iterations, SPRT the LLR's way to a bound or the pairs to the cap. */
@@ -248,7 +251,8 @@ int page_runs(Store *s, const WebRequest *rq, const Session *u, Buf *b)
         return 503;
     }
     head(b, "Runs", u);
-    buf_puts(b, "<h1>Runs</h1>\n<form class=\"filters\" method=\"get\" action=\"/runs\">");
+    buf_puts(b, "<h1>Runs <span id=\"live\" data-events=\"/events\"></span></h1>\n"
+                "<form class=\"filters\" method=\"get\" action=\"/runs\">");
     static const char *const STATES[] = { "", "active", "pending", "finished", NULL };
     static const char *const KINDS[] = { "", "sprt", "spsa", NULL };
     select_field(b, "state", STATES, form_get(rq->query, "state"));
@@ -256,7 +260,7 @@ int page_runs(Store *s, const WebRequest *rq, const Session *u, Buf *b)
     buf_puts(b, "<label>owner <input name=\"owner\" size=\"12\" value=\"");
     const char *owner = form_get(rq->query, "owner");
     buf_html(b, owner ? owner : "");
-    buf_puts(b, "\"></label> <button>Filter</button></form>\n<div id=\"live\" data-events=\"/events\"></div>\n");
+    buf_puts(b, "\"></label> <button>Filter</button></form>\n");
     static const char *const ACTIVE[] = { "active", NULL }, *const PENDING[] = { "pending", NULL },
                              *const DONE[] = { "finished", "stopped", "paused", NULL };
     runs_table(b, "Active", runs, n, owners, nowners, rq->query, ACTIVE);
@@ -395,7 +399,7 @@ static void tasks_section(Store *s, int64_t id, Buf *b)
 {
     StoreWebTasks *t = NULL;
     int n = store_web_tasks(s, id, TASK_ROWS, &t);
-    buf_puts(b, "<h2>Tasks by worker</h2>\n");
+    buf_puts(b, "<h2>Tasks by worker <small class=\"note\">(as of loading the page)</small></h2>\n");
     if (n <= 0) {
         buf_puts(b, n < 0 ? "<p class=\"error\">The tasks cannot be read now.</p>\n" : "<p>No tasks yet.</p>\n");
         free(t);
@@ -527,13 +531,12 @@ int page_run(Store *s, int64_t id, const Session *u, const char *notice, Buf *b)
     head(b, title, u);
     buf_printf(b, "<h1>Run %" PRId64 ": ", id);
     buf_html(b, r.name[0] ? r.name : "(unnamed)");
-    buf_puts(b, "</h1>\n");
+    buf_printf(b, " <span id=\"live\" data-events=\"/runs/%" PRId64 "/events\"></span></h1>\n", id);
     if (notice) {
         buf_puts(b, "<p class=\"notice\">");
         buf_html(b, notice);
         buf_puts(b, "</p>\n");
     }
-    buf_printf(b, "<div id=\"live\" data-events=\"/runs/%" PRId64 "/events\"></div>\n", id);
     actions(b, &r, owner, u);
     progress_bar(b, progress_of(&r));
 
