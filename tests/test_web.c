@@ -468,3 +468,29 @@ Test(web, a_commit_is_pushed_within_a_second)
     for (int i = 0; i < 2; i++)
         close(fds[i]);
 }
+
+Test(web, tls_with_a_certificate)
+{
+    CU_REQUIRE_DB();
+    if (system("command -v openssl >/dev/null") != 0)
+        cr_skip("openssl (to make a certificate and speak TLS) is not installed");
+    char cmd[2048], crt[256], key[256];
+    snprintf(crt, sizeof crt, "%s/web.crt", dir);
+    snprintf(key, sizeof key, "%s/web.key", dir);
+    snprintf(cmd, sizeof cmd, "openssl req -x509 -newkey rsa:2048 -nodes -keyout '%s' -out '%s' -days 1 "
+                              "-subj /CN=localhost 2>/dev/null", key, crt);
+    cr_assert_eq(system(cmd), 0);
+    const char *extra[] = { "--listen", "0.0.0.0", "--cert", crt, "--key", key, NULL };
+    start_web(extra);                /* a non-loopback address is fine with TLS */
+    snprintf(cmd, sizeof cmd, "printf 'GET /runs HTTP/1.0\\r\\nHost: x\\r\\n\\r\\n' | "
+                              "timeout 10 openssl s_client -quiet -connect 127.0.0.1:%d 2>/dev/null | head -1", port);
+    FILE *p = popen(cmd, "r");
+    char line[256] = "";
+    cr_assert(p);
+    cr_assert(fgets(line, sizeof line, p));
+    pclose(p);
+    cr_assert(strncmp(line, "HTTP/1.1 200", 12) == 0, "over TLS: %s", line);
+    Reply r = http("GET", "/runs", NULL, NULL);
+    cr_assert_neq(r.status, 200, "plain HTTP on the TLS port");
+    reply_free(&r);
+}
