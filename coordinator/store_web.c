@@ -55,6 +55,13 @@ static void text(const PGresult *r, int row, int col, char *out, size_t size)
     snprintf(out, size, "%s", PQgetvalue(r, row, col));
 }
 
+int store_web_session(Store *s)
+{
+    PGresult *res = query(s, "session settings", "SET jit = off", 0, NULL, PGRES_COMMAND_OK);
+    PQclear(res);
+    return res ? 0 : -1;
+}
+
 /* ---- runs ---------------------------------------------------------------------- */
 
 int store_web_owners(Store *s, int max, StoreWebOwner **out)
@@ -174,6 +181,43 @@ int store_web_tasks(Store *s, int64_t run, int max, StoreWebTasks **out)
             if (end == r && *r)
                 break;
         }
+    }
+    PQclear(res);
+    return n;
+}
+
+int store_web_workers(Store *s, int seconds, int max, StoreWorker **out)
+{
+    char sec[16], m[16];
+    snprintf(sec, sizeof sec, "%d", seconds);
+    snprintf(m, sizeof m, "%d", max);
+    const char *p[2] = { sec, m };
+    *out = NULL;
+    PGresult *res = query(s, "workers",
+                          "WITH leased AS (SELECT worker_id, count(*) AS n FROM tasks WHERE state = 'leased' "
+                          "GROUP BY worker_id) "
+                          "SELECT w.id, w.name, w.build_id, w.cores, w.concurrency, x.pairs, coalesce(l.n, 0), "
+                          "extract(epoch FROM now() - greatest(w.last_seen, x.seen)) "
+                          "FROM workers w LEFT JOIN leased l ON l.worker_id = w.id, LATERAL "
+                          "(SELECT coalesce(sum(pairs), 0) AS pairs, max(updated_at) AS seen FROM results "
+                          " WHERE worker_id = w.id) x "
+                          "WHERE greatest(w.last_seen, x.seen) > now() - $1 * interval '1 second' "
+                          "ORDER BY w.name LIMIT $2", 2, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int n = PQntuples(res);
+    if (n && !(*out = calloc((size_t)n, sizeof **out))) {
+        PQclear(res);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        StoreWorker *w = &(*out)[i];
+        w->id = i64(res, i, 0);
+        text(res, i, 1, w->name, sizeof w->name);
+        text(res, i, 2, w->build_id, sizeof w->build_id);
+        w->cores = (int)i64(res, i, 3), w->concurrency = (int)i64(res, i, 4);
+        w->pairs = i64(res, i, 5), w->leased = i64(res, i, 6);
+        w->idle_s = PQgetisnull(res, i, 7) ? 0 : strtod(PQgetvalue(res, i, 7), NULL);
     }
     PQclear(res);
     return n;

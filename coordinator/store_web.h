@@ -16,6 +16,13 @@
 
 #include "store.h"
 
+/*
+ * Session settings of the web's connections, after every store_connect:
+ * JIT off (its compile time, ~0.4 s, would dominate queries of a few ms).
+ * Returns 0 or -1.
+ */
+int store_web_session(Store *s);
+
 /* ---- runs ---------------------------------------------------------------------- */
 
 /* Who created each run (owner "" for runs made outside the web) among the newest max. */
@@ -53,6 +60,14 @@ typedef struct {
 
 /* A run's tasks grouped by worker (most pairs first, at most max rows). Returns the count or -1; *out malloc'd. */
 int store_web_tasks(Store *s, int64_t run, int max, StoreWebTasks **out);
+
+/*
+ * store_list_workers for the machines page: the same rows (seen within
+ * seconds, by name, at most max), with the leased tasks counted in one
+ * pass over the leased tasks instead of one lookup per worker.  Returns
+ * the count or -1; *out malloc'd.
+ */
+int store_web_workers(Store *s, int seconds, int max, StoreWorker **out);
 
 /* ---- live notifications ------------------------------------------------------- */
 

@@ -148,7 +148,7 @@ static void *listen_main(void *arg)
     int ndirty = 0;
     int64_t runs[256];
     while (s && dirty && !stopping(w)) {
-        if (!store_ok(s) && (store_connect(s) != 0 || store_web_listen(s) != 0)) {
+        if (!store_ok(s) && (store_connect(s) != 0 || store_web_session(s) != 0 || store_web_listen(s) != 0)) {
             store_destroy(&s);
             s = store_new(w->cfg.db);
             struct timespec t = { RECONNECT_MS / 1000, 0 };

@@ -19,7 +19,8 @@
 #include "stats.h"
 #include "store_web.h"
 
-enum { RUNS_SHOWN = 200, CHART_POINTS = 400, TASK_ROWS = 200, AUDIT_ROWS = 100, MACHINE_WINDOW_S = 3600 };
+enum { RUNS_SHOWN = 200, CHART_POINTS = 400, TASK_ROWS = 200, AUDIT_ROWS = 100, MACHINE_WINDOW_S = 3600,
+       MACHINES_SHOWN = 5000 };
 
 /* ---- the frame of every page ------------------------------------------------------ */
 
@@ -689,7 +690,7 @@ int page_run_event(Store *s, int64_t id, Buf *out)
 int page_machines(Store *s, const Session *u, Buf *b)
 {
     StoreWorker *w = NULL;
-    int n = store_list_workers(s, MACHINE_WINDOW_S, &w);
+    int n = store_web_workers(s, MACHINE_WINDOW_S, MACHINES_SHOWN, &w);
     if (n < 0) {
         page_error(b, 503, "the run database cannot be read now");
         return 503;

@@ -74,7 +74,8 @@ Web *web_new(const WebConfig *cfg)
     pthread_cond_init(&w->ev_cond, NULL);
     if (cfg->chart_js && !(w->chart_js = read_file(cfg->chart_js, &w->chart_js_len)))
         log_warn("cannot read %s (%s): pages have no charts", cfg->chart_js, strerror(errno));
-    if (!(w->store = store_new(cfg->db)) || store_connect(w->store) != 0 || live_start(w) != 0) {
+    if (!(w->store = store_new(cfg->db)) || store_connect(w->store) != 0 || store_web_session(w->store) != 0 ||
+        live_start(w) != 0) {
         log_error("cannot start: the database is not reachable");
         web_destroy(&w);
         return NULL;
@@ -584,7 +585,7 @@ void web_handle(Web *w, const WebRequest *rq, WebResponse *rs)
     if (static_file(w, &rt, rs))
         return;
     pthread_mutex_lock(&w->db_lock);
-    if (!store_ok(w->store) && store_connect(w->store) != 0) {
+    if (!store_ok(w->store) && (store_connect(w->store) != 0 || store_web_session(w->store) != 0)) {
         pthread_mutex_unlock(&w->db_lock);
         web_error(rs, 503, "the run database is not reachable now");
         return;
