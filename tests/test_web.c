@@ -494,3 +494,63 @@ Test(web, tls_with_a_certificate)
     cr_assert_neq(r.status, 200, "plain HTTP on the TLS port");
     reply_free(&r);
 }
+
+Test(web, spsa_from_the_form_and_its_page)
+{
+    CU_REQUIRE_DB();
+    add_user("ada", "admin", "adminpass1");
+    start_web(NULL);
+    char cookie[128], csrf[128], form[512];
+    login("ada", "adminpass1", cookie, csrf);
+    int64_t before = count_runs();
+    snprintf(form, sizeof form, "csrf=%s&name=s&params=RookMg%%2CNoSuch&pairs=0&alpha=0.602&gamma=0.101"
+                                "&a_ratio=0.1&tc=10%%2B&nodes=&pairs_per_task=2&priority=0", csrf);
+    Reply r = http("POST", "/new/spsa", cookie, form);
+    cr_assert_eq(r.status, 400);
+    cr_assert(strstr(r.body, "id=\"err-params\"") && strstr(r.body, "unknown parameter &#39;NoSuch&#39;"));
+    cr_assert(strstr(r.body, "id=\"err-pairs\"") && strstr(r.body, "id=\"err-tc\""));
+    reply_free(&r);
+    cr_assert_eq(count_runs(), before);
+    snprintf(form, sizeof form, "csrf=%s&name=s&params=RookMg%%2CHorseMg&pairs=50&alpha=0.602&gamma=0.101"
+                                "&a_ratio=0.1&tc=&nodes=500&pairs_per_task=2&priority=0", csrf);
+    r = http("POST", "/new/spsa", cookie, form);
+    cr_assert_eq(r.status, 303, "an admin's SPSA run: %d", r.status);
+    int64_t id = strtoll(strstr(r.head, "Location: /runs/") + 16, NULL, 10);
+    reply_free(&r);
+    StoreRun run;
+    load(id, &run);
+    cr_assert_str_eq(run.state, "active", "an admin's run starts at once");
+    cr_assert_str_eq(run.kind, "spsa");
+    char path[64];
+    snprintf(path, sizeof path, "/runs/%" PRId64, id);
+    r = http("GET", path, NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.body, "<td>RookMg</td><td>900</td>") && strstr(r.body, "<td>HorseMg</td>"),
+              "the parameter table");
+    cr_assert(strstr(r.body, "<textarea id=\"tuned\"") && strstr(r.body, "RookMg = 900"), "the tuned values");
+    cr_assert(strstr(r.body, "id=\"theta-1\""), "a chart per parameter");
+    cr_assert(strstr(r.body, "\"theta\":[{\"name\":\"RookMg\""), "the chart data");
+    reply_free(&r);
+}
+
+Test(web, an_expired_session_is_refused)
+{
+    CU_REQUIRE_DB();
+    int64_t id = cu_sprt(store, "NullR=2", 4, 100, 300, 0, 5);
+    add_user("ada", "admin", "adminpass1");
+    start_web(NULL);
+    char cookie[128], csrf[128], form[256], path[64], cmd[1024];
+    login("ada", "adminpass1", cookie, csrf);
+    snprintf(cmd, sizeof cmd, "psql -q '%s' -c \"UPDATE web_sessions SET expires_at = now() - interval '1 s'\" "
+                              ">/dev/null", db);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(path, sizeof path, "/runs/%" PRId64 "/stop", id);
+    snprintf(form, sizeof form, "csrf=%s", csrf);
+    Reply r = http("POST", path, cookie, form);
+    cr_assert_eq(r.status, 403);
+    cr_assert(strstr(r.body, "expired"));
+    reply_free(&r);
+    StoreRun run;
+    load(id, &run);
+    cr_assert_str_eq(run.state, "active");
+}

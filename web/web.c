@@ -416,6 +416,7 @@ static void spsa_fields(const Form *f, StoreSpsaSpec *sp, StoreSpsaParam *params
     char list[FORM_VALUE_MAX + 1];
     snprintf(list, sizeof list, "%s", names ? names : "");
     bool any = false;
+    int before = er->n;
     for (char *save = NULL, *name = strtok_r(list, ", ", &save); name; name = strtok_r(NULL, ", ", &save)) {
         any = true;
         const ParamInfo *info = params_find(name);
@@ -434,7 +435,7 @@ static void spsa_fields(const Form *f, StoreSpsaSpec *sp, StoreSpsaParam *params
             q->start = q->theta = info->def, q->min = info->min, q->max = info->max;
             q->c_end = info->c_end, q->r_end = info->r_end;
         }
-        if (er->n)
+        if (er->n > before)          /* one message for the field */
             return;
     }
     for (int i = 0; !any && i < PARAM_COUNT && sp->count < STORE_SPSA_MAX; i++)

@@ -48,9 +48,10 @@
     (data.theta || []).forEach(function (t, i) {
       var pts = t.points.map(function (p) { return { x: p[0], y: p[1] }; });
       var x1 = Math.max(lastX(pts), 1);
-      var c = line('theta-' + i, t.name, pts, [
+      // the axis zooms on the trajectory (the bounds are in the label, as the report does)
+      var c = line('theta-' + i, t.name + ' [' + t.min + ', ' + t.max + ']', pts, [
         { label: 'start', data: flat(t.start, 0, x1), color: '#888' }]);
-      if (c) { c.options.scales.y = { min: t.min, max: t.max }; c.update('none'); charts['theta-' + i] = c; }
+      if (c) { charts['theta-' + i] = c; }
     });
   }
 
