@@ -248,7 +248,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
     char line[512];
     vsnprintf(line, sizeof line, fmt, ap);
     line[strcspn(line, "\n")] = '\0';
-    log_warn("http: %s", line);
+    log_debug("http: %s", line);     /* clients going away, bad requests: not the server's trouble */
 }
 
 /* ---- the daemon ------------------------------------------------------------------------- */
