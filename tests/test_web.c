@@ -328,10 +328,12 @@ Test(web, tester_run_waits_for_approval)
     int64_t before = count_runs();
     /* bad values: 400, a message next to each field, nothing created */
     snprintf(form, sizeof form, "csrf=%s&name=x&test=NoSuchParam%%3D1&base=&elo0=0&elo1=-3&alpha=0.05&beta=2"
-                                "&max_pairs=0&tc=&nodes=&pairs_per_task=9999&priority=0", csrf);
+                                "&max_pairs=0&tc=&nodes=&pairs_per_task=9999&priority=0&test_build=77&base_build=x",
+             csrf);
     Reply r = http("POST", "/new/sprt", cookie, form);
     cr_assert_eq(r.status, 400);
-    const char *fields[] = { "err-test", "err-elo1", "err-beta", "err-max_pairs", "err-tc", "err-pairs_per_task" };
+    const char *fields[] = { "err-test", "err-elo1", "err-beta", "err-max_pairs", "err-tc", "err-pairs_per_task",
+                             "err-test_build", "err-base_build" };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         cr_assert(strstr(r.body, fields[i]), "no message for %s", fields[i]);
     cr_assert(strstr(r.body, "value=\"NoSuchParam=1\""), "the values given are kept");

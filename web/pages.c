@@ -764,6 +764,8 @@ int page_new_run(const char *kind, const Form *values, const FieldError *errors,
     } else {
         field(b, values, errors, nerrors, "test", "Test set", "", "Name=value,... over the defaults");
         field(b, values, errors, nerrors, "base", "Base set", "", "empty: the defaults");
+        field(b, values, errors, nerrors, "test_build", "Test build", "", "id from xqf-tune build (empty: the workers' engine)");
+        field(b, values, errors, nerrors, "base_build", "Base build", "", "id from xqf-tune build (empty: the workers' engine)");
         field(b, values, errors, nerrors, "elo0", "elo0 (nElo)", "0", NULL);
         field(b, values, errors, nerrors, "elo1", "elo1 (nElo)", "5", NULL);
         field(b, values, errors, nerrors, "alpha", "alpha", "0.05", NULL);

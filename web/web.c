@@ -374,13 +374,34 @@ static void common_fields(const Form *f, StoreSprtSpec *sp, Errors *er)
     sp->seed = 1;
 }
 
-static void sprt_fields(const Form *f, StoreSprtSpec *sp, Errors *er)
+/* An engine build id field: empty (the workers' own engine) or a build xqf-tune build registered. */
+static int64_t build_field(Store *s, const Form *f, const char *field, Errors *er)
+{
+    const char *text = form_get(f, field);
+    int64_t id;
+    StoreBuild b;
+    if (!text || !*text)
+        return 0;
+    if (!int_in(text, 1, INT64_MAX, &id))
+        field_error(er, field, "a build id (a positive number; see xqf-tune build)%s", NULL);
+    else if (store_load_build(s, id, &b) != 1)
+        field_error(er, field, "no build %s (see xqf-tune build)", text);
+    else
+        return id;
+    return 0;
+}
+
+static void sprt_fields(Store *s, const Form *f, StoreSprtSpec *sp, Errors *er)
 {
     int64_t v;
     sp->test_params = form_get(f, "test") ? form_get(f, "test") : "";
     sp->base_params = form_get(f, "base") ? form_get(f, "base") : "";
     check_set(er, "test", sp->test_params);
     check_set(er, "base", sp->base_params);
+    sp->test_build = build_field(s, f, "test_build", er);
+    sp->base_build = build_field(s, f, "base_build", er);
+    if (sp->test_build && sp->test_build == sp->base_build)
+        field_error(er, "base_build", "the same build as the test's%s", NULL);
     if (!real_in(form_get(f, "elo0"), -1000, 1000, &sp->elo0))
         field_error(er, "elo0", "a number from -1000 to 1000%s", NULL);
     if (!real_in(form_get(f, "elo1"), -1000, 1000, &sp->elo1))
@@ -465,7 +486,7 @@ static void create_run(Web *w, const WebRequest *rq, const char *kind, const Ses
         ss.run.test_params = "";
         ss.params = params;
     } else
-        sprt_fields(rq->form, &ss.run, &er);
+        sprt_fields(w->store, rq->form, &ss.run, &er);
     if (er.n) {
         rs->status = page_new_run(kind, rq->form, er.e, er.n, u, &rs->body);
         free(params);
