@@ -23,6 +23,7 @@ Test(web_request, routes)
     r = route_parse("/runs/7/events");
     cr_assert_eq(r.kind, ROUTE_RUN_EVENTS);
     cr_assert_eq(r.run, 7);
+    cr_assert_eq(route_parse("/runs/7/report").kind, ROUTE_RUN_REPORT);
     r = route_parse("/runs/9/stop");
     cr_assert_eq(r.kind, ROUTE_RUN_ACTION);
     cr_assert_str_eq(r.action, "stop");

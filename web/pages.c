@@ -599,6 +599,8 @@ int page_run(Store *s, int64_t id, const Session *u, const char *notice, Buf *b)
     }
     buf_puts(b, "</table></div>\n");
 
+    buf_printf(b, "<p><a href=\"/runs/%" PRId64 "/report\">The run's report page</a> (as <code>xqf-tune report</code> "
+                  "writes it). Game records (PGN) are not kept by the cluster yet.</p>\n", id);
     if (!is_spsa(&r))
         buf_puts(b, "<h2>LLR and Elo over games</h2>\n<div class=\"charts\"><div class=\"chart\"><canvas id=\"llr\">"
                     "</canvas></div><div class=\"chart\"><canvas id=\"elo\"></canvas></div></div>\n");

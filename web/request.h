@@ -24,6 +24,7 @@ typedef enum {
     ROUTE_RUNS,                      /* GET /  and /runs */
     ROUTE_RUN,                       /* /runs/ID */
     ROUTE_RUN_EVENTS,                /* /runs/ID/events: Server-Sent Events of one run */
+    ROUTE_RUN_REPORT,                /* /runs/ID/report: the run's static report page (xqf-tune report) */
     ROUTE_RUNS_EVENTS,               /* /events: Server-Sent Events of every run */
     ROUTE_RUN_ACTION,                /* POST /runs/ID/ACTION (stop, approve, modify, purge) */
     ROUTE_MACHINES,                  /* /machines */

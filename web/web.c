@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "book.h"
+#include "cli.h"
 #include "log.h"
 #include "params.h"
 #include "password.h"
@@ -519,6 +520,30 @@ static void create_run(Web *w, const WebRequest *rq, const char *kind, const Ses
     snprintf(rs->location, sizeof rs->location, "/runs/%" PRId64, id);
 }
 
+/* ---- the static report ------------------------------------------------------------------ */
+
+/* The run's report page as xqf-tune report writes it (tuner/report.h): self-contained, inline SVG. */
+static void run_report(Web *w, int64_t id, WebResponse *rs)
+{
+    StoreRun r;
+    int found = store_load_run(w->store, id, &r, false);
+    if (found <= 0) {
+        web_error(rs, found < 0 ? 503 : 404, found < 0 ? "the database cannot be read now" : "there is no such run");
+        return;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    int status = f ? cli_report_html(w->store, &r, f) : CLI_FAIL;
+    if (f && fclose(f) != 0)
+        status = CLI_FAIL;
+    if (status == CLI_OK)
+        buf_add(&rs->body, text, len);
+    else
+        web_error(rs, 503, "the report cannot be made now");
+    free(text);
+}
+
 /* ---- the dispatcher ------------------------------------------------------------------ */
 
 /* POSTs: a session, its CSRF token, then the route's own rights. */
@@ -559,6 +584,7 @@ static void get(Web *w, const WebRequest *rq, const Route *rt, const Session *u,
     switch (rt->kind) {
     case ROUTE_RUNS: rs->status = page_runs(w->store, rq, u, b); break;
     case ROUTE_RUN: rs->status = page_run(w->store, rt->run, u, NULL, b); break;
+    case ROUTE_RUN_REPORT: run_report(w, rt->run, rs); break;
     case ROUTE_MACHINES: rs->status = page_machines(w->store, u, b); break;
     case ROUTE_LOGIN: rs->status = page_login(NULL, u, b); break;
     case ROUTE_NEW_SPRT:
