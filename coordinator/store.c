@@ -196,6 +196,7 @@ int store_socket(const Store *s) { return s->conn ? PQsocket(s->conn) : -1; }
 int store_migrations_applied(const Store *s) { return s->migrated; }
 void store_set_migrate(Store *s, bool on) { s->migrate = on; }
 int store_schema_version(const Store *s) { return s->version; }
+PGconn *store_pgconn(Store *s) { return s->conn; }
 
 /*
  * The one error path: logs what failed and, when the connection is gone,

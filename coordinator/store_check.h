@@ -32,4 +32,8 @@ int store_audit_run(Store *s, int64_t run, StoreAudit *out);
  */
 int store_admin_database(const char *conninfo, const char *name, bool drop);
 
+/* The connection (NULL when down), for store_web.c: the store's second libpq file. */
+struct pg_conn;
+struct pg_conn *store_pgconn(Store *s);
+
 #endif

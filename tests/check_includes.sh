@@ -9,12 +9,14 @@
 #   worker      -> engine, schemas, tuner, plumb
 #   coordinator -> schemas, tuner, plumb, the engine's parameter table
 #   tuner/cli   -> anything but tests               (xqf-tune: nothing includes it)
+#   web         -> anything but tests               (xqf-web: nothing includes it)
 #   tests       -> anything
 #
 # Project headers are told apart by folder (their names are unique in the
 # tree, which is checked too).  Libraries: only the codec includes msgpack.h,
 # only the store libpq-fe.h, only the transports zmq.h (and the tests' fake
-# workers and tools), only plumb's SHA-256 and the key files sodium.h.
+# workers and tools), only plumb's SHA-256 and passwords and the key files
+# sodium.h, only the web server's HTTP module microhttpd.h.
 set -u
 root=${1:-$(dirname "$0")/..}
 cd "$root" || exit 2
@@ -29,6 +31,7 @@ node() {
         worker/*) echo worker ;;
         coordinator/*) echo coordinator ;;
         tests/*) echo tests ;;
+        web/*) echo web ;;
         *) echo other ;;
     esac
 }
@@ -41,8 +44,8 @@ allowed() {
         tuner:engine | coordinator:engine) [ "$3" = params.h ] || [ "$3" = params.def ] ;;
         worker:engine | worker:schemas | worker:tuner | worker:plumb) return 0 ;;
         coordinator:schemas | coordinator:tuner | coordinator:plumb) return 0 ;;
-        cli:tests) return 1 ;;
-        cli:* | tests:*) return 0 ;;
+        cli:tests | web:tests) return 1 ;;
+        cli:* | web:* | tests:*) return 0 ;;
         *) return 1 ;;
     esac
 }
@@ -51,14 +54,15 @@ allowed() {
 library_ok() {
     case $1 in
         msgpack.h) [ "$2" = schemas/codec.c ] ;;
-        libpq-fe.h) [ "$2" = coordinator/store.c ] ;;
+        libpq-fe.h) case $2 in coordinator/store.c | coordinator/store_web.c) ;; *) false ;; esac ;;
         zmq.h) case $2 in coordinator/transport.c | coordinator/zap.c | worker/worker_transport.c | tests/*) ;; *) false ;; esac ;;
-        sodium.h) case $2 in schemas/plumb/sha256.c | schemas/keys.c) ;; *) false ;; esac ;;
+        sodium.h) case $2 in schemas/plumb/sha256.c | schemas/plumb/password.c | schemas/keys.c) ;; *) false ;; esac ;;
+        microhttpd.h) [ "$2" = web/http.c ] ;;
         *) true ;;
     esac
 }
 
-mapfile -t files < <(find engine worker coordinator tuner schemas tests -type f \
+mapfile -t files < <(find engine worker coordinator tuner schemas tests web -type f \
     \( -name '*.c' -o -name '*.h' -o -name '*.def' \) | sort)
 declare -A home
 bad=0

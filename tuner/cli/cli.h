@@ -51,6 +51,8 @@ void cli_elo_text(const StoreCounts *c, char *out, size_t size);
 int cli_export_set(Store *s, const StoreRun *r, Params *p);
 /* Writes an exported set to path (NULL: stdout) with its header line. Exit status. */
 int cli_write_export(const StoreRun *r, const Params *p, const char *path);
+/* Writes run r's report page (tuner/report.h, one self-contained HTML page) to out. Exit status. */
+int cli_report_html(Store *s, const StoreRun *r, FILE *out);
 
 int tune_cmd_stats(int argc, char **argv);
 int tune_cmd_spsa(int argc, char **argv);
@@ -62,5 +64,6 @@ int tune_cmd_export(int argc, char **argv);
 int tune_cmd_report(int argc, char **argv);
 int tune_cmd_build(int argc, char **argv);
 int tune_cmd_texel(int argc, char **argv);
+int tune_cmd_user(int argc, char **argv);
 
 #endif

@@ -1,0 +1,371 @@
+/*
+ * store_web.c - the web dashboard's queries (store_web.h): plain
+ * PQexecParams on the store's connection (they run a few times a second,
+ * not per game), each bounded by a LIMIT or a key.
+ */
+#include "store_web.h"
+#include "store_check.h"
+
+#include <inttypes.h>
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+/* Runs sql with n text parameters; the result when its status is want (caller clears), else NULL, logged. */
+static PGresult *query(Store *s, const char *what, const char *sql, int n, const char *const *params,
+                       ExecStatusType want)
+{
+    PGconn *c = store_pgconn(s);
+    if (!c) {
+        log_error("database: %s: not connected", what);
+        return NULL;
+    }
+    PGresult *res = PQexecParams(c, sql, n, NULL, params, NULL, NULL, 0);
+    if (PQresultStatus(res) == want)
+        return res;
+    char line[512];
+    snprintf(line, sizeof line, "%s", PQresultErrorMessage(res));
+    line[strcspn(line, "\n")] = '\0';
+    log_error("database: %s: %s", what, line);
+    PQclear(res);
+    return NULL;
+}
+
+/* A command's affected row count (0 or more), or -1. */
+static int command(Store *s, const char *what, const char *sql, int n, const char *const *params)
+{
+    PGresult *res = query(s, what, sql, n, params, PGRES_COMMAND_OK);
+    if (!res)
+        return -1;
+    int rows = atoi(PQcmdTuples(res));
+    PQclear(res);
+    return rows;
+}
+
+static int64_t i64(const PGresult *r, int row, int col)
+{
+    return PQgetisnull(r, row, col) ? 0 : strtoll(PQgetvalue(r, row, col), NULL, 10);
+}
+
+static void text(const PGresult *r, int row, int col, char *out, size_t size)
+{
+    snprintf(out, size, "%s", PQgetvalue(r, row, col));
+}
+
+int store_web_session(Store *s)
+{
+    PGresult *res = query(s, "session settings", "SET jit = off", 0, NULL, PGRES_COMMAND_OK);
+    PQclear(res);
+    return res ? 0 : -1;
+}
+
+/* ---- runs ---------------------------------------------------------------------- */
+
+int store_web_owners(Store *s, int max, StoreWebOwner **out)
+{
+    char m[16];
+    snprintf(m, sizeof m, "%d", max);
+    const char *p[1] = { m };
+    *out = NULL;
+    PGresult *res = query(s, "owners", "SELECT id, owner FROM runs ORDER BY id DESC LIMIT $1", 1, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int n = PQntuples(res);
+    if (n && !(*out = calloc((size_t)n, sizeof **out))) {
+        PQclear(res);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        (*out)[i].id = i64(res, i, 0);
+        text(res, i, 1, (*out)[i].owner, sizeof (*out)[i].owner);
+    }
+    PQclear(res);
+    return n;
+}
+
+int store_web_owner(Store *s, int64_t run, char *out, size_t size)
+{
+    char id[24];
+    snprintf(id, sizeof id, "%" PRId64, run);
+    const char *p[1] = { id };
+    PGresult *res = query(s, "owner", "SELECT owner FROM runs WHERE id = $1", 1, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    snprintf(out, size, "%s", found ? PQgetvalue(res, 0, 0) : "");
+    PQclear(res);
+    return found;
+}
+
+int store_web_creating(Store *s, const char *owner, bool pending)
+{
+    const char *p[2] = { owner ? owner : "", pending ? "on" : "off" };
+    PGresult *res = query(s, "creating", "SELECT set_config('xqf.owner', $1, false), "
+                          "set_config('xqf.pending', $2, false)", 2, p, PGRES_TUPLES_OK);
+    PQclear(res);
+    return res ? 0 : -1;
+}
+
+int store_web_approve(Store *s, int64_t run)
+{
+    char id[24];
+    snprintf(id, sizeof id, "%" PRId64, run);
+    const char *p[1] = { id };
+    return command(s, "approve", "UPDATE runs SET state = 'active' WHERE id = $1 AND state = 'pending'", 1, p);
+}
+
+int store_web_stop(Store *s, int64_t run, const char *verdict)
+{
+    char id[24];
+    snprintf(id, sizeof id, "%" PRId64, run);
+    const char *p[2] = { id, verdict };
+    PGresult *res = query(s, "stop",
+                          "WITH p AS (UPDATE runs SET state = 'stopped', verdict = $2, finished_at = now() "
+                          "WHERE id = $1 AND state = 'pending' RETURNING 1) "
+                          "SELECT xqf_finish_run($1, 'stopped', $2, NULL) OR EXISTS (SELECT 1 FROM p)",
+                          2, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int done = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+    PQclear(res);
+    return done;
+}
+
+int store_web_modify(Store *s, int64_t run, int priority, int64_t max_pairs, int pairs_per_task)
+{
+    char id[24], pr[16], mp[24], ppt[16];
+    snprintf(id, sizeof id, "%" PRId64, run);
+    snprintf(pr, sizeof pr, "%d", priority);
+    snprintf(mp, sizeof mp, "%" PRId64, max_pairs);
+    snprintf(ppt, sizeof ppt, "%d", pairs_per_task);
+    const char *p[4] = { id, pr, mp, ppt };
+    return command(s, "modify", "UPDATE runs SET priority = $2, max_pairs = $3, pairs_per_task = $4 "
+                   "WHERE id = $1 AND state IN ('active', 'pending')", 4, p);
+}
+
+int store_web_tasks(Store *s, int64_t run, int max, StoreWebTasks **out)
+{
+    char id[24], m[16];
+    snprintf(id, sizeof id, "%" PRId64, run);
+    snprintf(m, sizeof m, "%d", max);
+    const char *p[2] = { id, m };
+    *out = NULL;
+    PGresult *res = query(s, "tasks",
+                          "SELECT coalesce(w.name, ''), count(*), count(*) FILTER (WHERE t.state = 'leased'), "
+                          "sum(t.done_pairs), sum(t.wins), sum(t.draws), sum(t.losses), sum(t.attempts), "
+                          "array_to_string(xqf_add_all(t.reasons), ',') "
+                          "FROM tasks t LEFT JOIN workers w ON w.id = t.worker_id WHERE t.run_id = $1 "
+                          "GROUP BY w.name ORDER BY sum(t.done_pairs) DESC, w.name LIMIT $2",
+                          2, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int n = PQntuples(res);
+    if (n && !(*out = calloc((size_t)n, sizeof **out))) {
+        PQclear(res);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        StoreWebTasks *t = &(*out)[i];
+        text(res, i, 0, t->worker, sizeof t->worker);
+        t->tasks = i64(res, i, 1), t->leased = i64(res, i, 2), t->pairs = i64(res, i, 3);
+        t->wins = i64(res, i, 4), t->draws = i64(res, i, 5), t->losses = i64(res, i, 6);
+        t->attempts = i64(res, i, 7);
+        const char *r = PQgetvalue(res, i, 8);
+        while (*r && t->nreasons < STORE_REASONS) {
+            char *end;
+            t->reasons[t->nreasons++] = strtoll(r, &end, 10);
+            r = *end == ',' ? end + 1 : end;
+            if (end == r && *r)
+                break;
+        }
+    }
+    PQclear(res);
+    return n;
+}
+
+int store_web_workers(Store *s, int seconds, int max, StoreWorker **out)
+{
+    char sec[16], m[16];
+    snprintf(sec, sizeof sec, "%d", seconds);
+    snprintf(m, sizeof m, "%d", max);
+    const char *p[2] = { sec, m };
+    *out = NULL;
+    PGresult *res = query(s, "workers",
+                          "WITH leased AS (SELECT worker_id, count(*) AS n FROM tasks WHERE state = 'leased' "
+                          "GROUP BY worker_id) "
+                          "SELECT w.id, w.name, w.build_id, w.cores, w.concurrency, x.pairs, coalesce(l.n, 0), "
+                          "extract(epoch FROM now() - greatest(w.last_seen, x.seen)) "
+                          "FROM workers w LEFT JOIN leased l ON l.worker_id = w.id, LATERAL "
+                          "(SELECT coalesce(sum(pairs), 0) AS pairs, max(updated_at) AS seen FROM results "
+                          " WHERE worker_id = w.id) x "
+                          "WHERE greatest(w.last_seen, x.seen) > now() - $1 * interval '1 second' "
+                          "ORDER BY w.name LIMIT $2", 2, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int n = PQntuples(res);
+    if (n && !(*out = calloc((size_t)n, sizeof **out))) {
+        PQclear(res);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        StoreWorker *w = &(*out)[i];
+        w->id = i64(res, i, 0);
+        text(res, i, 1, w->name, sizeof w->name);
+        text(res, i, 2, w->build_id, sizeof w->build_id);
+        w->cores = (int)i64(res, i, 3), w->concurrency = (int)i64(res, i, 4);
+        w->pairs = i64(res, i, 5), w->leased = i64(res, i, 6);
+        w->idle_s = PQgetisnull(res, i, 7) ? 0 : strtod(PQgetvalue(res, i, 7), NULL);
+    }
+    PQclear(res);
+    return n;
+}
+
+/* ---- live notifications ------------------------------------------------------- */
+
+int store_web_listen(Store *s)
+{
+    PGresult *res = query(s, "listen", "LISTEN xqf_run_progress", 0, NULL, PGRES_COMMAND_OK);
+    PQclear(res);
+    return res ? 0 : -1;
+}
+
+int store_web_notices(Store *s, int64_t *runs, int max, bool *list_changed)
+{
+    PGconn *c = store_pgconn(s);
+    *list_changed = false;
+    if (!c || PQconsumeInput(c) == 0) {
+        log_error("database: notifications: %s", c ? PQerrorMessage(c) : "not connected");
+        return -1;
+    }
+    int n = 0;
+    PGnotify *note;
+    while ((note = PQnotifies(c))) {
+        if (strcmp(note->relname, "xqf_runs") == 0)
+            *list_changed = true;
+        else {
+            int64_t id = strtoll(note->extra, NULL, 10);
+            bool seen = id <= 0;
+            for (int i = 0; i < n && !seen; i++)
+                seen = runs[i] == id;
+            if (!seen && n < max)
+                runs[n++] = id;
+        }
+        PQfreemem(note);
+    }
+    return n;
+}
+
+/* ---- accounts, sessions, audit ----------------------------------------------------- */
+
+int store_web_user_add(Store *s, const char *name, const char *role, const char *pwhash, bool replace)
+{
+    const char *p[3] = { name, role, pwhash };
+    PGresult *res = query(s, "user add",
+                          replace ? "INSERT INTO web_users (name, role, pwhash) VALUES ($1, $2, $3) "
+                                    "ON CONFLICT (name) DO UPDATE SET role = $2, pwhash = $3"
+                                  : "INSERT INTO web_users (name, role, pwhash) VALUES ($1, $2, $3) "
+                                    "ON CONFLICT (name) DO NOTHING",
+                          3, p, PGRES_COMMAND_OK);
+    if (!res)
+        return -1;
+    int rows = atoi(PQcmdTuples(res));
+    PQclear(res);
+    return rows == 1;
+}
+
+/* Fills a user from columns id, name, role, pwhash starting at col. */
+static void user_row(const PGresult *res, int col, StoreWebUser *u)
+{
+    u->id = i64(res, 0, col);
+    text(res, 0, col + 1, u->name, sizeof u->name);
+    text(res, 0, col + 2, u->role, sizeof u->role);
+    text(res, 0, col + 3, u->pwhash, sizeof u->pwhash);
+}
+
+int store_web_user_get(Store *s, const char *name, StoreWebUser *out)
+{
+    const char *p[1] = { name };
+    PGresult *res = query(s, "user", "SELECT id, name, role, pwhash FROM web_users WHERE name = $1", 1, p,
+                          PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found)
+        user_row(res, 0, out);
+    PQclear(res);
+    return found;
+}
+
+int store_web_session_add(Store *s, const char *token_hash, int64_t user, const char *csrf, int64_t ttl_s)
+{
+    char uid[24], ttl[24];
+    snprintf(uid, sizeof uid, "%" PRId64, user);
+    snprintf(ttl, sizeof ttl, "%" PRId64, ttl_s);
+    const char *p[4] = { token_hash, uid, csrf, ttl };
+    return command(s, "session add", "INSERT INTO web_sessions (token_hash, user_id, csrf, expires_at) "
+                   "VALUES ($1, $2, $3, now() + $4 * interval '1 second')", 4, p) == 1 ? 0 : -1;
+}
+
+int store_web_session_get(Store *s, const char *token_hash, StoreWebUser *user, char *csrf, size_t csrf_size)
+{
+    const char *p[1] = { token_hash };
+    PGresult *res = query(s, "session", "SELECT x.csrf, u.id, u.name, u.role, u.pwhash FROM web_sessions x "
+                          "JOIN web_users u ON u.id = x.user_id WHERE x.token_hash = $1 AND x.expires_at > now()",
+                          1, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found) {
+        text(res, 0, 0, csrf, csrf_size);
+        user_row(res, 1, user);
+    }
+    PQclear(res);
+    return found;
+}
+
+int store_web_session_end(Store *s, const char *token_hash)
+{
+    const char *p[1] = { token_hash };
+    return command(s, "session end", "DELETE FROM web_sessions WHERE token_hash = $1 OR expires_at < now()", 1,
+                   p) < 0 ? -1 : 0;
+}
+
+int store_web_audit(Store *s, const char *actor, int64_t run, const char *action, const char *detail)
+{
+    char id[24];
+    snprintf(id, sizeof id, "%" PRId64, run);
+    const char *p[4] = { actor, id, action, detail ? detail : "" };
+    return command(s, "audit", "INSERT INTO web_audit (actor, run_id, action, detail) "
+                   "VALUES ($1, nullif($2::bigint, 0), $3, $4)", 4, p) == 1 ? 0 : -1;
+}
+
+int store_web_audit_list(Store *s, int64_t run, int max, StoreWebAudit **out)
+{
+    char id[24], m[16];
+    snprintf(id, sizeof id, "%" PRId64, run);
+    snprintf(m, sizeof m, "%d", max);
+    const char *p[2] = { id, m };
+    *out = NULL;
+    PGresult *res = query(s, "audit list",
+                          "SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), actor, action, detail "
+                          "FROM web_audit WHERE run_id = $1 ORDER BY id DESC LIMIT $2", 2, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int n = PQntuples(res);
+    if (n && !(*out = calloc((size_t)n, sizeof **out))) {
+        PQclear(res);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        StoreWebAudit *a = &(*out)[i];
+        text(res, i, 0, a->at, sizeof a->at);
+        text(res, i, 1, a->actor, sizeof a->actor);
+        text(res, i, 2, a->action, sizeof a->action);
+        text(res, i, 3, a->detail, sizeof a->detail);
+    }
+    PQclear(res);
+    return n;
+}

@@ -1,0 +1,40 @@
+-- ops/bench web: a database the size of a busy cluster's.  100 runs (90
+-- SPRT, 10 SPSA of 20 parameters) holding 10 million games, 1,000
+-- workers, 200,000 tasks with their leases' results, 2,000 progress
+-- points and (SPSA) 400 theta iterations a run.
+\set ON_ERROR_STOP on
+BEGIN;
+INSERT INTO workers (name, build_id, cores, concurrency, last_seen)
+SELECT 'node' || lpad(i::text, 4, '0'), 'xqf-bench', 16, 16, now() - (i % 600) * interval '1 second'
+FROM generate_series(1, 1000) i;
+INSERT INTO runs (kind, name, name0, name1, params0, book, book_name, nodes, pairs_per_task, max_pairs,
+                  elo0, elo1, alpha, beta, tasks_on_claim, pairs, wins, draws, losses, ll, ld, dd, wd, ww,
+                  llr, state, owner, created_at, resign_moves, resign_score, draw_after, draw_moves,
+                  draw_score, max_plies)
+SELECT CASE WHEN i <= 90 THEN 'sprt' ELSE 'spsa' END, 'bench run ' || i, 'test', 'base',
+       CASE WHEN i <= 90 THEN 'NullR=' || (i % 4 + 1) ELSE '' END, '{startpos}', 'bench', 3000, 8, 100000,
+       0, 5, 0.05, 0.05, i <= 90, 50000, 40000, 20000, 40000, 5000, 10000, 20000, 10000, 5000,
+       (i % 7) * 0.3 - 1, CASE WHEN i % 3 = 0 THEN 'finished' ELSE 'active' END,
+       'user' || (i % 5), now() - interval '2 hours', 4, 600, 40, 8, 10, 0
+FROM generate_series(1, 100) i;
+-- 2,000 tasks a run over the workers, each with one lease's result
+INSERT INTO tasks (run_id, first_pair, n_pairs, state, params0, params1, worker_id, lease_token, done_pairs,
+                   wins, draws, losses, dd, attempts, reasons)
+SELECT r.id, t * 25, 25, CASE WHEN t % 100 = 0 THEN 'leased' ELSE 'done' END, '', '',
+       1 + (r.id * 2000 + t) % 1000, r.id * 100000 + t, 25, 20, 10, 20, 25, 1,
+       '{0,10,0,0,10,5,10,10,0,0,0,0,5,0,0,0,0}'
+FROM runs r, generate_series(0, 1999) t;
+INSERT INTO results (task_id, lease_token, worker_id, base_pairs, pairs, wins, draws, losses, dd, reports)
+SELECT id, lease_token, worker_id, 0, 25, 20, 10, 20, 25, 3 FROM tasks;
+INSERT INTO run_progress (run_id, pairs, wins, draws, losses, ll, ld, dd, wd, ww, recorded_at)
+SELECT r.id, p * 25, p * 20, p * 10, p * 20, p * 2, p * 5, p * 11, p * 5, p * 2,
+       r.created_at + p * interval '3 seconds'
+FROM runs r, generate_series(1, 2000) p;
+INSERT INTO run_params (run_id, idx, name, start, min, max, c_end, r_end, theta)
+SELECT r.id, k, 'P' || k, 100, 0, 200, 10, 0.002, 100 + k FROM runs r, generate_series(0, 19) k WHERE r.kind = 'spsa';
+INSERT INTO run_param_history (run_id, iteration, idx, theta)
+SELECT r.id, it * 125, k, 100 + k * sin(it / 50.0) FROM runs r, generate_series(1, 400) it, generate_series(0, 19) k
+WHERE r.kind = 'spsa';
+UPDATE runs SET iter = 50000, settings = '{"alpha":0.602,"gamma":0.101,"a_ratio":0.1}' WHERE kind = 'spsa';
+COMMIT;
+ANALYZE;

@@ -1,0 +1,178 @@
+// The web dashboard in a real browser: Debian's headless Chromium driven by
+// puppeteer-core, against a real PostgreSQL (XQF_TEST_DB), coordinator,
+// worker and xqf-web (XQF_BIN).  Run by ctest (test "browser", label
+// "browser"; ops/setup installs puppeteer-core into tests/browser/node_modules).
+// XQF_SCREENSHOTS=DIR keeps the screenshots of the run and machines pages.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, openSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import puppeteer from 'puppeteer-core';
+
+const BIN = process.env.XQF_BIN;
+const BASE_DB = process.env.XQF_TEST_DB;
+const CHROMIUM = process.env.XQF_CHROMIUM || '/usr/bin/chromium';
+const skip = !BIN || !BASE_DB ? 'XQF_BIN and XQF_TEST_DB are needed' : false;
+const dir = mkdtempSync(join(tmpdir(), 'xqf-browser-'));
+const log = openSync(join(dir, 'log'), 'a');
+const dbname = `xqf_browser_${process.pid}`;
+const db = `${BASE_DB} dbname=${dbname}`;
+const procs = [];
+let browser, url, run, evil, pendingRun;
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const freePort = () => new Promise((resolve) => {
+  const s = createServer().listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)); });
+});
+function start(program, args) {
+  const p = spawn(join(BIN, program), args, { stdio: ['ignore', log, log] });
+  procs.push(p);
+  return p;
+}
+function tune(args, input) {
+  return execFileSync(join(BIN, 'xqf-tune'), [...args, '--db', db], { input, stdio: ['pipe', 'pipe', log] })
+    .toString().trim();
+}
+function psql(conn, sql) { execFileSync('psql', ['-q', conn, '-c', sql], { stdio: ['ignore', 'ignore', log] }); }
+
+async function login(page, user, password) {
+  await page.goto(`${url}/login`);
+  await page.type('#f-user', user);
+  await page.type('#f-password', password);
+  await Promise.all([page.waitForNavigation(), page.click('form.new button')]);
+}
+
+before(async () => {
+  if (skip) return;
+  psql(BASE_DB, `DROP DATABASE IF EXISTS ${dbname}`);
+  psql(BASE_DB, `CREATE DATABASE ${dbname}`);
+  const zmq = await freePort();
+  const http = await freePort();
+  start('xqf-coordinator', ['--db', db, '--bind', `tcp://127.0.0.1:${zmq}`]);
+  await sleep(800);           // migrations applied before the others connect
+  run = tune(['sprt', 'new', '--test', 'NullR=2', '--base', '', '--nodes', '3000', '--pairs-per-task', '2',
+              '--max-pairs', '100000', '--name', 'live SPRT']);
+  evil = tune(['sprt', 'new', '--test', 'NullR=2', '--base', '', '--nodes', '300', '--max-pairs', '10',
+               '--name', '<script>window.pwned=1</script>', '--priority', '-5']);
+  tune(['user', 'add', 'vic', '--role', 'viewer'], 'viewpass1\n');
+  tune(['user', 'add', 'tess', '--role', 'tester'], 'testpass1\n');
+  tune(['user', 'add', 'ada', '--role', 'admin'], 'adminpass1\n');
+  start('xqf-web', ['--db', db, '--port', String(http)]);
+  start('xqf-worker', ['--connect', `tcp://127.0.0.1:${zmq}`, '--name', 'browser-worker', '--concurrency', '1']);
+  url = `http://127.0.0.1:${http}`;
+  browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true,
+                                     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  for (const p of procs) p.kill('SIGTERM');
+  await sleep(500);
+  if (!skip) psql(BASE_DB, `DROP DATABASE IF EXISTS ${dbname} WITH (FORCE)`);
+});
+
+test('the runs page lists the live run, and a <script> name as text', { skip }, async () => {
+  const page = await browser.newPage();
+  await page.goto(`${url}/`);
+  const names = await page.$$eval('td.name', (cells) => cells.map((c) => c.textContent));
+  assert.ok(names.includes('live SPRT'), names.join(','));
+  assert.ok(names.includes('<script>window.pwned=1</script>'), 'the name is shown as text');
+  assert.equal(await page.evaluate(() => window.pwned), undefined, 'the name ran as a script');
+  await page.close();
+});
+
+test("the run page's LLR and chart follow the worker's reports (SSE)", { skip }, async () => {
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1300, height: 1000 });
+  await page.goto(`${url}/runs/${run}`);
+  await page.waitForSelector('#live.live-on', { timeout: 10000 });
+  const read = () => page.evaluate(() => {
+    const llr = document.querySelector('[data-k="llr"]').textContent;
+    const games = document.querySelector('[data-k="games"]').textContent;
+    const chart = window.Chart && window.Chart.getChart('llr');
+    const data = chart ? chart.data.datasets[0].data : [];
+    return { llr, games, last: data.length ? data[data.length - 1].x : -1, updates: document.body.dataset.updates };
+  });
+  const first = await read();
+  let now = first;
+  for (let i = 0; i < 60 && !(now.updates && now.games !== first.games && now.last > first.last); i++) {
+    await sleep(500);
+    now = await read();
+  }
+  assert.ok(now.updates, 'no event arrived');
+  assert.notEqual(now.games, first.games, 'the games count did not change in place');
+  assert.ok(now.last > first.last, `the chart's last point did not move (${first.last} -> ${now.last})`);
+  assert.match(now.llr, /^-?\d+\.\d\d \[-2\.94, 2\.94\]$/);
+  if (process.env.XQF_SCREENSHOTS) {
+    await sleep(Number(process.env.XQF_SCREENSHOT_WAIT_MS || 1500));   // more games on the charts
+    await page.reload();                                                // the task table too
+    await page.waitForSelector('#live.live-on', { timeout: 10000 });
+    await sleep(1500);
+    await page.screenshot({ path: join(process.env.XQF_SCREENSHOTS, 'run.png'), fullPage: true });
+  }
+  await page.close();
+});
+
+test('the machines page shows the worker', { skip }, async () => {
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1300, height: 500 });
+  await page.goto(`${url}/machines`);
+  const text = await page.$eval('main', (m) => m.textContent);
+  assert.match(text, /browser-worker/);
+  if (process.env.XQF_SCREENSHOTS)
+    await page.screenshot({ path: join(process.env.XQF_SCREENSHOTS, 'machines.png'), fullPage: true });
+  await page.close();
+});
+
+test("a viewer has no Stop button and the POST is refused with 403", { skip }, async () => {
+  const page = await browser.newPage();
+  await login(page, 'vic', 'viewpass1');
+  await page.goto(`${url}/runs/${run}`);
+  assert.equal(await page.$('div.actions button.danger'), null, 'a viewer sees a Stop button');
+  const status = await page.evaluate(async (id) => {
+    const csrf = document.querySelector('input[name=csrf]').value;
+    const r = await fetch(`/runs/${id}/stop`, { method: 'POST', body: new URLSearchParams({ csrf }) });
+    return r.status;
+  }, run);
+  assert.equal(status, 403);
+  await page.goto(`${url}/runs/${run}`);
+  assert.equal(await page.$eval('[data-k="state"]', (e) => e.textContent), 'active');
+  await page.close();
+});
+
+test('a bad form shows the message next to the field and creates nothing; a good one waits for approval',
+     { skip }, async () => {
+  const page = await browser.newPage();
+  await login(page, 'tess', 'testpass1');
+  const count = async () => (await (await fetch(`${url}/runs`)).text()).split('data-run=').length;
+  const before = await count();
+  await page.goto(`${url}/new/sprt`);
+  await page.type('#f-name', 'tess test');
+  await page.type('#f-test', 'NoSuchParam=1');
+  await page.type('#f-nodes', '300');
+  await Promise.all([page.waitForNavigation(), page.click('form.new button')]);
+  const msg = await page.$eval('#err-test', (e) => e.textContent);
+  assert.match(msg, /NoSuchParam/);
+  const beside = await page.$eval('#err-test', (e) => e.parentElement.querySelector('input').id);
+  assert.equal(beside, 'f-test', 'the message is not next to its field');
+  assert.equal(await count(), before, 'a bad form created a run');
+  await page.$eval('#f-test', (e) => { e.value = 'NullR=2'; });
+  await Promise.all([page.waitForNavigation(), page.click('form.new button')]);
+  assert.match(page.url(), /\/runs\/\d+$/);
+  pendingRun = page.url().split('/').pop();
+  assert.equal(await page.$eval('[data-k="state"]', (e) => e.textContent), 'pending');
+  await page.close();
+  // an admin approves it from the page
+  const admin = await browser.newPage();
+  await login(admin, 'ada', 'adminpass1');
+  await admin.goto(`${url}/runs/${pendingRun}`);
+  await Promise.all([admin.waitForNavigation(), admin.click(`form[action="/runs/${pendingRun}/approve"] button`)]);
+  assert.equal(await admin.$eval('[data-k="state"]', (e) => e.textContent), 'active');
+  const audit = await admin.$eval('table.audit', (t) => t.textContent);
+  assert.match(audit, /tess.*create/s);
+  assert.match(audit, /ada.*approve/s);
+  await admin.close();
+});

@@ -1,0 +1,569 @@
+/*
+ * xqf-web against a real PostgreSQL (XQF_TEST_DB; skipped without it),
+ * over real HTTP on loopback: status codes and error pages (malformed
+ * URLs, unknown runs, oversize and malformed bodies, wrong methods),
+ * escaping of user text, sessions, CSRF refusal, rights (a viewer's POST
+ * is refused with 403 and changes nothing; a tester's run waits for an
+ * admin's approval; the audit shows it), forms with bad values create
+ * nothing and say why per field, login rate limits, the read-only view
+ * switched off, a non-loopback bind without TLS refused, and a committed
+ * change of a run pushed to its event stream within a second.
+ */
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cluster_util.h"
+#include "params.h"
+
+static char db[512], dbname[64], logfile[256], dir[128];
+static Store *store;
+static pid_t web;
+static int port;
+
+/* Starts xqf-web with extra options (NULL-terminated, may be NULL) and waits until it answers. */
+static void start_web(const char *const extra[])
+{
+    char p[16];
+    port = cu_free_port();
+    snprintf(p, sizeof p, "%d", port);
+    const char *args[24] = { "--db", db, "--port", p, "--login-rate", "5" };
+    int n = 6;
+    for (int i = 0; extra && extra[i] && n < 23; i++)
+        args[n++] = extra[i];
+    args[n] = NULL;
+    web = cu_track(cu_spawn_env("xqf-web", logfile, args, (const char *const[]){ NULL }));
+    cr_assert_gt(web, 0);
+    for (int i = 0; i < 500; i++) {
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+        inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+        int rc = connect(fd, (struct sockaddr *)&a, sizeof a);
+        close(fd);
+        if (rc == 0)
+            return;
+        cu_sleep_ms(20);
+    }
+    cr_assert_fail("xqf-web did not start (see %s)", logfile);
+}
+
+static void setup(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/xqf-web-XXXXXX");
+    cr_assert(mkdtemp(dir));
+    snprintf(logfile, sizeof logfile, "%s/log", dir);
+    if (!getenv("XQF_TEST_DB") || !*getenv("XQF_TEST_DB"))
+        return;
+    cr_assert_eq(cu_db_create(db, sizeof db, dbname, sizeof dbname), 0, "cannot create a test database");
+    store = store_new(db);
+    store_set_migrate(store, true);   /* a fresh database: the tests stand in for the coordinator's start */
+    cr_assert_eq(store_connect(store), 0);
+    web = 0;
+}
+
+static void teardown(void)
+{
+    cu_stop_all();
+    store_destroy(&store);
+    if (dbname[0])
+        cu_db_drop(dbname);
+    dbname[0] = '\0';
+}
+
+TestSuite(web, .init = setup, .fini = teardown, .timeout = 120);
+
+/* ---- a small HTTP client ---------------------------------------------------------- */
+
+typedef struct {
+    int status;
+    char head[8192];
+    char *body;                      /* malloc'd, terminated */
+} Reply;
+
+static void reply_free(Reply *r) { free(r->body), r->body = NULL; }
+
+static int dial(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+    cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+    return fd;
+}
+
+/* Sends raw bytes and reads the whole reply (the server closes: Connection: close). */
+static Reply raw(const char *request, size_t len)
+{
+    int fd = dial();
+    size_t off = 0;
+    while (off < len) {
+        ssize_t n = send(fd, request + off, len - off, MSG_NOSIGNAL);
+        if (n <= 0)
+            break;                   /* the server may answer (413) and close before reading it all */
+        off += (size_t)n;
+    }
+    size_t cap = 1 << 16, got = 0;
+    char *buf = malloc(cap);
+    ssize_t n;
+    while ((n = recv(fd, buf + got, cap - got - 1, 0)) > 0)
+        if ((got += (size_t)n) + 1 >= cap)
+            buf = realloc(buf, cap *= 2);
+    close(fd);
+    buf[got] = '\0';
+    Reply r = { 0 };
+    sscanf(buf, "HTTP/1.%*d %d", &r.status);
+    char *split = strstr(buf, "\r\n\r\n");
+    size_t hlen = split ? (size_t)(split - buf) : got;
+    snprintf(r.head, sizeof r.head, "%.*s", (int)(hlen < sizeof r.head - 1 ? hlen : sizeof r.head - 1), buf);
+    r.body = strdup(split ? split + 4 : "");
+    free(buf);
+    return r;
+}
+
+/* A request with a cookie (may be NULL) and a form body (POST when not NULL). */
+static Reply http(const char *method, const char *path, const char *cookie, const char *form)
+{
+    char *req = malloc(strlen(path) + (form ? strlen(form) : 0) + 1024);
+    int n = sprintf(req, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n", method, path);
+    if (cookie && *cookie)
+        n += sprintf(req + n, "Cookie: xqf_session=%s\r\n", cookie);
+    if (form)
+        n += sprintf(req + n, "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: %zu\r\n\r\n%s",
+                     strlen(form), form);
+    else
+        n += sprintf(req + n, "\r\n");
+    Reply r = raw(req, (size_t)n);
+    free(req);
+    return r;
+}
+
+static int status_of(const char *method, const char *path, const char *cookie, const char *form)
+{
+    Reply r = http(method, path, cookie, form);
+    reply_free(&r);
+    return r.status;
+}
+
+/* Runs xqf-tune user add NAME --role ROLE with password on stdin. */
+static void add_user(const char *name, const char *role, const char *password)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "echo '%s' | '%s/xqf-tune' user add %s --role %s --db '%s' >/dev/null 2>>'%s'", password,
+             XQF_BIN, name, role, db, logfile);
+    cr_assert_eq(system(cmd), 0, "xqf-tune user add %s failed", name);
+}
+
+/* Logs in: the session cookie's value into cookie, the CSRF token of the forms into csrf. */
+static void login(const char *name, const char *password, char *cookie, char *csrf)
+{
+    char form[256];
+    snprintf(form, sizeof form, "user=%s&password=%s", name, password);
+    Reply r = http("POST", "/login", NULL, form);
+    cr_assert_eq(r.status, 303, "login of %s: %d", name, r.status);
+    const char *c = strstr(r.head, "xqf_session=");
+    cr_assert(c);
+    cr_assert(strstr(r.head, "HttpOnly") && strstr(r.head, "SameSite=Strict"));
+    sscanf(c + 12, "%127[0-9a-f]", cookie);
+    reply_free(&r);
+    r = http("GET", "/runs", cookie, NULL);
+    const char *t = strstr(r.body, "name=\"csrf\" value=\"");
+    cr_assert(t, "no CSRF token in a signed-in page");
+    sscanf(t + 19, "%127[0-9a-f]", csrf);
+    reply_free(&r);
+}
+
+static int64_t count_runs(void)
+{
+    StoreRun *runs = NULL;
+    int n = store_list_runs(store, 1000, &runs);
+    free(runs);
+    return n;
+}
+
+static void load(int64_t id, StoreRun *r) { cr_assert_eq(store_load_run(store, id, r, false), 1); }
+
+/* ---- tests ---------------------------------------------------------------------------- */
+
+Test(web, status_codes_and_error_pages)
+{
+    CU_REQUIRE_DB();
+    int64_t id = cu_sprt(store, "NullR=2", 4, 100, 300, 0, 5);
+    start_web(NULL);
+    char path[64];
+    snprintf(path, sizeof path, "/runs/%" PRId64, id);
+    cr_assert_eq(status_of("GET", "/", NULL, NULL), 200);
+    cr_assert_eq(status_of("GET", path, NULL, NULL), 200);
+    cr_assert_eq(status_of("GET", "/machines", NULL, NULL), 200);
+    cr_assert_eq(status_of("GET", "/static/web.js", NULL, NULL), 200);
+    cr_assert_eq(status_of("GET", "/runs/abc", NULL, NULL), 400);
+    cr_assert_eq(status_of("GET", "/runs/-1", NULL, NULL), 400);
+    cr_assert_eq(status_of("GET", "/runs/99999", NULL, NULL), 404);
+    cr_assert_eq(status_of("GET", "/runs/99999/events", NULL, NULL), 404);
+    cr_assert_eq(status_of("GET", "/no/such/page", NULL, NULL), 404);
+    cr_assert_eq(status_of("GET", "/runs/%3Cscript%3E", NULL, NULL), 400);
+    cr_assert_eq(status_of("DELETE", "/", NULL, NULL), 405);
+    cr_assert_eq(status_of("POST", "/", NULL, "a=1"), 405);
+    cr_assert_eq(status_of("POST", "/login", NULL, "user=%zz"), 400);
+    Reply r = http("GET", "/runs/99999", NULL, NULL);
+    cr_assert(strstr(r.body, "there is no run 99999"), "the error page says why");
+    cr_assert(strstr(r.head, "Content-Security-Policy"));
+    reply_free(&r);
+    /* a body over 64 KiB: refused from its Content-Length, and when it comes without one */
+    size_t big = 200000;
+    char *form = malloc(big + 1);
+    memset(form, 'a', big);
+    form[big] = '\0';
+    memcpy(form, "user=", 5);
+    cr_assert_eq(status_of("POST", "/login", NULL, form), 413);
+    char *req = malloc(big + 512);
+    int n = sprintf(req, "POST /login HTTP/1.1\r\nHost: x\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n"
+                         "Content-Type: application/x-www-form-urlencoded\r\n\r\n%zx\r\n", big);
+    memcpy(req + n, form, big);
+    n += (int)big;
+    n += sprintf(req + n, "\r\n0\r\n\r\n");
+    r = raw(req, (size_t)n);
+    cr_assert_eq(r.status, 413);
+    reply_free(&r);
+    free(req);
+    free(form);
+    /* a head over the memory limit gets an error, not a crash */
+    char *head = malloc(70000);
+    n = sprintf(head, "GET / HTTP/1.1\r\nHost: x\r\nX-Big: ");
+    memset(head + n, 'b', 60000);
+    n += 60000;
+    n += sprintf(head + n, "\r\nConnection: close\r\n\r\n");
+    r = raw(head, (size_t)n);
+    cr_assert(r.status == 431 || r.status == 413 || r.status == 400 || r.status == 0, "status %d", r.status);
+    reply_free(&r);
+    free(head);
+    cr_assert_eq(status_of("GET", "/", NULL, NULL), 200, "still serving");
+}
+
+Test(web, user_text_is_escaped)
+{
+    CU_REQUIRE_DB();
+    const char *book[1];
+    cr_assert_eq(cu_book(book, 1), 1);
+    StoreSprtSpec sp = { .name = "<script>alert('x')</script>&\"", .test_params = "", .base_params = "",
+                         .book = book, .book_lines = 1, .seed = 1, .nodes = 300, .pairs_per_task = 2,
+                         .max_pairs = 10, .elo0 = 0, .elo1 = 5, .alpha = 0.05, .beta = 0.05 };
+    int64_t id;
+    cr_assert_eq(store_create_sprt(store, &sp, &id), 0);
+    start_web(NULL);
+    char path[64];
+    snprintf(path, sizeof path, "/runs/%" PRId64, id);
+    const char *pages[] = { "/", path };
+    for (int i = 0; i < 2; i++) {
+        Reply r = http("GET", pages[i], NULL, NULL);
+        cr_assert_eq(r.status, 200);
+        cr_assert_null(strstr(r.body, "<script>alert"), "%s shows the name as markup", pages[i]);
+        cr_assert(strstr(r.body, "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;&quot;"), "%s", pages[i]);
+        reply_free(&r);
+    }
+    Reply r = http("GET", "/runs?owner=%3Cb%3E", NULL, NULL);
+    cr_assert(strstr(r.body, "value=\"&lt;b&gt;\""), "the filter's value is escaped");
+    reply_free(&r);
+}
+
+Test(web, viewer_cannot_act_and_csrf_is_checked)
+{
+    CU_REQUIRE_DB();
+    int64_t id = cu_sprt(store, "NullR=2", 4, 100, 300, 0, 5);
+    add_user("vic", "viewer", "viewpass1");
+    add_user("ada", "admin", "adminpass1");
+    start_web(NULL);
+    char cookie[128], csrf[128], path[64], form[256];
+    login("vic", "viewpass1", cookie, csrf);
+    snprintf(path, sizeof path, "/runs/%" PRId64, id);
+    Reply r = http("GET", path, cookie, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert_null(strstr(r.body, ">Stop</button>"), "a viewer sees no Stop button");
+    reply_free(&r);
+    snprintf(path, sizeof path, "/runs/%" PRId64 "/stop", id);
+    snprintf(form, sizeof form, "csrf=%s", csrf);
+    cr_assert_eq(status_of("POST", path, cookie, form), 403, "a viewer's POST");
+    cr_assert_eq(status_of("POST", path, NULL, "csrf=x"), 403, "no session");
+    cr_assert_eq(status_of("POST", "/new/sprt", cookie, form), 403, "a viewer creates no run");
+    StoreRun run;
+    load(id, &run);
+    cr_assert_str_eq(run.state, "active");
+    /* an admin with a wrong or missing token is refused too; with the right one the run stops */
+    char acookie[128], acsrf[128];
+    login("ada", "adminpass1", acookie, acsrf);
+    cr_assert_eq(status_of("POST", path, acookie, "csrf=0123"), 403);
+    cr_assert_eq(status_of("POST", path, acookie, ""), 403);
+    cr_assert_eq(status_of("POST", path, acookie, form), 403, "another session's token");
+    load(id, &run);
+    cr_assert_str_eq(run.state, "active");
+    snprintf(form, sizeof form, "csrf=%s", acsrf);
+    cr_assert_eq(status_of("POST", path, acookie, form), 303);
+    load(id, &run);
+    cr_assert_str_eq(run.state, "stopped");
+    cr_assert_str_eq(run.verdict, "stopped by ada");
+    snprintf(path, sizeof path, "/runs/%" PRId64, id);
+    r = http("GET", path, NULL, NULL);
+    cr_assert(strstr(r.body, "<td>ada</td><td>stop</td>"), "the audit shows the stop");
+    reply_free(&r);
+    /* logging out ends the session */
+    cr_assert_eq(status_of("POST", "/logout", acookie, form), 303);
+    snprintf(path, sizeof path, "/runs/%" PRId64 "/approve", id);
+    cr_assert_eq(status_of("POST", path, acookie, form), 403);
+}
+
+Test(web, tester_run_waits_for_approval)
+{
+    CU_REQUIRE_DB();
+    add_user("tess", "tester", "testpass1");
+    add_user("ada", "admin", "adminpass1");
+    start_web(NULL);
+    char cookie[128], csrf[128], form[512], acookie[128], acsrf[128];
+    login("tess", "testpass1", cookie, csrf);
+    int64_t before = count_runs();
+    /* bad values: 400, a message next to each field, nothing created */
+    snprintf(form, sizeof form, "csrf=%s&name=x&test=NoSuchParam%%3D1&base=&elo0=0&elo1=-3&alpha=0.05&beta=2"
+                                "&max_pairs=0&tc=&nodes=&pairs_per_task=9999&priority=0&test_build=77&base_build=x",
+             csrf);
+    Reply r = http("POST", "/new/sprt", cookie, form);
+    cr_assert_eq(r.status, 400);
+    const char *fields[] = { "err-test", "err-elo1", "err-beta", "err-max_pairs", "err-tc", "err-pairs_per_task",
+                             "err-test_build", "err-base_build" };
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        cr_assert(strstr(r.body, fields[i]), "no message for %s", fields[i]);
+    cr_assert(strstr(r.body, "value=\"NoSuchParam=1\""), "the values given are kept");
+    reply_free(&r);
+    cr_assert_eq(count_runs(), before, "a bad form created a run");
+    /* a wrong CSRF token: 403, nothing created */
+    snprintf(form, sizeof form, "csrf=%s&name=t&test=NullR%%3D2&base=&elo0=0&elo1=5&alpha=0.05&beta=0.05"
+                                "&max_pairs=100&tc=&nodes=300&pairs_per_task=8&priority=0", "deadbeef");
+    cr_assert_eq(status_of("POST", "/new/sprt", cookie, form), 403);
+    cr_assert_eq(count_runs(), before);
+    /* a good form: a pending run of tess */
+    snprintf(form, sizeof form, "csrf=%s&name=t&test=NullR%%3D2&base=&elo0=0&elo1=5&alpha=0.05&beta=0.05"
+                                "&max_pairs=100&tc=&nodes=300&pairs_per_task=8&priority=0", csrf);
+    r = http("POST", "/new/sprt", cookie, form);
+    cr_assert_eq(r.status, 303);
+    const char *loc = strstr(r.head, "Location: /runs/");
+    cr_assert(loc);
+    int64_t id = strtoll(loc + 16, NULL, 10);
+    reply_free(&r);
+    StoreRun run;
+    load(id, &run);
+    cr_assert_str_eq(run.state, "pending", "a tester's run waits");
+    StoreRun *active = NULL;
+    int n = store_active_runs(store, &active);
+    for (int i = 0; i < n; i++)
+        cr_assert_neq(active[i].id, id, "the coordinator would serve a pending run");
+    free(active);
+    /* the tester may not approve it; an admin does */
+    char path[64];
+    snprintf(path, sizeof path, "/runs/%" PRId64 "/approve", id);
+    snprintf(form, sizeof form, "csrf=%s", csrf);
+    cr_assert_eq(status_of("POST", path, cookie, form), 403);
+    login("ada", "adminpass1", acookie, acsrf);
+    snprintf(form, sizeof form, "csrf=%s", acsrf);
+    cr_assert_eq(status_of("POST", path, acookie, form), 303);
+    load(id, &run);
+    cr_assert_str_eq(run.state, "active");
+    cr_assert_eq(status_of("POST", path, acookie, form), 409, "approved twice");
+    /* an admin modifies it; bad numbers are refused */
+    snprintf(path, sizeof path, "/runs/%" PRId64 "/modify", id);
+    snprintf(form, sizeof form, "csrf=%s&priority=7&max_pairs=500&pairs_per_task=4", acsrf);
+    cr_assert_eq(status_of("POST", path, acookie, form), 303);
+    snprintf(form, sizeof form, "csrf=%s&priority=x&max_pairs=500&pairs_per_task=4", acsrf);
+    cr_assert_eq(status_of("POST", path, acookie, form), 400);
+    load(id, &run);
+    cr_assert_eq(run.priority, 7);
+    cr_assert_eq(run.max_pairs, 500);
+    cr_assert_eq(run.pairs_per_task, 4);
+    /* the tester stops their own run */
+    snprintf(path, sizeof path, "/runs/%" PRId64 "/stop", id);
+    snprintf(form, sizeof form, "csrf=%s", csrf);
+    cr_assert_eq(status_of("POST", path, cookie, form), 303);
+    snprintf(path, sizeof path, "/runs/%" PRId64, id);
+    r = http("GET", path, NULL, NULL);
+    cr_assert(strstr(r.body, "<td>tess</td><td>create</td>") && strstr(r.body, "<td>ada</td><td>approve</td>") &&
+              strstr(r.body, "<td>ada</td><td>modify</td>") && strstr(r.body, "<td>tess</td><td>stop</td>"),
+              "the audit lists every action");
+    reply_free(&r);
+}
+
+Test(web, logins_are_rate_limited)
+{
+    CU_REQUIRE_DB();
+    add_user("ada", "admin", "adminpass1");
+    start_web(NULL);
+    for (int i = 0; i < 5; i++)
+        cr_assert_eq(status_of("POST", "/login", NULL, "user=ada&password=wrong"), 401);
+    cr_assert_eq(status_of("POST", "/login", NULL, "user=ada&password=adminpass1"), 429, "the sixth try");
+}
+
+Test(web, login_required_and_bind_rules)
+{
+    CU_REQUIRE_DB();
+    const char *extra[] = { "--login-required", NULL };
+    start_web(extra);
+    cr_assert_eq(status_of("GET", "/", NULL, NULL), 401);
+    cr_assert_eq(status_of("GET", "/login", NULL, NULL), 200);
+    cr_assert_eq(status_of("GET", "/static/style.css", NULL, NULL), 200);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s/xqf-web' --db '%s' --listen 0.0.0.0 --port 1 2>/dev/null", XQF_BIN, db);
+    int st = system(cmd);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "a non-loopback bind without TLS must be refused");
+    snprintf(cmd, sizeof cmd, "'%s/xqf-web' --db '%s' --cert /nonexistent 2>/dev/null", XQF_BIN, db);
+    st = system(cmd);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "--cert without --key");
+}
+
+/* Reads from fd until text arrives or timeout_ms passes; true when it came. */
+static bool wait_for(int fd, const char *text, int timeout_ms, char *buf, size_t size)
+{
+    size_t got = strlen(buf);
+    double end = cu_now() + timeout_ms / 1000.0;
+    while (!strstr(buf, text) && cu_now() < end && got + 1 < size) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        if (poll(&p, 1, 50) == 1) {
+            ssize_t n = recv(fd, buf + got, size - got - 1, 0);
+            if (n <= 0)
+                break;
+            buf[got += (size_t)n] = '\0';
+        }
+    }
+    return strstr(buf, text) != NULL;
+}
+
+Test(web, a_commit_is_pushed_within_a_second)
+{
+    CU_REQUIRE_DB();
+    int64_t id = cu_sprt(store, "NullR=2", 4, 100, 300, 0, 5);
+    start_web(NULL);
+    int fds[2];
+    char req[256], buf[2][16384];
+    for (int i = 0; i < 2; i++) {     /* the run's page and the runs page */
+        fds[i] = dial();
+        int n = i == 0 ? snprintf(req, sizeof req, "GET /runs/%" PRId64 "/events HTTP/1.1\r\nHost: x\r\n\r\n", id)
+                       : snprintf(req, sizeof req, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n");
+        cr_assert_eq(send(fds[i], req, (size_t)n, 0), n);
+        buf[i][0] = '\0';
+        cr_assert(wait_for(fds[i], "retry:", 2000, buf[i], sizeof buf[i]), "no event stream");
+        cr_assert(strstr(buf[i], "text/event-stream"));
+    }
+    cu_sleep_ms(300);                /* the listener is up */
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "psql -q '%s' -c \"UPDATE runs SET pairs = 3, wins = 2, draws = 2, losses = 2, "
+                              "dd = 3, llr = 0.25 WHERE id = %" PRId64 "\" >/dev/null", db, id);
+    double t0 = cu_now();
+    cr_assert_eq(system(cmd), 0);
+    char want[64];
+    snprintf(want, sizeof want, "\"llr\":\"0.25 [");
+    for (int i = 0; i < 2; i++)
+        cr_assert(wait_for(fds[i], want, 1500, buf[i], sizeof buf[i]), "stream %d got no event:\n%s", i, buf[i]);
+    double latency = cu_now() - t0;
+    cr_assert_lt(latency, 1.0 + 0.1, "pushed %.3f s after the commit (psql included)", latency);
+    cr_assert(strstr(buf[0], "\"games\":\"6\""));
+    for (int i = 0; i < 2; i++)
+        close(fds[i]);
+}
+
+Test(web, tls_with_a_certificate)
+{
+    CU_REQUIRE_DB();
+    if (system("command -v openssl >/dev/null") != 0)
+        cr_skip("openssl (to make a certificate and speak TLS) is not installed");
+    char cmd[2048], crt[256], key[256];
+    snprintf(crt, sizeof crt, "%s/web.crt", dir);
+    snprintf(key, sizeof key, "%s/web.key", dir);
+    snprintf(cmd, sizeof cmd, "openssl req -x509 -newkey rsa:2048 -nodes -keyout '%s' -out '%s' -days 1 "
+                              "-subj /CN=localhost 2>/dev/null", key, crt);
+    cr_assert_eq(system(cmd), 0);
+    const char *extra[] = { "--listen", "0.0.0.0", "--cert", crt, "--key", key, NULL };
+    start_web(extra);                /* a non-loopback address is fine with TLS */
+    snprintf(cmd, sizeof cmd, "printf 'GET /runs HTTP/1.0\\r\\nHost: x\\r\\n\\r\\n' | "
+                              "timeout 10 openssl s_client -quiet -connect 127.0.0.1:%d 2>/dev/null | head -1", port);
+    FILE *p = popen(cmd, "r");
+    char line[256] = "";
+    cr_assert(p);
+    cr_assert(fgets(line, sizeof line, p));
+    pclose(p);
+    cr_assert(strncmp(line, "HTTP/1.1 200", 12) == 0, "over TLS: %s", line);
+    Reply r = http("GET", "/runs", NULL, NULL);
+    cr_assert_neq(r.status, 200, "plain HTTP on the TLS port");
+    reply_free(&r);
+}
+
+Test(web, spsa_from_the_form_and_its_page)
+{
+    CU_REQUIRE_DB();
+    add_user("ada", "admin", "adminpass1");
+    start_web(NULL);
+    char cookie[128], csrf[128], form[512];
+    login("ada", "adminpass1", cookie, csrf);
+    int64_t before = count_runs();
+    snprintf(form, sizeof form, "csrf=%s&name=s&params=RookMg%%2CNoSuch&pairs=0&alpha=0.602&gamma=0.101"
+                                "&a_ratio=0.1&tc=10%%2B&nodes=&pairs_per_task=2&priority=0", csrf);
+    Reply r = http("POST", "/new/spsa", cookie, form);
+    cr_assert_eq(r.status, 400);
+    cr_assert(strstr(r.body, "id=\"err-params\"") && strstr(r.body, "unknown parameter &#39;NoSuch&#39;"));
+    cr_assert(strstr(r.body, "id=\"err-pairs\"") && strstr(r.body, "id=\"err-tc\""));
+    reply_free(&r);
+    cr_assert_eq(count_runs(), before);
+    snprintf(form, sizeof form, "csrf=%s&name=s&params=RookMg%%2CHorseMg&pairs=50&alpha=0.602&gamma=0.101"
+                                "&a_ratio=0.1&tc=&nodes=500&pairs_per_task=2&priority=0", csrf);
+    r = http("POST", "/new/spsa", cookie, form);
+    cr_assert_eq(r.status, 303, "an admin's SPSA run: %d", r.status);
+    int64_t id = strtoll(strstr(r.head, "Location: /runs/") + 16, NULL, 10);
+    reply_free(&r);
+    StoreRun run;
+    load(id, &run);
+    cr_assert_str_eq(run.state, "active", "an admin's run starts at once");
+    cr_assert_str_eq(run.kind, "spsa");
+    char path[64];
+    snprintf(path, sizeof path, "/runs/%" PRId64, id);
+    r = http("GET", path, NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    char cell[64], line[64];   /* the start value: the engine's default */
+    snprintf(cell, sizeof cell, "<td>RookMg</td><td>%d</td>", params_find("RookMg")->def);
+    snprintf(line, sizeof line, "RookMg = %d", params_find("RookMg")->def);
+    cr_assert(strstr(r.body, cell) && strstr(r.body, "<td>HorseMg</td>"), "the parameter table");
+    cr_assert(strstr(r.body, "<textarea id=\"tuned\"") && strstr(r.body, line), "the tuned values");
+    cr_assert(strstr(r.body, "id=\"theta-1\""), "a chart per parameter");
+    cr_assert(strstr(r.body, "\"theta\":[{\"name\":\"RookMg\""), "the chart data");
+    cr_assert(strstr(r.body, "/report\">The run's report page</a>"), "a link to the report");
+    reply_free(&r);
+    snprintf(path, sizeof path, "/runs/%" PRId64 "/report", id);
+    r = http("GET", path, NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.body, "Generated by xqf-tune report") && strstr(r.body, "RookMg"), "the static report");
+    reply_free(&r);
+    cr_assert_eq(status_of("GET", "/runs/99999/report", NULL, NULL), 404);
+}
+
+Test(web, an_expired_session_is_refused)
+{
+    CU_REQUIRE_DB();
+    int64_t id = cu_sprt(store, "NullR=2", 4, 100, 300, 0, 5);
+    add_user("ada", "admin", "adminpass1");
+    start_web(NULL);
+    char cookie[128], csrf[128], form[256], path[64], cmd[1024];
+    login("ada", "adminpass1", cookie, csrf);
+    snprintf(cmd, sizeof cmd, "psql -q '%s' -c \"UPDATE web_sessions SET expires_at = now() - interval '1 s'\" "
+                              ">/dev/null", db);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(path, sizeof path, "/runs/%" PRId64 "/stop", id);
+    snprintf(form, sizeof form, "csrf=%s", csrf);
+    Reply r = http("POST", path, cookie, form);
+    cr_assert_eq(r.status, 403);
+    cr_assert(strstr(r.body, "expired"));
+    reply_free(&r);
+    StoreRun run;
+    load(id, &run);
+    cr_assert_str_eq(run.state, "active");
+}

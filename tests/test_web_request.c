@@ -1,0 +1,101 @@
+/*
+ * xqf-web's request parsing and escaping without a server (web/request.h,
+ * web/buf.h): routes, malformed paths and run ids, form decoding and its
+ * limits, HTML and JSON escaping.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "request.h"
+
+Test(web_request, routes)
+{
+    cr_assert_eq(route_parse("/").kind, ROUTE_RUNS);
+    cr_assert_eq(route_parse("/runs").kind, ROUTE_RUNS);
+    cr_assert_eq(route_parse("/machines").kind, ROUTE_MACHINES);
+    cr_assert_eq(route_parse("/events").kind, ROUTE_RUNS_EVENTS);
+    Route r = route_parse("/runs/42");
+    cr_assert_eq(r.kind, ROUTE_RUN);
+    cr_assert_eq(r.run, 42);
+    r = route_parse("/runs/7/events");
+    cr_assert_eq(r.kind, ROUTE_RUN_EVENTS);
+    cr_assert_eq(r.run, 7);
+    cr_assert_eq(route_parse("/runs/7/report").kind, ROUTE_RUN_REPORT);
+    r = route_parse("/runs/9/stop");
+    cr_assert_eq(r.kind, ROUTE_RUN_ACTION);
+    cr_assert_str_eq(r.action, "stop");
+    cr_assert_eq(route_parse("/runs/9/explode").kind, ROUTE_UNKNOWN);
+    cr_assert_eq(route_parse("/nope").kind, ROUTE_UNKNOWN);
+    const char *bad[] = { "/runs/abc", "/runs/0", "/runs/-3", "/runs/", "/runs/1234567890123456789",
+                          "/runs/<script>", "relative", "", "/a b", "/\x7f", "/\xc3\xa9" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        r = route_parse(bad[i]);
+        cr_assert_eq(r.kind, ROUTE_BAD, "'%s' is malformed", bad[i]);
+        cr_assert(r.why && *r.why);
+    }
+    cr_assert_eq(route_parse(NULL).kind, ROUTE_BAD);
+}
+
+Test(web_request, forms)
+{
+    Form f;
+    const char *why = NULL;
+    const char *body = "a=1&name=x+y%3Cz%3E&&empty=&flag&a=2";
+    cr_assert_eq(form_decode(&f, body, strlen(body), &why), 0);
+    cr_assert_eq(f.count, 5);
+    cr_assert_str_eq(form_get(&f, "a"), "1", "the first value counts");
+    cr_assert_str_eq(form_get(&f, "name"), "x y<z>");
+    cr_assert_str_eq(form_get(&f, "empty"), "");
+    cr_assert_str_eq(form_get(&f, "flag"), "");
+    cr_assert_null(form_get(&f, "missing"));
+    form_free(&f);
+    const char *bad[] = { "a=%zz", "a=%4", "a=%00", "a%=1", "b=1&c=%" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        why = NULL;
+        cr_assert_eq(form_decode(&f, bad[i], strlen(bad[i]), &why), -1, "'%s'", bad[i]);
+        cr_assert(why);
+        for (int k = 0; k < f.count; k++)
+            cr_assert(strlen(f.value[k]) <= FORM_VALUE_MAX);
+        form_free(&f);
+    }
+    /* limits: too many fields, a name or value too long */
+    static char big[FORM_VALUE_MAX * 4];
+    size_t n = 0;
+    for (int i = 0; i <= FORM_FIELDS_MAX; i++)
+        n += (size_t)sprintf(big + n, "f%d=1&", i);
+    cr_assert_eq(form_decode(&f, big, n, &why), -1);
+    cr_assert_str_eq(why, "too many fields");
+    form_free(&f);
+    memset(big, 'n', FORM_NAME_MAX + 1);
+    strcpy(big + FORM_NAME_MAX + 1, "=1");
+    cr_assert_eq(form_decode(&f, big, strlen(big), &why), -1);
+    form_free(&f);
+    strcpy(big, "v=");
+    memset(big + 2, 'v', FORM_VALUE_MAX + 1);
+    big[FORM_VALUE_MAX + 3] = '\0';
+    cr_assert_eq(form_decode(&f, big, strlen(big), &why), -1);
+    form_free(&f);
+}
+
+Test(web_request, escaping)
+{
+    Buf b = { 0 };
+    buf_html(&b, "<script>alert('x') & \"y\"</script>");
+    cr_assert_str_eq(b.data, "&lt;script&gt;alert(&#39;x&#39;) &amp; &quot;y&quot;&lt;/script&gt;");
+    buf_free(&b);
+    buf_json(&b, "a\"b\\c\n</script>");
+    cr_assert_str_eq(b.data, "\"a\\\"b\\\\c\\u000a\\u003c/script\\u003e\"");
+    buf_free(&b);
+    buf_json_num(&b, 1.5);
+    buf_puts(&b, ",");
+    buf_json_num(&b, 0.0 / 0.0);
+    cr_assert_str_eq(b.data, "1.5,null");
+    size_t len;
+    char *text = buf_take(&b, &len);
+    cr_assert_str_eq(text, "1.5,null");
+    cr_assert_eq(len, 8);
+    free(text);
+}

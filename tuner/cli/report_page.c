@@ -1,0 +1,118 @@
+/*
+ * report_page.c - a run's report page (tuner/report.h) from the run
+ * database: the model the report draws (samples over games, each SPSA
+ * parameter's trajectory, the settings), for xqf-tune report and
+ * xqf-web's /runs/ID/report.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "report.h"
+#include "run_kind.h"
+
+/* The report's model of a run, filled from the database; free with model_free. */
+typedef struct {
+    StoreProgress *prog;
+    StoreHistoryRow *hist;
+    StoreSpsa *st;
+    xqf_report_sample *samples;
+    xqf_report_param *params;
+    xqf_report_point *points;
+    char tc[32];
+    xqf_report_run run;
+} Model;
+
+static void model_free(Model *m)
+{
+    free(m->prog);
+    free(m->hist);
+    free(m->st);
+    free(m->samples);
+    free(m->params);
+    free(m->points);
+}
+
+/* The result samples over games: the progress rows, and the run's counts last. */
+static size_t fill_samples(const StoreRun *r, const StoreProgress *prog, int np, xqf_report_sample *samples)
+{
+    size_t ns = 0;
+    for (int i = 0; i < np; i++) {
+        const StoreCounts *c = &prog[i].counts;
+        xqf_report_sample *x = &samples[ns++];
+        x->games = 2 * c->pairs;
+        memcpy(x->penta, c->penta, sizeof x->penta);
+        x->wins = c->wins, x->draws = c->draws, x->losses = c->losses;
+    }
+    if (r->counts.pairs > 0 && (ns == 0 || samples[ns - 1].games != 2 * r->counts.pairs)) {
+        xqf_report_sample *x = &samples[ns++];
+        x->games = 2 * r->counts.pairs;
+        memcpy(x->penta, r->counts.penta, sizeof x->penta);
+        x->wins = r->counts.wins, x->draws = r->counts.draws, x->losses = r->counts.losses;
+    }
+    return ns;
+}
+
+/* Each SPSA parameter with its trajectory (start, then theta after each update). */
+static void fill_params(Model *m, int nh)
+{
+    size_t used = 0;
+    for (int i = 0; i < m->st->count; i++) {
+        const StoreSpsaParam *q = &m->st->params[i];
+        xqf_report_param *x = &m->params[i];
+        x->name = q->name;
+        x->start = q->start, x->min = q->min, x->max = q->max;
+        x->c_end = q->c_end, x->r_end = q->r_end, x->theta = q->theta;
+        x->history = &m->points[used];
+        m->points[used++] = (xqf_report_point){ 0, q->start };
+        for (int j = 0; j < nh; j++)
+            if (m->hist[j].idx == i)
+                m->points[used++] = (xqf_report_point){ 2 * m->hist[j].iteration, m->hist[j].theta };
+        x->history_count = (size_t)(&m->points[used] - x->history);
+    }
+}
+
+/* Reads what the report of run r shows into *m. Exit status. */
+static int model_load(Store *s, const StoreRun *r, Model *m)
+{
+    memset(m, 0, sizeof *m);
+    bool spsa = run_kind_is_spsa(r->kind);
+    int np = store_run_progress(s, r->id, &m->prog);
+    int nh = np >= 0 ? store_spsa_history(s, r->id, &m->hist) : -1;
+    if (!(m->st = calloc(1, sizeof *m->st)) || np < 0 || nh < 0 || (spsa && store_spsa_load(s, r->id, m->st) != 1))
+        return cli_fail(CLI_FAIL, "cannot read run %" PRId64, r->id);
+    m->samples = calloc((size_t)np + 1, sizeof *m->samples);
+    m->params = calloc((size_t)m->st->count + 1, sizeof *m->params);
+    m->points = calloc((size_t)nh + (size_t)m->st->count + 1, sizeof *m->points);
+    if (!m->samples || !m->params || !m->points)
+        return cli_fail(CLI_FAIL, "out of memory");
+    size_t ns = fill_samples(r, m->prog, np, m->samples);
+    fill_params(m, nh);
+    cli_tc_text(r, m->tc, sizeof m->tc);
+    const StoreSpsa *st = m->st;
+    m->run = (xqf_report_run){
+        .id = r->id, .name = r->name, .kind = spsa ? XQF_REPORT_SPSA : XQF_REPORT_SPRT,
+        .state = r->state, .created = r->created, .finished = r->finished,
+        .tc = r->nodes > 0 ? NULL : m->tc, .nodes = r->nodes, .book = r->book_name,
+        .pairs_per_task = r->pairs_per_task, .planned_pairs = r->max_pairs,
+        .elo0 = spsa ? NAN : r->elo0, .elo1 = spsa ? NAN : r->elo1,
+        .alpha = spsa ? NAN : r->alpha, .beta = spsa ? NAN : r->beta, .verdict = r->verdict,
+        .spsa_alpha = spsa ? st->alpha : NAN, .spsa_gamma = spsa ? st->gamma : NAN,
+        .spsa_A = spsa ? st->a_ratio * (double)st->iterations : NAN,
+        .params = m->params, .param_count = (size_t)st->count, .samples = m->samples, .sample_count = ns,
+    };
+    return CLI_OK;
+}
+
+int cli_report_html(Store *s, const StoreRun *r, FILE *out)
+{
+    Model m;
+    int status = model_load(s, r, &m);
+    if (status == CLI_OK && xqf_report_html(out, &m.run) != 0)
+        status = cli_fail(CLI_FAIL, "cannot write the report");
+    model_free(&m);
+    return status;
+}

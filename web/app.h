@@ -1,0 +1,81 @@
+/*
+ * app.h - what the dashboard's files share inside web/ (not a public
+ * contract): the Web object, the signed-in user, and the pages and the
+ * live event text that pages.c renders from the store.
+ */
+#ifndef XQF_WEB_APP_H
+#define XQF_WEB_APP_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "store.h"
+#include "web.h"
+
+enum { EVENT_SLOTS = 512, LOGIN_SLOTS = 256 };
+
+/* The newest event of one run (run -1: the list of runs changed). */
+typedef struct {
+    int64_t run;
+    uint64_t seq;
+    char *text;                      /* "event: ...\ndata: ...\n\n" */
+} Event;
+
+typedef struct {
+    char client[64];
+    int64_t minute;
+    int failures;
+} LoginSlot;
+
+struct Web {
+    WebConfig cfg;
+    Store *store;                    /* pages and actions, under db_lock */
+    pthread_mutex_t db_lock;
+    char *chart_js;                  /* the file's bytes (NULL when it could not be read) */
+    size_t chart_js_len;
+    /* live events (live.c), under ev_lock */
+    pthread_mutex_t ev_lock;
+    pthread_cond_t ev_cond;
+    Event events[EVENT_SLOTS];
+    uint64_t seq;
+    bool stopping;
+    int streams;
+    pthread_t listener;
+    bool listening;
+    /* failed logins per client and minute (web.c), under db_lock */
+    LoginSlot logins[LOGIN_SLOTS];
+};
+
+/* The visitor: signed in or not. */
+typedef struct {
+    bool in;
+    char name[STORE_NAME_MAX + 1];
+    char role[16];                   /* viewer, tester, admin */
+    char csrf[72];
+} Session;
+
+bool session_is(const Session *u, const char *role);   /* role or above (viewer < tester < admin) */
+
+/* A run's live numbers as one Server-Sent Event into out. Returns 1, 0 (no such run) or -1. */
+int page_run_event(Store *s, int64_t run, Buf *out);
+
+/* The pages (status 200 unless they say otherwise); each returns the HTTP status. */
+int page_runs(Store *s, const WebRequest *rq, const Session *u, Buf *b);
+int page_run(Store *s, int64_t id, const Session *u, const char *notice, Buf *b);
+int page_machines(Store *s, const Session *u, Buf *b);
+/* A form to create a run (sprt or spsa), with the values given and a message per field (may be NULL). */
+typedef struct {
+    const char *field, *message;
+} FieldError;
+int page_new_run(const char *kind, const Form *values, const FieldError *errors, int nerrors, const Session *u,
+                 Buf *b);
+int page_login(const char *message, const Session *u, Buf *b);
+void page_error(Buf *b, int status, const char *reason);
+
+/* The live listener (live.c): starts and stops the thread that LISTENs and publishes. */
+int live_start(Web *w);
+void live_stop(Web *w);
+
+#endif

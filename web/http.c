@@ -1,0 +1,343 @@
+#include "http.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "app.h"
+#include "log.h"
+
+enum { KEEPALIVE_MS = 15000, HEAD_MEMORY = 32 * 1024, DISCARD_MAX = 4 << 20 };
+
+struct Http {
+    struct MHD_Daemon *daemon;
+    Web *web;
+    int port, max_streams;
+    char *cert, *key;
+};
+
+/* What one request collects between the calls of the access handler. */
+typedef struct {
+    Buf body;
+    size_t received;
+    bool too_large;
+} Upload;
+
+/* An event stream's state. */
+typedef struct {
+    Web *web;
+    WebCursor cursor;
+    Buf out;
+    size_t off;
+} Stream;
+
+static const char *const SECURITY_HEADERS[][2] = {
+    { "Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'" },
+    { "X-Content-Type-Options", "nosniff" },
+    { "Referrer-Policy", "same-origin" },
+    { "X-Frame-Options", "DENY" },
+};
+
+static enum MHD_Result send_response(struct MHD_Connection *c, int status, struct MHD_Response *r, const char *type,
+                                     bool no_store)
+{
+    if (!r)
+        return MHD_NO;
+    MHD_add_response_header(r, "Content-Type", type);
+    for (size_t i = 0; i < sizeof SECURITY_HEADERS / sizeof SECURITY_HEADERS[0]; i++)
+        MHD_add_response_header(r, SECURITY_HEADERS[i][0], SECURITY_HEADERS[i][1]);
+    MHD_add_response_header(r, "Cache-Control", no_store ? "no-store" : "max-age=3600");
+    enum MHD_Result rc = MHD_queue_response(c, (unsigned)status, r);
+    MHD_destroy_response(r);
+    return rc;
+}
+
+/* A page built in a Buf (taken). */
+static enum MHD_Result send_page(struct MHD_Connection *c, WebResponse *rs)
+{
+    size_t len;
+    char *text = buf_take(&rs->body, &len);
+    if (!text)
+        return MHD_NO;
+    struct MHD_Response *r = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
+    if (!r) {
+        free(text);
+        return MHD_NO;
+    }
+    if (rs->cookie[0])
+        MHD_add_response_header(r, "Set-Cookie", rs->cookie);
+    if (rs->location[0])
+        MHD_add_response_header(r, "Location", rs->location);
+    return send_response(c, rs->status, r, rs->type, true);
+}
+
+static enum MHD_Result send_error(struct MHD_Connection *c, int status, const char *reason)
+{
+    WebResponse rs = { .status = status };
+    web_error(&rs, status, reason);
+    return send_page(c, &rs);
+}
+
+/* ---- event streams --------------------------------------------------------------- */
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    Stream *st = cls;
+    while (st->off >= st->out.len) {
+        buf_free(&st->out);
+        st->off = 0;
+        int rc = web_wait(st->web, &st->cursor, &st->out, KEEPALIVE_MS);
+        if (rc < 0)
+            return MHD_CONTENT_READER_END_OF_STREAM;
+        if (rc == 0)
+            buf_puts(&st->out, ": keepalive\n\n");
+        if (buf_failed(&st->out))
+            return MHD_CONTENT_READER_END_WITH_ERROR;
+    }
+    size_t n = st->out.len - st->off < max ? st->out.len - st->off : max;
+    memcpy(buf, st->out.data + st->off, n);
+    st->off += n;
+    return (ssize_t)n;
+}
+
+static void stream_free(void *cls)
+{
+    Stream *st = cls;
+    web_streams(st->web, -1);
+    buf_free(&st->out);
+    free(st);
+}
+
+static enum MHD_Result send_stream(Http *h, struct MHD_Connection *c, int64_t run)
+{
+    if (web_streams(h->web, +1) > h->max_streams) {
+        web_streams(h->web, -1);
+        return send_error(c, 503, "too many live pages are open: the page still works, without live updates");
+    }
+    Stream *st = calloc(1, sizeof *st);
+    if (!st) {
+        web_streams(h->web, -1);
+        return MHD_NO;
+    }
+    st->web = h->web;
+    st->cursor = web_cursor(h->web, run);
+    buf_puts(&st->out, "retry: 2000\n\n");
+    struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, stream_read, st, stream_free);
+    if (!r) {
+        stream_free(st);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, "X-Accel-Buffering", "no");
+    return send_response(c, 200, r, "text/event-stream", true);
+}
+
+/* ---- requests ----------------------------------------------------------------------- */
+
+static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind;
+    Form *f = cls;
+    if (f->count >= FORM_FIELDS_MAX || strlen(key) > FORM_NAME_MAX)
+        return MHD_YES;
+    size_t len = value ? strnlen(value, FORM_VALUE_MAX) : 0;
+    char *v = malloc(len + 1);
+    if (!v)
+        return MHD_NO;
+    memcpy(v, value ? value : "", len);
+    v[len] = '\0';
+    strcpy(f->name[f->count], key);
+    f->value[f->count++] = v;
+    return MHD_YES;
+}
+
+static void client_address(struct MHD_Connection *c, char *out, size_t size)
+{
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    out[0] = '\0';
+    if (!ci || !ci->client_addr)
+        return;
+    const struct sockaddr *sa = ci->client_addr;
+    if (sa->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, (socklen_t)size);
+    else if (sa->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)size);
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                              const char *version, const char *upload, size_t *upload_size, void **state)
+{
+    (void)version;
+    Http *h = cls;
+    Upload *up = *state;
+    if (!up) {                       /* the head: check what the body will be before it comes */
+        if (!(up = calloc(1, sizeof *up)))
+            return MHD_NO;
+        *state = up;
+        const char *length = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+        if (length && strtoull(length, NULL, 10) > WEB_BODY_MAX)
+            up->too_large = true;
+        else
+            return MHD_YES;
+    }
+    if (*upload_size) {              /* a body without Content-Length (chunked) that grows too large is */
+        up->received += *upload_size; /* discarded up to DISCARD_MAX, then answered 413, else cut off */
+        if (up->body.len + *upload_size > WEB_BODY_MAX)
+            up->too_large = true;
+        else
+            buf_add(&up->body, upload, *upload_size);
+        *upload_size = 0;
+        return up->received > DISCARD_MAX ? MHD_NO : MHD_YES;
+    }
+    if (up->too_large)
+        return send_error(c, 413, "the request is larger than the 64 KiB a form may be");
+    bool is_post = strcmp(method, "POST") == 0;
+    const char *type = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
+    if (is_post && up->body.len && (!type || strncmp(type, "application/x-www-form-urlencoded", 33) != 0))
+        return send_error(c, 415, "a form must be sent as application/x-www-form-urlencoded");
+    Form query, form;
+    const char *why = NULL;
+    memset(&query, 0, sizeof query);
+    if (form_decode(&form, up->body.data ? up->body.data : "", up->body.len, &why) != 0) {
+        form_free(&form);
+        char text[128];
+        snprintf(text, sizeof text, "the form is malformed: %s", why);
+        return send_error(c, 400, text);
+    }
+    MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_arg, &query);
+    char client[64];
+    client_address(c, client, sizeof client);
+    WebRequest rq = { .method = method, .path = url, .query = &query, .form = &form, .client = client,
+                      .session = MHD_lookup_connection_value(c, MHD_COOKIE_KIND, "xqf_session") };
+    WebResponse rs = { .status = 200 };
+    web_handle(h->web, &rq, &rs);
+    form_free(&query);
+    form_free(&form);
+    if (rs.events_run >= 0) {
+        buf_free(&rs.body);
+        return send_stream(h, c, rs.events_run);
+    }
+    if (rs.static_body) {
+        buf_free(&rs.body);
+        struct MHD_Response *r = MHD_create_response_from_buffer(rs.static_len, (void *)rs.static_body,
+                                                                 MHD_RESPMEM_PERSISTENT);
+        return send_response(c, rs.status, r, rs.type, false);
+    }
+    return send_page(c, &rs);
+}
+
+static void completed(void *cls, struct MHD_Connection *c, void **state, enum MHD_RequestTerminationCode code)
+{
+    (void)cls, (void)c, (void)code;
+    Upload *up = *state;
+    if (up) {
+        buf_free(&up->body);
+        free(up);
+    }
+    *state = NULL;
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    char line[512];
+    vsnprintf(line, sizeof line, fmt, ap);
+    line[strcspn(line, "\n")] = '\0';
+    log_debug("http: %s", line);     /* clients going away, bad requests: not the server's trouble */
+}
+
+/* ---- the daemon ------------------------------------------------------------------------- */
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *data = malloc(1 << 20);
+    size_t n = data ? fread(data, 1, (1 << 20) - 1, f) : 0;
+    fclose(f);
+    if (data)
+        data[n] = '\0';
+    return data;
+}
+
+Http *http_start(Web *w, const HttpConfig *cfg, char *err, size_t errlen)
+{
+    struct sockaddr_storage ss;
+    memset(&ss, 0, sizeof ss);
+    struct sockaddr_in *v4 = (struct sockaddr_in *)&ss;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&ss;
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+    if (inet_pton(AF_INET, cfg->listen, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons((uint16_t)cfg->port);
+    } else if (inet_pton(AF_INET6, cfg->listen, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons((uint16_t)cfg->port);
+        flags |= MHD_USE_IPv6;
+    } else {
+        snprintf(err, errlen, "--listen: '%s' is not an IPv4 or IPv6 address", cfg->listen);
+        return NULL;
+    }
+    Http *h = calloc(1, sizeof *h);
+    if (!h) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    h->web = w;
+    h->max_streams = cfg->max_streams;
+    if (cfg->cert || cfg->key) {
+        h->cert = cfg->cert ? slurp(cfg->cert) : NULL;
+        h->key = cfg->key ? slurp(cfg->key) : NULL;
+        if (!h->cert || !h->key) {
+            snprintf(err, errlen, "cannot read %s: %s", !h->cert ? "--cert" : "--key", strerror(errno));
+            http_stop(&h);
+            return NULL;
+        }
+        flags |= MHD_USE_TLS;
+    }
+    struct MHD_OptionItem tls[] = {
+        { h->cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, h->cert },
+        { MHD_OPTION_HTTPS_MEM_KEY, 0, h->key },
+        { MHD_OPTION_END, 0, NULL },
+    };
+    h->daemon = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, handle, h,
+                                 MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+                                 MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+                                 MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->max_connections,
+                                 MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)cfg->per_ip,
+                                 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->timeout_s,
+                                 MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HEAD_MEMORY,
+                                 MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+                                 MHD_OPTION_ARRAY, tls,
+                                 MHD_OPTION_END);
+    if (!h->daemon) {
+        snprintf(err, errlen, "cannot serve on %s port %d (in use, or a bad certificate or key)", cfg->listen,
+                 cfg->port);
+        http_stop(&h);
+        return NULL;
+    }
+    const union MHD_DaemonInfo *di = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    h->port = di ? di->port : cfg->port;
+    return h;
+}
+
+int http_port(const Http *h) { return h->port; }
+
+void http_stop(Http **hp)
+{
+    Http *h = *hp;
+    if (!h)
+        return;
+    if (h->daemon)
+        MHD_stop_daemon(h->daemon);
+    free(h->cert);
+    free(h->key);
+    free(h);
+    *hp = NULL;
+}

@@ -1,0 +1,121 @@
+/*
+ * xqf-web: the cluster's live dashboard (runs, a run's live charts,
+ * machines, forms and actions for signed-in users), read from the same
+ * PostgreSQL as the coordinator.
+ *
+ * Security: 127.0.0.1 by default; TLS with --cert and --key; any other
+ * address without TLS is refused unless --insecure says plaintext on a
+ * network is meant.
+ *
+ * Exit status: 0 stopped by SIGTERM/SIGINT, 1 failure (the database, the
+ * socket, the certificate), 2 bad usage.
+ */
+#include <arpa/inet.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "http.h"
+#include "log.h"
+#include "opts.h"
+#include "web.h"
+
+#ifndef XQF_DEFAULT_BOOK
+#define XQF_DEFAULT_BOOK "ops/books/default.book"
+#endif
+
+enum { EXIT_USAGE = 2 };
+
+static const OptSpec OPTIONS[] = {
+    { "--listen", OPT_TEXT, "ADDRESS", "127.0.0.1", .help = "IPv4 or IPv6 address; a non-loopback one needs TLS, or --insecure" },
+    { "--port", OPT_INT, "N", "8080", .imin = 0, .imax = 65535, .help = "TCP port (0: any free one, printed)" },
+    { "--db", OPT_TEXT, "CONNINFO", NULL, .help = "libpq connection string (default: $XQF_DB)" },
+    { "--cert", OPT_TEXT, "FILE", NULL, .help = "TLS certificate (PEM), with --key: HTTPS" },
+    { "--key", OPT_TEXT, "FILE", NULL, .help = "TLS private key (PEM)" },
+    { "--insecure", OPT_FLAG, NULL, NULL, .help = "serve plain HTTP on a non-loopback ADDRESS all the same" },
+    { "--login-required", OPT_FLAG, NULL, NULL, .help = "no read-only view without logging in" },
+    { "--max-connections", OPT_INT, "N", "256", .imin = 4, .imax = 10000, .help = "connections at once (each a thread)" },
+    { "--per-ip", OPT_INT, "N", "64", .imin = 1, .imax = 10000, .help = "connections at once from one address" },
+    { "--max-streams", OPT_INT, "N", "220", .imin = 0, .imax = 10000, .help = "live pages (event streams) at once" },
+    { "--timeout", OPT_INT, "SECONDS", "30", .imin = 1, .imax = 3600, .help = "an idle connection is closed after this" },
+    { "--session-hours", OPT_INT, "H", "12", .imin = 1, .imax = 24 * 90, .help = "a login lasts this long" },
+    { "--login-rate", OPT_INT, "N", "10", .imin = 1, .imax = 10000, .help = "failed logins per address and minute" },
+    { "--book", OPT_TEXT, "FILE", XQF_DEFAULT_BOOK, .help = "opening book of runs created on the web" },
+    { "--chart-js", OPT_TEXT, "FILE", "/usr/share/javascript/chart.js/chart.min.js", .help = "Chart.js (Debian libjs-chart.js)" },
+    OPTS_END,
+};
+
+static const OptTable TABLE = {
+    .program = "xqf-web", .spec = OPTIONS,
+    .usage = "Usage: xqf-web [--listen ADDRESS] [--port N] [--db CONNINFO] [--cert FILE --key FILE | --insecure]\n"
+             "               [--login-required] [options]\n"
+             "\n"
+             "Serves the live dashboard of the runs in PostgreSQL: runs, a run's numbers and\n"
+             "charts (pushed as workers report), machines; signed-in users (xqf-tune user add)\n"
+             "create, approve, stop and modify runs.\n",
+    .epilog = "\nLogs go to stderr (XQF_LOG=debug|info|warn|error).\n",
+};
+
+static bool loopback(const char *address)
+{
+    struct in_addr v4;
+    struct in6_addr v6;
+    if (inet_pton(AF_INET, address, &v4) == 1)
+        return (ntohl(v4.s_addr) >> 24) == 127;
+    return inet_pton(AF_INET6, address, &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
+}
+
+int main(int argc, char **argv)
+{
+    Opts o;
+    int rc = opts_parse(&o, &TABLE, argc - 1, argv + 1);
+    if (rc != OPTS_OK)
+        return rc == OPTS_HELP ? 0 : EXIT_USAGE;
+    const char *db = opts_given(&o, "--db") ? opts_text(&o, "--db") : getenv("XQF_DB");
+    const char *cert = opts_text(&o, "--cert"), *key = opts_text(&o, "--key"), *listen = opts_text(&o, "--listen");
+    if (!db)
+        return opts_error(TABLE.program, "give --db CONNINFO or set XQF_DB"), EXIT_USAGE;
+    if (!cert != !key)
+        return opts_error(TABLE.program, "give both --cert and --key (or neither)"), EXIT_USAGE;
+    if (!cert && !loopback(listen) && !opts_given(&o, "--insecure"))
+        return opts_error(TABLE.program, "--listen %s is reachable from other machines: give --cert and --key "
+                          "(TLS), or --insecure", listen), EXIT_USAGE;
+    xqf_log_init("web");
+    if (!cert && !loopback(listen))
+        log_warn("serving plain HTTP on %s (--insecure): passwords and cookies cross the network in clear", listen);
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL);      /* every thread inherits it; main waits for them */
+    signal(SIGPIPE, SIG_IGN);
+    WebConfig wc = {
+        .db = db, .chart_js = opts_text(&o, "--chart-js"), .tls = cert != NULL,
+        .login_required = opts_given(&o, "--login-required"), .session_hours = (int)opts_int(&o, "--session-hours"),
+        .login_per_minute = (int)opts_int(&o, "--login-rate"), .book = opts_text(&o, "--book"),
+    };
+    Web *web = web_new(&wc);
+    if (!web)
+        return 1;
+    HttpConfig hc = {
+        .listen = listen, .port = (int)opts_int(&o, "--port"), .cert = cert, .key = key,
+        .max_connections = (int)opts_int(&o, "--max-connections"), .per_ip = (int)opts_int(&o, "--per-ip"),
+        .timeout_s = (int)opts_int(&o, "--timeout"), .max_streams = (int)opts_int(&o, "--max-streams"),
+    };
+    char err[256];
+    Http *http = http_start(web, &hc, err, sizeof err);
+    if (!http) {
+        log_error("%s", err);
+        web_destroy(&web);
+        return 1;
+    }
+    log_info("serving %s://%s:%d/", cert ? "https" : "http", listen, http_port(http));
+    int sig;
+    sigwait(&stop, &sig);
+    log_info("stopping (signal %d)", sig);
+    web_shutdown(web);
+    http_stop(&http);
+    web_destroy(&web);
+    return 0;
+}

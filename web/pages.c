@@ -1,0 +1,801 @@
+/*
+ * pages.c - the dashboard's pages as server-rendered HTML (complete
+ * without JavaScript; web.js adds charts and live updates), and a run's
+ * live numbers as an event.  Every text from the database goes through
+ * buf_html (or buf_json inside the data element); numbers come from the
+ * tuner's statistics (Elo, nElo, LLR bounds).
+ */
+#include "app.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "game.h"
+#include "params.h"
+#include "run_kind.h"
+#include "stats.h"
+#include "store_web.h"
+
+enum { RUNS_SHOWN = 200, CHART_POINTS = 400, TASK_ROWS = 200, AUDIT_ROWS = 100, MACHINE_WINDOW_S = 3600,
+       MACHINES_SHOWN = 5000 };
+
+/* ---- the frame of every page ------------------------------------------------------ */
+
+static void head(Buf *b, const char *title, const Session *u)
+{
+    buf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                "<link rel=\"stylesheet\" href=\"/static/style.css\"><title>");
+    buf_html(b, title);
+    buf_puts(b, " - Xiangqi Forge</title></head><body>\n<nav><a class=\"brand\" href=\"/\">Xiangqi Forge</a> "
+                "<a href=\"/runs\">Runs</a> <a href=\"/machines\">Machines</a>");
+    if (session_is(u, "tester"))
+        buf_puts(b, " <a href=\"/new/sprt\">New SPRT</a> <a href=\"/new/spsa\">New SPSA</a>");
+    buf_puts(b, "<span class=\"user\">");
+    if (u->in) {
+        buf_html(b, u->name);
+        buf_puts(b, " (");
+        buf_html(b, u->role);
+        buf_puts(b, ") <form class=\"inline\" method=\"post\" action=\"/logout\"><input type=\"hidden\" "
+                    "name=\"csrf\" value=\"");
+        buf_html(b, u->csrf);
+        buf_puts(b, "\"><button>Log out</button></form>");
+    } else
+        buf_puts(b, "<a href=\"/login\">Log in</a>");
+    buf_puts(b, "</span></nav>\n<main>\n");
+}
+
+static void foot(Buf *b)
+{
+    buf_puts(b, "</main>\n<script src=\"/static/chart.js\"></script><script src=\"/static/web.js\"></script>"
+                "</body></html>\n");
+}
+
+/* The hidden CSRF field of a form. */
+static void csrf_field(Buf *b, const Session *u)
+{
+    buf_puts(b, "<input type=\"hidden\" name=\"csrf\" value=\"");
+    buf_html(b, u->csrf);
+    buf_puts(b, "\">");
+}
+
+void page_error(Buf *b, int status, const char *reason)
+{
+    static const Session nobody = { 0 };
+    char title[64];
+    snprintf(title, sizeof title, "Error %d", status);
+    head(b, title, &nobody);
+    buf_printf(b, "<h1>Error %d</h1><p class=\"error\">", status);
+    buf_html(b, reason);
+    buf_puts(b, "</p><p><a href=\"/\">Back to the runs</a></p>\n");
+    foot(b);
+}
+
+/* ---- numbers as text -------------------------------------------------------------- */
+
+/* Elo and nElo of the counts (pentanomial when pairs are complete, else W/D/L). */
+static bool elo_of(const StoreCounts *c, xqf_elo *e)
+{
+    if (c->pairs > 0 && xqf_elo_penta(c->penta, e) == XQF_STATS_OK)
+        return true;
+    return xqf_elo_wdl(c->wins, c->draws, c->losses, e) == XQF_STATS_OK;
+}
+
+/* x without the minus sign of a value that prints as zero ("-0.00"). */
+static double z(double x) { return fabs(x) < 0.005 ? 0.0 : x; }
+
+static void elo_text(const StoreCounts *c, char *out, size_t size, bool normalized)
+{
+    xqf_elo e;
+    if (!elo_of(c, &e))
+        snprintf(out, size, "-");
+    else if (normalized)
+        snprintf(out, size, "%.2f \u00b1 %.2f", z(e.nelo), e.nelo_ci95);
+    else
+        snprintf(out, size, "%.2f \u00b1 %.2f", z(e.elo), e.elo_ci95);
+}
+
+/* Likelihood of superiority from the decisive games (the normal approximation). */
+static void los_text(const StoreCounts *c, char *out, size_t size)
+{
+    int64_t decisive = c->wins + c->losses;
+    if (decisive == 0)
+        snprintf(out, size, "-");
+    else
+        snprintf(out, size, "%.1f %%", 50.0 * erfc(-(double)(c->wins - c->losses) / sqrt(2.0 * (double)decisive)));
+}
+
+static bool is_spsa(const StoreRun *r) { return run_kind_is_spsa(r->kind); }
+
+static void llr_text(const StoreRun *r, char *out, size_t size)
+{
+    double lo, hi;
+    if (is_spsa(r) || xqf_sprt_bounds(r->alpha, r->beta, &lo, &hi) != XQF_STATS_OK)
+        snprintf(out, size, "-");
+    else if (isnan(r->llr))
+        snprintf(out, size, "0.00 [%.2f, %.2f]", lo, hi);
+    else
+        snprintf(out, size, "%.2f [%.2f, %.2f]", z(r->llr), lo, hi);
+}
+
+/* Done as a fraction: SPSA iterations, SPRT the LLR's way to a bound or the pairs to the cap. */
+static double progress_of(const StoreRun *r)
+{
+    if (r->max_pairs <= 0)
+        return 0;
+    double p = (double)(is_spsa(r) ? r->iter : r->counts.pairs) / (double)r->max_pairs;
+    double lo, hi;
+    if (!is_spsa(r) && !isnan(r->llr) && xqf_sprt_bounds(r->alpha, r->beta, &lo, &hi) == XQF_STATS_OK) {
+        double toward = r->llr >= 0 ? r->llr / hi : r->llr / lo;
+        p = fmax(p, toward);
+    }
+    if (strcmp(r->state, "active") != 0 && strcmp(r->state, "pending") != 0)
+        p = 1;
+    return fmin(fmax(p, 0), 1);
+}
+
+/* Games a minute and the time left at that rate ("-" when unknown). */
+static void rate_text(const StoreRun *r, char *rate, size_t rsize, char *eta, size_t esize)
+{
+    double games = 2.0 * (double)r->counts.pairs, per_s = r->elapsed_s > 1 ? games / r->elapsed_s : 0;
+    snprintf(rate, rsize, per_s > 0 ? "%.1f/min" : "-", per_s * 60);
+    double left = (double)(r->max_pairs - (is_spsa(r) ? r->iter : r->counts.pairs)) * 2;
+    if (per_s <= 0 || strcmp(r->state, "active") != 0 || left <= 0)
+        snprintf(eta, esize, "-");
+    else if (left / per_s < 5400)
+        snprintf(eta, esize, "%.0f min", left / per_s / 60);
+    else
+        snprintf(eta, esize, "%.1f h", left / per_s / 3600);
+}
+
+static void progress_bar(Buf *b, double p)
+{
+    buf_printf(b, "<div class=\"bar\" title=\"%.0f %%\"><div data-k=\"bar\" style=\"width:%.1f%%\"></div></div>",
+               100 * p, 100 * p);
+}
+
+/* ---- the runs page ----------------------------------------------------------------- */
+
+static bool matches(const StoreRun *r, const char *owner, const Form *q)
+{
+    const char *state = form_get(q, "state"), *kind = form_get(q, "kind"), *who = form_get(q, "owner");
+    if (state && *state && strcmp(state, "all") != 0) {
+        bool finished = strcmp(r->state, "finished") == 0 || strcmp(r->state, "stopped") == 0 ||
+                        strcmp(r->state, "paused") == 0;
+        if (strcmp(state, "finished") == 0 ? !finished : strcmp(state, r->state) != 0)
+            return false;
+    }
+    if (kind && *kind && strcmp(kind, r->kind) != 0)
+        return false;
+    return !(who && *who && strcmp(who, owner) != 0);
+}
+
+static void select_field(Buf *b, const char *name, const char *const *values, const char *chosen)
+{
+    buf_printf(b, "<label>%s <select name=\"%s\">", name, name);
+    for (const char *const *v = values; *v; v++) {
+        buf_printf(b, "<option value=\"%s\"%s>%s</option>", (*v)[0] ? *v : "", chosen && strcmp(chosen, *v) == 0
+                   ? " selected" : "", (*v)[0] ? *v : "any");
+    }
+    buf_puts(b, "</select></label> ");
+}
+
+static void runs_table(Buf *b, const char *title, StoreRun *runs, int n, const StoreWebOwner *owners, int nowners,
+                       const Form *q, const char *const *states)
+{
+    int shown = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            if (!shown)
+                return;
+            buf_printf(b, "<h2>%s</h2>\n<table class=\"runs\"><thead><tr><th>Run</th><th>Kind</th><th>Name</th>"
+                          "<th>Owner</th><th>State</th><th>Progress</th><th>Games</th><th>Elo</th>"
+                          "<th>LLR [bounds] / SPSA</th><th>Rate</th><th>ETA</th></tr></thead><tbody>\n", title);
+        }
+        for (int i = 0; i < n; i++) {
+            StoreRun *r = &runs[i];
+            bool in = false;
+            for (const char *const *s = states; *s && !in; s++)
+                in = strcmp(*s, r->state) == 0;
+            const char *owner = "";
+            for (int j = 0; j < nowners; j++)
+                if (owners[j].id == r->id)
+                    owner = owners[j].owner;
+            if (!in || !matches(r, owner, q))
+                continue;
+            if (pass == 0) {
+                shown++;
+                continue;
+            }
+            char elo[64], llr[64], rate[32], eta[32];
+            elo_text(&r->counts, elo, sizeof elo, false);
+            rate_text(r, rate, sizeof rate, eta, sizeof eta);
+            if (is_spsa(r))
+                snprintf(llr, sizeof llr, "iter %" PRId64 " / %" PRId64, r->iter, r->max_pairs);
+            else
+                llr_text(r, llr, sizeof llr);
+            buf_printf(b, "<tr data-run=\"%" PRId64 "\"><td><a href=\"/runs/%" PRId64 "\">%" PRId64 "</a></td><td>",
+                       r->id, r->id, r->id);
+            buf_html(b, r->kind);
+            buf_puts(b, "</td><td class=\"name\"><a href=\"/runs/");
+            buf_printf(b, "%" PRId64 "\">", r->id);
+            buf_html(b, r->name[0] ? r->name : "(unnamed)");
+            buf_puts(b, "</a></td><td>");
+            buf_html(b, owner[0] ? owner : "-");
+            buf_puts(b, "</td><td data-k=\"state\">");
+            buf_html(b, r->state);
+            buf_puts(b, "</td><td>");
+            progress_bar(b, progress_of(r));
+            buf_printf(b, "</td><td data-k=\"games\">%" PRId64 "</td><td data-k=\"elo\">", 2 * r->counts.pairs);
+            buf_html(b, elo);
+            buf_puts(b, "</td><td data-k=\"llr\">");
+            buf_html(b, llr);
+            buf_printf(b, "</td><td data-k=\"rate\">%s</td><td data-k=\"eta\">%s</td></tr>\n", rate, eta);
+        }
+    }
+    buf_puts(b, "</tbody></table>\n");
+}
+
+int page_runs(Store *s, const WebRequest *rq, const Session *u, Buf *b)
+{
+    StoreRun *runs = NULL;
+    StoreWebOwner *owners = NULL;
+    int n = store_list_runs(s, RUNS_SHOWN, &runs);
+    int nowners = n >= 0 ? store_web_owners(s, RUNS_SHOWN, &owners) : -1;
+    if (n < 0 || nowners < 0) {
+        free(runs);
+        free(owners);
+        page_error(b, 503, "the run database cannot be read now");
+        return 503;
+    }
+    head(b, "Runs", u);
+    buf_puts(b, "<h1>Runs <span id=\"live\" data-events=\"/events\"></span></h1>\n"
+                "<form class=\"filters\" method=\"get\" action=\"/runs\">");
+    static const char *const STATES[] = { "", "active", "pending", "finished", NULL };
+    static const char *const KINDS[] = { "", "sprt", "spsa", NULL };
+    select_field(b, "state", STATES, form_get(rq->query, "state"));
+    select_field(b, "kind", KINDS, form_get(rq->query, "kind"));
+    buf_puts(b, "<label>owner <input name=\"owner\" size=\"12\" value=\"");
+    const char *owner = form_get(rq->query, "owner");
+    buf_html(b, owner ? owner : "");
+    buf_puts(b, "\"></label> <button>Filter</button></form>\n");
+    static const char *const ACTIVE[] = { "active", NULL }, *const PENDING[] = { "pending", NULL },
+                             *const DONE[] = { "finished", "stopped", "paused", NULL };
+    runs_table(b, "Active", runs, n, owners, nowners, rq->query, ACTIVE);
+    runs_table(b, "Pending approval", runs, n, owners, nowners, rq->query, PENDING);
+    runs_table(b, "Finished", runs, n, owners, nowners, rq->query, DONE);
+    if (n == 0)
+        buf_puts(b, "<p>No runs yet: create one with <code>xqf-tune sprt new</code> or the New SPRT page.</p>\n");
+    foot(b);
+    free(runs);
+    free(owners);
+    return 200;
+}
+
+/* ---- a run's page ------------------------------------------------------------------ */
+
+/* Appends the chart series of a run as JSON members: "points":[[games, llr, elo], ...] (at most CHART_POINTS). */
+static int chart_points(Store *s, const StoreRun *r, Buf *b)
+{
+    StoreProgress *pr = NULL;
+    int n = store_run_progress(s, r->id, &pr);
+    if (n < 0)
+        return -1;
+    buf_puts(b, "\"points\":[");
+    int step = n > CHART_POINTS ? (n + CHART_POINTS - 1) / CHART_POINTS : 1;
+    bool first = true;
+    for (int i = 0; i < n; i++) {
+        if (i % step != 0 && i != n - 1)
+            continue;
+        xqf_elo e;
+        double llr = NAN;
+        if (!is_spsa(r))
+            xqf_llr_penta(pr[i].counts.penta, r->elo0, r->elo1, &llr);
+        buf_printf(b, "%s[%" PRId64 ",", first ? "" : ",", 2 * pr[i].counts.pairs);
+        buf_json_num(b, llr);
+        buf_puts(b, ",");
+        buf_json_num(b, elo_of(&pr[i].counts, &e) ? e.elo : NAN);
+        buf_puts(b, "]");
+        first = false;
+    }
+    buf_puts(b, "]");
+    free(pr);
+    return 0;
+}
+
+/* One "label: value" row of a table of settings (value escaped). */
+static void row(Buf *b, const char *label, const char *value, const char *key)
+{
+    buf_printf(b, "<tr><th>%s</th><td%s%s%s>", label, key ? " data-k=\"" : "", key ? key : "", key ? "\"" : "");
+    buf_html(b, value);
+    buf_puts(b, "</td></tr>\n");
+}
+
+static void row_num(Buf *b, const char *label, int64_t v, const char *key)
+{
+    char t[32];
+    snprintf(t, sizeof t, "%" PRId64, v);
+    row(b, label, t, key);
+}
+
+/* The buttons a visitor may use on run r. */
+static void actions(Buf *b, const StoreRun *r, const char *owner, const Session *u)
+{
+    bool live = strcmp(r->state, "active") == 0 || strcmp(r->state, "pending") == 0;
+    bool admin = session_is(u, "admin"), mine = session_is(u, "tester") && strcmp(owner, u->name) == 0;
+    if (!live || !(admin || mine))
+        return;
+    buf_puts(b, "<div class=\"actions\">");
+    buf_printf(b, "<form class=\"inline\" method=\"post\" action=\"/runs/%" PRId64 "/stop\">", r->id);
+    csrf_field(b, u);
+    buf_puts(b, "<button class=\"danger\">Stop</button></form>");
+    if (admin && strcmp(r->state, "pending") == 0) {
+        buf_printf(b, "<form class=\"inline\" method=\"post\" action=\"/runs/%" PRId64 "/approve\">", r->id);
+        csrf_field(b, u);
+        buf_puts(b, "<button>Approve</button></form>");
+    }
+    if (admin) {
+        buf_printf(b, "<form class=\"inline\" method=\"post\" action=\"/runs/%" PRId64 "/modify\">", r->id);
+        csrf_field(b, u);
+        buf_printf(b, "<label>priority <input name=\"priority\" size=\"5\" value=\"%d\"></label> "
+                      "<label>max pairs <input name=\"max_pairs\" size=\"8\" value=\"%" PRId64 "\"></label> "
+                      "<label>pairs per task <input name=\"pairs_per_task\" size=\"4\" value=\"%d\"></label> "
+                      "<button>Modify</button></form>",
+                   r->priority, r->max_pairs, r->pairs_per_task);
+    }
+    buf_puts(b, "</div>\n");
+}
+
+/* The tuned values as a parameter file (the fixed set and theta rounded into bounds), as xqf-tune export gives. */
+static void tuned_file(const StoreRun *r, const StoreSpsa *st, Buf *b)
+{
+    Params p;
+    params_default(&p);
+    char err[256], *text = NULL;
+    size_t len = 0;
+    params_apply_list(&p, st->fixed, err, sizeof err);
+    for (int i = 0; i < st->count; i++) {
+        const ParamInfo *info = params_find(st->params[i].name);
+        double v = round(st->params[i].theta);
+        if (info)
+            params_store(&p, info, (int)(v < info->min ? info->min : v > info->max ? info->max : v));
+    }
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return;
+    fprintf(f, "# xqf-web export of run %" PRId64 " (%s, %s, %" PRId64 " pairs)\n", r->id, r->kind, r->state,
+            r->iter);
+    params_write(&p, f);
+    fclose(f);
+    buf_puts(b, "<h2>Tuned values</h2>\n<textarea id=\"tuned\" readonly rows=\"8\" cols=\"60\">");
+    buf_html(b, text ? text : "");
+    buf_puts(b, "</textarea><br><button type=\"button\" class=\"copy\" data-copy=\"tuned\">Copy</button>\n");
+    free(text);
+}
+
+static void spsa_section(Store *s, const StoreRun *r, const StoreSpsa *st, Buf *b)
+{
+    (void)s;
+    buf_puts(b, "<h2>Parameters</h2>\n<table class=\"params\"><thead><tr><th>Parameter</th><th>Start</th>"
+                "<th>Current</th><th>Min</th><th>Max</th><th>c_end</th><th>r_end</th></tr></thead><tbody>\n");
+    for (int i = 0; i < st->count; i++) {
+        const StoreSpsaParam *q = &st->params[i];
+        buf_puts(b, "<tr><td>");
+        buf_html(b, q->name);
+        buf_printf(b, "</td><td>%g</td><td data-theta=\"%d\">%.2f</td><td>%g</td><td>%g</td><td>%g</td><td>%g</td>"
+                      "</tr>\n", q->start, i, q->theta, q->min, q->max, q->c_end, q->r_end);
+    }
+    buf_puts(b, "</tbody></table>\n");
+    tuned_file(r, st, b);
+    buf_puts(b, "<h2>Theta over games</h2>\n<div class=\"charts\">");
+    for (int i = 0; i < st->count; i++)
+        buf_printf(b, "<div class=\"chart small\"><canvas id=\"theta-%d\"></canvas></div>", i);
+    buf_puts(b, "</div>\n");
+}
+
+static void tasks_section(Store *s, int64_t id, Buf *b)
+{
+    StoreWebTasks *t = NULL;
+    int n = store_web_tasks(s, id, TASK_ROWS, &t);
+    buf_puts(b, "<h2>Tasks by worker <small class=\"note\">(as of loading the page)</small></h2>\n");
+    if (n <= 0) {
+        buf_puts(b, n < 0 ? "<p class=\"error\">The tasks cannot be read now.</p>\n" : "<p>No tasks yet.</p>\n");
+        free(t);
+        return;
+    }
+    buf_puts(b, "<table><thead><tr><th>Worker</th><th>Tasks</th><th>Leased</th><th>Pairs</th><th>W</th><th>D</th>"
+                "<th>L</th><th>Crashes</th><th>Time losses</th><th>Other faults</th><th>Leases</th></tr></thead>"
+                "<tbody>\n");
+    for (int i = 0; i < n; i++) {
+        int64_t crash = 0, time = 0, other = 0;
+        for (int k = 0; k < t[i].nreasons && k < GAME_REASONS; k++) {
+            if (k == GAME_CRASH)
+                crash += t[i].reasons[k];
+            else if (k == GAME_TIME_FORFEIT)
+                time += t[i].reasons[k];
+            else if (game_reason_is_fault((GameReason)k))
+                other += t[i].reasons[k];
+        }
+        buf_puts(b, "<tr><td>");
+        buf_html(b, t[i].worker[0] ? t[i].worker : "(queued)");
+        buf_printf(b, "</td><td>%" PRId64 "</td><td>%" PRId64 "</td><td>%" PRId64 "</td><td>%" PRId64 "</td><td>%"
+                      PRId64 "</td><td>%" PRId64 "</td><td>%" PRId64 "</td><td>%" PRId64 "</td><td>%" PRId64
+                      "</td><td>%" PRId64 "</td></tr>\n",
+                   t[i].tasks, t[i].leased, t[i].pairs, t[i].wins, t[i].draws, t[i].losses, crash, time, other,
+                   t[i].attempts);
+    }
+    buf_puts(b, "</tbody></table>\n");
+    free(t);
+}
+
+static void audit_section(Store *s, int64_t id, Buf *b)
+{
+    StoreWebAudit *a = NULL;
+    int n = store_web_audit_list(s, id, AUDIT_ROWS, &a);
+    buf_puts(b, "<h2>Audit</h2>\n");
+    if (n <= 0) {
+        buf_puts(b, n < 0 ? "<p class=\"error\">The audit cannot be read now.</p>\n" : "<p>No actions yet.</p>\n");
+        free(a);
+        return;
+    }
+    buf_puts(b, "<table class=\"audit\"><thead><tr><th>When (UTC)</th><th>Who</th><th>Action</th><th>Detail</th>"
+                "</tr></thead><tbody>\n");
+    for (int i = 0; i < n; i++) {
+        buf_puts(b, "<tr><td>");
+        buf_html(b, a[i].at);
+        buf_puts(b, "</td><td>");
+        buf_html(b, a[i].actor);
+        buf_puts(b, "</td><td>");
+        buf_html(b, a[i].action);
+        buf_puts(b, "</td><td>");
+        buf_html(b, a[i].detail);
+        buf_puts(b, "</td></tr>\n");
+    }
+    buf_puts(b, "</tbody></table>\n");
+    free(a);
+}
+
+/* The data element web.js draws the charts from (JSON, '<' escaped). */
+static int chart_data(Store *s, const StoreRun *r, const StoreSpsa *st, Buf *b)
+{
+    double lo = NAN, hi = NAN;
+    if (!is_spsa(r))
+        xqf_sprt_bounds(r->alpha, r->beta, &lo, &hi);
+    buf_printf(b, "<script type=\"application/json\" id=\"xqf-data\">{\"run\":%" PRId64 ",\"kind\":", r->id);
+    buf_json(b, r->kind);
+    buf_puts(b, ",\"lower\":");
+    buf_json_num(b, lo);
+    buf_puts(b, ",\"upper\":");
+    buf_json_num(b, hi);
+    buf_puts(b, ",");
+    if (chart_points(s, r, b) != 0)
+        return -1;
+    if (st) {
+        StoreHistoryRow *h = NULL;
+        int n = store_spsa_history(s, r->id, &h);
+        if (n < 0)
+            return -1;
+        buf_puts(b, ",\"theta\":[");
+        int iters = 0;
+        for (int i = 0; i < n; i++)
+            iters += i == 0 || h[i].iteration != h[i - 1].iteration;
+        int step = iters > CHART_POINTS ? (iters + CHART_POINTS - 1) / CHART_POINTS : 1;
+        for (int p = 0; p < st->count; p++) {
+            const StoreSpsaParam *q = &st->params[p];
+            buf_printf(b, "%s{\"name\":", p ? "," : "");
+            buf_json(b, q->name);
+            buf_printf(b, ",\"start\":%.6g,\"min\":%.6g,\"max\":%.6g,\"points\":[[0,%.6g]", q->start, q->min, q->max,
+                       q->start);
+            int it = -1;
+            for (int i = 0; i < n; i++) {
+                it += i == 0 || h[i].iteration != h[i - 1].iteration;
+                if (h[i].idx == p && (it % step == 0 || it == iters - 1))
+                    buf_printf(b, ",[%" PRId64 ",%.6g]", 2 * h[i].iteration, h[i].theta);
+            }
+            buf_puts(b, "]}");
+        }
+        buf_puts(b, "]");
+        free(h);
+    }
+    buf_puts(b, "}</script>\n");
+    return 0;
+}
+
+int page_run(Store *s, int64_t id, const Session *u, const char *notice, Buf *b)
+{
+    StoreRun r;
+    char owner[STORE_NAME_MAX + 1] = "";
+    int found = store_load_run(s, id, &r, false);
+    if (found == 0) {
+        char why[96];
+        snprintf(why, sizeof why, "there is no run %" PRId64, id);
+        page_error(b, 404, why);
+        return 404;
+    }
+    StoreSpsa *st = NULL;
+    char *sets = malloc(2 * (STORE_PARAMS_MAX + 1));
+    bool ok = found > 0 && sets && store_web_owner(s, id, owner, sizeof owner) >= 0 &&
+              store_run_sets(s, id, sets, sets + STORE_PARAMS_MAX + 1, STORE_PARAMS_MAX + 1) == 1;
+    if (ok && is_spsa(&r))
+        ok = (st = malloc(sizeof *st)) && store_spsa_load(s, id, st) == 1;
+    if (!ok) {
+        free(st);
+        free(sets);
+        page_error(b, 503, "the run database cannot be read now");
+        return 503;
+    }
+    char title[96];
+    snprintf(title, sizeof title, "Run %" PRId64, id);
+    head(b, title, u);
+    buf_printf(b, "<h1>Run %" PRId64 ": ", id);
+    buf_html(b, r.name[0] ? r.name : "(unnamed)");
+    buf_printf(b, " <span id=\"live\" data-events=\"/runs/%" PRId64 "/events\"></span></h1>\n", id);
+    if (notice) {
+        buf_puts(b, "<p class=\"notice\">");
+        buf_html(b, notice);
+        buf_puts(b, "</p>\n");
+    }
+    actions(b, &r, owner, u);
+    progress_bar(b, progress_of(&r));
+
+    char text[256], tc[64];
+    buf_puts(b, "<div class=\"columns\"><table class=\"kv\"><caption>Results</caption>\n");
+    row(b, "State", r.state, "state");
+    row(b, "Verdict", r.verdict[0] ? r.verdict : "-", "verdict");
+    row_num(b, "Games", 2 * r.counts.pairs, "games");
+    snprintf(text, sizeof text, "%" PRId64 " / %" PRId64 " / %" PRId64, r.counts.wins, r.counts.draws, r.counts.losses);
+    row(b, "W / D / L", text, "wdl");
+    snprintf(text, sizeof text, "%" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64, r.counts.penta[0],
+             r.counts.penta[1], r.counts.penta[2], r.counts.penta[3], r.counts.penta[4]);
+    row(b, "Pentanomial (LL LD DD+WL WD WW)", text, "penta");
+    elo_text(&r.counts, text, sizeof text, false);
+    row(b, "Elo (95 %)", text, "elo");
+    elo_text(&r.counts, text, sizeof text, true);
+    row(b, "nElo (95 %)", text, "nelo");
+    los_text(&r.counts, text, sizeof text);
+    row(b, "LOS", text, "los");
+    if (is_spsa(&r)) {
+        snprintf(text, sizeof text, "%" PRId64 " / %" PRId64, r.iter, r.max_pairs);
+        row(b, "SPSA iterations", text, "iter");
+    } else {
+        llr_text(&r, text, sizeof text);
+        row(b, "LLR [bounds]", text, "llr");
+    }
+    char rate[32], eta[32];
+    rate_text(&r, rate, sizeof rate, eta, sizeof eta);
+    row(b, "Rate (games)", rate, "rate");
+    row(b, "ETA", eta, "eta");
+    buf_puts(b, "</table>\n<table class=\"kv\"><caption>Settings</caption>\n");
+    row(b, "Kind", r.kind, NULL);
+    row(b, "Owner", owner[0] ? owner : "-", NULL);
+    row(b, "Created (UTC)", r.created, NULL);
+    row(b, "Finished (UTC)", r.finished[0] ? r.finished : "-", NULL);
+    if (r.nodes > 0)
+        snprintf(tc, sizeof tc, "%" PRId64 " nodes", r.nodes);
+    else
+        snprintf(tc, sizeof tc, "%g+%g", (double)r.base_ms / 1000, (double)r.inc_ms / 1000);
+    row(b, "Time control", tc, NULL);
+    row(b, "Book", r.book_name, NULL);
+    row_num(b, "Priority", r.priority, NULL);
+    row_num(b, "Pairs per task", r.pairs_per_task, NULL);
+    row_num(b, is_spsa(&r) ? "Iterations (pairs)" : "Max pairs", r.max_pairs, NULL);
+    if (!is_spsa(&r)) {
+        snprintf(text, sizeof text, "[%.2f, %.2f] nElo, alpha %.3g, beta %.3g", r.elo0, r.elo1, r.alpha, r.beta);
+        row(b, "SPRT", text, NULL);
+        row(b, "Test set", sets[0] ? sets : "(defaults)", NULL);
+        row(b, "Base set", sets[STORE_PARAMS_MAX + 1] ? sets + STORE_PARAMS_MAX + 1 : "(defaults)", NULL);
+    } else {
+        snprintf(text, sizeof text, "alpha %.3g, gamma %.3g, A = %.3g N", st->alpha, st->gamma, st->a_ratio);
+        row(b, "SPSA schedule", text, NULL);
+        row(b, "Fixed set", st->fixed[0] ? st->fixed : "(defaults)", NULL);
+    }
+    row(b, "Required build", r.build_id[0] ? r.build_id : "(any)", NULL);
+    if (r.build0[0] || r.build1[0]) {
+        row(b, "Test build (SHA-256)", r.build0[0] ? r.build0 : "(workers' own)", NULL);
+        row(b, "Base build (SHA-256)", r.build1[0] ? r.build1 : "(workers' own)", NULL);
+    }
+    buf_puts(b, "</table></div>\n");
+
+    buf_printf(b, "<p><a href=\"/runs/%" PRId64 "/report\">The run's report page</a> (as <code>xqf-tune report</code> "
+                  "writes it). Game records (PGN) are not kept by the cluster yet.</p>\n", id);
+    if (!is_spsa(&r))
+        buf_puts(b, "<h2>LLR and Elo over games</h2>\n<div class=\"charts\"><div class=\"chart\"><canvas id=\"llr\">"
+                    "</canvas></div><div class=\"chart\"><canvas id=\"elo\"></canvas></div></div>\n");
+    else
+        buf_puts(b, "<h2>Elo over games</h2>\n<div class=\"charts\"><div class=\"chart\"><canvas id=\"elo\">"
+                    "</canvas></div></div>\n");
+    if (st)
+        spsa_section(s, &r, st, b);
+    tasks_section(s, id, b);
+    audit_section(s, id, b);
+    int rc = chart_data(s, &r, st, b);
+    foot(b);
+    free(st);
+    free(sets);
+    if (rc != 0) {
+        buf_free(b);
+        page_error(b, 503, "the run database cannot be read now");
+        return 503;
+    }
+    return 200;
+}
+
+/* ---- the live event of a run ---------------------------------------------------------- */
+
+int page_run_event(Store *s, int64_t id, Buf *out)
+{
+    StoreRun r;
+    int found = store_load_run(s, id, &r, false);
+    if (found <= 0)
+        return found;
+    char text[128], rate[32], eta[32];
+    buf_printf(out, "event: run\ndata: {\"id\":%" PRId64 ",\"state\":", id);
+    buf_json(out, r.state);
+    buf_puts(out, ",\"verdict\":");
+    buf_json(out, r.verdict[0] ? r.verdict : "-");
+    buf_printf(out, ",\"games\":\"%" PRId64 "\"", 2 * r.counts.pairs);
+    snprintf(text, sizeof text, "%" PRId64 " / %" PRId64 " / %" PRId64, r.counts.wins, r.counts.draws, r.counts.losses);
+    buf_puts(out, ",\"wdl\":");
+    buf_json(out, text);
+    snprintf(text, sizeof text, "%" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64, r.counts.penta[0],
+             r.counts.penta[1], r.counts.penta[2], r.counts.penta[3], r.counts.penta[4]);
+    buf_puts(out, ",\"penta\":");
+    buf_json(out, text);
+    elo_text(&r.counts, text, sizeof text, false);
+    buf_puts(out, ",\"elo\":");
+    buf_json(out, text);
+    elo_text(&r.counts, text, sizeof text, true);
+    buf_puts(out, ",\"nelo\":");
+    buf_json(out, text);
+    los_text(&r.counts, text, sizeof text);
+    buf_puts(out, ",\"los\":");
+    buf_json(out, text);
+    if (is_spsa(&r))
+        snprintf(text, sizeof text, "iter %" PRId64 " / %" PRId64, r.iter, r.max_pairs);
+    else
+        llr_text(&r, text, sizeof text);
+    buf_puts(out, is_spsa(&r) ? ",\"iter\":" : ",\"llr\":");
+    buf_json(out, text);
+    rate_text(&r, rate, sizeof rate, eta, sizeof eta);
+    buf_puts(out, ",\"rate\":");
+    buf_json(out, rate);
+    buf_puts(out, ",\"eta\":");
+    buf_json(out, eta);
+    buf_printf(out, ",\"bar\":%.4f", progress_of(&r));
+    xqf_elo e;
+    buf_printf(out, ",\"point\":[%" PRId64 ",", 2 * r.counts.pairs);
+    buf_json_num(out, is_spsa(&r) || isnan(r.llr) ? NAN : r.llr);
+    buf_puts(out, ",");
+    buf_json_num(out, elo_of(&r.counts, &e) ? e.elo : NAN);
+    buf_puts(out, "]");
+    if (is_spsa(&r)) {
+        StoreSpsa *st = malloc(sizeof *st);
+        if (st && store_spsa_load(s, id, st) == 1) {
+            buf_printf(out, ",\"theta_games\":%" PRId64 ",\"theta\":[", 2 * st->iter);
+            for (int i = 0; i < st->count; i++) {
+                buf_puts(out, i ? "," : "");
+                buf_json_num(out, st->params[i].theta);
+            }
+            buf_puts(out, "]");
+        }
+        free(st);
+    }
+    buf_puts(out, "}\n\n");
+    return 1;
+}
+
+/* ---- machines ------------------------------------------------------------------------- */
+
+int page_machines(Store *s, const Session *u, Buf *b)
+{
+    StoreWorker *w = NULL;
+    int n = store_web_workers(s, MACHINE_WINDOW_S, MACHINES_SHOWN, &w);
+    if (n < 0) {
+        page_error(b, 503, "the run database cannot be read now");
+        return 503;
+    }
+    head(b, "Machines", u);
+    buf_printf(b, "<h1>Machines</h1>\n<p>Workers seen in the last %d minutes: %d.</p>\n", MACHINE_WINDOW_S / 60, n);
+    if (n > 0) {
+        buf_puts(b, "<table><thead><tr><th>Worker</th><th>Build</th><th>Cores</th><th>Games at once</th>"
+                    "<th>Tasks now</th><th>Pairs played</th><th>Last seen</th><th>Flags</th></tr></thead><tbody>\n");
+        for (int i = 0; i < n; i++) {
+            buf_puts(b, "<tr><td>");
+            buf_html(b, w[i].name);
+            buf_puts(b, "</td><td class=\"mono\">");
+            buf_html(b, w[i].build_id[0] ? w[i].build_id : "-");
+            buf_printf(b, "</td><td>%d</td><td>%d</td><td>%" PRId64 "</td><td>%" PRId64 "</td><td>%.0f s ago</td><td>%s"
+                          "</td></tr>\n", w[i].cores, w[i].concurrency, w[i].leased, w[i].pairs, w[i].idle_s,
+                       w[i].idle_s > 120 ? "idle" : w[i].leased > 0 ? "busy" : "waiting");
+        }
+        buf_puts(b, "</tbody></table>\n");
+    }
+    buf_puts(b, "<p class=\"note\">Nodes per second, crashes and time losses per machine are not recorded by the "
+                "workers yet; a run's page shows its crashes and time losses by worker.</p>\n");
+    foot(b);
+    free(w);
+    return 200;
+}
+
+/* ---- forms -------------------------------------------------------------------------- */
+
+/* One field of a form: label, input with the value given (or the default), its message. */
+static void field(Buf *b, const Form *values, const FieldError *errors, int nerrors, const char *name,
+                  const char *label, const char *def, const char *hint)
+{
+    const char *v = values ? form_get(values, name) : NULL, *msg = NULL;
+    for (int i = 0; i < nerrors && !msg; i++)
+        if (strcmp(errors[i].field, name) == 0)
+            msg = errors[i].message;
+    buf_printf(b, "<div class=\"field%s\"><label for=\"f-%s\">%s</label><input id=\"f-%s\" name=\"%s\" value=\"",
+               msg ? " invalid" : "", name, label, name, name);
+    buf_html(b, v ? v : def);
+    buf_puts(b, "\">");
+    if (hint)
+        buf_printf(b, "<small>%s</small>", hint);
+    if (msg) {
+        buf_printf(b, "<p class=\"field-error\" id=\"err-%s\">", name);
+        buf_html(b, msg);
+        buf_puts(b, "</p>");
+    }
+    buf_puts(b, "</div>\n");
+}
+
+int page_new_run(const char *kind, const Form *values, const FieldError *errors, int nerrors, const Session *u,
+                 Buf *b)
+{
+    bool spsa = strcmp(kind, "spsa") == 0;
+    head(b, spsa ? "New SPSA run" : "New SPRT test", u);
+    buf_printf(b, "<h1>%s</h1>\n", spsa ? "New SPSA run" : "New SPRT test");
+    if (nerrors)
+        buf_puts(b, "<p class=\"error\">The run was not created: see the messages below.</p>\n");
+    if (!session_is(u, "admin"))
+        buf_puts(b, "<p class=\"notice\">Your run waits for an admin's approval before workers play it.</p>\n");
+    buf_printf(b, "<form method=\"post\" action=\"/new/%s\" class=\"new\">", spsa ? "spsa" : "sprt");
+    csrf_field(b, u);
+    field(b, values, errors, nerrors, "name", "Name", "", NULL);
+    if (spsa) {
+        field(b, values, errors, nerrors, "params", "Parameters", "", "names, comma-separated (empty: every tunable)");
+        field(b, values, errors, nerrors, "pairs", "Game pairs (iterations)", "", NULL);
+        field(b, values, errors, nerrors, "alpha", "alpha", "0.602", NULL);
+        field(b, values, errors, nerrors, "gamma", "gamma", "0.101", NULL);
+        field(b, values, errors, nerrors, "a_ratio", "A / N", "0.1", NULL);
+    } else {
+        field(b, values, errors, nerrors, "test", "Test set", "", "Name=value,... over the defaults");
+        field(b, values, errors, nerrors, "base", "Base set", "", "empty: the defaults");
+        field(b, values, errors, nerrors, "test_build", "Test build", "", "id from xqf-tune build (empty: the workers' engine)");
+        field(b, values, errors, nerrors, "base_build", "Base build", "", "id from xqf-tune build (empty: the workers' engine)");
+        field(b, values, errors, nerrors, "elo0", "elo0 (nElo)", "0", NULL);
+        field(b, values, errors, nerrors, "elo1", "elo1 (nElo)", "5", NULL);
+        field(b, values, errors, nerrors, "alpha", "alpha", "0.05", NULL);
+        field(b, values, errors, nerrors, "beta", "beta", "0.05", NULL);
+        field(b, values, errors, nerrors, "max_pairs", "Max pairs", "50000", NULL);
+    }
+    field(b, values, errors, nerrors, "tc", "Time control", "", "BASE+INC in seconds (10+0.1), or");
+    field(b, values, errors, nerrors, "nodes", "Nodes per move", "", "fixed nodes (give one of the two)");
+    field(b, values, errors, nerrors, "pairs_per_task", "Pairs per task", "8", NULL);
+    field(b, values, errors, nerrors, "priority", "Priority", "0", NULL);
+    buf_puts(b, "<button>Create</button></form>\n");
+    foot(b);
+    return nerrors ? 400 : 200;
+}
+
+int page_login(const char *message, const Session *u, Buf *b)
+{
+    head(b, "Log in", u);
+    buf_puts(b, "<h1>Log in</h1>\n");
+    if (message) {
+        buf_puts(b, "<p class=\"error\">");
+        buf_html(b, message);
+        buf_puts(b, "</p>\n");
+    }
+    buf_puts(b, "<form method=\"post\" action=\"/login\" class=\"new\"><div class=\"field\"><label for=\"f-user\">"
+                "User</label><input id=\"f-user\" name=\"user\" autocomplete=\"username\"></div><div class=\"field\">"
+                "<label for=\"f-password\">Password</label><input id=\"f-password\" type=\"password\" name=\"password\""
+                " autocomplete=\"current-password\"></div><button>Log in</button></form>\n");
+    foot(b);
+    return message ? 401 : 200;
+}

@@ -1,0 +1,68 @@
+/*
+ * request.h - what xqf-web reads from a request before it touches the
+ * database: the route of a path and the fields of a form
+ * (application/x-www-form-urlencoded, the body of every POST and the
+ * query of a GET).  Pure parsing with fixed limits, no allocation beyond
+ * the Form itself; fuzzed by tests/fuzz/fuzz_web.c.
+ */
+#ifndef XQF_WEB_REQUEST_H
+#define XQF_WEB_REQUEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+    FORM_FIELDS_MAX = 64,            /* fields in one form */
+    FORM_NAME_MAX = 64,              /* bytes of a field's name */
+    FORM_VALUE_MAX = 8192,           /* bytes of a field's value (decoded) */
+    WEB_BODY_MAX = 65536             /* bytes of a request body */
+};
+
+typedef enum {
+    ROUTE_BAD,                       /* malformed: 400 */
+    ROUTE_UNKNOWN,                   /* no such page: 404 */
+    ROUTE_RUNS,                      /* GET /  and /runs */
+    ROUTE_RUN,                       /* /runs/ID */
+    ROUTE_RUN_EVENTS,                /* /runs/ID/events: Server-Sent Events of one run */
+    ROUTE_RUN_REPORT,                /* /runs/ID/report: the run's static report page (xqf-tune report) */
+    ROUTE_RUNS_EVENTS,               /* /events: Server-Sent Events of every run */
+    ROUTE_RUN_ACTION,                /* POST /runs/ID/ACTION (stop, approve, modify, purge) */
+    ROUTE_MACHINES,                  /* /machines */
+    ROUTE_NEW_SPRT,                  /* /new/sprt */
+    ROUTE_NEW_SPSA,                  /* /new/spsa */
+    ROUTE_LOGIN,                     /* /login */
+    ROUTE_LOGOUT,                    /* /logout */
+    ROUTE_CHART_JS,                  /* /static/chart.js (the Debian package's) */
+    ROUTE_WEB_JS,                    /* /static/web.js (ours) */
+    ROUTE_STYLE,                     /* /static/style.css */
+} RouteKind;
+
+typedef struct {
+    RouteKind kind;
+    int64_t run;                     /* ROUTE_RUN*: the run id (> 0) */
+    char action[16];                 /* ROUTE_RUN_ACTION */
+    const char *why;                 /* ROUTE_BAD: what is wrong, for the error page */
+} Route;
+
+/* The route of a path (without its query). This function can't fail. */
+Route route_parse(const char *path);
+
+typedef struct {
+    int count;
+    char name[FORM_FIELDS_MAX][FORM_NAME_MAX + 1];
+    char *value[FORM_FIELDS_MAX];    /* decoded, terminated; owned by the form */
+} Form;
+
+/*
+ * Decodes len bytes of "a=1&b=x%20y" into *f ('+' is a space, %XX a
+ * byte).  Returns 0, or -1 with *why (static text) when the body is
+ * malformed: a bad %-escape, a NUL byte, a name over FORM_NAME_MAX, a
+ * value over FORM_VALUE_MAX, more than FORM_FIELDS_MAX fields, or out of
+ * memory.  *f is always valid for form_free afterwards.
+ */
+int form_decode(Form *f, const char *body, size_t len, const char **why);
+void form_free(Form *f);
+/* The first value of name, or NULL. */
+const char *form_get(const Form *f, const char *name);
+
+#endif

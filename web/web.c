@@ -1,0 +1,683 @@
+/*
+ * web.c - the dashboard's requests: routing, sessions and rights, CSRF,
+ * login rate limits, actions on runs (audited) and the forms that create
+ * runs, with a message per field.
+ */
+#include "app.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "book.h"
+#include "cli.h"
+#include "log.h"
+#include "params.h"
+#include "password.h"
+#include "store_web.h"
+
+enum { BOOK_LINES_MAX = 100000, SESSION_COOKIE_MAX = 128 };
+
+static const char SESSION_COOKIE[] = "xqf_session";
+
+bool session_is(const Session *u, const char *role)
+{
+    static const char *const ORDER[] = { "viewer", "tester", "admin" };
+    int have = -1, need = 0;
+    for (int i = 0; i < 3; i++) {
+        if (u->in && strcmp(u->role, ORDER[i]) == 0)
+            have = i;
+        if (strcmp(role, ORDER[i]) == 0)
+            need = i;
+    }
+    return have >= need;
+}
+
+/* ---- the object ---------------------------------------------------------------- */
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *data = NULL;
+    size_t cap = 0, n = 0, got;
+    do {
+        if (n + 65536 > cap) {
+            char *p = realloc(data, cap = n + 65536 + cap);
+            if (!p) {
+                free(data);
+                fclose(f);
+                return NULL;
+            }
+            data = p;
+        }
+        got = fread(data + n, 1, cap - n, f);
+        n += got;
+    } while (got > 0);
+    fclose(f);
+    *len = n;
+    return data;
+}
+
+Web *web_new(const WebConfig *cfg)
+{
+    Web *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    w->cfg = *cfg;
+    pthread_mutex_init(&w->db_lock, NULL);
+    pthread_mutex_init(&w->ev_lock, NULL);
+    pthread_cond_init(&w->ev_cond, NULL);
+    if (cfg->chart_js && !(w->chart_js = read_file(cfg->chart_js, &w->chart_js_len)))
+        log_warn("cannot read %s (%s): pages have no charts", cfg->chart_js, strerror(errno));
+    if (!(w->store = store_new(cfg->db)) || store_connect(w->store) != 0 || store_web_session(w->store) != 0 ||
+        live_start(w) != 0) {
+        log_error("cannot start: the database is not reachable");
+        web_destroy(&w);
+        return NULL;
+    }
+    return w;
+}
+
+void web_shutdown(Web *w) { live_stop(w); }
+
+void web_destroy(Web **wp)
+{
+    Web *w = *wp;
+    if (!w)
+        return;
+    live_stop(w);
+    store_destroy(&w->store);
+    for (int i = 0; i < EVENT_SLOTS; i++)
+        free(w->events[i].text);
+    free(w->chart_js);
+    pthread_mutex_destroy(&w->db_lock);
+    pthread_mutex_destroy(&w->ev_lock);
+    pthread_cond_destroy(&w->ev_cond);
+    free(w);
+    *wp = NULL;
+}
+
+void web_error(WebResponse *rs, int status, const char *reason)
+{
+    buf_free(&rs->body);
+    rs->status = status;
+    rs->type = "text/html; charset=utf-8";
+    page_error(&rs->body, status, reason);
+}
+
+/* ---- sessions ------------------------------------------------------------------- */
+
+/* The visitor of the request (under db_lock). */
+static void session_of(Web *w, const WebRequest *rq, Session *u)
+{
+    memset(u, 0, sizeof *u);
+    if (!rq->session || !*rq->session || strlen(rq->session) > SESSION_COOKIE_MAX)
+        return;
+    char hash[XQF_TOKEN_HEX + 1];
+    xqf_token_hash(rq->session, hash);
+    StoreWebUser user;
+    if (store_web_session_get(w->store, hash, &user, u->csrf, sizeof u->csrf) == 1) {
+        u->in = true;
+        snprintf(u->name, sizeof u->name, "%s", user.name);
+        snprintf(u->role, sizeof u->role, "%s", user.role);
+    }
+}
+
+/* Whether the client may try another password now (failed attempts this minute under the limit). */
+static LoginSlot *login_slot(Web *w, const char *client)
+{
+    int64_t minute = (int64_t)time(NULL) / 60;
+    LoginSlot *free_slot = NULL;
+    for (int i = 0; i < LOGIN_SLOTS; i++) {
+        LoginSlot *s = &w->logins[i];
+        if (s->minute == minute && strcmp(s->client, client) == 0)
+            return s;
+        if (!free_slot && s->minute != minute)
+            free_slot = s;
+    }
+    if (!free_slot)
+        free_slot = &w->logins[(uint64_t)minute % LOGIN_SLOTS];  /* full: share one slot (stricter) */
+    snprintf(free_slot->client, sizeof free_slot->client, "%s", client);
+    free_slot->minute = minute;
+    free_slot->failures = 0;
+    return free_slot;
+}
+
+static void do_login(Web *w, const WebRequest *rq, const Session *u, WebResponse *rs)
+{
+    LoginSlot *slot = login_slot(w, rq->client ? rq->client : "");
+    if (slot->failures >= w->cfg.login_per_minute) {
+        web_error(rs, 429, "too many failed logins from your address: wait a minute");
+        return;
+    }
+    const char *name = form_get(rq->form, "user"), *password = form_get(rq->form, "password");
+    StoreWebUser user;
+    int found = name && password ? store_web_user_get(w->store, name, &user) : 0;
+    if (found < 0) {
+        web_error(rs, 503, "the database cannot be read now");
+        return;
+    }
+    if (found == 0 || !xqf_password_verify(user.pwhash, password)) {
+        slot->failures++;
+        rs->status = page_login("wrong user name or password", u, &rs->body);
+        return;
+    }
+    char token[XQF_TOKEN_HEX + 1], csrf[XQF_TOKEN_HEX + 1], hash[XQF_TOKEN_HEX + 1];
+    int64_t ttl = (int64_t)w->cfg.session_hours * 3600;
+    if (xqf_token(token) != 0 || xqf_token(csrf) != 0) {
+        web_error(rs, 500, "no random numbers");
+        return;
+    }
+    xqf_token_hash(token, hash);
+    if (store_web_session_add(w->store, hash, user.id, csrf, ttl) != 0) {
+        web_error(rs, 503, "the database cannot be written now");
+        return;
+    }
+    store_web_audit(w->store, user.name, 0, "login", rq->client ? rq->client : "");
+    snprintf(rs->cookie, sizeof rs->cookie, "%s=%s; Path=/; Max-Age=%" PRId64 "; HttpOnly; SameSite=Strict%s",
+             SESSION_COOKIE, token, ttl, w->cfg.tls ? "; Secure" : "");
+    rs->status = 303;
+    snprintf(rs->location, sizeof rs->location, "/");
+}
+
+static void do_logout(Web *w, const WebRequest *rq, WebResponse *rs)
+{
+    char hash[XQF_TOKEN_HEX + 1];
+    xqf_token_hash(rq->session, hash);
+    store_web_session_end(w->store, hash);
+    snprintf(rs->cookie, sizeof rs->cookie, "%s=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict%s", SESSION_COOKIE,
+             w->cfg.tls ? "; Secure" : "");
+    rs->status = 303;
+    snprintf(rs->location, sizeof rs->location, "/");
+}
+
+/* ---- actions on a run ------------------------------------------------------------- */
+
+/* A whole number in [lo, hi] from text. */
+static bool int_in(const char *text, int64_t lo, int64_t hi, int64_t *out)
+{
+    if (!text || !*text)
+        return false;
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno || *end || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool real_in(const char *text, double lo, double hi, double *out)
+{
+    if (!text || !*text)
+        return false;
+    char *end;
+    double v = strtod(text, &end);
+    if (*end || !isfinite(v) || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+static void run_action(Web *w, const WebRequest *rq, const Route *rt, const Session *u, WebResponse *rs)
+{
+    char owner[STORE_NAME_MAX + 1], detail[256] = "", verdict[96];
+    int found = store_web_owner(w->store, rt->run, owner, sizeof owner);
+    if (found <= 0) {
+        web_error(rs, found < 0 ? 503 : 404, found < 0 ? "the database cannot be read now" : "there is no such run");
+        return;
+    }
+    bool admin = session_is(u, "admin");
+    bool may = strcmp(rt->action, "stop") == 0 ? admin || (session_is(u, "tester") && strcmp(owner, u->name) == 0)
+                                               : admin;
+    if (!may) {
+        web_error(rs, 403, "your account may not do this to this run");
+        return;
+    }
+    int done;
+    if (strcmp(rt->action, "stop") == 0) {
+        snprintf(verdict, sizeof verdict, "stopped by %s", u->name);
+        done = store_web_stop(w->store, rt->run, verdict);
+    } else if (strcmp(rt->action, "approve") == 0)
+        done = store_web_approve(w->store, rt->run);
+    else if (strcmp(rt->action, "modify") == 0) {
+        int64_t priority, max_pairs, ppt;
+        if (!int_in(form_get(rq->form, "priority"), -1000000, 1000000, &priority) ||
+            !int_in(form_get(rq->form, "max_pairs"), 1, INT64_C(1) << 40, &max_pairs) ||
+            !int_in(form_get(rq->form, "pairs_per_task"), 1, 1024, &ppt)) {
+            web_error(rs, 400, "priority (-1000000..1000000), max pairs (1..2^40) and pairs per task (1..1024) "
+                               "must be whole numbers in range");
+            return;
+        }
+        done = store_web_modify(w->store, rt->run, (int)priority, max_pairs, (int)ppt);
+        snprintf(detail, sizeof detail, "priority %" PRId64 ", max pairs %" PRId64 ", pairs per task %" PRId64,
+                 priority, max_pairs, ppt);
+    } else {
+        web_error(rs, 501, "purging a worker's results from a run is not implemented yet");
+        return;
+    }
+    if (done < 0) {
+        web_error(rs, 503, "the database cannot be written now");
+        return;
+    }
+    if (done == 0) {
+        web_error(rs, 409, "the run is not in a state that allows this (already over, or not pending)");
+        return;
+    }
+    store_web_audit(w->store, u->name, rt->run, rt->action, detail);
+    rs->status = 303;
+    snprintf(rs->location, sizeof rs->location, "/runs/%" PRId64, rt->run);
+}
+
+/* ---- creating runs ------------------------------------------------------------------ */
+
+typedef struct {
+    FieldError e[16];
+    char text[16][320];
+    int n;
+} Errors;
+
+static void field_error(Errors *er, const char *field, const char *fmt, const char *detail)
+{
+    if (er->n >= 16)
+        return;
+    snprintf(er->text[er->n], sizeof er->text[er->n], fmt, detail ? detail : "");
+    er->e[er->n] = (FieldError){ field, er->text[er->n] };
+    er->n++;
+}
+
+/* The book of runs made on the web, read once (worker's reader), lines for the store. */
+static int web_book(Web *w, char ***lines, int *count)
+{
+    char err[512], line[BOOK_TEXT_MAX];
+    Book *book = book_load(w->cfg.book, err, sizeof err);
+    if (!book) {
+        log_error("book: %s", err);
+        return -1;
+    }
+    int n = book_size(book);
+    if (n > BOOK_LINES_MAX)
+        n = BOOK_LINES_MAX;
+    *lines = calloc((size_t)n + 1, sizeof **lines);
+    for (*count = 0; *lines && *count < n; (*count)++) {
+        book_opening_text(book, *count, line);
+        if (!((*lines)[*count] = strdup(line)))
+            break;
+    }
+    book_destroy(&book);
+    return *lines && *count == n ? 0 : -1;
+}
+
+static void free_lines(char **lines, int count)
+{
+    for (int i = 0; lines && i < count; i++)
+        free(lines[i]);
+    free(lines);
+}
+
+/* Checks a set like xqf-tune's check_set: applied to the engine's defaults. */
+static void check_set(Errors *er, const char *field, const char *set)
+{
+    Params p;
+    char err[256];
+    params_default(&p);
+    if (set && params_apply_list(&p, set, err, sizeof err) != 0)
+        field_error(er, field, "%s", err);
+}
+
+/* The fields every run has (time control or nodes, pairs per task, priority, name). */
+static void common_fields(const Form *f, StoreSprtSpec *sp, Errors *er)
+{
+    const char *tc = form_get(f, "tc"), *nodes = form_get(f, "nodes");
+    bool has_tc = tc && *tc, has_nodes = nodes && *nodes;
+    int64_t v;
+    if (has_tc == has_nodes)
+        field_error(er, "tc", "give exactly one of a time control and nodes per move%s", NULL);
+    if (has_nodes) {
+        if (!int_in(nodes, 1, INT64_C(1) << 40, &v))
+            field_error(er, "nodes", "a whole number of nodes, 1 or more%s", NULL);
+        else
+            sp->nodes = v;
+    }
+    if (has_tc) {
+        char *end;
+        double base = strtod(tc, &end), inc = 0;
+        if (end != tc && *end == '+') {
+            const char *p = end + 1;
+            inc = strtod(p, &end);
+            if (end == p)
+                end = (char *)"x";
+        }
+        if (end == tc || *end || !(base > 0 && base <= 86400) || !(inc >= 0 && inc <= 3600))
+            field_error(er, "tc", "'%s' is not BASE+INC in seconds (10+0.1)", tc);
+        else
+            sp->base_ms = (int64_t)llround(base * 1000), sp->inc_ms = (int64_t)llround(inc * 1000);
+    }
+    sp->margin_ms = 100;
+    if (!int_in(form_get(f, "pairs_per_task"), 1, 1024, &v))
+        field_error(er, "pairs_per_task", "a whole number from 1 to 1024%s", NULL);
+    else
+        sp->pairs_per_task = (int)v;
+    if (!int_in(form_get(f, "priority"), -1000000, 1000000, &v))
+        field_error(er, "priority", "a whole number from -1000000 to 1000000%s", NULL);
+    else
+        sp->priority = (int)v;
+    const char *name = form_get(f, "name");
+    if (name && strlen(name) >= STORE_TEXT_MAX)
+        field_error(er, "name", "at most 511 bytes%s", NULL);
+    sp->name = name ? name : "";
+    sp->seed = 1;
+}
+
+/* An engine build id field: empty (the workers' own engine) or a build xqf-tune build registered. */
+static int64_t build_field(Store *s, const Form *f, const char *field, Errors *er)
+{
+    const char *text = form_get(f, field);
+    int64_t id;
+    StoreBuild b;
+    if (!text || !*text)
+        return 0;
+    if (!int_in(text, 1, INT64_MAX, &id))
+        field_error(er, field, "a build id (a positive number; see xqf-tune build)%s", NULL);
+    else if (store_load_build(s, id, &b) != 1)
+        field_error(er, field, "no build %s (see xqf-tune build)", text);
+    else
+        return id;
+    return 0;
+}
+
+static void sprt_fields(Store *s, const Form *f, StoreSprtSpec *sp, Errors *er)
+{
+    int64_t v;
+    sp->test_params = form_get(f, "test") ? form_get(f, "test") : "";
+    sp->base_params = form_get(f, "base") ? form_get(f, "base") : "";
+    check_set(er, "test", sp->test_params);
+    check_set(er, "base", sp->base_params);
+    sp->test_build = build_field(s, f, "test_build", er);
+    sp->base_build = build_field(s, f, "base_build", er);
+    if (sp->test_build && sp->test_build == sp->base_build)
+        field_error(er, "base_build", "the same build as the test's%s", NULL);
+    if (!real_in(form_get(f, "elo0"), -1000, 1000, &sp->elo0))
+        field_error(er, "elo0", "a number from -1000 to 1000%s", NULL);
+    if (!real_in(form_get(f, "elo1"), -1000, 1000, &sp->elo1))
+        field_error(er, "elo1", "a number from -1000 to 1000%s", NULL);
+    else if (!(sp->elo0 < sp->elo1))
+        field_error(er, "elo1", "must be above elo0%s", NULL);
+    if (!real_in(form_get(f, "alpha"), 1e-6, 0.5, &sp->alpha))
+        field_error(er, "alpha", "a number from 0.000001 to 0.5%s", NULL);
+    if (!real_in(form_get(f, "beta"), 1e-6, 0.5, &sp->beta))
+        field_error(er, "beta", "a number from 0.000001 to 0.5%s", NULL);
+    if (!int_in(form_get(f, "max_pairs"), 1, INT64_C(1) << 40, &v))
+        field_error(er, "max_pairs", "a whole number of pairs, 1 or more%s", NULL);
+    else
+        sp->max_pairs = v;
+}
+
+/* SPSA: the named parameters (or every tunable) from the engine's table, as xqf-tune spsa new --params. */
+static void spsa_fields(const Form *f, StoreSpsaSpec *sp, StoreSpsaParam *params, Errors *er)
+{
+    int64_t v;
+    if (!int_in(form_get(f, "pairs"), 1, INT64_C(1) << 40, &v))
+        field_error(er, "pairs", "a whole number of pairs, 1 or more%s", NULL);
+    else
+        sp->run.max_pairs = v;
+    if (!real_in(form_get(f, "alpha"), 0.001, 10, &sp->alpha))
+        field_error(er, "alpha", "a number from 0.001 to 10%s", NULL);
+    if (!real_in(form_get(f, "gamma"), 0.001, 10, &sp->gamma))
+        field_error(er, "gamma", "a number from 0.001 to 10%s", NULL);
+    if (!real_in(form_get(f, "a_ratio"), 0, 100, &sp->a_ratio))
+        field_error(er, "a_ratio", "a number from 0 to 100%s", NULL);
+    const char *names = form_get(f, "params");
+    sp->count = 0;
+    char list[FORM_VALUE_MAX + 1];
+    snprintf(list, sizeof list, "%s", names ? names : "");
+    bool any = false;
+    int before = er->n;
+    for (char *save = NULL, *name = strtok_r(list, ", ", &save); name; name = strtok_r(NULL, ", ", &save)) {
+        any = true;
+        const ParamInfo *info = params_find(name);
+        bool twice = false;
+        for (int i = 0; info && i < sp->count; i++)
+            twice |= strcmp(params[i].name, info->name) == 0;
+        if (!info)
+            field_error(er, "params", "unknown parameter '%s'", name);
+        else if (!(info->c_end > 0))
+            field_error(er, "params", "%s is a switch (c_end 0): tune it with a spec file (xqf-tune)", name);
+        else if (twice)
+            field_error(er, "params", "%s given twice", name);
+        else if (sp->count < STORE_SPSA_MAX) {
+            StoreSpsaParam *q = &params[sp->count++];
+            snprintf(q->name, sizeof q->name, "%s", info->name);
+            q->start = q->theta = info->def, q->min = info->min, q->max = info->max;
+            q->c_end = info->c_end, q->r_end = info->r_end;
+        }
+        if (er->n > before)          /* one message for the field */
+            return;
+    }
+    for (int i = 0; !any && i < PARAM_COUNT && sp->count < STORE_SPSA_MAX; i++)
+        if (PARAM_INFO[i].c_end > 0) {
+            StoreSpsaParam *q = &params[sp->count++];
+            snprintf(q->name, sizeof q->name, "%s", PARAM_INFO[i].name);
+            q->start = q->theta = PARAM_INFO[i].def, q->min = PARAM_INFO[i].min, q->max = PARAM_INFO[i].max;
+            q->c_end = PARAM_INFO[i].c_end, q->r_end = PARAM_INFO[i].r_end;
+        }
+    if (!sp->count && !er->n)
+        field_error(er, "params", "no parameter to tune%s", NULL);
+}
+
+static void create_run(Web *w, const WebRequest *rq, const char *kind, const Session *u, WebResponse *rs)
+{
+    bool spsa = strcmp(kind, "spsa") == 0;
+    Errors er = { .n = 0 };
+    StoreSpsaSpec ss = { .run = { 0 } };
+    StoreSpsaParam *params = spsa ? calloc(STORE_SPSA_MAX, sizeof *params) : NULL;
+    if (spsa && !params) {
+        web_error(rs, 500, "out of memory");
+        return;
+    }
+    common_fields(rq->form, &ss.run, &er);
+    if (spsa) {
+        spsa_fields(rq->form, &ss, params, &er);
+        ss.run.test_params = "";
+        ss.params = params;
+    } else
+        sprt_fields(w->store, rq->form, &ss.run, &er);
+    if (er.n) {
+        rs->status = page_new_run(kind, rq->form, er.e, er.n, u, &rs->body);
+        free(params);
+        return;
+    }
+    char **lines = NULL;
+    int count = 0;
+    int64_t id = 0;
+    bool pending = !session_is(u, "admin");
+    int rc = web_book(w, &lines, &count);
+    if (rc == 0) {
+        ss.run.book = (const char *const *)lines;
+        ss.run.book_lines = count;
+        const char *slash = strrchr(w->cfg.book, '/');
+        ss.run.book_name = slash ? slash + 1 : w->cfg.book;
+        rc = store_web_creating(w->store, u->name, pending);
+        if (rc == 0)
+            rc = spsa ? store_create_spsa(w->store, &ss, &id) : store_create_sprt(w->store, &ss.run, &id);
+        if (store_web_creating(w->store, NULL, false) != 0)
+            rc = -1;
+    }
+    free_lines(lines, count);
+    free(params);
+    if (rc != 0) {
+        web_error(rs, 503, "the run could not be created (the database or the book failed)");
+        return;
+    }
+    store_web_audit(w->store, u->name, id, "create", pending ? "pending approval" : "active");
+    rs->status = 303;
+    snprintf(rs->location, sizeof rs->location, "/runs/%" PRId64, id);
+}
+
+/* ---- the static report ------------------------------------------------------------------ */
+
+/* The run's report page as xqf-tune report writes it (tuner/report.h): self-contained, inline SVG. */
+static void run_report(Web *w, int64_t id, WebResponse *rs)
+{
+    StoreRun r;
+    int found = store_load_run(w->store, id, &r, false);
+    if (found <= 0) {
+        web_error(rs, found < 0 ? 503 : 404, found < 0 ? "the database cannot be read now" : "there is no such run");
+        return;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    int status = f ? cli_report_html(w->store, &r, f) : CLI_FAIL;
+    if (f && fclose(f) != 0)
+        status = CLI_FAIL;
+    if (status == CLI_OK)
+        buf_add(&rs->body, text, len);
+    else
+        web_error(rs, 503, "the report cannot be made now");
+    free(text);
+}
+
+/* ---- the dispatcher ------------------------------------------------------------------ */
+
+/* POSTs: a session, its CSRF token, then the route's own rights. */
+static void post(Web *w, const WebRequest *rq, const Route *rt, const Session *u, WebResponse *rs)
+{
+    if (rt->kind == ROUTE_LOGIN) {
+        do_login(w, rq, u, rs);
+        return;
+    }
+    bool known = rt->kind == ROUTE_LOGOUT || rt->kind == ROUTE_RUN_ACTION || rt->kind == ROUTE_NEW_SPRT ||
+                 rt->kind == ROUTE_NEW_SPSA;
+    if (!known) {
+        web_error(rs, 405, "this page takes no POST");
+        return;
+    }
+    if (!u->in) {
+        web_error(rs, 403, "log in first (or your session has expired)");
+        return;
+    }
+    const char *csrf = form_get(rq->form, "csrf");
+    if (!csrf || !xqf_token_equal(csrf, u->csrf)) {
+        web_error(rs, 403, "the form's CSRF token is missing or wrong: reload the page and try again");
+        return;
+    }
+    if (rt->kind == ROUTE_LOGOUT)
+        do_logout(w, rq, rs);
+    else if (rt->kind == ROUTE_RUN_ACTION)
+        run_action(w, rq, rt, u, rs);
+    else if (!session_is(u, "tester"))
+        web_error(rs, 403, "a viewer's account may not create runs");
+    else
+        create_run(w, rq, rt->kind == ROUTE_NEW_SPSA ? "spsa" : "sprt", u, rs);
+}
+
+static void get(Web *w, const WebRequest *rq, const Route *rt, const Session *u, WebResponse *rs)
+{
+    Buf *b = &rs->body;
+    switch (rt->kind) {
+    case ROUTE_RUNS: rs->status = page_runs(w->store, rq, u, b); break;
+    case ROUTE_RUN: rs->status = page_run(w->store, rt->run, u, NULL, b); break;
+    case ROUTE_RUN_REPORT: run_report(w, rt->run, rs); break;
+    case ROUTE_MACHINES: rs->status = page_machines(w->store, u, b); break;
+    case ROUTE_LOGIN: rs->status = page_login(NULL, u, b); break;
+    case ROUTE_NEW_SPRT:
+    case ROUTE_NEW_SPSA:
+        if (!session_is(u, "tester"))
+            web_error(rs, 403, "log in as a tester or an admin to create runs");
+        else
+            rs->status = page_new_run(rt->kind == ROUTE_NEW_SPSA ? "spsa" : "sprt", NULL, NULL, 0, u, b);
+        break;
+    case ROUTE_RUN_EVENTS:
+    case ROUTE_RUNS_EVENTS: {
+        StoreRun r;
+        int found = rt->kind == ROUTE_RUN_EVENTS ? store_load_run(w->store, rt->run, &r, false) : 1;
+        if (found <= 0)
+            web_error(rs, found < 0 ? 503 : 404, found < 0 ? "the database cannot be read now" : "there is no such run");
+        else
+            rs->events_run = rt->kind == ROUTE_RUN_EVENTS ? rt->run : 0;
+        break;
+    }
+    default: web_error(rs, 405, "this page takes only POST");
+    }
+}
+
+/* The static files: no session, no database. True when rt is one. */
+static bool static_file(Web *w, const Route *rt, WebResponse *rs);
+
+void web_handle(Web *w, const WebRequest *rq, WebResponse *rs)
+{
+    rs->status = 200;
+    rs->type = "text/html; charset=utf-8";
+    rs->events_run = -1;
+    Route rt = route_parse(rq->path);
+    bool is_get = strcmp(rq->method, "GET") == 0 || strcmp(rq->method, "HEAD") == 0;
+    if (rt.kind == ROUTE_BAD) {
+        web_error(rs, 400, rt.why);
+        return;
+    }
+    if (rt.kind == ROUTE_UNKNOWN) {
+        web_error(rs, 404, "there is no such page");
+        return;
+    }
+    if (!is_get && strcmp(rq->method, "POST") != 0) {
+        web_error(rs, 405, "only GET, HEAD and POST are served");
+        return;
+    }
+    if (static_file(w, &rt, rs))
+        return;
+    pthread_mutex_lock(&w->db_lock);
+    if (!store_ok(w->store) && (store_connect(w->store) != 0 || store_web_session(w->store) != 0)) {
+        pthread_mutex_unlock(&w->db_lock);
+        web_error(rs, 503, "the run database is not reachable now");
+        return;
+    }
+    Session u;
+    session_of(w, rq, &u);
+    bool open = rt.kind == ROUTE_LOGIN || (rt.kind == ROUTE_LOGOUT && !is_get);
+    if (!u.in && w->cfg.login_required && !open)
+        web_error(rs, 401, "log in to see the dashboard (at /login)");
+    else if (is_get)
+        get(w, rq, &rt, &u, rs);
+    else
+        post(w, rq, &rt, &u, rs);
+    pthread_mutex_unlock(&w->db_lock);
+    if (buf_failed(&rs->body))
+        web_error(rs, 500, "out of memory");
+}
+
+/* ---- static files ----------------------------------------------------------------------- */
+
+extern const char WEB_JS[], WEB_CSS[];      /* assets.c, generated from web/static/ */
+
+static bool static_file(Web *w, const Route *rt, WebResponse *rs)
+{
+    switch (rt->kind) {
+    case ROUTE_CHART_JS:
+        if (!w->chart_js) {
+            web_error(rs, 404, "Chart.js is not installed (Debian libjs-chart.js)");
+            return true;
+        }
+        rs->type = "application/javascript";
+        rs->static_body = w->chart_js;
+        rs->static_len = w->chart_js_len;
+        return true;
+    case ROUTE_WEB_JS:
+        rs->type = "application/javascript";
+        rs->static_body = WEB_JS;
+        rs->static_len = strlen(WEB_JS);
+        return true;
+    case ROUTE_STYLE:
+        rs->type = "text/css";
+        rs->static_body = WEB_CSS;
+        rs->static_len = strlen(WEB_CSS);
+        return true;
+    default: return false;
+    }
+}

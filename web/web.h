@@ -1,0 +1,86 @@
+/*
+ * web.h - the dashboard itself, independent of the HTTP library: a
+ * request (method, route, decoded query and form, session cookie, client)
+ * in, a response (status, type, body, cookie, redirect) out.  http.c puts
+ * it on libmicrohttpd; tests and the fuzz target call the parsing parts
+ * (request.h) directly.
+ *
+ * Rights: without a session a visitor may read (unless --login-required);
+ * a viewer reads; a tester creates runs (pending until an admin approves
+ * them) and stops their own; an admin approves, stops, modifies any run
+ * and creates active runs.  Every POST carries the session's CSRF token;
+ * every action is written to the audit table.
+ */
+#ifndef XQF_WEB_WEB_H
+#define XQF_WEB_WEB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "request.h"
+
+typedef struct {
+    const char *db;                  /* libpq conninfo */
+    const char *chart_js;            /* path of the Chart.js file served as /static/chart.js */
+    bool tls;                        /* cookies get Secure */
+    bool login_required;             /* no read-only view without a session */
+    int session_hours;
+    int login_per_minute;            /* failed logins per client address and minute */
+    const char *book;                /* the book of runs created from the web */
+} WebConfig;
+
+typedef struct Web Web;
+
+/* The dashboard (connects to the database, starts the live listener). NULL on failure (logged). */
+Web *web_new(const WebConfig *cfg);
+/* Stops the listener and ends every event stream: before stopping the HTTP server. */
+void web_shutdown(Web *w);
+/* Frees the dashboard (after the HTTP server stopped). Safe twice. */
+void web_destroy(Web **w);
+
+typedef struct {
+    const char *method;              /* "GET", "POST", ... */
+    const char *path;                /* without the query */
+    const Form *query;               /* decoded query (never NULL) */
+    const Form *form;                /* decoded POST body (never NULL, empty for GET) */
+    const char *session;             /* the session cookie's value, or NULL */
+    const char *client;              /* the client's address (rate limits), "" when unknown */
+} WebRequest;
+
+typedef struct {
+    int status;
+    const char *type;                /* Content-Type */
+    Buf body;
+    char cookie[256];                /* a Set-Cookie value, or "" */
+    char location[256];              /* a redirect target (status 303), or "" */
+    const char *static_body;         /* served instead of body when set (a static file) */
+    size_t static_len;
+    int64_t events_run;              /* >= 0: answer with the event stream of this run (0: the list) */
+} WebResponse;
+
+/* Handles a request into *rs (rs->body empty on entry; the caller frees it). This function can't fail. */
+void web_handle(Web *w, const WebRequest *rq, WebResponse *rs);
+
+/* An error page (status and a one-line reason, escaped) into *rs. */
+void web_error(WebResponse *rs, int status, const char *reason);
+
+/* ---- live events (live.c) -------------------------------------------------------- */
+
+typedef struct {
+    int64_t run;                     /* the run watched, 0: every run (the runs page) */
+    uint64_t seq;                    /* the newest event already sent */
+} WebCursor;
+
+/* A cursor at the newest event: what a new stream starts from. */
+WebCursor web_cursor(Web *w, int64_t run);
+/*
+ * Waits up to timeout_ms for events newer than *c and writes them to out
+ * as Server-Sent Events ("event: run\ndata: {...}\n\n").  Returns 1 (events
+ * written), 0 (timed out: nothing written) or -1 (the server is stopping).
+ */
+int web_wait(Web *w, WebCursor *c, Buf *out, int timeout_ms);
+/* Streams open now (for limits and the bench). */
+int web_streams(Web *w, int delta);
+
+#endif
