@@ -26,6 +26,7 @@ typedef struct {
     int *perm;                       /* opening order over the book */
     bool loaded;
     bool exhausted;                  /* nothing to give until the next refresh */
+    int random_plies;                /* data runs (store_data_settings), read with the book */
 } SchedRun;
 
 /* The scheduling hooks of a run kind (run_kinds.def). */
@@ -209,6 +210,7 @@ static int spsa_task_done(Sched *s, int64_t run, int64_t task)
 static const RunKindOps OPS[RUN_KIND_COUNT] = {
     [RUN_KIND_SPRT] = { NULL, NULL, sprt_progress },
     [RUN_KIND_SPSA] = { spsa_new_task, spsa_task_done, NULL },
+    [RUN_KIND_DATA] = { NULL, NULL, NULL },  /* tasks on claim; the games come with the reports (store) */
 };
 
 static const RunKindOps *kind_of(const char *name)
@@ -301,8 +303,14 @@ static int load_book(Sched *s, SchedRun *r)
 {
     if (r->loaded)
         return 0;
+    /* A data run's random plies go with each of its tasks. */
+    StoreDataSettings data = { 0 };
+    int rc = strcmp(r->run.kind, run_kind_get(RUN_KIND_DATA)->name) == 0 ? store_data_settings(s->store, r->run.id, &data) : 1;
+    if (rc <= 0)
+        return rc < 0 ? -1 : 1;
+    r->random_plies = data.random_plies;
     StoreRun full;
-    int rc = store_load_run(s->store, r->run.id, &full, true);
+    rc = store_load_run(s->store, r->run.id, &full, true);
     if (rc <= 0)
         return rc < 0 ? -1 : 1;
     if (full.book_lines == 0 || !(r->perm = malloc(sizeof *r->perm * (size_t)full.book_lines))) {
@@ -357,6 +365,10 @@ static int fill_task(const SchedRun *r, const StoreLease *l, XqfMsg *m)
     t->draw_moves = a->draw_moves;
     t->draw_score = a->draw_score;
     t->max_plies = a->max_plies;
+    if (strcmp(run->kind, run_kind_get(RUN_KIND_DATA)->name) == 0) {
+        t->random_plies = r->random_plies;
+        t->data_seed = run->seed;
+    }
     return 0;
 }
 
