@@ -273,6 +273,7 @@ int sched_refresh(Sched *s, int64_t now_ms, int64_t max_age_ms)
                 runs[i].run.book = s->runs[j].run.book;
                 runs[i].run.book_lines = s->runs[j].run.book_lines;
                 runs[i].perm = s->runs[j].perm;
+                runs[i].random_plies = s->runs[j].random_plies;
                 runs[i].loaded = true;
                 s->runs[j].run.book = NULL;
                 s->runs[j].run.book_lines = 0;
