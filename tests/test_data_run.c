@@ -19,7 +19,9 @@
 
 #include "cluster_util.h"
 #include "datagen.h"
+#include "fen.h"
 #include "gamepack.h"
+#include "games.h"
 
 static char db[512], dbname[64], dir[128], logfile[256];
 static Store *store;
@@ -299,4 +301,126 @@ Test(data_run, bad_input_refused)
     cr_assert_eq(r.max_pairs, 4);
     cr_assert_str_eq(r.kind, "data");
     cr_assert_eq(store_data_settings(store, sprt, &set), 0);
+}
+
+/* A report's counts: pairs pairs, each a draw and a loss (LD), by checkmate and repetition. */
+static StoreCounts ld_counts(int64_t pairs)
+{
+    StoreCounts c = { .pairs = pairs, .draws = pairs, .losses = pairs, .nreasons = GAME_REASONS };
+    c.penta[1] = pairs;
+    c.reasons[GAME_CHECKMATE] = pairs;
+    c.reasons[GAME_REPETITION] = pairs;
+    return c;
+}
+
+/* The records of n short games, game k with k + 1 moves (told apart when read back). */
+static void records(PackBuf *buf, int n)
+{
+    static const char *const LINE[] = { "h2e2", "h9g7", "h0g2", "i9h9", "i0h0", "b9c7", "b2d2", "a9b9" };
+    buf->len = 0;
+    for (int k = 0; k < n; k++) {
+        GameRecord g;
+        game_record_init(&g);
+        snprintf(g.fen, sizeof g.fen, "%s", "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1");
+        Board b;
+        char err[64];
+        cr_assert_eq(fen_parse(&b, g.fen, FEN_GAME, err, sizeof err), 0);
+        g.moves = calloc(8, sizeof *g.moves);
+        g.capacity = 8;
+        for (int i = 0; i <= k % 8; i++) {
+            Move m;
+            cr_assert_eq(move_parse(&b, LINE[i], &m, err, sizeof err), 0);
+            g.moves[g.count++] = (GameMove){ .move = m, .has_score = true, .score = 10 * i };
+            board_make(&b, m);
+        }
+        g.result = RESULT_DRAW;
+        g.reason = GAME_REPETITION;
+        cr_assert_eq(gamepack_append(&g, buf), 0);
+        game_record_free(&g);
+    }
+}
+
+/* One report through the batch; its status. */
+static StoreReport report(int64_t worker, const StoreLease *l, int64_t pairs, const PackBuf *games, int ngames)
+{
+    PackBuf sub = { 0 };
+    if (games) {
+        size_t off = 0, len;
+        const uint8_t *rec;
+        for (int k = 0; k < ngames; k++)
+            cr_assert_eq(xqf_games_next(games->data, games->len, &off, &rec, &len), 1);
+        sub.data = games->data;
+        sub.len = off;
+    }
+    StoreReportItem it = { .worker = worker, .task = l->task_id, .token = l->token, .counts = ld_counts(pairs),
+                           .games = sub.data, .games_len = sub.len };
+    cr_assert_eq(store_report_batch(store, &it, 1, 60000), 0);
+    return it.status;
+}
+
+static int64_t stored_games(int64_t run)
+{
+    StoreDataTotals t;
+    cr_assert_eq(store_data_totals(store, run, &t), 0);
+    return t.games;
+}
+
+/* The plies of each stored game, by index (-1: none). */
+static int collect_plies(void *ctx, int64_t game, const uint8_t *rec, size_t len)
+{
+    int *plies = ctx;
+    cr_assert(game >= 0 && game < 16);
+    cr_assert(xqf_game_check(rec, len, &plies[game]));
+    return 0;
+}
+
+Test(data_run, replayed_and_stale_reports_store_games_once)
+{
+    CU_REQUIRE_DB();
+    int64_t run = data_run(5), w1, w2;
+    cr_assert_eq(store_hello(store, "w1", "", 1, 1, "", &w1), 1);
+    cr_assert_eq(store_hello(store, "w2", "", 1, 1, "", &w2), 1);
+    StoreLease l1, l2;
+    bool given;
+    cr_assert_eq(store_claim_batch(store, run, &w1, 1, 60000, &l1, &given), 1);
+    cr_assert_eq(l1.first_pair, 0);
+    cr_assert_eq(l1.pairs, PER_TASK);
+    PackBuf buf = { 0 };
+    records(&buf, 6);
+    /* records that are not one per game: invalid, nothing stored */
+    cr_assert_eq(report(w1, &l1, 2, &buf, 3), REPORT_INVALID);
+    cr_assert_eq(report(w1, &l1, 2, &buf, 5), REPORT_INVALID);
+    cr_assert_eq(stored_games(run), 0);
+    /* 1 pair, then 2 (cumulative: the first pair's records again), replayed: 4 games */
+    cr_assert_eq(report(w1, &l1, 1, &buf, 2), REPORT_ACCEPTED);
+    cr_assert_eq(stored_games(run), 2);
+    cr_assert_eq(report(w1, &l1, 2, &buf, 4), REPORT_ACCEPTED);
+    cr_assert_eq(report(w1, &l1, 2, &buf, 4), REPORT_DUPLICATE);
+    cr_assert_eq(report(w1, &l1, 1, &buf, 2), REPORT_INVALID);
+    cr_assert_eq(stored_games(run), 4);
+    /* another worker's report under w1's lease: stale, nothing stored */
+    cr_assert_eq(report(w2, &l1, 3, &buf, 6), REPORT_STALE);
+    cr_assert_eq(stored_games(run), 4);
+    /* w1 hands the task back after 2 pairs; w2 plays its last pair from game 4 on */
+    cr_assert_eq(store_handback(store, w1, l1.task_id, l1.token, "test"), 1);
+    cr_assert_eq(store_claim_batch(store, run, &w2, 1, 60000, &l2, &given), 1);
+    cr_assert_eq(l2.task_id, l1.task_id);
+    cr_assert_eq(l2.first_pair, 2);
+    cr_assert_eq(l2.pairs, 1);
+    records(&buf, 2);
+    cr_assert_eq(report(w1, &l1, 1, &buf, 2), REPORT_STALE);    /* the old lease, too late */
+    cr_assert_eq(report(w2, &l2, 1, &buf, 2), REPORT_ACCEPTED);
+    cr_assert_eq(stored_games(run), 6);
+    int plies[16];
+    memset(plies, -1, sizeof plies);
+    cr_assert_eq(store_data_each_game(store, run, collect_plies, plies), 0);
+    /* games 0-3 from w1's first lease (1..4 moves), 4-5 from w2's (1, 2 moves) */
+    const int want[6] = { 1, 2, 3, 4, 1, 2 };
+    for (int k = 0; k < 6; k++)
+        cr_assert_eq(plies[k], want[k], "game %d: %d plies", k, plies[k]);
+    cr_assert_eq(plies[6], -1);
+    StoreRun r;
+    cr_assert_eq(store_load_run(store, run, &r, false), 1);
+    cr_assert_eq(2 * r.counts.pairs, stored_games(run));
+    pack_buf_free(&buf);
 }
