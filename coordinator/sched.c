@@ -368,7 +368,8 @@ static int fill_task(const SchedRun *r, const StoreLease *l, XqfMsg *m)
     t->max_plies = a->max_plies;
     if (strcmp(run->kind, run_kind_get(RUN_KIND_DATA)->name) == 0) {
         t->random_plies = r->random_plies;
-        t->data_seed = run->seed;
+        /* the run's seed and its id: runs created with the same seed play different games */
+        t->data_seed = run->seed * UINT64_C(0x9E3779B97F4A7C15) + (uint64_t)run->id;
     }
     return 0;
 }

@@ -23,6 +23,12 @@ typedef struct {
     DataFilter filter;
 } DataRun;
 
+static DataFilter filter_of(const StoreDataSettings *set)
+{
+    return (DataFilter){ .skip_plies = set->skip_plies, .keep_check = set->keep_check,
+                         .keep_captures = set->keep_captures, .max_score = set->max_score };
+}
+
 /* Opens the database and loads RUN, a data run. Exit status (*d's store to destroy either way). */
 static int data_open(const Opts *o, DataRun *d)
 {
@@ -38,8 +44,7 @@ static int data_open(const Opts *o, DataRun *d)
     int rc = store_data_settings(d->store, id, &set);
     if (rc != 1)
         return cli_fail(CLI_FAIL, "cannot read the settings of data run %" PRId64, id);
-    d->filter = (DataFilter){ .skip_plies = set.skip_plies, .keep_check = set.keep_check,
-                              .keep_captures = set.keep_captures, .max_score = set.max_score };
+    d->filter = filter_of(&set);
     return CLI_OK;
 }
 
@@ -104,8 +109,7 @@ int cli_data_progress(Store *s, const StoreRun *r)
     Pass p = { .position = count_only };
     if (store_data_settings(s, r->id, &set) != 1 || store_data_totals(s, r->id, &tot) != 0)
         return cli_fail(CLI_FAIL, "cannot read the data of run %" PRId64, r->id);
-    d.filter = (DataFilter){ .skip_plies = set.skip_plies, .keep_check = set.keep_check,
-                             .keep_captures = set.keep_captures, .max_score = set.max_score };
+    d.filter = filter_of(&set);
     int status = data_pass(&d, &p);
     if (status == CLI_OK)
         printf("Data: %" PRId64 " games stored, %" PRId64 " positions kept, %d random plies, %.1f bytes per position\n",
