@@ -306,7 +306,8 @@ static int load_book(Sched *s, SchedRun *r)
         return 0;
     /* A data run's random plies go with each of its tasks. */
     StoreDataSettings data = { 0 };
-    int rc = strcmp(r->run.kind, run_kind_get(RUN_KIND_DATA)->name) == 0 ? store_data_settings(s->store, r->run.id, &data) : 1;
+    bool data_run = strcmp(r->run.kind, run_kind_get(RUN_KIND_DATA)->name) == 0;
+    int rc = data_run ? store_data_settings(s->store, r->run.id, &data) : 1;
     if (rc <= 0)
         return rc < 0 ? -1 : 1;
     r->random_plies = data.random_plies;

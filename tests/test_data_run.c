@@ -235,6 +235,18 @@ Test(data_run, killed_workers_every_game_once_and_export)
     cr_assert_eq(tune(out, sizeof out, "list"), 0);
     snprintf(line, sizeof line, "%d games stored", 2 * PAIRS);
     cr_assert(strstr(out, line), "%s", out);
+
+    /* a broken record in the database: export fails naming the game, and leaves no file */
+    char sql[1024];
+    snprintf(sql, sizeof sql,
+             "psql -qAt '%s' -c \"UPDATE data_games SET record = overlay(record PLACING '\\\\xff'::bytea "
+             "FROM 4) WHERE run_id = %lld AND game = 7\" >> '%s' 2>&1",
+             db, (long long)run, logfile);
+    cr_assert_eq(system(sql), 0, "psql failed (log: %s)", logfile);
+    snprintf(args, sizeof args, "data export %lld --out '%s'", (long long)run, got);
+    cr_assert_eq(tune(out, sizeof out, args), 1);
+    cr_assert(strstr(last_message(), "game 7 is broken"), "%s", last_message());
+    cr_assert_neq(access(got, F_OK), 0, "a partial export was left");
 }
 
 Test(data_run, bad_input_refused)
