@@ -45,7 +45,8 @@
       "SELECT coalesce((settings->>'random_plies')::int, 0), coalesce((settings->>'skip_plies')::int, 0), " \
       "coalesce((settings->>'keep_check')::boolean, false), "                                    \
       "coalesce((settings->>'keep_captures')::boolean, false), "                                \
-      "coalesce((settings->>'max_score')::int, 3000) FROM runs WHERE id = $1 AND kind = 'data'", 1) \
+      "coalesce((settings->>'max_score')::int, 3000), coalesce((settings->>'depth')::int, 0) "   \
+      "FROM runs WHERE id = $1 AND kind = 'data'", 1)                                            \
     S(DATA_READ, "SELECT game, record FROM data_games WHERE run_id = $1 AND game >= $2 "         \
                  "ORDER BY game LIMIT $3", 3)                                                    \
     S(DATA_TOTALS, "SELECT count(*), coalesce(sum(plies), 0)::bigint, "                          \
@@ -1048,9 +1049,9 @@ int store_create_data(Store *s, const StoreDataSpec *spec, int64_t *id)
     char settings[256];
     snprintf(settings, sizeof settings,
              "{\"random_plies\": %d, \"skip_plies\": %d, \"keep_check\": %s, \"keep_captures\": %s, "
-             "\"max_score\": %d}",
+             "\"max_score\": %d, \"depth\": %d}",
              d->random_plies, d->skip_plies, d->keep_check ? "true" : "false", d->keep_captures ? "true" : "false",
-             d->max_score);
+             d->max_score, d->depth);
     StoreSprtSpec common = spec->run;
     common.base_params = common.test_params;
     common.base_build = common.test_build;
@@ -1069,7 +1070,7 @@ int store_data_settings(Store *s, int64_t id, StoreDataSettings *out)
         *out = (StoreDataSettings){ .random_plies = (int)get_i64(res, 0, 0), .skip_plies = (int)get_i64(res, 0, 1),
                                     .keep_check = strcmp(PQgetvalue(res, 0, 2), "t") == 0,
                                     .keep_captures = strcmp(PQgetvalue(res, 0, 3), "t") == 0,
-                                    .max_score = (int)get_i64(res, 0, 4) };
+                                    .max_score = (int)get_i64(res, 0, 4), .depth = (int)get_i64(res, 0, 5) };
     PQclear(res);
     return found;
 }

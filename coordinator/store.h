@@ -298,6 +298,7 @@ typedef struct {
     int skip_plies;                  /* the filter (worker/datagen.h's DataFilter) */
     bool keep_check, keep_captures;
     int max_score;
+    int depth;                       /* > 0: a fixed depth per move (the run's nodes and clock 0) */
 } StoreDataSettings;
 
 /*

@@ -261,6 +261,9 @@ Test(data_run, bad_input_refused)
         "data new --games 10 --nodes 300 --tc 10+0.1",
         "data new --games 10 --nodes 300 --pairs-per-task 17",
         "data new --games 10 --nodes 300 --random-plies 65",
+        "data new --games 10 --nodes 300 --depth 4",
+        "data new --games 10 --tc 10+0.1 --depth 4",
+        "data new --games 10 --depth 65",
         "data new --games 10 --nodes 300 --max-score -1",
         "data new --games 10 --nodes 300 --params NoSuchParam=3",
         "data new --games 10 --nodes 300 --params /no/such/file",
@@ -313,6 +316,15 @@ Test(data_run, bad_input_refused)
     cr_assert_eq(r.max_pairs, 4);
     cr_assert_str_eq(r.kind, "data");
     cr_assert_eq(store_data_settings(store, sprt, &set), 0);
+    /* at a fixed depth */
+    cr_assert_eq(tune(out, sizeof out, "data new --games 4 --depth 5"), 0, "%s", last_message());
+    id = strtoll(out, NULL, 10);
+    cr_assert_eq(store_data_settings(store, id, &set), 1);
+    cr_assert_eq(set.depth, 5);
+    cr_assert_eq(store_load_run(store, id, &r, false), 1);
+    cr_assert_eq(r.nodes, 0);
+    cr_assert_eq(tune(out, sizeof out, "list"), 0);
+    cr_assert(strstr(out, "depth 5"), "%s", out);
 }
 
 /* A report's counts: pairs pairs, each a draw and a loss (LD), by checkmate and repetition. */

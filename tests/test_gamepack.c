@@ -175,12 +175,66 @@ Test(gamepack, random_plies_per_game_index)
     cr_assert_eq(a[1], line[1]);
 }
 
-Test(gamepack, data_task_records_each_game, .timeout = 120)
+/* Plays a task of kind data to its end on a pool of two threads; its counts and records in *c and *bin. */
+static void play_task(XqfMsg_task *t, TaskCounts *c, XqfBin *bin)
 {
     int fds[2];
     cr_assert_eq(pipe(fds), 0);
     TaskPool *pool = task_pool_new(2, fds[1]);
     cr_assert_not_null(pool);
+    char err[256];
+    Task *task = task_new(t, "", NULL, err, sizeof err);
+    cr_assert_not_null(task, "%s", err);
+    task_start(task, pool);
+    bool done = false, failed = false;
+    while (!done) {
+        char byte;
+        if (read(fds[0], &byte, 1) < 0)
+            break;
+        task_poll(task, c, &done, &failed);
+    }
+    cr_assert(!failed);
+    cr_assert_eq(task_games(task, c->pairs, bin), 0);
+    cr_assert_eq(task_games(task, c->pairs + 1, bin), -1, "pairs not counted yet are refused");
+    cr_assert_eq(task_games(task, c->pairs, bin), 0);
+    task_destroy(&task);
+    task_pool_destroy(&pool);
+    close(fds[0]);
+    close(fds[1]);
+}
+
+Test(gamepack, data_task_at_fixed_depth, .timeout = 120)
+{
+    XqfMsg m;
+    xqf_msg_init(&m, XQF_MSG_TASK);
+    XqfMsg_task *t = &m.u.task;
+    strcpy(t->kind, "data");
+    t->pairs = 1;
+    cr_assert_eq(xqf_strs_push(&t->openings, START), 0);
+    t->depth = 3;
+    t->hash_mb = 1;
+    strcpy(t->name0, "first");
+    strcpy(t->name1, "second");
+    t->resign_moves = 4;
+    t->resign_score = 600;
+    t->max_plies = 100;
+    t->random_plies = 2;
+    char err[256];
+    t->depth = XQF_DEPTH_MAX + 1;
+    Task *bad = task_new(t, "", NULL, err, sizeof err);
+    cr_assert_null(bad, "a depth past %d taken", XQF_DEPTH_MAX);
+    t->depth = 3;
+    TaskCounts c;
+    XqfBin bin = { 0 };
+    play_task(t, &c, &bin);
+    cr_assert_eq(c.pairs, 1);
+    cr_assert_eq(xqf_games_count(bin.data, bin.len), 2);
+    xqf_bin_free(&bin);
+    xqf_msg_free(&m);
+}
+
+Test(gamepack, data_task_records_each_game, .timeout = 120)
+{
     XqfMsg m;
     xqf_msg_init(&m, XQF_MSG_TASK);
     XqfMsg_task *t = &m.u.task;
@@ -203,21 +257,10 @@ Test(gamepack, data_task_records_each_game, .timeout = 120)
     t->random_plies = 6;
     t->data_seed = 99;
     char err[256];
-    Task *task = task_new(t, "", NULL, err, sizeof err);
-    cr_assert_not_null(task, "%s", err);
-    task_start(task, pool);
     TaskCounts c;
-    bool done = false, failed;
-    while (!done) {
-        char byte;
-        if (read(fds[0], &byte, 1) < 0)
-            break;
-        task_poll(task, &c, &done, &failed);
-    }
-    cr_assert(!failed);
-    cr_assert_eq(c.pairs, 2);
     XqfBin bin = { 0 };
-    cr_assert_eq(task_games(task, 2, &bin), 0);
+    play_task(t, &c, &bin);
+    cr_assert_eq(c.pairs, 2);
     cr_assert_eq(xqf_games_count(bin.data, bin.len), 4);
     size_t off = 0, len;
     const uint8_t *rec;
@@ -244,14 +287,8 @@ Test(gamepack, data_task_records_each_game, .timeout = 120)
         same += memcmp(&g[0].moves[0].move, &g[i].moves[0].move, sizeof(Move)) == 0 &&
                 g[0].count == g[i].count;
     cr_assert_lt(same, 3, "the games are not their own");
-    /* not counted yet: refused */
-    cr_assert_eq(task_games(task, 3, &bin), -1);
     for (int i = 0; i < 4; i++)
         game_record_free(&g[i]);
     xqf_bin_free(&bin);
-    task_destroy(&task);
-    task_pool_destroy(&pool);
     xqf_msg_free(&m);
-    close(fds[0]);
-    close(fds[1]);
 }

@@ -212,8 +212,10 @@ Task *task_new(const XqfMsg_task *m, const char *build, const char *const engine
     for (int i = 0; i < 6; i++)
         if (adj[i] < 0 || adj[i] > 100000)
             return refuse(t, err, errlen, "%s", "adjudication values out of 0-100000");
-    if (!m->nodes && (m->base_ms <= 0 || m->inc_ms < 0 || m->margin_ms < 0))
-        return refuse(t, err, errlen, "%s", "neither nodes nor a valid clock");
+    if (m->depth < 0 || m->depth > XQF_DEPTH_MAX)
+        return refuse(t, err, errlen, "depth out of 0-%s", "64");
+    if (!m->nodes && !m->depth && (m->base_ms <= 0 || m->inc_ms < 0 || m->margin_ms < 0))
+        return refuse(t, err, errlen, "%s", "neither nodes, a depth nor a valid clock");
     char why[512];
     if (make_player(&t->players[0], m->name0, m->params0, engines ? engines[0] : NULL, (int)m->hash_mb, why,
                     sizeof why) != 0 ||
@@ -224,6 +226,7 @@ Task *task_new(const XqfMsg_task *m, const char *build, const char *const engine
         return refuse(t, err, errlen, "openings: %s", why);
     TimeControl *tc = &t->tc;
     tc->nodes = m->nodes;
+    tc->depth = (int)m->depth;
     tc->base_ms = m->base_ms;
     tc->inc_ms = m->inc_ms;
     tc->margin_ms = m->margin_ms;

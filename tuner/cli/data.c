@@ -112,8 +112,11 @@ int cli_data_progress(Store *s, const StoreRun *r)
     d.filter = filter_of(&set);
     int status = data_pass(&d, &p);
     if (status == CLI_OK)
-        printf("Data: %" PRId64 " games stored, %" PRId64 " positions kept, %d random plies, %.1f bytes per position\n",
-               p.games, p.positions, set.random_plies, p.positions ? (double)tot.bytes / (double)p.positions : 0.0);
+        printf("Data: %" PRId64 " games stored, %" PRId64 " positions kept, %d random plies%s, %.1f bytes per position\n",
+               p.games, p.positions, set.random_plies, set.depth > 0 ? ", fixed depth" : "",
+               p.positions ? (double)tot.bytes / (double)p.positions : 0.0);
+    if (status == CLI_OK && set.depth > 0)
+        printf("Depth: %d per move\n", set.depth);
     return status;
 }
 

@@ -43,8 +43,12 @@ int tune_cmd_list(int argc, char **argv)
         cli_tc_text(&runs[i], tc, sizeof tc);
         cli_elo_text(&runs[i].counts, elo, sizeof elo);
         StoreDataTotals data;
+        StoreDataSettings set;
         if (strcmp(runs[i].kind, run_kind_get(RUN_KIND_DATA)->name) == 0 && store_data_totals(s, runs[i].id, &data) == 0)
             snprintf(elo, sizeof elo, "%" PRId64 " games stored", data.games);
+        if (strcmp(runs[i].kind, run_kind_get(RUN_KIND_DATA)->name) == 0 && store_data_settings(s, runs[i].id, &set) == 1 &&
+            set.depth > 0)
+            snprintf(tc, sizeof tc, "depth %d", set.depth);
         printf("%-6" PRId64 " %-5s %-9s %-14s %-16s %-22s %s\n", runs[i].id, runs[i].kind, runs[i].state,
                pairs, tc, elo, runs[i].name);
     }
