@@ -154,7 +154,7 @@ static int task_data_init(Task *t, const XqfMsg_task *m, char *err, size_t errle
 {
     TaskData *d = &t->data;
     if (m->random_plies < 0 || m->random_plies > XQF_RANDOM_PLIES_MAX || m->first_pair < 0) {
-        snprintf(err, errlen, "random plies out of 0-%d", XQF_RANDOM_PLIES_MAX);
+        snprintf(err, errlen, "random plies out of 0-%d, or a negative first pair", XQF_RANDOM_PLIES_MAX);
         return -1;
     }
     d->on = true;
@@ -213,7 +213,7 @@ Task *task_new(const XqfMsg_task *m, const char *build, const char *const engine
         if (adj[i] < 0 || adj[i] > 100000)
             return refuse(t, err, errlen, "%s", "adjudication values out of 0-100000");
     if (m->depth < 0 || m->depth > XQF_DEPTH_MAX)
-        return refuse(t, err, errlen, "depth out of 0-%s", "64");
+        return refuse(t, err, errlen, "%s", "depth out of 0-64");
     if (!m->nodes && !m->depth && (m->base_ms <= 0 || m->inc_ms < 0 || m->margin_ms < 0))
         return refuse(t, err, errlen, "%s", "neither nodes, a depth nor a valid clock");
     char why[512];
