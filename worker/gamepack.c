@@ -8,6 +8,7 @@
 #include "games.h"
 #include "movegen.h"
 #include "rng.h"
+#include "see.h"
 
 void pack_buf_free(PackBuf *b)
 {
@@ -117,11 +118,16 @@ int gamepack_opening(const Opening *base, int random_plies, uint64_t seed, int64
     rng_next(&rng);
     int n = base->count;
     for (int i = 0; i < random_plies; i++) {
-        MoveList legal;
+        MoveList legal, sound = { .count = 0 };
         movegen_legal(&b, &legal);
         if (legal.count == 0)
             break;
-        Move m = legal.moves[rng_below(&rng, (uint32_t)legal.count)];
+        /* moves that do not give material away on their square, when there are some */
+        for (int k = 0; k < legal.count; k++)
+            if (see_ge(&b, legal.moves[k], 0))
+                sound.moves[sound.count++] = legal.moves[k];
+        const MoveList *from = sound.count ? &sound : &legal;
+        Move m = from->moves[rng_below(&rng, (uint32_t)from->count)];
         moves[n++] = m;
         board_make(&b, m);
     }

@@ -36,7 +36,9 @@ int gamepack_read(const uint8_t *rec, size_t len, GameRecord *g, char *err, size
 
 /*
  * The opening of a data run's game: base's moves, then up to random_plies
- * uniformly random legal moves drawn from a generator seeded with seed
+ * random legal moves, each drawn uniformly among those that do not lose
+ * material by the static exchange on their square (among all legal moves
+ * when none is), from a generator seeded with seed
  * mixed with the game's run-wide index (fewer when the game ends first).
  * moves (room for base->count + random_plies) receives them all; *out
  * points into it.  Returns 0, or -1 when base's FEN does not parse.
