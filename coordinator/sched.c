@@ -26,6 +26,7 @@ typedef struct {
     int *perm;                       /* opening order over the book */
     bool loaded;
     bool exhausted;                  /* nothing to give until the next refresh */
+    int random_plies, depth;         /* data runs (store_data_settings), read with the book */
 } SchedRun;
 
 /* The scheduling hooks of a run kind (run_kinds.def). */
@@ -209,6 +210,7 @@ static int spsa_task_done(Sched *s, int64_t run, int64_t task)
 static const RunKindOps OPS[RUN_KIND_COUNT] = {
     [RUN_KIND_SPRT] = { NULL, NULL, sprt_progress },
     [RUN_KIND_SPSA] = { spsa_new_task, spsa_task_done, NULL },
+    [RUN_KIND_DATA] = { NULL, NULL, NULL },  /* tasks on claim; the games come with the reports (store) */
 };
 
 static const RunKindOps *kind_of(const char *name)
@@ -271,6 +273,8 @@ int sched_refresh(Sched *s, int64_t now_ms, int64_t max_age_ms)
                 runs[i].run.book = s->runs[j].run.book;
                 runs[i].run.book_lines = s->runs[j].run.book_lines;
                 runs[i].perm = s->runs[j].perm;
+                runs[i].random_plies = s->runs[j].random_plies;
+                runs[i].depth = s->runs[j].depth;
                 runs[i].loaded = true;
                 s->runs[j].run.book = NULL;
                 s->runs[j].run.book_lines = 0;
@@ -301,8 +305,16 @@ static int load_book(Sched *s, SchedRun *r)
 {
     if (r->loaded)
         return 0;
+    /* A data run's random plies and depth go with each of its tasks. */
+    StoreDataSettings data = { 0 };
+    bool data_run = strcmp(r->run.kind, run_kind_get(RUN_KIND_DATA)->name) == 0;
+    int rc = data_run ? store_data_settings(s->store, r->run.id, &data) : 1;
+    if (rc <= 0)
+        return rc < 0 ? -1 : 1;
+    r->random_plies = data.random_plies;
+    r->depth = data.depth;
     StoreRun full;
-    int rc = store_load_run(s->store, r->run.id, &full, true);
+    rc = store_load_run(s->store, r->run.id, &full, true);
     if (rc <= 0)
         return rc < 0 ? -1 : 1;
     if (full.book_lines == 0 || !(r->perm = malloc(sizeof *r->perm * (size_t)full.book_lines))) {
@@ -357,6 +369,12 @@ static int fill_task(const SchedRun *r, const StoreLease *l, XqfMsg *m)
     t->draw_moves = a->draw_moves;
     t->draw_score = a->draw_score;
     t->max_plies = a->max_plies;
+    if (strcmp(run->kind, run_kind_get(RUN_KIND_DATA)->name) == 0) {
+        t->random_plies = r->random_plies;
+        t->depth = r->depth;
+        /* the run's seed and its id: runs created with the same seed play different games */
+        t->data_seed = run->seed * UINT64_C(0x9E3779B97F4A7C15) + (uint64_t)run->id;
+    }
     return 0;
 }
 

@@ -389,7 +389,8 @@ static int handle_results(Server *S, Item *items, int n)
             continue;
         }
         StoreReportItem *x = &rep[m];
-        *x = (StoreReportItem){ .worker = e->worker, .task = (int64_t)r->task_id, .token = (int64_t)r->lease };
+        *x = (StoreReportItem){ .worker = e->worker, .task = (int64_t)r->task_id, .token = (int64_t)r->lease,
+                                .games = r->games.data, .games_len = r->games.len };
         x->counts = (StoreCounts){ r->pairs, r->wins, r->draws, r->losses, { 0 }, (int)r->reasons.count, { 0 } };
         memcpy(x->counts.penta, r->penta.v, sizeof x->counts.penta);
         memcpy(x->counts.reasons, r->reasons.v, sizeof(int64_t) * r->reasons.count);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "games.h"
 #include "log.h"
 #include "migrations.h"
 #include "run_kind.h"
@@ -37,6 +38,20 @@
 #define JSON_LIST(key)                                                                           \
     "(SELECT string_agg(x, ',' ORDER BY i) FROM jsonb_array_elements_text(perturbation->'" key   \
     "') WITH ORDINALITY AS u(x, i))"
+
+/* Data-generation runs (012_data.sql): settings, games stored with reports, read back. */
+#define DATA_STATEMENTS(S)                                                                       \
+    S(DATA_GAMES, "SELECT xqf_data_games($1, $2, $3, $4::integer[], $5::integer[], $6::integer[])", 6) \
+    S(DATA_SETTINGS,                                                                             \
+      "SELECT coalesce((settings->>'random_plies')::int, 0), coalesce((settings->>'skip_plies')::int, 0), " \
+      "coalesce((settings->>'keep_check')::boolean, false), "                                    \
+      "coalesce((settings->>'keep_captures')::boolean, false), "                                \
+      "coalesce((settings->>'max_score')::int, 3000), coalesce((settings->>'depth')::int, 0) "   \
+      "FROM runs WHERE id = $1 AND kind = 'data'", 1)                                            \
+    S(DATA_READ, "SELECT game, record FROM data_games WHERE run_id = $1 AND game >= $2 "         \
+                 "ORDER BY game LIMIT $3", 3)                                                    \
+    S(DATA_TOTALS, "SELECT count(*), coalesce(sum(plies), 0)::bigint, "                          \
+                   "coalesce(sum(pg_column_size(d.*)), 0)::bigint FROM data_games d WHERE run_id = $1", 1)
 
 /* Every statement the coordinator runs: name, SQL, parameter count. */
 #define STATEMENTS(S)                                                                            \
@@ -133,7 +148,8 @@
     S(SAVEPOINT, "SAVEPOINT xqf_sp", 0)                                                          \
     S(RELEASE, "RELEASE SAVEPOINT xqf_sp", 0)                                                    \
     S(ROLLBACK_TO, "ROLLBACK TO SAVEPOINT xqf_sp", 0)                                            \
-    S(COMMIT, "COMMIT", 0)
+    S(COMMIT, "COMMIT", 0)                                                                       \
+    DATA_STATEMENTS(S)
 
 typedef enum {
 #define S(id, sql, n) ST_##id,
@@ -1157,6 +1173,129 @@ static int report_round(Store *s, StoreReportItem *items, const int *idx, int n,
     return rc;
 }
 
+/* ---- data-generation runs (012_data.sql) ------------------------------------ */
+
+/* A report's game records, when it has some, are one per game of its pairs. */
+static bool report_games_consistent(const StoreReportItem *it)
+{
+    return it->games_len == 0 || xqf_games_count(it->games, it->games_len) == 2 * it->counts.pairs;
+}
+
+/* Stores the records of an accepted report (checked by report_games_consistent). 0 or -1. */
+static int report_games(Store *s, const StoreReportItem *it)
+{
+    Text off = { 0 }, len = { 0 }, plies = { 0 };
+    size_t at = 0, n;
+    const uint8_t *rec;
+    text_add(&off, "{");
+    text_add(&len, "{");
+    text_add(&plies, "{");
+    for (int k = 0; xqf_games_next(it->games, it->games_len, &at, &rec, &n) > 0; k++) {
+        int count = 0;
+        xqf_game_check(rec, n, &count);
+        text_add(&off, "%s%zu", k ? "," : "", (size_t)(rec - it->games));
+        text_add(&len, "%s%zu", k ? "," : "", n);
+        text_add(&plies, "%s%d", k ? "," : "", count);
+    }
+    text_add(&off, "}");
+    text_add(&len, "}");
+    text_add(&plies, "}");
+    int rc = -1;
+    if (!off.data || !len.data || !plies.data || it->games_len > INT32_MAX) {
+        db_error(s, "report games: out of memory", NULL);
+    } else {
+        Nums nums;
+        const char *p[6] = { num(&nums, 0, it->task), num(&nums, 1, it->token), (const char *)it->games,
+                             off.data, len.data, plies.data };
+        const int lengths[6] = { 0, 0, (int)it->games_len, 0, 0, 0 }, formats[6] = { 0, 0, 1, 0, 0, 0 };
+        PGresult *res = !s->conn ? NULL : PQexecPrepared(s->conn, STMT[ST_DATA_GAMES].name, 6, p, lengths, formats, 0);
+        rc = PQresultStatus(res) == PGRES_TUPLES_OK ? 0 : db_error(s, STMT[ST_DATA_GAMES].name, res);
+        PQclear(res);
+    }
+    free(off.data);
+    free(len.data);
+    free(plies.data);
+    return rc;
+}
+
+int store_create_data(Store *s, const StoreDataSpec *spec, int64_t *id)
+{
+    const StoreDataSettings *d = &spec->settings;
+    char settings[256];
+    snprintf(settings, sizeof settings,
+             "{\"random_plies\": %d, \"skip_plies\": %d, \"keep_check\": %s, \"keep_captures\": %s, "
+             "\"max_score\": %d, \"depth\": %d}",
+             d->random_plies, d->skip_plies, d->keep_check ? "true" : "false", d->keep_captures ? "true" : "false",
+             d->max_score, d->depth);
+    StoreSprtSpec common = spec->run;
+    common.base_params = common.test_params;
+    common.base_build = common.test_build;
+    return create_run(s, run_kind_get(RUN_KIND_DATA), &common, settings, id);
+}
+
+int store_data_settings(Store *s, int64_t id, StoreDataSettings *out)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, id) };
+    PGresult *res = run(s, ST_DATA_SETTINGS, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found)
+        *out = (StoreDataSettings){ .random_plies = (int)get_i64(res, 0, 0), .skip_plies = (int)get_i64(res, 0, 1),
+                                    .keep_check = strcmp(PQgetvalue(res, 0, 2), "t") == 0,
+                                    .keep_captures = strcmp(PQgetvalue(res, 0, 3), "t") == 0,
+                                    .max_score = (int)get_i64(res, 0, 4), .depth = (int)get_i64(res, 0, 5) };
+    PQclear(res);
+    return found;
+}
+
+int store_data_totals(Store *s, int64_t id, StoreDataTotals *out)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, id) };
+    PGresult *res = run(s, ST_DATA_TOTALS, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    *out = (StoreDataTotals){ get_i64(res, 0, 0), get_i64(res, 0, 1), get_i64(res, 0, 2) };
+    PQclear(res);
+    return 0;
+}
+
+int store_data_each_game(Store *s, int64_t id, int (*fn)(void *ctx, int64_t game, const uint8_t *rec, size_t len),
+                         void *ctx)
+{
+    enum { PAGE = 2000 };
+    int64_t next = 0;
+    for (;;) {
+        Nums n;
+        if (!s->conn)
+            return db_error(s, STMT[ST_DATA_READ].name, NULL);
+        const char *p[3] = { num(&n, 0, id), num(&n, 1, next), num(&n, 2, PAGE) };
+        /* binary results: the game a big-endian int8, the record its bytes */
+        PGresult *res = PQexecPrepared(s->conn, STMT[ST_DATA_READ].name, 3, p, NULL, NULL, 1);
+        if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+            db_error(s, STMT[ST_DATA_READ].name, res);
+            PQclear(res);
+            return -1;
+        }
+        int rows = PQntuples(res), rc = 0;
+        for (int row = 0; rc == 0 && row < rows; row++) {
+            const unsigned char *b = (const unsigned char *)PQgetvalue(res, row, 0);
+            uint64_t v = 0;
+            for (int i = 0; i < 8 && PQgetlength(res, row, 0) == 8; i++)
+                v = v << 8 | b[i];
+            next = (int64_t)v + 1;
+            rc = fn(ctx, (int64_t)v, (const uint8_t *)PQgetvalue(res, row, 1), (size_t)PQgetlength(res, row, 1));
+        }
+        PQclear(res);
+        if (rc != 0)
+            return rc;
+        if (rows < PAGE)
+            return 0;
+    }
+}
+
 int store_report_batch(Store *s, StoreReportItem *items, int n, int64_t lease_ms)
 {
     int *idx = malloc(sizeof *idx * (size_t)(n > 0 ? n : 1));
@@ -1168,7 +1307,8 @@ int store_report_batch(Store *s, StoreReportItem *items, int n, int64_t lease_ms
         items[i].run = 0;
         items[i].task_done = false;
         const StoreCounts *c = &items[i].counts;
-        if (done && !xqf_penta_consistent(c->pairs, c->wins, c->draws, c->losses, c->penta)) {
+        if (done && (!xqf_penta_consistent(c->pairs, c->wins, c->draws, c->losses, c->penta) ||
+                     !report_games_consistent(&items[i]))) {
             items[i].status = REPORT_INVALID;   /* pairs that are not the games: never stored */
             done[i] = true;
             left--;
@@ -1191,6 +1331,9 @@ int store_report_batch(Store *s, StoreReportItem *items, int n, int64_t lease_ms
             done[idx[j]] = true;
         left -= m;
     }
+    for (int i = 0; rc == 0 && i < n; i++)
+        if (items[i].status == REPORT_ACCEPTED && items[i].games_len > 0)
+            rc = report_games(s, &items[i]);
     free(idx);
     free(done);
     return rc;

@@ -313,6 +313,8 @@ const char *store_report_text(StoreReport r);
 typedef struct {
     int64_t worker, task, token;     /* in */
     StoreCounts counts;              /* in */
+    const uint8_t *games;            /* in: data runs, the result's game records (games.h), else NULL */
+    size_t games_len;                /* in */
     StoreReport status;              /* out */
     int64_t run;                     /* out: 0 when the task is unknown */
     bool task_done;                  /* out */
@@ -324,8 +326,10 @@ typedef struct {
  * arrival order (repeats of a task go to later statements): each item's
  * status, run (0 when the task is unknown) and task_done are filled.
  * Counts whose pentanomial disagrees with their W/D/L
- * (xqf_penta_consistent) are invalid without reaching the database.  0,
- * or -1 on a database error.
+ * (xqf_penta_consistent) are invalid without reaching the database, and
+ * so are game records that are not one per game of the pairs.  An
+ * accepted item's records are stored in the same transaction (data runs,
+ * 012_data.sql).  0, or -1 on a database error.
  */
 int store_report_batch(Store *s, StoreReportItem *items, int n, int64_t lease_ms);
 /* Extends worker's lease. Returns 1 (extended), 0 (stale: stop the task) or -1. */
@@ -351,6 +355,47 @@ int store_quarantined(Store *s, int64_t run, StoreQuarantined **out);
 int64_t store_expire_leases(Store *s);
 /* Pushes every lease's deadline to at least now + lease_ms. Returns how many, or -1. */
 int64_t store_extend_leases(Store *s, int64_t lease_ms);
+
+/* ---- data-generation runs (012_data.sql) --------------------------------- */
+
+/* What a data run plays and keeps (in runs.settings). */
+typedef struct {
+    int random_plies;                /* random plies after the opening */
+    int skip_plies;                  /* the filter (worker/datagen.h's DataFilter) */
+    bool keep_check, keep_captures;
+    int max_score;
+    int depth;                       /* > 0: a fixed depth per move (the run's nodes and clock 0) */
+} StoreDataSettings;
+
+/*
+ * A data run: `run` gives what is played (test_params the set both sides
+ * play, test_build its build or 0; base_*, the SPRT fields ignored;
+ * max_pairs = games / 2).
+ */
+typedef struct {
+    StoreSprtSpec run;
+    StoreDataSettings settings;
+} StoreDataSpec;
+
+/* Creates a data run. Returns 0 with *id, or -1. */
+int store_create_data(Store *s, const StoreDataSpec *spec, int64_t *id);
+/* A data run's settings. Returns 1, 0 (no such data run) or -1. */
+int store_data_settings(Store *s, int64_t run, StoreDataSettings *out);
+
+/* What a data run has stored. */
+typedef struct {
+    int64_t games, plies;            /* plies: every move of the games, opening moves included */
+    int64_t bytes;                   /* the rows' size in PostgreSQL (pg_column_size) */
+} StoreDataTotals;
+
+int store_data_totals(Store *s, int64_t run, StoreDataTotals *out);
+/*
+ * Calls fn for each stored game of run in index order with its record
+ * (games.h, valid during the call); stops at fn's first non-zero return
+ * and returns it, else 0; -1 on a database error.
+ */
+int store_data_each_game(Store *s, int64_t run, int (*fn)(void *ctx, int64_t game, const uint8_t *rec, size_t len),
+                         void *ctx);
 
 /* ---- status -------------------------------------------------------------- */
 

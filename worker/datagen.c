@@ -5,6 +5,7 @@
 
 #include "fen.h"
 #include "movegen.h"
+#include "tables.h"
 
 void data_filter_default(DataFilter *f)
 {
@@ -90,6 +91,13 @@ int data_unpack(const uint8_t *in, DataPosition *pos)
     }
     if (count[make_piece(RED, KING)] != 1 || count[make_piece(BLACK, KING)] != 1 || in[45] > 1 || in[50] > 2)
         return -1;
+    /* Kings in their palaces before the board is set up (its check detection looks beside the king). */
+    tables_init();
+    for (int sq = 0; sq < SQUARES; sq++) {
+        int piece = (in[sq / 2] >> (sq % 2 ? 4 : 0)) & 15;
+        if (piece_type(piece) == KING && !tab_in_palace[piece_color(piece)][sq])
+            return -1;
+    }
     Board *b = &pos->board;
     board_clear(b);
     for (int sq = 0; sq < SQUARES; sq++) {

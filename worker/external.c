@@ -281,6 +281,8 @@ void external_think(External *x, const GameView *v, const ThinkLimits *l, Reply 
     int us = v->board->side;
     if (l->nodes)
         rc = send_line(x, r, "go nodes %" PRIu64, l->nodes);
+    else if (l->depth > 0)
+        rc = send_line(x, r, "go depth %d", l->depth);
     else if (x->spec.proto == PROTO_UCI)
         rc = send_line(x, r, "go wtime %" PRId64 " btime %" PRId64 " winc %" PRId64 " binc %" PRId64,
                   l->time_ms[RED], l->time_ms[BLACK], l->inc_ms[RED], l->inc_ms[BLACK]);

@@ -55,6 +55,7 @@ int time_control_parse(TimeControl *tc, const char *text)
     if (*end || !(base > 0.0) || !(inc >= 0.0) || base > 1e7 || inc > 1e6)
         return -1;
     tc->nodes = 0;
+    tc->depth = 0;
     tc->base_ms = llround(base * 1000.0);
     tc->inc_ms = llround(inc * 1000.0);
     return 0;
@@ -185,17 +186,18 @@ static void think(Player *p, const GameRecord *g, Board *b, const TimeControl *t
                   const int64_t clock_us[2], const atomic_bool *stop, Reply *r)
 {
     GameView view = { g->fen, g->moves, g->count, b };
-    ThinkLimits lim = { .nodes = tc->nodes, .stop = stop };
+    ThinkLimits lim = { .nodes = tc->nodes, .depth = tc->nodes ? 0 : tc->depth, .stop = stop };
+    bool fixed = tc->nodes || tc->depth > 0;
     for (int c = RED; c <= BLACK; c++) {
         lim.time_ms[c] = clock_us[c] / 1000;
         lim.inc_ms[c] = tc->inc_ms;
     }
     int us = b->side;
-    int64_t allowed_us = tc->nodes ? tc->move_timeout_ms * 1000
+    int64_t allowed_us = fixed ? tc->move_timeout_ms * 1000
                                    : clock_us[us] + tc->margin_ms * 1000;
     lim.deadline_us = clock_now_us() + allowed_us;
     player_think(p, &view, &lim, r);
-    if (r->fault == GAME_REASON_NONE && !tc->nodes && r->time_us > allowed_us) {
+    if (r->fault == GAME_REASON_NONE && !fixed && r->time_us > allowed_us) {
         r->fault = GAME_TIME_FORFEIT;
         snprintf(r->detail, sizeof r->detail, "used %.3f s with %.3f s left", r->time_us / 1e6,
                  clock_us[us] / 1e6);
@@ -245,7 +247,7 @@ int game_play(Player *red, Player *black, const Opening *o, const TimeControl *t
             forfeit(g, us, &r);
             break;
         }
-        if (!tc->nodes) {
+        if (!tc->nodes && tc->depth <= 0) {
             clock_us[us] -= r.time_us;
             if (clock_us[us] < 0)
                 clock_us[us] = 0;

@@ -54,13 +54,14 @@ const char *game_reason_text(GameReason r);
 /* True for the reasons that are a player's fault (time forfeit .. start failure). */
 bool game_reason_is_fault(GameReason r);
 
-/* Time control: fixed nodes per move, or a clock with base time and increment. */
+/* Time control: fixed nodes or depth per move, or a clock with base time and increment. */
 typedef struct {
     uint64_t nodes;        /* > 0: fixed nodes per move, no clock */
+    int depth;             /* > 0 (nodes 0): fixed depth per move, no clock */
     int64_t base_ms;       /* clock: time for the game */
     int64_t inc_ms;        /* clock: added after each move */
     int64_t margin_ms;     /* clock: overrun tolerated before a time forfeit */
-    int64_t move_timeout_ms; /* fixed nodes: an external engine answering later hangs */
+    int64_t move_timeout_ms; /* fixed nodes or depth: an external engine answering later hangs */
 } TimeControl;
 
 /*

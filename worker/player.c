@@ -76,7 +76,8 @@ static void builtin_think(Player *p, const GameView *v, const ThinkLimits *l, Re
     SearchLimits sl;
     search_limits_init(&sl);
     sl.nodes = l->nodes;
-    if (!l->nodes)
+    sl.depth = l->depth;
+    if (!l->nodes && l->depth <= 0)
         for (int c = RED; c <= BLACK; c++) {
             sl.time[c] = l->time_ms[c];
             sl.inc[c] = l->inc_ms[c];

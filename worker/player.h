@@ -27,6 +27,7 @@ typedef struct {
 /* What a player may spend on a move. */
 typedef struct {
     uint64_t nodes;         /* > 0: fixed nodes */
+    int depth;              /* > 0 (nodes 0): fixed depth */
     int64_t time_ms[2];     /* clock mode: time left per colour */
     int64_t inc_ms[2];
     int64_t deadline_us;    /* clock_now_us() time by which an answer must come */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "book.h"
+#include "gamepack.h"
 #include "match.h"
 #include "player.h"
 #include "run_kind.h"
@@ -21,6 +22,19 @@ typedef struct {
     int points[2];           /* first player's half-points in game 0 and 1 */
     GameReason reason[2];
 } PairState;
+
+/*
+ * A data-generation run's task (kind "data"): its games start with random
+ * plies after the opening and their records are kept, one per game index
+ * (written by the thread that played the game before game_ended counts it).
+ */
+typedef struct {
+    bool on;
+    int random_plies;
+    uint64_t seed;           /* the run's data_seed */
+    int64_t first_game;      /* run-wide index of the task's game 0 */
+    PackBuf *records;        /* 2 * pairs: each game's record (games.h, with its length) */
+} TaskData;
 
 struct Task {
     PlayerSpec players[2];   /* [0] is the first player */
@@ -38,6 +52,7 @@ struct Task {
     int64_t counted;         /* pairs counted: always the first ones (see game_ended) */
     TaskCounts counts;
     bool failed;
+    TaskData data;           /* data runs: random plies and the games' records */
 };
 
 typedef struct {
@@ -136,6 +151,47 @@ static Book *make_book(const XqfStrs *lines, char *err, size_t errlen)
     return b;
 }
 
+/* The data-run part of a task (task.h). 0, or -1 with the reason in err. */
+static int task_data_init(Task *t, const XqfMsg_task *m, char *err, size_t errlen)
+{
+    TaskData *d = &t->data;
+    if (m->random_plies < 0 || m->random_plies > XQF_RANDOM_PLIES_MAX || m->first_pair < 0) {
+        snprintf(err, errlen, "random plies out of 0-%d, or a negative first pair", XQF_RANDOM_PLIES_MAX);
+        return -1;
+    }
+    d->on = true;
+    d->random_plies = (int)m->random_plies;
+    d->seed = m->data_seed;
+    d->first_game = 2 * m->first_pair;
+    if (!(d->records = calloc((size_t)(2 * m->pairs), sizeof *d->records))) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * Plays game index of a data task: the opening with its random plies,
+ * then its record kept.  Returns game_play's status, -1 too when the
+ * opening or the record cannot be made.
+ */
+static int play_data_game(Task *t, Player *red, Player *black, int64_t index, GameRecord *g)
+{
+    const Opening *base = book_opening(t->book, (int)(index / 2));
+    Move *moves = malloc(sizeof *moves * (size_t)(base->count + t->data.random_plies + 1));
+    Opening opening;
+    int rc = moves && gamepack_opening(base, t->data.random_plies, t->data.seed, t->data.first_game + index,
+                                       moves, &opening) == 0
+                 ? game_play(red, black, &opening, &t->tc, &t->adj, &t->stop, g)
+                 : -1;
+    PackBuf *rec = &t->data.records[index];
+    rec->len = 0;
+    if (rc == 0 && g->reason != GAME_ABANDONED && gamepack_append(g, rec) != 0)
+        rc = -1;
+    free(moves);
+    return rc;
+}
+
 Task *task_new(const XqfMsg_task *m, const char *build, const char *const engines[2], char *err,
                size_t errlen)
 {
@@ -158,8 +214,10 @@ Task *task_new(const XqfMsg_task *m, const char *build, const char *const engine
     for (int i = 0; i < 6; i++)
         if (adj[i] < 0 || adj[i] > 100000)
             return refuse(t, err, errlen, "%s", "adjudication values out of 0-100000");
-    if (!m->nodes && (m->base_ms <= 0 || m->inc_ms < 0 || m->margin_ms < 0))
-        return refuse(t, err, errlen, "%s", "neither nodes nor a valid clock");
+    if (m->depth < 0 || m->depth > XQF_DEPTH_MAX)
+        return refuse(t, err, errlen, "%s", "depth out of 0-64");
+    if (!m->nodes && !m->depth && (m->base_ms <= 0 || m->inc_ms < 0 || m->margin_ms < 0))
+        return refuse(t, err, errlen, "%s", "neither nodes, a depth nor a valid clock");
     char why[512];
     if (make_player(&t->players[0], m->name0, m->params0, engines ? engines[0] : NULL, m->build0,
                     (int)m->hash_mb, why, sizeof why) != 0 ||
@@ -170,6 +228,7 @@ Task *task_new(const XqfMsg_task *m, const char *build, const char *const engine
         return refuse(t, err, errlen, "openings: %s", why);
     TimeControl *tc = &t->tc;
     tc->nodes = m->nodes;
+    tc->depth = (int)m->depth;
     tc->base_ms = m->base_ms;
     tc->inc_ms = m->inc_ms;
     tc->margin_ms = m->margin_ms;
@@ -180,6 +239,10 @@ Task *task_new(const XqfMsg_task *m, const char *build, const char *const engine
     t->pairs = m->pairs;
     if (!(t->pair_state = calloc((size_t)m->pairs, sizeof *t->pair_state)))
         return refuse(t, err, errlen, "%s", "out of memory");
+    if (strcmp(m->kind, run_kind_get(RUN_KIND_DATA)->name) == 0 && task_data_init(t, m, err, errlen) != 0) {
+        task_destroy(&t);
+        return NULL;
+    }
     return t;
 }
 
@@ -301,9 +364,11 @@ static void *game_thread(void *arg)
         th->task = t;
         pthread_mutex_unlock(&p->lock);
         Player *first = th->players[0], *second = th->players[1];
-        int rc = !ready ? -1
-                        : game_play(index % 2 == 0 ? first : second, index % 2 == 0 ? second : first,
-                                    book_opening(t->book, (int)(index / 2)), &t->tc, &t->adj, &t->stop, &g);
+        Player *red = index % 2 == 0 ? first : second, *black = index % 2 == 0 ? second : first;
+        int rc = !ready        ? -1
+                 : t->data.on ? play_data_game(t, red, black, index, &g)
+                              : game_play(red, black, book_opening(t->book, (int)(index / 2)), &t->tc, &t->adj,
+                                          &t->stop, &g);
         pthread_mutex_lock(&p->lock);
         th->task = NULL;
         game_ended(p, t, index, rc, &g);
@@ -425,7 +490,38 @@ void task_destroy(Task **tp)
         pthread_mutex_unlock(&p->lock);
     }
     book_destroy(&t->book);
+    for (int64_t i = 0; t->data.records && i < 2 * t->pairs; i++)
+        pack_buf_free(&t->data.records[i]);
+    free(t->data.records);
     free(t->pair_state);
     free(t);
     *tp = NULL;
+}
+
+int task_games(Task *t, int64_t pairs, XqfBin *out)
+{
+    xqf_bin_free(out);
+    if (!t->data.on || pairs <= 0)
+        return 0;
+    if (t->pool)
+        pthread_mutex_lock(&t->pool->lock);
+    int rc = pairs <= t->counted ? 0 : -1;
+    size_t len = 0;
+    for (int64_t i = 0; rc == 0 && i < 2 * pairs; i++)
+        len += t->data.records[i].len;
+    uint8_t *all = rc == 0 && len <= XQF_GAMES_MAX ? malloc(len ? len : 1) : NULL;
+    if (!all)
+        rc = -1;
+    size_t at = 0;
+    for (int64_t i = 0; rc == 0 && i < 2 * pairs; i++) {
+        memcpy(all + at, t->data.records[i].data, t->data.records[i].len);
+        at += t->data.records[i].len;
+    }
+    if (t->pool)
+        pthread_mutex_unlock(&t->pool->lock);
+    if (rc == 0) {
+        out->data = all;
+        out->len = (uint32_t)len;
+    }
+    return rc;
 }

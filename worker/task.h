@@ -16,6 +16,11 @@
  * kept over complete pairs only, so that what is reported under a lease
  * is exactly the games of its finished pairs: a pair cut by a stop is
  * neither reported nor lost (the coordinator re-issues it).
+ *
+ * A data run's task (kind "data") plays both sides with the one set; each
+ * game gets its own random plies after the opening (seeded by its
+ * run-wide index, so a re-issued task replays the same openings) and its
+ * record is kept for the result (task_games).
  */
 #ifndef XQF_TASK_H
 #define XQF_TASK_H
@@ -66,6 +71,14 @@ void task_start(Task *t, TaskPool *p);
  * Thread-safe.
  */
 void task_poll(Task *t, TaskCounts *counts, bool *done, bool *failed);
+/*
+ * A data run's task (kind "data", protocol.md): the records of the games
+ * of its first `pairs` pairs (counted ones: task_poll's pairs or fewer) as
+ * a result's games field, in *out (replaced; empty for other kinds).
+ * Returns 0, or -1 when out of memory, too large or not counted yet.
+ * Thread-safe.
+ */
+int task_games(Task *t, int64_t pairs, XqfBin *out);
 /* Stops the task: its games not started are dropped, running ones abandoned. Returns at once. */
 void task_stop(Task *t);
 /* Stops, waits until no thread plays a game of it, takes it off the queue and frees; safe on NULL and twice. */

@@ -89,7 +89,10 @@ static void send_result(Worker *w, Slot *s, const TaskCounts *c, int64_t now)
     memcpy(r->penta.v, c->penta, sizeof c->penta);
     r->reasons.count = GAME_REASONS;
     memcpy(r->reasons.v, c->reasons, sizeof c->reasons);
+    if (task_games(s->task, c->pairs, &r->games) != 0)
+        log_error("task %" PRIu64 ": the games of %" PRId64 " pairs do not fit a result", s->task_id, c->pairs);
     link_send(w, &m);
+    xqf_msg_free(&m);
     s->sent = *c;
     s->since_ms = now;
 }

@@ -1,5 +1,6 @@
 /*
- * create.c - xqf-tune spsa new and sprt new: a run's settings checked and
+ * create.c - xqf-tune spsa new, sprt new and data new (and the data
+ * command's options): a run's settings checked and
  * written to the run database, its book read (and checked) with the
  * worker's book reader.
  */
@@ -12,6 +13,7 @@
 
 #include "book.h"
 #include "cli.h"
+#include "codec.h"
 
 enum { BOOK_LINES_MAX = 100000 };
 
@@ -69,11 +71,11 @@ static int run_book_read(const char *path, RunBook *rb)
 }
 
 /* Fills the common part of a new run from the options and reads its book into *rb. Exit status. */
-static int new_run_spec(const Opts *o, StoreSprtSpec *sp, RunBook *rb)
+static int new_run_spec(const Opts *o, StoreSprtSpec *sp, RunBook *rb, bool fixed_depth)
 {
     const char *tc = opts_text(o, "--tc");
     memset(rb, 0, sizeof *rb);
-    if (!tc == !opts_given(o, "--nodes"))
+    if (!fixed_depth && !tc == !opts_given(o, "--nodes"))
         return cli_fail(CLI_USAGE, "give exactly one of --tc and --nodes");
     sp->nodes = opts_int(o, "--nodes");
     if (tc) {
@@ -331,7 +333,7 @@ int tune_cmd_spsa(int argc, char **argv)
         status = cli_fail(CLI_USAGE, "--start-file: %s", err);
     else if ((status = tuned_params(&o, &start, params, &spec.count)) == CLI_OK &&
              (status = fixed_set(&start, params, spec.count, fixed, STORE_PARAMS_MAX + 1)) == CLI_OK &&
-             (status = new_run_spec(&o, &spec.run, &book)) == CLI_OK) {
+             (status = new_run_spec(&o, &spec.run, &book, false)) == CLI_OK) {
         spec.run.test_params = fixed;
         spec.params = params;
         status = create(&o, &spec.run, &spec);
@@ -396,8 +398,139 @@ int tune_cmd_sprt(int argc, char **argv)
     if (!(sp.elo0 < sp.elo1))
         return cli_fail(CLI_USAGE, "--elo0 must be below --elo1");
     RunBook book;
-    if ((status = new_run_spec(&o, &sp, &book)) == CLI_OK)
+    if ((status = new_run_spec(&o, &sp, &book, false)) == CLI_OK)
         status = create(&o, &sp, NULL);
     run_book_free(&book);
     return status;
+}
+
+/* ---- data new, and the data command's options ---------------------------------- */
+
+enum { DATA_PAIRS_PER_TASK_MAX = 16 };  /* a result carries its games' records: a small task keeps it small */
+
+static const OptSpec DATA_OPTIONS[] = {
+    { "--depth", OPT_INT, "D", NULL, .imin = 1, .imax = XQF_DEPTH_MAX, .help = "new: fixed depth per move (instead of --nodes or --tc)" },
+    { "--games", OPT_INT, "N", NULL, .imin = 2, .imax = INT64_C(1) << 40, .help = "new: games to play (rounded up to pairs), required" },
+    { "--params", OPT_TEXT, "FILE|SET", "", .help = "new: the engine's set, a parameter file or Name=value,... (default: the defaults)" },
+    { "--random-plies", OPT_INT, "N", "8", .imin = 0, .imax = XQF_RANDOM_PLIES_MAX, .help = "new: random plies after the opening" },
+    { "--skip-plies", OPT_INT, "N", "0", .imin = 0, .imax = 1000, .help = "new: plies kept out after the opening and random plies" },
+    { "--keep-check", OPT_FLAG, NULL, NULL, .help = "new: keep positions where the side to move is in check" },
+    { "--keep-captures", OPT_FLAG, NULL, NULL, .help = "new: keep positions whose played move captures" },
+    { "--max-score", OPT_INT, "CP", "3000", .imin = 0, .imax = 30000, .help = "new: keep out |score| above CP" },
+    { "--out", OPT_TEXT, "FILE", NULL, .help = "export: the data file written" },
+    { "--text", OPT_FLAG, NULL, NULL, .help = "export: lines 'FEN | score | move | result | ply' instead" },
+    NEW_RUN_OPTIONS,
+    OPTS_END,
+};
+
+static const OptTable DATA_TABLE = {
+    .program = "xqf-tune", .spec = DATA_OPTIONS, .max_positional = 1,
+    .usage =
+        "Usage: xqf-tune data new --games N (--nodes N | --depth D | --tc 10+0.1) [--params FILE|SET]\n"
+        "                         [--book FILE] [--random-plies N] [--skip-plies N] [--keep-check]\n"
+        "                         [--keep-captures] [--max-score CP] [--pairs-per-task P] [--name TEXT]\n"
+        "                         [--priority N] [--seed S] [--db CONNINFO]\n"
+        "       xqf-tune data export RUN --out FILE [--text] [--db CONNINFO]\n"
+        "       xqf-tune data stats RUN [--db CONNINFO]\n"
+        "\n"
+        "new: creates a data-generation run: the cluster's workers play the engine\n"
+        "(its set) against itself from the book's openings, each game with its own\n"
+        "random plies after the opening, and report every game with the scores of\n"
+        "its searches, at fixed nodes, a fixed depth or a clock.  The filter\n"
+        "(--skip-plies, --keep-check, --keep-captures, --max-score) is the run's\n"
+        "and applies when its positions are exported.\n"
+        "Prints the run id.\n"
+        "export: writes the run's kept positions as a data file (XQFDATA1, worker/\n"
+        "datagen.h; what xqf-tune texel reads), or as text.\n"
+        "stats: positions, games, results (Red's view), a score histogram, duplicate\n"
+        "positions and the bytes the database spends per position.\n",
+};
+
+/* --params: a parameter file when one is there, else a set; as a set over the defaults. Exit status. */
+static int data_set(const char *given, char *set, size_t size)
+{
+    if (!*given || strchr(given, '=')) {
+        if (check_set("--params", given) != CLI_OK)
+            return CLI_USAGE;
+        snprintf(set, size, "%s", given);
+        return strlen(given) < size ? CLI_OK : cli_fail(CLI_USAGE, "--params: the set is too long");
+    }
+    Params p;
+    params_default(&p);
+    char err[256];
+    if (params_load(&p, given, err, sizeof err) != 0)
+        return cli_fail(CLI_USAGE, "--params: %s", err);
+    return fixed_set(&p, NULL, 0, set, size);
+}
+
+/* Options of the data command that belong to another of its subcommands. Exit status. */
+static int data_only(const Opts *o, const char *sub, const char *prefix)
+{
+    for (const OptSpec *spec = DATA_OPTIONS; spec->name; spec++) {
+        bool mine = strncmp(spec->help, prefix, strlen(prefix)) == 0 || strcmp(spec->name, "--db") == 0 ||
+                    (strcmp(prefix, "new:") == 0 && strchr(spec->help, ':') == NULL);
+        if (!mine && opts_given(o, spec->name))
+            return cli_fail(CLI_USAGE, "data %s does not take %s (see xqf-tune data --help)", sub, spec->name);
+    }
+    return CLI_OK;
+}
+
+static int data_new(const Opts *o)
+{
+    if (o->npositional)
+        return cli_fail(CLI_USAGE, "data new: no RUN argument, options only");
+    if (!opts_given(o, "--games"))
+        return cli_fail(CLI_USAGE, "data new: --games N is required");
+    if (opts_int(o, "--pairs-per-task") > DATA_PAIRS_PER_TASK_MAX)
+        return cli_fail(CLI_USAGE, "--pairs-per-task: at most %d for a data run (a result carries its games)",
+                        DATA_PAIRS_PER_TASK_MAX);
+    if (opts_given(o, "--depth") && (opts_given(o, "--nodes") || opts_given(o, "--tc")))
+        return cli_fail(CLI_USAGE, "data new: give one of --nodes, --depth and --tc");
+    char *set = malloc(STORE_PARAMS_MAX + 1);
+    StoreDataSpec spec = { .run.max_pairs = (opts_int(o, "--games") + 1) / 2 };
+    spec.settings = (StoreDataSettings){ .random_plies = (int)opts_int(o, "--random-plies"),
+                                         .skip_plies = (int)opts_int(o, "--skip-plies"),
+                                         .keep_check = opts_given(o, "--keep-check"),
+                                         .keep_captures = opts_given(o, "--keep-captures"),
+                                         .max_score = (int)opts_int(o, "--max-score"),
+                                         .depth = (int)opts_int(o, "--depth") };
+    RunBook book = { 0 };
+    Store *s = NULL;
+    int64_t id;
+    int status = set ? data_set(opts_text(o, "--params"), set, STORE_PARAMS_MAX + 1) : cli_fail(CLI_FAIL, "out of memory");
+    if (status == CLI_OK && (status = new_run_spec(o, &spec.run, &book, spec.settings.depth > 0)) == CLI_OK &&
+        (status = cli_open_db(o, &s)) == CLI_OK) {
+        spec.run.test_params = set;
+        if (store_create_data(s, &spec, &id) != 0)
+            status = cli_fail(CLI_FAIL, "cannot create the run");
+        else
+            printf("%" PRId64 "\n", id);
+    }
+    store_destroy(&s);
+    run_book_free(&book);
+    free(set);
+    return status;
+}
+
+int tune_cmd_data(int argc, char **argv)
+{
+    static const char *const SUBS[] = { "new", "export", "stats" };
+    const char *sub = argc > 1 ? argv[1] : "";
+    int which = -1;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(sub, SUBS[i]) == 0)
+            which = i;
+    Opts o;
+    if (which < 0 && (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0))
+        return cli_parse(&o, &DATA_TABLE, argc - 1, argv + 1);
+    if (which < 0)
+        return cli_fail(CLI_USAGE, "data: say new, export or stats (see xqf-tune data --help)");
+    int status = cli_parse(&o, &DATA_TABLE, argc - 2, argv + 2);
+    if (status != CLI_GO)
+        return status;
+    char prefix[16];
+    snprintf(prefix, sizeof prefix, "%s:", sub);
+    if ((status = data_only(&o, sub, prefix)) != CLI_OK)
+        return status;
+    return which == 0 ? data_new(&o) : which == 1 ? cli_data_export(&o) : cli_data_stats(&o);
 }

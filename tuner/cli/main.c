@@ -32,6 +32,7 @@ static const Command COMMANDS[] = {
     { "export", "a run's parameter file (SPSA: current theta; SPRT: the test set)", tune_cmd_export },
     { "report", "a run's report page (self-contained HTML with charts)", tune_cmd_report },
     { "build", "a tuned xqf-engine: the run's export compiled in, bench, recorded", tune_cmd_build },
+    { "data", "data new|export|stats: a data-generation run and its training positions", tune_cmd_data },
     { "texel", "fit the evaluation's weights to training positions (Texel's method)", tune_cmd_texel },
     { "user", "user add: an account of the web dashboard (xqf-web)", tune_cmd_user },
 };

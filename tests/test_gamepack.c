@@ -1,0 +1,294 @@
+/*
+ * Game records of data-generation runs (schemas/games.h, worker/gamepack.h):
+ * a record round trip (book flags, scores clamped, results), malformed
+ * bytes refused, the random plies reproducible per game index and
+ * distinct between games, and a worker task of kind "data" played on the
+ * game threads: its result's records, one per game, each game its own.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "book.h"
+#include "datagen.h"
+#include "fen.h"
+#include "gamepack.h"
+#include "games.h"
+#include "movegen.h"
+#include "rng.h"
+#include "task.h"
+
+static const char START[] = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1";
+
+/* A game of n random legal moves from the start, the first `book` of them from the opening. */
+static void random_game(GameRecord *g, int n, int book, uint64_t seed)
+{
+    Board b;
+    char err[128];
+    cr_assert_eq(fen_parse(&b, START, FEN_GAME, err, sizeof err), 0);
+    snprintf(g->fen, sizeof g->fen, "%s", START);
+    g->moves = calloc((size_t)n, sizeof *g->moves);
+    g->capacity = n;
+    g->count = 0;
+    Rng rng;
+    rng_seed(&rng, seed);
+    for (int i = 0; i < n; i++) {
+        MoveList legal;
+        movegen_legal(&b, &legal);
+        if (legal.count == 0)
+            break;
+        Move m = legal.moves[rng_below(&rng, (uint32_t)legal.count)];
+        int score = (int)(rng_next(&rng) % 2001) - 1000;
+        g->moves[g->count++] = (GameMove){ .move = m, .book = i < book, .has_score = i >= book && i % 7 != 3,
+                                           .score = i == n - 1 ? 29990 : i == n - 2 ? -29990 : score };
+        board_make(&b, m);
+    }
+    g->result = RESULT_BLACK_WINS;
+    g->reason = GAME_ADJUDICATED_WIN;
+}
+
+/* data_extract's callback: counts the positions kept. */
+static void count(void *ctx, const DataPosition *pos)
+{
+    (void)pos;
+    ++*(int *)ctx;
+}
+
+Test(gamepack, record_round_trip)
+{
+    GameRecord g, back;
+    game_record_init(&g);
+    game_record_init(&back);
+    random_game(&g, 60, 9, 3);
+    PackBuf buf = { 0 };
+    cr_assert_eq(gamepack_append(&g, &buf), 0);
+    cr_assert_eq(gamepack_append(&g, &buf), 0);
+    cr_assert_eq(buf.len, 2 * (4 + 3 + strlen(START) + 2 + 4 * (size_t)g.count));
+    cr_assert_eq(xqf_games_count(buf.data, buf.len), 2);
+    size_t off = 0, len;
+    const uint8_t *rec;
+    cr_assert_eq(xqf_games_next(buf.data, buf.len, &off, &rec, &len), 1);
+    char err[128];
+    cr_assert_eq(gamepack_read(rec, len, &back, err, sizeof err), 0, "%s", err);
+    cr_assert_str_eq(back.fen, g.fen);
+    cr_assert_eq(back.count, g.count);
+    cr_assert_eq(back.result, RESULT_BLACK_WINS);
+    cr_assert_eq(back.reason, GAME_ADJUDICATED_WIN);
+    for (int i = 0; i < g.count; i++) {
+        cr_assert_eq(back.moves[i].move, g.moves[i].move, "ply %d", i);
+        cr_assert_eq(back.moves[i].book, g.moves[i].book, "ply %d", i);
+        cr_assert_eq(back.moves[i].has_score, g.moves[i].has_score, "ply %d", i);
+        if (g.moves[i].has_score)
+            cr_assert_eq(back.moves[i].score, g.moves[i].score, "ply %d", i);
+    }
+    /* the same positions come out of both */
+    DataFilter f;
+    data_filter_default(&f);
+    f.keep_captures = f.keep_check = true;
+    f.max_score = 30000;
+    static int kept[2];
+    cr_assert_eq(data_extract(&g, &f, count, &kept[0]), data_extract(&back, &f, count, &kept[1]));
+    cr_assert_eq(kept[0], kept[1]);
+    cr_assert_gt(kept[0], 30);
+    pack_buf_free(&buf);
+    game_record_free(&g);
+    game_record_free(&back);
+}
+
+Test(gamepack, malformed_records_refused)
+{
+    GameRecord g, back;
+    game_record_init(&g);
+    game_record_init(&back);
+    random_game(&g, 20, 4, 5);
+    PackBuf buf = { 0 };
+    cr_assert_eq(gamepack_append(&g, &buf), 0);
+    size_t off = 0, len;
+    const uint8_t *rec;
+    char err[128];
+    /* cut short anywhere: not a sequence of records */
+    for (size_t cut = 1; cut < buf.len; cut++)
+        cr_assert_eq(xqf_games_count(buf.data, cut), -1, "cut at %zu", cut);
+    uint8_t *copy = malloc(buf.len);
+    struct { size_t at; uint8_t value; const char *what; } BAD[] = {
+        { 4, 9, "a result past draw" },
+        { 5, 200, "a reason out of range" },
+        { 6, 0, "an empty FEN" },
+        { 7, 0x07, "a control character in the FEN" },
+        { 4 + 3 + sizeof START - 1, 21, "one ply too many" },
+        { 0, 0xff, "a length past the end" },
+    };
+    for (size_t k = 0; k < sizeof BAD / sizeof BAD[0]; k++) {
+        memcpy(copy, buf.data, buf.len);
+        copy[BAD[k].at] = BAD[k].value;
+        off = 0;
+        cr_assert_eq(xqf_games_next(copy, buf.len, &off, &rec, &len), -1, "%s", BAD[k].what);
+        if (BAD[k].at >= 4)
+            cr_assert_eq(gamepack_read(copy + 4, buf.len - 4, &back, err, sizeof err), -1, "%s", BAD[k].what);
+    }
+    /* an illegal move: well formed, but data_extract refuses the game */
+    memcpy(copy, buf.data, buf.len);
+    size_t ply0 = 4 + 3 + strlen(START) + 2;
+    copy[ply0] = 0;
+    copy[ply0 + 1] = (uint8_t)(copy[ply0 + 1] & 0xc0);
+    cr_assert_eq(gamepack_read(copy + 4, buf.len - 4, &back, err, sizeof err), 0);
+    DataFilter f;
+    data_filter_default(&f);
+    int n = 0;
+    cr_assert_eq(data_extract(&back, &f, count, &n), -1);
+    free(copy);
+    pack_buf_free(&buf);
+    game_record_free(&g);
+    game_record_free(&back);
+}
+
+Test(gamepack, random_plies_per_game_index)
+{
+    Opening base = { .moves = NULL, .count = 0 };
+    snprintf(base.fen, sizeof base.fen, "%s", START);
+    Move a[16], b[16];
+    Opening oa, ob;
+    cr_assert_eq(gamepack_opening(&base, 8, 42, 17, a, &oa), 0);
+    cr_assert_eq(gamepack_opening(&base, 8, 42, 17, b, &ob), 0);
+    cr_assert_eq(oa.count, 8);
+    cr_assert_eq(memcmp(a, b, sizeof a[0] * 8), 0, "the same game index gives the same plies");
+    int differ = 0;
+    for (int game = 0; game < 20; game++) {
+        cr_assert_eq(gamepack_opening(&base, 8, 42, game, b, &ob), 0);
+        differ += memcmp(a, b, sizeof a[0] * 8) != 0;
+    }
+    cr_assert_geq(differ, 19, "other games share the plies");
+    /* after an opening's own moves, which are kept first */
+    Move line[2];
+    Board bd;
+    char err[64];
+    cr_assert_eq(fen_parse(&bd, START, FEN_GAME, err, sizeof err), 0);
+    cr_assert_eq(move_parse(&bd, "h2e2", &line[0], err, sizeof err), 0);
+    board_make(&bd, line[0]);
+    cr_assert_eq(move_parse(&bd, "h9g7", &line[1], err, sizeof err), 0);
+    Opening two = { .moves = line, .count = 2 };
+    snprintf(two.fen, sizeof two.fen, "%s", START);
+    cr_assert_eq(gamepack_opening(&two, 5, 1, 0, a, &oa), 0);
+    cr_assert_eq(oa.count, 7);
+    cr_assert_eq(a[0], line[0]);
+    cr_assert_eq(a[1], line[1]);
+}
+
+/* Plays a task of kind data to its end on a pool of two threads; its counts and records in *c and *bin. */
+static void play_task(XqfMsg_task *t, TaskCounts *c, XqfBin *bin)
+{
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    TaskPool *pool = task_pool_new(2, fds[1]);
+    cr_assert_not_null(pool);
+    char err[256];
+    Task *task = task_new(t, "", NULL, err, sizeof err);
+    cr_assert_not_null(task, "%s", err);
+    task_start(task, pool);
+    bool done = false, failed = false;
+    while (!done) {
+        char byte;
+        if (read(fds[0], &byte, 1) < 0)
+            break;
+        task_poll(task, c, &done, &failed);
+    }
+    cr_assert(!failed);
+    cr_assert_eq(task_games(task, c->pairs, bin), 0);
+    cr_assert_eq(task_games(task, c->pairs + 1, bin), -1, "pairs not counted yet are refused");
+    cr_assert_eq(task_games(task, c->pairs, bin), 0);
+    task_destroy(&task);
+    task_pool_destroy(&pool);
+    close(fds[0]);
+    close(fds[1]);
+}
+
+Test(gamepack, data_task_at_fixed_depth, .timeout = 120)
+{
+    XqfMsg m;
+    xqf_msg_init(&m, XQF_MSG_TASK);
+    XqfMsg_task *t = &m.u.task;
+    strcpy(t->kind, "data");
+    t->pairs = 1;
+    cr_assert_eq(xqf_strs_push(&t->openings, START), 0);
+    t->depth = 3;
+    t->hash_mb = 1;
+    strcpy(t->name0, "first");
+    strcpy(t->name1, "second");
+    t->resign_moves = 4;
+    t->resign_score = 600;
+    t->max_plies = 100;
+    t->random_plies = 2;
+    char err[256];
+    t->depth = XQF_DEPTH_MAX + 1;
+    Task *bad = task_new(t, "", NULL, err, sizeof err);
+    cr_assert_null(bad, "a depth past %d taken", XQF_DEPTH_MAX);
+    t->depth = 3;
+    TaskCounts c;
+    XqfBin bin = { 0 };
+    play_task(t, &c, &bin);
+    cr_assert_eq(c.pairs, 1);
+    cr_assert_eq(xqf_games_count(bin.data, bin.len), 2);
+    xqf_bin_free(&bin);
+    xqf_msg_free(&m);
+}
+
+Test(gamepack, data_task_records_each_game, .timeout = 120)
+{
+    XqfMsg m;
+    xqf_msg_init(&m, XQF_MSG_TASK);
+    XqfMsg_task *t = &m.u.task;
+    t->task_id = 1;
+    t->lease = 2;
+    t->run_id = 1;
+    strcpy(t->kind, "data");
+    t->first_pair = 5;
+    t->pairs = 2;
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(xqf_strs_push(&t->openings, START), 0);
+    t->nodes = 300;
+    t->margin_ms = 100;
+    t->hash_mb = 1;
+    strcpy(t->name0, "first");
+    strcpy(t->name1, "second");
+    t->resign_moves = 4;
+    t->resign_score = 600;
+    t->max_plies = 120;
+    t->random_plies = 6;
+    t->data_seed = 99;
+    char err[256];
+    TaskCounts c;
+    XqfBin bin = { 0 };
+    play_task(t, &c, &bin);
+    cr_assert_eq(c.pairs, 2);
+    cr_assert_eq(xqf_games_count(bin.data, bin.len), 4);
+    size_t off = 0, len;
+    const uint8_t *rec;
+    GameRecord g[4];
+    for (int i = 0; i < 4; i++) {
+        game_record_init(&g[i]);
+        cr_assert_eq(xqf_games_next(bin.data, bin.len, &off, &rec, &len), 1);
+        cr_assert_eq(gamepack_read(rec, len, &g[i], err, sizeof err), 0, "%s", err);
+        int book = 0;
+        while (book < g[i].count && g[i].moves[book].book)
+            book++;
+        cr_assert_eq(book, 6, "game %d: %d opening moves", i, book);
+        cr_assert_neq(g[i].result, RESULT_NONE);
+        /* the plies are those of the game's run-wide index: 2 * (first_pair + pair) + game */
+        Opening base = { .count = 0 }, o;
+        snprintf(base.fen, sizeof base.fen, "%s", START);
+        Move want[8];
+        cr_assert_eq(gamepack_opening(&base, 6, 99, 10 + i, want, &o), 0);
+        for (int k = 0; k < 6; k++)
+            cr_assert_eq(g[i].moves[k].move, want[k], "game %d ply %d", i, k);
+    }
+    int same = 0;
+    for (int i = 1; i < 4; i++)
+        same += memcmp(&g[0].moves[0].move, &g[i].moves[0].move, sizeof(Move)) == 0 &&
+                g[0].count == g[i].count;
+    cr_assert_lt(same, 3, "the games are not their own");
+    for (int i = 0; i < 4; i++)
+        game_record_free(&g[i]);
+    xqf_bin_free(&bin);
+    xqf_msg_free(&m);
+}
