@@ -25,6 +25,18 @@ void cu_sleep_ms(int ms)
 
 double cu_now(void) { return (double)clock_now_us() / 1e6; }
 
+Store *cu_store_fresh(char *out, size_t size, char *name, size_t name_size)
+{
+    if (cu_db_create(out, size, name, name_size) != 0)
+        return NULL;
+    Store *s = store_new(out);
+    if (s)
+        store_set_migrate(s, true);
+    if (s && store_connect(s) != 0)
+        store_destroy(&s);
+    return s;
+}
+
 int cu_db_create(char *out, size_t size, char *name, size_t name_size)
 {
     static int counter = 0;

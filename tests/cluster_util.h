@@ -25,6 +25,12 @@
 int cu_db_create(char *out, size_t size, char *name, size_t name_size);
 /* Drops it. */
 void cu_db_drop(const char *name);
+/*
+ * A fresh database (cu_db_create) and a store connected to it with the
+ * migrations applied, as the coordinator's start applies them (programs no
+ * longer migrate on connect).  NULL when either fails.
+ */
+Store *cu_store_fresh(char *out, size_t size, char *name, size_t name_size);
 
 /* A free TCP port on 127.0.0.1 (as the kernel picks one). */
 int cu_free_port(void);

@@ -26,10 +26,8 @@ static void setup(void)
     snprintf(logfile, sizeof logfile, "%s/log", dir);
     if (!getenv("XQF_TEST_DB") || !*getenv("XQF_TEST_DB"))
         return;
-    cr_assert_eq(cu_db_create(db, sizeof db, dbname, sizeof dbname), 0, "cannot create a test database");
-    store = store_new(db);
-    store_set_migrate(store, true);   /* a fresh database: the tests stand in for the coordinator's start */
-    cr_assert_eq(store_connect(store), 0);
+    store = cu_store_fresh(db, sizeof db, dbname, sizeof dbname);
+    cr_assert(store, "cannot create and migrate a test database");
     setenv("XQF_DB", db, 1);
 }
 
