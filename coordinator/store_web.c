@@ -34,6 +34,23 @@ static PGresult *query(Store *s, const char *what, const char *sql, int n, const
     return NULL;
 }
 
+/*
+ * One zeroed element of `size` bytes per row of res into *out (NULL when
+ * there are none): the row count, or -1 when res is NULL (the query
+ * failed) or out of memory (res then cleared).
+ */
+static int rows_alloc(PGresult *res, size_t size, void **out)
+{
+    if (!res)
+        return -1;
+    int n = PQntuples(res);
+    if (n && !(*out = calloc((size_t)n, size))) {
+        PQclear(res);
+        return -1;
+    }
+    return n;
+}
+
 /* A command's affected row count (0 or more), or -1. */
 static int command(Store *s, const char *what, const char *sql, int n, const char *const *params)
 {
@@ -71,13 +88,9 @@ int store_web_owners(Store *s, int max, StoreWebOwner **out)
     const char *p[1] = { m };
     *out = NULL;
     PGresult *res = query(s, "owners", "SELECT id, owner FROM runs ORDER BY id DESC LIMIT $1", 1, p, PGRES_TUPLES_OK);
-    if (!res)
+    int n = rows_alloc(res, sizeof **out, (void **)out);
+    if (n < 0)
         return -1;
-    int n = PQntuples(res);
-    if (n && !(*out = calloc((size_t)n, sizeof **out))) {
-        PQclear(res);
-        return -1;
-    }
     for (int i = 0; i < n; i++) {
         (*out)[i].id = i64(res, i, 0);
         text(res, i, 1, (*out)[i].owner, sizeof (*out)[i].owner);
@@ -160,13 +173,9 @@ int store_web_tasks(Store *s, int64_t run, int max, StoreWebTasks **out)
                           "FROM tasks t LEFT JOIN workers w ON w.id = t.worker_id WHERE t.run_id = $1 "
                           "GROUP BY w.name ORDER BY sum(t.done_pairs) DESC, w.name LIMIT $2",
                           2, p, PGRES_TUPLES_OK);
-    if (!res)
+    int n = rows_alloc(res, sizeof **out, (void **)out);
+    if (n < 0)
         return -1;
-    int n = PQntuples(res);
-    if (n && !(*out = calloc((size_t)n, sizeof **out))) {
-        PQclear(res);
-        return -1;
-    }
     for (int i = 0; i < n; i++) {
         StoreWebTasks *t = &(*out)[i];
         text(res, i, 0, t->worker, sizeof t->worker);
@@ -203,13 +212,9 @@ int store_web_workers(Store *s, int seconds, int max, StoreWorker **out)
                           " WHERE worker_id = w.id) x "
                           "WHERE greatest(w.last_seen, x.seen) > now() - $1 * interval '1 second' "
                           "ORDER BY w.name LIMIT $2", 2, p, PGRES_TUPLES_OK);
-    if (!res)
+    int n = rows_alloc(res, sizeof **out, (void **)out);
+    if (n < 0)
         return -1;
-    int n = PQntuples(res);
-    if (n && !(*out = calloc((size_t)n, sizeof **out))) {
-        PQclear(res);
-        return -1;
-    }
     for (int i = 0; i < n; i++) {
         StoreWorker *w = &(*out)[i];
         w->id = i64(res, i, 0);
@@ -352,13 +357,9 @@ int store_web_audit_list(Store *s, int64_t run, int max, StoreWebAudit **out)
     PGresult *res = query(s, "audit list",
                           "SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), actor, action, detail "
                           "FROM web_audit WHERE run_id = $1 ORDER BY id DESC LIMIT $2", 2, p, PGRES_TUPLES_OK);
-    if (!res)
+    int n = rows_alloc(res, sizeof **out, (void **)out);
+    if (n < 0)
         return -1;
-    int n = PQntuples(res);
-    if (n && !(*out = calloc((size_t)n, sizeof **out))) {
-        PQclear(res);
-        return -1;
-    }
     for (int i = 0; i < n; i++) {
         StoreWebAudit *a = &(*out)[i];
         text(res, i, 0, a->at, sizeof a->at);

@@ -25,6 +25,19 @@ void cu_sleep_ms(int ms)
 
 double cu_now(void) { return (double)clock_now_us() / 1e6; }
 
+int cu_tune(char *out, size_t size, const char *args, const char *logfile)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "'%s/xqf-tune' %s 2>>'%s'", XQF_BIN, args, logfile);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -2;
+    size_t n = fread(out, 1, size - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 Store *cu_store_fresh(char *out, size_t size, char *name, size_t name_size)
 {
     if (cu_db_create(out, size, name, name_size) != 0)

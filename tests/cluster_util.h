@@ -32,6 +32,13 @@ void cu_db_drop(const char *name);
  */
 Store *cu_store_fresh(char *out, size_t size, char *name, size_t name_size);
 
+/*
+ * Runs XQF_BIN/xqf-tune with args (a shell fragment), its stderr appended
+ * to logfile, its stdout in out.  Returns the exit status, -1 when it did
+ * not exit normally, -2 when it could not be started.
+ */
+int cu_tune(char *out, size_t size, const char *args, const char *logfile);
+
 /* A free TCP port on 127.0.0.1 (as the kernel picks one). */
 int cu_free_port(void);
 

@@ -54,14 +54,9 @@ TestSuite(data_run, .init = setup, .fini = teardown, .timeout = 300);
 /* Runs xqf-tune with args (a shell fragment); its stdout in out. Returns the exit status. */
 static int tune(char *out, size_t size, const char *args)
 {
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "'%s/xqf-tune' %s 2>>'%s'", XQF_BIN, args, logfile);
-    FILE *p = popen(cmd, "r");
-    cr_assert(p);
-    size_t n = fread(out, 1, size - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    int st = cu_tune(out, size, args, logfile);
+    cr_assert_geq(st, -1, "cannot run xqf-tune");
+    return st;
 }
 
 /* The last line of the log (xqf-tune's message), for the refusals' checks. */

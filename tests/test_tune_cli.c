@@ -50,14 +50,9 @@ TestSuite(tune_cli, .init = setup, .fini = teardown, .timeout = 150);
 /* Runs xqf-tune with args (a shell fragment); its stdout in out. Returns the exit status. */
 static int tune(char *out, size_t size, const char *args)
 {
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "'%s/xqf-tune' %s 2>>'%s'", XQF_BIN, args, logfile);
-    FILE *p = popen(cmd, "r");
-    cr_assert(p);
-    size_t n = fread(out, 1, size - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    int st = cu_tune(out, size, args, logfile);
+    cr_assert_geq(st, -1, "cannot run xqf-tune");
+    return st;
 }
 
 static bool file_has(const char *path, const char *text)

@@ -83,31 +83,26 @@ static const int MAX_OF_TYPE[PIECE_TYPES] = { 0, 1, 2, 2, 2, 2, 2, 5 };
 
 int data_unpack(const uint8_t *in, DataPosition *pos)
 {
+    tables_init();
+    uint8_t piece[SQUARES];
     int count[16] = { 0 };
     for (int sq = 0; sq < SQUARES; sq++) {
-        int piece = (in[sq / 2] >> (sq % 2 ? 4 : 0)) & 15;
-        if (piece && (piece_type(piece) == EMPTY || ++count[piece] > MAX_OF_TYPE[piece_type(piece)]))
+        int p = piece[sq] = (uint8_t)((in[sq / 2] >> (sq % 2 ? 4 : 0)) & 15);
+        if (p && (piece_type(p) == EMPTY || ++count[p] > MAX_OF_TYPE[piece_type(p)]))
+            return -1;
+        /* A king outside its palace would misread the board's check detection (it looks beside the king). */
+        if (piece_type(p) == KING && !tab_in_palace[piece_color(p)][sq])
             return -1;
     }
     if (count[make_piece(RED, KING)] != 1 || count[make_piece(BLACK, KING)] != 1 || in[45] > 1 || in[50] > 2)
         return -1;
-    /* Kings in their palaces before the board is set up (its check detection looks beside the king). */
-    tables_init();
-    for (int sq = 0; sq < SQUARES; sq++) {
-        int piece = (in[sq / 2] >> (sq % 2 ? 4 : 0)) & 15;
-        if (piece_type(piece) == KING && !tab_in_palace[piece_color(piece)][sq])
-            return -1;
-    }
+    /* The pieces through the FEN parser: its checks (pieces on their points, the side not to move not in check). */
     Board *b = &pos->board;
     board_clear(b);
-    for (int sq = 0; sq < SQUARES; sq++) {
-        int piece = (in[sq / 2] >> (sq % 2 ? 4 : 0)) & 15;
-        if (piece)
-            board_put(b, sq, piece);
-    }
+    for (int sq = 0; sq < SQUARES; sq++)
+        if (piece[sq])
+            board_put(b, sq, piece[sq]);
     b->side = in[45];
-    board_finish_setup(b, 0);
-    /* The FEN parser's checks (kings in their palaces, pieces on their points, ...). */
     char fen[FEN_MAX], err[128];
     fen_write(b, fen);
     if (fen_parse(b, fen, FEN_GAME, err, sizeof err) != 0)

@@ -276,8 +276,11 @@ static void on_game(void *ctx, const GameRecord *g, const PairResult *pair, int 
         fprintf(stderr, "%s: game %" PRId64 " (%s - %s): %s\n", PROGRAM, 2 * pair->pair + game + 1,
                 red, black, g->detail);
     }
-    if (run->data && data_extract(g, &run->opt->data_filter, write_position, run) < 0)
-        run->write_failed = true;
+    if (run->data && data_extract(g, &run->opt->data_filter, write_position, run) < 0) {
+        clear_progress(run);
+        fprintf(stderr, "%s: game %" PRId64 " (%s - %s): its record does not replay (an illegal move): no positions kept after it\n",
+                PROGRAM, 2 * pair->pair + game + 1, red, black);
+    }
     if (!run->pgn)
         return;
     PgnTags tags = { "xqf-match", red, black, (int)(2 * pair->pair + game + 1),
