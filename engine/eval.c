@@ -300,6 +300,104 @@ static inline __attribute__((always_inline)) void side_terms(const Board *b, con
            + b->count[us][CANNON] * p->ComboCannonEndgame);
 }
 
+static inline SquareBits square_bit(int sq)
+{
+    return (SquareBits)1 << sq;
+}
+
+static inline int popcount128(SquareBits set)
+{
+    return __builtin_popcountll((uint64_t)set) + __builtin_popcountll((uint64_t)(set >> 64));
+}
+
+/* The squares of a line mask: bits along rank r are files, bits along file f are ranks. */
+static inline SquareBits rank_squares(unsigned bits, int r)
+{
+    return (SquareBits)bits << (r * FILES);
+}
+
+static inline SquareBits file_squares(unsigned bits, int f)
+{
+    SquareBits set = 0;
+    while (bits) {
+        set |= square_bit(sq_make(f, __builtin_ctz(bits)));
+        bits &= bits - 1;
+    }
+    return set;
+}
+
+/* A horse's or elephant's targets, those behind an occupied leg or eye left out. */
+static inline SquareBits leaper_squares(const Board *b, const LeaperTargets *t)
+{
+    SquareBits set = 0;
+    for (int j = 0; j < t->count; j++)
+        if (!b->squares[t->block[j]])
+            set |= square_bit(t->to[j]);
+    return set;
+}
+
+/*
+ * Threats.  For each side, the squares its pieces attack, and those that
+ * a pawn, horse or cannon attacks.  Then per side: enemy rooks attacked
+ * by such a piece or attacked and undefended, and other enemy pieces
+ * attacked and undefended; worth more when the attacker is to move (it
+ * takes next) than when it waits (the victim may step away, unless there
+ * are two).
+ */
+static inline __attribute__((always_inline)) void threat_terms(const Board *b, const Params *p, Score side[2],
+                                                              Coefs *tr)
+{
+    SquareBits att[2], low[2];
+    for (int c = RED; c <= BLACK; c++) {
+        SquareBits all = tab_king_set[board_king(b, c)], minor = 0;
+        for (int i = 0; i < b->count[c][ADVISOR]; i++)
+            all |= tab_advisor_set[b->list[c][ADVISOR][i]];
+        for (int i = 0; i < b->count[c][ELEPHANT]; i++)
+            all |= leaper_squares(b, &tab_elephant[b->list[c][ELEPHANT][i]]);
+        for (int i = 0; i < b->count[c][HORSE]; i++)
+            minor |= leaper_squares(b, &tab_horse[b->list[c][HORSE][i]]);
+        for (int i = 0; i < b->count[c][PAWN]; i++)
+            minor |= tab_pawn_set[c][b->list[c][PAWN][i]];
+        for (int i = 0; i < b->count[c][ROOK]; i++) {
+            int sq = b->list[c][ROOK][i], f = sq_file(sq), r = sq_rank(sq);
+            all |= rank_squares(tab_rank[f][b->rank_bits[r]].first, r)
+                 | file_squares(tab_file[r][b->file_bits[f]].first, f);
+        }
+        for (int i = 0; i < b->count[c][CANNON]; i++) {
+            int sq = b->list[c][CANNON][i], f = sq_file(sq), r = sq_rank(sq);
+            minor |= rank_squares(tab_rank[f][b->rank_bits[r]].second, r)
+                   | file_squares(tab_file[r][b->file_bits[f]].second, f);
+        }
+        att[c] = all | minor;
+        low[c] = minor;
+    }
+    for (int us = RED; us <= BLACK; us++) {
+        int them = us ^ 1, rooks = 0, hanging = 0;
+        SquareBits undefended = att[us] & ~att[them];
+        for (int i = 0; i < b->count[them][ROOK]; i++)
+            rooks += ((low[us] | undefended) & square_bit(b->list[them][ROOK][i])) != 0;
+        for (int type = ADVISOR; type <= PAWN; type++) {
+            if (type == ROOK)
+                continue;
+            for (int i = 0; i < b->count[them][type]; i++)
+                hanging += (undefended & square_bit(b->list[them][type][i])) != 0;
+        }
+        bool mover = us == b->side, twice = !mover && rooks + hanging >= 2;
+        double sign = mover ? 1 : -1;
+        int v = mover ? rooks * p->ThreatRookMover + hanging * p->ThreatHangingMover
+                      : rooks * p->ThreatRookWaiting + hanging * p->ThreatHangingWaiting + twice * p->ThreatDouble;
+        TRACE(ThreatRookMover, mover * rooks, mover * rooks);
+        TRACE(ThreatHangingMover, mover * hanging, mover * hanging);
+        TRACE(ThreatRookWaiting, !mover * rooks, !mover * rooks);
+        TRACE(ThreatHangingWaiting, !mover * hanging, !mover * hanging);
+        TRACE(ThreatDouble, twice, twice);
+        int palace = popcount128(att[us] & tab_palace_set[them]);
+        TRACE(KsPalaceAttack, palace, palace * 0.5);
+        side[us].mg += 2 * (v + palace * p->KsPalaceAttack);
+        side[us].eg += 2 * v + palace * p->KsPalaceAttack;
+    }
+}
+
 /*
  * The evaluation, with the trace when tr is not NULL: the piece-square
  * part then comes from square_value itself rather than from the tables.
@@ -327,6 +425,7 @@ static inline __attribute__((always_inline)) int eval_impl(const Board *b, const
         phase += 2 * b->count[c][ROOK] + b->count[c][HORSE] + b->count[c][CANNON];
         side_terms(b, p, c, &side[c], tr, sign);
     }
+    threat_terms(b, p, side, tr);
     if (phase > PHASE_MAX)
         phase = PHASE_MAX;
     if (phase_out)

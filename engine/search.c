@@ -599,6 +599,13 @@ static int null_reduction(const Engine *e, int depth, int eval, int beta)
 
 static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned flags);
 
+/* Step 7's eval guard: how far above beta the static eval must be (never below beta itself). */
+static int null_margin(const Params *p, int depth)
+{
+    int m = p->NullMargin - p->NullMarginDepth * depth;
+    return m > 0 ? m : 0;
+}
+
 /*
  * Step 7: the null move.  Returns a score >= beta when passing still
  * fails high (after verification where it applies), else -INF; sets
@@ -620,7 +627,8 @@ static int null_move(Engine *e, int alpha, int beta, int depth, int ply, unsigne
         || !board_has_attackers(b, b->side)                                 /* 1: zugzwang is near */
         || (after_null && (!p->NullDouble || double_null))                  /* 4: Fruit's double null */
         || tp->mate_threat                                                  /* 6: Crafty's memory */
-        || (p->NullEvalGuard && eval < beta && depth - R - 1 > 0)           /* 7: Fruit's eval >= beta */
+        || (p->NullEvalGuard && eval < beta + null_margin(p, depth)                /* 7: Fruit's eval >= beta */
+            && (depth - R - 1 > 0 || !p->NullFruitQs))
         || (tp->upper_depth >= depth - R - 1 && tp->upper < beta))          /* 8: the table says no */
         return -INF;
 

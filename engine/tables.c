@@ -9,6 +9,10 @@ LeaperTargets tab_elephant[SQUARES];
 LeaperTargets tab_horse[SQUARES];
 LeaperTargets tab_horse_attackers[SQUARES];
 LeaperTargets tab_pawn[2][SQUARES];
+SquareBits tab_king_set[SQUARES];
+SquareBits tab_advisor_set[SQUARES];
+SquareBits tab_pawn_set[2][SQUARES];
+SquareBits tab_palace_set[2];
 LineMasks tab_rank[FILES][1 << FILES];
 LineMasks tab_file[RANKS][1 << RANKS];
 uint8_t tab_popcount[1 << RANKS];
@@ -34,6 +38,14 @@ static void add_target(LeaperTargets *t, int to, int block)
     t->to[t->count] = (uint8_t)to;
     t->block[t->count] = (uint8_t)block;
     t->count++;
+}
+
+static SquareBits target_set(const LeaperTargets *t)
+{
+    SquareBits set = 0;
+    for (int j = 0; j < t->count; j++)
+        set |= (SquareBits)1 << t->to[j];
+    return set;
 }
 
 static void init_leapers(void)
@@ -85,6 +97,15 @@ static void init_leapers(void)
             int hf = f - df, hr = r - dr;
             if (on_board(hf, hr))
                 add_target(&tab_horse_attackers[sq], sq_make(hf, hr), sq_make(hf + leg_f, hr + leg_r));
+        }
+    }
+    for (int sq = 0; sq < SQUARES; sq++) {
+        tab_king_set[sq] = target_set(&tab_king[sq]);
+        tab_advisor_set[sq] = target_set(&tab_advisor[sq]);
+        for (int c = RED; c <= BLACK; c++) {
+            tab_pawn_set[c][sq] = target_set(&tab_pawn[c][sq]);
+            if (tab_in_palace[c][sq])
+                tab_palace_set[c] |= (SquareBits)1 << sq;
         }
     }
     static const int red_points[7] = { 2, 6, 18, 22, 26, 38, 42 }; /* c0 g0 a2 e2 i2 c4 g4 */

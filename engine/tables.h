@@ -39,6 +39,13 @@ extern LeaperTargets tab_horse[SQUARES];
 extern LeaperTargets tab_horse_attackers[SQUARES];
 extern LeaperTargets tab_pawn[2][SQUARES];
 
+/* A set of squares, one bit per square (90 bits), and the unblockable leapers' targets as sets. */
+__extension__ typedef unsigned __int128 SquareBits;
+extern SquareBits tab_king_set[SQUARES];
+extern SquareBits tab_advisor_set[SQUARES];
+extern SquareBits tab_pawn_set[2][SQUARES];
+extern SquareBits tab_palace_set[2];
+
 extern LineMasks tab_rank[FILES][1 << FILES];
 extern LineMasks tab_file[RANKS][1 << RANKS];
 
