@@ -24,6 +24,7 @@
 
 #include "cluster_util.h"
 #include "params.h"
+#include "store_web.h"
 
 static char db[512], dbname[64], logfile[256], dir[128];
 static Store *store;
@@ -564,4 +565,56 @@ Test(web, an_expired_session_is_refused)
     StoreRun run;
     load(id, &run);
     cr_assert_str_eq(run.state, "active");
+}
+
+Test(web, an_admin_creates_accounts)
+{
+    CU_REQUIRE_DB();
+    add_user("ada", "admin", "adminpass1");
+    add_user("tess", "tester", "testpass1");
+    start_web(NULL);
+    char cookie[128], csrf[128], form[512];
+    login("ada", "adminpass1", cookie, csrf);
+    Reply r = http("GET", "/users", cookie, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.body, "action=\"/users\"") && strstr(r.body, "href=\"/users\""), "the form and the link");
+    reply_free(&r);
+
+    /* bad values: a message next to each field, nothing created */
+    snprintf(form, sizeof form, "csrf=%s&name=bad%%20name&role=king&password=short", csrf);
+    r = http("POST", "/users", cookie, form);
+    cr_assert_eq(r.status, 400);
+    cr_assert(strstr(r.body, "id=\"err-name\"") && strstr(r.body, "id=\"err-role\"") &&
+              strstr(r.body, "id=\"err-password\""), "a message per field: %s", r.body);
+    reply_free(&r);
+    StoreWebUser u;
+    cr_assert_eq(store_web_user_get(store, "bad name", &u), 0);
+
+    /* a tester may not, nor a form without the token */
+    char tcookie[128], tcsrf[128];
+    login("tess", "testpass1", tcookie, tcsrf);
+    snprintf(form, sizeof form, "csrf=%s&name=newbie&role=admin&password=newbiepass", tcsrf);
+    cr_assert_eq(status_of("GET", "/users", tcookie, NULL), 403);
+    cr_assert_eq(status_of("POST", "/users", tcookie, form), 403);
+    cr_assert_eq(status_of("POST", "/users", cookie, "name=newbie&role=admin&password=newbiepass"), 403);
+    cr_assert_eq(store_web_user_get(store, "newbie", &u), 0, "nothing created by the refused posts");
+
+    /* the admin creates one; it logs in with its role; a second with the same name is refused */
+    snprintf(form, sizeof form, "csrf=%s&name=newbie&role=tester&password=newbiepass", csrf);
+    r = http("POST", "/users", cookie, form);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.body, "Created the account newbie (tester)"), "%s", r.body);
+    reply_free(&r);
+    cr_assert_eq(store_web_user_get(store, "newbie", &u), 1);
+    cr_assert_str_eq(u.role, "tester");
+    char ncookie[128], ncsrf[128];
+    login("newbie", "newbiepass", ncookie, ncsrf);
+    cr_assert_eq(status_of("GET", "/new/sprt", ncookie, NULL), 200, "the new tester may create runs");
+    snprintf(form, sizeof form, "csrf=%s&name=newbie&role=admin&password=otherpass1", csrf);
+    r = http("POST", "/users", cookie, form);
+    cr_assert_eq(r.status, 400);
+    cr_assert(strstr(r.body, "an account named newbie exists"));
+    reply_free(&r);
+    cr_assert_eq(store_web_user_get(store, "newbie", &u), 1);
+    cr_assert_str_eq(u.role, "tester", "the existing account is unchanged");
 }

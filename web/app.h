@@ -72,6 +72,9 @@ typedef struct {
 int page_new_run(const char *kind, const Form *values, const FieldError *errors, int nerrors, const Session *u,
                  Buf *b);
 int page_login(const char *message, const Session *u, Buf *b);
+/* The admin's form for a new account, with the values given, a message per field and a notice (may be NULL). */
+int page_users(const Form *values, const FieldError *errors, int nerrors, const char *notice, const Session *u,
+               Buf *b);
 void page_error(Buf *b, int status, const char *reason);
 
 /* The live listener (live.c): starts and stops the thread that LISTENs and publishes. */

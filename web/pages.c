@@ -34,6 +34,8 @@ static void head(Buf *b, const char *title, const Session *u)
                 "<a href=\"/runs\">Runs</a> <a href=\"/machines\">Machines</a>");
     if (session_is(u, "tester"))
         buf_puts(b, " <a href=\"/new/sprt\">New SPRT</a> <a href=\"/new/spsa\">New SPSA</a>");
+    if (session_is(u, "admin"))
+        buf_puts(b, " <a href=\"/users\">Users</a>");
     buf_puts(b, "<span class=\"user\">");
     if (u->in) {
         buf_html(b, u->name);
@@ -779,6 +781,39 @@ int page_new_run(const char *kind, const Form *values, const FieldError *errors,
     field(b, values, errors, nerrors, "pairs_per_task", "Pairs per task", "8", NULL);
     field(b, values, errors, nerrors, "priority", "Priority", "0", NULL);
     buf_puts(b, "<button>Create</button></form>\n");
+    foot(b);
+    return nerrors ? 400 : 200;
+}
+
+int page_users(const Form *values, const FieldError *errors, int nerrors, const char *notice, const Session *u,
+               Buf *b)
+{
+    head(b, "Users", u);
+    buf_puts(b, "<h1>New account</h1>\n");
+    if (notice) {
+        buf_puts(b, "<p class=\"notice\" id=\"notice\">");
+        buf_html(b, notice);
+        buf_puts(b, "</p>\n");
+    }
+    if (nerrors)
+        buf_puts(b, "<p class=\"error\">The account was not created: see the messages below.</p>\n");
+    buf_puts(b, "<form method=\"post\" action=\"/users\" class=\"new\">");
+    csrf_field(b, u);
+    field(b, nerrors ? values : NULL, errors, nerrors, "name", "Name", "", "1-64 letters, digits, '_', '.' or '-'");
+    field(b, nerrors ? values : NULL, errors, nerrors, "role", "Role", "viewer", "viewer, tester or admin");
+    const char *msg = NULL;
+    for (int i = 0; i < nerrors && !msg; i++)
+        if (strcmp(errors[i].field, "password") == 0)
+            msg = errors[i].message;
+    buf_printf(b, "<div class=\"field%s\"><label for=\"f-password\">Password</label><input id=\"f-password\" "
+                  "type=\"password\" name=\"password\" autocomplete=\"new-password\"><small>at least 8 characters"
+                  "</small>", msg ? " invalid" : "");
+    if (msg) {
+        buf_puts(b, "<p class=\"field-error\" id=\"err-password\">");
+        buf_html(b, msg);
+        buf_puts(b, "</p>");
+    }
+    buf_puts(b, "</div>\n<button>Create</button></form>\n");
     foot(b);
     return nerrors ? 400 : 200;
 }

@@ -25,7 +25,7 @@ Route route_parse(const char *path)
     } FIXED[] = {
         { "/", ROUTE_RUNS }, { "/runs", ROUTE_RUNS }, { "/events", ROUTE_RUNS_EVENTS },
         { "/machines", ROUTE_MACHINES }, { "/new/sprt", ROUTE_NEW_SPRT }, { "/new/spsa", ROUTE_NEW_SPSA },
-        { "/login", ROUTE_LOGIN }, { "/logout", ROUTE_LOGOUT }, { "/static/chart.js", ROUTE_CHART_JS },
+        { "/login", ROUTE_LOGIN }, { "/logout", ROUTE_LOGOUT }, { "/users", ROUTE_USERS }, { "/static/chart.js", ROUTE_CHART_JS },
         { "/static/web.js", ROUTE_WEB_JS }, { "/static/style.css", ROUTE_STYLE },
     };
     Route r = { .kind = ROUTE_UNKNOWN };

@@ -32,6 +32,7 @@ typedef enum {
     ROUTE_NEW_SPSA,                  /* /new/spsa */
     ROUTE_LOGIN,                     /* /login */
     ROUTE_LOGOUT,                    /* /logout */
+    ROUTE_USERS,                     /* /users: an admin creates accounts */
     ROUTE_CHART_JS,                  /* /static/chart.js (the Debian package's) */
     ROUTE_WEB_JS,                    /* /static/web.js (ours) */
     ROUTE_STYLE,                     /* /static/style.css */

@@ -520,6 +520,43 @@ static void create_run(Web *w, const WebRequest *rq, const char *kind, const Ses
     snprintf(rs->location, sizeof rs->location, "/runs/%" PRId64, id);
 }
 
+/* ---- accounts ------------------------------------------------------------------------------- */
+
+/* POST /users (an admin): the account rules of xqf-tune user add, the password hashed, the action audited. */
+static void create_user(Web *w, const WebRequest *rq, const Session *u, WebResponse *rs)
+{
+    Errors er = { .n = 0 };
+    const char *name = form_get(rq->form, "name"), *role = form_get(rq->form, "role"),
+               *password = form_get(rq->form, "password"), *problem;
+    if ((problem = xqf_user_name_problem(name ? name : "")))
+        field_error(&er, "name", "%s", problem);
+    if ((problem = xqf_role_problem(role ? role : "")))
+        field_error(&er, "role", "%s", problem);
+    if ((problem = xqf_password_problem(password ? password : "")))
+        field_error(&er, "password", "%s", problem);
+    char hash[XQF_PWHASH_MAX];
+    if (!er.n && xqf_password_hash(password, hash) != 0) {
+        web_error(rs, 500, "the password could not be hashed");
+        return;
+    }
+    int rc = er.n ? 0 : store_web_user_add(w->store, name, role, hash, false);
+    if (rc < 0) {
+        web_error(rs, 503, "the account could not be written (the database failed)");
+        return;
+    }
+    if (!er.n && rc == 0)
+        field_error(&er, "name", "an account named %s exists", name);
+    if (er.n) {
+        rs->status = page_users(rq->form, er.e, er.n, NULL, u, &rs->body);
+        return;
+    }
+    char detail[XQF_USER_NAME_MAX + 32], notice[XQF_USER_NAME_MAX + 64];
+    snprintf(detail, sizeof detail, "%s (%s)", name, role);
+    store_web_audit(w->store, u->name, 0, "user add", detail);
+    snprintf(notice, sizeof notice, "Created the account %s (%s).", name, role);
+    rs->status = page_users(NULL, NULL, 0, notice, u, &rs->body);
+}
+
 /* ---- the static report ------------------------------------------------------------------ */
 
 /* The run's report page as xqf-tune report writes it (tuner/report.h): self-contained, inline SVG. */
@@ -554,7 +591,7 @@ static void post(Web *w, const WebRequest *rq, const Route *rt, const Session *u
         return;
     }
     bool known = rt->kind == ROUTE_LOGOUT || rt->kind == ROUTE_RUN_ACTION || rt->kind == ROUTE_NEW_SPRT ||
-                 rt->kind == ROUTE_NEW_SPSA;
+                 rt->kind == ROUTE_NEW_SPSA || rt->kind == ROUTE_USERS;
     if (!known) {
         web_error(rs, 405, "this page takes no POST");
         return;
@@ -572,7 +609,12 @@ static void post(Web *w, const WebRequest *rq, const Route *rt, const Session *u
         do_logout(w, rq, rs);
     else if (rt->kind == ROUTE_RUN_ACTION)
         run_action(w, rq, rt, u, rs);
-    else if (!session_is(u, "tester"))
+    else if (rt->kind == ROUTE_USERS) {
+        if (!session_is(u, "admin"))
+            web_error(rs, 403, "only an admin may create accounts");
+        else
+            create_user(w, rq, u, rs);
+    } else if (!session_is(u, "tester"))
         web_error(rs, 403, "a viewer's account may not create runs");
     else
         create_run(w, rq, rt->kind == ROUTE_NEW_SPSA ? "spsa" : "sprt", u, rs);
@@ -587,6 +629,12 @@ static void get(Web *w, const WebRequest *rq, const Route *rt, const Session *u,
     case ROUTE_RUN_REPORT: run_report(w, rt->run, rs); break;
     case ROUTE_MACHINES: rs->status = page_machines(w->store, u, b); break;
     case ROUTE_LOGIN: rs->status = page_login(NULL, u, b); break;
+    case ROUTE_USERS:
+        if (!session_is(u, "admin"))
+            web_error(rs, 403, "only an admin may create accounts");
+        else
+            rs->status = page_users(NULL, NULL, 0, NULL, u, b);
+        break;
     case ROUTE_NEW_SPRT:
     case ROUTE_NEW_SPSA:
         if (!session_is(u, "tester"))

@@ -5,6 +5,32 @@
 
 static int ready(void) { return sodium_init() < 0 ? -1 : 0; }
 
+const char *xqf_user_name_problem(const char *name)
+{
+    size_t len = strlen(name);
+    if (len == 0 || len > XQF_USER_NAME_MAX
+        || strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != len)
+        return "a user name is 1-64 letters, digits, '_', '.' or '-'";
+    return NULL;
+}
+
+const char *xqf_role_problem(const char *role)
+{
+    if (strcmp(role, "viewer") != 0 && strcmp(role, "tester") != 0 && strcmp(role, "admin") != 0)
+        return "the role is viewer, tester or admin";
+    return NULL;
+}
+
+const char *xqf_password_problem(const char *password)
+{
+    size_t len = strlen(password);
+    if (len < XQF_PASSWORD_MIN)
+        return "the password must have at least 8 characters";
+    if (len > XQF_PASSWORD_MAX)
+        return "the password may have at most 1024 characters";
+    return NULL;
+}
+
 int xqf_password_hash(const char *password, char out[XQF_PWHASH_MAX])
 {
     _Static_assert(XQF_PWHASH_MAX == crypto_pwhash_STRBYTES, "XQF_PWHASH_MAX");

@@ -11,8 +11,21 @@
 
 enum {
     XQF_PWHASH_MAX = 128,            /* = crypto_pwhash_STRBYTES */
-    XQF_TOKEN_HEX = 64               /* hex digits of a token (32 random bytes) */
+    XQF_TOKEN_HEX = 64,              /* hex digits of a token (32 random bytes) */
+    XQF_PASSWORD_MIN = 8,            /* characters of a new account's password, at least */
+    XQF_PASSWORD_MAX = 1024,         /* ... and at most */
+    XQF_USER_NAME_MAX = 64           /* bytes of an account's name */
 };
+
+/*
+ * The account rules both xqf-tune user add and xqf-web's users page apply:
+ * a name of 1-64 letters, digits, '_', '.' or '-'; a role of viewer,
+ * tester or admin; a password of 8-1024 bytes.  NULL when acceptable,
+ * else what is wrong (a sentence to show the user).
+ */
+const char *xqf_user_name_problem(const char *name);
+const char *xqf_role_problem(const char *role);
+const char *xqf_password_problem(const char *password);
 
 /* Hashes password into out (XQF_PWHASH_MAX bytes). Returns 0, or -1 (libsodium failed, out of memory). */
 int xqf_password_hash(const char *password, char out[XQF_PWHASH_MAX]);

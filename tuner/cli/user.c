@@ -12,8 +12,6 @@
 #include "password.h"
 #include "store_web.h"
 
-enum { PASSWORD_MIN = 8, PASSWORD_MAX = 1024 };
-
 static const OptSpec USER_OPTIONS[] = {
     { "--role", OPT_TEXT, "ROLE", NULL, .help = "viewer (reads), tester (creates runs, stops its own) or admin, required" },
     { "--password-file", OPT_TEXT, "FILE", NULL, .help = "the password is the file's first line (default: stdin's)" },
@@ -44,9 +42,8 @@ static int read_password(const char *path, char *out, size_t size)
     if (!got)
         return cli_fail(CLI_USAGE, "no password given (the first line of %s)", path ? path : "stdin");
     out[strcspn(out, "\r\n")] = '\0';
-    if (strlen(out) < PASSWORD_MIN)
-        return cli_fail(CLI_USAGE, "the password must have at least %d characters", PASSWORD_MIN);
-    return CLI_OK;
+    const char *problem = xqf_password_problem(out);
+    return problem ? cli_fail(CLI_USAGE, "user add: %s", problem) : CLI_OK;
 }
 
 int tune_cmd_user(int argc, char **argv)
@@ -58,12 +55,12 @@ int tune_cmd_user(int argc, char **argv)
     if (o.npositional != 2 || strcmp(o.positional[0], "add") != 0)
         return cli_fail(CLI_USAGE, "user: the only subcommand is 'add NAME' (see xqf-tune user --help)");
     const char *name = o.positional[1], *role = opts_text(&o, "--role");
-    size_t len = strlen(name);
-    if (len == 0 || len > 64 || strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != len)
-        return cli_fail(CLI_USAGE, "user add: NAME is 1-64 letters, digits, '_', '.' or '-'");
-    if (!role || (strcmp(role, "viewer") != 0 && strcmp(role, "tester") != 0 && strcmp(role, "admin") != 0))
+    const char *problem = xqf_user_name_problem(name);
+    if (problem)
+        return cli_fail(CLI_USAGE, "user add: %s", problem);
+    if (!role || xqf_role_problem(role))
         return cli_fail(CLI_USAGE, "user add: --role viewer, tester or admin is required");
-    char password[PASSWORD_MAX + 2], hash[XQF_PWHASH_MAX];
+    char password[XQF_PASSWORD_MAX + 2], hash[XQF_PWHASH_MAX];
     if ((status = read_password(opts_text(&o, "--password-file"), password, sizeof password)) != CLI_OK)
         return status;
     int hashed = xqf_password_hash(password, hash);
