@@ -445,6 +445,7 @@ Test(stats_cli, first_reference_vector)
                           "Pairs: 3206\n"
                           "Elo: 10.73 +/- 6.70\n"
                           "nElo: 13.63 +/- 8.50\n"
+                          "LOS: 99.9 %\n"
                           "LLR: 1.34 [-2.94, 2.94]\n");
 
     status = run(TUNE " stats --penta=307,619,1202,725,353 --elo0 0 --elo1 5 --alpha 0.1"
@@ -461,7 +462,8 @@ Test(stats_cli, wdl_without_sprt)
     cr_assert_eq(status, 0, "exit %d: %s", status, out);
     cr_assert_str_eq(out, "Games: 100\n"
                           "Elo: 147.19 +/- 66.01\n"
-                          "nElo: 173.72 +/- 68.10\n");
+                          "nElo: 173.72 +/- 68.10\n"
+                          "LOS: 100.0 %\n");
 }
 
 Test(stats_cli, help)
