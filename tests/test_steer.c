@@ -279,6 +279,10 @@ Test(steer, games_runs_play_their_pairs_and_report_elo)
     cr_assert(strstr(out, "(games) finished: max pairs"), "%s", out);
     cr_assert(strstr(out, "\nElo: ") && strstr(out, "nElo: ") && strstr(out, "LOS: 9"), "%s", out);
     cr_assert_null(strstr(out, "LLR"), "%s", out);
+    static char page[1 << 17];
+    cr_assert_eq(tune(page, sizeof page, "report %" PRId64 " --html /dev/stdout", run), 0);
+    cr_assert(strstr(page, ">GAMES<") && strstr(page, "fixed number of games") &&
+              strstr(page, "<th class=\"num\">LOS</th>"), "%.300s", page);
 
     cr_assert_eq(tune(out, sizeof out, "games new --test NullR=2 --base '' --nodes 100"), 2);
     cr_assert(strstr(out, "--pairs N is required"), "%s", out);
