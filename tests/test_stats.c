@@ -466,6 +466,24 @@ Test(stats_cli, wdl_without_sprt)
                           "LOS: 100.0 %\n");
 }
 
+/* The SPRT calculator: Wald's length -a b / sigma^2 halfway between the bounds (tests/test_sprt_calc.c). */
+Test(stats_cli, expected_games)
+{
+    char out[1024];
+    int status = run(TUNE " stats --expected --elo0 0 --elo1 5 --elo 2.5", out, sizeof out);
+    cr_assert_eq(status, 0, "exit %d: %s", status, out);
+    cr_assert_str_eq(out, "Expected pairs: 20931\n"
+                          "Expected games: 41861\n"
+                          "Pass probability: 50.0 %\n");
+    status = run(TUNE " stats --expected --elo0 0 --elo1 5 --elo 5 --alpha 0.05 --beta 0.1", out, sizeof out);
+    cr_assert_eq(status, 0, "exit %d: %s", status, out);
+    cr_assert(strstr(out, "Pass probability: 90.0 %\n"), "%s", out);
+    cr_assert_eq(run(TUNE " stats --expected --elo0 0 --elo1 5 2>/dev/null", out, sizeof out), 2);
+    cr_assert_eq(run(TUNE " stats --expected --elo 1 2>/dev/null", out, sizeof out), 2);
+    cr_assert_eq(run(TUNE " stats --expected --elo0 5 --elo1 0 --elo 1 2>/dev/null", out, sizeof out), 2);
+    cr_assert_eq(run(TUNE " stats --expected --wdl 1,1,1 --elo0 0 --elo1 5 --elo 1 2>/dev/null", out, sizeof out), 2);
+}
+
 Test(stats_cli, help)
 {
     char out[4096];

@@ -410,6 +410,29 @@ Test(steer, a_chain_moves_on_by_itself_and_stops_at_a_failed_sprt)
     cr_assert(strstr(out, "failed") && strstr(out, "nightly"), "%s", out);
 }
 
+/* The SPSA's last update comes after the run ended (same transaction): the SPRT made from it follows. */
+Test(steer, the_sprt_plays_the_final_theta)
+{
+    CU_REQUIRE_DB();
+    int64_t chain = new_run("chain new --params NullR --pairs 4 --nodes 100 --then-sprt 0,5,500n%s", "");
+    int64_t spsa = stage(chain, 0).run_id;
+    cr_assert_eq(store_spsa_save(store, spsa, (const double[]){ 3.6 }, 1, 3), 0);
+    cr_assert_eq(store_finish_run(store, spsa, "finished", "max pairs"), 0);
+    int64_t sprt = stage(chain, 1).run_id;
+    char p0[STORE_PARAMS_MAX + 1], p1[STORE_PARAMS_MAX + 1];
+    cr_assert_eq(store_run_sets(store, sprt, p0, p1, sizeof p0), 1);
+    cr_assert_str_eq(p0, "NullR=4");
+    cr_assert_eq(store_spsa_save(store, spsa, (const double[]){ 5.4 }, 1, 4), 0);
+    cr_assert_eq(store_run_sets(store, sprt, p0, p1, sizeof p0), 1);
+    cr_assert_str_eq(p0, "NullR=5");
+    /* once the SPRT has given out tasks its sets stay */
+    StoreLease l = claim(sprt, worker("w1"));
+    cr_assert_str_eq(l.params0, "NullR=5");
+    cr_assert_eq(store_spsa_save(store, spsa, (const double[]){ 1.2 }, 1, 5), 0);
+    cr_assert_eq(store_run_sets(store, sprt, p0, p1, sizeof p0), 1);
+    cr_assert_str_eq(p0, "NullR=5");
+}
+
 Test(steer, a_stopped_run_stops_its_chain_and_a_failed_build_fails_it)
 {
     CU_REQUIRE_DB();
