@@ -797,6 +797,16 @@ static void page_result_table(FILE *out, const xqf_report_run *run)
                 fmt_fixed(lower, 2, false).s, fmt_fixed(upper, 2, false).s);
     }
     fputs("</tr>\n</table>\n", out);
+    /* an SPRT stopped at a bound: its Elo corrected for the stop (sprt_calc.h) */
+    xqf_sprt_design d = { run->elo0, run->elo1, run->alpha, run->beta };
+    xqf_sprt_estimate est;
+    int64_t pairs = 0;
+    for (int i = 0; i < XQF_PENTA_CELLS; i++)
+        pairs += s->penta[i];
+    if (sprt && xqf_sprt_estimate_elo(&d, pairs, last_llr(run), &est) == XQF_STATS_OK && est.stopped)
+        fprintf(out, "<p>nElo at the bound, corrected for the overshoot: <b>%s</b> [%s, %s] (95&nbsp;%%), "
+                     "LOS %s&nbsp;%%</p>\n", fmt_fixed(est.nelo, 1, true).s, fmt_fixed(est.lo, 1, true).s,
+                fmt_fixed(est.hi, 1, true).s, fmt_fixed(100 * est.los, 1, false).s);
 }
 
 int xqf_report_html(FILE *out, const xqf_report_run *run)
