@@ -9,7 +9,6 @@
 
 #include <inttypes.h>
 #include <libpq-fe.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /*
- * create.c - xqf-tune spsa new, sprt new and data new (and the data
- * command's options): a run's settings checked and
- * written to the run database, its book read (and checked) with the
- * worker's book reader.
+ * create.c - xqf-tune spsa new, sprt new, games new, chain new and data
+ * new (and the options of the data and chain commands): a run's settings
+ * checked and written to the run database, its book read (and checked)
+ * with the worker's book reader.
  */
 #include <errno.h>
 #include <inttypes.h>

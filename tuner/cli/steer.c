@@ -265,17 +265,19 @@ int cli_chain_advance(const Opts *o)
                 status = st != CLI_OK ? st : status;
             }
         free(ids);
-        int64_t *active;
-        int left = watch > 0 ? store_list_chains(s, 1000, &active) : 0;
+        /* with --watch: again while a chain (the one given) is active */
+        int64_t *chains = NULL;
+        int left = watch > 0 ? store_list_chains(s, 1000, &chains) : 0;
         bool any = false;
         for (int i = 0; i < left; i++) {
             StoreChain c;
-            if ((!only || active[i] == only) && store_load_chain(s, active[i], &c) == 1 &&
+            if ((!only || chains[i] == only) && store_load_chain(s, chains[i], &c) == 1 &&
                 strcmp(c.state, "active") == 0)
                 any = true;
         }
-        if (left > 0)
-            free(active);
+        free(chains);
+        if (left < 0)
+            status = cli_fail(CLI_FAIL, "cannot read the chains");
         if (!any)
             break;
         fflush(stdout);
