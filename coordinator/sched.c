@@ -211,6 +211,7 @@ static const RunKindOps OPS[RUN_KIND_COUNT] = {
     [RUN_KIND_SPRT] = { NULL, NULL, sprt_progress },
     [RUN_KIND_SPSA] = { spsa_new_task, spsa_task_done, NULL },
     [RUN_KIND_DATA] = { NULL, NULL, NULL },  /* tasks on claim; the games come with the reports (store) */
+    [RUN_KIND_GAMES] = { NULL, NULL, NULL }, /* tasks on claim; ends after its pairs (xqf_report_batch) */
 };
 
 static const RunKindOps *kind_of(const char *name)
@@ -354,6 +355,8 @@ static int fill_task(const SchedRun *r, const StoreLease *l, XqfMsg *m)
     t->nodes = (uint64_t)run->nodes;
     t->base_ms = run->base_ms;
     t->inc_ms = run->inc_ms;
+    t->base1_ms = run->base1_ms;
+    t->inc1_ms = run->base1_ms > 0 ? run->inc1_ms : 0;
     t->margin_ms = run->margin_ms;
     t->hash_mb = run->hash_mb;
     snprintf(t->name0, sizeof t->name0, "%s", run->name0);
@@ -378,14 +381,21 @@ static int fill_task(const SchedRun *r, const StoreLease *l, XqfMsg *m)
     return 0;
 }
 
-/* Runs in the order a worker should be served: priority, then fewest leases, then age. */
+/*
+ * Runs in the order a worker should be served: priority, then fewest
+ * leases per throughput share (leased / throughput, compared crosswise: a
+ * run of share 50 is served when it has half the leases of a run of share
+ * 100), then age.
+ */
 static int serve_order(const void *a, const void *b)
 {
     const SchedRun *x = *(SchedRun *const *)a, *y = *(SchedRun *const *)b;
     if (x->run.priority != y->run.priority)
         return x->run.priority > y->run.priority ? -1 : 1;
-    if (x->run.leased != y->run.leased)
-        return x->run.leased < y->run.leased ? -1 : 1;
+    int64_t wx = x->run.leased * (y->run.throughput > 0 ? y->run.throughput : 100);
+    int64_t wy = y->run.leased * (x->run.throughput > 0 ? x->run.throughput : 100);
+    if (wx != wy)
+        return wx < wy ? -1 : 1;
     return x->run.id < y->run.id ? -1 : x->run.id > y->run.id;
 }
 

@@ -32,7 +32,8 @@
     "extract(epoch FROM coalesce(r.finished_at, now()) - r.created_at), "                       \
     "coalesce((SELECT sha256 FROM engine_builds b WHERE b.id = r.test_build), ''), "            \
     "coalesce((SELECT sha256 FROM engine_builds b WHERE b.id = r.base_build), ''), "             \
-    "(SELECT count(*) FROM tasks t WHERE t.run_id = r.id AND t.state = 'quarantined')"
+    "(SELECT count(*) FROM tasks t WHERE t.run_id = r.id AND t.state = 'quarantined'), "          \
+    "r.throughput, r.base1_ms, r.inc1_ms"
 
 /* A jsonb array of numbers as comma-separated text, in order. */
 #define JSON_LIST(key)                                                                           \
@@ -615,6 +616,11 @@ int store_create_sprt(Store *s, const StoreSprtSpec *sp, int64_t *id)
     return create_run(s, run_kind_get(RUN_KIND_SPRT), sp, "{}", id);
 }
 
+int store_create_games(Store *s, const StoreSprtSpec *sp, int64_t *id)
+{
+    return create_run(s, run_kind_get(RUN_KIND_GAMES), sp, "{}", id);
+}
+
 int store_create_spsa(Store *s, const StoreSpsaSpec *sp, int64_t *id)
 {
     if (sp->count < 1 || sp->count > STORE_SPSA_MAX)
@@ -701,6 +707,9 @@ static void read_run(const PGresult *r, int row, StoreRun *o)
     get_text(r, row, c++, o->build0, sizeof o->build0);
     get_text(r, row, c++, o->build1, sizeof o->build1);
     o->quarantined = get_i64(r, row, c++);
+    o->throughput = (int)get_i64(r, row, c++);
+    o->base1_ms = get_i64(r, row, c++);
+    o->inc1_ms = get_i64(r, row, c++);
 }
 
 /*

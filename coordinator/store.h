@@ -141,6 +141,13 @@ typedef struct {
 /* Creates an SPRT run (state active; coordinators are notified). Returns 0 with *id, or -1. */
 int store_create_sprt(Store *s, const StoreSprtSpec *spec, int64_t *id);
 
+/*
+ * Creates a fixed-games run (kind "games"): the spec's max_pairs pairs of
+ * the test side against the base, no SPRT (its bounds are ignored).
+ * Returns 0 with *id, or -1.
+ */
+int store_create_games(Store *s, const StoreSprtSpec *sp, int64_t *id);
+
 /* ---- SPSA runs (see schemas/migrations/003_spsa.sql) ----------------------- */
 
 enum { STORE_SPSA_MAX = 256 };       /* = XQF_SPSA_MAX_PARAMS */
@@ -251,6 +258,8 @@ typedef struct {
     char build0[STORE_NAME_MAX + 1]; /* SHA-256 of the engine build name0 plays ("" built-in) */
     char build1[STORE_NAME_MAX + 1]; /* name1's */
     int64_t quarantined;             /* tasks set aside, refused too often (010_bounds.sql) */
+    int throughput;                  /* share among runs of its priority, percent (015_steer.sql) */
+    int64_t base1_ms, inc1_ms;       /* time odds: the second player's clock (base1_ms 0: none) */
     char **book;                     /* store_load_run only; free with store_run_free */
     int book_lines;
 } StoreRun;

@@ -389,3 +389,46 @@ Test(book, shipped_default_book_is_large_and_distinct)
     free(fens);
     book_destroy(&b);
 }
+
+/* ---- time odds --------------------------------------------------------------- */
+
+/*
+ * The side to move never answers: it loses on time with its own clock
+ * left, which the forfeit names.  tc holds the first player's clock and
+ * the second's (time odds); first_red says which colour the first has.
+ */
+static void silent_red_loses_with(const TimeControl *tc, bool first_red, double left)
+{
+    PlayerSpec rs, bs;
+    fake_spec(&rs, "red", "silent", "0");
+    fake_spec(&bs, "black", "good", "0");
+    Player *red = player_new(&rs), *black = player_new(&bs);
+    Opening o = { .count = 0 };
+    snprintf(o.fen, sizeof o.fen, "%s", "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1");
+    static const Adjudication none;
+    GameRecord g;
+    game_record_init(&g);
+    TimeControl game_tc = time_control_game(tc, first_red);
+    cr_assert_eq(game_play(red, black, &o, &game_tc, &none, NULL, &g), 0);
+    cr_assert_eq(g.reason, GAME_TIME_FORFEIT, "%s", g.detail);
+    /* "Red no bestmove after 0.305 s": its deadline was its clock (the margin 0) */
+    const char *after = strstr(g.detail, "after ");
+    double used = after ? strtod(after + 6, NULL) : 0;
+    cr_assert(used >= left && used < left + 0.35, "%s (its clock: %.3f s)", g.detail, left);
+    game_record_free(&g);
+    player_destroy(&red);
+    player_destroy(&black);
+}
+
+Test(time_control, each_side_plays_its_own_clock)
+{
+    const TimeControl odds = { .base_ms = 300, .inc_ms = 0, .base1_ms = 700, .inc1_ms = 10 };
+    silent_red_loses_with(&odds, true, 0.3);     /* red is the first player */
+    silent_red_loses_with(&odds, false, 0.7);    /* red is the second player */
+    const TimeControl even = { .base_ms = 300 };
+    silent_red_loses_with(&even, false, 0.3);    /* no odds: both the same */
+    TimeControl g = time_control_game(&odds, false);
+    cr_assert(g.base_ms == 700 && g.inc_ms == 10 && g.base1_ms == 300 && g.inc1_ms == 0);
+    g = time_control_game(&even, false);
+    cr_assert(g.base_ms == 300 && g.base1_ms == 0);
+}

@@ -441,6 +441,36 @@ static int run(const char *cmd, char *out, size_t cap)
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* --tc-second: time odds; silent engines lose on time, each after its own clock (the PGN's comments say when). */
+Test(cli, each_player_keeps_its_own_clock)
+{
+    char pgn[64], book[64], cmd[2048], out[8192];
+    snprintf(pgn, sizeof pgn, "%s", write_temp(""));
+    snprintf(book, sizeof book, "%s", write_temp(START_FEN "\n"));   /* Red moves first */
+    snprintf(cmd, sizeof cmd,
+             XQF_MATCH " --engine name=a cmd=%s arg=silent arg=0 --engine name=b cmd=%s arg=silent arg=0"
+             " --tc 0.3 --tc-second 0.9 --timemargin 0 --pairs 1 --concurrency 1 --book %s --pgn %s",
+             FAKE_ENGINE, FAKE_ENGINE, book, pgn);
+    cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+    FILE *f = fopen(pgn, "r");
+    cr_assert_not_null(f);
+    size_t n = fread(out, 1, sizeof out - 1, f);
+    out[n] = '\0';
+    fclose(f);
+    unlink(pgn);
+    unlink(book);
+    /* game 1: a (first) is Red and times out after 0.3 s; game 2: b is Red, after 0.9 s */
+    const char *first = strstr(out, "Red no bestmove after "), *second = first ? strstr(first + 1, "Red no bestmove after ") : NULL;
+    cr_assert(first && second, "%s", out);
+    double t1 = strtod(first + 22, NULL), t2 = strtod(second + 22, NULL);
+    cr_assert(t1 >= 0.3 && t1 < 0.65, "%s", out);
+    cr_assert(t2 >= 0.9 && t2 < 1.25, "%s", out);
+    cr_assert(strstr(out, "[TimeControl \"0.3/0.9\"]"), "%s", out);
+    snprintf(cmd, sizeof cmd, XQF_MATCH " --engine name=a --engine name=b --nodes 100 --tc-second 1 --pairs 1");
+    cr_assert_eq(run(cmd, out, sizeof out), 2, "%s", out);
+    cr_assert(strstr(out, "--tc-second"), "%s", out);
+}
+
 Test(cli, bad_input_exits_2_before_any_game)
 {
     static const struct {

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "sprt_calc.h"
 
 #define CHROMIUM "/usr/bin/chromium"
 #define NPARAMS 3
@@ -266,6 +267,13 @@ Test(report, sprt_page_structure)
     snprintf(text, sizeof text, "<b>%+.1f</b> &plusmn; %.1f", e.elo, e.elo_ci95);
     cr_assert_not_null(strstr(html, text), "missing %s", text);
     snprintf(text, sizeof text, "%+.2f</b> [-2.94, 2.94]", llr);
+    cr_assert_not_null(strstr(html, text), "missing %s", text);
+    /* past a bound (the fixture's test passed): the Elo corrected for the overshoot (sprt_calc.h) */
+    cr_assert(llr >= 2.94, "LLR %f", llr);
+    xqf_sprt_design d = { 0, 5, 0.05, 0.05 };
+    xqf_sprt_estimate est;
+    cr_assert_eq(xqf_sprt_estimate_elo(&d, e.samples, llr, &est), XQF_STATS_OK);
+    snprintf(text, sizeof text, "corrected for the overshoot: <b>%+.1f</b> [%+.1f, %+.1f]", est.nelo, est.lo, est.hi);
     cr_assert_not_null(strstr(html, text), "missing %s", text);
     free(html);
 }

@@ -445,6 +445,7 @@ Test(stats_cli, first_reference_vector)
                           "Pairs: 3206\n"
                           "Elo: 10.73 +/- 6.70\n"
                           "nElo: 13.63 +/- 8.50\n"
+                          "LOS: 99.9 %\n"
                           "LLR: 1.34 [-2.94, 2.94]\n");
 
     status = run(TUNE " stats --penta=307,619,1202,725,353 --elo0 0 --elo1 5 --alpha 0.1"
@@ -461,7 +462,26 @@ Test(stats_cli, wdl_without_sprt)
     cr_assert_eq(status, 0, "exit %d: %s", status, out);
     cr_assert_str_eq(out, "Games: 100\n"
                           "Elo: 147.19 +/- 66.01\n"
-                          "nElo: 173.72 +/- 68.10\n");
+                          "nElo: 173.72 +/- 68.10\n"
+                          "LOS: 100.0 %\n");
+}
+
+/* The SPRT calculator: Wald's length -a b / sigma^2 halfway between the bounds (tests/test_sprt_calc.c). */
+Test(stats_cli, expected_games)
+{
+    char out[1024];
+    int status = run(TUNE " stats --expected --elo0 0 --elo1 5 --elo 2.5", out, sizeof out);
+    cr_assert_eq(status, 0, "exit %d: %s", status, out);
+    cr_assert_str_eq(out, "Expected pairs: 20931\n"
+                          "Expected games: 41861\n"
+                          "Pass probability: 50.0 %\n");
+    status = run(TUNE " stats --expected --elo0 0 --elo1 5 --elo 5 --alpha 0.05 --beta 0.1", out, sizeof out);
+    cr_assert_eq(status, 0, "exit %d: %s", status, out);
+    cr_assert(strstr(out, "Pass probability: 90.0 %\n"), "%s", out);
+    cr_assert_eq(run(TUNE " stats --expected --elo0 0 --elo1 5 2>/dev/null", out, sizeof out), 2);
+    cr_assert_eq(run(TUNE " stats --expected --elo 1 2>/dev/null", out, sizeof out), 2);
+    cr_assert_eq(run(TUNE " stats --expected --elo0 5 --elo1 0 --elo 1 2>/dev/null", out, sizeof out), 2);
+    cr_assert_eq(run(TUNE " stats --expected --wdl 1,1,1 --elo0 0 --elo1 5 --elo 1 2>/dev/null", out, sizeof out), 2);
 }
 
 Test(stats_cli, help)

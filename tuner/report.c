@@ -14,6 +14,7 @@
  * through put_text(), which escapes it.
  */
 #include "report.h"
+#include "sprt_calc.h"
 
 #include <assert.h>
 #include <inttypes.h>
@@ -552,7 +553,7 @@ static void page_header(FILE *out, const xqf_report_run *run)
                  "<h1><span class=\"id\">#%" PRId64 "</span>", run->id);
     put_text(out, has_text(run->name) ? run->name : "(unnamed)");
     fprintf(out, "</h1>\n<div><span class=\"badge kind\">%s</span>",
-            run->kind == XQF_REPORT_SPSA ? "SPSA" : "SPRT");
+            run->kind == XQF_REPORT_SPSA ? "SPSA" : run->kind == XQF_REPORT_GAMES ? "GAMES" : "SPRT");
     if (has_text(run->state)) {
         fputs("<span class=\"badge\">", out);
         put_text(out, run->state);
@@ -573,7 +574,9 @@ static void page_settings(FILE *out, const xqf_report_run *run)
           "<table class=\"kv\">\n", out);
     setting_html(out, "Run", fmt_count(run->id).s);
     setting_text(out, "Name", run->name);
-    setting_html(out, "Type", run->kind == XQF_REPORT_SPSA ? "SPSA tuning" : "SPRT test");
+    setting_html(out, "Type", run->kind == XQF_REPORT_SPSA    ? "SPSA tuning"
+                              : run->kind == XQF_REPORT_GAMES ? "fixed number of games"
+                                                              : "SPRT test");
     setting_text(out, "State", run->state);
     setting_text(out, "Created", run->created);
     setting_text(out, "Finished", run->finished);
@@ -601,7 +604,7 @@ static void page_settings(FILE *out, const xqf_report_run *run)
         setting_html(out, "&gamma; (perturbation exponent)", fmt_fixed(run->spsa_gamma, 3, false).s);
         setting_html(out, "A (stability)", fmt_value(run->spsa_A, false).s);
         setting_html(out, "Parameters", fmt_count((int64_t)run->param_count).s);
-    } else {
+    } else if (run->kind == XQF_REPORT_SPRT) {
         double lower, upper;
         sprt_bounds(run, &lower, &upper);
         snprintf(html, sizeof html, "[%s, %s]", fmt_fixed(run->elo0, 2, false).s,
@@ -757,16 +760,16 @@ static void page_param_table(FILE *out, const xqf_report_run *run)
 /* Every run: the totals of the last sample; SPRT adds the LLR. */
 static void page_result_table(FILE *out, const xqf_report_run *run)
 {
-    bool sprt = run->kind == XQF_REPORT_SPRT;
+    bool sprt = run->kind == XQF_REPORT_SPRT, games = run->kind == XQF_REPORT_GAMES;
     fprintf(out, "<h2>Results<span class=\"sub\">%s</span></h2>\n<table class=\"data\">\n"
                  "<tr><th class=\"num\">Games</th><th class=\"num\">Wins</th><th class=\"num\">Draws</th>"
                  "<th class=\"num\">Losses</th><th class=\"num\">Pentanomial LL, LD, DD+WL, WD, WW</th>"
                  "<th class=\"num\">Elo &plusmn; 95&nbsp;%%</th><th class=\"num\">nElo &plusmn; 95&nbsp;%%</th>%s</tr>\n",
-            sprt ? "test against base" : "first engine against second",
-            sprt ? "<th class=\"num\">LLR [A, B]</th>" : "");
+            sprt || games ? "test against base" : "first engine against second",
+            sprt ? "<th class=\"num\">LLR [A, B]</th>" : games ? "<th class=\"num\">LOS</th>" : "");
     const xqf_report_sample *s = last_sample(run);
     if (!s) {
-        fprintf(out, "<tr><td colspan=\"%d\">no data yet</td></tr>\n</table>\n", sprt ? 8 : 7);
+        fprintf(out, "<tr><td colspan=\"%d\">no data yet</td></tr>\n</table>\n", sprt || games ? 8 : 7);
         return;
     }
     fprintf(out, "<tr><td class=\"num\">%s</td><td class=\"num up\">%s</td><td class=\"num\">%s</td>"
@@ -782,6 +785,10 @@ static void page_result_table(FILE *out, const xqf_report_run *run)
                 fmt_fixed(e.nelo, 1, true).s, fmt_fixed(e.nelo_ci95, 1, false).s);
     else
         fputs("</td><td class=\"num\">&mdash;</td><td class=\"num\">&mdash;</td>", out);
+    if (games && sample_elo(s, &e) == XQF_STATS_OK)
+        fprintf(out, "<td class=\"num\">%s&nbsp;%%</td>", fmt_fixed(100 * xqf_los(&e), 1, false).s);
+    else if (games)
+        fputs("<td class=\"num\">&mdash;</td>", out);
     if (sprt) {
         double lower, upper, llr = last_llr(run);
         sprt_bounds(run, &lower, &upper);
@@ -790,6 +797,16 @@ static void page_result_table(FILE *out, const xqf_report_run *run)
                 fmt_fixed(lower, 2, false).s, fmt_fixed(upper, 2, false).s);
     }
     fputs("</tr>\n</table>\n", out);
+    /* an SPRT stopped at a bound: its Elo corrected for the stop (sprt_calc.h) */
+    xqf_sprt_design d = { run->elo0, run->elo1, run->alpha, run->beta };
+    xqf_sprt_estimate est;
+    int64_t pairs = 0;
+    for (int i = 0; i < XQF_PENTA_CELLS; i++)
+        pairs += s->penta[i];
+    if (sprt && xqf_sprt_estimate_elo(&d, pairs, last_llr(run), &est) == XQF_STATS_OK && est.stopped)
+        fprintf(out, "<p>nElo at the bound, corrected for the overshoot: <b>%s</b> [%s, %s] (95&nbsp;%%), "
+                     "LOS %s&nbsp;%%</p>\n", fmt_fixed(est.nelo, 1, true).s, fmt_fixed(est.lo, 1, true).s,
+                fmt_fixed(est.hi, 1, true).s, fmt_fixed(100 * est.los, 1, false).s);
 }
 
 int xqf_report_html(FILE *out, const xqf_report_run *run)

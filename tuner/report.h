@@ -26,7 +26,8 @@
 
 #include "stats.h"
 
-typedef enum xqf_report_kind { XQF_REPORT_SPSA, XQF_REPORT_SPRT } xqf_report_kind;
+/* GAMES: a fixed number of pairs (no SPRT): its Elo and nElo with their intervals and the LOS. */
+typedef enum xqf_report_kind { XQF_REPORT_SPSA, XQF_REPORT_SPRT, XQF_REPORT_GAMES } xqf_report_kind;
 
 /* One point of a parameter's trajectory. */
 typedef struct xqf_report_point {

@@ -61,6 +61,29 @@ int time_control_parse(TimeControl *tc, const char *text)
     return 0;
 }
 
+TimeControl time_control_game(const TimeControl *tc, bool first_red)
+{
+    TimeControl g = *tc;
+    if (tc->base1_ms > 0 && !first_red) {
+        g.base_ms = tc->base1_ms;
+        g.inc_ms = tc->inc1_ms;
+        g.base1_ms = tc->base_ms;
+        g.inc1_ms = tc->inc_ms;
+    }
+    return g;
+}
+
+/* The base time and increment of colour c in a game (time_control_game's form). */
+static int64_t colour_base_ms(const TimeControl *tc, int c)
+{
+    return c == BLACK && tc->base1_ms > 0 ? tc->base1_ms : tc->base_ms;
+}
+
+static int64_t colour_inc_ms(const TimeControl *tc, int c)
+{
+    return c == BLACK && tc->base1_ms > 0 ? tc->inc1_ms : tc->inc_ms;
+}
+
 void game_record_init(GameRecord *g)
 {
     memset(g, 0, sizeof *g);
@@ -190,7 +213,7 @@ static void think(Player *p, const GameRecord *g, Board *b, const TimeControl *t
     bool fixed = tc->nodes || tc->depth > 0;
     for (int c = RED; c <= BLACK; c++) {
         lim.time_ms[c] = clock_us[c] / 1000;
-        lim.inc_ms[c] = tc->inc_ms;
+        lim.inc_ms[c] = colour_inc_ms(tc, c);
     }
     int us = b->side;
     int64_t allowed_us = fixed ? tc->move_timeout_ms * 1000
@@ -223,7 +246,7 @@ int game_play(Player *red, Player *black, const Opening *o, const TimeControl *t
         if (player_new_game(players[c], stop, &r) != 0)
             forfeit(g, c, &r);
     }
-    int64_t clock_us[2] = { tc->base_ms * 1000, tc->base_ms * 1000 };
+    int64_t clock_us[2] = { colour_base_ms(tc, RED) * 1000, colour_base_ms(tc, BLACK) * 1000 };
     AdjudicationState adj_state = { 0, 0, 0 };
     while (rc == 0 && g->reason == GAME_REASON_NONE) {
         Outcome out = rules_outcome(&b);
@@ -251,7 +274,7 @@ int game_play(Player *red, Player *black, const Opening *o, const TimeControl *t
             clock_us[us] -= r.time_us;
             if (clock_us[us] < 0)
                 clock_us[us] = 0;
-            clock_us[us] += tc->inc_ms * 1000;
+            clock_us[us] += colour_inc_ms(tc, us) * 1000;
         }
         int fullmove = fen_fullmove + (g->count + fen_side) / 2;
         GameMove gm = { r.move, false, r.has_score, r.score, r.depth, r.time_us };

@@ -62,7 +62,21 @@ typedef struct {
     int64_t inc_ms;        /* clock: added after each move */
     int64_t margin_ms;     /* clock: overrun tolerated before a time forfeit */
     int64_t move_timeout_ms; /* fixed nodes or depth: an external engine answering later hangs */
+    /*
+     * Time odds: a clock of its own for one side (base1_ms 0: none).  In a
+     * match's or a task's settings base_ms/inc_ms are the first player's
+     * clock and base1_ms/inc1_ms the second's; game_play reads them by
+     * colour (red's, black's): time_control_game turns one into the other.
+     */
+    int64_t base1_ms, inc1_ms;
 } TimeControl;
+
+/*
+ * The time control of one game of a match or task whose first player has
+ * red (first_red) or black, with the clocks by colour as game_play reads
+ * them.  This function can't fail.
+ */
+TimeControl time_control_game(const TimeControl *tc, bool first_red);
 
 /*
  * Parses "10+0.1" (seconds, increment in seconds) or "10" into tc's clock

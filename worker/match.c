@@ -201,8 +201,9 @@ static void *worker_main(void *arg)
         int game = (int)(index % 2);
         int opening = m->order[pair % book_size(m->book)];
         Player *first = players[0], *second = players[1];
+        TimeControl tc = time_control_game(&m->config.tc, game == 0);
         int rc = game_play(game == 0 ? first : second, game == 0 ? second : first,
-                           book_opening(m->book, opening), &m->config.tc, &m->config.adj,
+                           book_opening(m->book, opening), &tc, &m->config.adj,
                            &m->stop, &g);
         search_us += g.search_us;
         w->failed = rc != 0;

@@ -60,6 +60,7 @@ static const OptSpec MATCH_OPTIONS[] = {
     { "--engine", OPT_TEXT, "SPEC...", NULL, .help = "a player (twice: the first one's view is reported)" },
     { "--concurrency", OPT_INT, "N", NULL, .imin = 1, .imax = 1024, .help = "games at once (default: online cores)" },
     { "--tc", OPT_TEXT, "BASE[+INC]", "10+0.1", .help = "clock in seconds" },
+    { "--tc-second", OPT_TEXT, "BASE[+INC]", NULL, .help = "time odds: the second player's own clock (--tc the first's)" },
     { "--nodes", OPT_INT, "N", NULL, .imin = 1, .imax = INT64_MAX, .help = "fixed nodes per move instead of a clock" },
     { "--timemargin", OPT_INT, "MS", "100", .imin = 0, .imax = 3600000, .help = "clock overrun tolerated" },
     { "--move-timeout", OPT_INT, "S", "30", .imin = 1, .imax = 86400,
@@ -476,6 +477,16 @@ static int apply_options(const Opts *opts, Options *o)
     snprintf(o->tc_text, sizeof o->tc_text, "%s", opts_text(opts, "--tc"));
     if (opts_given(opts, "--tc") && opts_given(opts, "--nodes"))
         return fail(EXIT_USAGE, "--tc and --nodes exclude each other");
+    if ((v = opts_text(opts, "--tc-second"))) {
+        TimeControl second;
+        if (opts_given(opts, "--nodes"))
+            return fail(EXIT_USAGE, "--tc-second (time odds) goes with a clock, not --nodes");
+        if (time_control_parse(&second, v) != 0)
+            return fail(EXIT_USAGE, "--tc-second: '%s' is not BASE[+INC] in seconds", v);
+        o->config.tc.base1_ms = second.base_ms;
+        o->config.tc.inc1_ms = second.inc_ms;
+        snprintf(o->tc_text, sizeof o->tc_text, "%s/%s", opts_text(opts, "--tc"), v);
+    }
     o->config.tc.nodes = (uint64_t)opts_int(opts, "--nodes");
     o->config.tc.margin_ms = opts_int(opts, "--timemargin");
     o->config.tc.move_timeout_ms = opts_int(opts, "--move-timeout") * 1000;

@@ -178,11 +178,12 @@ static int task_data_init(Task *t, const XqfMsg_task *m, char *err, size_t errle
 static int play_data_game(Task *t, Player *red, Player *black, int64_t index, GameRecord *g)
 {
     const Opening *base = book_opening(t->book, (int)(index / 2));
+    TimeControl game_tc = time_control_game(&t->tc, index % 2 == 0);
     Move *moves = malloc(sizeof *moves * (size_t)(base->count + t->data.random_plies + 1));
     Opening opening;
     int rc = moves && gamepack_opening(base, t->data.random_plies, t->data.seed, t->data.first_game + index,
                                        moves, &opening) == 0
-                 ? game_play(red, black, &opening, &t->tc, &t->adj, &t->stop, g)
+                 ? game_play(red, black, &opening, &game_tc, &t->adj, &t->stop, g)
                  : -1;
     PackBuf *rec = &t->data.records[index];
     rec->len = 0;
@@ -218,6 +219,8 @@ Task *task_new(const XqfMsg_task *m, const char *build, const char *const engine
         return refuse(t, err, errlen, "%s", "depth out of 0-64");
     if (!m->nodes && !m->depth && (m->base_ms <= 0 || m->inc_ms < 0 || m->margin_ms < 0))
         return refuse(t, err, errlen, "%s", "neither nodes, a depth nor a valid clock");
+    if (m->base1_ms < 0 || m->inc1_ms < 0 || (m->base1_ms == 0 && m->inc1_ms != 0))
+        return refuse(t, err, errlen, "%s", "time odds: not a valid clock for the second player");
     char why[512];
     if (make_player(&t->players[0], m->name0, m->params0, engines ? engines[0] : NULL, m->build0,
                     (int)m->hash_mb, why, sizeof why) != 0 ||
@@ -232,6 +235,8 @@ Task *task_new(const XqfMsg_task *m, const char *build, const char *const engine
     tc->base_ms = m->base_ms;
     tc->inc_ms = m->inc_ms;
     tc->margin_ms = m->margin_ms;
+    tc->base1_ms = m->base1_ms;
+    tc->inc1_ms = m->inc1_ms;
     tc->move_timeout_ms = MOVE_TIMEOUT_MS;
     t->adj = (Adjudication){ .resign_moves = (int)m->resign_moves, .resign_score = (int)m->resign_score,
                              .draw_after = (int)m->draw_after, .draw_moves = (int)m->draw_moves,
@@ -365,9 +370,10 @@ static void *game_thread(void *arg)
         pthread_mutex_unlock(&p->lock);
         Player *first = th->players[0], *second = th->players[1];
         Player *red = index % 2 == 0 ? first : second, *black = index % 2 == 0 ? second : first;
+        TimeControl game_tc = time_control_game(&t->tc, red == first);
         int rc = !ready        ? -1
                  : t->data.on ? play_data_game(t, red, black, index, &g)
-                              : game_play(red, black, book_opening(t->book, (int)(index / 2)), &t->tc, &t->adj,
+                              : game_play(red, black, book_opening(t->book, (int)(index / 2)), &game_tc, &t->adj,
                                           &t->stop, &g);
         pthread_mutex_lock(&p->lock);
         th->task = NULL;

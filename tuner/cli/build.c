@@ -199,11 +199,11 @@ static int bench(const char *binary, const char *log, int64_t *nodes)
     return CLI_OK;
 }
 
-/* Records the build and its bytes in one transaction, and prints its id. Exit status. */
-static int record(Store *s, const char *binary, const StoreBuild *b)
+/* Records the build and its bytes in one transaction, and prints its id (b->id). Exit status. */
+static int record(Store *s, const char *binary, StoreBuild *b)
 {
     size_t len;
-    int64_t build_id;
+    int64_t build_id = 0;
     char *bytes = read_file(binary, BINARY_MAX, &len);
     if (!bytes)
         return cli_fail(CLI_FAIL, "cannot read %s (or larger than %d MB)", binary, BINARY_MAX >> 20);
@@ -216,6 +216,7 @@ static int record(Store *s, const char *binary, const StoreBuild *b)
         return cli_fail(CLI_FAIL, "cannot record the build");
     }
     printf("Build: %" PRId64 "\nBinary: %s\n", build_id, binary);
+    b->id = build_id;
     return CLI_OK;
 }
 
@@ -348,8 +349,9 @@ static int compile(const char *source, const BuildPaths *bp, int64_t jobs, int64
     return CLI_OK;
 }
 
-/* The build of run id: export, compile, register. Exit status. */
-static int build_run(Store *s, int64_t id, const char *source, const char *out, int64_t jobs, Signing *sg)
+/* The build of run id: export, compile, register (*build its id). Exit status. */
+static int build_run(Store *s, int64_t id, const char *source, const char *out, int64_t jobs, Signing *sg,
+                     int64_t *build)
 {
     StoreRun r;
     Params p;
@@ -368,7 +370,33 @@ static int build_run(Store *s, int64_t id, const char *source, const char *out, 
     StoreBuild b = { .run_id = id };
     snprintf(b.params_hash, sizeof b.params_hash, "%s", bp.hash);
     snprintf(b.build_id, sizeof b.build_id, "xqf-engine-run%" PRId64 "-%s", id, bp.hash);
-    return register_binary(s, bp.binary, bp.log, &b, sg);
+    status = register_binary(s, bp.binary, bp.log, &b, sg);
+    *build = b.id;
+    return status;
+}
+
+/* The online cores (at least 1). */
+static int64_t online_cores(void)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > 0 ? cores : 1;
+}
+
+int cli_build_run(Store *s, int64_t run, const char *source, const char *out, const char *sign_key, int64_t *build)
+{
+    Signing sg = { .has_key = false };
+    char err[512], path[PATH_MAX];
+    *build = 0;
+    if (!path_fmt(path, sizeof path, "%s/engine/params.def", source) || access(path, R_OK) != 0)
+        return cli_fail(CLI_USAGE, "--source: '%s' is not the project's source tree (no engine/params.def)", source);
+    if (files_make_dirs(out) != 0)
+        return cli_fail(CLI_FAIL, "--out: cannot create '%s': %s", out, strerror(errno));
+    if (sign_key && sign_key_read(sign_key, true, &sg.key, err, sizeof err) != 0)
+        return cli_fail(CLI_USAGE, "--sign-key: %s", err);
+    sg.has_key = sign_key != NULL;
+    int status = build_run(s, run, source, out, online_cores(), &sg, build);
+    sign_key_wipe(&sg.key);
+    return status;
 }
 
 int tune_cmd_build(int argc, char **argv)
@@ -392,8 +420,7 @@ int tune_cmd_build(int argc, char **argv)
         return cli_fail(CLI_USAGE, "--signature goes with --binary (sign a run's build with --sign-key)");
     if ((status = cli_run_id(&o, &id)) != CLI_OK)
         return status;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int64_t jobs = opts_given(&o, "--jobs") ? opts_int(&o, "--jobs") : cores > 0 ? cores : 1;
+    int64_t jobs = opts_given(&o, "--jobs") ? opts_int(&o, "--jobs") : online_cores();
     const char *source = opts_text(&o, "--source"), *out_opt = opts_text(&o, "--out");
     char path[PATH_MAX], out[PATH_MAX / 2], cwd[PATH_MAX / 4];
     if (!path_fmt(path, sizeof path, "%s/engine/params.def", source) || access(path, R_OK) != 0)
@@ -405,7 +432,7 @@ int tune_cmd_build(int argc, char **argv)
         return cli_fail(CLI_USAGE, "--out: '%s' is too long", out_opt);
     Store *s = NULL;
     if ((status = cli_open_db(&o, &s)) == CLI_OK)
-        status = build_run(s, id, source, out, jobs, &sg);
+        status = build_run(s, id, source, out, jobs, &sg, &id);
     store_destroy(&s);
     sign_key_wipe(&sg.key);
     return status;

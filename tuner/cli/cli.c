@@ -85,6 +85,9 @@ void cli_tc_text(const StoreRun *r, char *out, size_t size)
 {
     if (r->nodes > 0)
         snprintf(out, size, "%" PRId64 " nodes", r->nodes);
+    else if (r->base1_ms > 0)       /* time odds: the first player's clock, then the second's */
+        snprintf(out, size, "%g+%g/%g+%g", (double)r->base_ms / 1000, (double)r->inc_ms / 1000,
+                 (double)r->base1_ms / 1000, (double)r->inc1_ms / 1000);
     else
         snprintf(out, size, "%g+%g", (double)r->base_ms / 1000, (double)r->inc_ms / 1000);
 }

@@ -42,7 +42,7 @@ int cli_run_id(const Opts *o, int64_t *id);
 /* Loads a run (without its book): CLI_OK, or CLI_FAIL when there is none or it cannot be read. */
 int cli_load_run(Store *s, int64_t id, StoreRun *r);
 
-/* A run's time control as text: "300 nodes" or "10+0.1". */
+/* A run's time control as text: "300 nodes", "10+0.1", or with time odds "10+0.1/5+0.05" (first/second). */
 void cli_tc_text(const StoreRun *r, char *out, size_t size);
 /* Elo of the counts as "12.3 +/- 4.5", or "-". */
 void cli_elo_text(const StoreCounts *c, char *out, size_t size);
@@ -57,6 +57,9 @@ int cli_report_html(Store *s, const StoreRun *r, FILE *out);
 int tune_cmd_stats(int argc, char **argv);
 int tune_cmd_spsa(int argc, char **argv);
 int tune_cmd_sprt(int argc, char **argv);
+int tune_cmd_games(int argc, char **argv);
+int tune_cmd_modify(int argc, char **argv);
+int tune_cmd_chain(int argc, char **argv);
 int tune_cmd_list(int argc, char **argv);
 int tune_cmd_show(int argc, char **argv);
 int tune_cmd_stop(int argc, char **argv);
@@ -69,6 +72,16 @@ int tune_cmd_data(int argc, char **argv);
 /* data export and data stats (data.c), their options parsed and checked by tune_cmd_data (create.c). */
 int cli_data_export(const Opts *o);
 int cli_data_stats(const Opts *o);
+/* chain show, list and advance (steer.c), their options parsed and checked by tune_cmd_chain (create.c). */
+int cli_chain_show(const Opts *o);
+int cli_chain_list(const Opts *o);
+int cli_chain_advance(const Opts *o);
+/* Compiles, benches and records run's tuned engine (build.c) into out; *build its id. Exit status. */
+int cli_build_run(Store *s, int64_t run, const char *source, const char *out, const char *sign_key, int64_t *build);
+/* What show adds for steering (steer.c): time odds, throughput, the SPRT's corrected Elo, LOS, history, chain. */
+int cli_show_steer(Store *s, const StoreRun *r);
+/* A run's stage in its chain for list ("" when none). */
+void cli_chain_tag(Store *s, int64_t run, char *out, size_t size);
 /* A data run's games and positions (its filter applied) for show. Exit status. */
 int cli_data_progress(Store *s, const StoreRun *r);
 

@@ -1,8 +1,8 @@
 /*
- * create.c - xqf-tune spsa new, sprt new and data new (and the data
- * command's options): a run's settings checked and
- * written to the run database, its book read (and checked) with the
- * worker's book reader.
+ * create.c - xqf-tune spsa new, sprt new, games new, chain new and data
+ * new (and the options of the data and chain commands): a run's settings
+ * checked and written to the run database, its book read (and checked)
+ * with the worker's book reader.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,6 +14,7 @@
 #include "book.h"
 #include "cli.h"
 #include "codec.h"
+#include "store_steer.h"
 
 enum { BOOK_LINES_MAX = 100000 };
 
@@ -70,6 +71,33 @@ static int run_book_read(const char *path, RunBook *rb)
     return CLI_OK;
 }
 
+/* Whether o's table has an option of this name (chain new's tables differ from spsa new's). */
+static bool opts_table_has(const Opts *o, const char *name)
+{
+    for (const OptSpec *spec = o->table->spec; spec->name; spec++)
+        if (strcmp(spec->name, name) == 0)
+            return true;
+    return false;
+}
+
+/* A clock "BASE+INC" in seconds into milliseconds. Exit status. */
+static int parse_tc(const char *option, const char *tc, int64_t *base_ms, int64_t *inc_ms)
+{
+    char *end;
+    double base = strtod(tc, &end), inc = 0;
+    if (end != tc && *end == '+') {
+        const char *p = end + 1;
+        inc = strtod(p, &end);
+        if (end == p)
+            end = (char *)"x";
+    }
+    if (end == tc || *end || !(base > 0 && base <= 86400) || !(inc >= 0 && inc <= 3600))
+        return cli_fail(CLI_USAGE, "%s: '%s' is not BASE+INC in seconds (10+0.1)", option, tc);
+    *base_ms = (int64_t)llround(base * 1000);
+    *inc_ms = (int64_t)llround(inc * 1000);
+    return CLI_OK;
+}
+
 /* Fills the common part of a new run from the options and reads its book into *rb. Exit status. */
 static int new_run_spec(const Opts *o, StoreSprtSpec *sp, RunBook *rb, bool fixed_depth)
 {
@@ -78,20 +106,8 @@ static int new_run_spec(const Opts *o, StoreSprtSpec *sp, RunBook *rb, bool fixe
     if (!fixed_depth && !tc == !opts_given(o, "--nodes"))
         return cli_fail(CLI_USAGE, "give exactly one of --tc and --nodes");
     sp->nodes = opts_int(o, "--nodes");
-    if (tc) {
-        char *end;
-        double base = strtod(tc, &end), inc = 0;
-        if (end != tc && *end == '+') {
-            const char *p = end + 1;
-            inc = strtod(p, &end);
-            if (end == p)
-                end = (char *)"x";
-        }
-        if (end == tc || *end || !(base > 0 && base <= 86400) || !(inc >= 0 && inc <= 3600))
-            return cli_fail(CLI_USAGE, "--tc: '%s' is not BASE+INC in seconds (10+0.1)", tc);
-        sp->base_ms = (int64_t)llround(base * 1000);
-        sp->inc_ms = (int64_t)llround(inc * 1000);
-    }
+    if (tc && parse_tc("--tc", tc, &sp->base_ms, &sp->inc_ms) != CLI_OK)
+        return CLI_USAGE;
     sp->margin_ms = 100;
     sp->pairs_per_task = (int)opts_int(o, "--pairs-per-task");
     sp->priority = (int)opts_int(o, "--priority");
@@ -127,8 +143,13 @@ static int check_new(const Opts *o, const char *command)
     return CLI_OK;
 }
 
-/* Creates the run (SPSA when spsa is given, else SPRT) and prints its id. Exit status. */
-static int create(const Opts *o, StoreSprtSpec *sp, StoreSpsaSpec *spsa)
+/*
+ * Creates the run (SPSA when spsa is given, else an SPRT or, games, a
+ * fixed-games run, with the base side's own clock when base1_ms > 0) and
+ * prints its id. Exit status.
+ */
+static int create_run(const Opts *o, StoreSprtSpec *sp, StoreSpsaSpec *spsa, bool games, int64_t base1_ms,
+                      int64_t inc1_ms)
 {
     Store *s = NULL;
     int64_t id;
@@ -143,8 +164,21 @@ static int create(const Opts *o, StoreSprtSpec *sp, StoreSpsaSpec *spsa)
             status = cli_fail(CLI_USAGE, "%s: no build %" PRId64 " (see xqf-tune build)",
                               i ? "--base-build" : "--test-build", build_ids[i]);
     }
-    if (status == CLI_OK && (spsa ? store_create_spsa(s, spsa, &id) : store_create_sprt(s, sp, &id)) != 0)
-        status = cli_fail(CLI_FAIL, "cannot create the run");
+    if (status == CLI_OK) {
+        /* a run with time odds is created with them, in one transaction */
+        int rc = store_begin(s);
+        if (rc == 0)
+            rc = spsa ? store_create_spsa(s, spsa, &id) : games ? store_create_games(s, sp, &id)
+                                                              : store_create_sprt(s, sp, &id);
+        if (rc == 0 && base1_ms > 0)
+            rc = store_run_odds(s, id, base1_ms, inc1_ms);
+        if (rc == 0)
+            rc = store_commit(s);
+        else
+            store_rollback(s);
+        if (rc != 0)
+            status = cli_fail(CLI_FAIL, "cannot create the run");
+    }
     if (status == CLI_OK)
         printf("%" PRId64 "\n", id);
     store_destroy(&s);
@@ -251,8 +285,9 @@ static int tuned_params(const Opts *o, const Params *start, StoreSpsaParam *para
     Params defaults;
     params_default(&defaults);
     *count = 0;
-    if (opts_given(o, "--spec")) {
-        int status = read_spec(opts_text(o, "--spec"), params, count);
+    const char *spec_option = opts_table_has(o, "--spsa") ? "--spsa" : "--spec";
+    if (opts_given(o, spec_option)) {
+        int status = read_spec(opts_text(o, spec_option), params, count);
         for (int i = 0; status == CLI_OK && i < *count; i++) {
             const ParamInfo *info = params_find(params[i].name);
             int v = params_value(start, info);
@@ -308,6 +343,49 @@ static int fixed_set(const Params *start, const StoreSpsaParam *params, int coun
     return len < size ? CLI_OK : cli_fail(CLI_USAGE, "--start-file: too many changed parameters");
 }
 
+/*
+ * The SPSA run of spsa new's options (chain new's: its spec file is
+ * --spsa), handed to make with its id's place; make creates it. Exit status.
+ */
+static int spsa_run(const Opts *o, const char *command, int (*make)(const Opts *o, StoreSpsaSpec *spec, void *ctx),
+                    void *ctx)
+{
+    const char *spec_option = opts_table_has(o, "--spsa") ? "--spsa" : "--spec";
+    if (!opts_given(o, "--pairs"))
+        return cli_fail(CLI_USAGE, "%s new: --pairs N is required", command);
+    if (opts_given(o, "--params") && opts_given(o, spec_option))
+        return cli_fail(CLI_USAGE, "%s new: give --params or %s, not both", command, spec_option);
+    StoreSpsaSpec spec = { .alpha = opts_real(o, "--alpha"), .gamma = opts_real(o, "--gamma"),
+                           .a_ratio = opts_real(o, "--a-ratio"), .run.max_pairs = opts_int(o, "--pairs") };
+    Params start;
+    params_default(&start);
+    char err[256], *fixed = malloc(STORE_PARAMS_MAX + 1);
+    StoreSpsaParam *params = calloc(STORE_SPSA_MAX, sizeof *params);
+    RunBook book = { 0 };
+    int status = CLI_OK;
+    if (!fixed || !params)
+        status = cli_fail(CLI_FAIL, "out of memory");
+    else if (opts_given(o, "--start-file") && params_load(&start, opts_text(o, "--start-file"), err, sizeof err) != 0)
+        status = cli_fail(CLI_USAGE, "--start-file: %s", err);
+    else if ((status = tuned_params(o, &start, params, &spec.count)) == CLI_OK &&
+             (status = fixed_set(&start, params, spec.count, fixed, STORE_PARAMS_MAX + 1)) == CLI_OK &&
+             (status = new_run_spec(o, &spec.run, &book, false)) == CLI_OK) {
+        spec.run.test_params = fixed;
+        spec.params = params;
+        status = make(o, &spec, ctx);
+    }
+    run_book_free(&book);
+    free(params);
+    free(fixed);
+    return status;
+}
+
+static int make_spsa(const Opts *o, StoreSpsaSpec *spec, void *ctx)
+{
+    (void)ctx;
+    return create_run(o, &spec->run, spec, false, 0, 0);
+}
+
 int tune_cmd_spsa(int argc, char **argv)
 {
     Opts o;
@@ -316,41 +394,169 @@ int tune_cmd_spsa(int argc, char **argv)
         return status;
     if ((status = check_new(&o, "spsa")) != CLI_OK)
         return status;
-    if (!opts_given(&o, "--pairs"))
-        return cli_fail(CLI_USAGE, "spsa new: --pairs N is required");
-    if (opts_given(&o, "--params") && opts_given(&o, "--spec"))
-        return cli_fail(CLI_USAGE, "spsa new: give --params or --spec, not both");
-    StoreSpsaSpec spec = { .alpha = opts_real(&o, "--alpha"), .gamma = opts_real(&o, "--gamma"),
-                           .a_ratio = opts_real(&o, "--a-ratio"), .run.max_pairs = opts_int(&o, "--pairs") };
-    Params start;
-    params_default(&start);
-    char err[256], *fixed = malloc(STORE_PARAMS_MAX + 1);
-    StoreSpsaParam *params = calloc(STORE_SPSA_MAX, sizeof *params);
-    RunBook book = { 0 };
-    if (!fixed || !params)
-        status = cli_fail(CLI_FAIL, "out of memory");
-    else if (opts_given(&o, "--start-file") && params_load(&start, opts_text(&o, "--start-file"), err, sizeof err) != 0)
-        status = cli_fail(CLI_USAGE, "--start-file: %s", err);
-    else if ((status = tuned_params(&o, &start, params, &spec.count)) == CLI_OK &&
-             (status = fixed_set(&start, params, spec.count, fixed, STORE_PARAMS_MAX + 1)) == CLI_OK &&
-             (status = new_run_spec(&o, &spec.run, &book, false)) == CLI_OK) {
-        spec.run.test_params = fixed;
-        spec.params = params;
-        status = create(&o, &spec.run, &spec);
+    return spsa_run(&o, "spsa", make_spsa, NULL);
+}
+
+/* ---- chain new ------------------------------------------------------------------ */
+
+static const OptSpec CHAIN_OPTIONS[] = {
+    { "--spsa", OPT_TEXT, "FILE", NULL, .help = "new: the SPSA stage's spec file (as spsa new --spec)" },
+    { "--params", OPT_TEXT, "NAME,...", NULL, .help = "new: or the parameters tuned (as spsa new)" },
+    { "--start-file", OPT_TEXT, "FILE", NULL, .help = "new: start values (as spsa new)" },
+    { "--pairs", OPT_INT, "N", NULL, .imin = 1, .imax = INT64_C(1) << 40, .help = "new: the SPSA stage's game pairs, required" },
+    { "--alpha", OPT_REAL, "A", "0.602", .rmin = 0.001, .rmax = 10, .help = "new: SPSA schedule (as spsa new)" },
+    { "--gamma", OPT_REAL, "G", "0.101", .rmin = 0.001, .rmax = 10, .help = "new: SPSA schedule (as spsa new)" },
+    { "--a-ratio", OPT_REAL, "R", "0.1", .rmin = 0, .rmax = 100, .help = "new: SPSA schedule (as spsa new)" },
+    { "--then-build", OPT_FLAG, NULL, NULL, .help = "new: then the tuned engine, compiled by chain advance", .repeat = true },
+    { "--then-sprt", OPT_TEXT, "ELO0,ELO1,TC", NULL, .help = "new: then an SPRT of the tuned set against the start set (TC 10+0.1 or 5000n nodes)", .repeat = true },
+    { "--sprt-max-pairs", OPT_INT, "N", "50000", .imin = 1, .imax = INT64_C(1) << 40, .help = "new: each SPRT's pair cap" },
+    { "--base-build", OPT_INT, "ID", NULL, .imin = 1, .imax = INT64_MAX, .help = "new: the build the SPRTs' base side plays (default: the workers' engine)" },
+    { "--sign-key", OPT_TEXT, "FILE", NULL, .help = "advance: sign the tuned build with this operator key" },
+    { "--out", OPT_TEXT, "DIR", "build-tuned", .help = "advance: where the tuned builds go (a folder per chain)" },
+    { "--source", OPT_TEXT, "DIR", XQF_SOURCE_DIR, .help = "advance: the source tree" },
+    { "--watch", OPT_INT, "SECONDS", NULL, .imin = 1, .imax = 86400, .help = "advance: repeat every SECONDS until no chain is active" },
+    NEW_RUN_OPTIONS,
+    OPTS_END,
+};
+
+static const OptTable CHAIN_TABLE = {
+    .program = "xqf-tune", .spec = CHAIN_OPTIONS, .max_positional = 2,
+    .usage =
+        "Usage: xqf-tune chain new (--spsa SPEC_FILE | --params NAME,...) --pairs N (--tc 10+0.1 | --nodes N)\n"
+        "                          [--then-build] --then-sprt ELO0,ELO1,TC [--then-sprt ELO0,ELO1,TC ...]\n"
+        "                          [--sprt-max-pairs N] [--base-build ID] [spsa new's options]\n"
+        "       xqf-tune chain show CHAIN [--db CONNINFO]\n"
+        "       xqf-tune chain list [--db CONNINFO]\n"
+        "       xqf-tune chain advance [CHAIN] [--sign-key FILE] [--out DIR] [--source DIR] [--watch SECONDS]\n"
+        "\n"
+        "new: a run chain: an SPSA run now, then each stage in the order given when\n"
+        "the one before finished and passed: --then-build compiles the tuned engine\n"
+        "(xqf-tune build of the SPSA run), --then-sprt an SPRT of the tuned set (on\n"
+        "the tuned build when one was made) against the SPSA's start set, TC a clock\n"
+        "(10+0.1) or fixed nodes (5000n), bounds in normalized Elo.  A failed SPRT\n"
+        "(H0 or its pair cap) ends the chain; so does a stopped run.  The database\n"
+        "starts each SPRT as the stage before ends, with no one present; a build\n"
+        "needs the source tree and a compiler: chain advance compiles the builds\n"
+        "that are due (run it on such a host, or keep it running with --watch).\n"
+        "Prints the chain id.\n"
+        "show: the stages with their runs and state.  list: the newest chains.\n",
+};
+
+/* Parses "ELO0,ELO1,TC" (TC "10+0.1" or "5000n") into an SPRT stage. Exit status. */
+static int sprt_stage(const char *text, StoreChainStage *st)
+{
+    char tc[64];
+    int end = 0;
+    if (sscanf(text, "%lf,%lf,%63[^,]%n", &st->elo0, &st->elo1, tc, &end) != 3 || text[end] ||
+        !isfinite(st->elo0) || !isfinite(st->elo1))
+        return cli_fail(CLI_USAGE, "--then-sprt: '%s' is not ELO0,ELO1,TC (0,5,10+0.1 or 0,5,5000n)", text);
+    if (!(st->elo0 < st->elo1))
+        return cli_fail(CLI_USAGE, "--then-sprt: '%s': ELO0 must be below ELO1", text);
+    size_t len = strlen(tc);
+    if (len > 1 && tc[len - 1] == 'n') {
+        char *stop;
+        st->nodes = strtoll(tc, &stop, 10);
+        if (stop != tc + len - 1 || st->nodes < 1 || st->nodes > (INT64_C(1) << 40))
+            return cli_fail(CLI_USAGE, "--then-sprt: '%s' is not a node count (5000n)", tc);
+        return CLI_OK;
     }
-    run_book_free(&book);
-    free(params);
-    free(fixed);
+    return parse_tc("--then-sprt", tc, &st->base_ms, &st->inc_ms);
+}
+
+typedef struct {
+    StoreChainStage stages[STORE_CHAIN_STAGES];
+    int count;
+} ChainStages;
+
+static int make_chain(const Opts *o, StoreSpsaSpec *spec, void *ctx)
+{
+    ChainStages *cs = ctx;
+    Store *s = NULL;
+    int64_t id;
+    int status = cli_open_db(o, &s);
+    StoreChainSpec chain = { .name = opts_text(o, "--name"), .spsa = spec, .base_build = opts_int(o, "--base-build"),
+                             .stages = cs->stages, .count = cs->count };
+    StoreBuild b;
+    int found = status == CLI_OK && chain.base_build ? store_load_build(s, chain.base_build, &b) : 1;
+    if (status == CLI_OK && found <= 0)
+        status = found < 0 ? cli_fail(CLI_FAIL, "cannot read the builds")
+                           : cli_fail(CLI_USAGE, "--base-build: no build %" PRId64 " (see xqf-tune build)", chain.base_build);
+    if (status == CLI_OK && store_create_chain(s, &chain, &id) != 0)
+        status = cli_fail(CLI_FAIL, "cannot create the chain");
+    if (status == CLI_OK)
+        printf("%" PRId64 "\n", id);
+    store_destroy(&s);
     return status;
+}
+
+/* chain new: the stages in the order given (argv), then the SPSA run and the chain. Exit status. */
+static int chain_new(const Opts *o)
+{
+    ChainStages cs = { .count = 0 };
+    bool sprt = false;
+    for (int i = 0; i < o->argc; i++) {
+        const char *arg = o->argv[i];
+        bool build = strcmp(arg, "--then-build") == 0;
+        bool test = strncmp(arg, "--then-sprt", 11) == 0 && (arg[11] == '=' || arg[11] == '\0');
+        if (!build && !test)
+            continue;
+        if (cs.count >= STORE_CHAIN_STAGES - 1)
+            return cli_fail(CLI_USAGE, "chain new: at most %d stages after the SPSA run", STORE_CHAIN_STAGES - 1);
+        StoreChainStage *st = &cs.stages[cs.count++];
+        *st = (StoreChainStage){ .kind = build ? CHAIN_BUILD : CHAIN_SPRT, .alpha = 0.05, .beta = 0.05,
+                                 .max_pairs = opts_int(o, "--sprt-max-pairs") };
+        if (test && sprt_stage(arg[11] == '=' ? arg + 12 : o->argv[++i], st) != CLI_OK)
+            return CLI_USAGE;
+        if (build && sprt)
+            return cli_fail(CLI_USAGE, "chain new: --then-build comes before the SPRTs it feeds");
+        sprt |= test;
+    }
+    if (!sprt)
+        return cli_fail(CLI_USAGE, "chain new: give at least one --then-sprt ELO0,ELO1,TC");
+    return spsa_run(o, "chain", make_chain, &cs);
+}
+
+int tune_cmd_chain(int argc, char **argv)
+{
+    static const char *const SUBS[] = { "new", "show", "list", "advance" };
+    const char *sub = argc > 1 ? argv[1] : "";
+    int which = -1;
+    for (int i = 0; i < 4; i++)
+        if (strcmp(sub, SUBS[i]) == 0)
+            which = i;
+    Opts o;
+    if (which < 0 && (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0))
+        return cli_parse(&o, &CHAIN_TABLE, argc - 1, argv + 1);
+    if (which < 0)
+        return cli_fail(CLI_USAGE, "chain: say new, show, list or advance (see xqf-tune chain --help)");
+    int status = cli_parse(&o, &CHAIN_TABLE, argc - 2, argv + 2);
+    if (status != CLI_GO)
+        return status;
+    for (const OptSpec *spec = CHAIN_OPTIONS; spec->name; spec++) {
+        bool mine = which == 0 ? strncmp(spec->help, "advance:", 8) != 0
+                  : which == 3 ? strncmp(spec->help, "advance:", 8) == 0
+                               : false;
+        if (!mine && strcmp(spec->name, "--db") != 0 && opts_given(&o, spec->name))
+            return cli_fail(CLI_USAGE, "chain %s does not take %s (see xqf-tune chain --help)", sub, spec->name);
+    }
+    if (which == 0 && o.npositional)
+        return cli_fail(CLI_USAGE, "chain new: no argument, options only");
+    return which == 0 ? chain_new(&o) : which == 1 ? cli_chain_show(&o) : which == 2 ? cli_chain_list(&o)
+                                                                         : cli_chain_advance(&o);
 }
 
 /* ---- sprt new ------------------------------------------------------------------ */
 
+/* What the two sides of an SPRT or a fixed-games run play. */
+#define TWO_SIDES_OPTIONS                                                                                      \
+    { "--test", OPT_TEXT, "SET", NULL, .help = "the test side's set, Name=value,... over the defaults" },       \
+    { "--base", OPT_TEXT, "SET", NULL, .help = "the base side's set (\"\" for the defaults)" },                 \
+    { "--test-build", OPT_INT, "ID", NULL, .imin = 1, .imax = INT64_MAX, .help = "the build the test side plays (default: the workers' own engine)" }, \
+    { "--base-build", OPT_INT, "ID", NULL, .imin = 1, .imax = INT64_MAX, .help = "the build the base side plays (default: the workers' own engine)" }, \
+    { "--tc-base", OPT_TEXT, "BASE+INC", NULL, .help = "time odds: the base side's own clock (--tc is then the test side's)" }
+
 static const OptSpec SPRT_OPTIONS[] = {
-    { "--test", OPT_TEXT, "SET", NULL, .help = "the test side's set, Name=value,... over the defaults" },
-    { "--base", OPT_TEXT, "SET", NULL, .help = "the base side's set (\"\" for the defaults)" },
-    { "--test-build", OPT_INT, "ID", NULL, .imin = 1, .imax = INT64_MAX, .help = "the build the test side plays (default: the workers' own engine)" },
-    { "--base-build", OPT_INT, "ID", NULL, .imin = 1, .imax = INT64_MAX, .help = "the build the base side plays (default: the workers' own engine)" },
+    TWO_SIDES_OPTIONS,
     { "--elo0", OPT_REAL, "X", "0", .rmin = -1000, .rmax = 1000, .help = "normalized Elo of H0" },
     { "--elo1", OPT_REAL, "Y", "5", .rmin = -1000, .rmax = 1000, .help = "normalized Elo of H1" },
     { "--alpha", OPT_REAL, "A", "0.05", .rmin = 1e-6, .rmax = 0.5, .help = "error rate of type I" },
@@ -370,39 +576,84 @@ static const OptTable SPRT_TABLE = {
         "defaults; \"\" for the defaults), or of two engine builds registered with\n"
         "xqf-tune build (a search change is code: its binary against the base's; a\n"
         "set given too is applied to that build as options), stopped when the LLR\n"
-        "crosses a bound or after --max-pairs.  Prints the run id.\n",
+        "crosses a bound or after --max-pairs.  --tc-base BASE+INC gives the base\n"
+        "side its own clock (time odds; --tc is then the test side's).  Prints the\n"
+        "run id.\n",
 };
 
-int tune_cmd_sprt(int argc, char **argv)
+/*
+ * sprt new and games new: the two sides (sets, builds, time odds) and the
+ * run; sprt its bounds, games its pairs.  Exit status.
+ */
+static int two_sides_new(int argc, char **argv, const OptTable *table, bool games)
 {
     Opts o;
-    int status = cli_parse(&o, &SPRT_TABLE, argc - 1, argv + 1);
+    const char *command = games ? "games" : "sprt";
+    int status = cli_parse(&o, table, argc - 1, argv + 1);
     if (status != CLI_GO)
         return status;
-    if ((status = check_new(&o, "sprt")) != CLI_OK)
+    if ((status = check_new(&o, command)) != CLI_OK)
         return status;
     bool builds = opts_given(&o, "--base-build") || opts_given(&o, "--test-build");
     if (!builds && (!opts_given(&o, "--base") || !opts_given(&o, "--test")))
-        return cli_fail(CLI_USAGE, "sprt new: --base and --test (sets), or --base-build and --test-build, are required");
+        return cli_fail(CLI_USAGE, "%s new: --base and --test (sets), or --base-build and --test-build, are required",
+                        command);
+    if (games && !opts_given(&o, "--pairs"))
+        return cli_fail(CLI_USAGE, "games new: --pairs N is required");
     StoreSprtSpec sp = {
-        .elo0 = opts_real(&o, "--elo0"), .elo1 = opts_real(&o, "--elo1"), .alpha = opts_real(&o, "--alpha"),
-        .beta = opts_real(&o, "--beta"), .max_pairs = opts_int(&o, "--max-pairs"),
+        .max_pairs = opts_int(&o, games ? "--pairs" : "--max-pairs"),
         .test_build = opts_int(&o, "--test-build"), .base_build = opts_int(&o, "--base-build"),
         .base_params = opts_given(&o, "--base") ? opts_text(&o, "--base") : "",
         .test_params = opts_given(&o, "--test") ? opts_text(&o, "--test") : "",
     };
+    if (!games) {
+        sp.elo0 = opts_real(&o, "--elo0"), sp.elo1 = opts_real(&o, "--elo1");
+        sp.alpha = opts_real(&o, "--alpha"), sp.beta = opts_real(&o, "--beta");
+    }
     if (builds && sp.test_build == sp.base_build)
-        return cli_fail(CLI_USAGE, "sprt new: --test-build and --base-build are the same build");
+        return cli_fail(CLI_USAGE, "%s new: --test-build and --base-build are the same build", command);
     if ((status = check_set("--base", sp.base_params)) != CLI_OK || (status = check_set("--test", sp.test_params)) != CLI_OK)
         return status;
-    if (!(sp.elo0 < sp.elo1))
+    if (!games && !(sp.elo0 < sp.elo1))
         return cli_fail(CLI_USAGE, "--elo0 must be below --elo1");
+    int64_t base1_ms = 0, inc1_ms = 0;
+    if (opts_given(&o, "--tc-base") && !opts_given(&o, "--tc"))
+        return cli_fail(CLI_USAGE, "--tc-base (time odds) needs --tc, the test side's clock");
+    if (opts_given(&o, "--tc-base") && parse_tc("--tc-base", opts_text(&o, "--tc-base"), &base1_ms, &inc1_ms) != CLI_OK)
+        return CLI_USAGE;
     RunBook book;
     if ((status = new_run_spec(&o, &sp, &book, false)) == CLI_OK)
-        status = create(&o, &sp, NULL);
+        status = create_run(&o, &sp, NULL, games, base1_ms, inc1_ms);
     run_book_free(&book);
     return status;
 }
+
+int tune_cmd_sprt(int argc, char **argv) { return two_sides_new(argc, argv, &SPRT_TABLE, false); }
+
+/* ---- games new ----------------------------------------------------------------- */
+
+static const OptSpec GAMES_OPTIONS[] = {
+    { "--pairs", OPT_INT, "N", NULL, .imin = 1, .imax = INT64_C(1) << 40, .help = "game pairs to play, required" },
+    TWO_SIDES_OPTIONS,
+    NEW_RUN_OPTIONS,
+    OPTS_END,
+};
+
+static const OptTable GAMES_TABLE = {
+    .program = "xqf-tune", .spec = GAMES_OPTIONS, .max_positional = 1,
+    .usage =
+        "Usage: xqf-tune games new --pairs N --base SET --test SET (--tc 10+0.1 [--tc-base 5+0.05] | --nodes N)\n"
+        "                          [options]\n"
+        "       xqf-tune games new --pairs N --base-build ID --test-build ID (--tc | --nodes) [options]\n"
+        "\n"
+        "Creates a fixed-games run: exactly N game pairs of the test side against the\n"
+        "base (sets or builds, as sprt new takes them), no SPRT; show and report give\n"
+        "its Elo and nElo with their 95 % intervals and the LOS.  --tc-base gives the\n"
+        "base side a clock of its own (time odds: --tc is then the test side's), for\n"
+        "sprt new too.  Prints the run id.\n",
+};
+
+int tune_cmd_games(int argc, char **argv) { return two_sides_new(argc, argv, &GAMES_TABLE, true); }
 
 /* ---- data new, and the data command's options ---------------------------------- */
 

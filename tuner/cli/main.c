@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sprt_calc.h"
 #include "stats.h"
 
 typedef struct {
@@ -26,6 +27,9 @@ static const Command COMMANDS[] = {
     { "stats", "Elo, nElo and SPRT log-likelihood ratio of a result set", tune_cmd_stats },
     { "spsa", "spsa new: create an SPSA tuning run", tune_cmd_spsa },
     { "sprt", "sprt new: create an SPRT test of two parameter sets", tune_cmd_sprt },
+    { "games", "games new: a fixed number of game pairs of two sides, for their Elo", tune_cmd_games },
+    { "chain", "chain new|show|list|advance: SPSA, then a build, then SPRTs, each when the one before passed", tune_cmd_chain },
+    { "modify", "change a run while it runs: priority, throughput, max pairs, SPSA pairs", tune_cmd_modify },
     { "list", "the newest runs with their progress", tune_cmd_list },
     { "show", "one run: results, Elo, LLR or theta, rate and ETA", tune_cmd_show },
     { "stop", "stop an active run", tune_cmd_stop },
@@ -67,6 +71,8 @@ static const OptSpec STATS_OPTIONS[] = {
     { "--elo1", OPT_REAL, "Y", NULL, .help = "SPRT hypothesis H1 in normalized Elo" },
     { "--alpha", OPT_REAL, "A", "0.05", .help = "SPRT error rate in (0,1)" },
     { "--beta", OPT_REAL, "B", "0.05", .help = "SPRT error rate in (0,1)" },
+    { "--expected", OPT_FLAG, NULL, NULL, .help = "the SPRT calculator: expected games and pass probability at --elo" },
+    { "--elo", OPT_REAL, "E", NULL, .rmin = -1000, .rmax = 1000, .help = "with --expected: the true normalized Elo" },
     OPTS_END,
 };
 
@@ -75,10 +81,15 @@ static const OptTable STATS_TABLE = {
     .usage =
         "Usage: xqf-tune stats (--penta LL,LD,DD,WD,WW | --wdl W,D,L)\n"
         "                     [--elo0 X --elo1 Y [--alpha A] [--beta B]]\n"
+        "       xqf-tune stats --expected --elo0 X --elo1 Y --elo E [--alpha A] [--beta B]\n"
         "\n"
         "Prints the Elo and normalized Elo (nElo) of a result set with their 95%\n"
-        "confidence half-widths and, given --elo0 and --elo1, the generalized SPRT\n"
-        "log-likelihood ratio (Fishtest's normalized-Elo GSPRT) with its bounds.\n"
+        "confidence half-widths, the LOS and, given --elo0 and --elo1, the generalized\n"
+        "SPRT log-likelihood ratio (Fishtest's normalized-Elo GSPRT) with its bounds.\n"
+        "--expected is the SPRT calculator: for an SPRT of bounds X, Y (normalized\n"
+        "Elo) and a true normalized Elo E, the expected number of game pairs and games\n"
+        "and the probability that it passes (a Brownian model of the LLR: in\n"
+        "normalized Elo it needs no draw ratio; tuner/sprt_calc.h).\n"
         "Options take their value as the next argument or after '='.\n",
     .epilog =
         "\n"
@@ -87,7 +98,12 @@ static const OptTable STATS_TABLE = {
         "  Pairs: N                  (with --penta)\n"
         "  Elo: ELO +/- HALFWIDTH\n"
         "  nElo: NELO +/- HALFWIDTH\n"
-        "  LLR: LLR [LOWER, UPPER]   (with --elo0 and --elo1)\n",
+        "  LOS: PERCENT %\n"
+        "  LLR: LLR [LOWER, UPPER]   (with --elo0 and --elo1)\n"
+        "With --expected:\n"
+        "  Expected pairs: N\n"
+        "  Expected games: N\n"
+        "  Pass probability: PERCENT %\n",
 };
 
 /* Parses "C1,C2,...,Cn" into n counts. Exit status. */
@@ -138,12 +154,40 @@ static int sprt_settings(const Opts *o, double *elo0, double *elo1, double *lowe
     return CLI_OK;
 }
 
+/* stats --expected: the SPRT calculator. Exit status. */
+static int expected(const Opts *o)
+{
+    if (!opts_given(o, "--expected") || !opts_given(o, "--elo"))
+        return cli_fail(CLI_USAGE, "--expected and --elo go together");
+    if (opts_given(o, "--penta") || opts_given(o, "--wdl"))
+        return cli_fail(CLI_USAGE, "--expected takes no results (--penta, --wdl)");
+    if (!opts_given(o, "--elo0") || !opts_given(o, "--elo1"))
+        return cli_fail(CLI_USAGE, "--expected needs the SPRT's --elo0 and --elo1");
+    double lower, upper;
+    xqf_sprt_design d;
+    int status = sprt_settings(o, &d.nelo0, &d.nelo1, &lower, &upper);
+    if (status != CLI_OK)
+        return status;
+    d.alpha = opts_real(o, "--alpha");
+    d.beta = opts_real(o, "--beta");
+    double pairs, pass;
+    xqf_stats_status st = xqf_sprt_expected(&d, opts_real(o, "--elo"), &pairs, &pass);
+    if (st != XQF_STATS_OK)
+        return cli_fail(CLI_USAGE, "%s", xqf_stats_strerror(st));
+    printf("Expected pairs: %.0f\n", pairs);
+    printf("Expected games: %.0f\n", 2 * pairs);
+    printf("Pass probability: %.1f %%\n", 100 * pass);
+    return fflush(stdout) == 0 ? CLI_OK : cli_fail(CLI_FAIL, "cannot write output");
+}
+
 int tune_cmd_stats(int argc, char **argv)
 {
     Opts o;
     int status = cli_parse(&o, &STATS_TABLE, argc - 1, argv + 1);
     if (status != CLI_GO)
         return status;
+    if (opts_given(&o, "--expected") || opts_given(&o, "--elo"))
+        return expected(&o);
     const bool penta = opts_given(&o, "--penta");
     if (penta == opts_given(&o, "--wdl"))
         return cli_fail(CLI_USAGE, "give exactly one of --penta and --wdl");
@@ -177,6 +221,7 @@ int tune_cmd_stats(int argc, char **argv)
         printf("Pairs: %" PRId64 "\n", elo.samples);
     printf("Elo: %.2f +/- %.2f\n", elo.elo, elo.elo_ci95);
     printf("nElo: %.2f +/- %.2f\n", elo.nelo, elo.nelo_ci95);
+    printf("LOS: %.1f %%\n", 100 * xqf_los(&elo));
     if (sprt)
         printf("LLR: %.2f [%.2f, %.2f]\n", llr, lower, upper);
     return fflush(stdout) == 0 ? CLI_OK : cli_fail(CLI_FAIL, "cannot write output");

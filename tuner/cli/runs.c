@@ -50,8 +50,10 @@ int tune_cmd_list(int argc, char **argv)
         if (strcmp(runs[i].kind, run_kind_get(RUN_KIND_DATA)->name) == 0 && store_data_settings(s, runs[i].id, &set) == 1 &&
             set.depth > 0)
             snprintf(tc, sizeof tc, "depth %d", set.depth);
-        printf("%-6" PRId64 " %-5s %-9s %-14s %-16s %-22s %s\n", runs[i].id, runs[i].kind, runs[i].state,
-               pairs, tc, elo, runs[i].name);
+        char chain[32];
+        cli_chain_tag(s, runs[i].id, chain, sizeof chain);
+        printf("%-6" PRId64 " %-5s %-9s %-14s %-16s %-22s %s%s\n", runs[i].id, runs[i].kind, runs[i].state,
+               pairs, tc, elo, runs[i].name, chain);
     }
     free(runs);
     store_destroy(&s);
@@ -123,6 +125,8 @@ static int show_run(Store *s, int64_t id, bool *active)
             llr = 0;
         printf("LLR: %.2f [%.2f, %.2f] (elo0 %g, elo1 %g)\n", llr, lo, hi, r.elo0, r.elo1);
     }
+    if ((status = cli_show_steer(s, &r)) != CLI_OK)
+        return status;
     if (run_kind_is_spsa(r.kind) && (status = show_spsa(s, id)) != CLI_OK)
         return status;
     if (r.quarantined > 0 && (status = show_quarantined(s, id)) != CLI_OK)

@@ -1,0 +1,274 @@
+/*
+ * store_steer.c - runs changed while they run, time odds and run chains
+ * (store_steer.h): plain PQexecParams on the store's connection (run by
+ * people and by the chain's few stage changes, not per game); the rules
+ * themselves are in 015_steer.sql's functions.
+ */
+#include "store_steer.h"
+#include "store_check.h"
+
+#include <inttypes.h>
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+/* Runs sql with n text parameters; the result when its status is want (caller clears), else NULL, logged. */
+static PGresult *query(Store *s, const char *what, const char *sql, int n, const char *const *params,
+                       ExecStatusType want)
+{
+    PGconn *c = store_pgconn(s);
+    if (!c) {
+        log_error("database: %s: not connected", what);
+        return NULL;
+    }
+    PGresult *res = PQexecParams(c, sql, n, NULL, params, NULL, NULL, 0);
+    if (PQresultStatus(res) == want)
+        return res;
+    char line[512];
+    snprintf(line, sizeof line, "%s", PQresultErrorMessage(res));
+    line[strcspn(line, "\n")] = '\0';
+    log_error("database: %s: %s", what, line);
+    PQclear(res);
+    return NULL;
+}
+
+typedef struct {
+    char v[16][32];
+} Nums;
+
+/* v as text in slot i, or NULL (SQL NULL) when keep. */
+static const char *num(Nums *n, int i, int64_t v, bool keep)
+{
+    if (keep)
+        return NULL;
+    snprintf(n->v[i], sizeof n->v[i], "%" PRId64, v);
+    return n->v[i];
+}
+
+static const char *dbl(Nums *n, int i, double v)
+{
+    snprintf(n->v[i], sizeof n->v[i], "%.17g", v);
+    return n->v[i];
+}
+
+static int64_t i64(const PGresult *r, int row, int col)
+{
+    return PQgetisnull(r, row, col) ? 0 : strtoll(PQgetvalue(r, row, col), NULL, 10);
+}
+
+static void text(const PGresult *r, int row, int col, char *out, size_t size)
+{
+    snprintf(out, size, "%s", PQgetvalue(r, row, col));
+}
+
+/* ---- modify ------------------------------------------------------------------ */
+
+int store_modify_run(Store *s, int64_t run, const char *actor, const StoreModify *m, char *why, size_t size)
+{
+    Nums n;
+    const char *p[6] = { num(&n, 0, run, false), actor, num(&n, 1, m->priority, !m->set_priority),
+                         num(&n, 2, m->throughput, m->throughput == STORE_KEEP),
+                         num(&n, 3, m->max_pairs, m->max_pairs == STORE_KEEP),
+                         num(&n, 4, m->extend, m->extend == STORE_KEEP) };
+    PGresult *res = query(s, "modify", "SELECT xqf_modify_run($1, $2, $3, $4, $5, $6)", 6, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    text(res, 0, 0, why, size);
+    PQclear(res);
+    return why[0] ? 0 : 1;
+}
+
+int store_run_history(Store *s, int64_t run, StoreHistory **out)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, run, false) };
+    *out = NULL;
+    PGresult *res = query(s, "history",
+                          "SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), actor, action, detail "
+                          "FROM web_audit WHERE run_id = $1 ORDER BY id LIMIT 1000", 1, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int count = PQntuples(res);
+    if (count && !(*out = calloc((size_t)count, sizeof **out))) {
+        PQclear(res);
+        return -1;
+    }
+    for (int i = 0; i < count; i++) {
+        StoreHistory *h = &(*out)[i];
+        text(res, i, 0, h->at, sizeof h->at);
+        text(res, i, 1, h->actor, sizeof h->actor);
+        text(res, i, 2, h->action, sizeof h->action);
+        text(res, i, 3, h->detail, sizeof h->detail);
+    }
+    PQclear(res);
+    return count;
+}
+
+/* ---- time odds ------------------------------------------------------------------ */
+
+int store_run_odds(Store *s, int64_t run, int64_t base1_ms, int64_t inc1_ms)
+{
+    Nums n;
+    const char *p[3] = { num(&n, 0, run, false), num(&n, 1, base1_ms, false), num(&n, 2, inc1_ms, false) };
+    PGresult *res = query(s, "time odds", "UPDATE runs SET base1_ms = $2, inc1_ms = $3 WHERE id = $1", 3, p,
+                          PGRES_COMMAND_OK);
+    PQclear(res);
+    return res ? 0 : -1;
+}
+
+/* ---- chains ------------------------------------------------------------------ */
+
+static const char *const CHAIN_KINDS[] = { "spsa", "build", "sprt" };
+
+/* Inserts stage idx of chain (run: its run, 0 none; state). 0 or -1. */
+static int add_stage(Store *s, int64_t chain, int idx, const StoreChainStage *st, int64_t run, const char *state)
+{
+    Nums n;
+    bool sprt = st->kind == CHAIN_SPRT;
+    const char *p[13] = { num(&n, 0, chain, false), num(&n, 1, idx, false), CHAIN_KINDS[st->kind], state,
+                          num(&n, 2, run, run == 0),
+                          sprt ? dbl(&n, 3, st->elo0) : NULL, sprt ? dbl(&n, 4, st->elo1) : NULL,
+                          sprt ? dbl(&n, 5, st->alpha) : NULL, sprt ? dbl(&n, 6, st->beta) : NULL,
+                          num(&n, 7, st->max_pairs, !sprt), num(&n, 8, st->nodes, !sprt),
+                          num(&n, 9, st->base_ms, !sprt), num(&n, 10, st->inc_ms, !sprt) };
+    PGresult *res = query(s, "chain stage",
+                          "INSERT INTO chain_stages (chain_id, idx, kind, state, run_id, elo0, elo1, alpha, beta, "
+                          "max_pairs, nodes, base_ms, inc_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, "
+                          "$11, $12, $13)", 13, p, PGRES_COMMAND_OK);
+    PQclear(res);
+    return res ? 0 : -1;
+}
+
+int store_create_chain(Store *s, const StoreChainSpec *spec, int64_t *id)
+{
+    if (spec->count < 1 || spec->count >= STORE_CHAIN_STAGES)
+        return -1;
+    if (store_begin(s) != 0)
+        return -1;
+    Nums n;
+    const char *p[2] = { spec->name ? spec->name : "", num(&n, 0, spec->base_build, spec->base_build == 0) };
+    PGresult *res = query(s, "chain", "INSERT INTO chains (name, base_build) VALUES ($1, $2) RETURNING id", 2, p,
+                          PGRES_TUPLES_OK);
+    int64_t run = 0;
+    int rc = res ? 0 : -1;
+    if (res)
+        *id = i64(res, 0, 0);
+    PQclear(res);
+    if (rc == 0)
+        rc = store_create_spsa(s, spec->spsa, &run);
+    const StoreChainStage first = { .kind = CHAIN_SPSA };
+    if (rc == 0)
+        rc = add_stage(s, *id, 0, &first, run, "running");
+    for (int i = 0; rc == 0 && i < spec->count; i++)
+        rc = add_stage(s, *id, i + 1, &spec->stages[i], 0, "waiting");
+    if (rc == 0)
+        return store_commit(s);
+    store_rollback(s);
+    return -1;
+}
+
+int store_load_chain(Store *s, int64_t id, StoreChain *out)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, id, false) };
+    memset(out, 0, sizeof *out);
+    PGresult *res = query(s, "chain", "SELECT id, name, state, note FROM chains WHERE id = $1", 1, p,
+                          PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found) {
+        out->id = i64(res, 0, 0);
+        text(res, 0, 1, out->name, sizeof out->name);
+        text(res, 0, 2, out->state, sizeof out->state);
+        text(res, 0, 3, out->note, sizeof out->note);
+    }
+    PQclear(res);
+    if (!found)
+        return 0;
+    res = query(s, "chain stages",
+                "SELECT kind, state, coalesce(run_id, 0), coalesce(build_id, 0), coalesce(elo0, 0), "
+                "coalesce(elo1, 0), coalesce(alpha, 0), coalesce(beta, 0), coalesce(max_pairs, 0), "
+                "coalesce(nodes, 0), coalesce(base_ms, 0), coalesce(inc_ms, 0) FROM chain_stages "
+                "WHERE chain_id = $1 ORDER BY idx", 1, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    for (int i = 0; i < PQntuples(res) && out->count < STORE_CHAIN_STAGES; i++) {
+        StoreChainStage *st = &out->stages[out->count++];
+        const char *kind = PQgetvalue(res, i, 0);
+        st->kind = strcmp(kind, "spsa") == 0 ? CHAIN_SPSA : strcmp(kind, "build") == 0 ? CHAIN_BUILD : CHAIN_SPRT;
+        text(res, i, 1, st->state, sizeof st->state);
+        st->run_id = i64(res, i, 2);
+        st->build_id = i64(res, i, 3);
+        st->elo0 = strtod(PQgetvalue(res, i, 4), NULL);
+        st->elo1 = strtod(PQgetvalue(res, i, 5), NULL);
+        st->alpha = strtod(PQgetvalue(res, i, 6), NULL);
+        st->beta = strtod(PQgetvalue(res, i, 7), NULL);
+        st->max_pairs = i64(res, i, 8);
+        st->nodes = i64(res, i, 9);
+        st->base_ms = i64(res, i, 10);
+        st->inc_ms = i64(res, i, 11);
+    }
+    PQclear(res);
+    return 1;
+}
+
+/* The ids of a query's first column. Returns the count or -1; *ids malloc'd (NULL when none). */
+static int ids_of(Store *s, const char *what, const char *sql, int n, const char *const *p, int64_t **ids)
+{
+    *ids = NULL;
+    PGresult *res = query(s, what, sql, n, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int count = PQntuples(res);
+    if (count && !(*ids = malloc(sizeof **ids * (size_t)count))) {
+        PQclear(res);
+        return -1;
+    }
+    for (int i = 0; i < count; i++)
+        (*ids)[i] = i64(res, i, 0);
+    PQclear(res);
+    return count;
+}
+
+int store_chain_of_run(Store *s, int64_t run, int64_t *chain)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, run, false) };
+    int64_t *ids;
+    int count = ids_of(s, "chain of run", "SELECT chain_id FROM chain_stages WHERE run_id = $1", 1, p, &ids);
+    if (count > 0)
+        *chain = ids[0];
+    free(ids);
+    return count < 0 ? -1 : count > 0;
+}
+
+int store_list_chains(Store *s, int max, int64_t **ids)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, max, false) };
+    return ids_of(s, "chains", "SELECT id FROM chains ORDER BY id DESC LIMIT $1", 1, p, ids);
+}
+
+int store_chains_to_build(Store *s, int64_t **ids)
+{
+    return ids_of(s, "chains to build",
+                  "SELECT c.id FROM chains c JOIN chain_stages st ON st.chain_id = c.id "
+                  "WHERE c.state = 'active' AND st.kind = 'build' AND st.state = 'running' ORDER BY c.id",
+                  0, NULL, ids);
+}
+
+int store_chain_built(Store *s, int64_t chain, int64_t build, const char *note)
+{
+    Nums n;
+    const char *p[3] = { num(&n, 0, chain, false), num(&n, 1, build, build <= 0), note ? note : "" };
+    PGresult *res = query(s, "chain built", "SELECT xqf_chain_built($1, $2, $3)", 3, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int done = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+    PQclear(res);
+    return done;
+}

@@ -1,0 +1,103 @@
+/*
+ * store_steer.h - runs changed while they run, their history, time odds,
+ * and run chains (schemas/migrations/015_steer.sql): beyond the store's own
+ * contract (store.h), with the same conventions (parameters passed
+ * separately, every result checked and cleared, -1 on a database error
+ * after logging it).  The store's third file that includes libpq-fe.h.
+ */
+#ifndef XQF_STORE_STEER_H
+#define XQF_STORE_STEER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "store.h"
+
+/* ---- modify ------------------------------------------------------------------ */
+
+/* What to change of a run; a negative value (STORE_KEEP) leaves it as is. */
+enum { STORE_KEEP = -1 };
+typedef struct {
+    bool set_priority;               /* priority may be negative: changed only when set */
+    int priority;
+    int throughput;                  /* percent, 1-1000, or STORE_KEEP */
+    int64_t max_pairs;               /* the new cap (SPSA: iterations), or STORE_KEEP */
+    int64_t extend;                  /* SPSA: iterations added, or STORE_KEEP */
+} StoreModify;
+
+/*
+ * Changes a run that has not ended, all or nothing, recorded in its history
+ * under actor.  Returns 1, 0 when refused (why, one line: unknown or ended
+ * run, a cap below the pairs already given out, an extension of a run that
+ * is not SPSA, nothing to change), or -1.
+ */
+int store_modify_run(Store *s, int64_t run, const char *actor, const StoreModify *m, char *why, size_t size);
+
+/* One entry of a run's history (web_audit): who did what when. */
+typedef struct {
+    char at[32];                     /* "YYYY-MM-DD HH:MM:SS" UTC */
+    char actor[STORE_NAME_MAX + 1];
+    char action[32];
+    char detail[STORE_TEXT_MAX];
+} StoreHistory;
+
+/* A run's history, oldest first. Returns the count or -1; *out malloc'd (NULL when none). */
+int store_run_history(Store *s, int64_t run, StoreHistory **out);
+
+/* ---- time odds and fixed-games runs -------------------------------------------------- */
+
+/* Gives run's second player its own clock (time odds; base1_ms 0: none). 0 or -1. */
+int store_run_odds(Store *s, int64_t run, int64_t base1_ms, int64_t inc1_ms);
+
+/* ---- chains ------------------------------------------------------------------ */
+
+enum { STORE_CHAIN_STAGES = 16 };
+
+typedef enum { CHAIN_SPSA, CHAIN_BUILD, CHAIN_SPRT } StoreChainKind;
+
+/* A stage: an SPRT's bounds and time control (nodes > 0, or the clock). */
+typedef struct {
+    StoreChainKind kind;
+    double elo0, elo1, alpha, beta;
+    int64_t max_pairs, nodes, base_ms, inc_ms;
+    /* when read */
+    char state[16];                  /* waiting, running, passed, failed, stopped */
+    int64_t run_id, build_id;        /* 0 until made */
+} StoreChainStage;
+
+typedef struct {
+    const char *name;
+    const StoreSpsaSpec *spsa;       /* the first stage's run */
+    int64_t base_build;              /* what the SPRTs' base side plays (0: the workers' engine) */
+    const StoreChainStage *stages;   /* after the SPSA stage */
+    int count;
+} StoreChainSpec;
+
+/* Creates a chain and its SPSA run (running at once) in one transaction. Returns 0 with *id, or -1. */
+int store_create_chain(Store *s, const StoreChainSpec *spec, int64_t *id);
+
+typedef struct {
+    int64_t id;
+    char name[STORE_TEXT_MAX];
+    char state[16];                  /* active, passed, failed, stopped */
+    char note[STORE_TEXT_MAX];       /* why it ended */
+    int count;
+    StoreChainStage stages[STORE_CHAIN_STAGES];  /* the SPSA stage first */
+} StoreChain;
+
+/* A chain with its stages. Returns 1, 0 (no such chain) or -1. */
+int store_load_chain(Store *s, int64_t id, StoreChain *out);
+/* The chain a run belongs to: 1 with *chain, 0 (none) or -1. */
+int store_chain_of_run(Store *s, int64_t run, int64_t *chain);
+/* The newest chains, at most max (ids, newest first). Returns the count or -1; *ids malloc'd. */
+int store_list_chains(Store *s, int max, int64_t **ids);
+/* Active chains whose build stage waits to be compiled (ids). Returns the count or -1; *ids malloc'd. */
+int store_chains_to_build(Store *s, int64_t **ids);
+/*
+ * Records the build stage's outcome: build (> 0) passes it and starts the
+ * next stage; 0 fails the chain with note.  Returns 1, 0 (no build stage
+ * waiting) or -1.
+ */
+int store_chain_built(Store *s, int64_t chain, int64_t build, const char *note);
+
+#endif

@@ -1,0 +1,474 @@
+/*
+ * Runs steered while they run (issue 13, items 5 and 6) against a real
+ * PostgreSQL (XQF_TEST_DB; skipped without it): xqf-tune modify and its
+ * refusals, the throughput share in the scheduler, fixed-games runs, time
+ * odds in the task, and run chains moving on by themselves.
+ */
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "cluster_util.h"
+#include "run_kind.h"
+#include "sched.h"
+#include "store.h"
+#include "store_steer.h"
+
+static char db[512], dbname[64];
+static Store *store;
+
+static void setup(void)
+{
+    if (!getenv("XQF_TEST_DB") || !*getenv("XQF_TEST_DB"))
+        return;
+    store = cu_store_fresh(db, sizeof db, dbname, sizeof dbname);
+    cr_assert(store, "cannot create and migrate a test database");
+}
+
+static void teardown(void)
+{
+    store_destroy(&store);
+    if (dbname[0])
+        cu_db_drop(dbname);
+    dbname[0] = '\0';
+}
+
+TestSuite(steer, .init = setup, .fini = teardown);
+
+/* xqf-tune with args (printf-style) against the test database: exit status, stdout and stderr in out. */
+static int tune(char *out, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int tune(char *out, size_t size, const char *fmt, ...)
+{
+    char args[1536], line[2560];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(line, sizeof line, "'%s/xqf-tune' %s --db '%s' 2>&1", XQF_BIN, args, db);
+    FILE *p = popen(line, "r");
+    cr_assert(p);
+    size_t n = fread(out, 1, size - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The run's id printed by a "new" command. */
+static int64_t new_run(const char *fmt, const char *arg)
+{
+    char out[256];
+    int st = tune(out, sizeof out, fmt, arg);
+    cr_assert_eq(st, 0, "exit %d: %s", st, out);
+    return strtoll(out, NULL, 10);
+}
+
+static int64_t worker(const char *name)
+{
+    int64_t id;
+    cr_assert_eq(store_hello(store, name, "", 1, 1, "", &id), 1);
+    return id;
+}
+
+static StoreCounts draws(int64_t pairs)
+{
+    StoreCounts c = { .pairs = pairs, .draws = 2 * pairs, .nreasons = 3 };
+    c.penta[2] = pairs;
+    c.reasons[2] = 2 * pairs;
+    return c;
+}
+
+/* Reports a lease's pairs all drawn. */
+static void report_all(int64_t w, const StoreLease *l)
+{
+    StoreReportItem it = { .worker = w, .task = l->task_id, .token = l->token, .counts = draws(l->pairs) };
+    cr_assert_eq(store_report_batch(store, &it, 1, 60000), 0);
+    cr_assert_eq(it.status, REPORT_ACCEPTED);
+}
+
+static StoreLease claim(int64_t run, int64_t w)
+{
+    StoreLease l;
+    bool given;
+    cr_assert_eq(store_claim_batch(store, run, &w, 1, 60000, &l, &given), 1);
+    return l;
+}
+
+static StoreRun load(int64_t id)
+{
+    StoreRun r;
+    cr_assert_eq(store_load_run(store, id, &r, false), 1);
+    return r;
+}
+
+static int history(int64_t run)
+{
+    StoreHistory *h;
+    int n = store_run_history(store, run, &h);
+    free(h);
+    return n;
+}
+
+/* ---- modify ------------------------------------------------------------------- */
+
+Test(steer, modify_changes_a_running_run_and_records_it)
+{
+    CU_REQUIRE_DB();
+    char out[4096];
+    int64_t run = cu_sprt(store, "NullR=2", 8, 100, 200, 0, 5), w = worker("w1");
+    StoreLease a = claim(run, w), b = claim(run, w);   /* 16 pairs given out */
+    report_all(w, &a);                                  /* 8 played */
+
+    cr_assert_eq(tune(out, sizeof out, "modify %" PRId64 " --priority 3 --throughput 50", run), 0);
+    StoreRun r = load(run);
+    cr_assert_eq(r.priority, 3);
+    cr_assert_eq(r.throughput, 50);
+    cr_assert_eq(history(run), 1);
+    cr_assert_eq(tune(out, sizeof out, "show %" PRId64, run), 0);
+    cr_assert(strstr(out, "modify priority 0 -> 3, throughput 100% -> 50%"), "%s", out);
+    cr_assert(strstr(out, "Throughput: 50 %"), "%s", out);
+
+    /* inconsistent changes: a message, exit 2, nothing changed */
+    cr_assert_eq(tune(out, sizeof out, "modify %" PRId64 " --max-pairs 10 --priority 7", run), 2);
+    cr_assert(strstr(out, "max pairs 10 is below the 16 pairs already given out (8 played)"), "%s", out);
+    cr_assert_eq(tune(out, sizeof out, "modify %" PRId64 " --extend-pairs 5", run), 2);
+    cr_assert(strstr(out, "not an SPSA run"), "%s", out);
+    cr_assert_eq(tune(out, sizeof out, "modify 99999 --priority 1"), 2);
+    cr_assert(strstr(out, "no run 99999"), "%s", out);
+    cr_assert_eq(tune(out, sizeof out, "modify %" PRId64 " --throughput 0", run), 2);
+    cr_assert_eq(tune(out, sizeof out, "modify %" PRId64 "", run), 2);
+    r = load(run);
+    cr_assert_eq(r.max_pairs, 100);
+    cr_assert_eq(r.priority, 3);
+    cr_assert_eq(history(run), 1);
+
+    /* the cap down to the pairs given out: the run ends when they are in */
+    cr_assert_eq(tune(out, sizeof out, "modify %" PRId64 " --max-pairs 16", run), 0);
+    cr_assert_str_eq(load(run).state, "active");
+    report_all(w, &b);
+    r = load(run);
+    cr_assert_str_eq(r.state, "finished");
+    cr_assert_str_eq(r.verdict, "max pairs");
+    cr_assert_eq(tune(out, sizeof out, "modify %" PRId64 " --priority 1", run), 2);
+    cr_assert(strstr(out, "is finished"), "%s", out);
+    cr_assert_eq(history(run), 2);
+}
+
+Test(steer, a_cap_at_the_pairs_played_ends_the_run_at_once)
+{
+    CU_REQUIRE_DB();
+    int64_t run = cu_sprt(store, "NullR=2", 8, 100, 200, 0, 5), w = worker("w1");
+    StoreLease a = claim(run, w);
+    report_all(w, &a);
+    StoreModify m = { .throughput = STORE_KEEP, .max_pairs = 8, .extend = STORE_KEEP };
+    char why[256];
+    cr_assert_eq(store_modify_run(store, run, "test", &m, why, sizeof why), 1, "%s", why);
+    StoreRun r = load(run);
+    cr_assert_str_eq(r.state, "finished");
+    cr_assert_str_eq(r.verdict, "max pairs");
+}
+
+Test(steer, spsa_runs_are_extended)
+{
+    CU_REQUIRE_DB();
+    char out[256];
+    int64_t run = new_run("spsa new --params NullR,RookMg --pairs 10 --nodes 100%s", "");
+    cr_assert_eq(tune(out, sizeof out, "modify %" PRId64 " --extend-pairs 5", run), 0);
+    StoreSpsa *st = malloc(sizeof *st);
+    cr_assert_eq(store_spsa_load(store, run, st), 1);
+    cr_assert_eq(st->iterations, 15);
+    free(st);
+    cr_assert_eq(tune(out, sizeof out, "modify %" PRId64 " --extend-pairs 5 --max-pairs 40", run), 2);
+    cr_assert_eq(load(run).max_pairs, 15);
+}
+
+/* ---- the throughput share in the scheduler ------------------------------------ */
+
+/* Claims n tasks at once for one worker through the scheduler; counts the tasks per run into got[0..1]. */
+static void claim_through_sched(int64_t w, int n, const int64_t runs[2], int got[2])
+{
+    Sched *s = sched_new(store);
+    cr_assert(s);
+    cr_assert_eq(sched_refresh(s, 0, 0), 0);
+    int64_t *workers = calloc((size_t)n, sizeof *workers);
+    const char **builds = calloc((size_t)n, sizeof *builds);
+    XqfMsg *out = calloc((size_t)n, sizeof *out);
+    for (int i = 0; i < n; i++)
+        workers[i] = w, builds[i] = "";
+    cr_assert_eq(store_begin(store), 0);
+    cr_assert_eq(sched_claim_batch(s, workers, builds, n, 60000, out), 0);
+    cr_assert_eq(store_commit(store), 0);
+    got[0] = got[1] = 0;
+    for (int i = 0; i < n; i++) {
+        cr_assert_eq(out[i].type, XQF_MSG_TASK);
+        got[0] += (int64_t)out[i].u.task.run_id == runs[0];
+        got[1] += (int64_t)out[i].u.task.run_id == runs[1];
+        xqf_msg_free(&out[i]);
+    }
+    free(workers);
+    free(builds);
+    free(out);
+    sched_destroy(&s);
+}
+
+Test(steer, throughput_share_steers_the_scheduler)
+{
+    CU_REQUIRE_DB();
+    int64_t runs[2] = { cu_sprt(store, "NullR=2", 1, 10000, 200, 0, 5), cu_sprt(store, "NullR=3", 1, 10000, 200, 0, 5) };
+    int64_t w = worker("w1");
+    int got[2];
+    char why[256];
+    StoreModify half = { .throughput = 50, .max_pairs = STORE_KEEP, .extend = STORE_KEEP };
+    cr_assert_eq(store_modify_run(store, runs[1], "test", &half, why, sizeof why), 1, "%s", why);
+    claim_through_sched(w, 30, runs, got);
+    cr_assert_eq(got[0], 20, "share 100: %d tasks, share 50: %d", got[0], got[1]);
+    cr_assert_eq(got[1], 10);
+    /* back to equal shares: the next 30 even the leases out (30 and 30) */
+    StoreModify full = { .throughput = 100, .max_pairs = STORE_KEEP, .extend = STORE_KEEP };
+    cr_assert_eq(store_modify_run(store, runs[1], "test", &full, why, sizeof why), 1, "%s", why);
+    claim_through_sched(w, 30, runs, got);
+    cr_assert_eq(got[0], 10, "%d, %d", got[0], got[1]);
+    cr_assert_eq(got[1], 20);
+}
+
+/* ---- fixed-games runs and time odds -------------------------------------------- */
+
+/* One task for worker w through the scheduler, as the coordinator would send it. */
+static void sched_one(int64_t w, XqfMsg *m)
+{
+    Sched *s = sched_new(store);
+    const char *build = "";
+    cr_assert_eq(sched_refresh(s, 0, 0), 0);
+    cr_assert_eq(store_begin(store), 0);
+    cr_assert_eq(sched_claim_batch(s, &w, &build, 1, 60000, m), 0);
+    cr_assert_eq(store_commit(store), 0);
+    sched_destroy(&s);
+    cr_assert_eq(m->type, XQF_MSG_TASK);
+}
+
+Test(steer, games_runs_play_their_pairs_and_report_elo)
+{
+    CU_REQUIRE_DB();
+    char out[4096];
+    int64_t run = new_run("games new --pairs 8 --pairs-per-task 8 --test NullR=2 --base %s --nodes 100", "''");
+    StoreRun r = load(run);
+    cr_assert_str_eq(r.kind, run_kind_get(RUN_KIND_GAMES)->name);
+    cr_assert(isnan(r.elo0));
+    int64_t w = worker("w1");
+    XqfMsg m;
+    sched_one(w, &m);
+    cr_assert_str_eq(m.u.task.kind, "games");
+    cr_assert_eq(m.u.task.pairs, 8);
+    cr_assert_str_eq(m.u.task.params0, "NullR=2");
+    /* 3 pairs won twice, 5 drawn */
+    StoreCounts c = draws(8);
+    c.penta[2] = 5, c.penta[4] = 3, c.wins = 6, c.draws = 10, c.reasons[2] = 10, c.reasons[1] = 6;
+    StoreReportItem it = { .worker = w, .task = (int64_t)m.u.task.task_id, .token = (int64_t)m.u.task.lease,
+                           .counts = c };
+    xqf_msg_free(&m);
+    cr_assert_eq(store_report_batch(store, &it, 1, 60000), 0);
+    cr_assert_eq(it.status, REPORT_ACCEPTED);
+    r = load(run);
+    cr_assert_str_eq(r.state, "finished");
+    cr_assert_str_eq(r.verdict, "max pairs");
+    cr_assert_eq(tune(out, sizeof out, "show %" PRId64, run), 0);
+    cr_assert(strstr(out, "(games) finished: max pairs"), "%s", out);
+    cr_assert(strstr(out, "\nElo: ") && strstr(out, "nElo: ") && strstr(out, "LOS: 9"), "%s", out);
+    cr_assert_null(strstr(out, "LLR"), "%s", out);
+    static char page[1 << 17];
+    cr_assert_eq(tune(page, sizeof page, "report %" PRId64 " --html /dev/stdout", run), 0);
+    cr_assert(strstr(page, ">GAMES<") && strstr(page, "fixed number of games") &&
+              strstr(page, "<th class=\"num\">LOS</th>"), "%.300s", page);
+
+    cr_assert_eq(tune(out, sizeof out, "games new --test NullR=2 --base '' --nodes 100"), 2);
+    cr_assert(strstr(out, "--pairs N is required"), "%s", out);
+    cr_assert_eq(tune(out, sizeof out, "games new --pairs 8 --test NullR=2 --base '' --nodes 100 --tc-base 5+0.05"), 2);
+    cr_assert(strstr(out, "--tc-base (time odds) needs --tc"), "%s", out);
+    cr_assert_eq(tune(out, sizeof out, "games new --pairs 8 --test NullR=2 --base '' --tc 10+0.1 --tc-base 5+x"), 2);
+    cr_assert(strstr(out, "--tc-base: '5+x'"), "%s", out);
+}
+
+Test(steer, time_odds_go_with_the_task)
+{
+    CU_REQUIRE_DB();
+    char out[4096];
+    int64_t run = new_run("sprt new --test NullR=2 --base %s --tc 10+0.1 --tc-base 5+0.05", "''");
+    StoreRun r = load(run);
+    cr_assert_eq(r.base_ms, 10000);
+    cr_assert_eq(r.base1_ms, 5000);
+    cr_assert_eq(r.inc1_ms, 50);
+    XqfMsg m;
+    sched_one(worker("w1"), &m);
+    cr_assert_eq(m.u.task.base_ms, 10000);
+    cr_assert_eq(m.u.task.inc_ms, 100);
+    cr_assert_eq(m.u.task.base1_ms, 5000);
+    cr_assert_eq(m.u.task.inc1_ms, 50);
+    xqf_msg_free(&m);
+    cr_assert_eq(tune(out, sizeof out, "show %" PRId64, run), 0);
+    cr_assert(strstr(out, "Time odds: test 10+0.1, base 5+0.05"), "%s", out);
+    cr_assert(strstr(out, "Time control: 10+0.1/5+0.05"), "%s", out);
+}
+
+/* ---- chains ----------------------------------------------------------------------- */
+
+/* The chain's stage idx. */
+static StoreChainStage stage(int64_t chain, int idx)
+{
+    StoreChain c;
+    cr_assert_eq(store_load_chain(store, chain, &c), 1);
+    cr_assert(idx < c.count);
+    return c.stages[idx];
+}
+
+static int64_t fake_build(const char *name)
+{
+    StoreBuild b = { .bench_nodes = 1 };
+    snprintf(b.build_id, sizeof b.build_id, "%s", name);
+    snprintf(b.sha256, sizeof b.sha256, "%064x", (unsigned)strlen(name) * 7919u);
+    int64_t id;
+    cr_assert_eq(store_add_build(store, &b, &id), 0);
+    return id;
+}
+
+/*
+ * SPSA, build, SPRT (passes), SPRT (fails): each stage starts when the run
+ * before it ends (the database's trigger: no xqf-tune, no coordinator), the
+ * SPRTs play the tuned set (on the tuned build) against the start set, and
+ * the failed SPRT ends the chain.
+ */
+Test(steer, a_chain_moves_on_by_itself_and_stops_at_a_failed_sprt)
+{
+    CU_REQUIRE_DB();
+    char out[8192];
+    int64_t base = fake_build("base-engine");
+    char args[256];
+    snprintf(args, sizeof args, "--base-build %" PRId64, base);
+    int64_t chain = new_run("chain new --params NullR --pairs 4 --nodes 100 --then-build --then-sprt 0,5,10+0.1 "
+                            "--then-sprt 0,5,2000n --sprt-max-pairs 300 --name nightly %s", args);
+    StoreChainStage st = stage(chain, 0);
+    cr_assert_eq(st.kind, CHAIN_SPSA);
+    cr_assert_str_eq(st.state, "running");
+    int64_t spsa = st.run_id;
+    cr_assert_str_eq(load(spsa).kind, "spsa");
+    cr_assert_str_eq(stage(chain, 1).state, "waiting");
+    cr_assert_eq(tune(out, sizeof out, "list"), 0);
+    cr_assert(strstr(out, "[chain "), "%s", out);
+
+    /* SPSA over (its pairs played): the build stage waits for a builder */
+    cr_assert_eq(store_spsa_save(store, spsa, (const double[]){ 3.6 }, 1, 4), 0);
+    cr_assert_eq(store_finish_run(store, spsa, "finished", "max pairs"), 0);
+    cr_assert_str_eq(stage(chain, 0).state, "passed");
+    cr_assert_str_eq(stage(chain, 1).state, "running");
+    int64_t *ids;
+    cr_assert_eq(store_chains_to_build(store, &ids), 1);
+    cr_assert_eq(ids[0], chain);
+    free(ids);
+
+    /* built: the first SPRT starts, tuned set on the tuned build against the start set */
+    int64_t tuned = fake_build("tuned-engine-x");
+    cr_assert_eq(store_chain_built(store, chain, tuned, ""), 1);
+    cr_assert_eq(store_chain_built(store, chain, tuned, ""), 0);   /* nothing waits any more */
+    st = stage(chain, 2);
+    cr_assert_str_eq(st.state, "running");
+    StoreRun r = load(st.run_id);
+    cr_assert_str_eq(r.kind, "sprt");
+    cr_assert_eq(r.base_ms, 10000);
+    cr_assert_eq(r.max_pairs, 300);
+    cr_assert_str_eq(r.state, "active");
+    char p0[STORE_PARAMS_MAX + 1], p1[STORE_PARAMS_MAX + 1];
+    cr_assert_eq(store_run_sets(store, st.run_id, p0, p1, sizeof p0), 1);
+    char want[64];
+    snprintf(want, sizeof want, "NullR=%d", 4);                   /* theta 3.6 rounded */
+    cr_assert_str_eq(p0, want);
+    cr_assert(strncmp(p1, "NullR=", 6) == 0 && strcmp(p1, p0) != 0, "%s", p1);
+    cr_assert_str_neq(r.build0, "");
+    cr_assert_str_neq(r.build1, "");
+
+    /* it passes: the second SPRT starts (fixed nodes) */
+    cr_assert_eq(store_update_sprt(store, st.run_id, 3.0, "H1 accepted"), 0);
+    cr_assert_str_eq(stage(chain, 2).state, "passed");
+    st = stage(chain, 3);
+    cr_assert_str_eq(st.state, "running");
+    cr_assert_eq(load(st.run_id).nodes, 2000);
+    cr_assert_eq(tune(out, sizeof out, "chain show %" PRId64, chain), 0);
+    cr_assert(strstr(out, "Chain: ") && strstr(out, " active"), "%s", out);
+    cr_assert(strstr(out, "finished H1 accepted"), "%s", out);
+    cr_assert_eq(tune(out, sizeof out, "show %" PRId64, st.run_id), 0);
+    cr_assert(strstr(out, "Chain: "), "%s", out);
+
+    /* it fails: the chain ends */
+    cr_assert_eq(store_update_sprt(store, st.run_id, -3.0, "H0 accepted"), 0);
+    StoreChain c;
+    cr_assert_eq(store_load_chain(store, chain, &c), 1);
+    cr_assert_str_eq(c.state, "failed");
+    cr_assert(strstr(c.note, "H0 accepted"), "%s", c.note);
+    cr_assert_eq(tune(out, sizeof out, "chain list"), 0);
+    cr_assert(strstr(out, "failed") && strstr(out, "nightly"), "%s", out);
+}
+
+/* The SPSA's last update comes after the run ended (same transaction): the SPRT made from it follows. */
+Test(steer, the_sprt_plays_the_final_theta)
+{
+    CU_REQUIRE_DB();
+    int64_t chain = new_run("chain new --params NullR --pairs 4 --nodes 100 --then-sprt 0,5,500n%s", "");
+    int64_t spsa = stage(chain, 0).run_id;
+    cr_assert_eq(store_spsa_save(store, spsa, (const double[]){ 3.6 }, 1, 3), 0);
+    cr_assert_eq(store_finish_run(store, spsa, "finished", "max pairs"), 0);
+    int64_t sprt = stage(chain, 1).run_id;
+    char p0[STORE_PARAMS_MAX + 1], p1[STORE_PARAMS_MAX + 1];
+    cr_assert_eq(store_run_sets(store, sprt, p0, p1, sizeof p0), 1);
+    cr_assert_str_eq(p0, "NullR=4");
+    cr_assert_eq(store_spsa_save(store, spsa, (const double[]){ 5.4 }, 1, 4), 0);
+    cr_assert_eq(store_run_sets(store, sprt, p0, p1, sizeof p0), 1);
+    cr_assert_str_eq(p0, "NullR=5");
+    /* once the SPRT has given out tasks its sets stay */
+    StoreLease l = claim(sprt, worker("w1"));
+    cr_assert_str_eq(l.params0, "NullR=5");
+    cr_assert_eq(store_spsa_save(store, spsa, (const double[]){ 1.2 }, 1, 5), 0);
+    cr_assert_eq(store_run_sets(store, sprt, p0, p1, sizeof p0), 1);
+    cr_assert_str_eq(p0, "NullR=5");
+}
+
+Test(steer, a_stopped_run_stops_its_chain_and_a_failed_build_fails_it)
+{
+    CU_REQUIRE_DB();
+    char out[4096];
+    int64_t chain = new_run("chain new --params NullR --pairs 4 --nodes 100 --then-sprt 0,5,500n%s", "");
+    int64_t spsa = stage(chain, 0).run_id;
+    cr_assert_eq(tune(out, sizeof out, "stop %" PRId64, spsa), 0);
+    StoreChain c;
+    cr_assert_eq(store_load_chain(store, chain, &c), 1);
+    cr_assert_str_eq(c.state, "stopped");
+    cr_assert_str_eq(c.stages[1].state, "waiting");
+
+    /* a build that cannot be made (no source tree there): the chain fails, with the reason */
+    chain = new_run("chain new --params NullR --pairs 4 --nodes 100 --then-build --then-sprt 0,5,500n%s", "");
+    cr_assert_eq(store_finish_run(store, stage(chain, 0).run_id, "finished", "max pairs"), 0);
+    cr_assert_eq(tune(out, sizeof out, "chain advance --source /nonexistent --out /tmp/xqf-steer-test"), 2);
+    cr_assert(strstr(out, "not the project's source tree"), "%s", out);
+    cr_assert_eq(store_load_chain(store, chain, &c), 1);
+    cr_assert_str_eq(c.state, "failed");
+    cr_assert(strstr(c.note, "build"), "%s", c.note);
+}
+
+Test(steer, bad_chains_are_refused)
+{
+    CU_REQUIRE_DB();
+    char out[4096];
+    cr_assert_eq(tune(out, sizeof out, "chain new --params NullR --pairs 4 --nodes 100"), 2);
+    cr_assert(strstr(out, "at least one --then-sprt"), "%s", out);
+    cr_assert_eq(tune(out, sizeof out, "chain new --params NullR --pairs 4 --nodes 100 --then-sprt 5,0,10+0.1"), 2);
+    cr_assert_eq(tune(out, sizeof out, "chain new --params NullR --pairs 4 --nodes 100 --then-sprt 0,5"), 2);
+    cr_assert_eq(tune(out, sizeof out, "chain new --params NullR --pairs 4 --nodes 100 --then-sprt 0,5,xn"), 2);
+    cr_assert_eq(tune(out, sizeof out,
+                      "chain new --params NullR --pairs 4 --nodes 100 --then-sprt 0,5,100n --then-build"), 2);
+    cr_assert_eq(tune(out, sizeof out, "chain new --params NullR --pairs 4 --nodes 100 --then-sprt 0,5,100n "
+                                       "--base-build 777"), 2);
+    cr_assert_eq(tune(out, sizeof out, "chain show 4242"), 2);
+    cr_assert_eq(tune(out, sizeof out, "chain list"), 0);
+    cr_assert_null(strstr(out, "\n1 "), "%s", out);            /* nothing was made */
+}
