@@ -10,12 +10,16 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "book.h"
 #include "cli.h"
 #include "codec.h"
 
 enum { BOOK_LINES_MAX = 100000 };
+
+/* Where sprt new puts the binaries of --test-ref and --base-ref (as xqf-tune build's --out). */
+#define GIT_BUILD_DIR "build-tuned"
 
 /* The options every new run takes (what it plays, and where it goes). */
 #define NEW_RUN_OPTIONS                                                                                        \
@@ -356,6 +360,10 @@ static const OptSpec SPRT_OPTIONS[] = {
     { "--alpha", OPT_REAL, "A", "0.05", .rmin = 1e-6, .rmax = 0.5, .help = "error rate of type I" },
     { "--beta", OPT_REAL, "B", "0.05", .rmin = 1e-6, .rmax = 0.5, .help = "error rate of type II" },
     { "--max-pairs", OPT_INT, "N", "50000", .imin = 1, .imax = INT64_C(1) << 40, .help = "at most N game pairs" },
+    { "--test-ref", OPT_TEXT, "REF", NULL, .help = "or the test side's git commit, built (xqf-tune build --ref)" },
+    { "--base-ref", OPT_TEXT, "REF", NULL, .help = "or the base side's git commit, built" },
+    { "--repo", OPT_TEXT, "DIR", ".", .help = "with --test-ref/--base-ref: the git repository" },
+    { "--sign-key", OPT_TEXT, "FILE", NULL, .help = "with --test-ref/--base-ref: sign the builds with this operator key" },
     NEW_RUN_OPTIONS,
     OPTS_END,
 };
@@ -365,13 +373,52 @@ static const OptTable SPRT_TABLE = {
     .usage =
         "Usage: xqf-tune sprt new --base SET --test SET (--tc 10+0.1 | --nodes N) [options]\n"
         "       xqf-tune sprt new --base-build ID --test-build ID (--tc | --nodes) [options]\n"
+        "       xqf-tune sprt new --base-ref REF --test-ref REF [--repo DIR] [--sign-key FILE] (--tc | --nodes) [options]\n"
         "\n"
         "Creates an SPRT test of two parameter sets (Name=value,... over the engine's\n"
         "defaults; \"\" for the defaults), or of two engine builds registered with\n"
         "xqf-tune build (a search change is code: its binary against the base's; a\n"
         "set given too is applied to that build as options), stopped when the LLR\n"
-        "crosses a bound or after --max-pairs.  Prints the run id.\n",
+        "crosses a bound or after --max-pairs.  Prints the run id.\n"
+        "--test-ref/--base-ref test a git commit against another (a branch against\n"
+        "main): each is built and registered as `xqf-tune build --ref` does (its\n"
+        "binary in ./build-tuned; a tree built before is reused; the commit's\n"
+        "`Bench: N` checked), then the test is created as with --test-build and\n"
+        "--base-build (a ref and a build id may be mixed).  A ref that does not\n"
+        "resolve or build, or whose bench is not its Bench: line, ends with\n"
+        "status 2 and no test.\n",
 };
+
+/*
+ * The builds of --test-ref and --base-ref: both resolved (cheap checks
+ * first), then built, then registered, so that a bad ref or a failed
+ * build records nothing.  Their ids go to sp.  Exit status.
+ */
+static int build_refs(const Opts *o, StoreSprtSpec *sp)
+{
+    const char *refs[2] = { opts_text(o, "--test-ref"), opts_text(o, "--base-ref") };
+    int64_t *ids[2] = { &sp->test_build, &sp->base_build };
+    CliGitRef *g = calloc(2, sizeof *g);
+    Store *s = NULL;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int status = g ? cli_open_db(o, &s) : cli_fail(CLI_FAIL, "out of memory");
+    for (int i = 0; status == CLI_OK && i < 2; i++)
+        if (refs[i])
+            status = cli_git_resolve(s, opts_text(o, "--repo"), refs[i], &g[i]);
+    if (status == CLI_OK && refs[0] && refs[1] && strcmp(g[0].tree, g[1].tree) == 0)
+        status = cli_fail(CLI_USAGE, "sprt new: --test-ref and --base-ref are the same source (tree %.12s)", g[0].tree);
+    for (int i = 0; status == CLI_OK && i < 2; i++)
+        if (refs[i])
+            status = cli_git_build(s, opts_text(o, "--repo"), &g[i], GIT_BUILD_DIR, cores > 0 ? cores : 1);
+    for (int i = 0; status == CLI_OK && i < 2; i++)
+        if (refs[i])
+            status = cli_git_register(s, &g[i], opts_text(o, "--sign-key"), ids[i]);
+    if (status == CLI_OK && sp->test_build == sp->base_build)
+        status = cli_fail(CLI_USAGE, "sprt new: the test and the base are the same build %" PRId64, sp->test_build);
+    store_destroy(&s);
+    free(g);
+    return status;
+}
 
 int tune_cmd_sprt(int argc, char **argv)
 {
@@ -381,9 +428,17 @@ int tune_cmd_sprt(int argc, char **argv)
         return status;
     if ((status = check_new(&o, "sprt")) != CLI_OK)
         return status;
-    bool builds = opts_given(&o, "--base-build") || opts_given(&o, "--test-build");
+    for (int i = 0; i < 2; i++)
+        if (opts_given(&o, i ? "--base-ref" : "--test-ref") && opts_given(&o, i ? "--base-build" : "--test-build"))
+            return cli_fail(CLI_USAGE, "sprt new: give %s or %s, not both", i ? "--base-ref" : "--test-ref",
+                            i ? "--base-build" : "--test-build");
+    bool refs = opts_given(&o, "--base-ref") || opts_given(&o, "--test-ref");
+    if (!refs && (opts_given(&o, "--repo") || opts_given(&o, "--sign-key")))
+        return cli_fail(CLI_USAGE, "sprt new: --repo and --sign-key go with --test-ref/--base-ref");
+    bool builds = refs || opts_given(&o, "--base-build") || opts_given(&o, "--test-build");
     if (!builds && (!opts_given(&o, "--base") || !opts_given(&o, "--test")))
-        return cli_fail(CLI_USAGE, "sprt new: --base and --test (sets), or --base-build and --test-build, are required");
+        return cli_fail(CLI_USAGE, "sprt new: --base and --test (sets), --base-build and --test-build, or "
+                                   "--base-ref and --test-ref are required");
     StoreSprtSpec sp = {
         .elo0 = opts_real(&o, "--elo0"), .elo1 = opts_real(&o, "--elo1"), .alpha = opts_real(&o, "--alpha"),
         .beta = opts_real(&o, "--beta"), .max_pairs = opts_int(&o, "--max-pairs"),
@@ -391,14 +446,16 @@ int tune_cmd_sprt(int argc, char **argv)
         .base_params = opts_given(&o, "--base") ? opts_text(&o, "--base") : "",
         .test_params = opts_given(&o, "--test") ? opts_text(&o, "--test") : "",
     };
-    if (builds && sp.test_build == sp.base_build)
+    if (builds && !refs && sp.test_build == sp.base_build)
         return cli_fail(CLI_USAGE, "sprt new: --test-build and --base-build are the same build");
     if ((status = check_set("--base", sp.base_params)) != CLI_OK || (status = check_set("--test", sp.test_params)) != CLI_OK)
         return status;
     if (!(sp.elo0 < sp.elo1))
         return cli_fail(CLI_USAGE, "--elo0 must be below --elo1");
     RunBook book;
-    if ((status = new_run_spec(&o, &sp, &book, false)) == CLI_OK)
+    if ((status = new_run_spec(&o, &sp, &book, false)) == CLI_OK && refs)
+        status = build_refs(&o, &sp);
+    if (status == CLI_OK)
         status = create(&o, &sp, NULL);
     run_book_free(&book);
     return status;

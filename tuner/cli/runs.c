@@ -123,6 +123,8 @@ static int show_run(Store *s, int64_t id, bool *active)
             llr = 0;
         printf("LLR: %.2f [%.2f, %.2f] (elo0 %g, elo1 %g)\n", llr, lo, hi, r.elo0, r.elo1);
     }
+    if ((status = cli_show_builds(s, id)) != CLI_OK)
+        return status;
     if (run_kind_is_spsa(r.kind) && (status = show_spsa(s, id)) != CLI_OK)
         return status;
     if (r.quarantined > 0 && (status = show_quarantined(s, id)) != CLI_OK)
