@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "files.h"
 #include "keys.h"
+#include "log.h"
 #include "sha256.h"
 
 enum { BINARY_MAX = 256 << 20, BENCH_OUT_MAX = 1 << 16 };
@@ -637,6 +638,24 @@ int cli_show_builds(Store *s, int64_t run)
             printf(", commit %.12s %s", src.commit, src.subject);
         printf("\n");
     }
+    int64_t ref_nps;
+    StoreWorkerBench *wb = NULL;
+    int n = store_run_ref_nps(s, run, &ref_nps) < 0 ? -1 : store_worker_benches(s, run, &wb);
+    if (n < 0)
+        return cli_fail(CLI_FAIL, "cannot read the workers' benches of run %" PRId64, run);
+    if (ref_nps > 0)
+        printf("Clock scaled (--tc-scale): reference %" PRId64 " nodes/s\n", ref_nps);
+    if (n > 0)
+        printf("Workers' benches of its engines:\n");
+    for (int i = 0; i < n; i++) {
+        char line[STORE_TEXT_MAX * 2], shown[STORE_TEXT_MAX * 4];
+        snprintf(line, sizeof line, "  %s %s%.16s: bench %" PRId64 ", %" PRId64 " nodes/s%s%s", wb[i].worker_name,
+                 wb[i].sha256[0] ? "build " : "built-in engine", wb[i].sha256, wb[i].bench_nodes, wb[i].nps,
+                 wb[i].refused[0] ? ", REFUSED: " : "", wb[i].refused);
+        xqf_escape(shown, sizeof shown, line);  /* from the network */
+        printf("%s\n", shown);
+    }
+    free(wb);
     return CLI_OK;
 }
 

@@ -32,6 +32,11 @@ enum { BOOK_LINES_MAX = 100000 };
     { "--seed", OPT_INT, "S", "1", .imin = 0, .imax = INT64_MAX, .help = "opening order" },                    \
     CLI_DB_OPTION
 
+/* Fishtest's scaling of the clock by each worker's speed (sprt new, spsa new). */
+#define TC_SCALE_OPTIONS                                                                                      \
+    { "--tc-scale", OPT_FLAG, NULL, NULL, .help = "with --tc: scale the clock on each worker by --ref-nps / its speed" }, \
+    { "--ref-nps", OPT_INT, "N", "1000000", .imin = 1000, .imax = INT64_C(1) << 40, .help = "with --tc-scale: the reference speed, nodes/s of xqf-engine bench" }
+
 /* A run's book: read and checked with the worker's reader, each opening as a line for the store. */
 typedef struct {
     Book *book;
@@ -131,6 +136,16 @@ static int check_new(const Opts *o, const char *command)
     return CLI_OK;
 }
 
+/* --tc-scale goes with a clock. Exit status. */
+static int check_tc_scale(const Opts *o)
+{
+    if (opts_given(o, "--ref-nps") && !opts_given(o, "--tc-scale"))
+        return cli_fail(CLI_USAGE, "--ref-nps goes with --tc-scale");
+    if (opts_given(o, "--tc-scale") && !opts_given(o, "--tc"))
+        return cli_fail(CLI_USAGE, "--tc-scale scales a clock: give --tc (fixed nodes need no scaling)");
+    return CLI_OK;
+}
+
 /* Creates the run (SPSA when spsa is given, else SPRT) and prints its id. Exit status. */
 static int create(const Opts *o, StoreSprtSpec *sp, StoreSpsaSpec *spsa)
 {
@@ -149,6 +164,8 @@ static int create(const Opts *o, StoreSprtSpec *sp, StoreSpsaSpec *spsa)
     }
     if (status == CLI_OK && (spsa ? store_create_spsa(s, spsa, &id) : store_create_sprt(s, sp, &id)) != 0)
         status = cli_fail(CLI_FAIL, "cannot create the run");
+    if (status == CLI_OK && opts_given(o, "--tc-scale") && store_set_ref_nps(s, id, opts_int(o, "--ref-nps")) != 0)
+        status = cli_fail(CLI_FAIL, "cannot record --tc-scale of run %" PRId64, id);
     if (status == CLI_OK)
         printf("%" PRId64 "\n", id);
     store_destroy(&s);
@@ -165,6 +182,7 @@ static const OptSpec SPSA_OPTIONS[] = {
     { "--alpha", OPT_REAL, "A", "0.602", .rmin = 0.001, .rmax = 10, .help = "SPSA schedule: a_k = a / (A + k)^alpha" },
     { "--gamma", OPT_REAL, "G", "0.101", .rmin = 0.001, .rmax = 10, .help = "c_k = c / k^gamma" },
     { "--a-ratio", OPT_REAL, "R", "0.1", .rmin = 0, .rmax = 100, .help = "A = R N" },
+    TC_SCALE_OPTIONS,
     NEW_RUN_OPTIONS,
     OPTS_END,
 };
@@ -182,7 +200,10 @@ static const OptTable SPSA_TABLE = {
         "    Name, int, start, min, max, c_end, r_end\n"
         "--start-file takes start values (and the fixed values of the parameters not\n"
         "tuned) from a parameter file; with --spec, the values the file changes\n"
-        "override the spec's start.  Prints the run id.\n",
+        "override the spec's start.  Prints the run id.\n"
+        "--tc-scale (with --tc) scales the clock on each worker by --ref-nps divided\n"
+        "by that worker's speed (its bench's nodes per second for the run's engines,\n"
+        "the factor held within 0.25-4), as Fishtest does for mixed hardware.\n",
 };
 
 /* One line of a spec file: *got true with *q filled, false for a blank or comment line. Exit status. */
@@ -324,6 +345,8 @@ int tune_cmd_spsa(int argc, char **argv)
         return cli_fail(CLI_USAGE, "spsa new: --pairs N is required");
     if (opts_given(&o, "--params") && opts_given(&o, "--spec"))
         return cli_fail(CLI_USAGE, "spsa new: give --params or --spec, not both");
+    if ((status = check_tc_scale(&o)) != CLI_OK)
+        return status;
     StoreSpsaSpec spec = { .alpha = opts_real(&o, "--alpha"), .gamma = opts_real(&o, "--gamma"),
                            .a_ratio = opts_real(&o, "--a-ratio"), .run.max_pairs = opts_int(&o, "--pairs") };
     Params start;
@@ -364,6 +387,7 @@ static const OptSpec SPRT_OPTIONS[] = {
     { "--base-ref", OPT_TEXT, "REF", NULL, .help = "or the base side's git commit, built" },
     { "--repo", OPT_TEXT, "DIR", ".", .help = "with --test-ref/--base-ref: the git repository" },
     { "--sign-key", OPT_TEXT, "FILE", NULL, .help = "with --test-ref/--base-ref: sign the builds with this operator key" },
+    TC_SCALE_OPTIONS,
     NEW_RUN_OPTIONS,
     OPTS_END,
 };
@@ -386,7 +410,9 @@ static const OptTable SPRT_TABLE = {
         "`Bench: N` checked), then the test is created as with --test-build and\n"
         "--base-build (a ref and a build id may be mixed).  A ref that does not\n"
         "resolve or build, or whose bench is not its Bench: line, ends with\n"
-        "status 2 and no test.\n",
+        "status 2 and no test.\n"
+        "--tc-scale (with --tc) scales the clock on each worker by --ref-nps divided\n"
+        "by that worker's speed, as for spsa new.\n",
 };
 
 /*
@@ -432,6 +458,8 @@ int tune_cmd_sprt(int argc, char **argv)
         if (opts_given(&o, i ? "--base-ref" : "--test-ref") && opts_given(&o, i ? "--base-build" : "--test-build"))
             return cli_fail(CLI_USAGE, "sprt new: give %s or %s, not both", i ? "--base-ref" : "--test-ref",
                             i ? "--base-build" : "--test-build");
+    if ((status = check_tc_scale(&o)) != CLI_OK)
+        return status;
     bool refs = opts_given(&o, "--base-ref") || opts_given(&o, "--test-ref");
     if (!refs && (opts_given(&o, "--repo") || opts_given(&o, "--sign-key")))
         return cli_fail(CLI_USAGE, "sprt new: --repo and --sign-key go with --test-ref/--base-ref");
