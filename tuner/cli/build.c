@@ -73,7 +73,7 @@ static const OptTable BUILD_TABLE = {
         "archive) into a clean temporary folder, built there (Release, the\n"
         "project's own CMake, the xqf-engine target) and benched; when the\n"
         "commit's message says `Bench: N`, the bench signature must be N.  The\n"
-        "binary goes to DIR of --out as xqf-engine-COMMIT12, and the build is\n"
+        "binary goes to the --out folder as xqf-engine-COMMIT12; the build is\n"
         "recorded with its commit, tree and subject.  A commit whose tree was\n"
         "built before reuses that build (checked against its Bench: line).\n"
         "A build that fails prints its log's tail.  An unknown ref, a folder that\n"
