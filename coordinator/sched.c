@@ -263,6 +263,7 @@ int sched_refresh(Sched *s, int64_t now_ms, int64_t max_age_ms)
         return 0;
     StoreRun *fresh;
     StoreWorkerBench *refused;
+    StoreRunCheck *checks;
     int nrefused = store_worker_benches(s->store, 0, &refused);
     if (nrefused < 0)
         return -1;
@@ -272,13 +273,27 @@ int sched_refresh(Sched *s, int64_t now_ms, int64_t max_age_ms)
     int n = store_active_runs(s->store, &fresh);
     if (n < 0)
         return -1;
+    /* after the runs: every run read has its row (one created meanwhile waits for the next refresh) */
+    int nchecks = store_active_checks(s->store, &checks);
+    if (nchecks < 0) {
+        free(fresh);
+        return -1;
+    }
     SchedRun *runs = calloc(n > 0 ? (size_t)n : 1, sizeof *runs);
     if (!runs) {
         free(fresh);
+        free(checks);
         return -1;
     }
     for (int i = 0; i < n; i++) {
         runs[i].run = fresh[i];
+        /* read at each refresh: a build registered again may have another signature */
+        for (int j = 0; j < nchecks; j++)
+            if (checks[j].run == fresh[i].id) {
+                runs[i].bench0 = checks[j].bench0;
+                runs[i].bench1 = checks[j].bench1;
+                runs[i].ref_nps = checks[j].ref_nps;
+            }
         for (int j = 0; j < s->count; j++)
             if (s->runs[j].loaded && s->runs[j].run.id == fresh[i].id) {
                 /* keep the book already loaded */
@@ -287,9 +302,6 @@ int sched_refresh(Sched *s, int64_t now_ms, int64_t max_age_ms)
                 runs[i].perm = s->runs[j].perm;
                 runs[i].random_plies = s->runs[j].random_plies;
                 runs[i].depth = s->runs[j].depth;
-                runs[i].bench0 = s->runs[j].bench0;
-                runs[i].bench1 = s->runs[j].bench1;
-                runs[i].ref_nps = s->runs[j].ref_nps;
                 runs[i].loaded = true;
                 s->runs[j].run.book = NULL;
                 s->runs[j].run.book_lines = 0;
@@ -300,6 +312,7 @@ int sched_refresh(Sched *s, int64_t now_ms, int64_t max_age_ms)
         run_free(&s->runs[j]);
     free(s->runs);
     free(fresh);
+    free(checks);
     s->runs = runs;
     s->count = n;
     s->stale = false;
@@ -328,17 +341,6 @@ static int load_book(Sched *s, SchedRun *r)
         return rc < 0 ? -1 : 1;
     r->random_plies = data.random_plies;
     r->depth = data.depth;
-    /* What workers check their builds against, and the reference of a scaled clock. */
-    int64_t builds[2];
-    StoreBuild b;
-    if ((rc = store_run_builds(s->store, r->run.id, &builds[0], &builds[1])) <= 0 ||
-        (rc = store_run_ref_nps(s->store, r->run.id, &r->ref_nps)) <= 0)
-        return rc < 0 ? -1 : 1;
-    for (int k = 0; k < 2; k++) {
-        if (builds[k] && (rc = store_load_build(s->store, builds[k], &b)) <= 0)
-            return rc < 0 ? -1 : 1;
-        *(k ? &r->bench1 : &r->bench0) = builds[k] ? b.bench_nodes : 0;
-    }
     StoreRun full;
     rc = store_load_run(s->store, r->run.id, &full, true);
     if (rc <= 0)

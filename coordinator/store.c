@@ -71,6 +71,10 @@
       "LEFT JOIN engine_builds b ON b.id IN (r.test_build, r.base_build) WHERE r.id = $1) "      \
       "OR (wb.sha256 = '' AND EXISTS (SELECT 1 FROM runs r WHERE r.id = $1 AND "                 \
       "(r.test_build IS NULL OR r.base_build IS NULL))) END ORDER BY w.name, wb.sha256", 1)      \
+    S(FORGET_BENCHES, "DELETE FROM worker_builds WHERE sha256 = $1", 1)                        \
+    S(ACTIVE_CHECKS, "SELECT r.id, coalesce(t.bench_nodes, 0), coalesce(b.bench_nodes, 0), r.ref_nps "  \
+                     "FROM runs r LEFT JOIN engine_builds t ON t.id = r.test_build "              \
+                     "LEFT JOIN engine_builds b ON b.id = r.base_build WHERE r.state = 'active'", 0) \
     S(RUN_BUILDS, "SELECT coalesce(test_build, 0), coalesce(base_build, 0) FROM runs WHERE id = $1", 1) \
     S(RUN_REF_NPS, "SELECT ref_nps FROM runs WHERE id = $1", 1)                                  \
     S(SET_REF_NPS, "UPDATE runs SET ref_nps = $2 WHERE id = $1", 2)
@@ -1627,6 +1631,14 @@ int store_worker_bench(Store *s, int64_t worker, const char *sha256, int64_t ben
     return res ? 0 : -1;
 }
 
+int store_forget_benches(Store *s, const char *sha256)
+{
+    const char *p[1] = { sha256 };
+    PGresult *res = run(s, ST_FORGET_BENCHES, p, PGRES_COMMAND_OK);
+    PQclear(res);
+    return res ? 0 : -1;
+}
+
 int store_worker_benches(Store *s, int64_t run_id, StoreWorkerBench **out)
 {
     Nums n;
@@ -1660,6 +1672,23 @@ int store_run_builds(Store *s, int64_t run_id, int64_t *test_build, int64_t *bas
     *base_build = found ? get_i64(res, 0, 1) : 0;
     PQclear(res);
     return found;
+}
+
+int store_active_checks(Store *s, StoreRunCheck **out)
+{
+    int count;
+    PGresult *res = fetch_rows(s, ST_ACTIVE_CHECKS, NULL, sizeof **out, (void **)out, &count);
+    if (!res)
+        return -1;
+    for (int i = 0; i < count; i++) {
+        StoreRunCheck *c = &(*out)[i];
+        c->run = get_i64(res, i, 0);
+        c->bench0 = get_i64(res, i, 1);
+        c->bench1 = get_i64(res, i, 2);
+        c->ref_nps = get_i64(res, i, 3);
+    }
+    PQclear(res);
+    return count;
 }
 
 int store_run_ref_nps(Store *s, int64_t run_id, int64_t *ref_nps)

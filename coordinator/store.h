@@ -474,6 +474,9 @@ int store_build_of_tree(Store *s, const char *tree, int64_t *id);
 int store_worker_bench(Store *s, int64_t worker, const char *sha256, int64_t bench_nodes, int64_t nps,
                        const char *refused);
 
+/* Forgets every worker's bench of the binary sha256 (registered again: its signature may differ). 0 or -1. */
+int store_forget_benches(Store *s, const char *sha256);
+
 /* A worker's bench of a build, as xqf-tune show and the status list it. */
 typedef struct {
     int64_t worker;
@@ -491,6 +494,15 @@ typedef struct {
 int store_worker_benches(Store *s, int64_t run, StoreWorkerBench **out);
 /* The builds (ids, 0: the built-in engine) a run's test and base play. Returns 1, 0 (no such run) or -1. */
 int store_run_builds(Store *s, int64_t run, int64_t *test_build, int64_t *base_build);
+/* What workers check an active run's tasks against, and its --tc-scale reference. */
+typedef struct {
+    int64_t run;
+    int64_t bench0, bench1;          /* the recorded bench signatures of its test and base builds (0: none) */
+    int64_t ref_nps;                 /* 0: its clock is not scaled */
+} StoreRunCheck;
+
+/* Every active run's checks. Returns the count or -1; *out malloc'd. */
+int store_active_checks(Store *s, StoreRunCheck **out);
 /* A run's reference speed for --tc-scale (0: its clock is not scaled). Returns 1, 0 (no such run) or -1. */
 int store_run_ref_nps(Store *s, int64_t run, int64_t *ref_nps);
 /* Sets it. 0 or -1. */

@@ -7,7 +7,8 @@
  * the task with the reason; the coordinator stores the refusal, offers
  * that worker the run no more (one refusal, no quarantine), and shows it
  * in xqf-tune show and xqf-coordinator --status; the worker still plays
- * other runs.  A --tc-scale run has its clock scaled on the worker by the
+ * other runs, and plays the build once it is registered again with its
+ * true signature.  A --tc-scale run has its clock scaled on the worker by the
  * reference speed against the one it measured.
  */
 #include <criterion/criterion.h>
@@ -217,6 +218,13 @@ Test(bench_check, a_build_whose_bench_differs_is_refused_and_kept_from_the_worke
     n = wait_benches(scaled, 1, false, &wb);
     cr_assert(n >= 1 && wb[0].sha256[0] == '\0' && wb[0].nps > 1000, "the built-in engine's speed is stored");
     free(wb);
+
+    /* the bad build registered again (its true signature): the refusals are forgotten, the worker plays it */
+    snprintf(args, sizeof args, "build --binary '%s' --name bad", bad);
+    cr_assert_eq(tune_number(args), bad_id);
+    cr_assert(cu_wait_finished(store, run, 90, &r), "the run of the corrected build did not finish (log %s)", wlog);
+    cr_assert_eq(r.counts.pairs, 4);
+    store_run_free(&r);
 }
 
 Test(bench_check, bad_options)

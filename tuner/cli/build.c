@@ -225,7 +225,8 @@ static int record(Store *s, const char *binary, const StoreBuild *b, const Store
         return cli_fail(CLI_FAIL, "cannot read %s (or larger than %d MB)", binary, BINARY_MAX >> 20);
     bool own_tx = store_begin(s) == 0;
     bool ok = own_tx && store_add_build(s, b, &build_id) == 0 && store_build_blob(s, build_id, bytes, len) == 0 &&
-              (!src || store_set_build_source(s, build_id, src) == 0) && store_commit(s) == 0;
+              (!src || store_set_build_source(s, build_id, src) == 0) &&
+              store_forget_benches(s, b->sha256) == 0 && store_commit(s) == 0;
     free(bytes);
     if (!ok) {
         store_rollback(s);
