@@ -50,7 +50,8 @@ static void teardown(void)
     unsetenv("XQF_CACHE");
 }
 
-TestSuite(bench_check, .init = setup, .fini = teardown, .timeout = 200);
+/* long: under ASan each bench takes about 30 s (and blocks the worker's loop meanwhile, hence the lease of 90 s) */
+TestSuite(bench_check, .init = setup, .fini = teardown, .timeout = 560);
 
 /* A shell command's stdout into out (stderr to the log). The exit status. */
 static int sh(char *out, size_t size, const char *cmd)
@@ -104,7 +105,7 @@ static int count_in(const char *path, const char *needle)
 /* Waits until the worker's benches of run include n rows (refused ones when refused). */
 static int wait_benches(int64_t run, int n, bool refused, StoreWorkerBench **out)
 {
-    for (double t0 = cu_now(); cu_now() - t0 < 60; cu_sleep_ms(200)) {
+    for (double t0 = cu_now(); cu_now() - t0 < 200; cu_sleep_ms(200)) {
         int got = store_worker_benches(store, run, out), match = 0;
         cr_assert_geq(got, 0);
         for (int i = 0; i < got; i++)
@@ -146,7 +147,7 @@ Test(bench_check, a_build_whose_bench_differs_is_refused_and_kept_from_the_worke
     cr_assert_gt(run, 0);
 
     setenv("XQF_CACHE", cache, 1);
-    cu_track(cu_coordinator(db, port, "20", logfile));
+    cu_track(cu_coordinator(db, port, "90", logfile));
     const char *extra[] = { "--allow-unsigned", NULL };
     cu_track(cu_worker_args(port, "w1", 1, wlog, extra));
 
@@ -178,7 +179,7 @@ Test(bench_check, a_build_whose_bench_differs_is_refused_and_kept_from_the_worke
      * benched (at most its 3 slots) refused once each, none after, nothing
      * quarantined, no pair played.
      */
-    for (double t0 = cu_now(); count_in(wlog, "refusing task") == 0 && cu_now() - t0 < 30;)
+    for (double t0 = cu_now(); count_in(wlog, "refusing task") == 0 && cu_now() - t0 < 120;)
         cu_sleep_ms(100);
     cu_sleep_ms(2000);
     int refusals = count_in(wlog, "refusing task");
@@ -206,7 +207,7 @@ Test(bench_check, a_build_whose_bench_differs_is_refused_and_kept_from_the_worke
              "--pairs-per-task 1 --max-pairs 1 --elo0 -500 --elo1 500 --priority 5");
     int64_t scaled = tune_number(args);
     cr_assert_gt(scaled, 0);
-    cr_assert(cu_wait_finished(store, scaled, 90, &r), "the scaled run did not finish (log %s)", wlog);
+    cr_assert(cu_wait_finished(store, scaled, 200, &r), "the scaled run did not finish (log %s)", wlog);
     cr_assert_eq(r.counts.pairs, 1);
     store_run_free(&r);
     int64_t ref;
@@ -222,7 +223,7 @@ Test(bench_check, a_build_whose_bench_differs_is_refused_and_kept_from_the_worke
     /* the bad build registered again (its true signature): the refusals are forgotten, the worker plays it */
     snprintf(args, sizeof args, "build --binary '%s' --name bad", bad);
     cr_assert_eq(tune_number(args), bad_id);
-    cr_assert(cu_wait_finished(store, run, 90, &r), "the run of the corrected build did not finish (log %s)", wlog);
+    cr_assert(cu_wait_finished(store, run, 200, &r), "the run of the corrected build did not finish (log %s)", wlog);
     cr_assert_eq(r.counts.pairs, 4);
     store_run_free(&r);
 }

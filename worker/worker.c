@@ -184,8 +184,10 @@ static const char *check_engines(Worker *w, XqfMsg_task *m, char *const paths[2]
             snprintf(err, errlen, "%s", why[k]);
             return err;
         }
-    bool clock = m->nodes == 0 && m->depth == 0 && m->base_ms > 0;
-    if (m->ref_nps > 0 && m->ref_nps <= INT64_MAX && clock) {
+    /* a clock within xqf-tune's limits (a day, an hour), a reference within --ref-nps': no overflow below */
+    bool clock = m->nodes == 0 && m->depth == 0 && m->base_ms > 0 && m->base_ms <= 86400000 && m->inc_ms >= 0 &&
+                 m->inc_ms <= 3600000;
+    if (m->ref_nps > 0 && m->ref_nps <= UINT64_C(1) << 40 && clock) {
         for (int k = 0; k < 2; k++)
             if (!nps[k])
                 nps[k] = own_nps(w);
