@@ -27,6 +27,8 @@ typedef struct {
     bool loaded;
     bool exhausted;                  /* nothing to give until the next refresh */
     int random_plies, depth;         /* data runs (store_data_settings), read with the book */
+    int64_t bench0, bench1;          /* the recorded bench signatures of build0, build1 (0: none) */
+    int64_t ref_nps;                 /* --tc-scale's reference speed (0: the clock is not scaled) */
 } SchedRun;
 
 /* The scheduling hooks of a run kind (run_kinds.def). */
@@ -50,6 +52,8 @@ struct Sched {
     int ntouched;
     bool touched_overflow;
     int64_t progress_ms;             /* when the stop rules were last checked */
+    StoreWorkerBench *refused;       /* builds workers refused (013_git_builds.sql), read with the runs */
+    int nrefused;
 };
 
 /* ---- run kinds --------------------------------------------------------------- */
@@ -247,6 +251,7 @@ void sched_destroy(Sched **sp)
     for (int i = 0; i < s->count; i++)
         run_free(&s->runs[i]);
     free(s->runs);
+    free(s->refused);
     free(s);
     *sp = NULL;
 }
@@ -258,16 +263,38 @@ int sched_refresh(Sched *s, int64_t now_ms, int64_t max_age_ms)
     if (!s->stale && now_ms - s->refreshed_ms < max_age_ms)
         return 0;
     StoreRun *fresh;
+    StoreWorkerBench *refused;
+    StoreRunCheck *checks;
+    int nrefused = store_worker_benches(s->store, 0, &refused);
+    if (nrefused < 0)
+        return -1;
+    free(s->refused);
+    s->refused = refused;
+    s->nrefused = nrefused;
     int n = store_active_runs(s->store, &fresh);
     if (n < 0)
         return -1;
+    /* after the runs: every run read has its row (one created meanwhile waits for the next refresh) */
+    int nchecks = store_active_checks(s->store, &checks);
+    if (nchecks < 0) {
+        free(fresh);
+        return -1;
+    }
     SchedRun *runs = calloc(n > 0 ? (size_t)n : 1, sizeof *runs);
     if (!runs) {
         free(fresh);
+        free(checks);
         return -1;
     }
     for (int i = 0; i < n; i++) {
         runs[i].run = fresh[i];
+        /* read at each refresh: a build registered again may have another signature */
+        for (int j = 0; j < nchecks; j++)
+            if (checks[j].run == fresh[i].id) {
+                runs[i].bench0 = checks[j].bench0;
+                runs[i].bench1 = checks[j].bench1;
+                runs[i].ref_nps = checks[j].ref_nps;
+            }
         for (int j = 0; j < s->count; j++)
             if (s->runs[j].loaded && s->runs[j].run.id == fresh[i].id) {
                 /* keep the book already loaded */
@@ -286,6 +313,7 @@ int sched_refresh(Sched *s, int64_t now_ms, int64_t max_age_ms)
         run_free(&s->runs[j]);
     free(s->runs);
     free(fresh);
+    free(checks);
     s->runs = runs;
     s->count = n;
     s->stale = false;
@@ -365,6 +393,9 @@ static int fill_task(const SchedRun *r, const StoreLease *l, XqfMsg *m)
     snprintf(t->params1, sizeof t->params1, "%s", l->params1);
     snprintf(t->build0, sizeof t->build0, "%s", run->build0);
     snprintf(t->build1, sizeof t->build1, "%s", run->build1);
+    t->bench0 = r->bench0;
+    t->bench1 = r->bench1;
+    t->ref_nps = r->ref_nps > 0 ? (uint64_t)r->ref_nps : 0;
     const StoreAdjudication *a = &run->adjudication;
     t->resign_moves = a->resign_moves;
     t->resign_score = a->resign_score;
@@ -399,10 +430,23 @@ static int serve_order(const void *a, const void *b)
     return x->run.id < y->run.id ? -1 : x->run.id > y->run.id;
 }
 
-/* Whether r can serve a worker of this build now (its book loaded). 1, 0, or -1 on a database error. */
-static int can_serve(Sched *s, SchedRun *r, const char *build)
+/* Whether worker refused one of the builds r plays (its bench did not match). */
+static bool refused_by(const Sched *s, const SchedRun *r, int64_t worker)
 {
-    if (r->exhausted || (r->run.build_id[0] && strcmp(r->run.build_id, build) != 0))
+    for (int i = 0; i < s->nrefused; i++)
+        if (s->refused[i].worker == worker && s->refused[i].sha256[0] &&
+            (strcmp(s->refused[i].sha256, r->run.build0) == 0 || strcmp(s->refused[i].sha256, r->run.build1) == 0))
+            return true;
+    return false;
+}
+
+/*
+ * Whether r can serve this worker of this build now (its book loaded): not
+ * when it plays a build the worker refused.  1, 0, or -1 on a database error.
+ */
+static int can_serve(Sched *s, SchedRun *r, int64_t worker, const char *build)
+{
+    if (r->exhausted || (r->run.build_id[0] && strcmp(r->run.build_id, build) != 0) || refused_by(s, r, worker))
         return 0;
     int rc = load_book(s, r);
     if (rc < 0)
@@ -479,7 +523,7 @@ int sched_claim_batch(Sched *s, const int64_t *workers, const char *const *build
             SchedRun *best = NULL;
             for (int j = 0; rc == 0 && j < s->count; j++) {
                 SchedRun *r = &s->runs[j];
-                int ok = can_serve(s, r, builds[i]);
+                int ok = can_serve(s, r, workers[i], builds[i]);
                 if (ok < 0)
                     rc = -1;
                 else if (ok && (!best || serve_order(&r, &best) < 0))

@@ -99,7 +99,7 @@ static bool needs_db(XqfMsgType t)
 {
     return t == XQF_MSG_HELLO || t == XQF_MSG_TASK_REQUEST || t == XQF_MSG_RESULT ||
            t == XQF_MSG_HEARTBEAT || t == XQF_MSG_HANDBACK || t == XQF_MSG_STATUS_REQUEST ||
-           t == XQF_MSG_BUILD_REQUEST;
+           t == XQF_MSG_BUILD_REQUEST || t == XQF_MSG_BENCH;
 }
 
 static void make_ack(XqfMsg *out, uint64_t task, uint64_t lease, const char *status, int64_t pairs,
@@ -201,6 +201,12 @@ static const char *chunk_allowed(PeerChunk *c, const XqfMsg_build_request *b, in
     return "build_request: one chunk at a time: ask for the next after receiving the last (retry later)";
 }
 
+/* Whether text is a SHA-256 in hex (64 lowercase hex digits), as the builds table keeps them. */
+static bool valid_sha(const char *text)
+{
+    return strlen(text) == 64 && strspn(text, "0123456789abcdef") == 64;
+}
+
 /* Handles a message that needs the database, inside the caller's transaction. 0, or -1 on a database error. */
 static int handle_db(Server *S, Item *it)
 {
@@ -296,6 +302,23 @@ static int handle_db(Server *S, Item *it)
         if (rc > 0 && h->refused)
             e->chunk.sha256[0] = '\0';
         make_ack(&it->out, h->task_id, h->lease, rc ? "ok" : "stale", 0, true);
+        return 0;
+    }
+    case XQF_MSG_BENCH: {
+        /* A worker's bench of a build: its speed, or a refusal that keeps the build from it (sched.c). */
+        const XqfMsg_bench *b = &in->u.bench;
+        PeerEntry *e = peer_find(&S->peers, &it->peer);
+        it->reply = false;
+        if (!e || (b->sha256[0] && !valid_sha(b->sha256)) || b->nodes < 0 || b->nps < 0) {
+            log_warn("a bench report ignored (%s)", e ? "bad values" : "no hello");
+            return 0;
+        }
+        if (store_worker_bench(S->store, e->worker, b->sha256, b->nodes, b->nps, b->refused) != 0)
+            return -1;
+        if (b->refused[0]) {
+            log_warn("worker %lld refuses build %.16s: %s", (long long)e->worker, b->sha256, b->refused);
+            sched_invalidate(S->sched);
+        }
         return 0;
     }
     case XQF_MSG_BUILD_REQUEST: {

@@ -59,6 +59,18 @@ int status_lines(Store *store, int max_runs, XqfStrs *workers, XqfStrs *runs)
         rc = xqf_strs_push(workers, shown);
     }
     free(w);
+    /* the builds workers refused (their bench did not match): the coordinator offers them no more */
+    StoreWorkerBench *wb = NULL;
+    int nb = rc == 0 ? store_worker_benches(store, 0, &wb) : 0;
+    if (nb < 0)
+        return -1;
+    for (int i = 0; i < nb && rc == 0 && (int)workers->count < XQF_STATUS_ROWS; i++) {
+        snprintf(line, sizeof line, "worker %s REFUSES build %.16s: %.400s", wb[i].worker_name, wb[i].sha256,
+                 wb[i].refused);
+        xqf_escape(shown, sizeof shown, line);
+        rc = xqf_strs_push(workers, shown);
+    }
+    free(wb);
     StoreRun *r;
     int nr = rc == 0 ? store_list_runs(store, max_runs > 0 && max_runs < XQF_STATUS_ROWS ? max_runs : XQF_STATUS_ROWS, &r) : -1;
     if (nr < 0)

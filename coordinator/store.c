@@ -54,6 +54,32 @@
     S(DATA_TOTALS, "SELECT count(*), coalesce(sum(plies), 0)::bigint, "                          \
                    "coalesce(sum(pg_column_size(d.*)), 0)::bigint FROM data_games d WHERE run_id = $1", 1)
 
+/* Builds from git and the workers' benches of builds (013_git_builds.sql). */
+#define GIT_STATEMENTS(S)                                                                        \
+    S(BUILD_SOURCE_SET, "UPDATE engine_builds SET git_commit = nullif($2, ''), "                 \
+                        "git_tree = nullif($3, ''), git_subject = $4 WHERE id = $1", 4)          \
+    S(BUILD_SOURCE, "SELECT coalesce(git_commit, ''), coalesce(git_tree, ''), "                  \
+                    "coalesce(git_subject, '') FROM engine_builds WHERE id = $1", 1)             \
+    S(BUILD_OF_TREE, "SELECT id FROM engine_builds WHERE git_tree = $1 ORDER BY id LIMIT 1", 1)  \
+    S(WORKER_BENCH, "INSERT INTO worker_builds (worker_id, sha256, bench_nodes, nps, refused) "  \
+                    "VALUES ($1, $2, $3, $4, nullif($5, '')) ON CONFLICT (worker_id, sha256) DO " \
+                    "UPDATE SET bench_nodes = EXCLUDED.bench_nodes, nps = EXCLUDED.nps, "        \
+                    "refused = EXCLUDED.refused, measured_at = now()", 5)                        \
+    S(WORKER_BENCHES,                                                                            \
+      "SELECT wb.worker_id, w.name, wb.sha256, wb.bench_nodes, wb.nps, coalesce(wb.refused, '') " \
+      "FROM worker_builds wb JOIN workers w ON w.id = wb.worker_id WHERE CASE WHEN $1 = 0 "      \
+      "THEN wb.refused IS NOT NULL ELSE wb.sha256 IN (SELECT coalesce(b.sha256, '') FROM runs r " \
+      "LEFT JOIN engine_builds b ON b.id IN (r.test_build, r.base_build) WHERE r.id = $1) "      \
+      "OR (wb.sha256 = '' AND EXISTS (SELECT 1 FROM runs r WHERE r.id = $1 AND "                 \
+      "(r.test_build IS NULL OR r.base_build IS NULL))) END ORDER BY w.name, wb.sha256", 1)      \
+    S(FORGET_BENCHES, "DELETE FROM worker_builds WHERE sha256 = $1", 1)                        \
+    S(ACTIVE_CHECKS, "SELECT r.id, coalesce(t.bench_nodes, 0), coalesce(b.bench_nodes, 0), r.ref_nps "  \
+                     "FROM runs r LEFT JOIN engine_builds t ON t.id = r.test_build "              \
+                     "LEFT JOIN engine_builds b ON b.id = r.base_build WHERE r.state = 'active'", 0) \
+    S(RUN_BUILDS, "SELECT coalesce(test_build, 0), coalesce(base_build, 0) FROM runs WHERE id = $1", 1) \
+    S(RUN_REF_NPS, "SELECT ref_nps FROM runs WHERE id = $1", 1)                                  \
+    S(SET_REF_NPS, "UPDATE runs SET ref_nps = $2 WHERE id = $1", 2)
+
 /* Every statement the coordinator runs: name, SQL, parameter count. */
 #define STATEMENTS(S)                                                                            \
     S(HELLO, "SELECT xqf_hello($1, $2, $3, $4, $5, $6)", 6)                                      \
@@ -150,7 +176,8 @@
     S(RELEASE, "RELEASE SAVEPOINT xqf_sp", 0)                                                    \
     S(ROLLBACK_TO, "ROLLBACK TO SAVEPOINT xqf_sp", 0)                                            \
     S(COMMIT, "COMMIT", 0)                                                                       \
-    DATA_STATEMENTS(S)
+    DATA_STATEMENTS(S)                                                                           \
+    GIT_STATEMENTS(S)
 
 typedef enum {
 #define S(id, sql, n) ST_##id,
@@ -1558,6 +1585,141 @@ int store_build_chunk(Store *s, const char *sha256, int64_t offset, size_t max, 
     }
     PQclear(res);
     return found;
+}
+
+/* ---- builds from git, and the workers' checks of builds ------------------------- */
+
+int store_set_build_source(Store *s, int64_t id, const StoreBuildSource *src)
+{
+    Nums n;
+    const char *p[4] = { num(&n, 0, id), src->commit, src->tree, src->subject };
+    PGresult *res = run(s, ST_BUILD_SOURCE_SET, p, PGRES_COMMAND_OK);
+    PQclear(res);
+    return res ? 0 : -1;
+}
+
+int store_build_source(Store *s, int64_t id, StoreBuildSource *out)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, id) };
+    PGresult *res = run(s, ST_BUILD_SOURCE, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    memset(out, 0, sizeof *out);
+    if (found) {
+        get_text(res, 0, 0, out->commit, sizeof out->commit);
+        get_text(res, 0, 1, out->tree, sizeof out->tree);
+        get_text(res, 0, 2, out->subject, sizeof out->subject);
+    }
+    PQclear(res);
+    return found;
+}
+
+int store_build_of_tree(Store *s, const char *tree, int64_t *id)
+{
+    const char *p[1] = { tree };
+    PGresult *res = run(s, ST_BUILD_OF_TREE, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found)
+        *id = get_i64(res, 0, 0);
+    PQclear(res);
+    return found;
+}
+
+int store_worker_bench(Store *s, int64_t worker, const char *sha256, int64_t bench_nodes, int64_t nps,
+                       const char *refused)
+{
+    Nums n;
+    const char *p[5] = { num(&n, 0, worker), sha256, num(&n, 1, bench_nodes), num(&n, 2, nps),
+                         refused ? refused : "" };
+    PGresult *res = run(s, ST_WORKER_BENCH, p, PGRES_COMMAND_OK);
+    PQclear(res);
+    return res ? 0 : -1;
+}
+
+int store_forget_benches(Store *s, const char *sha256)
+{
+    const char *p[1] = { sha256 };
+    PGresult *res = run(s, ST_FORGET_BENCHES, p, PGRES_COMMAND_OK);
+    PQclear(res);
+    return res ? 0 : -1;
+}
+
+int store_worker_benches(Store *s, int64_t run_id, StoreWorkerBench **out)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, run_id) };
+    int count;
+    PGresult *res = fetch_rows(s, ST_WORKER_BENCHES, p, sizeof **out, (void **)out, &count);
+    if (!res)
+        return -1;
+    for (int i = 0; i < count; i++) {
+        StoreWorkerBench *b = &(*out)[i];
+        b->worker = get_i64(res, i, 0);
+        get_text(res, i, 1, b->worker_name, sizeof b->worker_name);
+        get_text(res, i, 2, b->sha256, sizeof b->sha256);
+        b->bench_nodes = get_i64(res, i, 3);
+        b->nps = get_i64(res, i, 4);
+        get_text(res, i, 5, b->refused, sizeof b->refused);
+    }
+    PQclear(res);
+    return count;
+}
+
+int store_run_builds(Store *s, int64_t run_id, int64_t *test_build, int64_t *base_build)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, run_id) };
+    PGresult *res = run(s, ST_RUN_BUILDS, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    *test_build = found ? get_i64(res, 0, 0) : 0;
+    *base_build = found ? get_i64(res, 0, 1) : 0;
+    PQclear(res);
+    return found;
+}
+
+int store_active_checks(Store *s, StoreRunCheck **out)
+{
+    int count;
+    PGresult *res = fetch_rows(s, ST_ACTIVE_CHECKS, NULL, sizeof **out, (void **)out, &count);
+    if (!res)
+        return -1;
+    for (int i = 0; i < count; i++) {
+        StoreRunCheck *c = &(*out)[i];
+        c->run = get_i64(res, i, 0);
+        c->bench0 = get_i64(res, i, 1);
+        c->bench1 = get_i64(res, i, 2);
+        c->ref_nps = get_i64(res, i, 3);
+    }
+    PQclear(res);
+    return count;
+}
+
+int store_run_ref_nps(Store *s, int64_t run_id, int64_t *ref_nps)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, run_id) };
+    PGresult *res = run(s, ST_RUN_REF_NPS, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    *ref_nps = found ? get_i64(res, 0, 0) : 0;
+    PQclear(res);
+    return found;
+}
+
+int store_set_ref_nps(Store *s, int64_t run_id, int64_t ref_nps)
+{
+    Nums n;
+    const char *p[2] = { num(&n, 0, run_id), num(&n, 1, ref_nps) };
+    PGresult *res = run(s, ST_SET_REF_NPS, p, PGRES_COMMAND_OK);
+    PQclear(res);
+    return res ? 0 : -1;
 }
 
 static void quiet(void *arg, const char *message)

@@ -458,4 +458,64 @@ int store_build_chunk(Store *s, const char *sha256, int64_t offset, size_t max, 
                       int64_t *total, char name[STORE_NAME_MAX + 1], char signature[STORE_SIG_HEX + 1]);
 
 
+/* ---- builds from git, and the workers' checks of builds (013_git_builds.sql) ---- */
+
+/* Where a build came from: a git commit (xqf-tune build --ref). */
+typedef struct {
+    char commit[STORE_NAME_MAX + 1]; /* hex object name ("" not from git) */
+    char tree[STORE_NAME_MAX + 1];   /* the commit's tree */
+    char subject[STORE_TEXT_MAX + 1];/* the first line of its message */
+} StoreBuildSource;
+
+/* Records where build id came from. 0 or -1. */
+int store_set_build_source(Store *s, int64_t id, const StoreBuildSource *src);
+/* Where build id came from (all "" when not from git). Returns 1, 0 (no such build) or -1. */
+int store_build_source(Store *s, int64_t id, StoreBuildSource *out);
+/* The first build made from a tree (its id), to reuse: returns 1 with *id, 0 (none) or -1. */
+int store_build_of_tree(Store *s, const char *tree, int64_t *id);
+
+/*
+ * A worker's bench of a build (sha256 "" its own engine): the signature
+ * it found, its nodes per second, and refused the reason it refuses the
+ * build ("" or NULL: it matched).  The latest replaces an earlier one.
+ * 0 or -1.
+ */
+int store_worker_bench(Store *s, int64_t worker, const char *sha256, int64_t bench_nodes, int64_t nps,
+                       const char *refused);
+
+/* Forgets every worker's bench of the binary sha256 (registered again: its signature may differ). 0 or -1. */
+int store_forget_benches(Store *s, const char *sha256);
+
+/* A worker's bench of a build, as xqf-tune show and the status list it. */
+typedef struct {
+    int64_t worker;
+    char worker_name[STORE_NAME_MAX + 1];
+    char sha256[STORE_NAME_MAX + 1];
+    int64_t bench_nodes, nps;
+    char refused[STORE_TEXT_MAX + 1];/* "" when it plays the build */
+} StoreWorkerBench;
+
+/*
+ * The benches of the builds run plays (run > 0; its built-in engine's
+ * too), or, run 0, every refused one.  Returns the count or -1; *out
+ * malloc'd.
+ */
+int store_worker_benches(Store *s, int64_t run, StoreWorkerBench **out);
+/* The builds (ids, 0: the built-in engine) a run's test and base play. Returns 1, 0 (no such run) or -1. */
+int store_run_builds(Store *s, int64_t run, int64_t *test_build, int64_t *base_build);
+/* What workers check an active run's tasks against, and its --tc-scale reference. */
+typedef struct {
+    int64_t run;
+    int64_t bench0, bench1;          /* the recorded bench signatures of its test and base builds (0: none) */
+    int64_t ref_nps;                 /* 0: its clock is not scaled */
+} StoreRunCheck;
+
+/* Every active run's checks. Returns the count or -1; *out malloc'd. */
+int store_active_checks(Store *s, StoreRunCheck **out);
+/* A run's reference speed for --tc-scale (0: its clock is not scaled). Returns 1, 0 (no such run) or -1. */
+int store_run_ref_nps(Store *s, int64_t run, int64_t *ref_nps);
+/* Sets it. 0 or -1. */
+int store_set_ref_nps(Store *s, int64_t run, int64_t ref_nps);
+
+
 #endif

@@ -6,7 +6,7 @@
 #include <string.h>
 
 static const char SIGNATURE[] = "xqf";
-enum { MAX_DEPTH = 3, MAX_FIELDS = 32 };
+enum { MAX_DEPTH = 3, MAX_FIELDS = 48 };  /* fields in one message (task has 33) */
 
 /* ---- field descriptors, generated from messages.def ---------------------- */
 
@@ -37,6 +37,7 @@ static const MsgInfo *msg_info(XqfMsgType type)
         typedef XqfMsg_##name Cur;                                                               \
         static const Field fields[] = { XQF_FIELDS_##name(XQF_DESC_FIELD) };                    \
         static const MsgInfo info = { #name, doc, fields, (int)(sizeof fields / sizeof fields[0]) }; \
+        _Static_assert(sizeof fields / sizeof fields[0] <= MAX_FIELDS, #name ": more fields than MAX_FIELDS"); \
         return &info;                                                                            \
     }
 #include "messages.def"

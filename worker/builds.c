@@ -13,8 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "files.h"
 #include "log.h"
+#include "process.h"
 #include "sha256.h"
 
 typedef struct {
@@ -30,12 +32,20 @@ typedef struct {
     int64_t asked_ms;                /* last request sent, 0: none yet */
 } Fetch;
 
+/* A build benched by this process (builds_bench). */
+typedef struct {
+    char sha[XQF_SHA256_HEX + 1];
+    BuildBench bench;
+} Benched;
+
 struct BuildCache {
     char dir[PATH_MAX / 2];
     char path[PATH_MAX];             /* builds_path's answer */
     const TrustList *trust;
     bool allow_unsigned;
     Fetch fetches[BUILDS_MAX_FETCHES];
+    Benched benched[BUILDS_BENCHED_MAX];  /* the latest, a ring */
+    int nbenched;
 };
 
 void builds_default_dir(char *out, size_t size)
@@ -425,4 +435,57 @@ int builds_abandon(BuildCache *c)
             n++;
         }
     return n;
+}
+
+/* Runs `path bench` (path hashed as sha before it starts) into *b. */
+static void run_bench(const char *sha, const char *path, BuildBench *b)
+{
+    char err[256], line[512], status[64];
+    char *argv[] = { (char *)path, "bench", NULL };
+    memset(b, 0, sizeof *b);
+    Process *p = process_spawn(argv, sha, err, sizeof err);
+    if (!p) {
+        snprintf(b->why, sizeof b->why, "its bench does not start: %s", err);
+        return;
+    }
+    int64_t deadline = clock_now_us() + (int64_t)BUILDS_BENCH_TIMEOUT_MS * 1000;
+    ProcessRead got;
+    long long v;
+    while ((got = process_read_line(p, deadline, NULL, line, sizeof line)) == PROCESS_LINE) {
+        if (sscanf(line, "Nodes searched: %lld", &v) == 1)
+            b->nodes = v;
+        else if (sscanf(line, "Nodes/second: %lld", &v) == 1)
+            b->nps = v;
+    }
+    bool exited = got == PROCESS_EOF && process_exit_status(p, 5000, status, sizeof status);
+    if (got == PROCESS_TIMEOUT)
+        snprintf(b->why, sizeof b->why, "its bench did not end within %d s", BUILDS_BENCH_TIMEOUT_MS / 1000);
+    else if (!exited || strcmp(status, "exit status 0") != 0)
+        snprintf(b->why, sizeof b->why, "its bench failed (%s)", exited ? status : "it did not exit");
+    else if (b->nodes <= 0)
+        snprintf(b->why, sizeof b->why, "%s", "its bench printed no signature (Nodes searched: N)");
+    if (b->why[0])
+        b->nodes = b->nps = 0;
+    process_destroy(&p, 0);
+}
+
+bool builds_bench(BuildCache *c, const char *sha, const char *path, BuildBench *out)
+{
+    int n = c->nbenched < BUILDS_BENCHED_MAX ? c->nbenched : BUILDS_BENCHED_MAX;
+    for (int i = 0; i < n; i++)
+        if (strcmp(c->benched[i].sha, sha) == 0) {
+            *out = c->benched[i].bench;
+            return false;
+        }
+    int64_t t0 = clock_now_ms();
+    run_bench(sha, path, out);
+    if (out->nodes)
+        log_info("build %.16s: bench %lld, %lld nodes/s (%lld ms)", sha, (long long)out->nodes,
+                 (long long)out->nps, (long long)(clock_now_ms() - t0));
+    else
+        log_warn("build %.16s: %s", sha, out->why);
+    Benched *slot = &c->benched[c->nbenched++ % BUILDS_BENCHED_MAX];
+    snprintf(slot->sha, sizeof slot->sha, "%s", sha);
+    slot->bench = *out;
+    return true;
 }

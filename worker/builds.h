@@ -25,6 +25,12 @@
  * verified.  A cached file is hashed again whenever it is used (and once
  * more right before each engine start, process.h), so a damaged or
  * tampered cache is fetched anew instead of played.
+ *
+ * What runs is checked too (issue 13): on its first use the worker runs
+ * a build's bench once (builds_bench) and compares the signature with the
+ * one recorded when the build was registered (the task's bench0/bench1):
+ * a binary of another architecture or libc, or a miscompile, is refused
+ * with the reason instead of playing (or failing) silently.
  */
 #ifndef XQF_BUILDS_H
 #define XQF_BUILDS_H
@@ -87,6 +93,25 @@ bool builds_next_request(BuildCache *c, int64_t now_ms, XqfMsg *m);
  * dropped.
  */
 int builds_on_chunk(BuildCache *c, const XqfMsg_build_chunk *m, char *err, size_t errlen);
+/* A build's bench on this machine: its signature and speed, or why it did not run. */
+typedef struct {
+    int64_t nodes, nps;              /* nodes 0: the bench failed (why says how) */
+    char why[XQF_TEXT_MAX + 1];
+} BuildBench;
+
+enum { BUILDS_BENCH_TIMEOUT_MS = 300000, BUILDS_BENCHED_MAX = 64 };
+
+/*
+ * The bench of the cached build sha at path (builds_path's answer), run
+ * once per worker process: the first call runs `path bench` (hashed right
+ * before its start, process.h; at most BUILDS_BENCH_TIMEOUT_MS) and keeps
+ * its "Nodes searched" and "Nodes/second", or why it failed (it did not
+ * start: another architecture, a missing library; it crashed; it printed
+ * no signature); later calls give what it found.  Returns true when it
+ * ran now.
+ */
+bool builds_bench(BuildCache *c, const char *sha, const char *path, BuildBench *out);
+
 /* Drops every fetch in progress (the coordinator refused one): returns how many. */
 int builds_abandon(BuildCache *c);
 /* Whether sha is being fetched. */

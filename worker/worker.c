@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "builds.h"
 #include "clock.h"
 #include "log.h"
@@ -55,7 +56,10 @@ struct Worker {
     int64_t hello_ms, hello_backoff, heard_ms, heartbeat_ms;
     int pipe_fd[2];
     BuildCache *builds;              /* engine builds of the tasks' players (builds.h) */
+    int64_t own_nps;                 /* the built-in engine's bench speed (0: not measured yet) */
 };
+
+enum { TC_SCALE_MIN_PERCENT = 25, TC_SCALE_MAX_PERCENT = 400 };  /* --tc-scale's factor, held in 0.25-4 */
 
 static int link_send(Worker *w, const XqfMsg *m) { return w->link.send(w->link.ctx, m); }
 
@@ -112,6 +116,94 @@ static void send_task_msg(Worker *w, XqfMsgType type, uint64_t task, uint64_t le
         snprintf(m.u.handback.reason, sizeof m.u.handback.reason, "%s", reason);
     }
     link_send(w, &m);
+}
+
+/* Tells the coordinator what a build's bench found (sha "" the built-in engine; refused "" it plays it). */
+static void send_bench(Worker *w, const char *sha, int64_t nodes, int64_t nps, const char *refused)
+{
+    XqfMsg m;
+    xqf_msg_init(&m, XQF_MSG_BENCH);
+    snprintf(m.u.bench.sha256, sizeof m.u.bench.sha256, "%s", sha);
+    m.u.bench.nodes = nodes;
+    m.u.bench.nps = nps;
+    snprintf(m.u.bench.refused, sizeof m.u.bench.refused, "%s", refused);
+    link_send(w, &m);
+}
+
+/* The built-in engine's speed, from its bench (run once, in this process, when a scaled clock first needs it). */
+static int64_t own_nps(Worker *w)
+{
+    if (w->own_nps)
+        return w->own_nps;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    uint64_t nodes = out ? bench_run(0, out) : 0;
+    if (out)
+        fclose(out);
+    const char *line = text ? strstr(text, "Nodes/second: ") : NULL;
+    long long nps = 0;
+    if (nodes && line && sscanf(line, "Nodes/second: %lld", &nps) == 1 && nps > 0) {
+        w->own_nps = nps;
+        log_info("built-in engine: bench %llu, %lld nodes/s", (unsigned long long)nodes, nps);
+        send_bench(w, "", (int64_t)nodes, nps, "");
+    }
+    free(text);
+    return w->own_nps;
+}
+
+/*
+ * Checks the engine builds of a task against their recorded bench
+ * signatures (the first use of each runs its bench, builds_bench) and,
+ * with ref_nps, scales the clock of *m by ref_nps / this worker's speed
+ * for its two engines.  NULL, or why the task is refused (in err).
+ */
+static const char *check_engines(Worker *w, XqfMsg_task *m, char *const paths[2], char *err, size_t errlen)
+{
+    int64_t nps[2] = { 0, 0 };
+    char why[2][XQF_TEXT_MAX];
+    for (int k = 0; k < 2; k++) {
+        const char *sha = k ? m->build1 : m->build0;
+        int64_t recorded = k ? m->bench1 : m->bench0;
+        why[k][0] = '\0';
+        if (!*sha)
+            continue;
+        BuildBench b;
+        bool fresh = builds_bench(w->builds, sha, paths[k], &b);
+        if (!b.nodes)
+            snprintf(why[k], sizeof why[k], "engine build %.16s: %.400s", sha, b.why);
+        else if (recorded > 0 && b.nodes != recorded)
+            snprintf(why[k], sizeof why[k], "engine build %.16s: bench signature %lld here, %lld recorded "
+                     "(another architecture or libc, or a miscompile)", sha, (long long)b.nodes, (long long)recorded);
+        if (fresh || why[k][0])
+            send_bench(w, sha, b.nodes, b.nps, why[k]);
+        nps[k] = b.nps;
+    }
+    for (int k = 0; k < 2; k++)
+        if (why[k][0]) {
+            snprintf(err, errlen, "%s", why[k]);
+            return err;
+        }
+    /* a clock within xqf-tune's limits (a day, an hour), a reference within --ref-nps': no overflow below */
+    bool clock = m->nodes == 0 && m->depth == 0 && m->base_ms > 0 && m->base_ms <= 86400000 && m->inc_ms >= 0 &&
+                 m->inc_ms <= 3600000;
+    if (m->ref_nps > 0 && m->ref_nps <= UINT64_C(1) << 40 && clock) {
+        for (int k = 0; k < 2; k++)
+            if (!nps[k])
+                nps[k] = own_nps(w);
+        int64_t mean = (nps[0] + nps[1]) / 2;
+        if (mean > 0) {
+            int64_t percent = (int64_t)m->ref_nps * 100 / mean;
+            percent = percent < TC_SCALE_MIN_PERCENT ? TC_SCALE_MIN_PERCENT
+                      : percent > TC_SCALE_MAX_PERCENT ? TC_SCALE_MAX_PERCENT : percent;
+            m->base_ms = m->base_ms * percent / 100;
+            m->inc_ms = m->inc_ms * percent / 100;
+            log_info("task %" PRIu64 ": clock scaled by %.2f (%lld nodes/s here, reference %llu): %lld+%lld ms",
+                     m->task_id, percent / 100.0, (long long)mean, (unsigned long long)m->ref_nps,
+                     (long long)m->base_ms, (long long)m->inc_ms);
+        }
+    }
+    return NULL;
 }
 
 static Slot *slot_of_task(Worker *w, uint64_t task, uint64_t lease)
@@ -227,8 +319,11 @@ static void start_task(Worker *w, Slot *s, const XqfMsg_task *m, int64_t now)
             engines[k] = paths[k];
         }
     }
-    Task *t = (*m->build0 && !engines[0]) || (*m->build1 && !engines[1])
-                  ? NULL : task_new(m, w->build, engines, err, sizeof err);
+    XqfMsg_task checked = *m;                /* its clock scaled (the lists stay m's) */
+    char *const engine_paths[2] = { paths[0], paths[1] };
+    Task *t = (*m->build0 && !engines[0]) || (*m->build1 && !engines[1]) ||
+                      check_engines(w, &checked, engine_paths, err, sizeof err)
+                  ? NULL : task_new(&checked, w->build, engines, err, sizeof err);
     if (!t) {
         log_warn("refusing task %" PRIu64 ": %s", m->task_id, err);
         send_task_msg(w, XQF_MSG_HANDBACK, m->task_id, m->lease, true, err);

@@ -51,6 +51,7 @@ static void fill(XqfMsg *m, XqfMsgType type)
         strcpy(t->name1, "base"); strcpy(t->params1, "");
         t->resign_moves = 4; t->resign_score = 600; t->draw_after = 40;
         t->draw_moves = 8; t->draw_score = 10; t->max_plies = -1;
+        t->bench0 = 2770588; t->bench1 = 0; t->ref_nps = 1000000;
         break;
     }
     case XQF_MSG_IDLE: m->u.idle.slot = 1; m->u.idle.retry_ms = 1000; break;
@@ -82,6 +83,11 @@ static void fill(XqfMsg *m, XqfMsgType type)
         xqf_bin_set(&m->u.build_chunk.data, bytes, sizeof bytes);
         break;
     }
+    case XQF_MSG_BENCH:
+        memset(m->u.bench.sha256, 'c', XQF_SHA256_HEX);
+        m->u.bench.nodes = 2770588; m->u.bench.nps = 1171000;
+        strcpy(m->u.bench.refused, "bench signature 123, recorded 2770588");
+        break;
     case XQF_MSG_STATUS:
         xqf_strs_push(&m->u.status.workers, "worker box-1 slots 2 busy 1");
         xqf_strs_push(&m->u.status.runs, "run 1 sprt games 200 W/D/L 80/40/80");

@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "files.h"
 #include "keys.h"
+#include "log.h"
 #include "sha256.h"
 
 enum { BINARY_MAX = 256 << 20, BENCH_OUT_MAX = 1 << 16 };
@@ -32,6 +33,8 @@ static const OptSpec BUILD_OPTIONS[] = {
     { "--name", OPT_TEXT, "NAME", NULL, .help = "with --binary: its name (default xqf-engine-SHA12)" },
     { "--sign-key", OPT_TEXT, "FILE", NULL, .help = "sign the build with this operator key (xqf-keys sign-new)" },
     { "--signature", OPT_TEXT, "HEX", NULL, .help = "with --binary: its signature made elsewhere (xqf-keys sign)" },
+    { "--ref", OPT_TEXT, "REF", NULL, .help = "build this git commit (branch, tag, hash) instead" },
+    { "--repo", OPT_TEXT, "DIR", ".", .help = "with --ref: the git repository of the project" },
     CLI_DB_OPTION,
     OPTS_END,
 };
@@ -41,6 +44,7 @@ static const OptTable BUILD_TABLE = {
     .usage =
         "Usage: xqf-tune build RUN [--out DIR] [--source DIR] [--jobs N] [--sign-key FILE] [--db CONNINFO]\n"
         "       xqf-tune build --binary FILE [--name NAME] [--sign-key FILE | --signature HEX] [--db CONNINFO]\n"
+        "       xqf-tune build --ref REF [--repo DIR] [--out DIR] [--jobs N] [--sign-key FILE] [--db CONNINFO]\n"
         "A tuned engine: xqf-engine compiled with the run's exported parameters as its\n"
         "defaults (cmake -DXQF_PARAMS_FILE), named with the run id and the parameter\n"
         "set's hash (HASH, 16 hex digits).  In DIR:\n"
@@ -63,7 +67,19 @@ static const OptTable BUILD_TABLE = {
         "--sign-key signs the build's SHA-256 and name with the operator's secret key\n"
         "(xqf-keys sign-new FILE); --signature takes a signature made on another machine\n"
         "by `xqf-keys sign KEYFILE BINARY NAME`.  An unsigned build is recorded with a\n"
-        "warning: only workers started with --allow-unsigned play it.\n",
+        "warning: only workers started with --allow-unsigned play it.\n"
+        "The third form builds a git commit of the project: REF (a branch, tag or\n"
+        "hash) of the repository DIR is resolved to its commit, exported (git\n"
+        "archive) into a clean temporary folder, built there (Release, the\n"
+        "project's own CMake, the xqf-engine target) and benched; when the\n"
+        "commit's message says `Bench: N`, the bench signature must be N.  The\n"
+        "binary goes to the --out folder as xqf-engine-COMMIT12; the build is\n"
+        "recorded with its commit, tree and subject.  A commit whose tree was\n"
+        "built before reuses that build (checked against its Bench: line).\n"
+        "A build that fails prints its log's tail.  An unknown ref, a folder that\n"
+        "is not a git repository of this project, a build that fails and a bench\n"
+        "that is not the commit's Bench: end with status 2, recording nothing.\n"
+        "Prints Commit: HASH SUBJECT and Tree: HASH, then the lines above.\n",
 };
 
 /* snprintf into a path buffer: false when it did not fit. */
@@ -199,24 +215,26 @@ static int bench(const char *binary, const char *log, int64_t *nodes)
     return CLI_OK;
 }
 
-/* Records the build and its bytes in one transaction, and prints its id (b->id). Exit status. */
-static int record(Store *s, const char *binary, StoreBuild *b)
+/* Records the build, its bytes and (src not NULL) its commit in one transaction, and prints its id. Exit status. */
+static int record(Store *s, const char *binary, const StoreBuild *b, const StoreBuildSource *src, int64_t *id)
 {
     size_t len;
-    int64_t build_id = 0;
+    int64_t build_id;
     char *bytes = read_file(binary, BINARY_MAX, &len);
     if (!bytes)
         return cli_fail(CLI_FAIL, "cannot read %s (or larger than %d MB)", binary, BINARY_MAX >> 20);
     bool own_tx = store_begin(s) == 0;
     bool ok = own_tx && store_add_build(s, b, &build_id) == 0 && store_build_blob(s, build_id, bytes, len) == 0 &&
-              store_commit(s) == 0;
+              (!src || store_set_build_source(s, build_id, src) == 0) &&
+              store_forget_benches(s, b->sha256) == 0 && store_commit(s) == 0;
     free(bytes);
     if (!ok) {
         store_rollback(s);
         return cli_fail(CLI_FAIL, "cannot record the build");
     }
     printf("Build: %" PRId64 "\nBinary: %s\n", build_id, binary);
-    b->id = build_id;
+    if (id)
+        *id = build_id;
     return CLI_OK;
 }
 
@@ -261,16 +279,39 @@ static int signing_apply(Signing *sg, StoreBuild *b)
     return CLI_OK;
 }
 
-/*
- * The tail of both forms of build: the binary's bench signature, SHA-256,
- * operator's signature, its row in the builds table and its bytes (what
- * workers fetch), printed.  b has the run, parameter hash and name filled
- * in.  Exit status.
- */
-static int register_binary(Store *s, const char *binary, const char *log, StoreBuild *b, Signing *sg)
+/* What a build from git adds to its registration: the commit's Bench: line (0: none) and where it came from. */
+typedef struct {
+    int64_t want_bench;
+    int64_t bench;                   /* the binary's bench signature, taken already (0: take it) */
+    StoreBuildSource src;
+} GitOrigin;
+
+/* A bench signature against the commit's Bench: line. Exit status. */
+static int bench_check(int64_t nodes, const GitOrigin *git)
 {
-    int status = bench(binary, log, &b->bench_nodes);
-    if (status != CLI_OK)
+    if (git && git->want_bench && nodes != git->want_bench)
+        return cli_fail(CLI_USAGE, "the bench signature is %" PRId64 " but commit %.12s says Bench: %" PRId64
+                        " (a search change not noted, or a miscompile): not recorded",
+                        nodes, git->src.commit, git->want_bench);
+    return CLI_OK;
+}
+
+/*
+ * The tail of every form of build: the binary's bench signature (checked
+ * against git's Bench: line), SHA-256, operator's signature, its row in
+ * the builds table (with its commit) and its bytes (what workers fetch),
+ * printed.  b has the run, parameter hash and name filled in; *id (not
+ * NULL) gets the build's id.  Exit status.
+ */
+static int register_binary(Store *s, const char *binary, const char *log, StoreBuild *b, Signing *sg,
+                           const GitOrigin *git, int64_t *id)
+{
+    int status = CLI_OK;
+    if (git && git->bench > 0)
+        b->bench_nodes = git->bench;
+    else
+        status = bench(binary, log, &b->bench_nodes);
+    if (status != CLI_OK || (status = bench_check(b->bench_nodes, git)) != CLI_OK)
         return status;
     if (sha256_file(binary, b->sha256) != 0)
         return cli_fail(CLI_FAIL, "cannot hash %s", binary);
@@ -279,7 +320,7 @@ static int register_binary(Store *s, const char *binary, const char *log, StoreB
         return status;
     if (!path_fmt(b->path, sizeof b->path, "%s", binary))
         return cli_fail(CLI_USAGE, "'%s': path too long", binary);
-    return record(s, binary, b);
+    return record(s, binary, b, git ? &git->src : NULL, id);
 }
 
 /* xqf-tune build --binary FILE: registers a binary built elsewhere. Exit status. */
@@ -307,7 +348,7 @@ static int build_binary(const Opts *o, Signing *sg)
     Store *s = NULL;
     int status = cli_open_db(o, &s);
     if (status == CLI_OK)
-        status = register_binary(s, abs, log, &b, sg);
+        status = register_binary(s, abs, log, &b, sg, NULL, NULL);
     store_destroy(&s);
     return status;
 }
@@ -349,7 +390,7 @@ static int compile(const char *source, const BuildPaths *bp, int64_t jobs, int64
     return CLI_OK;
 }
 
-/* The build of run id: export, compile, register (*build its id). Exit status. */
+/* The build of run id: export, compile, register. Exit status. */
 static int build_run(Store *s, int64_t id, const char *source, const char *out, int64_t jobs, Signing *sg,
                      int64_t *build)
 {
@@ -370,9 +411,7 @@ static int build_run(Store *s, int64_t id, const char *source, const char *out, 
     StoreBuild b = { .run_id = id };
     snprintf(b.params_hash, sizeof b.params_hash, "%s", bp.hash);
     snprintf(b.build_id, sizeof b.build_id, "xqf-engine-run%" PRId64 "-%s", id, bp.hash);
-    status = register_binary(s, bp.binary, bp.log, &b, sg);
-    *build = b.id;
-    return status;
+    return register_binary(s, bp.binary, bp.log, &b, sg, NULL, build);
 }
 
 /* The online cores (at least 1). */
@@ -399,6 +438,270 @@ int cli_build_run(Store *s, int64_t run, const char *source, const char *out, co
     return status;
 }
 
+/* ---- builds from git ------------------------------------------------------------ */
+
+enum { GIT_OUT_MAX = 1 << 16, LOG_TAIL_LINES = 25 };
+
+/* Runs git -C repo args... (NULL-terminated, at most 8), stdout into out (its last newline cut). Git's exit status. */
+static int git(const char *repo, const char *log, char *out, size_t size, const char *const *args)
+{
+    char *argv[12] = { "git", "-C", (char *)repo };
+    int n = 3;
+    for (int i = 0; args[i] && n < 11; i++)
+        argv[n++] = (char *)args[i];
+    argv[n] = NULL;
+    int rc = spawn(argv, log, out, size);
+    size_t len = strlen(out);
+    if (len && out[len - 1] == '\n')
+        out[len - 1] = '\0';
+    return rc;
+}
+
+/* The last lines of a build log on stderr. */
+static void print_tail(const char *log)
+{
+    size_t len;
+    char *text = read_file(log, 64 << 20, &len);
+    if (!text)
+        return;
+    size_t start = len;
+    for (int lines = 0; start > 0 && lines <= LOG_TAIL_LINES; start--)
+        if (text[start - 1] == '\n' && start != len)
+            lines++;
+    fprintf(stderr, "--- the end of the build log ---\n%.*s%s--- end ---\n", (int)(len - start), text + start,
+            len && text[len - 1] != '\n' ? "\n" : "");
+    free(text);
+}
+
+/* The N of the last "Bench: N" line of a commit message, or 0. */
+static int64_t bench_line(const char *message)
+{
+    int64_t found = 0, v;
+    for (const char *line = message; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        const char *p = line + strspn(line, " \t");
+        if (strncmp(p, "Bench:", 6) == 0 && sscanf(p + 6, " %" SCNd64, &v) == 1 && v > 0)
+            found = v;
+    }
+    return found;
+}
+
+/* Removes a temporary folder and what it holds. */
+static void remove_tree(const char *dir)
+{
+    char *rm[] = { "rm", "-rf", (char *)dir, NULL };
+    spawn(rm, "/dev/null", NULL, 0);
+}
+
+int cli_git_resolve(Store *s, const char *repo, const char *ref, CliGitRef *g)
+{
+    char *out = malloc(GIT_OUT_MAX), spec[CLI_GIT_REF_MAX + 16], path[PATH_MAX];
+    memset(g, 0, sizeof *g);
+    int status = out ? CLI_OK : cli_fail(CLI_FAIL, "out of memory");
+    snprintf(g->ref, sizeof g->ref, "%s", ref);
+    snprintf(spec, sizeof spec, "%s^{commit}", ref);
+    struct stat st;
+    if (status == CLI_OK && (!*ref || *ref == '-' || strlen(ref) >= CLI_GIT_REF_MAX))
+        status = cli_fail(CLI_USAGE, "'%s' is not a git ref", ref);
+    else if (status == CLI_OK && (stat(repo, &st) != 0 || !S_ISDIR(st.st_mode)))
+        status = cli_fail(CLI_USAGE, "--repo: '%s' is not a folder", repo);
+    else if (status == CLI_OK && git(repo, "/dev/null", out, GIT_OUT_MAX,
+                                     (const char *[]){ "rev-parse", "--git-dir", NULL }) != 0)
+        status = cli_fail(CLI_USAGE, "--repo: '%s' is not a git repository", repo);
+    else if (status == CLI_OK && (git(repo, "/dev/null", out, GIT_OUT_MAX,
+                                      (const char *[]){ "rev-parse", "--verify", "--quiet", spec, NULL }) != 0 ||
+                                  strlen(out) >= sizeof g->commit))
+        status = cli_fail(CLI_USAGE, "unknown ref '%s' in %s", ref, repo);
+    if (status == CLI_OK) {
+        snprintf(g->commit, sizeof g->commit, "%s", out);
+        for (int i = 0; status == CLI_OK && i < 2; i++) {
+            const char *file = i ? "CMakeLists.txt" : "engine/params.def";
+            snprintf(path, sizeof path, "%s:%s", g->commit, file);
+            if (git(repo, "/dev/null", out, GIT_OUT_MAX, (const char *[]){ "cat-file", "-e", path, NULL }) != 0)
+                status = cli_fail(CLI_USAGE, "'%s' at %.12s is not this project's source (no %s)", repo,
+                                  g->commit, file);
+        }
+    }
+    snprintf(spec, sizeof spec, "%s^{tree}", g->commit);
+    if (status == CLI_OK && (git(repo, "/dev/null", out, GIT_OUT_MAX, (const char *[]){ "rev-parse", spec, NULL }) != 0 ||
+                             strlen(out) >= sizeof g->tree))
+        status = cli_fail(CLI_FAIL, "cannot read the tree of %s", g->commit);
+    if (status == CLI_OK)
+        snprintf(g->tree, sizeof g->tree, "%s", out);
+    if (status == CLI_OK &&
+        git(repo, "/dev/null", out, GIT_OUT_MAX, (const char *[]){ "log", "-1", "--format=%B", g->commit, NULL }) != 0)
+        status = cli_fail(CLI_FAIL, "cannot read the message of %s", g->commit);
+    if (status == CLI_OK) {
+        snprintf(g->subject, sizeof g->subject, "%.*s", (int)strcspn(out, "\n"), out);
+        g->want_bench = bench_line(out);
+        int found = store_build_of_tree(s, g->tree, &g->reuse);
+        if (found < 0)
+            status = cli_fail(CLI_FAIL, "cannot read the builds");
+        else if (found == 0)
+            g->reuse = 0;
+        printf("Commit: %s %s\nTree: %s\n", g->commit, g->subject, g->tree);
+        fflush(stdout);
+    }
+    free(out);
+    return status;
+}
+
+/* Exports commit g into tmp/src and builds its xqf-engine in tmp/build (log in log). Exit status. */
+static int git_compile(const char *repo, const CliGitRef *g, const char *tmp, const char *log, int64_t jobs)
+{
+    char tar[PATH_MAX], src[PATH_MAX], dir[PATH_MAX], jobs_text[24], out[64];
+    if (!path_fmt(tar, sizeof tar, "%s/src.tar", tmp) || !path_fmt(src, sizeof src, "%s/src", tmp) ||
+        !path_fmt(dir, sizeof dir, "%s/build", tmp) || files_make_dirs(src) != 0)
+        return cli_fail(CLI_FAIL, "cannot make the build folder in %s", tmp);
+    snprintf(jobs_text, sizeof jobs_text, "%" PRId64, jobs);
+    if (git(repo, log, out, sizeof out,
+            (const char *[]){ "archive", "--format=tar", "-o", tar, g->commit, NULL }) != 0)
+        return cli_fail(CLI_FAIL, "git archive of %.12s failed (see above)", g->commit);
+    char *untar[] = { "tar", "-xf", tar, "-C", src, NULL };
+    char *configure[] = { "cmake", "-S", src, "-B", dir, "-DCMAKE_BUILD_TYPE=Release", "-DXQF_TESTS=OFF", NULL };
+    char *build[] = { "cmake", "--build", dir, "--target", "xqf-engine", "-j", jobs_text, NULL };
+    if (spawn(untar, log, NULL, 0) != 0)
+        return cli_fail(CLI_FAIL, "cannot unpack the source of %.12s", g->commit);
+    fprintf(stderr, "xqf-tune: building xqf-engine of %.12s (%s) in %s\n", g->commit, g->ref, dir);
+    if (spawn(configure, log, NULL, 0) != 0 || spawn(build, log, NULL, 0) != 0) {
+        print_tail(log);
+        return cli_fail(CLI_USAGE, "commit %.12s (%s) does not build: nothing recorded", g->commit, g->ref);
+    }
+    return CLI_OK;
+}
+
+int cli_git_build(Store *s, const char *repo, CliGitRef *g, const char *out, int64_t jobs)
+{
+    if (g->reuse) {
+        StoreBuild b;
+        int found = store_load_build(s, g->reuse, &b);
+        if (found <= 0)
+            return cli_fail(CLI_FAIL, "cannot read build %" PRId64, g->reuse);
+        printf("Bench: %" PRId64 "\n", b.bench_nodes);
+        GitOrigin origin = { .want_bench = g->want_bench, .src.commit = "" };
+        snprintf(origin.src.commit, sizeof origin.src.commit, "%s", g->commit);
+        fprintf(stderr, "xqf-tune: %.12s (%s): its tree was built already, build %" PRId64 " (%s)\n", g->commit,
+                g->ref, b.id, b.build_id);
+        return bench_check(b.bench_nodes, &origin);
+    }
+    char tmp[PATH_MAX], log[PATH_MAX], built[PATH_MAX], abs_out[PATH_MAX / 2], cwd[PATH_MAX / 4];
+    if (!(out[0] == '/' ? path_fmt(abs_out, sizeof abs_out, "%s", out)
+                        : getcwd(cwd, sizeof cwd) && path_fmt(abs_out, sizeof abs_out, "%s/%s", cwd, out)))
+        return cli_fail(CLI_USAGE, "--out: '%s' is too long", out);
+    out = abs_out;
+    const char *tmpdir = getenv("TMPDIR");
+    if (!path_fmt(tmp, sizeof tmp, "%s/xqf-git-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp") || !mkdtemp(tmp))
+        return cli_fail(CLI_FAIL, "cannot make a temporary folder: %s", strerror(errno));
+    int status = path_fmt(log, sizeof log, "%s/build.log", tmp) && path_fmt(built, sizeof built, "%s/build/bin/xqf-engine", tmp) &&
+                         path_fmt(g->binary, sizeof g->binary, "%s/xqf-engine-%.12s", out, g->commit)
+                     ? CLI_OK
+                     : cli_fail(CLI_USAGE, "--out: '%s' is too long", out);
+    if (status == CLI_OK)
+        status = git_compile(repo, g, tmp, log, jobs);
+    if (status == CLI_OK && files_make_dirs(out) != 0)
+        status = cli_fail(CLI_FAIL, "cannot create '%s': %s", out, strerror(errno));
+    if (status == CLI_OK && copy_binary(built, g->binary) != 0)
+        status = cli_fail(CLI_FAIL, "cannot copy %s to %s: %s", built, g->binary, strerror(errno));
+    if (status == CLI_OK && (status = bench(g->binary, log, &g->bench)) != CLI_OK)
+        print_tail(log);
+    GitOrigin origin = { .want_bench = g->want_bench };
+    snprintf(origin.src.commit, sizeof origin.src.commit, "%s", g->commit);
+    if (status == CLI_OK)
+        status = bench_check(g->bench, &origin);
+    if (status != CLI_OK && g->binary[0])
+        unlink(g->binary);
+    remove_tree(tmp);
+    return status;
+}
+
+int cli_git_register(Store *s, CliGitRef *g, const char *sign_key, int64_t *id)
+{
+    Signing sg = { 0 };
+    char err[512];
+    if (sign_key && sign_key_read(sign_key, true, &sg.key, err, sizeof err) != 0)
+        return cli_fail(CLI_USAGE, "--sign-key: %s", err);
+    sg.has_key = sign_key != NULL;
+    int status;
+    StoreBuild b = { 0 };
+    if (g->reuse) {
+        /* the build of the same tree: signed now if it was not and a key is given */
+        status = store_load_build(s, g->reuse, &b) == 1 ? CLI_OK : cli_fail(CLI_FAIL, "cannot read build %" PRId64, g->reuse);
+        if (status == CLI_OK && !b.signature[0] && sg.has_key && (status = signing_apply(&sg, &b)) == CLI_OK &&
+            store_add_build(s, &b, id) != 0)
+            status = cli_fail(CLI_FAIL, "cannot record the signature");
+        if (status == CLI_OK)
+            printf("SHA-256: %s\nBuild: %" PRId64 "\nBinary: %s\n", b.sha256, b.id, b.path);
+        *id = b.id;
+    } else {
+        GitOrigin origin = { .want_bench = g->want_bench, .bench = g->bench };
+        snprintf(origin.src.commit, sizeof origin.src.commit, "%s", g->commit);
+        snprintf(origin.src.tree, sizeof origin.src.tree, "%s", g->tree);
+        snprintf(origin.src.subject, sizeof origin.src.subject, "%s", g->subject);
+        snprintf(b.build_id, sizeof b.build_id, "xqf-engine-%.12s", g->commit);
+        char log[PATH_MAX];
+        status = path_fmt(log, sizeof log, "%s.bench.log", g->binary) ? CLI_OK : cli_fail(CLI_USAGE, "path too long");
+        if (status == CLI_OK)
+            status = register_binary(s, g->binary, log, &b, &sg, &origin, id);
+    }
+    sign_key_wipe(&sg.key);
+    return status;
+}
+
+int cli_show_builds(Store *s, int64_t run)
+{
+    int64_t ids[2];
+    if (store_run_builds(s, run, &ids[0], &ids[1]) < 0)
+        return cli_fail(CLI_FAIL, "cannot read the builds of run %" PRId64, run);
+    for (int i = 0; i < 2; i++) {
+        StoreBuild b;
+        StoreBuildSource src;
+        if (!ids[i])
+            continue;
+        if (store_load_build(s, ids[i], &b) != 1 || store_build_source(s, ids[i], &src) != 1)
+            return cli_fail(CLI_FAIL, "cannot read build %" PRId64, ids[i]);
+        printf("%s build: %" PRId64 " %s, bench %" PRId64 ", %s", i ? "Base" : "Test", b.id, b.build_id,
+               b.bench_nodes, b.signature[0] ? "signed" : "unsigned");
+        if (src.commit[0])
+            printf(", commit %.12s %s", src.commit, src.subject);
+        printf("\n");
+    }
+    int64_t ref_nps;
+    StoreWorkerBench *wb = NULL;
+    int n = store_run_ref_nps(s, run, &ref_nps) < 0 ? -1 : store_worker_benches(s, run, &wb);
+    if (n < 0)
+        return cli_fail(CLI_FAIL, "cannot read the workers' benches of run %" PRId64, run);
+    if (ref_nps > 0)
+        printf("Clock scaled (--tc-scale): reference %" PRId64 " nodes/s\n", ref_nps);
+    if (n > 0)
+        printf("Workers' benches of its engines:\n");
+    for (int i = 0; i < n; i++) {
+        char line[STORE_TEXT_MAX * 2], shown[STORE_TEXT_MAX * 4];
+        snprintf(line, sizeof line, "  %s %s%.16s: bench %" PRId64 ", %" PRId64 " nodes/s%s%s", wb[i].worker_name,
+                 wb[i].sha256[0] ? "build " : "built-in engine", wb[i].sha256, wb[i].bench_nodes, wb[i].nps,
+                 wb[i].refused[0] ? ", REFUSED: " : "", wb[i].refused);
+        xqf_escape(shown, sizeof shown, line);  /* from the network */
+        printf("%s\n", shown);
+    }
+    free(wb);
+    return CLI_OK;
+}
+
+/* xqf-tune build --ref REF: one commit built and registered. Exit status. */
+static int build_ref(const Opts *o, const char *out, int64_t jobs)
+{
+    if (o->npositional != 0 || opts_given(o, "--binary") || opts_given(o, "--name") ||
+        opts_given(o, "--signature") || opts_given(o, "--source"))
+        return cli_fail(CLI_USAGE, "build --ref REF takes only --repo, --out, --jobs, --sign-key and --db");
+    Store *s = NULL;
+    CliGitRef g;
+    int64_t id;
+    int status = cli_open_db(o, &s);
+    if (status == CLI_OK && (status = cli_git_resolve(s, opts_text(o, "--repo"), opts_text(o, "--ref"), &g)) == CLI_OK &&
+        (status = cli_git_build(s, opts_text(o, "--repo"), &g, out, jobs)) == CLI_OK)
+        status = cli_git_register(s, &g, opts_text(o, "--sign-key"), &id);
+    store_destroy(&s);
+    return status;
+}
+
 int tune_cmd_build(int argc, char **argv)
 {
     Opts o;
@@ -414,13 +717,19 @@ int tune_cmd_build(int argc, char **argv)
         sign_key_wipe(&sg.key);
         return status;
     }
+    int64_t jobs = opts_given(&o, "--jobs") ? opts_int(&o, "--jobs") : online_cores();
+    if (opts_given(&o, "--ref")) {
+        sign_key_wipe(&sg.key);
+        return build_ref(&o, opts_text(&o, "--out"), jobs);
+    }
+    if (opts_given(&o, "--repo"))
+        return cli_fail(CLI_USAGE, "--repo goes with --ref");
     if (opts_given(&o, "--name"))
         return cli_fail(CLI_USAGE, "--name goes with --binary (a run's build is named after the run)");
     if (opts_given(&o, "--signature"))
         return cli_fail(CLI_USAGE, "--signature goes with --binary (sign a run's build with --sign-key)");
     if ((status = cli_run_id(&o, &id)) != CLI_OK)
         return status;
-    int64_t jobs = opts_given(&o, "--jobs") ? opts_int(&o, "--jobs") : online_cores();
     const char *source = opts_text(&o, "--source"), *out_opt = opts_text(&o, "--out");
     char path[PATH_MAX], out[PATH_MAX / 2], cwd[PATH_MAX / 4];
     if (!path_fmt(path, sizeof path, "%s/engine/params.def", source) || access(path, R_OK) != 0)

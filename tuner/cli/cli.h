@@ -54,6 +54,44 @@ int cli_write_export(const StoreRun *r, const Params *p, const char *path);
 /* Writes run r's report page (tuner/report.h, one self-contained HTML page) to out. Exit status. */
 int cli_report_html(Store *s, const StoreRun *r, FILE *out);
 
+/* ---- builds from git (build.c): build --ref, sprt new --test-ref/--base-ref ---- */
+
+enum { CLI_GIT_REF_MAX = 256, CLI_PATH_MAX = 4096 };
+
+/* A git ref on its way to a registered build. */
+typedef struct {
+    char ref[CLI_GIT_REF_MAX];
+    char commit[STORE_NAME_MAX + 1], tree[STORE_NAME_MAX + 1];
+    char subject[STORE_TEXT_MAX + 1];
+    int64_t want_bench;              /* the commit message's "Bench: N", 0 when it has none */
+    int64_t reuse;                   /* a build of the same tree (its id), or 0 */
+    int64_t bench;                   /* the bench signature of what was built */
+    char binary[CLI_PATH_MAX];       /* what was built, not yet registered */
+} CliGitRef;
+
+/*
+ * Resolves ref in the repository repo to its commit, checks it is this
+ * project (engine/params.def and CMakeLists.txt), reads its tree, subject
+ * and Bench: line and whether a build of its tree exists.  Prints
+ * "Commit: HASH SUBJECT" and "Tree: HASH".  Exit status: CLI_USAGE for a
+ * folder that is not a git repository of the project or an unknown ref.
+ */
+int cli_git_resolve(Store *s, const char *repo, const char *ref, CliGitRef *g);
+/*
+ * Builds a resolved commit in a clean temporary folder (git archive,
+ * Release, the xqf-engine target, jobs in parallel), copies the binary
+ * to out/xqf-engine-COMMIT12 and benches it against the Bench: line; a
+ * reused build is only checked.  Nothing is recorded.  Exit status:
+ * CLI_USAGE when it does not build (its log's tail printed) or the bench
+ * is not the commit's.
+ */
+int cli_git_build(Store *s, const char *repo, CliGitRef *g, const char *out, int64_t jobs);
+/* Registers what cli_git_build made (signed with sign_key, a file, or NULL), its id into *id. Exit status. */
+int cli_git_register(Store *s, CliGitRef *g, const char *sign_key, int64_t *id);
+
+/* A run's test and base builds (when it plays builds), with their commits, for show. Exit status. */
+int cli_show_builds(Store *s, int64_t run);
+
 int tune_cmd_stats(int argc, char **argv);
 int tune_cmd_spsa(int argc, char **argv);
 int tune_cmd_sprt(int argc, char **argv);

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "book.h"
 #include "cli.h"
@@ -17,6 +18,14 @@
 #include "store_steer.h"
 
 enum { BOOK_LINES_MAX = 100000 };
+
+/* Where sprt new puts the binaries of --test-ref and --base-ref (as xqf-tune build's --out). */
+#define GIT_BUILD_DIR "build-tuned"
+
+/* Fishtest's scaling of the clock by each worker's speed (sprt new, games new, spsa new). */
+#define TC_SCALE_OPTIONS                                                                                      \
+    { "--tc-scale", OPT_FLAG, NULL, NULL, .help = "with --tc: scale the clock on each worker by --ref-nps / its speed" }, \
+    { "--ref-nps", OPT_INT, "N", "1000000", .imin = 1000, .imax = INT64_C(1) << 40, .help = "with --tc-scale: the reference speed, nodes/s of xqf-engine bench" }
 
 /* The options every new run takes (what it plays, and where it goes). */
 #define NEW_RUN_OPTIONS                                                                                        \
@@ -143,6 +152,18 @@ static int check_new(const Opts *o, const char *command)
     return CLI_OK;
 }
 
+/* --tc-scale goes with a clock. Exit status. */
+static int check_tc_scale(const Opts *o)
+{
+    if (!opts_table_has(o, "--tc-scale"))
+        return CLI_OK;
+    if (opts_given(o, "--ref-nps") && !opts_given(o, "--tc-scale"))
+        return cli_fail(CLI_USAGE, "--ref-nps goes with --tc-scale");
+    if (opts_given(o, "--tc-scale") && !opts_given(o, "--tc"))
+        return cli_fail(CLI_USAGE, "--tc-scale scales a clock: give --tc (fixed nodes need no scaling)");
+    return CLI_OK;
+}
+
 /*
  * Creates the run (SPSA when spsa is given, else an SPRT or, games, a
  * fixed-games run, with the base side's own clock when base1_ms > 0) and
@@ -172,6 +193,8 @@ static int create_run(const Opts *o, StoreSprtSpec *sp, StoreSpsaSpec *spsa, boo
                                                               : store_create_sprt(s, sp, &id);
         if (rc == 0 && base1_ms > 0)
             rc = store_run_odds(s, id, base1_ms, inc1_ms);
+        if (rc == 0 && opts_table_has(o, "--tc-scale") && opts_given(o, "--tc-scale"))
+            rc = store_set_ref_nps(s, id, opts_int(o, "--ref-nps"));
         if (rc == 0)
             rc = store_commit(s);
         else
@@ -195,6 +218,7 @@ static const OptSpec SPSA_OPTIONS[] = {
     { "--alpha", OPT_REAL, "A", "0.602", .rmin = 0.001, .rmax = 10, .help = "SPSA schedule: a_k = a / (A + k)^alpha" },
     { "--gamma", OPT_REAL, "G", "0.101", .rmin = 0.001, .rmax = 10, .help = "c_k = c / k^gamma" },
     { "--a-ratio", OPT_REAL, "R", "0.1", .rmin = 0, .rmax = 100, .help = "A = R N" },
+    TC_SCALE_OPTIONS,
     NEW_RUN_OPTIONS,
     OPTS_END,
 };
@@ -212,7 +236,10 @@ static const OptTable SPSA_TABLE = {
         "    Name, int, start, min, max, c_end, r_end\n"
         "--start-file takes start values (and the fixed values of the parameters not\n"
         "tuned) from a parameter file; with --spec, the values the file changes\n"
-        "override the spec's start.  Prints the run id.\n",
+        "override the spec's start.  Prints the run id.\n"
+        "--tc-scale (with --tc) scales the clock on each worker by --ref-nps divided\n"
+        "by that worker's speed (its bench's nodes per second for the run's engines,\n"
+        "the factor held within 0.25-4), as Fishtest does for mixed hardware.\n",
 };
 
 /* One line of a spec file: *got true with *q filled, false for a blank or comment line. Exit status. */
@@ -355,6 +382,9 @@ static int spsa_run(const Opts *o, const char *command, int (*make)(const Opts *
         return cli_fail(CLI_USAGE, "%s new: --pairs N is required", command);
     if (opts_given(o, "--params") && opts_given(o, spec_option))
         return cli_fail(CLI_USAGE, "%s new: give --params or %s, not both", command, spec_option);
+    int checked = check_tc_scale(o);
+    if (checked != CLI_OK)
+        return checked;
     StoreSpsaSpec spec = { .alpha = opts_real(o, "--alpha"), .gamma = opts_real(o, "--gamma"),
                            .a_ratio = opts_real(o, "--a-ratio"), .run.max_pairs = opts_int(o, "--pairs") };
     Params start;
@@ -553,7 +583,12 @@ int tune_cmd_chain(int argc, char **argv)
     { "--base", OPT_TEXT, "SET", NULL, .help = "the base side's set (\"\" for the defaults)" },                 \
     { "--test-build", OPT_INT, "ID", NULL, .imin = 1, .imax = INT64_MAX, .help = "the build the test side plays (default: the workers' own engine)" }, \
     { "--base-build", OPT_INT, "ID", NULL, .imin = 1, .imax = INT64_MAX, .help = "the build the base side plays (default: the workers' own engine)" }, \
-    { "--tc-base", OPT_TEXT, "BASE+INC", NULL, .help = "time odds: the base side's own clock (--tc is then the test side's)" }
+    { "--tc-base", OPT_TEXT, "BASE+INC", NULL, .help = "time odds: the base side's own clock (--tc is then the test side's)" }, \
+    { "--test-ref", OPT_TEXT, "REF", NULL, .help = "or the test side's git commit, built (xqf-tune build --ref)" },  \
+    { "--base-ref", OPT_TEXT, "REF", NULL, .help = "or the base side's git commit, built" },                   \
+    { "--repo", OPT_TEXT, "DIR", ".", .help = "with --test-ref/--base-ref: the git repository" },               \
+    { "--sign-key", OPT_TEXT, "FILE", NULL, .help = "with --test-ref/--base-ref: sign the builds with this operator key" }, \
+    TC_SCALE_OPTIONS
 
 static const OptSpec SPRT_OPTIONS[] = {
     TWO_SIDES_OPTIONS,
@@ -571,6 +606,7 @@ static const OptTable SPRT_TABLE = {
     .usage =
         "Usage: xqf-tune sprt new --base SET --test SET (--tc 10+0.1 | --nodes N) [options]\n"
         "       xqf-tune sprt new --base-build ID --test-build ID (--tc | --nodes) [options]\n"
+        "       xqf-tune sprt new --base-ref REF --test-ref REF [--repo DIR] [--sign-key FILE] (--tc | --nodes) [options]\n"
         "\n"
         "Creates an SPRT test of two parameter sets (Name=value,... over the engine's\n"
         "defaults; \"\" for the defaults), or of two engine builds registered with\n"
@@ -578,8 +614,50 @@ static const OptTable SPRT_TABLE = {
         "set given too is applied to that build as options), stopped when the LLR\n"
         "crosses a bound or after --max-pairs.  --tc-base BASE+INC gives the base\n"
         "side its own clock (time odds; --tc is then the test side's).  Prints the\n"
-        "run id.\n",
+        "run id.\n"
+        "--test-ref/--base-ref test a git commit against another (a branch against\n"
+        "main): each is built and registered as `xqf-tune build --ref` does (its\n"
+        "binary in ./build-tuned; a tree built before is reused; the commit's\n"
+        "`Bench: N` checked), then the test is created as with --test-build and\n"
+        "--base-build (a ref and a build id may be mixed).  A ref that does not\n"
+        "resolve or build, or whose bench is not its Bench: line, ends with\n"
+        "status 2 and no test.\n"
+        "--tc-scale (with --tc) scales the clock on each worker by --ref-nps divided\n"
+        "by that worker's speed, as for spsa new.\n",
 };
+
+/*
+ * The builds of --test-ref and --base-ref: both resolved (cheap checks
+ * first), then built, then registered, so that a bad ref or a failed
+ * build records nothing.  Their ids go to sp.  Exit status.
+ */
+static int build_refs(const Opts *o, StoreSprtSpec *sp, const char *command)
+{
+    const char *refs[2] = { opts_text(o, "--test-ref"), opts_text(o, "--base-ref") };
+    int64_t *ids[2] = { &sp->test_build, &sp->base_build };
+    CliGitRef *g = calloc(2, sizeof *g);
+    Store *s = NULL;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int status = g ? cli_open_db(o, &s) : cli_fail(CLI_FAIL, "out of memory");
+    for (int i = 0; status == CLI_OK && i < 2; i++)
+        if (refs[i])
+            status = cli_git_resolve(s, opts_text(o, "--repo"), refs[i], &g[i]);
+    if (status == CLI_OK && refs[0] && refs[1] && strcmp(g[0].tree, g[1].tree) == 0)
+        status = cli_fail(CLI_USAGE, "%s new: --test-ref and --base-ref are the same source (tree %.12s)", command,
+                          g[0].tree);
+    for (int i = 0; status == CLI_OK && i < 2; i++)
+        if (refs[i])
+            status = cli_git_build(s, opts_text(o, "--repo"), &g[i], GIT_BUILD_DIR, cores > 0 ? cores : 1);
+    for (int i = 0; status == CLI_OK && i < 2; i++)
+        if (refs[i])
+            status = cli_git_register(s, &g[i], opts_text(o, "--sign-key"), ids[i]);
+    if (status == CLI_OK && sp->test_build == sp->base_build)
+        status = cli_fail(CLI_USAGE, "%s new: the test and the base are the same build %" PRId64, command,
+                          sp->test_build);
+    store_destroy(&s);
+    free(g);
+    return status;
+}
 
 /*
  * sprt new and games new: the two sides (sets, builds, time odds) and the
@@ -594,10 +672,19 @@ static int two_sides_new(int argc, char **argv, const OptTable *table, bool game
         return status;
     if ((status = check_new(&o, command)) != CLI_OK)
         return status;
-    bool builds = opts_given(&o, "--base-build") || opts_given(&o, "--test-build");
+    for (int i = 0; i < 2; i++)
+        if (opts_given(&o, i ? "--base-ref" : "--test-ref") && opts_given(&o, i ? "--base-build" : "--test-build"))
+            return cli_fail(CLI_USAGE, "%s new: give %s or %s, not both", command, i ? "--base-ref" : "--test-ref",
+                            i ? "--base-build" : "--test-build");
+    if ((status = check_tc_scale(&o)) != CLI_OK)
+        return status;
+    bool refs = opts_given(&o, "--base-ref") || opts_given(&o, "--test-ref");
+    if (!refs && (opts_given(&o, "--repo") || opts_given(&o, "--sign-key")))
+        return cli_fail(CLI_USAGE, "%s new: --repo and --sign-key go with --test-ref/--base-ref", command);
+    bool builds = refs || opts_given(&o, "--base-build") || opts_given(&o, "--test-build");
     if (!builds && (!opts_given(&o, "--base") || !opts_given(&o, "--test")))
-        return cli_fail(CLI_USAGE, "%s new: --base and --test (sets), or --base-build and --test-build, are required",
-                        command);
+        return cli_fail(CLI_USAGE, "%s new: --base and --test (sets), --base-build and --test-build, or "
+                                   "--base-ref and --test-ref are required", command);
     if (games && !opts_given(&o, "--pairs"))
         return cli_fail(CLI_USAGE, "games new: --pairs N is required");
     StoreSprtSpec sp = {
@@ -610,7 +697,7 @@ static int two_sides_new(int argc, char **argv, const OptTable *table, bool game
         sp.elo0 = opts_real(&o, "--elo0"), sp.elo1 = opts_real(&o, "--elo1");
         sp.alpha = opts_real(&o, "--alpha"), sp.beta = opts_real(&o, "--beta");
     }
-    if (builds && sp.test_build == sp.base_build)
+    if (builds && !refs && sp.test_build == sp.base_build)
         return cli_fail(CLI_USAGE, "%s new: --test-build and --base-build are the same build", command);
     if ((status = check_set("--base", sp.base_params)) != CLI_OK || (status = check_set("--test", sp.test_params)) != CLI_OK)
         return status;
@@ -622,7 +709,9 @@ static int two_sides_new(int argc, char **argv, const OptTable *table, bool game
     if (opts_given(&o, "--tc-base") && parse_tc("--tc-base", opts_text(&o, "--tc-base"), &base1_ms, &inc1_ms) != CLI_OK)
         return CLI_USAGE;
     RunBook book;
-    if ((status = new_run_spec(&o, &sp, &book, false)) == CLI_OK)
+    if ((status = new_run_spec(&o, &sp, &book, false)) == CLI_OK && refs)
+        status = build_refs(&o, &sp, command);
+    if (status == CLI_OK)
         status = create_run(&o, &sp, NULL, games, base1_ms, inc1_ms);
     run_book_free(&book);
     return status;

@@ -127,6 +127,8 @@ static int show_run(Store *s, int64_t id, bool *active)
     }
     if ((status = cli_show_steer(s, &r)) != CLI_OK)
         return status;
+    if ((status = cli_show_builds(s, id)) != CLI_OK)
+        return status;
     if (run_kind_is_spsa(r.kind) && (status = show_spsa(s, id)) != CLI_OK)
         return status;
     if (r.quarantined > 0 && (status = show_quarantined(s, id)) != CLI_OK)
