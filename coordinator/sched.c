@@ -27,6 +27,7 @@ typedef struct {
     bool loaded;
     bool exhausted;                  /* nothing to give until the next refresh */
     int random_plies, depth;         /* data runs (store_data_settings), read with the book */
+    bool scores;                     /* its games keep scores and depths (store_game_scores), read with the book */
 } SchedRun;
 
 /* The scheduling hooks of a run kind (run_kinds.def). */
@@ -313,6 +314,9 @@ static int load_book(Sched *s, SchedRun *r)
         return rc < 0 ? -1 : 1;
     r->random_plies = data.random_plies;
     r->depth = data.depth;
+    if ((rc = store_game_scores(s->store, r->run.id)) < 0)
+        return -1;
+    r->scores = rc == 1;
     StoreRun full;
     rc = store_load_run(s->store, r->run.id, &full, true);
     if (rc <= 0)
@@ -369,6 +373,7 @@ static int fill_task(const SchedRun *r, const StoreLease *l, XqfMsg *m)
     t->draw_moves = a->draw_moves;
     t->draw_score = a->draw_score;
     t->max_plies = a->max_plies;
+    t->scores = r->scores;
     if (strcmp(run->kind, run_kind_get(RUN_KIND_DATA)->name) == 0) {
         t->random_plies = r->random_plies;
         t->depth = r->depth;

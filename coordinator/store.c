@@ -39,19 +39,30 @@
     "(SELECT string_agg(x, ',' ORDER BY i) FROM jsonb_array_elements_text(perturbation->'" key   \
     "') WITH ORDINALITY AS u(x, i))"
 
-/* Data-generation runs (012_data.sql): settings, games stored with reports, read back. */
+/* Data-generation runs (012_data.sql), and every run's games (014_games.sql): stored with reports, read back. */
 #define DATA_STATEMENTS(S)                                                                       \
-    S(DATA_GAMES, "SELECT xqf_data_games($1, $2, $3, $4::integer[], $5::integer[], $6::integer[])", 6) \
+    S(GAMES, "SELECT xqf_games($1, $2, $3, $4::integer[], $5::integer[])", 5)                    \
     S(DATA_SETTINGS,                                                                             \
       "SELECT coalesce((settings->>'random_plies')::int, 0), coalesce((settings->>'skip_plies')::int, 0), " \
       "coalesce((settings->>'keep_check')::boolean, false), "                                    \
       "coalesce((settings->>'keep_captures')::boolean, false), "                                \
       "coalesce((settings->>'max_score')::int, 3000), coalesce((settings->>'depth')::int, 0) "   \
       "FROM runs WHERE id = $1 AND kind = 'data'", 1)                                            \
-    S(DATA_READ, "SELECT game, record FROM data_games WHERE run_id = $1 AND game >= $2 "         \
-                 "ORDER BY game LIMIT $3", 3)                                                    \
-    S(DATA_TOTALS, "SELECT count(*), coalesce(sum(plies), 0)::bigint, "                          \
-                   "coalesce(sum(pg_column_size(d.*)), 0)::bigint FROM data_games d WHERE run_id = $1", 1)
+    S(GAMES_READ, "SELECT g.game, xqf_game_full(g.record, f.fen) FROM games g "                  \
+                  "JOIN game_fens f ON f.id = g.fen_id WHERE g.run_id = $1 AND g.game >= $2 "     \
+                  "AND ($4::bigint = 0 OR g.worker_id = $4) AND ($5::bigint = 0 OR EXISTS "       \
+                  "(SELECT 1 FROM tasks t WHERE t.id = $5 AND t.run_id = g.run_id AND "           \
+                  "g.game / 2 >= t.first_pair AND g.game / 2 < t.first_pair + t.n_pairs)) "       \
+                  "ORDER BY g.game LIMIT $3", 5)                                                  \
+    S(GAMES_TOTALS, "SELECT count(*), coalesce(sum(xqf_game_plies(record)), 0)::bigint, "         \
+                    "coalesce(sum(pg_column_size(g.*)), 0)::bigint, "                           \
+                    "coalesce((SELECT sum(octet_length(f.fen) + 5) FROM game_fens f WHERE f.id IN " \
+                    "(SELECT fen_id FROM games WHERE run_id = $1)), 0)::bigint "                  \
+                    "FROM games g WHERE run_id = $1", 1)                                          \
+    S(WORKER_ID, "SELECT id FROM workers WHERE name = $1", 1)                                    \
+    S(GAME_SCORES, "SELECT game_scores FROM runs WHERE id = $1", 1)                              \
+    S(SET_GAME_SCORES, "UPDATE runs SET game_scores = $2 WHERE id = $1", 2)                      \
+    S(TASK_OF_RUN, "SELECT 1 FROM tasks WHERE id = $1 AND run_id = $2", 2)
 
 /* Every statement the coordinator runs: name, SQL, parameter count. */
 #define STATEMENTS(S)                                                                            \
@@ -127,8 +138,12 @@
       " WHERE t.run_id = r.id), "                                                                \
       "(SELECT coalesce(sum(x.wins + x.draws + x.losses), 0) FROM results x "                    \
       " JOIN tasks t ON t.id = x.task_id WHERE t.run_id = r.id), "                               \
-      "r.pairs, r.wins + r.draws + r.losses, r.ll + r.ld + r.dd + r.wd + r.ww "                  \
-      "FROM runs r WHERE r.id = $1", 1)                                                          \
+      "r.pairs, r.wins + r.draws + r.losses, r.ll + r.ld + r.dd + r.wd + r.ww, "                 \
+      "(SELECT count(*) FROM games g WHERE g.run_id = r.id), "                                   \
+      "(SELECT count(*) FROM games g WHERE g.run_id = r.id AND (get_byte(g.record, 0) & 3) = "   \
+      " CASE WHEN g.game % 2 = 0 THEN 1 ELSE 2 END), "                                          \
+      "(SELECT count(*) FROM games g WHERE g.run_id = r.id AND (get_byte(g.record, 0) & 3) = 3), " \
+      "r.wins, r.draws FROM runs r WHERE r.id = $1", 1)                                          \
     S(ADD_BUILD, "INSERT INTO engine_builds (run_id, params_hash, sha256, build_id, bench_nodes, path, "  \
                  "signature) VALUES (nullif($1::bigint, 0), $2, $3, $4, $5, $6, nullif($7, '')) "  \
                  "ON CONFLICT (sha256) DO UPDATE SET "                                          \
@@ -1184,37 +1199,31 @@ static bool report_games_consistent(const StoreReportItem *it)
 /* Stores the records of an accepted report (checked by report_games_consistent). 0 or -1. */
 static int report_games(Store *s, const StoreReportItem *it)
 {
-    Text off = { 0 }, len = { 0 }, plies = { 0 };
+    Text off = { 0 }, len = { 0 };
     size_t at = 0, n;
     const uint8_t *rec;
     text_add(&off, "{");
     text_add(&len, "{");
-    text_add(&plies, "{");
     for (int k = 0; xqf_games_next(it->games, it->games_len, &at, &rec, &n) > 0; k++) {
-        int count = 0;
-        xqf_game_check(rec, n, &count);
         text_add(&off, "%s%zu", k ? "," : "", (size_t)(rec - it->games));
         text_add(&len, "%s%zu", k ? "," : "", n);
-        text_add(&plies, "%s%d", k ? "," : "", count);
     }
     text_add(&off, "}");
     text_add(&len, "}");
-    text_add(&plies, "}");
     int rc = -1;
-    if (!off.data || !len.data || !plies.data || it->games_len > INT32_MAX) {
+    if (!off.data || !len.data || it->games_len > INT32_MAX) {
         db_error(s, "report games: out of memory", NULL);
     } else {
         Nums nums;
-        const char *p[6] = { num(&nums, 0, it->task), num(&nums, 1, it->token), (const char *)it->games,
-                             off.data, len.data, plies.data };
-        const int lengths[6] = { 0, 0, (int)it->games_len, 0, 0, 0 }, formats[6] = { 0, 0, 1, 0, 0, 0 };
-        PGresult *res = !s->conn ? NULL : PQexecPrepared(s->conn, STMT[ST_DATA_GAMES].name, 6, p, lengths, formats, 0);
-        rc = PQresultStatus(res) == PGRES_TUPLES_OK ? 0 : db_error(s, STMT[ST_DATA_GAMES].name, res);
+        const char *p[5] = { num(&nums, 0, it->task), num(&nums, 1, it->token), (const char *)it->games,
+                             off.data, len.data };
+        const int lengths[5] = { 0, 0, (int)it->games_len, 0, 0 }, formats[5] = { 0, 0, 1, 0, 0 };
+        PGresult *res = !s->conn ? NULL : PQexecPrepared(s->conn, STMT[ST_GAMES].name, 5, p, lengths, formats, 0);
+        rc = PQresultStatus(res) == PGRES_TUPLES_OK ? 0 : db_error(s, STMT[ST_GAMES].name, res);
         PQclear(res);
     }
     free(off.data);
     free(len.data);
-    free(plies.data);
     return rc;
 }
 
@@ -1250,32 +1259,80 @@ int store_data_settings(Store *s, int64_t id, StoreDataSettings *out)
     return found;
 }
 
-int store_data_totals(Store *s, int64_t id, StoreDataTotals *out)
+int store_game_totals(Store *s, int64_t id, StoreGameTotals *out)
 {
     Nums n;
     const char *p[1] = { num(&n, 0, id) };
-    PGresult *res = run(s, ST_DATA_TOTALS, p, PGRES_TUPLES_OK);
+    PGresult *res = run(s, ST_GAMES_TOTALS, p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
-    *out = (StoreDataTotals){ get_i64(res, 0, 0), get_i64(res, 0, 1), get_i64(res, 0, 2) };
+    *out = (StoreGameTotals){ get_i64(res, 0, 0), get_i64(res, 0, 1), get_i64(res, 0, 2), get_i64(res, 0, 3) };
     PQclear(res);
     return 0;
 }
 
-int store_data_each_game(Store *s, int64_t id, int (*fn)(void *ctx, int64_t game, const uint8_t *rec, size_t len),
-                         void *ctx)
+int store_game_scores(Store *s, int64_t id)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, id) };
+    PGresult *res = run(s, ST_GAME_SCORES, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int on = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+    PQclear(res);
+    return on;
+}
+
+int store_set_game_scores(Store *s, int64_t id, bool on)
+{
+    Nums n;
+    const char *p[2] = { num(&n, 0, id), on ? "t" : "f" };
+    PGresult *res = run(s, ST_SET_GAME_SCORES, p, PGRES_COMMAND_OK);
+    int rc = res ? 0 : -1;
+    PQclear(res);
+    return rc;
+}
+
+int store_worker_id(Store *s, const char *name, int64_t *id)
+{
+    const char *p[1] = { name };
+    PGresult *res = run(s, ST_WORKER_ID, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found)
+        *id = get_i64(res, 0, 0);
+    PQclear(res);
+    return found;
+}
+
+int store_task_of_run(Store *s, int64_t task, int64_t run_id)
+{
+    Nums n;
+    const char *p[2] = { num(&n, 0, task), num(&n, 1, run_id) };
+    PGresult *res = run(s, ST_TASK_OF_RUN, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    PQclear(res);
+    return found;
+}
+
+int store_each_game(Store *s, int64_t id, int64_t task, int64_t worker,
+                    int (*fn)(void *ctx, int64_t game, const uint8_t *rec, size_t len), void *ctx)
 {
     enum { PAGE = 2000 };
     int64_t next = 0;
     for (;;) {
         Nums n;
         if (!s->conn)
-            return db_error(s, STMT[ST_DATA_READ].name, NULL);
-        const char *p[3] = { num(&n, 0, id), num(&n, 1, next), num(&n, 2, PAGE) };
+            return db_error(s, STMT[ST_GAMES_READ].name, NULL);
+        const char *p[5] = { num(&n, 0, id), num(&n, 1, next), num(&n, 2, PAGE), num(&n, 3, worker),
+                             num(&n, 4, task) };
         /* binary results: the game a big-endian int8, the record its bytes */
-        PGresult *res = PQexecPrepared(s->conn, STMT[ST_DATA_READ].name, 3, p, NULL, NULL, 1);
+        PGresult *res = PQexecPrepared(s->conn, STMT[ST_GAMES_READ].name, 5, p, NULL, NULL, 1);
         if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-            db_error(s, STMT[ST_DATA_READ].name, res);
+            db_error(s, STMT[ST_GAMES_READ].name, res);
             PQclear(res);
             return -1;
         }
@@ -1452,8 +1509,9 @@ int store_audit_run(Store *s, int64_t run_id, StoreAudit *out)
     if (found) {
         int64_t *v[] = { &out->tasks, &out->tasks_done, &out->max_attempts, &out->task_pairs,
                          &out->task_games, &out->result_pairs, &out->result_games, &out->run_pairs,
-                         &out->run_games, &out->run_penta };
-        for (int i = 0; i < 10; i++)
+                         &out->run_games, &out->run_penta, &out->stored_games, &out->stored_wins,
+                         &out->stored_draws, &out->run_wins, &out->run_draws };
+        for (int i = 0; i < 15; i++)
             *v[i] = get_i64(res, 0, i);
     }
     PQclear(res);

@@ -313,7 +313,7 @@ const char *store_report_text(StoreReport r);
 typedef struct {
     int64_t worker, task, token;     /* in */
     StoreCounts counts;              /* in */
-    const uint8_t *games;            /* in: data runs, the result's game records (games.h), else NULL */
+    const uint8_t *games;            /* in: the result's game records (games.h), or NULL */
     size_t games_len;                /* in */
     StoreReport status;              /* out */
     int64_t run;                     /* out: 0 when the task is unknown */
@@ -328,8 +328,8 @@ typedef struct {
  * Counts whose pentanomial disagrees with their W/D/L
  * (xqf_penta_consistent) are invalid without reaching the database, and
  * so are game records that are not one per game of the pairs.  An
- * accepted item's records are stored in the same transaction (data runs,
- * 012_data.sql).  0, or -1 on a database error.
+ * accepted item's records are stored in the same transaction (every run
+ * kind, 014_games.sql).  0, or -1 on a database error.
  */
 int store_report_batch(Store *s, StoreReportItem *items, int n, int64_t lease_ms);
 /* Extends worker's lease. Returns 1 (extended), 0 (stale: stop the task) or -1. */
@@ -382,20 +382,32 @@ int store_create_data(Store *s, const StoreDataSpec *spec, int64_t *id);
 /* A data run's settings. Returns 1, 0 (no such data run) or -1. */
 int store_data_settings(Store *s, int64_t run, StoreDataSettings *out);
 
-/* What a data run has stored. */
+/* ---- every run's games (014_games.sql) ------------------------------------- */
+
+/* What a run has stored of its games. */
 typedef struct {
     int64_t games, plies;            /* plies: every move of the games, opening moves included */
     int64_t bytes;                   /* the rows' size in PostgreSQL (pg_column_size) */
-} StoreDataTotals;
+    int64_t fen_bytes;               /* the distinct start FENs they use, kept apart (game_fens) */
+} StoreGameTotals;
 
-int store_data_totals(Store *s, int64_t run, StoreDataTotals *out);
+int store_game_totals(Store *s, int64_t run, StoreGameTotals *out);
 /*
  * Calls fn for each stored game of run in index order with its record
- * (games.h, valid during the call); stops at fn's first non-zero return
+ * (games.h, its FEN in place, valid during the call), only those of task
+ * and of worker when they are not 0; stops at fn's first non-zero return
  * and returns it, else 0; -1 on a database error.
  */
-int store_data_each_game(Store *s, int64_t run, int (*fn)(void *ctx, int64_t game, const uint8_t *rec, size_t len),
-                         void *ctx);
+int store_each_game(Store *s, int64_t run, int64_t task, int64_t worker,
+                    int (*fn)(void *ctx, int64_t game, const uint8_t *rec, size_t len), void *ctx);
+/* Whether run's games keep each move's score and depth (the run option): 1, 0 (no, or no such run) or -1. */
+int store_game_scores(Store *s, int64_t run);
+/* Sets that option. 0 or -1. */
+int store_set_game_scores(Store *s, int64_t run, bool on);
+/* A worker's id by name. Returns 1 with *id, 0 (no such worker) or -1. */
+int store_worker_id(Store *s, const char *name, int64_t *id);
+/* Whether task belongs to run: 1, 0 or -1. */
+int store_task_of_run(Store *s, int64_t task, int64_t run);
 
 /* ---- status -------------------------------------------------------------- */
 

@@ -62,8 +62,8 @@ Test(gamepack, record_round_trip)
     game_record_init(&back);
     random_game(&g, 60, 9, 3);
     PackBuf buf = { 0 };
-    cr_assert_eq(gamepack_append(&g, &buf), 0);
-    cr_assert_eq(gamepack_append(&g, &buf), 0);
+    cr_assert_eq(gamepack_append(&g, 0, &buf), 0);
+    cr_assert_eq(gamepack_append(&g, 0, &buf), 0);
     cr_assert_eq(buf.len, 2 * (4 + 3 + strlen(START) + 2 + 4 * (size_t)g.count));
     cr_assert_eq(xqf_games_count(buf.data, buf.len), 2);
     size_t off = 0, len;
@@ -103,7 +103,7 @@ Test(gamepack, malformed_records_refused)
     game_record_init(&back);
     random_game(&g, 20, 4, 5);
     PackBuf buf = { 0 };
-    cr_assert_eq(gamepack_append(&g, &buf), 0);
+    cr_assert_eq(gamepack_append(&g, 0, &buf), 0);
     size_t off = 0, len;
     const uint8_t *rec;
     char err[128];

@@ -28,6 +28,10 @@ enum { BOOK_LINES_MAX = 100000 };
     { "--seed", OPT_INT, "S", "1", .imin = 0, .imax = INT64_MAX, .help = "opening order" },                    \
     CLI_DB_OPTION
 
+/* What the games of an SPRT or SPSA run keep (issue 13). */
+#define GAME_OPTIONS                                                                                           \
+    { "--keep-scores", OPT_FLAG, NULL, NULL, .help = "game records keep each move's score and depth" }
+
 /* A run's book: read and checked with the worker's reader, each opening as a line for the store. */
 typedef struct {
     Book *book;
@@ -145,6 +149,8 @@ static int create(const Opts *o, StoreSprtSpec *sp, StoreSpsaSpec *spsa)
     }
     if (status == CLI_OK && (spsa ? store_create_spsa(s, spsa, &id) : store_create_sprt(s, sp, &id)) != 0)
         status = cli_fail(CLI_FAIL, "cannot create the run");
+    if (status == CLI_OK && opts_given(o, "--keep-scores") && store_set_game_scores(s, id, true) != 0)
+        status = cli_fail(CLI_FAIL, "cannot set --keep-scores of run %" PRId64, id);
     if (status == CLI_OK)
         printf("%" PRId64 "\n", id);
     store_destroy(&s);
@@ -162,6 +168,7 @@ static const OptSpec SPSA_OPTIONS[] = {
     { "--gamma", OPT_REAL, "G", "0.101", .rmin = 0.001, .rmax = 10, .help = "c_k = c / k^gamma" },
     { "--a-ratio", OPT_REAL, "R", "0.1", .rmin = 0, .rmax = 100, .help = "A = R N" },
     NEW_RUN_OPTIONS,
+    GAME_OPTIONS,
     OPTS_END,
 };
 
@@ -357,6 +364,7 @@ static const OptSpec SPRT_OPTIONS[] = {
     { "--beta", OPT_REAL, "B", "0.05", .rmin = 1e-6, .rmax = 0.5, .help = "error rate of type II" },
     { "--max-pairs", OPT_INT, "N", "50000", .imin = 1, .imax = INT64_C(1) << 40, .help = "at most N game pairs" },
     NEW_RUN_OPTIONS,
+    GAME_OPTIONS,
     OPTS_END,
 };
 

@@ -43,9 +43,9 @@ int tune_cmd_list(int argc, char **argv)
         snprintf(pairs, sizeof pairs, "%" PRId64 "/%" PRId64, runs[i].counts.pairs, runs[i].max_pairs);
         cli_tc_text(&runs[i], tc, sizeof tc);
         cli_elo_text(&runs[i].counts, elo, sizeof elo);
-        StoreDataTotals data;
+        StoreGameTotals data;
         StoreDataSettings set;
-        if (strcmp(runs[i].kind, run_kind_get(RUN_KIND_DATA)->name) == 0 && store_data_totals(s, runs[i].id, &data) == 0)
+        if (strcmp(runs[i].kind, run_kind_get(RUN_KIND_DATA)->name) == 0 && store_game_totals(s, runs[i].id, &data) == 0)
             snprintf(elo, sizeof elo, "%" PRId64 " games stored", data.games);
         if (strcmp(runs[i].kind, run_kind_get(RUN_KIND_DATA)->name) == 0 && store_data_settings(s, runs[i].id, &set) == 1 &&
             set.depth > 0)

@@ -1,0 +1,92 @@
+-- 014: every game kept, and the trust in workers (issue 13).
+--
+-- Every run kind's results carry their games' records (schemas/games.h);
+-- data_games of 012 becomes games, one row per game of every run, with the
+-- worker whose lease played it.  A record's start FEN is kept apart, once
+-- per distinct FEN (a run's games start from its book's lines): the row
+-- holds the record with fen_len 0 and the FEN's id.  A 120-ply game of an
+-- SPRT (moves only, 2 bytes a ply) is a 245-byte record in a 297-byte row.
+--
+-- As in 012, games are stored only with an accepted report and only under
+-- the range of the reporting lease: a replayed report inserts nothing new
+-- (the primary key), a stale one nothing at all.  So the stored games are
+-- exactly the counted ones.
+
+CREATE TABLE game_fens (
+    id   integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    fen  text NOT NULL UNIQUE
+);
+
+-- Columns in this order: no alignment padding.
+CREATE TABLE games (
+    run_id    bigint NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    game      bigint NOT NULL CHECK (game >= 0),     -- 2 * pair + (0 or 1)
+    worker_id integer NOT NULL,                      -- workers.id of the lease (0: unknown, 012's games)
+    fen_id    integer NOT NULL REFERENCES game_fens (id),
+    record    bytea NOT NULL,                        -- games.h, fen_len 0
+    PRIMARY KEY (run_id, game)
+);
+
+-- A record's FEN, the record without it, and the two put together again.
+CREATE FUNCTION xqf_game_fen(rec bytea) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+    SELECT convert_from(substring(rec FROM 4 FOR get_byte(rec, 2)), 'UTF8')
+$$;
+CREATE FUNCTION xqf_game_bare(rec bytea) RETURNS bytea LANGUAGE sql IMMUTABLE AS $$
+    SELECT substring(rec FROM 1 FOR 2) || '\x00'::bytea || substring(rec FROM 4 + get_byte(rec, 2))
+$$;
+CREATE FUNCTION xqf_game_full(bare bytea, fen text) RETURNS bytea LANGUAGE sql IMMUTABLE AS $$
+    SELECT substring(bare FROM 1 FOR 2) || set_byte('\x00'::bytea, 0, octet_length(fen)) ||
+           convert_to(fen, 'UTF8') || substring(bare FROM 4)
+$$;
+-- The plies of a stored (bare) record.
+CREATE FUNCTION xqf_game_plies(bare bytea) RETURNS integer LANGUAGE sql IMMUTABLE AS $$
+    SELECT get_byte(bare, 3) + 256 * get_byte(bare, 4)
+$$;
+
+INSERT INTO game_fens (fen) SELECT DISTINCT xqf_game_fen(record) FROM data_games;
+INSERT INTO games (run_id, game, worker_id, fen_id, record)
+SELECT d.run_id, d.game, 0, f.id, xqf_game_bare(d.record)
+  FROM data_games d JOIN game_fens f ON f.fen = xqf_game_fen(d.record);
+DROP FUNCTION xqf_data_games(bigint, bigint, bytea, integer[], integer[], integer[]);
+DROP TABLE data_games;
+
+-- The records of a report the caller has just had accepted (same
+-- transaction): p_records holds them back to back, the i-th at byte
+-- p_off[i] (0-based) of length p_len[i].  Stored only when the lease
+-- (p_task, p_token) now counts exactly one record per game (2 per pair).
+-- Returns the records newly stored.
+CREATE FUNCTION xqf_games(p_task bigint, p_token bigint, p_records bytea, p_off integer[], p_len integer[])
+RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+    l record;
+    n bigint;
+BEGIN
+    SELECT t.run_id, r.worker_id, 2 * (t.first_pair + r.base_pairs) AS first INTO l
+      FROM tasks t JOIN results r ON r.task_id = t.id AND r.lease_token = p_token
+     WHERE t.id = p_task AND 2 * r.pairs = coalesce(array_length(p_off, 1), 0);
+    IF NOT FOUND THEN
+        RETURN 0;
+    END IF;
+    -- New FENs first, in a statement of their own: one inserted by another
+    -- session meanwhile is seen by the next statement's snapshot.
+    INSERT INTO game_fens (fen)
+    SELECT DISTINCT xqf_game_fen(substring(p_records FROM g.off + 1 FOR g.len))
+      FROM unnest(p_off, p_len) AS g(off, len)
+     WHERE NOT EXISTS (SELECT 1 FROM game_fens f
+                        WHERE f.fen = xqf_game_fen(substring(p_records FROM g.off + 1 FOR g.len)))
+    ON CONFLICT DO NOTHING;
+    WITH ins AS (
+        INSERT INTO games (run_id, game, worker_id, fen_id, record)
+        SELECT l.run_id, l.first + g.i - 1, coalesce(l.worker_id, 0), f.id, xqf_game_bare(g.rec)
+          FROM (SELECT substring(p_records FROM u.off + 1 FOR u.len) AS rec, u.i
+                  FROM unnest(p_off, p_len) WITH ORDINALITY AS u(off, len, i)) AS g
+          JOIN game_fens f ON f.fen = xqf_game_fen(g.rec)
+        ON CONFLICT DO NOTHING
+        RETURNING 1)
+    SELECT count(*) INTO n FROM ins;
+    RETURN n;
+END $$;
+
+-- A run option: its games' records keep each move's score and depth
+-- (xqf-tune sprt/spsa new --keep-scores; data runs always keep scores).
+ALTER TABLE runs ADD COLUMN game_scores boolean NOT NULL DEFAULT false;
