@@ -14,6 +14,7 @@
 #include "log.h"
 #include "migrations.h"
 #include "run_kind.h"
+#include "residual.h"
 #include "stats.h"
 
 /* Advisory lock key of the migrations ("xqf" "mig"). */
@@ -61,6 +62,17 @@
                     "FROM games g WHERE run_id = $1", 1)                                          \
     S(WORKER_ID, "SELECT id FROM workers WHERE name = $1", 1)                                    \
     S(GAME_SCORES, "SELECT game_scores FROM runs WHERE id = $1", 1)                              \
+    S(RUN_WORKERS,                                                                               \
+      "SELECT w.id, w.name, sum(x.pairs), sum(x.ll), sum(x.ld), sum(x.dd), sum(x.wd), sum(x.ww), " \
+      "array_to_string(xqf_add_all(x.reasons), ','), count(*) FILTER (WHERE x.expired) "        \
+      "FROM results x JOIN tasks t ON t.id = x.task_id JOIN workers w ON w.id = x.worker_id "    \
+      "WHERE t.run_id = $1 AND NOT x.purged GROUP BY w.id, w.name ORDER BY w.name", 1)          \
+    S(PURGE, "SELECT * FROM xqf_purge_worker($1, $2)", 2)                                        \
+    S(PURGE_DONE,                                                                                \
+      "WITH u AS (UPDATE runs SET llr = $2, state = CASE WHEN $3 THEN 'active' ELSE state END, "  \
+      "verdict = CASE WHEN $3 THEN NULL ELSE verdict END, "                                      \
+      "finished_at = CASE WHEN $3 THEN NULL ELSE finished_at END WHERE id = $1) "                \
+      "INSERT INTO web_audit (actor, run_id, action, detail) VALUES ($4, $1, 'purge', $5)", 5)   \
     S(SET_GAME_SCORES, "UPDATE runs SET game_scores = $2 WHERE id = $1", 2)                      \
     S(TASK_OF_RUN, "SELECT 1 FROM tasks WHERE id = $1 AND run_id = $2", 2)
 
@@ -132,12 +144,12 @@
       "SELECT (SELECT count(*) FROM tasks WHERE run_id = r.id), "                                \
       "(SELECT count(*) FROM tasks WHERE run_id = r.id AND state = 'done'), "                    \
       "(SELECT coalesce(max(attempts), 0) FROM tasks WHERE run_id = r.id), "                     \
-      "(SELECT coalesce(sum(done_pairs), 0) FROM tasks WHERE run_id = r.id), "                   \
+      "(SELECT coalesce(sum(done_pairs - purged_pairs), 0) FROM tasks WHERE run_id = r.id), "    \
       "(SELECT coalesce(sum(wins + draws + losses), 0) FROM tasks WHERE run_id = r.id), "        \
       "(SELECT coalesce(sum(x.pairs), 0) FROM results x JOIN tasks t ON t.id = x.task_id "       \
-      " WHERE t.run_id = r.id), "                                                                \
+      " WHERE t.run_id = r.id AND NOT x.purged), "                                               \
       "(SELECT coalesce(sum(x.wins + x.draws + x.losses), 0) FROM results x "                    \
-      " JOIN tasks t ON t.id = x.task_id WHERE t.run_id = r.id), "                               \
+      " JOIN tasks t ON t.id = x.task_id WHERE t.run_id = r.id AND NOT x.purged), "              \
       "r.pairs, r.wins + r.draws + r.losses, r.ll + r.ld + r.dd + r.wd + r.ww, "                 \
       "(SELECT count(*) FROM games g WHERE g.run_id = r.id), "                                   \
       "(SELECT count(*) FROM games g WHERE g.run_id = r.id AND (get_byte(g.record, 0) & 3) = "   \
@@ -1288,6 +1300,73 @@ int store_set_game_scores(Store *s, int64_t id, bool on)
     Nums n;
     const char *p[2] = { num(&n, 0, id), on ? "t" : "f" };
     PGresult *res = run(s, ST_SET_GAME_SCORES, p, PGRES_COMMAND_OK);
+    int rc = res ? 0 : -1;
+    PQclear(res);
+    return rc;
+}
+
+int store_run_workers(Store *s, int64_t id, StoreWorkerTrust **out)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, id) };
+    int count;
+    PGresult *res = fetch_rows(s, ST_RUN_WORKERS, p, sizeof **out, (void **)out, &count);
+    if (!res)
+        return -1;
+    XqfResidualRow *rows = calloc((size_t)(count > 0 ? count : 1), sizeof *rows);
+    if (!rows) {
+        PQclear(res);
+        free(*out);
+        *out = NULL;
+        return db_error(s, "run workers: out of memory", NULL);
+    }
+    for (int i = 0; i < count; i++) {
+        StoreWorkerTrust *w = &(*out)[i];
+        int64_t reasons[STORE_REASONS] = { 0 };
+        w->worker_id = get_i64(res, i, 0);
+        get_text(res, i, 1, w->name, sizeof w->name);
+        w->pairs = get_i64(res, i, 2);
+        for (int k = 0; k < 5; k++)
+            rows[i].penta[k] = w->penta[k] = get_i64(res, i, 3 + k);
+        parse_list(PQgetvalue(res, i, 8), reasons, STORE_REASONS);
+        w->games = 2 * w->pairs;
+        w->crashes = reasons[STORE_REASON_CRASH];
+        w->time_losses = reasons[STORE_REASON_TIME_FORFEIT];
+        w->illegal_moves = reasons[STORE_REASON_ILLEGAL_MOVE];
+        w->disconnects = get_i64(res, i, 9);
+    }
+    PQclear(res);
+    xqf_residuals(rows, count, NULL, NULL);
+    for (int i = 0; i < count; i++) {
+        StoreWorkerTrust *w = &(*out)[i];
+        w->residual = rows[i].z;
+        w->flagged = (rows[i].used && rows[i].z > XQF_RESIDUAL_FLAG) ||
+                     xqf_faults_flag(w->games, w->crashes, w->time_losses);
+    }
+    free(rows);
+    return count;
+}
+
+int store_purge_worker(Store *s, int64_t id, int64_t worker, int64_t *pairs, int64_t *games)
+{
+    Nums n;
+    const char *p[2] = { num(&n, 0, id), num(&n, 1, worker) };
+    PGresult *res = run(s, ST_PURGE, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    *pairs = get_i64(res, 0, 0);
+    *games = get_i64(res, 0, 1);
+    PQclear(res);
+    return 0;
+}
+
+int store_purge_done(Store *s, int64_t id, double llr, bool reopen, const char *actor, const char *detail)
+{
+    Nums n;
+    char llr_text[64];
+    snprintf(llr_text, sizeof llr_text, "%.17g", llr);
+    const char *p[5] = { num(&n, 0, id), isnan(llr) ? NULL : llr_text, reopen ? "t" : "f", actor, detail };
+    PGresult *res = run(s, ST_PURGE_DONE, p, PGRES_COMMAND_OK);
     int rc = res ? 0 : -1;
     PQclear(res);
     return rc;

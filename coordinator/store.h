@@ -409,6 +409,41 @@ int store_worker_id(Store *s, const char *name, int64_t *id);
 /* Whether task belongs to run: 1, 0 or -1. */
 int store_task_of_run(Store *s, int64_t task, int64_t run);
 
+/* ---- trust in workers (014_games.sql) ---------------------------------------- */
+
+/* Games by how they ended: the indexes of worker/game.h's GameReason (the wire's order) that trust counts. */
+enum { STORE_REASON_TIME_FORFEIT = 9, STORE_REASON_ILLEGAL_MOVE = 10, STORE_REASON_CRASH = 12 };
+
+/* One worker's part of a run (its purged results left out). */
+typedef struct {
+    int64_t worker_id;
+    char name[STORE_NAME_MAX + 1];
+    int64_t pairs, penta[5];
+    int64_t games, crashes, time_losses, illegal_moves;
+    int64_t disconnects;             /* its leases that ran out */
+    double residual;                 /* tuner/residual.h: NAN when it does not qualify */
+    bool flagged;                    /* residual above XQF_RESIDUAL_FLAG, or its faults (xqf_faults_flag) */
+} StoreWorkerTrust;
+
+/*
+ * The workers of run with their counts, residuals and flags, by name.
+ * Returns the count or -1; *out malloc'd (NULL when none).
+ */
+int store_run_workers(Store *s, int64_t run, StoreWorkerTrust **out);
+/*
+ * Takes worker's results out of run (xqf_purge_worker): its leases there
+ * re-queued, its counts out of the tasks' and the run's, its games
+ * deleted.  Returns 0 with *pairs and *games taken out, or -1.  Inside
+ * the caller's transaction with store_purge_done.
+ */
+int store_purge_worker(Store *s, int64_t run, int64_t worker, int64_t *pairs, int64_t *games);
+/*
+ * After store_purge_worker: the run's LLR (NAN: none), reopened (active,
+ * no verdict) when reopen, and the purge in the run's history (web_audit:
+ * actor, detail).  0 or -1.
+ */
+int store_purge_done(Store *s, int64_t run, double llr, bool reopen, const char *actor, const char *detail);
+
 /* ---- status -------------------------------------------------------------- */
 
 typedef struct {

@@ -127,6 +127,8 @@ static int show_run(Store *s, int64_t id, bool *active)
         return status;
     if (r.quarantined > 0 && (status = show_quarantined(s, id)) != CLI_OK)
         return status;
+    if ((status = cli_show_workers(s, id)) != CLI_OK)
+        return status;
     if (strcmp(r.kind, run_kind_get(RUN_KIND_DATA)->name) == 0 && (status = cli_data_progress(s, &r)) != CLI_OK)
         return status;
     double minutes = r.elapsed_s / 60;
