@@ -63,10 +63,32 @@
     S(WORKER_ID, "SELECT id FROM workers WHERE name = $1", 1)                                    \
     S(GAME_SCORES, "SELECT game_scores FROM runs WHERE id = $1", 1)                              \
     S(RUN_WORKERS,                                                                               \
-      "SELECT w.id, w.name, sum(x.pairs), sum(x.ll), sum(x.ld), sum(x.dd), sum(x.wd), sum(x.ww), " \
-      "array_to_string(xqf_add_all(x.reasons), ','), count(*) FILTER (WHERE x.expired) "        \
-      "FROM results x JOIN tasks t ON t.id = x.task_id JOIN workers w ON w.id = x.worker_id "    \
-      "WHERE t.run_id = $1 AND NOT x.purged GROUP BY w.id, w.name ORDER BY w.name", 1)          \
+      "WITH x AS (SELECT x.worker_id, sum(x.pairs) AS pairs, sum(x.ll) AS ll, sum(x.ld) AS ld, "   \
+      " sum(x.dd) AS dd, sum(x.wd) AS wd, sum(x.ww) AS ww, xqf_add_all(x.reasons) AS reasons, "    \
+      " count(*) FILTER (WHERE x.expired) AS expired FROM results x JOIN tasks t ON t.id = x.task_id " \
+      " WHERE t.run_id = $1 AND NOT x.purged GROUP BY x.worker_id), "                            \
+      "a AS (SELECT u.w AS worker_id, count(*) AS audits, count(*) FILTER (WHERE a.state = 'mismatch') " \
+      " AS mismatches, string_agg(CASE WHEN a.state = 'mismatch' THEN 'pair ' || a.pair || ' (' || "  \
+      " a.detail || ')' END, '; ' ORDER BY a.pair) AS pairs FROM replay_audits a, "               \
+      " unnest(ARRAY[a.first_worker, a.second_worker]) AS u(w) WHERE a.run_id = $1 "             \
+      " AND a.state IN ('agree', 'mismatch') GROUP BY u.w) "                                      \
+      "SELECT w.id, w.name, coalesce(x.pairs, 0), coalesce(x.ll, 0), coalesce(x.ld, 0), "        \
+      "coalesce(x.dd, 0), coalesce(x.wd, 0), coalesce(x.ww, 0), "                                \
+      "coalesce(array_to_string(x.reasons, ','), ''), coalesce(x.expired, 0), "                  \
+      "coalesce(a.audits, 0), coalesce(a.mismatches, 0), coalesce(a.pairs, '') FROM workers w "  \
+      "LEFT JOIN x ON x.worker_id = w.id LEFT JOIN a ON a.worker_id = w.id "                    \
+      "WHERE x.worker_id IS NOT NULL OR a.worker_id IS NOT NULL ORDER BY w.name", 1)             \
+    S(REPLAY_TOTALS, "SELECT replay_share, nodes > 0, "                                          \
+                     "(SELECT count(*) FROM replay_audits a WHERE a.run_id = r.id AND a.state IN ('pending', 'leased')), " \
+                     "(SELECT count(*) FROM replay_audits a WHERE a.run_id = r.id AND a.state = 'agree'), " \
+                     "(SELECT count(*) FROM replay_audits a WHERE a.run_id = r.id AND a.state = 'mismatch') " \
+                     "FROM runs r WHERE r.id = $1", 1)                                           \
+    S(SET_REPLAY_SHARE, "UPDATE runs SET replay_share = $2 WHERE id = $1", 2)                    \
+    S(OPEN_AUDITS, "SELECT xqf_open_audits()", 0)                                                \
+    S(CLAIM_AUDIT, "SELECT * FROM xqf_claim_audit($1, $2, $3)", 3)                               \
+    S(AUDIT_REPORT, "SELECT xqf_audit_report($1, $2, $3, $4, $5::integer[], $6::integer[])", 6)  \
+    S(AUDIT_HEARTBEAT, "SELECT xqf_audit_heartbeat($1, $2, $3, $4)", 4)                          \
+    S(AUDIT_HANDBACK, "SELECT xqf_audit_handback($1, $2, $3)", 3)                                \
     S(PURGE, "SELECT * FROM xqf_purge_worker($1, $2)", 2)                                        \
     S(PURGE_DONE,                                                                                \
       "WITH u AS (UPDATE runs SET llr = $2, state = CASE WHEN $3 THEN 'active' ELSE state END, "  \
@@ -1208,35 +1230,66 @@ static bool report_games_consistent(const StoreReportItem *it)
     return it->games_len == 0 || xqf_games_count(it->games, it->games_len) == 2 * it->counts.pairs;
 }
 
-/* Stores the records of an accepted report (checked by report_games_consistent). 0 or -1. */
-static int report_games(Store *s, const StoreReportItem *it)
+/*
+ * The offsets and lengths of the records of games (well formed: checked
+ * before) as two array literals in *off and *len (malloc'd). 0 or -1.
+ */
+static int record_arrays(const uint8_t *games, size_t games_len, Text *off, Text *len)
 {
-    Text off = { 0 }, len = { 0 };
     size_t at = 0, n;
     const uint8_t *rec;
-    text_add(&off, "{");
-    text_add(&len, "{");
-    for (int k = 0; xqf_games_next(it->games, it->games_len, &at, &rec, &n) > 0; k++) {
-        text_add(&off, "%s%zu", k ? "," : "", (size_t)(rec - it->games));
-        text_add(&len, "%s%zu", k ? "," : "", n);
+    *off = (Text){ 0 };
+    *len = (Text){ 0 };
+    text_add(off, "{");
+    text_add(len, "{");
+    for (int k = 0; xqf_games_next(games, games_len, &at, &rec, &n) > 0; k++) {
+        text_add(off, "%s%zu", k ? "," : "", (size_t)(rec - games));
+        text_add(len, "%s%zu", k ? "," : "", n);
     }
-    text_add(&off, "}");
-    text_add(&len, "}");
-    int rc = -1;
-    if (!off.data || !len.data || it->games_len > INT32_MAX) {
-        db_error(s, "report games: out of memory", NULL);
+    text_add(off, "}");
+    text_add(len, "}");
+    return off->data && len->data && games_len <= INT32_MAX ? 0 : -1;
+}
+
+/*
+ * Runs st with parameters p[0..n) whose p[bin] are the bytes of games
+ * (games_len) and the next two the arrays of its records. The result, or
+ * NULL after db_error.
+ */
+static PGresult *run_records(Store *s, Stmt st, const char **p, int n, int bin, const uint8_t *games,
+                             size_t games_len)
+{
+    Text off, len;
+    PGresult *res = NULL;
+    if (record_arrays(games, games_len, &off, &len) != 0) {
+        db_error(s, "game records: out of memory", NULL);
     } else {
-        Nums nums;
-        const char *p[5] = { num(&nums, 0, it->task), num(&nums, 1, it->token), (const char *)it->games,
-                             off.data, len.data };
-        const int lengths[5] = { 0, 0, (int)it->games_len, 0, 0 }, formats[5] = { 0, 0, 1, 0, 0 };
-        PGresult *res = !s->conn ? NULL : PQexecPrepared(s->conn, STMT[ST_GAMES].name, 5, p, lengths, formats, 0);
-        rc = PQresultStatus(res) == PGRES_TUPLES_OK ? 0 : db_error(s, STMT[ST_GAMES].name, res);
-        PQclear(res);
+        int lengths[8] = { 0 }, formats[8] = { 0 };
+        p[bin] = (const char *)games;
+        p[bin + 1] = off.data;
+        p[bin + 2] = len.data;
+        lengths[bin] = (int)games_len;
+        formats[bin] = 1;
+        res = !s->conn ? NULL : PQexecPrepared(s->conn, STMT[st].name, n, p, lengths, formats, 0);
+        if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+            db_error(s, STMT[st].name, res);
+            PQclear(res);
+            res = NULL;
+        }
     }
     free(off.data);
     free(len.data);
-    return rc;
+    return res;
+}
+
+/* Stores the records of an accepted report (checked by report_games_consistent). 0 or -1. */
+static int report_games(Store *s, const StoreReportItem *it)
+{
+    Nums nums;
+    const char *p[5] = { num(&nums, 0, it->task), num(&nums, 1, it->token) };
+    PGresult *res = run_records(s, ST_GAMES, p, 5, 2, it->games, it->games_len);
+    PQclear(res);
+    return res ? 0 : -1;
 }
 
 int store_create_data(Store *s, const StoreDataSpec *spec, int64_t *id)
@@ -1334,6 +1387,9 @@ int store_run_workers(Store *s, int64_t id, StoreWorkerTrust **out)
         w->time_losses = reasons[STORE_REASON_TIME_FORFEIT];
         w->illegal_moves = reasons[STORE_REASON_ILLEGAL_MOVE];
         w->disconnects = get_i64(res, i, 9);
+        w->replays = get_i64(res, i, 10);
+        w->mismatches = get_i64(res, i, 11);
+        get_text(res, i, 12, w->mismatched, sizeof w->mismatched);
     }
     PQclear(res);
     xqf_residuals(rows, count, NULL, NULL);
@@ -1341,10 +1397,96 @@ int store_run_workers(Store *s, int64_t id, StoreWorkerTrust **out)
         StoreWorkerTrust *w = &(*out)[i];
         w->residual = rows[i].z;
         w->flagged = (rows[i].used && rows[i].z > XQF_RESIDUAL_FLAG) ||
-                     xqf_faults_flag(w->games, w->crashes, w->time_losses);
+                     xqf_faults_flag(w->games, w->crashes, w->time_losses) || w->mismatches > 0;
     }
     free(rows);
     return count;
+}
+
+static int64_t count_of(Store *s, Stmt st, const char *const *p);
+static int ok_or_stale(Store *s, Stmt st, const char *const *p);
+
+int store_replay_totals(Store *s, int64_t id, StoreReplayTotals *out)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, id) };
+    PGresult *res = run(s, ST_REPLAY_TOTALS, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found)
+        *out = (StoreReplayTotals){ .share = get_dbl(res, 0, 0), .fixed_nodes = strcmp(PQgetvalue(res, 0, 1), "t") == 0,
+                                    .open = get_i64(res, 0, 2), .agree = get_i64(res, 0, 3),
+                                    .mismatch = get_i64(res, 0, 4) };
+    PQclear(res);
+    return found;
+}
+
+int store_set_replay_share(Store *s, int64_t id, double share)
+{
+    Nums n;
+    char text[32];
+    snprintf(text, sizeof text, "%.17g", share);
+    const char *p[2] = { num(&n, 0, id), text };
+    PGresult *res = run(s, ST_SET_REPLAY_SHARE, p, PGRES_COMMAND_OK);
+    int rc = res ? 0 : -1;
+    PQclear(res);
+    return rc;
+}
+
+int64_t store_open_audits(Store *s) { return count_of(s, ST_OPEN_AUDITS, NULL); }
+
+int store_claim_audit(Store *s, int64_t worker, const char *build, int64_t lease_ms, StoreAuditLease *out)
+{
+    Nums n;
+    const char *p[3] = { num(&n, 0, worker), build, num(&n, 1, lease_ms) };
+    PGresult *res = run(s, ST_CLAIM_AUDIT, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found) {
+        out->audit = get_i64(res, 0, 0);
+        out->token = get_i64(res, 0, 1);
+        out->run_id = get_i64(res, 0, 2);
+        out->pair = get_i64(res, 0, 3);
+        get_text(res, 0, 4, out->params0, sizeof out->params0);
+        get_text(res, 0, 5, out->params1, sizeof out->params1);
+    }
+    PQclear(res);
+    return found;
+}
+
+StoreAuditStatus store_audit_report(Store *s, int64_t worker, int64_t audit, int64_t token, const uint8_t *games,
+                                    size_t games_len)
+{
+    if (xqf_games_count(games, games_len) != 2)
+        return AUDIT_INVALID;
+    Nums n;
+    const char *p[6] = { num(&n, 0, audit), num(&n, 1, token), num(&n, 2, worker) };
+    PGresult *res = run_records(s, ST_AUDIT_REPORT, p, 6, 3, games, games_len);
+    if (!res)
+        return AUDIT_ERROR;
+    const char *v = PQntuples(res) == 1 ? PQgetvalue(res, 0, 0) : "";
+    StoreAuditStatus st = strcmp(v, "agree") == 0      ? AUDIT_AGREE
+                          : strcmp(v, "mismatch") == 0 ? AUDIT_MISMATCH
+                          : strcmp(v, "invalid") == 0  ? AUDIT_INVALID
+                                                       : AUDIT_STALE;
+    PQclear(res);
+    return st;
+}
+
+int store_audit_heartbeat(Store *s, int64_t worker, int64_t audit, int64_t token, int64_t lease_ms)
+{
+    Nums n;
+    const char *p[4] = { num(&n, 0, audit), num(&n, 1, token), num(&n, 2, worker), num(&n, 3, lease_ms) };
+    return ok_or_stale(s, ST_AUDIT_HEARTBEAT, p);
+}
+
+int store_audit_handback(Store *s, int64_t worker, int64_t audit, int64_t token)
+{
+    Nums n;
+    const char *p[3] = { num(&n, 0, audit), num(&n, 1, token), num(&n, 2, worker) };
+    return ok_or_stale(s, ST_AUDIT_HANDBACK, p);
 }
 
 int store_purge_worker(Store *s, int64_t id, int64_t worker, int64_t *pairs, int64_t *games)

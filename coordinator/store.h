@@ -421,8 +421,10 @@ typedef struct {
     int64_t pairs, penta[5];
     int64_t games, crashes, time_losses, illegal_moves;
     int64_t disconnects;             /* its leases that ran out */
+    int64_t replays, mismatches;     /* replay audits of its pairs or by it: judged, and those that differed */
+    char mismatched[STORE_TEXT_MAX]; /* "pair P (game G differ); ..." */
     double residual;                 /* tuner/residual.h: NAN when it does not qualify */
-    bool flagged;                    /* residual above XQF_RESIDUAL_FLAG, or its faults (xqf_faults_flag) */
+    bool flagged;                    /* residual above XQF_RESIDUAL_FLAG, its faults (xqf_faults_flag), or a mismatch */
 } StoreWorkerTrust;
 
 /*
@@ -430,6 +432,45 @@ typedef struct {
  * Returns the count or -1; *out malloc'd (NULL when none).
  */
 int store_run_workers(Store *s, int64_t run, StoreWorkerTrust **out);
+/*
+ * The deterministic replay audit (014_games.sql): a fixed-node run's
+ * pairs, a share of them (runs.replay_share, 1 % unless set), played
+ * again by a second worker, whose records must be the first's bytes.  An
+ * audit travels as a task whose id has STORE_AUDIT_BIT set (the audit's
+ * id below it); its result, heartbeats and handback go to the functions
+ * below instead of the task's.
+ */
+#define STORE_AUDIT_BIT (INT64_C(1) << 62)
+
+typedef struct {
+    double share;                    /* of the pairs replayed */
+    bool fixed_nodes;                /* the run plays fixed nodes (else nothing is replayed) */
+    int64_t open, agree, mismatch;
+} StoreReplayTotals;
+
+/* A run's replay audits. Returns 1, 0 (no such run) or -1. */
+int store_replay_totals(Store *s, int64_t run, StoreReplayTotals *out);
+/* Sets the share of run's pairs replayed (0-1). 0 or -1. */
+int store_set_replay_share(Store *s, int64_t run, double share);
+/* Audits pending or leased, over every run: -1 on error. */
+int64_t store_open_audits(Store *s);
+
+typedef struct {
+    int64_t audit, token, run_id, pair;
+    char params0[STORE_PARAMS_MAX + 1], params1[STORE_PARAMS_MAX + 1]; /* the sets its first task played */
+} StoreAuditLease;
+
+/* Leases an audit to worker (not the pair's first; a run its build plays). 1 with *out, 0 none, -1. */
+int store_claim_audit(Store *s, int64_t worker, const char *build, int64_t lease_ms, StoreAuditLease *out);
+
+typedef enum { AUDIT_AGREE, AUDIT_MISMATCH, AUDIT_STALE, AUDIT_INVALID, AUDIT_ERROR } StoreAuditStatus;
+/* The replay of an audit: games (a result's, games.h) must be its pair's two records. */
+StoreAuditStatus store_audit_report(Store *s, int64_t worker, int64_t audit, int64_t token, const uint8_t *games,
+                                    size_t games_len);
+/* An audit's heartbeat and handback: 1 (ok), 0 (stale) or -1. */
+int store_audit_heartbeat(Store *s, int64_t worker, int64_t audit, int64_t token, int64_t lease_ms);
+int store_audit_handback(Store *s, int64_t worker, int64_t audit, int64_t token);
+
 /*
  * Takes worker's results out of run (xqf_purge_worker): its leases there
  * re-queued, its counts out of the tasks' and the run's, its games

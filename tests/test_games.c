@@ -10,11 +10,15 @@
  *  - xqf-tune purge takes a worker's results out of an SPRT with counts,
  *    games and LLR consistent and the purge in the run's history; SPSA
  *    refused;
+ *  - the replay audit: on a clean cluster every replayed pair agrees; a
+ *    worker playing other parameters than it is told (a broken machine)
+ *    is caught: both workers of each differing pair are flagged;
  *  - bad input (unknown run, task, worker) gets exit status 2 and changes
  *    nothing.
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +34,8 @@
 #include "stats.h"
 #include "status.h"
 #include "store_check.h"
+#include "worker.h"
+#include "worker_transport.h"
 
 static char db[512], dbname[64], dir[128], logfile[256];
 static Store *store;
@@ -458,4 +464,133 @@ Test(games, every_game_of_an_sprt_kept_and_written_as_pgn)
     for (int i = 0; i < n; i++)
         cr_assert(!w[i].flagged, "%s flagged on a clean run", w[i].name);
     free(w);
+}
+
+/* ---- the replay audit ---------------------------------------------------------------- */
+
+/*
+ * A broken worker: an xqf-worker that plays other sets than its tasks say
+ * (its link rewrites each task as it arrives), as a machine whose engine
+ * misbehaves would.
+ */
+typedef struct {
+    WorkerLink inner;
+} Skew;
+
+static int skew_send(void *ctx, const XqfMsg *m)
+{
+    Skew *k = ctx;
+    return k->inner.send(k->inner.ctx, m);
+}
+
+static int skew_wait(void *ctx, int timeout_ms, int fd)
+{
+    Skew *k = ctx;
+    return k->inner.wait(k->inner.ctx, timeout_ms, fd);
+}
+
+static int skew_recv(void *ctx, XqfMsg *m)
+{
+    Skew *k = ctx;
+    int rc = k->inner.recv(k->inner.ctx, m);
+    if (rc == 1 && m->type == XQF_MSG_TASK) {
+        snprintf(m->u.task.params0, sizeof m->u.task.params0, "%s", "NullR=2,RookMg=900");
+        snprintf(m->u.task.params1, sizeof m->u.task.params1, "%s", "RookMg=900");
+    }
+    return rc;
+}
+
+/* Starts the broken worker in a child process. */
+static pid_t skewed_worker(const char *name)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid > 0)
+        return cu_track(pid);
+    char endpoint[64];
+    snprintf(endpoint, sizeof endpoint, "tcp://127.0.0.1:%d", port);
+    WorkerTransport *t = wt_new(endpoint, &(WtSecurity){ 0 });
+    if (!t)
+        _exit(1);
+    Skew k = { wt_link(t) };
+    WorkerLink link = { &k, skew_send, skew_wait, skew_recv };
+    WorkerConfig cfg = { .name = name, .build = "skewed", .cores = 1, .threads = 1, .cache_dir = dir };
+    Worker *w = worker_new(&cfg, &link);
+    int rc = w ? worker_run(w) : -1;
+    _exit(rc == 0 ? 0 : 1);
+}
+
+/* Waits until every replay audit of run is judged and at least want are. */
+static bool audits_judged(int64_t run, int64_t want, double timeout_s, StoreReplayTotals *t)
+{
+    double end = cu_now() + timeout_s;
+    while (cu_now() < end) {
+        if (store_replay_totals(store, run, t) == 1 && t->open == 0 && t->agree + t->mismatch >= want)
+            return true;
+        cu_sleep_ms(200);
+    }
+    return false;
+}
+
+Test(games, replay_audit_agrees_on_a_clean_cluster_and_catches_a_broken_worker)
+{
+    CU_REQUIRE_DB();
+    enum { PAIRS = 8 };
+    int64_t clean = cu_sprt(store, "NullR=2", 2, PAIRS, 500, -500, 500);
+    cr_assert_eq(store_set_replay_share(store, clean, 1.0), 0);
+    cu_track(cu_coordinator(db, port, "10", logfile));
+    pid_t w1 = cu_track(cu_worker(port, "w1", 1, logfile));
+    pid_t w2 = cu_track(cu_worker(port, "w2", 1, logfile));
+    StoreRun r;
+    char why[256];
+    cr_assert(cu_wait_finished(store, clean, 200, &r), "run did not finish (log: %s)", logfile);
+    cr_assert(cu_audit(store, clean, PAIRS, why, sizeof why), "%s (log: %s)", why, logfile);
+    StoreReplayTotals t;
+    cr_assert(audits_judged(clean, PAIRS, 120, &t), "audits not judged: %lld open (log: %s)", (long long)t.open,
+              logfile);
+    fprintf(stderr, "FIGURE: replay audit on a clean local cluster: %lld of %lld pairs agree\n", (long long)t.agree,
+            (long long)(t.agree + t.mismatch));
+    cr_assert_eq(t.mismatch, 0, "a clean cluster's replays differ (log: %s)", logfile);
+    cr_assert_eq(t.agree, PAIRS);
+    StoreWorkerTrust *w;
+    int n = store_run_workers(store, clean, &w);
+    cr_assert_eq(n, 2);
+    for (int i = 0; i < n; i++)
+        cr_assert(!w[i].flagged && w[i].replays > 0, "%s: flagged %d, %lld replays", w[i].name, w[i].flagged,
+                  (long long)w[i].replays);
+    free(w);
+
+    /* w2 leaves, a broken worker comes: its pairs and its replays differ from w1's */
+    cr_assert_eq(cu_stop(w2, SIGTERM), 0);
+    (void)w1;
+    int64_t broken = cu_sprt(store, "NullR=2", 2, PAIRS, 500, -500, 500);
+    cr_assert_eq(store_set_replay_share(store, broken, 1.0), 0);
+    skewed_worker("bad");
+    cr_assert(cu_wait_finished(store, broken, 200, &r), "run did not finish (log: %s)", logfile);
+    cr_assert(audits_judged(broken, PAIRS, 120, &t), "audits not judged: %lld open (log: %s)", (long long)t.open,
+              logfile);
+    fprintf(stderr, "FIGURE: replay audit with a broken worker: %lld of %lld pairs differ\n", (long long)t.mismatch,
+            (long long)(t.agree + t.mismatch));
+    cr_assert_gt(t.mismatch, 0, "the broken worker was not caught (log: %s)", logfile);
+    n = store_run_workers(store, broken, &w);
+    cr_assert_eq(n, 2);
+    for (int i = 0; i < n; i++)
+        cr_assert(w[i].flagged && w[i].mismatches > 0 && strstr(w[i].mismatched, "pair "),
+                  "%s: flagged %d, %lld mismatches '%s'", w[i].name, w[i].flagged, (long long)w[i].mismatches,
+                  w[i].mismatched);
+    free(w);
+    char out[16384], args[256];
+    snprintf(args, sizeof args, "show %lld", (long long)broken);
+    cr_assert_eq(tune(out, sizeof out, args), 0);
+    cr_assert(strstr(out, "Replay audit: 100 % of the pairs"), "%s", out);
+    cr_assert(strstr(out, "replays differ"), "%s", out);
+    XqfStrs workers = { 0 }, runs = { 0 };
+    cr_assert_eq(status_lines(store, 5, &workers, &runs), 0);
+    bool seen = false;
+    for (uint32_t i = 0; i < runs.count; i++)
+        seen = seen || (strstr(runs.v[i], "worker bad ") && strstr(runs.v[i], "FLAGGED") && strstr(runs.v[i], "pair "));
+    cr_assert(seen, "no flagged line for the broken worker in the status");
+    xqf_strs_free(&workers);
+    xqf_strs_free(&runs);
 }

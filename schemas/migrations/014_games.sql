@@ -156,7 +156,162 @@ BEGIN
      WHERE u.id = p_run;
     SELECT coalesce(sum(pairs), 0) INTO n_pairs FROM purge_sums;
     DROP TABLE purge_sums;
+    -- its pairs' open audits would compare against nothing
+    DELETE FROM replay_audits WHERE run_id = p_run AND first_worker = p_worker AND state IN ('pending', 'leased');
     WITH d AS (DELETE FROM games WHERE run_id = p_run AND worker_id = p_worker RETURNING 1)
     SELECT count(*) INTO n_games FROM d;
     RETURN QUERY SELECT n_pairs, n_games;
 END $$;
+
+-- ---- the deterministic replay audit ---------------------------------------------
+--
+-- A fixed-node run plays the same game again from the same opening with
+-- the same sets: a share of its pairs (runs.replay_share, chosen by a hash
+-- of the run and the pair) is played again by a second worker, and the two
+-- records must be the same bytes (moves, result, reason; scores and depths
+-- when kept).  An audit is queued when the pair's games are stored, leased
+-- to a worker other than the first (its lease token from lease_tokens,
+-- like a task's), and judged when its result comes: agree or mismatch (both
+-- workers flagged, the pair named).
+ALTER TABLE runs ADD COLUMN replay_share double precision NOT NULL DEFAULT 0.01
+    CHECK (replay_share >= 0 AND replay_share <= 1);
+
+CREATE TABLE replay_audits (
+    id            bigserial PRIMARY KEY,
+    run_id        bigint NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    pair          bigint NOT NULL,
+    task_id       bigint NOT NULL,                  -- the task that played it first (its sets)
+    first_worker  integer NOT NULL,
+    second_worker integer,
+    state         text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'leased', 'agree', 'mismatch')),
+    lease_token   bigint,
+    lease_deadline timestamptz,
+    detail        text NOT NULL DEFAULT '',
+    created_at    timestamptz NOT NULL DEFAULT now(),
+    finished_at   timestamptz,
+    UNIQUE (run_id, pair)
+);
+CREATE INDEX replay_audits_open ON replay_audits (id) WHERE state IN ('pending', 'leased');
+
+-- Whether pair of run is replayed: a hash of both below its share.
+CREATE FUNCTION xqf_replayed(p_run bigint, p_pair bigint, p_share double precision)
+RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
+    SELECT (hashint8(p_run * 1000003 + p_pair)::bigint + 2147483648) < p_share * 4294967296
+$$;
+
+-- xqf_games, and the audits of the fixed-node pairs it stored.
+CREATE OR REPLACE FUNCTION xqf_games(p_task bigint, p_token bigint, p_records bytea, p_off integer[], p_len integer[])
+RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+    l record;
+    n bigint;
+BEGIN
+    SELECT t.run_id, r.worker_id, 2 * (t.first_pair + r.base_pairs) AS first, u.nodes, u.replay_share INTO l
+      FROM tasks t JOIN results r ON r.task_id = t.id AND r.lease_token = p_token
+      JOIN runs u ON u.id = t.run_id
+     WHERE t.id = p_task AND 2 * r.pairs = coalesce(array_length(p_off, 1), 0);
+    IF NOT FOUND THEN
+        RETURN 0;
+    END IF;
+    INSERT INTO game_fens (fen)
+    SELECT DISTINCT xqf_game_fen(substring(p_records FROM g.off + 1 FOR g.len))
+      FROM unnest(p_off, p_len) AS g(off, len)
+     WHERE NOT EXISTS (SELECT 1 FROM game_fens f
+                        WHERE f.fen = xqf_game_fen(substring(p_records FROM g.off + 1 FOR g.len)))
+    ON CONFLICT DO NOTHING;
+    WITH ins AS (
+        INSERT INTO games (run_id, game, worker_id, fen_id, record)
+        SELECT l.run_id, l.first + g.i - 1, coalesce(l.worker_id, 0), f.id, xqf_game_bare(g.rec)
+          FROM (SELECT substring(p_records FROM u.off + 1 FOR u.len) AS rec, u.i
+                  FROM unnest(p_off, p_len) WITH ORDINALITY AS u(off, len, i)) AS g
+          JOIN game_fens f ON f.fen = xqf_game_fen(g.rec)
+        ON CONFLICT DO NOTHING
+        RETURNING game),
+    audit AS (
+        INSERT INTO replay_audits (run_id, pair, task_id, first_worker)
+        SELECT l.run_id, ins.game / 2, p_task, coalesce(l.worker_id, 0) FROM ins
+         WHERE l.nodes > 0 AND ins.game % 2 = 0 AND xqf_replayed(l.run_id, ins.game / 2, l.replay_share)
+        ON CONFLICT DO NOTHING)
+    SELECT count(*) INTO n FROM ins;
+    RETURN n;
+END $$;
+
+-- Leases the oldest open audit (pending, or its lease run out) that
+-- worker p_worker did not play first, of a run it can play (build) and
+-- that is not stopped.  No row when there is none.
+CREATE FUNCTION xqf_claim_audit(p_worker bigint, p_build text, p_lease_ms bigint)
+RETURNS TABLE (o_audit bigint, o_token bigint, o_run bigint, o_pair bigint, o_params0 text, o_params1 text)
+LANGUAGE plpgsql AS $$
+DECLARE
+    a_id bigint;
+BEGIN
+    SELECT a.id INTO a_id FROM replay_audits a JOIN runs r ON r.id = a.run_id
+     WHERE (a.state = 'pending' OR (a.state = 'leased' AND a.lease_deadline < now()))
+       AND a.first_worker <> p_worker AND r.state IN ('active', 'finished')
+       AND (r.build_id = '' OR r.build_id = p_build)
+     ORDER BY a.id LIMIT 1 FOR UPDATE OF a SKIP LOCKED;
+    IF a_id IS NULL THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    UPDATE replay_audits a SET state = 'leased', second_worker = p_worker, lease_token = nextval('lease_tokens'),
+                               lease_deadline = now() + p_lease_ms * interval '1 millisecond'
+      FROM tasks t WHERE a.id = a_id AND t.id = a.task_id
+    RETURNING a.id, a.lease_token, a.run_id, a.pair, t.params0, t.params1;
+END $$;
+
+-- Open audits now: the coordinator looks for one to give only when there are.
+CREATE FUNCTION xqf_open_audits() RETURNS bigint LANGUAGE sql STABLE AS $$
+    SELECT count(*) FROM replay_audits WHERE state IN ('pending', 'leased')
+$$;
+
+-- The replay of audit p_audit under lease p_token by worker p_worker: its
+-- two records (as xqf_games takes them) against the stored ones.  Status:
+-- agree, mismatch, stale (not this lease), invalid (not two records).
+CREATE FUNCTION xqf_audit_report(p_audit bigint, p_token bigint, p_worker bigint, p_records bytea,
+                                 p_off integer[], p_len integer[])
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    a replay_audits%ROWTYPE;
+    differs text;
+BEGIN
+    SELECT * INTO a FROM replay_audits WHERE id = p_audit FOR UPDATE;
+    IF NOT FOUND OR a.state <> 'leased' OR a.lease_token IS DISTINCT FROM p_token
+       OR a.second_worker IS DISTINCT FROM p_worker THEN
+        RETURN 'stale';
+    END IF;
+    IF coalesce(array_length(p_off, 1), 0) <> 2 THEN
+        RETURN 'invalid';
+    END IF;
+    SELECT string_agg('game ' || (2 * a.pair + u.i - 1)::text, ', ' ORDER BY u.i) INTO differs
+      FROM unnest(p_off, p_len) WITH ORDINALITY AS u(off, len, i)
+      LEFT JOIN games g ON g.run_id = a.run_id AND g.game = 2 * a.pair + u.i - 1
+      LEFT JOIN game_fens f ON f.id = g.fen_id
+     WHERE g.record IS DISTINCT FROM xqf_game_bare(substring(p_records FROM u.off + 1 FOR u.len))
+        OR f.fen IS DISTINCT FROM xqf_game_fen(substring(p_records FROM u.off + 1 FOR u.len));
+    UPDATE replay_audits SET state = CASE WHEN differs IS NULL THEN 'agree' ELSE 'mismatch' END,
+                             detail = coalesce(differs || ' differ', ''), finished_at = now(),
+                             lease_token = NULL, lease_deadline = NULL
+     WHERE id = p_audit;
+    RETURN CASE WHEN differs IS NULL THEN 'agree' ELSE 'mismatch' END;
+END $$;
+
+-- Extends an audit's lease ('ok'), or 'stale'.
+CREATE FUNCTION xqf_audit_heartbeat(p_audit bigint, p_token bigint, p_worker bigint, p_lease_ms bigint)
+RETURNS text LANGUAGE sql AS $$
+    WITH a AS (
+        UPDATE replay_audits SET lease_deadline = now() + p_lease_ms * interval '1 millisecond'
+         WHERE id = p_audit AND lease_token = p_token AND second_worker = p_worker AND state = 'leased'
+        RETURNING id)
+    SELECT CASE WHEN EXISTS (SELECT 1 FROM a) THEN 'ok' ELSE 'stale' END
+$$;
+
+-- Gives an audit back (pending again, for any other worker): 'ok' or 'stale'.
+CREATE FUNCTION xqf_audit_handback(p_audit bigint, p_token bigint, p_worker bigint)
+RETURNS text LANGUAGE sql AS $$
+    WITH a AS (
+        UPDATE replay_audits SET state = 'pending', second_worker = NULL, lease_token = NULL, lease_deadline = NULL
+         WHERE id = p_audit AND lease_token = p_token AND second_worker = p_worker AND state = 'leased'
+        RETURNING id)
+    SELECT CASE WHEN EXISTS (SELECT 1 FROM a) THEN 'ok' ELSE 'stale' END
+$$;

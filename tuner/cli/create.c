@@ -30,7 +30,9 @@ enum { BOOK_LINES_MAX = 100000 };
 
 /* What the games of an SPRT or SPSA run keep (issue 13). */
 #define GAME_OPTIONS                                                                                           \
-    { "--keep-scores", OPT_FLAG, NULL, NULL, .help = "game records keep each move's score and depth" }
+    { "--keep-scores", OPT_FLAG, NULL, NULL, .help = "game records keep each move's score and depth" },                \
+    { "--replay", OPT_REAL, "PERCENT", "1", .rmin = 0, .rmax = 100,                                                \
+      .help = "with --nodes: the share of pairs a second worker plays again to compare (replay audit)" }
 
 /* A run's book: read and checked with the worker's reader, each opening as a line for the store. */
 typedef struct {
@@ -151,6 +153,8 @@ static int create(const Opts *o, StoreSprtSpec *sp, StoreSpsaSpec *spsa)
         status = cli_fail(CLI_FAIL, "cannot create the run");
     if (status == CLI_OK && opts_given(o, "--keep-scores") && store_set_game_scores(s, id, true) != 0)
         status = cli_fail(CLI_FAIL, "cannot set --keep-scores of run %" PRId64, id);
+    if (status == CLI_OK && opts_given(o, "--replay") && store_set_replay_share(s, id, opts_real(o, "--replay") / 100) != 0)
+        status = cli_fail(CLI_FAIL, "cannot set --replay of run %" PRId64, id);
     if (status == CLI_OK)
         printf("%" PRId64 "\n", id);
     store_destroy(&s);

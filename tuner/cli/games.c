@@ -129,9 +129,22 @@ int tune_cmd_pgn(int argc, char **argv)
 int cli_show_workers(Store *s, int64_t id)
 {
     StoreWorkerTrust *w;
+    StoreReplayTotals rt;
     int n = store_run_workers(s, id, &w);
-    if (n < 0)
+    if (n < 0 || store_replay_totals(s, id, &rt) != 1) {
+        free(n > 0 ? w : NULL);
         return cli_fail(CLI_FAIL, "cannot read the workers of run %" PRId64, id);
+    }
+    if (rt.fixed_nodes && rt.share > 0) {
+        int64_t judged = rt.agree + rt.mismatch;
+        printf("Replay audit: %g %% of the pairs played again by a second worker: %" PRId64 " judged, ", 100 * rt.share,
+               judged);
+        if (judged > 0)
+            printf("%.1f %% agree, %" PRId64 " mismatches", 100.0 * (double)rt.agree / (double)judged, rt.mismatch);
+        else
+            printf("none yet");
+        printf(", %" PRId64 " open\n", rt.open);
+    }
     if (n == 0)
         return CLI_OK;
     printf("Workers: %d (residual: Fishtest's chi-square z of a worker's pairs against the others', flagged above %.0f)\n",
@@ -147,6 +160,11 @@ int cli_show_workers(Store *s, int64_t id)
         printf("  %-24s %8" PRId64 " %8" PRId64 " %8" PRId64 " %8" PRId64 " %8" PRId64 " %8s%s\n", name, w[i].games,
                w[i].crashes, w[i].time_losses, w[i].illegal_moves, w[i].disconnects, residual,
                w[i].flagged ? "  FLAGGED" : "");
+        if (w[i].mismatches > 0) {
+            char pairs[sizeof w[i].mismatched * 4];
+            xqf_escape(pairs, sizeof pairs, w[i].mismatched);
+            printf("    replays differ: %" PRId64 " of %" PRId64 ": %s\n", w[i].mismatches, w[i].replays, pairs);
+        }
     }
     free(w);
     return CLI_OK;
