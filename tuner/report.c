@@ -799,7 +799,7 @@ static void page_workers(FILE *out, const xqf_report_run *run)
         return;
     fputs("<h2>Workers<span class=\"sub\">residual: Fishtest's chi-square z of a worker's pairs against the "
           "others'</span></h2>\n<table>\n<tr><th>Worker</th><th>Games</th><th>Crashes</th><th>Time losses</th>"
-          "<th>Illegal moves</th><th>Disconnects</th><th>Residual</th><th></th></tr>\n", out);
+          "<th>Illegal moves</th><th>Disconnects</th><th>Replays (differ)</th><th>Residual</th><th></th></tr>\n", out);
     for (size_t i = 0; i < run->worker_count; i++) {
         const xqf_report_worker *w = &run->workers[i];
         fputs("<tr><td>", out);
@@ -809,6 +809,8 @@ static void page_workers(FILE *out, const xqf_report_run *run)
         fprintf(out, "<td class=\"num\">%s</td>", fmt_count(w->time_losses).s);
         fprintf(out, "<td class=\"num\">%s</td>", fmt_count(w->illegal_moves).s);
         fprintf(out, "<td class=\"num\">%s</td>", fmt_count(w->disconnects).s);
+        fprintf(out, "<td class=\"num\">%s", fmt_count(w->replays).s);
+        fprintf(out, " (%s)</td>", fmt_count(w->mismatches).s);
         fprintf(out, "<td class=\"num\">%s</td><td>%s</td></tr>\n",
                 isnan(w->residual) ? "&mdash;" : fmt_fixed(w->residual, 2, false).s,
                 w->flagged ? "<b class=\"down\">flagged</b>" : "");

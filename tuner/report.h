@@ -57,10 +57,11 @@ typedef struct xqf_report_sample {
     int64_t wins, draws, losses;
 } xqf_report_sample;
 
-/* One worker's part of the run (its trust: games, faults, residual; tuner/residual.h). */
+/* One worker's part of the run (its trust: games, faults, residual (tuner/residual.h), replay audits). */
 typedef struct xqf_report_worker {
     const char *name;
     int64_t games, crashes, time_losses, illegal_moves, disconnects;
+    int64_t replays, mismatches; /* replay audits judged, and those whose records differed */
     double residual;         /* NAN: not enough pairs for the test */
     bool flagged;
 } xqf_report_worker;

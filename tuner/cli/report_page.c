@@ -102,7 +102,8 @@ static int model_load(Store *s, const StoreRun *r, Model *m)
         const StoreWorkerTrust *t = &m->trust[i];
         m->workers[i] = (xqf_report_worker){ .name = t->name, .games = t->games, .crashes = t->crashes,
                                              .time_losses = t->time_losses, .illegal_moves = t->illegal_moves,
-                                             .disconnects = t->disconnects, .residual = t->residual,
+                                             .disconnects = t->disconnects, .replays = t->replays,
+                                             .mismatches = t->mismatches, .residual = t->residual,
                                              .flagged = t->flagged };
     }
     size_t ns = fill_samples(r, m->prog, np, m->samples);
