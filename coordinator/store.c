@@ -42,7 +42,8 @@
 
 /* Data-generation runs (012_data.sql), and every run's games (014_games.sql): stored with reports, read back. */
 #define DATA_STATEMENTS(S)                                                                       \
-    S(GAMES, "SELECT xqf_games($1, $2, $3, $4::integer[], $5::integer[])", 5)                    \
+    S(GAMES, "SELECT xqf_games_batch($1::bigint[], $2::bigint[], $3::integer[], $4, $5::integer[], " \
+             "$6::integer[], $7::integer[], $8::integer[])", 8)                                  \
     S(DATA_SETTINGS,                                                                             \
       "SELECT coalesce((settings->>'random_plies')::int, 0), coalesce((settings->>'skip_plies')::int, 0), " \
       "coalesce((settings->>'keep_check')::boolean, false), "                                    \
@@ -1282,14 +1283,68 @@ static PGresult *run_records(Store *s, Stmt st, const char **p, int n, int bin, 
     return res;
 }
 
-/* Stores the records of an accepted report (checked by report_games_consistent). 0 or -1. */
-static int report_games(Store *s, const StoreReportItem *it)
+/*
+ * Stores the records of the accepted items of a batch (checked by
+ * report_games_consistent) in one statement (xqf_games_batch). 0 or -1.
+ */
+static int report_games(Store *s, const StoreReportItem *items, int n)
 {
-    Nums nums;
-    const char *p[5] = { num(&nums, 0, it->task), num(&nums, 1, it->token) };
-    PGresult *res = run_records(s, ST_GAMES, p, 5, 2, it->games, it->games_len);
-    PQclear(res);
-    return res ? 0 : -1;
+    Text task = { 0 }, token = { 0 }, count = { 0 }, item = { 0 }, k = { 0 }, off = { 0 }, len = { 0 };
+    Text *arrays[] = { &task, &token, &count, &item, &k, &off, &len };
+    size_t total = 0;
+    int reports = 0;
+    for (int i = 0; i < n; i++)
+        if (items[i].status == REPORT_ACCEPTED && items[i].games_len > 0)
+            total += items[i].games_len;
+    uint8_t *all = malloc(total ? total : 1);
+    for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++)
+        text_add(arrays[a], "{");
+    size_t at = 0;
+    int records = 0;
+    for (int i = 0; all && i < n; i++) {
+        const StoreReportItem *it = &items[i];
+        if (it->status != REPORT_ACCEPTED || it->games_len == 0)
+            continue;
+        memcpy(all + at, it->games, it->games_len);
+        size_t pos = 0, rlen;
+        const uint8_t *rec;
+        int in_report = 0;
+        while (xqf_games_next(it->games, it->games_len, &pos, &rec, &rlen) > 0) {
+            in_report++;
+            text_add(&item, "%s%d", records ? "," : "", reports + 1);
+            text_add(&k, "%s%d", records ? "," : "", in_report);
+            text_add(&off, "%s%zu", records ? "," : "", at + (size_t)(rec - it->games));
+            text_add(&len, "%s%zu", records ? "," : "", rlen);
+            records++;
+        }
+        text_add(&task, "%s%lld", reports ? "," : "", (long long)it->task);
+        text_add(&token, "%s%lld", reports ? "," : "", (long long)it->token);
+        text_add(&count, "%s%d", reports ? "," : "", in_report);
+        reports++;
+        at += it->games_len;
+    }
+    bool ok = all && total <= INT32_MAX;
+    for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++) {
+        text_add(arrays[a], "}");
+        ok = ok && arrays[a]->data;
+    }
+    int rc = -1;
+    if (!ok) {
+        db_error(s, "report games: out of memory", NULL);
+    } else if (reports == 0) {
+        rc = 0;
+    } else {
+        const char *p[8] = { task.data, token.data, count.data, (const char *)all, item.data, k.data, off.data,
+                             len.data };
+        const int lengths[8] = { 0, 0, 0, (int)total, 0, 0, 0, 0 }, formats[8] = { 0, 0, 0, 1, 0, 0, 0, 0 };
+        PGresult *res = !s->conn ? NULL : PQexecPrepared(s->conn, STMT[ST_GAMES].name, 8, p, lengths, formats, 0);
+        rc = PQresultStatus(res) == PGRES_TUPLES_OK ? 0 : db_error(s, STMT[ST_GAMES].name, res);
+        PQclear(res);
+    }
+    for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++)
+        free(arrays[a]->data);
+    free(all);
+    return rc;
 }
 
 int store_create_data(Store *s, const StoreDataSpec *spec, int64_t *id)
@@ -1609,9 +1664,8 @@ int store_report_batch(Store *s, StoreReportItem *items, int n, int64_t lease_ms
             done[idx[j]] = true;
         left -= m;
     }
-    for (int i = 0; rc == 0 && i < n; i++)
-        if (items[i].status == REPORT_ACCEPTED && items[i].games_len > 0)
-            rc = report_games(s, &items[i]);
+    if (rc == 0)
+        rc = report_games(s, items, n);
     free(idx);
     free(done);
     return rc;

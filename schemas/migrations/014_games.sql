@@ -50,43 +50,6 @@ SELECT d.run_id, d.game, 0, f.id, xqf_game_bare(d.record)
 DROP FUNCTION xqf_data_games(bigint, bigint, bytea, integer[], integer[], integer[]);
 DROP TABLE data_games;
 
--- The records of a report the caller has just had accepted (same
--- transaction): p_records holds them back to back, the i-th at byte
--- p_off[i] (0-based) of length p_len[i].  Stored only when the lease
--- (p_task, p_token) now counts exactly one record per game (2 per pair).
--- Returns the records newly stored.
-CREATE FUNCTION xqf_games(p_task bigint, p_token bigint, p_records bytea, p_off integer[], p_len integer[])
-RETURNS bigint LANGUAGE plpgsql AS $$
-DECLARE
-    l record;
-    n bigint;
-BEGIN
-    SELECT t.run_id, r.worker_id, 2 * (t.first_pair + r.base_pairs) AS first INTO l
-      FROM tasks t JOIN results r ON r.task_id = t.id AND r.lease_token = p_token
-     WHERE t.id = p_task AND 2 * r.pairs = coalesce(array_length(p_off, 1), 0);
-    IF NOT FOUND THEN
-        RETURN 0;
-    END IF;
-    -- New FENs first, in a statement of their own: one inserted by another
-    -- session meanwhile is seen by the next statement's snapshot.
-    INSERT INTO game_fens (fen)
-    SELECT DISTINCT xqf_game_fen(substring(p_records FROM g.off + 1 FOR g.len))
-      FROM unnest(p_off, p_len) AS g(off, len)
-     WHERE NOT EXISTS (SELECT 1 FROM game_fens f
-                        WHERE f.fen = xqf_game_fen(substring(p_records FROM g.off + 1 FOR g.len)))
-    ON CONFLICT DO NOTHING;
-    WITH ins AS (
-        INSERT INTO games (run_id, game, worker_id, fen_id, record)
-        SELECT l.run_id, l.first + g.i - 1, coalesce(l.worker_id, 0), f.id, xqf_game_bare(g.rec)
-          FROM (SELECT substring(p_records FROM u.off + 1 FOR u.len) AS rec, u.i
-                  FROM unnest(p_off, p_len) WITH ORDINALITY AS u(off, len, i)) AS g
-          JOIN game_fens f ON f.fen = xqf_game_fen(g.rec)
-        ON CONFLICT DO NOTHING
-        RETURNING 1)
-    SELECT count(*) INTO n FROM ins;
-    RETURN n;
-END $$;
-
 -- A run option: its games' records keep each move's score and depth
 -- (xqf-tune sprt/spsa new --keep-scores; data runs always keep scores).
 ALTER TABLE runs ADD COLUMN game_scores boolean NOT NULL DEFAULT false;
@@ -199,38 +162,48 @@ RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
     SELECT (hashint8(p_run * 1000003 + p_pair)::bigint + 2147483648) < p_share * 4294967296
 $$;
 
--- xqf_games, and the audits of the fixed-node pairs it stored.
-CREATE OR REPLACE FUNCTION xqf_games(p_task bigint, p_token bigint, p_records bytea, p_off integer[], p_len integer[])
+-- The records of the reports of a batch the caller has just had accepted
+-- (same transaction), one statement per table for the whole batch: report
+-- i is lease (p_task[i], p_token[i]) with p_count[i] records; record j is
+-- the p_k[j]-th (1-based) of report p_item[j], at byte p_off[j] (0-based)
+-- of p_records, of length p_len[j].  A report's records are stored only
+-- when its lease now counts exactly one record per game (2 per pair).
+-- The pairs of fixed-node runs chosen for the replay audit get their
+-- audit.  Returns the records newly stored.
+CREATE FUNCTION xqf_games_batch(p_task bigint[], p_token bigint[], p_count integer[], p_records bytea,
+                                p_item integer[], p_k integer[], p_off integer[], p_len integer[])
 RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
-    l record;
     n bigint;
 BEGIN
-    SELECT t.run_id, r.worker_id, 2 * (t.first_pair + r.base_pairs) AS first, u.nodes, u.replay_share INTO l
-      FROM tasks t JOIN results r ON r.task_id = t.id AND r.lease_token = p_token
-      JOIN runs u ON u.id = t.run_id
-     WHERE t.id = p_task AND 2 * r.pairs = coalesce(array_length(p_off, 1), 0);
-    IF NOT FOUND THEN
-        RETURN 0;
-    END IF;
+    -- New FENs first, in a statement of their own: one inserted by another
+    -- session meanwhile is seen by the next statement's snapshot.
     INSERT INTO game_fens (fen)
-    SELECT DISTINCT xqf_game_fen(substring(p_records FROM g.off + 1 FOR g.len))
-      FROM unnest(p_off, p_len) AS g(off, len)
-     WHERE NOT EXISTS (SELECT 1 FROM game_fens f
-                        WHERE f.fen = xqf_game_fen(substring(p_records FROM g.off + 1 FOR g.len)))
+    SELECT DISTINCT x.fen
+      FROM (SELECT xqf_game_fen(substring(p_records FROM u.off + 1 FOR u.len)) AS fen
+              FROM unnest(p_off, p_len) AS u(off, len)) AS x
+     WHERE NOT EXISTS (SELECT 1 FROM game_fens f WHERE f.fen = x.fen)
     ON CONFLICT DO NOTHING;
-    WITH ins AS (
+    WITH src AS (
+        SELECT a.task, t.run_id, 2 * (t.first_pair + r.base_pairs) + x.k - 1 AS game,
+               coalesce(r.worker_id, 0) AS worker, u.nodes, u.replay_share AS share,
+               substring(p_records FROM x.off + 1 FOR x.len) AS rec
+          FROM unnest(p_item, p_k, p_off, p_len) AS x(item, k, off, len)
+          JOIN unnest(p_task, p_token, p_count) WITH ORDINALITY AS a(task, token, cnt, i) ON a.i = x.item
+          JOIN tasks t ON t.id = a.task
+          JOIN results r ON r.task_id = a.task AND r.lease_token = a.token AND 2 * r.pairs = a.cnt
+          JOIN runs u ON u.id = t.run_id),
+    ins AS (
         INSERT INTO games (run_id, game, worker_id, fen_id, record)
-        SELECT l.run_id, l.first + g.i - 1, coalesce(l.worker_id, 0), f.id, xqf_game_bare(g.rec)
-          FROM (SELECT substring(p_records FROM u.off + 1 FOR u.len) AS rec, u.i
-                  FROM unnest(p_off, p_len) WITH ORDINALITY AS u(off, len, i)) AS g
-          JOIN game_fens f ON f.fen = xqf_game_fen(g.rec)
+        SELECT src.run_id, src.game, src.worker, f.id, xqf_game_bare(src.rec)
+          FROM src JOIN game_fens f ON f.fen = xqf_game_fen(src.rec)
         ON CONFLICT DO NOTHING
-        RETURNING game),
+        RETURNING run_id, game),
     audit AS (
         INSERT INTO replay_audits (run_id, pair, task_id, first_worker)
-        SELECT l.run_id, ins.game / 2, p_task, coalesce(l.worker_id, 0) FROM ins
-         WHERE l.nodes > 0 AND ins.game % 2 = 0 AND xqf_replayed(l.run_id, ins.game / 2, l.replay_share)
+        SELECT src.run_id, src.game / 2, src.task, src.worker
+          FROM src JOIN ins ON ins.run_id = src.run_id AND ins.game = src.game
+         WHERE src.nodes > 0 AND src.game % 2 = 0 AND xqf_replayed(src.run_id, src.game / 2, src.share)
         ON CONFLICT DO NOTHING)
     SELECT count(*) INTO n FROM ins;
     RETURN n;
@@ -266,7 +239,7 @@ CREATE FUNCTION xqf_open_audits() RETURNS bigint LANGUAGE sql STABLE AS $$
 $$;
 
 -- The replay of audit p_audit under lease p_token by worker p_worker: its
--- two records (as xqf_games takes them) against the stored ones.  Status:
+-- two records (as xqf_games_batch takes them) against the stored ones.  Status:
 -- agree, mismatch, stale (not this lease), invalid (not two records).
 CREATE FUNCTION xqf_audit_report(p_audit bigint, p_token bigint, p_worker bigint, p_records bytea,
                                  p_off integer[], p_len integer[])
