@@ -594,3 +594,96 @@ Test(games, replay_audit_agrees_on_a_clean_cluster_and_catches_a_broken_worker)
     xqf_strs_free(&workers);
     xqf_strs_free(&runs);
 }
+
+/* The two records of a pair of plies-move games, into buf (replaced). */
+static void pair_records(PackBuf *buf, int plies)
+{
+    buf->len = 0;
+    for (int g = 0; g < 2; g++) {
+        GameRecord rec;
+        game_of(&rec, plies, RESULT_DRAW);
+        cr_assert_eq(gamepack_append(&rec, XQF_GAME_MOVES, buf), 0);
+        game_record_free(&rec);
+    }
+}
+
+/* One drawn pair reported under lease l with buf's records. */
+static StoreReport report_pair(int64_t worker, const StoreLease *l, const PackBuf *buf)
+{
+    StoreCounts c = { .pairs = 1, .draws = 2, .penta = { 0, 0, 1, 0, 0 }, .nreasons = GAME_REASONS };
+    c.reasons[GAME_REPETITION] = 2;
+    StoreReportItem it = { .worker = worker, .task = l->task_id, .token = l->token, .counts = c, .games = buf->data,
+                           .games_len = buf->len };
+    cr_assert_eq(store_report_batch(store, &it, 1, 60000), 0);
+    return it.status;
+}
+
+Test(games, replay_audits_leased_judged_and_refused_in_the_store)
+{
+    CU_REQUIRE_DB();
+    int64_t run = sprt_run(1), w[2];
+    cr_assert_eq(store_set_replay_share(store, run, 1.0), 0);
+    cr_assert_eq(store_hello(store, "w1", "", 1, 1, "", &w[0]), 1);
+    cr_assert_eq(store_hello(store, "w2", "", 1, 1, "", &w[1]), 1);
+    StoreLease l;
+    bool given;
+    PackBuf buf = { 0 };
+    pair_records(&buf, 10);
+    cr_assert_eq(store_claim_batch(store, run, &w[0], 1, 60000, &l, &given), 1);
+    cr_assert_eq(report_pair(w[0], &l, &buf), REPORT_ACCEPTED);
+    cr_assert_eq(store_open_audits(store), 1);
+
+    /* not to the worker that played the pair; to another one, with the first task's sets */
+    StoreAuditLease a;
+    cr_assert_eq(store_claim_audit(store, w[0], "", 60000, &a), 0);
+    cr_assert_eq(store_claim_audit(store, w[1], "", 60000, &a), 1);
+    cr_assert_eq(a.run_id, run);
+    cr_assert_eq(a.pair, 0);
+    cr_assert_str_eq(a.params0, "NullR=2");
+    cr_assert_eq(store_claim_audit(store, w[1], "", 60000, &a), 0, "one audit leased twice");
+    /* heartbeats and reports under another lease or worker: stale; not two records: invalid */
+    cr_assert_eq(store_audit_heartbeat(store, w[1], a.audit, a.token + 1, 60000), 0);
+    cr_assert_eq(store_audit_heartbeat(store, w[0], a.audit, a.token, 60000), 0);
+    cr_assert_eq(store_audit_heartbeat(store, w[1], a.audit, a.token, 60000), 1);
+    cr_assert_eq(store_audit_report(store, w[0], a.audit, a.token, buf.data, buf.len), AUDIT_STALE);
+    size_t off = 0, len;
+    const uint8_t *rec;
+    cr_assert_eq(xqf_games_next(buf.data, buf.len, &off, &rec, &len), 1);
+    cr_assert_eq(store_audit_report(store, w[1], a.audit, a.token, buf.data, off), AUDIT_INVALID);
+    /* handed back: open again, then replayed the same: agree, and once only */
+    cr_assert_eq(store_audit_handback(store, w[1], a.audit, a.token), 1);
+    cr_assert_eq(store_claim_audit(store, w[1], "", 60000, &a), 1);
+    cr_assert_eq(store_audit_report(store, w[1], a.audit, a.token, buf.data, buf.len), AUDIT_AGREE);
+    cr_assert_eq(store_audit_report(store, w[1], a.audit, a.token, buf.data, buf.len), AUDIT_STALE);
+
+    /* the next pair replayed otherwise: a mismatch naming the pair, both workers flagged */
+    cr_assert_eq(store_claim_batch(store, run, &w[0], 1, 60000, &l, &given), 1);
+    cr_assert_eq(report_pair(w[0], &l, &buf), REPORT_ACCEPTED);
+    cr_assert_eq(store_claim_audit(store, w[1], "", 60000, &a), 1);
+    cr_assert_eq(a.pair, 1);
+    PackBuf other = { 0 };
+    pair_records(&other, 11);
+    cr_assert_eq(store_audit_report(store, w[1], a.audit, a.token, other.data, other.len), AUDIT_MISMATCH);
+    StoreReplayTotals t;
+    cr_assert_eq(store_replay_totals(store, run, &t), 1);
+    cr_assert(t.fixed_nodes && t.share == 1.0);
+    cr_assert_eq(t.agree, 1);
+    cr_assert_eq(t.mismatch, 1);
+    cr_assert_eq(t.open, 0);
+    StoreWorkerTrust *wt;
+    cr_assert_eq(store_run_workers(store, run, &wt), 2);
+    for (int i = 0; i < 2; i++) {
+        cr_assert(wt[i].flagged, "%s not flagged", wt[i].name);
+        cr_assert_eq(wt[i].replays, 2);
+        cr_assert_eq(wt[i].mismatches, 1);
+        cr_assert(strstr(wt[i].mismatched, "pair 1 (game 2, game 3 differ)"), "%s", wt[i].mismatched);
+    }
+    free(wt);
+    /* a run that is not at fixed nodes, or a share of 0, replays nothing */
+    cr_assert_eq(store_set_replay_share(store, run, 0), 0);
+    cr_assert_eq(store_claim_batch(store, run, &w[0], 1, 60000, &l, &given), 1);
+    cr_assert_eq(report_pair(w[0], &l, &buf), REPORT_ACCEPTED);
+    cr_assert_eq(store_open_audits(store), 0);
+    pack_buf_free(&buf);
+    pack_buf_free(&other);
+}
