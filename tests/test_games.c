@@ -454,6 +454,10 @@ Test(games, every_game_of_an_sprt_kept_and_written_as_pgn)
     cr_assert_eq(tune(out, sizeof out, args), 2);
     snprintf(args, sizeof args, "pgn %lld --worker nobody", (long long)run);
     cr_assert_eq(tune(out, sizeof out, args), 2);
+    /* tasks too large for their games to travel with their results */
+    cr_assert_eq(tune(out, sizeof out, "sprt new --test NullR=2 --base '' --nodes 300 --pairs-per-task 300"), 2);
+    cr_assert_eq(tune(out, sizeof out, "sprt new --test NullR=2 --base '' --nodes 300 --pairs-per-task 200 "
+                                       "--keep-scores"), 2);
     snprintf(args, sizeof args, "%s/none.pgn", dir);
     cr_assert_neq(access(args, F_OK), 0);
 

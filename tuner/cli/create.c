@@ -28,7 +28,11 @@ enum { BOOK_LINES_MAX = 100000 };
     { "--seed", OPT_INT, "S", "1", .imin = 0, .imax = INT64_MAX, .help = "opening order" },                    \
     CLI_DB_OPTION
 
-/* What the games of an SPRT or SPSA run keep (issue 13). */
+/*
+ * What the games of an SPRT or SPSA run keep (issue 13).  A result carries
+ * its pairs' games: a task's fit in one (768 KiB) with games of 400 plies.
+ */
+enum { GAMES_PAIRS_PER_TASK_MAX = 256, SCORED_PAIRS_PER_TASK_MAX = 128 };
 #define GAME_OPTIONS                                                                                           \
     { "--keep-scores", OPT_FLAG, NULL, NULL, .help = "game records keep each move's score and depth" },                \
     { "--replay", OPT_REAL, "PERCENT", "1", .rmin = 0, .rmax = 100,                                                \
@@ -138,6 +142,11 @@ static int create(const Opts *o, StoreSprtSpec *sp, StoreSpsaSpec *spsa)
 {
     Store *s = NULL;
     int64_t id;
+    bool scores = opts_given(o, "--keep-scores");
+    int most = scores ? SCORED_PAIRS_PER_TASK_MAX : GAMES_PAIRS_PER_TASK_MAX;
+    if (sp->pairs_per_task > most)
+        return cli_fail(CLI_USAGE, "--pairs-per-task: at most %d%s (a result carries its pairs' games)", most,
+                        scores ? " with --keep-scores" : "");
     int status = cli_open_db(o, &s);
     const int64_t build_ids[2] = { sp->test_build, sp->base_build };
     for (int i = 0; status == CLI_OK && i < 2; i++) {
@@ -151,7 +160,7 @@ static int create(const Opts *o, StoreSprtSpec *sp, StoreSpsaSpec *spsa)
     }
     if (status == CLI_OK && (spsa ? store_create_spsa(s, spsa, &id) : store_create_sprt(s, sp, &id)) != 0)
         status = cli_fail(CLI_FAIL, "cannot create the run");
-    if (status == CLI_OK && opts_given(o, "--keep-scores") && store_set_game_scores(s, id, true) != 0)
+    if (status == CLI_OK && scores && store_set_game_scores(s, id, true) != 0)
         status = cli_fail(CLI_FAIL, "cannot set --keep-scores of run %" PRId64, id);
     if (status == CLI_OK && opts_given(o, "--replay") && store_set_replay_share(s, id, opts_real(o, "--replay") / 100) != 0)
         status = cli_fail(CLI_FAIL, "cannot set --replay of run %" PRId64, id);
