@@ -21,6 +21,9 @@
  */
 enum { MAX_TOUCHED = 64, IDLE_RETRY_MS = 1000, PROGRESS_EVERY_MS = 250 };
 
+/* AUDITS_EVERY_MS: with no replay audit open, task requests look for one again after this long. */
+enum { AUDITS_EVERY_MS = 1000, AUDIT_MISSES = 4 };
+
 typedef struct {
     StoreRun run;                    /* with its book once a task was made */
     int *perm;                       /* opening order over the book */
@@ -29,6 +32,7 @@ typedef struct {
     int random_plies, depth;         /* data runs (store_data_settings), read with the book */
     int64_t bench0, bench1;          /* the recorded bench signatures of build0, build1 (0: none) */
     int64_t ref_nps;                 /* --tc-scale's reference speed (0: the clock is not scaled) */
+    bool scores;                     /* its games keep scores and depths (store_game_scores), read with the book */
 } SchedRun;
 
 /* The scheduling hooks of a run kind (run_kinds.def). */
@@ -54,6 +58,8 @@ struct Sched {
     int64_t progress_ms;             /* when the stop rules were last checked */
     StoreWorkerBench *refused;       /* builds workers refused (013_git_builds.sql), read with the runs */
     int nrefused;
+    int64_t open_audits;             /* replay audits open when last counted (014_games.sql) */
+    int64_t audits_ms;               /* when they were counted */
 };
 
 /* ---- run kinds --------------------------------------------------------------- */
@@ -342,6 +348,9 @@ static int load_book(Sched *s, SchedRun *r)
         return rc < 0 ? -1 : 1;
     r->random_plies = data.random_plies;
     r->depth = data.depth;
+    if ((rc = store_game_scores(s->store, r->run.id)) < 0)
+        return -1;
+    r->scores = rc == 1;
     StoreRun full;
     rc = store_load_run(s->store, r->run.id, &full, true);
     if (rc <= 0)
@@ -403,6 +412,7 @@ static int fill_task(const SchedRun *r, const StoreLease *l, XqfMsg *m)
     t->draw_moves = a->draw_moves;
     t->draw_score = a->draw_score;
     t->max_plies = a->max_plies;
+    t->scores = r->scores;
     if (strcmp(run->kind, run_kind_get(RUN_KIND_DATA)->name) == 0) {
         t->random_plies = r->random_plies;
         t->depth = r->depth;
@@ -499,6 +509,67 @@ static int claim_from(Sched *s, SchedRun *r, const int *idx, int m, const int64_
     return rc;
 }
 
+/*
+ * A replay audit for worker, into *out (a task message): the pair its run
+ * played under the sets of its first task, from the run's book in the
+ * run's order.  1 (given), 0 (none open for it) or -1.
+ */
+static int claim_audit(Sched *s, int64_t worker, const char *build, int64_t lease_ms, XqfMsg *out)
+{
+    StoreAuditLease a;
+    int rc = store_claim_audit(s->store, worker, build, lease_ms, &a);
+    if (rc <= 0)
+        return rc;
+    /* its run as the scheduler has it, or (finished meanwhile) loaded for this once */
+    SchedRun own = { 0 }, *r = NULL;
+    for (int i = 0; i < s->count && !r; i++)
+        if (s->runs[i].run.id == a.run_id)
+            r = &s->runs[i];
+    if (!r) {
+        if ((rc = store_load_run(s->store, a.run_id, &own.run, false)) <= 0)
+            return rc < 0 ? -1 : 0;
+        r = &own;
+    }
+    rc = load_book(s, r);
+    StoreLease l = { .task_id = STORE_AUDIT_BIT | a.audit, .token = a.token, .run_id = a.run_id,
+                     .first_pair = a.pair, .pairs = 1 };
+    snprintf(l.params0, sizeof l.params0, "%s", a.params0);
+    snprintf(l.params1, sizeof l.params1, "%s", a.params1);
+    if (rc == 0 && r->run.book_lines > 0 && fill_task(r, &l, out) != 0)
+        rc = -1;
+    bool given = rc == 0 && r->run.book_lines > 0;
+    if (r == &own)
+        run_free(&own);
+    if (given)
+        log_debug("replay audit %lld (run %lld, pair %lld) leased to worker %lld", (long long)a.audit,
+                  (long long)a.run_id, (long long)a.pair, (long long)worker);
+    return rc < 0 ? -1 : given;
+}
+
+/* Requests get replay audits first while some are open (counted every AUDITS_EVERY_MS when none). 0 or -1. */
+static int claim_audits(Sched *s, const int64_t *workers, const char *const *builds, int n, int64_t lease_ms,
+                        XqfMsg *out, bool *pending)
+{
+    int64_t now = clock_now_ms();
+    if (s->open_audits <= 0 && now - s->audits_ms < AUDITS_EVERY_MS)
+        return 0;
+    if ((s->open_audits = store_open_audits(s->store)) < 0)
+        return -1;
+    s->audits_ms = now;
+    /* a few workers without one (each had played the open pairs first) and the runs serve the batch */
+    for (int i = 0, misses = 0; i < n && s->open_audits > 0 && misses < AUDIT_MISSES; i++) {
+        int rc = claim_audit(s, workers[i], builds[i], lease_ms, &out[i]);
+        if (rc < 0)
+            return -1;
+        misses += rc == 0;
+        if (rc == 1) {
+            pending[i] = false;
+            s->open_audits--;
+        }
+    }
+    return 0;
+}
+
 int sched_claim_batch(Sched *s, const int64_t *workers, const char *const *builds, int n,
                       int64_t lease_ms, XqfMsg *out)
 {
@@ -508,6 +579,8 @@ int sched_claim_batch(Sched *s, const int64_t *workers, const char *const *build
     int rc = pending && run_of && idx ? 0 : -1;
     for (int i = 0; i < n; i++)
         pending[i] = true;
+    if (rc == 0)
+        rc = claim_audits(s, workers, builds, n, lease_ms, out, pending);
     /*
      * Rounds: each pending request goes to the run it should be served from
      * (priority, fewest leases, age: counting the requests already given to

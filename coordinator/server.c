@@ -208,6 +208,30 @@ static bool valid_sha(const char *text)
 }
 
 /* Handles a message that needs the database, inside the caller's transaction. 0, or -1 on a database error. */
+/* Replay audits travel as tasks whose id has STORE_AUDIT_BIT (store.h). */
+static const uint64_t AUDIT_BIT = (uint64_t)STORE_AUDIT_BIT;
+static bool is_audit(uint64_t task_id) { return (task_id & AUDIT_BIT) != 0; }
+
+/* The replay of an audit: judged against the pair's stored games, answered as a result is. 0 or -1. */
+static int audit_result(Server *S, Item *it, int64_t worker)
+{
+    const XqfMsg_result *r = &it->in.u.result;
+    if (r->pairs == 0) {
+        make_ack(&it->out, r->task_id, r->lease, "duplicate", 0, false);
+        return 0;
+    }
+    StoreAuditStatus st = store_audit_report(S->store, worker, (int64_t)(r->task_id & ~AUDIT_BIT), (int64_t)r->lease,
+                                             r->games.data, r->games.len);
+    if (st == AUDIT_ERROR)
+        return -1;
+    if (st == AUDIT_MISMATCH)
+        log_warn("replay audit %llu: worker %lld played its pair otherwise than the first worker",
+                 (unsigned long long)(r->task_id & ~AUDIT_BIT), (long long)worker);
+    make_ack(&it->out, r->task_id, r->lease,
+             st == AUDIT_STALE ? "stale" : st == AUDIT_INVALID ? "invalid" : "accepted", r->pairs, st == AUDIT_STALE);
+    return 0;
+}
+
 static int handle_db(Server *S, Item *it)
 {
     const XqfMsg *in = &it->in;
@@ -265,9 +289,11 @@ static int handle_db(Server *S, Item *it)
             refuse(it, XQF_ERR_NEED_HELLO, "heartbeat: say hello first");
             return 0;
         }
-        int rc = h->task_id <= INT64_MAX && h->lease <= INT64_MAX
-                     ? store_heartbeat(S->store, e->worker, (int64_t)h->task_id, (int64_t)h->lease, lease_ms)
-                     : 0;
+        int rc = h->task_id > INT64_MAX || h->lease > INT64_MAX ? 0
+                 : is_audit(h->task_id) ? store_audit_heartbeat(S->store, e->worker, (int64_t)(h->task_id & ~AUDIT_BIT),
+                                                                (int64_t)h->lease, lease_ms)
+                                        : store_heartbeat(S->store, e->worker, (int64_t)h->task_id, (int64_t)h->lease,
+                                                          lease_ms);
         if (rc < 0)
             return -1;
         make_ack(&it->out, h->task_id, h->lease, rc ? "ok" : "stale", 0, rc == 0);
@@ -280,10 +306,11 @@ static int handle_db(Server *S, Item *it)
             refuse(it, XQF_ERR_NEED_HELLO, "handback: say hello first");
             return 0;
         }
-        int rc = h->task_id <= INT64_MAX && h->lease <= INT64_MAX
-                     ? store_handback(S->store, e->worker, (int64_t)h->task_id, (int64_t)h->lease, h->reason,
-                                      h->refused, S->cfg->quarantine_after)
-                     : 0;
+        int rc = h->task_id > INT64_MAX || h->lease > INT64_MAX ? 0
+                 : is_audit(h->task_id) ? store_audit_handback(S->store, e->worker, (int64_t)(h->task_id & ~AUDIT_BIT),
+                                                               (int64_t)h->lease)
+                                        : store_handback(S->store, e->worker, (int64_t)h->task_id, (int64_t)h->lease,
+                                                         h->reason, h->refused, S->cfg->quarantine_after);
         if (rc < 0)
             return -1;
         if (rc == 2)
@@ -409,6 +436,10 @@ static int handle_results(Server *S, Item *items, int n)
             log_warn("worker %lld: task %llu: a result of impossible shape", (long long)e->worker,
                      (unsigned long long)r->task_id);
             make_ack(&it->out, r->task_id, r->lease, "invalid", r->pairs, false);
+            continue;
+        }
+        if (is_audit(r->task_id)) {
+            rc = audit_result(S, it, e->worker);
             continue;
         }
         StoreReportItem *x = &rep[m];

@@ -41,6 +41,44 @@ static void run_line(const StoreRun *r, char *out, size_t size)
         snprintf(out + n, size - (size_t)n, " verdict: %s", r->verdict);
 }
 
+/* One line per worker of run (its trust: 014_games.sql), after the run's, while rows are left. 0 or -1. */
+static int trust_lines(Store *store, int64_t run, XqfStrs *runs)
+{
+    StoreWorkerTrust *w;
+    int n = store_run_workers(store, run, &w);
+    if (n < 0)
+        return -1;
+    char line[XQF_TEXT_MAX + 1], shown[XQF_TEXT_MAX + 1], residual[32];
+    int rc = 0;
+    StoreReplayTotals rt;
+    if (store_replay_totals(store, run, &rt) != 1)
+        rc = -1;
+    else if (rt.agree + rt.mismatch + rt.open > 0) {
+        snprintf(line, sizeof line, "  run %lld replay audit: %lld judged, %lld agree, %lld mismatches, %lld open",
+                 (long long)run, (long long)(rt.agree + rt.mismatch), (long long)rt.agree, (long long)rt.mismatch,
+                 (long long)rt.open);
+        rc = xqf_strs_push(runs, line);
+    }
+    for (int i = 0; i < n && rc == 0 && runs->count < XQF_STATUS_ROWS; i++) {
+        if (isnan(w[i].residual))
+            snprintf(residual, sizeof residual, "-");
+        else
+            snprintf(residual, sizeof residual, "%.2f", w[i].residual);
+        snprintf(line, sizeof line, "  run %lld worker %s games %lld crashes %lld time losses %lld illegal %lld "
+                 "disconnects %lld residual %s replays %lld mismatches %lld%s%.120s%s", (long long)run, w[i].name,
+                 (long long)w[i].games, (long long)w[i].crashes, (long long)w[i].time_losses,
+                 (long long)w[i].illegal_moves, (long long)w[i].disconnects, residual, (long long)w[i].replays,
+                 (long long)w[i].mismatches, w[i].mismatches ? " (" : "", w[i].mismatched,
+                 w[i].mismatches ? ")" : "");
+        if (w[i].flagged)
+            snprintf(line + strlen(line), sizeof line - strlen(line), " FLAGGED");
+        xqf_escape(shown, sizeof shown, line);   /* the name came from the network */
+        rc = xqf_strs_push(runs, shown);
+    }
+    free(w);
+    return rc;
+}
+
 int status_lines(Store *store, int max_runs, XqfStrs *workers, XqfStrs *runs)
 {
     xqf_strs_free(workers);
@@ -75,10 +113,12 @@ int status_lines(Store *store, int max_runs, XqfStrs *workers, XqfStrs *runs)
     int nr = rc == 0 ? store_list_runs(store, max_runs > 0 && max_runs < XQF_STATUS_ROWS ? max_runs : XQF_STATUS_ROWS, &r) : -1;
     if (nr < 0)
         return -1;
-    for (int i = 0; i < nr && rc == 0; i++) {
+    for (int i = 0; i < nr && rc == 0 && runs->count < XQF_STATUS_ROWS; i++) {
         run_line(&r[i], line, sizeof line);
         xqf_escape(shown, sizeof shown, line);
         rc = xqf_strs_push(runs, shown);
+        if (rc == 0)
+            rc = trust_lines(store, r[i].id, runs);
     }
     free(r);
     return rc;

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "migrations.h"
 #include "run_kind.h"
+#include "residual.h"
 #include "stats.h"
 
 /* Advisory lock key of the migrations ("xqf" "mig"). */
@@ -40,19 +41,64 @@
     "(SELECT string_agg(x, ',' ORDER BY i) FROM jsonb_array_elements_text(perturbation->'" key   \
     "') WITH ORDINALITY AS u(x, i))"
 
-/* Data-generation runs (012_data.sql): settings, games stored with reports, read back. */
+/* Data-generation runs (012_data.sql), and every run's games (014_games.sql): stored with reports, read back. */
 #define DATA_STATEMENTS(S)                                                                       \
-    S(DATA_GAMES, "SELECT xqf_data_games($1, $2, $3, $4::integer[], $5::integer[], $6::integer[])", 6) \
+    S(GAMES, "SELECT xqf_games_batch($1::bigint[], $2::bigint[], $3::integer[], $4, $5::integer[], " \
+             "$6::integer[], $7::integer[], $8::integer[])", 8)                                  \
     S(DATA_SETTINGS,                                                                             \
       "SELECT coalesce((settings->>'random_plies')::int, 0), coalesce((settings->>'skip_plies')::int, 0), " \
       "coalesce((settings->>'keep_check')::boolean, false), "                                    \
       "coalesce((settings->>'keep_captures')::boolean, false), "                                \
       "coalesce((settings->>'max_score')::int, 3000), coalesce((settings->>'depth')::int, 0) "   \
       "FROM runs WHERE id = $1 AND kind = 'data'", 1)                                            \
-    S(DATA_READ, "SELECT game, record FROM data_games WHERE run_id = $1 AND game >= $2 "         \
-                 "ORDER BY game LIMIT $3", 3)                                                    \
-    S(DATA_TOTALS, "SELECT count(*), coalesce(sum(plies), 0)::bigint, "                          \
-                   "coalesce(sum(pg_column_size(d.*)), 0)::bigint FROM data_games d WHERE run_id = $1", 1)
+    S(GAMES_READ, "SELECT g.game, xqf_game_full(g.record, f.fen) FROM games g "                  \
+                  "JOIN game_fens f ON f.id = g.fen_id WHERE g.run_id = $1 AND g.game >= $2 "     \
+                  "AND ($4::bigint = 0 OR g.worker_id = $4) AND ($5::bigint = 0 OR EXISTS "       \
+                  "(SELECT 1 FROM tasks t WHERE t.id = $5 AND t.run_id = g.run_id AND "           \
+                  "g.game / 2 >= t.first_pair AND g.game / 2 < t.first_pair + t.n_pairs)) "       \
+                  "ORDER BY g.game LIMIT $3", 5)                                                  \
+    S(GAMES_TOTALS, "SELECT count(*), coalesce(sum(xqf_game_plies(record)), 0)::bigint, "         \
+                    "coalesce(sum(pg_column_size(g.*)), 0)::bigint, "                           \
+                    "coalesce((SELECT sum(octet_length(f.fen) + 5) FROM game_fens f WHERE f.id IN " \
+                    "(SELECT fen_id FROM games WHERE run_id = $1)), 0)::bigint "                  \
+                    "FROM games g WHERE run_id = $1", 1)                                          \
+    S(WORKER_ID, "SELECT id FROM workers WHERE name = $1", 1)                                    \
+    S(GAME_SCORES, "SELECT game_scores FROM runs WHERE id = $1", 1)                              \
+    S(RUN_WORKERS,                                                                               \
+      "WITH x AS (SELECT x.worker_id, sum(x.pairs) AS pairs, sum(x.ll) AS ll, sum(x.ld) AS ld, "   \
+      " sum(x.dd) AS dd, sum(x.wd) AS wd, sum(x.ww) AS ww, xqf_add_all(x.reasons) AS reasons, "    \
+      " count(*) FILTER (WHERE x.expired) AS expired FROM results x JOIN tasks t ON t.id = x.task_id " \
+      " WHERE t.run_id = $1 AND NOT x.purged GROUP BY x.worker_id), "                            \
+      "a AS (SELECT u.w AS worker_id, count(*) AS audits, count(*) FILTER (WHERE a.state = 'mismatch') " \
+      " AS mismatches, string_agg(CASE WHEN a.state = 'mismatch' THEN 'pair ' || a.pair || ' (' || "  \
+      " a.detail || ')' END, '; ' ORDER BY a.pair) AS pairs FROM replay_audits a, "               \
+      " unnest(ARRAY[a.first_worker, a.second_worker]) AS u(w) WHERE a.run_id = $1 "             \
+      " AND a.state IN ('agree', 'mismatch') GROUP BY u.w) "                                      \
+      "SELECT w.id, w.name, coalesce(x.pairs, 0), coalesce(x.ll, 0), coalesce(x.ld, 0), "        \
+      "coalesce(x.dd, 0), coalesce(x.wd, 0), coalesce(x.ww, 0), "                                \
+      "coalesce(array_to_string(x.reasons, ','), ''), coalesce(x.expired, 0), "                  \
+      "coalesce(a.audits, 0), coalesce(a.mismatches, 0), coalesce(a.pairs, '') FROM workers w "  \
+      "LEFT JOIN x ON x.worker_id = w.id LEFT JOIN a ON a.worker_id = w.id "                    \
+      "WHERE x.worker_id IS NOT NULL OR a.worker_id IS NOT NULL ORDER BY w.name", 1)             \
+    S(REPLAY_TOTALS, "SELECT replay_share, nodes > 0, "                                          \
+                     "(SELECT count(*) FROM replay_audits a WHERE a.run_id = r.id AND a.state IN ('pending', 'leased')), " \
+                     "(SELECT count(*) FROM replay_audits a WHERE a.run_id = r.id AND a.state = 'agree'), " \
+                     "(SELECT count(*) FROM replay_audits a WHERE a.run_id = r.id AND a.state = 'mismatch') " \
+                     "FROM runs r WHERE r.id = $1", 1)                                           \
+    S(SET_REPLAY_SHARE, "UPDATE runs SET replay_share = $2 WHERE id = $1", 2)                    \
+    S(OPEN_AUDITS, "SELECT xqf_open_audits()", 0)                                                \
+    S(CLAIM_AUDIT, "SELECT * FROM xqf_claim_audit($1, $2, $3)", 3)                               \
+    S(AUDIT_REPORT, "SELECT xqf_audit_report($1, $2, $3, $4, $5::integer[], $6::integer[])", 6)  \
+    S(AUDIT_HEARTBEAT, "SELECT xqf_audit_heartbeat($1, $2, $3, $4)", 4)                          \
+    S(AUDIT_HANDBACK, "SELECT xqf_audit_handback($1, $2, $3)", 3)                                \
+    S(PURGE, "SELECT * FROM xqf_purge_worker($1, $2)", 2)                                        \
+    S(PURGE_DONE,                                                                                \
+      "WITH u AS (UPDATE runs SET llr = $2, state = CASE WHEN $3 THEN 'active' ELSE state END, "  \
+      "verdict = CASE WHEN $3 THEN NULL ELSE verdict END, "                                      \
+      "finished_at = CASE WHEN $3 THEN NULL ELSE finished_at END WHERE id = $1) "                \
+      "INSERT INTO web_audit (actor, run_id, action, detail) VALUES ($4, $1, 'purge', $5)", 5)   \
+    S(SET_GAME_SCORES, "UPDATE runs SET game_scores = $2 WHERE id = $1", 2)                      \
+    S(TASK_OF_RUN, "SELECT 1 FROM tasks WHERE id = $1 AND run_id = $2", 2)
 
 /* Builds from git and the workers' benches of builds (013_git_builds.sql). */
 #define GIT_STATEMENTS(S)                                                                        \
@@ -148,14 +194,18 @@
       "SELECT (SELECT count(*) FROM tasks WHERE run_id = r.id), "                                \
       "(SELECT count(*) FROM tasks WHERE run_id = r.id AND state = 'done'), "                    \
       "(SELECT coalesce(max(attempts), 0) FROM tasks WHERE run_id = r.id), "                     \
-      "(SELECT coalesce(sum(done_pairs), 0) FROM tasks WHERE run_id = r.id), "                   \
+      "(SELECT coalesce(sum(done_pairs - purged_pairs), 0) FROM tasks WHERE run_id = r.id), "    \
       "(SELECT coalesce(sum(wins + draws + losses), 0) FROM tasks WHERE run_id = r.id), "        \
       "(SELECT coalesce(sum(x.pairs), 0) FROM results x JOIN tasks t ON t.id = x.task_id "       \
-      " WHERE t.run_id = r.id), "                                                                \
+      " WHERE t.run_id = r.id AND NOT x.purged), "                                               \
       "(SELECT coalesce(sum(x.wins + x.draws + x.losses), 0) FROM results x "                    \
-      " JOIN tasks t ON t.id = x.task_id WHERE t.run_id = r.id), "                               \
-      "r.pairs, r.wins + r.draws + r.losses, r.ll + r.ld + r.dd + r.wd + r.ww "                  \
-      "FROM runs r WHERE r.id = $1", 1)                                                          \
+      " JOIN tasks t ON t.id = x.task_id WHERE t.run_id = r.id AND NOT x.purged), "              \
+      "r.pairs, r.wins + r.draws + r.losses, r.ll + r.ld + r.dd + r.wd + r.ww, "                 \
+      "(SELECT count(*) FROM games g WHERE g.run_id = r.id), "                                   \
+      "(SELECT count(*) FROM games g WHERE g.run_id = r.id AND (get_byte(g.record, 0) & 3) = "   \
+      " CASE WHEN g.game % 2 = 0 THEN 1 ELSE 2 END), "                                          \
+      "(SELECT count(*) FROM games g WHERE g.run_id = r.id AND (get_byte(g.record, 0) & 3) = 3), " \
+      "r.wins, r.draws FROM runs r WHERE r.id = $1", 1)                                          \
     S(ADD_BUILD, "INSERT INTO engine_builds (run_id, params_hash, sha256, build_id, bench_nodes, path, "  \
                  "signature) VALUES (nullif($1::bigint, 0), $2, $3, $4, $5, $6, nullif($7, '')) "  \
                  "ON CONFLICT (sha256) DO UPDATE SET "                                          \
@@ -1217,40 +1267,119 @@ static bool report_games_consistent(const StoreReportItem *it)
     return it->games_len == 0 || xqf_games_count(it->games, it->games_len) == 2 * it->counts.pairs;
 }
 
-/* Stores the records of an accepted report (checked by report_games_consistent). 0 or -1. */
-static int report_games(Store *s, const StoreReportItem *it)
+/*
+ * The offsets and lengths of the records of games (well formed: checked
+ * before) as two array literals in *off and *len (malloc'd). 0 or -1.
+ */
+static int record_arrays(const uint8_t *games, size_t games_len, Text *off, Text *len)
 {
-    Text off = { 0 }, len = { 0 }, plies = { 0 };
     size_t at = 0, n;
     const uint8_t *rec;
-    text_add(&off, "{");
-    text_add(&len, "{");
-    text_add(&plies, "{");
-    for (int k = 0; xqf_games_next(it->games, it->games_len, &at, &rec, &n) > 0; k++) {
-        int count = 0;
-        xqf_game_check(rec, n, &count);
-        text_add(&off, "%s%zu", k ? "," : "", (size_t)(rec - it->games));
-        text_add(&len, "%s%zu", k ? "," : "", n);
-        text_add(&plies, "%s%d", k ? "," : "", count);
+    *off = (Text){ 0 };
+    *len = (Text){ 0 };
+    text_add(off, "{");
+    text_add(len, "{");
+    for (int k = 0; xqf_games_next(games, games_len, &at, &rec, &n) > 0; k++) {
+        text_add(off, "%s%zu", k ? "," : "", (size_t)(rec - games));
+        text_add(len, "%s%zu", k ? "," : "", n);
     }
-    text_add(&off, "}");
-    text_add(&len, "}");
-    text_add(&plies, "}");
-    int rc = -1;
-    if (!off.data || !len.data || !plies.data || it->games_len > INT32_MAX) {
-        db_error(s, "report games: out of memory", NULL);
+    text_add(off, "}");
+    text_add(len, "}");
+    return off->data && len->data && games_len <= INT32_MAX ? 0 : -1;
+}
+
+/*
+ * Runs st with parameters p[0..n) whose p[bin] are the bytes of games
+ * (games_len) and the next two the arrays of its records. The result, or
+ * NULL after db_error.
+ */
+static PGresult *run_records(Store *s, Stmt st, const char **p, int n, int bin, const uint8_t *games,
+                             size_t games_len)
+{
+    Text off, len;
+    PGresult *res = NULL;
+    if (record_arrays(games, games_len, &off, &len) != 0) {
+        db_error(s, "game records: out of memory", NULL);
     } else {
-        Nums nums;
-        const char *p[6] = { num(&nums, 0, it->task), num(&nums, 1, it->token), (const char *)it->games,
-                             off.data, len.data, plies.data };
-        const int lengths[6] = { 0, 0, (int)it->games_len, 0, 0, 0 }, formats[6] = { 0, 0, 1, 0, 0, 0 };
-        PGresult *res = !s->conn ? NULL : PQexecPrepared(s->conn, STMT[ST_DATA_GAMES].name, 6, p, lengths, formats, 0);
-        rc = PQresultStatus(res) == PGRES_TUPLES_OK ? 0 : db_error(s, STMT[ST_DATA_GAMES].name, res);
-        PQclear(res);
+        int lengths[8] = { 0 }, formats[8] = { 0 };
+        p[bin] = (const char *)games;
+        p[bin + 1] = off.data;
+        p[bin + 2] = len.data;
+        lengths[bin] = (int)games_len;
+        formats[bin] = 1;
+        res = !s->conn ? NULL : PQexecPrepared(s->conn, STMT[st].name, n, p, lengths, formats, 0);
+        if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+            db_error(s, STMT[st].name, res);
+            PQclear(res);
+            res = NULL;
+        }
     }
     free(off.data);
     free(len.data);
-    free(plies.data);
+    return res;
+}
+
+/*
+ * Stores the records of the accepted items of a batch (checked by
+ * report_games_consistent) in one statement (xqf_games_batch). 0 or -1.
+ */
+static int report_games(Store *s, const StoreReportItem *items, int n)
+{
+    Text task = { 0 }, token = { 0 }, count = { 0 }, item = { 0 }, k = { 0 }, off = { 0 }, len = { 0 };
+    Text *arrays[] = { &task, &token, &count, &item, &k, &off, &len };
+    size_t total = 0;
+    int reports = 0;
+    for (int i = 0; i < n; i++)
+        if (items[i].status == REPORT_ACCEPTED && items[i].games_len > 0)
+            total += items[i].games_len;
+    uint8_t *all = malloc(total ? total : 1);
+    for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++)
+        text_add(arrays[a], "{");
+    size_t at = 0;
+    int records = 0;
+    for (int i = 0; all && i < n; i++) {
+        const StoreReportItem *it = &items[i];
+        if (it->status != REPORT_ACCEPTED || it->games_len == 0)
+            continue;
+        memcpy(all + at, it->games, it->games_len);
+        size_t pos = 0, rlen;
+        const uint8_t *rec;
+        int in_report = 0;
+        while (xqf_games_next(it->games, it->games_len, &pos, &rec, &rlen) > 0) {
+            in_report++;
+            text_add(&item, "%s%d", records ? "," : "", reports + 1);
+            text_add(&k, "%s%d", records ? "," : "", in_report);
+            text_add(&off, "%s%zu", records ? "," : "", at + (size_t)(rec - it->games));
+            text_add(&len, "%s%zu", records ? "," : "", rlen);
+            records++;
+        }
+        text_add(&task, "%s%lld", reports ? "," : "", (long long)it->task);
+        text_add(&token, "%s%lld", reports ? "," : "", (long long)it->token);
+        text_add(&count, "%s%d", reports ? "," : "", in_report);
+        reports++;
+        at += it->games_len;
+    }
+    bool ok = all && total <= INT32_MAX;
+    for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++) {
+        text_add(arrays[a], "}");
+        ok = ok && arrays[a]->data;
+    }
+    int rc = -1;
+    if (!ok) {
+        db_error(s, "report games: out of memory", NULL);
+    } else if (reports == 0) {
+        rc = 0;
+    } else {
+        const char *p[8] = { task.data, token.data, count.data, (const char *)all, item.data, k.data, off.data,
+                             len.data };
+        const int lengths[8] = { 0, 0, 0, (int)total, 0, 0, 0, 0 }, formats[8] = { 0, 0, 0, 1, 0, 0, 0, 0 };
+        PGresult *res = !s->conn ? NULL : PQexecPrepared(s->conn, STMT[ST_GAMES].name, 8, p, lengths, formats, 0);
+        rc = PQresultStatus(res) == PGRES_TUPLES_OK ? 0 : db_error(s, STMT[ST_GAMES].name, res);
+        PQclear(res);
+    }
+    for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++)
+        free(arrays[a]->data);
+    free(all);
     return rc;
 }
 
@@ -1286,32 +1415,236 @@ int store_data_settings(Store *s, int64_t id, StoreDataSettings *out)
     return found;
 }
 
-int store_data_totals(Store *s, int64_t id, StoreDataTotals *out)
+int store_game_totals(Store *s, int64_t id, StoreGameTotals *out)
 {
     Nums n;
     const char *p[1] = { num(&n, 0, id) };
-    PGresult *res = run(s, ST_DATA_TOTALS, p, PGRES_TUPLES_OK);
+    PGresult *res = run(s, ST_GAMES_TOTALS, p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
-    *out = (StoreDataTotals){ get_i64(res, 0, 0), get_i64(res, 0, 1), get_i64(res, 0, 2) };
+    *out = (StoreGameTotals){ get_i64(res, 0, 0), get_i64(res, 0, 1), get_i64(res, 0, 2), get_i64(res, 0, 3) };
     PQclear(res);
     return 0;
 }
 
-int store_data_each_game(Store *s, int64_t id, int (*fn)(void *ctx, int64_t game, const uint8_t *rec, size_t len),
-                         void *ctx)
+int store_game_scores(Store *s, int64_t id)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, id) };
+    PGresult *res = run(s, ST_GAME_SCORES, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int on = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+    PQclear(res);
+    return on;
+}
+
+int store_set_game_scores(Store *s, int64_t id, bool on)
+{
+    Nums n;
+    const char *p[2] = { num(&n, 0, id), on ? "t" : "f" };
+    PGresult *res = run(s, ST_SET_GAME_SCORES, p, PGRES_COMMAND_OK);
+    int rc = res ? 0 : -1;
+    PQclear(res);
+    return rc;
+}
+
+int store_run_workers(Store *s, int64_t id, StoreWorkerTrust **out)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, id) };
+    int count;
+    PGresult *res = fetch_rows(s, ST_RUN_WORKERS, p, sizeof **out, (void **)out, &count);
+    if (!res)
+        return -1;
+    XqfResidualRow *rows = calloc((size_t)(count > 0 ? count : 1), sizeof *rows);
+    if (!rows) {
+        PQclear(res);
+        free(*out);
+        *out = NULL;
+        return db_error(s, "run workers: out of memory", NULL);
+    }
+    for (int i = 0; i < count; i++) {
+        StoreWorkerTrust *w = &(*out)[i];
+        int64_t reasons[STORE_REASONS] = { 0 };
+        w->worker_id = get_i64(res, i, 0);
+        get_text(res, i, 1, w->name, sizeof w->name);
+        w->pairs = get_i64(res, i, 2);
+        for (int k = 0; k < 5; k++)
+            rows[i].penta[k] = w->penta[k] = get_i64(res, i, 3 + k);
+        parse_list(PQgetvalue(res, i, 8), reasons, STORE_REASONS);
+        w->games = 2 * w->pairs;
+        w->crashes = reasons[STORE_REASON_CRASH];
+        w->time_losses = reasons[STORE_REASON_TIME_FORFEIT];
+        w->illegal_moves = reasons[STORE_REASON_ILLEGAL_MOVE];
+        w->disconnects = get_i64(res, i, 9);
+        w->replays = get_i64(res, i, 10);
+        w->mismatches = get_i64(res, i, 11);
+        get_text(res, i, 12, w->mismatched, sizeof w->mismatched);
+    }
+    PQclear(res);
+    xqf_residuals(rows, count, NULL, NULL);
+    for (int i = 0; i < count; i++) {
+        StoreWorkerTrust *w = &(*out)[i];
+        w->residual = rows[i].z;
+        w->flagged = (rows[i].used && rows[i].z > XQF_RESIDUAL_FLAG) ||
+                     xqf_faults_flag(w->games, w->crashes, w->time_losses) || w->mismatches > 0;
+    }
+    free(rows);
+    return count;
+}
+
+static int64_t count_of(Store *s, Stmt st, const char *const *p);
+static int ok_or_stale(Store *s, Stmt st, const char *const *p);
+
+int store_replay_totals(Store *s, int64_t id, StoreReplayTotals *out)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, id) };
+    PGresult *res = run(s, ST_REPLAY_TOTALS, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found)
+        *out = (StoreReplayTotals){ .share = get_dbl(res, 0, 0), .fixed_nodes = strcmp(PQgetvalue(res, 0, 1), "t") == 0,
+                                    .open = get_i64(res, 0, 2), .agree = get_i64(res, 0, 3),
+                                    .mismatch = get_i64(res, 0, 4) };
+    PQclear(res);
+    return found;
+}
+
+int store_set_replay_share(Store *s, int64_t id, double share)
+{
+    Nums n;
+    char text[32];
+    snprintf(text, sizeof text, "%.17g", share);
+    const char *p[2] = { num(&n, 0, id), text };
+    PGresult *res = run(s, ST_SET_REPLAY_SHARE, p, PGRES_COMMAND_OK);
+    int rc = res ? 0 : -1;
+    PQclear(res);
+    return rc;
+}
+
+int64_t store_open_audits(Store *s) { return count_of(s, ST_OPEN_AUDITS, NULL); }
+
+int store_claim_audit(Store *s, int64_t worker, const char *build, int64_t lease_ms, StoreAuditLease *out)
+{
+    Nums n;
+    const char *p[3] = { num(&n, 0, worker), build, num(&n, 1, lease_ms) };
+    PGresult *res = run(s, ST_CLAIM_AUDIT, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found) {
+        out->audit = get_i64(res, 0, 0);
+        out->token = get_i64(res, 0, 1);
+        out->run_id = get_i64(res, 0, 2);
+        out->pair = get_i64(res, 0, 3);
+        get_text(res, 0, 4, out->params0, sizeof out->params0);
+        get_text(res, 0, 5, out->params1, sizeof out->params1);
+    }
+    PQclear(res);
+    return found;
+}
+
+StoreAuditStatus store_audit_report(Store *s, int64_t worker, int64_t audit, int64_t token, const uint8_t *games,
+                                    size_t games_len)
+{
+    if (xqf_games_count(games, games_len) != 2)
+        return AUDIT_INVALID;
+    Nums n;
+    const char *p[6] = { num(&n, 0, audit), num(&n, 1, token), num(&n, 2, worker) };
+    PGresult *res = run_records(s, ST_AUDIT_REPORT, p, 6, 3, games, games_len);
+    if (!res)
+        return AUDIT_ERROR;
+    const char *v = PQntuples(res) == 1 ? PQgetvalue(res, 0, 0) : "";
+    StoreAuditStatus st = strcmp(v, "agree") == 0      ? AUDIT_AGREE
+                          : strcmp(v, "mismatch") == 0 ? AUDIT_MISMATCH
+                          : strcmp(v, "invalid") == 0  ? AUDIT_INVALID
+                                                       : AUDIT_STALE;
+    PQclear(res);
+    return st;
+}
+
+int store_audit_heartbeat(Store *s, int64_t worker, int64_t audit, int64_t token, int64_t lease_ms)
+{
+    Nums n;
+    const char *p[4] = { num(&n, 0, audit), num(&n, 1, token), num(&n, 2, worker), num(&n, 3, lease_ms) };
+    return ok_or_stale(s, ST_AUDIT_HEARTBEAT, p);
+}
+
+int store_audit_handback(Store *s, int64_t worker, int64_t audit, int64_t token)
+{
+    Nums n;
+    const char *p[3] = { num(&n, 0, audit), num(&n, 1, token), num(&n, 2, worker) };
+    return ok_or_stale(s, ST_AUDIT_HANDBACK, p);
+}
+
+int store_purge_worker(Store *s, int64_t id, int64_t worker, int64_t *pairs, int64_t *games)
+{
+    Nums n;
+    const char *p[2] = { num(&n, 0, id), num(&n, 1, worker) };
+    PGresult *res = run(s, ST_PURGE, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    *pairs = get_i64(res, 0, 0);
+    *games = get_i64(res, 0, 1);
+    PQclear(res);
+    return 0;
+}
+
+int store_purge_done(Store *s, int64_t id, double llr, bool reopen, const char *actor, const char *detail)
+{
+    Nums n;
+    char llr_text[64];
+    snprintf(llr_text, sizeof llr_text, "%.17g", llr);
+    const char *p[5] = { num(&n, 0, id), isnan(llr) ? NULL : llr_text, reopen ? "t" : "f", actor, detail };
+    PGresult *res = run(s, ST_PURGE_DONE, p, PGRES_COMMAND_OK);
+    int rc = res ? 0 : -1;
+    PQclear(res);
+    return rc;
+}
+
+int store_worker_id(Store *s, const char *name, int64_t *id)
+{
+    const char *p[1] = { name };
+    PGresult *res = run(s, ST_WORKER_ID, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found)
+        *id = get_i64(res, 0, 0);
+    PQclear(res);
+    return found;
+}
+
+int store_task_of_run(Store *s, int64_t task, int64_t run_id)
+{
+    Nums n;
+    const char *p[2] = { num(&n, 0, task), num(&n, 1, run_id) };
+    PGresult *res = run(s, ST_TASK_OF_RUN, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    PQclear(res);
+    return found;
+}
+
+int store_each_game(Store *s, int64_t id, int64_t task, int64_t worker,
+                    int (*fn)(void *ctx, int64_t game, const uint8_t *rec, size_t len), void *ctx)
 {
     enum { PAGE = 2000 };
     int64_t next = 0;
     for (;;) {
         Nums n;
         if (!s->conn)
-            return db_error(s, STMT[ST_DATA_READ].name, NULL);
-        const char *p[3] = { num(&n, 0, id), num(&n, 1, next), num(&n, 2, PAGE) };
+            return db_error(s, STMT[ST_GAMES_READ].name, NULL);
+        const char *p[5] = { num(&n, 0, id), num(&n, 1, next), num(&n, 2, PAGE), num(&n, 3, worker),
+                             num(&n, 4, task) };
         /* binary results: the game a big-endian int8, the record its bytes */
-        PGresult *res = PQexecPrepared(s->conn, STMT[ST_DATA_READ].name, 3, p, NULL, NULL, 1);
+        PGresult *res = PQexecPrepared(s->conn, STMT[ST_GAMES_READ].name, 5, p, NULL, NULL, 1);
         if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-            db_error(s, STMT[ST_DATA_READ].name, res);
+            db_error(s, STMT[ST_GAMES_READ].name, res);
             PQclear(res);
             return -1;
         }
@@ -1367,9 +1700,8 @@ int store_report_batch(Store *s, StoreReportItem *items, int n, int64_t lease_ms
             done[idx[j]] = true;
         left -= m;
     }
-    for (int i = 0; rc == 0 && i < n; i++)
-        if (items[i].status == REPORT_ACCEPTED && items[i].games_len > 0)
-            rc = report_games(s, &items[i]);
+    if (rc == 0)
+        rc = report_games(s, items, n);
     free(idx);
     free(done);
     return rc;
@@ -1488,8 +1820,9 @@ int store_audit_run(Store *s, int64_t run_id, StoreAudit *out)
     if (found) {
         int64_t *v[] = { &out->tasks, &out->tasks_done, &out->max_attempts, &out->task_pairs,
                          &out->task_games, &out->result_pairs, &out->result_games, &out->run_pairs,
-                         &out->run_games, &out->run_penta };
-        for (int i = 0; i < 10; i++)
+                         &out->run_games, &out->run_penta, &out->stored_games, &out->stored_wins,
+                         &out->stored_draws, &out->run_wins, &out->run_draws };
+        for (int i = 0; i < 15; i++)
             *v[i] = get_i64(res, 0, i);
     }
     PQclear(res);

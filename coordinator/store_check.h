@@ -21,6 +21,9 @@ typedef struct {
     int64_t task_pairs, task_games;          /* sums over tasks: done_pairs, wins+draws+losses */
     int64_t result_pairs, result_games;      /* sums over the results of every lease */
     int64_t run_pairs, run_games, run_penta; /* the run's own counters */
+    int64_t stored_games;                    /* game records kept (014_games.sql) */
+    int64_t stored_wins, stored_draws;       /* their results, the first player's view */
+    int64_t run_wins, run_draws;
 } StoreAudit;
 
 /* Returns 1 with *out, 0 (no such run) or -1. */

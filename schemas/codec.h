@@ -32,7 +32,7 @@ enum {
     XQF_SIGNATURE_HEX = 128,       /* an engine build's Ed25519 signature in hex */
     XQF_CHUNK_MAX = 512 * 1024,    /* bytes of a build in one build_chunk */
     XQF_I64S_CAP = 32,             /* the largest I64S limit */
-    XQF_GAMES_MAX = 768 * 1024,    /* bytes of game records in one result (data runs) */
+    XQF_GAMES_MAX = 768 * 1024,    /* bytes of game records in one result */
     XQF_RANDOM_PLIES_MAX = 64,     /* random plies after a data run's opening */
     XQF_DEPTH_MAX = 64             /* a task's fixed depth */
 };

@@ -2,23 +2,44 @@
 
 static unsigned u16(const uint8_t *p) { return (unsigned)p[0] | (unsigned)p[1] << 8; }
 
-bool xqf_game_check(const uint8_t *rec, size_t len, int *plies)
+int xqf_game_ply_bytes(unsigned form)
 {
-    if (len < XQF_GAME_HEAD || rec[0] > 3 || rec[1] >= 64)
+    switch (form & (XQF_GAME_MOVES | XQF_GAME_DEPTHS)) {
+    case 0:
+        return 4;
+    case XQF_GAME_MOVES:
+        return 2;
+    case XQF_GAME_DEPTHS:
+        return 5;
+    default:
+        return 0;
+    }
+}
+
+/* The shape of a record; with bare its FEN must be put apart (fen_len 0), else present. */
+static bool check(const uint8_t *rec, size_t len, bool bare, int *plies)
+{
+    if (len < XQF_GAME_HEAD || (rec[0] & ~(XQF_GAME_RESULT | XQF_GAME_MOVES | XQF_GAME_DEPTHS)) != 0 ||
+        rec[1] >= 64)
         return false;
+    int ply = xqf_game_ply_bytes(rec[0]);
     size_t fen = rec[2];
-    if (fen == 0 || len < XQF_GAME_HEAD + fen + 2)
+    if (ply == 0 || (fen == 0) != bare || len < XQF_GAME_HEAD + fen + 2)
         return false;
     for (size_t i = 0; i < fen; i++)
         if (rec[XQF_GAME_HEAD + i] < 0x20 || rec[XQF_GAME_HEAD + i] > 0x7e)
             return false;
     unsigned n = u16(rec + XQF_GAME_HEAD + fen);
-    if (len != XQF_GAME_HEAD + fen + 2 + (size_t)n * XQF_GAME_PLY_BYTES)
+    if (len != XQF_GAME_HEAD + fen + 2 + (size_t)n * (size_t)ply)
         return false;
     if (plies)
         *plies = (int)n;
     return true;
 }
+
+bool xqf_game_check(const uint8_t *rec, size_t len, int *plies) { return check(rec, len, false, plies); }
+
+bool xqf_game_check_bare(const uint8_t *rec, size_t len, int *plies) { return check(rec, len, true, plies); }
 
 int xqf_games_next(const uint8_t *data, size_t size, size_t *off, const uint8_t **rec, size_t *len)
 {

@@ -1,23 +1,30 @@
 /*
- * games.h - the game records of data-generation runs as they travel in a
- * result (the `games` field) and as the coordinator stores them (one
- * bytea per game, table data_games of 012_data.sql): what both sides of
- * the wire agree on.  The worker writes them from its game records and
- * xqf-tune reads them back (worker/gamepack.h); the coordinator only
- * splits a result's bytes into records and checks their shape.
+ * games.h - game records as they travel in a result (the `games` field)
+ * and as the coordinator stores them (one row per game, table games of
+ * 014_games.sql): what both sides of the wire agree on.  The worker writes
+ * them from its game records and xqf-tune reads them back
+ * (worker/gamepack.h); the coordinator only splits a result's bytes into
+ * records and checks their shape.
  *
  *   games   = (u32 length, record)*          lengths little-endian
- *   record  = result reason fen_len fen plies ply*
- *     result    u8: 0 none (abandoned), 1 Red won, 2 Black won, 3 draw (rules.h)
+ *   record  = form reason fen_len fen plies ply*
+ *     form      u8: bits 0-1 the result: 0 none (abandoned), 1 Red won,
+ *               2 Black won, 3 draw (rules.h); bits 6-7 the ply form:
+ *               0 scored (4 bytes), XQF_GAME_MOVES (2 bytes, moves only),
+ *               XQF_GAME_DEPTHS (5 bytes, score and depth)
  *     reason    u8: why it ended (game.h's GameReason)
  *     fen_len   u8, then that many bytes: the FEN the game started from
- *     plies     u16 little-endian, then that many plies of 4 bytes:
+ *               (0 in the database only: the FEN is in game_fens)
+ *     plies     u16 little-endian, then that many plies:
  *     ply       u16 move | flags: bits 0-13 from | to << 7 (types.h),
  *               bit 14 an opening (book or random) move, bit 15 a score follows;
- *               i16 the mover's score (centipawns, mates clamped to +-32767; 0 without)
+ *               scored forms: i16 the mover's score (centipawns, mates
+ *               clamped to +-32767; 0 without); XQF_GAME_DEPTHS: u8 its depth
  *
- * About 4 bytes per ply and 60 per game (the FEN): well under the 40 bytes
- * per kept position of issue 16.
+ * Data-generation runs send the scored form (their positions keep the
+ * score); other runs the moves-only form, 2 bytes a ply, or with the run
+ * option --keep-scores the form with depths.  A 120-ply game is 245 bytes
+ * once the coordinator has put its FEN apart.
  */
 #ifndef XQF_GAMES_H
 #define XQF_GAMES_H
@@ -28,8 +35,10 @@
 
 enum {
     XQF_GAME_HEAD = 3,             /* result, reason, fen_len */
-    XQF_GAME_PLY_BYTES = 4,
     XQF_GAME_PLIES_MAX = 65535,
+    XQF_GAME_RESULT = 3,           /* form: the result's bits */
+    XQF_GAME_MOVES = 1 << 7,       /* form: plies of 2 bytes */
+    XQF_GAME_DEPTHS = 1 << 6,      /* form: plies of 5 bytes */
     XQF_GAME_BOOK = 1 << 14,       /* ply flags */
     XQF_GAME_SCORED = 1 << 15
 };
@@ -47,6 +56,15 @@ int xqf_games_next(const uint8_t *data, size_t size, size_t *off, const uint8_t 
  * moves' legality is not checked here (xqf-tune replays them).
  */
 bool xqf_game_check(const uint8_t *rec, size_t len, int *plies);
+
+/* Bytes per ply of a record whose first byte is form (2, 4 or 5; 0 for an unknown form). */
+int xqf_game_ply_bytes(unsigned form);
+
+/*
+ * Checks a record's shape with its FEN put apart (fen_len 0: what the
+ * database keeps).  True when well formed; plies (may be NULL) as above.
+ */
+bool xqf_game_check_bare(const uint8_t *rec, size_t len, int *plies);
 
 /* Counts the records of a games field; -1 when malformed. */
 int64_t xqf_games_count(const uint8_t *data, size_t size);

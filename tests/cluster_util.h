@@ -112,7 +112,8 @@ double cu_now(void);
  * The audit of a finished run: pairs (unless < 0) planned = the run's =
  * the sum over its tasks = the sum over the results of every lease; games
  * = 2 x pairs in each; pentanomial = pairs; endings = games; and, when
- * pairs is given (the run went to its end), every task done.  True, or false with the first discrepancy in why.
+ * pairs is given (the run went to its end), every task done; the games
+ * stored = the games counted, their wins and draws the run's.  True, or false with the first discrepancy in why.
  */
 bool cu_audit(Store *s, int64_t run, int64_t pairs, char *why, size_t size);
 

@@ -50,6 +50,8 @@
 #include "cluster_util.h"
 #include "codec.h"
 #include "game.h"
+#include "gamepack.h"
+#include "games.h"
 
 enum { PAIRS_PER_TASK = 4 };
 /* Under AddressSanitizer the engine is several times slower: shorter runs, the same faults. */
@@ -212,7 +214,7 @@ static void option_words(const char *params, char *out, size_t size)
  * xqf-match does.
  */
 static void play_pairs(const char *const *openings, int n, const char *params0, const char *params1,
-                       int threads, StoreCounts *out)
+                       int threads, const char *pgn, StoreCounts *out)
 {
     char book[300];
     snprintf(book, sizeof book, "%s/book-XXXXXX", logdir);
@@ -227,7 +229,8 @@ static void play_pairs(const char *const *openings, int n, const char *params0, 
     option_words(params1, w1, sizeof w1);
     snprintf(cmd, sizeof cmd,
              "'%s/xqf-match' --engine name=test%s --engine name=base%s --nodes %d --pairs %d --book '%s' "
-             "--concurrency %d --quiet 2>>'%s'", XQF_BIN, w0, w1, NODES, n, book, threads, logfile);
+             "--concurrency %d --quiet%s%s%s 2>>'%s'", XQF_BIN, w0, w1, NODES, n, book, threads, pgn ? " --pgn '" : "",
+             pgn ? pgn : "", pgn ? "'" : "", logfile);
     FILE *p = popen(cmd, "r");
     cr_assert(p, "cannot run xqf-match");
     memset(out, 0, sizeof *out);
@@ -283,7 +286,7 @@ static void reference(StoreCounts *out)
     }
     const char *book[CU_BOOK_MAX];
     cr_assert_eq(cu_book(book, OPENINGS), OPENINGS);
-    play_pairs(book, OPENINGS, TEST_PARAMS, "", 2, out);
+    play_pairs(book, OPENINGS, TEST_PARAMS, "", 2, NULL, out);
     char tmp[1500];
     snprintf(tmp, sizeof tmp, "%s.%ld", cache, (long)getpid());
     if ((f = fopen(tmp, "w"))) {
@@ -633,11 +636,70 @@ static void take_task(Client *c, XqfMsg *task)
 }
 
 /* A result of the first pairs of a task (really played), encoded into b. */
+/*
+ * The records of the games xqf-match wrote to pgn (openings[0..n) played
+ * as pairs), in the task's order: game 2k + g is opening k with the first
+ * player ("test") Red when g is 0.  Moves are left out (the coordinator
+ * keeps what it gets), the results are the games'.
+ */
+static void records_of(const char *pgn, const char *const *openings, int n, XqfBin *out)
+{
+    GameResult *result = calloc((size_t)(2 * n), sizeof *result);
+    bool *seen = calloc((size_t)(2 * n), sizeof *seen);
+    char (*fens)[FEN_MAX] = calloc((size_t)(2 * n), sizeof *fens);
+    cr_assert(result && seen && fens);
+    FILE *f = fopen(pgn, "r");
+    cr_assert(f, "cannot read %s", pgn);
+    char line[4096], fen[256] = "", res[16] = "";
+    bool test_red = false;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "[White ", 7) == 0)
+            test_red = strncmp(line, "[White \"test\"]", 14) == 0;
+        else if (strncmp(line, "[Result \"", 9) == 0)
+            sscanf(line, "[Result \"%15[^\"]", res);
+        else if (strncmp(line, "[FEN \"", 6) == 0)
+            sscanf(line, "[FEN \"%255[^\"]", fen);
+        else if (strncmp(line, "[PlyCount ", 10) == 0) {
+            int g = test_red ? 0 : 1, k = 0;
+            size_t len = strlen(fen);
+            while (k < n && (seen[2 * k + g] || strncmp(openings[k], fen, len) != 0 ||
+                             (openings[k][len] != ' ' && openings[k][len] != '\0')))
+                k++;
+            cr_assert_lt(k, n, "a game of %s from no opening of the task: %s (the first: %s)", pgn, fen, openings[0]);
+            seen[2 * k + g] = true;
+            snprintf(fens[2 * k + g], sizeof fens[0], "%s", fen);
+            result[2 * k + g] = strcmp(res, "1-0") == 0 ? RESULT_RED_WINS
+                                : strcmp(res, "0-1") == 0 ? RESULT_BLACK_WINS : RESULT_DRAW;
+        }
+    }
+    fclose(f);
+    PackBuf buf = { 0 };
+    for (int i = 0; i < 2 * n; i++) {
+        cr_assert(seen[i], "game %d missing from %s", i, pgn);
+        GameRecord g;
+        game_record_init(&g);
+        snprintf(g.fen, sizeof g.fen, "%s", fens[i]);
+        g.result = result[i];
+        g.reason = result[i] == RESULT_DRAW ? GAME_REPETITION : GAME_CHECKMATE;
+        cr_assert_eq(gamepack_append(&g, XQF_GAME_MOVES, &buf), 0);
+    }
+    out->data = buf.data;
+    out->len = (uint32_t)buf.len;
+    free(result);
+    free(seen);
+    free(fens);
+}
+
 static void make_result(const XqfMsg *task, int pairs, XqfBuf *b)
 {
     const XqfMsg_task *t = &task->u.task;
     StoreCounts c;
-    play_pairs((const char *const *)t->openings.v, pairs, t->params0, t->params1, 1, &c);
+    char pgn[300];
+    snprintf(pgn, sizeof pgn, "%s/result-XXXXXX", logdir);
+    int fd = mkstemp(pgn);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    play_pairs((const char *const *)t->openings.v, pairs, t->params0, t->params1, 1, pgn, &c);
     XqfMsg m;
     xqf_msg_init(&m, XQF_MSG_RESULT);
     XqfMsg_result *r = &m.u.result;
@@ -651,7 +713,10 @@ static void make_result(const XqfMsg *task, int pairs, XqfBuf *b)
     memcpy(r->penta.v, c.penta, sizeof c.penta);
     r->reasons.count = GAME_REASONS;
     memcpy(r->reasons.v, c.reasons, sizeof(int64_t) * GAME_REASONS);
+    records_of(pgn, (const char *const *)t->openings.v, pairs, &r->games);   /* the games go with the counts */
+    unlink(pgn);
     cr_assert_eq(xqf_msg_encode(&m, b), 0);
+    xqf_msg_free(&m);
 }
 
 /* Sends bytes and expects an ack with this status (and stop as given). */

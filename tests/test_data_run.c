@@ -165,8 +165,8 @@ Test(data_run, killed_workers_every_game_once_and_export)
     cr_assert_geq(a.max_attempts, 2, "no killed worker's task was re-issued (log: %s)", logfile);
 
     /* every game once: indexes 0 .. 2 PAIRS - 1, their results the run's counts */
-    StoreDataTotals tot;
-    cr_assert_eq(store_data_totals(store, run, &tot), 0);
+    StoreGameTotals tot;
+    cr_assert_eq(store_game_totals(store, run, &tot), 0);
     cr_assert_eq(tot.games, 2 * PAIRS, "%lld games stored", (long long)tot.games);
     char expect[300];
     snprintf(expect, sizeof expect, "%s/expect.data", dir);
@@ -174,7 +174,7 @@ Test(data_run, killed_workers_every_game_once_and_export)
     cr_assert(rp.expect);
     cr_assert_eq(data_write_header(rp.expect), 0);
     game_record_init(&rp.g);
-    cr_assert_eq(store_data_each_game(store, run, replay_game, &rp), 0);
+    cr_assert_eq(store_each_game(store, run, 0, 0, replay_game, &rp), 0);
     game_record_free(&rp.g);
     fclose(rp.expect);
     cr_assert_eq(rp.games, 2 * PAIRS);
@@ -233,7 +233,7 @@ Test(data_run, killed_workers_every_game_once_and_export)
     /* a broken record in the database: export fails naming the game, and leaves no file */
     char sql[1024];
     snprintf(sql, sizeof sql,
-             "psql -qAt '%s' -c \"UPDATE data_games SET record = overlay(record PLACING '\\\\xff'::bytea "
+             "psql -qAt '%s' -c \"UPDATE games SET record = overlay(record PLACING '\\\\xff'::bytea "
              "FROM 4) WHERE run_id = %lld AND game = 7\" >> '%s' 2>&1",
              db, (long long)run, logfile);
     cr_assert_eq(system(sql), 0, "psql failed (log: %s)", logfile);
@@ -353,7 +353,7 @@ static void records(PackBuf *buf, int n)
         }
         g.result = RESULT_DRAW;
         g.reason = GAME_REPETITION;
-        cr_assert_eq(gamepack_append(&g, buf), 0);
+        cr_assert_eq(gamepack_append(&g, 0, buf), 0);
         game_record_free(&g);
     }
 }
@@ -378,8 +378,8 @@ static StoreReport report(int64_t worker, const StoreLease *l, int64_t pairs, co
 
 static int64_t stored_games(int64_t run)
 {
-    StoreDataTotals t;
-    cr_assert_eq(store_data_totals(store, run, &t), 0);
+    StoreGameTotals t;
+    cr_assert_eq(store_game_totals(store, run, &t), 0);
     return t.games;
 }
 
@@ -431,7 +431,7 @@ Test(data_run, replayed_and_stale_reports_store_games_once)
     cr_assert_eq(stored_games(run), 6);
     int plies[16];
     memset(plies, -1, sizeof plies);
-    cr_assert_eq(store_data_each_game(store, run, collect_plies, plies), 0);
+    cr_assert_eq(store_each_game(store, run, 0, 0, collect_plies, plies), 0);
     /* games 0-3 from w1's first lease (1..4 moves), 4-5 from w2's (1, 2 moves) */
     const int want[6] = { 1, 2, 3, 4, 1, 2 };
     for (int k = 0; k < 6; k++)

@@ -1,6 +1,7 @@
 /*
- * Game records of data-generation runs (schemas/games.h, worker/gamepack.h):
- * a record round trip (book flags, scores clamped, results), malformed
+ * Game records (schemas/games.h, worker/gamepack.h): a record round trip
+ * (book flags, scores clamped, results), the moves-only and depth forms of
+ * every run kind, malformed
  * bytes refused, the random plies reproducible per game index and
  * distinct between games, and a worker task of kind "data" played on the
  * game threads: its result's records, one per game, each game its own.
@@ -48,6 +49,71 @@ static void random_game(GameRecord *g, int n, int book, uint64_t seed)
     g->reason = GAME_ADJUDICATED_WIN;
 }
 
+/*
+ * The forms of every run kind (issue 13): moves only, 2 bytes a ply (no
+ * scores come back, the book flags do), and with scores and depths, 5
+ * bytes a ply; a form with both bits, or a FEN missing or present where
+ * it must not be, is malformed.
+ */
+Test(gamepack, moves_only_and_depth_forms)
+{
+    GameRecord g, back;
+    game_record_init(&g);
+    game_record_init(&back);
+    random_game(&g, 40, 6, 11);
+    for (int i = 0; i < g.count; i++)
+        g.moves[i].depth = i % 300;
+    const unsigned FORMS[2] = { XQF_GAME_MOVES, XQF_GAME_DEPTHS };
+    const size_t PLY[2] = { 2, 5 };
+    for (int f = 0; f < 2; f++) {
+        PackBuf buf = { 0 };
+        cr_assert_eq(gamepack_append(&g, FORMS[f], &buf), 0);
+        cr_assert_eq(buf.len, 4 + 3 + strlen(START) + 2 + PLY[f] * (size_t)g.count);
+        size_t off = 0, len;
+        const uint8_t *rec;
+        cr_assert_eq(xqf_games_next(buf.data, buf.len, &off, &rec, &len), 1);
+        cr_assert_eq(xqf_game_ply_bytes(rec[0]), (int)PLY[f]);
+        char err[128];
+        cr_assert_eq(gamepack_read(rec, len, &back, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(back.count, g.count);
+        cr_assert_eq(back.result, RESULT_BLACK_WINS);
+        cr_assert_eq(back.reason, GAME_ADJUDICATED_WIN);
+        for (int i = 0; i < g.count; i++) {
+            cr_assert_eq(back.moves[i].move, g.moves[i].move, "ply %d", i);
+            cr_assert_eq(back.moves[i].book, g.moves[i].book, "ply %d", i);
+            if (FORMS[f] == XQF_GAME_MOVES) {
+                cr_assert(!back.moves[i].has_score && back.moves[i].depth == 0, "ply %d", i);
+            } else {
+                cr_assert_eq(back.moves[i].has_score, g.moves[i].has_score, "ply %d", i);
+                cr_assert_eq(back.moves[i].depth, g.moves[i].depth > 255 ? 255 : g.moves[i].depth, "ply %d", i);
+                if (g.moves[i].has_score)
+                    cr_assert_eq(back.moves[i].score, g.moves[i].score, "ply %d", i);
+            }
+        }
+        /* both form bits: malformed; the FEN put apart: only the bare check takes it */
+        uint8_t *copy = malloc(len);
+        memcpy(copy, rec, len);
+        copy[0] |= XQF_GAME_MOVES | XQF_GAME_DEPTHS;
+        cr_assert(!xqf_game_check(copy, len, NULL));
+        cr_assert(!xqf_game_check_bare(rec, len, NULL));
+        size_t fen = rec[2], bare_len = len - fen;
+        memcpy(copy, rec, 2);
+        copy[2] = 0;
+        memcpy(copy + 3, rec + 3 + fen, len - 3 - fen);
+        int plies;
+        cr_assert(xqf_game_check_bare(copy, bare_len, &plies));
+        cr_assert_eq(plies, g.count);
+        cr_assert(!xqf_game_check(copy, bare_len, NULL));
+        free(copy);
+        pack_buf_free(&buf);
+    }
+    PackBuf buf = { 0 };
+    cr_assert_eq(gamepack_append(&g, XQF_GAME_MOVES | XQF_GAME_DEPTHS, &buf), -1);
+    cr_assert_eq(buf.len, 0);
+    game_record_free(&g);
+    game_record_free(&back);
+}
+
 /* data_extract's callback: counts the positions kept. */
 static void count(void *ctx, const DataPosition *pos)
 {
@@ -62,8 +128,8 @@ Test(gamepack, record_round_trip)
     game_record_init(&back);
     random_game(&g, 60, 9, 3);
     PackBuf buf = { 0 };
-    cr_assert_eq(gamepack_append(&g, &buf), 0);
-    cr_assert_eq(gamepack_append(&g, &buf), 0);
+    cr_assert_eq(gamepack_append(&g, 0, &buf), 0);
+    cr_assert_eq(gamepack_append(&g, 0, &buf), 0);
     cr_assert_eq(buf.len, 2 * (4 + 3 + strlen(START) + 2 + 4 * (size_t)g.count));
     cr_assert_eq(xqf_games_count(buf.data, buf.len), 2);
     size_t off = 0, len;
@@ -103,7 +169,7 @@ Test(gamepack, malformed_records_refused)
     game_record_init(&back);
     random_game(&g, 20, 4, 5);
     PackBuf buf = { 0 };
-    cr_assert_eq(gamepack_append(&g, &buf), 0);
+    cr_assert_eq(gamepack_append(&g, 0, &buf), 0);
     size_t off = 0, len;
     const uint8_t *rec;
     char err[128];

@@ -21,6 +21,7 @@
 #define XQF_TUNER_REPORT_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -57,6 +58,15 @@ typedef struct xqf_report_sample {
     int64_t wins, draws, losses;
 } xqf_report_sample;
 
+/* One worker's part of the run (its trust: games, faults, residual (tuner/residual.h), replay audits). */
+typedef struct xqf_report_worker {
+    const char *name;
+    int64_t games, crashes, time_losses, illegal_moves, disconnects;
+    int64_t replays, mismatches; /* replay audits judged, and those whose records differed */
+    double residual;         /* NAN: not enough pairs for the test */
+    bool flagged;
+} xqf_report_worker;
+
 typedef struct xqf_report_run {
     int64_t id;
     const char *name;        /* optional */
@@ -78,6 +88,8 @@ typedef struct xqf_report_run {
     size_t param_count;
     const xqf_report_sample *samples; /* ascending games; the last one is the total */
     size_t sample_count;
+    const xqf_report_worker *workers; /* may be NULL when worker_count is 0 */
+    size_t worker_count;
 } xqf_report_run;
 
 /*

@@ -1,5 +1,6 @@
 #include "gamepack.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,31 +38,36 @@ static void put16(uint8_t *p, unsigned v)
     p[1] = (uint8_t)(v >> 8 & 0xff);
 }
 
-int gamepack_append(const GameRecord *g, PackBuf *out)
+int gamepack_append(const GameRecord *g, unsigned form, PackBuf *out)
 {
     size_t fen = strlen(g->fen);
-    if (fen == 0 || fen > 255 || g->count < 0 || g->count > XQF_GAME_PLIES_MAX)
+    int ply = xqf_game_ply_bytes(form);
+    if (fen == 0 || fen > 255 || g->count < 0 || g->count > XQF_GAME_PLIES_MAX || ply == 0 ||
+        (form & XQF_GAME_RESULT) != 0)
         return -1;
-    size_t len = XQF_GAME_HEAD + fen + 2 + (size_t)g->count * XQF_GAME_PLY_BYTES;
+    size_t len = XQF_GAME_HEAD + fen + 2 + (size_t)g->count * (size_t)ply;
     if (len > UINT32_MAX || reserve(out, 4 + len) != 0)
         return -1;
     uint8_t *p = out->data + out->len;
     put16(p, (unsigned)(len & 0xffff));
     put16(p + 2, (unsigned)(len >> 16));
     p += 4;
-    p[0] = (uint8_t)g->result;
+    p[0] = (uint8_t)((unsigned)g->result | form);
     p[1] = (uint8_t)g->reason;
     p[2] = (uint8_t)fen;
     memcpy(p + 3, g->fen, fen);
     p += 3 + fen;
     put16(p, (unsigned)g->count);
     p += 2;
-    for (int i = 0; i < g->count; i++, p += XQF_GAME_PLY_BYTES) {
+    for (int i = 0; i < g->count; i++, p += ply) {
         const GameMove *m = &g->moves[i];
+        bool scored = ply > 2 && m->has_score;
         int score = m->score < -32767 ? -32767 : m->score > 32767 ? 32767 : m->score;
-        put16(p, (unsigned)(m->move & 0x3fff) | (m->book ? XQF_GAME_BOOK : 0u) |
-                     (m->has_score ? XQF_GAME_SCORED : 0u));
-        put16(p + 2, (unsigned)(uint16_t)(int16_t)(m->has_score ? score : 0));
+        put16(p, (unsigned)(m->move & 0x3fff) | (m->book ? XQF_GAME_BOOK : 0u) | (scored ? XQF_GAME_SCORED : 0u));
+        if (ply > 2)
+            put16(p + 2, (unsigned)(uint16_t)(int16_t)(scored ? score : 0));
+        if (ply > 4)
+            p[4] = (uint8_t)(m->depth < 0 ? 0 : m->depth > 255 ? 255 : m->depth);
     }
     out->len += 4 + len;
     return 0;
@@ -84,18 +90,20 @@ int gamepack_read(const uint8_t *rec, size_t len, GameRecord *g, char *err, size
         g->capacity = plies;
     }
     size_t fen = rec[2];
-    g->result = (GameResult)rec[0];
+    int ply = xqf_game_ply_bytes(rec[0]);
+    g->result = (GameResult)(rec[0] & XQF_GAME_RESULT);
     g->reason = (GameReason)rec[1];
     memcpy(g->fen, rec + XQF_GAME_HEAD, fen);
     g->fen[fen] = '\0';
     g->detail[0] = '\0';
     g->search_us = 0;
     const uint8_t *p = rec + XQF_GAME_HEAD + fen + 2;
-    for (int i = 0; i < plies; i++, p += XQF_GAME_PLY_BYTES) {
+    for (int i = 0; i < plies; i++, p += ply) {
         unsigned m = (unsigned)p[0] | (unsigned)p[1] << 8;
         g->moves[i] = (GameMove){ .move = (Move)(m & 0x3fff), .book = (m & XQF_GAME_BOOK) != 0,
-                                  .has_score = (m & XQF_GAME_SCORED) != 0,
-                                  .score = (int16_t)(uint16_t)((unsigned)p[2] | (unsigned)p[3] << 8) };
+                                  .has_score = ply > 2 && (m & XQF_GAME_SCORED) != 0,
+                                  .score = ply > 2 ? (int16_t)(uint16_t)((unsigned)p[2] | (unsigned)p[3] << 8) : 0,
+                                  .depth = ply > 4 ? p[4] : 0 };
     }
     g->count = plies;
     return 0;

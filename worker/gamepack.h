@@ -22,10 +22,11 @@ void pack_buf_free(PackBuf *b);
 
 /*
  * Appends g as a record of a games field (its u32 length, then the record)
- * to out.  Returns 0, or -1 when out of memory or g does not fit the
- * format (more than 65535 plies, a FEN over 255 bytes).
+ * to out, its plies in form (games.h: 0 scored, XQF_GAME_MOVES or
+ * XQF_GAME_DEPTHS).  Returns 0, or -1 when out of memory or g does not fit
+ * the format (more than 65535 plies, a FEN over 255 bytes, another form).
  */
-int gamepack_append(const GameRecord *g, PackBuf *out);
+int gamepack_append(const GameRecord *g, unsigned form, PackBuf *out);
 
 /*
  * Fills g (game_record_init'ed or used before) from one record's bytes.

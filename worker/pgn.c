@@ -121,11 +121,13 @@ int pgn_write(FILE *out, const GameRecord *g, const PgnTags *t)
         }
         move_text(m->move, text);
         put_token(&w, text);
+        /* a stored game's move keeps its score and depth only when its run asked: else no comment */
         if (m->book)
-            snprintf(text, sizeof text, "{book}");
-        else
+            put_token(&w, "{book}");
+        else if (m->has_score || m->time_us > 0) {
             score_comment(m, text, sizeof text);
-        put_token(&w, text);
+            put_token(&w, text);
+        }
         if (side == BLACK)
             fullmove++;
         side ^= 1;

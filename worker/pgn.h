@@ -8,7 +8,9 @@
  * standard values: normal, adjudication, time forfeit, rules infraction,
  * abandoned), [PlyCount ...].  Moves are ICCS ("h2e2"), numbered; each
  * carries a comment: {book} for opening moves, else {+0.35/12 0.123s}
- * (score in pawns from the mover's view or +M3/-M2 for mates, depth, time).
+ * (score in pawns from the mover's view or +M3/-M2 for mates, depth, time),
+ * none for a move with neither score nor time (a stored game kept without
+ * scores, xqf-tune pgn).
  * A last comment says who won and why ({Black wins by time forfeit: ...}).
  */
 #ifndef XQF_PGN_H

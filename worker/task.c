@@ -9,6 +9,7 @@
 
 #include "book.h"
 #include "gamepack.h"
+#include "games.h"
 #include "match.h"
 #include "player.h"
 #include "run_kind.h"
@@ -23,17 +24,12 @@ typedef struct {
     GameReason reason[2];
 } PairState;
 
-/*
- * A data-generation run's task (kind "data"): its games start with random
- * plies after the opening and their records are kept, one per game index
- * (written by the thread that played the game before game_ended counts it).
- */
+/* A data-generation run's task (kind "data"): its games start with random plies after the opening. */
 typedef struct {
     bool on;
     int random_plies;
     uint64_t seed;           /* the run's data_seed */
     int64_t first_game;      /* run-wide index of the task's game 0 */
-    PackBuf *records;        /* 2 * pairs: each game's record (games.h, with its length) */
 } TaskData;
 
 struct Task {
@@ -52,7 +48,14 @@ struct Task {
     int64_t counted;         /* pairs counted: always the first ones (see game_ended) */
     TaskCounts counts;
     bool failed;
-    TaskData data;           /* data runs: random plies and the games' records */
+    TaskData data;           /* data runs: random plies */
+    /*
+     * Every game's record, one per game index (games.h, with its length),
+     * in form (games.h): written by the thread that played the game before
+     * game_ended counts it.
+     */
+    PackBuf *records;
+    unsigned form;
 };
 
 typedef struct {
@@ -163,17 +166,13 @@ static int task_data_init(Task *t, const XqfMsg_task *m, char *err, size_t errle
     d->random_plies = (int)m->random_plies;
     d->seed = m->data_seed;
     d->first_game = 2 * m->first_pair;
-    if (!(d->records = calloc((size_t)(2 * m->pairs), sizeof *d->records))) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
+    t->form = 0;             /* the scores: the positions keep them */
     return 0;
 }
 
 /*
- * Plays game index of a data task: the opening with its random plies,
- * then its record kept.  Returns game_play's status, -1 too when the
- * opening or the record cannot be made.
+ * Plays game index of a data task: the opening with its random plies.
+ * Returns game_play's status, -1 too when the opening cannot be made.
  */
 static int play_data_game(Task *t, Player *red, Player *black, int64_t index, GameRecord *g)
 {
@@ -185,10 +184,6 @@ static int play_data_game(Task *t, Player *red, Player *black, int64_t index, Ga
                                        moves, &opening) == 0
                  ? game_play(red, black, &opening, &game_tc, &t->adj, &t->stop, g)
                  : -1;
-    PackBuf *rec = &t->data.records[index];
-    rec->len = 0;
-    if (rc == 0 && g->reason != GAME_ABANDONED && gamepack_append(g, rec) != 0)
-        rc = -1;
     free(moves);
     return rc;
 }
@@ -242,8 +237,10 @@ Task *task_new(const XqfMsg_task *m, const char *build, const char *const engine
                              .draw_after = (int)m->draw_after, .draw_moves = (int)m->draw_moves,
                              .draw_score = (int)m->draw_score, .max_plies = (int)m->max_plies };
     t->pairs = m->pairs;
-    if (!(t->pair_state = calloc((size_t)m->pairs, sizeof *t->pair_state)))
+    if (!(t->pair_state = calloc((size_t)m->pairs, sizeof *t->pair_state)) ||
+        !(t->records = calloc((size_t)(2 * m->pairs), sizeof *t->records)))
         return refuse(t, err, errlen, "%s", "out of memory");
+    t->form = m->scores ? XQF_GAME_DEPTHS : XQF_GAME_MOVES;
     if (strcmp(m->kind, run_kind_get(RUN_KIND_DATA)->name) == 0 && task_data_init(t, m, err, errlen) != 0) {
         task_destroy(&t);
         return NULL;
@@ -375,6 +372,11 @@ static void *game_thread(void *arg)
                  : t->data.on ? play_data_game(t, red, black, index, &g)
                               : game_play(red, black, book_opening(t->book, (int)(index / 2)), &game_tc, &t->adj,
                                           &t->stop, &g);
+        /* its record kept before the game is counted */
+        PackBuf *rec = &t->records[index];
+        rec->len = 0;
+        if (rc == 0 && g.reason != GAME_ABANDONED && gamepack_append(&g, t->form, rec) != 0)
+            rc = -1;
         pthread_mutex_lock(&p->lock);
         th->task = NULL;
         game_ended(p, t, index, rc, &g);
@@ -496,9 +498,9 @@ void task_destroy(Task **tp)
         pthread_mutex_unlock(&p->lock);
     }
     book_destroy(&t->book);
-    for (int64_t i = 0; t->data.records && i < 2 * t->pairs; i++)
-        pack_buf_free(&t->data.records[i]);
-    free(t->data.records);
+    for (int64_t i = 0; t->records && i < 2 * t->pairs; i++)
+        pack_buf_free(&t->records[i]);
+    free(t->records);
     free(t->pair_state);
     free(t);
     *tp = NULL;
@@ -507,21 +509,21 @@ void task_destroy(Task **tp)
 int task_games(Task *t, int64_t pairs, XqfBin *out)
 {
     xqf_bin_free(out);
-    if (!t->data.on || pairs <= 0)
+    if (pairs <= 0)
         return 0;
     if (t->pool)
         pthread_mutex_lock(&t->pool->lock);
     int rc = pairs <= t->counted ? 0 : -1;
     size_t len = 0;
     for (int64_t i = 0; rc == 0 && i < 2 * pairs; i++)
-        len += t->data.records[i].len;
+        len += t->records[i].len;
     uint8_t *all = rc == 0 && len <= XQF_GAMES_MAX ? malloc(len ? len : 1) : NULL;
     if (!all)
         rc = -1;
     size_t at = 0;
     for (int64_t i = 0; rc == 0 && i < 2 * pairs; i++) {
-        memcpy(all + at, t->data.records[i].data, t->data.records[i].len);
-        at += t->data.records[i].len;
+        memcpy(all + at, t->records[i].data, t->records[i].len);
+        at += t->records[i].len;
     }
     if (t->pool)
         pthread_mutex_unlock(&t->pool->lock);

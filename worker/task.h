@@ -17,10 +17,12 @@
  * is exactly the games of its finished pairs: a pair cut by a stop is
  * neither reported nor lost (the coordinator re-issues it).
  *
+ * Every game's record is kept for the results (task_games): its moves,
+ * result and reason, and each move's score and depth when the task asks.
  * A data run's task (kind "data") plays both sides with the one set; each
  * game gets its own random plies after the opening (seeded by its
  * run-wide index, so a re-issued task replays the same openings) and its
- * record is kept for the result (task_games).
+ * records keep the scores.
  */
 #ifndef XQF_TASK_H
 #define XQF_TASK_H
@@ -72,9 +74,9 @@ void task_start(Task *t, TaskPool *p);
  */
 void task_poll(Task *t, TaskCounts *counts, bool *done, bool *failed);
 /*
- * A data run's task (kind "data", protocol.md): the records of the games
- * of its first `pairs` pairs (counted ones: task_poll's pairs or fewer) as
- * a result's games field, in *out (replaced; empty for other kinds).
+ * The records of the games of its first `pairs` pairs (counted ones:
+ * task_poll's pairs or fewer) as a result's games field (protocol.md), in
+ * *out (replaced).
  * Returns 0, or -1 when out of memory, too large or not counted yet.
  * Thread-safe.
  */

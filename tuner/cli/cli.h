@@ -107,6 +107,10 @@ int tune_cmd_build(int argc, char **argv);
 int tune_cmd_texel(int argc, char **argv);
 int tune_cmd_user(int argc, char **argv);
 int tune_cmd_data(int argc, char **argv);
+int tune_cmd_pgn(int argc, char **argv);
+int tune_cmd_purge(int argc, char **argv);
+/* A run's workers: games, crashes, time losses, illegal moves, disconnects, residual, flags (show). Exit status. */
+int cli_show_workers(Store *s, int64_t run);
 /* data export and data stats (data.c), their options parsed and checked by tune_cmd_data (create.c). */
 int cli_data_export(const Opts *o);
 int cli_data_stats(const Opts *o);

@@ -38,6 +38,16 @@ enum { BOOK_LINES_MAX = 100000 };
     { "--seed", OPT_INT, "S", "1", .imin = 0, .imax = INT64_MAX, .help = "opening order" },                    \
     CLI_DB_OPTION
 
+/*
+ * What the games of an SPRT or SPSA run keep (issue 13).  A result carries
+ * its pairs' games: a task's fit in one (768 KiB) with games of 400 plies.
+ */
+enum { GAMES_PAIRS_PER_TASK_MAX = 256, SCORED_PAIRS_PER_TASK_MAX = 128 };
+#define GAME_OPTIONS                                                                                           \
+    { "--keep-scores", OPT_FLAG, NULL, NULL, .help = "game records keep each move's score and depth" },                \
+    { "--replay", OPT_REAL, "PERCENT", "1", .rmin = 0, .rmax = 100,                                                \
+      .help = "with --nodes: the share of pairs a second worker plays again to compare (replay audit)" }
+
 /* A run's book: read and checked with the worker's reader, each opening as a line for the store. */
 typedef struct {
     Book *book;
@@ -174,6 +184,11 @@ static int create_run(const Opts *o, StoreSprtSpec *sp, StoreSpsaSpec *spsa, boo
 {
     Store *s = NULL;
     int64_t id;
+    bool scores = opts_table_has(o, "--keep-scores") && opts_given(o, "--keep-scores");
+    int most = scores ? SCORED_PAIRS_PER_TASK_MAX : GAMES_PAIRS_PER_TASK_MAX;
+    if (sp->pairs_per_task > most)
+        return cli_fail(CLI_USAGE, "--pairs-per-task: at most %d%s (a result carries its pairs' games)", most,
+                        scores ? " with --keep-scores" : "");
     int status = cli_open_db(o, &s);
     const int64_t build_ids[2] = { sp->test_build, sp->base_build };
     for (int i = 0; status == CLI_OK && i < 2; i++) {
@@ -195,6 +210,10 @@ static int create_run(const Opts *o, StoreSprtSpec *sp, StoreSpsaSpec *spsa, boo
             rc = store_run_odds(s, id, base1_ms, inc1_ms);
         if (rc == 0 && opts_table_has(o, "--tc-scale") && opts_given(o, "--tc-scale"))
             rc = store_set_ref_nps(s, id, opts_int(o, "--ref-nps"));
+        if (rc == 0 && scores)
+            rc = store_set_game_scores(s, id, true);
+        if (rc == 0 && opts_table_has(o, "--replay") && opts_given(o, "--replay"))
+            rc = store_set_replay_share(s, id, opts_real(o, "--replay") / 100);
         if (rc == 0)
             rc = store_commit(s);
         else
@@ -220,6 +239,7 @@ static const OptSpec SPSA_OPTIONS[] = {
     { "--a-ratio", OPT_REAL, "R", "0.1", .rmin = 0, .rmax = 100, .help = "A = R N" },
     TC_SCALE_OPTIONS,
     NEW_RUN_OPTIONS,
+    GAME_OPTIONS,
     OPTS_END,
 };
 
@@ -598,6 +618,7 @@ static const OptSpec SPRT_OPTIONS[] = {
     { "--beta", OPT_REAL, "B", "0.05", .rmin = 1e-6, .rmax = 0.5, .help = "error rate of type II" },
     { "--max-pairs", OPT_INT, "N", "50000", .imin = 1, .imax = INT64_C(1) << 40, .help = "at most N game pairs" },
     NEW_RUN_OPTIONS,
+    GAME_OPTIONS,
     OPTS_END,
 };
 
@@ -725,6 +746,7 @@ static const OptSpec GAMES_OPTIONS[] = {
     { "--pairs", OPT_INT, "N", NULL, .imin = 1, .imax = INT64_C(1) << 40, .help = "game pairs to play, required" },
     TWO_SIDES_OPTIONS,
     NEW_RUN_OPTIONS,
+    GAME_OPTIONS,
     OPTS_END,
 };
 

@@ -86,7 +86,7 @@ static int data_pass(DataRun *d, Pass *p)
     p->bad_game = -1;
     p->why[0] = '\0';
     game_record_init(&p->game);
-    int rc = store_data_each_game(d->store, d->run.id, pass_game, p);
+    int rc = store_each_game(d->store, d->run.id, 0, 0, pass_game, p);
     game_record_free(&p->game);
     if (rc < 0)
         return cli_fail(CLI_FAIL, "cannot read the games of run %" PRId64, d->run.id);
@@ -105,9 +105,9 @@ int cli_data_progress(Store *s, const StoreRun *r)
 {
     DataRun d = { .store = s, .run = *r };
     StoreDataSettings set;
-    StoreDataTotals tot;
+    StoreGameTotals tot;
     Pass p = { .position = count_only };
-    if (store_data_settings(s, r->id, &set) != 1 || store_data_totals(s, r->id, &tot) != 0)
+    if (store_data_settings(s, r->id, &set) != 1 || store_game_totals(s, r->id, &tot) != 0)
         return cli_fail(CLI_FAIL, "cannot read the data of run %" PRId64, r->id);
     d.filter = filter_of(&set);
     int status = data_pass(&d, &p);
@@ -246,9 +246,9 @@ int cli_data_stats(const Opts *o)
     DataRun d;
     Tally t = { 0 };
     Pass p = { .position = tally_position, .played = tally_game, .ctx = &t };
-    StoreDataTotals tot;
+    StoreGameTotals tot;
     int status = data_open(o, &d);
-    if (status == CLI_OK && (status = data_pass(&d, &p)) == CLI_OK && store_data_totals(d.store, d.run.id, &tot) != 0)
+    if (status == CLI_OK && (status = data_pass(&d, &p)) == CLI_OK && store_game_totals(d.store, d.run.id, &tot) != 0)
         status = cli_fail(CLI_FAIL, "cannot read the totals of run %" PRId64, d.run.id);
     if (status == CLI_OK) {
         printf("Run: %" PRId64 " (data) %s\n", d.run.id, d.run.state);

@@ -37,6 +37,8 @@ static const Command COMMANDS[] = {
     { "report", "a run's report page (self-contained HTML with charts)", tune_cmd_report },
     { "build", "a tuned xqf-engine: the run's export compiled in, bench, recorded", tune_cmd_build },
     { "data", "data new|export|stats: a data-generation run and its training positions", tune_cmd_data },
+    { "pgn", "a run's stored games as PGN (by task or worker)", tune_cmd_pgn },
+    { "purge", "take a worker's results out of an SPRT", tune_cmd_purge },
     { "texel", "fit the evaluation's weights to training positions (Texel's method)", tune_cmd_texel },
     { "user", "user add: an account of the web dashboard (xqf-web)", tune_cmd_user },
 };

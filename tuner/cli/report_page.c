@@ -22,6 +22,8 @@ typedef struct {
     xqf_report_sample *samples;
     xqf_report_param *params;
     xqf_report_point *points;
+    StoreWorkerTrust *trust;
+    xqf_report_worker *workers;
     char tc[32];
     xqf_report_run run;
 } Model;
@@ -34,6 +36,8 @@ static void model_free(Model *m)
     free(m->samples);
     free(m->params);
     free(m->points);
+    free(m->trust);
+    free(m->workers);
 }
 
 /* The result samples over games: the progress rows, and the run's counts last. */
@@ -89,6 +93,19 @@ static int model_load(Store *s, const StoreRun *r, Model *m)
     m->points = calloc((size_t)nh + (size_t)m->st->count + 1, sizeof *m->points);
     if (!m->samples || !m->params || !m->points)
         return cli_fail(CLI_FAIL, "out of memory");
+    int nw = store_run_workers(s, r->id, &m->trust);
+    if (nw < 0)
+        return cli_fail(CLI_FAIL, "cannot read the workers of run %" PRId64, r->id);
+    if (!(m->workers = calloc((size_t)nw + 1, sizeof *m->workers)))
+        return cli_fail(CLI_FAIL, "out of memory");
+    for (int i = 0; i < nw; i++) {
+        const StoreWorkerTrust *t = &m->trust[i];
+        m->workers[i] = (xqf_report_worker){ .name = t->name, .games = t->games, .crashes = t->crashes,
+                                             .time_losses = t->time_losses, .illegal_moves = t->illegal_moves,
+                                             .disconnects = t->disconnects, .replays = t->replays,
+                                             .mismatches = t->mismatches, .residual = t->residual,
+                                             .flagged = t->flagged };
+    }
     size_t ns = fill_samples(r, m->prog, np, m->samples);
     fill_params(m, nh);
     cli_tc_text(r, m->tc, sizeof m->tc);
@@ -103,6 +120,7 @@ static int model_load(Store *s, const StoreRun *r, Model *m)
         .spsa_alpha = spsa ? st->alpha : NAN, .spsa_gamma = spsa ? st->gamma : NAN,
         .spsa_A = spsa ? st->a_ratio * (double)st->iterations : NAN,
         .params = m->params, .param_count = (size_t)st->count, .samples = m->samples, .sample_count = ns,
+        .workers = m->workers, .worker_count = (size_t)nw,
     };
     return CLI_OK;
 }

@@ -43,9 +43,9 @@ int tune_cmd_list(int argc, char **argv)
         snprintf(pairs, sizeof pairs, "%" PRId64 "/%" PRId64, runs[i].counts.pairs, runs[i].max_pairs);
         cli_tc_text(&runs[i], tc, sizeof tc);
         cli_elo_text(&runs[i].counts, elo, sizeof elo);
-        StoreDataTotals data;
+        StoreGameTotals data;
         StoreDataSettings set;
-        if (strcmp(runs[i].kind, run_kind_get(RUN_KIND_DATA)->name) == 0 && store_data_totals(s, runs[i].id, &data) == 0)
+        if (strcmp(runs[i].kind, run_kind_get(RUN_KIND_DATA)->name) == 0 && store_game_totals(s, runs[i].id, &data) == 0)
             snprintf(elo, sizeof elo, "%" PRId64 " games stored", data.games);
         if (strcmp(runs[i].kind, run_kind_get(RUN_KIND_DATA)->name) == 0 && store_data_settings(s, runs[i].id, &set) == 1 &&
             set.depth > 0)
@@ -132,6 +132,8 @@ static int show_run(Store *s, int64_t id, bool *active)
     if (run_kind_is_spsa(r.kind) && (status = show_spsa(s, id)) != CLI_OK)
         return status;
     if (r.quarantined > 0 && (status = show_quarantined(s, id)) != CLI_OK)
+        return status;
+    if ((status = cli_show_workers(s, id)) != CLI_OK)
         return status;
     if (strcmp(r.kind, run_kind_get(RUN_KIND_DATA)->name) == 0 && (status = cli_data_progress(s, &r)) != CLI_OK)
         return status;

@@ -1,0 +1,693 @@
+/*
+ * Every game kept and the trust in workers (issue 13) against a real
+ * PostgreSQL (XQF_TEST_DB; the database tests skip without it):
+ *  - an SPRT played by two real workers keeps every game once (the audit
+ *    checks them against the counts), moves only or with scores and
+ *    depths (--keep-scores); xqf-tune pgn writes them, by task and by
+ *    worker; a 120-ply game's row is under 300 bytes;
+ *  - each worker's games, faults, disconnects and residual; a worker whose
+ *    results differ from the others' is flagged (show, --status, report);
+ *  - xqf-tune purge takes a worker's results out of an SPRT with counts,
+ *    games and LLR consistent and the purge in the run's history; SPSA
+ *    refused;
+ *  - the replay audit: on a clean cluster every replayed pair agrees; a
+ *    worker playing other parameters than it is told (a broken machine)
+ *    is caught: both workers of each differing pair are flagged;
+ *  - bad input (unknown run, task, worker) gets exit status 2 and changes
+ *    nothing.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cluster_util.h"
+#include "fen.h"
+#include "game.h"
+#include "gamepack.h"
+#include "games.h"
+#include "movegen.h"
+#include "residual.h"
+#include "stats.h"
+#include "status.h"
+#include "store_check.h"
+#include "worker.h"
+#include "worker_transport.h"
+
+static char db[512], dbname[64], dir[128], logfile[256];
+static Store *store;
+static int port;
+
+static void setup(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/xqf-games-XXXXXX");
+    cr_assert(mkdtemp(dir));
+    snprintf(logfile, sizeof logfile, "%s/log", dir);
+    if (!getenv("XQF_TEST_DB") || !*getenv("XQF_TEST_DB"))
+        return;
+    store = cu_store_fresh(db, sizeof db, dbname, sizeof dbname);
+    cr_assert(store, "cannot create and migrate a test database");
+    setenv("XQF_DB", db, 1);
+    port = cu_free_port();
+}
+
+static void teardown(void)
+{
+    cu_stop_all();
+    store_destroy(&store);
+    if (dbname[0])
+        cu_db_drop(dbname);
+    dbname[0] = '\0';
+}
+
+TestSuite(games, .init = setup, .fini = teardown, .timeout = 300);
+
+/* Runs xqf-tune with args (a shell fragment); its stdout in out. Returns the exit status. */
+static int tune(char *out, size_t size, const char *args)
+{
+    int st = cu_tune(out, size, args, logfile);
+    cr_assert_geq(st, -1, "cannot run xqf-tune");
+    return st;
+}
+
+/* How many times needle occurs in the file at path. */
+static int count_in_file(const char *path, const char *needle)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "cannot open %s", path);
+    char line[4096];
+    int n = 0;
+    while (fgets(line, sizeof line, f))
+        for (const char *p = line; (p = strstr(p, needle)); p++)
+            n++;
+    fclose(f);
+    return n;
+}
+
+/* ---- the residual (no database) ------------------------------------------------ */
+
+Test(games, residual_of_workers)
+{
+    /* the normal quantile: 1.96 for an upper tail of 2.5 %, and far tails */
+    cr_assert_float_eq(xqf_normal_isf_log(log(0.025)), 1.959964, 1e-4);
+    cr_assert_float_eq(xqf_normal_isf_log(log(0.5)), 0.0, 1e-6);
+    cr_assert(xqf_normal_isf_log(-1000) > 40);
+    /* workers playing alike: small residuals; one losing every pair: far above the flag */
+    XqfResidualRow rows[4] = {
+        { .penta = { 10, 20, 20, 20, 10 } }, { .penta = { 12, 18, 22, 18, 10 } },
+        { .penta = { 8, 22, 20, 20, 10 } }, { .penta = { 80, 0, 0, 0, 0 } },
+    };
+    double chi2, p;
+    cr_assert_eq(xqf_residuals(rows, 4, &chi2, &p), 4);
+    for (int i = 0; i < 3; i++)
+        cr_assert(rows[i].used && rows[i].z < 3, "worker %d: residual %g", i, rows[i].z);
+    cr_assert(rows[3].z > XQF_RESIDUAL_FLAG, "the bad worker: residual %g", rows[3].z);
+    cr_assert(p < 1e-6, "p %g", p);
+    /* the same three alone: no flag, p not small */
+    cr_assert_eq(xqf_residuals(rows, 3, &chi2, &p), 3);
+    cr_assert(p > 0.5, "p %g", p);
+    /* too few pairs for the test: left out */
+    XqfResidualRow few[2] = { { .penta = { 1, 1, 1, 1, 1 } }, { .penta = { 1, 0, 2, 1, 1 } } };
+    cr_assert_eq(xqf_residuals(few, 2, &chi2, &p), 0);
+    cr_assert(isnan(few[0].z) && !few[0].used && isnan(chi2));
+    /* faults: Fishtest's rule */
+    cr_assert(xqf_faults_flag(100, 4, 0));
+    cr_assert(!xqf_faults_flag(100, 3, 10));
+    cr_assert(xqf_faults_flag(100, 0, 11));
+    cr_assert(!xqf_faults_flag(20, 0, 10));
+    /* the reasons trust counts are GameReason's */
+    cr_assert_eq(STORE_REASON_CRASH, GAME_CRASH);
+    cr_assert_eq(STORE_REASON_TIME_FORFEIT, GAME_TIME_FORFEIT);
+    cr_assert_eq(STORE_REASON_ILLEGAL_MOVE, GAME_ILLEGAL_MOVE);
+}
+
+/* ---- records of given results, reported through the store ------------------------- */
+
+/* A game of plies moves from the start (legal ones, cycling when it can), with result. */
+static void game_of(GameRecord *g, int plies, GameResult result)
+{
+    game_record_init(g);
+    snprintf(g->fen, sizeof g->fen, "%s", "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1");
+    Board b;
+    char err[64];
+    cr_assert_eq(fen_parse(&b, g->fen, FEN_GAME, err, sizeof err), 0);
+    g->moves = calloc((size_t)plies + 1, sizeof *g->moves);
+    g->capacity = plies + 1;
+    for (int i = 0; i < plies; i++) {
+        MoveList l;
+        movegen_legal(&b, &l);
+        cr_assert_gt(l.count, 0);
+        Move m = l.moves[(i * 7) % l.count];
+        g->moves[g->count++] = (GameMove){ .move = m, .book = i < 4 };
+        board_make(&b, m);
+    }
+    g->result = result;
+    g->reason = result == RESULT_DRAW ? GAME_REPETITION : GAME_CHECKMATE;
+}
+
+/* The results of the two games of a pair scoring cell (LL .. WW) for the first player. */
+static void pair_results(int cell, GameResult out[2])
+{
+    /* game 0: first player Red; game 1: first player Black */
+    static const int POINTS[5][2] = { { 0, 0 }, { 0, 1 }, { 1, 1 }, { 2, 1 }, { 2, 2 } };
+    for (int g = 0; g < 2; g++) {
+        int pts = POINTS[cell][g];
+        out[g] = pts == 1 ? RESULT_DRAW : (pts == 2) == (g == 0) ? RESULT_RED_WINS : RESULT_BLACK_WINS;
+    }
+}
+
+/*
+ * Reports under lease l the pairs of penta (cell counts, in cell order)
+ * with their games' records, crashes of them ending by a crash.  Returns the status.
+ */
+static StoreReport report_pairs(int64_t worker, const StoreLease *l, const int64_t penta[5], int crashes)
+{
+    PackBuf buf = { 0 };
+    StoreCounts c = { .nreasons = GAME_REASONS };
+    for (int cell = 0; cell < 5; cell++)
+        for (int64_t k = 0; k < penta[cell]; k++) {
+            GameResult res[2];
+            pair_results(cell, res);
+            for (int g = 0; g < 2; g++) {
+                GameRecord rec;
+                game_of(&rec, 12, res[g]);
+                if (crashes > 0 && res[g] != RESULT_DRAW) {
+                    rec.reason = GAME_CRASH;
+                    crashes--;
+                }
+                c.reasons[rec.reason]++;
+                c.wins += (res[g] == RESULT_RED_WINS) == (g == 0) && res[g] != RESULT_DRAW;
+                c.draws += res[g] == RESULT_DRAW;
+                c.losses += (res[g] == RESULT_BLACK_WINS) == (g == 0) && res[g] != RESULT_DRAW;
+                cr_assert_eq(gamepack_append(&rec, XQF_GAME_MOVES, &buf), 0);
+                game_record_free(&rec);
+            }
+            c.pairs++;
+            c.penta[cell]++;
+        }
+    StoreReportItem it = { .worker = worker, .task = l->task_id, .token = l->token, .counts = c,
+                           .games = buf.data, .games_len = buf.len };
+    cr_assert_eq(store_report_batch(store, &it, 1, 60000), 0);
+    pack_buf_free(&buf);
+    return it.status;
+}
+
+/* An SPRT run of tasks of `per_task` pairs (no worker plays it: the test reports). */
+static int64_t sprt_run(int per_task)
+{
+    const char *book[8];
+    cr_assert_eq(cu_book(book, 8), 8);
+    StoreSprtSpec sp = { .name = "trust", .test_params = "NullR=2", .base_params = "", .book_name = "default.book",
+                         .book = book, .book_lines = 8, .seed = 1, .nodes = 500, .margin_ms = 100,
+                         .pairs_per_task = per_task, .max_pairs = 100000, .elo0 = 0, .elo1 = 5,
+                         .alpha = 0.05, .beta = 0.05 };
+    int64_t id;
+    cr_assert_eq(store_create_sprt(store, &sp, &id), 0);
+    return id;
+}
+
+Test(games, a_120_ply_game_is_under_300_bytes)
+{
+    CU_REQUIRE_DB();
+    int64_t run = sprt_run(1), w;
+    cr_assert_eq(store_hello(store, "w1", "", 1, 1, "", &w), 1);
+    StoreLease l;
+    bool given;
+    cr_assert_eq(store_claim_batch(store, run, &w, 1, 60000, &l, &given), 1);
+    PackBuf buf = { 0 };
+    for (int g = 0; g < 2; g++) {
+        GameRecord rec;
+        game_of(&rec, 120, RESULT_DRAW);
+        cr_assert_eq(gamepack_append(&rec, XQF_GAME_MOVES, &buf), 0);
+        game_record_free(&rec);
+    }
+    StoreCounts c = { .pairs = 1, .draws = 2, .penta = { 0, 0, 1, 0, 0 }, .nreasons = GAME_REASONS };
+    c.reasons[GAME_REPETITION] = 2;
+    StoreReportItem it = { .worker = w, .task = l.task_id, .token = l.token, .counts = c, .games = buf.data,
+                           .games_len = buf.len };
+    cr_assert_eq(store_report_batch(store, &it, 1, 60000), 0);
+    cr_assert_eq(it.status, REPORT_ACCEPTED);
+    StoreGameTotals t;
+    cr_assert_eq(store_game_totals(store, run, &t), 0);
+    cr_assert_eq(t.games, 2);
+    cr_assert_eq(t.plies, 240);
+    double per_game = (double)t.bytes / 2;
+    cr_log_info("a 120-ply game: %zu bytes on the wire, %.0f bytes in its row, its FEN %lld bytes once per run",
+                buf.len / 2, per_game, (long long)t.fen_bytes);
+    fprintf(stderr, "FIGURE: a 120-ply game: %zu bytes on the wire (with its FEN and length), %.0f bytes in its row "
+                    "(pg_column_size), start FEN kept once: %lld bytes\n",
+            buf.len / 2, per_game, (long long)t.fen_bytes);
+    cr_assert_lt(per_game, 300, "%.0f bytes per game", per_game);
+    pack_buf_free(&buf);
+}
+
+Test(games, trust_flags_a_worker_and_purge_takes_it_out)
+{
+    CU_REQUIRE_DB();
+    int64_t run = sprt_run(80), w[4];
+    const char *names[4] = { "good-1", "good-2", "good-3", "bad" };
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(store_hello(store, names[i], "", 1, 1, "", &w[i]), 1);
+    StoreLease l[4];
+    bool given[4];
+    cr_assert_eq(store_claim_batch(store, run, w, 4, 60000, l, given), 4);
+    const int64_t alike[3][5] = { { 10, 20, 20, 20, 10 }, { 12, 18, 22, 18, 10 }, { 8, 22, 20, 20, 10 } };
+    const int64_t lost[5] = { 80, 0, 0, 0, 0 };
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(report_pairs(w[i], &l[i], alike[i], 0), REPORT_ACCEPTED);
+    cr_assert_eq(report_pairs(w[3], &l[3], lost, 5), REPORT_ACCEPTED);
+    /* a lease of good-1 runs out: a disconnect */
+    StoreLease late;
+    bool got;
+    cr_assert_eq(store_claim_batch(store, run, &w[0], 1, 1, &late, &got), 1);
+    cu_sleep_ms(20);
+    cr_assert_geq(store_expire_leases(store), 1);
+
+    StoreWorkerTrust *t;
+    cr_assert_eq(store_run_workers(store, run, &t), 4);
+    /* by name: bad, good-1, good-2, good-3 */
+    cr_assert_str_eq(t[0].name, "bad");
+    cr_assert_eq(t[0].games, 160);
+    cr_assert_eq(t[0].crashes, 5);
+    cr_assert(t[0].flagged && t[0].residual > XQF_RESIDUAL_FLAG, "bad: residual %g", t[0].residual);
+    for (int i = 1; i < 4; i++)
+        cr_assert(!t[i].flagged && t[i].residual < 3, "%s: residual %g", t[i].name, t[i].residual);
+    cr_assert_eq(t[1].disconnects, 1);
+    cr_assert_eq(t[2].disconnects, 0);
+    free(t);
+
+    /* shown: xqf-tune show, the coordinator's status, the report */
+    char out[16384], args[1024];
+    snprintf(args, sizeof args, "show %lld", (long long)run);
+    cr_assert_eq(tune(out, sizeof out, args), 0);
+    cr_assert(strstr(out, "Workers: 4"), "%s", out);
+    const char *row = strstr(out, "  bad ");
+    cr_assert(row && strstr(row, "FLAGGED") && strstr(row, "FLAGGED") < strchr(row, '\n'), "%s", out);
+    XqfStrs workers = { 0 }, runs = { 0 };
+    cr_assert_eq(status_lines(store, 5, &workers, &runs), 0);
+    bool seen = false;
+    for (uint32_t i = 0; i < runs.count; i++)
+        seen = seen || (strstr(runs.v[i], "worker bad ") && strstr(runs.v[i], "crashes 5") &&
+                        strstr(runs.v[i], "FLAGGED"));
+    cr_assert(seen, "no flagged line for the bad worker in the status");
+    xqf_strs_free(&workers);
+    xqf_strs_free(&runs);
+    char html[300];
+    snprintf(html, sizeof html, "%s/report.html", dir);
+    snprintf(args, sizeof args, "report %lld --html '%s'", (long long)run, html);
+    cr_assert_eq(tune(out, sizeof out, args), 0);
+    cr_assert_eq(count_in_file(html, "<h2>Workers"), 1);
+    cr_assert_eq(count_in_file(html, "flagged</b>"), 1);
+
+    /* bad input: nothing changes */
+    StoreRun before, after;
+    cr_assert_eq(store_load_run(store, run, &before, false), 1);
+    snprintf(args, sizeof args, "purge %lld --worker nobody", (long long)run);
+    cr_assert_eq(tune(out, sizeof out, args), 2);
+    cr_assert_eq(tune(out, sizeof out, "purge 999999 --worker bad"), 2);
+    snprintf(args, sizeof args, "purge %lld", (long long)run);
+    cr_assert_eq(tune(out, sizeof out, args), 2);
+    cr_assert_eq(store_load_run(store, run, &after, false), 1);
+    cr_assert_eq(after.counts.pairs, before.counts.pairs);
+
+    /* the purge: the bad worker's 80 pairs and 160 games out, everything consistent */
+    snprintf(args, sizeof args, "purge %lld --worker bad", (long long)run);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", out);
+    cr_assert(strstr(out, "80 pairs, 160 games taken out"), "%s", out);
+    cr_assert_eq(store_load_run(store, run, &after, false), 1);
+    cr_assert_eq(after.counts.pairs, before.counts.pairs - 80);
+    cr_assert_eq(after.counts.penta[0], before.counts.penta[0] - 80);
+    char why[256];
+    cr_assert(cu_audit(store, run, -1, why, sizeof why), "%s", why);
+    StoreAudit a;
+    cr_assert_eq(store_audit_run(store, run, &a), 1);
+    cr_assert_eq(a.stored_games, 2 * after.counts.pairs);
+    double llr;
+    cr_assert_eq(xqf_llr_penta(after.counts.penta, 0, 5, &llr), XQF_STATS_OK);
+    cr_assert_float_eq(after.llr, llr, 1e-9);
+    /* in the run's history, and the worker gone from its trust table */
+    snprintf(args, sizeof args, "psql -qAt '%s' -c \"SELECT detail FROM web_audit WHERE run_id = %lld AND "
+                                "action = 'purge'\" > '%s/history' 2>> '%s'", db, (long long)run, dir, logfile);
+    cr_assert_eq(system(args), 0);
+    snprintf(args, sizeof args, "%s/history", dir);
+    cr_assert_eq(count_in_file(args, "worker bad: 80 pairs, 160 games taken out"), 1);
+    cr_assert_eq(store_run_workers(store, run, &t), 3);
+    free(t);
+    /* purged twice: nothing left to take out */
+    snprintf(args, sizeof args, "purge %lld --worker bad", (long long)run);
+    cr_assert_eq(tune(out, sizeof out, args), 2);
+}
+
+Test(games, purge_refuses_spsa)
+{
+    CU_REQUIRE_DB();
+    const char *book[4];
+    cr_assert_eq(cu_book(book, 4), 4);
+    StoreSpsaParam q = { .name = "NullR", .start = 3, .min = 1, .max = 5, .c_end = 1, .r_end = 0.002 };
+    StoreSpsaSpec sp = { .run = { .name = "spsa", .book_name = "default.book", .book = book, .book_lines = 4,
+                                  .seed = 1, .nodes = 500, .margin_ms = 100, .pairs_per_task = 2, .max_pairs = 10 },
+                         .alpha = 0.602, .gamma = 0.101, .a_ratio = 0.1, .params = &q, .count = 1 };
+    int64_t run, w;
+    cr_assert_eq(store_create_spsa(store, &sp, &run), 0);
+    cr_assert_eq(store_hello(store, "w1", "", 1, 1, "", &w), 1);
+    char out[4096], args[256];
+    snprintf(args, sizeof args, "purge %lld --worker w1", (long long)run);
+    cr_assert_eq(tune(out, sizeof out, args), 2);
+    FILE *f = fopen(logfile, "r");
+    char line[1024], last[1024] = "";
+    while (f && fgets(line, sizeof line, f))
+        snprintf(last, sizeof last, "%s", line);
+    if (f)
+        fclose(f);
+    cr_assert(strstr(last, "cannot be undone"), "%s", last);
+}
+
+/* ---- a real cluster: every game kept, PGN ------------------------------------------ */
+
+/* Checks the records of a run: form, scores and depths when kept. */
+typedef struct {
+    bool scores;
+    int64_t games, scored, deep;
+    GameRecord g;
+} FormCheck;
+
+static int check_form(void *ctx, int64_t game, const uint8_t *rec, size_t len)
+{
+    FormCheck *f = ctx;
+    char err[128];
+    cr_assert_eq(gamepack_read(rec, len, &f->g, err, sizeof err), 0, "game %lld: %s", (long long)game, err);
+    cr_assert_eq(xqf_game_ply_bytes(rec[0]), f->scores ? 5 : 2, "game %lld: form %d", (long long)game, rec[0]);
+    for (int i = 0; i < f->g.count; i++) {
+        f->scored += f->g.moves[i].has_score;
+        f->deep += f->g.moves[i].depth > 0;
+    }
+    f->games++;
+    return 0;
+}
+
+Test(games, every_game_of_an_sprt_kept_and_written_as_pgn)
+{
+    CU_REQUIRE_DB();
+    int64_t run = cu_sprt(store, "NullR=2", 4, 12, 500, -500, 500);
+    int64_t scored = cu_sprt(store, "NullR=2", 2, 2, 500, -500, 500);
+    cr_assert_eq(store_set_game_scores(store, scored, true), 0);
+    cu_track(cu_coordinator(db, port, "10", logfile));
+    cu_track(cu_worker(port, "w1", 1, logfile));
+    cu_track(cu_worker(port, "w2", 1, logfile));
+    StoreRun r;
+    char why[256];
+    cr_assert(cu_wait_finished(store, run, 200, &r), "run did not finish (log: %s)", logfile);
+    cr_assert(cu_wait_finished(store, scored, 200, &r), "run did not finish (log: %s)", logfile);
+    cr_assert(cu_audit(store, run, 12, why, sizeof why), "%s (log: %s)", why, logfile);
+    cr_assert(cu_audit(store, scored, 2, why, sizeof why), "%s (log: %s)", why, logfile);
+
+    FormCheck plain = { .scores = false }, deep = { .scores = true };
+    game_record_init(&plain.g);
+    game_record_init(&deep.g);
+    cr_assert_eq(store_each_game(store, run, 0, 0, check_form, &plain), 0);
+    cr_assert_eq(store_each_game(store, scored, 0, 0, check_form, &deep), 0);
+    cr_assert_eq(plain.games, 24);
+    cr_assert_eq(plain.scored, 0);
+    cr_assert_eq(deep.games, 4);
+    cr_assert_gt(deep.scored, 0);
+    cr_assert_gt(deep.deep, 0);
+    game_record_free(&plain.g);
+    game_record_free(&deep.g);
+    StoreGameTotals t;
+    cr_assert_eq(store_game_totals(store, run, &t), 0);
+    fprintf(stderr, "FIGURE: a fixed-node SPRT's games: %lld games, %.1f plies and %.1f bytes per game (row), "
+                    "%.2f bytes per ply\n",
+            (long long)t.games, (double)t.plies / (double)t.games, (double)t.bytes / (double)t.games,
+            (double)t.bytes / (double)t.plies);
+
+    /* PGN: every game, then those of one task and of each worker */
+    char out[8192], args[512], pgn[300];
+    snprintf(pgn, sizeof pgn, "%s/all.pgn", dir);
+    snprintf(args, sizeof args, "pgn %lld --out '%s'", (long long)run, pgn);
+    cr_assert_eq(tune(out, sizeof out, args), 0);
+    cr_assert_eq(count_in_file(pgn, "[Variant \"xiangqi\"]"), 24);
+    cr_assert_eq(count_in_file(pgn, "[FEN \""), 24);
+    cr_assert_eq(count_in_file(pgn, "[NodesPerMove \"500\"]"), 24);
+    cr_assert_eq(count_in_file(pgn, "[White \"test\"]"), 12);
+    cr_assert_eq(count_in_file(pgn, "{book}"), count_in_file(pgn, "{book}"));
+    snprintf(args, sizeof args, "pgn %lld --task 1 --out '%s'", (long long)run, pgn);
+    cr_assert_eq(tune(out, sizeof out, args), 0);
+    cr_assert_eq(count_in_file(pgn, "[Variant \"xiangqi\"]"), 8);
+    int by_worker = 0;
+    for (int i = 1; i <= 2; i++) {
+        snprintf(args, sizeof args, "pgn %lld --worker w%d --out '%s'", (long long)run, i, pgn);
+        cr_assert_eq(tune(out, sizeof out, args), 0);
+        by_worker += count_in_file(pgn, "[Variant \"xiangqi\"]");
+    }
+    cr_assert_eq(by_worker, 24);
+    snprintf(args, sizeof args, "pgn %lld --out '%s'", (long long)scored, pgn);
+    cr_assert_eq(tune(out, sizeof out, args), 0);
+    cr_assert_gt(count_in_file(pgn, "s}"), 0, "no scored move comment");
+
+    /* bad input: exit 2, nothing written */
+    snprintf(args, sizeof args, "pgn 999999 --out '%s/none.pgn'", dir);
+    cr_assert_eq(tune(out, sizeof out, args), 2);
+    snprintf(args, sizeof args, "pgn %lld --task 999999", (long long)run);
+    cr_assert_eq(tune(out, sizeof out, args), 2);
+    snprintf(args, sizeof args, "pgn %lld --worker nobody", (long long)run);
+    cr_assert_eq(tune(out, sizeof out, args), 2);
+    /* tasks too large for their games to travel with their results */
+    cr_assert_eq(tune(out, sizeof out, "sprt new --test NullR=2 --base '' --nodes 300 --pairs-per-task 300"), 2);
+    cr_assert_eq(tune(out, sizeof out, "sprt new --test NullR=2 --base '' --nodes 300 --pairs-per-task 200 "
+                                       "--keep-scores"), 2);
+    snprintf(args, sizeof args, "%s/none.pgn", dir);
+    cr_assert_neq(access(args, F_OK), 0);
+
+    /* the workers of a clean run: none flagged */
+    StoreWorkerTrust *w;
+    int n = store_run_workers(store, run, &w);
+    cr_assert_geq(n, 1);
+    for (int i = 0; i < n; i++)
+        cr_assert(!w[i].flagged, "%s flagged on a clean run", w[i].name);
+    free(w);
+}
+
+/* ---- the replay audit ---------------------------------------------------------------- */
+
+/*
+ * A broken worker: an xqf-worker that plays other sets than its tasks say
+ * (its link rewrites each task as it arrives), as a machine whose engine
+ * misbehaves would.
+ */
+typedef struct {
+    WorkerLink inner;
+} Skew;
+
+static int skew_send(void *ctx, const XqfMsg *m)
+{
+    Skew *k = ctx;
+    return k->inner.send(k->inner.ctx, m);
+}
+
+static int skew_wait(void *ctx, int timeout_ms, int fd)
+{
+    Skew *k = ctx;
+    return k->inner.wait(k->inner.ctx, timeout_ms, fd);
+}
+
+static int skew_recv(void *ctx, XqfMsg *m)
+{
+    Skew *k = ctx;
+    int rc = k->inner.recv(k->inner.ctx, m);
+    if (rc == 1 && m->type == XQF_MSG_TASK) {
+        snprintf(m->u.task.params0, sizeof m->u.task.params0, "%s", "NullR=2,RookMg=900");
+        snprintf(m->u.task.params1, sizeof m->u.task.params1, "%s", "RookMg=900");
+    }
+    return rc;
+}
+
+/* Starts the broken worker in a child process. */
+static pid_t skewed_worker(const char *name)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid > 0)
+        return cu_track(pid);
+    char endpoint[64];
+    snprintf(endpoint, sizeof endpoint, "tcp://127.0.0.1:%d", port);
+    WorkerTransport *t = wt_new(endpoint, &(WtSecurity){ 0 });
+    if (!t)
+        _exit(1);
+    Skew k = { wt_link(t) };
+    WorkerLink link = { &k, skew_send, skew_wait, skew_recv };
+    WorkerConfig cfg = { .name = name, .build = "skewed", .cores = 1, .threads = 1, .cache_dir = dir };
+    Worker *w = worker_new(&cfg, &link);
+    int rc = w ? worker_run(w) : -1;
+    _exit(rc == 0 ? 0 : 1);
+}
+
+/* Waits until every replay audit of run is judged and at least want are. */
+static bool audits_judged(int64_t run, int64_t want, double timeout_s, StoreReplayTotals *t)
+{
+    double end = cu_now() + timeout_s;
+    while (cu_now() < end) {
+        if (store_replay_totals(store, run, t) == 1 && t->open == 0 && t->agree + t->mismatch >= want)
+            return true;
+        cu_sleep_ms(200);
+    }
+    return false;
+}
+
+Test(games, replay_audit_agrees_on_a_clean_cluster_and_catches_a_broken_worker)
+{
+    CU_REQUIRE_DB();
+    enum { PAIRS = 8 };
+    int64_t clean = cu_sprt(store, "NullR=2", 2, PAIRS, 500, -500, 500);
+    cr_assert_eq(store_set_replay_share(store, clean, 1.0), 0);
+    cu_track(cu_coordinator(db, port, "10", logfile));
+    pid_t w1 = cu_track(cu_worker(port, "w1", 1, logfile));
+    pid_t w2 = cu_track(cu_worker(port, "w2", 1, logfile));
+    StoreRun r;
+    char why[256];
+    cr_assert(cu_wait_finished(store, clean, 200, &r), "run did not finish (log: %s)", logfile);
+    cr_assert(cu_audit(store, clean, PAIRS, why, sizeof why), "%s (log: %s)", why, logfile);
+    StoreReplayTotals t;
+    cr_assert(audits_judged(clean, PAIRS, 120, &t), "audits not judged: %lld open (log: %s)", (long long)t.open,
+              logfile);
+    fprintf(stderr, "FIGURE: replay audit on a clean local cluster: %lld of %lld pairs agree\n", (long long)t.agree,
+            (long long)(t.agree + t.mismatch));
+    cr_assert_eq(t.mismatch, 0, "a clean cluster's replays differ (log: %s)", logfile);
+    cr_assert_eq(t.agree, PAIRS);
+    StoreWorkerTrust *w;
+    int n = store_run_workers(store, clean, &w);
+    cr_assert_eq(n, 2);
+    for (int i = 0; i < n; i++)
+        cr_assert(!w[i].flagged && w[i].replays > 0, "%s: flagged %d, %lld replays", w[i].name, w[i].flagged,
+                  (long long)w[i].replays);
+    free(w);
+
+    /* w2 leaves, a broken worker comes: its pairs and its replays differ from w1's */
+    cr_assert_eq(cu_stop(w2, SIGTERM), 0);
+    (void)w1;
+    int64_t broken = cu_sprt(store, "NullR=2", 2, PAIRS, 500, -500, 500);
+    cr_assert_eq(store_set_replay_share(store, broken, 1.0), 0);
+    skewed_worker("bad");
+    cr_assert(cu_wait_finished(store, broken, 200, &r), "run did not finish (log: %s)", logfile);
+    cr_assert(audits_judged(broken, PAIRS, 120, &t), "audits not judged: %lld open (log: %s)", (long long)t.open,
+              logfile);
+    fprintf(stderr, "FIGURE: replay audit with a broken worker: %lld of %lld pairs differ\n", (long long)t.mismatch,
+            (long long)(t.agree + t.mismatch));
+    cr_assert_gt(t.mismatch, 0, "the broken worker was not caught (log: %s)", logfile);
+    n = store_run_workers(store, broken, &w);
+    cr_assert_eq(n, 2);
+    for (int i = 0; i < n; i++)
+        cr_assert(w[i].flagged && w[i].mismatches > 0 && strstr(w[i].mismatched, "pair "),
+                  "%s: flagged %d, %lld mismatches '%s'", w[i].name, w[i].flagged, (long long)w[i].mismatches,
+                  w[i].mismatched);
+    free(w);
+    char out[16384], args[256];
+    snprintf(args, sizeof args, "show %lld", (long long)broken);
+    cr_assert_eq(tune(out, sizeof out, args), 0);
+    cr_assert(strstr(out, "Replay audit: 100 % of the pairs"), "%s", out);
+    cr_assert(strstr(out, "replays differ"), "%s", out);
+    XqfStrs workers = { 0 }, runs = { 0 };
+    cr_assert_eq(status_lines(store, 5, &workers, &runs), 0);
+    bool seen = false;
+    for (uint32_t i = 0; i < runs.count; i++)
+        seen = seen || (strstr(runs.v[i], "worker bad ") && strstr(runs.v[i], "FLAGGED") && strstr(runs.v[i], "pair "));
+    cr_assert(seen, "no flagged line for the broken worker in the status");
+    xqf_strs_free(&workers);
+    xqf_strs_free(&runs);
+}
+
+/* The two records of a pair of plies-move games, into buf (replaced). */
+static void pair_records(PackBuf *buf, int plies)
+{
+    buf->len = 0;
+    for (int g = 0; g < 2; g++) {
+        GameRecord rec;
+        game_of(&rec, plies, RESULT_DRAW);
+        cr_assert_eq(gamepack_append(&rec, XQF_GAME_MOVES, buf), 0);
+        game_record_free(&rec);
+    }
+}
+
+/* One drawn pair reported under lease l with buf's records. */
+static StoreReport report_pair(int64_t worker, const StoreLease *l, const PackBuf *buf)
+{
+    StoreCounts c = { .pairs = 1, .draws = 2, .penta = { 0, 0, 1, 0, 0 }, .nreasons = GAME_REASONS };
+    c.reasons[GAME_REPETITION] = 2;
+    StoreReportItem it = { .worker = worker, .task = l->task_id, .token = l->token, .counts = c, .games = buf->data,
+                           .games_len = buf->len };
+    cr_assert_eq(store_report_batch(store, &it, 1, 60000), 0);
+    return it.status;
+}
+
+Test(games, replay_audits_leased_judged_and_refused_in_the_store)
+{
+    CU_REQUIRE_DB();
+    int64_t run = sprt_run(1), w[2];
+    cr_assert_eq(store_set_replay_share(store, run, 1.0), 0);
+    cr_assert_eq(store_hello(store, "w1", "", 1, 1, "", &w[0]), 1);
+    cr_assert_eq(store_hello(store, "w2", "", 1, 1, "", &w[1]), 1);
+    StoreLease l;
+    bool given;
+    PackBuf buf = { 0 };
+    pair_records(&buf, 10);
+    cr_assert_eq(store_claim_batch(store, run, &w[0], 1, 60000, &l, &given), 1);
+    cr_assert_eq(report_pair(w[0], &l, &buf), REPORT_ACCEPTED);
+    cr_assert_eq(store_open_audits(store), 1);
+
+    /* not to the worker that played the pair; to another one, with the first task's sets */
+    StoreAuditLease a;
+    cr_assert_eq(store_claim_audit(store, w[0], "", 60000, &a), 0);
+    cr_assert_eq(store_claim_audit(store, w[1], "", 60000, &a), 1);
+    cr_assert_eq(a.run_id, run);
+    cr_assert_eq(a.pair, 0);
+    cr_assert_str_eq(a.params0, "NullR=2");
+    cr_assert_eq(store_claim_audit(store, w[1], "", 60000, &a), 0, "one audit leased twice");
+    /* heartbeats and reports under another lease or worker: stale; not two records: invalid */
+    cr_assert_eq(store_audit_heartbeat(store, w[1], a.audit, a.token + 1, 60000), 0);
+    cr_assert_eq(store_audit_heartbeat(store, w[0], a.audit, a.token, 60000), 0);
+    cr_assert_eq(store_audit_heartbeat(store, w[1], a.audit, a.token, 60000), 1);
+    cr_assert_eq(store_audit_report(store, w[0], a.audit, a.token, buf.data, buf.len), AUDIT_STALE);
+    size_t off = 0, len;
+    const uint8_t *rec;
+    cr_assert_eq(xqf_games_next(buf.data, buf.len, &off, &rec, &len), 1);
+    cr_assert_eq(store_audit_report(store, w[1], a.audit, a.token, buf.data, off), AUDIT_INVALID);
+    /* handed back: open again, then replayed the same: agree, and once only */
+    cr_assert_eq(store_audit_handback(store, w[1], a.audit, a.token), 1);
+    cr_assert_eq(store_claim_audit(store, w[1], "", 60000, &a), 1);
+    cr_assert_eq(store_audit_report(store, w[1], a.audit, a.token, buf.data, buf.len), AUDIT_AGREE);
+    cr_assert_eq(store_audit_report(store, w[1], a.audit, a.token, buf.data, buf.len), AUDIT_STALE);
+
+    /* the next pair replayed otherwise: a mismatch naming the pair, both workers flagged */
+    cr_assert_eq(store_claim_batch(store, run, &w[0], 1, 60000, &l, &given), 1);
+    cr_assert_eq(report_pair(w[0], &l, &buf), REPORT_ACCEPTED);
+    cr_assert_eq(store_claim_audit(store, w[1], "", 60000, &a), 1);
+    cr_assert_eq(a.pair, 1);
+    PackBuf other = { 0 };
+    pair_records(&other, 11);
+    cr_assert_eq(store_audit_report(store, w[1], a.audit, a.token, other.data, other.len), AUDIT_MISMATCH);
+    StoreReplayTotals t;
+    cr_assert_eq(store_replay_totals(store, run, &t), 1);
+    cr_assert(t.fixed_nodes && t.share == 1.0);
+    cr_assert_eq(t.agree, 1);
+    cr_assert_eq(t.mismatch, 1);
+    cr_assert_eq(t.open, 0);
+    StoreWorkerTrust *wt;
+    cr_assert_eq(store_run_workers(store, run, &wt), 2);
+    for (int i = 0; i < 2; i++) {
+        cr_assert(wt[i].flagged, "%s not flagged", wt[i].name);
+        cr_assert_eq(wt[i].replays, 2);
+        cr_assert_eq(wt[i].mismatches, 1);
+        cr_assert(strstr(wt[i].mismatched, "pair 1 (game 2, game 3 differ)"), "%s", wt[i].mismatched);
+    }
+    free(wt);
+    /* a run that is not at fixed nodes, or a share of 0, replays nothing */
+    cr_assert_eq(store_set_replay_share(store, run, 0), 0);
+    cr_assert_eq(store_claim_batch(store, run, &w[0], 1, 60000, &l, &given), 1);
+    cr_assert_eq(report_pair(w[0], &l, &buf), REPORT_ACCEPTED);
+    cr_assert_eq(store_open_audits(store), 0);
+    pack_buf_free(&buf);
+    pack_buf_free(&other);
+}
