@@ -362,6 +362,32 @@ bool xqf_utf8_valid(const char *s, size_t len)
     return true;
 }
 
+size_t xqf_text_sanitize(char *out, size_t size, const char *in)
+{
+    size_t n = 0;
+    const unsigned char *p = (const unsigned char *)in;
+    while (*p) {
+        unsigned c = *p;
+        size_t len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+        /* the terminator ends a cut sequence: it is no continuation byte */
+        bool whole = len > 0 && strnlen((const char *)p, len) == len && xqf_utf8_valid((const char *)p, len);
+        if (!whole)
+            len = 1;
+        if (n + len >= size)
+            break;
+        if (!whole)
+            out[n] = '?';
+        else if (c < 0x20 || c == 0x7f)
+            out[n] = ' ';
+        else
+            memcpy(out + n, p, len);
+        n += len;
+        p += len;
+    }
+    out[n] = '\0';
+    return n;
+}
+
 /* Copies a string object into a C string of at most limit bytes (UTF-8, no NUL inside). */
 static int get_str(const msgpack_object *o, size_t limit, char *out)
 {

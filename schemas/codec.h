@@ -127,6 +127,15 @@ XqfErrorCode xqf_decode_error_code(XqfDecodeStatus status);
  * must be, or the frame is malformed (PostgreSQL would refuse the text).
  */
 bool xqf_utf8_valid(const char *s, size_t len);
+/*
+ * Copies in to out (size > 0; always terminated) as a string every decoder
+ * accepts: well-formed UTF-8 (each byte of an ill-formed or cut sequence
+ * becomes '?'), control characters (0x00-0x1f, 0x7f) as spaces, cut at a
+ * character boundary to fit.  For text a sender does not control (an
+ * engine's output, a system error) put into a STR field.  Returns the
+ * length of out.  This function can't fail.
+ */
+size_t xqf_text_sanitize(char *out, size_t size, const char *in);
 
 /*
  * Packs m into out (replacing its content).  Returns 0, or -1 when out of

@@ -428,3 +428,30 @@ Test(codec, utf8_checked)
     xqf_msg_free(&back);
     xqf_buf_free(&b);
 }
+
+/* xqf_text_sanitize: what any decoder accepts, cut at a character boundary. */
+Test(codec, text_sanitized_for_the_wire)
+{
+    char out[64];
+    cr_assert_eq(xqf_text_sanitize(out, sizeof out, "plain text"), 10);
+    cr_assert_str_eq(out, "plain text");
+    xqf_text_sanitize(out, sizeof out, "a\nb\tc\x1b[2Jd\x7f");
+    cr_assert_str_eq(out, "a b c [2Jd ");
+    xqf_text_sanitize(out, sizeof out, "caf\xc3\xa9 \xe8\xb1\xa1\xe6\xa3\x8b \xf0\x9f\x98\x80");
+    cr_assert_str_eq(out, "caf\xc3\xa9 \xe8\xb1\xa1\xe6\xa3\x8b \xf0\x9f\x98\x80", "valid UTF-8 kept");
+    xqf_text_sanitize(out, sizeof out, "x\xff" "y\xc0\xaf" "z\xed\xa0\x80" "w\xe4\xb8");
+    cr_assert_str_eq(out, "x?y??z???w??", "invalid, overlong, surrogate and cut sequences");
+    /* cut to fit: never inside a character */
+    char small[5];
+    cr_assert_eq(xqf_text_sanitize(small, sizeof small, "ab\xe8\xb1\xa1"), 2);
+    cr_assert_str_eq(small, "ab");
+    cr_assert_eq(xqf_text_sanitize(small, 1, "abc"), 0);
+    cr_assert_str_eq(small, "");
+    char big[1200], cut[XQF_TEXT_MAX + 1];
+    for (int i = 0; i < 600; i++)
+        memcpy(big + 2 * i, "\xc3\xa9", 2);
+    big[1199] = '\0';                /* 599 characters and a lone lead byte */
+    size_t n = xqf_text_sanitize(cut, sizeof cut, big);
+    cr_assert_eq(n, XQF_TEXT_MAX);
+    cr_assert(xqf_utf8_valid(cut, n));
+}

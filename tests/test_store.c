@@ -430,10 +430,10 @@ Test(store, connection_bounds_unless_set)
 Test(store, a_task_refused_too_often_is_quarantined)
 {
     CU_REQUIRE_DB();
-    int64_t run = cu_sprt(store, "", 2, 2, 500, -500, 500);   /* one task */
+    int64_t run = cu_sprt(store, "", 2, 4, 500, -500, 500);   /* two tasks */
     int64_t worker;
     cr_assert_eq(store_hello(store, "w", "b", 1, 1, "", &worker), 1);
-    StoreLease l;
+    StoreLease l, other;
     const char *why[] = { "bad opening 1", "bad opening 2", "bad opening 3" };
     cr_assert_eq(store_claim_task(store, run, worker, 60000, &l), 1);
     cr_assert_eq(store_handback(store, worker, l.task_id, l.token, "shutting down", false, 3), 1);
@@ -441,7 +441,8 @@ Test(store, a_task_refused_too_often_is_quarantined)
         cr_assert_eq(store_claim_task(store, run, worker, 60000, &l), 1, "attempt %d", i);
         cr_assert_eq(store_handback(store, worker, l.task_id, l.token, why[i], true, 3), i < 2 ? 1 : 2);
     }
-    cr_assert_eq(store_claim_task(store, run, worker, 60000, &l), 0, "a quarantined task is not given again");
+    cr_assert_eq(store_claim_task(store, run, worker, 60000, &other), 1);
+    cr_assert_neq(other.task_id, l.task_id, "a quarantined task is not given again");
     StoreQuarantined *q;
     cr_assert_eq(store_quarantined(store, run, &q), 1);
     cr_assert_eq(q[0].task, l.task_id);
@@ -452,7 +453,7 @@ Test(store, a_task_refused_too_often_is_quarantined)
     StoreRun r;
     cr_assert_eq(store_load_run(store, run, &r, false), 1);
     cr_assert_eq(r.quarantined, 1);
-    cr_assert_str_eq(r.state, "active", "the run waits for the operator");
+    cr_assert_str_eq(r.state, "active", "the other task is under way");
     store_run_free(&r);
     XqfStrs w = { 0, NULL }, lines = { 0, NULL };
     cr_assert_eq(status_lines(store, 5, &w, &lines), 0);
@@ -470,6 +471,55 @@ Test(store, a_task_refused_too_often_is_quarantined)
     cr_assert_eq(store_quarantined(store, run2, &q), 1);
     cr_assert_str_eq(q[0].reasons, "r2 | r3 | r4 | r5 | r6 | r7 | r8 | r9 | r10 | r11");
     free(q);
+}
+
+/*
+ * A run whose remaining tasks are all quarantined does not stay active
+ * for ever: it is stopped with the quarantine as its verdict, when the
+ * last open task is quarantined and when the last other task is done
+ * (issue 15, 016_quarantine_end.sql).
+ */
+Test(store, a_run_left_with_only_quarantined_tasks_ends)
+{
+    CU_REQUIRE_DB();
+    int64_t worker;
+    cr_assert_eq(store_hello(store, "w", "b", 1, 1, "", &worker), 1);
+    StoreLease l, other;
+    StoreRun r;
+    /* the last open task quarantined: the hand-back ends the run */
+    int64_t run = cu_sprt(store, "", 2, 2, 500, -500, 500);
+    cr_assert_eq(store_claim_task(store, run, worker, 60000, &l), 1);
+    cr_assert_eq(store_handback(store, worker, l.task_id, l.token, "bad", true, 1), 2);
+    cr_assert_eq(store_load_run(store, run, &r, false), 1);
+    cr_assert_str_eq(r.state, "stopped");
+    cr_assert(strstr(r.verdict, "1 tasks quarantined"), "%s", r.verdict);
+    store_run_free(&r);
+    /* a task quarantined while another is under way: the run goes on, and ends when that one is done */
+    run = cu_sprt(store, "", 2, 4, 500, -500, 500);
+    cr_assert_eq(store_claim_task(store, run, worker, 60000, &l), 1);
+    cr_assert_eq(store_claim_task(store, run, worker, 60000, &other), 1);
+    cr_assert_eq(store_handback(store, worker, l.task_id, l.token, "bad", true, 1), 2);
+    cr_assert_eq(store_load_run(store, run, &r, false), 1);
+    cr_assert_str_eq(r.state, "active");
+    store_run_free(&r);
+    StoreCounts done = { .pairs = 2, .draws = 4, .penta = { 0, 0, 2, 0, 0 }, .nreasons = 3, .reasons = { 0, 4, 0 } };
+    StoreReportItem it = { .worker = worker, .task = other.task_id, .token = other.token, .counts = done };
+    cr_assert_eq(store_report_batch(store, &it, 1, 60000), 0);
+    cr_assert_eq(it.status, REPORT_ACCEPTED);
+    cr_assert_eq(store_load_run(store, run, &r, false), 1);
+    cr_assert_str_eq(r.state, "stopped", "not 'finished': a quarantined task's pairs were not played");
+    cr_assert(strstr(r.verdict, "1 tasks quarantined"), "%s", r.verdict);
+    cr_assert_eq(r.counts.pairs, 2);
+    store_run_free(&r);
+    /* a run with nothing quarantined finishes as before */
+    run = cu_sprt(store, "", 2, 2, 500, -500, 500);
+    cr_assert_eq(store_claim_task(store, run, worker, 60000, &l), 1);
+    it = (StoreReportItem){ .worker = worker, .task = l.task_id, .token = l.token, .counts = done };
+    cr_assert_eq(store_report_batch(store, &it, 1, 60000), 0);
+    cr_assert_eq(store_load_run(store, run, &r, false), 1);
+    cr_assert_str_eq(r.state, "finished");
+    cr_assert_str_eq(r.verdict, "max pairs");
+    store_run_free(&r);
 }
 
 /* A key's worker names are bounded (issue 15). */

@@ -309,3 +309,37 @@ Test(worker, its_descriptors_are_close_on_exec)
     cr_assert_geq(made, 2, "the worker's pipe");
     worker_destroy(&w);
 }
+
+/* Whether s is text the coordinator's decoder takes and a terminal shows as is: UTF-8, no control characters. */
+static bool clean_text(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return false;
+    return xqf_utf8_valid(s, strlen(s));
+}
+
+/* A reason quoting what the worker does not control (here its build's name) goes out as valid text. */
+Test(worker, sends_reasons_as_valid_text)
+{
+    worker_destroy(&worker);
+    WorkerConfig cfg = { .name = "w\x1b[2J\xff", .build = "xqf-\xc3(\x1b]0;x\x07\xe8\xb1", .cores = 2,
+                         .threads = 1, .cache_dir = cache };
+    WorkerLink link = { &fake, fake_send, fake_wait, fake_recv };
+    worker = worker_new(&cfg, &link);
+    cr_assert_not_null(worker);
+    const XqfMsg *hello = await(XQF_MSG_HELLO, 100);
+    cr_assert_not_null(hello);
+    cr_assert(clean_text(hello->u.hello.name), "name '%s'", hello->u.hello.name);
+    cr_assert(clean_text(hello->u.hello.build), "build '%s'", hello->u.hello.build);
+    XqfMsg *w = feed(XQF_MSG_WELCOME);
+    w->u.welcome.worker_id = 7;
+    w->u.welcome.lease_ms = 60000;
+    w->u.welcome.heartbeat_ms = 10000;
+    cr_assert_not_null(await(XQF_MSG_TASK_REQUEST, 200));
+    feed_task(0, 6, 1, "xqf-other", 64);
+    const XqfMsg *back = await(XQF_MSG_HANDBACK, 200);
+    cr_assert_not_null(back);
+    cr_assert(strstr(back->u.handback.reason, "wrong build"), "%s", back->u.handback.reason);
+    cr_assert(clean_text(back->u.handback.reason), "reason '%s'", back->u.handback.reason);
+}

@@ -20,6 +20,7 @@
 #ifndef XQF_TUNER_REPORT_H
 #define XQF_TUNER_REPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -129,5 +130,39 @@ typedef struct xqf_report_fit {
  * Returns 0, or -1 when writing failed.
  */
 int xqf_report_fit_html(FILE *out, const xqf_report_fit *fit);
+
+/* One measured series of a soak (ops/soak): its values at the soak's sample times. */
+typedef struct xqf_report_series {
+    const char *name;        /* e.g. "resident memory" */
+    const char *unit;        /* e.g. "MB" */
+    const double *y;         /* one per sample time; NaN: not measured then */
+    bool flat_checked;       /* must stay flat after the warm-up: its growth and limit are drawn */
+    double growth;           /* flat_checked: the growth after the warm-up (0.03 = 3 %), NaN: none */
+} xqf_report_series;
+
+/* A soak: sample times, series, and the verdict lines of its checks. */
+typedef struct xqf_report_soak {
+    const char *title;       /* e.g. "60 min, 1,000 simulated workers at 2,000 results/s" */
+    const char *conditions;  /* optional: the machine's load, settings (text) */
+    double warmup_s;         /* growth is measured from here */
+    double limit;            /* the growth allowed (0.05) */
+    const double *t;         /* seconds since the start, ascending */
+    size_t count;
+    const xqf_report_series *series;
+    size_t series_count;
+    const char *const *checks; /* one line per check, "PASS ..." or "FAIL ..." */
+    size_t check_count;
+    bool passed;
+} xqf_report_soak;
+
+/*
+ * xqf_report_soak_html: the soak's page: the verdict, each check's line,
+ * a chart per series over minutes (flat-checked ones with their level at
+ * the end of the warm-up and the limit above it), and a table of each
+ * series at the start, after the warm-up and at the end.  Returns 0, or
+ * -1 when writing failed.  soak and out must not be NULL, nor t/series/checks
+ * when their count > 0.
+ */
+int xqf_report_soak_html(FILE *out, const xqf_report_soak *soak);
 
 #endif

@@ -70,8 +70,8 @@ static bool send_hello(Worker *w, int64_t now)
 {
     XqfMsg m;
     xqf_msg_init(&m, XQF_MSG_HELLO);
-    snprintf(m.u.hello.name, sizeof m.u.hello.name, "%s", w->name);
-    snprintf(m.u.hello.build, sizeof m.u.hello.build, "%s", w->build);
+    xqf_text_sanitize(m.u.hello.name, sizeof m.u.hello.name, w->name);
+    xqf_text_sanitize(m.u.hello.build, sizeof m.u.hello.build, w->build);
     m.u.hello.cores = (uint64_t)w->cores;
     m.u.hello.concurrency = (uint64_t)w->threads;
     w->hello_ms = now;
@@ -113,7 +113,8 @@ static void send_task_msg(Worker *w, XqfMsgType type, uint64_t task, uint64_t le
         m.u.handback.task_id = task;
         m.u.handback.lease = lease;
         m.u.handback.refused = refused;
-        snprintf(m.u.handback.reason, sizeof m.u.handback.reason, "%s", reason);
+        /* a reason may quote an engine or the system: sent as text the coordinator's decoder accepts */
+        xqf_text_sanitize(m.u.handback.reason, sizeof m.u.handback.reason, reason);
     }
     link_send(w, &m);
 }
