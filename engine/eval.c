@@ -145,6 +145,8 @@ void eval_init(EvalTables *t, const Params *params)
 {
     tables_init();
     t->params = params;
+    t->threats = params->ThreatRookMover || params->ThreatRookWaiting || params->ThreatHangingMover
+              || params->ThreatHangingWaiting || params->ThreatDouble || params->KsPalaceAttack;
     for (int type = KING; type <= PAWN; type++) {
         for (int sq = 0; sq < SQUARES; sq++) {
             int mg, eg;
@@ -425,7 +427,8 @@ static inline __attribute__((always_inline)) int eval_impl(const Board *b, const
         phase += 2 * b->count[c][ROOK] + b->count[c][HORSE] + b->count[c][CANNON];
         side_terms(b, p, c, &side[c], tr, sign);
     }
-    threat_terms(b, p, side, tr);
+    if (t->threats || tr)    /* off at weight 0 (they cost a tenth of the speed); always traced, for the fit */
+        threat_terms(b, p, side, tr);
     if (phase > PHASE_MAX)
         phase = PHASE_MAX;
     if (phase_out)
