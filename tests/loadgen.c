@@ -142,7 +142,8 @@ int main(int argc, char **argv)
     }
     Store *store = store_new(db);
     const char *book[1] = { "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1" };
-    StoreSprtSpec spec = { .name = "loadgen", .test_params = "", .base_params = "", .build_id = "",
+    /* its run is for its own workers only (their build "loadgen"): real workers beside them play their own runs */
+    StoreSprtSpec spec = { .name = "loadgen", .test_params = "", .base_params = "", .build_id = "loadgen",
                            .book_name = "loadgen", .book = book, .book_lines = 1, .seed = 1,
                            .nodes = 1000, .margin_ms = 100, .pairs_per_task = 1,
                            .max_pairs = INT64_C(1) << 40, .elo0 = -1e6, .elo1 = 1e6,
