@@ -618,3 +618,64 @@ Test(web, an_admin_creates_accounts)
     cr_assert_eq(store_web_user_get(store, "newbie", &u), 1);
     cr_assert_str_eq(u.role, "tester", "the existing account is unchanged");
 }
+
+Test(web, games_purge_and_throughput_from_the_run_page)
+{
+    CU_REQUIRE_DB();
+    int64_t id = cu_sprt(store, "NullR=2", 4, 100, 300, 0, 5);
+    add_user("ada", "admin", "adminpass1");
+    add_user("vic", "viewer", "viewpass1");
+    start_web(NULL);
+    char cookie[128], csrf[128], path[96], form[256];
+
+    /* the run's games as PGN (none played yet), its filters checked */
+    snprintf(path, sizeof path, "/runs/%" PRId64, id);
+    Reply r = http("GET", path, NULL, NULL);
+    snprintf(form, sizeof form, "href=\"/runs/%" PRId64 "/pgn\"", id);
+    cr_assert(strstr(r.body, form), "the run page links its games");
+    reply_free(&r);
+    snprintf(path, sizeof path, "/runs/%" PRId64 "/pgn", id);
+    r = http("GET", path, NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.head, "application/vnd.chess-pgn"), "%s", r.head);
+    cr_assert_str_eq(r.body, "", "no game played, no game written");
+    reply_free(&r);
+    snprintf(path, sizeof path, "/runs/%" PRId64 "/pgn?worker=nobody", id);
+    cr_assert_eq(status_of("GET", path, NULL, NULL), 404);
+    snprintf(path, sizeof path, "/runs/%" PRId64 "/pgn?task=999999", id);
+    cr_assert_eq(status_of("GET", path, NULL, NULL), 404);
+    snprintf(path, sizeof path, "/runs/%" PRId64 "/pgn?task=x", id);
+    cr_assert_eq(status_of("GET", path, NULL, NULL), 404);
+    cr_assert_eq(status_of("GET", "/runs/999999/pgn", NULL, NULL), 404);
+
+    /* purge: a viewer is refused; an admin gets the reason for a missing or unknown worker, nothing changes */
+    login("vic", "viewpass1", cookie, csrf);
+    snprintf(path, sizeof path, "/runs/%" PRId64 "/purge", id);
+    snprintf(form, sizeof form, "csrf=%s&worker=w1", csrf);
+    cr_assert_eq(status_of("POST", path, cookie, form), 403);
+    login("ada", "adminpass1", cookie, csrf);
+    snprintf(form, sizeof form, "csrf=%s", csrf);
+    r = http("POST", path, cookie, form);
+    cr_assert_eq(r.status, 400);
+    cr_assert(strstr(r.body, "give the name of the worker"), "%s", r.body);
+    reply_free(&r);
+    snprintf(form, sizeof form, "csrf=%s&worker=nobody", csrf);
+    r = http("POST", path, cookie, form);
+    cr_assert_eq(r.status, 400);
+    cr_assert(strstr(r.body, "no worker"), "%s", r.body);
+    reply_free(&r);
+    StoreRun run;
+    load(id, &run);
+    cr_assert_str_eq(run.state, "active");
+
+    /* throughput from the modify form: recorded; out of range refused and nothing changed */
+    snprintf(path, sizeof path, "/runs/%" PRId64 "/modify", id);
+    snprintf(form, sizeof form, "csrf=%s&priority=0&max_pairs=300&pairs_per_task=4&throughput=5000", csrf);
+    cr_assert_eq(status_of("POST", path, cookie, form), 400);
+    load(id, &run);
+    cr_assert_eq(run.throughput, 100);
+    snprintf(form, sizeof form, "csrf=%s&priority=0&max_pairs=300&pairs_per_task=4&throughput=50", csrf);
+    cr_assert_eq(status_of("POST", path, cookie, form), 303);
+    load(id, &run);
+    cr_assert_eq(run.throughput, 50);
+}

@@ -328,6 +328,13 @@ static void actions(Buf *b, const StoreRun *r, const char *owner, const Session 
 {
     bool live = strcmp(r->state, "active") == 0 || strcmp(r->state, "pending") == 0;
     bool admin = session_is(u, "admin"), mine = session_is(u, "tester") && strcmp(owner, u->name) == 0;
+    if (admin && strcmp(r->kind, "sprt") == 0 && r->counts.pairs > 0) {
+        buf_printf(b, "<div class=\"actions\"><form class=\"inline\" method=\"post\" action=\"/runs/%" PRId64
+                      "/purge\">", r->id);
+        csrf_field(b, u);
+        buf_puts(b, "<label>worker <input name=\"worker\" size=\"16\"></label> <button class=\"danger\">Purge its "
+                    "results</button></form></div>\n");
+    }
     if (!live || !(admin || mine))
         return;
     buf_puts(b, "<div class=\"actions\">");
@@ -345,8 +352,9 @@ static void actions(Buf *b, const StoreRun *r, const char *owner, const Session 
         buf_printf(b, "<label>priority <input name=\"priority\" size=\"5\" value=\"%d\"></label> "
                       "<label>max pairs <input name=\"max_pairs\" size=\"8\" value=\"%" PRId64 "\"></label> "
                       "<label>pairs per task <input name=\"pairs_per_task\" size=\"4\" value=\"%d\"></label> "
+                      "<label>throughput %% <input name=\"throughput\" size=\"4\" value=\"%d\"></label> "
                       "<button>Modify</button></form>",
-                   r->priority, r->max_pairs, r->pairs_per_task);
+                   r->priority, r->max_pairs, r->pairs_per_task, r->throughput);
     }
     buf_puts(b, "</div>\n");
 }
@@ -602,7 +610,8 @@ int page_run(Store *s, int64_t id, const Session *u, const char *notice, Buf *b)
     buf_puts(b, "</table></div>\n");
 
     buf_printf(b, "<p><a href=\"/runs/%" PRId64 "/report\">The run's report page</a> (as <code>xqf-tune report</code> "
-                  "writes it). Game records (PGN) are not kept by the cluster yet.</p>\n", id);
+                  "writes it); <a href=\"/runs/%" PRId64 "/pgn\">its games as PGN</a> (as <code>xqf-tune pgn</code>; "
+                  "one worker's with <code>?worker=NAME</code>, one task's with <code>?task=N</code>).</p>\n", id, id);
     if (!is_spsa(&r))
         buf_puts(b, "<h2>LLR and Elo over games</h2>\n<div class=\"charts\"><div class=\"chart\"><canvas id=\"llr\">"
                     "</canvas></div><div class=\"chart\"><canvas id=\"elo\"></canvas></div></div>\n");

@@ -56,8 +56,8 @@ Route route_parse(const char *path)
         return r;
     }
     const char *rest = slash + 1;
-    if (strcmp(rest, "events") == 0 || strcmp(rest, "report") == 0) {
-        r.kind = rest[0] == 'e' ? ROUTE_RUN_EVENTS : ROUTE_RUN_REPORT;
+    if (strcmp(rest, "events") == 0 || strcmp(rest, "report") == 0 || strcmp(rest, "pgn") == 0) {
+        r.kind = rest[0] == 'e' ? ROUTE_RUN_EVENTS : rest[0] == 'r' ? ROUTE_RUN_REPORT : ROUTE_RUN_PGN;
         return r;
     }
     static const char *const ACTIONS[] = { "stop", "approve", "modify", "purge" };

@@ -25,6 +25,7 @@ typedef enum {
     ROUTE_RUN,                       /* /runs/ID */
     ROUTE_RUN_EVENTS,                /* /runs/ID/events: Server-Sent Events of one run */
     ROUTE_RUN_REPORT,                /* /runs/ID/report: the run's static report page (xqf-tune report) */
+    ROUTE_RUN_PGN,                   /* /runs/ID/pgn[?worker=NAME&task=N]: its games as PGN (xqf-tune pgn) */
     ROUTE_RUNS_EVENTS,               /* /events: Server-Sent Events of every run */
     ROUTE_RUN_ACTION,                /* POST /runs/ID/ACTION (stop, approve, modify, purge) */
     ROUTE_MACHINES,                  /* /machines */

@@ -18,6 +18,7 @@
 #include "log.h"
 #include "params.h"
 #include "password.h"
+#include "store_steer.h"
 #include "store_web.h"
 
 enum { BOOK_LINES_MAX = 100000, SESSION_COOKIE_MAX = 128 };
@@ -255,11 +256,36 @@ static void run_action(Web *w, const WebRequest *rq, const Route *rt, const Sess
                                "must be whole numbers in range");
             return;
         }
+        const char *share = form_get(rq->form, "throughput");
+        int64_t throughput = 0;
+        if (share && *share && !int_in(share, 1, 1000, &throughput)) {
+            web_error(rs, 400, "throughput is a share of the workers in percent, 1..1000");
+            return;
+        }
         done = store_web_modify(w->store, rt->run, (int)priority, max_pairs, (int)ppt);
+        if (done > 0 && throughput) {
+            StoreModify m = { .throughput = (int)throughput, .max_pairs = STORE_KEEP, .extend = STORE_KEEP };
+            char why[256];
+            int changed = store_modify_run(w->store, rt->run, u->name, &m, why, sizeof why);
+            if (changed < 0) {
+                web_error(rs, 503, "the database cannot be written now");
+                return;
+            }
+        }
         snprintf(detail, sizeof detail, "priority %" PRId64 ", max pairs %" PRId64 ", pairs per task %" PRId64,
                  priority, max_pairs, ppt);
     } else {
-        web_error(rs, 501, "purging a worker's results from a run is not implemented yet");
+        const char *name = form_get(rq->form, "worker");
+        char msg[STORE_TEXT_MAX + 64];
+        int status = name && *name ? cli_purge(w->store, rt->run, name, u->name, msg, sizeof msg) : CLI_USAGE;
+        if (!name || !*name)
+            snprintf(msg, sizeof msg, "give the name of the worker whose results to purge");
+        if (status != CLI_OK) {
+            web_error(rs, status == CLI_USAGE ? 400 : 503, msg);
+            return;
+        }
+        rs->status = 303;      /* recorded in the run's history by the purge itself */
+        snprintf(rs->location, sizeof rs->location, "/runs/%" PRId64, rt->run);
         return;
     }
     if (done < 0) {
@@ -581,6 +607,56 @@ static void run_report(Web *w, int64_t id, WebResponse *rs)
     free(text);
 }
 
+/*
+ * The run's games as PGN (xqf-tune pgn), those of one worker (?worker=NAME)
+ * or task (?task=N) when asked; a whole run only up to WEB_PGN_MAX games
+ * (the page is built in memory): beyond, 413 asks for a filter or the CLI.
+ */
+enum { WEB_PGN_MAX = 20000 };
+
+static void run_pgn(Web *w, const WebRequest *rq, int64_t id, WebResponse *rs)
+{
+    StoreRun r;
+    int found = store_load_run(w->store, id, &r, false);
+    if (found <= 0) {
+        web_error(rs, found < 0 ? 503 : 404, found < 0 ? "the database cannot be read now" : "there is no such run");
+        return;
+    }
+    const char *name = form_get(rq->query, "worker"), *task_text = form_get(rq->query, "task");
+    int64_t worker = 0, task = 0;
+    if (task_text && (!int_in(task_text, 1, INT64_MAX, &task) || (found = store_task_of_run(w->store, task, id)) == 0)) {
+        web_error(rs, 404, "this run has no such task");
+        return;
+    }
+    if (name && (found = store_worker_id(w->store, name, &worker)) == 0) {
+        web_error(rs, 404, "there is no worker of that name");
+        return;
+    }
+    StoreGameTotals totals;
+    if (found < 0 || store_game_totals(w->store, id, &totals) != 0) {
+        web_error(rs, 503, "the database cannot be read now");
+        return;
+    }
+    if (!worker && !task && totals.games > WEB_PGN_MAX) {
+        web_error(rs, 413, "the run has too many games for one page: ask for one worker's (?worker=NAME) or "
+                           "task's (?task=N), or use xqf-tune pgn");
+        return;
+    }
+    char *text = NULL, why[512];
+    size_t len = 0;
+    int64_t written = 0;
+    FILE *f = open_memstream(&text, &len);
+    int status = f ? cli_pgn_write(w->store, &r, task, worker, f, why, sizeof why, &written) : CLI_FAIL;
+    if (f && fclose(f) != 0)
+        status = CLI_FAIL;
+    if (status == CLI_OK) {
+        rs->type = "application/vnd.chess-pgn; charset=utf-8";
+        buf_add(&rs->body, text, len);
+    } else
+        web_error(rs, 503, "the games cannot be read now");
+    free(text);
+}
+
 /* ---- the dispatcher ------------------------------------------------------------------ */
 
 /* POSTs: a session, its CSRF token, then the route's own rights. */
@@ -627,6 +703,7 @@ static void get(Web *w, const WebRequest *rq, const Route *rt, const Session *u,
     case ROUTE_RUNS: rs->status = page_runs(w->store, rq, u, b); break;
     case ROUTE_RUN: rs->status = page_run(w->store, rt->run, u, NULL, b); break;
     case ROUTE_RUN_REPORT: run_report(w, rt->run, rs); break;
+    case ROUTE_RUN_PGN: run_pgn(w, rq, rt->run, rs); break;
     case ROUTE_MACHINES: rs->status = page_machines(w->store, u, b); break;
     case ROUTE_LOGIN: rs->status = page_login(NULL, u, b); break;
     case ROUTE_USERS:

@@ -54,6 +54,23 @@ int cli_write_export(const StoreRun *r, const Params *p, const char *path);
 /* Writes run r's report page (tuner/report.h, one self-contained HTML page) to out. Exit status. */
 int cli_report_html(Store *s, const StoreRun *r, FILE *out);
 
+/* ---- a run's games and its workers (games.c): pgn, purge; xqf-web uses them too ---- */
+
+/*
+ * Writes run r's stored games as PGN to out (task, worker: only theirs
+ * when not 0), *written the games written.  Exit status; why says what
+ * failed.
+ */
+int cli_pgn_write(Store *s, const StoreRun *r, int64_t task, int64_t worker, FILE *out, char *why, size_t size,
+                  int64_t *written);
+/*
+ * Takes the worker named name's results out of SPRT run id (xqf-tune
+ * purge), recorded under actor: CLI_OK with what was done in msg,
+ * CLI_USAGE with why it was refused (no such run or worker, not an SPRT,
+ * no results), CLI_FAIL (the database).
+ */
+int cli_purge(Store *s, int64_t id, const char *name, const char *actor, char *msg, size_t size);
+
 /* ---- builds from git (build.c): build --ref, sprt new --test-ref/--base-ref ---- */
 
 enum { CLI_GIT_REF_MAX = 256, CLI_PATH_MAX = 4096 };

@@ -89,6 +89,24 @@ static int pgn_filters(const Opts *o, Store *s, int64_t id, int64_t *task, int64
     return CLI_OK;
 }
 
+int cli_pgn_write(Store *s, const StoreRun *r, int64_t task, int64_t worker, FILE *out, char *why, size_t size,
+                  int64_t *written)
+{
+    PgnPass p = { .out = out, .run = r, .bad_game = -1 };
+    game_record_init(&p.g);
+    int rc = store_each_game(s, r->id, task, worker, write_game, &p), status = CLI_OK;
+    if (rc < 0) {
+        snprintf(why, size, "cannot read the games of run %" PRId64, r->id);
+        status = CLI_FAIL;
+    } else if (rc > 0) {
+        snprintf(why, size, "run %" PRId64 ": game %" PRId64 ": %s", r->id, p.bad_game, p.why);
+        status = CLI_FAIL;
+    }
+    *written = p.written;
+    game_record_free(&p.g);
+    return status;
+}
+
 int tune_cmd_pgn(int argc, char **argv)
 {
     Opts o;
@@ -104,22 +122,19 @@ int tune_cmd_pgn(int argc, char **argv)
     if (status == CLI_OK)
         status = pgn_filters(&o, s, id, &task, &worker);
     const char *path = opts_text(&o, "--out");
-    PgnPass p = { .run = &r, .bad_game = -1 };
-    game_record_init(&p.g);
-    if (status == CLI_OK && !(p.out = path ? fopen(path, "w") : stdout))
+    FILE *out = NULL;
+    char why[512];
+    int64_t written = 0;
+    if (status == CLI_OK && !(out = path ? fopen(path, "w") : stdout))
         status = cli_fail(CLI_FAIL, "--out: cannot write '%s': %s", path, strerror(errno));
-    int rc = status == CLI_OK ? store_each_game(s, id, task, worker, write_game, &p) : 0;
-    if (rc < 0)
-        status = cli_fail(CLI_FAIL, "cannot read the games of run %" PRId64, id);
-    else if (rc > 0)
-        status = cli_fail(CLI_FAIL, "run %" PRId64 ": game %" PRId64 ": %s", id, p.bad_game, p.why);
-    if (p.out && p.out != stdout && fclose(p.out) != 0 && status == CLI_OK)
+    if (status == CLI_OK && (status = cli_pgn_write(s, &r, task, worker, out, why, sizeof why, &written)) != CLI_OK)
+        cli_fail(status, "%s", why);
+    if (out && out != stdout && fclose(out) != 0 && status == CLI_OK)
         status = cli_fail(CLI_FAIL, "cannot write '%s'", path);
-    if (status != CLI_OK && p.out && p.out != stdout)
+    if (status != CLI_OK && out && out != stdout)
         unlink(path);
     else if (status == CLI_OK && path)
-        fprintf(stderr, "%" PRId64 " games written to %s\n", p.written, path);
-    game_record_free(&p.g);
+        fprintf(stderr, "%" PRId64 " games written to %s\n", written, path);
     store_destroy(&s);
     return status;
 }
@@ -186,22 +201,26 @@ static const OptTable PURGE_TABLE = {
              "updates cannot be undone).\n",
 };
 
-/* The purge in a transaction: worker's results out of SPRT run r. Exit status. */
-static int purge(Store *s, const StoreRun *r, int64_t worker, const char *name)
+/* The purge in a transaction: worker's results out of SPRT run r; msg what was done or why not. Exit status. */
+static int purge(Store *s, const StoreRun *r, int64_t worker, const char *name, const char *actor, char *msg,
+                 size_t size)
 {
     int64_t pairs, games;
     StoreRun after;
     if (store_begin(s) != 0 || store_purge_worker(s, r->id, worker, &pairs, &games) != 0) {
         store_rollback(s);
-        return cli_fail(CLI_FAIL, "cannot purge run %" PRId64, r->id);
+        snprintf(msg, size, "cannot purge run %" PRId64, r->id);
+        return CLI_FAIL;
     }
     if (pairs == 0 && games == 0) {
         store_rollback(s);
-        return cli_fail(CLI_USAGE, "worker '%s' has no results in run %" PRId64, name, r->id);
+        snprintf(msg, size, "worker '%s' has no results in run %" PRId64, name, r->id);
+        return CLI_USAGE;
     }
     if (store_load_run(s, r->id, &after, false) != 1) {
         store_rollback(s);
-        return cli_fail(CLI_FAIL, "cannot read run %" PRId64, r->id);
+        snprintf(msg, size, "cannot read run %" PRId64, r->id);
+        return CLI_FAIL;
     }
     double before = 0, llr = NAN, lo, hi;
     if (r->counts.pairs == 0 || xqf_llr_penta(r->counts.penta, r->elo0, r->elo1, &before) != XQF_STATS_OK)
@@ -215,20 +234,45 @@ static int purge(Store *s, const StoreRun *r, int64_t worker, const char *name)
     char detail[STORE_TEXT_MAX];
     snprintf(detail, sizeof detail, "worker %s: %" PRId64 " pairs, %" PRId64 " games taken out; LLR %.2f -> %.2f%s", name,
              pairs, games, before, isnan(llr) ? 0.0 : llr, reopen ? "; active again" : "");
-    if (store_purge_done(s, r->id, llr, reopen, "xqf-tune", detail) != 0 || store_commit(s) != 0) {
+    if (store_purge_done(s, r->id, llr, reopen, actor, detail) != 0 || store_commit(s) != 0) {
         store_rollback(s);
-        return cli_fail(CLI_FAIL, "cannot purge run %" PRId64, r->id);
+        snprintf(msg, size, "cannot purge run %" PRId64, r->id);
+        return CLI_FAIL;
     }
-    printf("run %" PRId64 ": %s\n", r->id, detail);
+    snprintf(msg, size, "run %" PRId64 ": %s", r->id, detail);
     return CLI_OK;
+}
+
+int cli_purge(Store *s, int64_t id, const char *name, const char *actor, char *msg, size_t size)
+{
+    StoreRun r;
+    int64_t worker;
+    int found = store_load_run(s, id, &r, false);
+    if (found <= 0) {
+        snprintf(msg, size, found < 0 ? "cannot read run %" PRId64 : "no run %" PRId64, id);
+        return found < 0 ? CLI_FAIL : CLI_USAGE;
+    }
+    if (run_kind_is_spsa(r.kind)) {
+        snprintf(msg, size, "run %" PRId64 " is an SPSA run: its updates of theta cannot be undone, so its results "
+                 "cannot be purged", id);
+        return CLI_USAGE;
+    }
+    if (!run_kind_is_sprt(r.kind)) {
+        snprintf(msg, size, "run %" PRId64 " is a %s run: only an SPRT's results can be purged", id, r.kind);
+        return CLI_USAGE;
+    }
+    if ((found = store_worker_id(s, name, &worker)) <= 0) {
+        snprintf(msg, size, found < 0 ? "cannot read the workers" : "no worker '%s'", name);
+        return found < 0 ? CLI_FAIL : CLI_USAGE;
+    }
+    return purge(s, &r, worker, name, actor, msg, size);
 }
 
 int tune_cmd_purge(int argc, char **argv)
 {
     Opts o;
     Store *s = NULL;
-    StoreRun r;
-    int64_t id, worker;
+    int64_t id;
     int status = cli_parse(&o, &PURGE_TABLE, argc - 1, argv + 1);
     if (status != CLI_GO || (status = cli_run_id(&o, &id)) != CLI_OK)
         return status;
@@ -237,20 +281,12 @@ int tune_cmd_purge(int argc, char **argv)
         return cli_fail(CLI_USAGE, "purge: --worker NAME is required");
     if ((status = cli_open_db(&o, &s)) != CLI_OK)
         return status;
-    int found = store_load_run(s, id, &r, false);
-    if (found < 0)
-        status = cli_fail(CLI_FAIL, "cannot read run %" PRId64, id);
-    else if (found == 0)
-        status = cli_fail(CLI_USAGE, "no run %" PRId64, id);
-    else if (run_kind_is_spsa(r.kind))
-        status = cli_fail(CLI_USAGE, "run %" PRId64 " is an SPSA run: its updates of theta cannot be undone, so its "
-                          "results cannot be purged", id);
-    else if (!run_kind_is_sprt(r.kind))
-        status = cli_fail(CLI_USAGE, "run %" PRId64 " is a %s run: only an SPRT's results can be purged", id, r.kind);
-    if (status == CLI_OK && (found = store_worker_id(s, name, &worker)) <= 0)
-        status = found < 0 ? cli_fail(CLI_FAIL, "cannot read the workers") : cli_fail(CLI_USAGE, "--worker: no worker '%s'", name);
+    char msg[STORE_TEXT_MAX + 64];
+    status = cli_purge(s, id, name, "xqf-tune", msg, sizeof msg);
     if (status == CLI_OK)
-        status = purge(s, &r, worker, name);
+        printf("%s\n", msg);
+    else
+        cli_fail(status, "purge: %s", msg);
     store_destroy(&s);
     return status;
 }
