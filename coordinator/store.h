@@ -504,6 +504,9 @@ typedef struct {
     int64_t pairs;                   /* accepted, all runs */
     int64_t leased;                  /* tasks under lease now */
     double idle_s;                   /* since last seen */
+    /* store_web_workers only: */
+    int64_t nps;                     /* its latest bench's nodes per second (013), 0 before any */
+    int64_t crashes, time_losses, illegal_moves; /* games so ended, all runs */
 } StoreWorker;
 
 /* Workers seen within the last seconds (all when <= 0). Returns the count or -1; *out malloc'd. */

@@ -197,6 +197,8 @@ int store_web_tasks(Store *s, int64_t run, int max, StoreWebTasks **out)
 
 int store_web_workers(Store *s, int seconds, int max, StoreWorker **out)
 {
+    _Static_assert(STORE_REASON_CRASH == 12 && STORE_REASON_TIME_FORFEIT == 9 && STORE_REASON_ILLEGAL_MOVE == 10,
+                   "the reasons' SQL indexes below");
     char sec[16], m[16];
     snprintf(sec, sizeof sec, "%d", seconds);
     snprintf(m, sizeof m, "%d", max);
@@ -206,10 +208,14 @@ int store_web_workers(Store *s, int seconds, int max, StoreWorker **out)
                           "WITH leased AS (SELECT worker_id, count(*) AS n FROM tasks WHERE state = 'leased' "
                           "GROUP BY worker_id) "
                           "SELECT w.id, w.name, w.build_id, w.cores, w.concurrency, x.pairs, coalesce(l.n, 0), "
-                          "extract(epoch FROM now() - greatest(w.last_seen, x.seen)) "
+                          "extract(epoch FROM now() - greatest(w.last_seen, x.seen)), "
+                          "coalesce((SELECT nps FROM worker_builds b WHERE b.worker_id = w.id "
+                          "          ORDER BY measured_at DESC LIMIT 1), 0), x.crashes, x.time_losses, x.illegal "
                           "FROM workers w LEFT JOIN leased l ON l.worker_id = w.id, LATERAL "
-                          "(SELECT coalesce(sum(pairs), 0) AS pairs, max(updated_at) AS seen FROM results "
-                          " WHERE worker_id = w.id) x "
+                          "(SELECT coalesce(sum(pairs), 0) AS pairs, max(updated_at) AS seen, "
+                          "        coalesce(sum(reasons[13]), 0) AS crashes, coalesce(sum(reasons[10]), 0) AS time_losses, "
+                          "        coalesce(sum(reasons[11]), 0) AS illegal "   /* STORE_REASON_* + 1: SQL counts from 1 */
+                          " FROM results WHERE worker_id = w.id) x "
                           "WHERE greatest(w.last_seen, x.seen) > now() - $1 * interval '1 second' "
                           "ORDER BY w.name LIMIT $2", 2, p, PGRES_TUPLES_OK);
     int n = rows_alloc(res, sizeof **out, (void **)out);
@@ -223,6 +229,8 @@ int store_web_workers(Store *s, int seconds, int max, StoreWorker **out)
         w->cores = (int)i64(res, i, 3), w->concurrency = (int)i64(res, i, 4);
         w->pairs = i64(res, i, 5), w->leased = i64(res, i, 6);
         w->idle_s = PQgetisnull(res, i, 7) ? 0 : strtod(PQgetvalue(res, i, 7), NULL);
+        w->nps = i64(res, i, 8);
+        w->crashes = i64(res, i, 9), w->time_losses = i64(res, i, 10), w->illegal_moves = i64(res, i, 11);
     }
     PQclear(res);
     return n;

@@ -679,3 +679,30 @@ Test(web, games_purge_and_throughput_from_the_run_page)
     load(id, &run);
     cr_assert_eq(run.throughput, 50);
 }
+
+Test(web, machines_show_speed_and_faults)
+{
+    CU_REQUIRE_DB();
+    int64_t id = cu_sprt(store, "NullR=2", 4, 100, 300, 0, 5);
+    char cmd[2048];
+    /* a worker with a bench and the results of one lease: 6 pairs, 2 crashes, 1 time loss, 1 illegal move */
+    snprintf(cmd, sizeof cmd,
+             "psql -q '%s' -c \"INSERT INTO workers (name, cores, concurrency) VALUES ('box-7', 8, 4);"
+             "INSERT INTO worker_builds (worker_id, sha256, bench_nodes, nps) "
+             "  SELECT id, '', 2770588, 1234567 FROM workers WHERE name = 'box-7';"
+             "INSERT INTO tasks (run_id, first_pair, n_pairs, state, params0, params1) "
+             "  VALUES (%" PRId64 ", 0, 6, 'done', '', '');"
+             "INSERT INTO results (task_id, lease_token, worker_id, base_pairs, pairs, reasons) "
+             "  SELECT t.id, 1, w.id, 0, 6, '{0,0,0,0,0,0,0,0,0,1,1,0,2}' FROM tasks t, workers w "
+             "  WHERE t.run_id = %" PRId64 " AND w.name = 'box-7' LIMIT 1\" >/dev/null 2>>'%s'", db, id, id, logfile);
+    cr_assert_eq(system(cmd), 0, "seeding the worker");
+    start_web(NULL);
+    Reply r = http("GET", "/machines", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.body, "<th>Nodes/s</th>") && strstr(r.body, "<th>Crashes</th>"), "the columns");
+    cr_assert(strstr(r.body, "<td>box-7</td>"), "the worker: %s", r.body);
+    cr_assert(strstr(r.body, "<td>1.23 M</td><td>0</td><td>6</td><td>2</td><td>1</td><td>1</td>"),
+              "its speed, pairs, crashes, time losses and illegal moves: %s", r.body);
+    cr_assert(strstr(r.body, ", faults</td>"), "an illegal move flags it");
+    reply_free(&r);
+}
