@@ -690,8 +690,8 @@ Test(web, machines_show_speed_and_faults)
              "psql -q '%s' -c \"INSERT INTO workers (name, cores, concurrency) VALUES ('box-7', 8, 4);"
              "INSERT INTO worker_builds (worker_id, sha256, bench_nodes, nps) "
              "  SELECT id, '', 2770588, 1234567 FROM workers WHERE name = 'box-7';"
-             "INSERT INTO tasks (run_id, first_pair, n_pairs, state, params0, params1) "
-             "  VALUES (%" PRId64 ", 0, 6, 'done', '', '');"
+             "INSERT INTO tasks (run_id, first_pair, n_pairs, state, params0, params1, worker_id) "
+             "  SELECT %" PRId64 ", 0, 6, 'done', '', '', id FROM workers WHERE name = 'box-7';"
              "INSERT INTO results (task_id, lease_token, worker_id, base_pairs, pairs, reasons) "
              "  SELECT t.id, 1, w.id, 0, 6, '{0,0,0,0,0,0,0,0,0,1,1,0,2}' FROM tasks t, workers w "
              "  WHERE t.run_id = %" PRId64 " AND w.name = 'box-7' LIMIT 1\" >/dev/null 2>>'%s'", db, id, id, logfile);
@@ -704,5 +704,13 @@ Test(web, machines_show_speed_and_faults)
     cr_assert(strstr(r.body, "<td>1.23 M</td><td>0</td><td>6</td><td>2</td><td>1</td><td>1</td>"),
               "its speed, pairs, crashes, time losses and illegal moves: %s", r.body);
     cr_assert(strstr(r.body, ", faults</td>"), "an illegal move flags it");
+    reply_free(&r);
+    /* the run's page: its tasks by worker with the residual and the flag columns (xqf-tune show's) */
+    char path[64];
+    snprintf(path, sizeof path, "/runs/%" PRId64, id);
+    r = http("GET", path, NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.body, "<th>Residual</th><th>Flag</th>") && strstr(r.body, "<td>box-7</td><td>1</td>"),
+              "the worker's row: %s", r.body);
     reply_free(&r);
 }

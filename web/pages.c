@@ -416,9 +416,11 @@ static void tasks_section(Store *s, int64_t id, Buf *b)
         free(t);
         return;
     }
+    StoreWorkerTrust *trust = NULL;
+    int ntrust = store_run_workers(s, id, &trust);    /* the residuals and flags of xqf-tune show */
     buf_puts(b, "<table><thead><tr><th>Worker</th><th>Tasks</th><th>Leased</th><th>Pairs</th><th>W</th><th>D</th>"
-                "<th>L</th><th>Crashes</th><th>Time losses</th><th>Other faults</th><th>Leases</th></tr></thead>"
-                "<tbody>\n");
+                "<th>L</th><th>Crashes</th><th>Time losses</th><th>Other faults</th><th>Leases</th>"
+                "<th>Residual</th><th>Flag</th></tr></thead><tbody>\n");
     for (int i = 0; i < n; i++) {
         int64_t crash = 0, time = 0, other = 0;
         for (int k = 0; k < t[i].nreasons && k < GAME_REASONS; k++) {
@@ -433,11 +435,23 @@ static void tasks_section(Store *s, int64_t id, Buf *b)
         buf_html(b, t[i].worker[0] ? t[i].worker : "(queued)");
         buf_printf(b, "</td><td>%" PRId64 "</td><td>%" PRId64 "</td><td>%" PRId64 "</td><td>%" PRId64 "</td><td>%"
                       PRId64 "</td><td>%" PRId64 "</td><td>%" PRId64 "</td><td>%" PRId64 "</td><td>%" PRId64
-                      "</td><td>%" PRId64 "</td></tr>\n",
+                      "</td><td>%" PRId64 "</td>",
                    t[i].tasks, t[i].leased, t[i].pairs, t[i].wins, t[i].draws, t[i].losses, crash, time, other,
                    t[i].attempts);
+        const StoreWorkerTrust *w = NULL;
+        for (int j = 0; j < ntrust && !w; j++)
+            if (t[i].worker[0] && strcmp(trust[j].name, t[i].worker) == 0)
+                w = &trust[j];
+        if (w && !isnan(w->residual))
+            buf_printf(b, "<td>%.2f</td>", w->residual);
+        else
+            buf_puts(b, "<td>-</td>");
+        buf_printf(b, "<td>%s</td></tr>\n", w && w->flagged ? "<strong class=\"danger\">flagged</strong>" : "");
     }
     buf_puts(b, "</tbody></table>\n");
+    if (ntrust < 0)
+        buf_puts(b, "<p class=\"error\">The workers' residuals cannot be read now.</p>\n");
+    free(trust);
     free(t);
 }
 
