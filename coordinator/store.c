@@ -66,9 +66,11 @@
     S(GAME_SCORES, "SELECT game_scores FROM runs WHERE id = $1", 1)                              \
     S(RUN_WORKERS,                                                                               \
       "WITH x AS (SELECT x.worker_id, sum(x.pairs) AS pairs, sum(x.ll) AS ll, sum(x.ld) AS ld, "   \
-      " sum(x.dd) AS dd, sum(x.wd) AS wd, sum(x.ww) AS ww, xqf_add_all(x.reasons) AS reasons, "    \
-      " count(*) FILTER (WHERE x.expired) AS expired FROM results x JOIN tasks t ON t.id = x.task_id " \
-      " WHERE t.run_id = $1 AND NOT x.purged GROUP BY x.worker_id), "                            \
+      " sum(x.dd) AS dd, sum(x.wd) AS wd, sum(x.ww) AS ww, sum(x.reasons[10]) AS time_losses, "     \
+      " sum(x.reasons[11]) AS illegal, sum(x.reasons[13]) AS crashes, "                         \
+      " count(*) FILTER (WHERE x.expired) AS expired FROM results x "                              \
+      " WHERE x.task_id = ANY (ARRAY(SELECT id FROM tasks WHERE run_id = $1)) AND NOT x.purged "  \
+      " GROUP BY x.worker_id), "   /* ANY(ARRAY): a lookup per task, not a scan of every result */ \
       "a AS (SELECT u.w AS worker_id, count(*) AS audits, count(*) FILTER (WHERE a.state = 'mismatch') " \
       " AS mismatches, string_agg(CASE WHEN a.state = 'mismatch' THEN 'pair ' || a.pair || ' (' || "  \
       " a.detail || ')' END, '; ' ORDER BY a.pair) AS pairs FROM replay_audits a, "               \
@@ -76,7 +78,8 @@
       " AND a.state IN ('agree', 'mismatch') GROUP BY u.w) "                                      \
       "SELECT w.id, w.name, coalesce(x.pairs, 0), coalesce(x.ll, 0), coalesce(x.ld, 0), "        \
       "coalesce(x.dd, 0), coalesce(x.wd, 0), coalesce(x.ww, 0), "                                \
-      "coalesce(array_to_string(x.reasons, ','), ''), coalesce(x.expired, 0), "                  \
+      "coalesce(x.time_losses, 0), coalesce(x.illegal, 0), coalesce(x.crashes, 0), "             \
+      "coalesce(x.expired, 0), "                                                                   \
       "coalesce(a.audits, 0), coalesce(a.mismatches, 0), coalesce(a.pairs, '') FROM workers w "  \
       "LEFT JOIN x ON x.worker_id = w.id LEFT JOIN a ON a.worker_id = w.id "                    \
       "WHERE x.worker_id IS NOT NULL OR a.worker_id IS NOT NULL ORDER BY w.name", 1)             \
@@ -1466,21 +1469,22 @@ int store_run_workers(Store *s, int64_t id, StoreWorkerTrust **out)
     }
     for (int i = 0; i < count; i++) {
         StoreWorkerTrust *w = &(*out)[i];
-        int64_t reasons[STORE_REASONS] = { 0 };
         w->worker_id = get_i64(res, i, 0);
         get_text(res, i, 1, w->name, sizeof w->name);
         w->pairs = get_i64(res, i, 2);
         for (int k = 0; k < 5; k++)
             rows[i].penta[k] = w->penta[k] = get_i64(res, i, 3 + k);
-        parse_list(PQgetvalue(res, i, 8), reasons, STORE_REASONS);
+        /* the three reasons trust counts, summed in SQL (1-based: STORE_REASON_* + 1): no array aggregate */
+        _Static_assert(STORE_REASON_TIME_FORFEIT == 9 && STORE_REASON_ILLEGAL_MOVE == 10 && STORE_REASON_CRASH == 12,
+                       "RUN_WORKERS' reasons[10], [11], [13]");
         w->games = 2 * w->pairs;
-        w->crashes = reasons[STORE_REASON_CRASH];
-        w->time_losses = reasons[STORE_REASON_TIME_FORFEIT];
-        w->illegal_moves = reasons[STORE_REASON_ILLEGAL_MOVE];
-        w->disconnects = get_i64(res, i, 9);
-        w->replays = get_i64(res, i, 10);
-        w->mismatches = get_i64(res, i, 11);
-        get_text(res, i, 12, w->mismatched, sizeof w->mismatched);
+        w->time_losses = get_i64(res, i, 8);
+        w->illegal_moves = get_i64(res, i, 9);
+        w->crashes = get_i64(res, i, 10);
+        w->disconnects = get_i64(res, i, 11);
+        w->replays = get_i64(res, i, 12);
+        w->mismatches = get_i64(res, i, 13);
+        get_text(res, i, 14, w->mismatched, sizeof w->mismatched);
     }
     PQclear(res);
     xqf_residuals(rows, count, NULL, NULL);
