@@ -295,6 +295,23 @@ void store_set_migrate(Store *s, bool on) { s->migrate = on; }
 int store_schema_version(const Store *s) { return s->version; }
 PGconn *store_pgconn(Store *s) { return s->conn; }
 
+PGresult *store_query(Store *s, const char *what, const char *sql, int n, const char *const *params, int want)
+{
+    if (!s->conn) {
+        log_error("database: %s: not connected", what);
+        return NULL;
+    }
+    PGresult *res = PQexecParams(s->conn, sql, n, NULL, params, NULL, NULL, 0);
+    if (PQresultStatus(res) == (ExecStatusType)want)
+        return res;
+    char line[512];
+    snprintf(line, sizeof line, "%s", PQresultErrorMessage(res));
+    line[strcspn(line, "\n")] = '\0';
+    log_error("database: %s: %s", what, line);
+    PQclear(res);
+    return NULL;
+}
+
 /*
  * The one error path: logs what failed and, when the connection is gone,
  * drops it so that store_ok() says so.  Always returns -1.
@@ -1609,10 +1626,11 @@ int store_purge_done(Store *s, int64_t id, double llr, bool reopen, const char *
     return rc;
 }
 
-int store_worker_id(Store *s, const char *name, int64_t *id)
+/* The id a one-parameter lookup finds: 1 with *id, 0 (none) or -1. */
+static int id_of(Store *s, Stmt st, const char *key, int64_t *id)
 {
-    const char *p[1] = { name };
-    PGresult *res = run(s, ST_WORKER_ID, p, PGRES_TUPLES_OK);
+    const char *p[1] = { key };
+    PGresult *res = run(s, st, p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int found = PQntuples(res) == 1;
@@ -1620,6 +1638,11 @@ int store_worker_id(Store *s, const char *name, int64_t *id)
         *id = get_i64(res, 0, 0);
     PQclear(res);
     return found;
+}
+
+int store_worker_id(Store *s, const char *name, int64_t *id)
+{
+    return id_of(s, ST_WORKER_ID, name, id);
 }
 
 int store_task_of_run(Store *s, int64_t task, int64_t run_id)
@@ -1955,15 +1978,7 @@ int store_build_source(Store *s, int64_t id, StoreBuildSource *out)
 
 int store_build_of_tree(Store *s, const char *tree, int64_t *id)
 {
-    const char *p[1] = { tree };
-    PGresult *res = run(s, ST_BUILD_OF_TREE, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int found = PQntuples(res) == 1;
-    if (found)
-        *id = get_i64(res, 0, 0);
-    PQclear(res);
-    return found;
+    return id_of(s, ST_BUILD_OF_TREE, tree, id);
 }
 
 int store_worker_bench(Store *s, int64_t worker, const char *sha256, int64_t bench_nodes, int64_t nps,

@@ -35,8 +35,15 @@ int store_audit_run(Store *s, int64_t run, StoreAudit *out);
  */
 int store_admin_database(const char *conninfo, const char *name, bool drop);
 
-/* The connection (NULL when down), for store_web.c: the store's second libpq file. */
+/* The connection (NULL when down), for store_web.c and store_steer.c: the store's other libpq files. */
 struct pg_conn;
 struct pg_conn *store_pgconn(Store *s);
+/*
+ * Runs sql with n text parameters for those files: the result (a PGresult
+ * the caller clears) when its status is want (an ExecStatusType), else
+ * NULL with the error logged under `what`.
+ */
+struct pg_result;
+struct pg_result *store_query(Store *s, const char *what, const char *sql, int n, const char *const *params, int want);
 
 #endif

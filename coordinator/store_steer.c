@@ -13,28 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-
-/* Runs sql with n text parameters; the result when its status is want (caller clears), else NULL, logged. */
-static PGresult *query(Store *s, const char *what, const char *sql, int n, const char *const *params,
-                       ExecStatusType want)
-{
-    PGconn *c = store_pgconn(s);
-    if (!c) {
-        log_error("database: %s: not connected", what);
-        return NULL;
-    }
-    PGresult *res = PQexecParams(c, sql, n, NULL, params, NULL, NULL, 0);
-    if (PQresultStatus(res) == want)
-        return res;
-    char line[512];
-    snprintf(line, sizeof line, "%s", PQresultErrorMessage(res));
-    line[strcspn(line, "\n")] = '\0';
-    log_error("database: %s: %s", what, line);
-    PQclear(res);
-    return NULL;
-}
-
 typedef struct {
     char v[16][32];
 } Nums;
@@ -73,7 +51,7 @@ int store_modify_run(Store *s, int64_t run, const char *actor, const StoreModify
                          num(&n, 2, m->throughput, m->throughput == STORE_KEEP),
                          num(&n, 3, m->max_pairs, m->max_pairs == STORE_KEEP),
                          num(&n, 4, m->extend, m->extend == STORE_KEEP) };
-    PGresult *res = query(s, "modify", "SELECT xqf_modify_run($1, $2, $3, $4, $5, $6)", 6, p, PGRES_TUPLES_OK);
+    PGresult *res = store_query(s, "modify", "SELECT xqf_modify_run($1, $2, $3, $4, $5, $6)", 6, p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     text(res, 0, 0, why, size);
@@ -86,7 +64,7 @@ int store_run_history(Store *s, int64_t run, StoreHistory **out)
     Nums n;
     const char *p[1] = { num(&n, 0, run, false) };
     *out = NULL;
-    PGresult *res = query(s, "history",
+    PGresult *res = store_query(s, "history",
                           "SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), actor, action, detail "
                           "FROM web_audit WHERE run_id = $1 ORDER BY id LIMIT 1000", 1, p, PGRES_TUPLES_OK);
     if (!res)
@@ -113,7 +91,7 @@ int store_run_odds(Store *s, int64_t run, int64_t base1_ms, int64_t inc1_ms)
 {
     Nums n;
     const char *p[3] = { num(&n, 0, run, false), num(&n, 1, base1_ms, false), num(&n, 2, inc1_ms, false) };
-    PGresult *res = query(s, "time odds", "UPDATE runs SET base1_ms = $2, inc1_ms = $3 WHERE id = $1", 3, p,
+    PGresult *res = store_query(s, "time odds", "UPDATE runs SET base1_ms = $2, inc1_ms = $3 WHERE id = $1", 3, p,
                           PGRES_COMMAND_OK);
     PQclear(res);
     return res ? 0 : -1;
@@ -134,7 +112,7 @@ static int add_stage(Store *s, int64_t chain, int idx, const StoreChainStage *st
                           sprt ? dbl(&n, 5, st->alpha) : NULL, sprt ? dbl(&n, 6, st->beta) : NULL,
                           num(&n, 7, st->max_pairs, !sprt), num(&n, 8, st->nodes, !sprt),
                           num(&n, 9, st->base_ms, !sprt), num(&n, 10, st->inc_ms, !sprt) };
-    PGresult *res = query(s, "chain stage",
+    PGresult *res = store_query(s, "chain stage",
                           "INSERT INTO chain_stages (chain_id, idx, kind, state, run_id, elo0, elo1, alpha, beta, "
                           "max_pairs, nodes, base_ms, inc_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, "
                           "$11, $12, $13)", 13, p, PGRES_COMMAND_OK);
@@ -150,7 +128,7 @@ int store_create_chain(Store *s, const StoreChainSpec *spec, int64_t *id)
         return -1;
     Nums n;
     const char *p[2] = { spec->name ? spec->name : "", num(&n, 0, spec->base_build, spec->base_build == 0) };
-    PGresult *res = query(s, "chain", "INSERT INTO chains (name, base_build) VALUES ($1, $2) RETURNING id", 2, p,
+    PGresult *res = store_query(s, "chain", "INSERT INTO chains (name, base_build) VALUES ($1, $2) RETURNING id", 2, p,
                           PGRES_TUPLES_OK);
     int64_t run = 0;
     int rc = res ? 0 : -1;
@@ -175,7 +153,7 @@ int store_load_chain(Store *s, int64_t id, StoreChain *out)
     Nums n;
     const char *p[1] = { num(&n, 0, id, false) };
     memset(out, 0, sizeof *out);
-    PGresult *res = query(s, "chain", "SELECT id, name, state, note FROM chains WHERE id = $1", 1, p,
+    PGresult *res = store_query(s, "chain", "SELECT id, name, state, note FROM chains WHERE id = $1", 1, p,
                           PGRES_TUPLES_OK);
     if (!res)
         return -1;
@@ -189,7 +167,7 @@ int store_load_chain(Store *s, int64_t id, StoreChain *out)
     PQclear(res);
     if (!found)
         return 0;
-    res = query(s, "chain stages",
+    res = store_query(s, "chain stages",
                 "SELECT kind, state, coalesce(run_id, 0), coalesce(build_id, 0), coalesce(elo0, 0), "
                 "coalesce(elo1, 0), coalesce(alpha, 0), coalesce(beta, 0), coalesce(max_pairs, 0), "
                 "coalesce(nodes, 0), coalesce(base_ms, 0), coalesce(inc_ms, 0) FROM chain_stages "
@@ -220,7 +198,7 @@ int store_load_chain(Store *s, int64_t id, StoreChain *out)
 static int ids_of(Store *s, const char *what, const char *sql, int n, const char *const *p, int64_t **ids)
 {
     *ids = NULL;
-    PGresult *res = query(s, what, sql, n, p, PGRES_TUPLES_OK);
+    PGresult *res = store_query(s, what, sql, n, p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int count = PQntuples(res);
@@ -265,7 +243,7 @@ int store_chain_built(Store *s, int64_t chain, int64_t build, const char *note)
 {
     Nums n;
     const char *p[3] = { num(&n, 0, chain, false), num(&n, 1, build, build <= 0), note ? note : "" };
-    PGresult *res = query(s, "chain built", "SELECT xqf_chain_built($1, $2, $3)", 3, p, PGRES_TUPLES_OK);
+    PGresult *res = store_query(s, "chain built", "SELECT xqf_chain_built($1, $2, $3)", 3, p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int done = strcmp(PQgetvalue(res, 0, 0), "t") == 0;

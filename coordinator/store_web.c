@@ -14,26 +14,6 @@
 
 #include "log.h"
 
-/* Runs sql with n text parameters; the result when its status is want (caller clears), else NULL, logged. */
-static PGresult *query(Store *s, const char *what, const char *sql, int n, const char *const *params,
-                       ExecStatusType want)
-{
-    PGconn *c = store_pgconn(s);
-    if (!c) {
-        log_error("database: %s: not connected", what);
-        return NULL;
-    }
-    PGresult *res = PQexecParams(c, sql, n, NULL, params, NULL, NULL, 0);
-    if (PQresultStatus(res) == want)
-        return res;
-    char line[512];
-    snprintf(line, sizeof line, "%s", PQresultErrorMessage(res));
-    line[strcspn(line, "\n")] = '\0';
-    log_error("database: %s: %s", what, line);
-    PQclear(res);
-    return NULL;
-}
-
 /*
  * One zeroed element of `size` bytes per row of res into *out (NULL when
  * there are none): the row count, or -1 when res is NULL (the query
@@ -54,7 +34,7 @@ static int rows_alloc(PGresult *res, size_t size, void **out)
 /* A command's affected row count (0 or more), or -1. */
 static int command(Store *s, const char *what, const char *sql, int n, const char *const *params)
 {
-    PGresult *res = query(s, what, sql, n, params, PGRES_COMMAND_OK);
+    PGresult *res = store_query(s, what, sql, n, params, PGRES_COMMAND_OK);
     if (!res)
         return -1;
     int rows = atoi(PQcmdTuples(res));
@@ -74,7 +54,7 @@ static void text(const PGresult *r, int row, int col, char *out, size_t size)
 
 int store_web_session(Store *s)
 {
-    PGresult *res = query(s, "session settings", "SET jit = off", 0, NULL, PGRES_COMMAND_OK);
+    PGresult *res = store_query(s, "session settings", "SET jit = off", 0, NULL, PGRES_COMMAND_OK);
     PQclear(res);
     return res ? 0 : -1;
 }
@@ -87,7 +67,7 @@ int store_web_owners(Store *s, int max, StoreWebOwner **out)
     snprintf(m, sizeof m, "%d", max);
     const char *p[1] = { m };
     *out = NULL;
-    PGresult *res = query(s, "owners", "SELECT id, owner FROM runs ORDER BY id DESC LIMIT $1", 1, p, PGRES_TUPLES_OK);
+    PGresult *res = store_query(s, "owners", "SELECT id, owner FROM runs ORDER BY id DESC LIMIT $1", 1, p, PGRES_TUPLES_OK);
     int n = rows_alloc(res, sizeof **out, (void **)out);
     if (n < 0)
         return -1;
@@ -104,7 +84,7 @@ int store_web_owner(Store *s, int64_t run, char *out, size_t size)
     char id[24];
     snprintf(id, sizeof id, "%" PRId64, run);
     const char *p[1] = { id };
-    PGresult *res = query(s, "owner", "SELECT owner FROM runs WHERE id = $1", 1, p, PGRES_TUPLES_OK);
+    PGresult *res = store_query(s, "owner", "SELECT owner FROM runs WHERE id = $1", 1, p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int found = PQntuples(res) == 1;
@@ -116,7 +96,7 @@ int store_web_owner(Store *s, int64_t run, char *out, size_t size)
 int store_web_creating(Store *s, const char *owner, bool pending)
 {
     const char *p[2] = { owner ? owner : "", pending ? "on" : "off" };
-    PGresult *res = query(s, "creating", "SELECT set_config('xqf.owner', $1, false), "
+    PGresult *res = store_query(s, "creating", "SELECT set_config('xqf.owner', $1, false), "
                           "set_config('xqf.pending', $2, false)", 2, p, PGRES_TUPLES_OK);
     PQclear(res);
     return res ? 0 : -1;
@@ -135,7 +115,7 @@ int store_web_stop(Store *s, int64_t run, const char *verdict)
     char id[24];
     snprintf(id, sizeof id, "%" PRId64, run);
     const char *p[2] = { id, verdict };
-    PGresult *res = query(s, "stop",
+    PGresult *res = store_query(s, "stop",
                           "WITH p AS (UPDATE runs SET state = 'stopped', verdict = $2, finished_at = now() "
                           "WHERE id = $1 AND state = 'pending' RETURNING 1) "
                           "SELECT xqf_finish_run($1, 'stopped', $2, NULL) OR EXISTS (SELECT 1 FROM p)",
@@ -166,7 +146,7 @@ int store_web_tasks(Store *s, int64_t run, int max, StoreWebTasks **out)
     snprintf(m, sizeof m, "%d", max);
     const char *p[2] = { id, m };
     *out = NULL;
-    PGresult *res = query(s, "tasks",
+    PGresult *res = store_query(s, "tasks",
                           "SELECT coalesce(w.name, ''), count(*), count(*) FILTER (WHERE t.state = 'leased'), "
                           "sum(t.done_pairs), sum(t.wins), sum(t.draws), sum(t.losses), sum(t.attempts), "
                           "array_to_string(xqf_add_all(t.reasons), ',') "
@@ -204,7 +184,7 @@ int store_web_workers(Store *s, int seconds, int max, StoreWorker **out)
     snprintf(m, sizeof m, "%d", max);
     const char *p[2] = { sec, m };
     *out = NULL;
-    PGresult *res = query(s, "workers",
+    PGresult *res = store_query(s, "workers",
                           "WITH leased AS (SELECT worker_id, count(*) AS n FROM tasks WHERE state = 'leased' "
                           "GROUP BY worker_id) "
                           "SELECT w.id, w.name, w.build_id, w.cores, w.concurrency, x.pairs, coalesce(l.n, 0), "
@@ -240,7 +220,7 @@ int store_web_workers(Store *s, int seconds, int max, StoreWorker **out)
 
 int store_web_listen(Store *s)
 {
-    PGresult *res = query(s, "listen", "LISTEN xqf_run_progress", 0, NULL, PGRES_COMMAND_OK);
+    PGresult *res = store_query(s, "listen", "LISTEN xqf_run_progress", 0, NULL, PGRES_COMMAND_OK);
     PQclear(res);
     return res ? 0 : -1;
 }
@@ -276,7 +256,7 @@ int store_web_notices(Store *s, int64_t *runs, int max, bool *list_changed)
 int store_web_user_add(Store *s, const char *name, const char *role, const char *pwhash, bool replace)
 {
     const char *p[3] = { name, role, pwhash };
-    PGresult *res = query(s, "user add",
+    PGresult *res = store_query(s, "user add",
                           replace ? "INSERT INTO web_users (name, role, pwhash) VALUES ($1, $2, $3) "
                                     "ON CONFLICT (name) DO UPDATE SET role = $2, pwhash = $3"
                                   : "INSERT INTO web_users (name, role, pwhash) VALUES ($1, $2, $3) "
@@ -301,7 +281,7 @@ static void user_row(const PGresult *res, int col, StoreWebUser *u)
 int store_web_user_get(Store *s, const char *name, StoreWebUser *out)
 {
     const char *p[1] = { name };
-    PGresult *res = query(s, "user", "SELECT id, name, role, pwhash FROM web_users WHERE name = $1", 1, p,
+    PGresult *res = store_query(s, "user", "SELECT id, name, role, pwhash FROM web_users WHERE name = $1", 1, p,
                           PGRES_TUPLES_OK);
     if (!res)
         return -1;
@@ -325,7 +305,7 @@ int store_web_session_add(Store *s, const char *token_hash, int64_t user, const 
 int store_web_session_get(Store *s, const char *token_hash, StoreWebUser *user, char *csrf, size_t csrf_size)
 {
     const char *p[1] = { token_hash };
-    PGresult *res = query(s, "session", "SELECT x.csrf, u.id, u.name, u.role, u.pwhash FROM web_sessions x "
+    PGresult *res = store_query(s, "session", "SELECT x.csrf, u.id, u.name, u.role, u.pwhash FROM web_sessions x "
                           "JOIN web_users u ON u.id = x.user_id WHERE x.token_hash = $1 AND x.expires_at > now()",
                           1, p, PGRES_TUPLES_OK);
     if (!res)
@@ -362,7 +342,7 @@ int store_web_audit_list(Store *s, int64_t run, int max, StoreWebAudit **out)
     snprintf(m, sizeof m, "%d", max);
     const char *p[2] = { id, m };
     *out = NULL;
-    PGresult *res = query(s, "audit list",
+    PGresult *res = store_query(s, "audit list",
                           "SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), actor, action, detail "
                           "FROM web_audit WHERE run_id = $1 ORDER BY id DESC LIMIT $2", 2, p, PGRES_TUPLES_OK);
     int n = rows_alloc(res, sizeof **out, (void **)out);
