@@ -117,7 +117,7 @@ int store_web_stop(Store *s, int64_t run, const char *verdict)
     const char *p[2] = { id, verdict };
     PGresult *res = store_query(s, "stop",
                           "WITH p AS (UPDATE runs SET state = 'stopped', verdict = $2, finished_at = now() "
-                          "WHERE id = $1 AND state = 'pending' RETURNING 1) "
+                          "WHERE id = $1 AND state IN ('pending', 'building') RETURNING 1) "
                           "SELECT xqf_finish_run($1, 'stopped', $2, NULL) OR EXISTS (SELECT 1 FROM p)",
                           2, p, PGRES_TUPLES_OK);
     if (!res)
@@ -136,7 +136,7 @@ int store_web_modify(Store *s, int64_t run, int priority, int64_t max_pairs, int
     snprintf(ppt, sizeof ppt, "%d", pairs_per_task);
     const char *p[4] = { id, pr, mp, ppt };
     return command(s, "modify", "UPDATE runs SET priority = $2, max_pairs = $3, pairs_per_task = $4 "
-                   "WHERE id = $1 AND state IN ('active', 'pending')", 4, p);
+                   "WHERE id = $1 AND state IN ('active', 'pending', 'building')", 4, p);
 }
 
 int store_web_tasks(Store *s, int64_t run, int max, StoreWebTasks **out)
@@ -212,6 +212,85 @@ int store_web_workers(Store *s, int seconds, int max, StoreWorker **out)
         w->nps = i64(res, i, 8);
         w->crashes = i64(res, i, 9), w->time_losses = i64(res, i, 10), w->illegal_moves = i64(res, i, 11);
     }
+    PQclear(res);
+    return n;
+}
+
+/* ---- tests of git refs: runs waiting for their builds ------------------------------- */
+
+int store_await_builds(Store *s, int64_t run, const char *test_ref, const char *base_ref)
+{
+    char id[24];
+    snprintf(id, sizeof id, "%" PRId64, run);
+    const char *p[3] = { id, test_ref, base_ref };
+    PGresult *res = store_query(s, "await builds", "SELECT xqf_await_builds($1, $2, $3)", 3, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int done = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+    PQclear(res);
+    return done ? 0 : -1;
+}
+
+/* Columns id, run_id, side, ref (then state, build_id, error when full) of row into q. */
+static void request_row(const PGresult *res, int row, bool full, StoreBuildRequest *q)
+{
+    memset(q, 0, sizeof *q);
+    q->id = i64(res, row, 0), q->run_id = i64(res, row, 1);
+    text(res, row, 2, q->side, sizeof q->side);
+    text(res, row, 3, q->ref, sizeof q->ref);
+    if (!full) {
+        snprintf(q->state, sizeof q->state, "building");
+        return;
+    }
+    text(res, row, 4, q->state, sizeof q->state);
+    q->build_id = i64(res, row, 5);
+    text(res, row, 6, q->error, sizeof q->error);
+}
+
+int store_build_claim(Store *s, const char *builder, int lease_s, StoreBuildRequest *out)
+{
+    char lease[16];
+    snprintf(lease, sizeof lease, "%d", lease_s);
+    const char *p[2] = { builder, lease };
+    PGresult *res = store_query(s, "build claim", "SELECT * FROM xqf_build_claim($1, $2)", 2, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found)
+        request_row(res, 0, false, out);
+    PQclear(res);
+    return found;
+}
+
+int store_build_done(Store *s, int64_t request, int64_t build, const char *error, char *run_state, size_t size)
+{
+    char id[24], b[24];
+    snprintf(id, sizeof id, "%" PRId64, request);
+    snprintf(b, sizeof b, "%" PRId64, build);
+    const char *p[3] = { id, build > 0 ? b : NULL, build > 0 ? NULL : error ? error : "" };
+    PGresult *res = store_query(s, "build done", "SELECT xqf_build_done($1, $2, $3)", 3, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = !PQgetisnull(res, 0, 0);
+    snprintf(run_state, size, "%s", found ? PQgetvalue(res, 0, 0) : "");
+    PQclear(res);
+    return found;
+}
+
+int store_build_requests(Store *s, int64_t run, StoreBuildRequest **out)
+{
+    char id[24];
+    snprintf(id, sizeof id, "%" PRId64, run);
+    const char *p[1] = { id };
+    *out = NULL;
+    PGresult *res = store_query(s, "build requests",
+                                "SELECT id, run_id, side, ref, state, coalesce(build_id, 0), error FROM build_requests "
+                                "WHERE run_id = $1 ORDER BY side DESC", 1, p, PGRES_TUPLES_OK);
+    int n = rows_alloc(res, sizeof **out, (void **)out);
+    if (n < 0)
+        return -1;
+    for (int i = 0; i < n; i++)
+        request_row(res, i, true, &(*out)[i]);
     PQclear(res);
     return n;
 }

@@ -123,6 +123,12 @@ static void llr_text(const StoreRun *r, char *out, size_t size)
         snprintf(out, size, "%.2f [%.2f, %.2f]", z(r->llr), lo, hi);
 }
 
+/* Whether a run has not ended: it plays, waits for approval or waits for its builds. */
+static bool is_open(const StoreRun *r)
+{
+    return strcmp(r->state, "active") == 0 || strcmp(r->state, "pending") == 0 || strcmp(r->state, "building") == 0;
+}
+
 /* Done as a fraction: SPSA iterations, SPRT the LLR's way to a bound or the pairs to the cap. */
 static double progress_of(const StoreRun *r)
 {
@@ -134,7 +140,7 @@ static double progress_of(const StoreRun *r)
         double toward = r->llr >= 0 ? r->llr / hi : r->llr / lo;
         p = fmax(p, toward);
     }
-    if (strcmp(r->state, "active") != 0 && strcmp(r->state, "pending") != 0)
+    if (!is_open(r))
         p = 1;
     return fmin(fmax(p, 0), 1);
 }
@@ -166,7 +172,7 @@ static bool matches(const StoreRun *r, const char *owner, const Form *q)
     const char *state = form_get(q, "state"), *kind = form_get(q, "kind"), *who = form_get(q, "owner");
     if (state && *state && strcmp(state, "all") != 0) {
         bool finished = strcmp(r->state, "finished") == 0 || strcmp(r->state, "stopped") == 0 ||
-                        strcmp(r->state, "paused") == 0;
+                        strcmp(r->state, "paused") == 0 || strcmp(r->state, "failed") == 0;
         if (strcmp(state, "finished") == 0 ? !finished : strcmp(state, r->state) != 0)
             return false;
     }
@@ -256,7 +262,7 @@ int page_runs(Store *s, const WebRequest *rq, const Session *u, Buf *b)
     head(b, "Runs", u);
     buf_puts(b, "<h1>Runs <span id=\"live\" data-events=\"/events\"></span></h1>\n"
                 "<form class=\"filters\" method=\"get\" action=\"/runs\">");
-    static const char *const STATES[] = { "", "active", "pending", "finished", NULL };
+    static const char *const STATES[] = { "", "active", "pending", "building", "finished", NULL };
     static const char *const KINDS[] = { "", "sprt", "spsa", NULL };
     select_field(b, "state", STATES, form_get(rq->query, "state"));
     select_field(b, "kind", KINDS, form_get(rq->query, "kind"));
@@ -265,9 +271,11 @@ int page_runs(Store *s, const WebRequest *rq, const Session *u, Buf *b)
     buf_html(b, owner ? owner : "");
     buf_puts(b, "\"></label> <button>Filter</button></form>\n");
     static const char *const ACTIVE[] = { "active", NULL }, *const PENDING[] = { "pending", NULL },
-                             *const DONE[] = { "finished", "stopped", "paused", NULL };
+                             *const BUILDING[] = { "building", NULL },
+                             *const DONE[] = { "finished", "stopped", "paused", "failed", NULL };
     runs_table(b, "Active", runs, n, owners, nowners, rq->query, ACTIVE);
     runs_table(b, "Pending approval", runs, n, owners, nowners, rq->query, PENDING);
+    runs_table(b, "Waiting for their builds", runs, n, owners, nowners, rq->query, BUILDING);
     runs_table(b, "Finished", runs, n, owners, nowners, rq->query, DONE);
     if (n == 0)
         buf_puts(b, "<p>No runs yet: create one with <code>xqf-tune sprt new</code> or the New SPRT page.</p>\n");
@@ -326,7 +334,7 @@ static void row_num(Buf *b, const char *label, int64_t v, const char *key)
 /* The buttons a visitor may use on run r. */
 static void actions(Buf *b, const StoreRun *r, const char *owner, const Session *u)
 {
-    bool live = strcmp(r->state, "active") == 0 || strcmp(r->state, "pending") == 0;
+    bool live = is_open(r);
     bool admin = session_is(u, "admin"), mine = session_is(u, "tester") && strcmp(owner, u->name) == 0;
     if (admin && strcmp(r->kind, "sprt") == 0 && r->counts.pairs > 0) {
         buf_printf(b, "<div class=\"actions\"><form class=\"inline\" method=\"post\" action=\"/runs/%" PRId64
@@ -455,6 +463,53 @@ static void tasks_section(Store *s, int64_t id, Buf *b)
     free(t);
 }
 
+/* A build request's state as shown ("done (build 7)"), live too. */
+static void request_state(const StoreBuildRequest *q, char *out, size_t size)
+{
+    if (q->build_id)
+        snprintf(out, size, "%s (build %" PRId64 ")", q->state, q->build_id);
+    else
+        snprintf(out, size, "%s", q->state);
+}
+
+/* The builds of a test of git refs (xqf-tune build --serve makes them): state, build, why one failed. */
+static void builds_section(Store *s, const StoreRun *r, Buf *b)
+{
+    StoreBuildRequest *q = NULL;
+    int n = store_build_requests(s, r->id, &q);
+    if (n == 0)
+        return;
+    buf_puts(b, "<h2>Builds of its git refs</h2>\n");
+    if (n < 0) {
+        buf_puts(b, "<p class=\"error\">The build requests cannot be read now.</p>\n");
+        return;
+    }
+    if (strcmp(r->state, "building") == 0)
+        buf_puts(b, "<p class=\"notice\">The test starts when both sides are built by the builder "
+                    "(<code>xqf-tune build --serve</code> on a host with the repository).</p>\n");
+    buf_puts(b, "<table class=\"builds\"><thead><tr><th>Side</th><th>Ref</th><th>State</th><th>Error</th></tr>"
+                "</thead><tbody>\n");
+    for (int i = 0; i < n; i++) {
+        char state[64];
+        request_state(&q[i], state, sizeof state);
+        buf_puts(b, "<tr><td>");
+        buf_html(b, q[i].side);
+        buf_puts(b, "</td><td class=\"mono\">");
+        buf_html(b, q[i].ref);
+        buf_printf(b, "</td><td data-k=\"build-%s\">", strcmp(q[i].side, "test") == 0 ? "test" : "base");
+        buf_html(b, state);
+        buf_puts(b, "</td><td>");
+        if (q[i].error[0]) {
+            buf_puts(b, "<pre class=\"build-error\">");
+            buf_html(b, q[i].error);
+            buf_puts(b, "</pre>");
+        }
+        buf_puts(b, "</td></tr>\n");
+    }
+    buf_puts(b, "</tbody></table>\n");
+    free(q);
+}
+
 static void audit_section(Store *s, int64_t id, Buf *b)
 {
     StoreWebAudit *a = NULL;
@@ -490,6 +545,8 @@ static int chart_data(Store *s, const StoreRun *r, const StoreSpsa *st, Buf *b)
         xqf_sprt_bounds(r->alpha, r->beta, &lo, &hi);
     buf_printf(b, "<script type=\"application/json\" id=\"xqf-data\">{\"run\":%" PRId64 ",\"kind\":", r->id);
     buf_json(b, r->kind);
+    buf_puts(b, ",\"state\":");
+    buf_json(b, r->state);
     buf_puts(b, ",\"lower\":");
     buf_json_num(b, lo);
     buf_puts(b, ",\"upper\":");
@@ -622,6 +679,7 @@ int page_run(Store *s, int64_t id, const Session *u, const char *notice, Buf *b)
         row(b, "Base build (SHA-256)", r.build1[0] ? r.build1 : "(workers' own)", NULL);
     }
     buf_puts(b, "</table></div>\n");
+    builds_section(s, &r, b);
 
     buf_printf(b, "<p><a href=\"/runs/%" PRId64 "/report\">The run's report page</a> (as <code>xqf-tune report</code> "
                   "writes it); <a href=\"/runs/%" PRId64 "/pgn\">its games as PGN</a> (as <code>xqf-tune pgn</code>; "
@@ -690,6 +748,14 @@ int page_run_event(Store *s, int64_t id, Buf *out)
     buf_puts(out, ",\"eta\":");
     buf_json(out, eta);
     buf_printf(out, ",\"bar\":%.4f", progress_of(&r));
+    StoreBuildRequest *q = NULL;
+    int nq = strcmp(r.state, "building") == 0 ? store_build_requests(s, id, &q) : 0;
+    for (int i = 0; i < nq; i++) {
+        request_state(&q[i], text, sizeof text);
+        buf_printf(out, ",\"build-%s\":", strcmp(q[i].side, "test") == 0 ? "test" : "base");
+        buf_json(out, text);
+    }
+    free(q);
     xqf_elo e;
     buf_printf(out, ",\"point\":[%" PRId64 ",", 2 * r.counts.pairs);
     buf_json_num(out, is_spsa(&r) || isnan(r.llr) ? NAN : r.llr);
@@ -804,6 +870,9 @@ int page_new_run(const char *kind, const Form *values, const FieldError *errors,
         field(b, values, errors, nerrors, "base", "Base set", "", "empty: the defaults");
         field(b, values, errors, nerrors, "test_build", "Test build", "", "id from xqf-tune build (empty: the workers' engine)");
         field(b, values, errors, nerrors, "base_build", "Base build", "", "id from xqf-tune build (empty: the workers' engine)");
+        field(b, values, errors, nerrors, "test_ref", "Test git ref", "",
+              "or a branch, tag or commit: built by the builder (xqf-tune build --serve) before the test starts");
+        field(b, values, errors, nerrors, "base_ref", "Base git ref", "", "or the base side's branch, tag or commit");
         field(b, values, errors, nerrors, "elo0", "elo0 (nElo)", "0", NULL);
         field(b, values, errors, nerrors, "elo1", "elo1 (nElo)", "5", NULL);
         field(b, values, errors, nerrors, "alpha", "alpha", "0.05", NULL);

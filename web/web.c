@@ -18,6 +18,7 @@
 #include "log.h"
 #include "params.h"
 #include "password.h"
+#include "run_rules.h"
 #include "store_steer.h"
 #include "store_web.h"
 
@@ -214,18 +215,6 @@ static bool int_in(const char *text, int64_t lo, int64_t hi, int64_t *out)
     return true;
 }
 
-static bool real_in(const char *text, double lo, double hi, double *out)
-{
-    if (!text || !*text)
-        return false;
-    char *end;
-    double v = strtod(text, &end);
-    if (*end || !isfinite(v) || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
-}
-
 static void run_action(Web *w, const WebRequest *rq, const Route *rt, const Session *u, WebResponse *rs)
 {
     char owner[STORE_NAME_MAX + 1], detail[256] = "", verdict[96];
@@ -347,14 +336,40 @@ static void free_lines(char **lines, int count)
     free(lines);
 }
 
-/* Checks a set like xqf-tune's check_set: applied to the engine's defaults. */
+/* A set field by xqf-tune's rule (run_rules.h): applied to the engine's defaults. */
 static void check_set(Errors *er, const char *field, const char *set)
 {
-    Params p;
-    char err[256];
-    params_default(&p);
-    if (set && params_apply_list(&p, set, err, sizeof err) != 0)
-        field_error(er, field, "%s", err);
+    char why[320];
+    if (set && !rule_set(set, why, sizeof why))
+        field_error(er, field, "%s", why);
+}
+
+/*
+ * A number field by the bounds of its xqf-tune option (run_rules.h: field
+ * "max_pairs" is "--max-pairs"), with its message.  True with *v.
+ */
+static bool rule_number(Errors *er, const Form *f, const OptSpec spec, const char *field, double *v)
+{
+    const char *text = form_get(f, field);
+    char why[320];
+    if (!opts_value_ok(&spec, text ? text : "", why, sizeof why)) {
+        field_error(er, field, "%s", why);
+        return false;
+    }
+    *v = strtod(text, NULL);
+    return true;
+}
+
+static bool rule_int(Errors *er, const Form *f, const OptSpec spec, const char *field, int64_t *v)
+{
+    const char *text = form_get(f, field);
+    char why[320];
+    if (!opts_value_ok(&spec, text ? text : "", why, sizeof why)) {
+        field_error(er, field, "%s", why);
+        return false;
+    }
+    *v = strtoll(text, NULL, 10);
+    return true;
 }
 
 /* The fields every run has (time control or nodes, pairs per task, priority, name). */
@@ -363,41 +378,25 @@ static void common_fields(const Form *f, StoreSprtSpec *sp, Errors *er)
     const char *tc = form_get(f, "tc"), *nodes = form_get(f, "nodes");
     bool has_tc = tc && *tc, has_nodes = nodes && *nodes;
     int64_t v;
+    char why[320];
     if (has_tc == has_nodes)
         field_error(er, "tc", "give exactly one of a time control and nodes per move%s", NULL);
-    if (has_nodes) {
-        if (!int_in(nodes, 1, INT64_C(1) << 40, &v))
-            field_error(er, "nodes", "a whole number of nodes, 1 or more%s", NULL);
-        else
-            sp->nodes = v;
-    }
-    if (has_tc) {
-        char *end;
-        double base = strtod(tc, &end), inc = 0;
-        if (end != tc && *end == '+') {
-            const char *p = end + 1;
-            inc = strtod(p, &end);
-            if (end == p)
-                end = (char *)"x";
-        }
-        if (end == tc || *end || !(base > 0 && base <= 86400) || !(inc >= 0 && inc <= 3600))
-            field_error(er, "tc", "'%s' is not BASE+INC in seconds (10+0.1)", tc);
-        else
-            sp->base_ms = (int64_t)llround(base * 1000), sp->inc_ms = (int64_t)llround(inc * 1000);
-    }
+    if (has_nodes && rule_int(er, f, (OptSpec)RULE_NODES, "nodes", &v))
+        sp->nodes = v;
+    if (has_tc && !rule_tc(tc, &sp->base_ms, &sp->inc_ms, why, sizeof why))
+        field_error(er, "tc", "%s", why);
     sp->margin_ms = 100;
-    if (!int_in(form_get(f, "pairs_per_task"), 1, 1024, &v))
-        field_error(er, "pairs_per_task", "a whole number from 1 to 1024%s", NULL);
-    else
+    if (rule_int(er, f, (OptSpec)RULE_PAIRS_PER_TASK, "pairs_per_task", &v)) {
+        if (!rule_pairs_per_task(v, false, why, sizeof why))
+            field_error(er, "pairs_per_task", "%s", why);
         sp->pairs_per_task = (int)v;
-    if (!int_in(form_get(f, "priority"), -1000000, 1000000, &v))
-        field_error(er, "priority", "a whole number from -1000000 to 1000000%s", NULL);
-    else
+    }
+    if (rule_int(er, f, (OptSpec)RULE_PRIORITY, "priority", &v))
         sp->priority = (int)v;
     const char *name = form_get(f, "name");
-    if (name && strlen(name) >= STORE_TEXT_MAX)
-        field_error(er, "name", "at most 511 bytes%s", NULL);
     sp->name = name ? name : "";
+    if (!rule_name(sp->name, why, sizeof why))
+        field_error(er, "name", "%s", why);
     sp->seed = 1;
 }
 
@@ -418,9 +417,25 @@ static int64_t build_field(Store *s, const Form *f, const char *field, Errors *e
     return 0;
 }
 
-static void sprt_fields(Store *s, const Form *f, StoreSprtSpec *sp, Errors *er)
+/* A git ref field (NULL when empty): its syntax only; the builder resolves and builds it (never this thread). */
+static const char *ref_field(const Form *f, const char *field, const char *build_field_name, Errors *er)
+{
+    const char *ref = form_get(f, field), *build = form_get(f, build_field_name);
+    char why[320];
+    if (!ref || !*ref)
+        return NULL;
+    if (!rule_git_ref(ref, why, sizeof why))
+        field_error(er, field, "%s", why);
+    else if (build && *build)
+        field_error(er, field, "give a git ref or a build id for this side, not both%s", NULL);
+    return ref;
+}
+
+/* The SPRT's fields; refs[2] the test's and base's git refs (NULL: none). */
+static void sprt_fields(Store *s, const Form *f, StoreSprtSpec *sp, const char *refs[2], Errors *er)
 {
     int64_t v;
+    char why[320];
     sp->test_params = form_get(f, "test") ? form_get(f, "test") : "";
     sp->base_params = form_get(f, "base") ? form_get(f, "base") : "";
     check_set(er, "test", sp->test_params);
@@ -429,19 +444,17 @@ static void sprt_fields(Store *s, const Form *f, StoreSprtSpec *sp, Errors *er)
     sp->base_build = build_field(s, f, "base_build", er);
     if (sp->test_build && sp->test_build == sp->base_build)
         field_error(er, "base_build", "the same build as the test's%s", NULL);
-    if (!real_in(form_get(f, "elo0"), -1000, 1000, &sp->elo0))
-        field_error(er, "elo0", "a number from -1000 to 1000%s", NULL);
-    if (!real_in(form_get(f, "elo1"), -1000, 1000, &sp->elo1))
-        field_error(er, "elo1", "a number from -1000 to 1000%s", NULL);
-    else if (!(sp->elo0 < sp->elo1))
-        field_error(er, "elo1", "must be above elo0%s", NULL);
-    if (!real_in(form_get(f, "alpha"), 1e-6, 0.5, &sp->alpha))
-        field_error(er, "alpha", "a number from 0.000001 to 0.5%s", NULL);
-    if (!real_in(form_get(f, "beta"), 1e-6, 0.5, &sp->beta))
-        field_error(er, "beta", "a number from 0.000001 to 0.5%s", NULL);
-    if (!int_in(form_get(f, "max_pairs"), 1, INT64_C(1) << 40, &v))
-        field_error(er, "max_pairs", "a whole number of pairs, 1 or more%s", NULL);
-    else
+    refs[0] = ref_field(f, "test_ref", "test_build", er);
+    refs[1] = ref_field(f, "base_ref", "base_build", er);
+    if (refs[0] && refs[1] && strcmp(refs[0], refs[1]) == 0)
+        field_error(er, "base_ref", "the same ref as the test's%s", NULL);
+    bool bounds = rule_number(er, f, (OptSpec)RULE_ELO0, "elo0", &sp->elo0);
+    if (rule_number(er, f, (OptSpec)RULE_ELO1, "elo1", &sp->elo1) && bounds &&
+        !rule_sprt_bounds(sp->elo0, sp->elo1, why, sizeof why))
+        field_error(er, "elo1", "%s", why);
+    rule_number(er, f, (OptSpec)RULE_SPRT_ALPHA, "alpha", &sp->alpha);
+    rule_number(er, f, (OptSpec)RULE_SPRT_BETA, "beta", &sp->beta);
+    if (rule_int(er, f, (OptSpec)RULE_MAX_PAIRS, "max_pairs", &v))
         sp->max_pairs = v;
 }
 
@@ -449,52 +462,49 @@ static void sprt_fields(Store *s, const Form *f, StoreSprtSpec *sp, Errors *er)
 static void spsa_fields(const Form *f, StoreSpsaSpec *sp, StoreSpsaParam *params, Errors *er)
 {
     int64_t v;
-    if (!int_in(form_get(f, "pairs"), 1, INT64_C(1) << 40, &v))
-        field_error(er, "pairs", "a whole number of pairs, 1 or more%s", NULL);
-    else
+    char why[320];
+    if (rule_int(er, f, (OptSpec)RULE_PAIRS(""), "pairs", &v))
         sp->run.max_pairs = v;
-    if (!real_in(form_get(f, "alpha"), 0.001, 10, &sp->alpha))
-        field_error(er, "alpha", "a number from 0.001 to 10%s", NULL);
-    if (!real_in(form_get(f, "gamma"), 0.001, 10, &sp->gamma))
-        field_error(er, "gamma", "a number from 0.001 to 10%s", NULL);
-    if (!real_in(form_get(f, "a_ratio"), 0, 100, &sp->a_ratio))
-        field_error(er, "a_ratio", "a number from 0 to 100%s", NULL);
+    rule_number(er, f, (OptSpec)RULE_SPSA_ALPHA, "alpha", &sp->alpha);
+    rule_number(er, f, (OptSpec)RULE_SPSA_GAMMA, "gamma", &sp->gamma);
+    rule_number(er, f, (OptSpec)RULE_SPSA_A_RATIO, "a_ratio", &sp->a_ratio);
     const char *names = form_get(f, "params");
-    sp->count = 0;
-    char list[FORM_VALUE_MAX + 1];
-    snprintf(list, sizeof list, "%s", names ? names : "");
-    bool any = false;
-    int before = er->n;
-    for (char *save = NULL, *name = strtok_r(list, ", ", &save); name; name = strtok_r(NULL, ", ", &save)) {
-        any = true;
-        const ParamInfo *info = params_find(name);
-        bool twice = false;
-        for (int i = 0; info && i < sp->count; i++)
-            twice |= strcmp(params[i].name, info->name) == 0;
-        if (!info)
-            field_error(er, "params", "unknown parameter '%s'", name);
-        else if (!(info->c_end > 0))
-            field_error(er, "params", "%s is a switch (c_end 0): tune it with a spec file (xqf-tune)", name);
-        else if (twice)
-            field_error(er, "params", "%s given twice", name);
-        else if (sp->count < STORE_SPSA_MAX) {
-            StoreSpsaParam *q = &params[sp->count++];
-            snprintf(q->name, sizeof q->name, "%s", info->name);
-            q->start = q->theta = info->def, q->min = info->min, q->max = info->max;
-            q->c_end = info->c_end, q->r_end = info->r_end;
-        }
-        if (er->n > before)          /* one message for the field */
-            return;
+    Params defaults;
+    params_default(&defaults);
+    if (!rule_spsa_params(names && *names ? names : NULL, &defaults, params, &sp->count, why, sizeof why))
+        field_error(er, "params", "%s", why);
+}
+
+/* The run of a form, in one transaction: created (pending when not by an admin), then waiting for its refs' builds. */
+static int create_in_store(Web *w, StoreSpsaSpec *ss, bool spsa, const char *const refs[2], const char *owner,
+                           bool pending, int64_t *id)
+{
+    char **lines = NULL;
+    int count = 0;
+    int rc = web_book(w, &lines, &count);
+    if (rc == 0) {
+        ss->run.book = (const char *const *)lines;
+        ss->run.book_lines = count;
+        const char *slash = strrchr(w->cfg.book, '/');
+        ss->run.book_name = slash ? slash + 1 : w->cfg.book;
+        rc = store_begin(w->store);
+        if (rc == 0)
+            rc = store_web_creating(w->store, owner, pending);
+        if (rc == 0)
+            rc = spsa ? store_create_spsa(w->store, ss, id) : store_create_sprt(w->store, &ss->run, id);
+        if (rc == 0 && (refs[0] || refs[1]))
+            rc = store_await_builds(w->store, *id, refs[0], refs[1]);
+        if (rc == 0)
+            rc = store_web_creating(w->store, NULL, false);
+        if (rc == 0)
+            rc = store_commit(w->store);
+        else
+            store_rollback(w->store);
+        if (rc != 0)     /* set_config(..., false) is undone with the transaction, but be sure */
+            store_web_creating(w->store, NULL, false);
     }
-    for (int i = 0; !any && i < PARAM_COUNT && sp->count < STORE_SPSA_MAX; i++)
-        if (PARAM_INFO[i].c_end > 0) {
-            StoreSpsaParam *q = &params[sp->count++];
-            snprintf(q->name, sizeof q->name, "%s", PARAM_INFO[i].name);
-            q->start = q->theta = PARAM_INFO[i].def, q->min = PARAM_INFO[i].min, q->max = PARAM_INFO[i].max;
-            q->c_end = PARAM_INFO[i].c_end, q->r_end = PARAM_INFO[i].r_end;
-        }
-    if (!sp->count && !er->n)
-        field_error(er, "params", "no parameter to tune%s", NULL);
+    free_lines(lines, count);
+    return rc;
 }
 
 static void create_run(Web *w, const WebRequest *rq, const char *kind, const Session *u, WebResponse *rs)
@@ -503,6 +513,7 @@ static void create_run(Web *w, const WebRequest *rq, const char *kind, const Ses
     Errors er = { .n = 0 };
     StoreSpsaSpec ss = { .run = { 0 } };
     StoreSpsaParam *params = spsa ? calloc(STORE_SPSA_MAX, sizeof *params) : NULL;
+    const char *refs[2] = { NULL, NULL };
     if (spsa && !params) {
         web_error(rs, 500, "out of memory");
         return;
@@ -513,35 +524,27 @@ static void create_run(Web *w, const WebRequest *rq, const char *kind, const Ses
         ss.run.test_params = "";
         ss.params = params;
     } else
-        sprt_fields(w->store, rq->form, &ss.run, &er);
+        sprt_fields(w->store, rq->form, &ss.run, refs, &er);
     if (er.n) {
         rs->status = page_new_run(kind, rq->form, er.e, er.n, u, &rs->body);
         free(params);
         return;
     }
-    char **lines = NULL;
-    int count = 0;
     int64_t id = 0;
     bool pending = !session_is(u, "admin");
-    int rc = web_book(w, &lines, &count);
-    if (rc == 0) {
-        ss.run.book = (const char *const *)lines;
-        ss.run.book_lines = count;
-        const char *slash = strrchr(w->cfg.book, '/');
-        ss.run.book_name = slash ? slash + 1 : w->cfg.book;
-        rc = store_web_creating(w->store, u->name, pending);
-        if (rc == 0)
-            rc = spsa ? store_create_spsa(w->store, &ss, &id) : store_create_sprt(w->store, &ss.run, &id);
-        if (store_web_creating(w->store, NULL, false) != 0)
-            rc = -1;
-    }
-    free_lines(lines, count);
+    int rc = create_in_store(w, &ss, spsa, refs, u->name, pending, &id);
     free(params);
     if (rc != 0) {
         web_error(rs, 503, "the run could not be created (the database or the book failed)");
         return;
     }
-    store_web_audit(w->store, u->name, id, "create", pending ? "pending approval" : "active");
+    char detail[2 * STORE_REF_MAX + 96];
+    if (refs[0] || refs[1])
+        snprintf(detail, sizeof detail, "building test ref %s, base ref %s; then %s", refs[0] ? refs[0] : "-",
+                 refs[1] ? refs[1] : "-", pending ? "pending approval" : "active");
+    else
+        snprintf(detail, sizeof detail, "%s", pending ? "pending approval" : "active");
+    store_web_audit(w->store, u->name, id, "create", detail);
     rs->status = 303;
     snprintf(rs->location, sizeof rs->location, "/runs/%" PRId64, id);
 }

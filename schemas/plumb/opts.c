@@ -32,27 +32,39 @@ static int find(const OptTable *t, const char *name, size_t len)
     return -1;
 }
 
-/* Checks a value against its option's type and bounds. 0, or OPTS_BAD after the message. */
-static int check(const OptTable *t, const OptSpec *s, const char *text)
+bool opts_value_ok(const OptSpec *s, const char *text, char *why, size_t size)
 {
     char *end;
     errno = 0;
     if (s->type == OPT_INT) {
         long long v = strtoll(text, &end, 10);
         bool bounded = s->imin || s->imax;
-        if (end == text || *end || errno == ERANGE || (bounded && (v < s->imin || v > s->imax)))
-            return bounded ? opts_error(t->program, "%s: '%s' is not an integer in %" PRId64 "..%" PRId64, s->name,
-                                        text, s->imin, s->imax)
-                           : opts_error(t->program, "%s: '%s' is not an integer", s->name, text);
+        if (end == text || *end || errno == ERANGE || (bounded && (v < s->imin || v > s->imax))) {
+            if (bounded)
+                snprintf(why, size, "'%s' is not an integer in %" PRId64 "..%" PRId64, text, s->imin, s->imax);
+            else
+                snprintf(why, size, "'%s' is not an integer", text);
+            return false;
+        }
     } else if (s->type == OPT_REAL) {
         double v = strtod(text, &end);
         bool bounded = s->rmin || s->rmax;
-        if (end == text || *end || errno == ERANGE || !isfinite(v) || (bounded && !(v >= s->rmin && v <= s->rmax)))
-            return bounded ? opts_error(t->program, "%s: '%s' is not a number in [%g, %g]", s->name, text, s->rmin,
-                                        s->rmax)
-                           : opts_error(t->program, "%s: '%s' is not a finite number", s->name, text);
+        if (end == text || *end || errno == ERANGE || !isfinite(v) || (bounded && !(v >= s->rmin && v <= s->rmax))) {
+            if (bounded)
+                snprintf(why, size, "'%s' is not a number in [%g, %g]", text, s->rmin, s->rmax);
+            else
+                snprintf(why, size, "'%s' is not a finite number", text);
+            return false;
+        }
     }
-    return 0;
+    return true;
+}
+
+/* Checks a value against its option's type and bounds. 0, or OPTS_BAD after the message. */
+static int check(const OptTable *t, const OptSpec *s, const char *text)
+{
+    char why[512];
+    return opts_value_ok(s, text, why, sizeof why) ? 0 : opts_error(t->program, "%s: %s", s->name, why);
 }
 
 int opts_parse(Opts *o, const OptTable *t, int argc, char **argv)

@@ -69,6 +69,12 @@ enum { OPTS_OK = 0, OPTS_HELP = 1, OPTS_BAD = -1 };
  * its bounds).  A program exits 0 after OPTS_HELP and 2 after OPTS_BAD.
  */
 int opts_parse(Opts *o, const OptTable *t, int argc, char **argv);
+/*
+ * Whether text is a value of spec's type within its bounds; when not, why
+ * gets the message opts_parse gives after the option's name ("'x' is not a
+ * number in [0, 1]"), for a form that checks a field by the same rule.
+ */
+bool opts_value_ok(const OptSpec *spec, const char *text, char *why, size_t size);
 /* Prints t's help: usage, one line per option (with its default and bounds), epilog. */
 void opts_help(FILE *out, const OptTable *t);
 

@@ -21,7 +21,9 @@
 #include "files.h"
 #include "keys.h"
 #include "log.h"
+#include "run_rules.h"
 #include "sha256.h"
+#include "store_web.h"
 
 enum { BINARY_MAX = 256 << 20, BENCH_OUT_MAX = 1 << 16 };
 
@@ -34,7 +36,9 @@ static const OptSpec BUILD_OPTIONS[] = {
     { "--sign-key", OPT_TEXT, "FILE", NULL, .help = "sign the build with this operator key (xqf-keys sign-new)" },
     { "--signature", OPT_TEXT, "HEX", NULL, .help = "with --binary: its signature made elsewhere (xqf-keys sign)" },
     { "--ref", OPT_TEXT, "REF", NULL, .help = "build this git commit (branch, tag, hash) instead" },
-    { "--repo", OPT_TEXT, "DIR", ".", .help = "with --ref: the git repository of the project" },
+    { "--repo", OPT_TEXT, "DIR", ".", .help = "with --ref or --serve: the git repository of the project" },
+    { "--serve", OPT_FLAG, NULL, NULL, .help = "build the git refs of the tests created on the web, then start them" },
+    { "--watch", OPT_INT, "SECONDS", NULL, .imin = 1, .imax = 86400, .help = "with --serve: keep serving, looking every SECONDS" },
     CLI_DB_OPTION,
     OPTS_END,
 };
@@ -45,6 +49,8 @@ static const OptTable BUILD_TABLE = {
         "Usage: xqf-tune build RUN [--out DIR] [--source DIR] [--jobs N] [--sign-key FILE] [--db CONNINFO]\n"
         "       xqf-tune build --binary FILE [--name NAME] [--sign-key FILE | --signature HEX] [--db CONNINFO]\n"
         "       xqf-tune build --ref REF [--repo DIR] [--out DIR] [--jobs N] [--sign-key FILE] [--db CONNINFO]\n"
+        "       xqf-tune build --serve [--repo DIR] [--watch SECONDS] [--out DIR] [--jobs N] [--sign-key FILE]\n"
+        "                      [--db CONNINFO]\n"
         "A tuned engine: xqf-engine compiled with the run's exported parameters as its\n"
         "defaults (cmake -DXQF_PARAMS_FILE), named with the run id and the parameter\n"
         "set's hash (HASH, 16 hex digits).  In DIR:\n"
@@ -79,7 +85,18 @@ static const OptTable BUILD_TABLE = {
         "A build that fails prints its log's tail.  An unknown ref, a folder that\n"
         "is not a git repository of this project, a build that fails and a bench\n"
         "that is not the commit's Bench: end with status 2, recording nothing.\n"
-        "Prints Commit: HASH SUBJECT and Tree: HASH, then the lines above.\n",
+        "Prints Commit: HASH SUBJECT and Tree: HASH, then the lines above.\n"
+        "The fourth form is the builder of the tests of git refs created on the web\n"
+        "(xqf-web never compiles: such a test waits in state building with a build\n"
+        "request per ref): it takes the requests one by one, oldest first, builds\n"
+        "each ref of DIR as the third form does and records the outcome.  When both\n"
+        "sides of a test are built, the test gets its builds and starts (active, or\n"
+        "pending when a tester made it: it still waits for an admin's approval); a\n"
+        "ref that does not resolve or build, or whose bench is not its Bench: line,\n"
+        "ends the test in state failed, the reason (and the build log's tail) on\n"
+        "its web page and in xqf-tune show.  Without --watch it serves what is\n"
+        "queued and exits; with it, it keeps looking every SECONDS (a request taken\n"
+        "by a builder that died is taken again after an hour).\n",
 };
 
 /* snprintf into a path buffer: false when it did not fit. */
@@ -457,8 +474,8 @@ static int git(const char *repo, const char *log, char *out, size_t size, const 
     return rc;
 }
 
-/* The last lines of a build log on stderr. */
-static void print_tail(const char *log)
+/* The last lines of a build log on stderr, and their last bytes into g->log_tail. */
+static void print_tail(const char *log, CliGitRef *g)
 {
     size_t len;
     char *text = read_file(log, 64 << 20, &len);
@@ -470,6 +487,8 @@ static void print_tail(const char *log)
             lines++;
     fprintf(stderr, "--- the end of the build log ---\n%.*s%s--- end ---\n", (int)(len - start), text + start,
             len && text[len - 1] != '\n' ? "\n" : "");
+    size_t keep = len - start < sizeof g->log_tail ? len - start : sizeof g->log_tail - 1;
+    snprintf(g->log_tail, sizeof g->log_tail, "%.*s", (int)keep, text + len - keep);
     free(text);
 }
 
@@ -500,8 +519,9 @@ int cli_git_resolve(Store *s, const char *repo, const char *ref, CliGitRef *g)
     snprintf(g->ref, sizeof g->ref, "%s", ref);
     snprintf(spec, sizeof spec, "%s^{commit}", ref);
     struct stat st;
-    if (status == CLI_OK && (!*ref || *ref == '-' || strlen(ref) >= CLI_GIT_REF_MAX))
-        status = cli_fail(CLI_USAGE, "'%s' is not a git ref", ref);
+    char why[512];
+    if (status == CLI_OK && !rule_git_ref(ref, why, sizeof why))
+        status = cli_fail(CLI_USAGE, "%s", why);
     else if (status == CLI_OK && (stat(repo, &st) != 0 || !S_ISDIR(st.st_mode)))
         status = cli_fail(CLI_USAGE, "--repo: '%s' is not a folder", repo);
     else if (status == CLI_OK && git(repo, "/dev/null", out, GIT_OUT_MAX,
@@ -546,7 +566,7 @@ int cli_git_resolve(Store *s, const char *repo, const char *ref, CliGitRef *g)
 }
 
 /* Exports commit g into tmp/src and builds its xqf-engine in tmp/build (log in log). Exit status. */
-static int git_compile(const char *repo, const CliGitRef *g, const char *tmp, const char *log, int64_t jobs)
+static int git_compile(const char *repo, CliGitRef *g, const char *tmp, const char *log, int64_t jobs)
 {
     char tar[PATH_MAX], src[PATH_MAX], dir[PATH_MAX], jobs_text[24], out[64];
     if (!path_fmt(tar, sizeof tar, "%s/src.tar", tmp) || !path_fmt(src, sizeof src, "%s/src", tmp) ||
@@ -563,7 +583,7 @@ static int git_compile(const char *repo, const CliGitRef *g, const char *tmp, co
         return cli_fail(CLI_FAIL, "cannot unpack the source of %.12s", g->commit);
     fprintf(stderr, "xqf-tune: building xqf-engine of %.12s (%s) in %s\n", g->commit, g->ref, dir);
     if (spawn(configure, log, NULL, 0) != 0 || spawn(build, log, NULL, 0) != 0) {
-        print_tail(log);
+        print_tail(log, g);
         return cli_fail(CLI_USAGE, "commit %.12s (%s) does not build: nothing recorded", g->commit, g->ref);
     }
     return CLI_OK;
@@ -602,7 +622,7 @@ int cli_git_build(Store *s, const char *repo, CliGitRef *g, const char *out, int
     if (status == CLI_OK && copy_binary(built, g->binary) != 0)
         status = cli_fail(CLI_FAIL, "cannot copy %s to %s: %s", built, g->binary, strerror(errno));
     if (status == CLI_OK && (status = bench(g->binary, log, &g->bench)) != CLI_OK)
-        print_tail(log);
+        print_tail(log, g);
     GitOrigin origin = { .want_bench = g->want_bench };
     snprintf(origin.src.commit, sizeof origin.src.commit, "%s", g->commit);
     if (status == CLI_OK)
@@ -646,9 +666,30 @@ int cli_git_register(Store *s, CliGitRef *g, const char *sign_key, int64_t *id)
     return status;
 }
 
+/* A test of git refs made on the web: its build requests, with why one failed. Exit status. */
+static int show_requests(Store *s, int64_t run)
+{
+    StoreBuildRequest *q = NULL;
+    int n = store_build_requests(s, run, &q);
+    if (n < 0)
+        return cli_fail(CLI_FAIL, "cannot read the build requests of run %" PRId64, run);
+    for (int i = 0; i < n; i++) {
+        printf("%s ref: %s, %s", strcmp(q[i].side, "test") == 0 ? "Test" : "Base", q[i].ref, q[i].state);
+        if (q[i].build_id)
+            printf(" (build %" PRId64 ")", q[i].build_id);
+        printf("\n");
+        for (const char *line = q[i].error; *line; line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != 0))
+            printf("    %.*s\n", (int)strcspn(line, "\n"), line);
+    }
+    free(q);
+    return CLI_OK;
+}
+
 int cli_show_builds(Store *s, int64_t run)
 {
     int64_t ids[2];
+    if (show_requests(s, run) != CLI_OK)
+        return CLI_FAIL;
     if (store_run_builds(s, run, &ids[0], &ids[1]) < 0)
         return cli_fail(CLI_FAIL, "cannot read the builds of run %" PRId64, run);
     for (int i = 0; i < 2; i++) {
@@ -702,6 +743,78 @@ static int build_ref(const Opts *o, const char *out, int64_t jobs)
     return status;
 }
 
+/* ---- the builder of the web's tests of git refs (build --serve) ------------------------ */
+
+enum { SERVE_LEASE_S = 3600 };
+
+/* Builds one request's ref as build --ref does and records the outcome. Exit status: CLI_FAIL when not recorded. */
+static int serve_one(Store *s, const Opts *o, const StoreBuildRequest *q, const char *out, int64_t jobs)
+{
+    const char *repo = opts_text(o, "--repo");
+    CliGitRef *g = calloc(1, sizeof *g);
+    int64_t id = 0;
+    printf("run %" PRId64 ": building the %s ref %s (request %" PRId64 ")\n", q->run_id, q->side, q->ref, q->id);
+    fflush(stdout);
+    int status = g ? cli_git_resolve(s, repo, q->ref, g) : cli_fail(CLI_FAIL, "out of memory");
+    if (status == CLI_OK)
+        status = cli_git_build(s, repo, g, out, jobs);
+    if (status == CLI_OK)
+        status = cli_git_register(s, g, opts_text(o, "--sign-key"), &id);
+    char *why = malloc(sizeof ((StoreBuildRequest *)NULL)->error), state[16];
+    if (!why) {
+        free(g);
+        return cli_fail(CLI_FAIL, "out of memory");
+    }
+    snprintf(why, sizeof ((StoreBuildRequest *)NULL)->error, "%s%s%s", status == CLI_OK ? "" : cli_last_error(),
+             g && g->log_tail[0] ? "\n--- the end of the build log ---\n" : "", g ? g->log_tail : "");
+    int rc = store_build_done(s, q->id, status == CLI_OK ? id : 0, why, state, sizeof state);
+    free(why);
+    free(g);
+    if (rc < 0)
+        return cli_fail(CLI_FAIL, "cannot record the outcome of request %" PRId64, q->id);
+    if (rc == 0)
+        fprintf(stderr, "xqf-tune: request %" PRId64 " was taken again by another builder: not recorded\n", q->id);
+    else if (status == CLI_OK)
+        printf("run %" PRId64 ": the %s side is build %" PRId64 "; the run is %s\n", q->run_id, q->side, id, state);
+    else
+        printf("run %" PRId64 ": the %s ref %s failed; the run is %s\n", q->run_id, q->side, q->ref, state);
+    return CLI_OK;
+}
+
+/* xqf-tune build --serve: the queued requests built (with --watch, forever). Exit status. */
+static int build_serve(const Opts *o, int64_t jobs)
+{
+    if (o->npositional != 0 || opts_given(o, "--binary") || opts_given(o, "--name") || opts_given(o, "--ref") ||
+        opts_given(o, "--signature") || opts_given(o, "--source"))
+        return cli_fail(CLI_USAGE, "build --serve takes only --repo, --watch, --out, --jobs, --sign-key and --db");
+    char host[128] = "", builder[192];
+    gethostname(host, sizeof host - 1);
+    snprintf(builder, sizeof builder, "%s:%ld", host, (long)getpid());
+    int64_t watch = opts_int(o, "--watch");
+    Store *s = NULL;
+    int status = cli_open_db(o, &s);
+    while (status == CLI_OK) {
+        StoreBuildRequest q;
+        int got = store_build_claim(s, builder, SERVE_LEASE_S, &q);
+        if (got == 1) {
+            int st = serve_one(s, o, &q, opts_text(o, "--out"), jobs);
+            if (st != CLI_OK && !watch)
+                status = st;
+            continue;
+        }
+        if (got < 0 && !watch)
+            status = cli_fail(CLI_FAIL, "cannot read the build requests");
+        if (!watch)
+            break;
+        fflush(stdout);
+        sleep((unsigned)watch);
+        if (!store_ok(s) && store_connect(s) != 0)
+            fprintf(stderr, "xqf-tune: the database is not reachable: trying again in %" PRId64 " s\n", watch);
+    }
+    store_destroy(&s);
+    return status;
+}
+
 int tune_cmd_build(int argc, char **argv)
 {
     Opts o;
@@ -712,6 +825,12 @@ int tune_cmd_build(int argc, char **argv)
     Signing sg;
     if ((status = signing_load(&o, &sg)) != CLI_OK)
         return status;
+    if (opts_given(&o, "--serve")) {
+        sign_key_wipe(&sg.key);
+        return build_serve(&o, opts_given(&o, "--jobs") ? opts_int(&o, "--jobs") : online_cores());
+    }
+    if (opts_given(&o, "--watch"))
+        return cli_fail(CLI_USAGE, "--watch goes with --serve");
     if (opts_given(&o, "--binary")) {
         status = build_binary(&o, &sg);
         sign_key_wipe(&sg.key);
@@ -723,7 +842,7 @@ int tune_cmd_build(int argc, char **argv)
         return build_ref(&o, opts_text(&o, "--out"), jobs);
     }
     if (opts_given(&o, "--repo"))
-        return cli_fail(CLI_USAGE, "--repo goes with --ref");
+        return cli_fail(CLI_USAGE, "--repo goes with --ref or --serve");
     if (opts_given(&o, "--name"))
         return cli_fail(CLI_USAGE, "--name goes with --binary (a run's build is named after the run)");
     if (opts_given(&o, "--signature"))

@@ -13,14 +13,19 @@
 
 const char CLI_PROGRAM[] = "xqf-tune";
 
+static char last_error[1024];
+
 int cli_fail(int status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    opts_verror(CLI_PROGRAM, fmt, ap);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
     va_end(ap);
+    opts_error(CLI_PROGRAM, "%s", last_error);
     return status;
 }
+
+const char *cli_last_error(void) { return last_error; }
 
 int cli_parse(Opts *o, const OptTable *t, int argc, char **argv)
 {

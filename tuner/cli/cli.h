@@ -29,6 +29,8 @@ extern const char CLI_PROGRAM[];     /* "xqf-tune" */
 
 /* Prints "xqf-tune: error: <message>" on stderr; returns status. */
 int cli_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The message of the last cli_fail (what a long-running command records, e.g. build --serve). */
+const char *cli_last_error(void);
 
 /* The --db option of every database command. */
 #define CLI_DB_OPTION { "--db", OPT_TEXT, "CONNINFO", NULL, .help = "libpq connection string (default: $XQF_DB)" }
@@ -84,6 +86,7 @@ typedef struct {
     int64_t reuse;                   /* a build of the same tree (its id), or 0 */
     int64_t bench;                   /* the bench signature of what was built */
     char binary[CLI_PATH_MAX];       /* what was built, not yet registered */
+    char log_tail[1536];             /* a failed build's: the end of its log */
 } CliGitRef;
 
 /*

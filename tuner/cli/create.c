@@ -15,6 +15,7 @@
 #include "book.h"
 #include "cli.h"
 #include "codec.h"
+#include "run_rules.h"
 #include "store_steer.h"
 
 enum { BOOK_LINES_MAX = 100000 };
@@ -30,19 +31,15 @@ enum { BOOK_LINES_MAX = 100000 };
 /* The options every new run takes (what it plays, and where it goes). */
 #define NEW_RUN_OPTIONS                                                                                        \
     { "--tc", OPT_TEXT, "BASE+INC", NULL, .help = "time control in seconds (10+0.1), or" },                     \
-    { "--nodes", OPT_INT, "N", NULL, .imin = 1, .imax = INT64_C(1) << 40, .help = "fixed nodes per move" },    \
+    RULE_NODES,                                                                                                \
     { "--book", OPT_TEXT, "FILE", XQF_DEFAULT_BOOK, .help = "opening book, one opening per line" },             \
-    { "--pairs-per-task", OPT_INT, "P", "8", .imin = 1, .imax = 1024, .help = "game pairs per task" },          \
+    RULE_PAIRS_PER_TASK,                                                                                       \
     { "--name", OPT_TEXT, "TEXT", "", .help = "a label" },                                                     \
-    { "--priority", OPT_INT, "N", "0", .imin = -1000000, .imax = 1000000, .help = "higher runs first" },        \
+    RULE_PRIORITY,                                                                                             \
     { "--seed", OPT_INT, "S", "1", .imin = 0, .imax = INT64_MAX, .help = "opening order" },                    \
     CLI_DB_OPTION
 
-/*
- * What the games of an SPRT or SPSA run keep (issue 13).  A result carries
- * its pairs' games: a task's fit in one (768 KiB) with games of 400 plies.
- */
-enum { GAMES_PAIRS_PER_TASK_MAX = 256, SCORED_PAIRS_PER_TASK_MAX = 128 };
+/* What the games of an SPRT or SPSA run keep (issue 13); their pairs per task: run_rules.h. */
 #define GAME_OPTIONS                                                                                           \
     { "--keep-scores", OPT_FLAG, NULL, NULL, .help = "game records keep each move's score and depth" },                \
     { "--replay", OPT_REAL, "PERCENT", "1", .rmin = 0, .rmax = 100,                                                \
@@ -99,22 +96,11 @@ static bool opts_table_has(const Opts *o, const char *name)
     return false;
 }
 
-/* A clock "BASE+INC" in seconds into milliseconds. Exit status. */
+/* A clock "BASE+INC" in seconds into milliseconds (run_rules.h). Exit status. */
 static int parse_tc(const char *option, const char *tc, int64_t *base_ms, int64_t *inc_ms)
 {
-    char *end;
-    double base = strtod(tc, &end), inc = 0;
-    if (end != tc && *end == '+') {
-        const char *p = end + 1;
-        inc = strtod(p, &end);
-        if (end == p)
-            end = (char *)"x";
-    }
-    if (end == tc || *end || !(base > 0 && base <= 86400) || !(inc >= 0 && inc <= 3600))
-        return cli_fail(CLI_USAGE, "%s: '%s' is not BASE+INC in seconds (10+0.1)", option, tc);
-    *base_ms = (int64_t)llround(base * 1000);
-    *inc_ms = (int64_t)llround(inc * 1000);
-    return CLI_OK;
+    char why[512];
+    return rule_tc(tc, base_ms, inc_ms, why, sizeof why) ? CLI_OK : cli_fail(CLI_USAGE, "%s: %s", option, why);
 }
 
 /* Fills the common part of a new run from the options and reads its book into *rb. Exit status. */
@@ -132,6 +118,9 @@ static int new_run_spec(const Opts *o, StoreSprtSpec *sp, RunBook *rb, bool fixe
     sp->priority = (int)opts_int(o, "--priority");
     sp->seed = (uint64_t)opts_int(o, "--seed");
     sp->name = opts_text(o, "--name");
+    char why[512];
+    if (!rule_name(sp->name, why, sizeof why))
+        return cli_fail(CLI_USAGE, "--name: %s", why);
     const char *path = opts_text(o, "--book");
     int status = run_book_read(path, rb);
     if (status != CLI_OK)
@@ -143,15 +132,11 @@ static int new_run_spec(const Opts *o, StoreSprtSpec *sp, RunBook *rb, bool fixe
     return CLI_OK;
 }
 
-/* Checks a "Name=value,..." set against the engine's table. Exit status. */
+/* Checks a "Name=value,..." set against the engine's table (run_rules.h). Exit status. */
 static int check_set(const char *option, const char *set)
 {
-    Params p;
-    params_default(&p);
-    char err[256];
-    if (params_apply_list(&p, set, err, sizeof err) != 0)
-        return cli_fail(CLI_USAGE, "%s: %s", option, err);
-    return CLI_OK;
+    char why[512];
+    return rule_set(set, why, sizeof why) ? CLI_OK : cli_fail(CLI_USAGE, "%s: %s", option, why);
 }
 
 /* The "new" of "spsa new" / "sprt new". Exit status. */
@@ -185,10 +170,9 @@ static int create_run(const Opts *o, StoreSprtSpec *sp, StoreSpsaSpec *spsa, boo
     Store *s = NULL;
     int64_t id;
     bool scores = opts_table_has(o, "--keep-scores") && opts_given(o, "--keep-scores");
-    int most = scores ? SCORED_PAIRS_PER_TASK_MAX : GAMES_PAIRS_PER_TASK_MAX;
-    if (sp->pairs_per_task > most)
-        return cli_fail(CLI_USAGE, "--pairs-per-task: at most %d%s (a result carries its pairs' games)", most,
-                        scores ? " with --keep-scores" : "");
+    char why[512];
+    if (!rule_pairs_per_task(sp->pairs_per_task, scores, why, sizeof why))
+        return cli_fail(CLI_USAGE, "--pairs-per-task: %s", why);
     int status = cli_open_db(o, &s);
     const int64_t build_ids[2] = { sp->test_build, sp->base_build };
     for (int i = 0; status == CLI_OK && i < 2; i++) {
@@ -233,10 +217,10 @@ static const OptSpec SPSA_OPTIONS[] = {
     { "--params", OPT_TEXT, "NAME,...", NULL, .help = "the parameters tuned (default: every one with c_end > 0)" },
     { "--spec", OPT_TEXT, "FILE", NULL, .help = "or a spec file (the lines of `xqf-engine params`)" },
     { "--start-file", OPT_TEXT, "FILE", NULL, .help = "start values (and fixed values) from a parameter file" },
-    { "--pairs", OPT_INT, "N", NULL, .imin = 1, .imax = INT64_C(1) << 40, .help = "game pairs (iterations), required" },
-    { "--alpha", OPT_REAL, "A", "0.602", .rmin = 0.001, .rmax = 10, .help = "SPSA schedule: a_k = a / (A + k)^alpha" },
-    { "--gamma", OPT_REAL, "G", "0.101", .rmin = 0.001, .rmax = 10, .help = "c_k = c / k^gamma" },
-    { "--a-ratio", OPT_REAL, "R", "0.1", .rmin = 0, .rmax = 100, .help = "A = R N" },
+    RULE_PAIRS("game pairs (iterations), required"),
+    RULE_SPSA_ALPHA,
+    RULE_SPSA_GAMMA,
+    RULE_SPSA_A_RATIO,
     TC_SCALE_OPTIONS,
     NEW_RUN_OPTIONS,
     GAME_OPTIONS,
@@ -318,14 +302,6 @@ static int read_spec(const char *path, StoreSpsaParam *params, int *count)
     return status;
 }
 
-/* The table's entry of a parameter as an SPSA parameter starting at value. */
-static void from_table(const ParamInfo *info, int value, StoreSpsaParam *q)
-{
-    snprintf(q->name, sizeof q->name, "%s", info->name);
-    q->start = value, q->min = info->min, q->max = info->max;
-    q->c_end = info->c_end, q->r_end = info->r_end;
-}
-
 /* The tuned parameters, from --spec (start overridden by the start set), --params or the table. Exit status. */
 static int tuned_params(const Opts *o, const Params *start, StoreSpsaParam *params, int *count)
 {
@@ -347,28 +323,11 @@ static int tuned_params(const Opts *o, const Params *start, StoreSpsaParam *para
         }
         return status;
     }
-    if (!opts_given(o, "--params")) {
-        for (int i = 0; i < PARAM_COUNT; i++)
-            if (PARAM_INFO[i].c_end > 0)
-                from_table(&PARAM_INFO[i], params_value(start, &PARAM_INFO[i]), &params[(*count)++]);
-        return CLI_OK;
-    }
-    char list[4096];
-    snprintf(list, sizeof list, "%s", opts_text(o, "--params"));
-    for (char *save = NULL, *name = strtok_r(list, ", ", &save); name; name = strtok_r(NULL, ", ", &save)) {
-        const ParamInfo *info = params_find(name);
-        if (!info)
-            return cli_fail(CLI_USAGE, "--params: unknown parameter '%s'", name);
-        if (!(info->c_end > 0))
-            return cli_fail(CLI_USAGE, "--params: %s is a switch (c_end 0): give it in a --spec file", name);
-        for (int i = 0; i < *count; i++)
-            if (strcmp(params[i].name, name) == 0)
-                return cli_fail(CLI_USAGE, "--params: %s given twice", name);
-        if (*count >= STORE_SPSA_MAX)
-            return cli_fail(CLI_USAGE, "--params: more than %d parameters", STORE_SPSA_MAX);
-        from_table(info, params_value(start, info), &params[(*count)++]);
-    }
-    return *count ? CLI_OK : cli_fail(CLI_USAGE, "--params: no parameter named");
+    char why[512];
+    if (!rule_spsa_params(opts_given(o, "--params") ? opts_text(o, "--params") : NULL, start, params, count, why,
+                          sizeof why))
+        return cli_fail(CLI_USAGE, "--params: %s", why);
+    return CLI_OK;
 }
 
 /* The fixed set: every parameter not tuned that the start set changes, "Name=value,...". Exit status. */
@@ -612,11 +571,11 @@ int tune_cmd_chain(int argc, char **argv)
 
 static const OptSpec SPRT_OPTIONS[] = {
     TWO_SIDES_OPTIONS,
-    { "--elo0", OPT_REAL, "X", "0", .rmin = -1000, .rmax = 1000, .help = "normalized Elo of H0" },
-    { "--elo1", OPT_REAL, "Y", "5", .rmin = -1000, .rmax = 1000, .help = "normalized Elo of H1" },
-    { "--alpha", OPT_REAL, "A", "0.05", .rmin = 1e-6, .rmax = 0.5, .help = "error rate of type I" },
-    { "--beta", OPT_REAL, "B", "0.05", .rmin = 1e-6, .rmax = 0.5, .help = "error rate of type II" },
-    { "--max-pairs", OPT_INT, "N", "50000", .imin = 1, .imax = INT64_C(1) << 40, .help = "at most N game pairs" },
+    RULE_ELO0,
+    RULE_ELO1,
+    RULE_SPRT_ALPHA,
+    RULE_SPRT_BETA,
+    RULE_MAX_PAIRS,
     NEW_RUN_OPTIONS,
     GAME_OPTIONS,
     OPTS_END,
@@ -722,8 +681,9 @@ static int two_sides_new(int argc, char **argv, const OptTable *table, bool game
         return cli_fail(CLI_USAGE, "%s new: --test-build and --base-build are the same build", command);
     if ((status = check_set("--base", sp.base_params)) != CLI_OK || (status = check_set("--test", sp.test_params)) != CLI_OK)
         return status;
-    if (!games && !(sp.elo0 < sp.elo1))
-        return cli_fail(CLI_USAGE, "--elo0 must be below --elo1");
+    char why[512];
+    if (!games && !rule_sprt_bounds(sp.elo0, sp.elo1, why, sizeof why))
+        return cli_fail(CLI_USAGE, "--elo1: %s", why);
     int64_t base1_ms = 0, inc1_ms = 0;
     if (opts_given(&o, "--tc-base") && !opts_given(&o, "--tc"))
         return cli_fail(CLI_USAGE, "--tc-base (time odds) needs --tc, the test side's clock");
@@ -743,7 +703,7 @@ int tune_cmd_sprt(int argc, char **argv) { return two_sides_new(argc, argv, &SPR
 /* ---- games new ----------------------------------------------------------------- */
 
 static const OptSpec GAMES_OPTIONS[] = {
-    { "--pairs", OPT_INT, "N", NULL, .imin = 1, .imax = INT64_C(1) << 40, .help = "game pairs to play, required" },
+    RULE_PAIRS("game pairs to play, required"),
     TWO_SIDES_OPTIONS,
     NEW_RUN_OPTIONS,
     GAME_OPTIONS,

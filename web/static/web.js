@@ -69,7 +69,8 @@
       if (key === 'bar') { nodes[i].style.width = (100 * value).toFixed(1) + '%'; } else { nodes[i].textContent = value; }
     }
   }
-  var KEYS = ['state', 'verdict', 'games', 'wdl', 'penta', 'elo', 'nelo', 'los', 'llr', 'iter', 'rate', 'eta', 'bar'];
+  var KEYS = ['state', 'verdict', 'games', 'wdl', 'penta', 'elo', 'nelo', 'los', 'llr', 'iter', 'rate', 'eta', 'bar',
+              'build-test', 'build-base'];
 
   var live = document.getElementById('live');
   if (live && window.EventSource) {
@@ -81,6 +82,10 @@
       var root = data ? document : document.querySelector('tr[data-run="' + m.id + '"]');
       if (!root) { return; }
       KEYS.forEach(function (k) { if (m[k] !== undefined) { setText(root, k, m[k]); } });
+      if (data && m.id === data.run && data.state === 'building' && m.state !== 'building') {
+        window.location.reload();      /* built (or failed): the page shows the builds and what follows */
+        return;
+      }
       if (data && m.id === data.run) {
         push(charts.llr, m.point[0], m.point[1]);
         push(charts.elo, m.point[0], m.point[2]);

@@ -1,0 +1,137 @@
+/*
+ * run_rules.c - the rules of a new run's settings (run_rules.h), shared by
+ * xqf-tune and xqf-web.
+ */
+#include "run_rules.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_web.h"
+
+bool rule_tc(const char *text, int64_t *base_ms, int64_t *inc_ms, char *why, size_t size)
+{
+    char *end;
+    double base = strtod(text, &end), inc = 0;
+    if (end != text && *end == '+') {
+        const char *p = end + 1;
+        inc = strtod(p, &end);
+        if (end == p)
+            end = (char *)"x";
+    }
+    if (end == text || *end || !(base > 0 && base <= 86400) || !(inc >= 0 && inc <= 3600)) {
+        snprintf(why, size, "'%s' is not BASE+INC in seconds (10+0.1)", text);
+        return false;
+    }
+    *base_ms = (int64_t)llround(base * 1000);
+    *inc_ms = (int64_t)llround(inc * 1000);
+    return true;
+}
+
+bool rule_sprt_bounds(double elo0, double elo1, char *why, size_t size)
+{
+    if (elo0 < elo1)
+        return true;
+    snprintf(why, size, "elo0 (%g) must be below elo1 (%g)", elo0, elo1);
+    return false;
+}
+
+bool rule_pairs_per_task(int64_t pairs, bool scores, char *why, size_t size)
+{
+    int most = scores ? RULE_SCORED_PAIRS_PER_TASK_MAX : RULE_GAMES_PAIRS_PER_TASK_MAX;
+    if (pairs <= most)
+        return true;
+    snprintf(why, size, "at most %d%s (a result carries its pairs' games)", most,
+             scores ? " when the games keep their scores" : "");
+    return false;
+}
+
+bool rule_name(const char *name, char *why, size_t size)
+{
+    if (strlen(name) < STORE_TEXT_MAX)
+        return true;
+    snprintf(why, size, "at most %d bytes", STORE_TEXT_MAX - 1);
+    return false;
+}
+
+bool rule_set(const char *set, char *why, size_t size)
+{
+    Params p;
+    params_default(&p);
+    return params_apply_list(&p, set, why, size) == 0;
+}
+
+bool rule_git_ref(const char *ref, char *why, size_t size)
+{
+    const char *problem = NULL;
+    if (!*ref)
+        problem = "empty";
+    else if (strlen(ref) > STORE_REF_MAX)
+        problem = "longer than 255 bytes";
+    else if (*ref == '-')
+        problem = "it starts with '-'";
+    else if (strstr(ref, ".."))
+        problem = "it holds '..' (one commit, not a range)";
+    for (const unsigned char *c = (const unsigned char *)ref; *c && !problem; c++)
+        if (*c <= ' ' || *c == 0x7f || strchr(":?*[\\", *c))
+            problem = "it holds a blank, a control character or one of : ? * [ \\";
+    if (!problem)
+        return true;
+    snprintf(why, size, "'%.64s%s' is not a git ref (a branch, tag or commit): %s", ref,
+             strlen(ref) > 64 ? "..." : "", problem);
+    return false;
+}
+
+/* The table's entry of a parameter as an SPSA parameter starting at value. */
+static void from_table(const ParamInfo *info, int value, StoreSpsaParam *q)
+{
+    snprintf(q->name, sizeof q->name, "%s", info->name);
+    q->start = q->theta = value, q->min = info->min, q->max = info->max;
+    q->c_end = info->c_end, q->r_end = info->r_end;
+}
+
+bool rule_spsa_params(const char *list, const Params *start, StoreSpsaParam *params, int *count, char *why,
+                      size_t size)
+{
+    *count = 0;
+    if (!list) {
+        for (int i = 0; i < PARAM_COUNT && *count < STORE_SPSA_MAX; i++)
+            if (PARAM_INFO[i].c_end > 0)
+                from_table(&PARAM_INFO[i], params_value(start, &PARAM_INFO[i]), &params[(*count)++]);
+        return true;
+    }
+    char *copy = strdup(list);
+    if (!copy) {
+        snprintf(why, size, "out of memory");
+        return false;
+    }
+    bool ok = true;
+    for (char *save = NULL, *name = strtok_r(copy, ", ", &save); name && ok; name = strtok_r(NULL, ", ", &save)) {
+        const ParamInfo *info = params_find(name);
+        bool twice = false;
+        for (int i = 0; info && i < *count; i++)
+            twice |= strcmp(params[i].name, info->name) == 0;
+        if (!info)
+            snprintf(why, size, "unknown parameter '%.64s'", name);
+        else if (!(info->c_end > 0))
+            snprintf(why, size, "%s is a switch (c_end 0): tune it with a spec file (xqf-tune spsa new --spec)",
+                     info->name);
+        else if (twice)
+            snprintf(why, size, "%s given twice", info->name);
+        else if (*count >= STORE_SPSA_MAX)
+            snprintf(why, size, "more than %d parameters", STORE_SPSA_MAX);
+        else {
+            from_table(info, params_value(start, info), &params[(*count)++]);
+            continue;
+        }
+        ok = false;
+    }
+    free(copy);
+    if (ok && *count == 0) {
+        snprintf(why, size, "no parameter named");
+        ok = false;
+    }
+    return ok;
+}

@@ -1,0 +1,71 @@
+/*
+ * run_rules.h - the rules a new run's settings follow, in one place for
+ * xqf-tune's sprt/spsa/games new (create.c) and xqf-web's forms (web.c),
+ * so that both refuse the same bad value with the same message.
+ *
+ * The bounds of the numbers are option specs (opts.h): xqf-tune's option
+ * tables include them, and a form checks its field with opts_value_ok on
+ * the same spec (field "elo0" is option "--elo0", '_' for '-').  The rules
+ * beyond a range are functions: each returns true for a good value, else
+ * false with the message in why (without the option's or field's name,
+ * which the caller puts in front: "--tc: ..." or next to the field).
+ */
+#ifndef XQF_RUN_RULES_H
+#define XQF_RUN_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "opts.h"
+#include "params.h"
+#include "store.h"
+
+/* ---- the bounds of numbers, as option specs -------------------------------------------- */
+
+#define RULE_ELO0 { "--elo0", OPT_REAL, "X", "0", .rmin = -1000, .rmax = 1000, .help = "normalized Elo of H0" }
+#define RULE_ELO1 { "--elo1", OPT_REAL, "Y", "5", .rmin = -1000, .rmax = 1000, .help = "normalized Elo of H1" }
+#define RULE_SPRT_ALPHA { "--alpha", OPT_REAL, "A", "0.05", .rmin = 1e-6, .rmax = 0.5, .help = "error rate of type I" }
+#define RULE_SPRT_BETA { "--beta", OPT_REAL, "B", "0.05", .rmin = 1e-6, .rmax = 0.5, .help = "error rate of type II" }
+#define RULE_MAX_PAIRS { "--max-pairs", OPT_INT, "N", "50000", .imin = 1, .imax = INT64_C(1) << 40, .help = "at most N game pairs" }
+#define RULE_PAIRS(help_text) { "--pairs", OPT_INT, "N", NULL, .imin = 1, .imax = INT64_C(1) << 40, .help = help_text }
+#define RULE_SPSA_ALPHA { "--alpha", OPT_REAL, "A", "0.602", .rmin = 0.001, .rmax = 10, .help = "SPSA schedule: a_k = a / (A + k)^alpha" }
+#define RULE_SPSA_GAMMA { "--gamma", OPT_REAL, "G", "0.101", .rmin = 0.001, .rmax = 10, .help = "c_k = c / k^gamma" }
+#define RULE_SPSA_A_RATIO { "--a-ratio", OPT_REAL, "R", "0.1", .rmin = 0, .rmax = 100, .help = "A = R N" }
+#define RULE_NODES { "--nodes", OPT_INT, "N", NULL, .imin = 1, .imax = INT64_C(1) << 40, .help = "fixed nodes per move" }
+#define RULE_PAIRS_PER_TASK { "--pairs-per-task", OPT_INT, "P", "8", .imin = 1, .imax = 1024, .help = "game pairs per task" }
+#define RULE_PRIORITY { "--priority", OPT_INT, "N", "0", .imin = -1000000, .imax = 1000000, .help = "higher runs first" }
+
+/* ---- rules beyond a range ------------------------------------------------------------ */
+
+/*
+ * What the games of an SPRT or SPSA run keep (issue 13).  A result carries
+ * its pairs' games: a task's fit in one (768 KiB) with games of 400 plies.
+ */
+enum { RULE_GAMES_PAIRS_PER_TASK_MAX = 256, RULE_SCORED_PAIRS_PER_TASK_MAX = 128 };
+
+/* A clock "BASE+INC" in seconds (10+0.1) into milliseconds. */
+bool rule_tc(const char *text, int64_t *base_ms, int64_t *inc_ms, char *why, size_t size);
+/* An SPRT's bounds: elo0 below elo1. */
+bool rule_sprt_bounds(double elo0, double elo1, char *why, size_t size);
+/* Pairs per task of a run whose results carry their games (scores: with each move's score). */
+bool rule_pairs_per_task(int64_t pairs, bool scores, char *why, size_t size);
+/* A run's name (a label): shorter than the store keeps. */
+bool rule_name(const char *name, char *why, size_t size);
+/* A parameter set "Name=value,..." over the engine's defaults ("" the defaults). */
+bool rule_set(const char *set, char *why, size_t size);
+/*
+ * A git ref's syntax (a branch, tag, hash or rev like main~2): not empty,
+ * at most 255 bytes, no leading '-', no blank, control character, "..",
+ * ':' or glob characters.  Whether it resolves is the builder's to say.
+ */
+bool rule_git_ref(const char *ref, char *why, size_t size);
+/*
+ * The SPSA parameters named in list ("A,B" or "A B"; empty: every one of the
+ * engine's table with c_end > 0) from the engine's table, each starting at
+ * its value in start, into params (STORE_SPSA_MAX entries), *count them.
+ */
+bool rule_spsa_params(const char *list, const Params *start, StoreSpsaParam *params, int *count, char *why,
+                      size_t size);
+
+#endif
