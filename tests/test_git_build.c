@@ -6,6 +6,11 @@
  * Bench: line, empty ones of the same tree with a wrong and a right Bench:
  * line, one that changes the binary, one that does not configure.  Two
  * engine builds in all (a tree built once is reused).
+ *
+ * Tests of git refs made on the web (issue 14): they wait in state
+ * building for the builder (xqf-tune build --serve), which builds one real
+ * commit (the other side's tree is registered beforehand and reused), and
+ * start, or fail with the reason when a ref does not resolve.
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -17,9 +22,22 @@
 
 #include "cluster_util.h"
 #include "keys.h"
+#include "store_web.h"
 
 static char db[512], dbname[64], dir[128], logfile[256], repo[256];
 static Store *store;
+
+/* The clone of the project with commits on top (skipped when the source tree is not a git checkout). */
+static void clone_project(void)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "git -C '%s' rev-parse --git-dir >/dev/null 2>&1", XQF_SOURCE_DIR);
+    if (system(cmd) != 0)
+        cr_skip("%s is not a git checkout", XQF_SOURCE_DIR);
+    snprintf(cmd, sizeof cmd, "git clone -q --local --no-hardlinks '%s' '%s' >>'%s' 2>&1", XQF_SOURCE_DIR, repo,
+             logfile);
+    cr_assert_eq(system(cmd), 0, "git clone failed (see %s)", logfile);
+}
 
 static void setup(void)
 {
@@ -131,11 +149,7 @@ Test(git_build, commits_built_checked_and_tested)
 {
     CU_REQUIRE_DB();
     char out[65536], cmd[2048], args[2048];
-    snprintf(cmd, sizeof cmd, "git -C '%s' rev-parse --git-dir >/dev/null 2>&1", XQF_SOURCE_DIR);
-    if (system(cmd) != 0)
-        cr_skip("%s is not a git checkout", XQF_SOURCE_DIR);
-    snprintf(cmd, sizeof cmd, "git clone -q --local --no-hardlinks '%s' '%s'", XQF_SOURCE_DIR, repo);
-    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
+    clone_project();
 
     /* A: no Bench: line; built, benched, recorded with its commit, tree and subject */
     char a[41], b_[41], c[41], d[41], e[41];
@@ -255,4 +269,124 @@ Test(git_build, commits_built_checked_and_tested)
     totals(&builds1, &runs1);
     cr_assert_eq(builds1, builds0);
     cr_assert_eq(runs1, runs0);
+}
+
+/* A test of two refs as the web makes it: created (pending for a tester), then waiting for its builds. */
+static int64_t waiting_test(const char *owner, bool pending, const char *test_ref, const char *base_ref)
+{
+    cr_assert_eq(store_begin(store), 0);
+    cr_assert_eq(store_web_creating(store, owner, pending), 0);
+    int64_t run = cu_sprt(store, "", 4, 100, 500, 0, 5);
+    cr_assert_gt(run, 0);
+    cr_assert_eq(store_await_builds(store, run, test_ref, base_ref), 0);
+    cr_assert_eq(store_web_creating(store, NULL, false), 0);
+    cr_assert_eq(store_commit(store), 0);
+    return run;
+}
+
+/* Whether a worker asking for a task of run gets one. */
+static bool gets_task(int64_t run, int64_t worker)
+{
+    StoreLease lease;
+    bool given = false;
+    cr_assert_geq(store_claim_batch(store, run, &worker, 1, 60000, &lease, &given), 0);
+    return given;
+}
+
+/* The run's requests (test first) into q, asserting there are n. */
+static void requests(int64_t run, int n, StoreBuildRequest **q)
+{
+    cr_assert_eq(store_build_requests(store, run, q), n, "run %" PRId64, run);
+}
+
+Test(git_build, web_tests_wait_for_the_builder)
+{
+    CU_REQUIRE_DB();
+    char out[65536], cmd[2048], args[2048], a[41], b_[41], tree[STORE_NAME_MAX + 1];
+    clone_project();
+    /* A: the base; its tree registered beforehand (the engine of this build tree): reused, not compiled */
+    commit("--allow-empty -m 'A: the base'", a);
+    snprintf(cmd, sizeof cmd, "git -C '%s' rev-parse %s^{tree}", repo, a);
+    cr_assert_eq(sh(tree, sizeof tree, cmd), 0);
+    tree[strcspn(tree, "\n")] = '\0';
+    snprintf(args, sizeof args, "build --binary '%s/xqf-engine' --name base-a", XQF_BIN);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    int64_t build_a = number(out, "Build: ");
+    cr_assert_gt(build_a, 0);
+    StoreBuildSource src = { .subject = "A: the base" };
+    snprintf(src.commit, sizeof src.commit, "%s", a);
+    snprintf(src.tree, sizeof src.tree, "%s", tree);
+    cr_assert_eq(store_set_build_source(store, build_a, &src), 0);
+    /* B: a change of the binary: the one real build */
+    snprintf(cmd, sizeof cmd, "echo 'const char xqf_git_test_marker[] = \"B\";' >> '%s/engine/bench.c' && "
+                              "git -C '%s' add engine/bench.c", repo, repo);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
+    commit("-m 'B: a marker in the binary'", b_);
+
+    /* a tester's test of B against A, an admin's of a ref that does not resolve: both wait, no tasks */
+    int64_t good = waiting_test("tess", true, b_, a), bad = waiting_test("ada", false, "no-such-branch", a);
+    StoreRun r;
+    cr_assert_eq(store_load_run(store, good, &r, false), 1);
+    cr_assert_str_eq(r.state, "building");
+    StoreBuildRequest *q = NULL;
+    requests(good, 2, &q);
+    cr_assert_str_eq(q[0].side, "test");
+    cr_assert_str_eq(q[0].ref, b_);
+    cr_assert_str_eq(q[0].state, "queued");
+    cr_assert_str_eq(q[1].side, "base");
+    free(q);
+    int64_t worker;
+    cr_assert_eq(store_hello(store, "w1", "b", 2, 2, "", &worker), 1);
+    cr_assert(!gets_task(good, worker), "a run waiting for builds gives no task");
+    cr_assert(!gets_task(bad, worker));
+    StoreRun *active = NULL;
+    int n = store_active_runs(store, &active);
+    cr_assert_eq(n, 0, "the coordinator serves no building run");
+    free(active);
+
+    /* the builder, one pass: B compiled, A reused; the tester's test pending, the other failed */
+    snprintf(args, sizeof args, "build --serve --repo '%s' --out built --jobs 2", repo);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    cr_assert(strstr(out, "the run is pending") && strstr(out, "the run is failed"), "%s", out);
+    requests(good, 2, &q);
+    cr_assert_str_eq(q[0].state, "done");
+    cr_assert_str_eq(q[1].state, "done");
+    cr_assert_eq(q[1].build_id, build_a, "A's tree was built before: reused");
+    int64_t build_b = q[0].build_id;
+    cr_assert(build_b > 0 && build_b != build_a);
+    free(q);
+    cr_assert_eq(store_load_run(store, good, &r, false), 1);
+    cr_assert_str_eq(r.state, "pending", "a tester's test still waits for an admin's approval");
+    int64_t test_build, base_build;
+    cr_assert_eq(store_run_builds(store, good, &test_build, &base_build), 1);
+    cr_assert_eq(test_build, build_b);
+    cr_assert_eq(base_build, build_a);
+    StoreBuildSource got;
+    cr_assert_eq(store_build_source(store, build_b, &got), 1);
+    cr_assert_str_eq(got.commit, b_);
+
+    cr_assert_eq(store_load_run(store, bad, &r, false), 1);
+    cr_assert_str_eq(r.state, "failed");
+    cr_assert_str_eq(r.verdict, "build of test ref no-such-branch failed");
+    requests(bad, 2, &q);
+    cr_assert_str_eq(q[0].state, "failed");
+    cr_assert(strstr(q[0].error, "unknown ref 'no-such-branch'"), "%s", q[0].error);
+    cr_assert_str_eq(q[1].state, "failed");
+    cr_assert(strstr(q[1].error, "not built: the test side failed"), "%s", q[1].error);
+    free(q);
+    cr_assert(!gets_task(bad, worker));
+    snprintf(args, sizeof args, "show %" PRId64, bad);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", errbuf);
+    cr_assert(strstr(out, "failed: build of test ref no-such-branch failed") &&
+                  strstr(out, "Test ref: no-such-branch, failed") && strstr(out, "unknown ref 'no-such-branch'"),
+              "show gives the reason:\n%s", out);
+
+    /* nothing left: another pass builds nothing; a request not being built is not recorded */
+    snprintf(args, sizeof args, "build --serve --repo '%s' --out built", repo);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", errbuf);
+    cr_assert(!strstr(out, "building the"), "%s", out);
+    StoreBuildRequest none;
+    cr_assert_eq(store_build_claim(store, "test:1", 3600, &none), 0);
+    char state[16];
+    cr_assert_eq(store_build_done(store, 1, build_a, NULL, state, sizeof state), 0, "a request not being built");
 }

@@ -7,7 +7,9 @@
  * admin's approval; the audit shows it), forms with bad values create
  * nothing and say why per field, login rate limits, the read-only view
  * switched off, a non-loopback bind without TLS refused, and a committed
- * change of a run pushed to its event stream within a second.
+ * change of a run pushed to its event stream within a second.  A test of
+ * git refs from the form waits for its builds (bad refs refused per
+ * field), and the form's messages are xqf-tune's for the same bad values.
  */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
@@ -712,5 +714,106 @@ Test(web, machines_show_speed_and_faults)
     cr_assert_eq(r.status, 200);
     cr_assert(strstr(r.body, "<th>Residual</th><th>Flag</th>") && strstr(r.body, "<td>box-7</td><td>1</td>"),
               "the worker's row: %s", r.body);
+    reply_free(&r);
+}
+
+/* xqf-tune's message for args (after "error: " and the option's "NAME: "), as the page escapes it. */
+static void cli_message(const char *args, const char *option, char *html, size_t size)
+{
+    char cmd[2048], out[2048] = "";
+    snprintf(cmd, sizeof cmd, "'%s/xqf-tune' %s --db '%s' 2>&1 >/dev/null", XQF_BIN, args, db);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    cr_assert_eq(WEXITSTATUS(pclose(p)), 2, "%s: %s", args, out);
+    const char *m = strstr(out, "error: ");
+    cr_assert(m, "%s", out);
+    m += 7;
+    if (option && strncmp(m, option, strlen(option)) == 0 && m[strlen(option)] == ':')
+        m += strlen(option) + 2;
+    size_t k = 0;
+    for (; *m && *m != '\n' && k + 6 < size; m++)
+        k += (size_t)snprintf(html + k, size - k, "%s", *m == '\'' ? "&#39;" : (char[2]){ *m, 0 });
+    html[k] = '\0';
+}
+
+Test(web, a_test_of_git_refs_waits_for_its_builds)
+{
+    CU_REQUIRE_DB();
+    add_user("tess", "tester", "testpass1");
+    start_web(NULL);
+    char cookie[128], csrf[128], form[1024], msg[1024];
+    login("tess", "testpass1", cookie, csrf);
+    int64_t before = count_runs();
+    /* bad refs, and values xqf-tune refuses with the same words */
+    snprintf(form, sizeof form, "csrf=%s&name=g&test=&base=&test_ref=a..b&base_ref=main%%3Ax&base_build=1"
+                                "&elo0=2000&elo1=5&alpha=0.05&beta=0.05&max_pairs=100&tc=10%%2B&nodes="
+                                "&pairs_per_task=300&priority=0", csrf);
+    Reply r = http("POST", "/new/sprt", cookie, form);
+    cr_assert_eq(r.status, 400);
+    cr_assert(strstr(r.body, "id=\"err-test_ref\"") && strstr(r.body, "id=\"err-base_ref\""), "a message per ref");
+    cr_assert(strstr(r.body, "value=\"a..b\""), "the refs given are kept");
+    const struct { const char *args, *option; } same[] = {
+        { "sprt new --test-ref a..b --base-ref HEAD --nodes 100", NULL },
+        { "sprt new --elo0 2000 --test '' --base '' --nodes 100", "--elo0" },
+        { "sprt new --tc 10+ --test '' --base ''", "--tc" },
+        { "sprt new --pairs-per-task 300 --test NullR=2 --base '' --nodes 100", "--pairs-per-task" },
+    };
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+        cli_message(same[i].args, same[i].option, msg, sizeof msg);
+        cr_assert(strstr(r.body, msg), "the form does not say what xqf-tune %s says: %s", same[i].args, msg);
+    }
+    reply_free(&r);
+    snprintf(form, sizeof form, "csrf=%s&name=g&test=&base=&test_ref=topic&base_ref=main&elo0=3&elo1=1&alpha=0.05"
+                                "&beta=0.05&max_pairs=100&tc=&nodes=300&pairs_per_task=8&priority=0", csrf);
+    r = http("POST", "/new/sprt", cookie, form);
+    cr_assert_eq(r.status, 400);
+    cli_message("sprt new --elo0 3 --elo1 1 --test '' --base '' --nodes 100", "--elo1", msg, sizeof msg);
+    cr_assert(strstr(r.body, "id=\"err-elo1\"") && strstr(r.body, msg), "%s", msg);
+    reply_free(&r);
+    cr_assert_eq(count_runs(), before, "a bad form created a run");
+
+    /* good refs: the run waits in state building with its requests, no task for anyone */
+    snprintf(form, sizeof form, "csrf=%s&name=g&test=&base=&test_ref=topic&base_ref=main&elo0=0&elo1=5&alpha=0.05"
+                                "&beta=0.05&max_pairs=100&tc=&nodes=300&pairs_per_task=8&priority=0", csrf);
+    r = http("POST", "/new/sprt", cookie, form);
+    cr_assert_eq(r.status, 303, "%d %s", r.status, r.body);
+    int64_t id = strtoll(strstr(r.head, "Location: /runs/") + 16, NULL, 10);
+    reply_free(&r);
+    StoreRun run;
+    load(id, &run);
+    cr_assert_str_eq(run.state, "building");
+    StoreBuildRequest *q = NULL;
+    cr_assert_eq(store_build_requests(store, id, &q), 2);
+    cr_assert(strcmp(q[0].ref, "topic") == 0 && strcmp(q[0].state, "queued") == 0 && strcmp(q[1].ref, "main") == 0);
+    free(q);
+    StoreRun *active = NULL;
+    int n = store_active_runs(store, &active);
+    free(active);
+    cr_assert_eq(n, 0, "the coordinator serves no building run");
+    char path[64];
+    snprintf(path, sizeof path, "/runs/%" PRId64, id);
+    r = http("GET", path, NULL, NULL);
+    cr_assert(strstr(r.body, "Builds of its git refs") && strstr(r.body, "<td data-k=\"build-test\">queued</td>"),
+              "the page shows the requests");
+    reply_free(&r);
+    r = http("GET", "/runs", NULL, NULL);
+    cr_assert(strstr(r.body, "Waiting for their builds"), "the runs page lists it");
+    reply_free(&r);
+
+    /* the builder takes the test's ref and fails it: the run fails, its page says why */
+    StoreBuildRequest taken;
+    char state[16];
+    cr_assert_eq(store_build_claim(store, "test:1", 3600, &taken), 1);
+    cr_assert_str_eq(taken.ref, "topic");
+    r = http("GET", path, NULL, NULL);
+    cr_assert(strstr(r.body, "<td data-k=\"build-test\">building</td>"), "the builder took it");
+    reply_free(&r);
+    cr_assert_eq(store_build_done(store, taken.id, 0, "unknown ref 'topic' in /src", state, sizeof state), 1);
+    cr_assert_str_eq(state, "failed");
+    r = http("GET", path, NULL, NULL);
+    cr_assert(strstr(r.body, "build of test ref topic failed") && strstr(r.body, "unknown ref &#39;topic&#39; in /src"),
+              "the page gives the reason");
     reply_free(&r);
 }
