@@ -176,3 +176,33 @@ test('a bad form shows the message next to the field and creates nothing; a good
   assert.match(audit, /ada.*approve/s);
   await admin.close();
 });
+
+test('a test of git refs from the form waits for its builds, and its page follows the builder live',
+     { skip }, async () => {
+  const page = await browser.newPage();
+  await login(page, 'tess', 'testpass1');
+  await page.goto(`${url}/new/sprt`);
+  await page.type('#f-name', 'tess refs');
+  await page.type('#f-test_ref', 'topic');
+  await page.type('#f-base_ref', 'main');
+  await page.type('#f-nodes', '300');
+  await Promise.all([page.waitForNavigation(), page.click('form.new button')]);
+  assert.match(page.url(), /\/runs\/\d+$/);
+  const id = page.url().split('/').pop();
+  assert.equal(await page.$eval('[data-k="state"]', (e) => e.textContent), 'building');
+  assert.equal(await page.$eval('[data-k="build-test"]', (e) => e.textContent), 'queued');
+  await page.waitForSelector('#live.live-on');
+  // the builder (here its SQL, as xqf-tune build --serve calls it) takes the test's ref: pushed to the page
+  psql(db, "SELECT * FROM xqf_build_claim('browser:1', 3600)");
+  await page.waitForFunction(() => document.querySelector('[data-k="build-test"]').textContent === 'building',
+                             { timeout: 5000 });
+  // and fails it: the page reloads with the run failed and the reason
+  const reloaded = page.waitForNavigation({ timeout: 5000 });
+  psql(db, `SELECT xqf_build_done((SELECT id FROM build_requests WHERE run_id = ${id} AND side = 'test'), NULL,
+                                  'unknown ref ''topic''')`);
+  await reloaded;
+  assert.equal(await page.$eval('[data-k="state"]', (e) => e.textContent), 'failed');
+  const builds = await page.$eval('table.builds', (t) => t.textContent);
+  assert.match(builds, /unknown ref 'topic'/);
+  await page.close();
+});
