@@ -381,6 +381,10 @@ Test(web, tester_run_waits_for_approval)
     cr_assert_eq(status_of("POST", path, acookie, form), 303);
     snprintf(form, sizeof form, "csrf=%s&priority=x&max_pairs=500&pairs_per_task=4", acsrf);
     cr_assert_eq(status_of("POST", path, acookie, form), 400);
+    snprintf(form, sizeof form, "csrf=%s&priority=7&max_pairs=500&pairs_per_task=300", acsrf);
+    r = http("POST", path, acookie, form);
+    cr_assert(r.status == 400 && strstr(r.body, "pairs_per_task: at most 256"), "the cap of xqf-tune's runs");
+    reply_free(&r);
     load(id, &run);
     cr_assert_eq(run.priority, 7);
     cr_assert_eq(run.max_pairs, 500);
@@ -816,4 +820,21 @@ Test(web, a_test_of_git_refs_waits_for_its_builds)
     cr_assert(strstr(r.body, "build of test ref topic failed") && strstr(r.body, "unknown ref &#39;topic&#39; in /src"),
               "the page gives the reason");
     reply_free(&r);
+
+    /* a waiting test stopped by its tester: the builder builds none of it */
+    snprintf(form, sizeof form, "csrf=%s&name=h&test=&base=&test_ref=other&base_ref=main&elo0=0&elo1=5&alpha=0.05"
+                                "&beta=0.05&max_pairs=100&tc=&nodes=300&pairs_per_task=8&priority=0", csrf);
+    r = http("POST", "/new/sprt", cookie, form);
+    cr_assert_eq(r.status, 303);
+    id = strtoll(strstr(r.head, "Location: /runs/") + 16, NULL, 10);
+    reply_free(&r);
+    snprintf(path, sizeof path, "/runs/%" PRId64 "/stop", id);
+    snprintf(form, sizeof form, "csrf=%s", csrf);
+    cr_assert_eq(status_of("POST", path, cookie, form), 303);
+    load(id, &run);
+    cr_assert_str_eq(run.state, "stopped");
+    cr_assert_eq(store_build_claim(store, "test:1", 3600, &taken), 0, "nothing to build");
+    cr_assert_eq(store_build_requests(store, id, &q), 2);
+    cr_assert(strcmp(q[0].state, "failed") == 0 && strstr(q[0].error, "the run was stopped first"), "%s", q[0].error);
+    free(q);
 }

@@ -199,7 +199,7 @@ static void do_logout(Web *w, const WebRequest *rq, WebResponse *rs)
     snprintf(rs->location, sizeof rs->location, "/");
 }
 
-/* ---- actions on a run ------------------------------------------------------------- */
+/* ---- numbers from forms ------------------------------------------------------------- */
 
 /* A whole number in [lo, hi] from text. */
 static bool int_in(const char *text, int64_t lo, int64_t hi, int64_t *out)
@@ -213,81 +213,6 @@ static bool int_in(const char *text, int64_t lo, int64_t hi, int64_t *out)
         return false;
     *out = v;
     return true;
-}
-
-static void run_action(Web *w, const WebRequest *rq, const Route *rt, const Session *u, WebResponse *rs)
-{
-    char owner[STORE_NAME_MAX + 1], detail[256] = "", verdict[96];
-    int found = store_web_owner(w->store, rt->run, owner, sizeof owner);
-    if (found <= 0) {
-        web_error(rs, found < 0 ? 503 : 404, found < 0 ? "the database cannot be read now" : "there is no such run");
-        return;
-    }
-    bool admin = session_is(u, "admin");
-    bool may = strcmp(rt->action, "stop") == 0 ? admin || (session_is(u, "tester") && strcmp(owner, u->name) == 0)
-                                               : admin;
-    if (!may) {
-        web_error(rs, 403, "your account may not do this to this run");
-        return;
-    }
-    int done;
-    if (strcmp(rt->action, "stop") == 0) {
-        snprintf(verdict, sizeof verdict, "stopped by %s", u->name);
-        done = store_web_stop(w->store, rt->run, verdict);
-    } else if (strcmp(rt->action, "approve") == 0)
-        done = store_web_approve(w->store, rt->run);
-    else if (strcmp(rt->action, "modify") == 0) {
-        int64_t priority, max_pairs, ppt;
-        if (!int_in(form_get(rq->form, "priority"), -1000000, 1000000, &priority) ||
-            !int_in(form_get(rq->form, "max_pairs"), 1, INT64_C(1) << 40, &max_pairs) ||
-            !int_in(form_get(rq->form, "pairs_per_task"), 1, 1024, &ppt)) {
-            web_error(rs, 400, "priority (-1000000..1000000), max pairs (1..2^40) and pairs per task (1..1024) "
-                               "must be whole numbers in range");
-            return;
-        }
-        const char *share = form_get(rq->form, "throughput");
-        int64_t throughput = 0;
-        if (share && *share && !int_in(share, 1, 1000, &throughput)) {
-            web_error(rs, 400, "throughput is a share of the workers in percent, 1..1000");
-            return;
-        }
-        done = store_web_modify(w->store, rt->run, (int)priority, max_pairs, (int)ppt);
-        if (done > 0 && throughput) {
-            StoreModify m = { .throughput = (int)throughput, .max_pairs = STORE_KEEP, .extend = STORE_KEEP };
-            char why[256];
-            int changed = store_modify_run(w->store, rt->run, u->name, &m, why, sizeof why);
-            if (changed < 0) {
-                web_error(rs, 503, "the database cannot be written now");
-                return;
-            }
-        }
-        snprintf(detail, sizeof detail, "priority %" PRId64 ", max pairs %" PRId64 ", pairs per task %" PRId64,
-                 priority, max_pairs, ppt);
-    } else {
-        const char *name = form_get(rq->form, "worker");
-        char msg[STORE_TEXT_MAX + 64];
-        int status = name && *name ? cli_purge(w->store, rt->run, name, u->name, msg, sizeof msg) : CLI_USAGE;
-        if (!name || !*name)
-            snprintf(msg, sizeof msg, "give the name of the worker whose results to purge");
-        if (status != CLI_OK) {
-            web_error(rs, status == CLI_USAGE ? 400 : 503, msg);
-            return;
-        }
-        rs->status = 303;      /* recorded in the run's history by the purge itself */
-        snprintf(rs->location, sizeof rs->location, "/runs/%" PRId64, rt->run);
-        return;
-    }
-    if (done < 0) {
-        web_error(rs, 503, "the database cannot be written now");
-        return;
-    }
-    if (done == 0) {
-        web_error(rs, 409, "the run is not in a state that allows this (already over, or not pending)");
-        return;
-    }
-    store_web_audit(w->store, u->name, rt->run, rt->action, detail);
-    rs->status = 303;
-    snprintf(rs->location, sizeof rs->location, "/runs/%" PRId64, rt->run);
 }
 
 /* ---- creating runs ------------------------------------------------------------------ */
@@ -547,6 +472,96 @@ static void create_run(Web *w, const WebRequest *rq, const char *kind, const Ses
     store_web_audit(w->store, u->name, id, "create", detail);
     rs->status = 303;
     snprintf(rs->location, sizeof rs->location, "/runs/%" PRId64, id);
+}
+
+/* ---- actions on a run ------------------------------------------------------------- */
+
+/* A modify action's numbers, by xqf-tune's rules (run_rules.h); false with the first problem in why. */
+static bool modify_fields(const Form *f, int64_t *priority, int64_t *max_pairs, int64_t *ppt, char *why,
+                          size_t size)
+{
+    Errors er = { .n = 0 };
+    char cap[320];
+    bool ok = rule_int(&er, f, (OptSpec)RULE_PRIORITY, "priority", priority) &&
+              rule_int(&er, f, (OptSpec)RULE_MAX_PAIRS, "max_pairs", max_pairs) &&
+              rule_int(&er, f, (OptSpec)RULE_PAIRS_PER_TASK, "pairs_per_task", ppt);
+    if (ok && !rule_pairs_per_task(*ppt, false, cap, sizeof cap))
+        field_error(&er, "pairs_per_task", "%s", cap);
+    if (er.n)
+        snprintf(why, size, "%s: %s", er.e[0].field, er.e[0].message);
+    return er.n == 0;
+}
+
+static void run_action(Web *w, const WebRequest *rq, const Route *rt, const Session *u, WebResponse *rs)
+{
+    char owner[STORE_NAME_MAX + 1], detail[256] = "", verdict[96];
+    int found = store_web_owner(w->store, rt->run, owner, sizeof owner);
+    if (found <= 0) {
+        web_error(rs, found < 0 ? 503 : 404, found < 0 ? "the database cannot be read now" : "there is no such run");
+        return;
+    }
+    bool admin = session_is(u, "admin");
+    bool may = strcmp(rt->action, "stop") == 0 ? admin || (session_is(u, "tester") && strcmp(owner, u->name) == 0)
+                                               : admin;
+    if (!may) {
+        web_error(rs, 403, "your account may not do this to this run");
+        return;
+    }
+    int done;
+    if (strcmp(rt->action, "stop") == 0) {
+        snprintf(verdict, sizeof verdict, "stopped by %s", u->name);
+        done = store_web_stop(w->store, rt->run, verdict);
+    } else if (strcmp(rt->action, "approve") == 0)
+        done = store_web_approve(w->store, rt->run);
+    else if (strcmp(rt->action, "modify") == 0) {
+        int64_t priority, max_pairs, ppt;
+        char why[320];
+        if (!modify_fields(rq->form, &priority, &max_pairs, &ppt, why, sizeof why)) {
+            web_error(rs, 400, why);
+            return;
+        }
+        const char *share = form_get(rq->form, "throughput");
+        int64_t throughput = 0;
+        if (share && *share && !int_in(share, 1, 1000, &throughput)) {
+            web_error(rs, 400, "throughput is a share of the workers in percent, 1..1000");
+            return;
+        }
+        done = store_web_modify(w->store, rt->run, (int)priority, max_pairs, (int)ppt);
+        if (done > 0 && throughput) {
+            StoreModify m = { .throughput = (int)throughput, .max_pairs = STORE_KEEP, .extend = STORE_KEEP };
+            int changed = store_modify_run(w->store, rt->run, u->name, &m, why, sizeof why);
+            if (changed < 0) {
+                web_error(rs, 503, "the database cannot be written now");
+                return;
+            }
+        }
+        snprintf(detail, sizeof detail, "priority %" PRId64 ", max pairs %" PRId64 ", pairs per task %" PRId64,
+                 priority, max_pairs, ppt);
+    } else {
+        const char *name = form_get(rq->form, "worker");
+        char msg[STORE_TEXT_MAX + 64];
+        int status = name && *name ? cli_purge(w->store, rt->run, name, u->name, msg, sizeof msg) : CLI_USAGE;
+        if (!name || !*name)
+            snprintf(msg, sizeof msg, "give the name of the worker whose results to purge");
+        if (status != CLI_OK) {
+            web_error(rs, status == CLI_USAGE ? 400 : 503, msg);
+            return;
+        }
+        rs->status = 303;      /* recorded in the run's history by the purge itself */
+        snprintf(rs->location, sizeof rs->location, "/runs/%" PRId64, rt->run);
+        return;
+    }
+    if (done < 0) {
+        web_error(rs, 503, "the database cannot be written now");
+        return;
+    }
+    if (done == 0) {
+        web_error(rs, 409, "the run is not in a state that allows this (already over, or not pending)");
+        return;
+    }
+    store_web_audit(w->store, u->name, rt->run, rt->action, detail);
+    rs->status = 303;
+    snprintf(rs->location, sizeof rs->location, "/runs/%" PRId64, rt->run);
 }
 
 /* ---- accounts ------------------------------------------------------------------------------- */
