@@ -271,30 +271,32 @@ static void check_set(Errors *er, const char *field, const char *set)
 
 /*
  * A number field by the bounds of its xqf-tune option (run_rules.h: field
- * "max_pairs" is "--max-pairs"), with its message.  True with *v.
+ * "max_pairs" is "--max-pairs"): its text, or NULL after its message.
  */
-static bool rule_number(Errors *er, const Form *f, const OptSpec spec, const char *field, double *v)
+static const char *rule_field(Errors *er, const Form *f, const OptSpec spec, const char *field)
 {
     const char *text = form_get(f, field);
     char why[320];
-    if (!opts_value_ok(&spec, text ? text : "", why, sizeof why)) {
-        field_error(er, field, "%s", why);
-        return false;
-    }
-    *v = strtod(text, NULL);
-    return true;
+    if (opts_value_ok(&spec, text ? text : "", why, sizeof why))
+        return text;
+    field_error(er, field, "%s", why);
+    return NULL;
+}
+
+static bool rule_number(Errors *er, const Form *f, const OptSpec spec, const char *field, double *v)
+{
+    const char *text = rule_field(er, f, spec, field);
+    if (text)
+        *v = strtod(text, NULL);
+    return text != NULL;
 }
 
 static bool rule_int(Errors *er, const Form *f, const OptSpec spec, const char *field, int64_t *v)
 {
-    const char *text = form_get(f, field);
-    char why[320];
-    if (!opts_value_ok(&spec, text ? text : "", why, sizeof why)) {
-        field_error(er, field, "%s", why);
-        return false;
-    }
-    *v = strtoll(text, NULL, 10);
-    return true;
+    const char *text = rule_field(er, f, spec, field);
+    if (text)
+        *v = strtoll(text, NULL, 10);
+    return text != NULL;
 }
 
 /* The fields every run has (time control or nodes, pairs per task, priority, name). */
@@ -514,7 +516,7 @@ static void run_action(Web *w, const WebRequest *rq, const Route *rt, const Sess
     } else if (strcmp(rt->action, "approve") == 0)
         done = store_web_approve(w->store, rt->run);
     else if (strcmp(rt->action, "modify") == 0) {
-        int64_t priority, max_pairs, ppt;
+        int64_t priority = 0, max_pairs = 0, ppt = 0;
         char why[320];
         if (!modify_fields(rq->form, &priority, &max_pairs, &ppt, why, sizeof why)) {
             web_error(rs, 400, why);
