@@ -459,8 +459,9 @@ static int sprt_stage(const char *text, StoreChainStage *st)
     if (sscanf(text, "%lf,%lf,%63[^,]%n", &st->elo0, &st->elo1, tc, &end) != 3 || text[end] ||
         !isfinite(st->elo0) || !isfinite(st->elo1))
         return cli_fail(CLI_USAGE, "--then-sprt: '%s' is not ELO0,ELO1,TC (0,5,10+0.1 or 0,5,5000n)", text);
-    if (!(st->elo0 < st->elo1))
-        return cli_fail(CLI_USAGE, "--then-sprt: '%s': ELO0 must be below ELO1", text);
+    char why[256];
+    if (!rule_sprt_bounds(st->elo0, st->elo1, why, sizeof why))
+        return cli_fail(CLI_USAGE, "--then-sprt: '%s': %s", text, why);
     size_t len = strlen(tc);
     if (len > 1 && tc[len - 1] == 'n') {
         char *stop;
