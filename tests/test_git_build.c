@@ -389,4 +389,11 @@ Test(git_build, web_tests_wait_for_the_builder)
     cr_assert_eq(store_build_claim(store, "test:1", 3600, &none), 0);
     char state[16];
     cr_assert_eq(store_build_done(store, 1, build_a, NULL, state, sizeof state), 0, "a request not being built");
+    /* xqf-tune stop ends a run that waits (here for approval), not one that has ended */
+    snprintf(args, sizeof args, "stop %" PRId64, good);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", errbuf);
+    cr_assert_eq(store_load_run(store, good, &r, false), 1);
+    cr_assert_str_eq(r.state, "stopped");
+    cr_assert_eq(tune(out, sizeof out, args), 1);
+    cr_assert(strstr(errbuf, "has ended (stopped)"), "%s", errbuf);
 }

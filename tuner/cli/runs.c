@@ -12,6 +12,7 @@
 #include "log.h"
 #include "run_kind.h"
 #include "stats.h"
+#include "store_web.h"
 
 static const OptSpec LIST_OPTIONS[] = {
     { "--runs", OPT_INT, "N", "20", .imin = 1, .imax = 100000, .help = "how many of the newest runs" },
@@ -185,7 +186,9 @@ static const OptSpec STOP_OPTIONS[] = { CLI_DB_OPTION, OPTS_END };
 static const OptTable STOP_TABLE = {
     .program = "xqf-tune", .spec = STOP_OPTIONS, .max_positional = 1,
     .usage = "Usage: xqf-tune stop RUN [--db CONNINFO]\n"
-             "Stops an active run (state stopped); its tasks in flight are cancelled.\n",
+             "Stops a run that has not ended (active, pending approval, or building: a test\n"
+             "of git refs waiting for its builds) (state stopped); its tasks in flight are\n"
+             "cancelled.\n",
 };
 
 int tune_cmd_stop(int argc, char **argv)
@@ -197,14 +200,13 @@ int tune_cmd_stop(int argc, char **argv)
     int status = cli_parse(&o, &STOP_TABLE, argc - 1, argv + 1);
     if (status != CLI_GO || (status = cli_run_id(&o, &id)) != CLI_OK || (status = cli_open_db(&o, &s)) != CLI_OK)
         return status;
-    if ((status = cli_load_run(s, id, &r)) == CLI_OK) {
-        if (strcmp(r.state, "active") != 0)
-            status = cli_fail(CLI_FAIL, "run %" PRId64 " is not active (%s)", id, r.state);
-        else if (store_finish_run(s, id, "stopped", "stopped") != 0)
-            status = cli_fail(CLI_FAIL, "cannot stop run %" PRId64, id);
-        else
-            printf("run %" PRId64 " stopped\n", id);
-    }
+    int done = (status = cli_load_run(s, id, &r)) == CLI_OK ? store_web_stop(s, id, "stopped") : 0;
+    if (status == CLI_OK && done < 0)
+        status = cli_fail(CLI_FAIL, "cannot stop run %" PRId64, id);
+    else if (status == CLI_OK && done == 0)
+        status = cli_fail(CLI_FAIL, "run %" PRId64 " has ended (%s)", id, r.state);
+    else if (status == CLI_OK)
+        printf("run %" PRId64 " stopped\n", id);
     store_destroy(&s);
     return status;
 }
