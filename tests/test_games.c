@@ -209,6 +209,80 @@ static int64_t sprt_run(int per_task)
     return id;
 }
 
+/*
+ * A copy of the fake engine (tests/fake_engine.c: with no argument it
+ * plays random moves, `bench` prints a signature) as an unsigned engine
+ * build, its bench signature recorded: games of hundreds of plies.
+ */
+static int64_t random_engine_build(void)
+{
+    char cmd[400];
+    StoreBuild b = { .bench_nodes = 4242 };
+    snprintf(cmd, sizeof cmd, "sha256sum '%s'", FAKE_ENGINE);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    cr_assert_eq(fscanf(p, "%64s", b.sha256), 1);
+    pclose(p);
+    snprintf(b.build_id, sizeof b.build_id, "random-%.12s", b.sha256);
+    snprintf(b.path, sizeof b.path, "%s", FAKE_ENGINE);
+    static char bytes[16 << 20];
+    FILE *f = fopen(FAKE_ENGINE, "rb");
+    cr_assert(f);
+    size_t len = fread(bytes, 1, sizeof bytes, f);
+    fclose(f);
+    int64_t id;
+    cr_assert_eq(store_add_build(store, &b, &id), 0);
+    cr_assert_eq(store_build_blob(store, id, bytes, len), 0);
+    return id;
+}
+
+/* A fixed-games run of the random engine against itself, no adjudication, scores and depths kept. */
+static int64_t long_games_run(int pairs_per_task, int64_t pairs)
+{
+    int64_t build = random_engine_build();
+    const char *book[CU_BOOK_MAX];
+    int n = cu_book(book, 100);
+    cr_assert_gt(n, 0);
+    StoreAdjudication none = { 0 };
+    StoreSprtSpec spec = { .name = "long games", .test_params = "", .base_params = "", .book_name = "default.book",
+                           .book = book, .book_lines = n, .seed = 3, .nodes = 1, .margin_ms = 100,
+                           .adjudication = &none, .pairs_per_task = pairs_per_task, .max_pairs = pairs,
+                           .test_build = build, .base_build = build };
+    int64_t run;
+    cr_assert_eq(store_create_games(store, &spec, &run), 0);
+    cr_assert_eq(store_set_game_scores(store, run, true), 0);
+    char cache[300];
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    setenv("XQF_CACHE", cache, 1);
+    return run;
+}
+
+/*
+ * A task whose games are more than a frame holds (128 pairs of games of
+ * hundreds of plies with scores and depths: over 1 MiB): every game is
+ * stored and counted once.  With protocol 6 the reports after the first
+ * 768 KiB went without their games (counted, not stored).
+ */
+Test(games, a_task_whose_games_exceed_a_frame_keeps_them_all, .timeout = 600)
+{
+    CU_REQUIRE_DB();
+    int64_t run = long_games_run(128, 128);
+    cu_track(cu_coordinator(db, port, "60", logfile));
+    const char *extra[] = { "--allow-unsigned", NULL };
+    cu_track(cu_worker_args(port, "w1", 2, logfile, extra));
+    StoreRun r;
+    char why[256];
+    cr_assert(cu_wait_finished(store, run, 500, &r), "run did not finish (log: %s)", logfile);
+    StoreGameTotals t;
+    cr_assert_eq(store_game_totals(store, run, &t), 0);
+    fprintf(stderr, "FIGURE: one task of 128 pairs of long games: %lld games stored, %lld plies, "
+                    "%.0f KiB of records on the wire\n",
+            (long long)t.games, (long long)t.plies, (double)(5 * t.plies + 70 * t.games) / 1024);
+    cr_assert(cu_audit(store, run, 128, why, sizeof why), "%s (log: %s)", why, logfile);
+    cr_assert_eq(t.games, 256);
+    cr_assert_gt(5 * t.plies, 1 << 20, "the games are not over a frame: %lld plies", (long long)t.plies);
+}
+
 Test(games, a_120_ply_game_is_under_300_bytes)
 {
     CU_REQUIRE_DB();
