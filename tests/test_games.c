@@ -257,30 +257,112 @@ static int64_t long_games_run(int pairs_per_task, int64_t pairs)
     return run;
 }
 
+/* Checks that every game of the finished run is stored and counted once, and that they are more than a frame. */
+static void audit_long_games(int64_t run, int64_t pairs, const char *what)
+{
+    StoreRun r;
+    char why[256];
+    cr_assert(cu_wait_finished(store, run, 400, &r), "run did not finish (log: %s)", logfile);
+    cr_assert(cu_audit(store, run, pairs, why, sizeof why), "%s (log: %s)", why, logfile);
+    StoreGameTotals t;
+    cr_assert_eq(store_game_totals(store, run, &t), 0);
+    cr_assert_eq(t.games, 2 * pairs);
+    fprintf(stderr, "FIGURE: %s: %lld games stored once, %.0f plies a game, %.0f KiB of records\n", what,
+            (long long)t.games, (double)t.plies / (double)t.games, (double)(5 * t.plies + 70 * t.games) / 1024);
+    cr_assert_gt(5 * t.plies, 1 << 20, "the games are not over a frame: %lld plies", (long long)t.plies);
+}
+
 /*
  * A task whose games are more than a frame holds (128 pairs of games of
- * hundreds of plies with scores and depths: over 1 MiB): every game is
- * stored and counted once.  With protocol 6 the reports after the first
- * 768 KiB went without their games (counted, not stored).
+ * about 1,300 plies with scores and depths: over 1 MiB), played while the
+ * coordinator is stopped: the worker reports them in several results,
+ * each as full as a frame allows, and every game is stored and counted
+ * once.  With protocol 6 the reports past the first 768 KiB of the task's
+ * games went without them: counted, not stored.
  */
 Test(games, a_task_whose_games_exceed_a_frame_keeps_them_all, .timeout = 600)
 {
     CU_REQUIRE_DB();
     int64_t run = long_games_run(128, 128);
-    cu_track(cu_coordinator(db, port, "60", logfile));
+    pid_t coordinator = cu_track(cu_coordinator(db, port, "300", logfile));
     const char *extra[] = { "--allow-unsigned", NULL };
     cu_track(cu_worker_args(port, "w1", 2, logfile, extra));
-    StoreRun r;
+    cr_assert(cu_wait_pairs(store, run, 1, 120), "no pair reported (log: %s)", logfile);
+    cr_assert_eq(kill(coordinator, SIGSTOP), 0);
+    sleep(50);
+    cr_assert_eq(kill(coordinator, SIGCONT), 0);
+    audit_long_games(run, 128, "a task of 128 pairs of long games, the coordinator stopped for 50 s");
+    cr_assert_geq(count_in_file(logfile, "which fill a result"), 1, "no report cut (log: %s)", logfile);
+}
+
+/* The same with the worker killed half-way: its lease runs out, another worker plays the rest. */
+Test(games, long_games_of_a_killed_worker_counted_once, .timeout = 600)
+{
+    CU_REQUIRE_DB();
+    int64_t run = long_games_run(64, 128);
+    cu_track(cu_coordinator(db, port, "5", logfile));
+    const char *extra[] = { "--allow-unsigned", NULL };
+    pid_t w1 = cu_track(cu_worker_args(port, "w1", 2, logfile, extra));
+    cr_assert(cu_wait_pairs(store, run, 24, 200), "no pair reported (log: %s)", logfile);
+    cu_kill9(w1);
+    cu_track(cu_worker_args(port, "w2", 2, logfile, extra));
+    audit_long_games(run, 128, "128 pairs of long games, a worker killed half-way");
+}
+
+/* Reports under lease l `pairs` drawn pairs with the records of pairs from .. pairs - 1, game i of 10 + i plies. */
+static StoreReport report_from(int64_t worker, const StoreLease *l, int64_t pairs, int64_t from)
+{
+    PackBuf buf = { 0 };
+    for (int64_t i = 2 * from; i < 2 * pairs; i++) {
+        GameRecord rec;
+        game_of(&rec, 10 + (int)i, RESULT_DRAW);
+        cr_assert_eq(gamepack_append(&rec, XQF_GAME_MOVES, &buf), 0);
+        game_record_free(&rec);
+    }
+    StoreCounts c = { .pairs = pairs, .draws = 2 * pairs, .penta = { 0, 0, pairs, 0, 0 }, .nreasons = GAME_REASONS };
+    c.reasons[GAME_REPETITION] = 2 * pairs;
+    StoreReportItem it = { .worker = worker, .task = l->task_id, .token = l->token, .counts = c,
+                           .games = buf.data, .games_len = buf.len, .games_from = from };
+    cr_assert_eq(store_report_batch(store, &it, 1, 60000), 0);
+    pack_buf_free(&buf);
+    return it.status;
+}
+
+/* Each stored game of a run has 10 + its index plies (report_from); counts them in *ctx. */
+static int check_place(void *ctx, int64_t game, const uint8_t *rec, size_t len)
+{
+    int plies;
+    cr_assert(xqf_game_check(rec, len, &plies));
+    cr_assert_eq(plies, 10 + game, "game %lld has %d plies", (long long)game, plies);
+    ++*(int *)ctx;
+    return 0;
+}
+
+/*
+ * Results in several parts (protocol 7): each carries the records of its
+ * pairs from games_from on; they land on their games, a part repeated
+ * stores nothing new, and one starting past the pairs its lease reported
+ * (games counted without records) is invalid.
+ */
+Test(games, results_in_parts_store_each_game_once)
+{
+    CU_REQUIRE_DB();
+    int64_t run = sprt_run(6), w;
+    cr_assert_eq(store_hello(store, "w1", "", 1, 1, "", &w), 1);
+    StoreLease l;
+    bool given;
+    cr_assert_eq(store_claim_batch(store, run, &w, 1, 60000, &l, &given), 1);
+    cr_assert_eq(report_from(w, &l, 2, 0), REPORT_ACCEPTED);
+    cr_assert_eq(report_from(w, &l, 4, 3), REPORT_INVALID, "pair 2's games would be counted without records");
+    cr_assert_eq(report_from(w, &l, 4, 5), REPORT_INVALID, "games_from past pairs");
+    cr_assert_eq(report_from(w, &l, 4, 2), REPORT_ACCEPTED);
+    cr_assert_eq(report_from(w, &l, 4, 1), REPORT_DUPLICATE);
+    cr_assert_eq(report_from(w, &l, 6, 3), REPORT_ACCEPTED, "records of pairs acknowledged again are kept once");
+    int games = 0;
+    cr_assert_eq(store_each_game(store, run, 0, 0, check_place, &games), 0);
+    cr_assert_eq(games, 12);
     char why[256];
-    cr_assert(cu_wait_finished(store, run, 500, &r), "run did not finish (log: %s)", logfile);
-    StoreGameTotals t;
-    cr_assert_eq(store_game_totals(store, run, &t), 0);
-    fprintf(stderr, "FIGURE: one task of 128 pairs of long games: %lld games stored, %lld plies, "
-                    "%.0f KiB of records on the wire\n",
-            (long long)t.games, (long long)t.plies, (double)(5 * t.plies + 70 * t.games) / 1024);
-    cr_assert(cu_audit(store, run, 128, why, sizeof why), "%s (log: %s)", why, logfile);
-    cr_assert_eq(t.games, 256);
-    cr_assert_gt(5 * t.plies, 1 << 20, "the games are not over a frame: %lld plies", (long long)t.plies);
+    cr_assert(cu_audit(store, run, -1, why, sizeof why), "%s", why);
 }
 
 Test(games, a_120_ply_game_is_under_300_bytes)
