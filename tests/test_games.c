@@ -199,9 +199,16 @@ static int64_t random_engine_build(void)
     return id;
 }
 
-/* A fixed-games run of the random engine against itself, no adjudication, scores and depths kept. */
+/*
+ * A fixed-games run of the random engine against itself, no adjudication,
+ * scores and depths kept.  Skips the test under AddressSanitizer: a
+ * minute in the Release build, past the suite's time there.
+ */
 static int64_t long_games_run(int pairs_per_task, int64_t pairs)
 {
+#ifdef __SANITIZE_ADDRESS__
+    cr_skip("games of 1,300 plies under AddressSanitizer: too slow (the Release build runs them)");
+#endif
     int64_t build = random_engine_build();
     const char *book[CU_BOOK_MAX];
     int n = cu_book(book, 100);
