@@ -140,7 +140,8 @@ static bool result_shape_ok(const XqfMsg_result *r)
     int64_t games = 2 * r->pairs;
     const int64_t wdl[3] = { r->wins, r->draws, r->losses };
     return r->penta.count == 5 && r->reasons.count <= STORE_REASONS && r->pairs >= 0 &&
-           r->pairs <= XQF_TASK_PAIRS_MAX && counts_within(wdl, 3, games) &&
+           r->pairs <= XQF_TASK_PAIRS_MAX && r->games_from >= 0 && r->games_from <= r->pairs &&
+           counts_within(wdl, 3, games) &&
            counts_within(r->penta.v, 5, r->pairs) && counts_within(r->reasons.v, r->reasons.count, games) &&
            r->task_id <= INT64_MAX && r->lease <= INT64_MAX;
 }
@@ -220,8 +221,11 @@ static int audit_result(Server *S, Item *it, int64_t worker)
         make_ack(&it->out, r->task_id, r->lease, "duplicate", 0, false);
         return 0;
     }
-    StoreAuditStatus st = store_audit_report(S->store, worker, (int64_t)(r->task_id & ~AUDIT_BIT), (int64_t)r->lease,
-                                             r->games.data, r->games.len);
+    /* its one pair's two records, from its start */
+    StoreAuditStatus st = r->games_from != 0
+                              ? AUDIT_INVALID
+                              : store_audit_report(S->store, worker, (int64_t)(r->task_id & ~AUDIT_BIT),
+                                                   (int64_t)r->lease, r->games.data, r->games.len);
     if (st == AUDIT_ERROR)
         return -1;
     if (st == AUDIT_MISMATCH)
@@ -444,7 +448,8 @@ static int handle_results(Server *S, Item *items, int n)
         }
         StoreReportItem *x = &rep[m];
         *x = (StoreReportItem){ .worker = e->worker, .task = (int64_t)r->task_id, .token = (int64_t)r->lease,
-                                .games = r->games.data, .games_len = r->games.len };
+                                .games = r->games.data, .games_len = r->games.len,
+                                .games_from = r->games_from };
         x->counts = (StoreCounts){ r->pairs, r->wins, r->draws, r->losses, { 0 }, (int)r->reasons.count, { 0 } };
         memcpy(x->counts.penta, r->penta.v, sizeof x->counts.penta);
         memcpy(x->counts.reasons, r->reasons.v, sizeof(int64_t) * r->reasons.count);

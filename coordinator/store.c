@@ -51,6 +51,8 @@
       "coalesce((settings->>'keep_captures')::boolean, false), "                                \
       "coalesce((settings->>'max_score')::int, 3000), coalesce((settings->>'depth')::int, 0) "   \
       "FROM runs WHERE id = $1 AND kind = 'data'", 1)                                            \
+    S(REPORTED, "SELECT r.pairs FROM unnest($1::bigint[], $2::bigint[]) WITH ORDINALITY AS u(task, token, i) " \
+                "LEFT JOIN results r ON r.task_id = u.task AND r.lease_token = u.token ORDER BY u.i", 2) \
     S(GAMES_READ, "SELECT g.game, xqf_game_full(g.record, f.fen) FROM games g "                  \
                   "JOIN game_fens f ON f.id = g.fen_id WHERE g.run_id = $1 AND g.game >= $2 "     \
                   "AND ($4::bigint = 0 OR g.worker_id = $4) AND ($5::bigint = 0 OR EXISTS "       \
@@ -1281,10 +1283,58 @@ static int report_round(Store *s, StoreReportItem *items, const int *idx, int n,
 
 /* ---- data-generation runs (012_data.sql) ------------------------------------ */
 
-/* A report's game records, when it has some, are one per game of its pairs. */
+/* A report's game records, when it has some, are one per game of its pairs from games_from on. */
 static bool report_games_consistent(const StoreReportItem *it)
 {
-    return it->games_len == 0 || xqf_games_count(it->games, it->games_len) == 2 * it->counts.pairs;
+    return it->games_len == 0 ||
+           (it->games_from >= 0 && it->games_from <= it->counts.pairs &&
+            xqf_games_count(it->games, it->games_len) == 2 * (it->counts.pairs - it->games_from));
+}
+
+/*
+ * Marks invalid (and done) the items of a batch not done yet whose records
+ * start past the pairs their lease had reported before it (their games
+ * would be counted without records), in one statement over those with
+ * games_from > 0.  The pairs of a lease only grow, so what is read here
+ * still holds when the report is judged.  Returns the items so marked, or
+ * -1.
+ */
+static int report_games_start(Store *s, StoreReportItem *items, int n, bool *done)
+{
+    Text task = { 0 }, token = { 0 };
+    int *of = malloc(sizeof *of * (size_t)(n > 0 ? n : 1)), m = 0, marked = 0;
+    text_add(&task, "{");
+    text_add(&token, "{");
+    for (int i = 0; of && i < n; i++) {
+        if (done[i] || items[i].games_from == 0)
+            continue;
+        text_add(&task, "%s%" PRId64, m ? "," : "", items[i].task);
+        text_add(&token, "%s%" PRId64, m ? "," : "", items[i].token);
+        of[m++] = i;
+    }
+    text_add(&task, "}");
+    text_add(&token, "}");
+    PGresult *res = NULL;
+    if (!of || !task.data || !token.data) {
+        marked = db_error(s, "report: out of memory", NULL);
+    } else if (m > 0) {
+        const char *p[2] = { task.data, token.data };
+        res = run(s, ST_REPORTED, p, PGRES_TUPLES_OK);
+        marked = res && PQntuples(res) == m ? 0 : -1;
+    }
+    for (int k = 0; marked >= 0 && k < m; k++) {
+        StoreReportItem *it = &items[of[k]];
+        if (!PQgetisnull(res, k, 0) && it->games_from > get_i64(res, k, 0)) {
+            it->status = REPORT_INVALID;
+            done[of[k]] = true;
+            marked++;
+        }
+    }
+    PQclear(res);
+    free(of);
+    free(task.data);
+    free(token.data);
+    return marked;
 }
 
 /*
@@ -1341,7 +1391,10 @@ static PGresult *run_records(Store *s, Stmt st, const char **p, int n, int bin, 
 
 /*
  * Stores the records of the accepted items of a batch (checked by
- * report_games_consistent) in one statement (xqf_games_batch). 0 or -1.
+ * report_games_consistent) in one statement (xqf_games_batch).  Each
+ * report's count is the games its lease now counts (2 pairs) and each
+ * record's k its place among them, so records from games_from on land on
+ * their games; those stored by an earlier report stay as they are.  0 or -1.
  */
 static int report_games(Store *s, const StoreReportItem *items, int n)
 {
@@ -1368,14 +1421,15 @@ static int report_games(Store *s, const StoreReportItem *items, int n)
         while (xqf_games_next(it->games, it->games_len, &pos, &rec, &rlen) > 0) {
             in_report++;
             text_add(&item, "%s%d", records ? "," : "", reports + 1);
-            text_add(&k, "%s%d", records ? "," : "", in_report);
+            /* k: the game's place among the lease's games (1-based), its records starting at games_from */
+            text_add(&k, "%s%" PRId64, records ? "," : "", 2 * it->games_from + in_report);
             text_add(&off, "%s%zu", records ? "," : "", at + (size_t)(rec - it->games));
             text_add(&len, "%s%zu", records ? "," : "", rlen);
             records++;
         }
         text_add(&task, "%s%lld", reports ? "," : "", (long long)it->task);
         text_add(&token, "%s%lld", reports ? "," : "", (long long)it->token);
-        text_add(&count, "%s%d", reports ? "," : "", in_report);
+        text_add(&count, "%s%" PRId64, reports ? "," : "", 2 * it->counts.pairs);
         reports++;
         at += it->games_len;
     }
@@ -1710,6 +1764,9 @@ int store_report_batch(Store *s, StoreReportItem *items, int n, int64_t lease_ms
             left--;
         }
     }
+    int late = rc == 0 ? report_games_start(s, items, n, done) : 0;
+    rc = late < 0 ? -1 : rc;
+    left -= late > 0 ? late : 0;
     /* Rounds in arrival order, each with a task at most once (a repeat waits for the next). */
     while (rc == 0 && left > 0) {
         int m = 0;

@@ -324,6 +324,7 @@ typedef struct {
     StoreCounts counts;              /* in */
     const uint8_t *games;            /* in: the result's game records (games.h), or NULL */
     size_t games_len;                /* in */
+    int64_t games_from;              /* in: the records are those of the lease's pairs games_from .. pairs - 1 */
     StoreReport status;              /* out */
     int64_t run;                     /* out: 0 when the task is unknown */
     bool task_done;                  /* out */
@@ -336,9 +337,12 @@ typedef struct {
  * status, run (0 when the task is unknown) and task_done are filled.
  * Counts whose pentanomial disagrees with their W/D/L
  * (xqf_penta_consistent) are invalid without reaching the database, and
- * so are game records that are not one per game of the pairs.  An
- * accepted item's records are stored in the same transaction (every run
- * kind, 014_games.sql).  0, or -1 on a database error.
+ * so are game records that are not one per game of the pairs from
+ * games_from on, and records that start past the pairs the lease had
+ * reported (games_from beyond them: games would be counted without their
+ * record).  An accepted item's records are stored in the same transaction
+ * (every run kind, 014_games.sql); those stored already are kept as they
+ * are.  0, or -1 on a database error.
  */
 int store_report_batch(Store *s, StoreReportItem *items, int n, int64_t lease_ms);
 /* Extends worker's lease. Returns 1 (extended), 0 (stale: stop the task) or -1. */

@@ -20,7 +20,7 @@
 #include <stdio.h>
 
 enum {
-    XQF_PROTOCOL_VERSION = 6,
+    XQF_PROTOCOL_VERSION = 7,
     XQF_FRAME_MAX = 1 << 20,       /* bytes in one frame */
     XQF_NAME_MAX = 64,             /* names, build ids */
     XQF_TEXT_MAX = 512,            /* reasons, error texts, status lines */
@@ -32,7 +32,7 @@ enum {
     XQF_SIGNATURE_HEX = 128,       /* an engine build's Ed25519 signature in hex */
     XQF_CHUNK_MAX = 512 * 1024,    /* bytes of a build in one build_chunk */
     XQF_I64S_CAP = 32,             /* the largest I64S limit */
-    XQF_GAMES_MAX = 768 * 1024,    /* bytes of game records in one result */
+    XQF_GAMES_MAX = 768 * 1024,    /* bytes of game records in one result: a pair's two always fit (games.h) */
     XQF_RANDOM_PLIES_MAX = 64,     /* random plies after a data run's opening */
     XQF_DEPTH_MAX = 64             /* a task's fixed depth */
 };

@@ -28,7 +28,14 @@ double cu_now(void) { return (double)clock_now_us() / 1e6; }
 int cu_tune(char *out, size_t size, const char *args, const char *logfile)
 {
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "'%s/xqf-tune' %s 2>>'%s'", XQF_BIN, args, logfile);
+    snprintf(cmd, sizeof cmd, "'%s/xqf-tune' %s", XQF_BIN, args);
+    return cu_sh(out, size, cmd, logfile);
+}
+
+int cu_sh(char *out, size_t size, const char *command, const char *logfile)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s 2>>'%s'", command, logfile);
     FILE *p = popen(cmd, "r");
     if (!p)
         return -2;
@@ -36,6 +43,34 @@ int cu_tune(char *out, size_t size, const char *args, const char *logfile)
     out[n] = '\0';
     int st = pclose(p);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+int cu_sha256(const char *path, char out[65])
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "sha256sum '%s'", path);
+    FILE *p = popen(cmd, "r");
+    int rc = p && fscanf(p, "%64s", out) == 1 ? 0 : -1;
+    if (p && pclose(p) != 0)
+        rc = -1;
+    return rc;
+}
+
+int64_t cu_build_add(Store *s, const StoreBuild *b)
+{
+    FILE *f = fopen(b->path, "rb");
+    char *bytes = NULL;
+    long len = -1;
+    if (f && fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (bytes = malloc((size_t)len + 1)) && fread(bytes, 1, (size_t)len, f) != (size_t)len)
+        len = -1;
+    if (f)
+        fclose(f);
+    int64_t id = -1;
+    if (!bytes || len < 0 || store_add_build(s, b, &id) != 0 || store_build_blob(s, id, bytes, (size_t)len) != 0)
+        id = -1;
+    free(bytes);
+    return id;
 }
 
 Store *cu_store_fresh(char *out, size_t size, char *name, size_t name_size)
@@ -48,6 +83,46 @@ Store *cu_store_fresh(char *out, size_t size, char *name, size_t name_size)
     if (s && store_connect(s) != 0)
         store_destroy(&s);
     return s;
+}
+
+CuFixture cu_fx;
+
+void cu_fixture_init(void)
+{
+    CuFixture *f = &cu_fx;
+    *f = (CuFixture){ .port = cu_free_port() };
+    snprintf(f->dir, sizeof f->dir, "/tmp/xqf-test-XXXXXX");
+    if (!mkdtemp(f->dir)) {
+        fprintf(stderr, "cannot make %s: %s\n", f->dir, strerror(errno));
+        f->failed = true;
+    }
+    snprintf(f->logfile, sizeof f->logfile, "%.120s/log", f->dir);
+    if (!getenv("XQF_TEST_DB") || !*getenv("XQF_TEST_DB"))
+        return;
+    if (!(f->store = cu_store_fresh(f->db, sizeof f->db, f->dbname, sizeof f->dbname))) {
+        fprintf(stderr, "cannot create and migrate a test database on %s\n", getenv("XQF_TEST_DB"));
+        f->failed = true;
+    }
+    setenv("XQF_DB", f->db, 1);
+}
+
+void cu_fixture_fini(void)
+{
+    CuFixture *f = &cu_fx;
+    cu_stop_all();
+    store_destroy(&f->store);
+    if (f->dbname[0])
+        cu_db_drop(f->dbname);
+    f->dbname[0] = '\0';
+}
+
+void cu_fixture_fini_rmdir(void)
+{
+    cu_fixture_fini();
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", cu_fx.dir);
+    if (cu_fx.dir[0] && system(cmd) != 0)
+        fprintf(stderr, "cannot remove %s\n", cu_fx.dir);
 }
 
 int cu_db_create(char *out, size_t size, char *name, size_t name_size)

@@ -19,6 +19,7 @@
         if (!getenv("XQF_TEST_DB") || !*getenv("XQF_TEST_DB"))                                   \
             cr_skip("XQF_TEST_DB is not set: integration test skipped (ops/test sets it, "      \
                     "or: export XQF_TEST_DB=\"$(ops/pg start)\")");                              \
+        cr_assert(!cu_fx.failed, "the test's set-up failed (see its stderr)");                   \
     } while (0)
 
 /* A fresh database xqf_test_<pid>_<n>; its conninfo in out. Returns 0 or -1. */
@@ -33,11 +34,51 @@ void cu_db_drop(const char *name);
 Store *cu_store_fresh(char *out, size_t size, char *name, size_t name_size);
 
 /*
+ * What an integration suite's tests share, made afresh for each test by
+ * cu_fixture_init (a suite's .init) and undone by cu_fixture_fini (its
+ * .fini).
+ */
+typedef struct {
+    char db[512], dbname[64];        /* the test's database: conninfo and name ("" none) */
+    Store *store;                    /* connected to it, migrated; NULL without XQF_TEST_DB */
+    char dir[128];                   /* a fresh directory /tmp/xqf-test-XXXXXX */
+    char logfile[256];               /* dir/log: the processes' stderr */
+    int port;                        /* a free TCP port on 127.0.0.1 */
+    bool failed;                     /* the directory or the database could not be made (said on stderr) */
+} CuFixture;
+
+extern CuFixture cu_fx;
+
+/*
+ * Sets up cu_fx: a fresh directory (and its log's path), a free port and,
+ * when XQF_TEST_DB is set, a fresh database with the migrations applied
+ * (cu_store_fresh), XQF_DB naming it for the programs the test runs.  A
+ * failure is said on stderr and fails the test at CU_REQUIRE_DB.
+ */
+void cu_fixture_init(void);
+/* Kills the processes the test started (cu_stop_all), closes the store and drops the database; safe twice. */
+void cu_fixture_fini(void);
+/* The same, and removes the test's directory (for tests that leave large files there). */
+void cu_fixture_fini_rmdir(void);
+
+/*
  * Runs XQF_BIN/xqf-tune with args (a shell fragment), its stderr appended
  * to logfile, its stdout in out.  Returns the exit status, -1 when it did
  * not exit normally, -2 when it could not be started.
  */
 int cu_tune(char *out, size_t size, const char *args, const char *logfile);
+
+/* Runs a shell command the same way: its stderr appended to logfile, its stdout in out; the same statuses. */
+int cu_sh(char *out, size_t size, const char *command, const char *logfile);
+
+/* The SHA-256 of the file at path, 64 hex digits (sha256sum). 0 or -1. */
+int cu_sha256(const char *path, char out[65]);
+/*
+ * Records engine build b (id and created ignored) with the bytes of the
+ * file b->path, as xqf-tune build --binary does without running its
+ * bench.  Its id, or -1.
+ */
+int64_t cu_build_add(Store *s, const StoreBuild *b);
 
 /* A free TCP port on 127.0.0.1 (as the kernel picks one). */
 int cu_free_port(void);

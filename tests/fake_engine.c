@@ -17,12 +17,19 @@
  *   fake_engine script "m1:s1 m2:s2 ..."   answers the moves in turn
  *                             (ICCS), each with its score (cp), depth 1;
  *                             ucinewgame starts the script again
+ *   fake_engine [random]      plays a random legal move, a quiet one
+ *                             mostly: games of hundreds of plies, score 0
+ *   fake_engine bench         prints a bench signature (4242) as
+ *                             xqf-engine bench does: with no argument, a
+ *                             copy of fake_engine serves as an engine build
  *
  * The move count runs over the life of the process, so a restarted engine
  * starts again from its first move.
  */
 #include <dirent.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,17 +114,47 @@ static void spawn_sleeper(void)
     say(text);
 }
 
+/*
+ * A random legal move: a quiet one that gives no check while there are
+ * some (no mate), a capture only now and then or when the 60-move rule
+ * comes near, so that games last hundreds of plies.  0 when there is no
+ * move.
+ */
+static int random_pick(Board *b, const MoveList *list, uint64_t *rng)
+{
+    int quiet[MAX_MOVES], n = 0;
+    for (int i = 0; i < list->count; i++) {
+        if (b->squares[move_to(list->moves[i])])
+            continue;
+        board_make(b, list->moves[i]);
+        if (!board_in_check(b))
+            quiet[n++] = i;
+        board_unmake(b);
+    }
+    *rng ^= *rng << 13, *rng ^= *rng >> 7, *rng ^= *rng << 17;
+    bool capture = n == 0 || board_state(b)->rule60 > 100 || *rng % 256 == 0;
+    *rng ^= *rng << 13, *rng ^= *rng >> 7, *rng ^= *rng << 17;
+    if (!list->count)
+        return 0;
+    return capture ? (int)(*rng % (uint64_t)list->count) : quiet[*rng % (uint64_t)n];
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 2)
-        return 2;
-    const char *mode = argv[1];
+    const char *mode = argc > 1 ? argv[1] : "random";
+    if (strcmp(mode, "bench") == 0) {
+        say("Nodes searched: 4242");
+        say("Nodes/second: 1000000");
+        return 0;
+    }
     if (strcmp(mode, "fds") == 0)
         show_fds();
     if (strcmp(mode, "spawn") == 0)
         spawn_sleeper();
     if (strcmp(mode, "fds") == 0 || strcmp(mode, "spawn") == 0)
         mode = "good";
+    bool random = strcmp(mode, "random") == 0;
+    uint64_t rng = (uint64_t)getpid() * 0x9e3779b97f4a7c15u | 1;
     int good = argc > 2 ? atoi(argv[2]) : 0;
     const char *script = strcmp(mode, "script") == 0 && argc > 2 ? argv[2] : NULL;
     char copy[4096] = "";
@@ -151,11 +188,12 @@ int main(int argc, char **argv)
                 printf("bestmove %.*s\n", colon ? (int)(colon - next) : (int)strlen(next), next);
                 fflush(stdout);
                 next = strtok_r(NULL, " ", &script_pos);
-            } else if (played < good || strcmp(mode, "good") == 0) {
+            } else if (played < good || strcmp(mode, "good") == 0 || random) {
                 MoveList list;
                 movegen_legal(&b, &list);
+                int pick = random ? random_pick(&b, &list, &rng) : 0;
                 char mt[8];
-                move_text(list.count ? list.moves[0] : MOVE_NONE, mt);
+                move_text(list.count ? list.moves[pick] : MOVE_NONE, mt);
                 snprintf(out, sizeof out, "bestmove %s", mt);
                 say("info depth 1 score cp 0");
                 say(out);

@@ -22,48 +22,23 @@
 #include "bench.h"
 #include "cluster_util.h"
 
-static char db[512], dbname[64], logdir[128], logfile[256], wlog[256];
-static Store *store;
-static int port;
+static char wlog[256];
 
 static void setup(void)
 {
-    if (!getenv("XQF_TEST_DB") || !*getenv("XQF_TEST_DB"))
-        return;
-    store = cu_store_fresh(db, sizeof db, dbname, sizeof dbname);
-    cr_assert(store, "cannot create and migrate a test database");
-    port = cu_free_port();
-    snprintf(logdir, sizeof logdir, "/tmp/xqf-bench-check-XXXXXX");
-    cr_assert(mkdtemp(logdir));
-    snprintf(logfile, sizeof logfile, "%s/log", logdir);
-    snprintf(wlog, sizeof wlog, "%s/worker.log", logdir);
-    setenv("XQF_DB", db, 1);
-}
-
-static void teardown(void)
-{
-    cu_stop_all();
-    store_destroy(&store);
-    if (dbname[0])
-        cu_db_drop(dbname);
-    dbname[0] = '\0';
-    unsetenv("XQF_CACHE");
+    cu_fixture_init();
+    snprintf(wlog, sizeof wlog, "%s/worker.log", cu_fx.dir);
 }
 
 /* long: under ASan each bench takes about 30 s (and blocks the worker's loop meanwhile, hence the lease of 90 s) */
-TestSuite(bench_check, .init = setup, .fini = teardown, .timeout = 560);
+TestSuite(bench_check, .init = setup, .fini = cu_fixture_fini, .timeout = 560);
 
 /* A shell command's stdout into out (stderr to the log). The exit status. */
 static int sh(char *out, size_t size, const char *cmd)
 {
-    char full[4096];
-    snprintf(full, sizeof full, "%s 2>>'%s'", cmd, logfile);
-    FILE *p = popen(full, "r");
-    cr_assert(p);
-    size_t n = fread(out, 1, size - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    int st = cu_sh(out, size, cmd, cu_fx.logfile);
+    cr_assert_geq(st, -1, "cannot run %s", cmd);
+    return st;
 }
 
 /* xqf-tune ARGS: the number it prints last on a line of its own (a run id), or after "Build: ". */
@@ -71,7 +46,7 @@ static int64_t tune_number(const char *args)
 {
     char cmd[2048], out[8192];
     snprintf(cmd, sizeof cmd, "'%s/xqf-tune' %s", XQF_BIN, args);
-    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s failed (log %s)", cmd, logfile);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s failed (log %s)", cmd, cu_fx.logfile);
     int64_t last = -1;
     for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
         long long v;
@@ -106,7 +81,7 @@ static int count_in(const char *path, const char *needle)
 static int wait_benches(int64_t run, int n, bool refused, StoreWorkerBench **out)
 {
     for (double t0 = cu_now(); cu_now() - t0 < 200; cu_sleep_ms(200)) {
-        int got = store_worker_benches(store, run, out), match = 0;
+        int got = store_worker_benches(cu_fx.store, run, out), match = 0;
         cr_assert_geq(got, 0);
         for (int i = 0; i < got; i++)
             match += !refused || (*out)[i].refused[0];
@@ -115,7 +90,7 @@ static int wait_benches(int64_t run, int n, bool refused, StoreWorkerBench **out
         free(*out);
         *out = NULL;
     }
-    cr_assert_fail("the worker reported no bench (log %s, worker log %s)", logfile, wlog);
+    cr_assert_fail("the worker reported no bench (log %s, worker log %s)", cu_fx.logfile, wlog);
     return -1;
 }
 
@@ -123,9 +98,9 @@ Test(bench_check, a_build_whose_bench_differs_is_refused_and_kept_from_the_worke
 {
     CU_REQUIRE_DB();
     char good[512], bad[512], cache[512], args[1024], out[16384];
-    snprintf(good, sizeof good, "%s/engine-good", logdir);
-    snprintf(bad, sizeof bad, "%s/engine-bad", logdir);
-    snprintf(cache, sizeof cache, "%s/cache", logdir);
+    snprintf(good, sizeof good, "%s/engine-good", cu_fx.dir);
+    snprintf(bad, sizeof bad, "%s/engine-bad", cu_fx.dir);
+    snprintf(cache, sizeof cache, "%s/cache", cu_fx.dir);
     engine_copy(good, 1);
     engine_copy(bad, 2);
     snprintf(args, sizeof args, "build --binary '%s' --name good", good);
@@ -136,10 +111,10 @@ Test(bench_check, a_build_whose_bench_differs_is_refused_and_kept_from_the_worke
     /* the bad build's recorded signature is not what it computes (a miscompile, another architecture) */
     StoreBuild b;
     int64_t id;
-    cr_assert_eq(store_load_build(store, bad_id, &b), 1);
+    cr_assert_eq(store_load_build(cu_fx.store, bad_id, &b), 1);
     cr_assert_eq(b.bench_nodes, (int64_t)BENCH_SIGNATURE);
     b.bench_nodes = 12345;
-    cr_assert_eq(store_add_build(store, &b, &id), 0);
+    cr_assert_eq(store_add_build(cu_fx.store, &b, &id), 0);
     cr_assert_eq(id, bad_id);
     snprintf(args, sizeof args, "sprt new --test-build %" PRId64 " --base-build %" PRId64 " --nodes 500 "
              "--pairs-per-task 1 --max-pairs 4 --elo0 -500 --elo1 500", bad_id, good_id);
@@ -147,15 +122,15 @@ Test(bench_check, a_build_whose_bench_differs_is_refused_and_kept_from_the_worke
     cr_assert_gt(run, 0);
 
     setenv("XQF_CACHE", cache, 1);
-    cu_track(cu_coordinator(db, port, "90", logfile));
+    cu_track(cu_coordinator(cu_fx.db, cu_fx.port, "90", cu_fx.logfile));
     const char *extra[] = { "--allow-unsigned", NULL };
-    cu_track(cu_worker_args(port, "w1", 1, wlog, extra));
+    cu_track(cu_worker_args(cu_fx.port, "w1", 1, wlog, extra));
 
     /* the refusal, with the reason, stored; the good build's speed too */
     StoreWorkerBench *wb = NULL;
     int n = wait_benches(run, 2, false, &wb);
     StoreBuild good_b;
-    cr_assert_eq(store_load_build(store, good_id, &good_b), 1);
+    cr_assert_eq(store_load_build(cu_fx.store, good_id, &good_b), 1);
     bool saw_bad = false, saw_good = false;
     for (int i = 0; i < n; i++) {
         cr_assert_str_eq(wb[i].worker_name, "w1");
@@ -187,7 +162,7 @@ Test(bench_check, a_build_whose_bench_differs_is_refused_and_kept_from_the_worke
     cu_sleep_ms(4000);
     cr_assert_eq(count_in(wlog, "refusing task"), refusals, "a task came back to the worker (log %s)", wlog);
     StoreRun r;
-    cr_assert_eq(store_load_run(store, run, &r, false), 1);
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
     cr_assert_eq(r.quarantined, 0);
     cr_assert_eq(r.counts.pairs, 0);
     store_run_free(&r);
@@ -198,7 +173,7 @@ Test(bench_check, a_build_whose_bench_differs_is_refused_and_kept_from_the_worke
     cr_assert_eq(sh(out, sizeof out, cmd), 0);
     cr_assert(strstr(out, "REFUSED: engine build") && strstr(out, "12345 recorded"), "%s", out);
     cr_assert(strstr(out, "Test build: ") && strstr(out, "bench 12345"), "%s", out);
-    snprintf(cmd, sizeof cmd, "'%s/xqf-coordinator' --status --db '%s'", XQF_BIN, db);
+    snprintf(cmd, sizeof cmd, "'%s/xqf-coordinator' --status --db '%s'", XQF_BIN, cu_fx.db);
     cr_assert_eq(sh(out, sizeof out, cmd), 0);
     cr_assert(strstr(out, "worker w1 REFUSES build") && strstr(out, "12345 recorded"), "%s", out);
 
@@ -207,11 +182,11 @@ Test(bench_check, a_build_whose_bench_differs_is_refused_and_kept_from_the_worke
              "--pairs-per-task 1 --max-pairs 1 --elo0 -500 --elo1 500 --priority 5");
     int64_t scaled = tune_number(args);
     cr_assert_gt(scaled, 0);
-    cr_assert(cu_wait_finished(store, scaled, 200, &r), "the scaled run did not finish (log %s)", wlog);
+    cr_assert(cu_wait_finished(cu_fx.store, scaled, 200, &r), "the scaled run did not finish (log %s)", wlog);
     cr_assert_eq(r.counts.pairs, 1);
     store_run_free(&r);
     int64_t ref;
-    cr_assert_eq(store_run_ref_nps(store, scaled, &ref), 1);
+    cr_assert_eq(store_run_ref_nps(cu_fx.store, scaled, &ref), 1);
     cr_assert_eq(ref, 100000000);
     /* a reference far above any machine: the factor is capped at 4 (0.4 s -> 1.6 s) */
     cr_assert_eq(count_in(wlog, "clock scaled by 4.00"), 1, "log %s", wlog);
@@ -223,7 +198,7 @@ Test(bench_check, a_build_whose_bench_differs_is_refused_and_kept_from_the_worke
     /* the bad build registered again (its true signature): the refusals are forgotten, the worker plays it */
     snprintf(args, sizeof args, "build --binary '%s' --name bad", bad);
     cr_assert_eq(tune_number(args), bad_id);
-    cr_assert(cu_wait_finished(store, run, 200, &r), "the run of the corrected build did not finish (log %s)", wlog);
+    cr_assert(cu_wait_finished(cu_fx.store, run, 200, &r), "the run of the corrected build did not finish (log %s)", wlog);
     cr_assert_eq(r.counts.pairs, 4);
     store_run_free(&r);
 }
@@ -243,7 +218,7 @@ Test(bench_check, bad_options)
         cr_assert_eq(sh(out, sizeof out, cmd), 2, "%s", bad[i]);
     }
     StoreRun *r;
-    int n = store_list_runs(store, 10, &r);
+    int n = store_list_runs(cu_fx.store, 10, &r);
     cr_assert_eq(n, 0, "nothing created");
     free(r);
 }

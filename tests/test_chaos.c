@@ -63,37 +63,27 @@ enum { OPENINGS = 100, NODES = 1000 };
 static const char *const TEST_PARAMS = "RookMg=700";
 static const char *const LEASE_S = "3";
 
-static char db[512], dbname[64], logdir[128], logfile[256];
-static Store *store;
-static int port;
 static bool pg_stopped;              /* this test stopped the shared PostgreSQL */
 
 static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static void setup(void)
 {
-    if (!getenv("XQF_TEST_DB") || !*getenv("XQF_TEST_DB"))
-        return;
-    int rc = cu_db_create(db, sizeof db, dbname, sizeof dbname);
-    if (rc != 0 && getenv("XQF_PG_DIR")) {
+    cu_fixture_init();
+    if (cu_fx.failed && getenv("XQF_PG_DIR")) {
         /* a test stopped (timed out) while the server was down left it down */
+        cu_fixture_fini();
         sh("'%s/ops/pg' start >/dev/null 2>&1", XQF_SOURCE_DIR);
-        rc = cu_db_create(db, sizeof db, dbname, sizeof dbname);
+        cu_fixture_init();
     }
-    cr_assert_eq(rc, 0, "cannot create a test database");
-    store = store_new(db);
-    store_set_migrate(store, true);   /* a fresh database: the tests stand in for the coordinator's start */
-    cr_assert_eq(store_connect(store), 0);
-    port = cu_free_port();
-    snprintf(logdir, sizeof logdir, "/tmp/xqf-chaos-XXXXXX");
-    cr_assert(mkdtemp(logdir));
-    snprintf(logfile, sizeof logfile, "%s/log", logdir);
+    if (!cu_fx.store)
+        return;
     pg_stopped = false;
     /* the random moments of the faults: XQF_CHAOS_SEED=N repeats a test's sequence */
     const char *env = getenv("XQF_CHAOS_SEED");
     unsigned seed = env && *env ? (unsigned)strtoul(env, NULL, 10) : (unsigned)time(NULL) ^ (unsigned)getpid();
     srand(seed);
-    FILE *f = fopen(logfile, "a");
+    FILE *f = fopen(cu_fx.logfile, "a");
     if (f) {
         fprintf(f, "test_chaos: XQF_CHAOS_SEED=%u\n", seed);
         fclose(f);
@@ -104,11 +94,8 @@ static void teardown(void)
 {
     cu_stop_all();
     if (pg_stopped)                  /* never leave the shared server down */
-        sh("'%s/ops/pg' start >>'%s' 2>&1", XQF_SOURCE_DIR, logfile);
-    store_destroy(&store);
-    if (dbname[0])
-        cu_db_drop(dbname);
-    dbname[0] = '\0';
+        sh("'%s/ops/pg' start >>'%s' 2>&1", XQF_SOURCE_DIR, cu_fx.logfile);
+    cu_fixture_fini();
 }
 
 TestSuite(chaos, .init = setup, .fini = teardown, .timeout = 170);
@@ -131,7 +118,7 @@ static int sh(const char *fmt, ...)
 static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void note(const char *fmt, ...)
 {
-    FILE *f = fopen(logfile, "a");
+    FILE *f = fopen(cu_fx.logfile, "a");
     if (!f)
         return;
     va_list ap;
@@ -144,8 +131,8 @@ static void note(const char *fmt, ...)
 }
 
 /* The processes of a test die with it (the *_env helpers), even when it is stopped at its timeout. */
-static pid_t coordinator(void) { return cu_track(cu_coordinator_env(db, port, LEASE_S, logfile, NULL)); }
-static pid_t worker(const char *name) { return cu_track(cu_worker_env(port, name, 1, logfile, NULL)); }
+static pid_t coordinator(void) { return cu_track(cu_coordinator_env(cu_fx.db, cu_fx.port, LEASE_S, cu_fx.logfile, NULL)); }
+static pid_t worker(const char *name) { return cu_track(cu_worker_env(cu_fx.port, name, 1, cu_fx.logfile, NULL)); }
 
 /* A worker whose wall clock is shift_s seconds off (LD_PRELOAD libxqf-clockshift.so). */
 static pid_t shifted_worker(const char *name, long shift_s)
@@ -157,22 +144,22 @@ static pid_t shifted_worker(const char *name, long shift_s)
     const char *old = getenv("ASAN_OPTIONS");
     snprintf(asan, sizeof asan, "ASAN_OPTIONS=%s%sverify_asan_link_order=0", old ? old : "", old ? ":" : "");
     const char *env[] = { preload, shift, asan, NULL };
-    return cu_track(cu_worker_env(port, name, 1, logfile, env));
+    return cu_track(cu_worker_env(cu_fx.port, name, 1, cu_fx.logfile, env));
 }
 
 /* Waits at most 60 s for the run to have pairs accepted. */
 static void wait_pairs(int64_t run, int64_t pairs)
 {
-    cr_assert(cu_wait_pairs(store, run, pairs, 60), "the run did not reach %lld pairs (log: %s)",
-              (long long)pairs, logfile);
+    cr_assert(cu_wait_pairs(cu_fx.store, run, pairs, 60), "the run did not reach %lld pairs (log: %s)",
+              (long long)pairs, cu_fx.logfile);
 }
 
 static bool run_active(int64_t run)
 {
     StoreRun r;
-    if (!store_ok(store))
-        store_connect(store);
-    return !store_ok(store) || store_load_run(store, run, &r, false) != 1 || strcmp(r.state, "active") == 0;
+    if (!store_ok(cu_fx.store))
+        store_connect(cu_fx.store);
+    return !store_ok(cu_fx.store) || store_load_run(cu_fx.store, run, &r, false) != 1 || strcmp(r.state, "active") == 0;
 }
 
 /* Sleeps a random time in [lo_ms, hi_ms]. */
@@ -217,7 +204,7 @@ static void play_pairs(const char *const *openings, int n, const char *params0, 
                        int threads, const char *pgn, StoreCounts *out)
 {
     char book[300];
-    snprintf(book, sizeof book, "%s/book-XXXXXX", logdir);
+    snprintf(book, sizeof book, "%s/book-XXXXXX", cu_fx.dir);
     int fd = mkstemp(book);
     cr_assert_geq(fd, 0);
     FILE *f = fdopen(fd, "w");
@@ -230,7 +217,7 @@ static void play_pairs(const char *const *openings, int n, const char *params0, 
     snprintf(cmd, sizeof cmd,
              "'%s/xqf-match' --engine name=test%s --engine name=base%s --nodes %d --pairs %d --book '%s' "
              "--concurrency %d --quiet%s%s%s 2>>'%s'", XQF_BIN, w0, w1, NODES, n, book, threads, pgn ? " --pgn '" : "",
-             pgn ? pgn : "", pgn ? "'" : "", logfile);
+             pgn ? pgn : "", pgn ? "'" : "", cu_fx.logfile);
     FILE *p = popen(cmd, "r");
     cr_assert(p, "cannot run xqf-match");
     memset(out, 0, sizeof *out);
@@ -255,7 +242,7 @@ static void play_pairs(const char *const *openings, int n, const char *params0, 
     int st = pclose(p);
     unlink(book);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0 && seen == 15 && out->pairs == n,
-              "xqf-match failed (status %d, output %d; log: %s)", st, seen, logfile);
+              "xqf-match failed (status %d, output %d; log: %s)", st, seen, cu_fx.logfile);
 }
 
 /*
@@ -312,22 +299,22 @@ static void reference(StoreCounts *out)
 static void finish_and_audit(int64_t run, double timeout_s)
 {
     StoreRun r;
-    cr_assert(cu_wait_finished(store, run, timeout_s, &r), "run %lld did not finish (log: %s)",
-              (long long)run, logfile);
-    cr_assert_str_eq(r.verdict, "max pairs", "log: %s", logfile);
+    cr_assert(cu_wait_finished(cu_fx.store, run, timeout_s, &r), "run %lld did not finish (log: %s)",
+              (long long)run, cu_fx.logfile);
+    cr_assert_str_eq(r.verdict, "max pairs", "log: %s", cu_fx.logfile);
     char why[256];
-    cr_assert(cu_audit(store, run, OPENINGS, why, sizeof why), "run %lld: %s (log: %s)", (long long)run, why,
-              logfile);
+    cr_assert(cu_audit(cu_fx.store, run, OPENINGS, why, sizeof why), "run %lld: %s (log: %s)", (long long)run, why,
+              cu_fx.logfile);
 
     StoreCounts ref;
     reference(&ref);
     const StoreCounts *c = &r.counts;
     cr_assert(c->wins == ref.wins && c->draws == ref.draws && c->losses == ref.losses,
               "W/D/L %lld/%lld/%lld, played %lld/%lld/%lld (log: %s)", (long long)c->wins, (long long)c->draws,
-              (long long)c->losses, (long long)ref.wins, (long long)ref.draws, (long long)ref.losses, logfile);
+              (long long)c->losses, (long long)ref.wins, (long long)ref.draws, (long long)ref.losses, cu_fx.logfile);
     for (int i = 0; i < 5; i++)
         cr_assert_eq(c->penta[i], ref.penta[i], "pentanomial [%d]: %lld, played %lld (log: %s)", i,
-                     (long long)c->penta[i], (long long)ref.penta[i], logfile);
+                     (long long)c->penta[i], (long long)ref.penta[i], cu_fx.logfile);
     for (int i = 0; i < GAME_REASONS; i++)
         cr_assert_eq(i < c->nreasons ? c->reasons[i] : 0, ref.reasons[i], "games ended by %s: %lld, played %lld",
                      game_reason_text((GameReason)i), (long long)(i < c->nreasons ? c->reasons[i] : 0),
@@ -337,14 +324,14 @@ static void finish_and_audit(int64_t run, double timeout_s)
 static int64_t max_attempts(int64_t run)
 {
     StoreAudit a;
-    cr_assert_eq(store_audit_run(store, run, &a), 1);
+    cr_assert_eq(store_audit_run(cu_fx.store, run, &a), 1);
     return a.max_attempts;
 }
 
 /* How many lines of the log contain text. */
 static int log_count(const char *text)
 {
-    FILE *f = fopen(logfile, "r");
+    FILE *f = fopen(cu_fx.logfile, "r");
     char line[4096];
     int n = 0;
     while (f && fgets(line, sizeof line, f))
@@ -357,7 +344,7 @@ static int log_count(const char *text)
 /* The proxy's totals line: connections reset and black-holes. False when there is none. */
 static bool proxy_totals(long *resets, long *holes)
 {
-    FILE *f = fopen(logfile, "r");
+    FILE *f = fopen(cu_fx.logfile, "r");
     char line[4096];
     bool found = false;
     while (f && fgets(line, sizeof line, f)) {
@@ -373,7 +360,7 @@ static bool proxy_totals(long *resets, long *holes)
 
 static int64_t new_run(void)
 {
-    int64_t run = cu_sprt_openings(store, TEST_PARAMS, PAIRS_PER_TASK, OPENINGS, NODES, -500, 500);
+    int64_t run = cu_sprt_openings(cu_fx.store, TEST_PARAMS, PAIRS_PER_TASK, OPENINGS, NODES, -500, 500);
     cr_assert_gt(run, 0);
     return run;
 }
@@ -405,9 +392,9 @@ Test(chaos, workers_killed_at_random)
             snprintf(name[i], sizeof name[i], "w%d-%d", i + 1, kills);
         w[i] = worker(name[i]);
     }
-    cr_assert_geq(kills, 4, "only %d kills before the run ended (log: %s)", kills, logfile);
+    cr_assert_geq(kills, 4, "only %d kills before the run ended (log: %s)", kills, cu_fx.logfile);
     finish_and_audit(run, 120);
-    cr_assert_geq(max_attempts(run), 2, "no killed worker's task was re-issued (log: %s)", logfile);
+    cr_assert_geq(max_attempts(run), 2, "no killed worker's task was re-issued (log: %s)", cu_fx.logfile);
 }
 
 Test(chaos, coordinator_killed_and_restarted_twice)
@@ -445,9 +432,9 @@ Test(chaos, postgres_restarted_and_crashed)
     /* a clean restart: fast shutdown, open transactions rolled back */
     note("fault: PostgreSQL restart (fast shutdown)");
     pg_stopped = true;
-    cr_assert_eq(sh("'%s/ops/pg' stop >>'%s' 2>&1", XQF_SOURCE_DIR, logfile), 0);
+    cr_assert_eq(sh("'%s/ops/pg' stop >>'%s' 2>&1", XQF_SOURCE_DIR, cu_fx.logfile), 0);
     cu_sleep_ms(2000);
-    cr_assert_eq(sh("'%s/ops/pg' start >>'%s' 2>&1", XQF_SOURCE_DIR, logfile), 0);
+    cr_assert_eq(sh("'%s/ops/pg' start >>'%s' 2>&1", XQF_SOURCE_DIR, cu_fx.logfile), 0);
     pg_stopped = false;
     wait_pairs(run, OPENINGS / 2);
     /* a crash: immediate shutdown (no checkpoint, crash recovery at the next start) */
@@ -455,13 +442,13 @@ Test(chaos, postgres_restarted_and_crashed)
     pg_stopped = true;
     cr_assert_eq(sh("b=${XQF_PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)}; "
                     "u=; [ \"$(id -u)\" -eq 0 ] && u='runuser -u postgres --'; "
-                    "$u \"$b/pg_ctl\" -D '%s/data' -m immediate -w stop >>'%s' 2>&1", dir, logfile), 0);
+                    "$u \"$b/pg_ctl\" -D '%s/data' -m immediate -w stop >>'%s' 2>&1", dir, cu_fx.logfile), 0);
     cu_sleep_ms(1000);
-    cr_assert_eq(sh("'%s/ops/pg' start >>'%s' 2>&1", XQF_SOURCE_DIR, logfile), 0);
+    cr_assert_eq(sh("'%s/ops/pg' start >>'%s' 2>&1", XQF_SOURCE_DIR, cu_fx.logfile), 0);
     pg_stopped = false;
     finish_and_audit(run, 120);
     cr_assert_geq(log_count("database: connected again"), 2, "the coordinator did not reconnect twice (log: %s)",
-                  logfile);
+                  cu_fx.logfile);
 }
 
 /* ---- the network ---------------------------------------------------------------------- */
@@ -481,10 +468,10 @@ Test(chaos, network_delay_resets_and_blackhole)
      */
     const char *opts[] = { "--delay", "15", "--jitter", "40", "--drop-mean", "1.5", "--blackhole-ms", "7000",
                            "--seed", seed, NULL };
-    pid_t proxy = cu_track(cu_proxy(proxy_port, port, opts, logfile));
+    pid_t proxy = cu_track(cu_proxy(proxy_port, cu_fx.port, opts, cu_fx.logfile));
     cu_sleep_ms(200);
-    cu_track(cu_worker_env(proxy_port, "w-proxied-1", 1, logfile, NULL));
-    cu_track(cu_worker_env(proxy_port, "w-proxied-2", 1, logfile, NULL));
+    cu_track(cu_worker_env(proxy_port, "w-proxied-1", 1, cu_fx.logfile, NULL));
+    cu_track(cu_worker_env(proxy_port, "w-proxied-2", 1, cu_fx.logfile, NULL));
     worker("w-direct");              /* takes over the leases that expire in the black-hole */
     wait_pairs(run, OPENINGS / 10);
     note("fault: every proxied connection reset");
@@ -495,11 +482,11 @@ Test(chaos, network_delay_resets_and_blackhole)
     finish_and_audit(run, 150);
     int st = cu_stop(proxy, SIGTERM);
     cu_untrack(proxy);
-    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the proxy failed (log: %s)", logfile);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the proxy failed (log: %s)", cu_fx.logfile);
     long resets = 0, holes = 0;
-    cr_assert(proxy_totals(&resets, &holes), "no totals from the proxy (log: %s)", logfile);
-    cr_assert_geq(resets, 2, "fewer than 2 connection resets (log: %s)", logfile);
-    cr_assert_eq(holes, 1, "no black-hole (log: %s)", logfile);
+    cr_assert(proxy_totals(&resets, &holes), "no totals from the proxy (log: %s)", cu_fx.logfile);
+    cr_assert_geq(resets, 2, "fewer than 2 connection resets (log: %s)", cu_fx.logfile);
+    cr_assert_eq(holes, 1, "no black-hole (log: %s)", cu_fx.logfile);
     /* whether a lease expired depends on what the proxied workers held when the hole opened: noted, not required */
     note("leases expired during the run: %d", log_count("expired leases re-queued"));
 }
@@ -511,7 +498,7 @@ static double logged_time(const char *name)
 {
     char pattern[80];
     snprintf(pattern, sizeof pattern, " %s info: ", name);
-    FILE *f = fopen(logfile, "r");
+    FILE *f = fopen(cu_fx.logfile, "r");
     char line[4096];
     double t = -1;
     while (f && t < 0 && fgets(line, sizeof line, f)) {
@@ -545,7 +532,7 @@ Test(chaos, workers_with_wrong_clocks)
     double restarted = (double)time(NULL);
     shifted_worker("w-year-behind", -365L * 86400);
     finish_and_audit(run, 120);
-    cr_assert_geq(max_attempts(run), 2, "the killed worker's task was not re-issued (log: %s)", logfile);
+    cr_assert_geq(max_attempts(run), 2, "the killed worker's task was not re-issued (log: %s)", cu_fx.logfile);
     /* the clocks were really wrong: each worker logged its own time */
     const struct {
         const char *name;
@@ -554,10 +541,10 @@ Test(chaos, workers_with_wrong_clocks)
               { "w-year-behind", -365.0 * 86400, restarted } };
     for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
         double t = logged_time(w[i].name);
-        cr_assert(t > 0, "no log line of %s (log: %s)", w[i].name, logfile);
+        cr_assert(t > 0, "no log line of %s (log: %s)", w[i].name, cu_fx.logfile);
         cr_assert(t - w[i].at - w[i].shift > -5 && t - w[i].at - w[i].shift < 60,
                   "%s logged %.0f s from the real time, its clock is %.0f s off (log: %s)", w[i].name,
-                  t - w[i].at, w[i].shift, logfile);
+                  t - w[i].at, w[i].shift, cu_fx.logfile);
     }
 }
 
@@ -574,7 +561,7 @@ static void client_open(Client *c)
     int linger = 0;
     zmq_setsockopt(c->sock, ZMQ_LINGER, &linger, sizeof linger);
     char ep[64];
-    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
     cr_assert_eq(zmq_connect(c->sock, ep), 0);
 }
 
@@ -600,7 +587,7 @@ static void send_msg(Client *c, const XqfMsg *m, XqfBuf *b)
 static void next_msg(Client *c, XqfMsg *m, const char *what)
 {
     zmq_pollitem_t it = { c->sock, 0, ZMQ_POLLIN, 0 };
-    cr_assert_gt(zmq_poll(&it, 1, 10000), 0, "%s: no answer (log: %s)", what, logfile);
+    cr_assert_gt(zmq_poll(&it, 1, 10000), 0, "%s: no answer (log: %s)", what, cu_fx.logfile);
     zmq_msg_t part;
     zmq_msg_init(&part);
     cr_assert_geq(zmq_msg_recv(&part, c->sock, 0), 0);
@@ -695,7 +682,7 @@ static void make_result(const XqfMsg *task, int pairs, XqfBuf *b)
     const XqfMsg_task *t = &task->u.task;
     StoreCounts c;
     char pgn[300];
-    snprintf(pgn, sizeof pgn, "%s/result-XXXXXX", logdir);
+    snprintf(pgn, sizeof pgn, "%s/result-XXXXXX", cu_fx.dir);
     int fd = mkstemp(pgn);
     cr_assert_geq(fd, 0);
     close(fd);
@@ -737,7 +724,7 @@ static void expect_ack(Client *c, const XqfBuf *b, const char *status, bool stop
 static StoreCounts counts_of(int64_t run)
 {
     StoreRun r;
-    cr_assert_eq(store_load_run(store, run, &r, false), 1);
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
     return r.counts;
 }
 

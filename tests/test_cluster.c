@@ -21,59 +21,33 @@
 #include "keys.h"
 #include "malformed.h"
 
+TestSuite(cluster, .init = cu_fixture_init, .fini = cu_fixture_fini, .timeout = 150);
 
-static char db[512], dbname[64], logdir[128], logfile[256];
-static Store *store;
-static int port;
-
-static void setup(void)
-{
-    if (!getenv("XQF_TEST_DB") || !*getenv("XQF_TEST_DB"))
-        return;
-    store = cu_store_fresh(db, sizeof db, dbname, sizeof dbname);
-    cr_assert(store, "cannot create and migrate a test database");
-    port = cu_free_port();
-    snprintf(logdir, sizeof logdir, "/tmp/xqf-cluster-XXXXXX");
-    cr_assert(mkdtemp(logdir));
-    snprintf(logfile, sizeof logfile, "%s/log", logdir);
-}
-
-static void teardown(void)
-{
-    cu_stop_all();
-    store_destroy(&store);
-    if (dbname[0])
-        cu_db_drop(dbname);
-    dbname[0] = '\0';
-}
-
-TestSuite(cluster, .init = setup, .fini = teardown, .timeout = 150);
-
-static pid_t coordinator(const char *lease) { return cu_track(cu_coordinator(db, port, lease, logfile)); }
-static pid_t worker(const char *name) { return cu_track(cu_worker(port, name, 1, logfile)); }
+static pid_t coordinator(const char *lease) { return cu_track(cu_coordinator(cu_fx.db, cu_fx.port, lease, cu_fx.logfile)); }
+static pid_t worker(const char *name) { return cu_track(cu_worker(cu_fx.port, name, 1, cu_fx.logfile)); }
 
 /* Waits for the end of the run, then checks every count against the planned pairs. */
 static void finish_and_audit(int64_t run, int64_t pairs, double timeout_s, const char *verdict)
 {
     StoreRun r;
-    cr_assert(cu_wait_finished(store, run, timeout_s, &r), "run %lld did not finish (log: %s)",
-              (long long)run, logfile);
+    cr_assert(cu_wait_finished(cu_fx.store, run, timeout_s, &r), "run %lld did not finish (log: %s)",
+              (long long)run, cu_fx.logfile);
     if (verdict)
-        cr_assert_str_eq(r.verdict, verdict, "log: %s", logfile);
+        cr_assert_str_eq(r.verdict, verdict, "log: %s", cu_fx.logfile);
     char why[256];
-    cr_assert(cu_audit(store, run, pairs, why, sizeof why), "run %lld: %s (log: %s)", (long long)run, why, logfile);
+    cr_assert(cu_audit(cu_fx.store, run, pairs, why, sizeof why), "run %lld: %s (log: %s)", (long long)run, why, cu_fx.logfile);
 }
 
 Test(cluster, end_to_end)
 {
     CU_REQUIRE_DB();
-    int64_t run = cu_sprt(store, "NullR=2", 4, 12, 500, -500, 500);
+    int64_t run = cu_sprt(cu_fx.store, "NullR=2", 4, 12, 500, -500, 500);
     coordinator("10");
     worker("w1");
     worker("w2");
     finish_and_audit(run, 12, 60, "max pairs");
     StoreAudit a;
-    store_audit_run(store, run, &a);
+    store_audit_run(cu_fx.store, run, &a);
     cr_assert_eq(a.tasks, 3);
     cr_assert_eq(a.tasks_done, 3);
 }
@@ -82,13 +56,13 @@ Test(cluster, sprt_stops_at_a_bound)
 {
     CU_REQUIRE_DB();
     /* a badly detuned test side against wide bounds: H0 within a few tasks */
-    int64_t run = cu_sprt(store, "RookMg=400,RookEg=400,CannonMg=200", 2, 200, 500, 0, 100);
+    int64_t run = cu_sprt(cu_fx.store, "RookMg=400,RookEg=400,CannonMg=200", 2, 200, 500, 0, 100);
     coordinator("10");
     worker("w1");
     worker("w2");
     finish_and_audit(run, -1, 60, "H0 accepted");
     StoreRun r;
-    cr_assert_eq(store_load_run(store, run, &r, false), 1);
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
     cr_assert_lt(r.counts.pairs, 200);
     cr_assert_lt(r.llr, 0);
 }
@@ -96,15 +70,15 @@ Test(cluster, sprt_stops_at_a_bound)
 Test(cluster, worker_killed_mid_task)
 {
     CU_REQUIRE_DB();
-    int64_t run = cu_sprt(store, "NullR=2", 4, 8, 3000, -500, 500);
+    int64_t run = cu_sprt(cu_fx.store, "NullR=2", 4, 8, 3000, -500, 500);
     coordinator("2");
     pid_t w1 = worker("w1");
-    cr_assert(cu_wait_pairs(store, run, 1, 60), "no pair reported (log: %s)", logfile);
+    cr_assert(cu_wait_pairs(cu_fx.store, run, 1, 60), "no pair reported (log: %s)", cu_fx.logfile);
     cu_kill9(w1);
     worker("w2");
     finish_and_audit(run, 8, 90, "max pairs");
     StoreAudit a;
-    store_audit_run(store, run, &a);
+    store_audit_run(cu_fx.store, run, &a);
     cr_assert_geq(a.max_attempts, 2, "the killed worker's task was not re-issued");
 }
 
@@ -112,15 +86,15 @@ Test(cluster, one_worker_spreads_tasks_over_its_threads)
 {
     CU_REQUIRE_DB();
     /* tasks of 3, 3, 3 and 1 pairs on one worker with two game threads and prefetch */
-    int64_t run = cu_sprt(store, "NullR=2", 3, 10, 500, -500, 500);
+    int64_t run = cu_sprt(cu_fx.store, "NullR=2", 3, 10, 500, -500, 500);
     coordinator("10");
-    cu_track(cu_worker(port, "w2threads", 2, logfile));
+    cu_track(cu_worker(cu_fx.port, "w2threads", 2, cu_fx.logfile));
     finish_and_audit(run, 10, 60, "max pairs");
     StoreAudit a;
-    store_audit_run(store, run, &a);
+    store_audit_run(cu_fx.store, run, &a);
     cr_assert_eq(a.tasks, 4);
     cr_assert_eq(a.tasks_done, 4);
-    cr_assert_eq(a.max_attempts, 1, "a task was issued twice (log: %s)", logfile);
+    cr_assert_eq(a.max_attempts, 1, "a task was issued twice (log: %s)", cu_fx.logfile);
 }
 
 Test(cluster, sigterm_hands_back_every_task_held)
@@ -130,13 +104,13 @@ Test(cluster, sigterm_hands_back_every_task_held)
      * Long leases: the tasks the first worker holds (played and fetched
      * ahead) reach the second one in time only if they were handed back.
      */
-    int64_t run = cu_sprt(store, "NullR=2", 2, 8, 3000, -500, 500);
+    int64_t run = cu_sprt(cu_fx.store, "NullR=2", 2, 8, 3000, -500, 500);
     coordinator("120");
-    pid_t w1 = cu_track(cu_worker(port, "w1", 2, logfile));
-    cr_assert(cu_wait_pairs(store, run, 1, 60), "no pair reported (log: %s)", logfile);
+    pid_t w1 = cu_track(cu_worker(cu_fx.port, "w1", 2, cu_fx.logfile));
+    cr_assert(cu_wait_pairs(cu_fx.store, run, 1, 60), "no pair reported (log: %s)", cu_fx.logfile);
     int status = cu_stop(w1, SIGTERM);
     cu_untrack(w1);
-    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d (log: %s)", status, logfile);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d (log: %s)", status, cu_fx.logfile);
     worker("w2");
     finish_and_audit(run, 8, 90, "max pairs");
 }
@@ -144,11 +118,11 @@ Test(cluster, sigterm_hands_back_every_task_held)
 Test(cluster, coordinator_killed_and_restarted)
 {
     CU_REQUIRE_DB();
-    int64_t run = cu_sprt(store, "NullR=2", 4, 12, 2000, -500, 500);
+    int64_t run = cu_sprt(cu_fx.store, "NullR=2", 4, 12, 2000, -500, 500);
     pid_t c = coordinator("5");
     worker("w1");
     worker("w2");
-    cr_assert(cu_wait_pairs(store, run, 2, 60), "no pairs reported (log: %s)", logfile);
+    cr_assert(cu_wait_pairs(cu_fx.store, run, 2, 60), "no pairs reported (log: %s)", cu_fx.logfile);
     cu_kill9(c);
     cu_sleep_ms(1000);
     coordinator("5");
@@ -160,16 +134,16 @@ Test(cluster, database_restarted)
     CU_REQUIRE_DB();
     if (!getenv("XQF_PG_DIR"))
         cr_skip("XQF_PG_DIR is not set (ops/test sets it): cannot restart the database");
-    int64_t run = cu_sprt(store, "NullR=2", 4, 12, 2000, -500, 500);
+    int64_t run = cu_sprt(cu_fx.store, "NullR=2", 4, 12, 2000, -500, 500);
     coordinator("5");
     worker("w1");
     worker("w2");
-    cr_assert(cu_wait_pairs(store, run, 2, 60), "no pairs reported (log: %s)", logfile);
+    cr_assert(cu_wait_pairs(cu_fx.store, run, 2, 60), "no pairs reported (log: %s)", cu_fx.logfile);
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "'%s/ops/pg' stop >>'%s' 2>&1", XQF_SOURCE_DIR, logfile);
+    snprintf(cmd, sizeof cmd, "'%s/ops/pg' stop >>'%s' 2>&1", XQF_SOURCE_DIR, cu_fx.logfile);
     cr_assert_eq(system(cmd), 0);
     cu_sleep_ms(2000);
-    snprintf(cmd, sizeof cmd, "'%s/ops/pg' start >>'%s' 2>&1", XQF_SOURCE_DIR, logfile);
+    snprintf(cmd, sizeof cmd, "'%s/ops/pg' start >>'%s' 2>&1", XQF_SOURCE_DIR, cu_fx.logfile);
     cr_assert_eq(system(cmd), 0);
     finish_and_audit(run, 12, 90, "max pairs");
 }
@@ -184,7 +158,7 @@ static void *dealer(void *ctx)
     int linger = 0;
     zmq_setsockopt(sock, ZMQ_LINGER, &linger, sizeof linger);
     char ep[64];
-    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
     cr_assert_eq(zmq_connect(sock, ep), 0);
     return sock;
 }
@@ -236,7 +210,7 @@ static void expect_silence(void *sock, const char *what)
 Test(cluster, hostile_messages)
 {
     CU_REQUIRE_DB();
-    int64_t run = cu_sprt(store, "NullR=2", 2, 10, 500, -500, 500);
+    int64_t run = cu_sprt(cu_fx.store, "NullR=2", 2, 10, 500, -500, 500);
     coordinator("10");
     worker("w1");
     void *ctx = zmq_ctx_new(), *sock = dealer(ctx);
@@ -333,7 +307,7 @@ static void send_malformed(const char *type, const char *what, const uint8_t *da
 Test(cluster, every_malformed_message_is_refused)
 {
     CU_REQUIRE_DB();
-    int64_t run = cu_sprt(store, "NullR=2", 2, 8, 500, -500, 500);
+    int64_t run = cu_sprt(cu_fx.store, "NullR=2", 2, 8, 500, -500, 500);
     coordinator("10");
     worker("w1");
     void *ctx = zmq_ctx_new(), *sock = dealer(ctx);
@@ -355,7 +329,7 @@ static int64_t sh_number(const char *fmt, const char *arg)
 {
     char cmd[2048], part[1024];
     snprintf(part, sizeof part, fmt, arg);
-    snprintf(cmd, sizeof cmd, "XQF_DB='%s' %s 2>>'%s'", db, part, logfile);
+    snprintf(cmd, sizeof cmd, "XQF_DB='%s' %s 2>>'%s'", cu_fx.db, part, cu_fx.logfile);
     FILE *p = popen(cmd, "r");
     cr_assert(p, "cannot run %s", cmd);
     char line[512];
@@ -365,7 +339,7 @@ static int64_t sh_number(const char *fmt, const char *arg)
         if (sscanf(line, "Build: %lld", &v) == 1 || sscanf(line, "%lld", &v) == 1)
             last = v;
     }
-    cr_assert_eq(pclose(p), 0, "%s failed (log: %s)", cmd, logfile);
+    cr_assert_eq(pclose(p), 0, "%s failed (log: %s)", cmd, cu_fx.logfile);
     return last;
 }
 
@@ -377,26 +351,16 @@ static int64_t sh_number(const char *fmt, const char *arg)
  */
 static int64_t register_build(const char *path, const SignKey *signer)
 {
-    char cmd[1024], err[256];
-    snprintf(cmd, sizeof cmd, "sha256sum '%s'", path);
-    FILE *p = popen(cmd, "r");
-    cr_assert(p);
+    char err[256];
     StoreBuild b = { 0 };
-    cr_assert_eq(fscanf(p, "%64s", b.sha256), 1);
-    pclose(p);
+    cr_assert_eq(cu_sha256(path, b.sha256), 0);
     snprintf(b.build_id, sizeof b.build_id, "test-%.12s", b.sha256);
     snprintf(b.path, sizeof b.path, "%s", path);
     b.bench_nodes = BENCH_SIGNATURE;          /* a copy of xqf-engine: workers check it (issue 13) */
     if (signer)
         cr_assert_eq(sign_build(signer, b.sha256, b.build_id, b.signature, err, sizeof err), 0, "%s", err);
-    FILE *f = fopen(path, "rb");
-    cr_assert(f);
-    static char bytes[64 << 20];
-    size_t len = fread(bytes, 1, sizeof bytes, f);
-    fclose(f);
-    int64_t id;
-    cr_assert_eq(store_add_build(store, &b, &id), 0);
-    cr_assert_eq(store_build_blob(store, id, bytes, len), 0);
+    int64_t id = cu_build_add(cu_fx.store, &b);
+    cr_assert_gt(id, 0);
     return id;
 }
 
@@ -404,7 +368,7 @@ static int64_t register_build(const char *path, const SignKey *signer)
 static void operator_key(const char *name, SignKey *k, char pub[600], size_t size)
 {
     char path[512], err[256];
-    snprintf(path, sizeof path, "%s/%s", logdir, name);
+    snprintf(path, sizeof path, "%s/%s", cu_fx.dir, name);
     cr_assert_eq(sign_key_generate(path, k, err, sizeof err), 0, "%s", err);
     snprintf(pub, size, "%s.pub", path);
 }
@@ -413,7 +377,7 @@ static void operator_key(const char *name, SignKey *k, char pub[600], size_t siz
 static pid_t trusting_worker(const char *name, const char *pub)
 {
     const char *extra[] = { "--trust", pub, NULL };
-    return cu_track(cu_worker_args(port, name, 3, logfile, extra));
+    return cu_track(cu_worker_args(cu_fx.port, name, 3, cu_fx.logfile, extra));
 }
 
 /* A copy of xqf-engine with n extra bytes at its end: the same engine, another SHA-256. */
@@ -428,9 +392,9 @@ Test(cluster, sprt_of_two_engine_builds)
 {
     CU_REQUIRE_DB();
     char test_bin[512], base_bin[512], cache[512], tune[512];
-    snprintf(test_bin, sizeof test_bin, "%s/engine-test", logdir);
-    snprintf(base_bin, sizeof base_bin, "%s/engine-base", logdir);
-    snprintf(cache, sizeof cache, "%s/cache", logdir);
+    snprintf(test_bin, sizeof test_bin, "%s/engine-test", cu_fx.dir);
+    snprintf(base_bin, sizeof base_bin, "%s/engine-base", cu_fx.dir);
+    snprintf(cache, sizeof cache, "%s/cache", cu_fx.dir);
     snprintf(tune, sizeof tune, "%s/xqf-tune", XQF_BIN);
     engine_copy(test_bin, 1);
     engine_copy(base_bin, 2);
@@ -454,7 +418,7 @@ Test(cluster, sprt_of_two_engine_builds)
     /* both binaries are in the worker's cache under their SHA-256, executable */
     StoreBuild b;
     for (int i = 0; i < 2; i++) {
-        cr_assert_eq(store_load_build(store, i ? base_build : test_build, &b), 1);
+        cr_assert_eq(store_load_build(cu_fx.store, i ? base_build : test_build, &b), 1);
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", cache, b.sha256);
         cr_assert_eq(access(path, X_OK), 0, "%s not cached", path);
@@ -466,8 +430,8 @@ Test(cluster, a_tampered_build_is_not_played)
 {
     CU_REQUIRE_DB();
     char bin[512], cache[512], tune[512], cmd[1024];
-    snprintf(bin, sizeof bin, "%s/engine-test", logdir);
-    snprintf(cache, sizeof cache, "%s/cache", logdir);
+    snprintf(bin, sizeof bin, "%s/engine-test", cu_fx.dir);
+    snprintf(cache, sizeof cache, "%s/cache", cu_fx.dir);
     snprintf(tune, sizeof tune, "%s/xqf-tune", XQF_BIN);
     engine_copy(bin, 3);
     char pub[600];
@@ -481,7 +445,7 @@ Test(cluster, a_tampered_build_is_not_played)
     size_t len = fread(bytes, 1, sizeof bytes, f);
     fclose(f);
     bytes[len / 2] ^= 0x40;
-    cr_assert_eq(store_build_blob(store, build, bytes, len), 0);
+    cr_assert_eq(store_build_blob(cu_fx.store, build, bytes, len), 0);
     char ids[256];
     snprintf(ids, sizeof ids, "--test-build %lld --test NullR=2 --base '' --nodes 1500 --pairs-per-task 2 "
              "--max-pairs 4 --elo0 -500 --elo1 500", (long long)build);
@@ -493,13 +457,13 @@ Test(cluster, a_tampered_build_is_not_played)
     cu_sleep_ms(4000);
     unsetenv("XQF_CACHE");
     StoreRun r;
-    cr_assert_eq(store_load_run(store, run, &r, false), 1);
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
     cr_assert_eq(r.counts.pairs, 0, "a tampered build was played");
     char grep[1024];
-    snprintf(grep, sizeof grep, "grep -q 'do not have its SHA-256' '%s'", logfile);
-    cr_assert_eq(system(grep), 0, "no refusal in %s", logfile);
+    snprintf(grep, sizeof grep, "grep -q 'do not have its SHA-256' '%s'", cu_fx.logfile);
+    cr_assert_eq(system(grep), 0, "no refusal in %s", cu_fx.logfile);
     StoreBuild b;
-    cr_assert_eq(store_load_build(store, build, &b), 1);
+    cr_assert_eq(store_load_build(cu_fx.store, build, &b), 1);
     snprintf(grep, sizeof grep, "%s/%s", cache, b.sha256);
     cr_assert_neq(access(grep, F_OK), 0, "the tampered binary was installed");
 }
@@ -515,25 +479,25 @@ Test(cluster, untrusted_builds_are_refused)
 {
     CU_REQUIRE_DB();
     char cache[512], tune[512], cmd[2048], pub[600], other_pub[600], bins[3][512];
-    snprintf(cache, sizeof cache, "%s/cache", logdir);
+    snprintf(cache, sizeof cache, "%s/cache", cu_fx.dir);
     snprintf(tune, sizeof tune, "%s/xqf-tune", XQF_BIN);
     SignKey op, other;
     operator_key("operator", &op, pub, sizeof pub);
     operator_key("other", &other, other_pub, sizeof other_pub);
     int64_t builds[3], runs[3];
     for (int i = 0; i < 3; i++) {
-        snprintf(bins[i], sizeof bins[i], "%s/engine-%d", logdir, i);
+        snprintf(bins[i], sizeof bins[i], "%s/engine-%d", cu_fx.dir, i);
         engine_copy(bins[i], 10 + i);
     }
     builds[0] = register_build(bins[0], NULL);
     builds[1] = register_build(bins[1], &other);
     builds[2] = register_build(bins[2], &op);
     StoreBuild b;
-    cr_assert_eq(store_load_build(store, builds[2], &b), 1);
+    cr_assert_eq(store_load_build(cu_fx.store, builds[2], &b), 1);
     cr_assert_eq(strlen(b.signature), SIGN_SIG_HEX);
     snprintf(b.build_id, sizeof b.build_id, "renamed-after-signing");   /* the signature covers the name */
     int64_t again;
-    cr_assert_eq(store_add_build(store, &b, &again), 0);
+    cr_assert_eq(store_add_build(cu_fx.store, &b, &again), 0);
     cr_assert_eq(again, builds[2]);
     setenv("XQF_CACHE", cache, 1);
     coordinator("30");
@@ -546,22 +510,22 @@ Test(cluster, untrusted_builds_are_refused)
                  "--max-pairs 4 --elo0 -500 --elo1 500", (long long)builds[i]);
         snprintf(cmd, sizeof cmd, "%s sprt new %%s", tune);
         runs[i] = sh_number(cmd, ids);
-        cr_assert_eq(store_load_build(store, builds[i], &b), 1);
+        cr_assert_eq(store_load_build(cu_fx.store, builds[i], &b), 1);
         snprintf(cmd, sizeof cmd, "grep -q 'handed back (refused): .*%.16s.*refused: %s' '%s'", b.sha256, WHY[i],
-                 logfile);
+                 cu_fx.logfile);
         bool refused = false;
         for (int k = 0; k < 100 && !refused; k++, cu_sleep_ms(100))
             refused = system(cmd) == 0;
-        cr_assert(refused, "no refusal '%s' of build %d reported to the coordinator in %s", WHY[i], i, logfile);
-        snprintf(cmd, sizeof cmd, "XQF_DB='%s' %s stop %lld >/dev/null", db, tune, (long long)runs[i]);
+        cr_assert(refused, "no refusal '%s' of build %d reported to the coordinator in %s", WHY[i], i, cu_fx.logfile);
+        snprintf(cmd, sizeof cmd, "XQF_DB='%s' %s stop %lld >/dev/null", cu_fx.db, tune, (long long)runs[i]);
         cr_assert_eq(system(cmd), 0);
     }
     unsetenv("XQF_CACHE");
     for (int i = 0; i < 3; i++) {
         StoreRun r;
-        cr_assert_eq(store_load_run(store, runs[i], &r, false), 1);
+        cr_assert_eq(store_load_run(cu_fx.store, runs[i], &r, false), 1);
         cr_assert_eq(r.counts.pairs, 0, "an untrusted build was played (run %d)", i);
-        cr_assert_eq(store_load_build(store, builds[i], &b), 1);
+        cr_assert_eq(store_load_build(cu_fx.store, builds[i], &b), 1);
         snprintf(cmd, sizeof cmd, "%s/%s", cache, b.sha256);
         cr_assert_neq(access(cmd, F_OK), 0, "untrusted build %d was installed", i);
     }
@@ -574,13 +538,13 @@ Test(cluster, untrusted_builds_are_refused)
     int64_t last = sh_number(cmd, ids);
     coordinator("30");
     worker("w2");
-    snprintf(cmd, sizeof cmd, "grep -q 'handed back (refused): .*trusts no operator key' '%s'", logfile);
+    snprintf(cmd, sizeof cmd, "grep -q 'handed back (refused): .*trusts no operator key' '%s'", cu_fx.logfile);
     bool refused = false;
     for (int k = 0; k < 100 && !refused; k++, cu_sleep_ms(100))
         refused = system(cmd) == 0;
-    cr_assert(refused, "no refusal for want of --trust in %s", logfile);
+    cr_assert(refused, "no refusal for want of --trust in %s", cu_fx.logfile);
     StoreRun r;
-    cr_assert_eq(store_load_run(store, last, &r, false), 1);
+    cr_assert_eq(store_load_run(cu_fx.store, last, &r, false), 1);
     cr_assert_eq(r.counts.pairs, 0);
     sign_key_wipe(&op);
     sign_key_wipe(&other);
@@ -592,7 +556,7 @@ Test(cluster, untrusted_builds_are_refused)
 static void pair_alone(const char *line, StoreCounts *c)
 {
     char book[512], cmd[2048];
-    snprintf(book, sizeof book, "%s/one.book", logdir);
+    snprintf(book, sizeof book, "%s/one.book", cu_fx.dir);
     FILE *f = fopen(book, "w");
     cr_assert(f);
     fprintf(f, "%s\n", line);
@@ -627,22 +591,22 @@ Test(cluster, a_pair_finished_early_is_not_played_twice)
                            .nodes = 2000, .margin_ms = 100, .pairs_per_task = 2, .max_pairs = 2,
                            .elo0 = -500, .elo1 = 500, .alpha = 0.05, .beta = 0.05 };
     int64_t run;
-    cr_assert_eq(store_create_sprt(store, &spec, &run), 0);
+    cr_assert_eq(store_create_sprt(cu_fx.store, &spec, &run), 0);
     coordinator("3");
-    pid_t w = cu_track(cu_worker(port, "two-threads", 2, logfile));
-    cr_assert(cu_wait_pairs(store, run, 1, 120), "no pair counted (log: %s)", logfile);
+    pid_t w = cu_track(cu_worker(cu_fx.port, "two-threads", 2, cu_fx.logfile));
+    cr_assert(cu_wait_pairs(cu_fx.store, run, 1, 120), "no pair counted (log: %s)", cu_fx.logfile);
     cu_kill9(w);
-    cu_track(cu_worker(port, "one-thread", 1, logfile));
+    cu_track(cu_worker(cu_fx.port, "one-thread", 1, cu_fx.logfile));
     finish_and_audit(run, 2, 120, "max pairs");
     StoreCounts want = { 0 };
     pair_alone(LINES[0], &want);
     pair_alone(LINES[1], &want);
     StoreRun r;
-    cr_assert_eq(store_load_run(store, run, &r, false), 1);
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
     cr_assert(r.counts.wins == want.wins && r.counts.draws == want.draws && r.counts.losses == want.losses,
               "the run counted %lld/%lld/%lld, its two openings give %lld/%lld/%lld (log: %s)",
               (long long)r.counts.wins, (long long)r.counts.draws, (long long)r.counts.losses,
-              (long long)want.wins, (long long)want.draws, (long long)want.losses, logfile);
+              (long long)want.wins, (long long)want.draws, (long long)want.losses, cu_fx.logfile);
 }
 
 /* ---- bounded peers (issue 15) ------------------------------------------------------ */
@@ -651,13 +615,13 @@ Test(cluster, a_pair_finished_early_is_not_played_twice)
 static pid_t coordinator_with(const char *lease, const char *const extra[])
 {
     char bind[64];
-    snprintf(bind, sizeof bind, "tcp://127.0.0.1:%d", port);
-    const char *args[32] = { "--bind", bind, "--db", db, "--lease", lease };
+    snprintf(bind, sizeof bind, "tcp://127.0.0.1:%d", cu_fx.port);
+    const char *args[32] = { "--bind", bind, "--db", cu_fx.db, "--lease", lease };
     int n = 6;
     for (int i = 0; extra[i] && n < 31; i++)
         args[n++] = extra[i];
     args[n] = NULL;
-    return cu_track(cu_spawn("xqf-coordinator", logfile, args));
+    return cu_track(cu_spawn("xqf-coordinator", cu_fx.logfile, args));
 }
 
 /* Says hello as name with concurrency slots and expects the welcome. */
@@ -671,7 +635,7 @@ static void hello_as(void *sock, const char *name, uint64_t concurrency)
     send_msg(sock, &m);
     reply(sock, &m);
     cr_assert_eq(m.type, XQF_MSG_WELCOME, "%s not welcomed: %s (log: %s)", name,
-                 m.type == XQF_MSG_ERROR ? m.u.error.text : xqf_msg_type_name(m.type), logfile);
+                 m.type == XQF_MSG_ERROR ? m.u.error.text : xqf_msg_type_name(m.type), cu_fx.logfile);
     xqf_msg_free(&m);
 }
 
@@ -689,7 +653,7 @@ static bool log_has(const char *text, double timeout_s)
 {
     double end = cu_now() + timeout_s;
     do {
-        FILE *f = fopen(logfile, "r");
+        FILE *f = fopen(cu_fx.logfile, "r");
         char line[2048];
         bool found = false;
         while (f && !found && fgets(line, sizeof line, f))
@@ -707,11 +671,11 @@ Test(cluster, bounded_peers)
 {
     CU_REQUIRE_DB();
     char bin[512];
-    snprintf(bin, sizeof bin, "%s/engine-big", logdir);
+    snprintf(bin, sizeof bin, "%s/engine-big", cu_fx.dir);
     engine_copy(bin, 1200000);                           /* three chunks */
     StoreBuild build;
-    cr_assert_eq(store_load_build(store, register_build(bin, NULL), &build), 1);
-    cu_sprt(store, "NullR=2", 1, 20, 500, -500, 500);
+    cr_assert_eq(store_load_build(cu_fx.store, register_build(bin, NULL), &build), 1);
+    cu_sprt(cu_fx.store, "NullR=2", 1, 20, 500, -500, 500);
     const char *opts[] = { "--max-peers", "2", "--rate-limit", "100", NULL };
     coordinator_with("10", opts);
     void *ctx = zmq_ctx_new(), *a = dealer(ctx);
@@ -731,22 +695,22 @@ Test(cluster, bounded_peers)
         send_msg(a, &m);
         reply(a, &m);
         cr_assert_eq(m.type, slot < 2 ? XQF_MSG_TASK : XQF_MSG_IDLE, "request %d: %s (log: %s)", slot,
-                     xqf_msg_type_name(m.type), logfile);
+                     xqf_msg_type_name(m.type), cu_fx.logfile);
         xqf_msg_free(&m);
     }
-    cr_assert(log_has("holds 2 leases, its most (2 per slot)", 5), "log: %s", logfile);
+    cr_assert(log_has("holds 2 leases, its most (2 per slot)", 5), "log: %s", cu_fx.logfile);
 
     /* one build chunk in flight: the next only after the last */
     build_request(a, build.sha256, 0);
     reply(a, &m);
-    cr_assert_eq(m.type, XQF_MSG_BUILD_CHUNK, "log: %s", logfile);
+    cr_assert_eq(m.type, XQF_MSG_BUILD_CHUNK, "log: %s", cu_fx.logfile);
     uint64_t next = m.u.build_chunk.data.len;
     xqf_msg_free(&m);
     build_request(a, build.sha256, 0);
     expect_error(a, XQF_ERR_LIMIT, "a second chunk while one is in flight");
     build_request(a, build.sha256, next);
     reply(a, &m);
-    cr_assert_eq(m.type, XQF_MSG_BUILD_CHUNK, "the next chunk, once the last arrived (log: %s)", logfile);
+    cr_assert_eq(m.type, XQF_MSG_BUILD_CHUNK, "the next chunk, once the last arrived (log: %s)", cu_fx.logfile);
     cr_assert_eq(m.u.build_chunk.offset, next);
     xqf_msg_free(&m);
 
@@ -757,7 +721,7 @@ Test(cluster, bounded_peers)
     snprintf(m.u.hello.name, sizeof m.u.hello.name, "three");
     send_msg(c, &m);
     expect_error(c, XQF_ERR_LIMIT, "a third worker beyond --max-peers 2");
-    cr_assert(log_has("a new worker refused: 2 workers connected already", 5), "log: %s", logfile);
+    cr_assert(log_has("a new worker refused: 2 workers connected already", 5), "log: %s", cu_fx.logfile);
 
     /* a key over its rate: refused with an error each, counted; the others are served */
     int limited = 0, other = 0;
@@ -774,7 +738,7 @@ Test(cluster, bounded_peers)
         xqf_msg_free(&r);
     }
     cr_assert_geq(limited, 100, "%d of 300 messages over a rate of 100/s refused", limited);
-    cr_assert(log_has("over the rate limit (100 messages/s)", 5), "log: %s", logfile);
+    cr_assert(log_has("over the rate limit (100 messages/s)", 5), "log: %s", cu_fx.logfile);
     xqf_msg_init(&m, XQF_MSG_STATUS_REQUEST);
     send_msg(b, &m);
     reply(b, &m);
@@ -794,8 +758,8 @@ Test(cluster, bounded_peers)
 static void sql(const char *text)
 {
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "psql -X -q '%s' -c \"%s\" >>'%s' 2>&1", db, text, logfile);
-    cr_assert_eq(system(cmd), 0, "%s (log: %s)", cmd, logfile);
+    snprintf(cmd, sizeof cmd, "psql -X -q '%s' -c \"%s\" >>'%s' 2>&1", cu_fx.db, text, cu_fx.logfile);
+    cr_assert_eq(system(cmd), 0, "%s (log: %s)", cmd, cu_fx.logfile);
 }
 
 /* The next reply of type want (others skipped), within 3 s each. */
@@ -813,11 +777,11 @@ Test(cluster, one_bad_frame_costs_one_message)
 {
     CU_REQUIRE_DB();
     char bin[512];
-    snprintf(bin, sizeof bin, "%s/engine-small", logdir);
+    snprintf(bin, sizeof bin, "%s/engine-small", cu_fx.dir);
     engine_copy(bin, 5);
     StoreBuild build;
-    cr_assert_eq(store_load_build(store, register_build(bin, NULL), &build), 1);
-    cu_sprt(store, "NullR=2", 2, 20, 500, -500, 500);
+    cr_assert_eq(store_load_build(cu_fx.store, register_build(bin, NULL), &build), 1);
+    cu_sprt(cu_fx.store, "NullR=2", 2, 20, 500, -500, 500);
     /* a statement that fails for one worker name only: the residual case no check can foresee */
     sql("CREATE FUNCTION boom() RETURNS trigger LANGUAGE plpgsql AS \\$\\$ BEGIN "
         "IF NEW.name = 'boom' THEN RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END \\$\\$; "
@@ -829,7 +793,7 @@ Test(cluster, one_bad_frame_costs_one_message)
     xqf_msg_init(&m, XQF_MSG_TASK_REQUEST);
     send_msg(a, &m);
     reply(a, &task);
-    cr_assert_eq(task.type, XQF_MSG_TASK, "log: %s", logfile);
+    cr_assert_eq(task.type, XQF_MSG_TASK, "log: %s", cu_fx.logfile);
 
     /* one batch: the coordinator stopped while the frames arrive */
     kill(coord, SIGSTOP);
@@ -859,25 +823,25 @@ Test(cluster, one_bad_frame_costs_one_message)
     kill(coord, SIGCONT);
 
     reply_of(a, XQF_MSG_ACK, &m);
-    cr_assert_eq(m.type, XQF_MSG_ACK, "log: %s", logfile);
+    cr_assert_eq(m.type, XQF_MSG_ACK, "log: %s", cu_fx.logfile);
     cr_assert_str_eq(m.u.ack.status, "invalid", "the impossible result");
     xqf_msg_free(&m);
     expect_error(a, XQF_ERR_REFUSED, "a build offset past any build");
     reply(a, &m);
-    cr_assert_eq(m.type, XQF_MSG_ACK, "log: %s", logfile);
+    cr_assert_eq(m.type, XQF_MSG_ACK, "log: %s", cu_fx.logfile);
     cr_assert_str_eq(m.u.ack.status, "ok", "the heartbeat of the same batch counts");
     xqf_msg_free(&m);
     reply(b, &m);
-    cr_assert_eq(m.type, XQF_MSG_ERROR, "log: %s", logfile);
+    cr_assert_eq(m.type, XQF_MSG_ERROR, "log: %s", cu_fx.logfile);
     cr_assert_eq(m.u.error.code, (uint64_t)XQF_ERR_REFUSED, "%s", m.u.error.text);
     cr_assert(strstr(m.u.error.text, "statement failed"), "%s", m.u.error.text);
     xqf_msg_free(&m);
     reply(c, &m);
-    cr_assert_eq(m.type, XQF_MSG_WELCOME, "the rest of the batch stands (log: %s)", logfile);
+    cr_assert_eq(m.type, XQF_MSG_WELCOME, "the rest of the batch stands (log: %s)", cu_fx.logfile);
     xqf_msg_free(&m);
     xqf_msg_free(&task);
     /* the checks kept both bad frames from SQL: the only statement errors are boom's (in its phase, then alone) */
-    FILE *f = fopen(logfile, "r");
+    FILE *f = fopen(cu_fx.logfile, "r");
     char line[2048];
     int errors = 0;
     while (f && fgets(line, sizeof line, f))
@@ -887,8 +851,8 @@ Test(cluster, one_bad_frame_costs_one_message)
         }
     if (f)
         fclose(f);
-    cr_assert_geq(errors, 1, "log: %s", logfile);
-    cr_assert(log_has("a hello refused: its statement failed", 1), "log: %s", logfile);
+    cr_assert_geq(errors, 1, "log: %s", cu_fx.logfile);
+    cr_assert(log_has("a hello refused: its statement failed", 1), "log: %s", cu_fx.logfile);
     zmq_close(a);
     zmq_close(b);
     zmq_close(c);
@@ -901,14 +865,14 @@ Test(cluster, a_stall_expires_no_heartbeated_lease)
 {
     CU_REQUIRE_DB();
     /* one task of two pairs that lasts several leases of 2 s; the coordinator hangs 5 s in a transaction */
-    int64_t run = cu_sprt(store, "NullR=2", 2, 2, 20000, -500, 500);
+    int64_t run = cu_sprt(cu_fx.store, "NullR=2", 2, 2, 20000, -500, 500);
     const char *env[] = { "XQF_TEST_STALL_MS=5000", NULL };
-    cu_track(cu_coordinator_env(db, port, "2", logfile, env));
+    cu_track(cu_coordinator_env(cu_fx.db, cu_fx.port, "2", cu_fx.logfile, env));
     worker("w1");
-    cr_assert(log_has("test hook: stalling 5000 ms", 30), "log: %s", logfile);
-    cr_assert(log_has("the loop stalled for", 10), "log: %s", logfile);
+    cr_assert(log_has("test hook: stalling 5000 ms", 30), "log: %s", cu_fx.logfile);
+    cr_assert(log_has("the loop stalled for", 10), "log: %s", cu_fx.logfile);
     finish_and_audit(run, 2, 120, "max pairs");
-    cr_assert(!log_has("expired leases re-queued", 0), "a lease expired after the stall (log: %s)", logfile);
+    cr_assert(!log_has("expired leases re-queued", 0), "a lease expired after the stall (log: %s)", cu_fx.logfile);
 }
 
 /* ---- quarantine: a task that can never be played is set aside (issue 15) ----------------- */
@@ -927,22 +891,22 @@ Test(cluster, an_unplayable_task_is_quarantined)
                            .margin_ms = 100, .pairs_per_task = 1, .max_pairs = 2, .elo0 = -500, .elo1 = 500,
                            .alpha = 0.05, .beta = 0.05 };
     int64_t run;
-    cr_assert_eq(store_create_sprt(store, &spec, &run), 0);
+    cr_assert_eq(store_create_sprt(cu_fx.store, &spec, &run), 0);
     const char *opts[] = { "--quarantine-after", "2", NULL };
     coordinator_with("10", opts);
     worker("w1");
-    cr_assert(log_has("quarantined: refused 2 times", 60), "log: %s", logfile);
+    cr_assert(log_has("quarantined: refused 2 times", 60), "log: %s", cu_fx.logfile);
     StoreRun r;
     double end = cu_now() + 60;
     do {
         cu_sleep_ms(200);
-        cr_assert_eq(store_load_run(store, run, &r, false), 1);
+        cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
     } while (r.quarantined < 2 && cu_now() < end);
-    cr_assert_eq(r.quarantined, 2, "both tasks set aside (log: %s)", logfile);
+    cr_assert_eq(r.quarantined, 2, "both tasks set aside (log: %s)", cu_fx.logfile);
     cr_assert_eq(r.counts.pairs, 0);
     /* shown by xqf-tune show, with the workers' reasons */
     char cmd[1024], out[8192];
-    snprintf(cmd, sizeof cmd, "XQF_DB='%s' '%s/xqf-tune' show %lld 2>>'%s'", db, XQF_BIN, (long long)run, logfile);
+    snprintf(cmd, sizeof cmd, "XQF_DB='%s' '%s/xqf-tune' show %lld 2>>'%s'", cu_fx.db, XQF_BIN, (long long)run, cu_fx.logfile);
     FILE *p = popen(cmd, "r");
     cr_assert(p);
     size_t n = fread(out, 1, sizeof out - 1, p);

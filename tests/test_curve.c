@@ -28,18 +28,13 @@
 #include "transport.h"
 #include "worker_transport.h"
 
-
-static char dir[128], logfile[256], db[512], dbname[64];
-static Store *store;
-static int port;
-
 /* A file of the test's folder, in one of 8 rotating buffers: copy what must outlive a few more calls. */
 static const char *at(const char *name)
 {
     static char bufs[8][256];
     static int next;
     char *b = bufs[next++ % 8];
-    snprintf(b, sizeof bufs[0], "%s/%s", dir, name);
+    snprintf(b, sizeof bufs[0], "%s/%s", cu_fx.dir, name);
     return b;
 }
 
@@ -67,7 +62,7 @@ static bool file_has(const char *path, const char *text)
 static bool log_shows(const char *text, double timeout_s)
 {
     double end = cu_now() + timeout_s;
-    while (!file_has(logfile, text)) {
+    while (!file_has(cu_fx.logfile, text)) {
         if (cu_now() > end)
             return false;
         cu_sleep_ms(50);
@@ -121,10 +116,10 @@ static void public_key(const char *file, char out[KEYS_Z85_LEN + 1])
 
 static void make_dir(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/xqf-curve-XXXXXX");
-    cr_assert(mkdtemp(dir));
-    snprintf(logfile, sizeof logfile, "%s/log", dir);
-    port = cu_free_port();
+    snprintf(cu_fx.dir, sizeof cu_fx.dir, "/tmp/xqf-curve-XXXXXX");
+    cr_assert(mkdtemp(cu_fx.dir));
+    snprintf(cu_fx.logfile, sizeof cu_fx.logfile, "%s/log", cu_fx.dir);
+    cu_fx.port = cu_free_port();
 }
 
 /* ---- key files and the allow-list (no database) -------------------------------- */
@@ -374,7 +369,7 @@ static void *client(void *ctx, const char *key, const char *server_pub)
         cr_assert_eq(zmq_setsockopt(s, ZMQ_CURVE_SECRETKEY, mine.secret_key, KEYS_Z85_LEN), 0);
     }
     char ep[64];
-    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
     cr_assert_eq(zmq_connect(s, ep), 0);
     return s;
 }
@@ -436,7 +431,7 @@ Test(transport, curve_peers_carry_their_allow_list_name)
     snprintf(list, sizeof list, "%s", at("allow"));
     TransportSecurity sec = { key, list, false };
     char ep[64];
-    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
     Transport *t = transport_new(ep, &sec);
     cr_assert(t);
     void *ctx = zmq_ctx_new(), *c1 = client(ctx, "w1", "coord.pub"), *c2 = client(ctx, "w2", "coord.pub");
@@ -467,8 +462,8 @@ Test(transport, curve_peers_carry_their_allow_list_name)
 
     /* plaintext: no user */
     TransportSecurity plain = { NULL, NULL, false };
-    port = cu_free_port();
-    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
+    cu_fx.port = cu_free_port();
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
     t = transport_new(ep, &plain);
     cr_assert(t);
     ctx = zmq_ctx_new();
@@ -495,14 +490,14 @@ Test(transport, a_broken_allow_list_lets_nobody_in)
     char key[256], list[256];
     snprintf(key, sizeof key, "%s", at("coord"));
     snprintf(list, sizeof list, "%s", at("allow"));
-    int saved = dup(STDERR_FILENO), fd = open(logfile, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    int saved = dup(STDERR_FILENO), fd = open(cu_fx.logfile, O_WRONLY | O_CREAT | O_APPEND, 0644);
     cr_assert(saved >= 0 && fd >= 0);
     dup2(fd, STDERR_FILENO);                              /* the transport's log, to look at */
     close(fd);
     xqf_log_init("test");
     TransportSecurity sec = { key, list, false };
     char ep[64];
-    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
     Transport *t = transport_new(ep, &sec);
     cr_assert(t);
     void *ctx = zmq_ctx_new(), *c1 = client(ctx, "w1", "coord.pub");
@@ -519,7 +514,7 @@ Test(transport, a_broken_allow_list_lets_nobody_in)
     void *c2 = client(ctx, "w1", "coord.pub");            /* nor is a new one let in */
     send_hello(c2, "two");
     cr_assert_eq(take(t, &p, 1500), 0, "a connection was let in under a broken allow-list");
-    cr_assert(file_has(logfile, "REFUSING EVERY WORKER"), "no error logged");
+    cr_assert(file_has(cu_fx.logfile, "REFUSING EVERY WORKER"), "no error logged");
     cr_assert(unlink(list) == 0);                         /* fixed: in again, without a restart */
     allow("w1", "w1");
     cu_sleep_ms(1100);
@@ -527,7 +522,7 @@ Test(transport, a_broken_allow_list_lets_nobody_in)
     send_hello(c3, "three");
     cr_assert_eq(take(t, &p, 5000), 1, "the fixed list lets nobody in");
     cr_assert_str_eq(p.user, "w1");
-    cr_assert(file_has(logfile, "reads again"));
+    cr_assert(file_has(cu_fx.logfile, "reads again"));
     zmq_close(c1);
     zmq_close(c2);
     zmq_close(c3);
@@ -593,8 +588,8 @@ Test(keys, allow_list_edits_wait_for_each_other)
 /* xqf-coordinator with args; waits for its exit (or 1.5 s of running: -2, stopped by SIGTERM). */
 static int coordinator_exit(const char *const args[], int *term_status)
 {
-    unlink(logfile);
-    pid_t pid = cu_spawn("xqf-coordinator", logfile, args);
+    unlink(cu_fx.logfile);
+    pid_t pid = cu_spawn("xqf-coordinator", cu_fx.logfile, args);
     int status = 0;
     for (int i = 0; i < 150; i++) {
         if (cu_ended(pid, &status))
@@ -608,16 +603,16 @@ static int coordinator_exit(const char *const args[], int *term_status)
 Test(transport, programs_refuse_open_plaintext_and_bad_keys)
 {
     char bind[64];
-    snprintf(bind, sizeof bind, "tcp://0.0.0.0:%d", port);
+    snprintf(bind, sizeof bind, "tcp://0.0.0.0:%d", cu_fx.port);
     const char *nodb = "host=/nonexistent dbname=none connect_timeout=1";
     int term = 0;
     const char *open[] = { "--bind", bind, "--db", nodb, NULL };
     cr_assert_eq(coordinator_exit(open, &term), 2);
-    cr_assert(file_has(logfile, "is not a loopback address"), "%s", slurp(logfile));
+    cr_assert(file_has(cu_fx.logfile, "is not a loopback address"), "%s", slurp(cu_fx.logfile));
     const char *insecure[] = { "--bind", bind, "--db", nodb, "--insecure", NULL };
-    cr_assert_eq(coordinator_exit(insecure, &term), -2, "%s", slurp(logfile));
+    cr_assert_eq(coordinator_exit(insecure, &term), -2, "%s", slurp(cu_fx.logfile));
     cr_assert(WIFEXITED(term) && WEXITSTATUS(term) == 0, "status %d", term);
-    cr_assert(file_has(logfile, "INSECURE"), "%s", slurp(logfile));
+    cr_assert(file_has(cu_fx.logfile, "INSECURE"), "%s", slurp(cu_fx.logfile));
 
     new_keys("coord");
     char key[256], pub[256], list[256];
@@ -626,28 +621,28 @@ Test(transport, programs_refuse_open_plaintext_and_bad_keys)
     snprintf(list, sizeof list, "%s", at("allow"));
     const char *half[] = { "--bind", bind, "--db", nodb, "--curve-secret", key, NULL };
     cr_assert_eq(coordinator_exit(half, &term), 2);
-    cr_assert(file_has(logfile, "--allow"));
+    cr_assert(file_has(cu_fx.logfile, "--allow"));
     FILE *f = fopen(list, "w");
     fputs("# fine\nw1 nope\n", f);
     fclose(f);
     const char *bad_list[] = { "--bind", bind, "--db", nodb, "--curve-secret", key, "--allow", list, NULL };
     cr_assert_eq(coordinator_exit(bad_list, &term), 1);
-    cr_assert(file_has(logfile, "line 2: 'nope' is not a public key"), "%s", slurp(logfile));
+    cr_assert(file_has(cu_fx.logfile, "line 2: 'nope' is not a public key"), "%s", slurp(cu_fx.logfile));
     f = fopen(list, "w");
     fclose(f);
     chmod(key, 0644);
     cr_assert_eq(coordinator_exit(bad_list, &term), 1);
-    cr_assert(file_has(logfile, "others may read"), "%s", slurp(logfile));
+    cr_assert(file_has(cu_fx.logfile, "others may read"), "%s", slurp(cu_fx.logfile));
     chmod(key, 0600);
-    cr_assert_eq(coordinator_exit(bad_list, &term), -2, "%s", slurp(logfile));   /* an empty list is a list */
-    cr_assert(file_has(logfile, "is empty: every worker is refused"), "%s", slurp(logfile));
+    cr_assert_eq(coordinator_exit(bad_list, &term), -2, "%s", slurp(cu_fx.logfile));   /* an empty list is a list */
+    cr_assert(file_has(cu_fx.logfile, "is empty: every worker is refused"), "%s", slurp(cu_fx.logfile));
 
     const char *worker_half[] = { "--curve-secret", key, NULL };
-    cr_assert_eq(run(logfile, "xqf-worker", worker_half), 2);
-    cr_assert(file_has(logfile, "--server-key go together"), "%s", slurp(logfile));
+    cr_assert_eq(run(cu_fx.logfile, "xqf-worker", worker_half), 2);
+    cr_assert(file_has(cu_fx.logfile, "--server-key go together"), "%s", slurp(cu_fx.logfile));
     const char *worker_bad[] = { "--curve-secret", pub, "--server-key", pub, NULL };
-    cr_assert_eq(run(logfile, "xqf-worker", worker_bad), 1);
-    cr_assert(file_has(logfile, "not a key pair"), "%s", slurp(logfile));
+    cr_assert_eq(run(cu_fx.logfile, "xqf-worker", worker_bad), 1);
+    cr_assert(file_has(cu_fx.logfile, "not a key pair"), "%s", slurp(cu_fx.logfile));
 }
 
 /* The worker's policy: plaintext to another host only with --insecure, judged before connecting. */
@@ -672,11 +667,11 @@ Test(transport, worker_policy)
 
     /* The program: refused with status 2 before its build id is computed or anything is connected. */
     const char *open_plain[] = { "--connect", "tcp://10.1.2.3:5555", NULL };
-    cr_assert_eq(run(logfile, "xqf-worker", open_plain), 2, "%s", slurp(logfile));
-    cr_assert(file_has(logfile, "xqf-worker: error: tcp://10.1.2.3:5555 is not a loopback address"), "%s", slurp(logfile));
-    cr_assert(!file_has(logfile, "build xqf-"), "%s", slurp(logfile));
+    cr_assert_eq(run(cu_fx.logfile, "xqf-worker", open_plain), 2, "%s", slurp(cu_fx.logfile));
+    cr_assert(file_has(cu_fx.logfile, "xqf-worker: error: tcp://10.1.2.3:5555 is not a loopback address"), "%s", slurp(cu_fx.logfile));
+    cr_assert(!file_has(cu_fx.logfile, "build xqf-"), "%s", slurp(cu_fx.logfile));
     const char *insecure_id[] = { "--connect", "tcp://10.1.2.3:5555", "--insecure", "--build-id", NULL };
-    cr_assert_eq(run(logfile, "xqf-worker", insecure_id), 0, "%s", slurp(logfile));   /* the option is known */
+    cr_assert_eq(run(cu_fx.logfile, "xqf-worker", insecure_id), 0, "%s", slurp(cu_fx.logfile));   /* the option is known */
 }
 
 /* A peer that sends and never reads: its replies are dropped at the queue's limit, not buffered (issue 15). */
@@ -684,7 +679,7 @@ Test(transport, a_peer_that_does_not_read_is_not_buffered_for)
 {
     xqf_log_init("test");
     char ep[64];
-    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
     Transport *t = transport_new(ep, NULL);
     cr_assert(t);
     void *ctx = zmq_ctx_new(), *c = zmq_socket(ctx, ZMQ_DEALER);
@@ -740,51 +735,33 @@ Test(transport, rate_limit_per_key)
 
 /* ---- the cluster with CURVE (XQF_TEST_DB) --------------------------------------- */
 
-static void cluster_setup(void)
-{
-    make_dir();
-    if (!getenv("XQF_TEST_DB") || !*getenv("XQF_TEST_DB"))
-        return;
-    store = cu_store_fresh(db, sizeof db, dbname, sizeof dbname);
-    cr_assert(store, "cannot create and migrate a test database");
-}
-
-static void cluster_teardown(void)
-{
-    cu_stop_all();
-    store_destroy(&store);
-    if (dbname[0])
-        cu_db_drop(dbname);
-    dbname[0] = '\0';
-}
-
-TestSuite(curve, .init = cluster_setup, .fini = cluster_teardown, .timeout = 150);
+TestSuite(curve, .init = cu_fixture_init, .fini = cu_fixture_fini, .timeout = 150);
 
 static pid_t coordinator(void)
 {
     char bind[64];
-    snprintf(bind, sizeof bind, "tcp://127.0.0.1:%d", port);
-    const char *args[] = { "--bind", bind, "--db", db, "--lease", "10", "--curve-secret", at("coord"),
+    snprintf(bind, sizeof bind, "tcp://127.0.0.1:%d", cu_fx.port);
+    const char *args[] = { "--bind", bind, "--db", cu_fx.db, "--lease", "10", "--curve-secret", at("coord"),
                            "--allow", at("allow"), NULL };
-    return cu_track(cu_spawn("xqf-coordinator", logfile, args));
+    return cu_track(cu_spawn("xqf-coordinator", cu_fx.logfile, args));
 }
 
 /* A worker process named name with the key pair key. */
 static pid_t worker(const char *name, const char *key)
 {
     char ep[64], key_path[256], server_path[256];
-    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
     snprintf(key_path, sizeof key_path, "%s", at(key));
     snprintf(server_path, sizeof server_path, "%s", at("coord.pub"));
     const char *args[] = { "--connect", ep, "--name", name, "--concurrency", "1", "--curve-secret", key_path,
                            "--server-key", server_path, NULL };
-    return cu_track(cu_spawn("xqf-worker", logfile, args));
+    return cu_track(cu_spawn("xqf-worker", cu_fx.logfile, args));
 }
 
 static bool worker_known(const char *name)
 {
     StoreWorker *w = NULL;
-    int n = store_list_workers(store, 0, &w);
+    int n = store_list_workers(cu_fx.store, 0, &w);
     cr_assert_geq(n, 0);
     bool found = false;
     for (int i = 0; i < n; i++)
@@ -797,12 +774,12 @@ static bool worker_known(const char *name)
 static void finish_and_audit(int64_t run_id, int64_t pairs)
 {
     StoreRun r;
-    cr_assert(cu_wait_finished(store, run_id, 90, &r), "run %lld did not finish (log: %s)", (long long)run_id,
-              logfile);
-    cr_assert_str_eq(r.verdict, "max pairs", "log: %s", logfile);
+    cr_assert(cu_wait_finished(cu_fx.store, run_id, 90, &r), "run %lld did not finish (log: %s)", (long long)run_id,
+              cu_fx.logfile);
+    cr_assert_str_eq(r.verdict, "max pairs", "log: %s", cu_fx.logfile);
     char why[256];
-    cr_assert(cu_audit(store, run_id, pairs, why, sizeof why), "run %lld: %s (log: %s)", (long long)run_id, why,
-              logfile);
+    cr_assert(cu_audit(cu_fx.store, run_id, pairs, why, sizeof why), "run %lld: %s (log: %s)", (long long)run_id, why,
+              cu_fx.logfile);
 }
 
 Test(curve, allowed_worker_plays_and_strangers_get_nothing)
@@ -815,14 +792,14 @@ Test(curve, allowed_worker_plays_and_strangers_get_nothing)
     allow("w1", "w1");
     char intruder_key[KEYS_Z85_LEN + 1];
     public_key("intruder.pub", intruder_key);
-    int64_t run_id = cu_sprt(store, "NullR=2", 4, 8, 500, -500, 500);
+    int64_t run_id = cu_sprt(cu_fx.store, "NullR=2", 4, 8, 500, -500, 500);
     coordinator();
     worker("intruder", "intruder");
-    cr_assert(log_shows("zap: refused a CURVE client from 127.0.0.1", 30), "log: %s", logfile);
+    cr_assert(log_shows("zap: refused a CURVE client from 127.0.0.1", 30), "log: %s", cu_fx.logfile);
     char refusal[128];
     snprintf(refusal, sizeof refusal, "key %s is not in the allow-list", intruder_key);
-    cr_assert(log_shows(refusal, 1), "the refusal names the key (log: %s)", logfile);
-    cr_assert(log_shows("the coordinator refused our key", 10), "log: %s", logfile);
+    cr_assert(log_shows(refusal, 1), "the refusal names the key (log: %s)", cu_fx.logfile);
+    cr_assert(log_shows("the coordinator refused our key", 10), "log: %s", cu_fx.logfile);
 
     /* plaintext, and CURVE with a wrong server key: no answer to a good hello */
     void *ctx = zmq_ctx_new(), *plain = client(ctx, NULL, NULL), *wrong = client(ctx, "w1", "other-coord.pub");
@@ -830,8 +807,8 @@ Test(curve, allowed_worker_plays_and_strangers_get_nothing)
     send_hello(wrong, "wrong-server");
     cr_assert_eq(answer(plain, 2000), XQF_MSG_NONE, "a plaintext client was answered");
     cr_assert_eq(answer(wrong, 500), XQF_MSG_NONE, "a client with a wrong server key was answered");
-    cr_assert(log_shows("a peer failed the handshake", 5), "log: %s", logfile);
-    cr_assert(log_shows("cryptographic error (a CURVE worker with a wrong --server-key?)", 5), "log: %s", logfile);
+    cr_assert(log_shows("a peer failed the handshake", 5), "log: %s", cu_fx.logfile);
+    cr_assert(log_shows("cryptographic error (a CURVE worker with a wrong --server-key?)", 5), "log: %s", cu_fx.logfile);
     zmq_close(plain);
     zmq_close(wrong);
     zmq_ctx_term(ctx);
@@ -857,7 +834,7 @@ Test(curve, revoked_key_is_shut_out_without_a_restart)
     coordinator();
     void *ctx = zmq_ctx_new(), *open = client(ctx, "w1", "coord.pub");
     send_hello(open, "w1-first");
-    cr_assert_eq(answer(open, 10000), XQF_MSG_WELCOME, "an allowed client was not welcomed (log: %s)", logfile);
+    cr_assert_eq(answer(open, 10000), XQF_MSG_WELCOME, "an allowed client was not welcomed (log: %s)", cu_fx.logfile);
 
     cr_assert_eq(xqf_keys("revoke", at("allow"), "w1", NULL), 0);
     /* a new connection with the key: refused at once */
@@ -866,17 +843,17 @@ Test(curve, revoked_key_is_shut_out_without_a_restart)
     cr_assert_eq(answer(again, 2000), XQF_MSG_NONE, "a revoked key connected anew");
     char refusal[128];
     snprintf(refusal, sizeof refusal, "key %s is not in the allow-list", w1_key);
-    cr_assert(log_shows(refusal, 5), "the refusal names the revoked key (log: %s)", logfile);
+    cr_assert(log_shows(refusal, 5), "the refusal names the revoked key (log: %s)", cu_fx.logfile);
     /* the connection it had open: no longer heard */
     send_hello(open, "w1-first");
     cr_assert_eq(answer(open, 2000), XQF_MSG_NONE, "a revoked connection was still answered");
-    cr_assert(log_shows("dropped a message of w1", 5), "log: %s", logfile);
+    cr_assert(log_shows("dropped a message of w1", 5), "log: %s", cu_fx.logfile);
     zmq_close(open);
     zmq_close(again);
     zmq_ctx_term(ctx);
 
     /* the others play on */
-    int64_t run_id = cu_sprt(store, "NullR=2", 4, 8, 500, -500, 500);
+    int64_t run_id = cu_sprt(cu_fx.store, "NullR=2", 4, 8, 500, -500, 500);
     worker("w2", "w2");
     finish_and_audit(run_id, 8);
     cr_assert(!worker_known("w1-again"));
@@ -898,17 +875,17 @@ Test(curve, a_worker_name_stays_with_its_key)
     coordinator();
     void *ctx = zmq_ctx_new(), *a = client(ctx, "alice", "coord.pub"), *m = client(ctx, "mallory", "coord.pub");
     send_hello(a, "box-1");
-    cr_assert_eq(answer(a, 10000), XQF_MSG_WELCOME, "log: %s", logfile);
-    cr_assert(worker_known("alice/box-1"), "a name is put under its key's (log: %s)", logfile);
+    cr_assert_eq(answer(a, 10000), XQF_MSG_WELCOME, "log: %s", cu_fx.logfile);
+    cr_assert(worker_known("alice/box-1"), "a name is put under its key's (log: %s)", cu_fx.logfile);
     send_hello(a, "alice/box-2");
-    cr_assert_eq(answer(a, 5000), XQF_MSG_WELCOME, "log: %s", logfile);
+    cr_assert_eq(answer(a, 5000), XQF_MSG_WELCOME, "log: %s", cu_fx.logfile);
     cr_assert(worker_known("alice/box-2"), "a name under the key's stays as it is");
     send_hello(m, "alice/box-1");
-    cr_assert_eq(answer(m, 5000), XQF_MSG_WELCOME, "log: %s", logfile);
+    cr_assert_eq(answer(m, 5000), XQF_MSG_WELCOME, "log: %s", cu_fx.logfile);
     cr_assert(worker_known("mallory/alice/box-1"), "another key's name is put under mallory's");
-    cr_assert(log_shows("worker mallory/alice/box-1 (id", 5), "log: %s", logfile);
+    cr_assert(log_shows("worker mallory/alice/box-1 (id", 5), "log: %s", cu_fx.logfile);
     StoreWorker *w = NULL;
-    int n = store_list_workers(store, 0, &w);
+    int n = store_list_workers(cu_fx.store, 0, &w);
     for (int i = 0; i < n; i++)
         cr_assert(strncmp(w[i].name, "alice", 5) == 0 || strncmp(w[i].name, "mallory/", 8) == 0, "%s", w[i].name);
     free(w);
@@ -916,8 +893,8 @@ Test(curve, a_worker_name_stays_with_its_key)
     send_hello(m, "x\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
                   "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
                   "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9");
-    cr_assert_eq(answer(m, 5000), XQF_MSG_WELCOME, "log: %s", logfile);
-    cr_assert(log_shows("worker mallory/x\xc3\xa9\xc3\xa9", 5), "log: %s", logfile);
+    cr_assert_eq(answer(m, 5000), XQF_MSG_WELCOME, "log: %s", cu_fx.logfile);
+    cr_assert(log_shows("worker mallory/x\xc3\xa9\xc3\xa9", 5), "log: %s", cu_fx.logfile);
     zmq_close(a);
     zmq_close(m);
     zmq_ctx_term(ctx);

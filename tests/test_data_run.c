@@ -23,38 +23,12 @@
 #include "gamepack.h"
 #include "games.h"
 
-static char db[512], dbname[64], dir[128], logfile[256];
-static Store *store;
-static int port;
-
-static void setup(void)
-{
-    snprintf(dir, sizeof dir, "/tmp/xqf-data-XXXXXX");
-    cr_assert(mkdtemp(dir));
-    snprintf(logfile, sizeof logfile, "%s/log", dir);
-    if (!getenv("XQF_TEST_DB") || !*getenv("XQF_TEST_DB"))
-        return;
-    store = cu_store_fresh(db, sizeof db, dbname, sizeof dbname);
-    cr_assert(store, "cannot create and migrate a test database");
-    setenv("XQF_DB", db, 1);
-    port = cu_free_port();
-}
-
-static void teardown(void)
-{
-    cu_stop_all();
-    store_destroy(&store);
-    if (dbname[0])
-        cu_db_drop(dbname);
-    dbname[0] = '\0';
-}
-
-TestSuite(data_run, .init = setup, .fini = teardown, .timeout = 300);
+TestSuite(data_run, .init = cu_fixture_init, .fini = cu_fixture_fini, .timeout = 300);
 
 /* Runs xqf-tune with args (a shell fragment); its stdout in out. Returns the exit status. */
 static int tune(char *out, size_t size, const char *args)
 {
-    int st = cu_tune(out, size, args, logfile);
+    int st = cu_tune(out, size, args, cu_fx.logfile);
     cr_assert_geq(st, -1, "cannot run xqf-tune");
     return st;
 }
@@ -63,7 +37,7 @@ static int tune(char *out, size_t size, const char *args)
 static const char *last_message(void)
 {
     static char line[1024];
-    FILE *f = fopen(logfile, "r");
+    FILE *f = fopen(cu_fx.logfile, "r");
     line[0] = '\0';
     if (f) {
         char buf[1024];
@@ -87,7 +61,7 @@ static int64_t data_run(int64_t pairs)
                                 .pairs_per_task = PER_TASK, .max_pairs = pairs };
     spec.settings = (StoreDataSettings){ .random_plies = RANDOM_PLIES, .skip_plies = 2, .max_score = 2500 };
     int64_t id;
-    cr_assert_eq(store_create_data(store, &spec, &id), 0);
+    cr_assert_eq(store_create_data(cu_fx.store, &spec, &id), 0);
     return id;
 }
 
@@ -146,35 +120,35 @@ Test(data_run, killed_workers_every_game_once_and_export)
 {
     CU_REQUIRE_DB();
     int64_t run = data_run(PAIRS);
-    cu_track(cu_coordinator(db, port, "2", logfile));
-    pid_t w[2] = { cu_track(cu_worker(port, "w1", 1, logfile)), cu_track(cu_worker(port, "w2", 1, logfile)) };
+    cu_track(cu_coordinator(cu_fx.db, cu_fx.port, "2", cu_fx.logfile));
+    pid_t w[2] = { cu_track(cu_worker(cu_fx.port, "w1", 1, cu_fx.logfile)), cu_track(cu_worker(cu_fx.port, "w2", 1, cu_fx.logfile)) };
     /* kill -9 a worker three times while it plays (it always holds a lease: it fetches the next task early) */
     for (int k = 0; k < 3; k++) {
-        cr_assert(cu_wait_pairs(store, run, 3 + 5 * k, 120), "no progress (log: %s)", logfile);
+        cr_assert(cu_wait_pairs(cu_fx.store, run, 3 + 5 * k, 120), "no progress (log: %s)", cu_fx.logfile);
         cu_kill9(w[k % 2]);
         char name[16];
         snprintf(name, sizeof name, "w%d-%d", k % 2 + 1, k);
-        w[k % 2] = cu_track(cu_worker(port, name, 1, logfile));
+        w[k % 2] = cu_track(cu_worker(cu_fx.port, name, 1, cu_fx.logfile));
     }
     StoreRun r;
-    cr_assert(cu_wait_finished(store, run, 200, &r), "run did not finish (log: %s)", logfile);
+    cr_assert(cu_wait_finished(cu_fx.store, run, 200, &r), "run did not finish (log: %s)", cu_fx.logfile);
     char why[256];
-    cr_assert(cu_audit(store, run, PAIRS, why, sizeof why), "%s (log: %s)", why, logfile);
+    cr_assert(cu_audit(cu_fx.store, run, PAIRS, why, sizeof why), "%s (log: %s)", why, cu_fx.logfile);
     StoreAudit a;
-    cr_assert_eq(store_audit_run(store, run, &a), 1);
-    cr_assert_geq(a.max_attempts, 2, "no killed worker's task was re-issued (log: %s)", logfile);
+    cr_assert_eq(store_audit_run(cu_fx.store, run, &a), 1);
+    cr_assert_geq(a.max_attempts, 2, "no killed worker's task was re-issued (log: %s)", cu_fx.logfile);
 
     /* every game once: indexes 0 .. 2 PAIRS - 1, their results the run's counts */
     StoreGameTotals tot;
-    cr_assert_eq(store_game_totals(store, run, &tot), 0);
+    cr_assert_eq(store_game_totals(cu_fx.store, run, &tot), 0);
     cr_assert_eq(tot.games, 2 * PAIRS, "%lld games stored", (long long)tot.games);
     char expect[300];
-    snprintf(expect, sizeof expect, "%s/expect.data", dir);
+    snprintf(expect, sizeof expect, "%s/expect.data", cu_fx.dir);
     Replay rp = { .in_order = true, .expect = fopen(expect, "wb") };
     cr_assert(rp.expect);
     cr_assert_eq(data_write_header(rp.expect), 0);
     game_record_init(&rp.g);
-    cr_assert_eq(store_each_game(store, run, 0, 0, replay_game, &rp), 0);
+    cr_assert_eq(store_each_game(cu_fx.store, run, 0, 0, replay_game, &rp), 0);
     game_record_free(&rp.g);
     fclose(rp.expect);
     cr_assert_eq(rp.games, 2 * PAIRS);
@@ -187,8 +161,8 @@ Test(data_run, killed_workers_every_game_once_and_export)
 
     /* export: data_extract's positions of the stored games, byte for byte; text one line each */
     char out[8192], args[600], got[300], text[300];
-    snprintf(got, sizeof got, "%s/got.data", dir);
-    snprintf(text, sizeof text, "%s/got.txt", dir);
+    snprintf(got, sizeof got, "%s/got.data", cu_fx.dir);
+    snprintf(text, sizeof text, "%s/got.txt", cu_fx.dir);
     snprintf(args, sizeof args, "data export %lld --out '%s'", (long long)run, got);
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s", last_message());
     uint8_t *a1, *a2;
@@ -235,8 +209,8 @@ Test(data_run, killed_workers_every_game_once_and_export)
     snprintf(sql, sizeof sql,
              "psql -qAt '%s' -c \"UPDATE games SET record = overlay(record PLACING '\\\\xff'::bytea "
              "FROM 4) WHERE run_id = %lld AND game = 7\" >> '%s' 2>&1",
-             db, (long long)run, logfile);
-    cr_assert_eq(system(sql), 0, "psql failed (log: %s)", logfile);
+             cu_fx.db, (long long)run, cu_fx.logfile);
+    cr_assert_eq(system(sql), 0, "psql failed (log: %s)", cu_fx.logfile);
     snprintf(args, sizeof args, "data export %lld --out '%s'", (long long)run, got);
     cr_assert_eq(tune(out, sizeof out, args), 1);
     cr_assert(strstr(last_message(), "game 7 is broken"), "%s", last_message());
@@ -277,21 +251,21 @@ Test(data_run, bad_input_refused)
     }
     CU_REQUIRE_DB();
     /* not a data run: 2; no such run: 1; nowhere to write: 1 */
-    int64_t sprt = cu_sprt(store, "", 2, 10, 300, -5, 5), data = data_run(2);
-    snprintf(args, sizeof args, "data export %lld --out '%s/x.data'", (long long)sprt, dir);
+    int64_t sprt = cu_sprt(cu_fx.store, "", 2, 10, 300, -5, 5), data = data_run(2);
+    snprintf(args, sizeof args, "data export %lld --out '%s/x.data'", (long long)sprt, cu_fx.dir);
     cr_assert_eq(tune(out, sizeof out, args), 2);
     cr_assert(strstr(last_message(), "is not a data run"), "%s", last_message());
     snprintf(args, sizeof args, "data stats %lld", (long long)sprt);
     cr_assert_eq(tune(out, sizeof out, args), 2);
-    snprintf(args, sizeof args, "data export 9999 --out '%s/x.data'", dir);
+    snprintf(args, sizeof args, "data export 9999 --out '%s/x.data'", cu_fx.dir);
     cr_assert_eq(tune(out, sizeof out, args), 1);
     snprintf(args, sizeof args, "data export %lld --out /no/such/dir/x.data", (long long)data);
     cr_assert_eq(tune(out, sizeof out, args), 1);
     cr_assert(strstr(last_message(), "cannot write"), "%s", last_message());
     /* an empty data run exports a header and no position */
-    snprintf(args, sizeof args, "data export %lld --out '%s/empty.data'", (long long)data, dir);
+    snprintf(args, sizeof args, "data export %lld --out '%s/empty.data'", (long long)data, cu_fx.dir);
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s", last_message());
-    snprintf(args, sizeof args, "%s/empty.data", dir);
+    snprintf(args, sizeof args, "%s/empty.data", cu_fx.dir);
     struct stat st;
     cr_assert_eq(stat(args, &st), 0);
     cr_assert_eq(st.st_size, DATA_HEADER_BYTES);
@@ -300,22 +274,22 @@ Test(data_run, bad_input_refused)
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s", last_message());
     int64_t id = strtoll(out, NULL, 10);
     StoreDataSettings set;
-    cr_assert_eq(store_data_settings(store, id, &set), 1);
+    cr_assert_eq(store_data_settings(cu_fx.store, id, &set), 1);
     cr_assert_eq(set.random_plies, 3);
     cr_assert_eq(set.skip_plies, 4);
     cr_assert(set.keep_check && !set.keep_captures);
     cr_assert_eq(set.max_score, 3000);
     StoreRun r;
-    cr_assert_eq(store_load_run(store, id, &r, false), 1);
+    cr_assert_eq(store_load_run(cu_fx.store, id, &r, false), 1);
     cr_assert_eq(r.max_pairs, 4);
     cr_assert_str_eq(r.kind, "data");
-    cr_assert_eq(store_data_settings(store, sprt, &set), 0);
+    cr_assert_eq(store_data_settings(cu_fx.store, sprt, &set), 0);
     /* at a fixed depth */
     cr_assert_eq(tune(out, sizeof out, "data new --games 4 --depth 5"), 0, "%s", last_message());
     id = strtoll(out, NULL, 10);
-    cr_assert_eq(store_data_settings(store, id, &set), 1);
+    cr_assert_eq(store_data_settings(cu_fx.store, id, &set), 1);
     cr_assert_eq(set.depth, 5);
-    cr_assert_eq(store_load_run(store, id, &r, false), 1);
+    cr_assert_eq(store_load_run(cu_fx.store, id, &r, false), 1);
     cr_assert_eq(r.nodes, 0);
     cr_assert_eq(tune(out, sizeof out, "list"), 0);
     cr_assert(strstr(out, "depth 5"), "%s", out);
@@ -372,14 +346,14 @@ static StoreReport report(int64_t worker, const StoreLease *l, int64_t pairs, co
     }
     StoreReportItem it = { .worker = worker, .task = l->task_id, .token = l->token, .counts = ld_counts(pairs),
                            .games = sub.data, .games_len = sub.len };
-    cr_assert_eq(store_report_batch(store, &it, 1, 60000), 0);
+    cr_assert_eq(store_report_batch(cu_fx.store, &it, 1, 60000), 0);
     return it.status;
 }
 
 static int64_t stored_games(int64_t run)
 {
     StoreGameTotals t;
-    cr_assert_eq(store_game_totals(store, run, &t), 0);
+    cr_assert_eq(store_game_totals(cu_fx.store, run, &t), 0);
     return t.games;
 }
 
@@ -396,11 +370,11 @@ Test(data_run, replayed_and_stale_reports_store_games_once)
 {
     CU_REQUIRE_DB();
     int64_t run = data_run(5), w1, w2;
-    cr_assert_eq(store_hello(store, "w1", "", 1, 1, "", &w1), 1);
-    cr_assert_eq(store_hello(store, "w2", "", 1, 1, "", &w2), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "w1", "", 1, 1, "", &w1), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "w2", "", 1, 1, "", &w2), 1);
     StoreLease l1, l2;
     bool given;
-    cr_assert_eq(store_claim_batch(store, run, &w1, 1, 60000, &l1, &given), 1);
+    cr_assert_eq(store_claim_batch(cu_fx.store, run, &w1, 1, 60000, &l1, &given), 1);
     cr_assert_eq(l1.first_pair, 0);
     cr_assert_eq(l1.pairs, PER_TASK);
     PackBuf buf = { 0 };
@@ -420,8 +394,8 @@ Test(data_run, replayed_and_stale_reports_store_games_once)
     cr_assert_eq(report(w2, &l1, 3, &buf, 6), REPORT_STALE);
     cr_assert_eq(stored_games(run), 4);
     /* w1 hands the task back after 2 pairs; w2 plays its last pair from game 4 on */
-    cr_assert_eq(store_handback(store, w1, l1.task_id, l1.token, "test", false, 5), 1);
-    cr_assert_eq(store_claim_batch(store, run, &w2, 1, 60000, &l2, &given), 1);
+    cr_assert_eq(store_handback(cu_fx.store, w1, l1.task_id, l1.token, "test", false, 5), 1);
+    cr_assert_eq(store_claim_batch(cu_fx.store, run, &w2, 1, 60000, &l2, &given), 1);
     cr_assert_eq(l2.task_id, l1.task_id);
     cr_assert_eq(l2.first_pair, 2);
     cr_assert_eq(l2.pairs, 1);
@@ -431,14 +405,14 @@ Test(data_run, replayed_and_stale_reports_store_games_once)
     cr_assert_eq(stored_games(run), 6);
     int plies[16];
     memset(plies, -1, sizeof plies);
-    cr_assert_eq(store_each_game(store, run, 0, 0, collect_plies, plies), 0);
+    cr_assert_eq(store_each_game(cu_fx.store, run, 0, 0, collect_plies, plies), 0);
     /* games 0-3 from w1's first lease (1..4 moves), 4-5 from w2's (1, 2 moves) */
     const int want[6] = { 1, 2, 3, 4, 1, 2 };
     for (int k = 0; k < 6; k++)
         cr_assert_eq(plies[k], want[k], "game %d: %d plies", k, plies[k]);
     cr_assert_eq(plies[6], -1);
     StoreRun r;
-    cr_assert_eq(store_load_run(store, run, &r, false), 1);
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
     cr_assert_eq(2 * r.counts.pairs, stored_games(run));
     pack_buf_free(&buf);
 }

@@ -260,9 +260,29 @@ static void play_task(XqfMsg_task *t, TaskCounts *c, XqfBin *bin)
         task_poll(task, c, &done, &failed);
     }
     cr_assert(!failed);
-    cr_assert_eq(task_games(task, c->pairs, bin), 0);
-    cr_assert_eq(task_games(task, c->pairs + 1, bin), -1, "pairs not counted yet are refused");
-    cr_assert_eq(task_games(task, c->pairs, bin), 0);
+    TaskCounts part;
+    cr_assert_eq(task_report(task, 0, XQF_GAMES_MAX, &part, bin), 0);
+    cr_assert_eq(memcmp(&part, c, sizeof part), 0, "a report within budget: every pair counted");
+    /* a budget of one byte: a report a pair, its records from the pair acknowledged on, counts of the first */
+    uint8_t *joined = malloc(bin->len + 1);
+    size_t at = 0;
+    for (int64_t k = 0; k < c->pairs; k++) {
+        XqfBin one = { 0 };
+        cr_assert_eq(task_report(task, k, 1, &part, &one), 0);
+        cr_assert_eq(part.pairs, k + 1);
+        cr_assert_eq(xqf_games_count(one.data, one.len), 2);
+        cr_assert_leq(at + one.len, bin->len);
+        memcpy(joined + at, one.data, one.len);
+        at += one.len;
+        xqf_bin_free(&one);
+    }
+    cr_assert_eq(memcmp(&part, c, sizeof part), 0);
+    cr_assert(at == bin->len && memcmp(joined, bin->data, at) == 0, "the reports' records are the task's");
+    free(joined);
+    XqfBin none = { 0 };
+    cr_assert_eq(task_report(task, c->pairs + 3, 1, &part, &none), 0);
+    cr_assert_eq(part.pairs, c->pairs, "pairs not counted yet are not reported");
+    cr_assert_eq(none.len, 0);
     task_destroy(&task);
     task_pool_destroy(&pool);
     close(fds[0]);

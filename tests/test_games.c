@@ -37,38 +37,12 @@
 #include "worker.h"
 #include "worker_transport.h"
 
-static char db[512], dbname[64], dir[128], logfile[256];
-static Store *store;
-static int port;
-
-static void setup(void)
-{
-    snprintf(dir, sizeof dir, "/tmp/xqf-games-XXXXXX");
-    cr_assert(mkdtemp(dir));
-    snprintf(logfile, sizeof logfile, "%s/log", dir);
-    if (!getenv("XQF_TEST_DB") || !*getenv("XQF_TEST_DB"))
-        return;
-    store = cu_store_fresh(db, sizeof db, dbname, sizeof dbname);
-    cr_assert(store, "cannot create and migrate a test database");
-    setenv("XQF_DB", db, 1);
-    port = cu_free_port();
-}
-
-static void teardown(void)
-{
-    cu_stop_all();
-    store_destroy(&store);
-    if (dbname[0])
-        cu_db_drop(dbname);
-    dbname[0] = '\0';
-}
-
-TestSuite(games, .init = setup, .fini = teardown, .timeout = 300);
+TestSuite(games, .init = cu_fixture_init, .fini = cu_fixture_fini, .timeout = 300);
 
 /* Runs xqf-tune with args (a shell fragment); its stdout in out. Returns the exit status. */
 static int tune(char *out, size_t size, const char *args)
 {
-    int st = cu_tune(out, size, args, logfile);
+    int st = cu_tune(out, size, args, cu_fx.logfile);
     cr_assert_geq(st, -1, "cannot run xqf-tune");
     return st;
 }
@@ -190,7 +164,7 @@ static StoreReport report_pairs(int64_t worker, const StoreLease *l, const int64
         }
     StoreReportItem it = { .worker = worker, .task = l->task_id, .token = l->token, .counts = c,
                            .games = buf.data, .games_len = buf.len };
-    cr_assert_eq(store_report_batch(store, &it, 1, 60000), 0);
+    cr_assert_eq(store_report_batch(cu_fx.store, &it, 1, 60000), 0);
     pack_buf_free(&buf);
     return it.status;
 }
@@ -205,18 +179,174 @@ static int64_t sprt_run(int per_task)
                          .pairs_per_task = per_task, .max_pairs = 100000, .elo0 = 0, .elo1 = 5,
                          .alpha = 0.05, .beta = 0.05 };
     int64_t id;
-    cr_assert_eq(store_create_sprt(store, &sp, &id), 0);
+    cr_assert_eq(store_create_sprt(cu_fx.store, &sp, &id), 0);
     return id;
+}
+
+/*
+ * A copy of the fake engine (tests/fake_engine.c: with no argument it
+ * plays random moves, `bench` prints a signature) as an unsigned engine
+ * build, its bench signature recorded: games of hundreds of plies.
+ */
+static int64_t random_engine_build(void)
+{
+    StoreBuild b = { .bench_nodes = 4242 };
+    cr_assert_eq(cu_sha256(FAKE_ENGINE, b.sha256), 0);
+    snprintf(b.build_id, sizeof b.build_id, "random-%.12s", b.sha256);
+    snprintf(b.path, sizeof b.path, "%s", FAKE_ENGINE);
+    int64_t id = cu_build_add(cu_fx.store, &b);
+    cr_assert_gt(id, 0);
+    return id;
+}
+
+/*
+ * A fixed-games run of the random engine against itself, no adjudication,
+ * scores and depths kept.  Skips the test under AddressSanitizer: a
+ * minute in the Release build, past the suite's time there.
+ */
+static int64_t long_games_run(int pairs_per_task, int64_t pairs)
+{
+#ifdef __SANITIZE_ADDRESS__
+    cr_skip("games of 1,300 plies under AddressSanitizer: too slow (the Release build runs them)");
+#endif
+    int64_t build = random_engine_build();
+    const char *book[CU_BOOK_MAX];
+    int n = cu_book(book, 100);
+    cr_assert_gt(n, 0);
+    StoreAdjudication none = { 0 };
+    StoreSprtSpec spec = { .name = "long games", .test_params = "", .base_params = "", .book_name = "default.book",
+                           .book = book, .book_lines = n, .seed = 3, .nodes = 1, .margin_ms = 100,
+                           .adjudication = &none, .pairs_per_task = pairs_per_task, .max_pairs = pairs,
+                           .test_build = build, .base_build = build };
+    int64_t run;
+    cr_assert_eq(store_create_games(cu_fx.store, &spec, &run), 0);
+    cr_assert_eq(store_set_game_scores(cu_fx.store, run, true), 0);
+    char cache[300];
+    snprintf(cache, sizeof cache, "%s/cache", cu_fx.dir);
+    setenv("XQF_CACHE", cache, 1);
+    return run;
+}
+
+/* Checks that every game of the finished run is stored and counted once, and that they are more than a frame. */
+static void audit_long_games(int64_t run, int64_t pairs, const char *what)
+{
+    StoreRun r;
+    char why[256];
+    cr_assert(cu_wait_finished(cu_fx.store, run, 400, &r), "run did not finish (log: %s)", cu_fx.logfile);
+    cr_assert(cu_audit(cu_fx.store, run, pairs, why, sizeof why), "%s (log: %s)", why, cu_fx.logfile);
+    StoreGameTotals t;
+    cr_assert_eq(store_game_totals(cu_fx.store, run, &t), 0);
+    cr_assert_eq(t.games, 2 * pairs);
+    fprintf(stderr, "FIGURE: %s: %lld games stored once, %.0f plies a game, %.0f KiB of records\n", what,
+            (long long)t.games, (double)t.plies / (double)t.games, (double)(5 * t.plies + 70 * t.games) / 1024);
+    cr_assert_gt(5 * t.plies, 1 << 20, "the games are not over a frame: %lld plies", (long long)t.plies);
+}
+
+/*
+ * A task whose games are more than a frame holds (128 pairs of games of
+ * about 1,300 plies with scores and depths: over 1 MiB), played while the
+ * coordinator is stopped: the worker reports them in several results,
+ * each as full as a frame allows, and every game is stored and counted
+ * once.  With protocol 6 the reports past the first 768 KiB of the task's
+ * games went without them: counted, not stored.
+ */
+Test(games, a_task_whose_games_exceed_a_frame_keeps_them_all, .timeout = 600)
+{
+    CU_REQUIRE_DB();
+    int64_t run = long_games_run(128, 128);
+    pid_t coordinator = cu_track(cu_coordinator(cu_fx.db, cu_fx.port, "300", cu_fx.logfile));
+    const char *extra[] = { "--allow-unsigned", NULL };
+    cu_track(cu_worker_args(cu_fx.port, "w1", 2, cu_fx.logfile, extra));
+    cr_assert(cu_wait_pairs(cu_fx.store, run, 1, 120), "no pair reported (log: %s)", cu_fx.logfile);
+    cr_assert_eq(kill(coordinator, SIGSTOP), 0);
+    sleep(50);
+    cr_assert_eq(kill(coordinator, SIGCONT), 0);
+    audit_long_games(run, 128, "a task of 128 pairs of long games, the coordinator stopped for 50 s");
+    cr_assert_geq(count_in_file(cu_fx.logfile, "which fill a result"), 1, "no report cut (log: %s)", cu_fx.logfile);
+}
+
+/* The same with the worker killed half-way: its lease runs out, another worker plays the rest. */
+Test(games, long_games_of_a_killed_worker_counted_once, .timeout = 600)
+{
+    CU_REQUIRE_DB();
+    int64_t run = long_games_run(64, 128);
+    cu_track(cu_coordinator(cu_fx.db, cu_fx.port, "5", cu_fx.logfile));
+    const char *extra[] = { "--allow-unsigned", NULL };
+    pid_t w1 = cu_track(cu_worker_args(cu_fx.port, "w1", 2, cu_fx.logfile, extra));
+    cr_assert(cu_wait_pairs(cu_fx.store, run, 24, 200), "no pair reported (log: %s)", cu_fx.logfile);
+    cu_kill9(w1);
+    cu_track(cu_worker_args(cu_fx.port, "w2", 2, cu_fx.logfile, extra));
+    audit_long_games(run, 128, "128 pairs of long games, a worker killed half-way");
+}
+
+/* Worker w1 says hello (its id in *w) and gets a lease of run. */
+static StoreLease first_lease(int64_t run, int64_t *w)
+{
+    cr_assert_eq(store_hello(cu_fx.store, "w1", "", 1, 1, "", w), 1);
+    StoreLease l;
+    bool given;
+    cr_assert_eq(store_claim_batch(cu_fx.store, run, w, 1, 60000, &l, &given), 1);
+    return l;
+}
+
+/* Reports under lease l `pairs` drawn pairs with the records of pairs from .. pairs - 1, game i of 10 + i plies. */
+static StoreReport report_from(int64_t worker, const StoreLease *l, int64_t pairs, int64_t from)
+{
+    PackBuf buf = { 0 };
+    for (int64_t i = 2 * from; i < 2 * pairs; i++) {
+        GameRecord rec;
+        game_of(&rec, 10 + (int)i, RESULT_DRAW);
+        cr_assert_eq(gamepack_append(&rec, XQF_GAME_MOVES, &buf), 0);
+        game_record_free(&rec);
+    }
+    StoreCounts c = { .pairs = pairs, .draws = 2 * pairs, .penta = { 0, 0, pairs, 0, 0 }, .nreasons = GAME_REASONS };
+    c.reasons[GAME_REPETITION] = 2 * pairs;
+    StoreReportItem it = { .worker = worker, .task = l->task_id, .token = l->token, .counts = c,
+                           .games = buf.data, .games_len = buf.len, .games_from = from };
+    cr_assert_eq(store_report_batch(cu_fx.store, &it, 1, 60000), 0);
+    pack_buf_free(&buf);
+    return it.status;
+}
+
+/* Each stored game of a run has 10 + its index plies (report_from); counts them in *ctx. */
+static int check_place(void *ctx, int64_t game, const uint8_t *rec, size_t len)
+{
+    int plies;
+    cr_assert(xqf_game_check(rec, len, &plies));
+    cr_assert_eq(plies, 10 + game, "game %lld has %d plies", (long long)game, plies);
+    ++*(int *)ctx;
+    return 0;
+}
+
+/*
+ * Results in several parts (protocol 7): each carries the records of its
+ * pairs from games_from on; they land on their games, a part repeated
+ * stores nothing new, and one starting past the pairs its lease reported
+ * (games counted without records) is invalid.
+ */
+Test(games, results_in_parts_store_each_game_once)
+{
+    CU_REQUIRE_DB();
+    int64_t run = sprt_run(6), w;
+    StoreLease l = first_lease(run, &w);
+    cr_assert_eq(report_from(w, &l, 2, 0), REPORT_ACCEPTED);
+    cr_assert_eq(report_from(w, &l, 4, 3), REPORT_INVALID, "pair 2's games would be counted without records");
+    cr_assert_eq(report_from(w, &l, 4, 5), REPORT_INVALID, "games_from past pairs");
+    cr_assert_eq(report_from(w, &l, 4, 2), REPORT_ACCEPTED);
+    cr_assert_eq(report_from(w, &l, 4, 1), REPORT_DUPLICATE);
+    cr_assert_eq(report_from(w, &l, 6, 3), REPORT_ACCEPTED, "records of pairs acknowledged again are kept once");
+    int games = 0;
+    cr_assert_eq(store_each_game(cu_fx.store, run, 0, 0, check_place, &games), 0);
+    cr_assert_eq(games, 12);
+    char why[256];
+    cr_assert(cu_audit(cu_fx.store, run, -1, why, sizeof why), "%s", why);
 }
 
 Test(games, a_120_ply_game_is_under_300_bytes)
 {
     CU_REQUIRE_DB();
     int64_t run = sprt_run(1), w;
-    cr_assert_eq(store_hello(store, "w1", "", 1, 1, "", &w), 1);
-    StoreLease l;
-    bool given;
-    cr_assert_eq(store_claim_batch(store, run, &w, 1, 60000, &l, &given), 1);
+    StoreLease l = first_lease(run, &w);
     PackBuf buf = { 0 };
     for (int g = 0; g < 2; g++) {
         GameRecord rec;
@@ -228,10 +358,10 @@ Test(games, a_120_ply_game_is_under_300_bytes)
     c.reasons[GAME_REPETITION] = 2;
     StoreReportItem it = { .worker = w, .task = l.task_id, .token = l.token, .counts = c, .games = buf.data,
                            .games_len = buf.len };
-    cr_assert_eq(store_report_batch(store, &it, 1, 60000), 0);
+    cr_assert_eq(store_report_batch(cu_fx.store, &it, 1, 60000), 0);
     cr_assert_eq(it.status, REPORT_ACCEPTED);
     StoreGameTotals t;
-    cr_assert_eq(store_game_totals(store, run, &t), 0);
+    cr_assert_eq(store_game_totals(cu_fx.store, run, &t), 0);
     cr_assert_eq(t.games, 2);
     cr_assert_eq(t.plies, 240);
     double per_game = (double)t.bytes / 2;
@@ -250,10 +380,10 @@ Test(games, trust_flags_a_worker_and_purge_takes_it_out)
     int64_t run = sprt_run(80), w[4];
     const char *names[4] = { "good-1", "good-2", "good-3", "bad" };
     for (int i = 0; i < 4; i++)
-        cr_assert_eq(store_hello(store, names[i], "", 1, 1, "", &w[i]), 1);
+        cr_assert_eq(store_hello(cu_fx.store, names[i], "", 1, 1, "", &w[i]), 1);
     StoreLease l[4];
     bool given[4];
-    cr_assert_eq(store_claim_batch(store, run, w, 4, 60000, l, given), 4);
+    cr_assert_eq(store_claim_batch(cu_fx.store, run, w, 4, 60000, l, given), 4);
     const int64_t alike[3][5] = { { 10, 20, 20, 20, 10 }, { 12, 18, 22, 18, 10 }, { 8, 22, 20, 20, 10 } };
     const int64_t lost[5] = { 80, 0, 0, 0, 0 };
     for (int i = 0; i < 3; i++)
@@ -262,12 +392,12 @@ Test(games, trust_flags_a_worker_and_purge_takes_it_out)
     /* a lease of good-1 runs out: a disconnect */
     StoreLease late;
     bool got;
-    cr_assert_eq(store_claim_batch(store, run, &w[0], 1, 1, &late, &got), 1);
+    cr_assert_eq(store_claim_batch(cu_fx.store, run, &w[0], 1, 1, &late, &got), 1);
     cu_sleep_ms(20);
-    cr_assert_geq(store_expire_leases(store), 1);
+    cr_assert_geq(store_expire_leases(cu_fx.store), 1);
 
     StoreWorkerTrust *t;
-    cr_assert_eq(store_run_workers(store, run, &t), 4);
+    cr_assert_eq(store_run_workers(cu_fx.store, run, &t), 4);
     /* by name: bad, good-1, good-2, good-3 */
     cr_assert_str_eq(t[0].name, "bad");
     cr_assert_eq(t[0].games, 160);
@@ -287,7 +417,7 @@ Test(games, trust_flags_a_worker_and_purge_takes_it_out)
     const char *row = strstr(out, "  bad ");
     cr_assert(row && strstr(row, "FLAGGED") && strstr(row, "FLAGGED") < strchr(row, '\n'), "%s", out);
     XqfStrs workers = { 0 }, runs = { 0 };
-    cr_assert_eq(status_lines(store, 5, &workers, &runs), 0);
+    cr_assert_eq(status_lines(cu_fx.store, 5, &workers, &runs), 0);
     bool seen = false;
     for (uint32_t i = 0; i < runs.count; i++)
         seen = seen || (strstr(runs.v[i], "worker bad ") && strstr(runs.v[i], "crashes 5") &&
@@ -296,7 +426,7 @@ Test(games, trust_flags_a_worker_and_purge_takes_it_out)
     xqf_strs_free(&workers);
     xqf_strs_free(&runs);
     char html[300];
-    snprintf(html, sizeof html, "%s/report.html", dir);
+    snprintf(html, sizeof html, "%s/report.html", cu_fx.dir);
     snprintf(args, sizeof args, "report %lld --html '%s'", (long long)run, html);
     cr_assert_eq(tune(out, sizeof out, args), 0);
     cr_assert_eq(count_in_file(html, "<h2>Workers"), 1);
@@ -304,37 +434,37 @@ Test(games, trust_flags_a_worker_and_purge_takes_it_out)
 
     /* bad input: nothing changes */
     StoreRun before, after;
-    cr_assert_eq(store_load_run(store, run, &before, false), 1);
+    cr_assert_eq(store_load_run(cu_fx.store, run, &before, false), 1);
     snprintf(args, sizeof args, "purge %lld --worker nobody", (long long)run);
     cr_assert_eq(tune(out, sizeof out, args), 2);
     cr_assert_eq(tune(out, sizeof out, "purge 999999 --worker bad"), 2);
     snprintf(args, sizeof args, "purge %lld", (long long)run);
     cr_assert_eq(tune(out, sizeof out, args), 2);
-    cr_assert_eq(store_load_run(store, run, &after, false), 1);
+    cr_assert_eq(store_load_run(cu_fx.store, run, &after, false), 1);
     cr_assert_eq(after.counts.pairs, before.counts.pairs);
 
     /* the purge: the bad worker's 80 pairs and 160 games out, everything consistent */
     snprintf(args, sizeof args, "purge %lld --worker bad", (long long)run);
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s", out);
     cr_assert(strstr(out, "80 pairs, 160 games taken out"), "%s", out);
-    cr_assert_eq(store_load_run(store, run, &after, false), 1);
+    cr_assert_eq(store_load_run(cu_fx.store, run, &after, false), 1);
     cr_assert_eq(after.counts.pairs, before.counts.pairs - 80);
     cr_assert_eq(after.counts.penta[0], before.counts.penta[0] - 80);
     char why[256];
-    cr_assert(cu_audit(store, run, -1, why, sizeof why), "%s", why);
+    cr_assert(cu_audit(cu_fx.store, run, -1, why, sizeof why), "%s", why);
     StoreAudit a;
-    cr_assert_eq(store_audit_run(store, run, &a), 1);
+    cr_assert_eq(store_audit_run(cu_fx.store, run, &a), 1);
     cr_assert_eq(a.stored_games, 2 * after.counts.pairs);
     double llr;
     cr_assert_eq(xqf_llr_penta(after.counts.penta, 0, 5, &llr), XQF_STATS_OK);
     cr_assert_float_eq(after.llr, llr, 1e-9);
     /* in the run's history, and the worker gone from its trust table */
     snprintf(args, sizeof args, "psql -qAt '%s' -c \"SELECT detail FROM web_audit WHERE run_id = %lld AND "
-                                "action = 'purge'\" > '%s/history' 2>> '%s'", db, (long long)run, dir, logfile);
+                                "action = 'purge'\" > '%s/history' 2>> '%s'", cu_fx.db, (long long)run, cu_fx.dir, cu_fx.logfile);
     cr_assert_eq(system(args), 0);
-    snprintf(args, sizeof args, "%s/history", dir);
+    snprintf(args, sizeof args, "%s/history", cu_fx.dir);
     cr_assert_eq(count_in_file(args, "worker bad: 80 pairs, 160 games taken out"), 1);
-    cr_assert_eq(store_run_workers(store, run, &t), 3);
+    cr_assert_eq(store_run_workers(cu_fx.store, run, &t), 3);
     free(t);
     /* purged twice: nothing left to take out */
     snprintf(args, sizeof args, "purge %lld --worker bad", (long long)run);
@@ -351,12 +481,12 @@ Test(games, purge_refuses_spsa)
                                   .seed = 1, .nodes = 500, .margin_ms = 100, .pairs_per_task = 2, .max_pairs = 10 },
                          .alpha = 0.602, .gamma = 0.101, .a_ratio = 0.1, .params = &q, .count = 1 };
     int64_t run, w;
-    cr_assert_eq(store_create_spsa(store, &sp, &run), 0);
-    cr_assert_eq(store_hello(store, "w1", "", 1, 1, "", &w), 1);
+    cr_assert_eq(store_create_spsa(cu_fx.store, &sp, &run), 0);
+    cr_assert_eq(store_hello(cu_fx.store, "w1", "", 1, 1, "", &w), 1);
     char out[4096], args[256];
     snprintf(args, sizeof args, "purge %lld --worker w1", (long long)run);
     cr_assert_eq(tune(out, sizeof out, args), 2);
-    FILE *f = fopen(logfile, "r");
+    FILE *f = fopen(cu_fx.logfile, "r");
     char line[1024], last[1024] = "";
     while (f && fgets(line, sizeof line, f))
         snprintf(last, sizeof last, "%s", line);
@@ -391,24 +521,24 @@ static int check_form(void *ctx, int64_t game, const uint8_t *rec, size_t len)
 Test(games, every_game_of_an_sprt_kept_and_written_as_pgn)
 {
     CU_REQUIRE_DB();
-    int64_t run = cu_sprt(store, "NullR=2", 4, 12, 500, -500, 500);
-    int64_t scored = cu_sprt(store, "NullR=2", 2, 2, 500, -500, 500);
-    cr_assert_eq(store_set_game_scores(store, scored, true), 0);
-    cu_track(cu_coordinator(db, port, "10", logfile));
-    cu_track(cu_worker(port, "w1", 1, logfile));
-    cu_track(cu_worker(port, "w2", 1, logfile));
+    int64_t run = cu_sprt(cu_fx.store, "NullR=2", 4, 12, 500, -500, 500);
+    int64_t scored = cu_sprt(cu_fx.store, "NullR=2", 2, 2, 500, -500, 500);
+    cr_assert_eq(store_set_game_scores(cu_fx.store, scored, true), 0);
+    cu_track(cu_coordinator(cu_fx.db, cu_fx.port, "10", cu_fx.logfile));
+    cu_track(cu_worker(cu_fx.port, "w1", 1, cu_fx.logfile));
+    cu_track(cu_worker(cu_fx.port, "w2", 1, cu_fx.logfile));
     StoreRun r;
     char why[256];
-    cr_assert(cu_wait_finished(store, run, 200, &r), "run did not finish (log: %s)", logfile);
-    cr_assert(cu_wait_finished(store, scored, 200, &r), "run did not finish (log: %s)", logfile);
-    cr_assert(cu_audit(store, run, 12, why, sizeof why), "%s (log: %s)", why, logfile);
-    cr_assert(cu_audit(store, scored, 2, why, sizeof why), "%s (log: %s)", why, logfile);
+    cr_assert(cu_wait_finished(cu_fx.store, run, 200, &r), "run did not finish (log: %s)", cu_fx.logfile);
+    cr_assert(cu_wait_finished(cu_fx.store, scored, 200, &r), "run did not finish (log: %s)", cu_fx.logfile);
+    cr_assert(cu_audit(cu_fx.store, run, 12, why, sizeof why), "%s (log: %s)", why, cu_fx.logfile);
+    cr_assert(cu_audit(cu_fx.store, scored, 2, why, sizeof why), "%s (log: %s)", why, cu_fx.logfile);
 
     FormCheck plain = { .scores = false }, deep = { .scores = true };
     game_record_init(&plain.g);
     game_record_init(&deep.g);
-    cr_assert_eq(store_each_game(store, run, 0, 0, check_form, &plain), 0);
-    cr_assert_eq(store_each_game(store, scored, 0, 0, check_form, &deep), 0);
+    cr_assert_eq(store_each_game(cu_fx.store, run, 0, 0, check_form, &plain), 0);
+    cr_assert_eq(store_each_game(cu_fx.store, scored, 0, 0, check_form, &deep), 0);
     cr_assert_eq(plain.games, 24);
     cr_assert_eq(plain.scored, 0);
     cr_assert_eq(deep.games, 4);
@@ -417,7 +547,7 @@ Test(games, every_game_of_an_sprt_kept_and_written_as_pgn)
     game_record_free(&plain.g);
     game_record_free(&deep.g);
     StoreGameTotals t;
-    cr_assert_eq(store_game_totals(store, run, &t), 0);
+    cr_assert_eq(store_game_totals(cu_fx.store, run, &t), 0);
     fprintf(stderr, "FIGURE: a fixed-node SPRT's games: %lld games, %.1f plies and %.1f bytes per game (row), "
                     "%.2f bytes per ply\n",
             (long long)t.games, (double)t.plies / (double)t.games, (double)t.bytes / (double)t.games,
@@ -425,7 +555,7 @@ Test(games, every_game_of_an_sprt_kept_and_written_as_pgn)
 
     /* PGN: every game, then those of one task and of each worker */
     char out[8192], args[512], pgn[300];
-    snprintf(pgn, sizeof pgn, "%s/all.pgn", dir);
+    snprintf(pgn, sizeof pgn, "%s/all.pgn", cu_fx.dir);
     snprintf(args, sizeof args, "pgn %lld --out '%s'", (long long)run, pgn);
     cr_assert_eq(tune(out, sizeof out, args), 0);
     cr_assert_eq(count_in_file(pgn, "[Variant \"xiangqi\"]"), 24);
@@ -448,7 +578,7 @@ Test(games, every_game_of_an_sprt_kept_and_written_as_pgn)
     cr_assert_gt(count_in_file(pgn, "s}"), 0, "no scored move comment");
 
     /* bad input: exit 2, nothing written */
-    snprintf(args, sizeof args, "pgn 999999 --out '%s/none.pgn'", dir);
+    snprintf(args, sizeof args, "pgn 999999 --out '%s/none.pgn'", cu_fx.dir);
     cr_assert_eq(tune(out, sizeof out, args), 2);
     snprintf(args, sizeof args, "pgn %lld --task 999999", (long long)run);
     cr_assert_eq(tune(out, sizeof out, args), 2);
@@ -458,12 +588,12 @@ Test(games, every_game_of_an_sprt_kept_and_written_as_pgn)
     cr_assert_eq(tune(out, sizeof out, "sprt new --test NullR=2 --base '' --nodes 300 --pairs-per-task 300"), 2);
     cr_assert_eq(tune(out, sizeof out, "sprt new --test NullR=2 --base '' --nodes 300 --pairs-per-task 200 "
                                        "--keep-scores"), 2);
-    snprintf(args, sizeof args, "%s/none.pgn", dir);
+    snprintf(args, sizeof args, "%s/none.pgn", cu_fx.dir);
     cr_assert_neq(access(args, F_OK), 0);
 
     /* the workers of a clean run: none flagged */
     StoreWorkerTrust *w;
-    int n = store_run_workers(store, run, &w);
+    int n = store_run_workers(cu_fx.store, run, &w);
     cr_assert_geq(n, 1);
     for (int i = 0; i < n; i++)
         cr_assert(!w[i].flagged, "%s flagged on a clean run", w[i].name);
@@ -513,13 +643,13 @@ static pid_t skewed_worker(const char *name)
     if (pid > 0)
         return cu_track(pid);
     char endpoint[64];
-    snprintf(endpoint, sizeof endpoint, "tcp://127.0.0.1:%d", port);
+    snprintf(endpoint, sizeof endpoint, "tcp://127.0.0.1:%d", cu_fx.port);
     WorkerTransport *t = wt_new(endpoint, &(WtSecurity){ 0 });
     if (!t)
         _exit(1);
     Skew k = { wt_link(t) };
     WorkerLink link = { &k, skew_send, skew_wait, skew_recv };
-    WorkerConfig cfg = { .name = name, .build = "skewed", .cores = 1, .threads = 1, .cache_dir = dir };
+    WorkerConfig cfg = { .name = name, .build = "skewed", .cores = 1, .threads = 1, .cache_dir = cu_fx.dir };
     Worker *w = worker_new(&cfg, &link);
     int rc = w ? worker_run(w) : -1;
     _exit(rc == 0 ? 0 : 1);
@@ -530,7 +660,7 @@ static bool audits_judged(int64_t run, int64_t want, double timeout_s, StoreRepl
 {
     double end = cu_now() + timeout_s;
     while (cu_now() < end) {
-        if (store_replay_totals(store, run, t) == 1 && t->open == 0 && t->agree + t->mismatch >= want)
+        if (store_replay_totals(cu_fx.store, run, t) == 1 && t->open == 0 && t->agree + t->mismatch >= want)
             return true;
         cu_sleep_ms(200);
     }
@@ -541,24 +671,24 @@ Test(games, replay_audit_agrees_on_a_clean_cluster_and_catches_a_broken_worker)
 {
     CU_REQUIRE_DB();
     enum { PAIRS = 8 };
-    int64_t clean = cu_sprt(store, "NullR=2", 2, PAIRS, 500, -500, 500);
-    cr_assert_eq(store_set_replay_share(store, clean, 1.0), 0);
-    cu_track(cu_coordinator(db, port, "10", logfile));
-    pid_t w1 = cu_track(cu_worker(port, "w1", 1, logfile));
-    pid_t w2 = cu_track(cu_worker(port, "w2", 1, logfile));
+    int64_t clean = cu_sprt(cu_fx.store, "NullR=2", 2, PAIRS, 500, -500, 500);
+    cr_assert_eq(store_set_replay_share(cu_fx.store, clean, 1.0), 0);
+    cu_track(cu_coordinator(cu_fx.db, cu_fx.port, "10", cu_fx.logfile));
+    pid_t w1 = cu_track(cu_worker(cu_fx.port, "w1", 1, cu_fx.logfile));
+    pid_t w2 = cu_track(cu_worker(cu_fx.port, "w2", 1, cu_fx.logfile));
     StoreRun r;
     char why[256];
-    cr_assert(cu_wait_finished(store, clean, 200, &r), "run did not finish (log: %s)", logfile);
-    cr_assert(cu_audit(store, clean, PAIRS, why, sizeof why), "%s (log: %s)", why, logfile);
+    cr_assert(cu_wait_finished(cu_fx.store, clean, 200, &r), "run did not finish (log: %s)", cu_fx.logfile);
+    cr_assert(cu_audit(cu_fx.store, clean, PAIRS, why, sizeof why), "%s (log: %s)", why, cu_fx.logfile);
     StoreReplayTotals t;
     cr_assert(audits_judged(clean, PAIRS, 120, &t), "audits not judged: %lld open (log: %s)", (long long)t.open,
-              logfile);
+              cu_fx.logfile);
     fprintf(stderr, "FIGURE: replay audit on a clean local cluster: %lld of %lld pairs agree\n", (long long)t.agree,
             (long long)(t.agree + t.mismatch));
-    cr_assert_eq(t.mismatch, 0, "a clean cluster's replays differ (log: %s)", logfile);
+    cr_assert_eq(t.mismatch, 0, "a clean cluster's replays differ (log: %s)", cu_fx.logfile);
     cr_assert_eq(t.agree, PAIRS);
     StoreWorkerTrust *w;
-    int n = store_run_workers(store, clean, &w);
+    int n = store_run_workers(cu_fx.store, clean, &w);
     cr_assert_eq(n, 2);
     for (int i = 0; i < n; i++)
         cr_assert(!w[i].flagged && w[i].replays > 0, "%s: flagged %d, %lld replays", w[i].name, w[i].flagged,
@@ -568,16 +698,16 @@ Test(games, replay_audit_agrees_on_a_clean_cluster_and_catches_a_broken_worker)
     /* w2 leaves, a broken worker comes: its pairs and its replays differ from w1's */
     cr_assert_eq(cu_stop(w2, SIGTERM), 0);
     (void)w1;
-    int64_t broken = cu_sprt(store, "NullR=2", 2, PAIRS, 500, -500, 500);
-    cr_assert_eq(store_set_replay_share(store, broken, 1.0), 0);
+    int64_t broken = cu_sprt(cu_fx.store, "NullR=2", 2, PAIRS, 500, -500, 500);
+    cr_assert_eq(store_set_replay_share(cu_fx.store, broken, 1.0), 0);
     skewed_worker("bad");
-    cr_assert(cu_wait_finished(store, broken, 200, &r), "run did not finish (log: %s)", logfile);
+    cr_assert(cu_wait_finished(cu_fx.store, broken, 200, &r), "run did not finish (log: %s)", cu_fx.logfile);
     cr_assert(audits_judged(broken, PAIRS, 120, &t), "audits not judged: %lld open (log: %s)", (long long)t.open,
-              logfile);
+              cu_fx.logfile);
     fprintf(stderr, "FIGURE: replay audit with a broken worker: %lld of %lld pairs differ\n", (long long)t.mismatch,
             (long long)(t.agree + t.mismatch));
-    cr_assert_gt(t.mismatch, 0, "the broken worker was not caught (log: %s)", logfile);
-    n = store_run_workers(store, broken, &w);
+    cr_assert_gt(t.mismatch, 0, "the broken worker was not caught (log: %s)", cu_fx.logfile);
+    n = store_run_workers(cu_fx.store, broken, &w);
     cr_assert_eq(n, 2);
     for (int i = 0; i < n; i++)
         cr_assert(w[i].flagged && w[i].mismatches > 0 && strstr(w[i].mismatched, "pair "),
@@ -590,7 +720,7 @@ Test(games, replay_audit_agrees_on_a_clean_cluster_and_catches_a_broken_worker)
     cr_assert(strstr(out, "Replay audit: 100 % of the pairs"), "%s", out);
     cr_assert(strstr(out, "replays differ"), "%s", out);
     XqfStrs workers = { 0 }, runs = { 0 };
-    cr_assert_eq(status_lines(store, 5, &workers, &runs), 0);
+    cr_assert_eq(status_lines(cu_fx.store, 5, &workers, &runs), 0);
     bool seen = false;
     for (uint32_t i = 0; i < runs.count; i++)
         seen = seen || (strstr(runs.v[i], "worker bad ") && strstr(runs.v[i], "FLAGGED") && strstr(runs.v[i], "pair "));
@@ -618,7 +748,7 @@ static StoreReport report_pair(int64_t worker, const StoreLease *l, const PackBu
     c.reasons[GAME_REPETITION] = 2;
     StoreReportItem it = { .worker = worker, .task = l->task_id, .token = l->token, .counts = c, .games = buf->data,
                            .games_len = buf->len };
-    cr_assert_eq(store_report_batch(store, &it, 1, 60000), 0);
+    cr_assert_eq(store_report_batch(cu_fx.store, &it, 1, 60000), 0);
     return it.status;
 }
 
@@ -626,56 +756,56 @@ Test(games, replay_audits_leased_judged_and_refused_in_the_store)
 {
     CU_REQUIRE_DB();
     int64_t run = sprt_run(1), w[2];
-    cr_assert_eq(store_set_replay_share(store, run, 1.0), 0);
-    cr_assert_eq(store_hello(store, "w1", "", 1, 1, "", &w[0]), 1);
-    cr_assert_eq(store_hello(store, "w2", "", 1, 1, "", &w[1]), 1);
+    cr_assert_eq(store_set_replay_share(cu_fx.store, run, 1.0), 0);
+    cr_assert_eq(store_hello(cu_fx.store, "w1", "", 1, 1, "", &w[0]), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "w2", "", 1, 1, "", &w[1]), 1);
     StoreLease l;
     bool given;
     PackBuf buf = { 0 };
     pair_records(&buf, 10);
-    cr_assert_eq(store_claim_batch(store, run, &w[0], 1, 60000, &l, &given), 1);
+    cr_assert_eq(store_claim_batch(cu_fx.store, run, &w[0], 1, 60000, &l, &given), 1);
     cr_assert_eq(report_pair(w[0], &l, &buf), REPORT_ACCEPTED);
-    cr_assert_eq(store_open_audits(store), 1);
+    cr_assert_eq(store_open_audits(cu_fx.store), 1);
 
     /* not to the worker that played the pair; to another one, with the first task's sets */
     StoreAuditLease a;
-    cr_assert_eq(store_claim_audit(store, w[0], "", 60000, &a), 0);
-    cr_assert_eq(store_claim_audit(store, w[1], "", 60000, &a), 1);
+    cr_assert_eq(store_claim_audit(cu_fx.store, w[0], "", 60000, &a), 0);
+    cr_assert_eq(store_claim_audit(cu_fx.store, w[1], "", 60000, &a), 1);
     cr_assert_eq(a.run_id, run);
     cr_assert_eq(a.pair, 0);
     cr_assert_str_eq(a.params0, "NullR=2");
-    cr_assert_eq(store_claim_audit(store, w[1], "", 60000, &a), 0, "one audit leased twice");
+    cr_assert_eq(store_claim_audit(cu_fx.store, w[1], "", 60000, &a), 0, "one audit leased twice");
     /* heartbeats and reports under another lease or worker: stale; not two records: invalid */
-    cr_assert_eq(store_audit_heartbeat(store, w[1], a.audit, a.token + 1, 60000), 0);
-    cr_assert_eq(store_audit_heartbeat(store, w[0], a.audit, a.token, 60000), 0);
-    cr_assert_eq(store_audit_heartbeat(store, w[1], a.audit, a.token, 60000), 1);
-    cr_assert_eq(store_audit_report(store, w[0], a.audit, a.token, buf.data, buf.len), AUDIT_STALE);
+    cr_assert_eq(store_audit_heartbeat(cu_fx.store, w[1], a.audit, a.token + 1, 60000), 0);
+    cr_assert_eq(store_audit_heartbeat(cu_fx.store, w[0], a.audit, a.token, 60000), 0);
+    cr_assert_eq(store_audit_heartbeat(cu_fx.store, w[1], a.audit, a.token, 60000), 1);
+    cr_assert_eq(store_audit_report(cu_fx.store, w[0], a.audit, a.token, buf.data, buf.len), AUDIT_STALE);
     size_t off = 0, len;
     const uint8_t *rec;
     cr_assert_eq(xqf_games_next(buf.data, buf.len, &off, &rec, &len), 1);
-    cr_assert_eq(store_audit_report(store, w[1], a.audit, a.token, buf.data, off), AUDIT_INVALID);
+    cr_assert_eq(store_audit_report(cu_fx.store, w[1], a.audit, a.token, buf.data, off), AUDIT_INVALID);
     /* handed back: open again, then replayed the same: agree, and once only */
-    cr_assert_eq(store_audit_handback(store, w[1], a.audit, a.token), 1);
-    cr_assert_eq(store_claim_audit(store, w[1], "", 60000, &a), 1);
-    cr_assert_eq(store_audit_report(store, w[1], a.audit, a.token, buf.data, buf.len), AUDIT_AGREE);
-    cr_assert_eq(store_audit_report(store, w[1], a.audit, a.token, buf.data, buf.len), AUDIT_STALE);
+    cr_assert_eq(store_audit_handback(cu_fx.store, w[1], a.audit, a.token), 1);
+    cr_assert_eq(store_claim_audit(cu_fx.store, w[1], "", 60000, &a), 1);
+    cr_assert_eq(store_audit_report(cu_fx.store, w[1], a.audit, a.token, buf.data, buf.len), AUDIT_AGREE);
+    cr_assert_eq(store_audit_report(cu_fx.store, w[1], a.audit, a.token, buf.data, buf.len), AUDIT_STALE);
 
     /* the next pair replayed otherwise: a mismatch naming the pair, both workers flagged */
-    cr_assert_eq(store_claim_batch(store, run, &w[0], 1, 60000, &l, &given), 1);
+    cr_assert_eq(store_claim_batch(cu_fx.store, run, &w[0], 1, 60000, &l, &given), 1);
     cr_assert_eq(report_pair(w[0], &l, &buf), REPORT_ACCEPTED);
-    cr_assert_eq(store_claim_audit(store, w[1], "", 60000, &a), 1);
+    cr_assert_eq(store_claim_audit(cu_fx.store, w[1], "", 60000, &a), 1);
     cr_assert_eq(a.pair, 1);
     PackBuf other = { 0 };
     pair_records(&other, 11);
-    cr_assert_eq(store_audit_report(store, w[1], a.audit, a.token, other.data, other.len), AUDIT_MISMATCH);
+    cr_assert_eq(store_audit_report(cu_fx.store, w[1], a.audit, a.token, other.data, other.len), AUDIT_MISMATCH);
     StoreReplayTotals t;
-    cr_assert_eq(store_replay_totals(store, run, &t), 1);
+    cr_assert_eq(store_replay_totals(cu_fx.store, run, &t), 1);
     cr_assert(t.fixed_nodes && t.share == 1.0);
     cr_assert_eq(t.agree, 1);
     cr_assert_eq(t.mismatch, 1);
     cr_assert_eq(t.open, 0);
     StoreWorkerTrust *wt;
-    cr_assert_eq(store_run_workers(store, run, &wt), 2);
+    cr_assert_eq(store_run_workers(cu_fx.store, run, &wt), 2);
     for (int i = 0; i < 2; i++) {
         cr_assert(wt[i].flagged, "%s not flagged", wt[i].name);
         cr_assert_eq(wt[i].replays, 2);
@@ -684,10 +814,10 @@ Test(games, replay_audits_leased_judged_and_refused_in_the_store)
     }
     free(wt);
     /* a run that is not at fixed nodes, or a share of 0, replays nothing */
-    cr_assert_eq(store_set_replay_share(store, run, 0), 0);
-    cr_assert_eq(store_claim_batch(store, run, &w[0], 1, 60000, &l, &given), 1);
+    cr_assert_eq(store_set_replay_share(cu_fx.store, run, 0), 0);
+    cr_assert_eq(store_claim_batch(cu_fx.store, run, &w[0], 1, 60000, &l, &given), 1);
     cr_assert_eq(report_pair(w[0], &l, &buf), REPORT_ACCEPTED);
-    cr_assert_eq(store_open_audits(store), 0);
+    cr_assert_eq(store_open_audits(cu_fx.store), 0);
     pack_buf_free(&buf);
     pack_buf_free(&other);
 }

@@ -24,8 +24,7 @@
 #include "keys.h"
 #include "store_web.h"
 
-static char db[512], dbname[64], dir[128], logfile[256], repo[256];
-static Store *store;
+static char repo[256];
 
 /* The clone of the project with commits on top (skipped when the source tree is not a git checkout). */
 static void clone_project(void)
@@ -41,37 +40,18 @@ static void clone_project(void)
 
 static void setup(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/xqf-git-build-XXXXXX");
-    cr_assert(mkdtemp(dir));
-    snprintf(logfile, sizeof logfile, "%s/log", dir);
-    snprintf(repo, sizeof repo, "%s/repo", dir);
-    if (!getenv("XQF_TEST_DB") || !*getenv("XQF_TEST_DB"))
-        return;
-    store = cu_store_fresh(db, sizeof db, dbname, sizeof dbname);
-    cr_assert(store, "cannot create and migrate a test database");
-    setenv("XQF_DB", db, 1);
+    cu_fixture_init();
+    snprintf(repo, sizeof repo, "%s/repo", cu_fx.dir);
 }
 
-static void teardown(void)
-{
-    store_destroy(&store);
-    if (dbname[0])
-        cu_db_drop(dbname);
-    dbname[0] = '\0';
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "cannot remove %s\n", dir);
-}
-
-TestSuite(git_build, .init = setup, .fini = teardown, .timeout = 400);
+TestSuite(git_build, .init = setup, .fini = cu_fixture_fini_rmdir, .timeout = 400);
 
 /* Runs a shell command in dir: stdout in out, stderr in err (both NUL-terminated). Returns the exit status. */
 static int sh2(char *out, size_t size, char *err, size_t err_size, const char *cmd)
 {
     char full[5120], errfile[256];
-    snprintf(errfile, sizeof errfile, "%s/stderr", dir);
-    snprintf(full, sizeof full, "cd '%s' && { %s ; } 2>'%s'", dir, cmd, errfile);
+    snprintf(errfile, sizeof errfile, "%s/stderr", cu_fx.dir);
+    snprintf(full, sizeof full, "cd '%s' && { %s ; } 2>'%s'", cu_fx.dir, cmd, errfile);
     FILE *p = popen(full, "r");
     cr_assert(p);
     size_t n = fread(out, 1, size - 1, p);
@@ -82,7 +62,7 @@ static int sh2(char *out, size_t size, char *err, size_t err_size, const char *c
     err[n] = '\0';
     if (e)
         fclose(e);
-    FILE *l = fopen(logfile, "a");
+    FILE *l = fopen(cu_fx.logfile, "a");
     if (l) {
         fprintf(l, "$ %s\n%s%s", cmd, out, err);
         fclose(l);
@@ -136,10 +116,10 @@ static void totals(int64_t *builds, int64_t *runs)
 {
     StoreBuild b;
     *builds = 0;
-    while (store_load_build(store, *builds + 1, &b) == 1)
+    while (store_load_build(cu_fx.store, *builds + 1, &b) == 1)
         ++*builds;
     StoreRun *r;
-    int n = store_list_runs(store, 1000, &r);
+    int n = store_list_runs(cu_fx.store, 1000, &r);
     cr_assert_geq(n, 0);
     free(r);
     *runs = n;
@@ -161,7 +141,7 @@ Test(git_build, commits_built_checked_and_tested)
     cr_assert(bench > 0 && build_a > 0 && field(out, "Binary: ", binary, sizeof binary) &&
                   field(out, "SHA-256: ", sha_a, sizeof sha_a) && field(out, "Tree: ", tree, sizeof tree),
               "%s", out);
-    snprintf(expect, sizeof expect, "%s/built/xqf-engine-%.12s", dir, a);
+    snprintf(expect, sizeof expect, "%s/built/xqf-engine-%.12s", cu_fx.dir, a);
     cr_assert_str_eq(binary, expect);
     cr_assert_eq(access(binary, X_OK), 0);
     snprintf(cmd, sizeof cmd, "'%s' bench | grep 'Nodes searched'", binary);
@@ -169,17 +149,17 @@ Test(git_build, commits_built_checked_and_tested)
     cr_assert_eq(number(out, "Nodes searched: "), bench, "%s", out);
     StoreBuild sb;
     StoreBuildSource src;
-    cr_assert_eq(store_load_build(store, build_a, &sb), 1);
+    cr_assert_eq(store_load_build(cu_fx.store, build_a, &sb), 1);
     cr_assert_eq(sb.bench_nodes, bench);
     cr_assert_str_eq(sb.sha256, sha_a);
-    cr_assert_eq(store_build_source(store, build_a, &src), 1);
+    cr_assert_eq(store_build_source(cu_fx.store, build_a, &src), 1);
     cr_assert_str_eq(src.commit, a);
     cr_assert_str_eq(src.tree, tree);
     cr_assert_str_eq(src.subject, "A: a commit without a bench line");
     char chunk[16], name[STORE_NAME_MAX + 1], sig[STORE_SIG_HEX + 1];
     size_t len;
     int64_t total;
-    cr_assert_eq(store_build_chunk(store, sha_a, 0, sizeof chunk, chunk, &len, &total, name, sig), 1,
+    cr_assert_eq(store_build_chunk(cu_fx.store, sha_a, 0, sizeof chunk, chunk, &len, &total, name, sig), 1,
                  "the binary's bytes are stored for the workers");
 
     /* B: the same tree, a wrong Bench: line: refused, nothing recorded */
@@ -195,13 +175,13 @@ Test(git_build, commits_built_checked_and_tested)
     snprintf(args, sizeof args, "--allow-empty -m 'C: says the bench' -m 'Bench: %" PRId64 "'", bench);
     commit(args, c);
     char key[256];
-    snprintf(key, sizeof key, "%s/operator.key", dir);
+    snprintf(key, sizeof key, "%s/operator.key", cu_fx.dir);
     snprintf(cmd, sizeof cmd, "'%s/xqf-keys' sign-new '%s' >/dev/null", XQF_BIN, key);
     cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
     snprintf(args, sizeof args, "build --ref %s --repo '%s' --out built --sign-key '%s'", c, repo, key);
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
     cr_assert_eq(number(out, "Build: "), build_a, "%s", out);
-    cr_assert_eq(store_load_build(store, build_a, &sb), 1);
+    cr_assert_eq(store_load_build(cu_fx.store, build_a, &sb), 1);
     cr_assert_eq(strlen(sb.signature), SIGN_SIG_HEX, "the reused build is signed with the key given");
     totals(&builds1, &runs1);
     cr_assert_eq(builds1, builds0);
@@ -222,10 +202,10 @@ Test(git_build, commits_built_checked_and_tested)
             break;
     cr_assert_gt(run, 0, "%s", out);
     StoreRun r;
-    cr_assert_eq(store_load_run(store, run, &r, false), 1);
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
     cr_assert_str_eq(r.build1, sha_a, "the base plays A's build");
     cr_assert(r.build0[0] && strcmp(r.build0, sha_a) != 0, "the test plays D's build: %s", r.build0);
-    snprintf(expect, sizeof expect, "%s/build-tuned/xqf-engine-%.12s", dir, d);
+    snprintf(expect, sizeof expect, "%s/build-tuned/xqf-engine-%.12s", cu_fx.dir, d);
     cr_assert_eq(access(expect, X_OK), 0, "sprt new puts the binary in ./build-tuned");
     store_run_free(&r);
     snprintf(args, sizeof args, "show %" PRId64, run);
@@ -253,7 +233,7 @@ Test(git_build, commits_built_checked_and_tested)
     snprintf(args, sizeof args, "build --ref no-such-branch --repo '%s'", repo);
     cr_assert_eq(tune(out, sizeof out, args), 2);
     cr_assert(strstr(errbuf, "unknown ref 'no-such-branch'"), "%s", errbuf);
-    snprintf(args, sizeof args, "build --ref HEAD --repo '%s'", dir);
+    snprintf(args, sizeof args, "build --ref HEAD --repo '%s'", cu_fx.dir);
     cr_assert_eq(tune(out, sizeof out, args), 2);
     cr_assert(strstr(errbuf, "not a git repository"), "%s", errbuf);
     snprintf(cmd, sizeof cmd, "git init -q other && echo x > other/x && git -C other add x && "

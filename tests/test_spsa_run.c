@@ -17,36 +17,7 @@
 #include "cluster_util.h"
 #include "codec.h"
 
-static char db[512], dbname[64], logdir[128], logfile[256];
-static Store *store;
-static int port;
-static pid_t procs[2];
-
-static void setup(void)
-{
-    if (!getenv("XQF_TEST_DB") || !*getenv("XQF_TEST_DB"))
-        return;
-    store = cu_store_fresh(db, sizeof db, dbname, sizeof dbname);
-    cr_assert(store, "cannot create and migrate a test database");
-    port = cu_free_port();
-    snprintf(logdir, sizeof logdir, "/tmp/xqf-spsa-XXXXXX");
-    cr_assert(mkdtemp(logdir));
-    snprintf(logfile, sizeof logfile, "%s/log", logdir);
-    memset(procs, 0, sizeof procs);
-}
-
-static void teardown(void)
-{
-    for (int i = 0; i < 2; i++)
-        if (procs[i] > 0)
-            cu_stop(procs[i], SIGKILL);
-    store_destroy(&store);
-    if (dbname[0])
-        cu_db_drop(dbname);
-    dbname[0] = '\0';
-}
-
-TestSuite(spsa_run, .init = setup, .fini = teardown, .timeout = 150);
+TestSuite(spsa_run, .init = cu_fixture_init, .fini = cu_fixture_fini, .timeout = 150);
 
 static const StoreSpsaParam PARAMS[2] = {
     { "NullR", 3, 1, 5, 0.5, 0.002, 0 },
@@ -88,7 +59,7 @@ static int64_t spsa_run(int64_t pairs, int per_task, int64_t nodes)
     spec.params = PARAMS;
     spec.count = 2;
     int64_t id;
-    cr_assert_eq(store_create_spsa(store, &spec, &id), 0);
+    cr_assert_eq(store_create_spsa(cu_fx.store, &spec, &id), 0);
     return id;
 }
 
@@ -96,7 +67,7 @@ static int64_t spsa_run(int64_t pairs, int per_task, int64_t nodes)
 static int64_t check_history(int64_t run, int per_task)
 {
     StoreHistoryRow *h;
-    int n = store_spsa_history(store, run, &h);
+    int n = store_spsa_history(cu_fx.store, run, &h);
     cr_assert_geq(n, 0);
     cr_assert_eq(n % 2, 0);
     for (int i = 0; i < n; i++) {
@@ -114,26 +85,26 @@ Test(spsa_run, end_to_end)
 {
     CU_REQUIRE_DB();
     int64_t run = spsa_run(8, 2, 300);
-    procs[0] = cu_coordinator(db, port, "10", logfile);
-    procs[1] = cu_worker(port, "w1", 2, logfile);
+    cu_track(cu_coordinator(cu_fx.db, cu_fx.port, "10", cu_fx.logfile));
+    cu_track(cu_worker(cu_fx.port, "w1", 2, cu_fx.logfile));
     StoreRun r;
-    cr_assert(cu_wait_finished(store, run, 120, &r), "run did not finish (log: %s)", logfile);
+    cr_assert(cu_wait_finished(cu_fx.store, run, 120, &r), "run did not finish (log: %s)", cu_fx.logfile);
     cr_assert_str_eq(r.state, "finished");
     cr_assert_eq(r.counts.pairs, 8);
-    cr_assert_eq(r.iter, 8, "iter %lld (log: %s)", (long long)r.iter, logfile);
+    cr_assert_eq(r.iter, 8, "iter %lld (log: %s)", (long long)r.iter, cu_fx.logfile);
     StoreAudit a;
-    cr_assert_eq(store_audit_run(store, run, &a), 1);
+    cr_assert_eq(store_audit_run(cu_fx.store, run, &a), 1);
     cr_assert_eq(a.tasks_done, 4);
     cr_assert_eq(check_history(run, 2), 4);
     StoreSpsa st;
-    cr_assert_eq(store_spsa_load(store, run, &st), 1);
+    cr_assert_eq(store_spsa_load(cu_fx.store, run, &st), 1);
     cr_assert_eq(st.count, 2);
     for (int i = 0; i < 2; i++) {
         cr_assert(isfinite(st.params[i].theta));
         cr_assert(st.params[i].theta >= PARAMS[i].min && st.params[i].theta <= PARAMS[i].max);
     }
     StoreProgress *p;
-    int np = store_run_progress(store, run, &p);
+    int np = store_run_progress(cu_fx.store, run, &p);
     cr_assert_geq(np, 1);
     cr_assert_eq(p[np - 1].counts.pairs, 8);
     free(p);
@@ -153,7 +124,7 @@ static void reply(void *sock, XqfMsg *m)
 {
     zmq_pollitem_t it = { sock, 0, ZMQ_POLLIN, 0 };
     xqf_msg_init(m, XQF_MSG_NONE);
-    cr_assert_gt(zmq_poll(&it, 1, 5000), 0, "no reply (log: %s)", logfile);
+    cr_assert_gt(zmq_poll(&it, 1, 5000), 0, "no reply (log: %s)", cu_fx.logfile);
     zmq_msg_t part;
     zmq_msg_init(&part);
     cr_assert_geq(zmq_msg_recv(&part, sock, 0), 0);
@@ -187,12 +158,12 @@ Test(spsa_run, update_applied_once)
 {
     CU_REQUIRE_DB();
     int64_t run = spsa_run(4, 2, 300);
-    procs[0] = cu_coordinator(db, port, "10", logfile);
+    cu_track(cu_coordinator(cu_fx.db, cu_fx.port, "10", cu_fx.logfile));
     void *ctx = zmq_ctx_new(), *sock = zmq_socket(ctx, ZMQ_DEALER);
     int linger = 0;
     zmq_setsockopt(sock, ZMQ_LINGER, &linger, sizeof linger);
     char ep[64];
-    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
     cr_assert_eq(zmq_connect(sock, ep), 0);
     XqfMsg m;
     xqf_msg_init(&m, XQF_MSG_HELLO);
@@ -216,7 +187,7 @@ Test(spsa_run, update_applied_once)
     report(sock, task, lease, status, sizeof status);
     cr_assert_str_eq(status, "accepted");
     StoreSpsa once;
-    cr_assert_eq(store_spsa_load(store, run, &once), 1);
+    cr_assert_eq(store_spsa_load(cu_fx.store, run, &once), 1);
     cr_assert_eq(once.iter, 2);
     /* theta moved by R_k c_k (W - L) flip from the start: |move| = R_k c_k at k = 1 */
     for (int i = 0; i < 2; i++)
@@ -226,15 +197,15 @@ Test(spsa_run, update_applied_once)
     cr_assert_str_eq(status, "stale");
     report(sock, task, lease + 1000, status, sizeof status);
     cr_assert_str_eq(status, "stale");
-    cr_assert_eq(store_spsa_claim_update(store, (int64_t)task), 0, "a second claim must fail");
+    cr_assert_eq(store_spsa_claim_update(cu_fx.store, (int64_t)task), 0, "a second claim must fail");
     StoreSpsa twice;
-    cr_assert_eq(store_spsa_load(store, run, &twice), 1);
+    cr_assert_eq(store_spsa_load(cu_fx.store, run, &twice), 1);
     cr_assert_eq(twice.iter, 2);
     for (int i = 0; i < 2; i++)
         cr_assert_eq(twice.params[i].theta, once.params[i].theta);
     cr_assert_eq(check_history(run, 2), 1);
     StoreRun r;
-    cr_assert_eq(store_load_run(store, run, &r, false), 1);
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
     cr_assert_str_eq(r.state, "active");
     zmq_close(sock);
     zmq_ctx_term(ctx);

@@ -19,26 +19,7 @@
 #include "store.h"
 #include "store_steer.h"
 
-static char db[512], dbname[64];
-static Store *store;
-
-static void setup(void)
-{
-    if (!getenv("XQF_TEST_DB") || !*getenv("XQF_TEST_DB"))
-        return;
-    store = cu_store_fresh(db, sizeof db, dbname, sizeof dbname);
-    cr_assert(store, "cannot create and migrate a test database");
-}
-
-static void teardown(void)
-{
-    store_destroy(&store);
-    if (dbname[0])
-        cu_db_drop(dbname);
-    dbname[0] = '\0';
-}
-
-TestSuite(steer, .init = setup, .fini = teardown);
+TestSuite(steer, .init = cu_fixture_init, .fini = cu_fixture_fini);
 
 /* xqf-tune with args (printf-style) against the test database: exit status, stdout and stderr in out. */
 static int tune(char *out, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -49,7 +30,7 @@ static int tune(char *out, size_t size, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(args, sizeof args, fmt, ap);
     va_end(ap);
-    snprintf(line, sizeof line, "'%s/xqf-tune' %s --db '%s' 2>&1", XQF_BIN, args, db);
+    snprintf(line, sizeof line, "'%s/xqf-tune' %s --db '%s' 2>&1", XQF_BIN, args, cu_fx.db);
     FILE *p = popen(line, "r");
     cr_assert(p);
     size_t n = fread(out, 1, size - 1, p);
@@ -70,7 +51,7 @@ static int64_t new_run(const char *fmt, const char *arg)
 static int64_t worker(const char *name)
 {
     int64_t id;
-    cr_assert_eq(store_hello(store, name, "", 1, 1, "", &id), 1);
+    cr_assert_eq(store_hello(cu_fx.store, name, "", 1, 1, "", &id), 1);
     return id;
 }
 
@@ -86,7 +67,7 @@ static StoreCounts draws(int64_t pairs)
 static void report_all(int64_t w, const StoreLease *l)
 {
     StoreReportItem it = { .worker = w, .task = l->task_id, .token = l->token, .counts = draws(l->pairs) };
-    cr_assert_eq(store_report_batch(store, &it, 1, 60000), 0);
+    cr_assert_eq(store_report_batch(cu_fx.store, &it, 1, 60000), 0);
     cr_assert_eq(it.status, REPORT_ACCEPTED);
 }
 
@@ -94,21 +75,21 @@ static StoreLease claim(int64_t run, int64_t w)
 {
     StoreLease l;
     bool given;
-    cr_assert_eq(store_claim_batch(store, run, &w, 1, 60000, &l, &given), 1);
+    cr_assert_eq(store_claim_batch(cu_fx.store, run, &w, 1, 60000, &l, &given), 1);
     return l;
 }
 
 static StoreRun load(int64_t id)
 {
     StoreRun r;
-    cr_assert_eq(store_load_run(store, id, &r, false), 1);
+    cr_assert_eq(store_load_run(cu_fx.store, id, &r, false), 1);
     return r;
 }
 
 static int history(int64_t run)
 {
     StoreHistory *h;
-    int n = store_run_history(store, run, &h);
+    int n = store_run_history(cu_fx.store, run, &h);
     free(h);
     return n;
 }
@@ -119,7 +100,7 @@ Test(steer, modify_changes_a_running_run_and_records_it)
 {
     CU_REQUIRE_DB();
     char out[4096];
-    int64_t run = cu_sprt(store, "NullR=2", 8, 100, 200, 0, 5), w = worker("w1");
+    int64_t run = cu_sprt(cu_fx.store, "NullR=2", 8, 100, 200, 0, 5), w = worker("w1");
     StoreLease a = claim(run, w), b = claim(run, w);   /* 16 pairs given out */
     report_all(w, &a);                                  /* 8 played */
 
@@ -161,12 +142,12 @@ Test(steer, modify_changes_a_running_run_and_records_it)
 Test(steer, a_cap_at_the_pairs_played_ends_the_run_at_once)
 {
     CU_REQUIRE_DB();
-    int64_t run = cu_sprt(store, "NullR=2", 8, 100, 200, 0, 5), w = worker("w1");
+    int64_t run = cu_sprt(cu_fx.store, "NullR=2", 8, 100, 200, 0, 5), w = worker("w1");
     StoreLease a = claim(run, w);
     report_all(w, &a);
     StoreModify m = { .throughput = STORE_KEEP, .max_pairs = 8, .extend = STORE_KEEP };
     char why[256];
-    cr_assert_eq(store_modify_run(store, run, "test", &m, why, sizeof why), 1, "%s", why);
+    cr_assert_eq(store_modify_run(cu_fx.store, run, "test", &m, why, sizeof why), 1, "%s", why);
     StoreRun r = load(run);
     cr_assert_str_eq(r.state, "finished");
     cr_assert_str_eq(r.verdict, "max pairs");
@@ -179,7 +160,7 @@ Test(steer, spsa_runs_are_extended)
     int64_t run = new_run("spsa new --params NullR,RookMg --pairs 10 --nodes 100%s", "");
     cr_assert_eq(tune(out, sizeof out, "modify %" PRId64 " --extend-pairs 5", run), 0);
     StoreSpsa *st = malloc(sizeof *st);
-    cr_assert_eq(store_spsa_load(store, run, st), 1);
+    cr_assert_eq(store_spsa_load(cu_fx.store, run, st), 1);
     cr_assert_eq(st->iterations, 15);
     free(st);
     cr_assert_eq(tune(out, sizeof out, "modify %" PRId64 " --extend-pairs 5 --max-pairs 40", run), 2);
@@ -191,7 +172,7 @@ Test(steer, spsa_runs_are_extended)
 /* Claims n tasks at once for one worker through the scheduler; counts the tasks per run into got[0..1]. */
 static void claim_through_sched(int64_t w, int n, const int64_t runs[2], int got[2])
 {
-    Sched *s = sched_new(store);
+    Sched *s = sched_new(cu_fx.store);
     cr_assert(s);
     cr_assert_eq(sched_refresh(s, 0, 0), 0);
     int64_t *workers = calloc((size_t)n, sizeof *workers);
@@ -199,9 +180,9 @@ static void claim_through_sched(int64_t w, int n, const int64_t runs[2], int got
     XqfMsg *out = calloc((size_t)n, sizeof *out);
     for (int i = 0; i < n; i++)
         workers[i] = w, builds[i] = "";
-    cr_assert_eq(store_begin(store), 0);
+    cr_assert_eq(store_begin(cu_fx.store), 0);
     cr_assert_eq(sched_claim_batch(s, workers, builds, n, 60000, out), 0);
-    cr_assert_eq(store_commit(store), 0);
+    cr_assert_eq(store_commit(cu_fx.store), 0);
     got[0] = got[1] = 0;
     for (int i = 0; i < n; i++) {
         cr_assert_eq(out[i].type, XQF_MSG_TASK);
@@ -218,18 +199,18 @@ static void claim_through_sched(int64_t w, int n, const int64_t runs[2], int got
 Test(steer, throughput_share_steers_the_scheduler)
 {
     CU_REQUIRE_DB();
-    int64_t runs[2] = { cu_sprt(store, "NullR=2", 1, 10000, 200, 0, 5), cu_sprt(store, "NullR=3", 1, 10000, 200, 0, 5) };
+    int64_t runs[2] = { cu_sprt(cu_fx.store, "NullR=2", 1, 10000, 200, 0, 5), cu_sprt(cu_fx.store, "NullR=3", 1, 10000, 200, 0, 5) };
     int64_t w = worker("w1");
     int got[2];
     char why[256];
     StoreModify half = { .throughput = 50, .max_pairs = STORE_KEEP, .extend = STORE_KEEP };
-    cr_assert_eq(store_modify_run(store, runs[1], "test", &half, why, sizeof why), 1, "%s", why);
+    cr_assert_eq(store_modify_run(cu_fx.store, runs[1], "test", &half, why, sizeof why), 1, "%s", why);
     claim_through_sched(w, 30, runs, got);
     cr_assert_eq(got[0], 20, "share 100: %d tasks, share 50: %d", got[0], got[1]);
     cr_assert_eq(got[1], 10);
     /* back to equal shares: the next 30 even the leases out (30 and 30) */
     StoreModify full = { .throughput = 100, .max_pairs = STORE_KEEP, .extend = STORE_KEEP };
-    cr_assert_eq(store_modify_run(store, runs[1], "test", &full, why, sizeof why), 1, "%s", why);
+    cr_assert_eq(store_modify_run(cu_fx.store, runs[1], "test", &full, why, sizeof why), 1, "%s", why);
     claim_through_sched(w, 30, runs, got);
     cr_assert_eq(got[0], 10, "%d, %d", got[0], got[1]);
     cr_assert_eq(got[1], 20);
@@ -240,12 +221,12 @@ Test(steer, throughput_share_steers_the_scheduler)
 /* One task for worker w through the scheduler, as the coordinator would send it. */
 static void sched_one(int64_t w, XqfMsg *m)
 {
-    Sched *s = sched_new(store);
+    Sched *s = sched_new(cu_fx.store);
     const char *build = "";
     cr_assert_eq(sched_refresh(s, 0, 0), 0);
-    cr_assert_eq(store_begin(store), 0);
+    cr_assert_eq(store_begin(cu_fx.store), 0);
     cr_assert_eq(sched_claim_batch(s, &w, &build, 1, 60000, m), 0);
-    cr_assert_eq(store_commit(store), 0);
+    cr_assert_eq(store_commit(cu_fx.store), 0);
     sched_destroy(&s);
     cr_assert_eq(m->type, XQF_MSG_TASK);
 }
@@ -270,7 +251,7 @@ Test(steer, games_runs_play_their_pairs_and_report_elo)
     StoreReportItem it = { .worker = w, .task = (int64_t)m.u.task.task_id, .token = (int64_t)m.u.task.lease,
                            .counts = c };
     xqf_msg_free(&m);
-    cr_assert_eq(store_report_batch(store, &it, 1, 60000), 0);
+    cr_assert_eq(store_report_batch(cu_fx.store, &it, 1, 60000), 0);
     cr_assert_eq(it.status, REPORT_ACCEPTED);
     r = load(run);
     cr_assert_str_eq(r.state, "finished");
@@ -319,7 +300,7 @@ Test(steer, time_odds_go_with_the_task)
 static StoreChainStage stage(int64_t chain, int idx)
 {
     StoreChain c;
-    cr_assert_eq(store_load_chain(store, chain, &c), 1);
+    cr_assert_eq(store_load_chain(cu_fx.store, chain, &c), 1);
     cr_assert(idx < c.count);
     return c.stages[idx];
 }
@@ -330,7 +311,7 @@ static int64_t fake_build(const char *name)
     snprintf(b.build_id, sizeof b.build_id, "%s", name);
     snprintf(b.sha256, sizeof b.sha256, "%064x", (unsigned)strlen(name) * 7919u);
     int64_t id;
-    cr_assert_eq(store_add_build(store, &b, &id), 0);
+    cr_assert_eq(store_add_build(cu_fx.store, &b, &id), 0);
     return id;
 }
 
@@ -359,19 +340,19 @@ Test(steer, a_chain_moves_on_by_itself_and_stops_at_a_failed_sprt)
     cr_assert(strstr(out, "[chain "), "%s", out);
 
     /* SPSA over (its pairs played): the build stage waits for a builder */
-    cr_assert_eq(store_spsa_save(store, spsa, (const double[]){ 3.6 }, 1, 4), 0);
-    cr_assert_eq(store_finish_run(store, spsa, "finished", "max pairs"), 0);
+    cr_assert_eq(store_spsa_save(cu_fx.store, spsa, (const double[]){ 3.6 }, 1, 4), 0);
+    cr_assert_eq(store_finish_run(cu_fx.store, spsa, "finished", "max pairs"), 0);
     cr_assert_str_eq(stage(chain, 0).state, "passed");
     cr_assert_str_eq(stage(chain, 1).state, "running");
     int64_t *ids;
-    cr_assert_eq(store_chains_to_build(store, &ids), 1);
+    cr_assert_eq(store_chains_to_build(cu_fx.store, &ids), 1);
     cr_assert_eq(ids[0], chain);
     free(ids);
 
     /* built: the first SPRT starts, tuned set on the tuned build against the start set */
     int64_t tuned = fake_build("tuned-engine-x");
-    cr_assert_eq(store_chain_built(store, chain, tuned, ""), 1);
-    cr_assert_eq(store_chain_built(store, chain, tuned, ""), 0);   /* nothing waits any more */
+    cr_assert_eq(store_chain_built(cu_fx.store, chain, tuned, ""), 1);
+    cr_assert_eq(store_chain_built(cu_fx.store, chain, tuned, ""), 0);   /* nothing waits any more */
     st = stage(chain, 2);
     cr_assert_str_eq(st.state, "running");
     StoreRun r = load(st.run_id);
@@ -380,7 +361,7 @@ Test(steer, a_chain_moves_on_by_itself_and_stops_at_a_failed_sprt)
     cr_assert_eq(r.max_pairs, 300);
     cr_assert_str_eq(r.state, "active");
     char p0[STORE_PARAMS_MAX + 1], p1[STORE_PARAMS_MAX + 1];
-    cr_assert_eq(store_run_sets(store, st.run_id, p0, p1, sizeof p0), 1);
+    cr_assert_eq(store_run_sets(cu_fx.store, st.run_id, p0, p1, sizeof p0), 1);
     char want[64];
     snprintf(want, sizeof want, "NullR=%d", 4);                   /* theta 3.6 rounded */
     cr_assert_str_eq(p0, want);
@@ -389,7 +370,7 @@ Test(steer, a_chain_moves_on_by_itself_and_stops_at_a_failed_sprt)
     cr_assert_str_neq(r.build1, "");
 
     /* it passes: the second SPRT starts (fixed nodes) */
-    cr_assert_eq(store_update_sprt(store, st.run_id, 3.0, "H1 accepted"), 0);
+    cr_assert_eq(store_update_sprt(cu_fx.store, st.run_id, 3.0, "H1 accepted"), 0);
     cr_assert_str_eq(stage(chain, 2).state, "passed");
     st = stage(chain, 3);
     cr_assert_str_eq(st.state, "running");
@@ -401,9 +382,9 @@ Test(steer, a_chain_moves_on_by_itself_and_stops_at_a_failed_sprt)
     cr_assert(strstr(out, "Chain: "), "%s", out);
 
     /* it fails: the chain ends */
-    cr_assert_eq(store_update_sprt(store, st.run_id, -3.0, "H0 accepted"), 0);
+    cr_assert_eq(store_update_sprt(cu_fx.store, st.run_id, -3.0, "H0 accepted"), 0);
     StoreChain c;
-    cr_assert_eq(store_load_chain(store, chain, &c), 1);
+    cr_assert_eq(store_load_chain(cu_fx.store, chain, &c), 1);
     cr_assert_str_eq(c.state, "failed");
     cr_assert(strstr(c.note, "H0 accepted"), "%s", c.note);
     cr_assert_eq(tune(out, sizeof out, "chain list"), 0);
@@ -416,20 +397,20 @@ Test(steer, the_sprt_plays_the_final_theta)
     CU_REQUIRE_DB();
     int64_t chain = new_run("chain new --params NullR --pairs 4 --nodes 100 --then-sprt 0,5,500n%s", "");
     int64_t spsa = stage(chain, 0).run_id;
-    cr_assert_eq(store_spsa_save(store, spsa, (const double[]){ 3.6 }, 1, 3), 0);
-    cr_assert_eq(store_finish_run(store, spsa, "finished", "max pairs"), 0);
+    cr_assert_eq(store_spsa_save(cu_fx.store, spsa, (const double[]){ 3.6 }, 1, 3), 0);
+    cr_assert_eq(store_finish_run(cu_fx.store, spsa, "finished", "max pairs"), 0);
     int64_t sprt = stage(chain, 1).run_id;
     char p0[STORE_PARAMS_MAX + 1], p1[STORE_PARAMS_MAX + 1];
-    cr_assert_eq(store_run_sets(store, sprt, p0, p1, sizeof p0), 1);
+    cr_assert_eq(store_run_sets(cu_fx.store, sprt, p0, p1, sizeof p0), 1);
     cr_assert_str_eq(p0, "NullR=4");
-    cr_assert_eq(store_spsa_save(store, spsa, (const double[]){ 5.4 }, 1, 4), 0);
-    cr_assert_eq(store_run_sets(store, sprt, p0, p1, sizeof p0), 1);
+    cr_assert_eq(store_spsa_save(cu_fx.store, spsa, (const double[]){ 5.4 }, 1, 4), 0);
+    cr_assert_eq(store_run_sets(cu_fx.store, sprt, p0, p1, sizeof p0), 1);
     cr_assert_str_eq(p0, "NullR=5");
     /* once the SPRT has given out tasks its sets stay */
     StoreLease l = claim(sprt, worker("w1"));
     cr_assert_str_eq(l.params0, "NullR=5");
-    cr_assert_eq(store_spsa_save(store, spsa, (const double[]){ 1.2 }, 1, 5), 0);
-    cr_assert_eq(store_run_sets(store, sprt, p0, p1, sizeof p0), 1);
+    cr_assert_eq(store_spsa_save(cu_fx.store, spsa, (const double[]){ 1.2 }, 1, 5), 0);
+    cr_assert_eq(store_run_sets(cu_fx.store, sprt, p0, p1, sizeof p0), 1);
     cr_assert_str_eq(p0, "NullR=5");
 }
 
@@ -441,16 +422,16 @@ Test(steer, a_stopped_run_stops_its_chain_and_a_failed_build_fails_it)
     int64_t spsa = stage(chain, 0).run_id;
     cr_assert_eq(tune(out, sizeof out, "stop %" PRId64, spsa), 0);
     StoreChain c;
-    cr_assert_eq(store_load_chain(store, chain, &c), 1);
+    cr_assert_eq(store_load_chain(cu_fx.store, chain, &c), 1);
     cr_assert_str_eq(c.state, "stopped");
     cr_assert_str_eq(c.stages[1].state, "waiting");
 
     /* a build that cannot be made (no source tree there): the chain fails, with the reason */
     chain = new_run("chain new --params NullR --pairs 4 --nodes 100 --then-build --then-sprt 0,5,500n%s", "");
-    cr_assert_eq(store_finish_run(store, stage(chain, 0).run_id, "finished", "max pairs"), 0);
+    cr_assert_eq(store_finish_run(cu_fx.store, stage(chain, 0).run_id, "finished", "max pairs"), 0);
     cr_assert_eq(tune(out, sizeof out, "chain advance --source /nonexistent --out /tmp/xqf-steer-test"), 2);
     cr_assert(strstr(out, "not the project's source tree"), "%s", out);
-    cr_assert_eq(store_load_chain(store, chain, &c), 1);
+    cr_assert_eq(store_load_chain(cu_fx.store, chain, &c), 1);
     cr_assert_str_eq(c.state, "failed");
     cr_assert(strstr(c.note, "build"), "%s", c.note);
 }

@@ -14,26 +14,7 @@
 #include "status.h"
 #include "store_check.h"
 
-static char db[512], dbname[64];
-static Store *store;
-
-static void setup(void)
-{
-    if (!getenv("XQF_TEST_DB") || !*getenv("XQF_TEST_DB"))
-        return;
-    store = cu_store_fresh(db, sizeof db, dbname, sizeof dbname);
-    cr_assert(store, "cannot create and migrate a test database");
-}
-
-static void teardown(void)
-{
-    store_destroy(&store);
-    if (dbname[0])
-        cu_db_drop(dbname);
-    dbname[0] = '\0';
-}
-
-TestSuite(store, .init = setup, .fini = teardown);
+TestSuite(store, .init = cu_fixture_init, .fini = cu_fixture_fini);
 
 /* One claim of run for worker, through the batch statement. 1 with *out, 0 nothing to give, -1. */
 static int store_claim_task(Store *s, int64_t run, int64_t worker, int64_t lease_ms, StoreLease *out)
@@ -76,9 +57,9 @@ static StoreCounts counts(int64_t pairs, int64_t dd, int64_t ww)
 Test(store, migrations_are_idempotent)
 {
     CU_REQUIRE_DB();
-    cr_assert_eq(store_migrations_applied(store), XQF_MIGRATION_COUNT);
-    cr_assert_eq(store_schema_version(store), XQF_MIGRATIONS[XQF_MIGRATION_COUNT - 1].version);
-    Store *again = store_new(db);
+    cr_assert_eq(store_migrations_applied(cu_fx.store), XQF_MIGRATION_COUNT);
+    cr_assert_eq(store_schema_version(cu_fx.store), XQF_MIGRATIONS[XQF_MIGRATION_COUNT - 1].version);
+    Store *again = store_new(cu_fx.db);
     store_set_migrate(again, true);
     cr_assert_eq(store_connect(again), 0);
     cr_assert_eq(store_migrations_applied(again), 0);
@@ -152,12 +133,12 @@ Test(store, schema_versions_are_checked)
 Test(store, reports_count_exactly_once)
 {
     CU_REQUIRE_DB();
-    int64_t run = cu_sprt(store, "NullR=2", 4, 8, 500, -500, 500);
+    int64_t run = cu_sprt(cu_fx.store, "NullR=2", 4, 8, 500, -500, 500);
     cr_assert_gt(run, 0);
     int64_t worker;
-    cr_assert_eq(store_hello(store, "w1", "b", 2, 2, "", &worker), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "w1", "b", 2, 2, "", &worker), 1);
     StoreLease l;
-    cr_assert_eq(store_claim_task(store, run, worker, 60000, &l), 1);
+    cr_assert_eq(store_claim_task(cu_fx.store, run, worker, 60000, &l), 1);
     cr_assert_eq(l.first_pair, 0);
     cr_assert_eq(l.pairs, 4);
     cr_assert_str_eq(l.params0, "NullR=2");
@@ -165,49 +146,49 @@ Test(store, reports_count_exactly_once)
     int64_t r;
     bool done;
     StoreCounts c = counts(2, 1, 1);
-    cr_assert_eq(store_report(store, worker, l.task_id, l.token, &c, 60000, &st, &r, &done), 0);
+    cr_assert_eq(store_report(cu_fx.store, worker, l.task_id, l.token, &c, 60000, &st, &r, &done), 0);
     cr_assert_eq(st, REPORT_ACCEPTED);
     cr_assert_eq(r, run);
     cr_assert_not(done);
     /* the same report again, and again: nothing changes */
     for (int i = 0; i < 3; i++) {
-        cr_assert_eq(store_report(store, worker, l.task_id, l.token, &c, 60000, &st, &r, &done), 0);
+        cr_assert_eq(store_report(cu_fx.store, worker, l.task_id, l.token, &c, 60000, &st, &r, &done), 0);
         cr_assert_eq(st, REPORT_DUPLICATE);
     }
     /* going backwards, inconsistent counts, beyond the task, a wrong token: refused */
     StoreCounts back = counts(1, 1, 0);
-    cr_assert_eq(store_report(store, worker, l.task_id, l.token, &back, 60000, &st, &r, &done), 0);
+    cr_assert_eq(store_report(cu_fx.store, worker, l.task_id, l.token, &back, 60000, &st, &r, &done), 0);
     cr_assert_eq(st, REPORT_INVALID);
     StoreCounts bad = counts(3, 1, 1);
     bad.wins++;
-    cr_assert_eq(store_report(store, worker, l.task_id, l.token, &bad, 60000, &st, &r, &done), 0);
+    cr_assert_eq(store_report(cu_fx.store, worker, l.task_id, l.token, &bad, 60000, &st, &r, &done), 0);
     cr_assert_eq(st, REPORT_INVALID);
     StoreCounts beyond = counts(5, 1, 1);
-    cr_assert_eq(store_report(store, worker, l.task_id, l.token, &beyond, 60000, &st, &r, &done), 0);
+    cr_assert_eq(store_report(cu_fx.store, worker, l.task_id, l.token, &beyond, 60000, &st, &r, &done), 0);
     cr_assert_eq(st, REPORT_INVALID);
     StoreCounts fin = counts(4, 2, 1);
-    cr_assert_eq(store_report(store, worker, l.task_id, l.token + 1000, &fin, 60000, &st, &r, &done), 0);
+    cr_assert_eq(store_report(cu_fx.store, worker, l.task_id, l.token + 1000, &fin, 60000, &st, &r, &done), 0);
     cr_assert_eq(st, REPORT_STALE);
     /* the rest of the task, then a late repeat */
-    cr_assert_eq(store_report(store, worker, l.task_id, l.token, &fin, 60000, &st, &r, &done), 0);
+    cr_assert_eq(store_report(cu_fx.store, worker, l.task_id, l.token, &fin, 60000, &st, &r, &done), 0);
     cr_assert_eq(st, REPORT_ACCEPTED);
     cr_assert(done);
-    cr_assert_eq(store_report(store, worker, l.task_id, l.token, &fin, 60000, &st, &r, &done), 0);
+    cr_assert_eq(store_report(cu_fx.store, worker, l.task_id, l.token, &fin, 60000, &st, &r, &done), 0);
     cr_assert_eq(st, REPORT_STALE);
     StoreAudit a;
-    cr_assert_eq(store_audit_run(store, run, &a), 1);
+    cr_assert_eq(store_audit_run(cu_fx.store, run, &a), 1);
     cr_assert_eq(a.run_pairs, 4);
     cr_assert_eq(a.run_games, 8);
     cr_assert_eq(a.task_pairs, 4);
     cr_assert_eq(a.result_pairs, 4);
     cr_assert_eq(a.run_penta, 4);
     /* the second task finishes the run: verdict "max pairs" */
-    cr_assert_eq(store_claim_task(store, run, worker, 60000, &l), 1);
+    cr_assert_eq(store_claim_task(cu_fx.store, run, worker, 60000, &l), 1);
     cr_assert_eq(l.first_pair, 4);
-    cr_assert_eq(store_claim_task(store, run, worker, 60000, &(StoreLease){ 0 }), 0);
-    cr_assert_eq(store_report(store, worker, l.task_id, l.token, &fin, 60000, &st, &r, &done), 0);
+    cr_assert_eq(store_claim_task(cu_fx.store, run, worker, 60000, &(StoreLease){ 0 }), 0);
+    cr_assert_eq(store_report(cu_fx.store, worker, l.task_id, l.token, &fin, 60000, &st, &r, &done), 0);
     StoreRun out;
-    cr_assert_eq(store_load_run(store, run, &out, true), 1);
+    cr_assert_eq(store_load_run(cu_fx.store, run, &out, true), 1);
     cr_assert_str_eq(out.state, "finished");
     cr_assert_str_eq(out.verdict, "max pairs");
     cr_assert_eq(out.counts.pairs, 8);
@@ -220,44 +201,44 @@ Test(store, reports_count_exactly_once)
 Test(store, expired_lease_requeues_the_rest)
 {
     CU_REQUIRE_DB();
-    int64_t run = cu_sprt(store, "", 4, 4, 500, -500, 500);
+    int64_t run = cu_sprt(cu_fx.store, "", 4, 4, 500, -500, 500);
     int64_t worker;
-    cr_assert_eq(store_hello(store, "w2", "b", 1, 1, "", &worker), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "w2", "b", 1, 1, "", &worker), 1);
     StoreLease l, l2;
-    cr_assert_eq(store_claim_task(store, run, worker, 100, &l), 1);
+    cr_assert_eq(store_claim_task(cu_fx.store, run, worker, 100, &l), 1);
     StoreReport st;
     int64_t r;
     bool done;
     StoreCounts one = counts(1, 1, 0);
-    cr_assert_eq(store_report(store, worker, l.task_id, l.token, &one, 100, &st, &r, &done), 0);
+    cr_assert_eq(store_report(cu_fx.store, worker, l.task_id, l.token, &one, 100, &st, &r, &done), 0);
     cr_assert_eq(st, REPORT_ACCEPTED);
-    cr_assert_eq(store_claim_task(store, run, worker, 100, &l2), 0);   /* nothing else yet */
+    cr_assert_eq(store_claim_task(cu_fx.store, run, worker, 100, &l2), 0);   /* nothing else yet */
     cu_sleep_ms(250);
-    cr_assert_eq(store_expire_leases(store), 1);
+    cr_assert_eq(store_expire_leases(cu_fx.store), 1);
     /* the late report of the dead lease is stale; a heartbeat too */
     StoreCounts two = counts(2, 2, 0);
-    cr_assert_eq(store_report(store, worker, l.task_id, l.token, &two, 100, &st, &r, &done), 0);
+    cr_assert_eq(store_report(cu_fx.store, worker, l.task_id, l.token, &two, 100, &st, &r, &done), 0);
     cr_assert_eq(st, REPORT_STALE);
-    cr_assert_eq(store_heartbeat(store, worker, l.task_id, l.token, 100), 0);
+    cr_assert_eq(store_heartbeat(cu_fx.store, worker, l.task_id, l.token, 100), 0);
     /* re-issued: the three pairs left, under a new token */
-    cr_assert_eq(store_claim_task(store, run, worker, 60000, &l2), 1);
+    cr_assert_eq(store_claim_task(cu_fx.store, run, worker, 60000, &l2), 1);
     cr_assert_eq(l2.task_id, l.task_id);
     cr_assert_neq(l2.token, l.token);
     cr_assert_eq(l2.first_pair, 1);
     cr_assert_eq(l2.pairs, 3);
-    cr_assert_eq(store_heartbeat(store, worker, l2.task_id, l2.token, 60000), 1);
+    cr_assert_eq(store_heartbeat(cu_fx.store, worker, l2.task_id, l2.token, 60000), 1);
     /* handed back, then claimed again: two pairs left after one more */
-    cr_assert_eq(store_report(store, worker, l2.task_id, l2.token, &one, 60000, &st, &r, &done), 0);
-    cr_assert_eq(store_handback(store, worker, l2.task_id, l2.token, "shutting down", false, 5), 1);
-    cr_assert_eq(store_handback(store, worker, l2.task_id, l2.token, "twice", false, 5), 0);
+    cr_assert_eq(store_report(cu_fx.store, worker, l2.task_id, l2.token, &one, 60000, &st, &r, &done), 0);
+    cr_assert_eq(store_handback(cu_fx.store, worker, l2.task_id, l2.token, "shutting down", false, 5), 1);
+    cr_assert_eq(store_handback(cu_fx.store, worker, l2.task_id, l2.token, "twice", false, 5), 0);
     StoreLease l3;
-    cr_assert_eq(store_claim_task(store, run, worker, 60000, &l3), 1);
+    cr_assert_eq(store_claim_task(cu_fx.store, run, worker, 60000, &l3), 1);
     cr_assert_eq(l3.first_pair, 2);
     cr_assert_eq(l3.pairs, 2);
-    cr_assert_eq(store_report(store, worker, l3.task_id, l3.token, &two, 60000, &st, &r, &done), 0);
+    cr_assert_eq(store_report(cu_fx.store, worker, l3.task_id, l3.token, &two, 60000, &st, &r, &done), 0);
     cr_assert(done);
     StoreAudit a;
-    cr_assert_eq(store_audit_run(store, run, &a), 1);
+    cr_assert_eq(store_audit_run(cu_fx.store, run, &a), 1);
     cr_assert_eq(a.run_pairs, 4);
     cr_assert_eq(a.result_pairs, 4);
     cr_assert_eq(a.max_attempts, 3);
@@ -266,35 +247,35 @@ Test(store, expired_lease_requeues_the_rest)
 Test(store, sprt_verdict_finishes_and_cancels)
 {
     CU_REQUIRE_DB();
-    int64_t run = cu_sprt(store, "", 2, 1000, 500, 0, 5);
+    int64_t run = cu_sprt(cu_fx.store, "", 2, 1000, 500, 0, 5);
     int64_t worker;
-    cr_assert_eq(store_hello(store, "w3", "b", 1, 1, "", &worker), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "w3", "b", 1, 1, "", &worker), 1);
     StoreLease l;
-    cr_assert_eq(store_claim_task(store, run, worker, 60000, &l), 1);
-    cr_assert_eq(store_update_sprt(store, run, -3.1, "H0 accepted"), 0);
+    cr_assert_eq(store_claim_task(cu_fx.store, run, worker, 60000, &l), 1);
+    cr_assert_eq(store_update_sprt(cu_fx.store, run, -3.1, "H0 accepted"), 0);
     StoreRun r;
-    cr_assert_eq(store_load_run(store, run, &r, false), 1);
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
     cr_assert_str_eq(r.state, "finished");
     cr_assert_str_eq(r.verdict, "H0 accepted");
-    cr_assert_eq(store_heartbeat(store, worker, l.task_id, l.token, 60000), 0);
-    cr_assert_eq(store_claim_task(store, run, worker, 60000, &l), 0);
+    cr_assert_eq(store_heartbeat(cu_fx.store, worker, l.task_id, l.token, 60000), 0);
+    cr_assert_eq(store_claim_task(cu_fx.store, run, worker, 60000, &l), 0);
     StoreRun *active;
-    cr_assert_eq(store_active_runs(store, &active), 0);
+    cr_assert_eq(store_active_runs(cu_fx.store, &active), 0);
     free(active);
 }
 
 Test(store, batches_judge_each_report_in_order)
 {
     CU_REQUIRE_DB();
-    int64_t run = cu_sprt(store, "", 3, 7, 500, -500, 500);
+    int64_t run = cu_sprt(cu_fx.store, "", 3, 7, 500, -500, 500);
     int64_t a, b;
-    cr_assert_eq(store_hello(store, "wa", "b", 1, 2, "", &a), 1);
-    cr_assert_eq(store_hello(store, "wb", "b", 1, 1, "", &b), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "wa", "b", 1, 2, "", &a), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "wb", "b", 1, 1, "", &b), 1);
     /* three requests (a twice) share the run's pairs: 3 + 3 + 1 */
     int64_t workers[4] = { a, b, a, b };
     StoreLease l[4];
     bool given[4];
-    cr_assert_eq(store_claim_batch(store, run, workers, 4, 60000, l, given), 3);
+    cr_assert_eq(store_claim_batch(cu_fx.store, run, workers, 4, 60000, l, given), 3);
     cr_assert(given[0] && given[1] && given[2] && !given[3]);
     cr_assert_eq(l[0].first_pair, 0);
     cr_assert_eq(l[1].first_pair, 3);
@@ -310,7 +291,7 @@ Test(store, batches_judge_each_report_in_order)
         { .worker = b, .task = l[1].task_id, .token = l[1].token, .counts = counts(4, 4, 0) },
         { .worker = a, .task = l[2].task_id, .token = l[2].token, .counts = counts(1, 0, 1) },
     };
-    cr_assert_eq(store_report_batch(store, it, 5, 60000), 0);
+    cr_assert_eq(store_report_batch(cu_fx.store, it, 5, 60000), 0);
     cr_assert_eq(it[0].status, REPORT_ACCEPTED);
     cr_assert_eq(it[1].status, REPORT_ACCEPTED);
     cr_assert_eq(it[2].status, REPORT_STALE);
@@ -320,20 +301,20 @@ Test(store, batches_judge_each_report_in_order)
     cr_assert(!it[1].task_done);
     cr_assert_eq(it[4].run, run);
     /* the same batch again changes nothing */
-    cr_assert_eq(store_report_batch(store, it, 5, 60000), 0);
+    cr_assert_eq(store_report_batch(cu_fx.store, it, 5, 60000), 0);
     cr_assert_eq(it[1].status, REPORT_DUPLICATE);
     StoreRun r;
-    cr_assert_eq(store_load_run(store, run, &r, false), 1);
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
     cr_assert_eq(r.counts.pairs, 3);
     cr_assert_eq(r.counts.penta[2], 1);
     cr_assert_eq(r.counts.penta[4], 2);
     cr_assert_eq(r.counts.wins, 4);
     /* a foreign worker can neither extend nor hand back a's lease */
-    cr_assert_eq(store_heartbeat(store, b, l[0].task_id, l[0].token, 60000), 0);
-    cr_assert_eq(store_handback(store, b, l[0].task_id, l[0].token, "not mine", false, 5), 0);
-    cr_assert_eq(store_heartbeat(store, a, l[0].task_id, l[0].token, 60000), 1);
+    cr_assert_eq(store_heartbeat(cu_fx.store, b, l[0].task_id, l[0].token, 60000), 0);
+    cr_assert_eq(store_handback(cu_fx.store, b, l[0].task_id, l[0].token, "not mine", false, 5), 0);
+    cr_assert_eq(store_heartbeat(cu_fx.store, a, l[0].task_id, l[0].token, 60000), 1);
     StoreAudit au;
-    cr_assert_eq(store_audit_run(store, run, &au), 1);
+    cr_assert_eq(store_audit_run(cu_fx.store, run, &au), 1);
     cr_assert_eq(au.run_pairs, 3);
     cr_assert_eq(au.result_pairs, 3);
 }
@@ -342,16 +323,16 @@ Test(store, a_worker_name_stays_with_its_key)
 {
     CU_REQUIRE_DB();
     int64_t id, again;
-    cr_assert_eq(store_hello(store, "box-1", "b", 1, 1, "alice", &id), 1);
-    cr_assert_eq(store_hello(store, "box-1", "b", 1, 1, "alice", &again), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "box-1", "b", 1, 1, "alice", &id), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "box-1", "b", 1, 1, "alice", &again), 1);
     cr_assert_eq(again, id);
-    cr_assert_eq(store_hello(store, "box-1", "b", 1, 1, "mallory", &again), 0);
-    cr_assert_eq(store_hello(store, "box-1", "b", 1, 1, "", &again), 0);
+    cr_assert_eq(store_hello(cu_fx.store, "box-1", "b", 1, 1, "mallory", &again), 0);
+    cr_assert_eq(store_hello(cu_fx.store, "box-1", "b", 1, 1, "", &again), 0);
     /* a name first seen without a key is claimed by the first key that says it */
-    cr_assert_eq(store_hello(store, "box-2", "b", 1, 1, "", &id), 1);
-    cr_assert_eq(store_hello(store, "box-2", "b", 1, 1, "bob", &again), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "box-2", "b", 1, 1, "", &id), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "box-2", "b", 1, 1, "bob", &again), 1);
     cr_assert_eq(again, id);
-    cr_assert_eq(store_hello(store, "box-2", "b", 1, 1, "carol", &again), 0);
+    cr_assert_eq(store_hello(cu_fx.store, "box-2", "b", 1, 1, "carol", &again), 0);
 }
 
 /* Worker names and builds come from the network: the status lines show their control characters escaped. */
@@ -359,9 +340,9 @@ Test(store, status_escapes_peer_text)
 {
     CU_REQUIRE_DB();
     int64_t worker;
-    cr_assert_eq(store_hello(store, "evil\n\x1b[2J\x7f", "b\tx", 1, 1, "", &worker), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "evil\n\x1b[2J\x7f", "b\tx", 1, 1, "", &worker), 1);
     XqfStrs workers = { 0, NULL }, runs = { 0, NULL };
-    cr_assert_eq(status_lines(store, 10, &workers, &runs), 0);
+    cr_assert_eq(status_lines(cu_fx.store, 10, &workers, &runs), 0);
     cr_assert_eq(workers.count, 1);
     cr_assert(strstr(workers.v[0], "worker evil\\n\\x1b[2J\\x7f build b\\tx cores 1"), "%s", workers.v[0]);
     xqf_strs_free(&workers);
@@ -372,22 +353,22 @@ Test(store, status_escapes_peer_text)
 Test(store, a_pentanomial_must_match_its_games)
 {
     CU_REQUIRE_DB();
-    int64_t run = cu_sprt(store, "NullR=2", 4, 8, 500, -500, 500), worker;
+    int64_t run = cu_sprt(cu_fx.store, "NullR=2", 4, 8, 500, -500, 500), worker;
     cr_assert_gt(run, 0);
-    cr_assert_eq(store_hello(store, "w1", "b", 1, 1, "", &worker), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "w1", "b", 1, 1, "", &worker), 1);
     StoreLease l;
-    cr_assert_eq(store_claim_task(store, run, worker, 60000, &l), 1);
+    cr_assert_eq(store_claim_task(cu_fx.store, run, worker, 60000, &l), 1);
     /* one WD pair (a win and a draw) said to be a win and a loss: W+D+L, the cells' sum and both bounds hold */
     StoreCounts wd = { .pairs = 1, .wins = 1, .draws = 0, .losses = 1, .penta = { 0, 0, 0, 1, 0 },
                        .nreasons = 3, .reasons = { 0, 2, 0 } };
     StoreReportItem it = { .worker = worker, .task = l.task_id, .token = l.token, .counts = wd };
-    cr_assert_eq(store_report_batch(store, &it, 1, 60000), 0);
+    cr_assert_eq(store_report_batch(cu_fx.store, &it, 1, 60000), 0);
     cr_assert_eq(it.status, REPORT_INVALID);
     it.counts.draws = 1, it.counts.losses = 0, it.counts.reasons[1] = 1, it.counts.reasons[2] = 1;
-    cr_assert_eq(store_report_batch(store, &it, 1, 60000), 0);
+    cr_assert_eq(store_report_batch(cu_fx.store, &it, 1, 60000), 0);
     cr_assert_eq(it.status, REPORT_ACCEPTED);
     StoreRun r;
-    cr_assert_eq(store_load_run(store, run, &r, false), 1);
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
     cr_assert_eq(r.counts.pairs, 1);
     cr_assert_eq(r.counts.wins, 1);
     cr_assert_eq(r.counts.draws, 1);
@@ -398,21 +379,21 @@ Test(store, connection_bounds_unless_set)
 {
     CU_REQUIRE_DB();
     char v[64];
-    cr_assert_eq(store_conn_option(store, "connect_timeout", v, sizeof v), 0);
+    cr_assert_eq(store_conn_option(cu_fx.store, "connect_timeout", v, sizeof v), 0);
     cr_assert_str_eq(v, STORE_CONNECT_TIMEOUT_S);
-    cr_assert_eq(store_conn_option(store, "keepalives", v, sizeof v), 0);
+    cr_assert_eq(store_conn_option(cu_fx.store, "keepalives", v, sizeof v), 0);
     cr_assert_str_eq(v, "1");
-    cr_assert_eq(store_conn_option(store, "keepalives_idle", v, sizeof v), 0);
+    cr_assert_eq(store_conn_option(cu_fx.store, "keepalives_idle", v, sizeof v), 0);
     cr_assert_str_eq(v, STORE_KEEPALIVES_IDLE_S);
-    cr_assert_eq(store_conn_option(store, "keepalives_interval", v, sizeof v), 0);
+    cr_assert_eq(store_conn_option(cu_fx.store, "keepalives_interval", v, sizeof v), 0);
     cr_assert_str_eq(v, STORE_KEEPALIVES_INTERVAL_S);
-    cr_assert_eq(store_conn_option(store, "keepalives_count", v, sizeof v), 0);
+    cr_assert_eq(store_conn_option(cu_fx.store, "keepalives_count", v, sizeof v), 0);
     cr_assert_str_eq(v, STORE_KEEPALIVES_COUNT);
-    cr_assert_eq(store_setting(store, "statement_timeout", v, sizeof v), 0);
+    cr_assert_eq(store_setting(cu_fx.store, "statement_timeout", v, sizeof v), 0);
     cr_assert_str_eq(v, "30s");
     /* what a conninfo sets is kept */
     char mine[700];
-    snprintf(mine, sizeof mine, "%s connect_timeout=3 keepalives_idle=7 options='-c statement_timeout=5s'", db);
+    snprintf(mine, sizeof mine, "%s connect_timeout=3 keepalives_idle=7 options='-c statement_timeout=5s'", cu_fx.db);
     Store *s = store_new(mine);
     cr_assert_eq(store_connect(s), 0);
     cr_assert_eq(store_conn_option(s, "connect_timeout", v, sizeof v), 0);
@@ -430,45 +411,45 @@ Test(store, connection_bounds_unless_set)
 Test(store, a_task_refused_too_often_is_quarantined)
 {
     CU_REQUIRE_DB();
-    int64_t run = cu_sprt(store, "", 2, 4, 500, -500, 500);   /* two tasks */
+    int64_t run = cu_sprt(cu_fx.store, "", 2, 4, 500, -500, 500);   /* two tasks */
     int64_t worker;
-    cr_assert_eq(store_hello(store, "w", "b", 1, 1, "", &worker), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "w", "b", 1, 1, "", &worker), 1);
     StoreLease l, other;
     const char *why[] = { "bad opening 1", "bad opening 2", "bad opening 3" };
-    cr_assert_eq(store_claim_task(store, run, worker, 60000, &l), 1);
-    cr_assert_eq(store_handback(store, worker, l.task_id, l.token, "shutting down", false, 3), 1);
+    cr_assert_eq(store_claim_task(cu_fx.store, run, worker, 60000, &l), 1);
+    cr_assert_eq(store_handback(cu_fx.store, worker, l.task_id, l.token, "shutting down", false, 3), 1);
     for (int i = 0; i < 3; i++) {
-        cr_assert_eq(store_claim_task(store, run, worker, 60000, &l), 1, "attempt %d", i);
-        cr_assert_eq(store_handback(store, worker, l.task_id, l.token, why[i], true, 3), i < 2 ? 1 : 2);
+        cr_assert_eq(store_claim_task(cu_fx.store, run, worker, 60000, &l), 1, "attempt %d", i);
+        cr_assert_eq(store_handback(cu_fx.store, worker, l.task_id, l.token, why[i], true, 3), i < 2 ? 1 : 2);
     }
-    cr_assert_eq(store_claim_task(store, run, worker, 60000, &other), 1);
+    cr_assert_eq(store_claim_task(cu_fx.store, run, worker, 60000, &other), 1);
     cr_assert_neq(other.task_id, l.task_id, "a quarantined task is not given again");
     StoreQuarantined *q;
-    cr_assert_eq(store_quarantined(store, run, &q), 1);
+    cr_assert_eq(store_quarantined(cu_fx.store, run, &q), 1);
     cr_assert_eq(q[0].task, l.task_id);
     cr_assert_eq(q[0].refusals, 3);
     cr_assert_eq(q[0].pairs, 2);
     cr_assert_str_eq(q[0].reasons, "bad opening 1 | bad opening 2 | bad opening 3");
     free(q);
     StoreRun r;
-    cr_assert_eq(store_load_run(store, run, &r, false), 1);
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
     cr_assert_eq(r.quarantined, 1);
     cr_assert_str_eq(r.state, "active", "the other task is under way");
     store_run_free(&r);
     XqfStrs w = { 0, NULL }, lines = { 0, NULL };
-    cr_assert_eq(status_lines(store, 5, &w, &lines), 0);
+    cr_assert_eq(status_lines(cu_fx.store, 5, &w, &lines), 0);
     cr_assert(strstr(lines.v[0], "QUARANTINED 1 tasks"), "%s", lines.v[0]);
     xqf_strs_free(&w);
     xqf_strs_free(&lines);
     /* only the latest 10 reasons are kept */
-    int64_t run2 = cu_sprt(store, "", 2, 2, 500, -500, 500);
+    int64_t run2 = cu_sprt(cu_fx.store, "", 2, 2, 500, -500, 500);
     for (int i = 0; i < 12; i++) {
-        cr_assert_eq(store_claim_task(store, run2, worker, 60000, &l), 1);
+        cr_assert_eq(store_claim_task(cu_fx.store, run2, worker, 60000, &l), 1);
         char reason[32];
         snprintf(reason, sizeof reason, "r%d", i);
-        cr_assert_eq(store_handback(store, worker, l.task_id, l.token, reason, true, 12), i < 11 ? 1 : 2);
+        cr_assert_eq(store_handback(cu_fx.store, worker, l.task_id, l.token, reason, true, 12), i < 11 ? 1 : 2);
     }
-    cr_assert_eq(store_quarantined(store, run2, &q), 1);
+    cr_assert_eq(store_quarantined(cu_fx.store, run2, &q), 1);
     cr_assert_str_eq(q[0].reasons, "r2 | r3 | r4 | r5 | r6 | r7 | r8 | r9 | r10 | r11");
     free(q);
 }
@@ -483,40 +464,40 @@ Test(store, a_run_left_with_only_quarantined_tasks_ends)
 {
     CU_REQUIRE_DB();
     int64_t worker;
-    cr_assert_eq(store_hello(store, "w", "b", 1, 1, "", &worker), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "w", "b", 1, 1, "", &worker), 1);
     StoreLease l, other;
     StoreRun r;
     /* the last open task quarantined: the hand-back ends the run */
-    int64_t run = cu_sprt(store, "", 2, 2, 500, -500, 500);
-    cr_assert_eq(store_claim_task(store, run, worker, 60000, &l), 1);
-    cr_assert_eq(store_handback(store, worker, l.task_id, l.token, "bad", true, 1), 2);
-    cr_assert_eq(store_load_run(store, run, &r, false), 1);
+    int64_t run = cu_sprt(cu_fx.store, "", 2, 2, 500, -500, 500);
+    cr_assert_eq(store_claim_task(cu_fx.store, run, worker, 60000, &l), 1);
+    cr_assert_eq(store_handback(cu_fx.store, worker, l.task_id, l.token, "bad", true, 1), 2);
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
     cr_assert_str_eq(r.state, "stopped");
     cr_assert(strstr(r.verdict, "1 tasks quarantined"), "%s", r.verdict);
     store_run_free(&r);
     /* a task quarantined while another is under way: the run goes on, and ends when that one is done */
-    run = cu_sprt(store, "", 2, 4, 500, -500, 500);
-    cr_assert_eq(store_claim_task(store, run, worker, 60000, &l), 1);
-    cr_assert_eq(store_claim_task(store, run, worker, 60000, &other), 1);
-    cr_assert_eq(store_handback(store, worker, l.task_id, l.token, "bad", true, 1), 2);
-    cr_assert_eq(store_load_run(store, run, &r, false), 1);
+    run = cu_sprt(cu_fx.store, "", 2, 4, 500, -500, 500);
+    cr_assert_eq(store_claim_task(cu_fx.store, run, worker, 60000, &l), 1);
+    cr_assert_eq(store_claim_task(cu_fx.store, run, worker, 60000, &other), 1);
+    cr_assert_eq(store_handback(cu_fx.store, worker, l.task_id, l.token, "bad", true, 1), 2);
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
     cr_assert_str_eq(r.state, "active");
     store_run_free(&r);
     StoreCounts done = { .pairs = 2, .draws = 4, .penta = { 0, 0, 2, 0, 0 }, .nreasons = 3, .reasons = { 0, 4, 0 } };
     StoreReportItem it = { .worker = worker, .task = other.task_id, .token = other.token, .counts = done };
-    cr_assert_eq(store_report_batch(store, &it, 1, 60000), 0);
+    cr_assert_eq(store_report_batch(cu_fx.store, &it, 1, 60000), 0);
     cr_assert_eq(it.status, REPORT_ACCEPTED);
-    cr_assert_eq(store_load_run(store, run, &r, false), 1);
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
     cr_assert_str_eq(r.state, "stopped", "not 'finished': a quarantined task's pairs were not played");
     cr_assert(strstr(r.verdict, "1 tasks quarantined"), "%s", r.verdict);
     cr_assert_eq(r.counts.pairs, 2);
     store_run_free(&r);
     /* a run with nothing quarantined finishes as before */
-    run = cu_sprt(store, "", 2, 2, 500, -500, 500);
-    cr_assert_eq(store_claim_task(store, run, worker, 60000, &l), 1);
+    run = cu_sprt(cu_fx.store, "", 2, 2, 500, -500, 500);
+    cr_assert_eq(store_claim_task(cu_fx.store, run, worker, 60000, &l), 1);
     it = (StoreReportItem){ .worker = worker, .task = l.task_id, .token = l.token, .counts = done };
-    cr_assert_eq(store_report_batch(store, &it, 1, 60000), 0);
-    cr_assert_eq(store_load_run(store, run, &r, false), 1);
+    cr_assert_eq(store_report_batch(cu_fx.store, &it, 1, 60000), 0);
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
     cr_assert_str_eq(r.state, "finished");
     cr_assert_str_eq(r.verdict, "max pairs");
     store_run_free(&r);
@@ -527,10 +508,10 @@ Test(store, a_key_has_a_bounded_number_of_names)
 {
     CU_REQUIRE_DB();
     int64_t id;
-    cr_assert_eq(store_hello_capped(store, "k/1", "b", 1, 1, "k", 2, &id), 1);
-    cr_assert_eq(store_hello_capped(store, "k/2", "b", 1, 1, "k", 2, &id), 1);
-    cr_assert_eq(store_hello_capped(store, "k/3", "b", 1, 1, "k", 2, &id), -2, "a third name");
-    cr_assert_eq(store_hello_capped(store, "k/1", "b", 1, 1, "k", 2, &id), 1, "its names stay usable");
-    cr_assert_eq(store_hello_capped(store, "j/1", "b", 1, 1, "j", 2, &id), 1, "another key has its own");
-    cr_assert_eq(store_hello_capped(store, "p/3", "b", 1, 1, "", 2, &id), 1, "no key, no bound");
+    cr_assert_eq(store_hello_capped(cu_fx.store, "k/1", "b", 1, 1, "k", 2, &id), 1);
+    cr_assert_eq(store_hello_capped(cu_fx.store, "k/2", "b", 1, 1, "k", 2, &id), 1);
+    cr_assert_eq(store_hello_capped(cu_fx.store, "k/3", "b", 1, 1, "k", 2, &id), -2, "a third name");
+    cr_assert_eq(store_hello_capped(cu_fx.store, "k/1", "b", 1, 1, "k", 2, &id), 1, "its names stay usable");
+    cr_assert_eq(store_hello_capped(cu_fx.store, "j/1", "b", 1, 1, "j", 2, &id), 1, "another key has its own");
+    cr_assert_eq(store_hello_capped(cu_fx.store, "p/3", "b", 1, 1, "", 2, &id), 1, "no key, no bound");
 }

@@ -16,46 +16,14 @@
 
 #include "cluster_util.h"
 
-static char db[512], dbname[64], dir[128], logfile[256];
-static Store *store;
-
-static void setup(void)
-{
-    snprintf(dir, sizeof dir, "/tmp/xqf-tune-build-XXXXXX");
-    cr_assert(mkdtemp(dir));
-    snprintf(logfile, sizeof logfile, "%s/log", dir);
-    if (!getenv("XQF_TEST_DB") || !*getenv("XQF_TEST_DB"))
-        return;
-    store = cu_store_fresh(db, sizeof db, dbname, sizeof dbname);
-    cr_assert(store, "cannot create and migrate a test database");
-    setenv("XQF_DB", db, 1);
-}
-
-static void teardown(void)
-{
-    store_destroy(&store);
-    if (dbname[0])
-        cu_db_drop(dbname);
-    dbname[0] = '\0';
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "cannot remove %s\n", dir);
-}
-
-TestSuite(tune_build, .init = setup, .fini = teardown, .timeout = 240);
+TestSuite(tune_build, .init = cu_fixture_init, .fini = cu_fixture_fini_rmdir, .timeout = 240);
 
 /* Runs a shell command; its stdout in out (stderr to the log). Returns the exit status. */
 static int sh(char *out, size_t size, const char *cmd)
 {
-    char full[2048];
-    snprintf(full, sizeof full, "%s 2>>'%s'", cmd, logfile);
-    FILE *p = popen(full, "r");
-    cr_assert(p);
-    size_t n = fread(out, 1, size - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    int st = cu_sh(out, size, cmd, cu_fx.logfile);
+    cr_assert_geq(st, -1, "cannot run %s", cmd);
+    return st;
 }
 
 /* The rest of the line after prefix in text, into out; false when absent. */
@@ -92,11 +60,11 @@ Test(tune_build, tuned_engine)
     cr_assert_gt(run, 0, "%s", out);
     /* theta as if tuned: exported rounded (2, 75, 6) */
     const double theta[3] = { 2.2, 74.6, 5.5 };
-    cr_assert_eq(store_spsa_save(store, run, theta, 3, 100), 0);
-    cr_assert_eq(store_finish_run(store, run, "finished", ""), 0);
+    cr_assert_eq(store_spsa_save(cu_fx.store, run, theta, 3, 100), 0);
+    cr_assert_eq(store_finish_run(cu_fx.store, run, "finished", ""), 0);
 
-    snprintf(cmd, sizeof cmd, "'%s/xqf-tune' build %" PRId64 " --out '%s/tuned'", XQF_BIN, run, dir);
-    cr_assert_eq(sh(out, sizeof out, cmd), 0, "build failed: %s (log %s)", out, logfile);
+    snprintf(cmd, sizeof cmd, "'%s/xqf-tune' build %" PRId64 " --out '%s/tuned'", XQF_BIN, run, cu_fx.dir);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "build failed: %s (log %s)", out, cu_fx.logfile);
     char binary[1024], bench[64], sha[128], build[64], params[1024];
     cr_assert(field(out, "Binary: ", binary, sizeof binary) && field(out, "Bench: ", bench, sizeof bench) &&
                   field(out, "SHA-256: ", sha, sizeof sha) && field(out, "Build: ", build, sizeof build) &&
@@ -107,7 +75,7 @@ Test(tune_build, tuned_engine)
     const char *h = strstr(params, "(set ");
     cr_assert(h, "%s", params);
     snprintf(hash, sizeof hash, "%.16s", h + 5);
-    snprintf(name, sizeof name, "%s/tuned/xqf-engine-run%" PRId64 "-%s", dir, run, hash);
+    snprintf(name, sizeof name, "%s/tuned/xqf-engine-run%" PRId64 "-%s", cu_fx.dir, run, hash);
     cr_assert_str_eq(binary, name);
 
     /* the exported values are the binary's defaults */
@@ -131,7 +99,7 @@ Test(tune_build, tuned_engine)
     engine_out[64] = '\0';
     cr_assert_str_eq(sha, engine_out);
     StoreBuild b;
-    cr_assert_eq(store_load_build(store, atoll(build), &b), 1);
+    cr_assert_eq(store_load_build(cu_fx.store, atoll(build), &b), 1);
     cr_assert_str_eq(b.sha256, engine_out);
     cr_assert_eq(b.run_id, run);
     cr_assert_str_eq(b.params_hash, hash);

@@ -17,40 +17,12 @@
 #include "cluster_util.h"
 #include "keys.h"
 
-static char db[512], dbname[64], dir[128], logfile[256];
-static Store *store;
-static pid_t procs[2];
-
-static void setup(void)
-{
-    snprintf(dir, sizeof dir, "/tmp/xqf-tune-XXXXXX");
-    cr_assert(mkdtemp(dir));
-    snprintf(logfile, sizeof logfile, "%s/log", dir);
-    if (!getenv("XQF_TEST_DB") || !*getenv("XQF_TEST_DB"))
-        return;
-    store = cu_store_fresh(db, sizeof db, dbname, sizeof dbname);
-    cr_assert(store, "cannot create and migrate a test database");
-    setenv("XQF_DB", db, 1);
-    memset(procs, 0, sizeof procs);
-}
-
-static void teardown(void)
-{
-    for (int i = 0; i < 2; i++)
-        if (procs[i] > 0)
-            cu_stop(procs[i], SIGKILL);
-    store_destroy(&store);
-    if (dbname[0])
-        cu_db_drop(dbname);
-    dbname[0] = '\0';
-}
-
-TestSuite(tune_cli, .init = setup, .fini = teardown, .timeout = 150);
+TestSuite(tune_cli, .init = cu_fixture_init, .fini = cu_fixture_fini, .timeout = 150);
 
 /* Runs xqf-tune with args (a shell fragment); its stdout in out. Returns the exit status. */
 static int tune(char *out, size_t size, const char *args)
 {
-    int st = cu_tune(out, size, args, logfile);
+    int st = cu_tune(out, size, args, cu_fx.logfile);
     cr_assert_geq(st, -1, "cannot run xqf-tune");
     return st;
 }
@@ -86,7 +58,7 @@ Test(tune_cli, runs)
 {
     CU_REQUIRE_DB();
     char out[16384], args[1024], spec[256], path[256];
-    snprintf(spec, sizeof spec, "%s/spec", dir);
+    snprintf(spec, sizeof spec, "%s/spec", cu_fx.dir);
     FILE *f = fopen(spec, "w");
     cr_assert(f);
     fputs("# two parameters\nNullR, int, 3, 1, 5, 0.5, 0.002\nNullAdaptLowDepth, int, 6, 1, 12, 1, 0.002\n", f);
@@ -102,10 +74,9 @@ Test(tune_cli, runs)
     cr_assert_eq(tune(out, sizeof out, "list"), 0);
     cr_assert(strstr(out, "spsa") && strstr(out, "sprt") && strstr(out, "cli"), "%s", out);
 
-    int port = cu_free_port();
-    procs[0] = cu_coordinator(db, port, "10", logfile);
-    procs[1] = cu_worker(port, "w1", 2, logfile);
-    cr_assert(cu_wait_finished(store, spsa, 120, NULL), "SPSA run did not finish (log: %s)", logfile);
+    cu_track(cu_coordinator(cu_fx.db, cu_fx.port, "10", cu_fx.logfile));
+    cu_track(cu_worker(cu_fx.port, "w1", 2, cu_fx.logfile));
+    cr_assert(cu_wait_finished(cu_fx.store, spsa, 120, NULL), "SPSA run did not finish (log: %s)", cu_fx.logfile);
 
     snprintf(args, sizeof args, "show %lld", spsa);
     cr_assert_eq(tune(out, sizeof out, args), 0);
@@ -118,10 +89,10 @@ Test(tune_cli, runs)
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s", out);
     cr_assert_eq(tune(out, sizeof out, args), 1, "stopping twice");
     StoreRun r;
-    cr_assert_eq(store_load_run(store, sprt, &r, false), 1);
+    cr_assert_eq(store_load_run(cu_fx.store, sprt, &r, false), 1);
     cr_assert_str_eq(r.state, "stopped");
 
-    snprintf(path, sizeof path, "%s/tuned.params", dir);
+    snprintf(path, sizeof path, "%s/tuned.params", cu_fx.dir);
     snprintf(args, sizeof args, "export %lld --out '%s'", spsa, path);
     cr_assert_eq(tune(out, sizeof out, args), 0);
     cr_assert(file_has(path, "NullR = ") && file_has(path, "NullAdaptLowDepth = "));
@@ -131,7 +102,7 @@ Test(tune_cli, runs)
     cr_assert_eq(tune(out, sizeof out, args), 0);
     cr_assert(strstr(out, "NullR = 2"), "%s", out);
 
-    snprintf(path, sizeof path, "%s/report.html", dir);
+    snprintf(path, sizeof path, "%s/report.html", cu_fx.dir);
     snprintf(args, sizeof args, "report %lld --html '%s'", spsa, path);
     cr_assert_eq(tune(out, sizeof out, args), 0);
     cr_assert(file_has(path, "<svg") && file_has(path, "NullR"));
@@ -147,7 +118,7 @@ Test(tune_cli, build_binary_registers_an_engine)
     CU_REQUIRE_DB();
     char out[4096], engine[256], args[512];
     /* a stand-in engine that answers bench as xqf-engine does (a real bench takes long under ASan) */
-    snprintf(engine, sizeof engine, "%s/fake-engine", dir);
+    snprintf(engine, sizeof engine, "%s/fake-engine", cu_fx.dir);
     FILE *f = fopen(engine, "w");
     cr_assert(f);
     fputs("#!/bin/sh\n[ \"$1\" = bench ] && echo 'Nodes searched: 4242' && exit 0\nexit 1\n", f);
@@ -160,7 +131,7 @@ Test(tune_cli, build_binary_registers_an_engine)
     const char *b = strstr(out, "Build: ");
     cr_assert(b && sscanf(b, "Build: %" SCNd64, &id) == 1 && id > 0, "%s", out);
     StoreBuild sb;
-    cr_assert_eq(store_load_build(store, id, &sb), 1);
+    cr_assert_eq(store_load_build(cu_fx.store, id, &sb), 1);
     cr_assert_str_eq(sb.build_id, "my-change");
     cr_assert_eq(sb.bench_nodes, 4242);
     cr_assert_not_null(strstr(out, sb.sha256));
@@ -169,13 +140,13 @@ Test(tune_cli, build_binary_registers_an_engine)
     size_t len = 0;
     int64_t total = 0;
     char name[STORE_NAME_MAX + 1], sig[STORE_SIG_HEX + 1];
-    cr_assert_eq(store_build_chunk(store, sb.sha256, 0, sizeof bytes, bytes, &len, &total, name, sig), 1);
+    cr_assert_eq(store_build_chunk(cu_fx.store, sb.sha256, 0, sizeof bytes, bytes, &len, &total, name, sig), 1);
     cr_assert_eq((int64_t)len, total);
     cr_assert(len > 20 && memcmp(bytes, "#!/bin/sh", 9) == 0);
     cr_assert_str_eq(name, "my-change");
     cr_assert_str_eq(sig, "");                              /* unsigned: said so */
     cr_assert_not_null(strstr(out, "Signature: none"), "%s", out);
-    cr_assert_eq(store_build_chunk(store, "0000", 0, sizeof bytes, bytes, &len, &total, name, sig), 0);
+    cr_assert_eq(store_build_chunk(cu_fx.store, "0000", 0, sizeof bytes, bytes, &len, &total, name, sig), 0);
     /* SPRT of builds: unknown ids and the same build twice are refused */
     cr_assert_eq(tune(out, sizeof out, "sprt new --test-build 999 --base-build 1 --nodes 300"), 2);
     snprintf(args, sizeof args, "sprt new --test-build %" PRId64 " --base-build %" PRId64 " --nodes 300", id, id);
@@ -196,13 +167,13 @@ Test(tune_cli, build_signed_by_the_operator_key)
 {
     CU_REQUIRE_DB();
     char out[4096], engine[256], key[256], args[1024], cmd[1024], err[256], sig[SIGN_SIG_HEX + 1] = "";
-    snprintf(engine, sizeof engine, "%s/signed-engine", dir);
+    snprintf(engine, sizeof engine, "%s/signed-engine", cu_fx.dir);
     FILE *f = fopen(engine, "w");
     cr_assert(f);
     fputs("#!/bin/sh\n[ \"$1\" = bench ] && echo 'Nodes searched: 77' && exit 0\nexit 1\n", f);
     fclose(f);
     cr_assert_eq(chmod(engine, 0755), 0);
-    snprintf(key, sizeof key, "%s/operator.key", dir);
+    snprintf(key, sizeof key, "%s/operator.key", cu_fx.dir);
     snprintf(cmd, sizeof cmd, "'%s/xqf-keys' sign-new '%s' >/dev/null", XQF_BIN, key);
     cr_assert_eq(system(cmd), 0);
     snprintf(args, sizeof args, "build --binary '%s' --name signed-change --sign-key '%s'", engine, key);
@@ -211,7 +182,7 @@ Test(tune_cli, build_signed_by_the_operator_key)
     const char *b = strstr(out, "Build: ");
     cr_assert(b && sscanf(b, "Build: %" SCNd64, &id) == 1, "%s", out);
     StoreBuild sb;
-    cr_assert_eq(store_load_build(store, id, &sb), 1);
+    cr_assert_eq(store_load_build(cu_fx.store, id, &sb), 1);
     cr_assert_eq(strlen(sb.signature), SIGN_SIG_HEX);
     cr_assert_not_null(strstr(out, sb.signature), "%s", out);
     char pub[300];
@@ -243,8 +214,8 @@ Test(tune_cli, start_file_overrides_the_spec_start)
 {
     CU_REQUIRE_DB();
     char out[4096], spec[256], start[256], args[1024];
-    snprintf(spec, sizeof spec, "%s/spec", dir);
-    snprintf(start, sizeof start, "%s/start.params", dir);
+    snprintf(spec, sizeof spec, "%s/spec", cu_fx.dir);
+    snprintf(start, sizeof start, "%s/start.params", cu_fx.dir);
     FILE *f = fopen(spec, "w");
     fputs("RookMg, int, 900, 300, 2000, 60, 0.01\nHorseMg, int, 400, 100, 1000, 40, 0.01\n", f);
     fclose(f);
@@ -255,7 +226,7 @@ Test(tune_cli, start_file_overrides_the_spec_start)
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s", out);
     int64_t run = atoll(out);
     StoreSpsa st;
-    cr_assert_eq(store_spsa_load(store, run, &st), 1);
+    cr_assert_eq(store_spsa_load(cu_fx.store, run, &st), 1);
     cr_assert_eq(st.count, 2);
     cr_assert_float_eq(st.params[0].theta, 630, 1e-9);   /* from the start file */
     cr_assert_float_eq(st.params[1].theta, 400, 1e-9);   /* from the spec */
@@ -275,10 +246,10 @@ static void write_data(const char *path, bool bad_header, int n, int cut)
     snprintf(cmd, sizeof cmd,
              "'%s/xqf-match' --engine name=a --engine name=b option.Tempo=12 --nodes 400 --pairs 6 "
              "--concurrency 1 --seed 3 --quiet --data '%s/all.data' >/dev/null 2>>'%s'",
-             XQF_BIN, dir, logfile);
+             XQF_BIN, cu_fx.dir, cu_fx.logfile);
     cr_assert_eq(system(cmd), 0);
     char all[256];
-    snprintf(all, sizeof all, "%s/all.data", dir);
+    snprintf(all, sizeof all, "%s/all.data", cu_fx.dir);
     FILE *in = fopen(all, "rb"), *out = fopen(path, "wb");
     cr_assert(in && out);
     static unsigned char buf[1 << 20];
@@ -294,9 +265,9 @@ static void write_data(const char *path, bool bad_header, int n, int cut)
 Test(tune_cli, texel_fits_and_refuses_bad_input)
 {
     char out[8192], args[1024], data[256], params[256], html[256];
-    snprintf(data, sizeof data, "%s/good.data", dir);
-    snprintf(params, sizeof params, "%s/fit.params", dir);
-    snprintf(html, sizeof html, "%s/fit.html", dir);
+    snprintf(data, sizeof data, "%s/good.data", cu_fx.dir);
+    snprintf(params, sizeof params, "%s/fit.params", cu_fx.dir);
+    snprintf(html, sizeof html, "%s/fit.html", cu_fx.dir);
     write_data(data, false, 300, 0);
     snprintf(args, sizeof args, "texel '%s' --out '%s' --html '%s' --epochs 30 --params group:material,Tempo --quiet",
              data, params, html);
@@ -322,15 +293,15 @@ Test(tune_cli, texel_fits_and_refuses_bad_input)
         { "no data", "", false, -1, "no quiet position" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        snprintf(data, sizeof data, "%s/bad%zu.data", dir, i);
+        snprintf(data, sizeof data, "%s/bad%zu.data", cu_fx.dir, i);
         if (bad[i].cut >= 0)
             write_data(data, bad[i].bad_header, 300, bad[i].cut);
         else
             write_data(data, false, 0, 0);
-        truncate(logfile, 0);
-        snprintf(args, sizeof args, "texel '%s' --out '%s/x.params' %s", data, dir, bad[i].extra);
+        truncate(cu_fx.logfile, 0);
+        snprintf(args, sizeof args, "texel '%s' --out '%s/x.params' %s", data, cu_fx.dir, bad[i].extra);
         cr_expect_eq(tune(out, sizeof out, args), 2, "%s: not refused with status 2", bad[i].what);
-        cr_expect(file_has(logfile, bad[i].message), "%s: the message lacks '%s'", bad[i].what, bad[i].message);
+        cr_expect(file_has(cu_fx.logfile, bad[i].message), "%s: the message lacks '%s'", bad[i].what, bad[i].message);
     }
 }
 
@@ -339,19 +310,19 @@ Test(tune_cli, a_bad_book_line_is_named)
 {
     CU_REQUIRE_DB();
     char path[512], args[2048], out[4096];
-    snprintf(path, sizeof path, "%s/bad.book", dir);
+    snprintf(path, sizeof path, "%s/bad.book", cu_fx.dir);
     FILE *f = fopen(path, "w");
     cr_assert(f);
     fprintf(f, "# a good line, then a bad one\n"
                "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w moves h2e2\n"
                "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w moves h2e2 a0a9\n");
     fclose(f);
-    snprintf(args, sizeof args, "sprt new --test NullR=2 --base NullR=3 --nodes 500 --book '%s' --db '%s'", path, db);
+    snprintf(args, sizeof args, "sprt new --test NullR=2 --base NullR=3 --nodes 500 --book '%s' --db '%s'", path, cu_fx.db);
     cr_assert_eq(tune(out, sizeof out, args), 2, "%s", out);
     snprintf(args, sizeof args, "bad.book:3: move 2 'a0a9'");
-    cr_assert(file_has(logfile, args), "the error names the line and the move (log: %s)", logfile);
+    cr_assert(file_has(cu_fx.logfile, args), "the error names the line and the move (log: %s)", cu_fx.logfile);
     StoreRun *runs;
-    int n = store_list_runs(store, 10, &runs);
+    int n = store_list_runs(cu_fx.store, 10, &runs);
     free(runs);
     cr_assert_eq(n, 0, "no run was created");
 }

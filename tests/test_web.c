@@ -28,27 +28,24 @@
 #include "params.h"
 #include "store_web.h"
 
-static char db[512], dbname[64], logfile[256], dir[128];
-static Store *store;
 static pid_t web;
-static int port;
 
 /* Starts xqf-web with extra options (NULL-terminated, may be NULL) and waits until it answers. */
 static void start_web(const char *const extra[])
 {
     char p[16];
-    port = cu_free_port();
-    snprintf(p, sizeof p, "%d", port);
-    const char *args[24] = { "--db", db, "--port", p, "--login-rate", "5" };
+    cu_fx.port = cu_free_port();
+    snprintf(p, sizeof p, "%d", cu_fx.port);
+    const char *args[24] = { "--db", cu_fx.db, "--port", p, "--login-rate", "5" };
     int n = 6;
     for (int i = 0; extra && extra[i] && n < 23; i++)
         args[n++] = extra[i];
     args[n] = NULL;
-    web = cu_track(cu_spawn_env("xqf-web", logfile, args, (const char *const[]){ NULL }));
+    web = cu_track(cu_spawn_env("xqf-web", cu_fx.logfile, args, (const char *const[]){ NULL }));
     cr_assert_gt(web, 0);
     for (int i = 0; i < 500; i++) {
         int fd = socket(AF_INET, SOCK_STREAM, 0);
-        struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)cu_fx.port) };
         inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
         int rc = connect(fd, (struct sockaddr *)&a, sizeof a);
         close(fd);
@@ -56,31 +53,10 @@ static void start_web(const char *const extra[])
             return;
         cu_sleep_ms(20);
     }
-    cr_assert_fail("xqf-web did not start (see %s)", logfile);
+    cr_assert_fail("xqf-web did not start (see %s)", cu_fx.logfile);
 }
 
-static void setup(void)
-{
-    snprintf(dir, sizeof dir, "/tmp/xqf-web-XXXXXX");
-    cr_assert(mkdtemp(dir));
-    snprintf(logfile, sizeof logfile, "%s/log", dir);
-    if (!getenv("XQF_TEST_DB") || !*getenv("XQF_TEST_DB"))
-        return;
-    store = cu_store_fresh(db, sizeof db, dbname, sizeof dbname);
-    cr_assert(store, "cannot create and migrate a test database");
-    web = 0;
-}
-
-static void teardown(void)
-{
-    cu_stop_all();
-    store_destroy(&store);
-    if (dbname[0])
-        cu_db_drop(dbname);
-    dbname[0] = '\0';
-}
-
-TestSuite(web, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(web, .init = cu_fixture_init, .fini = cu_fixture_fini, .timeout = 120);
 
 /* ---- a small HTTP client ---------------------------------------------------------- */
 
@@ -95,7 +71,7 @@ static void reply_free(Reply *r) { free(r->body), r->body = NULL; }
 static int dial(void)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)cu_fx.port) };
     inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
     cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
     return fd;
@@ -159,7 +135,7 @@ static void add_user(const char *name, const char *role, const char *password)
 {
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "echo '%s' | '%s/xqf-tune' user add %s --role %s --db '%s' >/dev/null 2>>'%s'", password,
-             XQF_BIN, name, role, db, logfile);
+             XQF_BIN, name, role, cu_fx.db, cu_fx.logfile);
     cr_assert_eq(system(cmd), 0, "xqf-tune user add %s failed", name);
 }
 
@@ -185,19 +161,19 @@ static void login(const char *name, const char *password, char *cookie, char *cs
 static int64_t count_runs(void)
 {
     StoreRun *runs = NULL;
-    int n = store_list_runs(store, 1000, &runs);
+    int n = store_list_runs(cu_fx.store, 1000, &runs);
     free(runs);
     return n;
 }
 
-static void load(int64_t id, StoreRun *r) { cr_assert_eq(store_load_run(store, id, r, false), 1); }
+static void load(int64_t id, StoreRun *r) { cr_assert_eq(store_load_run(cu_fx.store, id, r, false), 1); }
 
 /* ---- tests ---------------------------------------------------------------------------- */
 
 Test(web, status_codes_and_error_pages)
 {
     CU_REQUIRE_DB();
-    int64_t id = cu_sprt(store, "NullR=2", 4, 100, 300, 0, 5);
+    int64_t id = cu_sprt(cu_fx.store, "NullR=2", 4, 100, 300, 0, 5);
     start_web(NULL);
     char path[64];
     snprintf(path, sizeof path, "/runs/%" PRId64, id);
@@ -258,7 +234,7 @@ Test(web, user_text_is_escaped)
                          .book = book, .book_lines = 1, .seed = 1, .nodes = 300, .pairs_per_task = 2,
                          .max_pairs = 10, .elo0 = 0, .elo1 = 5, .alpha = 0.05, .beta = 0.05 };
     int64_t id;
-    cr_assert_eq(store_create_sprt(store, &sp, &id), 0);
+    cr_assert_eq(store_create_sprt(cu_fx.store, &sp, &id), 0);
     start_web(NULL);
     char path[64];
     snprintf(path, sizeof path, "/runs/%" PRId64, id);
@@ -278,7 +254,7 @@ Test(web, user_text_is_escaped)
 Test(web, viewer_cannot_act_and_csrf_is_checked)
 {
     CU_REQUIRE_DB();
-    int64_t id = cu_sprt(store, "NullR=2", 4, 100, 300, 0, 5);
+    int64_t id = cu_sprt(cu_fx.store, "NullR=2", 4, 100, 300, 0, 5);
     add_user("vic", "viewer", "viewpass1");
     add_user("ada", "admin", "adminpass1");
     start_web(NULL);
@@ -360,7 +336,7 @@ Test(web, tester_run_waits_for_approval)
     load(id, &run);
     cr_assert_str_eq(run.state, "pending", "a tester's run waits");
     StoreRun *active = NULL;
-    int n = store_active_runs(store, &active);
+    int n = store_active_runs(cu_fx.store, &active);
     for (int i = 0; i < n; i++)
         cr_assert_neq(active[i].id, id, "the coordinator would serve a pending run");
     free(active);
@@ -420,10 +396,10 @@ Test(web, login_required_and_bind_rules)
     cr_assert_eq(status_of("GET", "/login", NULL, NULL), 200);
     cr_assert_eq(status_of("GET", "/static/style.css", NULL, NULL), 200);
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "'%s/xqf-web' --db '%s' --listen 0.0.0.0 --port 1 2>/dev/null", XQF_BIN, db);
+    snprintf(cmd, sizeof cmd, "'%s/xqf-web' --db '%s' --listen 0.0.0.0 --port 1 2>/dev/null", XQF_BIN, cu_fx.db);
     int st = system(cmd);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "a non-loopback bind without TLS must be refused");
-    snprintf(cmd, sizeof cmd, "'%s/xqf-web' --db '%s' --cert /nonexistent 2>/dev/null", XQF_BIN, db);
+    snprintf(cmd, sizeof cmd, "'%s/xqf-web' --db '%s' --cert /nonexistent 2>/dev/null", XQF_BIN, cu_fx.db);
     st = system(cmd);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "--cert without --key");
 }
@@ -448,7 +424,7 @@ static bool wait_for(int fd, const char *text, int timeout_ms, char *buf, size_t
 Test(web, a_commit_is_pushed_within_a_second)
 {
     CU_REQUIRE_DB();
-    int64_t id = cu_sprt(store, "NullR=2", 4, 100, 300, 0, 5);
+    int64_t id = cu_sprt(cu_fx.store, "NullR=2", 4, 100, 300, 0, 5);
     start_web(NULL);
     int fds[2];
     char req[256], buf[2][16384];
@@ -464,7 +440,7 @@ Test(web, a_commit_is_pushed_within_a_second)
     cu_sleep_ms(300);                /* the listener is up */
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "psql -q '%s' -c \"UPDATE runs SET pairs = 3, wins = 2, draws = 2, losses = 2, "
-                              "dd = 3, llr = 0.25 WHERE id = %" PRId64 "\" >/dev/null", db, id);
+                              "dd = 3, llr = 0.25 WHERE id = %" PRId64 "\" >/dev/null", cu_fx.db, id);
     double t0 = cu_now();
     cr_assert_eq(system(cmd), 0);
     char want[64];
@@ -484,15 +460,15 @@ Test(web, tls_with_a_certificate)
     if (system("command -v openssl >/dev/null") != 0)
         cr_skip("openssl (to make a certificate and speak TLS) is not installed");
     char cmd[2048], crt[256], key[256];
-    snprintf(crt, sizeof crt, "%s/web.crt", dir);
-    snprintf(key, sizeof key, "%s/web.key", dir);
+    snprintf(crt, sizeof crt, "%s/web.crt", cu_fx.dir);
+    snprintf(key, sizeof key, "%s/web.key", cu_fx.dir);
     snprintf(cmd, sizeof cmd, "openssl req -x509 -newkey rsa:2048 -nodes -keyout '%s' -out '%s' -days 1 "
                               "-subj /CN=localhost 2>/dev/null", key, crt);
     cr_assert_eq(system(cmd), 0);
     const char *extra[] = { "--listen", "0.0.0.0", "--cert", crt, "--key", key, NULL };
     start_web(extra);                /* a non-loopback address is fine with TLS */
     snprintf(cmd, sizeof cmd, "printf 'GET /runs HTTP/1.0\\r\\nHost: x\\r\\n\\r\\n' | "
-                              "timeout 10 openssl s_client -quiet -connect 127.0.0.1:%d 2>/dev/null | head -1", port);
+                              "timeout 10 openssl s_client -quiet -connect 127.0.0.1:%d 2>/dev/null | head -1", cu_fx.port);
     FILE *p = popen(cmd, "r");
     char line[256] = "";
     cr_assert(p);
@@ -554,13 +530,13 @@ Test(web, spsa_from_the_form_and_its_page)
 Test(web, an_expired_session_is_refused)
 {
     CU_REQUIRE_DB();
-    int64_t id = cu_sprt(store, "NullR=2", 4, 100, 300, 0, 5);
+    int64_t id = cu_sprt(cu_fx.store, "NullR=2", 4, 100, 300, 0, 5);
     add_user("ada", "admin", "adminpass1");
     start_web(NULL);
     char cookie[128], csrf[128], form[256], path[64], cmd[1024];
     login("ada", "adminpass1", cookie, csrf);
     snprintf(cmd, sizeof cmd, "psql -q '%s' -c \"UPDATE web_sessions SET expires_at = now() - interval '1 s'\" "
-                              ">/dev/null", db);
+                              ">/dev/null", cu_fx.db);
     cr_assert_eq(system(cmd), 0);
     snprintf(path, sizeof path, "/runs/%" PRId64 "/stop", id);
     snprintf(form, sizeof form, "csrf=%s", csrf);
@@ -594,7 +570,7 @@ Test(web, an_admin_creates_accounts)
               strstr(r.body, "id=\"err-password\""), "a message per field: %s", r.body);
     reply_free(&r);
     StoreWebUser u;
-    cr_assert_eq(store_web_user_get(store, "bad name", &u), 0);
+    cr_assert_eq(store_web_user_get(cu_fx.store, "bad name", &u), 0);
 
     /* a tester may not, nor a form without the token */
     char tcookie[128], tcsrf[128];
@@ -603,7 +579,7 @@ Test(web, an_admin_creates_accounts)
     cr_assert_eq(status_of("GET", "/users", tcookie, NULL), 403);
     cr_assert_eq(status_of("POST", "/users", tcookie, form), 403);
     cr_assert_eq(status_of("POST", "/users", cookie, "name=newbie&role=admin&password=newbiepass"), 403);
-    cr_assert_eq(store_web_user_get(store, "newbie", &u), 0, "nothing created by the refused posts");
+    cr_assert_eq(store_web_user_get(cu_fx.store, "newbie", &u), 0, "nothing created by the refused posts");
 
     /* the admin creates one; it logs in with its role; a second with the same name is refused */
     snprintf(form, sizeof form, "csrf=%s&name=newbie&role=tester&password=newbiepass", csrf);
@@ -611,7 +587,7 @@ Test(web, an_admin_creates_accounts)
     cr_assert_eq(r.status, 200);
     cr_assert(strstr(r.body, "Created the account newbie (tester)"), "%s", r.body);
     reply_free(&r);
-    cr_assert_eq(store_web_user_get(store, "newbie", &u), 1);
+    cr_assert_eq(store_web_user_get(cu_fx.store, "newbie", &u), 1);
     cr_assert_str_eq(u.role, "tester");
     char ncookie[128], ncsrf[128];
     login("newbie", "newbiepass", ncookie, ncsrf);
@@ -621,14 +597,14 @@ Test(web, an_admin_creates_accounts)
     cr_assert_eq(r.status, 400);
     cr_assert(strstr(r.body, "an account named newbie exists"));
     reply_free(&r);
-    cr_assert_eq(store_web_user_get(store, "newbie", &u), 1);
+    cr_assert_eq(store_web_user_get(cu_fx.store, "newbie", &u), 1);
     cr_assert_str_eq(u.role, "tester", "the existing account is unchanged");
 }
 
 Test(web, games_purge_and_throughput_from_the_run_page)
 {
     CU_REQUIRE_DB();
-    int64_t id = cu_sprt(store, "NullR=2", 4, 100, 300, 0, 5);
+    int64_t id = cu_sprt(cu_fx.store, "NullR=2", 4, 100, 300, 0, 5);
     add_user("ada", "admin", "adminpass1");
     add_user("vic", "viewer", "viewpass1");
     start_web(NULL);
@@ -689,7 +665,7 @@ Test(web, games_purge_and_throughput_from_the_run_page)
 Test(web, machines_show_speed_and_faults)
 {
     CU_REQUIRE_DB();
-    int64_t id = cu_sprt(store, "NullR=2", 4, 100, 300, 0, 5);
+    int64_t id = cu_sprt(cu_fx.store, "NullR=2", 4, 100, 300, 0, 5);
     char cmd[2048];
     /* a worker with a bench and the results of one lease: 6 pairs, 2 crashes, 1 time loss, 1 illegal move */
     snprintf(cmd, sizeof cmd,
@@ -700,7 +676,7 @@ Test(web, machines_show_speed_and_faults)
              "  SELECT %" PRId64 ", 0, 6, 'done', '', '', id FROM workers WHERE name = 'box-7';"
              "INSERT INTO results (task_id, lease_token, worker_id, base_pairs, pairs, reasons) "
              "  SELECT t.id, 1, w.id, 0, 6, '{0,0,0,0,0,0,0,0,0,1,1,0,2}' FROM tasks t, workers w "
-             "  WHERE t.run_id = %" PRId64 " AND w.name = 'box-7' LIMIT 1\" >/dev/null 2>>'%s'", db, id, id, logfile);
+             "  WHERE t.run_id = %" PRId64 " AND w.name = 'box-7' LIMIT 1\" >/dev/null 2>>'%s'", cu_fx.db, id, id, cu_fx.logfile);
     cr_assert_eq(system(cmd), 0, "seeding the worker");
     start_web(NULL);
     Reply r = http("GET", "/machines", NULL, NULL);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "games.h"
 #include "worker.h"
 
 enum { QUEUE = 64, SENT = 4096 };
@@ -24,6 +25,7 @@ typedef struct {
     XqfMsg in[QUEUE];
     int nin, next;
     XqfMsg sent[SENT];
+    int64_t records[SENT];           /* of a result: its game records (the bytes are the worker's) */
     int nsent, seen;                 /* seen: sent[] before it were looked at already */
     bool down;
 } Fake;
@@ -34,7 +36,8 @@ static int fake_send(void *ctx, const XqfMsg *m)
     if (f->down)
         return -1;
     cr_assert_lt(f->nsent, SENT, "the worker sends too much");
-    f->sent[f->nsent++] = *m;        /* what the worker sends owns no lists */
+    f->records[f->nsent] = m->type == XQF_MSG_RESULT ? xqf_games_count(m->u.result.games.data, m->u.result.games.len) : 0;
+    f->sent[f->nsent++] = *m;        /* kept without what it owns (a result's games are freed) */
     return 0;
 }
 
@@ -236,6 +239,36 @@ Test(worker, plays_a_task_reports_it_and_asks_for_more)
         cr_assert_eq(worker_turn(worker, 5), 1);
     cr_assert(sent_since(from, XQF_MSG_TASK_REQUEST), "no request for the next task");
     cr_assert_eq(count_after(XQF_MSG_RESULT, 5), 0, "an acknowledged result is not sent again");
+}
+
+/*
+ * A result carries the records of the pairs not acknowledged yet: from
+ * games_from, the pairs of the last acknowledgement, on (protocol 7).
+ */
+Test(worker, reports_the_games_of_the_pairs_not_acknowledged)
+{
+    welcome();
+    cr_assert_not_null(await(XQF_MSG_TASK_REQUEST, 200));
+    feed_task(0, 9, 3, "", 64);
+    const XqfMsg *res = await(XQF_MSG_RESULT, 30000);
+    cr_assert_not_null(res, "no result");
+    int64_t acked = res->u.result.pairs;
+    cr_assert_eq(res->u.result.games_from, 0);
+    cr_assert_eq(fake.records[res - fake.sent], 2 * acked);
+    XqfMsg *ack = feed(XQF_MSG_ACK);
+    ack->u.ack.task_id = 9;
+    ack->u.ack.lease = 109;
+    strcpy(ack->u.ack.status, "accepted");
+    ack->u.ack.pairs = acked;
+    /* the last pairs' report (or its resend, once the acknowledgement is in): from the acknowledged pairs on */
+    bool last = acked == 3;
+    while (!last) {
+        res = await(XQF_MSG_RESULT, 30000);
+        cr_assert_not_null(res, "no result of the last pairs");
+        const XqfMsg_result *r = &res->u.result;
+        cr_assert_eq(fake.records[res - fake.sent], 2 * (r->pairs - r->games_from));
+        last = r->pairs == 3 && r->games_from == acked;
+    }
 }
 
 Test(worker, says_hello_again_when_the_coordinator_forgot_it)

@@ -506,30 +506,39 @@ void task_destroy(Task **tp)
     *tp = NULL;
 }
 
-int task_games(Task *t, int64_t pairs, XqfBin *out)
+/* The largest pair's two records (games.h: each a u32 length, then the record): a result holds them. */
+_Static_assert(2 * (4 + XQF_GAME_HEAD + 255 + 2 + 5 * (int64_t)XQF_GAME_PLIES_MAX) <= XQF_GAMES_MAX,
+               "a pair's two game records fit one result");
+
+int task_report(Task *t, int64_t from, size_t budget, TaskCounts *c, XqfBin *out)
 {
-    xqf_bin_free(out);
-    if (pairs <= 0)
-        return 0;
+    if (out)
+        xqf_bin_free(out);
     if (t->pool)
         pthread_mutex_lock(&t->pool->lock);
-    int rc = pairs <= t->counted ? 0 : -1;
+    from = from < 0 ? 0 : from > t->counted ? t->counted : from;
+    int64_t pairs = from;
     size_t len = 0;
-    for (int64_t i = 0; rc == 0 && i < 2 * pairs; i++)
-        len += t->records[i].len;
-    uint8_t *all = rc == 0 && len <= XQF_GAMES_MAX ? malloc(len ? len : 1) : NULL;
-    if (!all)
-        rc = -1;
-    size_t at = 0;
-    for (int64_t i = 0; rc == 0 && i < 2 * pairs; i++) {
-        memcpy(all + at, t->records[i].data, t->records[i].len);
-        at += t->records[i].len;
+    while (pairs < t->counted) {
+        size_t more = t->records[2 * pairs].len + t->records[2 * pairs + 1].len;
+        if (pairs > from && len + more > budget)
+            break;
+        len += more;
+        pairs++;
     }
+    *c = (TaskCounts){ 0 };
+    for (int64_t k = 0; k < pairs; k++)
+        count_pair(c, &t->pair_state[k]);
+    uint8_t *all = out && len ? malloc(len) : NULL;
+    for (int64_t i = 2 * from, at = 0; all && i < 2 * pairs; at += (int64_t)t->records[i].len, i++)
+        memcpy(all + at, t->records[i].data, t->records[i].len);
     if (t->pool)
         pthread_mutex_unlock(&t->pool->lock);
-    if (rc == 0) {
+    if (out && len && !all)
+        return -1;
+    if (all) {
         out->data = all;
         out->len = (uint32_t)len;
     }
-    return rc;
+    return 0;
 }

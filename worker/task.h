@@ -17,7 +17,7 @@
  * is exactly the games of its finished pairs: a pair cut by a stop is
  * neither reported nor lost (the coordinator re-issues it).
  *
- * Every game's record is kept for the results (task_games): its moves,
+ * Every game's record is kept for the results (task_report): its moves,
  * result and reason, and each move's score and depth when the task asks.
  * A data run's task (kind "data") plays both sides with the one set; each
  * game gets its own random plies after the opening (seeded by its
@@ -74,13 +74,15 @@ void task_start(Task *t, TaskPool *p);
  */
 void task_poll(Task *t, TaskCounts *counts, bool *done, bool *failed);
 /*
- * The records of the games of its first `pairs` pairs (counted ones:
- * task_poll's pairs or fewer) as a result's games field (protocol.md), in
- * *out (replaced).
- * Returns 0, or -1 when out of memory, too large or not counted yet.
- * Thread-safe.
+ * A report of the task as a result carries it (protocol.md): its first
+ * counted pairs, as many as have their records from pair `from` on (the
+ * pairs the coordinator acknowledged) within budget bytes
+ * (XQF_GAMES_MAX), at least one when there is one: their counts in *c
+ * (c->pairs, >= from) and, with out (else NULL), those records in *out
+ * (replaced).  Pairs counted beyond go in the next report.  Returns 0, or
+ * -1 when out of memory.  Thread-safe.
  */
-int task_games(Task *t, int64_t pairs, XqfBin *out);
+int task_report(Task *t, int64_t from, size_t budget, TaskCounts *c, XqfBin *out);
 /* Stops the task: its games not started are dropped, running ones abandoned. Returns at once. */
 void task_stop(Task *t);
 /* Stops, waits until no thread plays a game of it, takes it off the queue and frees; safe on NULL and twice. */

@@ -78,27 +78,37 @@ static bool send_hello(Worker *w, int64_t now)
     return link_send(w, &m) == 0;
 }
 
-static void send_result(Worker *w, Slot *s, const TaskCounts *c, int64_t now)
+/*
+ * Reports the task's pairs after those acknowledged with their games: as
+ * many as fit one result (task_report), the next report takes the rest
+ * once this one is acknowledged.  Nothing is sent when out of memory
+ * (tried again at the next resend).
+ */
+static void send_result(Worker *w, Slot *s, int64_t now)
 {
     XqfMsg m;
+    TaskCounts c;
     xqf_msg_init(&m, XQF_MSG_RESULT);
     XqfMsg_result *r = &m.u.result;
+    s->since_ms = now;
+    if (task_report(s->task, s->acked, XQF_GAMES_MAX, &c, &r->games) != 0) {
+        log_error("task %" PRIu64 ": out of memory for the games of a result", s->task_id);
+        return;
+    }
     r->task_id = s->task_id;
     r->lease = s->lease;
-    r->pairs = c->pairs;
-    r->wins = c->wins;
-    r->draws = c->draws;
-    r->losses = c->losses;
+    r->pairs = c.pairs;
+    r->wins = c.wins;
+    r->draws = c.draws;
+    r->losses = c.losses;
     r->penta.count = 5;
-    memcpy(r->penta.v, c->penta, sizeof c->penta);
+    memcpy(r->penta.v, c.penta, sizeof c.penta);
     r->reasons.count = GAME_REASONS;
-    memcpy(r->reasons.v, c->reasons, sizeof c->reasons);
-    if (task_games(s->task, c->pairs, &r->games) != 0)
-        log_error("task %" PRIu64 ": the games of %" PRId64 " pairs do not fit a result", s->task_id, c->pairs);
+    memcpy(r->reasons.v, c.reasons, sizeof c.reasons);
+    r->games_from = s->acked;
     link_send(w, &m);
     xqf_msg_free(&m);
-    s->sent = *c;
-    s->since_ms = now;
+    s->sent = c;
 }
 
 static void send_task_msg(Worker *w, XqfMsgType type, uint64_t task, uint64_t lease, bool refused,
@@ -493,8 +503,15 @@ static void tend_slots(Worker *w, int64_t now)
                 slot_reset(s);
             continue;
         }
-        if (c.pairs > s->sent.pairs || (s->acked < c.pairs && now - s->since_ms > RESEND_MS))
-            send_result(w, s, &c, now);
+        /* the pairs the next report can carry: fewer than counted when their games fill a result */
+        TaskCounts next;
+        task_report(s->task, s->acked, XQF_GAMES_MAX, &next, NULL);
+        if (next.pairs > s->sent.pairs && next.pairs < c.pairs)
+            log_info("task %" PRIu64 ": pairs %" PRId64 "-%" PRId64 " reported with their games, which fill a "
+                     "result; pairs %" PRId64 "-%" PRId64 " follow once it is acknowledged", s->task_id, s->acked,
+                     next.pairs - 1, next.pairs, c.pairs - 1);
+        if (next.pairs > s->sent.pairs || (s->acked < next.pairs && now - s->since_ms > RESEND_MS))
+            send_result(w, s, now);
         else if (now - s->since_ms > w->heartbeat_ms && !done) {
             send_task_msg(w, XQF_MSG_HEARTBEAT, s->task_id, s->lease, false, "");
             s->since_ms = now;

@@ -9,7 +9,10 @@
  * than N games are left to hand out: the next task is there before the
  * current one's last games end, and no thread waits on the network.  Each
  * held task's cumulative counts are reported after every pair, so that a
- * report repeated or lost changes nothing.  The worker alone talks to the
+ * report repeated or lost changes nothing, with the game records of the
+ * pairs not acknowledged yet; when those do not fit a result, fewer pairs
+ * are reported and the rest once that is acknowledged (protocol.md,
+ * results in parts).  The worker alone talks to the
  * coordinator (through its link): game threads wake it through a pipe.
  * Timers re-send what is not answered (results, requests, hello),
  * heartbeat the tasks (queued ones too), and say hello again when the

@@ -58,7 +58,7 @@ static void fill(XqfMsg *m, XqfMsgType type)
     case XQF_MSG_RESULT:
         m->u.result.task_id = 9; m->u.result.lease = 10; m->u.result.pairs = 3;
         m->u.result.wins = 2; m->u.result.draws = 3; m->u.result.losses = 1;
-        m->u.result.penta.count = 5; m->u.result.penta.v[2] = 2; m->u.result.penta.v[3] = 1;
+        m->u.result.penta.count = 5; m->u.result.penta.v[2] = 2; m->u.result.penta.v[3] = 1; m->u.result.games_from = 1;
         m->u.result.reasons.count = 17; m->u.result.reasons.v[1] = 6; m->u.result.reasons.v[16] = INT64_MIN;
         break;
     case XQF_MSG_HEARTBEAT: m->u.heartbeat.task_id = 1; m->u.heartbeat.lease = 2; break;
