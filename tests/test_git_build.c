@@ -34,8 +34,8 @@ static void clone_project(void)
     if (system(cmd) != 0)
         cr_skip("%s is not a git checkout", XQF_SOURCE_DIR);
     snprintf(cmd, sizeof cmd, "git clone -q --local --no-hardlinks '%s' '%s' >>'%s' 2>&1", XQF_SOURCE_DIR, repo,
-             logfile);
-    cr_assert_eq(system(cmd), 0, "git clone failed (see %s)", logfile);
+             cu_fx.logfile);
+    cr_assert_eq(system(cmd), 0, "git clone failed (see %s)", cu_fx.logfile);
 }
 
 static void setup(void)
@@ -254,13 +254,13 @@ Test(git_build, commits_built_checked_and_tested)
 /* A test of two refs as the web makes it: created (pending for a tester), then waiting for its builds. */
 static int64_t waiting_test(const char *owner, bool pending, const char *test_ref, const char *base_ref)
 {
-    cr_assert_eq(store_begin(store), 0);
-    cr_assert_eq(store_web_creating(store, owner, pending), 0);
-    int64_t run = cu_sprt(store, "", 4, 100, 500, 0, 5);
+    cr_assert_eq(store_begin(cu_fx.store), 0);
+    cr_assert_eq(store_web_creating(cu_fx.store, owner, pending), 0);
+    int64_t run = cu_sprt(cu_fx.store, "", 4, 100, 500, 0, 5);
     cr_assert_gt(run, 0);
-    cr_assert_eq(store_await_builds(store, run, test_ref, base_ref), 0);
-    cr_assert_eq(store_web_creating(store, NULL, false), 0);
-    cr_assert_eq(store_commit(store), 0);
+    cr_assert_eq(store_await_builds(cu_fx.store, run, test_ref, base_ref), 0);
+    cr_assert_eq(store_web_creating(cu_fx.store, NULL, false), 0);
+    cr_assert_eq(store_commit(cu_fx.store), 0);
     return run;
 }
 
@@ -269,14 +269,14 @@ static bool gets_task(int64_t run, int64_t worker)
 {
     StoreLease lease;
     bool given = false;
-    cr_assert_geq(store_claim_batch(store, run, &worker, 1, 60000, &lease, &given), 0);
+    cr_assert_geq(store_claim_batch(cu_fx.store, run, &worker, 1, 60000, &lease, &given), 0);
     return given;
 }
 
 /* The run's requests (test first) into q, asserting there are n. */
 static void requests(int64_t run, int n, StoreBuildRequest **q)
 {
-    cr_assert_eq(store_build_requests(store, run, q), n, "run %" PRId64, run);
+    cr_assert_eq(store_build_requests(cu_fx.store, run, q), n, "run %" PRId64, run);
 }
 
 Test(git_build, web_tests_wait_for_the_builder)
@@ -296,7 +296,7 @@ Test(git_build, web_tests_wait_for_the_builder)
     StoreBuildSource src = { .subject = "A: the base" };
     snprintf(src.commit, sizeof src.commit, "%s", a);
     snprintf(src.tree, sizeof src.tree, "%s", tree);
-    cr_assert_eq(store_set_build_source(store, build_a, &src), 0);
+    cr_assert_eq(store_set_build_source(cu_fx.store, build_a, &src), 0);
     /* B: a change of the binary: the one real build */
     snprintf(cmd, sizeof cmd, "echo 'const char xqf_git_test_marker[] = \"B\";' >> '%s/engine/bench.c' && "
                               "git -C '%s' add engine/bench.c", repo, repo);
@@ -306,7 +306,7 @@ Test(git_build, web_tests_wait_for_the_builder)
     /* a tester's test of B against A, an admin's of a ref that does not resolve: both wait, no tasks */
     int64_t good = waiting_test("tess", true, b_, a), bad = waiting_test("ada", false, "no-such-branch", a);
     StoreRun r;
-    cr_assert_eq(store_load_run(store, good, &r, false), 1);
+    cr_assert_eq(store_load_run(cu_fx.store, good, &r, false), 1);
     cr_assert_str_eq(r.state, "building");
     StoreBuildRequest *q = NULL;
     requests(good, 2, &q);
@@ -316,11 +316,11 @@ Test(git_build, web_tests_wait_for_the_builder)
     cr_assert_str_eq(q[1].side, "base");
     free(q);
     int64_t worker;
-    cr_assert_eq(store_hello(store, "w1", "b", 2, 2, "", &worker), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "w1", "b", 2, 2, "", &worker), 1);
     cr_assert(!gets_task(good, worker), "a run waiting for builds gives no task");
     cr_assert(!gets_task(bad, worker));
     StoreRun *active = NULL;
-    int n = store_active_runs(store, &active);
+    int n = store_active_runs(cu_fx.store, &active);
     cr_assert_eq(n, 0, "the coordinator serves no building run");
     free(active);
 
@@ -335,17 +335,17 @@ Test(git_build, web_tests_wait_for_the_builder)
     int64_t build_b = q[0].build_id;
     cr_assert(build_b > 0 && build_b != build_a);
     free(q);
-    cr_assert_eq(store_load_run(store, good, &r, false), 1);
+    cr_assert_eq(store_load_run(cu_fx.store, good, &r, false), 1);
     cr_assert_str_eq(r.state, "pending", "a tester's test still waits for an admin's approval");
     int64_t test_build, base_build;
-    cr_assert_eq(store_run_builds(store, good, &test_build, &base_build), 1);
+    cr_assert_eq(store_run_builds(cu_fx.store, good, &test_build, &base_build), 1);
     cr_assert_eq(test_build, build_b);
     cr_assert_eq(base_build, build_a);
     StoreBuildSource got;
-    cr_assert_eq(store_build_source(store, build_b, &got), 1);
+    cr_assert_eq(store_build_source(cu_fx.store, build_b, &got), 1);
     cr_assert_str_eq(got.commit, b_);
 
-    cr_assert_eq(store_load_run(store, bad, &r, false), 1);
+    cr_assert_eq(store_load_run(cu_fx.store, bad, &r, false), 1);
     cr_assert_str_eq(r.state, "failed");
     cr_assert_str_eq(r.verdict, "build of test ref no-such-branch failed");
     requests(bad, 2, &q);
@@ -366,13 +366,13 @@ Test(git_build, web_tests_wait_for_the_builder)
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s", errbuf);
     cr_assert(!strstr(out, "building the"), "%s", out);
     StoreBuildRequest none;
-    cr_assert_eq(store_build_claim(store, "test:1", 3600, &none), 0);
+    cr_assert_eq(store_build_claim(cu_fx.store, "test:1", 3600, &none), 0);
     char state[16];
-    cr_assert_eq(store_build_done(store, 1, build_a, NULL, state, sizeof state), 0, "a request not being built");
+    cr_assert_eq(store_build_done(cu_fx.store, 1, build_a, NULL, state, sizeof state), 0, "a request not being built");
     /* xqf-tune stop ends a run that waits (here for approval), not one that has ended */
     snprintf(args, sizeof args, "stop %" PRId64, good);
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s", errbuf);
-    cr_assert_eq(store_load_run(store, good, &r, false), 1);
+    cr_assert_eq(store_load_run(cu_fx.store, good, &r, false), 1);
     cr_assert_str_eq(r.state, "stopped");
     cr_assert_eq(tune(out, sizeof out, args), 1);
     cr_assert(strstr(errbuf, "has ended (stopped)"), "%s", errbuf);

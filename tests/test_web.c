@@ -701,7 +701,7 @@ Test(web, machines_show_speed_and_faults)
 static void cli_message(const char *args, const char *option, char *html, size_t size)
 {
     char cmd[2048], out[2048] = "";
-    snprintf(cmd, sizeof cmd, "'%s/xqf-tune' %s --db '%s' 2>&1 >/dev/null", XQF_BIN, args, db);
+    snprintf(cmd, sizeof cmd, "'%s/xqf-tune' %s --db '%s' 2>&1 >/dev/null", XQF_BIN, args, cu_fx.db);
     FILE *p = popen(cmd, "r");
     cr_assert(p);
     size_t n = fread(out, 1, sizeof out - 1, p);
@@ -765,11 +765,11 @@ Test(web, a_test_of_git_refs_waits_for_its_builds)
     load(id, &run);
     cr_assert_str_eq(run.state, "building");
     StoreBuildRequest *q = NULL;
-    cr_assert_eq(store_build_requests(store, id, &q), 2);
+    cr_assert_eq(store_build_requests(cu_fx.store, id, &q), 2);
     cr_assert(strcmp(q[0].ref, "topic") == 0 && strcmp(q[0].state, "queued") == 0 && strcmp(q[1].ref, "main") == 0);
     free(q);
     StoreRun *active = NULL;
-    int n = store_active_runs(store, &active);
+    int n = store_active_runs(cu_fx.store, &active);
     free(active);
     cr_assert_eq(n, 0, "the coordinator serves no building run");
     char path[64];
@@ -785,12 +785,12 @@ Test(web, a_test_of_git_refs_waits_for_its_builds)
     /* the builder takes the test's ref and fails it: the run fails, its page says why */
     StoreBuildRequest taken;
     char state[16];
-    cr_assert_eq(store_build_claim(store, "test:1", 3600, &taken), 1);
+    cr_assert_eq(store_build_claim(cu_fx.store, "test:1", 3600, &taken), 1);
     cr_assert_str_eq(taken.ref, "topic");
     r = http("GET", path, NULL, NULL);
     cr_assert(strstr(r.body, "<td data-k=\"build-test\">building</td>"), "the builder took it");
     reply_free(&r);
-    cr_assert_eq(store_build_done(store, taken.id, 0, "unknown ref 'topic' in /src", state, sizeof state), 1);
+    cr_assert_eq(store_build_done(cu_fx.store, taken.id, 0, "unknown ref 'topic' in /src", state, sizeof state), 1);
     cr_assert_str_eq(state, "failed");
     r = http("GET", path, NULL, NULL);
     cr_assert(strstr(r.body, "build of test ref topic failed") && strstr(r.body, "unknown ref &#39;topic&#39; in /src"),
@@ -809,8 +809,8 @@ Test(web, a_test_of_git_refs_waits_for_its_builds)
     cr_assert_eq(status_of("POST", path, cookie, form), 303);
     load(id, &run);
     cr_assert_str_eq(run.state, "stopped");
-    cr_assert_eq(store_build_claim(store, "test:1", 3600, &taken), 0, "nothing to build");
-    cr_assert_eq(store_build_requests(store, id, &q), 2);
+    cr_assert_eq(store_build_claim(cu_fx.store, "test:1", 3600, &taken), 0, "nothing to build");
+    cr_assert_eq(store_build_requests(cu_fx.store, id, &q), 2);
     cr_assert(strcmp(q[0].state, "failed") == 0 && strstr(q[0].error, "the run was stopped first"), "%s", q[0].error);
     free(q);
 }

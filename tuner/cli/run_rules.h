@@ -40,7 +40,8 @@
 
 /*
  * What the games of an SPRT or SPSA run keep (issue 13).  A result carries
- * its pairs' games: a task's fit in one (768 KiB) with games of 400 plies.
+ * its pairs' games, in parts when they outgrow a frame (protocol 7); the
+ * caps keep a task's games of 400 plies within one part.
  */
 enum { RULE_GAMES_PAIRS_PER_TASK_MAX = 256, RULE_SCORED_PAIRS_PER_TASK_MAX = 128 };
 
