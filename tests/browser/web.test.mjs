@@ -2,7 +2,7 @@
 // puppeteer-core, against a real PostgreSQL (XQF_TEST_DB), coordinator,
 // worker and xqf-web (XQF_BIN).  Run by ctest (test "browser", label
 // "browser"; ops/setup installs puppeteer-core into tests/browser/node_modules).
-// XQF_SCREENSHOTS=DIR keeps the screenshots of the run and machines pages.
+// XQF_SCREENSHOTS=DIR keeps the screenshots of the run, machines and waiting-for-builds pages.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
@@ -196,6 +196,8 @@ test('a test of git refs from the form waits for its builds, and its page follow
   psql(db, "SELECT * FROM xqf_build_claim('browser:1', 3600)");
   await page.waitForFunction(() => document.querySelector('[data-k="build-test"]').textContent === 'building',
                              { timeout: 5000 });
+  if (process.env.XQF_SCREENSHOTS)
+    await page.screenshot({ path: join(process.env.XQF_SCREENSHOTS, 'run-building.png'), fullPage: true });
   // and fails it: the page reloads with the run failed and the reason
   const reloaded = page.waitForNavigation({ timeout: 5000 });
   psql(db, `SELECT xqf_build_done((SELECT id FROM build_requests WHERE run_id = ${id} AND side = 'test'), NULL,
