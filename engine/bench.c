@@ -30,11 +30,13 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-uint64_t bench_run(int depth, FILE *out)
+uint64_t bench_run(int depth, const Params *params, FILE *out)
 {
     Engine *e = engine_new();
     if (!e)
         return 0;
+    if (params)
+        engine_set_params(e, params);
     SearchLimits limits;
     search_limits_init(&limits);
     limits.depth = depth > 0 ? depth : BENCH_DEPTH;

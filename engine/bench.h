@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "params.h"
+
 enum { BENCH_DEPTH = 13 };
 
 /*
@@ -19,10 +21,12 @@ enum { BENCH_DEPTH = 13 };
 #define BENCH_SIGNATURE UINT64_C(2687218)
 
 /*
- * Searches every bench position to `depth` (BENCH_DEPTH when <= 0), prints
- * one line per position, then "Nodes searched: N" and "Nodes/second: M".
- * Returns the node count, or 0 when the engine cannot be created.
+ * Searches every bench position to `depth` (BENCH_DEPTH when <= 0) with
+ * `params` (the defaults when NULL), prints one line per position, then
+ * "Nodes searched: N" and "Nodes/second: M".  Returns the node count, or 0
+ * when the engine cannot be created.  Only the defaults at BENCH_DEPTH
+ * give the signature; other parameters or depths measure a change's tree.
  */
-uint64_t bench_run(int depth, FILE *out);
+uint64_t bench_run(int depth, const Params *params, FILE *out);
 
 #endif

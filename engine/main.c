@@ -3,7 +3,7 @@
  *
  *   xqf-engine                 UCI / UCCI on stdin and stdout
  *   xqf-engine perft N [FEN]   per-move counts, then "Nodes searched: N"
- *   xqf-engine bench [DEPTH]   the search signature: "Nodes searched: N"
+ *   xqf-engine bench [DEPTH] [NAME=VALUE...]   the search signature: "Nodes searched: N"
  *   xqf-engine judge FEN|startpos [MOVES...]   the referee's verdict after the moves
  *   xqf-engine params [FILE]   the parameter table, or a parameter file checked and completed
  */
@@ -23,7 +23,8 @@ static int usage(FILE *f, int code)
 {
     fprintf(f, "usage: xqf-engine                 speak UCI or UCCI on stdin/stdout\n"
                "       xqf-engine perft N [FEN]   count the legal move tree to depth N (1-8)\n"
-               "       xqf-engine bench [DEPTH]   search the bench positions; prints the signature\n"
+               "       xqf-engine bench [DEPTH] [NAME=VALUE...]\n"
+               "                                  search the bench positions (with these parameters); prints the node count\n"
                "       xqf-engine judge FEN|startpos [MOVES...]\n"
                "                                  play the moves; print the referee's verdict\n"
                "       xqf-engine params          the parameter table: name, type, default, min, max, c_end, r_end\n"
@@ -131,14 +132,27 @@ static int run_judge(int argc, char **argv)
     return 0;
 }
 
+/* bench [DEPTH] [NAME=VALUE...]: the signature, or a change's tree with parameters set. */
 static int run_bench(int argc, char **argv)
 {
-    int depth = 0;
-    if (argc > 3 || (argc == 3 && !parse_depth(argv[2], 30, &depth))) {
-        fprintf(stderr, "xqf-engine: error: bench takes an optional depth from 1 to 30\n");
-        return 2;
+    int depth = 0, i = 2;
+    if (i < argc && !strchr(argv[i], '=')) {
+        if (!parse_depth(argv[i], 30, &depth)) {
+            fprintf(stderr, "xqf-engine: error: bench takes an optional depth from 1 to 30, then NAME=VALUE parameters\n");
+            return 2;
+        }
+        i++;
     }
-    return bench_run(depth, stdout) ? 0 : 1;
+    Params p;
+    params_default(&p);
+    for (; i < argc; i++) {
+        char err[160];
+        if (params_apply_list(&p, argv[i], err, sizeof err) != 0) {
+            fprintf(stderr, "xqf-engine: error: bench: %s\n", err);
+            return 2;
+        }
+    }
+    return bench_run(depth, &p, stdout) ? 0 : 1;
 }
 
 /* Without a file: one line per parameter in Fishtest's SPSA input form. */

@@ -460,7 +460,7 @@ static void cmd_bench(Session *s, const Tokens *t)
         return;
     }
     pthread_mutex_lock(&s->out_lock);
-    bench_run((int)depth, s->out);
+    bench_run((int)depth, engine_params(s->engine), s->out);
     pthread_mutex_unlock(&s->out_lock);
 }
 

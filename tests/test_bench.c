@@ -23,7 +23,7 @@ Test(bench, signature_is_pinned)
     cr_assert(params_equal(&p, &table), "a tuned build: its signature is its own");
     FILE *out = fopen("/dev/null", "w");
     cr_assert_not_null(out);
-    uint64_t nodes = bench_run(0, out);
+    uint64_t nodes = bench_run(0, NULL, out);
     fclose(out);
     cr_expect_eq(nodes, BENCH_SIGNATURE, "bench gives %" PRIu64 " nodes; engine/bench.h pins %" PRIu64
                  ": a search change updates BENCH_SIGNATURE and says Bench: %" PRIu64,

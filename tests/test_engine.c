@@ -164,7 +164,7 @@ Test(engine, every_seed_switch_changes_the_search)
 Test(engine, bench_is_deterministic)
 {
     FILE *null = fopen("/dev/null", "w");
-    uint64_t a = bench_run(5, null), b = bench_run(5, null);
+    uint64_t a = bench_run(5, NULL, null), b = bench_run(5, NULL, null);
     fclose(null);
     cr_assert_gt(a, 1000);
     cr_assert_eq(a, b);

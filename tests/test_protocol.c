@@ -888,16 +888,22 @@ Test(protocol, cli_errors)
     expect_usage_error(extra, "perft with an extra argument");
     const char *bench0[] = { "bench", "0", NULL };
     expect_usage_error(bench0, "bench 0");
+    const char *bench_param[] = { "bench", "3", "NullMove=3", NULL };
+    expect_usage_error(bench_param, "bench with an out-of-range parameter");
+    const char *bench_unknown[] = { "bench", "3", "Frob=1", NULL };
+    expect_usage_error(bench_unknown, "bench with an unknown parameter");
+    const char *bench_word[] = { "bench", "3", "NullMove", NULL };
+    expect_usage_error(bench_word, "bench with a word that is not NAME=VALUE");
     const char *unknown[] = { "frobnicate", NULL };
     expect_usage_error(unknown, "unknown command");
 }
 
-/* Parses "Nodes searched: N" out of bench output. */
-static uint64_t bench_nodes(void)
+/* Parses "Nodes searched: N" out of the output of bench 3 with these extra arguments. */
+static uint64_t bench_nodes_with(const char *param)
 {
     char out[1 << 16];
     char *err = NULL;
-    const char *args[] = { "bench", "3", NULL };
+    const char *args[] = { "bench", "3", param, NULL };
     cr_assert_eq(run_cli(args, out, sizeof out, &err), 0, "stderr: %s", err);
     free(err);
     const char *nodes = strstr(out, "Nodes searched: ");
@@ -908,8 +914,34 @@ static uint64_t bench_nodes(void)
     return n;
 }
 
+static uint64_t bench_nodes(void)
+{
+    return bench_nodes_with(NULL);
+}
+
 Test(protocol, cli_bench_is_deterministic)
 {
     uint64_t a = bench_nodes(), b = bench_nodes();
     cr_expect_eq(a, b, "bench 3 gave %" PRIu64 " then %" PRIu64 " nodes", a, b);
+}
+
+/* Parameters on bench's command line change the tree; the defaults given explicitly do not. */
+Test(protocol, cli_bench_takes_parameters)
+{
+    uint64_t plain = bench_nodes();
+    cr_expect_eq(bench_nodes_with("NullMove=1"), plain, "the default given explicitly changed the tree");
+    uint64_t off = bench_nodes_with("NullMove=0,Rfp=0");
+    cr_expect_neq(off, plain, "switching null move and RFP off left the tree alone");
+
+    /* The protocol's bench searches with the session's options: the same tree as the command line's. */
+    Proc p;
+    start_uci(&p);
+    proc_send(&p, "setoption name NullMove value 0");
+    proc_send(&p, "setoption name Rfp value 0");
+    proc_send(&p, "bench 3");
+    char line[LINE_MAX_LEN];
+    expect_line(&p, "Nodes searched:", SEARCH_MS, line);
+    cr_expect_eq(strtoull(line + 16, NULL, 10), off, "%s, the command line's %" PRIu64, line, off);
+    cr_expect_eq(proc_finish(&p, 5000), 0);
+    proc_free(&p);
 }

@@ -149,7 +149,7 @@ static int64_t own_nps(Worker *w)
     char *text = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);
-    uint64_t nodes = out ? bench_run(0, out) : 0;
+    uint64_t nodes = out ? bench_run(0, NULL, out) : 0;
     if (out)
         fclose(out);
     const char *line = text ? strstr(text, "Nodes/second: ") : NULL;

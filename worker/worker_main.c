@@ -55,7 +55,7 @@ static void on_signal(int sig)
 static void compute_build(char *out, size_t size)
 {
     FILE *null = fopen("/dev/null", "we");   /* close-on-exec */
-    uint64_t nodes = bench_run(BUILD_DEPTH, null ? null : stderr);
+    uint64_t nodes = bench_run(BUILD_DEPTH, NULL, null ? null : stderr);
     if (null)
         fclose(null);
     Params p;
