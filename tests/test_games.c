@@ -245,7 +245,9 @@ static void audit_long_games(int64_t run, int64_t pairs, const char *what)
 /*
  * A task whose games are more than a frame holds (128 pairs of games of
  * about 1,300 plies with scores and depths: over 1 MiB), played while the
- * coordinator is stopped: the worker reports them in several results,
+ * coordinator is stopped (until the worker logs that its games fill a
+ * result, not for a fixed time: a loaded machine plays fewer games in
+ * it): the worker reports them in several results,
  * each as full as a frame allows, and every game is stored and counted
  * once.  With protocol 6 the reports past the first 768 KiB of the task's
  * games went without them: counted, not stored.
@@ -259,9 +261,15 @@ Test(games, a_task_whose_games_exceed_a_frame_keeps_them_all, .timeout = 600)
     cu_track(cu_worker_args(cu_fx.port, "w1", 2, cu_fx.logfile, extra));
     cr_assert(cu_wait_pairs(cu_fx.store, run, 1, 120), "no pair reported (log: %s)", cu_fx.logfile);
     cr_assert_eq(kill(coordinator, SIGSTOP), 0);
-    sleep(50);
+    /* Stopped until the worker has more games than a result holds (however loaded the machine is). */
+    int waited = 0;
+    while (count_in_file(cu_fx.logfile, "which fill a result") == 0 && waited < 400) {
+        sleep(1);
+        waited++;
+    }
     cr_assert_eq(kill(coordinator, SIGCONT), 0);
-    audit_long_games(run, 128, "a task of 128 pairs of long games, the coordinator stopped for 50 s");
+    cr_assert_lt(waited, 400, "the worker never had a result's worth of games (log: %s)", cu_fx.logfile);
+    audit_long_games(run, 128, "a task of 128 pairs of long games, the coordinator stopped until they fill a result");
     cr_assert_geq(count_in_file(cu_fx.logfile, "which fill a result"), 1, "no report cut (log: %s)", cu_fx.logfile);
 }
 

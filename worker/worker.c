@@ -36,6 +36,7 @@ typedef struct {
     int64_t pairs;                   /* of the task */
     TaskCounts sent;                 /* last reported */
     int64_t acked;                   /* pairs the coordinator confirmed */
+    int64_t cut_logged;              /* 1 + acked when a result from there was last logged as cut; 0: never */
     int64_t since_ms;                /* request sent / last contact about the task */
     bool handback;                   /* hand back once its games are done */
     bool lease_gone;                 /* told to stop: nothing more to report */
@@ -506,10 +507,13 @@ static void tend_slots(Worker *w, int64_t now)
         /* the pairs the next report can carry: fewer than counted when their games fill a result */
         TaskCounts next;
         task_report(s->task, s->acked, XQF_GAMES_MAX, &next, NULL);
-        if (next.pairs > s->sent.pairs && next.pairs < c.pairs)
+        if (next.pairs < c.pairs && s->cut_logged != s->acked + 1) {
+            /* once per part: when the games counted first fill a result (also while the coordinator is away) */
+            s->cut_logged = s->acked + 1;
             log_info("task %" PRIu64 ": pairs %" PRId64 "-%" PRId64 " reported with their games, which fill a "
                      "result; pairs %" PRId64 "-%" PRId64 " follow once it is acknowledged", s->task_id, s->acked,
                      next.pairs - 1, next.pairs, c.pairs - 1);
+        }
         if (next.pairs > s->sent.pairs || (s->acked < next.pairs && now - s->since_ms > RESEND_MS))
             send_result(w, s, now);
         else if (now - s->since_ms > w->heartbeat_ms && !done) {
