@@ -8,7 +8,8 @@
  *   Step 1     repetition (perpetual check and chase) and the 120-ply rule
  *   Step 2     mate-distance pruning
  *   Step 3     transposition table cut-offs (two bounds per entry, seed 003)
- *   Step 4     static evaluation (from the table when stored), improving
+ *   Step 4     static evaluation (from the table when stored), corrected by
+ *              the correction history of its structure, improving
  *   Step 5     razoring
  *   Step 6     reverse futility pruning
  *   Step 7     null move: the guards of seed 001, a reduction growing with
@@ -25,7 +26,8 @@
  *              check and mate-threat extensions; late-move reductions with
  *              seed 003's history success rate as one input; PVS with
  *              fail-soft
- *   Step 11    mate/stalemate, hash store, history with gravity
+ *   Step 11    mate/stalemate, hash store, history with gravity, the
+ *              correction history's update
  *   quiesce    hash table, captures that do not lose by SEE, quiet checks
  *              at the first plies, full evasions, delta pruning
  */
@@ -64,6 +66,8 @@ typedef enum {
 
 typedef int16_t ContHist[16][SQUARES];
 
+enum { CORR_SIZE = 16384, CORR_LIMIT = 1024 };
+
 typedef struct {
     int static_eval;     /* -INF when in check */
     bool null_move;      /* the move into this ply was a null move */
@@ -95,6 +99,7 @@ struct Engine {
     uint16_t hist_tot[16][SQUARES];
     Move pv[MAX_PLY][MAX_PLY];
     int pv_length[MAX_PLY];
+    int16_t corr[2][CORR_SIZE];     /* correction history by side and structure key */
     int lmr[LMR_DEPTHS][LMR_MOVES]; /* reductions in 1/100 ply */
     int previous_score;             /* of the last search in this game, -INF: none */
 };
@@ -172,6 +177,7 @@ void engine_clear(Engine *e)
     memset(e->cont_hist, 0, sizeof e->cont_hist);
     memset(e->hist_hit, 0, sizeof e->hist_hit);
     memset(e->hist_tot, 0, sizeof e->hist_tot);
+    memset(e->corr, 0, sizeof e->corr);
     e->previous_score = -INF;
 }
 
@@ -491,6 +497,46 @@ static int static_eval(Engine *e, const TTProbe *tp)
     return tp->eval != TT_NO_EVAL ? tp->eval : evaluate(&e->b, &e->eval);
 }
 
+/*
+ * Correction history.  The structure of a position (pawns, advisors,
+ * elephants and kings, which change rarely and decide what the
+ * evaluation misjudges about king safety and pawn play) hashed into a
+ * table per side to move; each entry the running error of the static
+ * evaluation against the searches of positions with that structure.
+ */
+static int16_t *corr_entry(Engine *e)
+{
+    const Board *b = &e->b;
+    uint64_t key = 0;
+    for (int c = RED; c <= BLACK; c++)
+        for (int type = KING; type <= PAWN; type++) {
+            if (type == HORSE || type == ROOK || type == CANNON)
+                continue;
+            int piece = make_piece(c, type);
+            for (int i = 0; i < b->count[c][type]; i++)
+                key ^= zobrist_piece[piece][b->list[c][type][i]];
+        }
+    return &e->corr[b->side][(key >> 32) & (CORR_SIZE - 1)];
+}
+
+/* The static evaluation corrected by the history of its structure (never into the mate range). */
+static int corrected_eval(Engine *e, int raw)
+{
+    if (!e->params.CorrHist)
+        return raw;
+    int v = raw + *corr_entry(e) / e->params.CorrDiv;
+    return v >= MATE_BOUND ? MATE_BOUND - 1 : v <= -MATE_BOUND ? -MATE_BOUND + 1 : v;
+}
+
+/* A search of `depth` found `best` where the corrected evaluation said `eval`: move the entry toward the error. */
+static void update_correction(Engine *e, int depth, int best, int eval)
+{
+    int bonus = (best - eval) * depth / e->params.CorrRate;
+    bonus = bonus > CORR_LIMIT / 4 ? CORR_LIMIT / 4 : bonus < -CORR_LIMIT / 4 ? -CORR_LIMIT / 4 : bonus;
+    int16_t *entry = corr_entry(e);
+    *entry = (int16_t)(*entry + bonus - *entry * abs(bonus) / CORR_LIMIT);
+}
+
 /* ---- quiescence ---- */
 
 static int quiesce(Engine *e, int alpha, int beta, int ply, int qply, bool pv_node)
@@ -528,7 +574,8 @@ static int quiesce(Engine *e, int alpha, int beta, int ply, int qply, bool pv_no
         /* Full evasions: every legal move. */
         movegen_pseudo(b, &list, GEN_ALL);
     } else {
-        stand = best = eval = static_eval(e, &tp);
+        eval = static_eval(e, &tp);
+        stand = best = corrected_eval(e, eval);
         if (best >= beta) {
             tt_store(&e->tt, key, 0, ply, MOVE_NONE, best, alpha, beta, eval, false);
             return best;
@@ -749,22 +796,23 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
     Move hash_move = tp.move;
     bool hash_capture = hash_move && b->squares[move_to(hash_move)];
 
-    /* Step 4: static evaluation; improving when it rose since our last move. */
+    /* Step 4: static evaluation, corrected; improving when it rose since our last move. */
     bool in_check = board_in_check(b);
-    int eval = -INF, raw_eval = TT_NO_EVAL;
+    int eval = -INF, raw_eval = TT_NO_EVAL, static_value = -INF; /* raw: for the table; static_value: corrected */
     if (!in_check) {
-        eval = raw_eval = static_eval(e, &tp);
+        raw_eval = static_eval(e, &tp);
+        eval = static_value = corrected_eval(e, raw_eval);
         /* A stored bound on the same side is a better guess than the evaluation. */
         if (tp.lower_depth >= 0 && tp.lower > eval && !is_decisive(tp.lower))
             eval = tp.lower;
         else if (tp.upper_depth >= 0 && tp.upper < eval && !is_decisive(tp.upper))
             eval = tp.upper;
     }
-    here->static_eval = in_check ? -INF : raw_eval;
+    here->static_eval = static_value;
     int past = PLY(e, ply - 2)->static_eval;
     if (past == -INF)
         past = PLY(e, ply - 4 >= -2 ? ply - 4 : -2)->static_eval;
-    bool improving = !in_check && (past == -INF || raw_eval > past);
+    bool improving = !in_check && (past == -INF || static_value > past);
     Ply *next = PLY(e, ply + 1);
     next->killers[0] = next->killers[1] = next->mate_killer = MOVE_NONE;
     next->excluded = MOVE_NONE;
@@ -972,6 +1020,11 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
     if (!excluded)
         tt_store(&e->tt, key, depth, ply, best > old_alpha ? best_move : MOVE_NONE, best, old_alpha, beta,
                  raw_eval, is_ban(best));
+    /* Step 11, the correction: from quiet results whose bound says which way the evaluation erred. */
+    if (p->CorrHist && !in_check && !excluded && !is_decisive(best) && !is_ban(best)
+        && !(best > old_alpha && best_move && b->squares[move_to(best_move)])
+        && !(best <= old_alpha && best >= static_value) && !(best >= beta && best <= static_value))
+        update_correction(e, depth, best, static_value);
     return best;
 }
 
