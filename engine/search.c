@@ -519,21 +519,20 @@ static int16_t *corr_entry(Engine *e)
     return &e->corr[b->side][(key >> 32) & (CORR_SIZE - 1)];
 }
 
-/* The static evaluation corrected by the history of its structure (never into the mate range). */
-static int corrected_eval(Engine *e, int raw)
+/* The static evaluation corrected by its structure's entry (NULL: no correction), never into the mate range. */
+static int corrected_eval(const Engine *e, const int16_t *entry, int raw)
 {
-    if (!e->params.CorrHist)
+    if (!entry)
         return raw;
-    int v = raw + *corr_entry(e) / e->params.CorrDiv;
+    int v = raw + *entry / e->params.CorrDiv;
     return v >= MATE_BOUND ? MATE_BOUND - 1 : v <= -MATE_BOUND ? -MATE_BOUND + 1 : v;
 }
 
 /* A search of `depth` found `best` where the corrected evaluation said `eval`: move the entry toward the error. */
-static void update_correction(Engine *e, int depth, int best, int eval)
+static void update_correction(const Engine *e, int16_t *entry, int depth, int best, int eval)
 {
     int bonus = (best - eval) * depth / e->params.CorrRate;
     bonus = bonus > CORR_LIMIT / 4 ? CORR_LIMIT / 4 : bonus < -CORR_LIMIT / 4 ? -CORR_LIMIT / 4 : bonus;
-    int16_t *entry = corr_entry(e);
     *entry = (int16_t)(*entry + bonus - *entry * abs(bonus) / CORR_LIMIT);
 }
 
@@ -575,7 +574,7 @@ static int quiesce(Engine *e, int alpha, int beta, int ply, int qply, bool pv_no
         movegen_pseudo(b, &list, GEN_ALL);
     } else {
         eval = static_eval(e, &tp);
-        stand = best = corrected_eval(e, eval);
+        stand = best = corrected_eval(e, p->CorrHist ? corr_entry(e) : NULL, eval);
         if (best >= beta) {
             tt_store(&e->tt, key, 0, ply, MOVE_NONE, best, alpha, beta, eval, false);
             return best;
@@ -799,9 +798,10 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
     /* Step 4: static evaluation, corrected; improving when it rose since our last move. */
     bool in_check = board_in_check(b);
     int eval = -INF, raw_eval = TT_NO_EVAL, static_value = -INF; /* raw: for the table; static_value: corrected */
+    int16_t *corr = !in_check && p->CorrHist ? corr_entry(e) : NULL;
     if (!in_check) {
         raw_eval = static_eval(e, &tp);
-        eval = static_value = corrected_eval(e, raw_eval);
+        eval = static_value = corrected_eval(e, corr, raw_eval);
         /* A stored bound on the same side is a better guess than the evaluation. */
         if (tp.lower_depth >= 0 && tp.lower > eval && !is_decisive(tp.lower))
             eval = tp.lower;
@@ -1021,10 +1021,10 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
         tt_store(&e->tt, key, depth, ply, best > old_alpha ? best_move : MOVE_NONE, best, old_alpha, beta,
                  raw_eval, is_ban(best));
     /* Step 11, the correction: from quiet results whose bound says which way the evaluation erred. */
-    if (p->CorrHist && !in_check && !excluded && !is_decisive(best) && !is_ban(best)
+    if (corr && !excluded && !is_decisive(best) && !is_ban(best)
         && !(best > old_alpha && best_move && b->squares[move_to(best_move)])
         && !(best <= old_alpha && best >= static_value) && !(best >= beta && best <= static_value))
-        update_correction(e, depth, best, static_value);
+        update_correction(e, corr, depth, best, static_value);
     return best;
 }
 

@@ -29,3 +29,17 @@ Test(bench, signature_is_pinned)
                  ": a search change updates BENCH_SIGNATURE and says Bench: %" PRIu64,
                  nodes, (uint64_t)BENCH_SIGNATURE, nodes);
 }
+
+/* The correction history switched off gives back the search before it (bench 3367740); on, it changes the tree. */
+Test(bench, correction_history_is_a_switch)
+{
+    Params p;
+    params_default(&p);
+    p.CorrHist = 0;
+    FILE *out = fopen("/dev/null", "w");
+    cr_assert_not_null(out);
+    uint64_t nodes = bench_run(0, &p, out);
+    fclose(out);
+    cr_expect_eq(nodes, UINT64_C(3367740), "bench with CorrHist=0 gives %" PRIu64 " nodes", nodes);
+    cr_expect_neq(nodes, BENCH_SIGNATURE);
+}
