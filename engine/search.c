@@ -28,8 +28,9 @@
  *              fail-soft
  *   Step 11    mate/stalemate, hash store, history with gravity, the
  *              correction history's update
- *   quiesce    hash table, captures that do not lose by SEE, quiet checks
- *              at the first plies, full evasions, delta pruning
+ *   quiesce    hash table, captures that do not lose by SEE (and those that
+ *              check, at the first plies), quiet checks at the first plies,
+ *              full evasions, delta pruning
  */
 #include "search.h"
 
@@ -598,8 +599,9 @@ static int quiesce(Engine *e, int alpha, int beta, int ply, int qply, bool pv_no
             /* Delta pruning: even winning this piece cannot lift the score to alpha. */
             if (p->DeltaPruning && stand + eval_piece_value(&e->eval, piece_type(victim)) + p->DeltaMargin <= alpha)
                 continue;
-            /* A capture that loses material cannot raise a quiet position's score. */
-            if (p->QsSeePruning && !see_ge(b, m, 0))
+            /* A capture that loses material cannot raise a quiet position's score (unless it checks, a sacrifice). */
+            if (p->QsSeePruning && !see_ge(b, m, 0)
+                && !(p->SacrificeChecks && qply < p->QsCheckPlies && board_gives_check(b, m)))
                 continue;
         }
         if (!board_legal(b, m))
@@ -918,11 +920,14 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
                     && eval + p->FutilityBase + p->FutilityMul * (lmr_depth > 0 ? lmr_depth : 0) + hist / p->FutilityHistDiv <= alpha)
                     continue;
             }
-            /* SEE pruning: the move loses more material than the depth can win back. */
+            /*
+             * SEE pruning: the move loses more material than the depth can win
+             * back.  A capture that checks may be a sacrifice that mates: kept.
+             */
             if (p->SeePruning && depth <= p->SeePruneDepth) {
                 int d = lmr_depth > 0 ? lmr_depth : 0;
                 if (quiet ? !gives_check && !see_ge(b, m, -p->SeeQuietMargin * d * d)
-                          : !see_ge(b, m, -p->SeeCaptureMargin * depth))
+                          : !(gives_check && p->SacrificeChecks) && !see_ge(b, m, -p->SeeCaptureMargin * depth))
                     continue;
             }
         }

@@ -31,11 +31,25 @@ Test(bench, signature_is_pinned)
 }
 
 /* The correction history switched off gives back the search before it (bench 3367740); on, it changes the tree. */
+Test(bench, sacrifice_checks_are_a_switch)
+{
+    Params p;
+    params_default(&p);
+    p.SacrificeChecks = 0;
+    FILE *out = fopen("/dev/null", "w");
+    cr_assert_not_null(out);
+    uint64_t nodes = bench_run(0, &p, out);
+    fclose(out);
+    cr_expect_eq(nodes, UINT64_C(2764757), "bench with SacrificeChecks=0 gives %" PRIu64 " nodes", nodes);
+    cr_expect_neq(nodes, BENCH_SIGNATURE);
+}
+
 Test(bench, correction_history_is_a_switch)
 {
     Params p;
     params_default(&p);
     p.CorrHist = 0;
+    p.SacrificeChecks = 0;
     FILE *out = fopen("/dev/null", "w");
     cr_assert_not_null(out);
     uint64_t nodes = bench_run(0, &p, out);
