@@ -30,7 +30,7 @@ Test(bench, signature_is_pinned)
                  nodes, (uint64_t)BENCH_SIGNATURE, nodes);
 }
 
-/* The correction history switched off gives back the search before it (bench 3367740); on, it changes the tree. */
+/* Captures that check pruned by SEE again give back the search before the change (bench 2764757). */
 Test(bench, sacrifice_checks_are_a_switch)
 {
     Params p;
@@ -44,6 +44,7 @@ Test(bench, sacrifice_checks_are_a_switch)
     cr_expect_neq(nodes, BENCH_SIGNATURE);
 }
 
+/* The correction history switched off (and the sacrifice rule) gives back the search before it (bench 3367740). */
 Test(bench, correction_history_is_a_switch)
 {
     Params p;
