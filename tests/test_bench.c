@@ -13,6 +13,16 @@
 #include "bench.h"
 #include "params.h"
 
+/* bench's nodes at its default depth with the parameters p (NULL: the defaults). */
+static uint64_t bench_nodes(const Params *p)
+{
+    FILE *out = fopen("/dev/null", "w");
+    cr_assert_not_null(out);
+    uint64_t nodes = bench_run(0, p, out);
+    fclose(out);
+    return nodes;
+}
+
 Test(bench, signature_is_pinned)
 {
     Params p;
@@ -21,10 +31,7 @@ Test(bench, signature_is_pinned)
     for (int i = 0; i < PARAM_COUNT; i++)
         params_store(&table, &PARAM_INFO[i], PARAM_INFO[i].def);
     cr_assert(params_equal(&p, &table), "a tuned build: its signature is its own");
-    FILE *out = fopen("/dev/null", "w");
-    cr_assert_not_null(out);
-    uint64_t nodes = bench_run(0, NULL, out);
-    fclose(out);
+    uint64_t nodes = bench_nodes(NULL);
     cr_expect_eq(nodes, BENCH_SIGNATURE, "bench gives %" PRIu64 " nodes; engine/bench.h pins %" PRIu64
                  ": a search change updates BENCH_SIGNATURE and says Bench: %" PRIu64,
                  nodes, (uint64_t)BENCH_SIGNATURE, nodes);
@@ -36,10 +43,7 @@ Test(bench, sacrifice_checks_are_a_switch)
     Params p;
     params_default(&p);
     p.SacrificeChecks = 0;
-    FILE *out = fopen("/dev/null", "w");
-    cr_assert_not_null(out);
-    uint64_t nodes = bench_run(0, &p, out);
-    fclose(out);
+    uint64_t nodes = bench_nodes(&p);
     cr_expect_eq(nodes, UINT64_C(2764757), "bench with SacrificeChecks=0 gives %" PRIu64 " nodes", nodes);
     cr_expect_neq(nodes, BENCH_SIGNATURE);
 }
@@ -51,10 +55,7 @@ Test(bench, correction_history_is_a_switch)
     params_default(&p);
     p.CorrHist = 0;
     p.SacrificeChecks = 0;
-    FILE *out = fopen("/dev/null", "w");
-    cr_assert_not_null(out);
-    uint64_t nodes = bench_run(0, &p, out);
-    fclose(out);
+    uint64_t nodes = bench_nodes(&p);
     cr_expect_eq(nodes, UINT64_C(3367740), "bench with CorrHist=0 gives %" PRIu64 " nodes", nodes);
     cr_expect_neq(nodes, BENCH_SIGNATURE);
 }
