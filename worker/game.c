@@ -95,7 +95,7 @@ void game_record_free(GameRecord *g)
     game_record_init(g);
 }
 
-static int record_move(GameRecord *g, const GameMove *m)
+int game_record_push(GameRecord *g, const GameMove *m)
 {
     if (g->count == g->capacity) {
         int cap = g->capacity ? g->capacity * 2 : 256;
@@ -197,7 +197,7 @@ static int play_opening(GameRecord *g, const Opening *o, Board *b, int *fen_full
     *fen_side = b->side;
     for (int i = 0; i < o->count; i++) {
         GameMove gm = { .move = o->moves[i], .book = true };
-        if (record_move(g, &gm) != 0)
+        if (game_record_push(g, &gm) != 0)
             return -1;
         board_make(b, o->moves[i]);
     }
@@ -278,7 +278,7 @@ int game_play(Player *red, Player *black, const Opening *o, const TimeControl *t
         }
         int fullmove = fen_fullmove + (g->count + fen_side) / 2;
         GameMove gm = { r.move, false, r.has_score, r.score, r.depth, r.time_us };
-        rc = record_move(g, &gm);
+        rc = game_record_push(g, &gm);
         board_make(&b, r.move);
         GameReason why = GAME_REASON_NONE;
         GameResult adjudged = adjudication_update(&adj_state, adj, us, r.has_score, r.score,

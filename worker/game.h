@@ -119,6 +119,8 @@ typedef struct {
 void game_record_init(GameRecord *g);
 /* Frees a record's moves and empties it; safe twice. */
 void game_record_free(GameRecord *g);
+/* Appends a move to the record. Returns 0, or -1 when out of memory (the record unchanged). */
+int game_record_push(GameRecord *g, const GameMove *m);
 
 /* An opening: a FEN and moves to play from it before the engines take over. */
 typedef struct {

@@ -4,6 +4,8 @@
  *
  *   xqf-match --engine SPEC... --engine SPEC... [options]
  *   xqf-match makebook --out FILE [options]
+ *   xqf-match blunders --pgn FILE... --player NAME --out SUITE [options]
+ *   xqf-match tactics --suite SUITE --engine SPEC... (--nodes N | --depth D) [options]
  *
  * Exit status: 0 done (also after Ctrl-C, with the summary so far),
  * 1 failure while playing, 2 bad usage (nothing was played).
@@ -24,6 +26,7 @@
 #include "bookgen.h"
 #include "clock.h"
 #include "match.h"
+#include "match_tactics.h"
 #include "opts.h"
 #include "datagen.h"
 #include "pgn.h"
@@ -89,6 +92,9 @@ static const OptTable MATCH_TABLE = {
         "Usage: xqf-match --engine SPEC... --engine SPEC... [options]\n"
         "       xqf-match makebook --out FILE [--count N] [--seed S] [--plies A-B]\n"
         "                       [--max-score CP] [--depth D]\n"
+        "       xqf-match blunders --pgn FILE... --player NAME --out SUITE [--before CP] [--after CP]\n"
+        "       xqf-match tactics --suite SUITE --engine SPEC... (--nodes N | --depth D)\n"
+        "                         [--concurrency N] [--hash MB] [--verbose]\n"
         "\n"
         "Plays game pairs (each opening once with each colour) between two players\n"
         "and prints W/D/L, the pentanomial, Elo and nElo with 95% intervals and the\n"
@@ -107,7 +113,8 @@ static const OptTable MATCH_TABLE = {
         "  init=LINE            a command sent after the handshake (repeatable)\n"
         "  preset=fairy-stockfish|sjaakii   settings for these engines\n",
     .epilog = "\nCtrl-C stops: running games are abandoned and the summary so far is printed.\n"
-              "See xqf-match makebook --help for the book generator.\n",
+              "See xqf-match makebook --help for the book generator, xqf-match blunders --help\n"
+              "and xqf-match tactics --help for test suites of positions taken from games.\n",
 };
 
 static const OptSpec MAKEBOOK_OPTIONS[] = {
@@ -645,6 +652,10 @@ int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "makebook") == 0)
         return run_makebook(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "blunders") == 0)
+        return match_blunders(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "tactics") == 0)
+        return match_tactics(argc - 1, argv + 1);
     if (argc < 2)
         return fail(EXIT_USAGE, "no players given (see %s --help)", PROGRAM);
     return run_match(argc, argv);

@@ -1,0 +1,613 @@
+#include "tactics.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "book.h"
+#include "fen.h"
+#include "player.h"
+#include "search.h"
+
+/* ---- reading PGN -------------------------------------------------------- */
+
+/* A growing text buffer. */
+typedef struct {
+    char *text;
+    size_t len, cap;
+} Text;
+
+static int text_add(Text *t, const char *s, size_t n)
+{
+    if (t->len + n + 1 > t->cap) {
+        size_t cap = (t->len + n + 1) * 2;
+        char *grown = realloc(t->text, cap);
+        if (!grown)
+            return -1;
+        t->text = grown;
+        t->cap = cap;
+    }
+    memcpy(t->text + t->len, s, n);
+    t->len += n;
+    t->text[t->len] = '\0';
+    return 0;
+}
+
+/* Reads a tag line `[Name "value"]` into name and value (escapes undone). Returns 0 or -1. */
+static int parse_tag(const char *line, char *name, size_t nlen, char *value, size_t vlen)
+{
+    if (*line++ != '[')
+        return -1;
+    size_t n = 0;
+    while (isalnum((unsigned char)*line) || *line == '_')
+        if (n + 1 < nlen)
+            name[n++] = *line++;
+        else
+            return -1;
+    name[n] = '\0';
+    if (n == 0 || *line++ != ' ' || *line++ != '"')
+        return -1;
+    size_t v = 0;
+    for (; *line && *line != '"'; line++) {
+        if (*line == '\\' && (line[1] == '"' || line[1] == '\\'))
+            line++;
+        if (v + 1 >= vlen)
+            return -1;
+        value[v++] = *line;
+    }
+    value[v] = '\0';
+    return line[0] == '"' && line[1] == ']' && line[2 + strspn(line + 2, " \t\r")] == '\n' ? 0 : -1;
+}
+
+/*
+ * A move's comment: "book", or "S/D Ts" with S a score in pawns ("+0.35"),
+ * a mate ("+M3", "-M2") or "?".  Returns 0 with the fields set in *m, or -1
+ * when the comment is something else (the game's last comment).
+ */
+static int parse_move_comment(const char *c, GameMove *m)
+{
+    if (strcmp(c, "book") == 0) {
+        m->book = true;
+        return 0;
+    }
+    int score = 0, used = 0, depth;
+    double seconds;
+    bool has_score = true;
+    if (c[0] == '?') {
+        has_score = false;
+        used = 1;
+    } else if ((c[0] == '+' || c[0] == '-') && c[1] == 'M') {
+        int n;
+        if (sscanf(c + 2, "%d%n", &n, &used) != 1 || n < 1 || n > MAX_PLY)
+            return -1;
+        used += 2;
+        score = c[0] == '+' ? MATE - (2 * n - 1) : -(MATE - 2 * n);
+    } else {
+        double pawns;
+        if ((c[0] != '+' && c[0] != '-') || sscanf(c, "%lf%n", &pawns, &used) != 1 || !(fabs(pawns) < MATE_BOUND / 100.0))
+            return -1;
+        score = (int)lround(pawns * 100);
+    }
+    int tail = 0;
+    if (sscanf(c + used, "/%d %lfs%n", &depth, &seconds, &tail) != 2 || c[used + tail] || depth < 0
+        || !(seconds >= 0 && seconds < 1e9))
+        return -1;
+    m->has_score = has_score;
+    m->score = score;
+    m->depth = depth;
+    m->time_us = (int64_t)llround(seconds * 1e6);
+    return 0;
+}
+
+static GameResult result_of(const char *token)
+{
+    for (GameResult r = RESULT_RED_WINS; r <= RESULT_DRAW; r++)
+        if (strcmp(token, rules_result_text(r)) == 0)
+            return r;
+    return strcmp(token, "*") == 0 ? RESULT_NONE : (GameResult)-1;
+}
+
+/* The movetext into g's moves, replayed on b. Returns 0, or -1 with a message. */
+static int parse_movetext(char *text, PgnGame *g, Board *b, char *err, size_t errlen)
+{
+    GameMove *last = NULL;
+    char *p = text;
+    for (;;) {
+        p += strspn(p, " \t\r\n");
+        if (!*p) {
+            snprintf(err, errlen, "the moves end without a result");
+            return -1;
+        }
+        if (*p == '{') {
+            char *end = strchr(p, '}');
+            if (!end) {
+                snprintf(err, errlen, "a comment without its '}'");
+                return -1;
+            }
+            *end = '\0';
+            GameMove parsed = { 0 };
+            if (last && parse_move_comment(p + 1, &parsed) == 0) {
+                parsed.move = last->move;
+                *last = parsed;
+            } else {
+                snprintf(g->rec.detail, sizeof g->rec.detail, "%s", p + 1);
+            }
+            last = NULL;
+            p = end + 1;
+            continue;
+        }
+        size_t len = strcspn(p, " \t\r\n{");
+        char token[32];
+        if (len >= sizeof token) {
+            snprintf(err, errlen, "'%.20s...' is not a move", p);
+            return -1;
+        }
+        memcpy(token, p, len);
+        token[len] = '\0';
+        p += len;
+        GameResult r = result_of(token);
+        if ((int)r >= 0) {
+            g->rec.result = r;
+            return 0;
+        }
+        if (isdigit((unsigned char)token[0]) && token[len - 1] == '.') {
+            last = NULL;
+            continue;
+        }
+        Move m;
+        char msg[96];
+        if (move_parse(b, token, &m, msg, sizeof msg) != 0) {
+            snprintf(err, errlen, "move %d '%s': %s", g->rec.count + 1, token, msg);
+            return -1;
+        }
+        GameMove gm = { .move = m };
+        if (game_record_push(&g->rec, &gm) != 0) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        board_make(b, m);
+        last = &g->rec.moves[g->rec.count - 1];
+    }
+}
+
+int pgn_read(FILE *f, PgnGame *g, int *line, char *err, size_t errlen)
+{
+    pgn_game_free(g);
+    memset(g, 0, sizeof *g);
+    snprintf(g->rec.fen, sizeof g->rec.fen, "%s", START_FEN);
+    char *buf = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    Text moves = { 0 };
+    bool in_tags = false, in_moves = false;
+    int rc = 0, first_line = 0;
+    char name[32], value[256];
+    char msg[200] = "";
+    while ((n = getline(&buf, &cap, f)) > 0) {
+        ++*line;
+        bool blank = strspn(buf, " \t\r\n") == (size_t)n;
+        if (!in_tags && !in_moves) {
+            if (blank)
+                continue;
+            in_tags = true;
+            first_line = *line;
+        }
+        if (in_tags && buf[0] == '[') {
+            char with_nl[4096];
+            snprintf(with_nl, sizeof with_nl, "%s%s", buf, buf[n - 1] == '\n' ? "" : "\n");
+            if (parse_tag(with_nl, name, sizeof name, value, sizeof value) != 0) {
+                snprintf(msg, sizeof msg, "line %d: not a tag [Name \"value\"]", *line);
+                rc = -1;
+                break;
+            }
+            bool fen = strcmp(name, "FEN") == 0, red = strcmp(name, "White") == 0;
+            if ((fen || red || strcmp(name, "Black") == 0) && strlen(value) >= (fen ? sizeof g->rec.fen : sizeof g->red)) {
+                snprintf(msg, sizeof msg, "line %d: the %s tag is too long", *line, name);
+                rc = -1;
+                break;
+            }
+            if (fen || red || strcmp(name, "Black") == 0)
+                memcpy(fen ? g->rec.fen : red ? g->red : g->black, value, strlen(value) + 1);
+            else if (strcmp(name, "Round") == 0)
+                g->round = atoi(value);
+            continue;
+        }
+        if (blank && in_moves)
+            break;
+        if (blank)
+            continue;
+        in_tags = false;
+        in_moves = true;
+        if (text_add(&moves, buf, (size_t)n) != 0) {
+            snprintf(msg, sizeof msg, "line %d: out of memory", *line);
+            rc = -1;
+            break;
+        }
+    }
+    free(buf);
+    if (rc == 0 && ferror(f)) {
+        snprintf(msg, sizeof msg, "line %d: read error: %s", *line, strerror(errno));
+        rc = -1;
+    }
+    if (rc == 0 && !in_tags && !in_moves) {
+        free(moves.text);
+        return 0;
+    }
+    if (rc == 0 && !in_moves) {
+        snprintf(msg, sizeof msg, "line %d: a game without moves or result", first_line);
+        rc = -1;
+    }
+    Board b;
+    char why[160];
+    if (rc == 0 && fen_parse(&b, g->rec.fen, FEN_GAME, why, sizeof why) != 0) {
+        snprintf(msg, sizeof msg, "game at line %d: bad FEN tag: %s", first_line, why);
+        rc = -1;
+    }
+    if (rc == 0 && parse_movetext(moves.text, g, &b, why, sizeof why) != 0) {
+        snprintf(msg, sizeof msg, "game at line %d: %s", first_line, why);
+        rc = -1;
+    }
+    free(moves.text);
+    if (rc != 0) {
+        snprintf(err, errlen, "%s", msg);
+        pgn_game_free(g);
+        return -1;
+    }
+    return 1;
+}
+
+void pgn_game_free(PgnGame *g)
+{
+    game_record_free(&g->rec);
+}
+
+/* ---- blunders ----------------------------------------------------------- */
+
+int blunders_scan(const PgnGame *g, const char *player, const BlunderRule *rule,
+                  void (*found)(void *ctx, const Blunder *b), void *ctx)
+{
+    Board b;
+    char err[160];
+    if (fen_parse(&b, g->rec.fen, FEN_GAME, err, sizeof err) != 0)
+        return 0;
+    int first = b.side; /* the colour of ply 0's mover */
+    int count = 0;
+    for (int colour = RED; colour <= BLACK; colour++) {
+        if (strcmp(colour == RED ? g->red : g->black, player) != 0)
+            continue;
+        GameResult lost = colour == RED ? RESULT_BLACK_WINS : RESULT_RED_WINS;
+        for (int i = colour == first ? 0 : 1; i < g->rec.count; i += 2) {
+            const GameMove *m = &g->rec.moves[i];
+            if (m->book || !m->has_score || m->score < rule->before)
+                continue;
+            int after;
+            if (i + 2 < g->rec.count) {
+                const GameMove *next = &g->rec.moves[i + 2];
+                if (next->book || !next->has_score)
+                    continue;
+                after = next->score;
+            } else if (i + 2 == g->rec.count && g->rec.result == lost) {
+                after = -MATE; /* the opponent's reply ended the game */
+            } else {
+                continue;
+            }
+            if (after > rule->after)
+                continue;
+            Blunder bl = { g, i, m->score, after };
+            found(ctx, &bl);
+            count++;
+        }
+    }
+    return count;
+}
+
+static void score_text(int score, char *out, size_t len)
+{
+    if (score <= -MATE)
+        snprintf(out, len, "lost");
+    else if (score >= MATE_BOUND)
+        snprintf(out, len, "+M%d", (MATE - score + 1) / 2);
+    else if (score <= -MATE_BOUND)
+        snprintf(out, len, "-M%d", (MATE + score) / 2);
+    else
+        snprintf(out, len, "%+.2f", score / 100.0);
+}
+
+enum { BLUNDER_HISTORY = 200 };
+
+void blunder_line(const Blunder *bl, const char *source, char out[SUITE_LINE_MAX])
+{
+    const GameRecord *r = &bl->game->rec;
+    Board b;
+    char err[160], fen[FEN_MAX], mv[8], s0[16], s1[16];
+    fen_parse(&b, r->fen, FEN_GAME, err, sizeof err); /* blunders_scan read it */
+    int from = bl->ply > BLUNDER_HISTORY ? bl->ply - BLUNDER_HISTORY : 0;
+    for (int i = 0; i < from; i++)
+        board_make(&b, r->moves[i].move);
+    fen_write(&b, fen);
+    size_t len = (size_t)snprintf(out, SUITE_LINE_MAX, "%s%s", fen, from < bl->ply ? " moves" : "");
+    for (int i = from; i < bl->ply; i++) {
+        move_text(r->moves[i].move, mv);
+        len += (size_t)snprintf(out + len, SUITE_LINE_MAX - len, " %s", mv);
+    }
+    move_text(r->moves[bl->ply].move, mv);
+    score_text(bl->before, s0, sizeof s0);
+    score_text(bl->after, s1, sizeof s1);
+    snprintf(out + len, SUITE_LINE_MAX - len, " ; am %s; id \"%s round %d ply %d: %s then %s\";", mv,
+             source, bl->game->round, bl->ply + 1, s0, s1);
+}
+
+/* ---- suites ------------------------------------------------------------- */
+
+enum { SUITE_MAX_TARGETS = 8 };
+
+typedef struct {
+    Move am[SUITE_MAX_TARGETS], bm[SUITE_MAX_TARGETS];
+    int n_am, n_bm;
+    char id[160];
+} Targets;
+
+struct Suite {
+    Book *book;            /* the positions */
+    Targets *targets;      /* one per position */
+};
+
+/*
+ * The EPD operations of a line ("am X Y; bm Z; id \"...\";") for the
+ * position b.  Returns 0, or -1 with a message.
+ */
+static int parse_operations(const char *ops, Board *b, Targets *t, char *err, size_t errlen)
+{
+    memset(t, 0, sizeof *t);
+    const char *p = ops;
+    while (*(p += strspn(p, " \t;"))) {
+        size_t n = strcspn(p, " \t;");
+        char op[16];
+        snprintf(op, sizeof op, "%.*s", (int)(n < sizeof op ? n : sizeof op - 1), p);
+        p += n;
+        p += strspn(p, " \t");
+        if (strcmp(op, "id") == 0 || strcmp(op, "c0") == 0) {
+            if (*p != '"' || !strchr(p + 1, '"')) {
+                snprintf(err, errlen, "%s: a quoted text expected", op);
+                return -1;
+            }
+            const char *end = strchr(p + 1, '"');
+            if (strcmp(op, "id") == 0)
+                snprintf(t->id, sizeof t->id, "%.*s", (int)(end - p - 1), p + 1);
+            p = end + 1;
+            continue;
+        }
+        bool avoid = strcmp(op, "am") == 0;
+        if (!avoid && strcmp(op, "bm") != 0) {
+            snprintf(err, errlen, "unknown operation '%s' (am, bm, id and c0 are read)", op);
+            return -1;
+        }
+        int *count = avoid ? &t->n_am : &t->n_bm;
+        Move *list = avoid ? t->am : t->bm;
+        while (*p && *p != ';') {
+            size_t len = strcspn(p, " \t;");
+            char text[16], msg[160];
+            snprintf(text, sizeof text, "%.*s", (int)(len < sizeof text ? len : sizeof text - 1), p);
+            if (*count == SUITE_MAX_TARGETS) {
+                snprintf(err, errlen, "%s: more than %d moves", op, SUITE_MAX_TARGETS);
+                return -1;
+            }
+            if (len >= sizeof text || move_parse(b, text, &list[*count], msg, sizeof msg) != 0) {
+                snprintf(err, errlen, "%s '%.*s': %s", op, (int)len, p, len >= sizeof text ? "not a move" : msg);
+                return -1;
+            }
+            ++*count;
+            p += len;
+            p += strspn(p, " \t");
+        }
+        if (*count == 0) {
+            snprintf(err, errlen, "%s without a move", op);
+            return -1;
+        }
+    }
+    if (t->n_am + t->n_bm == 0) {
+        snprintf(err, errlen, "no am or bm operation: nothing to test");
+        return -1;
+    }
+    return 0;
+}
+
+/* Sets *b to the position of opening o (book_parse checked it). */
+static void opening_board(const Opening *o, Board *b)
+{
+    char err[160];
+    fen_parse(b, o->fen, FEN_GAME, err, sizeof err);
+    for (int i = 0; i < o->count; i++)
+        board_make(b, o->moves[i]);
+}
+
+Suite *suite_load(const char *path, char *err, size_t errlen)
+{
+    Suite *s = calloc(1, sizeof *s);
+    if (!s || !(s->book = book_load(path, err, errlen))) {
+        if (!s)
+            snprintf(err, errlen, "%s: out of memory", path);
+        free(s);
+        return NULL;
+    }
+    s->targets = calloc((size_t)book_size(s->book), sizeof *s->targets);
+    FILE *f = s->targets ? fopen(path, "re") : NULL;
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, s->targets ? strerror(errno) : "out of memory");
+        suite_destroy(&s);
+        return NULL;
+    }
+    /* The book read the positions; the operations follow them on the same lines. */
+    char *line = NULL;
+    size_t cap = 0;
+    int number = 0, index = 0;
+    while (getline(&line, &cap, f) > 0) {
+        number++;
+        size_t head = strcspn(line, "#;\r\n");
+        if (strspn(line, " \t") >= head)
+            continue;
+        line[strcspn(line, "#\r\n")] = '\0';
+        Board b;
+        char msg[256];
+        opening_board(book_opening(s->book, index), &b);
+        if (parse_operations(line + head, &b, &s->targets[index], msg, sizeof msg) != 0) {
+            snprintf(err, errlen, "%s:%d: %s", path, number, msg);
+            free(line);
+            fclose(f);
+            suite_destroy(&s);
+            return NULL;
+        }
+        index++;
+    }
+    free(line);
+    fclose(f);
+    return s;
+}
+
+void suite_destroy(Suite **sp)
+{
+    Suite *s = *sp;
+    if (!s)
+        return;
+    book_destroy(&s->book);
+    free(s->targets);
+    free(s);
+    *sp = NULL;
+}
+
+int suite_size(const Suite *s)
+{
+    return book_size(s->book);
+}
+
+const char *suite_id(const Suite *s, int i)
+{
+    return s->targets[i].id;
+}
+
+static bool listed(const Move *list, int n, Move m)
+{
+    for (int i = 0; i < n; i++)
+        if (list[i] == m)
+            return true;
+    return false;
+}
+
+/* ---- running a suite ---------------------------------------------------- */
+
+typedef struct {
+    const Suite *suite;
+    const PlayerSpec *spec;
+    const TacticsConfig *cfg;
+    TacticResult *results;
+    atomic_int next;
+    atomic_bool *ready;    /* per position */
+    atomic_bool stop;      /* the stop flag as the players see it */
+    atomic_int failed;     /* a thread's player could not be created */
+} RunState;
+
+static void solve(RunState *st, Player *player, int i)
+{
+    const Opening *o = book_opening(st->suite->book, i);
+    const Targets *t = &st->suite->targets[i];
+    TacticResult *r = &st->results[i];
+    memset(r, 0, sizeof *r);
+    r->index = i;
+    r->move = MOVE_NONE;
+    GameMove history[BOOK_TEXT_MAX / 5];
+    for (int m = 0; m < o->count; m++)
+        history[m] = (GameMove){ .move = o->moves[m], .book = true };
+    Board b;
+    opening_board(o, &b);
+    Reply reply;
+    if (player_new_game(player, &st->stop, &reply) == 0) {
+        GameView view = { o->fen, history, o->count, &b };
+        ThinkLimits limits = { .nodes = st->cfg->nodes, .depth = st->cfg->depth, .stop = &st->stop };
+        limits.deadline_us = INT64_MAX;
+        player_think(player, &view, &limits, &reply);
+    }
+    r->fault = reply.fault;
+    snprintf(r->detail, sizeof r->detail, "%s", reply.detail);
+    if (reply.fault == GAME_REASON_NONE) {
+        r->move = reply.move;
+        r->has_score = reply.has_score;
+        r->score = reply.score;
+        r->depth = reply.depth;
+        r->time_us = reply.time_us;
+        r->pass = t->n_bm ? listed(t->bm, t->n_bm, reply.move) : !listed(t->am, t->n_am, reply.move);
+    }
+}
+
+static void *run_thread(void *arg)
+{
+    RunState *st = arg;
+    Player *player = player_new(st->spec);
+    if (!player)
+        atomic_store(&st->failed, 1);
+    for (int i; (i = atomic_fetch_add(&st->next, 1)) < suite_size(st->suite);) {
+        if (player && !atomic_load(&st->stop))
+            solve(st, player, i);
+        else {
+            st->results[i] = (TacticResult){ .index = i, .move = MOVE_NONE, .fault = GAME_ABANDONED };
+            snprintf(st->results[i].detail, sizeof st->results[i].detail, "%s",
+                     player ? "stopped" : "the player could not be created");
+        }
+        atomic_store(&st->ready[i], true);
+    }
+    player_destroy(&player);
+    return NULL;
+}
+
+int tactics_run(const Suite *s, const PlayerSpec *spec, const TacticsConfig *cfg,
+                void (*done)(void *ctx, const TacticResult *r), void *ctx, char *err, size_t errlen)
+{
+    int n = suite_size(s), threads = cfg->threads > 0 ? cfg->threads : 1;
+    if (threads > n)
+        threads = n;
+    RunState st = { .suite = s, .spec = spec, .cfg = cfg };
+    atomic_init(&st.next, 0);
+    atomic_init(&st.stop, false);
+    atomic_init(&st.failed, 0);
+    st.results = calloc((size_t)n, sizeof *st.results);
+    st.ready = calloc((size_t)n, sizeof *st.ready);
+    pthread_t *tid = calloc((size_t)threads, sizeof *tid);
+    if (!st.results || !st.ready || !tid) {
+        free(st.results);
+        free(st.ready);
+        free(tid);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        atomic_init(&st.ready[i], false);
+    int started = 0;
+    while (started < threads && pthread_create(&tid[started], NULL, run_thread, &st) == 0)
+        started++;
+    if (started == 0)
+        run_thread(&st); /* no thread: this one does the work */
+    int passed = 0;
+    for (int i = 0; i < n; i++) {
+        while (!atomic_load(&st.ready[i])) {
+            if (cfg->stop && *cfg->stop)
+                atomic_store(&st.stop, true);
+            nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
+        }
+        passed += st.results[i].pass;
+        done(ctx, &st.results[i]);
+    }
+    for (int i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
+    free(st.results);
+    free(st.ready);
+    free(tid);
+    if (atomic_load(&st.failed)) {
+        snprintf(err, errlen, "a player could not be created (out of memory?)");
+        return -1;
+    }
+    return passed;
+}
