@@ -37,6 +37,17 @@ static inline void list_remove(Board *b, int piece, int sq)
     b->slot[last] = b->slot[sq];
 }
 
+/* Adds or removes (the same XOR) a piece on sq in the family keys it belongs to. */
+static inline void family_toggle(Board *b, int piece, int sq)
+{
+    uint64_t z = zobrist_piece[piece][sq];
+    int t = piece_type(piece);
+    if (t == HORSE || t == ROOK || t == CANNON || t == KING)
+        b->attack_key[piece_color(piece)] ^= z;
+    if (t != HORSE && t != ROOK && t != CANNON)
+        b->structure_key ^= z;
+}
+
 void board_clear(Board *b)
 {
     tables_init();
@@ -50,6 +61,7 @@ void board_put(Board *b, int sq, int piece)
     b->squares[sq] = (uint8_t)piece;
     occupy(b, sq);
     list_add(b, piece, sq);
+    family_toggle(b, piece, sq);
 }
 
 uint64_t board_compute_key(const Board *b)
@@ -205,9 +217,12 @@ void board_make(Board *b, Move m)
     State *st = &b->states[b->top + 1];
     uint64_t key = prev->key ^ zobrist_side ^ zobrist_piece[piece][from] ^ zobrist_piece[piece][to];
 
+    family_toggle(b, piece, from);
+    family_toggle(b, piece, to);
     if (captured) {
         key ^= zobrist_piece[captured][to];
         list_remove(b, captured, to);
+        family_toggle(b, captured, to);
     } else {
         occupy(b, to);
     }
@@ -244,6 +259,10 @@ void board_unmake(Board *b)
         list_add(b, captured, to);
     else
         vacate(b, to);
+    family_toggle(b, piece, from);
+    family_toggle(b, piece, to);
+    if (captured)
+        family_toggle(b, captured, to);
 
     b->top--;
     b->plies--;

@@ -41,6 +41,13 @@ typedef struct Board {
     int fullmove;                          /* the current full-move number */
     int plies;                             /* plies played since the FEN */
     int top;
+    /*
+     * Keys of piece families, for the search's correction history (kept by
+     * make and unmake, not by null moves): the structure (pawns, advisors,
+     * elephants and both kings) and each colour's attacking pieces (rooks,
+     * horses, cannons) with its king.  Zobrist piece keys, no side to move.
+     */
+    uint64_t structure_key, attack_key[2];
     State states[STATE_STACK];
 } Board;
 

@@ -508,16 +508,7 @@ static int static_eval(Engine *e, const TTProbe *tp)
 static int16_t *corr_entry(Engine *e)
 {
     const Board *b = &e->b;
-    uint64_t key = 0;
-    for (int c = RED; c <= BLACK; c++)
-        for (int type = KING; type <= PAWN; type++) {
-            if (type == HORSE || type == ROOK || type == CANNON)
-                continue;
-            int piece = make_piece(c, type);
-            for (int i = 0; i < b->count[c][type]; i++)
-                key ^= zobrist_piece[piece][b->list[c][type][i]];
-        }
-    return &e->corr[b->side][(key >> 32) & (CORR_SIZE - 1)];
+    return &e->corr[b->side][(b->structure_key >> 32) & (CORR_SIZE - 1)];
 }
 
 /* The static evaluation corrected by its structure's entry (NULL: no correction), never into the mate range. */

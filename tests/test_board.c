@@ -55,11 +55,17 @@ static void check_invariants(const Board *b, const char *where)
     cr_assert_eq(board_key(b), board_compute_key(b), "%s: incremental key differs from a fresh one", where);
     uint8_t pieces[2][PIECE_TYPES] = { { 0 } };
     uint16_t ranks[RANKS] = { 0 }, files[FILES] = { 0 };
+    uint64_t structure = 0, attack[2] = { 0, 0 };
     for (int sq = 0; sq < SQUARES; sq++) {
         int p = b->squares[sq];
         if (!p)
             continue;
         int c = piece_color(p), t = piece_type(p);
+        bool attacker = t == ROOK || t == HORSE || t == CANNON;
+        if (!attacker)
+            structure ^= zobrist_piece[p][sq];
+        if (attacker || t == KING)
+            attack[c] ^= zobrist_piece[p][sq];
         pieces[c][t]++;
         ranks[sq_rank(sq)] |= (uint16_t)(1u << sq_file(sq));
         files[sq_file(sq)] |= (uint16_t)(1u << sq_rank(sq));
@@ -70,6 +76,9 @@ static void check_invariants(const Board *b, const char *where)
     cr_assert(memcmp(ranks, b->rank_bits, sizeof ranks) == 0, "%s: rank bits out of step", where);
     cr_assert(memcmp(files, b->file_bits, sizeof files) == 0, "%s: file bits out of step", where);
     cr_assert_eq(board_in_check(b), board_king_attacked(b, b->side), "%s: check flag wrong", where);
+    cr_assert_eq(b->structure_key, structure, "%s: structure key out of step", where);
+    cr_assert(b->attack_key[RED] == attack[RED] && b->attack_key[BLACK] == attack[BLACK],
+              "%s: attacking pieces' keys out of step", where);
 }
 
 /* The parts of a Board that make/unmake must restore. */
