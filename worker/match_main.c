@@ -46,8 +46,7 @@ static void on_signal(int sig)
     signal(sig, SIG_DFL); /* a second Ctrl-C ends the program at once */
 }
 
-/* Prints "xqf-match: error: <message>"; returns status. */
-static int fail(int status, const char *fmt, ...)
+int match_fail(int status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -448,7 +447,7 @@ static int split_engines(int argc, char **argv, char **rest, int *nrest, int at[
             continue;
         }
         if (engines == 2)
-            return fail(EXIT_USAGE, "more than two --engine");
+            return match_fail(EXIT_USAGE, "more than two --engine");
         at[engines] = i + 1;
         count[engines] = 0;
         while (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
@@ -459,7 +458,7 @@ static int split_engines(int argc, char **argv, char **rest, int *nrest, int at[
     for (int i = 0; i < *nrest; i++)
         help = help || strcmp(rest[i], "--help") == 0 || strcmp(rest[i], "-h") == 0;
     if (engines != 2 && !help)
-        return fail(EXIT_USAGE, "give two players with --engine (see --help)");
+        return match_fail(EXIT_USAGE, "give two players with --engine (see --help)");
     return -1;
 }
 
@@ -477,19 +476,19 @@ static int apply_options(const Opts *opts, Options *o)
         errno = 0;
         o->config.seed = strtoull(v, &end, 10);
         if (end == v || *end || errno == ERANGE || *v == '-')
-            return fail(EXIT_USAGE, "--seed: '%s' is not a number", v);
+            return match_fail(EXIT_USAGE, "--seed: '%s' is not a number", v);
     }
     if (time_control_parse(&o->config.tc, opts_text(opts, "--tc")) != 0)
-        return fail(EXIT_USAGE, "--tc: '%s' is not BASE[+INC] in seconds", opts_text(opts, "--tc"));
+        return match_fail(EXIT_USAGE, "--tc: '%s' is not BASE[+INC] in seconds", opts_text(opts, "--tc"));
     snprintf(o->tc_text, sizeof o->tc_text, "%s", opts_text(opts, "--tc"));
     if (opts_given(opts, "--tc") && opts_given(opts, "--nodes"))
-        return fail(EXIT_USAGE, "--tc and --nodes exclude each other");
+        return match_fail(EXIT_USAGE, "--tc and --nodes exclude each other");
     if ((v = opts_text(opts, "--tc-second"))) {
         TimeControl second;
         if (opts_given(opts, "--nodes"))
-            return fail(EXIT_USAGE, "--tc-second (time odds) goes with a clock, not --nodes");
+            return match_fail(EXIT_USAGE, "--tc-second (time odds) goes with a clock, not --nodes");
         if (time_control_parse(&second, v) != 0)
-            return fail(EXIT_USAGE, "--tc-second: '%s' is not BASE[+INC] in seconds", v);
+            return match_fail(EXIT_USAGE, "--tc-second: '%s' is not BASE[+INC] in seconds", v);
         o->config.tc.base1_ms = second.base_ms;
         o->config.tc.inc1_ms = second.inc_ms;
         snprintf(o->tc_text, sizeof o->tc_text, "%s/%s", opts_text(opts, "--tc"), v);
@@ -512,10 +511,10 @@ static int apply_options(const Opts *opts, Options *o)
         const char *name = ADJ_OPTIONS[i], *given = opts_given(opts, name) ? opts_text(opts, name) : NULL;
         if (parse_adjudication(name, option_default(name), &o->config.adj, err, sizeof err) != 0 ||
             (given && parse_adjudication(name, given, &o->config.adj, err, sizeof err) != 0))
-            return fail(EXIT_USAGE, "%s: %s", name, err);
+            return match_fail(EXIT_USAGE, "%s: %s", name, err);
     }
     if ((v = opts_text(opts, "--sprt")) && parse_sprt(v, &o->sprt, err, sizeof err) != 0)
-        return fail(EXIT_USAGE, "--sprt: %s", err);
+        return match_fail(EXIT_USAGE, "--sprt: %s", err);
     o->pairs = opts_given(opts, "--pairs") ? opts_int(opts, "--pairs") : o->sprt.on ? SPRT_PAIRS : DEFAULT_PAIRS;
     if (!o->book_path)
         o->book_path = default_book();
@@ -527,7 +526,7 @@ static int parse_options(int argc, char **argv, Options *o)
 {
     memset(o, 0, sizeof *o);
     char **rest = malloc(sizeof *rest * (size_t)(argc + 1));
-    int nrest, at[2], count[2], status = rest ? -1 : fail(EXIT_FAILURE, "out of memory");
+    int nrest, at[2], count[2], status = rest ? -1 : match_fail(EXIT_FAILURE, "out of memory");
     Opts opts;
     if (status < 0)
         status = split_engines(argc, argv, rest, &nrest, at, count);
@@ -540,9 +539,9 @@ static int parse_options(int argc, char **argv, Options *o)
     char err[512];
     for (int e = 0; status < 0 && e < 2; e++)
         if (spec_parse(&o->config.players[e], count[e], argv + at[e], o->hash_mb, err, sizeof err) != 0)
-            status = fail(EXIT_USAGE, "engine %d: %s", e + 1, err);
+            status = match_fail(EXIT_USAGE, "engine %d: %s", e + 1, err);
     if (status < 0 && strcmp(o->config.players[0].name, o->config.players[1].name) == 0)
-        status = fail(EXIT_USAGE, "the two players need different names (name=...)");
+        status = match_fail(EXIT_USAGE, "the two players need different names (name=...)");
     free(rest);
     return status;
 }
@@ -556,11 +555,11 @@ static int run_match(int argc, char **argv)
     char err[512];
     Book *book = book_load(o.book_path, err, sizeof err);
     if (!book)
-        return fail(EXIT_USAGE, "book: %s", err);
+        return match_fail(EXIT_USAGE, "book: %s", err);
     Run run = { .opt = &o, .tty = isatty(STDERR_FILENO) != 0, .start_us = clock_now_us() };
     if (o.pgn_path && !(run.pgn = fopen(o.pgn_path, "we"))) {
         book_destroy(&book);
-        return fail(EXIT_USAGE, "--pgn: cannot write %s: %s", o.pgn_path, strerror(errno));
+        return match_fail(EXIT_USAGE, "--pgn: cannot write %s: %s", o.pgn_path, strerror(errno));
     }
     if (o.data_path && (!(run.data = fopen(o.data_path, "we")) || data_write_header(run.data) != 0)) {
         int e = errno;
@@ -569,7 +568,7 @@ static int run_match(int argc, char **argv)
             fclose(run.pgn);
         if (run.data)
             fclose(run.data);
-        return fail(EXIT_USAGE, "--data: cannot write %s: %s", o.data_path, strerror(e));
+        return match_fail(EXIT_USAGE, "--data: cannot write %s: %s", o.data_path, strerror(e));
     }
     Match *m = match_new(&o.config, book);
     if (!m) {
@@ -578,7 +577,7 @@ static int run_match(int argc, char **argv)
             fclose(run.pgn);
         if (run.data)
             fclose(run.data);
-        return fail(EXIT_FAILURE, "out of memory");
+        return match_fail(EXIT_FAILURE, "out of memory");
     }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -606,9 +605,9 @@ static int run_match(int argc, char **argv)
         fprintf(stderr, "%s: %" PRId64 " training positions written to %s\n", PROGRAM, run.data_positions,
                 o.data_path);
     if (run.write_failed)
-        return fail(EXIT_FAILURE, "write error on %s", o.pgn_path ? o.pgn_path : o.data_path);
+        return match_fail(EXIT_FAILURE, "write error on %s", o.pgn_path ? o.pgn_path : o.data_path);
     if (rc != 0)
-        return fail(EXIT_FAILURE, "a game thread failed (out of memory?)");
+        return match_fail(EXIT_FAILURE, "a game thread failed (out of memory?)");
     return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
@@ -625,14 +624,14 @@ static int run_makebook(int argc, char **argv)
     const char *out_path = opts_text(&opts, "--out"), *plies = opts_text(&opts, "--plies");
     int lo, hi, used = 0;
     if (sscanf(plies, "%d-%d%n", &lo, &hi, &used) != 2 || plies[used] || lo < 1 || hi < lo || hi > 60)
-        return fail(EXIT_USAGE, "makebook: --plies: '%s' is not A-B with 1 <= A <= B <= 60", plies);
+        return match_fail(EXIT_USAGE, "makebook: --plies: '%s' is not A-B with 1 <= A <= B <= 60", plies);
     cfg.min_plies = lo;
     cfg.max_plies = hi;
     if (!out_path)
-        return fail(EXIT_USAGE, "makebook: --out FILE is required");
+        return match_fail(EXIT_USAGE, "makebook: --out FILE is required");
     FILE *out = fopen(out_path, "we");
     if (!out)
-        return fail(EXIT_USAGE, "makebook: cannot write %s: %s", out_path, strerror(errno));
+        return match_fail(EXIT_USAGE, "makebook: cannot write %s: %s", out_path, strerror(errno));
     fprintf(out,
             "# Xiangqi Forge opening book: one position per line, FEN [moves ...] [# comment].\n"
             "# Generated by: xqf-match makebook --out %s --count %d --seed %" PRIu64
@@ -645,7 +644,7 @@ static int run_makebook(int argc, char **argv)
         snprintf(err, sizeof err, "write error on %s", out_path);
         rc = -1;
     }
-    return rc == 0 ? EXIT_SUCCESS : fail(EXIT_FAILURE, "makebook: %s", err);
+    return rc == 0 ? EXIT_SUCCESS : match_fail(EXIT_FAILURE, "makebook: %s", err);
 }
 
 int main(int argc, char **argv)
@@ -657,6 +656,6 @@ int main(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "tactics") == 0)
         return match_tactics(argc - 1, argv + 1);
     if (argc < 2)
-        return fail(EXIT_USAGE, "no players given (see %s --help)", PROGRAM);
+        return match_fail(EXIT_USAGE, "no players given (see %s --help)", PROGRAM);
     return run_match(argc, argv);
 }

@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,16 +15,6 @@
 enum { EXIT_USAGE = 2 };
 
 static const char PROGRAM[] = "xqf-match";
-
-static int fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(int status, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    opts_verror(PROGRAM, fmt, ap);
-    va_end(ap);
-    return status;
-}
 
 /* ---- blunders ----------------------------------------------------------- */
 
@@ -69,13 +58,13 @@ int match_blunders(int argc, char **argv)
         return rc == OPTS_HELP ? EXIT_SUCCESS : EXIT_USAGE;
     const char *player = opts_text(&opts, "--player"), *out_path = opts_text(&opts, "--out");
     if (!opts_given(&opts, "--pgn") || !player || !out_path)
-        return fail(EXIT_USAGE, "blunders: --pgn, --player and --out are required");
+        return match_fail(EXIT_USAGE, "blunders: --pgn, --player and --out are required");
     BlunderRule rule = { (int)opts_int(&opts, "--before"), (int)opts_int(&opts, "--after") };
     if (rule.after >= rule.before)
-        return fail(EXIT_USAGE, "blunders: --after (%d) must be below --before (%d)", rule.after, rule.before);
+        return match_fail(EXIT_USAGE, "blunders: --after (%d) must be below --before (%d)", rule.after, rule.before);
     FILE *out = fopen(out_path, "we");
     if (!out)
-        return fail(EXIT_USAGE, "blunders: cannot write %s: %s", out_path, strerror(errno));
+        return match_fail(EXIT_USAGE, "blunders: cannot write %s: %s", out_path, strerror(errno));
     fprintf(out, "# Positions where %s's score fell from %+.2f or more to %+.2f or less by its next move:\n"
                  "# the move it played is to be avoided (am).  xqf-match blunders",
             player, rule.before / 100.0, rule.after / 100.0);
@@ -88,7 +77,7 @@ int match_blunders(int argc, char **argv)
         const char *path = opts_nth(&opts, "--pgn", i);
         FILE *in = fopen(path, "re");
         if (!in) {
-            status = fail(EXIT_USAGE, "blunders: cannot read %s: %s", path, strerror(errno));
+            status = match_fail(EXIT_USAGE, "blunders: cannot read %s: %s", path, strerror(errno));
             break;
         }
         const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
@@ -106,12 +95,12 @@ int match_blunders(int argc, char **argv)
         pgn_game_free(&g);
         fclose(in);
         if (got < 0)
-            status = fail(EXIT_USAGE, "blunders: %s: %s", path, err);
+            status = match_fail(EXIT_USAGE, "blunders: %s: %s", path, err);
     }
     if (fclose(out) != 0 && status == EXIT_SUCCESS)
-        status = fail(EXIT_FAILURE, "blunders: write error on %s", out_path);
+        status = match_fail(EXIT_FAILURE, "blunders: write error on %s", out_path);
     if (status == EXIT_SUCCESS && played == 0)
-        status = fail(EXIT_USAGE, "blunders: no game of '%s' among the %ld games read", player, games);
+        status = match_fail(EXIT_USAGE, "blunders: no game of '%s' among the %ld games read", player, games);
     if (status == EXIT_SUCCESS)
         printf("%ld games read, %ld played by %s, %ld blunders written to %s\n", games, played, player, found,
                out_path);
@@ -188,7 +177,7 @@ static int split_engine(int argc, char **argv, char **rest, int *nrest, int *at,
             continue;
         }
         if (*at >= 0)
-            return fail(EXIT_USAGE, "tactics: one --engine only");
+            return match_fail(EXIT_USAGE, "tactics: one --engine only");
         *at = i + 1;
         while (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
             i++, ++*count;
@@ -200,7 +189,7 @@ int match_tactics(int argc, char **argv)
 {
     char **rest = malloc(sizeof *rest * (size_t)(argc + 1));
     if (!rest)
-        return fail(EXIT_FAILURE, "out of memory");
+        return match_fail(EXIT_FAILURE, "out of memory");
     int nrest, at, count;
     int status = split_engine(argc - 1, argv + 1, rest, &nrest, &at, &count);
     Opts opts;
@@ -210,19 +199,19 @@ int match_tactics(int argc, char **argv)
     }
     const char *suite_path = status < 0 ? opts_text(&opts, "--suite") : NULL;
     if (status < 0 && (!suite_path || at < 0))
-        status = fail(EXIT_USAGE, "tactics: --suite and --engine are required");
+        status = match_fail(EXIT_USAGE, "tactics: --suite and --engine are required");
     if (status < 0 && opts_given(&opts, "--nodes") == opts_given(&opts, "--depth"))
-        status = fail(EXIT_USAGE, "tactics: give one of --nodes and --depth");
+        status = match_fail(EXIT_USAGE, "tactics: give one of --nodes and --depth");
     PlayerSpec spec;
     char err[512];
     if (status < 0 && spec_parse(&spec, count, argv + 1 + at, (int)opts_int(&opts, "--hash"), err, sizeof err) != 0)
-        status = fail(EXIT_USAGE, "tactics: engine: %s", err);
+        status = match_fail(EXIT_USAGE, "tactics: engine: %s", err);
     free(rest);
     if (status >= 0)
         return status;
     Suite *suite = suite_load(suite_path, err, sizeof err);
     if (!suite)
-        return fail(EXIT_USAGE, "tactics: %s", err);
+        return match_fail(EXIT_USAGE, "tactics: %s", err);
     TacticsConfig cfg = { (uint64_t)opts_int(&opts, "--nodes"), (int)opts_int(&opts, "--depth"),
                           (int)opts_int(&opts, "--concurrency"), &tactics_stop };
     TacticsOut out = { suite, opts_given(&opts, "--verbose"), 0, 0 };
@@ -232,7 +221,7 @@ int match_tactics(int argc, char **argv)
     int n = suite_size(suite);
     suite_destroy(&suite);
     if (passed < 0)
-        return fail(EXIT_FAILURE, "tactics: %s", err);
+        return match_fail(EXIT_FAILURE, "tactics: %s", err);
     printf("%s: %d of %d passed (%.1f %%)", spec.name, passed, n, 100.0 * passed / n);
     if (out.faults)
         printf(", %d faults", out.faults);

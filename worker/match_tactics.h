@@ -12,6 +12,9 @@
 #ifndef XQF_MATCH_TACTICS_H
 #define XQF_MATCH_TACTICS_H
 
+/* Prints "xqf-match: error: <message>" on stderr; returns status (match_main.c). */
+int match_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 int match_blunders(int argc, char **argv);
 int match_tactics(int argc, char **argv);
 

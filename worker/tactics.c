@@ -16,28 +16,6 @@
 
 /* ---- reading PGN -------------------------------------------------------- */
 
-/* A growing text buffer. */
-typedef struct {
-    char *text;
-    size_t len, cap;
-} Text;
-
-static int text_add(Text *t, const char *s, size_t n)
-{
-    if (t->len + n + 1 > t->cap) {
-        size_t cap = (t->len + n + 1) * 2;
-        char *grown = realloc(t->text, cap);
-        if (!grown)
-            return -1;
-        t->text = grown;
-        t->cap = cap;
-    }
-    memcpy(t->text + t->len, s, n);
-    t->len += n;
-    t->text[t->len] = '\0';
-    return 0;
-}
-
 /* Reads a tag line `[Name "value"]` into name and value (escapes undone). Returns 0 or -1. */
 static int parse_tag(const char *line, char *name, size_t nlen, char *value, size_t vlen)
 {
@@ -183,7 +161,13 @@ int pgn_read(FILE *f, PgnGame *g, int *line, char *err, size_t errlen)
     char *buf = NULL;
     size_t cap = 0;
     ssize_t n;
-    Text moves = { 0 };
+    char *moves = NULL;
+    size_t moves_len = 0;
+    FILE *movetext = open_memstream(&moves, &moves_len);
+    if (!movetext) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     bool in_tags = false, in_moves = false;
     int rc = 0, first_line = 0;
     char name[32], value[256];
@@ -223,19 +207,19 @@ int pgn_read(FILE *f, PgnGame *g, int *line, char *err, size_t errlen)
             continue;
         in_tags = false;
         in_moves = true;
-        if (text_add(&moves, buf, (size_t)n) != 0) {
-            snprintf(msg, sizeof msg, "line %d: out of memory", *line);
-            rc = -1;
-            break;
-        }
+        fwrite(buf, 1, (size_t)n, movetext);
     }
     free(buf);
+    if (fclose(movetext) != 0 && rc == 0) {
+        snprintf(msg, sizeof msg, "line %d: out of memory", *line);
+        rc = -1;
+    }
     if (rc == 0 && ferror(f)) {
         snprintf(msg, sizeof msg, "line %d: read error: %s", *line, strerror(errno));
         rc = -1;
     }
     if (rc == 0 && !in_tags && !in_moves) {
-        free(moves.text);
+        free(moves);
         return 0;
     }
     if (rc == 0 && !in_moves) {
@@ -248,11 +232,11 @@ int pgn_read(FILE *f, PgnGame *g, int *line, char *err, size_t errlen)
         snprintf(msg, sizeof msg, "game at line %d: bad FEN tag: %s", first_line, why);
         rc = -1;
     }
-    if (rc == 0 && parse_movetext(moves.text, g, &b, why, sizeof why) != 0) {
+    if (rc == 0 && parse_movetext(moves, g, &b, why, sizeof why) != 0) {
         snprintf(msg, sizeof msg, "game at line %d: %s", first_line, why);
         rc = -1;
     }
-    free(moves.text);
+    free(moves);
     if (rc != 0) {
         snprintf(err, errlen, "%s", msg);
         pgn_game_free(g);
