@@ -145,6 +145,9 @@ void eval_init(EvalTables *t, const Params *params)
 {
     tables_init();
     t->params = params;
+    t->king_relative = false;
+    for (int i = PARAM_KrHorseF0R0; i <= PARAM_KrCannonF4R5; i++)
+        t->king_relative = t->king_relative || params_value(params, &PARAM_INFO[i]) != 0;
     t->threats = params->ThreatRookMover || params->ThreatRookWaiting || params->ThreatHangingMover
               || params->ThreatHangingWaiting || params->ThreatDouble || params->KsPalaceAttack;
     for (int type = KING; type <= PAWN; type++) {
@@ -197,6 +200,38 @@ static int between_on_rank(const Board *b, int rank, int f1, int f2)
 typedef struct {
     int mg, eg;
 } Score;
+
+/*
+ * The king-relative parameter of an attacking piece of `type` (HORSE, ROOK
+ * or CANNON) of side `us` on sq, the enemy king on k: by files apart (0-3,
+ * then 4 or more) and ranks still to go towards the king's rank (0 when
+ * level with it or beyond, 1-4, then 5 or more).
+ */
+static inline int king_relative_param(int type, int us, int sq, int k)
+{
+    int df = abs(sq_file(sq) - sq_file(k)), dr = us == RED ? sq_rank(k) - sq_rank(sq) : sq_rank(sq) - sq_rank(k);
+    df = df < 4 ? df : 4;
+    dr = dr < 0 ? 0 : dr < 5 ? dr : 5;
+    int first = type == HORSE ? PARAM_KrHorseF0R0 : type == ROOK ? PARAM_KrRookF0R0 : PARAM_KrCannonF0R0;
+    return first + df * 6 + dr;
+}
+
+/* The king-relative terms of `us`'s attacking pieces (in centipawns; king safety: half in the endgame). */
+static inline int king_relative_terms(const Board *b, const Params *p, int us, Coefs *tr, double sign)
+{
+    static const int TYPES[] = { HORSE, ROOK, CANNON };
+    int k = board_king(b, us ^ 1), v = 0;
+    for (int t = 0; t < 3; t++)
+        for (int i = 0; i < b->count[us][TYPES[t]]; i++) {
+            int param = king_relative_param(TYPES[t], us, b->list[us][TYPES[t]][i], k);
+            v += params_value(p, &PARAM_INFO[param]);
+            if (tr) {
+                tr->mg[param] += sign;
+                tr->eg[param] += sign * 0.5;
+            }
+        }
+    return v;
+}
 
 /* Mobility of `us`, and the pattern terms of its attack on the enemy king. */
 static inline __attribute__((always_inline)) void side_terms(const Board *b, const Params *p, int us, Score *s,
@@ -426,6 +461,11 @@ static inline __attribute__((always_inline)) int eval_impl(const Board *b, const
         }
         phase += 2 * b->count[c][ROOK] + b->count[c][HORSE] + b->count[c][CANNON];
         side_terms(b, p, c, &side[c], tr, sign);
+        if (t->king_relative || tr) {
+            int kr = king_relative_terms(b, p, c, tr, sign);
+            side[c].mg += 2 * kr;
+            side[c].eg += kr;
+        }
     }
     if (t->threats || tr)    /* off at weight 0 (they cost a tenth of the speed); always traced, for the fit */
         threat_terms(b, p, side, tr);

@@ -22,6 +22,7 @@ enum { PHASE_MAX = 16 };
 typedef struct {
     const Params *params;
     bool threats;            /* a threat or palace-attack weight is not 0: their attack sets are worth building */
+    bool king_relative;      /* a king-relative weight is not 0 */
     int16_t mg[16][SQUARES]; /* material + position, by piece code */
     int16_t eg[16][SQUARES];
 } EvalTables;

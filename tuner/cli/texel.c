@@ -30,7 +30,7 @@
 static const OptSpec TEXEL_OPTIONS[] = {
     { "--out", OPT_TEXT, "FILE", NULL, .help = "the fitted parameter file (every parameter), required" },
     { "--params", OPT_TEXT, "LIST", "all",
-      .help = "weights to fit: names, group:material|psqt|mobility|king|combo|tables, or all (comma-separated)" },
+      .help = "weights to fit: names, group:material|psqt|mobility|king|combo|tables|kingrel, or all (comma-separated)" },
     { "--start", OPT_TEXT, "FILE", NULL, .help = "parameter file to start from (default: the built-in set)" },
     { "--lambda", OPT_REAL, "X", "0.5", .rmin = 0, .rmax = 1, .help = "weight of the game result against the search score" },
     { "--epochs", OPT_INT, "N", "400", .imin = 1, .imax = 100000, .help = "gradient steps over all positions" },
@@ -61,6 +61,7 @@ static const struct {
     { "king", PARAM_KsEmptyCannon, PARAM_KsMissingElephant },
     { "combo", PARAM_PawnLinked, PARAM_Tempo },
     { "tables", PARAM_PsqKingD0, PARAM_PsqPawnE9 },
+    { "kingrel", PARAM_KrHorseF0R0, PARAM_KrCannonF4R5 },
 };
 
 /* Marks the weights of list in chosen; "all" marks every evaluation weight. CLI_OK or CLI_USAGE. */
