@@ -101,6 +101,7 @@ struct Engine {
     Move pv[MAX_PLY][MAX_PLY];
     int pv_length[MAX_PLY];
     int16_t corr[2][CORR_SIZE];     /* correction history by side and structure key */
+    int16_t corr_major[2][2][CORR_SIZE]; /* by side to move, colour and that colour's attacking pieces */
     int lmr[LMR_DEPTHS][LMR_MOVES]; /* reductions in 1/100 ply */
     int previous_score;             /* of the last search in this game, -INF: none */
 };
@@ -179,6 +180,7 @@ void engine_clear(Engine *e)
     memset(e->hist_hit, 0, sizeof e->hist_hit);
     memset(e->hist_tot, 0, sizeof e->hist_tot);
     memset(e->corr, 0, sizeof e->corr);
+    memset(e->corr_major, 0, sizeof e->corr_major);
     e->previous_score = -INF;
 }
 
@@ -504,28 +506,51 @@ static int static_eval(Engine *e, const TTProbe *tp)
  * evaluation misjudges about king safety and pawn play) hashed into a
  * table per side to move; each entry the running error of the static
  * evaluation against the searches of positions with that structure.
+ * Two more tables per side to move are keyed by each colour's attacking
+ * pieces (rooks, horses, cannons, with its king): what the evaluation
+ * misjudges about an attack set-up, weighted CorrMajorWeight % each.
  */
-static int16_t *corr_entry(Engine *e)
+typedef struct {
+    int16_t *structure, *major[2]; /* NULL structure: no correction */
+} CorrEntries;
+
+static CorrEntries corr_entries(Engine *e)
 {
     const Board *b = &e->b;
-    return &e->corr[b->side][(b->structure_key >> 32) & (CORR_SIZE - 1)];
+    CorrEntries ce = { &e->corr[b->side][(b->structure_key >> 32) & (CORR_SIZE - 1)], { NULL, NULL } };
+    if (e->params.CorrMajorWeight)
+        for (int c = RED; c <= BLACK; c++)
+            ce.major[c] = &e->corr_major[b->side][c][(b->attack_key[c] >> 32) & (CORR_SIZE - 1)];
+    return ce;
 }
 
-/* The static evaluation corrected by its structure's entry (NULL: no correction), never into the mate range. */
-static int corrected_eval(const Engine *e, const int16_t *entry, int raw)
+/* The static evaluation corrected by its entries, never into the mate range. */
+static int corrected_eval(const Engine *e, const CorrEntries *ce, int raw)
 {
-    if (!entry)
+    if (!ce->structure)
         return raw;
-    int v = raw + *entry / e->params.CorrDiv;
+    int sum = *ce->structure * 100;
+    if (ce->major[RED])
+        sum += (*ce->major[RED] + *ce->major[BLACK]) * e->params.CorrMajorWeight;
+    int v = raw + sum / (100 * e->params.CorrDiv);
     return v >= MATE_BOUND ? MATE_BOUND - 1 : v <= -MATE_BOUND ? -MATE_BOUND + 1 : v;
 }
 
-/* A search of `depth` found `best` where the corrected evaluation said `eval`: move the entry toward the error. */
-static void update_correction(const Engine *e, int16_t *entry, int depth, int best, int eval)
+/* Moves one entry toward the error by bonus (gravity keeps it within CORR_LIMIT). */
+static void correct_entry(int16_t *entry, int bonus)
+{
+    *entry = (int16_t)(*entry + bonus - *entry * abs(bonus) / CORR_LIMIT);
+}
+
+/* A search of `depth` found `best` where the corrected evaluation said `eval`: move the entries toward the error. */
+static void update_correction(const Engine *e, const CorrEntries *ce, int depth, int best, int eval)
 {
     int bonus = (best - eval) * depth / e->params.CorrRate;
     bonus = bonus > CORR_LIMIT / 4 ? CORR_LIMIT / 4 : bonus < -CORR_LIMIT / 4 ? -CORR_LIMIT / 4 : bonus;
-    *entry = (int16_t)(*entry + bonus - *entry * abs(bonus) / CORR_LIMIT);
+    correct_entry(ce->structure, bonus);
+    for (int c = RED; c <= BLACK; c++)
+        if (ce->major[c])
+            correct_entry(ce->major[c], bonus);
 }
 
 /* ---- quiescence ---- */
@@ -566,7 +591,8 @@ static int quiesce(Engine *e, int alpha, int beta, int ply, int qply, bool pv_no
         movegen_pseudo(b, &list, GEN_ALL);
     } else {
         eval = static_eval(e, &tp);
-        stand = best = corrected_eval(e, p->CorrHist ? corr_entry(e) : NULL, eval);
+        CorrEntries ce = p->CorrHist ? corr_entries(e) : (CorrEntries){ NULL, { NULL, NULL } };
+        stand = best = corrected_eval(e, &ce, eval);
         if (best >= beta) {
             tt_store(&e->tt, key, 0, ply, MOVE_NONE, best, alpha, beta, eval, false);
             return best;
@@ -791,10 +817,10 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
     /* Step 4: static evaluation, corrected; improving when it rose since our last move. */
     bool in_check = board_in_check(b);
     int eval = -INF, raw_eval = TT_NO_EVAL, static_value = -INF; /* raw: for the table; static_value: corrected */
-    int16_t *corr = !in_check && p->CorrHist ? corr_entry(e) : NULL;
+    CorrEntries corr = !in_check && p->CorrHist ? corr_entries(e) : (CorrEntries){ NULL, { NULL, NULL } };
     if (!in_check) {
         raw_eval = static_eval(e, &tp);
-        eval = static_value = corrected_eval(e, corr, raw_eval);
+        eval = static_value = corrected_eval(e, &corr, raw_eval);
         /* A stored bound on the same side is a better guess than the evaluation. */
         if (tp.lower_depth >= 0 && tp.lower > eval && !is_decisive(tp.lower))
             eval = tp.lower;
@@ -1017,10 +1043,10 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
         tt_store(&e->tt, key, depth, ply, best > old_alpha ? best_move : MOVE_NONE, best, old_alpha, beta,
                  raw_eval, is_ban(best));
     /* Step 11, the correction: from quiet results whose bound says which way the evaluation erred. */
-    if (corr && !excluded && !is_decisive(best) && !is_ban(best)
+    if (corr.structure && !excluded && !is_decisive(best) && !is_ban(best)
         && !(best > old_alpha && best_move && b->squares[move_to(best_move)])
         && !(best <= old_alpha && best >= static_value) && !(best >= beta && best <= static_value))
-        update_correction(e, corr, depth, best, static_value);
+        update_correction(e, &corr, depth, best, static_value);
     return best;
 }
 

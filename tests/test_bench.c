@@ -37,25 +37,30 @@ Test(bench, signature_is_pinned)
                  nodes, (uint64_t)BENCH_SIGNATURE, nodes);
 }
 
-/* Captures that check pruned by SEE again give back the search before the change (bench 2764757). */
-Test(bench, sacrifice_checks_are_a_switch)
-{
-    Params p;
-    params_default(&p);
-    p.SacrificeChecks = 0;
-    uint64_t nodes = bench_nodes(&p);
-    cr_expect_eq(nodes, UINT64_C(2764757), "bench with SacrificeChecks=0 gives %" PRIu64 " nodes", nodes);
-    cr_expect_neq(nodes, BENCH_SIGNATURE);
-}
+/*
+ * Each landed change is a switch: turned off, with the ones after it, the
+ * bench gives back the signature before it.  Newest first.  A change under
+ * test, off by default, is turned on instead: its bench is pinned too.
+ */
+static const struct {
+    const char *change, *switches;
+    uint64_t nodes;
+} SWITCHES[] = {
+    { "correction by attacking pieces (under test)", "CorrMajorWeight=50", UINT64_C(3381558) },
+    { "sacrifices that check", "SacrificeChecks=0", UINT64_C(2764757) },
+    { "correction history", "SacrificeChecks=0,CorrHist=0", UINT64_C(3367740) },
+};
 
-/* The correction history switched off (and the sacrifice rule) gives back the search before it (bench 3367740). */
-Test(bench, correction_history_is_a_switch)
+Test(bench, each_change_is_a_switch)
 {
-    Params p;
-    params_default(&p);
-    p.CorrHist = 0;
-    p.SacrificeChecks = 0;
-    uint64_t nodes = bench_nodes(&p);
-    cr_expect_eq(nodes, UINT64_C(3367740), "bench with CorrHist=0 gives %" PRIu64 " nodes", nodes);
-    cr_expect_neq(nodes, BENCH_SIGNATURE);
+    for (size_t i = 0; i < sizeof SWITCHES / sizeof SWITCHES[0]; i++) {
+        Params p;
+        params_default(&p);
+        char err[256];
+        cr_assert_eq(params_apply_list(&p, SWITCHES[i].switches, err, sizeof err), 0, "%s", err);
+        uint64_t nodes = bench_nodes(&p);
+        cr_expect_eq(nodes, SWITCHES[i].nodes, "%s (%s): bench gives %" PRIu64 " nodes", SWITCHES[i].change,
+                     SWITCHES[i].switches, nodes);
+        cr_expect_neq(nodes, BENCH_SIGNATURE, "%s: the switch changes nothing", SWITCHES[i].change);
+    }
 }
