@@ -1165,7 +1165,7 @@ static bool time_is_up(const Engine *e, double changes, int score, int previous_
     if (limit > e->maximum_ms)
         limit = (double)e->maximum_ms;
     /* An iteration takes about as long as all before it: don't start one that cannot end. */
-    return elapsed_ms(e) > limit / 2;
+    return elapsed_ms(e) > limit * p->TmIterationStart / 100;
 }
 
 void engine_search(Engine *e, const Board *root, const SearchLimits *limits,
