@@ -164,7 +164,7 @@ Book *book_parse(const char *text, const char *name, char *err, size_t errlen)
     return b;
 }
 
-Book *book_load(const char *path, char *err, size_t errlen)
+char *book_read_text(const char *path, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "re");   /* close-on-exec */
     if (!f) {
@@ -189,14 +189,20 @@ Book *book_load(const char *path, char *err, size_t errlen)
     const char *problem = !ok ? "out of memory"
                           : ferror(f) ? "read error"
                           : memchr(text, '\0', len) ? "a NUL byte: not a text file" : NULL;
-    Book *b = NULL;
+    fclose(f);
     if (problem) {
         snprintf(err, errlen, "%s: %s", path, problem);
-    } else {
-        text[len] = '\0';
-        b = book_parse(text, path, err, errlen);
+        free(text);
+        return NULL;
     }
-    fclose(f);
+    text[len] = '\0';
+    return text;
+}
+
+Book *book_load(const char *path, char *err, size_t errlen)
+{
+    char *text = book_read_text(path, err, errlen);
+    Book *b = text ? book_parse(text, path, err, errlen) : NULL;
     free(text);
     return b;
 }

@@ -28,6 +28,12 @@ Book *book_load(const char *path, char *err, size_t errlen);
  * the worker makes a task's openings a book with it.
  */
 Book *book_parse(const char *text, const char *name, char *err, size_t errlen);
+/*
+ * A text file's contents (for book_parse and the like), NUL-terminated, to
+ * free(); NULL with "FILE: problem" in err (cannot read it, a NUL byte in
+ * it, out of memory).
+ */
+char *book_read_text(const char *path, char *err, size_t errlen);
 /* Frees the book and sets *b to NULL; safe on NULL. */
 void book_destroy(Book **b);
 /* The number of openings (at least 1). */

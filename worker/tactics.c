@@ -410,46 +410,47 @@ static void opening_board(const Opening *o, Board *b)
         board_make(b, o->moves[i]);
 }
 
-Suite *suite_load(const char *path, char *err, size_t errlen)
+Suite *suite_parse(const char *text, const char *name, char *err, size_t errlen)
 {
     Suite *s = calloc(1, sizeof *s);
-    if (!s || !(s->book = book_load(path, err, errlen))) {
+    if (!s || !(s->book = book_parse(text, name, err, errlen))) {
         if (!s)
-            snprintf(err, errlen, "%s: out of memory", path);
+            snprintf(err, errlen, "%s: out of memory", name);
         free(s);
         return NULL;
     }
-    s->targets = calloc((size_t)book_size(s->book), sizeof *s->targets);
-    FILE *f = s->targets ? fopen(path, "re") : NULL;
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, s->targets ? strerror(errno) : "out of memory");
+    if (!(s->targets = calloc((size_t)book_size(s->book), sizeof *s->targets))) {
+        snprintf(err, errlen, "%s: out of memory", name);
         suite_destroy(&s);
         return NULL;
     }
     /* The book read the positions; the operations follow them on the same lines. */
-    char *line = NULL;
-    size_t cap = 0;
-    int number = 0, index = 0;
-    while (getline(&line, &cap, f) > 0) {
-        number++;
-        size_t head = strcspn(line, "#;\r\n");
-        if (strspn(line, " \t") >= head)
-            continue;
-        line[strcspn(line, "#\r\n")] = '\0';
-        Board b;
-        char msg[256];
-        opening_board(book_opening(s->book, index), &b);
-        if (parse_operations(line + head, &b, &s->targets[index], msg, sizeof msg) != 0) {
-            snprintf(err, errlen, "%s:%d: %s", path, number, msg);
-            free(line);
-            fclose(f);
-            suite_destroy(&s);
-            return NULL;
+    int number = 1, index = 0;
+    for (const char *line = text; *line; number++) {
+        size_t len = strcspn(line, "\n"), head = strcspn(line, "#;\r\n");
+        if (strspn(line, " \t") < head) {
+            char ops[SUITE_LINE_MAX], msg[256];
+            size_t end = strcspn(line, "#\r\n");
+            snprintf(ops, sizeof ops, "%.*s", (int)(end - head < sizeof ops ? end - head : sizeof ops - 1), line + head);
+            Board b;
+            opening_board(book_opening(s->book, index), &b);
+            if (parse_operations(ops, &b, &s->targets[index], msg, sizeof msg) != 0) {
+                snprintf(err, errlen, "%s:%d: %s", name, number, msg);
+                suite_destroy(&s);
+                return NULL;
+            }
+            index++;
         }
-        index++;
+        line += len + (line[len] == '\n');
     }
-    free(line);
-    fclose(f);
+    return s;
+}
+
+Suite *suite_load(const char *path, char *err, size_t errlen)
+{
+    char *text = book_read_text(path, err, errlen);
+    Suite *s = text ? suite_parse(text, path, err, errlen) : NULL;
+    free(text);
     return s;
 }
 

@@ -77,6 +77,8 @@ typedef struct Suite Suite;
 
 /* Reads a suite. Returns it, or NULL with "FILE:LINE: problem" in err. */
 Suite *suite_load(const char *path, char *err, size_t errlen);
+/* Reads a suite from text in memory (name: for messages). The same. */
+Suite *suite_parse(const char *text, const char *name, char *err, size_t errlen);
 /* Frees the suite; safe on NULL, nulls the pointer. */
 void suite_destroy(Suite **s);
 int suite_size(const Suite *s);
