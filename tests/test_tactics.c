@@ -5,6 +5,7 @@
  */
 #include <criterion/criterion.h>
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,6 +248,28 @@ Test(suite, names_the_line_of_a_bad_one)
         cr_assert_not_null(strstr(err, CASES[i].why), "case %zu: '%s'", i, err);
         unlink(path);
     }
+}
+
+/* The suites shipped in ops/suites still read: their moves legal, their operations whole. */
+Test(suite, the_shipped_suites_load)
+{
+    DIR *d = opendir(XQF_SOURCE_DIR "/ops/suites");
+    cr_assert_not_null(d);
+    int suites = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 6, ".suite") != 0)
+            continue;
+        char path[512], err[256];
+        snprintf(path, sizeof path, "%s/ops/suites/%s", XQF_SOURCE_DIR, e->d_name);
+        Suite *s = suite_load(path, err, sizeof err);
+        cr_assert_not_null(s, "%s", err);
+        cr_assert_gt(suite_size(s), 10, "%s", path);
+        suite_destroy(&s);
+        suites++;
+    }
+    closedir(d);
+    cr_assert_gt(suites, 0);
 }
 
 typedef struct {
