@@ -17,11 +17,11 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "fen.h"
 #include "movegen.h"
 #include "rules.h"
+#include "run_util.h"
 
 /* Strings held in the struct: Criterion may run each parameter in a new process image. */
 typedef struct {
@@ -222,13 +222,8 @@ static RepetitionStatus status_for(GameResult result, int side)
 static int run_engine(const char *args, char *out, size_t len)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s/xqf-engine %s 2>&1", XQF_BIN, args);
-    FILE *f = popen(cmd, "r");
-    cr_assert_not_null(f);
-    size_t n = fread(out, 1, len - 1, f);
-    out[n] = '\0';
-    int status = pclose(f);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    snprintf(cmd, sizeof cmd, "%s/xqf-engine %s", XQF_BIN, args);
+    return run_command(cmd, out, len);
 }
 
 static void run_case(const Case *c, bool mirrored)

@@ -26,6 +26,7 @@
 #include "process.h"
 #include "player.h"
 #include "rules.h"
+#include "run_util.h"
 #include "sha256.h"
 
 #define FSF "/usr/games/fairy-stockfish"
@@ -428,19 +429,6 @@ Test(pgn, real_match_against_fairy_stockfish, .timeout = 60)
 
 /* ---- the command line --------------------------------------------------------- */
 
-/* Runs a shell command; returns its exit status and its output (stdout and stderr). */
-static int run(const char *cmd, char *out, size_t cap)
-{
-    char full[2048];
-    snprintf(full, sizeof full, "%s 2>&1", cmd);
-    FILE *p = popen(full, "r");
-    cr_assert_not_null(p);
-    size_t n = fread(out, 1, cap - 1, p);
-    out[n] = '\0';
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 /* --tc-second: time odds; silent engines lose on time, each after its own clock (the PGN's comments say when). */
 Test(cli, each_player_keeps_its_own_clock)
 {
@@ -451,7 +439,7 @@ Test(cli, each_player_keeps_its_own_clock)
              XQF_MATCH " --engine name=a cmd=%s arg=silent arg=0 --engine name=b cmd=%s arg=silent arg=0"
              " --tc 0.3 --tc-second 0.9 --timemargin 0 --pairs 1 --concurrency 1 --book %s --pgn %s",
              FAKE_ENGINE, FAKE_ENGINE, book, pgn);
-    cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+    cr_assert_eq(run_command(cmd, out, sizeof out), 0, "%s", out);
     FILE *f = fopen(pgn, "r");
     cr_assert_not_null(f);
     size_t n = fread(out, 1, sizeof out - 1, f);
@@ -467,7 +455,7 @@ Test(cli, each_player_keeps_its_own_clock)
     cr_assert(t2 >= 0.9 && t2 < 1.25, "%s", out);
     cr_assert(strstr(out, "[TimeControl \"0.3/0.9\"]"), "%s", out);
     snprintf(cmd, sizeof cmd, XQF_MATCH " --engine name=a --engine name=b --nodes 100 --tc-second 1 --pairs 1");
-    cr_assert_eq(run(cmd, out, sizeof out), 2, "%s", out);
+    cr_assert_eq(run_command(cmd, out, sizeof out), 2, "%s", out);
     cr_assert(strstr(out, "--tc-second"), "%s", out);
 }
 
@@ -488,7 +476,7 @@ Test(cli, bad_input_exits_2_before_any_game)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char cmd[1024], out[4096];
         snprintf(cmd, sizeof cmd, XQF_MATCH " %s --pairs 1 --nodes 100", cases[i].args);
-        cr_assert_eq(run(cmd, out, sizeof out), 2, "%s: %s", cases[i].args, out);
+        cr_assert_eq(run_command(cmd, out, sizeof out), 2, "%s: %s", cases[i].args, out);
         cr_assert(strstr(out, "error:") && strstr(out, cases[i].message), "%s: %s",
                   cases[i].args, out);
         cr_assert_null(strstr(out, "Games:"), "games were played: %s", out);
@@ -496,7 +484,7 @@ Test(cli, bad_input_exits_2_before_any_game)
     char *bad = write_temp(START_FEN "\nnot a fen\n");
     char cmd[1024], out[4096];
     snprintf(cmd, sizeof cmd, XQF_MATCH " --engine name=a --engine name=b --book %s", bad);
-    cr_assert_eq(run(cmd, out, sizeof out), 2, "%s", out);
+    cr_assert_eq(run_command(cmd, out, sizeof out), 2, "%s", out);
     cr_assert(strstr(out, ":2: bad FEN"), "%s", out);
     unlink(bad);
 }
@@ -504,7 +492,7 @@ Test(cli, bad_input_exits_2_before_any_game)
 Test(cli, summary_lines_match_xqf_tune_stats)
 {
     char out[8192], cmd[1024];
-    cr_assert_eq(run(XQF_MATCH " --engine name=a --engine name=b option.NullR=1 --nodes 500"
+    cr_assert_eq(run_command(XQF_MATCH " --engine name=a --engine name=b option.NullR=1 --nodes 500"
                      " --pairs 3 --concurrency 2 --seed 3 --quiet --sprt elo0=0,elo1=10",
                      out, sizeof out), 0, "%s", out);
     long p[5];
@@ -514,7 +502,7 @@ Test(cli, summary_lines_match_xqf_tune_stats)
     snprintf(cmd, sizeof cmd, XQF_BIN "/xqf-tune stats --penta %ld,%ld,%ld,%ld,%ld --elo0 0 --elo1 10",
              p[0], p[1], p[2], p[3], p[4]);
     char tune[1024];
-    cr_assert_eq(run(cmd, tune, sizeof tune), 0, "%s", tune);
+    cr_assert_eq(run_command(cmd, tune, sizeof tune), 0, "%s", tune);
     static const char *const lines[] = { "Games: ", "Pairs: ", "Elo: ", "nElo: ", "LLR: " };
     for (size_t i = 0; i < 5; i++) {
         const char *t = strstr(tune, lines[i]);

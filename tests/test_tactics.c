@@ -9,11 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fen.h"
 #include "pgn.h"
+#include "run_util.h"
 #include "search.h"
 #include "tactics.h"
 
@@ -316,13 +316,8 @@ Test(tactics, the_engine_finds_a_mate_in_one)
 static int run(const char *args, char *out, size_t len)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s/xqf-match %s 2>&1", XQF_BIN, args);
-    FILE *p = popen(cmd, "r");
-    cr_assert_not_null(p);
-    size_t n = fread(out, 1, len - 1, p);
-    out[n] = '\0';
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    snprintf(cmd, sizeof cmd, "%s/xqf-match %s", XQF_BIN, args);
+    return run_command(cmd, out, len);
 }
 
 Test(cli, blunders_then_tactics)
