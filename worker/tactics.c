@@ -39,7 +39,8 @@ static int parse_tag(const char *line, char *name, size_t nlen, char *value, siz
         value[v++] = *line;
     }
     value[v] = '\0';
-    return line[0] == '"' && line[1] == ']' && line[2 + strspn(line + 2, " \t\r")] == '\n' ? 0 : -1;
+    char end = line[0] == '"' && line[1] == ']' ? line[2 + strspn(line + 2, " \t\r")] : 'x';
+    return end == '\n' || end == '\0' ? 0 : -1; /* the file's last line may lack its newline */
 }
 
 /*
@@ -182,9 +183,7 @@ int pgn_read(FILE *f, PgnGame *g, int *line, char *err, size_t errlen)
             first_line = *line;
         }
         if (in_tags && buf[0] == '[') {
-            char with_nl[4096];
-            snprintf(with_nl, sizeof with_nl, "%s%s", buf, buf[n - 1] == '\n' ? "" : "\n");
-            if (parse_tag(with_nl, name, sizeof name, value, sizeof value) != 0) {
+            if (parse_tag(buf, name, sizeof name, value, sizeof value) != 0) {
                 snprintf(msg, sizeof msg, "line %d: not a tag [Name \"value\"]", *line);
                 rc = -1;
                 break;
