@@ -456,6 +456,12 @@ static int piece_count(const Board *b, int color)
          + b->count[color][ADVISOR] + b->count[color][ELEPHANT];
 }
 
+/* Rooks, horses and cannons of one side: the pieces that can still mate. */
+static int attacking_pieces(const Board *b, int color)
+{
+    return b->count[color][ROOK] + b->count[color][HORSE] + b->count[color][CANNON];
+}
+
 /* Counts a node at ply and resets its PV; false when the search must stop. */
 static inline bool enter_node(Engine *e, int ply)
 {
@@ -690,7 +696,8 @@ static int null_move(Engine *e, int alpha, int beta, int depth, int ply, unsigne
         || depth < 2 || board_in_check(b) || here->excluded                 /* 2, 3 */
         || beta <= -MATE_BOUND || beta >= MATE_BOUND
         || !board_has_attackers(b, b->side)                                 /* 1: zugzwang is near */
-        || (after_null && (!p->NullDouble || double_null))                  /* 4: Fruit's double null */
+        || (after_null && (!p->NullDouble || double_null                    /* 4: Fruit's double null, */
+                           || attacking_pieces(b, b->side ^ 1) > p->NullDoublePieces)) /* where zugzwang can be */
         || tp->mate_threat                                                  /* 6: Crafty's memory */
         || (p->NullEvalGuard && eval < beta + null_margin(p, depth)                /* 7: Fruit's eval >= beta */
             && (depth - R - 1 > 0 || !p->NullFruitQs))
@@ -712,10 +719,12 @@ static int null_move(Engine *e, int alpha, int beta, int depth, int ply, unsigne
     }
     if (v >= MATE_BOUND)
         v = beta; /* an unproven mate */
-    if (p->NullVerify && (flags & NODE_VERIFY) && depth >= p->NullVerifyDepth) {
+    bool verify = attacking_pieces(b, b->side) <= p->NullVerifyPieces; /* where zugzwang can be */
+    if (verify && p->NullVerify && (flags & NODE_VERIFY) && depth >= p->NullVerifyDepth) {
         /* Tabibi-Netanyahu: search this node shallower, verification off below. */
-        v = search(e, alpha, beta, depth - p->NullVerifyReduction, ply, NODE_NO_NULL | (flags & NODE_CUT));
-    } else if (depth <= p->NullSmallVerify) {
+        int vdepth = depth - (p->NullVerifyAtR ? R : p->NullVerifyReduction);
+        v = search(e, alpha, beta, vdepth, ply, NODE_NO_NULL | (flags & NODE_CUT));
+    } else if (verify && depth <= p->NullSmallVerify) {
         /* Seed 003: a depth-1 check so that a mate in one is not pruned away. */
         v = search(e, beta - 1, beta, 1, ply, NODE_NO_NULL | (flags & NODE_VERIFY));
     }

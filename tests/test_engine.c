@@ -131,6 +131,29 @@ Test(engine, verified_null_move_finds_what_plain_null_move_misses)
     engine_destroy(&plain);
 }
 
+/*
+ * Verification where zugzwang can be: the null moves that hide this mate
+ * are Red's, and Red has no rook, horse or cannon, so even with
+ * NullVerifyPieces 0 (verify only a side that has none) they are still
+ * verified and the mate is found; the plain null move above misses it.
+ */
+Test(engine, verification_is_kept_where_few_pieces_are_left)
+{
+    Board b = position("4rk3/9/9/9/P8/9/9/3K5/9/9 b - - 0 1");
+    Params p;
+    params_default(&p);
+    p.NullVerifyDepth = 2;
+    p.NullAdaptive = 1;
+    p.Rfp = 0;
+    p.NullVerifyPieces = 0;
+    Engine *e = engine_new();
+    engine_set_params(e, &p);
+    int score = search_depth(e, &b, 5).score;
+    engine_destroy(&e);
+    cr_assert_geq(score, MATE_BOUND, "verification of a side without attacking pieces should see the mate, got %d",
+                  score);
+}
+
 static uint64_t nodes_with(const char *name, int value)
 {
     Engine *e = engine_new();
@@ -158,6 +181,10 @@ Test(engine, every_seed_switch_changes_the_search)
                       "%s has no effect on the search", switches[i]);
     }
     cr_assert_neq(nodes_with("QsCheckPlies", 0), nodes_with("QsCheckPlies", 1));
+    /* The null move's verification choices: at the start each side has six attacking pieces. */
+    cr_assert_neq(nodes_with("NullVerifyAtR", 0), nodes_with("NullVerifyAtR", 1));
+    cr_assert_neq(nodes_with("NullVerifyPieces", 6), nodes_with("NullVerifyPieces", 5));
+    cr_assert_neq(nodes_with("NullDoublePieces", 6), nodes_with("NullDoublePieces", 5));
     cr_assert_neq(nodes_with("HistoryThreshold", 9830), nodes_with("HistoryThreshold", 7373));
 }
 
