@@ -120,6 +120,43 @@ Test(pgn_read, reads_back_what_pgn_write_writes)
     game_record_free(&g);
 }
 
+/* Two inputs ops/fuzz found (fuzz_pgn): neither may change a game between pgn_write and pgn_read. */
+Test(pgn_read, a_last_comment_like_a_moves_stays_the_games)
+{
+    static const char *const DETAILS[] = { "book", "+1.00/3 0.100s", "?/0 0s" };
+    for (size_t i = 0; i < sizeof DETAILS / sizeof DETAILS[0]; i++) {
+        GameRecord g;
+        make_game(&g, 3, RESULT_RED_WINS);
+        g.moves[2].has_score = false; /* a stored game's move: no comment of its own */
+        g.moves[2].time_us = 0;
+        snprintf(g.detail, sizeof g.detail, "%s", DETAILS[i]);
+        char *path = game_pgn(&g, 1);
+        PgnGame r = { 0 };
+        char err[256];
+        cr_assert_eq(read_one(path, &r, err, sizeof err), 1, "%s", err);
+        cr_assert_eq(r.rec.count, 3);
+        cr_assert_not(r.rec.moves[2].book, "detail '%s'", DETAILS[i]);
+        cr_assert_not(r.rec.moves[2].has_score, "detail '%s'", DETAILS[i]);
+        cr_assert_str_eq(r.rec.detail, DETAILS[i]);
+        unlink(path);
+        pgn_game_free(&r);
+        game_record_free(&g);
+    }
+}
+
+Test(pgn_read, a_score_that_rounds_to_a_mate_is_no_score)
+{
+    /* 298.7199 pawns round to 29872 = MATE_BOUND, which pgn_write would write as a mate in 64 */
+    char *path = write_temp("[White \"a\"]\n\n1. h2e2 {+298.7199/1 0s} 1-0\n");
+    PgnGame r = { 0 };
+    char err[256];
+    cr_assert_eq(read_one(path, &r, err, sizeof err), 1, "%s", err);
+    cr_assert_not(r.rec.moves[0].has_score);
+    cr_assert_str_eq(r.rec.detail, "+298.7199/1 0s");
+    unlink(path);
+    pgn_game_free(&r);
+}
+
 Test(pgn_read, names_the_line_of_a_bad_game)
 {
     static const struct {

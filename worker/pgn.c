@@ -1,6 +1,7 @@
 #include "pgn.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -65,6 +66,48 @@ static const char *termination(GameReason r)
     default:
         return "normal";
     }
+}
+
+/*
+ * A move's comment: "book", or "S/D Ts" with S a score in pawns ("+0.35"),
+ * a mate ("+M3", "-M2") or "?".  Returns 0 with the fields set in *m, or -1
+ * when the comment is something else (the game's last comment).
+ */
+int pgn_parse_move_comment(const char *c, GameMove *m)
+{
+    if (strcmp(c, "book") == 0) {
+        m->book = true;
+        return 0;
+    }
+    int score = 0, used = 0, depth;
+    double seconds;
+    bool has_score = true;
+    if (c[0] == '?') {
+        has_score = false;
+        used = 1;
+    } else if ((c[0] == '+' || c[0] == '-') && c[1] == 'M') {
+        int n;
+        if (sscanf(c + 2, "%d%n", &n, &used) != 1 || n < 1 || n > MAX_PLY)
+            return -1;
+        used += 2;
+        score = c[0] == '+' ? MATE - (2 * n - 1) : -(MATE - 2 * n);
+    } else {
+        double pawns;
+        if ((c[0] != '+' && c[0] != '-') || sscanf(c, "%lf%n", &pawns, &used) != 1 || !(fabs(pawns) < MATE_BOUND / 100.0))
+            return -1;
+        score = (int)lround(pawns * 100);
+        if (abs(score) >= MATE_BOUND) /* 298.715 rounds into the mate scores */
+            return -1;
+    }
+    int tail = 0;
+    if (sscanf(c + used, "/%d %lfs%n", &depth, &seconds, &tail) != 2 || c[used + tail] || depth < 0
+        || !(seconds >= 0 && seconds < 1e9))
+        return -1;
+    m->has_score = has_score;
+    m->score = score;
+    m->depth = depth;
+    m->time_us = (int64_t)llround(seconds * 1e6);
+    return 0;
 }
 
 /* A tag value with '"' and '\' escaped. */
@@ -133,6 +176,13 @@ int pgn_write(FILE *out, const GameRecord *g, const PgnTags *t)
         side ^= 1;
     }
     if (g->detail[0]) {
+        /* A last move written without a comment would take a detail that reads as
+         * a move's comment ("book", "+1.00/3 0.1s") for its own: give it the
+         * empty one, which reads back as no score, no depth, no time. */
+        GameMove as_move = { 0 };
+        if (g->count > 0 && !g->moves[g->count - 1].book && !g->moves[g->count - 1].has_score
+            && g->moves[g->count - 1].time_us <= 0 && pgn_parse_move_comment(g->detail, &as_move) == 0)
+            put_token(&w, "{?/0 0.000s}");
         char comment[sizeof g->detail + 2];
         snprintf(comment, sizeof comment, "{%s}", g->detail);
         for (char *c = comment + 1; c[1]; c++)

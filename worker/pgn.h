@@ -29,6 +29,13 @@ typedef struct {
     uint64_t nodes;
 } PgnTags;
 
+/*
+ * A move's comment without its braces: "book", or "S/D Ts" (S "+0.35",
+ * "+M3", "-M2" or "?").  Returns 0 with book, has_score, score, depth and
+ * time_us set in *m, or -1 when it is something else (the game's last comment).
+ */
+int pgn_parse_move_comment(const char *comment, GameMove *m);
+
 /* Writes one game (a blank line after it). Returns 0, or -1 on a write error. */
 int pgn_write(FILE *out, const GameRecord *g, const PgnTags *tags);
 

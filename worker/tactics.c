@@ -11,6 +11,7 @@
 
 #include "book.h"
 #include "fen.h"
+#include "pgn.h"
 #include "player.h"
 #include "search.h"
 
@@ -43,46 +44,6 @@ static int parse_tag(const char *line, char *name, size_t nlen, char *value, siz
     return end == '\n' || end == '\0' ? 0 : -1; /* the file's last line may lack its newline */
 }
 
-/*
- * A move's comment: "book", or "S/D Ts" with S a score in pawns ("+0.35"),
- * a mate ("+M3", "-M2") or "?".  Returns 0 with the fields set in *m, or -1
- * when the comment is something else (the game's last comment).
- */
-static int parse_move_comment(const char *c, GameMove *m)
-{
-    if (strcmp(c, "book") == 0) {
-        m->book = true;
-        return 0;
-    }
-    int score = 0, used = 0, depth;
-    double seconds;
-    bool has_score = true;
-    if (c[0] == '?') {
-        has_score = false;
-        used = 1;
-    } else if ((c[0] == '+' || c[0] == '-') && c[1] == 'M') {
-        int n;
-        if (sscanf(c + 2, "%d%n", &n, &used) != 1 || n < 1 || n > MAX_PLY)
-            return -1;
-        used += 2;
-        score = c[0] == '+' ? MATE - (2 * n - 1) : -(MATE - 2 * n);
-    } else {
-        double pawns;
-        if ((c[0] != '+' && c[0] != '-') || sscanf(c, "%lf%n", &pawns, &used) != 1 || !(fabs(pawns) < MATE_BOUND / 100.0))
-            return -1;
-        score = (int)lround(pawns * 100);
-    }
-    int tail = 0;
-    if (sscanf(c + used, "/%d %lfs%n", &depth, &seconds, &tail) != 2 || c[used + tail] || depth < 0
-        || !(seconds >= 0 && seconds < 1e9))
-        return -1;
-    m->has_score = has_score;
-    m->score = score;
-    m->depth = depth;
-    m->time_us = (int64_t)llround(seconds * 1e6);
-    return 0;
-}
-
 static GameResult result_of(const char *token)
 {
     for (GameResult r = RESULT_RED_WINS; r <= RESULT_DRAW; r++)
@@ -110,7 +71,7 @@ static int parse_movetext(char *text, PgnGame *g, Board *b, char *err, size_t er
             }
             *end = '\0';
             GameMove parsed = { 0 };
-            if (last && parse_move_comment(p + 1, &parsed) == 0) {
+            if (last && pgn_parse_move_comment(p + 1, &parsed) == 0) {
                 parsed.move = last->move;
                 *last = parsed;
             } else {
