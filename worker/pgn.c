@@ -156,6 +156,7 @@ int pgn_write(FILE *out, const GameRecord *g, const PgnTags *t)
 
     Wrapper w = { out, 0 };
     int fullmove = b.fullmove, side = b.side;
+    bool commented = false; /* the last move was written with a comment */
     for (int i = 0; i < g->count; i++) {
         const GameMove *m = &g->moves[i];
         if (side == RED || i == 0) {
@@ -165,9 +166,10 @@ int pgn_write(FILE *out, const GameRecord *g, const PgnTags *t)
         move_text(m->move, text);
         put_token(&w, text);
         /* a stored game's move keeps its score and depth only when its run asked: else no comment */
+        commented = m->book || m->has_score || m->time_us > 0;
         if (m->book)
             put_token(&w, "{book}");
-        else if (m->has_score || m->time_us > 0) {
+        else if (commented) {
             score_comment(m, text, sizeof text);
             put_token(&w, text);
         }
@@ -176,18 +178,19 @@ int pgn_write(FILE *out, const GameRecord *g, const PgnTags *t)
         side ^= 1;
     }
     if (g->detail[0]) {
+        char detail[sizeof g->detail];
+        snprintf(detail, sizeof detail, "%s", g->detail);
+        for (char *c = detail; *c; c++)
+            if (*c == '}')
+                *c = ')';
         /* A last move written without a comment would take a detail that reads as
          * a move's comment ("book", "+1.00/3 0.1s") for its own: give it the
          * empty one, which reads back as no score, no depth, no time. */
         GameMove as_move = { 0 };
-        if (g->count > 0 && !g->moves[g->count - 1].book && !g->moves[g->count - 1].has_score
-            && g->moves[g->count - 1].time_us <= 0 && pgn_parse_move_comment(g->detail, &as_move) == 0)
+        if (g->count > 0 && !commented && pgn_parse_move_comment(detail, &as_move) == 0)
             put_token(&w, "{?/0 0.000s}");
-        char comment[sizeof g->detail + 2];
-        snprintf(comment, sizeof comment, "{%s}", g->detail);
-        for (char *c = comment + 1; c[1]; c++)
-            if (*c == '}')
-                *c = ')';
+        char comment[sizeof detail + 2];
+        snprintf(comment, sizeof comment, "{%s}", detail);
         /* A comment may be longer than a line: write it whole. */
         put_token(&w, comment);
     }

@@ -10,7 +10,8 @@
  * carries a comment: {book} for opening moves, else {+0.35/12 0.123s}
  * (score in pawns from the mover's view or +M3/-M2 for mates, depth, time),
  * none for a move with neither score nor time (a stored game kept without
- * scores, xqf-tune pgn).
+ * scores, xqf-tune pgn), except {?/0 0.000s} on the last one when the game's
+ * last comment would read as a move's.
  * A last comment says who won and why ({Black wins by time forfeit: ...}).
  */
 #ifndef XQF_PGN_H
