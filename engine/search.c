@@ -670,9 +670,17 @@ static int null_reduction(const Engine *e, int depth, int eval, int beta)
 
 static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned flags);
 
-/* Step 7's eval guard: how far above beta the static eval must be (never below beta itself). */
+/*
+ * Step 7's eval guard: how far above beta the static eval must be (never
+ * below beta itself), except from depth NullLowEvalDepth, where it may be
+ * NullLowEvalMargin below: there a node expected to fail high usually does
+ * even with the eval below beta, and a failed null search costs little
+ * against the subtree a successful one saves.
+ */
 static int null_margin(const Params *p, int depth)
 {
+    if (p->NullLowEvalMargin && depth >= p->NullLowEvalDepth)
+        return -p->NullLowEvalMargin;
     int m = p->NullMargin - p->NullMarginDepth * depth;
     return m > 0 ? m : 0;
 }

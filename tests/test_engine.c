@@ -155,19 +155,27 @@ Test(engine, verification_is_kept_where_few_pieces_are_left)
                   score);
 }
 
-static uint64_t nodes_with(const char *name, int value)
+/* Nodes to depth 10 from the start with one parameter set (and optionally a second). */
+static uint64_t nodes_with2(const char *name, int value, const char *name2, int value2)
 {
     Engine *e = engine_new();
     Params p;
     params_default(&p);
     p.NullVerifyDepth = 2; /* so that verification happens in this short search */
     params_store(&p, params_find(name), value);
+    if (name2)
+        params_store(&p, params_find(name2), value2);
     engine_set_params(e, &p);
     Board b;
     board_startpos(&b);
     SearchResult r = search_depth(e, &b, 10);
     engine_destroy(&e);
     return r.nodes;
+}
+
+static uint64_t nodes_with(const char *name, int value)
+{
+    return nodes_with2(name, value, NULL, 0);
 }
 
 /* Each switch the ablation study turns off must really reach the search. */
@@ -187,6 +195,9 @@ Test(engine, every_seed_switch_changes_the_search)
     cr_assert_neq(nodes_with("NullVerifyPieces", 6), nodes_with("NullVerifyPieces", 5));
     cr_assert_neq(nodes_with("NullDoublePieces", 6), nodes_with("NullDoublePieces", 5));
     cr_assert_neq(nodes_with("HistoryThreshold", 9830), nodes_with("HistoryThreshold", 7373));
+    /* The null move with the eval below beta, from a depth this search reaches. */
+    cr_assert_neq(nodes_with2("NullLowEvalDepth", 4, "NullLowEvalMargin", 0),
+                  nodes_with2("NullLowEvalDepth", 4, "NullLowEvalMargin", 100));
 }
 
 Test(engine, bench_is_deterministic)
