@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,6 +39,9 @@ static void start_web(const char *const extra[])
     snprintf(p, sizeof p, "%d", cu_fx.port);
     const char *args[24] = { "--db", cu_fx.db, "--port", p, "--login-rate", "5" };
     int n = 6;
+    for (int i = 0; extra && extra[i]; i++)
+        if (strcmp(extra[i], "--login-rate") == 0)
+            n = 4; /* the test's own rate instead */
     for (int i = 0; extra && extra[i] && n < 23; i++)
         args[n++] = extra[i];
     args[n] = NULL;
@@ -385,6 +389,25 @@ Test(web, logins_are_rate_limited)
     for (int i = 0; i < 5; i++)
         cr_assert_eq(status_of("POST", "/login", NULL, "user=ada&password=wrong"), 401);
     cr_assert_eq(status_of("POST", "/login", NULL, "user=ada&password=adminpass1"), 429, "the sixth try");
+}
+
+/*
+ * The limit drains continuously (a leaky bucket), not per calendar minute:
+ * at 20 a minute, 20 failures use it up, three seconds later there is room
+ * for exactly one more try, and no minute boundary frees a second burst.
+ */
+Test(web, login_limit_drains_one_try_at_a_time)
+{
+    CU_REQUIRE_DB();
+    const char *extra[] = { "--login-rate", "20", NULL };
+    start_web(extra);
+    for (int i = 0; i < 20; i++)
+        cr_assert_eq(status_of("POST", "/login", NULL, "user=nobody&password=wrong"), 401, "try %d", i + 1);
+    cr_assert_eq(status_of("POST", "/login", NULL, "user=nobody&password=wrong"), 429, "the limit is used up");
+    struct timespec t = { 3, 200000000 };
+    nanosleep(&t, NULL);
+    cr_assert_eq(status_of("POST", "/login", NULL, "user=nobody&password=wrong"), 401, "3 s later: one try");
+    cr_assert_eq(status_of("POST", "/login", NULL, "user=nobody&password=wrong"), 429, "and only one");
 }
 
 Test(web, login_required_and_bind_rules)

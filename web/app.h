@@ -23,10 +23,11 @@ typedef struct {
     char *text;                      /* "event: ...\ndata: ...\n\n" */
 } Event;
 
+/* A client address's failed logins: a leaky bucket (web.c, login_slot). */
 typedef struct {
     char client[64];
-    int64_t minute;
-    int failures;
+    int64_t at_ms;                   /* monotonic time of the count below */
+    double failures;                 /* still counted at at_ms: each drains away at --login-rate a minute */
 } LoginSlot;
 
 struct Web {

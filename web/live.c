@@ -16,17 +16,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "log.h"
 #include "store_web.h"
 
 enum { THROTTLE_MS = 250, DIRTY_MAX = 1024, RECONNECT_MS = 1000 };
-
-static int64_t now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
 
 /* Publishes text (taken) as run's newest event (under ev_lock) and wakes the streams. */
 static void publish(Web *w, int64_t run, char *text)
@@ -163,7 +157,7 @@ static void *listen_main(void *arg)
             mark(dirty, &ndirty, runs[i]);
         if (list)
             publish(w, -1, strdup("event: runs\ndata: {}\n\n"));
-        int64_t now = now_ms();
+        int64_t now = clock_now_ms();
         for (int i = 0; i < ndirty && store_ok(s); i++) {
             if (!dirty[i].dirty || now - dirty[i].last_ms < THROTTLE_MS)
                 continue;

@@ -11,10 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "book.h"
 #include "cli.h"
+#include "clock.h"
 #include "log.h"
 #include "params.h"
 #include "password.h"
@@ -131,30 +131,54 @@ static void session_of(Web *w, const WebRequest *rq, Session *u)
     }
 }
 
-/* Whether the client may try another password now (failed attempts this minute under the limit). */
-static LoginSlot *login_slot(Web *w, const char *client)
+/* A slot's failures at now_ms, drained at login_per_minute a minute since its last count. */
+static double login_failures(const Web *w, const LoginSlot *s, int64_t now_ms)
 {
-    int64_t minute = (int64_t)time(NULL) / 60;
+    double left = s->failures - (double)(now_ms - s->at_ms) * w->cfg.login_per_minute / 60000.0;
+    return left > 0 ? left : 0;
+}
+
+/*
+ * The client's failed-login count (under db_lock), as a leaky bucket: up to
+ * login_per_minute failures at once, then one more each 60 / login_per_minute
+ * seconds.  (A count per calendar minute let a burst through on each side of
+ * a minute's boundary: twice the limit in a second.)  A slot whose count has
+ * drained is free; when none is, the client shares one by its name's hash,
+ * count and all (stricter, never looser).
+ */
+static LoginSlot *login_slot(Web *w, const char *client, int64_t now_ms)
+{
     LoginSlot *free_slot = NULL;
     for (int i = 0; i < LOGIN_SLOTS; i++) {
         LoginSlot *s = &w->logins[i];
-        if (s->minute == minute && strcmp(s->client, client) == 0)
+        double left = login_failures(w, s, now_ms);
+        if (left > 0 && strcmp(s->client, client) == 0) {
+            s->failures = left;
+            s->at_ms = now_ms;
             return s;
-        if (!free_slot && s->minute != minute)
+        }
+        if (!free_slot && left == 0)
             free_slot = s;
     }
-    if (!free_slot)
-        free_slot = &w->logins[(uint64_t)minute % LOGIN_SLOTS];  /* full: share one slot (stricter) */
-    snprintf(free_slot->client, sizeof free_slot->client, "%s", client);
-    free_slot->minute = minute;
-    free_slot->failures = 0;
-    return free_slot;
+    LoginSlot *slot = free_slot;
+    if (!slot) {
+        uint64_t h = 1469598103934665603u;   /* FNV-1a */
+        for (const char *c = client; *c; c++)
+            h = (h ^ (unsigned char)*c) * 1099511628211u;
+        slot = &w->logins[h % LOGIN_SLOTS];
+        slot->failures = login_failures(w, slot, now_ms);
+    } else {
+        slot->failures = 0;
+    }
+    snprintf(slot->client, sizeof slot->client, "%s", client);
+    slot->at_ms = now_ms;
+    return slot;
 }
 
 static void do_login(Web *w, const WebRequest *rq, const Session *u, WebResponse *rs)
 {
-    LoginSlot *slot = login_slot(w, rq->client ? rq->client : "");
-    if (slot->failures >= w->cfg.login_per_minute) {
+    LoginSlot *slot = login_slot(w, rq->client ? rq->client : "", clock_now_ms());
+    if (slot->failures + 1 > w->cfg.login_per_minute) {
         web_error(rs, 429, "too many failed logins from your address: wait a minute");
         return;
     }
