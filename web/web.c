@@ -143,12 +143,13 @@ static double login_failures(const Web *w, const LoginSlot *s, int64_t now_ms)
  * login_per_minute failures at once, then one more each 60 / login_per_minute
  * seconds.  (A count per calendar minute let a burst through on each side of
  * a minute's boundary: twice the limit in a second.)  A slot whose count has
- * drained is free; when none is, the client shares one by its name's hash,
+ * drained is free; when none is, the client takes over the fullest one,
  * count and all (stricter, never looser).
  */
 static LoginSlot *login_slot(Web *w, const char *client, int64_t now_ms)
 {
-    LoginSlot *free_slot = NULL;
+    LoginSlot *slot = NULL, *fullest = &w->logins[0];
+    double most = 0;
     for (int i = 0; i < LOGIN_SLOTS; i++) {
         LoginSlot *s = &w->logins[i];
         double left = login_failures(w, s, now_ms);
@@ -157,19 +158,16 @@ static LoginSlot *login_slot(Web *w, const char *client, int64_t now_ms)
             s->at_ms = now_ms;
             return s;
         }
-        if (!free_slot && left == 0)
-            free_slot = s;
+        if (!slot && left == 0)
+            slot = s;
+        if (left > most) {
+            most = left;
+            fullest = s;
+        }
     }
-    LoginSlot *slot = free_slot;
-    if (!slot) {
-        uint64_t h = 1469598103934665603u;   /* FNV-1a */
-        for (const char *c = client; *c; c++)
-            h = (h ^ (unsigned char)*c) * 1099511628211u;
-        slot = &w->logins[h % LOGIN_SLOTS];
-        slot->failures = login_failures(w, slot, now_ms);
-    } else {
-        slot->failures = 0;
-    }
+    if (!slot)
+        slot = fullest;
+    slot->failures = slot == fullest ? most : 0;
     snprintf(slot->client, sizeof slot->client, "%s", client);
     slot->at_ms = now_ms;
     return slot;
