@@ -72,19 +72,27 @@ typedef struct {
 
 static void reply_free(Reply *r) { free(r->body), r->body = NULL; }
 
-static int dial(void)
+/* A connection to xqf-web, from the loopback address `from` (any of 127.0.0.0/8) when not NULL. */
+static int dial_from(const char *from)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (from) {
+        struct sockaddr_in b = { .sin_family = AF_INET };
+        inet_pton(AF_INET, from, &b.sin_addr);
+        cr_assert_eq(bind(fd, (struct sockaddr *)&b, sizeof b), 0, "bind to %s", from);
+    }
     struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)cu_fx.port) };
     inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
     cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
     return fd;
 }
 
-/* Sends raw bytes and reads the whole reply (the server closes: Connection: close). */
-static Reply raw(const char *request, size_t len)
+static int dial(void) { return dial_from(NULL); }
+
+/* Sends raw bytes from `from` (may be NULL) and reads the whole reply (the server closes: Connection: close). */
+static Reply raw_from(const char *from, const char *request, size_t len)
 {
-    int fd = dial();
+    int fd = dial_from(from);
     size_t off = 0;
     while (off < len) {
         ssize_t n = send(fd, request + off, len - off, MSG_NOSIGNAL);
@@ -110,8 +118,10 @@ static Reply raw(const char *request, size_t len)
     return r;
 }
 
-/* A request with a cookie (may be NULL) and a form body (POST when not NULL). */
-static Reply http(const char *method, const char *path, const char *cookie, const char *form)
+static Reply raw(const char *request, size_t len) { return raw_from(NULL, request, len); }
+
+/* A request from `from` (may be NULL) with a cookie (may be NULL) and a form body (POST when not NULL). */
+static Reply http_from(const char *from, const char *method, const char *path, const char *cookie, const char *form)
 {
     char *req = malloc(strlen(path) + (form ? strlen(form) : 0) + 1024);
     int n = sprintf(req, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n", method, path);
@@ -122,9 +132,14 @@ static Reply http(const char *method, const char *path, const char *cookie, cons
                      strlen(form), form);
     else
         n += sprintf(req + n, "\r\n");
-    Reply r = raw(req, (size_t)n);
+    Reply r = raw_from(from, req, (size_t)n);
     free(req);
     return r;
+}
+
+static Reply http(const char *method, const char *path, const char *cookie, const char *form)
+{
+    return http_from(NULL, method, path, cookie, form);
 }
 
 static int status_of(const char *method, const char *path, const char *cookie, const char *form)
@@ -408,6 +423,38 @@ Test(web, login_limit_drains_one_try_at_a_time)
     nanosleep(&t, NULL);
     cr_assert_eq(status_of("POST", "/login", NULL, "user=nobody&password=wrong"), 401, "3 s later: one try");
     cr_assert_eq(status_of("POST", "/login", NULL, "user=nobody&password=wrong"), 429, "and only one");
+}
+
+/* The failed-login status of one try from the loopback address `from`. */
+static int login_status_from(const char *from)
+{
+    Reply r = http_from(from, "POST", "/login", NULL, "user=nobody&password=wrong");
+    reply_free(&r);
+    return r.status;
+}
+
+/*
+ * The server keeps 256 client counts.  When all are taken, a new address
+ * takes over the fullest one, count and all, so crowding the table can only
+ * make the limit stricter: an attacker at its limit cannot get a fresh count
+ * by sending from 256 other addresses first.
+ */
+Test(web, a_full_login_table_never_frees_an_attacker)
+{
+    CU_REQUIRE_DB();
+    const char *extra[] = { "--login-rate", "2", NULL };
+    start_web(extra);
+    cr_assert_eq(login_status_from("127.0.2.1"), 401);
+    cr_assert_eq(login_status_from("127.0.2.1"), 401);
+    cr_assert_eq(login_status_from("127.0.2.1"), 429, "the attacker's limit is used up");
+    cr_assert_eq(login_status_from("127.0.3.1"), 401, "another address has its own count");
+    char from[32];
+    for (int i = 2; i <= 255; i++) {      /* 254 more addresses: all 256 counts are taken */
+        snprintf(from, sizeof from, "127.0.3.%d", i);
+        cr_assert_eq(login_status_from(from), 401, "address %s", from);
+    }
+    cr_assert_eq(login_status_from("127.0.5.1"), 429, "a newcomer inherits the fullest count: the attacker's");
+    cr_assert_eq(login_status_from("127.0.2.1"), 429, "and the attacker, back again, takes it over again");
 }
 
 Test(web, login_required_and_bind_rules)

@@ -165,9 +165,12 @@ static LoginSlot *login_slot(Web *w, const char *client, int64_t now_ms)
             fullest = s;
         }
     }
-    if (!slot)
+    if (slot) {
+        slot->failures = 0;
+    } else {                         /* the table is full: take over the fullest count */
         slot = fullest;
-    slot->failures = slot == fullest ? most : 0;
+        slot->failures = most;
+    }
     snprintf(slot->client, sizeof slot->client, "%s", client);
     slot->at_ms = now_ms;
     return slot;
