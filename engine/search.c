@@ -16,7 +16,8 @@
  *              depth and eval (or Heinz's adaptive R), verified null move
  *              (Tabibi-Netanyahu) at high depth, seed 003's depth-1
  *              verification at small depths, double null move (Fruit), the
- *              mate-threat flag and memory
+ *              mate-threat flag and memory, the threat a failed pass shows
+ *              (its victim's moves reduced less and never pruned)
  *   Step 8     ProbCut
  *   Step 9     internal iterative reduction (or seed 002's deepening)
  *   Step 10    move loop: ordering (hash move, mating killer, good
@@ -688,10 +689,11 @@ static int null_margin(const Params *p, int depth)
 /*
  * Step 7: the null move.  Returns a score >= beta when passing still
  * fails high (after verification where it applies), else -INF; sets
- * *mate_threat when passing gets us mated.
+ * *mate_threat when passing gets us mated and, with NullThreat, *threat
+ * to the reply that refuted the pass.
  */
 static int null_move(Engine *e, int alpha, int beta, int depth, int ply, unsigned flags, int eval,
-                     const TTProbe *tp, bool *mate_threat)
+                     const TTProbe *tp, bool *mate_threat, Move *threat)
 {
     Board *b = &e->b;
     const Params *p = &e->params;
@@ -714,6 +716,8 @@ static int null_move(Engine *e, int alpha, int beta, int depth, int ply, unsigne
 
     play_null(e, ply);
     int v = -search(e, -beta, -beta + 1, depth - R - 1, ply + 1, (flags & NODE_VERIFY) | (flags & NODE_CUT ? 0 : NODE_CUT));
+    if (p->NullThreat && v < beta && !e->aborted)
+        *threat = tt_probe(&e->tt, board_key(b), ply + 1).move; /* the reply the pass lost to */
     unplay_null(e, ply);
     if (e->aborted)
         return -INF;
@@ -876,14 +880,18 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
 
     /* Step 7: null move. */
     bool mate_threat = false;
+    Move threat = MOVE_NONE;
     if (!in_check) {
-        int v = null_move(e, alpha, beta, depth, ply, flags, eval, &tp, &mate_threat);
+        int v = null_move(e, alpha, beta, depth, ply, flags, eval, &tp, &mate_threat, &threat);
         if (e->aborted)
             return 0;
         if (v >= beta)
             return v;
     }
     int threat_extension = mate_threat && p->NullMateThreat ? 1 : 0;
+    /* The square of our piece that the pass lost (-1: none): moving it away is an escape. */
+    int threatened = threat && b->squares[move_to(threat)] && piece_color(b->squares[move_to(threat)]) == b->side
+                   ? move_to(threat) : -1;
 
     /* Step 8: ProbCut. */
     if (prune && p->ProbCut && depth >= p->ProbCutDepth && beta > -MATE_BOUND && beta < MATE_BOUND
@@ -917,6 +925,11 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
     list.count = 0;
     movegen_pseudo(b, &list, GEN_ALL);
     score_moves(e, &list, hash_move, ply, false);
+    if (threatened >= 0 && p->NullThreatOrder)
+        for (int i = 0; i < list.count; i++)
+            if (move_from(list.moves[i]) == threatened && !b->squares[move_to(list.moves[i])]
+                && list.scores[i] < ORDER_COUNTER)
+                list.scores[i] += p->NullThreatOrder; /* a quiet escape, among the quiets */
 
     int best = -INF, legal = 0, old_alpha = alpha, n_quiets = 0, n_captures = 0;
     Move best_move = MOVE_NONE;
@@ -933,6 +946,7 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
         if (quiet && skip_quiets && m != hash_move)
             continue;
         bool gives_check = board_gives_check(b, m);
+        bool escape = move_from(m) == threatened;
         int hist = quiet ? quiet_history(e, ply, mover, to) : 0;
         int lmr_depth = depth - 1;
         if (p->Lmr && depth < LMR_DEPTHS)
@@ -943,7 +957,7 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
          * we are not being mated: these moves are very unlikely to matter.
          */
         if (!pv_node && !in_check && best > -MATE_BOUND && legal > 1) {
-            if (quiet && !gives_check) {
+            if (quiet && !gives_check && !escape) {
                 /* Late-move pruning: enough quiet moves tried. */
                 if (p->Lmp && depth <= p->LmpDepth && legal > lmp_limit) {
                     skip_quiets = true;
@@ -1010,7 +1024,7 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
             int r = 0;
             if (p->Lmr && depth >= p->LmrMinDepth && legal > p->LmrMinMoves + pv_node && (quiet || list.scores[i] < 0)) {
                 r = e->lmr[depth < LMR_DEPTHS ? depth : LMR_DEPTHS - 1][legal < LMR_MOVES ? legal : LMR_MOVES - 1];
-                r += 100 * (!pv_node) + 100 * cut_node - 100 * improving - 100 * gives_check + 100 * hash_capture;
+                r += 100 * (!pv_node) + 100 * cut_node - 100 * improving - 100 * gives_check + 100 * hash_capture - 100 * escape;
                 if (quiet) {
                     r -= hist * 100 / p->LmrHistoryDiv;
                     if (p->HistoryPruning && history_rate(e, mover, to) < p->HistoryThreshold)
