@@ -943,10 +943,10 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
         legal++;
         int mover = b->squares[move_from(m)], to = move_to(m);
         bool quiet = b->squares[to] == EMPTY;
-        if (quiet && skip_quiets && m != hash_move)
+        bool escape = move_from(m) == threatened;
+        if (quiet && skip_quiets && m != hash_move && !escape)
             continue;
         bool gives_check = board_gives_check(b, m);
-        bool escape = move_from(m) == threatened;
         int hist = quiet ? quiet_history(e, ply, mover, to) : 0;
         int lmr_depth = depth - 1;
         if (p->Lmr && depth < LMR_DEPTHS)
