@@ -226,6 +226,13 @@
     S(BUILD_CHUNK, "SELECT octet_length(blob)::bigint, substring(blob FROM $2::int + 1 FOR $3::int), " \
                    "build_id, coalesce(signature, '') "                                         \
                    "FROM engine_builds WHERE sha256 = $1 AND blob IS NOT NULL", 3)             \
+    S(BUILD_PARAMS_CLEAR, "WITH gone AS (DELETE FROM build_params WHERE build_id = $1) "          \
+                          "UPDATE engine_builds SET params_listed = true WHERE id = $1", 1)        \
+    S(BUILD_PARAMS_ADD, "INSERT INTO build_params (build_id, idx, name, min, max) "               \
+                        "SELECT $1, u.i - 1, u.name, u.lo, u.hi "                                  \
+                        "FROM unnest($2::text[], $3::int[], $4::int[]) WITH ORDINALITY AS u(name, lo, hi, i)", 4) \
+    S(BUILD_PARAMS, "SELECT b.params_listed, p.name, p.min, p.max FROM engine_builds b "          \
+                    "LEFT JOIN build_params p ON p.build_id = b.id WHERE b.id = $1 ORDER BY p.idx", 1) \
     S(BEGIN, "BEGIN", 0)                                                                         \
     S(SAVEPOINT, "SAVEPOINT xqf_sp", 0)                                                          \
     S(RELEASE, "RELEASE SAVEPOINT xqf_sp", 0)                                                    \
@@ -2002,6 +2009,62 @@ int store_build_chunk(Store *s, const char *sha256, int64_t offset, size_t max, 
     }
     PQclear(res);
     return found;
+}
+
+/* ---- the parameters each build knows ------------------------------------------ */
+
+int store_set_build_params(Store *s, int64_t id, const StoreBuildParam *params, int n)
+{
+    Nums nums;
+    const char **names = malloc((size_t)(n > 0 ? n : 1) * sizeof *names);
+    Text lo = { 0 }, hi = { 0 };
+    text_add(&lo, "{");
+    text_add(&hi, "{");
+    for (int i = 0; names && i < n; i++) {
+        names[i] = params[i].name;
+        text_add(&lo, "%s%d", i ? "," : "", params[i].min);
+        text_add(&hi, "%s%d", i ? "," : "", params[i].max);
+    }
+    text_add(&lo, "}");
+    text_add(&hi, "}");
+    char *name_array = names ? text_array(names, n) : NULL;
+    int rc = name_array && lo.data && hi.data ? 0 : db_error(s, "build params: out of memory", NULL);
+    const char *p[4] = { num(&nums, 0, id), name_array, lo.data, hi.data };
+    for (int st = 0; rc == 0 && st < 2; st++) {
+        PGresult *res = run(s, st ? ST_BUILD_PARAMS_ADD : ST_BUILD_PARAMS_CLEAR, p, PGRES_COMMAND_OK);
+        rc = res ? 0 : -1;
+        PQclear(res);
+    }
+    free(name_array);
+    free(names);
+    free(lo.data);
+    free(hi.data);
+    return rc;
+}
+
+int store_build_params(Store *s, int64_t id, bool *listed, StoreBuildParam **out)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, id) };
+    PGresult *res = run(s, ST_BUILD_PARAMS, p, PGRES_TUPLES_OK);
+    *listed = false;
+    *out = NULL;
+    if (!res)
+        return -1;
+    int rows = PQntuples(res), count = 0;
+    *listed = rows > 0 && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+    /* a build with no parameter is one row of NULLs (the LEFT JOIN) */
+    if (rows > 0 && !PQgetisnull(res, 0, 1) && !(*out = calloc((size_t)rows, sizeof **out))) {
+        PQclear(res);
+        return db_error(s, "build params: out of memory", NULL);
+    }
+    for (int i = 0; *out && i < rows; i++, count++) {
+        get_text(res, i, 1, (*out)[i].name, sizeof (*out)[i].name);
+        (*out)[i].min = (int)get_i64(res, i, 2);
+        (*out)[i].max = (int)get_i64(res, i, 3);
+    }
+    PQclear(res);
+    return count;
 }
 
 /* ---- builds from git, and the workers' checks of builds ------------------------- */

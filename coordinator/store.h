@@ -552,6 +552,27 @@ int store_build_blob(Store *s, int64_t id, const void *data, size_t len);
 int store_build_chunk(Store *s, const char *sha256, int64_t offset, size_t max, void *out, size_t *len,
                       int64_t *total, char name[STORE_NAME_MAX + 1], char signature[STORE_SIG_HEX + 1]);
 
+/* ---- the parameters each build knows (018_build_params.sql) ---------------------- */
+
+/* A spin option an engine build lists in its answer to `uci`, with its bounds. */
+typedef struct {
+    char name[STORE_NAME_MAX + 1];
+    int min, max;
+} StoreBuildParam;
+
+/*
+ * Records build id's parameters (n of them, names distinct; 0: it lists
+ * none), in place of any recorded before.  Two statements: call it inside
+ * a transaction.  0 or -1.
+ */
+int store_set_build_params(Store *s, int64_t id, const StoreBuildParam *params, int n);
+/*
+ * Build id's parameters in the order it lists them, *out malloc'd (NULL
+ * when none), *listed false when the build was registered before builds
+ * recorded them (or there is no such build).  Returns the count or -1.
+ */
+int store_build_params(Store *s, int64_t id, bool *listed, StoreBuildParam **out);
+
 
 /* ---- builds from git, and the workers' checks of builds (013_git_builds.sql) ---- */
 
