@@ -112,29 +112,64 @@ Test(tune_cli, runs)
     cr_assert_eq(tune(out, sizeof out, "show 999999"), 1);
 }
 
-/* build --binary: any engine binary registered by SHA-256 with its bench and bytes; bad ones refused. */
-Test(tune_cli, build_binary_registers_an_engine)
+/*
+ * Writes a stand-in engine at path (a real bench takes long under ASan):
+ * `bench` prints the signature nodes as xqf-engine does; `uci` is answered
+ * with the option lines given (options ending in "uciok\n" to finish the
+ * answer; options NULL: it ends at once, as a program that is no engine).
+ */
+static void fake_engine(const char *path, int nodes, const char *options)
 {
-    CU_REQUIRE_DB();
-    char out[4096], engine[256], args[512];
-    /* a stand-in engine that answers bench as xqf-engine does (a real bench takes long under ASan) */
-    snprintf(engine, sizeof engine, "%s/fake-engine", cu_fx.dir);
-    FILE *f = fopen(engine, "w");
+    FILE *f = fopen(path, "w");
     cr_assert(f);
-    fputs("#!/bin/sh\n[ \"$1\" = bench ] && echo 'Nodes searched: 4242' && exit 0\nexit 1\n", f);
+    fprintf(f, "#!/bin/sh\n[ \"$1\" = bench ] && echo 'Nodes searched: %d' && exit 0\n", nodes);
+    if (options)
+        fprintf(f, "while read -r line; do\n  case $line in\n    uci) cat <<'EOF'\nid name fake\n%sEOF\n    ;;\n"
+                   "    quit) exit 0 ;;\n  esac\ndone\n", options);
+    fputs("exit 1\n", f);
     fclose(f);
-    cr_assert_eq(chmod(engine, 0755), 0);
-    snprintf(args, sizeof args, "build --binary '%s' --name my-change", engine);
-    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", out);
-    cr_assert_not_null(strstr(out, "Bench: 4242"), "%s", out);
+    cr_assert_eq(chmod(path, 0755), 0);
+}
+
+/* A stand-in engine (file in the test's folder, answering uci with options) registered as name; its id. */
+static int64_t fake_build(const char *file, const char *name, const char *options, char *out, size_t size)
+{
+    char engine[256], args[512];
+    snprintf(engine, sizeof engine, "%s/%s", cu_fx.dir, file);
+    fake_engine(engine, 4242, options);
+    snprintf(args, sizeof args, "build --binary '%s' --name %s", engine, name);
+    cr_assert_eq(tune(out, size, args), 0, "%s", out);
     int64_t id = 0;
     const char *b = strstr(out, "Build: ");
     cr_assert(b && sscanf(b, "Build: %" SCNd64, &id) == 1 && id > 0, "%s", out);
+    return id;
+}
+
+/* build --binary: any engine binary registered by SHA-256 with its bench, parameters and bytes; bad ones refused. */
+Test(tune_cli, build_binary_registers_an_engine)
+{
+    CU_REQUIRE_DB();
+    char out[4096], args[512];
+    int64_t id = fake_build("fake-engine", "my-change", "option name Hash type spin default 16 min 1 max 4096\n"
+                                                        "option name Clear Hash type button\n"
+                                                        "option name NullR type spin default 3 min 1 max 4\nuciok\n",
+                            out, sizeof out);
+    cr_assert_not_null(strstr(out, "Bench: 4242"), "%s", out);
+    cr_assert_not_null(strstr(out, "Spin options: 2"), "%s", out);
     StoreBuild sb;
     cr_assert_eq(store_load_build(cu_fx.store, id, &sb), 1);
     cr_assert_str_eq(sb.build_id, "my-change");
     cr_assert_eq(sb.bench_nodes, 4242);
     cr_assert_not_null(strstr(out, sb.sha256));
+    /* the parameters it knows: its spin options, in its order, with their bounds */
+    StoreBuildParam *params;
+    bool listed;
+    cr_assert_eq(store_build_params(cu_fx.store, id, &listed, &params), 2);
+    cr_assert(listed);
+    cr_assert_str_eq(params[0].name, "Hash");
+    cr_assert_str_eq(params[1].name, "NullR");
+    cr_assert(params[1].min == 1 && params[1].max == 4, "NullR %d-%d", params[1].min, params[1].max);
+    free(params);
     /* the bytes are stored: a chunk comes back whole */
     static char bytes[1024];
     size_t len = 0;
@@ -158,6 +193,39 @@ Test(tune_cli, build_binary_registers_an_engine)
 }
 
 /*
+ * A binary that benches but does not list its options (it ends, or it
+ * never says uciok) is not registered: status 1 as for a bench that fails,
+ * a message saying why, nothing recorded.
+ */
+Test(tune_cli, build_binary_refuses_an_engine_that_lists_no_options)
+{
+    CU_REQUIRE_DB();
+    char out[4096], engine[256], args[512], sha[65];
+    const struct {
+        const char *options, *why;
+    } bad[] = {
+        { NULL, "it ended before uciok" },
+        { "option name NullR type spin default 3 min 1 max 4\n", "no uciok within 10 s" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(engine, sizeof engine, "%s/mute-engine-%zu", cu_fx.dir, i);
+        fake_engine(engine, 4242, bad[i].options);
+        truncate(cu_fx.logfile, 0);
+        snprintf(args, sizeof args, "build --binary '%s' --name mute", engine);
+        cr_expect_eq(tune(out, sizeof out, args), 1, "%s", bad[i].why);
+        cr_expect(file_has(cu_fx.logfile, "does not list its options") && file_has(cu_fx.logfile, bad[i].why),
+                  "%s: the message (log %s)", bad[i].why, cu_fx.logfile);
+        cr_expect(!strstr(out, "Build: "), "%s", out);
+        char bytes[16], name[STORE_NAME_MAX + 1], sig[STORE_SIG_HEX + 1];
+        size_t len;
+        int64_t total;
+        cr_assert_eq(cu_sha256(engine, sha), 0);
+        cr_expect_eq(store_build_chunk(cu_fx.store, sha, 0, sizeof bytes, bytes, &len, &total, name, sig), 0,
+                     "%s: nothing recorded", bad[i].why);
+    }
+}
+
+/*
  * Signed builds: xqf-keys sign-new makes an operator key; build --binary
  * --sign-key stores a signature that the key's trust file accepts for the
  * build's SHA-256 and name; xqf-keys sign makes the same signature on its
@@ -168,11 +236,7 @@ Test(tune_cli, build_signed_by_the_operator_key)
     CU_REQUIRE_DB();
     char out[4096], engine[256], key[256], args[1024], cmd[1024], err[256], sig[SIGN_SIG_HEX + 1] = "";
     snprintf(engine, sizeof engine, "%s/signed-engine", cu_fx.dir);
-    FILE *f = fopen(engine, "w");
-    cr_assert(f);
-    fputs("#!/bin/sh\n[ \"$1\" = bench ] && echo 'Nodes searched: 77' && exit 0\nexit 1\n", f);
-    fclose(f);
-    cr_assert_eq(chmod(engine, 0755), 0);
+    fake_engine(engine, 77, "uciok\n");
     snprintf(key, sizeof key, "%s/operator.key", cu_fx.dir);
     snprintf(cmd, sizeof cmd, "'%s/xqf-keys' sign-new '%s' >/dev/null", XQF_BIN, key);
     cr_assert_eq(system(cmd), 0);

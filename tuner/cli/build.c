@@ -18,14 +18,17 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "clock.h"
 #include "files.h"
 #include "keys.h"
 #include "log.h"
+#include "process.h"
 #include "run_rules.h"
 #include "sha256.h"
 #include "store_web.h"
 
-enum { BINARY_MAX = 256 << 20, BENCH_OUT_MAX = 1 << 16 };
+/* UCI_TIMEOUT_MS: how long a binary may take to answer uci, as long as a worker waits for its uciok. */
+enum { BINARY_MAX = 256 << 20, BENCH_OUT_MAX = 1 << 16, UCI_TIMEOUT_MS = 10000, OPTIONS_MAX = 4096 };
 
 static const OptSpec BUILD_OPTIONS[] = {
     { "--out", OPT_TEXT, "DIR", "build-tuned", .help = "where the parameter file, build and binary go" },
@@ -57,18 +60,23 @@ static const OptTable BUILD_TABLE = {
         "    run-RUN-HASH.params      the exported parameter file\n"
         "    run-RUN-HASH/            the build directory (its log: build.log)\n"
         "    xqf-engine-runRUN-HASH   the binary\n"
-        "Runs the binary's bench, records the build (run, parameter hash, SHA-256,\n"
-        "bench signature, path) in the engine builds table and prints:\n"
+        "Runs the binary's bench, asks it for the parameters it knows (`uci`: its\n"
+        "spin options with their bounds, up to uciok within 10 s), records the build\n"
+        "(run, parameter hash, SHA-256, bench signature, parameters, path) in the\n"
+        "engine builds table and prints:\n"
         "    Parameters: FILE (set HASH)\n"
         "    Bench: N\n"
         "    SHA-256: HEX\n"
+        "    Spin options: N\n"
         "    Signature: HEX (or none)\n"
         "    Build: ID\n"
         "    Binary: PATH\n"
         "The second form registers any xqf-engine binary (a search change built\n"
         "elsewhere), named NAME, the same way.  Either way the binary itself is\n"
         "stored in the database: workers fetch it by its SHA-256 (checked, cached)\n"
-        "to play it, e.g. in `xqf-tune sprt new --test-build ID`.\n"
+        "to play it, e.g. in `xqf-tune sprt new --test-build ID`.  A binary whose\n"
+        "bench fails or that does not list its options ends with status 1, not\n"
+        "recorded.\n"
         "Workers run only builds signed by an operator key they trust (--trust):\n"
         "--sign-key signs the build's SHA-256 and name with the operator's secret key\n"
         "(xqf-keys sign-new FILE); --signature takes a signature made on another machine\n"
@@ -232,8 +240,100 @@ static int bench(const char *binary, const char *log, int64_t *nodes)
     return CLI_OK;
 }
 
-/* Records the build, its bytes and (src not NULL) its commit in one transaction, and prints its id. Exit status. */
-static int record(Store *s, const char *binary, const StoreBuild *b, const StoreBuildSource *src, int64_t *id)
+/*
+ * A "option name NAME type spin default D min A max B" line (what
+ * engine/protocol.c prints for each option; the words after spin in any
+ * order) into *p; false for any other line, a name longer than the store
+ * keeps or one with a byte that is not printable ASCII (no set names it).
+ */
+static bool spin_option(const char *line, StoreBuildParam *p)
+{
+    const char *name = line + 12, *type = strstr(line, " type spin");
+    if (strncmp(line, "option name ", 12) != 0 || !type || type <= name || type - name > STORE_NAME_MAX ||
+        (type[10] != ' ' && type[10] != '\0'))
+        return false;
+    for (const char *c = name; c < type; c++)
+        if (*c < ' ' || *c > '~')
+            return false;
+    snprintf(p->name, sizeof p->name, "%.*s", (int)(type - name), name);
+    bool min = false, max = false;
+    char key[16];
+    long long v;
+    int used;
+    for (const char *q = type + 10; sscanf(q, " %15s %lld%n", key, &v, &used) == 2; q += used) {
+        if (v < INT_MIN || v > INT_MAX)
+            return false;
+        if (strcmp(key, "min") == 0)
+            p->min = (int)v, min = true;
+        else if (strcmp(key, "max") == 0)
+            p->max = (int)v, max = true;
+    }
+    return min && max && p->min <= p->max;
+}
+
+/* Adds p to the list unless its name is there already (the first announcement holds). False when full. */
+static bool add_param(StoreBuildParam **list, int *count, const StoreBuildParam *p)
+{
+    for (int i = 0; i < *count; i++)
+        if (strcmp((*list)[i].name, p->name) == 0)
+            return true;
+    StoreBuildParam *more = *count < OPTIONS_MAX ? realloc(*list, (size_t)(*count + 1) * sizeof **list) : NULL;
+    if (!more)
+        return false;
+    *list = more;
+    more[(*count)++] = *p;
+    return true;
+}
+
+/*
+ * The parameters binary knows, to check the sets it will play: its spin
+ * options as it answers `uci`, up to its uciok, within UCI_TIMEOUT_MS.
+ * *list malloc'd (NULL when it lists none), printed.  Exit status:
+ * CLI_FAIL, as for a bench that fails, when it does not list them.
+ */
+static int list_params(const char *binary, StoreBuildParam **list, int *count)
+{
+    char *argv[] = { (char *)binary, NULL }, err[256], line[1024];
+    *list = NULL;
+    *count = 0;
+    Process *p = process_spawn(argv, NULL, err, sizeof err);
+    if (!p)
+        return cli_fail(CLI_FAIL, "%s does not start: %s", binary, err);
+    int64_t deadline = clock_now_us() + (int64_t)UCI_TIMEOUT_MS * 1000;
+    ProcessRead got = PROCESS_EOF;
+    bool full = false;
+    if (process_write_line(p, "uci") == 0)
+        while (!full && (got = process_read_line(p, deadline, NULL, line, sizeof line)) == PROCESS_LINE &&
+               strcmp(line, "uciok") != 0) {
+            StoreBuildParam option;
+            full = spin_option(line, &option) && !add_param(list, count, &option);
+        }
+    process_write_line(p, "quit");
+    process_destroy(&p, 1000);
+    char why[64] = "";
+    if (full)
+        snprintf(why, sizeof why, "more than %d options, or out of memory", OPTIONS_MAX);
+    else if (got == PROCESS_TIMEOUT)
+        snprintf(why, sizeof why, "no uciok within %d s", UCI_TIMEOUT_MS / 1000);
+    else if (got != PROCESS_LINE)
+        snprintf(why, sizeof why, "it ended before uciok");
+    if (why[0]) {
+        free(*list);
+        *list = NULL;
+        return cli_fail(CLI_FAIL, "%s does not list its options when sent uci (%s): is it an xqf-engine? "
+                        "(not recorded)", binary, why);
+    }
+    printf("Spin options: %d\n", *count);
+    return CLI_OK;
+}
+
+/*
+ * Records the build, its bytes, the parameters it knows (nparams of params)
+ * and (src not NULL) its commit in one transaction, and prints its id.
+ * Exit status.
+ */
+static int record(Store *s, const char *binary, const StoreBuild *b, const StoreBuildParam *params, int nparams,
+                  const StoreBuildSource *src, int64_t *id)
 {
     size_t len;
     int64_t build_id;
@@ -242,6 +342,7 @@ static int record(Store *s, const char *binary, const StoreBuild *b, const Store
         return cli_fail(CLI_FAIL, "cannot read %s (or larger than %d MB)", binary, BINARY_MAX >> 20);
     bool own_tx = store_begin(s) == 0;
     bool ok = own_tx && store_add_build(s, b, &build_id) == 0 && store_build_blob(s, build_id, bytes, len) == 0 &&
+              store_set_build_params(s, build_id, params, nparams) == 0 &&
               (!src || store_set_build_source(s, build_id, src) == 0) &&
               store_forget_benches(s, b->sha256) == 0 && store_commit(s) == 0;
     free(bytes);
@@ -315,10 +416,11 @@ static int bench_check(int64_t nodes, const GitOrigin *git)
 
 /*
  * The tail of every form of build: the binary's bench signature (checked
- * against git's Bench: line), SHA-256, operator's signature, its row in
- * the builds table (with its commit) and its bytes (what workers fetch),
- * printed.  b has the run, parameter hash and name filled in; *id (not
- * NULL) gets the build's id.  Exit status.
+ * against git's Bench: line), SHA-256, the parameters it knows (its spin
+ * options), operator's signature, its row in the builds table (with its
+ * commit and parameters) and its bytes (what workers fetch), printed.  b
+ * has the run, parameter hash and name filled in; *id (not NULL) gets the
+ * build's id.  Exit status.
  */
 static int register_binary(Store *s, const char *binary, const char *log, StoreBuild *b, Signing *sg,
                            const GitOrigin *git, int64_t *id)
@@ -333,11 +435,16 @@ static int register_binary(Store *s, const char *binary, const char *log, StoreB
     if (sha256_file(binary, b->sha256) != 0)
         return cli_fail(CLI_FAIL, "cannot hash %s", binary);
     printf("SHA-256: %s\n", b->sha256);
-    if ((status = signing_apply(sg, b)) != CLI_OK)
+    StoreBuildParam *params;
+    int nparams;
+    if ((status = list_params(binary, &params, &nparams)) != CLI_OK)
         return status;
-    if (!path_fmt(b->path, sizeof b->path, "%s", binary))
-        return cli_fail(CLI_USAGE, "'%s': path too long", binary);
-    return record(s, binary, b, git ? &git->src : NULL, id);
+    if ((status = signing_apply(sg, b)) == CLI_OK && !path_fmt(b->path, sizeof b->path, "%s", binary))
+        status = cli_fail(CLI_USAGE, "'%s': path too long", binary);
+    if (status == CLI_OK)
+        status = record(s, binary, b, params, nparams, git ? &git->src : NULL, id);
+    free(params);
+    return status;
 }
 
 /* xqf-tune build --binary FILE: registers a binary built elsewhere. Exit status. */
