@@ -5,7 +5,8 @@
  * throwaway clone of the project gets commits on top: one without a
  * Bench: line, empty ones of the same tree with a wrong and a right Bench:
  * line, one that changes the binary, one that does not configure.  Two
- * engine builds in all (a tree built once is reused).
+ * engine builds in all (a tree built once is reused).  A set for a ref is
+ * checked against the parameters of the ref's build.
  *
  * Tests of git refs made on the web (issue 14): they wait in state
  * building for the builder (xqf-tune build --serve), which builds one real
@@ -215,6 +216,17 @@ Test(git_build, commits_built_checked_and_tested)
     snprintf(expect, sizeof expect, "commit %.12s A: a commit without a bench line", a);
     cr_assert(strstr(out, "Base build: ") && strstr(out, expect), "%s", out);
     totals(&builds0, &runs0);
+
+    /* a set for a ref is checked, once the ref is built (here: reused), against that build's parameters */
+    snprintf(args, sizeof args, "sprt new --test-ref %s --base-ref %s --repo '%s' --nodes 1000 --test NullR=99",
+             d, a, repo);
+    cr_assert_eq(tune(out, sizeof out, args), 2, "%s", out);
+    snprintf(expect, sizeof expect, "--test: parameter NullR needs an integer from 1 to 6 in build ");
+    cr_assert(strstr(errbuf, expect), "%s", errbuf);
+    snprintf(expect, sizeof expect, "(xqf-engine-%.12s), got '99'", d);
+    cr_assert(strstr(errbuf, expect), "the message names D's build: %s", errbuf);
+    totals(&builds1, &runs1);
+    cr_assert(builds1 == builds0 && runs1 == runs0, "no test created (and no build: both reused)");
 
     /* E: does not configure: its log's tail, status 2, nothing recorded (build or test) */
     snprintf(cmd, sizeof cmd, "echo 'this is not cmake(' >> '%s/CMakeLists.txt'", repo);

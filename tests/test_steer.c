@@ -305,6 +305,7 @@ static StoreChainStage stage(int64_t chain, int idx)
     return c.stages[idx];
 }
 
+/* A build as xqf-tune build records one: with the parameters it knows (here the one the chains tune). */
 static int64_t fake_build(const char *name)
 {
     StoreBuild b = { .bench_nodes = 1 };
@@ -312,6 +313,8 @@ static int64_t fake_build(const char *name)
     snprintf(b.sha256, sizeof b.sha256, "%064x", (unsigned)strlen(name) * 7919u);
     int64_t id;
     cr_assert_eq(store_add_build(cu_fx.store, &b, &id), 0);
+    const StoreBuildParam knows[] = { { "NullR", 1, 6 } };
+    cr_assert_eq(store_set_build_params(cu_fx.store, id, knows, 1), 0);
     return id;
 }
 

@@ -225,6 +225,87 @@ Test(tune_cli, build_binary_refuses_an_engine_that_lists_no_options)
     }
 }
 
+/* Runs xqf-tune with args; its exit status, and whether its stderr holds message (NULL: nothing asked). */
+static int tune_says(const char *args, const char *message, bool *said)
+{
+    char out[4096];
+    truncate(cu_fx.logfile, 0);
+    int st = tune(out, sizeof out, args);
+    *said = !message || file_has(cu_fx.logfile, message);
+    return st;
+}
+
+/*
+ * A set a build plays is checked against the parameters that build listed
+ * when it was registered, not against this xqf-tune's table: a branch's
+ * switch that main does not know is taken, a parameter of main's that the
+ * build lacks and a value outside the build's bounds are refused (status
+ * 2, the build named).  A side without a build keeps the check against the
+ * table; so does a build registered before builds recorded their
+ * parameters, with a warning.  chain new checks the start set its SPRTs'
+ * base plays on --base-build the same way.
+ */
+Test(tune_cli, sets_are_checked_against_the_build_that_plays_them)
+{
+    CU_REQUIRE_DB();
+    char out[4096], args[1024], message[256];
+    int64_t id = fake_build("branch-engine", "branch", "option name Hash type spin default 16 min 1 max 4096\n"
+                                                       "option name NullR type spin default 3 min 1 max 4\n"
+                                                       "option name NewSwitch type spin default 0 min 0 max 1\nuciok\n",
+                            out, sizeof out);
+    struct {
+        const char *sides, *message;
+        int status;
+    } cases[] = {
+        { "--test-build %1$lld --test NewSwitch=1 --base ''", NULL, 0 },
+        { "--base-build %1$lld --base 'NewSwitch = 1, NullR=4' --test NullR=2", NULL, 0 },
+        { "--test-build %1$lld --test NullThreat=1", "--test: unknown parameter 'NullThreat' in build %1$lld (branch)", 2 },
+        { "--test-build %1$lld --test NullR=5", "--test: parameter NullR needs an integer from 1 to 4 in build %1$lld "
+                                                "(branch), got '5'", 2 },
+        { "--base-build %1$lld --base NewSwitch=2", "--base: parameter NewSwitch needs an integer from 0 to 1 in build "
+                                                    "%1$lld (branch)", 2 },
+        { "--test-build %1$lld --test NewSwitch=1 --base NewSwitch=1", "--base: unknown parameter 'NewSwitch'", 2 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int games = 0; games < 2; games++) {
+            char sides[256];
+            bool said;
+            snprintf(sides, sizeof sides, cases[i].sides, (long long)id);
+            if (cases[i].message)
+                snprintf(message, sizeof message, cases[i].message, (long long)id);
+            snprintf(args, sizeof args, "%s new %s %s --nodes 300", games ? "games" : "sprt", sides,
+                     games ? "--pairs 2" : "");
+            cr_expect_eq(tune_says(args, cases[i].message ? message : NULL, &said), cases[i].status, "%s", args);
+            cr_expect(said, "%s: the message lacks \"%s\" (log %s)", args, message, cu_fx.logfile);
+        }
+
+    /* chain new: its SPRTs' base plays the start set on --base-build */
+    bool said;
+    snprintf(args, sizeof args, "chain new --params NullR --pairs 4 --nodes 100 --then-sprt 0,5,500n --base-build %lld",
+             (long long)id);
+    cr_expect_eq(tune_says(args, NULL, &said), 0, "%s", args);
+    snprintf(args, sizeof args, "chain new --params NullR,NullThreatOrder --pairs 4 --nodes 100 --then-sprt 0,5,500n "
+             "--base-build %lld", (long long)id);
+    snprintf(message, sizeof message, "unknown parameter 'NullThreatOrder' in build %lld (branch)", (long long)id);
+    cr_expect_eq(tune_says(args, message, &said), 2, "%s", args);
+    cr_expect(said, "chain new: the message lacks \"%s\" (log %s)", message, cu_fx.logfile);
+
+    /* a build registered before builds recorded their parameters: this xqf-tune's table, with a warning */
+    StoreBuild old = { .bench_nodes = 4242 };
+    snprintf(old.path, sizeof old.path, "%s/old-engine", cu_fx.dir);
+    fake_engine(old.path, 4242, "uciok\n");
+    cr_assert_eq(cu_sha256(old.path, old.sha256), 0);
+    snprintf(old.build_id, sizeof old.build_id, "old");
+    int64_t legacy = cu_build_add(cu_fx.store, &old);
+    cr_assert_gt(legacy, 0);
+    snprintf(args, sizeof args, "sprt new --test-build %lld --test NullR=2 --nodes 300", (long long)legacy);
+    cr_expect_eq(tune_says(args, "registered before builds recorded their parameters", &said), 0, "%s", args);
+    cr_expect(said, "no warning (log %s)", cu_fx.logfile);
+    snprintf(args, sizeof args, "sprt new --test-build %lld --test NewSwitch=1 --nodes 300", (long long)legacy);
+    cr_expect_eq(tune_says(args, "--test: unknown parameter 'NewSwitch'", &said), 2, "%s", args);
+    cr_expect(said, "the message (log %s)", cu_fx.logfile);
+}
+
 /*
  * Signed builds: xqf-keys sign-new makes an operator key; build --binary
  * --sign-key stores a signature that the key's trust file accepts for the

@@ -139,6 +139,47 @@ static int check_set(const char *option, const char *set)
     return rule_set(set, why, sizeof why) ? CLI_OK : cli_fail(CLI_USAGE, "%s: %s", option, why);
 }
 
+/*
+ * Checks the set a build plays (set_option names it: "--test") against the
+ * parameters the build listed when it was registered: a build of another
+ * commit may know a parameter this xqf-tune does not, or lack one it has.
+ * build_option names the build's id in the message when there is no such
+ * build.  Exit status.
+ */
+static int check_build_set(Store *s, const char *build_option, const char *set_option, const char *set,
+                           int64_t build)
+{
+    StoreBuild b;
+    StoreBuildParam *params = NULL;
+    bool listed;
+    char where[STORE_NAME_MAX + 48], why[512];
+    int found = store_load_build(s, build, &b);
+    if (found == 0)
+        return cli_fail(CLI_USAGE, "%s: no build %" PRId64 " (see xqf-tune build)", build_option, build);
+    int count = found < 0 ? -1 : store_build_params(s, build, &listed, &params);
+    if (count < 0)
+        return cli_fail(CLI_FAIL, "cannot read the builds");
+    snprintf(where, sizeof where, "build %" PRId64 " (%s)", build, b.build_id);
+    /*
+     * A build registered before builds recorded their parameters (018): its
+     * list is unknown.  Such builds are this project's engine at some commit
+     * (what xqf-tune build made and registered), and a worker checks a
+     * build's set against its own table anyway (worker/task.c), so this
+     * xqf-tune's table is the better guess: the set is checked against it,
+     * as before, with a warning that says how to record the build's own
+     * list.  A check of the syntax only would let a misspelt name through,
+     * to be refused by every worker instead.
+     */
+    if (!listed && *set)
+        fprintf(stderr, "xqf-tune: warning: %s was registered before builds recorded their parameters: %s is "
+                        "checked against this xqf-tune's table (`xqf-tune build --binary %s --name %s%s` records "
+                        "the build's own)\n",
+                where, set_option, b.path, b.build_id, b.signature[0] ? " --sign-key FILE" : "");
+    bool ok = listed ? rule_build_set(set, params, count, where, why, sizeof why) : rule_set(set, why, sizeof why);
+    free(params);
+    return ok ? CLI_OK : cli_fail(CLI_USAGE, "%s: %s", set_option, why);
+}
+
 /* The "new" of "spsa new" / "sprt new". Exit status. */
 static int check_new(const Opts *o, const char *command)
 {
@@ -175,15 +216,11 @@ static int create_run(const Opts *o, StoreSprtSpec *sp, StoreSpsaSpec *spsa, boo
         return cli_fail(CLI_USAGE, "--pairs-per-task: %s", why);
     int status = cli_open_db(o, &s);
     const int64_t build_ids[2] = { sp->test_build, sp->base_build };
-    for (int i = 0; status == CLI_OK && i < 2; i++) {
-        StoreBuild b;
-        int found = build_ids[i] ? store_load_build(s, build_ids[i], &b) : 1;
-        if (found < 0)
-            status = cli_fail(CLI_FAIL, "cannot read the builds");
-        else if (found == 0)
-            status = cli_fail(CLI_USAGE, "%s: no build %" PRId64 " (see xqf-tune build)",
-                              i ? "--base-build" : "--test-build", build_ids[i]);
-    }
+    const char *sets[2] = { sp->test_params, sp->base_params };
+    for (int i = 0; status == CLI_OK && i < 2; i++)
+        if (build_ids[i])
+            status = check_build_set(s, i ? "--base-build" : "--test-build", i ? "--base" : "--test", sets[i],
+                                     build_ids[i]);
     if (status == CLI_OK) {
         /* a run with time odds is created with them, in one transaction */
         int rc = store_begin(s);
@@ -442,7 +479,9 @@ static const OptTable CHAIN_TABLE = {
         "the one before finished and passed: --then-build compiles the tuned engine\n"
         "(xqf-tune build of the SPSA run), --then-sprt an SPRT of the tuned set (on\n"
         "the tuned build when one was made) against the SPSA's start set, TC a clock\n"
-        "(10+0.1) or fixed nodes (5000n), bounds in normalized Elo.  A failed SPRT\n"
+        "(10+0.1) or fixed nodes (5000n), bounds in normalized Elo; the SPRTs' base\n"
+        "plays the start set on --base-build (checked against that build's\n"
+        "parameters, as sprt new checks a set) or the workers' engine.  A failed SPRT\n"
         "(H0 or its pair cap) ends the chain; so does a stopped run.  The database\n"
         "starts each SPRT as the stage before ends, with no one present; a build\n"
         "needs the source tree and a compiler: chain advance compiles the builds\n"
@@ -478,6 +517,24 @@ typedef struct {
     int count;
 } ChainStages;
 
+/*
+ * The set the base side of a chain's SPRTs plays: the SPSA run's fixed set
+ * and its tuned parameters at their start (xqf_spsa_set, 015_steer.sql).
+ * Malloc'd; NULL when out of memory.
+ */
+static char *start_set(const StoreSpsaSpec *spec)
+{
+    size_t size = strlen(spec->run.test_params) + (size_t)spec->count * (STORE_NAME_MAX + 24) + 1;
+    char *set = malloc(size);
+    if (!set)
+        return NULL;
+    size_t len = (size_t)snprintf(set, size, "%s", spec->run.test_params);
+    for (int i = 0; i < spec->count; i++)
+        len += (size_t)snprintf(set + len, size - len, "%s%s=%lld", len ? "," : "", spec->params[i].name,
+                                llround(spec->params[i].start));
+    return set;
+}
+
 static int make_chain(const Opts *o, StoreSpsaSpec *spec, void *ctx)
 {
     ChainStages *cs = ctx;
@@ -486,11 +543,13 @@ static int make_chain(const Opts *o, StoreSpsaSpec *spec, void *ctx)
     int status = cli_open_db(o, &s);
     StoreChainSpec chain = { .name = opts_text(o, "--name"), .spsa = spec, .base_build = opts_int(o, "--base-build"),
                              .stages = cs->stages, .count = cs->count };
-    StoreBuild b;
-    int found = status == CLI_OK && chain.base_build ? store_load_build(s, chain.base_build, &b) : 1;
-    if (status == CLI_OK && found <= 0)
-        status = found < 0 ? cli_fail(CLI_FAIL, "cannot read the builds")
-                           : cli_fail(CLI_USAGE, "--base-build: no build %" PRId64 " (see xqf-tune build)", chain.base_build);
+    if (status == CLI_OK && chain.base_build) {
+        char *base = start_set(spec);
+        status = base ? check_build_set(s, "--base-build", "--base-build (the SPRTs' base plays the start set)", base,
+                                        chain.base_build)
+                      : cli_fail(CLI_FAIL, "out of memory");
+        free(base);
+    }
     if (status == CLI_OK && store_create_chain(s, &chain, &id) != 0)
         status = cli_fail(CLI_FAIL, "cannot create the chain");
     if (status == CLI_OK)
@@ -603,6 +662,14 @@ static const OptTable SPRT_TABLE = {
         "--base-build (a ref and a build id may be mixed).  A ref that does not\n"
         "resolve or build, or whose bench is not its Bench: line, ends with\n"
         "status 2 and no test.\n"
+        "A set is checked against what plays it: the set of a side that plays a\n"
+        "build (--test with --test-build or --test-ref, --base likewise) against\n"
+        "the parameters that build listed when it was registered (a branch's new\n"
+        "switch is taken; a name the build does not list, or a value outside its\n"
+        "bounds there, ends with status 2 and no test, a ref's build once it is\n"
+        "built); the set of a side that plays the workers' own engine against this\n"
+        "xqf-tune's table.  A build registered before builds recorded their\n"
+        "parameters is checked against the table too, with a warning.\n"
         "--tc-scale (with --tc) scales the clock on each worker by --ref-nps divided\n"
         "by that worker's speed, as for spsa new.\n",
 };
@@ -680,8 +747,11 @@ static int two_sides_new(int argc, char **argv, const OptTable *table, bool game
     }
     if (builds && !refs && sp.test_build == sp.base_build)
         return cli_fail(CLI_USAGE, "%s new: --test-build and --base-build are the same build", command);
-    if ((status = check_set("--base", sp.base_params)) != CLI_OK || (status = check_set("--test", sp.test_params)) != CLI_OK)
-        return status;
+    /* a side that plays a build has its set checked against the build's parameters once it exists (create_run) */
+    for (int i = 0; i < 2; i++)
+        if (!opts_given(&o, i ? "--base-build" : "--test-build") && !opts_given(&o, i ? "--base-ref" : "--test-ref") &&
+            (status = check_set(i ? "--base" : "--test", i ? sp.base_params : sp.test_params)) != CLI_OK)
+            return status;
     char why[512];
     if (!games && !rule_sprt_bounds(sp.elo0, sp.elo1, why, sizeof why))
         return cli_fail(CLI_USAGE, "--elo1: %s", why);
@@ -719,10 +789,10 @@ static const OptTable GAMES_TABLE = {
         "       xqf-tune games new --pairs N --base-build ID --test-build ID (--tc | --nodes) [options]\n"
         "\n"
         "Creates a fixed-games run: exactly N game pairs of the test side against the\n"
-        "base (sets or builds, as sprt new takes them), no SPRT; show and report give\n"
-        "its Elo and nElo with their 95 % intervals and the LOS.  --tc-base gives the\n"
-        "base side a clock of its own (time odds: --tc is then the test side's), for\n"
-        "sprt new too.  Prints the run id.\n",
+        "base (sets or builds, as sprt new takes and checks them), no SPRT; show and\n"
+        "report give its Elo and nElo with their 95 % intervals and the LOS.\n"
+        "--tc-base gives the base side a clock of its own (time odds: --tc is then\n"
+        "the test side's), for sprt new too.  Prints the run id.\n",
 };
 
 int tune_cmd_games(int argc, char **argv) { return two_sides_new(argc, argv, &GAMES_TABLE, true); }

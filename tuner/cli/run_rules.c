@@ -4,6 +4,8 @@
  */
 #include "run_rules.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +63,62 @@ bool rule_set(const char *set, char *why, size_t size)
     Params p;
     params_default(&p);
     return params_apply_list(&p, set, why, size) == 0;
+}
+
+/* Trims blanks at both ends in place (as the engine reads a set); returns the start. */
+static char *trim(char *text)
+{
+    while (isspace((unsigned char)*text))
+        text++;
+    char *end = text + strlen(text);
+    while (end > text && isspace((unsigned char)end[-1]))
+        *--end = '\0';
+    return text;
+}
+
+/* One "Name=value" of a set against a build's parameters. */
+static bool build_item(char *item, const StoreBuildParam *params, int count, const char *build, char *why,
+                       size_t size)
+{
+    char *eq = strchr(item, '=');
+    if (!eq) {
+        snprintf(why, size, "'%.64s' is not Name=value", trim(item));
+        return false;
+    }
+    *eq = '\0';
+    const char *name = trim(item), *value = trim(eq + 1);
+    const StoreBuildParam *p = NULL;
+    for (int i = 0; i < count && !p; i++)
+        if (strcmp(params[i].name, name) == 0)
+            p = &params[i];
+    if (!p) {
+        snprintf(why, size, "unknown parameter '%.64s' in %s", name, build);
+        return false;
+    }
+    char *end;
+    errno = 0;
+    long v = strtol(value, &end, 10);
+    if (errno || end == value || *end || v < p->min || v > p->max) {
+        snprintf(why, size, "parameter %s needs an integer from %d to %d in %s, got '%.64s'", p->name, p->min,
+                 p->max, build, value);
+        return false;
+    }
+    return true;
+}
+
+bool rule_build_set(const char *set, const StoreBuildParam *params, int count, const char *build, char *why,
+                    size_t size)
+{
+    char *copy = strdup(set);
+    if (!copy) {
+        snprintf(why, size, "out of memory");
+        return false;
+    }
+    bool ok = true;
+    for (char *save = NULL, *item = strtok_r(copy, ",", &save); item && ok; item = strtok_r(NULL, ",", &save))
+        ok = build_item(item, params, count, build, why, size);
+    free(copy);
+    return ok;
 }
 
 bool rule_git_ref(const char *ref, char *why, size_t size)

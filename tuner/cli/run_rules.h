@@ -56,6 +56,13 @@ bool rule_name(const char *name, char *why, size_t size);
 /* A parameter set "Name=value,..." over the engine's defaults ("" the defaults). */
 bool rule_set(const char *set, char *why, size_t size);
 /*
+ * A parameter set for an engine build, the same syntax: each name one of
+ * the count parameters the build lists (store.h), each value an integer
+ * within its bounds there; build names it in the message ("build 3 (name)").
+ */
+bool rule_build_set(const char *set, const StoreBuildParam *params, int count, const char *build, char *why,
+                    size_t size);
+/*
  * A git ref's syntax (a branch, tag, hash or rev like main~2): not empty,
  * at most 255 bytes, no leading '-', no blank, control character, "..",
  * ':' or glob characters.  Whether it resolves is the builder's to say.
