@@ -243,7 +243,8 @@ static int tune_says(const char *args, const char *message, bool *said)
  * 2, the build named).  A side without a build keeps the check against the
  * table; so does a build registered before builds recorded their
  * parameters, with a warning.  chain new checks the start set its SPRTs'
- * base plays on --base-build the same way.
+ * base plays on --base-build the same way.  A build's set must be what a
+ * worker sends it as `setoption` lines: identifiers and integers.
  */
 Test(tune_cli, sets_are_checked_against_the_build_that_plays_them)
 {
@@ -265,6 +266,9 @@ Test(tune_cli, sets_are_checked_against_the_build_that_plays_them)
         { "--base-build %1$lld --base NewSwitch=2", "--base: parameter NewSwitch needs an integer from 0 to 1 in build "
                                                     "%1$lld (branch)", 2 },
         { "--test-build %1$lld --test NewSwitch=1 --base NewSwitch=1", "--base: unknown parameter 'NewSwitch'", 2 },
+        /* sent to the build as setoption lines on the workers: identifiers and integers only */
+        { "--test-build %1$lld --test 'New Switch=1'", "--test: 'New Switch' is not a parameter name", 2 },
+        { "--test-build %1$lld --test 'NewSwitch=1 value 0'", "--test: parameter NewSwitch needs an integer", 2 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (int games = 0; games < 2; games++) {

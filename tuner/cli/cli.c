@@ -9,6 +9,7 @@
 
 #include "log.h"
 #include "run_kind.h"
+#include "run_rules.h"
 #include "stats.h"
 
 const char CLI_PROGRAM[] = "xqf-tune";
@@ -26,6 +27,31 @@ int cli_fail(int status, const char *fmt, ...)
 }
 
 const char *cli_last_error(void) { return last_error; }
+
+int cli_check_build_set(Store *s, const char *build_option, const char *set_option, const char *set, int64_t build)
+{
+    StoreBuild b;
+    bool listed = true;
+    char why[512];
+    int rc = rule_registered_build_set(s, build, set, &b, &listed, why, sizeof why);
+    if (rc < 0)
+        return rc == -2 ? cli_fail(CLI_USAGE, "%s: %s", build_option, why) : cli_fail(CLI_FAIL, "%s", why);
+    /*
+     * A build registered before builds recorded their parameters (018): its
+     * list is unknown.  Such builds are this project's engine at some commit
+     * (what xqf-tune build made and registered), so this xqf-tune's table is
+     * the better guess: the set is checked against it, as before, with a
+     * warning that says how to record the build's own list.  A check of the
+     * syntax only would let a misspelt name through, to be refused by the
+     * build on every worker instead (a task handed back, then quarantined).
+     */
+    if (!listed && *set)
+        fprintf(stderr, "xqf-tune: warning: build %" PRId64 " (%s) was registered before builds recorded their "
+                        "parameters: %s is checked against this xqf-tune's table (`xqf-tune build --binary %s --name "
+                        "%s%s` records the build's own)\n",
+                build, b.build_id, set_option, b.path, b.build_id, b.signature[0] ? " --sign-key FILE" : "");
+    return rc == 1 ? CLI_OK : cli_fail(CLI_USAGE, "%s: %s", set_option, why);
+}
 
 int cli_parse(Opts *o, const OptTable *t, int argc, char **argv)
 {

@@ -44,6 +44,17 @@ int cli_run_id(const Opts *o, int64_t *id);
 /* Loads a run (without its book): CLI_OK, or CLI_FAIL when there is none or it cannot be read. */
 int cli_load_run(Store *s, int64_t id, StoreRun *r);
 
+/*
+ * Checks the set registered build `build` plays (set_option names the set
+ * in the message: "--test") against the parameters the build listed when
+ * it was registered (run_rules.h, rule_registered_build_set): a build of
+ * another commit may know a parameter this xqf-tune does not, or lack one
+ * it has.  build_option names the build's id when there is no such build.
+ * A build registered before builds recorded them is checked against this
+ * xqf-tune's table, with a warning.  Exit status.
+ */
+int cli_check_build_set(Store *s, const char *build_option, const char *set_option, const char *set, int64_t build);
+
 /* A run's time control as text: "300 nodes", "10+0.1", or with time odds "10+0.1/5+0.05" (first/second). */
 void cli_tc_text(const StoreRun *r, char *out, size_t size);
 /* Elo of the counts as "12.3 +/- 4.5", or "-". */

@@ -139,47 +139,6 @@ static int check_set(const char *option, const char *set)
     return rule_set(set, why, sizeof why) ? CLI_OK : cli_fail(CLI_USAGE, "%s: %s", option, why);
 }
 
-/*
- * Checks the set a build plays (set_option names it: "--test") against the
- * parameters the build listed when it was registered: a build of another
- * commit may know a parameter this xqf-tune does not, or lack one it has.
- * build_option names the build's id in the message when there is no such
- * build.  Exit status.
- */
-static int check_build_set(Store *s, const char *build_option, const char *set_option, const char *set,
-                           int64_t build)
-{
-    StoreBuild b;
-    StoreBuildParam *params = NULL;
-    bool listed;
-    char where[STORE_NAME_MAX + 48], why[512];
-    int found = store_load_build(s, build, &b);
-    if (found == 0)
-        return cli_fail(CLI_USAGE, "%s: no build %" PRId64 " (see xqf-tune build)", build_option, build);
-    int count = found < 0 ? -1 : store_build_params(s, build, &listed, &params);
-    if (count < 0)
-        return cli_fail(CLI_FAIL, "cannot read the builds");
-    snprintf(where, sizeof where, "build %" PRId64 " (%s)", build, b.build_id);
-    /*
-     * A build registered before builds recorded their parameters (018): its
-     * list is unknown.  Such builds are this project's engine at some commit
-     * (what xqf-tune build made and registered), and a worker checks a
-     * build's set against its own table anyway (worker/task.c), so this
-     * xqf-tune's table is the better guess: the set is checked against it,
-     * as before, with a warning that says how to record the build's own
-     * list.  A check of the syntax only would let a misspelt name through,
-     * to be refused by every worker instead.
-     */
-    if (!listed && *set)
-        fprintf(stderr, "xqf-tune: warning: %s was registered before builds recorded their parameters: %s is "
-                        "checked against this xqf-tune's table (`xqf-tune build --binary %s --name %s%s` records "
-                        "the build's own)\n",
-                where, set_option, b.path, b.build_id, b.signature[0] ? " --sign-key FILE" : "");
-    bool ok = listed ? rule_build_set(set, params, count, where, why, sizeof why) : rule_set(set, why, sizeof why);
-    free(params);
-    return ok ? CLI_OK : cli_fail(CLI_USAGE, "%s: %s", set_option, why);
-}
-
 /* The "new" of "spsa new" / "sprt new". Exit status. */
 static int check_new(const Opts *o, const char *command)
 {
@@ -219,7 +178,7 @@ static int create_run(const Opts *o, StoreSprtSpec *sp, StoreSpsaSpec *spsa, boo
     const char *sets[2] = { sp->test_params, sp->base_params };
     for (int i = 0; status == CLI_OK && i < 2; i++)
         if (build_ids[i])
-            status = check_build_set(s, i ? "--base-build" : "--test-build", i ? "--base" : "--test", sets[i],
+            status = cli_check_build_set(s, i ? "--base-build" : "--test-build", i ? "--base" : "--test", sets[i],
                                      build_ids[i]);
     if (status == CLI_OK) {
         /* a run with time odds is created with them, in one transaction */
@@ -545,7 +504,7 @@ static int make_chain(const Opts *o, StoreSpsaSpec *spec, void *ctx)
                              .stages = cs->stages, .count = cs->count };
     if (status == CLI_OK && chain.base_build) {
         char *base = start_set(spec);
-        status = base ? check_build_set(s, "--base-build", "--base-build (the SPRTs' base plays the start set)", base,
+        status = base ? cli_check_build_set(s, "--base-build", "--base-build (the SPRTs' base plays the start set)", base,
                                         chain.base_build)
                       : cli_fail(CLI_FAIL, "out of memory");
         free(base);

@@ -4,13 +4,13 @@
  */
 #include "run_rules.h"
 
-#include <ctype.h>
-#include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "param_set.h"
 #include "store_web.h"
 
 bool rule_tc(const char *text, int64_t *base_ms, int64_t *inc_ms, char *why, size_t size)
@@ -65,59 +65,47 @@ bool rule_set(const char *set, char *why, size_t size)
     return params_apply_list(&p, set, why, size) == 0;
 }
 
-/* Trims blanks at both ends in place (as the engine reads a set); returns the start. */
-static char *trim(char *text)
-{
-    while (isspace((unsigned char)*text))
-        text++;
-    char *end = text + strlen(text);
-    while (end > text && isspace((unsigned char)end[-1]))
-        *--end = '\0';
-    return text;
-}
-
-/* One "Name=value" of a set against a build's parameters. */
-static bool build_item(char *item, const StoreBuildParam *params, int count, const char *build, char *why,
-                       size_t size)
-{
-    char *eq = strchr(item, '=');
-    if (!eq) {
-        snprintf(why, size, "'%.64s' is not Name=value", trim(item));
-        return false;
-    }
-    *eq = '\0';
-    const char *name = trim(item), *value = trim(eq + 1);
-    const StoreBuildParam *p = NULL;
-    for (int i = 0; i < count && !p; i++)
-        if (strcmp(params[i].name, name) == 0)
-            p = &params[i];
-    if (!p) {
-        snprintf(why, size, "unknown parameter '%.64s' in %s", name, build);
-        return false;
-    }
-    char *end;
-    errno = 0;
-    long v = strtol(value, &end, 10);
-    if (errno || end == value || *end || v < p->min || v > p->max) {
-        snprintf(why, size, "parameter %s needs an integer from %d to %d in %s, got '%.64s'", p->name, p->min,
-                 p->max, build, value);
-        return false;
-    }
-    return true;
-}
-
 bool rule_build_set(const char *set, const StoreBuildParam *params, int count, const char *build, char *why,
                     size_t size)
 {
-    char *copy = strdup(set);
-    if (!copy) {
-        snprintf(why, size, "out of memory");
-        return false;
+    XqfSetItem item;
+    int rc;
+    while ((rc = xqf_set_next(&set, &item, why, size)) > 0) {
+        const StoreBuildParam *p = NULL;
+        for (int i = 0; i < count && !p; i++)
+            if (strcmp(params[i].name, item.name) == 0)
+                p = &params[i];
+        if (!p) {
+            snprintf(why, size, "unknown parameter '%s' in %s", item.name, build);
+            return false;
+        }
+        if (item.value < p->min || item.value > p->max) {
+            snprintf(why, size, "parameter %s needs an integer from %d to %d in %s, got '%d'", p->name, p->min,
+                     p->max, build, item.value);
+            return false;
+        }
     }
-    bool ok = true;
-    for (char *save = NULL, *item = strtok_r(copy, ",", &save); item && ok; item = strtok_r(NULL, ",", &save))
-        ok = build_item(item, params, count, build, why, size);
-    free(copy);
+    return rc == 0;
+}
+
+int rule_registered_build_set(Store *s, int64_t build, const char *set, StoreBuild *b, bool *listed, char *why,
+                              size_t size)
+{
+    StoreBuildParam *params = NULL;
+    int found = store_load_build(s, build, b);
+    int count = found == 1 ? store_build_params(s, build, listed, &params) : -1;
+    if (found == 0) {
+        snprintf(why, size, "no build %" PRId64 " (see xqf-tune build)", build);
+        return -2;
+    }
+    if (count < 0) {
+        snprintf(why, size, "cannot read the builds");
+        return -1;
+    }
+    char where[STORE_NAME_MAX + 48];
+    snprintf(where, sizeof where, "build %" PRId64 " (%s)", build, b->build_id);
+    bool ok = *listed ? rule_build_set(set, params, count, where, why, size) : rule_set(set, why, size);
+    free(params);
     return ok;
 }
 

@@ -56,12 +56,23 @@ bool rule_name(const char *name, char *why, size_t size);
 /* A parameter set "Name=value,..." over the engine's defaults ("" the defaults). */
 bool rule_set(const char *set, char *why, size_t size);
 /*
- * A parameter set for an engine build, the same syntax: each name one of
- * the count parameters the build lists (store.h), each value an integer
- * within its bounds there; build names it in the message ("build 3 (name)").
+ * A parameter set for an engine build: well-formed as a worker sends it to
+ * a build (param_set.h: identifiers, integers), each name one of the count
+ * parameters the build lists (store.h), each value within its bounds
+ * there; build names it in the message ("build 3 (name)").
  */
 bool rule_build_set(const char *set, const StoreBuildParam *params, int count, const char *build, char *why,
                     size_t size);
+/*
+ * The set registered build `build` plays, read from the store (*b, and
+ * *listed: whether the build recorded its parameters): by rule_build_set
+ * against its list, or by rule_set against the engine's table for a build
+ * registered before builds recorded their parameters (018), which is this
+ * project's engine at some commit.  Returns 1 when good, 0 with why, -1
+ * when the store fails or -2 when there is no such build (why says which).
+ */
+int rule_registered_build_set(Store *s, int64_t build, const char *set, StoreBuild *b, bool *listed, char *why,
+                              size_t size);
 /*
  * A git ref's syntax (a branch, tag, hash or rev like main~2): not empty,
  * at most 255 bytes, no leading '-', no blank, control character, "..",

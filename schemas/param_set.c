@@ -1,0 +1,112 @@
+#include "param_set.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { SHOWN_MAX = 64 };
+
+static int fail(char *why, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, size, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* [from, to) with its blanks at both ends left out. */
+static void trim(const char **from, const char **to)
+{
+    while (*from < *to && isspace((unsigned char)**from))
+        (*from)++;
+    while (*to > *from && isspace((unsigned char)(*to)[-1]))
+        (*to)--;
+}
+
+/* [from, to) as a message quotes it: at most SHOWN_MAX bytes, '?' for what a line must not hold. */
+static const char *shown(const char *from, const char *to, char out[SHOWN_MAX + 4])
+{
+    size_t n = 0;
+    for (; from < to && n < SHOWN_MAX; from++)
+        out[n++] = *from >= ' ' && *from != 0x7f ? *from : '?';
+    if (from < to)
+        out[n++] = '.', out[n++] = '.', out[n++] = '.';
+    out[n] = '\0';
+    return out;
+}
+
+static bool is_name(const char *from, const char *to)
+{
+    if (from == to || to - from > XQF_SET_NAME_MAX || !(isalpha((unsigned char)*from) || *from == '_'))
+        return false;
+    for (; from < to; from++)
+        if (!(isalnum((unsigned char)*from) || *from == '_'))
+            return false;
+    return true;
+}
+
+/* A decimal integer within int: an optional sign, then digits only. */
+static bool is_int(const char *from, const char *to, int *value)
+{
+    bool minus = from < to && *from == '-';
+    if (from < to && (*from == '-' || *from == '+'))
+        from++;
+    if (from == to)
+        return false;
+    int64_t v = 0;
+    for (; from < to; from++) {
+        if (!isdigit((unsigned char)*from))
+            return false;
+        v = v * 10 + (*from - '0');
+        if (v > (int64_t)INT_MAX + 1)
+            return false;
+    }
+    v = minus ? -v : v;
+    if (v < INT_MIN || v > INT_MAX)
+        return false;
+    *value = (int)v;
+    return true;
+}
+
+int xqf_set_next(const char **at, XqfSetItem *item, char *why, size_t size)
+{
+    const char *p = *at;
+    while (*p == ',')
+        p++;
+    if (!*p) {
+        *at = p;
+        return 0;
+    }
+    const char *end = p + strcspn(p, ","), *eq = memchr(p, '=', (size_t)(end - p));
+    char text[SHOWN_MAX + 4];
+    if (!eq) {
+        trim(&p, &end);
+        return fail(why, size, "'%s' is not Name=value", shown(p, end, text));
+    }
+    const char *name = p, *name_end = eq, *value = eq + 1, *value_end = end;
+    trim(&name, &name_end);
+    trim(&value, &value_end);
+    if (!is_name(name, name_end))
+        return fail(why, size, "'%s' is not a parameter name (a letter or _, then letters, digits or _; at most %d)",
+                    shown(name, name_end, text), XQF_SET_NAME_MAX);
+    if (!is_int(value, value_end, &item->value))
+        return fail(why, size, "parameter %.*s needs an integer from %d to %d, got '%s'", (int)(name_end - name), name,
+                    INT_MIN, INT_MAX, shown(value, value_end, text));
+    memcpy(item->name, name, (size_t)(name_end - name));
+    item->name[name_end - name] = '\0';
+    *at = end;
+    return 1;
+}
+
+bool xqf_set_check(const char *set, char *why, size_t size)
+{
+    XqfSetItem item;
+    int rc;
+    while ((rc = xqf_set_next(&set, &item, why, size)) > 0) {
+    }
+    return rc == 0;
+}
