@@ -25,6 +25,12 @@
  *
  * The move count runs over the life of the process, so a restarted engine
  * starts again from its first move.
+ *
+ * Options, in every mode, as xqf-engine takes them (engine/protocol.c):
+ * `uci` lists two spin options, Hash (1-4096) and NewSwitch (0-1), a
+ * parameter xqf-engine's table lacks (as a branch's new switch would be);
+ * `setoption name N value V` answers "info string error: ..." for any
+ * other name or a value out of range, with xqf-engine's words.
  */
 #include <dirent.h>
 #include <signal.h>
@@ -67,6 +73,29 @@ static void set_position(Board *b, char *line)
         board_make(&nb, m);
     }
     *b = nb;
+}
+
+/* "N value V" of a setoption line: the two options above, or xqf-engine's error line. */
+static void set_option(const char *text)
+{
+    static const struct { const char *name; long min, max; } OPTIONS[] = { { "Hash", 1, 4096 }, { "NewSwitch", 0, 1 } };
+    const char *value = strstr(text, " value ");
+    int len = value ? (int)(value - text) : (int)strlen(text);
+    value = value ? value + 7 : "";
+    char out[512], *end;
+    for (size_t i = 0; i < sizeof OPTIONS / sizeof OPTIONS[0]; i++) {
+        if ((int)strlen(OPTIONS[i].name) != len || strncmp(text, OPTIONS[i].name, (size_t)len) != 0)
+            continue;
+        long v = strtol(value, &end, 10);
+        if (end == value || *end || v < OPTIONS[i].min || v > OPTIONS[i].max) {
+            snprintf(out, sizeof out, "info string error: parameter %s needs an integer from %ld to %ld, got '%.64s'",
+                     OPTIONS[i].name, OPTIONS[i].min, OPTIONS[i].max, value);
+            say(out);
+        }
+        return;
+    }
+    snprintf(out, sizeof out, "info string error: unknown option '%.*s'", len < 64 ? len : 64, text);
+    say(out);
 }
 
 static void misbehave(const char *mode)
@@ -167,7 +196,11 @@ int main(int argc, char **argv)
         line[strcspn(line, "\r\n")] = '\0';
         if (strcmp(line, "uci") == 0) {
             say("id name fake_engine");
+            say("option name Hash type spin default 16 min 1 max 4096");
+            say("option name NewSwitch type spin default 0 min 0 max 1");
             say("uciok");
+        } else if (strncmp(line, "setoption name ", 15) == 0) {
+            set_option(line + 15);
         } else if (strcmp(line, "isready") == 0) {
             say("readyok");
         } else if (strcmp(line, "ucinewgame") == 0 && script) {

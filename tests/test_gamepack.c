@@ -252,14 +252,15 @@ static void play_task(XqfMsg_task *t, TaskCounts *c, XqfBin *bin)
     Task *task = task_new(t, "", NULL, err, sizeof err);
     cr_assert_not_null(task, "%s", err);
     task_start(task, pool);
-    bool done = false, failed = false;
+    bool done = false;
+    char failed[256] = "";
     while (!done) {
         char byte;
         if (read(fds[0], &byte, 1) < 0)
             break;
-        task_poll(task, c, &done, &failed);
+        task_poll(task, c, &done, failed, sizeof failed);
     }
-    cr_assert(!failed);
+    cr_assert(!failed[0], "%s", failed);
     TaskCounts part;
     cr_assert_eq(task_report(task, 0, XQF_GAMES_MAX, &part, bin), 0);
     cr_assert_eq(memcmp(&part, c, sizeof part), 0, "a report within budget: every pair counted");

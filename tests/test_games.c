@@ -286,6 +286,53 @@ Test(games, long_games_of_a_killed_worker_counted_once, .timeout = 600)
     audit_long_games(run, 128, "128 pairs of long games, a worker killed half-way");
 }
 
+/*
+ * A set its build refuses is never played without the option: here NullR,
+ * which this project's table knows and the fake engine does not (a build
+ * registered before builds recorded their parameters: xqf-tune checked
+ * the set against the table).  The worker hands each try back refused
+ * with the build's words, no result is recorded, and the coordinator
+ * quarantines the task as any task no worker can play.
+ */
+Test(games, a_set_its_build_refuses_is_handed_back_and_never_counted)
+{
+    CU_REQUIRE_DB();
+    int64_t build = random_engine_build();
+    const char *book[CU_BOOK_MAX];
+    int n = cu_book(book, 4);
+    cr_assert_gt(n, 0);
+    StoreSprtSpec spec = { .name = "refused", .test_params = "NullR=2", .base_params = "", .book_name = "default.book",
+                           .book = book, .book_lines = n, .seed = 1, .nodes = 100, .margin_ms = 100,
+                           .pairs_per_task = 2, .max_pairs = 2, .elo0 = -500, .elo1 = 500, .alpha = 0.05,
+                           .beta = 0.05, .test_build = build };
+    int64_t run;
+    cr_assert_eq(store_create_sprt(cu_fx.store, &spec, &run), 0);
+    char cache[300];
+    snprintf(cache, sizeof cache, "%s/cache", cu_fx.dir);
+    setenv("XQF_CACHE", cache, 1);
+    cu_track(cu_coordinator(cu_fx.db, cu_fx.port, "30", cu_fx.logfile));
+    const char *extra[] = { "--allow-unsigned", NULL };
+    cu_track(cu_worker_args(cu_fx.port, "w1", 1, cu_fx.logfile, extra));
+    StoreRun r;
+    double end = cu_now() + 120;
+    do {
+        cu_sleep_ms(200);
+        cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
+    } while (r.quarantined < 1 && cu_now() < end);
+    cr_assert_eq(r.quarantined, 1, "the task was not set aside (log: %s)", cu_fx.logfile);
+    cr_assert_eq(r.counts.pairs, 0, "a pair was counted");
+    StoreGameTotals t;
+    cr_assert_eq(store_game_totals(cu_fx.store, run, &t), 0);
+    cr_assert_eq(t.games, 0, "a game was stored");
+    StoreQuarantined *q = NULL;
+    cr_assert_eq(store_quarantined(cu_fx.store, run, &q), 1);
+    cr_assert(strstr(q[0].reasons, "test: option NullR=2 refused: unknown option 'NullR'"), "reasons: %s",
+              q[0].reasons);
+    free(q);
+    cr_assert_gt(count_in_file(cu_fx.logfile, "handed back (refused): test: option NullR=2 refused"), 0,
+                 "the coordinator's log (%s)", cu_fx.logfile);
+}
+
 /* Worker w1 says hello (its id in *w) and gets a lease of run. */
 static StoreLease first_lease(int64_t run, int64_t *w)
 {

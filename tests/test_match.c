@@ -489,6 +489,23 @@ Test(cli, bad_input_exits_2_before_any_game)
     unlink(bad);
 }
 
+/*
+ * An option an engine program refuses (xqf-engine answers `info string
+ * error: ...` to a name it does not know) is not left out silently: the
+ * match ends, naming the player, the option and the engine's words, and
+ * no game is counted.
+ */
+Test(cli, an_option_the_engine_refuses_ends_the_match)
+{
+    char cmd[1024], out[4096];
+    snprintf(cmd, sizeof cmd, XQF_MATCH " --engine name=a --engine name=prog cmd=%s/xqf-engine option.NoSuchParam=1"
+                              " option.NullR=2 --nodes 100 --pairs 2 --quiet", XQF_BIN);
+    cr_assert_eq(run_command(cmd, out, sizeof out), 1, "%s", out);
+    cr_assert(strstr(out, "a game could not be played: prog: option NoSuchParam=1 refused: unknown option "
+                          "'NoSuchParam'"), "%s", out);
+    cr_assert(strstr(out, "Games: 0"), "%s", out);
+}
+
 Test(cli, summary_lines_match_xqf_tune_stats)
 {
     char out[8192], cmd[1024];

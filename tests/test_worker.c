@@ -3,7 +3,10 @@
  * feeds it messages and records what it sends.  Hello and welcome, task
  * requests, idle answers, late tasks, refused tasks, a task played to its
  * result and acknowledged, a coordinator that forgot the worker, shutdown
- * handing a task back.
+ * handing a task back.  A side that plays an engine build (here a copy of
+ * tests/fake_engine.c, fetched from the fake link, which knows a switch
+ * the worker's table lacks): its set is checked for its syntax only and
+ * judged by the build, which may refuse it.
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -14,6 +17,7 @@
 #include <time.h>
 
 #include "games.h"
+#include "sha256.h"
 #include "worker.h"
 
 enum { QUEUE = 64, SENT = 4096 };
@@ -375,4 +379,171 @@ Test(worker, sends_reasons_as_valid_text)
     cr_assert_not_null(back);
     cr_assert(strstr(back->u.handback.reason, "wrong build"), "%s", back->u.handback.reason);
     cr_assert(clean_text(back->u.handback.reason), "reason '%s'", back->u.handback.reason);
+}
+
+/* ---- a side that plays an engine build ------------------------------------------------- */
+
+/*
+ * A worker that takes unsigned builds, welcomed and asking for a task, and
+ * a task for it whose first player plays the fake engine as a build with
+ * set (the second the built-in engine); its message, to change more.
+ */
+static XqfMsg_task *build_task(uint64_t task_id, const char *set)
+{
+    worker_destroy(&worker);
+    for (int i = fake.next; i < fake.nin; i++)
+        xqf_msg_free(&fake.in[i]);
+    memset(&fake, 0, sizeof fake);
+    char cmd[160];                   /* an empty cache: the build is fetched again */
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -m 700 '%s'", cache, cache);
+    cr_assert_eq(system(cmd), 0);
+    WorkerConfig cfg = { .name = "w1", .build = "xqf-test", .cores = 2, .threads = 1, .cache_dir = cache,
+                         .allow_unsigned = true };
+    WorkerLink link = { &fake, fake_send, fake_wait, fake_recv };
+    worker = worker_new(&cfg, &link);
+    cr_assert_not_null(worker);
+    welcome();
+    cr_assert_not_null(await(XQF_MSG_TASK_REQUEST, 200));
+    feed_task(0, task_id, 1, "", 64);
+    XqfMsg_task *t = &fake.in[fake.nin - 1].u.task;
+    cr_assert_eq(sha256_file(FAKE_ENGINE, t->build0), 0);
+    snprintf(t->params0, sizeof t->params0, "%s", set);
+    return t;
+}
+
+/* Answers the worker's requests for the fake engine's bytes, chunk by chunk, as the coordinator does. */
+static void serve_build(void)
+{
+    FILE *f = fopen(FAKE_ENGINE, "rb");
+    cr_assert(f);
+    static char bytes[16 << 20];
+    size_t total = fread(bytes, 1, sizeof bytes, f);
+    fclose(f);
+    cr_assert(total > 0 && total < sizeof bytes);
+    char sha[XQF_SHA256_HEX + 1];
+    cr_assert_eq(sha256_file(FAKE_ENGINE, sha), 0);
+    for (size_t at = 0; at < total;) {
+        const XqfMsg *q = await(XQF_MSG_BUILD_REQUEST, 5000);
+        cr_assert_not_null(q, "no build_request (at %zu of %zu bytes)", at, total);
+        cr_assert_str_eq(q->u.build_request.sha256, sha);
+        cr_assert_eq(q->u.build_request.offset, at);
+        size_t n = total - at < XQF_CHUNK_MAX ? total - at : XQF_CHUNK_MAX;
+        XqfMsg_build_chunk *ch = &feed(XQF_MSG_BUILD_CHUNK)->u.build_chunk;
+        snprintf(ch->sha256, sizeof ch->sha256, "%s", sha);
+        snprintf(ch->name, sizeof ch->name, "fake");
+        ch->offset = at;
+        ch->total = total;
+        cr_assert_eq(xqf_bin_set(&ch->data, bytes + at, n), 0);
+        at += n;
+    }
+}
+
+/* The first result or hand-back sent (among those not seen yet), waiting at most ms. */
+static const XqfMsg *await_outcome(int ms)
+{
+    for (int waited = 0; waited <= ms; waited += 5) {
+        for (; fake.seen < fake.nsent; fake.seen++)
+            if (fake.sent[fake.seen].type == XQF_MSG_RESULT || fake.sent[fake.seen].type == XQF_MSG_HANDBACK)
+                return &fake.sent[fake.seen++];
+        cr_assert_eq(worker_turn(worker, 5), 1);
+    }
+    return NULL;
+}
+
+/* Whether a result was sent since the worker started. */
+static bool any_result(void)
+{
+    for (int i = 0; i < fake.nsent; i++)
+        if (fake.sent[i].type == XQF_MSG_RESULT)
+            return true;
+    return false;
+}
+
+/*
+ * A build plays a set with a switch only it knows (NewSwitch, which a
+ * branch added): the worker's table does not judge it, the build takes it,
+ * the task is played and reported.
+ */
+Test(worker, a_build_plays_a_switch_the_workers_table_lacks)
+{
+    build_task(21, "NewSwitch = 1");
+    serve_build();
+    const XqfMsg *res = await_outcome(50000);
+    cr_assert_not_null(res, "no result: the games were not played");
+    cr_assert_eq(res->type, XQF_MSG_RESULT, "handed back: %s", res->u.handback.reason);
+    cr_assert_eq(res->u.result.task_id, 21);
+    cr_assert_eq(res->u.result.pairs, 1);
+}
+
+/*
+ * A set whose name or value the build refuses (`info string error` before
+ * readyok: here NullR, which the worker's table knows and the build does
+ * not, and a value out of the build's bounds) is not played with the
+ * option left out: the task is handed back refused, the reason naming the
+ * option and the build's words, and no result is sent.
+ */
+Test(worker, a_set_the_build_refuses_is_handed_back_with_its_words)
+{
+    const struct {
+        const char *set, *words;
+    } cases[] = {
+        { "NewSwitch=1,NullR=2", "option NullR=2 refused: unknown option 'NullR'" },
+        { "NewSwitch=2", "option NewSwitch=2 refused: parameter NewSwitch needs an integer from 0 to 1, got '2'" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        build_task(31, cases[i].set);
+        serve_build();
+        const XqfMsg *back = await_outcome(30000);
+        cr_assert(back && back->type == XQF_MSG_HANDBACK, "%s: not handed back", cases[i].set);
+        cr_assert(back->u.handback.refused, "%s", cases[i].set);
+        cr_assert(strstr(back->u.handback.reason, cases[i].words), "%s: reason '%s'", cases[i].set,
+                  back->u.handback.reason);
+        cr_assert(strstr(back->u.handback.reason, "test: "), "the player named: '%s'", back->u.handback.reason);
+        cr_assert_eq(count_after(XQF_MSG_RESULT, 20), 0);
+        cr_assert(!any_result(), "%s: a result was sent", cases[i].set);
+    }
+}
+
+/*
+ * A set a build plays goes to it as `setoption` lines: one whose item could
+ * end a line or carry another command (a newline, a blank inside a name,
+ * a value that is not an integer within int) is refused by the worker
+ * before the engine starts.  The codec carries such text (a task's set is
+ * any UTF-8 without NUL): the worker is the layer that stops it.
+ */
+Test(worker, a_malformed_set_never_reaches_the_build)
+{
+    const struct {
+        const char *set, *words;
+    } cases[] = {
+        { "NewSwitch=1\nquit", "parameter NewSwitch needs an integer" },
+        { "Hash\nsetoption name NewSwitch value 1=1", "'Hash?setoption name NewSwitch value 1' is not a parameter name" },
+        { "New Switch=1", "'New Switch' is not a parameter name" },
+        { "NewSwitch=1 value 0", "got '1 value 0'" },
+        { "NewSwitch=one", "got 'one'" },
+        { "NewSwitch=4294967297", "got '4294967297'" },
+        { "NewSwitch", "'NewSwitch' is not Name=value" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        XqfMsg_task *t = build_task(41, cases[i].set);
+        /* what the coordinator would send arrives as it is */
+        XqfMsg sent, got;
+        XqfBuf frame = { 0 };
+        xqf_msg_init(&sent, XQF_MSG_TASK);
+        snprintf(sent.u.task.params0, sizeof sent.u.task.params0, "%s", t->params0);
+        char err[256];
+        cr_assert_eq(xqf_msg_encode(&sent, &frame), 0);
+        cr_assert_eq(xqf_msg_decode(frame.data, frame.len, &got, err, sizeof err), XQF_DECODE_OK, "%s", err);
+        cr_assert_str_eq(got.u.task.params0, cases[i].set);
+        xqf_msg_free(&got);
+        xqf_msg_free(&sent);
+        xqf_buf_free(&frame);
+        serve_build();
+        const XqfMsg *back = await_outcome(30000);
+        cr_assert(back && back->type == XQF_MSG_HANDBACK, "%s: not handed back", cases[i].set);
+        cr_assert(back->u.handback.refused);
+        cr_assert(strstr(back->u.handback.reason, "players: ") && strstr(back->u.handback.reason, cases[i].words),
+                  "%s: reason '%s'", cases[i].set, back->u.handback.reason);
+        cr_assert(!any_result());
+    }
 }

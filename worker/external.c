@@ -92,15 +92,26 @@ static bool starts_with_word(const char *line, const char *word)
     return strncmp(line, word, n) == 0 && (line[n] == '\0' || isspace((unsigned char)line[n]));
 }
 
-/* Reads lines until one starting with the word `want`. Returns 0 or -1 (fault recorded). */
-static int wait_for(External *x, const char *want, int64_t deadline_us, const atomic_bool *stop,
-                    Reply *r)
+/*
+ * Reads lines until one starting with the word `want`; with refusal (else
+ * NULL), the first "info string error: ..." line before it goes there (its
+ * text after the colon, "" when none).  Returns 0 or -1 (fault recorded).
+ */
+static int wait_for(External *x, const char *want, int64_t deadline_us, const atomic_bool *stop, Reply *r,
+                    char *refusal, size_t size)
 {
+    static const char ERROR_LINE[] = "info string error:";
+    if (refusal)
+        refusal[0] = '\0';
     for (;;) {
         switch (process_read_line(x->proc, deadline_us, stop, x->line, sizeof x->line)) {
         case PROCESS_LINE:
             if (starts_with_word(x->line, want))
                 return 0;
+            if (refusal && !refusal[0] && strncmp(x->line, ERROR_LINE, sizeof ERROR_LINE - 1) == 0) {
+                const char *text = x->line + sizeof ERROR_LINE - 1;
+                snprintf(refusal, size, "%s", text + (*text == ' '));
+            }
             break;
         case PROCESS_TIMEOUT:
             return fault(x, r, GAME_NO_RESPONSE, "no '%s' in time", want);
@@ -120,10 +131,27 @@ static bool has_option(const PlayerSpec *s, const char *name)
     return false;
 }
 
-static int send_option(External *x, Reply *r, const char *name, const char *value)
+/*
+ * Sets an option and waits until the engine has taken it (isready,
+ * readyok): an "info string error" line in between is the engine refusing
+ * it (xqf-engine: an unknown option, a value out of range, engine/
+ * protocol.c), and the game cannot be played as asked: a fault with
+ * r->refused, the option and the engine's words in its detail.  Returns 0
+ * or -1 (fault recorded).
+ */
+static int send_option(External *x, const atomic_bool *stop, Reply *r, const char *name, const char *value)
 {
-    return x->spec.proto == PROTO_UCI ? send_line(x, r, "setoption name %s value %s", name, value)
-                                      : send_line(x, r, "setoption %s %s", name, value);
+    char refusal[128];
+    int64_t deadline = clock_now_us() + (int64_t)HANDSHAKE_TIMEOUT_MS * 1000;
+    int rc = x->spec.proto == PROTO_UCI ? send_line(x, r, "setoption name %s value %s", name, value)
+                                        : send_line(x, r, "setoption %s %s", name, value);
+    if (rc != 0 || send_line(x, r, "isready") != 0 || wait_for(x, "readyok", deadline, stop, r, refusal,
+                                                                sizeof refusal) != 0)
+        return -1;
+    if (!refusal[0])
+        return 0;
+    r->refused = true;
+    return fault(x, r, GAME_START_FAILURE, "option %.64s=%.32s refused: %s", name, value, refusal);
 }
 
 /* Starts the process and goes through the handshake and the spec's settings. */
@@ -142,7 +170,7 @@ static int start(External *x, const atomic_bool *stop, Reply *r)
     bool uci = s->proto == PROTO_UCI;
     int64_t deadline = clock_now_us() + (int64_t)HANDSHAKE_TIMEOUT_MS * 1000;
     if (send_line(x, r, uci ? "uci" : "ucci") != 0
-        || wait_for(x, uci ? "uciok" : "ucciok", deadline, stop, r) != 0)
+        || wait_for(x, uci ? "uciok" : "ucciok", deadline, stop, r, NULL, 0) != 0)
         return -1;
     if (!uci && send_line(x, r, "setoption usemillisec true") != 0)
         return -1;
@@ -153,11 +181,11 @@ static int start(External *x, const atomic_bool *stop, Reply *r)
     if (s->hash_mb && !has_option(s, hash_name)) {
         char mb[16];
         snprintf(mb, sizeof mb, "%d", s->hash_mb);
-        if (send_option(x, r, hash_name, mb) != 0)
+        if (send_option(x, stop, r, hash_name, mb) != 0)
             return -1;
     }
     for (int i = 0; i < s->option_count; i++)
-        if (send_option(x, r, s->options[i].name, s->options[i].value) != 0)
+        if (send_option(x, stop, r, s->options[i].name, s->options[i].value) != 0)
             return -1;
     return 0;
 }
@@ -175,7 +203,7 @@ int external_new_game(External *x, const atomic_bool *stop, Reply *r)
         return -1;
     int64_t deadline = clock_now_us() + (int64_t)HANDSHAKE_TIMEOUT_MS * 1000;
     if (send_line(x, r, "isready") != 0
-        || wait_for(x, "readyok", deadline, stop, r) != 0)
+        || wait_for(x, "readyok", deadline, stop, r, NULL, 0) != 0)
         return -1;
     return 0;
 }

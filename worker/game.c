@@ -243,8 +243,15 @@ int game_play(Player *red, Player *black, const Opening *o, const TimeControl *t
     int rc = play_opening(g, o, &b, &fen_fullmove, &fen_side);
     for (int c = RED; c <= BLACK && rc == 0 && g->reason == GAME_REASON_NONE; c++) {
         Reply r;
-        if (player_new_game(players[c], stop, &r) != 0)
+        if (player_new_game(players[c], stop, &r) == 0)
+            continue;
+        if (!r.refused) {
             forfeit(g, c, &r);
+            continue;
+        }
+        finish(g, RESULT_NONE, GAME_ABANDONED, NULL);
+        snprintf(g->detail, sizeof g->detail, "%s: %s", player_name(players[c]), r.detail);
+        return -1;
     }
     int64_t clock_us[2] = { colour_base_ms(tc, RED) * 1000, colour_base_ms(tc, BLACK) * 1000 };
     AdjudicationState adj_state = { 0, 0, 0 };
@@ -286,5 +293,7 @@ int game_play(Player *red, Player *black, const Opening *o, const TimeControl *t
         if (adjudged != RESULT_NONE && rules_outcome(&b).result == RESULT_NONE)
             finish(g, adjudged, why, NULL);
     }
+    if (rc != 0)
+        snprintf(g->detail, sizeof g->detail, "out of memory for the game's record");
     return rc;
 }

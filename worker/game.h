@@ -133,7 +133,11 @@ typedef struct {
  * Plays one game from the opening, red and black the two players (their
  * new game is started here).  stop (may be NULL) abandons the game as soon
  * as it is set.  The record is (re)filled in *out.
- * Returns 0, or -1 when out of memory (the record holds what was played).
+ * Returns 0, or -1 when the game cannot be played as asked, with why in
+ * out->detail: out of memory (the record holds what was played), or a
+ * player's engine refused an option of its spec (reply->refused: the game
+ * is not played, GAME_ABANDONED, and no one loses it: the player is not
+ * the one it was meant to be).
  */
 int game_play(Player *red, Player *black, const Opening *opening, const TimeControl *tc,
               const Adjudication *adj, const atomic_bool *stop, GameRecord *out);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -39,6 +40,7 @@ struct Match {
     int running;
     PairSlot *slots;
     Worker *workers;
+    char failure[256];       /* why the first game that could not be played was not ("" none) */
 };
 
 Match *match_new(const MatchConfig *config, const Book *book)
@@ -188,11 +190,13 @@ static void *worker_main(void *arg)
     Match *m = w->match;
     int64_t t0 = clock_now_us(), search_us = 0;
     Player *players[2] = { player_new(&m->config.players[0]), player_new(&m->config.players[1]) };
+    w->failed = !players[0] || !players[1];
     pthread_mutex_lock(&m->lock);
     w->players[0] = players[0];
     w->players[1] = players[1];
+    if (w->failed && !m->failure[0])
+        snprintf(m->failure, sizeof m->failure, "out of memory for the players");
     pthread_mutex_unlock(&m->lock);
-    w->failed = !players[0] || !players[1];
     GameRecord g;
     game_record_init(&g);
     int64_t index;
@@ -208,6 +212,8 @@ static void *worker_main(void *arg)
         search_us += g.search_us;
         w->failed = rc != 0;
         pthread_mutex_lock(&m->lock);
+        if (w->failed && !m->failure[0])
+            snprintf(m->failure, sizeof m->failure, "%s", g.detail);
         if (rc == 0 && g.reason != GAME_ABANDONED)
             count_game(m, &g, pair, game, opening);
         pthread_mutex_unlock(&m->lock);
@@ -266,6 +272,7 @@ int match_play_pairs(Match *m, int64_t first_pair, int64_t n_pairs, const MatchC
         w->failed = false;
         if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
             failed = true;
+            snprintf(m->failure, sizeof m->failure, "cannot start a game thread");
             atomic_store(&m->stop, true);
             break;
         }
@@ -286,4 +293,9 @@ int match_play_pairs(Match *m, int64_t first_pair, int64_t n_pairs, const MatchC
         failed |= m->workers[i].failed;
     }
     return failed ? -1 : 0;
+}
+
+const char *match_failure(const Match *m)
+{
+    return m->failure;
 }

@@ -71,9 +71,13 @@ void match_destroy(Match **m);
 /*
  * Plays pairs first_pair .. first_pair + n_pairs - 1 and returns when they
  * are done or the match was stopped.  Counts accumulate over calls.
- * Returns 0, or -1 when a thread or player could not be created.
+ * Returns 0, or -1 when a game could not be played (a thread or player
+ * could not be created, out of memory, or a player's engine refused an
+ * option: game.h), which stops the match: match_failure says why.
  */
 int match_play_pairs(Match *m, int64_t first_pair, int64_t n_pairs, const MatchCallbacks *cb);
+/* Why match_play_pairs failed ("" when it has not). */
+const char *match_failure(const Match *m);
 
 /*
  * The first player's half-points (0, 1 or 2) in a finished game of a

@@ -591,6 +591,8 @@ static int run_match(int argc, char **argv)
                 o.config.concurrency, o.book_path, book_size(book), o.config.seed);
     MatchCallbacks cb = { on_game, on_pair, on_tick, TICK_MS, &run };
     int rc = match_play_pairs(m, 0, o.pairs, &cb);
+    char failure[256];
+    snprintf(failure, sizeof failure, "%s", match_failure(m));
     MatchCounts counts;
     match_counts(m, &counts);
     clear_progress(&run);
@@ -607,7 +609,7 @@ static int run_match(int argc, char **argv)
     if (run.write_failed)
         return match_fail(EXIT_FAILURE, "write error on %s", o.pgn_path ? o.pgn_path : o.data_path);
     if (rc != 0)
-        return match_fail(EXIT_FAILURE, "a game thread failed (out of memory?)");
+        return match_fail(EXIT_FAILURE, "a game could not be played: %s", failure);
     return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 

@@ -43,6 +43,7 @@ typedef struct {
     int depth;
     int64_t time_us;        /* from the request to the answer */
     char detail[160];       /* with a fault: what happened ("bestmove e0e2", "killed by signal 11") */
+    bool refused;           /* the fault: the engine refused an option of its spec (external.h), nobody's loss */
 } Reply;
 
 /* A player for the spec (which is copied); NULL when out of memory. */

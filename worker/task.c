@@ -11,6 +11,7 @@
 #include "gamepack.h"
 #include "games.h"
 #include "match.h"
+#include "param_set.h"
 #include "player.h"
 #include "run_kind.h"
 #include "spec.h"
@@ -47,7 +48,7 @@ struct Task {
     PairState *pair_state;
     int64_t counted;         /* pairs counted: always the first ones (see game_ended) */
     TaskCounts counts;
-    bool failed;
+    char failed[256];        /* why a game could not be played (the first such), "" while every one could */
     TaskData data;           /* data runs: random plies */
     /*
      * Every game's record, one per game index (games.h, with its length),
@@ -85,45 +86,46 @@ static Task *refuse(Task *t, char *err, size_t errlen, const char *fmt, const ch
 
 /*
  * A player: the built-in engine with the defaults and "Name=value,..."
- * over them, or (engine set) that xqf-engine binary with the set sent as
- * options.  The names and values are checked against the built-in table
- * either way: an engine build is a variant of this engine.
+ * over them, checked against the built-in table; or (engine set) that
+ * engine build with the set sent as options.  A build may know parameters
+ * this worker's table does not (a branch's new switch) and lack some it
+ * has, so its set is checked for its syntax only (param_set.h: nothing
+ * but an identifier and an integer goes into a `setoption` line); the
+ * build itself judges the names and the values (external.h: a refusal
+ * hands the task back).
  */
 static int make_player(PlayerSpec *p, const char *name, const char *params, const char *engine, const char *sha,
                        int hash_mb, char *err, size_t errlen)
 {
     enum { MAX_WORDS = 3 + SPEC_MAX_OPTIONS };
-    static const char SEP[] = ",";
-    char words_buf[MAX_WORDS][SPEC_TEXT_MAX + 16], list[XQF_PARAMS_MAX + 1];
+    char words_buf[MAX_WORDS][SPEC_TEXT_MAX + 16];
     char *words[MAX_WORDS];
     int n = 0;
     snprintf(words_buf[n++], sizeof words_buf[0], "name=%s", name);
     if (engine) {
         snprintf(words_buf[n++], sizeof words_buf[0], "cmd=%s", engine);
         snprintf(words_buf[n++], sizeof words_buf[0], "preset=xqf-engine");
-        snprintf(list, sizeof list, "%s", params);
-        char *save = NULL;
-        for (char *item = strtok_r(list, SEP, &save); item; item = strtok_r(NULL, SEP, &save)) {
+        XqfSetItem item;
+        int rc;
+        while ((rc = xqf_set_next(&params, &item, err, errlen)) > 0) {
             if (n == MAX_WORDS) {
                 snprintf(err, errlen, "more than %d options for an engine build", SPEC_MAX_OPTIONS);
                 return -1;
             }
-            snprintf(words_buf[n++], sizeof words_buf[0], "option.%s", item);
+            snprintf(words_buf[n++], sizeof words_buf[0], "option.%s=%d", item.name, item.value);
         }
+        if (rc < 0)
+            return -1;
     }
     for (int i = 0; i < n; i++)
         words[i] = words_buf[i];
     if (spec_parse(p, n, words, hash_mb, err, errlen) != 0)
         return -1;
-    if (engine)
+    if (engine) {
         snprintf(p->sha256, sizeof p->sha256, "%s", sha);
-    if (!*params)
         return 0;
-    if (!engine)
-        return params_apply_list(&p->params, params, err, errlen);
-    Params check;
-    params_default(&check);
-    return params_apply_list(&check, params, err, errlen);
+    }
+    return params_apply_list(&p->params, params, err, errlen);
 }
 
 /* The openings as a book, one line each: pair k plays line k. */
@@ -172,7 +174,8 @@ static int task_data_init(Task *t, const XqfMsg_task *m, char *err, size_t errle
 
 /*
  * Plays game index of a data task: the opening with its random plies.
- * Returns game_play's status, -1 too when the opening cannot be made.
+ * Returns game_play's status, -1 too (why in g->detail) when the opening
+ * cannot be made.
  */
 static int play_data_game(Task *t, Player *red, Player *black, int64_t index, GameRecord *g)
 {
@@ -180,10 +183,14 @@ static int play_data_game(Task *t, Player *red, Player *black, int64_t index, Ga
     TimeControl game_tc = time_control_game(&t->tc, index % 2 == 0);
     Move *moves = malloc(sizeof *moves * (size_t)(base->count + t->data.random_plies + 1));
     Opening opening;
-    int rc = moves && gamepack_opening(base, t->data.random_plies, t->data.seed, t->data.first_game + index,
-                                       moves, &opening) == 0
-                 ? game_play(red, black, &opening, &game_tc, &t->adj, &t->stop, g)
-                 : -1;
+    int rc = -1;
+    if (!moves)
+        snprintf(g->detail, sizeof g->detail, "out of memory for the opening's moves");
+    else if (gamepack_opening(base, t->data.random_plies, t->data.seed, t->data.first_game + index, moves,
+                              &opening) != 0)
+        snprintf(g->detail, sizeof g->detail, "the opening's FEN does not parse");
+    else
+        rc = game_play(red, black, &opening, &game_tc, &t->adj, &t->stop, g);
     free(moves);
     return rc;
 }
@@ -295,12 +302,16 @@ static void count_pair(TaskCounts *c, const PairState *pair)
     c->penta[pair->points[0] + pair->points[1]]++;
 }
 
-/* Records the end of a game of t (rc from game_play). Under the lock. */
-static void game_ended(TaskPool *p, Task *t, int64_t index, int rc, const GameRecord *g)
+/*
+ * Records the end of a game of t (rc from game_play; when not 0, why it
+ * could not be played: the task stops, kept by its first). Under the lock.
+ */
+static void game_ended(TaskPool *p, Task *t, int64_t index, int rc, const GameRecord *g, const char *why)
 {
     t->running--;
     if (rc != 0) {
-        t->failed = true;
+        if (!t->failed[0])
+            snprintf(t->failed, sizeof t->failed, "%s", *why ? why : "a game could not be played");
         stop_locked(t);
     } else if (g->reason != GAME_ABANDONED) {
         int game = (int)(index % 2);
@@ -372,14 +383,17 @@ static void *game_thread(void *arg)
                  : t->data.on ? play_data_game(t, red, black, index, &g)
                               : game_play(red, black, book_opening(t->book, (int)(index / 2)), &game_tc, &t->adj,
                                           &t->stop, &g);
+        const char *why = !ready ? "out of memory for the players" : g.detail;
         /* its record kept before the game is counted */
         PackBuf *rec = &t->records[index];
         rec->len = 0;
-        if (rc == 0 && g.reason != GAME_ABANDONED && gamepack_append(&g, t->form, rec) != 0)
+        if (rc == 0 && g.reason != GAME_ABANDONED && gamepack_append(&g, t->form, rec) != 0) {
             rc = -1;
+            why = "out of memory for the game's record";
+        }
         pthread_mutex_lock(&p->lock);
         th->task = NULL;
-        game_ended(p, t, index, rc, &g);
+        game_ended(p, t, index, rc, &g, why);
     }
     pthread_mutex_unlock(&p->lock);
     game_record_free(&g);
@@ -456,13 +470,13 @@ void task_start(Task *t, TaskPool *p)
     pthread_mutex_unlock(&p->lock);
 }
 
-void task_poll(Task *t, TaskCounts *counts, bool *done, bool *failed)
+void task_poll(Task *t, TaskCounts *counts, bool *done, char *failed, size_t size)
 {
     if (t->pool)
         pthread_mutex_lock(&t->pool->lock);
     *counts = t->counts;
     *done = t->pool && done_locked(t);
-    *failed = t->failed;
+    snprintf(failed, size, "%s", t->failed);
     if (t->pool)
         pthread_mutex_unlock(&t->pool->lock);
 }

@@ -60,7 +60,9 @@ int64_t task_pool_waiting(TaskPool *p);
  * prepares it.  Returns the task, or NULL with the reason to refuse it in
  * err.  build is this worker's build id; engines (or NULL) the paths of
  * the binaries the two players run, NULL for the built-in engine (the
- * caller fetched the task's build0 and build1: builds.h).
+ * caller fetched the task's build0 and build1: builds.h).  The set of the
+ * built-in engine is checked against its table; that of a build only for
+ * its syntax (param_set.h), the build judging its names and values.
  */
 Task *task_new(const XqfMsg_task *m, const char *build, const char *const engines[2], char *err,
                size_t errlen);
@@ -68,11 +70,12 @@ Task *task_new(const XqfMsg_task *m, const char *build, const char *const engine
 void task_start(Task *t, TaskPool *p);
 /*
  * A snapshot: the counts, and whether the task is done (every game played,
- * or stopped and no game of it still running), with *failed when a game
- * could not be played (a player could not be made, or the referee failed).
- * Thread-safe.
+ * or stopped and no game of it still running), with in failed (size
+ * bytes, "" when none) why a game could not be played: out of memory, or
+ * a player's engine refused an option of its set (game.h), which stops
+ * the task.  Thread-safe.
  */
-void task_poll(Task *t, TaskCounts *counts, bool *done, bool *failed);
+void task_poll(Task *t, TaskCounts *counts, bool *done, char *failed, size_t size);
 /*
  * A report of the task as a result carries it (protocol.md): its first
  * counted pairs, as many as have their records from pair `from` on (the

@@ -493,8 +493,9 @@ static void tend_slots(Worker *w, int64_t now)
         if (!s->task)
             continue;
         TaskCounts c;
-        bool done, failed;
-        task_poll(s->task, &c, &done, &failed);
+        bool done;
+        char failed[256];
+        task_poll(s->task, &c, &done, failed, sizeof failed);
         if (stopping(w) && !s->handback && !s->lease_gone) {
             task_stop(s->task);
             s->handback = true;
@@ -524,10 +525,13 @@ static void tend_slots(Worker *w, int64_t now)
             continue;
         /* Done and every pair acknowledged. */
         if (c.pairs < s->pairs) {
-            const char *why = failed ? "a game thread failed" : "worker shutting down";
-            send_task_msg(w, XQF_MSG_HANDBACK, s->task_id, s->lease, failed, why);
+            /* refused (a game that cannot be played as asked, e.g. an option its build refuses) as at its start */
+            const char *why = failed[0] ? failed : "worker shutting down";
+            send_task_msg(w, XQF_MSG_HANDBACK, s->task_id, s->lease, failed[0], why);
             log_info("task %" PRIu64 ": handed back after %" PRId64 " of %" PRId64 " pairs (%s)",
                      s->task_id, c.pairs, s->pairs, why);
+            if (failed[0])
+                w->next_request_ms = now + 2000;
         } else {
             log_info("task %" PRIu64 ": done, %" PRId64 " pairs W/D/L %" PRId64 "/%" PRId64 "/%" PRId64,
                      s->task_id, c.pairs, c.wins, c.draws, c.losses);
