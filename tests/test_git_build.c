@@ -263,12 +263,16 @@ Test(git_build, commits_built_checked_and_tested)
     cr_assert_eq(runs1, runs0);
 }
 
-/* A test of two refs as the web makes it: created (pending for a tester), then waiting for its builds. */
-static int64_t waiting_test(const char *owner, bool pending, const char *test_ref, const char *base_ref)
+/*
+ * A test of two refs as the web makes it (the test side playing test_set):
+ * created (pending for a tester), then waiting for its builds.
+ */
+static int64_t waiting_test(const char *owner, bool pending, const char *test_ref, const char *base_ref,
+                            const char *test_set)
 {
     cr_assert_eq(store_begin(cu_fx.store), 0);
     cr_assert_eq(store_web_creating(cu_fx.store, owner, pending), 0);
-    int64_t run = cu_sprt(cu_fx.store, "", 4, 100, 500, 0, 5);
+    int64_t run = cu_sprt(cu_fx.store, test_set, 4, 100, 500, 0, 5);
     cr_assert_gt(run, 0);
     cr_assert_eq(store_await_builds(cu_fx.store, run, test_ref, base_ref), 0);
     cr_assert_eq(store_web_creating(cu_fx.store, NULL, false), 0);
@@ -316,7 +320,7 @@ Test(git_build, web_tests_wait_for_the_builder)
     commit("-m 'B: a marker in the binary'", b_);
 
     /* a tester's test of B against A, an admin's of a ref that does not resolve: both wait, no tasks */
-    int64_t good = waiting_test("tess", true, b_, a), bad = waiting_test("ada", false, "no-such-branch", a);
+    int64_t good = waiting_test("tess", true, b_, a, "NullR=2"), bad = waiting_test("ada", false, "no-such-branch", a, "");
     StoreRun r;
     cr_assert_eq(store_load_run(cu_fx.store, good, &r, false), 1);
     cr_assert_str_eq(r.state, "building");
@@ -372,6 +376,29 @@ Test(git_build, web_tests_wait_for_the_builder)
     cr_assert(strstr(out, "failed: build of test ref no-such-branch failed") &&
                   strstr(out, "Test ref: no-such-branch, failed") && strstr(out, "unknown ref 'no-such-branch'"),
               "show gives the reason:\n%s", out);
+
+    /*
+     * a set the build of its ref does not know (the form checked its syntax
+     * only): the builder refuses it by the build's name once it is built
+     * (here: reused), and the test fails with the reason, as for a failed build
+     */
+    int64_t unknown = waiting_test("ada", false, b_, a, "NullR=2,NoSuchParam=1");
+    snprintf(args, sizeof args, "build --serve --repo '%s' --out built", repo);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    cr_assert(strstr(out, "the run is failed"), "%s", out);
+    cr_assert_eq(store_load_run(cu_fx.store, unknown, &r, false), 1);
+    cr_assert_str_eq(r.state, "failed");
+    requests(unknown, 2, &q);
+    char expect[256];
+    snprintf(expect, sizeof expect, "the test set: unknown parameter 'NoSuchParam' in build %" PRId64 " (xqf-engine-",
+             build_b);
+    cr_assert(strcmp(q[0].state, "failed") == 0 && strstr(q[0].error, expect), "%s: %s", q[0].state, q[0].error);
+    cr_assert(strstr(q[1].error, "not built: the test side failed"), "%s", q[1].error);
+    free(q);
+    cr_assert(!gets_task(unknown, worker));
+    snprintf(args, sizeof args, "show %" PRId64, unknown);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", errbuf);
+    cr_assert(strstr(out, "unknown parameter 'NoSuchParam' in build"), "show gives the reason:\n%s", out);
 
     /* nothing left: another pass builds nothing; a request not being built is not recorded */
     snprintf(args, sizeof args, "build --serve --repo '%s' --out built", repo);

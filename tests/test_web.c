@@ -10,6 +10,8 @@
  * change of a run pushed to its event stream within a second.  A test of
  * git refs from the form waits for its builds (bad refs refused per
  * field), and the form's messages are xqf-tune's for the same bad values.
+ * A set is checked against what plays it: a build's own parameters, a
+ * ref's syntax only (the builder checks the rest), the engine's table.
  */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
@@ -883,4 +885,77 @@ Test(web, a_test_of_git_refs_waits_for_its_builds)
     cr_assert_eq(store_build_requests(cu_fx.store, id, &q), 2);
     cr_assert(strcmp(q[0].state, "failed") == 0 && strstr(q[0].error, "the run was stopped first"), "%s", q[0].error);
     free(q);
+}
+
+/* A build registered with the parameters it lists (as xqf-tune build records them): its id. */
+static int64_t listed_build(const char *name, const StoreBuildParam *params, int n)
+{
+    StoreBuild b = { .bench_nodes = 4242 };
+    snprintf(b.path, sizeof b.path, "%s/xqf-engine", XQF_BIN);
+    cr_assert_eq(cu_sha256(b.path, b.sha256), 0);
+    snprintf(b.build_id, sizeof b.build_id, "%s", name);
+    int64_t id = cu_build_add(cu_fx.store, &b);
+    cr_assert_gt(id, 0);
+    cr_assert_eq(store_begin(cu_fx.store), 0);
+    cr_assert_eq(store_set_build_params(cu_fx.store, id, params, n), 0);
+    cr_assert_eq(store_commit(cu_fx.store), 0);
+    return id;
+}
+
+/*
+ * The form checks a set against what plays it, with xqf-tune's rules and
+ * words: on a registered build, the parameters that build listed (a
+ * branch's switch the engine's table lacks is taken; a name the build
+ * lacks, or a value out of its bounds, is refused naming the build); on a
+ * git ref not built yet, its syntax only (the builder checks the rest
+ * against the build it makes); on the workers' engine, the engine's table.
+ */
+Test(web, sets_are_checked_against_what_plays_them)
+{
+    CU_REQUIRE_DB();
+    const StoreBuildParam params[] = { { "Hash", 1, 4096 }, { "NullR", 1, 4 }, { "NewSwitch", 0, 1 } };
+    int64_t build = listed_build("branch", params, 3);
+    add_user("ada", "admin", "adminpass1");
+    start_web(NULL);
+    char cookie[128], csrf[128], form[1024], args[512], msg[1024];
+    login("ada", "adminpass1", cookie, csrf);
+    const struct {
+        const char *sides;           /* form fields; %1$lld the build */
+        const char *field, *cli;     /* refused: the field, and xqf-tune's arguments for the same words */
+    } cases[] = {
+        { "test=NewSwitch%%3D1&test_build=%1$lld&base=", NULL, NULL },
+        { "test=NullR%%3D2&base=NewSwitch%%3D1%%2CNullR%%3D4&base_build=%1$lld", NULL, NULL },
+        { "test=NewSwitch%%3D1&test_ref=topic&base=&base_ref=main", NULL, NULL },
+        { "test=NullThreat%%3D1&test_build=%1$lld&base=", "test",
+          "sprt new --test-build %1$lld --test NullThreat=1 --nodes 100" },
+        { "test=&base=NullR%%3D5&base_build=%1$lld", "base", "sprt new --base-build %1$lld --base NullR=5 --nodes 100" },
+        { "test=New+Switch%%3D1&test_ref=topic&base=&base_ref=main", "test",
+          "sprt new --test-build %1$lld --test 'New Switch=1' --nodes 100" },
+        { "test=NewSwitch%%3D1&base=", "test", "sprt new --test NewSwitch=1 --base '' --nodes 100" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char sides[256];
+        snprintf(sides, sizeof sides, cases[i].sides, (long long)build);
+        int64_t before = count_runs();
+        snprintf(form, sizeof form, "csrf=%s&name=s%zu&%s&elo0=0&elo1=5&alpha=0.05&beta=0.05&max_pairs=100&tc="
+                                    "&nodes=300&pairs_per_task=8&priority=0", csrf, i, sides);
+        Reply r = http("POST", "/new/sprt", cookie, form);
+        if (!cases[i].field) {
+            cr_assert_eq(r.status, 303, "%s: %d %s", sides, r.status, r.body);
+            cr_assert_eq(count_runs(), before + 1);
+            reply_free(&r);
+            continue;
+        }
+        cr_assert_eq(r.status, 400, "%s: %d", sides, r.status);
+        char id[32];
+        snprintf(id, sizeof id, "id=\"err-%s\"", cases[i].field);
+        snprintf(args, sizeof args, cases[i].cli, (long long)build);
+        cli_message(args, cases[i].field[0] == 't' ? "--test" : "--base", msg, sizeof msg);
+        cr_assert(strstr(r.body, id) && strstr(r.body, msg), "%s: the form does not say what xqf-tune %s says: %s",
+                  sides, args, msg);
+        if (strstr(sides, "_build"))
+            cr_assert(strstr(msg, "in build ") && strstr(msg, "(branch)"), "the build is named: %s", msg);
+        reply_free(&r);
+        cr_assert_eq(count_runs(), before, "%s: a bad form created a run", sides);
+    }
 }

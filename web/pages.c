@@ -866,7 +866,8 @@ int page_new_run(const char *kind, const Form *values, const FieldError *errors,
         field(b, values, errors, nerrors, "gamma", "gamma", "0.101", NULL);
         field(b, values, errors, nerrors, "a_ratio", "A / N", "0.1", NULL);
     } else {
-        field(b, values, errors, nerrors, "test", "Test set", "", "Name=value,... over the defaults");
+        field(b, values, errors, nerrors, "test", "Test set", "",
+              "Name=value,... over the defaults, checked against what plays it (a build: its own parameters)");
         field(b, values, errors, nerrors, "base", "Base set", "", "empty: the defaults");
         field(b, values, errors, nerrors, "test_build", "Test build", "", "id from xqf-tune build (empty: the workers' engine)");
         field(b, values, errors, nerrors, "base_build", "Base build", "", "id from xqf-tune build (empty: the workers' engine)");

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "clock.h"
 #include "log.h"
+#include "param_set.h"
 #include "params.h"
 #include "password.h"
 #include "run_rules.h"
@@ -286,11 +287,22 @@ static void free_lines(char **lines, int count)
     free(lines);
 }
 
-/* A set field by xqf-tune's rule (run_rules.h): applied to the engine's defaults. */
-static void check_set(Errors *er, const char *field, const char *set)
+/*
+ * A set field by what plays it, with xqf-tune's rules (run_rules.h): on a
+ * registered build (build > 0), the parameters that build listed; on a git
+ * ref not built yet (ref), its syntax only (param_set.h), the builder
+ * checking it against the build it makes (xqf-tune build --serve); on the
+ * workers' own engine, the engine's table.
+ */
+static void check_set(Store *s, Errors *er, const char *field, const char *set, int64_t build, const char *ref)
 {
     char why[320];
-    if (set && !rule_set(set, why, sizeof why))
+    StoreBuild b;
+    bool listed;
+    bool ok = build ? rule_registered_build_set(s, build, set, &b, &listed, why, sizeof why) == 1
+              : ref ? xqf_set_check(set, why, sizeof why)
+                    : rule_set(set, why, sizeof why);
+    if (!ok)
         field_error(er, field, "%s", why);
 }
 
@@ -390,8 +402,6 @@ static void sprt_fields(Store *s, const Form *f, StoreSprtSpec *sp, const char *
     char why[320];
     sp->test_params = form_get(f, "test") ? form_get(f, "test") : "";
     sp->base_params = form_get(f, "base") ? form_get(f, "base") : "";
-    check_set(er, "test", sp->test_params);
-    check_set(er, "base", sp->base_params);
     sp->test_build = build_field(s, f, "test_build", er);
     sp->base_build = build_field(s, f, "base_build", er);
     if (sp->test_build && sp->test_build == sp->base_build)
@@ -400,6 +410,8 @@ static void sprt_fields(Store *s, const Form *f, StoreSprtSpec *sp, const char *
     refs[1] = ref_field(f, "base_ref", "base_build", er);
     if (refs[0] && refs[1] && strcmp(refs[0], refs[1]) == 0)
         field_error(er, "base_ref", "the same ref as the test's%s", NULL);
+    check_set(s, er, "test", sp->test_params, sp->test_build, refs[0]);
+    check_set(s, er, "base", sp->base_params, sp->base_build, refs[1]);
     bool bounds = rule_number(er, f, (OptSpec)RULE_ELO0, "elo0", &sp->elo0);
     if (rule_number(er, f, (OptSpec)RULE_ELO1, "elo1", &sp->elo1) && bounds &&
         !rule_sprt_bounds(sp->elo0, sp->elo1, why, sizeof why))

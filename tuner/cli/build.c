@@ -100,11 +100,13 @@ static const OptTable BUILD_TABLE = {
         "each ref of DIR as the third form does and records the outcome.  When both\n"
         "sides of a test are built, the test gets its builds and starts (active, or\n"
         "pending when a tester made it: it still waits for an admin's approval); a\n"
-        "ref that does not resolve or build, or whose bench is not its Bench: line,\n"
-        "ends the test in state failed, the reason (and the build log's tail) on\n"
-        "its web page and in xqf-tune show.  Without --watch it serves what is\n"
-        "queued and exits; with it, it keeps looking every SECONDS (a request taken\n"
-        "by a builder that died is taken again after an hour).\n",
+        "ref that does not resolve or build, whose bench is not its Bench: line, or\n"
+        "whose build does not take the set its side plays (checked against the\n"
+        "parameters the build lists, as sprt new checks it; the form could check\n"
+        "only its syntax) ends the test in state failed, the reason (and the build\n"
+        "log's tail) on its web page and in xqf-tune show.  Without --watch it\n"
+        "serves what is queued and exits; with it, it keeps looking every SECONDS\n"
+        "(a request taken by a builder that died is taken again after an hour).\n",
 };
 
 /* snprintf into a path buffer: false when it did not fit. */
@@ -854,7 +856,34 @@ static int build_ref(const Opts *o, const char *out, int64_t jobs)
 
 enum { SERVE_LEASE_S = 3600 };
 
-/* Builds one request's ref as build --ref does and records the outcome. Exit status: CLI_FAIL when not recorded. */
+/*
+ * The set the side of request q plays on build, checked against the
+ * parameters the build listed (cli_check_build_set, as sprt new checks a
+ * ref's set once it is built): the form could check its syntax only.
+ * Exit status.
+ */
+static int serve_check_set(Store *s, const StoreBuildRequest *q, int64_t build)
+{
+    char *sets = malloc(2 * (STORE_PARAMS_MAX + 1)), option[32];
+    if (!sets)
+        return cli_fail(CLI_FAIL, "out of memory");
+    bool test = strcmp(q->side, "test") == 0;
+    int found = store_run_sets(s, q->run_id, sets, sets + STORE_PARAMS_MAX + 1, STORE_PARAMS_MAX + 1);
+    snprintf(option, sizeof option, "the %s set", q->side);
+    int status = found < 0    ? cli_fail(CLI_FAIL, "cannot read the sets of run %" PRId64, q->run_id)
+                 : found == 0 ? cli_fail(CLI_FAIL, "no run %" PRId64, q->run_id)
+                              : cli_check_build_set(s, "the build", option, test ? sets : sets + STORE_PARAMS_MAX + 1,
+                                                    build);
+    free(sets);
+    return status;
+}
+
+/*
+ * Builds one request's ref as build --ref does, checks the set its side
+ * plays against the build, and records the outcome: a set the build
+ * refuses fails the request (and the run) as a failed build does.  Exit
+ * status: CLI_FAIL when not recorded.
+ */
 static int serve_one(Store *s, const Opts *o, const StoreBuildRequest *q, const char *out, int64_t jobs)
 {
     const char *repo = opts_text(o, "--repo");
@@ -867,6 +896,8 @@ static int serve_one(Store *s, const Opts *o, const StoreBuildRequest *q, const 
         status = cli_git_build(s, repo, g, out, jobs);
     if (status == CLI_OK)
         status = cli_git_register(s, g, opts_text(o, "--sign-key"), &id);
+    if (status == CLI_OK)
+        status = serve_check_set(s, q, id);
     char *why = malloc(sizeof ((StoreBuildRequest *)NULL)->error), state[16];
     if (!why) {
         free(g);
