@@ -2,21 +2,11 @@
 
 #include <ctype.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 enum { SHOWN_MAX = 64 };
-
-static int fail(char *why, size_t size, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, size, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 /* [from, to) with its blanks at both ends left out. */
 static void trim(const char **from, const char **to)
@@ -83,23 +73,24 @@ int xqf_set_next(const char **at, XqfSetItem *item, char *why, size_t size)
     }
     const char *end = p + strcspn(p, ","), *eq = memchr(p, '=', (size_t)(end - p));
     char text[SHOWN_MAX + 4];
-    if (!eq) {
-        trim(&p, &end);
-        return fail(why, size, "'%s' is not Name=value", shown(p, end, text));
-    }
-    const char *name = p, *name_end = eq, *value = eq + 1, *value_end = end;
+    const char *name = p, *name_end = eq ? eq : end, *value = eq ? eq + 1 : end, *value_end = end;
     trim(&name, &name_end);
     trim(&value, &value_end);
-    if (!is_name(name, name_end))
-        return fail(why, size, "'%s' is not a parameter name (a letter or _, then letters, digits or _; at most %d)",
-                    shown(name, name_end, text), XQF_SET_NAME_MAX);
-    if (!is_int(value, value_end, &item->value))
-        return fail(why, size, "parameter %.*s needs an integer from %d to %d, got '%s'", (int)(name_end - name), name,
-                    INT_MIN, INT_MAX, shown(value, value_end, text));
-    memcpy(item->name, name, (size_t)(name_end - name));
-    item->name[name_end - name] = '\0';
-    *at = end;
-    return 1;
+    if (eq && is_name(name, name_end) && is_int(value, value_end, &item->value)) {
+        memcpy(item->name, name, (size_t)(name_end - name));
+        item->name[name_end - name] = '\0';
+        *at = end;
+        return 1;
+    }
+    if (!eq)
+        snprintf(why, size, "'%s' is not Name=value", shown(name, name_end, text));
+    else if (!is_name(name, name_end))
+        snprintf(why, size, "'%s' is not a parameter name (a letter or _, then letters, digits or _; at most %d)",
+                 shown(name, name_end, text), XQF_SET_NAME_MAX);
+    else
+        snprintf(why, size, "parameter %.*s needs an integer from %d to %d, got '%s'", (int)(name_end - name), name,
+                 INT_MIN, INT_MAX, shown(value, value_end, text));
+    return -1;
 }
 
 bool xqf_set_check(const char *set, char *why, size_t size)

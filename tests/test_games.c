@@ -292,7 +292,8 @@ Test(games, long_games_of_a_killed_worker_counted_once, .timeout = 600)
  * registered before builds recorded their parameters: xqf-tune checked
  * the set against the table).  The worker hands each try back refused
  * with the build's words, no result is recorded, and the coordinator
- * quarantines the task as any task no worker can play.
+ * quarantines the task as any task no worker can play (which ends the
+ * run: it has no other).
  */
 Test(games, a_set_its_build_refuses_is_handed_back_and_never_counted)
 {
@@ -314,12 +315,9 @@ Test(games, a_set_its_build_refuses_is_handed_back_and_never_counted)
     const char *extra[] = { "--allow-unsigned", NULL };
     cu_track(cu_worker_args(cu_fx.port, "w1", 1, cu_fx.logfile, extra));
     StoreRun r;
-    double end = cu_now() + 120;
-    do {
-        cu_sleep_ms(200);
-        cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
-    } while (r.quarantined < 1 && cu_now() < end);
+    cr_assert(cu_wait_finished(cu_fx.store, run, 120, &r), "the run did not end (log: %s)", cu_fx.logfile);
     cr_assert_eq(r.quarantined, 1, "the task was not set aside (log: %s)", cu_fx.logfile);
+    cr_assert_str_eq(r.state, "stopped", "its one task quarantined, the run ends");
     cr_assert_eq(r.counts.pairs, 0, "a pair was counted");
     StoreGameTotals t;
     cr_assert_eq(store_game_totals(cu_fx.store, run, &t), 0);

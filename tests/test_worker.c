@@ -100,17 +100,19 @@ static XqfMsg *feed(XqfMsgType type)
     return m;
 }
 
-/* Turns the worker until it sends a message of type (among those not seen yet), at most ms. */
-static const XqfMsg *await(XqfMsgType type, int ms)
+/* Turns the worker until it sends a message of type a or b (among those not seen yet), at most ms. */
+static const XqfMsg *await_either(XqfMsgType a, XqfMsgType b, int ms)
 {
     for (int waited = 0; waited <= ms; waited += 5) {
         for (; fake.seen < fake.nsent; fake.seen++)
-            if (fake.sent[fake.seen].type == type)
+            if (fake.sent[fake.seen].type == a || fake.sent[fake.seen].type == b)
                 return &fake.sent[fake.seen++];
         cr_assert_eq(worker_turn(worker, 5), 1);
     }
     return NULL;
 }
+
+static const XqfMsg *await(XqfMsgType type, int ms) { return await_either(type, type, ms); }
 
 /* How many messages of type were sent and not seen yet, after n turns. */
 static int count_after(XqfMsgType type, int turns)
@@ -384,11 +386,11 @@ Test(worker, sends_reasons_as_valid_text)
 /* ---- a side that plays an engine build ------------------------------------------------- */
 
 /*
- * A worker that takes unsigned builds, welcomed and asking for a task, and
- * a task for it whose first player plays the fake engine as a build with
- * set (the second the built-in engine); its message, to change more.
+ * A worker that takes unsigned builds (its cache empty), welcomed and
+ * asking for a task, and a task for it whose first player plays the fake
+ * engine as a build with set (the second the built-in engine).
  */
-static XqfMsg_task *build_task(uint64_t task_id, const char *set)
+static void build_task(uint64_t task_id, const char *set)
 {
     worker_destroy(&worker);
     for (int i = fake.next; i < fake.nin; i++)
@@ -408,7 +410,6 @@ static XqfMsg_task *build_task(uint64_t task_id, const char *set)
     XqfMsg_task *t = &fake.in[fake.nin - 1].u.task;
     cr_assert_eq(sha256_file(FAKE_ENGINE, t->build0), 0);
     snprintf(t->params0, sizeof t->params0, "%s", set);
-    return t;
 }
 
 /* Answers the worker's requests for the fake engine's bytes, chunk by chunk, as the coordinator does. */
@@ -438,18 +439,6 @@ static void serve_build(void)
     }
 }
 
-/* The first result or hand-back sent (among those not seen yet), waiting at most ms. */
-static const XqfMsg *await_outcome(int ms)
-{
-    for (int waited = 0; waited <= ms; waited += 5) {
-        for (; fake.seen < fake.nsent; fake.seen++)
-            if (fake.sent[fake.seen].type == XQF_MSG_RESULT || fake.sent[fake.seen].type == XQF_MSG_HANDBACK)
-                return &fake.sent[fake.seen++];
-        cr_assert_eq(worker_turn(worker, 5), 1);
-    }
-    return NULL;
-}
-
 /* Whether a result was sent since the worker started. */
 static bool any_result(void)
 {
@@ -468,7 +457,7 @@ Test(worker, a_build_plays_a_switch_the_workers_table_lacks)
 {
     build_task(21, "NewSwitch = 1");
     serve_build();
-    const XqfMsg *res = await_outcome(50000);
+    const XqfMsg *res = await_either(XQF_MSG_RESULT, XQF_MSG_HANDBACK, 50000);
     cr_assert_not_null(res, "no result: the games were not played");
     cr_assert_eq(res->type, XQF_MSG_RESULT, "handed back: %s", res->u.handback.reason);
     cr_assert_eq(res->u.result.task_id, 21);
@@ -476,31 +465,40 @@ Test(worker, a_build_plays_a_switch_the_workers_table_lacks)
 }
 
 /*
+ * The reason a task is handed back with whose first player plays the fake
+ * engine as a build with set: asserts that it is handed back refused and
+ * that no result is sent.
+ */
+static const char *refusal(const char *set)
+{
+    build_task(31, set);
+    serve_build();
+    const XqfMsg *back = await_either(XQF_MSG_RESULT, XQF_MSG_HANDBACK, 30000);
+    cr_assert(back && back->type == XQF_MSG_HANDBACK, "%s: not handed back", set);
+    cr_assert(back->u.handback.refused, "%s", set);
+    cr_assert_eq(count_after(XQF_MSG_RESULT, 20), 0);
+    cr_assert(!any_result(), "%s: a result was sent", set);
+    return back->u.handback.reason;
+}
+
+/*
  * A set whose name or value the build refuses (`info string error` before
  * readyok: here NullR, which the worker's table knows and the build does
  * not, and a value out of the build's bounds) is not played with the
  * option left out: the task is handed back refused, the reason naming the
- * option and the build's words, and no result is sent.
+ * player, the option and the build's words, and no result is sent.
  */
 Test(worker, a_set_the_build_refuses_is_handed_back_with_its_words)
 {
     const struct {
         const char *set, *words;
     } cases[] = {
-        { "NewSwitch=1,NullR=2", "option NullR=2 refused: unknown option 'NullR'" },
-        { "NewSwitch=2", "option NewSwitch=2 refused: parameter NewSwitch needs an integer from 0 to 1, got '2'" },
+        { "NewSwitch=1,NullR=2", "test: option NullR=2 refused: unknown option 'NullR'" },
+        { "NewSwitch=2", "test: option NewSwitch=2 refused: parameter NewSwitch needs an integer from 0 to 1, got '2'" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        build_task(31, cases[i].set);
-        serve_build();
-        const XqfMsg *back = await_outcome(30000);
-        cr_assert(back && back->type == XQF_MSG_HANDBACK, "%s: not handed back", cases[i].set);
-        cr_assert(back->u.handback.refused, "%s", cases[i].set);
-        cr_assert(strstr(back->u.handback.reason, cases[i].words), "%s: reason '%s'", cases[i].set,
-                  back->u.handback.reason);
-        cr_assert(strstr(back->u.handback.reason, "test: "), "the player named: '%s'", back->u.handback.reason);
-        cr_assert_eq(count_after(XQF_MSG_RESULT, 20), 0);
-        cr_assert(!any_result(), "%s: a result was sent", cases[i].set);
+        const char *reason = refusal(cases[i].set);
+        cr_assert(strstr(reason, cases[i].words), "%s: reason '%s'", cases[i].set, reason);
     }
 }
 
@@ -525,12 +523,11 @@ Test(worker, a_malformed_set_never_reaches_the_build)
         { "NewSwitch", "'NewSwitch' is not Name=value" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        XqfMsg_task *t = build_task(41, cases[i].set);
         /* what the coordinator would send arrives as it is */
         XqfMsg sent, got;
         XqfBuf frame = { 0 };
         xqf_msg_init(&sent, XQF_MSG_TASK);
-        snprintf(sent.u.task.params0, sizeof sent.u.task.params0, "%s", t->params0);
+        snprintf(sent.u.task.params0, sizeof sent.u.task.params0, "%s", cases[i].set);
         char err[256];
         cr_assert_eq(xqf_msg_encode(&sent, &frame), 0);
         cr_assert_eq(xqf_msg_decode(frame.data, frame.len, &got, err, sizeof err), XQF_DECODE_OK, "%s", err);
@@ -538,12 +535,8 @@ Test(worker, a_malformed_set_never_reaches_the_build)
         xqf_msg_free(&got);
         xqf_msg_free(&sent);
         xqf_buf_free(&frame);
-        serve_build();
-        const XqfMsg *back = await_outcome(30000);
-        cr_assert(back && back->type == XQF_MSG_HANDBACK, "%s: not handed back", cases[i].set);
-        cr_assert(back->u.handback.refused);
-        cr_assert(strstr(back->u.handback.reason, "players: ") && strstr(back->u.handback.reason, cases[i].words),
-                  "%s: reason '%s'", cases[i].set, back->u.handback.reason);
-        cr_assert(!any_result());
+        const char *reason = refusal(cases[i].set);
+        cr_assert(strstr(reason, "players: ") && strstr(reason, cases[i].words), "%s: reason '%s'", cases[i].set,
+                  reason);
     }
 }
