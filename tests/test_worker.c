@@ -189,6 +189,38 @@ Test(worker, idle_answer_waits_before_asking_again)
     cr_assert_eq(count_after(XQF_MSG_TASK_REQUEST, 10), 0);
 }
 
+/* The worker again, with silence_ms: a message unanswered this long and it says hello again. */
+static void restart_with_silence(int silence_ms)
+{
+    worker_destroy(&worker);
+    WorkerConfig cfg = { .name = "w1", .build = "xqf-test", .cores = 2, .threads = 1, .cache_dir = cache,
+                         .silence_ms = silence_ms };
+    WorkerLink link = { &fake, fake_send, fake_wait, fake_recv };
+    worker = worker_new(&cfg, &link);
+    cr_assert_not_null(worker);
+}
+
+Test(worker, a_quiet_wait_for_its_next_request_is_not_silence)
+{
+    restart_with_silence(200);
+    welcome();
+    cr_assert_not_null(await(XQF_MSG_TASK_REQUEST, 200));
+    XqfMsg *idle = feed(XQF_MSG_IDLE);
+    idle->u.idle.slot = 0;
+    idle->u.idle.retry_ms = 60000;
+    /* about a second, five times the silence: it asked nothing, so it waits for nothing */
+    cr_assert_eq(count_after(XQF_MSG_HELLO, 200), 0, "hello again although nothing went unanswered");
+}
+
+Test(worker, says_hello_again_when_a_message_goes_unanswered)
+{
+    restart_with_silence(200);
+    welcome();
+    cr_assert_not_null(await(XQF_MSG_TASK_REQUEST, 200));
+    /* the request is never answered */
+    cr_assert_not_null(await(XQF_MSG_HELLO, 2000), "no hello after the request went unanswered");
+}
+
 Test(worker, hands_back_a_task_it_did_not_ask_for)
 {
     welcome();

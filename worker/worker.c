@@ -22,7 +22,7 @@ enum {
     HELLO_RETRY_MS = 10,             /* a hello that could not go out is tried again after this */
     HELLO_BACKOFF_MIN_MS = 500,
     HELLO_BACKOFF_MAX_MS = 10000,
-    SILENCE_MS = 15000,              /* nothing heard this long: hello again */
+    SILENCE_MS = 15000,              /* a message unanswered this long: hello again (WorkerConfig.silence_ms) */
     SHUTDOWN_MS = 5000               /* at most this long to hand back at SIGTERM */
 };
 
@@ -54,7 +54,9 @@ struct Worker {
     TaskPool *pool;
     int64_t next_request_ms;         /* no task request before (after an idle or a refusal) */
     bool welcomed;
-    int64_t hello_ms, hello_backoff, heard_ms, heartbeat_ms;
+    int64_t hello_ms, hello_backoff, heartbeat_ms;
+    int64_t awaiting_ms;             /* when the oldest message still waiting for an answer went (0: none) */
+    int64_t silence_ms;              /* unanswered this long: the coordinator is gone, hello again */
     int pipe_fd[2];
     BuildCache *builds;              /* engine builds of the tasks' players (builds.h) */
     int64_t own_nps;                 /* the built-in engine's bench speed (0: not measured yet) */
@@ -62,7 +64,18 @@ struct Worker {
 
 enum { TC_SCALE_MIN_PERCENT = 25, TC_SCALE_MAX_PERCENT = 400 };  /* --tc-scale's factor, held in 0.25-4 */
 
-static int link_send(Worker *w, const XqfMsg *m) { return w->link.send(w->link.ctx, m); }
+/*
+ * Sends m; a message the coordinator answers (all but a bench report, a
+ * bye and an error) starts the wait for an answer, unless one is running.
+ */
+static int link_send(Worker *w, const XqfMsg *m)
+{
+    int rc = w->link.send(w->link.ctx, m);
+    bool answered = m->type != XQF_MSG_BENCH && m->type != XQF_MSG_BYE && m->type != XQF_MSG_ERROR;
+    if (rc == 0 && answered && !w->awaiting_ms)
+        w->awaiting_ms = clock_now_ms();
+    return rc;
+}
 
 static bool stopping(Worker *w) { return atomic_load(&w->stop); }
 
@@ -138,7 +151,7 @@ static void send_bench(Worker *w, const char *sha, int64_t nodes, int64_t nps, c
     snprintf(m.u.bench.sha256, sizeof m.u.bench.sha256, "%s", sha);
     m.u.bench.nodes = nodes;
     m.u.bench.nps = nps;
-    snprintf(m.u.bench.refused, sizeof m.u.bench.refused, "%s", refused);
+    snprintf(m.u.bench.refused, sizeof m.u.bench.refused, "%.*s", (int)sizeof m.u.bench.refused - 1, refused);
     link_send(w, &m);
 }
 
@@ -358,7 +371,7 @@ static void start_task(Worker *w, Slot *s, const XqfMsg_task *m, int64_t now)
 
 static void on_message(Worker *w, XqfMsg *m, int64_t now)
 {
-    w->heard_ms = now;
+    w->awaiting_ms = 0;
     switch (m->type) {
     case XQF_MSG_WELCOME:
         if (!w->welcomed)
@@ -566,7 +579,7 @@ Worker *worker_new(const WorkerConfig *cfg, const WorkerLink *link)
     w->nslots = 2 * w->threads + 1;
     w->hello_backoff = HELLO_BACKOFF_MIN_MS;
     w->heartbeat_ms = 10000;
-    w->heard_ms = clock_now_ms();
+    w->silence_ms = cfg->silence_ms > 0 ? cfg->silence_ms : SILENCE_MS;
     /* close-on-exec before any thread exists: no engine inherits the pipe */
     if (pipe(w->pipe_fd) != 0 || fcntl(w->pipe_fd[0], F_SETFL, O_NONBLOCK) != 0 ||
         fcntl(w->pipe_fd[1], F_SETFL, O_NONBLOCK) != 0 || fcntl(w->pipe_fd[0], F_SETFD, FD_CLOEXEC) != 0 ||
@@ -604,10 +617,15 @@ int worker_turn(Worker *w, int wait_ms)
         w->stop_at = now + SHUTDOWN_MS;
     if (stopping(w) && (!busy(w) || now >= w->stop_at))
         return 0;
-    if (w->welcomed && now - w->heard_ms > SILENCE_MS) {
+    /*
+     * Silence is a message unanswered, not a quiet spell: a worker told to
+     * wait before its next request, or between heartbeats, hears nothing
+     * because it says nothing.
+     */
+    if (w->welcomed && w->awaiting_ms && now - w->awaiting_ms > w->silence_ms) {
         log_warn("the coordinator is silent: saying hello again");
         w->welcomed = false;
-        w->heard_ms = now;
+        w->awaiting_ms = 0;
     }
     /* Not sent (not connected yet): nothing to back off from, try again in a moment. */
     bool hello_unsent = false;
