@@ -855,7 +855,7 @@ int page_new_run(const char *kind, const Form *values, const FieldError *errors,
     if (nerrors)
         buf_puts(b, "<p class=\"error\">The run was not created: see the messages below.</p>\n");
     if (!session_is(u, "admin"))
-        buf_puts(b, "<p class=\"notice\">Your run waits for an admin's approval before workers play it.</p>\n");
+        buf_puts(b, "<p class=\"notice\">A run you create waits for an admin's approval before workers play it.</p>\n");
     buf_printf(b, "<form method=\"post\" action=\"/new/%s\" class=\"new\">", spsa ? "spsa" : "sprt");
     csrf_field(b, u);
     field(b, values, errors, nerrors, "name", "Name", "", NULL);
