@@ -704,6 +704,7 @@ static int null_move(Engine *e, int alpha, int beta, int depth, int ply, unsigne
     /* The guards of seed 001 (numbered as there). */
     if (!p->NullMove || (flags & (NODE_PV | NODE_NO_NULL))                  /* 5: not in a verification */
         || depth < 2 || board_in_check(b) || here->excluded                 /* 2, 3 */
+        || (p->NullCutOnly && !(flags & NODE_CUT))                          /* only where a cut is expected */
         || beta <= -MATE_BOUND || beta >= MATE_BOUND
         || !board_has_attackers(b, b->side)                                 /* 1: zugzwang is near */
         || (after_null && (!p->NullDouble || double_null                    /* 4: Fruit's double null, */
