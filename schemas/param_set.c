@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 enum { SHOWN_MAX = 64 };
 
@@ -40,6 +41,21 @@ static bool is_name(const char *from, const char *to)
 }
 
 /* A decimal integer within int: an optional sign, then digits only. */
+/*
+ * Options a worker sets itself, never a run: the hash size (its memory) and
+ * the threads (its cores), as UCI and UCCI name them; option names compare
+ * without case (UCI).
+ */
+static bool is_reserved(const char *from, const char *to)
+{
+    static const char *const reserved[] = { "Hash", "Threads", "hashsize" };
+    size_t len = (size_t)(to - from);
+    for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
+        if (strlen(reserved[i]) == len && strncasecmp(reserved[i], from, len) == 0)
+            return true;
+    return false;
+}
+
 static bool is_int(const char *from, const char *to, int *value)
 {
     bool minus = from < to && *from == '-';
@@ -76,7 +92,7 @@ int xqf_set_next(const char **at, XqfSetItem *item, char *why, size_t size)
     const char *name = p, *name_end = eq ? eq : end, *value = eq ? eq + 1 : end, *value_end = end;
     trim(&name, &name_end);
     trim(&value, &value_end);
-    if (eq && is_name(name, name_end) && is_int(value, value_end, &item->value)) {
+    if (eq && is_name(name, name_end) && !is_reserved(name, name_end) && is_int(value, value_end, &item->value)) {
         memcpy(item->name, name, (size_t)(name_end - name));
         item->name[name_end - name] = '\0';
         *at = end;
@@ -87,6 +103,8 @@ int xqf_set_next(const char **at, XqfSetItem *item, char *why, size_t size)
     else if (!is_name(name, name_end))
         snprintf(why, size, "'%s' is not a parameter name (a letter or _, then letters, digits or _; at most %d)",
                  shown(name, name_end, text), XQF_SET_NAME_MAX);
+    else if (is_reserved(name, name_end))
+        snprintf(why, size, "'%s' is the worker's to set (its memory and cores), not a run's", shown(name, name_end, text));
     else
         snprintf(why, size, "parameter %.*s needs an integer from %d to %d, got '%s'", (int)(name_end - name), name,
                  INT_MIN, INT_MAX, shown(value, value_end, text));

@@ -8,7 +8,9 @@
  * around a value ignored.  Each name must be an identifier (a letter or
  * '_', then letters, digits or '_', at most XQF_SET_NAME_MAX bytes) and
  * each value a decimal integer within int (every parameter of the engine
- * is an int, and so are a build's recorded bounds).  That is all a worker
+ * is an int, and so are a build's recorded bounds).  Hash, Threads and
+ * hashsize (any case) are refused: a worker sets its engines' memory and
+ * cores itself, and a run must not size them.  That is all a worker
  * checks before it sends a set to an engine build as `setoption name N
  * value V` lines, one an item: nothing else reaches the build's stdin,
  * so no item can end a line or carry another command.  Whether a name is

@@ -269,6 +269,9 @@ Test(tune_cli, sets_are_checked_against_the_build_that_plays_them)
         /* sent to the build as setoption lines on the workers: identifiers and integers only */
         { "--test-build %1$lld --test 'New Switch=1'", "--test: 'New Switch' is not a parameter name", 2 },
         { "--test-build %1$lld --test 'NewSwitch=1 value 0'", "--test: parameter NewSwitch needs an integer", 2 },
+        /* the build lists Hash, but a worker sizes its engines' memory itself */
+        { "--test-build %1$lld --test Hash=4096", "--test: 'Hash' is the worker's to set", 2 },
+        { "--base-build %1$lld --base 'threads=8'", "--base: 'threads' is the worker's to set", 2 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (int games = 0; games < 2; games++) {

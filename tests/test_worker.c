@@ -553,6 +553,8 @@ Test(worker, a_malformed_set_never_reaches_the_build)
         { "NewSwitch=one", "got 'one'" },
         { "NewSwitch=4294967297", "got '4294967297'" },
         { "NewSwitch", "'NewSwitch' is not Name=value" },
+        { "NewSwitch=1,hash=65536", "'hash' is the worker's to set" },
+        { "Threads=64", "'Threads' is the worker's to set" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         /* what the coordinator would send arrives as it is */
