@@ -40,7 +40,6 @@ static bool is_name(const char *from, const char *to)
     return true;
 }
 
-/* A decimal integer within int: an optional sign, then digits only. */
 /*
  * Options a worker sets itself, never a run: the hash size (its memory) and
  * the threads (its cores), as UCI and UCCI name them; option names compare
@@ -56,6 +55,7 @@ static bool is_reserved(const char *from, const char *to)
     return false;
 }
 
+/* A decimal integer within int: an optional sign, then digits only. */
 static bool is_int(const char *from, const char *to, int *value)
 {
     bool minus = from < to && *from == '-';
