@@ -201,6 +201,8 @@ Test(engine, every_seed_switch_changes_the_search)
     /* The threat a failed pass shows: escapes reduced less, then also ordered higher. */
     cr_assert_neq(nodes_with("NullThreat", 0), nodes_with("NullThreat", 1));
     cr_assert_neq(nodes_with("NullThreat", 1), nodes_with2("NullThreat", 1, "NullThreatOrder", 16384));
+    /* The null move only at nodes expected to fail high. */
+    cr_assert_neq(nodes_with("NullCutOnly", 0), nodes_with("NullCutOnly", 1));
 }
 
 Test(engine, bench_is_deterministic)
