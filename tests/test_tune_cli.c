@@ -244,7 +244,8 @@ static int tune_says(const char *args, const char *message, bool *said)
  * table; so does a build registered before builds recorded their
  * parameters, with a warning.  chain new checks the start set its SPRTs'
  * base plays on --base-build the same way.  A build's set must be what a
- * worker sends it as `setoption` lines: identifiers and integers.
+ * worker sends it as `setoption` lines: identifiers and integers.  The
+ * export of a run on a build names only what its test set sets.
  */
 Test(tune_cli, sets_are_checked_against_the_build_that_plays_them)
 {
@@ -285,6 +286,17 @@ Test(tune_cli, sets_are_checked_against_the_build_that_plays_them)
             cr_expect_eq(tune_says(args, cases[i].message ? message : NULL, &said), cases[i].status, "%s", args);
             cr_expect(said, "%s: the message lacks \"%s\" (log %s)", args, message, cu_fx.logfile);
         }
+
+    /* export of a run on the build: only what its test set sets (this table does not know NewSwitch) */
+    snprintf(args, sizeof args, "sprt new --test-build %lld --test 'NewSwitch=1, NullR=4,NullR=2' --nodes 300",
+             (long long)id);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", out);
+    long long on_build = atoll(out);
+    cr_assert_gt(on_build, 0, "%s", out);
+    snprintf(args, sizeof args, "export %lld", on_build);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", out);
+    cr_expect(strstr(out, "NewSwitch = 1\n") && strstr(out, "NullR = 2\n") && !strstr(out, "NullR = 4")
+              && !strstr(out, "NullThreat") && strstr(out, "build's defaults stand for the rest"), "%s", out);
 
     /* chain new: its SPRTs' base plays the start set on --base-build */
     bool said;
