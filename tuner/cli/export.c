@@ -23,7 +23,7 @@ static const OptTable EXPORT_TABLE = {
              "A parameter file (every parameter, `Name = value`): for SPSA the current theta\n"
              "rounded, for SPRT the test set; to stdout or FILE.  For a run on an engine\n"
              "build (--test-build, --test-ref) only the parameters the run sets, which the\n"
-             "build reads over its own defaults (`xqf-engine params=FILE`).\n",
+             "build's source compiles in over its own defaults (cmake -DXQF_PARAMS_FILE=FILE).\n",
 };
 
 enum { EXPORT_MAX = STORE_PARAMS_MAX / 2 }; /* a set of "N=1," items holds fewer than this */
