@@ -45,6 +45,18 @@ int cu_sh(char *out, size_t size, const char *command, const char *logfile)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+int cu_engine_copy(const char *path, int n)
+{
+    const char *engine = getenv("XQF_TEST_ENGINE");
+    char from[512], cmd[2048];
+    if (engine && *engine)
+        snprintf(from, sizeof from, "%s", engine);
+    else
+        snprintf(from, sizeof from, "%s/xqf-engine", XQF_BIN);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s' && head -c %d /dev/zero >> '%s'", from, path, n, path);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
 int cu_sha256(const char *path, char out[65])
 {
     char cmd[1024];

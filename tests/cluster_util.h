@@ -71,6 +71,16 @@ int cu_tune(char *out, size_t size, const char *args, const char *logfile);
 /* Runs a shell command the same way: its stderr appended to logfile, its stdout in out; the same statuses. */
 int cu_sh(char *out, size_t size, const char *command, const char *logfile);
 
+/*
+ * A copy of xqf-engine at path with n zero bytes appended: the same
+ * engine under another SHA-256, to register as an engine build.  The copy
+ * is of $XQF_TEST_ENGINE when set (ops/test sets the Release engine for
+ * its sanitizer pass: each build is benched several times, 20 s a bench
+ * sanitized against 7 s, and the engine is not what those tests check),
+ * else of XQF_BIN's.  0 or -1.
+ */
+int cu_engine_copy(const char *path, int n);
+
 /* The SHA-256 of the file at path, 64 hex digits (sha256sum). 0 or -1. */
 int cu_sha256(const char *path, char out[65]);
 /*
