@@ -30,6 +30,29 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* The null move's counters of a stats build (cmake -DXQF_SEARCH_STATS=ON), by remaining depth. */
+static void print_null_stats(const NullStats *s, uint64_t total, FILE *out)
+{
+    fprintf(out, "\nNull move by remaining depth (the last row: this depth and deeper); "
+                 "cost: nodes of the null searches that failed, cut, and of verifications\n");
+    fprintf(out, "depth      asked      tried   cut%%  kept%%  failed-cost    cut-cost  verify-cost\n");
+    uint64_t cost[3] = { 0, 0, 0 };
+    for (int d = 0; d < NULL_STATS_DEPTHS; d++) {
+        if (!s->nodes[d])
+            continue;
+        fprintf(out, "%5d %10" PRIu64 " %10" PRIu64 " %6.1f %5.1f %12" PRIu64 " %11" PRIu64 " %12" PRIu64 "\n", d,
+                s->nodes[d], s->tried[d], s->tried[d] ? 100.0 * (double)s->cut[d] / (double)s->tried[d] : 0.0,
+                s->tried[d] ? 100.0 * (double)s->kept[d] / (double)s->tried[d] : 0.0, s->failed_cost[d],
+                s->cut_cost[d], s->verify_cost[d]);
+        cost[0] += s->failed_cost[d];
+        cost[1] += s->cut_cost[d];
+        cost[2] += s->verify_cost[d];
+    }
+    double all = total ? (double)total : 1.0;
+    fprintf(out, "Share of all nodes: failed null searches %.1f %%, cutting ones %.1f %%, verifications %.1f %%\n",
+            100.0 * (double)cost[0] / all, 100.0 * (double)cost[1] / all, 100.0 * (double)cost[2] / all);
+}
+
 uint64_t bench_run(int depth, const Params *params, FILE *out)
 {
     Engine *e = engine_new();
@@ -62,6 +85,8 @@ uint64_t bench_run(int depth, const Params *params, FILE *out)
     int64_t ms = now_ms() - start;
     fprintf(out, "\nNodes searched: %" PRIu64 "\n", total);
     fprintf(out, "Nodes/second: %" PRIu64 "\n", total * 1000 / (uint64_t)(ms > 0 ? ms : 1));
+    if (engine_null_stats(e))
+        print_null_stats(engine_null_stats(e), total, out);
     fflush(out);
     engine_destroy(&e);
     return total;

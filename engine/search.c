@@ -105,7 +105,18 @@ struct Engine {
     int16_t corr_major[2][2][CORR_SIZE]; /* by side to move, colour and that colour's attacking pieces */
     int lmr[LMR_DEPTHS][LMR_MOVES]; /* reductions in 1/100 ply */
     int previous_score;             /* of the last search in this game, -INF: none */
+#ifdef XQF_SEARCH_STATS
+    NullStats null_stats;
+#endif
 };
+
+/* Counting for engine_null_stats: adds n to counter[depth] (capped), in a stats build only. */
+#ifdef XQF_SEARCH_STATS
+#define NULL_STAT(e, counter, depth, n) \
+    ((e)->null_stats.counter[(depth) < NULL_STATS_DEPTHS ? (depth) : NULL_STATS_DEPTHS - 1] += (n))
+#else
+#define NULL_STAT(e, counter, depth, n) ((void)(n))
+#endif
 
 /* The ply record of ply p (p may be -2 or -1: the sentinels before the root). */
 #define PLY(e, p) (&(e)->ply[(p) + 2])
@@ -183,6 +194,16 @@ void engine_clear(Engine *e)
     memset(e->corr, 0, sizeof e->corr);
     memset(e->corr_major, 0, sizeof e->corr_major);
     e->previous_score = -INF;
+}
+
+const NullStats *engine_null_stats(const Engine *e)
+{
+#ifdef XQF_SEARCH_STATS
+    return &e->null_stats;
+#else
+    (void)e;
+    return NULL;
+#endif
 }
 
 void engine_stop(Engine *e)
@@ -698,6 +719,7 @@ static int null_move(Engine *e, int alpha, int beta, int depth, int ply, unsigne
     Board *b = &e->b;
     const Params *p = &e->params;
     Ply *here = PLY(e, ply);
+    NULL_STAT(e, nodes, depth, 1);
     int R = null_reduction(e, depth, eval, beta);
     bool after_null = here->null_move;
     bool double_null = after_null && PLY(e, ply - 1)->null_move;
@@ -715,6 +737,8 @@ static int null_move(Engine *e, int alpha, int beta, int depth, int ply, unsigne
         || (tp->upper_depth >= depth - R - 1 && tp->upper < beta))          /* 8: the table says no */
         return -INF;
 
+    NULL_STAT(e, tried, depth, 1);
+    uint64_t before = e->nodes;
     play_null(e, ply);
     int v = -search(e, -beta, -beta + 1, depth - R - 1, ply + 1, (flags & NODE_VERIFY) | (flags & NODE_CUT ? 0 : NODE_CUT));
     if (p->NullThreat && v < beta && !e->aborted)
@@ -723,6 +747,7 @@ static int null_move(Engine *e, int alpha, int beta, int depth, int ply, unsigne
     if (e->aborted)
         return -INF;
     if (v < beta) {
+        NULL_STAT(e, failed_cost, depth, e->nodes - before);
         if (v <= -MATE_BOUND) {
             /* Passing gets us mated: a mate threat (seed 001), remembered in the table. */
             *mate_threat = true;
@@ -730,6 +755,9 @@ static int null_move(Engine *e, int alpha, int beta, int depth, int ply, unsigne
         }
         return -INF;
     }
+    NULL_STAT(e, cut, depth, 1);
+    NULL_STAT(e, cut_cost, depth, e->nodes - before);
+    before = e->nodes;
     if (v >= MATE_BOUND)
         v = beta; /* an unproven mate */
     bool verify = attacking_pieces(b, b->side) <= p->NullVerifyPieces; /* where zugzwang can be */
@@ -741,8 +769,10 @@ static int null_move(Engine *e, int alpha, int beta, int depth, int ply, unsigne
         /* Seed 003: a depth-1 check so that a mate in one is not pruned away. */
         v = search(e, beta - 1, beta, 1, ply, NODE_NO_NULL | (flags & NODE_VERIFY));
     }
+    NULL_STAT(e, verify_cost, depth, e->nodes - before);
     if (e->aborted || v < beta)
         return -INF;
+    NULL_STAT(e, kept, depth, 1);
     if (p->NullStoreTT)
         tt_store(&e->tt, board_key(b), depth, ply, MOVE_NONE, v, beta - 1, beta, TT_NO_EVAL, false);
     return v;

@@ -90,6 +90,23 @@ void engine_reset_stop(Engine *e);
 /* Ends pondering: the search now runs on its clock; thread-safe. */
 void engine_ponderhit(Engine *e);
 
+/*
+ * The null move's counters (step 7) by remaining depth, the last row for
+ * that depth and deeper, over the engine's life (engine_clear keeps
+ * them).  Only a build with cmake -DXQF_SEARCH_STATS=ON counts (the
+ * release build pays nothing); xqf-engine bench prints them there.
+ */
+enum { NULL_STATS_DEPTHS = 20 };
+typedef struct {
+    uint64_t nodes[NULL_STATS_DEPTHS];  /* main-search nodes not in check, where step 7 is asked */
+    uint64_t tried[NULL_STATS_DEPTHS];  /* the guards let a null search run */
+    uint64_t cut[NULL_STATS_DEPTHS];    /* ... which failed high */
+    uint64_t kept[NULL_STATS_DEPTHS];   /* ... and survived verification: the node returned */
+    uint64_t failed_cost[NULL_STATS_DEPTHS], cut_cost[NULL_STATS_DEPTHS], verify_cost[NULL_STATS_DEPTHS]; /* their nodes */
+} NullStats;
+/* The engine's counters, or NULL in a build without XQF_SEARCH_STATS. */
+const NullStats *engine_null_stats(const Engine *e);
+
 /* Score text for humans and logs: "cp 35" or "mate 3" / "mate -2" (UCI style). */
 void search_score_text(int score, char *out, size_t len);
 

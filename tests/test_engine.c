@@ -205,6 +205,18 @@ Test(engine, every_seed_switch_changes_the_search)
     cr_assert_neq(nodes_with("NullCutOnly", 0), nodes_with("NullCutOnly", 1));
 }
 
+/* The release library counts nothing (a counting build: cmake -DXQF_SEARCH_STATS=ON, tests/test_null_stats.c). */
+Test(engine, the_release_search_keeps_no_counters)
+{
+#ifdef XQF_SEARCH_STATS
+    cr_skip("this tree is configured with -DXQF_SEARCH_STATS=ON: its engine counts");
+#endif
+    Engine *e = engine_new();
+    cr_assert_not_null(e);
+    cr_assert_null(engine_null_stats(e));
+    engine_destroy(&e);
+}
+
 Test(engine, bench_is_deterministic)
 {
     FILE *null = fopen("/dev/null", "w");
