@@ -36,7 +36,6 @@ static void print_null_stats(const NullStats *s, uint64_t total, FILE *out)
     fprintf(out, "\nNull move by remaining depth (the last row: this depth and deeper); "
                  "cost: nodes of the null searches that failed, cut, and of verifications\n");
     fprintf(out, "depth      asked      tried   cut%%  kept%%  failed-cost    cut-cost  verify-cost\n");
-    uint64_t cost[3] = { 0, 0, 0 };
     for (int d = 0; d < NULL_STATS_DEPTHS; d++) {
         if (!s->nodes[d])
             continue;
@@ -44,13 +43,12 @@ static void print_null_stats(const NullStats *s, uint64_t total, FILE *out)
                 s->nodes[d], s->tried[d], s->tried[d] ? 100.0 * (double)s->cut[d] / (double)s->tried[d] : 0.0,
                 s->tried[d] ? 100.0 * (double)s->kept[d] / (double)s->tried[d] : 0.0, s->failed_cost[d],
                 s->cut_cost[d], s->verify_cost[d]);
-        cost[0] += s->failed_cost[d];
-        cost[1] += s->cut_cost[d];
-        cost[2] += s->verify_cost[d];
     }
     double all = total ? (double)total : 1.0;
-    fprintf(out, "Share of all nodes: failed null searches %.1f %%, cutting ones %.1f %%, verifications %.1f %%\n",
-            100.0 * (double)cost[0] / all, 100.0 * (double)cost[1] / all, 100.0 * (double)cost[2] / all);
+    fprintf(out, "Share of all nodes (outermost ones; the rows above nest): failed null searches %.1f %%, "
+                 "cutting ones %.1f %%, verifications %.1f %%\n",
+            100.0 * (double)s->outer_failed / all, 100.0 * (double)s->outer_cut / all,
+            100.0 * (double)s->outer_verify / all);
 }
 
 uint64_t bench_run(int depth, const Params *params, FILE *out)

@@ -110,12 +110,22 @@ struct Engine {
 #endif
 };
 
-/* Counting for engine_null_stats: adds n to counter[depth] (capped), in a stats build only. */
+/*
+ * Counting for engine_null_stats, in a stats build only: NULL_STAT adds n
+ * to counter[depth] (capped); NULL_COST adds a null search's or a
+ * verification's nodes by depth and, when no other is running around it,
+ * to the outermost total; NULL_NEST marks one starting (+1) or ending (-1).
+ */
 #ifdef XQF_SEARCH_STATS
 #define NULL_STAT(e, counter, depth, n) \
     ((e)->null_stats.counter[(depth) < NULL_STATS_DEPTHS ? (depth) : NULL_STATS_DEPTHS - 1] += (n))
+#define NULL_COST(e, kind, depth, n) \
+    (NULL_STAT(e, kind##_cost, depth, n), (e)->null_stats.outer_##kind += (e)->null_stats.nesting ? 0 : (n))
+#define NULL_NEST(e, delta) ((e)->null_stats.nesting += (delta))
 #else
 #define NULL_STAT(e, counter, depth, n) ((void)(n))
+#define NULL_COST(e, kind, depth, n) ((void)(n))
+#define NULL_NEST(e, delta) ((void)0)
 #endif
 
 /* The ply record of ply p (p may be -2 or -1: the sentinels before the root). */
@@ -739,15 +749,17 @@ static int null_move(Engine *e, int alpha, int beta, int depth, int ply, unsigne
 
     NULL_STAT(e, tried, depth, 1);
     uint64_t before = e->nodes;
+    NULL_NEST(e, +1);
     play_null(e, ply);
     int v = -search(e, -beta, -beta + 1, depth - R - 1, ply + 1, (flags & NODE_VERIFY) | (flags & NODE_CUT ? 0 : NODE_CUT));
     if (p->NullThreat && v < beta && !e->aborted)
         *threat = tt_probe(&e->tt, board_key(b), ply + 1).move; /* the reply the pass lost to */
     unplay_null(e, ply);
+    NULL_NEST(e, -1);
     if (e->aborted)
         return -INF;
     if (v < beta) {
-        NULL_STAT(e, failed_cost, depth, e->nodes - before);
+        NULL_COST(e, failed, depth, e->nodes - before);
         if (v <= -MATE_BOUND) {
             /* Passing gets us mated: a mate threat (seed 001), remembered in the table. */
             *mate_threat = true;
@@ -756,8 +768,9 @@ static int null_move(Engine *e, int alpha, int beta, int depth, int ply, unsigne
         return -INF;
     }
     NULL_STAT(e, cut, depth, 1);
-    NULL_STAT(e, cut_cost, depth, e->nodes - before);
+    NULL_COST(e, cut, depth, e->nodes - before);
     before = e->nodes;
+    NULL_NEST(e, +1);
     if (v >= MATE_BOUND)
         v = beta; /* an unproven mate */
     bool verify = attacking_pieces(b, b->side) <= p->NullVerifyPieces; /* where zugzwang can be */
@@ -769,7 +782,8 @@ static int null_move(Engine *e, int alpha, int beta, int depth, int ply, unsigne
         /* Seed 003: a depth-1 check so that a mate in one is not pruned away. */
         v = search(e, beta - 1, beta, 1, ply, NODE_NO_NULL | (flags & NODE_VERIFY));
     }
-    NULL_STAT(e, verify_cost, depth, e->nodes - before);
+    NULL_NEST(e, -1);
+    NULL_COST(e, verify, depth, e->nodes - before);
     if (e->aborted || v < beta)
         return -INF;
     NULL_STAT(e, kept, depth, 1);

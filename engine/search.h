@@ -102,7 +102,10 @@ typedef struct {
     uint64_t tried[NULL_STATS_DEPTHS];  /* the guards let a null search run */
     uint64_t cut[NULL_STATS_DEPTHS];    /* ... which failed high */
     uint64_t kept[NULL_STATS_DEPTHS];   /* ... and survived verification: the node returned */
-    uint64_t failed_cost[NULL_STATS_DEPTHS], cut_cost[NULL_STATS_DEPTHS], verify_cost[NULL_STATS_DEPTHS]; /* their nodes */
+    /* their nodes; these nest (a null search's nodes include the null searches within it) */
+    uint64_t failed_cost[NULL_STATS_DEPTHS], cut_cost[NULL_STATS_DEPTHS], verify_cost[NULL_STATS_DEPTHS];
+    uint64_t outer_failed, outer_cut, outer_verify; /* the same, outermost ones only: shares that do not overlap */
+    int nesting;                                    /* null searches and verifications now running */
 } NullStats;
 /* The engine's counters, or NULL in a build without XQF_SEARCH_STATS. */
 const NullStats *engine_null_stats(const Engine *e);
