@@ -645,7 +645,8 @@ static void take_task(Client *c, XqfMsg *task)
     cr_assert_eq(task->type, XQF_MSG_TASK, "task_request answered %s", xqf_msg_type_name(task->type));
 }
 
-/* A result of the first pairs of a task (really played), encoded into b. */
+_Static_assert(FEN_MAX == 128, "records_of reads a FEN with the width FEN_MAX - 1");
+
 /*
  * The records of the games xqf-match wrote to pgn (openings[0..n) played
  * as pairs), in the task's order: game 2k + g is opening k with the first
@@ -660,7 +661,7 @@ static void records_of(const char *pgn, const char *const *openings, int n, XqfB
     cr_assert(result && seen && fens);
     FILE *f = fopen(pgn, "r");
     cr_assert(f, "cannot read %s", pgn);
-    char line[4096], fen[256] = "", res[16] = "";
+    char line[4096], fen[FEN_MAX] = "", res[16] = "";
     bool test_red = false;
     while (fgets(line, sizeof line, f)) {
         if (strncmp(line, "[White ", 7) == 0)
@@ -668,7 +669,7 @@ static void records_of(const char *pgn, const char *const *openings, int n, XqfB
         else if (strncmp(line, "[Result \"", 9) == 0)
             sscanf(line, "[Result \"%15[^\"]", res);
         else if (strncmp(line, "[FEN \"", 6) == 0)
-            sscanf(line, "[FEN \"%255[^\"]", fen);
+            sscanf(line, "[FEN \"%127[^\"]", fen);
         else if (strncmp(line, "[PlyCount ", 10) == 0) {
             int g = test_red ? 0 : 1, k = 0;
             size_t len = strlen(fen);
