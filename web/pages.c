@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "game.h"
 #include "params.h"
 #include "run_kind.h"
@@ -375,12 +376,7 @@ static void tuned_file(const StoreRun *r, const StoreSpsa *st, Buf *b)
     char err[256], *text = NULL;
     size_t len = 0;
     params_apply_list(&p, st->fixed, err, sizeof err);
-    for (int i = 0; i < st->count; i++) {
-        const ParamInfo *info = params_find(st->params[i].name);
-        double v = round(st->params[i].theta);
-        if (info)
-            params_store(&p, info, (int)(v < info->min ? info->min : v > info->max ? info->max : v));
-    }
+    cli_apply_theta(st, &p);
     FILE *f = open_memstream(&text, &len);
     if (!f)
         return;

@@ -147,16 +147,22 @@ int cli_export_set(Store *s, const StoreRun *r, Params *p)
         status = cli_fail(CLI_FAIL, "run %" PRId64 ": %s", r->id, err);
     else if (run_kind_is_spsa(r->kind) && (!(st = malloc(sizeof *st)) || store_spsa_load(s, r->id, st) != 1))
         status = cli_fail(CLI_FAIL, "cannot read the SPSA state of run %" PRId64, r->id);
-    for (int i = 0; status == CLI_OK && st && i < st->count; i++) {
+    if (status == CLI_OK && st)
+        cli_apply_theta(st, p);
+    free(st);
+    free(sets);
+    return status;
+}
+
+void cli_apply_theta(const StoreSpsa *st, Params *p)
+{
+    for (int i = 0; i < st->count; i++) {
         const ParamInfo *info = params_find(st->params[i].name);
         if (info) {
             double v = round(st->params[i].theta);
             params_store(p, info, (int)(v < info->min ? info->min : v > info->max ? info->max : v));
         }
     }
-    free(st);
-    free(sets);
-    return status;
 }
 
 int cli_write_export(const StoreRun *r, const Params *p, const char *path)

@@ -62,6 +62,8 @@ void cli_elo_text(const StoreCounts *c, char *out, size_t size);
 
 /* The set a run's export gives: SPSA the fixed set and theta rounded; SPRT the test set. Exit status. */
 int cli_export_set(Store *s, const StoreRun *r, Params *p);
+/* Stores an SPSA state's theta in p, each rounded to the nearest integer inside its parameter's bounds. */
+void cli_apply_theta(const StoreSpsa *st, Params *p);
 /* Writes an exported set to path (NULL: stdout) with its header line. Exit status. */
 int cli_write_export(const StoreRun *r, const Params *p, const char *path);
 /* Writes run r's report page (tuner/report.h, one self-contained HTML page) to out. Exit status. */
