@@ -9,6 +9,7 @@
 
 #include "log.h"
 #include "zap.h"
+#include "zmq_monitor.h"
 
 #define MONITOR_ENDPOINT "inproc://xqf-transport-monitor"
 
@@ -141,21 +142,6 @@ void transport_destroy(Transport **tp)
     *tp = NULL;
 }
 
-/* The next event of the socket monitor, without waiting (the endpoint frame after it is dropped); false when none waits. */
-static bool monitor_event(void *monitor, uint16_t *event, uint32_t *value)
-{
-    uint8_t head[6] = { 0 };
-    if (zmq_recv(monitor, head, sizeof head, ZMQ_DONTWAIT) < 0)
-        return false;
-    memcpy(event, head, sizeof *event);
-    memcpy(value, head + 2, sizeof *value);
-    int more = 0;
-    size_t len = sizeof more;
-    if (zmq_getsockopt(monitor, ZMQ_RCVMORE, &more, &len) == 0 && more)
-        zmq_recv(monitor, head, 0, 0);
-    return true;
-}
-
 /* Why a handshake failed, for the log (the monitor gives the listening endpoint, not the peer's). */
 static void handshake_why(uint16_t event, uint32_t value, char *out, size_t size)
 {
@@ -174,7 +160,7 @@ static void note_handshakes(Transport *t)
 {
     uint16_t event;
     uint32_t value;
-    while (monitor_event(t->monitor, &event, &value)) {
+    while (zmq_monitor_next(t->monitor, &event, &value)) {
         char why[160], subject[32], tail[NOTES_MORE_MAX];
         handshake_why(event, value, why, sizeof why);
         snprintf(subject, sizeof subject, "handshake %x %x", (unsigned)event, (unsigned)value);

@@ -14,7 +14,8 @@
 #
 # Project headers are told apart by folder (their names are unique in the
 # tree, which is checked too).  Libraries: only the codec includes msgpack.h,
-# only the store libpq-fe.h, only the transports zmq.h (and the tests' fake
+# only the store libpq-fe.h, only the transports zmq.h (and their shared
+# monitor reader schemas/zmq_monitor.c, and the tests' fake
 # workers and tools), only plumb's SHA-256 and passwords and the key files
 # sodium.h, only the web server's HTTP module microhttpd.h.
 set -u
@@ -55,7 +56,7 @@ library_ok() {
     case $1 in
         msgpack.h) [ "$2" = schemas/codec.c ] ;;
         libpq-fe.h) case $2 in coordinator/store.c | coordinator/store_web.c | coordinator/store_steer.c) ;; *) false ;; esac ;;
-        zmq.h) case $2 in coordinator/transport.c | coordinator/zap.c | worker/worker_transport.c | tests/*) ;; *) false ;; esac ;;
+        zmq.h) case $2 in coordinator/transport.c | coordinator/zap.c | worker/worker_transport.c | schemas/zmq_monitor.c | tests/*) ;; *) false ;; esac ;;
         sodium.h) case $2 in schemas/plumb/sha256.c | schemas/plumb/password.c | schemas/keys.c) ;; *) false ;; esac ;;
         microhttpd.h) [ "$2" = web/http.c ] ;;
         *) true ;;

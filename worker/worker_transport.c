@@ -10,6 +10,7 @@
 #include "keys.h"
 #include "clock.h"
 #include "log.h"
+#include "zmq_monitor.h"
 
 #define MONITOR_ENDPOINT "inproc://xqf-worker-monitor"
 
@@ -110,27 +111,12 @@ static void show_handshake(WorkerTransport *t, uint16_t event, uint32_t value)
                  strerror((int)value));
 }
 
-/* The next event of the socket monitor, without waiting (the endpoint frame after it is dropped); false when none waits. */
-static bool monitor_event(void *monitor, uint16_t *event, uint32_t *value)
-{
-    uint8_t head[6] = { 0 };
-    if (zmq_recv(monitor, head, sizeof head, ZMQ_DONTWAIT) < 0)
-        return false;
-    memcpy(event, head, sizeof *event);
-    memcpy(value, head + 2, sizeof *value);
-    int more = 0;
-    size_t len = sizeof more;
-    if (zmq_getsockopt(monitor, ZMQ_RCVMORE, &more, &len) == 0 && more)
-        zmq_recv(monitor, head, 0, 0);
-    return true;
-}
-
 /* Takes the monitor's events without waiting. */
 static void drain_monitor(WorkerTransport *t)
 {
     uint16_t event;
     uint32_t value;
-    while (monitor_event(t->monitor, &event, &value)) {
+    while (zmq_monitor_next(t->monitor, &event, &value)) {
         show_handshake(t, event, value);
     }
 }
