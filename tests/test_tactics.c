@@ -6,6 +6,8 @@
 #include <criterion/criterion.h>
 
 #include <dirent.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -396,4 +398,102 @@ Test(cli, blunders_then_tactics)
     unlink(pgn);
     unlink(suite);
     game_record_free(&g);
+}
+
+/* Nodes of a search of fen to depth with the parameters (NULL: the defaults), from an empty table. */
+static uint64_t nodes_to_depth(const char *fen, int depth, const char *params)
+{
+    Engine *e = engine_new();
+    cr_assert_not_null(e);
+    Params p;
+    params_default(&p);
+    char err[256];
+    cr_assert_eq(params_apply_list(&p, params ? params : "", err, sizeof err), 0, "%s", err);
+    engine_set_params(e, &p);
+    engine_set_hash(e, 16);
+    Board b;
+    cr_assert_eq(fen_parse(&b, fen, FEN_GAME, err, sizeof err), 0, "%s", err);
+    SearchLimits limits;
+    search_limits_init(&limits);
+    limits.depth = depth;
+    SearchResult r;
+    engine_search(e, &b, &limits, NULL, NULL, &r);
+    engine_destroy(&e);
+    return r.nodes;
+}
+
+/* The number after `label` in out (a double). */
+static double number_after(const char *out, const char *label)
+{
+    const char *at = strstr(out, label);
+    cr_assert_not_null(at, "no '%s' in:\n%s", label, out);
+    return strtod(at + strlen(label), NULL);
+}
+
+Test(cli, tree_compares_two_trees)
+{
+    static const char *const FENS[] = {
+        START_FEN,
+        "r1bakabnr/9/1cn4c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C1N2/9/RNBAKAB1R w - - 4 3",
+        "rnbakab1r/9/1c4nc1/p1p1p1p1p/9/2P6/P3P1P1P/1C2C4/9/RNBAKABNR w - - 2 2",
+        "4k4/4a4/4ba3/9/2p3p2/9/2P3P2/4B4/4A4/3AK4 b - - 0 1",
+    };
+    char text[1024] = "# four positions\n", args[512], out[8192];
+    for (size_t i = 0; i < 4; i++)
+        snprintf(text + strlen(text), sizeof text - strlen(text), "%s\n", FENS[i]);
+    char *book = write_temp(text);
+
+    /* The same parameters twice: the same trees, a ratio of exactly 1 and no interval. */
+    snprintf(args, sizeof args, "tree --engine name=a --engine name=b --depth 4 --book %s", book);
+    cr_assert_eq(run(args, out, sizeof out), 0, "%s", out);
+    cr_assert_not_null(strstr(out, "Positions: 4 at depth 4"), "%s", out);
+    cr_assert_not_null(strstr(out, "geometric mean 1.000, 95% interval [1.000, 1.000]; fewer nodes in 0, more in 0, "
+                                   "as many in 4"), "%s", out);
+    cr_assert_not_null(strstr(out, "Same best move: 4 of 4"), "%s", out);
+
+    /* Without the null move against with it: the totals and the mean of the ratios are the engine's own. */
+    snprintf(args, sizeof args, "tree --engine name=off option.NullMove=0 --engine name=on --depth 6 --book %s "
+                                "--count 3 --verbose", book);
+    cr_assert_eq(run(args, out, sizeof out), 0, "%s", out);
+    uint64_t off = 0, on = 0;
+    double logs = 0;
+    for (int i = 0; i < 3; i++) {
+        uint64_t a = nodes_to_depth(FENS[i], 6, "NullMove=0"), b = nodes_to_depth(FENS[i], 6, NULL);
+        off += a;
+        on += b;
+        logs += log((double)a / (double)b);
+        char line[64];
+        snprintf(line, sizeof line, "%4d %10" PRIu64 " %10" PRIu64, i + 1, a, b);
+        cr_expect_not_null(strstr(out, line), "position %d: '%s' not in:\n%s", i + 1, line, out);
+    }
+    cr_assert_neq(off, on, "the null move changes no tree at depth 6");
+    cr_expect_eq((uint64_t)number_after(out, "Nodes: off "), off, "%s", out);
+    cr_expect_eq((uint64_t)number_after(out, ", on "), on, "%s", out);
+    cr_expect_float_eq(number_after(out, "geometric mean "), exp(logs / 3), 0.0006, "%s", out);
+    cr_assert_not_null(strstr(out, "Positions: 3 at depth 6"), "%s", out);
+
+    static const struct {
+        const char *args, *why;
+    } BAD[] = {
+        { "tree --engine name=a --depth 3 --book %s", "two parameter sets" },
+        { "tree --engine name=a --engine name=b --engine name=c --depth 3 --book %s", "two --engine only" },
+        { "tree --engine name=a --engine name=b --book %s", "--depth is required" },
+        { "tree --engine name=a --engine name=a --depth 3 --book %s", "different names" },
+        { "tree --engine name=a cmd=/bin/true --engine name=b --depth 3 --book %s", "the built-in engine only" },
+        { "tree --engine name=a option.NullMove=7 --engine name=b --depth 3 --book %s", "engine 1:" },
+        { "tree --engine name=a --engine name=b --depth 3 --count 1 --book %s", "--count" },
+        { "tree --engine name=a --engine name=b --depth 0 --book %s", "--depth" },
+        { "tree --engine name=a --engine name=b --depth 3 --book %s.missing", "missing" },
+        { "tree --engine name=a --engine name=b --depth 3 --book %s", "one position" },
+        { "tree --engine name=a --engine name=b --depth 3 --book %s", ":2: bad FEN" },
+    };
+    char *one = write_temp(START_FEN "\n"), *bad = write_temp(START_FEN "\nnot a fen\n");
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        snprintf(args, sizeof args, BAD[i].args, i == 9 ? one : i == 10 ? bad : book);
+        cr_assert_eq(run(args, out, sizeof out), 2, "%s: %s", args, out);
+        cr_assert_not_null(strstr(out, BAD[i].why), "%s: '%s'", args, out);
+    }
+    unlink(book);
+    unlink(one);
+    unlink(bad);
 }

@@ -38,6 +38,14 @@ const Opening *book_opening(const Book *b, int i)
     return &b->openings[i];
 }
 
+void book_board(const Opening *o, Board *b)
+{
+    char err[160];
+    fen_parse(b, o->fen, FEN_GAME, err, sizeof err);
+    for (int i = 0; i < o->count; i++)
+        board_make(b, o->moves[i]);
+}
+
 _Static_assert(FEN_MAX + 6 + 5 * BOOK_MAX_MOVES < BOOK_TEXT_MAX, "an opening fits a book line");
 
 void book_opening_text(const Book *b, int i, char out[BOOK_TEXT_MAX])

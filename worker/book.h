@@ -40,6 +40,8 @@ void book_destroy(Book **b);
 int book_size(const Book *b);
 /* Opening i (0 <= i < book_size); valid as long as the book. */
 const Opening *book_opening(const Book *b, int i);
+/* Sets *b to the position after opening o's moves (a book checked them when it read them). */
+void book_board(const Opening *o, Board *b);
 
 enum { BOOK_TEXT_MAX = 2048 };
 /*

@@ -6,6 +6,7 @@
  *   xqf-match makebook --out FILE [options]
  *   xqf-match blunders --pgn FILE... --player NAME --out SUITE [options]
  *   xqf-match tactics --suite SUITE --engine SPEC... (--nodes N | --depth D) [options]
+ *   xqf-match tree --engine SPEC... --engine SPEC... --depth D [options]
  *
  * Exit status: 0 done (also after Ctrl-C, with the summary so far),
  * 1 failure while playing, 2 bad usage (nothing was played).
@@ -94,6 +95,8 @@ static const OptTable MATCH_TABLE = {
         "       xqf-match blunders --pgn FILE... --player NAME --out SUITE [--before CP] [--after CP]\n"
         "       xqf-match tactics --suite SUITE --engine SPEC... (--nodes N | --depth D)\n"
         "                         [--concurrency N] [--hash MB] [--verbose]\n"
+        "       xqf-match tree --engine SPEC... --engine SPEC... --depth D [--book FILE]\n"
+        "                      [--count N] [--hash MB] [--verbose]\n"
         "\n"
         "Plays game pairs (each opening once with each colour) between two players\n"
         "and prints W/D/L, the pentanomial, Elo and nElo with 95% intervals and the\n"
@@ -113,7 +116,8 @@ static const OptTable MATCH_TABLE = {
         "  preset=fairy-stockfish|sjaakii   settings for these engines\n",
     .epilog = "\nCtrl-C stops: running games are abandoned and the summary so far is printed.\n"
               "See xqf-match makebook --help for the book generator, xqf-match blunders --help\n"
-              "and xqf-match tactics --help for test suites of positions taken from games.\n",
+              "and xqf-match tactics --help for test suites of positions taken from games,\n"
+              "xqf-match tree --help to compare two parameter sets' trees.\n",
 };
 
 static const OptSpec MAKEBOOK_OPTIONS[] = {
@@ -167,7 +171,7 @@ static int parse_fields(const char *text, const char *const keys[], double value
 }
 
 /* The shipped book: next to an installed program, else in the source tree. */
-static const char *default_book(void)
+const char *match_default_book(void)
 {
     static char path[PATH_MAX + 64];
     char exe[PATH_MAX];
@@ -436,30 +440,34 @@ static const char *option_default(const char *name)
     return NULL;
 }
 
-/* Takes the --engine groups out of argv: where each starts (its words follow) and how many words. */
-static int split_engines(int argc, char **argv, char **rest, int *nrest, int at[2], int count[2])
+int match_split_engines(int argc, char **argv, char **rest, int *nrest, int *at, int *count, int max,
+                        int *engines, const char *what)
 {
-    int engines = 0;
+    *engines = 0;
     *nrest = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--engine") != 0) {
             rest[(*nrest)++] = argv[i];
             continue;
         }
-        if (engines == 2)
-            return match_fail(EXIT_USAGE, "more than two --engine");
-        at[engines] = i + 1;
-        count[engines] = 0;
+        if (*engines == max)
+            return match_fail(EXIT_USAGE, "%s%s --engine only", what, max == 1 ? "one" : "two");
+        at[*engines] = i + 1;
+        count[*engines] = 0;
         while (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
-            i++, count[engines]++;
-        engines++;
+            i++, count[*engines]++;
+        ++*engines;
     }
-    bool help = false;
-    for (int i = 0; i < *nrest; i++)
-        help = help || strcmp(rest[i], "--help") == 0 || strcmp(rest[i], "-h") == 0;
-    if (engines != 2 && !help)
-        return match_fail(EXIT_USAGE, "give two players with --engine (see --help)");
     return -1;
+}
+
+/* Whether --help or -h is among the words. */
+static bool asks_help(char **words, int n)
+{
+    bool help = false;
+    for (int i = 0; i < n; i++)
+        help = help || strcmp(words[i], "--help") == 0 || strcmp(words[i], "-h") == 0;
+    return help;
 }
 
 /* The table's values into o (the players aside). Returns -1 when all is well, else the exit status. */
@@ -517,7 +525,7 @@ static int apply_options(const Opts *opts, Options *o)
         return match_fail(EXIT_USAGE, "--sprt: %s", err);
     o->pairs = opts_given(opts, "--pairs") ? opts_int(opts, "--pairs") : o->sprt.on ? SPRT_PAIRS : DEFAULT_PAIRS;
     if (!o->book_path)
-        o->book_path = default_book();
+        o->book_path = match_default_book();
     return -1;
 }
 
@@ -526,10 +534,12 @@ static int parse_options(int argc, char **argv, Options *o)
 {
     memset(o, 0, sizeof *o);
     char **rest = malloc(sizeof *rest * (size_t)(argc + 1));
-    int nrest, at[2], count[2], status = rest ? -1 : match_fail(EXIT_FAILURE, "out of memory");
+    int nrest, at[2], count[2], engines, status = rest ? -1 : match_fail(EXIT_FAILURE, "out of memory");
     Opts opts;
     if (status < 0)
-        status = split_engines(argc, argv, rest, &nrest, at, count);
+        status = match_split_engines(argc, argv, rest, &nrest, at, count, 2, &engines, "");
+    if (status < 0 && engines != 2 && !asks_help(rest, nrest))
+        status = match_fail(EXIT_USAGE, "give two players with --engine (see --help)");
     if (status < 0) {
         int rc = opts_parse(&opts, &MATCH_TABLE, nrest, rest);
         status = rc == OPTS_OK ? -1 : rc == OPTS_HELP ? EXIT_SUCCESS : EXIT_USAGE;
@@ -657,6 +667,8 @@ int main(int argc, char **argv)
         return match_blunders(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "tactics") == 0)
         return match_tactics(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "tree") == 0)
+        return match_tree(argc - 1, argv + 1);
     if (argc < 2)
         return match_fail(EXIT_USAGE, "no players given (see %s --help)", PROGRAM);
     return run_match(argc, argv);

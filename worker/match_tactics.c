@@ -1,12 +1,17 @@
 #include "match_tactics.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "book.h"
 #include "fen.h"
 #include "opts.h"
 #include "search.h"
@@ -165,33 +170,13 @@ static void report_result(void *ctx, const TacticResult *r)
     printf(" %.3fs  %s\n", r->time_us / 1e6, suite_id(o->suite, r->index));
 }
 
-/* Takes the words after --engine out of argv (up to the next --option). */
-static int split_engine(int argc, char **argv, char **rest, int *nrest, int *at, int *count)
-{
-    *at = -1;
-    *count = 0;
-    *nrest = 0;
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--engine") != 0) {
-            rest[(*nrest)++] = argv[i];
-            continue;
-        }
-        if (*at >= 0)
-            return match_fail(EXIT_USAGE, "tactics: one --engine only");
-        *at = i + 1;
-        while (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
-            i++, ++*count;
-    }
-    return -1;
-}
-
 int match_tactics(int argc, char **argv)
 {
     char **rest = malloc(sizeof *rest * (size_t)(argc + 1));
     if (!rest)
         return match_fail(EXIT_FAILURE, "out of memory");
-    int nrest, at, count;
-    int status = split_engine(argc - 1, argv + 1, rest, &nrest, &at, &count);
+    int nrest, at = -1, count = 0, engines;
+    int status = match_split_engines(argc, argv, rest, &nrest, &at, &count, 1, &engines, "tactics: ");
     Opts opts;
     if (status < 0) {
         int rc = opts_parse(&opts, &TACTICS_TABLE, nrest, rest);
@@ -230,4 +215,171 @@ int match_tactics(int argc, char **argv)
     printf(" [%s %s]\n", cfg.nodes ? "nodes" : "depth",
            cfg.nodes ? opts_text(&opts, "--nodes") : opts_text(&opts, "--depth"));
     return out.faults ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* ---- tree --------------------------------------------------------------- */
+
+static const OptSpec TREE_OPTIONS[] = {
+    { "--engine", OPT_TEXT, "SPEC...", NULL, .help = "a parameter set of the built-in engine, twice (the first is compared with the second)" },
+    { "--depth", OPT_INT, "D", NULL, .imin = 1, .imax = MAX_PLY - 1, .help = "search depth, required" },
+    { "--book", OPT_TEXT, "FILE", NULL, .help = "the positions (default: the shipped ops/books/default.book)" },
+    { "--count", OPT_INT, "N", "200", .imin = 2, .imax = INT_MAX, .help = "the book's first N positions (all when it has fewer)" },
+    { "--hash", OPT_INT, "MB", "16", .imin = 1, .imax = 65536, .help = "hash size (unless a spec says hash=)" },
+    { "--verbose", OPT_FLAG, NULL, NULL, .help = "a line per position" },
+    OPTS_END,
+};
+
+static const OptTable TREE_TABLE = {
+    .program = "xqf-match tree", .spec = TREE_OPTIONS,
+    .usage = "Usage: xqf-match tree --engine SPEC... --engine SPEC... --depth D [--book FILE]\n"
+             "                      [--count N] [--hash MB] [--verbose]\n"
+             "\n"
+             "Searches each position to the depth (an empty hash table each) with two\n"
+             "parameter sets of the built-in engine and compares their trees: the node\n"
+             "totals, and the geometric mean of the per-position ratios (first/second)\n"
+             "with its 95% interval.  A tree to a fixed depth is chaotic (a small change\n"
+             "can halve or double one position's nodes), so a difference the interval\n"
+             "does not exclude 1 from is noise, whatever the totals say.\n",
+};
+
+static volatile sig_atomic_t tree_stop = 0;
+
+static void on_tree_signal(int sig)
+{
+    tree_stop = 1;
+    signal(sig, SIG_DFL);
+}
+
+/* Per-position log ratios and the counts the summary reports. */
+typedef struct {
+    int n, fewer, more, same_move;
+    uint64_t nodes[2];
+    double ms[2], sum, sum2;
+} TreeTally;
+
+/* One position searched by both engines; adds it to t. */
+static void tree_position(Engine *const e[2], const Board *b, int depth, int index, bool verbose, TreeTally *t)
+{
+    SearchLimits limits;
+    search_limits_init(&limits);
+    limits.depth = depth;
+    SearchResult r[2];
+    for (int k = 0; k < 2; k++) {
+        struct timespec t0, t1;
+        engine_clear(e[k]);
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        engine_search(e[k], b, &limits, NULL, NULL, &r[k]);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        t->ms[k] += (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+        t->nodes[k] += r[k].nodes;
+    }
+    double lr = log((double)(r[0].nodes ? r[0].nodes : 1) / (double)(r[1].nodes ? r[1].nodes : 1));
+    t->n++;
+    t->sum += lr;
+    t->sum2 += lr * lr;
+    t->fewer += r[0].nodes < r[1].nodes;
+    t->more += r[0].nodes > r[1].nodes;
+    t->same_move += r[0].best == r[1].best;
+    if (verbose) {
+        char m0[8] = "none", m1[8] = "none";
+        if (r[0].best)
+            move_text(r[0].best, m0);
+        if (r[1].best)
+            move_text(r[1].best, m1);
+        printf("%4d %10" PRIu64 " %10" PRIu64 " %6.3f %s %s\n", index + 1, r[0].nodes, r[1].nodes, exp(lr), m0, m1);
+    }
+}
+
+/* The summary of the positions searched (at least two). */
+static void tree_summary(const PlayerSpec spec[2], const TreeTally *t, int depth, const char *book)
+{
+    const char *a = spec[0].name, *b = spec[1].name;
+    double mean = t->sum / t->n, var = (t->sum2 - t->n * mean * mean) / (t->n - 1);
+    double half = 1.959963984540054 * sqrt(var > 0 ? var / t->n : 0);
+    printf("Positions: %d at depth %d (%s)\n", t->n, depth, book);
+    printf("Nodes: %s %" PRIu64 ", %s %" PRIu64 ", %s/%s %.3f\n", a, t->nodes[0], b, t->nodes[1], a, b,
+           (double)t->nodes[0] / (double)(t->nodes[1] ? t->nodes[1] : 1));
+    printf("Per position %s/%s: geometric mean %.3f, 95%% interval [%.3f, %.3f]; fewer nodes in %d, more in %d, "
+           "as many in %d\n", a, b, exp(mean), exp(mean - half), exp(mean + half), t->fewer, t->more,
+           t->n - t->fewer - t->more);
+    printf("Time: %s %.2f s, %s %.2f s, %s/%s %.3f\n", a, t->ms[0] / 1e3, b, t->ms[1] / 1e3, a, b,
+           t->ms[0] / (t->ms[1] > 0 ? t->ms[1] : 1));
+    printf("Same best move: %d of %d (%.1f %%)\n", t->same_move, t->n, 100.0 * t->same_move / t->n);
+}
+
+/* Parses the options and both specs; returns -1 when all is well, else the exit status. */
+static int tree_options(int argc, char **argv, Opts *opts, PlayerSpec spec[2])
+{
+    char **rest = malloc(sizeof *rest * (size_t)(argc + 1));
+    if (!rest)
+        return match_fail(EXIT_FAILURE, "out of memory");
+    int nrest, at[2], count[2], engines;
+    int status = match_split_engines(argc, argv, rest, &nrest, at, count, 2, &engines, "tree: ");
+    if (status < 0) {
+        int rc = opts_parse(opts, &TREE_TABLE, nrest, rest);
+        status = rc == OPTS_OK ? -1 : rc == OPTS_HELP ? EXIT_SUCCESS : EXIT_USAGE;
+    }
+    free(rest);
+    if (status < 0 && engines != 2)
+        status = match_fail(EXIT_USAGE, "tree: give two parameter sets with --engine");
+    if (status < 0 && !opts_given(opts, "--depth"))
+        status = match_fail(EXIT_USAGE, "tree: --depth is required");
+    char err[512];
+    for (int k = 0; status < 0 && k < 2; k++) {
+        if (spec_parse(&spec[k], count[k], argv + at[k], (int)opts_int(opts, "--hash"), err, sizeof err) != 0)
+            status = match_fail(EXIT_USAGE, "tree: engine %d: %s", k + 1, err);
+        else if (spec[k].external)
+            status = match_fail(EXIT_USAGE, "tree: engine %d: the built-in engine only (its node counts)", k + 1);
+    }
+    if (status < 0 && strcmp(spec[0].name, spec[1].name) == 0)
+        status = match_fail(EXIT_USAGE, "tree: the two parameter sets need different names (name=...)");
+    return status;
+}
+
+int match_tree(int argc, char **argv)
+{
+    Opts opts;
+    PlayerSpec spec[2];
+    int status = tree_options(argc, argv, &opts, spec);
+    if (status >= 0)
+        return status;
+    const char *path = opts_given(&opts, "--book") ? opts_text(&opts, "--book") : match_default_book();
+    char err[512];
+    Book *book = book_load(path, err, sizeof err);
+    if (!book)
+        return match_fail(EXIT_USAGE, "tree: %s", err);
+    Engine *e[2] = { engine_new(), engine_new() };
+    for (int k = 0; k < 2 && e[0] && e[1]; k++) {
+        engine_set_params(e[k], &spec[k].params);
+        if (engine_set_hash(e[k], (size_t)spec[k].hash_mb) != 0)
+            status = match_fail(EXIT_FAILURE, "tree: no memory for a %d MB hash table", spec[k].hash_mb);
+    }
+    if (!e[0] || !e[1])
+        status = match_fail(EXIT_FAILURE, "out of memory");
+    int depth = (int)opts_int(&opts, "--depth"), n = book_size(book);
+    if (opts_int(&opts, "--count") < n)
+        n = (int)opts_int(&opts, "--count");
+    TreeTally tally = { 0 };
+    signal(SIGINT, on_tree_signal);
+    signal(SIGTERM, on_tree_signal);
+    if (status < 0 && opts_given(&opts, "--verbose"))
+        printf("   #   %-10.10s %-10.10s  ratio moves\n", spec[0].name, spec[1].name);
+    for (int i = 0; status < 0 && i < n && !tree_stop; i++) {
+        Board b;
+        book_board(book_opening(book, i), &b);
+        tree_position(e, &b, depth, i, opts_given(&opts, "--verbose"), &tally);
+    }
+    if (status < 0 && tally.n < 2)
+        status = tree_stop ? match_fail(EXIT_FAILURE, "tree: stopped before two positions were searched")
+                           : match_fail(EXIT_USAGE, "tree: %s has one position: a comparison needs two", path);
+    if (status < 0) {
+        if (tally.n < n)
+            printf("Stopped: %d of %d positions searched\n", tally.n, n);
+        tree_summary(spec, &tally, depth, path);
+        status = fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    }
+    engine_destroy(&e[0]);
+    engine_destroy(&e[1]);
+    book_destroy(&book);
+    return status;
 }

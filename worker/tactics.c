@@ -361,15 +361,6 @@ static int parse_operations(const char *ops, Board *b, Targets *t, char *err, si
     return 0;
 }
 
-/* Sets *b to the position of opening o (book_parse checked it). */
-static void opening_board(const Opening *o, Board *b)
-{
-    char err[160];
-    fen_parse(b, o->fen, FEN_GAME, err, sizeof err);
-    for (int i = 0; i < o->count; i++)
-        board_make(b, o->moves[i]);
-}
-
 Suite *suite_parse(const char *text, const char *name, char *err, size_t errlen)
 {
     Suite *s = calloc(1, sizeof *s);
@@ -393,7 +384,7 @@ Suite *suite_parse(const char *text, const char *name, char *err, size_t errlen)
             size_t end = strcspn(line, "#\r\n");
             snprintf(ops, sizeof ops, "%.*s", (int)(end - head < sizeof ops ? end - head : sizeof ops - 1), line + head);
             Board b;
-            opening_board(book_opening(s->book, index), &b);
+            book_board(book_opening(s->book, index), &b);
             if (parse_operations(ops, &b, &s->targets[index], msg, sizeof msg) != 0) {
                 snprintf(err, errlen, "%s:%d: %s", name, number, msg);
                 suite_destroy(&s);
@@ -468,7 +459,7 @@ static void solve(RunState *st, Player *player, int i)
     for (int m = 0; m < o->count; m++)
         history[m] = (GameMove){ .move = o->moves[m], .book = true };
     Board b;
-    opening_board(o, &b);
+    book_board(o, &b);
     Reply reply;
     if (player_new_game(player, &st->stop, &reply) == 0) {
         GameView view = { o->fen, history, o->count, &b };
