@@ -189,7 +189,7 @@ int match_tactics(int argc, char **argv)
         status = match_fail(EXIT_USAGE, "tactics: give one of --nodes and --depth");
     PlayerSpec spec;
     char err[512];
-    if (status < 0 && spec_parse(&spec, count, argv + 1 + at, (int)opts_int(&opts, "--hash"), err, sizeof err) != 0)
+    if (status < 0 && spec_parse(&spec, count, argv + at, (int)opts_int(&opts, "--hash"), err, sizeof err) != 0)
         status = match_fail(EXIT_USAGE, "tactics: engine: %s", err);
     free(rest);
     if (status >= 0)
