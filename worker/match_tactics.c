@@ -135,11 +135,12 @@ static const OptTable TACTICS_TABLE = {
              "one of the 'bm' moves.\n",
 };
 
-static volatile int tactics_stop = 0;
+/* Ctrl-C during tactics or tree: stop after the positions being searched (a second one ends the program). */
+static volatile int positions_stop = 0;
 
-static void on_tactics_signal(int sig)
+static void on_positions_signal(int sig)
 {
-    tactics_stop = 1;
+    positions_stop = 1;
     signal(sig, SIG_DFL);
 }
 
@@ -198,10 +199,10 @@ int match_tactics(int argc, char **argv)
     if (!suite)
         return match_fail(EXIT_USAGE, "tactics: %s", err);
     TacticsConfig cfg = { (uint64_t)opts_int(&opts, "--nodes"), (int)opts_int(&opts, "--depth"),
-                          (int)opts_int(&opts, "--concurrency"), &tactics_stop };
+                          (int)opts_int(&opts, "--concurrency"), &positions_stop };
     TacticsOut out = { suite, opts_given(&opts, "--verbose"), 0, 0 };
-    signal(SIGINT, on_tactics_signal);
-    signal(SIGTERM, on_tactics_signal);
+    signal(SIGINT, on_positions_signal);
+    signal(SIGTERM, on_positions_signal);
     int passed = tactics_run(suite, &spec, &cfg, report_result, &out, err, sizeof err);
     int n = suite_size(suite);
     suite_destroy(&suite);
@@ -238,17 +239,9 @@ static const OptTable TREE_TABLE = {
              "parameter sets of the built-in engine and compares their trees: the node\n"
              "totals, and the geometric mean of the per-position ratios (first/second)\n"
              "with its 95% interval.  A tree to a fixed depth is chaotic (a small change\n"
-             "can halve or double one position's nodes), so a difference the interval\n"
-             "does not exclude 1 from is noise, whatever the totals say.\n",
+             "can halve or double one position's nodes): a difference whose interval\n"
+             "holds 1 is noise, whatever the totals say.\n",
 };
-
-static volatile sig_atomic_t tree_stop = 0;
-
-static void on_tree_signal(int sig)
-{
-    tree_stop = 1;
-    signal(sig, SIG_DFL);
-}
 
 /* Per-position log ratios and the counts the summary reports. */
 typedef struct {
@@ -360,17 +353,17 @@ int match_tree(int argc, char **argv)
     if (opts_int(&opts, "--count") < n)
         n = (int)opts_int(&opts, "--count");
     TreeTally tally = { 0 };
-    signal(SIGINT, on_tree_signal);
-    signal(SIGTERM, on_tree_signal);
+    signal(SIGINT, on_positions_signal);
+    signal(SIGTERM, on_positions_signal);
     if (status < 0 && opts_given(&opts, "--verbose"))
         printf("   #   %-10.10s %-10.10s  ratio moves\n", spec[0].name, spec[1].name);
-    for (int i = 0; status < 0 && i < n && !tree_stop; i++) {
+    for (int i = 0; status < 0 && i < n && !positions_stop; i++) {
         Board b;
         book_board(book_opening(book, i), &b);
         tree_position(e, &b, depth, i, opts_given(&opts, "--verbose"), &tally);
     }
     if (status < 0 && tally.n < 2)
-        status = tree_stop ? match_fail(EXIT_FAILURE, "tree: stopped before two positions were searched")
+        status = positions_stop ? match_fail(EXIT_FAILURE, "tree: stopped before two positions were searched")
                            : match_fail(EXIT_USAGE, "tree: %s has one position: a comparison needs two", path);
     if (status < 0) {
         if (tally.n < n)
