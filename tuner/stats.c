@@ -17,7 +17,7 @@
 #define WDL_CELLS 3
 
 /* Two-sided 95% normal quantile. */
-static const double Z95 = 1.959963984540054;
+static const double Z95 = XQF_STATS_Z95;
 /* Normalized Elo per unit of per-game t-value: 800/ln(10). */
 static const double NELO_PER_T = 347.43558552260146;
 /* Fishtest's stand-in for an empty cell in the LLR computation. */

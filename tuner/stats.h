@@ -31,6 +31,8 @@ enum xqf_penta_cell {
 
 /* Largest count accepted in any cell (2^48): sums stay exact in a double. */
 #define XQF_STATS_MAX_COUNT (INT64_C(1) << 48)
+/* The 97.5% quantile of the standard normal: every 95% interval here. */
+#define XQF_STATS_Z95 1.959963984540054
 
 /* Outcome of every function below. */
 typedef enum xqf_stats_status {

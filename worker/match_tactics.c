@@ -8,13 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "book.h"
+#include "clock.h"
 #include "fen.h"
 #include "opts.h"
 #include "search.h"
+#include "stats.h"
 #include "tactics.h"
 
 enum { EXIT_USAGE = 2 };
@@ -247,7 +248,8 @@ static const OptTable TREE_TABLE = {
 typedef struct {
     int n, fewer, more, same_move;
     uint64_t nodes[2];
-    double ms[2], sum, sum2;
+    int64_t us[2];
+    double sum, sum2;
 } TreeTally;
 
 /* One position searched by both engines; adds it to t. */
@@ -258,12 +260,10 @@ static void tree_position(Engine *const e[2], const Board *b, int depth, int ind
     limits.depth = depth;
     SearchResult r[2];
     for (int k = 0; k < 2; k++) {
-        struct timespec t0, t1;
         engine_clear(e[k]);
-        clock_gettime(CLOCK_MONOTONIC, &t0);
+        int64_t start = clock_now_us();
         engine_search(e[k], b, &limits, NULL, NULL, &r[k]);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        t->ms[k] += (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+        t->us[k] += clock_now_us() - start;
         t->nodes[k] += r[k].nodes;
     }
     double lr = log((double)(r[0].nodes ? r[0].nodes : 1) / (double)(r[1].nodes ? r[1].nodes : 1));
@@ -288,15 +288,15 @@ static void tree_summary(const PlayerSpec spec[2], const TreeTally *t, int depth
 {
     const char *a = spec[0].name, *b = spec[1].name;
     double mean = t->sum / t->n, var = (t->sum2 - t->n * mean * mean) / (t->n - 1);
-    double half = 1.959963984540054 * sqrt(var > 0 ? var / t->n : 0);
+    double half = XQF_STATS_Z95 * sqrt(var > 0 ? var / t->n : 0);
     printf("Positions: %d at depth %d (%s)\n", t->n, depth, book);
     printf("Nodes: %s %" PRIu64 ", %s %" PRIu64 ", %s/%s %.3f\n", a, t->nodes[0], b, t->nodes[1], a, b,
            (double)t->nodes[0] / (double)(t->nodes[1] ? t->nodes[1] : 1));
     printf("Per position %s/%s: geometric mean %.3f, 95%% interval [%.3f, %.3f]; fewer nodes in %d, more in %d, "
            "as many in %d\n", a, b, exp(mean), exp(mean - half), exp(mean + half), t->fewer, t->more,
            t->n - t->fewer - t->more);
-    printf("Time: %s %.2f s, %s %.2f s, %s/%s %.3f\n", a, t->ms[0] / 1e3, b, t->ms[1] / 1e3, a, b,
-           t->ms[0] / (t->ms[1] > 0 ? t->ms[1] : 1));
+    printf("Time: %s %.2f s, %s %.2f s, %s/%s %.3f\n", a, t->us[0] / 1e6, b, t->us[1] / 1e6, a, b,
+           (double)t->us[0] / (double)(t->us[1] > 0 ? t->us[1] : 1));
     printf("Same best move: %d of %d (%.1f %%)\n", t->same_move, t->n, 100.0 * t->same_move / t->n);
 }
 
