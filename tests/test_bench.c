@@ -48,9 +48,9 @@ static const struct {
     const char *change, *switches;
     uint64_t nodes;
 } SWITCHES[] = {
-    { "correction by attacking pieces (under test)", "CorrMajorWeight=50", UINT64_C(3280684) },
-    { "sacrifices that check", "SacrificeChecks=0", UINT64_C(2911536) },
-    { "correction history", "SacrificeChecks=0,CorrHist=0", UINT64_C(2967968) },
+    { "correction by attacking pieces", "CorrMajorWeight=0", UINT64_C(3935029) },
+    { "sacrifices that check", "CorrMajorWeight=0,SacrificeChecks=0", UINT64_C(2911536) },
+    { "correction history", "CorrMajorWeight=0,SacrificeChecks=0,CorrHist=0", UINT64_C(2967968) },
 };
 
 Test(bench, each_change_is_a_switch)
