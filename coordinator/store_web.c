@@ -107,7 +107,12 @@ int store_web_approve(Store *s, int64_t run)
     char id[24];
     snprintf(id, sizeof id, "%" PRId64, run);
     const char *p[1] = { id };
-    return command(s, "approve", "UPDATE runs SET state = 'active' WHERE id = $1 AND state = 'pending'", 1, p);
+    PGresult *res = store_query(s, "approve", "SELECT xqf_approve($1)", 1, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = !PQgetisnull(res, 0, 0);
+    PQclear(res);
+    return found;
 }
 
 int store_web_stop(Store *s, int64_t run, const char *verdict)
@@ -273,6 +278,36 @@ int store_build_done(Store *s, int64_t request, int64_t build, const char *error
         return -1;
     int found = !PQgetisnull(res, 0, 0);
     snprintf(run_state, size, "%s", found ? PQgetvalue(res, 0, 0) : "");
+    PQclear(res);
+    return found;
+}
+
+int store_sign_next(Store *s, int64_t *build, char sha256[STORE_NAME_MAX + 1], char name[STORE_NAME_MAX + 1])
+{
+    PGresult *res = store_query(s, "sign next", "SELECT id, sha256, build_id FROM xqf_sign_next()", 0, NULL,
+                                PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found) {
+        *build = i64(res, 0, 0);
+        text(res, 0, 1, sha256, STORE_NAME_MAX + 1);
+        text(res, 0, 2, name, STORE_NAME_MAX + 1);
+    }
+    PQclear(res);
+    return found;
+}
+
+int store_build_signed(Store *s, int64_t build, const char *sha256, const char *signature, int *started)
+{
+    char id[24];
+    snprintf(id, sizeof id, "%" PRId64, build);
+    const char *p[3] = { id, sha256, signature };
+    PGresult *res = store_query(s, "build signed", "SELECT xqf_build_signed($1, $2, $3)", 3, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = !PQgetisnull(res, 0, 0);
+    *started = found ? atoi(PQgetvalue(res, 0, 0)) : 0;
     PQclear(res);
     return found;
 }

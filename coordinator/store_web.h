@@ -43,7 +43,7 @@ int store_web_owner(Store *s, int64_t run, char *out, size_t size);
  * again with NULL, false after the creation.  Returns 0 or -1.
  */
 int store_web_creating(Store *s, const char *owner, bool pending);
-/* A pending run made active. Returns 1, 0 (not pending) or -1. */
+/* A pending run approved: building when it waits for builds of its refs, else active. Returns 1, 0 (not pending) or -1. */
 int store_web_approve(Store *s, int64_t run);
 /* A pending or active run stopped (verdict "stopped by NAME"). Returns 1, 0 (already over) or -1. */
 int store_web_stop(Store *s, int64_t run, const char *verdict);
@@ -104,6 +104,18 @@ int store_build_claim(Store *s, const char *builder, int lease_s, StoreBuildRequ
  * "building", "failed", ...), 0 (the request was not being built) or -1.
  */
 int store_build_done(Store *s, int64_t request, int64_t build, const char *error, char *run_state, size_t size);
+/*
+ * The next build a signer may sign (xqf-tune build --sign-serve): built for
+ * an approved run whose requests are all done, not signed yet.  Returns 1
+ * with its id, SHA-256 and name, 0 (none) or -1.
+ */
+int store_sign_next(Store *s, int64_t *build, char sha256[STORE_NAME_MAX + 1], char name[STORE_NAME_MAX + 1]);
+/*
+ * Stores the signer's signature of build (whose bytes it hashed to sha256)
+ * and starts each run that waited only for it; *started their count.
+ * Returns 1, 0 (signed already, or the stored SHA-256 is not sha256) or -1.
+ */
+int store_build_signed(Store *s, int64_t build, const char *sha256, const char *signature, int *started);
 /* A run's build requests, test first. Returns the count (0: a run without) or -1; *out malloc'd. */
 int store_build_requests(Store *s, int64_t run, StoreBuildRequest **out);
 

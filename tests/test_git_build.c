@@ -8,16 +8,24 @@
  * engine builds in all (a tree built once is reused).  A set for a ref is
  * checked against the parameters of the ref's build.
  *
- * Tests of git refs made on the web (issue 14): they wait in state
- * building for the builder (xqf-tune build --serve), which builds one real
- * commit (the other side's tree is registered beforehand and reused), and
- * start, or fail with the reason when a ref does not resolve.
+ * Tests of git refs made on the web: a tester's waits for an admin's
+ * approval before anything of it is built; then the builder (xqf-tune build
+ * --serve, no key, in a sandbox) builds one real commit (the other side's
+ * tree is registered beforehand and reused), the signer (build
+ * --sign-serve) signs the builds and the test starts, or fails with the
+ * reason when a ref does not resolve.  A branch whose CMake reads a key,
+ * reaches the network or writes outside its folder fails in the sandbox.
  */
+#include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -323,7 +331,9 @@ Test(git_build, web_tests_wait_for_the_builder)
     int64_t good = waiting_test("tess", true, b_, a, "NullR=2"), bad = waiting_test("ada", false, "no-such-branch", a, "");
     StoreRun r;
     cr_assert_eq(store_load_run(cu_fx.store, good, &r, false), 1);
-    cr_assert_str_eq(r.state, "building");
+    cr_assert_str_eq(r.state, "pending", "a tester's test waits for approval before it is built");
+    cr_assert_eq(store_load_run(cu_fx.store, bad, &r, false), 1);
+    cr_assert_str_eq(r.state, "building", "an admin's is built at once");
     StoreBuildRequest *q = NULL;
     requests(good, 2, &q);
     cr_assert_str_eq(q[0].side, "test");
@@ -340,10 +350,34 @@ Test(git_build, web_tests_wait_for_the_builder)
     cr_assert_eq(n, 0, "the coordinator serves no building run");
     free(active);
 
-    /* the builder, one pass: B compiled, A reused; the tester's test pending, the other failed */
+    /* the builder holds no key */
+    char key[256];
+    snprintf(key, sizeof key, "%s/operator.key", cu_fx.dir);
+    snprintf(cmd, sizeof cmd, "'%s/xqf-keys' sign-new '%s' >/dev/null", XQF_BIN, key);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(args, sizeof args, "build --serve --repo '%s' --out built --sign-key '%s'", repo, key);
+    cr_assert_eq(tune(out, sizeof out, args), 2);
+    cr_assert(strstr(errbuf, "the builder holds no key"), "%s", errbuf);
+
+    /* the builder, one pass: the admin's test fails, the tester's is not touched before approval */
     snprintf(args, sizeof args, "build --serve --repo '%s' --out built --jobs 2", repo);
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
-    cr_assert(strstr(out, "the run is pending") && strstr(out, "the run is failed"), "%s", out);
+    cr_assert(strstr(out, "the run is failed") && !strstr(out, b_), "%s", out);
+    requests(good, 2, &q);
+    cr_assert(strcmp(q[0].state, "queued") == 0 && strcmp(q[1].state, "queued") == 0, "nothing built before approval");
+    free(q);
+
+    /* approved: B compiled (in the sandbox), A reused, both unsigned; the test waits for the signer */
+    cr_assert_eq(store_web_approve(cu_fx.store, good), 1);
+    cr_assert_eq(store_load_run(cu_fx.store, good, &r, false), 1);
+    cr_assert_str_eq(r.state, "building");
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    cr_assert(strstr(out, "the run is building"), "built, not signed: %s", out);
+    cr_assert(strstr(errbuf, "in a sandbox"), "%s", errbuf);
+    cr_assert(!gets_task(good, worker), "an unsigned build is not played");
+    snprintf(args, sizeof args, "build --sign-serve --sign-key '%s'", key);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    cr_assert(strstr(out, "signed build") && strstr(out, "1 test started"), "%s", out);
     requests(good, 2, &q);
     cr_assert_str_eq(q[0].state, "done");
     cr_assert_str_eq(q[1].state, "done");
@@ -352,7 +386,10 @@ Test(git_build, web_tests_wait_for_the_builder)
     cr_assert(build_b > 0 && build_b != build_a);
     free(q);
     cr_assert_eq(store_load_run(cu_fx.store, good, &r, false), 1);
-    cr_assert_str_eq(r.state, "pending", "a tester's test still waits for an admin's approval");
+    cr_assert_str_eq(r.state, "active", "approved, built and signed: it plays");
+    StoreBuild signed_b;
+    cr_assert_eq(store_load_build(cu_fx.store, build_b, &signed_b), 1);
+    cr_assert_eq(strlen(signed_b.signature), SIGN_SIG_HEX, "the signer signed B");
     int64_t test_build, base_build;
     cr_assert_eq(store_run_builds(cu_fx.store, good, &test_build, &base_build), 1);
     cr_assert_eq(test_build, build_b);
@@ -408,11 +445,76 @@ Test(git_build, web_tests_wait_for_the_builder)
     cr_assert_eq(store_build_claim(cu_fx.store, "test:1", 3600, &none), 0);
     char state[16];
     cr_assert_eq(store_build_done(cu_fx.store, 1, build_a, NULL, state, sizeof state), 0, "a request not being built");
-    /* xqf-tune stop ends a run that waits (here for approval), not one that has ended */
+    /* xqf-tune stop ends a run that has not ended, not one that has */
     snprintf(args, sizeof args, "stop %" PRId64, good);
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s", errbuf);
     cr_assert_eq(store_load_run(cu_fx.store, good, &r, false), 1);
     cr_assert_str_eq(r.state, "stopped");
     cr_assert_eq(tune(out, sizeof out, args), 1);
     cr_assert(strstr(errbuf, "has ended (stopped)"), "%s", errbuf);
+}
+
+/*
+ * A hostile branch: its CMakeLists.txt tries to copy the operator's key
+ * out, to reach a listening socket on this host, to write outside its
+ * folder and shows its environment.  In the builder's sandbox every
+ * attempt fails: nothing is copied or written, no connection arrives, the
+ * environment holds none of the builder's variables, and the test ends
+ * failed with the build log's tail as its reason.
+ */
+Test(git_build, a_hostile_branch_fails_in_the_sandbox)
+{
+    CU_REQUIRE_DB();
+    char out[65536], cmd[4096], args[2048], a[41], h[41], key[256], outside[256];
+    clone_project();
+    commit("--allow-empty -m 'A: the base'", a);
+    snprintf(key, sizeof key, "%s/operator.key", cu_fx.dir);
+    snprintf(cmd, sizeof cmd, "'%s/xqf-keys' sign-new '%s' >/dev/null", XQF_BIN, key);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(outside, sizeof outside, "%s/outside", cu_fx.dir);
+    cr_assert_eq(mkdir(outside, 0777), 0);
+    int listener = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    struct sockaddr_in addr = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t alen = sizeof addr;
+    cr_assert(listener >= 0 && bind(listener, (struct sockaddr *)&addr, sizeof addr) == 0 && listen(listener, 4) == 0 &&
+              getsockname(listener, (struct sockaddr *)&addr, &alen) == 0);
+    char hostile[256];
+    snprintf(hostile, sizeof hostile, "%s/hostile.cmake", cu_fx.dir);
+    FILE *f = fopen(hostile, "w");
+    cr_assert(f);
+    fprintf(f, "execute_process(COMMAND bash -c \"cp '%s' '%s/leaked.key'; "
+               "echo x > '%s/written'; "
+               "(exec 3<>/dev/tcp/127.0.0.1/%d && echo reached >&3) && echo NETWORK-REACHED; "
+               "env | sed 's/^/ENV: /'; echo HOSTILE-RAN\")\n"
+               "message(FATAL_ERROR \"a hostile branch\")\n",
+            key, outside, outside, ntohs(addr.sin_port));
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "cat '%s' '%s/CMakeLists.txt' > '%s/new' && mv '%s/new' '%s/CMakeLists.txt' && "
+                              "git -C '%s' add CMakeLists.txt", hostile, repo, cu_fx.dir, cu_fx.dir,
+             repo, repo);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
+    commit("-m 'H: a hostile build'", h);
+
+    int64_t run = waiting_test("ada", false, h, a, "");
+    snprintf(args, sizeof args, "build --serve --repo '%s' --out built --jobs 2", repo);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    StoreRun r;
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
+    cr_assert_str_eq(r.state, "failed");
+    StoreBuildRequest *q = NULL;
+    requests(run, 2, &q);
+    cr_assert_str_eq(q[0].state, "failed");
+    cr_assert(strstr(q[0].error, "does not build") && strstr(q[0].error, "HOSTILE-RAN"),
+              "the branch's code ran, in the box: %s", q[0].error);
+    cr_assert(!strstr(q[0].error, "NETWORK-REACHED"), "%s", q[0].error);
+    cr_assert(!strstr(q[0].error, "ENV: XQF") && !strstr(q[0].error, "ENV: PG"), "the builder's environment: %s",
+              q[0].error);
+    free(q);
+    snprintf(cmd, sizeof cmd, "%s/leaked.key", outside);
+    cr_assert_neq(access(cmd, F_OK), 0, "the key was copied out");
+    snprintf(cmd, sizeof cmd, "%s/written", outside);
+    cr_assert_neq(access(cmd, F_OK), 0, "a file was written outside the build folder");
+    cr_assert(accept(listener, NULL, NULL) < 0 && (errno == EAGAIN || errno == EWOULDBLOCK),
+              "a connection arrived from the sandbox");
+    close(listener);
 }

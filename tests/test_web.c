@@ -826,7 +826,7 @@ Test(web, a_test_of_git_refs_waits_for_its_builds)
     reply_free(&r);
     cr_assert_eq(count_runs(), before, "a bad form created a run");
 
-    /* good refs: the run waits in state building with its requests, no task for anyone */
+    /* good refs: a tester's run waits for approval with its requests queued, nothing built, no task */
     snprintf(form, sizeof form, "csrf=%s&name=g&test=&base=&test_ref=topic&base_ref=main&elo0=0&elo1=5&alpha=0.05"
                                 "&beta=0.05&max_pairs=100&tc=&nodes=300&pairs_per_task=8&priority=0", csrf);
     r = http("POST", "/new/sprt", cookie, form);
@@ -835,7 +835,7 @@ Test(web, a_test_of_git_refs_waits_for_its_builds)
     reply_free(&r);
     StoreRun run;
     load(id, &run);
-    cr_assert_str_eq(run.state, "building");
+    cr_assert_str_eq(run.state, "pending", "a tester's branch waits for an admin before it is built");
     StoreBuildRequest *q = NULL;
     cr_assert_eq(store_build_requests(cu_fx.store, id, &q), 2);
     cr_assert(strcmp(q[0].ref, "topic") == 0 && strcmp(q[0].state, "queued") == 0 && strcmp(q[1].ref, "main") == 0);
@@ -847,16 +847,31 @@ Test(web, a_test_of_git_refs_waits_for_its_builds)
     char path[64];
     snprintf(path, sizeof path, "/runs/%" PRId64, id);
     r = http("GET", path, NULL, NULL);
-    cr_assert(strstr(r.body, "Builds of its git refs") && strstr(r.body, "<td data-k=\"build-test\">queued</td>"),
-              "the page shows the requests");
+    cr_assert(strstr(r.body, "Builds of its git refs") &&
+                  strstr(r.body, "<td data-k=\"build-test\">waiting for approval</td>"),
+              "the page shows the requests waiting for approval");
+    reply_free(&r);
+    StoreBuildRequest taken;
+    char state[16];
+    cr_assert_eq(store_build_claim(cu_fx.store, "test:1", 3600, &taken), 0, "no builder takes an unapproved branch");
+
+    /* an admin approves it: now it waits for its builds, and the builder may take them */
+    add_user("ada", "admin", "adminpass1");
+    char admin_cookie[128], admin_csrf[128], action[64];
+    login("ada", "adminpass1", admin_cookie, admin_csrf);
+    snprintf(action, sizeof action, "/runs/%" PRId64 "/approve", id);
+    snprintf(form, sizeof form, "csrf=%s", admin_csrf);
+    cr_assert_eq(status_of("POST", action, admin_cookie, form), 303);
+    load(id, &run);
+    cr_assert_str_eq(run.state, "building");
+    r = http("GET", path, NULL, NULL);
+    cr_assert(strstr(r.body, "<td data-k=\"build-test\">queued</td>"), "the page shows the requests queued");
     reply_free(&r);
     r = http("GET", "/runs", NULL, NULL);
     cr_assert(strstr(r.body, "Waiting for their builds"), "the runs page lists it");
     reply_free(&r);
 
     /* the builder takes the test's ref and fails it: the run fails, its page says why */
-    StoreBuildRequest taken;
-    char state[16];
     cr_assert_eq(store_build_claim(cu_fx.store, "test:1", 3600, &taken), 1);
     cr_assert_str_eq(taken.ref, "topic");
     r = http("GET", path, NULL, NULL);

@@ -460,9 +460,11 @@ static void tasks_section(Store *s, int64_t id, Buf *b)
 }
 
 /* A build request's state as shown ("done (build 7)"), live too. */
-static void request_state(const StoreBuildRequest *q, char *out, size_t size)
+static void request_state(const StoreRun *r, const StoreBuildRequest *q, char *out, size_t size)
 {
-    if (q->build_id)
+    if (strcmp(r->state, "pending") == 0 && strcmp(q->state, "queued") == 0)
+        snprintf(out, size, "waiting for approval");
+    else if (q->build_id)
         snprintf(out, size, "%s (build %" PRId64 ")", q->state, q->build_id);
     else
         snprintf(out, size, "%s", q->state);
@@ -480,14 +482,18 @@ static void builds_section(Store *s, const StoreRun *r, Buf *b)
         buf_puts(b, "<p class=\"error\">The build requests cannot be read now.</p>\n");
         return;
     }
+    if (strcmp(r->state, "pending") == 0)
+        buf_puts(b, "<p class=\"notice\">Its refs are built once an admin approves the test: building a "
+                    "branch runs its code.</p>\n");
     if (strcmp(r->state, "building") == 0)
         buf_puts(b, "<p class=\"notice\">The test starts when both sides are built by the builder "
-                    "(<code>xqf-tune build --serve</code> on a host with the repository).</p>\n");
+                    "(<code>xqf-tune build --serve</code> on a host with the repository, in a sandbox) and "
+                    "signed by the signer (<code>xqf-tune build --sign-serve</code>).</p>\n");
     buf_puts(b, "<table class=\"builds\"><thead><tr><th>Side</th><th>Ref</th><th>State</th><th>Error</th></tr>"
                 "</thead><tbody>\n");
     for (int i = 0; i < n; i++) {
         char state[64];
-        request_state(&q[i], state, sizeof state);
+        request_state(r, &q[i], state, sizeof state);
         buf_puts(b, "<tr><td>");
         buf_html(b, q[i].side);
         buf_puts(b, "</td><td class=\"mono\">");
@@ -747,7 +753,7 @@ int page_run_event(Store *s, int64_t id, Buf *out)
     StoreBuildRequest *q = NULL;
     int nq = strcmp(r.state, "building") == 0 ? store_build_requests(s, id, &q) : 0;
     for (int i = 0; i < nq; i++) {
-        request_state(&q[i], text, sizeof text);
+        request_state(&r, &q[i], text, sizeof text);
         buf_printf(out, ",\"build-%s\":", strcmp(q[i].side, "test") == 0 ? "test" : "base");
         buf_json(out, text);
     }

@@ -24,11 +24,14 @@
 #include "log.h"
 #include "process.h"
 #include "run_rules.h"
+#include "sandbox.h"
 #include "sha256.h"
 #include "store_web.h"
 
 /* UCI_TIMEOUT_MS: how long a binary may take to answer uci, as long as a worker waits for its uciok. */
 enum { BINARY_MAX = 256 << 20, BENCH_OUT_MAX = 1 << 16, UCI_TIMEOUT_MS = 10000, OPTIONS_MAX = 4096 };
+/* A boxed step (configure, compile, bench) may take this long on the wall clock before it is killed. */
+enum { BOX_WALL_S = 1800 };
 
 static const OptSpec BUILD_OPTIONS[] = {
     { "--out", OPT_TEXT, "DIR", "build-tuned", .help = "where the parameter file, build and binary go" },
@@ -40,8 +43,9 @@ static const OptSpec BUILD_OPTIONS[] = {
     { "--signature", OPT_TEXT, "HEX", NULL, .help = "with --binary: its signature made elsewhere (xqf-keys sign)" },
     { "--ref", OPT_TEXT, "REF", NULL, .help = "build this git commit (branch, tag, hash) instead" },
     { "--repo", OPT_TEXT, "DIR", ".", .help = "with --ref or --serve: the git repository of the project" },
-    { "--serve", OPT_FLAG, NULL, NULL, .help = "build the git refs of the tests created on the web, then start them" },
-    { "--watch", OPT_INT, "SECONDS", NULL, .imin = 1, .imax = 86400, .help = "with --serve: keep serving, looking every SECONDS" },
+    { "--serve", OPT_FLAG, NULL, NULL, .help = "build the git refs of the approved tests created on the web" },
+    { "--sign-serve", OPT_FLAG, NULL, NULL, .help = "sign what the builder built for approved tests, then start them" },
+    { "--watch", OPT_INT, "SECONDS", NULL, .imin = 1, .imax = 86400, .help = "with --serve or --sign-serve: keep serving, looking every SECONDS" },
     CLI_DB_OPTION,
     OPTS_END,
 };
@@ -52,8 +56,8 @@ static const OptTable BUILD_TABLE = {
         "Usage: xqf-tune build RUN [--out DIR] [--source DIR] [--jobs N] [--sign-key FILE] [--db CONNINFO]\n"
         "       xqf-tune build --binary FILE [--name NAME] [--sign-key FILE | --signature HEX] [--db CONNINFO]\n"
         "       xqf-tune build --ref REF [--repo DIR] [--out DIR] [--jobs N] [--sign-key FILE] [--db CONNINFO]\n"
-        "       xqf-tune build --serve [--repo DIR] [--watch SECONDS] [--out DIR] [--jobs N] [--sign-key FILE]\n"
-        "                      [--db CONNINFO]\n"
+        "       xqf-tune build --serve [--repo DIR] [--watch SECONDS] [--out DIR] [--jobs N] [--db CONNINFO]\n"
+        "       xqf-tune build --sign-serve --sign-key FILE [--watch SECONDS] [--db CONNINFO]\n"
         "A tuned engine: xqf-engine compiled with the run's exported parameters as its\n"
         "defaults (cmake -DXQF_PARAMS_FILE), named with the run id and the parameter\n"
         "set's hash (HASH, 16 hex digits).  In DIR:\n"
@@ -94,19 +98,31 @@ static const OptTable BUILD_TABLE = {
         "is not a git repository of this project, a build that fails and a bench\n"
         "that is not the commit's Bench: end with status 2, recording nothing.\n"
         "Prints Commit: HASH SUBJECT and Tree: HASH, then the lines above.\n"
+        "A branch's code runs when it is built (CMake runs what its tree says), so\n"
+        "the configure, the compile and the binary's bench and uci run in a sandbox\n"
+        "(bubblewrap): as nobody, with no network, an empty environment, a private\n"
+        "/tmp, the system's /usr read-only and nothing else of the machine but the\n"
+        "build folder, under memory, CPU-time and 30-minute limits.  Without\n"
+        "bubblewrap (or user namespaces) a ref is not built.\n"
         "The fourth form is the builder of the tests of git refs created on the web\n"
-        "(xqf-web never compiles: such a test waits in state building with a build\n"
-        "request per ref): it takes the requests one by one, oldest first, builds\n"
-        "each ref of DIR as the third form does and records the outcome.  When both\n"
-        "sides of a test are built, the test gets its builds and starts (active, or\n"
-        "pending when a tester made it: it still waits for an admin's approval); a\n"
+        "(xqf-web never compiles: such a test waits with a build request per ref;\n"
+        "a tester's waits for an admin's approval first, in state pending, and is\n"
+        "built only once approved, in state building): it takes the requests of\n"
+        "approved tests one by one, oldest first, builds each ref of DIR as the\n"
+        "third form does and records the outcome, unsigned: the builder holds no\n"
+        "key (--sign-key is refused).  When both sides are built and signed, the\n"
+        "test starts.  The fifth form is the signer, a process of its own with the\n"
+        "operator's key that never runs what it signs: it reads each unsigned\n"
+        "build of an approved test from the database, checks its bytes against\n"
+        "their SHA-256, signs them and starts the tests that waited for it.  A\n"
         "ref that does not resolve or build, whose bench is not its Bench: line, or\n"
         "whose build does not take the set its side plays (checked against the\n"
         "parameters the build lists, as sprt new checks it; the form could check\n"
         "only its syntax) ends the test in state failed, the reason (and the build\n"
-        "log's tail) on its web page and in xqf-tune show.  Without --watch it\n"
-        "serves what is queued and exits; with it, it keeps looking every SECONDS\n"
-        "(a request taken by a builder that died is taken again after an hour).\n",
+        "log's tail) on its web page and in xqf-tune show.  Without --watch the\n"
+        "builder and the signer serve what waits and exit; with it, they keep\n"
+        "looking every SECONDS (a request taken by a builder that died is taken\n"
+        "again after an hour).\n",
 };
 
 /* snprintf into a path buffer: false when it did not fit. */
@@ -146,11 +162,13 @@ static void read_all(int fd, char *capture, size_t size)
 }
 
 /*
- * Runs argv (searched in PATH): stdout into capture (NUL-terminated, at most
- * size - 1 bytes) or, when capture is NULL, appended to log; stderr appended
- * to log, after a "$ command" line.  Returns the exit status, or -1.
+ * Runs argv (searched in PATH), inside box when box is not NULL (untrusted
+ * code: a branch's build, the binary it made): stdout into capture
+ * (NUL-terminated, at most size - 1 bytes) or, when capture is NULL,
+ * appended to log; stderr appended to log, after a "$ command" line.
+ * Returns the exit status, or -1 (a box that cannot be made: why in the log).
  */
-static int spawn(char *const argv[], const char *log, char *capture, size_t size)
+static int spawn(char *const argv[], const char *log, char *capture, size_t size, const SandboxSpec *box)
 {
     int fds[2] = { -1, -1 };
     int logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -160,6 +178,16 @@ static int spawn(char *const argv[], const char *log, char *capture, size_t size
         return -1;
     }
     log_command(logfd, argv);
+    char why[256], **boxed = NULL;
+    if (box && !(boxed = sandbox_argv(box, argv, why, sizeof why))) {
+        dprintf(logfd, "not run: %s\n", why);
+        close(logfd);
+        if (capture) {
+            close(fds[0]);
+            close(fds[1]);
+        }
+        return -1;
+    }
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
@@ -169,11 +197,18 @@ static int spawn(char *const argv[], const char *log, char *capture, size_t size
             close(fds[0]);
             close(fds[1]);
         }
-        execvp(argv[0], argv);
+        if (boxed) {
+            /* limits and a wall-clock alarm (kept across exec) for the box, never for the builder */
+            sandbox_limits(box);
+            alarm(BOX_WALL_S);
+            execv(boxed[0], boxed);
+        } else
+            execvp(argv[0], argv);
         dprintf(STDERR_FILENO, "cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
     close(logfd);
+    free(boxed);
     if (capture) {
         close(fds[1]);
         read_all(fds[0], capture, size);
@@ -228,12 +263,15 @@ static char *read_file(const char *path, size_t max, size_t *len)
     return data;
 }
 
-/* The binary's bench signature ("Nodes searched: N"), printed. Exit status. */
-static int bench(const char *binary, const char *log, int64_t *nodes)
+/* The binary's bench signature ("Nodes searched: N"), printed; in a box when boxed (a branch's binary). Exit status. */
+static int bench(const char *binary, const char *log, int64_t *nodes, bool boxed)
 {
     char *out = malloc(BENCH_OUT_MAX);
     char *args[] = { (char *)binary, "bench", NULL };
-    const char *line = out && spawn(args, log, out, BENCH_OUT_MAX) == 0 ? strstr(out, "Nodes searched: ") : NULL;
+    SandboxSpec box = { .ro = { binary } };
+    const char *line = out && spawn(args, log, out, BENCH_OUT_MAX, boxed ? &box : NULL) == 0
+                           ? strstr(out, "Nodes searched: ")
+                           : NULL;
     int ok = line && sscanf(line, "Nodes searched: %" SCNd64, nodes) == 1;
     free(out);
     if (!ok)
@@ -293,12 +331,17 @@ static bool add_param(StoreBuildParam **list, int *count, const StoreBuildParam 
  * *list malloc'd (NULL when it lists none), printed.  Exit status:
  * CLI_FAIL, as for a bench that fails, when it does not list them.
  */
-static int list_params(const char *binary, StoreBuildParam **list, int *count)
+static int list_params(const char *binary, StoreBuildParam **list, int *count, bool boxed)
 {
     char *argv[] = { (char *)binary, NULL }, err[256], line[1024];
     *list = NULL;
     *count = 0;
-    Process *p = process_spawn(argv, NULL, err, sizeof err);
+    SandboxSpec box = { .ro = { binary } };
+    char **in_box = boxed ? sandbox_argv(&box, argv, err, sizeof err) : NULL;
+    if (boxed && !in_box)
+        return cli_fail(CLI_FAIL, "%s: %s", binary, err);
+    Process *p = process_spawn(in_box ? in_box : argv, NULL, err, sizeof err);
+    free(in_box);
     if (!p)
         return cli_fail(CLI_FAIL, "%s does not start: %s", binary, err);
     int64_t deadline = clock_now_us() + (int64_t)UCI_TIMEOUT_MS * 1000;
@@ -431,7 +474,7 @@ static int register_binary(Store *s, const char *binary, const char *log, StoreB
     if (git && git->bench > 0)
         b->bench_nodes = git->bench;
     else
-        status = bench(binary, log, &b->bench_nodes);
+        status = bench(binary, log, &b->bench_nodes, git != NULL);
     if (status != CLI_OK || (status = bench_check(b->bench_nodes, git)) != CLI_OK)
         return status;
     if (sha256_file(binary, b->sha256) != 0)
@@ -439,7 +482,7 @@ static int register_binary(Store *s, const char *binary, const char *log, StoreB
     printf("SHA-256: %s\n", b->sha256);
     StoreBuildParam *params;
     int nparams;
-    if ((status = list_params(binary, &params, &nparams)) != CLI_OK)
+    if ((status = list_params(binary, &params, &nparams, git != NULL)) != CLI_OK)
         return status;
     if ((status = signing_apply(sg, b)) == CLI_OK && !path_fmt(b->path, sizeof b->path, "%s", binary))
         status = cli_fail(CLI_USAGE, "'%s': path too long", binary);
@@ -509,7 +552,7 @@ static int compile(const char *source, const BuildPaths *bp, int64_t jobs, int64
                           "-DXQF_TESTS=OFF", NULL };
     char *build[] = { "cmake", "--build", dir, "--target", "xqf-engine", "-j", jobs_text, NULL };
     fprintf(stderr, "xqf-tune: building xqf-engine for run %" PRId64 " in %s\n", id, dir);
-    if (spawn(configure, bp->log, NULL, 0) != 0 || spawn(build, bp->log, NULL, 0) != 0)
+    if (spawn(configure, bp->log, NULL, 0, NULL) != 0 || spawn(build, bp->log, NULL, 0, NULL) != 0)
         return cli_fail(CLI_FAIL, "the build failed (see %s)", bp->log);
     if (copy_binary(bp->built, bp->binary) != 0)
         return cli_fail(CLI_FAIL, "cannot copy %s to %s: %s", bp->built, bp->binary, strerror(errno));
@@ -576,7 +619,7 @@ static int git(const char *repo, const char *log, char *out, size_t size, const 
     for (int i = 0; args[i] && n < 11; i++)
         argv[n++] = (char *)args[i];
     argv[n] = NULL;
-    int rc = spawn(argv, log, out, size);
+    int rc = spawn(argv, log, out, size, NULL);
     size_t len = strlen(out);
     if (len && out[len - 1] == '\n')
         out[len - 1] = '\0';
@@ -617,7 +660,7 @@ static int64_t bench_line(const char *message)
 static void remove_tree(const char *dir)
 {
     char *rm[] = { "rm", "-rf", (char *)dir, NULL };
-    spawn(rm, "/dev/null", NULL, 0);
+    spawn(rm, "/dev/null", NULL, 0, NULL);
 }
 
 int cli_git_resolve(Store *s, const char *repo, const char *ref, CliGitRef *g)
@@ -688,10 +731,19 @@ static int git_compile(const char *repo, CliGitRef *g, const char *tmp, const ch
     char *untar[] = { "tar", "-xf", tar, "-C", src, NULL };
     char *configure[] = { "cmake", "-S", src, "-B", dir, "-DCMAKE_BUILD_TYPE=Release", "-DXQF_TESTS=OFF", NULL };
     char *build[] = { "cmake", "--build", dir, "--target", "xqf-engine", "-j", jobs_text, NULL };
-    if (spawn(untar, log, NULL, 0) != 0)
+    if (spawn(untar, log, NULL, 0, NULL) != 0)
         return cli_fail(CLI_FAIL, "cannot unpack the source of %.12s", g->commit);
-    fprintf(stderr, "xqf-tune: building xqf-engine of %.12s (%s) in %s\n", g->commit, g->ref, dir);
-    if (spawn(configure, log, NULL, 0) != 0 || spawn(build, log, NULL, 0) != 0) {
+    /*
+     * The branch's CMake runs whatever its tree says: configure and compile
+     * in a box that sees the system's /usr and this folder only, as nobody,
+     * with no network, no environment and limits (sandbox.h).
+     */
+    SandboxSpec box = { .rw = { tmp }, .chdir = tmp };
+    char why[256];
+    if (!sandbox_program(why, sizeof why))
+        return cli_fail(CLI_FAIL, "commit %.12s not built: no sandbox to build it in: %s", g->commit, why);
+    fprintf(stderr, "xqf-tune: building xqf-engine of %.12s (%s) in %s, in a sandbox\n", g->commit, g->ref, dir);
+    if (spawn(configure, log, NULL, 0, &box) != 0 || spawn(build, log, NULL, 0, &box) != 0) {
         print_tail(log, g);
         return cli_fail(CLI_USAGE, "commit %.12s (%s) does not build: nothing recorded", g->commit, g->ref);
     }
@@ -730,7 +782,7 @@ int cli_git_build(Store *s, const char *repo, CliGitRef *g, const char *out, int
         status = cli_fail(CLI_FAIL, "cannot create '%s': %s", out, strerror(errno));
     if (status == CLI_OK && copy_binary(built, g->binary) != 0)
         status = cli_fail(CLI_FAIL, "cannot copy %s to %s: %s", built, g->binary, strerror(errno));
-    if (status == CLI_OK && (status = bench(g->binary, log, &g->bench)) != CLI_OK)
+    if (status == CLI_OK && (status = bench(g->binary, log, &g->bench, true)) != CLI_OK)
         print_tail(log, g);
     GitOrigin origin = { .want_bench = g->want_bench };
     snprintf(origin.src.commit, sizeof origin.src.commit, "%s", g->commit);
@@ -895,7 +947,7 @@ static int serve_one(Store *s, const Opts *o, const StoreBuildRequest *q, const 
     if (status == CLI_OK)
         status = cli_git_build(s, repo, g, out, jobs);
     if (status == CLI_OK)
-        status = cli_git_register(s, g, opts_text(o, "--sign-key"), &id);
+        status = cli_git_register(s, g, NULL, &id);
     if (status == CLI_OK)
         status = serve_check_set(s, q, id);
     char *why = malloc(sizeof ((StoreBuildRequest *)NULL)->error), state[16];
@@ -924,7 +976,10 @@ static int build_serve(const Opts *o, int64_t jobs)
 {
     if (o->npositional != 0 || opts_given(o, "--binary") || opts_given(o, "--name") || opts_given(o, "--ref") ||
         opts_given(o, "--signature") || opts_given(o, "--source"))
-        return cli_fail(CLI_USAGE, "build --serve takes only --repo, --watch, --out, --jobs, --sign-key and --db");
+        return cli_fail(CLI_USAGE, "build --serve takes only --repo, --watch, --out, --jobs and --db");
+    if (opts_given(o, "--sign-key"))
+        return cli_fail(CLI_USAGE, "build --serve: the builder holds no key (it runs the branches it builds); "
+                        "sign its builds with a signer of their own: xqf-tune build --sign-serve --sign-key FILE");
     char host[128] = "", builder[192];
     gethostname(host, sizeof host - 1);
     snprintf(builder, sizeof builder, "%s:%ld", host, (long)getpid());
@@ -953,6 +1008,102 @@ static int build_serve(const Opts *o, int64_t jobs)
     return status;
 }
 
+/* ---- the signer of the builder's builds (build --sign-serve) ------------------------- */
+
+/*
+ * Build id's stored bytes into a private temporary file and their SHA-256
+ * into hex: what is signed is what workers will fetch, never a file the
+ * builder could have changed.  Exit status.
+ */
+static int stored_sha256(Store *s, const char *sha256, char hex[SHA256_HEX_LEN + 1])
+{
+    char tmp[PATH_MAX];
+    const char *tmpdir = getenv("TMPDIR");
+    if (!path_fmt(tmp, sizeof tmp, "%s/xqf-sign-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp"))
+        return cli_fail(CLI_FAIL, "TMPDIR too long");
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return cli_fail(CLI_FAIL, "cannot make a temporary file: %s", strerror(errno));
+    unlink(tmp);
+    enum { CHUNK = 1 << 20 };
+    char *buf = malloc(CHUNK), name[STORE_NAME_MAX + 1], sig[STORE_SIG_HEX + 1];
+    int status = buf ? CLI_OK : cli_fail(CLI_FAIL, "out of memory");
+    for (int64_t off = 0, total = 1; status == CLI_OK && off < total;) {
+        size_t len = 0;
+        int got = store_build_chunk(s, sha256, off, CHUNK, buf, &len, &total, name, sig);
+        if (got != 1 || (len == 0 && total > 0))
+            status = cli_fail(CLI_FAIL, "cannot read the bytes of build %.16s", sha256);
+        else if (len > 0 && write(fd, buf, len) != (ssize_t)len)
+            status = cli_fail(CLI_FAIL, "cannot write a temporary file: %s", strerror(errno));
+        off += (int64_t)len;
+        if (total == 0)
+            break;
+    }
+    if (status == CLI_OK && (lseek(fd, 0, SEEK_SET) != 0 || sha256_fd(fd, hex) != 0))
+        status = cli_fail(CLI_FAIL, "cannot hash the bytes of build %.16s", sha256);
+    free(buf);
+    close(fd);
+    return status;
+}
+
+/* One build signed, or refused when its bytes are not its SHA-256. Exit status. */
+static int sign_one(Store *s, const SignKey *key, int64_t build, const char *sha256, const char *name)
+{
+    char hex[SHA256_HEX_LEN + 1], sig[SIGN_SIG_HEX + 1], err[256];
+    int status = stored_sha256(s, sha256, hex);
+    if (status != CLI_OK)
+        return status;
+    if (strcmp(hex, sha256) != 0)
+        return cli_fail(CLI_FAIL, "build %" PRId64 " (%s): its stored bytes hash to %.16s, not %.16s: not signed",
+                        build, name, hex, sha256);
+    if (sign_build(key, sha256, name, sig, err, sizeof err) != 0)
+        return cli_fail(CLI_FAIL, "cannot sign: %s", err);
+    int started = 0, rc = store_build_signed(s, build, sha256, sig, &started);
+    if (rc < 0)
+        return cli_fail(CLI_FAIL, "cannot record the signature of build %" PRId64, build);
+    if (rc == 1)
+        printf("signed build %" PRId64 " (%s); %d test%s started\n", build, name, started, started == 1 ? "" : "s");
+    return CLI_OK;
+}
+
+/* xqf-tune build --sign-serve: the builder's unsigned builds of approved tests signed (with --watch, forever). */
+static int sign_serve(const Opts *o, Signing *sg)
+{
+    if (o->npositional != 0 || opts_given(o, "--binary") || opts_given(o, "--name") || opts_given(o, "--ref") ||
+        opts_given(o, "--signature") || opts_given(o, "--source") || opts_given(o, "--serve") ||
+        opts_given(o, "--out") || opts_given(o, "--jobs") || opts_given(o, "--repo"))
+        return cli_fail(CLI_USAGE, "build --sign-serve takes only --sign-key, --watch and --db");
+    if (!sg->has_key)
+        return cli_fail(CLI_USAGE, "build --sign-serve needs --sign-key FILE (the operator's key)");
+    int64_t watch = opts_given(o, "--watch") ? opts_int(o, "--watch") : 0;
+    Store *s = NULL;
+    int status = cli_open_db(o, &s);
+    int64_t refused = 0;   /* a build whose bytes do not hash to its SHA-256 is not tried again in a row */
+    while (status == CLI_OK) {
+        int64_t build;
+        char sha256[STORE_NAME_MAX + 1], name[STORE_NAME_MAX + 1];
+        int got = store_sign_next(s, &build, sha256, name);
+        if (got == 1 && build != refused) {
+            if (sign_one(s, &sg->key, build, sha256, name) != CLI_OK) {
+                refused = build;
+                if (!watch)
+                    status = CLI_FAIL;
+            }
+            continue;
+        }
+        if (got < 0 && !watch)
+            status = cli_fail(CLI_FAIL, "cannot read the builds to sign");
+        if (!watch)
+            break;
+        fflush(stdout);
+        sleep((unsigned)watch);
+        if (!store_ok(s) && store_connect(s) != 0)
+            fprintf(stderr, "xqf-tune: the database is not reachable: trying again in %" PRId64 " s\n", watch);
+    }
+    store_destroy(&s);
+    return status;
+}
+
 int tune_cmd_build(int argc, char **argv)
 {
     Opts o;
@@ -963,12 +1114,17 @@ int tune_cmd_build(int argc, char **argv)
     Signing sg;
     if ((status = signing_load(&o, &sg)) != CLI_OK)
         return status;
+    if (opts_given(&o, "--sign-serve")) {
+        status = sign_serve(&o, &sg);
+        sign_key_wipe(&sg.key);
+        return status;
+    }
     if (opts_given(&o, "--serve")) {
         sign_key_wipe(&sg.key);
         return build_serve(&o, opts_given(&o, "--jobs") ? opts_int(&o, "--jobs") : online_cores());
     }
     if (opts_given(&o, "--watch"))
-        return cli_fail(CLI_USAGE, "--watch goes with --serve");
+        return cli_fail(CLI_USAGE, "--watch goes with --serve or --sign-serve");
     if (opts_given(&o, "--binary")) {
         status = build_binary(&o, &sg);
         sign_key_wipe(&sg.key);

@@ -1,0 +1,145 @@
+/*
+ * sandbox.c - the box of sandbox.h, made of bubblewrap's options.
+ */
+#define _DEFAULT_SOURCE
+#include "sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* A fixed path, not PATH: whoever sets the builder's PATH must not choose its sandbox. */
+static const char *const BWRAP = "/usr/bin/bwrap";
+
+enum { ARGS_MAX = 96, NOBODY = 65534 };
+
+/* The options every box has: namespaces, nobody, no environment, the read-only system. */
+static int base_args(const char **a, int n)
+{
+    static const char *const FIXED[] = {
+        "--die-with-parent", "--new-session", "--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534",
+        "--clearenv", "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "HOME", "/tmp",
+        "--setenv", "LANG", "C.UTF-8", "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev",
+        "--tmpfs", "/tmp",
+        /* what compilers and the dynamic loader read under /etc (cc is an alternatives link) */
+        "--ro-bind-try", "/etc/alternatives", "/etc/alternatives", "--ro-bind-try", "/etc/ld.so.cache",
+        "/etc/ld.so.cache", "--ro-bind-try", "/etc/ld.so.conf", "/etc/ld.so.conf", "--ro-bind-try",
+        "/etc/ld.so.conf.d", "/etc/ld.so.conf.d",
+    };
+    for (size_t i = 0; i < sizeof FIXED / sizeof *FIXED; i++)
+        a[n++] = FIXED[i];
+    /* /bin, /lib, ...: links into /usr on a merged-/usr system, folders of their own on an older one */
+    static const char *const TOP[][2] = { { "/bin", "usr/bin" }, { "/sbin", "usr/sbin" }, { "/lib", "usr/lib" },
+                                          { "/lib64", "usr/lib64" }, { "/lib32", "usr/lib32" } };
+    for (size_t i = 0; i < sizeof TOP / sizeof *TOP; i++) {
+        struct stat st;
+        if (lstat(TOP[i][0], &st) != 0)
+            continue;
+        if (S_ISLNK(st.st_mode)) {
+            a[n++] = "--symlink", a[n++] = TOP[i][1], a[n++] = TOP[i][0];
+        } else {
+            a[n++] = "--ro-bind", a[n++] = TOP[i][0], a[n++] = TOP[i][0];
+        }
+    }
+    return n;
+}
+
+const char *sandbox_program(char *why, size_t size)
+{
+    static int checked;      /* 0 not yet, 1 works, -1 does not */
+    static char reason[256];
+    if (!checked) {
+        checked = -1;
+        if (access(BWRAP, X_OK) != 0) {
+            snprintf(reason, sizeof reason, "%s not found (Debian's bubblewrap package; ops/setup installs it)", BWRAP);
+        } else {
+            /* one empty box: user namespaces may be off (kernel.unprivileged_userns_clone) */
+            const char *a[ARGS_MAX];
+            int n = 0;
+            a[n++] = BWRAP;
+            n = base_args(a, n);
+            a[n++] = "/bin/true";
+            a[n] = NULL;
+            pid_t pid = fork();
+            if (pid == 0) {
+                int null = open("/dev/null", O_RDWR);
+                if (null >= 0) {
+                    dup2(null, STDOUT_FILENO);
+                    dup2(null, STDERR_FILENO);
+                }
+                execv(BWRAP, (char *const *)a);
+                _exit(127);
+            }
+            int st = 0;
+            while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
+                ;
+            if (pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+                checked = 1;
+            else
+                snprintf(reason, sizeof reason, "%s cannot make a sandbox here (user namespaces off?)", BWRAP);
+        }
+    }
+    if (checked < 0) {
+        snprintf(why, size, "%s", reason);
+        return NULL;
+    }
+    return BWRAP;
+}
+
+char **sandbox_argv(const SandboxSpec *sp, char *const argv[], char *why, size_t size)
+{
+    const char *prog = sandbox_program(why, size);
+    if (!prog)
+        return NULL;
+    int nargv = 0;
+    while (argv[nargv])
+        nargv++;
+    const char **a = calloc((size_t)(ARGS_MAX + 4 * SANDBOX_PATHS * 3 + nargv + 1), sizeof *a);
+    if (!a) {
+        snprintf(why, size, "out of memory");
+        return NULL;
+    }
+    int n = 0;
+    a[n++] = prog;
+    n = base_args(a, n);
+    for (int pass = 0; pass < 2; pass++) {
+        const char *const *paths = pass ? sp->ro : sp->rw;
+        for (int i = 0; i < SANDBOX_PATHS && paths[i]; i++) {
+            if (paths[i][0] != '/') {
+                snprintf(why, size, "sandbox: '%s' is not an absolute path", paths[i]);
+                free(a);
+                return NULL;
+            }
+            a[n++] = pass ? "--ro-bind" : "--bind";
+            a[n++] = paths[i];
+            a[n++] = paths[i];
+        }
+    }
+    if (sp->chdir) {
+        a[n++] = "--chdir";
+        a[n++] = sp->chdir;
+    }
+    a[n++] = "--";
+    for (int i = 0; i < nargv; i++)
+        a[n++] = argv[i];
+    a[n] = NULL;
+    return (char **)a;
+}
+
+void sandbox_limits(const SandboxSpec *sp)
+{
+    long mb = sp->memory_mb > 0 ? sp->memory_mb : 4096, cpu = sp->cpu_s > 0 ? sp->cpu_s : 3600;
+    struct rlimit as = { (rlim_t)mb << 20, (rlim_t)mb << 20 }, cpu_l = { (rlim_t)cpu, (rlim_t)cpu + 10 },
+                  fsize = { (rlim_t)2 << 30, (rlim_t)2 << 30 }, core = { 0, 0 }, nproc = { 4096, 4096 };
+    setrlimit(RLIMIT_AS, &as);
+    setrlimit(RLIMIT_CPU, &cpu_l);
+    setrlimit(RLIMIT_FSIZE, &fsize);
+    setrlimit(RLIMIT_CORE, &core);
+    setrlimit(RLIMIT_NPROC, &nproc);
+}

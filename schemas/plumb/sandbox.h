@@ -1,0 +1,44 @@
+/*
+ * sandbox.h - running untrusted code (a tester's branch being built, the
+ * binary it made) in a box: bubblewrap (bwrap, Debian's package of the
+ * Flatpak project's sandbox) gives it namespaces of its own, so that it
+ * sees only the system's read-only /usr, a private /tmp and the folders
+ * named here, has no network (a network namespace with loopback only),
+ * runs as "nobody" with an empty environment, and dies with its parent.
+ * Resource limits (memory, CPU time, file size, processes) are set with
+ * setrlimit in the child before it becomes bwrap.
+ *
+ * What it cannot reach is what it is not given: the builder's keys, its
+ * database connection string (the environment is cleared), /etc, the
+ * home folders, every other file of the machine.
+ */
+#ifndef XQF_SANDBOX_H
+#define XQF_SANDBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum { SANDBOX_PATHS = 4 };
+
+typedef struct {
+    const char *rw[SANDBOX_PATHS];   /* folders bound read-write at their own path (NULL ends) */
+    const char *ro[SANDBOX_PATHS];   /* files or folders bound read-only at their own path (NULL ends) */
+    const char *chdir;               /* the working folder inside (NULL: /) */
+    long memory_mb;                  /* address space limit (0: 4,096 MB) */
+    long cpu_s;                      /* CPU time limit in seconds (0: 3,600) */
+} SandboxSpec;
+
+/* The sandbox program, or NULL with why (not installed, or it cannot make namespaces here). */
+const char *sandbox_program(char *why, size_t size);
+
+/*
+ * argv prefixed with the sandbox's command line: a malloc'd NULL-ended
+ * array (free it; its strings are argv's, sp's or static).  NULL with why
+ * when the sandbox is not available or a path is not absolute.
+ */
+char **sandbox_argv(const SandboxSpec *sp, char *const argv[], char *why, size_t size);
+
+/* In the child, before exec: the resource limits of sp. Async-signal-safe. */
+void sandbox_limits(const SandboxSpec *sp);
+
+#endif
