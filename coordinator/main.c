@@ -61,7 +61,8 @@ static const OptSpec OPTIONS[] = {
     { "--max-peers", OPT_INT, "N", STR(SERVER_MAX_PEERS_DEFAULT), .imin = 1, .imax = 1000000,
       .help = "workers connected at once at most (idle ones evicted; new ones refused beyond)" },
     { "--quarantine-after", OPT_INT, "N", STR(SERVER_QUARANTINE_DEFAULT), .imin = 1, .imax = 1000000,
-      .help = "a task workers refused N times is set aside with their reasons (status, xqf-tune show)" },
+      .help = "a task refused by workers of N distinct keys (or of every key, when fewer) is set aside "
+              "with their reasons (status, xqf-tune show); a worker never gets a task it refused again" },
     { "--curve-secret", OPT_TEXT, "FILE", NULL,
       .help = "the coordinator's CURVE key pair (xqf-keys new FILE): encrypted connections, workers "
               "authenticated by their keys" },

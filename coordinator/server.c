@@ -318,8 +318,9 @@ static int handle_db(Server *S, Item *it)
         if (rc < 0)
             return -1;
         if (rc == 2)
-            log_warn("task %llu quarantined: refused %d times, the last by worker %lld: %s",
-                     (unsigned long long)h->task_id, S->cfg->quarantine_after, (long long)e->worker, h->reason);
+            log_warn("task %llu quarantined: refused by %d keys (or every key of the cluster), the last by worker "
+                     "%lld: %s", (unsigned long long)h->task_id, S->cfg->quarantine_after, (long long)e->worker,
+                     h->reason);
         else if (rc > 0)
             log_info("task %llu handed back%s: %s", (unsigned long long)h->task_id,
                      h->refused ? " (refused)" : "", h->reason);

@@ -137,7 +137,7 @@
     S(CLAIM, "SELECT * FROM xqf_claim_batch($1, $2::bigint[], $3)", 3)                          \
     S(CREATE_TASK, "SELECT * FROM xqf_create_task($1, $2, $3, $4, $5, $6::jsonb)", 6)            \
     S(REPORT, "SELECT * FROM xqf_report_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "    \
-              "$12, $13, $14)", 14)                                                              \
+              "$12, $13, $14, $15, $16)", 16)                                                    \
     S(LEASED, "SELECT (SELECT count(*) FROM tasks t WHERE t.worker_id = w AND t.state = 'leased') "  \
               "FROM unnest($1::bigint[]) WITH ORDINALITY AS u(w, i) ORDER BY i", 1)               \
     S(HEARTBEAT, "SELECT xqf_heartbeat($1, $2, $3, $4)", 4)                                      \
@@ -1231,25 +1231,67 @@ const char *store_report_text(StoreReport r)
     return (unsigned)r < 4 ? TEXT[r] : "?";
 }
 
+/*
+ * The letter of each pair of a report's records (021_report_records.sql),
+ * the first player's view: a WW, b WD, c WL, d DD, e DL, f LL.  The pair's
+ * first game has the first player as Red (worker/task.c).  A malloc'd
+ * string, or NULL when a record has no result or out of memory.
+ */
+static char *pair_codes(const StoreReportItem *it)
+{
+    int64_t n = it->counts.pairs - it->games_from;
+    char *codes = malloc((size_t)(n > 0 ? n : 0) + 1);
+    if (!codes)
+        return NULL;
+    size_t off = 0, len;
+    const uint8_t *rec;
+    int points[2] = { 0, 0 }, draws = 0;   /* the pair's wins and losses of the first player, and draws */
+    int64_t k = 0;
+    while (k < 2 * n && xqf_games_next(it->games, it->games_len, &off, &rec, &len) > 0) {
+        int result = rec[0] & XQF_GAME_RESULT;   /* 1 Red won, 2 Black won, 3 draw */
+        bool first_red = k % 2 == 0;
+        if (result == 0) {
+            free(codes);
+            return NULL;
+        }
+        if (result == 3)
+            draws++;
+        else
+            points[(result == 1) == first_red ? 0 : 1]++;
+        if (k % 2 == 1) {
+            static const char CODE[3][3] = { { 'f', 'e', 'd' }, { 'c', 'b', 0 }, { 'a', 0, 0 } };
+            codes[k / 2] = CODE[points[0]][draws];
+            points[0] = points[1] = draws = 0;
+        }
+        k++;
+    }
+    codes[n > 0 ? n : 0] = '\0';
+    return codes;
+}
+
 /* One xqf_report_batch call over the items listed in idx (their tasks distinct). 0 or -1. */
 static int report_round(Store *s, StoreReportItem *items, const int *idx, int n, int64_t lease_ms)
 {
-    enum { COLUMNS = 13 };                 /* worker, task, token, 9 counts, reasons */
+    enum { COLUMNS = 15 };                 /* worker, task, token, 9 counts, reasons, games_from, pair codes */
     Text col[COLUMNS] = { { 0 } };
     for (int c = 0; c < COLUMNS; c++)
         text_add(&col[c], "{");
     for (int i = 0; i < n; i++) {
         const StoreReportItem *it = &items[idx[i]];
         const StoreCounts *x = &it->counts;
-        const int64_t v[COLUMNS - 1] = { it->worker, it->task, it->token, x->pairs, x->wins, x->draws,
+        const int64_t v[COLUMNS - 3] = { it->worker, it->task, it->token, x->pairs, x->wins, x->draws,
                                          x->losses, x->penta[0], x->penta[1], x->penta[2],
                                          x->penta[3], x->penta[4] };
-        for (int c = 0; c < COLUMNS - 1; c++)
+        for (int c = 0; c < COLUMNS - 3; c++)
             text_add(&col[c], "%s%" PRId64, i ? "," : "", v[c]);
-        text_add(&col[COLUMNS - 1], "%s\"{", i ? "," : "");
+        text_add(&col[COLUMNS - 3], "%s\"{", i ? "," : "");
         for (int j = 0; j < x->nreasons; j++)
-            text_add(&col[COLUMNS - 1], "%s%" PRId64, j ? "," : "", x->reasons[j]);
-        text_add(&col[COLUMNS - 1], "}\"");
+            text_add(&col[COLUMNS - 3], "%s%" PRId64, j ? "," : "", x->reasons[j]);
+        text_add(&col[COLUMNS - 3], "}\"");
+        text_add(&col[COLUMNS - 2], "%s%" PRId64, i ? "," : "", it->games_from);
+        char *codes = pair_codes(it);      /* letters a-f only: no quoting needed beyond the quotes */
+        text_add(&col[COLUMNS - 1], "%s\"%s\"", i ? "," : "", codes ? codes : "-");
+        free(codes);
     }
     bool ok = true;
     for (int c = 0; c < COLUMNS; c++) {
@@ -1290,12 +1332,14 @@ static int report_round(Store *s, StoreReportItem *items, const int *idx, int n,
 
 /* ---- data-generation runs (012_data.sql) ------------------------------------ */
 
-/* A report's game records, when it has some, are one per game of its pairs from games_from on. */
+/*
+ * A report carries a record of each game of its pairs from games_from on:
+ * a result without them would be counted, never stored and never audited.
+ */
 static bool report_games_consistent(const StoreReportItem *it)
 {
-    return it->games_len == 0 ||
-           (it->games_from >= 0 && it->games_from <= it->counts.pairs &&
-            xqf_games_count(it->games, it->games_len) == 2 * (it->counts.pairs - it->games_from));
+    return it->games_from >= 0 && it->games_from <= it->counts.pairs &&
+           xqf_games_count(it->games, it->games_len) == 2 * (it->counts.pairs - it->games_from);
 }
 
 /*

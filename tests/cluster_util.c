@@ -45,6 +45,68 @@ int cu_sh(char *out, size_t size, const char *command, const char *logfile)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* Appends one record (moves-only form, no ply) with result (1 Red won, 2 Black won, 3 draw). */
+static void record_add(uint8_t *buf, size_t *len, int result)
+{
+    static const char FEN[] = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1";
+    uint32_t n = 3 + sizeof FEN - 1 + 2;
+    uint8_t *p = buf + *len;
+    p[0] = (uint8_t)n, p[1] = (uint8_t)(n >> 8), p[2] = p[3] = 0;
+    p[4] = (uint8_t)(result | 0x80);          /* XQF_GAME_MOVES */
+    p[5] = 1;                                 /* a reason */
+    p[6] = (uint8_t)(sizeof FEN - 1);
+    memcpy(p + 7, FEN, sizeof FEN - 1);
+    p[7 + sizeof FEN - 1] = p[8 + sizeof FEN - 1] = 0;
+    *len += 4 + n;
+}
+
+uint8_t *cu_records_for(const StoreCounts *now, const StoreCounts *before, size_t *len)
+{
+    const StoreCounts zero = { 0 };
+    if (!before)
+        before = &zero;
+    int64_t d[5], wins = now->wins - before->wins;
+    for (int i = 0; i < 5; i++)
+        d[i] = now->penta[i] - before->penta[i];
+    int64_t wl = wins - 2 * d[4] - d[3];
+    /* pairs in order: WW, WD, WL, DD, DL, LL; the first player's results of its two games */
+    int64_t n[6] = { d[4], d[3], wl, d[2] - wl, d[1], d[0] };
+    static const int FIRST[6][2] = { { 2, 2 }, { 2, 1 }, { 2, 0 }, { 1, 1 }, { 1, 0 }, { 0, 0 } };
+    int64_t pairs = 0;
+    for (int k = 0; k < 6; k++)
+        pairs += n[k] > 0 ? n[k] : 0;
+    *len = 0;
+    if (pairs == 0)
+        return NULL;
+    uint8_t *buf = malloc((size_t)pairs * 2 * 96);
+    if (!buf)
+        return NULL;
+    for (int k = 0; k < 6; k++)
+        for (int64_t i = 0; i < n[k]; i++)
+            for (int g = 0; g < 2; g++) {
+                int pts = FIRST[k][g];     /* 2 win, 1 draw, 0 loss of the first player */
+                bool first_red = g == 0;
+                record_add(buf, len, pts == 1 ? 3 : (pts == 2) == first_red ? 1 : 2);
+            }
+    return buf;
+}
+
+StoreReport cu_report(Store *s, int64_t worker, int64_t task, int64_t token, const StoreCounts *now,
+                      const StoreCounts *before, int64_t lease_ms, int64_t *run, bool *task_done)
+{
+    size_t len;
+    uint8_t *games = cu_records_for(now, before, &len);
+    StoreReportItem it = { .worker = worker, .task = task, .token = token, .counts = *now, .games = games,
+                           .games_len = len, .games_from = before ? before->pairs : 0 };
+    int rc = store_report_batch(s, &it, 1, lease_ms);
+    free(games);
+    if (run)
+        *run = it.run;
+    if (task_done)
+        *task_done = it.task_done;
+    return rc == 0 ? it.status : (StoreReport)-1;
+}
+
 int cu_engine_copy(const char *path, int n)
 {
     const char *engine = getenv("XQF_TEST_ENGINE");

@@ -81,6 +81,19 @@ int cu_sh(char *out, size_t size, const char *command, const char *logfile);
  */
 int cu_engine_copy(const char *path, int n);
 
+/*
+ * Game records (games.h) for the pairs a report adds, from before's counts
+ * to now's (before NULL: none yet): pairs whose results count exactly the
+ * difference of W/D/L and pentanomial, as a worker's records would (the
+ * coordinator checks them, 021_report_records.sql).  An inconsistent
+ * difference gives what it can (the report is refused either way).
+ * Returns the malloc'd bytes (NULL when there are none) and their length.
+ */
+uint8_t *cu_records_for(const StoreCounts *now, const StoreCounts *before, size_t *len);
+/* One report of a lease through the batch statement, with records for the pairs it adds after before. */
+StoreReport cu_report(Store *s, int64_t worker, int64_t task, int64_t token, const StoreCounts *now,
+                      const StoreCounts *before, int64_t lease_ms, int64_t *run, bool *task_done);
+
 /* The SHA-256 of the file at path, 64 hex digits (sha256sum). 0 or -1. */
 int cu_sha256(const char *path, char out[65]);
 /*

@@ -214,3 +214,61 @@ Test(bench_check, bad_options)
     cr_assert_eq(n, 0, "nothing created");
     free(r);
 }
+
+/*
+ * One worker cannot sink a run: a worker that trusts no operator key (the
+ * default) refuses every task of a signed-build SPRT.  It says so per
+ * build, the coordinator offers it that run no more and counts its
+ * refusals for no quarantine, and the worker that trusts the key plays
+ * the whole run: finished, every pair played, nothing quarantined.
+ */
+Test(bench_check, a_worker_that_trusts_no_key_cannot_sink_a_signed_run)
+{
+    CU_REQUIRE_DB();
+    char e1[512], e2[512], key[512], pub[600], cmd[1300], args[1400], out[16384], cache1[512], cache2[512];
+    snprintf(e1, sizeof e1, "%s/engine-1", cu_fx.dir);
+    snprintf(e2, sizeof e2, "%s/engine-2", cu_fx.dir);
+    snprintf(key, sizeof key, "%s/operator.key", cu_fx.dir);
+    snprintf(pub, sizeof pub, "%s.pub", key);
+    cr_assert_eq(cu_engine_copy(e1, 1), 0);
+    cr_assert_eq(cu_engine_copy(e2, 2), 0);
+    snprintf(cmd, sizeof cmd, "'%s/xqf-keys' sign-new '%s' >/dev/null", XQF_BIN, key);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0);
+    snprintf(args, sizeof args, "build --binary '%s' --name one --sign-key '%s'", e1, key);
+    int64_t b1 = tune_number(args);
+    snprintf(args, sizeof args, "build --binary '%s' --name two --sign-key '%s'", e2, key);
+    int64_t b2 = tune_number(args);
+    cr_assert(b1 > 0 && b2 > 0);
+    snprintf(args, sizeof args, "sprt new --test-build %" PRId64 " --base-build %" PRId64 " --nodes 300 "
+             "--pairs-per-task 1 --max-pairs 6 --elo0 -500 --elo1 500", b1, b2);
+    int64_t run = tune_number(args);
+    cr_assert_gt(run, 0);
+
+    cu_track(cu_coordinator(cu_fx.db, cu_fx.port, "90", cu_fx.logfile));
+    /* the worker that refuses first, with more slots, so that it is offered the first tasks */
+    snprintf(cache1, sizeof cache1, "%s/cache-distrust", cu_fx.dir);
+    setenv("XQF_CACHE", cache1, 1);
+    cu_track(cu_worker_args(cu_fx.port, "distrust", 3, wlog, NULL));
+    for (double t0 = cu_now(); count_in(wlog, "trusts no operator key") == 0 && cu_now() - t0 < 60;)
+        cu_sleep_ms(100);
+    cr_assert_gt(count_in(wlog, "trusts no operator key"), 0, "the untrusting worker refused nothing (log %s)", wlog);
+    snprintf(cache2, sizeof cache2, "%s/cache-trust", cu_fx.dir);
+    setenv("XQF_CACHE", cache2, 1);
+    const char *trust[] = { "--trust", pub, NULL };
+    cu_track(cu_worker_args(cu_fx.port, "trusting", 1, cu_fx.logfile, trust));
+
+    StoreRun r;
+    cr_assert(cu_wait_finished(cu_fx.store, run, 300, &r), "the run did not end (log %s, %s)", cu_fx.logfile, wlog);
+    cr_assert_str_eq(r.state, "finished", "%s: %s", r.state, r.verdict);
+    cr_assert_eq(r.quarantined, 0, "a task was quarantined by one worker's refusals (log %s)", cu_fx.logfile);
+    cr_assert_eq(r.counts.pairs, 6);
+    store_run_free(&r);
+    /* the refusal is kept per worker and build, shown as a bench mismatch is */
+    StoreWorkerBench *wb = NULL;
+    int n = store_worker_benches(cu_fx.store, run, &wb);
+    bool refused = false;
+    for (int i = 0; i < n; i++)
+        refused = refused || (strcmp(wb[i].worker_name, "distrust") == 0 && strstr(wb[i].refused, "trusts no operator key"));
+    free(wb);
+    cr_assert(refused, "the untrusting worker's refusal is not recorded per build");
+}

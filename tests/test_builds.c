@@ -92,10 +92,10 @@ Test(builds, only_builds_signed_by_a_trusted_key_are_installed)
     cr_assert_not_null(c);
     snprintf(path, sizeof path, "%s/%s", cache, sha);
     want(c);
-    cr_assert_eq(feed(c, "test-build", NULL, err, sizeof err), -1);
+    cr_assert_eq(feed(c, "test-build", NULL, err, sizeof err), -2, "a refusal of this worker");
     cr_assert_not_null(strstr(err, "refused: unsigned build"), "%s", err);
     want(c);
-    cr_assert_eq(feed(c, "test-build", &other, err, sizeof err), -1);
+    cr_assert_eq(feed(c, "test-build", &other, err, sizeof err), -2);
     cr_assert_not_null(strstr(err, "not signed by a trusted operator key"), "%s", err);
     cr_assert_neq(access(path, F_OK), 0, "an untrusted build was installed");
     cr_assert_null(builds_path(c, sha));
@@ -118,7 +118,7 @@ Test(builds, only_builds_signed_by_a_trusted_key_are_installed)
     c = builds_new(cache, NULL, false);
     cr_assert_null(builds_path(c, sha));
     want(c);
-    cr_assert_eq(feed(c, "test-build", &op, err, sizeof err), -1);
+    cr_assert_eq(feed(c, "test-build", &op, err, sizeof err), -2);
     cr_assert_not_null(strstr(err, "trusts no operator key"), "%s", err);
     builds_destroy(&c);
     c = builds_new(cache, NULL, true);

@@ -896,7 +896,8 @@ Test(cluster, an_unplayable_task_is_quarantined)
     const char *opts[] = { "--quarantine-after", "2", NULL };
     coordinator_with("10", opts);
     worker("w1");
-    cr_assert(log_has("quarantined: refused 2 times", 60), "log: %s", cu_fx.logfile);
+    worker("w2");
+    cr_assert(log_has("quarantined: refused by 2 keys", 60), "log: %s", cu_fx.logfile);
     StoreRun r;
     double end = cu_now() + 60;
     do {

@@ -66,9 +66,8 @@ static StoreCounts draws(int64_t pairs)
 /* Reports a lease's pairs all drawn. */
 static void report_all(int64_t w, const StoreLease *l)
 {
-    StoreReportItem it = { .worker = w, .task = l->task_id, .token = l->token, .counts = draws(l->pairs) };
-    cr_assert_eq(store_report_batch(cu_fx.store, &it, 1, 60000), 0);
-    cr_assert_eq(it.status, REPORT_ACCEPTED);
+    StoreCounts c = draws(l->pairs);
+    cr_assert_eq(cu_report(cu_fx.store, w, l->task_id, l->token, &c, NULL, 60000, NULL, NULL), REPORT_ACCEPTED);
 }
 
 static StoreLease claim(int64_t run, int64_t w)
@@ -248,11 +247,9 @@ Test(steer, games_runs_play_their_pairs_and_report_elo)
     /* 3 pairs won twice, 5 drawn */
     StoreCounts c = draws(8);
     c.penta[2] = 5, c.penta[4] = 3, c.wins = 6, c.draws = 10, c.reasons[2] = 10, c.reasons[1] = 6;
-    StoreReportItem it = { .worker = w, .task = (int64_t)m.u.task.task_id, .token = (int64_t)m.u.task.lease,
-                           .counts = c };
+    int64_t task = (int64_t)m.u.task.task_id, token = (int64_t)m.u.task.lease;
     xqf_msg_free(&m);
-    cr_assert_eq(store_report_batch(cu_fx.store, &it, 1, 60000), 0);
-    cr_assert_eq(it.status, REPORT_ACCEPTED);
+    cr_assert_eq(cu_report(cu_fx.store, w, task, token, &c, NULL, 60000, NULL, NULL), REPORT_ACCEPTED);
     r = load(run);
     cr_assert_str_eq(r.state, "finished");
     cr_assert_str_eq(r.verdict, "max pairs");

@@ -23,16 +23,31 @@ static int store_claim_task(Store *s, int64_t run, int64_t worker, int64_t lease
     return store_claim_batch(s, run, &worker, 1, lease_ms, out, &given);
 }
 
-/* One report, through the batch statement. 0 with *status, *run and *task_done, or -1. */
+/*
+ * One report, through the batch statement, with the records of the pairs it
+ * adds to what the lease last had accepted (as a worker sends them).  0
+ * with *status, *run and *task_done, or -1.
+ */
 static int store_report(Store *s, int64_t worker, int64_t task, int64_t token, const StoreCounts *c,
                         int64_t lease_ms, StoreReport *status, int64_t *run, bool *task_done)
 {
-    StoreReportItem it = { .worker = worker, .task = task, .token = token, .counts = *c };
-    if (store_report_batch(s, &it, 1, lease_ms) != 0)
+    static struct {
+        Store *s;
+        int64_t task, token;
+        StoreCounts counts;
+    } sent[256];
+    static int nsent;
+    int k = 0;
+    while (k < nsent && !(sent[k].s == s && sent[k].task == task && sent[k].token == token))
+        k++;
+    *status = cu_report(s, worker, task, token, c, k < nsent ? &sent[k].counts : NULL, lease_ms, run, task_done);
+    if ((int)*status < 0)
         return -1;
-    *status = it.status;
-    *run = it.run;
-    *task_done = it.task_done;
+    if (*status == REPORT_ACCEPTED && (k < nsent || nsent < 256)) {
+        if (k == nsent)
+            nsent++;
+        sent[k].s = s, sent[k].task = task, sent[k].token = token, sent[k].counts = *c;
+    }
     return 0;
 }
 
@@ -407,26 +422,46 @@ Test(store, connection_bounds_unless_set)
     store_destroy(&s);
 }
 
-/* A task refused N times is set aside with its reasons; shutdowns and other tasks do not count (issue 15). */
+/*
+ * A task refused by workers of N distinct keys is set aside with its
+ * reasons; shutdowns and other tasks do not count.  A worker that refused
+ * a task never gets it again, so one worker alone cannot quarantine it
+ * (one key among many cannot sink a run); a cluster of fewer keys than N
+ * sets it aside when every key refused it.
+ */
 Test(store, a_task_refused_too_often_is_quarantined)
 {
     CU_REQUIRE_DB();
     int64_t run = cu_sprt(cu_fx.store, "", 2, 4, 500, -500, 500);   /* two tasks */
-    int64_t worker;
-    cr_assert_eq(store_hello(cu_fx.store, "w", "b", 1, 1, "", &worker), 1);
+    int64_t w[4];
+    for (int i = 0; i < 4; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "w%d", i + 1);
+        cr_assert_eq(store_hello(cu_fx.store, name, "b", 1, 1, "", &w[i]), 1);
+    }
     StoreLease l, other;
     const char *why[] = { "bad opening 1", "bad opening 2", "bad opening 3" };
-    cr_assert_eq(store_claim_task(cu_fx.store, run, worker, 60000, &l), 1);
-    cr_assert_eq(store_handback(cu_fx.store, worker, l.task_id, l.token, "shutting down", false, 3), 1);
+    cr_assert_eq(store_claim_task(cu_fx.store, run, w[0], 60000, &l), 1);
+    cr_assert_eq(store_handback(cu_fx.store, w[0], l.task_id, l.token, "shutting down", false, 3), 1);
+    int64_t task = 0;
     for (int i = 0; i < 3; i++) {
-        cr_assert_eq(store_claim_task(cu_fx.store, run, worker, 60000, &l), 1, "attempt %d", i);
-        cr_assert_eq(store_handback(cu_fx.store, worker, l.task_id, l.token, why[i], true, 3), i < 2 ? 1 : 2);
+        cr_assert_eq(store_claim_task(cu_fx.store, run, w[i], 60000, &l), 1, "attempt %d", i);
+        if (i == 0)
+            task = l.task_id;
+        cr_assert_eq(l.task_id, task, "the refused task goes to the next worker");
+        cr_assert_eq(store_handback(cu_fx.store, w[i], l.task_id, l.token, why[i], true, 3), i < 2 ? 1 : 2);
+        if (i == 0) {
+            /* the worker that refused it gets another task, never this one straight back */
+            cr_assert_eq(store_claim_task(cu_fx.store, run, w[0], 60000, &other), 1);
+            cr_assert_neq(other.task_id, task, "a refused task went straight back to its refuser");
+            cr_assert_eq(store_handback(cu_fx.store, w[0], other.task_id, other.token, "shutting down", false, 3), 1);
+        }
     }
-    cr_assert_eq(store_claim_task(cu_fx.store, run, worker, 60000, &other), 1);
-    cr_assert_neq(other.task_id, l.task_id, "a quarantined task is not given again");
+    cr_assert_eq(store_claim_task(cu_fx.store, run, w[3], 60000, &other), 1);
+    cr_assert_neq(other.task_id, task, "a quarantined task is not given again");
     StoreQuarantined *q;
     cr_assert_eq(store_quarantined(cu_fx.store, run, &q), 1);
-    cr_assert_eq(q[0].task, l.task_id);
+    cr_assert_eq(q[0].task, task);
     cr_assert_eq(q[0].refusals, 3);
     cr_assert_eq(q[0].pairs, 2);
     cr_assert_str_eq(q[0].reasons, "bad opening 1 | bad opening 2 | bad opening 3");
@@ -436,22 +471,52 @@ Test(store, a_task_refused_too_often_is_quarantined)
     cr_assert_eq(r.quarantined, 1);
     cr_assert_str_eq(r.state, "active", "the other task is under way");
     store_run_free(&r);
-    XqfStrs w = { 0, NULL }, lines = { 0, NULL };
-    cr_assert_eq(status_lines(cu_fx.store, 5, &w, &lines), 0);
+    XqfStrs ws = { 0, NULL }, lines = { 0, NULL };
+    cr_assert_eq(status_lines(cu_fx.store, 5, &ws, &lines), 0);
     cr_assert(strstr(lines.v[0], "QUARANTINED 1 tasks"), "%s", lines.v[0]);
-    xqf_strs_free(&w);
+    xqf_strs_free(&ws);
     xqf_strs_free(&lines);
-    /* only the latest 10 reasons are kept */
-    int64_t run2 = cu_sprt(cu_fx.store, "", 2, 2, 500, -500, 500);
+
+    /* one worker refusing again and again: never given the task back, never quarantined */
+    int64_t run2 = cu_sprt(cu_fx.store, "", 2, 2, 500, -500, 500);   /* one task */
+    cr_assert_eq(store_claim_task(cu_fx.store, run2, w[0], 60000, &l), 1);
+    cr_assert_eq(store_handback(cu_fx.store, w[0], l.task_id, l.token, "refused", true, 2), 1);
+    for (int i = 0; i < 5; i++)
+        cr_assert_eq(store_claim_task(cu_fx.store, run2, w[0], 60000, &other), 0, "given back to its refuser");
+    cr_assert_eq(store_quarantined(cu_fx.store, run2, &q), 0);
+    free(q);
+    cr_assert_eq(store_claim_task(cu_fx.store, run2, w[1], 60000, &other), 1, "another worker plays it");
+    cr_assert_eq(other.task_id, l.task_id);
+}
+
+/* Only the latest 10 reasons are kept; a cluster of fewer keys than N quarantines when all refused. */
+Test(store, a_quarantined_task_keeps_its_latest_reasons)
+{
+    CU_REQUIRE_DB();
+    StoreLease l;
+    StoreQuarantined *q;
+    int64_t w[12];
     for (int i = 0; i < 12; i++) {
-        cr_assert_eq(store_claim_task(cu_fx.store, run2, worker, 60000, &l), 1);
-        char reason[32];
-        snprintf(reason, sizeof reason, "r%d", i);
-        cr_assert_eq(store_handback(cu_fx.store, worker, l.task_id, l.token, reason, true, 12), i < 11 ? 1 : 2);
+        char name[8];
+        snprintf(name, sizeof name, "w%d", i);
+        cr_assert_eq(store_hello(cu_fx.store, name, "b", 1, 1, "", &w[i]), 1);
     }
-    cr_assert_eq(store_quarantined(cu_fx.store, run2, &q), 1);
+    int64_t run = cu_sprt(cu_fx.store, "", 2, 2, 500, -500, 500);
+    for (int i = 0; i < 12; i++) {
+        char reason[32];
+        cr_assert_eq(store_claim_task(cu_fx.store, run, w[i], 60000, &l), 1);
+        snprintf(reason, sizeof reason, "r%d", i);
+        cr_assert_eq(store_handback(cu_fx.store, w[i], l.task_id, l.token, reason, true, 12), i < 11 ? 1 : 2);
+    }
+    cr_assert_eq(store_quarantined(cu_fx.store, run, &q), 1);
     cr_assert_str_eq(q[0].reasons, "r2 | r3 | r4 | r5 | r6 | r7 | r8 | r9 | r10 | r11");
     free(q);
+    /* a cluster whose every key (12) refused: quarantined at 12 keys, not at 100 */
+    int64_t run2 = cu_sprt(cu_fx.store, "", 2, 2, 500, -500, 500);
+    for (int i = 0; i < 12; i++) {
+        cr_assert_eq(store_claim_task(cu_fx.store, run2, w[i], 60000, &l), 1);
+        cr_assert_eq(store_handback(cu_fx.store, w[i], l.task_id, l.token, "no", true, 100), i < 11 ? 1 : 2);
+    }
 }
 
 /*

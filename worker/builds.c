@@ -388,8 +388,10 @@ int builds_on_chunk(BuildCache *c, const XqfMsg_build_chunk *m, char *err, size_
         return 0;                          /* a late duplicate: the request is re-sent if needed */
     char why[XQF_TEXT_MAX];
     if (m->offset == 0) {                  /* the first chunk: is the build to be run here at all? */
-        if (trusted(c, f->sha, m->name, m->signature, why, sizeof why) != 0)
-            return failed(f, err, errlen, "refused: %s", why);
+        if (trusted(c, f->sha, m->name, m->signature, why, sizeof why) != 0) {
+            failed(f, err, errlen, "refused: %s", why);
+            return -2;
+        }
         snprintf(f->name, sizeof f->name, "%s", m->name);
         snprintf(f->signature, sizeof f->signature, "%s", m->signature);
     } else if (strcmp(m->name, f->name) != 0 || strcmp(m->signature, f->signature) != 0) {

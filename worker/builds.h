@@ -87,8 +87,9 @@ int builds_poll(BuildCache *c);
 bool builds_next_request(BuildCache *c, int64_t now_ms, XqfMsg *m);
 /*
  * Takes a chunk.  Returns 1 when its binary is complete and verified, 0
- * when more is needed (or the chunk was stale and ignored), -1 when the
- * fetch failed (err says why: unsigned or not signed by a trusted key, a
+ * when more is needed (or the chunk was stale and ignored), -2 when this
+ * worker will not run the build (unsigned, not signed by a trusted key, or
+ * no key trusted: err says why), -1 when the fetch failed otherwise (a
  * wrong hash, a size over the limit, a write error); the fetch is then
  * dropped.
  */

@@ -391,6 +391,10 @@ static void on_message(Worker *w, XqfMsg *m, int64_t now)
     case XQF_MSG_BUILD_CHUNK: {
         char err[XQF_TEXT_MAX];
         int rc = builds_on_chunk(w->builds, &m->u.build_chunk, err, sizeof err);
+        /* a build this worker will not run: said per build first, as a bench mismatch is, so that
+           the coordinator offers this worker no task of it and counts its refusals for no quarantine */
+        if (rc == -2)
+            send_bench(w, m->u.build_chunk.sha256, 0, 0, err);
         if (rc != 0)
             fetching_slots_retry(w, rc < 0 ? err : NULL, now);
         break;
