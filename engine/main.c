@@ -155,7 +155,7 @@ static int run_bench(int argc, char **argv)
     }
     Engine *like = engine_new();
     if (!like) {
-        fprintf(stderr, "xqf-engine: error: bench: cannot create an engine\n");
+        fprintf(stderr, "xqf-engine: error: bench: cannot create an engine (out of memory, or the compiled-in net is refused)\n");
         return 1;
     }
     Params p;
