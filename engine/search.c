@@ -154,6 +154,8 @@ static void derive_tables(Engine *e)
             e->lmr[d][m] = d && m ? (int)(p->LmrBase + 100.0 * log(d) * log(m) * 100.0 / p->LmrDiv) : 0;
 }
 
+static int adopt_net(Engine *e, NnueNet *net);
+
 Engine *engine_new(void)
 {
     Engine *e = calloc(1, sizeof *e);
@@ -176,12 +178,11 @@ Engine *engine_new(void)
     if (data) {
         char err[256];
         NnueNet *net = nnue_load_memory(data, size, err, sizeof err);
-        if (!net || engine_set_net(e, net) != 0) {
+        if (!net || adopt_net(e, net) != 0) {
             nnue_destroy(&net);
             engine_destroy(&e);
             return NULL;
         }
-        nnue_destroy(&net);
     }
     return e;
 }
