@@ -4,7 +4,6 @@
 #include <time.h>
 
 #include "fen.h"
-#include "search.h"
 
 static const char *const BENCH_FENS[] = {
     START_FEN,
@@ -51,13 +50,9 @@ static void print_null_stats(const NullStats *s, uint64_t total, FILE *out)
             100.0 * (double)s->outer_verify / all);
 }
 
-uint64_t bench_run(int depth, const Params *params, FILE *out)
+/* Searches every position with e, then destroys it. */
+static uint64_t run(int depth, Engine *e, FILE *out)
 {
-    Engine *e = engine_new();
-    if (!e)
-        return 0;
-    if (params)
-        engine_set_params(e, params);
     SearchLimits limits;
     search_limits_init(&limits);
     limits.depth = depth > 0 ? depth : BENCH_DEPTH;
@@ -83,9 +78,37 @@ uint64_t bench_run(int depth, const Params *params, FILE *out)
     int64_t ms = now_ms() - start;
     fprintf(out, "\nNodes searched: %" PRIu64 "\n", total);
     fprintf(out, "Nodes/second: %" PRIu64 "\n", total * 1000 / (uint64_t)(ms > 0 ? ms : 1));
+    if (engine_net(e) && engine_use_nnue(e))
+        fprintf(out, "Evaluation: net (%s arithmetic)\n", nnue_simd_name(engine_net(e)->simd));
+    else
+        fprintf(out, "Evaluation: hand-crafted\n");
     if (engine_null_stats(e))
         print_null_stats(engine_null_stats(e), total, out);
     fflush(out);
     engine_destroy(&e);
     return total;
+}
+
+uint64_t bench_run(int depth, const Params *params, FILE *out)
+{
+    Engine *e = engine_new();
+    if (!e)
+        return 0;
+    if (params)
+        engine_set_params(e, params);
+    return run(depth, e, out);
+}
+
+uint64_t bench_run_like(int depth, const Engine *like, FILE *out)
+{
+    Engine *e = engine_new();
+    if (!e)
+        return 0;
+    engine_set_params(e, engine_params(like));
+    engine_set_use_nnue(e, engine_use_nnue(like));
+    if (engine_set_net(e, engine_net(like)) != 0) {
+        engine_destroy(&e);
+        return 0;
+    }
+    return run(depth, e, out);
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "params.h"
+#include "search.h"
 
 enum { BENCH_DEPTH = 13 };
 
@@ -28,5 +29,13 @@ enum { BENCH_DEPTH = 13 };
  * give the signature; other parameters or depths measure a change's tree.
  */
 uint64_t bench_run(int depth, const Params *params, FILE *out);
+/*
+ * The same with the settings of `like`: its parameters and its evaluation
+ * (its net, copied, and UseNNUE), searched by a new engine (so the table
+ * size and the history are bench's own).  Without a net the signature is
+ * the hand-crafted evaluation's.  Returns 0 when the engine cannot be
+ * created.
+ */
+uint64_t bench_run_like(int depth, const Engine *like, FILE *out);
 
 #endif

@@ -4,6 +4,8 @@
  *   xqf-engine                 UCI / UCCI on stdin and stdout
  *   xqf-engine perft N [FEN]   per-move counts, then "Nodes searched: N"
  *   xqf-engine bench [DEPTH] [NAME=VALUE...]   the search signature: "Nodes searched: N"
+ *                              (NAME=VALUE: parameters, EvalFile=NET, UseNNUE=true|false)
+ *   xqf-engine evalnet NET     the net's evaluation of each FEN on stdin (docs/nnue.md)
  *   xqf-engine judge FEN|startpos [MOVES...]   the referee's verdict after the moves
  *   xqf-engine params [FILE]   the parameter table, or a parameter file checked and completed
  */
@@ -11,9 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "bench.h"
 #include "fen.h"
+#include "nnue.h"
 #include "params.h"
 #include "perft.h"
 #include "protocol.h"
@@ -24,7 +28,9 @@ static int usage(FILE *f, int code)
     fprintf(f, "usage: xqf-engine                 speak UCI or UCCI on stdin/stdout\n"
                "       xqf-engine perft N [FEN]   count the legal move tree to depth N (1-8)\n"
                "       xqf-engine bench [DEPTH] [NAME=VALUE...]\n"
-               "                                  search the bench positions (with these parameters); prints the node count\n"
+               "                                  search the bench positions (with these parameters, EvalFile=NET,\n"
+               "                                  UseNNUE=true|false); prints the node count\n"
+               "       xqf-engine evalnet NET     the net's evaluation of each FEN on stdin, one line each\n"
                "       xqf-engine judge FEN|startpos [MOVES...]\n"
                "                                  play the moves; print the referee's verdict\n"
                "       xqf-engine params          the parameter table: name, type, default, min, max, c_end, r_end\n"
@@ -132,7 +138,11 @@ static int run_judge(int argc, char **argv)
     return 0;
 }
 
-/* bench [DEPTH] [NAME=VALUE...]: the signature, or a change's tree with parameters set. */
+/*
+ * bench [DEPTH] [NAME=VALUE...]: the signature, or a change's tree with
+ * parameters set; EvalFile=NET benches with a net file, UseNNUE=false
+ * with the hand-crafted evaluation (the engine options of those names).
+ */
 static int run_bench(int argc, char **argv)
 {
     int depth = 0, i = 2;
@@ -143,16 +153,76 @@ static int run_bench(int argc, char **argv)
         }
         i++;
     }
+    Engine *like = engine_new();
+    if (!like) {
+        fprintf(stderr, "xqf-engine: error: bench: cannot create an engine (out of memory, or the compiled-in net is refused)\n");
+        return 1;
+    }
     Params p;
     params_default(&p);
-    for (; i < argc; i++) {
-        char err[160];
-        if (params_apply_list(&p, argv[i], err, sizeof err) != 0) {
+    int status = 0;
+    for (; i < argc && !status; i++) {
+        char err[512];
+        if (!strncasecmp(argv[i], "EvalFile=", 9)) {
+            if (engine_load_net(like, argv[i] + 9, err, sizeof err) != 0) {
+                fprintf(stderr, "xqf-engine: error: bench: EvalFile: %s\n", err);
+                status = 2;
+            }
+        } else if (!strncasecmp(argv[i], "UseNNUE=", 8)) {
+            const char *v = argv[i] + 8;
+            if (strcasecmp(v, "true") && strcasecmp(v, "false")) {
+                fprintf(stderr, "xqf-engine: error: bench: UseNNUE needs true or false, got '%s'\n", v);
+                status = 2;
+            }
+            engine_set_use_nnue(like, !strcasecmp(v, "true"));
+        } else if (params_apply_list(&p, argv[i], err, sizeof err) != 0) {
             fprintf(stderr, "xqf-engine: error: bench: %s\n", err);
-            return 2;
+            status = 2;
         }
     }
-    return bench_run(depth, &p, stdout) ? 0 : 1;
+    if (!status) {
+        engine_set_params(like, &p);
+        status = bench_run_like(depth, like, stdout) ? 0 : 1;
+    }
+    engine_destroy(&like);
+    return status;
+}
+
+/*
+ * evalnet NET: for each line of stdin, a FEN, the net's integer evaluation
+ * (nnue_evaluate: centipawns, side to move's view, nothing added), or
+ * "error: ..." for a line that is no position; the trainer compares these
+ * with its float evaluation (docs/nnue.md).  A net the reader refuses: the
+ * message on stderr and exit status 2.
+ */
+static int run_evalnet(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "xqf-engine: error: evalnet needs one net file\n");
+        return 2;
+    }
+    char err[512];
+    NnueNet *net = nnue_load_file(argv[2], err, sizeof err);
+    if (!net) {
+        fprintf(stderr, "xqf-engine: error: evalnet: %s\n", err);
+        return 2;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    while ((len = getline(&line, &cap, stdin)) >= 0) {
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            line[--len] = '\0';
+        Board b;
+        if (fen_parse(&b, line, FEN_ANALYSIS, err, sizeof err) != 0)
+            printf("error: %s\n", err);
+        else
+            printf("%d\n", nnue_evaluate(net, &b));
+        fflush(stdout); /* a caller may write a line and wait for its answer */
+    }
+    free(line);
+    nnue_destroy(&net);
+    return 0;
 }
 
 /* Without a file: one line per parameter in Fishtest's SPSA input form. */
@@ -191,6 +261,8 @@ int main(int argc, char **argv)
         return run_bench(argc, argv);
     if (!strcmp(argv[1], "judge"))
         return run_judge(argc, argv);
+    if (!strcmp(argv[1], "evalnet"))
+        return run_evalnet(argc, argv);
     if (!strcmp(argv[1], "params"))
         return run_params(argc, argv);
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))

@@ -156,6 +156,8 @@ static void cmd_uci(Session *s, const Tokens *t)
     say(s, "option name Hash type spin default %d min 1 max %d", TT_DEFAULT_MB, TT_MAX_MB);
     say(s, "option name Clear Hash type button");
     say(s, "option name Move Overhead type spin default 10 min 0 max %d", MAX_OVERHEAD);
+    say(s, "option name UseNNUE type check default %s", engine_net(s->engine) ? "true" : "false");
+    say(s, "option name EvalFile type string default <empty>");
     Params d;
     params_default(&d);
     for (int i = 0; i < PARAM_COUNT; i++)
@@ -173,6 +175,8 @@ static void cmd_ucci(Session *s, const Tokens *t)
     say(s, "option usemillisec type check default false");
     say(s, "option hashsize type spin min 1 max %d default %d", TT_MAX_MB, TT_DEFAULT_MB);
     say(s, "option Move Overhead type spin min 0 max %d default 10", MAX_OVERHEAD);
+    say(s, "option UseNNUE type check default %s", engine_net(s->engine) ? "true" : "false");
+    say(s, "option EvalFile type string default <empty>");
     Params d;
     params_default(&d);
     for (int i = 0; i < PARAM_COUNT; i++)
@@ -204,9 +208,19 @@ static void clean_text(const char *in, char *out, size_t len)
     out[n] = '\0';
 }
 
+/* A check option's value: true or false. */
+static bool parse_check(const char *value, bool *out)
+{
+    if (!value || (strcasecmp(value, "true") && strcasecmp(value, "false")))
+        return false;
+    *out = !strcasecmp(value, "true");
+    return true;
+}
+
 static void set_option(Session *s, const char *name, const char *value)
 {
     int64_t v;
+    bool on;
     if (!strcasecmp(name, "Hash") || !strcasecmp(name, "hashsize")) {
         if (!value || !parse_int(value, 1, TT_MAX_MB, &v))
             error_line(s, "option %s needs a value from 1 to %d (MB), got '%s'", name, TT_MAX_MB,
@@ -222,10 +236,25 @@ static void set_option(Session *s, const char *name, const char *value)
         else
             s->move_overhead = (int)v;
     } else if (!strcasecmp(name, "usemillisec")) {
-        if (!value || (strcasecmp(value, "true") && strcasecmp(value, "false")))
+        if (!parse_check(value, &on))
             error_line(s, "option usemillisec needs true or false, got '%s'", value ? value : "");
         else
-            s->millisec = !strcasecmp(value, "true");
+            s->millisec = on;
+    } else if (!strcasecmp(name, "UseNNUE")) {
+        /* With a net: evaluate with it (true) or by hand (false); without one, nothing changes. */
+        if (!parse_check(value, &on))
+            error_line(s, "option UseNNUE needs true or false, got '%s'", value ? value : "");
+        else
+            engine_set_use_nnue(s->engine, on);
+    } else if (!strcasecmp(name, "EvalFile")) {
+        /* A net file (docs/nnue.md); one the reader refuses leaves the engine's evaluation as it was. */
+        char err[512];
+        if (!value || !*value || !strcmp(value, "<empty>"))
+            error_line(s, "option EvalFile needs a net file");
+        else if (engine_load_net(s->engine, value, err, sizeof err) != 0)
+            error_line(s, "EvalFile: %s; the engine keeps the evaluation it had", err);
+        else
+            say(s, "info string EvalFile: net loaded from %s", value);
     } else if (params_find_nocase(name)) {
         /* An engine parameter (params.def): set it by its canonical name. */
         Params next = *engine_params(s->engine);
@@ -460,7 +489,7 @@ static void cmd_bench(Session *s, const Tokens *t)
         return;
     }
     pthread_mutex_lock(&s->out_lock);
-    bench_run((int)depth, engine_params(s->engine), s->out);
+    bench_run_like((int)depth, s->engine, s->out);
     pthread_mutex_unlock(&s->out_lock);
 }
 

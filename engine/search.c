@@ -8,8 +8,9 @@
  *   Step 1     repetition (perpetual check and chase) and the 120-ply rule
  *   Step 2     mate-distance pruning
  *   Step 3     transposition table cut-offs (two bounds per entry, seed 003)
- *   Step 4     static evaluation (from the table when stored), corrected by
- *              the correction history of its structure, improving
+ *   Step 4     static evaluation (from the table when stored; the network's
+ *              when the engine has one and UseNNUE is on, see node_eval),
+ *              corrected by the correction history of its structure, improving
  *   Step 5     razoring
  *   Step 6     reverse futility pruning
  *   Step 7     null move: the guards of seed 001, a reduction growing with
@@ -44,6 +45,7 @@
 
 #include "eval.h"
 #include "movegen.h"
+#include "nnue.h"
 #include "rules.h"
 #include "see.h"
 #include "tt.h"
@@ -83,6 +85,10 @@ typedef struct {
 struct Engine {
     Params params;
     EvalTables eval;
+    NnueNet *net;                   /* the network evaluation (owned); NULL: the hand-crafted one */
+    NnueStack *nnue;                /* the net's accumulators along the search line */
+    bool use_nnue;                  /* the UseNNUE option: evaluate with the net when there is one */
+    bool nnue_on;                   /* this search evaluates with the net */
     TT tt;
     atomic_bool stop;
     atomic_bool pondering;
@@ -148,6 +154,8 @@ static void derive_tables(Engine *e)
             e->lmr[d][m] = d && m ? (int)(p->LmrBase + 100.0 * log(d) * log(m) * 100.0 / p->LmrDiv) : 0;
 }
 
+static int adopt_net(Engine *e, NnueNet *net);
+
 Engine *engine_new(void)
 {
     Engine *e = calloc(1, sizeof *e);
@@ -163,6 +171,19 @@ Engine *engine_new(void)
     params_default(&e->params);
     derive_tables(e);
     e->previous_score = -INF;
+    e->use_nnue = true;
+    /* The compiled-in net, if any (the build has checked that it loads: engine/CMakeLists.txt). */
+    size_t size;
+    const uint8_t *data = nnue_default_data(&size);
+    if (data) {
+        char err[256];
+        NnueNet *net = nnue_load_memory(data, size, err, sizeof err);
+        if (!net || adopt_net(e, net) != 0) {
+            nnue_destroy(&net);
+            engine_destroy(&e);
+            return NULL;
+        }
+    }
     return e;
 }
 
@@ -171,6 +192,8 @@ void engine_destroy(Engine **e)
     if (!e || !*e)
         return;
     tt_free(&(*e)->tt);
+    nnue_destroy(&(*e)->net);
+    nnue_stack_destroy(&(*e)->nnue);
     free(*e);
     *e = NULL;
 }
@@ -189,6 +212,59 @@ void engine_set_params(Engine *e, const Params *p)
 const Params *engine_params(const Engine *e)
 {
     return &e->params;
+}
+
+/* Takes net (owned) as the engine's; the table's stored evaluations were the other evaluation's. */
+static int adopt_net(Engine *e, NnueNet *net)
+{
+    if (net && !e->nnue && !(e->nnue = nnue_stack_new()))
+        return -1;
+    nnue_destroy(&e->net);
+    e->net = net;
+    engine_clear(e);
+    return 0;
+}
+
+int engine_set_net(Engine *e, const NnueNet *net)
+{
+    NnueNet *copy = NULL;
+    if (net && !(copy = nnue_clone(net)))
+        return -1;
+    if (adopt_net(e, copy) != 0) {
+        nnue_destroy(&copy);
+        return -1;
+    }
+    return 0;
+}
+
+int engine_load_net(Engine *e, const char *path, char *err, size_t errlen)
+{
+    NnueNet *net = nnue_load_file(path, err, errlen);
+    if (!net)
+        return -1;
+    if (adopt_net(e, net) != 0) {
+        nnue_destroy(&net);
+        snprintf(err, errlen, "out of memory for the net's accumulators");
+        return -1;
+    }
+    return 0;
+}
+
+const NnueNet *engine_net(const Engine *e)
+{
+    return e->net;
+}
+
+void engine_set_use_nnue(Engine *e, bool on)
+{
+    if (on != e->use_nnue && e->net)
+        engine_clear(e);
+    e->use_nnue = on;
+}
+
+bool engine_use_nnue(const Engine *e)
+{
+    return e->use_nnue;
 }
 
 void engine_clear(Engine *e)
@@ -513,6 +589,8 @@ static inline void play(Engine *e, int ply, Move m)
     Ply *p = PLY(e, ply);
     p->move = m;
     p->cont = &e->cont_hist[b->squares[move_from(m)]][move_to(m)];
+    if (e->nnue_on)
+        nnue_stack_push(e->nnue, ply, b, m);
     board_make(b, m);
     tt_prefetch(&e->tt, board_key(b));
 }
@@ -522,6 +600,8 @@ static inline void play_null(Engine *e, int ply)
     Ply *p = PLY(e, ply);
     p->move = MOVE_NONE;
     p->cont = &e->cont_hist[EMPTY][0];
+    if (e->nnue_on)
+        nnue_stack_push_null(e->nnue, ply, &e->b);
     board_make_null(&e->b);
     PLY(e, ply + 1)->null_move = true;
 }
@@ -532,10 +612,34 @@ static inline void unplay_null(Engine *e, int ply)
     board_unmake_null(&e->b);
 }
 
-/* The static evaluation, from the table when it holds one. */
-static int static_eval(Engine *e, const TTProbe *tp)
+/*
+ * The static evaluation of the position at ply.  The network's output is
+ * in centipawns from the side to move's view, the hand-crafted
+ * evaluation's unit and view, so it takes the same place: the correction
+ * history, the pruning margins and the table use it unchanged.  The
+ * hand-crafted evaluation adds Tempo for the side to move; the net does
+ * not, since it learned from side-to-move scores, which hold the tempo
+ * already.  Neither scales by game rules (the 120-ply rule and
+ * repetitions are the search's, step 1), so nothing else is added.  The
+ * net's value is clamped to +-NNUE_EVAL_LIMIT: a net can say anything (a
+ * random one says hundreds of thousands), and a static evaluation near
+ * the ban or mate scores would, with a pruning margin added, pass for a
+ * proven result.
+ */
+enum { NNUE_EVAL_LIMIT = BAN / 2 };
+
+static int node_eval(Engine *e, int ply)
 {
-    return tp->eval != TT_NO_EVAL ? tp->eval : evaluate(&e->b, &e->eval);
+    if (!e->nnue_on)
+        return evaluate(&e->b, &e->eval);
+    int v = nnue_stack_evaluate(e->nnue, e->net, &e->b, ply);
+    return v > NNUE_EVAL_LIMIT ? NNUE_EVAL_LIMIT : v < -NNUE_EVAL_LIMIT ? -NNUE_EVAL_LIMIT : v;
+}
+
+/* The static evaluation, from the table when it holds one. */
+static int static_eval(Engine *e, const TTProbe *tp, int ply)
+{
+    return tp->eval != TT_NO_EVAL ? tp->eval : node_eval(e, ply);
 }
 
 /*
@@ -602,7 +706,7 @@ static int quiesce(Engine *e, int alpha, int beta, int ply, int qply, bool pv_no
         return 0;
     }
     if (ply >= MAX_PLY - 1)
-        return evaluate(b, &e->eval);
+        return node_eval(e, ply);
 
     bool in_check = board_in_check(b);
     if (in_check) {
@@ -628,7 +732,7 @@ static int quiesce(Engine *e, int alpha, int beta, int ply, int qply, bool pv_no
         /* Full evasions: every legal move. */
         movegen_pseudo(b, &list, GEN_ALL);
     } else {
-        eval = static_eval(e, &tp);
+        eval = static_eval(e, &tp, ply);
         CorrEntries ce = p->CorrHist ? corr_entries(e) : (CorrEntries){ NULL, { NULL, NULL } };
         stand = best = corrected_eval(e, &ce, eval);
         if (best >= beta) {
@@ -849,7 +953,7 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
     if (board_state(b)->rule60 >= RULE_NO_CAPTURE_PLIES)
         return movegen_count_legal(b) ? 0 : -MATE + ply;
     if (ply >= MAX_PLY - 1)
-        return evaluate(b, &e->eval);
+        return node_eval(e, ply);
 
     /* Step 2: mate-distance pruning. */
     if (alpha < -MATE + ply)
@@ -885,7 +989,7 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
     int eval = -INF, raw_eval = TT_NO_EVAL, static_value = -INF; /* raw: for the table; static_value: corrected */
     CorrEntries corr = !in_check && p->CorrHist ? corr_entries(e) : (CorrEntries){ NULL, { NULL, NULL } };
     if (!in_check) {
-        raw_eval = static_eval(e, &tp);
+        raw_eval = static_eval(e, &tp, ply);
         eval = static_value = corrected_eval(e, &corr, raw_eval);
         /* A stored bound on the same side is a better guess than the evaluation. */
         if (tp.lower_depth >= 0 && tp.lower > eval && !is_decisive(tp.lower))
@@ -1250,6 +1354,9 @@ void engine_search(Engine *e, const Board *root, const SearchLimits *limits,
     atomic_store(&e->start_ms, now_ms());
     atomic_store(&e->pondering, limits->ponder);
     e->b = *root;
+    e->nnue_on = e->net && e->use_nnue;
+    if (e->nnue_on)
+        nnue_stack_reset(e->nnue, e->net, &e->b);
     e->nodes = 0;
     e->node_limit = limits->nodes;
     e->aborted = false;

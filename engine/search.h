@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "board.h"
+#include "nnue.h"
 #include "params.h"
 
 enum {
@@ -71,6 +72,25 @@ void engine_set_params(Engine *e, const Params *p);
 const Params *engine_params(const Engine *e);
 /* Forgets everything learned: hash table, killers, history (a new game). */
 void engine_clear(Engine *e);
+
+/*
+ * The evaluation.  A new engine evaluates with the net compiled into the
+ * program (cmake -DXQF_DEFAULT_NET), if any, else with the hand-crafted
+ * evaluation (eval.h).  The net is the engine's own (a copy or a file
+ * loaded for it), so two engines may hold different nets; with UseNNUE
+ * off (engine_set_use_nnue) the engine keeps its net but evaluates by
+ * hand.  A change of evaluation clears the engine (engine_clear): the
+ * table's stored evaluations were the other one's.  Not during a search.
+ */
+/* Evaluates with a copy of net (NULL: no net). Returns 0, or -1 when out of memory (nothing changed). */
+int engine_set_net(Engine *e, const NnueNet *net);
+/* Loads a net file (nnue_load_file). Returns 0, or -1 with a message in err; the net it had is kept. */
+int engine_load_net(Engine *e, const char *path, char *err, size_t errlen);
+/* The engine's net, or NULL. */
+const NnueNet *engine_net(const Engine *e);
+/* UseNNUE: evaluate with the net when there is one (true in a new engine). */
+void engine_set_use_nnue(Engine *e, bool on);
+bool engine_use_nnue(const Engine *e);
 
 /* Fills limits with "no limit" defaults. */
 void search_limits_init(SearchLimits *l);
