@@ -296,12 +296,12 @@ Test(data_run, bad_input_refused)
 }
 
 /* A report's counts: pairs pairs, each a draw and a loss (LD), by checkmate and repetition. */
-static StoreCounts ld_counts(int64_t pairs)
+/* The counts of pairs drawn twice: what records() says (every result a draw; the coordinator checks). */
+static StoreCounts dd_counts(int64_t pairs)
 {
-    StoreCounts c = { .pairs = pairs, .draws = pairs, .losses = pairs, .nreasons = GAME_REASONS };
-    c.penta[1] = pairs;
-    c.reasons[GAME_CHECKMATE] = pairs;
-    c.reasons[GAME_REPETITION] = pairs;
+    StoreCounts c = { .pairs = pairs, .draws = 2 * pairs, .nreasons = GAME_REASONS };
+    c.penta[2] = pairs;
+    c.reasons[GAME_REPETITION] = 2 * pairs;
     return c;
 }
 
@@ -344,7 +344,7 @@ static StoreReport report(int64_t worker, const StoreLease *l, int64_t pairs, co
         sub.data = games->data;
         sub.len = off;
     }
-    StoreReportItem it = { .worker = worker, .task = l->task_id, .token = l->token, .counts = ld_counts(pairs),
+    StoreReportItem it = { .worker = worker, .task = l->task_id, .token = l->token, .counts = dd_counts(pairs),
                            .games = sub.data, .games_len = sub.len };
     cr_assert_eq(store_report_batch(cu_fx.store, &it, 1, 60000), 0);
     return it.status;

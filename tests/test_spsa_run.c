@@ -147,6 +147,12 @@ static void report(void *sock, uint64_t task, uint64_t lease, char *status, size
     m.u.result.penta.v[3] = 1;
     m.u.result.reasons.count = 1;
     m.u.result.reasons.v[0] = 4;
+    /* the records of those games: the coordinator counts them */
+    const StoreCounts c = { .pairs = 2, .wins = 1, .draws = 3, .penta = { 0, 0, 1, 1, 0 } };
+    size_t len;
+    uint8_t *games = cu_records_for(&c, NULL, &len);
+    cr_assert_eq(xqf_bin_set(&m.u.result.games, games, len), 0);
+    free(games);
     send_msg(sock, &m);
     reply(sock, &m);
     cr_assert_eq(m.type, XQF_MSG_ACK);

@@ -69,6 +69,19 @@ static StoreCounts counts(int64_t pairs, int64_t dd, int64_t ww)
     return c;
 }
 
+/* Gives it the records of the pairs it adds after before (NULL: from none), as a worker sends them. */
+static void add_records(StoreReportItem *it, const StoreCounts *before)
+{
+    it->games = cu_records_for(&it->counts, before, &it->games_len);
+    it->games_from = before ? before->pairs : 0;
+}
+
+static void free_records(StoreReportItem *it, int n)
+{
+    for (int i = 0; i < n; i++)
+        free((void *)it[i].games);
+}
+
 Test(store, migrations_are_idempotent)
 {
     CU_REQUIRE_DB();
@@ -306,6 +319,21 @@ Test(store, batches_judge_each_report_in_order)
         { .worker = b, .task = l[1].task_id, .token = l[1].token, .counts = counts(4, 4, 0) },
         { .worker = a, .task = l[2].task_id, .token = l[2].token, .counts = counts(1, 0, 1) },
     };
+    /* records as a worker sends them: a's second report, not acknowledged yet, has its first pair's again */
+    for (int i = 0; i < 5; i++)
+        add_records(&it[i], NULL);
+    size_t first_len, more_len;
+    uint8_t *first = cu_records_for(&it[0].counts, NULL, &first_len);
+    uint8_t *more = cu_records_for(&it[1].counts, &it[0].counts, &more_len);
+    uint8_t *both = malloc(first_len + more_len);
+    cr_assert(first && more && both);
+    memcpy(both, first, first_len);
+    memcpy(both + first_len, more, more_len);
+    free(first);
+    free(more);
+    free((void *)it[1].games);
+    it[1].games = both;
+    it[1].games_len = first_len + more_len;
     cr_assert_eq(store_report_batch(cu_fx.store, it, 5, 60000), 0);
     cr_assert_eq(it[0].status, REPORT_ACCEPTED);
     cr_assert_eq(it[1].status, REPORT_ACCEPTED);
@@ -317,6 +345,7 @@ Test(store, batches_judge_each_report_in_order)
     cr_assert_eq(it[4].run, run);
     /* the same batch again changes nothing */
     cr_assert_eq(store_report_batch(cu_fx.store, it, 5, 60000), 0);
+    free_records(it, 5);
     cr_assert_eq(it[1].status, REPORT_DUPLICATE);
     StoreRun r;
     cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
@@ -377,11 +406,15 @@ Test(store, a_pentanomial_must_match_its_games)
     StoreCounts wd = { .pairs = 1, .wins = 1, .draws = 0, .losses = 1, .penta = { 0, 0, 0, 1, 0 },
                        .nreasons = 3, .reasons = { 0, 2, 0 } };
     StoreReportItem it = { .worker = worker, .task = l.task_id, .token = l.token, .counts = wd };
+    add_records(&it, NULL);
     cr_assert_eq(store_report_batch(cu_fx.store, &it, 1, 60000), 0);
     cr_assert_eq(it.status, REPORT_INVALID);
+    free_records(&it, 1);
     it.counts.draws = 1, it.counts.losses = 0, it.counts.reasons[1] = 1, it.counts.reasons[2] = 1;
+    add_records(&it, NULL);
     cr_assert_eq(store_report_batch(cu_fx.store, &it, 1, 60000), 0);
     cr_assert_eq(it.status, REPORT_ACCEPTED);
+    free_records(&it, 1);
     StoreRun r;
     cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
     cr_assert_eq(r.counts.pairs, 1);
@@ -550,7 +583,9 @@ Test(store, a_run_left_with_only_quarantined_tasks_ends)
     store_run_free(&r);
     StoreCounts done = { .pairs = 2, .draws = 4, .penta = { 0, 0, 2, 0, 0 }, .nreasons = 3, .reasons = { 0, 4, 0 } };
     StoreReportItem it = { .worker = worker, .task = other.task_id, .token = other.token, .counts = done };
+    add_records(&it, NULL);
     cr_assert_eq(store_report_batch(cu_fx.store, &it, 1, 60000), 0);
+    free_records(&it, 1);
     cr_assert_eq(it.status, REPORT_ACCEPTED);
     cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
     cr_assert_str_eq(r.state, "stopped", "not 'finished': a quarantined task's pairs were not played");
@@ -561,7 +596,9 @@ Test(store, a_run_left_with_only_quarantined_tasks_ends)
     run = cu_sprt(cu_fx.store, "", 2, 2, 500, -500, 500);
     cr_assert_eq(store_claim_task(cu_fx.store, run, worker, 60000, &l), 1);
     it = (StoreReportItem){ .worker = worker, .task = l.task_id, .token = l.token, .counts = done };
+    add_records(&it, NULL);
     cr_assert_eq(store_report_batch(cu_fx.store, &it, 1, 60000), 0);
+    free_records(&it, 1);
     cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
     cr_assert_str_eq(r.state, "finished");
     cr_assert_str_eq(r.verdict, "max pairs");
