@@ -99,11 +99,11 @@ def write_page(path, title, settings, epochs, steps, quant):
 
     epochs: [(epoch, train loss, val loss)]; steps: [(epoch as a fraction, running train loss)].
     """
-    e_train = [(e, t) for e, t, _ in epochs]
+    e_train = [(e, t) for e, t, _ in epochs if t is not None]
     e_val = [(e, v) for e, _, v in epochs if v is not None]
     rows = "\n".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>" for k, v in settings)
     table = "\n".join(
-        f'<tr><td class="num">{e}</td><td class="num">{t:.6f}</td>'
+        f'<tr><td class="num">{e}</td><td class="num">{"-" if t is None else f"{t:.6f}"}</td>'
         f'<td class="num">{"-" if v is None else f"{v:.6f}"}</td></tr>' for e, t, v in epochs)
     page = f"""<!DOCTYPE html>
 <html lang="en">

@@ -24,7 +24,12 @@ import os
 import sys
 import time
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError:
+    print("xqf-tune: error: numpy is missing: install Debian's python3-numpy and python3-torch (ops/setup) "
+          "and run /usr/bin/python3", file=sys.stderr)
+    sys.exit(1)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nnue_data  # noqa: E402
@@ -103,6 +108,11 @@ def hms(seconds):
 def main(argv):
     a = options(argv)
     try:
+        paths = nnue_data.expand_paths(a.data)
+        counts = [nnue_data.record_count(p) for p in paths]
+    except DataError as e:
+        fail(2, str(e))
+    try:
         import torch
         import nnue_model
     except ImportError as e:
@@ -110,11 +120,6 @@ def main(argv):
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
 
-    try:
-        paths = nnue_data.expand_paths(a.data)
-        counts = [nnue_data.record_count(p) for p in paths]
-    except DataError as e:
-        fail(2, str(e))
     total = sum(counts)
     if total == 0:
         fail(2, "no positions in the data")
@@ -159,6 +164,10 @@ def main(argv):
             s = sum(float(nnue_model.loss_of(model(b), b.target, a.scale)) * b.n for b in val_batches)
         return s / len(val)
 
+    if not history:
+        vl = val_loss()
+        history.append((0, None, vl))
+        print(f"epoch 0 (the initial net): val loss {'-' if vl is None else f'{vl:.6f}'}", flush=True)
     lr_end = a.lr * 0.01
     for epoch in range(start_epoch, a.epochs):
         rng = np.random.default_rng([a.seed, epoch])
@@ -203,12 +212,12 @@ def main(argv):
     net = model.folded()
     q = nnue_net.quantise(net)
     files = ", ".join(f"{os.path.basename(p)} ({c})" for p, c in zip(paths, counts))
-    last = history[-1] if history else (0, float("nan"), None)
+    last = history[-1]
     desc = (f"XQF-HM6-256-SCR-OB8 trained by tuner/nnue/train.py on "
             f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; "
             f"positions {total} (training {train_total}, held out {val_total}, val-share {a.val_share}); "
             f"epochs {a.epochs}, batch {a.batch}, lambda {a.lam}, K {a.scale}, Adam lr {a.lr} cosine to 1%, "
-            f"factoriser folded, seed {a.seed}; train loss {last[1]:.6f}, val loss "
+            f"factoriser folded, seed {a.seed}; train loss {'-' if last[1] is None else f'{last[1]:.6f}'}, val loss "
             f"{'-' if last[2] is None else f'{last[2]:.6f}'}; data: {files}")
     path = nnue_net.write_net(q, desc, a.out)
     print(f"net: {path} ({os.path.getsize(path):,} bytes)", flush=True)
@@ -265,7 +274,7 @@ def engine_check(engine, net_path, check, f_eval, i_eval):
     d = np.abs(e_eval - f_eval)
     over = d > TOL_ABS_CP + TOL_REL * np.abs(f_eval)
     unlike = int((e_eval != i_eval).sum())
-    print(f"engine: |engine - float| max {d.max():.2f} cp, mean {d.mean():.3f} cp over {len(check)} positions; "
+    print(f"engine: |engine - trainer| max {d.max():.2f} cp, mean {d.mean():.3f} cp over {len(check)} positions; "
           f"{int(over.sum())} beyond {TOL_ABS_CP:g} cp + {100 * TOL_REL:g} %; "
           f"{unlike} differ from the numpy integer evaluation", flush=True)
     if over.any() or unlike:
