@@ -139,7 +139,7 @@ def main(argv):
         fail(2, "every position is held out for validation (lower --val-share)")
 
     model = nnue_model.Net(a.seed)
-    opt = torch.optim.Adam(model.parameters(), lr=a.lr)
+    opt = torch.optim.Adam(model.parameters(), lr=a.lr, foreach=True)
     steps_per_epoch = math.ceil(train_total / a.batch)
     total_steps = a.epochs * steps_per_epoch
     history, step_log, start_epoch, step = [], [], 0, 0
