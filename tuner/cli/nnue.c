@@ -8,8 +8,8 @@
  * size, the output's folder, the engine and the checkpoint to resume.
  * Then it replaces itself with the trainer (execv), passing every option
  * with its value, so that the defaults are this table's.  The trainer is
- * found in the source tree this xqf-tune was built from, or at
- * $XQF_NNUE_TRAINER.
+ * found in XQF_NNUE_DIR (CMake: the source tree this xqf-tune was built
+ * from, or /usr/share/xqf/nnue in the package), or at $XQF_NNUE_TRAINER.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,7 +22,7 @@
 #include "cli.h"
 
 #define NNUE_PYTHON "/usr/bin/python3"
-#define NNUE_TRAINER XQF_SOURCE_DIR "/tuner/nnue/train.py"
+#define NNUE_TRAINER XQF_NNUE_TRAINER_PATH     /* CMake: XQF_NNUE_DIR (the source tree, or the package's) */
 
 enum { DATA_HEADER = 8, DATA_RECORD = 54 };   /* worker/datagen.h's XQFDATA1 */
 
@@ -57,8 +57,8 @@ static const OptTable NNUE_TABLE = {
              "xqf-match --data; a folder stands for its *.data files) and writes the engine's\n"
              "net file, then checks the integer net against the trainer's on held-out positions\n"
              "(with --engine, PATH evalnet NET too: exit 1 beyond 3 cp + 2 %).  Runs\n"
-             "tuner/nnue/train.py (or $XQF_NNUE_TRAINER) with " NNUE_PYTHON " and PyTorch\n"
-             "(Debian's python3-torch).\n",
+             NNUE_TRAINER " (or $XQF_NNUE_TRAINER)\n"
+             "with " NNUE_PYTHON " and PyTorch (Debian's python3-torch).\n",
 };
 
 /* A DATA argument: a folder (the trainer reads its *.data), or a file with XQFDATA1's header and whole records. */
