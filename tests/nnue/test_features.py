@@ -96,6 +96,30 @@ class Features(unittest.TestCase):
             self.assertEqual(int(ob[i]), ob1)
 
 
+class Reading(unittest.TestCase):
+    def test_shuffle_buffer_emits_each_training_record_once(self):
+        import tempfile
+        rng = np.random.default_rng(5)
+        recs = np.stack([record({int(rng.choice([3, 4, 5])): RK, int(rng.choice([84, 85, 86])): BK,
+                                 int(rng.integers(27, 63)): RR}, int(rng.integers(2)), score=i) for i in range(1000)])
+        with tempfile.TemporaryDirectory() as d:
+            paths = []
+            for k, part in enumerate((recs[:600], recs[600:])):
+                paths.append(os.path.join(d, f"{k}.data"))
+                with open(paths[-1], "wb") as f:
+                    f.write(b"XQFDATA1" + part.tobytes())
+            val = nnue_data.is_validation(recs, 0.2)
+            self.assertTrue(0.1 < val.mean() < 0.3)
+            out = np.concatenate(list(nnue_data.shuffled_training(paths, 0.2, 64, np.random.default_rng(1),
+                                                                  block=50)))
+            held, _ = nnue_data.validation_set(paths, 0.2, 10000, block=50)
+        # Every training record once (the scores number them), none held out, and shuffled.
+        got = np.sort(out[:, 46:48].copy().view("<i2").reshape(-1))
+        self.assertEqual(got.tolist(), np.flatnonzero(~val).tolist())
+        self.assertEqual(len(held), int(val.sum()))
+        self.assertNotEqual(out[:, 46:48].copy().view("<i2").reshape(-1).tolist(), got.tolist())
+
+
 class Fen(unittest.TestCase):
     def test_start(self):
         self.assertEqual(nnue_data.fen_of(record(START, 0)),
