@@ -21,7 +21,7 @@ $py "$src/tests/nnue/test_features.py" || fail "the feature, FEN and net-file un
 
 $py "$src/tests/nnue/synth.py" "$tmp/syn.data" 4000 7 || fail "synthetic data"
 mkdir "$tmp/out"
-"$bin/xqf-tune" nnue train "$tmp/syn.data" --out "$tmp/out" --epochs 2 --batch 256 --lr 0.01 --threads 2 \
+"$bin/xqf-tune" nnue train "$tmp/syn.data" --out "$tmp/out" --epochs 2 --batch 256 --lr 0.01 --threads 1 \
     --val-share 0.1 --html "$tmp/page.html" --engine "$src/tests/nnue/fake_evalnet.py" >"$tmp/log" 2>&1 ||
     fail "training exited with $?"
 
@@ -56,13 +56,13 @@ grep -q '<svg' "$tmp/page.html" || fail "no chart in the page"
 
 # --resume: one more epoch from the last checkpoint.
 "$bin/xqf-tune" nnue train "$tmp/syn.data" --out "$tmp/resumed.nnue" --epochs 3 --batch 256 --lr 0.01 \
-    --threads 2 --val-share 0.1 --resume "$tmp/out/checkpoints" >"$tmp/log" 2>&1 || fail "resume exited with $?"
+    --threads 1 --val-share 0.1 --resume "$tmp/out/checkpoints" >"$tmp/log" 2>&1 || fail "resume exited with $?"
 grep -q '^resumed from .*epoch 2 done' "$tmp/log" && grep -q '^epoch 3/3 done' "$tmp/log" &&
     ! grep -q '^epoch [0-2]' "$tmp/log" || fail "resume did not go on at epoch 3"
 
 # An engine wrong by 10 cp fails the check (status 1).
 FAKE_OFFSET=10 $py "$src/tuner/nnue/train.py" "$tmp/syn.data" --out "$tmp/x.nnue" --epochs 1 --batch 4096 \
-    --threads 2 --engine "$src/tests/nnue/fake_evalnet.py" >"$tmp/log" 2>&1
+    --threads 1 --engine "$src/tests/nnue/fake_evalnet.py" >"$tmp/log" 2>&1
 [ $? -eq 1 ] || fail "an engine off by 10 cp was not refused"
 
 # Input that is not training data: status 2 from xqf-tune and from the trainer itself.
