@@ -29,7 +29,7 @@ bad=0
 checked=0
 for p in "xqf-coordinator" "xqf-worker" "xqf-keys" "xqf-match" "xqf-match makebook" "xqf-match blunders" "xqf-match tactics" "xqf-match tree" "xqf-tune stats" \
          "xqf-tune spsa" "xqf-tune sprt" "xqf-tune list" "xqf-tune show" "xqf-tune stop" \
-         "xqf-tune export" "xqf-tune report" "xqf-tune build" "xqf-tune texel" "xqf-tune user" "xqf-web" \
+         "xqf-tune export" "xqf-tune report" "xqf-tune build" "xqf-tune texel" "xqf-tune nnue" "xqf-tune user" "xqf-web" \
          "xqf-tune data" "xqf-tune games" "xqf-tune modify" "xqf-tune chain" \
          "xqf-tune pgn" "xqf-tune purge"; do
     # shellcheck disable=SC2086

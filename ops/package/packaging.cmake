@@ -4,7 +4,8 @@
 #                    settings), the xqf-worker@ unit (its writable build cache
 #                    in /var/cache/xqf-worker)
 #   xqf-coordinator  xqf-coordinator, xqf-tune, xqf-web, their units, the
-#                    opening books (/usr/share/xqf/books)
+#                    opening books (/usr/share/xqf/books), the network's
+#                    trainer (/usr/share/xqf/nnue; PyTorch is not a dependency)
 #   xqf-keys         xqf-keys, which both need (CURVE keys, allow-list,
 #                    build signatures)
 # The worker and coordinator packages create the system user xqf the units
@@ -22,6 +23,8 @@ install(PROGRAMS ${XQF_PACKAGE_DIR}/xqf-worker-setup DESTINATION ${CMAKE_INSTALL
 install(TARGETS xqf-coordinator xqf-tune xqf-web RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT coordinator)
 install(TARGETS xqf-keys RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT keys)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/ops/books/ DESTINATION ${CMAKE_INSTALL_DATADIR}/xqf/books COMPONENT coordinator)
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/tuner/nnue/ DESTINATION ${CMAKE_INSTALL_DATADIR}/xqf/nnue COMPONENT coordinator
+        FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
 
 # The units of ops/systemd, their programs where the packages put them.
 foreach(unit xqf-worker@.service xqf-coordinator.service xqf-web.service)

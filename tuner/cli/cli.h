@@ -138,6 +138,7 @@ int tune_cmd_export(int argc, char **argv);
 int tune_cmd_report(int argc, char **argv);
 int tune_cmd_build(int argc, char **argv);
 int tune_cmd_texel(int argc, char **argv);
+int tune_cmd_nnue(int argc, char **argv);
 int tune_cmd_user(int argc, char **argv);
 int tune_cmd_data(int argc, char **argv);
 int tune_cmd_pgn(int argc, char **argv);

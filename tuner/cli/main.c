@@ -40,6 +40,7 @@ static const Command COMMANDS[] = {
     { "pgn", "a run's stored games as PGN (by task or worker)", tune_cmd_pgn },
     { "purge", "take a worker's results out of an SPRT", tune_cmd_purge },
     { "texel", "fit the evaluation's weights to training positions (Texel's method)", tune_cmd_texel },
+    { "nnue", "nnue train: the network evaluation trained on training positions (PyTorch)", tune_cmd_nnue },
     { "user", "user add: an account of the web dashboard (xqf-web)", tune_cmd_user },
 };
 enum { COMMAND_COUNT = sizeof COMMANDS / sizeof COMMANDS[0] };

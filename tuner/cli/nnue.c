@@ -1,0 +1,180 @@
+/*
+ * nnue.c - xqf-tune nnue train: the network of docs/nnue.md trained on
+ * data files (XQFDATA1) by tuner/nnue/train.py, PyTorch in Debian's
+ * /usr/bin/python3.
+ *
+ * This front end checks what it can before the (slow to start) trainer
+ * runs: the options against their bounds, every data file's header and
+ * size, the output's folder, the engine and the checkpoint to resume.
+ * Then it replaces itself with the trainer (execv), passing every option
+ * with its value, so that the defaults are this table's.  The trainer is
+ * found in XQF_NNUE_DIR (CMake: the source tree this xqf-tune was built
+ * from, or /usr/share/xqf/nnue in the package), or at $XQF_NNUE_TRAINER.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define NNUE_PYTHON "/usr/bin/python3"
+#define NNUE_TRAINER XQF_NNUE_TRAINER_PATH     /* CMake: XQF_NNUE_DIR (the source tree, or the package's) */
+
+enum { DATA_HEADER = 8, DATA_RECORD = 54 };   /* worker/datagen.h's XQFDATA1 */
+
+static const OptSpec NNUE_OPTIONS[] = {
+    { "--out", OPT_TEXT, "NET", NULL, .help = "the net file, or a folder for xqf-<sha256 12 hex>.nnue (required)" },
+    { "--epochs", OPT_INT, "N", "10", .imin = 1, .imax = 100000, .help = "passes over the training positions" },
+    { "--batch", OPT_INT, "N", "16384", .imin = 1, .imax = 1 << 20, .help = "positions per Adam step" },
+    { "--lambda", OPT_REAL, "X", "0.75", .rmin = 0, .rmax = 1,
+      .help = "weight of the search score against the game result in the target" },
+    { "--scale", OPT_REAL, "K", "400", .rmin = 1, .rmax = 10000, .help = "K of sigmoid(cp / K) in the loss" },
+    { "--lr", OPT_REAL, "X", "0.001", .rmin = 1e-7, .rmax = 1, .help = "Adam's first learning rate (cosine to 1 %)" },
+    { "--seed", OPT_INT, "S", "1", .imin = 0, .imax = INT32_MAX, .help = "seed of the initial net and the shuffles" },
+    { "--threads", OPT_INT, "N", NULL, .imin = 1, .imax = 256, .help = "PyTorch threads (default: online cores)" },
+    { "--val-share", OPT_REAL, "X", "0.02", .rmin = 0, .rmax = 0.5,
+      .help = "share of positions held out for validation (by a hash of the position)" },
+    { "--buffer", OPT_INT, "N", "2000000", .imin = 2, .imax = INT64_C(1) << 31,
+      .help = "shuffle buffer in positions (54 bytes each)" },
+    { "--checkpoints", OPT_TEXT, "DIR", NULL, .help = "a checkpoint per epoch (default: NET.ckpt or NET/checkpoints)" },
+    { "--resume", OPT_TEXT, "DIR", NULL, .help = "continue from DIR's last checkpoint" },
+    { "--html", OPT_TEXT, "FILE", NULL, .help = "write the training's page (loss per epoch, quantisation)" },
+    { "--engine", OPT_TEXT, "PATH", NULL, .help = "check PATH evalnet NET against the trainer on held-out positions" },
+    OPTS_END,
+};
+
+static const OptTable NNUE_TABLE = {
+    .program = "xqf-tune", .spec = NNUE_OPTIONS, .max_positional = OPTS_POSITIONAL_MAX,
+    .usage = "Usage: xqf-tune nnue train DATA... --out NET [--epochs N] [--batch N] [--lambda X] [--scale K]\n"
+             "                           [--lr X] [--seed S] [--threads N] [--val-share X] [--buffer N]\n"
+             "                           [--checkpoints DIR] [--resume DIR] [--html FILE] [--engine PATH]\n"
+             "\n"
+             "Trains the network of docs/nnue.md on data files (XQFDATA1: xqf-tune data export,\n"
+             "xqf-match --data; a folder stands for its *.data files) and writes the engine's\n"
+             "net file, then checks the integer net against the trainer's on held-out positions\n"
+             "(with --engine, PATH evalnet NET too: exit 1 beyond 3 cp + 2 %).  Runs\n"
+             NNUE_TRAINER " (or $XQF_NNUE_TRAINER)\n"
+             "with " NNUE_PYTHON " and PyTorch (Debian's python3-torch).\n",
+};
+
+/* A DATA argument: a folder (the trainer reads its *.data), or a file with XQFDATA1's header and whole records. */
+static int check_data(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return cli_fail(CLI_USAGE, "DATA: cannot read '%s': %s", path, strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return CLI_OK;
+    if (!S_ISREG(st.st_mode))
+        return cli_fail(CLI_USAGE, "DATA: '%s' is neither a file nor a folder", path);
+    FILE *f = fopen(path, "rb");
+    char head[DATA_HEADER];
+    size_t got = f ? fread(head, 1, sizeof head, f) : 0;
+    if (!f)
+        return cli_fail(CLI_USAGE, "DATA: cannot read '%s': %s", path, strerror(errno));
+    fclose(f);
+    if (got != sizeof head || memcmp(head, "XQFDATA1", DATA_HEADER) != 0)
+        return cli_fail(CLI_USAGE, "DATA: '%s' is not a training data file (no XQFDATA1 header)", path);
+    if ((st.st_size - DATA_HEADER) % DATA_RECORD != 0)
+        return cli_fail(CLI_USAGE, "DATA: '%s' is truncated (%jd bytes after the header: not whole %d-byte records)",
+                        path, (intmax_t)(st.st_size - DATA_HEADER), DATA_RECORD);
+    return CLI_OK;
+}
+
+/* Whether the folder a file path would be written in exists (the current folder for a bare name). */
+static bool parent_exists(const char *path)
+{
+    char dir[CLI_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        return true;
+    if (slash == dir)
+        slash[1] = '\0';
+    else
+        *slash = '\0';
+    struct stat st;
+    return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The checks of train's options beyond their bounds. Exit status. */
+static int check_train(const Opts *o)
+{
+    if (o->npositional < 1)
+        return cli_fail(CLI_USAGE, "nnue train: give one or more DATA files (see xqf-tune nnue --help)");
+    for (int i = 0; i < o->npositional; i++) {
+        int status = check_data(o->positional[i]);
+        if (status != CLI_OK)
+            return status;
+    }
+    const char *out = opts_text(o, "--out"), *engine = opts_text(o, "--engine");
+    const char *resume = opts_text(o, "--resume"), *html = opts_text(o, "--html");
+    struct stat st;
+    if (!out || !*out)
+        return cli_fail(CLI_USAGE, "nnue train: --out NET is required");
+    if (!(stat(out, &st) == 0 && S_ISDIR(st.st_mode)) && !parent_exists(out))
+        return cli_fail(CLI_USAGE, "--out: the folder of '%s' does not exist", out);
+    if (html && !parent_exists(html))
+        return cli_fail(CLI_USAGE, "--html: the folder of '%s' does not exist", html);
+    if (engine && access(engine, X_OK) != 0)
+        return cli_fail(CLI_USAGE, "--engine: '%s' is not an executable program", engine);
+    if (resume) {
+        char last[CLI_PATH_MAX];
+        snprintf(last, sizeof last, "%s/last.pt", resume);
+        if (access(last, R_OK) != 0)
+            return cli_fail(CLI_USAGE, "--resume: no checkpoint in '%s' (last.pt)", resume);
+    }
+    return CLI_OK;
+}
+
+/* Replaces this process with the trainer; returns only when that fails. Exit status. */
+static int run_trainer(const Opts *o)
+{
+    const char *trainer = getenv("XQF_NNUE_TRAINER");
+    if (!trainer || !*trainer)
+        trainer = NNUE_TRAINER;
+    if (access(NNUE_PYTHON, X_OK) != 0)
+        return cli_fail(CLI_FAIL, "%s is missing: install python3 and python3-torch (ops/setup)", NNUE_PYTHON);
+    if (access(trainer, R_OK) != 0)
+        return cli_fail(CLI_FAIL, "the trainer '%s' is missing: set XQF_NNUE_TRAINER to tuner/nnue/train.py",
+                        trainer);
+    char threads[24];
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    snprintf(threads, sizeof threads, "%" PRId64,
+             opts_given(o, "--threads") ? opts_int(o, "--threads") : (int64_t)(cores > 0 ? cores : 1));
+    char *args[2 + OPTS_POSITIONAL_MAX + 2 * OPTS_MAX + 1];
+    int n = 0;
+    args[n++] = NNUE_PYTHON;
+    args[n++] = (char *)trainer;
+    for (int i = 0; i < o->npositional; i++)
+        args[n++] = (char *)o->positional[i];
+    for (const OptSpec *spec = NNUE_OPTIONS; spec->name; spec++) {
+        const char *value = strcmp(spec->name, "--threads") == 0 ? threads : opts_text(o, spec->name);
+        if (value) {
+            args[n++] = (char *)spec->name;
+            args[n++] = (char *)value;
+        }
+    }
+    args[n] = NULL;
+    fflush(stdout);
+    execv(NNUE_PYTHON, args);
+    return cli_fail(CLI_FAIL, "cannot run %s: %s", NNUE_PYTHON, strerror(errno));
+}
+
+int tune_cmd_nnue(int argc, char **argv)
+{
+    const char *sub = argc > 1 ? argv[1] : "";
+    Opts o;
+    if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0)
+        return cli_parse(&o, &NNUE_TABLE, argc - 1, argv + 1);
+    if (strcmp(sub, "train") != 0)
+        return cli_fail(CLI_USAGE, "nnue: say train (see xqf-tune nnue --help)");
+    int status = cli_parse(&o, &NNUE_TABLE, argc - 2, argv + 2);
+    if (status != CLI_GO || (status = check_train(&o)) != CLI_OK)
+        return status;
+    return run_trainer(&o);
+}
