@@ -3,8 +3,9 @@
 # indexing against hand-worked examples, then `xqf-tune nnue train` on synthetic positions whose
 # score is their material: the validation loss falls, the net file is docs/nnue.md's (header,
 # size, name), the integer net agrees with the trainer's, the page is written, --resume goes on,
-# --engine's check passes against a stand-in that computes the integer evaluation from the FENs
-# and fails against one that is off; input that is not training data ends with status 2.
+# --engine's check passes against the engine's own `xqf-engine evalnet` (it prints exactly the
+# numpy integer evaluation) and fails against a stand-in that is off by 10 cp; input that is not
+# training data ends with status 2.
 # Skipped (77) without Debian's python3-torch.
 set -u
 bin=$1 src=$2
@@ -22,7 +23,7 @@ $py "$src/tests/nnue/test_features.py" || fail "the feature, FEN and net-file un
 $py "$src/tests/nnue/synth.py" "$tmp/syn.data" 4000 7 || fail "synthetic data"
 mkdir "$tmp/out"
 "$bin/xqf-tune" nnue train "$tmp/syn.data" --out "$tmp/out" --epochs 2 --batch 256 --lr 0.01 --threads 1 \
-    --val-share 0.1 --html "$tmp/page.html" --engine "$src/tests/nnue/fake_evalnet.py" >"$tmp/log" 2>&1 ||
+    --val-share 0.1 --html "$tmp/page.html" --engine "$bin/xqf-engine" >"$tmp/log" 2>&1 ||
     fail "training exited with $?"
 
 # The validation loss falls: after 2 epochs below half the initial net's.
