@@ -19,6 +19,12 @@
  *                             ucinewgame starts the script again
  *   fake_engine [random]      plays a random legal move, a quiet one
  *                             mostly: games of hundreds of plies, score 0
+ *   A copy whose file ends with a line "XQF-ESCAPE KEYFILE PORT" (random
+ *   mode) tries, at its start, what an engine build must not be able to do
+ *   on a worker: read KEYFILE, connect to 127.0.0.1:PORT, see a variable
+ *   of the worker's environment (XQF_TEST_SECRET).  If any succeeds it says
+ *   "info string ESCAPED: ..." (stdout and stderr) and plays on; if all
+ *   fail it exits with status 5 when first asked for a move (a crash).
  *   fake_engine bench         prints a bench signature (4242) as
  *                             xqf-engine bench does: with no argument, a
  *                             copy of fake_engine serves as an engine build
@@ -32,7 +38,11 @@
  * `setoption name N value V` answers "info string error: ..." for any
  * other name or a value out of range, with xqf-engine's words.
  */
+#include <arpa/inet.h>
 #include <dirent.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -196,6 +206,53 @@ static int random_pick(Board *b, const MoveList *list, uint64_t *rng)
     return capture ? (int)(*rng % (uint64_t)list->count) : quiet[*rng % (uint64_t)n];
 }
 
+/*
+ * The escape attempts of a copy marked "XQF-ESCAPE KEYFILE PORT" at its
+ * file's end: 1 when one succeeded (said), 0 when all failed, -1 when the
+ * copy is not marked.
+ */
+static int try_escape(void)
+{
+    char tail[512];
+    int fd = open("/proc/self/exe", O_RDONLY);
+    off_t end = fd >= 0 ? lseek(fd, 0, SEEK_END) : -1;
+    ssize_t n = end > (off_t)sizeof tail - 1 ? pread(fd, tail, sizeof tail - 1, end - (off_t)sizeof tail + 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
+        return -1;
+    tail[n] = '\0';
+    for (ssize_t i = 0; i < n; i++)
+        if (!tail[i])
+            tail[i] = ' ';
+    const char *mark = strstr(tail, "XQF-ESCAPE ");
+    char key[300];
+    int port;
+    if (!mark || sscanf(mark, "XQF-ESCAPE %299s %d", key, &port) != 2)
+        return -1;
+    char what[512] = "";
+    int kfd = open(key, O_RDONLY);
+    if (kfd >= 0) {
+        strcat(what, " read the key;");
+        close(kfd);
+    }
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    if (s >= 0 && connect(s, (struct sockaddr *)&a, sizeof a) == 0)
+        strcat(what, " connected;");
+    if (s >= 0)
+        close(s);
+    if (getenv("XQF_TEST_SECRET"))
+        strcat(what, " saw the worker's environment;");
+    if (!what[0])
+        return 0;
+    printf("info string ESCAPED:%s\n", what);
+    fflush(stdout);
+    fprintf(stderr, "fake_engine: ESCAPED:%s\n", what);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "random";
@@ -211,6 +268,7 @@ int main(int argc, char **argv)
     if (strcmp(mode, "fds") == 0 || strcmp(mode, "spawn") == 0)
         mode = "good";
     bool random = strcmp(mode, "random") == 0;
+    bool boxed = random && argc == 1 && try_escape() == 0;   /* every escape failed: crash at the first go */
     uint64_t rng = (uint64_t)getpid() * 0x9e3779b97f4a7c15u | 1;
     int good = argc > 2 ? atoi(argv[2]) : 0;
     const char *script = strcmp(mode, "script") == 0 && argc > 2 ? argv[2] : NULL;
@@ -240,6 +298,8 @@ int main(int argc, char **argv)
             set_position(&b, line);
         } else if (strncmp(line, "go", 2) == 0) {
             char out[64];
+            if (boxed)
+                return 5;
             if (script) {
                 if (!next)
                     return 4;

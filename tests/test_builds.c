@@ -88,7 +88,7 @@ static void want(BuildCache *c)
 Test(builds, only_builds_signed_by_a_trusted_key_are_installed)
 {
     char err[512], path[256];
-    BuildCache *c = builds_new(cache, &trust, false);
+    BuildCache *c = builds_new(cache, &trust, false, false);
     cr_assert_not_null(c);
     snprintf(path, sizeof path, "%s/%s", cache, sha);
     want(c);
@@ -111,17 +111,17 @@ Test(builds, only_builds_signed_by_a_trusted_key_are_installed)
     char pub[256];
     snprintf(pub, sizeof pub, "%s/other.pub", dir);
     cr_assert_eq(trust_read(pub, &others, err, sizeof err), 0);
-    c = builds_new(cache, &others, false);
+    c = builds_new(cache, &others, false, false);
     cr_assert_null(builds_path(c, sha));
     builds_destroy(&c);
     /* nor for a worker without --trust; --allow-unsigned alone takes it */
-    c = builds_new(cache, NULL, false);
+    c = builds_new(cache, NULL, false, false);
     cr_assert_null(builds_path(c, sha));
     want(c);
     cr_assert_eq(feed(c, "test-build", &op, err, sizeof err), -2);
     cr_assert_not_null(strstr(err, "trusts no operator key"), "%s", err);
     builds_destroy(&c);
-    c = builds_new(cache, NULL, true);
+    c = builds_new(cache, NULL, true, false);
     cr_assert_str_eq(builds_path(c, sha), path);
     builds_destroy(&c);
 }
@@ -130,7 +130,7 @@ Test(builds, only_builds_signed_by_a_trusted_key_are_installed)
 Test(builds, a_tampered_cache_is_not_used)
 {
     char err[512], path[256], sig[256];
-    BuildCache *c = builds_new(cache, &trust, false);
+    BuildCache *c = builds_new(cache, &trust, false, false);
     want(c);
     cr_assert_eq(feed(c, "test-build", &op, err, sizeof err), 1, "%s", err);
     cr_assert_not_null(builds_path(c, sha));
@@ -168,17 +168,17 @@ Test(builds, a_shared_or_foreign_cache_folder_is_refused)
 {
     cr_assert_eq(mkdir(cache, 0700), 0);
     cr_assert_eq(chmod(cache, 0777), 0);
-    BuildCache *c = builds_new(cache, &trust, false);
+    BuildCache *c = builds_new(cache, &trust, false, false);
     cr_assert_null(c, "a world-writable cache folder was taken");
     cr_assert_eq(chmod(cache, 0770), 0);
-    cr_assert_null(builds_new(cache, &trust, false), "a group-writable cache folder was taken");
+    cr_assert_null(builds_new(cache, &trust, false, false), "a group-writable cache folder was taken");
     cr_assert_eq(chmod(cache, 0755), 0);
     if (geteuid() == 0) {
         cr_assert_eq(chown(cache, 12345, 12345), 0);
-        cr_assert_null(builds_new(cache, &trust, false), "a folder of another user was taken");
+        cr_assert_null(builds_new(cache, &trust, false, false), "a folder of another user was taken");
         cr_assert_eq(chown(cache, 0, 0), 0);
     }
-    c = builds_new(cache, &trust, false);
+    c = builds_new(cache, &trust, false, false);
     cr_assert_not_null(c);
     builds_destroy(&c);
 }
@@ -195,7 +195,7 @@ Test(builds, part_files_do_not_follow_a_planted_link)
     fclose(f);
     snprintf(link, sizeof link, "%s/%s.part", cache, sha);   /* the name part files used to have */
     cr_assert_eq(symlink(victim, link), 0);
-    BuildCache *c = builds_new(cache, &trust, false);
+    BuildCache *c = builds_new(cache, &trust, false, false);
     want(c);
     cr_assert_eq(feed(c, "test-build", &op, err, sizeof err), 1, "%s", err);
     builds_destroy(&c);
@@ -227,7 +227,7 @@ Test(builds, a_second_process_waits_on_the_per_sha_lock)
         char b = 1;
         if (fd < 0 || flock(fd, LOCK_EX) != 0 || write(held[1], &b, 1) != 1 || read(go[0], &b, 1) != 1)
             _exit(1);
-        BuildCache *c = builds_new(cache, &trust, true);
+        BuildCache *c = builds_new(cache, &trust, true, false);
         XqfMsg m;
         xqf_msg_init(&m, XQF_MSG_BUILD_CHUNK);
         XqfMsg_build_chunk *ch = &m.u.build_chunk;
@@ -246,7 +246,7 @@ Test(builds, a_second_process_waits_on_the_per_sha_lock)
     }
     char b;
     cr_assert_eq(read(held[0], &b, 1), 1);
-    BuildCache *c = builds_new(cache, &trust, false);
+    BuildCache *c = builds_new(cache, &trust, false, false);
     cr_assert_not_null(c);
     cr_assert_eq(builds_want(c, sha), 0);
     cr_assert(builds_fetching(c, sha));

@@ -16,12 +16,16 @@
  *  - bad input (unknown run, task, worker) gets exit status 2 and changes
  *    nothing.
  */
+#include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <math.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "cluster_util.h"
@@ -894,4 +898,70 @@ Test(games, replay_audits_leased_judged_and_refused_in_the_store)
     cr_assert_eq(store_open_audits(cu_fx.store), 0);
     pack_buf_free(&buf);
     pack_buf_free(&other);
+}
+
+/*
+ * Engines in a box on workers: an engine build that tries, at its start,
+ * to read a key file of the worker's, to connect to a socket on this host
+ * and to see the worker's environment (tests/fake_engine.c, a copy marked
+ * "XQF-ESCAPE KEYFILE PORT").  In the worker's sandbox every attempt
+ * fails, so the engine crashes at its first move as it was written to:
+ * every game of its side is scored as its crash; nothing connected and it
+ * never said ESCAPED.  (Run with --no-sandbox, the same copy reads the key
+ * and plays on.)
+ */
+Test(games, an_engine_build_cannot_reach_keys_network_or_environment)
+{
+    CU_REQUIRE_DB();
+    char key[300], copy[300], cmd[1024];
+    snprintf(key, sizeof key, "%s/worker.key", cu_fx.dir);
+    snprintf(copy, sizeof copy, "%s/escape-engine", cu_fx.dir);
+    FILE *k = fopen(key, "w");
+    cr_assert(k);
+    fputs("a secret\n", k);
+    fclose(k);
+    int listener = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    struct sockaddr_in addr = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t alen = sizeof addr;
+    cr_assert(listener >= 0 && bind(listener, (struct sockaddr *)&addr, sizeof addr) == 0 && listen(listener, 4) == 0 &&
+              getsockname(listener, (struct sockaddr *)&addr, &alen) == 0);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s' && printf '\\nXQF-ESCAPE %s %d\\n' >> '%s'", FAKE_ENGINE, copy, key,
+             ntohs(addr.sin_port), copy);
+    cr_assert_eq(system(cmd), 0);
+    StoreBuild b = { .bench_nodes = 4242 };
+    cr_assert_eq(cu_sha256(copy, b.sha256), 0);
+    snprintf(b.build_id, sizeof b.build_id, "escape-%.12s", b.sha256);
+    snprintf(b.path, sizeof b.path, "%s", copy);
+    int64_t build = cu_build_add(cu_fx.store, &b);
+    cr_assert_gt(build, 0);
+    const char *book[CU_BOOK_MAX];
+    int n = cu_book(book, 2);
+    cr_assert_gt(n, 0);
+    StoreSprtSpec spec = { .name = "escape", .test_params = "", .base_params = "", .book_name = "default.book",
+                           .book = book, .book_lines = n, .seed = 1, .nodes = 200, .margin_ms = 100,
+                           .pairs_per_task = 2, .max_pairs = 2, .elo0 = -500, .elo1 = 500, .alpha = 0.05,
+                           .beta = 0.05, .test_build = build };
+    int64_t run;
+    cr_assert_eq(store_create_sprt(cu_fx.store, &spec, &run), 0);
+    char cache[300];
+    snprintf(cache, sizeof cache, "%s/cache", cu_fx.dir);
+    setenv("XQF_CACHE", cache, 1);
+    setenv("XQF_TEST_SECRET", "the worker's environment", 1);
+    cu_track(cu_coordinator(cu_fx.db, cu_fx.port, "30", cu_fx.logfile));
+    const char *extra[] = { "--allow-unsigned", NULL };
+    cu_track(cu_worker_args(cu_fx.port, "w1", 1, cu_fx.logfile, extra));
+    StoreRun r;
+    bool ended = cu_wait_finished(cu_fx.store, run, 120, &r);
+    unsetenv("XQF_TEST_SECRET");
+    cr_assert(ended, "the run did not end (log: %s)", cu_fx.logfile);
+    cr_assert_eq(count_in_file(cu_fx.logfile, "ESCAPED"), 0, "the engine got out of its box (log: %s)",
+                 cu_fx.logfile);
+    cr_assert_eq(r.counts.pairs, 2, "(log: %s)", cu_fx.logfile);
+    cr_assert_eq(r.counts.reasons[GAME_CRASH], 4, "every game of the boxed engine is its crash (log: %s)",
+                 cu_fx.logfile);
+    cr_assert_eq(r.counts.wins, 0);
+    cr_assert(accept(listener, NULL, NULL) < 0 && (errno == EAGAIN || errno == EWOULDBLOCK),
+              "a connection arrived from the box");
+    close(listener);
+    store_run_free(&r);
 }

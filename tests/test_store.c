@@ -617,3 +617,40 @@ Test(store, a_key_has_a_bounded_number_of_names)
     cr_assert_eq(store_hello_capped(cu_fx.store, "j/1", "b", 1, 1, "j", 2, &id), 1, "another key has its own");
     cr_assert_eq(store_hello_capped(cu_fx.store, "p/3", "b", 1, 1, "", 2, &id), 1, "no key, no bound");
 }
+
+/*
+ * A result is what its game records say: one without the records of the
+ * pairs it adds (it would be counted, never stored, never audited) or
+ * whose W/D/L and pentanomial are not what its records' results count is
+ * invalid, and nothing of it is counted.
+ */
+Test(store, a_result_must_carry_and_match_its_records)
+{
+    CU_REQUIRE_DB();
+    int64_t run = cu_sprt(cu_fx.store, "", 4, 4, 500, -500, 500), worker;
+    cr_assert_eq(store_hello(cu_fx.store, "w1", "b", 1, 1, "", &worker), 1);
+    StoreLease l;
+    cr_assert_eq(store_claim_task(cu_fx.store, run, worker, 60000, &l), 1);
+    StoreCounts two = counts(2, 1, 1);          /* a DD pair and a WW pair */
+    StoreReportItem it = { .worker = worker, .task = l.task_id, .token = l.token, .counts = two };
+    cr_assert_eq(store_report_batch(cu_fx.store, &it, 1, 60000), 0);
+    cr_assert_eq(it.status, REPORT_INVALID, "a result without records was taken");
+    /* records of other results: two pairs lost twice, said to be a draw pair and a won pair */
+    StoreCounts lost = counts(2, 0, 0);
+    lost.penta[1] = 0, lost.penta[0] = 2, lost.draws = 0, lost.losses = 4;
+    it.games = cu_records_for(&lost, NULL, &it.games_len);
+    cr_assert_eq(store_report_batch(cu_fx.store, &it, 1, 60000), 0);
+    cr_assert_eq(it.status, REPORT_INVALID, "a result whose counts are not its records' was taken");
+    free((void *)it.games);
+    /* the same pairs with their own records: taken */
+    add_records(&it, NULL);
+    cr_assert_eq(store_report_batch(cu_fx.store, &it, 1, 60000), 0);
+    cr_assert_eq(it.status, REPORT_ACCEPTED);
+    free((void *)it.games);
+    StoreRun r;
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
+    cr_assert_eq(r.counts.pairs, 2);
+    cr_assert_eq(r.counts.wins, 2);
+    cr_assert_eq(r.counts.draws, 2);
+    store_run_free(&r);
+}

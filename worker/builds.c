@@ -43,6 +43,7 @@ struct BuildCache {
     char path[PATH_MAX];             /* builds_path's answer */
     const TrustList *trust;
     bool allow_unsigned;
+    bool boxed;                      /* benches run in the sandbox (process.h) */
     Fetch fetches[BUILDS_MAX_FETCHES];
     Benched benched[BUILDS_BENCHED_MAX];  /* the latest, a ring */
     int nbenched;
@@ -75,7 +76,7 @@ static bool private_to_us(const struct stat *st, const char *what, char *err, si
     return false;
 }
 
-BuildCache *builds_new(const char *dir, const TrustList *trust, bool allow_unsigned)
+BuildCache *builds_new(const char *dir, const TrustList *trust, bool allow_unsigned, bool boxed)
 {
     BuildCache *c = calloc(1, sizeof *c);
     if (!c) {
@@ -97,6 +98,7 @@ BuildCache *builds_new(const char *dir, const TrustList *trust, bool allow_unsig
     }
     c->trust = trust;
     c->allow_unsigned = allow_unsigned;
+    c->boxed = boxed;
     for (int i = 0; i < BUILDS_MAX_FETCHES; i++)
         c->fetches[i].fd = c->fetches[i].lock_fd = -1;
     return c;
@@ -440,12 +442,13 @@ int builds_abandon(BuildCache *c)
 }
 
 /* Runs `path bench` (path hashed as sha before it starts) into *b. */
-static void run_bench(const char *sha, const char *path, BuildBench *b)
+static void run_bench(const char *sha, const char *path, bool boxed, BuildBench *b)
 {
     char err[256], line[512], status[64];
     char *argv[] = { (char *)path, "bench", NULL };
     memset(b, 0, sizeof *b);
-    Process *p = process_spawn(argv, sha, err, sizeof err);
+    const SandboxSpec box = { .memory_mb = 2048 };
+    Process *p = boxed ? process_spawn_boxed(argv, sha, &box, err, sizeof err) : process_spawn(argv, sha, err, sizeof err);
     if (!p) {
         snprintf(b->why, sizeof b->why, "its bench does not start: %s", err);
         return;
@@ -480,7 +483,7 @@ bool builds_bench(BuildCache *c, const char *sha, const char *path, BuildBench *
             return false;
         }
     int64_t t0 = clock_now_ms();
-    run_bench(sha, path, out);
+    run_bench(sha, path, c->boxed, out);
     if (out->nodes)
         log_info("build %.16s: bench %lld, %lld nodes/s (%lld ms)", sha, (long long)out->nodes,
                  (long long)out->nps, (long long)(clock_now_ms() - t0));

@@ -54,10 +54,11 @@ typedef struct BuildCache BuildCache;
 void builds_default_dir(char *out, size_t size);
 /*
  * Opens (creating it) the cache in dir, with the operator keys trusted
- * (NULL: none) and whether unsigned builds may run.  NULL, logged, on
- * failure (a folder of another user or writable by group or others).
+ * (NULL: none) and whether unsigned builds may run; with boxed, a build's
+ * bench runs in the sandbox (process.h).  NULL, logged, on failure (a
+ * folder of another user or writable by group or others).
  */
-BuildCache *builds_new(const char *dir, const TrustList *trust, bool allow_unsigned);
+BuildCache *builds_new(const char *dir, const TrustList *trust, bool allow_unsigned, bool boxed);
 void builds_destroy(BuildCache **c);
 
 /* Whether sha is 64 lowercase hex digits. */

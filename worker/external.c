@@ -154,6 +154,9 @@ static int send_option(External *x, const atomic_bool *stop, Reply *r, const cha
     return fault(x, r, GAME_START_FAILURE, "option %.64s=%.32s refused: %s", name, value, refusal);
 }
 
+/* The address space an engine in the box may use: its hash (at most 4,096 MB a task) and the rest. */
+enum { ENGINE_BOX_MB = 6144 };
+
 /* Starts the process and goes through the handshake and the spec's settings. */
 static int start(External *x, const atomic_bool *stop, Reply *r)
 {
@@ -164,7 +167,10 @@ static int start(External *x, const atomic_bool *stop, Reply *r)
         argv[i + 1] = x->spec.args[i];
     argv[s->arg_count + 1] = NULL;
     char err[256];
-    x->proc = process_spawn(argv, s->sha256[0] ? s->sha256 : NULL, err, sizeof err);
+    /* an engine a worker was sent runs in the box: as nobody, no network, no environment, no keys */
+    const SandboxSpec box = { .memory_mb = ENGINE_BOX_MB };
+    x->proc = s->sandbox ? process_spawn_boxed(argv, s->sha256[0] ? s->sha256 : NULL, &box, err, sizeof err)
+                         : process_spawn(argv, s->sha256[0] ? s->sha256 : NULL, err, sizeof err);
     if (!x->proc)
         return fault(x, r, GAME_START_FAILURE, "%s", err);
     bool uci = s->proto == PROTO_UCI;

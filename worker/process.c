@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -134,6 +135,60 @@ static int spawn_verified(int fd, char *const argv[], int to_child[2], int from_
     return rc;
 }
 
+/*
+ * The boxed start: as spawn_verified, but the child becomes the sandbox
+ * (boxed: its command line, see sandbox_argv) with the program's descriptor
+ * on 3, rewound, for the box to copy in and close; the box's limits are set
+ * in the child before it execs.
+ */
+static int spawn_boxed(int fd, char *const boxed[], const SandboxSpec *box, int to_child[2], int from_child[2],
+                       pid_t *pid)
+{
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) != 0)
+        return errno;
+    sigset_t all, old, none;
+    sigfillset(&all);
+    sigemptyset(&none);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pid_t child = fork();
+    if (child == 0) {
+        int e = 0;
+        if (dup2(to_child[0], STDIN_FILENO) < 0 || dup2(from_child[1], STDOUT_FILENO) < 0 || setpgid(0, 0) != 0 ||
+            (fd == 3 ? fcntl(3, F_SETFD, 0) : dup2(fd, 3)) < 0 || lseek(3, 0, SEEK_SET) != 0 ||
+            close_range(4, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
+            e = errno;
+        if (!e) {
+            sandbox_limits(box);
+            pthread_sigmask(SIG_SETMASK, &none, NULL);
+            execv(boxed[0], boxed);
+            e = errno;
+        }
+        ssize_t w = write(report[1], &e, sizeof e);
+        (void)w;
+        _exit(127);
+    }
+    int rc = child < 0 ? errno : 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    close(report[1]);
+    if (child > 0) {
+        setpgid(child, child);
+        int child_errno;
+        ssize_t n;
+        while ((n = read(report[0], &child_errno, sizeof child_errno)) < 0 && errno == EINTR)
+            ;
+        if (n == (ssize_t)sizeof child_errno) {
+            while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+                ;
+            rc = child_errno ? child_errno : ENOEXEC;
+        } else {
+            *pid = child;
+        }
+    }
+    close(report[0]);
+    return rc;
+}
+
 /* Opens argv0 and checks its SHA-256: the descriptor, or -1 with err. */
 static int open_verified(const char *argv0, const char *sha256, char *err, size_t errlen)
 {
@@ -157,7 +212,28 @@ static int open_verified(const char *argv0, const char *sha256, char *err, size_
     return fd;
 }
 
+/* A program named without a '/' as execvp finds it, into path; false when it is not found. */
+static bool find_in_path(const char *name, char *path, size_t size)
+{
+    if (strchr(name, '/'))
+        return snprintf(path, size, "%s", name) < (int)size;
+    const char *dirs = getenv("PATH");
+    for (const char *d = dirs && *dirs ? dirs : "/usr/local/bin:/usr/bin:/bin"; *d;) {
+        size_t len = strcspn(d, ":");
+        if (snprintf(path, size, "%.*s/%s", (int)len, len ? d : ".", name) < (int)size && access(path, X_OK) == 0)
+            return true;
+        d += len + (d[len] == ':');
+    }
+    return false;
+}
+
 Process *process_spawn(char *const argv[], const char *sha256, char *err, size_t errlen)
+{
+    return process_spawn_boxed(argv, sha256, NULL, err, errlen);
+}
+
+Process *process_spawn_boxed(char *const argv[], const char *sha256, const SandboxSpec *box_in, char *err,
+                             size_t errlen)
 {
     pthread_once(&sigpipe_once, ignore_sigpipe);
     Process *p = malloc(sizeof *p);
@@ -167,16 +243,50 @@ Process *process_spawn(char *const argv[], const char *sha256, char *err, size_t
     }
     int to_child[2] = { -1, -1 }, from_child[2] = { -1, -1 };
     int rc = -1, fd = -1;
-    if (sha256 && (fd = open_verified(argv[0], sha256, err, errlen)) < 0) {
+    char path[4096], **boxed = NULL;
+    SandboxSpec box = box_in ? *box_in : (SandboxSpec){ 0 };
+    if (box_in) {
+        /* the program itself goes into the box: opened (and checked) here, copied in from that descriptor */
+        box.program_on_fd3 = true;
+        if (!find_in_path(argv[0], path, sizeof path)) {
+            snprintf(err, errlen, "cannot start '%s': not found", argv[0]);
+            free(p);
+            return NULL;
+        }
+        fd = sha256 ? open_verified(path, sha256, err, errlen) : open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0 && !sha256)
+            snprintf(err, errlen, "cannot start '%s': %s", path, strerror(errno));
+        int n = 0;
+        while (argv[n])
+            n++;
+        char **inner = fd >= 0 ? calloc((size_t)n + 1, sizeof *inner) : NULL;
+        if (inner) {
+            inner[0] = SANDBOX_PROGRAM;
+            for (int i = 1; i < n; i++)
+                inner[i] = argv[i];
+            boxed = sandbox_argv(&box, inner, err, errlen);
+            free(inner);
+        } else if (fd >= 0) {
+            snprintf(err, errlen, "out of memory");
+        }
+        if (!boxed) {
+            if (fd >= 0)
+                close(fd);
+            free(p);
+            return NULL;
+        }
+    } else if (sha256 && (fd = open_verified(argv[0], sha256, err, errlen)) < 0) {
         free(p);
         return NULL;
     }
     /* close-on-exec from the start: no child another thread starts meanwhile inherits them */
     if (pipe2(to_child, O_CLOEXEC) == 0 && pipe2(from_child, O_CLOEXEC) == 0)
-        rc = fd >= 0 ? spawn_verified(fd, argv, to_child, from_child, &p->pid)
-                     : spawn_child(argv, to_child, from_child, &p->pid);
+        rc = boxed    ? spawn_boxed(fd, boxed, &box, to_child, from_child, &p->pid)
+             : fd >= 0 ? spawn_verified(fd, argv, to_child, from_child, &p->pid)
+                       : spawn_child(argv, to_child, from_child, &p->pid);
     else
         rc = errno;
+    free(boxed);
     if (fd >= 0)
         close(fd);
     if (rc != 0) {

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sandbox.h"
+
 typedef struct Process Process;
 
 typedef enum {
@@ -37,6 +39,16 @@ typedef enum {
  * NULL with a message in err (e.g. no such program, a wrong hash).
  */
 Process *process_spawn(char *const argv[], const char *sha256, char *err, size_t errlen);
+/*
+ * The same, the program run in a sandbox (schemas/plumb/sandbox.h): its
+ * file (hashed first with sha256) is copied into the box from the
+ * descriptor that was checked and run there as nobody, with no network, an
+ * empty environment, nothing of the machine but the system's /usr, and the
+ * limits of box (program_on_fd3 is set here).  What an untrusted engine
+ * build is started with.  NULL with a message in err, as process_spawn.
+ */
+Process *process_spawn_boxed(char *const argv[], const char *sha256, const SandboxSpec *box, char *err,
+                             size_t errlen);
 
 /*
  * Ends the child: closes its stdin, waits up to grace_ms for it to exit,

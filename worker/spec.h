@@ -61,6 +61,7 @@ typedef struct {
     /* external */
     char cmd[SPEC_TEXT_MAX];
     char sha256[SPEC_SHA_HEX + 1];       /* "" or the SHA-256 cmd must have: hashed and run from one descriptor */
+    bool sandbox;                        /* run cmd in the sandbox (process_spawn_boxed): a worker's engine builds */
     char args[SPEC_MAX_ARGS][SPEC_TEXT_MAX];
     int arg_count;
     Protocol proto;

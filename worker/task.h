@@ -63,8 +63,9 @@ int64_t task_pool_waiting(TaskPool *p);
  * caller fetched the task's build0 and build1: builds.h).  The set of the
  * built-in engine is checked against its table; that of a build only for
  * its syntax (param_set.h), the build judging its names and values.
+ * With boxed, the engine builds run in the sandbox (process.h).
  */
-Task *task_new(const XqfMsg_task *m, const char *build, const char *const engines[2], char *err,
+Task *task_new(const XqfMsg_task *m, const char *build, const char *const engines[2], bool boxed, char *err,
                size_t errlen);
 /* Queues the task's games on the pool (once). */
 void task_start(Task *t, TaskPool *p);

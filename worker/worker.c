@@ -60,6 +60,7 @@ struct Worker {
     int pipe_fd[2];
     BuildCache *builds;              /* engine builds of the tasks' players (builds.h) */
     int64_t own_nps;                 /* the built-in engine's bench speed (0: not measured yet) */
+    bool boxed;                      /* engine builds run in the sandbox (process.h) */
 };
 
 enum { TC_SCALE_MIN_PERCENT = 25, TC_SCALE_MAX_PERCENT = 400 };  /* --tc-scale's factor, held in 0.25-4 */
@@ -348,7 +349,7 @@ static void start_task(Worker *w, Slot *s, const XqfMsg_task *m, int64_t now)
     char *const engine_paths[2] = { paths[0], paths[1] };
     Task *t = (*m->build0 && !engines[0]) || (*m->build1 && !engines[1]) ||
                       check_engines(w, &checked, engine_paths, err, sizeof err)
-                  ? NULL : task_new(&checked, w->build, engines, err, sizeof err);
+                  ? NULL : task_new(&checked, w->build, engines, w->boxed, err, sizeof err);
     if (!t) {
         log_warn("refusing task %" PRIu64 ": %s", m->task_id, err);
         send_task_msg(w, XQF_MSG_HANDBACK, m->task_id, m->lease, true, err);
@@ -584,10 +585,11 @@ Worker *worker_new(const WorkerConfig *cfg, const WorkerLink *link)
     w->hello_backoff = HELLO_BACKOFF_MIN_MS;
     w->heartbeat_ms = 10000;
     w->silence_ms = cfg->silence_ms > 0 ? cfg->silence_ms : SILENCE_MS;
+    w->boxed = !cfg->no_sandbox;
     /* close-on-exec before any thread exists: no engine inherits the pipe */
     if (pipe(w->pipe_fd) != 0 || fcntl(w->pipe_fd[0], F_SETFL, O_NONBLOCK) != 0 ||
         fcntl(w->pipe_fd[1], F_SETFL, O_NONBLOCK) != 0 || fcntl(w->pipe_fd[0], F_SETFD, FD_CLOEXEC) != 0 ||
-        fcntl(w->pipe_fd[1], F_SETFD, FD_CLOEXEC) != 0 || !(w->builds = builds_new(cfg->cache_dir, cfg->trust, cfg->allow_unsigned)) ||
+        fcntl(w->pipe_fd[1], F_SETFD, FD_CLOEXEC) != 0 || !(w->builds = builds_new(cfg->cache_dir, cfg->trust, cfg->allow_unsigned, w->boxed)) ||
         !(w->pool = task_pool_new(w->threads, w->pipe_fd[1]))) {
         log_error("worker: cannot start (pipe, build cache or game threads)");
         worker_destroy(&w);

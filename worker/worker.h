@@ -57,6 +57,7 @@ typedef struct {
     const char *cache_dir;           /* engine builds fetched by SHA-256 (builds.h) */
     const TrustList *trust;          /* operator keys whose signed builds run here (NULL: none) */
     bool allow_unsigned;             /* unsigned builds run too (local tests only) */
+    bool no_sandbox;                 /* engine builds run with the worker's rights (no bubblewrap here) */
     int silence_ms;                  /* a message unanswered this long: hello again (0: 15 s) */
 } WorkerConfig;
 

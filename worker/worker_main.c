@@ -38,6 +38,7 @@
 #include "log.h"
 #include "opts.h"
 #include "params.h"
+#include "sandbox.h"
 #include "worker.h"
 #include "worker_transport.h"
 
@@ -79,6 +80,8 @@ static const OptSpec OPTIONS[] = {
       .help = "operator public keys (xqf-keys sign-new's FILE.pub lines): engine builds they signed may run" },
     { "--allow-unsigned", OPT_FLAG, NULL, NULL,
       .help = "run unsigned engine builds too (local tests only: anyone who can register a build runs code here)" },
+    { "--no-sandbox", OPT_FLAG, NULL, NULL,
+      .help = "run engine builds with this worker's rights, its environment and network (no bubblewrap here)" },
     { "--build-id", OPT_FLAG, NULL, NULL, .help = "print the build id and exit" },
     OPTS_END,
 };
@@ -87,12 +90,16 @@ static const OptTable TABLE = {
     .program = "xqf-worker", .spec = OPTIONS,
     .usage = "Usage: xqf-worker [--connect ENDPOINT] [--name NAME] [--concurrency N] [--cache DIR]\n"
              "                  [--curve-secret FILE --server-key FILE.pub | --insecure]\n"
-             "                  [--trust FILE] [--allow-unsigned] [--build-id]\n"
+             "                  [--trust FILE] [--allow-unsigned] [--no-sandbox] [--build-id]\n"
              "\n"
              "Plays tasks of the coordinator's runs with the built-in engine and reports\n"
              "their results.  Engine builds a task names run only when signed by an\n"
              "operator key of the --trust file; without --trust (or --allow-unsigned)\n"
-             "such tasks are refused.\n",
+             "such tasks are refused.  Engine builds (and their benches) run in a sandbox\n"
+             "(bubblewrap): as nobody, with an empty environment, no network, nothing of\n"
+             "the machine but the system's /usr (no key, no cache, no home), under memory\n"
+             "and process limits; without bubblewrap the worker does not start, unless\n"
+             "--no-sandbox.\n",
     .epilog = "\nSIGTERM hands the tasks back and leaves. Logs: stderr (XQF_LOG=debug|info|warn|error).\n",
 };
 
@@ -134,9 +141,13 @@ int main(int argc, char **argv)
     WorkerConfig cfg = { .name = name, .build = build, .cores = cores, .cache_dir = cache_dir,
                          .trust = opts_given(&o, "--trust") ? &trust : NULL,
                          .allow_unsigned = opts_given(&o, "--allow-unsigned"),
+                         .no_sandbox = opts_given(&o, "--no-sandbox"),
                          .threads = opts_given(&o, "--concurrency") ? (int)opts_int(&o, "--concurrency") : cores };
     if (cfg.threads > WORKER_MAX_THREADS)
         cfg.threads = WORKER_MAX_THREADS;
+    if (!cfg.no_sandbox && !sandbox_program(why, sizeof why))
+        return opts_error(TABLE.program, "no sandbox for engine builds: %s; install it, or start with --no-sandbox "
+                          "to run them with this worker's rights", why), EXIT_USAGE;
     xqf_log_init(name);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

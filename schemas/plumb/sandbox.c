@@ -100,7 +100,7 @@ char **sandbox_argv(const SandboxSpec *sp, char *const argv[], char *why, size_t
     int nargv = 0;
     while (argv[nargv])
         nargv++;
-    const char **a = calloc((size_t)(ARGS_MAX + 4 * SANDBOX_PATHS * 3 + nargv + 1), sizeof *a);
+    const char **a = calloc((size_t)(ARGS_MAX + 4 * SANDBOX_PATHS * 3 + 8 + nargv + 1), sizeof *a);
     if (!a) {
         snprintf(why, size, "out of memory");
         return NULL;
@@ -120,6 +120,13 @@ char **sandbox_argv(const SandboxSpec *sp, char *const argv[], char *why, size_t
             a[n++] = paths[i];
             a[n++] = paths[i];
         }
+    }
+    if (sp->program_on_fd3) {
+        a[n++] = "--perms";
+        a[n++] = "0555";
+        a[n++] = "--file";
+        a[n++] = "3";
+        a[n++] = SANDBOX_PROGRAM;
     }
     if (sp->chdir) {
         a[n++] = "--chdir";

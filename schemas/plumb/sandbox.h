@@ -20,10 +20,16 @@
 
 enum { SANDBOX_PATHS = 4 };
 
+/* Where a program given on descriptor 3 runs inside the box (argv[0] of the command). */
+#define SANDBOX_PROGRAM "/engine"
+
 typedef struct {
     const char *rw[SANDBOX_PATHS];   /* folders bound read-write at their own path (NULL ends) */
     const char *ro[SANDBOX_PATHS];   /* files or folders bound read-only at their own path (NULL ends) */
     const char *chdir;               /* the working folder inside (NULL: /) */
+    bool program_on_fd3;             /* the program is the file open on descriptor 3 (from its start):
+                                        copied into the box as /engine (read-only, executable) and the
+                                        descriptor closed, so what runs is the file that was checked */
     long memory_mb;                  /* address space limit (0: 4,096 MB) */
     long cpu_s;                      /* CPU time limit in seconds (0: 3,600) */
 } SandboxSpec;
