@@ -637,6 +637,7 @@ static void build_request(void *sock, const char *sha, uint64_t offset)
     xqf_msg_init(&m, XQF_MSG_BUILD_REQUEST);
     snprintf(m.u.build_request.sha256, sizeof m.u.build_request.sha256, "%s", sha);
     m.u.build_request.offset = offset;
+    snprintf(m.u.build_request.kind, sizeof m.u.build_request.kind, "build");
     send_msg(sock, &m);
 }
 

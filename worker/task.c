@@ -95,13 +95,15 @@ static Task *refuse(Task *t, char *err, size_t errlen, const char *fmt, const ch
  * hands the task back).
  */
 static int make_player(PlayerSpec *p, const char *name, const char *params, const char *engine, const char *sha,
-                       int hash_mb, char *err, size_t errlen)
+                       const char *net, int hash_mb, char *err, size_t errlen)
 {
-    enum { MAX_WORDS = 3 + SPEC_MAX_OPTIONS };
+    enum { MAX_WORDS = 4 + SPEC_MAX_OPTIONS };
     char words_buf[MAX_WORDS][SPEC_TEXT_MAX + 16];
     char *words[MAX_WORDS];
     int n = 0;
     snprintf(words_buf[n++], sizeof words_buf[0], "name=%s", name);
+    if (net)
+        snprintf(words_buf[n++], sizeof words_buf[0], "net=%s", net);
     if (engine) {
         snprintf(words_buf[n++], sizeof words_buf[0], "cmd=%s", engine);
         snprintf(words_buf[n++], sizeof words_buf[0], "preset=xqf-engine");
@@ -195,8 +197,8 @@ static int play_data_game(Task *t, Player *red, Player *black, int64_t index, Ga
     return rc;
 }
 
-Task *task_new(const XqfMsg_task *m, const char *build, const char *const engines[2], char *err,
-               size_t errlen)
+Task *task_new(const XqfMsg_task *m, const char *build, const char *const engines[2], const char *const nets[2],
+               char *err, size_t errlen)
 {
     Task *t = calloc(1, sizeof *t);
     if (!t) {
@@ -225,9 +227,9 @@ Task *task_new(const XqfMsg_task *m, const char *build, const char *const engine
         return refuse(t, err, errlen, "%s", "time odds: not a valid clock for the second player");
     char why[512];
     if (make_player(&t->players[0], m->name0, m->params0, engines ? engines[0] : NULL, m->build0,
-                    (int)m->hash_mb, why, sizeof why) != 0 ||
+                    nets ? nets[0] : NULL, (int)m->hash_mb, why, sizeof why) != 0 ||
         make_player(&t->players[1], m->name1, m->params1, engines ? engines[1] : NULL, m->build1,
-                    (int)m->hash_mb, why, sizeof why) != 0)
+                    nets ? nets[1] : NULL, (int)m->hash_mb, why, sizeof why) != 0)
         return refuse(t, err, errlen, "players: %s", why);
     if (!(t->book = make_book(&m->openings, why, sizeof why)))
         return refuse(t, err, errlen, "openings: %s", why);
