@@ -760,6 +760,7 @@ int store_create_spsa(Store *s, const StoreSpsaSpec *sp, int64_t *id)
              sp->alpha, sp->gamma, sp->a_ratio);
     StoreSprtSpec common = sp->run;
     common.base_params = common.test_params;
+    common.base_net = common.test_net;
     common.build_id = "";
     bool own_tx = !s->in_tx;
     if (own_tx && store_begin(s) != 0)

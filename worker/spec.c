@@ -265,3 +265,13 @@ int spec_parse(PlayerSpec *s, int count, char *const words[], int default_hash_m
     }
     return 0;
 }
+
+const char *spec_net_name(const PlayerSpec *s)
+{
+    if (s->no_net)
+        return "none";
+    if (!s->net[0])
+        return NULL;
+    const char *base = strrchr(s->net, '/');
+    return base ? base + 1 : s->net;
+}

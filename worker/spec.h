@@ -85,5 +85,7 @@ typedef struct {
  */
 int spec_parse(PlayerSpec *s, int count, char *const words[], int default_hash_mb, char *err,
                size_t errlen);
+/* The net= of a spec as a PGN tag names it: the file's base name, "none", or NULL when none was given. */
+const char *spec_net_name(const PlayerSpec *s);
 
 #endif

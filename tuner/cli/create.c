@@ -174,6 +174,13 @@ static int create_run(const Opts *o, StoreSprtSpec *sp, StoreSpsaSpec *spsa, boo
     if (!rule_pairs_per_task(sp->pairs_per_task, scores, why, sizeof why))
         return cli_fail(CLI_USAGE, "--pairs-per-task: %s", why);
     int status = cli_open_db(o, &s);
+    /* each side's net: spsa new's --net is both sides' (both play the one engine) */
+    bool one_net = opts_table_has(o, "--net");
+    for (int i = 0; status == CLI_OK && i < 2; i++) {
+        const char *option = one_net ? "--net" : i ? "--base-net" : "--test-net";
+        if (opts_table_has(o, option))
+            status = cli_net_arg(s, option, opts_text(o, option), i ? &sp->base_net : &sp->test_net);
+    }
     const int64_t build_ids[2] = { sp->test_build, sp->base_build };
     const char *sets[2] = { sp->test_params, sp->base_params };
     for (int i = 0; status == CLI_OK && i < 2; i++)
@@ -217,6 +224,7 @@ static const OptSpec SPSA_OPTIONS[] = {
     RULE_SPSA_ALPHA,
     RULE_SPSA_GAMMA,
     RULE_SPSA_A_RATIO,
+    { "--net", OPT_TEXT, "ID|SHA|none", NULL, .help = "the net both sides evaluate with (xqf-tune net add; none: hand-crafted; default: the engine's own)" },
     TC_SCALE_OPTIONS,
     NEW_RUN_OPTIONS,
     GAME_OPTIONS,
@@ -239,7 +247,10 @@ static const OptTable SPSA_TABLE = {
         "override the spec's start.  Prints the run id.\n"
         "--tc-scale (with --tc) scales the clock on each worker by --ref-nps divided\n"
         "by that worker's speed (its bench's nodes per second for the run's engines,\n"
-        "the factor held within 0.25-4), as Fishtest does for mixed hardware.\n",
+        "the factor held within 0.25-4), as Fishtest does for mixed hardware.\n"
+        "--net ID|SHA evaluates both sides with a net of xqf-tune net add (none: the\n"
+        "hand-crafted evaluation; default: the engine's own, its compiled-in net if it\n"
+        "has one).\n",
 };
 
 /* One line of a spec file: *got true with *q filled, false for a blank or comment line. Exit status. */
@@ -586,6 +597,8 @@ int tune_cmd_chain(int argc, char **argv)
     { "--base-ref", OPT_TEXT, "REF", NULL, .help = "or the base side's git commit, built" },                   \
     { "--repo", OPT_TEXT, "DIR", ".", .help = "with --test-ref/--base-ref: the git repository" },               \
     { "--sign-key", OPT_TEXT, "FILE", NULL, .help = "with --test-ref/--base-ref: sign the builds with this operator key" }, \
+    { "--test-net", OPT_TEXT, "ID|SHA|none", NULL, .help = "the net the test side evaluates with (xqf-tune net add; none: hand-crafted; default: the engine's own)" }, \
+    { "--base-net", OPT_TEXT, "ID|SHA|none", NULL, .help = "the net the base side evaluates with" }, \
     TC_SCALE_OPTIONS
 
 static const OptSpec SPRT_OPTIONS[] = {
@@ -630,7 +643,11 @@ static const OptTable SPRT_TABLE = {
         "xqf-tune's table.  A build registered before builds recorded their\n"
         "parameters is checked against the table too, with a warning.\n"
         "--tc-scale (with --tc) scales the clock on each worker by --ref-nps divided\n"
-        "by that worker's speed, as for spsa new.\n",
+        "by that worker's speed, as for spsa new.\n"
+        "--test-net and --base-net name the net each side evaluates with (an ID or\n"
+        "SHA-256 of xqf-tune net add; none: the hand-crafted evaluation, which stays a\n"
+        "choice once the engine has a default net; absent: the engine's own).  With\n"
+        "nets, the sets may be left out (\"\": the defaults).\n",
 };
 
 /*
@@ -689,9 +706,10 @@ static int two_sides_new(int argc, char **argv, const OptTable *table, bool game
     if (!refs && (opts_given(&o, "--repo") || opts_given(&o, "--sign-key")))
         return cli_fail(CLI_USAGE, "%s new: --repo and --sign-key go with --test-ref/--base-ref", command);
     bool builds = refs || opts_given(&o, "--base-build") || opts_given(&o, "--test-build");
-    if (!builds && (!opts_given(&o, "--base") || !opts_given(&o, "--test")))
-        return cli_fail(CLI_USAGE, "%s new: --base and --test (sets), --base-build and --test-build, or "
-                                   "--base-ref and --test-ref are required", command);
+    bool nets = opts_given(&o, "--base-net") || opts_given(&o, "--test-net");
+    if (!builds && !nets && (!opts_given(&o, "--base") || !opts_given(&o, "--test")))
+        return cli_fail(CLI_USAGE, "%s new: --base and --test (sets), --base-build and --test-build, "
+                                   "--base-ref and --test-ref, or --test-net/--base-net are required", command);
     if (games && !opts_given(&o, "--pairs"))
         return cli_fail(CLI_USAGE, "games new: --pairs N is required");
     StoreSprtSpec sp = {
