@@ -134,7 +134,8 @@
                     "UPDATE SET bench_nodes = EXCLUDED.bench_nodes, nps = EXCLUDED.nps, "        \
                     "refused = EXCLUDED.refused, measured_at = now()", 5)                        \
     S(WORKER_BENCHES,                                                                            \
-      "SELECT wb.worker_id, w.name, wb.sha256, wb.bench_nodes, wb.nps, coalesce(wb.refused, '') " \
+      "SELECT wb.worker_id, w.name, wb.sha256, wb.bench_nodes, wb.nps, coalesce(wb.refused, ''), " \
+      "EXISTS (SELECT 1 FROM nets n WHERE n.sha256 = wb.sha256) " \
       "FROM worker_builds wb JOIN workers w ON w.id = wb.worker_id WHERE CASE WHEN $1 = 0 "      \
       "THEN wb.refused IS NOT NULL ELSE wb.sha256 IN (SELECT coalesce(b.sha256, '') FROM runs r " \
       "LEFT JOIN engine_builds b ON b.id IN (r.test_build, r.base_build) WHERE r.id = $1) "      \
@@ -2295,6 +2296,7 @@ int store_worker_benches(Store *s, int64_t run_id, StoreWorkerBench **out)
         b->bench_nodes = get_i64(res, i, 3);
         b->nps = get_i64(res, i, 4);
         get_text(res, i, 5, b->refused, sizeof b->refused);
+        b->net = strcmp(PQgetvalue(res, i, 6), "t") == 0;
     }
     PQclear(res);
     return count;

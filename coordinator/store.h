@@ -637,6 +637,7 @@ int store_build_of_tree(Store *s, const char *tree, int64_t *id);
  * A worker's bench of a build (sha256 "" its own engine): the signature
  * it found, its nodes per second, and refused the reason it refuses the
  * build ("" or NULL: it matched).  The latest replaces an earlier one.
+ * A net a worker refuses is recorded the same way (nodes and nps 0).
  * 0 or -1.
  */
 int store_worker_bench(Store *s, int64_t worker, const char *sha256, int64_t bench_nodes, int64_t nps,
@@ -652,6 +653,7 @@ typedef struct {
     char sha256[STORE_NAME_MAX + 1];
     int64_t bench_nodes, nps;
     char refused[STORE_TEXT_MAX + 1];/* "" when it plays the build */
+    bool net;                        /* sha256 is a net's (a refused net, 025_nets.sql), not a build's */
 } StoreWorkerBench;
 
 /*

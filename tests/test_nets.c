@@ -280,3 +280,44 @@ Test(nets, sprt_of_a_net_against_the_hand_crafted_evaluation)
     snprintf(want, sizeof want, "[RedNet \"none\"]\n[BlackNet \"%s\"]", name);
     cr_assert_not_null(strstr(out, want), "game 2 (test as Black):\n%.2000s", out);
 }
+
+/*
+ * A net signed by a key the worker does not trust: the worker refuses it
+ * (no game of the run is played with the engine's own evaluation in its
+ * place), reports the refusal, and show lists it against the net.
+ */
+Test(nets, a_net_signed_by_an_untrusted_key_is_refused_and_shown)
+{
+    CU_REQUIRE_DB();
+    char out[1 << 16], args[1024], net[256], key[256], other[300], pub[300], id[32], sha[80], cache[300];
+    random_net("untrusted.nnue", 11, net, sizeof net);
+    operator_key(key, sizeof key);
+    snprintf(pub, sizeof pub, "%s.pub", key);
+    snprintf(other, sizeof other, "%s/other.key", cu_fx.dir);
+    snprintf(args, sizeof args, "'%s/xqf-keys' sign-new '%s' >/dev/null", XQF_BIN, other);
+    cr_assert_eq(system(args), 0);
+    snprintf(args, sizeof args, "net add '%s' --sign-key '%s'", net, other);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", out);
+    field(out, "Net: ", id, sizeof id);
+    field(out, "SHA-256: ", sha, sizeof sha);
+    snprintf(args, sizeof args, "sprt new --test-net %s --nodes 300 --max-pairs 2 --pairs-per-task 2", id);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", out);
+    int64_t run = strtoll(out, NULL, 10);
+    snprintf(cache, sizeof cache, "%s/cache", cu_fx.dir);
+    cu_track(cu_coordinator(cu_fx.db, cu_fx.port, "10", cu_fx.logfile));
+    const char *extra[] = { "--trust", pub, "--cache", cache, NULL };
+    cu_track(cu_worker_args(cu_fx.port, "w-untrusting", 1, cu_fx.logfile, extra));
+    char want[160];
+    snprintf(want, sizeof want, "w-untrusting net %.16s: bench 0, 0 nodes/s, REFUSED: net %.16s...: refused: not "
+             "signed by a trusted operator key", sha, sha);
+    snprintf(args, sizeof args, "show %lld", (long long)run);
+    bool shown = false;
+    for (double t0 = cu_now(); !shown && cu_now() - t0 < 30; cu_sleep_ms(200)) {
+        cr_assert_eq(tune(out, sizeof out, args), 0);
+        shown = strstr(out, want) != NULL;
+    }
+    cr_assert(shown, "show lacks '%s':\n%s\n(log %s)", want, out, cu_fx.logfile);
+    StoreRun r;
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
+    cr_assert_eq(r.counts.pairs, 0, "games were played without the run's net");
+}

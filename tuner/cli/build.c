@@ -843,7 +843,7 @@ int cli_show_builds(Store *s, int64_t run)
     for (int i = 0; i < n; i++) {
         char line[STORE_TEXT_MAX * 2], shown[STORE_TEXT_MAX * 4];
         snprintf(line, sizeof line, "  %s %s%.16s: bench %" PRId64 ", %" PRId64 " nodes/s%s%s", wb[i].worker_name,
-                 wb[i].sha256[0] ? "build " : "built-in engine", wb[i].sha256, wb[i].bench_nodes, wb[i].nps,
+                 wb[i].net ? "net " : wb[i].sha256[0] ? "build " : "built-in engine", wb[i].sha256, wb[i].bench_nodes, wb[i].nps,
                  wb[i].refused[0] ? ", REFUSED: " : "", wb[i].refused);
         xqf_escape(shown, sizeof shown, line);  /* from the network */
         printf("%s\n", shown);
