@@ -48,7 +48,8 @@
     S(ADD_NET, "INSERT INTO nets (sha256, name, description, provenance, bytes, signature, added_by) " \
                "VALUES ($1, $2, $3, $4, $5, nullif($6, ''), $7) RETURNING id", 7)                 \
     S(NET_BY_SHA, "SELECT id FROM nets WHERE sha256 = $1", 1)                                    \
-    S(LOAD_NET, "SELECT " NET_COLUMNS " FROM nets WHERE id = $1::bigint OR sha256 = $2", 2)      \
+    S(LOAD_NET, "SELECT " NET_COLUMNS " FROM nets WHERE id = $1::bigint OR sha256 = $2 OR name = $2 " \
+                "ORDER BY id = $1::bigint DESC, sha256 = $2 DESC LIMIT 1", 2)                    \
     S(LIST_NETS, "SELECT " NET_COLUMNS " FROM nets ORDER BY id", 0)                              \
     S(NET_CHUNK, "SELECT octet_length(bytes)::bigint, substring(bytes FROM $2::int + 1 FOR $3::int), " \
                  "name, coalesce(signature, '') FROM nets WHERE sha256 = $1", 3)

@@ -590,7 +590,7 @@ typedef struct {
 int store_add_net(Store *s, const StoreNet *net, const void *bytes, size_t len, int64_t *id);
 /* The net whose file has SHA-256 sha256: 1 with *id, 0 none, -1. */
 int store_net_of_sha(Store *s, const char *sha256, int64_t *id);
-/* The net key names (its id in decimal, or its SHA-256): 1 with *out, 0 none, -1. */
+/* The net key names (its id in decimal, its SHA-256, or its name, in that order): 1 with *out, 0 none, -1. */
 int store_load_net(Store *s, const char *key, StoreNet *out);
 /* Every net, oldest first. Returns the count or -1; *out malloc'd (NULL when none). */
 int store_list_nets(Store *s, StoreNet **out);

@@ -161,6 +161,9 @@ Test(nets, add_list_show_and_refusals)
         cr_assert_not_null(strstr(out, size_line), "%s", out);
         cr_assert_not_null(strstr(out, "Signature: none"), "%s", out);
     }
+    snprintf(want, sizeof want, "net show xqf-%.12s.nnue", sha);
+    cr_assert_eq(tune(out, sizeof out, want), 0, "by name");
+    cr_assert_not_null(strstr(out, size_line), "%s", out);
     cr_assert_eq(tune(out, sizeof out, "net show 999999"), 2);
     cr_assert_eq(tune(out, sizeof out, "net show"), 2);
     cr_assert_eq(tune(out, sizeof out, "net frobnicate"), 2);
@@ -192,6 +195,13 @@ Test(nets, add_list_show_and_refusals)
     snprintf(args, sizeof args, "net add '%s' --name 'two words'", net);
     cr_assert_eq(tune(out, sizeof out, args), 2);
     cr_assert_eq(tune(out, sizeof out, "net list --name x"), 2);
+    /* a name names one net: another file under a taken name is refused */
+    random_net("same-name.nnue", 4, bad, sizeof bad);
+    snprintf(args, sizeof args, "net add '%s' --name xqf-%.12s.nnue", bad, sha);
+    truncate(cu_fx.logfile, 0);
+    cr_assert_eq(tune(out, sizeof out, args), 2);
+    snprintf(want, sizeof want, "is net %s's already", id);
+    cr_assert(log_says(want), "log %s", cu_fx.logfile);
     StoreNet *all = NULL;
     cr_assert_eq(store_list_nets(cu_fx.store, &all), 1, "a refused file was recorded");
     free(all);

@@ -75,7 +75,7 @@ int cli_signing_apply(CliSigning *sg, SignKind kind, const char *sha256, const c
                       char signature[SIGN_SIG_HEX + 1]);
 /*
  * A side's net in a new run (option its name, value its text or NULL):
- * an ID or SHA-256 of a registered net into *id (an unsigned one with a
+ * an ID, SHA-256 or name of a registered net into *id (an unsigned one with a
  * warning), "none" STORE_NET_NONE (the hand-crafted evaluation), NULL 0
  * (the engine's own).  Exit status (CLI_USAGE: no such net).  In net.c.
  */

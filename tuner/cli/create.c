@@ -224,7 +224,7 @@ static const OptSpec SPSA_OPTIONS[] = {
     RULE_SPSA_ALPHA,
     RULE_SPSA_GAMMA,
     RULE_SPSA_A_RATIO,
-    { "--net", OPT_TEXT, "ID|SHA|none", NULL, .help = "the net both sides evaluate with (xqf-tune net add; none: hand-crafted; default: the engine's own)" },
+    { "--net", OPT_TEXT, "NET|none", NULL, .help = "the net both sides evaluate with (xqf-tune net add; none: hand-crafted; default: the engine's own)" },
     TC_SCALE_OPTIONS,
     NEW_RUN_OPTIONS,
     GAME_OPTIONS,
@@ -248,7 +248,7 @@ static const OptTable SPSA_TABLE = {
         "--tc-scale (with --tc) scales the clock on each worker by --ref-nps divided\n"
         "by that worker's speed (its bench's nodes per second for the run's engines,\n"
         "the factor held within 0.25-4), as Fishtest does for mixed hardware.\n"
-        "--net ID|SHA evaluates both sides with a net of xqf-tune net add (none: the\n"
+        "--net NET evaluates both sides with a net of xqf-tune net add (none: the\n"
         "hand-crafted evaluation; default: the engine's own, its compiled-in net if it\n"
         "has one).\n",
 };
@@ -597,8 +597,8 @@ int tune_cmd_chain(int argc, char **argv)
     { "--base-ref", OPT_TEXT, "REF", NULL, .help = "or the base side's git commit, built" },                   \
     { "--repo", OPT_TEXT, "DIR", ".", .help = "with --test-ref/--base-ref: the git repository" },               \
     { "--sign-key", OPT_TEXT, "FILE", NULL, .help = "with --test-ref/--base-ref: sign the builds with this operator key" }, \
-    { "--test-net", OPT_TEXT, "ID|SHA|none", NULL, .help = "the net the test side evaluates with (xqf-tune net add; none: hand-crafted; default: the engine's own)" }, \
-    { "--base-net", OPT_TEXT, "ID|SHA|none", NULL, .help = "the net the base side evaluates with" }, \
+    { "--test-net", OPT_TEXT, "NET|none", NULL, .help = "the net the test side evaluates with (xqf-tune net add; none: hand-crafted; default: the engine's own)" }, \
+    { "--base-net", OPT_TEXT, "NET|none", NULL, .help = "the net the base side evaluates with" }, \
     TC_SCALE_OPTIONS
 
 static const OptSpec SPRT_OPTIONS[] = {
@@ -644,8 +644,8 @@ static const OptTable SPRT_TABLE = {
         "parameters is checked against the table too, with a warning.\n"
         "--tc-scale (with --tc) scales the clock on each worker by --ref-nps divided\n"
         "by that worker's speed, as for spsa new.\n"
-        "--test-net and --base-net name the net each side evaluates with (an ID or\n"
-        "SHA-256 of xqf-tune net add; none: the hand-crafted evaluation, which stays a\n"
+        "--test-net and --base-net name the net each side evaluates with (an ID,\n"
+        "SHA-256 or name of xqf-tune net add; none: the hand-crafted evaluation, which stays a\n"
         "choice once the engine has a default net; absent: the engine's own).  With\n"
         "nets, the sets may be left out (\"\": the defaults).\n",
 };

@@ -34,7 +34,7 @@ static const OptTable NET_TABLE = {
         "Usage: xqf-tune net add FILE [--name NAME] [--sign-key FILE | --signature HEX]\n"
         "                        [--provenance TEXT] [--db CONNINFO]\n"
         "       xqf-tune net list [--db CONNINFO]\n"
-        "       xqf-tune net show ID|SHA [--db CONNINFO]\n"
+        "       xqf-tune net show ID|SHA|NAME [--db CONNINFO]\n"
         "\n"
         "add registers a net file (docs/nnue.md) that the engine's reader takes (a file\n"
         "it refuses is not recorded: its words, exit 2) by its SHA-256, with the\n"
@@ -43,7 +43,7 @@ static const OptTable NET_TABLE = {
         "the operator's key, as xqf-tune build does; an unsigned net is recorded with\n"
         "a warning: only workers started with --allow-unsigned load it.  Runs name a\n"
         "net per side: sprt new and games new --test-net and --base-net, spsa new\n"
-        "--net (ID, SHA-256, or none for the hand-crafted evaluation).\n",
+        "--net (ID, SHA-256 or name, or none for the hand-crafted evaluation).\n",
     .epilog = "\n"
               "add prints:\n"
               "  Net: ID\n"
@@ -184,6 +184,16 @@ static int net_add(const Opts *o)
             snprintf(n.name, sizeof n.name, "%s", name);
         else
             snprintf(n.name, sizeof n.name, "xqf-%.12s.nnue", n.sha256);
+        /* a name names one net: what is signed, what the PGN says */
+        StoreNet *other = calloc(1, sizeof *other);
+        int taken = other ? store_load_net(s, n.name, other) : -1;
+        if (taken < 0)
+            status = cli_fail(CLI_FAIL, "cannot read the nets");
+        else if (taken && strcmp(other->name, n.name) == 0)
+            status = cli_fail(CLI_USAGE, "--name: '%s' is net %" PRId64 "'s already", n.name, other->id);
+        free(other);
+    }
+    if (status == CLI_OK) {
         snprintf(n.provenance, sizeof n.provenance, "%s", prov ? prov : "");
         clean_text(n.provenance);
         const char *user = getenv("USER");
@@ -222,7 +232,7 @@ static int net_list(const Opts *o)
 static int net_show(const Opts *o)
 {
     if (o->npositional != 2)
-        return cli_fail(CLI_USAGE, "net show: give the net's ID or SHA-256");
+        return cli_fail(CLI_USAGE, "net show: give the net's ID, SHA-256 or name");
     Store *s = NULL;
     int status = cli_open_db(o, &s);
     StoreNet *n = calloc(1, sizeof *n);
@@ -282,6 +292,6 @@ int cli_net_arg(Store *s, const char *option, const char *value, int64_t *id)
     free(n);
     if (found < 0)
         return cli_fail(CLI_FAIL, "cannot read the nets");
-    return found ? CLI_OK : cli_fail(CLI_USAGE, "%s: no net '%s' (an ID or SHA-256 of xqf-tune net list, or none)",
+    return found ? CLI_OK : cli_fail(CLI_USAGE, "%s: no net '%s' (an ID, SHA-256 or name of xqf-tune net list, or none)",
                                      option, value);
 }
