@@ -192,6 +192,8 @@ Test(nets, add_list_show_and_refusals)
     }
     snprintf(args, sizeof args, "net add '%s/no-such-file'", cu_fx.dir);
     cr_assert_eq(tune(out, sizeof out, args), 2);
+    snprintf(args, sizeof args, "net add '%s'", cu_fx.dir);          /* a folder */
+    cr_assert_eq(tune(out, sizeof out, args), 2);
     snprintf(args, sizeof args, "net add '%s' --name 'two words'", net);
     cr_assert_eq(tune(out, sizeof out, args), 2);
     cr_assert_eq(tune(out, sizeof out, "net list --name x"), 2);

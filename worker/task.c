@@ -385,7 +385,8 @@ static void *game_thread(void *arg)
                  : t->data.on ? play_data_game(t, red, black, index, &g)
                               : game_play(red, black, book_opening(t->book, (int)(index / 2)), &game_tc, &t->adj,
                                           &t->stop, &g);
-        const char *why = !ready ? "out of memory for the players" : g.detail;
+        const char *why = !ready ? "the players could not be made (out of memory, or a net file changed since it "
+                                   "was read)" : g.detail;
         /* its record kept before the game is counted */
         PackBuf *rec = &t->records[index];
         rec->len = 0;

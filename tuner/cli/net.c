@@ -103,6 +103,10 @@ static void clean_text(char *text)
         bool ok = len > 0;
         for (int i = 1; ok && i < len; i++)
             ok = (p[i] & 0xc0) == 0x80;
+        /* no overlong forms, no surrogates, nothing above U+10FFFF: what PostgreSQL refuses */
+        if (ok && ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||
+                   (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90)))
+            ok = false;
         if (len == 1 && ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f))
             ok = false;
         if (!ok) {
@@ -132,9 +136,11 @@ static int read_net_file(const char *path, size_t limit, uint8_t **out, size_t *
     bool ok = buf && got >= 0 && sha256_fd(fd, sha) == 0;
     close(fd);
     if (!ok) {
+        /* a path that cannot be read (a folder, say) is bad input; memory is this program's failure */
+        int status = buf ? CLI_USAGE : CLI_FAIL;
         const char *why = buf ? strerror(errno) : "out of memory";
         free(buf);
-        return cli_fail(CLI_FAIL, "net add: cannot read '%s': %s", path, why);
+        return cli_fail(status, "net add: cannot read '%s': %s", path, why);
     }
     *out = buf;
     *len = n;
