@@ -1551,6 +1551,7 @@ int store_create_data(Store *s, const StoreDataSpec *spec, int64_t *id)
     StoreSprtSpec common = spec->run;
     common.base_params = common.test_params;
     common.base_build = common.test_build;
+    common.base_net = common.test_net;
     return create_run(s, run_kind_get(RUN_KIND_DATA), &common, settings, id);
 }
 

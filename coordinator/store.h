@@ -167,7 +167,8 @@ typedef struct {
 /*
  * An SPSA run: `run` gives what is played (test_params = the fixed set
  * both engines play under the tuned values, "" for the defaults;
- * base_params, build_id and the SPRT fields are ignored), max_pairs = N
+ * base_params, base_net, build_id and the SPRT fields are ignored: test_net
+ * is both sides' net), max_pairs = N
  * iterations; A = a_ratio * N.  The params' theta is ignored (start is used).
  */
 typedef struct {
@@ -391,8 +392,8 @@ typedef struct {
 
 /*
  * A data run: `run` gives what is played (test_params the set both sides
- * play, test_build its build or 0; base_*, the SPRT fields ignored;
- * max_pairs = games / 2).
+ * play, test_build its build or 0, test_net their net; base_*, the SPRT
+ * fields ignored; max_pairs = games / 2).
  */
 typedef struct {
     StoreSprtSpec run;

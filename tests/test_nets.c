@@ -233,6 +233,16 @@ Test(nets, add_list_show_and_refusals)
     cr_assert_eq(tune(out, sizeof out, args), 2);
     snprintf(args, sizeof args, "net add '%s' --signature 1234", net);
     cr_assert_eq(tune(out, sizeof out, args), 2);
+    /* spsa new --net and data new --net: both sides evaluate with it (by name, or none) */
+    const char *one_net[] = { "spsa new --pairs 2 --nodes 300 --params NullR --net signed-net",
+                              "data new --games 4 --nodes 300 --net signed-net", "spsa new --pairs 2 --nodes 300 --net none" };
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(tune(out, sizeof out, one_net[i]), 0, "%s (log %s)", one_net[i], cu_fx.logfile);
+        StoreRun r;
+        cr_assert_eq(store_load_run(cu_fx.store, strtoll(out, NULL, 10), &r, false), 1);
+        cr_assert_str_eq(r.net0, i == 2 ? "none" : sha, "%s", one_net[i]);
+        cr_assert_str_eq(r.net1, r.net0, "%s", one_net[i]);
+    }
     /* runs name registered nets only */
     cr_assert_eq(tune(out, sizeof out, "sprt new --test-net 424242 --nodes 300"), 2);
     cr_assert_eq(tune(out, sizeof out, "spsa new --pairs 2 --nodes 300 --net 424242"), 2);

@@ -787,6 +787,7 @@ static const OptSpec DATA_OPTIONS[] = {
     { "--keep-check", OPT_FLAG, NULL, NULL, .help = "new: keep positions where the side to move is in check" },
     { "--keep-captures", OPT_FLAG, NULL, NULL, .help = "new: keep positions whose played move captures" },
     { "--max-score", OPT_INT, "CP", "3000", .imin = 0, .imax = 30000, .help = "new: keep out |score| above CP" },
+    { "--net", OPT_TEXT, "NET|none", NULL, .help = "new: the net the engine evaluates with (xqf-tune net add; none: hand-crafted)" },
     { "--out", OPT_TEXT, "FILE", NULL, .help = "export: the data file written" },
     { "--text", OPT_FLAG, NULL, NULL, .help = "export: lines 'FEN | score | move | result | ply' instead" },
     NEW_RUN_OPTIONS,
@@ -799,7 +800,7 @@ static const OptTable DATA_TABLE = {
         "Usage: xqf-tune data new --games N (--nodes N | --depth D | --tc 10+0.1) [--params FILE|SET]\n"
         "                         [--book FILE] [--random-plies N] [--skip-plies N] [--keep-check]\n"
         "                         [--keep-captures] [--max-score CP] [--pairs-per-task P] [--name TEXT]\n"
-        "                         [--priority N] [--seed S] [--db CONNINFO]\n"
+        "                         [--priority N] [--seed S] [--net NET|none] [--db CONNINFO]\n"
         "       xqf-tune data export RUN --out FILE [--text] [--db CONNINFO]\n"
         "       xqf-tune data stats RUN [--db CONNINFO]\n"
         "\n"
@@ -808,7 +809,9 @@ static const OptTable DATA_TABLE = {
         "random plies after the opening, and report every game with the scores of\n"
         "its searches, at fixed nodes, a fixed depth or a clock.  The filter\n"
         "(--skip-plies, --keep-check, --keep-captures, --max-score) is the run's\n"
-        "and applies when its positions are exported.\n"
+        "and applies when its positions are exported.  --net plays the engine with a\n"
+        "net of xqf-tune net add (an ID, SHA-256 or name; none: the hand-crafted\n"
+        "evaluation; default: the engine's own).\n"
         "Prints the run id.\n"
         "export: writes the run's kept positions as a data file (XQFDATA1, worker/\n"
         "datagen.h; what xqf-tune texel reads), or as text.\n"
@@ -871,6 +874,9 @@ static int data_new(const Opts *o)
     if (status == CLI_OK && (status = new_run_spec(o, &spec.run, &book, spec.settings.depth > 0)) == CLI_OK &&
         (status = cli_open_db(o, &s)) == CLI_OK) {
         spec.run.test_params = set;
+        status = cli_net_arg(s, "--net", opts_text(o, "--net"), &spec.run.test_net);
+    }
+    if (status == CLI_OK) {
         if (store_create_data(s, &spec, &id) != 0)
             status = cli_fail(CLI_FAIL, "cannot create the run");
         else
