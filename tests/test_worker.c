@@ -699,3 +699,30 @@ Test(worker, a_wrongly_signed_net_is_refused)
     snprintf(path, sizeof path, "rm -rf '%s'", dir);
     cr_assert_eq(system(path), 0);
 }
+
+/*
+ * A task that needs a build and a net asks for the net only once the
+ * build's bytes are in (the coordinator sends one chunk at a time per
+ * connection): no request of the net while the build is fetched.
+ */
+Test(worker, a_net_is_asked_for_after_the_build)
+{
+    static const char BYTES[] = "still not a net";
+    char path[128], sha[XQF_SHA256_HEX + 1];
+    snprintf(path, sizeof path, "%s.bytes", cache);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs(BYTES, f);
+    fclose(f);
+    cr_assert_eq(sha256_file(path, sha), 0);
+    unlink(path);
+    build_task(61, "");
+    snprintf(fake.in[fake.nin - 1].u.task.net0, XQF_SHA256_HEX + 1, "%s", sha);
+    int from = fake.nsent;
+    serve_build();                   /* asserts each request is the build's */
+    for (int i = from; i < fake.nsent; i++)
+        cr_assert(fake.sent[i].type != XQF_MSG_BUILD_REQUEST || strcmp(fake.sent[i].u.build_request.kind, "build") == 0,
+                  "the net was asked for while the build was fetched");
+    serve_net(sha, BYTES, sizeof BYTES - 1, "bad.nnue", "");
+    net_refused(sha, "refused by the engine's reader");
+}

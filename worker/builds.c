@@ -252,6 +252,14 @@ bool builds_fetching(const BuildCache *c, const char *sha)
     return find((BuildCache *)c, sha) != NULL;
 }
 
+bool builds_receiving(const BuildCache *c)
+{
+    for (int i = 0; i < BUILDS_MAX_FETCHES; i++)
+        if (c->fetches[i].active && c->fetches[i].locked)
+            return true;
+    return false;
+}
+
 /* Removes the part files of sha a killed process left (called holding sha's lock: none is being written). */
 static void remove_stale_parts(const BuildCache *c, const char *sha)
 {

@@ -125,5 +125,11 @@ bool builds_bench(BuildCache *c, const char *sha, const char *path, BuildBench *
 int builds_abandon(BuildCache *c);
 /* Whether sha is being fetched. */
 bool builds_fetching(const BuildCache *c, const char *sha);
+/*
+ * Whether bytes are being fetched from the coordinator (a fetch holding
+ * its lock, not one waiting for another process): the coordinator sends
+ * one chunk at a time per connection, so a second cache's requests wait.
+ */
+bool builds_receiving(const BuildCache *c);
 
 #endif

@@ -552,8 +552,10 @@ static void tend_fetching(Worker *w, int64_t now)
     }
     if (builds_poll(w->builds) + builds_poll(w->nets) > 0)
         fetching_slots_retry(w, NULL, now);
+    /* nets after builds: one chunk is in flight per connection, a second request would be refused */
     XqfMsg m;
-    while (w->welcomed && (builds_next_request(w->builds, now, &m) || builds_next_request(w->nets, now, &m)))
+    while (w->welcomed && (builds_next_request(w->builds, now, &m) ||
+                           (!builds_receiving(w->builds) && builds_next_request(w->nets, now, &m))))
         link_send(w, &m);
 }
 
