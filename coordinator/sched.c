@@ -402,6 +402,8 @@ static int fill_task(const SchedRun *r, const StoreLease *l, XqfMsg *m)
     snprintf(t->params1, sizeof t->params1, "%s", l->params1);
     snprintf(t->build0, sizeof t->build0, "%s", run->build0);
     snprintf(t->build1, sizeof t->build1, "%s", run->build1);
+    snprintf(t->net0, sizeof t->net0, "%s", run->net0);
+    snprintf(t->net1, sizeof t->net1, "%s", run->net1);
     t->bench0 = r->bench0;
     t->bench1 = r->bench1;
     t->ref_nps = r->ref_nps > 0 ? (uint64_t)r->ref_nps : 0;
@@ -440,12 +442,13 @@ static int serve_order(const void *a, const void *b)
     return x->run.id < y->run.id ? -1 : x->run.id > y->run.id;
 }
 
-/* Whether worker refused one of the builds r plays (its bench did not match). */
+/* Whether worker refused one of the builds or nets r plays (a bench that did not match, a signature, a net's file). */
 static bool refused_by(const Sched *s, const SchedRun *r, int64_t worker)
 {
     for (int i = 0; i < s->nrefused; i++)
         if (s->refused[i].worker == worker && s->refused[i].sha256[0] &&
-            (strcmp(s->refused[i].sha256, r->run.build0) == 0 || strcmp(s->refused[i].sha256, r->run.build1) == 0))
+            (strcmp(s->refused[i].sha256, r->run.build0) == 0 || strcmp(s->refused[i].sha256, r->run.build1) == 0 ||
+             strcmp(s->refused[i].sha256, r->run.net0) == 0 || strcmp(s->refused[i].sha256, r->run.net1) == 0))
             return true;
     return false;
 }

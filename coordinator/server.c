@@ -375,18 +375,26 @@ static int handle_db(Server *S, Item *it)
         size_t len = 0;
         int64_t total = 0;
         char name[STORE_NAME_MAX + 1] = "", signature[STORE_SIG_HEX + 1] = "";
+        /* builds and nets travel alike (content addressed, signed, chunked); only their tables differ */
+        bool net = strcmp(b->kind, "net") == 0;
+        if (!net && strcmp(b->kind, "build") != 0) {
+            refuse(it, XQF_ERR_REFUSED, "build_request: kind must be \"build\" or \"net\"");
+            return 0;
+        }
         /* offsets past any blob never reach the database (an int4 there) */
-        int rc = b->offset < INT32_MAX
-                     ? store_build_chunk(S->store, b->sha256, (int64_t)b->offset, XQF_CHUNK_MAX, S->chunk,
-                                         &len, &total, name, signature)
-                     : 0;
+        int rc = b->offset >= INT32_MAX ? 0
+                 : net ? store_net_chunk(S->store, b->sha256, (int64_t)b->offset, XQF_CHUNK_MAX, S->chunk, &len,
+                                         &total, name, signature)
+                       : store_build_chunk(S->store, b->sha256, (int64_t)b->offset, XQF_CHUNK_MAX, S->chunk, &len,
+                                           &total, name, signature);
         if (rc < 0)
             return -1;
         if (rc == 0) {
-            log_warn("build %.64s (from byte %llu) asked for: not stored, or past its end", b->sha256,
+            log_warn("%s %.64s (from byte %llu) asked for: not stored, or past its end", b->kind, b->sha256,
                      (unsigned long long)b->offset);
             refuse(it, XQF_ERR_REFUSED,
-                   "build_request: no such build stored (xqf-tune build registers them), or offset past its end");
+                   net ? "build_request: no such net stored (xqf-tune net add registers them), or offset past its end"
+                       : "build_request: no such build stored (xqf-tune build registers them), or offset past its end");
             return 0;
         }
         snprintf(e->chunk.sha256, sizeof e->chunk.sha256, "%s", b->sha256);
@@ -401,6 +409,7 @@ static int handle_db(Server *S, Item *it)
         c->total = (uint64_t)total;
         snprintf(c->name, sizeof c->name, "%s", name);
         snprintf(c->signature, sizeof c->signature, "%s", signature);
+        snprintf(c->kind, sizeof c->kind, "%s", net ? "net" : "build");
         return xqf_bin_set(&c->data, S->chunk, len);
     }
     case XQF_MSG_STATUS_REQUEST:

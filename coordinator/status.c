@@ -103,8 +103,8 @@ int status_lines(Store *store, int max_runs, XqfStrs *workers, XqfStrs *runs)
     if (nb < 0)
         return -1;
     for (int i = 0; i < nb && rc == 0 && (int)workers->count < XQF_STATUS_ROWS; i++) {
-        snprintf(line, sizeof line, "worker %s REFUSES build %.16s: %.400s", wb[i].worker_name, wb[i].sha256,
-                 wb[i].refused);
+        snprintf(line, sizeof line, "worker %s REFUSES %s %.16s: %.400s", wb[i].worker_name,
+                 wb[i].net ? "net" : "build", wb[i].sha256, wb[i].refused);
         xqf_escape(shown, sizeof shown, line);
         rc = xqf_strs_push(workers, shown);
     }

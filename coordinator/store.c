@@ -34,7 +34,25 @@
     "coalesce((SELECT sha256 FROM engine_builds b WHERE b.id = r.test_build), ''), "            \
     "coalesce((SELECT sha256 FROM engine_builds b WHERE b.id = r.base_build), ''), "             \
     "(SELECT count(*) FROM tasks t WHERE t.run_id = r.id AND t.state = 'quarantined'), "          \
-    "r.throughput, r.base1_ms, r.inc1_ms"
+    "r.throughput, r.base1_ms, r.inc1_ms, "                                                        \
+    "coalesce((SELECT sha256 FROM nets n WHERE n.id = r.test_net), CASE WHEN r.test_hce THEN 'none' ELSE '' END), " \
+    "coalesce((SELECT sha256 FROM nets n WHERE n.id = r.base_net), CASE WHEN r.base_hce THEN 'none' ELSE '' END), " \
+    "coalesce((SELECT name FROM nets n WHERE n.id = r.test_net), CASE WHEN r.test_hce THEN 'none' ELSE '' END), " \
+    "coalesce((SELECT name FROM nets n WHERE n.id = r.base_net), CASE WHEN r.base_hce THEN 'none' ELSE '' END)"
+
+/* Nets (025_nets.sql): registered with their bytes, listed, shown, served in chunks as builds are. */
+#define NET_COLUMNS                                                                              \
+    "id, sha256, name, description, provenance, coalesce(signature, ''), added_by, "             \
+    "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), octet_length(bytes)::bigint"
+#define NET_STATEMENTS(S)                                                                        \
+    S(ADD_NET, "INSERT INTO nets (sha256, name, description, provenance, bytes, signature, added_by) " \
+               "VALUES ($1, $2, $3, $4, $5, nullif($6, ''), $7) RETURNING id", 7)                 \
+    S(NET_BY_SHA, "SELECT id FROM nets WHERE sha256 = $1", 1)                                    \
+    S(LOAD_NET, "SELECT " NET_COLUMNS " FROM nets WHERE id = $1::bigint OR sha256 = $2 OR name = $2 " \
+                "ORDER BY id = $1::bigint DESC, sha256 = $2 DESC LIMIT 1", 2)                    \
+    S(LIST_NETS, "SELECT " NET_COLUMNS " FROM nets ORDER BY id", 0)                              \
+    S(NET_CHUNK, "SELECT octet_length(bytes)::bigint, substring(bytes FROM $2::int + 1 FOR $3::int), " \
+                 "name, coalesce(signature, '') FROM nets WHERE sha256 = $1", 3)
 
 /* A jsonb array of numbers as comma-separated text, in order. */
 #define JSON_LIST(key)                                                                           \
@@ -117,10 +135,13 @@
                     "UPDATE SET bench_nodes = EXCLUDED.bench_nodes, nps = EXCLUDED.nps, "        \
                     "refused = EXCLUDED.refused, measured_at = now()", 5)                        \
     S(WORKER_BENCHES,                                                                            \
-      "SELECT wb.worker_id, w.name, wb.sha256, wb.bench_nodes, wb.nps, coalesce(wb.refused, '') " \
+      "SELECT wb.worker_id, w.name, wb.sha256, wb.bench_nodes, wb.nps, coalesce(wb.refused, ''), " \
+      "EXISTS (SELECT 1 FROM nets n WHERE n.sha256 = wb.sha256) " \
       "FROM worker_builds wb JOIN workers w ON w.id = wb.worker_id WHERE CASE WHEN $1 = 0 "      \
       "THEN wb.refused IS NOT NULL ELSE wb.sha256 IN (SELECT coalesce(b.sha256, '') FROM runs r " \
       "LEFT JOIN engine_builds b ON b.id IN (r.test_build, r.base_build) WHERE r.id = $1) "      \
+      "OR wb.sha256 IN (SELECT n.sha256 FROM runs r JOIN nets n ON n.id IN (r.test_net, r.base_net) " \
+      "WHERE r.id = $1) "                                                                        \
       "OR (wb.sha256 = '' AND EXISTS (SELECT 1 FROM runs r WHERE r.id = $1 AND "                 \
       "(r.test_build IS NULL OR r.base_build IS NULL))) END ORDER BY w.name, wb.sha256", 1)      \
     S(FORGET_BENCHES, "DELETE FROM worker_builds WHERE sha256 = $1", 1)                        \
@@ -154,10 +175,13 @@
       "INSERT INTO runs (kind, name, name0, params0, name1, params1, build_id, book_name, book, " \
       "seed, nodes, base_ms, inc_ms, margin_ms, hash_mb, resign_moves, resign_score, draw_after, " \
       "draw_moves, draw_score, max_plies, pairs_per_task, max_pairs, elo0, elo1, alpha, beta, "  \
-      "priority, settings, test_build, base_build, tasks_on_claim) VALUES "                      \
+      "priority, settings, test_build, base_build, tasks_on_claim, test_net, base_net, test_hce, " \
+      "base_hce) VALUES "                                                                        \
       "($26, $1, $27, $2, $28, $3, $4, $5, $6::text[], $7, $8, $9, $10, $11, $12, "             \
       "$13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $29::jsonb, "            \
-      "nullif($30::bigint, 0), nullif($31::bigint, 0), $32::boolean) RETURNING id", 32)          \
+      "nullif($30::bigint, 0), nullif($31::bigint, 0), $32::boolean, "                          \
+      "nullif(greatest($33::bigint, 0), 0), nullif(greatest($34::bigint, 0), 0), "               \
+      "$33::bigint < 0, $34::bigint < 0) RETURNING id", 34)                                      \
     S(SPSA_PARAM, "INSERT INTO run_params (run_id, idx, name, start, min, max, c_end, r_end, "   \
                   "theta) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $4)", 8)                       \
     S(SPSA_RUN, "SELECT iter, coalesce((settings->>'alpha')::float8, 0.602), "                   \
@@ -239,7 +263,8 @@
     S(ROLLBACK_TO, "ROLLBACK TO SAVEPOINT xqf_sp", 0)                                            \
     S(COMMIT, "COMMIT", 0)                                                                       \
     DATA_STATEMENTS(S)                                                                           \
-    GIT_STATEMENTS(S)
+    GIT_STATEMENTS(S)                                                                            \
+    NET_STATEMENTS(S)
 
 typedef enum {
 #define S(id, sql, n) ST_##id,
@@ -694,7 +719,7 @@ static int create_run(Store *s, const RunKind *kind, const StoreSprtSpec *sp, co
         return -1;
     Nums n;
     bool sprt = kind->sprt;
-    const char *p[32] = {
+    const char *p[34] = {
         sp->name ? sp->name : "", sp->test_params ? sp->test_params : "",
         sp->base_params ? sp->base_params : "", sp->build_id ? sp->build_id : "",
         sp->book_name ? sp->book_name : "", book, num(&n, 0, (int64_t)(sp->seed & INT64_MAX)),
@@ -706,7 +731,8 @@ static int create_run(Store *s, const RunKind *kind, const StoreSprtSpec *sp, co
         sprt ? dbl(&n, 8, sp->elo0) : NULL, sprt ? dbl(&n, 9, sp->elo1) : NULL,
         sprt ? dbl(&n, 10, sp->alpha) : NULL, sprt ? dbl(&n, 11, sp->beta) : NULL,
         num(&n, 12, sp->priority), kind->name, kind->player0, kind->player1, settings, num(&n, 13, sp->test_build),
-        num(&n, 14, sp->base_build), kind->on_claim ? "true" : "false"
+        num(&n, 14, sp->base_build), kind->on_claim ? "true" : "false", num(&n, 21, sp->test_net),
+        num(&n, 22, sp->base_net)
     };
     PGresult *res = run(s, ST_CREATE_RUN, p, PGRES_TUPLES_OK);
     free(book);
@@ -736,6 +762,7 @@ int store_create_spsa(Store *s, const StoreSpsaSpec *sp, int64_t *id)
              sp->alpha, sp->gamma, sp->a_ratio);
     StoreSprtSpec common = sp->run;
     common.base_params = common.test_params;
+    common.base_net = common.test_net;
     common.build_id = "";
     bool own_tx = !s->in_tx;
     if (own_tx && store_begin(s) != 0)
@@ -816,6 +843,10 @@ static void read_run(const PGresult *r, int row, StoreRun *o)
     o->throughput = (int)get_i64(r, row, c++);
     o->base1_ms = get_i64(r, row, c++);
     o->inc1_ms = get_i64(r, row, c++);
+    get_text(r, row, c++, o->net0, sizeof o->net0);
+    get_text(r, row, c++, o->net1, sizeof o->net1);
+    get_text(r, row, c++, o->net_name0, sizeof o->net_name0);
+    get_text(r, row, c++, o->net_name1, sizeof o->net_name1);
 }
 
 /*
@@ -1520,6 +1551,7 @@ int store_create_data(Store *s, const StoreDataSpec *spec, int64_t *id)
     StoreSprtSpec common = spec->run;
     common.base_params = common.test_params;
     common.base_build = common.test_build;
+    common.base_net = common.test_net;
     return create_run(s, run_kind_get(RUN_KIND_DATA), &common, settings, id);
 }
 
@@ -2018,20 +2050,21 @@ int store_build_blob(Store *s, int64_t id, const void *data, size_t len)
     return rc;
 }
 
-int store_build_chunk(Store *s, const char *sha256, int64_t offset, size_t max, void *out, size_t *len,
+/* A chunk of a stored blob by statement st (BUILD_CHUNK or NET_CHUNK: length, bytes, name, signature). */
+static int blob_chunk(Store *s, Stmt st, const char *sha256, int64_t offset, size_t max, void *out, size_t *len,
                       int64_t *total, char name[STORE_NAME_MAX + 1], char signature[STORE_SIG_HEX + 1])
 {
     if (!s->conn)
-        return db_error(s, STMT[ST_BUILD_CHUNK].name, NULL);
+        return db_error(s, STMT[st].name, NULL);
     /* substring's FROM is an int4 and gets + 1: offsets from INT32_MAX on are past any blob (1 GB at most) */
     if (offset < 0 || offset >= INT32_MAX || max > INT32_MAX)
         return 0;
     Nums n;
     const char *p[3] = { sha256, num(&n, 0, offset), num(&n, 1, (int64_t)max) };
     /* binary results: the bytea as bytes, the length as a big-endian int8 */
-    PGresult *res = PQexecPrepared(s->conn, STMT[ST_BUILD_CHUNK].name, 3, p, NULL, NULL, 1);
+    PGresult *res = PQexecPrepared(s->conn, STMT[st].name, 3, p, NULL, NULL, 1);
     if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-        db_error(s, STMT[ST_BUILD_CHUNK].name, res);
+        db_error(s, STMT[st].name, res);
         PQclear(res);
         return -1;
     }
@@ -2053,6 +2086,91 @@ int store_build_chunk(Store *s, const char *sha256, int64_t offset, size_t max, 
     }
     PQclear(res);
     return found;
+}
+
+int store_build_chunk(Store *s, const char *sha256, int64_t offset, size_t max, void *out, size_t *len,
+                      int64_t *total, char name[STORE_NAME_MAX + 1], char signature[STORE_SIG_HEX + 1])
+{
+    return blob_chunk(s, ST_BUILD_CHUNK, sha256, offset, max, out, len, total, name, signature);
+}
+
+int store_net_chunk(Store *s, const char *sha256, int64_t offset, size_t max, void *out, size_t *len,
+                    int64_t *total, char name[STORE_NAME_MAX + 1], char signature[STORE_SIG_HEX + 1])
+{
+    return blob_chunk(s, ST_NET_CHUNK, sha256, offset, max, out, len, total, name, signature);
+}
+
+/* ---- nets (025_nets.sql) ---------------------------------------------------------- */
+
+int store_add_net(Store *s, const StoreNet *net, const void *bytes, size_t len, int64_t *id)
+{
+    if (!s->conn || len > INT32_MAX)
+        return db_error(s, STMT[ST_ADD_NET].name, NULL);
+    const char *p[7] = { net->sha256, net->name, net->description, net->provenance, bytes, net->signature,
+                         net->added_by };
+    const int lengths[7] = { 0, 0, 0, 0, (int)len, 0, 0 }, formats[7] = { 0, 0, 0, 0, 1, 0, 0 };
+    PGresult *res = PQexecPrepared(s->conn, STMT[ST_ADD_NET].name, 7, p, lengths, formats, 0);
+    int rc = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 ? 0 : -1;
+    if (rc == 0)
+        *id = get_i64(res, 0, 0);
+    else
+        db_error(s, STMT[ST_ADD_NET].name, res);
+    PQclear(res);
+    return rc;
+}
+
+int store_net_of_sha(Store *s, const char *sha256, int64_t *id)
+{
+    const char *p[1] = { sha256 };
+    PGresult *res = run(s, ST_NET_BY_SHA, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found)
+        *id = get_i64(res, 0, 0);
+    PQclear(res);
+    return found;
+}
+
+static void read_net(const PGresult *r, int row, StoreNet *o)
+{
+    memset(o, 0, sizeof *o);
+    o->id = get_i64(r, row, 0);
+    get_text(r, row, 1, o->sha256, sizeof o->sha256);
+    get_text(r, row, 2, o->name, sizeof o->name);
+    get_text(r, row, 3, o->description, sizeof o->description);
+    get_text(r, row, 4, o->provenance, sizeof o->provenance);
+    get_text(r, row, 5, o->signature, sizeof o->signature);
+    get_text(r, row, 6, o->added_by, sizeof o->added_by);
+    get_text(r, row, 7, o->created, sizeof o->created);
+    o->size = get_i64(r, row, 8);
+}
+
+int store_load_net(Store *s, const char *key, StoreNet *out)
+{
+    /* an id is all digits and short; anything else can only match a SHA-256 */
+    bool digits = *key && strspn(key, "0123456789") == strlen(key) && strlen(key) <= 18;
+    const char *p[2] = { digits ? key : "0", key };
+    PGresult *res = run(s, ST_LOAD_NET, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found)
+        read_net(res, 0, out);
+    PQclear(res);
+    return found;
+}
+
+int store_list_nets(Store *s, StoreNet **out)
+{
+    int n;
+    PGresult *res = fetch_rows(s, ST_LIST_NETS, NULL, sizeof **out, (void **)out, &n);
+    if (!res)
+        return -1;
+    for (int i = 0; i < n; i++)
+        read_net(res, i, &(*out)[i]);
+    PQclear(res);
+    return n;
 }
 
 /* ---- the parameters each build knows ------------------------------------------ */
@@ -2180,6 +2298,7 @@ int store_worker_benches(Store *s, int64_t run_id, StoreWorkerBench **out)
         b->bench_nodes = get_i64(res, i, 3);
         b->nps = get_i64(res, i, 4);
         get_text(res, i, 5, b->refused, sizeof b->refused);
+        b->net = strcmp(PQgetvalue(res, i, 6), "t") == 0;
     }
     PQclear(res);
     return count;

@@ -136,7 +136,12 @@ typedef struct {
     double elo0, elo1, alpha, beta;  /* normalized Elo bounds, error rates */
     int priority;
     int64_t test_build, base_build;  /* engine builds (ids) the two play, 0: the built-in engine */
+    int64_t test_net, base_net;      /* nets (ids) the two evaluate with (025_nets.sql); 0: the engine's
+                                        own evaluation, STORE_NET_NONE: the hand-crafted one */
 } StoreSprtSpec;
+
+/* A side's net: the hand-crafted evaluation (UseNNUE false), whatever net the engine holds. */
+enum { STORE_NET_NONE = -1 };
 
 /* Creates an SPRT run (state active; coordinators are notified). Returns 0 with *id, or -1. */
 int store_create_sprt(Store *s, const StoreSprtSpec *spec, int64_t *id);
@@ -162,7 +167,8 @@ typedef struct {
 /*
  * An SPSA run: `run` gives what is played (test_params = the fixed set
  * both engines play under the tuned values, "" for the defaults;
- * base_params, build_id and the SPRT fields are ignored), max_pairs = N
+ * base_params, base_net, build_id and the SPRT fields are ignored: test_net
+ * is both sides' net), max_pairs = N
  * iterations; A = a_ratio * N.  The params' theta is ignored (start is used).
  */
 typedef struct {
@@ -260,6 +266,10 @@ typedef struct {
     int64_t quarantined;             /* tasks set aside, refused too often (010_bounds.sql) */
     int throughput;                  /* share among runs of its priority, percent (015_steer.sql) */
     int64_t base1_ms, inc1_ms;       /* time odds: the second player's clock (base1_ms 0: none) */
+    char net0[STORE_NAME_MAX + 1];   /* SHA-256 of the net name0 evaluates with, "none" (hand-crafted)
+                                        or "" (the engine's own evaluation) */
+    char net1[STORE_NAME_MAX + 1];   /* name1's */
+    char net_name0[STORE_NAME_MAX + 1], net_name1[STORE_NAME_MAX + 1]; /* their names ("none", "") */
     char **book;                     /* store_load_run only; free with store_run_free */
     int book_lines;
 } StoreRun;
@@ -382,8 +392,8 @@ typedef struct {
 
 /*
  * A data run: `run` gives what is played (test_params the set both sides
- * play, test_build its build or 0; base_*, the SPRT fields ignored;
- * max_pairs = games / 2).
+ * play, test_build its build or 0, test_net their net; base_*, the SPRT
+ * fields ignored; max_pairs = games / 2).
  */
 typedef struct {
     StoreSprtSpec run;
@@ -552,6 +562,40 @@ int store_build_blob(Store *s, int64_t id, const void *data, size_t len);
 int store_build_chunk(Store *s, const char *sha256, int64_t offset, size_t max, void *out, size_t *len,
                       int64_t *total, char name[STORE_NAME_MAX + 1], char signature[STORE_SIG_HEX + 1]);
 
+/* The same for a stored net (nets.sha256; name and signature are the net's). */
+int store_net_chunk(Store *s, const char *sha256, int64_t offset, size_t max, void *out, size_t *len,
+                    int64_t *total, char name[STORE_NAME_MAX + 1], char signature[STORE_SIG_HEX + 1]);
+
+/* ---- nets (025_nets.sql) ---------------------------------------------------------- */
+
+enum { STORE_NET_DESCRIPTION_MAX = 4096 };  /* = NNUE_DESCRIPTION_MAX */
+
+/* A registered net (xqf-tune net add): NNUE weights, docs/nnue.md. */
+typedef struct {
+    int64_t id;
+    char sha256[STORE_NAME_MAX + 1];  /* of the file, 64 hex digits */
+    char name[STORE_NAME_MAX + 1];    /* what is signed, e.g. "xqf-0123456789ab.nnue" */
+    char description[STORE_NET_DESCRIPTION_MAX + 1]; /* the file's own description */
+    char provenance[STORE_TEXT_MAX + 1]; /* the operator's words: data, training settings */
+    char signature[STORE_SIG_HEX + 1];/* operator's Ed25519 signature (keys.h, SIGN_NET), hex; "" unsigned */
+    char added_by[STORE_NAME_MAX + 1];
+    char created[32];                 /* "YYYY-MM-DD HH:MM:SS" UTC (when read) */
+    int64_t size;                     /* bytes (when read) */
+} StoreNet;
+
+/*
+ * Records a net with its bytes (net's id, created and size ignored).
+ * Returns 0 with *id, or -1 (a SHA-256 or a name already registered
+ * among them: check with store_net_of_sha first).
+ */
+int store_add_net(Store *s, const StoreNet *net, const void *bytes, size_t len, int64_t *id);
+/* The net whose file has SHA-256 sha256: 1 with *id, 0 none, -1. */
+int store_net_of_sha(Store *s, const char *sha256, int64_t *id);
+/* The net key names (its id in decimal, its SHA-256, or its name, in that order): 1 with *out, 0 none, -1. */
+int store_load_net(Store *s, const char *key, StoreNet *out);
+/* Every net, oldest first. Returns the count or -1; *out malloc'd (NULL when none). */
+int store_list_nets(Store *s, StoreNet **out);
+
 /* ---- the parameters each build knows (018_build_params.sql) ---------------------- */
 
 /* A spin option an engine build lists in its answer to `uci`, with its bounds. */
@@ -594,6 +638,7 @@ int store_build_of_tree(Store *s, const char *tree, int64_t *id);
  * A worker's bench of a build (sha256 "" its own engine): the signature
  * it found, its nodes per second, and refused the reason it refuses the
  * build ("" or NULL: it matched).  The latest replaces an earlier one.
+ * A net a worker refuses is recorded the same way (nodes and nps 0).
  * 0 or -1.
  */
 int store_worker_bench(Store *s, int64_t worker, const char *sha256, int64_t bench_nodes, int64_t nps,
@@ -609,6 +654,7 @@ typedef struct {
     char sha256[STORE_NAME_MAX + 1];
     int64_t bench_nodes, nps;
     char refused[STORE_TEXT_MAX + 1];/* "" when it plays the build */
+    bool net;                        /* sha256 is a net's (a refused net, 025_nets.sql), not a build's */
 } StoreWorkerBench;
 
 /*

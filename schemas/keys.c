@@ -311,7 +311,12 @@ int keys_generate(const char *path, KeyPair *out, char *err, size_t size)
 
 /* ---- operator keys and signed builds ------------------------------------------- */
 
-static const char SIGN_CONTEXT[] = "xqf-build-v1";
+/* The first line of the signed text, one per kind of artifact: a net's signature can never pass for a build's. */
+static const char *const SIGN_CONTEXT[] = { [SIGN_BUILD] = "xqf-build-v1", [SIGN_NET] = "xqf-net-v1" };
+enum { SIGN_CONTEXT_MAX = 16 };
+
+/* A kind's words in messages. */
+static const char *kind_word(SignKind kind) { return kind == SIGN_NET ? "net" : "build"; }
 
 /* Decodes exactly 2 n lowercase hex digits into out. */
 static bool hex_decode(uint8_t *out, size_t n, const char *hex)
@@ -343,26 +348,27 @@ bool sign_name_ok(const char *name)
     return true;
 }
 
-/* The signed text of a build (keys.h), or -1 with err when sha256 or name cannot be signed. */
-static int signed_text(const char *sha256, const char *name, char *out, size_t outsize, char *err, size_t size)
+/* The signed text of an artifact (keys.h), or -1 with err when sha256 or name cannot be signed. */
+static int signed_text(SignKind kind, const char *sha256, const char *name, char *out, size_t outsize, char *err,
+                       size_t size)
 {
     if (strlen(sha256) != SIGN_SHA_HEX || strspn(sha256, "0123456789abcdef") != SIGN_SHA_HEX)
         return fail(err, size, "'%.70s' is not a SHA-256 (64 lowercase hex digits)", sha256);
     if (!sign_name_ok(name))
-        return fail(err, size, "the build name '%.70s' cannot be signed (1-%d printable characters, no space)",
-                    name, SIGN_NAME_MAX);
-    snprintf(out, outsize, "%s\nsha256 %s\nname %s\n", SIGN_CONTEXT, sha256, name);
+        return fail(err, size, "the %s name '%.70s' cannot be signed (1-%d printable characters, no space)",
+                    kind_word(kind), name, SIGN_NAME_MAX);
+    snprintf(out, outsize, "%s\nsha256 %s\nname %s\n", SIGN_CONTEXT[kind], sha256, name);
     return 0;
 }
 
-int sign_build(const SignKey *k, const char *sha256, const char *name, char out[SIGN_SIG_HEX + 1], char *err,
-               size_t size)
+int sign_artifact(const SignKey *k, SignKind kind, const char *sha256, const char *name, char out[SIGN_SIG_HEX + 1],
+                  char *err, size_t size)
 {
-    char text[sizeof SIGN_CONTEXT + SIGN_SHA_HEX + SIGN_NAME_MAX + 32];
+    char text[SIGN_CONTEXT_MAX + SIGN_SHA_HEX + SIGN_NAME_MAX + 32];
     uint8_t sig[crypto_sign_BYTES];
     if (!k->has_secret)
         return fail(err, size, "signing needs the operator's secret key (the file xqf-keys sign-new FILE writes)");
-    if (signed_text(sha256, name, text, sizeof text, err, size) != 0)
+    if (signed_text(kind, sha256, name, text, sizeof text, err, size) != 0)
         return -1;
     if (sodium_init() < 0 ||
         crypto_sign_detached(sig, NULL, (const uint8_t *)text, strlen(text), k->secret_key) != 0)
@@ -371,16 +377,24 @@ int sign_build(const SignKey *k, const char *sha256, const char *name, char out[
     return 0;
 }
 
-int trust_verify_build(const TrustList *t, const char *sha256, const char *name, const char *signature, char *err,
-                       size_t size)
+int sign_build(const SignKey *k, const char *sha256, const char *name, char out[SIGN_SIG_HEX + 1], char *err,
+               size_t size)
 {
-    char text[sizeof SIGN_CONTEXT + SIGN_SHA_HEX + SIGN_NAME_MAX + 32];
+    return sign_artifact(k, SIGN_BUILD, sha256, name, out, err, size);
+}
+
+int trust_verify_artifact(const TrustList *t, SignKind kind, const char *sha256, const char *name,
+                          const char *signature, char *err, size_t size)
+{
+    char text[SIGN_CONTEXT_MAX + SIGN_SHA_HEX + SIGN_NAME_MAX + 32];
     uint8_t sig[crypto_sign_BYTES];
     if (!*signature)
-        return fail(err, size, "unsigned build (sign it: xqf-tune build --sign-key, xqf-keys sign)");
+        return kind == SIGN_NET
+                   ? fail(err, size, "unsigned net (sign it: xqf-tune net add --sign-key)")
+                   : fail(err, size, "unsigned build (sign it: xqf-tune build --sign-key, xqf-keys sign)");
     if (!hex_decode(sig, sizeof sig, signature))
         return fail(err, size, "malformed signature (not %d hex digits)", SIGN_SIG_HEX);
-    if (signed_text(sha256, name, text, sizeof text, err, size) != 0)
+    if (signed_text(kind, sha256, name, text, sizeof text, err, size) != 0)
         return -1;
     if (t->count == 0)
         return fail(err, size, "no trusted operator key to check its signature with (--trust FILE)");
@@ -389,8 +403,14 @@ int trust_verify_build(const TrustList *t, const char *sha256, const char *name,
     for (int i = 0; i < t->count; i++)
         if (crypto_sign_verify_detached(sig, (const uint8_t *)text, strlen(text), t->keys[i]) == 0)
             return 0;
-    return fail(err, size, "not signed by a trusted operator key (a wrong signature, or a build or name changed "
-                           "since it was signed)");
+    return fail(err, size, "not signed by a trusted operator key (a wrong signature, or a %s or name changed "
+                           "since it was signed)", kind_word(kind));
+}
+
+int trust_verify_build(const TrustList *t, const char *sha256, const char *name, const char *signature, char *err,
+                       size_t size)
+{
+    return trust_verify_artifact(t, SIGN_BUILD, sha256, name, signature, err, size);
 }
 
 /* The sign-public and sign-seed lines of a key file's text (either may be missing). */

@@ -42,6 +42,14 @@
  * SHA the binary's SHA-256 in 64 lowercase hex digits, NAME its name
  * (engine_builds.build_id: 1-64 bytes, printable ASCII, no space).  A
  * signature travels and is stored as 128 lowercase hex digits.
+ *
+ * A net (NNUE weights, docs/nnue.md) is signed the same way over
+ *
+ *     "xqf-net-v1\nsha256 <SHA>\nname <NAME>\n"
+ *
+ * (SHA the net file's, NAME nets.name): the first line differs, so a
+ * net's signature never passes for a build's, and a worker never runs
+ * a signed net's bytes as a program.
  */
 #ifndef XQF_KEYS_H
 #define XQF_KEYS_H
@@ -132,10 +140,16 @@ void sign_key_wipe(SignKey *k);
 void sign_key_hex(const SignKey *k, char out[SIGN_KEY_HEX + 1]);
 /* Whether name can be a signed build's name (1-64 printable ASCII characters, no space). */
 bool sign_name_ok(const char *name);
+/* What is signed: the first line of the signed text (above). */
+typedef enum { SIGN_BUILD = 0, SIGN_NET = 1 } SignKind;
+
 /*
- * Signs the build (sha256: 64 lowercase hex digits; name as above) with
- * the secret key k: 0 with the signature's hex in out, or -1 with err.
+ * Signs the artifact of kind (sha256: 64 lowercase hex digits; name as
+ * above) with the secret key k: 0 with the signature's hex in out, or -1
+ * with err.  sign_build is sign_artifact of SIGN_BUILD.
  */
+int sign_artifact(const SignKey *k, SignKind kind, const char *sha256, const char *name, char out[SIGN_SIG_HEX + 1],
+                  char *err, size_t size);
 int sign_build(const SignKey *k, const char *sha256, const char *name, char out[SIGN_SIG_HEX + 1], char *err,
                size_t size);
 
@@ -156,6 +170,9 @@ int trust_read(const char *path, TrustList *out, char *err, size_t size);
  */
 int trust_verify_build(const TrustList *t, const char *sha256, const char *name, const char *signature, char *err,
                        size_t size);
+/* The same for an artifact of kind (trust_verify_build is SIGN_BUILD's). */
+int trust_verify_artifact(const TrustList *t, SignKind kind, const char *sha256, const char *name,
+                          const char *signature, char *err, size_t size);
 
 /*
  * Whether a ZeroMQ endpoint is reachable from this host only: tcp:// on

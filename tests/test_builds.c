@@ -3,7 +3,8 @@
  * takes (signed by a trusted operator key), the cache folder it accepts,
  * the per-SHA lock two processes sharing a cache take turns on, part
  * files that never follow a planted link, and cached files checked again
- * each time they are used.
+ * each time they are used.  The same cache of nets: signed as nets (a
+ * build's signature does not do), read-only, bytes checked.
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -56,23 +57,34 @@ static void teardown(void)
 
 TestSuite(builds, .init = setup, .fini = teardown, .timeout = 30);
 
-/* Feeds the whole build in one chunk named name, signed by k (NULL: unsigned). builds_on_chunk's answer. */
-static int feed(BuildCache *c, const char *name, const SignKey *k, char *err, size_t errlen)
+/*
+ * Feeds bytes (len of them) as the whole of sha in one chunk named name,
+ * signed as kind by k (NULL: unsigned). builds_on_chunk's answer.
+ */
+static int feed_bytes(BuildCache *c, SignKind kind, const char *bytes, size_t len, const char *name,
+                      const SignKey *k, char *err, size_t errlen)
 {
     XqfMsg m;
     xqf_msg_init(&m, XQF_MSG_BUILD_CHUNK);
     XqfMsg_build_chunk *ch = &m.u.build_chunk;
     snprintf(ch->sha256, sizeof ch->sha256, "%s", sha);
     snprintf(ch->name, sizeof ch->name, "%s", name);
+    snprintf(ch->kind, sizeof ch->kind, "%s", kind == SIGN_NET ? "net" : "build");
     char e[256];
     if (k)
-        cr_assert_eq(sign_build(k, sha, name, ch->signature, e, sizeof e), 0, "%s", e);
+        cr_assert_eq(sign_artifact(k, kind, sha, name, ch->signature, e, sizeof e), 0, "%s", e);
     ch->offset = 0;
-    ch->total = sizeof BYTES - 1;
-    cr_assert_eq(xqf_bin_set(&ch->data, BYTES, sizeof BYTES - 1), 0);
+    ch->total = len;
+    cr_assert_eq(xqf_bin_set(&ch->data, bytes, len), 0);
     int rc = builds_on_chunk(c, ch, err, errlen);
     xqf_msg_free(&m);
     return rc;
+}
+
+/* Feeds the whole build in one chunk named name, signed by k (NULL: unsigned). builds_on_chunk's answer. */
+static int feed(BuildCache *c, const char *name, const SignKey *k, char *err, size_t errlen)
+{
+    return feed_bytes(c, SIGN_BUILD, BYTES, sizeof BYTES - 1, name, k, err, errlen);
 }
 
 /* Asks for sha and checks that a request for it goes out at once. */
@@ -262,5 +274,93 @@ Test(builds, a_second_process_waits_on_the_per_sha_lock)
     cr_assert_not(builds_fetching(c, sha));
     cr_assert_not(builds_next_request(c, 200000, &m), "fetched what was there");
     cr_assert_not_null(builds_path(c, sha));
+    builds_destroy(&c);
+}
+
+/* Asks for sha as a net and checks that the request says so. */
+static void want_net(BuildCache *c)
+{
+    XqfMsg m;
+    cr_assert_eq(builds_want(c, sha), 0);
+    cr_assert(builds_next_request(c, 1, &m), "no build_request sent");
+    cr_assert_str_eq(m.u.build_request.sha256, sha);
+    cr_assert_str_eq(m.u.build_request.kind, "net");
+    xqf_msg_free(&m);
+}
+
+/*
+ * A cache of nets (as a worker keeps in DIR/nets): only a net signed as
+ * a net by a trusted key is installed, read-only (0444, never run); an
+ * unsigned one, one signed by another key, or one whose signature is a
+ * build's (the same key over the same SHA-256 and name) is refused with
+ * the reason before its bytes are written.
+ */
+Test(builds, nets_are_taken_only_signed_as_nets)
+{
+    char err[512], path[256];
+    BuildCache *c = builds_new_kind(cache, SIGN_NET, &trust, false, false);
+    cr_assert_not_null(c);
+    snprintf(path, sizeof path, "%s/%s", cache, sha);
+    want_net(c);
+    cr_assert_eq(feed_bytes(c, SIGN_NET, BYTES, sizeof BYTES - 1, "test.nnue", NULL, err, sizeof err), -2);
+    cr_assert_not_null(strstr(err, "net "), "%s", err);
+    cr_assert_not_null(strstr(err, "refused: unsigned net"), "%s", err);
+    want_net(c);
+    cr_assert_eq(feed_bytes(c, SIGN_NET, BYTES, sizeof BYTES - 1, "test.nnue", &other, err, sizeof err), -2);
+    cr_assert_not_null(strstr(err, "not signed by a trusted operator key"), "%s", err);
+    want_net(c);
+    cr_assert_eq(feed_bytes(c, SIGN_BUILD, BYTES, sizeof BYTES - 1, "test.nnue", &op, err, sizeof err), -2,
+                 "a build's signature was taken for a net's");
+    cr_assert_not_null(strstr(err, "not signed by a trusted operator key"), "%s", err);
+    cr_assert_neq(access(path, F_OK), 0, "an untrusted net was installed");
+    cr_assert_null(builds_path(c, sha));
+    want_net(c);
+    cr_assert_eq(feed_bytes(c, SIGN_NET, BYTES, sizeof BYTES - 1, "test.nnue", &op, err, sizeof err), 1, "%s", err);
+    cr_assert_str_eq(builds_path(c, sha), path);
+    struct stat st;
+    cr_assert_eq(stat(path, &st), 0);
+    cr_assert_eq(st.st_mode & 0777, 0444, "a cached net is data: %o", st.st_mode & 0777);
+    builds_destroy(&c);
+    /* and the other way: a net's signature does not make a build of the same bytes */
+    c = builds_new(cache, &trust, false, false);
+    cr_assert_null(builds_path(c, sha), "a net's signature was taken for a build's");
+    builds_destroy(&c);
+    /* without --trust a worker loads no net */
+    c = builds_new_kind(cache, SIGN_NET, NULL, false, false);
+    cr_assert_null(builds_path(c, sha));
+    want_net(c);
+    cr_assert_eq(feed_bytes(c, SIGN_NET, BYTES, sizeof BYTES - 1, "test.nnue", &op, err, sizeof err), -2);
+    cr_assert_not_null(strstr(err, "loads no net"), "%s", err);
+    builds_destroy(&c);
+}
+
+/*
+ * A corrupted net (bytes that are not its SHA-256, signature right) is
+ * not installed; a cached net changed in place is not used but fetched
+ * again.
+ */
+Test(builds, a_corrupted_net_is_refused)
+{
+    char err[512], path[256];
+    BuildCache *c = builds_new_kind(cache, SIGN_NET, &trust, false, false);
+    snprintf(path, sizeof path, "%s/%s", cache, sha);
+    char corrupted[sizeof BYTES];
+    memcpy(corrupted, BYTES, sizeof BYTES);
+    corrupted[3] ^= 1;
+    want_net(c);
+    cr_assert_eq(feed_bytes(c, SIGN_NET, corrupted, sizeof BYTES - 1, "test.nnue", &op, err, sizeof err), -1);
+    cr_assert_not_null(strstr(err, "do not have its SHA-256"), "%s", err);
+    cr_assert_neq(access(path, F_OK), 0, "a corrupted net was installed");
+    cr_assert_not(builds_fetching(c, sha));
+    want_net(c);
+    cr_assert_eq(feed_bytes(c, SIGN_NET, BYTES, sizeof BYTES - 1, "test.nnue", &op, err, sizeof err), 1, "%s", err);
+    cr_assert_not_null(builds_path(c, sha));
+    cr_assert_eq(chmod(path, 0644), 0);
+    FILE *f = fopen(path, "r+");
+    cr_assert(f);
+    fputc('X', f);
+    fclose(f);
+    cr_assert_eq(chmod(path, 0444), 0);
+    cr_assert_null(builds_path(c, sha), "a changed cached net was used");
     builds_destroy(&c);
 }

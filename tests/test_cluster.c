@@ -631,13 +631,20 @@ static void hello_as(void *sock, const char *name, uint64_t concurrency)
     xqf_msg_free(&m);
 }
 
-static void build_request(void *sock, const char *sha, uint64_t offset)
+/* Asks for the bytes of the artifact sha of kind ("build", "net") from offset. */
+static void artifact_request(void *sock, const char *kind, const char *sha, uint64_t offset)
 {
     XqfMsg m;
     xqf_msg_init(&m, XQF_MSG_BUILD_REQUEST);
     snprintf(m.u.build_request.sha256, sizeof m.u.build_request.sha256, "%s", sha);
     m.u.build_request.offset = offset;
+    snprintf(m.u.build_request.kind, sizeof m.u.build_request.kind, "%s", kind);
     send_msg(sock, &m);
+}
+
+static void build_request(void *sock, const char *sha, uint64_t offset)
+{
+    artifact_request(sock, "build", sha, offset);
 }
 
 /* Waits until the log holds text (true) or timeout_s passes. */
@@ -918,4 +925,54 @@ Test(cluster, an_unplayable_task_is_quarantined)
     cr_assert(strstr(out, "refused 2 times: "), "%s", out);
     cr_assert(strstr(out, "a0a9"), "the reason names the move: %s", out);
     fprintf(stderr, "%s", strstr(out, "Quarantined"));
+}
+
+/*
+ * Nets are served as builds are, by the request's kind (protocol 8): a
+ * net's chunk says kind "net" and carries its name and signature; the
+ * same SHA-256 asked for as a build is not found, and a kind that is
+ * neither is refused.
+ */
+Test(cluster, nets_are_served_by_kind)
+{
+    CU_REQUIRE_DB();
+    static uint8_t bytes[100000];
+    for (size_t i = 0; i < sizeof bytes; i++)
+        bytes[i] = (uint8_t)(i * 7 + 3);
+    StoreNet net = { .name = "served.nnue", .description = "bytes", .added_by = "test" };
+    memset(net.sha256, 'a', 64);            /* the store keeps what it is given; workers check the hash */
+    memset(net.signature, 'b', SIGN_SIG_HEX);
+    int64_t id;
+    cr_assert_eq(store_add_net(cu_fx.store, &net, bytes, sizeof bytes, &id), 0);
+    const char *none[] = { NULL };
+    coordinator_with("10", none);
+    void *ctx = zmq_ctx_new();
+    XqfMsg m;
+    const struct {
+        const char *kind;
+        bool served;
+    } cases[] = { { "bogus", false }, { "build", false }, { "net", true } };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        void *sock = dealer(ctx);            /* a connection each: no chunk in flight before */
+        char name[32];
+        snprintf(name, sizeof name, "asker-%zu", i);
+        hello_as(sock, name, 1);
+        artifact_request(sock, cases[i].kind, net.sha256, 0);
+        if (!cases[i].served) {
+            expect_error(sock, XQF_ERR_REFUSED, cases[i].kind);
+        } else {
+            reply(sock, &m);
+            cr_assert_eq(m.type, XQF_MSG_BUILD_CHUNK, "%s (log: %s)", xqf_msg_type_name(m.type), cu_fx.logfile);
+            const XqfMsg_build_chunk *c = &m.u.build_chunk;
+            cr_assert_str_eq(c->kind, "net");
+            cr_assert_str_eq(c->name, "served.nnue");
+            cr_assert_str_eq(c->signature, net.signature);
+            cr_assert_eq(c->total, sizeof bytes);
+            cr_assert_eq(c->data.len, sizeof bytes);
+            cr_assert(memcmp(c->data.data, bytes, sizeof bytes) == 0);
+            xqf_msg_free(&m);
+        }
+        zmq_close(sock);
+    }
+    zmq_ctx_term(ctx);
 }

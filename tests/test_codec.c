@@ -284,15 +284,15 @@ Test(codec, bad_frames)
     raw_str(&r, "slot");
     raw_uint(&r, 0);
     cr_assert_eq(decode_raw(&r), XQF_DECODE_VERSION);
-    /* the version before (6: results carried every game of the lease, no games_from): said plainly */
+    /* the version before (7: no nets in tasks, build requests without a kind): said plainly */
     r.n = 0;
-    raw_header(&r, 4, "xqf", 6, "task_request");
+    raw_header(&r, 4, "xqf", 7, "task_request");
     raw_str(&r, "slot");
     raw_uint(&r, 0);
     char why[160];
     cr_assert_eq(xqf_msg_decode(r.b, r.n, &m, why, sizeof why), XQF_DECODE_VERSION);
     xqf_msg_free(&m);
-    cr_assert_str_eq(why, "protocol version 6, expected 7");
+    cr_assert_str_eq(why, "protocol version 7, expected 8");
     cr_assert_eq(xqf_decode_error_code(XQF_DECODE_VERSION), XQF_ERR_VERSION);
     r.n = 0;
     raw_header(&r, 3, "xqf", XQF_PROTOCOL_VERSION, "launch_missiles");

@@ -249,7 +249,7 @@ static void play_task(XqfMsg_task *t, TaskCounts *c, XqfBin *bin)
     TaskPool *pool = task_pool_new(2, fds[1]);
     cr_assert_not_null(pool);
     char err[256];
-    Task *task = task_new(t, "", NULL, false, err, sizeof err);
+    Task *task = task_new(t, "", NULL, NULL, false, err, sizeof err);
     cr_assert_not_null(task, "%s", err);
     task_start(task, pool);
     bool done = false;
@@ -308,7 +308,7 @@ Test(gamepack, data_task_at_fixed_depth, .timeout = 120)
     t->random_plies = 2;
     char err[256];
     t->depth = XQF_DEPTH_MAX + 1;
-    Task *bad = task_new(t, "", NULL, false, err, sizeof err);
+    Task *bad = task_new(t, "", NULL, NULL, false, err, sizeof err);
     cr_assert_null(bad, "a depth past %d taken", XQF_DEPTH_MAX);
     t->depth = 3;
     TaskCounts c;

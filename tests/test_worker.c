@@ -6,7 +6,9 @@
  * handing a task back.  A side that plays an engine build (here a copy of
  * tests/fake_engine.c, fetched from the fake link, which knows a switch
  * the worker's table lacks): its set is checked for its syntax only and
- * judged by the build, which may refuse it.
+ * judged by the build, which may refuse it.  A task's net that the
+ * engine's reader refuses, or that is wrongly signed, is refused and
+ * reported.
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -15,8 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "games.h"
+#include "keys.h"
 #include "sha256.h"
 #include "worker.h"
 
@@ -573,4 +577,152 @@ Test(worker, a_malformed_set_never_reaches_the_build)
         cr_assert(strstr(reason, "players: ") && strstr(reason, cases[i].words), "%s: reason '%s'", cases[i].set,
                   reason);
     }
+}
+
+/*
+ * A worker (trusting trust, or taking unsigned nets when it is NULL) and a
+ * task for it whose first player evaluates with the net of SHA-256 sha
+ * (both players the built-in engine).
+ */
+static void net_task(uint64_t task_id, const char *sha, const TrustList *trust)
+{
+    worker_destroy(&worker);
+    for (int i = fake.next; i < fake.nin; i++)
+        xqf_msg_free(&fake.in[i]);
+    memset(&fake, 0, sizeof fake);
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -m 700 '%s'", cache, cache);
+    cr_assert_eq(system(cmd), 0);
+    WorkerConfig cfg = { .name = "w1", .build = "xqf-test", .cores = 2, .threads = 1, .cache_dir = cache,
+                         .trust = trust, .allow_unsigned = trust == NULL };
+    WorkerLink link = { &fake, fake_send, fake_wait, fake_recv };
+    worker = worker_new(&cfg, &link);
+    cr_assert_not_null(worker);
+    welcome();
+    cr_assert_not_null(await(XQF_MSG_TASK_REQUEST, 200));
+    feed_task(0, task_id, 1, "", 64);
+    snprintf(fake.in[fake.nin - 1].u.task.net0, XQF_SHA256_HEX + 1, "%s", sha);
+}
+
+/* Answers the worker's request for a net (it must say kind "net") with bytes, named and signed as given. */
+static void serve_net(const char *sha, const void *bytes, size_t len, const char *name, const char *signature)
+{
+    const XqfMsg *q = await(XQF_MSG_BUILD_REQUEST, 5000);
+    cr_assert_not_null(q, "no request for the net");
+    cr_assert_str_eq(q->u.build_request.sha256, sha);
+    cr_assert_str_eq(q->u.build_request.kind, "net");
+    XqfMsg_build_chunk *ch = &feed(XQF_MSG_BUILD_CHUNK)->u.build_chunk;
+    snprintf(ch->sha256, sizeof ch->sha256, "%s", sha);
+    snprintf(ch->name, sizeof ch->name, "%s", name);
+    snprintf(ch->signature, sizeof ch->signature, "%s", signature);
+    snprintf(ch->kind, sizeof ch->kind, "net");
+    ch->total = len;
+    cr_assert_eq(xqf_bin_set(&ch->data, bytes, len), 0);
+}
+
+/*
+ * The worker's refusal of a task's net: a bench message naming the net
+ * and the reason (the coordinator then offers this worker no task of it),
+ * the task handed back refused, no result.  Returns the hand-back's reason.
+ */
+static const char *net_refused(const char *sha, const char *words)
+{
+    const XqfMsg *b = await(XQF_MSG_BENCH, 5000);
+    cr_assert_not_null(b, "the refusal of the net was not reported");
+    cr_assert_str_eq(b->u.bench.sha256, sha);
+    cr_assert(strstr(b->u.bench.refused, words), "reported: '%s'", b->u.bench.refused);
+    const XqfMsg *back = await_either(XQF_MSG_RESULT, XQF_MSG_HANDBACK, 5000);
+    cr_assert(back && back->type == XQF_MSG_HANDBACK, "not handed back");
+    cr_assert(back->u.handback.refused);
+    cr_assert(strstr(back->u.handback.reason, words), "reason '%s'", back->u.handback.reason);
+    cr_assert(!any_result(), "a result was sent");
+    return back->u.handback.reason;
+}
+
+/*
+ * A net the engine's reader refuses (here bytes of no net at all, fetched
+ * and hashed right) is not played with the engine's own evaluation: the
+ * task is handed back refused with the reader's words.
+ */
+Test(worker, a_net_the_reader_refuses_is_handed_back_and_reported)
+{
+    static const char BYTES[] = "not a net at all";
+    char path[128], sha[XQF_SHA256_HEX + 1];
+    snprintf(path, sizeof path, "%s.bytes", cache);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs(BYTES, f);
+    fclose(f);
+    cr_assert_eq(sha256_file(path, sha), 0);
+    unlink(path);
+    net_task(41, sha, NULL);
+    serve_net(sha, BYTES, sizeof BYTES - 1, "bad.nnue", "");
+    net_refused(sha, "refused by the engine's reader");
+}
+
+/*
+ * A net signed by a key the worker does not trust, or with a build's
+ * signature by a key it trusts, is refused at its first chunk, before
+ * its bytes are written: reported and handed back with the reason.
+ */
+Test(worker, a_wrongly_signed_net_is_refused)
+{
+    char dir[64], path[160], err[256], sha[XQF_SHA256_HEX + 1], sig[SIGN_SIG_HEX + 1];
+    snprintf(dir, sizeof dir, "/tmp/xqf-test-netkeys-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    SignKey op, other;
+    TrustList trust;
+    snprintf(path, sizeof path, "%s/op", dir);
+    cr_assert_eq(sign_key_generate(path, &op, err, sizeof err), 0, "%s", err);
+    snprintf(path, sizeof path, "%s/op.pub", dir);
+    cr_assert_eq(trust_read(path, &trust, err, sizeof err), 0, "%s", err);
+    snprintf(path, sizeof path, "%s/other", dir);
+    cr_assert_eq(sign_key_generate(path, &other, err, sizeof err), 0, "%s", err);
+    static const char BYTES[] = "the bytes of a net";
+    snprintf(path, sizeof path, "%s/net", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs(BYTES, f);
+    fclose(f);
+    cr_assert_eq(sha256_file(path, sha), 0);
+    for (int by_build = 0; by_build < 2; by_build++) {
+        cr_assert_eq(sign_artifact(by_build ? &op : &other, by_build ? SIGN_BUILD : SIGN_NET, sha, "n.nnue", sig,
+                                   err, sizeof err), 0, "%s", err);
+        net_task(51 + (uint64_t)by_build, sha, &trust);
+        serve_net(sha, BYTES, sizeof BYTES - 1, "n.nnue", sig);
+        net_refused(sha, "not signed by a trusted operator key");
+        snprintf(path, sizeof path, "%s/nets/%s", cache, sha);
+        cr_assert_neq(access(path, F_OK), 0, "a wrongly signed net was cached");
+    }
+    sign_key_wipe(&op);
+    sign_key_wipe(&other);
+    snprintf(path, sizeof path, "rm -rf '%s'", dir);
+    cr_assert_eq(system(path), 0);
+}
+
+/*
+ * A task that needs a build and a net asks for the net only once the
+ * build's bytes are in (the coordinator sends one chunk at a time per
+ * connection): no request of the net while the build is fetched.
+ */
+Test(worker, a_net_is_asked_for_after_the_build)
+{
+    static const char BYTES[] = "still not a net";
+    char path[128], sha[XQF_SHA256_HEX + 1];
+    snprintf(path, sizeof path, "%s.bytes", cache);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs(BYTES, f);
+    fclose(f);
+    cr_assert_eq(sha256_file(path, sha), 0);
+    unlink(path);
+    build_task(61, "");
+    snprintf(fake.in[fake.nin - 1].u.task.net0, XQF_SHA256_HEX + 1, "%s", sha);
+    int from = fake.nsent;
+    serve_build();                   /* asserts each request is the build's */
+    for (int i = from; i < fake.nsent; i++)
+        cr_assert(fake.sent[i].type != XQF_MSG_BUILD_REQUEST || strcmp(fake.sent[i].u.build_request.kind, "build") == 0,
+                  "the net was asked for while the build was fetched");
+    serve_net(sha, BYTES, sizeof BYTES - 1, "bad.nnue", "");
+    net_refused(sha, "refused by the engine's reader");
 }

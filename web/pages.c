@@ -680,6 +680,18 @@ int page_run(Store *s, int64_t id, const Session *u, const char *notice, Buf *b)
         row(b, "Test build (SHA-256)", r.build0[0] ? r.build0 : "(workers' own)", NULL);
         row(b, "Base build (SHA-256)", r.build1[0] ? r.build1 : "(workers' own)", NULL);
     }
+    /* each side's net (025_nets.sql): its name and SHA-256, hand-crafted, or the engine's own evaluation */
+    for (int i = 0; (r.net0[0] || r.net1[0]) && i < 2; i++) {
+        const char *sha = i ? r.net1 : r.net0, *name = i ? r.net_name1 : r.net_name0;
+        char net[2 * STORE_NAME_MAX + 32];
+        if (strcmp(sha, "none") == 0)
+            snprintf(net, sizeof net, "none (hand-crafted evaluation)");
+        else if (sha[0])
+            snprintf(net, sizeof net, "%s (%s)", name, sha);
+        else
+            snprintf(net, sizeof net, "(the engine's own evaluation)");
+        row(b, i ? "Base net" : "Test net", net, NULL);
+    }
     buf_puts(b, "</table></div>\n");
     builds_section(s, &r, b);
 

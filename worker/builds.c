@@ -39,6 +39,7 @@ typedef struct {
 } Benched;
 
 struct BuildCache {
+    SignKind kind;                   /* engine builds or nets: their signatures, modes, requests */
     char dir[PATH_MAX / 2];
     char path[PATH_MAX];             /* builds_path's answer */
     const TrustList *trust;
@@ -76,13 +77,23 @@ static bool private_to_us(const struct stat *st, const char *what, char *err, si
     return false;
 }
 
+/* What the cache holds, in messages. */
+static const char *what(const BuildCache *c) { return c->kind == SIGN_NET ? "net" : "build"; }
+
 BuildCache *builds_new(const char *dir, const TrustList *trust, bool allow_unsigned, bool boxed)
+{
+    return builds_new_kind(dir, SIGN_BUILD, trust, allow_unsigned, boxed);
+}
+
+BuildCache *builds_new_kind(const char *dir, SignKind kind, const TrustList *trust, bool allow_unsigned,
+                            bool boxed)
 {
     BuildCache *c = calloc(1, sizeof *c);
     if (!c) {
         log_error("builds: out of memory");
         return NULL;
     }
+    c->kind = kind;
     struct stat st;
     char why[PATH_MAX + 128];
     if (snprintf(c->dir, sizeof c->dir, "%s", dir) >= (int)sizeof c->dir || files_make_dirs(dir) != 0 ||
@@ -142,11 +153,11 @@ static int trusted(const BuildCache *c, const char *sha, const char *name, const
     if (c->allow_unsigned && (!*signature || !c->trust))
         return 0;
     if (!c->trust) {
-        snprintf(err, errlen, "this worker trusts no operator key (start it with --trust FILE): it runs no "
-                              "engine build");
+        snprintf(err, errlen, "this worker trusts no operator key (start it with --trust FILE): it %s",
+                 c->kind == SIGN_NET ? "loads no net" : "runs no engine build");
         return -1;
     }
-    return trust_verify_build(c->trust, sha, name, signature, err, errlen);
+    return trust_verify_artifact(c->trust, c->kind, sha, name, signature, err, errlen);
 }
 
 /* The signature file of sha's cached binary: "name NAME\nsignature HEX\n" (HEX empty when unsigned). */
@@ -228,7 +239,7 @@ const char *builds_path(BuildCache *c, const char *sha)
         log_warn("builds: cached %.16s... (%s) not used: %s", sha, name, why);
         return NULL;
     }
-    return access(c->path, X_OK) == 0 ? c->path : NULL;
+    return access(c->path, c->kind == SIGN_NET ? R_OK : X_OK) == 0 ? c->path : NULL;
 }
 
 static Fetch *find(BuildCache *c, const char *sha)
@@ -242,6 +253,14 @@ static Fetch *find(BuildCache *c, const char *sha)
 bool builds_fetching(const BuildCache *c, const char *sha)
 {
     return find((BuildCache *)c, sha) != NULL;
+}
+
+bool builds_receiving(const BuildCache *c)
+{
+    for (int i = 0; i < BUILDS_MAX_FETCHES; i++)
+        if (c->fetches[i].active && c->fetches[i].locked)
+            return true;
+    return false;
 }
 
 /* Removes the part files of sha a killed process left (called holding sha's lock: none is being written). */
@@ -348,20 +367,22 @@ bool builds_next_request(BuildCache *c, int64_t now_ms, XqfMsg *m)
         xqf_msg_init(m, XQF_MSG_BUILD_REQUEST);
         snprintf(m->u.build_request.sha256, sizeof m->u.build_request.sha256, "%s", f->sha);
         m->u.build_request.offset = f->received;
+        snprintf(m->u.build_request.kind, sizeof m->u.build_request.kind, "%s", what(c));
         f->asked_ms = now_ms;
         return true;
     }
     return false;
 }
 
-__attribute__((format(printf, 4, 5))) static int failed(Fetch *f, char *err, size_t errlen, const char *fmt, ...)
+__attribute__((format(printf, 5, 6))) static int failed(const BuildCache *c, Fetch *f, char *err, size_t errlen,
+                                                        const char *fmt, ...)
 {
     char why[XQF_TEXT_MAX];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    snprintf(err, errlen, "build %.16s...: %s", f->sha, why);
+    snprintf(err, errlen, "%s %.16s...: %s", what(c), f->sha, why);
     log_error("builds: %s", err);
     fetch_drop(f);
     return -1;
@@ -391,41 +412,42 @@ int builds_on_chunk(BuildCache *c, const XqfMsg_build_chunk *m, char *err, size_
     char why[XQF_TEXT_MAX];
     if (m->offset == 0) {                  /* the first chunk: is the build to be run here at all? */
         if (trusted(c, f->sha, m->name, m->signature, why, sizeof why) != 0) {
-            failed(f, err, errlen, "refused: %s", why);
+            failed(c, f, err, errlen, "refused: %s", why);
             return -2;
         }
         snprintf(f->name, sizeof f->name, "%s", m->name);
         snprintf(f->signature, sizeof f->signature, "%s", m->signature);
     } else if (strcmp(m->name, f->name) != 0 || strcmp(m->signature, f->signature) != 0) {
-        return failed(f, err, errlen, "its name or signature changed while fetched");
+        return failed(c, f, err, errlen, "its name or signature changed while fetched");
     }
     if (m->total > BUILDS_SIZE_MAX)
-        return failed(f, err, errlen, "larger than the limit");
+        return failed(c, f, err, errlen, "larger than the limit");
     if (f->total && m->total != f->total)
-        return failed(f, err, errlen, "its size changed while fetched");
+        return failed(c, f, err, errlen, "its size changed while fetched");
     if (m->data.len == 0 && m->offset < m->total)
-        return failed(f, err, errlen, "an empty chunk before the end");
+        return failed(c, f, err, errlen, "an empty chunk before the end");
     if (m->offset + m->data.len > m->total)
-        return failed(f, err, errlen, "a chunk beyond the stated size");
+        return failed(c, f, err, errlen, "a chunk beyond the stated size");
     f->total = m->total;
     if (m->data.len && write_at(f->fd, m->data.data, m->data.len, m->offset) != 0)
-        return failed(f, err, errlen, "%s", strerror(errno));
+        return failed(c, f, err, errlen, "%s", strerror(errno));
     f->received += m->data.len;
     f->asked_ms = 0;                       /* ask for the next part at once */
     if (f->received < f->total)
         return 0;
     char hex[XQF_SHA256_HEX + 1], final[PATH_MAX];
     if (fsync(f->fd) != 0 || sha256_fd(f->fd, hex) != 0)
-        return failed(f, err, errlen, "%s", strerror(errno));
+        return failed(c, f, err, errlen, "%s", strerror(errno));
     if (strcmp(hex, f->sha) != 0)
-        return failed(f, err, errlen, "the bytes received do not have its SHA-256: not installed");
+        return failed(c, f, err, errlen, "the bytes received do not have its SHA-256: not installed");
     snprintf(final, sizeof final, "%s/%s", c->dir, f->sha);
-    if (fchmod(f->fd, 0555) != 0 || write_sig(c, f) != 0 || rename(f->part, final) != 0)
-        return failed(f, err, errlen, "%s", strerror(errno));
+    /* a net is data: readable, never executable */
+    if (fchmod(f->fd, c->kind == SIGN_NET ? 0444 : 0555) != 0 || write_sig(c, f) != 0 || rename(f->part, final) != 0)
+        return failed(c, f, err, errlen, "%s", strerror(errno));
     close(f->fd);
     f->fd = -1;                            /* installed: fetch_drop leaves it */
-    log_info("builds: %.16s... (%s, %s) fetched (%llu bytes), verified, cached in %s", f->sha, f->name,
-             f->signature[0] ? "signed" : "unsigned", (unsigned long long)f->total, c->dir);
+    log_info("builds: %s %.16s... (%s, %s) fetched (%llu bytes), verified, cached in %s", what(c), f->sha,
+             f->name, f->signature[0] ? "signed" : "unsigned", (unsigned long long)f->total, c->dir);
     fetch_drop(f);
     return 1;
 }

@@ -26,6 +26,12 @@
  * more right before each engine start, process.h), so a damaged or
  * tampered cache is fetched anew instead of played.
  *
+ * Nets (NNUE weights, docs/nnue.md) travel and are kept the same way, in
+ * a cache of their own (builds_new_kind with SIGN_NET): the requests say
+ * kind "net", the signature is a net's (keys.h), a cached net is
+ * readable and not executable (0444).  Whether the engine takes the
+ * file is the player's to find out (nnue_load_file), not the cache's.
+ *
  * What runs is checked too (issue 13): on its first use the worker runs
  * a build's bench once (builds_bench) and compares the signature with the
  * one recorded when the build was registered (the task's bench0/bench1):
@@ -59,6 +65,9 @@ void builds_default_dir(char *out, size_t size);
  * folder of another user or writable by group or others).
  */
 BuildCache *builds_new(const char *dir, const TrustList *trust, bool allow_unsigned, bool boxed);
+/* The same for artifacts of kind (builds_new is SIGN_BUILD's; SIGN_NET: nets). */
+BuildCache *builds_new_kind(const char *dir, SignKind kind, const TrustList *trust, bool allow_unsigned,
+                            bool boxed);
 void builds_destroy(BuildCache **c);
 
 /* Whether sha is 64 lowercase hex digits. */
@@ -118,5 +127,11 @@ bool builds_bench(BuildCache *c, const char *sha, const char *path, BuildBench *
 int builds_abandon(BuildCache *c);
 /* Whether sha is being fetched. */
 bool builds_fetching(const BuildCache *c, const char *sha);
+/*
+ * Whether bytes are being fetched from the coordinator (a fetch holding
+ * its lock, not one waiting for another process): the coordinator sends
+ * one chunk at a time per connection, so a second cache's requests wait.
+ */
+bool builds_receiving(const BuildCache *c);
 
 #endif

@@ -1,7 +1,10 @@
+#define _DEFAULT_SOURCE /* realpath */
 #include "external.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,8 +170,15 @@ static int start(External *x, const atomic_bool *stop, Reply *r)
         argv[i + 1] = x->spec.args[i];
     argv[s->arg_count + 1] = NULL;
     char err[256];
-    /* an engine a worker was sent runs in the box: as nobody, no network, no environment, no keys */
-    const SandboxSpec box = { .memory_mb = ENGINE_BOX_MB };
+    /* an engine a worker was sent runs in the box: as nobody, no network, no environment, no keys;
+       the net it is told to load (EvalFile) is the one file of the worker's it may read */
+    char net[PATH_MAX];
+    SandboxSpec box = { .memory_mb = ENGINE_BOX_MB };
+    if (s->sandbox && s->net[0]) {
+        if (!realpath(s->net, net))
+            return fault(x, r, GAME_START_FAILURE, "net %.200s: %s", s->net, strerror(errno));
+        box.ro[0] = net;
+    }
     x->proc = s->sandbox ? process_spawn_boxed(argv, s->sha256[0] ? s->sha256 : NULL, &box, err, sizeof err)
                          : process_spawn(argv, s->sha256[0] ? s->sha256 : NULL, err, sizeof err);
     if (!x->proc)

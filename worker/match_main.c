@@ -107,6 +107,8 @@ static const OptTable MATCH_TABLE = {
         "  option.NAME=VALUE    built-in: a parameter (or Hash); external: setoption\n"
         "  params=FILE          built-in: a parameter file\n"
         "  hash=MB              hash size (default: --hash)\n"
+        "  net=FILE|none        the net it evaluates with (external: setoption EvalFile;\n"
+        "                       none: the hand-crafted evaluation, UseNNUE false)\n"
         "  cmd=PROGRAM          an external engine (otherwise the built-in engine)\n"
         "  arg=ARG              an argument for it (repeatable)\n"
         "  proto=uci|ucci       its protocol (default uci)\n"
@@ -296,7 +298,7 @@ static void on_game(void *ctx, const GameRecord *g, const PairResult *pair, int 
         return;
     PgnTags tags = { "xqf-match", red, black, (int)(2 * pair->pair + game + 1),
                      run->opt->config.tc.nodes ? NULL : run->opt->tc_text,
-                     run->opt->config.tc.nodes };
+                     run->opt->config.tc.nodes, spec_net_name(&p[game]), spec_net_name(&p[game ^ 1]) };
     if (pgn_write(run->pgn, g, &tags) != 0 || fflush(run->pgn) != 0)
         run->write_failed = true;
 }

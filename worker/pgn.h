@@ -4,7 +4,8 @@
  * Tags: the seven-tag roster (White = Red, Black = Black), then
  * [Variant "xiangqi"], [SetUp "1"], [FEN ...] (the position the game,
  * opening moves included, started from), [TimeControl "10+0.1"] or
- * [TimeControl "-"] with [NodesPerMove "N"], [Termination ...] (PGN's
+ * [TimeControl "-"] with [NodesPerMove "N"], [RedNet ...] and [BlackNet ...]
+ * (the net each side evaluated with, when known), [Termination ...] (PGN's
  * standard values: normal, adjudication, time forfeit, rules infraction,
  * abandoned), [PlyCount ...].  Moves are ICCS ("h2e2"), numbered; each
  * carries a comment: {book} for opening moves, else {+0.35/12 0.123s}
@@ -28,6 +29,7 @@ typedef struct {
     int round;
     const char *time_control;  /* "10+0.1", or NULL with nodes */
     uint64_t nodes;
+    const char *red_net, *black_net; /* the net each side evaluated with ("none": hand-crafted), or NULL */
 } PgnTags;
 
 /*

@@ -24,8 +24,13 @@ Player *player_new(const PlayerSpec *spec)
         p->external = external_new(spec);
     } else if ((p->engine = engine_new()) != NULL) {
         engine_set_params(p->engine, &spec->params);
-        if (engine_set_hash(p->engine, (size_t)spec->hash_mb) != 0)
+        char err[256];
+        /* the spec's net was read when parsed (spec.h): failing now is a file changed since, or memory */
+        if (engine_set_hash(p->engine, (size_t)spec->hash_mb) != 0 ||
+            (spec->net[0] && engine_load_net(p->engine, spec->net, err, sizeof err) != 0))
             engine_destroy(&p->engine);
+        else if (spec->no_net)
+            engine_set_use_nnue(p->engine, false);
     }
     if (!p->engine && !p->external) {
         free(p);
@@ -47,7 +52,8 @@ void player_destroy(Player **pp)
 
 int player_set_spec(Player *p, const PlayerSpec *spec)
 {
-    if (p->external || spec->external)
+    /* another evaluation: a new engine (the default net cannot be had back once another is loaded) */
+    if (p->external || spec->external || strcmp(spec->net, p->spec.net) != 0 || spec->no_net != p->spec.no_net)
         return -1;
     if (spec->hash_mb != p->spec.hash_mb && engine_set_hash(p->engine, (size_t)spec->hash_mb) != 0)
         return -1;

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "nnue.h"
+
 typedef struct {
     const char *name;
     const char *cmd;
@@ -161,6 +163,12 @@ static int apply_word(PlayerSpec *s, const char *key, size_t key_len, const char
             return fail(err, errlen, "params: path too long");
         return params_load(&s->params, value, err, errlen) == 0 ? 0 : -1;
     }
+    if (KEY("net")) {
+        s->no_net = strcmp(value, "none") == 0;
+        if (copy_text(s->net, sizeof s->net, s->no_net ? "" : value) != 0 || (!s->no_net && !*value))
+            return fail(err, errlen, "net: empty or path too long");
+        return 0;
+    }
     if (key_len > 7 && strncmp(key, "option.", 7) == 0) {
         if (s->option_count == SPEC_MAX_OPTIONS)
             return fail(err, errlen, "too many options");
@@ -173,7 +181,7 @@ static int apply_word(PlayerSpec *s, const char *key, size_t key_len, const char
         return 0;
     }
     return fail(err, errlen, "unknown key '%.*s' (name, cmd, arg, proto, ranks, letters, init, "
-                "preset, option.NAME, params, hash)", (int)key_len, key);
+                "preset, option.NAME, params, hash, net)", (int)key_len, key);
 #undef KEY
 }
 
@@ -189,6 +197,33 @@ static int apply_builtin_options(PlayerSpec *s, char *err, size_t errlen)
             return -1;
         }
     }
+    return 0;
+}
+
+/*
+ * net=: an external engine is told by options (EvalFile, UseNNUE: the
+ * names xqf-engine and the Stockfish family use), which it judges itself;
+ * a built-in engine's file is read now, so that a file the engine would
+ * refuse is refused before any game, with the reader's words.
+ */
+static int apply_net(PlayerSpec *s, char *err, size_t errlen)
+{
+    if (!s->net[0] && !s->no_net)
+        return 0;
+    if (s->external) {
+        if (s->option_count == SPEC_MAX_OPTIONS)
+            return fail(err, errlen, "too many options");
+        SpecOption *o = &s->options[s->option_count++];
+        copy_text(o->name, sizeof o->name, s->no_net ? "UseNNUE" : "EvalFile");
+        copy_text(o->value, sizeof o->value, s->no_net ? "false" : s->net);
+        return 0;
+    }
+    if (s->no_net)
+        return 0;
+    NnueNet *net = nnue_load_file(s->net, err, errlen);
+    if (!net)
+        return -1;
+    nnue_destroy(&net);
     return 0;
 }
 
@@ -217,6 +252,8 @@ int spec_parse(PlayerSpec *s, int count, char *const words[], int default_hash_m
         return fail(err, errlen, "%s", msg);
     if (s->external && s->params_path[0])
         return fail(err, errlen, "params= is for the built-in engine only");
+    if (apply_net(s, msg, sizeof msg) != 0)
+        return fail(err, errlen, "'net=%s': %s", s->no_net ? "none" : s->net, msg);
     if (s->external && !executable(s->cmd))
         return fail(err, errlen, "cmd: '%s' is not an executable program", s->cmd);
     if (!s->hash_mb)
@@ -227,4 +264,14 @@ int spec_parse(PlayerSpec *s, int count, char *const words[], int default_hash_m
                  !s->external ? "xqf" : base ? base + 1 : s->cmd);
     }
     return 0;
+}
+
+const char *spec_net_name(const PlayerSpec *s)
+{
+    if (s->no_net)
+        return "none";
+    if (!s->net[0])
+        return NULL;
+    const char *base = strrchr(s->net, '/');
+    return base ? base + 1 : s->net;
 }

@@ -21,6 +21,10 @@
  *                    external: `setoption name NAME value V` (UCCI: `setoption NAME V`)
  *   params=FILE      built-in: a parameter file (options apply on top of it)
  *   hash=MB          hash table size (external: the Hash/hashsize option)
+ *   net=FILE|none    the network evaluation: a net file (docs/nnue.md; built-in: loaded,
+ *                    and checked by the reader when parsing; external: `setoption name
+ *                    EvalFile value FILE`), or none for the hand-crafted evaluation
+ *                    (UseNNUE false); absent: the engine's own (its compiled-in net, if any)
  *
  * Parsing checks everything that can be checked before a game: keys, values,
  * parameter names and ranges, the parameter file, that the program exists.
@@ -58,6 +62,8 @@ typedef struct {
     /* built-in */
     Params params;
     char params_path[SPEC_TEXT_MAX];     /* "" when none */
+    char net[SPEC_TEXT_MAX];             /* net=FILE ("" none given; external: sent as EvalFile) */
+    bool no_net;                         /* net=none: the hand-crafted evaluation (external: UseNNUE false) */
     /* external */
     char cmd[SPEC_TEXT_MAX];
     char sha256[SPEC_SHA_HEX + 1];       /* "" or the SHA-256 cmd must have: hashed and run from one descriptor */
@@ -80,5 +86,7 @@ typedef struct {
  */
 int spec_parse(PlayerSpec *s, int count, char *const words[], int default_hash_mb, char *err,
                size_t errlen);
+/* The net= of a spec as a PGN tag names it: the file's base name, "none", or NULL when none was given. */
+const char *spec_net_name(const PlayerSpec *s);
 
 #endif

@@ -95,13 +95,15 @@ static Task *refuse(Task *t, char *err, size_t errlen, const char *fmt, const ch
  * hands the task back).
  */
 static int make_player(PlayerSpec *p, const char *name, const char *params, const char *engine, const char *sha,
-                       int hash_mb, bool boxed, char *err, size_t errlen)
+                       const char *net, int hash_mb, bool boxed, char *err, size_t errlen)
 {
-    enum { MAX_WORDS = 3 + SPEC_MAX_OPTIONS };
+    enum { MAX_WORDS = 4 + SPEC_MAX_OPTIONS };
     char words_buf[MAX_WORDS][SPEC_TEXT_MAX + 16];
     char *words[MAX_WORDS];
     int n = 0;
     snprintf(words_buf[n++], sizeof words_buf[0], "name=%s", name);
+    if (net)
+        snprintf(words_buf[n++], sizeof words_buf[0], "net=%s", net);
     if (engine) {
         snprintf(words_buf[n++], sizeof words_buf[0], "cmd=%s", engine);
         snprintf(words_buf[n++], sizeof words_buf[0], "preset=xqf-engine");
@@ -196,8 +198,8 @@ static int play_data_game(Task *t, Player *red, Player *black, int64_t index, Ga
     return rc;
 }
 
-Task *task_new(const XqfMsg_task *m, const char *build, const char *const engines[2], bool boxed, char *err,
-               size_t errlen)
+Task *task_new(const XqfMsg_task *m, const char *build, const char *const engines[2], const char *const nets[2],
+               bool boxed, char *err, size_t errlen)
 {
     Task *t = calloc(1, sizeof *t);
     if (!t) {
@@ -226,9 +228,9 @@ Task *task_new(const XqfMsg_task *m, const char *build, const char *const engine
         return refuse(t, err, errlen, "%s", "time odds: not a valid clock for the second player");
     char why[512];
     if (make_player(&t->players[0], m->name0, m->params0, engines ? engines[0] : NULL, m->build0,
-                    (int)m->hash_mb, boxed, why, sizeof why) != 0 ||
+                    nets ? nets[0] : NULL, (int)m->hash_mb, boxed, why, sizeof why) != 0 ||
         make_player(&t->players[1], m->name1, m->params1, engines ? engines[1] : NULL, m->build1,
-                    (int)m->hash_mb, boxed, why, sizeof why) != 0)
+                    nets ? nets[1] : NULL, (int)m->hash_mb, boxed, why, sizeof why) != 0)
         return refuse(t, err, errlen, "players: %s", why);
     if (!(t->book = make_book(&m->openings, why, sizeof why)))
         return refuse(t, err, errlen, "openings: %s", why);
@@ -384,7 +386,8 @@ static void *game_thread(void *arg)
                  : t->data.on ? play_data_game(t, red, black, index, &g)
                               : game_play(red, black, book_opening(t->book, (int)(index / 2)), &game_tc, &t->adj,
                                           &t->stop, &g);
-        const char *why = !ready ? "out of memory for the players" : g.detail;
+        const char *why = !ready ? "the players could not be made (out of memory, or a net file changed since it "
+                                   "was read)" : g.detail;
         /* its record kept before the game is counted */
         PackBuf *rec = &t->records[index];
         rec->len = 0;

@@ -63,10 +63,15 @@ int64_t task_pool_waiting(TaskPool *p);
  * caller fetched the task's build0 and build1: builds.h).  The set of the
  * built-in engine is checked against its table; that of a build only for
  * its syntax (param_set.h), the build judging its names and values.
+ * nets (or NULL) the net each player evaluates with: NULL the engine's
+ * own evaluation, "none" the hand-crafted one, else the path of a net
+ * file (the caller fetched the task's net0 and net1): a built-in player
+ * loads it, and a file the engine refuses refuses the task with the
+ * reader's words; an engine build is sent it as EvalFile (spec.h).
  * With boxed, the engine builds run in the sandbox (process.h).
  */
-Task *task_new(const XqfMsg_task *m, const char *build, const char *const engines[2], bool boxed, char *err,
-               size_t errlen);
+Task *task_new(const XqfMsg_task *m, const char *build, const char *const engines[2], const char *const nets[2],
+               bool boxed, char *err, size_t errlen);
 /* Queues the task's games on the pool (once). */
 void task_start(Task *t, TaskPool *p);
 /*

@@ -13,6 +13,7 @@
 #include "builds.h"
 #include "clock.h"
 #include "log.h"
+#include "nnue.h"
 #include "task.h"
 
 enum {
@@ -43,6 +44,8 @@ typedef struct {
     XqfMsg pending;                  /* SLOT_FETCHING: the task, waiting for its engine builds */
 } Slot;
 
+enum { NETS_READ_MAX = 16 };       /* nets remembered as read (each is hashed again at each use) */
+
 struct Worker {
     WorkerLink link;
     atomic_bool stop;                /* worker_stop */
@@ -59,6 +62,9 @@ struct Worker {
     int64_t silence_ms;              /* unanswered this long: the coordinator is gone, hello again */
     int pipe_fd[2];
     BuildCache *builds;              /* engine builds of the tasks' players (builds.h) */
+    BuildCache *nets;                /* their nets (builds.h, SIGN_NET): DIR/nets of the cache */
+    char nets_read[NETS_READ_MAX][XQF_SHA256_HEX + 1]; /* nets the engine's reader took, a ring */
+    int nnets_read;
     int64_t own_nps;                 /* the built-in engine's bench speed (0: not measured yet) */
     bool boxed;                      /* engine builds run in the sandbox (process.h) */
 };
@@ -250,8 +256,18 @@ static void slot_reset(Slot *s)
     s->state = SLOT_IDLE;
 }
 
-/* The engine build a task's player plays: "" for the built-in engine, else its SHA-256. */
-static const char *task_build(const XqfMsg_task *m, int player) { return player ? m->build1 : m->build0; }
+/*
+ * A task's artifact i (0-3: build0, build1, net0, net1), its SHA-256 in
+ * *sha and its cache in *c: false when there is nothing to fetch (the
+ * built-in engine, the engine's own evaluation, "none": hand-crafted).
+ */
+static bool task_artifact(Worker *w, const XqfMsg_task *m, int i, BuildCache **c, const char **sha)
+{
+    const char *const shas[4] = { m->build0, m->build1, m->net0, m->net1 };
+    *sha = shas[i];
+    *c = i < 2 ? w->builds : w->nets;
+    return **sha && !(i >= 2 && strcmp(*sha, "none") == 0);
+}
 
 /* Starts what a fetching slot waits for, or gives it back when a build cannot be had. */
 static void start_task(Worker *w, Slot *s, const XqfMsg_task *m, int64_t now);
@@ -264,12 +280,13 @@ static void fetching_slots_retry(Worker *w, const char *failed_why, int64_t now)
             continue;
         const XqfMsg_task *m = &s->pending.u.task;
         bool ready = true, lost = false;
-        for (int k = 0; k < 2; k++) {
-            const char *sha = task_build(m, k);
-            if (!*sha || builds_path(w->builds, sha))
+        for (int a = 0; a < 4; a++) {
+            BuildCache *c;
+            const char *sha;
+            if (!task_artifact(w, m, a, &c, &sha) || builds_path(c, sha))
                 continue;
             ready = false;
-            lost = lost || !builds_fetching(w->builds, sha);
+            lost = lost || !builds_fetching(c, sha);
         }
         if (ready) {
             XqfMsg task = s->pending;          /* moved out: start_task takes the slot over */
@@ -279,7 +296,7 @@ static void fetching_slots_retry(Worker *w, const char *failed_why, int64_t now)
             xqf_msg_free(&task);
         } else if (lost) {
             char why[XQF_TEXT_MAX];
-            snprintf(why, sizeof why, "engine build unavailable: %s", failed_why ? failed_why : "fetch failed");
+            snprintf(why, sizeof why, "engine build or net unavailable: %s", failed_why ? failed_why : "fetch failed");
             log_warn("task %" PRIu64 ": %s", s->task_id, why);
             send_task_msg(w, XQF_MSG_HANDBACK, s->task_id, s->lease, true, why);
             slot_reset(s);
@@ -302,12 +319,14 @@ static void on_task(Worker *w, XqfMsg *msg, int64_t now)
         return;
     }
     bool missing = false;
-    for (int k = 0; k < 2; k++) {
-        const char *sha = task_build(m, k);
-        if (!*sha || builds_path(w->builds, sha))
+    for (int i = 0; i < 4; i++) {
+        BuildCache *c;
+        const char *sha;
+        if (!task_artifact(w, m, i, &c, &sha) || builds_path(c, sha))
             continue;
-        if (!builds_sha_ok(sha) || builds_want(w->builds, sha) != 0) {
-            send_task_msg(w, XQF_MSG_HANDBACK, m->task_id, m->lease, true, "cannot fetch its engine build");
+        if (!builds_sha_ok(sha) || builds_want(c, sha) != 0) {
+            send_task_msg(w, XQF_MSG_HANDBACK, m->task_id, m->lease, true,
+                          i < 2 ? "cannot fetch its engine build" : "cannot fetch its net");
             slot_reset(s);
             w->next_request_ms = now + 2000;
             return;
@@ -325,31 +344,67 @@ static void on_task(Worker *w, XqfMsg *msg, int64_t now)
     s->since_ms = now;
     s->pending = *msg;                       /* the slot keeps the message (and its lists) */
     xqf_msg_init(msg, XQF_MSG_NONE);
-    log_info("slot %d: task %" PRIu64 " waits for its engine builds", (int)(s - w->slots), s->task_id);
+    log_info("slot %d: task %" PRIu64 " waits for its engine builds or nets", (int)(s - w->slots), s->task_id);
+}
+
+/*
+ * Whether the engine's reader takes the cached net sha at path (read once
+ * per process: the file is hashed again at each use, so it cannot change
+ * since).  A net it refuses is reported per worker as a refused build is
+ * (the coordinator then offers this worker no task of it).  NULL, or why
+ * the task is refused (in err).
+ */
+static const char *check_net(Worker *w, const char *sha, const char *path, char *err, size_t errlen)
+{
+    int n = w->nnets_read < NETS_READ_MAX ? w->nnets_read : NETS_READ_MAX;
+    for (int i = 0; i < n; i++)
+        if (strcmp(w->nets_read[i], sha) == 0)
+            return NULL;
+    char why[XQF_TEXT_MAX - 64];
+    NnueNet *net = nnue_load_file(path, why, sizeof why);
+    if (!net) {
+        snprintf(err, errlen, "net %.16s...: refused by the engine's reader: %s", sha, why);
+        log_warn("%s", err);
+        send_bench(w, sha, 0, 0, err);
+        return err;
+    }
+    nnue_destroy(&net);
+    snprintf(w->nets_read[w->nnets_read++ % NETS_READ_MAX], XQF_SHA256_HEX + 1, "%s", sha);
+    return NULL;
 }
 
 static void start_task(Worker *w, Slot *s, const XqfMsg_task *m, int64_t now)
 {
-    char err[512];
-    const char *engines[2] = { NULL, NULL };
-    char paths[2][PATH_MAX];
-    for (int k = 0; k < 2; k++) {
-        const char *sha = task_build(m, k);
-        const char *path = *sha ? builds_path(w->builds, sha) : NULL;
-        if (*sha && !path) {
-            snprintf(err, sizeof err, "engine build %.16s... not in the cache", sha);
-            break;
+    char err[512] = "";
+    const char *engines[2] = { NULL, NULL }, *nets[2] = { NULL, NULL };
+    char paths[4][PATH_MAX];
+    bool missing = false;
+    for (int i = 0; i < 4 && !missing; i++) {
+        BuildCache *c;
+        const char *sha;
+        if (!task_artifact(w, m, i, &c, &sha)) {
+            if (i >= 2 && *sha)
+                nets[i - 2] = "none";
+            continue;
         }
-        if (path) {
-            snprintf(paths[k], sizeof paths[k], "%s", path);
-            engines[k] = paths[k];
+        const char *path = builds_path(c, sha);
+        if (!path) {
+            snprintf(err, sizeof err, "%s %.16s... not in the cache", i < 2 ? "engine build" : "net", sha);
+            missing = true;
+        } else {
+            snprintf(paths[i], sizeof paths[i], "%s", path);
+            if (i < 2)
+                engines[i] = paths[i];
+            else if (check_net(w, sha, paths[i], err, sizeof err))
+                missing = true;
+            else
+                nets[i - 2] = paths[i];
         }
     }
     XqfMsg_task checked = *m;                /* its clock scaled (the lists stay m's) */
     char *const engine_paths[2] = { paths[0], paths[1] };
-    Task *t = (*m->build0 && !engines[0]) || (*m->build1 && !engines[1]) ||
-                      check_engines(w, &checked, engine_paths, err, sizeof err)
-                  ? NULL : task_new(&checked, w->build, engines, w->boxed, err, sizeof err);
+    Task *t = missing || check_engines(w, &checked, engine_paths, err, sizeof err)
+                  ? NULL : task_new(&checked, w->build, engines, nets, w->boxed, err, sizeof err);
     if (!t) {
         log_warn("refusing task %" PRIu64 ": %s", m->task_id, err);
         send_task_msg(w, XQF_MSG_HANDBACK, m->task_id, m->lease, true, err);
@@ -391,7 +446,8 @@ static void on_message(Worker *w, XqfMsg *m, int64_t now)
         break;
     case XQF_MSG_BUILD_CHUNK: {
         char err[XQF_TEXT_MAX];
-        int rc = builds_on_chunk(w->builds, &m->u.build_chunk, err, sizeof err);
+        BuildCache *c = strcmp(m->u.build_chunk.kind, "net") == 0 ? w->nets : w->builds;
+        int rc = builds_on_chunk(c, &m->u.build_chunk, err, sizeof err);
         /* a build this worker will not run: said per build first, as a bench mismatch is, so that
            the coordinator offers this worker no task of it and counts its refusals for no quarantine */
         if (rc == -2)
@@ -440,7 +496,7 @@ static void on_message(Worker *w, XqfMsg *m, int64_t now)
         } else {
             log_warn("coordinator error %" PRIu64 ": %s", m->u.error.code, m->u.error.text);
             /* a refused build_request: the build is not to be had */
-            if (m->u.error.code == XQF_ERR_REFUSED && builds_abandon(w->builds) > 0)
+            if (m->u.error.code == XQF_ERR_REFUSED && builds_abandon(w->builds) + builds_abandon(w->nets) > 0)
                 fetching_slots_retry(w, m->u.error.text, now);
         }
         break;
@@ -495,10 +551,12 @@ static void tend_fetching(Worker *w, int64_t now)
             s->since_ms = now;
         }
     }
-    if (builds_poll(w->builds) > 0)
+    if (builds_poll(w->builds) + builds_poll(w->nets) > 0)
         fetching_slots_retry(w, NULL, now);
+    /* nets after builds: one chunk is in flight per connection, a second request would be refused */
     XqfMsg m;
-    while (w->welcomed && builds_next_request(w->builds, now, &m))
+    while (w->welcomed && (builds_next_request(w->builds, now, &m) ||
+                           (!builds_receiving(w->builds) && builds_next_request(w->nets, now, &m))))
         link_send(w, &m);
 }
 
@@ -570,6 +628,7 @@ static bool busy(const Worker *w)
 Worker *worker_new(const WorkerConfig *cfg, const WorkerLink *link)
 {
     Worker *w = calloc(1, sizeof *w);
+    char nets_dir[PATH_MAX];
     if (!w) {
         log_error("worker: out of memory");
         return NULL;
@@ -590,6 +649,8 @@ Worker *worker_new(const WorkerConfig *cfg, const WorkerLink *link)
     if (pipe(w->pipe_fd) != 0 || fcntl(w->pipe_fd[0], F_SETFL, O_NONBLOCK) != 0 ||
         fcntl(w->pipe_fd[1], F_SETFL, O_NONBLOCK) != 0 || fcntl(w->pipe_fd[0], F_SETFD, FD_CLOEXEC) != 0 ||
         fcntl(w->pipe_fd[1], F_SETFD, FD_CLOEXEC) != 0 || !(w->builds = builds_new(cfg->cache_dir, cfg->trust, cfg->allow_unsigned, w->boxed)) ||
+        snprintf(nets_dir, sizeof nets_dir, "%s/nets", cfg->cache_dir) >= (int)sizeof nets_dir ||
+        !(w->nets = builds_new_kind(nets_dir, SIGN_NET, cfg->trust, cfg->allow_unsigned, false)) ||
         !(w->pool = task_pool_new(w->threads, w->pipe_fd[1]))) {
         log_error("worker: cannot start (pipe, build cache or game threads)");
         worker_destroy(&w);
@@ -607,6 +668,7 @@ void worker_destroy(Worker **wp)
         slot_reset(&w->slots[i]);
     task_pool_destroy(&w->pool);
     builds_destroy(&w->builds);
+    builds_destroy(&w->nets);
     for (int i = 0; i < 2; i++)
         if (w->pipe_fd[i] >= 0)
             close(w->pipe_fd[i]);

@@ -74,12 +74,12 @@ static const OptSpec OPTIONS[] = {
     { "--server-key", OPT_TEXT, "FILE.pub", NULL, .help = "the coordinator's public key (with --curve-secret)" },
     { "--insecure", OPT_FLAG, NULL, NULL, .help = "connect in plaintext to a non-loopback ENDPOINT all the same" },
     { "--cache", OPT_TEXT, "DIR", NULL,
-      .help = "engine builds fetched by SHA-256 (default $XQF_CACHE, else $XDG_CACHE_HOME/xqf-worker, else "
-              "~/.cache/xqf-worker)" },
+      .help = "engine builds fetched by SHA-256, nets in DIR/nets (default $XQF_CACHE, else "
+              "$XDG_CACHE_HOME/xqf-worker, else ~/.cache/xqf-worker)" },
     { "--trust", OPT_TEXT, "FILE", NULL,
-      .help = "operator public keys (xqf-keys sign-new's FILE.pub lines): engine builds they signed may run" },
+      .help = "operator public keys (xqf-keys sign-new's FILE.pub lines): engine builds and nets they signed may be used" },
     { "--allow-unsigned", OPT_FLAG, NULL, NULL,
-      .help = "run unsigned engine builds too (local tests only: anyone who can register a build runs code here)" },
+      .help = "run unsigned engine builds and load unsigned nets too (local tests only: anyone who can register a build runs code here)" },
     { "--no-sandbox", OPT_FLAG, NULL, NULL,
       .help = "run engine builds with this worker's rights, its environment and network (no bubblewrap here)" },
     { "--build-id", OPT_FLAG, NULL, NULL, .help = "print the build id and exit" },
@@ -121,7 +121,11 @@ int main(int argc, char **argv)
         snprintf(name, sizeof name, "%s", v);
     if ((v = opts_text(&o, "--cache")) && (!*v || strlen(v) >= sizeof cache_dir))
         return opts_error(TABLE.program, "--cache: a folder, please"), EXIT_USAGE;
-    if (v)
+    char cwd[PATH_MAX / 4];
+    /* an absolute cache: the paths of its nets are told to boxed engines, whose working folder is / */
+    if (v && v[0] != '/' && getcwd(cwd, sizeof cwd))
+        snprintf(cache_dir, sizeof cache_dir, "%s/%s", cwd, v);
+    else if (v)
         snprintf(cache_dir, sizeof cache_dir, "%s", v);
     const char *endpoint = opts_text(&o, "--connect");
     WtSecurity security = { opts_text(&o, "--curve-secret"), opts_text(&o, "--server-key"),
@@ -163,12 +167,12 @@ int main(int argc, char **argv)
     if (w) {
         log_info("build %s, %d game threads, coordinator %s", build, cfg.threads, endpoint);
         if (cfg.trust)
-            log_info("engine builds: run when signed by one of the %d operator keys of %s%s", trust.count,
+            log_info("engine builds and nets: used when signed by one of the %d operator keys of %s%s", trust.count,
                      opts_text(&o, "--trust"), cfg.allow_unsigned ? " (unsigned ones too: --allow-unsigned)" : "");
         else if (cfg.allow_unsigned)
-            log_warn("engine builds: --allow-unsigned without --trust: ANY build the coordinator serves runs here");
+            log_warn("engine builds and nets: --allow-unsigned without --trust: ANY build the coordinator serves runs here");
         else
-            log_info("engine builds: none run here (no --trust FILE of operator keys)");
+            log_info("engine builds and nets: none used here (no --trust FILE of operator keys)");
         running = w;
         rc = worker_run(w) == 0 ? 0 : 1;
         running = NULL;

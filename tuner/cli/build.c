@@ -401,45 +401,10 @@ static int record(Store *s, const char *binary, const StoreBuild *b, const Store
     return CLI_OK;
 }
 
-/* How a build is signed: with the operator's key, with a signature made elsewhere, or not at all. */
-typedef struct {
-    SignKey key;
-    bool has_key;
-    const char *signature;           /* --signature, or NULL */
-} Signing;
-
-/* Reads --sign-key / --signature into sg (before any long work). Exit status. */
-static int signing_load(const Opts *o, Signing *sg)
-{
-    char err[512];
-    memset(sg, 0, sizeof *sg);
-    sg->signature = opts_text(o, "--signature");
-    if (opts_given(o, "--sign-key") && sg->signature)
-        return cli_fail(CLI_USAGE, "give --sign-key or --signature, not both");
-    if (sg->signature && (strlen(sg->signature) != SIGN_SIG_HEX ||
-                          strspn(sg->signature, "0123456789abcdef") != SIGN_SIG_HEX))
-        return cli_fail(CLI_USAGE, "--signature: %d lowercase hex digits, as xqf-keys sign prints", SIGN_SIG_HEX);
-    if (opts_given(o, "--sign-key")) {
-        if (sign_key_read(opts_text(o, "--sign-key"), true, &sg->key, err, sizeof err) != 0)
-            return cli_fail(CLI_USAGE, "--sign-key: %s", err);
-        sg->has_key = true;
-    }
-    return CLI_OK;
-}
-
 /* The signature of b (sha256 and build_id set) into b->signature, printed. Exit status. */
-static int signing_apply(Signing *sg, StoreBuild *b)
+static int signing_apply(CliSigning *sg, StoreBuild *b)
 {
-    char err[512];
-    if (sg->has_key && sign_build(&sg->key, b->sha256, b->build_id, b->signature, err, sizeof err) != 0)
-        return cli_fail(CLI_FAIL, "cannot sign: %s", err);
-    if (!sg->has_key && sg->signature)
-        snprintf(b->signature, sizeof b->signature, "%s", sg->signature);
-    if (!b->signature[0])
-        fprintf(stderr, "xqf-tune: warning: an unsigned build: workers play it only with --allow-unsigned "
-                        "(sign it with --sign-key FILE)\n");
-    printf("Signature: %s\n", b->signature[0] ? b->signature : "none");
-    return CLI_OK;
+    return cli_signing_apply(sg, SIGN_BUILD, b->sha256, b->build_id, b->signature);
 }
 
 /* What a build from git adds to its registration: the commit's Bench: line (0: none) and where it came from. */
@@ -467,7 +432,7 @@ static int bench_check(int64_t nodes, const GitOrigin *git)
  * has the run, parameter hash and name filled in; *id (not NULL) gets the
  * build's id.  Exit status.
  */
-static int register_binary(Store *s, const char *binary, const char *log, StoreBuild *b, Signing *sg,
+static int register_binary(Store *s, const char *binary, const char *log, StoreBuild *b, CliSigning *sg,
                            const GitOrigin *git, int64_t *id)
 {
     int status = CLI_OK;
@@ -493,7 +458,7 @@ static int register_binary(Store *s, const char *binary, const char *log, StoreB
 }
 
 /* xqf-tune build --binary FILE: registers a binary built elsewhere. Exit status. */
-static int build_binary(const Opts *o, Signing *sg)
+static int build_binary(const Opts *o, CliSigning *sg)
 {
     const char *binary = opts_text(o, "--binary"), *name = opts_text(o, "--name");
     char abs[PATH_MAX], log[PATH_MAX], sha[SHA256_HEX_LEN + 1];
@@ -560,7 +525,7 @@ static int compile(const char *source, const BuildPaths *bp, int64_t jobs, int64
 }
 
 /* The build of run id: export, compile, register. Exit status. */
-static int build_run(Store *s, int64_t id, const char *source, const char *out, int64_t jobs, Signing *sg,
+static int build_run(Store *s, int64_t id, const char *source, const char *out, int64_t jobs, CliSigning *sg,
                      int64_t *build)
 {
     StoreRun r;
@@ -592,7 +557,7 @@ static int64_t online_cores(void)
 
 int cli_build_run(Store *s, int64_t run, const char *source, const char *out, const char *sign_key, int64_t *build)
 {
-    Signing sg = { .has_key = false };
+    CliSigning sg = { .has_key = false };
     char err[512], path[PATH_MAX];
     *build = 0;
     if (!path_fmt(path, sizeof path, "%s/engine/params.def", source) || access(path, R_OK) != 0)
@@ -796,7 +761,7 @@ int cli_git_build(Store *s, const char *repo, CliGitRef *g, const char *out, int
 
 int cli_git_register(Store *s, CliGitRef *g, const char *sign_key, int64_t *id)
 {
-    Signing sg = { 0 };
+    CliSigning sg = { 0 };
     char err[512];
     if (sign_key && sign_key_read(sign_key, true, &sg.key, err, sizeof err) != 0)
         return cli_fail(CLI_USAGE, "--sign-key: %s", err);
@@ -878,7 +843,7 @@ int cli_show_builds(Store *s, int64_t run)
     for (int i = 0; i < n; i++) {
         char line[STORE_TEXT_MAX * 2], shown[STORE_TEXT_MAX * 4];
         snprintf(line, sizeof line, "  %s %s%.16s: bench %" PRId64 ", %" PRId64 " nodes/s%s%s", wb[i].worker_name,
-                 wb[i].sha256[0] ? "build " : "built-in engine", wb[i].sha256, wb[i].bench_nodes, wb[i].nps,
+                 wb[i].net ? "net " : wb[i].sha256[0] ? "build " : "built-in engine", wb[i].sha256, wb[i].bench_nodes, wb[i].nps,
                  wb[i].refused[0] ? ", REFUSED: " : "", wb[i].refused);
         xqf_escape(shown, sizeof shown, line);  /* from the network */
         printf("%s\n", shown);
@@ -1067,7 +1032,7 @@ static int sign_one(Store *s, const SignKey *key, int64_t build, const char *sha
 }
 
 /* xqf-tune build --sign-serve: the builder's unsigned builds of approved tests signed (with --watch, forever). */
-static int sign_serve(const Opts *o, Signing *sg)
+static int sign_serve(const Opts *o, CliSigning *sg)
 {
     if (o->npositional != 0 || opts_given(o, "--binary") || opts_given(o, "--name") || opts_given(o, "--ref") ||
         opts_given(o, "--signature") || opts_given(o, "--source") || opts_given(o, "--serve") ||
@@ -1111,8 +1076,8 @@ int tune_cmd_build(int argc, char **argv)
     int status = cli_parse(&o, &BUILD_TABLE, argc - 1, argv + 1);
     if (status != CLI_GO)
         return status;
-    Signing sg;
-    if ((status = signing_load(&o, &sg)) != CLI_OK)
+    CliSigning sg;
+    if ((status = cli_signing_load(&o, &sg)) != CLI_OK)
         return status;
     if (opts_given(&o, "--sign-serve")) {
         status = sign_serve(&o, &sg);

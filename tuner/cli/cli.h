@@ -16,9 +16,11 @@
 #ifndef XQF_TUNE_CLI_H
 #define XQF_TUNE_CLI_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "keys.h"
 #include "opts.h"
 #include "params.h"
 #include "store.h"
@@ -54,6 +56,30 @@ int cli_load_run(Store *s, int64_t id, StoreRun *r);
  * xqf-tune's table, with a warning.  Exit status.
  */
 int cli_check_build_set(Store *s, const char *build_option, const char *set_option, const char *set, int64_t build);
+
+/*
+ * How an artifact (a build, a net) is signed: with the operator's key
+ * (--sign-key FILE), with a signature made elsewhere (--signature HEX),
+ * or not at all.  cli_signing_load reads the options (before any long
+ * work); cli_signing_apply signs (sha256, name) as kind into signature
+ * (or copies --signature), warns when it stays unsigned and prints
+ * "Signature: HEX|none".  Exit status.  Both live in net.c.
+ */
+typedef struct {
+    SignKey key;
+    bool has_key;
+    const char *signature;           /* --signature, or NULL */
+} CliSigning;
+int cli_signing_load(const Opts *o, CliSigning *sg);
+int cli_signing_apply(CliSigning *sg, SignKind kind, const char *sha256, const char *name,
+                      char signature[SIGN_SIG_HEX + 1]);
+/*
+ * A side's net in a new run (option its name, value its text or NULL):
+ * an ID, SHA-256 or name of a registered net into *id (an unsigned one with a
+ * warning), "none" STORE_NET_NONE (the hand-crafted evaluation), NULL 0
+ * (the engine's own).  Exit status (CLI_USAGE: no such net).  In net.c.
+ */
+int cli_net_arg(Store *s, const char *option, const char *value, int64_t *id);
 
 /* A run's time control as text: "300 nodes", "10+0.1", or with time odds "10+0.1/5+0.05" (first/second). */
 void cli_tc_text(const StoreRun *r, char *out, size_t size);
@@ -143,6 +169,7 @@ int tune_cmd_user(int argc, char **argv);
 int tune_cmd_data(int argc, char **argv);
 int tune_cmd_pgn(int argc, char **argv);
 int tune_cmd_purge(int argc, char **argv);
+int tune_cmd_net(int argc, char **argv);
 /* A run's workers: games, crashes, time losses, illegal moves, disconnects, residual, flags (show). Exit status. */
 int cli_show_workers(Store *s, int64_t run);
 /* data export and data stats (data.c), their options parsed and checked by tune_cmd_data (create.c). */

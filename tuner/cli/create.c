@@ -174,6 +174,13 @@ static int create_run(const Opts *o, StoreSprtSpec *sp, StoreSpsaSpec *spsa, boo
     if (!rule_pairs_per_task(sp->pairs_per_task, scores, why, sizeof why))
         return cli_fail(CLI_USAGE, "--pairs-per-task: %s", why);
     int status = cli_open_db(o, &s);
+    /* each side's net: spsa new's --net is both sides' (both play the one engine) */
+    bool one_net = opts_table_has(o, "--net");
+    for (int i = 0; status == CLI_OK && i < 2; i++) {
+        const char *option = one_net ? "--net" : i ? "--base-net" : "--test-net";
+        if (opts_table_has(o, option))
+            status = cli_net_arg(s, option, opts_text(o, option), i ? &sp->base_net : &sp->test_net);
+    }
     const int64_t build_ids[2] = { sp->test_build, sp->base_build };
     const char *sets[2] = { sp->test_params, sp->base_params };
     for (int i = 0; status == CLI_OK && i < 2; i++)
@@ -217,6 +224,7 @@ static const OptSpec SPSA_OPTIONS[] = {
     RULE_SPSA_ALPHA,
     RULE_SPSA_GAMMA,
     RULE_SPSA_A_RATIO,
+    { "--net", OPT_TEXT, "NET|none", NULL, .help = "the net both sides evaluate with (xqf-tune net add; none: hand-crafted; default: the engine's own)" },
     TC_SCALE_OPTIONS,
     NEW_RUN_OPTIONS,
     GAME_OPTIONS,
@@ -239,7 +247,10 @@ static const OptTable SPSA_TABLE = {
         "override the spec's start.  Prints the run id.\n"
         "--tc-scale (with --tc) scales the clock on each worker by --ref-nps divided\n"
         "by that worker's speed (its bench's nodes per second for the run's engines,\n"
-        "the factor held within 0.25-4), as Fishtest does for mixed hardware.\n",
+        "the factor held within 0.25-4), as Fishtest does for mixed hardware.\n"
+        "--net NET evaluates both sides with a net of xqf-tune net add (none: the\n"
+        "hand-crafted evaluation; default: the engine's own, its compiled-in net if it\n"
+        "has one).\n",
 };
 
 /* One line of a spec file: *got true with *q filled, false for a blank or comment line. Exit status. */
@@ -586,6 +597,8 @@ int tune_cmd_chain(int argc, char **argv)
     { "--base-ref", OPT_TEXT, "REF", NULL, .help = "or the base side's git commit, built" },                   \
     { "--repo", OPT_TEXT, "DIR", ".", .help = "with --test-ref/--base-ref: the git repository" },               \
     { "--sign-key", OPT_TEXT, "FILE", NULL, .help = "with --test-ref/--base-ref: sign the builds with this operator key" }, \
+    { "--test-net", OPT_TEXT, "NET|none", NULL, .help = "the net the test side evaluates with (xqf-tune net add; none: hand-crafted; default: the engine's own)" }, \
+    { "--base-net", OPT_TEXT, "NET|none", NULL, .help = "the net the base side evaluates with" }, \
     TC_SCALE_OPTIONS
 
 static const OptSpec SPRT_OPTIONS[] = {
@@ -630,7 +643,11 @@ static const OptTable SPRT_TABLE = {
         "xqf-tune's table.  A build registered before builds recorded their\n"
         "parameters is checked against the table too, with a warning.\n"
         "--tc-scale (with --tc) scales the clock on each worker by --ref-nps divided\n"
-        "by that worker's speed, as for spsa new.\n",
+        "by that worker's speed, as for spsa new.\n"
+        "--test-net and --base-net name the net each side evaluates with (an ID,\n"
+        "SHA-256 or name of xqf-tune net add; none: the hand-crafted evaluation, which stays a\n"
+        "choice once the engine has a default net; absent: the engine's own).  With\n"
+        "nets, the sets may be left out (\"\": the defaults).\n",
 };
 
 /*
@@ -689,9 +706,10 @@ static int two_sides_new(int argc, char **argv, const OptTable *table, bool game
     if (!refs && (opts_given(&o, "--repo") || opts_given(&o, "--sign-key")))
         return cli_fail(CLI_USAGE, "%s new: --repo and --sign-key go with --test-ref/--base-ref", command);
     bool builds = refs || opts_given(&o, "--base-build") || opts_given(&o, "--test-build");
-    if (!builds && (!opts_given(&o, "--base") || !opts_given(&o, "--test")))
-        return cli_fail(CLI_USAGE, "%s new: --base and --test (sets), --base-build and --test-build, or "
-                                   "--base-ref and --test-ref are required", command);
+    bool nets = opts_given(&o, "--base-net") || opts_given(&o, "--test-net");
+    if (!builds && !nets && (!opts_given(&o, "--base") || !opts_given(&o, "--test")))
+        return cli_fail(CLI_USAGE, "%s new: --base and --test (sets), --base-build and --test-build, "
+                                   "--base-ref and --test-ref, or --test-net/--base-net are required", command);
     if (games && !opts_given(&o, "--pairs"))
         return cli_fail(CLI_USAGE, "games new: --pairs N is required");
     StoreSprtSpec sp = {
@@ -769,6 +787,7 @@ static const OptSpec DATA_OPTIONS[] = {
     { "--keep-check", OPT_FLAG, NULL, NULL, .help = "new: keep positions where the side to move is in check" },
     { "--keep-captures", OPT_FLAG, NULL, NULL, .help = "new: keep positions whose played move captures" },
     { "--max-score", OPT_INT, "CP", "3000", .imin = 0, .imax = 30000, .help = "new: keep out |score| above CP" },
+    { "--net", OPT_TEXT, "NET|none", NULL, .help = "new: the net the engine evaluates with (xqf-tune net add; none: hand-crafted)" },
     { "--out", OPT_TEXT, "FILE", NULL, .help = "export: the data file written" },
     { "--text", OPT_FLAG, NULL, NULL, .help = "export: lines 'FEN | score | move | result | ply' instead" },
     NEW_RUN_OPTIONS,
@@ -781,7 +800,7 @@ static const OptTable DATA_TABLE = {
         "Usage: xqf-tune data new --games N (--nodes N | --depth D | --tc 10+0.1) [--params FILE|SET]\n"
         "                         [--book FILE] [--random-plies N] [--skip-plies N] [--keep-check]\n"
         "                         [--keep-captures] [--max-score CP] [--pairs-per-task P] [--name TEXT]\n"
-        "                         [--priority N] [--seed S] [--db CONNINFO]\n"
+        "                         [--priority N] [--seed S] [--net NET|none] [--db CONNINFO]\n"
         "       xqf-tune data export RUN --out FILE [--text] [--db CONNINFO]\n"
         "       xqf-tune data stats RUN [--db CONNINFO]\n"
         "\n"
@@ -790,7 +809,9 @@ static const OptTable DATA_TABLE = {
         "random plies after the opening, and report every game with the scores of\n"
         "its searches, at fixed nodes, a fixed depth or a clock.  The filter\n"
         "(--skip-plies, --keep-check, --keep-captures, --max-score) is the run's\n"
-        "and applies when its positions are exported.\n"
+        "and applies when its positions are exported.  --net plays the engine with a\n"
+        "net of xqf-tune net add (an ID, SHA-256 or name; none: the hand-crafted\n"
+        "evaluation; default: the engine's own).\n"
         "Prints the run id.\n"
         "export: writes the run's kept positions as a data file (XQFDATA1, worker/\n"
         "datagen.h; what xqf-tune texel reads), or as text.\n"
@@ -853,6 +874,9 @@ static int data_new(const Opts *o)
     if (status == CLI_OK && (status = new_run_spec(o, &spec.run, &book, spec.settings.depth > 0)) == CLI_OK &&
         (status = cli_open_db(o, &s)) == CLI_OK) {
         spec.run.test_params = set;
+        status = cli_net_arg(s, "--net", opts_text(o, "--net"), &spec.run.test_net);
+    }
+    if (status == CLI_OK) {
         if (store_create_data(s, &spec, &id) != 0)
             status = cli_fail(CLI_FAIL, "cannot create the run");
         else

@@ -113,6 +113,16 @@ static int show_run(Store *s, int64_t id, bool *active)
     if (r.name[0])
         printf("Name: %s\n", r.name);
     printf("Time control: %s, book %s, %d pairs per task\n", tc, r.book_name, r.pairs_per_task);
+    /* each side's evaluation, when the run names one (025_nets.sql) */
+    for (int i = 0; (r.net0[0] || r.net1[0]) && i < 2; i++) {
+        const char *sha = i ? r.net1 : r.net0, *name = i ? r.net_name1 : r.net_name0;
+        if (strcmp(sha, "none") == 0)
+            printf("Net (%s): none (hand-crafted evaluation)\n", i ? r.name1 : r.name0);
+        else if (sha[0])
+            printf("Net (%s): %s (SHA-256 %s)\n", i ? r.name1 : r.name0, name, sha);
+        else
+            printf("Net (%s): the engine's own evaluation\n", i ? r.name1 : r.name0);
+    }
     printf("Created: %s UTC%s%s\n", r.created, r.finished[0] ? ", finished " : "", r.finished);
     printf("Pairs: %" PRId64 "/%" PRId64 "\n", c->pairs, r.max_pairs);
     printf("Games: %" PRId64 "\n", 2 * c->pairs);
