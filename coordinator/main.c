@@ -3,7 +3,7 @@
  * result in PostgreSQL.
  *
  *   xqf-coordinator [--bind ENDPOINT] [--db CONNINFO] [--lease SECONDS] [--batch N]
- *                   [--rate-limit N] [--max-peers N] [--quarantine-after N]
+ *                   [--rate-limit N] [--max-peers N] [--quarantine-after N] [--max-concurrency N]
  *                   [--curve-secret FILE --allow FILE | --insecure]
  *   xqf-coordinator --status [--db CONNINFO] [--runs N]
  *
@@ -60,6 +60,8 @@ static const OptSpec OPTIONS[] = {
               "refused; 0: no limit" },
     { "--max-peers", OPT_INT, "N", STR(SERVER_MAX_PEERS_DEFAULT), .imin = 1, .imax = 1000000,
       .help = "workers connected at once at most (idle ones evicted; new ones refused beyond)" },
+    { "--max-concurrency", OPT_INT, "N", STR(SERVER_MAX_CONCURRENCY_DEFAULT), .imin = 1, .imax = 65536,
+      .help = "games side by side a worker may announce (more is held to N: its leases are bounded by it)" },
     { "--quarantine-after", OPT_INT, "N", STR(SERVER_QUARANTINE_DEFAULT), .imin = 1, .imax = 1000000,
       .help = "a task refused by workers of N distinct keys (or of every key, when fewer) is set aside "
               "with their reasons (status, xqf-tune show); a worker never gets a task it refused again" },
@@ -80,7 +82,7 @@ static const OptSpec OPTIONS[] = {
 static const OptTable TABLE = {
     .program = "xqf-coordinator", .spec = OPTIONS,
     .usage = "Usage: xqf-coordinator [--bind ENDPOINT] [--db CONNINFO] [--lease SECONDS] [--batch N]\n"
-             "                       [--rate-limit N] [--max-peers N] [--quarantine-after N]\n"
+             "                       [--rate-limit N] [--max-peers N] [--quarantine-after N] [--max-concurrency N]\n"
              "                       [--curve-secret FILE --allow FILE | --insecure]\n"
              "       xqf-coordinator --status [--db CONNINFO] [--runs N]\n"
              "       xqf-coordinator --migrate [--db CONNINFO]\n"
@@ -142,6 +144,7 @@ int main(int argc, char **argv)
         .security = { opts_text(&o, "--curve-secret"), opts_text(&o, "--allow"), opts_given(&o, "--insecure") },
         .rate = opts_real(&o, "--rate-limit"),
         .max_peers = (int)opts_int(&o, "--max-peers"),
+        .max_concurrency = (int)opts_int(&o, "--max-concurrency"),
         .quarantine_after = (int)opts_int(&o, "--quarantine-after"),
     };
     bool status = opts_given(&o, "--status"), migrate = opts_given(&o, "--migrate");

@@ -253,7 +253,17 @@ static int handle_db(Server *S, Item *it)
         }
         /* under CURVE the name is tied to the connection's key (its allow-list name, as a prefix) */
         worker_name(it->peer.user, h->name, name);
-        int rc = store_hello_capped(S->store, name, h->build, (int)h->cores, (int)h->concurrency, it->peer.user,
+        /*
+         * A worker's leases are bounded by the concurrency it announces, kept
+         * alive by its heartbeats: one announcing 65,536 could hold a run's
+         * every task.  Held to what a real machine plays side by side.
+         */
+        int cap = S->cfg->max_concurrency > 0 ? S->cfg->max_concurrency : SERVER_MAX_CONCURRENCY_DEFAULT;
+        int concurrency = h->concurrency > (uint64_t)cap ? cap : (int)h->concurrency;
+        if (concurrency < (int)h->concurrency)
+            log_warn("worker %s announced a concurrency of %llu: held to %d (--max-concurrency)", name,
+                     (unsigned long long)h->concurrency, cap);
+        int rc = store_hello_capped(S->store, name, h->build, (int)h->cores, concurrency, it->peer.user,
                                     NAMES_PER_KEY, &id);
         if (rc == -2) {
             char tail[NOTES_MORE_MAX];
@@ -271,7 +281,7 @@ static int handle_db(Server *S, Item *it)
             refuse(it, XQF_ERR_REFUSED, "hello: this worker name belongs to another key");
             return 0;
         }
-        rc = peer_set(&S->peers, &it->peer, id, h->build, (int)h->concurrency);
+        rc = peer_set(&S->peers, &it->peer, id, h->build, concurrency);
         if (rc == -2) {
             refuse(it, XQF_ERR_LIMIT, "hello: the coordinator has as many workers as it takes (--max-peers): retry later");
             return 0;

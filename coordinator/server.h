@@ -54,6 +54,8 @@
 #define SERVER_RATE_DEFAULT 1000
 #define SERVER_MAX_PEERS_DEFAULT 10000
 #define SERVER_QUARANTINE_DEFAULT 5
+/* Games side by side a worker may announce: a large real machine's cores (a hello over it is clamped). */
+#define SERVER_MAX_CONCURRENCY_DEFAULT 256
 
 typedef struct {
     const char *bind;                /* ROUTER endpoint */
@@ -64,6 +66,7 @@ typedef struct {
     double rate;                     /* messages per second per key (burst: as many at once); <= 0: no limit */
     int max_peers;                   /* workers connected at once (<= 0: SERVER_MAX_PEERS_DEFAULT) */
     int quarantine_after;            /* a task refused this many times is set aside (<= 0: never) */
+    int max_concurrency;             /* a hello's concurrency is held to this (<= 0: SERVER_MAX_CONCURRENCY_DEFAULT) */
 } ServerConfig;
 
 typedef struct Server Server;

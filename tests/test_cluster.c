@@ -220,6 +220,7 @@ Test(cluster, hostile_messages)
     XqfMsg m;
     xqf_msg_init(&m, XQF_MSG_HELLO);
     strcpy(m.u.hello.name, "hostile");
+    m.u.hello.concurrency = 1 << 16;   /* held to --max-concurrency: its leases are bounded by it */
     XqfBuf b = { 0 };
     cr_assert_eq(xqf_msg_encode(&m, &b), 0);
     send_raw(sock, b.data, b.len - 3, 1);
@@ -265,6 +266,12 @@ Test(cluster, hostile_messages)
     send_raw(sock, b.data, b.len, 1);
     reply(sock, &m);
     cr_assert_eq(m.type, XQF_MSG_WELCOME);
+    char cmd[1024], held[32] = "";
+    snprintf(cmd, sizeof cmd, "psql -X -At '%s' -c \"SELECT concurrency FROM workers WHERE name = 'hostile'\"", cu_fx.db);
+    FILE *q = popen(cmd, "r");
+    cr_assert(q && fgets(held, sizeof held, q));
+    pclose(q);
+    cr_assert_eq(atoi(held), 256, "a concurrency of 65,536 kept (the default --max-concurrency is 256): %s", held);
     /* whose forged result (a lease it does not hold) changes nothing */
     send_msg(sock, &w);
     reply(sock, &m);
