@@ -248,6 +248,20 @@ Test(worker, refuses_a_task_for_another_build)
     cr_assert(strstr(back->u.handback.reason, "wrong build"), "%s", back->u.handback.reason);
 }
 
+/* A coordinator asking for more hash than the worker's --max-hash (4,096 MB when none given) is refused. */
+Test(worker, refuses_a_hash_over_its_cap)
+{
+    welcome();
+    cr_assert_not_null(await(XQF_MSG_TASK_REQUEST, 200));
+    feed_task(0, 6, 1, "xqf-test", 64);
+    fake.in[fake.nin - 1].u.task.hash_mb = 4097;
+    const XqfMsg *back = await(XQF_MSG_HANDBACK, 200);
+    cr_assert_not_null(back);
+    cr_assert(back->u.handback.refused);
+    cr_assert(strstr(back->u.handback.reason, "over this worker's --max-hash of 4096 MB"), "%s",
+              back->u.handback.reason);
+}
+
 /* Whether a message of type was sent at index from or later. */
 static bool sent_since(int from, XqfMsgType type)
 {

@@ -67,6 +67,7 @@ struct Worker {
     int nnets_read;
     int64_t own_nps;                 /* the built-in engine's bench speed (0: not measured yet) */
     bool boxed;                      /* engine builds run in the sandbox (process.h) */
+    int max_hash_mb;                 /* a task asking for more hash is refused */
 };
 
 enum { TC_SCALE_MIN_PERCENT = 25, TC_SCALE_MAX_PERCENT = 400 };  /* --tc-scale's factor, held in 0.25-4 */
@@ -316,6 +317,17 @@ static void on_task(Worker *w, XqfMsg *msg, int64_t now)
     Slot *s = m->slot < (uint64_t)w->nslots ? &w->slots[m->slot] : NULL;
     if (!s || s->state != SLOT_REQUESTED || stopping(w)) {
         send_task_msg(w, XQF_MSG_HANDBACK, m->task_id, m->lease, false, "not asked for (a late answer)");
+        return;
+    }
+    if (m->hash_mb > w->max_hash_mb) {
+        /* every game holds two hash tables: a coordinator must not make this machine run out of memory */
+        char why[128];
+        snprintf(why, sizeof why, "a hash of %" PRId64 " MB is over this worker's --max-hash of %d MB", m->hash_mb,
+                 w->max_hash_mb);
+        log_warn("task %" PRIu64 ": %s", m->task_id, why);
+        send_task_msg(w, XQF_MSG_HANDBACK, m->task_id, m->lease, true, why);
+        slot_reset(s);
+        w->next_request_ms = now + 2000;
         return;
     }
     bool missing = false;
@@ -645,6 +657,7 @@ Worker *worker_new(const WorkerConfig *cfg, const WorkerLink *link)
     w->heartbeat_ms = 10000;
     w->silence_ms = cfg->silence_ms > 0 ? cfg->silence_ms : SILENCE_MS;
     w->boxed = !cfg->no_sandbox;
+    w->max_hash_mb = cfg->max_hash_mb > 0 ? cfg->max_hash_mb : 4096;
     /* close-on-exec before any thread exists: no engine inherits the pipe */
     if (pipe(w->pipe_fd) != 0 || fcntl(w->pipe_fd[0], F_SETFL, O_NONBLOCK) != 0 ||
         fcntl(w->pipe_fd[1], F_SETFL, O_NONBLOCK) != 0 || fcntl(w->pipe_fd[0], F_SETFD, FD_CLOEXEC) != 0 ||

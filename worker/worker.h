@@ -58,6 +58,7 @@ typedef struct {
     const TrustList *trust;          /* operator keys whose signed builds run here (NULL: none) */
     bool allow_unsigned;             /* unsigned builds run too (local tests only) */
     bool no_sandbox;                 /* engine builds run with the worker's rights (no bubblewrap here) */
+    int max_hash_mb;                 /* a task asking for a larger hash is refused (<= 0: 4,096, the protocol's most) */
     int silence_ms;                  /* a message unanswered this long: hello again (0: 15 s) */
 } WorkerConfig;
 

@@ -80,6 +80,8 @@ static const OptSpec OPTIONS[] = {
       .help = "operator public keys (xqf-keys sign-new's FILE.pub lines): engine builds and nets they signed may be used" },
     { "--allow-unsigned", OPT_FLAG, NULL, NULL,
       .help = "run unsigned engine builds and load unsigned nets too (local tests only: anyone who can register a build runs code here)" },
+    { "--max-hash", OPT_INT, "MB", NULL, .imin = 1, .imax = 4096,
+      .help = "refuse tasks whose hash is larger (default: a quarter of the memory over the games' two tables each, 16-4096)" },
     { "--no-sandbox", OPT_FLAG, NULL, NULL,
       .help = "run engine builds with this worker's rights, its environment and network (no bubblewrap here)" },
     { "--build-id", OPT_FLAG, NULL, NULL, .help = "print the build id and exit" },
@@ -90,7 +92,7 @@ static const OptTable TABLE = {
     .program = "xqf-worker", .spec = OPTIONS,
     .usage = "Usage: xqf-worker [--connect ENDPOINT] [--name NAME] [--concurrency N] [--cache DIR]\n"
              "                  [--curve-secret FILE --server-key FILE.pub | --insecure]\n"
-             "                  [--trust FILE] [--allow-unsigned] [--no-sandbox] [--build-id]\n"
+             "                  [--trust FILE] [--allow-unsigned] [--max-hash MB] [--no-sandbox] [--build-id]\n"
              "\n"
              "Plays tasks of the coordinator's runs with the built-in engine and reports\n"
              "their results.  Engine builds a task names run only when signed by an\n"
@@ -149,6 +151,12 @@ int main(int argc, char **argv)
                          .threads = opts_given(&o, "--concurrency") ? (int)opts_int(&o, "--concurrency") : cores };
     if (cfg.threads > WORKER_MAX_THREADS)
         cfg.threads = WORKER_MAX_THREADS;
+    /* each game holds two engines' tables: a quarter of the memory for all of them by default */
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    long long memory_mb = pages > 0 && page > 0 ? (long long)pages * page / (1 << 20) : 4096;
+    long long fit = memory_mb / 4 / 2 / cfg.threads;
+    cfg.max_hash_mb = opts_given(&o, "--max-hash") ? (int)opts_int(&o, "--max-hash")
+                      : (int)(fit < 16 ? 16 : fit > 4096 ? 4096 : fit);
     if (!cfg.no_sandbox && !sandbox_program(why, sizeof why))
         return opts_error(TABLE.program, "no sandbox for engine builds: %s; install it, or start with --no-sandbox "
                           "to run them with this worker's rights", why), EXIT_USAGE;
