@@ -370,17 +370,42 @@ int store_web_notices(Store *s, int64_t *runs, int max, bool *list_changed)
 int store_web_user_add(Store *s, const char *name, const char *role, const char *pwhash, bool replace)
 {
     const char *p[3] = { name, role, pwhash };
+    /* a new password ends the account's sessions: whoever had the old one keeps nothing of it */
     PGresult *res = store_query(s, "user add",
-                          replace ? "INSERT INTO web_users (name, role, pwhash) VALUES ($1, $2, $3) "
-                                    "ON CONFLICT (name) DO UPDATE SET role = $2, pwhash = $3"
-                                  : "INSERT INTO web_users (name, role, pwhash) VALUES ($1, $2, $3) "
-                                    "ON CONFLICT (name) DO NOTHING",
-                          3, p, PGRES_COMMAND_OK);
+                          replace ? "WITH up AS (INSERT INTO web_users (name, role, pwhash) VALUES ($1, $2, $3) "
+                                    "ON CONFLICT (name) DO UPDATE SET role = $2, pwhash = $3 RETURNING id), "
+                                    "gone AS (DELETE FROM web_sessions WHERE user_id IN (SELECT id FROM up)) "
+                                    "SELECT count(*) FROM up"
+                                  : "WITH up AS (INSERT INTO web_users (name, role, pwhash) VALUES ($1, $2, $3) "
+                                    "ON CONFLICT (name) DO NOTHING RETURNING id) SELECT count(*) FROM up",
+                          3, p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
-    int rows = atoi(PQcmdTuples(res));
+    int rows = atoi(PQgetvalue(res, 0, 0));
     PQclear(res);
     return rows == 1;
+}
+
+int store_web_user_set_disabled(Store *s, const char *name, bool disabled)
+{
+    const char *p[2] = { name, disabled ? "true" : "false" };
+    PGresult *res = store_query(s, "user disable",
+                                "WITH up AS (UPDATE web_users SET disabled = $2::boolean WHERE name = $1 RETURNING id), "
+                                "gone AS (DELETE FROM web_sessions WHERE $2::boolean "
+                                "AND user_id IN (SELECT id FROM up)) SELECT count(*) FROM up",
+                                2, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int rows = atoi(PQgetvalue(res, 0, 0));
+    PQclear(res);
+    return rows == 1;
+}
+
+int store_web_user_delete(Store *s, const char *name)
+{
+    const char *p[1] = { name };
+    int rows = command(s, "user delete", "DELETE FROM web_users WHERE name = $1", 1, p);
+    return rows < 0 ? -1 : rows == 1;
 }
 
 /* Fills a user from columns id, name, role, pwhash starting at col. */
@@ -395,7 +420,7 @@ static void user_row(const PGresult *res, int col, StoreWebUser *u)
 int store_web_user_get(Store *s, const char *name, StoreWebUser *out)
 {
     const char *p[1] = { name };
-    PGresult *res = store_query(s, "user", "SELECT id, name, role, pwhash FROM web_users WHERE name = $1", 1, p,
+    PGresult *res = store_query(s, "user", "SELECT id, name, role, pwhash FROM web_users WHERE name = $1 AND NOT disabled", 1, p,
                           PGRES_TUPLES_OK);
     if (!res)
         return -1;
@@ -420,7 +445,8 @@ int store_web_session_get(Store *s, const char *token_hash, StoreWebUser *user, 
 {
     const char *p[1] = { token_hash };
     PGresult *res = store_query(s, "session", "SELECT x.csrf, u.id, u.name, u.role, u.pwhash FROM web_sessions x "
-                          "JOIN web_users u ON u.id = x.user_id WHERE x.token_hash = $1 AND x.expires_at > now()",
+                          "JOIN web_users u ON u.id = x.user_id WHERE x.token_hash = $1 AND x.expires_at > now() "
+                          "AND NOT u.disabled",
                           1, p, PGRES_TUPLES_OK);
     if (!res)
         return -1;

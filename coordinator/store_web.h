@@ -140,10 +140,14 @@ typedef struct {
     char pwhash[256];                /* crypto_pwhash_str */
 } StoreWebUser;
 
-/* Creates or (replace) updates an account. Returns 1, 0 (exists and !replace, or a bad name/role) or -1. */
+/* Creates or (replace) updates an account; a replaced password ends its sessions. Returns 1, 0 (exists and !replace, or a bad name/role) or -1. */
 int store_web_user_add(Store *s, const char *name, const char *role, const char *pwhash, bool replace);
-/* Returns 1 with *out, 0 (no such user) or -1. */
+/* Returns 1 with *out, 0 (no such user, or disabled) or -1. */
 int store_web_user_get(Store *s, const char *name, StoreWebUser *out);
+/* Disables (its sessions ended) or enables an account. Returns 1, 0 (no such user) or -1. */
+int store_web_user_set_disabled(Store *s, const char *name, bool disabled);
+/* Deletes an account and its sessions. Returns 1, 0 (no such user) or -1. */
+int store_web_user_delete(Store *s, const char *name);
 
 /* A session of user for ttl_s seconds under the token's hash, with its CSRF token. Returns 0 or -1. */
 int store_web_session_add(Store *s, const char *token_hash, int64_t user, const char *csrf, int64_t ttl_s);

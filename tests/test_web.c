@@ -974,3 +974,52 @@ Test(web, sets_are_checked_against_what_plays_them)
         cr_assert_eq(count_runs(), before, "%s: a bad form created a run", sides);
     }
 }
+
+/* Whether cookie is a live session: a signed-in page carries a CSRF token. */
+static bool signed_in(const char *cookie)
+{
+    Reply r = http("GET", "/runs", cookie, NULL);
+    bool in = r.status == 200 && strstr(r.body, "name=\"csrf\"") != NULL;
+    reply_free(&r);
+    return in;
+}
+
+/* xqf-tune user ARGS (a shell fragment, stdin from input when not NULL): its exit status. */
+static int user_cmd(const char *args, const char *input)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s%s%s'%s/xqf-tune' user %s --db '%s' >/dev/null 2>>'%s'", input ? "echo '" : "",
+             input ? input : "", input ? "' | " : "", XQF_BIN, args, cu_fx.db, cu_fx.logfile);
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/*
+ * An account's sessions end when its password changes, when it is disabled
+ * and when it is deleted; a disabled or deleted account cannot sign in.
+ */
+Test(web, password_change_disable_and_delete_end_sessions)
+{
+    CU_REQUIRE_DB();
+    add_user("pat", "tester", "password1");
+    start_web(NULL);
+    char cookie[128], csrf[128], form[128];
+    login("pat", "password1", cookie, csrf);
+    cr_assert(signed_in(cookie));
+    cr_assert_eq(user_cmd("add pat --role tester --replace", "password2"), 0);
+    cr_assert(!signed_in(cookie), "a session outlived the password change");
+    snprintf(form, sizeof form, "user=pat&password=password1");
+    cr_assert_neq(status_of("POST", "/login", NULL, form), 303, "the old password still signs in");
+    login("pat", "password2", cookie, csrf);
+    cr_assert_eq(user_cmd("disable pat", NULL), 0);
+    cr_assert(!signed_in(cookie), "a session of a disabled account");
+    snprintf(form, sizeof form, "user=pat&password=password2");
+    cr_assert_neq(status_of("POST", "/login", NULL, form), 303, "a disabled account signs in");
+    cr_assert_eq(user_cmd("enable pat", NULL), 0);
+    login("pat", "password2", cookie, csrf);
+    cr_assert_eq(user_cmd("delete pat", NULL), 0);
+    cr_assert(!signed_in(cookie), "a session of a deleted account");
+    cr_assert_neq(status_of("POST", "/login", NULL, form), 303, "a deleted account signs in");
+    cr_assert_eq(user_cmd("disable nobody", NULL), 2, "an unknown account");
+    cr_assert_eq(user_cmd("frobnicate pat", NULL), 2, "an unknown subcommand");
+}

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "password.h"
 #include "store.h"
 #include "web.h"
 
@@ -47,6 +48,8 @@ struct Web {
     bool listening;
     /* failed logins per client and minute (web.c), under db_lock */
     LoginSlot logins[LOGIN_SLOTS];
+    /* the hash of a random password, verified against when the user is unknown (web.c), under db_lock */
+    char dummy_hash[XQF_PWHASH_MAX];
 };
 
 /* The visitor: signed in or not. */

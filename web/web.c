@@ -191,6 +191,18 @@ static void do_login(Web *w, const WebRequest *rq, const Session *u, WebResponse
         web_error(rs, 503, "the database cannot be read now");
         return;
     }
+    /*
+     * An unknown (or disabled) user costs the same Argon2id verification as
+     * a known one, against a hash of a random password: the answer's time
+     * tells no one which names exist.
+     */
+    if (found == 0 && password) {
+        char random_password[XQF_TOKEN_HEX + 1];
+        if (!w->dummy_hash[0] && xqf_token(random_password) == 0)
+            xqf_password_hash(random_password, w->dummy_hash);
+        if (w->dummy_hash[0])
+            xqf_password_verify(w->dummy_hash, password);
+    }
     if (found == 0 || !xqf_password_verify(user.pwhash, password)) {
         slot->failures++;
         rs->status = page_login("wrong user name or password", u, &rs->body);

@@ -24,10 +24,13 @@ static const OptTable USER_TABLE = {
     .program = "xqf-tune", .spec = USER_OPTIONS, .max_positional = 2,
     .usage = "Usage: xqf-tune user add NAME --role viewer|tester|admin [--password-file FILE] [--replace]\n"
              "                         [--db CONNINFO]\n"
+             "       xqf-tune user disable|enable|delete NAME [--db CONNINFO]\n"
              "\n"
              "Creates an account of the web dashboard (xqf-web).  The password (at least 8\n"
              "characters) is the first line of --password-file or of stdin; only its\n"
-             "Argon2id hash is stored.\n",
+             "Argon2id hash is stored.  --replace changes an account's role and password\n"
+             "and ends its sessions.  disable keeps an account from signing in and ends\n"
+             "its sessions (enable undoes it); delete removes it and its sessions.\n",
 };
 
 /* The first line of path (NULL: stdin) into out. Exit status. */
@@ -46,14 +49,39 @@ static int read_password(const char *path, char *out, size_t size)
     return problem ? cli_fail(CLI_USAGE, "user add: %s", problem) : CLI_OK;
 }
 
+/* xqf-tune user disable|enable|delete NAME. Exit status. */
+static int user_state(const Opts *o, const char *verb, const char *name)
+{
+    bool disable = strcmp(verb, "disable") == 0, enable = strcmp(verb, "enable") == 0,
+         delete = strcmp(verb, "delete") == 0;
+    if (!disable && !enable && !delete)
+        return cli_fail(CLI_USAGE, "user: unknown subcommand '%s' (add, disable, enable, delete)", verb);
+    if (opts_given(o, "--role") || opts_given(o, "--password-file") || opts_given(o, "--replace"))
+        return cli_fail(CLI_USAGE, "user %s takes only NAME and --db", verb);
+    Store *s = NULL;
+    int status = cli_open_db(o, &s);
+    if (status != CLI_OK)
+        return status;
+    int rc = delete ? store_web_user_delete(s, name) : store_web_user_set_disabled(s, name, disable);
+    store_destroy(&s);
+    if (rc < 0)
+        return cli_fail(CLI_FAIL, "cannot write the account");
+    if (rc == 0)
+        return cli_fail(CLI_USAGE, "user %s: no account '%s'", verb, name);
+    printf("%s %s\n", name, delete ? "deleted" : disable ? "disabled" : "enabled");
+    return CLI_OK;
+}
+
 int tune_cmd_user(int argc, char **argv)
 {
     Opts o;
     int status = cli_parse(&o, &USER_TABLE, argc - 1, argv + 1);
     if (status != CLI_GO)
         return status;
-    if (o.npositional != 2 || strcmp(o.positional[0], "add") != 0)
-        return cli_fail(CLI_USAGE, "user: the only subcommand is 'add NAME' (see xqf-tune user --help)");
+    if (o.npositional == 2 && strcmp(o.positional[0], "add") != 0)
+        return user_state(&o, o.positional[0], o.positional[1]);
+    if (o.npositional != 2)
+        return cli_fail(CLI_USAGE, "user: add, disable, enable or delete NAME (see xqf-tune user --help)");
     const char *name = o.positional[1], *role = opts_text(&o, "--role");
     const char *problem = xqf_user_name_problem(name);
     if (problem)
