@@ -24,15 +24,27 @@ enum { MAX_TOUCHED = 64, IDLE_RETRY_MS = 1000, PROGRESS_EVERY_MS = 250 };
 /* AUDITS_EVERY_MS: with no replay audit open, task requests look for one again after this long. */
 enum { AUDITS_EVERY_MS = 1000, AUDIT_MISSES = 4 };
 
+/*
+ * What load_book reads once per run, beside the row a refresh reads again:
+ * a refresh hands it on whole to the run's new entry, so no setting added
+ * here can be dropped there (copied field by field, one was: its tasks went
+ * out with the setting's zero value after the first refresh).
+ */
 typedef struct {
-    StoreRun run;                    /* with its book once a task was made */
+    bool done;                       /* read: the rest is valid */
+    char **book;                     /* opening lines (store_load_run's, moved here) */
+    int book_lines;
     int *perm;                       /* opening order over the book */
-    bool loaded;
+    int random_plies, depth;         /* data runs (store_data_settings) */
+    bool scores;                     /* its games keep scores and depths (store_game_scores) */
+} SchedLoaded;
+
+typedef struct {
+    StoreRun run;                    /* the row of the last refresh (no book: that is in loaded) */
+    SchedLoaded loaded;              /* once a task was made */
     bool exhausted;                  /* nothing to give until the next refresh */
-    int random_plies, depth;         /* data runs (store_data_settings), read with the book */
     int64_t bench0, bench1;          /* the recorded bench signatures of build0, build1 (0: none) */
     int64_t ref_nps;                 /* --tc-scale's reference speed (0: the clock is not scaled) */
-    bool scores;                     /* its games keep scores and depths (store_game_scores), read with the book */
 } SchedRun;
 
 /* The scheduling hooks of a run kind (run_kinds.def). */
@@ -245,8 +257,9 @@ Sched *sched_new(Store *store)
 static void run_free(SchedRun *r)
 {
     store_run_free(&r->run);
-    free(r->perm);
-    r->perm = NULL;
+    store_run_free(&(StoreRun){ .book = r->loaded.book, .book_lines = r->loaded.book_lines });
+    free(r->loaded.perm);
+    r->loaded = (SchedLoaded){ 0 };
 }
 
 void sched_destroy(Sched **sp)
@@ -302,17 +315,10 @@ int sched_refresh(Sched *s, int64_t now_ms, int64_t max_age_ms)
                 runs[i].ref_nps = checks[j].ref_nps;
             }
         for (int j = 0; j < s->count; j++)
-            if (s->runs[j].loaded && s->runs[j].run.id == fresh[i].id) {
-                /* keep the book already loaded */
-                runs[i].run.book = s->runs[j].run.book;
-                runs[i].run.book_lines = s->runs[j].run.book_lines;
-                runs[i].perm = s->runs[j].perm;
-                runs[i].random_plies = s->runs[j].random_plies;
-                runs[i].depth = s->runs[j].depth;
-                runs[i].loaded = true;
-                s->runs[j].run.book = NULL;
-                s->runs[j].run.book_lines = 0;
-                s->runs[j].perm = NULL;
+            if (s->runs[j].loaded.done && s->runs[j].run.id == fresh[i].id) {
+                /* keep what was loaded with the book, all of it; the old entry gives it up */
+                runs[i].loaded = s->runs[j].loaded;
+                s->runs[j].loaded = (SchedLoaded){ 0 };
             }
     }
     for (int j = 0; j < s->count; j++)
@@ -335,40 +341,41 @@ int sched_refresh(Sched *s, int64_t now_ms, int64_t max_age_ms)
     return 0;
 }
 
-/* Loads a run's book and its opening order (splitmix64 shuffle by the run's seed). */
+/* Loads a run's book and its opening order (splitmix64 shuffle by the run's seed), with the settings read once. */
 static int load_book(Sched *s, SchedRun *r)
 {
-    if (r->loaded)
+    if (r->loaded.done)
         return 0;
+    SchedLoaded *l = &r->loaded;
     /* A data run's random plies and depth go with each of its tasks. */
     StoreDataSettings data = { 0 };
     bool data_run = strcmp(r->run.kind, run_kind_get(RUN_KIND_DATA)->name) == 0;
     int rc = data_run ? store_data_settings(s->store, r->run.id, &data) : 1;
     if (rc <= 0)
         return rc < 0 ? -1 : 1;
-    r->random_plies = data.random_plies;
-    r->depth = data.depth;
+    l->random_plies = data.random_plies;
+    l->depth = data.depth;
     if ((rc = store_game_scores(s->store, r->run.id)) < 0)
         return -1;
-    r->scores = rc == 1;
+    l->scores = rc == 1;
     StoreRun full;
     rc = store_load_run(s->store, r->run.id, &full, true);
     if (rc <= 0)
         return rc < 0 ? -1 : 1;
-    if (full.book_lines == 0 || !(r->perm = malloc(sizeof *r->perm * (size_t)full.book_lines))) {
+    if (full.book_lines == 0 || !(l->perm = malloc(sizeof *l->perm * (size_t)full.book_lines))) {
         store_run_free(&full);
         return 1;
     }
-    r->run.book = full.book;
-    r->run.book_lines = full.book_lines;
+    l->book = full.book;
+    l->book_lines = full.book_lines;
     Rng rng;
     rng_seed(&rng, r->run.seed);
     for (int i = 0; i < full.book_lines; i++) {
         int j = (int)(rng_next(&rng) % (uint64_t)(i + 1));
-        r->perm[i] = r->perm[j];
-        r->perm[j] = i;
+        l->perm[i] = l->perm[j];
+        l->perm[j] = i;
     }
-    r->loaded = true;
+    l->done = true;
     return 0;
 }
 
@@ -386,7 +393,7 @@ static int fill_task(const SchedRun *r, const StoreLease *l, XqfMsg *m)
     t->first_pair = l->first_pair;
     t->pairs = l->pairs;
     for (int64_t p = l->first_pair; p < l->first_pair + l->pairs; p++)
-        if (xqf_strs_push(&t->openings, run->book[r->perm[p % run->book_lines]]) != 0)
+        if (xqf_strs_push(&t->openings, r->loaded.book[r->loaded.perm[p % r->loaded.book_lines]]) != 0)
             return -1;
     t->seed = run->seed ^ (uint64_t)l->task_id;
     t->nodes = (uint64_t)run->nodes;
@@ -414,10 +421,10 @@ static int fill_task(const SchedRun *r, const StoreLease *l, XqfMsg *m)
     t->draw_moves = a->draw_moves;
     t->draw_score = a->draw_score;
     t->max_plies = a->max_plies;
-    t->scores = r->scores;
+    t->scores = r->loaded.scores;
     if (strcmp(run->kind, run_kind_get(RUN_KIND_DATA)->name) == 0) {
-        t->random_plies = r->random_plies;
-        t->depth = r->depth;
+        t->random_plies = r->loaded.random_plies;
+        t->depth = r->loaded.depth;
         /* the run's seed and its id: runs created with the same seed play different games */
         t->data_seed = run->seed * UINT64_C(0x9E3779B97F4A7C15) + (uint64_t)run->id;
     }
@@ -538,9 +545,9 @@ static int claim_audit(Sched *s, int64_t worker, const char *build, int64_t leas
                      .first_pair = a.pair, .pairs = 1 };
     snprintf(l.params0, sizeof l.params0, "%s", a.params0);
     snprintf(l.params1, sizeof l.params1, "%s", a.params1);
-    if (rc == 0 && r->run.book_lines > 0 && fill_task(r, &l, out) != 0)
+    if (rc == 0 && r->loaded.book_lines > 0 && fill_task(r, &l, out) != 0)
         rc = -1;
-    bool given = rc == 0 && r->run.book_lines > 0;
+    bool given = rc == 0 && r->loaded.book_lines > 0;
     if (r == &own)
         run_free(&own);
     if (given)

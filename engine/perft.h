@@ -1,6 +1,6 @@
 /*
  * perft.h - counting the leaves of the legal move tree, the move
- * generator's correctness check (against ../shared/data/perft.tsv) and
+ * generator's correctness check (against tests/data/perft.tsv) and
  * speed benchmark.  The last ply is counted by the size of the legal move
  * list ("bulk counting"), as Fairy-Stockfish does.
  */

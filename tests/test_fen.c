@@ -13,7 +13,6 @@
 #include "fen.h"
 #include "movegen.h"
 
-#define DATA_DIR XQF_SOURCE_DIR "/tests/data"
 #define MUTUAL_CHECK_FEN "4k4/9/9/9/9/4c4/9/9/4C4/4K4 w - - 0 1"
 
 /* ---- corpus files ------------------------------------------------------ */
@@ -224,7 +223,7 @@ Test(fen, halfmove_clock_is_rule60)
 /* Every corpus entry is refused with a message and leaves the target untouched. */
 Test(fen, bad_fen_corpus)
 {
-    Corpus c = read_corpus(DATA_DIR "/bad_fens.txt");
+    Corpus c = read_corpus(XQF_DATA "/bad_fens.txt");
     cr_assert_geq(c.count, 40, "the corpus has only %d entries", c.count);
     int game_only = 0;
     for (int i = 0; i < c.count; i++) {
@@ -299,7 +298,7 @@ Test(fen, move_and_square_text)
 /* Every corpus entry is refused by move_parse with a message, and the board is untouched. */
 Test(fen, bad_move_corpus)
 {
-    Corpus c = read_corpus(DATA_DIR "/bad_moves.txt");
+    Corpus c = read_corpus(XQF_DATA "/bad_moves.txt");
     cr_assert_geq(c.count, 30, "the corpus has only %d entries", c.count);
     Board b, copy;
     board_startpos(&b);

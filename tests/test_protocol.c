@@ -26,7 +26,6 @@
 #include "movegen.h"
 
 #define ENGINE XQF_BIN "/xqf-engine"
-#define DATA_DIR XQF_SOURCE_DIR "/tests/data"
 
 enum { LINE_MAX_LEN = 4096, READY_MS = 10000, SEARCH_MS = 20000 };
 
@@ -752,7 +751,7 @@ static void expect_refused(Proc *p, const char *data, size_t len, int errors, co
 
 Test(protocol, bad_commands)
 {
-    FILE *f = fopen(DATA_DIR "/bad_commands.txt", "r");
+    FILE *f = fopen(XQF_DATA "/bad_commands.txt", "r");
     cr_assert_not_null(f);
     Proc p;
     start_uci(&p);

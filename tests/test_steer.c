@@ -217,17 +217,53 @@ Test(steer, throughput_share_steers_the_scheduler)
 
 /* ---- fixed-games runs and time odds -------------------------------------------- */
 
-/* One task for worker w through the scheduler, as the coordinator would send it. */
-static void sched_one(int64_t w, XqfMsg *m)
+/* One task for worker w from scheduler s (refreshed first when stale), as the coordinator would send it. */
+static void claim_one(Sched *s, int64_t w, XqfMsg *m)
 {
-    Sched *s = sched_new(cu_fx.store);
     const char *build = "";
     cr_assert_eq(sched_refresh(s, 0, 0), 0);
     cr_assert_eq(store_begin(cu_fx.store), 0);
     cr_assert_eq(sched_claim_batch(s, &w, &build, 1, 60000, m), 0);
     cr_assert_eq(store_commit(cu_fx.store), 0);
-    sched_destroy(&s);
     cr_assert_eq(m->type, XQF_MSG_TASK);
+}
+
+/* One task for worker w through a scheduler of its own. */
+static void sched_one(int64_t w, XqfMsg *m)
+{
+    Sched *s = sched_new(cu_fx.store);
+    claim_one(s, w, m);
+    sched_destroy(&s);
+}
+
+/*
+ * A run's settings read with its book (--keep-scores) go with every task,
+ * not only those claimed before the scheduler's first refresh after the
+ * book was loaded: the coordinator refreshes every few seconds.
+ */
+Test(steer, keep_scores_survives_a_refresh)
+{
+    CU_REQUIRE_DB();
+    int64_t run = cu_sprt(cu_fx.store, "NullR=2", 2, 10000, 200, 0, 5), w = worker("w1");
+    cr_assert_eq(store_set_game_scores(cu_fx.store, run, true), 0);
+    Sched *s = sched_new(cu_fx.store);
+    cr_assert(s);
+    XqfMsg m;
+    claim_one(s, w, &m);
+    cr_assert_eq((int64_t)m.u.task.run_id, run);
+    cr_assert(m.u.task.scores, "the first task goes out without scores");
+    uint64_t first = m.u.task.task_id;
+    xqf_msg_free(&m);
+    for (int i = 0; i < 2; i++) {
+        sched_invalidate(s);
+        claim_one(s, w, &m);
+        cr_assert_eq((int64_t)m.u.task.run_id, run);
+        cr_assert_neq(m.u.task.task_id, first);
+        cr_assert(m.u.task.scores, "after refresh %d the task goes out without scores", i + 1);
+        cr_assert_eq(m.u.task.openings.count, 2, "after refresh %d: %u openings", i + 1, m.u.task.openings.count);
+        xqf_msg_free(&m);
+    }
+    sched_destroy(&s);
 }
 
 Test(steer, games_runs_play_their_pairs_and_report_elo)
