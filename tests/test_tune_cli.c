@@ -490,3 +490,24 @@ Test(tune_cli, a_bad_book_line_is_named)
     free(runs);
     cr_assert_eq(n, 0, "no run was created");
 }
+
+/*
+ * Names others chose reach the terminal escaped: a run named with a
+ * terminal's control sequence (clear the screen, retitle the window) is
+ * listed and shown with the escape byte spelled out, never sent raw.
+ */
+Test(tune_cli, names_are_shown_escaped)
+{
+    CU_REQUIRE_DB();
+    char out[16384];
+    cr_assert_eq(tune(out, sizeof out, "sprt new --test '' --base '' --nodes 100 --name \"$(printf 'evil\\033[2J\\033]0;x\\007')\""),
+                 0, "%s", out);
+    int64_t run = strtoll(out, NULL, 10);
+    cr_assert_gt(run, 0);
+    cr_assert_eq(tune(out, sizeof out, "list"), 0);
+    cr_assert(strstr(out, "evil") && !strchr(out, '\033') && !strchr(out, '\007'), "list: %s", out);
+    char args[64];
+    snprintf(args, sizeof args, "show %" PRId64, run);
+    cr_assert_eq(tune(out, sizeof out, args), 0);
+    cr_assert(strstr(out, "Name: evil") && !strchr(out, '\033') && !strchr(out, '\007'), "show: %s", out);
+}

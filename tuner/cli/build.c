@@ -675,7 +675,7 @@ int cli_git_resolve(Store *s, const char *repo, const char *ref, CliGitRef *g)
             status = cli_fail(CLI_FAIL, "cannot read the builds");
         else if (found == 0)
             g->reuse = 0;
-        printf("Commit: %s %s\nTree: %s\n", g->commit, g->subject, g->tree);
+        printf("Commit: %s %s\nTree: %s\n", g->commit, cli_shown(g->subject), g->tree);
         fflush(stdout);
     }
     free(out);
@@ -828,7 +828,7 @@ int cli_show_builds(Store *s, int64_t run)
         printf("%s build: %" PRId64 " %s, bench %" PRId64 ", %s", i ? "Base" : "Test", b.id, b.build_id,
                b.bench_nodes, b.signature[0] ? "signed" : "unsigned");
         if (src.commit[0])
-            printf(", commit %.12s %s", src.commit, src.subject);
+            printf(", commit %.12s %s", src.commit, cli_shown(src.subject));
         printf("\n");
     }
     int64_t ref_nps;

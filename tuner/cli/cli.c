@@ -112,6 +112,15 @@ int cli_load_run(Store *s, int64_t id, StoreRun *r)
     return CLI_OK;
 }
 
+const char *cli_shown(const char *text)
+{
+    static char ring[8][2048];
+    static unsigned next;
+    char *out = ring[next++ % 8];
+    xqf_escape(out, sizeof ring[0], text ? text : "");
+    return out;
+}
+
 void cli_tc_text(const StoreRun *r, char *out, size_t size)
 {
     if (r->nodes > 0)

@@ -83,6 +83,15 @@ int cli_net_arg(Store *s, const char *option, const char *value, int64_t *id);
 
 /* A run's time control as text: "300 nodes", "10+0.1", or with time odds "10+0.1/5+0.05" (first/second). */
 void cli_tc_text(const StoreRun *r, char *out, size_t size);
+/*
+ * Text someone else chose (a run's or chain's name, a verdict naming a
+ * ref, a commit's subject, a net's name and provenance) as a terminal may
+ * show it: control characters and bytes that are not UTF-8 escaped
+ * (xqf_escape), so that no one's name moves the cursor or retitles the
+ * window of whoever runs xqf-tune.  One of 8 rotating buffers: good
+ * until the 8th call after.
+ */
+const char *cli_shown(const char *text);
 /* Elo of the counts as "12.3 +/- 4.5", or "-". */
 void cli_elo_text(const StoreCounts *c, char *out, size_t size);
 

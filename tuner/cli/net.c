@@ -228,7 +228,7 @@ static int net_list(const Opts *o)
     if (n < 0)
         status = cli_fail(CLI_FAIL, "cannot read the nets");
     for (int i = 0; i < n; i++)
-        printf("%" PRId64 " %s %s %s %s\n", nets[i].id, nets[i].name, nets[i].sha256,
+        printf("%" PRId64 " %s %s %s %s\n", nets[i].id, cli_shown(nets[i].name), nets[i].sha256,
                nets[i].signature[0] ? "signed" : "unsigned", nets[i].created);
     free(nets);
     store_destroy(&s);
@@ -250,8 +250,8 @@ static int net_show(const Opts *o)
     if (status == CLI_OK)
         printf("Net: %" PRId64 "\nName: %s\nSHA-256: %s\nSize: %" PRId64 " bytes\nSignature: %s\n"
                "Added by: %s\nCreated: %s\nProvenance: %s\nDescription: %s\n",
-               n->id, n->name, n->sha256, n->size, n->signature[0] ? n->signature : "none", n->added_by,
-               n->created, n->provenance, n->description);
+               n->id, cli_shown(n->name), n->sha256, n->size, n->signature[0] ? n->signature : "none",
+               cli_shown(n->added_by), n->created, cli_shown(n->provenance), cli_shown(n->description));
     free(n);
     store_destroy(&s);
     return status;

@@ -54,7 +54,7 @@ int tune_cmd_list(int argc, char **argv)
         char chain[32];
         cli_chain_tag(s, runs[i].id, chain, sizeof chain);
         printf("%-6" PRId64 " %-5s %-9s %-14s %-16s %-22s %s%s\n", runs[i].id, runs[i].kind, runs[i].state,
-               pairs, tc, elo, runs[i].name, chain);
+               pairs, tc, elo, cli_shown(runs[i].name), chain);
     }
     free(runs);
     store_destroy(&s);
@@ -109,17 +109,17 @@ static int show_run(Store *s, int64_t id, bool *active)
     char tc[32], elo[48];
     cli_tc_text(&r, tc, sizeof tc);
     cli_elo_text(c, elo, sizeof elo);
-    printf("Run: %" PRId64 " (%s) %s%s%s\n", r.id, r.kind, r.state, r.verdict[0] ? ": " : "", r.verdict);
+    printf("Run: %" PRId64 " (%s) %s%s%s\n", r.id, r.kind, r.state, r.verdict[0] ? ": " : "", cli_shown(r.verdict));
     if (r.name[0])
-        printf("Name: %s\n", r.name);
-    printf("Time control: %s, book %s, %d pairs per task\n", tc, r.book_name, r.pairs_per_task);
+        printf("Name: %s\n", cli_shown(r.name));
+    printf("Time control: %s, book %s, %d pairs per task\n", tc, cli_shown(r.book_name), r.pairs_per_task);
     /* each side's evaluation, when the run names one (025_nets.sql) */
     for (int i = 0; (r.net0[0] || r.net1[0]) && i < 2; i++) {
         const char *sha = i ? r.net1 : r.net0, *name = i ? r.net_name1 : r.net_name0;
         if (strcmp(sha, "none") == 0)
             printf("Net (%s): none (hand-crafted evaluation)\n", i ? r.name1 : r.name0);
         else if (sha[0])
-            printf("Net (%s): %s (SHA-256 %s)\n", i ? r.name1 : r.name0, name, sha);
+            printf("Net (%s): %s (SHA-256 %s)\n", i ? r.name1 : r.name0, cli_shown(name), sha);
         else
             printf("Net (%s): the engine's own evaluation\n", i ? r.name1 : r.name0);
     }

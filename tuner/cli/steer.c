@@ -151,7 +151,7 @@ static int show_chain(Store *s, int64_t id)
                       : cli_fail(CLI_USAGE, "no chain %" PRId64, id);
     printf("Chain: %" PRId64 " %s%s%s\n", c.id, c.state, c.note[0] ? ": " : "", c.note);
     if (c.name[0])
-        printf("Name: %s\n", c.name);
+        printf("Name: %s\n", cli_shown(c.name));
     for (int i = 0; i < c.count; i++) {
         const StoreChainStage *st = &c.stages[i];
         printf("  %d. ", i);
@@ -172,7 +172,7 @@ static int show_chain(Store *s, int64_t id)
         char elo[48] = "";
         if (st->kind != CHAIN_BUILD && st->run_id && store_load_run(s, st->run_id, &r, false) == 1) {
             cli_elo_text(&r.counts, elo, sizeof elo);
-            printf(": %s%s%s, %" PRId64 "/%" PRId64 " pairs, Elo %s", r.state, r.verdict[0] ? " " : "", r.verdict,
+            printf(": %s%s%s, %" PRId64 "/%" PRId64 " pairs, Elo %s", r.state, r.verdict[0] ? " " : "", cli_shown(r.verdict),
                    r.counts.pairs, r.max_pairs, elo);
         }
         printf("  [%s]\n", st->state);
@@ -212,7 +212,7 @@ int cli_chain_list(const Opts *o)
             break;
         }
         chain_line(&c, line, sizeof line);
-        printf("%-6" PRId64 " %-8s %s%s%s\n", c.id, c.state, line, c.name[0] ? "  " : "", c.name);
+        printf("%-6" PRId64 " %-8s %s%s%s\n", c.id, c.state, line, c.name[0] ? "  " : "", cli_shown(c.name));
     }
     free(ids);
     store_destroy(&s);
