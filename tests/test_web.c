@@ -540,13 +540,18 @@ Test(web, tls_with_a_certificate)
     const char *extra[] = { "--listen", "0.0.0.0", "--cert", crt, "--key", key, NULL };
     start_web(extra);                /* a non-loopback address is fine with TLS */
     snprintf(cmd, sizeof cmd, "printf 'GET /runs HTTP/1.0\\r\\nHost: x\\r\\n\\r\\n' | "
-                              "timeout 10 openssl s_client -quiet -connect 127.0.0.1:%d 2>/dev/null | head -1", cu_fx.port);
+                              "timeout 10 openssl s_client -quiet -connect 127.0.0.1:%d 2>/dev/null | head -20", cu_fx.port);
     FILE *p = popen(cmd, "r");
     char line[256] = "";
     cr_assert(p);
     cr_assert(fgets(line, sizeof line, p));
-    pclose(p);
     cr_assert(strncmp(line, "HTTP/1.1 200", 12) == 0, "over TLS: %s", line);
+    bool hsts = false;
+    char head[256];
+    while (fgets(head, sizeof head, p))
+        hsts = hsts || strncmp(head, "Strict-Transport-Security: max-age=", 35) == 0;
+    pclose(p);
+    cr_assert(hsts, "no HSTS header over TLS");
     Reply r = http("GET", "/runs", NULL, NULL);
     cr_assert_neq(r.status, 200, "plain HTTP on the TLS port");
     reply_free(&r);
@@ -1022,4 +1027,18 @@ Test(web, password_change_disable_and_delete_end_sessions)
     cr_assert_neq(status_of("POST", "/login", NULL, form), 303, "a deleted account signs in");
     cr_assert_eq(user_cmd("disable nobody", NULL), 2, "an unknown account");
     cr_assert_eq(user_cmd("frobnicate pat", NULL), 2, "an unknown subcommand");
+}
+
+/* Behind a TLS proxy (--secure-cookies), the session cookie is Secure though this server speaks HTTP. */
+Test(web, secure_cookies_behind_a_proxy)
+{
+    CU_REQUIRE_DB();
+    add_user("pat", "tester", "password1");
+    const char *extra[] = { "--secure-cookies", NULL };
+    start_web(extra);
+    Reply r = http("POST", "/login", NULL, "user=pat&password=password1");
+    cr_assert_eq(r.status, 303);
+    const char *c = strstr(r.head, "xqf_session=");
+    cr_assert(c && strstr(c, "; Secure"), "%s", r.head);
+    reply_free(&r);
 }

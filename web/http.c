@@ -52,6 +52,9 @@ static enum MHD_Result send_response(struct MHD_Connection *c, int status, struc
     for (size_t i = 0; i < sizeof SECURITY_HEADERS / sizeof SECURITY_HEADERS[0]; i++)
         MHD_add_response_header(r, SECURITY_HEADERS[i][0], SECURITY_HEADERS[i][1]);
     MHD_add_response_header(r, "Cache-Control", no_store ? "no-store" : "max-age=3600");
+    /* over TLS, browsers are told to come back over TLS only (HSTS, RFC 6797): no downgrade to plain HTTP */
+    if (MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION))
+        MHD_add_response_header(r, "Strict-Transport-Security", "max-age=31536000");
     enum MHD_Result rc = MHD_queue_response(c, (unsigned)status, r);
     MHD_destroy_response(r);
     return rc;

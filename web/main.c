@@ -42,6 +42,8 @@ static const OptSpec OPTIONS[] = {
     { "--session-hours", OPT_INT, "H", "12", .imin = 1, .imax = 24 * 90, .help = "a login lasts this long" },
     { "--login-rate", OPT_INT, "N", "10", .imin = 1, .imax = 10000, .help = "failed logins per address and minute" },
     { "--book", OPT_TEXT, "FILE", XQF_DEFAULT_BOOK, .help = "opening book of runs created on the web" },
+    { "--secure-cookies", OPT_FLAG, NULL, NULL,
+      .help = "session cookies only over HTTPS (Secure) without --cert: behind a TLS proxy" },
     { "--chart-js", OPT_TEXT, "FILE", "/usr/share/javascript/chart.js/chart.min.js", .help = "Chart.js (Debian libjs-chart.js)" },
     OPTS_END,
 };
@@ -91,7 +93,7 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &stop, NULL);      /* every thread inherits it; main waits for them */
     signal(SIGPIPE, SIG_IGN);
     WebConfig wc = {
-        .db = db, .chart_js = opts_text(&o, "--chart-js"), .tls = cert != NULL,
+        .db = db, .chart_js = opts_text(&o, "--chart-js"), .tls = cert != NULL || opts_given(&o, "--secure-cookies"),
         .login_required = opts_given(&o, "--login-required"), .session_hours = (int)opts_int(&o, "--session-hours"),
         .login_per_minute = (int)opts_int(&o, "--login-rate"), .book = opts_text(&o, "--book"),
     };

@@ -23,7 +23,7 @@
 typedef struct {
     const char *db;                  /* libpq conninfo */
     const char *chart_js;            /* path of the Chart.js file served as /static/chart.js */
-    bool tls;                        /* cookies get Secure */
+    bool tls;                        /* cookies get Secure (TLS here, or --secure-cookies behind a TLS proxy) */
     bool login_required;             /* no read-only view without a session */
     int session_hours;
     int login_per_minute;            /* failed logins per client address and minute */
