@@ -899,3 +899,44 @@ Test(curve, a_worker_name_stays_with_its_key)
     zmq_close(m);
     zmq_ctx_term(ctx);
 }
+
+/*
+ * A flood of handshakes with fresh keys (anyone who knows the
+ * coordinator's public key can make them) writes one refusal line a
+ * minute, the others counted, not a line each.
+ */
+/* How many lines of the log hold text. */
+static int count_lines(const char *text)
+{
+    char *s = slurp(cu_fx.logfile);
+    int n = 0;
+    for (char *line = strtok(s, "\n"); line; line = strtok(NULL, "\n"))
+        n += strstr(line, text) != NULL;
+    free(s);
+    return n;
+}
+
+Test(curve, refused_keys_do_not_flood_the_log)
+{
+    CU_REQUIRE_DB();
+    new_keys("coord");
+    new_keys("friend");
+    allow("friend", "friend");
+    coordinator();
+    void *ctx = zmq_ctx_new();
+    void *socks[12];
+    for (int i = 0; i < 12; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "stranger%d", i);
+        new_keys(name);
+        socks[i] = client(ctx, name, "coord.pub");
+        send_hello(socks[i], name);
+    }
+    cr_assert(log_shows("zap: refused a CURVE client", 30), "log: %s", cu_fx.logfile);
+    for (int i = 0; i < 12; i++)
+        cr_assert_eq(answer(socks[i], i == 0 ? 1000 : 10), XQF_MSG_NONE, "a stranger was answered");
+    cr_assert_eq(count_lines("zap: refused a CURVE client"), 1, "a line per refused key (log: %s)", cu_fx.logfile);
+    for (int i = 0; i < 12; i++)
+        zmq_close(socks[i]);
+    zmq_ctx_term(ctx);
+}
