@@ -69,6 +69,11 @@ typedef struct {
     bool decoded;                    /* in is a message (else out is the refusal) */
 } Item;
 
+/* Status requests a second, for all workers and tools together (a few people watching). */
+#define STATUS_PER_SECOND 5
+#define STR_OF_(x) #x
+#define STR_OF(x) STR_OF_(x)
+
 struct Server {
     ServerConfig cfg_copy;
     const ServerConfig *cfg;         /* &cfg_copy */
@@ -79,6 +84,7 @@ struct Server {
     Sched *sched;
     Peers peers;
     RateLimit *limit;                /* messages per key */
+    RateLimit *status_limit;         /* status requests, all keys together: each runs the status queries */
     Notes notes;                     /* limits hit, logged once a minute per kind */
     int64_t chunks_refused, leases_capped;
     uint64_t frames_taken;           /* frames taken since the start (numbers the messages) */
@@ -425,6 +431,16 @@ static int handle_db(Server *S, Item *it)
     case XQF_MSG_STATUS_REQUEST:
         if (!peer_find(&S->peers, &it->peer)) {
             refuse(it, XQF_ERR_NEED_HELLO, "status_request: say hello first");
+            return 0;
+        }
+        /*
+         * The status queries read every run and worker: at the message rate
+         * limit (1,000 a second a key) they would be the database's whole
+         * load.  A few a second for everyone together is what people watch.
+         */
+        if (!ratelimit_take(S->status_limit, 0, clock_now_ms())) {
+            refuse(it, XQF_ERR_LIMIT, "status_request: at most " STR_OF(STATUS_PER_SECOND)
+                                      " a second (all together): retry in a moment");
             return 0;
         }
         xqf_msg_init(&it->out, XQF_MSG_STATUS);
@@ -901,6 +917,7 @@ Server *server_new(const ServerConfig *cfg)
     S->test_stall_ms = stall ? strtoll(stall, NULL, 10) : 0;
     if (!(S->items = calloc((size_t)S->batch, sizeof *S->items)) ||
         !(S->limit = ratelimit_new(cfg->rate, cfg->rate)) ||
+        !(S->status_limit = ratelimit_new(STATUS_PER_SECOND, STATUS_PER_SECOND)) ||
         !(S->transport = transport_new(cfg->bind, &cfg->security)) || !(S->store = store_new(cfg->db)) ||
         !(S->sched = sched_new(S->store))) {
         server_destroy(&S);
@@ -922,6 +939,7 @@ void server_destroy(Server **sp)
     free(S->items);
     peers_free(&S->peers);
     ratelimit_destroy(&S->limit);
+    ratelimit_destroy(&S->status_limit);
     free(S->chunk);
     xqf_buf_free(&S->frame);
     xqf_buf_free(&S->buf);

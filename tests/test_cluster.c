@@ -750,6 +750,19 @@ Test(cluster, bounded_peers)
     reply(b, &m);
     cr_assert_eq(m.type, XQF_MSG_STATUS, "another peer is still served");
     xqf_msg_free(&m);
+    /* status requests have a rate of their own (each runs the status queries): 20 at once, most refused */
+    int statuses = 0, status_limited = 0;
+    for (int i = 0; i < 20; i++) {
+        xqf_msg_init(&m, XQF_MSG_STATUS_REQUEST);
+        send_msg(b, &m);
+        reply(b, &m);
+        statuses += m.type == XQF_MSG_STATUS;
+        status_limited += m.type == XQF_MSG_ERROR && m.u.error.code == XQF_ERR_LIMIT &&
+                          strstr(m.u.error.text, "status_request: at most") != NULL;
+        xqf_msg_free(&m);
+    }
+    cr_assert(statuses >= 1 && statuses <= 10 && status_limited == 20 - statuses,
+              "%d status answers, %d refused of 20 at once", statuses, status_limited);
     fprintf(stderr, "cluster: bounds: 300 frames at once against --rate-limit 100: %d refused, %d answered\n",
             limited, other);
     zmq_close(a);
