@@ -396,6 +396,9 @@ int trust_verify_artifact(const TrustList *t, SignKind kind, const char *sha256,
         return fail(err, size, "malformed signature (not %d hex digits)", SIGN_SIG_HEX);
     if (signed_text(kind, sha256, name, text, sizeof text, err, size) != 0)
         return -1;
+    for (int i = 0; i < t->nrevoked; i++)
+        if (strcmp(t->revoked[i], sha256) == 0)
+            return fail(err, size, "revoked (a revoke line of the trust file names this %s)", kind_word(kind));
     if (t->count == 0)
         return fail(err, size, "no trusted operator key to check its signature with (--trust FILE)");
     if (sodium_init() < 0)
@@ -516,6 +519,7 @@ int sign_key_generate(const char *path, SignKey *out, char *err, size_t size)
 int trust_parse(const char *text, const char *what, TrustList *out, char *err, size_t size)
 {
     out->count = 0;
+    out->nrevoked = 0;
     Lines it = { text, 0 };
     const char *s;
     size_t len;
@@ -524,9 +528,18 @@ int trust_parse(const char *text, const char *what, TrustList *out, char *err, s
         int n = split(s, len, f);
         if (n == 0)
             continue;
+        if (n == 2 && strcmp(f[0].v, "revoke") == 0) {
+            if (strlen(f[1].v) != SIGN_SHA_HEX || strspn(f[1].v, "0123456789abcdef") != SIGN_SHA_HEX)
+                return fail(err, size, "%s: line %d: revoke takes a SHA-256 (%d lowercase hex digits)", what, it.no,
+                            SIGN_SHA_HEX);
+            if (out->nrevoked == TRUST_MAX_REVOKED)
+                return fail(err, size, "%s: line %d: more than %d revoke lines", what, it.no, TRUST_MAX_REVOKED);
+            memcpy(out->revoked[out->nrevoked++], f[1].v, SIGN_SHA_HEX + 1);
+            continue;
+        }
         if (n != 2 || strcmp(f[0].v, "sign-public") != 0)
             return fail(err, size, "%s: line %d: expected 'sign-public KEY' (an operator's public key: the .pub "
-                                   "file of xqf-keys sign-new)", what, it.no);
+                                   "file of xqf-keys sign-new) or 'revoke SHA256'", what, it.no);
         if (out->count == TRUST_MAX_KEYS)
             return fail(err, size, "%s: line %d: more than %d keys", what, it.no, TRUST_MAX_KEYS);
         if (!hex_decode(out->keys[out->count], 32, f[1].v))

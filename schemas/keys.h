@@ -33,7 +33,10 @@
  *                            the 32-byte seed of crypto_sign_seed_keypair)
  *
  * A trust file (xqf-worker --trust) holds 1-64 sign-public lines, e.g.
- * operators' FILE.pub files one after the other, and comments.
+ * operators' FILE.pub files one after the other, and comments; and up to
+ * 1,024 lines `revoke <SHA-256>`: a build or net of that SHA-256 is
+ * refused whoever signed it (a signature cannot be taken back: a worker
+ * that was handed the revocation refuses what it signed).
  *
  * What a build's signature signs (crypto_sign_detached) is the text
  *
@@ -118,7 +121,8 @@ int allow_edit(const char *path, const char *name, const char *key, char *err, s
 
 /* ---- operator keys and signed builds ---- */
 
-enum { SIGN_KEY_HEX = 64, SIGN_SIG_HEX = 128, SIGN_SHA_HEX = 64, SIGN_NAME_MAX = 64, TRUST_MAX_KEYS = 64 };
+enum { SIGN_KEY_HEX = 64, SIGN_SIG_HEX = 128, SIGN_SHA_HEX = 64, SIGN_NAME_MAX = 64, TRUST_MAX_KEYS = 64,
+       TRUST_MAX_REVOKED = 1024 };
 
 typedef struct {
     uint8_t public_key[32];
@@ -157,6 +161,8 @@ int sign_build(const SignKey *k, const char *sha256, const char *name, char out[
 typedef struct {
     uint8_t keys[TRUST_MAX_KEYS][32];
     int count;
+    char revoked[TRUST_MAX_REVOKED][SIGN_SHA_HEX + 1];   /* the SHA-256s of revoke lines */
+    int nrevoked;
 } TrustList;
 
 /* Parses a trust file's text (what names it in messages). 0, or -1 with "what: line N: ..." in err. */

@@ -364,3 +364,40 @@ Test(builds, a_corrupted_net_is_refused)
     cr_assert_null(builds_path(c, sha), "a changed cached net was used");
     builds_destroy(&c);
 }
+
+/*
+ * A signature cannot be taken back, so a trust file can revoke a SHA-256:
+ * a build signed by a trusted key is refused once its SHA-256 is revoked,
+ * fetched or already cached.  Bad revoke lines are refused with the line.
+ */
+Test(builds, a_revoked_build_is_refused_though_signed)
+{
+    char err[512], path[256], text[512];
+    BuildCache *c = builds_new(cache, &trust, false, false);
+    want(c);
+    cr_assert_eq(feed(c, "test-build", &op, err, sizeof err), 1, "%s", err);
+    cr_assert_not_null(builds_path(c, sha));
+    builds_destroy(&c);
+    snprintf(path, sizeof path, "%s/op.pub", dir);
+    FILE *f = fopen(path, "r");
+    cr_assert(f);
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    snprintf(text + len, sizeof text - len, "# taken back\nrevoke %s\n", sha);
+    TrustList revoking;
+    cr_assert_eq(trust_parse(text, "trust", &revoking, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(revoking.nrevoked, 1);
+    c = builds_new(cache, &revoking, false, false);
+    cr_assert_null(builds_path(c, sha), "a revoked build in the cache was used");
+    want(c);
+    cr_assert_eq(feed(c, "test-build", &op, err, sizeof err), -2);
+    cr_assert(strstr(err, "revoked"), "%s", err);
+    builds_destroy(&c);
+    cr_assert_neq(trust_parse("sign-public 00\nrevoke abc\n", "trust", &revoking, err, sizeof err), 0);
+    cr_assert(strstr(err, "trust: line 1") || strstr(err, "trust: line 2"), "%s", err);
+    char bad[sizeof text + 96];
+    snprintf(bad, sizeof bad, "%srevoke %.63sG\n", text, sha);
+    cr_assert_neq(trust_parse(bad, "trust", &revoking, err, sizeof err), 0);
+    cr_assert(strstr(err, "revoke takes a SHA-256"), "%s", err);
+}
