@@ -556,9 +556,65 @@ static int check_schema(Store *s)
     return 0;
 }
 
+/* Whether one host of a conninfo (a name, an address or a socket folder) is this machine. */
+static bool host_is_local(const char *h, size_t len)
+{
+    char host[256];
+    if (len == 0 || h[0] == '/' || h[0] == '@')
+        return true;                              /* the default socket, a socket folder, an abstract socket */
+    snprintf(host, sizeof host, "%.*s", (int)(len < sizeof host ? len : sizeof host - 1), h);
+    return strcmp(host, "localhost") == 0 || strncmp(host, "127.", 4) == 0 || strcmp(host, "::1") == 0;
+}
+
+bool store_conninfo_problem(const char *conninfo, char *why, size_t size)
+{
+    char *err = NULL;
+    PQconninfoOption *opts = PQconninfoParse(conninfo ? conninfo : "", &err);
+    if (!opts) {
+        snprintf(why, size, "the conninfo does not parse: %s", err ? err : "out of memory");
+        PQfreemem(err);
+        return true;
+    }
+    const char *host = NULL, *hostaddr = NULL, *sslmode = NULL;
+    for (PQconninfoOption *o = opts; o->keyword; o++) {
+        if (strcmp(o->keyword, "host") == 0)
+            host = o->val;
+        else if (strcmp(o->keyword, "hostaddr") == 0)
+            hostaddr = o->val;
+        else if (strcmp(o->keyword, "sslmode") == 0)
+            sslmode = o->val;
+    }
+    /* what libpq itself falls back to when the conninfo does not say */
+    const char *where = hostaddr && *hostaddr ? hostaddr : host && *host ? host : getenv("PGHOSTADDR");
+    if (!where || !*where)
+        where = getenv("PGHOST");
+    if (!sslmode || !*sslmode)
+        sslmode = getenv("PGSSLMODE");
+    bool local = true;
+    for (const char *h = where ? where : ""; local;) {
+        size_t len = strcspn(h, ",");
+        local = host_is_local(h, len);
+        if (!h[len])
+            break;
+        h += len + 1;
+    }
+    bool problem = !local && !(sslmode && strcmp(sslmode, "verify-full") == 0);
+    if (problem)
+        snprintf(why, size, "the database at %.200s is not on this machine: give sslmode=verify-full (and "
+                 "sslrootcert=FILE) in the conninfo; without verified TLS anyone on the way can read and change "
+                 "the cluster's results and builds", where);
+    PQconninfoFree(opts);
+    return problem;
+}
+
 int store_connect(Store *s)
 {
     disconnect(s);
+    char why[512];
+    if (store_conninfo_problem(s->conninfo, why, sizeof why)) {
+        log_error("database: %s", why);
+        return -1;
+    }
     s->conn = connect_bounded(s->conninfo);
     if (PQstatus(s->conn) != CONNECTION_OK)
         return db_error(s, "connect", NULL);

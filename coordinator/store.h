@@ -64,6 +64,14 @@ enum { STORE_SCHEMA_MISMATCH = -2 };
  * retry later) or STORE_SCHEMA_MISMATCH (logged with what to do).
  */
 int store_connect(Store *s);
+/*
+ * Whether a conninfo (libpq's keywords or URI, with PGHOST, PGHOSTADDR and
+ * PGSSLMODE where it says nothing) names a database on another machine
+ * without sslmode=verify-full: true with why.  store_connect refuses such
+ * a conninfo: results, builds and accounts would cross the network
+ * unverified.
+ */
+bool store_conninfo_problem(const char *conninfo, char *why, size_t size);
 /* A server setting of the connection (SHOW name) into out. 0 or -1. */
 int store_setting(Store *s, const char *name, char *out, size_t size);
 /* A connection option in effect (libpq keyword: "connect_timeout", "keepalives", ...) into out. 0 or -1. */

@@ -654,3 +654,32 @@ Test(store, a_result_must_carry_and_match_its_records)
     cr_assert_eq(r.counts.draws, 2);
     store_run_free(&r);
 }
+
+/* A database on another machine is reached only with verified TLS (sslmode=verify-full); this machine's as it is. */
+Test(store, a_remote_database_needs_verified_tls)
+{
+    unsetenv("PGHOST");
+    unsetenv("PGHOSTADDR");
+    unsetenv("PGSSLMODE");
+    char why[512];
+    const char *local[] = { "", "dbname=x", "host=/tmp dbname=x", "host=localhost port=5432", "host=127.0.0.1",
+                            "host=::1", "postgresql:///xqf?host=/var/run/postgresql" };
+    for (size_t i = 0; i < sizeof local / sizeof *local; i++)
+        cr_assert(!store_conninfo_problem(local[i], why, sizeof why), "'%s': %s", local[i], why);
+    const char *remote[] = { "host=db.example.org dbname=x", "host=db.example.org sslmode=require",
+                             "postgresql://10.0.0.5/x", "host=localhost,db2.example.org sslmode=prefer",
+                             "host=localhost hostaddr=10.1.1.1" };
+    for (size_t i = 0; i < sizeof remote / sizeof *remote; i++) {
+        cr_assert(store_conninfo_problem(remote[i], why, sizeof why), "'%s' taken", remote[i]);
+        cr_assert(strstr(why, "sslmode=verify-full"), "%s", why);
+    }
+    cr_assert(!store_conninfo_problem("host=db.example.org sslmode=verify-full sslrootcert=/etc/ca.pem", why,
+                                      sizeof why));
+    setenv("PGHOST", "db.example.org", 1);
+    cr_assert(store_conninfo_problem("dbname=x", why, sizeof why), "PGHOST is what libpq uses");
+    unsetenv("PGHOST");
+    cr_assert(store_conninfo_problem("host='unterminated", why, sizeof why));
+    Store *s = store_new("host=db.example.org connect_timeout=1 dbname=x");
+    cr_assert_eq(store_connect(s), -1, "a remote database without verified TLS was tried");
+    store_destroy(&s);
+}
