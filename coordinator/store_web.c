@@ -93,6 +93,18 @@ int store_web_owner(Store *s, int64_t run, char *out, size_t size)
     return found;
 }
 
+int64_t store_web_waiting(Store *s, const char *owner)
+{
+    const char *p[1] = { owner };
+    PGresult *res = store_query(s, "waiting", "SELECT count(*) FROM runs WHERE owner = $1 "
+                                "AND state IN ('pending', 'building')", 1, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int64_t n = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+    PQclear(res);
+    return n;
+}
+
 int store_web_creating(Store *s, const char *owner, bool pending)
 {
     const char *p[2] = { owner ? owner : "", pending ? "on" : "off" };

@@ -35,6 +35,8 @@ typedef struct {
 int store_web_owners(Store *s, int max, StoreWebOwner **out);
 /* One run's owner into out ("" when none). Returns 1, 0 (no such run) or -1. */
 int store_web_owner(Store *s, int64_t run, char *out, size_t size);
+/* How many of owner's runs wait for approval or for their builds, or -1. */
+int64_t store_web_waiting(Store *s, const char *owner);
 
 /*
  * Runs created on this connection from now on get owner (NULL or "": the

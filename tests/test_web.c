@@ -1042,3 +1042,24 @@ Test(web, secure_cookies_behind_a_proxy)
     cr_assert(c && strstr(c, "; Secure"), "%s", r.head);
     reply_free(&r);
 }
+
+/* A tester's runs waiting for an admin are bounded (--tester-quota): one more is refused, an admin's are not. */
+Test(web, a_testers_waiting_runs_are_bounded)
+{
+    CU_REQUIRE_DB();
+    add_user("tess", "tester", "testpass1");
+    const char *extra[] = { "--tester-quota", "2", NULL };
+    start_web(extra);
+    char cookie[128], csrf[128], form[1024];
+    login("tess", "testpass1", cookie, csrf);
+    snprintf(form, sizeof form, "csrf=%s&name=q&test=NullR%%3D2&base=&elo0=0&elo1=5&alpha=0.05&beta=0.05"
+                                "&max_pairs=100&tc=&nodes=300&pairs_per_task=8&priority=0", csrf);
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(status_of("POST", "/new/sprt", cookie, form), 303, "run %d", i);
+    int64_t before = count_runs();
+    Reply r = http("POST", "/new/sprt", cookie, form);
+    cr_assert_eq(r.status, 429);
+    cr_assert(strstr(r.body, "2 runs waiting for approval or builds already (at most 2)"), "%s", r.body);
+    reply_free(&r);
+    cr_assert_eq(count_runs(), before, "a run over the quota was made");
+}

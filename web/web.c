@@ -508,6 +508,22 @@ static void create_run(Web *w, const WebRequest *rq, const char *kind, const Ses
     }
     int64_t id = 0;
     bool pending = !session_is(u, "admin");
+    /* a tester's waiting runs are an admin's queue to read and its builds the builder's: bounded per tester */
+    int quota = w->cfg.tester_quota > 0 ? w->cfg.tester_quota : 20;
+    int64_t waiting = pending ? store_web_waiting(w->store, u->name) : 0;
+    if (waiting < 0) {
+        free(params);
+        web_error(rs, 503, "the database cannot be read now");
+        return;
+    }
+    if (waiting >= quota) {
+        free(params);
+        char why[160];
+        snprintf(why, sizeof why, "you have %" PRId64 " runs waiting for approval or builds already (at most %d): "
+                 "wait for an admin", waiting, quota);
+        web_error(rs, 429, why);
+        return;
+    }
     int rc = create_in_store(w, &ss, spsa, refs, u->name, pending, &id);
     free(params);
     if (rc != 0) {
