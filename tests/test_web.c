@@ -410,18 +410,20 @@ Test(web, logins_are_rate_limited)
 
 /*
  * The limit drains continuously (a leaky bucket), not per calendar minute:
- * at 20 a minute, 20 failures use it up, three seconds later there is room
+ * at 5 a minute, 5 failures use it up, twelve seconds later there is room
  * for exactly one more try, and no minute boundary frees a second burst.
+ * (Each failure costs an Argon2id verification, unknown users' too: the
+ * rate is low enough that the tries themselves drain next to nothing.)
  */
 Test(web, login_limit_drains_one_try_at_a_time)
 {
     CU_REQUIRE_DB();
-    const char *extra[] = { "--login-rate", "20", NULL };
+    const char *extra[] = { "--login-rate", "5", NULL };
     start_web(extra);
-    for (int i = 0; i < 20; i++)
+    for (int i = 0; i < 5; i++)
         cr_assert_eq(status_of("POST", "/login", NULL, "user=nobody&password=wrong"), 401, "try %d", i + 1);
     cr_assert_eq(status_of("POST", "/login", NULL, "user=nobody&password=wrong"), 429, "the limit is used up");
-    struct timespec t = { 3, 200000000 };
+    struct timespec t = { 12, 300000000 };
     nanosleep(&t, NULL);
     cr_assert_eq(status_of("POST", "/login", NULL, "user=nobody&password=wrong"), 401, "3 s later: one try");
     cr_assert_eq(status_of("POST", "/login", NULL, "user=nobody&password=wrong"), 429, "and only one");
@@ -444,9 +446,9 @@ static int login_status_from(const char *from)
 Test(web, a_full_login_table_never_frees_an_attacker)
 {
     CU_REQUIRE_DB();
-    const char *extra[] = { "--login-rate", "2", NULL };
+    /* one a minute: the 255 other tries (an Argon2id verification each) drain less than one */
+    const char *extra[] = { "--login-rate", "1", NULL };
     start_web(extra);
-    cr_assert_eq(login_status_from("127.0.2.1"), 401);
     cr_assert_eq(login_status_from("127.0.2.1"), 401);
     cr_assert_eq(login_status_from("127.0.2.1"), 429, "the attacker's limit is used up");
     cr_assert_eq(login_status_from("127.0.3.1"), 401, "another address has its own count");
@@ -455,7 +457,7 @@ Test(web, a_full_login_table_never_frees_an_attacker)
         snprintf(from, sizeof from, "127.0.3.%d", i);
         cr_assert_eq(login_status_from(from), 401, "address %s", from);
     }
-    cr_assert_eq(login_status_from("127.0.5.1"), 429, "a newcomer inherits the fullest count: the attacker's");
+    cr_assert_eq(login_status_from("127.0.5.1"), 429, "a newcomer inherits the fullest count");
     cr_assert_eq(login_status_from("127.0.2.1"), 429, "and the attacker, back again, takes it over again");
 }
 
@@ -1062,4 +1064,27 @@ Test(web, a_testers_waiting_runs_are_bounded)
     cr_assert(strstr(r.body, "2 runs waiting for approval or builds already (at most 2)"), "%s", r.body);
     reply_free(&r);
     cr_assert_eq(count_runs(), before, "a run over the quota was made");
+}
+
+/* Every PGN download is bounded (--pgn-max), a worker's or a task's too: anyone may ask for one. */
+Test(web, pgn_downloads_are_bounded_whatever_the_filter)
+{
+    CU_REQUIRE_DB();
+    int64_t run = cu_sprt(cu_fx.store, "NullR=2", 2, 2, 300, 0, 5), worker;
+    cr_assert_eq(store_hello(cu_fx.store, "w1", "b", 1, 1, "", &worker), 1);
+    StoreLease l;
+    bool given;
+    cr_assert_eq(store_claim_batch(cu_fx.store, run, &worker, 1, 60000, &l, &given), 1);
+    StoreCounts c = { .pairs = 2, .draws = 4, .penta = { 0, 0, 2, 0, 0 }, .nreasons = 1, .reasons = { 4 } };
+    cr_assert_eq(cu_report(cu_fx.store, worker, l.task_id, l.token, &c, NULL, 60000, NULL, NULL), REPORT_ACCEPTED);
+    const char *extra[] = { "--pgn-max", "3", NULL };
+    start_web(extra);
+    char path[96];
+    snprintf(path, sizeof path, "/runs/%" PRId64 "/pgn?worker=w1", run);
+    Reply r = http("GET", path, NULL, NULL);
+    cr_assert_eq(r.status, 413, "4 games of one worker past --pgn-max 3: %d", r.status);
+    cr_assert(strstr(r.body, "too many games for one page"), "%s", r.body);
+    reply_free(&r);
+    snprintf(path, sizeof path, "/runs/%" PRId64 "/pgn", run);
+    cr_assert_eq(status_of("GET", path, NULL, NULL), 413, "the whole run past --pgn-max");
 }

@@ -41,6 +41,8 @@ static const OptSpec OPTIONS[] = {
     { "--timeout", OPT_INT, "SECONDS", "30", .imin = 1, .imax = 3600, .help = "an idle connection is closed after this" },
     { "--session-hours", OPT_INT, "H", "12", .imin = 1, .imax = 24 * 90, .help = "a login lasts this long" },
     { "--login-rate", OPT_INT, "N", "10", .imin = 1, .imax = 10000, .help = "failed logins per address and minute" },
+    { "--pgn-max", OPT_INT, "N", "20000", .imin = 1, .imax = 10000000,
+      .help = "games of one PGN download at most (built in memory; more: xqf-tune pgn)" },
     { "--tester-quota", OPT_INT, "N", "20", .imin = 1, .imax = 100000,
       .help = "runs a tester may have waiting for approval or builds (more are refused)" },
     { "--book", OPT_TEXT, "FILE", XQF_DEFAULT_BOOK, .help = "opening book of runs created on the web" },
@@ -98,7 +100,7 @@ int main(int argc, char **argv)
         .db = db, .chart_js = opts_text(&o, "--chart-js"), .tls = cert != NULL || opts_given(&o, "--secure-cookies"),
         .login_required = opts_given(&o, "--login-required"), .session_hours = (int)opts_int(&o, "--session-hours"),
         .login_per_minute = (int)opts_int(&o, "--login-rate"), .book = opts_text(&o, "--book"),
-        .tester_quota = (int)opts_int(&o, "--tester-quota"),
+        .tester_quota = (int)opts_int(&o, "--tester-quota"), .pgn_max = (int)opts_int(&o, "--pgn-max"),
     };
     Web *web = web_new(&wc);
     if (!web)

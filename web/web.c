@@ -73,6 +73,12 @@ Web *web_new(const WebConfig *cfg)
     if (!w)
         return NULL;
     w->cfg = *cfg;
+    char random_password[XQF_TOKEN_HEX + 1];
+    if (xqf_token(random_password) != 0 || xqf_password_hash(random_password, w->dummy_hash) != 0) {
+        log_error("web: no random numbers or memory for the login's dummy hash");
+        free(w);
+        return NULL;
+    }
     pthread_mutex_init(&w->db_lock, NULL);
     pthread_mutex_init(&w->ev_lock, NULL);
     pthread_cond_init(&w->ev_cond, NULL);
@@ -177,6 +183,7 @@ static LoginSlot *login_slot(Web *w, const char *client, int64_t now_ms)
     return slot;
 }
 
+/* A login (called under db_lock, which it releases around the password's verification). */
 static void do_login(Web *w, const WebRequest *rq, const Session *u, WebResponse *rs)
 {
     LoginSlot *slot = login_slot(w, rq->client ? rq->client : "", clock_now_ms());
@@ -193,17 +200,17 @@ static void do_login(Web *w, const WebRequest *rq, const Session *u, WebResponse
     }
     /*
      * An unknown (or disabled) user costs the same Argon2id verification as
-     * a known one, against a hash of a random password: the answer's time
-     * tells no one which names exist.
+     * a known one, against the hash of a random password (web_new): the
+     * answer's time tells no one which names exist.  The verification (a
+     * fraction of a second of memory-hard work) runs with db_lock released,
+     * so that logins never stall the pages of everyone else.
      */
-    if (found == 0 && password) {
-        char random_password[XQF_TOKEN_HEX + 1];
-        if (!w->dummy_hash[0] && xqf_token(random_password) == 0)
-            xqf_password_hash(random_password, w->dummy_hash);
-        if (w->dummy_hash[0])
-            xqf_password_verify(w->dummy_hash, password);
-    }
-    if (found == 0 || !xqf_password_verify(user.pwhash, password)) {
+    const char *client = rq->client ? rq->client : "";
+    pthread_mutex_unlock(&w->db_lock);
+    bool ok = password && xqf_password_verify(found == 1 ? user.pwhash : w->dummy_hash, password) && found == 1;
+    pthread_mutex_lock(&w->db_lock);
+    slot = login_slot(w, client, clock_now_ms());   /* the table may have changed meanwhile */
+    if (!ok) {
         slot->failures++;
         rs->status = page_login("wrong user name or password", u, &rs->body);
         return;
@@ -694,11 +701,10 @@ static void run_report(Web *w, int64_t id, WebResponse *rs)
 
 /*
  * The run's games as PGN (xqf-tune pgn), those of one worker (?worker=NAME)
- * or task (?task=N) when asked; a whole run only up to WEB_PGN_MAX games
- * (the page is built in memory): beyond, 413 asks for a filter or the CLI.
+ * or task (?task=N) when asked; up to --pgn-max games whatever the filter
+ * (the page is built in memory, and anyone may ask for it): beyond, 413
+ * asks for a narrower filter or the CLI.
  */
-enum { WEB_PGN_MAX = 20000 };
-
 static void run_pgn(Web *w, const WebRequest *rq, int64_t id, WebResponse *rs)
 {
     StoreRun r;
@@ -722,7 +728,8 @@ static void run_pgn(Web *w, const WebRequest *rq, int64_t id, WebResponse *rs)
         web_error(rs, 503, "the database cannot be read now");
         return;
     }
-    if (!worker && !task && totals.games > WEB_PGN_MAX) {
+    int64_t most = w->cfg.pgn_max > 0 ? w->cfg.pgn_max : 20000;
+    if (!worker && !task && totals.games > most) {
         web_error(rs, 413, "the run has too many games for one page: ask for one worker's (?worker=NAME) or "
                            "task's (?task=N), or use xqf-tune pgn");
         return;
@@ -731,10 +738,12 @@ static void run_pgn(Web *w, const WebRequest *rq, int64_t id, WebResponse *rs)
     size_t len = 0;
     int64_t written = 0;
     FILE *f = open_memstream(&text, &len);
-    int status = f ? cli_pgn_write(w->store, &r, task, worker, f, why, sizeof why, &written) : CLI_FAIL;
+    int status = f ? cli_pgn_write(w->store, &r, task, worker, most, f, why, sizeof why, &written) : CLI_FAIL;
     if (f && fclose(f) != 0)
         status = CLI_FAIL;
-    if (status == CLI_OK) {
+    if (status == CLI_USAGE)
+        web_error(rs, 413, "too many games for one page: ask for one task's (?task=N), or use xqf-tune pgn");
+    else if (status == CLI_OK) {
         rs->type = "application/vnd.chess-pgn; charset=utf-8";
         buf_add(&rs->body, text, len);
     } else

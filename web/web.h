@@ -27,6 +27,7 @@ typedef struct {
     bool login_required;             /* no read-only view without a session */
     int session_hours;
     int login_per_minute;            /* failed logins per client address and minute */
+    int pgn_max;                     /* games of one PGN download at most (<= 0: 20,000) */
     int tester_quota;                /* a tester's runs waiting for approval or builds at most (<= 0: 20) */
     const char *book;                /* the book of runs created from the web */
 } WebConfig;

@@ -108,11 +108,12 @@ int cli_report_html(Store *s, const StoreRun *r, FILE *out);
 
 /*
  * Writes run r's stored games as PGN to out (task, worker: only theirs
- * when not 0), *written the games written.  Exit status; why says what
- * failed.
+ * when not 0), at most max_games of them (0: all), *written the games
+ * written.  Exit status: CLI_USAGE when there were more than max_games;
+ * why says what failed.
  */
-int cli_pgn_write(Store *s, const StoreRun *r, int64_t task, int64_t worker, FILE *out, char *why, size_t size,
-                  int64_t *written);
+int cli_pgn_write(Store *s, const StoreRun *r, int64_t task, int64_t worker, int64_t max_games, FILE *out,
+                  char *why, size_t size, int64_t *written);
 /*
  * Takes the worker named name's results out of SPRT run id (xqf-tune
  * purge), recorded under actor: CLI_OK with what was done in msg,

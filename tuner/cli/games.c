@@ -39,13 +39,15 @@ typedef struct {
     FILE *out;
     const StoreRun *run;
     GameRecord g;
-    int64_t written, bad_game;
+    int64_t written, bad_game, max_games;
     char why[256];
 } PgnPass;
 
 static int write_game(void *ctx, int64_t game, const uint8_t *rec, size_t len)
 {
     PgnPass *p = ctx;
+    if (p->max_games > 0 && p->written >= p->max_games)
+        return 2;
     if (gamepack_read(rec, len, &p->g, p->why, sizeof p->why) != 0) {
         p->bad_game = game;
         return 1;
@@ -92,15 +94,18 @@ static int pgn_filters(const Opts *o, Store *s, int64_t id, int64_t *task, int64
     return CLI_OK;
 }
 
-int cli_pgn_write(Store *s, const StoreRun *r, int64_t task, int64_t worker, FILE *out, char *why, size_t size,
-                  int64_t *written)
+int cli_pgn_write(Store *s, const StoreRun *r, int64_t task, int64_t worker, int64_t max_games, FILE *out,
+                  char *why, size_t size, int64_t *written)
 {
-    PgnPass p = { .out = out, .run = r, .bad_game = -1 };
+    PgnPass p = { .out = out, .run = r, .bad_game = -1, .max_games = max_games };
     game_record_init(&p.g);
     int rc = store_each_game(s, r->id, task, worker, write_game, &p), status = CLI_OK;
     if (rc < 0) {
         snprintf(why, size, "cannot read the games of run %" PRId64, r->id);
         status = CLI_FAIL;
+    } else if (rc == 2) {
+        snprintf(why, size, "more than %" PRId64 " games", max_games);
+        status = CLI_USAGE;
     } else if (rc > 0) {
         snprintf(why, size, "run %" PRId64 ": game %" PRId64 ": %s", r->id, p.bad_game, p.why);
         status = CLI_FAIL;
@@ -130,7 +135,7 @@ int tune_cmd_pgn(int argc, char **argv)
     int64_t written = 0;
     if (status == CLI_OK && !(out = path ? fopen(path, "w") : stdout))
         status = cli_fail(CLI_FAIL, "--out: cannot write '%s': %s", path, strerror(errno));
-    if (status == CLI_OK && (status = cli_pgn_write(s, &r, task, worker, out, why, sizeof why, &written)) != CLI_OK)
+    if (status == CLI_OK && (status = cli_pgn_write(s, &r, task, worker, 0, out, why, sizeof why, &written)) != CLI_OK)
         cli_fail(status, "%s", why);
     if (out && out != stdout && fclose(out) != 0 && status == CLI_OK)
         status = cli_fail(CLI_FAIL, "cannot write '%s'", path);
