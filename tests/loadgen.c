@@ -19,9 +19,9 @@
  * transaction committed) and the round trip of every request (task_request
  * -> task, result -> ack): median, p99, max.
  *
- * --games PLIES attaches to each result the records of its pair's two
- * games, PLIES moves each (moves only, as a real worker's: the cost of
- * storing every game, issue 13).
+ * Each result carries the records of its pair's two games (the coordinator
+ * counts a result by its records), of --games PLIES moves each (moves only,
+ * as a real worker's: the cost of storing every game; 0: no move).
  */
 #include <math.h>
 #include <stdio.h>
@@ -69,7 +69,7 @@ static const OptSpec OPTIONS[] = {
     { "--rate", OPT_REAL, "R", "0", .rmin = 0, .rmax = 1e9, .help = "results per second in all (0: closed loop)" },
     { "--seconds", OPT_REAL, "S", "10", .rmin = 0.001, .rmax = 86400, .help = "how long to measure" },
     { "--warmup", OPT_REAL, "S", "3", .rmin = 0, .rmax = 86400, .help = "before measuring" },
-    { "--games", OPT_INT, "PLIES", "0", .imin = 0, .imax = 1000, .help = "each result carries its 2 games of PLIES moves (0: none)" },
+    { "--games", OPT_INT, "PLIES", "0", .imin = 0, .imax = 1000, .help = "each result's 2 game records have PLIES moves" },
     { "--create-only", OPT_FLAG, NULL, NULL, .help = "create a real SPRT run instead, print its id" },
     { "--book", OPT_TEXT, "FILE", NULL, .help = "with --create-only: its openings" },
     { "--pairs", OPT_INT, "P", "20", .imin = 1, .imax = INT64_C(1) << 40, .help = "with --create-only: game pairs" },
@@ -123,14 +123,14 @@ int main(int argc, char **argv)
     if (create_only && !book_path)
         return opts_error(TABLE.program, "--create-only needs --book FILE"), 2;
     xqf_log_init("loadgen");
-    /* the two game records every result carries with --games */
+    /* the two game records (drawn, as the result says) every result carries */
     PackBuf games = { 0 };
-    for (int g = 0; g < 2 && opts_int(&o, "--games") > 0; g++) {
+    for (int g = 0; g < 2; g++) {
         GameRecord rec;
         game_record_init(&rec);
         snprintf(rec.fen, sizeof rec.fen, "%s", "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1");
         rec.capacity = (int)opts_int(&o, "--games");
-        if (!(rec.moves = calloc((size_t)rec.capacity, sizeof *rec.moves)))
+        if (!(rec.moves = calloc((size_t)rec.capacity + 1, sizeof *rec.moves)))
             return 1;
         for (rec.count = 0; rec.count < rec.capacity; rec.count++)
             rec.moves[rec.count].move = (Move)((rec.count * 37 + 11) & 0x3fff);
