@@ -8,7 +8,13 @@
 #include "clock.h"
 #include "log.h"
 
-enum { PEERS_MIN = 1024, PEER_IDLE_MS = 10 * 60 * 1000 };
+enum { PEERS_MIN = 1024 };
+
+/* A key of the index by worker id: worker 0 is a free slot. */
+struct PeerByWorker {
+    int64_t worker;
+    size_t slot;                     /* in v; slots never move between rebuilds */
+};
 
 static size_t peer_hash(const Peer *p)
 {
@@ -33,6 +39,15 @@ static PeerEntry *peer_slot(Peers *ps, const Peer *p)
             return &ps->v[i];
 }
 
+/* The index key of worker, or the free slot where it would go (the table is not empty). */
+static struct PeerByWorker *by_slot(Peers *ps, int64_t worker)
+{
+    uint64_t h = (uint64_t)worker * UINT64_C(0x9e3779b97f4a7c15);
+    for (size_t i = (size_t)(h >> 32) & (ps->cap - 1);; i = (i + 1) & (ps->cap - 1))
+        if (!ps->by[i].worker || ps->by[i].worker == worker)
+            return &ps->by[i];
+}
+
 PeerEntry *peer_find(Peers *ps, const Peer *p)
 {
     PeerEntry *e = peer_slot(ps, p);
@@ -42,62 +57,139 @@ PeerEntry *peer_find(Peers *ps, const Peer *p)
     return e;
 }
 
-static bool peer_live(const PeerEntry *e, int64_t now)
+static int64_t heartbeat_ms(const Peers *ps)
 {
-    return e->peer.len && e->worker && now - e->seen_ms < PEER_IDLE_MS;
+    return ps->heartbeat_ms > 0 ? ps->heartbeat_ms : PEERS_HEARTBEAT_DEFAULT_MS;
+}
+
+/* How long a worker may be silent and still be live. */
+static int64_t gone_ms(const Peers *ps)
+{
+    int64_t ms = PEER_MISSED * heartbeat_ms(ps);
+    return ms > PEER_GONE_MIN_MS ? ms : PEER_GONE_MIN_MS;
+}
+
+static bool peer_live(const PeerEntry *e, int64_t now, int64_t gone)
+{
+    return e && e->peer.len && e->worker && now - e->seen_ms < gone;
 }
 
 static size_t peers_max(const Peers *ps) { return ps->max ? ps->max : PEERS_MAX_DEFAULT; }
 
+/* Adds e (a slot of v) to the index by worker. */
+static void by_put(Peers *ps, const PeerEntry *e)
+{
+    struct PeerByWorker *b = by_slot(ps, e->worker);
+    if (!b->worker)
+        ps->by_count++;
+    b->worker = e->worker;
+    b->slot = (size_t)(e - ps->v);
+}
+
+static size_t peers_scan(const Peers *ps, int64_t now, const PeerEntry *except, PeerEntry **quietest);
+
 /* Rebuilds the table with the live entries only, at most a quarter full. 0 or -1. */
 static int peers_rebuild(Peers *ps, int64_t now)
 {
-    size_t live = 0;
-    for (size_t i = 0; i < ps->cap; i++)
-        live += peer_live(&ps->v[i], now);
+    int64_t gone = gone_ms(ps);
+    size_t live = peers_scan(ps, now, NULL, NULL);
     size_t cap = PEERS_MIN;
     while ((live + 1) * 4 > cap)
         cap *= 2;
-    Peers fresh = { calloc(cap, sizeof(PeerEntry)), cap, 0, ps->max, ps->refused, ps->notes };
-    if (!fresh.v)
+    Peers fresh = *ps;
+    fresh.v = calloc(cap, sizeof(PeerEntry));
+    fresh.by = calloc(cap, sizeof(struct PeerByWorker));
+    if (!fresh.v || !fresh.by) {
+        free(fresh.v);
+        free(fresh.by);
         return -1;
+    }
+    fresh.cap = cap;
+    fresh.count = fresh.by_count = 0;
     for (size_t i = 0; i < ps->cap; i++) {
         const PeerEntry *e = &ps->v[i];
-        if (peer_live(e, now)) {
-            *peer_slot(&fresh, &e->peer) = *e;
+        if (peer_live(e, now, gone)) {
+            PeerEntry *f = peer_slot(&fresh, &e->peer);
+            *f = *e;
             fresh.count++;
+            by_put(&fresh, f);
         }
     }
     if (ps->cap)
         log_debug("peers: table rebuilt, %zu live of %zu slots used", live, ps->count);
     free(ps->v);
+    free(ps->by);
     *ps = fresh;
     return 0;
 }
 
-/* Live entries of the table (a scan: only when a new peer would exceed the bound). */
-static size_t peers_live(const Peers *ps, int64_t now)
+/* Live entries and, in *quietest, the live one heard longest ago other than except (NULL if none). */
+static size_t peers_scan(const Peers *ps, int64_t now, const PeerEntry *except, PeerEntry **quietest)
 {
+    int64_t gone = gone_ms(ps);
     size_t live = 0;
-    for (size_t i = 0; i < ps->cap; i++)
-        live += peer_live(&ps->v[i], now);
+    if (quietest)
+        *quietest = NULL;
+    for (size_t i = 0; i < ps->cap; i++) {
+        PeerEntry *e = &ps->v[i];
+        if (!peer_live(e, now, gone))
+            continue;
+        live++;
+        if (quietest && e != except && (!*quietest || e->seen_ms < (*quietest)->seen_ms))
+            *quietest = e;
+    }
     return live;
+}
+
+size_t peers_live(const Peers *ps) { return peers_scan(ps, clock_now_ms(), NULL, NULL); }
+
+/*
+ * Makes room for one more live worker (e, not live itself) when the
+ * table holds its most: evicts the longest-silent worker if it missed a
+ * heartbeat.  True when there is room.
+ */
+static bool make_room(Peers *ps, const PeerEntry *e, int64_t now)
+{
+    if (ps->count < peers_max(ps))
+        return true;                 /* fewer slots used than the bound: no scan needed */
+    PeerEntry *q;
+    if (peers_scan(ps, now, e, &q) < peers_max(ps))
+        return true;
+    int64_t quiet = heartbeat_ms(ps) > PEER_QUIET_MIN_MS ? heartbeat_ms(ps) : PEER_QUIET_MIN_MS;
+    char tail[NOTES_MORE_MAX];
+    if (q && now - q->seen_ms >= quiet) {
+        if (notes_due(&ps->notes, "peers evicted", tail))
+            log_info("peers: worker %lld, silent for %lld ms, evicted for a newcomer (--max-peers %zu)%s",
+                     (long long)q->worker, (long long)(now - q->seen_ms), peers_max(ps), tail);
+        q->worker = 0;
+        ps->evicted++;
+        return true;
+    }
+    ps->refused++;
+    if (notes_due(&ps->notes, "peers full", tail))
+        log_warn("peers: a new worker refused: %zu workers connected already (--max-peers), "
+                 "each heard within a heartbeat%s", peers_max(ps), tail);
+    return false;
 }
 
 int peer_set(Peers *ps, const Peer *p, int64_t worker, const char *build, int concurrency)
 {
     int64_t now = clock_now_ms();
-    if ((ps->count + 1) * 2 > ps->cap && peers_rebuild(ps, now) != 0)
+    size_t used = ps->count > ps->by_count ? ps->count : ps->by_count;
+    if ((used + 1) * 2 > ps->cap && peers_rebuild(ps, now) != 0)
         return -1;
     PeerEntry *e = peer_slot(ps, p);
-    if (!peer_live(e, now) && ps->count >= peers_max(ps) && peers_live(ps, now) >= peers_max(ps)) {
-        ps->refused++;
-        char tail[NOTES_MORE_MAX];
-        if (notes_due(&ps->notes, "peers full", tail))
-            log_warn("peers: a new worker refused: %zu workers connected already (--max-peers)%s",
-                     peers_max(ps), tail);
-        return -2;
+    /* the same worker on another connection (it reconnected): this hello takes its place */
+    struct PeerByWorker *b = by_slot(ps, worker);
+    PeerEntry *old = b->worker ? &ps->v[b->slot] : NULL;
+    bool took = false;
+    if (old && old != e && old->worker == worker) {
+        took = peer_live(old, now, gone_ms(ps));
+        old->worker = 0;
+        ps->replaced++;
     }
+    if (!took && !peer_live(e, now, gone_ms(ps)) && !make_room(ps, e, now))
+        return -2;
     if (!e->peer.len) {
         e->peer = *p;
         ps->count++;
@@ -107,12 +199,15 @@ int peer_set(Peers *ps, const Peer *p, int64_t worker, const char *build, int co
     e->concurrency = concurrency;
     e->chunk = (PeerChunk){ .sha256 = "" };
     snprintf(e->build, sizeof e->build, "%s", build);
+    by_put(ps, e);
     return 0;
 }
 
 void peers_free(Peers *ps)
 {
     free(ps->v);
+    free(ps->by);
     ps->v = NULL;
-    ps->cap = ps->count = 0;
+    ps->by = NULL;
+    ps->cap = ps->count = ps->by_count = 0;
 }

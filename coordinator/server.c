@@ -291,7 +291,7 @@ static int handle_db(Server *S, Item *it)
         xqf_msg_init(&it->out, XQF_MSG_WELCOME);
         it->out.u.welcome.worker_id = (uint64_t)id;
         it->out.u.welcome.lease_ms = (uint64_t)lease_ms;
-        it->out.u.welcome.heartbeat_ms = (uint64_t)(lease_ms / 4 > 0 ? lease_ms / 4 : 1);
+        it->out.u.welcome.heartbeat_ms = (uint64_t)S->peers.heartbeat_ms;
         log_info("worker %s (id %lld, build %s, %llu cores%s%s) said hello", name, (long long)id,
                  h->build, (unsigned long long)h->cores, it->peer.user[0] ? ", key " : "", it->peer.user);
         return 0;
@@ -897,6 +897,8 @@ Server *server_new(const ServerConfig *cfg)
     S->backoff_ms = BACKOFF_MIN_MS;
     S->batch = cfg->batch_max > 0 ? cfg->batch_max : SERVER_BATCH_DEFAULT;
     S->peers.max = cfg->max_peers > 0 ? (size_t)cfg->max_peers : SERVER_MAX_PEERS_DEFAULT;
+    /* the interval the welcome tells workers, by which the peer table judges them gone */
+    S->peers.heartbeat_ms = cfg->lease_ms / 4 > 0 ? cfg->lease_ms / 4 : 1;
     const char *stall = getenv("XQF_TEST_STALL_MS");
     S->test_stall_ms = stall ? strtoll(stall, NULL, 10) : 0;
     if (!(S->items = calloc((size_t)S->batch, sizeof *S->items)) ||
@@ -962,8 +964,10 @@ int server_run(Server *S)
         timers(S, n < S->batch);
     }
     log_info("stopping: %lld messages over the rate limit, %lld build requests and %lld claims refused "
-             "by the bounds, %lld hellos beyond --max-peers, %lld replies dropped (peer not reading)",
+             "by the bounds, %lld hellos beyond --max-peers, %lld silent workers evicted for newcomers, "
+             "%lld connections taken over by a worker's new one, %lld replies dropped (peer not reading)",
              (long long)ratelimit_refused(S->limit), (long long)S->chunks_refused, (long long)S->leases_capped,
-             (long long)S->peers.refused, (long long)transport_dropped(S->transport));
+             (long long)S->peers.refused, (long long)S->peers.evicted, (long long)S->peers.replaced,
+             (long long)transport_dropped(S->transport));
     return S->schema_refused ? -1 : 0;
 }
