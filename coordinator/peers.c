@@ -185,6 +185,12 @@ int peer_set(Peers *ps, const Peer *p, int64_t worker, const char *build, int co
     bool took = false;
     if (old && old != e && old->worker == worker) {
         took = peer_live(old, now, gone_ms(ps));
+        /* heard within a heartbeat: more likely two workers started under one name than a reconnection */
+        char tail[NOTES_MORE_MAX];
+        if (now - old->seen_ms < heartbeat_ms(ps) && notes_due(&ps->notes, "peers same name", tail))
+            log_warn("peers: worker %lld said hello on a new connection while its old one spoke %lld ms ago: "
+                     "two workers under one name take each other's place%s",
+                     (long long)worker, (long long)(now - old->seen_ms), tail);
         old->worker = 0;
         ps->replaced++;
     }
