@@ -10,6 +10,12 @@
 
 enum { PEERS_MIN = 1024 };
 
+/* A worker past a heartbeat at the last scan: evicted only if still unheard since (seen_ms unchanged). */
+struct PeerQuiet {
+    size_t slot;
+    int64_t seen_ms;
+};
+
 /* A key of the index by worker id: worker 0 is a free slot. */
 struct PeerByWorker {
     int64_t worker;
@@ -86,13 +92,13 @@ static void by_put(Peers *ps, const PeerEntry *e)
     b->slot = (size_t)(e - ps->v);
 }
 
-static size_t peers_scan(const Peers *ps, int64_t now, const PeerEntry *except, PeerEntry **quietest);
+static size_t peers_scan(const Peers *ps, int64_t now);
 
 /* Rebuilds the table with the live entries only, at most a quarter full. 0 or -1. */
 static int peers_rebuild(Peers *ps, int64_t now)
 {
     int64_t gone = gone_ms(ps);
-    size_t live = peers_scan(ps, now, NULL, NULL);
+    size_t live = peers_scan(ps, now);
     size_t cap = PEERS_MIN;
     while ((live + 1) * 4 > cap)
         cap *= 2;
@@ -105,16 +111,28 @@ static int peers_rebuild(Peers *ps, int64_t now)
         return -1;
     }
     fresh.cap = cap;
-    fresh.count = fresh.by_count = 0;
+    fresh.count = fresh.by_count = fresh.active = 0;
     for (size_t i = 0; i < ps->cap; i++) {
         const PeerEntry *e = &ps->v[i];
         if (peer_live(e, now, gone)) {
             PeerEntry *f = peer_slot(&fresh, &e->peer);
             *f = *e;
             fresh.count++;
+            fresh.active++;
             by_put(&fresh, f);
         }
     }
+    /* the eviction queue follows its workers to their new slots */
+    size_t k = 0;
+    for (size_t j = ps->quiet_at; j < ps->nquiet; j++) {
+        const PeerEntry *o = &ps->v[ps->quiet[j].slot];
+        if (!peer_live(o, now, gone))
+            continue;
+        fresh.quiet[k] = ps->quiet[j];
+        fresh.quiet[k++].slot = (size_t)(peer_slot(&fresh, &o->peer) - fresh.v);
+    }
+    fresh.nquiet = k;
+    fresh.quiet_at = 0;
     if (ps->cap)
         log_debug("peers: table rebuilt, %zu live of %zu slots used", live, ps->count);
     free(ps->v);
@@ -123,49 +141,95 @@ static int peers_rebuild(Peers *ps, int64_t now)
     return 0;
 }
 
-/* Live entries and, in *quietest, the live one heard longest ago other than except (NULL if none). */
-static size_t peers_scan(const Peers *ps, int64_t now, const PeerEntry *except, PeerEntry **quietest)
+/* Live entries (a scan). */
+static size_t peers_scan(const Peers *ps, int64_t now)
 {
     int64_t gone = gone_ms(ps);
     size_t live = 0;
-    if (quietest)
-        *quietest = NULL;
-    for (size_t i = 0; i < ps->cap; i++) {
-        PeerEntry *e = &ps->v[i];
-        if (!peer_live(e, now, gone))
-            continue;
-        live++;
-        if (quietest && e != except && (!*quietest || e->seen_ms < (*quietest)->seen_ms))
-            *quietest = e;
-    }
+    for (size_t i = 0; i < ps->cap; i++)
+        live += peer_live(&ps->v[i], now, gone);
     return live;
 }
 
-size_t peers_live(const Peers *ps) { return peers_scan(ps, clock_now_ms(), NULL, NULL); }
+size_t peers_live(const Peers *ps) { return peers_scan(ps, clock_now_ms()); }
+
+void peer_drop(Peers *ps, PeerEntry *e)
+{
+    if (e && e->worker) {
+        e->worker = 0;
+        ps->active--;
+    }
+}
+
+static int by_silence(const void *a, const void *b)
+{
+    const struct PeerQuiet *x = a, *y = b;
+    return x->seen_ms < y->seen_ms ? -1 : x->seen_ms > y->seen_ms;
+}
 
 /*
- * Makes room for one more live worker (e, not live itself) when the
- * table holds its most: evicts the longest-silent worker if it missed a
- * heartbeat.  True when there is room.
+ * Scans a full table: drops the workers gone (past PEER_MISSED
+ * heartbeats), and queues those past a heartbeat, longest-silent first,
+ * so that the newcomers that follow evict them one by one without a scan
+ * each (a full table of 10,000 gone workers meets 10,000 newcomers).
  */
-static bool make_room(Peers *ps, const PeerEntry *e, int64_t now)
+static void scan_for_room(Peers *ps, int64_t now)
 {
-    if (ps->count < peers_max(ps))
-        return true;                 /* fewer slots used than the bound: no scan needed */
-    PeerEntry *q;
-    if (peers_scan(ps, now, e, &q) < peers_max(ps))
-        return true;
-    int64_t quiet = heartbeat_ms(ps) > PEER_QUIET_MIN_MS ? heartbeat_ms(ps) : PEER_QUIET_MIN_MS;
-    char tail[NOTES_MORE_MAX];
-    if (q && now - q->seen_ms >= quiet) {
+    int64_t gone = gone_ms(ps), quiet = heartbeat_ms(ps) > PEER_QUIET_MIN_MS ? heartbeat_ms(ps) : PEER_QUIET_MIN_MS;
+    ps->scanned_ms = now;
+    ps->nquiet = ps->quiet_at = 0;
+    struct PeerQuiet *q = realloc(ps->quiet, (ps->active ? ps->active : 1) * sizeof *q);
+    if (q)
+        ps->quiet = q;
+    for (size_t i = 0; i < ps->cap; i++) {
+        PeerEntry *e = &ps->v[i];
+        if (!e->peer.len || !e->worker)
+            continue;
+        if (!peer_live(e, now, gone))
+            peer_drop(ps, e);
+        else if (q && now - e->seen_ms >= quiet)
+            q[ps->nquiet++] = (struct PeerQuiet){ i, e->seen_ms };
+    }
+    if (ps->nquiet)
+        qsort(ps->quiet, ps->nquiet, sizeof *ps->quiet, by_silence);
+}
+
+/* Evicts the next queued worker still unheard since the scan (not e). True if one was. */
+static bool evict_quiet(Peers *ps, const PeerEntry *e, int64_t now)
+{
+    while (ps->quiet_at < ps->nquiet) {
+        const struct PeerQuiet *q = &ps->quiet[ps->quiet_at++];
+        PeerEntry *c = &ps->v[q->slot];
+        if (c == e || !c->worker || c->seen_ms != q->seen_ms)
+            continue;
+        char tail[NOTES_MORE_MAX];
         if (notes_due(&ps->notes, "peers evicted", tail))
             log_info("peers: worker %lld, silent for %lld ms, evicted for a newcomer (--max-peers %zu)%s",
-                     (long long)q->worker, (long long)(now - q->seen_ms), peers_max(ps), tail);
-        q->worker = 0;
+                     (long long)c->worker, (long long)(now - c->seen_ms), peers_max(ps), tail);
+        peer_drop(ps, c);
         ps->evicted++;
         return true;
     }
+    return false;
+}
+
+/*
+ * Makes room for one more worker (e, not live itself) when the table
+ * holds its most: drops the gone, else evicts the longest-silent worker
+ * that missed a heartbeat.  A table full of workers all heard lately is
+ * scanned again at most every PEER_RESCAN_MS.  True when there is room.
+ */
+static bool make_room(Peers *ps, const PeerEntry *e, int64_t now)
+{
+    if (ps->active < peers_max(ps) || evict_quiet(ps, e, now))
+        return true;
+    if (!ps->scanned_ms || now - ps->scanned_ms >= PEER_RESCAN_MS) {
+        scan_for_room(ps, now);
+        if (ps->active < peers_max(ps) || evict_quiet(ps, e, now))
+            return true;
+    }
     ps->refused++;
+    char tail[NOTES_MORE_MAX];
     if (notes_due(&ps->notes, "peers full", tail))
         log_warn("peers: a new worker refused: %zu workers connected already (--max-peers), "
                  "each heard within a heartbeat%s", peers_max(ps), tail);
@@ -191,7 +255,7 @@ int peer_set(Peers *ps, const Peer *p, int64_t worker, const char *build, int co
             log_warn("peers: worker %lld said hello on a new connection while its old one spoke %lld ms ago: "
                      "two workers under one name take each other's place%s",
                      (long long)worker, (long long)(now - old->seen_ms), tail);
-        old->worker = 0;
+        peer_drop(ps, old);
         ps->replaced++;
     }
     if (!took && !peer_live(e, now, gone_ms(ps)) && !make_room(ps, e, now))
@@ -200,6 +264,8 @@ int peer_set(Peers *ps, const Peer *p, int64_t worker, const char *build, int co
         e->peer = *p;
         ps->count++;
     }
+    if (!e->worker)
+        ps->active++;
     e->worker = worker;
     e->seen_ms = now;
     e->concurrency = concurrency;
@@ -213,7 +279,9 @@ void peers_free(Peers *ps)
 {
     free(ps->v);
     free(ps->by);
+    free(ps->quiet);
     ps->v = NULL;
     ps->by = NULL;
-    ps->cap = ps->count = ps->by_count = 0;
+    ps->quiet = NULL;
+    ps->cap = ps->count = ps->by_count = ps->active = ps->nquiet = ps->quiet_at = 0;
 }

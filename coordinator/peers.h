@@ -23,7 +23,10 @@
  * - when the table holds its most live workers, a newcomer evicts the
  *   longest-silent one if that one has missed a heartbeat at least
  *   (silent for heartbeat_ms, at least PEER_QUIET_MIN_MS); only when
- *   every live worker spoke more recently is the newcomer refused.
+ *   every live worker spoke more recently is the newcomer refused.  One
+ *   scan of a full table (at most every PEER_RESCAN_MS) drops the gone
+ *   and queues the silent longest-silent first, so a flood of newcomers
+ *   to a table of vanished workers costs a scan, not a scan each.
  * A worker dropped while alive is answered "say hello first" and is back
  * at once.
  *
@@ -70,6 +73,10 @@ typedef struct {
     struct PeerByWorker *by;         /* worker id -> its slot in v, same capacity */
     size_t cap, count;               /* count: slots in use, left ones included */
     size_t by_count;                 /* keys in by (stale ones included) */
+    size_t active;                   /* entries with a worker (gone ones too, until a scan or rebuild drops them) */
+    struct PeerQuiet *quiet;         /* the last scan's workers past a heartbeat, longest-silent first */
+    size_t nquiet, quiet_at;         /* how many, and the next to evict */
+    int64_t scanned_ms;              /* when the table was last scanned for room */
     size_t max;                      /* live workers at most (0: PEERS_MAX_DEFAULT) */
     int64_t heartbeat_ms;            /* the interval workers are told (0: PEERS_HEARTBEAT_DEFAULT_MS) */
     int64_t refused;                 /* hellos refused for want of room */
@@ -83,7 +90,8 @@ enum {
     PEERS_HEARTBEAT_DEFAULT_MS = 10000,
     PEER_MISSED = 3,                 /* heartbeats missed: the worker is gone */
     PEER_GONE_MIN_MS = 5000,
-    PEER_QUIET_MIN_MS = 2500         /* over the 2 s retry of a worker at its lease cap */
+    PEER_QUIET_MIN_MS = 2500,        /* over the 2 s retry of a worker at its lease cap */
+    PEER_RESCAN_MS = 1000            /* a full table is scanned for room at most this often */
 };
 
 /* The live entry of p (its last-heard time refreshed), or NULL (unknown, or left). */
@@ -97,6 +105,8 @@ PeerEntry *peer_find(Peers *ps, const Peer *p);
  * minute), -1 out of memory.
  */
 int peer_set(Peers *ps, const Peer *p, int64_t worker, const char *build, int concurrency);
+/* Drops e (NULL: nothing): the worker left, or its hello was not committed. */
+void peer_drop(Peers *ps, PeerEntry *e);
 /* Live workers: heard within PEER_MISSED heartbeats (a scan of the table). */
 size_t peers_live(const Peers *ps);
 /* Frees the table; it is empty (and usable) again. */

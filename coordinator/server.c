@@ -670,9 +670,7 @@ static void handle_local(Server *S, Item *it)
 {
     switch (it->in.type) {
     case XQF_MSG_BYE: {
-        PeerEntry *e = peer_find(&S->peers, &it->peer);
-        if (e)
-            e->worker = 0;
+        peer_drop(&S->peers, peer_find(&S->peers, &it->peer));
         log_info("a worker left: %s", it->in.u.bye.reason);
         it->reply = false;
         break;
@@ -754,9 +752,7 @@ static void handle_batch(Server *S, Item *items, int n)
     sched_rollback(S->sched);
     for (int i = 0; i < n; i++)
         if (items[i].in.type == XQF_MSG_HELLO) {
-            PeerEntry *e = peer_find(&S->peers, &items[i].peer);
-            if (e)
-                e->worker = 0;
+            peer_drop(&S->peers, peer_find(&S->peers, &items[i].peer));
         }
     /* Connection up: a statement failed; redo each message alone so that only it is refused. */
     for (int i = 0; i < n; i++) {

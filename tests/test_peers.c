@@ -18,6 +18,15 @@ static Peer peer_of(int n)
     return p;
 }
 
+/* Whether p has a worker, without hearing it (peer_find would refresh its last-heard time). */
+static const PeerEntry *peer_slot_worker(Peers *ps, const Peer *p)
+{
+    for (size_t i = 0; i < ps->cap; i++)
+        if (ps->v[i].peer.len == p->len && memcmp(ps->v[i].peer.id, p->id, p->len) == 0 && ps->v[i].worker)
+            return &ps->v[i];
+    return NULL;
+}
+
 /* Makes peer n's entry silent for ms. */
 static void silence(Peers *ps, int n, int64_t ms)
 {
@@ -93,6 +102,29 @@ Test(peers, a_newcomer_evicts_the_longest_silent)
     peers_free(&ps);
 }
 
+/* A full table of workers past a heartbeat: one scan queues them all, each newcomer evicts the next. */
+Test(peers, newcomers_evict_the_silent_in_order)
+{
+    enum { N = 2000 };          /* silences up to PEER_QUIET_MIN_MS + N, below PEER_GONE_MIN_MS */
+    Peers ps = table(N);
+    for (int i = 0; i < N; i++) {
+        Peer p = peer_of(i);
+        cr_assert_eq(peer_set(&ps, &p, 100 + i, "b", 1), 0);
+        silence(&ps, i, PEER_QUIET_MIN_MS + (int64_t)(N - i));   /* worker 0 the longest, none gone */
+    }
+    for (int i = 0; i < N; i++) {
+        Peer p = peer_of(N + i), first = peer_of(i), next = peer_of(i + 1);
+        cr_assert_eq(peer_set(&ps, &p, 100 + N + i, "b", 1), 0, "newcomer %d", i);
+        cr_assert_null(peer_slot_worker(&ps, &first), "newcomer %d evicted worker %d", i, i);
+        if (i + 1 < N)
+            cr_assert_not_null(peer_slot_worker(&ps, &next), "worker %d still in", i + 1);
+    }
+    cr_assert_eq(ps.evicted, N);
+    cr_assert_eq(ps.refused, 0);
+    cr_assert_eq(peers_live(&ps), N);
+    peers_free(&ps);
+}
+
 Test(peers, a_hello_under_the_same_worker_replaces_its_entry)
 {
     Peers ps = table(20);
@@ -109,7 +141,8 @@ Test(peers, a_hello_under_the_same_worker_replaces_its_entry)
     PeerEntry *e = peer_find(&ps, &fresh);
     cr_assert(e && e->worker == 105 && e->concurrency == 2 && strcmp(e->build, "b2") == 0);
     cr_assert_eq(peers_live(&ps), 20, "one live entry per worker");
-    /* and again, after many others came and went (table rebuilds keep the index right) */
+    /* and again, after many others came and went (table rebuilds keep the index right; no bound in the way) */
+    ps.max = 1000000;
     for (int i = 0; i < 5000; i++) {
         Peer p = peer_of(2000 + i);
         for (int k = 0; k < 20; k++) {
