@@ -249,11 +249,11 @@ int peer_set(Peers *ps, const Peer *p, int64_t worker, const char *build, int co
     bool took = false;
     if (old && old != e && old->worker == worker) {
         took = peer_live(old, now, gone_ms(ps));
-        /* heard within a heartbeat: more likely two workers started under one name than a reconnection */
+        /* heard within a heartbeat: a quick restart, or two workers started under one name (they take turns) */
         char tail[NOTES_MORE_MAX];
         if (now - old->seen_ms < heartbeat_ms(ps) && notes_due(&ps->notes, "peers same name", tail))
-            log_warn("peers: worker %lld said hello on a new connection while its old one spoke %lld ms ago: "
-                     "two workers under one name take each other's place%s",
+            log_info("peers: worker %lld said hello on a new connection while its old one spoke %lld ms ago "
+                     "(a restart, or two workers under one name taking each other's place)%s",
                      (long long)worker, (long long)(now - old->seen_ms), tail);
         peer_drop(ps, old);
         ps->replaced++;
