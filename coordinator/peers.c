@@ -10,7 +10,7 @@
 
 enum { PEERS_MIN = 1024 };
 
-/* A worker past a heartbeat at the last scan: evicted only if still unheard since (seen_ms unchanged). */
+/* A worker that missed a heartbeat at the last scan: evicted only if still unheard since (seen_ms unchanged). */
 struct PeerQuiet {
     size_t slot;
     int64_t seen_ms;
@@ -169,13 +169,14 @@ static int by_silence(const void *a, const void *b)
 
 /*
  * Scans a full table: drops the workers gone (past PEER_MISSED
- * heartbeats), and queues those past a heartbeat, longest-silent first,
+ * heartbeats), and queues those that missed a heartbeat, longest-silent first,
  * so that the newcomers that follow evict them one by one without a scan
  * each (a full table of 10,000 gone workers meets 10,000 newcomers).
  */
 static void scan_for_room(Peers *ps, int64_t now)
 {
-    int64_t gone = gone_ms(ps), quiet = heartbeat_ms(ps) > PEER_QUIET_MIN_MS ? heartbeat_ms(ps) : PEER_QUIET_MIN_MS;
+    /* two intervals: a busy worker speaks once an interval, give or take its loop's tick */
+    int64_t gone = gone_ms(ps), quiet = 2 * heartbeat_ms(ps) > PEER_QUIET_MIN_MS ? 2 * heartbeat_ms(ps) : PEER_QUIET_MIN_MS;
     ps->scanned_ms = now;
     ps->nquiet = ps->quiet_at = 0;
     struct PeerQuiet *q = realloc(ps->quiet, (ps->active ? ps->active : 1) * sizeof *q);
@@ -232,7 +233,7 @@ static bool make_room(Peers *ps, const PeerEntry *e, int64_t now)
     char tail[NOTES_MORE_MAX];
     if (notes_due(&ps->notes, "peers full", tail))
         log_warn("peers: a new worker refused: %zu workers connected already (--max-peers), "
-                 "each heard within a heartbeat%s", peers_max(ps), tail);
+                 "none silent for two heartbeats%s", peers_max(ps), tail);
     return false;
 }
 

@@ -22,7 +22,7 @@
  *   worker waits between requests) is not live: it counts for nothing.
  * - when the table holds its most live workers, a newcomer evicts the
  *   longest-silent one if that one has missed a heartbeat at least
- *   (silent for heartbeat_ms, at least PEER_QUIET_MIN_MS); only when
+ *   (silent for two heartbeat intervals, at least PEER_QUIET_MIN_MS); only when
  *   every live worker spoke more recently is the newcomer refused.  One
  *   scan of a full table (at most every PEER_RESCAN_MS) drops the gone
  *   and queues the silent longest-silent first, so a flood of newcomers
@@ -74,7 +74,7 @@ typedef struct {
     size_t cap, count;               /* count: slots in use, left ones included */
     size_t by_count;                 /* keys in by (stale ones included) */
     size_t active;                   /* entries with a worker (gone ones too, until a scan or rebuild drops them) */
-    struct PeerQuiet *quiet;         /* the last scan's workers past a heartbeat, longest-silent first */
+    struct PeerQuiet *quiet;         /* the last scan's workers that missed a heartbeat, longest-silent first */
     size_t nquiet, quiet_at;         /* how many, and the next to evict */
     int64_t scanned_ms;              /* when the table was last scanned for room */
     size_t max;                      /* live workers at most (0: PEERS_MAX_DEFAULT) */
@@ -100,9 +100,9 @@ PeerEntry *peer_find(Peers *ps, const Peer *p);
  * Records a worker for a routing id (the table grows or is rebuilt as
  * needed): the worker's entry under another routing id is dropped, and
  * when the table holds its most live workers the longest-silent is
- * evicted if it missed a heartbeat.  0, -2 when every live worker was
- * heard within a heartbeat and the table is full (refused, logged once a
- * minute), -1 out of memory.
+ * evicted if it missed a heartbeat.  0, -2 when the table is full and no
+ * live worker missed one (refused, logged once a minute), -1 out of
+ * memory.
  */
 int peer_set(Peers *ps, const Peer *p, int64_t worker, const char *build, int concurrency);
 /* Drops e (NULL: nothing): the worker left, or its hello was not committed. */

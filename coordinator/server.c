@@ -751,9 +751,8 @@ static void handle_batch(Server *S, Item *items, int n)
     store_rollback(S->store);
     sched_rollback(S->sched);
     for (int i = 0; i < n; i++)
-        if (items[i].in.type == XQF_MSG_HELLO) {
+        if (items[i].in.type == XQF_MSG_HELLO)
             peer_drop(&S->peers, peer_find(&S->peers, &items[i].peer));
-        }
     /* Connection up: a statement failed; redo each message alone so that only it is refused. */
     for (int i = 0; i < n; i++) {
         Item *it = &items[i];

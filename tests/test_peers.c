@@ -50,7 +50,7 @@ Test(peers, a_full_table_refuses_newcomers_heard_from_lately)
     }
     cr_assert_eq(peers_live(&ps), 20);
     Peer p = peer_of(20);
-    cr_assert_eq(peer_set(&ps, &p, 120, "b", 1), -2, "every worker heard within a heartbeat: refused");
+    cr_assert_eq(peer_set(&ps, &p, 120, "b", 1), -2, "no worker missed a heartbeat: refused");
     cr_assert_eq(ps.refused, 1);
     cr_assert_null(peer_find(&ps, &p));
     /* a worker already in the table says hello again on its connection: not a newcomer */
@@ -87,7 +87,7 @@ Test(peers, a_newcomer_evicts_the_longest_silent)
         Peer p = peer_of(i);
         cr_assert_eq(peer_set(&ps, &p, 100 + i, "b", 1), 0);
     }
-    /* still live (silent for less than PEER_GONE_MIN_MS), but past a heartbeat: 7 the longest */
+    /* still live (silent for less than PEER_GONE_MIN_MS), but past two heartbeats (PEER_QUIET_MIN_MS): 7 the longest */
     silence(&ps, 4, PEER_QUIET_MIN_MS + 100);
     silence(&ps, 7, PEER_QUIET_MIN_MS + 500);
     cr_assert_eq(peers_live(&ps), 20);
@@ -102,7 +102,7 @@ Test(peers, a_newcomer_evicts_the_longest_silent)
     peers_free(&ps);
 }
 
-/* A full table of workers past a heartbeat: one scan queues them all, each newcomer evicts the next. */
+/* A full table of workers that missed a heartbeat: one scan queues them all, each newcomer evicts the next. */
 Test(peers, newcomers_evict_the_silent_in_order)
 {
     enum { N = 2000 };          /* silences up to PEER_QUIET_MIN_MS + N, below PEER_GONE_MIN_MS */
