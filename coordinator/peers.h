@@ -3,17 +3,42 @@
  * transport's Peer) -> the worker that said hello on it, its build and
  * when it was last heard.
  *
- * An open-addressing table.  A worker that leaves (bye) keeps its slot
- * with worker 0, and one that vanished (kill -9, a lost link: ZeroMQ does
- * not tell a ROUTER) keeps a slot it never uses again; both are dropped
- * when the table is rebuilt, which happens when it fills, so its size
- * follows the live workers rather than every connection ever made.  A
- * worker dropped while alive (silent for PEER_IDLE_MS) is answered "say
- * hello first" and is back at once.
+ * An open-addressing table, with an index by worker id.  A worker that
+ * leaves (bye) keeps its slot with worker 0; one that vanished (kill -9,
+ * a lost link) keeps a slot it never uses again; both are dropped when
+ * the table is rebuilt, which happens when it fills, so its size follows
+ * the live workers rather than every connection ever made.
  *
- * Bounded: at most `max` live workers (peers_init; a hello beyond that is
- * refused, peer_set returning -2, until idle ones are evicted), each with
- * at most one build chunk in flight (PeerChunk).
+ * Gone workers are noticed three ways, none waiting on ZeroMQ to report a
+ * disconnect (ZMQ_ROUTER_NOTIFY is a draft option, refused by Debian's
+ * libzmq 4.3.4; the socket monitor's disconnect events name a file
+ * descriptor, not a routing id):
+ * - a hello under a worker name that holds an entry already (the same
+ *   worker reconnected: ZeroMQ gave it a new routing id) takes that
+ *   entry's place at once.  Leases belong to the worker id in the
+ *   database, not to the connection: they go on (or expire) as before.
+ * - a worker silent for PEER_MISSED heartbeat intervals (the welcome's
+ *   heartbeat_ms; at least PEER_GONE_MIN_MS, over the 1-2 s an idle
+ *   worker waits between requests) is not live: it counts for nothing.
+ * - when the table holds its most live workers, a newcomer evicts the
+ *   longest-silent one if that one has missed a heartbeat at least
+ *   (silent for two heartbeat intervals, at least PEER_QUIET_MIN_MS); only when
+ *   every live worker spoke more recently is the newcomer refused.  One
+ *   scan of a full table (at most every PEER_RESCAN_MS) drops the gone
+ *   and queues the silent longest-silent first, so a flood of newcomers
+ *   to a table of vanished workers costs a scan, not a scan each.
+ * A worker dropped while alive is answered "say hello first" and is back
+ * at once.
+ *
+ * Workers keep ZeroMQ's own routing ids (no ZMQ_ROUTING_ID): a fixed one
+ * would make a ROUTER refuse the reconnection of a worker whose old TCP
+ * link it has not yet seen die (or, with ZMQ_ROUTER_HANDOVER, let anyone
+ * who knows a worker's id take its replies); the worker is known by its
+ * name and key at hello, which is what replaces an entry.
+ *
+ * Bounded: at most `max` live workers (Peers.max; a hello beyond that is
+ * refused, peer_set returning -2), each with at most one build chunk in
+ * flight (PeerChunk).
  */
 #ifndef XQF_PEERS_H
 #define XQF_PEERS_H
@@ -45,22 +70,45 @@ typedef struct {
 
 typedef struct {
     PeerEntry *v;
+    struct PeerByWorker *by;         /* worker id -> its slot in v, same capacity */
     size_t cap, count;               /* count: slots in use, left ones included */
+    size_t by_count;                 /* keys in by (stale ones included) */
+    size_t active;                   /* entries with a worker (gone ones too, until a scan or rebuild drops them) */
+    struct PeerQuiet *quiet;         /* the last scan's workers that missed a heartbeat, longest-silent first */
+    size_t nquiet, quiet_at;         /* how many, and the next to evict */
+    int64_t scanned_ms;              /* when the table was last scanned for room */
     size_t max;                      /* live workers at most (0: PEERS_MAX_DEFAULT) */
+    int64_t heartbeat_ms;            /* the interval workers are told (0: PEERS_HEARTBEAT_DEFAULT_MS) */
     int64_t refused;                 /* hellos refused for want of room */
+    int64_t evicted;                 /* silent workers dropped for a newcomer */
+    int64_t replaced;                /* entries taken over by a hello under the same worker */
     Notes notes;                     /* the refusals' log lines */
 } Peers;
 
-enum { PEERS_MAX_DEFAULT = 10000 };
+enum {
+    PEERS_MAX_DEFAULT = 10000,
+    PEERS_HEARTBEAT_DEFAULT_MS = 10000,
+    PEER_MISSED = 3,                 /* heartbeats missed: the worker is gone */
+    PEER_GONE_MIN_MS = 5000,
+    PEER_QUIET_MIN_MS = 2500,        /* over the 2 s retry of a worker at its lease cap */
+    PEER_RESCAN_MS = 1000            /* a full table is scanned for room at most this often */
+};
 
 /* The live entry of p (its last-heard time refreshed), or NULL (unknown, or left). */
 PeerEntry *peer_find(Peers *ps, const Peer *p);
 /*
  * Records a worker for a routing id (the table grows or is rebuilt as
- * needed, idle entries evicted).  0, -2 when the table holds its most
- * live workers already (refused, logged once a minute), -1 out of memory.
+ * needed): the worker's entry under another routing id is dropped, and
+ * when the table holds its most live workers the longest-silent is
+ * evicted if it missed a heartbeat.  0, -2 when the table is full and no
+ * live worker missed one (refused, logged once a minute), -1 out of
+ * memory.
  */
 int peer_set(Peers *ps, const Peer *p, int64_t worker, const char *build, int concurrency);
+/* Drops e (NULL: nothing): the worker left, or its hello was not committed. */
+void peer_drop(Peers *ps, PeerEntry *e);
+/* Live workers: heard within PEER_MISSED heartbeats (a scan of the table). */
+size_t peers_live(const Peers *ps);
 /* Frees the table; it is empty (and usable) again. */
 void peers_free(Peers *ps);
 

@@ -45,6 +45,7 @@ typedef struct {
     bool exhausted;                  /* nothing to give until the next refresh */
     int64_t bench0, bench1;          /* the recorded bench signatures of build0, build1 (0: none) */
     int64_t ref_nps;                 /* --tc-scale's reference speed (0: the clock is not scaled) */
+    double pass;                     /* pairs given out per throughput share (stride scheduling, serve_order) */
 } SchedRun;
 
 /* The scheduling hooks of a run kind (run_kinds.def). */
@@ -277,6 +278,50 @@ void sched_destroy(Sched **sp)
 
 void sched_invalidate(Sched *s) { s->stale = true; }
 
+/* A run's throughput share (percent; 100 when unset). */
+static double share(const SchedRun *r) { return r->run.throughput > 0 ? r->run.throughput : 100; }
+
+/* The pass of pairs given out to r. */
+static double stride(const SchedRun *r, int64_t pairs) { return (double)pairs / share(r); }
+
+/* The pairs a task of r is counted for before it is claimed (its size once it is). */
+static int64_t task_pairs(const SchedRun *r) { return r->run.pairs_per_task > 0 ? r->run.pairs_per_task : 1; }
+
+/*
+ * The passes of the refreshed runs (n of them): a run the scheduler had
+ * keeps its own.  One that joins (new, resumed, or every run when the
+ * coordinator starts) starts at the pairs its leases hold now per share,
+ * and not below the least pass of the runs of its priority already
+ * there: a newcomer gets its share from now on, not the pairs it would
+ * have had since the others started.
+ */
+static void join_passes(const Sched *s, SchedRun *runs, int n)
+{
+    bool *kept = calloc(n > 0 ? (size_t)n : 1, sizeof *kept);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < s->count; j++)
+            if (s->runs[j].run.id == runs[i].run.id) {
+                runs[i].pass = s->runs[j].pass;
+                if (kept)
+                    kept[i] = true;
+            }
+    for (int i = 0; kept && i < n; i++) {
+        if (kept[i])
+            continue;
+        runs[i].pass = stride(&runs[i], runs[i].run.leased * task_pairs(&runs[i]));
+        bool any = false;
+        double least = 0;
+        for (int j = 0; j < n; j++)
+            if (kept[j] && runs[j].run.priority == runs[i].run.priority && (!any || runs[j].pass < least)) {
+                least = runs[j].pass;
+                any = true;
+            }
+        if (any && runs[i].pass < least)
+            runs[i].pass = least;
+    }
+    free(kept);
+}
+
 int sched_refresh(Sched *s, int64_t now_ms, int64_t max_age_ms)
 {
     if (!s->stale && now_ms - s->refreshed_ms < max_age_ms)
@@ -321,6 +366,7 @@ int sched_refresh(Sched *s, int64_t now_ms, int64_t max_age_ms)
                 s->runs[j].loaded = (SchedLoaded){ 0 };
             }
     }
+    join_passes(s, runs, n);
     for (int j = 0; j < s->count; j++)
         run_free(&s->runs[j]);
     free(s->runs);
@@ -432,16 +478,23 @@ static int fill_task(const SchedRun *r, const StoreLease *l, XqfMsg *m)
 }
 
 /*
- * Runs in the order a worker should be served: priority, then fewest
- * leases per throughput share (leased / throughput, compared crosswise: a
- * run of share 50 is served when it has half the leases of a run of share
- * 100), then age.
+ * Runs in the order a worker should be served: priority (strictly: a run
+ * of a lower priority gets a task only when none above can give one), then
+ * the least pairs given out per throughput share (stride scheduling: each
+ * task given adds its pairs / throughput to the run's pass, so over time
+ * runs of one priority get pairs in proportion to their throughput, even
+ * with fewer workers than runs), then the fewest leases per share
+ * (leased / throughput, compared crosswise: a run of share 50 is served
+ * when it has half the leases of a run of share 100), then age.
  */
 static int serve_order(const void *a, const void *b)
 {
     const SchedRun *x = *(SchedRun *const *)a, *y = *(SchedRun *const *)b;
     if (x->run.priority != y->run.priority)
         return x->run.priority > y->run.priority ? -1 : 1;
+    /* passes are sums of fractions: equal up to rounding is a tie, left to the leases */
+    if (fabs(x->pass - y->pass) > 1e-9 * (fabs(x->pass) + fabs(y->pass)))
+        return x->pass < y->pass ? -1 : 1;
     int64_t wx = x->run.leased * (y->run.throughput > 0 ? y->run.throughput : 100);
     int64_t wy = y->run.leased * (x->run.throughput > 0 ? x->run.throughput : 100);
     if (wx != wy)
@@ -507,8 +560,10 @@ static int claim_from(Sched *s, SchedRun *r, const int *idx, int m, const int64_
         if (!given[j]) {
             r->exhausted = true;
             r->run.leased--;                 /* counted when the request was assigned */
+            r->pass -= stride(r, task_pairs(r));
             continue;
         }
+        r->pass += stride(r, leases[j].pairs - task_pairs(r));   /* the task's own size */
         if (fill_task(r, &leases[j], &out[idx[j]]) != 0)
             rc = -1;
         pending[idx[j]] = false;
@@ -615,6 +670,7 @@ int sched_claim_batch(Sched *s, const int64_t *workers, const char *const *build
             if (best) {
                 run_of[i] = (int)(best - s->runs);
                 best->run.leased++;
+                best->pass += stride(best, task_pairs(best));
                 assigned = true;
             }
         }

@@ -5,9 +5,10 @@
  * The scheduler keeps the active runs (refreshed from the database on
  * NOTIFY xqf_runs, after leases expire or are handed back, and every few
  * seconds) with their books.  A worker gets work from the runs of the
- * highest priority it can play (build), the run with the fewest tasks
- * under lease first (fair share); a run with nothing to give is skipped
- * until the next refresh.
+ * highest priority it can play (build), the run with the fewest pairs
+ * given out per throughput share first (stride scheduling: shares hold
+ * over time, with fewer workers than runs too); a run with nothing to
+ * give is skipped until the next refresh.
  *
  * Run kinds (schemas/run_kinds.def) plug in through RunKindOps (sched.c),
  * indexed by the kind: SPRT tests get their tasks from the database

@@ -297,7 +297,7 @@ static int handle_db(Server *S, Item *it)
         xqf_msg_init(&it->out, XQF_MSG_WELCOME);
         it->out.u.welcome.worker_id = (uint64_t)id;
         it->out.u.welcome.lease_ms = (uint64_t)lease_ms;
-        it->out.u.welcome.heartbeat_ms = (uint64_t)(lease_ms / 4 > 0 ? lease_ms / 4 : 1);
+        it->out.u.welcome.heartbeat_ms = (uint64_t)S->peers.heartbeat_ms;
         log_info("worker %s (id %lld, build %s, %llu cores%s%s) said hello", name, (long long)id,
                  h->build, (unsigned long long)h->cores, it->peer.user[0] ? ", key " : "", it->peer.user);
         return 0;
@@ -686,9 +686,7 @@ static void handle_local(Server *S, Item *it)
 {
     switch (it->in.type) {
     case XQF_MSG_BYE: {
-        PeerEntry *e = peer_find(&S->peers, &it->peer);
-        if (e)
-            e->worker = 0;
+        peer_drop(&S->peers, peer_find(&S->peers, &it->peer));
         log_info("a worker left: %s", it->in.u.bye.reason);
         it->reply = false;
         break;
@@ -769,11 +767,8 @@ static void handle_batch(Server *S, Item *items, int n)
     store_rollback(S->store);
     sched_rollback(S->sched);
     for (int i = 0; i < n; i++)
-        if (items[i].in.type == XQF_MSG_HELLO) {
-            PeerEntry *e = peer_find(&S->peers, &items[i].peer);
-            if (e)
-                e->worker = 0;
-        }
+        if (items[i].in.type == XQF_MSG_HELLO)
+            peer_drop(&S->peers, peer_find(&S->peers, &items[i].peer));
     /* Connection up: a statement failed; redo each message alone so that only it is refused. */
     for (int i = 0; i < n; i++) {
         Item *it = &items[i];
@@ -913,6 +908,8 @@ Server *server_new(const ServerConfig *cfg)
     S->backoff_ms = BACKOFF_MIN_MS;
     S->batch = cfg->batch_max > 0 ? cfg->batch_max : SERVER_BATCH_DEFAULT;
     S->peers.max = cfg->max_peers > 0 ? (size_t)cfg->max_peers : SERVER_MAX_PEERS_DEFAULT;
+    /* the interval the welcome tells workers, by which the peer table judges them gone */
+    S->peers.heartbeat_ms = cfg->lease_ms / 4 > 0 ? cfg->lease_ms / 4 : 1;
     const char *stall = getenv("XQF_TEST_STALL_MS");
     S->test_stall_ms = stall ? strtoll(stall, NULL, 10) : 0;
     if (!(S->items = calloc((size_t)S->batch, sizeof *S->items)) ||
@@ -980,8 +977,10 @@ int server_run(Server *S)
         timers(S, n < S->batch);
     }
     log_info("stopping: %lld messages over the rate limit, %lld build requests and %lld claims refused "
-             "by the bounds, %lld hellos beyond --max-peers, %lld replies dropped (peer not reading)",
+             "by the bounds, %lld hellos beyond --max-peers, %lld silent workers evicted for newcomers, "
+             "%lld connections taken over by a worker's new one, %lld replies dropped (peer not reading)",
              (long long)ratelimit_refused(S->limit), (long long)S->chunks_refused, (long long)S->leases_capped,
-             (long long)S->peers.refused, (long long)transport_dropped(S->transport));
+             (long long)S->peers.refused, (long long)S->peers.evicted, (long long)S->peers.replaced,
+             (long long)transport_dropped(S->transport));
     return S->schema_refused ? -1 : 0;
 }

@@ -771,6 +771,81 @@ Test(cluster, bounded_peers)
     zmq_ctx_term(ctx);
 }
 
+/* ---- workers gone without a bye lock nobody out ------------------------------------ */
+
+/* Says hello as name; the reply's type (XQF_MSG_NONE: none within 3 s), the error code in *code. */
+static XqfMsgType hello_try(void *sock, const char *name, uint64_t *code)
+{
+    XqfMsg m;
+    xqf_msg_init(&m, XQF_MSG_HELLO);
+    snprintf(m.u.hello.name, sizeof m.u.hello.name, "%s", name);
+    m.u.hello.cores = 1;
+    m.u.hello.concurrency = 1;
+    send_msg(sock, &m);
+    reply(sock, &m);
+    XqfMsgType t = m.type;
+    *code = t == XQF_MSG_ERROR ? m.u.error.code : 0;
+    xqf_msg_free(&m);
+    return t;
+}
+
+Test(cluster, gone_peers_make_room)
+{
+    CU_REQUIRE_DB();
+    enum { N = 20 };
+    const char *opts[] = { "--max-peers", "20", NULL };
+    coordinator_with("2", opts);     /* heartbeats every 500 ms */
+    void *ctx = zmq_ctx_new(), *w[N];
+    char name[32];
+    uint64_t code;
+    for (int i = 0; i < N; i++) {
+        w[i] = dealer(ctx);
+        snprintf(name, sizeof name, "gone-%d", i);
+        hello_as(w[i], name, 1);
+    }
+    /* a full table, everyone just heard: a stranger is refused ... */
+    void *x = dealer(ctx);
+    cr_assert_eq(hello_try(x, "stranger", &code), XQF_MSG_ERROR, "log: %s", cu_fx.logfile);
+    cr_assert_eq(code, XQF_ERR_LIMIT);
+    /* ... but a worker back on a new connection takes its own place at once */
+    void *again = dealer(ctx);
+    hello_as(again, "gone-0", 1);
+    cr_assert(log_has("a new worker refused: 20 workers connected already", 5), "log: %s", cu_fx.logfile);
+
+    /* every worker vanishes without a bye; N others come: all welcomed within a few seconds */
+    for (int i = 0; i < N; i++)
+        zmq_close(w[i]);
+    zmq_close(again);
+    zmq_close(x);
+    double start = cu_now();
+    void *n[N];
+    bool in[N] = { false };
+    int welcomed = 0;
+    for (int i = 0; i < N; i++)
+        n[i] = dealer(ctx);
+    while (welcomed < N && cu_now() - start < 10) {
+        for (int i = 0; i < N; i++) {
+            if (in[i])
+                continue;
+            snprintf(name, sizeof name, "new-%d", i);
+            XqfMsgType t = hello_try(n[i], name, &code);
+            cr_assert(t == XQF_MSG_WELCOME || (t == XQF_MSG_ERROR && code == XQF_ERR_LIMIT),
+                      "%s: %s (log: %s)", name, xqf_msg_type_name(t), cu_fx.logfile);
+            in[i] = t == XQF_MSG_WELCOME;
+            welcomed += in[i];
+        }
+        if (welcomed < N)
+            cu_sleep_ms(250);
+    }
+    double took = cu_now() - start;
+    cr_assert_eq(welcomed, N, "%d of %d newcomers welcomed within 10 s (log: %s)", welcomed, N, cu_fx.logfile);
+    cr_assert(log_has("evicted for a newcomer", 1), "log: %s", cu_fx.logfile);
+    fprintf(stderr, "cluster: %d workers gone without a bye, %d newcomers all welcomed after %.1f s\n", N, N, took);
+    for (int i = 0; i < N; i++)
+        zmq_close(n[i]);
+    zmq_ctx_term(ctx);
+}
+
 /* ---- one bad frame costs one message (issue 15) ------------------------------------ */
 
 /* Runs SQL on the test's database with psql. */

@@ -215,6 +215,69 @@ Test(steer, throughput_share_steers_the_scheduler)
     cr_assert_eq(got[1], 20);
 }
 
+/*
+ * 30 runs of one priority on 4 slots, throughputs 100 and 300, tasks of 1
+ * to 3 pairs: every round claims 4 tasks and reports them all (the slots
+ * are free again), the scheduler refreshed from the database now and then.
+ * Served by instantaneous leases per share, the 4 oldest runs took every
+ * task; over time each run's pairs follow its share.
+ */
+Test(steer, shares_hold_over_time_with_fewer_slots_than_runs)
+{
+    CU_REQUIRE_DB();
+    enum { RUNS = 30, SLOTS = 4, ROUNDS = 750 };
+    int64_t runs[RUNS], pairs[RUNS] = { 0 }, total = 0;
+    int tp[RUNS], tp_sum = 0;
+    char why[256];
+    for (int i = 0; i < RUNS; i++) {
+        runs[i] = cu_sprt(cu_fx.store, "NullR=2", 1 + i % 3, 1000000, 200, 0, 5);
+        tp[i] = i % 2 ? 300 : 100;
+        tp_sum += tp[i];
+        StoreModify m = { .throughput = tp[i], .max_pairs = STORE_KEEP, .extend = STORE_KEEP };
+        if (tp[i] != 100)
+            cr_assert_eq(store_modify_run(cu_fx.store, runs[i], "test", &m, why, sizeof why), 1, "%s", why);
+    }
+    int64_t w = worker("w1"), workers[SLOTS];
+    const char *builds[SLOTS];
+    for (int i = 0; i < SLOTS; i++)
+        workers[i] = w, builds[i] = "";
+    Sched *s = sched_new(cu_fx.store);
+    cr_assert(s);
+    for (int round = 0; round < ROUNDS; round++) {
+        XqfMsg out[SLOTS];
+        cr_assert_eq(sched_refresh(s, round * 100, 1000), 0);      /* every 10 rounds */
+        cr_assert_eq(store_begin(cu_fx.store), 0);
+        cr_assert_eq(sched_claim_batch(s, workers, builds, SLOTS, 60000, out), 0);
+        for (int k = 0; k < SLOTS; k++) {
+            cr_assert_eq(out[k].type, XQF_MSG_TASK, "round %d", round);
+            const XqfMsg_task *t = &out[k].u.task;
+            int i = 0;
+            while (i < RUNS && runs[i] != (int64_t)t->run_id)
+                i++;
+            cr_assert_lt(i, RUNS);
+            pairs[i] += (int64_t)t->pairs;
+            total += (int64_t)t->pairs;
+            StoreCounts c = draws((int64_t)t->pairs);
+            cr_assert_eq(cu_report(cu_fx.store, w, (int64_t)t->task_id, (int64_t)t->lease, &c, NULL, 60000, NULL,
+                                   NULL),
+                         REPORT_ACCEPTED);
+            cr_assert_eq(sched_report(s, runs[i], (int64_t)t->task_id, true), 0);
+            xqf_msg_free(&out[k]);
+        }
+        cr_assert_eq(store_commit(cu_fx.store), 0);
+    }
+    sched_destroy(&s);
+    double worst = 0;
+    for (int i = 0; i < RUNS; i++) {
+        double want = (double)total * tp[i] / tp_sum, off = fabs((double)pairs[i] - want) / want;
+        cr_assert_leq(off, 0.10, "run %d (throughput %d, %d pairs a task): %lld pairs of %lld, its share %.1f", i,
+                      tp[i], 1 + i % 3, (long long)pairs[i], (long long)total, want);
+        worst = off > worst ? off : worst;
+    }
+    fprintf(stderr, "steer: 30 runs on 4 slots, %d tasks, %lld pairs: every run within %.1f%% of its share\n",
+            SLOTS * ROUNDS, (long long)total, 100 * worst);
+}
+
 /* ---- fixed-games runs and time odds -------------------------------------------- */
 
 /* One task for worker w from scheduler s (refreshed first when stale), as the coordinator would send it. */

@@ -597,7 +597,7 @@ static void run_action(Web *w, const WebRequest *rq, const Route *rt, const Sess
         const char *share = form_get(rq->form, "throughput");
         int64_t throughput = 0;
         if (share && *share && !int_in(share, 1, 1000, &throughput)) {
-            web_error(rs, 400, "throughput is a share of the workers in percent, 1..1000");
+            web_error(rs, 400, "throughput is a share of the game pairs in percent, 1..1000");
             return;
         }
         done = store_web_modify(w->store, rt->run, (int)priority, max_pairs, (int)ppt);

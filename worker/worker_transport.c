@@ -134,6 +134,12 @@ WorkerTransport *wt_new(const char *endpoint, const WtSecurity *security)
         return NULL;
     int one = 1, linger = 1000, ivl = 100, ivl_max = 5000;
     int64_t maxsize = 4 * (int64_t)XQF_FRAME_MAX;
+    /*
+     * No ZMQ_ROUTING_ID: the ROUTER would refuse a reconnection under an id
+     * it still holds for a link it has not seen die.  Each connection gets
+     * ZeroMQ's own id; the coordinator knows the worker by its hello
+     * (name and key), which takes its old connection's place (peers.h).
+     */
     if (!(t->ctx = zmq_ctx_new()) || !(t->dealer = zmq_socket(t->ctx, ZMQ_DEALER)) ||
         zmq_setsockopt(t->dealer, ZMQ_IMMEDIATE, &one, sizeof one) != 0 ||
         zmq_setsockopt(t->dealer, ZMQ_LINGER, &linger, sizeof linger) != 0 ||

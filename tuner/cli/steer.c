@@ -25,7 +25,7 @@
 
 static const OptSpec MODIFY_OPTIONS[] = {
     { "--priority", OPT_INT, "N", NULL, .imin = -1000000, .imax = 1000000, .help = "higher runs first" },
-    { "--throughput", OPT_INT, "PCT", NULL, .imin = 1, .imax = 1000, .help = "share of the workers among runs of its priority (100: equal)" },
+    { "--throughput", OPT_INT, "PCT", NULL, .imin = 1, .imax = 1000, .help = "share of the game pairs among runs of its priority, over time (100: equal)" },
     { "--max-pairs", OPT_INT, "N", NULL, .imin = 1, .imax = INT64_C(1) << 40, .help = "the pair cap (SPSA: its iterations), not below the pairs given out" },
     { "--extend-pairs", OPT_INT, "N", NULL, .imin = 1, .imax = INT64_C(1) << 40, .help = "SPSA: add N iterations" },
     CLI_DB_OPTION,

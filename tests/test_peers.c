@@ -1,0 +1,162 @@
+/*
+ * The coordinator's peer table (coordinator/peers.c): the bound counts
+ * live workers only, a newcomer evicts the longest-silent one that missed
+ * a heartbeat, and a hello under a worker that holds an entry takes its
+ * place.  Silence is made by moving an entry's last-heard time back.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "peers.h"
+
+static Peer peer_of(int n)
+{
+    Peer p = { .len = 5 };
+    p.id[0] = 0;
+    memcpy(p.id + 1, &n, sizeof n);
+    return p;
+}
+
+/* Whether p has a worker, without hearing it (peer_find would refresh its last-heard time). */
+static const PeerEntry *peer_slot_worker(Peers *ps, const Peer *p)
+{
+    for (size_t i = 0; i < ps->cap; i++)
+        if (ps->v[i].peer.len == p->len && memcmp(ps->v[i].peer.id, p->id, p->len) == 0 && ps->v[i].worker)
+            return &ps->v[i];
+    return NULL;
+}
+
+/* Makes peer n's entry silent for ms. */
+static void silence(Peers *ps, int n, int64_t ms)
+{
+    Peer p = peer_of(n);
+    PeerEntry *e = peer_find(ps, &p);
+    cr_assert(e, "peer %d has an entry", n);
+    e->seen_ms -= ms;
+}
+
+static Peers table(size_t max)
+{
+    return (Peers){ .max = max, .heartbeat_ms = 1000 };
+}
+
+Test(peers, a_full_table_refuses_newcomers_heard_from_lately)
+{
+    Peers ps = table(20);
+    for (int i = 0; i < 20; i++) {
+        Peer p = peer_of(i);
+        cr_assert_eq(peer_set(&ps, &p, 100 + i, "b", 1), 0, "worker %d", i);
+    }
+    cr_assert_eq(peers_live(&ps), 20);
+    Peer p = peer_of(20);
+    cr_assert_eq(peer_set(&ps, &p, 120, "b", 1), -2, "no worker missed a heartbeat: refused");
+    cr_assert_eq(ps.refused, 1);
+    cr_assert_null(peer_find(&ps, &p));
+    /* a worker already in the table says hello again on its connection: not a newcomer */
+    Peer q = peer_of(3);
+    cr_assert_eq(peer_set(&ps, &q, 103, "b", 1), 0);
+    peers_free(&ps);
+}
+
+Test(peers, gone_silent_workers_do_not_count)
+{
+    Peers ps = table(20);
+    for (int i = 0; i < 20; i++) {
+        Peer p = peer_of(i);
+        cr_assert_eq(peer_set(&ps, &p, 100 + i, "b", 1), 0);
+    }
+    /* past PEER_MISSED heartbeats (and PEER_GONE_MIN_MS): gone, whatever else */
+    for (int i = 0; i < 20; i++)
+        silence(&ps, i, PEER_GONE_MIN_MS + 1);
+    cr_assert_eq(peers_live(&ps), 0);
+    for (int i = 20; i < 40; i++) {
+        Peer p = peer_of(i);
+        cr_assert_eq(peer_set(&ps, &p, 100 + i, "b", 1), 0, "newcomer %d", i);
+    }
+    cr_assert_eq(peers_live(&ps), 20);
+    cr_assert_eq(ps.refused, 0);
+    cr_assert_eq(ps.evicted, 0, "nobody live was evicted: the gone ones counted for nothing");
+    peers_free(&ps);
+}
+
+Test(peers, a_newcomer_evicts_the_longest_silent)
+{
+    Peers ps = table(20);
+    for (int i = 0; i < 20; i++) {
+        Peer p = peer_of(i);
+        cr_assert_eq(peer_set(&ps, &p, 100 + i, "b", 1), 0);
+    }
+    /* still live (silent for less than PEER_GONE_MIN_MS), but past two heartbeats (PEER_QUIET_MIN_MS): 7 the longest */
+    silence(&ps, 4, PEER_QUIET_MIN_MS + 100);
+    silence(&ps, 7, PEER_QUIET_MIN_MS + 500);
+    cr_assert_eq(peers_live(&ps), 20);
+    Peer p = peer_of(20), p4 = peer_of(4), p7 = peer_of(7);
+    cr_assert_eq(peer_set(&ps, &p, 120, "b", 1), 0, "room made for the newcomer");
+    cr_assert_eq(ps.evicted, 1);
+    cr_assert_null(peer_find(&ps, &p7), "the longest-silent was evicted");
+    cr_assert_not_null(peer_find(&ps, &p4), "the next one was not (heard just now, by this find)");
+    Peer p2 = peer_of(21);
+    cr_assert_eq(peer_set(&ps, &p2, 121, "b", 1), -2, "nobody silent left: refused");
+    cr_assert_eq(peers_live(&ps), 20);
+    peers_free(&ps);
+}
+
+/* A full table of workers that missed a heartbeat: one scan queues them all, each newcomer evicts the next. */
+Test(peers, newcomers_evict_the_silent_in_order)
+{
+    enum { N = 2000 };          /* silences up to PEER_QUIET_MIN_MS + N, below PEER_GONE_MIN_MS */
+    Peers ps = table(N);
+    for (int i = 0; i < N; i++) {
+        Peer p = peer_of(i);
+        cr_assert_eq(peer_set(&ps, &p, 100 + i, "b", 1), 0);
+        silence(&ps, i, PEER_QUIET_MIN_MS + (int64_t)(N - i));   /* worker 0 the longest, none gone */
+    }
+    for (int i = 0; i < N; i++) {
+        Peer p = peer_of(N + i), first = peer_of(i), next = peer_of(i + 1);
+        cr_assert_eq(peer_set(&ps, &p, 100 + N + i, "b", 1), 0, "newcomer %d", i);
+        cr_assert_null(peer_slot_worker(&ps, &first), "newcomer %d evicted worker %d", i, i);
+        if (i + 1 < N)
+            cr_assert_not_null(peer_slot_worker(&ps, &next), "worker %d still in", i + 1);
+    }
+    cr_assert_eq(ps.evicted, N);
+    cr_assert_eq(ps.refused, 0);
+    cr_assert_eq(peers_live(&ps), N);
+    peers_free(&ps);
+}
+
+Test(peers, a_hello_under_the_same_worker_replaces_its_entry)
+{
+    Peers ps = table(20);
+    for (int i = 0; i < 20; i++) {
+        Peer p = peer_of(i);
+        cr_assert_eq(peer_set(&ps, &p, 100 + i, "b", 1), 0);
+    }
+    /* worker 105 reconnects: a new routing id, the table full, nobody silent */
+    Peer old = peer_of(5), fresh = peer_of(1005);
+    cr_assert_eq(peer_set(&ps, &fresh, 105, "b2", 2), 0, "its own entry's place is taken");
+    cr_assert_eq(ps.replaced, 1);
+    cr_assert_eq(ps.refused, 0);
+    cr_assert_null(peer_find(&ps, &old), "the old routing id is dropped");
+    PeerEntry *e = peer_find(&ps, &fresh);
+    cr_assert(e && e->worker == 105 && e->concurrency == 2 && strcmp(e->build, "b2") == 0);
+    cr_assert_eq(peers_live(&ps), 20, "one live entry per worker");
+    /* and again, after many others came and went (table rebuilds keep the index right; no bound in the way) */
+    ps.max = 1000000;
+    for (int i = 0; i < 5000; i++) {
+        Peer p = peer_of(2000 + i);
+        for (int k = 0; k < 20; k++) {
+            Peer o = peer_of(k == 5 ? 1005 : k);
+            PeerEntry *x = peer_find(&ps, &o);
+            if (x)
+                x->seen_ms -= PEER_GONE_MIN_MS + 1;
+        }
+        cr_assert_eq(peer_set(&ps, &p, 10000 + i, "b", 1), 0, "newcomer %d", i);
+        peer_find(&ps, &p)->seen_ms -= PEER_GONE_MIN_MS + 1;
+    }
+    Peer again = peer_of(3005);
+    cr_assert_eq(peer_set(&ps, &again, 105, "b", 1), 0);
+    cr_assert_eq(peers_live(&ps), 1);
+    peers_free(&ps);
+    peers_free(&ps);
+}
