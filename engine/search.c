@@ -313,6 +313,7 @@ void search_limits_init(SearchLimits *l)
     memset(l, 0, sizeof *l);
     l->time[RED] = l->time[BLACK] = -1;
     l->overhead = 10;
+    l->multipv = 1;
 }
 
 void search_score_text(int score, char *out, size_t len)
@@ -1232,17 +1233,29 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
 
 /* ---- the root ---- */
 
+/*
+ * A root move with its last score and, for MultiPV, the PV it had when its
+ * line was last completed (Stockfish's RootMove: each line keeps its own).
+ */
 typedef struct {
     Move move;
     int score;
+    int pv_length;
+    Move pv[MAX_PLY];
 } RootMove;
 
-static bool banned(const SearchLimits *l, Move m)
+static bool listed(const Move *list, int count, Move m)
 {
-    for (int i = 0; i < l->banned_count; i++)
-        if (l->banned[i] == m)
+    for (int i = 0; i < count; i++)
+        if (list[i] == m)
             return true;
     return false;
+}
+
+/* A root move the limits let us play: not banned (UCCI banmoves), and among searchmoves when given. */
+static bool root_allowed(const SearchLimits *l, Move m)
+{
+    return !listed(l->banned, l->banned_count, m) && (!l->only_count || listed(l->only, l->only_count, m));
 }
 
 /* Stable insertion sort of the root moves by their last scores, best first. */
@@ -1259,47 +1272,54 @@ static void sort_root(RootMove *moves, int n)
     }
 }
 
-static void report_iteration(Engine *e, int depth, int score, SearchReport report, void *ctx)
+static void report_line(Engine *e, int depth, int multipv, const RootMove *line, SearchReport report, void *ctx)
 {
     if (!report)
         return;
     SearchInfo info;
     info.depth = depth;
     info.seldepth = e->seldepth;
-    info.score = score;
+    info.score = line->score;
     info.nodes = e->nodes;
     info.time_ms = elapsed_ms(e);
     info.hashfull = tt_hashfull(&e->tt);
-    info.pv_length = e->pv_length[0];
-    memcpy(info.pv, e->pv[0], sizeof(Move) * (size_t)info.pv_length);
+    info.multipv = multipv;
+    info.pv_length = line->pv_length;
+    memcpy(info.pv, line->pv, sizeof(Move) * (size_t)info.pv_length);
     report(ctx, &info);
 }
 
 /* Writes the PV back into the hash table so the next iteration follows it (seed 003). */
-static void store_pv(Engine *e, int depth, int score)
+static void store_pv(Engine *e, const RootMove *line, int depth, int score)
 {
     Board *b = &e->b;
     int n = 0;
-    for (; n < e->pv_length[0] && movegen_is_legal(b, e->pv[0][n]); n++) {
-        tt_store(&e->tt, board_key(b), depth - n > 0 ? depth - n : 0, n, e->pv[0][n],
+    for (; n < line->pv_length && movegen_is_legal(b, line->pv[n]); n++) {
+        tt_store(&e->tt, board_key(b), depth - n > 0 ? depth - n : 0, n, line->pv[n],
                  n % 2 ? -score : score, -INF, INF, TT_NO_EVAL, is_ban(score));
-        board_make(b, e->pv[0][n]);
+        board_make(b, line->pv[n]);
     }
     while (n-- > 0)
         board_unmake(b);
 }
 
-/* One pass over the root moves with window (alpha, beta); returns the best score. */
-static int search_root(Engine *e, RootMove *moves, int n, int depth, int alpha, int beta, SearchResult *out)
+/*
+ * One pass over the root moves from index first (the lines above it are
+ * settled: MultiPV) with window (alpha, beta); returns the best score.
+ * Line 0's best move goes to out as soon as it is found, so an aborted
+ * iteration still plays what it has proven better.
+ */
+static int search_root(Engine *e, RootMove *moves, int first, int n, int depth, int alpha, int beta,
+                       SearchResult *out)
 {
     int best = -INF;
-    for (int i = 0; i < n; i++) {
+    for (int i = first; i < n; i++) {
         Move m = moves[i].move;
         bool check = board_gives_check(&e->b, m);
         play(e, 0, m);
         int new_depth = depth - 1 + (check && e->params.CheckExtension);
         int score;
-        if (i == 0) {
+        if (i == first) {
             score = -search(e, -beta, -alpha, new_depth, 1, NODE_PV | NODE_VERIFY);
         } else {
             score = -search(e, -alpha - 1, -alpha, new_depth, 1, NODE_CUT | NODE_VERIFY);
@@ -1309,14 +1329,18 @@ static int search_root(Engine *e, RootMove *moves, int n, int depth, int alpha, 
         board_unmake(&e->b);
         if (e->aborted)
             break;
-        moves[i].score = score > alpha || i == 0 ? score : -INF + depth;
+        moves[i].score = score > alpha || i == first ? score : -INF + depth;
         if (score > best) {
             best = score;
             if (score > alpha) {
                 update_pv(e, 0, m);
-                out->best = m;
-                out->ponder = e->pv_length[0] > 1 ? e->pv[0][1] : MOVE_NONE;
-                out->score = score;
+                moves[i].pv_length = e->pv_length[0];
+                memcpy(moves[i].pv, e->pv[0], sizeof(Move) * (size_t)e->pv_length[0]);
+                if (first == 0) {
+                    out->best = m;
+                    out->ponder = e->pv_length[0] > 1 ? e->pv[0][1] : MOVE_NONE;
+                    out->score = score;
+                }
                 alpha = score;
                 if (score >= beta)
                     break;
@@ -1370,13 +1394,13 @@ void engine_search(Engine *e, const Board *root, const SearchLimits *limits,
     }
     memset(out, 0, sizeof *out);
 
-    RootMove moves[MAX_MOVES];
+    static _Thread_local RootMove moves[MAX_MOVES]; /* 40 KB: off the stack */
     int n = 0;
     MoveList list;
     movegen_legal(&e->b, &list);
     for (int i = 0; i < list.count; i++)
-        if (!banned(limits, list.moves[i]))
-            moves[n++] = (RootMove){ list.moves[i], 0 };
+        if (root_allowed(limits, list.moves[i]))
+            moves[n++] = (RootMove){ .move = list.moves[i] };
     if (n > 0) {
         out->best = moves[0].move;
         TTProbe tp = tt_probe(&e->tt, board_key(&e->b), 0);
@@ -1387,41 +1411,77 @@ void engine_search(Engine *e, const Board *root, const SearchLimits *limits,
     }
 
     int max_depth = limits->depth > 0 && limits->depth < MAX_DEPTH ? limits->depth : MAX_DEPTH;
-    int last = 0;
+    /*
+     * MultiPV as Stockfish does it: within an iteration, line k searches
+     * the root moves not already taken by lines 0..k-1 and the moves from
+     * k on are re-sorted, so after the last line the first `lines` moves
+     * are the best lines, best first.  Each line has its own aspiration
+     * window around its own last score.  With one line this is the plain
+     * iteration.
+     */
+    int lines = limits->multipv < 1 ? 1 : limits->multipv > MULTIPV_MAX ? MULTIPV_MAX : limits->multipv;
+    if (lines > n)
+        lines = n;
+    int last[MULTIPV_MAX] = { 0 };
     double changes = 0;
     Move last_best = MOVE_NONE;
     for (int depth = 1; depth <= max_depth && n > 0; depth++) {
-        /* Aspiration window around the last score once the iterations settle. */
-        int window = e->params.AspirationWindow;
-        int alpha = -INF, beta = INF;
-        if (depth >= e->params.AspirationDepth && last > -MATE_BOUND && last < MATE_BOUND) {
-            alpha = last - window;
-            beta = last + window;
-        }
-        int best;
-        for (;;) {
-            e->pv_length[0] = 0;
-            best = search_root(e, moves, n, depth, alpha, beta, out);
+        int best = -INF;
+        for (int k = 0; k < lines; k++) {
+            /* Aspiration window around the line's last score once the iterations settle. */
+            int window = e->params.AspirationWindow;
+            int alpha = -INF, beta = INF;
+            if (depth >= e->params.AspirationDepth && last[k] > -MATE_BOUND && last[k] < MATE_BOUND) {
+                alpha = last[k] - window;
+                beta = last[k] + window;
+            }
+            int score;
+            for (;;) {
+                e->pv_length[0] = 0;
+                score = search_root(e, moves, k, n, depth, alpha, beta, out);
+                if (e->aborted)
+                    break;
+                sort_root(moves + k, n - k);
+                if (score <= alpha) {
+                    beta = (alpha + beta) / 2;
+                    alpha = score - window > -INF ? score - window : -INF;
+                } else if (score >= beta) {
+                    beta = score + window < INF ? score + window : INF;
+                } else {
+                    break;
+                }
+                window += window / 2;
+            }
             if (e->aborted)
                 break;
-            sort_root(moves, n);
-            if (best <= alpha) {
-                beta = (alpha + beta) / 2;
-                alpha = best - window > -INF ? best - window : -INF;
-            } else if (best >= beta) {
-                beta = best + window < INF ? best + window : INF;
+            last[k] = score;
+            if (k == 0) {
+                best = score;
+                out->depth = depth;
+                out->score = best;
             } else {
-                break;
+                /*
+                 * Each line had its own window, so a later line can score
+                 * above an earlier one: sort the settled lines again (as
+                 * Stockfish does) and take the best from the top.
+                 */
+                sort_root(moves, k + 1);
+                for (int j = 0; j <= k; j++)
+                    last[j] = moves[j].score;
+                best = out->score = moves[0].score;
+                out->best = moves[0].move;
+                out->ponder = moves[0].pv_length > 1 ? moves[0].pv[1] : MOVE_NONE;
             }
-            window += window / 2;
         }
+        if (e->aborted && out->depth < depth)
+            break;
+        /* Lines 1.. may have moved the PV of line 0 in e->pv; each line's own is in its RootMove. */
+        store_pv(e, &moves[0], depth, best);
+        int done = e->aborted ? 1 : lines;
+        for (int k = 0; k < done; k++)
+            report_line(e, depth, lines > 1 ? k + 1 : 0, &moves[k], report, ctx);
         if (e->aborted)
             break;
-        last = best;
-        out->depth = depth;
-        out->score = best;
-        store_pv(e, depth, best);
-        report_iteration(e, depth, best, report, ctx);
         changes /= 2;
         if (last_best && out->best != last_best)
             changes += 1;

@@ -38,7 +38,12 @@ typedef struct {
     int overhead;       /* ms kept in reserve per move */
     int banned_count;   /* root moves not to play (UCCI banmoves) */
     Move banned[MAX_MOVES];
+    int only_count;     /* UCI go searchmoves: only these root moves (0: all) */
+    Move only[MAX_MOVES];
+    int multipv;        /* lines to search and report, best first (MultiPV; 1 in search_limits_init) */
 } SearchLimits;
+
+enum { MULTIPV_MAX = 128 };
 
 typedef struct {
     int depth, seldepth;
@@ -46,6 +51,7 @@ typedef struct {
     uint64_t nodes;
     int64_t time_ms;
     int hashfull;       /* permille */
+    int multipv;        /* the line's rank, 1 = best; 0 when only one line is searched */
     int pv_length;
     Move pv[MAX_PLY];
 } SearchInfo;
