@@ -166,6 +166,7 @@ static void cmd_uci(Session *s, const Tokens *t)
     say(s, "option name UseNNUE type check default %s", engine_net(s->engine) ? "true" : "false");
     say(s, "option name EvalFile type string default <empty>");
     say(s, "option name MultiPV type spin default 1 min 1 max %d", MULTIPV_MAX);
+    say(s, "option name Threads type spin default 1 min 1 max %d", ENGINE_MAX_THREADS);
     Params d;
     params_default(&d);
     for (int i = 0; i < PARAM_COUNT; i++)
@@ -185,6 +186,7 @@ static void cmd_ucci(Session *s, const Tokens *t)
     say(s, "option Move Overhead type spin min 0 max %d default 10", MAX_OVERHEAD);
     say(s, "option UseNNUE type check default %s", engine_net(s->engine) ? "true" : "false");
     say(s, "option EvalFile type string default <empty>");
+    say(s, "option Threads type spin min 1 max %d default 1", ENGINE_MAX_THREADS);
     Params d;
     params_default(&d);
     for (int i = 0; i < PARAM_COUNT; i++)
@@ -243,6 +245,13 @@ static void set_option(Session *s, const char *name, const char *value)
                        value ? value : "");
         else
             s->move_overhead = (int)v;
+    } else if (!strcasecmp(name, "Threads")) {
+        /* Never during a search: setoption is refused then (see the command table). */
+        if (!value || !parse_int(value, 1, ENGINE_MAX_THREADS, &v))
+            error_line(s, "option Threads needs a value from 1 to %d, got '%s'", ENGINE_MAX_THREADS,
+                       value ? value : "");
+        else if (engine_set_threads(s->engine, (int)v) != 0)
+            error_line(s, "out of memory for %" PRId64 " threads; %d now", v, engine_threads(s->engine));
     } else if (!strcasecmp(name, "MultiPV")) {
         if (!value || !parse_int(value, 1, MULTIPV_MAX, &v))
             error_line(s, "option MultiPV needs a value from 1 to %d, got '%s'", MULTIPV_MAX, value ? value : "");

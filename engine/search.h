@@ -98,6 +98,16 @@ const NnueNet *engine_net(const Engine *e);
 void engine_set_use_nnue(Engine *e, bool on);
 bool engine_use_nnue(const Engine *e);
 
+/*
+ * Threads: the engine searches with threads - 1 helper threads besides the
+ * caller's (Lazy SMP, sharing the hash table; see search.c).  Returns 0,
+ * or -1 (out of range 1..ENGINE_MAX_THREADS, or out of memory: the count
+ * may then be between the old and the new).  Not during a search.
+ */
+enum { ENGINE_MAX_THREADS = 256 };
+int engine_set_threads(Engine *e, int threads);
+int engine_threads(const Engine *e);
+
 /* Fills limits with "no limit" defaults. */
 void search_limits_init(SearchLimits *l);
 /*
