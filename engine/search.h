@@ -5,7 +5,8 @@
  * move-ordering tables and stop flag.  Two engines in one process share
  * nothing, so a worker can play two of them against each other.
  *
- * engine_search() runs in the caller's thread until a limit is reached or
+ * engine_search() runs in the caller's thread (and, with Threads > 1, in
+ * helper threads it starts and joins) until a limit is reached or
  * engine_stop() is called from another thread; progress is reported through
  * a callback after each iteration.
  */

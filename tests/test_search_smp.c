@@ -179,6 +179,10 @@ static void protocol_quit_during_search(void)
         "go movetime 30\n"
         "isready\n"
         "stop\n"
+        "go ponder wtime 2000 btime 2000\n"
+        "ponderhit\n"
+        "isready\n"
+        "stop\n"
         "position startpos moves h2e2\n"
         "go infinite\n"
         "quit\n";
@@ -198,8 +202,8 @@ static void protocol_quit_during_search(void)
             bestmoves++;
         EXPECT((refused) == (2), "round %d: %s", round, text);
         EXPECT(strstr(text, "'setoption' is not allowed while searching"), "round %d: %s", round, text);
-        /* go infinite + stop, go depth, go movetime, and the one quit ended */
-        EXPECT((bestmoves) == (4), "round %d: %d bestmoves in %s", round, bestmoves, text);
+        /* go infinite + stop, go depth, go movetime, ponder + ponderhit, and the one quit ended */
+        EXPECT((bestmoves) == (5), "round %d: %d bestmoves in %s", round, bestmoves, text);
         free(text);
     }
 }
