@@ -288,7 +288,8 @@ void engine_clear(Engine *e)
 {
     for (int i = 0; i < e->helper_count; i++)
         engine_clear(e->helpers[i]);
-    tt_clear(&e->tt);
+    if (!e->main)
+        tt_clear(&e->tt); /* a helper has none of its own */
     memset(e->ply, 0, sizeof e->ply);
     memset(e->history, 0, sizeof e->history);
     memset(e->capture_hist, 0, sizeof e->capture_hist);
