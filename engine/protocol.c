@@ -33,6 +33,7 @@ typedef struct {
     int banned_count;
     Move banned[MAX_MOVES];
     int move_overhead;
+    int multipv;   /* MultiPV: lines reported per iteration */
     bool millisec; /* UCCI: times in milliseconds instead of seconds */
     /* The running search, if any. */
     bool thread_live;
@@ -81,13 +82,19 @@ static void report(void *ctx, const SearchInfo *info)
     char line[MAX_PLY * 5 + 256];
     char score[32];
     int n;
+    /* UCCI 1.x has no MultiPV: its GUIs get the best line only. */
+    if (s->dialect == DIALECT_UCCI && info->multipv > 1)
+        return;
     if (s->dialect == DIALECT_UCI) {
         search_score_text(info->score, score, sizeof score);
         uint64_t nps = info->time_ms > 0 ? info->nodes * 1000 / (uint64_t)info->time_ms : info->nodes;
+        char rank[24] = "";
+        if (info->multipv)
+            snprintf(rank, sizeof rank, " multipv %d", info->multipv);
         n = snprintf(line, sizeof line,
-                     "info depth %d seldepth %d score %s nodes %" PRIu64 " nps %" PRIu64
+                     "info depth %d seldepth %d%s score %s nodes %" PRIu64 " nps %" PRIu64
                      " time %" PRId64 " hashfull %d pv",
-                     info->depth, info->seldepth, score, info->nodes, nps, info->time_ms, info->hashfull);
+                     info->depth, info->seldepth, rank, score, info->nodes, nps, info->time_ms, info->hashfull);
     } else {
         n = snprintf(line, sizeof line, "info depth %d score %d time %" PRId64 " nodes %" PRIu64 " pv",
                      info->depth, info->score, info->time_ms, info->nodes);
@@ -158,6 +165,8 @@ static void cmd_uci(Session *s, const Tokens *t)
     say(s, "option name Move Overhead type spin default 10 min 0 max %d", MAX_OVERHEAD);
     say(s, "option name UseNNUE type check default %s", engine_net(s->engine) ? "true" : "false");
     say(s, "option name EvalFile type string default <empty>");
+    say(s, "option name MultiPV type spin default 1 min 1 max %d", MULTIPV_MAX);
+    say(s, "option name Threads type spin default 1 min 1 max %d", ENGINE_MAX_THREADS);
     Params d;
     params_default(&d);
     for (int i = 0; i < PARAM_COUNT; i++)
@@ -177,6 +186,7 @@ static void cmd_ucci(Session *s, const Tokens *t)
     say(s, "option Move Overhead type spin min 0 max %d default 10", MAX_OVERHEAD);
     say(s, "option UseNNUE type check default %s", engine_net(s->engine) ? "true" : "false");
     say(s, "option EvalFile type string default <empty>");
+    say(s, "option Threads type spin min 1 max %d default 1", ENGINE_MAX_THREADS);
     Params d;
     params_default(&d);
     for (int i = 0; i < PARAM_COUNT; i++)
@@ -235,6 +245,18 @@ static void set_option(Session *s, const char *name, const char *value)
                        value ? value : "");
         else
             s->move_overhead = (int)v;
+    } else if (!strcasecmp(name, "Threads")) {
+        /* Never during a search: setoption is refused then (see the command table). */
+        if (!value || !parse_int(value, 1, ENGINE_MAX_THREADS, &v))
+            error_line(s, "option Threads needs a value from 1 to %d, got '%s'", ENGINE_MAX_THREADS,
+                       value ? value : "");
+        else if (engine_set_threads(s->engine, (int)v) != 0)
+            error_line(s, "out of memory for %" PRId64 " threads; %d now", v, engine_threads(s->engine));
+    } else if (!strcasecmp(name, "MultiPV")) {
+        if (!value || !parse_int(value, 1, MULTIPV_MAX, &v))
+            error_line(s, "option MultiPV needs a value from 1 to %d, got '%s'", MULTIPV_MAX, value ? value : "");
+        else
+            s->multipv = (int)v;
     } else if (!strcasecmp(name, "usemillisec")) {
         if (!parse_check(value, &on))
             error_line(s, "option usemillisec needs true or false, got '%s'", value ? value : "");
@@ -390,11 +412,25 @@ static bool parse_time(const Session *s, const char *text, int64_t *ms)
     return true;
 }
 
+/* The words that start a go parameter (where a searchmoves list ends). */
+static bool go_keyword(const char *w)
+{
+    static const char *const KEYWORDS[] = { "perft", "infinite", "ponder", "draw", "searchmoves", "depth",
+                                            "nodes", "movetime", "movestogo", "oppmovestogo", "wtime",
+                                            "btime", "winc", "binc", "time", "opptime", "increment",
+                                            "oppincrement" };
+    for (size_t i = 0; i < sizeof KEYWORDS / sizeof KEYWORDS[0]; i++)
+        if (!strcmp(w, KEYWORDS[i]))
+            return true;
+    return false;
+}
+
 static void cmd_go(Session *s, const Tokens *t)
 {
     SearchLimits l;
     search_limits_init(&l);
     l.overhead = s->move_overhead;
+    l.multipv = s->multipv;
     int us = s->board.side, them = us ^ 1;
     for (int i = 1; i < t->count; i++) {
         const char *k = t->tok[i];
@@ -410,6 +446,27 @@ static void cmd_go(Session *s, const Tokens *t)
         } else if (!strcmp(k, "ponder")) {
             l.ponder = true;
             has_value = false;
+        } else if (!strcmp(k, "searchmoves")) {
+            /*
+             * UCI: the moves up to the next go keyword.  A word that is not
+             * a legal move refuses the whole go: searching all moves when a
+             * GUI asked for a few would answer a question it did not ask.
+             */
+            has_value = false;
+            while (i + 1 < t->count && !go_keyword(t->tok[i + 1])) {
+                char err[128];
+                if (l.only_count == MAX_MOVES
+                    || move_parse(&s->board, t->tok[i + 1], &l.only[l.only_count], err, sizeof err) != 0) {
+                    error_line(s, "go searchmoves: %s", l.only_count == MAX_MOVES ? "too many moves" : err);
+                    return;
+                }
+                l.only_count++;
+                i++;
+            }
+            if (!l.only_count) {
+                error_line(s, "go searchmoves needs at least one move");
+                return;
+            }
         } else if (!strcmp(k, "draw")) {
             has_value = false; /* UCCI: the opponent offers a draw; we play on */
         } else if (!v) {
@@ -537,6 +594,7 @@ int protocol_run(FILE *in, FILE *out)
     }
     pthread_mutex_init(&s->out_lock, NULL);
     s->move_overhead = 10;
+    s->multipv = 1;
     board_startpos(&s->board);
 
     char *line = NULL;

@@ -37,6 +37,7 @@
 #include "search.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,12 +90,25 @@ struct Engine {
     NnueStack *nnue;                /* the net's accumulators along the search line */
     bool use_nnue;                  /* the UseNNUE option: evaluate with the net when there is one */
     bool nnue_on;                   /* this search evaluates with the net */
-    TT tt;
+    TT tt;                          /* the main engine's own table (unused by a helper) */
+    TT *table;                      /* the table searched: &tt, or a helper's main engine's */
+    /*
+     * Lazy SMP (Stockfish's; Dan Homan's "lazy SMP" post, 2013): helper
+     * engines search the same root in threads of their own, with their
+     * own board, stacks, histories and net accumulators, sharing only the
+     * table.  A helper is an Engine with `main` set; it owns no table or
+     * net, has no clock, and stops when its main engine tells it to.
+     */
+    struct Engine *main;            /* NULL for a main engine */
+    struct Engine **helpers;        /* Threads - 1 of them */
+    int helper_count;
+    int thread_id;                  /* 0: the main engine */
     atomic_bool stop;
     atomic_bool pondering;
     _Atomic int64_t start_ms;
     int64_t optimum_ms, maximum_ms; /* 0: none */
-    uint64_t nodes, node_limit;
+    _Atomic uint64_t nodes;         /* read by the main thread while a helper counts */
+    uint64_t node_limit;
     int seldepth;
     bool aborted;
     Board b;
@@ -166,6 +180,7 @@ Engine *engine_new(void)
         free(e);
         return NULL;
     }
+    e->table = &e->tt;
     atomic_init(&e->stop, false);
     atomic_init(&e->pondering, false);
     params_default(&e->params);
@@ -191,8 +206,10 @@ void engine_destroy(Engine **e)
 {
     if (!e || !*e)
         return;
+    engine_set_threads(*e, 1);
     tt_free(&(*e)->tt);
-    nnue_destroy(&(*e)->net);
+    if (!(*e)->main)
+        nnue_destroy(&(*e)->net);
     nnue_stack_destroy(&(*e)->nnue);
     free(*e);
     *e = NULL;
@@ -269,7 +286,10 @@ bool engine_use_nnue(const Engine *e)
 
 void engine_clear(Engine *e)
 {
-    tt_clear(&e->tt);
+    for (int i = 0; i < e->helper_count; i++)
+        engine_clear(e->helpers[i]);
+    if (!e->main)
+        tt_clear(&e->tt); /* a helper has none of its own */
     memset(e->ply, 0, sizeof e->ply);
     memset(e->history, 0, sizeof e->history);
     memset(e->capture_hist, 0, sizeof e->capture_hist);
@@ -313,6 +333,7 @@ void search_limits_init(SearchLimits *l)
     memset(l, 0, sizeof *l);
     l->time[RED] = l->time[BLACK] = -1;
     l->overhead = 10;
+    l->multipv = 1;
 }
 
 void search_score_text(int score, char *out, size_t len)
@@ -368,13 +389,23 @@ static int64_t elapsed_ms(const Engine *e)
     return now_ms() - atomic_load(&e->start_ms);
 }
 
+/* Nodes searched by the engine and its helpers. */
+static uint64_t total_nodes(const Engine *e)
+{
+    uint64_t n = atomic_load_explicit(&((Engine *)e)->nodes, memory_order_relaxed);
+    for (int i = 0; i < e->helper_count; i++)
+        n += atomic_load_explicit(&e->helpers[i]->nodes, memory_order_relaxed);
+    return n;
+}
+
 static bool out_of_budget(Engine *e)
 {
     if (atomic_load_explicit(&e->stop, memory_order_relaxed))
         return true;
-    if (e->node_limit && e->nodes >= e->node_limit)
+    uint64_t nodes = atomic_load_explicit(&e->nodes, memory_order_relaxed);
+    if (e->node_limit && nodes >= e->node_limit)
         return true;
-    if (e->maximum_ms && (e->nodes & 1023) == 0 && !atomic_load(&e->pondering))
+    if (e->maximum_ms && (nodes & 1023) == 0 && !atomic_load(&e->pondering))
         return elapsed_ms(e) >= e->maximum_ms;
     return false;
 }
@@ -576,7 +607,9 @@ static inline bool enter_node(Engine *e, int ply)
     e->pv_length[ply] = ply;
     if (out_of_budget(e))
         return false;
-    e->nodes++;
+    /* Relaxed, and no read-modify-write: only this thread writes its count. */
+    atomic_store_explicit(&e->nodes, atomic_load_explicit(&e->nodes, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
     if (ply > e->seldepth)
         e->seldepth = ply;
     return true;
@@ -592,7 +625,7 @@ static inline void play(Engine *e, int ply, Move m)
     if (e->nnue_on)
         nnue_stack_push(e->nnue, ply, b, m);
     board_make(b, m);
-    tt_prefetch(&e->tt, board_key(b));
+    tt_prefetch(e->table, board_key(b));
 }
 
 static inline void play_null(Engine *e, int ply)
@@ -717,7 +750,7 @@ static int quiesce(Engine *e, int alpha, int beta, int ply, int qply, bool pv_no
 
     /* The hash table: any stored bound cuts here (every search is at least as deep). */
     uint64_t key = board_key(b);
-    TTProbe tp = tt_probe(&e->tt, key, ply);
+    TTProbe tp = tt_probe(e->table, key, ply);
     if (!pv_node) {
         if (tp.lower_depth >= 0 && tp.lower >= beta)
             return tp.lower;
@@ -736,7 +769,7 @@ static int quiesce(Engine *e, int alpha, int beta, int ply, int qply, bool pv_no
         CorrEntries ce = p->CorrHist ? corr_entries(e) : (CorrEntries){ NULL, { NULL, NULL } };
         stand = best = corrected_eval(e, &ce, eval);
         if (best >= beta) {
-            tt_store(&e->tt, key, 0, ply, MOVE_NONE, best, alpha, beta, eval, false);
+            tt_store(e->table, key, 0, ply, MOVE_NONE, best, alpha, beta, eval, false);
             return best;
         }
         if (best > alpha)
@@ -781,7 +814,7 @@ static int quiesce(Engine *e, int alpha, int beta, int ply, int qply, bool pv_no
             }
         }
     }
-    tt_store(&e->tt, key, 0, ply, best_move, best, old_alpha, beta, eval, is_ban(best));
+    tt_store(e->table, key, 0, ply, best_move, best, old_alpha, beta, eval, is_ban(best));
     return best;
 }
 
@@ -857,7 +890,7 @@ static int null_move(Engine *e, int alpha, int beta, int depth, int ply, unsigne
     play_null(e, ply);
     int v = -search(e, -beta, -beta + 1, depth - R - 1, ply + 1, (flags & NODE_VERIFY) | (flags & NODE_CUT ? 0 : NODE_CUT));
     if (p->NullThreat && v < beta && !e->aborted)
-        *threat = tt_probe(&e->tt, board_key(b), ply + 1).move; /* the reply the pass lost to */
+        *threat = tt_probe(e->table, board_key(b), ply + 1).move; /* the reply the pass lost to */
     unplay_null(e, ply);
     NULL_NEST(e, -1);
     if (e->aborted)
@@ -867,7 +900,7 @@ static int null_move(Engine *e, int alpha, int beta, int depth, int ply, unsigne
         if (v <= -MATE_BOUND) {
             /* Passing gets us mated: a mate threat (seed 001), remembered in the table. */
             *mate_threat = true;
-            tt_mark_mate_threat(&e->tt, board_key(b));
+            tt_mark_mate_threat(e->table, board_key(b));
         }
         return -INF;
     }
@@ -892,7 +925,7 @@ static int null_move(Engine *e, int alpha, int beta, int depth, int ply, unsigne
         return -INF;
     NULL_STAT(e, kept, depth, 1);
     if (p->NullStoreTT)
-        tt_store(&e->tt, board_key(b), depth, ply, MOVE_NONE, v, beta - 1, beta, TT_NO_EVAL, false);
+        tt_store(e->table, board_key(b), depth, ply, MOVE_NONE, v, beta - 1, beta, TT_NO_EVAL, false);
     return v;
 }
 
@@ -922,7 +955,7 @@ static int probcut(Engine *e, int beta, int depth, int ply, unsigned flags, int 
         if (e->aborted)
             return -INF;
         if (v >= pbeta) {
-            tt_store(&e->tt, board_key(b), depth - p->ProbCutReduction + 1, ply, m, v, beta, pbeta, TT_NO_EVAL, is_ban(v));
+            tt_store(e->table, board_key(b), depth - p->ProbCutReduction + 1, ply, m, v, beta, pbeta, TT_NO_EVAL, is_ban(v));
             return v;
         }
     }
@@ -969,7 +1002,7 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
      * its result is not this position's.
      */
     uint64_t key = board_key(b);
-    TTProbe tp = tt_probe(&e->tt, key, ply);
+    TTProbe tp = tt_probe(e->table, key, ply);
     if (excluded) {
         tp.lower_depth = tp.upper_depth = -1;
         tp.lower = -INF;
@@ -1063,7 +1096,7 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
             search(e, alpha, beta, depth - p->IIDReduction, ply, (flags & ~NODE_CUT) | NODE_NO_NULL);
             if (e->aborted)
                 return 0;
-            hash_move = tt_probe(&e->tt, key, ply).move;
+            hash_move = tt_probe(e->table, key, ply).move;
         } else if (p->Iir && depth >= p->IirDepth && (pv_node || cut_node)) {
             depth--;
         }
@@ -1220,7 +1253,7 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
     if (best == -INF) /* every move was pruned */
         return alpha;
     if (!excluded)
-        tt_store(&e->tt, key, depth, ply, best > old_alpha ? best_move : MOVE_NONE, best, old_alpha, beta,
+        tt_store(e->table, key, depth, ply, best > old_alpha ? best_move : MOVE_NONE, best, old_alpha, beta,
                  raw_eval, is_ban(best));
     /* Step 11, the correction: from quiet results whose bound says which way the evaluation erred. */
     if (corr.structure && !excluded && !is_decisive(best) && !is_ban(best)
@@ -1232,17 +1265,29 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
 
 /* ---- the root ---- */
 
+/*
+ * A root move with its last score and, for MultiPV, the PV it had when its
+ * line was last completed (Stockfish's RootMove: each line keeps its own).
+ */
 typedef struct {
     Move move;
     int score;
+    int pv_length;
+    Move pv[MAX_PLY];
 } RootMove;
 
-static bool banned(const SearchLimits *l, Move m)
+static bool listed(const Move *list, int count, Move m)
 {
-    for (int i = 0; i < l->banned_count; i++)
-        if (l->banned[i] == m)
+    for (int i = 0; i < count; i++)
+        if (list[i] == m)
             return true;
     return false;
+}
+
+/* A root move the limits let us play: not banned (UCCI banmoves), and among searchmoves when given. */
+static bool root_allowed(const SearchLimits *l, Move m)
+{
+    return !listed(l->banned, l->banned_count, m) && (!l->only_count || listed(l->only, l->only_count, m));
 }
 
 /* Stable insertion sort of the root moves by their last scores, best first. */
@@ -1259,47 +1304,54 @@ static void sort_root(RootMove *moves, int n)
     }
 }
 
-static void report_iteration(Engine *e, int depth, int score, SearchReport report, void *ctx)
+static void report_line(Engine *e, int depth, int multipv, const RootMove *line, SearchReport report, void *ctx)
 {
     if (!report)
         return;
     SearchInfo info;
     info.depth = depth;
     info.seldepth = e->seldepth;
-    info.score = score;
-    info.nodes = e->nodes;
+    info.score = line->score;
+    info.nodes = total_nodes(e);
     info.time_ms = elapsed_ms(e);
-    info.hashfull = tt_hashfull(&e->tt);
-    info.pv_length = e->pv_length[0];
-    memcpy(info.pv, e->pv[0], sizeof(Move) * (size_t)info.pv_length);
+    info.hashfull = tt_hashfull(e->table);
+    info.multipv = multipv;
+    info.pv_length = line->pv_length;
+    memcpy(info.pv, line->pv, sizeof(Move) * (size_t)info.pv_length);
     report(ctx, &info);
 }
 
 /* Writes the PV back into the hash table so the next iteration follows it (seed 003). */
-static void store_pv(Engine *e, int depth, int score)
+static void store_pv(Engine *e, const RootMove *line, int depth, int score)
 {
     Board *b = &e->b;
     int n = 0;
-    for (; n < e->pv_length[0] && movegen_is_legal(b, e->pv[0][n]); n++) {
-        tt_store(&e->tt, board_key(b), depth - n > 0 ? depth - n : 0, n, e->pv[0][n],
+    for (; n < line->pv_length && movegen_is_legal(b, line->pv[n]); n++) {
+        tt_store(e->table, board_key(b), depth - n > 0 ? depth - n : 0, n, line->pv[n],
                  n % 2 ? -score : score, -INF, INF, TT_NO_EVAL, is_ban(score));
-        board_make(b, e->pv[0][n]);
+        board_make(b, line->pv[n]);
     }
     while (n-- > 0)
         board_unmake(b);
 }
 
-/* One pass over the root moves with window (alpha, beta); returns the best score. */
-static int search_root(Engine *e, RootMove *moves, int n, int depth, int alpha, int beta, SearchResult *out)
+/*
+ * One pass over the root moves from index first (the lines above it are
+ * settled: MultiPV) with window (alpha, beta); returns the best score.
+ * Line 0's best move goes to out as soon as it is found, so an aborted
+ * iteration still plays what it has proven better.
+ */
+static int search_root(Engine *e, RootMove *moves, int first, int n, int depth, int alpha, int beta,
+                       SearchResult *out)
 {
     int best = -INF;
-    for (int i = 0; i < n; i++) {
+    for (int i = first; i < n; i++) {
         Move m = moves[i].move;
         bool check = board_gives_check(&e->b, m);
         play(e, 0, m);
         int new_depth = depth - 1 + (check && e->params.CheckExtension);
         int score;
-        if (i == 0) {
+        if (i == first) {
             score = -search(e, -beta, -alpha, new_depth, 1, NODE_PV | NODE_VERIFY);
         } else {
             score = -search(e, -alpha - 1, -alpha, new_depth, 1, NODE_CUT | NODE_VERIFY);
@@ -1309,14 +1361,18 @@ static int search_root(Engine *e, RootMove *moves, int n, int depth, int alpha, 
         board_unmake(&e->b);
         if (e->aborted)
             break;
-        moves[i].score = score > alpha || i == 0 ? score : -INF + depth;
+        moves[i].score = score > alpha || i == first ? score : -INF + depth;
         if (score > best) {
             best = score;
             if (score > alpha) {
                 update_pv(e, 0, m);
-                out->best = m;
-                out->ponder = e->pv_length[0] > 1 ? e->pv[0][1] : MOVE_NONE;
-                out->score = score;
+                moves[i].pv_length = e->pv_length[0];
+                memcpy(moves[i].pv, e->pv[0], sizeof(Move) * (size_t)e->pv_length[0]);
+                if (first == 0) {
+                    out->best = m;
+                    out->ponder = e->pv_length[0] > 1 ? e->pv[0][1] : MOVE_NONE;
+                    out->score = score;
+                }
                 alpha = score;
                 if (score >= beta)
                     break;
@@ -1348,11 +1404,30 @@ static bool time_is_up(const Engine *e, double changes, int score, int previous_
     return elapsed_ms(e) > limit * p->TmIterationStart / 100;
 }
 
-void engine_search(Engine *e, const Board *root, const SearchLimits *limits,
-                   SearchReport report, void *ctx, SearchResult *out)
+/*
+ * Lazy SMP's diversity: helper i skips the depths that Stockfish 9's
+ * SkipSize/SkipPhase tables mark for it, so the threads are spread over
+ * neighbouring depths instead of all searching the same tree in step and
+ * they fill the shared table for each other.  The main engine skips none.
+ */
+static bool skip_depth(int thread_id, int depth)
 {
-    atomic_store(&e->start_ms, now_ms());
-    atomic_store(&e->pondering, limits->ponder);
+    static const int SIZE[20] = { 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4 };
+    static const int PHASE[20] = { 0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7 };
+    if (thread_id == 0)
+        return false;
+    int i = (thread_id - 1) % 20;
+    return ((depth + PHASE[i]) / SIZE[i]) % 2;
+}
+
+/*
+ * Iterative deepening in this engine's thread (the main engine's or a
+ * helper's).  A helper skips some depths (see skip_depth) and reports
+ * nothing; the main engine reports and keeps the clock.
+ */
+static void iterate(Engine *e, const Board *root, const SearchLimits *limits, SearchReport report, void *ctx,
+                    SearchResult *out)
+{
     e->b = *root;
     e->nnue_on = e->net && e->use_nnue;
     if (e->nnue_on)
@@ -1362,7 +1437,6 @@ void engine_search(Engine *e, const Board *root, const SearchLimits *limits,
     e->aborted = false;
     e->seldepth = 0;
     plan_time(e, limits, root->side);
-    tt_new_search(&e->tt);
     memset(e->ply, 0, sizeof e->ply);
     for (int i = 0; i < MAX_PLY + 4; i++) {
         e->ply[i].cont = &e->cont_hist[EMPTY][0];
@@ -1370,16 +1444,16 @@ void engine_search(Engine *e, const Board *root, const SearchLimits *limits,
     }
     memset(out, 0, sizeof *out);
 
-    RootMove moves[MAX_MOVES];
+    static _Thread_local RootMove moves[MAX_MOVES]; /* 40 KB: off the stack */
     int n = 0;
     MoveList list;
     movegen_legal(&e->b, &list);
     for (int i = 0; i < list.count; i++)
-        if (!banned(limits, list.moves[i]))
-            moves[n++] = (RootMove){ list.moves[i], 0 };
+        if (root_allowed(limits, list.moves[i]))
+            moves[n++] = (RootMove){ .move = list.moves[i] };
     if (n > 0) {
         out->best = moves[0].move;
-        TTProbe tp = tt_probe(&e->tt, board_key(&e->b), 0);
+        TTProbe tp = tt_probe(e->table, board_key(&e->b), 0);
         for (int i = 0; i < n; i++)
             if (moves[i].move == tp.move)
                 moves[i].score = 1;
@@ -1387,41 +1461,79 @@ void engine_search(Engine *e, const Board *root, const SearchLimits *limits,
     }
 
     int max_depth = limits->depth > 0 && limits->depth < MAX_DEPTH ? limits->depth : MAX_DEPTH;
-    int last = 0;
+    /*
+     * MultiPV as Stockfish does it: within an iteration, line k searches
+     * the root moves not already taken by lines 0..k-1 and the moves from
+     * k on are re-sorted, so after the last line the first `lines` moves
+     * are the best lines, best first.  Each line has its own aspiration
+     * window around its own last score.  With one line this is the plain
+     * iteration.
+     */
+    int lines = limits->multipv < 1 ? 1 : limits->multipv > MULTIPV_MAX ? MULTIPV_MAX : limits->multipv;
+    if (lines > n)
+        lines = n;
+    int last[MULTIPV_MAX] = { 0 };
     double changes = 0;
     Move last_best = MOVE_NONE;
     for (int depth = 1; depth <= max_depth && n > 0; depth++) {
-        /* Aspiration window around the last score once the iterations settle. */
-        int window = e->params.AspirationWindow;
-        int alpha = -INF, beta = INF;
-        if (depth >= e->params.AspirationDepth && last > -MATE_BOUND && last < MATE_BOUND) {
-            alpha = last - window;
-            beta = last + window;
-        }
-        int best;
-        for (;;) {
-            e->pv_length[0] = 0;
-            best = search_root(e, moves, n, depth, alpha, beta, out);
+        if (skip_depth(e->thread_id, depth) && depth < max_depth)
+            continue;
+        int best = -INF;
+        for (int k = 0; k < lines; k++) {
+            /* Aspiration window around the line's last score once the iterations settle. */
+            int window = e->params.AspirationWindow;
+            int alpha = -INF, beta = INF;
+            if (depth >= e->params.AspirationDepth && last[k] > -MATE_BOUND && last[k] < MATE_BOUND) {
+                alpha = last[k] - window;
+                beta = last[k] + window;
+            }
+            int score;
+            for (;;) {
+                e->pv_length[0] = 0;
+                score = search_root(e, moves, k, n, depth, alpha, beta, out);
+                if (e->aborted)
+                    break;
+                sort_root(moves + k, n - k);
+                if (score <= alpha) {
+                    beta = (alpha + beta) / 2;
+                    alpha = score - window > -INF ? score - window : -INF;
+                } else if (score >= beta) {
+                    beta = score + window < INF ? score + window : INF;
+                } else {
+                    break;
+                }
+                window += window / 2;
+            }
             if (e->aborted)
                 break;
-            sort_root(moves, n);
-            if (best <= alpha) {
-                beta = (alpha + beta) / 2;
-                alpha = best - window > -INF ? best - window : -INF;
-            } else if (best >= beta) {
-                beta = best + window < INF ? best + window : INF;
+            last[k] = score;
+            if (k == 0) {
+                best = score;
+                out->depth = depth;
+                out->score = best;
             } else {
-                break;
+                /*
+                 * Each line had its own window, so a later line can score
+                 * above an earlier one: sort the settled lines again (as
+                 * Stockfish does) and take the best from the top.
+                 */
+                sort_root(moves, k + 1);
+                for (int j = 0; j <= k; j++)
+                    last[j] = moves[j].score;
+                best = out->score = moves[0].score;
+                out->best = moves[0].move;
+                out->ponder = moves[0].pv_length > 1 ? moves[0].pv[1] : MOVE_NONE;
             }
-            window += window / 2;
         }
+        if (e->aborted && out->depth < depth)
+            break;
+        /* Lines 1.. may have moved the PV of line 0 in e->pv; each line's own is in its RootMove. */
+        store_pv(e, &moves[0], depth, best);
+        int done = e->aborted ? 1 : lines;
+        for (int k = 0; k < done; k++)
+            report_line(e, depth, lines > 1 ? k + 1 : 0, &moves[k], report, ctx);
         if (e->aborted)
             break;
-        last = best;
-        out->depth = depth;
-        out->score = best;
-        store_pv(e, depth, best);
-        report_iteration(e, depth, best, report, ctx);
         changes /= 2;
         if (last_best && out->best != last_best)
             changes += 1;
@@ -1434,12 +1546,135 @@ void engine_search(Engine *e, const Board *root, const SearchLimits *limits,
         if (time_is_up(e, changes, best, e->previous_score))
             break;
     }
-    out->nodes = e->nodes;
-    e->previous_score = out->depth ? out->score : -INF;
+    out->nodes = atomic_load_explicit(&e->nodes, memory_order_relaxed);
+}
+
+int engine_set_threads(Engine *e, int threads)
+{
+    if (threads < 1 || threads > ENGINE_MAX_THREADS || e->main)
+        return -1;
+    int want = threads - 1;
+    while (e->helper_count > want)
+        engine_destroy(&e->helpers[--e->helper_count]);
+    if (want == 0) {
+        free(e->helpers);
+        e->helpers = NULL;
+        return 0;
+    }
+    Engine **list = realloc(e->helpers, sizeof *list * (size_t)want);
+    if (!list)
+        return -1;
+    e->helpers = list;
+    while (e->helper_count < want) {
+        Engine *h = calloc(1, sizeof *h);
+        if (!h)
+            return -1;
+        h->main = e;
+        h->table = &e->tt;
+        h->thread_id = e->helper_count + 1;
+        h->previous_score = -INF;
+        atomic_init(&h->stop, false);
+        atomic_init(&h->pondering, false);
+        e->helpers[e->helper_count++] = h;
+    }
+    return 0;
+}
+
+int engine_threads(const Engine *e)
+{
+    return e->helper_count + 1;
+}
+
+/* Gives helper h its main engine's parameters and evaluation; false when out of memory (h sits out). */
+static bool sync_helper(Engine *h)
+{
+    const Engine *m = h->main;
+    h->params = m->params;
+    h->eval = m->eval;
+    memcpy(h->lmr, m->lmr, sizeof h->lmr);
+    h->net = m->net; /* borrowed, read only */
+    h->use_nnue = m->use_nnue;
+    if (h->net && !h->nnue && !(h->nnue = nnue_stack_new()))
+        return false;
+    return true;
+}
+
+typedef struct {
+    Engine *helper;
+    const Board *root;
+    SearchLimits limits;
+    SearchResult result;
+    pthread_t thread;
+    bool running;
+} HelperRun;
+
+static void *helper_main(void *arg)
+{
+    HelperRun *run = arg;
+    iterate(run->helper, run->root, &run->limits, NULL, NULL, &run->result);
+    return NULL;
+}
+
+/*
+ * The search: the helpers start on the same root, the main engine
+ * iterates in the caller's thread, and once it is done (and any infinite
+ * or ponder wait has ended) the helpers are told to stop and joined.
+ * Only the main engine reads the clock and the node limit (its own
+ * nodes); helpers have neither and run until told.  The move played is
+ * chosen as Stockfish 9 did: a helper's result replaces the main
+ * engine's when it completed a deeper iteration with a better score, and
+ * only with one line and no depth limit (a depth asked for is a depth
+ * given; MultiPV lines are the main engine's).
+ */
+void engine_search(Engine *e, const Board *root, const SearchLimits *limits,
+                   SearchReport report, void *ctx, SearchResult *out)
+{
+    atomic_store(&e->start_ms, now_ms());
+    atomic_store(&e->pondering, limits->ponder);
+    atomic_store_explicit(&e->nodes, 0, memory_order_relaxed);
+    tt_new_search(e->table);
+    HelperRun *runs = e->helper_count ? calloc((size_t)e->helper_count, sizeof *runs) : NULL;
+    for (int i = 0; runs && i < e->helper_count; i++) {
+        HelperRun *r = &runs[i];
+        r->helper = e->helpers[i];
+        atomic_store_explicit(&r->helper->nodes, 0, memory_order_relaxed);
+        if (!sync_helper(r->helper))
+            continue;
+        r->root = root;
+        r->limits = *limits;
+        r->limits.nodes = 0;
+        r->limits.movetime = 0;
+        r->limits.time[RED] = r->limits.time[BLACK] = -1;
+        r->limits.infinite = r->limits.ponder = false;
+        r->limits.multipv = 1;
+        atomic_store(&r->helper->stop, false);
+        r->running = pthread_create(&r->thread, NULL, helper_main, r) == 0;
+    }
+
+    iterate(e, root, limits, report, ctx, out);
 
     /* Under "go infinite" and while pondering the answer waits for stop (or ponderhit). */
     while ((limits->infinite || atomic_load(&e->pondering)) && !atomic_load(&e->stop)) {
         struct timespec ts = { 0, 1000000 };
         nanosleep(&ts, NULL);
     }
+    for (int i = 0; runs && i < e->helper_count; i++)
+        if (runs[i].running)
+            atomic_store(&runs[i].helper->stop, true);
+    bool vote = limits->multipv <= 1 && !limits->depth;
+    for (int i = 0; runs && i < e->helper_count; i++) {
+        if (!runs[i].running)
+            continue;
+        pthread_join(runs[i].thread, NULL);
+        const SearchResult *r = &runs[i].result;
+        if (vote && r->best && r->depth > out->depth && r->score > out->score) {
+            out->best = r->best;
+            out->ponder = r->ponder;
+            out->score = r->score;
+            out->depth = r->depth;
+        }
+    }
+    free(runs);
+    out->nodes = total_nodes(e);
+    e->previous_score = out->depth ? out->score : -INF;
 }

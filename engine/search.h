@@ -5,7 +5,8 @@
  * move-ordering tables and stop flag.  Two engines in one process share
  * nothing, so a worker can play two of them against each other.
  *
- * engine_search() runs in the caller's thread until a limit is reached or
+ * engine_search() runs in the caller's thread (and, with Threads > 1, in
+ * helper threads it starts and joins) until a limit is reached or
  * engine_stop() is called from another thread; progress is reported through
  * a callback after each iteration.
  */
@@ -38,7 +39,12 @@ typedef struct {
     int overhead;       /* ms kept in reserve per move */
     int banned_count;   /* root moves not to play (UCCI banmoves) */
     Move banned[MAX_MOVES];
+    int only_count;     /* UCI go searchmoves: only these root moves (0: all) */
+    Move only[MAX_MOVES];
+    int multipv;        /* lines to search and report, best first (MultiPV; 1 in search_limits_init) */
 } SearchLimits;
+
+enum { MULTIPV_MAX = 128 };
 
 typedef struct {
     int depth, seldepth;
@@ -46,6 +52,7 @@ typedef struct {
     uint64_t nodes;
     int64_t time_ms;
     int hashfull;       /* permille */
+    int multipv;        /* the line's rank, 1 = best; 0 when only one line is searched */
     int pv_length;
     Move pv[MAX_PLY];
 } SearchInfo;
@@ -91,6 +98,16 @@ const NnueNet *engine_net(const Engine *e);
 /* UseNNUE: evaluate with the net when there is one (true in a new engine). */
 void engine_set_use_nnue(Engine *e, bool on);
 bool engine_use_nnue(const Engine *e);
+
+/*
+ * Threads: the engine searches with threads - 1 helper threads besides the
+ * caller's (Lazy SMP, sharing the hash table; see search.c).  Returns 0,
+ * or -1 (out of range 1..ENGINE_MAX_THREADS, or out of memory: the count
+ * may then be between the old and the new).  Not during a search.
+ */
+enum { ENGINE_MAX_THREADS = 256 };
+int engine_set_threads(Engine *e, int threads);
+int engine_threads(const Engine *e);
 
 /* Fills limits with "no limit" defaults. */
 void search_limits_init(SearchLimits *l);

@@ -1,10 +1,52 @@
 #include "tt.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(sizeof(TTSlot) == 16, "four slots to a 64-byte line");
 
-static inline TTEntry *cluster_of(const TT *tt, uint64_t key)
+/*
+ * A bijective 64-bit mix (the SplitMix64 finaliser, Steele, Lea and Flood,
+ * OOPSLA 2014) with mix(0) == 0, so an all-zero slot decodes to an empty
+ * entry and every bit of the bounds word changes the key check.
+ */
+static inline uint64_t mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+static TTEntry load(const TTSlot *slot)
+{
+    uint64_t keyed = atomic_load_explicit(&((TTSlot *)slot)->keyed, memory_order_relaxed);
+    uint64_t bounds = atomic_load_explicit(&((TTSlot *)slot)->bounds, memory_order_relaxed);
+    uint64_t w = keyed ^ mix(bounds);
+    TTEntry e;
+    e.check = (uint32_t)w;
+    e.age = (uint8_t)(w >> 32);
+    e.flags = (uint8_t)(w >> 40);
+    e.eval = (int16_t)(uint16_t)(w >> 48);
+    e.move = (Move)bounds;
+    e.lower = (int16_t)(uint16_t)(bounds >> 16);
+    e.upper = (int16_t)(uint16_t)(bounds >> 32);
+    e.lower_depth1 = (uint8_t)(bounds >> 48);
+    e.upper_depth1 = (uint8_t)(bounds >> 56);
+    return e;
+}
+
+static void save(TTSlot *slot, const TTEntry *e)
+{
+    uint64_t bounds = (uint64_t)e->move | (uint64_t)(uint16_t)e->lower << 16 | (uint64_t)(uint16_t)e->upper << 32
+                    | (uint64_t)e->lower_depth1 << 48 | (uint64_t)e->upper_depth1 << 56;
+    uint64_t w = (uint64_t)e->check | (uint64_t)e->age << 32 | (uint64_t)e->flags << 40
+               | (uint64_t)(uint16_t)e->eval << 48;
+    atomic_store_explicit(&slot->keyed, w ^ mix(bounds), memory_order_relaxed);
+    atomic_store_explicit(&slot->bounds, bounds, memory_order_relaxed);
+}
+
+static inline TTSlot *cluster_of(const TT *tt, uint64_t key)
 {
     size_t index = (size_t)(((unsigned __int128)(key & 0xffffffffu) * tt->count) >> 32);
     return &tt->clusters[index * TT_CLUSTER];
@@ -12,10 +54,10 @@ static inline TTEntry *cluster_of(const TT *tt, uint64_t key)
 
 int tt_resize(TT *tt, size_t mb)
 {
-    size_t count = mb * 1024 * 1024 / (sizeof(TTEntry) * TT_CLUSTER);
+    size_t count = mb * 1024 * 1024 / (sizeof(TTSlot) * TT_CLUSTER);
     if (count == 0)
         count = 1;
-    TTEntry *mem = calloc(count * TT_CLUSTER, sizeof(TTEntry));
+    TTSlot *mem = calloc(count * TT_CLUSTER, sizeof(TTSlot));
     if (!mem)
         return -1;
     free(tt->clusters);
@@ -34,7 +76,7 @@ void tt_free(TT *tt)
 
 void tt_clear(TT *tt)
 {
-    memset(tt->clusters, 0, tt->count * TT_CLUSTER * sizeof(TTEntry));
+    memset(tt->clusters, 0, tt->count * TT_CLUSTER * sizeof(TTSlot)); /* no search is running */
     tt->age = 0;
 }
 
@@ -62,22 +104,23 @@ void tt_prefetch(const TT *tt, uint64_t key)
 TTProbe tt_probe(const TT *tt, uint64_t key, int ply)
 {
     TTProbe p = { false, MOVE_NONE, -TT_INF, TT_INF, -1, -1, false, TT_NO_EVAL };
-    TTEntry *c = cluster_of(tt, key);
+    const TTSlot *c = cluster_of(tt, key);
     uint32_t check = (uint32_t)(key >> 32);
     for (int i = 0; i < TT_CLUSTER; i++) {
-        if (c[i].check != check || (!c[i].lower_depth1 && !c[i].upper_depth1 && !c[i].move && !c[i].flags))
+        TTEntry e = load(&c[i]);
+        if (e.check != check || (!e.lower_depth1 && !e.upper_depth1 && !e.move && !e.flags))
             continue;
         p.hit = true;
-        p.move = c[i].move;
-        p.lower_depth = c[i].lower_depth1 - 1;
-        p.upper_depth = c[i].upper_depth1 - 1;
-        p.mate_threat = c[i].flags & TT_MATE_THREAT;
-        if (c[i].flags & TT_HAS_EVAL)
-            p.eval = c[i].eval;
+        p.move = e.move;
+        p.lower_depth = e.lower_depth1 - 1;
+        p.upper_depth = e.upper_depth1 - 1;
+        p.mate_threat = e.flags & TT_MATE_THREAT;
+        if (e.flags & TT_HAS_EVAL)
+            p.eval = e.eval;
         if (p.lower_depth >= 0)
-            p.lower = from_tt(c[i].lower, ply);
+            p.lower = from_tt(e.lower, ply);
         if (p.upper_depth >= 0)
-            p.upper = from_tt(c[i].upper, ply);
+            p.upper = from_tt(e.upper, ply);
         break;
     }
     return p;
@@ -89,45 +132,45 @@ static int entry_worth(const TT *tt, const TTEntry *e)
     return depth - 4 * (uint8_t)(tt->age - e->age);
 }
 
-/* The entry for key: the existing one, or the least worth in its cluster, emptied. */
-static TTEntry *entry_for(TT *tt, uint64_t key)
+/*
+ * A copy of the entry for key (the existing one, or an empty one in place
+ * of the least worth in its cluster), with the slot to save it back to.
+ */
+static TTEntry entry_for(TT *tt, uint64_t key, TTSlot **slot)
 {
-    TTEntry *c = cluster_of(tt, key);
+    TTSlot *c = cluster_of(tt, key);
     uint32_t check = (uint32_t)(key >> 32);
-    for (int i = 0; i < TT_CLUSTER; i++)
-        if (c[i].check == check)
-            return &c[i];
-    TTEntry *e = &c[0];
+    TTEntry e[TT_CLUSTER];
+    for (int i = 0; i < TT_CLUSTER; i++) {
+        e[i] = load(&c[i]);
+        if (e[i].check == check) {
+            *slot = &c[i];
+            return e[i];
+        }
+    }
+    int worst = 0;
     for (int i = 1; i < TT_CLUSTER; i++)
-        if (entry_worth(tt, &c[i]) < entry_worth(tt, e))
-            e = &c[i];
-    memset(e, 0, sizeof *e);
-    e->check = check;
-    return e;
+        if (entry_worth(tt, &e[i]) < entry_worth(tt, &e[worst]))
+            worst = i;
+    *slot = &c[worst];
+    TTEntry fresh;
+    memset(&fresh, 0, sizeof fresh);
+    fresh.check = check;
+    return fresh;
 }
 
 void tt_mark_mate_threat(TT *tt, uint64_t key)
 {
-    TTEntry *e = entry_for(tt, key);
+    TTSlot *slot;
+    TTEntry entry = entry_for(tt, key, &slot), *e = &entry;
     e->flags |= TT_MATE_THREAT;
     e->age = tt->age;
+    save(slot, e);
 }
 
-void tt_store(TT *tt, uint64_t key, int depth, int ply, Move move, int value, int alpha, int beta,
-              int eval, bool path_dependent)
+/* tt_store's bounds: raises the lower, lowers the upper, or sets both. */
+static void store_value(TTEntry *e, int depth, int ply, int value, int alpha, int beta)
 {
-    TTEntry *e = entry_for(tt, key);
-    if (depth > 127)
-        depth = 127;
-    if (eval != TT_NO_EVAL) {
-        e->eval = (int16_t)eval;
-        e->flags |= TT_HAS_EVAL;
-    }
-    if (move)
-        e->move = move;
-    e->age = tt->age;
-    if (path_dependent)
-        return;
     int v = to_tt(value, ply);
     if (value > alpha && depth + 1 >= e->lower_depth1) {
         e->lower = (int16_t)v;
@@ -143,12 +186,32 @@ void tt_store(TT *tt, uint64_t key, int depth, int ply, Move move, int value, in
     }
 }
 
+void tt_store(TT *tt, uint64_t key, int depth, int ply, Move move, int value, int alpha, int beta,
+              int eval, bool path_dependent)
+{
+    TTSlot *slot;
+    TTEntry entry = entry_for(tt, key, &slot), *e = &entry;
+    if (depth > 127)
+        depth = 127;
+    if (eval != TT_NO_EVAL) {
+        e->eval = (int16_t)eval;
+        e->flags |= TT_HAS_EVAL;
+    }
+    if (move)
+        e->move = move;
+    e->age = tt->age;
+    if (!path_dependent)
+        store_value(e, depth, ply, value, alpha, beta);
+    save(slot, e);
+}
+
 int tt_hashfull(const TT *tt)
 {
     size_t n = tt->count * TT_CLUSTER < 1000 ? tt->count * TT_CLUSTER : 1000;
     int used = 0;
-    for (size_t i = 0; i < n; i++)
-        used += tt->clusters[i].age == tt->age
-             && (tt->clusters[i].lower_depth1 || tt->clusters[i].upper_depth1);
+    for (size_t i = 0; i < n; i++) {
+        TTEntry e = load(&tt->clusters[i]);
+        used += e.age == tt->age && (e.lower_depth1 || e.upper_depth1);
+    }
     return n ? (int)(used * 1000 / n) : 0;
 }

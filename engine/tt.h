@@ -11,6 +11,16 @@
  * evaluation.  An all-zero entry is empty, so a freshly allocated table
  * needs no pass.
  *
+ * Lazy SMP threads share one table without locks.  An entry is stored as
+ * two 64-bit words written and read with relaxed atomics, the first XORed
+ * with a mix of the second: Hyatt and Mann's lockless hashing ("A
+ * lock-less transposition table implementation for parallel search chess
+ * engines", ICGA J. 25(1), 2002), also Crafty's and Stockfish's pre-2014
+ * scheme.  A read that mixes the halves of two different writes decodes
+ * to a key check that matches only by chance (2^-32, as a key collision)
+ * and is a miss.  Two threads updating one entry at once may lose one
+ * update, which costs a little search, never a wrong entry.
+ *
  * Scores that depend on the path and not on the position (a perpetual
  * check or chase judged inside the tree, see rules.h) are never stored:
  * the caller passes them, and tt_store keeps only the move and the eval.
@@ -23,6 +33,7 @@
 
 #include "types.h"
 
+/* An entry decoded (what tt.c works on; the table holds TTSlots). */
 typedef struct {
     uint32_t check;    /* upper half of the key */
     Move move;
@@ -38,8 +49,13 @@ enum {
     TT_HAS_EVAL = 2
 };
 
+/* An entry as stored: (check, age, flags, eval) XOR mix(bounds), then bounds (move, values, depths). */
 typedef struct {
-    TTEntry *clusters; /* 4 entries each */
+    _Atomic uint64_t keyed, bounds;
+} TTSlot;
+
+typedef struct {
+    TTSlot *clusters;  /* 4 entries each */
     size_t count;      /* number of clusters */
     uint8_t age;
 } TT;

@@ -944,3 +944,105 @@ Test(protocol, cli_bench_takes_parameters)
     cr_expect_eq(proc_finish(&p, 5000), 0);
     proc_free(&p);
 }
+
+/*
+ * MultiPV 3 at the start position: every completed depth reports lines
+ * 1, 2 and 3 with three distinct first moves and non-increasing scores,
+ * and bestmove is line 1's first move.  Bad values are refused and the
+ * old value kept.
+ */
+Test(protocol, multipv)
+{
+    Proc p;
+    start_uci(&p);
+    proc_send(&p, "setoption name MultiPV value 3");
+    proc_send(&p, "position startpos");
+    proc_send(&p, "go depth 6");
+    char line[LINE_MAX_LEN], first[4][8] = { "", "", "", "" };
+    int score[4] = { 0 }, depth_seen[4] = { 0 }, last_complete = 0, last_depth = 0;
+    int64_t deadline = now_ms() + SEARCH_MS;
+    while (proc_read_line(&p, line, sizeof line, deadline) && strncmp(line, "bestmove", 8)) {
+        int depth, k, sc;
+        char move[8];
+        const char *pv = strstr(line, " pv ");
+        const char *cp = strstr(line, " score cp ");
+        if (sscanf(line, "info depth %d seldepth %*d multipv %d", &depth, &k) != 2 || !pv || !cp)
+            continue;
+        cr_assert(k >= 1 && k <= 3, "multipv %d out of range: '%s'", k, line);
+        cr_assert(sscanf(cp, " score cp %d", &sc) == 1 && sscanf(pv, " pv %7s", move) == 1, "'%s'", line);
+        if (depth != last_depth) {
+            last_depth = depth;
+            memset(depth_seen, 0, sizeof depth_seen);
+        }
+        depth_seen[k] = 1;
+        score[k] = sc;
+        snprintf(first[k], sizeof first[k], "%s", move);
+        if (k == 3) {
+            cr_assert(depth_seen[1] && depth_seen[2], "depth %d: line 3 before lines 1 and 2", depth);
+            cr_expect(strcmp(first[1], first[2]) && strcmp(first[1], first[3]) && strcmp(first[2], first[3]),
+                      "depth %d: first moves not distinct: %s %s %s", depth, first[1], first[2], first[3]);
+            cr_expect(score[1] >= score[2] && score[2] >= score[3], "depth %d: scores %d %d %d increase", depth,
+                      score[1], score[2], score[3]);
+            last_complete = depth;
+        }
+    }
+    cr_assert_eq(strncmp(line, "bestmove ", 9), 0, "no bestmove");
+    cr_expect_eq(last_complete, 6, "the last complete depth was %d", last_complete);
+    cr_expect_eq(strncmp(line + 9, first[1], strlen(first[1])), 0, "'%s' is not line 1's %s", line, first[1]);
+    after_bestmove();
+
+    const char *bad[] = { "0", "129", "-1", "x", "" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        proc_send(&p, "setoption name MultiPV value %s", bad[i]);
+        expect_line(&p, "info string error: option MultiPV", READY_MS, NULL);
+    }
+    /* still 3 */
+    proc_send(&p, "go depth 1");
+    char seen[LINE_MAX_LEN * 4] = "";
+    cr_expect(proc_expect(&p, "bestmove", SEARCH_MS, NULL, 0, seen, sizeof seen));
+    cr_expect(strstr(seen, " multipv 3 ") != NULL, "MultiPV is no longer 3: %s", seen);
+    proc_send(&p, "quit");
+    cr_expect_eq(proc_finish(&p, READY_MS), 0);
+    proc_free(&p);
+}
+
+/* go searchmoves restricts the root; a word that is not a legal move refuses the go. */
+Test(protocol, searchmoves)
+{
+    Proc p;
+    start_uci(&p);
+    Board b;
+    position_after(&b, START_FEN, "");
+    const char *lists[] = { "a0a1", "i3i4 a3a4", "h2h9 b2b9" };
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+        proc_send(&p, "position startpos");
+        proc_send(&p, "go depth 4 searchmoves %s", lists[i]);
+        char line[LINE_MAX_LEN], best[8];
+        expect_line(&p, "bestmove", SEARCH_MS, line);
+        check_bestmove(&b, line);
+        cr_assert_eq(sscanf(line, "bestmove %7s", best), 1);
+        cr_expect(strstr(lists[i], best) != NULL, "searchmoves %s: played %s", lists[i], best);
+        after_bestmove();
+    }
+    /* searchmoves before another parameter ends at that keyword */
+    proc_send(&p, "go searchmoves c3c4 depth 3");
+    char line[LINE_MAX_LEN];
+    expect_line(&p, "bestmove", SEARCH_MS, line);
+    cr_expect_eq(strncmp(line, "bestmove c3c4", 13), 0, "got '%s'", line);
+    after_bestmove();
+
+    const char *bad[] = { "go depth 3 searchmoves zz", "go depth 3 searchmoves a0a5", "go searchmoves",
+                          "go searchmoves depth 3" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        proc_send(&p, "%s", bad[i]);
+        expect_line(&p, "info string error: go searchmoves", READY_MS, NULL);
+    }
+    /* nothing was started: isready answers at once and no bestmove is pending */
+    proc_send(&p, "isready");
+    char seen[LINE_MAX_LEN * 4] = "";
+    cr_expect(proc_expect(&p, "readyok", READY_MS, NULL, 0, seen, sizeof seen));
+    cr_expect(!strstr(seen, "bestmove"), "a refused go searched: %s", seen);
+    proc_send(&p, "quit");
+    cr_expect_eq(proc_finish(&p, READY_MS), 0);
+    proc_free(&p);
+}
