@@ -539,8 +539,8 @@ static void create_run(Web *w, const WebRequest *rq, const char *kind, const Ses
     }
     char detail[2 * STORE_REF_MAX + 96];
     if (refs[0] || refs[1])
-        snprintf(detail, sizeof detail, "building test ref %s, base ref %s; then %s", refs[0] ? refs[0] : "-",
-                 refs[1] ? refs[1] : "-", pending ? "pending approval" : "active");
+        snprintf(detail, sizeof detail, "%stest ref %s, base ref %s to build", pending ? "pending approval; then " : "",
+                 refs[0] ? refs[0] : "-", refs[1] ? refs[1] : "-");
     else
         snprintf(detail, sizeof detail, "%s", pending ? "pending approval" : "active");
     store_web_audit(w->store, u->name, id, "create", detail);

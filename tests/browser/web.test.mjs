@@ -177,7 +177,7 @@ test('a bad form shows the message next to the field and creates nothing; a good
   await admin.close();
 });
 
-test('a test of git refs from the form waits for its builds, and its page follows the builder live',
+test('a tester\'s test of git refs waits for approval, then for its builds; its page follows the builder live',
      { skip }, async () => {
   const page = await browser.newPage();
   await login(page, 'tess', 'testpass1');
@@ -189,6 +189,13 @@ test('a test of git refs from the form waits for its builds, and its page follow
   await Promise.all([page.waitForNavigation(), page.click('form.new button')]);
   assert.match(page.url(), /\/runs\/\d+$/);
   const id = page.url().split('/').pop();
+  // nothing of a tester's branch is built before an admin approves it (building it runs its code)
+  assert.equal(await page.$eval('[data-k="state"]', (e) => e.textContent), 'pending');
+  assert.equal(await page.$eval('[data-k="build-test"]', (e) => e.textContent), 'waiting for approval');
+  if (process.env.XQF_SCREENSHOTS)
+    await page.screenshot({ path: join(process.env.XQF_SCREENSHOTS, 'run-waiting-approval.png'), fullPage: true });
+  psql(db, `SELECT xqf_approve(${id})`);
+  await page.reload();
   assert.equal(await page.$eval('[data-k="state"]', (e) => e.textContent), 'building');
   assert.equal(await page.$eval('[data-k="build-test"]', (e) => e.textContent), 'queued');
   await page.waitForSelector('#live.live-on');
