@@ -18,7 +18,7 @@ static void check_round_trip(const PgnGame *g)
     char *text = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);
-    PgnTags tags = { "fuzz", g->red, g->black, g->round, NULL, 1 };
+    PgnTags tags = { .event = "fuzz", .red = g->red, .black = g->black, .round = g->round, .nodes = 1 };
     if (!out || pgn_write(out, &g->rec, &tags) != 0)
         abort();
     fclose(out);
