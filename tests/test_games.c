@@ -808,22 +808,33 @@ static StoreReport report_pair(int64_t worker, const StoreLease *l, const PackBu
     return it.status;
 }
 
+/*
+ * A run whose every pair is audited, one drawn pair of it played by worker
+ * under *l with the records in buf: its audit is open.  The run's id.
+ */
+static int64_t audited_pair(int64_t worker, StoreLease *l, PackBuf *buf)
+{
+    int64_t run = sprt_run(1);
+    cr_assert_eq(store_set_replay_share(cu_fx.store, run, 1.0), 0);
+    bool given;
+    pair_records(buf, 10);
+    cr_assert_eq(store_claim_batch(cu_fx.store, run, &worker, 1, 60000, l, &given), 1);
+    cr_assert_eq(report_pair(worker, l, buf), REPORT_ACCEPTED);
+    cr_assert_eq(store_open_audits(cu_fx.store), 1);
+    return run;
+}
+
 /* A replay audit never goes to another name of the key that played the pair: it would check nothing. */
 Test(games, a_replay_audit_never_goes_to_the_same_key)
 {
     CU_REQUIRE_DB();
-    int64_t run = sprt_run(1), w[3];
-    cr_assert_eq(store_set_replay_share(cu_fx.store, run, 1.0), 0);
+    int64_t w[3];
     cr_assert_eq(store_hello(cu_fx.store, "mallory-1", "", 1, 1, "mallory", &w[0]), 1);
     cr_assert_eq(store_hello(cu_fx.store, "mallory-2", "", 1, 1, "mallory", &w[1]), 1);
     cr_assert_eq(store_hello(cu_fx.store, "honest", "", 1, 1, "honest", &w[2]), 1);
     StoreLease l;
-    bool given;
     PackBuf buf = { 0 };
-    pair_records(&buf, 10);
-    cr_assert_eq(store_claim_batch(cu_fx.store, run, &w[0], 1, 60000, &l, &given), 1);
-    cr_assert_eq(report_pair(w[0], &l, &buf), REPORT_ACCEPTED);
-    cr_assert_eq(store_open_audits(cu_fx.store), 1);
+    audited_pair(w[0], &l, &buf);
     StoreAuditLease a;
     cr_assert_eq(store_claim_audit(cu_fx.store, w[1], "", 60000, &a), 0, "audited by another name of its own key");
     cr_assert_eq(store_claim_audit(cu_fx.store, w[2], "", 60000, &a), 1, "another key audits it");
@@ -833,17 +844,13 @@ Test(games, a_replay_audit_never_goes_to_the_same_key)
 Test(games, replay_audits_leased_judged_and_refused_in_the_store)
 {
     CU_REQUIRE_DB();
-    int64_t run = sprt_run(1), w[2];
-    cr_assert_eq(store_set_replay_share(cu_fx.store, run, 1.0), 0);
+    int64_t w[2];
     cr_assert_eq(store_hello(cu_fx.store, "w1", "", 1, 1, "", &w[0]), 1);
     cr_assert_eq(store_hello(cu_fx.store, "w2", "", 1, 1, "", &w[1]), 1);
     StoreLease l;
-    bool given;
     PackBuf buf = { 0 };
-    pair_records(&buf, 10);
-    cr_assert_eq(store_claim_batch(cu_fx.store, run, &w[0], 1, 60000, &l, &given), 1);
-    cr_assert_eq(report_pair(w[0], &l, &buf), REPORT_ACCEPTED);
-    cr_assert_eq(store_open_audits(cu_fx.store), 1);
+    int64_t run = audited_pair(w[0], &l, &buf);
+    bool given;
 
     /* not to the worker that played the pair; to another one, with the first task's sets */
     StoreAuditLease a;

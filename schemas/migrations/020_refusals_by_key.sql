@@ -126,9 +126,11 @@ BEGIN
                                WHERE t.id = p_task AND coalesce(wb.refused, '') <> '') THEN
         v_key := NULL;
     END IF;
-    SELECT count(DISTINCT coalesce(auth_name, name)) INTO v_keys
-      FROM workers WHERE last_seen > now() - interval '7 days' OR id = p_worker;
-    v_need := least(p_quarantine_after, greatest(v_keys, 1));
+    IF p_refused AND v_key IS NOT NULL THEN   -- the cluster's keys are counted for a counting refusal only
+        SELECT count(DISTINCT coalesce(auth_name, name)) INTO v_keys
+          FROM workers WHERE last_seen > now() - interval '7 days' OR id = p_worker;
+        v_need := least(p_quarantine_after, greatest(v_keys, 1));
+    END IF;
     UPDATE tasks SET state = CASE WHEN p_refused AND p_quarantine_after > 0 AND v_key IS NOT NULL
                                        AND cardinality(array(SELECT DISTINCT k FROM unnest(refused_keys || v_key) k))
                                            >= v_need
