@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # check_includes.sh ROOT - fails (status 1, one line per offence) when a file
-# includes a header against the project's dependency arrows (README, Layout):
+# includes a header against the project's dependency arrows (docs/architecture.md):
 #
 #   engine      -> nothing of the project
 #   plumb       -> nothing of the project           (schemas/plumb/)

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# check_usage.sh BIN README - fails when a program's usage (the "Usage:"
+# check_usage.sh BIN GUIDES - fails when a program's usage (the "Usage:"
 # lines of its --help, continuation lines joined) is not written the same
-# way in a code block of README.md: the README's usage blocks are the
-# programs' own.
+# way in a code block of its guide, GUIDES/PROGRAM.md (docs/programs/): the
+# guides' usage blocks are the programs' own.
 set -u
-bin=$1 readme=$2
+bin=$1 guides=$2
 
 # Reads usage text on stdin: one command per line, continuation lines
 # joined, runs of blanks folded.
@@ -24,7 +24,11 @@ usage_of() {
     "$bin/$1" ${2:+"$2"} --help | awk '/^Usage:/ { on = 1 } on && !/^Usage:/ && !/^[ \t]/ { exit } on'
 }
 
-readme_commands=$(awk '/^```/ { inside = !inside; next } inside' "$readme" | commands)
+# The commands written in the code blocks of a guide (nothing when it is missing).
+guide_commands() {
+    [ -f "$1" ] && awk '/^```/ { inside = !inside; next } inside' "$1" | commands
+}
+
 bad=0
 checked=0
 for p in "xqf-coordinator" "xqf-worker" "xqf-keys" "xqf-match" "xqf-match makebook" "xqf-match blunders" "xqf-match tactics" "xqf-match tree" "xqf-tune stats" \
@@ -32,14 +36,16 @@ for p in "xqf-coordinator" "xqf-worker" "xqf-keys" "xqf-match" "xqf-match makebo
          "xqf-tune export" "xqf-tune report" "xqf-tune build" "xqf-tune texel" "xqf-tune nnue" "xqf-tune user" "xqf-web" \
          "xqf-tune data" "xqf-tune games" "xqf-tune modify" "xqf-tune chain" \
          "xqf-tune pgn" "xqf-tune purge" "xqf-tune net"; do
+    guide=$guides/${p%% *}.md
+    written=$(guide_commands "$guide")
     # shellcheck disable=SC2086
     while IFS= read -r c; do
         checked=$((checked + 1))
-        if ! grep -qxF -- "$c" <<<"$readme_commands"; then
-            echo "README.md lacks the usage line of '$p --help': $c"
+        if ! grep -qxF -- "$c" <<<"$written"; then
+            echo "$guide lacks the usage line of '$p --help': $c"
             bad=1
         fi
     done < <(usage_of $p | commands)
 done
-[ $bad -eq 0 ] && echo "usage: $checked usage lines of --help are README's"
+[ $bad -eq 0 ] && echo "usage: $checked usage lines of --help are the guides' in $guides"
 exit $bad
