@@ -6,7 +6,7 @@
  * from the parameters by eval_init (the post-update hook: call it again
  * after changing parameters); the score blends the two by game phase (the
  * rooks, horses and cannons left).  On top come mobility, king safety in
- * the layered patterns of seed 003 (empty-head and central cannon, bottom
+ * layered Xiangqi attack patterns (empty-head and central cannon, bottom
  * cannon with a screen, horses and rooks near the palace, several attackers
  * together, missing advisors and elephants), crossed and linked pawns, and
  * piece combinations.

@@ -1,32 +1,32 @@
 /*
- * search.c - iterative deepening PVS on the seed documents' foundation.
+ * search.c - iterative deepening PVS (each technique's source: docs/programs/xqf-engine.md).
  *
  * A reader can find each idea by its step name:
  *   root       iterative deepening, aspiration windows, root moves re-sorted
- *              by score each iteration (seed 003), PV written back to the
+ *              by score each iteration (Fruit 2.1), PV written back to the
  *              hash table, time management (optimum and maximum time)
  *   Step 1     repetition (perpetual check and chase) and the 120-ply rule
  *   Step 2     mate-distance pruning
- *   Step 3     transposition table cut-offs (two bounds per entry, seed 003)
+ *   Step 3     transposition table cut-offs (two bounds per entry, as Fruit 2.1)
  *   Step 4     static evaluation (from the table when stored; the network's
  *              when the engine has one and UseNNUE is on, see node_eval),
  *              corrected by the correction history of its structure, improving
  *   Step 5     razoring
  *   Step 6     reverse futility pruning
- *   Step 7     null move: the guards of seed 001, a reduction growing with
+ *   Step 7     null move: the guards of Fruit 2.1 and Crafty, a reduction growing with
  *              depth and eval (or Heinz's adaptive R), verified null move
- *              (Tabibi-Netanyahu) at high depth, seed 003's depth-1
- *              verification at small depths, double null move (Fruit), the
+ *              (Tabibi-Netanyahu) at high depth, a depth-1 verification at
+ *              small depths (docs/programs/xqf-engine.md), double null move (Fruit), the
  *              mate-threat flag and memory, the threat a failed pass shows
  *              (its victim's moves reduced less and never pruned)
  *   Step 8     ProbCut
- *   Step 9     internal iterative reduction (or seed 002's deepening)
+ *   Step 9     internal iterative reduction (or internal iterative deepening, as ElephantEye)
  *   Step 10    move loop: ordering (hash move, mating killer, good
  *              captures by SEE and capture history, killers, counter-move,
  *              quiets by history and continuation history, losing
  *              captures); late-move, futility and SEE pruning; singular,
  *              check and mate-threat extensions; late-move reductions with
- *              seed 003's history success rate as one input; PVS with
+ *              Fruit 2.1's history success rate as one input; PVS with
  *              fail-soft
  *   Step 11    mate/stalemate, hash store, history with gravity, the
  *              correction history's update
@@ -117,7 +117,7 @@ struct Engine {
     int16_t capture_hist[16][SQUARES][PIECE_TYPES];
     Move counter[16][SQUARES];     /* the reply that refuted a move (piece, to) */
     ContHist cont_hist[16][SQUARES];
-    uint16_t hist_hit[16][SQUARES]; /* seed 003: Fruit's success counts of quiet moves */
+    uint16_t hist_hit[16][SQUARES]; /* Fruit 2.1's history pruning: success counts of quiet moves */
     uint16_t hist_tot[16][SQUARES];
     Move pv[MAX_PLY][MAX_PLY];
     int pv_length[MAX_PLY];
@@ -451,7 +451,7 @@ static void update_quiet_history(Engine *e, int ply, int piece, int to, int bonu
     gravity(&(*PLY(e, ply - 2)->cont)[piece][to], bonus);
 }
 
-/* Fruit's history statistics (seed 003): how often a quiet move that was tried produced the cut-off. */
+/* Fruit 2.1's history statistics: how often a quiet move that was tried produced the cut-off. */
 static void history_tried(Engine *e, int piece, int to, bool good)
 {
     if (e->hist_tot[piece][to] >= 65000) {
@@ -820,7 +820,7 @@ static int quiesce(Engine *e, int alpha, int beta, int ply, int qply, bool pv_no
 
 /* ---- the main search ---- */
 
-/* Step 7's reduction: Heinz's adaptive R (seed 000), or one growing with depth and eval. */
+/* Step 7's reduction: Heinz's adaptive R (ICCA Journal 22(3), 1999), or one growing with depth and eval. */
 static int null_reduction(const Engine *e, int depth, int eval, int beta)
 {
     const Params *p = &e->params;
@@ -870,7 +870,7 @@ static int null_move(Engine *e, int alpha, int beta, int depth, int ply, unsigne
     int R = null_reduction(e, depth, eval, beta);
     bool after_null = here->null_move;
     bool double_null = after_null && PLY(e, ply - 1)->null_move;
-    /* The guards of seed 001 (numbered as there). */
+    /* The guards, numbered as docs/programs/xqf-engine.md lists them (Fruit 2.1, Crafty). */
     if (!p->NullMove || (flags & (NODE_PV | NODE_NO_NULL))                  /* 5: not in a verification */
         || depth < 2 || board_in_check(b) || here->excluded                 /* 2, 3 */
         || (p->NullCutOnly && !(flags & NODE_CUT))                          /* only where a cut is expected */
@@ -898,7 +898,7 @@ static int null_move(Engine *e, int alpha, int beta, int depth, int ply, unsigne
     if (v < beta) {
         NULL_COST(e, failed, depth, e->nodes - before);
         if (v <= -MATE_BOUND) {
-            /* Passing gets us mated: a mate threat (seed 001), remembered in the table. */
+            /* Passing gets us mated: a mate threat (Crafty's), remembered in the table. */
             *mate_threat = true;
             tt_mark_mate_threat(e->table, board_key(b));
         }
@@ -916,7 +916,7 @@ static int null_move(Engine *e, int alpha, int beta, int depth, int ply, unsigne
         int vdepth = depth - (p->NullVerifyAtR ? R : p->NullVerifyReduction);
         v = search(e, alpha, beta, vdepth, ply, NODE_NO_NULL | (flags & NODE_CUT));
     } else if (verify && depth <= p->NullSmallVerify) {
-        /* Seed 003: a depth-1 check so that a mate in one is not pruned away. */
+        /* A depth-1 check of small-depth null cuts (docs/programs/xqf-engine.md): a mate in one is not pruned away. */
         v = search(e, beta - 1, beta, 1, ply, NODE_NO_NULL | (flags & NODE_VERIFY));
     }
     NULL_NEST(e, -1);
@@ -1088,7 +1088,7 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
     /*
      * Step 9: without a hash move the node is searched one ply shallower
      * (internal iterative reduction); its next visit finds a move in the
-     * table.  Seed 002's internal iterative deepening searches for one
+     * table.  Internal iterative deepening (as ElephantEye) searches for one
      * first instead, when switched on.
      */
     if (!hash_move && !excluded) {
@@ -1145,7 +1145,7 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
                     skip_quiets = true;
                     continue;
                 }
-                /* Futility with history (seed 003, Toga): cannot reach alpha at this depth. */
+                /* Futility with history (Toga II): cannot reach alpha at this depth. */
                 if (p->Futility && lmr_depth <= p->FutilityDepth
                     && eval + p->FutilityBase + p->FutilityMul * (lmr_depth > 0 ? lmr_depth : 0) + hist / p->FutilityHistDiv <= alpha)
                     continue;
@@ -1199,7 +1199,7 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
             /*
              * Late-move reductions: from the logarithmic table, more at nodes
              * expected to fail high and for moves with a poor history
-             * (seed 003's success rate among them), less on the PV, while
+             * (Fruit's history success rate among them), less on the PV, while
              * improving and for checks.  A reduced move that beats alpha is
              * searched again at full depth.
              */
@@ -1321,7 +1321,7 @@ static void report_line(Engine *e, int depth, int multipv, const RootMove *line,
     report(ctx, &info);
 }
 
-/* Writes the PV back into the hash table so the next iteration follows it (seed 003). */
+/* Writes the PV back into the hash table so the next iteration follows it (as Fruit 2.1 does). */
 static void store_pv(Engine *e, const RootMove *line, int depth, int score)
 {
     Board *b = &e->b;

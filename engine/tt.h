@@ -2,7 +2,7 @@
  * tt.h - the transposition table.
  *
  * Each entry keeps a lower and an upper bound with their own depths
- * (Fruit's scheme, seed 003): a fail-high raises the lower bound, a
+ * (Fruit 2.1's scheme): a fail-high raises the lower bound, a
  * fail-low lowers the upper bound, an exact score sets both.  Entries sit
  * in clusters of four sharing a 64-byte line; on a miss the entry with
  * the least depth, counting older searches as shallower, is replaced.

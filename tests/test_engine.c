@@ -1,7 +1,8 @@
 /*
  * The full engine: mates found at the right depth (checked against a
  * brute-force mate search), the verified null move finding what plain null
- * move misses (seed 000), every seed switch really changing the search,
+ * move misses (Tabibi and Netanyahu's verified null-move pruning), every switch of the ablation study
+ * (docs/null-move.md) really changing the search,
  * bench determinism, and engines with different parameters in one process.
  */
 #include <criterion/criterion.h>
@@ -109,7 +110,7 @@ Test(engine, finds_mates_at_the_right_depth)
     engine_destroy(&e);
 }
 
-/* Seed 000: plain null move prunes a line the verified null move searches, and the mate is missed. */
+/* Verified null-move pruning (Tabibi and Netanyahu, ICGA Journal 25(3), 2002): plain null move prunes a line the verified null move searches, and the mate is missed. */
 Test(engine, verified_null_move_finds_what_plain_null_move_misses)
 {
     Board b = position("4rk3/9/9/9/P8/9/9/3K5/9/9 b - - 0 1");

@@ -64,7 +64,7 @@ Test(null_stats, counts_are_consistent)
         cr_assert_leq(s.cut[d], s.tried[d], "depth %d", d);
         cr_assert_leq(s.kept[d], s.cut[d], "depth %d", d);
     }
-    /* no null move below depth 2 (seed 001's guard 2), but asked there */
+    /* no null move below depth 2 (the null move's guard 2), but asked there */
     cr_assert_gt(s.nodes[1], 0);
     cr_assert_eq(s.tried[0] + s.tried[1], 0);
     cr_assert_gt(s.tried[2], 0);
@@ -92,7 +92,7 @@ Test(null_stats, follow_the_parameters)
     count(&p, &off);
     cr_assert_gt(sum(off.nodes), 0, "step 7 is still asked");
     cr_assert_eq(sum(off.tried) + sum(off.cut) + sum(off.failed_cost) + sum(off.cut_cost), 0, "NullMove=0 tries none");
-    /* seed 003's depth-1 verification at depth <= 3: its nodes are counted there only */
+    /* the depth-1 verification of small-depth null cuts at depth <= 3: its nodes are counted there only */
     params_default(&p);
     p.NullSmallVerify = 3;
     count(&p, &small);
