@@ -25,7 +25,7 @@
  * few seconds.  Test hook: XQF_TEST_STALL_MS=N makes the first batch with
  * a heartbeat hang N ms in its transaction.
  *
- * Bounds (issue 15): every request but hello needs a hello first (status
+ * Bounds (docs/programs/xqf-coordinator.md, "Bounded peers"): every request but hello needs a hello first (status
  * too); each key (a CURVE allow-list name, or a plaintext connection)
  * sends at most cfg.rate messages a second, the rest answered
  * XQF_ERR_LIMIT and counted; a peer has one build chunk in flight (it

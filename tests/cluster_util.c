@@ -550,7 +550,7 @@ bool cu_audit(Store *s, int64_t run, int64_t pairs, char *why, size_t size)
         { a.result_games == a.run_games, "games over its lease results", a.result_games, a.run_games },
         { endings == a.run_games, "game endings", endings, a.run_games },
         { pairs < 0 || a.tasks_done == a.tasks, "tasks done", a.tasks_done, a.tasks },
-        /* every counted game kept once (issue 13), and its result the counted one */
+        /* every counted game kept once (docs/programs/xqf-tune.md), and its result the counted one */
         { a.stored_games == a.run_games, "games stored", a.stored_games, a.run_games },
         { a.stored_wins == a.run_wins, "wins of the stored games", a.stored_wins, a.run_wins },
         { a.stored_draws == a.run_draws, "draws of the stored games", a.stored_draws, a.run_draws },

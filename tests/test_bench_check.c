@@ -1,5 +1,5 @@
 /*
- * Workers check what they run (issue 13), on a real cluster (coordinator,
+ * Workers check what they run (docs/cluster.md), on a real cluster (coordinator,
  * worker, PostgreSQL; XQF_TEST_DB): an SPRT of two builds, both copies of
  * xqf-engine, one of them recorded with a wrong bench signature (what a
  * binary of another architecture or a miscompile looks like to the

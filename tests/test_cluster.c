@@ -363,7 +363,7 @@ static int64_t register_build(const char *path, const SignKey *signer)
     cr_assert_eq(cu_sha256(path, b.sha256), 0);
     snprintf(b.build_id, sizeof b.build_id, "test-%.12s", b.sha256);
     snprintf(b.path, sizeof b.path, "%s", path);
-    b.bench_nodes = BENCH_SIGNATURE;          /* a copy of xqf-engine: workers check it (issue 13) */
+    b.bench_nodes = BENCH_SIGNATURE;          /* a copy of xqf-engine: workers check it (docs/cluster.md) */
     if (signer)
         cr_assert_eq(sign_build(signer, b.sha256, b.build_id, b.signature, err, sizeof err), 0, "%s", err);
     int64_t id = cu_build_add(cu_fx.store, &b);
@@ -608,7 +608,7 @@ Test(cluster, a_pair_finished_early_is_not_played_twice)
               (long long)want.wins, (long long)want.draws, (long long)want.losses, cu_fx.logfile);
 }
 
-/* ---- bounded peers (issue 15) ------------------------------------------------------ */
+/* ---- bounded peers (docs/programs/xqf-coordinator.md) -------------------------- */
 
 /* The test's coordinator with extra options (NULL-terminated). */
 static pid_t coordinator_with(const char *lease, const char *const extra[])
@@ -846,7 +846,7 @@ Test(cluster, gone_peers_make_room)
     zmq_ctx_term(ctx);
 }
 
-/* ---- one bad frame costs one message (issue 15) ------------------------------------ */
+/* ---- one bad frame costs one message (docs/programs/xqf-coordinator.md) ------------ */
 
 /* Runs SQL on the test's database with psql. */
 static void sql(const char *text)
@@ -953,7 +953,7 @@ Test(cluster, one_bad_frame_costs_one_message)
     zmq_ctx_term(ctx);
 }
 
-/* ---- a stall does not expire the leases whose heartbeats were queued (issue 15) ---------- */
+/* ---- a stall does not expire the leases whose heartbeats were queued (docs/programs/xqf-coordinator.md) -- */
 
 Test(cluster, a_stall_expires_no_heartbeated_lease)
 {
@@ -978,7 +978,7 @@ Test(cluster, a_stall_expires_no_heartbeated_lease)
     cr_assert(!log_has("expired leases re-queued", 0), "a lease expired after the stall (log: %s)", cu_fx.logfile);
 }
 
-/* ---- quarantine: a task that can never be played is set aside (issue 15) ----------------- */
+/* ---- quarantine: a task that can never be played is set aside (docs/programs/xqf-coordinator.md) ---------- */
 
 Test(cluster, an_unplayable_task_is_quarantined)
 {

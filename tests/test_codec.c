@@ -414,7 +414,7 @@ Test(codec, every_malformed_variant_refused)
     fprintf(stderr, "codec: %d malformed frames over %d message types, all refused\n", n, XQF_MSG_COUNT - 1);
 }
 
-/* Every text from the network is well-formed UTF-8 before it reaches SQL (issue 15). */
+/* Every text from the network is well-formed UTF-8 before it reaches SQL (PostgreSQL refuses the rest). */
 Test(codec, utf8_checked)
 {
     const char *good[] = { "", "plain", "\xc3\xa9t\xc3\xa9", "\xe5\xb8\x85", "\xf0\x9f\x98\x80", "\xf4\x8f\xbf\xbf",

@@ -674,7 +674,7 @@ Test(transport, worker_policy)
     cr_assert_eq(run(cu_fx.logfile, "xqf-worker", insecure_id), 0, "%s", slurp(cu_fx.logfile));   /* the option is known */
 }
 
-/* A peer that sends and never reads: its replies are dropped at the queue's limit, not buffered (issue 15). */
+/* A peer that sends and never reads: its replies are dropped at the queue's limit, not buffered. */
 Test(transport, a_peer_that_does_not_read_is_not_buffered_for)
 {
     xqf_log_init("test");
@@ -706,7 +706,7 @@ Test(transport, a_peer_that_does_not_read_is_not_buffered_for)
     transport_destroy(&t);
 }
 
-/* Token buckets: a burst, then the rate; a bucket per key (issue 15). */
+/* Token buckets: a burst, then the rate; a bucket per key (docs/programs/xqf-coordinator.md). */
 Test(transport, rate_limit_per_key)
 {
     RateLimit *r = ratelimit_new(10, 10);
@@ -862,7 +862,7 @@ Test(curve, revoked_key_is_shut_out_without_a_restart)
 /*
  * A worker name is its key's: it starts with the key's allow-list name
  * ("alice" or "alice/..."), or is put under it; another key cannot report
- * under it (issue 15; 006_auth.sql before).
+ * under it (docs/programs/xqf-coordinator.md; 006_auth.sql before).
  */
 Test(curve, a_worker_name_stays_with_its_key)
 {

@@ -1,5 +1,5 @@
 /*
- * Data-generation runs (issue 16) against a real PostgreSQL (XQF_TEST_DB;
+ * Data-generation runs (docs/programs/xqf-tune.md) against a real PostgreSQL (XQF_TEST_DB;
  * skipped without it): a run end to end with workers killed (kill -9)
  * mid-task, where every game is stored exactly once and the stored games
  * are exactly the counted ones (their results add up to the run's W/D/L);

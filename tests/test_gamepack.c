@@ -50,7 +50,7 @@ static void random_game(GameRecord *g, int n, int book, uint64_t seed)
 }
 
 /*
- * The forms of every run kind (issue 13): moves only, 2 bytes a ply (no
+ * The forms of every run kind (schemas/games.h): moves only, 2 bytes a ply (no
  * scores come back, the book flags do), and with scores and depths, 5
  * bytes a ply; a form with both bits, or a FEN missing or present where
  * it must not be, is malformed.

@@ -1,5 +1,5 @@
 /*
- * Every game kept and the trust in workers (issue 13) against a real
+ * Every game kept and the trust in workers (docs/programs/xqf-tune.md) against a real
  * PostgreSQL (XQF_TEST_DB; the database tests skip without it):
  *  - an SPRT played by two real workers keeps every game once (the audit
  *    checks them against the counts), moves only or with scores and

@@ -1,5 +1,5 @@
 /*
- * Tests from git (issue 13): xqf-tune build --ref and sprt new
+ * Tests from git (docs/programs/xqf-tune.md): xqf-tune build --ref and sprt new
  * --test-ref/--base-ref against a real PostgreSQL (XQF_TEST_DB; skipped
  * without it, or when the source tree is not a git checkout).  A
  * throwaway clone of the project gets commits on top: one without a

@@ -1,5 +1,5 @@
 /*
- * Runs steered while they run (issue 13, items 5 and 6) against a real
+ * Runs steered while they run (docs/programs/xqf-tune.md, "Steering runs") against a real
  * PostgreSQL (XQF_TEST_DB; skipped without it): xqf-tune modify and its
  * refusals, the throughput share in the scheduler, fixed-games runs, time
  * odds in the task, and run chains moving on by themselves.

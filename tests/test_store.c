@@ -422,7 +422,7 @@ Test(store, a_pentanomial_must_match_its_games)
     cr_assert_eq(r.counts.draws, 1);
 }
 
-/* The connection's bounds: a connect timeout, keepalives, a statement timeout, each unless set (issue 15). */
+/* The connection's bounds: a connect timeout, keepalives, a statement timeout, each unless set (docs/programs/xqf-coordinator.md). */
 Test(store, connection_bounds_unless_set)
 {
     CU_REQUIRE_DB();
@@ -556,7 +556,7 @@ Test(store, a_quarantined_task_keeps_its_latest_reasons)
  * A run whose remaining tasks are all quarantined does not stay active
  * for ever: it is stopped with the quarantine as its verdict, when the
  * last open task is quarantined and when the last other task is done
- * (issue 15, 016_quarantine_end.sql).
+ * (docs/programs/xqf-coordinator.md, 016_quarantine_end.sql).
  */
 Test(store, a_run_left_with_only_quarantined_tasks_ends)
 {
@@ -605,7 +605,7 @@ Test(store, a_run_left_with_only_quarantined_tasks_ends)
     store_run_free(&r);
 }
 
-/* A key's worker names are bounded (issue 15). */
+/* A key's worker names are bounded (docs/programs/xqf-coordinator.md). */
 Test(store, a_key_has_a_bounded_number_of_names)
 {
     CU_REQUIRE_DB();

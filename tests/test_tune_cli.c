@@ -469,7 +469,7 @@ Test(tune_cli, texel_fits_and_refuses_bad_input)
     }
 }
 
-/* A book line that is not legal from its position stops the run's creation, naming the line (issue 15). */
+/* A book line that is not legal from its position stops the run's creation, naming the line. */
 Test(tune_cli, a_bad_book_line_is_named)
 {
     CU_REQUIRE_DB();

@@ -32,7 +32,7 @@
  * readable and not executable (0444).  Whether the engine takes the
  * file is the player's to find out (nnue_load_file), not the cache's.
  *
- * What runs is checked too (issue 13): on its first use the worker runs
+ * What runs is checked too (docs/cluster.md): on its first use the worker runs
  * a build's bench once (builds_bench) and compares the signature with the
  * one recorded when the build was registered (the task's bench0/bench1):
  * a binary of another architecture or libc, or a miscompile, is refused

@@ -1,4 +1,4 @@
-# Debian packages of the programs (issue 13): `cpack -G DEB` in a Release
+# Debian packages of the programs (docs/cluster.md): `cpack -G DEB` in a Release
 # build folder makes three packages that install under /usr:
 #   xqf-worker       xqf-worker, xqf-worker-setup (the worker's key pair and
 #                    settings), the xqf-worker@ unit (its writable build cache

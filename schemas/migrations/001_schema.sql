@@ -59,7 +59,7 @@ CREATE TABLE runs (
 );
 CREATE INDEX runs_active ON runs (priority DESC, id) WHERE state = 'active';
 
--- SPSA (issue 6): one row per tuned parameter with its current theta.
+-- SPSA (Fishtest's, tuner/spsa.h): one row per tuned parameter with its current theta.
 CREATE TABLE run_params (
     run_id  bigint NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
     idx     integer NOT NULL,
@@ -103,7 +103,7 @@ CREATE TABLE tasks (
                    CHECK (state IN ('queued', 'leased', 'done', 'cancelled')),
     params0        text NOT NULL,                   -- the sets this task plays
     params1        text NOT NULL,
-    perturbation   jsonb,                           -- SPSA: flips and c_k (issue 6)
+    perturbation   jsonb,                           -- SPSA: flips and c_k (tuner/spsa.h)
     worker_id      bigint REFERENCES workers(id),
     lease_token    bigint UNIQUE,
     lease_deadline timestamptz,

@@ -1,4 +1,4 @@
--- 003: SPSA runs (issue 6) and the progress history of every run.
+-- 003: SPSA runs (Fishtest's SPSA, tuner/spsa.h) and the progress history of every run.
 --
 -- An SPSA run keeps theta in run_params (real numbers), the game pairs
 -- applied so far in runs.iter and its schedule in runs.settings

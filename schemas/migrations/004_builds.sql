@@ -1,4 +1,4 @@
--- 004: tuned engine builds (issue 6, xqf-tune build).  A build made from a
+-- 004: tuned engine builds (xqf-tune build).  A build made from a
 -- run's exported parameters records the run and the parameter set's hash
 -- (params_hash, 16 hex digits) next to the binary's SHA-256, its bench
 -- signature and its path.  Rebuilding the same binary updates its row.

@@ -1,4 +1,4 @@
--- 009: signed engine builds (issue 15).  A build carries the Ed25519
+-- 009: signed engine builds (docs/cluster.md, "Trust").  A build carries the Ed25519
 -- signature of an operator key over its SHA-256 and its name (build_id),
 -- as schemas/keys.h defines it: 128 lowercase hex digits, NULL when the
 -- build is unsigned.  Workers run a build only when a key they trust

@@ -1,4 +1,4 @@
--- 010: bounded workers (issue 15).
+-- 010: bounded workers (docs/programs/xqf-coordinator.md, "Bounded peers").
 --
 -- The coordinator caps the leases a worker holds at about twice the
 -- concurrency it announced: before a batch's claims it counts each asking

@@ -1,4 +1,4 @@
--- 011: what the web dashboard (xqf-web, issue 14) needs.
+-- 011: what the web dashboard (xqf-web, docs/web.md) needs.
 --
 -- Live pages: every committed change of a run's counts, LLR, SPSA
 -- iteration or state raises a NOTIFY on "xqf_run_progress" with the run

@@ -1,4 +1,4 @@
--- 012: data-generation runs (kind 'data', issue 16).  A data run's games
+-- 012: data-generation runs (kind 'data', docs/programs/xqf-tune.md).  A data run's games
 -- are stored compactly, one row per game: its record (schemas/games.h: the
 -- start FEN, then per ply the move and the mover's score, 4 bytes a ply)
 -- under its run-wide index 2 * pair + (0 or 1).  The run's filter and its

@@ -1,4 +1,4 @@
--- 013: tests from git, and workers that check what they run (issue 13).
+-- 013: tests from git, and workers that check what they run (docs/programs/xqf-tune.md, docs/cluster.md).
 --
 -- A build made from a git commit (xqf-tune build --ref, sprt new
 -- --test-ref/--base-ref) records the commit, its tree (a later commit of

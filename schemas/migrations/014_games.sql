@@ -1,4 +1,4 @@
--- 014: every game kept, and the trust in workers (issue 13).
+-- 014: every game kept, and the trust in workers (docs/programs/xqf-tune.md).
 --
 -- Every run kind's results carry their games' records (schemas/games.h);
 -- data_games of 012 becomes games, one row per game of every run, with the

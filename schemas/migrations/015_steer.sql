@@ -1,5 +1,5 @@
 -- 015: runs that can be steered while they run, time odds, and run chains
--- (issue 13, items 5 and 6).
+-- (xqf-tune modify, games new --tc-base, chain new: docs/programs/xqf-tune.md).
 
 -- Throughput share: among the runs of one priority a worker is served by
 -- the run with the fewest leases per share (coordinator/sched.c), so a run

@@ -1,4 +1,4 @@
--- 016: a run whose remaining tasks are all quarantined ends (issue 15).
+-- 016: a run whose remaining tasks are all quarantined ends (docs/programs/xqf-coordinator.md).
 --
 -- A run that has given out all its pairs and has no task queued or
 -- leased any more, only quarantined ones (010_bounds.sql), would stay

@@ -1,4 +1,4 @@
--- 017: SPRTs of git refs created on the web (issue 14).
+-- 017: SPRTs of git refs created on the web (docs/web.md).
 --
 -- xqf-web never compiles: a test of two git refs is created waiting, in
 -- state 'building', with one build request per ref; a builder (xqf-tune

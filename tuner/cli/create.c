@@ -39,7 +39,7 @@ enum { BOOK_LINES_MAX = 100000 };
     { "--seed", OPT_INT, "S", "1", .imin = 0, .imax = INT64_MAX, .help = "opening order" },                    \
     CLI_DB_OPTION
 
-/* What the games of an SPRT or SPSA run keep (issue 13); their pairs per task: run_rules.h. */
+/* What the games of an SPRT or SPSA run keep (docs/programs/xqf-tune.md); their pairs per task: run_rules.h. */
 #define GAME_OPTIONS                                                                                           \
     { "--keep-scores", OPT_FLAG, NULL, NULL, .help = "game records keep each move's score and depth" },                \
     { "--replay", OPT_REAL, "PERCENT", "1", .rmin = 0, .rmax = 100,                                                \

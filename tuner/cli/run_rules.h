@@ -39,7 +39,7 @@
 /* ---- rules beyond a range ------------------------------------------------------------ */
 
 /*
- * What the games of an SPRT or SPSA run keep (issue 13).  A result carries
+ * What the games of an SPRT or SPSA run keep (docs/programs/xqf-tune.md).  A result carries
  * its pairs' games, in parts when they outgrow a frame (protocol 7); the
  * caps keep a task's games of 400 plies within one part.
  */
