@@ -65,7 +65,7 @@ def main(out, n, seed):
             board[sq] = t + 8 * black
             balance += -VALUE[t] if black else VALUE[t]
         stm = int(rng.integers(2))
-        if attacked(board, black_king if stm == 0 else red_king, 1 - stm):
+        if attacked(board, black_king if stm == 0 else red_king, stm):
             continue
         score = int(np.clip((-balance if stm else balance) + rng.normal(0, 30), -3000, 3000))
         rec[i, :45] = board[0::2] | (board[1::2] << 4)
