@@ -47,7 +47,7 @@ typedef struct {
     const char *epilog;      /* printed after the options, or NULL */
 } OptTable;
 
-enum { OPTS_MAX = 40, OPTS_POSITIONAL_MAX = 4 };
+enum { OPTS_MAX = 40, OPTS_POSITIONAL_MAX = 256 };
 
 typedef struct {
     const OptTable *table;

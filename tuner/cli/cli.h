@@ -185,6 +185,8 @@ int cli_show_workers(Store *s, int64_t run);
 /* data export and data stats (data.c), their options parsed and checked by tune_cmd_data (create.c). */
 int cli_data_export(const Opts *o);
 int cli_data_stats(const Opts *o);
+/* The data files texel and nnue train take (a folder counts as one). */
+enum { CLI_DATA_FILES_MAX = 4 };
 /* chain show, list and advance (steer.c), their options parsed and checked by tune_cmd_chain (create.c). */
 int cli_chain_show(const Opts *o);
 int cli_chain_list(const Opts *o);

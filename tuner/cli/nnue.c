@@ -48,7 +48,7 @@ static const OptSpec NNUE_OPTIONS[] = {
 };
 
 static const OptTable NNUE_TABLE = {
-    .program = "xqf-tune", .spec = NNUE_OPTIONS, .max_positional = OPTS_POSITIONAL_MAX,
+    .program = "xqf-tune", .spec = NNUE_OPTIONS, .max_positional = CLI_DATA_FILES_MAX,
     .usage = "Usage: xqf-tune nnue train DATA... --out NET [--epochs N] [--batch N] [--lambda X] [--scale K]\n"
              "                           [--lr X] [--seed S] [--threads N] [--val-share X] [--buffer N]\n"
              "                           [--checkpoints DIR] [--resume DIR] [--html FILE] [--engine PATH]\n"
@@ -146,7 +146,7 @@ static int run_trainer(const Opts *o)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     snprintf(threads, sizeof threads, "%" PRId64,
              opts_given(o, "--threads") ? opts_int(o, "--threads") : (int64_t)(cores > 0 ? cores : 1));
-    char *args[2 + OPTS_POSITIONAL_MAX + 2 * OPTS_MAX + 1];
+    char *args[2 + CLI_DATA_FILES_MAX + 2 * OPTS_MAX + 1];
     int n = 0;
     args[n++] = NNUE_PYTHON;
     args[n++] = (char *)trainer;

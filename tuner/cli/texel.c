@@ -43,7 +43,7 @@ static const OptSpec TEXEL_OPTIONS[] = {
 };
 
 static const OptTable TEXEL_TABLE = {
-    .program = "xqf-tune", .spec = TEXEL_OPTIONS, .max_positional = OPTS_POSITIONAL_MAX,
+    .program = "xqf-tune", .spec = TEXEL_OPTIONS, .max_positional = CLI_DATA_FILES_MAX,
     .usage = "Usage: xqf-tune texel DATA... --out FILE [--params LIST] [--start FILE] [--lambda X]\n"
              "                      [--epochs N] [--rate CP] [--threads N] [--limit N] [--html FILE] [--quiet]\n"
              "Fits the evaluation's weights to training positions (Texel's method): the scale K\n"
