@@ -3,6 +3,7 @@
 # indexing against hand-worked examples, then `xqf-tune nnue train` on synthetic positions whose
 # score is their material: the validation loss falls, the net file is docs/nnue.md's (header,
 # size, name), the integer net agrees with the trainer's, the page is written, --resume goes on,
+# a file made by `xqf-tune data merge --dedup` trains,
 # --engine's check passes against the engine's own `xqf-engine evalnet` (it prints exactly the
 # numpy integer evaluation) and fails against a stand-in that is off by 10 cp; input that is not
 # training data ends with status 2.
@@ -60,6 +61,14 @@ grep -q '<svg' "$tmp/page.html" || fail "no chart in the page"
     --threads 1 --val-share 0.1 --resume "$tmp/out/checkpoints" >"$tmp/log" 2>&1 || fail "resume exited with $?"
 grep -q '^resumed from .*epoch 2 done' "$tmp/log" && grep -q '^epoch 3/3 done' "$tmp/log" &&
     ! grep -q '^epoch [0-2]' "$tmp/log" || fail "resume did not go on at epoch 3"
+
+# A merged file (xqf-tune data merge: shuffled, each position once) is training data: the trainer reads it.
+"$bin/xqf-tune" data merge "$tmp/syn.data" "$tmp/syn.data" --dedup --out "$tmp/merged.data" >"$tmp/log" 2>&1 ||
+    fail "data merge exited with $?"
+[ "$(sed -n 's/^Positions: //p' "$tmp/log")" -eq 4000 ] || fail "the merge of a file with itself is not its 4000 positions"
+"$bin/xqf-tune" nnue train "$tmp/merged.data" --out "$tmp/merged.nnue" --epochs 1 --batch 1024 --threads 1 \
+    >"$tmp/log" 2>&1 || fail "training on the merged file exited with $?"
+grep -q '^epoch 1/1 done' "$tmp/log" && [ -s "$tmp/merged.nnue" ] || fail "no net from the merged file"
 
 # An engine wrong by 10 cp fails the check (status 1).
 FAKE_OFFSET=10 $py "$src/tuner/nnue/train.py" "$tmp/syn.data" --out "$tmp/x.nnue" --epochs 1 --batch 4096 \

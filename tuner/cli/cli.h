@@ -182,11 +182,17 @@ int tune_cmd_purge(int argc, char **argv);
 int tune_cmd_net(int argc, char **argv);
 /* A run's workers: games, crashes, time losses, illegal moves, disconnects, residual, flags (show). Exit status. */
 int cli_show_workers(Store *s, int64_t run);
-/* data export and data stats (data.c), their options parsed and checked by tune_cmd_data (create.c). */
+/* data export and data stats RUN (data.c), their options parsed and checked by tune_cmd_data (create.c). */
 int cli_data_export(const Opts *o);
 int cli_data_stats(const Opts *o);
-/* The data files texel and nnue train take (a folder counts as one). */
+/* The data files texel and nnue train take (a folder counts as one; data merge makes one of many). */
 enum { CLI_DATA_FILES_MAX = 4 };
+/*
+ * data merge and data stats FILE... (datafile.c): data files of any size in
+ * memory bounded by --memory, checked and parsed by tune_cmd_data.
+ */
+int cli_data_merge(const Opts *o);
+int cli_data_file_stats(const Opts *o);
 /* chain show, list and advance (steer.c), their options parsed and checked by tune_cmd_chain (create.c). */
 int cli_chain_show(const Opts *o);
 int cli_chain_list(const Opts *o);

@@ -788,35 +788,61 @@ static const OptSpec DATA_OPTIONS[] = {
     { "--keep-captures", OPT_FLAG, NULL, NULL, .help = "new: keep positions whose played move captures" },
     { "--max-score", OPT_INT, "CP", "3000", .imin = 0, .imax = 30000, .help = "new: keep out |score| above CP" },
     { "--net", OPT_TEXT, "NET|none", NULL, .help = "new: the net the engine evaluates with (xqf-tune net add; none: hand-crafted)" },
-    { "--out", OPT_TEXT, "FILE", NULL, .help = "export: the data file written" },
+    { "--out", OPT_TEXT, "FILE", NULL, .help = "export,merge: the data file written" },
     { "--text", OPT_FLAG, NULL, NULL, .help = "export: lines 'FEN | score | move | result | ply' instead" },
+    { "--dedup", OPT_FLAG, NULL, NULL, .help = "merge: drop repeated positions (same board and side to move), keeping the first" },
+    { "--keep-order", OPT_FLAG, NULL, NULL, .help = "merge: the inputs' positions in their order, not shuffled" },
+    { "--memory", OPT_INT, "MB", "256", .imin = 1, .imax = 1 << 20, .help = "merge,stats: memory for the shuffle and the duplicates (FILE...)" },
+    { "--tmp", OPT_TEXT, "DIR", NULL, .help = "merge,stats: temporary files (default: the output's folder, else $TMPDIR or /tmp)" },
     NEW_RUN_OPTIONS,
     OPTS_END,
 };
 
+#define DATA_USAGE\
+        "Usage: xqf-tune data new --games N (--nodes N | --depth D | --tc 10+0.1) [--params FILE|SET]\n"\
+        "                         [--book FILE] [--random-plies N] [--skip-plies N] [--keep-check]\n"\
+        "                         [--keep-captures] [--max-score CP] [--pairs-per-task P] [--name TEXT]\n"\
+        "                         [--priority N] [--seed S] [--net NET|none] [--db CONNINFO]\n"\
+        "       xqf-tune data export RUN --out FILE [--text] [--db CONNINFO]\n"\
+        "       xqf-tune data stats RUN [--db CONNINFO]\n"\
+        "       xqf-tune data merge FILE... --out FILE [--dedup] [--keep-order] [--seed S] [--memory MB]\n"\
+        "                           [--tmp DIR]\n"\
+        "       xqf-tune data stats FILE... [--memory MB] [--tmp DIR]\n"\
+        "\n"\
+        "new: creates a data-generation run: the cluster's workers play the engine\n"\
+        "(its set) against itself from the book's openings, each game with its own\n"\
+        "random plies after the opening, and report every game with the scores of\n"\
+        "its searches, at fixed nodes, a fixed depth or a clock.  The filter\n"\
+        "(--skip-plies, --keep-check, --keep-captures, --max-score) is the run's\n"\
+        "and applies when its positions are exported.  --net plays the engine with a\n"\
+        "net of xqf-tune net add (an ID, SHA-256 or name; none: the hand-crafted\n"\
+        "evaluation; default: the engine's own).\n"\
+        "Prints the run id.\n"\
+        "export: writes the run's kept positions as a data file (XQFDATA1, worker/\n"\
+        "datagen.h; what xqf-tune texel reads), or as text.\n"\
+        "stats: positions, games, results (Red's view), a score histogram, duplicate\n"\
+        "positions and the bytes the database spends per position.\n"\
+        "merge: data files (a folder: its *.data files) into one, in a random order\n"\
+        "drawn from --seed (an external sort by random keys: the same inputs and seed\n"\
+        "give the same file whatever --memory), with --dedup each position (board and\n"\
+        "side to move) once, its first record kept; --keep-order writes them in\n"\
+        "their order instead.  Memory stays within --memory (temporary buckets in\n"\
+        "--tmp take about 1.15 times the inputs' size); the file is written under a\n"\
+        "temporary name and renamed when complete.\n"\
+        "stats FILE...: positions, games (where the files keep game order), side to\n"\
+        "move, results, exact duplicates, scores and material (the net's output\n"\
+        "buckets), within --memory.  A RUN is a number: give a file named by digits\n"\
+        "as ./NAME.  Every input is checked first: a file that cannot be read, has\n"\
+        "no XQFDATA1 header, is truncated or holds a record that is no position ends\n"\
+        "with status 2, naming it, and leaves no output.\n"
+
 static const OptTable DATA_TABLE = {
-    .program = "xqf-tune", .spec = DATA_OPTIONS, .max_positional = 1,
-    .usage =
-        "Usage: xqf-tune data new --games N (--nodes N | --depth D | --tc 10+0.1) [--params FILE|SET]\n"
-        "                         [--book FILE] [--random-plies N] [--skip-plies N] [--keep-check]\n"
-        "                         [--keep-captures] [--max-score CP] [--pairs-per-task P] [--name TEXT]\n"
-        "                         [--priority N] [--seed S] [--net NET|none] [--db CONNINFO]\n"
-        "       xqf-tune data export RUN --out FILE [--text] [--db CONNINFO]\n"
-        "       xqf-tune data stats RUN [--db CONNINFO]\n"
-        "\n"
-        "new: creates a data-generation run: the cluster's workers play the engine\n"
-        "(its set) against itself from the book's openings, each game with its own\n"
-        "random plies after the opening, and report every game with the scores of\n"
-        "its searches, at fixed nodes, a fixed depth or a clock.  The filter\n"
-        "(--skip-plies, --keep-check, --keep-captures, --max-score) is the run's\n"
-        "and applies when its positions are exported.  --net plays the engine with a\n"
-        "net of xqf-tune net add (an ID, SHA-256 or name; none: the hand-crafted\n"
-        "evaluation; default: the engine's own).\n"
-        "Prints the run id.\n"
-        "export: writes the run's kept positions as a data file (XQFDATA1, worker/\n"
-        "datagen.h; what xqf-tune texel reads), or as text.\n"
-        "stats: positions, games, results (Red's view), a score histogram, duplicate\n"
-        "positions and the bytes the database spends per position.\n",
+    .program = "xqf-tune", .spec = DATA_OPTIONS, .max_positional = 1, .usage = DATA_USAGE,
+};
+
+/* The same options for the subcommands of files (merge, stats FILE...): as many files as the parser keeps. */
+static const OptTable DATA_FILES_TABLE = {
+    .program = "xqf-tune", .spec = DATA_OPTIONS, .max_positional = OPTS_POSITIONAL_MAX, .usage = DATA_USAGE,
 };
 
 /* --params: a parameter file when one is there, else a set; as a set over the defaults. Exit status. */
@@ -836,16 +862,44 @@ static int data_set(const char *given, char *set, size_t size)
     return fixed_set(&p, NULL, 0, set, size);
 }
 
-/* Options of the data command that belong to another of its subcommands. Exit status. */
-static int data_only(const Opts *o, const char *sub, const char *prefix)
+/* Whether an option's help starts with a list of subcommands ("export,merge: ...") that names sub. */
+static bool help_names(const char *help, const char *sub)
 {
+    size_t list = strcspn(help, ": ");
+    if (help[list] != ':')
+        return false;
+    for (const char *p = help; p < help + list; p += strcspn(p, ",") + 1) {
+        size_t len = strcspn(p, ",:");
+        if (len == strlen(sub) && strncmp(p, sub, len) == 0)
+            return true;
+    }
+    return false;
+}
+
+/*
+ * Options of the data command that belong to another of its subcommands
+ * (files: stats of FILE... rather than of a RUN). Exit status.
+ */
+static int data_only(const Opts *o, const char *sub, bool files)
+{
+    bool merge = strcmp(sub, "merge") == 0;
     for (const OptSpec *spec = DATA_OPTIONS; spec->name; spec++) {
-        bool mine = strncmp(spec->help, prefix, strlen(prefix)) == 0 || strcmp(spec->name, "--db") == 0 ||
-                    (strcmp(prefix, "new:") == 0 && strchr(spec->help, ':') == NULL);
+        bool mine = help_names(spec->help, sub) || (strcmp(spec->name, "--db") == 0 && !files && !merge) ||
+                    (strcmp(sub, "new") == 0 && strchr(spec->help, ':') == NULL) ||
+                    (merge && strcmp(spec->name, "--seed") == 0);
+        if (strcmp(sub, "stats") == 0 && !files && (strcmp(spec->name, "--memory") == 0 || strcmp(spec->name, "--tmp") == 0))
+            mine = false;
         if (!mine && opts_given(o, spec->name))
-            return cli_fail(CLI_USAGE, "data %s does not take %s (see xqf-tune data --help)", sub, spec->name);
+            return cli_fail(CLI_USAGE, "data %s%s does not take %s (see xqf-tune data --help)", sub,
+                            strcmp(sub, "stats") == 0 ? files ? " FILE..." : " RUN" : "", spec->name);
     }
     return CLI_OK;
+}
+
+/* Whether the arguments of data stats are a RUN (one number) rather than files. */
+static bool one_run(const Opts *o)
+{
+    return o->npositional == 1 && o->positional[0][0] && strspn(o->positional[0], "0123456789") == strlen(o->positional[0]);
 }
 
 static int data_new(const Opts *o)
@@ -890,23 +944,25 @@ static int data_new(const Opts *o)
 
 int tune_cmd_data(int argc, char **argv)
 {
-    static const char *const SUBS[] = { "new", "export", "stats" };
+    static const char *const SUBS[] = { "new", "export", "stats", "merge" };
     const char *sub = argc > 1 ? argv[1] : "";
     int which = -1;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         if (strcmp(sub, SUBS[i]) == 0)
             which = i;
     Opts o;
     if (which < 0 && (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0))
         return cli_parse(&o, &DATA_TABLE, argc - 1, argv + 1);
     if (which < 0)
-        return cli_fail(CLI_USAGE, "data: say new, export or stats (see xqf-tune data --help)");
-    int status = cli_parse(&o, &DATA_TABLE, argc - 2, argv + 2);
+        return cli_fail(CLI_USAGE, "data: say new, export, stats or merge (see xqf-tune data --help)");
+    int status = cli_parse(&o, which >= 2 ? &DATA_FILES_TABLE : &DATA_TABLE, argc - 2, argv + 2);
     if (status != CLI_GO)
         return status;
-    char prefix[16];
-    snprintf(prefix, sizeof prefix, "%s:", sub);
-    if ((status = data_only(&o, sub, prefix)) != CLI_OK)
+    bool files = which == 3 || (which == 2 && !one_run(&o));
+    if (which < 2 && o.npositional > 1)
+        return cli_fail(CLI_USAGE, "data %s: one RUN at most (see xqf-tune data --help)", sub);
+    if ((status = data_only(&o, sub, files)) != CLI_OK)
         return status;
-    return which == 0 ? data_new(&o) : which == 1 ? cli_data_export(&o) : cli_data_stats(&o);
+    return which == 0 ? data_new(&o) : which == 1 ? cli_data_export(&o) : which == 3 ? cli_data_merge(&o)
+         : files ? cli_data_file_stats(&o) : cli_data_stats(&o);
 }
