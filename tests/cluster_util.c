@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "nnue.h"
+#include "rng.h"
 
 void cu_sleep_ms(int ms)
 {
@@ -561,4 +563,34 @@ bool cu_audit(Store *s, int64_t run, int64_t pairs, char *why, size_t size)
             return false;
         }
     return true;
+}
+
+/* A uniform integer in [-r, r]. */
+static int spread(Rng *rng, int r) { return (int)(rng_next(rng) % (uint64_t)(2 * r + 1)) - r; }
+
+int cu_random_net(const char *path, uint64_t seed, char *why, size_t size)
+{
+    NnueNet *net = nnue_new();
+    if (!net) {
+        snprintf(why, size, "out of memory");
+        return -1;
+    }
+    Rng rng;
+    rng_seed(&rng, seed);
+    for (int i = 0; i < NNUE_HIDDEN; i++)
+        net->b1[i] = (int16_t)spread(&rng, 64);
+    for (int f = 0; f < NNUE_FEATURES; f++)
+        for (int i = 0; i < NNUE_HIDDEN; i++)
+            net->w1[f][i] = (int16_t)spread(&rng, 48);
+    for (int b = 0; b < NNUE_OUTPUT_BUCKETS; b++) {
+        for (int i = 0; i < 2 * NNUE_HIDDEN; i++)
+            net->w2[b][i] = (int16_t)spread(&rng, 127);
+        net->b2[b] = spread(&rng, 2000);
+    }
+    int len = snprintf(net->description, sizeof net->description, "random weights, seed %llu (a test net)",
+                       (unsigned long long)seed);
+    net->description_length = (uint32_t)len;
+    int rc = nnue_save(net, path, why, size);
+    nnue_destroy(&net);
+    return rc;
 }

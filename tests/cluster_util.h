@@ -181,4 +181,12 @@ double cu_now(void);
  */
 bool cu_audit(Store *s, int64_t run, int64_t pairs, char *why, size_t size);
 
+/*
+ * Writes a net (docs/nnue.md) of random weights from seed to path: within
+ * the training clamps (b1, W1 within 6.0 * QA, W2 within 127/64 * QB),
+ * smaller still for W1 so that its accumulators stay far from the int16
+ * limits; its description names the seed.  0, or -1 with why.
+ */
+int cu_random_net(const char *path, uint64_t seed, char *why, size_t size);
+
 #endif

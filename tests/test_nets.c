@@ -42,44 +42,12 @@ static bool log_says(const char *text)
     return strstr(buf, text) != NULL;
 }
 
-/* A splitmix64 step: the nets' weights, reproducible from a seed. */
-static uint64_t next(uint64_t *s)
-{
-    uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
-/* A uniform integer in [-r, r]. */
-static int spread(uint64_t *s, int r) { return (int)(next(s) % (uint64_t)(2 * r + 1)) - r; }
-
-/*
- * Writes a net of random weights to dir/name: within the training clamps
- * of docs/nnue.md (b1, W1 within 6.0 * QA, W2 within 127/64 * QB), smaller
- * still for W1 so that its accumulators stay far from the int16 limits.
- */
+/* A net of random weights (cu_random_net) at dir/name, its path in path. */
 static void random_net(const char *name, uint64_t seed, char *path, size_t size)
 {
-    NnueNet *net = nnue_new();
-    cr_assert_not_null(net);
-    for (int i = 0; i < NNUE_HIDDEN; i++)
-        net->b1[i] = (int16_t)spread(&seed, 64);
-    for (int f = 0; f < NNUE_FEATURES; f++)
-        for (int i = 0; i < NNUE_HIDDEN; i++)
-            net->w1[f][i] = (int16_t)spread(&seed, 48);
-    for (int b = 0; b < NNUE_OUTPUT_BUCKETS; b++) {
-        for (int i = 0; i < 2 * NNUE_HIDDEN; i++)
-            net->w2[b][i] = (int16_t)spread(&seed, 127);
-        net->b2[b] = spread(&seed, 2000);
-    }
-    int len = snprintf(net->description, sizeof net->description, "random weights, seed %llu (a test net)",
-                       (unsigned long long)seed);
-    net->description_length = (uint32_t)len;
-    snprintf(path, size, "%s/%s", cu_fx.dir, name);
     char err[256];
-    cr_assert_eq(nnue_save(net, path, err, sizeof err), 0, "%s", err);
-    nnue_destroy(&net);
+    snprintf(path, size, "%s/%s", cu_fx.dir, name);
+    cr_assert_eq(cu_random_net(path, seed, err, sizeof err), 0, "%s", err);
 }
 
 /* Copies the first n bytes of from into to, then writes extra (may be NULL) over its start. */
