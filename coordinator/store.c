@@ -129,7 +129,8 @@
                         "git_tree = nullif($3, ''), git_subject = $4 WHERE id = $1", 4)          \
     S(BUILD_SOURCE, "SELECT coalesce(git_commit, ''), coalesce(git_tree, ''), "                  \
                     "coalesce(git_subject, '') FROM engine_builds WHERE id = $1", 1)             \
-    S(BUILD_OF_TREE, "SELECT id FROM engine_builds WHERE git_tree = $1 ORDER BY id LIMIT 1", 1)  \
+    S(BUILD_OF_TREE, "SELECT id FROM engine_builds WHERE git_tree = $1 "                        \
+                     "AND coalesce(net_id, 0) = $2::bigint ORDER BY id LIMIT 1", 2)              \
     S(WORKER_BENCH, "INSERT INTO worker_builds (worker_id, sha256, bench_nodes, nps, refused) "  \
                     "VALUES ($1, $2, $3, $4, nullif($5, '')) ON CONFLICT (worker_id, sha256) DO " \
                     "UPDATE SET bench_nodes = EXCLUDED.bench_nodes, nps = EXCLUDED.nps, "        \
@@ -236,16 +237,17 @@
       "(SELECT count(*) FROM games g WHERE g.run_id = r.id AND (get_byte(g.record, 0) & 3) = 3), " \
       "r.wins, r.draws FROM runs r WHERE r.id = $1", 1)                                          \
     S(ADD_BUILD, "INSERT INTO engine_builds (run_id, params_hash, sha256, build_id, bench_nodes, path, "  \
-                 "signature) VALUES (nullif($1::bigint, 0), $2, $3, $4, $5, $6, nullif($7, '')) "  \
-                 "ON CONFLICT (sha256) DO UPDATE SET "                                          \
+                 "signature, net_id) VALUES (nullif($1::bigint, 0), $2, $3, $4, $5, $6, nullif($7, ''), " \
+                 "nullif($8::bigint, 0)) ON CONFLICT (sha256) DO UPDATE SET "                    \
                  "run_id = EXCLUDED.run_id, params_hash = EXCLUDED.params_hash, build_id = "    \
                  "EXCLUDED.build_id, bench_nodes = EXCLUDED.bench_nodes, path = EXCLUDED.path, " \
-                 "signature = EXCLUDED.signature RETURNING id", 7)                              \
-    S(LOAD_BUILD, "SELECT id, coalesce(run_id, 0), coalesce(params_hash, ''), coalesce(sha256, ''), " \
-                  "build_id, coalesce(bench_nodes, 0), coalesce(path, ''), "                    \
-                  "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "           \
-                  "coalesce(signature, '') "                                                    \
-                  "FROM engine_builds WHERE id = $1", 1)                                        \
+                 "signature = EXCLUDED.signature, net_id = EXCLUDED.net_id RETURNING id", 8)     \
+    S(LOAD_BUILD, "SELECT b.id, coalesce(b.run_id, 0), coalesce(b.params_hash, ''), coalesce(b.sha256, ''), " \
+                  "b.build_id, coalesce(b.bench_nodes, 0), coalesce(b.path, ''), "              \
+                  "to_char(b.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "         \
+                  "coalesce(b.signature, ''), coalesce(b.net_id, 0), coalesce(n.name, ''), "    \
+                  "coalesce(n.sha256, '') "                                                     \
+                  "FROM engine_builds b LEFT JOIN nets n ON n.id = b.net_id WHERE b.id = $1", 1) \
     S(BUILD_BLOB, "UPDATE engine_builds SET blob = $2 WHERE id = $1", 2)                        \
     S(BUILD_CHUNK, "SELECT octet_length(blob)::bigint, substring(blob FROM $2::int + 1 FOR $3::int), " \
                    "build_id, coalesce(signature, '') "                                         \
@@ -2057,8 +2059,8 @@ int store_audit_run(Store *s, int64_t run_id, StoreAudit *out)
 int store_add_build(Store *s, const StoreBuild *b, int64_t *id)
 {
     Nums n;
-    const char *p[7] = { num(&n, 0, b->run_id), b->params_hash[0] ? b->params_hash : NULL, b->sha256,
-                         b->build_id, num(&n, 1, b->bench_nodes), b->path, b->signature };
+    const char *p[8] = { num(&n, 0, b->run_id), b->params_hash[0] ? b->params_hash : NULL, b->sha256,
+                         b->build_id, num(&n, 1, b->bench_nodes), b->path, b->signature, num(&n, 2, b->net_id) };
     PGresult *res = run(s, ST_ADD_BUILD, p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
@@ -2086,6 +2088,9 @@ int store_load_build(Store *s, int64_t id, StoreBuild *out)
         get_text(res, 0, 6, out->path, sizeof out->path);
         get_text(res, 0, 7, out->created, sizeof out->created);
         get_text(res, 0, 8, out->signature, sizeof out->signature);
+        out->net_id = get_i64(res, 0, 9);
+        get_text(res, 0, 10, out->net_name, sizeof out->net_name);
+        get_text(res, 0, 11, out->net_sha256, sizeof out->net_sha256);
     }
     PQclear(res);
     return found;
@@ -2314,9 +2319,18 @@ int store_build_source(Store *s, int64_t id, StoreBuildSource *out)
     return found;
 }
 
-int store_build_of_tree(Store *s, const char *tree, int64_t *id)
+int store_build_of_tree(Store *s, const char *tree, int64_t net, int64_t *id)
 {
-    return id_of(s, ST_BUILD_OF_TREE, tree, id);
+    Nums n;
+    const char *p[2] = { tree, num(&n, 0, net) };
+    PGresult *res = run(s, ST_BUILD_OF_TREE, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found)
+        *id = get_i64(res, 0, 0);
+    PQclear(res);
+    return found;
 }
 
 int store_worker_bench(Store *s, int64_t worker, const char *sha256, int64_t bench_nodes, int64_t nps,

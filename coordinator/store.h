@@ -550,6 +550,8 @@ typedef struct {
     char path[STORE_TEXT_MAX + 1];
     char created[32];                /* "YYYY-MM-DD HH:MM:SS" UTC (when read) */
     char signature[STORE_SIG_HEX + 1]; /* operator's Ed25519 signature (keys.h), hex; "" unsigned */
+    int64_t net_id;                  /* the net compiled in as its default evaluation (026), 0: none */
+    char net_name[STORE_NAME_MAX + 1], net_sha256[STORE_NAME_MAX + 1]; /* that net's (when read; "" none) */
 } StoreBuild;
 
 /*
@@ -639,8 +641,11 @@ typedef struct {
 int store_set_build_source(Store *s, int64_t id, const StoreBuildSource *src);
 /* Where build id came from (all "" when not from git). Returns 1, 0 (no such build) or -1. */
 int store_build_source(Store *s, int64_t id, StoreBuildSource *out);
-/* The first build made from a tree (its id), to reuse: returns 1 with *id, 0 (none) or -1. */
-int store_build_of_tree(Store *s, const char *tree, int64_t *id);
+/*
+ * The first build made from a tree with net compiled in (0: none), its id,
+ * to reuse: returns 1 with *id, 0 (none) or -1.
+ */
+int store_build_of_tree(Store *s, const char *tree, int64_t net, int64_t *id);
 
 /*
  * A worker's bench of a build (sha256 "" its own engine): the signature

@@ -272,6 +272,103 @@ Test(git_build, commits_built_checked_and_tested)
 }
 
 /*
+ * A ref built with a registered net compiled in (build --ref --net): the
+ * net's bytes written to a folder bound read-only into the sandbox, the
+ * engine's uci says UseNNUE default true, its bench with the compiled-in
+ * net is this xqf-engine's bench with EvalFile=NET (the clone's search is
+ * this one's), the build row names the net and show says so; built again
+ * it is reused, while the tree's build without a net is another; an
+ * unknown net is refused before anything is built.
+ */
+Test(git_build, a_ref_built_with_a_net_compiled_in)
+{
+    CU_REQUIRE_DB();
+    char out[65536], cmd[4096], args[2048], net[512], err[256];
+    clone_project();
+    snprintf(net, sizeof net, "%s/default.nnue", cu_fx.dir);
+    cr_assert_eq(cu_random_net(net, 21, err, sizeof err), 0, "%s", err);
+    snprintf(args, sizeof args, "net add '%s' --name built-in-net", net);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", errbuf);
+    int64_t net_id = number(out, "Net: ");
+    char sha[80];
+    cr_assert(net_id > 0 && field(out, "SHA-256: ", sha, sizeof sha), "%s", out);
+
+    /* an unknown net: refused at once, nothing built or recorded */
+    int64_t builds0, runs0, builds1, runs1;
+    totals(&builds0, &runs0);
+    snprintf(args, sizeof args, "build --ref HEAD --repo '%s' --out built --net no-such-net", repo);
+    cr_assert_eq(tune(out, sizeof out, args), 2, "%s", out);
+    cr_assert(strstr(errbuf, "--net: no net 'no-such-net'"), "%s", errbuf);
+    snprintf(args, sizeof args, "build --ref HEAD --repo '%s' --out built --net none", repo);
+    cr_assert_eq(tune(out, sizeof out, args), 2, "%s", out);
+    totals(&builds1, &runs1);
+    cr_assert_eq(builds1, builds0);
+
+    snprintf(args, sizeof args, "build --ref HEAD --repo '%s' --out built --jobs 2 --net built-in-net", repo);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    char binary[1024], line[512], tree[80];
+    int64_t bench = number(out, "Bench: "), build = number(out, "Build: ");
+    cr_assert(bench > 0 && build > 0 && field(out, "Binary: ", binary, sizeof binary) &&
+                  field(out, "Tree: ", tree, sizeof tree), "%s", out);
+    snprintf(line, sizeof line, "Net: built-in-net (SHA-256 %s)", sha);
+    cr_assert(strstr(out, line), "%s", out);
+    snprintf(line, sizeof line, "Net check: bench %" PRId64 " with the compiled-in net and with EvalFile=built-in-net",
+             bench);
+    cr_assert(strstr(out, line), "%s", out);
+    snprintf(line, sizeof line, "-net%.12s", sha);
+    cr_assert(strstr(binary, line), "the binary is named after its net: %s", binary);
+
+    /* the engine evaluates with it by default, and it is the registered net: its bench is EvalFile=NET's */
+    snprintf(cmd, sizeof cmd, "echo uci | '%s' | grep UseNNUE", binary);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
+    cr_assert(strstr(out, "option name UseNNUE type check default true"), "%s", out);
+    snprintf(cmd, sizeof cmd, "'%s' bench | grep -E 'Nodes searched|Evaluation'", binary);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
+    cr_assert_eq(number(out, "Nodes searched: "), bench, "%s", out);
+    cr_assert(strstr(out, "Evaluation: net"), "%s", out);
+    snprintf(cmd, sizeof cmd, "'%s/xqf-engine' bench EvalFile='%s' | grep 'Nodes searched'", XQF_BIN, net);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
+    cr_assert_eq(number(out, "Nodes searched: "), bench, "this engine with the net file: %s", out);
+    snprintf(cmd, sizeof cmd, "'%s/xqf-engine' bench | grep 'Nodes searched'", XQF_BIN);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
+    cr_assert_neq(number(out, "Nodes searched: "), bench, "the hand-crafted bench is another");
+    const char *fens = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1\n"
+                       "3k5/9/9/9/9/9/9/9/4R4/4K4 b - - 0 1\n";
+    char mine[1024], theirs[1024];
+    snprintf(cmd, sizeof cmd, "printf '%s' | '%s' evalnet '%s'", fens, binary, net);
+    cr_assert_eq(sh(mine, sizeof mine, cmd), 0, "%s", errbuf);
+    snprintf(cmd, sizeof cmd, "printf '%s' | '%s/xqf-engine' evalnet '%s'", fens, XQF_BIN, net);
+    cr_assert_eq(sh(theirs, sizeof theirs, cmd), 0, "%s", errbuf);
+    cr_assert_str_eq(mine, theirs);
+
+    /* the row names the net; show says so */
+    StoreBuild sb;
+    cr_assert_eq(store_load_build(cu_fx.store, build, &sb), 1);
+    cr_assert_eq(sb.net_id, net_id);
+    cr_assert_str_eq(sb.net_name, "built-in-net");
+    cr_assert_str_eq(sb.net_sha256, sha);
+    snprintf(args, sizeof args, "build --binary '%s/xqf-engine' --name plain", XQF_BIN);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", errbuf);
+    int64_t plain = number(out, "Build: ");
+    snprintf(args, sizeof args, "sprt new --test-build %" PRId64 " --base-build %" PRId64 " --nodes 500", build, plain);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", errbuf);
+    snprintf(args, sizeof args, "show %" PRId64, (int64_t)atoll(out));
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", errbuf);
+    snprintf(line, sizeof line, ", net built-in-net (SHA-256 %.16s) compiled in", sha);
+    cr_assert(strstr(out, "Test build: ") && strstr(out, line), "show names the net:\n%s", out);
+
+    /* again: the build of that tree with that net, reused; without the net the tree has none yet */
+    snprintf(args, sizeof args, "build --ref HEAD --repo '%s' --out built --net %" PRId64, repo, net_id);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    cr_assert_eq(number(out, "Build: "), build, "%s", out);
+    cr_assert(strstr(errbuf, "its tree was built already"), "%s", errbuf);
+    int64_t other;
+    cr_assert_eq(store_build_of_tree(cu_fx.store, tree, 0, &other), 0, "a build without a net is another build");
+    cr_assert_eq(store_build_of_tree(cu_fx.store, tree, net_id, &other), 1);
+    cr_assert_eq(other, build);
+}
+
+/*
  * A test of two refs as the web makes it (the test side playing test_set):
  * created (pending for a tester), then waiting for its builds.
  */

@@ -512,6 +512,22 @@ static void builds_section(Store *s, const StoreRun *r, Buf *b)
     free(q);
 }
 
+/* The net compiled into each build a run plays (026_build_nets.sql): the build's provenance, its default evaluation. */
+static void build_net_rows(Store *s, int64_t run, Buf *b)
+{
+    int64_t ids[2];
+    if (store_run_builds(s, run, &ids[0], &ids[1]) != 1)
+        return;
+    for (int i = 0; i < 2; i++) {
+        StoreBuild bd;
+        if (!ids[i] || store_load_build(s, ids[i], &bd) != 1 || !bd.net_id)
+            continue;
+        char text[2 * STORE_NAME_MAX + 32];
+        snprintf(text, sizeof text, "%s (%s)", bd.net_name, bd.net_sha256);
+        row(b, i ? "Base build's compiled-in net" : "Test build's compiled-in net", text, NULL);
+    }
+}
+
 static void audit_section(Store *s, int64_t id, Buf *b)
 {
     StoreWebAudit *a = NULL;
@@ -679,6 +695,7 @@ int page_run(Store *s, int64_t id, const Session *u, const char *notice, Buf *b)
     if (r.build0[0] || r.build1[0]) {
         row(b, "Test build (SHA-256)", r.build0[0] ? r.build0 : "(workers' own)", NULL);
         row(b, "Base build (SHA-256)", r.build1[0] ? r.build1 : "(workers' own)", NULL);
+        build_net_rows(s, id, b);
     }
     /* each side's net (025_nets.sql): its name and SHA-256, hand-crafted, or the engine's own evaluation */
     for (int i = 0; (r.net0[0] || r.net1[0]) && i < 2; i++) {

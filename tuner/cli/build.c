@@ -42,6 +42,7 @@ static const OptSpec BUILD_OPTIONS[] = {
     { "--sign-key", OPT_TEXT, "FILE", NULL, .help = "sign the build with this operator key (xqf-keys sign-new)" },
     { "--signature", OPT_TEXT, "HEX", NULL, .help = "with --binary: its signature made elsewhere (xqf-keys sign)" },
     { "--ref", OPT_TEXT, "REF", NULL, .help = "build this git commit (branch, tag, hash) instead" },
+    { "--net", OPT_TEXT, "NET", NULL, .help = "with RUN or --ref: compile this registered net in as the default evaluation" },
     { "--repo", OPT_TEXT, "DIR", ".", .help = "with --ref or --serve: the git repository of the project" },
     { "--serve", OPT_FLAG, NULL, NULL, .help = "build the git refs of the approved tests created on the web" },
     { "--sign-serve", OPT_FLAG, NULL, NULL, .help = "sign what the builder built for approved tests, then start them" },
@@ -53,9 +54,11 @@ static const OptSpec BUILD_OPTIONS[] = {
 static const OptTable BUILD_TABLE = {
     .program = "xqf-tune", .spec = BUILD_OPTIONS, .max_positional = 1,
     .usage =
-        "Usage: xqf-tune build RUN [--out DIR] [--source DIR] [--jobs N] [--sign-key FILE] [--db CONNINFO]\n"
+        "Usage: xqf-tune build RUN [--net NET] [--out DIR] [--source DIR] [--jobs N] [--sign-key FILE]\n"
+        "                      [--db CONNINFO]\n"
         "       xqf-tune build --binary FILE [--name NAME] [--sign-key FILE | --signature HEX] [--db CONNINFO]\n"
-        "       xqf-tune build --ref REF [--repo DIR] [--out DIR] [--jobs N] [--sign-key FILE] [--db CONNINFO]\n"
+        "       xqf-tune build --ref REF [--net NET] [--repo DIR] [--out DIR] [--jobs N] [--sign-key FILE]\n"
+        "                      [--db CONNINFO]\n"
         "       xqf-tune build --serve [--repo DIR] [--watch SECONDS] [--out DIR] [--jobs N] [--db CONNINFO]\n"
         "       xqf-tune build --sign-serve --sign-key FILE [--watch SECONDS] [--db CONNINFO]\n"
         "A tuned engine: xqf-engine compiled with the run's exported parameters as its\n"
@@ -122,7 +125,18 @@ static const OptTable BUILD_TABLE = {
         "log's tail) on its web page and in xqf-tune show.  Without --watch the\n"
         "builder and the signer serve what waits and exit; with it, they keep\n"
         "looking every SECONDS (a request taken by a builder that died is taken\n"
-        "again after an hour).\n",
+        "again after an hour).\n"
+        "--net NET (with RUN or --ref) compiles a registered net (xqf-tune net add: an\n"
+        "ID, SHA-256 or name) into the engine as its default evaluation (cmake\n"
+        "-DXQF_DEFAULT_NET): its stored bytes are written to a folder of their own,\n"
+        "checked against their SHA-256 and by the engine's reader, and bound\n"
+        "read-only into the sandbox of a --ref build.  The build is named\n"
+        "...-netSHA12, recorded with the net (show and the web name it; a tree built\n"
+        "with one net is not reused for another), and checked: its uci must say\n"
+        "UseNNUE default true and its bench with the compiled-in net must be its\n"
+        "bench with EvalFile=NET, else it is not recorded (status 1).  Prints\n"
+        "    Net: NAME (SHA-256 HEX)\n"
+        "    Net check: bench N with the compiled-in net and with EvalFile=NAME\n",
 };
 
 /* snprintf into a path buffer: false when it did not fit. */
@@ -263,20 +277,52 @@ static char *read_file(const char *path, size_t max, size_t *len)
     return data;
 }
 
-/* The binary's bench signature ("Nodes searched: N"), printed; in a box when boxed (a branch's binary). Exit status. */
-static int bench(const char *binary, const char *log, int64_t *nodes, bool boxed)
+/*
+ * The binary's bench signature ("Nodes searched: N"), with the net file
+ * net (EvalFile=, bound read-only into the box) when not NULL; in a box
+ * when boxed (a branch's binary).  false when it fails.
+ */
+static bool bench_nodes(const char *binary, const char *log, const char *net, bool boxed, int64_t *nodes)
 {
-    char *out = malloc(BENCH_OUT_MAX);
-    char *args[] = { (char *)binary, "bench", NULL };
-    SandboxSpec box = { .ro = { binary } };
+    char *out = malloc(BENCH_OUT_MAX), eval_file[CLI_PATH_MAX + 16];
+    snprintf(eval_file, sizeof eval_file, "EvalFile=%s", net ? net : "");
+    char *args[] = { (char *)binary, "bench", net ? eval_file : NULL, NULL };
+    SandboxSpec box = { .ro = { binary, net } };
     const char *line = out && spawn(args, log, out, BENCH_OUT_MAX, boxed ? &box : NULL) == 0
                            ? strstr(out, "Nodes searched: ")
                            : NULL;
-    int ok = line && sscanf(line, "Nodes searched: %" SCNd64, nodes) == 1;
+    bool ok = line && sscanf(line, "Nodes searched: %" SCNd64, nodes) == 1;
     free(out);
-    if (!ok)
+    return ok;
+}
+
+/* The binary's bench signature, printed. Exit status. */
+static int bench(const char *binary, const char *log, int64_t *nodes, bool boxed)
+{
+    if (!bench_nodes(binary, log, NULL, boxed, nodes))
         return cli_fail(CLI_FAIL, "%s bench failed (see %s): is it an xqf-engine?", binary, log);
     printf("Bench: %" PRId64 "\n", *nodes);
+    return CLI_OK;
+}
+
+/*
+ * The net compiled into binary is the registered one: its bench (nodes,
+ * the bench signature) with the compiled-in net is its bench with
+ * EvalFile= the registered file, the same evaluations along every search
+ * of the bench (the default bench uses the compiled-in net when the
+ * engine has one: uci's UseNNUE default true, checked by the caller).
+ * Exit status: CLI_FAIL, not recorded, when they differ.
+ */
+static int net_check(const char *binary, const char *log, const CliNetFile *net, int64_t nodes, bool boxed)
+{
+    int64_t with_file;
+    if (!bench_nodes(binary, log, net->path, boxed, &with_file))
+        return cli_fail(CLI_FAIL, "%s bench EvalFile=%s failed (see %s): not recorded", binary, net->path, log);
+    if (with_file != nodes)
+        return cli_fail(CLI_FAIL, "%s: its bench with the compiled-in net is %" PRId64 " but %" PRId64 " with "
+                        "EvalFile=%s: it does not hold net %s (not recorded)", binary, nodes, with_file, net->name,
+                        net->name);
+    printf("Net check: bench %" PRId64 " with the compiled-in net and with EvalFile=%s\n", nodes, net->name);
     return CLI_OK;
 }
 
@@ -331,11 +377,12 @@ static bool add_param(StoreBuildParam **list, int *count, const StoreBuildParam 
  * *list malloc'd (NULL when it lists none), printed.  Exit status:
  * CLI_FAIL, as for a bench that fails, when it does not list them.
  */
-static int list_params(const char *binary, StoreBuildParam **list, int *count, bool boxed)
+static int list_params(const char *binary, StoreBuildParam **list, int *count, bool boxed, bool *use_nnue)
 {
     char *argv[] = { (char *)binary, NULL }, err[256], line[1024];
     *list = NULL;
     *count = 0;
+    *use_nnue = false;
     SandboxSpec box = { .ro = { binary } };
     char **in_box = boxed ? sandbox_argv(&box, argv, err, sizeof err) : NULL;
     if (boxed && !in_box)
@@ -352,6 +399,8 @@ static int list_params(const char *binary, StoreBuildParam **list, int *count, b
                strcmp(line, "uciok") != 0) {
             StoreBuildParam option;
             full = spin_option(line, &option) && !add_param(list, count, &option);
+            if (strcmp(line, "option name UseNNUE type check default true") == 0)
+                *use_nnue = true;    /* it holds a net and evaluates with it unless told otherwise */
         }
     process_write_line(p, "quit");
     process_destroy(&p, 1000);
@@ -430,10 +479,13 @@ static int bench_check(int64_t nodes, const GitOrigin *git)
  * options), operator's signature, its row in the builds table (with its
  * commit and parameters) and its bytes (what workers fetch), printed.  b
  * has the run, parameter hash and name filled in; *id (not NULL) gets the
- * build's id.  Exit status.
+ * build's id.  With net (a build with a net compiled in): its uci must say
+ * UseNNUE default true, and when the net's file is there its bench with
+ * it (net_check; a git build checked it in its sandbox already); the row
+ * names the net.  Exit status.
  */
 static int register_binary(Store *s, const char *binary, const char *log, StoreBuild *b, CliSigning *sg,
-                           const GitOrigin *git, int64_t *id)
+                           const GitOrigin *git, const CliNetFile *net, int64_t *id)
 {
     int status = CLI_OK;
     if (git && git->bench > 0)
@@ -447,9 +499,16 @@ static int register_binary(Store *s, const char *binary, const char *log, StoreB
     printf("SHA-256: %s\n", b->sha256);
     StoreBuildParam *params;
     int nparams;
-    if ((status = list_params(binary, &params, &nparams, git != NULL)) != CLI_OK)
+    bool use_nnue;
+    if ((status = list_params(binary, &params, &nparams, git != NULL, &use_nnue)) != CLI_OK)
         return status;
-    if ((status = signing_apply(sg, b)) == CLI_OK && !path_fmt(b->path, sizeof b->path, "%s", binary))
+    b->net_id = net ? net->id : 0;
+    if (net && !use_nnue)
+        status = cli_fail(CLI_FAIL, "%s does not evaluate with a compiled-in net (its uci says UseNNUE default false: "
+                          "does its source take -DXQF_DEFAULT_NET?): not recorded", binary);
+    if (status == CLI_OK && net && net->path[0])
+        status = net_check(binary, log, net, b->bench_nodes, git != NULL);
+    if (status == CLI_OK && (status = signing_apply(sg, b)) == CLI_OK && !path_fmt(b->path, sizeof b->path, "%s", binary))
         status = cli_fail(CLI_USAGE, "'%s': path too long", binary);
     if (status == CLI_OK)
         status = record(s, binary, b, params, nparams, git ? &git->src : NULL, id);
@@ -482,7 +541,7 @@ static int build_binary(const Opts *o, CliSigning *sg)
     Store *s = NULL;
     int status = cli_open_db(o, &s);
     if (status == CLI_OK)
-        status = register_binary(s, abs, log, &b, sg, NULL, NULL);
+        status = register_binary(s, abs, log, &b, sg, NULL, NULL, NULL);
     store_destroy(&s);
     return status;
 }
@@ -492,28 +551,41 @@ typedef struct {
     char hash[17], params_file[PATH_MAX], dir[PATH_MAX], log[PATH_MAX], built[PATH_MAX], binary[PATH_MAX];
 } BuildPaths;
 
-/* The paths of run id's build of the set p in out. Exit status. */
-static int build_paths(const char *out, int64_t id, const Params *p, BuildPaths *bp)
+/* "-netSHA12" for a build with a net compiled in, else "". */
+static void net_suffix(const CliNetFile *net, char out[20])
 {
+    snprintf(out, 20, "%s%.12s", net && net->id ? "-net" : "", net && net->id ? net->sha256 : "");
+}
+
+/* The paths of run id's build of the set p (with net, when not NULL) in out. Exit status. */
+static int build_paths(const char *out, int64_t id, const Params *p, const CliNetFile *net, BuildPaths *bp)
+{
+    char tag[20];
+    net_suffix(net, tag);
     snprintf(bp->hash, sizeof bp->hash, "%016" PRIx64, params_hash(p));
     bool ok = path_fmt(bp->params_file, sizeof bp->params_file, "%s/run-%" PRId64 "-%s.params", out, id, bp->hash) &&
-              path_fmt(bp->dir, sizeof bp->dir, "%s/run-%" PRId64 "-%s", out, id, bp->hash) &&
+              path_fmt(bp->dir, sizeof bp->dir, "%s/run-%" PRId64 "-%s%s", out, id, bp->hash, tag) &&
               path_fmt(bp->log, sizeof bp->log, "%s/build.log", bp->dir) &&
               path_fmt(bp->built, sizeof bp->built, "%s/bin/xqf-engine", bp->dir) &&
-              path_fmt(bp->binary, sizeof bp->binary, "%s/xqf-engine-run%" PRId64 "-%s", out, id, bp->hash) &&
+              path_fmt(bp->binary, sizeof bp->binary, "%s/xqf-engine-run%" PRId64 "-%s%s", out, id, bp->hash, tag) &&
               strlen(bp->binary) <= STORE_TEXT_MAX;
     return ok ? CLI_OK : cli_fail(CLI_USAGE, "--out: '%s' is too long", out);
 }
 
-/* Configures and compiles xqf-engine with params_file as its defaults, copies the binary out. Exit status. */
-static int compile(const char *source, const BuildPaths *bp, int64_t jobs, int64_t id)
+/*
+ * Configures and compiles xqf-engine with params_file as its defaults (and
+ * net's file as its default net, or none), copies the binary out. Exit status.
+ */
+static int compile(const char *source, const BuildPaths *bp, const CliNetFile *net, int64_t jobs, int64_t id)
 {
-    char def_params[PATH_MAX + 32], src_dir[PATH_MAX], dir[PATH_MAX], jobs_text[24];
+    char def_params[PATH_MAX + 32], def_net[CLI_PATH_MAX + 32], src_dir[PATH_MAX], dir[PATH_MAX], jobs_text[24];
     snprintf(def_params, sizeof def_params, "-DXQF_PARAMS_FILE=%s", bp->params_file);
+    /* without a net, the tree's own default (auto: engine/nets/default.nnue when it has one), as before */
+    snprintf(def_net, sizeof def_net, "-DXQF_DEFAULT_NET=%s", net && net->id ? net->path : "auto");
     snprintf(src_dir, sizeof src_dir, "%s", source);
     snprintf(dir, sizeof dir, "%s", bp->dir);
     snprintf(jobs_text, sizeof jobs_text, "%" PRId64, jobs);
-    char *configure[] = { "cmake", "-S", src_dir, "-B", dir, "-DCMAKE_BUILD_TYPE=Release", def_params,
+    char *configure[] = { "cmake", "-S", src_dir, "-B", dir, "-DCMAKE_BUILD_TYPE=Release", def_params, def_net,
                           "-DXQF_TESTS=OFF", NULL };
     char *build[] = { "cmake", "--build", dir, "--target", "xqf-engine", "-j", jobs_text, NULL };
     fprintf(stderr, "xqf-tune: building xqf-engine for run %" PRId64 " in %s\n", id, dir);
@@ -524,28 +596,38 @@ static int compile(const char *source, const BuildPaths *bp, int64_t jobs, int64
     return CLI_OK;
 }
 
-/* The build of run id: export, compile, register. Exit status. */
+/* The build of run id (with the registered net net_key compiled in, or NULL): export, compile, register. Exit status. */
 static int build_run(Store *s, int64_t id, const char *source, const char *out, int64_t jobs, CliSigning *sg,
-                     int64_t *build)
+                     const char *net_key, int64_t *build)
 {
     StoreRun r;
     Params p;
     BuildPaths bp;
+    CliNetFile net = { 0 };
     int status;
-    if ((status = cli_load_run(s, id, &r)) != CLI_OK || (status = cli_export_set(s, &r, &p)) != CLI_OK ||
-        (status = build_paths(out, id, &p, &bp)) != CLI_OK ||
+    if ((status = cli_load_run(s, id, &r)) != CLI_OK ||
+        (net_key && (status = cli_net_lookup(s, "--net", net_key, &net)) != CLI_OK) ||
+        (status = cli_export_set(s, &r, &p)) != CLI_OK || (status = build_paths(out, id, &p, &net, &bp)) != CLI_OK ||
         (status = cli_write_export(&r, &p, bp.params_file)) != CLI_OK)
         return status;
     if (files_make_dirs(bp.dir) != 0)
         return cli_fail(CLI_FAIL, "cannot create '%s': %s", bp.dir, strerror(errno));
     printf("Parameters: %s (set %s)\n", bp.params_file, bp.hash);
-    fflush(stdout);
-    if ((status = compile(source, &bp, jobs, id)) != CLI_OK)
+    if (net.id && (status = cli_net_write(s, &net)) != CLI_OK)
         return status;
-    StoreBuild b = { .run_id = id };
-    snprintf(b.params_hash, sizeof b.params_hash, "%s", bp.hash);
-    snprintf(b.build_id, sizeof b.build_id, "xqf-engine-run%" PRId64 "-%s", id, bp.hash);
-    return register_binary(s, bp.binary, bp.log, &b, sg, NULL, build);
+    if (net.id)
+        printf("Net: %s (SHA-256 %s)\n", cli_shown(net.name), net.sha256);
+    fflush(stdout);
+    if ((status = compile(source, &bp, &net, jobs, id)) == CLI_OK) {
+        StoreBuild b = { .run_id = id };
+        char tag[20];
+        net_suffix(&net, tag);
+        snprintf(b.params_hash, sizeof b.params_hash, "%s", bp.hash);
+        snprintf(b.build_id, sizeof b.build_id, "xqf-engine-run%" PRId64 "-%s%s", id, bp.hash, tag);
+        status = register_binary(s, bp.binary, bp.log, &b, sg, NULL, net.id ? &net : NULL, build);
+    }
+    cli_net_drop(&net);
+    return status;
 }
 
 /* The online cores (at least 1). */
@@ -555,7 +637,8 @@ static int64_t online_cores(void)
     return cores > 0 ? cores : 1;
 }
 
-int cli_build_run(Store *s, int64_t run, const char *source, const char *out, const char *sign_key, int64_t *build)
+int cli_build_run(Store *s, int64_t run, const char *source, const char *out, const char *sign_key, const char *net,
+                  int64_t *build)
 {
     CliSigning sg = { .has_key = false };
     char err[512], path[PATH_MAX];
@@ -567,7 +650,7 @@ int cli_build_run(Store *s, int64_t run, const char *source, const char *out, co
     if (sign_key && sign_key_read(sign_key, true, &sg.key, err, sizeof err) != 0)
         return cli_fail(CLI_USAGE, "--sign-key: %s", err);
     sg.has_key = sign_key != NULL;
-    int status = build_run(s, run, source, out, online_cores(), &sg, build);
+    int status = build_run(s, run, source, out, online_cores(), &sg, net, build);
     sign_key_wipe(&sg.key);
     return status;
 }
@@ -628,11 +711,13 @@ static void remove_tree(const char *dir)
     spawn(rm, "/dev/null", NULL, 0, NULL);
 }
 
-int cli_git_resolve(Store *s, const char *repo, const char *ref, CliGitRef *g)
+int cli_git_resolve(Store *s, const char *repo, const char *ref, const char *net, CliGitRef *g)
 {
     char *out = malloc(GIT_OUT_MAX), spec[CLI_GIT_REF_MAX + 16], path[PATH_MAX];
     memset(g, 0, sizeof *g);
     int status = out ? CLI_OK : cli_fail(CLI_FAIL, "out of memory");
+    if (status == CLI_OK && net)
+        status = cli_net_lookup(s, "--net", net, &g->net);
     snprintf(g->ref, sizeof g->ref, "%s", ref);
     snprintf(spec, sizeof spec, "%s^{commit}", ref);
     struct stat st;
@@ -670,12 +755,14 @@ int cli_git_resolve(Store *s, const char *repo, const char *ref, CliGitRef *g)
     if (status == CLI_OK) {
         snprintf(g->subject, sizeof g->subject, "%.*s", (int)strcspn(out, "\n"), out);
         g->want_bench = bench_line(out);
-        int found = store_build_of_tree(s, g->tree, &g->reuse);
+        int found = store_build_of_tree(s, g->tree, g->net.id, &g->reuse);
         if (found < 0)
             status = cli_fail(CLI_FAIL, "cannot read the builds");
         else if (found == 0)
             g->reuse = 0;
         printf("Commit: %s %s\nTree: %s\n", g->commit, cli_shown(g->subject), g->tree);
+        if (g->net.id)
+            printf("Net: %s (SHA-256 %s)\n", cli_shown(g->net.name), g->net.sha256);
         fflush(stdout);
     }
     free(out);
@@ -694,16 +781,21 @@ static int git_compile(const char *repo, CliGitRef *g, const char *tmp, const ch
             (const char *[]){ "archive", "--format=tar", "-o", tar, g->commit, NULL }) != 0)
         return cli_fail(CLI_FAIL, "git archive of %.12s failed (see above)", g->commit);
     char *untar[] = { "tar", "-xf", tar, "-C", src, NULL };
-    char *configure[] = { "cmake", "-S", src, "-B", dir, "-DCMAKE_BUILD_TYPE=Release", "-DXQF_TESTS=OFF", NULL };
+    char def_net[CLI_PATH_MAX + 32];
+    snprintf(def_net, sizeof def_net, "-DXQF_DEFAULT_NET=%s", g->net.path);
+    char *configure[] = { "cmake", "-S", src, "-B", dir, "-DCMAKE_BUILD_TYPE=Release", "-DXQF_TESTS=OFF",
+                          g->net.id ? def_net : NULL, NULL };
     char *build[] = { "cmake", "--build", dir, "--target", "xqf-engine", "-j", jobs_text, NULL };
     if (spawn(untar, log, NULL, 0, NULL) != 0)
         return cli_fail(CLI_FAIL, "cannot unpack the source of %.12s", g->commit);
     /*
      * The branch's CMake runs whatever its tree says: configure and compile
      * in a box that sees the system's /usr and this folder only, as nobody,
-     * with no network, no environment and limits (sandbox.h).
+     * with no network, no environment and limits (sandbox.h); the net to
+     * compile in, read-only (its folder bound so): what it embeds is the
+     * registered file.
      */
-    SandboxSpec box = { .rw = { tmp }, .chdir = tmp };
+    SandboxSpec box = { .rw = { tmp }, .ro = { g->net.id ? g->net.dir : NULL }, .chdir = tmp };
     char why[256];
     if (!sandbox_program(why, sizeof why))
         return cli_fail(CLI_FAIL, "commit %.12s not built: no sandbox to build it in: %s", g->commit, why);
@@ -737,10 +829,14 @@ int cli_git_build(Store *s, const char *repo, CliGitRef *g, const char *out, int
     const char *tmpdir = getenv("TMPDIR");
     if (!path_fmt(tmp, sizeof tmp, "%s/xqf-git-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp") || !mkdtemp(tmp))
         return cli_fail(CLI_FAIL, "cannot make a temporary folder: %s", strerror(errno));
+    char tag[20];
+    net_suffix(&g->net, tag);
     int status = path_fmt(log, sizeof log, "%s/build.log", tmp) && path_fmt(built, sizeof built, "%s/build/bin/xqf-engine", tmp) &&
-                         path_fmt(g->binary, sizeof g->binary, "%s/xqf-engine-%.12s", out, g->commit)
+                         path_fmt(g->binary, sizeof g->binary, "%s/xqf-engine-%.12s%s", out, g->commit, tag)
                      ? CLI_OK
                      : cli_fail(CLI_USAGE, "--out: '%s' is too long", out);
+    if (status == CLI_OK && g->net.id)
+        status = cli_net_write(s, &g->net);
     if (status == CLI_OK)
         status = git_compile(repo, g, tmp, log, jobs);
     if (status == CLI_OK && files_make_dirs(out) != 0)
@@ -753,6 +849,10 @@ int cli_git_build(Store *s, const char *repo, CliGitRef *g, const char *out, int
     snprintf(origin.src.commit, sizeof origin.src.commit, "%s", g->commit);
     if (status == CLI_OK)
         status = bench_check(g->bench, &origin);
+    /* the compiled-in net against its file, in the box too (the binary is the branch's) */
+    if (status == CLI_OK && g->net.id)
+        status = net_check(g->binary, log, &g->net, g->bench, true);
+    cli_net_drop(&g->net);
     if (status != CLI_OK && g->binary[0])
         unlink(g->binary);
     remove_tree(tmp);
@@ -782,11 +882,12 @@ int cli_git_register(Store *s, CliGitRef *g, const char *sign_key, int64_t *id)
         snprintf(origin.src.commit, sizeof origin.src.commit, "%s", g->commit);
         snprintf(origin.src.tree, sizeof origin.src.tree, "%s", g->tree);
         snprintf(origin.src.subject, sizeof origin.src.subject, "%s", g->subject);
-        snprintf(b.build_id, sizeof b.build_id, "xqf-engine-%.12s", g->commit);
-        char log[PATH_MAX];
+        char tag[20], log[PATH_MAX];
+        net_suffix(&g->net, tag);
+        snprintf(b.build_id, sizeof b.build_id, "xqf-engine-%.12s%s", g->commit, tag);
         status = path_fmt(log, sizeof log, "%s.bench.log", g->binary) ? CLI_OK : cli_fail(CLI_USAGE, "path too long");
         if (status == CLI_OK)
-            status = register_binary(s, g->binary, log, &b, &sg, &origin, id);
+            status = register_binary(s, g->binary, log, &b, &sg, &origin, g->net.id ? &g->net : NULL, id);
     }
     sign_key_wipe(&sg.key);
     return status;
@@ -829,6 +930,8 @@ int cli_show_builds(Store *s, int64_t run)
                b.bench_nodes, b.signature[0] ? "signed" : "unsigned");
         if (src.commit[0])
             printf(", commit %.12s %s", src.commit, cli_shown(src.subject));
+        if (b.net_id)
+            printf(", net %s (SHA-256 %.16s) compiled in", cli_shown(b.net_name), b.net_sha256);
         printf("\n");
     }
     int64_t ref_nps;
@@ -857,12 +960,13 @@ static int build_ref(const Opts *o, const char *out, int64_t jobs)
 {
     if (o->npositional != 0 || opts_given(o, "--binary") || opts_given(o, "--name") ||
         opts_given(o, "--signature") || opts_given(o, "--source"))
-        return cli_fail(CLI_USAGE, "build --ref REF takes only --repo, --out, --jobs, --sign-key and --db");
+        return cli_fail(CLI_USAGE, "build --ref REF takes only --net, --repo, --out, --jobs, --sign-key and --db");
     Store *s = NULL;
     CliGitRef g;
     int64_t id;
     int status = cli_open_db(o, &s);
-    if (status == CLI_OK && (status = cli_git_resolve(s, opts_text(o, "--repo"), opts_text(o, "--ref"), &g)) == CLI_OK &&
+    if (status == CLI_OK && (status = cli_git_resolve(s, opts_text(o, "--repo"), opts_text(o, "--ref"),
+                                                      opts_text(o, "--net"), &g)) == CLI_OK &&
         (status = cli_git_build(s, opts_text(o, "--repo"), &g, out, jobs)) == CLI_OK)
         status = cli_git_register(s, &g, opts_text(o, "--sign-key"), &id);
     store_destroy(&s);
@@ -908,7 +1012,7 @@ static int serve_one(Store *s, const Opts *o, const StoreBuildRequest *q, const 
     int64_t id = 0;
     printf("run %" PRId64 ": building the %s ref %s (request %" PRId64 ")\n", q->run_id, q->side, q->ref, q->id);
     fflush(stdout);
-    int status = g ? cli_git_resolve(s, repo, q->ref, g) : cli_fail(CLI_FAIL, "out of memory");
+    int status = g ? cli_git_resolve(s, repo, q->ref, NULL, g) : cli_fail(CLI_FAIL, "out of memory");
     if (status == CLI_OK)
         status = cli_git_build(s, repo, g, out, jobs);
     if (status == CLI_OK)
@@ -1119,7 +1223,7 @@ int tune_cmd_build(int argc, char **argv)
         return cli_fail(CLI_USAGE, "--out: '%s' is too long", out_opt);
     Store *s = NULL;
     if ((status = cli_open_db(&o, &s)) == CLI_OK)
-        status = build_run(s, id, source, out, jobs, &sg, &id);
+        status = build_run(s, id, source, out, jobs, &sg, opts_text(&o, "--net"), &id);
     store_destroy(&s);
     sign_key_wipe(&sg.key);
     return status;

@@ -81,6 +81,25 @@ int cli_signing_apply(CliSigning *sg, SignKind kind, const char *sha256, const c
  */
 int cli_net_arg(Store *s, const char *option, const char *value, int64_t *id);
 
+/*
+ * A registered net to compile into a build (build --net): looked up by ID,
+ * SHA-256 or name (cli_net_lookup; option names it in messages; CLI_USAGE
+ * when there is none), then its stored bytes written into a private
+ * folder (mode 0755, the file 0444: a sandboxed build binds it read-only),
+ * checked against their SHA-256 and by the engine's reader
+ * (cli_net_write), and the folder removed (cli_net_drop, safe twice).  In
+ * net.c.
+ */
+enum { CLI_PATH_MAX = 4096 };
+typedef struct {
+    int64_t id;                      /* 0: none */
+    char name[STORE_NAME_MAX + 1], sha256[STORE_NAME_MAX + 1];
+    char dir[CLI_PATH_MAX], path[CLI_PATH_MAX];   /* "" until written */
+} CliNetFile;
+int cli_net_lookup(Store *s, const char *option, const char *key, CliNetFile *nf);
+int cli_net_write(Store *s, CliNetFile *nf);
+void cli_net_drop(CliNetFile *nf);
+
 /* A run's time control as text: "300 nodes", "10+0.1", or with time odds "10+0.1/5+0.05" (first/second). */
 void cli_tc_text(const StoreRun *r, char *out, size_t size);
 /*
@@ -124,7 +143,7 @@ int cli_purge(Store *s, int64_t id, const char *name, const char *actor, char *m
 
 /* ---- builds from git (build.c): build --ref, sprt new --test-ref/--base-ref ---- */
 
-enum { CLI_GIT_REF_MAX = 256, CLI_PATH_MAX = 4096 };
+enum { CLI_GIT_REF_MAX = 256 };
 
 /* A git ref on its way to a registered build. */
 typedef struct {
@@ -136,23 +155,28 @@ typedef struct {
     int64_t bench;                   /* the bench signature of what was built */
     char binary[CLI_PATH_MAX];       /* what was built, not yet registered */
     char log_tail[1536];             /* a failed build's: the end of its log */
+    CliNetFile net;                  /* the net compiled in (build --ref --net), id 0: none */
 } CliGitRef;
 
 /*
  * Resolves ref in the repository repo to its commit, checks it is this
  * project (engine/params.def and CMakeLists.txt), reads its tree, subject
- * and Bench: line and whether a build of its tree exists.  Prints
- * "Commit: HASH SUBJECT" and "Tree: HASH".  Exit status: CLI_USAGE for a
- * folder that is not a git repository of the project or an unknown ref.
+ * and Bench: line, looks up net (a registered net to compile in, or NULL)
+ * and whether a build of its tree with that net exists.  Prints "Commit:
+ * HASH SUBJECT", "Tree: HASH" (and "Net: NAME (SHA-256 HEX)").  Exit
+ * status: CLI_USAGE for a folder that is not a git repository of the
+ * project, an unknown ref or net.
  */
-int cli_git_resolve(Store *s, const char *repo, const char *ref, CliGitRef *g);
+int cli_git_resolve(Store *s, const char *repo, const char *ref, const char *net, CliGitRef *g);
 /*
  * Builds a resolved commit in a clean temporary folder (git archive,
- * Release, the xqf-engine target, jobs in parallel), copies the binary
- * to out/xqf-engine-COMMIT12 and benches it against the Bench: line; a
- * reused build is only checked.  Nothing is recorded.  Exit status:
- * CLI_USAGE when it does not build (its log's tail printed) or the bench
- * is not the commit's.
+ * Release, the xqf-engine target, jobs in parallel; with g's net written
+ * to a folder bound read-only into the sandbox and compiled in), copies
+ * the binary to out/xqf-engine-COMMIT12 (-netSHA12) and benches it
+ * against the Bench: line (and, with a net, against its bench with
+ * EvalFile= the net); a reused build is only checked.  Nothing is
+ * recorded.  Exit status: CLI_USAGE when it does not build (its log's
+ * tail printed) or the bench is not the commit's.
  */
 int cli_git_build(Store *s, const char *repo, CliGitRef *g, const char *out, int64_t jobs);
 /* Registers what cli_git_build made (signed with sign_key, a file, or NULL), its id into *id. Exit status. */
@@ -197,8 +221,13 @@ int cli_data_file_stats(const Opts *o);
 int cli_chain_show(const Opts *o);
 int cli_chain_list(const Opts *o);
 int cli_chain_advance(const Opts *o);
-/* Compiles, benches and records run's tuned engine (build.c) into out; *build its id. Exit status. */
-int cli_build_run(Store *s, int64_t run, const char *source, const char *out, const char *sign_key, int64_t *build);
+/*
+ * Compiles, benches and records run's tuned engine (build.c) into out,
+ * with the registered net net (an ID, SHA-256 or name; NULL: none)
+ * compiled in; *build its id. Exit status.
+ */
+int cli_build_run(Store *s, int64_t run, const char *source, const char *out, const char *sign_key, const char *net,
+                  int64_t *build);
 /* What show adds for steering (steer.c): time odds, throughput, the SPRT's corrected Elo, LOS, history, chain. */
 int cli_show_steer(Store *s, const StoreRun *r);
 /* A run's stage in its chain for list ("" when none). */

@@ -665,7 +665,7 @@ static int build_refs(const Opts *o, StoreSprtSpec *sp, const char *command)
     int status = g ? cli_open_db(o, &s) : cli_fail(CLI_FAIL, "out of memory");
     for (int i = 0; status == CLI_OK && i < 2; i++)
         if (refs[i])
-            status = cli_git_resolve(s, opts_text(o, "--repo"), refs[i], &g[i]);
+            status = cli_git_resolve(s, opts_text(o, "--repo"), refs[i], NULL, &g[i]);
     if (status == CLI_OK && refs[0] && refs[1] && strcmp(g[0].tree, g[1].tree) == 0)
         status = cli_fail(CLI_USAGE, "%s new: --test-ref and --base-ref are the same source (tree %.12s)", command,
                           g[0].tree);

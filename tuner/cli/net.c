@@ -7,12 +7,14 @@
  * operator signing that build and net add share, and the --test-net /
  * --base-net / --net argument of new runs.
  */
+#define _DEFAULT_SOURCE /* mkdtemp */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -300,4 +302,79 @@ int cli_net_arg(Store *s, const char *option, const char *value, int64_t *id)
         return cli_fail(CLI_FAIL, "cannot read the nets");
     return found ? CLI_OK : cli_fail(CLI_USAGE, "%s: no net '%s' (an ID, SHA-256 or name of xqf-tune net list, or none)",
                                      option, value);
+}
+
+/* ---- a registered net written to a file (build --net) ----------------------------- */
+
+int cli_net_lookup(Store *s, const char *option, const char *key, CliNetFile *nf)
+{
+    memset(nf, 0, sizeof *nf);
+    if (strcmp(key, "none") == 0)
+        return cli_fail(CLI_USAGE, "%s: a registered net (an ID, SHA-256 or name of xqf-tune net list); a build "
+                        "without --net has none", option);
+    StoreNet *n = calloc(1, sizeof *n);
+    int found = n ? store_load_net(s, key, n) : -1;
+    if (found > 0) {
+        nf->id = n->id;
+        snprintf(nf->name, sizeof nf->name, "%s", n->name);
+        snprintf(nf->sha256, sizeof nf->sha256, "%s", n->sha256);
+    }
+    free(n);
+    if (found < 0)
+        return cli_fail(CLI_FAIL, "cannot read the nets");
+    return found ? CLI_OK : cli_fail(CLI_USAGE, "%s: no net '%s' (an ID, SHA-256 or name of xqf-tune net list)",
+                                     option, key);
+}
+
+int cli_net_write(Store *s, CliNetFile *nf)
+{
+    const char *tmpdir = getenv("TMPDIR");
+    snprintf(nf->dir, sizeof nf->dir, "%s/xqf-net-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    if (!mkdtemp(nf->dir)) {
+        nf->dir[0] = '\0';
+        return cli_fail(CLI_FAIL, "cannot make a temporary folder: %s", strerror(errno));
+    }
+    chmod(nf->dir, 0755);
+    if ((size_t)snprintf(nf->path, sizeof nf->path, "%s/xqf-%.12s.nnue", nf->dir, nf->sha256) >= sizeof nf->path) {
+        nf->path[0] = '\0';
+        cli_net_drop(nf);
+        return cli_fail(CLI_FAIL, "TMPDIR is too long");
+    }
+    enum { CHUNK = 1 << 20 };
+    char *buf = malloc(CHUNK), name[STORE_NAME_MAX + 1], sig[STORE_SIG_HEX + 1], hex[SHA256_HEX_LEN + 1], err[512];
+    FILE *f = buf ? fopen(nf->path, "wb") : NULL;
+    int status = f ? CLI_OK : cli_fail(CLI_FAIL, "cannot write '%s': %s", nf->path, strerror(errno));
+    for (int64_t off = 0, total = 1; status == CLI_OK && off < total;) {
+        size_t len = 0;
+        if (store_net_chunk(s, nf->sha256, off, CHUNK, buf, &len, &total, name, sig) != 1 || (len == 0 && total > 0))
+            status = cli_fail(CLI_FAIL, "cannot read the bytes of net %" PRId64 " (%s)", nf->id, nf->name);
+        else if (fwrite(buf, 1, len, f) != len)
+            status = cli_fail(CLI_FAIL, "cannot write '%s': %s", nf->path, strerror(errno));
+        off += (int64_t)len;
+    }
+    free(buf);
+    if (f && fclose(f) != 0 && status == CLI_OK)
+        status = cli_fail(CLI_FAIL, "cannot write '%s': %s", nf->path, strerror(errno));
+    /* what is compiled in is what was registered: its SHA-256, and a net the engine's reader takes */
+    if (status == CLI_OK && (sha256_file(nf->path, hex) != 0 || strcmp(hex, nf->sha256) != 0))
+        status = cli_fail(CLI_FAIL, "net %" PRId64 " (%s): its stored bytes are not its SHA-256 %.16s", nf->id,
+                          nf->name, nf->sha256);
+    NnueNet *net = status == CLI_OK ? nnue_load_file(nf->path, err, sizeof err) : NULL;
+    if (status == CLI_OK && !net)
+        status = cli_fail(CLI_FAIL, "net %" PRId64 " (%s) is refused by the engine's reader: %s", nf->id, nf->name, err);
+    nnue_destroy(&net);
+    if (status == CLI_OK)
+        chmod(nf->path, 0444);
+    else
+        cli_net_drop(nf);
+    return status;
+}
+
+void cli_net_drop(CliNetFile *nf)
+{
+    if (nf->path[0])
+        unlink(nf->path);
+    if (nf->dir[0])
+        rmdir(nf->dir);
+    nf->path[0] = nf->dir[0] = '\0';
 }

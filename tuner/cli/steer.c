@@ -228,7 +228,7 @@ static int advance_one(Store *s, int64_t id, const Opts *o, const char *out)
     int64_t spsa = c.stages[0].run_id, build = 0;
     printf("chain %" PRId64 ": building the tuned engine of run %" PRId64 "\n", id, spsa);
     fflush(stdout);
-    int status = cli_build_run(s, spsa, opts_text(o, "--source"), out, opts_text(o, "--sign-key"), &build);
+    int status = cli_build_run(s, spsa, opts_text(o, "--source"), out, opts_text(o, "--sign-key"), NULL, &build);
     int rc = store_chain_built(s, id, status == CLI_OK ? build : 0,
                                status == CLI_OK ? "" : "the build failed (see xqf-tune chain advance's output)");
     if (rc < 0)
