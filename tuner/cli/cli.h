@@ -80,6 +80,16 @@ int cli_signing_apply(CliSigning *sg, SignKind kind, const char *sha256, const c
  * (the engine's own).  Exit status (CLI_USAGE: no such net).  In net.c.
  */
 int cli_net_arg(Store *s, const char *option, const char *value, int64_t *id);
+/*
+ * Registers the net file at path (net add): checked by the engine's
+ * reader, named name (NULL: xqf-<12 hex>.nnue), with provenance, signed
+ * as sg says; its id into *id.  A net registered already is refused, or
+ * with reuse taken as it is.  Prints "SHA-256:", "Signature:", "Net:",
+ * "Name:".  Exit status (CLI_USAGE: a file the reader refuses, a name
+ * taken).  In net.c.
+ */
+int cli_net_register(Store *s, const char *path, const char *name, const char *provenance, CliSigning *sg,
+                     bool reuse, int64_t *id);
 
 /*
  * A registered net to compile into a build (build --net): looked up by ID,
@@ -209,6 +219,8 @@ int cli_show_workers(Store *s, int64_t run);
 /* data export and data stats RUN (data.c), their options parsed and checked by tune_cmd_data (create.c). */
 int cli_data_export(const Opts *o);
 int cli_data_stats(const Opts *o);
+/* Writes data run run's kept positions as a data file (XQFDATA1) to path, *positions and *games. Exit status. */
+int cli_data_export_run(Store *s, int64_t run, const char *path, int64_t *positions, int64_t *games);
 /* The data files texel and nnue train take (a folder counts as one; data merge makes one of many). */
 enum { CLI_DATA_FILES_MAX = 4 };
 /*

@@ -29,15 +29,12 @@ static DataFilter filter_of(const StoreDataSettings *set)
                          .keep_captures = set->keep_captures, .max_score = set->max_score };
 }
 
-/* Opens the database and loads RUN, a data run. Exit status (*d's store to destroy either way). */
-static int data_open(const Opts *o, DataRun *d)
+/* Loads run id of d's store, a data run, with its filter. Exit status. */
+static int data_load(DataRun *d, int64_t id)
 {
-    int64_t id;
     StoreDataSettings set;
-    memset(d, 0, sizeof *d);
-    int status = cli_run_id(o, &id);
-    if (status != CLI_OK || (status = cli_open_db(o, &d->store)) != CLI_OK ||
-        (status = cli_load_run(d->store, id, &d->run)) != CLI_OK)
+    int status = cli_load_run(d->store, id, &d->run);
+    if (status != CLI_OK)
         return status;
     if (strcmp(d->run.kind, run_kind_get(RUN_KIND_DATA)->name) != 0)
         return cli_fail(CLI_USAGE, "run %" PRId64 " is not a data run (its kind is %s)", id, d->run.kind);
@@ -46,6 +43,17 @@ static int data_open(const Opts *o, DataRun *d)
         return cli_fail(CLI_FAIL, "cannot read the settings of data run %" PRId64, id);
     d->filter = filter_of(&set);
     return CLI_OK;
+}
+
+/* Opens the database and loads RUN, a data run. Exit status (*d's store to destroy either way). */
+static int data_open(const Opts *o, DataRun *d)
+{
+    int64_t id;
+    memset(d, 0, sizeof *d);
+    int status = cli_run_id(o, &id);
+    if (status != CLI_OK || (status = cli_open_db(o, &d->store)) != CLI_OK)
+        return status;
+    return data_load(d, id);
 }
 
 /* What a pass over a run's games does with each game and each kept position. */
@@ -143,29 +151,51 @@ static void write_position(void *ctx, const DataPosition *pos)
     fprintf(w->out, "%s | %d | %s | %s | %d\n", fen, pos->score, move, RESULT[pos->result], pos->ply);
 }
 
-int cli_data_export(const Opts *o)
+/* Writes d's run's kept positions to path (text: as lines). Exit status; *p the counts. */
+static int data_write(DataRun *d, const char *path, bool text, Pass *p)
 {
-    const char *path = opts_text(o, "--out");
-    if (!path || !*path)
-        return cli_fail(CLI_USAGE, "data export: --out FILE is required");
-    DataRun d;
-    int status = data_open(o, &d);
-    Writer w = { NULL, opts_given(o, "--text") };
-    Pass p = { .position = write_position, .ctx = &w };
-    if (status == CLI_OK && !(w.out = fopen(path, w.text ? "w" : "wb")))
+    Writer w = { NULL, text };
+    *p = (Pass){ .position = write_position, .ctx = &w };
+    int status = CLI_OK;
+    if (!(w.out = fopen(path, w.text ? "w" : "wb")))
         status = cli_fail(CLI_FAIL, "--out: cannot write '%s': %s", path, strerror(errno));
     if (status == CLI_OK && !w.text && data_write_header(w.out) != 0)
         status = cli_fail(CLI_FAIL, "--out: cannot write '%s'", path);
     if (status == CLI_OK)
-        status = data_pass(&d, &p);
+        status = data_pass(d, p);
     if (w.out && fclose(w.out) != 0 && status == CLI_OK)
         status = cli_fail(CLI_FAIL, "--out: cannot write '%s': %s", path, strerror(errno));
     if (status != CLI_OK && w.out)
         remove(path);
     if (status == CLI_OK)
         fprintf(stderr, "%s: %" PRId64 " positions of %" PRId64 " games of run %" PRId64 " written to %s\n",
-                CLI_PROGRAM, p.positions, p.games, d.run.id, path);
+                CLI_PROGRAM, p->positions, p->games, d->run.id, path);
+    return status;
+}
+
+int cli_data_export(const Opts *o)
+{
+    const char *path = opts_text(o, "--out");
+    if (!path || !*path)
+        return cli_fail(CLI_USAGE, "data export: --out FILE is required");
+    DataRun d;
+    Pass p;
+    int status = data_open(o, &d);
+    if (status == CLI_OK)
+        status = data_write(&d, path, opts_given(o, "--text"), &p);
     store_destroy(&d.store);
+    return status;
+}
+
+int cli_data_export_run(Store *s, int64_t run, const char *path, int64_t *positions, int64_t *games)
+{
+    DataRun d = { .store = s };
+    Pass p;
+    int status = data_load(&d, run);
+    if (status == CLI_OK)
+        status = data_write(&d, path, false, &p);
+    *positions = status == CLI_OK ? p.positions : 0;
+    *games = status == CLI_OK ? p.games : 0;
     return status;
 }
 

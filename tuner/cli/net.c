@@ -149,11 +149,9 @@ static int read_net_file(const char *path, size_t limit, uint8_t **out, size_t *
     return CLI_OK;
 }
 
-static int net_add(const Opts *o)
+int cli_net_register(Store *s, const char *path, const char *name, const char *prov, CliSigning *sg, bool reuse,
+                     int64_t *id)
 {
-    if (o->npositional != 2)
-        return cli_fail(CLI_USAGE, "net add: give the net file (see xqf-tune net --help)");
-    const char *path = o->positional[1], *name = opts_text(o, "--name"), *prov = opts_text(o, "--provenance");
     StoreNet n = { 0 };
     if (name && !sign_name_ok(name))
         return cli_fail(CLI_USAGE, "--name: 1 to %d printable characters without spaces, please", SIGN_NAME_MAX);
@@ -175,18 +173,16 @@ static int net_add(const Opts *o)
     snprintf(n.description, sizeof n.description, "%s", net->description);
     clean_text(n.description);
     nnue_destroy(&net);
-    CliSigning sg;
-    status = cli_signing_load(o, &sg);
-    Store *s = NULL;
-    int64_t id = 0;
-    if (status == CLI_OK && (status = cli_open_db(o, &s)) == CLI_OK) {
-        int known = store_net_of_sha(s, n.sha256, &id);
-        if (known < 0)
-            status = cli_fail(CLI_FAIL, "cannot read the nets");
-        else if (known)
-            status = cli_fail(CLI_USAGE, "net add: '%s' is registered already, as net %" PRId64 " (xqf-tune net show %"
-                              PRId64 ")", path, id, id);
-    }
+    int known = store_net_of_sha(s, n.sha256, id);
+    if (known < 0)
+        status = cli_fail(CLI_FAIL, "cannot read the nets");
+    else if (known && reuse) {
+        printf("SHA-256: %s\nNet: %" PRId64 " (registered already)\n", n.sha256, *id);
+        free(bytes);
+        return CLI_OK;
+    } else if (known)
+        status = cli_fail(CLI_USAGE, "net add: '%s' is registered already, as net %" PRId64 " (xqf-tune net show %"
+                          PRId64 ")", path, *id, *id);
     if (status == CLI_OK) {
         if (name)
             snprintf(n.name, sizeof n.name, "%s", name);
@@ -207,14 +203,30 @@ static int net_add(const Opts *o)
         const char *user = getenv("USER");
         snprintf(n.added_by, sizeof n.added_by, "xqf-tune:%.50s", user && *user ? user : "?");
         printf("SHA-256: %s\n", n.sha256);
-        status = cli_signing_apply(&sg, SIGN_NET, n.sha256, n.name, n.signature);
+        status = cli_signing_apply(sg, SIGN_NET, n.sha256, n.name, n.signature);
     }
-    if (status == CLI_OK && store_add_net(s, &n, bytes, len, &id) != 0)
+    if (status == CLI_OK && store_add_net(s, &n, bytes, len, id) != 0)
         status = cli_fail(CLI_FAIL, "cannot record the net (is the name '%s' taken? xqf-tune net list)", n.name);
     if (status == CLI_OK)
-        printf("Net: %" PRId64 "\nName: %s\n", id, n.name);
-    sign_key_wipe(&sg.key);
+        printf("Net: %" PRId64 "\nName: %s\n", *id, n.name);
     free(bytes);
+    return status;
+}
+
+static int net_add(const Opts *o)
+{
+    if (o->npositional != 2)
+        return cli_fail(CLI_USAGE, "net add: give the net file (see xqf-tune net --help)");
+    const char *name = opts_text(o, "--name");
+    if (name && !sign_name_ok(name))
+        return cli_fail(CLI_USAGE, "--name: 1 to %d printable characters without spaces, please", SIGN_NAME_MAX);
+    CliSigning sg;
+    Store *s = NULL;
+    int64_t id = 0;
+    int status = cli_signing_load(o, &sg);
+    if (status == CLI_OK && (status = cli_open_db(o, &s)) == CLI_OK)
+        status = cli_net_register(s, o->positional[1], name, opts_text(o, "--provenance"), &sg, false, &id);
+    sign_key_wipe(&sg.key);
     store_destroy(&s);
     return status;
 }
