@@ -99,45 +99,55 @@ int store_run_odds(Store *s, int64_t run, int64_t base1_ms, int64_t inc1_ms)
 
 /* ---- chains ------------------------------------------------------------------ */
 
-static const char *const CHAIN_KINDS[] = { "spsa", "build", "sprt" };
+static const char *const CHAIN_KINDS[] = { "spsa", "build", "sprt", "data", "train", "net" };
+enum { CHAIN_KIND_COUNT = sizeof CHAIN_KINDS / sizeof *CHAIN_KINDS };
+
+const char *store_chain_kind_name(StoreChainKind kind)
+{
+    return (unsigned)kind < CHAIN_KIND_COUNT ? CHAIN_KINDS[kind] : "?";
+}
 
 /* Inserts stage idx of chain (run: its run, 0 none; state). 0 or -1. */
 static int add_stage(Store *s, int64_t chain, int idx, const StoreChainStage *st, int64_t run, const char *state)
 {
     Nums n;
-    bool sprt = st->kind == CHAIN_SPRT;
-    const char *p[13] = { num(&n, 0, chain, false), num(&n, 1, idx, false), CHAIN_KINDS[st->kind], state,
+    bool sprt = st->kind == CHAIN_SPRT, train = st->kind == CHAIN_TRAIN;
+    const char *p[17] = { num(&n, 0, chain, false), num(&n, 1, idx, false), CHAIN_KINDS[st->kind], state,
                           num(&n, 2, run, run == 0),
                           sprt ? dbl(&n, 3, st->elo0) : NULL, sprt ? dbl(&n, 4, st->elo1) : NULL,
                           sprt ? dbl(&n, 5, st->alpha) : NULL, sprt ? dbl(&n, 6, st->beta) : NULL,
                           num(&n, 7, st->max_pairs, !sprt), num(&n, 8, st->nodes, !sprt),
-                          num(&n, 9, st->base_ms, !sprt), num(&n, 10, st->inc_ms, !sprt) };
+                          num(&n, 9, st->base_ms, !sprt), num(&n, 10, st->inc_ms, !sprt),
+                          num(&n, 11, st->epochs, !train), num(&n, 12, st->batch, !train),
+                          train ? dbl(&n, 13, st->lambda) : NULL, train ? dbl(&n, 14, st->lr) : NULL };
     PGresult *res = store_query(s, "chain stage",
                           "INSERT INTO chain_stages (chain_id, idx, kind, state, run_id, elo0, elo1, alpha, beta, "
-                          "max_pairs, nodes, base_ms, inc_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, "
-                          "$11, $12, $13)", 13, p, PGRES_COMMAND_OK);
+                          "max_pairs, nodes, base_ms, inc_ms, epochs, batch, lambda, lr) VALUES ($1, $2, $3, $4, "
+                          "$5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)", 17, p, PGRES_COMMAND_OK);
     PQclear(res);
     return res ? 0 : -1;
 }
 
 int store_create_chain(Store *s, const StoreChainSpec *spec, int64_t *id)
 {
-    if (spec->count < 1 || spec->count >= STORE_CHAIN_STAGES)
+    if (spec->count < 1 || spec->count >= STORE_CHAIN_STAGES || !spec->spsa == !spec->data)
         return -1;
     if (store_begin(s) != 0)
         return -1;
     Nums n;
-    const char *p[2] = { spec->name ? spec->name : "", num(&n, 0, spec->base_build, spec->base_build == 0) };
-    PGresult *res = store_query(s, "chain", "INSERT INTO chains (name, base_build) VALUES ($1, $2) RETURNING id", 2, p,
-                          PGRES_TUPLES_OK);
+    const char *p[4] = { spec->name ? spec->name : "", num(&n, 0, spec->base_build, spec->base_build == 0),
+                         num(&n, 1, spec->base_net, spec->base_net <= 0),
+                         spec->base_net == STORE_NET_NONE ? "true" : "false" };
+    PGresult *res = store_query(s, "chain", "INSERT INTO chains (name, base_build, base_net, base_hce) "
+                                "VALUES ($1, $2, $3, $4) RETURNING id", 4, p, PGRES_TUPLES_OK);
     int64_t run = 0;
     int rc = res ? 0 : -1;
     if (res)
         *id = i64(res, 0, 0);
     PQclear(res);
     if (rc == 0)
-        rc = store_create_spsa(s, spec->spsa, &run);
-    const StoreChainStage first = { .kind = CHAIN_SPSA };
+        rc = spec->spsa ? store_create_spsa(s, spec->spsa, &run) : store_create_data(s, spec->data, &run);
+    const StoreChainStage first = { .kind = spec->spsa ? CHAIN_SPSA : CHAIN_DATA };
     if (rc == 0)
         rc = add_stage(s, *id, 0, &first, run, "running");
     for (int i = 0; rc == 0 && i < spec->count; i++)
@@ -153,8 +163,9 @@ int store_load_chain(Store *s, int64_t id, StoreChain *out)
     Nums n;
     const char *p[1] = { num(&n, 0, id, false) };
     memset(out, 0, sizeof *out);
-    PGresult *res = store_query(s, "chain", "SELECT id, name, state, note FROM chains WHERE id = $1", 1, p,
-                          PGRES_TUPLES_OK);
+    PGresult *res = store_query(s, "chain", "SELECT c.id, c.name, c.state, c.note, CASE WHEN c.base_hce THEN -1 "
+                                "ELSE coalesce(c.base_net, 0) END, coalesce(n.name, '') FROM chains c "
+                                "LEFT JOIN nets n ON n.id = c.base_net WHERE c.id = $1", 1, p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int found = PQntuples(res) == 1;
@@ -163,6 +174,8 @@ int store_load_chain(Store *s, int64_t id, StoreChain *out)
         text(res, 0, 1, out->name, sizeof out->name);
         text(res, 0, 2, out->state, sizeof out->state);
         text(res, 0, 3, out->note, sizeof out->note);
+        out->base_net = i64(res, 0, 4);
+        text(res, 0, 5, out->base_net_name, sizeof out->base_net_name);
     }
     PQclear(res);
     if (!found)
@@ -170,14 +183,18 @@ int store_load_chain(Store *s, int64_t id, StoreChain *out)
     res = store_query(s, "chain stages",
                 "SELECT kind, state, coalesce(run_id, 0), coalesce(build_id, 0), coalesce(elo0, 0), "
                 "coalesce(elo1, 0), coalesce(alpha, 0), coalesce(beta, 0), coalesce(max_pairs, 0), "
-                "coalesce(nodes, 0), coalesce(base_ms, 0), coalesce(inc_ms, 0) FROM chain_stages "
-                "WHERE chain_id = $1 ORDER BY idx", 1, p, PGRES_TUPLES_OK);
+                "coalesce(nodes, 0), coalesce(base_ms, 0), coalesce(inc_ms, 0), coalesce(net_id, 0), "
+                "coalesce(epochs, 0), coalesce(batch, 0), coalesce(lambda, 0), coalesce(lr, 0), detail "
+                "FROM chain_stages WHERE chain_id = $1 ORDER BY idx", 1, p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     for (int i = 0; i < PQntuples(res) && out->count < STORE_CHAIN_STAGES; i++) {
         StoreChainStage *st = &out->stages[out->count++];
         const char *kind = PQgetvalue(res, i, 0);
-        st->kind = strcmp(kind, "spsa") == 0 ? CHAIN_SPSA : strcmp(kind, "build") == 0 ? CHAIN_BUILD : CHAIN_SPRT;
+        st->kind = CHAIN_SPRT;
+        for (int k = 0; k < CHAIN_KIND_COUNT; k++)
+            if (strcmp(kind, CHAIN_KINDS[k]) == 0)
+                st->kind = (StoreChainKind)k;
         text(res, i, 1, st->state, sizeof st->state);
         st->run_id = i64(res, i, 2);
         st->build_id = i64(res, i, 3);
@@ -189,6 +206,12 @@ int store_load_chain(Store *s, int64_t id, StoreChain *out)
         st->nodes = i64(res, i, 9);
         st->base_ms = i64(res, i, 10);
         st->inc_ms = i64(res, i, 11);
+        st->net_id = i64(res, i, 12);
+        st->epochs = (int)i64(res, i, 13);
+        st->batch = (int)i64(res, i, 14);
+        st->lambda = strtod(PQgetvalue(res, i, 15), NULL);
+        st->lr = strtod(PQgetvalue(res, i, 16), NULL);
+        text(res, i, 17, st->detail, sizeof st->detail);
     }
     PQclear(res);
     return 1;
@@ -231,12 +254,12 @@ int store_list_chains(Store *s, int max, int64_t **ids)
     return ids_of(s, "chains", "SELECT id FROM chains ORDER BY id DESC LIMIT $1", 1, p, ids);
 }
 
-int store_chains_to_build(Store *s, int64_t **ids)
+int store_chains_to_advance(Store *s, int64_t **ids)
 {
-    return ids_of(s, "chains to build",
+    return ids_of(s, "chains to advance",
                   "SELECT c.id FROM chains c JOIN chain_stages st ON st.chain_id = c.id "
-                  "WHERE c.state = 'active' AND st.kind = 'build' AND st.state = 'running' ORDER BY c.id",
-                  0, NULL, ids);
+                  "WHERE c.state = 'active' AND st.kind IN ('build', 'train', 'net') AND st.state = 'running' "
+                  "ORDER BY c.id", 0, NULL, ids);
 }
 
 int store_chain_built(Store *s, int64_t chain, int64_t build, const char *note)
@@ -244,6 +267,21 @@ int store_chain_built(Store *s, int64_t chain, int64_t build, const char *note)
     Nums n;
     const char *p[3] = { num(&n, 0, chain, false), num(&n, 1, build, build <= 0), note ? note : "" };
     PGresult *res = store_query(s, "chain built", "SELECT xqf_chain_built($1, $2, $3)", 3, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int done = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+    PQclear(res);
+    return done;
+}
+
+int store_chain_done(Store *s, int64_t chain, StoreChainKind kind, bool ok, int64_t build, int64_t net,
+                     const char *detail)
+{
+    Nums n;
+    const char *p[6] = { num(&n, 0, chain, false), store_chain_kind_name(kind), ok ? "true" : "false",
+                         num(&n, 1, build, build <= 0), num(&n, 2, net, net <= 0), detail ? detail : "" };
+    PGresult *res = store_query(s, "chain stage done", "SELECT xqf_chain_done($1, $2, $3, $4, $5, $6)", 6, p,
+                                PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int done = strcmp(PQgetvalue(res, 0, 0), "t") == 0;

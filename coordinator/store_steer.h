@@ -53,27 +53,43 @@ int store_run_odds(Store *s, int64_t run, int64_t base1_ms, int64_t inc1_ms);
 
 enum { STORE_CHAIN_STAGES = 16 };
 
-typedef enum { CHAIN_SPSA, CHAIN_BUILD, CHAIN_SPRT } StoreChainKind;
+/*
+ * Stage kinds (015_steer.sql, 027_net_chains.sql): a chain starts with an
+ * SPSA run (then builds and SPRTs of the tuned set) or a data run (then
+ * the net trained on its positions, registered, and SPRTs of that net).
+ */
+typedef enum { CHAIN_SPSA, CHAIN_BUILD, CHAIN_SPRT, CHAIN_DATA, CHAIN_TRAIN, CHAIN_NET } StoreChainKind;
 
-/* A stage: an SPRT's bounds and time control (nodes > 0, or the clock). */
+/* The kind's name in the database ("spsa", ...). */
+const char *store_chain_kind_name(StoreChainKind kind);
+
+/*
+ * A stage: an SPRT's bounds and time control (nodes > 0, or the clock); a
+ * training's epochs, batch, lambda and learning rate.
+ */
 typedef struct {
     StoreChainKind kind;
     double elo0, elo1, alpha, beta;
     int64_t max_pairs, nodes, base_ms, inc_ms;
+    int epochs, batch;
+    double lambda, lr;
     /* when read */
     char state[16];                  /* waiting, running, passed, failed, stopped */
-    int64_t run_id, build_id;        /* 0 until made */
+    int64_t run_id, build_id, net_id;/* 0 until made */
+    char detail[STORE_TEXT_MAX];     /* a stage chain advance did: what it did, or why it failed */
 } StoreChainStage;
 
 typedef struct {
     const char *name;
-    const StoreSpsaSpec *spsa;       /* the first stage's run */
+    const StoreSpsaSpec *spsa;       /* the first stage's run: an SPSA run, */
+    const StoreDataSpec *data;       /* or a data run (exactly one of them) */
     int64_t base_build;              /* what the SPRTs' base side plays (0: the workers' engine) */
-    const StoreChainStage *stages;   /* after the SPSA stage */
+    int64_t base_net;                /* a data chain's SPRTs' base net (0: the engine's own, STORE_NET_NONE: none) */
+    const StoreChainStage *stages;   /* after the first stage */
     int count;
 } StoreChainSpec;
 
-/* Creates a chain and its SPSA run (running at once) in one transaction. Returns 0 with *id, or -1. */
+/* Creates a chain and its first run (running at once) in one transaction. Returns 0 with *id, or -1. */
 int store_create_chain(Store *s, const StoreChainSpec *spec, int64_t *id);
 
 typedef struct {
@@ -81,8 +97,10 @@ typedef struct {
     char name[STORE_TEXT_MAX];
     char state[16];                  /* active, passed, failed, stopped */
     char note[STORE_TEXT_MAX];       /* why it ended */
+    int64_t base_net;                /* as in StoreChainSpec */
+    char base_net_name[STORE_NAME_MAX + 1];
     int count;
-    StoreChainStage stages[STORE_CHAIN_STAGES];  /* the SPSA stage first */
+    StoreChainStage stages[STORE_CHAIN_STAGES];  /* the first run's stage first */
 } StoreChain;
 
 /* A chain with its stages. Returns 1, 0 (no such chain) or -1. */
@@ -91,13 +109,25 @@ int store_load_chain(Store *s, int64_t id, StoreChain *out);
 int store_chain_of_run(Store *s, int64_t run, int64_t *chain);
 /* The newest chains, at most max (ids, newest first). Returns the count or -1; *ids malloc'd. */
 int store_list_chains(Store *s, int max, int64_t **ids);
-/* Active chains whose build stage waits to be compiled (ids). Returns the count or -1; *ids malloc'd. */
-int store_chains_to_build(Store *s, int64_t **ids);
+/*
+ * Active chains with a stage that waits for xqf-tune chain advance (a
+ * build, a training, a net to register), ids in order. Returns the count
+ * or -1; *ids malloc'd.
+ */
+int store_chains_to_advance(Store *s, int64_t **ids);
 /*
  * Records the build stage's outcome: build (> 0) passes it and starts the
  * next stage; 0 fails the chain with note.  Returns 1, 0 (no build stage
  * waiting) or -1.
  */
 int store_chain_built(Store *s, int64_t chain, int64_t build, const char *note);
+/*
+ * Records the outcome of the running stage of kind (a build, training or
+ * net stage): ok passes it with build and net (0: none) and detail, and
+ * starts the next stage; else it fails, and the chain with it, with
+ * detail.  Returns 1, 0 (no such stage running) or -1.
+ */
+int store_chain_done(Store *s, int64_t chain, StoreChainKind kind, bool ok, int64_t build, int64_t net,
+                     const char *detail);
 
 #endif

@@ -18,6 +18,7 @@
 #include "cluster_util.h"
 #include "keys.h"
 #include "nnue.h"
+#include "store_steer.h"
 
 TestSuite(nets, .init = cu_fixture_init, .fini = cu_fixture_fini, .timeout = 120);
 
@@ -310,4 +311,71 @@ Test(nets, a_net_signed_by_an_untrusted_key_is_refused_and_shown)
     StoreRun r;
     cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
     cr_assert_eq(r.counts.pairs, 0, "games were played without the run's net");
+}
+
+/*
+ * The network's loop closed by the system (027_net_chains.sql): a chain of
+ * a tiny data run played by the cluster's worker; xqf-tune chain advance
+ * exports its positions, trains a net on them for seconds, registers it
+ * signed by the operator key; the database starts the SPRT of that net
+ * against the hand-crafted evaluation, which the worker plays with the
+ * net it fetches.  Skipped without Debian's python3-torch.
+ */
+Test(nets, a_chain_trains_registers_and_tests_its_net, .timeout = 160)
+{
+    CU_REQUIRE_DB();
+    if (system("/usr/bin/python3 -c 'import numpy, torch' >/dev/null 2>&1") != 0)
+        cr_skip("/usr/bin/python3 has no numpy or torch (python3-torch, ops/setup): the loop is not trained here");
+    char out[1 << 16], args[2048], key[256], pub[300], cache[300], dir[300];
+    operator_key(key, sizeof key);
+    snprintf(pub, sizeof pub, "%s.pub", key);
+    snprintf(cache, sizeof cache, "%s/cache", cu_fx.dir);
+    snprintf(dir, sizeof dir, "%s/loop", cu_fx.dir);
+    cr_assert_eq(tune(out, sizeof out, "chain new --data-games 12 --nodes 200 --random-plies 4 --pairs-per-task 2 "
+                                        "--then-train --epochs 1 --batch 256 --then-sprt -500,500,200n "
+                                        "--sprt-max-pairs 4 --base-net none --name loop"), 0, "%s", out);
+    int64_t chain = strtoll(out, NULL, 10);
+    cr_assert_gt(chain, 0, "%s", out);
+    StoreChain c;
+    cr_assert_eq(store_load_chain(cu_fx.store, chain, &c), 1);
+    int64_t data = c.stages[0].run_id;
+    cu_track(cu_coordinator(cu_fx.db, cu_fx.port, "10", cu_fx.logfile));
+    const char *extra[] = { "--trust", pub, "--cache", cache, NULL };
+    cu_track(cu_worker_args(cu_fx.port, "w-loop", 2, cu_fx.logfile, extra));
+    StoreRun r;
+    cr_assert(cu_wait_finished(cu_fx.store, data, 60, &r), "the data run did not finish (log %s)", cu_fx.logfile);
+
+    /* the host with PyTorch: export, train, register (signed); the SPRT starts by itself */
+    snprintf(args, sizeof args, "chain advance %" PRId64 " --out '%s' --sign-key '%s' --threads 1", chain, dir, key);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s (log %s, %s/chain-%" PRId64 "/train.log)", out, cu_fx.logfile,
+                 dir, chain);
+    cr_assert(strstr(out, "trained: ") && strstr(out, "recorded, the next stage started"), "%s", out);
+    cr_assert_eq(store_load_chain(cu_fx.store, chain, &c), 1);
+    cr_assert(!strcmp(c.stages[1].state, "passed") && !strcmp(c.stages[2].state, "passed"), "%s %s",
+              c.stages[1].state, c.stages[2].state);
+    cr_assert(strstr(c.stages[1].detail, "positions of 12 games of data run"), "%s", c.stages[1].detail);
+    char key_text[24];
+    snprintf(key_text, sizeof key_text, "%" PRId64, c.stages[2].net_id);
+    StoreNet *n = calloc(1, sizeof *n);
+    cr_assert_eq(store_load_net(cu_fx.store, key_text, n), 1);
+    cr_assert_eq(strlen(n->signature), SIGN_SIG_HEX, "the trained net is signed with the operator key");
+    cr_assert(strstr(n->provenance, "data run") && strstr(n->provenance, "1 epochs, batch 256"), "%s", n->provenance);
+    int64_t sprt = c.stages[3].run_id;
+    cr_assert_gt(sprt, 0);
+
+    /* the worker fetches the new net and plays the SPRT: the chain ends with its verdict */
+    cr_assert(cu_wait_finished(cu_fx.store, sprt, 90, &r), "the SPRT did not finish (log %s)", cu_fx.logfile);
+    cr_assert_str_eq(r.net0, n->sha256);
+    cr_assert_str_eq(r.net1, "none");
+    cr_assert_gt(r.counts.pairs, 0);
+    char cached[600];
+    snprintf(cached, sizeof cached, "%s/nets/%s", cache, n->sha256);
+    cr_assert_eq(access(cached, R_OK), 0, "the worker did not fetch the new net (log %s)", cu_fx.logfile);
+    cr_assert_eq(store_load_chain(cu_fx.store, chain, &c), 1);
+    cr_assert_str_neq(c.state, "active", "the chain ends with the SPRT's verdict");
+    cr_assert_str_neq(c.stages[3].state, "running");
+    snprintf(args, sizeof args, "chain show %" PRId64, chain);
+    cr_assert_eq(tune(out, sizeof out, args), 0);
+    cr_assert(strstr(out, n->name) && strstr(out, "signed"), "%s", out);
+    free(n);
 }

@@ -39,13 +39,17 @@ static int tune(char *out, size_t size, const char *fmt, ...)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* The run's id printed by a "new" command. */
+/* The run's id printed by a "new" command: its line that is a number (warnings come before it). */
 static int64_t new_run(const char *fmt, const char *arg)
 {
-    char out[256];
+    char out[2048];
     int st = tune(out, sizeof out, fmt, arg);
     cr_assert_eq(st, 0, "exit %d: %s", st, out);
-    return strtoll(out, NULL, 10);
+    for (const char *line = out; *line; line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != 0))
+        if (strspn(line, "0123456789") == strcspn(line, "\n") && line[0] != '\n')
+            return strtoll(line, NULL, 10);
+    cr_assert_fail("no id in: %s", out);
+    return 0;
 }
 
 static int64_t worker(const char *name)
@@ -444,7 +448,7 @@ Test(steer, a_chain_moves_on_by_itself_and_stops_at_a_failed_sprt)
     cr_assert_str_eq(stage(chain, 0).state, "passed");
     cr_assert_str_eq(stage(chain, 1).state, "running");
     int64_t *ids;
-    cr_assert_eq(store_chains_to_build(cu_fx.store, &ids), 1);
+    cr_assert_eq(store_chains_to_advance(cu_fx.store, &ids), 1);
     cr_assert_eq(ids[0], chain);
     free(ids);
 
@@ -535,6 +539,140 @@ Test(steer, a_stopped_run_stops_its_chain_and_a_failed_build_fails_it)
     cr_assert(strstr(c.note, "build"), "%s", c.note);
 }
 
+/* A registered net of random weights (cu_random_net) named name: its id. */
+static int64_t test_net(const char *name, uint64_t seed)
+{
+    char path[512], err[256], out[4096];
+    snprintf(path, sizeof path, "%s/%s.nnue", cu_fx.dir, name);
+    cr_assert_eq(cu_random_net(path, seed, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(tune(out, sizeof out, "net add '%s' --name %s", path, name), 0, "%s", out);
+    const char *id = strstr(out, "Net: ");
+    cr_assert_not_null(id, "%s", out);
+    return strtoll(id + 5, NULL, 10);
+}
+
+/*
+ * Data run, training, the net registered, SPRT (passes): the data run's
+ * end starts the training (waiting for chain advance), its record the net
+ * stage, the net's the SPRT of that net against the chain's base net, on
+ * the data run's set, book and seed; show and list follow.
+ */
+Test(steer, a_net_chain_moves_on_by_itself)
+{
+    CU_REQUIRE_DB();
+    char out[8192];
+    int64_t base = test_net("base-net", 3);
+    int64_t chain = new_run("chain new --data-games 6 --nodes 100 --random-plies 4 --then-train --epochs 2 --batch 128 "
+                            "--lambda 0.5 --lr 0.002 --then-sprt 0,5,300n --sprt-max-pairs 20 --base-net base-net "
+                            "--seed 9 --name loop%s", "");
+    StoreChainStage st = stage(chain, 0);
+    cr_assert_eq(st.kind, CHAIN_DATA);
+    cr_assert_str_eq(st.state, "running");
+    int64_t data = st.run_id;
+    StoreRun r = load(data);
+    cr_assert_str_eq(r.kind, "data");
+    cr_assert_eq(r.max_pairs, 3);
+    st = stage(chain, 1);
+    cr_assert(st.kind == CHAIN_TRAIN && st.epochs == 2 && st.batch == 128 && st.lambda == 0.5 && st.lr == 0.002);
+    cr_assert_str_eq(st.state, "waiting");
+    cr_assert_eq(stage(chain, 2).kind, CHAIN_NET);
+    cr_assert_eq(stage(chain, 3).kind, CHAIN_SPRT);
+    int64_t *ids;
+    cr_assert_eq(store_chains_to_advance(cu_fx.store, &ids), 0);
+    free(ids);
+
+    /* the data run played its games: the training waits for chain advance */
+    cr_assert_eq(store_finish_run(cu_fx.store, data, "finished", "max pairs"), 0);
+    cr_assert_str_eq(stage(chain, 0).state, "passed");
+    cr_assert_str_eq(stage(chain, 1).state, "running");
+    cr_assert_eq(store_chains_to_advance(cu_fx.store, &ids), 1);
+    cr_assert_eq(ids[0], chain);
+    free(ids);
+
+    /* trained: the net waits to be registered */
+    cr_assert_eq(store_chain_done(cu_fx.store, chain, CHAIN_TRAIN, true, 0, 0, "480 positions -> net.nnue"), 1);
+    cr_assert_eq(store_chain_done(cu_fx.store, chain, CHAIN_TRAIN, true, 0, 0, ""), 0, "nothing trains any more");
+    cr_assert_str_eq(stage(chain, 1).state, "passed");
+    cr_assert_str_eq(stage(chain, 1).detail, "480 positions -> net.nnue");
+    cr_assert_str_eq(stage(chain, 2).state, "running");
+
+    /* registered: the SPRT of the new net against the base net starts, with no one present */
+    int64_t fresh = test_net("fresh-net", 4);
+    cr_assert_eq(store_chain_done(cu_fx.store, chain, CHAIN_NET, true, 0, fresh, "net fresh-net, unsigned"), 1);
+    st = stage(chain, 2);
+    cr_assert_str_eq(st.state, "passed");
+    cr_assert_eq(st.net_id, fresh);
+    st = stage(chain, 3);
+    cr_assert_str_eq(st.state, "running");
+    r = load(st.run_id);
+    cr_assert_str_eq(r.kind, "sprt");
+    cr_assert_eq(r.nodes, 300);
+    cr_assert_eq(r.max_pairs, 20);
+    cr_assert_eq(r.seed, 9);
+    cr_assert_str_eq(r.net_name0, "fresh-net");
+    cr_assert_str_eq(r.net_name1, "base-net");
+    char p0[STORE_PARAMS_MAX + 1], p1[STORE_PARAMS_MAX + 1];
+    cr_assert_eq(store_run_sets(cu_fx.store, st.run_id, p0, p1, sizeof p0), 1);
+    cr_assert(!p0[0] && !p1[0], "both sides play the data run's set: '%s' '%s'", p0, p1);
+    (void)base;
+
+    cr_assert_eq(tune(out, sizeof out, "chain show %" PRId64, chain), 0);
+    cr_assert(strstr(out, "Base net: base-net") && strstr(out, "train  2 epochs, batch 128, lambda 0.5, lr 0.002") &&
+                  strstr(out, "the trained net registered: net ") && strstr(out, "fresh-net") &&
+                  strstr(out, "480 positions -> net.nnue"), "%s", out);
+    cr_assert_eq(tune(out, sizeof out, "chain list"), 0);
+    char line[256];
+    snprintf(line, sizeof line, "data %" PRId64 " passed -> train passed -> net @%" PRId64 " passed -> sprt %" PRId64
+             " running", data, fresh, st.run_id);
+    cr_assert(strstr(out, line), "%s not in:\n%s", line, out);
+    cr_assert_eq(tune(out, sizeof out, "show %" PRId64, st.run_id), 0);
+    cr_assert(strstr(out, "Chain: ") && strstr(out, "fresh-net"), "%s", out);
+
+    /* H1: the chain passes */
+    cr_assert_eq(store_update_sprt(cu_fx.store, st.run_id, 3.0, "H1 accepted"), 0);
+    StoreChain c;
+    cr_assert_eq(store_load_chain(cu_fx.store, chain, &c), 1);
+    cr_assert_str_eq(c.state, "passed");
+}
+
+/*
+ * A training that fails fails its chain, with the reason (chain advance on
+ * a data run that kept no position: no PyTorch needed); an SPSA chain's
+ * SPRTs play the net its SPSA run played (the chain carries it), or the
+ * hand-crafted evaluation it was told.
+ */
+Test(steer, a_failed_training_fails_the_chain_and_chains_carry_nets)
+{
+    CU_REQUIRE_DB();
+    char out[8192];
+    int64_t chain = new_run("chain new --data-games 2 --nodes 100 --then-train --epochs 1 --then-sprt 0,5,300n "
+                            "--base-net none%s", "");
+    cr_assert_eq(store_finish_run(cu_fx.store, stage(chain, 0).run_id, "finished", "max pairs"), 0);
+    cr_assert_eq(tune(out, sizeof out, "chain advance %" PRId64 " --out '%s/advance'", chain, cu_fx.dir), 1, "%s", out);
+    cr_assert(strstr(out, "kept no position"), "%s", out);
+    StoreChain c;
+    cr_assert_eq(store_load_chain(cu_fx.store, chain, &c), 1);
+    cr_assert_str_eq(c.state, "failed");
+    cr_assert(strstr(c.note, "stage 1 (train): the data run kept no position"), "%s", c.note);
+    cr_assert_str_eq(c.stages[1].state, "failed");
+    cr_assert_str_eq(c.stages[2].state, "waiting");
+    cr_assert_eq(c.base_net, STORE_NET_NONE);
+
+    int64_t net = test_net("tuned-with", 5);
+    for (int hce = 0; hce < 2; hce++) {
+        chain = new_run("chain new --params NullR --pairs 4 --nodes 100 --then-sprt 0,5,500n --net %s",
+                        hce ? "none" : "tuned-with");
+        int64_t spsa = stage(chain, 0).run_id;
+        cr_assert_str_eq(load(spsa).net_name0, hce ? "none" : "tuned-with");
+        cr_assert_eq(store_finish_run(cu_fx.store, spsa, "finished", "max pairs"), 0);
+        StoreRun r = load(stage(chain, 1).run_id);
+        cr_assert_str_eq(r.kind, "sprt");
+        cr_assert_str_eq(r.net_name0, hce ? "none" : "tuned-with", "the test side plays the SPSA run's net");
+        cr_assert_str_eq(r.net_name1, hce ? "none" : "tuned-with", "and so does the base side");
+    }
+    (void)net;
+}
+
 Test(steer, bad_chains_are_refused)
 {
     CU_REQUIRE_DB();
@@ -548,7 +686,25 @@ Test(steer, bad_chains_are_refused)
                       "chain new --params NullR --pairs 4 --nodes 100 --then-sprt 0,5,100n --then-build"), 2);
     cr_assert_eq(tune(out, sizeof out, "chain new --params NullR --pairs 4 --nodes 100 --then-sprt 0,5,100n "
                                        "--base-build 777"), 2);
+    /* net chains: a training before its SPRTs, in a chain that starts with a data run, against a known net */
+    const char *bad[] = {
+        "chain new --params NullR --pairs 4 --nodes 100 --then-train --then-sprt 0,5,100n",
+        "chain new --data-games 4 --nodes 100 --then-sprt 0,5,100n",
+        "chain new --data-games 4 --nodes 100 --then-sprt 0,5,100n --then-train",
+        "chain new --data-games 4 --nodes 100 --then-build --then-train --then-sprt 0,5,100n",
+        "chain new --data-games 4 --nodes 100 --then-train --then-sprt 0,5,100n --base-net no-such-net",
+        "chain new --data-games 4 --nodes 100 --then-train --then-sprt 0,5,100n --pairs-per-task 32",
+        "chain new --params NullR --pairs 4 --nodes 100 --then-sprt 0,5,100n --base-net none",
+        "chain new --params NullR --pairs 4 --nodes 100 --then-sprt 0,5,100n --net no-such-net",
+        "chain advance --epochs 3",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        cr_assert_eq(tune(out, sizeof out, "%s", bad[i]), 2, "%s: %s", bad[i], out);
     cr_assert_eq(tune(out, sizeof out, "chain show 4242"), 2);
     cr_assert_eq(tune(out, sizeof out, "chain list"), 0);
     cr_assert_null(strstr(out, "\n1 "), "%s", out);            /* nothing was made */
+    StoreRun *runs;
+    int n = store_list_runs(cu_fx.store, 10, &runs);
+    free(runs);
+    cr_assert_eq(n, 0, "no run was made");
 }

@@ -19,6 +19,7 @@
 #include "store_steer.h"
 
 enum { BOOK_LINES_MAX = 100000 };
+enum { DATA_PAIRS_PER_TASK_MAX = 16 };  /* a data run: a result carries its games' records, a small task keeps it small */
 
 /* Where sprt new puts the binaries of --test-ref and --base-ref (as xqf-tune build's --out). */
 #define GIT_BUILD_DIR "build-tuned"
@@ -415,6 +416,13 @@ int tune_cmd_spsa(int argc, char **argv)
 
 /* ---- chain new ------------------------------------------------------------------ */
 
+/* The trainer's settings of a chain's train stage (as xqf-tune nnue train's, docs/nnue.md). */
+#define CHAIN_TRAIN_OPTIONS                                                                                    \
+    { "--epochs", OPT_INT, "N", "10", .imin = 1, .imax = 100000, .help = "new: the train stage's epochs" },    \
+    { "--batch", OPT_INT, "N", "16384", .imin = 1, .imax = 1 << 20, .help = "new: the train stage's batch" },  \
+    { "--lambda", OPT_REAL, "X", "0.75", .rmin = 0, .rmax = 1, .help = "new: the train stage's lambda (score against result)" }, \
+    { "--lr", OPT_REAL, "X", "0.001", .rmin = 1e-7, .rmax = 1, .help = "new: the train stage's first learning rate" }
+
 static const OptSpec CHAIN_OPTIONS[] = {
     { "--spsa", OPT_TEXT, "FILE", NULL, .help = "new: the SPSA stage's spec file (as spsa new --spec)" },
     { "--params", OPT_TEXT, "NAME,...", NULL, .help = "new: or the parameters tuned (as spsa new)" },
@@ -423,13 +431,20 @@ static const OptSpec CHAIN_OPTIONS[] = {
     { "--alpha", OPT_REAL, "A", "0.602", .rmin = 0.001, .rmax = 10, .help = "new: SPSA schedule (as spsa new)" },
     { "--gamma", OPT_REAL, "G", "0.101", .rmin = 0.001, .rmax = 10, .help = "new: SPSA schedule (as spsa new)" },
     { "--a-ratio", OPT_REAL, "R", "0.1", .rmin = 0, .rmax = 100, .help = "new: SPSA schedule (as spsa new)" },
+    { "--data-games", OPT_INT, "N", NULL, .imin = 2, .imax = INT64_C(1) << 40, .help = "new: or a data run of N games first (a net chain)" },
+    { "--random-plies", OPT_INT, "N", "8", .imin = 0, .imax = XQF_RANDOM_PLIES_MAX, .help = "new: the data run's random plies (as data new)" },
+    { "--net", OPT_TEXT, "NET|none", NULL, .help = "new: the net the first run plays (SPSA: both sides, as spsa new; data: the engine)" },
     { "--then-build", OPT_FLAG, NULL, NULL, .help = "new: then the tuned engine, compiled by chain advance", .repeat = true },
-    { "--then-sprt", OPT_TEXT, "ELO0,ELO1,TC", NULL, .help = "new: then an SPRT of the tuned set against the start set (TC 10+0.1 or 5000n nodes)", .repeat = true },
+    { "--then-train", OPT_FLAG, NULL, NULL, .help = "new: then a net trained on the data run's positions and registered, by chain advance" },
+    CHAIN_TRAIN_OPTIONS,
+    { "--then-sprt", OPT_TEXT, "ELO0,ELO1,TC", NULL, .help = "new: then an SPRT of the tuned set against the start set, or of the new net against --base-net (TC 10+0.1 or 5000n nodes)", .repeat = true },
     { "--sprt-max-pairs", OPT_INT, "N", "50000", .imin = 1, .imax = INT64_C(1) << 40, .help = "new: each SPRT's pair cap" },
     { "--base-build", OPT_INT, "ID", NULL, .imin = 1, .imax = INT64_MAX, .help = "new: the build the SPRTs' base side plays (default: the workers' engine)" },
-    { "--sign-key", OPT_TEXT, "FILE", NULL, .help = "advance: sign the tuned build with this operator key" },
-    { "--out", OPT_TEXT, "DIR", "build-tuned", .help = "advance: where the tuned builds go (a folder per chain)" },
+    { "--base-net", OPT_TEXT, "NET|none", NULL, .help = "new: what the new net is tested against (default: the engine's own evaluation, its default net)" },
+    { "--sign-key", OPT_TEXT, "FILE", NULL, .help = "advance: sign the tuned build and the trained net with this operator key" },
+    { "--out", OPT_TEXT, "DIR", "build-tuned", .help = "advance: where the tuned builds and trained nets go (a folder per chain)" },
     { "--source", OPT_TEXT, "DIR", XQF_SOURCE_DIR, .help = "advance: the source tree" },
+    { "--threads", OPT_INT, "N", NULL, .imin = 1, .imax = 256, .help = "advance: the trainer's threads (default: online cores)" },
     { "--watch", OPT_INT, "SECONDS", NULL, .imin = 1, .imax = 86400, .help = "advance: repeat every SECONDS until no chain is active" },
     NEW_RUN_OPTIONS,
     OPTS_END,
@@ -440,24 +455,40 @@ static const OptTable CHAIN_TABLE = {
     .usage =
         "Usage: xqf-tune chain new (--spsa SPEC_FILE | --params NAME,...) --pairs N (--tc 10+0.1 | --nodes N)\n"
         "                          [--then-build] --then-sprt ELO0,ELO1,TC [--then-sprt ELO0,ELO1,TC ...]\n"
-        "                          [--sprt-max-pairs N] [--base-build ID] [spsa new's options]\n"
+        "                          [--sprt-max-pairs N] [--base-build ID] [--net NET|none] [spsa new's options]\n"
+        "       xqf-tune chain new --data-games N (--tc 10+0.1 | --nodes N) [--random-plies N] [--net NET|none]\n"
+        "                          --then-train [--epochs N] [--batch N] [--lambda X] [--lr X]\n"
+        "                          --then-sprt ELO0,ELO1,TC [--then-sprt ELO0,ELO1,TC ...] [--base-net NET|none]\n"
+        "                          [--sprt-max-pairs N] [--book FILE] [--name TEXT] [--priority N] [--seed S]\n"
         "       xqf-tune chain show CHAIN [--db CONNINFO]\n"
         "       xqf-tune chain list [--db CONNINFO]\n"
-        "       xqf-tune chain advance [CHAIN] [--sign-key FILE] [--out DIR] [--source DIR] [--watch SECONDS]\n"
+        "       xqf-tune chain advance [CHAIN] [--sign-key FILE] [--out DIR] [--source DIR] [--threads N]\n"
+        "                              [--watch SECONDS]\n"
         "\n"
         "new: a run chain: an SPSA run now, then each stage in the order given when\n"
         "the one before finished and passed: --then-build compiles the tuned engine\n"
-        "(xqf-tune build of the SPSA run), --then-sprt an SPRT of the tuned set (on\n"
-        "the tuned build when one was made) against the SPSA's start set, TC a clock\n"
-        "(10+0.1) or fixed nodes (5000n), bounds in normalized Elo; the SPRTs' base\n"
-        "plays the start set on --base-build (checked against that build's\n"
-        "parameters, as sprt new checks a set) or the workers' engine.  A failed SPRT\n"
-        "(H0 or its pair cap) ends the chain; so does a stopped run.  The database\n"
-        "starts each SPRT as the stage before ends, with no one present; a build\n"
-        "needs the source tree and a compiler: chain advance compiles the builds\n"
-        "that are due (run it on such a host, or keep it running with --watch).\n"
+        "(xqf-tune build of the SPSA run, with the net it played compiled in),\n"
+        "--then-sprt an SPRT of the tuned set (on the tuned build when one was made)\n"
+        "against the SPSA's start set, each side with the SPSA run's net (--net), TC\n"
+        "a clock (10+0.1) or fixed nodes (5000n), bounds in normalized Elo; the\n"
+        "SPRTs' base plays the start set on --base-build (checked against that\n"
+        "build's parameters, as sprt new checks a set) or the workers' engine.\n"
+        "The second form closes the network's loop: a data run of N games now (as\n"
+        "data new: self-play from the book and --random-plies, the engine with --net\n"
+        "or its own evaluation), then --then-train: its positions exported and a net\n"
+        "trained on them (xqf-tune nnue train with --epochs, --batch, --lambda, --lr\n"
+        "and the run's --seed) and registered (xqf-tune net add, signed with chain\n"
+        "advance's --sign-key), then each --then-sprt an SPRT of that net (test)\n"
+        "against --base-net (a registered net, none for the hand-crafted\n"
+        "evaluation, or by default the engine's own: its compiled-in net, the\n"
+        "current default), both sides the workers' engine at the data run's set.\n"
+        "A failed SPRT (H0 or its pair cap) ends the chain; so does a stopped run.\n"
+        "The database starts each run as the stage before ends, with no one\n"
+        "present; a build needs the source tree and a compiler, a training PyTorch:\n"
+        "chain advance does the builds and trainings that are due (run it on such a\n"
+        "host, or keep it running with --watch; its files in --out/chain-N/).\n"
         "Prints the chain id.\n"
-        "show: the stages with their runs and state.  list: the newest chains.\n",
+        "show: the stages with their runs, nets and state.  list: the newest chains.\n",
 };
 
 /* Parses "ELO0,ELO1,TC" (TC "10+0.1" or "5000n") into an SPRT stage. Exit status. */
@@ -505,14 +536,26 @@ static char *start_set(const StoreSpsaSpec *spec)
     return set;
 }
 
+/* Records the chain (its first run, SPSA or data, made in the same transaction) and prints its id. Exit status. */
+static int record_chain(Store *s, StoreChainSpec *chain)
+{
+    int64_t id;
+    if (store_create_chain(s, chain, &id) != 0)
+        return cli_fail(CLI_FAIL, "cannot create the chain");
+    printf("%" PRId64 "\n", id);
+    return CLI_OK;
+}
+
 static int make_chain(const Opts *o, StoreSpsaSpec *spec, void *ctx)
 {
     ChainStages *cs = ctx;
     Store *s = NULL;
-    int64_t id;
     int status = cli_open_db(o, &s);
     StoreChainSpec chain = { .name = opts_text(o, "--name"), .spsa = spec, .base_build = opts_int(o, "--base-build"),
                              .stages = cs->stages, .count = cs->count };
+    /* the SPSA run's net, both sides' (spsa new --net); the chain's SPRTs play it too (027_net_chains.sql) */
+    if (status == CLI_OK)
+        status = cli_net_arg(s, "--net", opts_text(o, "--net"), &spec->run.test_net);
     if (status == CLI_OK && chain.base_build) {
         char *base = start_set(spec);
         status = base ? cli_check_build_set(s, "--base-build", "--base-build (the SPRTs' base plays the start set)", base,
@@ -520,39 +563,100 @@ static int make_chain(const Opts *o, StoreSpsaSpec *spec, void *ctx)
                       : cli_fail(CLI_FAIL, "out of memory");
         free(base);
     }
-    if (status == CLI_OK && store_create_chain(s, &chain, &id) != 0)
-        status = cli_fail(CLI_FAIL, "cannot create the chain");
     if (status == CLI_OK)
-        printf("%" PRId64 "\n", id);
+        status = record_chain(s, &chain);
     store_destroy(&s);
     return status;
 }
 
-/* chain new: the stages in the order given (argv), then the SPSA run and the chain. Exit status. */
+/* A net chain: its data run (as data new makes one, the default filter), then the stages. Exit status. */
+static int data_chain(const Opts *o, ChainStages *cs)
+{
+    if (opts_int(o, "--pairs-per-task") > DATA_PAIRS_PER_TASK_MAX)
+        return cli_fail(CLI_USAGE, "--pairs-per-task: at most %d for a data run (a result carries its games)",
+                        DATA_PAIRS_PER_TASK_MAX);
+    StoreDataSpec spec = { .run.max_pairs = (opts_int(o, "--data-games") + 1) / 2 };
+    spec.settings = (StoreDataSettings){ .random_plies = (int)opts_int(o, "--random-plies"), .max_score = 3000 };
+    RunBook book;
+    Store *s = NULL;
+    StoreChainSpec chain = { .name = opts_text(o, "--name"), .data = &spec, .stages = cs->stages, .count = cs->count };
+    int status = new_run_spec(o, &spec.run, &book, false);
+    if (status == CLI_OK && (status = cli_open_db(o, &s)) == CLI_OK) {
+        spec.run.test_params = "";
+        status = cli_net_arg(s, "--net", opts_text(o, "--net"), &spec.run.test_net);
+    }
+    if (status == CLI_OK)
+        status = cli_net_arg(s, "--base-net", opts_text(o, "--base-net"), &chain.base_net);
+    if (status == CLI_OK)
+        status = record_chain(s, &chain);
+    store_destroy(&s);
+    run_book_free(&book);
+    return status;
+}
+
+/* Options of one kind of chain given to the other. Exit status. */
+static int chain_kind_only(const Opts *o, bool data)
+{
+    static const char *const SPSA_ONLY[] = { "--spsa", "--params", "--start-file", "--pairs", "--alpha", "--gamma",
+                                             "--a-ratio", "--then-build", "--base-build" };
+    static const char *const DATA_ONLY[] = { "--data-games", "--random-plies", "--then-train", "--epochs", "--batch",
+                                             "--lambda", "--lr", "--base-net" };
+    const char *const *other = data ? SPSA_ONLY : DATA_ONLY;
+    size_t n = data ? sizeof SPSA_ONLY / sizeof *SPSA_ONLY : sizeof DATA_ONLY / sizeof *DATA_ONLY;
+    for (size_t i = 0; i < n; i++)
+        if (opts_given(o, other[i]))
+            return cli_fail(CLI_USAGE, "chain new: %s goes with %s (see xqf-tune chain --help)", other[i],
+                            data ? "an SPSA chain (--spsa or --params)" : "a net chain (--data-games)");
+    return CLI_OK;
+}
+
+/*
+ * chain new: the stages in the order given (argv), then the first run and
+ * the chain: an SPSA chain (build and SPRT stages) or a net chain (one
+ * train stage, which brings the net stage that registers its net, then
+ * SPRTs).  Exit status.
+ */
 static int chain_new(const Opts *o)
 {
     ChainStages cs = { .count = 0 };
-    bool sprt = false;
+    bool data = opts_given(o, "--data-games"), sprt = false, train = false;
+    int status = chain_kind_only(o, data);
+    if (status != CLI_OK)
+        return status;
     for (int i = 0; i < o->argc; i++) {
         const char *arg = o->argv[i];
-        bool build = strcmp(arg, "--then-build") == 0;
+        bool build = strcmp(arg, "--then-build") == 0, trains = strcmp(arg, "--then-train") == 0;
         bool test = strncmp(arg, "--then-sprt", 11) == 0 && (arg[11] == '=' || arg[11] == '\0');
-        if (!build && !test)
+        if (!build && !test && !trains)
             continue;
-        if (cs.count >= STORE_CHAIN_STAGES - 1)
-            return cli_fail(CLI_USAGE, "chain new: at most %d stages after the SPSA run", STORE_CHAIN_STAGES - 1);
+        if (cs.count + (trains ? 2 : 1) > STORE_CHAIN_STAGES - 1)
+            return cli_fail(CLI_USAGE, "chain new: at most %d stages after the first run", STORE_CHAIN_STAGES - 1);
         StoreChainStage *st = &cs.stages[cs.count++];
-        *st = (StoreChainStage){ .kind = build ? CHAIN_BUILD : CHAIN_SPRT, .alpha = 0.05, .beta = 0.05,
-                                 .max_pairs = opts_int(o, "--sprt-max-pairs") };
+        *st = (StoreChainStage){ .kind = build ? CHAIN_BUILD : trains ? CHAIN_TRAIN : CHAIN_SPRT, .alpha = 0.05,
+                                 .beta = 0.05, .max_pairs = opts_int(o, "--sprt-max-pairs") };
         if (test && sprt_stage(arg[11] == '=' ? arg + 12 : o->argv[++i], st) != CLI_OK)
             return CLI_USAGE;
         if (build && sprt)
             return cli_fail(CLI_USAGE, "chain new: --then-build comes before the SPRTs it feeds");
+        if (trains && sprt)
+            return cli_fail(CLI_USAGE, "chain new: --then-train comes before the SPRTs of its net");
+        if (trains) {
+            st->epochs = (int)opts_int(o, "--epochs");
+            st->batch = (int)opts_int(o, "--batch");
+            st->lambda = opts_real(o, "--lambda");
+            st->lr = opts_real(o, "--lr");
+            cs.stages[cs.count++] = (StoreChainStage){ .kind = CHAIN_NET };
+        }
         sprt |= test;
+        train |= trains;
     }
     if (!sprt)
         return cli_fail(CLI_USAGE, "chain new: give at least one --then-sprt ELO0,ELO1,TC");
-    return spsa_run(o, "chain", make_chain, &cs);
+    if (!data)
+        return spsa_run(o, "chain", make_chain, &cs);
+    if (!train)
+        return cli_fail(CLI_USAGE, "chain new: a net chain (--data-games) needs --then-train before its SPRTs");
+    return data_chain(o, &cs);
 }
 
 int tune_cmd_chain(int argc, char **argv)
@@ -776,7 +880,6 @@ int tune_cmd_games(int argc, char **argv) { return two_sides_new(argc, argv, &GA
 
 /* ---- data new, and the data command's options ---------------------------------- */
 
-enum { DATA_PAIRS_PER_TASK_MAX = 16 };  /* a result carries its games' records: a small task keeps it small */
 
 static const OptSpec DATA_OPTIONS[] = {
     { "--depth", OPT_INT, "D", NULL, .imin = 1, .imax = XQF_DEPTH_MAX, .help = "new: fixed depth per move (instead of --nodes or --tc)" },

@@ -2,19 +2,24 @@
  * steer.c - xqf-tune modify (a run changed while it runs), what show adds
  * for it (time odds, throughput share, the SPRT's Elo corrected for where
  * it stopped, LOS, the run's history and chain), and chain show, list and
- * advance (the chain's build stages compiled where the source tree is).
+ * advance (the chain's stages that need a host with the source tree or
+ * PyTorch: builds compiled, nets trained and registered).
  */
 #define _DEFAULT_SOURCE /* realpath */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "files.h"
+#include "sha256.h"
 #include "log.h"
 #include "run_kind.h"
 #include "sprt_calc.h"
@@ -75,19 +80,24 @@ int tune_cmd_modify(int argc, char **argv)
 
 /* ---- show ------------------------------------------------------------------------ */
 
-/* A chain's stages on one line: "spsa 12 passed -> build 4 passed -> sprt 13 running". */
+/*
+ * A chain's stages on one line: "spsa 12 passed -> build #4 passed -> sprt
+ * 13 running", or "data 5 passed -> train passed -> net @3 passed -> sprt
+ * 6 running" (runs by number, builds by #, nets by @).
+ */
 static void chain_line(const StoreChain *c, char *out, size_t size)
 {
-    static const char *const KIND[] = { "spsa", "build", "sprt" };
     size_t len = 0;
     out[0] = '\0';
     for (int i = 0; i < c->count && len < size; i++) {
         const StoreChainStage *st = &c->stages[i];
-        int64_t ref = st->kind == CHAIN_BUILD ? st->build_id : st->run_id;
+        int64_t ref = st->kind == CHAIN_BUILD ? st->build_id : st->kind == CHAIN_NET ? st->net_id : st->run_id;
         char what[32] = "";
         if (ref)
-            snprintf(what, sizeof what, " %s%" PRId64, st->kind == CHAIN_BUILD ? "#" : "", ref);
-        len += (size_t)snprintf(out + len, size - len, "%s%s%s %s", i ? " -> " : "", KIND[st->kind], what, st->state);
+            snprintf(what, sizeof what, " %s%" PRId64, st->kind == CHAIN_BUILD ? "#" : st->kind == CHAIN_NET ? "@" : "",
+                     ref);
+        len += (size_t)snprintf(out + len, size - len, "%s%s%s %s", i ? " -> " : "", store_chain_kind_name(st->kind),
+                                what, st->state);
     }
 }
 
@@ -149,16 +159,26 @@ static int show_chain(Store *s, int64_t id)
     if (rc <= 0)
         return rc < 0 ? cli_fail(CLI_FAIL, "cannot read chain %" PRId64, id)
                       : cli_fail(CLI_USAGE, "no chain %" PRId64, id);
-    printf("Chain: %" PRId64 " %s%s%s\n", c.id, c.state, c.note[0] ? ": " : "", c.note);
+    printf("Chain: %" PRId64 " %s%s%s\n", c.id, c.state, c.note[0] ? ": " : "", cli_shown(c.note));
     if (c.name[0])
         printf("Name: %s\n", cli_shown(c.name));
+    if (c.stages[0].kind == CHAIN_DATA)
+        printf("Base net: %s\n", c.base_net == STORE_NET_NONE ? "none (the hand-crafted evaluation)"
+                                  : c.base_net ? cli_shown(c.base_net_name)
+                                               : "the engine's own evaluation (its default net, if it has one)");
     for (int i = 0; i < c.count; i++) {
         const StoreChainStage *st = &c.stages[i];
         printf("  %d. ", i);
-        if (st->kind == CHAIN_SPSA)
-            printf("spsa   run %" PRId64, st->run_id);
+        if (st->kind == CHAIN_SPSA || st->kind == CHAIN_DATA)
+            printf("%-6s run %" PRId64, store_chain_kind_name(st->kind), st->run_id);
         else if (st->kind == CHAIN_BUILD)
             printf("build  the tuned engine%s", st->build_id ? "" : " (xqf-tune chain advance compiles it)");
+        else if (st->kind == CHAIN_TRAIN)
+            printf("train  %d epochs, batch %d, lambda %g, lr %g%s", st->epochs, st->batch, st->lambda, st->lr,
+                   strcmp(st->state, "waiting") && strcmp(st->state, "running") ? ""
+                                                                                : " (xqf-tune chain advance trains it)");
+        else if (st->kind == CHAIN_NET)
+            printf("net    the trained net registered");
         else if (st->nodes > 0)
             printf("sprt   [%g, %g] at %" PRId64 " nodes", st->elo0, st->elo1, st->nodes);
         else
@@ -166,16 +186,25 @@ static int show_chain(Store *s, int64_t id)
                    (double)st->inc_ms / 1000);
         if (st->kind == CHAIN_BUILD && st->build_id)
             printf(" build %" PRId64, st->build_id);
+        StoreNet *n = st->kind == CHAIN_NET && st->net_id ? calloc(1, sizeof *n) : NULL;
+        char key[24];
+        snprintf(key, sizeof key, "%" PRId64, st->net_id);
+        if (n && store_load_net(s, key, n) == 1)
+            printf(": net %" PRId64 " %s (SHA-256 %.16s, %s)", n->id, cli_shown(n->name), n->sha256,
+                   n->signature[0] ? "signed" : "unsigned");
+        free(n);
         if (st->kind == CHAIN_SPRT && st->run_id)
             printf(", run %" PRId64, st->run_id);
         StoreRun r;
         char elo[48] = "";
-        if (st->kind != CHAIN_BUILD && st->run_id && store_load_run(s, st->run_id, &r, false) == 1) {
+        if (st->run_id && store_load_run(s, st->run_id, &r, false) == 1) {
             cli_elo_text(&r.counts, elo, sizeof elo);
             printf(": %s%s%s, %" PRId64 "/%" PRId64 " pairs, Elo %s", r.state, r.verdict[0] ? " " : "", cli_shown(r.verdict),
                    r.counts.pairs, r.max_pairs, elo);
         }
         printf("  [%s]\n", st->state);
+        if (st->detail[0])
+            printf("       %s\n", cli_shown(st->detail));
     }
     return CLI_OK;
 }
@@ -219,23 +248,231 @@ int cli_chain_list(const Opts *o)
     return status;
 }
 
-/* Compiles the build stage of chain id (waiting for it): the tuned engine of its SPSA run. Exit status. */
-static int advance_one(Store *s, int64_t id, const Opts *o, const char *out)
+/*
+ * The build stage of chain c: the tuned engine of its SPSA run, with the
+ * net that run played compiled in (the chain carries it). Exit status.
+ */
+static int advance_build(Store *s, const StoreChain *c, const Opts *o, const char *out)
 {
-    StoreChain c;
-    if (store_load_chain(s, id, &c) != 1)
-        return cli_fail(CLI_FAIL, "cannot read chain %" PRId64, id);
-    int64_t spsa = c.stages[0].run_id, build = 0;
-    printf("chain %" PRId64 ": building the tuned engine of run %" PRId64 "\n", id, spsa);
+    int64_t spsa = c->stages[0].run_id, build = 0, net = 0;
+    StoreRun r;
+    if (store_load_run(s, spsa, &r, false) != 1)
+        return cli_fail(CLI_FAIL, "cannot read run %" PRId64, spsa);
+    char key[24];
+    if (r.net0[0] && strcmp(r.net0, "none") != 0 && store_net_of_sha(s, r.net0, &net) != 1)
+        return cli_fail(CLI_FAIL, "cannot read the net of run %" PRId64, spsa);
+    snprintf(key, sizeof key, "%" PRId64, net);
+    printf("chain %" PRId64 ": building the tuned engine of run %" PRId64 "%s%s\n", c->id, spsa, net ? " with net " : "",
+           net ? cli_shown(r.net_name0) : "");
     fflush(stdout);
-    int status = cli_build_run(s, spsa, opts_text(o, "--source"), out, opts_text(o, "--sign-key"), NULL, &build);
-    int rc = store_chain_built(s, id, status == CLI_OK ? build : 0,
+    int status = cli_build_run(s, spsa, opts_text(o, "--source"), out, opts_text(o, "--sign-key"), net ? key : NULL,
+                               &build);
+    int rc = store_chain_built(s, c->id, status == CLI_OK ? build : 0,
                                status == CLI_OK ? "" : "the build failed (see xqf-tune chain advance's output)");
     if (rc < 0)
-        return cli_fail(CLI_FAIL, "cannot record chain %" PRId64 "'s build", id);
+        return cli_fail(CLI_FAIL, "cannot record chain %" PRId64 "'s build", c->id);
     if (status == CLI_OK)
-        printf("chain %" PRId64 ": build %" PRId64 " recorded, the next stage started\n", id, build);
+        printf("chain %" PRId64 ": build %" PRId64 " recorded, the next stage started\n", c->id, build);
     return status;
+}
+
+/* dir/name into out: false when it does not fit. */
+static bool path_join(char *out, size_t size, const char *dir, const char *name)
+{
+    int n = snprintf(out, size, "%s/%s", dir, name);
+    return n >= 0 && (size_t)n < size;
+}
+
+/* This program's path (to run its nnue train as a child). */
+static bool self_path(char *out, size_t size)
+{
+    ssize_t n = readlink("/proc/self/exe", out, size - 1);
+    if (n <= 0)
+        return false;
+    out[n] = '\0';
+    return true;
+}
+
+/* Runs argv[0] with argv, its stdout and stderr into the file log. Its exit status, or -1. */
+static int run_logged(const char *const *argv, const char *log)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (fd < 0)
+            _exit(127);
+        dup2(fd, STDOUT_FILENO);
+        dup2(fd, STDERR_FILENO);
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    int st = 0;
+    while (pid > 0 && waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return pid > 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The last line of a file that starts with prefix, into out ("" when none). */
+static void last_line(const char *path, const char *prefix, char *out, size_t size)
+{
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    out[0] = '\0';
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, prefix, strlen(prefix)) == 0)
+            snprintf(out, size, "%.*s", (int)strcspn(line, "\n"), line);
+    if (f)
+        fclose(f);
+}
+
+/*
+ * The train stage of chain c (stage idx): the data run's kept positions
+ * exported to DIR/data-RUN.data, then `xqf-tune nnue train` on them (this
+ * program, a child: its checks, then the trainer) into DIR/net.nnue with
+ * the stage's settings and the data run's seed, log in DIR/train.log; a
+ * training cut short goes on from its checkpoints (--resume).  Exit
+ * status; the stage recorded either way.
+ */
+static int advance_train(Store *s, const StoreChain *c, int idx, const Opts *o, const char *dir)
+{
+    const StoreChainStage *st = &c->stages[idx];
+    int64_t run = c->stages[0].run_id, positions = 0, games = 0;
+    StoreRun r;
+    char data[PATH_MAX], net[PATH_MAX], log[PATH_MAX], ckpt[PATH_MAX], last[PATH_MAX], self[PATH_MAX];
+    char why[STORE_TEXT_MAX] = "", name[32];
+    snprintf(name, sizeof name, "data-%" PRId64 ".data", run);
+    if (!path_join(data, sizeof data, dir, name) || !path_join(net, sizeof net, dir, "net.nnue") ||
+        !path_join(log, sizeof log, dir, "train.log") || !path_join(ckpt, sizeof ckpt, dir, "checkpoints") ||
+        !path_join(last, sizeof last, ckpt, "last.pt"))
+        return cli_fail(CLI_USAGE, "--out: '%s' is too long", dir);
+    printf("chain %" PRId64 ": training a net on the positions of data run %" PRId64 " (log %s)\n", c->id, run, log);
+    fflush(stdout);
+    int status = store_load_run(s, run, &r, false) == 1 ? CLI_OK : cli_fail(CLI_FAIL, "cannot read run %" PRId64, run);
+    if (status == CLI_OK && (status = cli_data_export_run(s, run, data, &positions, &games)) != CLI_OK)
+        snprintf(why, sizeof why, "the export of data run %" PRId64 " failed: %s", run, cli_last_error());
+    if (status == CLI_OK && positions == 0)
+        status = cli_fail(CLI_FAIL, "%s", strcpy(why, "the data run kept no position to train on"));
+    if (status == CLI_OK && !self_path(self, sizeof self))
+        status = cli_fail(CLI_FAIL, "%s", strcpy(why, "cannot find this program (/proc/self/exe) to train"));
+    if (status == CLI_OK) {
+        char epochs[16], batch[16], lambda[32], lr[32], seed[24], threads[16];
+        snprintf(epochs, sizeof epochs, "%d", st->epochs);
+        snprintf(batch, sizeof batch, "%d", st->batch);
+        snprintf(lambda, sizeof lambda, "%.17g", st->lambda);
+        snprintf(lr, sizeof lr, "%.17g", st->lr);
+        snprintf(seed, sizeof seed, "%" PRIu64, r.seed % ((uint64_t)INT32_MAX + 1));
+        snprintf(threads, sizeof threads, "%" PRId64, opts_int(o, "--threads"));
+        const char *argv[32] = { self, "nnue", "train", data, "--out", net, "--epochs", epochs, "--batch", batch,
+                                 "--lambda", lambda, "--lr", lr, "--seed", seed, "--checkpoints", ckpt };
+        int n = 18;
+        if (opts_given(o, "--threads"))
+            argv[n++] = "--threads", argv[n++] = threads;
+        /* a training cut short (the host went down) goes on from its last epoch */
+        if (access(last, R_OK) == 0)
+            argv[n++] = "--resume", argv[n++] = ckpt;
+        argv[n] = NULL;
+        int rc = run_logged(argv, log);
+        if (rc != 0) {
+            char tail[256];
+            last_line(log, "xqf-tune: error:", tail, sizeof tail);
+            if (!tail[0])
+                last_line(log, "", tail, sizeof tail);
+            snprintf(why, sizeof why, "xqf-tune nnue train exited with %d (see %.200s): %.200s", rc, log, tail);
+            status = cli_fail(CLI_FAIL, "%s", why);
+        }
+    }
+    if (status == CLI_OK) {
+        char sha[SHA256_HEX_LEN + 1] = "", done[256];
+        last_line(log, "epoch", done, sizeof done);
+        sha256_file(net, sha);
+        snprintf(why, sizeof why, "%" PRId64 " positions of %" PRId64 " games of data run %" PRId64 " -> %.200s "
+                 "(SHA-256 %.16s); %.200s", positions, games, run, net, sha, done);
+    } else if (!why[0])
+        snprintf(why, sizeof why, "%s", cli_last_error());
+    int rc = store_chain_done(s, c->id, CHAIN_TRAIN, status == CLI_OK, 0, 0, why);
+    if (rc < 0)
+        return cli_fail(CLI_FAIL, "cannot record chain %" PRId64 "'s training", c->id);
+    if (status == CLI_OK)
+        printf("chain %" PRId64 ": trained: %s\n", c->id, why);
+    return status;
+}
+
+/*
+ * The net stage of chain c: DIR/net.nnue (the train stage's) registered as
+ * net add does, with its provenance (the chain, the data run, the
+ * training's settings), signed with --sign-key; the database then starts
+ * the SPRT of the new net.  A net registered already (the same training
+ * again) is taken as it is.  Exit status; the stage recorded either way.
+ */
+static int advance_net(Store *s, const StoreChain *c, int idx, const Opts *o, const char *dir)
+{
+    const StoreChainStage *train = idx > 0 ? &c->stages[idx - 1] : NULL;
+    char net[PATH_MAX], prov[STORE_TEXT_MAX], why[STORE_TEXT_MAX] = "";
+    if (!path_join(net, sizeof net, dir, "net.nnue"))
+        return cli_fail(CLI_USAGE, "--out: '%s' is too long", dir);
+    snprintf(prov, sizeof prov, "chain %" PRId64 "%s%.100s: data run %" PRId64 ", xqf-tune nnue train %d epochs, "
+             "batch %d, lambda %g, lr %g; %.300s", c->id, c->name[0] ? " " : "", c->name, c->stages[0].run_id,
+             train ? train->epochs : 0, train ? train->batch : 0, train ? train->lambda : 0, train ? train->lr : 0,
+             train ? train->detail : "");
+    printf("chain %" PRId64 ": registering %s\n", c->id, net);
+    fflush(stdout);
+    CliSigning sg = { .has_key = false };
+    const char *key = opts_text(o, "--sign-key");
+    char err[512];
+    int64_t id = 0;
+    int status = key && sign_key_read(key, true, &sg.key, err, sizeof err) != 0 ? cli_fail(CLI_USAGE, "--sign-key: %s", err)
+                                                                                : CLI_OK;
+    sg.has_key = key != NULL;
+    if (status == CLI_OK && access(net, R_OK) != 0)
+        status = cli_fail(CLI_FAIL, "%s", strcpy(why, "the trained net is not on this host (its train stage ran "
+                                                       "elsewhere): train it again with a new chain"));
+    if (status == CLI_OK)
+        status = cli_net_register(s, net, NULL, prov, &sg, true, &id);
+    sign_key_wipe(&sg.key);
+    StoreNet *n = status == CLI_OK ? calloc(1, sizeof *n) : NULL;
+    char net_key[24];
+    snprintf(net_key, sizeof net_key, "%" PRId64, id);
+    if (n && store_load_net(s, net_key, n) == 1)
+        snprintf(why, sizeof why, "net %" PRId64 " %s, %s", id, n->name, n->signature[0] ? "signed" : "unsigned");
+    free(n);
+    if (status != CLI_OK && !why[0])
+        snprintf(why, sizeof why, "%s", cli_last_error());
+    int rc = store_chain_done(s, c->id, CHAIN_NET, status == CLI_OK, 0, id, why);
+    if (rc < 0)
+        return cli_fail(CLI_FAIL, "cannot record chain %" PRId64 "'s net", c->id);
+    if (status == CLI_OK)
+        printf("chain %" PRId64 ": %s recorded, the next stage started\n", c->id, why);
+    return status;
+}
+
+/* The stages of chain id that wait for chain advance, one after the other while they pass. Exit status. */
+static int advance_one(Store *s, int64_t id, const Opts *o, const char *out)
+{
+    char dir[PATH_MAX], name[32];
+    snprintf(name, sizeof name, "chain-%" PRId64, id);
+    if (!path_join(dir, sizeof dir, out, name))
+        return cli_fail(CLI_USAGE, "--out: '%s' is too long", out);
+    for (;;) {
+        StoreChain c;
+        if (store_load_chain(s, id, &c) != 1)
+            return cli_fail(CLI_FAIL, "cannot read chain %" PRId64, id);
+        int idx = -1;
+        for (int i = 0; i < c.count && idx < 0; i++)
+            if (strcmp(c.state, "active") == 0 && strcmp(c.stages[i].state, "running") == 0 &&
+                (c.stages[i].kind == CHAIN_BUILD || c.stages[i].kind == CHAIN_TRAIN || c.stages[i].kind == CHAIN_NET))
+                idx = i;
+        if (idx < 0)
+            return CLI_OK;
+        if (c.stages[idx].kind != CHAIN_BUILD && files_make_dirs(dir) != 0)
+            return cli_fail(CLI_FAIL, "--out: cannot create '%s'", dir);
+        int status = c.stages[idx].kind == CHAIN_BUILD ? advance_build(s, &c, o, out)
+                   : c.stages[idx].kind == CHAIN_TRAIN ? advance_train(s, &c, idx, o, dir)
+                                                       : advance_net(s, &c, idx, o, dir);
+        if (status != CLI_OK)
+            return status;
+    }
 }
 
 int cli_chain_advance(const Opts *o)
@@ -246,15 +483,22 @@ int cli_chain_advance(const Opts *o)
     int status = o->npositional ? cli_run_id(o, &only) : CLI_OK;
     if (status != CLI_OK)
         return status;
-    const char *out_opt = opts_text(o, "--out");
+    const char *out_opt = opts_text(o, "--out"), *key = opts_text(o, "--sign-key");
     if (files_make_dirs(out_opt) != 0 || !realpath(out_opt, out))
         return cli_fail(CLI_FAIL, "--out: cannot use '%s'", out_opt);
+    /* a key that cannot be read is said now, not after a build or a training */
+    SignKey sk;
+    char err[512];
+    if (key && sign_key_read(key, true, &sk, err, sizeof err) != 0)
+        return cli_fail(CLI_USAGE, "--sign-key: %s", err);
+    if (key)
+        sign_key_wipe(&sk);
     if ((status = cli_open_db(o, &s)) != CLI_OK)
         return status;
     int64_t watch = opts_int(o, "--watch");
     for (;;) {
         int64_t *ids;
-        int n = store_chains_to_build(s, &ids);
+        int n = store_chains_to_advance(s, &ids);
         if (n < 0) {
             status = cli_fail(CLI_FAIL, "cannot read the chains");
             break;
