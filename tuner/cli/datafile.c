@@ -26,7 +26,7 @@
  * same bytes with --memory 1 or 4096.  Memory: every buffer comes from one
  * account (Mem) that refuses to pass the budget; the peak is printed.
  */
-#define _DEFAULT_SOURCE /* mkstemp, fsync */
+#define _GNU_SOURCE /* mkstemp, fsync, qsort_r */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -361,17 +361,18 @@ static int64_t bucket_capacity(const Sorter *s)
     return cap < INT32_MAX / 2 ? cap : INT32_MAX / 2;
 }
 
-static const uint8_t *sort_records;   /* qsort's comparator has no context: the bucket being sorted */
-static bool sort_by_position;
-
-/* Key order; the same key: (with dedup) the position's bytes, then the place in the input. */
-static int entry_order(const void *a, const void *b)
+/*
+ * Key order; the same key: (with dedup, recs the bucket's records) the
+ * position's bytes, then the place in the input.
+ */
+static int entry_order(const void *a, const void *b, void *recs)
 {
     const Entry *x = a, *y = b;
     if (x->key != y->key)
         return x->key < y->key ? -1 : 1;
-    if (sort_by_position) {
-        int c = memcmp(sort_records + (size_t)x->at * REC, sort_records + (size_t)y->at * REC, POSITION);
+    if (recs) {
+        int c = memcmp((const uint8_t *)recs + (size_t)x->at * REC, (const uint8_t *)recs + (size_t)y->at * REC,
+                       POSITION);
         if (c)
             return c;
     }
@@ -433,9 +434,7 @@ static int sort_in_memory(Sorter *s, Source *src, int64_t n, int64_t cap)
         status = -got;
     if (status == CLI_OK) {
         s->dropped += dropped;       /* counted once: a bucket that did not fit is read again */
-        sort_records = recs;
-        sort_by_position = s->dedup;
-        qsort(entries, (size_t)held, sizeof *entries, entry_order);
+        qsort_r(entries, (size_t)held, sizeof *entries, entry_order, s->dedup ? recs : NULL);
         for (int64_t i = 0; status == CLI_OK && i < held; i++) {
             status = s->emit(s->ctx, recs + (size_t)entries[i].at * REC);
             s->emitted++;
