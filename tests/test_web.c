@@ -909,6 +909,40 @@ Test(web, a_test_of_git_refs_waits_for_its_builds)
     free(q);
 }
 
+/*
+ * A run's page names the net compiled into each build it plays
+ * (026_build_nets.sql, xqf-tune build --net): the build's provenance.
+ */
+Test(web, a_builds_compiled_in_net_is_named)
+{
+    CU_REQUIRE_DB();
+    char net[256], err[256], out[4096], args[1024];
+    snprintf(net, sizeof net, "%s/page.nnue", cu_fx.dir);
+    cr_assert_eq(cu_random_net(net, 8, err, sizeof err), 0, "%s", err);
+    snprintf(args, sizeof args, "net add '%s' --name page-net", net);
+    cr_assert_eq(cu_tune(out, sizeof out, args, cu_fx.logfile), 0, "%s", out);
+    StoreBuild b = { .bench_nodes = 4242, .net_id = strtoll(strstr(out, "Net: ") + 5, NULL, 10) };
+    char sha[80];
+    cr_assert(sscanf(strstr(out, "SHA-256: "), "SHA-256: %64s", sha) == 1);
+    snprintf(b.path, sizeof b.path, "%s/xqf-engine", XQF_BIN);
+    cr_assert_eq(cu_sha256(b.path, b.sha256), 0);
+    snprintf(b.build_id, sizeof b.build_id, "with-net");
+    int64_t build = cu_build_add(cu_fx.store, &b);
+    cr_assert_gt(build, 0);
+    snprintf(args, sizeof args, "sprt new --test-build %" PRId64 " --nodes 100", build);
+    cr_assert_eq(cu_tune(out, sizeof out, args, cu_fx.logfile), 0, "%s", out);
+    int64_t id = strtoll(out, NULL, 10);
+    start_web(NULL);
+    char path[64], want[256];
+    snprintf(path, sizeof path, "/runs/%" PRId64, id);
+    Reply r = http("GET", path, NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    snprintf(want, sizeof want, "<tr><th>Test build's compiled-in net</th><td>page-net (%s)</td></tr>", sha);
+    cr_assert(strstr(r.body, want), "%s not in the page", want);
+    cr_assert_null(strstr(r.body, "Base build's compiled-in net"), "the base plays the workers' engine");
+    reply_free(&r);
+}
+
 /* A build registered with the parameters it lists (as xqf-tune build records them): its id. */
 static int64_t listed_build(const char *name, const StoreBuildParam *params, int n)
 {
