@@ -76,6 +76,8 @@ static enum MHD_Result send_page(struct MHD_Connection *c, WebResponse *rs)
         MHD_add_response_header(r, "Set-Cookie", rs->cookie);
     if (rs->location[0])
         MHD_add_response_header(r, "Location", rs->location);
+    if (rs->close)
+        MHD_add_response_header(r, "Connection", "close");
     return send_response(c, rs->status, r, rs->type, true);
 }
 

@@ -31,6 +31,8 @@ static const OptSpec OPTIONS[] = {
     { "--listen", OPT_TEXT, "ADDRESS", "127.0.0.1", .help = "IPv4 or IPv6 address; a non-loopback one needs TLS, or --insecure" },
     { "--port", OPT_INT, "N", "8080", .imin = 0, .imax = 65535, .help = "TCP port (0: any free one, printed)" },
     { "--db", OPT_TEXT, "CONNINFO", NULL, .help = "libpq connection string (default: $XQF_DB)" },
+    { "--db-connections", OPT_INT, "N", "4", .imin = 2, .imax = 100,
+      .help = "database connections for pages (PGN downloads and reports hold at most N-1)" },
     { "--cert", OPT_TEXT, "FILE", NULL, .help = "TLS certificate (PEM), with --key: HTTPS" },
     { "--key", OPT_TEXT, "FILE", NULL, .help = "TLS private key (PEM)" },
     { "--insecure", OPT_FLAG, NULL, NULL, .help = "serve plain HTTP on a non-loopback ADDRESS all the same" },
@@ -41,6 +43,10 @@ static const OptSpec OPTIONS[] = {
     { "--timeout", OPT_INT, "SECONDS", "30", .imin = 1, .imax = 3600, .help = "an idle connection is closed after this" },
     { "--session-hours", OPT_INT, "H", "12", .imin = 1, .imax = 24 * 90, .help = "a login lasts this long" },
     { "--login-rate", OPT_INT, "N", "10", .imin = 1, .imax = 10000, .help = "failed logins per address and minute" },
+    { "--login-account-rate", OPT_INT, "N", "10", .imin = 1, .imax = 10000,
+      .help = "failed logins per account and minute (an address it logged in from before is spared)" },
+    { "--login-verifiers", OPT_INT, "N", "2", .imin = 1, .imax = 64,
+      .help = "passwords verified at once (Argon2id: 64 MiB each; more logins wait)" },
     { "--pgn-max", OPT_INT, "N", "20000", .imin = 1, .imax = 10000000,
       .help = "games of one PGN download at most (built in memory; more: xqf-tune pgn)" },
     { "--tester-quota", OPT_INT, "N", "20", .imin = 1, .imax = 100000,
@@ -97,9 +103,11 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &stop, NULL);      /* every thread inherits it; main waits for them */
     signal(SIGPIPE, SIG_IGN);
     WebConfig wc = {
-        .db = db, .chart_js = opts_text(&o, "--chart-js"), .tls = cert != NULL || opts_given(&o, "--secure-cookies"),
+        .db = db, .db_connections = (int)opts_int(&o, "--db-connections"), .chart_js = opts_text(&o, "--chart-js"), .tls = cert != NULL || opts_given(&o, "--secure-cookies"),
         .login_required = opts_given(&o, "--login-required"), .session_hours = (int)opts_int(&o, "--session-hours"),
-        .login_per_minute = (int)opts_int(&o, "--login-rate"), .book = opts_text(&o, "--book"),
+        .login_per_minute = (int)opts_int(&o, "--login-rate"),
+        .login_per_account = (int)opts_int(&o, "--login-account-rate"),
+        .login_verifiers = (int)opts_int(&o, "--login-verifiers"), .book = opts_text(&o, "--book"),
         .tester_quota = (int)opts_int(&o, "--tester-quota"), .pgn_max = (int)opts_int(&o, "--pgn-max"),
     };
     Web *web = web_new(&wc);
