@@ -469,6 +469,47 @@ Test(web, an_account_is_limited_across_addresses)
     cr_assert_eq(login_status_from("127.0.7.1", "ada", "adminpass1"), 303, "the owner's address is spared");
 }
 
+/* A login as user from the loopback address `from` with an X-Forwarded-For header (NULL: none): its status. */
+static int login_forwarded(const char *from, const char *forwarded, const char *user, const char *password)
+{
+    char req[1024], form[256];
+    int flen = snprintf(form, sizeof form, "user=%s&password=%s", user, password);
+    int n = snprintf(req, sizeof req, "POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n%s%s%s"
+                     "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n%s",
+                     forwarded ? "X-Forwarded-For: " : "", forwarded ? forwarded : "", forwarded ? "\r\n" : "", flen,
+                     form);
+    Reply r = raw_from(from, req, (size_t)n);
+    reply_free(&r);
+    return r.status;
+}
+
+/*
+ * --trusted-proxy: only from that address is X-Forwarded-For believed, and
+ * only its last hop (what the proxy appended), for the limits and the
+ * audit; from anyone else the header is ignored.
+ */
+Test(web, x_forwarded_for_only_from_the_trusted_proxy)
+{
+    CU_REQUIRE_DB();
+    add_user("ada", "admin", "adminpass1");
+    const char *extra[] = { "--login-rate", "1", "--trusted-proxy", "127.0.8.1", NULL };
+    start_web(extra);
+    cr_assert_eq(login_forwarded("127.0.8.1", "203.0.113.9", "nobody", "guess"), 401);
+    cr_assert_eq(login_forwarded("127.0.8.1", "203.0.113.9", "nobody", "guess"), 429, "that client's limit");
+    cr_assert_eq(login_forwarded("127.0.8.1", "203.0.113.9, 127.0.8.1", "nobody", "guess"), 401,
+                 "another last hop, another client (whatever the client wrote first)");
+    cr_assert_eq(login_forwarded("127.0.8.1", "198.51.100.4, 203.0.113.9", "nobody", "guess"), 429,
+                 "a client cannot pose as another by writing the header itself: the proxy's hop counts");
+    cr_assert_eq(login_forwarded("127.0.8.2", "192.0.2.1", "nobody", "guess"), 401);
+    cr_assert_eq(login_forwarded("127.0.8.2", "192.0.2.2", "nobody", "guess"), 429,
+                 "not the proxy: the header is ignored, the peer's limit counts");
+    cr_assert_eq(login_forwarded("127.0.8.1", "192.0.2.77", "ada", "adminpass1"), 303);
+    char cmd[1024], detail[256];
+    snprintf(cmd, sizeof cmd, "psql -qAt '%s' -c \"SELECT detail FROM web_audit WHERE action = 'login'\"", cu_fx.db);
+    cr_assert_eq(cu_sh(detail, sizeof detail, cmd, cu_fx.logfile), 0);
+    cr_assert_str_eq(detail, "192.0.2.77\n", "the audit names the client, not the proxy");
+}
+
 Test(web, login_required_and_bind_rules)
 {
     CU_REQUIRE_DB();

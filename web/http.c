@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 #include "app.h"
@@ -19,6 +20,7 @@ struct Http {
     Web *web;
     int port, max_streams;
     char *cert, *key;
+    char *trusted_proxy;             /* NULL: X-Forwarded-For is never read */
 };
 
 /* What one request collects between the calls of the access handler. */
@@ -161,7 +163,8 @@ static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *k
     return MHD_YES;
 }
 
-static void client_address(struct MHD_Connection *c, char *out, size_t size)
+/* The TCP peer's address. */
+static void peer_address(struct MHD_Connection *c, char *out, size_t size)
 {
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     out[0] = '\0';
@@ -173,6 +176,27 @@ static void client_address(struct MHD_Connection *c, char *out, size_t size)
     else if (sa->sa_family == AF_INET6)
         inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)size);
 }
+
+/* Keeps the value of the last X-Forwarded-For header (a proxy may add a line of its own after the client's). */
+static enum MHD_Result last_forwarded(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind;
+    if (strcasecmp(key, "X-Forwarded-For") == 0)
+        *(const char **)cls = value;
+    return MHD_YES;
+}
+
+/* The client's address: the TCP peer's, or the address a trusted proxy says it forwarded for (request_client). */
+static void client_address(Http *h, struct MHD_Connection *c, char *out, size_t size)
+{
+    char peer[64];
+    peer_address(c, peer, sizeof peer);
+    const char *forwarded = NULL;
+    if (h->trusted_proxy)
+        MHD_get_connection_values(c, MHD_HEADER_KIND, last_forwarded, &forwarded);
+    request_client(peer, h->trusted_proxy, forwarded, out, size);
+}
+
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                               const char *version, const char *upload, size_t *upload_size, void **state)
@@ -216,7 +240,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     }
     MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_arg, &query);
     char client[64];
-    client_address(c, client, sizeof client);
+    client_address(h, c, client, sizeof client);
     WebRequest rq = { .method = method, .path = url, .query = &query, .form = &form, .client = client,
                       .session = MHD_lookup_connection_value(c, MHD_COOKIE_KIND, "xqf_session") };
     WebResponse rs = { .status = 200 };
@@ -296,6 +320,11 @@ Http *http_start(Web *w, const HttpConfig *cfg, char *err, size_t errlen)
     }
     h->web = w;
     h->max_streams = cfg->max_streams;
+    if (cfg->trusted_proxy && !(h->trusted_proxy = strdup(cfg->trusted_proxy))) {
+        snprintf(err, errlen, "out of memory");
+        http_stop(&h);
+        return NULL;
+    }
     if (cfg->cert || cfg->key) {
         h->cert = cfg->cert ? slurp(cfg->cert) : NULL;
         h->key = cfg->key ? slurp(cfg->key) : NULL;
@@ -343,6 +372,7 @@ void http_stop(Http **hp)
         MHD_stop_daemon(h->daemon);
     free(h->cert);
     free(h->key);
+    free(h->trusted_proxy);
     free(h);
     *hp = NULL;
 }

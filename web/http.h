@@ -18,6 +18,7 @@ typedef struct {
     int port;                        /* 0: any free port (http_port tells) */
     const char *cert, *key;          /* PEM files: TLS; both NULL: plain HTTP */
     int max_connections, per_ip, timeout_s, max_streams;
+    const char *trusted_proxy;       /* an IP address whose X-Forwarded-For is believed; NULL: none */
 } HttpConfig;
 
 typedef struct Http Http;

@@ -44,7 +44,7 @@ static const OptSpec OPTIONS[] = {
     { "--session-hours", OPT_INT, "H", "12", .imin = 1, .imax = 24 * 90, .help = "a login lasts this long" },
     { "--login-rate", OPT_INT, "N", "10", .imin = 1, .imax = 10000, .help = "failed logins per address and minute" },
     { "--login-account-rate", OPT_INT, "N", "10", .imin = 1, .imax = 10000,
-      .help = "failed logins per account and minute (an address it logged in from before is spared)" },
+      .help = "failed logins per account and minute from addresses it never logged in from" },
     { "--login-verifiers", OPT_INT, "N", "2", .imin = 1, .imax = 64,
       .help = "passwords verified at once (Argon2id: 64 MiB each; more logins wait)" },
     { "--pgn-max", OPT_INT, "N", "20000", .imin = 1, .imax = 10000000,
@@ -52,6 +52,8 @@ static const OptSpec OPTIONS[] = {
     { "--tester-quota", OPT_INT, "N", "20", .imin = 1, .imax = 100000,
       .help = "runs a tester may have waiting for approval or builds (more are refused)" },
     { "--book", OPT_TEXT, "FILE", XQF_DEFAULT_BOOK, .help = "opening book of runs created on the web" },
+    { "--trusted-proxy", OPT_TEXT, "ADDRESS", NULL,
+      .help = "a reverse proxy's IP address: its X-Forwarded-For (last hop) is the client's (limits, logs)" },
     { "--secure-cookies", OPT_FLAG, NULL, NULL,
       .help = "session cookies only over HTTPS (Secure) without --cert: behind a TLS proxy" },
     { "--chart-js", OPT_TEXT, "FILE", "/usr/share/javascript/chart.js/chart.min.js", .help = "Chart.js (Debian libjs-chart.js)" },
@@ -68,6 +70,12 @@ static const OptTable TABLE = {
              "create, approve, stop and modify runs.\n",
     .epilog = "\nLogs go to stderr (XQF_LOG=debug|info|warn|error).\n",
 };
+
+static bool ip_address(const char *address)
+{
+    unsigned char bin[sizeof(struct in6_addr)];
+    return inet_pton(AF_INET, address, bin) == 1 || inet_pton(AF_INET6, address, bin) == 1;
+}
 
 static bool loopback(const char *address)
 {
@@ -93,6 +101,9 @@ int main(int argc, char **argv)
     if (!cert && !loopback(listen) && !opts_given(&o, "--insecure"))
         return opts_error(TABLE.program, "--listen %s is reachable from other machines: give --cert and --key "
                           "(TLS), or --insecure", listen), EXIT_USAGE;
+    const char *proxy = opts_text(&o, "--trusted-proxy");
+    if (proxy && !ip_address(proxy))
+        return opts_error(TABLE.program, "--trusted-proxy %s is not an IPv4 or IPv6 address", proxy), EXIT_USAGE;
     xqf_log_init("web");
     if (!cert && !loopback(listen))
         log_warn("serving plain HTTP on %s (--insecure): passwords and cookies cross the network in clear", listen);
@@ -117,6 +128,7 @@ int main(int argc, char **argv)
         .listen = listen, .port = (int)opts_int(&o, "--port"), .cert = cert, .key = key,
         .max_connections = (int)opts_int(&o, "--max-connections"), .per_ip = (int)opts_int(&o, "--per-ip"),
         .timeout_s = (int)opts_int(&o, "--timeout"), .max_streams = (int)opts_int(&o, "--max-streams"),
+        .trusted_proxy = proxy,
     };
     char err[256];
     Http *http = http_start(web, &hc, err, sizeof err);
