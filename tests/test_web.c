@@ -162,12 +162,60 @@ static void add_user(const char *name, const char *role, const char *password)
     cr_assert_eq(system(cmd), 0, "xqf-tune user add %s failed", name);
 }
 
+/* The login page's cookie (its nonce, from the head) and its form's token (from the body): false when either lacks. */
+static bool login_page_of(const char *head, const char *body, char nonce[128], char token[128])
+{
+    const char *c = strstr(head, "xqf_login="), *t = strstr(body, "name=\"login_csrf\" value=\"");
+    nonce[0] = token[0] = '\0';
+    if (c)
+        sscanf(c + 10, "%127[0-9a-f]", nonce);
+    if (t)
+        sscanf(t + 25, "%127[0-9a-f]", token);
+    return nonce[0] && token[0];
+}
+
+/*
+ * A POST /login from `from` (NULL: 127.0.0.1) with an X-Forwarded-For
+ * header (NULL: none), the login cookie's value nonce (NULL: none) and a
+ * form body.
+ */
+static Reply login_raw(const char *from, const char *forwarded, const char *nonce, const char *form)
+{
+    char req[2048];
+    int n = snprintf(req, sizeof req, "POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n%s%s%s%s%s%s"
+                     "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: %zu\r\n\r\n%s",
+                     forwarded ? "X-Forwarded-For: " : "", forwarded ? forwarded : "", forwarded ? "\r\n" : "",
+                     nonce ? "Cookie: xqf_login=" : "", nonce ? nonce : "", nonce ? "\r\n" : "", strlen(form), form);
+    return raw_from(from, req, (size_t)n);
+}
+
+/*
+ * A login as user, as a browser does it: the login page (from the same
+ * address, `from`; NULL: 127.0.0.1), then its form with the page's token
+ * and cookie (and forwarded as X-Forwarded-For, NULL: none).
+ */
+static Reply login_post(const char *from, const char *forwarded, const char *user, const char *password)
+{
+    char nonce[128], token[128], form[512];
+    Reply page = http_from(from, "GET", "/login", NULL, NULL);
+    cr_assert_eq(page.status, 200);
+    cr_assert(login_page_of(page.head, page.body, nonce, token), "no login token:\n%s\n%s", page.head, page.body);
+    reply_free(&page);
+    snprintf(form, sizeof form, "login_csrf=%s&user=%s&password=%s", token, user, password);
+    return login_raw(from, forwarded, nonce, form);
+}
+
+static int login_status(const char *user, const char *password)
+{
+    Reply r = login_post(NULL, NULL, user, password);
+    reply_free(&r);
+    return r.status;
+}
+
 /* Logs in: the session cookie's value into cookie, the CSRF token of the forms into csrf. */
 static void login(const char *name, const char *password, char *cookie, char *csrf)
 {
-    char form[256];
-    snprintf(form, sizeof form, "user=%s&password=%s", name, password);
-    Reply r = http("POST", "/login", NULL, form);
+    Reply r = login_post(NULL, NULL, name, password);
     cr_assert_eq(r.status, 303, "login of %s: %d", name, r.status);
     const char *c = strstr(r.head, "xqf_session=");
     cr_assert(c);
@@ -406,8 +454,8 @@ Test(web, logins_are_rate_limited)
     add_user("ada", "admin", "adminpass1");
     start_web(NULL);
     for (int i = 0; i < 5; i++)
-        cr_assert_eq(status_of("POST", "/login", NULL, "user=ada&password=wrong"), 401);
-    cr_assert_eq(status_of("POST", "/login", NULL, "user=ada&password=adminpass1"), 429, "the sixth try");
+        cr_assert_eq(login_status("ada", "wrong"), 401);
+    cr_assert_eq(login_status("ada", "adminpass1"), 429, "the sixth try");
 }
 
 /*
@@ -423,20 +471,18 @@ Test(web, login_limit_drains_one_try_at_a_time)
     const char *extra[] = { "--login-rate", "5", NULL };
     start_web(extra);
     for (int i = 0; i < 5; i++)
-        cr_assert_eq(status_of("POST", "/login", NULL, "user=nobody&password=wrong"), 401, "try %d", i + 1);
-    cr_assert_eq(status_of("POST", "/login", NULL, "user=nobody&password=wrong"), 429, "the limit is used up");
+        cr_assert_eq(login_status("nobody", "wrong"), 401, "try %d", i + 1);
+    cr_assert_eq(login_status("nobody", "wrong"), 429, "the limit is used up");
     struct timespec t = { 12, 300000000 };
     nanosleep(&t, NULL);
-    cr_assert_eq(status_of("POST", "/login", NULL, "user=nobody&password=wrong"), 401, "3 s later: one try");
-    cr_assert_eq(status_of("POST", "/login", NULL, "user=nobody&password=wrong"), 429, "and only one");
+    cr_assert_eq(login_status("nobody", "wrong"), 401, "3 s later: one try");
+    cr_assert_eq(login_status("nobody", "wrong"), 429, "and only one");
 }
 
 /* The status of a login as user with password from the loopback address `from`. */
 static int login_status_from(const char *from, const char *user, const char *password)
 {
-    char form[256];
-    snprintf(form, sizeof form, "user=%s&password=%s", user, password);
-    Reply r = http_from(from, "POST", "/login", NULL, form);
+    Reply r = login_post(from, NULL, user, password);
     reply_free(&r);
     return r.status;
 }
@@ -461,7 +507,7 @@ Test(web, an_account_is_limited_across_addresses)
         snprintf(from, sizeof from, "127.0.7.%d", i);
         cr_assert_eq(login_status_from(from, "ada", "guess"), 401, "a guess from %s", from);
     }
-    Reply r = http_from("127.0.7.13", "POST", "/login", NULL, "user=ada&password=adminpass1");
+    Reply r = login_post("127.0.7.13", NULL, "ada", "adminpass1");
     cr_assert_eq(r.status, 429, "a fourth address, right password or not: %d", r.status);
     cr_assert(strstr(r.body, "too many failed logins for this account"), "%s", r.body);
     reply_free(&r);
@@ -469,16 +515,59 @@ Test(web, an_account_is_limited_across_addresses)
     cr_assert_eq(login_status_from("127.0.7.1", "ada", "adminpass1"), 303, "the owner's address is spared");
 }
 
+/*
+ * The login form carries a token that must match the login page's cookie
+ * (signed double submit): a POST /login without either, with a token of
+ * its own making or with another page's cookie is refused (403) before
+ * any password is checked, and counts for no limit.
+ */
+Test(web, a_login_needs_the_login_pages_token)
+{
+    CU_REQUIRE_DB();
+    add_user("ada", "admin", "adminpass1");
+    const char *extra[] = { "--login-rate", "1", NULL };
+    start_web(extra);
+    char nonce[128], token[128], other_nonce[128], other_token[128], form[512];
+    Reply page = http("GET", "/login", NULL, NULL);
+    cr_assert(login_page_of(page.head, page.body, nonce, token));
+    const char *cookie = strstr(page.head, "xqf_login=");
+    cr_assert(strstr(cookie, "Path=/login") && strstr(cookie, "HttpOnly") && strstr(cookie, "SameSite=Strict"),
+              "%s", page.head);
+    reply_free(&page);
+    page = http("GET", "/login", NULL, NULL);
+    cr_assert(login_page_of(page.head, page.body, other_nonce, other_token));
+    cr_assert_str_neq(nonce, other_nonce, "a nonce per visitor");
+    reply_free(&page);
+    Reply r = login_raw(NULL, NULL, NULL, "user=ada&password=adminpass1");
+    cr_assert_eq(r.status, 403, "no token, no cookie: %d", r.status);
+    cr_assert(strstr(r.body, "token is missing or wrong"), "%s", r.body);
+    reply_free(&r);
+    snprintf(form, sizeof form, "login_csrf=%s&user=ada&password=adminpass1", token);
+    r = login_raw(NULL, NULL, NULL, form);
+    cr_assert_eq(r.status, 403, "a token without its cookie (another site's form)");
+    reply_free(&r);
+    r = login_raw(NULL, NULL, nonce, "user=ada&password=adminpass1");
+    cr_assert_eq(r.status, 403, "a cookie without the token");
+    reply_free(&r);
+    snprintf(form, sizeof form, "login_csrf=%s&user=ada&password=adminpass1", nonce);
+    r = login_raw(NULL, NULL, nonce, form);
+    cr_assert_eq(r.status, 403, "the nonce as its own token (a plain double submit, forgeable by a planted cookie)");
+    reply_free(&r);
+    snprintf(form, sizeof form, "login_csrf=%s&user=ada&password=adminpass1", other_token);
+    r = login_raw(NULL, NULL, nonce, form);
+    cr_assert_eq(r.status, 403, "another page's token");
+    reply_free(&r);
+    snprintf(form, sizeof form, "login_csrf=%s&user=ada&password=wrong", token);
+    r = login_raw(NULL, NULL, nonce, form);
+    cr_assert_eq(r.status, 401, "the refusals above counted for no limit (1 a minute)");
+    cr_assert(strstr(r.body, token), "a failed login's page carries its token again");
+    reply_free(&r);
+}
+
 /* A login as user from the loopback address `from` with an X-Forwarded-For header (NULL: none): its status. */
 static int login_forwarded(const char *from, const char *forwarded, const char *user, const char *password)
 {
-    char req[1024], form[256];
-    int flen = snprintf(form, sizeof form, "user=%s&password=%s", user, password);
-    int n = snprintf(req, sizeof req, "POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n%s%s%s"
-                     "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n%s",
-                     forwarded ? "X-Forwarded-For: " : "", forwarded ? forwarded : "", forwarded ? "\r\n" : "", flen,
-                     form);
-    Reply r = raw_from(from, req, (size_t)n);
+    Reply r = login_post(from, forwarded, user, password);
     reply_free(&r);
     return r.status;
 }
@@ -1059,23 +1148,21 @@ Test(web, password_change_disable_and_delete_end_sessions)
     CU_REQUIRE_DB();
     add_user("pat", "tester", "password1");
     start_web(NULL);
-    char cookie[128], csrf[128], form[128];
+    char cookie[128], csrf[128];
     login("pat", "password1", cookie, csrf);
     cr_assert(signed_in(cookie));
     cr_assert_eq(user_cmd("add pat --role tester --replace", "password2"), 0);
     cr_assert(!signed_in(cookie), "a session outlived the password change");
-    snprintf(form, sizeof form, "user=pat&password=password1");
-    cr_assert_neq(status_of("POST", "/login", NULL, form), 303, "the old password still signs in");
+    cr_assert_neq(login_status("pat", "password1"), 303, "the old password still signs in");
     login("pat", "password2", cookie, csrf);
     cr_assert_eq(user_cmd("disable pat", NULL), 0);
     cr_assert(!signed_in(cookie), "a session of a disabled account");
-    snprintf(form, sizeof form, "user=pat&password=password2");
-    cr_assert_neq(status_of("POST", "/login", NULL, form), 303, "a disabled account signs in");
+    cr_assert_neq(login_status("pat", "password2"), 303, "a disabled account signs in");
     cr_assert_eq(user_cmd("enable pat", NULL), 0);
     login("pat", "password2", cookie, csrf);
     cr_assert_eq(user_cmd("delete pat", NULL), 0);
     cr_assert(!signed_in(cookie), "a session of a deleted account");
-    cr_assert_neq(status_of("POST", "/login", NULL, form), 303, "a deleted account signs in");
+    cr_assert_neq(login_status("pat", "password2"), 303, "a deleted account signs in");
     cr_assert_eq(user_cmd("disable nobody", NULL), 2, "an unknown account");
     cr_assert_eq(user_cmd("frobnicate pat", NULL), 2, "an unknown subcommand");
 }
@@ -1087,7 +1174,10 @@ Test(web, secure_cookies_behind_a_proxy)
     add_user("pat", "tester", "password1");
     const char *extra[] = { "--secure-cookies", NULL };
     start_web(extra);
-    Reply r = http("POST", "/login", NULL, "user=pat&password=password1");
+    Reply page = http("GET", "/login", NULL, NULL);
+    cr_assert(strstr(page.head, "xqf_login=") && strstr(page.head, "; Secure"), "%s", page.head);
+    reply_free(&page);
+    Reply r = login_post(NULL, NULL, "pat", "password1");
     cr_assert_eq(r.status, 303);
     const char *c = strstr(r.head, "xqf_session=");
     cr_assert(c && strstr(c, "; Secure"), "%s", r.head);
@@ -1144,7 +1234,7 @@ Test(web, pgn_downloads_are_bounded_whatever_the_filter)
  * One request from the loopback address `from` (NULL: 127.0.0.1) on a
  * connection of its own, without assertions (it runs in the load's
  * threads): its status (-1 when the connection failed), the bytes of the
- * answer in *bytes, its first 4 KiB in head (may be NULL).
+ * answer in *bytes, its first 16 KiB in head (may be NULL).
  */
 static int quiet_request(const char *from, const char *req, size_t len, size_t *bytes, char *head, size_t head_size)
 {
@@ -1160,7 +1250,7 @@ static int quiet_request(const char *from, const char *req, size_t len, size_t *
             close(fd);
         return -1;
     }
-    char buf[65536], first[4096];
+    char buf[65536], first[16384];
     size_t kept = 0;
     ssize_t n;
     while ((n = recv(fd, buf, sizeof buf, 0)) > 0) {
@@ -1185,14 +1275,19 @@ static int quiet_get(const char *path, size_t *bytes)
     return quiet_request(NULL, req, (size_t)n, bytes, NULL, 0);
 }
 
-/* A login of user (password "password-" user) from `from`: 303 when it worked. */
+/* A login of user (password "password-" user) from `from`, the login page first: 303 when it worked. */
 static int quiet_login(const char *from, const char *user)
 {
-    char req[1024], form[256];
+    char req[1024], page[16384], nonce[128], token[128];
     size_t bytes;
-    int flen = snprintf(form, sizeof form, "user=%s&password=password-%s", user, user);
-    int n = snprintf(req, sizeof req, "POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-                     "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n%s", flen, form);
+    int n = snprintf(req, sizeof req, "GET /login HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    if (quiet_request(from, req, (size_t)n, &bytes, page, sizeof page) != 200 || !login_page_of(page, page, nonce, token))
+        return -1;
+    char form[512];
+    int flen = snprintf(form, sizeof form, "login_csrf=%s&user=%s&password=password-%s", token, user, user);
+    n = snprintf(req, sizeof req, "POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                 "Cookie: xqf_login=%s\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                 "Content-Length: %d\r\n\r\n%s", nonce, flen, form);
     return quiet_request(from, req, (size_t)n, &bytes, NULL, 0);
 }
 

@@ -44,6 +44,8 @@ struct Web {
     LoginGuard *logins;              /* login limits and password verification (login.h) */
     /* the hash of a random password, verified against when the user is unknown (web.c): read only */
     char dummy_hash[XQF_PWHASH_MAX];
+    /* the key of the login forms' tokens, random at each start (web.c, login_token): read only */
+    char login_key[XQF_TOKEN_HEX + 1];
 };
 
 /* The visitor: signed in or not. */
@@ -69,7 +71,8 @@ typedef struct {
 } FieldError;
 int page_new_run(const char *kind, const Form *values, const FieldError *errors, int nerrors, const Session *u,
                  Buf *b);
-int page_login(const char *message, const Session *u, Buf *b);
+/* The login form, carrying token (the login CSRF token: web.c, login_token). */
+int page_login(const char *message, const char *token, const Session *u, Buf *b);
 /* The admin's form for a new account, with the values given, a message per field and a notice (may be NULL). */
 int page_users(const Form *values, const FieldError *errors, int nerrors, const char *notice, const Session *u,
                Buf *b);

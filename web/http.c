@@ -242,7 +242,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     char client[64];
     client_address(h, c, client, sizeof client);
     WebRequest rq = { .method = method, .path = url, .query = &query, .form = &form, .client = client,
-                      .session = MHD_lookup_connection_value(c, MHD_COOKIE_KIND, "xqf_session") };
+                      .session = MHD_lookup_connection_value(c, MHD_COOKIE_KIND, "xqf_session"),
+                      .login_nonce = MHD_lookup_connection_value(c, MHD_COOKIE_KIND, "xqf_login") };
     WebResponse rs = { .status = 200 };
     web_handle(h->web, &rq, &rs);
     form_free(&query);

@@ -28,7 +28,7 @@
 /* HEAVY_NICE: the nice steps a PGN download's or a report's thread gives up (login.c: VERIFY_NICE) */
 enum { BOOK_LINES_MAX = 100000, SESSION_COOKIE_MAX = 128, POOL_WAIT_MS = 10000, HEAVY_NICE = 5 };
 
-static const char SESSION_COOKIE[] = "xqf_session";
+static const char SESSION_COOKIE[] = "xqf_session", LOGIN_COOKIE[] = "xqf_login";
 
 bool session_is(const Session *u, const char *role)
 {
@@ -77,8 +77,9 @@ Web *web_new(const WebConfig *cfg)
         return NULL;
     w->cfg = *cfg;
     char random_password[XQF_TOKEN_HEX + 1];
-    if (xqf_token(random_password) != 0 || xqf_password_hash(random_password, w->dummy_hash) != 0) {
-        log_error("web: no random numbers or memory for the login's dummy hash");
+    if (xqf_token(random_password) != 0 || xqf_password_hash(random_password, w->dummy_hash) != 0 ||
+        xqf_token(w->login_key) != 0) {
+        log_error("web: no random numbers or memory for the login's dummy hash and key");
         free(w);
         return NULL;
     }
@@ -158,6 +159,61 @@ static void session_of(Store *s, const WebRequest *rq, Session *u)
     }
 }
 
+/* Whether text can be a login nonce (XQF_TOKEN_HEX lowercase hex digits, as xqf_token makes them). */
+static bool nonce_ok(const char *text)
+{
+    return text && strlen(text) == XQF_TOKEN_HEX && strspn(text, "0123456789abcdef") == XQF_TOKEN_HEX;
+}
+
+/*
+ * The login form's CSRF token, a signed double submit (OWASP's CSRF
+ * prevention cheat sheet): a random nonce in a cookie of the login page
+ * (HttpOnly, SameSite=Strict, Path=/login) and, in the form, its HMAC
+ * under login_key (random at each start).  A POST /login must bring both,
+ * matching (login_token_ok).  Another site can make a browser post a login
+ * form, but can neither read the cookie (nor, SameSite, have it sent) nor
+ * compute its HMAC: it cannot sign a visitor in to the attacker's account
+ * to watch what they do there (login CSRF: Barth, Jackson and Mitchell,
+ * "Robust Defenses for Cross-Site Request Forgery", 2008).  The request's
+ * nonce when it has one, else a new one set as a cookie in rs; the token
+ * into token.
+ */
+static int login_token(Web *w, const WebRequest *rq, WebResponse *rs, char token[XQF_TOKEN_HEX + 1])
+{
+    char fresh[XQF_TOKEN_HEX + 1];
+    const char *nonce = rq->login_nonce;
+    if (!nonce_ok(nonce)) {
+        if (xqf_token(fresh) != 0)
+            return -1;
+        nonce = fresh;
+        snprintf(rs->cookie, sizeof rs->cookie, "%s=%s; Path=/login; HttpOnly; SameSite=Strict%s", LOGIN_COOKIE,
+                 nonce, w->cfg.tls ? "; Secure" : "");
+    }
+    xqf_token_mac(w->login_key, nonce, token);
+    return 0;
+}
+
+/* Whether a POST /login brings a login nonce and its token (login_token), compared in constant time. */
+static bool login_token_ok(Web *w, const WebRequest *rq)
+{
+    const char *field = form_get(rq->form, "login_csrf");
+    char token[XQF_TOKEN_HEX + 1];
+    if (!nonce_ok(rq->login_nonce) || !field)
+        return false;
+    xqf_token_mac(w->login_key, rq->login_nonce, token);
+    return xqf_token_equal(field, token);
+}
+
+/* The login page (a failed login's, with message), its token and maybe its cookie into rs. */
+static void login_page(Web *w, const WebRequest *rq, const char *message, const Session *u, WebResponse *rs)
+{
+    char token[XQF_TOKEN_HEX + 1];
+    if (login_token(w, rq, rs, token) != 0)
+        web_error(rs, 500, "no random numbers");
+    else
+        rs->status = page_login(message, token, u, &rs->body);
+}
+
 /*
  * A login on *sp, a connection of the pool, which it gives back around the
  * password's verification (and takes again after: *sp NULL when none came).
@@ -197,7 +253,7 @@ static void do_login(Web *w, Store **sp, const WebRequest *rq, const Session *u,
     bool ok = password && login_verify(w->logins, found == 1 ? user.pwhash : w->dummy_hash, password) && found == 1;
     login_done(w->logins, client, account, ok ? LOGIN_SUCCEEDED : LOGIN_FAILED, clock_now_ms());
     if (!ok) {
-        rs->status = page_login("wrong user name or password", u, &rs->body);
+        login_page(w, rq, "wrong user name or password", u, rs);
         return;
     }
     if (!(s = *sp = take_store(w, POOL_LIGHT, rs)))
@@ -749,7 +805,12 @@ static void run_pgn(Web *w, Store *s, const WebRequest *rq, int64_t id, WebRespo
 static void post(Web *w, Store **sp, const WebRequest *rq, const Route *rt, const Session *u, WebResponse *rs)
 {
     if (rt->kind == ROUTE_LOGIN) {
-        do_login(w, sp, rq, u, rs);
+        /* checked before the limits and the password: a forged login costs nothing and counts for nothing */
+        if (login_token_ok(w, rq))
+            do_login(w, sp, rq, u, rs);
+        else
+            web_error(rs, 403, "the login form's token is missing or wrong: load the login page again (it sets a "
+                               "cookie) and log in from there");
         return;
     }
     Store *s = *sp;
@@ -792,7 +853,7 @@ static void get(Web *w, Store *s, const WebRequest *rq, const Route *rt, const S
     case ROUTE_RUN_REPORT: run_report(s, rt->run, rs); break;
     case ROUTE_RUN_PGN: run_pgn(w, s, rq, rt->run, rs); break;
     case ROUTE_MACHINES: rs->status = page_machines(s, u, b); break;
-    case ROUTE_LOGIN: rs->status = page_login(NULL, u, b); break;
+    case ROUTE_LOGIN: login_page(w, rq, NULL, u, rs); break;
     case ROUTE_USERS:
         if (!session_is(u, "admin"))
             web_error(rs, 403, "only an admin may create accounts");

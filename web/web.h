@@ -8,8 +8,10 @@
  * Rights: without a session a visitor may read (unless --login-required);
  * a viewer reads; a tester creates runs (pending until an admin approves
  * them) and stops their own; an admin approves, stops, modifies any run
- * and creates active runs.  Every POST carries the session's CSRF token;
- * every action is written to the audit table.
+ * and creates active runs.  Every POST carries the session's CSRF token,
+ * a login the login form's (a cookie and a field that must match: login
+ * CSRF, where a forged form signs the victim in as the attacker); every
+ * action is written to the audit table.
  */
 #ifndef XQF_WEB_WEB_H
 #define XQF_WEB_WEB_H
@@ -50,6 +52,7 @@ typedef struct {
     const Form *query;               /* decoded query (never NULL) */
     const Form *form;                /* decoded POST body (never NULL, empty for GET) */
     const char *session;             /* the session cookie's value, or NULL */
+    const char *login_nonce;         /* the login form's cookie's value (xqf_login), or NULL */
     const char *client;              /* the client's address (rate limits), "" when unknown */
 } WebRequest;
 
