@@ -666,17 +666,24 @@ Test(web, a_commit_is_pushed_within_a_second)
         close(fds[i]);
 }
 
+/* A self-signed certificate and its key (mode 0600) in the test's directory (skips without openssl). */
+static void make_certificate(char crt[256], char key[256])
+{
+    if (system("command -v openssl >/dev/null") != 0)
+        cr_skip("openssl (to make a certificate and speak TLS) is not installed");
+    char cmd[2048];
+    snprintf(crt, 256, "%s/web.crt", cu_fx.dir);
+    snprintf(key, 256, "%s/web.key", cu_fx.dir);
+    snprintf(cmd, sizeof cmd, "openssl req -x509 -newkey rsa:2048 -nodes -keyout '%s' -out '%s' -days 1 "
+                              "-subj /CN=localhost 2>/dev/null && chmod 600 '%s'", key, crt, key);
+    cr_assert_eq(system(cmd), 0);
+}
+
 Test(web, tls_with_a_certificate)
 {
     CU_REQUIRE_DB();
-    if (system("command -v openssl >/dev/null") != 0)
-        cr_skip("openssl (to make a certificate and speak TLS) is not installed");
     char cmd[2048], crt[256], key[256];
-    snprintf(crt, sizeof crt, "%s/web.crt", cu_fx.dir);
-    snprintf(key, sizeof key, "%s/web.key", cu_fx.dir);
-    snprintf(cmd, sizeof cmd, "openssl req -x509 -newkey rsa:2048 -nodes -keyout '%s' -out '%s' -days 1 "
-                              "-subj /CN=localhost 2>/dev/null", key, crt);
-    cr_assert_eq(system(cmd), 0);
+    make_certificate(crt, key);
     const char *extra[] = { "--listen", "0.0.0.0", "--cert", crt, "--key", key, NULL };
     start_web(extra);                /* a non-loopback address is fine with TLS */
     snprintf(cmd, sizeof cmd, "printf 'GET /runs HTTP/1.0\\r\\nHost: x\\r\\n\\r\\n' | "
@@ -695,6 +702,27 @@ Test(web, tls_with_a_certificate)
     Reply r = http("GET", "/runs", NULL, NULL);
     cr_assert_neq(r.status, 200, "plain HTTP on the TLS port");
     reply_free(&r);
+}
+
+/*
+ * A TLS key that group or others may read is refused at start (status 1,
+ * the file and the fix named), before the database is even tried: keys.c's
+ * rule for every secret key file of the project.
+ */
+Test(web, a_tls_key_others_may_read_is_refused)
+{
+    CU_REQUIRE_DB();
+    char cmd[2048], crt[256], key[256], out[1024];
+    make_certificate(crt, key);
+    for (int i = 0; i < 2; i++) {
+        snprintf(cmd, sizeof cmd, "chmod %s '%s' && '%s/xqf-web' --db 'host=/nonexistent' --cert '%s' --key '%s' "
+                                  "--port 1 2>&1; echo status $?", i ? "604" : "640", key, XQF_BIN, crt, key);
+        cr_assert_eq(cu_sh(out, sizeof out, cmd, cu_fx.logfile), 0);
+        cr_assert(strstr(out, "status 1\n"), "%s", out);
+        cr_assert(strstr(out, i ? "(mode 0604)" : "(mode 0640)") && strstr(out, "a secret key that others may read") &&
+                  strstr(out, "chmod 600"), "%s", out);
+        cr_assert_null(strstr(out, "database"), "the key is checked first: %s", out);
+    }
 }
 
 Test(web, spsa_from_the_form_and_its_page)

@@ -1,7 +1,6 @@
 #include "http.h"
 
 #include <arpa/inet.h>
-#include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -19,7 +18,6 @@ struct Http {
     struct MHD_Daemon *daemon;
     Web *web;
     int port, max_streams;
-    char *cert, *key;
     char *trusted_proxy;             /* NULL: X-Forwarded-For is never read */
 };
 
@@ -283,19 +281,6 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 
 /* ---- the daemon ------------------------------------------------------------------------- */
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *data = malloc(1 << 20);
-    size_t n = data ? fread(data, 1, (1 << 20) - 1, f) : 0;
-    fclose(f);
-    if (data)
-        data[n] = '\0';
-    return data;
-}
-
 Http *http_start(Web *w, const HttpConfig *cfg, char *err, size_t errlen)
 {
     struct sockaddr_storage ss;
@@ -326,19 +311,11 @@ Http *http_start(Web *w, const HttpConfig *cfg, char *err, size_t errlen)
         http_stop(&h);
         return NULL;
     }
-    if (cfg->cert || cfg->key) {
-        h->cert = cfg->cert ? slurp(cfg->cert) : NULL;
-        h->key = cfg->key ? slurp(cfg->key) : NULL;
-        if (!h->cert || !h->key) {
-            snprintf(err, errlen, "cannot read %s: %s", !h->cert ? "--cert" : "--key", strerror(errno));
-            http_stop(&h);
-            return NULL;
-        }
+    if (cfg->cert_pem && cfg->key_pem)
         flags |= MHD_USE_TLS;
-    }
     struct MHD_OptionItem tls[] = {
-        { h->cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, h->cert },
-        { MHD_OPTION_HTTPS_MEM_KEY, 0, h->key },
+        { flags & MHD_USE_TLS ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, (void *)cfg->cert_pem },
+        { MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)cfg->key_pem },
         { MHD_OPTION_END, 0, NULL },
     };
     h->daemon = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, handle, h,
@@ -371,8 +348,6 @@ void http_stop(Http **hp)
         return;
     if (h->daemon)
         MHD_stop_daemon(h->daemon);
-    free(h->cert);
-    free(h->key);
     free(h->trusted_proxy);
     free(h);
     *hp = NULL;

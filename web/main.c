@@ -3,20 +3,22 @@
  * machines, forms and actions for signed-in users), read from the same
  * PostgreSQL as the coordinator.
  *
- * Security: 127.0.0.1 by default; TLS with --cert and --key; any other
- * address without TLS is refused unless --insecure says plaintext on a
- * network is meant.
+ * Security: 127.0.0.1 by default; TLS with --cert and --key (a key that
+ * group or others may read is refused); any other address without TLS is
+ * refused unless --insecure says plaintext on a network is meant.
  *
  * Exit status: 0 stopped by SIGTERM/SIGINT, 1 failure (the database, the
  * socket, the certificate), 2 bad usage.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "http.h"
+#include "keys.h"
 #include "log.h"
 #include "opts.h"
 #include "web.h"
@@ -71,6 +73,40 @@ static const OptTable TABLE = {
     .epilog = "\nLogs go to stderr (XQF_LOG=debug|info|warn|error).\n",
 };
 
+/* A certificate's text (at most 1 MiB), or NULL with errno. */
+static char *read_certificate(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *data = malloc(1 << 20);
+    size_t n = data ? fread(data, 1, (1 << 20) - 1, f) : 0;
+    fclose(f);
+    if (data)
+        data[n] = '\0';
+    return data;
+}
+
+/*
+ * The TLS certificate's and key's texts, read before anything starts.  The
+ * key is refused when group or others may read it (keys.h's rule for the
+ * CURVE and operator keys, as ssh's for a private key): whoever reads it
+ * can pose as this server.  0, or -1 (logged).
+ */
+static int read_tls(const char *cert, const char *key, char **cert_pem, char **key_pem)
+{
+    char err[512];
+    if (!(*cert_pem = read_certificate(cert))) {
+        log_error("--cert %s: cannot read it: %s", cert, strerror(errno));
+        return -1;
+    }
+    if (keys_read_secret_file(key, key_pem, err, sizeof err) != 0) {
+        log_error("--key: %s", err);
+        return -1;
+    }
+    return 0;
+}
+
 static bool ip_address(const char *address)
 {
     unsigned char bin[sizeof(struct in6_addr)];
@@ -113,6 +149,11 @@ int main(int argc, char **argv)
     sigaddset(&stop, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop, NULL);      /* every thread inherits it; main waits for them */
     signal(SIGPIPE, SIG_IGN);
+    char *cert_pem = NULL, *key_pem = NULL;
+    if (cert && read_tls(cert, key, &cert_pem, &key_pem) != 0) {
+        free(cert_pem);
+        return 1;
+    }
     WebConfig wc = {
         .db = db, .db_connections = (int)opts_int(&o, "--db-connections"), .chart_js = opts_text(&o, "--chart-js"), .tls = cert != NULL || opts_given(&o, "--secure-cookies"),
         .login_required = opts_given(&o, "--login-required"), .session_hours = (int)opts_int(&o, "--session-hours"),
@@ -122,27 +163,28 @@ int main(int argc, char **argv)
         .tester_quota = (int)opts_int(&o, "--tester-quota"), .pgn_max = (int)opts_int(&o, "--pgn-max"),
     };
     Web *web = web_new(&wc);
-    if (!web)
-        return 1;
     HttpConfig hc = {
-        .listen = listen, .port = (int)opts_int(&o, "--port"), .cert = cert, .key = key,
+        .listen = listen, .port = (int)opts_int(&o, "--port"), .cert_pem = cert_pem, .key_pem = key_pem,
         .max_connections = (int)opts_int(&o, "--max-connections"), .per_ip = (int)opts_int(&o, "--per-ip"),
         .timeout_s = (int)opts_int(&o, "--timeout"), .max_streams = (int)opts_int(&o, "--max-streams"),
         .trusted_proxy = proxy,
     };
     char err[256];
-    Http *http = http_start(web, &hc, err, sizeof err);
-    if (!http) {
+    Http *http = web ? http_start(web, &hc, err, sizeof err) : NULL;
+    if (web && !http)
         log_error("%s", err);
-        web_destroy(&web);
-        return 1;
+    if (http) {
+        log_info("serving %s://%s:%d/", cert ? "https" : "http", listen, http_port(http));
+        int sig;
+        sigwait(&stop, &sig);
+        log_info("stopping (signal %d)", sig);
+        web_shutdown(web);
     }
-    log_info("serving %s://%s:%d/", cert ? "https" : "http", listen, http_port(http));
-    int sig;
-    sigwait(&stop, &sig);
-    log_info("stopping (signal %d)", sig);
-    web_shutdown(web);
     http_stop(&http);
     web_destroy(&web);
-    return 0;
+    free(cert_pem);
+    if (key_pem)
+        memset(key_pem, 0, strlen(key_pem));   /* a secret key */
+    free(key_pem);
+    return http ? 0 : 1;
 }
