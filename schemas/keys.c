@@ -142,6 +142,28 @@ static int read_text(const char *path, char **out, mode_t *mode, char *err, size
     return 0;
 }
 
+/* A secret's file must be its owner's alone, as ssh refuses an open private key. 0, or -1 with err. */
+static int private_mode(const char *path, mode_t mode, char *err, size_t size)
+{
+    if (mode & 077)
+        return fail(err, size, "%s: a secret key that others may read (mode %04o): chmod 600 %s", path,
+                    (unsigned)mode, path);
+    return 0;
+}
+
+int keys_read_secret_file(const char *path, char **text, char *err, size_t size)
+{
+    mode_t mode;
+    if (read_text(path, text, &mode, err, size) != 0)
+        return -1;
+    if (private_mode(path, mode, err, size) == 0)
+        return 0;
+    sodium_memzero(*text, strlen(*text));
+    free(*text);
+    *text = NULL;
+    return -1;
+}
+
 /* Creates path (never over an existing file) with text, flushed to disk. 0, or -1 with err. */
 static int write_new(const char *path, const char *text, mode_t mode, char *err, size_t size)
 {
@@ -271,9 +293,8 @@ int keys_read(const char *path, bool need_secret, KeyPair *out, char *err, size_
     free(text);
     if (rc == 0 && need_secret)
         rc = check_pair(out, path, err, size);
-    if (rc == 0 && need_secret && (mode & 077))
-        rc = fail(err, size, "%s: a secret key that others may read (mode %04o): chmod 600 %s", path,
-                  (unsigned)mode, path);
+    if (rc == 0 && need_secret)
+        rc = private_mode(path, mode, err, size);
     if (rc == 0 && !need_secret && !out->public_key[0])
         rc = fail(err, size, "%s: no 'public KEY' line", path);
     if (rc == 0 && !need_secret)
@@ -470,9 +491,8 @@ int sign_key_read(const char *path, bool need_secret, SignKey *out, char *err, s
     if (rc == 0 && need_secret && !(out->has_secret && has_public))
         rc = fail(err, size, "%s: not an operator key pair (needs 'sign-public' and 'sign-seed' lines: the file "
                              "xqf-keys sign-new FILE writes, not FILE.pub)", path);
-    if (rc == 0 && need_secret && (mode & 077))
-        rc = fail(err, size, "%s: a secret key that others may read (mode %04o): chmod 600 %s", path,
-                  (unsigned)mode, path);
+    if (rc == 0 && need_secret)
+        rc = private_mode(path, mode, err, size);
     if (rc == 0 && !has_public)
         rc = fail(err, size, "%s: no 'sign-public KEY' line", path);
     if (rc != 0 || !need_secret)

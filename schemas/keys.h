@@ -79,6 +79,13 @@ bool keys_z85_ok(const char *z85);
  * only its public key is taken).  Returns 0, or -1 with the reason in err.
  */
 int keys_read(const char *path, bool need_secret, KeyPair *out, char *err, size_t size);
+/*
+ * Reads a file that holds another secret (xqf-web's TLS private key) with
+ * the key pairs' rule: refused when group or others may read it.  Its
+ * text (malloc'd; wipe it before freeing) into *text: 0, or -1 with the
+ * reason in err.
+ */
+int keys_read_secret_file(const char *path, char **text, char *err, size_t size);
 /* Writes a new key pair to path (mode 0600) and its public key to path.pub; never overwrites. 0 or -1. */
 int keys_generate(const char *path, KeyPair *out, char *err, size_t size);
 /* Overwrites the secret key in memory (not optimised away). */

@@ -6,7 +6,11 @@
 # template is verified as its instance @1).  And what verify cannot see: a
 # unit that makes the file system read-only (ProtectSystem=strict) and
 # runs xqf-worker must give it a writable build cache (CacheDirectory=,
-# and --cache "$CACHE_DIRECTORY"), else the worker cannot start.
+# and --cache "$CACHE_DIRECTORY"), else the worker cannot start.  And
+# every unit carries the sandboxing all of them share (HARDENING below:
+# no new privileges, a read-only system, no homes, private /tmp and
+# devices, kernel and control groups out of reach, no set-uid, a private
+# umask): a unit added or edited without it fails here.
 # Status 77 (skipped) without systemd-analyze: the Debian package systemd
 # has it (ops/setup installs it).
 set -u
@@ -34,6 +38,14 @@ for f in "$units"/*.service; do
         echo "$f: ProtectSystem=strict leaves xqf-worker no writable cache (CacheDirectory= and --cache \"\$CACHE_DIRECTORY\")"
         bad=1
     fi
+done
+HARDENING="NoNewPrivileges=true ProtectSystem=strict ProtectHome=true PrivateTmp=true PrivateDevices=true
+ProtectKernelTunables=true ProtectKernelModules=true ProtectControlGroups=true RestrictSUIDSGID=true
+LockPersonality=true UMask=0077"
+for f in "$units"/*.service; do
+    for line in $HARDENING; do
+        grep -qxF "$line" "$f" || { echo "$f: lacks $line (every unit is sandboxed alike)"; bad=1; }
+    done
 done
 [ $bad -eq 0 ] && echo "ok: $(ls "$units"/*.service | wc -l) units verified"
 exit $bad

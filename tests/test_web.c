@@ -16,8 +16,10 @@
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
 #include <inttypes.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,12 +162,60 @@ static void add_user(const char *name, const char *role, const char *password)
     cr_assert_eq(system(cmd), 0, "xqf-tune user add %s failed", name);
 }
 
+/* The login page's cookie (its nonce, from the head) and its form's token (from the body): false when either lacks. */
+static bool login_page_of(const char *head, const char *body, char nonce[128], char token[128])
+{
+    const char *c = strstr(head, "xqf_login="), *t = strstr(body, "name=\"login_csrf\" value=\"");
+    nonce[0] = token[0] = '\0';
+    if (c)
+        sscanf(c + 10, "%127[0-9a-f]", nonce);
+    if (t)
+        sscanf(t + 25, "%127[0-9a-f]", token);
+    return nonce[0] && token[0];
+}
+
+/*
+ * A POST /login from `from` (NULL: 127.0.0.1) with an X-Forwarded-For
+ * header (NULL: none), the login cookie's value nonce (NULL: none) and a
+ * form body.
+ */
+static Reply login_raw(const char *from, const char *forwarded, const char *nonce, const char *form)
+{
+    char req[2048];
+    int n = snprintf(req, sizeof req, "POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n%s%s%s%s%s%s"
+                     "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: %zu\r\n\r\n%s",
+                     forwarded ? "X-Forwarded-For: " : "", forwarded ? forwarded : "", forwarded ? "\r\n" : "",
+                     nonce ? "Cookie: xqf_login=" : "", nonce ? nonce : "", nonce ? "\r\n" : "", strlen(form), form);
+    return raw_from(from, req, (size_t)n);
+}
+
+/*
+ * A login as user, as a browser does it: the login page (from the same
+ * address, `from`; NULL: 127.0.0.1), then its form with the page's token
+ * and cookie (and forwarded as X-Forwarded-For, NULL: none).
+ */
+static Reply login_post(const char *from, const char *forwarded, const char *user, const char *password)
+{
+    char nonce[128], token[128], form[512];
+    Reply page = http_from(from, "GET", "/login", NULL, NULL);
+    cr_assert_eq(page.status, 200);
+    cr_assert(login_page_of(page.head, page.body, nonce, token), "no login token:\n%s\n%s", page.head, page.body);
+    reply_free(&page);
+    snprintf(form, sizeof form, "login_csrf=%s&user=%s&password=%s", token, user, password);
+    return login_raw(from, forwarded, nonce, form);
+}
+
+static int login_status(const char *user, const char *password)
+{
+    Reply r = login_post(NULL, NULL, user, password);
+    reply_free(&r);
+    return r.status;
+}
+
 /* Logs in: the session cookie's value into cookie, the CSRF token of the forms into csrf. */
 static void login(const char *name, const char *password, char *cookie, char *csrf)
 {
-    char form[256];
-    snprintf(form, sizeof form, "user=%s&password=%s", name, password);
-    Reply r = http("POST", "/login", NULL, form);
+    Reply r = login_post(NULL, NULL, name, password);
     cr_assert_eq(r.status, 303, "login of %s: %d", name, r.status);
     const char *c = strstr(r.head, "xqf_session=");
     cr_assert(c);
@@ -404,8 +454,8 @@ Test(web, logins_are_rate_limited)
     add_user("ada", "admin", "adminpass1");
     start_web(NULL);
     for (int i = 0; i < 5; i++)
-        cr_assert_eq(status_of("POST", "/login", NULL, "user=ada&password=wrong"), 401);
-    cr_assert_eq(status_of("POST", "/login", NULL, "user=ada&password=adminpass1"), 429, "the sixth try");
+        cr_assert_eq(login_status("ada", "wrong"), 401);
+    cr_assert_eq(login_status("ada", "adminpass1"), 429, "the sixth try");
 }
 
 /*
@@ -421,44 +471,132 @@ Test(web, login_limit_drains_one_try_at_a_time)
     const char *extra[] = { "--login-rate", "5", NULL };
     start_web(extra);
     for (int i = 0; i < 5; i++)
-        cr_assert_eq(status_of("POST", "/login", NULL, "user=nobody&password=wrong"), 401, "try %d", i + 1);
-    cr_assert_eq(status_of("POST", "/login", NULL, "user=nobody&password=wrong"), 429, "the limit is used up");
+        cr_assert_eq(login_status("nobody", "wrong"), 401, "try %d", i + 1);
+    cr_assert_eq(login_status("nobody", "wrong"), 429, "the limit is used up");
     struct timespec t = { 12, 300000000 };
     nanosleep(&t, NULL);
-    cr_assert_eq(status_of("POST", "/login", NULL, "user=nobody&password=wrong"), 401, "3 s later: one try");
-    cr_assert_eq(status_of("POST", "/login", NULL, "user=nobody&password=wrong"), 429, "and only one");
+    cr_assert_eq(login_status("nobody", "wrong"), 401, "3 s later: one try");
+    cr_assert_eq(login_status("nobody", "wrong"), 429, "and only one");
 }
 
-/* The failed-login status of one try from the loopback address `from`. */
-static int login_status_from(const char *from)
+/* The status of a login as user with password from the loopback address `from`. */
+static int login_status_from(const char *from, const char *user, const char *password)
 {
-    Reply r = http_from(from, "POST", "/login", NULL, "user=nobody&password=wrong");
+    Reply r = login_post(from, NULL, user, password);
     reply_free(&r);
     return r.status;
 }
 
 /*
- * The server keeps 256 client counts.  When all are taken, a new address
- * takes over the fullest one, count and all, so crowding the table can only
- * make the limit stricter: an attacker at its limit cannot get a fresh count
- * by sending from 256 other addresses first.
+ * One password guessed from many addresses meets the account's limit
+ * (--login-account-rate), whoever sends the guesses; the address the
+ * account logged in from before is spared, so its owner gets in during
+ * the attack.  (The tables' eviction, a full table included, is
+ * test_web_login's: filling 1,024 entries here would take 1,024 Argon2id
+ * verifications.)
  */
-Test(web, a_full_login_table_never_frees_an_attacker)
+Test(web, an_account_is_limited_across_addresses)
 {
     CU_REQUIRE_DB();
-    /* one a minute: the 255 other tries (an Argon2id verification each) drain less than one */
+    add_user("ada", "admin", "adminpass1");
+    const char *extra[] = { "--login-account-rate", "3", NULL };
+    start_web(extra);
+    cr_assert_eq(login_status_from("127.0.7.1", "ada", "adminpass1"), 303, "the owner, at home");
+    char from[32];
+    for (int i = 10; i < 13; i++) {
+        snprintf(from, sizeof from, "127.0.7.%d", i);
+        cr_assert_eq(login_status_from(from, "ada", "guess"), 401, "a guess from %s", from);
+    }
+    Reply r = login_post("127.0.7.13", NULL, "ada", "adminpass1");
+    cr_assert_eq(r.status, 429, "a fourth address, right password or not: %d", r.status);
+    cr_assert(strstr(r.body, "too many failed logins for this account"), "%s", r.body);
+    reply_free(&r);
+    cr_assert_eq(login_status_from("127.0.7.13", "nobody", "guess"), 401, "that address may try other accounts");
+    cr_assert_eq(login_status_from("127.0.7.1", "ada", "adminpass1"), 303, "the owner's address is spared");
+}
+
+/*
+ * The login form carries a token that must match the login page's cookie
+ * (signed double submit): a POST /login without either, with a token of
+ * its own making or with another page's cookie is refused (403) before
+ * any password is checked, and counts for no limit.
+ */
+Test(web, a_login_needs_the_login_pages_token)
+{
+    CU_REQUIRE_DB();
+    add_user("ada", "admin", "adminpass1");
     const char *extra[] = { "--login-rate", "1", NULL };
     start_web(extra);
-    cr_assert_eq(login_status_from("127.0.2.1"), 401);
-    cr_assert_eq(login_status_from("127.0.2.1"), 429, "the attacker's limit is used up");
-    cr_assert_eq(login_status_from("127.0.3.1"), 401, "another address has its own count");
-    char from[32];
-    for (int i = 2; i <= 255; i++) {      /* 254 more addresses: all 256 counts are taken */
-        snprintf(from, sizeof from, "127.0.3.%d", i);
-        cr_assert_eq(login_status_from(from), 401, "address %s", from);
-    }
-    cr_assert_eq(login_status_from("127.0.5.1"), 429, "a newcomer inherits the fullest count");
-    cr_assert_eq(login_status_from("127.0.2.1"), 429, "and the attacker, back again, takes it over again");
+    char nonce[128], token[128], other_nonce[128], other_token[128], form[512];
+    Reply page = http("GET", "/login", NULL, NULL);
+    cr_assert(login_page_of(page.head, page.body, nonce, token));
+    const char *cookie = strstr(page.head, "xqf_login=");
+    cr_assert(strstr(cookie, "Path=/login") && strstr(cookie, "HttpOnly") && strstr(cookie, "SameSite=Strict"),
+              "%s", page.head);
+    reply_free(&page);
+    page = http("GET", "/login", NULL, NULL);
+    cr_assert(login_page_of(page.head, page.body, other_nonce, other_token));
+    cr_assert_str_neq(nonce, other_nonce, "a nonce per visitor");
+    reply_free(&page);
+    Reply r = login_raw(NULL, NULL, NULL, "user=ada&password=adminpass1");
+    cr_assert_eq(r.status, 403, "no token, no cookie: %d", r.status);
+    cr_assert(strstr(r.body, "token is missing or wrong"), "%s", r.body);
+    reply_free(&r);
+    snprintf(form, sizeof form, "login_csrf=%s&user=ada&password=adminpass1", token);
+    r = login_raw(NULL, NULL, NULL, form);
+    cr_assert_eq(r.status, 403, "a token without its cookie (another site's form)");
+    reply_free(&r);
+    r = login_raw(NULL, NULL, nonce, "user=ada&password=adminpass1");
+    cr_assert_eq(r.status, 403, "a cookie without the token");
+    reply_free(&r);
+    snprintf(form, sizeof form, "login_csrf=%s&user=ada&password=adminpass1", nonce);
+    r = login_raw(NULL, NULL, nonce, form);
+    cr_assert_eq(r.status, 403, "the nonce as its own token (a plain double submit, forgeable by a planted cookie)");
+    reply_free(&r);
+    snprintf(form, sizeof form, "login_csrf=%s&user=ada&password=adminpass1", other_token);
+    r = login_raw(NULL, NULL, nonce, form);
+    cr_assert_eq(r.status, 403, "another page's token");
+    reply_free(&r);
+    snprintf(form, sizeof form, "login_csrf=%s&user=ada&password=wrong", token);
+    r = login_raw(NULL, NULL, nonce, form);
+    cr_assert_eq(r.status, 401, "the refusals above counted for no limit (1 a minute)");
+    cr_assert(strstr(r.body, token), "a failed login's page carries its token again");
+    reply_free(&r);
+}
+
+/* A login as user from the loopback address `from` with an X-Forwarded-For header (NULL: none): its status. */
+static int login_forwarded(const char *from, const char *forwarded, const char *user, const char *password)
+{
+    Reply r = login_post(from, forwarded, user, password);
+    reply_free(&r);
+    return r.status;
+}
+
+/*
+ * --trusted-proxy: only from that address is X-Forwarded-For believed, and
+ * only its last hop (what the proxy appended), for the limits and the
+ * audit; from anyone else the header is ignored.
+ */
+Test(web, x_forwarded_for_only_from_the_trusted_proxy)
+{
+    CU_REQUIRE_DB();
+    add_user("ada", "admin", "adminpass1");
+    const char *extra[] = { "--login-rate", "1", "--trusted-proxy", "127.0.8.1", NULL };
+    start_web(extra);
+    cr_assert_eq(login_forwarded("127.0.8.1", "203.0.113.9", "nobody", "guess"), 401);
+    cr_assert_eq(login_forwarded("127.0.8.1", "203.0.113.9", "nobody", "guess"), 429, "that client's limit");
+    cr_assert_eq(login_forwarded("127.0.8.1", "203.0.113.9, 127.0.8.1", "nobody", "guess"), 401,
+                 "another last hop, another client (whatever the client wrote first)");
+    cr_assert_eq(login_forwarded("127.0.8.1", "198.51.100.4, 203.0.113.9", "nobody", "guess"), 429,
+                 "a client cannot pose as another by writing the header itself: the proxy's hop counts");
+    cr_assert_eq(login_forwarded("127.0.8.2", "192.0.2.1", "nobody", "guess"), 401);
+    cr_assert_eq(login_forwarded("127.0.8.2", "192.0.2.2", "nobody", "guess"), 429,
+                 "not the proxy: the header is ignored, the peer's limit counts");
+    cr_assert_eq(login_forwarded("127.0.8.1", "192.0.2.77", "ada", "adminpass1"), 303);
+    char cmd[1024], detail[256];
+    snprintf(cmd, sizeof cmd, "psql -qAt '%s' -c \"SELECT detail FROM web_audit WHERE action = 'login'\"", cu_fx.db);
+    cr_assert_eq(cu_sh(detail, sizeof detail, cmd, cu_fx.logfile), 0);
+    cr_assert_str_eq(detail, "192.0.2.77\n", "the audit names the client, not the proxy");
 }
 
 Test(web, login_required_and_bind_rules)
@@ -528,17 +666,24 @@ Test(web, a_commit_is_pushed_within_a_second)
         close(fds[i]);
 }
 
+/* A self-signed certificate and its key (mode 0600) in the test's directory (skips without openssl). */
+static void make_certificate(char crt[256], char key[256])
+{
+    if (system("command -v openssl >/dev/null") != 0)
+        cr_skip("openssl (to make a certificate and speak TLS) is not installed");
+    char cmd[2048];
+    snprintf(crt, 256, "%s/web.crt", cu_fx.dir);
+    snprintf(key, 256, "%s/web.key", cu_fx.dir);
+    snprintf(cmd, sizeof cmd, "openssl req -x509 -newkey rsa:2048 -nodes -keyout '%s' -out '%s' -days 1 "
+                              "-subj /CN=localhost 2>/dev/null && chmod 600 '%s'", key, crt, key);
+    cr_assert_eq(system(cmd), 0);
+}
+
 Test(web, tls_with_a_certificate)
 {
     CU_REQUIRE_DB();
-    if (system("command -v openssl >/dev/null") != 0)
-        cr_skip("openssl (to make a certificate and speak TLS) is not installed");
     char cmd[2048], crt[256], key[256];
-    snprintf(crt, sizeof crt, "%s/web.crt", cu_fx.dir);
-    snprintf(key, sizeof key, "%s/web.key", cu_fx.dir);
-    snprintf(cmd, sizeof cmd, "openssl req -x509 -newkey rsa:2048 -nodes -keyout '%s' -out '%s' -days 1 "
-                              "-subj /CN=localhost 2>/dev/null", key, crt);
-    cr_assert_eq(system(cmd), 0);
+    make_certificate(crt, key);
     const char *extra[] = { "--listen", "0.0.0.0", "--cert", crt, "--key", key, NULL };
     start_web(extra);                /* a non-loopback address is fine with TLS */
     snprintf(cmd, sizeof cmd, "printf 'GET /runs HTTP/1.0\\r\\nHost: x\\r\\n\\r\\n' | "
@@ -557,6 +702,27 @@ Test(web, tls_with_a_certificate)
     Reply r = http("GET", "/runs", NULL, NULL);
     cr_assert_neq(r.status, 200, "plain HTTP on the TLS port");
     reply_free(&r);
+}
+
+/*
+ * A TLS key that group or others may read is refused at start (status 1,
+ * the file and the fix named), before the database is even tried: keys.c's
+ * rule for every secret key file of the project.
+ */
+Test(web, a_tls_key_others_may_read_is_refused)
+{
+    CU_REQUIRE_DB();
+    char cmd[2048], crt[256], key[256], out[1024];
+    make_certificate(crt, key);
+    for (int i = 0; i < 2; i++) {
+        snprintf(cmd, sizeof cmd, "chmod %s '%s' && '%s/xqf-web' --db 'host=/nonexistent' --cert '%s' --key '%s' "
+                                  "--port 1 2>&1; echo status $?", i ? "604" : "640", key, XQF_BIN, crt, key);
+        cr_assert_eq(cu_sh(out, sizeof out, cmd, cu_fx.logfile), 0);
+        cr_assert(strstr(out, "status 1\n"), "%s", out);
+        cr_assert(strstr(out, i ? "(mode 0604)" : "(mode 0640)") && strstr(out, "a secret key that others may read") &&
+                  strstr(out, "chmod 600"), "%s", out);
+        cr_assert_null(strstr(out, "database"), "the key is checked first: %s", out);
+    }
 }
 
 Test(web, spsa_from_the_form_and_its_page)
@@ -1044,23 +1210,21 @@ Test(web, password_change_disable_and_delete_end_sessions)
     CU_REQUIRE_DB();
     add_user("pat", "tester", "password1");
     start_web(NULL);
-    char cookie[128], csrf[128], form[128];
+    char cookie[128], csrf[128];
     login("pat", "password1", cookie, csrf);
     cr_assert(signed_in(cookie));
     cr_assert_eq(user_cmd("add pat --role tester --replace", "password2"), 0);
     cr_assert(!signed_in(cookie), "a session outlived the password change");
-    snprintf(form, sizeof form, "user=pat&password=password1");
-    cr_assert_neq(status_of("POST", "/login", NULL, form), 303, "the old password still signs in");
+    cr_assert_neq(login_status("pat", "password1"), 303, "the old password still signs in");
     login("pat", "password2", cookie, csrf);
     cr_assert_eq(user_cmd("disable pat", NULL), 0);
     cr_assert(!signed_in(cookie), "a session of a disabled account");
-    snprintf(form, sizeof form, "user=pat&password=password2");
-    cr_assert_neq(status_of("POST", "/login", NULL, form), 303, "a disabled account signs in");
+    cr_assert_neq(login_status("pat", "password2"), 303, "a disabled account signs in");
     cr_assert_eq(user_cmd("enable pat", NULL), 0);
     login("pat", "password2", cookie, csrf);
     cr_assert_eq(user_cmd("delete pat", NULL), 0);
     cr_assert(!signed_in(cookie), "a session of a deleted account");
-    cr_assert_neq(status_of("POST", "/login", NULL, form), 303, "a deleted account signs in");
+    cr_assert_neq(login_status("pat", "password2"), 303, "a deleted account signs in");
     cr_assert_eq(user_cmd("disable nobody", NULL), 2, "an unknown account");
     cr_assert_eq(user_cmd("frobnicate pat", NULL), 2, "an unknown subcommand");
 }
@@ -1072,7 +1236,10 @@ Test(web, secure_cookies_behind_a_proxy)
     add_user("pat", "tester", "password1");
     const char *extra[] = { "--secure-cookies", NULL };
     start_web(extra);
-    Reply r = http("POST", "/login", NULL, "user=pat&password=password1");
+    Reply page = http("GET", "/login", NULL, NULL);
+    cr_assert(strstr(page.head, "xqf_login=") && strstr(page.head, "; Secure"), "%s", page.head);
+    reply_free(&page);
+    Reply r = login_post(NULL, NULL, "pat", "password1");
     cr_assert_eq(r.status, 303);
     const char *c = strstr(r.head, "xqf_session=");
     cr_assert(c && strstr(c, "; Secure"), "%s", r.head);
@@ -1121,4 +1288,216 @@ Test(web, pgn_downloads_are_bounded_whatever_the_filter)
     reply_free(&r);
     snprintf(path, sizeof path, "/runs/%" PRId64 "/pgn", run);
     cr_assert_eq(status_of("GET", path, NULL, NULL), 413, "the whole run past --pgn-max");
+}
+
+/* ---- GET / while logins and a large download run -------------------------------------------- */
+
+/*
+ * One request from the loopback address `from` (NULL: 127.0.0.1) on a
+ * connection of its own, without assertions (it runs in the load's
+ * threads): its status (-1 when the connection failed), the bytes of the
+ * answer in *bytes, its first 16 KiB in head (may be NULL).
+ */
+static int quiet_request(const char *from, const char *req, size_t len, size_t *bytes, char *head, size_t head_size)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)cu_fx.port) }, b = a;
+    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+    b.sin_port = 0;
+    inet_pton(AF_INET, from ? from : "127.0.0.1", &b.sin_addr);
+    *bytes = 0;
+    if (fd < 0 || bind(fd, (struct sockaddr *)&b, sizeof b) != 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0 ||
+        send(fd, req, len, MSG_NOSIGNAL) != (ssize_t)len) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    char buf[65536], first[16384];
+    size_t kept = 0;
+    ssize_t n;
+    while ((n = recv(fd, buf, sizeof buf, 0)) > 0) {
+        size_t take = kept + (size_t)n < sizeof first - 1 ? (size_t)n : sizeof first - 1 - kept;
+        memcpy(first + kept, buf, take);
+        kept += take;
+        *bytes += (size_t)n;
+    }
+    close(fd);
+    first[kept] = '\0';
+    if (head)
+        snprintf(head, head_size, "%s", first);
+    int status = -1;
+    sscanf(first, "HTTP/1.%*d %d", &status);
+    return status;
+}
+
+static int quiet_get(const char *path, size_t *bytes)
+{
+    char req[512];
+    int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", path);
+    return quiet_request(NULL, req, (size_t)n, bytes, NULL, 0);
+}
+
+/* A login of user (password "password-" user) from `from`, the login page first: 303 when it worked. */
+static int quiet_login(const char *from, const char *user)
+{
+    char req[1024], page[16384], nonce[128], token[128];
+    size_t bytes;
+    int n = snprintf(req, sizeof req, "GET /login HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    if (quiet_request(from, req, (size_t)n, &bytes, page, sizeof page) != 200 || !login_page_of(page, page, nonce, token))
+        return -1;
+    char form[512];
+    int flen = snprintf(form, sizeof form, "login_csrf=%s&user=%s&password=password-%s", token, user, user);
+    n = snprintf(req, sizeof req, "POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                 "Cookie: xqf_login=%s\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                 "Content-Length: %d\r\n\r\n%s", nonce, flen, form);
+    return quiet_request(from, req, (size_t)n, &bytes, NULL, 0);
+}
+
+typedef struct {
+    pthread_t thread;
+    const char *path;                /* a download's; NULL: a login's */
+    char user[16], from[16];         /* a login's account and address */
+    volatile bool *stop;
+    int done, failed;                /* answered as expected, or not */
+    size_t bytes;                    /* of the largest answer */
+} Load;
+
+/* Downloads (path) or logs in again and again until *stop. */
+static void *load_main(void *arg)
+{
+    Load *l = arg;
+    while (!*l->stop) {
+        size_t bytes = 0;
+        int status = l->path ? quiet_get(l->path, &bytes) : quiet_login(l->from, l->user);
+        *(status == (l->path ? 200 : 303) ? &l->done : &l->failed) += 1;
+        if (bytes > l->bytes)
+            l->bytes = bytes;
+    }
+    return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/*
+ * n GET / one after the other, 50 ms apart, their times sorted into ms[];
+ * once more than a tenth took over bound_ms, the p90 is over it whatever
+ * comes: the rest are not waited for (they count as the slowest, INFINITY).
+ * Returns how many were measured.
+ */
+static int time_runs_page(double *ms, int n, double bound_ms)
+{
+    int i = 0, over = 0;
+    for (; i < n && over <= n / 10; i++) {
+        size_t bytes;
+        double t0 = cu_now();
+        cr_assert_eq(quiet_get("/", &bytes), 200, "GET / %d", i);
+        ms[i] = (cu_now() - t0) * 1000;
+        over += ms[i] > bound_ms;
+        cu_sleep_ms(50);
+    }
+    int measured = i;
+    for (; i < n; i++)
+        ms[i] = INFINITY;
+    qsort(ms, (size_t)n, sizeof *ms, cmp_double);
+    return measured;
+}
+
+/*
+ * A run of 20,000 games (the default --pgn-max) of 200 plies each: a PGN
+ * of about 35 MB, seconds of a core to write.  The 4 games of one reported
+ * lease, then copies of a longer record.
+ */
+static int64_t run_of_many_games(void)
+{
+    int64_t run = cu_sprt(cu_fx.store, "NullR=2", 2, 20000, 300, 0, 5), worker;
+    cr_assert_eq(store_hello(cu_fx.store, "w1", "b", 1, 1, "", &worker), 1);
+    StoreLease l;
+    bool given;
+    cr_assert_eq(store_claim_batch(cu_fx.store, run, &worker, 1, 60000, &l, &given), 1);
+    StoreCounts c = { .pairs = 2, .draws = 4, .penta = { 0, 0, 2, 0, 0 }, .nreasons = 1, .reasons = { 4 } };
+    cr_assert_eq(cu_report(cu_fx.store, worker, l.task_id, l.token, &c, NULL, 60000, NULL, NULL), REPORT_ACCEPTED);
+    /* a stored record (games.h, its FEN apart): moves only and a draw, a reason, 200 plies: two horses to and fro */
+    static const char *const CYCLE[4] = { "010a", "d220", "9400", "4129" };   /* b0c2 b9c7 c2b0 c7b9, little-endian */
+    char record[2 * (5 + 400) + 1] = "830100c800", *p = record + 10;
+    for (int i = 0; i < 200; i++, p += 4)
+        memcpy(p, CYCLE[i % 4], 4);
+    *p = '\0';
+    char sql[4096];
+    snprintf(sql, sizeof sql, "psql -q '%s' -c \"INSERT INTO games (run_id, game, worker_id, fen_id, record) "
+                              "SELECT %" PRId64 ", g, %" PRId64 ", (SELECT fen_id FROM games LIMIT 1), "
+                              "decode('%s', 'hex') FROM generate_series(4, 19999) g\" >/dev/null",
+             cu_fx.db, run, worker, record);
+    cr_assert_eq(system(sql), 0);
+    return run;
+}
+
+/*
+ * GET / stays under 100 ms while 20 people log in again and again, each
+ * from an address of its own (an Argon2id verification a login: 64 MiB
+ * and a fraction of a second of a core), and a 20,000-game PGN (35 MB) is
+ * downloaded again and again.  Behind the one lock of old, GET / waited
+ * for the download under way: a median of 1.4 s.
+ *
+ * The bound holds for the 90th percentile of 60 GET /, 50 ms apart: the
+ * tail is the point (a page fast only half the time still stalls), but
+ * the slowest few of a loaded shared machine (this one runs other jobs'
+ * builds and tests) are its scheduler's, not the dashboard's.  A round
+ * over the bound is measured again once under the same load before the
+ * test fails: the regressions this test is for (a connection held by a
+ * download, a login's verification or its thread) are over it every time.
+ * The median of a round with no load at all is logged beside it, and the
+ * load's requests are checked to have been answered (else there was no load).
+ */
+Test(web, the_runs_page_stays_fast_under_logins_and_downloads, .timeout = 240)
+{
+    CU_REQUIRE_DB();
+    enum { SAMPLES = 60, LOGINS = 20, LOADS = LOGINS + 1 };
+    int64_t run = run_of_many_games();
+    Load load[LOADS];
+    volatile bool stop = false;
+    char path[64];
+    snprintf(path, sizeof path, "/runs/%" PRId64 "/pgn", run);
+    for (int i = 0; i < LOADS; i++) {
+        load[i] = (Load){ .path = i == LOGINS ? path : NULL, .stop = &stop };
+        snprintf(load[i].user, sizeof load[i].user, "user%d", i);
+        snprintf(load[i].from, sizeof load[i].from, "127.0.6.%d", i + 1);
+        char password[32];
+        snprintf(password, sizeof password, "password-user%d", i);
+        if (i < LOGINS)
+            add_user(load[i].user, "viewer", password);
+    }
+    start_web(NULL);
+    double idle[SAMPLES], busy[SAMPLES];
+    time_runs_page(idle, SAMPLES, INFINITY);
+    for (int i = 0; i < LOADS; i++)
+        cr_assert_eq(pthread_create(&load[i].thread, NULL, load_main, &load[i]), 0);
+    cu_sleep_ms(500);                /* the download and the logins are under way */
+    double p90 = 0;
+    for (int round = 0; round < 2 && (round == 0 || p90 >= 100); round++) {
+        int measured = time_runs_page(busy, SAMPLES, 100);
+        p90 = busy[SAMPLES * 9 / 10 - 1];
+        cr_log_info("GET / idle: median %.1f ms, p90 %.1f ms; under load (round %d, %d measured): median %.1f ms, "
+                    "p90 %.1f ms, max %.1f ms", idle[SAMPLES / 2], idle[SAMPLES * 9 / 10 - 1], round + 1, measured,
+                    busy[SAMPLES / 2], p90, busy[SAMPLES - 1]);
+    }
+    stop = true;
+    int logins = 0, downloads = 0, failed = 0;
+    size_t largest = 0;
+    for (int i = 0; i < LOADS; i++) {
+        pthread_join(load[i].thread, NULL);
+        *(i == LOGINS ? &downloads : &logins) += load[i].done;
+        failed += load[i].failed;
+        if (load[i].bytes > largest)
+            largest = load[i].bytes;
+    }
+    cr_log_info("the load: %d logins, %d downloads of %.1f MB, %d failed", logins, downloads, largest / 1e6, failed);
+    cr_assert_eq(failed, 0, "requests of the load failed (%d)", failed);
+    cr_assert_geq(logins, LOGINS, "the logins ran");
+    cr_assert_geq(downloads, 1, "a download ran");
+    cr_assert_gt(largest, 30 * 1000 * 1000, "the download is large: %zu bytes", largest);
+    cr_assert_lt(p90, 100.0, "GET / under load: p90 %.1f ms", p90);
 }

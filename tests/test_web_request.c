@@ -99,3 +99,33 @@ Test(web_request, escaping)
     cr_assert_eq(len, 8);
     free(text);
 }
+
+/*
+ * X-Forwarded-For is believed only from the trusted proxy, and only its
+ * last hop (the address the proxy appended; what comes before it is the
+ * client's say); anything malformed leaves the peer's address.
+ */
+Test(web_request, the_client_behind_a_trusted_proxy)
+{
+    char c[64];
+    request_client("10.0.0.5", NULL, "203.0.113.9", c, sizeof c);
+    cr_assert_str_eq(c, "10.0.0.5", "no trusted proxy: the header is ignored");
+    request_client("10.0.0.5", "10.0.0.1", "203.0.113.9", c, sizeof c);
+    cr_assert_str_eq(c, "10.0.0.5", "a peer that is not the proxy: ignored");
+    request_client("10.0.0.1", "10.0.0.1", "203.0.113.9", c, sizeof c);
+    cr_assert_str_eq(c, "203.0.113.9");
+    request_client("10.0.0.1", "10.0.0.1", "6.6.6.6, 203.0.113.9", c, sizeof c);
+    cr_assert_str_eq(c, "203.0.113.9", "the last hop, not what the client wrote first");
+    request_client("10.0.0.1", "10.0.0.1", "203.0.113.9 ,  2001:DB8:0:0::7 ", c, sizeof c);
+    cr_assert_str_eq(c, "2001:db8::7", "canonical");
+    request_client("::1", "0:0::1", "198.51.100.1", c, sizeof c);
+    cr_assert_str_eq(c, "198.51.100.1", "the proxy's address compared canonically");
+    static const char *const BAD[] = { "", "unknown", "203.0.113.9, ", "203.0.113.9:80", "1.2.3", "[::1]",
+                                       "203.0.113.256" };
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        request_client("10.0.0.1", "10.0.0.1", BAD[i], c, sizeof c);
+        cr_assert_str_eq(c, "10.0.0.1", "'%s' is no address: the peer's", BAD[i]);
+    }
+    request_client("10.0.0.1", "10.0.0.1", NULL, c, sizeof c);
+    cr_assert_str_eq(c, "10.0.0.1", "no header");
+}

@@ -11,11 +11,13 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "login.h"
 #include "password.h"
+#include "pool.h"
 #include "store.h"
 #include "web.h"
 
-enum { EVENT_SLOTS = 512, LOGIN_SLOTS = 256 };
+enum { EVENT_SLOTS = 512 };
 
 /* The newest event of one run (run -1: the list of runs changed). */
 typedef struct {
@@ -24,17 +26,10 @@ typedef struct {
     char *text;                      /* "event: ...\ndata: ...\n\n" */
 } Event;
 
-/* A client address's failed logins: a leaky bucket (web.c, login_slot). */
-typedef struct {
-    char client[64];
-    int64_t at_ms;                   /* monotonic time of the count below */
-    double failures;                 /* still counted at at_ms: each drains away at --login-rate a minute */
-} LoginSlot;
-
 struct Web {
     WebConfig cfg;
-    Store *store;                    /* pages and actions, under db_lock */
-    pthread_mutex_t db_lock;
+    Pool *pool;                      /* the database connections of pages and actions */
+    pthread_mutex_t create_lock;     /* a tester's quota counted and a run created, one request at a time */
     char *chart_js;                  /* the file's bytes (NULL when it could not be read) */
     size_t chart_js_len;
     /* live events (live.c), under ev_lock */
@@ -46,10 +41,11 @@ struct Web {
     int streams;
     pthread_t listener;
     bool listening;
-    /* failed logins per client and minute (web.c), under db_lock */
-    LoginSlot logins[LOGIN_SLOTS];
-    /* the hash of a random password, verified against when the user is unknown (web.c), under db_lock */
+    LoginGuard *logins;              /* login limits and password verification (login.h) */
+    /* the hash of a random password, verified against when the user is unknown (web.c): read only */
     char dummy_hash[XQF_PWHASH_MAX];
+    /* the key of the login forms' tokens, random at each start (web.c, login_token): read only */
+    char login_key[XQF_TOKEN_HEX + 1];
 };
 
 /* The visitor: signed in or not. */
@@ -75,7 +71,8 @@ typedef struct {
 } FieldError;
 int page_new_run(const char *kind, const Form *values, const FieldError *errors, int nerrors, const Session *u,
                  Buf *b);
-int page_login(const char *message, const Session *u, Buf *b);
+/* The login form, carrying token (the login CSRF token: web.c, login_token). */
+int page_login(const char *message, const char *token, const Session *u, Buf *b);
 /* The admin's form for a new account, with the values given, a message per field and a notice (may be NULL). */
 int page_users(const Form *values, const FieldError *errors, int nerrors, const char *notice, const Session *u,
                Buf *b);

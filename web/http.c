@@ -1,12 +1,12 @@
 #include "http.h"
 
 #include <arpa/inet.h>
-#include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 #include "app.h"
@@ -18,7 +18,7 @@ struct Http {
     struct MHD_Daemon *daemon;
     Web *web;
     int port, max_streams;
-    char *cert, *key;
+    char *trusted_proxy;             /* NULL: X-Forwarded-For is never read */
 };
 
 /* What one request collects between the calls of the access handler. */
@@ -76,6 +76,8 @@ static enum MHD_Result send_page(struct MHD_Connection *c, WebResponse *rs)
         MHD_add_response_header(r, "Set-Cookie", rs->cookie);
     if (rs->location[0])
         MHD_add_response_header(r, "Location", rs->location);
+    if (rs->close)
+        MHD_add_response_header(r, "Connection", "close");
     return send_response(c, rs->status, r, rs->type, true);
 }
 
@@ -159,7 +161,8 @@ static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *k
     return MHD_YES;
 }
 
-static void client_address(struct MHD_Connection *c, char *out, size_t size)
+/* The TCP peer's address. */
+static void peer_address(struct MHD_Connection *c, char *out, size_t size)
 {
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     out[0] = '\0';
@@ -171,6 +174,27 @@ static void client_address(struct MHD_Connection *c, char *out, size_t size)
     else if (sa->sa_family == AF_INET6)
         inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)size);
 }
+
+/* Keeps the value of the last X-Forwarded-For header (a proxy may add a line of its own after the client's). */
+static enum MHD_Result last_forwarded(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind;
+    if (strcasecmp(key, "X-Forwarded-For") == 0)
+        *(const char **)cls = value;
+    return MHD_YES;
+}
+
+/* The client's address: the TCP peer's, or the address a trusted proxy says it forwarded for (request_client). */
+static void client_address(Http *h, struct MHD_Connection *c, char *out, size_t size)
+{
+    char peer[64];
+    peer_address(c, peer, sizeof peer);
+    const char *forwarded = NULL;
+    if (h->trusted_proxy)
+        MHD_get_connection_values(c, MHD_HEADER_KIND, last_forwarded, &forwarded);
+    request_client(peer, h->trusted_proxy, forwarded, out, size);
+}
+
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                               const char *version, const char *upload, size_t *upload_size, void **state)
@@ -214,9 +238,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     }
     MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_arg, &query);
     char client[64];
-    client_address(c, client, sizeof client);
+    client_address(h, c, client, sizeof client);
     WebRequest rq = { .method = method, .path = url, .query = &query, .form = &form, .client = client,
-                      .session = MHD_lookup_connection_value(c, MHD_COOKIE_KIND, "xqf_session") };
+                      .session = MHD_lookup_connection_value(c, MHD_COOKIE_KIND, "xqf_session"),
+                      .login_nonce = MHD_lookup_connection_value(c, MHD_COOKIE_KIND, "xqf_login") };
     WebResponse rs = { .status = 200 };
     web_handle(h->web, &rq, &rs);
     form_free(&query);
@@ -256,19 +281,6 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 
 /* ---- the daemon ------------------------------------------------------------------------- */
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *data = malloc(1 << 20);
-    size_t n = data ? fread(data, 1, (1 << 20) - 1, f) : 0;
-    fclose(f);
-    if (data)
-        data[n] = '\0';
-    return data;
-}
-
 Http *http_start(Web *w, const HttpConfig *cfg, char *err, size_t errlen)
 {
     struct sockaddr_storage ss;
@@ -294,19 +306,16 @@ Http *http_start(Web *w, const HttpConfig *cfg, char *err, size_t errlen)
     }
     h->web = w;
     h->max_streams = cfg->max_streams;
-    if (cfg->cert || cfg->key) {
-        h->cert = cfg->cert ? slurp(cfg->cert) : NULL;
-        h->key = cfg->key ? slurp(cfg->key) : NULL;
-        if (!h->cert || !h->key) {
-            snprintf(err, errlen, "cannot read %s: %s", !h->cert ? "--cert" : "--key", strerror(errno));
-            http_stop(&h);
-            return NULL;
-        }
-        flags |= MHD_USE_TLS;
+    if (cfg->trusted_proxy && !(h->trusted_proxy = strdup(cfg->trusted_proxy))) {
+        snprintf(err, errlen, "out of memory");
+        http_stop(&h);
+        return NULL;
     }
+    if (cfg->cert_pem && cfg->key_pem)
+        flags |= MHD_USE_TLS;
     struct MHD_OptionItem tls[] = {
-        { h->cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, h->cert },
-        { MHD_OPTION_HTTPS_MEM_KEY, 0, h->key },
+        { flags & MHD_USE_TLS ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, (void *)cfg->cert_pem },
+        { MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)cfg->key_pem },
         { MHD_OPTION_END, 0, NULL },
     };
     h->daemon = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, handle, h,
@@ -339,8 +348,7 @@ void http_stop(Http **hp)
         return;
     if (h->daemon)
         MHD_stop_daemon(h->daemon);
-    free(h->cert);
-    free(h->key);
+    free(h->trusted_proxy);
     free(h);
     *hp = NULL;
 }

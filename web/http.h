@@ -16,8 +16,10 @@
 typedef struct {
     const char *listen;              /* IPv4 or IPv6 address */
     int port;                        /* 0: any free port (http_port tells) */
-    const char *cert, *key;          /* PEM files: TLS; both NULL: plain HTTP */
+    const char *cert_pem, *key_pem;  /* TLS: the certificate's and the key's text (kept by the caller until
+                                        http_stop); both NULL: plain HTTP */
     int max_connections, per_ip, timeout_s, max_streams;
+    const char *trusted_proxy;       /* an IP address whose X-Forwarded-For is believed; NULL: none */
 } HttpConfig;
 
 typedef struct Http Http;

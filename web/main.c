@@ -3,20 +3,22 @@
  * machines, forms and actions for signed-in users), read from the same
  * PostgreSQL as the coordinator.
  *
- * Security: 127.0.0.1 by default; TLS with --cert and --key; any other
- * address without TLS is refused unless --insecure says plaintext on a
- * network is meant.
+ * Security: 127.0.0.1 by default; TLS with --cert and --key (a key that
+ * group or others may read is refused); any other address without TLS is
+ * refused unless --insecure says plaintext on a network is meant.
  *
  * Exit status: 0 stopped by SIGTERM/SIGINT, 1 failure (the database, the
  * socket, the certificate), 2 bad usage.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "http.h"
+#include "keys.h"
 #include "log.h"
 #include "opts.h"
 #include "web.h"
@@ -31,6 +33,8 @@ static const OptSpec OPTIONS[] = {
     { "--listen", OPT_TEXT, "ADDRESS", "127.0.0.1", .help = "IPv4 or IPv6 address; a non-loopback one needs TLS, or --insecure" },
     { "--port", OPT_INT, "N", "8080", .imin = 0, .imax = 65535, .help = "TCP port (0: any free one, printed)" },
     { "--db", OPT_TEXT, "CONNINFO", NULL, .help = "libpq connection string (default: $XQF_DB)" },
+    { "--db-connections", OPT_INT, "N", "4", .imin = 2, .imax = 100,
+      .help = "database connections for pages (PGN downloads and reports hold at most N-1)" },
     { "--cert", OPT_TEXT, "FILE", NULL, .help = "TLS certificate (PEM), with --key: HTTPS" },
     { "--key", OPT_TEXT, "FILE", NULL, .help = "TLS private key (PEM)" },
     { "--insecure", OPT_FLAG, NULL, NULL, .help = "serve plain HTTP on a non-loopback ADDRESS all the same" },
@@ -41,11 +45,17 @@ static const OptSpec OPTIONS[] = {
     { "--timeout", OPT_INT, "SECONDS", "30", .imin = 1, .imax = 3600, .help = "an idle connection is closed after this" },
     { "--session-hours", OPT_INT, "H", "12", .imin = 1, .imax = 24 * 90, .help = "a login lasts this long" },
     { "--login-rate", OPT_INT, "N", "10", .imin = 1, .imax = 10000, .help = "failed logins per address and minute" },
+    { "--login-account-rate", OPT_INT, "N", "10", .imin = 1, .imax = 10000,
+      .help = "failed logins per account and minute from addresses it never logged in from" },
+    { "--login-verifiers", OPT_INT, "N", "2", .imin = 1, .imax = 64,
+      .help = "passwords verified at once (Argon2id: 64 MiB each; more logins wait)" },
     { "--pgn-max", OPT_INT, "N", "20000", .imin = 1, .imax = 10000000,
       .help = "games of one PGN download at most (built in memory; more: xqf-tune pgn)" },
     { "--tester-quota", OPT_INT, "N", "20", .imin = 1, .imax = 100000,
       .help = "runs a tester may have waiting for approval or builds (more are refused)" },
     { "--book", OPT_TEXT, "FILE", XQF_DEFAULT_BOOK, .help = "opening book of runs created on the web" },
+    { "--trusted-proxy", OPT_TEXT, "ADDRESS", NULL,
+      .help = "a reverse proxy's IP address: its X-Forwarded-For (last hop) is the client's (limits, logs)" },
     { "--secure-cookies", OPT_FLAG, NULL, NULL,
       .help = "session cookies only over HTTPS (Secure) without --cert: behind a TLS proxy" },
     { "--chart-js", OPT_TEXT, "FILE", "/usr/share/javascript/chart.js/chart.min.js", .help = "Chart.js (Debian libjs-chart.js)" },
@@ -62,6 +72,46 @@ static const OptTable TABLE = {
              "create, approve, stop and modify runs.\n",
     .epilog = "\nLogs go to stderr (XQF_LOG=debug|info|warn|error).\n",
 };
+
+/* A certificate's text (at most 1 MiB), or NULL with errno. */
+static char *read_certificate(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *data = malloc(1 << 20);
+    size_t n = data ? fread(data, 1, (1 << 20) - 1, f) : 0;
+    fclose(f);
+    if (data)
+        data[n] = '\0';
+    return data;
+}
+
+/*
+ * The TLS certificate's and key's texts, read before anything starts.  The
+ * key is refused when group or others may read it (keys.h's rule for the
+ * CURVE and operator keys, as ssh's for a private key): whoever reads it
+ * can pose as this server.  0, or -1 (logged).
+ */
+static int read_tls(const char *cert, const char *key, char **cert_pem, char **key_pem)
+{
+    char err[512];
+    if (!(*cert_pem = read_certificate(cert))) {
+        log_error("--cert %s: cannot read it: %s", cert, strerror(errno));
+        return -1;
+    }
+    if (keys_read_secret_file(key, key_pem, err, sizeof err) != 0) {
+        log_error("--key: %s", err);
+        return -1;
+    }
+    return 0;
+}
+
+static bool ip_address(const char *address)
+{
+    unsigned char bin[sizeof(struct in6_addr)];
+    return inet_pton(AF_INET, address, bin) == 1 || inet_pton(AF_INET6, address, bin) == 1;
+}
 
 static bool loopback(const char *address)
 {
@@ -87,6 +137,9 @@ int main(int argc, char **argv)
     if (!cert && !loopback(listen) && !opts_given(&o, "--insecure"))
         return opts_error(TABLE.program, "--listen %s is reachable from other machines: give --cert and --key "
                           "(TLS), or --insecure", listen), EXIT_USAGE;
+    const char *proxy = opts_text(&o, "--trusted-proxy");
+    if (proxy && !ip_address(proxy))
+        return opts_error(TABLE.program, "--trusted-proxy %s is not an IPv4 or IPv6 address", proxy), EXIT_USAGE;
     xqf_log_init("web");
     if (!cert && !loopback(listen))
         log_warn("serving plain HTTP on %s (--insecure): passwords and cookies cross the network in clear", listen);
@@ -96,33 +149,42 @@ int main(int argc, char **argv)
     sigaddset(&stop, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop, NULL);      /* every thread inherits it; main waits for them */
     signal(SIGPIPE, SIG_IGN);
+    char *cert_pem = NULL, *key_pem = NULL;
+    if (cert && read_tls(cert, key, &cert_pem, &key_pem) != 0) {
+        free(cert_pem);
+        return 1;
+    }
     WebConfig wc = {
-        .db = db, .chart_js = opts_text(&o, "--chart-js"), .tls = cert != NULL || opts_given(&o, "--secure-cookies"),
+        .db = db, .db_connections = (int)opts_int(&o, "--db-connections"), .chart_js = opts_text(&o, "--chart-js"), .tls = cert != NULL || opts_given(&o, "--secure-cookies"),
         .login_required = opts_given(&o, "--login-required"), .session_hours = (int)opts_int(&o, "--session-hours"),
-        .login_per_minute = (int)opts_int(&o, "--login-rate"), .book = opts_text(&o, "--book"),
+        .login_per_minute = (int)opts_int(&o, "--login-rate"),
+        .login_per_account = (int)opts_int(&o, "--login-account-rate"),
+        .login_verifiers = (int)opts_int(&o, "--login-verifiers"), .book = opts_text(&o, "--book"),
         .tester_quota = (int)opts_int(&o, "--tester-quota"), .pgn_max = (int)opts_int(&o, "--pgn-max"),
     };
     Web *web = web_new(&wc);
-    if (!web)
-        return 1;
     HttpConfig hc = {
-        .listen = listen, .port = (int)opts_int(&o, "--port"), .cert = cert, .key = key,
+        .listen = listen, .port = (int)opts_int(&o, "--port"), .cert_pem = cert_pem, .key_pem = key_pem,
         .max_connections = (int)opts_int(&o, "--max-connections"), .per_ip = (int)opts_int(&o, "--per-ip"),
         .timeout_s = (int)opts_int(&o, "--timeout"), .max_streams = (int)opts_int(&o, "--max-streams"),
+        .trusted_proxy = proxy,
     };
     char err[256];
-    Http *http = http_start(web, &hc, err, sizeof err);
-    if (!http) {
+    Http *http = web ? http_start(web, &hc, err, sizeof err) : NULL;
+    if (web && !http)
         log_error("%s", err);
-        web_destroy(&web);
-        return 1;
+    if (http) {
+        log_info("serving %s://%s:%d/", cert ? "https" : "http", listen, http_port(http));
+        int sig;
+        sigwait(&stop, &sig);
+        log_info("stopping (signal %d)", sig);
+        web_shutdown(web);
     }
-    log_info("serving %s://%s:%d/", cert ? "https" : "http", listen, http_port(http));
-    int sig;
-    sigwait(&stop, &sig);
-    log_info("stopping (signal %d)", sig);
-    web_shutdown(web);
     http_stop(&http);
     web_destroy(&web);
-    return 0;
+    free(cert_pem);
+    if (key_pem)
+        memset(key_pem, 0, strlen(key_pem));   /* a secret key */
+    free(key_pem);
+    return http ? 0 : 1;
 }

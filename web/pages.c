@@ -953,7 +953,7 @@ int page_users(const Form *values, const FieldError *errors, int nerrors, const 
     return nerrors ? 400 : 200;
 }
 
-int page_login(const char *message, const Session *u, Buf *b)
+int page_login(const char *message, const char *token, const Session *u, Buf *b)
 {
     head(b, "Log in", u);
     buf_puts(b, "<h1>Log in</h1>\n");
@@ -962,7 +962,10 @@ int page_login(const char *message, const Session *u, Buf *b)
         buf_html(b, message);
         buf_puts(b, "</p>\n");
     }
-    buf_puts(b, "<form method=\"post\" action=\"/login\" class=\"new\"><div class=\"field\"><label for=\"f-user\">"
+    buf_puts(b, "<form method=\"post\" action=\"/login\" class=\"new\"><input type=\"hidden\" name=\"login_csrf\" "
+                "value=\"");
+    buf_html(b, token);
+    buf_puts(b, "\"><div class=\"field\"><label for=\"f-user\">"
                 "User</label><input id=\"f-user\" name=\"user\" autocomplete=\"username\"></div><div class=\"field\">"
                 "<label for=\"f-password\">Password</label><input id=\"f-password\" type=\"password\" name=\"password\""
                 " autocomplete=\"current-password\"></div><button>Log in</button></form>\n");

@@ -1,5 +1,8 @@
 #include "request.h"
 
+#include <arpa/inet.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -150,4 +153,36 @@ const char *form_get(const Form *f, const char *name)
         if (strcmp(f->name[i], name) == 0)
             return f->value[i];
     return NULL;
+}
+
+/* text (len bytes, blanks around it ignored) as an IP address written canonically into out. */
+static bool canonical_address(const char *text, size_t len, char *out, size_t size)
+{
+    while (len && (*text == ' ' || *text == '\t'))
+        text++, len--;
+    while (len && (text[len - 1] == ' ' || text[len - 1] == '\t'))
+        len--;
+    char copy[INET6_ADDRSTRLEN + 1];
+    unsigned char bin[sizeof(struct in6_addr)];
+    if (len == 0 || len >= sizeof copy)
+        return false;
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    int family = strchr(copy, ':') ? AF_INET6 : AF_INET;
+    return inet_pton(family, copy, bin) == 1 && inet_ntop(family, bin, out, (socklen_t)size) != NULL;
+}
+
+void request_client(const char *peer, const char *trusted, const char *forwarded, char *out, size_t size)
+{
+    char peer_c[INET6_ADDRSTRLEN], trusted_c[INET6_ADDRSTRLEN];
+    bool from_proxy = peer && trusted && forwarded && canonical_address(peer, strlen(peer), peer_c, sizeof peer_c) &&
+                      canonical_address(trusted, strlen(trusted), trusted_c, sizeof trusted_c) &&
+                      strcmp(peer_c, trusted_c) == 0;
+    if (from_proxy) {
+        const char *last = strrchr(forwarded, ',');
+        last = last ? last + 1 : forwarded;
+        if (canonical_address(last, strlen(last), out, size))
+            return;
+    }
+    snprintf(out, size, "%s", peer ? peer : "");
 }

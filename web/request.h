@@ -2,8 +2,9 @@
  * request.h - what xqf-web reads from a request before it touches the
  * database: the route of a path and the fields of a form
  * (application/x-www-form-urlencoded, the body of every POST and the
- * query of a GET).  Pure parsing with fixed limits, no allocation beyond
- * the Form itself; fuzzed by tests/fuzz/fuzz_web.c.
+ * query of a GET), and the client's address behind a trusted proxy.  Pure
+ * parsing with fixed limits, no allocation beyond the Form itself; fuzzed
+ * by tests/fuzz/fuzz_web.c.
  */
 #ifndef XQF_WEB_REQUEST_H
 #define XQF_WEB_REQUEST_H
@@ -66,5 +67,18 @@ int form_decode(Form *f, const char *body, size_t len, const char **why);
 void form_free(Form *f);
 /* The first value of name, or NULL. */
 const char *form_get(const Form *f, const char *name);
+
+/*
+ * The client's address, for the login limits and the logs: the TCP peer's
+ * address (peer), unless peer is the trusted proxy's (trusted: the
+ * address xqf-web --trusted-proxy names; NULL: none) and forwarded (the
+ * X-Forwarded-For it sent, the last header's value when there were
+ * several; NULL: none) ends in an IP address: then that last address, the
+ * one the proxy appended (what comes before it is whatever the client
+ * said).  Any other peer's X-Forwarded-For is ignored: anyone can send
+ * one.  Addresses are compared and written in their canonical form
+ * (inet_pton, inet_ntop).  This function can't fail.
+ */
+void request_client(const char *peer, const char *trusted, const char *forwarded, char *out, size_t size);
 
 #endif

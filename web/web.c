@@ -22,10 +22,13 @@
 #include "run_rules.h"
 #include "store_steer.h"
 #include "store_web.h"
+#include "thread.h"
 
-enum { BOOK_LINES_MAX = 100000, SESSION_COOKIE_MAX = 128 };
+/* POOL_WAIT_MS: a request waits this long for a connection, then is told the dashboard is busy (503) */
+/* HEAVY_NICE: the nice steps a PGN download's or a report's thread gives up (login.c: VERIFY_NICE) */
+enum { BOOK_LINES_MAX = 100000, SESSION_COOKIE_MAX = 128, POOL_WAIT_MS = 10000, HEAVY_NICE = 5 };
 
-static const char SESSION_COOKIE[] = "xqf_session";
+static const char SESSION_COOKIE[] = "xqf_session", LOGIN_COOKIE[] = "xqf_login";
 
 bool session_is(const Session *u, const char *role)
 {
@@ -74,18 +77,24 @@ Web *web_new(const WebConfig *cfg)
         return NULL;
     w->cfg = *cfg;
     char random_password[XQF_TOKEN_HEX + 1];
-    if (xqf_token(random_password) != 0 || xqf_password_hash(random_password, w->dummy_hash) != 0) {
-        log_error("web: no random numbers or memory for the login's dummy hash");
+    if (xqf_token(random_password) != 0 || xqf_password_hash(random_password, w->dummy_hash) != 0 ||
+        xqf_token(w->login_key) != 0) {
+        log_error("web: no random numbers or memory for the login's dummy hash and key");
         free(w);
         return NULL;
     }
-    pthread_mutex_init(&w->db_lock, NULL);
+    pthread_mutex_init(&w->create_lock, NULL);
     pthread_mutex_init(&w->ev_lock, NULL);
     pthread_cond_init(&w->ev_cond, NULL);
     if (cfg->chart_js && !(w->chart_js = read_file(cfg->chart_js, &w->chart_js_len)))
         log_warn("cannot read %s (%s): pages have no charts", cfg->chart_js, strerror(errno));
-    if (!(w->store = store_new(cfg->db)) || store_connect(w->store) != 0 || store_web_session(w->store) != 0 ||
-        live_start(w) != 0) {
+    LoginConfig lc = { .per_address = cfg->login_per_minute, .per_account = cfg->login_per_account,
+                       .verifiers = cfg->login_verifiers };
+    if (!(w->logins = login_new(&lc))) {
+        web_destroy(&w);
+        return NULL;
+    }
+    if (!(w->pool = pool_new(cfg->db, cfg->db_connections > 0 ? cfg->db_connections : 4)) || live_start(w) != 0) {
         log_error("cannot start: the database is not reachable");
         web_destroy(&w);
         return NULL;
@@ -101,11 +110,12 @@ void web_destroy(Web **wp)
     if (!w)
         return;
     live_stop(w);
-    store_destroy(&w->store);
+    pool_destroy(&w->pool);
+    login_destroy(&w->logins);
     for (int i = 0; i < EVENT_SLOTS; i++)
         free(w->events[i].text);
     free(w->chart_js);
-    pthread_mutex_destroy(&w->db_lock);
+    pthread_mutex_destroy(&w->create_lock);
     pthread_mutex_destroy(&w->ev_lock);
     pthread_cond_destroy(&w->ev_cond);
     free(w);
@@ -120,10 +130,21 @@ void web_error(WebResponse *rs, int status, const char *reason)
     page_error(&rs->body, status, reason);
 }
 
+/* A connection of the pool for a request, or NULL with a 503 in rs (busy, or the database is down). */
+static Store *take_store(Web *w, PoolUse use, WebResponse *rs)
+{
+    bool busy;
+    Store *s = pool_take(w->pool, use, POOL_WAIT_MS, &busy);
+    if (!s)
+        web_error(rs, 503, busy ? "the dashboard is busy: try again in a moment"
+                                : "the run database is not reachable now");
+    return s;
+}
+
 /* ---- sessions ------------------------------------------------------------------- */
 
-/* The visitor of the request (under db_lock). */
-static void session_of(Web *w, const WebRequest *rq, Session *u)
+/* The visitor of the request. */
+static void session_of(Store *s, const WebRequest *rq, Session *u)
 {
     memset(u, 0, sizeof *u);
     if (!rq->session || !*rq->session || strlen(rq->session) > SESSION_COOKIE_MAX)
@@ -131,70 +152,92 @@ static void session_of(Web *w, const WebRequest *rq, Session *u)
     char hash[XQF_TOKEN_HEX + 1];
     xqf_token_hash(rq->session, hash);
     StoreWebUser user;
-    if (store_web_session_get(w->store, hash, &user, u->csrf, sizeof u->csrf) == 1) {
+    if (store_web_session_get(s, hash, &user, u->csrf, sizeof u->csrf) == 1) {
         u->in = true;
         snprintf(u->name, sizeof u->name, "%s", user.name);
         snprintf(u->role, sizeof u->role, "%s", user.role);
     }
 }
 
-/* A slot's failures at now_ms, drained at login_per_minute a minute since its last count. */
-static double login_failures(const Web *w, const LoginSlot *s, int64_t now_ms)
+/* Whether text can be a login nonce (XQF_TOKEN_HEX lowercase hex digits, as xqf_token makes them). */
+static bool nonce_ok(const char *text)
 {
-    double left = s->failures - (double)(now_ms - s->at_ms) * w->cfg.login_per_minute / 60000.0;
-    return left > 0 ? left : 0;
+    return text && strlen(text) == XQF_TOKEN_HEX && strspn(text, "0123456789abcdef") == XQF_TOKEN_HEX;
 }
 
 /*
- * The client's failed-login count (under db_lock), as a leaky bucket: up to
- * login_per_minute failures at once, then one more each 60 / login_per_minute
- * seconds.  (A count per calendar minute let a burst through on each side of
- * a minute's boundary: twice the limit in a second.)  A slot whose count has
- * drained is free; when none is, the client takes over the fullest one,
- * count and all (stricter, never looser).
+ * The login form's CSRF token, a signed double submit (OWASP's CSRF
+ * prevention cheat sheet): a random nonce in a cookie of the login page
+ * (HttpOnly, SameSite=Strict, Path=/login) and, in the form, its HMAC
+ * under login_key (random at each start).  A POST /login must bring both,
+ * matching (login_token_ok).  Another site can make a browser post a login
+ * form, but can neither read the cookie (nor, SameSite, have it sent) nor
+ * compute its HMAC: it cannot sign a visitor in to the attacker's account
+ * to watch what they do there (login CSRF: Barth, Jackson and Mitchell,
+ * "Robust Defenses for Cross-Site Request Forgery", 2008).  The request's
+ * nonce when it has one, else a new one set as a cookie in rs; the token
+ * into token.
  */
-static LoginSlot *login_slot(Web *w, const char *client, int64_t now_ms)
+static int login_token(Web *w, const WebRequest *rq, WebResponse *rs, char token[XQF_TOKEN_HEX + 1])
 {
-    LoginSlot *slot = NULL, *fullest = &w->logins[0];
-    double most = 0;
-    for (int i = 0; i < LOGIN_SLOTS; i++) {
-        LoginSlot *s = &w->logins[i];
-        double left = login_failures(w, s, now_ms);
-        if (left > 0 && strcmp(s->client, client) == 0) {
-            s->failures = left;
-            s->at_ms = now_ms;
-            return s;
-        }
-        if (!slot && left == 0)
-            slot = s;
-        if (left > most) {
-            most = left;
-            fullest = s;
-        }
+    char fresh[XQF_TOKEN_HEX + 1];
+    const char *nonce = rq->login_nonce;
+    if (!nonce_ok(nonce)) {
+        if (xqf_token(fresh) != 0)
+            return -1;
+        nonce = fresh;
+        snprintf(rs->cookie, sizeof rs->cookie, "%s=%s; Path=/login; HttpOnly; SameSite=Strict%s", LOGIN_COOKIE,
+                 nonce, w->cfg.tls ? "; Secure" : "");
     }
-    if (slot) {
-        slot->failures = 0;
-    } else {                         /* the table is full: take over the fullest count */
-        slot = fullest;
-        slot->failures = most;
-    }
-    snprintf(slot->client, sizeof slot->client, "%s", client);
-    slot->at_ms = now_ms;
-    return slot;
+    xqf_token_mac(w->login_key, nonce, token);
+    return 0;
 }
 
-/* A login (called under db_lock, which it releases around the password's verification). */
-static void do_login(Web *w, const WebRequest *rq, const Session *u, WebResponse *rs)
+/* Whether a POST /login brings a login nonce and its token (login_token), compared in constant time. */
+static bool login_token_ok(Web *w, const WebRequest *rq)
 {
-    LoginSlot *slot = login_slot(w, rq->client ? rq->client : "", clock_now_ms());
-    if (slot->failures + 1 > w->cfg.login_per_minute) {
-        web_error(rs, 429, "too many failed logins from your address: wait a minute");
+    const char *field = form_get(rq->form, "login_csrf");
+    char token[XQF_TOKEN_HEX + 1];
+    if (!nonce_ok(rq->login_nonce) || !field)
+        return false;
+    xqf_token_mac(w->login_key, rq->login_nonce, token);
+    return xqf_token_equal(field, token);
+}
+
+/* The login page (a failed login's, with message), its token and maybe its cookie into rs. */
+static void login_page(Web *w, const WebRequest *rq, const char *message, const Session *u, WebResponse *rs)
+{
+    char token[XQF_TOKEN_HEX + 1];
+    if (login_token(w, rq, rs, token) != 0)
+        web_error(rs, 500, "no random numbers");
+    else
+        rs->status = page_login(message, token, u, &rs->body);
+}
+
+/*
+ * A login on *sp, a connection of the pool, which it gives back around the
+ * password's verification (and takes again after: *sp NULL when none came).
+ * The try is charged to the client's address and to the account before the
+ * verification (login.h: tries in flight count).
+ */
+static void do_login(Web *w, Store **sp, const WebRequest *rq, const Session *u, WebResponse *rs)
+{
+    const char *client = rq->client ? rq->client : "";
+    const char *name = form_get(rq->form, "user"), *password = form_get(rq->form, "password");
+    const char *account = name ? name : "";
+    LoginAdmit admit = login_admit(w->logins, client, account, clock_now_ms());
+    if (admit != LOGIN_GO) {
+        web_error(rs, 429, admit == LOGIN_ADDRESS_LIMIT
+                               ? "too many failed logins from your address: wait a minute"
+                               : "too many failed logins for this account: wait a minute, or log in from where "
+                                 "you did before");
         return;
     }
-    const char *name = form_get(rq->form, "user"), *password = form_get(rq->form, "password");
+    Store *s = *sp;
     StoreWebUser user;
-    int found = name && password ? store_web_user_get(w->store, name, &user) : 0;
+    int found = name && password ? store_web_user_get(s, name, &user) : 0;
     if (found < 0) {
+        login_done(w->logins, client, account, LOGIN_NOT_TRIED, clock_now_ms());
         web_error(rs, 503, "the database cannot be read now");
         return;
     }
@@ -202,19 +245,19 @@ static void do_login(Web *w, const WebRequest *rq, const Session *u, WebResponse
      * An unknown (or disabled) user costs the same Argon2id verification as
      * a known one, against the hash of a random password (web_new): the
      * answer's time tells no one which names exist.  The verification (a
-     * fraction of a second of memory-hard work) runs with db_lock released,
-     * so that logins never stall the pages of everyone else.
+     * fraction of a second of memory-hard work, on login.c's threads) holds
+     * no connection, so that logins never keep the pages of everyone else
+     * waiting for one.
      */
-    const char *client = rq->client ? rq->client : "";
-    pthread_mutex_unlock(&w->db_lock);
-    bool ok = password && xqf_password_verify(found == 1 ? user.pwhash : w->dummy_hash, password) && found == 1;
-    pthread_mutex_lock(&w->db_lock);
-    slot = login_slot(w, client, clock_now_ms());   /* the table may have changed meanwhile */
+    pool_give(w->pool, sp);
+    bool ok = password && login_verify(w->logins, found == 1 ? user.pwhash : w->dummy_hash, password) && found == 1;
+    login_done(w->logins, client, account, ok ? LOGIN_SUCCEEDED : LOGIN_FAILED, clock_now_ms());
     if (!ok) {
-        slot->failures++;
-        rs->status = page_login("wrong user name or password", u, &rs->body);
+        login_page(w, rq, "wrong user name or password", u, rs);
         return;
     }
+    if (!(s = *sp = take_store(w, POOL_LIGHT, rs)))
+        return;
     char token[XQF_TOKEN_HEX + 1], csrf[XQF_TOKEN_HEX + 1], hash[XQF_TOKEN_HEX + 1];
     int64_t ttl = (int64_t)w->cfg.session_hours * 3600;
     if (xqf_token(token) != 0 || xqf_token(csrf) != 0) {
@@ -222,22 +265,22 @@ static void do_login(Web *w, const WebRequest *rq, const Session *u, WebResponse
         return;
     }
     xqf_token_hash(token, hash);
-    if (store_web_session_add(w->store, hash, user.id, csrf, ttl) != 0) {
+    if (store_web_session_add(s, hash, user.id, csrf, ttl) != 0) {
         web_error(rs, 503, "the database cannot be written now");
         return;
     }
-    store_web_audit(w->store, user.name, 0, "login", rq->client ? rq->client : "");
+    store_web_audit(s, user.name, 0, "login", client);
     snprintf(rs->cookie, sizeof rs->cookie, "%s=%s; Path=/; Max-Age=%" PRId64 "; HttpOnly; SameSite=Strict%s",
              SESSION_COOKIE, token, ttl, w->cfg.tls ? "; Secure" : "");
     rs->status = 303;
     snprintf(rs->location, sizeof rs->location, "/");
 }
 
-static void do_logout(Web *w, const WebRequest *rq, WebResponse *rs)
+static void do_logout(Web *w, Store *s, const WebRequest *rq, WebResponse *rs)
 {
     char hash[XQF_TOKEN_HEX + 1];
     xqf_token_hash(rq->session, hash);
-    store_web_session_end(w->store, hash);
+    store_web_session_end(s, hash);
     snprintf(rs->cookie, sizeof rs->cookie, "%s=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict%s", SESSION_COOKIE,
              w->cfg.tls ? "; Secure" : "");
     rs->status = 303;
@@ -459,8 +502,8 @@ static void spsa_fields(const Form *f, StoreSpsaSpec *sp, StoreSpsaParam *params
 }
 
 /* The run of a form, in one transaction: created (pending when not by an admin), then waiting for its refs' builds. */
-static int create_in_store(Web *w, StoreSpsaSpec *ss, bool spsa, const char *const refs[2], const char *owner,
-                           bool pending, int64_t *id)
+static int create_in_store(Web *w, Store *s, StoreSpsaSpec *ss, bool spsa, const char *const refs[2],
+                           const char *owner, bool pending, int64_t *id)
 {
     char **lines = NULL;
     int count = 0;
@@ -470,27 +513,27 @@ static int create_in_store(Web *w, StoreSpsaSpec *ss, bool spsa, const char *con
         ss->run.book_lines = count;
         const char *slash = strrchr(w->cfg.book, '/');
         ss->run.book_name = slash ? slash + 1 : w->cfg.book;
-        rc = store_begin(w->store);
+        rc = store_begin(s);
         if (rc == 0)
-            rc = store_web_creating(w->store, owner, pending);
+            rc = store_web_creating(s, owner, pending);
         if (rc == 0)
-            rc = spsa ? store_create_spsa(w->store, ss, id) : store_create_sprt(w->store, &ss->run, id);
+            rc = spsa ? store_create_spsa(s, ss, id) : store_create_sprt(s, &ss->run, id);
         if (rc == 0 && (refs[0] || refs[1]))
-            rc = store_await_builds(w->store, *id, refs[0], refs[1]);
+            rc = store_await_builds(s, *id, refs[0], refs[1]);
         if (rc == 0)
-            rc = store_web_creating(w->store, NULL, false);
+            rc = store_web_creating(s, NULL, false);
         if (rc == 0)
-            rc = store_commit(w->store);
+            rc = store_commit(s);
         else
-            store_rollback(w->store);
+            store_rollback(s);
         if (rc != 0)     /* set_config(..., false) is undone with the transaction, but be sure */
-            store_web_creating(w->store, NULL, false);
+            store_web_creating(s, NULL, false);
     }
     free_lines(lines, count);
     return rc;
 }
 
-static void create_run(Web *w, const WebRequest *rq, const char *kind, const Session *u, WebResponse *rs)
+static void create_run(Web *w, Store *s, const WebRequest *rq, const char *kind, const Session *u, WebResponse *rs)
 {
     bool spsa = strcmp(kind, "spsa") == 0;
     Errors er = { .n = 0 };
@@ -507,7 +550,7 @@ static void create_run(Web *w, const WebRequest *rq, const char *kind, const Ses
         ss.run.test_params = "";
         ss.params = params;
     } else
-        sprt_fields(w->store, rq->form, &ss.run, refs, &er);
+        sprt_fields(s, rq->form, &ss.run, refs, &er);
     if (er.n) {
         rs->status = page_new_run(kind, rq->form, er.e, er.n, u, &rs->body);
         free(params);
@@ -515,24 +558,29 @@ static void create_run(Web *w, const WebRequest *rq, const char *kind, const Ses
     }
     int64_t id = 0;
     bool pending = !session_is(u, "admin");
-    /* a tester's waiting runs are an admin's queue to read and its builds the builder's: bounded per tester */
+    /*
+     * A tester's waiting runs are an admin's queue to read and its builds
+     * the builder's: bounded per tester.  The count and the creation hold
+     * create_lock (requests run on several connections at once): two
+     * requests cannot both take the last place.
+     */
     int quota = w->cfg.tester_quota > 0 ? w->cfg.tester_quota : 20;
-    int64_t waiting = pending ? store_web_waiting(w->store, u->name) : 0;
+    pthread_mutex_lock(&w->create_lock);
+    int64_t waiting = pending ? store_web_waiting(s, u->name) : 0;
+    int rc = waiting < 0 || waiting >= quota ? 0 : create_in_store(w, s, &ss, spsa, refs, u->name, pending, &id);
+    pthread_mutex_unlock(&w->create_lock);
+    free(params);
     if (waiting < 0) {
-        free(params);
         web_error(rs, 503, "the database cannot be read now");
         return;
     }
     if (waiting >= quota) {
-        free(params);
         char why[160];
         snprintf(why, sizeof why, "you have %" PRId64 " runs waiting for approval or builds already (at most %d): "
                  "wait for an admin", waiting, quota);
         web_error(rs, 429, why);
         return;
     }
-    int rc = create_in_store(w, &ss, spsa, refs, u->name, pending, &id);
-    free(params);
     if (rc != 0) {
         web_error(rs, 503, "the run could not be created (the database or the book failed)");
         return;
@@ -543,7 +591,7 @@ static void create_run(Web *w, const WebRequest *rq, const char *kind, const Ses
                  refs[0] ? refs[0] : "-", refs[1] ? refs[1] : "-");
     else
         snprintf(detail, sizeof detail, "%s", pending ? "pending approval" : "active");
-    store_web_audit(w->store, u->name, id, "create", detail);
+    store_web_audit(s, u->name, id, "create", detail);
     rs->status = 303;
     snprintf(rs->location, sizeof rs->location, "/runs/%" PRId64, id);
 }
@@ -566,10 +614,10 @@ static bool modify_fields(const Form *f, int64_t *priority, int64_t *max_pairs, 
     return er.n == 0;
 }
 
-static void run_action(Web *w, const WebRequest *rq, const Route *rt, const Session *u, WebResponse *rs)
+static void run_action(Store *s, const WebRequest *rq, const Route *rt, const Session *u, WebResponse *rs)
 {
     char owner[STORE_NAME_MAX + 1], detail[256] = "", verdict[96];
-    int found = store_web_owner(w->store, rt->run, owner, sizeof owner);
+    int found = store_web_owner(s, rt->run, owner, sizeof owner);
     if (found <= 0) {
         web_error(rs, found < 0 ? 503 : 404, found < 0 ? "the database cannot be read now" : "there is no such run");
         return;
@@ -584,9 +632,9 @@ static void run_action(Web *w, const WebRequest *rq, const Route *rt, const Sess
     int done;
     if (strcmp(rt->action, "stop") == 0) {
         snprintf(verdict, sizeof verdict, "stopped by %s", u->name);
-        done = store_web_stop(w->store, rt->run, verdict);
+        done = store_web_stop(s, rt->run, verdict);
     } else if (strcmp(rt->action, "approve") == 0)
-        done = store_web_approve(w->store, rt->run);
+        done = store_web_approve(s, rt->run);
     else if (strcmp(rt->action, "modify") == 0) {
         int64_t priority = 0, max_pairs = 0, ppt = 0;
         char why[320];
@@ -600,10 +648,10 @@ static void run_action(Web *w, const WebRequest *rq, const Route *rt, const Sess
             web_error(rs, 400, "throughput is a share of the game pairs in percent, 1..1000");
             return;
         }
-        done = store_web_modify(w->store, rt->run, (int)priority, max_pairs, (int)ppt);
+        done = store_web_modify(s, rt->run, (int)priority, max_pairs, (int)ppt);
         if (done > 0 && throughput) {
             StoreModify m = { .throughput = (int)throughput, .max_pairs = STORE_KEEP, .extend = STORE_KEEP };
-            int changed = store_modify_run(w->store, rt->run, u->name, &m, why, sizeof why);
+            int changed = store_modify_run(s, rt->run, u->name, &m, why, sizeof why);
             if (changed < 0) {
                 web_error(rs, 503, "the database cannot be written now");
                 return;
@@ -614,7 +662,7 @@ static void run_action(Web *w, const WebRequest *rq, const Route *rt, const Sess
     } else {
         const char *name = form_get(rq->form, "worker");
         char msg[STORE_TEXT_MAX + 64];
-        int status = name && *name ? cli_purge(w->store, rt->run, name, u->name, msg, sizeof msg) : CLI_USAGE;
+        int status = name && *name ? cli_purge(s, rt->run, name, u->name, msg, sizeof msg) : CLI_USAGE;
         if (!name || !*name)
             snprintf(msg, sizeof msg, "give the name of the worker whose results to purge");
         if (status != CLI_OK) {
@@ -633,7 +681,7 @@ static void run_action(Web *w, const WebRequest *rq, const Route *rt, const Sess
         web_error(rs, 409, "the run is not in a state that allows this (already over, or not pending)");
         return;
     }
-    store_web_audit(w->store, u->name, rt->run, rt->action, detail);
+    store_web_audit(s, u->name, rt->run, rt->action, detail);
     rs->status = 303;
     snprintf(rs->location, sizeof rs->location, "/runs/%" PRId64, rt->run);
 }
@@ -641,7 +689,7 @@ static void run_action(Web *w, const WebRequest *rq, const Route *rt, const Sess
 /* ---- accounts ------------------------------------------------------------------------------- */
 
 /* POST /users (an admin): the account rules of xqf-tune user add, the password hashed, the action audited. */
-static void create_user(Web *w, const WebRequest *rq, const Session *u, WebResponse *rs)
+static void create_user(Store *s, const WebRequest *rq, const Session *u, WebResponse *rs)
 {
     Errors er = { .n = 0 };
     const char *name = form_get(rq->form, "name"), *role = form_get(rq->form, "role"),
@@ -657,7 +705,7 @@ static void create_user(Web *w, const WebRequest *rq, const Session *u, WebRespo
         web_error(rs, 500, "the password could not be hashed");
         return;
     }
-    int rc = er.n ? 0 : store_web_user_add(w->store, name, role, hash, false);
+    int rc = er.n ? 0 : store_web_user_add(s, name, role, hash, false);
     if (rc < 0) {
         web_error(rs, 503, "the account could not be written (the database failed)");
         return;
@@ -670,7 +718,7 @@ static void create_user(Web *w, const WebRequest *rq, const Session *u, WebRespo
     }
     char detail[XQF_USER_NAME_MAX + 32], notice[XQF_USER_NAME_MAX + 64];
     snprintf(detail, sizeof detail, "%s (%s)", name, role);
-    store_web_audit(w->store, u->name, 0, "user add", detail);
+    store_web_audit(s, u->name, 0, "user add", detail);
     snprintf(notice, sizeof notice, "Created the account %s (%s).", name, role);
     rs->status = page_users(NULL, NULL, 0, notice, u, &rs->body);
 }
@@ -678,10 +726,10 @@ static void create_user(Web *w, const WebRequest *rq, const Session *u, WebRespo
 /* ---- the static report ------------------------------------------------------------------ */
 
 /* The run's report page as xqf-tune report writes it (tuner/report.h): self-contained, inline SVG. */
-static void run_report(Web *w, int64_t id, WebResponse *rs)
+static void run_report(Store *s, int64_t id, WebResponse *rs)
 {
     StoreRun r;
-    int found = store_load_run(w->store, id, &r, false);
+    int found = store_load_run(s, id, &r, false);
     if (found <= 0) {
         web_error(rs, found < 0 ? 503 : 404, found < 0 ? "the database cannot be read now" : "there is no such run");
         return;
@@ -689,7 +737,7 @@ static void run_report(Web *w, int64_t id, WebResponse *rs)
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    int status = f ? cli_report_html(w->store, &r, f) : CLI_FAIL;
+    int status = f ? cli_report_html(s, &r, f) : CLI_FAIL;
     if (f && fclose(f) != 0)
         status = CLI_FAIL;
     if (status == CLI_OK)
@@ -705,26 +753,26 @@ static void run_report(Web *w, int64_t id, WebResponse *rs)
  * (the page is built in memory, and anyone may ask for it): beyond, 413
  * asks for a narrower filter or the CLI.
  */
-static void run_pgn(Web *w, const WebRequest *rq, int64_t id, WebResponse *rs)
+static void run_pgn(Web *w, Store *s, const WebRequest *rq, int64_t id, WebResponse *rs)
 {
     StoreRun r;
-    int found = store_load_run(w->store, id, &r, false);
+    int found = store_load_run(s, id, &r, false);
     if (found <= 0) {
         web_error(rs, found < 0 ? 503 : 404, found < 0 ? "the database cannot be read now" : "there is no such run");
         return;
     }
     const char *name = form_get(rq->query, "worker"), *task_text = form_get(rq->query, "task");
     int64_t worker = 0, task = 0;
-    if (task_text && (!int_in(task_text, 1, INT64_MAX, &task) || (found = store_task_of_run(w->store, task, id)) == 0)) {
+    if (task_text && (!int_in(task_text, 1, INT64_MAX, &task) || (found = store_task_of_run(s, task, id)) == 0)) {
         web_error(rs, 404, "this run has no such task");
         return;
     }
-    if (name && (found = store_worker_id(w->store, name, &worker)) == 0) {
+    if (name && (found = store_worker_id(s, name, &worker)) == 0) {
         web_error(rs, 404, "there is no worker of that name");
         return;
     }
     StoreGameTotals totals;
-    if (found < 0 || store_game_totals(w->store, id, &totals) != 0) {
+    if (found < 0 || store_game_totals(s, id, &totals) != 0) {
         web_error(rs, 503, "the database cannot be read now");
         return;
     }
@@ -738,7 +786,7 @@ static void run_pgn(Web *w, const WebRequest *rq, int64_t id, WebResponse *rs)
     size_t len = 0;
     int64_t written = 0;
     FILE *f = open_memstream(&text, &len);
-    int status = f ? cli_pgn_write(w->store, &r, task, worker, most, f, why, sizeof why, &written) : CLI_FAIL;
+    int status = f ? cli_pgn_write(s, &r, task, worker, most, f, why, sizeof why, &written) : CLI_FAIL;
     if (f && fclose(f) != 0)
         status = CLI_FAIL;
     if (status == CLI_USAGE)
@@ -754,12 +802,18 @@ static void run_pgn(Web *w, const WebRequest *rq, int64_t id, WebResponse *rs)
 /* ---- the dispatcher ------------------------------------------------------------------ */
 
 /* POSTs: a session, its CSRF token, then the route's own rights. */
-static void post(Web *w, const WebRequest *rq, const Route *rt, const Session *u, WebResponse *rs)
+static void post(Web *w, Store **sp, const WebRequest *rq, const Route *rt, const Session *u, WebResponse *rs)
 {
     if (rt->kind == ROUTE_LOGIN) {
-        do_login(w, rq, u, rs);
+        /* checked before the limits and the password: a forged login costs nothing and counts for nothing */
+        if (login_token_ok(w, rq))
+            do_login(w, sp, rq, u, rs);
+        else
+            web_error(rs, 403, "the login form's token is missing or wrong: load the login page again (it sets a "
+                               "cookie) and log in from there");
         return;
     }
+    Store *s = *sp;
     bool known = rt->kind == ROUTE_LOGOUT || rt->kind == ROUTE_RUN_ACTION || rt->kind == ROUTE_NEW_SPRT ||
                  rt->kind == ROUTE_NEW_SPSA || rt->kind == ROUTE_USERS;
     if (!known) {
@@ -776,30 +830,30 @@ static void post(Web *w, const WebRequest *rq, const Route *rt, const Session *u
         return;
     }
     if (rt->kind == ROUTE_LOGOUT)
-        do_logout(w, rq, rs);
+        do_logout(w, s, rq, rs);
     else if (rt->kind == ROUTE_RUN_ACTION)
-        run_action(w, rq, rt, u, rs);
+        run_action(s, rq, rt, u, rs);
     else if (rt->kind == ROUTE_USERS) {
         if (!session_is(u, "admin"))
             web_error(rs, 403, "only an admin may create accounts");
         else
-            create_user(w, rq, u, rs);
+            create_user(s, rq, u, rs);
     } else if (!session_is(u, "tester"))
         web_error(rs, 403, "a viewer's account may not create runs");
     else
-        create_run(w, rq, rt->kind == ROUTE_NEW_SPSA ? "spsa" : "sprt", u, rs);
+        create_run(w, s, rq, rt->kind == ROUTE_NEW_SPSA ? "spsa" : "sprt", u, rs);
 }
 
-static void get(Web *w, const WebRequest *rq, const Route *rt, const Session *u, WebResponse *rs)
+static void get(Web *w, Store *s, const WebRequest *rq, const Route *rt, const Session *u, WebResponse *rs)
 {
     Buf *b = &rs->body;
     switch (rt->kind) {
-    case ROUTE_RUNS: rs->status = page_runs(w->store, rq, u, b); break;
-    case ROUTE_RUN: rs->status = page_run(w->store, rt->run, u, NULL, b); break;
-    case ROUTE_RUN_REPORT: run_report(w, rt->run, rs); break;
-    case ROUTE_RUN_PGN: run_pgn(w, rq, rt->run, rs); break;
-    case ROUTE_MACHINES: rs->status = page_machines(w->store, u, b); break;
-    case ROUTE_LOGIN: rs->status = page_login(NULL, u, b); break;
+    case ROUTE_RUNS: rs->status = page_runs(s, rq, u, b); break;
+    case ROUTE_RUN: rs->status = page_run(s, rt->run, u, NULL, b); break;
+    case ROUTE_RUN_REPORT: run_report(s, rt->run, rs); break;
+    case ROUTE_RUN_PGN: run_pgn(w, s, rq, rt->run, rs); break;
+    case ROUTE_MACHINES: rs->status = page_machines(s, u, b); break;
+    case ROUTE_LOGIN: login_page(w, rq, NULL, u, rs); break;
     case ROUTE_USERS:
         if (!session_is(u, "admin"))
             web_error(rs, 403, "only an admin may create accounts");
@@ -816,7 +870,7 @@ static void get(Web *w, const WebRequest *rq, const Route *rt, const Session *u,
     case ROUTE_RUN_EVENTS:
     case ROUTE_RUNS_EVENTS: {
         StoreRun r;
-        int found = rt->kind == ROUTE_RUN_EVENTS ? store_load_run(w->store, rt->run, &r, false) : 1;
+        int found = rt->kind == ROUTE_RUN_EVENTS ? store_load_run(s, rt->run, &r, false) : 1;
         if (found <= 0)
             web_error(rs, found < 0 ? 503 : 404, found < 0 ? "the database cannot be read now" : "there is no such run");
         else
@@ -851,22 +905,31 @@ void web_handle(Web *w, const WebRequest *rq, WebResponse *rs)
     }
     if (static_file(w, &rt, rs))
         return;
-    pthread_mutex_lock(&w->db_lock);
-    if (!store_ok(w->store) && (store_connect(w->store) != 0 || store_web_session(w->store) != 0)) {
-        pthread_mutex_unlock(&w->db_lock);
-        web_error(rs, 503, "the run database is not reachable now");
-        return;
+    /*
+     * A PGN download or a report may take seconds of a core: the pool keeps
+     * a connection for everything else, and the thread, at a lower priority,
+     * leaves the cores to the pages first; it ends with this answer (the
+     * connection closes), its priority with it.
+     */
+    bool heavy = rt.kind == ROUTE_RUN_PGN || rt.kind == ROUTE_RUN_REPORT;
+    if (heavy) {
+        rs->close = true;
+        if (thread_nice(HEAVY_NICE) != 0)
+            log_debug("a heavy request keeps its thread's priority");
     }
+    Store *s = take_store(w, heavy ? POOL_HEAVY : POOL_LIGHT, rs);
+    if (!s)
+        return;
     Session u;
-    session_of(w, rq, &u);
+    session_of(s, rq, &u);
     bool open = rt.kind == ROUTE_LOGIN || (rt.kind == ROUTE_LOGOUT && !is_get);
     if (!u.in && w->cfg.login_required && !open)
         web_error(rs, 401, "log in to see the dashboard (at /login)");
     else if (is_get)
-        get(w, rq, &rt, &u, rs);
+        get(w, s, rq, &rt, &u, rs);
     else
-        post(w, rq, &rt, &u, rs);
-    pthread_mutex_unlock(&w->db_lock);
+        post(w, &s, rq, &rt, &u, rs);
+    pool_give(w->pool, &s);
     if (buf_failed(&rs->body))
         web_error(rs, 500, "out of memory");
 }

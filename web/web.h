@@ -8,8 +8,10 @@
  * Rights: without a session a visitor may read (unless --login-required);
  * a viewer reads; a tester creates runs (pending until an admin approves
  * them) and stops their own; an admin approves, stops, modifies any run
- * and creates active runs.  Every POST carries the session's CSRF token;
- * every action is written to the audit table.
+ * and creates active runs.  Every POST carries the session's CSRF token,
+ * a login the login form's (a cookie and a field that must match: login
+ * CSRF, where a forged form signs the victim in as the attacker); every
+ * action is written to the audit table.
  */
 #ifndef XQF_WEB_WEB_H
 #define XQF_WEB_WEB_H
@@ -22,11 +24,14 @@
 
 typedef struct {
     const char *db;                  /* libpq conninfo */
+    int db_connections;              /* connections to it for pages and actions (<= 0: 4) */
     const char *chart_js;            /* path of the Chart.js file served as /static/chart.js */
     bool tls;                        /* cookies get Secure (TLS here, or --secure-cookies behind a TLS proxy) */
     bool login_required;             /* no read-only view without a session */
     int session_hours;
     int login_per_minute;            /* failed logins per client address and minute */
+    int login_per_account;           /* failed logins per account and minute (from addresses new to it) */
+    int login_verifiers;             /* threads that verify passwords (Argon2id, 64 MiB each) */
     int pgn_max;                     /* games of one PGN download at most (<= 0: 20,000) */
     int tester_quota;                /* a tester's runs waiting for approval or builds at most (<= 0: 20) */
     const char *book;                /* the book of runs created from the web */
@@ -47,6 +52,7 @@ typedef struct {
     const Form *query;               /* decoded query (never NULL) */
     const Form *form;                /* decoded POST body (never NULL, empty for GET) */
     const char *session;             /* the session cookie's value, or NULL */
+    const char *login_nonce;         /* the login form's cookie's value (xqf_login), or NULL */
     const char *client;              /* the client's address (rate limits), "" when unknown */
 } WebRequest;
 
@@ -59,6 +65,7 @@ typedef struct {
     const char *static_body;         /* served instead of body when set (a static file) */
     size_t static_len;
     int64_t events_run;              /* >= 0: answer with the event stream of this run (0: the list) */
+    bool close;                      /* the connection (and its thread) ends with this answer */
 } WebResponse;
 
 /* Handles a request into *rs (rs->body empty on entry; the caller frees it). This function can't fail. */

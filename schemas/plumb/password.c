@@ -64,6 +64,16 @@ void xqf_token_hash(const char *text, char out[XQF_TOKEN_HEX + 1])
     sodium_bin2hex(out, XQF_TOKEN_HEX + 1, digest, sizeof digest);
 }
 
+void xqf_token_mac(const char *key, const char *text, char out[XQF_TOKEN_HEX + 1])
+{
+    unsigned char mac[crypto_auth_hmacsha256_BYTES];
+    crypto_auth_hmacsha256_state st;
+    crypto_auth_hmacsha256_init(&st, (const unsigned char *)key, strlen(key));
+    crypto_auth_hmacsha256_update(&st, (const unsigned char *)text, strlen(text));
+    crypto_auth_hmacsha256_final(&st, mac);
+    sodium_bin2hex(out, XQF_TOKEN_HEX + 1, mac, sizeof mac);
+}
+
 bool xqf_token_equal(const char *a, const char *b)
 {
     size_t n = strlen(a);

@@ -35,6 +35,12 @@ bool xqf_password_verify(const char *hash, const char *password);
 int xqf_token(char out[XQF_TOKEN_HEX + 1]);
 /* The SHA-256 of text as 64 hex digits and a terminator (what the database keeps of a token). */
 void xqf_token_hash(const char *text, char out[XQF_TOKEN_HEX + 1]);
+/*
+ * HMAC-SHA-256 of text under key (any length) as 64 hex digits and a
+ * terminator: a token the server can check again from text without
+ * keeping it (the login form's, signed double-submit).
+ */
+void xqf_token_mac(const char *key, const char *text, char out[XQF_TOKEN_HEX + 1]);
 /* Compares two strings in time independent of where they differ (CSRF tokens). */
 bool xqf_token_equal(const char *a, const char *b);
 

@@ -6,7 +6,8 @@
  * where one is named, a reason when malformed); a decoded form holds at
  * most FORM_FIELDS_MAX fields with names and values within their limits
  * and no NUL inside; escaped text holds no < > " ' and JSON text no raw
- * control character or <.
+ * control character or <.  The same bytes as a trusted proxy's
+ * X-Forwarded-For (request_client) give an address in canonical form.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -61,5 +62,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc == 0 && f.count && form_get(&f, f.name[0]) != f.value[0])
         abort();
     form_free(&f);
+
+    /* the same bytes as a trusted proxy's X-Forwarded-For: the client is the peer or an address, never more */
+    char *forwarded = malloc(size + 1), client[64];
+    if (!forwarded)
+        return 0;
+    memcpy(forwarded, data, size);
+    forwarded[size] = '\0';
+    request_client("10.0.0.1", "10.0.0.1", forwarded, client, sizeof client);
+    if (strlen(client) > 39 || strspn(client, "0123456789abcdef.:") != strlen(client))
+        abort();
+    free(forwarded);
     return 0;
 }

@@ -14,7 +14,8 @@
 
 const char CLI_PROGRAM[] = "xqf-tune";
 
-static char last_error[1024];
+/* per thread: xqf-web runs these commands' pieces (reports, PGN, purges) for several requests at once */
+static _Thread_local char last_error[1024];
 
 int cli_fail(int status, const char *fmt, ...)
 {
