@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "games.h"
 #include "log.h"
 #include "rng.h"
 #include "run_kind.h"
@@ -575,6 +576,23 @@ static int claim_from(Sched *s, SchedRun *r, const int *idx, int m, const int64_
 }
 
 /*
+ * Run id as the scheduler has it into *r, or (paused or finished since)
+ * loaded into *own for this once (run_free it when *r is own).  1, 0 (no
+ * such run) or -1.
+ */
+static int run_of(Sched *s, int64_t id, SchedRun *own, SchedRun **r)
+{
+    *r = NULL;
+    for (int i = 0; i < s->count; i++)
+        if (s->runs[i].run.id == id)
+            return *r = &s->runs[i], 1;
+    int rc = store_load_run(s->store, id, &own->run, false);
+    if (rc == 1)
+        *r = own;
+    return rc;
+}
+
+/*
  * A replay audit for worker, into *out (a task message): the pair its run
  * played under the sets of its first task, from the run's book in the
  * run's order.  1 (given), 0 (none open for it) or -1.
@@ -585,16 +603,9 @@ static int claim_audit(Sched *s, int64_t worker, const char *build, int64_t leas
     int rc = store_claim_audit(s->store, worker, build, lease_ms, &a);
     if (rc <= 0)
         return rc;
-    /* its run as the scheduler has it, or (finished meanwhile) loaded for this once */
-    SchedRun own = { 0 }, *r = NULL;
-    for (int i = 0; i < s->count && !r; i++)
-        if (s->runs[i].run.id == a.run_id)
-            r = &s->runs[i];
-    if (!r) {
-        if ((rc = store_load_run(s->store, a.run_id, &own.run, false)) <= 0)
-            return rc < 0 ? -1 : 0;
-        r = &own;
-    }
+    SchedRun own = { 0 }, *r;
+    if ((rc = run_of(s, a.run_id, &own, &r)) <= 0)
+        return rc;
     rc = load_book(s, r);
     StoreLease l = { .task_id = STORE_AUDIT_BIT | a.audit, .token = a.token, .run_id = a.run_id,
                      .first_pair = a.pair, .pairs = 1 };
@@ -609,6 +620,41 @@ static int claim_audit(Sched *s, int64_t worker, const char *build, int64_t leas
         log_debug("replay audit %lld (run %lld, pair %lld) leased to worker %lld", (long long)a.audit,
                   (long long)a.run_id, (long long)a.pair, (long long)worker);
     return rc < 0 ? -1 : given;
+}
+
+int sched_check_records(Sched *s, int64_t run, int64_t first_pair, const uint8_t *games, size_t len, char *why,
+                        size_t size)
+{
+    SchedRun own = { 0 }, *r;
+    int rc = run_of(s, run, &own, &r);
+    if (rc <= 0)
+        return rc < 0 ? -1 : 1;             /* no such run: the report is stale, nothing to check */
+    rc = load_book(s, r);
+    if (rc == 0) {
+        /* a data run's games begin with random plies after the opening, flagged as opening moves */
+        int random = strcmp(r->run.kind, run_kind_get(RUN_KIND_DATA)->name) == 0 ? r->loaded.random_plies : 0;
+        size_t off = 0, rlen;
+        const uint8_t *rec;
+        XqfOpening o;
+        int64_t pair = -1;
+        const char *bad = NULL;
+        rc = 1;
+        for (int64_t k = 0; rc == 1 && xqf_games_next(games, len, &off, &rec, &rlen) > 0; k++) {
+            const char *line = r->loaded.book[r->loaded.perm[(first_pair + k / 2) % r->loaded.book_lines]];
+            if (pair != first_pair + k / 2 && xqf_opening_parse(line, &o) != 0)
+                bad = "the task's opening does not parse";
+            pair = first_pair + k / 2;
+            if (bad || (bad = xqf_game_from_opening(rec, rlen, &o, random))) {
+                snprintf(why, size, "game %lld (pair %lld): %s", (long long)(2 * first_pair + k), (long long)pair, bad);
+                rc = 0;
+            }
+        }
+    } else {
+        rc = rc < 0 ? -1 : 1;               /* no book: the run serves no task, nothing to check against */
+    }
+    if (r == &own)
+        run_free(&own);
+    return rc;
 }
 
 /* Requests get replay audits first while some are open (counted every AUDITS_EVERY_MS when none). 0 or -1. */

@@ -43,6 +43,19 @@ int sched_refresh(Sched *s, int64_t now_ms, int64_t max_age_ms);
  */
 int sched_claim_batch(Sched *s, const int64_t *workers, const char *const *builds, int n,
                       int64_t lease_ms, XqfMsg *out);
+/*
+ * Checks that the game records of a report (games, len: well formed) start
+ * as the task gave them to be played: record k is game k of the lease's
+ * pairs from first_pair on (the run's pair, counted over the run), and
+ * must start from that pair's opening (games.h, xqf_game_from_opening; a
+ * data run's random plies allowed).  A worker that stores games from
+ * positions of its choosing would otherwise fill a run, its data and
+ * the replay audit's reference with them.  1 when they do (or the run is
+ * unknown: the report is stale), 0 with the first offending game in why,
+ * -1 on a database error.
+ */
+int sched_check_records(Sched *s, int64_t run, int64_t first_pair, const uint8_t *games, size_t len, char *why,
+                        size_t size);
 /* Called in the transaction that accepted a report (task_done: its last pair). Returns 0 or -1. */
 int sched_report(Sched *s, int64_t run, int64_t task, bool task_done);
 /*

@@ -452,6 +452,42 @@ static int handle_db(Server *S, Item *it)
 }
 
 /*
+ * Answers invalid the results among rep (m items, rep[k] of items[of[k]])
+ * whose game records do not start as their task gave them to be played
+ * (sched_check_records: the opening of each pair, a data run's random
+ * plies), and drops them from rep and of.  Returns the items left, or -1
+ * on a database error.
+ */
+static int records_from_openings(Server *S, Item *items, StoreReportItem *rep, int *of, int m)
+{
+    int64_t *run = malloc(sizeof *run * (size_t)m), *first = malloc(sizeof *first * (size_t)m);
+    int left = 0, rc = run && first && store_lease_starts(S->store, rep, m, run, first) == 0 ? 0 : -1;
+    for (int k = 0; rc == 0 && k < m; k++) {
+        char why[256];
+        int ok = run[k] && rep[k].games_len ? sched_check_records(S->sched, run[k], first[k] + rep[k].games_from,
+                                                                  rep[k].games, rep[k].games_len, why, sizeof why)
+                                            : 1;
+        if (ok < 0) {
+            rc = -1;
+        } else if (ok == 0) {
+            Item *it = &items[of[k]];
+            const XqfMsg_result *r = &it->in.u.result;
+            char tail[NOTES_MORE_MAX];
+            if (notes_due(&S->notes, "records from elsewhere", tail))
+                log_warn("worker %lld: task %llu: result invalid, its records are not the task's games: %s%s",
+                         (long long)rep[k].worker, (unsigned long long)r->task_id, why, tail);
+            make_ack(&it->out, r->task_id, r->lease, "invalid", r->pairs, false);
+        } else {
+            rep[left] = rep[k];
+            of[left++] = of[k];
+        }
+    }
+    free(run);
+    free(first);
+    return rc == 0 ? left : -1;
+}
+
+/*
  * The results of a batch in one statement (per distinct task), as
  * handle_db would answer each.  0, or -1 on a database error.
  */
@@ -490,6 +526,10 @@ static int handle_results(Server *S, Item *items, int n)
         memcpy(x->counts.penta, r->penta.v, sizeof x->counts.penta);
         memcpy(x->counts.reasons, r->reasons.v, sizeof(int64_t) * r->reasons.count);
         of[m++] = i;
+    }
+    if (rc == 0 && m > 0 && (m = records_from_openings(S, items, rep, of, m)) < 0) {
+        m = 0;
+        rc = -1;
     }
     if (rc == 0 && m > 0)
         rc = store_report_batch(S->store, rep, m, S->cfg->lease_ms);

@@ -71,6 +71,9 @@
       "FROM runs WHERE id = $1 AND kind = 'data'", 1)                                            \
     S(REPORTED, "SELECT r.pairs FROM unnest($1::bigint[], $2::bigint[]) WITH ORDINALITY AS u(task, token, i) " \
                 "LEFT JOIN results r ON r.task_id = u.task AND r.lease_token = u.token ORDER BY u.i", 2) \
+    S(LEASE_STARTS, "SELECT t.run_id, t.first_pair + r.base_pairs FROM unnest($1::bigint[], $2::bigint[]) " \
+                    "WITH ORDINALITY AS u(task, token, i) LEFT JOIN results r ON r.task_id = u.task AND " \
+                    "r.lease_token = u.token LEFT JOIN tasks t ON t.id = r.task_id ORDER BY u.i", 2)   \
     S(GAMES_READ, "SELECT g.game, xqf_game_full(g.record, f.fen) FROM games g "                  \
                   "JOIN game_fens f ON f.id = g.fen_id WHERE g.run_id = $1 AND g.game >= $2 "     \
                   "AND ($4::bigint = 0 OR g.worker_id = $4) AND ($5::bigint = 0 OR EXISTS "       \
@@ -1929,6 +1932,38 @@ int store_report_batch(Store *s, StoreReportItem *items, int n, int64_t lease_ms
         rc = report_games(s, items, n);
     free(idx);
     free(done);
+    return rc;
+}
+
+int store_lease_starts(Store *s, const StoreReportItem *items, int n, int64_t *run_of, int64_t *first)
+{
+    Text task = { 0 }, token = { 0 };
+    text_add(&task, "{");
+    text_add(&token, "{");
+    for (int i = 0; i < n; i++) {
+        text_add(&task, "%s%" PRId64, i ? "," : "", items[i].task);
+        text_add(&token, "%s%" PRId64, i ? "," : "", items[i].token);
+    }
+    text_add(&task, "}");
+    text_add(&token, "}");
+    int rc = -1;
+    if (!task.data || !token.data) {
+        db_error(s, "lease starts: out of memory", NULL);
+    } else {
+        const char *p[2] = { task.data, token.data };
+        PGresult *res = run(s, ST_LEASE_STARTS, p, PGRES_TUPLES_OK);
+        if (res && PQntuples(res) == n) {
+            for (int i = 0; i < n; i++) {
+                bool known = !PQgetisnull(res, i, 0);
+                run_of[i] = known ? get_i64(res, i, 0) : 0;
+                first[i] = known ? get_i64(res, i, 1) : 0;
+            }
+            rc = 0;
+        }
+        PQclear(res);
+    }
+    free(task.data);
+    free(token.data);
     return rc;
 }
 

@@ -363,6 +363,13 @@ typedef struct {
  * are.  0, or -1 on a database error.
  */
 int store_report_batch(Store *s, StoreReportItem *items, int n, int64_t lease_ms);
+/*
+ * Where the leases of n report items stand in their runs: run[i] the run
+ * of item i's task and first[i] the run's pair its lease began at (the
+ * task's first pair plus the pairs done before the lease), in one
+ * statement; run[i] 0 when the task or lease is unknown.  0 or -1.
+ */
+int store_lease_starts(Store *s, const StoreReportItem *items, int n, int64_t *run, int64_t *first);
 /* Extends worker's lease. Returns 1 (extended), 0 (stale: stop the task) or -1. */
 int store_heartbeat(Store *s, int64_t worker, int64_t task, int64_t token, int64_t lease_ms);
 /*

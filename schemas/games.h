@@ -69,4 +69,40 @@ bool xqf_game_check_bare(const uint8_t *rec, size_t len, int *plies);
 /* Counts the records of a games field; -1 when malformed. */
 int64_t xqf_games_count(const uint8_t *data, size_t size);
 
+/*
+ * Where a record must start: a task's opening line as book.h reads it,
+ * "FEN [moves m1 m2 ...] [; operations] [# comment]", read without the
+ * rules.  The position is kept as FEN's fields mean it (a letter per
+ * square, E/H read as B/N, 'r' as 'w', the counters' defaults 0 and 1), so
+ * that any FEN of one position compares equal to the worker's rewriting
+ * of it; the moves are kept in the plies' encoding (ICCS file a-i, rank
+ * 0-9: square rank * 9 + file, move from | to << 7).  The coordinator
+ * checks records against it without playing them (it has no move
+ * generator: the worker checked the line's legality when it played it,
+ * xqf-tune replays every record it reads, and the replay audit replays
+ * whole pairs).
+ */
+enum { XQF_OPENING_PLIES_MAX = 256 };    /* the worker's book takes no more (worker/book.c) */
+
+typedef struct {
+    char board[90];                  /* rank 9 first, file a first; '.' empty, else K A B N R C P (Black lower case) */
+    char side;                       /* 'w' or 'b' */
+    int halfmove, fullmove;
+    int count;                       /* the line's moves */
+    uint16_t plies[XQF_OPENING_PLIES_MAX];
+} XqfOpening;
+
+/* Reads an opening line into *o. 0, or -1 when it is not one (a bad FEN, move text or too many moves). */
+int xqf_opening_parse(const char *line, XqfOpening *o);
+
+/*
+ * Whether a record (well formed: xqf_game_check) starts as a game of
+ * opening o must: from o's position (its FEN, side to move and counters),
+ * o's moves first, each flagged an opening move, then at most `random`
+ * more opening moves (a data run's random plies), and no opening move
+ * after the first move the engines played.  NULL when it does, else a
+ * static sentence saying why not.
+ */
+const char *xqf_game_from_opening(const uint8_t *rec, size_t len, const XqfOpening *o, int random);
+
 #endif

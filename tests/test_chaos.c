@@ -47,6 +47,7 @@
 #include <unistd.h>
 #include <zmq.h>
 
+#include "book.h"
 #include "cluster_util.h"
 #include "codec.h"
 #include "game.h"
@@ -892,4 +893,166 @@ Test(chaos, replayed_and_stale_results_change_nothing)
     xqf_buf_free(&r5);
     client_close(&intruder);
     client_close(&a);
+}
+
+/* ---- a client whose game records are not of its task's openings ------------------- */
+
+/* How a forged record departs from the task's opening (forge_record). */
+typedef enum {
+    HONEST,                          /* as the task says: the opening's FEN and moves, then engine moves */
+    OTHER_POSITION,                  /* from another line of the book */
+    OTHER_SIDE,                      /* the opening's placement, the other side to move */
+    NO_OPENING_MOVES,                /* from the opening's FEN, its moves left out */
+    MORE_OPENING_MOVES               /* an engine move flagged as an opening move (no random plies here) */
+} Forgery;
+
+/*
+ * Appends a drawn record of game g of run pair `pair` over opening line
+ * `line` (moves only), departing from it as f says; the engine moves are
+ * the pair's and the game's own (a replay of the same pair writes the same
+ * bytes).
+ */
+static void forge_record(const char *line, const char *other_line, int64_t pair, int g, Forgery f, PackBuf *buf)
+{
+    char err[256];
+    Book *b = book_parse(f == OTHER_POSITION ? other_line : line, "task", err, sizeof err);
+    cr_assert(b, "%s", err);
+    const Opening *o = book_opening(b, 0);
+    GameRecord rec;
+    game_record_init(&rec);
+    snprintf(rec.fen, sizeof rec.fen, "%s", o->fen);
+    if (f == OTHER_SIDE)
+        snprintf(rec.fen, sizeof rec.fen, "%.*s %c - - 0 1", (int)strcspn(o->fen, " "), o->fen,
+                 strstr(o->fen, " w ") ? 'b' : 'w');
+    for (int i = 0; f != NO_OPENING_MOVES && i < o->count; i++)
+        cr_assert_eq(game_record_push(&rec, &(GameMove){ .move = o->moves[i], .book = true }), 0);
+    for (int i = 0; i < 6; i++)
+        cr_assert_eq(game_record_push(&rec, &(GameMove){ .move = (Move)((pair * 131 + g * 17 + i * 7 + 1) & 0x3fff),
+                                                         .book = f == MORE_OPENING_MOVES && i == 0 }), 0);
+    rec.result = RESULT_DRAW;
+    rec.reason = GAME_REPETITION;
+    cr_assert_eq(gamepack_append(&rec, XQF_GAME_MOVES, buf), 0);
+    game_record_free(&rec);
+    book_destroy(&b);
+}
+
+/*
+ * A result of task t: its first `pairs` pairs all drawn, the records of
+ * pairs from..pairs-1 sent (games_from = from), the last pair's records
+ * forged as f says, or swapped (its second game's record first) when swap.
+ */
+static void forged_result(const XqfMsg *task, const char *other_line, int from, int pairs, Forgery f, bool swap,
+                          XqfBuf *out)
+{
+    const XqfMsg_task *t = &task->u.task;
+    XqfMsg m;
+    xqf_msg_init(&m, XQF_MSG_RESULT);
+    XqfMsg_result *r = &m.u.result;
+    r->task_id = t->task_id;
+    r->lease = t->lease;
+    r->pairs = pairs;
+    r->draws = 2 * pairs;
+    r->penta.count = 5;
+    r->penta.v[2] = pairs;
+    r->reasons.count = GAME_REASONS;
+    r->reasons.v[GAME_REPETITION] = 2 * pairs;
+    r->games_from = from;
+    PackBuf buf = { 0 };
+    for (int k = from; k < pairs; k++) {
+        bool last = k == pairs - 1;
+        for (int g = 0; g < 2; g++)
+            forge_record(t->openings.v[k], other_line, (int64_t)t->first_pair + k, last && swap ? 1 - g : g,
+                         last ? f : HONEST, &buf);
+    }
+    r->games.data = buf.data;
+    r->games.len = (uint32_t)buf.len;
+    cr_assert_eq(xqf_msg_encode(&m, out), 0);
+    xqf_msg_free(&m);
+}
+
+/*
+ * Records must start as the task gave them to be played: from each pair's
+ * opening (its FEN, side to move and moves, flagged as opening moves), or
+ * the result is invalid and nothing of it counts.  A pair whose two
+ * records are swapped (the colour assignment of its players reversed)
+ * starts from the right position: that the start check cannot see (a
+ * record does not name its players), the replay audit does (another key
+ * replays the pair and its games differ).  No engine plays here: the
+ * records are forged by the test, as a malicious worker would.
+ */
+Test(chaos, records_must_start_from_the_tasks_openings)
+{
+    CU_REQUIRE_DB();
+    /* lines with moves, one written with E/H letters and 'r' for Red (the worker rewrites its FEN), one with counters */
+    static const char *const LINES[3] = {
+        "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1 moves h2e2 h9g7",
+        "rheakaehr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RHEAKAEHR r moves c3c4",
+        "r1bakabnr/4n4/7c1/p1p1p1p2/8p/4P1P2/PcP5P/1C5C1/9/RNBAKABNR w - - 8 5 moves a0a1 # a comment",
+    };
+    StoreSprtSpec spec = { .name = "openings", .test_params = "NullR=2", .base_params = "", .book_name = "three lines",
+                           .book = LINES, .book_lines = 3, .seed = 3, .nodes = 500, .margin_ms = 100,
+                           .pairs_per_task = 3, .max_pairs = 30, .elo0 = -500, .elo1 = 500, .alpha = 0.05,
+                           .beta = 0.05 };
+    int64_t run;
+    cr_assert_eq(store_create_sprt(cu_fx.store, &spec, &run), 0);
+    cr_assert_eq(store_set_replay_share(cu_fx.store, run, 1.0), 0);
+    coordinator();
+    Client mallory, auditor;
+    client_open(&mallory);
+    hello(&mallory, "mallory");
+    XqfMsg t;
+    take_task(&mallory, &t);
+    cr_assert_eq(t.u.task.openings.count, 3);
+    /* a line of the book from another position than the task's second pair's */
+    const char *other = strcmp(t.u.task.openings.v[1], LINES[2]) != 0 ? LINES[2] : LINES[0];
+
+    XqfBuf b = { 0 };
+    forged_result(&t, other, 0, 1, HONEST, false, &b);
+    expect_ack(&mallory, &b, "accepted", false, "the first pair, as the task says");
+    StoreCounts one = counts_of(run);
+    cr_assert_eq(one.pairs, 1);
+    static const struct {
+        Forgery f;
+        const char *what;
+    } BAD[] = { { OTHER_POSITION, "a record from another opening" },
+                { OTHER_SIDE, "a record from the opening's placement with the other side to move" },
+                { NO_OPENING_MOVES, "a record without the opening's moves" },
+                { MORE_OPENING_MOVES, "a record with an engine move flagged as the opening's" } };
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        forged_result(&t, other, 1, 2, BAD[i].f, false, &b);
+        expect_ack(&mallory, &b, "invalid", false, BAD[i].what);
+        expect_counts(run, &one, BAD[i].what);
+    }
+    cr_assert_geq(log_count("its records are not the task's games"), 1, "no reason logged (log: %s)", cu_fx.logfile);
+    forged_result(&t, other, 1, 2, HONEST, false, &b);
+    expect_ack(&mallory, &b, "accepted", false, "the second pair, as the task says");
+    /* the third pair's records swapped: its position is right, its players' colours are not */
+    forged_result(&t, other, 2, 3, HONEST, true, &b);
+    expect_ack(&mallory, &b, "accepted", false, "the third pair with its records swapped");
+    cr_assert_eq(counts_of(run).pairs, 3);
+
+    /* another key replays the three pairs: the swapped one differs */
+    client_open(&auditor);
+    hello(&auditor, "auditor");
+    cu_sleep_ms(1100);               /* with none open, the coordinator looks for audits once a second */
+    for (int i = 0; i < 3; i++) {
+        XqfMsg a;
+        take_task(&auditor, &a);
+        cr_assert(a.u.task.task_id & (uint64_t)STORE_AUDIT_BIT, "not a replay audit: task %llu",
+                  (unsigned long long)a.u.task.task_id);
+        cr_assert_eq(a.u.task.pairs, 1);
+        XqfBuf r = { 0 };
+        forged_result(&a, other, 0, 1, HONEST, false, &r);
+        expect_ack(&auditor, &r, "accepted", false, "a replay");
+        xqf_buf_free(&r);
+        xqf_msg_free(&a);
+    }
+    StoreReplayTotals rt;
+    cr_assert_eq(store_replay_totals(cu_fx.store, run, &rt), 1);
+    cr_assert_eq(rt.agree, 2, "%lld replays agree (log: %s)", (long long)rt.agree, cu_fx.logfile);
+    cr_assert_eq(rt.mismatch, 1, "the swapped pair: %lld mismatches", (long long)rt.mismatch);
+    xqf_buf_free(&b);
+    xqf_msg_free(&t);
+    client_close(&auditor);
+    client_close(&mallory);
 }

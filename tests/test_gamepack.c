@@ -368,6 +368,12 @@ Test(gamepack, data_task_records_each_game, .timeout = 120)
         cr_assert_eq(gamepack_opening(&base, 6, 99, 10 + i, want, &o), 0);
         for (int k = 0; k < 6; k++)
             cr_assert_eq(g[i].moves[k].move, want[k], "game %d ply %d", i, k);
+        /* the coordinator's start check takes it with the run's random plies, not without */
+        XqfOpening start;
+        cr_assert_eq(xqf_opening_parse(START, &start), 0);
+        const char *why = xqf_game_from_opening(rec, len, &start, 6);
+        cr_assert_null(why, "game %d: %s", i, why);
+        cr_assert_not_null(xqf_game_from_opening(rec, len, &start, 5));
     }
     int same = 0;
     for (int i = 1; i < 4; i++)
@@ -378,4 +384,106 @@ Test(gamepack, data_task_records_each_game, .timeout = 120)
         game_record_free(&g[i]);
     xqf_bin_free(&bin);
     xqf_msg_free(&m);
+}
+
+/* One record of opening line (its moves flagged), then engine moves: the bytes in *buf (replaced). */
+static void record_of_line(const char *line, int engine_moves, PackBuf *buf)
+{
+    char err[256];
+    Book *b = book_parse(line, "test", err, sizeof err);
+    cr_assert_not_null(b, "%s", err);
+    const Opening *o = book_opening(b, 0);
+    Board bd;
+    cr_assert_eq(fen_parse(&bd, o->fen, FEN_GAME, err, sizeof err), 0);
+    GameRecord g;
+    game_record_init(&g);
+    snprintf(g.fen, sizeof g.fen, "%s", o->fen);
+    for (int i = 0; i < o->count; i++) {
+        cr_assert_eq(game_record_push(&g, &(GameMove){ .move = o->moves[i], .book = true }), 0);
+        board_make(&bd, o->moves[i]);
+    }
+    for (int i = 0; i < engine_moves; i++) {
+        MoveList legal;
+        movegen_legal(&bd, &legal);
+        cr_assert_gt(legal.count, 0);
+        cr_assert_eq(game_record_push(&g, &(GameMove){ .move = legal.moves[0] }), 0);
+        board_make(&bd, legal.moves[0]);
+    }
+    g.result = RESULT_DRAW;
+    g.reason = GAME_REPETITION;
+    buf->len = 0;
+    cr_assert_eq(gamepack_append(&g, XQF_GAME_MOVES, buf), 0);
+    game_record_free(&g);
+    book_destroy(&b);
+}
+
+/* The record of buf (one record of a games field). */
+static void only_record(const PackBuf *buf, const uint8_t **rec, size_t *len)
+{
+    size_t off = 0;
+    cr_assert_eq(xqf_games_next(buf->data, buf->len, &off, rec, len), 1);
+}
+
+/*
+ * The coordinator's reading of a task's opening line (games.h) agrees
+ * with the worker's (book.h): any FEN of a position (E/H letters, 'r' for
+ * Red, counters left out) is the position the worker writes, comments and
+ * EPD operations are ignored, the moves are the worker's; and a record
+ * from another line, side to move, counters or moves is told apart.
+ */
+Test(gamepack, records_start_from_their_opening)
+{
+    static const char *const SAME[] = {
+        "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1 moves h2e2 h9g7",
+        "rheakaehr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RHEAKAEHR r moves h2e2 h9g7",
+        "  rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w moves\th2e2  h9g7 ; c0 \"x\"",
+        "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - moves h2e2 h9g7 # (+5)",
+    };
+    PackBuf buf = { 0 };
+    const uint8_t *rec;
+    size_t len;
+    record_of_line(SAME[0], 10, &buf);
+    only_record(&buf, &rec, &len);
+    for (size_t i = 0; i < sizeof SAME / sizeof SAME[0]; i++) {
+        XqfOpening o;
+        cr_assert_eq(xqf_opening_parse(SAME[i], &o), 0, "%s", SAME[i]);
+        cr_assert_eq(o.count, 2);
+        const char *why = xqf_game_from_opening(rec, len, &o, 0);
+        cr_assert_null(why, "%s: %s", SAME[i], why);
+    }
+    static const struct {
+        const char *line, *why;
+    } OTHER[] = {
+        { "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR b - - 0 1 moves h7e7 h0g2", "other side" },
+        { "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 2 moves h2e2 h9g7", "counters" },
+        { "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w moves h2e2", "moves" },
+        { "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w moves b0c2 h9g7", "moves" },
+        { "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w moves h2e2 h9g7 b0c2", "moves" },
+        { "r1bakabnr/4n4/7c1/p1p1p1p2/8p/4P1P2/PcP5P/1C5C1/9/RNBAKABNR w - - 8 5", "position" },
+    };
+    for (size_t i = 0; i < sizeof OTHER / sizeof OTHER[0]; i++) {
+        XqfOpening o;
+        cr_assert_eq(xqf_opening_parse(OTHER[i].line, &o), 0, "%s", OTHER[i].line);
+        cr_assert_not_null(xqf_game_from_opening(rec, len, &o, 0), "a record of another %s taken", OTHER[i].why);
+    }
+    /* an opening's own record with one of its engine moves flagged as the opening's: only as a random ply */
+    XqfOpening o;
+    cr_assert_eq(xqf_opening_parse(SAME[0], &o), 0);
+    uint8_t *copy = malloc(len);
+    memcpy(copy, rec, len);
+    size_t third = XQF_GAME_HEAD + copy[2] + 2 + 2 * 2;     /* the first engine move's ply */
+    copy[third + 1] |= XQF_GAME_BOOK >> 8;
+    cr_assert_not_null(xqf_game_from_opening(copy, len, &o, 0));
+    cr_assert_null(xqf_game_from_opening(copy, len, &o, 1));
+    /* an opening move after an engine move: never */
+    copy[third + 1] &= (uint8_t)~(XQF_GAME_BOOK >> 8);
+    copy[third + 3] |= XQF_GAME_BOOK >> 8;
+    cr_assert_not_null(xqf_game_from_opening(copy, len, &o, 4));
+    free(copy);
+    static const char *const BAD[] = { "", "rnbakabnr/9/1c5c1 w", "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNX w",
+                                       "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w moves h2e",
+                                       "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR x" };
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++)
+        cr_assert_eq(xqf_opening_parse(BAD[i], &o), -1, "'%s' read", BAD[i]);
+    pack_buf_free(&buf);
 }
