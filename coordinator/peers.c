@@ -16,6 +16,12 @@ struct PeerQuiet {
     int64_t seen_ms;
 };
 
+/* A key's entries with a worker: key 0 is a free slot. */
+struct PeerKey {
+    uint64_t key;
+    size_t count;
+};
+
 /* A key of the index by worker id: worker 0 is a free slot. */
 struct PeerByWorker {
     int64_t worker;
@@ -75,6 +81,12 @@ static int64_t gone_ms(const Peers *ps)
     return ms > PEER_GONE_MIN_MS ? ms : PEER_GONE_MIN_MS;
 }
 
+/* Silent this long, a worker missed a heartbeat: two intervals (a busy worker speaks once an interval, give or take). */
+static int64_t quiet_ms(const Peers *ps)
+{
+    return 2 * heartbeat_ms(ps) > PEER_QUIET_MIN_MS ? 2 * heartbeat_ms(ps) : PEER_QUIET_MIN_MS;
+}
+
 static bool peer_live(const PeerEntry *e, int64_t now, int64_t gone)
 {
     return e && e->peer.len && e->worker && now - e->seen_ms < gone;
@@ -93,6 +105,77 @@ static void by_put(Peers *ps, const PeerEntry *e)
 }
 
 static size_t peers_scan(const Peers *ps, int64_t now);
+
+static uint64_t fnv(const void *bytes, size_t len, uint64_t h)
+{
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ ((const uint8_t *)bytes)[i]) * UINT64_C(1099511628211);
+    return h;
+}
+
+uint64_t peers_key(const Peer *p, int64_t worker)
+{
+    /* a name and a worker id never hash alike: their first bytes differ (a tag) */
+    uint64_t h = p->user[0] ? fnv(p->user, strlen(p->user), fnv("n", 1, UINT64_C(1469598103934665603)))
+                            : fnv(&worker, sizeof worker, fnv("w", 1, UINT64_C(1469598103934665603)));
+    return h ? h : 1;
+}
+
+/* The slot of key in the key table, or the free one where it would go (the table is not empty). */
+static struct PeerKey *key_slot(struct PeerKey *keys, size_t cap, uint64_t key)
+{
+    for (size_t i = (size_t)(key >> 17) & (cap - 1);; i = (i + 1) & (cap - 1))
+        if (!keys[i].key || keys[i].key == key)
+            return &keys[i];
+}
+
+size_t peers_of_key(const Peers *ps, uint64_t key)
+{
+    return ps->keys_cap ? key_slot(ps->keys, ps->keys_cap, key)->count : 0;
+}
+
+size_t peers_keys(const Peers *ps) { return ps->keys_live; }
+
+/* Adds delta (+1, -1) to key's count (room made before: keys_recount). */
+static void key_add(Peers *ps, uint64_t key, int delta)
+{
+    if (!ps->keys_cap)
+        return;
+    struct PeerKey *k = key_slot(ps->keys, ps->keys_cap, key);
+    if (!k->key) {
+        if (delta < 0)
+            return;
+        k->key = key;
+        ps->keys_used++;
+    }
+    if (delta < 0 && k->count > 0 && --k->count == 0)
+        ps->keys_live--;
+    else if (delta > 0 && k->count++ == 0)
+        ps->keys_live++;
+}
+
+/*
+ * Counts the keys of the entries with a worker afresh, in a table at most
+ * a quarter full (keys left without an entry dropped).  0, or -1 out of
+ * memory (the old table kept).
+ */
+static int keys_recount(Peers *ps)
+{
+    size_t cap = 64;
+    while ((ps->active + 1) * 4 > cap)
+        cap *= 2;
+    struct PeerKey *keys = calloc(cap, sizeof *keys);
+    if (!keys)
+        return -1;
+    free(ps->keys);
+    ps->keys = keys;
+    ps->keys_cap = cap;
+    ps->keys_used = ps->keys_live = 0;
+    for (size_t i = 0; i < ps->cap; i++)
+        if (ps->v[i].peer.len && ps->v[i].worker)
+            key_add(ps, ps->v[i].key, +1);
+    return 0;
+}
 
 /* Rebuilds the table with the live entries only, at most a quarter full. 0 or -1. */
 static int peers_rebuild(Peers *ps, int64_t now)
@@ -138,7 +221,7 @@ static int peers_rebuild(Peers *ps, int64_t now)
     free(ps->v);
     free(ps->by);
     *ps = fresh;
-    return 0;
+    return keys_recount(ps);
 }
 
 /* Live entries (a scan). */
@@ -158,6 +241,7 @@ void peer_drop(Peers *ps, PeerEntry *e)
     if (e && e->worker) {
         e->worker = 0;
         ps->active--;
+        key_add(ps, e->key, -1);
     }
 }
 
@@ -175,8 +259,7 @@ static int by_silence(const void *a, const void *b)
  */
 static void scan_for_room(Peers *ps, int64_t now)
 {
-    /* two intervals: a busy worker speaks once an interval, give or take its loop's tick */
-    int64_t gone = gone_ms(ps), quiet = 2 * heartbeat_ms(ps) > PEER_QUIET_MIN_MS ? 2 * heartbeat_ms(ps) : PEER_QUIET_MIN_MS;
+    int64_t gone = gone_ms(ps), quiet = quiet_ms(ps);
     ps->scanned_ms = now;
     ps->nquiet = ps->quiet_at = 0;
     struct PeerQuiet *q = realloc(ps->quiet, (ps->active ? ps->active : 1) * sizeof *q);
@@ -214,13 +297,84 @@ static bool evict_quiet(Peers *ps, const PeerEntry *e, int64_t now)
     return false;
 }
 
+static size_t key_max(const Peers *ps) { return ps->key_max ? ps->key_max : PEERS_KEY_MAX_DEFAULT; }
+
 /*
- * Makes room for one more worker (e, not live itself) when the table
- * holds its most: drops the gone, else evicts the longest-silent worker
- * that missed a heartbeat.  A table full of workers all heard lately is
- * scanned again at most every PEER_RESCAN_MS.  True when there is room.
+ * Makes room among key's entries (not spare): drops those gone, else
+ * drops the longest-silent one if it has been silent min_silent_ms at
+ * least.  A scan of the table.  Returns the worker dropped while live
+ * (0 when only gone ones were, or none: then *any says whether some were).
  */
-static bool make_room(Peers *ps, const PeerEntry *e, int64_t now)
+static int64_t evict_of_key(Peers *ps, uint64_t key, const PeerEntry *spare, int64_t min_silent_ms, int64_t now,
+                            bool *any)
+{
+    int64_t gone = gone_ms(ps);
+    PeerEntry *oldest = NULL;
+    *any = false;
+    for (size_t i = 0; i < ps->cap; i++) {
+        PeerEntry *c = &ps->v[i];
+        if (!c->peer.len || !c->worker || c->key != key || c == spare)
+            continue;
+        if (!peer_live(c, now, gone)) {
+            peer_drop(ps, c);
+            *any = true;
+        } else if (!oldest || c->seen_ms < oldest->seen_ms) {
+            oldest = c;
+        }
+    }
+    if (*any || !oldest || now - oldest->seen_ms < min_silent_ms)
+        return 0;
+    int64_t worker = oldest->worker;
+    peer_drop(ps, oldest);
+    *any = true;
+    return worker;
+}
+
+/*
+ * A newcomer (e, of key) within its key's bound: at key_max live workers
+ * the key's own gone ones are dropped, else its longest-silent one that
+ * missed a heartbeat.  0, or -3 (refused, logged once a minute).
+ */
+static int room_in_key(Peers *ps, const PeerEntry *e, uint64_t key, int64_t now)
+{
+    bool any;
+    if (peers_of_key(ps, key) < key_max(ps))
+        return 0;
+    int64_t w = evict_of_key(ps, key, e, quiet_ms(ps), now, &any);
+    if (any) {
+        if (w)
+            ps->evicted++;
+        return 0;
+    }
+    ps->key_refused++;
+    char tail[NOTES_MORE_MAX];
+    if (notes_due(&ps->notes, "peers of a key", tail))
+        log_warn("peers: a new worker refused: its key has %zu workers connected already (--key-peers), "
+                 "none silent for two heartbeats%s", key_max(ps), tail);
+    return -3;
+}
+
+/* The key with the most entries with a worker, and how many (0 when none). */
+static size_t greediest(const Peers *ps, uint64_t *key)
+{
+    size_t most = 0;
+    for (size_t i = 0; i < ps->keys_cap; i++)
+        if (ps->keys[i].key && ps->keys[i].count > most) {
+            most = ps->keys[i].count;
+            *key = ps->keys[i].key;
+        }
+    return most;
+}
+
+/*
+ * Makes room for one more worker (e, of key, not live itself) when the
+ * table holds its most: drops the gone, else evicts the longest-silent
+ * worker that missed a heartbeat.  A table full of workers all heard
+ * lately is scanned again at most every PEER_RESCAN_MS; then a key
+ * holding at least two entries more than key gives up its longest-silent
+ * one.  True when there is room.
+ */
+static bool make_room(Peers *ps, const PeerEntry *e, uint64_t key, int64_t now)
 {
     if (ps->active < peers_max(ps) || evict_quiet(ps, e, now))
         return true;
@@ -229,8 +383,19 @@ static bool make_room(Peers *ps, const PeerEntry *e, int64_t now)
         if (ps->active < peers_max(ps) || evict_quiet(ps, e, now))
             return true;
     }
-    ps->refused++;
+    uint64_t greedy = 0;
+    size_t most = greediest(ps, &greedy);
+    bool any = false;
+    int64_t w = greedy != key && most >= peers_of_key(ps, key) + 2 ? evict_of_key(ps, greedy, e, 0, now, &any) : 0;
     char tail[NOTES_MORE_MAX];
+    if (any) {
+        ps->shared += w != 0;
+        if (w && notes_due(&ps->notes, "peers shared", tail))
+            log_info("peers: worker %lld evicted for another key's newcomer: its key holds %zu of the %zu workers "
+                     "(--max-peers)%s", (long long)w, most, peers_max(ps), tail);
+        return true;
+    }
+    ps->refused++;
     if (notes_due(&ps->notes, "peers full", tail))
         log_warn("peers: a new worker refused: %zu workers connected already (--max-peers), "
                  "none silent for two heartbeats%s", peers_max(ps), tail);
@@ -243,7 +408,12 @@ int peer_set(Peers *ps, const Peer *p, int64_t worker, const char *build, int co
     size_t used = ps->count > ps->by_count ? ps->count : ps->by_count;
     if ((used + 1) * 2 > ps->cap && peers_rebuild(ps, now) != 0)
         return -1;
+    if ((ps->keys_used + 1) * 2 > ps->keys_cap && keys_recount(ps) != 0)
+        return -1;
+    uint64_t key = peers_key(p, worker);
     PeerEntry *e = peer_slot(ps, p);
+    if (e->worker && e->key != key)
+        peer_drop(ps, e);            /* a plaintext connection's hello as another worker: a newcomer of that key */
     /* the same worker on another connection (it reconnected): this hello takes its place */
     struct PeerByWorker *b = by_slot(ps, worker);
     PeerEntry *old = b->worker ? &ps->v[b->slot] : NULL;
@@ -259,14 +429,22 @@ int peer_set(Peers *ps, const Peer *p, int64_t worker, const char *build, int co
         peer_drop(ps, old);
         ps->replaced++;
     }
-    if (!took && !peer_live(e, now, gone_ms(ps)) && !make_room(ps, e, now))
-        return -2;
+    if (!took && !peer_live(e, now, gone_ms(ps))) {
+        int rc = room_in_key(ps, e, key, now);
+        if (rc != 0)
+            return rc;
+        if (!make_room(ps, e, key, now))
+            return -2;
+    }
     if (!e->peer.len) {
         e->peer = *p;
         ps->count++;
     }
-    if (!e->worker)
+    if (!e->worker) {
         ps->active++;
+        e->key = key;
+        key_add(ps, key, +1);
+    }
     e->worker = worker;
     e->seen_ms = now;
     e->concurrency = concurrency;
@@ -281,8 +459,11 @@ void peers_free(Peers *ps)
     free(ps->v);
     free(ps->by);
     free(ps->quiet);
+    free(ps->keys);
     ps->v = NULL;
     ps->by = NULL;
     ps->quiet = NULL;
+    ps->keys = NULL;
+    ps->keys_cap = ps->keys_used = ps->keys_live = 0;
     ps->cap = ps->count = ps->by_count = ps->active = ps->nquiet = ps->quiet_at = 0;
 }

@@ -36,6 +36,18 @@
  * who knows a worker's id take its replies); the worker is known by its
  * name and key at hello, which is what replaces an entry.
  *
+ * Keys: every entry belongs to its connection's key (the CURVE
+ * allow-list name, Peer.user; in plaintext each worker is a key of its
+ * own).  A key has at most `key_max` live workers (Peers.key_max; a hello
+ * for one more first evicts that key's own longest-silent worker that
+ * missed a heartbeat, else is refused, peer_set returning -3).  When the
+ * table holds its most and nobody missed a heartbeat, a newcomer of a
+ * key holding fewer entries than the greediest key (two fewer at least,
+ * so that the evicted one's return does not evict back) takes the place
+ * of that key's longest-silent worker: one key's names filling the table
+ * cannot keep another key out (max-min fairness between keys, as
+ * fair queuing shares a link between flows).
+ *
  * Bounded: at most `max` live workers (Peers.max; a hello beyond that is
  * refused, peer_set returning -2), each with at most one build chunk in
  * flight (PeerChunk).
@@ -61,6 +73,7 @@ typedef struct {
 
 typedef struct {
     Peer peer;
+    uint64_t key;                    /* its key (Peer.user hashed, or its worker in plaintext) */
     int64_t worker;                  /* 0: left */
     int64_t seen_ms;                 /* last message */
     char build[XQF_NAME_MAX + 1];
@@ -78,15 +91,22 @@ typedef struct {
     size_t nquiet, quiet_at;         /* how many, and the next to evict */
     int64_t scanned_ms;              /* when the table was last scanned for room */
     size_t max;                      /* live workers at most (0: PEERS_MAX_DEFAULT) */
+    size_t key_max;                  /* live workers of one key at most (0: PEERS_KEY_MAX_DEFAULT) */
+    struct PeerKey *keys;            /* key -> its entries with a worker (open addressing, keys_cap slots) */
+    size_t keys_cap, keys_used;      /* slots, and slots with a key (zero counts too, until a recount) */
+    size_t keys_live;                /* keys with a count */
     int64_t heartbeat_ms;            /* the interval workers are told (0: PEERS_HEARTBEAT_DEFAULT_MS) */
     int64_t refused;                 /* hellos refused for want of room */
     int64_t evicted;                 /* silent workers dropped for a newcomer */
     int64_t replaced;                /* entries taken over by a hello under the same worker */
+    int64_t key_refused;             /* hellos refused: their key has key_max live workers */
+    int64_t shared;                  /* workers of the greediest key evicted for another key's newcomer */
     Notes notes;                     /* the refusals' log lines */
 } Peers;
 
 enum {
     PEERS_MAX_DEFAULT = 10000,
+    PEERS_KEY_MAX_DEFAULT = 64,
     PEERS_HEARTBEAT_DEFAULT_MS = 10000,
     PEER_MISSED = 3,                 /* heartbeats missed: the worker is gone */
     PEER_GONE_MIN_MS = 5000,
@@ -100,8 +120,11 @@ PeerEntry *peer_find(Peers *ps, const Peer *p);
  * Records a worker for a routing id (the table grows or is rebuilt as
  * needed): the worker's entry under another routing id is dropped, and
  * when the table holds its most live workers the longest-silent is
- * evicted if it missed a heartbeat.  0, -2 when the table is full and no
- * live worker missed one (refused, logged once a minute), -1 out of
+ * evicted if it missed a heartbeat, else the longest-silent of the key
+ * holding the most entries, when that key holds at least two more than
+ * this one's.  0, -2 when the table is full and neither could be
+ * evicted, -3 when the key has key_max live workers and none of them
+ * missed a heartbeat (both refused, logged once a minute), -1 out of
  * memory.
  */
 int peer_set(Peers *ps, const Peer *p, int64_t worker, const char *build, int concurrency);
@@ -109,6 +132,12 @@ int peer_set(Peers *ps, const Peer *p, int64_t worker, const char *build, int co
 void peer_drop(Peers *ps, PeerEntry *e);
 /* Live workers: heard within PEER_MISSED heartbeats (a scan of the table). */
 size_t peers_live(const Peers *ps);
+/* The key of a connection's worker: its CURVE name, or in plaintext the worker itself. */
+uint64_t peers_key(const Peer *p, int64_t worker);
+/* Entries with a worker under key (gone ones too, until a scan or rebuild drops them). */
+size_t peers_of_key(const Peers *ps, uint64_t key);
+/* Keys with an entry with a worker: the keys sharing the cluster now. */
+size_t peers_keys(const Peers *ps);
 /* Frees the table; it is empty (and usable) again. */
 void peers_free(Peers *ps);
 

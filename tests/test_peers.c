@@ -160,3 +160,95 @@ Test(peers, a_hello_under_the_same_worker_replaces_its_entry)
     peers_free(&ps);
     peers_free(&ps);
 }
+
+/* Peer n on a connection of key `user` (a CURVE allow-list name). */
+static Peer keyed(int n, const char *user)
+{
+    Peer p = peer_of(n);
+    snprintf(p.user, sizeof p.user, "%s", user);
+    return p;
+}
+
+/* Live entries of user's key (a scan, not the table's count). */
+static size_t live_of(Peers *ps, const char *user)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < ps->cap; i++)
+        n += ps->v[i].peer.len && ps->v[i].worker && strcmp(ps->v[i].peer.user, user) == 0;
+    return n;
+}
+
+/*
+ * A key has at most key_max live workers: one more takes the place of the
+ * key's own longest-silent worker that missed a heartbeat, else it is
+ * refused (-3); other keys are not concerned, and a worker of the key
+ * saying hello again is not one more.
+ */
+Test(peers, a_key_has_at_most_key_max_workers)
+{
+    Peers ps = table(100);
+    ps.key_max = 3;
+    for (int i = 0; i < 3; i++) {
+        Peer p = keyed(i, "mallory");
+        cr_assert_eq(peer_set(&ps, &p, 100 + i, "b", 1), 0);
+    }
+    Peer p3 = keyed(3, "mallory"), p1 = keyed(1, "mallory");
+    cr_assert_eq(peer_set(&ps, &p3, 103, "b", 1), -3, "a fourth worker of the key");
+    cr_assert_eq(ps.key_refused, 1);
+    cr_assert_eq(peer_set(&ps, &p1, 101, "b", 2), 0, "one of its workers again");
+    Peer other = keyed(10, "alice");
+    cr_assert_eq(peer_set(&ps, &other, 200, "b", 1), 0, "another key");
+    cr_assert_eq(peers_of_key(&ps, peers_key(&p3, 0)), 3);
+    cr_assert_eq(peers_keys(&ps), 2);
+    /* worker 100 missed a heartbeat: the newcomer of its key takes its place */
+    silence(&ps, 0, PEER_QUIET_MIN_MS + 100);
+    cr_assert_eq(peer_set(&ps, &p3, 103, "b", 1), 0);
+    Peer p0 = keyed(0, "mallory");
+    cr_assert_null(peer_slot_worker(&ps, &p0), "the key's silent worker was evicted");
+    cr_assert_eq(live_of(&ps, "mallory"), 3);
+    cr_assert_eq(peers_of_key(&ps, peers_key(&p3, 0)), 3);
+    /* plaintext: every worker its own key */
+    Peer a = peer_of(50), b = peer_of(51), c = peer_of(52), d = peer_of(53);
+    cr_assert_eq(peer_set(&ps, &a, 300, "b", 1), 0);
+    cr_assert_eq(peer_set(&ps, &b, 301, "b", 1), 0);
+    cr_assert_eq(peer_set(&ps, &c, 302, "b", 1), 0);
+    cr_assert_eq(peer_set(&ps, &d, 303, "b", 1), 0);
+    cr_assert_eq(peers_keys(&ps), 6);
+    peers_free(&ps);
+}
+
+/*
+ * One key holding the whole table, everyone heard from lately: another
+ * key's newcomer takes the place of the greedy key's longest-silent
+ * worker, and so on until the two keys hold as many; the evicted saying
+ * hello again are refused (their key holds the most), so nobody is
+ * evicted back and forth.
+ */
+Test(peers, a_key_filling_the_table_gives_way_to_another)
+{
+    enum { MAX = 10 };
+    Peers ps = table(MAX);
+    for (int i = 0; i < MAX; i++) {
+        Peer p = keyed(i, "greedy");
+        cr_assert_eq(peer_set(&ps, &p, 100 + i, "b", 1), 0);
+        peer_find(&ps, &p)->seen_ms -= (MAX - i) * 10;      /* worker 100 the longest-silent, none quiet */
+    }
+    Peer g = keyed(MAX, "greedy");
+    cr_assert_eq(peer_set(&ps, &g, 100 + MAX, "b", 1), -2, "the greedy key's own newcomer: refused");
+    Peer first = keyed(0, "greedy");
+    Peer o = keyed(1000, "other");
+    cr_assert_eq(peer_set(&ps, &o, 500, "b", 1), 0, "another key's newcomer gets in");
+    cr_assert_null(peer_slot_worker(&ps, &first), "in place of the greedy key's longest-silent");
+    cr_assert_eq(ps.shared, 1);
+    cr_assert_eq(peer_set(&ps, &first, 100, "b", 1), -2, "the evicted one's hello: refused, not evicting back");
+    for (int i = 1; i < MAX; i++) {
+        Peer n = keyed(1000 + i, "other");
+        int rc = peer_set(&ps, &n, 500 + i, "b", 1);
+        cr_assert_eq(rc, i < MAX / 2 ? 0 : -2, "the other key's newcomer %d: %d", i, rc);
+    }
+    cr_assert_eq(live_of(&ps, "greedy"), MAX / 2);
+    cr_assert_eq(live_of(&ps, "other"), MAX / 2);
+    cr_assert_eq(peers_live(&ps), MAX);
+    cr_assert_eq(ps.shared, MAX / 2);
+    peers_free(&ps);
+}
