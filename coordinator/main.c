@@ -4,6 +4,7 @@
  *
  *   xqf-coordinator [--bind ENDPOINT] [--db CONNINFO] [--lease SECONDS] [--batch N]
  *                   [--rate-limit N] [--max-peers N] [--quarantine-after N] [--max-concurrency N]
+ *                   [--key-peers N] [--key-leases N] [--key-hellos N]
  *                   [--curve-secret FILE --allow FILE | --insecure]
  *   xqf-coordinator --status [--db CONNINFO] [--runs N]
  *
@@ -62,6 +63,16 @@ static const OptSpec OPTIONS[] = {
       .help = "live workers at most (silent ones evicted for newcomers; new ones refused beyond)" },
     { "--max-concurrency", OPT_INT, "N", STR(SERVER_MAX_CONCURRENCY_DEFAULT), .imin = 1, .imax = 65536,
       .help = "games side by side a worker may announce (more is held to N: its leases are bounded by it)" },
+    { "--key-peers", OPT_INT, "N", STR(SERVER_KEY_PEERS_DEFAULT), .imin = 1, .imax = 1000000,
+      .help = "live workers per key (a CURVE allow-list name; in plaintext each worker is its own key): one "
+              "more evicts the key's longest-silent, else is refused; a key filling --max-peers gives way to "
+              "another key's newcomers" },
+    { "--key-leases", OPT_INT, "N", STR(SERVER_KEY_LEASES_DEFAULT), .imin = 1, .imax = 100000000,
+      .help = "leases a key's workers may hold together (more claims are answered idle); while another key "
+              "waits for a run's task, a key at its fair share of the leases gets none of that run's" },
+    { "--key-hellos", OPT_REAL, "N", STR(SERVER_KEY_HELLOS_DEFAULT), .rmin = 0, .rmax = 1e9,
+      .help = "hellos a key may say a minute, and as many CURVE handshakes (as many at once); more are "
+              "refused; 0: no limit" },
     { "--quarantine-after", OPT_INT, "N", STR(SERVER_QUARANTINE_DEFAULT), .imin = 1, .imax = 1000000,
       .help = "a task refused by workers of N distinct keys (or of every key, when fewer) is set aside "
               "with their reasons (status, xqf-tune show); a worker never gets a task it refused again" },
@@ -83,6 +94,7 @@ static const OptTable TABLE = {
     .program = "xqf-coordinator", .spec = OPTIONS,
     .usage = "Usage: xqf-coordinator [--bind ENDPOINT] [--db CONNINFO] [--lease SECONDS] [--batch N]\n"
              "                       [--rate-limit N] [--max-peers N] [--quarantine-after N] [--max-concurrency N]\n"
+             "                       [--key-peers N] [--key-leases N] [--key-hellos N]\n"
              "                       [--curve-secret FILE --allow FILE | --insecure]\n"
              "       xqf-coordinator --status [--db CONNINFO] [--runs N]\n"
              "       xqf-coordinator --migrate [--db CONNINFO]\n"
@@ -141,11 +153,15 @@ int main(int argc, char **argv)
         .db = opts_given(&o, "--db") ? opts_text(&o, "--db") : getenv("XQF_DB"),
         .lease_ms = (int64_t)(opts_real(&o, "--lease") * 1000),
         .batch_max = (int)opts_int(&o, "--batch"),
-        .security = { opts_text(&o, "--curve-secret"), opts_text(&o, "--allow"), opts_given(&o, "--insecure") },
+        .security = { opts_text(&o, "--curve-secret"), opts_text(&o, "--allow"), opts_given(&o, "--insecure"),
+                      opts_real(&o, "--key-hellos") },
         .rate = opts_real(&o, "--rate-limit"),
         .max_peers = (int)opts_int(&o, "--max-peers"),
         .max_concurrency = (int)opts_int(&o, "--max-concurrency"),
         .quarantine_after = (int)opts_int(&o, "--quarantine-after"),
+        .key_peers = (int)opts_int(&o, "--key-peers"),
+        .key_leases = (int)opts_int(&o, "--key-leases"),
+        .key_hellos = opts_real(&o, "--key-hellos"),
     };
     bool status = opts_given(&o, "--status"), migrate = opts_given(&o, "--migrate");
     char why[512];

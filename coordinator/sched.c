@@ -47,6 +47,10 @@ typedef struct {
     int64_t bench0, bench1;          /* the recorded bench signatures of build0, build1 (0: none) */
     int64_t ref_nps;                 /* --tc-scale's reference speed (0: the clock is not scaled) */
     double pass;                     /* pairs given out per throughput share (stride scheduling, serve_order) */
+    struct {
+        uint64_t key;
+        int64_t ms;
+    } starved[SCHED_STARVED_KEYS];   /* keys it had nothing for lately, and when (sched.h: fair share) */
 } SchedRun;
 
 /* The scheduling hooks of a run kind (run_kinds.def). */
@@ -303,6 +307,7 @@ static void join_passes(const Sched *s, SchedRun *runs, int n)
         for (int j = 0; j < s->count; j++)
             if (s->runs[j].run.id == runs[i].run.id) {
                 runs[i].pass = s->runs[j].pass;
+                memcpy(runs[i].starved, s->runs[j].starved, sizeof runs[i].starved);
                 if (kept)
                     kept[i] = true;
             }
@@ -681,15 +686,69 @@ static int claim_audits(Sched *s, const int64_t *workers, const char *const *bui
     return 0;
 }
 
-int sched_claim_batch(Sched *s, const int64_t *workers, const char *const *builds, int n,
-                      int64_t lease_ms, XqfMsg *out)
+/* Notes that run r had nothing for a request of key at now (sched.h: fair share). */
+static void starve(SchedRun *r, uint64_t key, int64_t now)
+{
+    int slot = 0;
+    for (int i = 0; i < SCHED_STARVED_KEYS; i++) {
+        if (r->starved[i].key == key) {
+            slot = i;
+            break;
+        }
+        if (r->starved[i].ms < r->starved[slot].ms)
+            slot = i;
+    }
+    r->starved[slot].key = key;
+    r->starved[slot].ms = now;
+}
+
+/* Whether r had nothing lately for a key other than key. */
+static bool others_starve(const SchedRun *r, uint64_t key, int64_t now)
+{
+    for (int i = 0; i < SCHED_STARVED_KEYS; i++)
+        if (r->starved[i].ms && r->starved[i].key != key && now - r->starved[i].ms < SCHED_STARVED_MS)
+            return true;
+    return false;
+}
+
+/* Whether r could serve this worker were it not exhausted (its book read, its builds not refused). */
+static bool could_serve(const Sched *s, const SchedRun *r, int64_t worker, const char *build)
+{
+    return r->loaded.done && kind_of(r->run.kind) && (!r->run.build_id[0] || strcmp(r->run.build_id, build) == 0) &&
+           !refused_by(s, r, worker);
+}
+
+/* The leases of asks[i]'s key with the requests of the batch given a task so far (pending false, or run_of set). */
+static int64_t key_held(const SchedAsk *asks, int n, int i, const bool *pending, const int *run_of)
+{
+    int64_t held = asks[i].key_leases;
+    for (int j = 0; j < n; j++)
+        held += j != i && asks[j].key == asks[i].key && (!pending[j] || run_of[j] >= 0);
+    return held;
+}
+
+int sched_claim_batch(Sched *s, const SchedAsk *asks, int n, int keys, int64_t lease_ms, XqfMsg *out)
 {
     bool *pending = malloc(sizeof *pending * (size_t)(n > 0 ? n : 1));
+    bool *capped = malloc(sizeof *capped * (size_t)(n > 0 ? n : 1));
     int *run_of = malloc(sizeof *run_of * (size_t)(n > 0 ? n : 1));
     int *idx = malloc(sizeof *idx * (size_t)(n > 0 ? n : 1));
-    int rc = pending && run_of && idx ? 0 : -1;
-    for (int i = 0; i < n; i++)
+    int64_t *workers = malloc(sizeof *workers * (size_t)(n > 0 ? n : 1));
+    const char **builds = malloc(sizeof *builds * (size_t)(n > 0 ? n : 1));
+    int rc = pending && capped && run_of && idx && workers && builds ? 0 : -1;
+    int64_t now = clock_now_ms(), leased = 0;
+    for (int i = 0; rc == 0 && i < n; i++) {
         pending[i] = true;
+        capped[i] = false;
+        run_of[i] = -1;
+        workers[i] = asks[i].worker;
+        builds[i] = asks[i].build;
+    }
+    for (int j = 0; j < s->count; j++)
+        leased += s->runs[j].run.leased > 0 ? s->runs[j].run.leased : 0;
+    /* a key's fair share of the leases: those of the active runs over the keys sharing them */
+    int64_t share = keys > 1 ? (leased + keys - 1) / keys : leased;
+    share = share > 1 ? share : 1;
     if (rc == 0)
         rc = claim_audits(s, workers, builds, n, lease_ms, out, pending);
     /*
@@ -697,17 +756,24 @@ int sched_claim_batch(Sched *s, const int64_t *workers, const char *const *build
      * (priority, fewest leases, age: counting the requests already given to
      * it), then each run serves its requests in one statement.  A run that
      * runs short is exhausted, and its unserved requests try the next round.
+     * A run that another key waits on serves no key at its fair share.
      */
     for (bool assigned = true; rc == 0 && assigned;) {
         assigned = false;
-        for (int i = 0; rc == 0 && i < n; i++) {
+        for (int i = 0; i < n; i++)
             run_of[i] = -1;
+        for (int i = 0; rc == 0 && i < n; i++) {
             if (!pending[i])
                 continue;
+            bool over = key_held(asks, n, i, pending, run_of) >= share;
             SchedRun *best = NULL;
             for (int j = 0; rc == 0 && j < s->count; j++) {
                 SchedRun *r = &s->runs[j];
                 int ok = can_serve(s, r, workers[i], builds[i]);
+                if (ok > 0 && over && others_starve(r, asks[i].key, now)) {
+                    capped[i] = true;
+                    ok = 0;
+                }
                 if (ok < 0)
                     rc = -1;
                 else if (ok && (!best || serve_order(&r, &best) < 0))
@@ -729,14 +795,24 @@ int sched_claim_batch(Sched *s, const int64_t *workers, const char *const *build
                 rc = claim_from(s, &s->runs[j], idx, m, workers, lease_ms, out, pending);
         }
     }
-    for (int i = 0; rc == 0 && i < n; i++)
-        if (pending[i]) {
-            xqf_msg_init(&out[i], XQF_MSG_IDLE);
-            out[i].u.idle.retry_ms = IDLE_RETRY_MS;
-        }
+    for (int i = 0; rc == 0 && i < n; i++) {
+        if (!pending[i])
+            continue;
+        xqf_msg_init(&out[i], XQF_MSG_IDLE);
+        out[i].u.idle.retry_ms = IDLE_RETRY_MS;
+        /* a key below its share found nothing: the runs that could have served it are starved by it */
+        if (capped[i] || key_held(asks, n, i, pending, run_of) >= share)
+            continue;
+        for (int j = 0; j < s->count; j++)
+            if (s->runs[j].exhausted && could_serve(s, &s->runs[j], workers[i], builds[i]))
+                starve(&s->runs[j], asks[i].key, now);
+    }
     free(pending);
+    free(capped);
     free(run_of);
     free(idx);
+    free(workers);
+    free(builds);
     return rc;
 }
 

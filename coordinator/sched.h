@@ -36,13 +36,32 @@ void sched_invalidate(Sched *s);
 /* Refreshes the active runs when stale or older than max_age_ms. Returns 0 or -1 (database). */
 int sched_refresh(Sched *s, int64_t now_ms, int64_t max_age_ms);
 
+/* A task request as the scheduler weighs it. */
+typedef struct {
+    int64_t worker;
+    const char *build;               /* the worker's build id ("" for any run's) */
+    uint64_t key;                    /* its key (peers_key: the CURVE name, or the worker itself in plaintext) */
+    int64_t key_leases;              /* the leases its key holds now */
+} SchedAsk;
+
 /*
  * Claims tasks for n requests at once (a batch's), inside the caller's
- * transaction: out[i] becomes a task message or idle.  Requests are spread over the runs as one by one, but each run
- * serves its share in one statement.  Returns 0, or -1 on a database error.
+ * transaction: out[i] becomes a task message or idle.  Requests are
+ * spread over the runs as one by one, but each run serves its share in
+ * one statement.  Returns 0, or -1 on a database error.
+ *
+ * Fair share between keys: a run that had nothing for a request it could
+ * serve (every pair given out) in the last SCHED_STARVED_MS is starved by
+ * that request's key.  A request of another key that holds its fair
+ * share of the leases or more (the active runs' leases over `keys`, the
+ * keys sharing the cluster, at least one) gets no task of that run: a
+ * task that comes back to it (a lease expired or handed back) goes to
+ * the key that waits for one, not to the key whose many workers ask
+ * most often (max-min fairness between keys, as fair queuing serves
+ * flows).  Elsewhere it is served as before.
  */
-int sched_claim_batch(Sched *s, const int64_t *workers, const char *const *builds, int n,
-                      int64_t lease_ms, XqfMsg *out);
+enum { SCHED_STARVED_MS = 5000, SCHED_STARVED_KEYS = 8 };
+int sched_claim_batch(Sched *s, const SchedAsk *asks, int n, int keys, int64_t lease_ms, XqfMsg *out);
 /*
  * Checks that the game records of a report (games, len: well formed) start
  * as the task gave them to be played: record k is game k of the lease's

@@ -85,6 +85,8 @@ struct Server {
     Peers peers;
     RateLimit *limit;                /* messages per key */
     RateLimit *status_limit;         /* status requests, all keys together: each runs the status queries */
+    RateLimit *hello_limit;          /* hellos per key (cfg.key_hellos a minute) */
+    int64_t hellos_refused, key_leases_capped;
     Notes notes;                     /* limits hit, logged once a minute per kind */
     int64_t chunks_refused, leases_capped;
     uint64_t frames_taken;           /* frames taken since the start (numbers the messages) */
@@ -260,6 +262,21 @@ static int handle_db(Server *S, Item *it)
         /* under CURVE the name is tied to the connection's key (its allow-list name, as a prefix) */
         worker_name(it->peer.user, h->name, name);
         /*
+         * Each hello is a transaction and may evict a worker for a newcomer:
+         * a key saying hello in a loop (one name after another) would churn
+         * the workers of every key.  Plaintext: per name, each its own key.
+         */
+        const char *key = it->peer.user[0] ? it->peer.user : name;
+        if (!ratelimit_take(S->hello_limit, ratelimit_key(key, strlen(key)), clock_now_ms())) {
+            S->hellos_refused++;
+            char tail[NOTES_MORE_MAX];
+            if (notes_due(&S->notes, "hellos per key", tail))
+                log_warn("key %s: hello as %s refused: over %.0f hellos a minute (--key-hellos)%s", key, name,
+                         S->cfg->key_hellos, tail);
+            refuse(it, XQF_ERR_LIMIT, "hello: too many hellos from this key (--key-hellos a minute): retry later");
+            return 0;
+        }
+        /*
          * A worker's leases are bounded by the concurrency it announces, kept
          * alive by its heartbeats: one announcing 65,536 could hold a run's
          * every task.  Held to what a real machine plays side by side.
@@ -290,6 +307,10 @@ static int handle_db(Server *S, Item *it)
         rc = peer_set(&S->peers, &it->peer, id, h->build, concurrency);
         if (rc == -2) {
             refuse(it, XQF_ERR_LIMIT, "hello: the coordinator has as many workers as it takes (--max-peers): retry later");
+            return 0;
+        }
+        if (rc == -3) {
+            refuse(it, XQF_ERR_LIMIT, "hello: this key has as many workers connected as it may (--key-peers): retry later");
             return 0;
         }
         if (rc != 0)
@@ -554,16 +575,30 @@ static int handle_results(Server *S, Item *items, int n)
     return rc;
 }
 
+/* Answers a task request idle: its worker or key holds its most leases, it asks again in CAPPED_RETRY_MS. */
+static void capped(Item *it)
+{
+    xqf_msg_free(&it->out);
+    xqf_msg_init(&it->out, XQF_MSG_IDLE);
+    it->out.u.idle.slot = it->in.u.task_request.slot;
+    it->out.u.idle.retry_ms = CAPPED_RETRY_MS;
+    it->reply = true;
+}
+
 /*
  * Answers idle the task requests of items whose worker holds its most
- * leases already (LEASES_PER_SLOT x its concurrency, counting the
- * requests before it in the batch), and "say hello first" those of
- * unknown peers.  Returns the requests left, their workers and builds in
- * workers, builds and their items in of; -1 on a database error.
+ * leases already (LEASES_PER_SLOT x its concurrency) or whose key does
+ * (cfg.key_leases), counting the requests before it in the batch, and
+ * "say hello first" those of unknown peers.  Returns the requests left,
+ * as asks for the scheduler (their keys' leases in them), their items in
+ * of; -1 on a database error.
  */
-static int capped_requests(Server *S, Item *items, int n, int64_t *workers, const char **builds, int *of)
+static int capped_requests(Server *S, Item *items, int n, SchedAsk *asks, int *of)
 {
     int m = 0;
+    int64_t *workers = malloc(sizeof *workers * (size_t)(n > 0 ? n : 1));
+    if (!workers)
+        return -1;
     for (int i = 0; i < n; i++) {
         Item *it = &items[i];
         if (it->in.type != XQF_MSG_TASK_REQUEST)
@@ -573,58 +608,71 @@ static int capped_requests(Server *S, Item *items, int n, int64_t *workers, cons
             refuse(it, XQF_ERR_NEED_HELLO, "task_request: say hello first");
             continue;
         }
+        asks[m] = (SchedAsk){ .worker = e->worker, .build = e->build, .key = e->key };
         workers[m] = e->worker;
-        builds[m] = e->build;
         of[m++] = i;
     }
-    int64_t *held = malloc(sizeof *held * (size_t)(m > 0 ? m : 1));
-    if (!held || (m > 0 && store_leased_counts(S->store, workers, m, held) != 0)) {
+    int64_t *held = malloc(sizeof *held * (size_t)(m > 0 ? m : 1)), *keyed = malloc(sizeof *keyed * (size_t)(m > 0 ? m : 1));
+    if (!held || !keyed || (m > 0 && store_leased_counts(S->store, workers, m, held, keyed) != 0)) {
+        free(workers);
         free(held);
+        free(keyed);
         return -1;
     }
     int left = 0;
+    int64_t key_cap = S->cfg->key_leases > 0 ? S->cfg->key_leases : SERVER_KEY_LEASES_DEFAULT;
     for (int k = 0; k < m; k++) {
         Item *it = &items[of[k]];
         const PeerEntry *e = peer_find(&S->peers, &it->peer);
-        int64_t cap = LEASES_PER_SLOT * (int64_t)(e->concurrency > 0 ? e->concurrency : 1), asked = 0;
-        for (int j = 0; j < left; j++)
-            asked += workers[j] == workers[k];
+        int64_t cap = LEASES_PER_SLOT * (int64_t)(e->concurrency > 0 ? e->concurrency : 1), asked = 0, key_asked = 0;
+        for (int j = 0; j < left; j++) {
+            asked += asks[j].worker == asks[k].worker;
+            key_asked += asks[j].key == asks[k].key;
+        }
+        char tail[NOTES_MORE_MAX];
         if (held[k] + asked >= cap) {
             S->leases_capped++;
-            char tail[NOTES_MORE_MAX];
             if (notes_due(&S->notes, "lease cap", tail))
                 log_warn("worker %lld holds %lld leases, its most (%d per slot): no more until it returns some%s",
-                         (long long)workers[k], (long long)held[k], LEASES_PER_SLOT, tail);
-            xqf_msg_free(&it->out);
-            xqf_msg_init(&it->out, XQF_MSG_IDLE);
-            it->out.u.idle.slot = it->in.u.task_request.slot;
-            it->out.u.idle.retry_ms = CAPPED_RETRY_MS;
-            it->reply = true;
+                         (long long)asks[k].worker, (long long)(held[k] + asked), LEASES_PER_SLOT, tail);
+            capped(it);
             continue;
         }
-        workers[left] = workers[k];
-        builds[left] = builds[k];
+        if (keyed[k] + key_asked >= key_cap) {
+            S->key_leases_capped++;
+            if (notes_due(&S->notes, "key lease cap", tail))
+                log_warn("key %s holds %lld leases, its most (--key-leases): no more for its workers until it "
+                         "returns some%s", it->peer.user[0] ? it->peer.user : "(plaintext worker)",
+                         (long long)(keyed[k] + key_asked), tail);
+            capped(it);
+            continue;
+        }
+        asks[left] = asks[k];
+        asks[left].key_leases = keyed[k];
         of[left++] = of[k];
     }
+    free(workers);
     free(held);
+    free(keyed);
     return left;
 }
 
 /* The task requests of a batch, each run serving its share in one statement. 0 or -1. */
 static int handle_requests(Server *S, Item *items, int n)
 {
-    int64_t *workers = malloc(sizeof *workers * (size_t)(n > 0 ? n : 1));
-    const char **builds = malloc(sizeof *builds * (size_t)(n > 0 ? n : 1));
+    SchedAsk *asks = malloc(sizeof *asks * (size_t)(n > 0 ? n : 1));
     XqfMsg *out = malloc(sizeof *out * (size_t)(n > 0 ? n : 1));
     int *of = malloc(sizeof *of * (size_t)(n > 0 ? n : 1));
-    int m = 0, rc = workers && builds && out && of ? 0 : -1;
-    if (rc == 0 && (m = capped_requests(S, items, n, workers, builds, of)) < 0) {
+    int m = 0, rc = asks && out && of ? 0 : -1;
+    if (rc == 0 && (m = capped_requests(S, items, n, asks, of)) < 0) {
         m = 0;
         rc = -1;
     }
     for (int k = 0; k < m; k++)
         xqf_msg_init(&out[k], XQF_MSG_NONE);
-    if (rc == 0 && m > 0 && sched_claim_batch(S->sched, workers, builds, m, S->cfg->lease_ms, out) != 0)
+    /* the keys sharing the cluster: those with a worker connected */
+    int keys = (int)peers_keys(&S->peers);
+    if (rc == 0 && m > 0 && sched_claim_batch(S->sched, asks, m, keys, S->cfg->lease_ms, out) != 0)
         rc = -1;
     for (int k = 0; k < m; k++) {
         Item *it = &items[of[k]];
@@ -643,8 +691,7 @@ static int handle_requests(Server *S, Item *items, int n)
             it->out.u.idle.slot = it->in.u.task_request.slot;
         }
     }
-    free(workers);
-    free(builds);
+    free(asks);
     free(out);
     free(of);
     return rc;
@@ -948,6 +995,7 @@ Server *server_new(const ServerConfig *cfg)
     S->backoff_ms = BACKOFF_MIN_MS;
     S->batch = cfg->batch_max > 0 ? cfg->batch_max : SERVER_BATCH_DEFAULT;
     S->peers.max = cfg->max_peers > 0 ? (size_t)cfg->max_peers : SERVER_MAX_PEERS_DEFAULT;
+    S->peers.key_max = cfg->key_peers > 0 ? (size_t)cfg->key_peers : SERVER_KEY_PEERS_DEFAULT;
     /* the interval the welcome tells workers, by which the peer table judges them gone */
     S->peers.heartbeat_ms = cfg->lease_ms / 4 > 0 ? cfg->lease_ms / 4 : 1;
     const char *stall = getenv("XQF_TEST_STALL_MS");
@@ -955,6 +1003,7 @@ Server *server_new(const ServerConfig *cfg)
     if (!(S->items = calloc((size_t)S->batch, sizeof *S->items)) ||
         !(S->limit = ratelimit_new(cfg->rate, cfg->rate)) ||
         !(S->status_limit = ratelimit_new(STATUS_PER_SECOND, STATUS_PER_SECOND)) ||
+        !(S->hello_limit = ratelimit_new(cfg->key_hellos / 60.0, cfg->key_hellos)) ||
         !(S->transport = transport_new(cfg->bind, &cfg->security)) || !(S->store = store_new(cfg->db)) ||
         !(S->sched = sched_new(S->store))) {
         server_destroy(&S);
@@ -977,6 +1026,7 @@ void server_destroy(Server **sp)
     peers_free(&S->peers);
     ratelimit_destroy(&S->limit);
     ratelimit_destroy(&S->status_limit);
+    ratelimit_destroy(&S->hello_limit);
     free(S->chunk);
     xqf_buf_free(&S->frame);
     xqf_buf_free(&S->buf);
@@ -1018,9 +1068,12 @@ int server_run(Server *S)
     }
     log_info("stopping: %lld messages over the rate limit, %lld build requests and %lld claims refused "
              "by the bounds, %lld hellos beyond --max-peers, %lld silent workers evicted for newcomers, "
-             "%lld connections taken over by a worker's new one, %lld replies dropped (peer not reading)",
+             "%lld connections taken over by a worker's new one, %lld replies dropped (peer not reading); "
+             "per key: %lld hellos over --key-hellos, %lld beyond --key-peers, %lld claims beyond --key-leases, "
+             "%lld workers of a key filling the table evicted for another key's",
              (long long)ratelimit_refused(S->limit), (long long)S->chunks_refused, (long long)S->leases_capped,
              (long long)S->peers.refused, (long long)S->peers.evicted, (long long)S->peers.replaced,
-             (long long)transport_dropped(S->transport));
+             (long long)transport_dropped(S->transport), (long long)S->hellos_refused,
+             (long long)S->peers.key_refused, (long long)S->key_leases_capped, (long long)S->peers.shared);
     return S->schema_refused ? -1 : 0;
 }

@@ -39,6 +39,13 @@
  * recorded as "KEY/NAME" (cut to XQF_NAME_MAX bytes), and a key has at
  * most NAMES_PER_KEY (server.c: 1,000) names: a hello with a new one
  * beyond is answered XQF_ERR_LIMIT.
+ *
+ * Bounds per key (a CURVE allow-list name; in plaintext each worker is a
+ * key of its own): at most cfg.key_hellos hellos a minute (and as many
+ * CURVE handshakes, zap.h), cfg.key_peers live workers (peers.h: a key
+ * filling the table gives way to another key's newcomer), cfg.key_leases
+ * leases (a claim beyond is answered idle), and a fair share of the
+ * leases while another key waits for a task of the same run (sched.h).
  */
 #ifndef XQF_SERVER_H
 #define XQF_SERVER_H
@@ -56,6 +63,16 @@
 #define SERVER_QUARANTINE_DEFAULT 5
 /* Games side by side a worker may announce: a large real machine's cores (a hello over it is clamped). */
 #define SERVER_MAX_CONCURRENCY_DEFAULT 256
+/*
+ * Per key (a CURVE allow-list name; in plaintext each worker is its own):
+ * live workers, leases held and hellos (and CURVE handshakes) a minute.  A
+ * key is a machine, or an operator's few machines: 64 worker processes,
+ * 1,024 leases (two a slot over 512 cores), 120 hellos a minute (every
+ * worker of a full key saying hello again at once after a restart, twice).
+ */
+#define SERVER_KEY_PEERS_DEFAULT 64
+#define SERVER_KEY_LEASES_DEFAULT 1024
+#define SERVER_KEY_HELLOS_DEFAULT 120
 
 typedef struct {
     const char *bind;                /* ROUTER endpoint */
@@ -67,6 +84,9 @@ typedef struct {
     int max_peers;                   /* workers connected at once (<= 0: SERVER_MAX_PEERS_DEFAULT) */
     int quarantine_after;            /* a task refused this many times is set aside (<= 0: never) */
     int max_concurrency;             /* a hello's concurrency is held to this (<= 0: SERVER_MAX_CONCURRENCY_DEFAULT) */
+    int key_peers;                   /* live workers per key (<= 0: SERVER_KEY_PEERS_DEFAULT) */
+    int key_leases;                  /* leases per key (<= 0: SERVER_KEY_LEASES_DEFAULT) */
+    double key_hellos;               /* hellos (and CURVE handshakes) per key a minute, as many at once; <= 0: no limit */
 } ServerConfig;
 
 typedef struct Server Server;

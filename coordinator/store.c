@@ -163,8 +163,15 @@
     S(CREATE_TASK, "SELECT * FROM xqf_create_task($1, $2, $3, $4, $5, $6::jsonb)", 6)            \
     S(REPORT, "SELECT * FROM xqf_report_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "    \
               "$12, $13, $14, $15, $16)", 16)                                                    \
-    S(LEASED, "SELECT (SELECT count(*) FROM tasks t WHERE t.worker_id = w AND t.state = 'leased') "  \
-              "FROM unnest($1::bigint[]) WITH ORDINALITY AS u(w, i) ORDER BY i", 1)               \
+    S(LEASED, "WITH u AS (SELECT w, i FROM unnest($1::bigint[]) WITH ORDINALITY AS u(w, i)), "      \
+              "a AS (SELECT DISTINCT x.auth_name FROM u JOIN workers x ON x.id = u.w "               \
+              "WHERE x.auth_name IS NOT NULL), "                                                  \
+              "k AS (SELECT a.auth_name, (SELECT count(*) FROM workers x JOIN tasks t ON "         \
+              "t.worker_id = x.id AND t.state = 'leased' WHERE x.auth_name = a.auth_name) AS n FROM a), " \
+              "c AS (SELECT u.i, u.w, (SELECT count(*) FROM tasks t WHERE t.worker_id = u.w AND "  \
+              "t.state = 'leased') AS n FROM u) "                                                  \
+              "SELECT c.n, coalesce(k.n, c.n) FROM c LEFT JOIN workers x ON x.id = c.w "           \
+              "LEFT JOIN k ON k.auth_name = x.auth_name ORDER BY c.i", 1)                          \
     S(HEARTBEAT, "SELECT xqf_heartbeat($1, $2, $3, $4)", 4)                                      \
     S(HANDBACK, "SELECT xqf_handback($1, $2, $3, $4, $5, $6)", 6)                                \
     S(QUARANTINED, "SELECT id, first_pair, n_pairs, refusals, "                                  \
@@ -1283,7 +1290,7 @@ int store_claim_batch(Store *s, int64_t run_id, const int64_t *workers, int n, i
     return count;
 }
 
-int store_leased_counts(Store *s, const int64_t *workers, int n, int64_t *counts)
+int store_leased_counts(Store *s, const int64_t *workers, int n, int64_t *counts, int64_t *keys)
 {
     Text w = { 0 };
     text_ints(&w, workers, sizeof *workers, n);
@@ -1295,8 +1302,10 @@ int store_leased_counts(Store *s, const int64_t *workers, int n, int64_t *counts
     if (!res)
         return -1;
     int rc = PQntuples(res) == n ? 0 : db_error(s, "leased: a row per worker expected", NULL);
-    for (int i = 0; rc == 0 && i < n; i++)
+    for (int i = 0; rc == 0 && i < n; i++) {
         counts[i] = get_i64(res, i, 0);
+        keys[i] = get_i64(res, i, 1);
+    }
     PQclear(res);
     return rc;
 }

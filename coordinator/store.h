@@ -324,8 +324,13 @@ typedef struct {
  */
 int store_claim_batch(Store *s, int64_t run, const int64_t *workers, int n, int64_t lease_ms,
                       StoreLease *out, bool *given);
-/* The tasks each of n workers holds under a lease now, into counts[i]. 0 or -1. */
-int store_leased_counts(Store *s, const int64_t *workers, int n, int64_t *counts);
+/*
+ * The tasks each of n workers holds under a lease now, into counts[i], and
+ * those of every worker of its key (its allow-list name; a worker without
+ * one is a key of its own) into keys[i], in one statement (a key's count
+ * once however many of the n share it).  0 or -1.
+ */
+int store_leased_counts(Store *s, const int64_t *workers, int n, int64_t *counts, int64_t *keys);
 /*
  * A new task of run with explicit parameter sets and a perturbation record
  * (JSON or NULL), leased at once: what SPSA runs use (tuner/spsa.h).  Returns

@@ -56,7 +56,7 @@ static int curve_server(Transport *t, const TransportSecurity *sec)
         log_error("transport: %s", err);
         return -1;
     }
-    int rc = (t->zap = zap_new(t->ctx, sec->allow)) &&
+    int rc = (t->zap = zap_new(t->ctx, sec->allow, sec->handshakes)) &&
                      zmq_setsockopt(t->router, ZMQ_CURVE_SERVER, &on, sizeof on) == 0 &&
                      zmq_setsockopt(t->router, ZMQ_CURVE_SECRETKEY, k.secret_key, KEYS_Z85_LEN) == 0 &&
                      zmq_setsockopt(t->router, ZMQ_ZAP_DOMAIN, "xqf", 3) == 0
@@ -87,7 +87,7 @@ static int watch_handshakes(Transport *t)
 
 Transport *transport_new(const char *endpoint, const TransportSecurity *sec)
 {
-    static const TransportSecurity PLAIN = { NULL, NULL, false };
+    static const TransportSecurity PLAIN = { NULL, NULL, false, 0 };
     char err[512];
     if (!sec)
         sec = &PLAIN;

@@ -51,6 +51,7 @@ typedef struct {
     const char *curve_secret;        /* the coordinator's key pair file (xqf-keys new); NULL: plaintext */
     const char *allow;               /* the allow-list of worker keys: set with curve_secret, and only then */
     bool insecure;                   /* plaintext on an endpoint others can reach all the same */
+    double handshakes;               /* CURVE handshakes a key may make a minute (zap.h); <= 0: no limit */
 } TransportSecurity;
 
 /*

@@ -13,6 +13,7 @@
 
 #include "clock.h"
 #include "log.h"
+#include "ratelimit.h"
 
 enum {
     REQUEST_FRAMES = 7,          /* version, request id, domain, address, routing id, mechanism, key */
@@ -67,6 +68,8 @@ struct Zap {
     int64_t next_check_ms, next_nag_ms;
     long refused_broken;         /* connections and messages refused since the last nag */
     Notes refusals;              /* the thread's */
+    RateLimit *handshakes;       /* per allowed key (the thread's): --key-hellos a minute */
+    int64_t handshakes_refused;
 };
 
 /*
@@ -178,6 +181,20 @@ static void decide(Zap *z, zmq_msg_t *f)
         reply(z->sock, &f[1], "400", "allow-list unreadable", "", NULL);
         return;
     }
+    /*
+     * A key's handshakes are bounded as its hellos are: each costs a
+     * curve25519 exchange here and a connection's buffers in the ROUTER,
+     * and one key opening connections in a loop would have them all.
+     */
+    char more[NOTES_MORE_MAX];
+    if (name[0] && !ratelimit_take(z->handshakes, ratelimit_key(name, strlen(name)), clock_now_ms())) {
+        z->handshakes_refused++;
+        if (notes_due(&z->refusals, "handshakes per key", more))
+            log_warn("zap: refused a CURVE client of %s from %s: over its handshakes a minute (--key-hellos), "
+                     "%lld refused so far%s", name, address, (long long)z->handshakes_refused, more);
+        reply(z->sock, &f[1], "400", "too many handshakes", "", NULL);
+        return;
+    }
     if (name[0]) {
         log_info("zap: %s connected from %s", name, address);
         reply(z->sock, &f[1], "200", "OK", name, key);
@@ -188,7 +205,6 @@ static void decide(Zap *z, zmq_msg_t *f)
      * rest counted): anyone who knows the coordinator's public key can make
      * a fresh key per handshake, and a line per key would flood the log.
      */
-    char more[NOTES_MORE_MAX];
     if (notes_due(&z->refusals, "a key not in the allow-list", more))
         log_warn("zap: refused a CURVE client from %s: key %s is not in the allow-list %s%s", address, key,
                  z->path, more);
@@ -272,13 +288,16 @@ static int start_thread(Zap *z)
     return 0;
 }
 
-Zap *zap_new(void *ctx, const char *allow_path)
+Zap *zap_new(void *ctx, const char *allow_path, double per_minute)
 {
     Zap *z = calloc(1, sizeof *z);
-    if (!z || !(z->path = strdup(allow_path)) || pthread_mutex_init(&z->lock, NULL) != 0) {
+    if (!z || !(z->path = strdup(allow_path)) || !(z->handshakes = ratelimit_new(per_minute / 60.0, per_minute)) ||
+        pthread_mutex_init(&z->lock, NULL) != 0) {
         log_error("zap: out of memory");
-        if (z)
+        if (z) {
             free(z->path);
+            ratelimit_destroy(&z->handshakes);
+        }
         free(z);
         return NULL;
     }
@@ -321,6 +340,7 @@ void zap_destroy(Zap **zp)
         zmq_close(z->sock);
     allow_free(&z->list);
     pthread_mutex_destroy(&z->lock);
+    ratelimit_destroy(&z->handshakes);
     free(z->path);
     free(z);
     *zp = NULL;

@@ -7,7 +7,9 @@
  * "User-Id" and its key as ZAP_KEY_PROPERTY on every message it sends
  * (zmq_msg_gets).  Refusals are logged (warn) with the key and the peer's
  * address, at most once a minute per key (a refused worker reconnects
- * every few seconds).
+ * every few seconds).  An allowed key makes at most per_minute
+ * handshakes a minute (as many at once; a token bucket, ratelimit.h):
+ * more are refused until it has waited.
  *
  * The allow-list file is watched: re-read when it changed (inode, size or
  * mtime: xqf-keys replaces it with a rename) at each ZAP request, so that
@@ -37,10 +39,11 @@ typedef struct Zap Zap;
 
 /*
  * Reads the allow-list (a failure is fatal here: logged, NULL), binds the
- * handler in ctx and starts its thread.  Call before the CURVE socket
+ * handler in ctx and starts its thread; per_minute <= 0: handshakes are
+ * not limited.  Call before the CURVE socket
  * binds: libzmq lets CURVE clients in unchecked while no handler is bound.
  */
-Zap *zap_new(void *ctx, const char *allow_path);
+Zap *zap_new(void *ctx, const char *allow_path, double per_minute);
 /* Stops the thread and closes its socket (before the context is terminated). */
 void zap_destroy(Zap **z);
 /* Whether name is still allowed with key (Z85); re-reads a changed list at most once a second. Thread-safe. */

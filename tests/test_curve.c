@@ -338,8 +338,8 @@ Test(transport, local_endpoints)
     for (size_t i = 0; i < sizeof open / sizeof *open; i++)
         cr_assert(!keys_endpoint_local(open[i]), "%s", open[i]);
     char err[512];
-    TransportSecurity plain = { NULL, NULL, false }, insecure = { NULL, NULL, true },
-                      curve = { "k", "a", false };
+    TransportSecurity plain = { NULL, NULL, false, 0 }, insecure = { NULL, NULL, true, 0 },
+                      curve = { "k", "a", false, 0 };
     cr_assert_eq(transport_check("tcp://127.0.0.1:1", &plain, err, sizeof err), 0);
     cr_assert_eq(transport_check("tcp://0.0.0.0:1", &plain, err, sizeof err), -1);
     cr_assert(strstr(err, "not a loopback address"), "%s", err);
@@ -429,7 +429,7 @@ Test(transport, curve_peers_carry_their_allow_list_name)
     char key[256], list[256];
     snprintf(key, sizeof key, "%s", at("coord"));
     snprintf(list, sizeof list, "%s", at("allow"));
-    TransportSecurity sec = { key, list, false };
+    TransportSecurity sec = { key, list, false, 0 };
     char ep[64];
     snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
     Transport *t = transport_new(ep, &sec);
@@ -461,7 +461,7 @@ Test(transport, curve_peers_carry_their_allow_list_name)
     transport_destroy(&t);                                /* safe twice */
 
     /* plaintext: no user */
-    TransportSecurity plain = { NULL, NULL, false };
+    TransportSecurity plain = { NULL, NULL, false, 0 };
     cu_fx.port = cu_free_port();
     snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
     t = transport_new(ep, &plain);
@@ -495,7 +495,7 @@ Test(transport, a_broken_allow_list_lets_nobody_in)
     dup2(fd, STDERR_FILENO);                              /* the transport's log, to look at */
     close(fd);
     xqf_log_init("test");
-    TransportSecurity sec = { key, list, false };
+    TransportSecurity sec = { key, list, false, 0 };
     char ep[64];
     snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
     Transport *t = transport_new(ep, &sec);
@@ -737,14 +737,21 @@ Test(transport, rate_limit_per_key)
 
 TestSuite(curve, .init = cu_fixture_init, .fini = cu_fixture_fini, .timeout = 150);
 
-static pid_t coordinator(void)
+/* The coordinator with CURVE, and up to 8 more arguments (NULL-terminated; NULL: none). */
+static pid_t coordinator_with(const char *const *extra)
 {
-    char bind[64];
+    char bind[64], key[256], list[256];
     snprintf(bind, sizeof bind, "tcp://127.0.0.1:%d", cu_fx.port);
-    const char *args[] = { "--bind", bind, "--db", cu_fx.db, "--lease", "10", "--curve-secret", at("coord"),
-                           "--allow", at("allow"), NULL };
+    snprintf(key, sizeof key, "%s", at("coord"));
+    snprintf(list, sizeof list, "%s", at("allow"));
+    const char *args[24] = { "--bind", bind, "--db", cu_fx.db, "--lease", "10", "--curve-secret", key,
+                             "--allow", list };
+    for (int i = 0; extra && extra[i] && i < 8; i++)
+        args[10 + i] = extra[i];
     return cu_track(cu_spawn("xqf-coordinator", cu_fx.logfile, args));
 }
+
+static pid_t coordinator(void) { return coordinator_with(NULL); }
 
 /* A worker process named name with the key pair key. */
 static pid_t worker(const char *name, const char *key)
@@ -938,5 +945,87 @@ Test(curve, refused_keys_do_not_flood_the_log)
     cr_assert_eq(count_lines("zap: refused a CURVE client"), 1, "a line per refused key (log: %s)", cu_fx.logfile);
     for (int i = 0; i < 12; i++)
         zmq_close(socks[i]);
+    zmq_ctx_term(ctx);
+}
+
+/* Asks for a task on slot. */
+static void send_request(void *sock, uint64_t slot)
+{
+    XqfMsg m;
+    xqf_msg_init(&m, XQF_MSG_TASK_REQUEST);
+    m.u.task_request.slot = slot;
+    XqfBuf b = { 0 };
+    cr_assert_eq(xqf_msg_encode(&m, &b), 0);
+    cr_assert_geq(zmq_send(sock, b.data, b.len, 0), 0);
+    xqf_buf_free(&b);
+}
+
+/*
+ * The bounds per key (--key-peers, --key-leases, --key-hellos) hold for a
+ * key whatever its workers' names, and for that key only: another key's
+ * worker is welcomed and served beside it.  Handshakes count against
+ * --key-hellos as hellos do: the connection beyond is refused by the ZAP
+ * handler before any message.
+ */
+Test(curve, bounds_per_key)
+{
+    CU_REQUIRE_DB();
+    new_keys("coord");
+    new_keys("greedy");
+    new_keys("modest");
+    allow("greedy", "greedy");
+    allow("modest", "modest");
+    cu_sprt(cu_fx.store, "NullR=2", 1, 100, 500, -500, 500);
+    const char *opts[] = { "--key-peers", "2", "--key-leases", "3", "--key-hellos", "6", NULL };
+    coordinator_with(opts);
+    void *ctx = zmq_ctx_new(), *c[7];
+    for (int i = 0; i < 3; i++)
+        c[i] = client(ctx, "greedy", "coord.pub");
+    /* two workers of the key at most */
+    send_hello(c[0], "g1");
+    cr_assert_eq(answer(c[0], 10000), XQF_MSG_WELCOME, "log: %s", cu_fx.logfile);
+    send_hello(c[1], "g2");
+    cr_assert_eq(answer(c[1], 5000), XQF_MSG_WELCOME, "log: %s", cu_fx.logfile);
+    send_hello(c[2], "g3");
+    cr_assert_eq(answer(c[2], 5000), XQF_MSG_ERROR, "a third worker of the key was welcomed");
+    cr_assert(log_shows("its key has 2 workers connected already (--key-peers)", 5), "log: %s", cu_fx.logfile);
+    /* three leases for the key: each worker may hold two, the key three */
+    int tasks = 0, idle = 0;
+    for (int i = 0; i < 4; i++)
+        send_request(c[i / 2], (uint64_t)i);
+    for (int i = 0; i < 4; i++) {
+        XqfMsgType t = answer(c[i / 2], 5000);
+        tasks += t == XQF_MSG_TASK;
+        idle += t == XQF_MSG_IDLE;
+    }
+    cr_assert(tasks == 3 && idle == 1, "%d tasks and %d idle for 4 requests of the key (log: %s)", tasks, idle,
+              cu_fx.logfile);
+    cr_assert(log_shows("key greedy holds 3 leases, its most (--key-leases)", 5), "log: %s", cu_fx.logfile);
+    /* the other key is welcomed and served */
+    void *m = client(ctx, "modest", "coord.pub");
+    send_hello(m, "m1");
+    cr_assert_eq(answer(m, 5000), XQF_MSG_WELCOME, "log: %s", cu_fx.logfile);
+    send_request(m, 0);
+    cr_assert_eq(answer(m, 5000), XQF_MSG_TASK, "log: %s", cu_fx.logfile);
+    /* six hellos a minute: three said, three more, then refused */
+    for (int i = 0; i < 3; i++) {
+        send_hello(c[0], "g1");
+        cr_assert_eq(answer(c[0], 5000), XQF_MSG_WELCOME, "hello %d of the key", 4 + i);
+    }
+    send_hello(c[0], "g1");
+    cr_assert_eq(answer(c[0], 5000), XQF_MSG_ERROR, "a seventh hello in a minute was welcomed");
+    cr_assert(log_shows("over 6 hellos a minute (--key-hellos)", 5), "log: %s", cu_fx.logfile);
+    /* and six handshakes: three made, three more get in (their hellos refused), the seventh does not */
+    for (int i = 3; i < 7; i++) {
+        c[i] = client(ctx, "greedy", "coord.pub");
+        send_hello(c[i], "g4");
+        cr_assert_eq(answer(c[i], i < 6 ? 5000 : 2000), i < 6 ? XQF_MSG_ERROR : XQF_MSG_NONE, "connection %d", i + 1);
+    }
+    cr_assert(log_shows("over its handshakes a minute (--key-hellos)", 5), "log: %s", cu_fx.logfile);
+    send_hello(m, "m1");
+    cr_assert_eq(answer(m, 5000), XQF_MSG_WELCOME, "the other key's hello (log: %s)", cu_fx.logfile);
+    for (int i = 0; i < 7; i++)
+        zmq_close(c[i]);
+    zmq_close(m);
     zmq_ctx_term(ctx);
 }

@@ -178,13 +178,12 @@ static void claim_through_sched(int64_t w, int n, const int64_t runs[2], int got
     Sched *s = sched_new(cu_fx.store);
     cr_assert(s);
     cr_assert_eq(sched_refresh(s, 0, 0), 0);
-    int64_t *workers = calloc((size_t)n, sizeof *workers);
-    const char **builds = calloc((size_t)n, sizeof *builds);
+    SchedAsk *asks = calloc((size_t)n, sizeof *asks);
     XqfMsg *out = calloc((size_t)n, sizeof *out);
     for (int i = 0; i < n; i++)
-        workers[i] = w, builds[i] = "";
+        asks[i] = (SchedAsk){ .worker = w, .build = "", .key = 1 };
     cr_assert_eq(store_begin(cu_fx.store), 0);
-    cr_assert_eq(sched_claim_batch(s, workers, builds, n, 60000, out), 0);
+    cr_assert_eq(sched_claim_batch(s, asks, n, 1, 60000, out), 0);
     cr_assert_eq(store_commit(cu_fx.store), 0);
     got[0] = got[1] = 0;
     for (int i = 0; i < n; i++) {
@@ -193,8 +192,7 @@ static void claim_through_sched(int64_t w, int n, const int64_t runs[2], int got
         got[1] += (int64_t)out[i].u.task.run_id == runs[1];
         xqf_msg_free(&out[i]);
     }
-    free(workers);
-    free(builds);
+    free(asks);
     free(out);
     sched_destroy(&s);
 }
@@ -241,17 +239,17 @@ Test(steer, shares_hold_over_time_with_fewer_slots_than_runs)
         if (tp[i] != 100)
             cr_assert_eq(store_modify_run(cu_fx.store, runs[i], "test", &m, why, sizeof why), 1, "%s", why);
     }
-    int64_t w = worker("w1"), workers[SLOTS];
-    const char *builds[SLOTS];
+    int64_t w = worker("w1");
+    SchedAsk asks[SLOTS];
     for (int i = 0; i < SLOTS; i++)
-        workers[i] = w, builds[i] = "";
+        asks[i] = (SchedAsk){ .worker = w, .build = "", .key = 1 };
     Sched *s = sched_new(cu_fx.store);
     cr_assert(s);
     for (int round = 0; round < ROUNDS; round++) {
         XqfMsg out[SLOTS];
         cr_assert_eq(sched_refresh(s, round * 100, 1000), 0);      /* every 10 rounds */
         cr_assert_eq(store_begin(cu_fx.store), 0);
-        cr_assert_eq(sched_claim_batch(s, workers, builds, SLOTS, 60000, out), 0);
+        cr_assert_eq(sched_claim_batch(s, asks, SLOTS, 1, 60000, out), 0);
         for (int k = 0; k < SLOTS; k++) {
             cr_assert_eq(out[k].type, XQF_MSG_TASK, "round %d", round);
             const XqfMsg_task *t = &out[k].u.task;
@@ -287,10 +285,10 @@ Test(steer, shares_hold_over_time_with_fewer_slots_than_runs)
 /* One task for worker w from scheduler s (refreshed first when stale), as the coordinator would send it. */
 static void claim_one(Sched *s, int64_t w, XqfMsg *m)
 {
-    const char *build = "";
+    SchedAsk ask = { .worker = w, .build = "", .key = 1 };
     cr_assert_eq(sched_refresh(s, 0, 0), 0);
     cr_assert_eq(store_begin(cu_fx.store), 0);
-    cr_assert_eq(sched_claim_batch(s, &w, &build, 1, 60000, m), 0);
+    cr_assert_eq(sched_claim_batch(s, &ask, 1, 1, 60000, m), 0);
     cr_assert_eq(store_commit(cu_fx.store), 0);
     cr_assert_eq(m->type, XQF_MSG_TASK);
 }
@@ -707,4 +705,74 @@ Test(steer, bad_chains_are_refused)
     int n = store_list_runs(cu_fx.store, 10, &runs);
     free(runs);
     cr_assert_eq(n, 0, "no run was made");
+}
+
+/* ---- fair share between keys ------------------------------------------------------ */
+
+/* A request of worker w of key, its key's leases read as the coordinator reads them. */
+static SchedAsk ask_of(int64_t w, uint64_t key)
+{
+    int64_t mine, keyed;
+    cr_assert_eq(store_leased_counts(cu_fx.store, &w, 1, &mine, &keyed), 0);
+    return (SchedAsk){ .worker = w, .build = "", .key = key, .key_leases = keyed };
+}
+
+/* One request through s (refreshed when stale) among `keys` keys: the answer's type; a task's id in *task. */
+static XqfMsgType ask_one(Sched *s, SchedAsk a, int keys, int64_t *task, int64_t *token)
+{
+    XqfMsg m;
+    cr_assert_eq(sched_refresh(s, 0, 1000000), 0);
+    cr_assert_eq(store_begin(cu_fx.store), 0);
+    cr_assert_eq(sched_claim_batch(s, &a, 1, keys, 60000, &m), 0);
+    cr_assert_eq(store_commit(cu_fx.store), 0);
+    XqfMsgType t = m.type;
+    if (t == XQF_MSG_TASK && task) {
+        *task = (int64_t)m.u.task.task_id;
+        *token = (int64_t)m.u.task.lease;
+    }
+    xqf_msg_free(&m);
+    return t;
+}
+
+/*
+ * One key's many workers hold every task of a run; a worker of another
+ * key asks and finds none.  A task comes back (handed back): the many
+ * workers ask first, as they would (one of them just gave it back), but
+ * their key holds more than its share of the leases while the other key
+ * waits on the run: the task goes to the other key's worker.
+ */
+Test(steer, a_key_with_many_workers_does_not_starve_another)
+{
+    CU_REQUIRE_DB();
+    enum { TASKS = 6, GREEDY = 3 };
+    int64_t run = cu_sprt(cu_fx.store, "NullR=2", 1, TASKS, 200, -500, 500);
+    int64_t g[GREEDY], modest;
+    for (int i = 0; i < GREEDY; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "greedy/%d", i);
+        cr_assert_eq(store_hello(cu_fx.store, name, "", 8, 8, "greedy", &g[i]), 1);
+    }
+    cr_assert_eq(store_hello(cu_fx.store, "modest", "", 1, 1, "modest", &modest), 1);
+    Sched *s = sched_new(cu_fx.store);
+    cr_assert(s);
+    int64_t task[TASKS], token[TASKS];
+    for (int i = 0; i < TASKS; i++)
+        cr_assert_eq(ask_one(s, ask_of(g[i % GREEDY], 1), 2, &task[i], &token[i]), XQF_MSG_TASK, "task %d", i);
+    cr_assert_eq(ask_one(s, ask_of(modest, 2), 2, NULL, NULL), XQF_MSG_IDLE, "every task is leased");
+    /* one comes back */
+    cr_assert_eq(store_handback(cu_fx.store, g[0], task[0], token[0], "test", false, 5), 1);
+    sched_invalidate(s);
+    for (int i = 0; i < GREEDY; i++)
+        cr_assert_eq(ask_one(s, ask_of(g[i], 1), 2, NULL, NULL), XQF_MSG_IDLE,
+                     "the greedy key's worker %d took the task back from the key that waits", i);
+    int64_t got, lease;
+    cr_assert_eq(ask_one(s, ask_of(modest, 2), 2, &got, &lease), XQF_MSG_TASK, "the waiting key's worker");
+    cr_assert_eq(got, task[0]);
+    /* nobody waits now: the greedy key is served again when a task comes back */
+    cr_assert_eq(store_handback(cu_fx.store, g[1], task[1], token[1], "test", false, 5), 1);
+    sched_invalidate(s);
+    cu_sleep_ms(SCHED_STARVED_MS + 100);
+    cr_assert_eq(ask_one(s, ask_of(g[1], 1), 2, NULL, NULL), XQF_MSG_TASK);
+    sched_destroy(&s);
+    (void)run;
 }
