@@ -2,8 +2,9 @@
  * transport.h - the coordinator's ZeroMQ ROUTER socket: frames in and out,
  * each with the routing id of the worker that sent it.  The only ZeroMQ
  * code of the coordinator (with zap.c, its CURVE handler).  Frames above
- * a hard limit (4 x XQF_FRAME_MAX) make ZeroMQ drop the sender's
- * connection; anything else is handed up for the codec to judge.
+ * a hard limit (TRANSPORT_MSG_MAX, 64 KiB over XQF_FRAME_MAX) make ZeroMQ
+ * drop the sender's connection; anything else is handed up for the codec
+ * to judge.  What a connection may make it buffer is bounded (below).
  *
  * Security (transport_new's TransportSecurity): with CURVE, the ROUTER is a CURVE
  * server with the coordinator's key pair, and a ZAP handler (zap.h) lets
@@ -28,13 +29,26 @@
 enum {
     PEER_ID_MAX = 255,
     /*
-     * Per peer, ZeroMQ queues at most this many messages each way (then a
-     * reply is dropped, and a peer's frames wait in its TCP connection):
-     * a peer that asks and never reads costs at most TRANSPORT_SNDHWM
-     * replies, of which one build chunk (server.c allows one in flight).
+     * Per peer, ZeroMQ queues at most TRANSPORT_SNDHWM replies (then a
+     * reply is dropped): a peer that asks and never reads costs at most
+     * that many, of which one build chunk (server.c allows one in flight).
      */
     TRANSPORT_SNDHWM = 1000,
-    TRANSPORT_RCVHWM = 1000,
+    /*
+     * Receive buffers, per connection: ZeroMQ queues at most
+     * TRANSPORT_RCVHWM frames of it for the loop, decodes one more (and
+     * holds it while the queue is full, reading no further: the peer's
+     * frames then wait in its TCP connection and in the peer), each at
+     * most TRANSPORT_MSG_MAX bytes.  So a connection holds at most
+     * (TRANSPORT_RCVHWM + 1) x TRANSPORT_MSG_MAX = 3.2 MiB in the
+     * coordinator, whatever it sends while the loop stalls (a database
+     * that hangs), and the kernel at most TRANSPORT_RCVBUF (doubled by
+     * Linux for its bookkeeping) outside it: N connections, N times that
+     * (docs/security.md has the measure).  Two frames queued, not one: a
+     * worker's result right behind its heartbeat waits for no round trip.
+     */
+    TRANSPORT_RCVHWM = 2,
+    TRANSPORT_RCVBUF = 256 * 1024,
     /* a frame above this drops its connection (the codec refuses those above XQF_FRAME_MAX) */
     TRANSPORT_MSG_MAX = XQF_FRAME_MAX + 64 * 1024
 };

@@ -706,6 +706,60 @@ Test(transport, a_peer_that_does_not_read_is_not_buffered_for)
     transport_destroy(&t);
 }
 
+/*
+ * A peer that sends frames of the largest size while the coordinator
+ * reads none (its loop stalled): ZeroMQ queues TRANSPORT_RCVHWM of them
+ * for the loop and decodes one more, then reads no further, so the peer
+ * gets only a few out (the rest wait in it), not the thousand the old
+ * queue took (over a gigabyte a connection).
+ */
+Test(transport, a_stalled_reader_buffers_a_few_frames_a_peer)
+{
+    xqf_log_init("test");
+    char ep[64];
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
+    Transport *t = transport_new(ep, NULL);
+    cr_assert(t);
+    enum { TRIES = 64 };
+    void *ctx = zmq_ctx_new(), *c = zmq_socket(ctx, ZMQ_DEALER);
+    int hwm = 1, small = 4096, linger = 0;
+    zmq_setsockopt(c, ZMQ_SNDHWM, &hwm, sizeof hwm);
+    zmq_setsockopt(c, ZMQ_SNDBUF, &small, sizeof small);
+    zmq_setsockopt(c, ZMQ_LINGER, &linger, sizeof linger);
+    cr_assert_eq(zmq_connect(c, ep), 0);
+    static char frame[TRANSPORT_MSG_MAX];   /* sent without a copy: every message points at it */
+    int sent = 0;
+    double end = cu_now() + 10, progress = cu_now();
+    while (sent < TRIES && cu_now() < end && cu_now() - progress < 1.5) {
+        zmq_msg_t m;
+        zmq_msg_init_data(&m, frame, sizeof frame, NULL, NULL);
+        if (zmq_msg_send(&m, c, ZMQ_DONTWAIT) >= 0) {
+            sent++;
+            progress = cu_now();
+        } else {
+            zmq_msg_close(&m);
+            cu_sleep_ms(20);
+        }
+    }
+    /*
+     * The coordinator's queue (2) and the frame it decodes (3.2 MiB in
+     * all), the peer's queue (1) and the frame it writes, and a spare:
+     * the rest waits in the peer.
+     */
+    cr_assert_leq(sent, 6, "a peer got %d frames of %d bytes out to a reader that reads none", sent, (int)sizeof frame);
+    fprintf(stderr, "transport: a stalled reader took %d frames of %d KiB from a peer (queue %d)\n", sent,
+            (int)sizeof frame / 1024, TRANSPORT_RCVHWM);
+    /* and every one of them is there to be read once the loop reads again */
+    Peer p;
+    int got = 0;
+    while (got < sent && take(t, &p, 2000) == 1)
+        got++;
+    cr_assert_eq(got, sent);
+    zmq_close(c);
+    zmq_ctx_term(ctx);
+    transport_destroy(&t);
+}
+
 /* Token buckets: a burst, then the rate; a bucket per key (docs/programs/xqf-coordinator.md). */
 Test(transport, rate_limit_per_key)
 {
