@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "games.h"
 #include "nnue.h"
 #include "rng.h"
 
@@ -47,22 +48,46 @@ int cu_sh(char *out, size_t size, const char *command, const char *logfile)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* Appends one record (moves-only form, no ply) with result (1 Red won, 2 Black won, 3 draw). */
-static void record_add(uint8_t *buf, size_t *len, int result)
+/*
+ * Appends one record (moves-only form) with result (1 Red won, 2 Black
+ * won, 3 draw) from opening line (NULL: the start position): its FEN and
+ * its moves, flagged as the opening's, as a worker records them.
+ */
+static void record_add(uint8_t *buf, size_t *len, int result, const char *line)
 {
-    static const char FEN[] = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1";
-    uint32_t n = 3 + sizeof FEN - 1 + 2;
+    static const char START[] = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1";
+    XqfOpening o = { .count = 0 };
+    size_t fen = line ? strcspn(line, "#;\r\n") : sizeof START - 1;
+    if (line) {
+        const char *moves = strstr(line, " moves");
+        fen = moves && (size_t)(moves - line) < fen ? (size_t)(moves - line) : fen;
+        while (fen > 0 && (line[fen - 1] == ' ' || line[fen - 1] == '\t'))
+            fen--;
+        if (xqf_opening_parse(line, &o) != 0)
+            o.count = 0;
+    }
+    fen = fen > 255 ? 255 : fen;
+    uint32_t n = 3 + (uint32_t)fen + 2 + 2 * (uint32_t)o.count;
     uint8_t *p = buf + *len;
     p[0] = (uint8_t)n, p[1] = (uint8_t)(n >> 8), p[2] = p[3] = 0;
-    p[4] = (uint8_t)(result | 0x80);          /* XQF_GAME_MOVES */
+    p[4] = (uint8_t)(result | XQF_GAME_MOVES);
     p[5] = 1;                                 /* a reason */
-    p[6] = (uint8_t)(sizeof FEN - 1);
-    memcpy(p + 7, FEN, sizeof FEN - 1);
-    p[7 + sizeof FEN - 1] = p[8 + sizeof FEN - 1] = 0;
+    p[6] = (uint8_t)fen;
+    memcpy(p + 7, line ? line : START, fen);
+    p[7 + fen] = (uint8_t)o.count, p[8 + fen] = (uint8_t)(o.count >> 8);
+    for (int i = 0; i < o.count; i++) {
+        unsigned ply = o.plies[i] | XQF_GAME_BOOK;
+        p[9 + fen + 2 * i] = (uint8_t)ply, p[10 + fen + 2 * i] = (uint8_t)(ply >> 8);
+    }
     *len += 4 + n;
 }
 
 uint8_t *cu_records_for(const StoreCounts *now, const StoreCounts *before, size_t *len)
+{
+    return cu_records_from(now, before, NULL, len);
+}
+
+uint8_t *cu_records_from(const StoreCounts *now, const StoreCounts *before, const char *const *openings, size_t *len)
 {
     const StoreCounts zero = { 0 };
     if (!before)
@@ -80,15 +105,18 @@ uint8_t *cu_records_for(const StoreCounts *now, const StoreCounts *before, size_
     *len = 0;
     if (pairs == 0)
         return NULL;
-    uint8_t *buf = malloc((size_t)pairs * 2 * 96);
+    /* a record: its length, head, FEN (255 bytes at most), ply count and the opening's moves */
+    uint8_t *buf = malloc((size_t)pairs * 2 * (4 + XQF_GAME_HEAD + 255 + 2 + 2 * XQF_OPENING_PLIES_MAX));
     if (!buf)
         return NULL;
+    int64_t pair = 0;
     for (int k = 0; k < 6; k++)
-        for (int64_t i = 0; i < n[k]; i++)
+        for (int64_t i = 0; i < n[k]; i++, pair++)
             for (int g = 0; g < 2; g++) {
                 int pts = FIRST[k][g];     /* 2 win, 1 draw, 0 loss of the first player */
                 bool first_red = g == 0;
-                record_add(buf, len, pts == 1 ? 3 : (pts == 2) == first_red ? 1 : 2);
+                record_add(buf, len, pts == 1 ? 3 : (pts == 2) == first_red ? 1 : 2,
+                           openings ? openings[pair] : NULL);
             }
     return buf;
 }

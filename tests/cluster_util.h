@@ -90,6 +90,13 @@ int cu_engine_copy(const char *path, int n);
  * Returns the malloc'd bytes (NULL when there are none) and their length.
  */
 uint8_t *cu_records_for(const StoreCounts *now, const StoreCounts *before, size_t *len);
+/*
+ * The same from the openings of the pairs added (openings[k] the book line
+ * of the k-th pair added; NULL: the start position): each record starts
+ * from its line's FEN with its moves, as the coordinator checks a
+ * report's records against its task's openings (sched.h).
+ */
+uint8_t *cu_records_from(const StoreCounts *now, const StoreCounts *before, const char *const *openings, size_t *len);
 /* One report of a lease through the batch statement, with records for the pairs it adds after before. */
 StoreReport cu_report(Store *s, int64_t worker, int64_t task, int64_t token, const StoreCounts *now,
                       const StoreCounts *before, int64_t lease_ms, int64_t *run, bool *task_done);

@@ -132,8 +132,8 @@ static void reply(void *sock, XqfMsg *m)
     zmq_msg_close(&part);
 }
 
-/* Reports 2 pairs (DD and WD: W 1, D 3, L 0) under a lease; returns the ack status. */
-static void report(void *sock, uint64_t task, uint64_t lease, char *status, size_t size)
+/* Reports 2 pairs (DD and WD: W 1, D 3, L 0) under a lease, from its task's openings; returns the ack status. */
+static void report(void *sock, uint64_t task, uint64_t lease, const XqfStrs *openings, char *status, size_t size)
 {
     XqfMsg m;
     xqf_msg_init(&m, XQF_MSG_RESULT);
@@ -150,7 +150,7 @@ static void report(void *sock, uint64_t task, uint64_t lease, char *status, size
     /* the records of those games: the coordinator counts them */
     const StoreCounts c = { .pairs = 2, .wins = 1, .draws = 3, .penta = { 0, 0, 1, 1, 0 } };
     size_t len;
-    uint8_t *games = cu_records_for(&c, NULL, &len);
+    uint8_t *games = cu_records_from(&c, NULL, (const char *const *)openings->v, &len);
     cr_assert_eq(xqf_bin_set(&m.u.result.games, games, len), 0);
     free(games);
     send_msg(sock, &m);
@@ -187,10 +187,12 @@ Test(spsa_run, update_applied_once)
     cr_assert(strstr(m.u.task.params0, "NullR=") && strstr(m.u.task.params1, "NullAdaptLowDepth="),
               "%s / %s", m.u.task.params0, m.u.task.params1);
     uint64_t task = m.u.task.task_id, lease = m.u.task.lease;
+    XqfStrs openings = m.u.task.openings;    /* kept: the records start from them */
+    m.u.task.openings = (XqfStrs){ 0, NULL };
     xqf_msg_free(&m);
 
     char status[32];
-    report(sock, task, lease, status, sizeof status);
+    report(sock, task, lease, &openings, status, sizeof status);
     cr_assert_str_eq(status, "accepted");
     StoreSpsa once;
     cr_assert_eq(store_spsa_load(cu_fx.store, run, &once), 1);
@@ -199,9 +201,9 @@ Test(spsa_run, update_applied_once)
     for (int i = 0; i < 2; i++)
         cr_assert(fabs(once.params[i].theta - PARAMS[i].start) > 0, "theta %d did not move", i);
     /* the same report again, then a late one of a lease that never was */
-    report(sock, task, lease, status, sizeof status);
+    report(sock, task, lease, &openings, status, sizeof status);
     cr_assert_str_eq(status, "stale");
-    report(sock, task, lease + 1000, status, sizeof status);
+    report(sock, task, lease + 1000, &openings, status, sizeof status);
     cr_assert_str_eq(status, "stale");
     cr_assert_eq(store_spsa_claim_update(cu_fx.store, (int64_t)task), 0, "a second claim must fail");
     StoreSpsa twice;
@@ -213,6 +215,7 @@ Test(spsa_run, update_applied_once)
     StoreRun r;
     cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
     cr_assert_str_eq(r.state, "active");
+    xqf_strs_free(&openings);
     zmq_close(sock);
     zmq_ctx_term(ctx);
 }
