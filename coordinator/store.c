@@ -163,15 +163,14 @@
     S(CREATE_TASK, "SELECT * FROM xqf_create_task($1, $2, $3, $4, $5, $6::jsonb)", 6)            \
     S(REPORT, "SELECT * FROM xqf_report_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "    \
               "$12, $13, $14, $15, $16)", 16)                                                    \
-    S(LEASED, "WITH u AS (SELECT w, i FROM unnest($1::bigint[]) WITH ORDINALITY AS u(w, i)), "      \
-              "a AS (SELECT DISTINCT x.auth_name FROM u JOIN workers x ON x.id = u.w "               \
-              "WHERE x.auth_name IS NOT NULL), "                                                  \
-              "k AS (SELECT a.auth_name, (SELECT count(*) FROM workers x JOIN tasks t ON "         \
-              "t.worker_id = x.id AND t.state = 'leased' WHERE x.auth_name = a.auth_name) AS n FROM a), " \
-              "c AS (SELECT u.i, u.w, (SELECT count(*) FROM tasks t WHERE t.worker_id = u.w AND "  \
-              "t.state = 'leased') AS n FROM u) "                                                  \
-              "SELECT c.n, coalesce(k.n, c.n) FROM c LEFT JOIN workers x ON x.id = c.w "           \
-              "LEFT JOIN k ON k.auth_name = x.auth_name ORDER BY c.i", 1)                          \
+    S(LEASED, "WITH u AS (SELECT u.i, u.w, x.auth_name, (SELECT count(*) FROM tasks t "          \
+              "WHERE t.worker_id = u.w AND t.state = 'leased') AS n FROM unnest($1::bigint[]) "  \
+              "WITH ORDINALITY AS u(w, i) LEFT JOIN workers x ON x.id = u.w), "                  \
+              "k AS (SELECT a.auth_name, (SELECT count(*) FROM workers x JOIN tasks t ON "       \
+              "t.worker_id = x.id AND t.state = 'leased' WHERE x.auth_name = a.auth_name) AS n " \
+              "FROM (SELECT DISTINCT auth_name FROM u WHERE auth_name IS NOT NULL) a) "          \
+              "SELECT u.n, coalesce(k.n, u.n) FROM u LEFT JOIN k ON k.auth_name = u.auth_name "  \
+              "ORDER BY u.i", 1)                                                                 \
     S(HEARTBEAT, "SELECT xqf_heartbeat($1, $2, $3, $4)", 4)                                      \
     S(HANDBACK, "SELECT xqf_handback($1, $2, $3, $4, $5, $6)", 6)                                \
     S(QUARANTINED, "SELECT id, first_pair, n_pairs, refusals, "                                  \
