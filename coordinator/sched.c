@@ -585,7 +585,7 @@ static int claim_from(Sched *s, SchedRun *r, const int *idx, int m, const int64_
  * loaded into *own for this once (run_free it when *r is own).  1, 0 (no
  * such run) or -1.
  */
-static int run_of(Sched *s, int64_t id, SchedRun *own, SchedRun **r)
+static int cached_or_loaded(Sched *s, int64_t id, SchedRun *own, SchedRun **r)
 {
     *r = NULL;
     for (int i = 0; i < s->count; i++)
@@ -609,7 +609,7 @@ static int claim_audit(Sched *s, int64_t worker, const char *build, int64_t leas
     if (rc <= 0)
         return rc;
     SchedRun own = { 0 }, *r;
-    if ((rc = run_of(s, a.run_id, &own, &r)) <= 0)
+    if ((rc = cached_or_loaded(s, a.run_id, &own, &r)) <= 0)
         return rc;
     rc = load_book(s, r);
     StoreLease l = { .task_id = STORE_AUDIT_BIT | a.audit, .token = a.token, .run_id = a.run_id,
@@ -631,7 +631,7 @@ int sched_check_records(Sched *s, int64_t run, int64_t first_pair, const uint8_t
                         size_t size)
 {
     SchedRun own = { 0 }, *r;
-    int rc = run_of(s, run, &own, &r);
+    int rc = cached_or_loaded(s, run, &own, &r);
     if (rc <= 0)
         return rc < 0 ? -1 : 1;             /* no such run: the report is stale, nothing to check */
     rc = load_book(s, r);
