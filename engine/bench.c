@@ -89,6 +89,12 @@ static uint64_t run(int depth, Engine *e, FILE *out)
     return total;
 }
 
+uint64_t bench_signature(void)
+{
+    size_t size;
+    return nnue_default_data(&size) ? BENCH_SIGNATURE : BENCH_SIGNATURE_HCE;
+}
+
 uint64_t bench_run(int depth, const Params *params, FILE *out)
 {
     Engine *e = engine_new();

@@ -15,11 +15,22 @@
 enum { BENCH_DEPTH = 13 };
 
 /*
- * The signature of the default parameters: bench's node count at
- * BENCH_DEPTH.  tests/test_bench.c pins it; a commit that changes the
- * search updates it and says "Bench: N" in its message, as Stockfish's do.
+ * The signature of the default parameters and evaluation: bench's node
+ * count at BENCH_DEPTH with the net compiled into the program
+ * (engine/nets/default.nnue).  tests/test_bench.c pins it; a commit that
+ * changes the search or the default net updates it and says "Bench: N" in
+ * its message, as Stockfish's do.
  */
-#define BENCH_SIGNATURE UINT64_C(3280684)
+#define BENCH_SIGNATURE UINT64_C(3920475)
+/*
+ * The same with the hand-crafted evaluation (UseNNUE=false, or a program
+ * built without a net: cmake -DXQF_DEFAULT_NET=): the search's own
+ * signature, which a change of the net leaves as it is.
+ */
+#define BENCH_SIGNATURE_HCE UINT64_C(3280684)
+
+/* The signature this program's bench gives: BENCH_SIGNATURE when it has a net compiled in, else BENCH_SIGNATURE_HCE. */
+uint64_t bench_signature(void);
 
 /*
  * Searches every bench position to `depth` (BENCH_DEPTH when <= 0) with

@@ -8,20 +8,35 @@
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "bench.h"
+#include "nnue.h"
 #include "params.h"
 
-/* bench's nodes at its default depth with the parameters p (NULL: the defaults). */
-static uint64_t bench_nodes(const Params *p)
+/*
+ * bench's nodes at its default depth with the parameters p (NULL: the
+ * defaults), with the default evaluation (the compiled-in net, if any) or
+ * the hand-crafted one.
+ */
+static uint64_t bench_nodes_with(const Params *p, bool hand_crafted)
 {
     FILE *out = fopen("/dev/null", "w");
     cr_assert_not_null(out);
-    uint64_t nodes = bench_run(0, p, out);
+    Engine *like = engine_new();
+    cr_assert_not_null(like);
+    if (p)
+        engine_set_params(like, p);
+    if (hand_crafted)
+        engine_set_use_nnue(like, false);
+    uint64_t nodes = bench_run_like(0, like, out);
+    engine_destroy(&like);
     fclose(out);
     return nodes;
 }
+
+static uint64_t bench_nodes(const Params *p) { return bench_nodes_with(p, false); }
 
 Test(bench, signature_is_pinned)
 {
@@ -32,14 +47,30 @@ Test(bench, signature_is_pinned)
         params_store(&table, &PARAM_INFO[i], PARAM_INFO[i].def);
     cr_assert(params_equal(&p, &table), "a tuned build: its signature is its own");
     uint64_t nodes = bench_nodes(NULL);
-    cr_expect_eq(nodes, BENCH_SIGNATURE, "bench gives %" PRIu64 " nodes; engine/bench.h pins %" PRIu64
-                 ": a search change updates BENCH_SIGNATURE and says Bench: %" PRIu64,
-                 nodes, (uint64_t)BENCH_SIGNATURE, nodes);
+    cr_expect_eq(nodes, bench_signature(), "bench gives %" PRIu64 " nodes; engine/bench.h pins %" PRIu64
+                 ": a search or net change updates BENCH_SIGNATURE and says Bench: %" PRIu64,
+                 nodes, bench_signature(), nodes);
+    FILE *out = fopen("/dev/null", "w");
+    cr_assert_not_null(out);
+    cr_expect_eq(bench_run(0, NULL, out), nodes, "bench_run with the defaults is the signature");
+    fclose(out);
+}
+
+/* The hand-crafted evaluation keeps the search's own signature, net or no net. */
+Test(bench, hand_crafted_signature_is_pinned)
+{
+    uint64_t nodes = bench_nodes_with(NULL, true);
+    cr_expect_eq(nodes, BENCH_SIGNATURE_HCE, "bench UseNNUE=false gives %" PRIu64 " nodes; engine/bench.h pins %" PRIu64
+                 ": a search change updates BENCH_SIGNATURE_HCE", nodes, (uint64_t)BENCH_SIGNATURE_HCE);
+    size_t size;
+    if (nnue_default_data(&size))
+        cr_expect_neq(nodes, BENCH_SIGNATURE, "the compiled-in net changes nothing");
 }
 
 /*
  * Each landed change is a switch: turned off, with the ones after it, the
- * bench gives back the signature before it.  Newest first.  A change under
+ * bench gives back the signature before it (the hand-crafted evaluation's:
+ * these changes were made and pinned on it).  Newest first.  A change under
  * test, off by default, is turned on instead: its bench is pinned too.
  * The evaluation's fourth fit (bench 3935029) is no switch: the nodes below
  * are with its weights (before it: 3381558, 2764757, 3367740).
@@ -60,9 +91,9 @@ Test(bench, each_change_is_a_switch)
         params_default(&p);
         char err[256];
         cr_assert_eq(params_apply_list(&p, SWITCHES[i].switches, err, sizeof err), 0, "%s", err);
-        uint64_t nodes = bench_nodes(&p);
+        uint64_t nodes = bench_nodes_with(&p, true);
         cr_expect_eq(nodes, SWITCHES[i].nodes, "%s (%s): bench gives %" PRIu64 " nodes", SWITCHES[i].change,
                      SWITCHES[i].switches, nodes);
-        cr_expect_neq(nodes, BENCH_SIGNATURE, "%s: the switch changes nothing", SWITCHES[i].change);
+        cr_expect_neq(nodes, BENCH_SIGNATURE_HCE, "%s: the switch changes nothing", SWITCHES[i].change);
     }
 }

@@ -104,7 +104,7 @@ Test(bench_check, a_build_whose_bench_differs_is_refused_and_kept_from_the_worke
     StoreBuild b;
     int64_t id;
     cr_assert_eq(store_load_build(cu_fx.store, bad_id, &b), 1);
-    cr_assert_eq(b.bench_nodes, (int64_t)BENCH_SIGNATURE);
+    cr_assert_eq(b.bench_nodes, (int64_t)bench_signature());
     b.bench_nodes = 12345;
     cr_assert_eq(store_add_build(cu_fx.store, &b, &id), 0);
     cr_assert_eq(id, bad_id);
@@ -130,11 +130,11 @@ Test(bench_check, a_build_whose_bench_differs_is_refused_and_kept_from_the_worke
             saw_bad = true;
             cr_assert(strstr(wb[i].refused, "12345 recorded") && strstr(wb[i].refused, "bench signature"),
                       "%s", wb[i].refused);
-            cr_assert_eq(wb[i].bench_nodes, (int64_t)BENCH_SIGNATURE);
+            cr_assert_eq(wb[i].bench_nodes, (int64_t)bench_signature());
         } else if (strcmp(wb[i].sha256, good_b.sha256) == 0) {
             saw_good = true;
             cr_assert_str_empty(wb[i].refused);
-            cr_assert_eq(wb[i].bench_nodes, (int64_t)BENCH_SIGNATURE);
+            cr_assert_eq(wb[i].bench_nodes, (int64_t)bench_signature());
             cr_assert_gt(wb[i].nps, 1000, "the worker measured its speed");
         }
     }

@@ -363,7 +363,7 @@ static int64_t register_build(const char *path, const SignKey *signer)
     cr_assert_eq(cu_sha256(path, b.sha256), 0);
     snprintf(b.build_id, sizeof b.build_id, "test-%.12s", b.sha256);
     snprintf(b.path, sizeof b.path, "%s", path);
-    b.bench_nodes = BENCH_SIGNATURE;          /* a copy of xqf-engine: workers check it (docs/cluster.md) */
+    b.bench_nodes = (int64_t)bench_signature(); /* a copy of xqf-engine: workers check it (docs/cluster.md) */
     if (signer)
         cr_assert_eq(sign_build(signer, b.sha256, b.build_id, b.signature, err, sizeof err), 0, "%s", err);
     int64_t id = cu_build_add(cu_fx.store, &b);

@@ -27,6 +27,10 @@ static uint64_t count(const Params *params, NullStats *s)
     cr_assert_not_null(e);
     if (params)
         engine_set_params(e, params);
+    /* the hand-crafted evaluation: the figures below are about the null
+     * move's mechanics, and a few thousand nodes of a net's search may
+     * happen to refute no null cut */
+    engine_set_use_nnue(e, false);
     SearchLimits limits;
     search_limits_init(&limits);
     limits.depth = 9;
