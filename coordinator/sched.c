@@ -51,6 +51,7 @@ typedef struct {
         uint64_t key;
         int64_t ms;
     } starved[SCHED_STARVED_KEYS];   /* keys it had nothing for lately, and when (sched.h: fair share) */
+    int64_t threads_noted_ms;        /* when a worker of too little concurrency for its threads was last logged */
 } SchedRun;
 
 /* The scheduling hooks of a run kind (run_kinds.def). */
@@ -308,6 +309,7 @@ static void join_passes(const Sched *s, SchedRun *runs, int n)
             if (s->runs[j].run.id == runs[i].run.id) {
                 runs[i].pass = s->runs[j].pass;
                 memcpy(runs[i].starved, s->runs[j].starved, sizeof runs[i].starved);
+                runs[i].threads_noted_ms = s->runs[j].threads_noted_ms;
                 if (kept)
                     kept[i] = true;
             }
@@ -455,6 +457,7 @@ static int fill_task(const SchedRun *r, const StoreLease *l, XqfMsg *m)
     t->inc1_ms = run->base1_ms > 0 ? run->inc1_ms : 0;
     t->margin_ms = run->margin_ms;
     t->hash_mb = run->hash_mb;
+    t->threads = run->threads > 0 ? run->threads : 1;
     snprintf(t->name0, sizeof t->name0, "%s", run->name0);
     snprintf(t->params0, sizeof t->params0, "%s", l->params0);
     snprintf(t->name1, sizeof t->name1, "%s", run->name1);
@@ -519,13 +522,37 @@ static bool refused_by(const Sched *s, const SchedRun *r, int64_t worker)
     return false;
 }
 
+/* Logged at most this often per run: a worker it skips for its threads. */
+enum { THREADS_NOTE_MS = 60000 };
+
 /*
- * Whether r can serve this worker of this build now (its book loaded): not
- * when it plays a build the worker refused.  1, 0, or -1 on a database error.
+ * Whether a worker that plays concurrency games at once (0: not known) can
+ * play r's: a game of r takes its threads' cores (Fishtest's and
+ * OpenBench's tests carry a thread count the same way), so a worker of
+ * fewer gets none of its tasks, and says why once in a while.
  */
-static int can_serve(Sched *s, SchedRun *r, int64_t worker, const char *build)
+static bool enough_cores(SchedRun *r, const SchedAsk *a, int64_t now)
 {
-    if (r->exhausted || (r->run.build_id[0] && strcmp(r->run.build_id, build) != 0) || refused_by(s, r, worker))
+    if (a->concurrency <= 0 || r->run.threads <= a->concurrency)
+        return true;
+    if (!r->threads_noted_ms || now - r->threads_noted_ms >= THREADS_NOTE_MS) {
+        r->threads_noted_ms = now;
+        log_info("run %lld plays %d threads per engine: worker %lld (concurrency %d) gets none of its tasks; it "
+                 "needs a worker of concurrency %d or more", (long long)r->run.id, r->run.threads,
+                 (long long)a->worker, a->concurrency, r->run.threads);
+    }
+    return false;
+}
+
+/*
+ * Whether r can serve this request now (its book loaded): not when it
+ * plays a build the worker refused, or more threads than the worker's
+ * concurrency.  1, 0, or -1 on a database error.
+ */
+static int can_serve(Sched *s, SchedRun *r, const SchedAsk *a, int64_t now)
+{
+    if (r->exhausted || (r->run.build_id[0] && strcmp(r->run.build_id, a->build) != 0) ||
+        refused_by(s, r, a->worker) || !enough_cores(r, a, now))
         return 0;
     int rc = load_book(s, r);
     if (rc < 0)
@@ -711,11 +738,11 @@ static bool others_starve(const SchedRun *r, uint64_t key, int64_t now)
     return false;
 }
 
-/* Whether r could serve this worker were it not exhausted (its book read, its builds not refused). */
-static bool could_serve(const Sched *s, const SchedRun *r, int64_t worker, const char *build)
+/* Whether r could serve this request were it not exhausted (its book read, its builds not refused, its threads). */
+static bool could_serve(const Sched *s, const SchedRun *r, const SchedAsk *a)
 {
-    return r->loaded.done && kind_of(r->run.kind) && (!r->run.build_id[0] || strcmp(r->run.build_id, build) == 0) &&
-           !refused_by(s, r, worker);
+    return r->loaded.done && kind_of(r->run.kind) && (!r->run.build_id[0] || strcmp(r->run.build_id, a->build) == 0) &&
+           !refused_by(s, r, a->worker) && (a->concurrency <= 0 || r->run.threads <= a->concurrency);
 }
 
 /* The leases of asks[i]'s key with the requests of the batch given a task so far (pending false, or run_of set). */
@@ -769,7 +796,7 @@ int sched_claim_batch(Sched *s, const SchedAsk *asks, int n, int keys, int64_t l
             SchedRun *best = NULL;
             for (int j = 0; rc == 0 && j < s->count; j++) {
                 SchedRun *r = &s->runs[j];
-                int ok = can_serve(s, r, workers[i], builds[i]);
+                int ok = can_serve(s, r, &asks[i], now);
                 if (ok > 0 && over && others_starve(r, asks[i].key, now)) {
                     capped[i] = true;
                     ok = 0;
@@ -804,7 +831,7 @@ int sched_claim_batch(Sched *s, const SchedAsk *asks, int n, int keys, int64_t l
         if (capped[i] || key_held(asks, n, i, pending, run_of) >= share)
             continue;
         for (int j = 0; j < s->count; j++)
-            if (s->runs[j].exhausted && could_serve(s, &s->runs[j], workers[i], builds[i]))
+            if (s->runs[j].exhausted && could_serve(s, &s->runs[j], &asks[i]))
                 starve(&s->runs[j], asks[i].key, now);
     }
     free(pending);

@@ -42,6 +42,8 @@ typedef struct {
     const char *build;               /* the worker's build id ("" for any run's) */
     uint64_t key;                    /* its key (peers_key: the CURVE name, or the worker itself in plaintext) */
     int64_t key_leases;              /* the leases its key holds now */
+    int concurrency;                 /* the games it plays at once, as its hello said: no task of a run of more
+                                        threads (0: not known, any run) */
 } SchedAsk;
 
 /*

@@ -608,7 +608,7 @@ static int capped_requests(Server *S, Item *items, int n, SchedAsk *asks, int *o
             refuse(it, XQF_ERR_NEED_HELLO, "task_request: say hello first");
             continue;
         }
-        asks[m] = (SchedAsk){ .worker = e->worker, .build = e->build, .key = e->key };
+        asks[m] = (SchedAsk){ .worker = e->worker, .build = e->build, .key = e->key, .concurrency = e->concurrency };
         workers[m] = e->worker;
         of[m++] = i;
     }

@@ -38,7 +38,8 @@
     "coalesce((SELECT sha256 FROM nets n WHERE n.id = r.test_net), CASE WHEN r.test_hce THEN 'none' ELSE '' END), " \
     "coalesce((SELECT sha256 FROM nets n WHERE n.id = r.base_net), CASE WHEN r.base_hce THEN 'none' ELSE '' END), " \
     "coalesce((SELECT name FROM nets n WHERE n.id = r.test_net), CASE WHEN r.test_hce THEN 'none' ELSE '' END), " \
-    "coalesce((SELECT name FROM nets n WHERE n.id = r.base_net), CASE WHEN r.base_hce THEN 'none' ELSE '' END)"
+    "coalesce((SELECT name FROM nets n WHERE n.id = r.base_net), CASE WHEN r.base_hce THEN 'none' ELSE '' END), " \
+    "r.threads"
 
 /* Nets (025_nets.sql): registered with their bytes, listed, shown, served in chunks as builds are. */
 #define NET_COLUMNS                                                                              \
@@ -186,12 +187,14 @@
       "seed, nodes, base_ms, inc_ms, margin_ms, hash_mb, resign_moves, resign_score, draw_after, " \
       "draw_moves, draw_score, max_plies, pairs_per_task, max_pairs, elo0, elo1, alpha, beta, "  \
       "priority, settings, test_build, base_build, tasks_on_claim, test_net, base_net, test_hce, " \
-      "base_hce) VALUES "                                                                        \
+      "base_hce, threads, replay_share) VALUES "                                                                        \
       "($26, $1, $27, $2, $28, $3, $4, $5, $6::text[], $7, $8, $9, $10, $11, $12, "             \
       "$13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $29::jsonb, "            \
       "nullif($30::bigint, 0), nullif($31::bigint, 0), $32::boolean, "                          \
       "nullif(greatest($33::bigint, 0), 0), nullif(greatest($34::bigint, 0), 0), "               \
-      "$33::bigint < 0, $34::bigint < 0) RETURNING id", 34)                                      \
+      "$33::bigint < 0, $34::bigint < 0, $35, "                                               \
+      /* Lazy SMP's games do not replay: no audit for a run of several threads (014_games.sql) */ \
+      "CASE WHEN $35::integer > 1 THEN 0 ELSE 0.01 END) RETURNING id", 35)                                      \
     S(SPSA_PARAM, "INSERT INTO run_params (run_id, idx, name, start, min, max, c_end, r_end, "   \
                   "theta) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $4)", 8)                       \
     S(SPSA_RUN, "SELECT iter, coalesce((settings->>'alpha')::float8, 0.602), "                   \
@@ -786,7 +789,7 @@ static int create_run(Store *s, const RunKind *kind, const StoreSprtSpec *sp, co
         return -1;
     Nums n;
     bool sprt = kind->sprt;
-    const char *p[34] = {
+    const char *p[35] = {
         sp->name ? sp->name : "", sp->test_params ? sp->test_params : "",
         sp->base_params ? sp->base_params : "", sp->build_id ? sp->build_id : "",
         sp->book_name ? sp->book_name : "", book, num(&n, 0, (int64_t)(sp->seed & INT64_MAX)),
@@ -799,7 +802,7 @@ static int create_run(Store *s, const RunKind *kind, const StoreSprtSpec *sp, co
         sprt ? dbl(&n, 10, sp->alpha) : NULL, sprt ? dbl(&n, 11, sp->beta) : NULL,
         num(&n, 12, sp->priority), kind->name, kind->player0, kind->player1, settings, num(&n, 13, sp->test_build),
         num(&n, 14, sp->base_build), kind->on_claim ? "true" : "false", num(&n, 21, sp->test_net),
-        num(&n, 22, sp->base_net)
+        num(&n, 22, sp->base_net), num(&n, 23, sp->threads > 0 ? sp->threads : 1)
     };
     PGresult *res = run(s, ST_CREATE_RUN, p, PGRES_TUPLES_OK);
     free(book);
@@ -914,6 +917,7 @@ static void read_run(const PGresult *r, int row, StoreRun *o)
     get_text(r, row, c++, o->net1, sizeof o->net1);
     get_text(r, row, c++, o->net_name0, sizeof o->net_name0);
     get_text(r, row, c++, o->net_name1, sizeof o->net_name1);
+    o->threads = (int)get_i64(r, row, c++);
 }
 
 /*

@@ -138,6 +138,7 @@ typedef struct {
     int64_t nodes;                   /* > 0: fixed nodes per move; else the clock */
     int64_t base_ms, inc_ms, margin_ms;
     int hash_mb;                     /* 0: 16 */
+    int threads;                     /* search threads of each engine (UCI Threads; 0: 1; 029_threads.sql) */
     const StoreAdjudication *adjudication; /* NULL: STORE_ADJUDICATION_DEFAULT */
     int pairs_per_task;
     int64_t max_pairs;               /* stop with verdict "max pairs" here */
@@ -257,6 +258,7 @@ typedef struct {
     uint64_t seed;
     int64_t nodes, base_ms, inc_ms, margin_ms;
     int hash_mb;
+    int threads;                     /* search threads of each engine: a worker needs this concurrency */
     StoreAdjudication adjudication;
     int pairs_per_task;
     int64_t max_pairs, next_pair;

@@ -20,7 +20,7 @@
 #include <stdio.h>
 
 enum {
-    XQF_PROTOCOL_VERSION = 8,
+    XQF_PROTOCOL_VERSION = 9,
     XQF_FRAME_MAX = 1 << 20,       /* bytes in one frame */
     XQF_NAME_MAX = 64,             /* names, build ids */
     XQF_TEXT_MAX = 512,            /* reasons, error texts, status lines */
@@ -34,7 +34,8 @@ enum {
     XQF_I64S_CAP = 32,             /* the largest I64S limit */
     XQF_GAMES_MAX = 768 * 1024,    /* bytes of game records in one result: a pair's two always fit (games.h) */
     XQF_RANDOM_PLIES_MAX = 64,     /* random plies after a data run's opening */
-    XQF_DEPTH_MAX = 64             /* a task's fixed depth */
+    XQF_DEPTH_MAX = 64,            /* a task's fixed depth */
+    XQF_THREADS_MAX = 64           /* a task's search threads per engine (runs.threads' bound, 029) */
 };
 
 /* Error codes carried by the error message. */

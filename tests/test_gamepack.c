@@ -300,6 +300,7 @@ Test(gamepack, data_task_at_fixed_depth, .timeout = 120)
     cr_assert_eq(xqf_strs_push(&t->openings, START), 0);
     t->depth = 3;
     t->hash_mb = 1;
+    t->threads = 1;
     strcpy(t->name0, "first");
     strcpy(t->name1, "second");
     t->resign_moves = 4;
@@ -336,6 +337,7 @@ Test(gamepack, data_task_records_each_game, .timeout = 120)
     t->nodes = 300;
     t->margin_ms = 100;
     t->hash_mb = 1;
+    t->threads = 1;
     strcpy(t->name0, "first");
     strcpy(t->name1, "second");
     t->resign_moves = 4;

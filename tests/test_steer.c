@@ -776,3 +776,55 @@ Test(steer, a_key_with_many_workers_does_not_starve_another)
     sched_destroy(&s);
     (void)run;
 }
+
+/* ---- threads per engine ----------------------------------------------------------- */
+
+/*
+ * A run of 2 threads per engine keeps them and its tasks carry them; a
+ * worker whose concurrency is 1 is never leased one of its tasks (show
+ * says no worker can play it), one of concurrency 2 is.  Such a run has
+ * no replay audit, and --replay with it is refused.
+ */
+Test(steer, threads_need_a_worker_of_that_concurrency)
+{
+    CU_REQUIRE_DB();
+    int64_t run = new_run("sprt new --base '' --test NullR=2 --nodes 200 --max-pairs 4 --pairs-per-task 1 "
+                          "--threads 2%s", "");
+    cr_assert_eq(load(run).threads, 2);
+    int64_t small, big;
+    cr_assert_eq(store_hello(cu_fx.store, "small", "", 1, 1, "", &small), 1);
+    char out[4096];
+    cr_assert_eq(tune(out, sizeof out, "show %" PRId64, run), 0, "%s", out);
+    cr_assert(strstr(out, "Threads: 2 (a game takes 2 cores of a worker); no worker can play it") &&
+              strstr(out, "(the most: 1;"), "%s", out);
+    Sched *s = sched_new(cu_fx.store);
+    cr_assert(s);
+    SchedAsk one = { .worker = small, .build = "", .key = 1, .concurrency = 1 };
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(ask_one(s, one, 1, NULL, NULL), XQF_MSG_IDLE, "a task for a worker of concurrency 1");
+    cr_assert_eq(store_hello(cu_fx.store, "big", "", 2, 2, "", &big), 1);
+    SchedAsk two = { .worker = big, .build = "", .key = 1, .concurrency = 2 };
+    XqfMsg m;
+    cr_assert_eq(sched_refresh(s, 0, 1000000), 0);
+    cr_assert_eq(store_begin(cu_fx.store), 0);
+    cr_assert_eq(sched_claim_batch(s, &two, 1, 1, 60000, &m), 0);
+    cr_assert_eq(store_commit(cu_fx.store), 0);
+    cr_assert_eq(m.type, XQF_MSG_TASK);
+    cr_assert_eq((int64_t)m.u.task.run_id, run);
+    cr_assert_eq(m.u.task.threads, 2);
+    xqf_msg_free(&m);
+    sched_destroy(&s);
+    cr_assert_eq(tune(out, sizeof out, "show %" PRId64, run), 0, "%s", out);
+    cr_assert(strstr(out, "Threads: 2 (a game takes 2 cores of a worker)\n"), "%s", out);
+    /* Lazy SMP's games do not replay: no audit share, and none may be asked for */
+    char sql[1024];
+    snprintf(sql, sizeof sql, "psql -qAt '%s' -c 'SELECT replay_share FROM runs WHERE id = %" PRId64 "' 2>&1",
+             cu_fx.db, run);
+    FILE *p = popen(sql, "r");
+    cr_assert(p);
+    cr_assert(fgets(out, sizeof out, p));
+    pclose(p);
+    cr_assert_str_eq(out, "0\n");
+    cr_assert_eq(tune(out, sizeof out, "sprt new --base '' --test NullR=2 --nodes 200 --threads 2 --replay 1"), 2);
+    cr_assert(strstr(out, "--replay: a run of 2 threads per engine is not reproducible"), "%s", out);
+}

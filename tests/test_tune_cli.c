@@ -39,6 +39,8 @@ static bool file_has(const char *path, const char *text)
     return strstr(buf, text) != NULL;
 }
 
+static int tune_says(const char *args, const char *message, bool *said);
+
 Test(tune_cli, bad_arguments)
 {
     char out[4096];
@@ -51,6 +53,17 @@ Test(tune_cli, bad_arguments)
     cr_assert_eq(tune(out, sizeof out, "show abc"), 2);
     cr_assert_eq(tune(out, sizeof out, "report 1"), 2);
     cr_assert_eq(tune(out, sizeof out, "list --bogus 1"), 2);
+    /* threads per engine: 1-64, a number */
+    const char *threads[] = { "0", "65", "two", "2x" };
+    for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++) {
+        char args[256];
+        bool said;
+        snprintf(args, sizeof args, "sprt new --base '' --test NullR=2 --nodes 300 --threads %s", threads[i]);
+        cr_assert_eq(tune_says(args, "--threads", &said), 2, "--threads %s", threads[i]);
+        cr_assert(said, "no message naming --threads for %s", threads[i]);
+        snprintf(args, sizeof args, "games new --pairs 2 --base '' --test NullR=2 --nodes 300 --threads %s", threads[i]);
+        cr_assert_eq(tune_says(args, "--threads", &said), 2, "games new --threads %s", threads[i]);
+    }
     cr_assert_eq(tune(out, sizeof out, "list --db 'host=/nonexistent port=1 connect_timeout=2'"), 1);
 }
 

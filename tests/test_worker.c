@@ -160,6 +160,7 @@ static void feed_task(uint64_t slot, uint64_t task_id, int64_t pairs, const char
     t->nodes = nodes;
     t->margin_ms = 100;
     t->hash_mb = 1;
+    t->threads = 1;
     strcpy(t->name0, "test");
     strcpy(t->params0, "NullR=2");
     strcpy(t->name1, "base");

@@ -585,6 +585,8 @@ static void page_settings(FILE *out, const xqf_report_run *run)
         setting_html(out, "Time control", html);
     } else
         setting_text(out, "Time control", run->tc);
+    snprintf(html, sizeof html, "%d", run->threads > 1 ? run->threads : 1);
+    setting_html(out, "Threads per engine", html);
     setting_text(out, "Opening book", run->book);
     fputs("</table>\n<table class=\"kv\">\n", out);
 

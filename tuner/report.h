@@ -77,6 +77,7 @@ typedef struct xqf_report_run {
     const char *finished;
     const char *tc;          /* optional time control text, e.g. "10+0.1" */
     int64_t nodes;           /* > 0: fixed nodes per move (shown instead of tc) */
+    int threads;             /* search threads of each engine (UCI Threads; <= 1: one) */
     const char *book;        /* optional opening book name */
     int64_t pairs_per_task;  /* game pairs per task */
     int64_t planned_pairs;   /* SPSA: N iterations; SPRT: max pairs (<= 0: none) */

@@ -677,6 +677,11 @@ int page_run(Store *s, int64_t id, const Session *u, const char *notice, Buf *b)
     else
         snprintf(tc, sizeof tc, "%g+%g", (double)r.base_ms / 1000, (double)r.inc_ms / 1000);
     row(b, "Time control", tc, NULL);
+    /* the workers are read for an active run of several threads only: most pages read nothing more */
+    char threads[256];
+    if (cli_threads_text(s, &r, threads, sizeof threads) != 0)
+        snprintf(threads, sizeof threads, "%d", r.threads);
+    row(b, "Threads per engine", threads, NULL);
     row(b, "Book", r.book_name, NULL);
     row_num(b, "Priority", r.priority, NULL);
     row_num(b, "Pairs per task", r.pairs_per_task, NULL);
@@ -913,6 +918,8 @@ int page_new_run(const char *kind, const Form *values, const FieldError *errors,
     }
     field(b, values, errors, nerrors, "tc", "Time control", "", "BASE+INC in seconds (10+0.1), or");
     field(b, values, errors, nerrors, "nodes", "Nodes per move", "", "fixed nodes (give one of the two)");
+    field(b, values, errors, nerrors, "threads", "Threads per engine", "1",
+          "1-64 (UCI Threads): a worker plays its concurrency / N games at once, one of lower concurrency none");
     field(b, values, errors, nerrors, "pairs_per_task", "Pairs per task", "8", NULL);
     field(b, values, errors, nerrors, "priority", "Priority", "0", NULL);
     buf_puts(b, "<button>Create</button></form>\n");

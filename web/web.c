@@ -398,7 +398,7 @@ static bool rule_int(Errors *er, const Form *f, const OptSpec spec, const char *
     return text != NULL;
 }
 
-/* The fields every run has (time control or nodes, pairs per task, priority, name). */
+/* The fields every run has (time control or nodes, threads, pairs per task, priority, name). */
 static void common_fields(const Form *f, StoreSprtSpec *sp, Errors *er)
 {
     const char *tc = form_get(f, "tc"), *nodes = form_get(f, "nodes");
@@ -412,6 +412,11 @@ static void common_fields(const Form *f, StoreSprtSpec *sp, Errors *er)
     if (has_tc && !rule_tc(tc, &sp->base_ms, &sp->inc_ms, why, sizeof why))
         field_error(er, "tc", "%s", why);
     sp->margin_ms = 100;
+    /* threads: a form of before the field (a script's POST) plays one */
+    const char *threads = form_get(f, "threads");
+    sp->threads = 1;
+    if (threads && *threads && rule_int(er, f, (OptSpec)RULE_THREADS, "threads", &v))
+        sp->threads = (int)v;
     if (rule_int(er, f, (OptSpec)RULE_PAIRS_PER_TASK, "pairs_per_task", &v)) {
         if (!rule_pairs_per_task(v, false, why, sizeof why))
             field_error(er, "pairs_per_task", "%s", why);

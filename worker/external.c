@@ -200,6 +200,13 @@ static int start(External *x, const atomic_bool *stop, Reply *r)
         if (send_option(x, stop, r, hash_name, mb) != 0)
             return -1;
     }
+    /* Threads is UCI's name (Stockfish's, Pikafish's, ours in both protocols); one thread needs no word */
+    if (s->threads > 1 && !has_option(s, "Threads")) {
+        char n[16];
+        snprintf(n, sizeof n, "%d", s->threads);
+        if (send_option(x, stop, r, "Threads", n) != 0)
+            return -1;
+    }
     for (int i = 0; i < s->option_count; i++)
         if (send_option(x, stop, r, s->options[i].name, s->options[i].value) != 0)
             return -1;

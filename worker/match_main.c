@@ -298,7 +298,9 @@ static void on_game(void *ctx, const GameRecord *g, const PairResult *pair, int 
         return;
     PgnTags tags = { "xqf-match", red, black, (int)(2 * pair->pair + game + 1),
                      run->opt->config.tc.nodes ? NULL : run->opt->tc_text,
-                     run->opt->config.tc.nodes, spec_net_name(&p[game]), spec_net_name(&p[game ^ 1]) };
+                     run->opt->config.tc.nodes, spec_net_name(&p[game]), spec_net_name(&p[game ^ 1]),
+                     /* the tag when both sides were given one count (threads=N) */
+                     p[0].threads == p[1].threads ? p[0].threads : 0 };
     if (pgn_write(run->pgn, g, &tags) != 0 || fflush(run->pgn) != 0)
         run->write_failed = true;
 }

@@ -149,6 +149,10 @@ int pgn_write(FILE *out, const GameRecord *g, const PgnTags *t)
         snprintf(text, sizeof text, "%" PRIu64, t->nodes);
         put_tag(out, "NodesPerMove", text);
     }
+    if (t->threads > 0) {
+        snprintf(text, sizeof text, "%d", t->threads);
+        put_tag(out, "Threads", text);
+    }
     if (t->red_net)
         put_tag(out, "RedNet", t->red_net);
     if (t->black_net)

@@ -30,6 +30,7 @@ typedef struct {
     const char *time_control;  /* "10+0.1", or NULL with nodes */
     uint64_t nodes;
     const char *red_net, *black_net; /* the net each side evaluated with ("none": hand-crafted), or NULL */
+    int threads;               /* > 0: each engine's search threads, a [Threads "N"] tag (0: no tag) */
 } PgnTags;
 
 /*

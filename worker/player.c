@@ -27,6 +27,7 @@ Player *player_new(const PlayerSpec *spec)
         char err[256];
         /* the spec's net was read when parsed (spec.h): failing now is a file changed since, or memory */
         if (engine_set_hash(p->engine, (size_t)spec->hash_mb) != 0 ||
+            engine_set_threads(p->engine, spec->threads > 0 ? spec->threads : 1) != 0 ||
             (spec->net[0] && engine_load_net(p->engine, spec->net, err, sizeof err) != 0))
             engine_destroy(&p->engine);
         else if (spec->no_net)
@@ -56,6 +57,8 @@ int player_set_spec(Player *p, const PlayerSpec *spec)
     if (p->external || spec->external || strcmp(spec->net, p->spec.net) != 0 || spec->no_net != p->spec.no_net)
         return -1;
     if (spec->hash_mb != p->spec.hash_mb && engine_set_hash(p->engine, (size_t)spec->hash_mb) != 0)
+        return -1;
+    if (spec->threads != p->spec.threads && engine_set_threads(p->engine, spec->threads > 0 ? spec->threads : 1) != 0)
         return -1;
     engine_set_params(p->engine, &spec->params);
     p->spec = *spec;

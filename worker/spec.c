@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "nnue.h"
+#include "search.h"
 
 typedef struct {
     const char *name;
@@ -158,6 +159,11 @@ static int apply_word(PlayerSpec *s, const char *key, size_t key_len, const char
             return fail(err, errlen, "hash: '%s' is not a size in MB (1-65536)", value);
         return 0;
     }
+    if (KEY("threads")) {
+        if (parse_int(value, 1, ENGINE_MAX_THREADS, &s->threads) != 0)
+            return fail(err, errlen, "threads: '%s' is not a thread count (1-%d)", value, ENGINE_MAX_THREADS);
+        return 0;
+    }
     if (KEY("params")) {
         if (copy_text(s->params_path, sizeof s->params_path, value) != 0)
             return fail(err, errlen, "params: path too long");
@@ -181,11 +187,11 @@ static int apply_word(PlayerSpec *s, const char *key, size_t key_len, const char
         return 0;
     }
     return fail(err, errlen, "unknown key '%.*s' (name, cmd, arg, proto, ranks, letters, init, "
-                "preset, option.NAME, params, hash, net)", (int)key_len, key);
+                "preset, option.NAME, params, hash, threads, net)", (int)key_len, key);
 #undef KEY
 }
 
-/* Built-in options: Hash or a parameter; checked and applied to s->params now. */
+/* Built-in options: Hash, Threads or a parameter; checked and applied to s->params now. */
 static int apply_builtin_options(PlayerSpec *s, char *err, size_t errlen)
 {
     for (int i = 0; i < s->option_count; i++) {
@@ -193,6 +199,10 @@ static int apply_builtin_options(PlayerSpec *s, char *err, size_t errlen)
         if (strcmp(o->name, "Hash") == 0) {
             if (parse_int(o->value, 1, 65536, &s->hash_mb) != 0)
                 return fail(err, errlen, "option.Hash: '%s' is not a size in MB", o->value);
+        } else if (strcmp(o->name, "Threads") == 0) {
+            if (parse_int(o->value, 1, ENGINE_MAX_THREADS, &s->threads) != 0)
+                return fail(err, errlen, "option.Threads: '%s' is not a thread count (1-%d)", o->value,
+                            ENGINE_MAX_THREADS);
         } else if (params_set(&s->params, o->name, o->value, err, errlen) != 0) {
             return -1;
         }

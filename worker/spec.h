@@ -17,7 +17,7 @@
  *   init=LINE        a command sent after the handshake (repeatable), e.g. a variant
  *   preset=NAME      fairy-stockfish, sjaakii or xqf-engine: sets cmd (unless given),
  *                    arg, proto, ranks, letters and init as those engines need
- *   option.NAME=V    built-in: a parameter of the table (or Hash);
+ *   option.NAME=V    built-in: a parameter of the table (or Hash, Threads);
  *                    external: `setoption name NAME value V` (UCCI: `setoption NAME V`)
  *   params=FILE      built-in: a parameter file (options apply on top of it)
  *   hash=MB          hash table size (external: the Hash/hashsize option)
@@ -25,6 +25,8 @@
  *                    and checked by the reader when parsing; external: `setoption name
  *                    EvalFile value FILE`), or none for the hand-crafted evaluation
  *                    (UseNNUE false); absent: the engine's own (its compiled-in net, if any)
+ *   threads=N        search threads, 1-256 (built-in: Lazy SMP, engine_set_threads; external:
+ *                    `setoption name Threads value N`); a game then wants N cores
  *
  * Parsing checks everything that can be checked before a game: keys, values,
  * parameter names and ranges, the parameter file, that the program exists.
@@ -59,6 +61,7 @@ typedef struct {
     char name[SPEC_NAME_MAX];
     bool external;
     int hash_mb;                         /* 0: not given (external: not sent) */
+    int threads;                         /* search threads (Lazy SMP); 0: not given (built-in: 1; external: not sent) */
     /* built-in */
     Params params;
     char params_path[SPEC_TEXT_MAX];     /* "" when none */

@@ -39,6 +39,7 @@ struct Task {
     Adjudication adj;
     Book *book;              /* opening k for pair k */
     int64_t pairs;
+    int threads;             /* each engine's search threads: a game of it takes this many of the pool's cores */
     TaskPool *pool;          /* once started */
     Task *next;              /* in the pool's queue */
     atomic_bool stop;
@@ -73,6 +74,9 @@ struct TaskPool {
     Task *head;              /* started tasks, oldest first */
     bool quit;
     int notify_fd;
+    int cores;               /* the worker's concurrency: games x their threads stay within it */
+    int busy;                /* cores the running games take */
+    int peak;                /* the most busy has been */
     int nthreads;            /* started */
     GameThread *threads;
 };
@@ -95,15 +99,16 @@ static Task *refuse(Task *t, char *err, size_t errlen, const char *fmt, const ch
  * hands the task back).
  */
 static int make_player(PlayerSpec *p, const char *name, const char *params, const char *engine, const char *sha,
-                       const char *net, int hash_mb, bool boxed, char *err, size_t errlen)
+                       const char *net, int hash_mb, int threads, bool boxed, char *err, size_t errlen)
 {
-    enum { MAX_WORDS = 4 + SPEC_MAX_OPTIONS };
+    enum { MAX_WORDS = 5 + SPEC_MAX_OPTIONS };
     char words_buf[MAX_WORDS][SPEC_TEXT_MAX + 16];
     char *words[MAX_WORDS];
     int n = 0;
     snprintf(words_buf[n++], sizeof words_buf[0], "name=%s", name);
     if (net)
         snprintf(words_buf[n++], sizeof words_buf[0], "net=%s", net);
+    snprintf(words_buf[n++], sizeof words_buf[0], "threads=%d", threads);
     if (engine) {
         snprintf(words_buf[n++], sizeof words_buf[0], "cmd=%s", engine);
         snprintf(words_buf[n++], sizeof words_buf[0], "preset=xqf-engine");
@@ -215,6 +220,8 @@ Task *task_new(const XqfMsg_task *m, const char *build, const char *const engine
         return refuse(t, err, errlen, "%s", "pairs and openings do not match");
     if (m->hash_mb < 1 || m->hash_mb > 4096)
         return refuse(t, err, errlen, "%s", "hash size out of 1-4096 MB");
+    if (m->threads < 1 || m->threads > XQF_THREADS_MAX)
+        return refuse(t, err, errlen, "%s", "threads out of 1-64");
     const int64_t adj[6] = { m->resign_moves, m->resign_score, m->draw_after, m->draw_moves, m->draw_score,
                              m->max_plies };
     for (int i = 0; i < 6; i++)
@@ -228,9 +235,9 @@ Task *task_new(const XqfMsg_task *m, const char *build, const char *const engine
         return refuse(t, err, errlen, "%s", "time odds: not a valid clock for the second player");
     char why[512];
     if (make_player(&t->players[0], m->name0, m->params0, engines ? engines[0] : NULL, m->build0,
-                    nets ? nets[0] : NULL, (int)m->hash_mb, boxed, why, sizeof why) != 0 ||
+                    nets ? nets[0] : NULL, (int)m->hash_mb, (int)m->threads, boxed, why, sizeof why) != 0 ||
         make_player(&t->players[1], m->name1, m->params1, engines ? engines[1] : NULL, m->build1,
-                    nets ? nets[1] : NULL, (int)m->hash_mb, boxed, why, sizeof why) != 0)
+                    nets ? nets[1] : NULL, (int)m->hash_mb, (int)m->threads, boxed, why, sizeof why) != 0)
         return refuse(t, err, errlen, "players: %s", why);
     if (!(t->book = make_book(&m->openings, why, sizeof why)))
         return refuse(t, err, errlen, "openings: %s", why);
@@ -247,6 +254,7 @@ Task *task_new(const XqfMsg_task *m, const char *build, const char *const engine
                              .draw_after = (int)m->draw_after, .draw_moves = (int)m->draw_moves,
                              .draw_score = (int)m->draw_score, .max_plies = (int)m->max_plies };
     t->pairs = m->pairs;
+    t->threads = (int)m->threads;
     if (!(t->pair_state = calloc((size_t)m->pairs, sizeof *t->pair_state)) ||
         !(t->records = calloc((size_t)(2 * m->pairs), sizeof *t->records)))
         return refuse(t, err, errlen, "%s", "out of memory");
@@ -270,6 +278,12 @@ static void notify(TaskPool *p)
 static int64_t games_left(const Task *t)
 {
     return atomic_load(&t->stop) ? 0 : 2 * t->pairs - t->next_game;
+}
+
+/* The cores a game of t takes: its threads, at most the pool's (a task needing more is refused before). */
+static int game_cores(const TaskPool *p, const Task *t)
+{
+    return t->threads < 1 ? 1 : t->threads > p->cores ? p->cores : t->threads;
 }
 
 /* Every game played, or stopped with none running. Under the lock. */
@@ -312,6 +326,8 @@ static void count_pair(TaskCounts *c, const PairState *pair)
 static void game_ended(TaskPool *p, Task *t, int64_t index, int rc, const GameRecord *g, const char *why)
 {
     t->running--;
+    p->busy -= game_cores(p, t);
+    pthread_cond_broadcast(&p->work);    /* its cores are free: a game that waited for them may start */
     if (rc != 0) {
         if (!t->failed[0])
             snprintf(t->failed, sizeof t->failed, "%s", *why ? why : "a game could not be played");
@@ -366,12 +382,21 @@ static void *game_thread(void *arg)
         Task *t = p->head;
         while (t && games_left(t) == 0)
             t = t->next;
-        if (!t) {
+        /*
+         * The oldest task's next game waits until its threads are free
+         * (Fishtest's and OpenBench's workers play concurrency / threads
+         * games at once): more search threads than cores would slow every
+         * game and make its clock mean less.  It is not passed over by a
+         * later task's smaller games, which would starve it.
+         */
+        if (!t || p->busy + game_cores(p, t) > p->cores) {
             pthread_cond_wait(&p->work, &p->lock);
             continue;
         }
         int64_t index = t->next_game++;
         t->running++;
+        p->busy += game_cores(p, t);
+        p->peak = p->busy > p->peak ? p->busy : p->peak;
         notify(p);           /* the worker may want the next task now */
         pthread_mutex_unlock(&p->lock);
         /* th->task is NULL: nothing else touches the players while they change. */
@@ -412,6 +437,7 @@ TaskPool *task_pool_new(int threads, int notify_fd)
     if (!p)
         return NULL;
     p->notify_fd = notify_fd;
+    p->cores = threads;
     if (!(p->threads = calloc((size_t)threads, sizeof *p->threads))) {
         free(p);
         return NULL;
@@ -457,9 +483,17 @@ int64_t task_pool_waiting(TaskPool *p)
     int64_t n = 0;
     pthread_mutex_lock(&p->lock);
     for (const Task *t = p->head; t; t = t->next)
-        n += games_left(t);
+        n += games_left(t) * game_cores(p, t);
     pthread_mutex_unlock(&p->lock);
     return n;
+}
+
+int task_pool_peak(TaskPool *p)
+{
+    pthread_mutex_lock(&p->lock);
+    int peak = p->peak;
+    pthread_mutex_unlock(&p->lock);
+    return peak;
 }
 
 void task_start(Task *t, TaskPool *p)

@@ -10,6 +10,10 @@
  * a task, even the two of a pair, are spread over every thread, and the
  * next task (fetched while the current one's last games are played) keeps
  * them busy when it runs out: no thread idles while there is a game.
+ * A task's engines may search with several threads each (its `threads`,
+ * UCI Threads): a game of it then takes that many of the pool's cores,
+ * and the games running at once keep within them (games x threads <=
+ * the pool's threads), the oldest task's next game waiting for its cores.
  *
  * Pair k of a task plays the task's opening k twice: game 0 with the
  * first parameter set as Red, game 1 with colours reversed.  Counts are
@@ -52,8 +56,14 @@ typedef struct Task Task;
 TaskPool *task_pool_new(int threads, int notify_fd);
 /* Stops every task's games, joins the threads and frees; the tasks must be destroyed first. Safe on NULL. */
 void task_pool_destroy(TaskPool **p);
-/* The games of the started tasks that no thread has taken yet (stopped tasks excluded). Thread-safe. */
+/*
+ * The cores the games of the started tasks that no thread has taken yet
+ * will take: each game counts its task's threads (stopped tasks excluded).
+ * Thread-safe.
+ */
 int64_t task_pool_waiting(TaskPool *p);
+/* The most cores the pool's games took at once (each its task's threads) since it was made. Thread-safe. */
+int task_pool_peak(TaskPool *p);
 
 /*
  * Checks a task message (build, parameters, book lines, time control) and

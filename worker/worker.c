@@ -319,11 +319,16 @@ static void on_task(Worker *w, XqfMsg *msg, int64_t now)
         send_task_msg(w, XQF_MSG_HANDBACK, m->task_id, m->lease, false, "not asked for (a late answer)");
         return;
     }
-    if (m->hash_mb > w->max_hash_mb) {
+    char why[128] = "";
+    if (m->hash_mb > w->max_hash_mb)
         /* every game holds two hash tables: a coordinator must not make this machine run out of memory */
-        char why[128];
         snprintf(why, sizeof why, "a hash of %" PRId64 " MB is over this worker's --max-hash of %d MB", m->hash_mb,
                  w->max_hash_mb);
+    else if (m->threads > w->threads)
+        /* a game's engines would search with more threads than this worker gives its games: its cores */
+        snprintf(why, sizeof why, "%" PRId64 " threads per engine are over this worker's concurrency of %d",
+                 m->threads, w->threads);
+    if (why[0]) {
         log_warn("task %" PRIu64 ": %s", m->task_id, why);
         send_task_msg(w, XQF_MSG_HANDBACK, m->task_id, m->lease, true, why);
         slot_reset(s);
@@ -519,9 +524,10 @@ static void on_message(Worker *w, XqfMsg *m, int64_t now)
 }
 
 /*
- * Asks for a task into a free slot when fewer games than threads are left
- * to hand out and no request is pending: one request at a time, so the
- * worker holds no more than it needs to keep every thread busy.
+ * Asks for a task into a free slot when the games left to hand out need
+ * fewer cores than the worker's concurrency (a game takes its task's
+ * threads) and no request is pending: one request at a time, so the
+ * worker holds no more than it needs to keep every core busy.
  */
 static void request_task(Worker *w, int64_t now)
 {

@@ -46,7 +46,7 @@ static void fill(XqfMsg *m, XqfMsgType type)
         const char *lines[2] = { "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1",
                                  "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1 moves h2e2" };
         xqf_strs_set(&t->openings, 2, lines);
-        t->seed = 99; t->nodes = 0; t->base_ms = 10000; t->inc_ms = 100; t->margin_ms = 100; t->hash_mb = 16;
+        t->seed = 99; t->nodes = 0; t->base_ms = 10000; t->inc_ms = 100; t->margin_ms = 100; t->hash_mb = 16; t->threads = 1;
         strcpy(t->name0, "test"); strcpy(t->params0, "NullR=2,FutilityMargin1=130");
         strcpy(t->name1, "base"); strcpy(t->params1, "");
         t->resign_moves = 4; t->resign_score = 600; t->draw_after = 40;

@@ -133,6 +133,30 @@ void cli_tc_text(const StoreRun *r, char *out, size_t size)
         snprintf(out, size, "%g+%g", (double)r->base_ms / 1000, (double)r->inc_ms / 1000);
 }
 
+int cli_threads_text(Store *s, const StoreRun *r, char *out, size_t size)
+{
+    int threads = r->threads > 0 ? r->threads : 1;
+    if (threads == 1) {
+        snprintf(out, size, "1");
+        return 0;
+    }
+    int n = snprintf(out, size, "%d (a game takes %d cores of a worker)", threads, threads);
+    if (strcmp(r->state, "active") != 0 || n < 0 || (size_t)n >= size)
+        return 0;
+    StoreWorker *w;
+    int count = store_list_workers(s, CLI_WORKERS_RECENT_S, &w);
+    if (count < 0)
+        return -1;
+    int most = 0;
+    for (int i = 0; i < count; i++)
+        most = w[i].concurrency > most ? w[i].concurrency : most;
+    free(w);
+    if (most < threads)
+        snprintf(out + n, size - (size_t)n, "; no worker can play it: none seen in the last %d minutes has a "
+                 "concurrency of %d or more (the most: %d; xqf-worker --concurrency)", CLI_WORKERS_RECENT_S / 60, threads, most);
+    return 0;
+}
+
 void cli_elo_text(const StoreCounts *c, char *out, size_t size)
 {
     xqf_elo e;

@@ -112,6 +112,16 @@ void cli_net_drop(CliNetFile *nf);
 
 /* A run's time control as text: "300 nodes", "10+0.1", or with time odds "10+0.1/5+0.05" (first/second). */
 void cli_tc_text(const StoreRun *r, char *out, size_t size);
+/* How long ago a worker last seen still counts as one that could play a run (cli_threads_text). */
+enum { CLI_WORKERS_RECENT_S = 600 };
+/*
+ * A run's threads per engine as text, "1" or "2 (a game takes 2 cores of a
+ * worker)", and for an active run of more threads than any worker seen in
+ * the last CLI_WORKERS_RECENT_S seconds plays games at once, why it gets
+ * no games ("; no worker can play it: ...").  Returns 0, or -1 when the
+ * workers cannot be read (out then holds the threads only).
+ */
+int cli_threads_text(Store *s, const StoreRun *r, char *out, size_t size);
 /*
  * Text someone else chose (a run's or chain's name, a verdict naming a
  * ref, a commit's subject, a net's name and provenance) as a terminal may

@@ -40,8 +40,12 @@ enum { DATA_PAIRS_PER_TASK_MAX = 16 };  /* a data run: a result carries its game
     { "--seed", OPT_INT, "S", "1", .imin = 0, .imax = INT64_MAX, .help = "opening order" },                    \
     CLI_DB_OPTION
 
-/* What the games of an SPRT or SPSA run keep (docs/programs/xqf-tune.md); their pairs per task: run_rules.h. */
+/*
+ * The options of the runs that play a test's games (sprt, spsa, games new): each engine's threads, and
+ * what the games keep (docs/programs/xqf-tune.md); their pairs per task: run_rules.h.
+ */
 #define GAME_OPTIONS                                                                                           \
+    RULE_THREADS,                                                                                              \
     { "--keep-scores", OPT_FLAG, NULL, NULL, .help = "game records keep each move's score and depth" },                \
     { "--replay", OPT_REAL, "PERCENT", "1", .rmin = 0, .rmax = 100,                                                \
       .help = "with --nodes: the share of pairs a second worker plays again to compare (replay audit)" }
@@ -115,6 +119,8 @@ static int new_run_spec(const Opts *o, StoreSprtSpec *sp, RunBook *rb, bool fixe
     if (tc && parse_tc("--tc", tc, &sp->base_ms, &sp->inc_ms) != CLI_OK)
         return CLI_USAGE;
     sp->margin_ms = 100;
+    /* the engines' threads: GAME_OPTIONS' --threads (chain's --threads is its trainer's, its runs play one) */
+    sp->threads = opts_table_has(o, "--keep-scores") ? (int)opts_int(o, "--threads") : 1;
     sp->pairs_per_task = (int)opts_int(o, "--pairs-per-task");
     sp->priority = (int)opts_int(o, "--priority");
     sp->seed = (uint64_t)opts_int(o, "--seed");
@@ -174,6 +180,9 @@ static int create_run(const Opts *o, StoreSprtSpec *sp, StoreSpsaSpec *spsa, boo
     char why[512];
     if (!rule_pairs_per_task(sp->pairs_per_task, scores, why, sizeof why))
         return cli_fail(CLI_USAGE, "--pairs-per-task: %s", why);
+    if (opts_table_has(o, "--replay") && opts_given(o, "--replay") &&
+        !rule_threads_replay(sp->threads, opts_real(o, "--replay"), why, sizeof why))
+        return cli_fail(CLI_USAGE, "--replay: %s", why);
     int status = cli_open_db(o, &s);
     /* each side's net: spsa new's --net is both sides' (both play the one engine) */
     bool one_net = opts_table_has(o, "--net");
@@ -251,7 +260,10 @@ static const OptTable SPSA_TABLE = {
         "the factor held within 0.25-4), as Fishtest does for mixed hardware.\n"
         "--net NET evaluates both sides with a net of xqf-tune net add (none: the\n"
         "hand-crafted evaluation; default: the engine's own, its compiled-in net if it\n"
-        "has one).\n",
+        "has one).\n"
+        "--threads N has each engine search with N threads (UCI Threads, Lazy SMP):\n"
+        "a worker plays its concurrency / N games of the run at once, and a worker of\n"
+        "concurrency below N gets none of its tasks (sprt new and games new too).\n",
 };
 
 /* One line of a spec file: *got true with *q filled, false for a blank or comment line. Exit status. */

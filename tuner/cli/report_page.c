@@ -113,7 +113,8 @@ static int model_load(Store *s, const StoreRun *r, Model *m)
     m->run = (xqf_report_run){
         .id = r->id, .name = r->name, .kind = spsa ? XQF_REPORT_SPSA : strcmp(r->kind, run_kind_get(RUN_KIND_GAMES)->name) == 0 ? XQF_REPORT_GAMES : XQF_REPORT_SPRT,
         .state = r->state, .created = r->created, .finished = r->finished,
-        .tc = r->nodes > 0 ? NULL : m->tc, .nodes = r->nodes, .book = r->book_name,
+        .tc = r->nodes > 0 ? NULL : m->tc, .nodes = r->nodes, .threads = r->threads,
+        .book = r->book_name,
         .pairs_per_task = r->pairs_per_task, .planned_pairs = r->max_pairs,
         .elo0 = spsa ? NAN : r->elo0, .elo1 = spsa ? NAN : r->elo1,
         .alpha = spsa ? NAN : r->alpha, .beta = spsa ? NAN : r->beta, .verdict = r->verdict,

@@ -32,6 +32,15 @@ bool rule_tc(const char *text, int64_t *base_ms, int64_t *inc_ms, char *why, siz
     return true;
 }
 
+bool rule_threads_replay(int64_t threads, double replay_share, char *why, size_t size)
+{
+    if (threads <= 1 || replay_share <= 0)
+        return true;
+    snprintf(why, size, "a run of %lld threads per engine is not reproducible (Lazy SMP's threads race), so it "
+             "has no replay audit: leave --replay out or give 0", (long long)threads);
+    return false;
+}
+
 bool rule_sprt_bounds(double elo0, double elo1, char *why, size_t size)
 {
     if (elo0 < elo1)

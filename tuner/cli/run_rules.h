@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "codec.h"
 #include "opts.h"
 #include "params.h"
 #include "store.h"
@@ -34,6 +35,7 @@
 #define RULE_SPSA_A_RATIO { "--a-ratio", OPT_REAL, "R", "0.1", .rmin = 0, .rmax = 100, .help = "A = R N" }
 #define RULE_NODES { "--nodes", OPT_INT, "N", NULL, .imin = 1, .imax = INT64_C(1) << 40, .help = "fixed nodes per move" }
 #define RULE_PAIRS_PER_TASK { "--pairs-per-task", OPT_INT, "P", "8", .imin = 1, .imax = 1024, .help = "game pairs per task" }
+#define RULE_THREADS { "--threads", OPT_INT, "N", "1", .imin = 1, .imax = XQF_THREADS_MAX, .help = "search threads of each engine (a game takes N cores of a worker)" }
 #define RULE_PRIORITY { "--priority", OPT_INT, "N", "0", .imin = -1000000, .imax = 1000000, .help = "higher runs first" }
 
 /* ---- rules beyond a range ------------------------------------------------------------ */
@@ -47,6 +49,12 @@ enum { RULE_GAMES_PAIRS_PER_TASK_MAX = 256, RULE_SCORED_PAIRS_PER_TASK_MAX = 128
 
 /* A clock "BASE+INC" in seconds (10+0.1) into milliseconds. */
 bool rule_tc(const char *text, int64_t *base_ms, int64_t *inc_ms, char *why, size_t size);
+/*
+ * A run's threads with its replay share: a game of more than one thread is
+ * not reproducible (Lazy SMP's threads race), so such a run has no replay
+ * audit (share 0).
+ */
+bool rule_threads_replay(int64_t threads, double replay_share, char *why, size_t size);
 /* An SPRT's bounds: elo0 below elo1. */
 bool rule_sprt_bounds(double elo0, double elo1, char *why, size_t size);
 /* Pairs per task of a run whose results carry their games (scores: with each move's score). */

@@ -113,6 +113,10 @@ static int show_run(Store *s, int64_t id, bool *active)
     if (r.name[0])
         printf("Name: %s\n", cli_shown(r.name));
     printf("Time control: %s, book %s, %d pairs per task\n", tc, cli_shown(r.book_name), r.pairs_per_task);
+    char threads[256];
+    if (cli_threads_text(s, &r, threads, sizeof threads) != 0)
+        return cli_fail(CLI_FAIL, "cannot read the workers");
+    printf("Threads: %s\n", threads);
     /* each side's evaluation, when the run names one (025_nets.sql) */
     for (int i = 0; (r.net0[0] || r.net1[0]) && i < 2; i++) {
         const char *sha = i ? r.net1 : r.net0, *name = i ? r.net_name1 : r.net_name0;
