@@ -36,7 +36,10 @@
  * `uci` lists two spin options, Hash (1-4096) and NewSwitch (0-1), a
  * parameter xqf-engine's table lacks (as a branch's new switch would be);
  * `setoption name N value V` answers "info string error: ..." for any
- * other name or a value out of range, with xqf-engine's words.
+ * other name or a value out of range, with xqf-engine's words.  It also
+ * takes Threads (1-256, not listed, as an engine whose list a test
+ * compares), and says its value as the depth of its `info` lines, so that
+ * a game's records show the threads its engine was told to use.
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -113,10 +116,13 @@ static void set_position(Board *b, const char *line)
     *b = nb;
 }
 
+static int threads = 1;                /* setoption name Threads: said as the depth of each info line */
+
 /* "N value V" of a setoption line: the two options above, or xqf-engine's error line. */
 static void set_option(const char *text)
 {
-    static const struct { const char *name; long min, max; } OPTIONS[] = { { "Hash", 1, 4096 }, { "NewSwitch", 0, 1 } };
+    static const struct { const char *name; long min, max; } OPTIONS[] = { { "Hash", 1, 4096 }, { "NewSwitch", 0, 1 },
+                                                                           { "Threads", 1, 256 } };
     const char *value = strstr(text, " value ");
     int len = value ? (int)(value - text) : (int)strlen(text);
     value = value ? value + 7 : "";
@@ -129,6 +135,8 @@ static void set_option(const char *text)
             snprintf(out, sizeof out, "info string error: parameter %s needs an integer from %ld to %ld, got '%.64s'",
                      OPTIONS[i].name, OPTIONS[i].min, OPTIONS[i].max, value);
             say(out);
+        } else if (strcmp(OPTIONS[i].name, "Threads") == 0) {
+            threads = (int)v;
         }
         return;
     }
@@ -304,7 +312,7 @@ int main(int argc, char **argv)
                 if (!next)
                     return 4;
                 char *colon = strchr(next, ':');
-                printf("info depth 1 score cp %d pv %.*s\n", colon ? atoi(colon + 1) : 0,
+                printf("info depth %d score cp %d pv %.*s\n", threads, colon ? atoi(colon + 1) : 0,
                        colon ? (int)(colon - next) : (int)strlen(next), next);
                 printf("bestmove %.*s\n", colon ? (int)(colon - next) : (int)strlen(next), next);
                 fflush(stdout);
@@ -316,7 +324,7 @@ int main(int argc, char **argv)
                 char mt[8];
                 move_text(list.count ? list.moves[pick] : MOVE_NONE, mt);
                 snprintf(out, sizeof out, "bestmove %s", mt);
-                say("info depth 1 score cp 0");
+                printf("info depth %d score cp 0\n", threads);
                 say(out);
             } else {
                 misbehave(mode);

@@ -489,3 +489,83 @@ Test(gamepack, records_start_from_their_opening)
         cr_assert_eq(xqf_opening_parse(BAD[i], &o), -1, "'%s' read", BAD[i]);
     pack_buf_free(&buf);
 }
+
+/*
+ * A task of `threads` threads per engine, both players engine builds (the
+ * fake engine, which says the Threads it was told as its depth), played to
+ * its end on a pool of two threads (a worker of concurrency 2).  Returns
+ * the most games the pool played at once; every move of its records
+ * (scores kept) has the depth `threads`.
+ */
+static int play_threaded(int threads)
+{
+    XqfMsg m;
+    xqf_msg_init(&m, XQF_MSG_TASK);
+    XqfMsg_task *t = &m.u.task;
+    strcpy(t->kind, "sprt");
+    t->pairs = 2;
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(xqf_strs_push(&t->openings, START), 0);
+    t->nodes = 100;
+    t->hash_mb = 1;
+    t->threads = threads;
+    t->max_plies = 12;
+    t->scores = true;
+    strcpy(t->name0, "first");
+    strcpy(t->name1, "second");
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    TaskPool *pool = task_pool_new(2, fds[1]);
+    cr_assert_not_null(pool);
+    const char *engines[2] = { FAKE_ENGINE, FAKE_ENGINE };
+    char err[256];
+    Task *task = task_new(t, "", engines, NULL, false, err, sizeof err);
+    cr_assert_not_null(task, "%s", err);
+    task_start(task, pool);
+    TaskCounts c;
+    bool done = false;
+    char failed[256] = "";
+    while (!done) {
+        char byte;
+        if (read(fds[0], &byte, 1) < 0)
+            break;
+        task_poll(task, &c, &done, failed, sizeof failed);
+    }
+    cr_assert(!failed[0], "%s", failed);
+    cr_assert_eq(c.pairs, 2);
+    XqfBin bin = { 0 };
+    cr_assert_eq(task_report(task, 0, XQF_GAMES_MAX, &c, &bin), 0);
+    size_t off = 0, len;
+    const uint8_t *rec;
+    int games = 0, moves = 0;
+    GameRecord g;
+    game_record_init(&g);
+    while (xqf_games_next(bin.data, bin.len, &off, &rec, &len) > 0) {
+        cr_assert_eq(gamepack_read(rec, len, &g, err, sizeof err), 0, "%s", err);
+        for (int i = 0; i < g.count; i++, moves++)
+            cr_assert_eq(g.moves[i].depth, threads, "game %d move %d: depth %d", games, i, g.moves[i].depth);
+        games++;
+    }
+    cr_assert_eq(games, 4);
+    cr_assert_gt(moves, 0);
+    game_record_free(&g);
+    xqf_bin_free(&bin);
+    int peak = task_pool_peak(pool);
+    task_destroy(&task);
+    task_pool_destroy(&pool);
+    xqf_msg_free(&m);
+    close(fds[0]);
+    close(fds[1]);
+    return peak;
+}
+
+/*
+ * A worker of concurrency 2 plays a task of 2 threads per engine one game
+ * at a time (games x threads <= concurrency), both engines set to
+ * Threads 2; a task of one thread plays two games at once on it.
+ */
+Test(gamepack, a_task_of_two_threads_plays_one_game_at_a_time_on_two_cores, .timeout = 60)
+{
+    cr_assert_eq(play_threaded(2), 1, "games of 2 threads side by side on 2 cores");
+    cr_assert_eq(play_threaded(1), 2, "games of 1 thread not side by side on 2 cores");
+}

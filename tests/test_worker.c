@@ -263,6 +263,25 @@ Test(worker, refuses_a_hash_over_its_cap)
               back->u.handback.reason);
 }
 
+/*
+ * A task of more threads per engine than the worker's concurrency (1 here)
+ * is handed back refused: its games would have more search threads than
+ * the worker gives its games cores.
+ */
+Test(worker, refuses_more_threads_than_its_concurrency)
+{
+    welcome();
+    cr_assert_not_null(await(XQF_MSG_TASK_REQUEST, 200));
+    feed_task(0, 6, 1, "xqf-test", 64);
+    fake.in[fake.nin - 1].u.task.threads = 2;
+    const XqfMsg *back = await(XQF_MSG_HANDBACK, 200);
+    cr_assert_not_null(back);
+    cr_assert(back->u.handback.refused);
+    cr_assert(strstr(back->u.handback.reason, "2 threads per engine are over this worker's concurrency of 1"), "%s",
+              back->u.handback.reason);
+    cr_assert_eq(count_after(XQF_MSG_RESULT, 5), 0, "a refused task played");
+}
+
 /* Whether a message of type was sent at index from or later. */
 static bool sent_since(int from, XqfMsgType type)
 {

@@ -76,7 +76,8 @@ struct TaskPool {
     int notify_fd;
     int cores;               /* the worker's concurrency: games x their threads stay within it */
     int busy;                /* cores the running games take */
-    int peak;                /* the most busy has been */
+    int games;               /* games running */
+    int peak;                /* the most games that ran at once */
     int nthreads;            /* started */
     GameThread *threads;
 };
@@ -327,6 +328,7 @@ static void game_ended(TaskPool *p, Task *t, int64_t index, int rc, const GameRe
 {
     t->running--;
     p->busy -= game_cores(p, t);
+    p->games--;
     pthread_cond_broadcast(&p->work);    /* its cores are free: a game that waited for them may start */
     if (rc != 0) {
         if (!t->failed[0])
@@ -396,7 +398,7 @@ static void *game_thread(void *arg)
         int64_t index = t->next_game++;
         t->running++;
         p->busy += game_cores(p, t);
-        p->peak = p->busy > p->peak ? p->busy : p->peak;
+        p->peak = ++p->games > p->peak ? p->games : p->peak;
         notify(p);           /* the worker may want the next task now */
         pthread_mutex_unlock(&p->lock);
         /* th->task is NULL: nothing else touches the players while they change. */

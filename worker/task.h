@@ -62,7 +62,7 @@ void task_pool_destroy(TaskPool **p);
  * Thread-safe.
  */
 int64_t task_pool_waiting(TaskPool *p);
-/* The most cores the pool's games took at once (each its task's threads) since it was made. Thread-safe. */
+/* The most games the pool played at once since it was made. Thread-safe. */
 int task_pool_peak(TaskPool *p);
 
 /*
