@@ -1,8 +1,10 @@
+#define _DEFAULT_SOURCE /* syscall */
 #include "cluster_util.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/sched.h>   /* CLONE_NEWNET: <sched.h> is coordinator/sched.h on this include path */
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -10,6 +12,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -298,11 +301,18 @@ static char **child_environment(const char *const env[])
     return out;
 }
 
-/* Starts program; with env (may be empty), in that environment and killed when this process dies. */
-static pid_t spawn(const char *program, const char *log, const char *const args[], const char *const env[])
+/*
+ * Starts program; with env (may be empty), in that environment and killed
+ * when this process dies; with netns (NULL: this one), in that network
+ * namespace of `ip netns` (its child exits 127 when it cannot enter it).
+ */
+static pid_t spawn_in(const char *netns, const char *program, const char *log, const char *const args[],
+                      const char *const env[])
 {
-    char path[1024];
+    char path[1024], ns_path[300] = "";
     snprintf(path, sizeof path, "%s/%s", XQF_BIN, program);
+    if (netns)
+        snprintf(ns_path, sizeof ns_path, "/run/netns/%s", netns);
     /* built before fork: the child of a threaded process may only call async-signal-safe functions */
     char **envp = env ? child_environment(env) : environ;
     if (!envp)
@@ -317,6 +327,12 @@ static pid_t spawn(const char *program, const char *log, const char *const args[
     /* a test killed at its timeout takes its processes with it */
     if (env && (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent))
         _exit(127);
+    if (ns_path[0]) {
+        int ns = open(ns_path, O_RDONLY | O_CLOEXEC);
+        if (ns < 0 || syscall(SYS_setns, ns, CLONE_NEWNET) != 0)
+            _exit(127);
+        close(ns);
+    }
     int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd >= 0) {
         dup2(fd, 2);
@@ -333,9 +349,19 @@ static pid_t spawn(const char *program, const char *log, const char *const args[
     _exit(127);
 }
 
+static pid_t spawn(const char *program, const char *log, const char *const args[], const char *const env[])
+{
+    return spawn_in(NULL, program, log, args, env);
+}
+
 pid_t cu_spawn(const char *program, const char *log, const char *const args[])
 {
     return spawn(program, log, args, NULL);
+}
+
+pid_t cu_spawn_netns(const char *netns, const char *program, const char *log, const char *const args[])
+{
+    return spawn_in(netns, program, log, args, NO_ENV);
 }
 
 pid_t cu_spawn_env(const char *program, const char *log, const char *const args[], const char *const env[])

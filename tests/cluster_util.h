@@ -123,6 +123,12 @@ pid_t cu_spawn(const char *program, const char *log, const char *const args[]);
  */
 pid_t cu_spawn_env(const char *program, const char *log, const char *const args[], const char *const env[]);
 /*
+ * The same (killed with this process, as cu_spawn_env) in the network
+ * namespace netns of `ip netns` (/run/netns/NETNS): a program on another
+ * "host" for the cross-host tests (test_netns.c).
+ */
+pid_t cu_spawn_netns(const char *netns, const char *program, const char *log, const char *const args[]);
+/*
  * The processes a test started, killed at its end (cu_stop_all, from the
  * suite's fini): cu_track records pid and returns it (a full table kills
  * it and returns -1), cu_untrack forgets it, cu_kill9 kills and forgets it.

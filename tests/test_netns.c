@@ -1,0 +1,479 @@
+/*
+ * test_netns.c - the cluster as deployed, across hosts: two network
+ * namespaces joined by a veth pair, the coordinator's "host" on
+ * 10.77.0.1/24 and the worker's on 10.77.0.2/24, each program started in
+ * its own (cu_spawn_netns), set up as docs/cluster.md says (CURVE keys, an
+ * allow-list, --trust on an operator key, signed builds).  Everything else
+ * of the suite runs on loopback, where the refusal of plaintext off
+ * loopback cannot be tried and a link never goes down.
+ *
+ * PostgreSQL stays on the host, on its Unix socket (XQF_TEST_DB, ops/pg):
+ * a socket file is reached through the file system from any network
+ * namespace, as a coordinator reaches its database on its own machine, and
+ * xqf-tune on the host writes the runs and builds the coordinator serves.
+ *
+ * Needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN), `ip` and network
+ * namespaces: without them every test is skipped with the reason, which
+ * ctest reports as skipped (SKIP_REGULAR_EXPRESSION, tests/CMakeLists.txt).
+ * The namespaces are named after the test's process (xqfnet-PID-c, -w),
+ * made for each test and deleted at its end, failed or not; those of a
+ * run that was killed (its PID gone) are deleted at the next one's start.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cluster_util.h"
+
+#define COORD_ADDR "10.77.0.1"
+#define WORKER_ADDR "10.77.0.2"
+
+enum { LINK_CUT_S = 12, LEASE_S = 60 };
+
+/* The two namespaces and the two ends of the veth pair of this test ("" none). */
+typedef struct {
+    char coord[32], worker[32];          /* namespaces */
+    char coord_if[16], worker_if[16];    /* interface names: 15 characters at most */
+    char skip[2048];                     /* why the namespaces could not be made ("" they were) */
+} Net;
+
+static Net net;
+
+/* Runs a shell command, its stderr with its stdout in out. Its exit status, or -1. */
+static int sh(char *out, size_t size, const char *cmd)
+{
+    char full[1200];
+    snprintf(full, sizeof full, "{ %s; } 2>&1", cmd);
+    FILE *p = popen(full, "r");
+    if (!p)
+        return -1;
+    size_t n = fread(out, 1, size - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Deletes the namespaces xqfnet-PID-* whose PID is gone (a run killed at its timeout). */
+static void sweep_stale(void)
+{
+    char out[8192];
+    if (sh(out, sizeof out, "ip netns list") != 0)
+        return;
+    for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+        long pid;
+        char role;
+        if (sscanf(line, "xqfnet-%ld-%c", &pid, &role) != 2 || pid <= 0)
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        char cmd[128], ignored[256];
+        snprintf(cmd, sizeof cmd, "ip netns del xqfnet-%ld-%c", pid, role);
+        sh(ignored, sizeof ignored, cmd);
+    }
+}
+
+/*
+ * Makes the two namespaces and the veth pair between them, addresses up.
+ * On failure net.skip says why (the test skips) and nothing is left.
+ */
+static void net_up(void)
+{
+    net.skip[0] = '\0';
+    long pid = (long)getpid();
+    snprintf(net.coord, sizeof net.coord, "xqfnet-%ld-c", pid);
+    snprintf(net.worker, sizeof net.worker, "xqfnet-%ld-w", pid);
+    snprintf(net.coord_if, sizeof net.coord_if, "xqc%ld", pid);
+    snprintf(net.worker_if, sizeof net.worker_if, "xqw%ld", pid);
+    char out[1024];
+    if (sh(out, sizeof out, "command -v ip") != 0) {
+        snprintf(net.skip, sizeof net.skip, "no `ip` program (iproute2)");
+        net.coord[0] = net.worker[0] = '\0';
+        return;
+    }
+    sweep_stale();
+    const char *const steps[] = {
+        "ip netns add %1$s",
+        "ip netns add %2$s",
+        "ip link add %3$s netns %1$s type veth peer name %4$s netns %2$s",
+        "ip -n %1$s addr add " COORD_ADDR "/24 dev %3$s",
+        "ip -n %2$s addr add " WORKER_ADDR "/24 dev %4$s",
+        "ip -n %1$s link set lo up",
+        "ip -n %2$s link set lo up",
+        "ip -n %1$s link set %3$s up",
+        "ip -n %2$s link set %4$s up",
+    };
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, steps[i], net.coord, net.worker, net.coord_if, net.worker_if);
+        if (sh(out, sizeof out, cmd) != 0) {
+            out[strcspn(out, "\n")] = '\0';
+            snprintf(net.skip, sizeof net.skip, "`%s` failed (%s): this needs root and network namespaces", cmd,
+                     out);
+            break;
+        }
+    }
+    if (net.skip[0]) {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "ip netns del %s; ip netns del %s", net.coord, net.worker);
+        sh(out, sizeof out, cmd);
+        net.coord[0] = net.worker[0] = '\0';
+    }
+}
+
+/* Deletes the namespaces (the veth pair goes with them); safe twice. */
+static void net_down(void)
+{
+    char cmd[128], out[512];
+    for (int i = 0; i < 2; i++) {
+        char *ns = i == 0 ? net.coord : net.worker;
+        if (!ns[0])
+            continue;
+        snprintf(cmd, sizeof cmd, "ip netns del %s", ns);
+        if (sh(out, sizeof out, cmd) != 0)
+            fprintf(stderr, "cannot delete network namespace %s: %s", ns, out);
+        ns[0] = '\0';
+    }
+}
+
+/* Brings the coordinator's end of the link down or up (as a cable pulled, then put back). */
+static void link_set(const char *state)
+{
+    char cmd[128], out[512];
+    snprintf(cmd, sizeof cmd, "ip -n %s link set %s %s", net.coord, net.coord_if, state);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s: %s", cmd, out);
+}
+
+/*
+ * A test skipped in its body (cr_skip) does not get its .fini: the
+ * namespaces are made only where there is a database (CU_REQUIRE_DB skips
+ * otherwise), and the test's database is dropped at once where they
+ * cannot be made (REQUIRE_NET skips).
+ */
+static void setup(void)
+{
+    cu_fixture_init();
+    net = (Net){ .skip = "" };
+    if (!getenv("XQF_TEST_DB") || !*getenv("XQF_TEST_DB"))
+        return;
+    net_up();
+    if (net.skip[0])
+        cu_fixture_fini();
+}
+
+/* The processes first (they hold the namespaces' sockets), then the namespaces. */
+static void teardown(void)
+{
+    cu_fixture_fini();
+    net_down();
+}
+
+/*
+ * Skips without the namespaces or the database.  The reason goes to stderr
+ * too: Criterion prints skips only with --verbose, and ctest tells a skip
+ * by this line.
+ */
+#define REQUIRE_NET()                                                                            \
+    do {                                                                                         \
+        CU_REQUIRE_DB();                                                                         \
+        if (net.skip[0]) {                                                                       \
+            fprintf(stderr, "netns: cross-host test skipped: %s\n", net.skip);                  \
+            cr_skip("netns: cross-host test skipped: %s", net.skip);                            \
+        }                                                                                        \
+    } while (0)
+
+/* dir/name, in one of 8 buffers used in turn: copy what must outlive the next 7 calls. */
+static const char *at(const char *name)
+{
+    static char bufs[8][256];
+    static int next;
+    char *b = bufs[next++ % 8];
+    snprintf(b, sizeof bufs[0], "%s/%s", cu_fx.dir, name);
+    return b;
+}
+
+/* How many times text occurs in the file at path (its first MiB). */
+static int count_in(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    int count = 0;
+    for (const char *p = buf; (p = strstr(p, text)); p += strlen(text))
+        count++;
+    return count;
+}
+
+static bool file_has(const char *path, const char *text) { return count_in(path, text) > 0; }
+
+/* Waits until the file at path holds text, up to timeout_s. */
+static bool shows(const char *path, const char *text, double timeout_s)
+{
+    for (double end = cu_now() + timeout_s; !file_has(path, text);) {
+        if (cu_now() > end)
+            return false;
+        cu_sleep_ms(50);
+    }
+    return true;
+}
+
+/* Runs xqf-keys with the arguments (a shell fragment); asserts it succeeded. */
+static void keys(const char *args)
+{
+    char cmd[1024], out[1024];
+    snprintf(cmd, sizeof cmd, "'%s/xqf-keys' %s", XQF_BIN, args);
+    cr_assert_eq(cu_sh(out, sizeof out, cmd, cu_fx.logfile), 0, "xqf-keys %s (log: %s)", args, cu_fx.logfile);
+}
+
+/* A key pair at dir/name (and name.pub). */
+static void new_keys(const char *name)
+{
+    char args[512];
+    snprintf(args, sizeof args, "new '%s' >/dev/null", at(name));
+    keys(args);
+}
+
+/* The public key of the key pair name in the allow-list, under worker name. */
+static void allow(const char *worker, const char *name)
+{
+    char args[768];
+    snprintf(args, sizeof args, "allow '%s' %s '%s.pub' >/dev/null", at("allow"), worker, at(name));
+    keys(args);
+}
+
+static char endpoint[64];
+
+static const char *coord_endpoint(void)
+{
+    snprintf(endpoint, sizeof endpoint, "tcp://" COORD_ADDR ":%d", cu_fx.port);
+    return endpoint;
+}
+
+/* The coordinator in its namespace, bound on 10.77.0.1, with CURVE keys and the allow-list. */
+static pid_t coordinator(void)
+{
+    char bind[64], key[256], list[256];
+    snprintf(bind, sizeof bind, "%s", coord_endpoint());
+    snprintf(key, sizeof key, "%s", at("coord"));
+    snprintf(list, sizeof list, "%s", at("allow"));
+    const char *args[] = { "--bind", bind, "--db", cu_fx.db, "--lease", "60", "--curve-secret", key,
+                           "--allow", list, NULL };
+    return cu_track(cu_spawn_netns(net.coord, "xqf-coordinator", at("coordinator.log"), args));
+}
+
+/*
+ * A worker in its namespace named name, connecting to 10.77.0.1; with the
+ * key pair key and the coordinator's public key server (key NULL: plaintext),
+ * more options in extra (NULL-terminated, may be NULL).  Its log is dir/NAME.log.
+ */
+static pid_t worker(const char *name, const char *key, const char *server, const char *const extra[])
+{
+    char ep[64], key_path[256], server_path[256], cache[256], log[256];
+    snprintf(ep, sizeof ep, "%s", coord_endpoint());
+    snprintf(key_path, sizeof key_path, "%s", key ? at(key) : "");
+    snprintf(server_path, sizeof server_path, "%s.pub", server ? at(server) : "");
+    snprintf(cache, sizeof cache, "%s-cache", at(name));
+    snprintf(log, sizeof log, "%s.log", at(name));
+    const char *args[24] = { "--connect", ep, "--name", name, "--concurrency", "2", "--cache", cache };
+    int n = 8;
+    if (key) {
+        args[n++] = "--curve-secret";
+        args[n++] = key_path;
+        args[n++] = "--server-key";
+        args[n++] = server_path;
+    }
+    for (int i = 0; extra && extra[i] && n < 23; i++)
+        args[n++] = extra[i];
+    args[n] = NULL;
+    return cu_track(cu_spawn_netns(net.worker, "xqf-worker", log, args));
+}
+
+/* Waits for pid's end (up to timeout_s); its exit status, or -1 (still running, killed, or a signal). */
+static int exit_status(pid_t pid, double timeout_s)
+{
+    int status = 0;
+    for (double end = cu_now() + timeout_s; !cu_ended(pid, &status);) {
+        if (cu_now() > end) {
+            cu_kill9(pid);
+            return -1;
+        }
+        cu_sleep_ms(50);
+    }
+    cu_untrack(pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static bool worker_known(const char *name)
+{
+    StoreWorker *w = NULL;
+    int n = store_list_workers(cu_fx.store, 0, &w);
+    cr_assert_geq(n, 0);
+    bool found = false;
+    for (int i = 0; i < n; i++)
+        found |= strcmp(w[i].name, name) == 0;
+    free(w);
+    return found;
+}
+
+static int64_t run_pairs(int64_t run)
+{
+    StoreRun r;
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
+    int64_t pairs = r.counts.pairs;
+    store_run_free(&r);
+    return pairs;
+}
+
+/* xqf-tune with args; the id it prints after key (NULL: its output is the id), asserted > 0. */
+static int64_t tune_id(const char *args, const char *key)
+{
+    char out[16384];
+    cr_assert_eq(cu_tune(out, sizeof out, args, cu_fx.logfile), 0, "xqf-tune %s (log: %s)", args, cu_fx.logfile);
+    const char *p = key ? strstr(out, key) : out;
+    int64_t id = p ? strtoll(p + (key ? strlen(key) : 0), NULL, 10) : -1;
+    cr_assert_gt(id, 0, "xqf-tune %s printed: %s", args, out);
+    return id;
+}
+
+TestSuite(netns, .init = setup, .fini = teardown, .timeout = 150);
+
+/*
+ * Without keys the coordinator will not serve 10.77.0.1 and the worker
+ * will not connect to it: both exit with status 2 and the reason, before
+ * anything crosses the link.
+ */
+Test(netns, plaintext_off_loopback_is_refused)
+{
+    REQUIRE_NET();
+    const char *ep = coord_endpoint();
+    const char *cargs[] = { "--bind", ep, "--db", cu_fx.db, NULL };
+    pid_t c = cu_track(cu_spawn_netns(net.coord, "xqf-coordinator", at("coordinator.log"), cargs));
+    cr_assert_eq(exit_status(c, 20), 2, "a plaintext coordinator on " COORD_ADDR " did not exit 2 (log: %s)",
+                 at("coordinator.log"));
+    char why[160];
+    snprintf(why, sizeof why, "%s is not a loopback address: anyone who reaches it could submit results", ep);
+    cr_assert(file_has(at("coordinator.log"), why), "log: %s", at("coordinator.log"));
+
+    pid_t w = worker("plain", NULL, NULL, NULL);
+    cr_assert_eq(exit_status(w, 20), 2, "a plaintext worker to " COORD_ADDR " did not exit 2 (log: %s)",
+                 at("plain.log"));
+    snprintf(why, sizeof why, "%s is not a loopback address: in plaintext anyone on the way", ep);
+    cr_assert(file_has(at("plain.log"), why), "log: %s", at("plain.log"));
+}
+
+/*
+ * The coordinator with CURVE on 10.77.0.1: a worker whose key is not in
+ * the allow-list is refused at the handshake (both ends say so, the
+ * coordinator with the worker's address on the other host); a worker
+ * whose --server-key is another coordinator's (it does not trust this
+ * one) fails the handshake, both ends say so; a plaintext worker
+ * (--insecure) is not heard.  None of them reaches the database, while an
+ * allowed worker with the right key, from the same namespace, does.
+ */
+Test(netns, strangers_and_impostors_get_nothing)
+{
+    REQUIRE_NET();
+    new_keys("coord");
+    new_keys("other-coord");
+    new_keys("w1");
+    new_keys("intruder");
+    allow("w1", "w1");
+    coordinator();
+    char clog[256];
+    snprintf(clog, sizeof clog, "%s", at("coordinator.log"));
+
+    worker("intruder", "intruder", "coord", NULL);
+    cr_assert(shows(clog, "zap: refused a CURVE client from " WORKER_ADDR, 30), "log: %s", clog);
+    cr_assert(shows(clog, "is not in the allow-list", 1), "log: %s", clog);
+    cr_assert(shows(at("intruder.log"), "the coordinator refused our key", 10), "log: %s", at("intruder.log"));
+
+    worker("distrusts", "w1", "other-coord", NULL);
+    cr_assert(shows(clog, "a peer failed the handshake", 30), "log: %s", clog);
+    cr_assert(shows(clog, "a CURVE worker with a wrong --server-key?", 1), "log: %s", clog);
+    cr_assert(shows(at("distrusts.log"), "hung up during the handshake", 30), "log: %s", at("distrusts.log"));
+
+    const char *insecure[] = { "--insecure", NULL };
+    worker("plaintext", NULL, NULL, insecure);
+    cr_assert(shows(at("plaintext.log"), "security mechanism mismatch", 30), "log: %s", at("plaintext.log"));
+
+    worker("w1", "w1", "coord", NULL);
+    for (double end = cu_now() + 30; !worker_known("w1") && cu_now() < end;)
+        cu_sleep_ms(100);
+    cr_assert(worker_known("w1"), "the allowed worker was not welcomed across the link (logs: %s, %s)", clog,
+              at("w1.log"));
+    cr_assert(!worker_known("intruder"), "the refused worker reached the database");
+    cr_assert(!worker_known("distrusts"), "a worker that does not trust the coordinator's key reached the database");
+    cr_assert(!worker_known("plaintext"), "a plaintext worker reached the database");
+}
+
+/*
+ * A signed-build SPRT played across the link: two builds (copies of
+ * xqf-engine, signed with an operator key) registered on the host, the
+ * worker trusting that key fetches both from the coordinator over CURVE.
+ * Once pairs come in, the link is cut for LINK_CUT_S seconds (well under
+ * the lease): nothing is counted meanwhile, and after it the run finishes
+ * with every planned pair, each counted once (cu_audit: run = tasks =
+ * results, every game stored once).
+ */
+Test(netns, signed_sprt_across_hosts_survives_a_link_cut)
+{
+    REQUIRE_NET();
+    enum { PAIRS = 64 };
+    new_keys("coord");
+    new_keys("w1");
+    allow("w1", "w1");
+    char args[1400];
+    snprintf(args, sizeof args, "sign-new '%s' >/dev/null", at("operator.key"));
+    keys(args);
+    cr_assert_eq(cu_engine_copy(at("engine-1"), 1), 0);
+    cr_assert_eq(cu_engine_copy(at("engine-2"), 2), 0);
+    snprintf(args, sizeof args, "build --binary '%s' --name one --sign-key '%s'", at("engine-1"), at("operator.key"));
+    int64_t b1 = tune_id(args, "Build: ");
+    snprintf(args, sizeof args, "build --binary '%s' --name two --sign-key '%s'", at("engine-2"), at("operator.key"));
+    int64_t b2 = tune_id(args, "Build: ");
+    snprintf(args, sizeof args,
+             "sprt new --test-build %" PRId64 " --base-build %" PRId64 " --nodes 1000 --pairs-per-task 4 "
+             "--max-pairs %d --elo0 -500 --elo1 500",
+             b1, b2, PAIRS);
+    int64_t run = tune_id(args, NULL);
+
+    coordinator();
+    char trust[256];
+    snprintf(trust, sizeof trust, "%s.pub", at("operator.key"));
+    const char *extra[] = { "--trust", trust, NULL };
+    worker("w1", "w1", "coord", extra);
+    char clog[256], wlog[256];
+    snprintf(clog, sizeof clog, "%s", at("coordinator.log"));
+    snprintf(wlog, sizeof wlog, "%s", at("w1.log"));
+
+    cr_assert(cu_wait_pairs(cu_fx.store, run, 4, 90), "no pairs came across the link (logs: %s, %s)", clog, wlog);
+    link_set("down");
+    int64_t at_cut = run_pairs(run);
+    cr_assert_lt(at_cut, PAIRS, "the run ended before the link was cut: make it longer");
+    cu_sleep_ms(LINK_CUT_S * 1000);
+    int64_t before_up = run_pairs(run);
+    link_set("up");
+    cr_assert_eq(before_up, at_cut, "pairs were counted while the link was down (logs: %s, %s)", clog, wlog);
+
+    StoreRun r;
+    cr_assert(cu_wait_finished(cu_fx.store, run, 90, &r), "the run did not finish after the link came back (logs: %s, %s)",
+              clog, wlog);
+    cr_assert_str_eq(r.state, "finished", "%s: %s (logs: %s, %s)", r.state, r.verdict, clog, wlog);
+    cr_assert_str_eq(r.verdict, "max pairs", "logs: %s, %s", clog, wlog);
+    store_run_free(&r);
+    char why[256];
+    cr_assert(cu_audit(cu_fx.store, run, PAIRS, why, sizeof why), "run %" PRId64 ": %s (logs: %s, %s)", run, why,
+              clog, wlog);
+    /* both builds came over the link, signed and verified, once each */
+    cr_assert_eq(count_in(wlog, ", signed) fetched ("), 2, "log: %s", wlog);
+}
