@@ -942,6 +942,75 @@ Test(web, machines_show_speed_and_faults)
     reply_free(&r);
 }
 
+/* What xqf-tune prints for args on the line that starts with label, without the label. */
+static void cli_line(const char *args, const char *label, char *line, size_t size)
+{
+    char cmd[2048], out[8192] = "";
+    snprintf(cmd, sizeof cmd, "'%s/xqf-tune' %s --db '%s' 2>>'%s'", XQF_BIN, args, cu_fx.db, cu_fx.logfile);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    cr_assert_eq(WEXITSTATUS(pclose(p)), 0, "%s: %s", args, out);
+    const char *m = strstr(out, label);
+    cr_assert(m, "%s: no %s in %s", args, label, out);
+    m += strlen(label);
+    size_t k = strcspn(m, "\n");
+    cr_assert(k < size);
+    memcpy(line, m, k);
+    line[k] = '\0';
+}
+
+/* The text of a page's "<td data-k=KEY>" cell. */
+static void cell_of(const char *body, const char *key, char *text, size_t size)
+{
+    char open[64];
+    snprintf(open, sizeof open, "<td data-k=\"%s\">", key);
+    const char *m = strstr(body, open);
+    cr_assert(m, "no %s cell: %s", key, body);
+    m += strlen(open);
+    size_t k = strcspn(m, "<");
+    cr_assert(k < size);
+    memcpy(text, m, k);
+    text[k] = '\0';
+}
+
+Test(web, los_is_the_one_xqf_tune_show_prints)
+{
+    CU_REQUIRE_DB();
+    /* W/D/L and pentanomial counts where the decisive-game approximation and the library's LOS differ */
+    static const struct { int64_t pairs, w, d, l, penta[5]; } CASES[] = {
+        { 100, 60, 110, 30, { 5, 10, 50, 25, 10 } },
+        { 40, 20, 45, 15, { 4, 8, 13, 10, 5 } },
+        { 0, 3, 1, 2, { 0, 0, 0, 0, 0 } },          /* no complete pair: W/D/L */
+    };
+    int64_t ids[3];
+    for (int i = 0; i < 3; i++) {
+        ids[i] = cu_sprt(cu_fx.store, "NullR=2", 4, 1000, 300, 0, 5);
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd,
+                 "psql -q '%s' -c \"UPDATE runs SET pairs = %" PRId64 ", wins = %" PRId64 ", draws = %" PRId64
+                 ", losses = %" PRId64 ", ll = %" PRId64 ", ld = %" PRId64 ", dd = %" PRId64 ", wd = %" PRId64
+                 ", ww = %" PRId64 " WHERE id = %" PRId64 "\" >/dev/null 2>>'%s'",
+                 cu_fx.db, CASES[i].pairs, CASES[i].w, CASES[i].d, CASES[i].l, CASES[i].penta[0], CASES[i].penta[1],
+                 CASES[i].penta[2], CASES[i].penta[3], CASES[i].penta[4], ids[i], cu_fx.logfile);
+        cr_assert_eq(system(cmd), 0, "setting the counts");
+    }
+    start_web(NULL);
+    for (int i = 0; i < 3; i++) {
+        char path[64], args[64], page[64], cli[64];
+        snprintf(path, sizeof path, "/runs/%" PRId64, ids[i]);
+        Reply r = http("GET", path, NULL, NULL);
+        cr_assert_eq(r.status, 200);
+        cell_of(r.body, "los", page, sizeof page);
+        reply_free(&r);
+        snprintf(args, sizeof args, "show %" PRId64, ids[i]);
+        cli_line(args, "LOS: ", cli, sizeof cli);
+        cr_assert_str_eq(page, cli, "run %d: the page's LOS against show's", i);
+        cr_assert_str_neq(page, "-");
+    }
+}
+
 /* xqf-tune's message for args (after "error: " and the option's "NAME: "), as the page escapes it. */
 static void cli_message(const char *args, const char *option, char *html, size_t size)
 {

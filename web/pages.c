@@ -79,36 +79,18 @@ void page_error(Buf *b, int status, const char *reason)
 
 /* ---- numbers as text -------------------------------------------------------------- */
 
-/* Elo and nElo of the counts (pentanomial when pairs are complete, else W/D/L). */
-static bool elo_of(const StoreCounts *c, xqf_elo *e)
-{
-    if (c->pairs > 0 && xqf_elo_penta(c->penta, e) == XQF_STATS_OK)
-        return true;
-    return xqf_elo_wdl(c->wins, c->draws, c->losses, e) == XQF_STATS_OK;
-}
-
 /* x without the minus sign of a value that prints as zero ("-0.00"). */
 static double z(double x) { return fabs(x) < 0.005 ? 0.0 : x; }
 
 static void elo_text(const StoreCounts *c, char *out, size_t size, bool normalized)
 {
     xqf_elo e;
-    if (!elo_of(c, &e))
+    if (!cli_elo_of(c, &e))
         snprintf(out, size, "-");
     else if (normalized)
         snprintf(out, size, "%.2f \u00b1 %.2f", z(e.nelo), e.nelo_ci95);
     else
         snprintf(out, size, "%.2f \u00b1 %.2f", z(e.elo), e.elo_ci95);
-}
-
-/* Likelihood of superiority from the decisive games (the normal approximation). */
-static void los_text(const StoreCounts *c, char *out, size_t size)
-{
-    int64_t decisive = c->wins + c->losses;
-    if (decisive == 0)
-        snprintf(out, size, "-");
-    else
-        snprintf(out, size, "%.1f %%", 50.0 * erfc(-(double)(c->wins - c->losses) / sqrt(2.0 * (double)decisive)));
 }
 
 static bool is_spsa(const StoreRun *r) { return run_kind_is_spsa(r->kind); }
@@ -308,7 +290,7 @@ static int chart_points(Store *s, const StoreRun *r, Buf *b)
         buf_printf(b, "%s[%" PRId64 ",", first ? "" : ",", 2 * pr[i].counts.pairs);
         buf_json_num(b, llr);
         buf_puts(b, ",");
-        buf_json_num(b, elo_of(&pr[i].counts, &e) ? e.elo : NAN);
+        buf_json_num(b, cli_elo_of(&pr[i].counts, &e) ? e.elo : NAN);
         buf_puts(b, "]");
         first = false;
     }
@@ -654,7 +636,7 @@ int page_run(Store *s, int64_t id, const Session *u, const char *notice, Buf *b)
     row(b, "Elo (95 %)", text, "elo");
     elo_text(&r.counts, text, sizeof text, true);
     row(b, "nElo (95 %)", text, "nelo");
-    los_text(&r.counts, text, sizeof text);
+    cli_los_text(&r.counts, text, sizeof text);
     row(b, "LOS", text, "los");
     if (is_spsa(&r)) {
         snprintf(text, sizeof text, "%" PRId64 " / %" PRId64, r.iter, r.max_pairs);
@@ -769,7 +751,7 @@ int page_run_event(Store *s, int64_t id, Buf *out)
     elo_text(&r.counts, text, sizeof text, true);
     buf_puts(out, ",\"nelo\":");
     buf_json(out, text);
-    los_text(&r.counts, text, sizeof text);
+    cli_los_text(&r.counts, text, sizeof text);
     buf_puts(out, ",\"los\":");
     buf_json(out, text);
     if (is_spsa(&r))
@@ -796,7 +778,7 @@ int page_run_event(Store *s, int64_t id, Buf *out)
     buf_printf(out, ",\"point\":[%" PRId64 ",", 2 * r.counts.pairs);
     buf_json_num(out, is_spsa(&r) || isnan(r.llr) ? NAN : r.llr);
     buf_puts(out, ",");
-    buf_json_num(out, elo_of(&r.counts, &e) ? e.elo : NAN);
+    buf_json_num(out, cli_elo_of(&r.counts, &e) ? e.elo : NAN);
     buf_puts(out, "]");
     if (is_spsa(&r)) {
         StoreSpsa *st = malloc(sizeof *st);

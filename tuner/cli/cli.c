@@ -10,6 +10,7 @@
 #include "log.h"
 #include "run_kind.h"
 #include "run_rules.h"
+#include "sprt_calc.h"
 #include "stats.h"
 
 const char CLI_PROGRAM[] = "xqf-tune";
@@ -157,11 +158,27 @@ int cli_threads_text(Store *s, const StoreRun *r, char *out, size_t size)
     return 0;
 }
 
+bool cli_elo_of(const StoreCounts *c, xqf_elo *e)
+{
+    if (c->pairs > 0 && xqf_elo_penta(c->penta, e) == XQF_STATS_OK)
+        return true;
+    return xqf_elo_wdl(c->wins, c->draws, c->losses, e) == XQF_STATS_OK;
+}
+
 void cli_elo_text(const StoreCounts *c, char *out, size_t size)
 {
     xqf_elo e;
-    if (c->pairs > 0 && xqf_elo_penta(c->penta, &e) == XQF_STATS_OK)
+    if (cli_elo_of(c, &e))
         snprintf(out, size, "%.2f +/- %.2f", e.elo, e.elo_ci95);
+    else
+        snprintf(out, size, "-");
+}
+
+void cli_los_text(const StoreCounts *c, char *out, size_t size)
+{
+    xqf_elo e;
+    if (cli_elo_of(c, &e))
+        snprintf(out, size, "%.1f %%", 100 * xqf_los(&e));
     else
         snprintf(out, size, "-");
 }

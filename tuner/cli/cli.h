@@ -23,6 +23,7 @@
 #include "keys.h"
 #include "opts.h"
 #include "params.h"
+#include "stats.h"
 #include "store.h"
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_GO = -1 };
@@ -131,8 +132,20 @@ int cli_threads_text(Store *s, const StoreRun *r, char *out, size_t size);
  * until the 8th call after.
  */
 const char *cli_shown(const char *text);
-/* Elo of the counts as "12.3 +/- 4.5", or "-". */
+/*
+ * The Elo estimate of the counts, the report's (tuner/report.c) rule:
+ * pentanomial when pairs are complete, else W/D/L.  False when there is
+ * none (no games).  xqf-tune show and xqf-web's run page both use it.
+ */
+bool cli_elo_of(const StoreCounts *c, xqf_elo *e);
+/* Elo of the counts (cli_elo_of) as "12.3 +/- 4.5", or "-". */
 void cli_elo_text(const StoreCounts *c, char *out, size_t size);
+/*
+ * The likelihood of superiority of the counts as "97.3 %", or "-": the
+ * library's xqf_los (sprt_calc.h) of cli_elo_of's estimate, the number
+ * xqf-tune show, the HTML report and xqf-web's run page all print.
+ */
+void cli_los_text(const StoreCounts *c, char *out, size_t size);
 
 /* The set a run's export gives: SPSA the fixed set and theta rounded; SPRT the test set. Exit status. */
 int cli_export_set(Store *s, const StoreRun *r, Params *p);

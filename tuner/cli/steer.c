@@ -118,9 +118,11 @@ int cli_show_steer(Store *s, const StoreRun *r)
     if (r->base1_ms > 0)
         printf("Time odds: %s %g+%g, %s %g+%g\n", r->name0, (double)r->base_ms / 1000, (double)r->inc_ms / 1000,
                r->name1, (double)r->base1_ms / 1000, (double)r->inc1_ms / 1000);
-    if (c->pairs > 0 && xqf_elo_penta(c->penta, &e) == XQF_STATS_OK) {
+    if (cli_elo_of(c, &e)) {
+        char los[32];
+        cli_los_text(c, los, sizeof los);
         printf("nElo: %.2f +/- %.2f\n", e.nelo, e.nelo_ci95);
-        printf("LOS: %.1f %%\n", 100 * xqf_los(&e));
+        printf("LOS: %s\n", los);
     }
     /* an SPRT that stopped at a bound: its Elo corrected for the stop (sprt_calc.h) */
     xqf_sprt_design d = { r->elo0, r->elo1, r->alpha, r->beta };
