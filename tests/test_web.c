@@ -31,6 +31,7 @@
 
 #include "cluster_util.h"
 #include "params.h"
+#include "residual.h"
 #include "store_web.h"
 
 static pid_t web;
@@ -930,7 +931,40 @@ Test(web, machines_show_speed_and_faults)
     cr_assert(strstr(r.body, "<td>box-7</td>"), "the worker: %s", r.body);
     cr_assert(strstr(r.body, "<td>1.23 M</td><td>0</td><td>6</td><td>2</td><td>1</td><td>1</td>"),
               "its speed, pairs, crashes, time losses and illegal moves: %s", r.body);
-    cr_assert(strstr(r.body, ", faults</td>"), "an illegal move flags it");
+    reply_free(&r);
+    /* the flag is the library's (xqf_faults_flag), at each side of its bounds */
+    static const struct { const char *name; int64_t pairs, crashes, time_losses, illegal; } W[] = {
+        { "f-crash3", 6, 3, 0, 0 }, { "f-crash4", 6, 4, 0, 0 }, { "f-time20", 10, 0, 3, 0 },
+        { "f-time22", 11, 0, 3, 0 }, { "f-time10pc", 11, 0, 2, 0 }, { "f-illegal", 6, 0, 0, 1 },
+    };
+    int nw = (int)(sizeof W / sizeof W[0]);
+    for (int i = 0; i < nw; i++) {
+        snprintf(cmd, sizeof cmd,
+                 "psql -q '%s' -c \"INSERT INTO workers (name, cores, concurrency) VALUES ('%s', 8, 4);"
+                 "INSERT INTO tasks (run_id, first_pair, n_pairs, state, params0, params1, worker_id) "
+                 "  SELECT %" PRId64 ", %d, %" PRId64 ", 'done', '', '', id FROM workers WHERE name = '%s';"
+                 "INSERT INTO results (task_id, lease_token, worker_id, base_pairs, pairs, reasons) "
+                 "  SELECT t.id, 1, w.id, 0, %" PRId64 ", '{0,0,0,0,0,0,0,0,0,%" PRId64 ",%" PRId64 ",0,%" PRId64 "}' "
+                 "  FROM tasks t JOIN workers w ON w.id = t.worker_id WHERE w.name = '%s'\" >/dev/null 2>>'%s'",
+                 cu_fx.db, W[i].name, id, 100 + 20 * i, W[i].pairs, W[i].name, W[i].pairs, W[i].time_losses,
+                 W[i].illegal, W[i].crashes, W[i].name, cu_fx.logfile);
+        cr_assert_eq(system(cmd), 0, "seeding %s", W[i].name);
+    }
+    r = http("GET", "/machines", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    bool some = false, none = false;
+    for (int i = -1; i < nw; i++) {
+        const char *name = i < 0 ? "box-7" : W[i].name;
+        bool want = i < 0 ? xqf_faults_flag(12, 2, 1) : xqf_faults_flag(2 * W[i].pairs, W[i].crashes, W[i].time_losses);
+        char td[64];
+        snprintf(td, sizeof td, "<td>%s</td>", name);
+        const char *row = strstr(r.body, td), *end = row ? strstr(row, "</tr>") : NULL;
+        cr_assert(row && end, "%s's row: %s", name, r.body);
+        const char *flag = strstr(row, ", faults</td>");
+        cr_assert_eq(flag && flag < end, want, "%s: the page flags it %s the library", name, want ? "as" : "unlike");
+        some |= want, none |= !want;
+    }
+    cr_assert(some && none, "both sides of the rule are seen");
     reply_free(&r);
     /* the run's page: its tasks by worker with the residual and the flag columns (xqf-tune show's) */
     char path[64];

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "game.h"
 #include "params.h"
+#include "residual.h"
 #include "run_kind.h"
 #include "stats.h"
 #include "store_web.h"
@@ -822,8 +823,8 @@ int page_machines(Store *s, const Session *u, Buf *b)
                 buf_printf(b, "%.2f M", w[i].nps / 1e6);
             else
                 buf_puts(b, "-");
-            bool faulty = w[i].crashes > 3 || w[i].illegal_moves > 0 ||
-                          (w[i].pairs > 10 && w[i].time_losses * 10 > 2 * w[i].pairs);
+            /* the rule of a run's flag (residual.h), over every run's games */
+            bool faulty = xqf_faults_flag(2 * w[i].pairs, w[i].crashes, w[i].time_losses);
             buf_printf(b, "</td><td>%" PRId64 "</td><td>%" PRId64 "</td><td>%" PRId64 "</td><td>%" PRId64 "</td><td>%"
                           PRId64 "</td><td>%.0f s ago</td><td>%s%s</td></tr>\n", w[i].leased, w[i].pairs, w[i].crashes,
                        w[i].time_losses, w[i].illegal_moves, w[i].idle_s,
@@ -832,8 +833,8 @@ int page_machines(Store *s, const Session *u, Buf *b)
         buf_puts(b, "</tbody></table>\n");
     }
     buf_puts(b, "<p class=\"note\">Nodes per second: the worker's latest bench of a build it plays. Crashes, time "
-                "losses and illegal moves: its games so ended, over every run (\"faults\": more than 3 crashes, any "
-                "illegal move, or time losses in more than 10 % of its games); a run's page shows them by worker "
+                "losses and illegal moves: its games so ended, over every run (\"faults\": more than 3 crashes, or time "
+                "losses in more than 10 % of more than 20 games, xqf-tune show's rule); a run's page shows them by worker "
                 "for that run, with the residual.</p>\n");
     foot(b);
     free(w);
