@@ -976,6 +976,61 @@ Test(web, machines_show_speed_and_faults)
     reply_free(&r);
 }
 
+/* The runs list's progress bar of run id: its width, and the text after the bar up to the cell's end. */
+static double listed_progress(const char *body, int64_t id, char *after, size_t size)
+{
+    char key[64];
+    snprintf(key, sizeof key, "<tr data-run=\"%" PRId64 "\">", id);
+    const char *row = strstr(body, key);
+    cr_assert(row, "run %" PRId64 " listed: %s", id, body);
+    const char *bar = strstr(row, "data-k=\"bar\" style=\"width:");
+    cr_assert(bar, "its bar: %s", row);
+    double width = strtod(bar + strlen("data-k=\"bar\" style=\"width:"), NULL);
+    const char *rest = strstr(bar, "</div></div>") + strlen("</div></div>");
+    size_t k = (size_t)(strstr(rest, "</td>") - rest);
+    cr_assert(k < size);
+    memcpy(after, rest, k);
+    after[k] = '\0';
+    return width;
+}
+
+Test(web, the_runs_list_shows_how_far_each_run_got)
+{
+    CU_REQUIRE_DB();
+    /* stopped at 0 of 100000 pairs, passed at 250 of 1000, still playing at 300 of 1000 */
+    static const struct { int64_t max_pairs, pairs; const char *state, *verdict; double width; } R[] = {
+        { 100000, 0, "stopped", "stopped by ada", 0.0 },
+        { 1000, 250, "finished", "H1 accepted", 25.0 },
+        { 1000, 300, "active", "", 30.0 },
+    };
+    int64_t ids[3];
+    for (int i = 0; i < 3; i++) {
+        ids[i] = cu_sprt(cu_fx.store, "NullR=2", 4, R[i].max_pairs, 300, 0, 5);
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd,
+                 "psql -q '%s' -c \"UPDATE runs SET pairs = %" PRId64 ", wins = %" PRId64 ", draws = %" PRId64
+                 ", dd = %" PRId64 ", state = '%s', verdict = nullif('%s', '') WHERE id = %" PRId64 "\" >/dev/null 2>>'%s'",
+                 cu_fx.db, R[i].pairs, R[i].pairs, R[i].pairs, R[i].pairs, R[i].state, R[i].verdict, ids[i],
+                 cu_fx.logfile);
+        cr_assert_eq(system(cmd), 0, "setting run %d", i);
+    }
+    start_web(NULL);
+    Reply r = http("GET", "/runs?state=all", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    for (int i = 0; i < 3; i++) {
+        char after[256], want[128];
+        double width = listed_progress(r.body, ids[i], after, sizeof after);
+        cr_assert_float_eq(width, R[i].width, 1e-9, "run %d: %.1f %% shown, %" PRId64 " of %" PRId64 " played", i,
+                           width, R[i].pairs, R[i].max_pairs);
+        snprintf(want, sizeof want, "<div class=\"verdict\">%s</div>", R[i].verdict);
+        if (R[i].verdict[0])
+            cr_assert_str_eq(after, want, "run %d's verdict by its bar", i);
+        else
+            cr_assert_str_eq(after, "", "an open run has no verdict yet");
+    }
+    reply_free(&r);
+}
+
 /* What xqf-tune prints for args on the line that starts with label, without the label. */
 static void cli_line(const char *args, const char *label, char *line, size_t size)
 {

@@ -113,19 +113,17 @@ static bool is_open(const StoreRun *r)
     return strcmp(r->state, "active") == 0 || strcmp(r->state, "pending") == 0 || strcmp(r->state, "building") == 0;
 }
 
-/* Done as a fraction: SPSA iterations, SPRT the LLR's way to a bound or the pairs to the cap. */
+/*
+ * Done as a fraction of what was planned: SPSA iterations, otherwise game
+ * pairs, over the run's max_pairs.  An ended run shows where it ended (a
+ * run stopped at 0 of 100000 pairs shows an empty bar, an SPRT that
+ * passed early a part of its cap), its verdict next to the bar.
+ */
 static double progress_of(const StoreRun *r)
 {
     if (r->max_pairs <= 0)
         return 0;
     double p = (double)(is_spsa(r) ? r->iter : r->counts.pairs) / (double)r->max_pairs;
-    double lo, hi;
-    if (!is_spsa(r) && !isnan(r->llr) && xqf_sprt_bounds(r->alpha, r->beta, &lo, &hi) == XQF_STATS_OK) {
-        double toward = r->llr >= 0 ? r->llr / hi : r->llr / lo;
-        p = fmax(p, toward);
-    }
-    if (!is_open(r))
-        p = 1;
     return fmin(fmax(p, 0), 1);
 }
 
@@ -143,10 +141,13 @@ static void rate_text(const StoreRun *r, char *rate, size_t rsize, char *eta, si
         snprintf(eta, esize, "%.1f h", left / per_s / 3600);
 }
 
-static void progress_bar(Buf *b, double p)
+static void progress_bar(Buf *b, const StoreRun *r)
 {
-    buf_printf(b, "<div class=\"bar\" title=\"%.0f %%\"><div data-k=\"bar\" style=\"width:%.1f%%\"></div></div>",
-               100 * p, 100 * p);
+    double p = progress_of(r);
+    buf_printf(b, "<div class=\"bar\" title=\"%" PRId64 " of %" PRId64 " %s (%.0f %%)\"><div data-k=\"bar\" "
+                  "style=\"width:%.1f%%\"></div></div>",
+               is_spsa(r) ? r->iter : r->counts.pairs, r->max_pairs, is_spsa(r) ? "iterations" : "pairs", 100 * p,
+               100 * p);
 }
 
 /* ---- the runs page ----------------------------------------------------------------- */
@@ -220,7 +221,12 @@ static void runs_table(Buf *b, const char *title, StoreRun *runs, int n, const S
             buf_puts(b, "</td><td data-k=\"state\">");
             buf_html(b, r->state);
             buf_puts(b, "</td><td>");
-            progress_bar(b, progress_of(r));
+            progress_bar(b, r);
+            if (!is_open(r) && r->verdict[0]) {
+                buf_puts(b, "<div class=\"verdict\">");
+                buf_html(b, r->verdict);
+                buf_puts(b, "</div>");
+            }
             buf_printf(b, "</td><td data-k=\"games\">%" PRId64 "</td><td data-k=\"elo\">", 2 * r->counts.pairs);
             buf_html(b, elo);
             buf_puts(b, "</td><td data-k=\"llr\">");
@@ -621,7 +627,7 @@ int page_run(Store *s, int64_t id, const Session *u, const char *notice, Buf *b)
         buf_puts(b, "</p>\n");
     }
     actions(b, &r, owner, u);
-    progress_bar(b, progress_of(&r));
+    progress_bar(b, &r);
 
     char text[256], tc[64];
     buf_puts(b, "<div class=\"columns\"><table class=\"kv\"><caption>Results</caption>\n");
