@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "html.h"
 #include "request.h"
 
 Test(web_request, routes)
@@ -80,11 +81,36 @@ Test(web_request, forms)
     form_free(&f);
 }
 
+static void file_sink(void *to, const char *s, size_t n) { fwrite(s, 1, n, to); }
+
+/* The page's escaping is the HTML report's: the one escaper, into a Buf and into a FILE. */
+Test(web_request, one_escaper_for_the_pages_and_the_report)
+{
+    static const char *const TEXTS[] = { "", "plain", "<b>&\"'</b>", "\001x\037\t\r\n\x7f\xc3\xa9" };
+    for (size_t i = 0; i < sizeof TEXTS / sizeof TEXTS[0]; i++) {
+        Buf b = { 0 };
+        buf_html(&b, TEXTS[i]);
+        char *data = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&data, &len);
+        cr_assert(f);
+        xqf_html_escape(TEXTS[i], file_sink, f);
+        cr_assert_eq(fclose(f), 0);
+        cr_assert_str_eq(b.data ? b.data : "", data, "text %zu", i);
+        free(data);
+        buf_free(&b);
+    }
+}
+
 Test(web_request, escaping)
 {
     Buf b = { 0 };
     buf_html(&b, "<script>alert('x') & \"y\"</script>");
     cr_assert_str_eq(b.data, "&lt;script&gt;alert(&#39;x&#39;) &amp; &quot;y&quot;&lt;/script&gt;");
+    buf_free(&b);
+    /* the report's rule: controls HTML forbids become U+FFFD, tab and newline stay */
+    buf_html(&b, "a\tb\nc\033]0;t\007d\x7f");
+    cr_assert_str_eq(b.data, "a\tb\nc&#xFFFD;]0;t&#xFFFD;d&#xFFFD;");
     buf_free(&b);
     buf_json(&b, "a\"b\\c\n</script>");
     cr_assert_str_eq(b.data, "\"a\\\"b\\\\c\\u000a\\u003c/script\\u003e\"");

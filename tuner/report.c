@@ -11,9 +11,10 @@
  * for long runs.
  *
  * Static text is written as HTML (with entities); text from the model only
- * through put_text(), which escapes it.
+ * through put_text(), which escapes it (html.h, the escaper xqf-web uses too).
  */
 #include "report.h"
+#include "html.h"
 #include "sprt_calc.h"
 
 #include <assert.h>
@@ -30,25 +31,10 @@ enum { CHART_MAX_POINTS = 500, CHART_MAX_REFS = 3 };
 
 /* ---- text and numbers ---------------------------------------------------- */
 
-/* Writes s HTML-escaped; control characters become U+FFFD. */
-static void put_text(FILE *out, const char *s)
-{
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        switch (ch) {
-        case '&': fputs("&amp;", out); break;
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '"': fputs("&quot;", out); break;
-        case '\'': fputs("&#39;", out); break;
-        default:
-            if ((ch < 0x20 && ch != '\t' && ch != '\n') || ch == 0x7f)
-                fputs("&#xFFFD;", out);
-            else
-                fputc(ch, out);
-        }
-    }
-}
+static void file_sink(void *to, const char *s, size_t n) { fwrite(s, 1, n, to); }
+
+/* Writes s HTML-escaped (html.h: control characters become U+FFFD). */
+static void put_text(FILE *out, const char *s) { xqf_html_escape(s, file_sink, out); }
 
 /* Writes s escaped, or a dash when s is NULL or empty. */
 static void put_opt(FILE *out, const char *s)

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "html.h"
+
 void buf_free(Buf *b)
 {
     free(b->data);
@@ -72,23 +74,9 @@ void buf_printf(Buf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
-void buf_html(Buf *b, const char *text)
-{
-    for (const char *p = text; *p; p++) {
-        size_t run = strcspn(p, "&<>\"'");
-        buf_add(b, p, run);
-        p += run;
-        if (!*p)
-            break;
-        switch (*p) {
-        case '&': buf_puts(b, "&amp;"); break;
-        case '<': buf_puts(b, "&lt;"); break;
-        case '>': buf_puts(b, "&gt;"); break;
-        case '"': buf_puts(b, "&quot;"); break;
-        default: buf_puts(b, "&#39;"); break;
-        }
-    }
-}
+static void buf_sink(void *to, const char *s, size_t n) { buf_add(to, s, n); }
+
+void buf_html(Buf *b, const char *text) { xqf_html_escape(text, buf_sink, b); }
 
 void buf_json(Buf *b, const char *text)
 {

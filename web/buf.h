@@ -28,7 +28,7 @@ bool buf_failed(const Buf *b);
 void buf_add(Buf *b, const char *text, size_t len);
 void buf_puts(Buf *b, const char *text);
 void buf_printf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* text with & < > " ' written as entities: safe in element text and in quoted attributes. */
+/* text escaped by the tuner's xqf_html_escape (html.h), the report's rule: safe in element text and in quoted attributes. */
 void buf_html(Buf *b, const char *text);
 /* text as a JSON string with its quotes; < > & as \u00XX so it is safe inside a <script> element. */
 void buf_json(Buf *b, const char *text);
