@@ -3,6 +3,8 @@
  * SHA-256 of files, mkdir -p, the random generator and the clock.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +145,40 @@ Test(files, sha256_and_make_dirs)
     char cmd[200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     cr_assert_eq(system(cmd), 0);
+}
+
+Test(files, read_whole_files)
+{
+    char path[] = "/tmp/xqf-read-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    /* 200000 bytes: more than the first chunk, with a NUL inside (binaries have them) */
+    enum { SIZE = 200000 };
+    char *want = malloc(SIZE);
+    for (int i = 0; i < SIZE; i++)
+        want[i] = (char)(i % 251);
+    cr_assert_eq(write(fd, want, SIZE), SIZE);
+    close(fd);
+    size_t len = 0;
+    char *got = files_read(path, SIZE + 1, &len);
+    cr_assert(got, "%s", strerror(errno));
+    cr_assert_eq(len, SIZE);
+    cr_assert_eq(memcmp(got, want, SIZE), 0);
+    cr_assert_eq(got[SIZE], '\0', "NUL-terminated");
+    free(got);
+    errno = 0;
+    cr_assert_null(files_read(path, SIZE, &len), "max bytes or more: refused");
+    cr_assert_eq(errno, EFBIG);
+    cr_assert_null(files_read("/nonexistent/file", SIZE_MAX, NULL));
+    cr_assert_eq(errno, ENOENT);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fclose(f);
+    got = files_read(path, SIZE_MAX, &len);
+    cr_assert(got && len == 0 && got[0] == '\0', "an empty file is an empty text");
+    free(got);
+    free(want);
+    unlink(path);
 }
 
 Test(rng, reproducible_and_in_range)

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "files.h"
 #include "http.h"
 #include "keys.h"
 #include "log.h"
@@ -73,20 +74,6 @@ static const OptTable TABLE = {
     .epilog = "\nLogs go to stderr (XQF_LOG=debug|info|warn|error).\n",
 };
 
-/* A certificate's text (at most 1 MiB), or NULL with errno. */
-static char *read_certificate(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *data = malloc(1 << 20);
-    size_t n = data ? fread(data, 1, (1 << 20) - 1, f) : 0;
-    fclose(f);
-    if (data)
-        data[n] = '\0';
-    return data;
-}
-
 /*
  * The TLS certificate's and key's texts, read before anything starts.  The
  * key is refused when group or others may read it (keys.h's rule for the
@@ -96,7 +83,7 @@ static char *read_certificate(const char *path)
 static int read_tls(const char *cert, const char *key, char **cert_pem, char **key_pem)
 {
     char err[512];
-    if (!(*cert_pem = read_certificate(cert))) {
+    if (!(*cert_pem = files_read(cert, 1 << 20, NULL))) {
         log_error("--cert %s: cannot read it: %s", cert, strerror(errno));
         return -1;
     }

@@ -8,12 +8,14 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "book.h"
 #include "cli.h"
+#include "files.h"
 #include "clock.h"
 #include "log.h"
 #include "param_set.h"
@@ -45,31 +47,6 @@ bool session_is(const Session *u, const char *role)
 
 /* ---- the object ---------------------------------------------------------------- */
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *data = NULL;
-    size_t cap = 0, n = 0, got;
-    do {
-        if (n + 65536 > cap) {
-            char *p = realloc(data, cap = n + 65536 + cap);
-            if (!p) {
-                free(data);
-                fclose(f);
-                return NULL;
-            }
-            data = p;
-        }
-        got = fread(data + n, 1, cap - n, f);
-        n += got;
-    } while (got > 0);
-    fclose(f);
-    *len = n;
-    return data;
-}
-
 Web *web_new(const WebConfig *cfg)
 {
     Web *w = calloc(1, sizeof *w);
@@ -86,7 +63,7 @@ Web *web_new(const WebConfig *cfg)
     pthread_mutex_init(&w->create_lock, NULL);
     pthread_mutex_init(&w->ev_lock, NULL);
     pthread_cond_init(&w->ev_cond, NULL);
-    if (cfg->chart_js && !(w->chart_js = read_file(cfg->chart_js, &w->chart_js_len)))
+    if (cfg->chart_js && !(w->chart_js = files_read(cfg->chart_js, SIZE_MAX, &w->chart_js_len)))
         log_warn("cannot read %s (%s): pages have no charts", cfg->chart_js, strerror(errno));
     LoginConfig lc = { .per_address = cfg->login_per_minute, .per_account = cfg->login_per_account,
                        .verifiers = cfg->login_verifiers };

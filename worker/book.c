@@ -1,12 +1,13 @@
 #include "book.h"
 
 #include <errno.h>
-#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fen.h"
+#include "files.h"
 #include "rules.h"
 
 enum { BOOK_LINE_MAX = 4096, BOOK_MAX_MOVES = 256 };
@@ -174,36 +175,15 @@ Book *book_parse(const char *text, const char *name, char *err, size_t errlen)
 
 char *book_read_text(const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "re");   /* close-on-exec */
-    if (!f) {
+    size_t len;
+    char *text = files_read(path, SIZE_MAX, &len);
+    if (!text)
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    char *text = NULL;
-    size_t len = 0, cap = 0, got;
-    bool ok = true;
-    do {
-        if (cap - len < 65536) {
-            char *grown = realloc(text, cap = cap * 2 + 65536);
-            if (!grown) {
-                ok = false;
-                break;
-            }
-            text = grown;
-        }
-        got = fread(text + len, 1, cap - len - 1, f);
-        len += got;
-    } while (got > 0);
-    const char *problem = !ok ? "out of memory"
-                          : ferror(f) ? "read error"
-                          : memchr(text, '\0', len) ? "a NUL byte: not a text file" : NULL;
-    fclose(f);
-    if (problem) {
-        snprintf(err, errlen, "%s: %s", path, problem);
+    else if (memchr(text, '\0', len)) {
+        snprintf(err, errlen, "%s: a NUL byte: not a text file", path);
         free(text);
         return NULL;
     }
-    text[len] = '\0';
     return text;
 }
 

@@ -261,22 +261,6 @@ static int copy_binary(const char *src, const char *dst)
     return rc;
 }
 
-/* Reads a whole file (at most max bytes) into a malloc'd buffer; NULL on failure. */
-static char *read_file(const char *path, size_t max, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *data = f ? malloc(max) : NULL;
-    *len = data ? fread(data, 1, max, f) : 0;
-    bool ok = data && !ferror(f) && *len < max;
-    if (f)
-        fclose(f);
-    if (!ok) {
-        free(data);
-        return NULL;
-    }
-    return data;
-}
-
 /*
  * The binary's bench signature ("Nodes searched: N"), with the net file
  * net (EvalFile=, bound read-only into the box) when not NULL; in a box
@@ -431,7 +415,7 @@ static int record(Store *s, const char *binary, const StoreBuild *b, const Store
 {
     size_t len;
     int64_t build_id;
-    char *bytes = read_file(binary, BINARY_MAX, &len);
+    char *bytes = files_read(binary, BINARY_MAX, &len);
     if (!bytes)
         return cli_fail(CLI_FAIL, "cannot read %s (or larger than %d MB)", binary, BINARY_MAX >> 20);
     bool own_tx = store_begin(s) == 0;
@@ -678,7 +662,7 @@ static int git(const char *repo, const char *log, char *out, size_t size, const 
 static void print_tail(const char *log, CliGitRef *g)
 {
     size_t len;
-    char *text = read_file(log, 64 << 20, &len);
+    char *text = files_read(log, 64 << 20, &len);
     if (!text)
         return;
     size_t start = len;
