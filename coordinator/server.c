@@ -216,34 +216,61 @@ static bool valid_sha(const char *text)
     return strlen(text) == 64 && strspn(text, "0123456789abcdef") == 64;
 }
 
-/* Handles a message that needs the database, inside the caller's transaction. 0, or -1 on a database error. */
 /* Replay audits travel as tasks whose id has STORE_AUDIT_BIT (store.h). */
 static const uint64_t AUDIT_BIT = (uint64_t)STORE_AUDIT_BIT;
 static bool is_audit(uint64_t task_id) { return (task_id & AUDIT_BIT) != 0; }
+
+/*
+ * Whether the replay of audit (lease token, by worker) starts from its
+ * pair's opening, as results do (sched_check_records).  Records from
+ * elsewhere are the auditor's fault: judged against the pair's stored
+ * games they would differ and flag the honest worker that played them
+ * first.  1 (or not this lease: the report is stale), 0, or -1.
+ */
+static int audit_from_opening(Server *S, const XqfMsg_result *r, int64_t worker, int64_t audit)
+{
+    int64_t run, pair;
+    int rc = store_audit_start(S->store, worker, audit, (int64_t)r->lease, &run, &pair);
+    if (rc <= 0)
+        return rc < 0 ? -1 : 1;
+    char why[256];
+    rc = sched_check_records(S->sched, run, pair, r->games.data, r->games.len, why, sizeof why);
+    if (rc == 0) {
+        char tail[NOTES_MORE_MAX];
+        if (notes_due(&S->notes, "audit records from elsewhere", tail))
+            log_warn("worker %lld: replay audit %lld: invalid, its records are not the pair's games: %s%s",
+                     (long long)worker, (long long)audit, why, tail);
+    }
+    return rc;
+}
 
 /* The replay of an audit: judged against the pair's stored games, answered as a result is. 0 or -1. */
 static int audit_result(Server *S, Item *it, int64_t worker)
 {
     const XqfMsg_result *r = &it->in.u.result;
+    int64_t audit = (int64_t)(r->task_id & ~AUDIT_BIT);
     if (r->pairs == 0) {
         make_ack(&it->out, r->task_id, r->lease, "duplicate", 0, false);
         return 0;
     }
-    /* its one pair's two records, from its start */
-    StoreAuditStatus st = r->games_from != 0
-                              ? AUDIT_INVALID
-                              : store_audit_report(S->store, worker, (int64_t)(r->task_id & ~AUDIT_BIT),
-                                                   (int64_t)r->lease, r->games.data, r->games.len);
+    /* its one pair's two records, from its start and from the pair's opening */
+    int from = r->games_from != 0 ? 0 : audit_from_opening(S, r, worker, audit);
+    if (from < 0)
+        return -1;
+    StoreAuditStatus st = from == 0 ? AUDIT_INVALID
+                                    : store_audit_report(S->store, worker, audit, (int64_t)r->lease, r->games.data,
+                                                         r->games.len);
     if (st == AUDIT_ERROR)
         return -1;
     if (st == AUDIT_MISMATCH)
-        log_warn("replay audit %llu: worker %lld played its pair otherwise than the first worker",
-                 (unsigned long long)(r->task_id & ~AUDIT_BIT), (long long)worker);
+        log_warn("replay audit %lld: worker %lld played its pair otherwise than the first worker",
+                 (long long)audit, (long long)worker);
     make_ack(&it->out, r->task_id, r->lease,
              st == AUDIT_STALE ? "stale" : st == AUDIT_INVALID ? "invalid" : "accepted", r->pairs, st == AUDIT_STALE);
     return 0;
 }
 
+/* Handles a message that needs the database, inside the caller's transaction. 0, or -1 on a database error. */
 static int handle_db(Server *S, Item *it)
 {
     const XqfMsg *in = &it->in;

@@ -116,6 +116,8 @@
     S(OPEN_AUDITS, "SELECT xqf_open_audits()", 0)                                                \
     S(CLAIM_AUDIT, "SELECT * FROM xqf_claim_audit($1, $2, $3)", 3)                               \
     S(AUDIT_REPORT, "SELECT xqf_audit_report($1, $2, $3, $4, $5::integer[], $6::integer[])", 6)  \
+    S(AUDIT_START, "SELECT run_id, pair FROM replay_audits "                                     \
+                   "WHERE id = $1 AND lease_token = $2 AND second_worker = $3 AND state = 'leased'", 3) \
     S(AUDIT_HEARTBEAT, "SELECT xqf_audit_heartbeat($1, $2, $3, $4)", 4)                          \
     S(AUDIT_HANDBACK, "SELECT xqf_audit_handback($1, $2, $3)", 3)                                \
     S(PURGE, "SELECT * FROM xqf_purge_worker($1, $2)", 2)                                        \
@@ -1795,6 +1797,22 @@ StoreAuditStatus store_audit_report(Store *s, int64_t worker, int64_t audit, int
                                                        : AUDIT_STALE;
     PQclear(res);
     return st;
+}
+
+int store_audit_start(Store *s, int64_t worker, int64_t audit, int64_t token, int64_t *run_id, int64_t *pair)
+{
+    Nums n;
+    const char *p[3] = { num(&n, 0, audit), num(&n, 1, token), num(&n, 2, worker) };
+    PGresult *res = run(s, ST_AUDIT_START, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found) {
+        *run_id = get_i64(res, 0, 0);
+        *pair = get_i64(res, 0, 1);
+    }
+    PQclear(res);
+    return found;
 }
 
 int store_audit_heartbeat(Store *s, int64_t worker, int64_t audit, int64_t token, int64_t lease_ms)

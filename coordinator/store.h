@@ -508,6 +508,12 @@ typedef struct {
 /* Leases an audit to worker (not the pair's first; a run its build plays). 1 with *out, 0 none, -1. */
 int store_claim_audit(Store *s, int64_t worker, const char *build, int64_t lease_ms, StoreAuditLease *out);
 
+/*
+ * The run and pair that audit's lease (token, held by worker) replays, for
+ * the check of its records' start before they are judged.  1 with them, 0
+ * (not this lease: its report is stale) or -1.
+ */
+int store_audit_start(Store *s, int64_t worker, int64_t audit, int64_t token, int64_t *run_id, int64_t *pair);
 typedef enum { AUDIT_AGREE, AUDIT_MISMATCH, AUDIT_STALE, AUDIT_INVALID, AUDIT_ERROR } StoreAuditStatus;
 /* The replay of an audit: games (a result's, games.h) must be its pair's two records. */
 StoreAuditStatus store_audit_report(Store *s, int64_t worker, int64_t audit, int64_t token, const uint8_t *games,

@@ -970,6 +970,30 @@ static void forged_result(const XqfMsg *task, const char *other_line, int from, 
     xqf_msg_free(&m);
 }
 
+/* lines with moves, one written with E/H letters and 'r' for Red (the worker rewrites its FEN), one with counters */
+static const char *const LINES[3] = {
+    "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1 moves h2e2 h9g7",
+    "rheakaehr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RHEAKAEHR r moves c3c4",
+    "r1bakabnr/4n4/7c1/p1p1p1p2/8p/4P1P2/PcP5P/1C5C1/9/RNBAKABNR w - - 8 5 moves a0a1 # a comment",
+};
+
+/* A fixed-node run of tasks of 3 pairs over LINES, every pair replayed, and its coordinator started. */
+static int64_t openings_run(void)
+{
+    StoreSprtSpec spec = { .name = "openings", .test_params = "NullR=2", .base_params = "", .book_name = "three lines",
+                           .book = LINES, .book_lines = 3, .seed = 3, .nodes = 500, .margin_ms = 100,
+                           .pairs_per_task = 3, .max_pairs = 30, .elo0 = -500, .elo1 = 500, .alpha = 0.05,
+                           .beta = 0.05 };
+    int64_t run;
+    cr_assert_eq(store_create_sprt(cu_fx.store, &spec, &run), 0);
+    cr_assert_eq(store_set_replay_share(cu_fx.store, run, 1.0), 0);
+    coordinator();
+    return run;
+}
+
+/* A line of LINES from another position than line's. */
+static const char *other_line(const char *line) { return strcmp(line, LINES[2]) != 0 ? LINES[2] : LINES[0]; }
+
 /*
  * Records must start as the task gave them to be played: from each pair's
  * opening (its FEN, side to move and moves, flagged as opening moves), or
@@ -983,20 +1007,7 @@ static void forged_result(const XqfMsg *task, const char *other_line, int from, 
 Test(chaos, records_must_start_from_the_tasks_openings)
 {
     CU_REQUIRE_DB();
-    /* lines with moves, one written with E/H letters and 'r' for Red (the worker rewrites its FEN), one with counters */
-    static const char *const LINES[3] = {
-        "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1 moves h2e2 h9g7",
-        "rheakaehr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RHEAKAEHR r moves c3c4",
-        "r1bakabnr/4n4/7c1/p1p1p1p2/8p/4P1P2/PcP5P/1C5C1/9/RNBAKABNR w - - 8 5 moves a0a1 # a comment",
-    };
-    StoreSprtSpec spec = { .name = "openings", .test_params = "NullR=2", .base_params = "", .book_name = "three lines",
-                           .book = LINES, .book_lines = 3, .seed = 3, .nodes = 500, .margin_ms = 100,
-                           .pairs_per_task = 3, .max_pairs = 30, .elo0 = -500, .elo1 = 500, .alpha = 0.05,
-                           .beta = 0.05 };
-    int64_t run;
-    cr_assert_eq(store_create_sprt(cu_fx.store, &spec, &run), 0);
-    cr_assert_eq(store_set_replay_share(cu_fx.store, run, 1.0), 0);
-    coordinator();
+    int64_t run = openings_run();
     Client mallory, auditor;
     client_open(&mallory);
     hello(&mallory, "mallory");
@@ -1004,7 +1015,7 @@ Test(chaos, records_must_start_from_the_tasks_openings)
     take_task(&mallory, &t);
     cr_assert_eq(t.u.task.openings.count, 3);
     /* a line of the book from another position than the task's second pair's */
-    const char *other = strcmp(t.u.task.openings.v[1], LINES[2]) != 0 ? LINES[2] : LINES[0];
+    const char *other = other_line(t.u.task.openings.v[1]);
 
     XqfBuf b = { 0 };
     forged_result(&t, other, 0, 1, HONEST, false, &b);
@@ -1055,4 +1066,59 @@ Test(chaos, records_must_start_from_the_tasks_openings)
     xqf_msg_free(&t);
     client_close(&auditor);
     client_close(&mallory);
+}
+
+/*
+ * A replay audit's records must start from its pair's opening too, or
+ * the reply is invalid and counts for nothing: an auditor sending records
+ * from another position would otherwise make them differ from the honest
+ * worker's and flag that worker (a mismatch).  The audit stays the
+ * auditor's until its lease ends; its honest replay then agrees.
+ */
+Test(chaos, an_audit_reply_must_start_from_its_pairs_opening)
+{
+    CU_REQUIRE_DB();
+    int64_t run = openings_run();
+    Client honest, auditor;
+    client_open(&honest);
+    hello(&honest, "honest");
+    XqfMsg t;
+    take_task(&honest, &t);
+    XqfBuf b = { 0 };
+    forged_result(&t, other_line(t.u.task.openings.v[2]), 0, 3, HONEST, false, &b);
+    expect_ack(&honest, &b, "accepted", false, "three pairs, as the task says");
+
+    client_open(&auditor);
+    hello(&auditor, "auditor");
+    cu_sleep_ms(1100);               /* with none open, the coordinator looks for audits once a second */
+    XqfMsg a;
+    take_task(&auditor, &a);
+    cr_assert(a.u.task.task_id & (uint64_t)STORE_AUDIT_BIT, "not a replay audit: task %llu",
+              (unsigned long long)a.u.task.task_id);
+    const char *other = other_line(a.u.task.openings.v[0]);
+    static const struct {
+        Forgery f;
+        const char *what;
+    } BAD[] = { { OTHER_POSITION, "a replay from another opening" },
+                { OTHER_SIDE, "a replay from the opening's placement with the other side to move" },
+                { NO_OPENING_MOVES, "a replay without the opening's moves" } };
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        forged_result(&a, other, 0, 1, BAD[i].f, false, &b);
+        expect_ack(&auditor, &b, "invalid", false, BAD[i].what);
+    }
+    StoreReplayTotals rt;
+    cr_assert_eq(store_replay_totals(cu_fx.store, run, &rt), 1);
+    cr_assert_eq(rt.mismatch, 0, "an auditor's records from elsewhere flagged the honest worker (log: %s)",
+                 cu_fx.logfile);
+    cr_assert_geq(log_count("its records are not the pair's games"), 1, "no reason logged (log: %s)", cu_fx.logfile);
+    forged_result(&a, other, 0, 1, HONEST, false, &b);
+    expect_ack(&auditor, &b, "accepted", false, "the replay, as the task says");
+    cr_assert_eq(store_replay_totals(cu_fx.store, run, &rt), 1);
+    cr_assert(rt.agree == 1 && rt.mismatch == 0, "%lld agree, %lld mismatch (log: %s)", (long long)rt.agree,
+              (long long)rt.mismatch, cu_fx.logfile);
+    xqf_buf_free(&b);
+    xqf_msg_free(&a);
+    xqf_msg_free(&t);
+    client_close(&auditor);
+    client_close(&honest);
 }
