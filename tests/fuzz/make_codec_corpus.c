@@ -1,7 +1,9 @@
 #define _GNU_SOURCE
 /*
  * Writes the codec fuzz seed corpus into argv[1]: one valid frame per
- * message type, and a few broken ones.  Run it again when messages.def or
+ * message type, and a few broken ones, each of the current version so that
+ * it reaches the check it is for (a seed of an old version stops at the
+ * version).  Run it again, into an emptied folder, when messages.def or
  * the protocol version changes:
  *   cc -Ischemas tests/fuzz/make_codec_corpus.c build/lib/libxqf_codec.a \
  *      $(pkg-config --libs msgpack) -o /tmp/mkcorpus && /tmp/mkcorpus tests/fuzz/corpus/codec
@@ -111,8 +113,9 @@ int main(int argc, char **argv)
         put(name, b.data, b.len);
         xqf_msg_free(&m);
     }
-    /* Invalid: cut short, a trailing byte, another version, unknown type,
-     * a field missing, a hostile count, deep nesting, not a map. */
+    /* Invalid: cut short, a trailing byte, another version, names not UTF-8,
+     * unknown type, a field missing, a hostile count, deep nesting, not a
+     * map, an array. */
     XqfMsg m;
     fill(&m, XQF_MSG_TASK);
     enc(&m, &b);
@@ -131,7 +134,23 @@ int main(int argc, char **argv)
     char *v = memmem(tmp, b.len, "\xa1v", 2);
     v[2] = XQF_PROTOCOL_VERSION + 1;
     put("bad-version", tmp, b.len);
-    static const unsigned char unknown[] = { 0x84, 0xa3, 's', 'i', 'g', 0xa3, 'x', 'q', 'f', 0xa1, 'v', 0x01,
+    xqf_msg_free(&m);
+    /* names for the codec's UTF-8 check: 2-, 3- and 4-byte characters; a 0xff byte; a surrogate (same length) */
+    fill(&m, XQF_MSG_HELLO);
+    strcpy(m.u.hello.name, "bo\xc3\xa9\xe5\xb8\x85\xf0\x9f\x98\x80");
+    enc(&m, &b);
+    put("hello-utf8", b.data, b.len);
+    xqf_msg_free(&m);
+    fill(&m, XQF_MSG_HELLO);
+    enc(&m, &b);
+    memcpy(tmp, b.data, b.len);
+    char *name5 = memmem(tmp, b.len, "box-1", 5);
+    memcpy(name5, "box\xff" "1", 5);
+    put("bad-utf8-name", tmp, b.len);
+    memcpy(name5, "b\xed\xa0\x80x", 5);
+    put("bad-utf8-surrogate", tmp, b.len);
+    xqf_msg_free(&m);
+    static const unsigned char unknown[] = { 0x84, 0xa3, 's', 'i', 'g', 0xa3, 'x', 'q', 'f', 0xa1, 'v', XQF_PROTOCOL_VERSION,
                                              0xa1, 't', 0xa4, 'p', 'i', 'n', 'g', 0xa1, 'x', 0x01 };
     put("bad-unknown-type", unknown, sizeof unknown);
     static const unsigned char count[] = { 0x83, 0xa3, 's', 'i', 'g', 0xdd, 0xff, 0xff, 0xff, 0xff, 0x00 };
@@ -141,6 +160,8 @@ int main(int argc, char **argv)
     static const unsigned char notmap[] = { 0x93, 0xa3, 's', 'i', 'g', 0xcb, 0, 0, 0, 0, 0, 0, 0, 0, 0xc4, 0x01, 0x00 };
     put("bad-not-a-map", notmap, sizeof notmap);
     put("bad-text", "hello world\n", 12);
+    static const unsigned char array[] = { 0x93, 0x01, 0xa3, 's', 'i', 'g', 0xcb, 0x40, 0x09, 0x21, 0xfb, 0x54, 0x44, 0x2d, 0x18 };
+    put("bad-array", array, sizeof array);
     xqf_buf_free(&b);
     return 0;
 }
