@@ -86,7 +86,8 @@ static const OptSpec OPTIONS[] = {
     { "--status", OPT_FLAG, NULL, NULL, .help = "print workers and runs (from the database) and exit" },
     { "--runs", OPT_INT, "N", "20", .imin = 1, .imax = 100000, .help = "with --status: the N newest runs" },
     { "--migrate", OPT_FLAG, NULL, NULL,
-      .help = "apply the schema migrations the database lacks and exit (the coordinator's start does it too)" },
+      .help = "apply the schema migrations the database lacks, and the roles' privileges, and exit (as the "
+              "schema's owner; the coordinator's start does it too when it connects as the owner)" },
     OPTS_END,
 };
 
@@ -101,8 +102,11 @@ static const OptTable TABLE = {
              "\n"
              "Serves tasks of the active runs to xqf-worker processes over a ZeroMQ ROUTER\n"
              "and records their results in PostgreSQL.  The schema migrations are applied\n"
-             "at the coordinator's start or by --migrate, never by --status or xqf-tune;\n"
-             "every program refuses a database whose schema is newer than it knows.\n",
+             "by --migrate or at the coordinator's start, only when connected as the\n"
+             "schema's owner, never by --status or xqf-tune; every program refuses a\n"
+             "database whose schema is newer than it knows.  Each program connects as a\n"
+             "role of its own (xqf-coordinator: a member of xqf_coordinator, which may not\n"
+             "migrate); see the README, \"Database roles\".\n",
     .epilog = "\nLogs go to stderr (XQF_LOG=debug|info|warn|error).\n",
 };
 

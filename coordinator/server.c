@@ -832,8 +832,11 @@ static void ensure_connected(Server *S, int64_t now)
     if (rc == 0) {
         store_set_migrate(S->store, false);   /* migrations at start only: a reconnect checks the version */
         int64_t n = store_extend_leases(S->store, S->cfg->lease_ms);
-        log_info("database: connected%s (%lld leases extended)",
-                 S->backoff_ms > BACKOFF_MIN_MS ? " again" : "", (long long)(n > 0 ? n : 0));
+        log_info("database: connected%s as %s (%lld leases extended)", S->backoff_ms > BACKOFF_MIN_MS ? " again" : "",
+                 store_role(S->store), (long long)(n > 0 ? n : 0));
+        if (store_owns_schema(S->store))
+            log_warn("database: %s owns the schema: the coordinator needs only a member of xqf_coordinator "
+                     "(README, \"Database roles\")", store_role(S->store));
         S->backoff_ms = BACKOFF_MIN_MS;
         sched_invalidate(S->sched);
         return;

@@ -121,11 +121,7 @@
     S(AUDIT_HEARTBEAT, "SELECT xqf_audit_heartbeat($1, $2, $3, $4)", 4)                          \
     S(AUDIT_HANDBACK, "SELECT xqf_audit_handback($1, $2, $3)", 3)                                \
     S(PURGE, "SELECT * FROM xqf_purge_worker($1, $2)", 2)                                        \
-    S(PURGE_DONE,                                                                                \
-      "WITH u AS (UPDATE runs SET llr = $2, state = CASE WHEN $3 THEN 'active' ELSE state END, "  \
-      "verdict = CASE WHEN $3 THEN NULL ELSE verdict END, "                                      \
-      "finished_at = CASE WHEN $3 THEN NULL ELSE finished_at END WHERE id = $1) "                \
-      "INSERT INTO web_audit (actor, run_id, action, detail) VALUES ($4, $1, 'purge', $5)", 5)   \
+    S(PURGE_DONE, "SELECT xqf_purge_done($1, $2, $3, $4, $5)", 5)                                \
     S(SET_GAME_SCORES, "UPDATE runs SET game_scores = $2 WHERE id = $1", 2)                      \
     S(TASK_OF_RUN, "SELECT 1 FROM tasks WHERE id = $1 AND run_id = $2", 2)
 
@@ -184,21 +180,11 @@
     S(FINISH, "SELECT xqf_finish_run($1, $2, $3, NULL)", 3)                                      \
     S(SET_LLR, "UPDATE runs SET llr = $2 WHERE id = $1", 2)                                      \
     S(FINISH_LLR, "SELECT xqf_finish_run($1, 'finished', $3, $2)", 3)                            \
-    S(CREATE_RUN,                                                                                \
-      "INSERT INTO runs (kind, name, name0, params0, name1, params1, build_id, book_name, book, " \
-      "seed, nodes, base_ms, inc_ms, margin_ms, hash_mb, resign_moves, resign_score, draw_after, " \
-      "draw_moves, draw_score, max_plies, pairs_per_task, max_pairs, elo0, elo1, alpha, beta, "  \
-      "priority, settings, test_build, base_build, tasks_on_claim, test_net, base_net, test_hce, " \
-      "base_hce, threads, replay_share) VALUES "                                                                        \
-      "($26, $1, $27, $2, $28, $3, $4, $5, $6::text[], $7, $8, $9, $10, $11, $12, "             \
-      "$13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $29::jsonb, "            \
-      "nullif($30::bigint, 0), nullif($31::bigint, 0), $32::boolean, "                          \
-      "nullif(greatest($33::bigint, 0), 0), nullif(greatest($34::bigint, 0), 0), "               \
-      "$33::bigint < 0, $34::bigint < 0, $35, "                                               \
-      /* Lazy SMP's games do not replay: no audit for a run of several threads (014_games.sql) */ \
-      "CASE WHEN $35::integer > 1 THEN 0 ELSE 0.01 END) RETURNING id", 35)                                      \
-    S(SPSA_PARAM, "INSERT INTO run_params (run_id, idx, name, start, min, max, c_end, r_end, "   \
-                  "theta) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $4)", 8)                       \
+    S(CREATE_RUN, "SELECT xqf_create_run($1, $2, $3, $4, $5, $6::text[], $7, $8, $9, $10, $11, $12, $13, " \
+                  "$14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29::jsonb, " \
+                  "$30, $31, $32, $33, $34, $35)", 35)                                           \
+    S(SPSA_PARAMS_ADD, "SELECT xqf_create_spsa_params($1, $2::text[], $3::float8[], $4::float8[], " \
+                       "$5::float8[], $6::float8[], $7::float8[])", 7)                           \
     S(SPSA_RUN, "SELECT iter, coalesce((settings->>'alpha')::float8, 0.602), "                   \
                 "coalesce((settings->>'gamma')::float8, 0.101), "                                \
                 "coalesce((settings->>'a_ratio')::float8, 0.1), max_pairs, next_pair, seed, "    \
@@ -251,11 +237,12 @@
       "(SELECT count(*) FROM games g WHERE g.run_id = r.id AND (get_byte(g.record, 0) & 3) = 3), " \
       "r.wins, r.draws FROM runs r WHERE r.id = $1", 1)                                          \
     S(ADD_BUILD, "INSERT INTO engine_builds (run_id, params_hash, sha256, build_id, bench_nodes, path, "  \
-                 "signature, net_id) VALUES (nullif($1::bigint, 0), $2, $3, $4, $5, $6, nullif($7, ''), " \
-                 "nullif($8::bigint, 0)) ON CONFLICT (sha256) DO UPDATE SET "                    \
+                 "net_id) VALUES (nullif($1::bigint, 0), $2, $3, $4, $5, $6, nullif($7::bigint, 0)) "  \
+                 "ON CONFLICT (sha256) DO UPDATE SET "                                          \
                  "run_id = EXCLUDED.run_id, params_hash = EXCLUDED.params_hash, build_id = "    \
                  "EXCLUDED.build_id, bench_nodes = EXCLUDED.bench_nodes, path = EXCLUDED.path, " \
-                 "signature = EXCLUDED.signature, net_id = EXCLUDED.net_id RETURNING id", 8)     \
+                 "net_id = EXCLUDED.net_id RETURNING id", 7)                                     \
+    S(SIGN_BUILD, "UPDATE engine_builds SET signature = $2 WHERE id = $1", 2)                   \
     S(LOAD_BUILD, "SELECT b.id, coalesce(b.run_id, 0), coalesce(b.params_hash, ''), coalesce(b.sha256, ''), " \
                   "b.build_id, coalesce(b.bench_nodes, 0), coalesce(b.path, ''), "              \
                   "to_char(b.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "         \
@@ -303,6 +290,8 @@ struct Store {
     PGconn *conn;
     bool in_tx;
     bool migrate;                    /* store_connect applies missing migrations */
+    bool owner;                      /* the connected role owns the schema (may migrate it) */
+    char role[STORE_NAME_MAX + 1];   /* the connected role (current_user) */
     int migrated;
     int version;                     /* the schema version found */
 };
@@ -343,6 +332,8 @@ int store_socket(const Store *s) { return s->conn ? PQsocket(s->conn) : -1; }
 int store_migrations_applied(const Store *s) { return s->migrated; }
 void store_set_migrate(Store *s, bool on) { s->migrate = on; }
 int store_schema_version(const Store *s) { return s->version; }
+bool store_owns_schema(const Store *s) { return s->owner; }
+const char *store_role(const Store *s) { return s->role; }
 PGconn *store_pgconn(Store *s) { return s->conn; }
 
 PGresult *store_query(Store *s, const char *what, const char *sql, int n, const char *const *params, int want)
@@ -450,6 +441,14 @@ static int migrate(Store *s)
         if (exec_simple(s, rc == 0 ? "COMMIT" : "ROLLBACK", "migration") != 0)
             rc = -1;
     }
+    /*
+     * Each role's privileges from role_grants (030_roles.sql), at every
+     * migration run: roles an administrator made since get theirs, and
+     * what the table says is all they have.
+     */
+    if (rc == 0)
+        rc = exec_simple(s, "SELECT xqf_apply_grants() WHERE to_regprocedure('xqf_apply_grants()') IS NOT NULL",
+                         "grants");
     if (s->conn && exec_simple(s, "SELECT pg_advisory_unlock(" MIGRATION_LOCK ")", "migration unlock") != 0)
         rc = -1;
     return rc;
@@ -541,14 +540,38 @@ static int schema_version(Store *s, int *version)
 }
 
 /*
+ * The connected role into s->role, and into s->owner whether it may
+ * migrate: a member of the role that owns schema_migrations (the owner of
+ * every table), or, in a database without it, a role that may create
+ * tables where they would go.  The programs' own roles (030_roles.sql)
+ * may not.  0 or -1.
+ */
+static int ownership(Store *s)
+{
+    PGresult *res = PQexec(s->conn, "SELECT current_user, CASE WHEN to_regclass('schema_migrations') IS NULL "
+                                    "THEN coalesce(has_schema_privilege(current_schema(), 'CREATE'), false) "
+                                    "ELSE pg_has_role((SELECT relowner FROM pg_class WHERE oid = "
+                                    "to_regclass('schema_migrations')), 'MEMBER') END");
+    bool ok = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1;
+    if (ok) {
+        snprintf(s->role, sizeof s->role, "%s", PQgetvalue(res, 0, 0));
+        s->owner = strcmp(PQgetvalue(res, 0, 1), "t") == 0;
+    }
+    int rc = ok ? 0 : db_error(s, "role", res);
+    PQclear(res);
+    return rc;
+}
+
+/*
  * Checks the schema version against the migrations compiled in, migrating
- * when allowed.  0, -1 (a database error) or STORE_SCHEMA_MISMATCH.
+ * when allowed (and the connected role owns the schema).  0, -1 (a
+ * database error) or STORE_SCHEMA_MISMATCH.
  */
 static int check_schema(Store *s)
 {
     const int known = XQF_MIGRATION_COUNT ? XQF_MIGRATIONS[XQF_MIGRATION_COUNT - 1].version : 0;
     s->migrated = 0;
-    if (schema_version(s, &s->version) != 0)
+    if (schema_version(s, &s->version) != 0 || ownership(s) != 0)
         return -1;
     if (s->version > known) {
         log_error("database: its schema is at version %d, newer than this program knows (%d, %s): "
@@ -556,13 +579,19 @@ static int check_schema(Store *s)
                   s->version, known, XQF_MIGRATIONS[XQF_MIGRATION_COUNT - 1].name);
         return STORE_SCHEMA_MISMATCH;
     }
-    if (s->version == known)
-        return 0;
-    if (!s->migrate) {
+    if (s->version < known && !s->migrate) {
         log_error("database: its schema is at version %d, this program needs %d: migrate it first "
-                  "(xqf-coordinator --migrate --db ..., or start the coordinator)", s->version, known);
+                  "(xqf-coordinator --migrate --db ..., as the schema's owner)", s->version, known);
         return STORE_SCHEMA_MISMATCH;
     }
+    if (s->version < known && !s->owner) {
+        log_error("database: its schema is at version %d, this program needs %d, and it connects as %s, which "
+                  "does not own the schema and may not migrate it: migrate first with the owner's conninfo "
+                  "(xqf-coordinator --migrate --db ...)", s->version, known, s->role);
+        return STORE_SCHEMA_MISMATCH;
+    }
+    if (!s->migrate || !s->owner)
+        return 0;
     if (migrate(s) != 0 || schema_version(s, &s->version) != 0)
         return -1;
     if (s->version != known) {
@@ -570,6 +599,18 @@ static int check_schema(Store *s)
         return STORE_SCHEMA_MISMATCH;
     }
     return 0;
+}
+
+/* The server's notices in the log (its warnings, a migration's say, as warnings), not raw on stderr. */
+static void notice(void *arg, const PGresult *res)
+{
+    (void)arg;
+    const char *severity = PQresultErrorField(res, PG_DIAG_SEVERITY_NONLOCALIZED);
+    const char *text = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+    if (severity && strcmp(severity, "WARNING") == 0)
+        log_warn("database: %s", text ? text : "");
+    else
+        log_info("database: %s", text ? text : "");
 }
 
 /* Whether one host of a conninfo (a name, an address or a socket folder) is this machine. */
@@ -634,6 +675,7 @@ int store_connect(Store *s)
     s->conn = connect_bounded(s->conninfo);
     if (PQstatus(s->conn) != CONNECTION_OK)
         return db_error(s, "connect", NULL);
+    PQsetNoticeReceiver(s->conn, notice, NULL);
     int schema = check_schema(s);
     if (schema != 0) {
         disconnect(s);
@@ -825,6 +867,47 @@ int store_create_games(Store *s, const StoreSprtSpec *sp, int64_t *id)
     return create_run(s, run_kind_get(RUN_KIND_GAMES), sp, "{}", id);
 }
 
+/*
+ * The tuned parameters of SPSA run id, created just now, in one call of
+ * xqf_create_spsa_params (030_roles.sql): names as a text array, each
+ * number column as an array literal.  0 or -1.
+ */
+static int add_spsa_params(Store *s, int64_t id, const StoreSpsaParam *params, int count)
+{
+    const char *names[STORE_SPSA_MAX];
+    size_t size = (size_t)count * 26 + 3;
+    char *cols[5] = { NULL }, *name_array;
+    for (int i = 0; i < count; i++)
+        names[i] = params[i].name;
+    int rc = (name_array = text_array(names, count)) ? 0 : -1;
+    for (int c = 0; rc == 0 && c < 5; c++) {
+        if (!(cols[c] = malloc(size))) {
+            rc = -1;
+            break;
+        }
+        size_t len = 0;
+        for (int i = 0; i < count; i++) {
+            const StoreSpsaParam *q = &params[i];
+            double v = c == 0 ? q->start : c == 1 ? q->min : c == 2 ? q->max : c == 3 ? q->c_end : q->r_end;
+            len += (size_t)snprintf(cols[c] + len, size - len, "%c%.17g", i ? ',' : '{', v);
+        }
+        snprintf(cols[c] + len, size - len, "}");
+    }
+    if (rc == 0) {
+        Nums n;
+        const char *p[7] = { num(&n, 0, id), name_array, cols[0], cols[1], cols[2], cols[3], cols[4] };
+        PGresult *res = run(s, ST_SPSA_PARAMS_ADD, p, PGRES_TUPLES_OK);
+        rc = res && atoi(PQgetvalue(res, 0, 0)) == count ? 0 : -1;
+        if (res && rc != 0)
+            log_error("database: SPSA parameters of run %" PRId64 " refused (not a new SPSA run)", id);
+        PQclear(res);
+    }
+    free(name_array);
+    for (int c = 0; c < 5; c++)
+        free(cols[c]);
+    return rc;
+}
+
 int store_create_spsa(Store *s, const StoreSpsaSpec *sp, int64_t *id)
 {
     if (sp->count < 1 || sp->count > STORE_SPSA_MAX)
@@ -840,16 +923,8 @@ int store_create_spsa(Store *s, const StoreSpsaSpec *sp, int64_t *id)
     if (own_tx && store_begin(s) != 0)
         return -1;
     int rc = create_run(s, run_kind_get(RUN_KIND_SPSA), &common, settings, id);
-    for (int i = 0; rc == 0 && i < sp->count; i++) {
-        const StoreSpsaParam *q = &sp->params[i];
-        Nums n;
-        const char *p[8] = { num(&n, 0, *id), num(&n, 1, i), q->name, dbl(&n, 2, q->start),
-                             dbl(&n, 3, q->min), dbl(&n, 4, q->max), dbl(&n, 5, q->c_end),
-                             dbl(&n, 6, q->r_end) };
-        PGresult *res = run(s, ST_SPSA_PARAM, p, PGRES_COMMAND_OK);
-        rc = res ? 0 : -1;
-        PQclear(res);
-    }
+    if (rc == 0)
+        rc = add_spsa_params(s, *id, sp->params, sp->count);
     if (own_tx) {
         if (rc == 0)
             return store_commit(s);
@@ -1848,7 +1923,7 @@ int store_purge_done(Store *s, int64_t id, double llr, bool reopen, const char *
     char llr_text[64];
     snprintf(llr_text, sizeof llr_text, "%.17g", llr);
     const char *p[5] = { num(&n, 0, id), isnan(llr) ? NULL : llr_text, reopen ? "t" : "f", actor, detail };
-    PGresult *res = run(s, ST_PURGE_DONE, p, PGRES_COMMAND_OK);
+    PGresult *res = run(s, ST_PURGE_DONE, p, PGRES_TUPLES_OK);
     int rc = res ? 0 : -1;
     PQclear(res);
     return rc;
@@ -2124,14 +2199,29 @@ int store_audit_run(Store *s, int64_t run_id, StoreAudit *out)
 int store_add_build(Store *s, const StoreBuild *b, int64_t *id)
 {
     Nums n;
-    const char *p[8] = { num(&n, 0, b->run_id), b->params_hash[0] ? b->params_hash : NULL, b->sha256,
-                         b->build_id, num(&n, 1, b->bench_nodes), b->path, b->signature, num(&n, 2, b->net_id) };
-    PGresult *res = run(s, ST_ADD_BUILD, p, PGRES_TUPLES_OK);
-    if (!res)
+    const char *p[7] = { num(&n, 0, b->run_id), b->params_hash[0] ? b->params_hash : NULL, b->sha256,
+                         b->build_id, num(&n, 1, b->bench_nodes), b->path, num(&n, 2, b->net_id) };
+    /* the signature by a statement of its own: the builder registers builds but may not sign them (027_roles.sql) */
+    bool own_tx = b->signature[0] && !s->in_tx;
+    if (own_tx && store_begin(s) != 0)
         return -1;
-    *id = get_i64(res, 0, 0);
+    PGresult *res = run(s, ST_ADD_BUILD, p, PGRES_TUPLES_OK);
+    int rc = res ? 0 : -1;
+    if (res)
+        *id = get_i64(res, 0, 0);
     PQclear(res);
-    return 0;
+    if (rc == 0 && b->signature[0]) {
+        const char *q[2] = { num(&n, 3, *id), b->signature };
+        res = run(s, ST_SIGN_BUILD, q, PGRES_COMMAND_OK);
+        rc = res ? 0 : -1;
+        PQclear(res);
+    }
+    if (own_tx) {
+        if (rc == 0)
+            return store_commit(s);
+        store_rollback(s);
+    }
+    return rc;
 }
 
 int store_load_build(Store *s, int64_t id, StoreBuild *out)
@@ -2490,6 +2580,24 @@ int store_set_ref_nps(Store *s, int64_t run_id, int64_t ref_nps)
     PGresult *res = run(s, ST_SET_REF_NPS, p, PGRES_COMMAND_OK);
     PQclear(res);
     return res ? 0 : -1;
+}
+
+int store_exec(Store *s, const char *sql, char *error, size_t size)
+{
+    snprintf(error, size, "%s", s->conn ? "" : "08003 not connected");
+    if (!s->conn)
+        return -1;
+    PGresult *res = PQexec(s->conn, sql);
+    ExecStatusType st = PQresultStatus(res);
+    int rc = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ? 0 : -1;
+    if (rc != 0) {
+        const char *code = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+        const char *text = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+        snprintf(error, size, "%s %s", code ? code : "?", text ? text : PQerrorMessage(s->conn));
+        log_debug("database: %s", error);
+    }
+    PQclear(res);
+    return rc;
 }
 
 static void quiet(void *arg, const char *message)

@@ -9,8 +9,10 @@
  * schema_migrations) against the migrations compiled in: a newer schema is
  * refused by every program (it would misread it), an older one too unless
  * the store was told to migrate (store_set_migrate: the coordinator at
- * start, xqf-coordinator --migrate), which applies the missing migrations
- * (schemas/migrations, under an advisory lock, each in a transaction).
+ * start, xqf-coordinator --migrate) and connects as the schema's owner,
+ * which applies the missing migrations (schemas/migrations, under an
+ * advisory lock, each in a transaction) and then the roles' privileges
+ * (030_roles.sql).
  * Then it prepares the statements and LISTENs on "xqf_runs" (runs
  * created, finished or re-prioritised).
  *
@@ -80,6 +82,15 @@ int store_conn_option(const Store *s, const char *keyword, char *out, size_t siz
 void store_set_migrate(Store *s, bool on);
 /* The schema version found by the last store_connect (after its migrations), 0 before. */
 int store_schema_version(const Store *s);
+/*
+ * Whether the role of the last store_connect owns the schema (a member of
+ * the tables' owner): only such a role migrates.  The programs connect as
+ * roles of their own (schemas/migrations/030_roles.sql) that do not; one
+ * that finds itself the owner says so (README, "Database roles").
+ */
+bool store_owns_schema(const Store *s);
+/* The role of the last store_connect (current_user), "" before. */
+const char *store_role(const Store *s);
 /* Is the connection up? */
 bool store_ok(const Store *s);
 /* The connection's socket (to poll for notifications), or -1. */
@@ -576,7 +587,10 @@ typedef struct {
 
 /*
  * Records a build (id and created ignored); a binary already known by its
- * SHA-256 has its row updated.  Returns 0 with *id, or -1.
+ * SHA-256 has its row updated.  Its signature is written when b has one
+ * (by the owner or a signer: the builder may not), else the stored one is
+ * kept, unless the name changed (a signature covers the SHA-256 and the
+ * name).  Returns 0 with *id, or -1.
  */
 int store_add_build(Store *s, const StoreBuild *b, int64_t *id);
 /* Returns 1 with *out, 0 (no such build) or -1. */

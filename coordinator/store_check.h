@@ -35,6 +35,14 @@ int store_audit_run(Store *s, int64_t run, StoreAudit *out);
  */
 int store_admin_database(const char *conninfo, const char *name, bool drop);
 
+/*
+ * Runs sql (commands without parameters: tests of what a role may do) and
+ * returns 0, or -1 with the error in error as "SQLSTATE message" ("42501
+ * permission denied for table runs"), logged at debug level only: the
+ * tests expect refusals.
+ */
+int store_exec(Store *s, const char *sql, char *error, size_t size);
+
 /* The connection (NULL when down), for store_web.c and store_steer.c: the store's other libpq files. */
 struct pg_conn;
 struct pg_conn *store_pgconn(Store *s);

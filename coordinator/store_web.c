@@ -8,6 +8,7 @@
 
 #include <inttypes.h>
 #include <libpq-fe.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,17 @@ static int command(Store *s, const char *what, const char *sql, int n, const cha
     return rows;
 }
 
+/*
+ * A call of one of the functions the dashboard writes through (they run
+ * as the owner: 030_roles.sql), its result ignored.  0 or -1.
+ */
+static int void_call(Store *s, const char *what, const char *sql, int n, const char *const *params)
+{
+    PGresult *res = store_query(s, what, sql, n, params, PGRES_TUPLES_OK);
+    PQclear(res);
+    return res ? 0 : -1;
+}
+
 static int64_t i64(const PGresult *r, int row, int col)
 {
     return PQgetisnull(r, row, col) ? 0 : strtoll(PQgetvalue(r, row, col), NULL, 10);
@@ -54,6 +66,11 @@ static void text(const PGresult *r, int row, int col, char *out, size_t size)
 
 int store_web_session(Store *s)
 {
+    static atomic_bool warned;
+    if (store_owns_schema(s) && !atomic_exchange(&warned, true))
+        log_warn("database: %s owns the schema: the dashboard needs only a member of xqf_web, which writes "
+                 "through a few functions and cannot change the tables (README, \"Database roles\")",
+                 store_role(s));
     PGresult *res = store_query(s, "session settings", "SET jit = off", 0, NULL, PGRES_COMMAND_OK);
     PQclear(res);
     return res ? 0 : -1;
@@ -132,11 +149,7 @@ int store_web_stop(Store *s, int64_t run, const char *verdict)
     char id[24];
     snprintf(id, sizeof id, "%" PRId64, run);
     const char *p[2] = { id, verdict };
-    PGresult *res = store_query(s, "stop",
-                          "WITH p AS (UPDATE runs SET state = 'stopped', verdict = $2, finished_at = now() "
-                          "WHERE id = $1 AND state IN ('pending', 'building') RETURNING 1) "
-                          "SELECT xqf_finish_run($1, 'stopped', $2, NULL) OR EXISTS (SELECT 1 FROM p)",
-                          2, p, PGRES_TUPLES_OK);
+    PGresult *res = store_query(s, "stop", "SELECT xqf_stop_run($1, $2)", 2, p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int done = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
@@ -152,8 +165,12 @@ int store_web_modify(Store *s, int64_t run, int priority, int64_t max_pairs, int
     snprintf(mp, sizeof mp, "%" PRId64, max_pairs);
     snprintf(ppt, sizeof ppt, "%d", pairs_per_task);
     const char *p[4] = { id, pr, mp, ppt };
-    return command(s, "modify", "UPDATE runs SET priority = $2, max_pairs = $3, pairs_per_task = $4 "
-                   "WHERE id = $1 AND state IN ('active', 'pending', 'building')", 4, p);
+    PGresult *res = store_query(s, "modify", "SELECT xqf_set_run_limits($1, $2, $3, $4)", 4, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int rows = atoi(PQgetvalue(res, 0, 0));
+    PQclear(res);
+    return rows;
 }
 
 int store_web_tasks(Store *s, int64_t run, int max, StoreWebTasks **out)
@@ -382,20 +399,24 @@ int store_web_notices(Store *s, int64_t *runs, int max, bool *list_changed)
 int store_web_user_add(Store *s, const char *name, const char *role, const char *pwhash, bool replace)
 {
     const char *p[3] = { name, role, pwhash };
-    /* a new password ends the account's sessions: whoever had the old one keeps nothing of it */
+    /*
+     * A new password ends the account's sessions: whoever had the old one
+     * keeps nothing of it.  Replacing is the owner's (xqf-tune); a new
+     * account goes through xqf_user_add, which the dashboard's role may
+     * call and which never replaces one (030_roles.sql).
+     */
     PGresult *res = store_query(s, "user add",
                           replace ? "WITH up AS (INSERT INTO web_users (name, role, pwhash) VALUES ($1, $2, $3) "
                                     "ON CONFLICT (name) DO UPDATE SET role = $2, pwhash = $3 RETURNING id), "
                                     "gone AS (DELETE FROM web_sessions WHERE user_id IN (SELECT id FROM up)) "
-                                    "SELECT count(*) FROM up"
-                                  : "WITH up AS (INSERT INTO web_users (name, role, pwhash) VALUES ($1, $2, $3) "
-                                    "ON CONFLICT (name) DO NOTHING RETURNING id) SELECT count(*) FROM up",
+                                    "SELECT count(*) = 1 FROM up"
+                                  : "SELECT xqf_user_add($1, $2, $3)",
                           3, p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
-    int rows = atoi(PQgetvalue(res, 0, 0));
+    int added = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
     PQclear(res);
-    return rows == 1;
+    return added;
 }
 
 int store_web_user_set_disabled(Store *s, const char *name, bool disabled)
@@ -449,8 +470,7 @@ int store_web_session_add(Store *s, const char *token_hash, int64_t user, const 
     snprintf(uid, sizeof uid, "%" PRId64, user);
     snprintf(ttl, sizeof ttl, "%" PRId64, ttl_s);
     const char *p[4] = { token_hash, uid, csrf, ttl };
-    return command(s, "session add", "INSERT INTO web_sessions (token_hash, user_id, csrf, expires_at) "
-                   "VALUES ($1, $2, $3, now() + $4 * interval '1 second')", 4, p) == 1 ? 0 : -1;
+    return void_call(s, "session add", "SELECT xqf_session_add($1, $2, $3, $4)", 4, p);
 }
 
 int store_web_session_get(Store *s, const char *token_hash, StoreWebUser *user, char *csrf, size_t csrf_size)
@@ -474,8 +494,7 @@ int store_web_session_get(Store *s, const char *token_hash, StoreWebUser *user, 
 int store_web_session_end(Store *s, const char *token_hash)
 {
     const char *p[1] = { token_hash };
-    return command(s, "session end", "DELETE FROM web_sessions WHERE token_hash = $1 OR expires_at < now()", 1,
-                   p) < 0 ? -1 : 0;
+    return void_call(s, "session end", "SELECT xqf_session_end($1)", 1, p);
 }
 
 int store_web_audit(Store *s, const char *actor, int64_t run, const char *action, const char *detail)
@@ -483,8 +502,7 @@ int store_web_audit(Store *s, const char *actor, int64_t run, const char *action
     char id[24];
     snprintf(id, sizeof id, "%" PRId64, run);
     const char *p[4] = { actor, id, action, detail ? detail : "" };
-    return command(s, "audit", "INSERT INTO web_audit (actor, run_id, action, detail) "
-                   "VALUES ($1, nullif($2::bigint, 0), $3, $4)", 4, p) == 1 ? 0 : -1;
+    return void_call(s, "audit", "SELECT xqf_audit($1, $2, $3, $4)", 4, p);
 }
 
 int store_web_audit_list(Store *s, int64_t run, int max, StoreWebAudit **out)

@@ -19,6 +19,7 @@
 /*
  * Session settings of the web's connections, after every store_connect:
  * JIT off (its compile time, ~0.4 s, would dominate queries of a few ms).
+ * A connection as the schema's owner is warned of, once a process.
  * Returns 0 or -1.
  */
 int store_web_session(Store *s);
