@@ -211,6 +211,42 @@ void cu_fixture_init(void)
         f->failed = true;
     }
     setenv("XQF_DB", f->db, 1);
+    f->roles = f->store && cu_roles_ready(f->store, f->db);
+    /* a keyword given twice: libpq takes the last, so the user appended wins over XQF_TEST_DB's */
+    snprintf(f->db_coordinator, sizeof f->db_coordinator, "%.511s%s", f->db, f->roles ? " user=xqf-coordinator" : "");
+    snprintf(f->db_web, sizeof f->db_web, "%.511s%s", f->db, f->roles ? " user=xqf-web" : "");
+    snprintf(f->db_builder, sizeof f->db_builder, "%.511s%s", f->db, f->roles ? " user=xqf-builder" : "");
+    snprintf(f->db_signer, sizeof f->db_signer, "%.511s%s", f->db, f->roles ? " user=xqf-signer" : "");
+}
+
+bool cu_roles_ready(Store *s, const char *db)
+{
+    static int ready = -1;           /* roles are the cluster's: once a process */
+    if (ready >= 0)
+        return ready;
+    char error[256], conninfo[600];
+    const char *sql =
+        "DO $$ DECLARE p text; BEGIN FOREACH p IN ARRAY ARRAY['coordinator', 'web', 'builder', 'signer'] LOOP "
+        "  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'xqf-' || p) THEN "
+        "    BEGIN EXECUTE format('CREATE ROLE %I LOGIN', 'xqf-' || p); "
+        "    EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END; "
+        "  END IF; "
+        "  IF NOT pg_has_role('xqf-' || p, 'xqf_' || p, 'MEMBER') THEN "
+        "    BEGIN EXECUTE format('GRANT %I TO %I', 'xqf_' || p, 'xqf-' || p); "
+        "    EXCEPTION WHEN unique_violation THEN NULL; END; "
+        "  END IF; "
+        "END LOOP; END $$";
+    ready = store_exec(s, sql, error, sizeof error) == 0;
+    if (!ready)
+        fprintf(stderr, "cannot make the programs' login roles (%s): the programs connect as the owner\n", error);
+    snprintf(conninfo, sizeof conninfo, "%.511s user=xqf-web", db);
+    Store *web = ready ? store_new(conninfo) : NULL;
+    if (web && store_connect(web) != 0) {
+        fprintf(stderr, "cannot sign in as xqf-web: the programs connect as the owner\n");
+        ready = 0;
+    }
+    store_destroy(&web);
+    return ready;
 }
 
 void cu_fixture_fini(void)

@@ -39,7 +39,16 @@ Store *cu_store_fresh(char *out, size_t size, char *name, size_t name_size);
  * .fini).
  */
 typedef struct {
-    char db[512], dbname[64];        /* the test's database: conninfo and name ("" none) */
+    char db[512], dbname[64];        /* the test's database: conninfo (as the owner) and name ("" none) */
+    /*
+     * The same database as each program's login role (ops/pg's names,
+     * members of 026_roles.sql's group roles), as the programs connect in
+     * production; the owner's conninfo when the roles cannot be made
+     * (roles false: XQF_TEST_DB's user may not create roles, or cannot
+     * sign in as them).
+     */
+    char db_coordinator[600], db_web[600], db_builder[600], db_signer[600];
+    bool roles;
     Store *store;                    /* connected to it, migrated; NULL without XQF_TEST_DB */
     char dir[128];                   /* a fresh directory /tmp/xqf-test-XXXXXX */
     char logfile[256];               /* dir/log: the processes' stderr */
@@ -56,6 +65,14 @@ extern CuFixture cu_fx;
  * failure is said on stderr and fails the test at CU_REQUIRE_DB.
  */
 void cu_fixture_init(void);
+/*
+ * Makes the programs' login roles of XQF_TEST_DB's cluster (xqf-coordinator,
+ * xqf-web, xqf-builder, xqf-signer, as ops/pg start does) when missing,
+ * through s (a role that may create roles; the group roles exist once a
+ * database is migrated), and checks that one can sign in.  Cluster-wide:
+ * done once a process.  Returns whether they can be used.
+ */
+bool cu_roles_ready(Store *s, const char *db);
 /* Kills the processes the test started (cu_stop_all), closes the store and drops the database; safe twice. */
 void cu_fixture_fini(void);
 /* The same, and removes the test's directory (for tests that leave large files there). */

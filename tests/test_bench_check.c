@@ -114,7 +114,7 @@ Test(bench_check, a_build_whose_bench_differs_is_refused_and_kept_from_the_worke
     cr_assert_gt(run, 0);
 
     setenv("XQF_CACHE", cache, 1);
-    cu_track(cu_coordinator(cu_fx.db, cu_fx.port, "90", cu_fx.logfile));
+    cu_track(cu_coordinator(cu_fx.db_coordinator, cu_fx.port, "90", cu_fx.logfile));
     const char *extra[] = { "--allow-unsigned", NULL };
     cu_track(cu_worker_args(cu_fx.port, "w1", 1, wlog, extra));
 
@@ -244,7 +244,7 @@ Test(bench_check, a_worker_that_trusts_no_key_cannot_sink_a_signed_run)
     int64_t run = tune_number(args);
     cr_assert_gt(run, 0);
 
-    cu_track(cu_coordinator(cu_fx.db, cu_fx.port, "90", cu_fx.logfile));
+    cu_track(cu_coordinator(cu_fx.db_coordinator, cu_fx.port, "90", cu_fx.logfile));
     /* the worker that refuses first, with more slots, so that it is offered the first tasks */
     snprintf(cache1, sizeof cache1, "%s/cache-distrust", cu_fx.dir);
     setenv("XQF_CACHE", cache1, 1);

@@ -132,7 +132,7 @@ static void note(const char *fmt, ...)
 }
 
 /* The processes of a test die with it (the *_env helpers), even when it is stopped at its timeout. */
-static pid_t coordinator(void) { return cu_track(cu_coordinator_env(cu_fx.db, cu_fx.port, LEASE_S, cu_fx.logfile, NULL)); }
+static pid_t coordinator(void) { return cu_track(cu_coordinator_env(cu_fx.db_coordinator, cu_fx.port, LEASE_S, cu_fx.logfile, NULL)); }
 static pid_t worker(const char *name) { return cu_track(cu_worker_env(cu_fx.port, name, 1, cu_fx.logfile, NULL)); }
 
 /* A worker whose wall clock is shift_s seconds off (LD_PRELOAD libxqf-clockshift.so). */

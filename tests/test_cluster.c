@@ -23,7 +23,7 @@
 
 TestSuite(cluster, .init = cu_fixture_init, .fini = cu_fixture_fini, .timeout = 150);
 
-static pid_t coordinator(const char *lease) { return cu_track(cu_coordinator(cu_fx.db, cu_fx.port, lease, cu_fx.logfile)); }
+static pid_t coordinator(const char *lease) { return cu_track(cu_coordinator(cu_fx.db_coordinator, cu_fx.port, lease, cu_fx.logfile)); }
 static pid_t worker(const char *name) { return cu_track(cu_worker(cu_fx.port, name, 1, cu_fx.logfile)); }
 
 /* Waits for the end of the run, then checks every count against the planned pairs. */
@@ -615,7 +615,7 @@ static pid_t coordinator_with(const char *lease, const char *const extra[])
 {
     char bind[64];
     snprintf(bind, sizeof bind, "tcp://127.0.0.1:%d", cu_fx.port);
-    const char *args[32] = { "--bind", bind, "--db", cu_fx.db, "--lease", lease };
+    const char *args[32] = { "--bind", bind, "--db", cu_fx.db_coordinator, "--lease", lease };
     int n = 6;
     for (int i = 0; extra[i] && n < 31; i++)
         args[n++] = extra[i];
@@ -970,7 +970,7 @@ Test(cluster, a_stall_expires_no_heartbeated_lease)
 #endif
     int64_t run = cu_sprt(cu_fx.store, "NullR=2", 2, 2, nodes, -500, 500);
     const char *env[] = { "XQF_TEST_STALL_MS=5000", NULL };
-    cu_track(cu_coordinator_env(cu_fx.db, cu_fx.port, "2", cu_fx.logfile, env));
+    cu_track(cu_coordinator_env(cu_fx.db_coordinator, cu_fx.port, "2", cu_fx.logfile, env));
     worker("w1");
     cr_assert(log_has("test hook: stalling 5000 ms", 30), "log: %s", cu_fx.logfile);
     cr_assert(log_has("the loop stalled for", 10), "log: %s", cu_fx.logfile);

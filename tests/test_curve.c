@@ -798,7 +798,7 @@ static pid_t coordinator_with(const char *const *extra)
     snprintf(bind, sizeof bind, "tcp://127.0.0.1:%d", cu_fx.port);
     snprintf(key, sizeof key, "%s", at("coord"));
     snprintf(list, sizeof list, "%s", at("allow"));
-    const char *args[24] = { "--bind", bind, "--db", cu_fx.db, "--lease", "10", "--curve-secret", key,
+    const char *args[24] = { "--bind", bind, "--db", cu_fx.db_coordinator, "--lease", "10", "--curve-secret", key,
                              "--allow", list };
     for (int i = 0; extra && extra[i] && i < 8; i++)
         args[10 + i] = extra[i];

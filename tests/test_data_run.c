@@ -120,7 +120,7 @@ Test(data_run, killed_workers_every_game_once_and_export)
 {
     CU_REQUIRE_DB();
     int64_t run = data_run(PAIRS);
-    cu_track(cu_coordinator(cu_fx.db, cu_fx.port, "2", cu_fx.logfile));
+    cu_track(cu_coordinator(cu_fx.db_coordinator, cu_fx.port, "2", cu_fx.logfile));
     pid_t w[2] = { cu_track(cu_worker(cu_fx.port, "w1", 1, cu_fx.logfile)), cu_track(cu_worker(cu_fx.port, "w2", 1, cu_fx.logfile)) };
     /* kill -9 a worker three times while it plays (it always holds a lease: it fetches the next task early) */
     for (int k = 0; k < 3; k++) {

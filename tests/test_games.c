@@ -260,7 +260,7 @@ Test(games, a_task_whose_games_exceed_a_frame_keeps_them_all, .timeout = 600)
 {
     CU_REQUIRE_DB();
     int64_t run = long_games_run(128, 128);
-    pid_t coordinator = cu_track(cu_coordinator(cu_fx.db, cu_fx.port, "300", cu_fx.logfile));
+    pid_t coordinator = cu_track(cu_coordinator(cu_fx.db_coordinator, cu_fx.port, "300", cu_fx.logfile));
     const char *extra[] = { "--allow-unsigned", NULL };
     cu_track(cu_worker_args(cu_fx.port, "w1", 2, cu_fx.logfile, extra));
     cr_assert(cu_wait_pairs(cu_fx.store, run, 1, 120), "no pair reported (log: %s)", cu_fx.logfile);
@@ -281,7 +281,7 @@ Test(games, long_games_of_a_killed_worker_counted_once, .timeout = 600)
 {
     CU_REQUIRE_DB();
     int64_t run = long_games_run(64, 128);
-    cu_track(cu_coordinator(cu_fx.db, cu_fx.port, "5", cu_fx.logfile));
+    cu_track(cu_coordinator(cu_fx.db_coordinator, cu_fx.port, "5", cu_fx.logfile));
     const char *extra[] = { "--allow-unsigned", NULL };
     pid_t w1 = cu_track(cu_worker_args(cu_fx.port, "w1", 2, cu_fx.logfile, extra));
     cr_assert(cu_wait_pairs(cu_fx.store, run, 24, 200), "no pair reported (log: %s)", cu_fx.logfile);
@@ -315,7 +315,7 @@ Test(games, a_set_its_build_refuses_is_handed_back_and_never_counted)
     char cache[300];
     snprintf(cache, sizeof cache, "%s/cache", cu_fx.dir);
     setenv("XQF_CACHE", cache, 1);
-    cu_track(cu_coordinator(cu_fx.db, cu_fx.port, "30", cu_fx.logfile));
+    cu_track(cu_coordinator(cu_fx.db_coordinator, cu_fx.port, "30", cu_fx.logfile));
     const char *extra[] = { "--allow-unsigned", NULL };
     cu_track(cu_worker_args(cu_fx.port, "w1", 1, cu_fx.logfile, extra));
     StoreRun r;
@@ -580,7 +580,7 @@ Test(games, every_game_of_an_sprt_kept_and_written_as_pgn)
     int64_t run = cu_sprt(cu_fx.store, "NullR=2", 4, 12, 500, -500, 500);
     int64_t scored = cu_sprt(cu_fx.store, "NullR=2", 2, 2, 500, -500, 500);
     cr_assert_eq(store_set_game_scores(cu_fx.store, scored, true), 0);
-    cu_track(cu_coordinator(cu_fx.db, cu_fx.port, "10", cu_fx.logfile));
+    cu_track(cu_coordinator(cu_fx.db_coordinator, cu_fx.port, "10", cu_fx.logfile));
     cu_track(cu_worker(cu_fx.port, "w1", 1, cu_fx.logfile));
     cu_track(cu_worker(cu_fx.port, "w2", 1, cu_fx.logfile));
     StoreRun r;
@@ -729,7 +729,7 @@ Test(games, replay_audit_agrees_on_a_clean_cluster_and_catches_a_broken_worker)
     enum { PAIRS = 8 };
     int64_t clean = cu_sprt(cu_fx.store, "NullR=2", 2, PAIRS, 500, -500, 500);
     cr_assert_eq(store_set_replay_share(cu_fx.store, clean, 1.0), 0);
-    cu_track(cu_coordinator(cu_fx.db, cu_fx.port, "10", cu_fx.logfile));
+    cu_track(cu_coordinator(cu_fx.db_coordinator, cu_fx.port, "10", cu_fx.logfile));
     pid_t w1 = cu_track(cu_worker(cu_fx.port, "w1", 1, cu_fx.logfile));
     pid_t w2 = cu_track(cu_worker(cu_fx.port, "w2", 1, cu_fx.logfile));
     StoreRun r;
@@ -954,7 +954,7 @@ Test(games, an_engine_build_cannot_reach_keys_network_or_environment)
     snprintf(cache, sizeof cache, "%s/cache", cu_fx.dir);
     setenv("XQF_CACHE", cache, 1);
     setenv("XQF_TEST_SECRET", "the worker's environment", 1);
-    cu_track(cu_coordinator(cu_fx.db, cu_fx.port, "30", cu_fx.logfile));
+    cu_track(cu_coordinator(cu_fx.db_coordinator, cu_fx.port, "30", cu_fx.logfile));
     const char *extra[] = { "--allow-unsigned", NULL };
     cu_track(cu_worker_args(cu_fx.port, "w1", 1, cu_fx.logfile, extra));
     StoreRun r;

@@ -452,12 +452,12 @@ Test(git_build, web_tests_wait_for_the_builder)
     snprintf(key, sizeof key, "%s/operator.key", cu_fx.dir);
     snprintf(cmd, sizeof cmd, "'%s/xqf-keys' sign-new '%s' >/dev/null", XQF_BIN, key);
     cr_assert_eq(system(cmd), 0);
-    snprintf(args, sizeof args, "build --serve --repo '%s' --out built --sign-key '%s'", repo, key);
+    snprintf(args, sizeof args, "build --serve --db '%s' --repo '%s' --out built --sign-key '%s'", cu_fx.db_builder, repo, key);
     cr_assert_eq(tune(out, sizeof out, args), 2);
     cr_assert(strstr(errbuf, "the builder holds no key"), "%s", errbuf);
 
     /* the builder, one pass: the admin's test fails, the tester's is not touched before approval */
-    snprintf(args, sizeof args, "build --serve --repo '%s' --out built --jobs 2", repo);
+    snprintf(args, sizeof args, "build --serve --db '%s' --repo '%s' --out built --jobs 2", cu_fx.db_builder, repo);
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
     cr_assert(strstr(out, "the run is failed") && !strstr(out, b_), "%s", out);
     requests(good, 2, &q);
@@ -472,7 +472,7 @@ Test(git_build, web_tests_wait_for_the_builder)
     cr_assert(strstr(out, "the run is building"), "built, not signed: %s", out);
     cr_assert(strstr(errbuf, "in a sandbox"), "%s", errbuf);
     cr_assert(!gets_task(good, worker), "an unsigned build is not played");
-    snprintf(args, sizeof args, "build --sign-serve --sign-key '%s'", key);
+    snprintf(args, sizeof args, "build --sign-serve --db '%s' --sign-key '%s'", cu_fx.db_signer, key);
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
     cr_assert(strstr(out, "signed build") && strstr(out, "1 test started"), "%s", out);
     requests(good, 2, &q);
@@ -517,7 +517,7 @@ Test(git_build, web_tests_wait_for_the_builder)
      * (here: reused), and the test fails with the reason, as for a failed build
      */
     int64_t unknown = waiting_test("ada", false, b_, a, "NullR=2,NoSuchParam=1");
-    snprintf(args, sizeof args, "build --serve --repo '%s' --out built", repo);
+    snprintf(args, sizeof args, "build --serve --db '%s' --repo '%s' --out built", cu_fx.db_builder, repo);
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
     cr_assert(strstr(out, "the run is failed"), "%s", out);
     cr_assert_eq(store_load_run(cu_fx.store, unknown, &r, false), 1);
@@ -535,7 +535,7 @@ Test(git_build, web_tests_wait_for_the_builder)
     cr_assert(strstr(out, "unknown parameter 'NoSuchParam' in build"), "show gives the reason:\n%s", out);
 
     /* nothing left: another pass builds nothing; a request not being built is not recorded */
-    snprintf(args, sizeof args, "build --serve --repo '%s' --out built", repo);
+    snprintf(args, sizeof args, "build --serve --db '%s' --repo '%s' --out built", cu_fx.db_builder, repo);
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s", errbuf);
     cr_assert(!strstr(out, "building the"), "%s", out);
     StoreBuildRequest none;
@@ -593,7 +593,7 @@ Test(git_build, a_hostile_branch_fails_in_the_sandbox)
     commit("-m 'H: a hostile build'", h);
 
     int64_t run = waiting_test("ada", false, h, a, "");
-    snprintf(args, sizeof args, "build --serve --repo '%s' --out built --jobs 2", repo);
+    snprintf(args, sizeof args, "build --serve --db '%s' --repo '%s' --out built --jobs 2", cu_fx.db_builder, repo);
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
     StoreRun r;
     cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);

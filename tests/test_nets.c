@@ -246,7 +246,7 @@ Test(nets, sprt_of_a_net_against_the_hand_crafted_evaluation)
     cr_assert_str_eq(r.net1, "none");
 
     snprintf(cache, sizeof cache, "%s/cache", cu_fx.dir);
-    cu_track(cu_coordinator(cu_fx.db, cu_fx.port, "10", cu_fx.logfile));
+    cu_track(cu_coordinator(cu_fx.db_coordinator, cu_fx.port, "10", cu_fx.logfile));
     const char *extra[] = { "--trust", pub, "--cache", cache, NULL };
     cu_track(cu_worker_args(cu_fx.port, "w-net", 1, cu_fx.logfile, extra));
     cr_assert(cu_wait_finished(cu_fx.store, run, 90, &r), "the run did not finish (log %s)", cu_fx.logfile);
@@ -295,7 +295,7 @@ Test(nets, a_net_signed_by_an_untrusted_key_is_refused_and_shown)
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s", out);
     int64_t run = strtoll(out, NULL, 10);
     snprintf(cache, sizeof cache, "%s/cache", cu_fx.dir);
-    cu_track(cu_coordinator(cu_fx.db, cu_fx.port, "10", cu_fx.logfile));
+    cu_track(cu_coordinator(cu_fx.db_coordinator, cu_fx.port, "10", cu_fx.logfile));
     const char *extra[] = { "--trust", pub, "--cache", cache, NULL };
     cu_track(cu_worker_args(cu_fx.port, "w-untrusting", 1, cu_fx.logfile, extra));
     char want[160];

@@ -85,7 +85,7 @@ Test(spsa_run, end_to_end)
 {
     CU_REQUIRE_DB();
     int64_t run = spsa_run(8, 2, 300);
-    cu_track(cu_coordinator(cu_fx.db, cu_fx.port, "10", cu_fx.logfile));
+    cu_track(cu_coordinator(cu_fx.db_coordinator, cu_fx.port, "10", cu_fx.logfile));
     cu_track(cu_worker(cu_fx.port, "w1", 2, cu_fx.logfile));
     StoreRun r;
     cr_assert(cu_wait_finished(cu_fx.store, run, 120, &r), "run did not finish (log: %s)", cu_fx.logfile);
@@ -164,7 +164,7 @@ Test(spsa_run, update_applied_once)
 {
     CU_REQUIRE_DB();
     int64_t run = spsa_run(4, 2, 300);
-    cu_track(cu_coordinator(cu_fx.db, cu_fx.port, "10", cu_fx.logfile));
+    cu_track(cu_coordinator(cu_fx.db_coordinator, cu_fx.port, "10", cu_fx.logfile));
     void *ctx = zmq_ctx_new(), *sock = zmq_socket(ctx, ZMQ_DEALER);
     int linger = 0;
     zmq_setsockopt(sock, ZMQ_LINGER, &linger, sizeof linger);

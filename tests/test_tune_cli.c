@@ -87,7 +87,7 @@ Test(tune_cli, runs)
     cr_assert_eq(tune(out, sizeof out, "list"), 0);
     cr_assert(strstr(out, "spsa") && strstr(out, "sprt") && strstr(out, "cli"), "%s", out);
 
-    cu_track(cu_coordinator(cu_fx.db, cu_fx.port, "10", cu_fx.logfile));
+    cu_track(cu_coordinator(cu_fx.db_coordinator, cu_fx.port, "10", cu_fx.logfile));
     cu_track(cu_worker(cu_fx.port, "w1", 2, cu_fx.logfile));
     cr_assert(cu_wait_finished(cu_fx.store, spsa, 120, NULL), "SPSA run did not finish (log: %s)", cu_fx.logfile);
 

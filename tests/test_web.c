@@ -42,7 +42,7 @@ static void start_web(const char *const extra[])
     char p[16];
     cu_fx.port = cu_free_port();
     snprintf(p, sizeof p, "%d", cu_fx.port);
-    const char *args[24] = { "--db", cu_fx.db, "--port", p, "--login-rate", "5" };
+    const char *args[24] = { "--db", cu_fx.db_web, "--port", p, "--login-rate", "5" };
     int n = 6;
     for (int i = 0; extra && extra[i]; i++)
         if (strcmp(extra[i], "--login-rate") == 0)

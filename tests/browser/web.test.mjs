@@ -37,6 +37,13 @@ function tune(args, input) {
     .toString().trim();
 }
 function psql(conn, sql) { execFileSync('psql', ['-q', conn, '-c', sql], { stdio: ['ignore', 'ignore', log] }); }
+// The database as a program's login role (ops/pg makes them: schemas/migrations/026_roles.sql), as in
+// production; as the owner on a cluster without them.
+function as(program) {
+  const found = execFileSync('psql', ['-X', '-tA', BASE_DB, '-c',
+    `SELECT count(*) FROM pg_roles WHERE rolname = 'xqf-${program}'`]).toString().trim();
+  return found === '1' ? `${db} user=xqf-${program}` : db;
+}
 
 async function login(page, user, password) {
   await page.goto(`${url}/login`);
@@ -51,8 +58,8 @@ before(async () => {
   psql(BASE_DB, `CREATE DATABASE ${dbname}`);
   const zmq = await freePort();
   const http = await freePort();
-  start('xqf-coordinator', ['--db', db, '--bind', `tcp://127.0.0.1:${zmq}`]);
-  await sleep(800);           // migrations applied before the others connect
+  execFileSync(join(BIN, 'xqf-coordinator'), ['--migrate', '--db', db], { stdio: ['ignore', 'ignore', log] });
+  start('xqf-coordinator', ['--db', as('coordinator'), '--bind', `tcp://127.0.0.1:${zmq}`]);
   run = tune(['sprt', 'new', '--test', 'NullR=2', '--base', '', '--nodes', '3000', '--pairs-per-task', '2',
               '--max-pairs', '100000', '--name', 'live SPRT']);
   evil = tune(['sprt', 'new', '--test', 'NullR=2', '--base', '', '--nodes', '300', '--max-pairs', '10',
@@ -60,7 +67,7 @@ before(async () => {
   tune(['user', 'add', 'vic', '--role', 'viewer'], 'viewpass1\n');
   tune(['user', 'add', 'tess', '--role', 'tester'], 'testpass1\n');
   tune(['user', 'add', 'ada', '--role', 'admin'], 'adminpass1\n');
-  start('xqf-web', ['--db', db, '--port', String(http)]);
+  start('xqf-web', ['--db', as('web'), '--port', String(http)]);
   start('xqf-worker', ['--connect', `tcp://127.0.0.1:${zmq}`, '--name', 'browser-worker', '--concurrency', '1']);
   url = `http://127.0.0.1:${http}`;
   browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true,
