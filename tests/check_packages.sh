@@ -34,6 +34,23 @@ for p in xqf-worker xqf-coordinator; do
     dpkg-deb -e "$tmp/pkg/${p}_"*.deb "$tmp/control-$p"
     grep -q 'useradd --system' "$tmp/control-$p/postinst" || fail "$p: no postinst creating the xqf user"
 done
+# the users each postinst makes (useradd, getent, install and systemctl stood in for): the
+# dashboard's own, xqf-web, comes with the coordinator's package, as its unit's User= needs
+mkdir -p "$tmp/fake"
+printf '#!/bin/sh\nexit 2\n' > "$tmp/fake/getent"
+printf '#!/bin/sh\nfor a; do last=$a; done; echo "$last" >> "%s/users"\n' "$tmp" > "$tmp/fake/useradd"
+printf '#!/bin/sh\nexit 0\n' > "$tmp/fake/install"
+cp "$tmp/fake/install" "$tmp/fake/systemctl"
+chmod +x "$tmp/fake"/*
+for p in xqf-worker xqf-coordinator; do
+    rm -f "$tmp/users"
+    PATH=$tmp/fake:$PATH DPKG_MAINTSCRIPT_PACKAGE=$p sh "$tmp/control-$p/postinst" configure || fail "$p: postinst failed"
+    users=$(tr '\n' ' ' < "$tmp/users")
+    want="xqf "
+    [ $p = xqf-coordinator ] && want="xqf xqf-web "
+    [ "$users" = "$want" ] || fail "$p: postinst makes the users '$users', not '$want'"
+done
+grep -q '^User=xqf-web$' "$root/usr/lib/systemd/system/xqf-web.service" || fail "xqf-web.service does not run as xqf-web"
 for prog in xqf-worker xqf-worker-setup xqf-coordinator xqf-tune xqf-web xqf-keys; do
     [ -x "$root/usr/bin/$prog" ] || fail "$prog is not in the packages"
     out=$(PATH=$root/usr/bin:$PATH "$root/usr/bin/$prog" --help 2>&1) || fail "$prog --help: status $?: $out"
