@@ -106,7 +106,7 @@ static const OptTable TABLE = {
              "schema's owner, never by --status or xqf-tune; every program refuses a\n"
              "database whose schema is newer than it knows.  Each program connects as a\n"
              "role of its own (xqf-coordinator: a member of xqf_coordinator, which may not\n"
-             "migrate); see the README, \"Database roles\".\n",
+             "migrate); see docs/cluster.md, \"Database roles\".\n",
     .epilog = "\nLogs go to stderr (XQF_LOG=debug|info|warn|error).\n",
 };
 

@@ -836,7 +836,7 @@ static void ensure_connected(Server *S, int64_t now)
                  store_role(S->store), (long long)(n > 0 ? n : 0));
         if (store_owns_schema(S->store))
             log_warn("database: %s owns the schema: the coordinator needs only a member of xqf_coordinator "
-                     "(README, \"Database roles\")", store_role(S->store));
+                     "(docs/cluster.md, \"Database roles\")", store_role(S->store));
         S->backoff_ms = BACKOFF_MIN_MS;
         sched_invalidate(S->sched);
         return;

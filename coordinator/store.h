@@ -86,7 +86,7 @@ int store_schema_version(const Store *s);
  * Whether the role of the last store_connect owns the schema (a member of
  * the tables' owner): only such a role migrates.  The programs connect as
  * roles of their own (schemas/migrations/030_roles.sql) that do not; one
- * that finds itself the owner says so (README, "Database roles").
+ * that finds itself the owner says so (docs/cluster.md, "Database roles").
  */
 bool store_owns_schema(const Store *s);
 /* The role of the last store_connect (current_user), "" before. */

@@ -69,7 +69,7 @@ int store_web_session(Store *s)
     static atomic_bool warned;
     if (store_owns_schema(s) && !atomic_exchange(&warned, true))
         log_warn("database: %s owns the schema: the dashboard needs only a member of xqf_web, which writes "
-                 "through a few functions and cannot change the tables (README, \"Database roles\")",
+                 "through a few functions and cannot change the tables (docs/cluster.md, \"Database roles\")",
                  store_role(s));
     PGresult *res = store_query(s, "session settings", "SET jit = off", 0, NULL, PGRES_COMMAND_OK);
     PQclear(res);

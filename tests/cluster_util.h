@@ -42,7 +42,7 @@ typedef struct {
     char db[512], dbname[64];        /* the test's database: conninfo (as the owner) and name ("" none) */
     /*
      * The same database as each program's login role (ops/pg's names,
-     * members of 026_roles.sql's group roles), as the programs connect in
+     * members of 030_roles.sql's group roles), as the programs connect in
      * production; the owner's conninfo when the roles cannot be made
      * (roles false: XQF_TEST_DB's user may not create roles, or cannot
      * sign in as them).

@@ -6,7 +6,7 @@
 -- wrong could drop tables, rewrite results, sign builds or change a
 -- password.  Each now connects as a login role that is a member of one of
 -- these group roles (NOLOGIN, made here when the migrating role may
--- create roles, else by an administrator: README, "Database roles"):
+-- create roles, else by an administrator: docs/cluster.md, "Database roles"):
 --
 --   xqf_coordinator  plays the runs: reads them, writes tasks, results,
 --                    games, workers, audits; no accounts, no signatures,
