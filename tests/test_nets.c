@@ -339,7 +339,7 @@ Test(nets, a_chain_trains_registers_and_tests_its_net, .timeout = 160)
     StoreChain c;
     cr_assert_eq(store_load_chain(cu_fx.store, chain, &c), 1);
     int64_t data = c.stages[0].run_id;
-    cu_track(cu_coordinator(cu_fx.db, cu_fx.port, "10", cu_fx.logfile));
+    cu_track(cu_coordinator(cu_fx.db_coordinator, cu_fx.port, "10", cu_fx.logfile));
     const char *extra[] = { "--trust", pub, "--cache", cache, NULL };
     cu_track(cu_worker_args(cu_fx.port, "w-loop", 2, cu_fx.logfile, extra));
     StoreRun r;
