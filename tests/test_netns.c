@@ -266,7 +266,7 @@ static pid_t coordinator(void)
     snprintf(bind, sizeof bind, "%s", coord_endpoint());
     snprintf(key, sizeof key, "%s", at("coord"));
     snprintf(list, sizeof list, "%s", at("allow"));
-    const char *args[] = { "--bind", bind, "--db", cu_fx.db, "--lease", "60", "--curve-secret", key,
+    const char *args[] = { "--bind", bind, "--db", cu_fx.db_coordinator, "--lease", "60", "--curve-secret", key,
                            "--allow", list, NULL };
     return cu_track(cu_spawn_netns(net.coord, "xqf-coordinator", at("coordinator.log"), args));
 }
@@ -356,7 +356,7 @@ Test(netns, plaintext_off_loopback_is_refused)
 {
     REQUIRE_NET();
     const char *ep = coord_endpoint();
-    const char *cargs[] = { "--bind", ep, "--db", cu_fx.db, NULL };
+    const char *cargs[] = { "--bind", ep, "--db", cu_fx.db_coordinator, NULL };
     pid_t c = cu_track(cu_spawn_netns(net.coord, "xqf-coordinator", at("coordinator.log"), cargs));
     cr_assert_eq(exit_status(c, 20), 2, "a plaintext coordinator on " COORD_ADDR " did not exit 2 (log: %s)",
                  at("coordinator.log"));
