@@ -19,9 +19,11 @@
  *                             ucinewgame starts the script again
  *   fake_engine [random]      plays a random legal move, a quiet one
  *                             mostly: games of hundreds of plies, score 0
- *   A copy whose file ends with a line "XQF-ESCAPE KEYFILE PORT" (random
- *   mode) tries, at its start, what an engine build must not be able to do
- *   on a worker: read KEYFILE, connect to 127.0.0.1:PORT, see a variable
+ *   A copy whose file ends with a line "XQF-ESCAPE KEYFILE PORT [ADDR]"
+ *   (random mode) tries, at its start, what an engine build must not be
+ *   able to do on a worker: read KEYFILE, connect to ADDR:PORT (an IPv4
+ *   address; 127.0.0.1 when left out: another host's, across network
+ *   namespaces, in test_netns.c), see a variable
  *   of the worker's environment (XQF_TEST_SECRET).  If any succeeds it says
  *   "info string ESCAPED: ..." (stdout and stderr) and plays on; if all
  *   fail it exits with status 5 when first asked for a move (a crash).
@@ -215,7 +217,7 @@ static int random_pick(Board *b, const MoveList *list, uint64_t *rng)
 }
 
 /*
- * The escape attempts of a copy marked "XQF-ESCAPE KEYFILE PORT" at its
+ * The escape attempts of a copy marked "XQF-ESCAPE KEYFILE PORT [ADDR]" at its
  * file's end: 1 when one succeeded (said), 0 when all failed, -1 when the
  * copy is not marked.
  */
@@ -234,9 +236,12 @@ static int try_escape(void)
         if (!tail[i])
             tail[i] = ' ';
     const char *mark = strstr(tail, "XQF-ESCAPE ");
-    char key[300];
+    char key[300], addr[64] = "127.0.0.1";
     int port;
-    if (!mark || sscanf(mark, "XQF-ESCAPE %299s %d", key, &port) != 2)
+    if (!mark || sscanf(mark, "XQF-ESCAPE %299s %d %63s", key, &port, addr) < 2)
+        return -1;
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+    if (inet_pton(AF_INET, addr, &a.sin_addr) != 1)
         return -1;
     char what[512] = "";
     int kfd = open(key, O_RDONLY);
@@ -245,8 +250,6 @@ static int try_escape(void)
         close(kfd);
     }
     int s = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
     if (s >= 0 && connect(s, (struct sockaddr *)&a, sizeof a) == 0)
         strcat(what, " connected;");
     if (s >= 0)

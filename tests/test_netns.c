@@ -259,17 +259,24 @@ static const char *coord_endpoint(void)
     return endpoint;
 }
 
-/* The coordinator in its namespace, bound on 10.77.0.1, with CURVE keys and the allow-list. */
-static pid_t coordinator(void)
+/*
+ * The coordinator in its namespace, bound on 10.77.0.1, with CURVE keys and
+ * the allow-list; up to 8 more options in extra (NULL-terminated, may be NULL).
+ */
+static pid_t coordinator_with(const char *const extra[])
 {
     char bind[64], key[256], list[256];
     snprintf(bind, sizeof bind, "%s", coord_endpoint());
     snprintf(key, sizeof key, "%s", at("coord"));
     snprintf(list, sizeof list, "%s", at("allow"));
-    const char *args[] = { "--bind", bind, "--db", cu_fx.db_coordinator, "--lease", "60", "--curve-secret", key,
-                           "--allow", list, NULL };
+    const char *args[20] = { "--bind", bind, "--db", cu_fx.db_coordinator, "--lease", "60", "--curve-secret", key,
+                             "--allow", list };
+    for (int i = 0; extra && extra[i] && i < 8; i++)
+        args[10 + i] = extra[i];
     return cu_track(cu_spawn_netns(net.coord, "xqf-coordinator", at("coordinator.log"), args));
 }
+
+static pid_t coordinator(void) { return coordinator_with(NULL); }
 
 /*
  * A worker in its namespace named name, connecting to 10.77.0.1; with the
@@ -313,17 +320,21 @@ static int exit_status(pid_t pid, double timeout_s)
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-static bool worker_known(const char *name)
+/* The pairs accepted from the worker called name, all runs; -1 when the coordinator never welcomed it. */
+static int64_t worker_pairs(const char *name)
 {
     StoreWorker *w = NULL;
     int n = store_list_workers(cu_fx.store, 0, &w);
     cr_assert_geq(n, 0);
-    bool found = false;
+    int64_t pairs = -1;
     for (int i = 0; i < n; i++)
-        found |= strcmp(w[i].name, name) == 0;
+        if (strcmp(w[i].name, name) == 0)
+            pairs = w[i].pairs;
     free(w);
-    return found;
+    return pairs;
 }
+
+static bool worker_known(const char *name) { return worker_pairs(name) >= 0; }
 
 static int64_t run_pairs(int64_t run)
 {
@@ -476,4 +487,114 @@ Test(netns, signed_sprt_across_hosts_survives_a_link_cut)
               clog, wlog);
     /* both builds came over the link, signed and verified, once each */
     cr_assert_eq(count_in(wlog, ", signed) fetched ("), 2, "log: %s", wlog);
+}
+
+/*
+ * A key that floods the coordinator from the other host: --key-hellos 2
+ * (a bucket of two handshakes and two hellos, one more every 30 s), and
+ * FLOOD workers of the key started at once in the worker's namespace, as
+ * a stolen key used in a loop would be.  The ZAP handler refuses the
+ * handshakes beyond the bucket before any message (its log names the key
+ * and the address across the link), so at most the bucket's workers (and
+ * one of its refills) are ever welcomed; meanwhile a worker of another key
+ * in the same namespace gets in and has pairs counted.  Without the bound
+ * every worker of the key would be welcomed.
+ */
+Test(netns, a_key_flooding_handshakes_from_the_other_host_is_held_to_its_bound)
+{
+    REQUIRE_NET();
+    enum { FLOOD = 8 };
+    new_keys("coord");
+    new_keys("greedy");
+    new_keys("honest");
+    allow("greedy", "greedy");
+    allow("honest", "honest");
+    int64_t run = cu_sprt(cu_fx.store, "NullR=2", 1, 1000, 500, -500, 500);
+    const char *opts[] = { "--key-hellos", "2", NULL };
+    coordinator_with(opts);
+    char clog[256];
+    snprintf(clog, sizeof clog, "%s", at("coordinator.log"));
+    double start = cu_now();
+    for (int i = 0; i < FLOOD; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "greedy%d", i);
+        worker(name, "greedy", "coord", NULL);
+    }
+    cr_assert(shows(clog, "zap: refused a CURVE client of greedy from " WORKER_ADDR, 30), "log: %s", clog);
+    cr_assert(shows(clog, "over its handshakes a minute (--key-hellos)", 1), "log: %s", clog);
+
+    worker("honest", "honest", "coord", NULL);
+    for (double end = cu_now() + 60; worker_pairs("honest") < 1 && cu_now() < end;)
+        cu_sleep_ms(200);
+    cr_assert_geq(worker_pairs("honest"), 1, "the other key's worker played no pair beside the flood (logs: %s, %s)",
+                  clog, at("honest.log"));
+    cr_assert_gt(run_pairs(run), 0);
+    int welcomed = 0;
+    for (int i = 0; i < FLOOD; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "greedy/greedy%d", i);   /* a worker not named after its key is KEY/NAME */
+        welcomed += worker_known(name);
+    }
+    /* two at once, and one more for each 30 s the test has run */
+    int most = 2 + (int)((cu_now() - start) / 30);
+    cr_assert(welcomed > 0, "no worker of the flooding key was welcomed: are its workers named so? (log: %s)", clog);
+    cr_assert_leq(welcomed, most, "%d of %d workers of one key welcomed in %.0f s with --key-hellos 2 (log: %s)",
+                  welcomed, FLOOD, cu_now() - start, clog);
+}
+
+/*
+ * An engine build that reaches out from the worker's host: a copy of
+ * tests/fake_engine.c marked to read the worker's own CURVE secret key,
+ * to connect to the coordinator's port on 10.77.0.1 (across the link,
+ * where the worker itself connects) and to see the worker's environment,
+ * signed and played by the worker in its namespace against a plain copy.
+ * In the worker's sandbox every attempt fails, so the marked engine
+ * crashes at its first move: each of its games is scored as its crash,
+ * and it never said ESCAPED.  Without the sandbox's network the connect
+ * succeeds (the coordinator listens there), without its file system the
+ * key is read: either way the engine says ESCAPED and plays on.
+ */
+Test(netns, an_engine_build_cannot_reach_the_coordinator_or_the_workers_key)
+{
+    REQUIRE_NET();
+    new_keys("coord");
+    new_keys("w1");
+    allow("w1", "w1");
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "sign-new '%s' >/dev/null", at("operator.key"));
+    keys(cmd);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s' && printf '\\nXQF-ESCAPE %s %d " COORD_ADDR "\\n' >> '%s' && "
+             "cp '%s' '%s' && printf '\\n' >> '%s'",
+             FAKE_ENGINE, at("escape-engine"), at("w1"), cu_fx.port, at("escape-engine"), FAKE_ENGINE,
+             at("plain-engine"), at("plain-engine"));
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    snprintf(cmd, sizeof cmd, "build --binary '%s' --name escape --sign-key '%s'", at("escape-engine"),
+             at("operator.key"));
+    int64_t escape = tune_id(cmd, "Build: ");
+    snprintf(cmd, sizeof cmd, "build --binary '%s' --name plain --sign-key '%s'", at("plain-engine"),
+             at("operator.key"));
+    int64_t plain = tune_id(cmd, "Build: ");
+    snprintf(cmd, sizeof cmd,
+             "sprt new --test-build %" PRId64 " --base-build %" PRId64 " --nodes 200 --pairs-per-task 2 "
+             "--max-pairs 2 --elo0 -500 --elo1 500",
+             escape, plain);
+    int64_t run = tune_id(cmd, NULL);
+
+    coordinator();
+    char trust[256];
+    snprintf(trust, sizeof trust, "%s.pub", at("operator.key"));
+    const char *extra[] = { "--trust", trust, NULL };
+    setenv("XQF_TEST_SECRET", "the worker's environment", 1);
+    worker("w1", "w1", "coord", extra);
+    unsetenv("XQF_TEST_SECRET");
+    char clog[256], wlog[256];
+    snprintf(clog, sizeof clog, "%s", at("coordinator.log"));
+    snprintf(wlog, sizeof wlog, "%s", at("w1.log"));
+    StoreRun r;
+    cr_assert(cu_wait_finished(cu_fx.store, run, 90, &r), "the run did not end (logs: %s, %s)", clog, wlog);
+    cr_assert_eq(count_in(wlog, "ESCAPED"), 0, "the engine got out of its box (log: %s)", wlog);
+    cr_assert_eq(r.counts.pairs, 2, "(logs: %s, %s)", clog, wlog);
+    cr_assert_eq(r.counts.reasons[STORE_REASON_CRASH], 4, "every game of the boxed engine is its crash (log: %s)", wlog);
+    cr_assert_eq(r.counts.wins, 0, "the boxed engine won a game (log: %s)", wlog);
+    store_run_free(&r);
 }
