@@ -1929,10 +1929,9 @@ int store_purge_done(Store *s, int64_t id, double llr, bool reopen, const char *
     return rc;
 }
 
-/* The id a one-parameter lookup finds: 1 with *id, 0 (none) or -1. */
-static int id_of(Store *s, Stmt st, const char *key, int64_t *id)
+/* The id a lookup of parameters p finds (its first column): 1 with *id, 0 (none) or -1. */
+static int id_of(Store *s, Stmt st, const char *const *p, int64_t *id)
 {
-    const char *p[1] = { key };
     PGresult *res = run(s, st, p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
@@ -1945,7 +1944,8 @@ static int id_of(Store *s, Stmt st, const char *key, int64_t *id)
 
 int store_worker_id(Store *s, const char *name, int64_t *id)
 {
-    return id_of(s, ST_WORKER_ID, name, id);
+    const char *p[1] = { name };
+    return id_of(s, ST_WORKER_ID, p, id);
 }
 
 int store_task_of_run(Store *s, int64_t task, int64_t run_id)
@@ -2478,14 +2478,7 @@ int store_build_of_tree(Store *s, const char *tree, int64_t net, int64_t *id)
 {
     Nums n;
     const char *p[2] = { tree, num(&n, 0, net) };
-    PGresult *res = run(s, ST_BUILD_OF_TREE, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int found = PQntuples(res) == 1;
-    if (found)
-        *id = get_i64(res, 0, 0);
-    PQclear(res);
-    return found;
+    return id_of(s, ST_BUILD_OF_TREE, p, id);
 }
 
 int store_worker_bench(Store *s, int64_t worker, const char *sha256, int64_t bench_nodes, int64_t nps,

@@ -77,12 +77,7 @@ static int collect(Web *w, WebCursor *c, Buf *out)
 
 int web_wait(Web *w, WebCursor *c, Buf *out, int timeout_ms)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += timeout_ms / 1000;
-    until.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
-    if (until.tv_nsec >= 1000000000)
-        until.tv_sec++, until.tv_nsec -= 1000000000;
+    struct timespec until = clock_deadline(CLOCK_REALTIME, timeout_ms);
     pthread_mutex_lock(&w->ev_lock);
     int n = 0, rc = 0;
     while (!w->stopping && (n = collect(w, c, out)) == 0 && rc != ETIMEDOUT)

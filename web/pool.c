@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "clock.h"
 #include "log.h"
 #include "store_web.h"
 
@@ -78,12 +79,7 @@ static Slot *free_slot(Pool *p, PoolUse use)
 
 Store *pool_take(Pool *p, PoolUse use, int wait_ms, bool *busy)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += wait_ms / 1000;
-    until.tv_nsec += (long)(wait_ms % 1000) * 1000000;
-    if (until.tv_nsec >= 1000000000)
-        until.tv_sec++, until.tv_nsec -= 1000000000;
+    struct timespec until = clock_deadline(CLOCK_MONOTONIC, wait_ms);
     pthread_mutex_lock(&p->lock);
     Slot *slot;
     int rc = 0;

@@ -238,14 +238,7 @@ static void *worker_main(void *arg)
 /* Waits up to ms for the threads to end (under the lock); true when they have. */
 static bool wait_threads(Match *m, int ms)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (long)(ms % 1000) * 1000000;
-    if (ts.tv_nsec >= 1000000000) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000;
-    }
+    struct timespec ts = clock_deadline(CLOCK_MONOTONIC, ms);
     while (m->running > 0)
         if (pthread_cond_timedwait(&m->changed, &m->lock, &ts) == ETIMEDOUT)
             break;
