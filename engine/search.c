@@ -86,7 +86,8 @@ typedef struct {
 struct Engine {
     Params params;
     EvalTables eval;
-    NnueNet *net;                   /* the network evaluation (owned); NULL: the hand-crafted one */
+    NnueNet *net;                   /* the network evaluation; NULL: the hand-crafted one */
+    bool net_owned;                 /* false: net is borrowed (the process's default net, a helper's main's) */
     NnueStack *nnue;                /* the net's accumulators along the search line */
     bool use_nnue;                  /* the UseNNUE option: evaluate with the net when there is one */
     bool nnue_on;                   /* this search evaluates with the net */
@@ -168,7 +169,8 @@ static void derive_tables(Engine *e)
             e->lmr[d][m] = d && m ? (int)(p->LmrBase + 100.0 * log(d) * log(m) * 100.0 / p->LmrDiv) : 0;
 }
 
-static int adopt_net(Engine *e, NnueNet *net);
+static int adopt_net(Engine *e, NnueNet *net, bool owned);
+static NnueNet *default_net(void);
 
 Engine *engine_new(void)
 {
@@ -188,13 +190,9 @@ Engine *engine_new(void)
     e->previous_score = -INF;
     e->use_nnue = true;
     /* The compiled-in net, if any (the build has checked that it loads: engine/CMakeLists.txt). */
-    size_t size;
-    const uint8_t *data = nnue_default_data(&size);
-    if (data) {
-        char err[256];
-        NnueNet *net = nnue_load_memory(data, size, err, sizeof err);
-        if (!net || adopt_net(e, net) != 0) {
-            nnue_destroy(&net);
+    if (nnue_default_data(&(size_t){0})) {
+        NnueNet *net = default_net();
+        if (!net || adopt_net(e, net, false) != 0) {
             engine_destroy(&e);
             return NULL;
         }
@@ -208,7 +206,7 @@ void engine_destroy(Engine **e)
         return;
     engine_set_threads(*e, 1);
     tt_free(&(*e)->tt);
-    if (!(*e)->main)
+    if ((*e)->net_owned)
         nnue_destroy(&(*e)->net);
     nnue_stack_destroy(&(*e)->nnue);
     free(*e);
@@ -231,13 +229,40 @@ const Params *engine_params(const Engine *e)
     return &e->params;
 }
 
-/* Takes net (owned) as the engine's; the table's stored evaluations were the other evaluation's. */
-static int adopt_net(Engine *e, NnueNet *net)
+/*
+ * The compiled-in net, parsed once per process and shared read-only by every
+ * engine that evaluates with it: a net is never written after it is loaded,
+ * and parsing and copying 3.7 MiB for each engine_new made a short-lived
+ * engine (a fuzz input, a worker's game) cost milliseconds before its first
+ * node.  It lives until the process ends.
+ */
+static NnueNet *shared_default_net;
+static pthread_once_t shared_default_once = PTHREAD_ONCE_INIT;
+
+static void load_default_net(void)
+{
+    size_t size;
+    const uint8_t *data = nnue_default_data(&size);
+    char err[256];
+    if (data)
+        shared_default_net = nnue_load_memory(data, size, err, sizeof err);
+}
+
+static NnueNet *default_net(void)
+{
+    pthread_once(&shared_default_once, load_default_net);
+    return shared_default_net;
+}
+
+/* Takes net as the engine's (owned: freed with it or when replaced); the table's stored evaluations were the other evaluation's. */
+static int adopt_net(Engine *e, NnueNet *net, bool owned)
 {
     if (net && !e->nnue && !(e->nnue = nnue_stack_new()))
         return -1;
-    nnue_destroy(&e->net);
+    if (e->net_owned)
+        nnue_destroy(&e->net);
     e->net = net;
+    e->net_owned = net && owned;
     engine_clear(e);
     return 0;
 }
@@ -247,7 +272,7 @@ int engine_set_net(Engine *e, const NnueNet *net)
     NnueNet *copy = NULL;
     if (net && !(copy = nnue_clone(net)))
         return -1;
-    if (adopt_net(e, copy) != 0) {
+    if (adopt_net(e, copy, true) != 0) {
         nnue_destroy(&copy);
         return -1;
     }
@@ -259,7 +284,7 @@ int engine_load_net(Engine *e, const char *path, char *err, size_t errlen)
     NnueNet *net = nnue_load_file(path, err, errlen);
     if (!net)
         return -1;
-    if (adopt_net(e, net) != 0) {
+    if (adopt_net(e, net, true) != 0) {
         nnue_destroy(&net);
         snprintf(err, errlen, "out of memory for the net's accumulators");
         return -1;
