@@ -125,6 +125,9 @@ Test(engines, add_list_show_modify_round_trip)
     cr_assert_not_null(strstr(out, "Bench: none (the bench positions searched to depth 8"), "%s", out);
     cr_assert_not_null(strstr(out, "Protocol: ucci (ranks 0-9, letters N/B)\n"), "%s", out);
     cr_assert_not_null(strstr(out, "Threads option: none\n"), "%s", out);
+    cr_assert_eq(tune(out, sizeof out, "engine modify eleeye --threads-option Threads --bench '<binary> bench'"), 0);
+    cr_assert_not_null(strstr(out, "Changed: threads_option: none -> Threads\n"), "%s", out);
+    cr_assert_not_null(strstr(out, "Changed: bench_command: none -> <binary> bench\n"), "%s", out);
 
     /* modify: what is given changes, the rest stays, the history says who changed what */
     cr_assert_eq(tune(out, sizeof out, "engine modify pikafish --ranks 1 --letters he --init '' --ref-nps 1200000 "

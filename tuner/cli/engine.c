@@ -197,6 +197,12 @@ static int open_as_operator(const Opts *o, const char *verb, Store **s)
     return status;
 }
 
+/* A value of the history as shown: "none" for an empty one (a NULL column, an option the engine lacks). */
+static const char *value_shown(const char *v)
+{
+    return *v ? cli_shown(v) : "none";
+}
+
 /* Who makes a change: "xqf-tune:" and the login name, as net add records it. */
 static void actor_of(char *out, size_t size)
 {
@@ -266,8 +272,8 @@ static int engine_modify(const Opts *o, const char *name)
         if (n1 <= n0)
             printf("Unchanged: the record already said so\n");
         for (int i = n0; i < n1; i++)
-            printf("Changed: %s: %s -> %s\n", after[i].field, cli_shown(after[i].old_value),
-                   cli_shown(after[i].new_value));
+            printf("Changed: %s: %s -> %s\n", after[i].field, value_shown(after[i].old_value),
+                   value_shown(after[i].new_value));
     }
     free(before);
     free(after);
@@ -341,7 +347,7 @@ static int engine_show(const Opts *o, const char *name)
         printf("History:%s\n", n ? "" : " none");
         for (int i = 0; i < n; i++)
             printf("  %s %s: %s: %s -> %s\n", h[i].at, cli_shown(h[i].actor), h[i].field,
-                   cli_shown(h[i].old_value), cli_shown(h[i].new_value));
+                   value_shown(h[i].old_value), value_shown(h[i].new_value));
     }
     free(h);
     free(e);
