@@ -43,7 +43,10 @@ int store_admin_database(const char *conninfo, const char *name, bool drop);
  */
 int store_exec(Store *s, const char *sql, char *error, size_t size);
 
-/* The connection (NULL when down), for store_web.c and store_steer.c: the store's other libpq files. */
+/*
+ * The connection (NULL when down), for store_web.c, store_steer.c and
+ * store_engines.c: the store's other libpq files.
+ */
 struct pg_conn;
 struct pg_conn *store_pgconn(Store *s);
 /*

@@ -55,7 +55,7 @@ allowed() {
 library_ok() {
     case $1 in
         msgpack.h) [ "$2" = schemas/codec.c ] ;;
-        libpq-fe.h) case $2 in coordinator/store.c | coordinator/store_web.c | coordinator/store_steer.c) ;; *) false ;; esac ;;
+        libpq-fe.h) case $2 in coordinator/store.c | coordinator/store_web.c | coordinator/store_steer.c | coordinator/store_engines.c) ;; *) false ;; esac ;;
         zmq.h) case $2 in coordinator/transport.c | coordinator/zap.c | worker/worker_transport.c | schemas/zmq_monitor.c | tests/*) ;; *) false ;; esac ;;
         sodium.h) case $2 in schemas/plumb/sha256.c | schemas/plumb/password.c | schemas/keys.c) ;; *) false ;; esac ;;
         microhttpd.h) [ "$2" = web/http.c ] ;;

@@ -237,6 +237,7 @@ int tune_cmd_data(int argc, char **argv);
 int tune_cmd_pgn(int argc, char **argv);
 int tune_cmd_purge(int argc, char **argv);
 int tune_cmd_net(int argc, char **argv);
+int tune_cmd_engine(int argc, char **argv);
 /* A run's workers: games, crashes, time losses, illegal moves, disconnects, residual, flags (show). Exit status. */
 int cli_show_workers(Store *s, int64_t run);
 /* data export and data stats RUN (data.c), their options parsed and checked by tune_cmd_data (create.c). */

@@ -37,6 +37,7 @@ static const Command COMMANDS[] = {
     { "report", "a run's report page (self-contained HTML with charts)", tune_cmd_report },
     { "build", "a tuned xqf-engine: the run's export compiled in, bench, recorded", tune_cmd_build },
     { "net", "net add|list|show: nets (NNUE weights) registered, signed, for runs to name", tune_cmd_net },
+    { "engine", "engine add|list|show|modify: the engines built, benched and played (ours: xqf)", tune_cmd_engine },
     { "data", "data new|export|stats: a data-generation run and its training positions", tune_cmd_data },
     { "pgn", "a run's stored games as PGN (by task or worker)", tune_cmd_pgn },
     { "purge", "take a worker's results out of an SPRT", tune_cmd_purge },

@@ -1,0 +1,45 @@
+/*
+ * store_engines.h - engines as records (schemas/migrations/032_engines.sql,
+ * schemas/engine_record.h): added, read, listed, changed with their
+ * history.  Beyond the store's own contract (store.h), with the same
+ * conventions (parameters passed separately, every result checked and
+ * cleared, -1 on a database error after logging it).  The store's fourth
+ * file that includes libpq-fe.h.
+ *
+ * The store keeps what it is given: the caller checks a record first
+ * (engine_record_check); the database's own checks refuse the rest.
+ */
+#ifndef XQF_STORE_ENGINES_H
+#define XQF_STORE_ENGINES_H
+
+#include <stdint.h>
+
+#include "engine_record.h"
+#include "store.h"
+
+/* Records e (its id and stamp ignored) as added by actor; *id its id. 1, 0 (its name is taken) or -1. */
+int store_engine_add(Store *s, const EngineRecord *e, const char *actor, int64_t *id);
+/* The engine named name into *e. 1, 0 (none) or -1. */
+int store_engine_load(Store *s, const char *name, EngineRecord *e);
+/* Every engine, by id (ours first). Returns the count or -1; *out malloc'd (NULL when none). */
+int store_engine_list(Store *s, EngineRecord **out);
+/*
+ * Writes e's settings (all of them) over the record named e->name, in one
+ * transaction with its history: a row per field that changed, as actor's.
+ * 1, 0 (no such engine) or -1.
+ */
+int store_engine_modify(Store *s, const EngineRecord *e, const char *actor);
+
+/* One field changed (engine_history): who, when, from what to what ("" for none). */
+typedef struct {
+    char at[32];                     /* "YYYY-MM-DD HH:MM:SS" UTC */
+    char actor[STORE_NAME_MAX + 1];
+    char field[32];
+    char old_value[ENGINE_TEXT_MAX * 2];
+    char new_value[ENGINE_TEXT_MAX * 2];
+} StoreEngineChange;
+
+/* The history of the engine named name, oldest first (at most 1000). Returns the count or -1; *out malloc'd. */
+int store_engine_history(Store *s, const char *name, StoreEngineChange **out);
+
+#endif
