@@ -154,12 +154,9 @@
     S(RUN_BUILDS, "SELECT coalesce(test_build, 0), coalesce(base_build, 0) FROM runs WHERE id = $1", 1) \
     S(RUN_REF_NPS, "SELECT ref_nps FROM runs WHERE id = $1", 1)                                  \
     S(SET_REF_NPS, "UPDATE runs SET ref_nps = $2 WHERE id = $1", 2)                           \
-    S(RUN_LEDGER, "SELECT coalesce(sum(attempts), 0), coalesce(sum(greatest(attempts - 1, 0)), 0), " \
-                  "count(*) FILTER (WHERE last_error = 'lease expired'), coalesce(sum(done_pairs), 0), " \
-                  "count(*) FILTER (WHERE done_pairs > n_pairs), "                                 \
-                  "coalesce((SELECT pairs FROM runs WHERE id = $1), 0), "                         \
-                  "coalesce((SELECT sum(x.pairs) FROM results x WHERE NOT x.purged AND x.task_id = " \
-                  "ANY (ARRAY(SELECT id FROM tasks WHERE run_id = $1))), 0) FROM tasks WHERE run_id = $1", 1) \
+    S(RUN_LEASES, "SELECT coalesce(sum(attempts), 0), coalesce(sum(greatest(attempts - 1, 0)), 0), "   \
+                  "count(*) FILTER (WHERE last_error = 'lease expired'), "                          \
+                  "count(*) FILTER (WHERE done_pairs > n_pairs) FROM tasks WHERE run_id = $1", 1)    \
     S(RUN_COUNTED_LEASES, "SELECT x.lease_token FROM results x WHERE NOT x.purged AND x.pairs > 0 " \
                           "AND x.task_id = ANY (ARRAY(SELECT id FROM tasks WHERE run_id = $1)) ORDER BY 1", 1)
 
@@ -2630,17 +2627,15 @@ int store_admin_database(const char *conninfo, const char *name, bool drop)
     return rc;
 }
 
-int store_run_ledger(Store *s, int64_t run_id, StoreRunLedger *out)
+int store_run_leases(Store *s, int64_t run_id, StoreLeases *out)
 {
     Nums n;
     const char *p[1] = { num(&n, 0, run_id) };
-    PGresult *res = run(s, ST_RUN_LEDGER, p, PGRES_TUPLES_OK);
+    PGresult *res = run(s, ST_RUN_LEASES, p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
-    *out = (StoreRunLedger){ .leases = get_i64(res, 0, 0), .requeued = get_i64(res, 0, 1),
-                             .expired_tasks = get_i64(res, 0, 2), .task_pairs = get_i64(res, 0, 3),
-                             .tasks_over = get_i64(res, 0, 4), .run_pairs = get_i64(res, 0, 5),
-                             .result_pairs = get_i64(res, 0, 6) };
+    *out = (StoreLeases){ .leases = get_i64(res, 0, 0), .requeued = get_i64(res, 0, 1),
+                          .expired_tasks = get_i64(res, 0, 2), .tasks_over = get_i64(res, 0, 3) };
     PQclear(res);
     return 0;
 }

@@ -465,22 +465,6 @@ int store_worker_id(Store *s, const char *name, int64_t *id);
 /* Whether task belongs to run: 1, 0 or -1. */
 int store_task_of_run(Store *s, int64_t task, int64_t run);
 
-/* A run's leases and counts, to check that nothing was counted twice (xqf-loadgen's storm). */
-typedef struct {
-    int64_t leases;                  /* leases given (the tasks' attempts) */
-    int64_t requeued;                /* leases that ended without the task done: expired, handed back, purged */
-    int64_t expired_tasks;           /* tasks whose last lease expired (last_error) */
-    int64_t task_pairs;              /* the tasks' accepted pairs */
-    int64_t tasks_over;              /* tasks with more pairs accepted than they hold: counted twice */
-    int64_t run_pairs;               /* the run's accepted pairs */
-    int64_t result_pairs;            /* the pairs of its results (one row per lease), purged ones left out */
-} StoreRunLedger;
-
-/* Fills *out for run (zeros when it has no task). 0 or -1. */
-int store_run_ledger(Store *s, int64_t run, StoreRunLedger *out);
-/* The lease tokens of run's results that counted pairs, ascending. Returns the count or -1; *tokens malloc'd. */
-int store_run_counted_leases(Store *s, int64_t run, int64_t **tokens);
-
 /* ---- trust in workers (014_games.sql) ---------------------------------------- */
 
 /* Games by how they ended: the indexes of worker/game.h's GameReason (the wire's order) that trust counts. */

@@ -61,6 +61,7 @@
 #include "opts.h"
 #include "rng.h"
 #include "store.h"
+#include "store_check.h"
 
 enum { WAIT_NONE, WAIT_HELLO, WAIT_REQUEST, WAIT_RESULT };
 enum { HEARD_ACCEPTED = 1, HEARD_DUPLICATE = 2, HEARD_STALE = 4, HEARD_INVALID = 8, HEARD_ERROR = 16 };
@@ -395,11 +396,11 @@ static void report_wave(Gen *g, const char *what, double seconds, long pid, long
  */
 static int ledger(Gen *g, Store *store, int64_t run, bool storm)
 {
-    StoreRunLedger l;
-    StoreGameTotals games;
+    StoreLeases l;
+    StoreAudit a;
     int64_t *tokens = NULL;
     int n = store_run_counted_leases(store, run, &tokens);
-    if (n < 0 || store_run_ledger(store, run, &l) != 0 || store_game_totals(store, run, &games) != 0) {
+    if (n < 0 || store_run_leases(store, run, &l) != 0 || store_audit_run(store, run, &a) != 1) {
         fprintf(stderr, "xqf-loadgen: cannot read the run's books\n");
         free(tokens);
         return -1;
@@ -436,17 +437,17 @@ static int ledger(Gen *g, Store *store, int64_t run, bool storm)
     }
     unknown += (long)((size_t)n - k);
     free(tokens);
-    bool twice = l.tasks_over > 0 || l.run_pairs != l.result_pairs || l.task_pairs != l.result_pairs ||
-                 games.games != 2 * l.run_pairs;
+    bool twice = l.tasks_over > 0 || a.run_pairs != a.result_pairs || a.task_pairs != a.result_pairs ||
+                 a.stored_games != 2 * a.run_pairs || a.run_games != 2 * a.run_pairs;
     printf("results offered: %zu; counted %ld (answered accepted or duplicate %ld; its answer lost with its "
            "connection %ld, a report re-sent then answered stale: its task was done); refused with a reason %ld; "
            "lost without an answer %ld; replay audits %ld (judged, not counted; unanswered %ld)\n",
            g->noffered - (size_t)audits, counted_answered + counted_unanswered, counted_answered, counted_unanswered,
            refused, lost, audits, audits_unanswered);
-    printf("database: %lld pairs counted (run %lld, tasks %lld, results %lld), %lld games; tasks counted twice %lld; "
-           "answered accepted but not counted %ld; counted but never offered %ld\n",
-           (long long)l.result_pairs, (long long)l.run_pairs, (long long)l.task_pairs, (long long)l.result_pairs,
-           (long long)games.games, (long long)l.tasks_over, answered_not_counted, unknown);
+    printf("database: %lld pairs counted (run %lld, tasks %lld, results %lld), %lld games (run %lld); tasks "
+           "counted twice %lld; answered accepted but not counted %ld; counted but never offered %ld\n",
+           (long long)a.result_pairs, (long long)a.run_pairs, (long long)a.task_pairs, (long long)a.result_pairs,
+           (long long)a.stored_games, (long long)a.run_games, (long long)l.tasks_over, answered_not_counted, unknown);
     bool bad = twice || answered_not_counted > 0 || unknown > 0 || (storm && lost + audits_unanswered > 0);
     if (bad)
         printf("FAIL: %s\n", twice ? "something was counted twice" : lost > 0 ? "results lost without a reason"
