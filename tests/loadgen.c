@@ -37,7 +37,8 @@
  * request for 5 s is sent again, error 5 is answered by a hello, and a
  * worker back after the storm first re-sends the result its predecessor
  * had not seen answered.  The second wave runs --seconds from the storm
- * on: the time until 99 % of the workers had a result accepted, the
+ * on (longer, up to a minute, until every worker was served again): the
+ * time until 99 % of the workers had a result accepted, the
  * results accepted in each second (paced: the first second with 99 % of
  * the offered rate).  Then every result's answer is awaited and the
  * database's books are checked against the answers (ledger): nothing
@@ -112,6 +113,7 @@ typedef struct {
 
 enum { HELLO_RETRY_S = 5, REQUEST_RETRY_S = 5, RESULT_RETRY_S = 2, ERROR_RETRY_S = 1 };
 #define STORM_BIN_S 0.1
+#define STORM_MORE_S 60.0                /* the wave after a storm goes on this long at most for the last workers */
 
 static double now_s(void) { return (double)clock_now_us() / 1e6; }
 
@@ -293,6 +295,14 @@ static bool overdue(const Sim *s, double t)
 {
     double limit = s->waiting == WAIT_RESULT ? RESULT_RETRY_S : s->waiting == WAIT_HELLO ? HELLO_RETRY_S : REQUEST_RETRY_S;
     return s->sent_at > 0 && t - s->sent_at > limit;
+}
+
+static bool all_served(const Gen *g)
+{
+    for (int i = 0; i < g->workers; i++)
+        if (g->sims[i].served_at == 0)
+            return false;
+    return true;
 }
 
 static bool any_result_unanswered(const Gen *g)
@@ -608,7 +618,7 @@ int main(int argc, char **argv)
     bool failed = false;
     if (storm) {
         long rss1 = rss_kb(pid);
-        g.nbins = (size_t)((gone + seconds) / STORM_BIN_S) + 1;
+        g.nbins = (size_t)((gone + seconds + STORM_MORE_S) / STORM_BIN_S) + 1;
         if (!(g.bins = calloc(g.nbins, sizeof *g.bins)))
             return 1;
         g.storm_at = now_s();
@@ -640,8 +650,13 @@ int main(int argc, char **argv)
             printf("storm: %d workers gone at once (no bye), %d back %.2f s later under %s names\n", workers,
                    workers, now_s() - g.storm_at, g.new_names ? "new" : "the same");
         }
-        double until = g.storm_at + gone + seconds;
-        run_loop(&g, until, g.storm_at, until);
+        /* the wave goes on (up to STORM_MORE_S more) until every worker was served again */
+        double until = g.storm_at + gone + seconds, last = until + STORM_MORE_S;
+        run_loop(&g, until, g.storm_at, last);
+        while (!all_served(&g) && now_s() < last) {
+            until = now_s() + 0.5 < last ? now_s() + 0.5 : last;
+            run_loop(&g, until, g.storm_at, last);
+        }
         double span = until - g.storm_at;
         report_wave(&g, "after the storm", span, pid, rss1);
         /* Recovery: the time until 99 % of the workers had a result accepted, and until a second's results do. */
@@ -660,7 +675,7 @@ int main(int argc, char **argv)
         long per_s = (long)lround(1 / STORM_BIN_S), window = 0;
         double rate_back = INFINITY;
         printf("storm: results accepted in each second after it (before: %.0f/s):", before_rate);
-        for (size_t b = 0; b < g.nbins; b++) {
+        for (size_t b = 0; b < g.nbins && (double)b * STORM_BIN_S < span; b++) {
             window += g.bins[b] - (b >= (size_t)per_s ? g.bins[b - (size_t)per_s] : 0);
             if (rate > 0 && rate_back == INFINITY && b + 1 >= (size_t)per_s && window >= 0.99 * rate)
                 rate_back = (double)(b + 1) * STORM_BIN_S;

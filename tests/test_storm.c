@@ -85,7 +85,7 @@ Test(storm, coordinator_restart)
     cr_assert(f);
     fprintf(f,
             "kill -9 %d; sleep 0.2\n"
-            "timeout 120 '%s/xqf-coordinator' --bind %s --db '%s' --lease 60 --max-peers %d >>'%s' 2>&1 </dev/null &\n"
+            "'%s/xqf-coordinator' --bind %s --db '%s' --lease 60 --max-peers %d >>'%s' 2>&1 </dev/null &\n"
             "echo $!\n",
             (int)first, XQF_BIN, bind, cu_fx.db_coordinator, STORM_WORKERS, cu_fx.logfile);
     fclose(f);
