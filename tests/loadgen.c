@@ -142,7 +142,10 @@ static int cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int cmp_offered(const void *a, const void *b) { return cmp_i64(&((const Offered *)a)->lease, &((const Offered *)b)->lease); }
+static int cmp_offered(const void *a, const void *b)
+{
+    return cmp_i64(&((const Offered *)a)->lease, &((const Offered *)b)->lease);
+}
 
 static void send(Gen *g, Sim *s, const XqfMsg *m, int waiting)
 {
@@ -495,7 +498,7 @@ static int ledger(Gen *g, Store *store, int64_t run)
     bool twice = l.tasks_over > 0 || a.run_pairs != a.result_pairs || a.task_pairs != a.result_pairs ||
                  a.stored_games != 2 * a.run_pairs || a.run_games != 2 * a.run_pairs;
     printf("results offered: %zu; counted %ld (answered accepted or duplicate %ld; its answer lost with its "
-           "connection %ld, a report re-sent then answered stale: its task was done); refused with a reason %ld; "
+           "connection %ld: re-sent, a finished task's report is answered stale); refused with a reason %ld; "
            "lost without an answer %ld; replay audits %ld (judged, not counted; unanswered %ld)\n",
            g->noffered - (size_t)audits, counted_answered + counted_unanswered, counted_answered, counted_unanswered,
            refused, lost, audits, audits_unanswered);
@@ -665,7 +668,7 @@ int main(int argc, char **argv)
     if (rate > 0)
         printf("offered: %.0f results per second\n", rate);
     double before_rate = (double)g.accepted / seconds;
-    report_wave(&g, storm ? "before the storm" : "simulated workers", seconds, pid, rss0);
+    report_wave(&g, storm ? "before the storm" : "the wave", seconds, pid, rss0);
     bool failed = false;
     if (storm) {
         long rss1 = rss_kb(pid);
