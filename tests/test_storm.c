@@ -20,13 +20,13 @@ enum { STORM_WORKERS = 500 };
 
 TestSuite(storm, .init = cu_fixture_init, .fini = cu_fixture_fini, .timeout = 90);
 
-/* A coordinator for the fixture's database and port, at most max_peers workers. */
-static pid_t coordinator(int max_peers)
+/* A coordinator for the fixture's database and port, at most max_peers workers, leases of lease_s. */
+static pid_t coordinator(int max_peers, const char *lease_s)
 {
     char bind[64], peers[16];
     snprintf(bind, sizeof bind, "tcp://127.0.0.1:%d", cu_fx.port);
     snprintf(peers, sizeof peers, "%d", max_peers);
-    const char *args[] = { "--bind", bind, "--db", cu_fx.db_coordinator, "--lease", "60", "--max-peers", peers, NULL };
+    const char *args[] = { "--bind", bind, "--db", cu_fx.db_coordinator, "--lease", lease_s, "--max-peers", peers, NULL };
     pid_t pid = cu_track(cu_spawn("xqf-coordinator", cu_fx.logfile, args));
     cr_assert(pid > 0, "the coordinator did not start");
     cu_sleep_ms(500);
@@ -39,7 +39,7 @@ static void loadgen(pid_t coord, const char *storm, double limit_s, char *out, s
     char cmd[2048];
     snprintf(cmd, sizeof cmd,
              "ulimit -n 4096 2>/dev/null; '%s/xqf-loadgen' --db '%s' --connect tcp://127.0.0.1:%d --workers %d "
-             "--warmup 1 --seconds 4 --pid %d --check %.1f %s",
+             "--warmup 1 --seconds 3 --pid %d --check %.1f %s",
              XQF_BIN, cu_fx.db, cu_fx.port, STORM_WORKERS, (int)coord, limit_s, storm);
     int rc = cu_sh(out, size, cmd, cu_fx.logfile);
     fprintf(stderr, "%s", out);
@@ -53,7 +53,7 @@ Test(storm, same_names_back)
 {
     CU_REQUIRE_DB();
     static char out[16384];
-    loadgen(coordinator(STORM_WORKERS), "--storm", 10, out, sizeof out);
+    loadgen(coordinator(STORM_WORKERS, "60"), "--storm", 10, out, sizeof out);
     cr_assert(strstr(out, "under the same names"), "%s", out);
 }
 
@@ -62,8 +62,23 @@ Test(storm, new_names)
 {
     CU_REQUIRE_DB();
     static char out[16384];
-    loadgen(coordinator(2 * STORM_WORKERS), "--storm --new-names", 10, out, sizeof out);
+    loadgen(coordinator(2 * STORM_WORKERS, "60"), "--storm --new-names", 10, out, sizeof out);
     cr_assert(strstr(out, "under new names"), "%s", out);
+}
+
+/*
+ * Leases of 2 s, every worker holding its task 1 s (heartbeating it), all
+ * gone for 3 s: their leases expire and are re-queued, and the results
+ * their successors re-send are refused (stale) with the reason, none
+ * counted (the books: nothing counted twice, nothing lost without one).
+ */
+Test(storm, results_of_requeued_leases_refused)
+{
+    CU_REQUIRE_DB();
+    static char out[16384];
+    loadgen(coordinator(STORM_WORKERS, "2"), "--storm --gone 3 --hold 1", 10, out, sizeof out);
+    const char *at = strstr(out, "refused with a reason ");
+    cr_assert(at && atoi(at + strlen("refused with a reason ")) > 0, "no result of a re-queued lease refused:\n%s", out);
 }
 
 /*
@@ -77,7 +92,7 @@ Test(storm, coordinator_restart)
 {
     CU_REQUIRE_DB();
     static char out[16384];
-    pid_t first = coordinator(STORM_WORKERS);
+    pid_t first = coordinator(STORM_WORKERS, "60");
     char script[300], bind[64];
     snprintf(script, sizeof script, "%s/restart.sh", cu_fx.dir);
     snprintf(bind, sizeof bind, "tcp://127.0.0.1:%d", cu_fx.port);
@@ -95,7 +110,7 @@ Test(storm, coordinator_restart)
     char cmd[2048];
     snprintf(cmd, sizeof cmd,
              "ulimit -n 4096 2>/dev/null; '%s/xqf-loadgen' --db '%s' --connect tcp://127.0.0.1:%d --workers %d "
-             "--warmup 1 --seconds 10 --pid %d --check 10 %s",
+             "--warmup 1 --seconds 3 --pid %d --check 10 %s",
              XQF_BIN, cu_fx.db, cu_fx.port, STORM_WORKERS, (int)first, storm);
     int rc = cu_sh(out, sizeof out, cmd, cu_fx.logfile);
     fprintf(stderr, "%s", out);
