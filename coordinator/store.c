@@ -153,7 +153,12 @@
                      "LEFT JOIN engine_builds b ON b.id = r.base_build WHERE r.state = 'active'", 0) \
     S(RUN_BUILDS, "SELECT coalesce(test_build, 0), coalesce(base_build, 0) FROM runs WHERE id = $1", 1) \
     S(RUN_REF_NPS, "SELECT ref_nps FROM runs WHERE id = $1", 1)                                  \
-    S(SET_REF_NPS, "UPDATE runs SET ref_nps = $2 WHERE id = $1", 2)
+    S(SET_REF_NPS, "UPDATE runs SET ref_nps = $2 WHERE id = $1", 2)                           \
+    S(RUN_LEASES, "SELECT coalesce(sum(attempts), 0), coalesce(sum(greatest(attempts - 1, 0)), 0), "   \
+                  "count(*) FILTER (WHERE last_error = 'lease expired'), "                          \
+                  "count(*) FILTER (WHERE done_pairs > n_pairs) FROM tasks WHERE run_id = $1", 1)    \
+    S(RUN_COUNTED_LEASES, "SELECT x.lease_token FROM results x WHERE NOT x.purged AND x.pairs > 0 " \
+                          "AND x.task_id = ANY (ARRAY(SELECT id FROM tasks WHERE run_id = $1)) ORDER BY 1", 1)
 
 /* Every statement the coordinator runs: name, SQL, parameter count. */
 #define STATEMENTS(S)                                                                            \
@@ -2620,4 +2625,31 @@ int store_admin_database(const char *conninfo, const char *name, bool drop)
     }
     PQfinish(conn);
     return rc;
+}
+
+int store_run_leases(Store *s, int64_t run_id, StoreLeases *out)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, run_id) };
+    PGresult *res = run(s, ST_RUN_LEASES, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    *out = (StoreLeases){ .leases = get_i64(res, 0, 0), .requeued = get_i64(res, 0, 1),
+                          .expired_tasks = get_i64(res, 0, 2), .tasks_over = get_i64(res, 0, 3) };
+    PQclear(res);
+    return 0;
+}
+
+int store_run_counted_leases(Store *s, int64_t run_id, int64_t **tokens)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, run_id) };
+    int count;
+    PGresult *res = fetch_rows(s, ST_RUN_COUNTED_LEASES, p, sizeof **tokens, (void **)tokens, &count);
+    if (!res)
+        return -1;
+    for (int i = 0; i < count; i++)
+        (*tokens)[i] = get_i64(res, i, 0);
+    PQclear(res);
+    return count;
 }

@@ -29,6 +29,19 @@ typedef struct {
 /* Returns 1 with *out, 0 (no such run) or -1. */
 int store_audit_run(Store *s, int64_t run, StoreAudit *out);
 
+/* A run's leases (xqf-loadgen's books after a storm, beside StoreAudit's totals). */
+typedef struct {
+    int64_t leases;                  /* leases given (the tasks' attempts) */
+    int64_t requeued;                /* leases that ended without the task done: expired, handed back, purged */
+    int64_t expired_tasks;           /* tasks whose last lease expired (last_error) */
+    int64_t tasks_over;              /* tasks with more pairs accepted than they hold: counted twice */
+} StoreLeases;
+
+/* Fills *out for run (zeros when it has no task). 0 or -1. */
+int store_run_leases(Store *s, int64_t run, StoreLeases *out);
+/* The lease tokens of run's results that counted pairs (not purged), ascending. Returns the count or -1; *tokens malloc'd. */
+int store_run_counted_leases(Store *s, int64_t run, int64_t **tokens);
+
 /*
  * Creates (drop false) or drops (drop true, if it exists) database `name`
  * on conninfo's server, connecting with conninfo.  Returns 0 or -1 (logged).

@@ -1,0 +1,125 @@
+/*
+ * Reconnection storms at a small scale (ops/bench load storm runs them at
+ * 10,000 workers by hand): xqf-loadgen's 500 simulated workers in a closed
+ * loop against a coordinator, then all gone at once without bye and as
+ * many back; or the coordinator killed and restarted under them.  Each
+ * storm passes when xqf-loadgen --check says so: 99 % of the workers had a
+ * result accepted again within the limit, and its books against the
+ * database's: nothing counted twice, nothing acknowledged and not counted,
+ * no result lost without a reason (integration, XQF_TEST_DB).
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster_util.h"
+
+enum { STORM_WORKERS = 500 };
+
+TestSuite(storm, .init = cu_fixture_init, .fini = cu_fixture_fini, .timeout = 90);
+
+/* A coordinator for the fixture's database and port, at most max_peers workers, leases of lease_s. */
+static pid_t coordinator(int max_peers, const char *lease_s)
+{
+    char bind[64], peers[16];
+    snprintf(bind, sizeof bind, "tcp://127.0.0.1:%d", cu_fx.port);
+    snprintf(peers, sizeof peers, "%d", max_peers);
+    const char *args[] = { "--bind", bind, "--db", cu_fx.db_coordinator, "--lease", lease_s, "--max-peers", peers, NULL };
+    pid_t pid = cu_track(cu_spawn("xqf-coordinator", cu_fx.logfile, args));
+    cr_assert(pid > 0, "the coordinator did not start");
+    cu_sleep_ms(500);
+    return pid;
+}
+
+/* Runs xqf-loadgen with the storm's options; asserts its PASS. Its output in out. */
+static void loadgen(pid_t coord, const char *storm, double limit_s, char *out, size_t size)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "ulimit -n 4096 2>/dev/null; '%s/xqf-loadgen' --db '%s' --connect tcp://127.0.0.1:%d --workers %d "
+             "--warmup 1 --seconds 3 --pid %d --check %.1f %s",
+             XQF_BIN, cu_fx.db, cu_fx.port, STORM_WORKERS, (int)coord, limit_s, storm);
+    int rc = cu_sh(out, size, cmd, cu_fx.logfile);
+    fprintf(stderr, "%s", out);
+    cr_assert(rc == 0 && strstr(out, "\nPASS\n"), "the storm did not pass (exit %d):\n%s", rc, out);
+    cr_assert(strstr(out, "lost without an answer 0;"), "a result was lost without a reason:\n%s", out);
+    cr_assert(strstr(out, "tasks counted twice 0;"), "a task was counted twice:\n%s", out);
+}
+
+/* The same names back: each takes over its own entry at once, with --max-peers at the fleet's size. */
+Test(storm, same_names_back)
+{
+    CU_REQUIRE_DB();
+    static char out[16384];
+    loadgen(coordinator(STORM_WORKERS, "60"), "--storm", 10, out, sizeof out);
+    cr_assert(strstr(out, "under the same names"), "%s", out);
+}
+
+/* New names: room enough beside the vanished (their entries are not live after a few heartbeats). */
+Test(storm, new_names)
+{
+    CU_REQUIRE_DB();
+    static char out[16384];
+    loadgen(coordinator(2 * STORM_WORKERS, "60"), "--storm --new-names", 10, out, sizeof out);
+    cr_assert(strstr(out, "under new names"), "%s", out);
+}
+
+/*
+ * Leases of 2 s, every worker holding its task 1 s (heartbeating it), all
+ * gone for 3 s: their leases expire and are re-queued, and the results
+ * their successors re-send are refused (stale) with the reason, none
+ * counted (the books: nothing counted twice, nothing lost without one).
+ */
+Test(storm, results_of_requeued_leases_refused)
+{
+    CU_REQUIRE_DB();
+    static char out[16384];
+    loadgen(coordinator(STORM_WORKERS, "2"), "--storm --gone 3 --hold 1", 10, out, sizeof out);
+    const char *at = strstr(out, "refused with a reason ");
+    cr_assert(at && atoi(at + strlen("refused with a reason ")) > 0, "no result of a re-queued lease refused:\n%s", out);
+}
+
+/*
+ * The coordinator killed (-9) and started again under the connected
+ * workers: they are told to say hello, re-send what was not answered (a
+ * request lost with the coordinator after 5 s, as a real worker), and
+ * are all served again.  The new coordinator is the restart script's
+ * child, not this test's: its pid comes from xqf-loadgen's output.
+ */
+Test(storm, coordinator_restart)
+{
+    CU_REQUIRE_DB();
+    static char out[16384];
+    pid_t first = coordinator(STORM_WORKERS, "60");
+    char script[300], bind[64];
+    snprintf(script, sizeof script, "%s/restart.sh", cu_fx.dir);
+    snprintf(bind, sizeof bind, "tcp://127.0.0.1:%d", cu_fx.port);
+    FILE *f = fopen(script, "w");
+    cr_assert(f);
+    fprintf(f,
+            "kill -9 %d; sleep 0.2\n"
+            "'%s/xqf-coordinator' --bind %s --db '%s' --lease 60 --max-peers %d >>'%s' 2>&1 </dev/null &\n"
+            "echo $!\n",
+            (int)first, XQF_BIN, bind, cu_fx.db_coordinator, STORM_WORKERS, cu_fx.logfile);
+    fclose(f);
+    char storm[400];
+    snprintf(storm, sizeof storm, "--restart 'sh %s'", script);
+    int second = 0;
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "ulimit -n 4096 2>/dev/null; '%s/xqf-loadgen' --db '%s' --connect tcp://127.0.0.1:%d --workers %d "
+             "--warmup 1 --seconds 3 --pid %d --check 10 %s",
+             XQF_BIN, cu_fx.db, cu_fx.port, STORM_WORKERS, (int)first, storm);
+    int rc = cu_sh(out, sizeof out, cmd, cu_fx.logfile);
+    fprintf(stderr, "%s", out);
+    const char *at = strstr(out, "; pid ");
+    if (at)
+        second = atoi(at + 6);
+    if (second > 0)
+        kill(second, SIGKILL);
+    cr_assert(second > 0, "no restarted coordinator:\n%s", out);
+    cr_assert(rc == 0 && strstr(out, "\nPASS\n"), "the restart did not pass (exit %d):\n%s", rc, out);
+    cr_assert(strstr(out, "lost without an answer 0;") && strstr(out, "tasks counted twice 0;"), "%s", out);
+}
