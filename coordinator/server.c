@@ -598,9 +598,10 @@ static int handle_results(Server *S, Item *items, int n)
             log_warn("worker %lld: a result for task %llu, which does not exist: ignored", (long long)x->worker,
                      (unsigned long long)r->task_id);
         if (x->status == REPORT_INVALID)
-            log_warn("worker %lld: task %llu: impossible counts rejected (%lld pairs, %lld/%lld/%lld)",
-                     (long long)x->worker, (unsigned long long)r->task_id, (long long)r->pairs,
-                     (long long)r->wins, (long long)r->draws, (long long)r->losses);
+            log_warn("worker %lld: task %llu: result invalid: impossible counts, or counts its records do not carry "
+                     "(%lld pairs, %lld/%lld/%lld; %u bytes of records from pair %lld)",
+                     (long long)x->worker, (unsigned long long)r->task_id, (long long)r->pairs, (long long)r->wins,
+                     (long long)r->draws, (long long)r->losses, (unsigned)r->games.len, (long long)r->games_from);
         make_ack(&it->out, r->task_id, r->lease, store_report_text(x->status), r->pairs,
                  x->status == REPORT_STALE);
     }
