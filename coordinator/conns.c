@@ -185,12 +185,12 @@ ConnsVerdict conns_message(Conns *c, int fd, const char *name, int64_t now_ms)
     return CONNS_OK;
 }
 
-int conns_due(Conns *c, int64_t now_ms, int *fds, uint64_t *tags, int n)
+int conns_due(Conns *c, int64_t now_ms, bool drained, int *fds, uint64_t *tags, int n)
 {
     int got = 0;
     for (int i = 0; i < c->size && got < n; i++) {
         Conn *e = &c->v[i];
-        if (e->state == SILENT && c->lim.first_ms > 0 && now_ms - e->accepted_ms >= c->lim.first_ms) {
+        if (drained && e->state == SILENT && c->lim.first_ms > 0 && now_ms - e->accepted_ms >= c->lim.first_ms) {
             c->stats.silent++;
             e->state = DUE;
             e->close_ms = now_ms;

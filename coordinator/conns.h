@@ -85,11 +85,15 @@ void conns_closed(Conns *c, int fd);
 ConnsVerdict conns_message(Conns *c, int fd, const char *key, int64_t now_ms);
 /*
  * The descriptors due to close at now_ms, at most n into fds, with the
- * tags they were accepted with: silent past first_ms, refused past their
- * grace, evicted.  Each is returned once and counts for its key no more;
- * its number is forgotten at its disconnect.  Returns how many.
+ * tags they were accepted with: refused past their grace, evicted, and
+ * when drained, silent past first_ms.  Each is returned once and counts
+ * for its key no more; its number is forgotten at its disconnect.
+ * drained says that every message that had arrived was read (the
+ * transport found its queue empty at now_ms): only then is a connection
+ * without a message silent, not merely unread (a loop that stalled past
+ * first_ms has first messages waiting).  Returns how many.
  */
-int conns_due(Conns *c, int64_t now_ms, int *fds, uint64_t *tags, int n);
+int conns_due(Conns *c, int64_t now_ms, bool drained, int *fds, uint64_t *tags, int n);
 /* Whether fd is known as open (accepted, not yet disconnected). */
 bool conns_knows(const Conns *c, int fd);
 /* Open connections that sent a message under key (those due to close not counted). */

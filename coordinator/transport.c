@@ -20,7 +20,8 @@ struct Transport {
     void *ctx, *router;
     void *monitor;                   /* PAIR: the ROUTER's accepts, disconnects and failed handshakes */
     Conns *conns;                    /* its open connections, by descriptor */
-    int64_t next_sweep_ms;           /* due connections looked for then */
+    int64_t next_sweep_ms;           /* refused and evicted connections looked for then */
+    int64_t next_silent_ms;          /* silent ones, then (when the queue is found empty) */
     Zap *zap;                        /* the CURVE handler; NULL in plaintext */
     Notes notes;                     /* dropped messages and failed handshakes, logged once a minute each */
     int64_t dropped;                 /* replies not sent: the peer's queue was full (or it was gone) */
@@ -237,12 +238,12 @@ static void note_events(Transport *t)
  * other connection shut down, whose worker reconnects (ZeroMQ does it)
  * and says hello again, as after a lost link.
  */
-static void close_due(Transport *t, int64_t now)
+static void close_due(Transport *t, int64_t now, bool drained)
 {
     int fds[64];
     uint64_t tags[64];
     note_events(t);
-    for (int n; (n = conns_due(t->conns, now, fds, tags, 64)) > 0;)
+    for (int n; (n = conns_due(t->conns, now, drained, fds, tags, 64)) > 0;)
         for (int i = 0; i < n; i++)
             if (tags[i] && peer_tag(fds[i]) == tags[i])
                 shutdown(fds[i], SHUT_RDWR);
@@ -260,7 +261,7 @@ int transport_wait(Transport *t, int timeout_ms, int fd)
     int64_t now = clock_now_ms();
     if (now >= t->next_sweep_ms) {
         t->next_sweep_ms = now + TRANSPORT_SWEEP_MS;
-        close_due(t, now);
+        close_due(t, now, false);
     }
     return (items[0].revents & ZMQ_POLLIN ? 1 : 0) | (fd >= 0 && items[2].revents ? 2 : 0);
 }
@@ -335,6 +336,21 @@ static int copy_body(XqfBuf *data, zmq_msg_t *body)
     return 0;
 }
 
+/*
+ * Every frame that had arrived is read: a connection that still sent
+ * none is silent, not merely unread (so not before: a loop stalled past
+ * the bound has first messages waiting).  Closes those past the bound,
+ * at most every TRANSPORT_SWEEP_MS.
+ */
+static void queue_drained(Transport *t)
+{
+    int64_t now = clock_now_ms();
+    if (now < t->next_silent_ms)
+        return;
+    t->next_silent_ms = now + TRANSPORT_SWEEP_MS;
+    close_due(t, now, true);
+}
+
 int transport_recv(Transport *t, Peer *peer, XqfBuf *data)
 {
     for (;;) {
@@ -344,6 +360,8 @@ int transport_recv(Transport *t, Peer *peer, XqfBuf *data)
         int rc = recv_part(t->router, &id, &more);
         if (rc != 0) {
             zmq_msg_close(&id);
+            if (rc == -2)
+                queue_drained(t);
             return rc == -2 ? 0 : (zmq_errno() == EINTR ? 0 : -1);
         }
         bool ok = more && zmq_msg_size(&id) <= PEER_ID_MAX;

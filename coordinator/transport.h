@@ -18,7 +18,8 @@
  *
  * Open connections (conns.h): a connection sends its first message
  * within TransportSecurity.first_message_ms of its accept, else it is
- * closed; under CURVE a key holds at most key_connections connections
+ * closed (judged when transport_recv finds nothing waiting: a loop that
+ * stalled has first messages still unread); under CURVE a key holds at most key_connections connections
  * that sent a message: one more first evicts the key's longest-silent
  * (silent quiet_ms at least), else its first message comes up marked
  * Peer.over_connections (to be answered with the limit, nothing else) and

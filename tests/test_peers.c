@@ -264,7 +264,7 @@ static const char *due(Conns *c, int64_t now)
     static char out[256];
     int fds[16];
     uint64_t tags[16];
-    int n = conns_due(c, now, fds, tags, 16);
+    int n = conns_due(c, now, true, fds, tags, 16);
     out[0] = '\0';
     for (int i = 0; i < n; i++)
         snprintf(out + strlen(out), sizeof out - strlen(out), "%s%d", i ? " " : "", fds[i]);
@@ -306,7 +306,7 @@ Test(conns, a_key_holds_at_most_key_max)
     cr_assert_eq(conns_message(c, 6, "a", 600), CONNS_CLOSING, "the evicted one is no longer heard");
     int fds[4];
     uint64_t tags[4];
-    cr_assert_eq(conns_due(c, 600, fds, tags, 4), 1);
+    cr_assert_eq(conns_due(c, 600, false, fds, tags, 4), 1);
     cr_assert(fds[0] == 6 && tags[0] == 66, "fd %d tag %llu", fds[0], (unsigned long long)tags[0]);
     /* keyless connections are bounded by their first message only */
     for (int fd = 20; fd < 30; fd++) {
@@ -342,6 +342,9 @@ Test(conns, a_silent_connection_is_closed)
     cr_assert_eq(conns_message(c, 1000, "k", 500), CONNS_OK, "an fd first seen by its message");
     cr_assert(conns_knows(c, 1000));
     cr_assert_str_eq(due(c, 999), "");
+    int fds[4];
+    uint64_t tags[4];
+    cr_assert_eq(conns_due(c, 5000, false, fds, tags, 4), 0, "not judged silent while messages may wait unread");
     cr_assert_str_eq(due(c, 1000), "3");
     cr_assert_str_eq(due(c, 100000), "", "the others spoke");
     cr_assert_eq(conns_stats(c).silent, 1);
