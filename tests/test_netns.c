@@ -685,3 +685,53 @@ Test(netns, a_malicious_worker_across_hosts_has_its_forged_records_refused)
     xqf_msg_free(&t);
     cu_client_close(&m);
 }
+
+/*
+ * A key opening more connections than --key-connections from the other
+ * host (hand-made clients in the worker's namespace, each its own CURVE
+ * connection, all kept open): two are welcomed, every one beyond is
+ * answered with the bound by name (and closed), and another key's client
+ * from the same host is welcomed and given a task.
+ */
+Test(netns, a_key_holding_connections_from_the_other_host_is_held_to_its_bound)
+{
+    REQUIRE_NET();
+    enum { OPENED = 6 };
+    new_keys("coord");
+    new_keys("greedy");
+    new_keys("honest");
+    allow("greedy", "greedy");
+    allow("honest", "honest");
+    cu_sprt(cu_fx.store, "NullR=2", 2, 100, 500, -500, 500);
+    const char *opts[] = { "--key-connections", "2", NULL };
+    coordinator_with(opts);
+    char clog[256], why[512], key[256], pub[256];
+    snprintf(clog, sizeof clog, "%s", at("coordinator.log"));
+    snprintf(key, sizeof key, "%s", at("greedy"));
+    snprintf(pub, sizeof pub, "%s", at("coord.pub"));
+    CuClient c[OPENED];
+    int welcomed = 0, bounded = 0;
+    for (int i = 0; i < OPENED; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "greedy%d", i);
+        cr_assert_eq(cu_client_open(&c[i], coord_endpoint(), key, pub, net.worker, why, sizeof why), 0, "%s", why);
+        if (cu_client_hello(&c[i], name, why, sizeof why) == 0)
+            welcomed++;
+        else
+            bounded += strstr(why, "(--key-connections)") != NULL;
+    }
+    cr_assert(welcomed == 2 && bounded == OPENED - 2, "%d welcomed, %d refused by the bound (the last: %s; log: %s)",
+              welcomed, bounded, why, clog);
+    cr_assert(shows(clog, "key greedy: a connection refused and closed: the key holds 2 open connections", 5),
+              "log: %s", clog);
+    CuClient h;
+    snprintf(key, sizeof key, "%s", at("honest"));
+    cr_assert_eq(cu_client_open(&h, coord_endpoint(), key, pub, net.worker, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(cu_client_hello(&h, "honest", why, sizeof why), 0, "the other key: %s (log: %s)", why, clog);
+    XqfMsg t;
+    cr_assert_eq(cu_client_task(&h, &t, why, sizeof why), 0, "the other key: %s (log: %s)", why, clog);
+    xqf_msg_free(&t);
+    cu_client_close(&h);
+    for (int i = 0; i < OPENED; i++)
+        cu_client_close(&c[i]);
+}
