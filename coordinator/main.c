@@ -5,6 +5,7 @@
  *   xqf-coordinator [--bind ENDPOINT] [--db CONNINFO] [--lease SECONDS] [--batch N]
  *                   [--rate-limit N] [--max-peers N] [--quarantine-after N] [--max-concurrency N]
  *                   [--key-peers N] [--key-leases N] [--key-hellos N]
+ *                   [--key-connections N] [--first-message SECONDS]
  *                   [--curve-secret FILE --allow FILE | --insecure]
  *   xqf-coordinator --status [--db CONNINFO] [--runs N]
  *
@@ -73,6 +74,13 @@ static const OptSpec OPTIONS[] = {
     { "--key-hellos", OPT_REAL, "N", STR(SERVER_KEY_HELLOS_DEFAULT), .rmin = 0, .rmax = 1e9,
       .help = "hellos a key may say a minute, and as many CURVE handshakes (as many at once); more are "
               "refused; 0: no limit" },
+    { "--key-connections", OPT_INT, "N", NULL, .imin = 1, .imax = 1000000,
+      .help = "open connections a key may hold under CURVE (default: twice --key-peers); one more first "
+              "closes the key's longest-silent connection, if silent two heartbeat intervals, else is refused "
+              "and closed" },
+    { "--first-message", OPT_REAL, "SECONDS", STR(SERVER_FIRST_MESSAGE_S_DEFAULT), .rmin = 0.2, .rmax = 3600,
+      .help = "a connection that sends no message this long after it is accepted (its handshake included) "
+              "is closed" },
     { "--quarantine-after", OPT_INT, "N", STR(SERVER_QUARANTINE_DEFAULT), .imin = 1, .imax = 1000000,
       .help = "a task refused by workers of N distinct keys (or of every key, when fewer) is set aside "
               "with their reasons (status, xqf-tune show); a worker never gets a task it refused again" },
@@ -96,6 +104,7 @@ static const OptTable TABLE = {
     .usage = "Usage: xqf-coordinator [--bind ENDPOINT] [--db CONNINFO] [--lease SECONDS] [--batch N]\n"
              "                       [--rate-limit N] [--max-peers N] [--quarantine-after N] [--max-concurrency N]\n"
              "                       [--key-peers N] [--key-leases N] [--key-hellos N]\n"
+             "                       [--key-connections N] [--first-message SECONDS]\n"
              "                       [--curve-secret FILE --allow FILE | --insecure]\n"
              "       xqf-coordinator --status [--db CONNINFO] [--runs N]\n"
              "       xqf-coordinator --migrate [--db CONNINFO]\n"
@@ -157,8 +166,11 @@ int main(int argc, char **argv)
         .db = opts_given(&o, "--db") ? opts_text(&o, "--db") : getenv("XQF_DB"),
         .lease_ms = (int64_t)(opts_real(&o, "--lease") * 1000),
         .batch_max = (int)opts_int(&o, "--batch"),
-        .security = { opts_text(&o, "--curve-secret"), opts_text(&o, "--allow"), opts_given(&o, "--insecure"),
-                      opts_real(&o, "--key-hellos") },
+        .security = { .curve_secret = opts_text(&o, "--curve-secret"), .allow = opts_text(&o, "--allow"),
+                      .insecure = opts_given(&o, "--insecure"), .handshakes = opts_real(&o, "--key-hellos"),
+                      .key_connections = opts_given(&o, "--key-connections") ? (int)opts_int(&o, "--key-connections")
+                                                                             : 0,
+                      .first_message_ms = (int64_t)(opts_real(&o, "--first-message") * 1000) },
         .rate = opts_real(&o, "--rate-limit"),
         .max_peers = (int)opts_int(&o, "--max-peers"),
         .max_concurrency = (int)opts_int(&o, "--max-concurrency"),

@@ -46,7 +46,7 @@ static void load_note(LoadStats *l, int n, int64_t busy_us)
     l->longest_us = busy_us > l->longest_us ? busy_us : l->longest_us;
 }
 
-static void load_log(LoadStats *l, int64_t now)
+static void load_log(LoadStats *l, int64_t now, const Transport *t)
 {
     double secs = (double)(now - l->since_us) / 1e6;
     if (secs * 1000 < LOAD_EVERY_MS)
@@ -57,6 +57,12 @@ static void load_log(LoadStats *l, int64_t now)
                  (double)l->messages / (double)l->batches, (long long)l->largest,
                  (double)l->busy_us / 1e3 / (double)l->batches, (double)l->longest_us / 1e3,
                  100.0 * (double)l->busy_us / 1e6 / secs);
+    if (l->messages) {
+        ConnsStats c = transport_conn_stats(t);
+        log_info("connections: %d open; since the start %lld refused beyond --key-connections, %lld silent ones "
+                 "of a key closed for its newcomers, %lld closed silent past --first-message",
+                 transport_connections(t), (long long)c.refused, (long long)c.evicted, (long long)c.silent);
+    }
     *l = (LoadStats){ .since_us = now };
 }
 
@@ -77,6 +83,7 @@ typedef struct {
 struct Server {
     ServerConfig cfg_copy;
     const ServerConfig *cfg;         /* &cfg_copy */
+    TransportSecurity security;      /* cfg's, with the defaults that depend on other settings filled in */
     atomic_bool stop;                /* server_stop */
     bool schema_refused;             /* the database's schema does not suit this coordinator */
     Transport *transport;
@@ -591,9 +598,10 @@ static int handle_results(Server *S, Item *items, int n)
             log_warn("worker %lld: a result for task %llu, which does not exist: ignored", (long long)x->worker,
                      (unsigned long long)r->task_id);
         if (x->status == REPORT_INVALID)
-            log_warn("worker %lld: task %llu: impossible counts rejected (%lld pairs, %lld/%lld/%lld)",
-                     (long long)x->worker, (unsigned long long)r->task_id, (long long)r->pairs,
-                     (long long)r->wins, (long long)r->draws, (long long)r->losses);
+            log_warn("worker %lld: task %llu: result invalid: impossible counts, or counts its records do not carry "
+                     "(%lld pairs, %lld/%lld/%lld; %u bytes of records from pair %lld)",
+                     (long long)x->worker, (unsigned long long)r->task_id, (long long)r->pairs, (long long)r->wins,
+                     (long long)r->draws, (long long)r->losses, (unsigned)r->games.len, (long long)r->games_from);
         make_ack(&it->out, r->task_id, r->lease, store_report_text(x->status), r->pairs,
                  x->status == REPORT_STALE);
     }
@@ -962,6 +970,22 @@ static bool within_limit(Server *S, const Item *it)
     return false;
 }
 
+/*
+ * Refuses the first message of a connection one too many for its key
+ * (transport.h: it is closed in a moment), logged once a minute per key.
+ */
+static void over_connections(Server *S, Item *it)
+{
+    char tail[NOTES_MORE_MAX], subject[KEYS_NAME_MAX + 16], text[160];
+    snprintf(subject, sizeof subject, "connections %s", it->peer.user);
+    if (notes_due(&S->notes, subject, tail))
+        log_warn("key %s: a connection refused and closed: the key holds %d open connections, its most "
+                 "(--key-connections)%s", it->peer.user, S->security.key_connections, tail);
+    snprintf(text, sizeof text, "this key holds %d open connections, its most (--key-connections): this one is closed",
+             S->security.key_connections);
+    refuse(it, XQF_ERR_LIMIT, text);
+}
+
 /* Takes the frames waiting, up to a batch, decoded (or refused) into S->items. Returns how many. */
 static int take_frames(Server *S)
 {
@@ -975,6 +999,12 @@ static int take_frames(Server *S)
         it->reply = false;
         n++;
         S->frames_taken++;
+        if (it->peer.over_connections) {
+            xqf_msg_init(&it->in, XQF_MSG_NONE);
+            it->decoded = false;
+            over_connections(S, it);
+            continue;
+        }
         if (!within_limit(S, it)) {
             xqf_msg_init(&it->in, XQF_MSG_NONE);
             it->decoded = false;
@@ -1028,13 +1058,24 @@ Server *server_new(const ServerConfig *cfg)
     S->peers.key_max = cfg->key_peers > 0 ? (size_t)cfg->key_peers : SERVER_KEY_PEERS_DEFAULT;
     /* the interval the welcome tells workers, by which the peer table judges them gone */
     S->peers.heartbeat_ms = cfg->lease_ms / 4 > 0 ? cfg->lease_ms / 4 : 1;
+    /*
+     * A key's connections: twice its workers (each reconnects now and
+     * then); a silent one gives way to the key's newcomer after two
+     * heartbeat intervals, as a worker gives way in the peer table.
+     */
+    S->security = cfg->security;
+    if (S->security.key_connections <= 0)
+        S->security.key_connections = 2 * (int)S->peers.key_max;
+    if (S->security.quiet_ms <= 0)
+        S->security.quiet_ms = 2 * S->peers.heartbeat_ms > PEER_QUIET_MIN_MS ? 2 * S->peers.heartbeat_ms
+                                                                              : PEER_QUIET_MIN_MS;
     const char *stall = getenv("XQF_TEST_STALL_MS");
     S->test_stall_ms = stall ? strtoll(stall, NULL, 10) : 0;
     if (!(S->items = calloc((size_t)S->batch, sizeof *S->items)) ||
         !(S->limit = ratelimit_new(cfg->rate, cfg->rate)) ||
         !(S->status_limit = ratelimit_new(STATUS_PER_SECOND, STATUS_PER_SECOND)) ||
         !(S->hello_limit = ratelimit_new(cfg->key_hellos / 60.0, cfg->key_hellos)) ||
-        !(S->transport = transport_new(cfg->bind, &cfg->security)) || !(S->store = store_new(cfg->db)) ||
+        !(S->transport = transport_new(cfg->bind, &S->security)) || !(S->store = store_new(cfg->db)) ||
         !(S->sched = sched_new(S->store))) {
         server_destroy(&S);
         return NULL;
@@ -1093,17 +1134,21 @@ int server_run(Server *S)
         send_replies(S, n);
         if (n > 0)
             load_note(&S->load, n, clock_now_us() - started);
-        load_log(&S->load, clock_now_us());
+        load_log(&S->load, clock_now_us(), S->transport);
         timers(S, n < S->batch);
     }
     log_info("stopping: %lld messages over the rate limit, %lld build requests and %lld claims refused "
              "by the bounds, %lld hellos beyond --max-peers, %lld silent workers evicted for newcomers, "
              "%lld connections taken over by a worker's new one, %lld replies dropped (peer not reading); "
              "per key: %lld hellos over --key-hellos, %lld beyond --key-peers, %lld claims beyond --key-leases, "
-             "%lld workers of a key filling the table evicted for another key's",
+             "%lld workers of a key filling the table evicted for another key's, %lld connections beyond "
+             "--key-connections (%lld silent ones of a key closed for its newcomers); %lld connections closed "
+             "silent past --first-message",
              (long long)ratelimit_refused(S->limit), (long long)S->chunks_refused, (long long)S->leases_capped,
              (long long)S->peers.refused, (long long)S->peers.evicted, (long long)S->peers.replaced,
              (long long)transport_dropped(S->transport), (long long)S->hellos_refused,
-             (long long)S->peers.key_refused, (long long)S->key_leases_capped, (long long)S->peers.shared);
+             (long long)S->peers.key_refused, (long long)S->key_leases_capped, (long long)S->peers.shared,
+             (long long)transport_conn_stats(S->transport).refused, (long long)transport_conn_stats(S->transport).evicted,
+             (long long)transport_conn_stats(S->transport).silent);
     return S->schema_refused ? -1 : 0;
 }

@@ -45,7 +45,12 @@
  * CURVE handshakes, zap.h), cfg.key_peers live workers (peers.h: a key
  * filling the table gives way to another key's newcomer), cfg.key_leases
  * leases (a claim beyond is answered idle), and a fair share of the
- * leases while another key waits for a task of the same run (sched.h).
+ * leases while another key waits for a task of the same run (sched.h);
+ * under CURVE, cfg.security.key_connections open connections (default
+ * twice key_peers; transport.h, conns.h: one more first closes the key's
+ * connection silent two heartbeat intervals, else is refused with
+ * XQF_ERR_LIMIT and closed), and every connection sends its first
+ * message within cfg.security.first_message_ms of its accept.
  */
 #ifndef XQF_SERVER_H
 #define XQF_SERVER_H
@@ -73,13 +78,15 @@
 #define SERVER_KEY_PEERS_DEFAULT 64
 #define SERVER_KEY_LEASES_DEFAULT 1024
 #define SERVER_KEY_HELLOS_DEFAULT 120
+/* A connection's first message within this of its accept (ZeroMQ's own bound on a handshake is as long). */
+#define SERVER_FIRST_MESSAGE_S_DEFAULT 30
 
 typedef struct {
     const char *bind;                /* ROUTER endpoint */
     const char *db;                  /* libpq conninfo */
     int64_t lease_ms;                /* a task not heard of this long is re-queued */
     int batch_max;                   /* frames per transaction (<= 0: SERVER_BATCH_DEFAULT) */
-    TransportSecurity security;      /* CURVE or plaintext (transport.h); its strings outlive the server */
+    TransportSecurity security;      /* CURVE or plaintext, connection bounds (transport.h); its strings outlive the server */
     double rate;                     /* messages per second per key (burst: as many at once); <= 0: no limit */
     int max_peers;                   /* workers connected at once (<= 0: SERVER_MAX_PEERS_DEFAULT) */
     int quarantine_after;            /* a task refused this many times is set aside (<= 0: never) */

@@ -5,9 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <zmq.h>
 
+#include "clock.h"
 #include "log.h"
+#include "ratelimit.h"
 #include "zap.h"
 #include "zmq_monitor.h"
 
@@ -15,7 +18,10 @@
 
 struct Transport {
     void *ctx, *router;
-    void *monitor;                   /* PAIR: the ROUTER's failed handshakes */
+    void *monitor;                   /* PAIR: the ROUTER's accepts, disconnects and failed handshakes */
+    Conns *conns;                    /* its open connections, by descriptor */
+    int64_t next_sweep_ms;           /* refused and evicted connections looked for then */
+    int64_t next_silent_ms;          /* silent ones, then (when the queue is found empty) */
     Zap *zap;                        /* the CURVE handler; NULL in plaintext */
     Notes notes;                     /* dropped messages and failed handshakes, logged once a minute each */
     int64_t dropped;                 /* replies not sent: the peer's queue was full (or it was gone) */
@@ -70,14 +76,23 @@ static int curve_server(Transport *t, const TransportSecurity *sec)
     return rc;
 }
 
-/* Watches the ROUTER's failed handshakes through a PAIR (ZeroMQ socket monitor). 0 or -1. */
-static int watch_handshakes(Transport *t)
+/*
+ * Watches the ROUTER's connections (accepted, disconnected: their file
+ * descriptors) and failed handshakes through a PAIR (ZeroMQ socket
+ * monitor).  Its queue has no bound (RCVHWM 0 makes the inproc pipe's
+ * unlimited): a dropped disconnect would leave a closed descriptor known
+ * as open.  It holds only what arrived since the loop last polled (a few
+ * bytes an event).  0 or -1.
+ */
+static int watch_connections(Transport *t)
 {
-    int linger = 0;
+    int linger = 0, unbounded = 0;
     if (zmq_socket_monitor(t->router, MONITOR_ENDPOINT,
-                           ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL) != 0 ||
+                           ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
+                               ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL) != 0 ||
         !(t->monitor = zmq_socket(t->ctx, ZMQ_PAIR)) ||
         zmq_setsockopt(t->monitor, ZMQ_LINGER, &linger, sizeof linger) != 0 ||
+        zmq_setsockopt(t->monitor, ZMQ_RCVHWM, &unbounded, sizeof unbounded) != 0 ||
         zmq_connect(t->monitor, MONITOR_ENDPOINT) != 0) {
         log_error("transport: cannot monitor the socket: %s", zmq_strerror(zmq_errno()));
         return -1;
@@ -87,7 +102,7 @@ static int watch_handshakes(Transport *t)
 
 Transport *transport_new(const char *endpoint, const TransportSecurity *sec)
 {
-    static const TransportSecurity PLAIN = { NULL, NULL, false, 0 };
+    static const TransportSecurity PLAIN = { .insecure = false };
     char err[512];
     if (!sec)
         sec = &PLAIN;
@@ -96,8 +111,13 @@ Transport *transport_new(const char *endpoint, const TransportSecurity *sec)
         return NULL;
     }
     Transport *t = calloc(1, sizeof *t);
-    if (!t)
+    ConnsLimits lim = { sec->curve_secret ? sec->key_connections : 0,
+                        sec->first_message_ms > 0 ? sec->first_message_ms : TRANSPORT_FIRST_MESSAGE_MS,
+                        sec->quiet_ms, TRANSPORT_REFUSED_GRACE_MS };
+    if (!t || !(t->conns = conns_new(&lim))) {
+        free(t);
         return NULL;
+    }
     int64_t maxsize = TRANSPORT_MSG_MAX;
     int sndhwm = TRANSPORT_SNDHWM, rcvhwm = TRANSPORT_RCVHWM, rcvbuf = TRANSPORT_RCVBUF, linger = 0, mandatory = 1;
     if (!(t->ctx = zmq_ctx_new()) || !(t->router = zmq_socket(t->ctx, ZMQ_ROUTER)) ||
@@ -112,7 +132,7 @@ Transport *transport_new(const char *endpoint, const TransportSecurity *sec)
         return NULL;
     }
     /* the ZAP handler before the bind: no CURVE client may slip in unchecked */
-    if ((sec->curve_secret && curve_server(t, sec) != 0) || watch_handshakes(t) != 0) {
+    if ((sec->curve_secret && curve_server(t, sec) != 0) || watch_connections(t) != 0) {
         transport_destroy(&t);
         return NULL;
     }
@@ -137,6 +157,7 @@ void transport_destroy(Transport **tp)
     if (t->router)
         zmq_close(t->router);
     zap_destroy(&t->zap);
+    conns_destroy(&t->conns);
     if (t->ctx)
         zmq_ctx_term(t->ctx);
     free(t);
@@ -156,18 +177,76 @@ static void handshake_why(uint16_t event, uint32_t value, char *out, size_t size
         snprintf(out, size, "%s (a plaintext worker, or one with a wrong key?)", strerror((int)value));
 }
 
-/* Logs the failed handshakes the monitor reported, once a minute per kind. */
-static void note_handshakes(Transport *t)
+/* A connection's peer address and port, hashed: tells it from a later connection under the same descriptor. 0: none. */
+static uint64_t peer_tag(int fd)
+{
+    struct sockaddr_storage a;
+    socklen_t len = sizeof a;
+    memset(&a, 0, sizeof a);
+    if (getpeername(fd, (struct sockaddr *)&a, &len) != 0 || len == 0)
+        return 0;
+    uint64_t tag = ratelimit_key(&a, len);
+    return tag ? tag : 1;
+}
+
+/*
+ * Takes the monitor's events: connections accepted and disconnected into
+ * the table (in the order they happened: a descriptor's disconnect comes
+ * before its number's next accept), failed handshakes logged once a
+ * minute per kind.
+ */
+static void note_events(Transport *t)
 {
     uint16_t event;
     uint32_t value;
     while (zmq_monitor_next(t->monitor, &event, &value)) {
+        if (event == ZMQ_EVENT_ACCEPTED) {
+            conns_accepted(t->conns, (int)value, peer_tag((int)value), clock_now_ms());
+            continue;
+        }
+        if (event == ZMQ_EVENT_DISCONNECTED) {
+            conns_closed(t->conns, (int)value);
+            continue;
+        }
         char why[160], subject[32], tail[NOTES_MORE_MAX];
         handshake_why(event, value, why, sizeof why);
         snprintf(subject, sizeof subject, "handshake %x %x", (unsigned)event, (unsigned)value);
         if (notes_due(&t->notes, subject, tail))
             log_warn("transport: a peer failed the handshake: %s%s", why, tail);
     }
+}
+
+/*
+ * Closes the connections the table says are due (silent, refused, evicted).
+ *
+ * ZeroMQ 4.3.4 cannot close one connection of a ROUTER (no call for it;
+ * ZMQ_ROUTER_NOTIFY and zmq_socket_monitor_versioned are draft API), so
+ * the socket is shut down under it: shutdown(SHUT_RDWR) on the descriptor
+ * the monitor reported makes ZeroMQ's I/O thread read end-of-file, and
+ * it closes the connection as if the peer had (a DISCONNECTED event,
+ * the peer's pipe and routing id dropped).  shutdown, not close: the
+ * descriptor stays ZeroMQ's to close, so its number cannot be reused
+ * under it.
+ *
+ * The danger is a number reused by the time it is shut down: ZeroMQ's
+ * I/O thread closes and accepts on its own.  Guarded twice: the events
+ * are drained first, so only a descriptor the table knows as open (its
+ * accept seen, its disconnect not) is touched; and its peer address and
+ * port must still be those it was accepted with (peer_tag), which a new
+ * connection under the same number has not (a client does not reuse its
+ * port while the old connection lasts).  What a race past both costs: one
+ * other connection shut down, whose worker reconnects (ZeroMQ does it)
+ * and says hello again, as after a lost link.
+ */
+static void close_due(Transport *t, int64_t now, bool drained)
+{
+    int fds[64];
+    uint64_t tags[64];
+    note_events(t);
+    for (int n; (n = conns_due(t->conns, now, drained, fds, tags, 64)) > 0;)
+        for (int i = 0; i < n; i++)
+            if (tags[i] && peer_tag(fds[i]) == tags[i])
+                shutdown(fds[i], SHUT_RDWR);
 }
 
 int transport_wait(Transport *t, int timeout_ms, int fd)
@@ -178,7 +257,12 @@ int transport_wait(Transport *t, int timeout_ms, int fd)
     if (rc < 0)
         return zmq_errno() == EINTR ? 0 : -1;
     if (items[1].revents & ZMQ_POLLIN)
-        note_handshakes(t);
+        note_events(t);
+    int64_t now = clock_now_ms();
+    if (now >= t->next_sweep_ms) {
+        t->next_sweep_ms = now + TRANSPORT_SWEEP_MS;
+        close_due(t, now, false);
+    }
     return (items[0].revents & ZMQ_POLLIN ? 1 : 0) | (fd >= 0 && items[2].revents ? 2 : 0);
 }
 
@@ -214,6 +298,28 @@ static bool authorize(Transport *t, zmq_msg_t *body, Peer *peer)
     return false;
 }
 
+/*
+ * Counts a message against its connection (ZMQ_SRCFD: the descriptor it
+ * was read from; deprecated in ZeroMQ, still set on every message read
+ * from a TCP connection in 4.3.4): its first message gives the
+ * connection its key, which may hold no more (conns.h).
+ */
+static ConnsVerdict admit(Transport *t, zmq_msg_t *body, Peer *peer)
+{
+    int fd = zmq_msg_get(body, ZMQ_SRCFD);
+    int64_t now = clock_now_ms();
+    peer->over_connections = false;
+    if (fd < 0)
+        return CONNS_OK;
+    if (!conns_knows(t->conns, fd))
+        note_events(t);              /* its accept may still wait in the monitor */
+    if (!conns_knows(t->conns, fd))
+        conns_accepted(t->conns, fd, peer_tag(fd), now);
+    ConnsVerdict v = conns_message(t->conns, fd, peer->user, now);
+    peer->over_connections = v == CONNS_REFUSED;
+    return v;
+}
+
 /* Copies a frame's bytes into data (grown as needed). 0, or -1 out of memory. */
 static int copy_body(XqfBuf *data, zmq_msg_t *body)
 {
@@ -230,6 +336,21 @@ static int copy_body(XqfBuf *data, zmq_msg_t *body)
     return 0;
 }
 
+/*
+ * Every frame that had arrived is read: a connection that still sent
+ * none is silent, not merely unread (so not before: a loop stalled past
+ * the bound has first messages waiting).  Closes those past the bound,
+ * at most every TRANSPORT_SWEEP_MS.
+ */
+static void queue_drained(Transport *t)
+{
+    int64_t now = clock_now_ms();
+    if (now < t->next_silent_ms)
+        return;
+    t->next_silent_ms = now + TRANSPORT_SWEEP_MS;
+    close_due(t, now, true);
+}
+
 int transport_recv(Transport *t, Peer *peer, XqfBuf *data)
 {
     for (;;) {
@@ -239,6 +360,8 @@ int transport_recv(Transport *t, Peer *peer, XqfBuf *data)
         int rc = recv_part(t->router, &id, &more);
         if (rc != 0) {
             zmq_msg_close(&id);
+            if (rc == -2)
+                queue_drained(t);
             return rc == -2 ? 0 : (zmq_errno() == EINTR ? 0 : -1);
         }
         bool ok = more && zmq_msg_size(&id) <= PEER_ID_MAX;
@@ -255,6 +378,9 @@ int transport_recv(Transport *t, Peer *peer, XqfBuf *data)
             continue;
         }
         bool allowed = authorize(t, &body, peer);
+        ConnsVerdict v = ok && !more && allowed ? admit(t, &body, peer) : CONNS_OK;
+        if (v == CONNS_CLOSING)
+            ok = false;
         if (ok && !more && allowed && copy_body(data, &body) != 0)
             ok = false;
         zmq_msg_close(&body);
@@ -267,7 +393,7 @@ int transport_recv(Transport *t, Peer *peer, XqfBuf *data)
         }
         if (ok && allowed)
             return 1;
-        if (allowed)
+        if (allowed && v != CONNS_CLOSING)
             log_warn("transport: dropped a message that was not one frame");
     }
 }
@@ -288,3 +414,9 @@ int transport_send(Transport *t, const Peer *peer, const void *data, size_t len)
 }
 
 int64_t transport_dropped(const Transport *t) { return t->dropped; }
+
+int transport_key_connections(const Transport *t, const char *key) { return conns_of_key(t->conns, key); }
+
+int transport_connections(const Transport *t) { return conns_open(t->conns); }
+
+ConnsStats transport_conn_stats(const Transport *t) { return conns_stats(t->conns); }

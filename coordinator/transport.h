@@ -15,6 +15,17 @@
  * alone may be bound (keys_endpoint_local), unless insecure is set.
  * Handshakes that fail (a plaintext client against CURVE or the reverse,
  * a wrong server key) are logged, once a minute per kind.
+ *
+ * Open connections (conns.h): a connection sends its first message
+ * within TransportSecurity.first_message_ms of its accept, else it is
+ * closed (judged when transport_recv finds nothing waiting: a loop that
+ * stalled has first messages still unread); under CURVE a key holds at most key_connections connections
+ * that sent a message: one more first evicts the key's longest-silent
+ * (silent quiet_ms at least), else its first message comes up marked
+ * Peer.over_connections (to be answered with the limit, nothing else) and
+ * the connection is closed a moment later.  ZeroMQ 4.3.4 has no call
+ * that closes one connection of a ROUTER: the transport shuts the socket
+ * down under it (transport.c says why that is safe enough).
  */
 #ifndef XQF_TRANSPORT_H
 #define XQF_TRANSPORT_H
@@ -24,6 +35,7 @@
 #include <stdint.h>
 
 #include "codec.h"
+#include "conns.h"
 #include "keys.h"
 
 enum {
@@ -50,13 +62,20 @@ enum {
     TRANSPORT_RCVHWM = 2,
     TRANSPORT_RCVBUF = 256 * 1024,
     /* a frame above this drops its connection (the codec refuses those above XQF_FRAME_MAX) */
-    TRANSPORT_MSG_MAX = XQF_FRAME_MAX + 64 * 1024
+    TRANSPORT_MSG_MAX = XQF_FRAME_MAX + 64 * 1024,
+    /* a connection's first message within this of its accept (ZeroMQ's own handshake bound is 30 s too) */
+    TRANSPORT_FIRST_MESSAGE_MS = 30000,
+    /* a connection refused for its key's count is closed this long after: time for its answer to go out */
+    TRANSPORT_REFUSED_GRACE_MS = 1000,
+    /* due connections are looked for this often */
+    TRANSPORT_SWEEP_MS = 200
 };
 
 typedef struct {
     uint8_t id[PEER_ID_MAX];
     size_t len;
     char user[KEYS_NAME_MAX + 1];    /* the connection's allow-list name under CURVE, "" without */
+    bool over_connections;           /* its connection is one too many for its key: answer with the limit only */
 } Peer;
 
 typedef struct Transport Transport;
@@ -66,6 +85,9 @@ typedef struct {
     const char *allow;               /* the allow-list of worker keys: set with curve_secret, and only then */
     bool insecure;                   /* plaintext on an endpoint others can reach all the same */
     double handshakes;               /* CURVE handshakes a key may make a minute (zap.h); <= 0: no limit */
+    int key_connections;             /* open connections a key may hold under CURVE (conns.h); <= 0: no limit */
+    int64_t first_message_ms;        /* a silent connection is closed this long after its accept; 0: the default */
+    int64_t quiet_ms;                /* a key at key_connections gives up one silent this long; <= 0: never */
 } TransportSecurity;
 
 /*
@@ -94,7 +116,9 @@ int transport_wait(Transport *t, int timeout_ms, int fd);
  * error.  Messages that are not [routing id, one frame], and under CURVE
  * those of a connection whose name and key are no longer in the
  * allow-list (checked against the file at most once a second), are
- * dropped (logged).
+ * dropped (logged), as are those of a connection being closed; the
+ * first message of a connection one too many for its key comes with
+ * peer->over_connections set.
  */
 int transport_recv(Transport *t, Peer *peer, XqfBuf *data);
 /*
@@ -106,5 +130,10 @@ int transport_recv(Transport *t, Peer *peer, XqfBuf *data);
 int transport_send(Transport *t, const Peer *peer, const void *data, size_t len);
 /* Replies dropped so far (full queue or peer gone). */
 int64_t transport_dropped(const Transport *t);
+/* Open connections of key that sent a message (its allow-list name), and open connections in all. */
+int transport_key_connections(const Transport *t, const char *key);
+int transport_connections(const Transport *t);
+/* Connections refused for their key's count, evicted for its newcomer, closed for silence. */
+ConnsStats transport_conn_stats(const Transport *t);
 
 #endif

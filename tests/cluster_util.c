@@ -16,9 +16,14 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <zmq.h>
 
+#include "book.h"
 #include "clock.h"
+#include "game.h"
+#include "gamepack.h"
 #include "games.h"
+#include "keys.h"
 #include "nnue.h"
 #include "rng.h"
 
@@ -682,5 +687,245 @@ int cu_random_net(const char *path, uint64_t seed, char *why, size_t size)
     net->description_length = (uint32_t)len;
     int rc = nnue_save(net, path, why, size);
     nnue_destroy(&net);
+    return rc;
+}
+
+/* ---- a hand-made worker ------------------------------------------------------------ */
+
+/* Sets CURVE on sock: the client's key pair file key, the server's public key file server_pub. 0 or -1 with why. */
+static int client_curve(void *sock, const char *key, const char *server_pub, char *why, size_t size)
+{
+    KeyPair mine, server;
+    if (keys_read(key, true, &mine, why, size) != 0 || keys_read(server_pub, false, &server, why, size) != 0)
+        return -1;
+    int rc = zmq_setsockopt(sock, ZMQ_CURVE_SERVERKEY, server.public_key, KEYS_Z85_LEN) == 0 &&
+                     zmq_setsockopt(sock, ZMQ_CURVE_PUBLICKEY, mine.public_key, KEYS_Z85_LEN) == 0 &&
+                     zmq_setsockopt(sock, ZMQ_CURVE_SECRETKEY, mine.secret_key, KEYS_Z85_LEN) == 0
+                 ? 0
+                 : -1;
+    keys_wipe(&mine);
+    if (rc != 0)
+        snprintf(why, size, "CURVE options: %s", zmq_strerror(zmq_errno()));
+    return rc;
+}
+
+int cu_client_open(CuClient *c, const char *endpoint, const char *key, const char *server_pub, const char *netns,
+                   char *why, size_t size)
+{
+    *c = (CuClient){ 0 };
+    int home = -1, there = -1, rc = -1;
+    if (netns) {
+        char path[300];
+        snprintf(path, sizeof path, "/run/netns/%s", netns);
+        if ((home = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC)) < 0 ||
+            (there = open(path, O_RDONLY | O_CLOEXEC)) < 0 || syscall(SYS_setns, there, CLONE_NEWNET) != 0) {
+            snprintf(why, size, "cannot enter network namespace %s: %s", netns, strerror(errno));
+            goto out;
+        }
+    }
+    int linger = 0;
+    /* the first socket starts ZeroMQ's threads, in this thread's namespace */
+    if (!(c->ctx = zmq_ctx_new()) || !(c->sock = zmq_socket(c->ctx, ZMQ_DEALER)) ||
+        zmq_setsockopt(c->sock, ZMQ_LINGER, &linger, sizeof linger) != 0) {
+        snprintf(why, size, "cannot make a DEALER: %s", zmq_strerror(zmq_errno()));
+        goto out;
+    }
+    if (key && client_curve(c->sock, key, server_pub, why, size) != 0)
+        goto out;
+    if (zmq_connect(c->sock, endpoint) != 0) {
+        snprintf(why, size, "cannot connect to %s: %s", endpoint, zmq_strerror(zmq_errno()));
+        goto out;
+    }
+    rc = 0;
+out:
+    if (home >= 0 && syscall(SYS_setns, home, CLONE_NEWNET) != 0) {
+        snprintf(why, size, "cannot come back to this process's network namespace: %s", strerror(errno));
+        rc = -1;
+    }
+    if (home >= 0)
+        close(home);
+    if (there >= 0)
+        close(there);
+    if (rc != 0)
+        cu_client_close(c);
+    return rc;
+}
+
+void cu_client_close(CuClient *c)
+{
+    if (c->sock)
+        zmq_close(c->sock);
+    if (c->ctx)
+        zmq_ctx_term(c->ctx);
+    *c = (CuClient){ 0 };
+}
+
+int cu_client_send(CuClient *c, const XqfBuf *b) { return zmq_send(c->sock, b->data, b->len, 0) < 0 ? -1 : 0; }
+
+int cu_client_send_msg(CuClient *c, const XqfMsg *m, XqfBuf *b)
+{
+    return xqf_msg_encode(m, b) == 0 ? cu_client_send(c, b) : -1;
+}
+
+int cu_client_next(CuClient *c, int ms, XqfMsg *m)
+{
+    zmq_pollitem_t it = { c->sock, 0, ZMQ_POLLIN, 0 };
+    if (zmq_poll(&it, 1, ms) <= 0)
+        return 0;
+    zmq_msg_t part;
+    zmq_msg_init(&part);
+    int rc = zmq_msg_recv(&part, c->sock, 0) >= 0 &&
+                     xqf_msg_decode(zmq_msg_data(&part), zmq_msg_size(&part), m, NULL, 0) == XQF_DECODE_OK
+                 ? 1
+                 : -1;
+    zmq_msg_close(&part);
+    return rc;
+}
+
+/* Sends m and reads the answer into *answer: 0, or -1 with why (nothing came, or not a message). */
+static int ask(CuClient *c, const XqfMsg *m, XqfMsg *answer, char *why, size_t size)
+{
+    XqfBuf b = { 0 };
+    int rc = cu_client_send_msg(c, m, &b);
+    xqf_buf_free(&b);
+    if (rc != 0) {
+        snprintf(why, size, "cannot send a %s", xqf_msg_type_name(m->type));
+        return -1;
+    }
+    if ((rc = cu_client_next(c, 10000, answer)) != 1) {
+        snprintf(why, size, rc == 0 ? "no answer within 10 s" : "an answer that is no message");
+        return -1;
+    }
+    return 0;
+}
+
+/* Says what answer was (its type, an error's text) in why. */
+static void answered(const XqfMsg *answer, char *why, size_t size)
+{
+    snprintf(why, size, "answered %s%s%s", xqf_msg_type_name(answer->type), answer->type == XQF_MSG_ERROR ? ": " : "",
+             answer->type == XQF_MSG_ERROR ? answer->u.error.text : "");
+}
+
+int cu_client_hello(CuClient *c, const char *name, char *why, size_t size)
+{
+    XqfMsg m, a;
+    xqf_msg_init(&m, XQF_MSG_HELLO);
+    snprintf(m.u.hello.name, sizeof m.u.hello.name, "%s", name);
+    m.u.hello.cores = 1;
+    m.u.hello.concurrency = 1;
+    if (ask(c, &m, &a, why, size) != 0)
+        return -1;
+    int rc = a.type == XQF_MSG_WELCOME ? 0 : -1;
+    if (rc != 0)
+        answered(&a, why, size);
+    xqf_msg_free(&a);
+    return rc;
+}
+
+int cu_client_task(CuClient *c, XqfMsg *task, char *why, size_t size)
+{
+    XqfMsg m;
+    xqf_msg_init(&m, XQF_MSG_TASK_REQUEST);
+    if (ask(c, &m, task, why, size) != 0)
+        return -1;
+    if (task->type == XQF_MSG_TASK)
+        return 0;
+    answered(task, why, size);
+    xqf_msg_free(task);
+    return -1;
+}
+
+int cu_client_report(CuClient *c, const XqfBuf *b, char *status, size_t size, bool *stop)
+{
+    XqfMsg a;
+    int rc;
+    if (cu_client_send(c, b) != 0) {
+        snprintf(status, size, "cannot send the result");
+        return -1;
+    }
+    if ((rc = cu_client_next(c, 10000, &a)) != 1) {
+        snprintf(status, size, rc == 0 ? "no answer within 10 s" : "an answer that is no message");
+        return -1;
+    }
+    rc = a.type == XQF_MSG_ACK ? 0 : -1;
+    if (rc == 0) {
+        snprintf(status, size, "%s", a.u.ack.status);
+        *stop = a.u.ack.stop;
+    } else
+        answered(&a, status, size);
+    xqf_msg_free(&a);
+    return rc;
+}
+
+/*
+ * Appends a drawn record of game g of run pair `pair` over opening line
+ * `line` (moves only), departing from it as f says.  0, or -1 with why.
+ */
+static int forge_record(const char *line, const char *other_line, int64_t pair, int g, CuForgery f, PackBuf *buf,
+                        char *why, size_t size)
+{
+    Book *b = book_parse(f == CU_OTHER_POSITION ? other_line : line, "task", why, size);
+    if (!b)
+        return -1;
+    const Opening *o = book_opening(b, 0);
+    GameRecord rec;
+    game_record_init(&rec);
+    snprintf(rec.fen, sizeof rec.fen, "%s", o->fen);
+    if (f == CU_OTHER_SIDE)
+        snprintf(rec.fen, sizeof rec.fen, "%.*s %c - - 0 1", (int)strcspn(o->fen, " "), o->fen,
+                 strstr(o->fen, " w ") ? 'b' : 'w');
+    int rc = 0;
+    for (int i = 0; rc == 0 && f != CU_NO_OPENING_MOVES && i < o->count; i++)
+        rc = game_record_push(&rec, &(GameMove){ .move = o->moves[i], .book = true });
+    for (int i = 0; rc == 0 && i < 6; i++)
+        rc = game_record_push(&rec, &(GameMove){ .move = (Move)((pair * 131 + g * 17 + i * 7 + 1) & 0x3fff),
+                                                 .book = f == CU_MORE_OPENING_MOVES && i == 0 });
+    rec.result = RESULT_DRAW;
+    rec.reason = GAME_REPETITION;
+    if (rc == 0)
+        rc = gamepack_append(&rec, XQF_GAME_MOVES, buf);
+    if (rc != 0)
+        snprintf(why, size, "cannot make a record");
+    game_record_free(&rec);
+    book_destroy(&b);
+    return rc;
+}
+
+int cu_forged_result(const XqfMsg *task, const char *other_line, int from, int pairs, CuForgery f, bool swap,
+                     XqfBuf *out, char *why, size_t size)
+{
+    const XqfMsg_task *t = &task->u.task;
+    XqfMsg m;
+    xqf_msg_init(&m, XQF_MSG_RESULT);
+    XqfMsg_result *r = &m.u.result;
+    r->task_id = t->task_id;
+    r->lease = t->lease;
+    r->pairs = pairs;
+    r->draws = 2 * pairs;
+    r->penta.count = 5;
+    r->penta.v[2] = pairs;
+    r->reasons.count = GAME_REASONS;
+    r->reasons.v[GAME_REPETITION] = 2 * pairs;
+    if (f == CU_COUNTS_DISAGREE && pairs > 0) {
+        r->wins = 1;                 /* a draw and a win: a pentanomial of 3 points */
+        r->draws--;
+        r->penta.v[2]--;
+        r->penta.v[3]++;
+    }
+    r->games_from = from;
+    PackBuf buf = { 0 };
+    int rc = 0;
+    for (int k = from; rc == 0 && f != CU_NO_RECORDS && k < pairs && k < (int)t->openings.count; k++) {
+        bool last = k == pairs - 1;
+        CuForgery how = last && f != CU_COUNTS_DISAGREE ? f : CU_HONEST;
+        for (int g = 0; rc == 0 && g < 2; g++)
+            rc = forge_record(t->openings.v[k], other_line, (int64_t)t->first_pair + k, last && swap ? 1 - g : g, how,
+                              &buf, why, size);
+    }
+    r->games.data = buf.data;
+    r->games.len = (uint32_t)buf.len;
+    if (rc == 0 && (rc = xqf_msg_encode(&m, out)) != 0)
+        snprintf(why, size, "cannot encode the result");
+    xqf_msg_free(&m);
     return rc;
 }

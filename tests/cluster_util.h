@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "codec.h"
 #include "store.h"
 #include "store_check.h"
 
@@ -218,5 +219,63 @@ bool cu_audit(Store *s, int64_t run, int64_t pairs, char *why, size_t size);
  * limits; its description names the seed.  0, or -1 with why.
  */
 int cu_random_net(const char *path, uint64_t seed, char *why, size_t size);
+
+/* ---- a hand-made worker: the chaos and cross-host tests' malicious clients ---------- */
+
+/* A DEALER of the test's own (no xqf-worker): it sends whatever the test forges. */
+typedef struct {
+    void *ctx, *sock;
+} CuClient;
+
+/*
+ * Connects c to endpoint ("tcp://127.0.0.1:PORT"): with CURVE when key (a
+ * key pair file of xqf-keys new) and server_pub (the coordinator's public
+ * key file) are given, else in plaintext; from the network namespace
+ * netns of `ip netns` when given (NULL: this process's): the calling
+ * thread enters it while ZeroMQ starts its I/O thread (whose sockets then
+ * live there: a thread keeps the namespace it was made in) and comes back.
+ * 0, or -1 with why.
+ */
+int cu_client_open(CuClient *c, const char *endpoint, const char *key, const char *server_pub, const char *netns,
+                   char *why, size_t size);
+/* Closes it; safe twice. */
+void cu_client_close(CuClient *c);
+/* Sends bytes as one frame (waits while its queue is full). 0 or -1. */
+int cu_client_send(CuClient *c, const XqfBuf *b);
+/* Encodes m into b (kept: for replays) and sends it. 0 or -1. */
+int cu_client_send_msg(CuClient *c, const XqfMsg *m, XqfBuf *b);
+/* The next message within ms, decoded into m (free it): 1, 0 when none came, -1 when it was no message. */
+int cu_client_next(CuClient *c, int ms, XqfMsg *m);
+/* Says hello as name (one slot, one core): 0 welcomed, else -1 with the answer in why. */
+int cu_client_hello(CuClient *c, const char *name, char *why, size_t size);
+/* Asks for a task: 0 with it in *task (free it), else -1 with the answer in why. */
+int cu_client_task(CuClient *c, XqfMsg *task, char *why, size_t size);
+/*
+ * Sends a result's bytes and reads the ack: 0 with its status in status
+ * ("accepted", "invalid" ...) and *stop, else -1 with the answer in status.
+ */
+int cu_client_report(CuClient *c, const XqfBuf *b, char *status, size_t size, bool *stop);
+
+/* How a forged result departs from what its task gave to play (cu_forged_result). */
+typedef enum {
+    CU_HONEST,                       /* as the task says: each opening's FEN and moves, then engine moves */
+    CU_OTHER_POSITION,               /* the last pair's records from another line of the book */
+    CU_OTHER_SIDE,                   /* ... from its opening's placement, the other side to move */
+    CU_NO_OPENING_MOVES,             /* ... from its opening's FEN, its moves left out */
+    CU_MORE_OPENING_MOVES,           /* ... with an engine move flagged as an opening move */
+    CU_NO_RECORDS,                   /* the counts without a single record */
+    CU_COUNTS_DISAGREE               /* honest records, all drawn; the counts say the last pair's first game was won */
+} CuForgery;
+
+/*
+ * A result of task (a decoded XQF_MSG_TASK) into out: its first `pairs`
+ * pairs all drawn, the records of pairs from..pairs-1 sent (games_from =
+ * from), forged as f says (other_line: a book line of another position,
+ * for CU_OTHER_POSITION), the last pair's two records swapped when swap.
+ * The engine moves are made up from the pair and the game (a replay of
+ * the same pair writes the same bytes).  0, or -1 with why.
+ */
+int cu_forged_result(const XqfMsg *task, const char *other_line, int from, int pairs, CuForgery f, bool swap,
+                     XqfBuf *out, char *why, size_t size);
 
 #endif

@@ -572,76 +572,39 @@ Test(chaos, workers_with_wrong_clocks)
 
 /* ---- a client replaying old results ---------------------------------------------------- */
 
-typedef struct {
-    void *ctx, *sock;
-} Client;
+typedef CuClient Client;
 
 static void client_open(Client *c)
 {
-    c->ctx = zmq_ctx_new();
-    c->sock = zmq_socket(c->ctx, ZMQ_DEALER);
-    int linger = 0;
-    zmq_setsockopt(c->sock, ZMQ_LINGER, &linger, sizeof linger);
-    char ep[64];
+    char ep[64], why[256];
     snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
-    cr_assert_eq(zmq_connect(c->sock, ep), 0);
+    cr_assert_eq(cu_client_open(c, ep, NULL, NULL, NULL, why, sizeof why), 0, "%s", why);
 }
 
-static void client_close(Client *c)
-{
-    zmq_close(c->sock);
-    zmq_ctx_term(c->ctx);
-}
+static void client_close(Client *c) { cu_client_close(c); }
 
-static void send_bytes(Client *c, const XqfBuf *b)
-{
-    cr_assert_geq(zmq_send(c->sock, b->data, b->len, 0), 0);
-}
+static void send_bytes(Client *c, const XqfBuf *b) { cr_assert_eq(cu_client_send(c, b), 0); }
 
 /* Encodes m into b (kept for replays) and sends it. */
-static void send_msg(Client *c, const XqfMsg *m, XqfBuf *b)
-{
-    cr_assert_eq(xqf_msg_encode(m, b), 0);
-    send_bytes(c, b);
-}
+static void send_msg(Client *c, const XqfMsg *m, XqfBuf *b) { cr_assert_eq(cu_client_send_msg(c, m, b), 0); }
 
 /* The next message within 10 s (fails the test without one). */
 static void next_msg(Client *c, XqfMsg *m, const char *what)
 {
-    zmq_pollitem_t it = { c->sock, 0, ZMQ_POLLIN, 0 };
-    cr_assert_gt(zmq_poll(&it, 1, 10000), 0, "%s: no answer (log: %s)", what, cu_fx.logfile);
-    zmq_msg_t part;
-    zmq_msg_init(&part);
-    cr_assert_geq(zmq_msg_recv(&part, c->sock, 0), 0);
-    cr_assert_eq(xqf_msg_decode(zmq_msg_data(&part), zmq_msg_size(&part), m, NULL, 0), XQF_DECODE_OK);
-    zmq_msg_close(&part);
+    cr_assert_eq(cu_client_next(c, 10000, m), 1, "%s: no answer (log: %s)", what, cu_fx.logfile);
 }
 
 static void hello(Client *c, const char *name)
 {
-    XqfMsg m;
-    XqfBuf b = { 0 };
-    xqf_msg_init(&m, XQF_MSG_HELLO);
-    snprintf(m.u.hello.name, sizeof m.u.hello.name, "%s", name);
-    m.u.hello.cores = 1;
-    m.u.hello.concurrency = 1;
-    send_msg(c, &m, &b);
-    xqf_buf_free(&b);
-    next_msg(c, &m, "hello");
-    cr_assert_eq(m.type, XQF_MSG_WELCOME, "hello answered %s", xqf_msg_type_name(m.type));
-    xqf_msg_free(&m);
+    char why[512];
+    cr_assert_eq(cu_client_hello(c, name, why, sizeof why), 0, "hello: %s (log: %s)", why, cu_fx.logfile);
 }
 
 /* Asks for a task; *task is the answer (free it). */
 static void take_task(Client *c, XqfMsg *task)
 {
-    XqfMsg m;
-    XqfBuf b = { 0 };
-    xqf_msg_init(&m, XQF_MSG_TASK_REQUEST);
-    send_msg(c, &m, &b);
-    xqf_buf_free(&b);
-    next_msg(c, task, "task_request");
-    cr_assert_eq(task->type, XQF_MSG_TASK, "task_request answered %s", xqf_msg_type_name(task->type));
+    char why[512];
+    cr_assert_eq(cu_client_task(c, task, why, sizeof why), 0, "task_request: %s (log: %s)", why, cu_fx.logfile);
 }
 
 _Static_assert(FEN_MAX == 128, "records_of reads a FEN with the width FEN_MAX - 1");
@@ -732,15 +695,12 @@ static void make_result(const XqfMsg *task, int pairs, XqfBuf *b)
 /* Sends bytes and expects an ack with this status (and stop as given). */
 static void expect_ack(Client *c, const XqfBuf *b, const char *status, bool stop, const char *what)
 {
-    send_bytes(c, b);
-    XqfMsg m;
-    next_msg(c, &m, what);
-    cr_assert_eq(m.type, XQF_MSG_ACK, "%s: answered %s (%s)", what, xqf_msg_type_name(m.type),
-                 m.type == XQF_MSG_ERROR ? m.u.error.text : "");
-    cr_assert_str_eq(m.u.ack.status, status, "%s: ack %s, expected %s", what, m.u.ack.status, status);
-    cr_assert_eq(m.u.ack.stop, stop, "%s: stop %d", what, m.u.ack.stop);
-    note("%s: %s", what, m.u.ack.status);
-    xqf_msg_free(&m);
+    char got[512];
+    bool got_stop = false;
+    cr_assert_eq(cu_client_report(c, b, got, sizeof got, &got_stop), 0, "%s: %s", what, got);
+    cr_assert_str_eq(got, status, "%s: ack %s, expected %s", what, got, status);
+    cr_assert_eq(got_stop, stop, "%s: stop %d", what, got_stop);
+    note("%s: %s", what, got);
 }
 
 /* The run's counts now. */
@@ -897,77 +857,12 @@ Test(chaos, replayed_and_stale_results_change_nothing)
 
 /* ---- a client whose game records are not of its task's openings ------------------- */
 
-/* How a forged record departs from the task's opening (forge_record). */
-typedef enum {
-    HONEST,                          /* as the task says: the opening's FEN and moves, then engine moves */
-    OTHER_POSITION,                  /* from another line of the book */
-    OTHER_SIDE,                      /* the opening's placement, the other side to move */
-    NO_OPENING_MOVES,                /* from the opening's FEN, its moves left out */
-    MORE_OPENING_MOVES               /* an engine move flagged as an opening move (no random plies here) */
-} Forgery;
-
-/*
- * Appends a drawn record of game g of run pair `pair` over opening line
- * `line` (moves only), departing from it as f says; the engine moves are
- * the pair's and the game's own (a replay of the same pair writes the same
- * bytes).
- */
-static void forge_record(const char *line, const char *other_line, int64_t pair, int g, Forgery f, PackBuf *buf)
-{
-    char err[256];
-    Book *b = book_parse(f == OTHER_POSITION ? other_line : line, "task", err, sizeof err);
-    cr_assert(b, "%s", err);
-    const Opening *o = book_opening(b, 0);
-    GameRecord rec;
-    game_record_init(&rec);
-    snprintf(rec.fen, sizeof rec.fen, "%s", o->fen);
-    if (f == OTHER_SIDE)
-        snprintf(rec.fen, sizeof rec.fen, "%.*s %c - - 0 1", (int)strcspn(o->fen, " "), o->fen,
-                 strstr(o->fen, " w ") ? 'b' : 'w');
-    for (int i = 0; f != NO_OPENING_MOVES && i < o->count; i++)
-        cr_assert_eq(game_record_push(&rec, &(GameMove){ .move = o->moves[i], .book = true }), 0);
-    for (int i = 0; i < 6; i++)
-        cr_assert_eq(game_record_push(&rec, &(GameMove){ .move = (Move)((pair * 131 + g * 17 + i * 7 + 1) & 0x3fff),
-                                                         .book = f == MORE_OPENING_MOVES && i == 0 }), 0);
-    rec.result = RESULT_DRAW;
-    rec.reason = GAME_REPETITION;
-    cr_assert_eq(gamepack_append(&rec, XQF_GAME_MOVES, buf), 0);
-    game_record_free(&rec);
-    book_destroy(&b);
-}
-
-/*
- * A result of task t: its first `pairs` pairs all drawn, the records of
- * pairs from..pairs-1 sent (games_from = from), the last pair's records
- * forged as f says, or swapped (its second game's record first) when swap.
- */
-static void forged_result(const XqfMsg *task, const char *other_line, int from, int pairs, Forgery f, bool swap,
+/* cu_forged_result, which must succeed. */
+static void forged_result(const XqfMsg *task, const char *other_line, int from, int pairs, CuForgery f, bool swap,
                           XqfBuf *out)
 {
-    const XqfMsg_task *t = &task->u.task;
-    XqfMsg m;
-    xqf_msg_init(&m, XQF_MSG_RESULT);
-    XqfMsg_result *r = &m.u.result;
-    r->task_id = t->task_id;
-    r->lease = t->lease;
-    r->pairs = pairs;
-    r->draws = 2 * pairs;
-    r->penta.count = 5;
-    r->penta.v[2] = pairs;
-    r->reasons.count = GAME_REASONS;
-    r->reasons.v[GAME_REPETITION] = 2 * pairs;
-    r->games_from = from;
-    PackBuf buf = { 0 };
-    for (int k = from; k < pairs; k++) {
-        bool last = k == pairs - 1;
-        for (int g = 0; g < 2; g++)
-            forge_record(t->openings.v[k], other_line, (int64_t)t->first_pair + k, last && swap ? 1 - g : g,
-                         last ? f : HONEST, &buf);
-    }
-    r->games.data = buf.data;
-    r->games.len = (uint32_t)buf.len;
-    cr_assert_eq(xqf_msg_encode(&m, out), 0);
-    xqf_msg_free(&m);
+    char why[256];
+    cr_assert_eq(cu_forged_result(task, other_line, from, pairs, f, swap, out, why, sizeof why), 0, "%s", why);
 }
 
 /* lines with moves, one written with E/H letters and 'r' for Red (the worker rewrites its FEN), one with counters */
@@ -1018,27 +913,27 @@ Test(chaos, records_must_start_from_the_tasks_openings)
     const char *other = other_line(t.u.task.openings.v[1]);
 
     XqfBuf b = { 0 };
-    forged_result(&t, other, 0, 1, HONEST, false, &b);
+    forged_result(&t, other, 0, 1, CU_HONEST, false, &b);
     expect_ack(&mallory, &b, "accepted", false, "the first pair, as the task says");
     StoreCounts one = counts_of(run);
     cr_assert_eq(one.pairs, 1);
     static const struct {
-        Forgery f;
+        CuForgery f;
         const char *what;
-    } BAD[] = { { OTHER_POSITION, "a record from another opening" },
-                { OTHER_SIDE, "a record from the opening's placement with the other side to move" },
-                { NO_OPENING_MOVES, "a record without the opening's moves" },
-                { MORE_OPENING_MOVES, "a record with an engine move flagged as the opening's" } };
+    } BAD[] = { { CU_OTHER_POSITION, "a record from another opening" },
+                { CU_OTHER_SIDE, "a record from the opening's placement with the other side to move" },
+                { CU_NO_OPENING_MOVES, "a record without the opening's moves" },
+                { CU_MORE_OPENING_MOVES, "a record with an engine move flagged as the opening's" } };
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
         forged_result(&t, other, 1, 2, BAD[i].f, false, &b);
         expect_ack(&mallory, &b, "invalid", false, BAD[i].what);
         expect_counts(run, &one, BAD[i].what);
     }
     cr_assert_geq(log_count("its records are not the task's games"), 1, "no reason logged (log: %s)", cu_fx.logfile);
-    forged_result(&t, other, 1, 2, HONEST, false, &b);
+    forged_result(&t, other, 1, 2, CU_HONEST, false, &b);
     expect_ack(&mallory, &b, "accepted", false, "the second pair, as the task says");
     /* the third pair's records swapped: its position is right, its players' colours are not */
-    forged_result(&t, other, 2, 3, HONEST, true, &b);
+    forged_result(&t, other, 2, 3, CU_HONEST, true, &b);
     expect_ack(&mallory, &b, "accepted", false, "the third pair with its records swapped");
     cr_assert_eq(counts_of(run).pairs, 3);
 
@@ -1053,7 +948,7 @@ Test(chaos, records_must_start_from_the_tasks_openings)
                   (unsigned long long)a.u.task.task_id);
         cr_assert_eq(a.u.task.pairs, 1);
         XqfBuf r = { 0 };
-        forged_result(&a, other, 0, 1, HONEST, false, &r);
+        forged_result(&a, other, 0, 1, CU_HONEST, false, &r);
         expect_ack(&auditor, &r, "accepted", false, "a replay");
         xqf_buf_free(&r);
         xqf_msg_free(&a);
@@ -1085,7 +980,7 @@ Test(chaos, an_audit_reply_must_start_from_its_pairs_opening)
     XqfMsg t;
     take_task(&honest, &t);
     XqfBuf b = { 0 };
-    forged_result(&t, other_line(t.u.task.openings.v[2]), 0, 3, HONEST, false, &b);
+    forged_result(&t, other_line(t.u.task.openings.v[2]), 0, 3, CU_HONEST, false, &b);
     expect_ack(&honest, &b, "accepted", false, "three pairs, as the task says");
 
     client_open(&auditor);
@@ -1097,11 +992,11 @@ Test(chaos, an_audit_reply_must_start_from_its_pairs_opening)
               (unsigned long long)a.u.task.task_id);
     const char *other = other_line(a.u.task.openings.v[0]);
     static const struct {
-        Forgery f;
+        CuForgery f;
         const char *what;
-    } BAD[] = { { OTHER_POSITION, "a replay from another opening" },
-                { OTHER_SIDE, "a replay from the opening's placement with the other side to move" },
-                { NO_OPENING_MOVES, "a replay without the opening's moves" } };
+    } BAD[] = { { CU_OTHER_POSITION, "a replay from another opening" },
+                { CU_OTHER_SIDE, "a replay from the opening's placement with the other side to move" },
+                { CU_NO_OPENING_MOVES, "a replay without the opening's moves" } };
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
         forged_result(&a, other, 0, 1, BAD[i].f, false, &b);
         expect_ack(&auditor, &b, "invalid", false, BAD[i].what);
@@ -1111,7 +1006,7 @@ Test(chaos, an_audit_reply_must_start_from_its_pairs_opening)
     cr_assert_eq(rt.mismatch, 0, "an auditor's records from elsewhere flagged the honest worker (log: %s)",
                  cu_fx.logfile);
     cr_assert_geq(log_count("its records are not the pair's games"), 1, "no reason logged (log: %s)", cu_fx.logfile);
-    forged_result(&a, other, 0, 1, HONEST, false, &b);
+    forged_result(&a, other, 0, 1, CU_HONEST, false, &b);
     expect_ack(&auditor, &b, "accepted", false, "the replay, as the task says");
     cr_assert_eq(store_replay_totals(cu_fx.store, run, &rt), 1);
     cr_assert(rt.agree == 1 && rt.mismatch == 0, "%lld agree, %lld mismatch (log: %s)", (long long)rt.agree,

@@ -338,8 +338,8 @@ Test(transport, local_endpoints)
     for (size_t i = 0; i < sizeof open / sizeof *open; i++)
         cr_assert(!keys_endpoint_local(open[i]), "%s", open[i]);
     char err[512];
-    TransportSecurity plain = { NULL, NULL, false, 0 }, insecure = { NULL, NULL, true, 0 },
-                      curve = { "k", "a", false, 0 };
+    TransportSecurity plain = { .insecure = false }, insecure = { .insecure = true },
+                      curve = { .curve_secret = "k", .allow = "a" };
     cr_assert_eq(transport_check("tcp://127.0.0.1:1", &plain, err, sizeof err), 0);
     cr_assert_eq(transport_check("tcp://0.0.0.0:1", &plain, err, sizeof err), -1);
     cr_assert(strstr(err, "not a loopback address"), "%s", err);
@@ -353,12 +353,18 @@ Test(transport, local_endpoints)
     cr_assert_eq(transport_check("tcp://0.0.0.0:1", &curve, err, sizeof err), -1);
 }
 
-/* A DEALER to 127.0.0.1:port: CURVE with the key pair in key (NULL: plaintext) and the server key in server_pub. */
-static void *client(void *ctx, const char *key, const char *server_pub)
+/*
+ * A DEALER to 127.0.0.1:port: CURVE with the key pair in key (NULL:
+ * plaintext) and the server key in server_pub; reconnecting as ZeroMQ
+ * does unless once (a closed connection stays closed).
+ */
+static void *client_once(void *ctx, const char *key, const char *server_pub, bool once)
 {
     void *s = zmq_socket(ctx, ZMQ_DEALER);
-    int linger = 0;
+    int linger = 0, never = -1;
     zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
+    if (once)
+        cr_assert_eq(zmq_setsockopt(s, ZMQ_RECONNECT_IVL, &never, sizeof never), 0);
     if (key) {
         KeyPair mine, server;
         char err[512];
@@ -373,6 +379,8 @@ static void *client(void *ctx, const char *key, const char *server_pub)
     cr_assert_eq(zmq_connect(s, ep), 0);
     return s;
 }
+
+static void *client(void *ctx, const char *key, const char *server_pub) { return client_once(ctx, key, server_pub, false); }
 
 static void send_hello(void *sock, const char *name)
 {
@@ -429,7 +437,7 @@ Test(transport, curve_peers_carry_their_allow_list_name)
     char key[256], list[256];
     snprintf(key, sizeof key, "%s", at("coord"));
     snprintf(list, sizeof list, "%s", at("allow"));
-    TransportSecurity sec = { key, list, false, 0 };
+    TransportSecurity sec = { .curve_secret = key, .allow = list };
     char ep[64];
     snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
     Transport *t = transport_new(ep, &sec);
@@ -461,7 +469,7 @@ Test(transport, curve_peers_carry_their_allow_list_name)
     transport_destroy(&t);                                /* safe twice */
 
     /* plaintext: no user */
-    TransportSecurity plain = { NULL, NULL, false, 0 };
+    TransportSecurity plain = { .insecure = false };
     cu_fx.port = cu_free_port();
     snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
     t = transport_new(ep, &plain);
@@ -495,7 +503,7 @@ Test(transport, a_broken_allow_list_lets_nobody_in)
     dup2(fd, STDERR_FILENO);                              /* the transport's log, to look at */
     close(fd);
     xqf_log_init("test");
-    TransportSecurity sec = { key, list, false, 0 };
+    TransportSecurity sec = { .curve_secret = key, .allow = list };
     char ep[64];
     snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
     Transport *t = transport_new(ep, &sec);
@@ -756,6 +764,174 @@ Test(transport, a_stalled_reader_buffers_a_few_frames_a_peer)
         got++;
     cr_assert_eq(got, sent);
     zmq_close(c);
+    zmq_ctx_term(ctx);
+    transport_destroy(&t);
+}
+
+/* A monitor of sock's handshake and disconnect (a PAIR on inproc://NAME). */
+static void *watch(void *ctx, void *sock, const char *name)
+{
+    char ep[64];
+    snprintf(ep, sizeof ep, "inproc://%s", name);
+    cr_assert_eq(zmq_socket_monitor(sock, ep, ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_DISCONNECTED), 0);
+    void *m = zmq_socket(ctx, ZMQ_PAIR);
+    cr_assert_eq(zmq_connect(m, ep), 0);
+    return m;
+}
+
+/* The events of the monitor so far, or-ed into *seen. */
+static void events(void *mon, int *seen)
+{
+    uint8_t head[6], tail[256];
+    while (zmq_recv(mon, head, sizeof head, ZMQ_DONTWAIT) >= 0) {
+        uint16_t e;
+        memcpy(&e, head, sizeof e);
+        *seen |= e;
+        zmq_recv(mon, tail, sizeof tail, 0);
+    }
+}
+
+/*
+ * Runs the transport's loop (frames taken and dropped) for ms, or until
+ * each of the n monitors has seen event; returns how many have.
+ */
+static int pump(Transport *t, void **mons, int *seen, int n, int event, int ms)
+{
+    XqfBuf buf = { 0 };
+    Peer p;
+    double end = cu_now() + ms / 1000.0;
+    int done = 0;
+    do {
+        transport_wait(t, 20, -1);
+        while (transport_recv(t, &p, &buf) == 1)
+            ;
+        done = 0;
+        for (int i = 0; i < n; i++) {
+            events(mons[i], &seen[i]);
+            done += (seen[i] & event) != 0;
+        }
+    } while (done < n && cu_now() < end);
+    xqf_buf_free(&buf);
+    return done;
+}
+
+static void reply_error(Transport *t, const Peer *p)
+{
+    XqfMsg m;
+    xqf_msg_init(&m, XQF_MSG_ERROR);
+    m.u.error.code = XQF_ERR_LIMIT;
+    snprintf(m.u.error.text, sizeof m.u.error.text, "over --key-connections");
+    XqfBuf b = { 0 };
+    cr_assert_eq(xqf_msg_encode(&m, &b), 0);
+    cr_assert_eq(transport_send(t, p, b.data, b.len), 0);
+    xqf_buf_free(&b);
+}
+
+/*
+ * One key opening many more connections than its bound and holding them
+ * open (they never reconnect): the first message of each one beyond comes
+ * marked over the bound, is answered (the answer gets out) and its
+ * connection is closed; the key's count stays at the bound, the others
+ * stay open, and another key's connection gets in.  A connection that
+ * makes its handshake and says nothing is closed after first_message_ms.
+ */
+Test(transport, a_key_holds_at_most_its_connections)
+{
+    xqf_log_init("test");
+    new_keys("coord");
+    new_keys("greedy");
+    new_keys("modest");
+    allow("greedy", "greedy");
+    allow("modest", "modest");
+    char key[256], list[256], ep[64];
+    snprintf(key, sizeof key, "%s", at("coord"));
+    snprintf(list, sizeof list, "%s", at("allow"));
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
+    enum { CAP = 3, OPENED = 10 };
+    TransportSecurity sec = { .curve_secret = key, .allow = list, .key_connections = CAP, .first_message_ms = 1000 };
+    Transport *t = transport_new(ep, &sec);
+    cr_assert(t);
+    void *ctx = zmq_ctx_new(), *c[OPENED], *mon[OPENED];
+    int seen[OPENED] = { 0 };
+    for (int i = 0; i < OPENED; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "greedy-%d", i);
+        c[i] = client_once(ctx, "greedy", "coord.pub", true);
+        mon[i] = watch(ctx, c[i], name);
+        send_hello(c[i], name);
+    }
+    int passed = 0, over = 0;
+    bool refused[OPENED] = { false };
+    for (int n = 0; n < OPENED; n++) {
+        Peer p;
+        XqfBuf buf = { 0 };
+        double end = cu_now() + 5;
+        while (transport_recv(t, &p, &buf) != 1 && cu_now() < end)
+            transport_wait(t, 20, -1);
+        cr_assert_lt(cu_now(), end, "%d frames of %d came", n, OPENED);
+        XqfMsg m;
+        cr_assert_eq(xqf_msg_decode(buf.data, buf.len, &m, NULL, 0), XQF_DECODE_OK);
+        int i = atoi(strchr(m.u.hello.name, '-') + 1);
+        xqf_msg_free(&m);
+        xqf_buf_free(&buf);
+        cr_assert_str_eq(p.user, "greedy");
+        if (p.over_connections) {
+            over++;
+            refused[i] = true;
+            reply_error(t, &p);
+        } else
+            passed++;
+    }
+    cr_assert(passed == CAP && over == OPENED - CAP, "%d passed, %d over the bound of %d", passed, over, CAP);
+    cr_assert_eq(transport_key_connections(t, "greedy"), CAP);
+    /* the refused are answered, then closed; the others stay */
+    for (int i = 0; i < OPENED; i++)
+        if (refused[i])
+            cr_assert_eq(answer(c[i], 3000), XQF_MSG_ERROR, "connection %d: the refusal came before the close", i);
+    void *closing[OPENED];
+    int closing_seen[OPENED] = { 0 }, k = 0;
+    for (int i = 0; i < OPENED; i++)
+        if (refused[i])
+            closing[k++] = mon[i];
+    cr_assert_eq(pump(t, closing, closing_seen, k, ZMQ_EVENT_DISCONNECTED, 5000), k, "every refused one closed");
+    for (int i = 0, j = 0; i < OPENED; i++)
+        if (refused[i])
+            seen[i] = closing_seen[j++];
+    pump(t, mon, seen, OPENED, ZMQ_EVENT_DISCONNECTED, 300);
+    for (int i = 0; i < OPENED; i++)
+        cr_assert_eq((seen[i] & ZMQ_EVENT_DISCONNECTED) != 0, refused[i], "connection %d (refused: %d)", i, refused[i]);
+    cr_assert_eq(transport_key_connections(t, "greedy"), CAP);
+    cr_assert_eq(transport_connections(t), CAP, "the closed ones are gone from the table");
+    cr_assert_eq(transport_conn_stats(t).refused, OPENED - CAP);
+    /* another key gets in, and the key's connections still talk */
+    void *m = client(ctx, "modest", "coord.pub");
+    send_hello(m, "modest");
+    Peer p;
+    cr_assert_eq(take(t, &p, 5000), 1);
+    cr_assert(!p.over_connections && strcmp(p.user, "modest") == 0, "%s over: %d", p.user, p.over_connections);
+    cr_assert_eq(transport_key_connections(t, "modest"), 1);
+    for (int i = 0; i < OPENED; i++)
+        if (!refused[i]) {
+            send_hello(c[i], "again");
+            cr_assert_eq(take(t, &p, 5000), 1);
+            cr_assert(!p.over_connections);
+        }
+    /* a handshake and then nothing: closed after first_message_ms (1 s) */
+    void *silent = client_once(ctx, "modest", "coord.pub", true), *smon = watch(ctx, silent, "silent");
+    int sseen = 0;
+    double start = cu_now();
+    cr_assert_eq(pump(t, &smon, &sseen, 1, ZMQ_EVENT_DISCONNECTED, 5000), 1, "a silent connection stays open");
+    cr_assert(sseen & ZMQ_EVENT_HANDSHAKE_SUCCEEDED, "it made its handshake first");
+    cr_assert_geq(cu_now() - start, 0.9, "closed after %.2f s, before its bound", cu_now() - start);
+    cr_assert_eq(transport_conn_stats(t).silent, 1);
+    cr_assert_eq(transport_connections(t), CAP + 1);
+    for (int i = 0; i < OPENED; i++) {
+        zmq_close(mon[i]);
+        zmq_close(c[i]);
+    }
+    zmq_close(smon);
+    zmq_close(silent);
+    zmq_close(m);
     zmq_ctx_term(ctx);
     transport_destroy(&t);
 }
@@ -1080,6 +1256,106 @@ Test(curve, bounds_per_key)
     cr_assert_eq(answer(m, 5000), XQF_MSG_WELCOME, "the other key's hello (log: %s)", cu_fx.logfile);
     for (int i = 0; i < 7; i++)
         zmq_close(c[i]);
+    zmq_close(m);
+    zmq_ctx_term(ctx);
+}
+
+/* The next message within ms, decoded into m (false when none came). */
+static bool next_message(void *sock, int ms, XqfMsg *m)
+{
+    zmq_pollitem_t it = { sock, 0, ZMQ_POLLIN, 0 };
+    if (zmq_poll(&it, 1, ms) <= 0)
+        return false;
+    zmq_msg_t part;
+    zmq_msg_init(&part);
+    cr_assert_geq(zmq_msg_recv(&part, sock, 0), 0);
+    cr_assert_eq(xqf_msg_decode(zmq_msg_data(&part), zmq_msg_size(&part), m, NULL, 0), XQF_DECODE_OK);
+    zmq_msg_close(&part);
+    return true;
+}
+
+/*
+ * --key-connections and --first-message in the coordinator: a key's
+ * connections beyond its bound are answered with the limit by name and
+ * closed, counted in the stop line; another key's worker is welcomed and
+ * served; a connection that says nothing is closed after --first-message.
+ */
+Test(curve, connections_per_key)
+{
+    CU_REQUIRE_DB();
+    new_keys("coord");
+    new_keys("greedy");
+    new_keys("modest");
+    allow("greedy", "greedy");
+    allow("modest", "modest");
+    cu_sprt(cu_fx.store, "NullR=2", 1, 100, 500, -500, 500);
+    const char *opts[] = { "--key-connections", "2", "--first-message", "1", NULL };
+    pid_t coord = coordinator_with(opts);
+    enum { OPENED = 5 };
+    void *ctx = zmq_ctx_new(), *c[OPENED], *mon[OPENED];
+    /* the other key first, which reconnects until the coordinator listens (the greedy ones never reconnect) */
+    void *m = client(ctx, "modest", "coord.pub");
+    send_hello(m, "m1");
+    cr_assert_eq(answer(m, 10000), XQF_MSG_WELCOME, "log: %s", cu_fx.logfile);
+    int seen[OPENED] = { 0 }, welcomed = 0, limited = 0;
+    for (int i = 0; i < OPENED; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "g%d", i);
+        c[i] = client_once(ctx, "greedy", "coord.pub", true);
+        mon[i] = watch(ctx, c[i], name);
+        send_hello(c[i], name);
+        XqfMsg a;
+        cr_assert(next_message(c[i], 10000, &a), "connection %d got no answer (log: %s)", i, cu_fx.logfile);
+        if (a.type == XQF_MSG_WELCOME)
+            welcomed++;
+        else if (a.type == XQF_MSG_ERROR && a.u.error.code == XQF_ERR_LIMIT &&
+                 strstr(a.u.error.text, "(--key-connections)"))
+            limited++;
+        else
+            cr_assert_fail("connection %d: %s %s", i, xqf_msg_type_name(a.type),
+                           a.type == XQF_MSG_ERROR ? a.u.error.text : "");
+        xqf_msg_free(&a);
+    }
+    cr_assert(welcomed == 2 && limited == OPENED - 2, "%d welcomed, %d refused for the key's connections", welcomed,
+              limited);
+    cr_assert(log_shows("key greedy: a connection refused and closed: the key holds 2 open connections", 5), "log: %s",
+              cu_fx.logfile);
+    double end = cu_now() + 5;
+    int closed = 0;
+    while (closed < OPENED - 2 && cu_now() < end) {
+        cu_sleep_ms(50);
+        closed = 0;
+        for (int i = 0; i < OPENED; i++) {
+            events(mon[i], &seen[i]);
+            closed += (seen[i] & ZMQ_EVENT_DISCONNECTED) != 0;
+        }
+    }
+    cr_assert_eq(closed, OPENED - 2, "%d connections closed (log: %s)", closed, cu_fx.logfile);
+    /* the other key is still welcomed, and served */
+    send_hello(m, "m1");
+    cr_assert_eq(answer(m, 5000), XQF_MSG_WELCOME, "log: %s", cu_fx.logfile);
+    send_request(m, 0);
+    cr_assert_eq(answer(m, 5000), XQF_MSG_TASK, "log: %s", cu_fx.logfile);
+    /* a handshake and then nothing: closed after --first-message */
+    void *silent = client_once(ctx, "modest", "coord.pub", true), *smon = watch(ctx, silent, "silent");
+    int sseen = 0;
+    end = cu_now() + 5;
+    while (!(sseen & ZMQ_EVENT_DISCONNECTED) && cu_now() < end) {
+        cu_sleep_ms(50);
+        events(smon, &sseen);
+    }
+    cr_assert(sseen & ZMQ_EVENT_HANDSHAKE_SUCCEEDED, "the silent connection made its handshake");
+    cr_assert(sseen & ZMQ_EVENT_DISCONNECTED, "the silent connection was not closed (log: %s)", cu_fx.logfile);
+    cu_stop(coord, SIGTERM);
+    cu_untrack(coord);
+    cr_assert(log_shows("3 connections beyond --key-connections", 5), "log: %s", cu_fx.logfile);
+    cr_assert(log_shows("1 connections closed silent past --first-message", 1), "log: %s", cu_fx.logfile);
+    for (int i = 0; i < OPENED; i++) {
+        zmq_close(mon[i]);
+        zmq_close(c[i]);
+    }
+    zmq_close(smon);
+    zmq_close(silent);
     zmq_close(m);
     zmq_ctx_term(ctx);
 }

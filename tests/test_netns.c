@@ -598,3 +598,140 @@ Test(netns, an_engine_build_cannot_reach_the_coordinator_or_the_workers_key)
     cr_assert_eq(r.counts.wins, 0, "the boxed engine won a game (log: %s)", wlog);
     store_run_free(&r);
 }
+
+/* A book line from a position no task of the shipped book starts from. */
+#define OTHER_LINE "r1bakabnr/4n4/7c1/p1p1p1p2/8p/4P1P2/PcP5P/1C5C1/9/RNBAKABNR w - - 8 5 moves a0a1"
+
+/* Sends a result's bytes from c and expects an ack with status (fails the test otherwise). */
+static void expect_report(CuClient *c, const XqfBuf *b, const char *status, const char *what)
+{
+    char got[512];
+    bool stop = false;
+    cr_assert_eq(cu_client_report(c, b, got, sizeof got, &stop), 0, "%s: %s (log: %s)", what, got,
+                 at("coordinator.log"));
+    cr_assert_str_eq(got, status, "%s: %s, expected %s (log: %s)", what, got, status, at("coordinator.log"));
+}
+
+static StoreCounts run_counts(int64_t run)
+{
+    StoreRun r;
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
+    StoreCounts c = r.counts;
+    store_run_free(&r);
+    return c;
+}
+
+/*
+ * An allow-listed but malicious worker on the other host: a hand-made
+ * client (cu_client_open in the worker's namespace, CURVE with its key)
+ * takes a task across the link and reports its first pair honestly
+ * (accepted), then forges the second pair three ways: records from
+ * another position than the task's opening, a result without records,
+ * W/D/L that say a win where its records say two draws.  Each is answered
+ * invalid with its reason in the coordinator's log and counts nothing;
+ * the pair reported honestly after them is accepted.
+ */
+Test(netns, a_malicious_worker_across_hosts_has_its_forged_records_refused)
+{
+    REQUIRE_NET();
+    new_keys("coord");
+    new_keys("mallory");
+    allow("mallory", "mallory");
+    int64_t run = cu_sprt(cu_fx.store, "NullR=2", 2, 100, 500, -500, 500);
+    coordinator();
+    char clog[256], why[512], key[256], pub[256];
+    snprintf(clog, sizeof clog, "%s", at("coordinator.log"));
+    snprintf(key, sizeof key, "%s", at("mallory"));
+    snprintf(pub, sizeof pub, "%s", at("coord.pub"));
+    CuClient m;
+    cr_assert_eq(cu_client_open(&m, coord_endpoint(), key, pub, net.worker, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(cu_client_hello(&m, "mallory", why, sizeof why), 0, "hello across the link: %s (log: %s)", why, clog);
+    cr_assert(shows(clog, "zap: mallory connected from " WORKER_ADDR, 5), "not from the other host (log: %s)", clog);
+    XqfMsg t;
+    cr_assert_eq(cu_client_task(&m, &t, why, sizeof why), 0, "%s (log: %s)", why, clog);
+    cr_assert_eq(t.u.task.pairs, 2);
+
+    XqfBuf b = { 0 };
+    cr_assert_eq(cu_forged_result(&t, OTHER_LINE, 0, 1, CU_HONEST, false, &b, why, sizeof why), 0, "%s", why);
+    expect_report(&m, &b, "accepted", "the first pair, as the task says");
+    StoreCounts one = run_counts(run);
+    cr_assert_eq(one.pairs, 1);
+    static const struct {
+        CuForgery f;
+        const char *what, *reason;
+    } BAD[] = {
+        { CU_OTHER_POSITION, "records from another position than the task's opening",
+          "result invalid, its records are not the task's games" },
+        { CU_NO_RECORDS, "a result without records", "result invalid: impossible counts, or counts its records do "
+                                                     "not carry (2 pairs, 0/4/0; 0 bytes of records from pair 1)" },
+        { CU_COUNTS_DISAGREE, "W/D/L that disagree with the records",
+          "result invalid: impossible counts, or counts its records do not carry (2 pairs, 1/3/0;" },
+    };
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        cr_assert_eq(cu_forged_result(&t, OTHER_LINE, 1, 2, BAD[i].f, false, &b, why, sizeof why), 0, "%s", why);
+        expect_report(&m, &b, "invalid", BAD[i].what);
+        cr_assert(shows(clog, BAD[i].reason, 5), "%s: no reason logged (log: %s)", BAD[i].what, clog);
+        StoreCounts now = run_counts(run);
+        cr_assert(now.pairs == one.pairs && now.wins == one.wins && now.draws == one.draws &&
+                      memcmp(now.penta, one.penta, sizeof now.penta) == 0,
+                  "%s was counted: %lld pairs", BAD[i].what, (long long)now.pairs);
+    }
+    cr_assert_eq(cu_forged_result(&t, OTHER_LINE, 1, 2, CU_HONEST, false, &b, why, sizeof why), 0, "%s", why);
+    expect_report(&m, &b, "accepted", "the second pair, as the task says");
+    StoreCounts two = run_counts(run);
+    cr_assert(two.pairs == 2 && two.draws == 4 && two.wins == 0, "%lld pairs, %lld draws, %lld wins",
+              (long long)two.pairs, (long long)two.draws, (long long)two.wins);
+    xqf_buf_free(&b);
+    xqf_msg_free(&t);
+    cu_client_close(&m);
+}
+
+/*
+ * A key opening more connections than --key-connections from the other
+ * host (hand-made clients in the worker's namespace, each its own CURVE
+ * connection, all kept open): two are welcomed, every one beyond is
+ * answered with the bound by name (and closed), and another key's client
+ * from the same host is welcomed and given a task.
+ */
+Test(netns, a_key_holding_connections_from_the_other_host_is_held_to_its_bound)
+{
+    REQUIRE_NET();
+    enum { OPENED = 6 };
+    new_keys("coord");
+    new_keys("greedy");
+    new_keys("honest");
+    allow("greedy", "greedy");
+    allow("honest", "honest");
+    cu_sprt(cu_fx.store, "NullR=2", 2, 100, 500, -500, 500);
+    const char *opts[] = { "--key-connections", "2", NULL };
+    coordinator_with(opts);
+    char clog[256], why[512], key[256], pub[256];
+    snprintf(clog, sizeof clog, "%s", at("coordinator.log"));
+    snprintf(key, sizeof key, "%s", at("greedy"));
+    snprintf(pub, sizeof pub, "%s", at("coord.pub"));
+    CuClient c[OPENED];
+    int welcomed = 0, bounded = 0;
+    for (int i = 0; i < OPENED; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "greedy%d", i);
+        cr_assert_eq(cu_client_open(&c[i], coord_endpoint(), key, pub, net.worker, why, sizeof why), 0, "%s", why);
+        if (cu_client_hello(&c[i], name, why, sizeof why) == 0)
+            welcomed++;
+        else
+            bounded += strstr(why, "(--key-connections)") != NULL;
+    }
+    cr_assert(welcomed == 2 && bounded == OPENED - 2, "%d welcomed, %d refused by the bound (the last: %s; log: %s)",
+              welcomed, bounded, why, clog);
+    cr_assert(shows(clog, "key greedy: a connection refused and closed: the key holds 2 open connections", 5),
+              "log: %s", clog);
+    CuClient h;
+    snprintf(key, sizeof key, "%s", at("honest"));
+    cr_assert_eq(cu_client_open(&h, coord_endpoint(), key, pub, net.worker, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(cu_client_hello(&h, "honest", why, sizeof why), 0, "the other key: %s (log: %s)", why, clog);
+    XqfMsg t;
+    cr_assert_eq(cu_client_task(&h, &t, why, sizeof why), 0, "the other key: %s (log: %s)", why, clog);
+    xqf_msg_free(&t);
+    cu_client_close(&h);
+    for (int i = 0; i < OPENED; i++)
+        cu_client_close(&c[i]);
+}

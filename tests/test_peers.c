@@ -3,11 +3,14 @@
  * live workers only, a newcomer evicts the longest-silent one that missed
  * a heartbeat, and a hello under a worker that holds an entry takes its
  * place.  Silence is made by moving an entry's last-heard time back.
+ * Then the table of open connections (coordinator/conns.c), on a clock of
+ * its own: a key's count, refusal and eviction, silent connections.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "conns.h"
 #include "peers.h"
 
 static Peer peer_of(int n)
@@ -251,4 +254,102 @@ Test(peers, a_key_filling_the_table_gives_way_to_another)
     cr_assert_eq(peers_live(&ps), MAX);
     cr_assert_eq(ps.shared, MAX / 2);
     peers_free(&ps);
+}
+
+/* ---- open connections by descriptor (conns.c) ------------------------------------ */
+
+/* The descriptors due at now, in ascending order, as a string ("7 9"). */
+static const char *due(Conns *c, int64_t now)
+{
+    static char out[256];
+    int fds[16];
+    uint64_t tags[16];
+    int n = conns_due(c, now, true, fds, tags, 16);
+    out[0] = '\0';
+    for (int i = 0; i < n; i++)
+        snprintf(out + strlen(out), sizeof out - strlen(out), "%s%d", i ? " " : "", fds[i]);
+    return out;
+}
+
+/*
+ * A key holds at most key_max connections that sent a message: one more
+ * is refused (closed after its grace) while the key's others spoke
+ * lately, and evicts the longest-silent of them once that was silent
+ * quiet_ms; another key and keyless (plaintext) connections are not
+ * counted against it.
+ */
+Test(conns, a_key_holds_at_most_key_max)
+{
+    ConnsLimits lim = { .key_max = 2, .first_ms = 1000, .quiet_ms = 500, .grace_ms = 100 };
+    Conns *c = conns_new(&lim);
+    cr_assert(c);
+    for (int fd = 5; fd <= 8; fd++)
+        cr_assert_eq(conns_accepted(c, fd, (uint64_t)fd * 11, 0), 0);
+    cr_assert_eq(conns_message(c, 5, "a", 10), CONNS_OK);
+    cr_assert_eq(conns_message(c, 6, "a", 10), CONNS_OK);
+    cr_assert_eq(conns_message(c, 5, "a", 20), CONNS_OK, "a counted connection's next message");
+    cr_assert_eq(conns_message(c, 7, "a", 20), CONNS_REFUSED, "a third connection of the key");
+    cr_assert_eq(conns_message(c, 7, "a", 30), CONNS_CLOSING, "its next message is dropped");
+    cr_assert_eq(conns_of_key(c, "a"), 2);
+    cr_assert_eq(conns_message(c, 8, "b", 30), CONNS_OK, "another key");
+    cr_assert_eq(conns_of_key(c, "b"), 1);
+    cr_assert_str_eq(due(c, 50), "", "a refused connection has its grace, for its answer");
+    cr_assert_str_eq(due(c, 120), "7");
+    cr_assert_str_eq(due(c, 130), "", "returned once");
+    cr_assert_eq(conns_open(c), 4, "open until its disconnect");
+    conns_closed(c, 7);
+    cr_assert_eq(conns_open(c), 3);
+    /* 6 silent since 10, 5 since 20: at 600 a newcomer evicts 6, the longest-silent */
+    cr_assert_eq(conns_accepted(c, 9, 99, 590), 0);
+    cr_assert_eq(conns_message(c, 9, "a", 600), CONNS_OK);
+    cr_assert_eq(conns_of_key(c, "a"), 2);
+    cr_assert_eq(conns_message(c, 6, "a", 600), CONNS_CLOSING, "the evicted one is no longer heard");
+    int fds[4];
+    uint64_t tags[4];
+    cr_assert_eq(conns_due(c, 600, false, fds, tags, 4), 1);
+    cr_assert(fds[0] == 6 && tags[0] == 66, "fd %d tag %llu", fds[0], (unsigned long long)tags[0]);
+    /* keyless connections are bounded by their first message only */
+    for (int fd = 20; fd < 30; fd++) {
+        cr_assert_eq(conns_accepted(c, fd, 1, 600), 0);
+        cr_assert_eq(conns_message(c, fd, "", 600), CONNS_OK);
+    }
+    ConnsStats st = conns_stats(c);
+    cr_assert(st.refused == 1 && st.evicted == 1 && st.silent == 0, "%lld refused, %lld evicted, %lld silent",
+              (long long)st.refused, (long long)st.evicted, (long long)st.silent);
+    /* a disconnect, and a number reused, free the key's place */
+    conns_closed(c, 9);
+    cr_assert_eq(conns_of_key(c, "a"), 1);
+    cr_assert_eq(conns_accepted(c, 5, 55, 700), 0);
+    cr_assert_eq(conns_of_key(c, "a"), 0, "5 reused by another connection: its old key's count dropped");
+    conns_destroy(&c);
+    conns_destroy(&c);
+}
+
+/*
+ * A connection sends its first message within first_ms of its accept,
+ * else it is due to close; one that spoke is not (its silence after that
+ * is the key's business).  A message on a number never seen accepted
+ * (its accept still on the way) counts from then.
+ */
+Test(conns, a_silent_connection_is_closed)
+{
+    ConnsLimits lim = { .key_max = 0, .first_ms = 1000, .quiet_ms = 0, .grace_ms = 100 };
+    Conns *c = conns_new(&lim);
+    cr_assert(c);
+    cr_assert_eq(conns_accepted(c, 3, 1, 0), 0);
+    cr_assert_eq(conns_accepted(c, 4, 2, 0), 0);
+    cr_assert_eq(conns_message(c, 4, "k", 500), CONNS_OK);
+    cr_assert_eq(conns_message(c, 1000, "k", 500), CONNS_OK, "an fd first seen by its message");
+    cr_assert(conns_knows(c, 1000));
+    cr_assert_str_eq(due(c, 999), "");
+    int fds[4];
+    uint64_t tags[4];
+    cr_assert_eq(conns_due(c, 5000, false, fds, tags, 4), 0, "not judged silent while messages may wait unread");
+    cr_assert_str_eq(due(c, 1000), "3");
+    cr_assert_str_eq(due(c, 100000), "", "the others spoke");
+    cr_assert_eq(conns_stats(c).silent, 1);
+    cr_assert_eq(conns_of_key(c, "k"), 2, "no limit for the key");
+    cr_assert_eq(conns_accepted(c, -1, 0, 0), -1);
+    cr_assert_eq(conns_message(c, -1, "k", 0), CONNS_OK, "not a socket: nothing to bound");
+    conns_destroy(&c);
 }
