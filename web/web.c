@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "book.h"
 #include "cli.h"
 #include "files.h"
 #include "clock.h"

@@ -1,8 +1,9 @@
 /*
  * create.c - xqf-tune spsa new, sprt new, games new, chain new and data
- * new (and the options of the data and chain commands): a run's settings
- * checked and written to the run database, its book read (and checked)
- * with the worker's book reader.
+ * new (and the options of the data and chain commands): the options read
+ * into a run's settings (RunSpec), which the run service (run_service.h)
+ * checks, with its book, and writes to the run database, as it does the
+ * dashboard's forms.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,7 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "book.h"
 #include "cli.h"
 #include "codec.h"
 #include "run_rules.h"
