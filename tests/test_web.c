@@ -1734,6 +1734,9 @@ Test(web, every_kind_from_its_form_is_xqf_tunes_run)
         { "games",
           "games new --pairs 20 --test NullR=2 --base '' --nodes 500 --replay 5 --pairs-per-task 2 --seed 9 --name g",
           "pairs=20&test=NullR%3D2&base=&nodes=500&tc=&replay=5&pairs_per_task=2&priority=0&seed=9&name=g" },
+        /* several threads and the replay share left empty: the default, no replay audit, as xqf-tune's */
+        { "games", "games new --pairs 8 --test NullR=2 --base '' --nodes 300 --threads 2",
+          "pairs=8&test=NullR%3D2&base=&nodes=300&tc=&threads=2&replay=&pairs_per_task=8&priority=0&seed=1" },
         { "spsa",
           "spsa new --params RookMg,HorseMg --pairs 50 --alpha 0.7 --gamma 0.2 --a-ratio 0.3 --nodes 400 "
           "--pairs-per-task 2 --seed 11 --name s",

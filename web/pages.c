@@ -959,7 +959,8 @@ static void new_run_fields(FormOut *fo, const RunKind *k)
               "1-64 (UCI Threads): a worker plays its concurrency / N games at once, one of lower concurrency none");
         field(fo, "ref_nps", "Reference speed", "", "nodes/s: scale the clock by it / each worker's speed (empty: no)");
         check_field(fo, "keep_scores", "Keep scores", "game records keep each move's score and depth");
-        field(fo, "replay", "Replay share", "1", "percent of pairs a second worker plays again (fixed nodes)");
+        field(fo, "replay", "Replay share", "",
+              "percent of pairs a second worker plays again (fixed nodes; empty: 1, none with several threads)");
     }
     field(fo, "pairs_per_task", "Pairs per task", "8", NULL);
     field(fo, "priority", "Priority", "0", NULL);
