@@ -158,6 +158,11 @@ typedef struct {
     int64_t test_build, base_build;  /* engine builds (ids) the two play, 0: the built-in engine */
     int64_t test_net, base_net;      /* nets (ids) the two evaluate with (025_nets.sql); 0: the engine's
                                         own evaluation, STORE_NET_NONE: the hand-crafted one */
+    int64_t base1_ms, inc1_ms;       /* time odds: the second player's own clock (0: the first's; 015) */
+    int64_t ref_nps;                 /* > 0: the clock scaled by ref_nps / each worker's speed (013) */
+    bool game_scores;                /* game records keep each move's score and depth (014) */
+    bool replay_given;               /* replay_share is the run's; else 1 %, none for several threads */
+    double replay_share;             /* of the pairs replayed by a second worker, 0-1 (014) */
 } StoreSprtSpec;
 
 /* A side's net: the hand-crafted evaluation (UseNNUE false), whatever net the engine holds. */

@@ -4,8 +4,8 @@
 #include <string.h>
 
 static const RunKind KINDS[RUN_KIND_COUNT] = {
-#define RUN_KIND(id, name, player0, player1, sprt, spsa, on_claim, doc)                                          \
-    { RUN_KIND_##id, name, player0, player1, sprt, spsa, on_claim, doc },
+#define RUN_KIND(id, name, player0, player1, sprt, spsa, on_claim, two_sides, title, doc)                       \
+    { RUN_KIND_##id, name, player0, player1, sprt, spsa, on_claim, two_sides, title, doc },
 #include "run_kinds.def"
 #undef RUN_KIND
 };
@@ -16,6 +16,12 @@ const RunKind *run_kind_find(const char *name)
         if (strcmp(KINDS[i].name, name) == 0)
             return &KINDS[i];
     return NULL;
+}
+
+RunKindId run_kind_id(const char *name)
+{
+    const RunKind *k = name ? run_kind_find(name) : NULL;
+    return k ? k->id : RUN_KIND_COUNT;
 }
 
 const RunKind *run_kind_get(RunKindId id)

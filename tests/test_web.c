@@ -12,6 +12,9 @@
  * field), and the form's messages are xqf-tune's for the same bad values.
  * A set is checked against what plays it: a build's own parameters, a
  * ref's syntax only (the builder checks the rest), the engine's table.
+ * Every run kind has its form, and the same settings from a form and
+ * from xqf-tune make the same stored run (the one run service); a bad
+ * setting, the book's size included, gets xqf-tune's message.
  */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
@@ -1658,4 +1661,179 @@ Test(web, the_runs_page_stays_fast_under_logins_and_downloads, .timeout = 240)
     cr_assert_geq(downloads, 1, "a download ran");
     cr_assert_gt(largest, 30 * 1000 * 1000, "the download is large: %zu bytes", largest);
     cr_assert_lt(p90, 100.0, "GET / under load: p90 %.1f ms", p90);
+}
+
+/* ---- every kind from its form, through the run service ------------------------------ */
+
+/*
+ * The stored row of run id as text, without what differs between two runs
+ * of the same settings, its book as a digest (the row stays small).
+ */
+static void run_row(int64_t id, char *out, size_t size)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "psql -qAt '%s' -c \"SELECT (to_jsonb(r) - 'id' - 'created_at' - 'owner' - 'updated_at' - "
+             "'started_at' - 'finished_at' - 'book' || jsonb_build_object('book_md5', md5(array_to_string(book, "
+             "'|'))))::text FROM runs r WHERE id = %" PRId64 "\" 2>>'%s'",
+             cu_fx.db, id, cu_fx.logfile);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    size_t n = fread(out, 1, size - 1, p);
+    out[n] = '\0';
+    cr_assert_eq(WEXITSTATUS(pclose(p)), 0);
+    cr_assert_gt(n, 10, "no row of run %" PRId64, id);
+}
+
+/* xqf-tune's new command (args), which must succeed: the run's id. */
+static int64_t cli_new(const char *args)
+{
+    char cmd[2048], out[256] = "";
+    snprintf(cmd, sizeof cmd, "'%s/xqf-tune' %s --db '%s' 2>>'%s'", XQF_BIN, args, cu_fx.db, cu_fx.logfile);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    cr_assert_eq(WEXITSTATUS(pclose(p)), 0, "%s: %s (see %s)", args, out, cu_fx.logfile);
+    return strtoll(out, NULL, 10);
+}
+
+/* The form's POST to /new/kind: the new run's id (303), else 0 with the reply kept in *r. */
+static int64_t form_new(const char *kind, const char *cookie, const char *csrf, const char *fields, Reply *r)
+{
+    char path[32], form[2048];
+    snprintf(path, sizeof path, "/new/%s", kind);
+    snprintf(form, sizeof form, "csrf=%s&%s", csrf, fields);
+    *r = http("POST", path, cookie, form);
+    if (r->status != 303)
+        return 0;
+    int64_t id = strtoll(strstr(r->head, "Location: /runs/") + 16, NULL, 10);
+    reply_free(r);
+    return id;
+}
+
+#define BOOK XQF_SOURCE_DIR "/ops/books/default.book"
+
+Test(web, every_kind_from_its_form_is_xqf_tunes_run)
+{
+    CU_REQUIRE_DB();
+    add_user("ada", "admin", "adminpass1");
+    start_web((const char *const[]){ "--book", BOOK, NULL });
+    char cookie[128], csrf[128];
+    login("ada", "adminpass1", cookie, csrf);
+    /* the same settings as xqf-tune's options and as the form's fields (an admin's run: active, as xqf-tune's) */
+    static const struct {
+        const char *kind, *cli, *form;
+    } SAME[] = {
+        { "sprt",
+          "sprt new --test NullR=2 --base '' --tc 10+0.1 --tc-base 5+0.05 --elo0 -1 --elo1 4 --alpha 0.1 --beta 0.2 "
+          "--max-pairs 300 --threads 2 --replay 0 --keep-scores --pairs-per-task 4 --priority 3 --seed 7 --name same "
+          "--tc-scale --ref-nps 2000000",
+          "test=NullR%3D2&base=&tc=10%2B0.1&tc_base=5%2B0.05&nodes=&elo0=-1&elo1=4&alpha=0.1&beta=0.2&max_pairs=300"
+          "&threads=2&replay=0&keep_scores=1&pairs_per_task=4&priority=3&seed=7&name=same&ref_nps=2000000" },
+        { "games",
+          "games new --pairs 20 --test NullR=2 --base '' --nodes 500 --replay 5 --pairs-per-task 2 --seed 9 --name g",
+          "pairs=20&test=NullR%3D2&base=&nodes=500&tc=&replay=5&pairs_per_task=2&priority=0&seed=9&name=g" },
+        /* several threads and the replay share left empty: the default, no replay audit, as xqf-tune's */
+        { "games", "games new --pairs 8 --test NullR=2 --base '' --nodes 300 --threads 2",
+          "pairs=8&test=NullR%3D2&base=&nodes=300&tc=&threads=2&replay=&pairs_per_task=8&priority=0&seed=1" },
+        { "spsa",
+          "spsa new --params RookMg,HorseMg --pairs 50 --alpha 0.7 --gamma 0.2 --a-ratio 0.3 --nodes 400 "
+          "--pairs-per-task 2 --seed 11 --name s",
+          "params=RookMg%2CHorseMg&pairs=50&alpha=0.7&gamma=0.2&a_ratio=0.3&nodes=400&tc=&pairs_per_task=2"
+          "&priority=0&seed=11&name=s" },
+        { "data",
+          "data new --games 41 --params NullR=2 --depth 3 --random-plies 4 --skip-plies 2 --keep-check "
+          "--max-score 2000 --pairs-per-task 3 --seed 13 --name d",
+          "games=41&params=NullR%3D2&depth=3&tc=&nodes=&random_plies=4&skip_plies=2&keep_check=1&max_score=2000"
+          "&pairs_per_task=3&priority=0&seed=13&name=d" },
+    };
+    for (size_t i = 0; i < sizeof SAME / sizeof *SAME; i++) {
+        char path[32], args[1024], cli_row[8192], web_row[8192];
+        snprintf(path, sizeof path, "/new/%s", SAME[i].kind);
+        Reply r = http("GET", path, cookie, NULL);
+        cr_assert_eq(r.status, 200, "%s: the form", SAME[i].kind);
+        cr_assert(strstr(r.body, "name=\"seed\""), "%s: the form has a seed", SAME[i].kind);
+        reply_free(&r);
+        int64_t web_id = form_new(SAME[i].kind, cookie, csrf, SAME[i].form, &r);
+        cr_assert_gt(web_id, 0, "%s: the form's run: %d %s", SAME[i].kind, r.status, r.body ? r.body : "");
+        snprintf(args, sizeof args, "%s --book '%s'", SAME[i].cli, BOOK);
+        int64_t cli_id = cli_new(args);
+        StoreRun run;
+        load(web_id, &run);
+        cr_assert_str_eq(run.kind, SAME[i].kind);
+        cr_assert_eq(run.seed, (uint64_t)strtoll(strstr(SAME[i].form, "seed=") + 5, NULL, 10), "the seed is the form's");
+        run_row(web_id, web_row, sizeof web_row);
+        run_row(cli_id, cli_row, sizeof cli_row);
+        cr_assert_str_eq(web_row, cli_row, "%s: the form's run and xqf-tune's differ", SAME[i].kind);
+        if (i == 0)   /* what the setters after the insert used to write, now in the row itself */
+            cr_assert(strstr(web_row, "\"base1_ms\": 5000") && strstr(web_row, "\"inc1_ms\": 50") &&
+                      strstr(web_row, "\"ref_nps\": 2000000") && strstr(web_row, "\"game_scores\": true") &&
+                      strstr(web_row, "\"replay_share\": 0,") && strstr(web_row, "\"threads\": 2"), "%s", web_row);
+    }
+    /* the runs page filters by every kind */
+    Reply r = http("GET", "/runs?kind=data", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.body, "<option value=\"games\""), "the kind filter offers games");
+    reply_free(&r);
+}
+
+Test(web, a_bad_setting_gets_xqf_tunes_message_from_each_form)
+{
+    CU_REQUIRE_DB();
+    add_user("ada", "admin", "adminpass1");
+    /* a book of more openings than a run holds: refused by both, not cut */
+    char big[300];
+    snprintf(big, sizeof big, "%s/big.book", cu_fx.dir);
+    FILE *f = fopen(big, "w");
+    cr_assert(f);
+    for (int i = 0; i <= 100000; i++)
+        fputs("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1\n", f);
+    fclose(f);
+    start_web((const char *const[]){ "--book", big, NULL });
+    char cookie[128], csrf[128], html[1024], args[1024];
+    login("ada", "adminpass1", cookie, csrf);
+    int64_t before = count_runs();
+    static const struct {
+        const char *kind, *cli, *option, *form, *field;
+    } BAD[] = {
+        { "data", "data new --games 10 --nodes 100 --pairs-per-task 20", "--pairs-per-task",
+          "games=10&nodes=100&tc=&pairs_per_task=20&priority=0", "pairs_per_task" },
+        { "games", "games new --pairs 10 --test NullR=2 --base '' --tc 10+0.1 --tc-base 5+x", "--tc-base",
+          "pairs=10&test=NullR%3D2&base=&tc=10%2B0.1&nodes=&tc_base=5%2Bx&pairs_per_task=8&priority=0", "tc_base" },
+        { "games", "games new --pairs 10 --test NullR=2 --base '' --nodes 100 --threads 2 --replay 1", "--replay",
+          "pairs=10&test=NullR%3D2&base=&tc=&nodes=100&threads=2&replay=1&pairs_per_task=8&priority=0", "replay" },
+        { "sprt", "sprt new --test NullR=2 --base '' --nodes 100 --elo0 5 --elo1 0", "--elo1",
+          "test=NullR%3D2&base=&tc=&nodes=100&elo0=5&elo1=0&alpha=0.05&beta=0.05&max_pairs=100&pairs_per_task=8"
+          "&priority=0", "elo1" },
+        { "data", "data new --games 10 --nodes 100 --params NoSuch=1", "--params",
+          "games=10&nodes=100&tc=&params=NoSuch%3D1&pairs_per_task=8&priority=0", "params" },
+    };
+    for (size_t i = 0; i < sizeof BAD / sizeof *BAD; i++) {
+        Reply r;
+        cr_assert_eq(form_new(BAD[i].kind, cookie, csrf, BAD[i].form, &r), 0, "%s: created", BAD[i].cli);
+        cr_assert_eq(r.status, 400, "%s: %d", BAD[i].cli, r.status);
+        char err[64];
+        snprintf(err, sizeof err, "id=\"err-%s\">", BAD[i].field);
+        const char *at = strstr(r.body, err);
+        cr_assert(at, "%s: no message at field %s: %s", BAD[i].kind, BAD[i].field, r.body);
+        snprintf(args, sizeof args, "%s --book '%s'", BAD[i].cli, BOOK);
+        cli_message(args, BAD[i].option, html, sizeof html);
+        cr_assert(strncmp(at + strlen(err), html, strlen(html)) == 0, "%s: the form says %.200s, xqf-tune %s",
+                  BAD[i].cli, at + strlen(err), html);
+        reply_free(&r);
+    }
+    /* the book: the form's message on top (no field of its own), xqf-tune's for --book */
+    Reply r;
+    cr_assert_eq(form_new("games", cookie, csrf, "pairs=10&test=NullR%3D2&base=&tc=&nodes=100&pairs_per_task=8&priority=0",
+                          &r), 0);
+    cr_assert_eq(r.status, 400);
+    const char *at = strstr(r.body, "id=\"err-book\">book: ");
+    cr_assert(at, "%s", r.body);
+    snprintf(args, sizeof args, "games new --pairs 10 --test NullR=2 --base '' --nodes 100 --book '%s'", big);
+    cli_message(args, "--book", html, sizeof html);
+    cr_assert(strstr(html, "holds more than 100000 openings"), "%s", html);
+    cr_assert(strncmp(at + strlen("id=\"err-book\">book: "), html, strlen(html)) == 0, "%.300s against %s", at, html);
+    reply_free(&r);
+    cr_assert_eq(count_runs(), before, "nothing was created");
 }

@@ -30,6 +30,17 @@ Test(web_request, routes)
     cr_assert_str_eq(r.action, "stop");
     cr_assert_eq(route_parse("/runs/9/explode").kind, ROUTE_UNKNOWN);
     cr_assert_eq(route_parse("/nope").kind, ROUTE_UNKNOWN);
+    /* a creation page per run kind of run_kinds.def, by its name */
+    for (int k = 0; k < RUN_KIND_COUNT; k++) {
+        char path[32];
+        snprintf(path, sizeof path, "/new/%s", run_kind_get((RunKindId)k)->name);
+        r = route_parse(path);
+        cr_assert_eq(r.kind, ROUTE_NEW_RUN, "%s", path);
+        cr_assert_eq(r.run_kind, (RunKindId)k, "%s", path);
+    }
+    cr_assert_eq(route_parse("/new/chess").kind, ROUTE_UNKNOWN);
+    cr_assert_eq(route_parse("/new/").kind, ROUTE_UNKNOWN);
+    cr_assert_eq(route_parse("/new/sprt/x").kind, ROUTE_UNKNOWN);
     const char *bad[] = { "/runs/abc", "/runs/0", "/runs/-3", "/runs/", "/runs/1234567890123456789",
                           "/runs/<script>", "relative", "", "/a b", "/\x7f", "/\xc3\xa9" };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -14,6 +14,7 @@
 #include "login.h"
 #include "password.h"
 #include "pool.h"
+#include "run_kind.h"
 #include "store.h"
 #include "web.h"
 
@@ -65,12 +66,15 @@ int page_run_event(Store *s, int64_t run, Buf *out);
 int page_runs(Store *s, const WebRequest *rq, const Session *u, Buf *b);
 int page_run(Store *s, int64_t id, const Session *u, const char *notice, Buf *b);
 int page_machines(Store *s, const Session *u, Buf *b);
-/* A form to create a run (sprt or spsa), with the values given and a message per field (may be NULL). */
+/*
+ * The form that creates a run of kind (its fields by its record in
+ * run_kinds.def), with the values given and a message per field (may be
+ * NULL; a message of a setting the form has no field for goes on top).
+ */
 typedef struct {
     const char *field, *message;
 } FieldError;
-int page_new_run(const char *kind, const Form *values, const FieldError *errors, int nerrors, const Session *u,
-                 Buf *b);
+int page_new_run(RunKindId kind, const Form *values, const FieldError *errors, int nerrors, const Session *u, Buf *b);
 /* The login form, carrying token (the login CSRF token: web.c, login_token). */
 int page_login(const char *message, const char *token, const Session *u, Buf *b);
 /* The admin's form for a new account, with the values given, a message per field and a notice (may be NULL). */

@@ -34,8 +34,10 @@ static void head(Buf *b, const char *title, const Session *u)
     buf_html(b, title);
     buf_puts(b, " - Xiangqi Forge</title></head><body>\n<nav><a class=\"brand\" href=\"/\">Xiangqi Forge</a> "
                 "<a href=\"/runs\">Runs</a> <a href=\"/machines\">Machines</a>");
-    if (session_is(u, "tester"))
-        buf_puts(b, " <a href=\"/new/sprt\">New SPRT</a> <a href=\"/new/spsa\">New SPSA</a>");
+    for (int k = 0; k < RUN_KIND_COUNT && session_is(u, "tester"); k++) {
+        const RunKind *kind = run_kind_get((RunKindId)k);
+        buf_printf(b, " <a href=\"/new/%s\">New %s</a>", kind->name, kind->title);
+    }
     if (session_is(u, "admin"))
         buf_puts(b, " <a href=\"/users\">Users</a>");
     buf_puts(b, "<span class=\"user\">");
@@ -161,7 +163,7 @@ static bool matches(const StoreRun *r, const char *owner, const Form *q)
         if (strcmp(state, "finished") == 0 ? !finished : strcmp(state, r->state) != 0)
             return false;
     }
-    if (kind && *kind && strcmp(kind, r->kind) != 0)
+    if (kind && *kind && run_kind_id(kind) != run_kind_id(r->kind))
         return false;
     return !(who && *who && strcmp(who, owner) != 0);
 }
@@ -253,7 +255,9 @@ int page_runs(Store *s, const WebRequest *rq, const Session *u, Buf *b)
     buf_puts(b, "<h1>Runs <span id=\"live\" data-events=\"/events\"></span></h1>\n"
                 "<form class=\"filters\" method=\"get\" action=\"/runs\">");
     static const char *const STATES[] = { "", "active", "pending", "building", "finished", NULL };
-    static const char *const KINDS[] = { "", "sprt", "spsa", NULL };
+    const char *KINDS[RUN_KIND_COUNT + 2] = { "" };
+    for (int k = 0; k < RUN_KIND_COUNT; k++)
+        KINDS[k + 1] = run_kind_get((RunKindId)k)->name;
     select_field(b, "state", STATES, form_get(rq->query, "state"));
     select_field(b, "kind", KINDS, form_get(rq->query, "kind"));
     buf_puts(b, "<label>owner <input name=\"owner\" size=\"12\" value=\"");
@@ -326,7 +330,7 @@ static void actions(Buf *b, const StoreRun *r, const char *owner, const Session 
 {
     bool live = is_open(r);
     bool admin = session_is(u, "admin"), mine = session_is(u, "tester") && strcmp(owner, u->name) == 0;
-    if (admin && strcmp(r->kind, "sprt") == 0 && r->counts.pairs > 0) {
+    if (admin && run_kind_id(r->kind) == RUN_KIND_SPRT && r->counts.pairs > 0) {
         buf_printf(b, "<div class=\"actions\"><form class=\"inline\" method=\"post\" action=\"/runs/%" PRId64
                       "/purge\">", r->id);
         csrf_field(b, u);
@@ -849,68 +853,154 @@ int page_machines(Store *s, const Session *u, Buf *b)
 
 /* ---- forms -------------------------------------------------------------------------- */
 
-/* One field of a form: label, input with the value given (or the default), its message. */
-static void field(Buf *b, const Form *values, const FieldError *errors, int nerrors, const char *name,
-                  const char *label, const char *def, const char *hint)
+/* A form being written: the values given, the messages by field, and which of them a field showed. */
+typedef struct {
+    Buf *b;
+    const Form *values;
+    const FieldError *errors;
+    int nerrors;
+    bool shown[32];
+} FormOut;
+
+/* The message of field name (NULL: none), marked shown. */
+static const char *field_message(FormOut *fo, const char *name)
 {
-    const char *v = values ? form_get(values, name) : NULL, *msg = NULL;
-    for (int i = 0; i < nerrors && !msg; i++)
-        if (strcmp(errors[i].field, name) == 0)
-            msg = errors[i].message;
-    buf_printf(b, "<div class=\"field%s\"><label for=\"f-%s\">%s</label><input id=\"f-%s\" name=\"%s\" value=\"",
-               msg ? " invalid" : "", name, label, name, name);
-    buf_html(b, v ? v : def);
-    buf_puts(b, "\">");
-    if (hint)
-        buf_printf(b, "<small>%s</small>", hint);
-    if (msg) {
-        buf_printf(b, "<p class=\"field-error\" id=\"err-%s\">", name);
-        buf_html(b, msg);
-        buf_puts(b, "</p>");
-    }
-    buf_puts(b, "</div>\n");
+    for (int i = 0; i < fo->nerrors; i++)
+        if (strcmp(fo->errors[i].field, name) == 0) {
+            if (i < 32)
+                fo->shown[i] = true;
+            return fo->errors[i].message;
+        }
+    return NULL;
 }
 
-int page_new_run(const char *kind, const Form *values, const FieldError *errors, int nerrors, const Session *u,
-                 Buf *b)
+static void field_end(FormOut *fo, const char *name, const char *hint, const char *msg)
 {
-    bool spsa = strcmp(kind, "spsa") == 0;
-    head(b, spsa ? "New SPSA run" : "New SPRT test", u);
-    buf_printf(b, "<h1>%s</h1>\n", spsa ? "New SPSA run" : "New SPRT test");
-    if (nerrors)
-        buf_puts(b, "<p class=\"error\">The run was not created: see the messages below.</p>\n");
+    if (hint)
+        buf_printf(fo->b, "<small>%s</small>", hint);
+    if (msg) {
+        buf_printf(fo->b, "<p class=\"field-error\" id=\"err-%s\">", name);
+        buf_html(fo->b, msg);
+        buf_puts(fo->b, "</p>");
+    }
+    buf_puts(fo->b, "</div>\n");
+}
+
+/* One field of a form: label, input with the value given (or the default), its message. */
+static void field(FormOut *fo, const char *name, const char *label, const char *def, const char *hint)
+{
+    const char *v = fo->values ? form_get(fo->values, name) : NULL, *msg = field_message(fo, name);
+    buf_printf(fo->b, "<div class=\"field%s\"><label for=\"f-%s\">%s</label><input id=\"f-%s\" name=\"%s\" value=\"",
+               msg ? " invalid" : "", name, label, name, name);
+    buf_html(fo->b, v ? v : def);
+    buf_puts(fo->b, "\">");
+    field_end(fo, name, hint, msg);
+}
+
+/* A yes/no field: a checkbox sending "1" when ticked (unticked: absent, no). */
+static void check_field(FormOut *fo, const char *name, const char *label, const char *hint)
+{
+    const char *v = fo->values ? form_get(fo->values, name) : NULL, *msg = field_message(fo, name);
+    buf_printf(fo->b, "<div class=\"field%s\"><label for=\"f-%s\">%s</label><input id=\"f-%s\" type=\"checkbox\" "
+               "name=\"%s\" value=\"1\"%s>", msg ? " invalid" : "", name, label, name, name,
+               v && *v && strcmp(v, "0") != 0 ? " checked" : "");
+    field_end(fo, name, hint, msg);
+}
+
+/*
+ * The fields of a kind's form, by its record in run_kinds.def: what every
+ * run has, the two sides of a kind that has them, the kind's own
+ * settings, and what the games keep for kinds that play a test's games.
+ * The names are xqf-tune's options without "--" and with '_' for '-'.
+ */
+static void new_run_fields(FormOut *fo, const RunKind *k)
+{
+    field(fo, "name", "Name", "", NULL);
+    if (k->two_sides) {
+        field(fo, "test", "Test set", "",
+              "Name=value,... over the defaults, checked against what plays it (a build: its own parameters)");
+        field(fo, "base", "Base set", "", "empty: the defaults");
+        field(fo, "test_build", "Test build", "", "id from xqf-tune build (empty: the workers' engine)");
+        field(fo, "base_build", "Base build", "", "id from xqf-tune build (empty: the workers' engine)");
+        field(fo, "test_ref", "Test git ref", "",
+              "or a branch, tag or commit: built by the builder (xqf-tune build --serve) before the test starts");
+        field(fo, "base_ref", "Base git ref", "", "or the base side's branch, tag or commit");
+    }
+    if (k->sprt) {
+        field(fo, "elo0", "elo0 (nElo)", "0", NULL);
+        field(fo, "elo1", "elo1 (nElo)", "5", NULL);
+        field(fo, "alpha", "alpha", "0.05", NULL);
+        field(fo, "beta", "beta", "0.05", NULL);
+        field(fo, "max_pairs", "Max pairs", "50000", NULL);
+    } else if (k->spsa) {
+        field(fo, "params", "Parameters", "", "names, comma-separated (empty: every tunable)");
+        field(fo, "pairs", "Game pairs (iterations)", "", NULL);
+        field(fo, "alpha", "alpha", "0.602", NULL);
+        field(fo, "gamma", "gamma", "0.101", NULL);
+        field(fo, "a_ratio", "A / N", "0.1", NULL);
+    } else if (k->two_sides)
+        field(fo, "pairs", "Game pairs", "", "exactly this many pairs, no SPRT: the Elo with its interval");
+    else {
+        field(fo, "params", "Set", "", "Name=value,... over the defaults, the engine both sides play");
+        field(fo, "games", "Games", "", "rounded up to pairs");
+        field(fo, "depth", "Depth per move", "", "or a fixed depth (instead of a time control or nodes)");
+        field(fo, "random_plies", "Random plies", "8", "after the opening");
+        field(fo, "skip_plies", "Skipped plies", "0", "kept out after the opening and random plies");
+        check_field(fo, "keep_check", "Keep checks", "positions where the side to move is in check");
+        check_field(fo, "keep_captures", "Keep captures", "positions whose played move captures");
+        field(fo, "max_score", "Max score", "3000", "keep out |score| above it (centipawns)");
+    }
+    field(fo, "tc", "Time control", "", "BASE+INC in seconds (10+0.1), or");
+    field(fo, "nodes", "Nodes per move", "", "fixed nodes (give one of the two)");
+    if (k->two_sides)
+        field(fo, "tc_base", "Base time control", "", "time odds: the base side's own clock (the first is the test's)");
+    if (k->id != RUN_KIND_DATA) {
+        field(fo, "threads", "Threads per engine", "1",
+              "1-64 (UCI Threads): a worker plays its concurrency / N games at once, one of lower concurrency none");
+        field(fo, "ref_nps", "Reference speed", "", "nodes/s: scale the clock by it / each worker's speed (empty: no)");
+        check_field(fo, "keep_scores", "Keep scores", "game records keep each move's score and depth");
+        field(fo, "replay", "Replay share", "",
+              "percent of pairs a second worker plays again (fixed nodes; empty: 1, none with several threads)");
+    }
+    field(fo, "pairs_per_task", "Pairs per task", "8", NULL);
+    field(fo, "priority", "Priority", "0", NULL);
+    field(fo, "seed", "Seed", "1", "the openings' order");
+}
+
+int page_new_run(RunKindId kind, const Form *values, const FieldError *errors, int nerrors, const Session *u, Buf *b)
+{
+    const RunKind *k = run_kind_get(kind);
+    char title[64];
+    snprintf(title, sizeof title, "New %s", k->title);
+    Buf form = { 0 };
+    FormOut fo = { .b = &form, .values = values, .errors = errors, .nerrors = nerrors };
+    new_run_fields(&fo, k);
+    head(b, title, u);
+    buf_puts(b, "<h1>");
+    buf_html(b, title);
+    buf_puts(b, "</h1>\n");
+    if (nerrors) {
+        buf_puts(b, "<p class=\"error\">The run was not created: see the messages below.");
+        /* a setting the form has no field for (the server's book) */
+        for (int i = 0; i < nerrors; i++)
+            if (i >= 32 || !fo.shown[i]) {
+                buf_printf(b, " <span id=\"err-%s\">", errors[i].field);
+                buf_html(b, errors[i].field);
+                buf_puts(b, ": ");
+                buf_html(b, errors[i].message);
+                buf_puts(b, "</span>");
+            }
+        buf_puts(b, "</p>\n");
+    }
     if (!session_is(u, "admin"))
         buf_puts(b, "<p class=\"notice\">A run you create waits for an admin's approval before workers play it.</p>\n");
-    buf_printf(b, "<form method=\"post\" action=\"/new/%s\" class=\"new\">", spsa ? "spsa" : "sprt");
+    buf_printf(b, "<form method=\"post\" action=\"/new/%s\" class=\"new\">", k->name);
     csrf_field(b, u);
-    field(b, values, errors, nerrors, "name", "Name", "", NULL);
-    if (spsa) {
-        field(b, values, errors, nerrors, "params", "Parameters", "", "names, comma-separated (empty: every tunable)");
-        field(b, values, errors, nerrors, "pairs", "Game pairs (iterations)", "", NULL);
-        field(b, values, errors, nerrors, "alpha", "alpha", "0.602", NULL);
-        field(b, values, errors, nerrors, "gamma", "gamma", "0.101", NULL);
-        field(b, values, errors, nerrors, "a_ratio", "A / N", "0.1", NULL);
-    } else {
-        field(b, values, errors, nerrors, "test", "Test set", "",
-              "Name=value,... over the defaults, checked against what plays it (a build: its own parameters)");
-        field(b, values, errors, nerrors, "base", "Base set", "", "empty: the defaults");
-        field(b, values, errors, nerrors, "test_build", "Test build", "", "id from xqf-tune build (empty: the workers' engine)");
-        field(b, values, errors, nerrors, "base_build", "Base build", "", "id from xqf-tune build (empty: the workers' engine)");
-        field(b, values, errors, nerrors, "test_ref", "Test git ref", "",
-              "or a branch, tag or commit: built by the builder (xqf-tune build --serve) before the test starts");
-        field(b, values, errors, nerrors, "base_ref", "Base git ref", "", "or the base side's branch, tag or commit");
-        field(b, values, errors, nerrors, "elo0", "elo0 (nElo)", "0", NULL);
-        field(b, values, errors, nerrors, "elo1", "elo1 (nElo)", "5", NULL);
-        field(b, values, errors, nerrors, "alpha", "alpha", "0.05", NULL);
-        field(b, values, errors, nerrors, "beta", "beta", "0.05", NULL);
-        field(b, values, errors, nerrors, "max_pairs", "Max pairs", "50000", NULL);
-    }
-    field(b, values, errors, nerrors, "tc", "Time control", "", "BASE+INC in seconds (10+0.1), or");
-    field(b, values, errors, nerrors, "nodes", "Nodes per move", "", "fixed nodes (give one of the two)");
-    field(b, values, errors, nerrors, "threads", "Threads per engine", "1",
-          "1-64 (UCI Threads): a worker plays its concurrency / N games at once, one of lower concurrency none");
-    field(b, values, errors, nerrors, "pairs_per_task", "Pairs per task", "8", NULL);
-    field(b, values, errors, nerrors, "priority", "Priority", "0", NULL);
+    if (buf_failed(&form))
+        b->failed = true;     /* answered 500, as any page out of memory */
+    else if (form.len)
+        buf_add(b, form.data, form.len);
+    buf_free(&form);
     buf_puts(b, "<button>Create</button></form>\n");
     foot(b);
     return nerrors ? 400 : 200;
@@ -930,8 +1020,9 @@ int page_users(const Form *values, const FieldError *errors, int nerrors, const 
         buf_puts(b, "<p class=\"error\">The account was not created: see the messages below.</p>\n");
     buf_puts(b, "<form method=\"post\" action=\"/users\" class=\"new\">");
     csrf_field(b, u);
-    field(b, nerrors ? values : NULL, errors, nerrors, "name", "Name", "", "1-64 letters, digits, '_', '.' or '-'");
-    field(b, nerrors ? values : NULL, errors, nerrors, "role", "Role", "viewer", "viewer, tester or admin");
+    FormOut fo = { .b = b, .values = nerrors ? values : NULL, .errors = errors, .nerrors = nerrors };
+    field(&fo, "name", "Name", "", "1-64 letters, digits, '_', '.' or '-'");
+    field(&fo, "role", "Role", "viewer", "viewer, tester or admin");
     const char *msg = NULL;
     for (int i = 0; i < nerrors && !msg; i++)
         if (strcmp(errors[i].field, "password") == 0)

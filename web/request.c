@@ -27,7 +27,7 @@ Route route_parse(const char *path)
         RouteKind kind;
     } FIXED[] = {
         { "/", ROUTE_RUNS }, { "/runs", ROUTE_RUNS }, { "/events", ROUTE_RUNS_EVENTS },
-        { "/machines", ROUTE_MACHINES }, { "/new/sprt", ROUTE_NEW_SPRT }, { "/new/spsa", ROUTE_NEW_SPSA },
+        { "/machines", ROUTE_MACHINES }, 
         { "/login", ROUTE_LOGIN }, { "/logout", ROUTE_LOGOUT }, { "/users", ROUTE_USERS }, { "/static/chart.js", ROUTE_CHART_JS },
         { "/static/web.js", ROUTE_WEB_JS }, { "/static/style.css", ROUTE_STYLE },
     };
@@ -46,6 +46,10 @@ Route route_parse(const char *path)
             r.kind = FIXED[i].kind;
             return r;
         }
+    if (strncmp(path, "/new/", 5) == 0 && (r.run_kind = run_kind_id(path + 5)) != RUN_KIND_COUNT) {
+        r.kind = ROUTE_NEW_RUN;
+        return r;
+    }
     if (strncmp(path, "/runs/", 6) != 0)
         return r;
     const char *id = path + 6, *slash = strchr(id, '/');

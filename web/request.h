@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "run_kind.h"
+
 enum {
     FORM_FIELDS_MAX = 64,            /* fields in one form */
     FORM_NAME_MAX = 64,              /* bytes of a field's name */
@@ -30,8 +32,7 @@ typedef enum {
     ROUTE_RUNS_EVENTS,               /* /events: Server-Sent Events of every run */
     ROUTE_RUN_ACTION,                /* POST /runs/ID/ACTION (stop, approve, modify, purge) */
     ROUTE_MACHINES,                  /* /machines */
-    ROUTE_NEW_SPRT,                  /* /new/sprt */
-    ROUTE_NEW_SPSA,                  /* /new/spsa */
+    ROUTE_NEW_RUN,                   /* /new/KIND: the form of a run kind (run_kinds.def) */
     ROUTE_LOGIN,                     /* /login */
     ROUTE_LOGOUT,                    /* /logout */
     ROUTE_USERS,                     /* /users: an admin creates accounts */
@@ -44,6 +45,7 @@ typedef struct {
     RouteKind kind;
     int64_t run;                     /* ROUTE_RUN*: the run id (> 0) */
     char action[16];                 /* ROUTE_RUN_ACTION */
+    RunKindId run_kind;              /* ROUTE_NEW_RUN */
     const char *why;                 /* ROUTE_BAD: what is wrong, for the error page */
 } Route;
 

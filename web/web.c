@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "book.h"
 #include "cli.h"
 #include "files.h"
 #include "clock.h"
@@ -22,13 +21,14 @@
 #include "params.h"
 #include "password.h"
 #include "run_rules.h"
+#include "run_service.h"
 #include "store_steer.h"
 #include "store_web.h"
 #include "thread.h"
 
 /* POOL_WAIT_MS: a request waits this long for a connection, then is told the dashboard is busy (503) */
 /* HEAVY_NICE: the nice steps a PGN download's or a report's thread gives up (login.c: VERIFY_NICE) */
-enum { BOOK_LINES_MAX = 100000, SESSION_COOKIE_MAX = 128, POOL_WAIT_MS = 10000, HEAVY_NICE = 5 };
+enum { SESSION_COOKIE_MAX = 128, POOL_WAIT_MS = 10000, HEAVY_NICE = 5 };
 
 static const char SESSION_COOKIE[] = "xqf_session", LOGIN_COOKIE[] = "xqf_login";
 
@@ -284,7 +284,7 @@ static bool int_in(const char *text, int64_t lo, int64_t hi, int64_t *out)
 
 typedef struct {
     FieldError e[16];
-    char text[16][320];
+    char text[16][512];
     int n;
 } Errors;
 
@@ -295,35 +295,6 @@ static void field_error(Errors *er, const char *field, const char *fmt, const ch
     snprintf(er->text[er->n], sizeof er->text[er->n], fmt, detail ? detail : "");
     er->e[er->n] = (FieldError){ field, er->text[er->n] };
     er->n++;
-}
-
-/* The book of runs made on the web, read once (worker's reader), lines for the store. */
-static int web_book(Web *w, char ***lines, int *count)
-{
-    char err[512], line[BOOK_TEXT_MAX];
-    Book *book = book_load(w->cfg.book, err, sizeof err);
-    if (!book) {
-        log_error("book: %s", err);
-        return -1;
-    }
-    int n = book_size(book);
-    if (n > BOOK_LINES_MAX)
-        n = BOOK_LINES_MAX;
-    *lines = calloc((size_t)n + 1, sizeof **lines);
-    for (*count = 0; *lines && *count < n; (*count)++) {
-        book_opening_text(book, *count, line);
-        if (!((*lines)[*count] = strdup(line)))
-            break;
-    }
-    book_destroy(&book);
-    return *lines && *count == n ? 0 : -1;
-}
-
-static void free_lines(char **lines, int count)
-{
-    for (int i = 0; lines && i < count; i++)
-        free(lines[i]);
-    free(lines);
 }
 
 /*
@@ -375,37 +346,63 @@ static bool rule_int(Errors *er, const Form *f, const OptSpec spec, const char *
     return text != NULL;
 }
 
-/* The fields every run has (time control or nodes, threads, pairs per task, priority, name). */
-static void common_fields(const Form *f, StoreSprtSpec *sp, Errors *er)
+/* An optional number field: left as it is (the default) when the form leaves it out or empty. */
+static void rule_int_opt(Errors *er, const Form *f, const OptSpec spec, const char *field, int64_t *v)
+{
+    const char *text = form_get(f, field);
+    if (text && *text)
+        rule_int(er, f, spec, field, v);
+}
+
+static void rule_number_opt(Errors *er, const Form *f, const OptSpec spec, const char *field, double *v)
+{
+    const char *text = form_get(f, field);
+    if (text && *text)
+        rule_number(er, f, spec, field, v);
+}
+
+/* A checkbox: ticked when the form sends it with a value other than "0". */
+static bool ticked(const Form *f, const char *field)
+{
+    const char *text = form_get(f, field);
+    return text && *text && strcmp(text, "0") != 0;
+}
+
+/*
+ * The fields every run has (time control or nodes, pairs per task,
+ * priority, name, seed) and, for the kinds that play a test's games,
+ * threads, clock scaling, kept scores and the replay share.  A field a
+ * form of before it leaves out keeps xqf-tune's default.
+ */
+static void common_fields(const Form *f, RunSpec *sp, Errors *er)
 {
     const char *tc = form_get(f, "tc"), *nodes = form_get(f, "nodes");
     bool has_tc = tc && *tc, has_nodes = nodes && *nodes;
     int64_t v;
     char why[320];
-    if (has_tc == has_nodes)
-        field_error(er, "tc", "give exactly one of a time control and nodes per move%s", NULL);
     if (has_nodes && rule_int(er, f, (OptSpec)RULE_NODES, "nodes", &v))
         sp->nodes = v;
     if (has_tc && !rule_tc(tc, &sp->base_ms, &sp->inc_ms, why, sizeof why))
         field_error(er, "tc", "%s", why);
-    sp->margin_ms = 100;
-    /* threads: a form of before the field (a script's POST) plays one */
-    const char *threads = form_get(f, "threads");
-    sp->threads = 1;
-    if (threads && *threads && rule_int(er, f, (OptSpec)RULE_THREADS, "threads", &v))
-        sp->threads = (int)v;
-    if (rule_int(er, f, (OptSpec)RULE_PAIRS_PER_TASK, "pairs_per_task", &v)) {
-        if (!rule_pairs_per_task(v, false, why, sizeof why))
-            field_error(er, "pairs_per_task", "%s", why);
+    if (rule_int(er, f, (OptSpec)RULE_PAIRS_PER_TASK, "pairs_per_task", &v))
         sp->pairs_per_task = (int)v;
-    }
     if (rule_int(er, f, (OptSpec)RULE_PRIORITY, "priority", &v))
         sp->priority = (int)v;
     const char *name = form_get(f, "name");
     sp->name = name ? name : "";
-    if (!rule_name(sp->name, why, sizeof why))
-        field_error(er, "name", "%s", why);
-    sp->seed = 1;
+    v = (int64_t)sp->seed;
+    rule_int_opt(er, f, (OptSpec)RULE_SEED, "seed", &v);
+    sp->seed = (uint64_t)v;
+    if (sp->kind == RUN_KIND_DATA)
+        return;
+    v = sp->threads;
+    rule_int_opt(er, f, (OptSpec)RULE_THREADS, "threads", &v);
+    sp->threads = (int)v;
+    rule_int_opt(er, f, (OptSpec)RULE_REF_NPS, "ref_nps", &sp->ref_nps);
+    sp->keep_scores = ticked(f, "keep_scores");
+    double replay = -1;
+    rule_number_opt(er, f, (OptSpec)RULE_REPLAY, "replay", &replay);
+    sp->replay_share = replay >= 0 ? replay / 100 : -1;
 }
 
 /* An engine build id field: empty (the workers' own engine) or a build xqf-tune build registered. */
@@ -439,107 +436,122 @@ static const char *ref_field(const Form *f, const char *field, const char *build
     return ref;
 }
 
-/* The SPRT's fields; refs[2] the test's and base's git refs (NULL: none). */
-static void sprt_fields(Store *s, const Form *f, StoreSprtSpec *sp, const char *refs[2], Errors *er)
+/* The two sides of an SPRT or a games run: sets, builds, refs, the base side's own clock. */
+static void two_sides_fields(Store *s, const Form *f, RunSpec *sp, Errors *er)
 {
-    int64_t v;
     char why[320];
     sp->test_params = form_get(f, "test") ? form_get(f, "test") : "";
     sp->base_params = form_get(f, "base") ? form_get(f, "base") : "";
     sp->test_build = build_field(s, f, "test_build", er);
     sp->base_build = build_field(s, f, "base_build", er);
-    if (sp->test_build && sp->test_build == sp->base_build)
-        field_error(er, "base_build", "the same build as the test's%s", NULL);
-    refs[0] = ref_field(f, "test_ref", "test_build", er);
-    refs[1] = ref_field(f, "base_ref", "base_build", er);
-    if (refs[0] && refs[1] && strcmp(refs[0], refs[1]) == 0)
-        field_error(er, "base_ref", "the same ref as the test's%s", NULL);
-    check_set(s, er, "test", sp->test_params, sp->test_build, refs[0]);
-    check_set(s, er, "base", sp->base_params, sp->base_build, refs[1]);
-    bool bounds = rule_number(er, f, (OptSpec)RULE_ELO0, "elo0", &sp->elo0);
-    if (rule_number(er, f, (OptSpec)RULE_ELO1, "elo1", &sp->elo1) && bounds &&
-        !rule_sprt_bounds(sp->elo0, sp->elo1, why, sizeof why))
-        field_error(er, "elo1", "%s", why);
+    sp->test_ref = ref_field(f, "test_ref", "test_build", er);
+    sp->base_ref = ref_field(f, "base_ref", "base_build", er);
+    check_set(s, er, "test", sp->test_params, sp->test_build, sp->test_ref);
+    check_set(s, er, "base", sp->base_params, sp->base_build, sp->base_ref);
+    const char *odds = form_get(f, "tc_base");
+    if (odds && *odds && !rule_tc(odds, &sp->base1_ms, &sp->inc1_ms, why, sizeof why))
+        field_error(er, "tc_base", "%s", why);
+}
+
+/* The SPRT's bounds and pair cap. */
+static void sprt_fields(const Form *f, RunSpec *sp, Errors *er)
+{
+    rule_number(er, f, (OptSpec)RULE_ELO0, "elo0", &sp->elo0);
+    rule_number(er, f, (OptSpec)RULE_ELO1, "elo1", &sp->elo1);
     rule_number(er, f, (OptSpec)RULE_SPRT_ALPHA, "alpha", &sp->alpha);
     rule_number(er, f, (OptSpec)RULE_SPRT_BETA, "beta", &sp->beta);
-    if (rule_int(er, f, (OptSpec)RULE_MAX_PAIRS, "max_pairs", &v))
-        sp->max_pairs = v;
+    rule_int(er, f, (OptSpec)RULE_MAX_PAIRS, "max_pairs", &sp->max_pairs);
 }
 
 /* SPSA: the named parameters (or every tunable) from the engine's table, as xqf-tune spsa new --params. */
-static void spsa_fields(const Form *f, StoreSpsaSpec *sp, StoreSpsaParam *params, Errors *er)
+static void spsa_fields(const Form *f, RunSpec *sp, StoreSpsaParam *params, Errors *er)
 {
-    int64_t v;
     char why[320];
-    if (rule_int(er, f, (OptSpec)RULE_PAIRS(""), "pairs", &v))
-        sp->run.max_pairs = v;
-    rule_number(er, f, (OptSpec)RULE_SPSA_ALPHA, "alpha", &sp->alpha);
-    rule_number(er, f, (OptSpec)RULE_SPSA_GAMMA, "gamma", &sp->gamma);
-    rule_number(er, f, (OptSpec)RULE_SPSA_A_RATIO, "a_ratio", &sp->a_ratio);
+    rule_int(er, f, (OptSpec)RULE_PAIRS(""), "pairs", &sp->max_pairs);
+    rule_number(er, f, (OptSpec)RULE_SPSA_ALPHA, "alpha", &sp->spsa_alpha);
+    rule_number(er, f, (OptSpec)RULE_SPSA_GAMMA, "gamma", &sp->spsa_gamma);
+    rule_number(er, f, (OptSpec)RULE_SPSA_A_RATIO, "a_ratio", &sp->spsa_a_ratio);
     const char *names = form_get(f, "params");
     Params defaults;
     params_default(&defaults);
     if (!rule_spsa_params(names && *names ? names : NULL, &defaults, params, &sp->count, why, sizeof why))
         field_error(er, "params", "%s", why);
+    sp->params = params;
 }
 
-/* The run of a form, in one transaction: created (pending when not by an admin), then waiting for its refs' builds. */
-static int create_in_store(Web *w, Store *s, StoreSpsaSpec *ss, bool spsa, const char *const refs[2],
-                           const char *owner, bool pending, int64_t *id)
+/* A data run: the set both sides play, its games, a fixed depth, random plies and the filter, as data new. */
+static void data_fields(const Form *f, RunSpec *sp, Errors *er)
 {
-    char **lines = NULL;
-    int count = 0;
-    int rc = web_book(w, &lines, &count);
-    if (rc == 0) {
-        ss->run.book = (const char *const *)lines;
-        ss->run.book_lines = count;
-        const char *slash = strrchr(w->cfg.book, '/');
-        ss->run.book_name = slash ? slash + 1 : w->cfg.book;
-        rc = store_begin(s);
-        if (rc == 0)
-            rc = store_web_creating(s, owner, pending);
-        if (rc == 0)
-            rc = spsa ? store_create_spsa(s, ss, id) : store_create_sprt(s, &ss->run, id);
-        if (rc == 0 && (refs[0] || refs[1]))
-            rc = store_await_builds(s, *id, refs[0], refs[1]);
-        if (rc == 0)
-            rc = store_web_creating(s, NULL, false);
-        if (rc == 0)
-            rc = store_commit(s);
-        else
-            store_rollback(s);
-        if (rc != 0)     /* set_config(..., false) is undone with the transaction, but be sure */
-            store_web_creating(s, NULL, false);
-    }
-    free_lines(lines, count);
-    return rc;
+    char why[320];
+    int64_t v;
+    sp->test_params = form_get(f, "params") ? form_get(f, "params") : "";
+    if (!rule_set(sp->test_params, why, sizeof why))
+        field_error(er, "params", "%s", why);
+    if (rule_int(er, f, (OptSpec)RULE_DATA_GAMES, "games", &v))
+        sp->max_pairs = (v + 1) / 2;
+    StoreDataSettings *d = &sp->data;
+    v = 0;
+    rule_int_opt(er, f, (OptSpec)RULE_DEPTH, "depth", &v);
+    d->depth = (int)v;
+    v = d->random_plies;
+    rule_int_opt(er, f, (OptSpec)RULE_RANDOM_PLIES, "random_plies", &v);
+    d->random_plies = (int)v;
+    v = d->skip_plies;
+    rule_int_opt(er, f, (OptSpec)RULE_SKIP_PLIES, "skip_plies", &v);
+    d->skip_plies = (int)v;
+    v = d->max_score;
+    rule_int_opt(er, f, (OptSpec)RULE_MAX_SCORE, "max_score", &v);
+    d->max_score = (int)v;
+    d->keep_check = ticked(f, "keep_check");
+    d->keep_captures = ticked(f, "keep_captures");
 }
 
-static void create_run(Web *w, Store *s, const WebRequest *rq, const char *kind, const Session *u, WebResponse *rs)
+/* The form of a run kind into *sp (params: an SPSA run's parameters' room); messages per field in *er. */
+static void form_spec(Store *s, const Form *f, RunSpec *sp, StoreSpsaParam *params, Errors *er)
 {
-    bool spsa = strcmp(kind, "spsa") == 0;
+    const RunKind *k = run_kind_get(sp->kind);
+    common_fields(f, sp, er);
+    if (k->two_sides)
+        two_sides_fields(s, f, sp, er);
+    if (k->sprt)
+        sprt_fields(f, sp, er);
+    else if (k->spsa)
+        spsa_fields(f, sp, params, er);
+    else if (k->two_sides)
+        rule_int(er, f, (OptSpec)RULE_PAIRS(""), "pairs", &sp->max_pairs);
+    else
+        data_fields(f, sp, er);
+}
+
+static void create_run(Web *w, Store *s, const WebRequest *rq, RunKindId kind, const Session *u, WebResponse *rs)
+{
     Errors er = { .n = 0 };
-    StoreSpsaSpec ss = { .run = { 0 } };
-    StoreSpsaParam *params = spsa ? calloc(STORE_SPSA_MAX, sizeof *params) : NULL;
-    const char *refs[2] = { NULL, NULL };
-    if (spsa && !params) {
+    RunSpec spec = run_spec_default(kind);
+    StoreSpsaParam *params = calloc(STORE_SPSA_MAX, sizeof *params);
+    if (!params) {
         web_error(rs, 500, "out of memory");
         return;
     }
-    common_fields(rq->form, &ss.run, &er);
-    if (spsa) {
-        spsa_fields(rq->form, &ss, params, &er);
-        ss.run.test_params = "";
-        ss.params = params;
-    } else
-        sprt_fields(s, rq->form, &ss.run, refs, &er);
+    form_spec(s, rq->form, &spec, params, &er);
+    /* the rules beyond each field's range: the run service's (the same words as xqf-tune's), each field once */
+    RunProblem problem, found[8];
+    int nfound = run_problems(&spec, found, 8);
+    for (int i = 0; i < nfound && i < 8; i++) {
+        bool told = false;
+        for (int j = 0; j < er.n && !told; j++)
+            told = strcmp(er.e[j].field, found[i].field) == 0;
+        if (!told)
+            field_error(&er, found[i].field, "%s", found[i].why);
+    }
     if (er.n) {
         rs->status = page_new_run(kind, rq->form, er.e, er.n, u, &rs->body);
         free(params);
         return;
     }
     int64_t id = 0;
-    bool pending = !session_is(u, "admin");
+    spec.book = w->cfg.book;
+    spec.owner = u->name;
+    spec.pending = !session_is(u, "admin");
     /*
      * A tester's waiting runs are an admin's queue to read and its builds
      * the builder's: bounded per tester.  The count and the creation hold
@@ -548,34 +560,34 @@ static void create_run(Web *w, Store *s, const WebRequest *rq, const char *kind,
      */
     int quota = w->cfg.tester_quota > 0 ? w->cfg.tester_quota : 20;
     pthread_mutex_lock(&w->create_lock);
-    int64_t waiting = pending ? store_web_waiting(s, u->name) : 0;
-    int rc = waiting < 0 || waiting >= quota ? 0 : create_in_store(w, s, &ss, spsa, refs, u->name, pending, &id);
+    int64_t waiting = spec.pending ? store_web_waiting(s, u->name) : 0;
+    RunStatus status = waiting < 0 || waiting >= quota ? RUN_OK : run_create(s, &spec, &id, &problem);
     pthread_mutex_unlock(&w->create_lock);
-    free(params);
-    if (waiting < 0) {
+    if (waiting < 0)
         web_error(rs, 503, "the database cannot be read now");
-        return;
-    }
-    if (waiting >= quota) {
+    else if (waiting >= quota) {
         char why[160];
         snprintf(why, sizeof why, "you have %" PRId64 " runs waiting for approval or builds already (at most %d): "
                  "wait for an admin", waiting, quota);
         web_error(rs, 429, why);
-        return;
+    } else if (status == RUN_BAD) {
+        field_error(&er, problem.field, "%s", problem.why);
+        rs->status = page_new_run(kind, rq->form, er.e, er.n, u, &rs->body);
+    } else if (status != RUN_OK)
+        web_error(rs, 503, "the run could not be created (the database failed)");
+    else {
+        char detail[2 * STORE_REF_MAX + 96];
+        if (spec.test_ref || spec.base_ref)
+            snprintf(detail, sizeof detail, "%stest ref %s, base ref %s to build",
+                     spec.pending ? "pending approval; then " : "", spec.test_ref ? spec.test_ref : "-",
+                     spec.base_ref ? spec.base_ref : "-");
+        else
+            snprintf(detail, sizeof detail, "%s", spec.pending ? "pending approval" : "active");
+        store_web_audit(s, u->name, id, "create", detail);
+        rs->status = 303;
+        snprintf(rs->location, sizeof rs->location, "/runs/%" PRId64, id);
     }
-    if (rc != 0) {
-        web_error(rs, 503, "the run could not be created (the database or the book failed)");
-        return;
-    }
-    char detail[2 * STORE_REF_MAX + 96];
-    if (refs[0] || refs[1])
-        snprintf(detail, sizeof detail, "%stest ref %s, base ref %s to build", pending ? "pending approval; then " : "",
-                 refs[0] ? refs[0] : "-", refs[1] ? refs[1] : "-");
-    else
-        snprintf(detail, sizeof detail, "%s", pending ? "pending approval" : "active");
-    store_web_audit(s, u->name, id, "create", detail);
-    rs->status = 303;
-    snprintf(rs->location, sizeof rs->location, "/runs/%" PRId64, id);
+    free(params);
 }
 
 /* ---- actions on a run ------------------------------------------------------------- */
@@ -796,8 +808,8 @@ static void post(Web *w, Store **sp, const WebRequest *rq, const Route *rt, cons
         return;
     }
     Store *s = *sp;
-    bool known = rt->kind == ROUTE_LOGOUT || rt->kind == ROUTE_RUN_ACTION || rt->kind == ROUTE_NEW_SPRT ||
-                 rt->kind == ROUTE_NEW_SPSA || rt->kind == ROUTE_USERS;
+    bool known = rt->kind == ROUTE_LOGOUT || rt->kind == ROUTE_RUN_ACTION || rt->kind == ROUTE_NEW_RUN ||
+                 rt->kind == ROUTE_USERS;
     if (!known) {
         web_error(rs, 405, "this page takes no POST");
         return;
@@ -823,7 +835,7 @@ static void post(Web *w, Store **sp, const WebRequest *rq, const Route *rt, cons
     } else if (!session_is(u, "tester"))
         web_error(rs, 403, "a viewer's account may not create runs");
     else
-        create_run(w, s, rq, rt->kind == ROUTE_NEW_SPSA ? "spsa" : "sprt", u, rs);
+        create_run(w, s, rq, rt->run_kind, u, rs);
 }
 
 static void get(Web *w, Store *s, const WebRequest *rq, const Route *rt, const Session *u, WebResponse *rs)
@@ -842,12 +854,11 @@ static void get(Web *w, Store *s, const WebRequest *rq, const Route *rt, const S
         else
             rs->status = page_users(NULL, NULL, 0, NULL, u, b);
         break;
-    case ROUTE_NEW_SPRT:
-    case ROUTE_NEW_SPSA:
+    case ROUTE_NEW_RUN:
         if (!session_is(u, "tester"))
             web_error(rs, 403, "log in as a tester or an admin to create runs");
         else
-            rs->status = page_new_run(rt->kind == ROUTE_NEW_SPSA ? "spsa" : "sprt", NULL, NULL, 0, u, b);
+            rs->status = page_new_run(rt->run_kind, NULL, NULL, 0, u, b);
         break;
     case ROUTE_RUN_EVENTS:
     case ROUTE_RUNS_EVENTS: {

@@ -1,8 +1,9 @@
 /*
  * create.c - xqf-tune spsa new, sprt new, games new, chain new and data
- * new (and the options of the data and chain commands): a run's settings
- * checked and written to the run database, its book read (and checked)
- * with the worker's book reader.
+ * new (and the options of the data and chain commands): the options read
+ * into a run's settings (RunSpec), which the run service (run_service.h)
+ * checks, with its book, and writes to the run database, as it does the
+ * dashboard's forms.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,14 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "book.h"
 #include "cli.h"
 #include "codec.h"
 #include "run_rules.h"
+#include "run_service.h"
 #include "store_steer.h"
-
-enum { BOOK_LINES_MAX = 100000 };
-enum { DATA_PAIRS_PER_TASK_MAX = 16 };  /* a data run: a result carries its games' records, a small task keeps it small */
 
 /* Where sprt new puts the binaries of --test-ref and --base-ref (as xqf-tune build's --out). */
 #define GIT_BUILD_DIR "build-tuned"
@@ -27,7 +25,7 @@ enum { DATA_PAIRS_PER_TASK_MAX = 16 };  /* a data run: a result carries its game
 /* Fishtest's scaling of the clock by each worker's speed (sprt new, games new, spsa new). */
 #define TC_SCALE_OPTIONS                                                                                      \
     { "--tc-scale", OPT_FLAG, NULL, NULL, .help = "with --tc: scale the clock on each worker by --ref-nps / its speed" }, \
-    { "--ref-nps", OPT_INT, "N", "1000000", .imin = 1000, .imax = INT64_C(1) << 40, .help = "with --tc-scale: the reference speed, nodes/s of xqf-engine bench" }
+    RULE_REF_NPS
 
 /* The options every new run takes (what it plays, and where it goes). */
 #define NEW_RUN_OPTIONS                                                                                        \
@@ -37,7 +35,7 @@ enum { DATA_PAIRS_PER_TASK_MAX = 16 };  /* a data run: a result carries its game
     RULE_PAIRS_PER_TASK,                                                                                       \
     { "--name", OPT_TEXT, "TEXT", "", .help = "a label" },                                                     \
     RULE_PRIORITY,                                                                                             \
-    { "--seed", OPT_INT, "S", "1", .imin = 0, .imax = INT64_MAX, .help = "opening order" },                    \
+    RULE_SEED,                                                                                                 \
     CLI_DB_OPTION
 
 /*
@@ -47,49 +45,22 @@ enum { DATA_PAIRS_PER_TASK_MAX = 16 };  /* a data run: a result carries its game
 #define GAME_OPTIONS                                                                                           \
     RULE_THREADS,                                                                                              \
     { "--keep-scores", OPT_FLAG, NULL, NULL, .help = "game records keep each move's score and depth" },                \
-    { "--replay", OPT_REAL, "PERCENT", "1", .rmin = 0, .rmax = 100,                                                \
-      .help = "with --nodes: the share of pairs a second worker plays again to compare (replay audit)" }
+    RULE_REPLAY
 
-/* A run's book: read and checked with the worker's reader, each opening as a line for the store. */
-typedef struct {
-    Book *book;
-    char **lines;
-    int count;
-} RunBook;
-
-static void run_book_free(RunBook *rb)
+/*
+ * The run service's problem as xqf-tune's message, its setting named as
+ * the option ("pairs_per_task" is --pairs-per-task). Exit status.
+ */
+static int problem_status(RunStatus status, const RunProblem *p)
 {
-    for (int i = 0; rb->lines && i < rb->count; i++)
-        free(rb->lines[i]);
-    free(rb->lines);
-    book_destroy(&rb->book);
-    memset(rb, 0, sizeof *rb);
-}
-
-/* Reads the book at path into *rb (empty on failure). Exit status. */
-static int run_book_read(const char *path, RunBook *rb)
-{
-    char err[512], line[BOOK_TEXT_MAX];
-    memset(rb, 0, sizeof *rb);
-    if (!(rb->book = book_load(path, err, sizeof err)))
-        return cli_fail(CLI_USAGE, "--book: %s", err);
-    int n = book_size(rb->book);
-    if (n > BOOK_LINES_MAX) {
-        run_book_free(rb);
-        return cli_fail(CLI_USAGE, "--book: '%s' holds more than %d openings", path, BOOK_LINES_MAX);
-    }
-    if (!(rb->lines = calloc((size_t)n, sizeof *rb->lines))) {
-        run_book_free(rb);
-        return cli_fail(CLI_FAIL, "out of memory");
-    }
-    for (rb->count = 0; rb->count < n; rb->count++) {
-        book_opening_text(rb->book, rb->count, line);
-        if (!(rb->lines[rb->count] = strdup(line))) {
-            run_book_free(rb);
-            return cli_fail(CLI_FAIL, "out of memory");
-        }
-    }
-    return CLI_OK;
+    if (status == RUN_OK)
+        return CLI_OK;
+    if (status == RUN_FAILED)
+        return cli_fail(CLI_FAIL, "cannot create the run: %s", p->why);
+    char option[sizeof p->field + 2] = "--";
+    for (size_t i = 0; p->field[i] && i + 3 < sizeof option; i++)
+        option[i + 2] = p->field[i] == '_' ? '-' : p->field[i], option[i + 3] = '\0';
+    return cli_fail(CLI_USAGE, "%s: %s", option, p->why);
 }
 
 /* Whether o's table has an option of this name (chain new's tables differ from spsa new's). */
@@ -108,34 +79,27 @@ static int parse_tc(const char *option, const char *tc, int64_t *base_ms, int64_
     return rule_tc(tc, base_ms, inc_ms, why, sizeof why) ? CLI_OK : cli_fail(CLI_USAGE, "%s: %s", option, why);
 }
 
-/* Fills the common part of a new run from the options and reads its book into *rb. Exit status. */
-static int new_run_spec(const Opts *o, StoreSprtSpec *sp, RunBook *rb, bool fixed_depth)
+/* Fills the settings every new run has from the options (the run service checks them). Exit status. */
+static int new_run_spec(const Opts *o, RunSpec *sp, bool fixed_depth)
 {
     const char *tc = opts_text(o, "--tc");
-    memset(rb, 0, sizeof *rb);
     if (!fixed_depth && !tc == !opts_given(o, "--nodes"))
         return cli_fail(CLI_USAGE, "give exactly one of --tc and --nodes");
     sp->nodes = opts_int(o, "--nodes");
     if (tc && parse_tc("--tc", tc, &sp->base_ms, &sp->inc_ms) != CLI_OK)
         return CLI_USAGE;
-    sp->margin_ms = 100;
     /* the engines' threads: GAME_OPTIONS' --threads (chain's --threads is its trainer's, its runs play one) */
-    sp->threads = opts_table_has(o, "--keep-scores") ? (int)opts_int(o, "--threads") : 1;
+    bool games = opts_table_has(o, "--keep-scores");
+    sp->threads = games ? (int)opts_int(o, "--threads") : 1;
+    sp->keep_scores = games && opts_given(o, "--keep-scores");
+    sp->replay_share = opts_table_has(o, "--replay") && opts_given(o, "--replay") ? opts_real(o, "--replay") / 100 : -1;
+    if (opts_table_has(o, "--tc-scale") && opts_given(o, "--tc-scale"))
+        sp->ref_nps = opts_int(o, "--ref-nps");
     sp->pairs_per_task = (int)opts_int(o, "--pairs-per-task");
     sp->priority = (int)opts_int(o, "--priority");
     sp->seed = (uint64_t)opts_int(o, "--seed");
     sp->name = opts_text(o, "--name");
-    char why[512];
-    if (!rule_name(sp->name, why, sizeof why))
-        return cli_fail(CLI_USAGE, "--name: %s", why);
-    const char *path = opts_text(o, "--book");
-    int status = run_book_read(path, rb);
-    if (status != CLI_OK)
-        return status;
-    const char *slash = strrchr(path, '/');
-    sp->book_name = slash ? slash + 1 : path;
-    sp->book = (const char *const *)rb->lines;
-    sp->book_lines = rb->count;
+    sp->book = opts_text(o, "--book");
     return CLI_OK;
 }
 
@@ -167,28 +131,23 @@ static int check_tc_scale(const Opts *o)
 }
 
 /*
- * Creates the run (SPSA when spsa is given, else an SPRT or, games, a
- * fixed-games run, with the base side's own clock when base1_ms > 0) and
- * prints its id. Exit status.
+ * Creates the run of sp, with each side's net and the sets of sides that
+ * play a build checked here first (xqf-tune's warnings), and prints its id.
+ * Exit status.
  */
-static int create_run(const Opts *o, StoreSprtSpec *sp, StoreSpsaSpec *spsa, bool games, int64_t base1_ms,
-                      int64_t inc1_ms)
+static int create_run(const Opts *o, RunSpec *sp)
 {
     Store *s = NULL;
     int64_t id;
-    bool scores = opts_table_has(o, "--keep-scores") && opts_given(o, "--keep-scores");
-    char why[512];
-    if (!rule_pairs_per_task(sp->pairs_per_task, scores, why, sizeof why))
-        return cli_fail(CLI_USAGE, "--pairs-per-task: %s", why);
-    if (opts_table_has(o, "--replay") && opts_given(o, "--replay") &&
-        !rule_threads_replay(sp->threads, opts_real(o, "--replay"), why, sizeof why))
-        return cli_fail(CLI_USAGE, "--replay: %s", why);
-    int status = cli_open_db(o, &s);
-    /* each side's net: spsa new's --net is both sides' (both play the one engine) */
+    RunProblem problem;
+    int status = problem_status(run_check(sp, &problem), &problem);
+    if (status == CLI_OK)
+        status = cli_open_db(o, &s);
+    /* each side's net: spsa new's and data new's --net is both sides' (both play the one engine) */
     bool one_net = opts_table_has(o, "--net");
     for (int i = 0; status == CLI_OK && i < 2; i++) {
         const char *option = one_net ? "--net" : i ? "--base-net" : "--test-net";
-        if (opts_table_has(o, option))
+        if (opts_table_has(o, option) && (!one_net || i == 0))
             status = cli_net_arg(s, option, opts_text(o, option), i ? &sp->base_net : &sp->test_net);
     }
     const int64_t build_ids[2] = { sp->test_build, sp->base_build };
@@ -196,29 +155,8 @@ static int create_run(const Opts *o, StoreSprtSpec *sp, StoreSpsaSpec *spsa, boo
     for (int i = 0; status == CLI_OK && i < 2; i++)
         if (build_ids[i])
             status = cli_check_build_set(s, i ? "--base-build" : "--test-build", i ? "--base" : "--test", sets[i],
-                                     build_ids[i]);
-    if (status == CLI_OK) {
-        /* a run with time odds is created with them, in one transaction */
-        int rc = store_begin(s);
-        if (rc == 0)
-            rc = spsa ? store_create_spsa(s, spsa, &id) : games ? store_create_games(s, sp, &id)
-                                                              : store_create_sprt(s, sp, &id);
-        if (rc == 0 && base1_ms > 0)
-            rc = store_run_odds(s, id, base1_ms, inc1_ms);
-        if (rc == 0 && opts_table_has(o, "--tc-scale") && opts_given(o, "--tc-scale"))
-            rc = store_set_ref_nps(s, id, opts_int(o, "--ref-nps"));
-        if (rc == 0 && scores)
-            rc = store_set_game_scores(s, id, true);
-        if (rc == 0 && opts_table_has(o, "--replay") && opts_given(o, "--replay"))
-            rc = store_set_replay_share(s, id, opts_real(o, "--replay") / 100);
-        if (rc == 0)
-            rc = store_commit(s);
-        else
-            store_rollback(s);
-        if (rc != 0)
-            status = cli_fail(CLI_FAIL, "cannot create the run");
-    }
-    if (status == CLI_OK)
+                                         build_ids[i]);
+    if (status == CLI_OK && (status = problem_status(run_create(s, sp, &id, &problem), &problem)) == CLI_OK)
         printf("%" PRId64 "\n", id);
     store_destroy(&s);
     return status;
@@ -371,9 +309,9 @@ static int fixed_set(const Params *start, const StoreSpsaParam *params, int coun
 
 /*
  * The SPSA run of spsa new's options (chain new's: its spec file is
- * --spsa), handed to make with its id's place; make creates it. Exit status.
+ * --spsa), handed to make; make creates it. Exit status.
  */
-static int spsa_run(const Opts *o, const char *command, int (*make)(const Opts *o, StoreSpsaSpec *spec, void *ctx),
+static int spsa_run(const Opts *o, const char *command, int (*make)(const Opts *o, RunSpec *spec, void *ctx),
                     void *ctx)
 {
     const char *spec_option = opts_table_has(o, "--spsa") ? "--spsa" : "--spec";
@@ -384,13 +322,13 @@ static int spsa_run(const Opts *o, const char *command, int (*make)(const Opts *
     int checked = check_tc_scale(o);
     if (checked != CLI_OK)
         return checked;
-    StoreSpsaSpec spec = { .alpha = opts_real(o, "--alpha"), .gamma = opts_real(o, "--gamma"),
-                           .a_ratio = opts_real(o, "--a-ratio"), .run.max_pairs = opts_int(o, "--pairs") };
+    RunSpec spec = run_spec_default(RUN_KIND_SPSA);
+    spec.spsa_alpha = opts_real(o, "--alpha"), spec.spsa_gamma = opts_real(o, "--gamma");
+    spec.spsa_a_ratio = opts_real(o, "--a-ratio"), spec.max_pairs = opts_int(o, "--pairs");
     Params start;
     params_default(&start);
     char err[256], *fixed = malloc(STORE_PARAMS_MAX + 1);
     StoreSpsaParam *params = calloc(STORE_SPSA_MAX, sizeof *params);
-    RunBook book = { 0 };
     int status = CLI_OK;
     if (!fixed || !params)
         status = cli_fail(CLI_FAIL, "out of memory");
@@ -398,21 +336,20 @@ static int spsa_run(const Opts *o, const char *command, int (*make)(const Opts *
         status = cli_fail(CLI_USAGE, "--start-file: %s", err);
     else if ((status = tuned_params(o, &start, params, &spec.count)) == CLI_OK &&
              (status = fixed_set(&start, params, spec.count, fixed, STORE_PARAMS_MAX + 1)) == CLI_OK &&
-             (status = new_run_spec(o, &spec.run, &book, false)) == CLI_OK) {
-        spec.run.test_params = fixed;
+             (status = new_run_spec(o, &spec, false)) == CLI_OK) {
+        spec.test_params = fixed;
         spec.params = params;
         status = make(o, &spec, ctx);
     }
-    run_book_free(&book);
     free(params);
     free(fixed);
     return status;
 }
 
-static int make_spsa(const Opts *o, StoreSpsaSpec *spec, void *ctx)
+static int make_spsa(const Opts *o, RunSpec *spec, void *ctx)
 {
     (void)ctx;
-    return create_run(o, &spec->run, spec, false, 0, 0);
+    return create_run(o, spec);
 }
 
 int tune_cmd_spsa(int argc, char **argv)
@@ -535,39 +472,56 @@ typedef struct {
  * and its tuned parameters at their start (xqf_spsa_set, 015_steer.sql).
  * Malloc'd; NULL when out of memory.
  */
-static char *start_set(const StoreSpsaSpec *spec)
+static char *start_set(const RunSpec *spec)
 {
-    size_t size = strlen(spec->run.test_params) + (size_t)spec->count * (STORE_NAME_MAX + 24) + 1;
+    size_t size = strlen(spec->test_params) + (size_t)spec->count * (STORE_NAME_MAX + 24) + 1;
     char *set = malloc(size);
     if (!set)
         return NULL;
-    size_t len = (size_t)snprintf(set, size, "%s", spec->run.test_params);
+    size_t len = (size_t)snprintf(set, size, "%s", spec->test_params);
     for (int i = 0; i < spec->count; i++)
         len += (size_t)snprintf(set + len, size - len, "%s%s=%lld", len ? "," : "", spec->params[i].name,
                                 llround(spec->params[i].start));
     return set;
 }
 
-/* Records the chain (its first run, SPSA or data, made in the same transaction) and prints its id. Exit status. */
-static int record_chain(Store *s, StoreChainSpec *chain)
+/*
+ * Records the chain with its first run (SPSA or data, checked and its book
+ * read by the run service, made in the same transaction) and prints its
+ * id. Exit status.
+ */
+static int record_chain(Store *s, const RunSpec *first, StoreChainSpec *chain)
 {
+    RunBook book;
+    StoreSprtSpec st;
+    RunProblem problem;
     int64_t id;
-    if (store_create_chain(s, chain, &id) != 0)
-        return cli_fail(CLI_FAIL, "cannot create the chain");
-    printf("%" PRId64 "\n", id);
-    return CLI_OK;
+    int status = problem_status(run_prepare(first, &book, &st, &problem), &problem);
+    StoreSpsaSpec spsa = { .run = st, .alpha = first->spsa_alpha, .gamma = first->spsa_gamma,
+                           .a_ratio = first->spsa_a_ratio, .params = first->params, .count = first->count };
+    StoreDataSpec data = { .run = st, .settings = first->data };
+    if (first->kind == RUN_KIND_SPSA)
+        chain->spsa = &spsa;
+    else
+        chain->data = &data;
+    if (status == CLI_OK && store_create_chain(s, chain, &id) != 0)
+        status = cli_fail(CLI_FAIL, "cannot create the chain");
+    if (status == CLI_OK)
+        printf("%" PRId64 "\n", id);
+    run_book_free(&book);
+    return status;
 }
 
-static int make_chain(const Opts *o, StoreSpsaSpec *spec, void *ctx)
+static int make_chain(const Opts *o, RunSpec *spec, void *ctx)
 {
     ChainStages *cs = ctx;
     Store *s = NULL;
     int status = cli_open_db(o, &s);
-    StoreChainSpec chain = { .name = opts_text(o, "--name"), .spsa = spec, .base_build = opts_int(o, "--base-build"),
+    StoreChainSpec chain = { .name = opts_text(o, "--name"), .base_build = opts_int(o, "--base-build"),
                              .stages = cs->stages, .count = cs->count };
     /* the SPSA run's net, both sides' (spsa new --net); the chain's SPRTs play it too (027_net_chains.sql) */
     if (status == CLI_OK)
-        status = cli_net_arg(s, "--net", opts_text(o, "--net"), &spec->run.test_net);
+        status = cli_net_arg(s, "--net", opts_text(o, "--net"), &spec->test_net);
     if (status == CLI_OK && chain.base_build) {
         char *base = start_set(spec);
         status = base ? cli_check_build_set(s, "--base-build", "--base-build (the SPRTs' base plays the start set)", base,
@@ -576,7 +530,7 @@ static int make_chain(const Opts *o, StoreSpsaSpec *spec, void *ctx)
         free(base);
     }
     if (status == CLI_OK)
-        status = record_chain(s, &chain);
+        status = record_chain(s, spec, &chain);
     store_destroy(&s);
     return status;
 }
@@ -584,25 +538,19 @@ static int make_chain(const Opts *o, StoreSpsaSpec *spec, void *ctx)
 /* A net chain: its data run (as data new makes one, the default filter), then the stages. Exit status. */
 static int data_chain(const Opts *o, ChainStages *cs)
 {
-    if (opts_int(o, "--pairs-per-task") > DATA_PAIRS_PER_TASK_MAX)
-        return cli_fail(CLI_USAGE, "--pairs-per-task: at most %d for a data run (a result carries its games)",
-                        DATA_PAIRS_PER_TASK_MAX);
-    StoreDataSpec spec = { .run.max_pairs = (opts_int(o, "--data-games") + 1) / 2 };
-    spec.settings = (StoreDataSettings){ .random_plies = (int)opts_int(o, "--random-plies"), .max_score = 3000 };
-    RunBook book;
+    RunSpec spec = run_spec_default(RUN_KIND_DATA);
+    spec.max_pairs = (opts_int(o, "--data-games") + 1) / 2;
+    spec.data.random_plies = (int)opts_int(o, "--random-plies");
     Store *s = NULL;
-    StoreChainSpec chain = { .name = opts_text(o, "--name"), .data = &spec, .stages = cs->stages, .count = cs->count };
-    int status = new_run_spec(o, &spec.run, &book, false);
-    if (status == CLI_OK && (status = cli_open_db(o, &s)) == CLI_OK) {
-        spec.run.test_params = "";
-        status = cli_net_arg(s, "--net", opts_text(o, "--net"), &spec.run.test_net);
-    }
+    StoreChainSpec chain = { .name = opts_text(o, "--name"), .stages = cs->stages, .count = cs->count };
+    int status = new_run_spec(o, &spec, false);
+    if (status == CLI_OK && (status = cli_open_db(o, &s)) == CLI_OK)
+        status = cli_net_arg(s, "--net", opts_text(o, "--net"), &spec.test_net);
     if (status == CLI_OK)
         status = cli_net_arg(s, "--base-net", opts_text(o, "--base-net"), &chain.base_net);
     if (status == CLI_OK)
-        status = record_chain(s, &chain);
+        status = record_chain(s, &spec, &chain);
     store_destroy(&s);
-    run_book_free(&book);
     return status;
 }
 
@@ -771,7 +719,7 @@ static const OptTable SPRT_TABLE = {
  * first), then built, then registered, so that a bad ref or a failed
  * build records nothing.  Their ids go to sp.  Exit status.
  */
-static int build_refs(const Opts *o, StoreSprtSpec *sp, const char *command)
+static int build_refs(const Opts *o, RunSpec *sp, const char *command)
 {
     const char *refs[2] = { opts_text(o, "--test-ref"), opts_text(o, "--base-ref") };
     int64_t *ids[2] = { &sp->test_build, &sp->base_build };
@@ -828,12 +776,11 @@ static int two_sides_new(int argc, char **argv, const OptTable *table, bool game
                                    "--base-ref and --test-ref, or --test-net/--base-net are required", command);
     if (games && !opts_given(&o, "--pairs"))
         return cli_fail(CLI_USAGE, "games new: --pairs N is required");
-    StoreSprtSpec sp = {
-        .max_pairs = opts_int(&o, games ? "--pairs" : "--max-pairs"),
-        .test_build = opts_int(&o, "--test-build"), .base_build = opts_int(&o, "--base-build"),
-        .base_params = opts_given(&o, "--base") ? opts_text(&o, "--base") : "",
-        .test_params = opts_given(&o, "--test") ? opts_text(&o, "--test") : "",
-    };
+    RunSpec sp = run_spec_default(games ? RUN_KIND_GAMES : RUN_KIND_SPRT);
+    sp.max_pairs = opts_int(&o, games ? "--pairs" : "--max-pairs");
+    sp.test_build = opts_int(&o, "--test-build"), sp.base_build = opts_int(&o, "--base-build");
+    sp.base_params = opts_given(&o, "--base") ? opts_text(&o, "--base") : "";
+    sp.test_params = opts_given(&o, "--test") ? opts_text(&o, "--test") : "";
     if (!games) {
         sp.elo0 = opts_real(&o, "--elo0"), sp.elo1 = opts_real(&o, "--elo1");
         sp.alpha = opts_real(&o, "--alpha"), sp.beta = opts_real(&o, "--beta");
@@ -845,21 +792,24 @@ static int two_sides_new(int argc, char **argv, const OptTable *table, bool game
         if (!opts_given(&o, i ? "--base-build" : "--test-build") && !opts_given(&o, i ? "--base-ref" : "--test-ref") &&
             (status = check_set(i ? "--base" : "--test", i ? sp.base_params : sp.test_params)) != CLI_OK)
             return status;
-    char why[512];
-    if (!games && !rule_sprt_bounds(sp.elo0, sp.elo1, why, sizeof why))
-        return cli_fail(CLI_USAGE, "--elo1: %s", why);
-    int64_t base1_ms = 0, inc1_ms = 0;
     if (opts_given(&o, "--tc-base") && !opts_given(&o, "--tc"))
         return cli_fail(CLI_USAGE, "--tc-base (time odds) needs --tc, the test side's clock");
-    if (opts_given(&o, "--tc-base") && parse_tc("--tc-base", opts_text(&o, "--tc-base"), &base1_ms, &inc1_ms) != CLI_OK)
+    if (opts_given(&o, "--tc-base") &&
+        parse_tc("--tc-base", opts_text(&o, "--tc-base"), &sp.base1_ms, &sp.inc1_ms) != CLI_OK)
         return CLI_USAGE;
-    RunBook book;
-    if ((status = new_run_spec(&o, &sp, &book, false)) == CLI_OK && refs)
-        status = build_refs(&o, &sp, command);
-    if (status == CLI_OK)
-        status = create_run(&o, &sp, NULL, games, base1_ms, inc1_ms);
-    run_book_free(&book);
-    return status;
+    if ((status = new_run_spec(&o, &sp, false)) != CLI_OK)
+        return status;
+    if (refs) {
+        /* the settings and the book before anything is built: a bad one costs no build */
+        RunBook book;
+        StoreSprtSpec st;
+        RunProblem problem;
+        status = problem_status(run_prepare(&sp, &book, &st, &problem), &problem);
+        run_book_free(&book);
+        if (status == CLI_OK)
+            status = build_refs(&o, &sp, command);
+    }
+    return status == CLI_OK ? create_run(&o, &sp) : status;
 }
 
 int tune_cmd_sprt(int argc, char **argv) { return two_sides_new(argc, argv, &SPRT_TABLE, false); }
@@ -894,14 +844,14 @@ int tune_cmd_games(int argc, char **argv) { return two_sides_new(argc, argv, &GA
 
 
 static const OptSpec DATA_OPTIONS[] = {
-    { "--depth", OPT_INT, "D", NULL, .imin = 1, .imax = XQF_DEPTH_MAX, .help = "new: fixed depth per move (instead of --nodes or --tc)" },
-    { "--games", OPT_INT, "N", NULL, .imin = 2, .imax = INT64_C(1) << 40, .help = "new: games to play (rounded up to pairs), required" },
+    RULE_DEPTH,
+    RULE_DATA_GAMES,
     { "--params", OPT_TEXT, "FILE|SET", "", .help = "new: the engine's set, a parameter file or Name=value,... (default: the defaults)" },
-    { "--random-plies", OPT_INT, "N", "8", .imin = 0, .imax = XQF_RANDOM_PLIES_MAX, .help = "new: random plies after the opening" },
-    { "--skip-plies", OPT_INT, "N", "0", .imin = 0, .imax = 1000, .help = "new: plies kept out after the opening and random plies" },
+    RULE_RANDOM_PLIES,
+    RULE_SKIP_PLIES,
     { "--keep-check", OPT_FLAG, NULL, NULL, .help = "new: keep positions where the side to move is in check" },
     { "--keep-captures", OPT_FLAG, NULL, NULL, .help = "new: keep positions whose played move captures" },
-    { "--max-score", OPT_INT, "CP", "3000", .imin = 0, .imax = 30000, .help = "new: keep out |score| above CP" },
+    RULE_MAX_SCORE,
     { "--net", OPT_TEXT, "NET|none", NULL, .help = "new: the net the engine evaluates with (xqf-tune net add; none: hand-crafted)" },
     { "--out", OPT_TEXT, "FILE", NULL, .help = "export,merge: the data file written" },
     { "--text", OPT_FLAG, NULL, NULL, .help = "export: lines 'FEN | score | move | result | ply' instead" },
@@ -1023,36 +973,22 @@ static int data_new(const Opts *o)
         return cli_fail(CLI_USAGE, "data new: no RUN argument, options only");
     if (!opts_given(o, "--games"))
         return cli_fail(CLI_USAGE, "data new: --games N is required");
-    if (opts_int(o, "--pairs-per-task") > DATA_PAIRS_PER_TASK_MAX)
-        return cli_fail(CLI_USAGE, "--pairs-per-task: at most %d for a data run (a result carries its games)",
-                        DATA_PAIRS_PER_TASK_MAX);
     if (opts_given(o, "--depth") && (opts_given(o, "--nodes") || opts_given(o, "--tc")))
         return cli_fail(CLI_USAGE, "data new: give one of --nodes, --depth and --tc");
     char *set = malloc(STORE_PARAMS_MAX + 1);
-    StoreDataSpec spec = { .run.max_pairs = (opts_int(o, "--games") + 1) / 2 };
-    spec.settings = (StoreDataSettings){ .random_plies = (int)opts_int(o, "--random-plies"),
-                                         .skip_plies = (int)opts_int(o, "--skip-plies"),
-                                         .keep_check = opts_given(o, "--keep-check"),
-                                         .keep_captures = opts_given(o, "--keep-captures"),
-                                         .max_score = (int)opts_int(o, "--max-score"),
-                                         .depth = (int)opts_int(o, "--depth") };
-    RunBook book = { 0 };
-    Store *s = NULL;
-    int64_t id;
+    RunSpec spec = run_spec_default(RUN_KIND_DATA);
+    spec.max_pairs = (opts_int(o, "--games") + 1) / 2;
+    spec.data = (StoreDataSettings){ .random_plies = (int)opts_int(o, "--random-plies"),
+                                     .skip_plies = (int)opts_int(o, "--skip-plies"),
+                                     .keep_check = opts_given(o, "--keep-check"),
+                                     .keep_captures = opts_given(o, "--keep-captures"),
+                                     .max_score = (int)opts_int(o, "--max-score"),
+                                     .depth = (int)opts_int(o, "--depth") };
     int status = set ? data_set(opts_text(o, "--params"), set, STORE_PARAMS_MAX + 1) : cli_fail(CLI_FAIL, "out of memory");
-    if (status == CLI_OK && (status = new_run_spec(o, &spec.run, &book, spec.settings.depth > 0)) == CLI_OK &&
-        (status = cli_open_db(o, &s)) == CLI_OK) {
-        spec.run.test_params = set;
-        status = cli_net_arg(s, "--net", opts_text(o, "--net"), &spec.run.test_net);
+    if (status == CLI_OK && (status = new_run_spec(o, &spec, spec.data.depth > 0)) == CLI_OK) {
+        spec.test_params = set;
+        status = create_run(o, &spec);
     }
-    if (status == CLI_OK) {
-        if (store_create_data(s, &spec, &id) != 0)
-            status = cli_fail(CLI_FAIL, "cannot create the run");
-        else
-            printf("%" PRId64 "\n", id);
-    }
-    store_destroy(&s);
-    run_book_free(&book);
     free(set);
     return status;
 }

@@ -36,7 +36,7 @@ static int data_load(DataRun *d, int64_t id)
     int status = cli_load_run(d->store, id, &d->run);
     if (status != CLI_OK)
         return status;
-    if (strcmp(d->run.kind, run_kind_get(RUN_KIND_DATA)->name) != 0)
+    if (run_kind_id(d->run.kind) != RUN_KIND_DATA)
         return cli_fail(CLI_USAGE, "run %" PRId64 " is not a data run (its kind is %s)", id, d->run.kind);
     int rc = store_data_settings(d->store, id, &set);
     if (rc != 1)

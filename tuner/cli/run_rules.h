@@ -1,6 +1,6 @@
 /*
  * run_rules.h - the rules a new run's settings follow, in one place for
- * xqf-tune's sprt/spsa/games new (create.c) and xqf-web's forms (web.c),
+ * xqf-tune's new commands (create.c) and xqf-web's forms (web.c),
  * so that both refuse the same bad value with the same message.
  *
  * The bounds of the numbers are option specs (opts.h): xqf-tune's option
@@ -37,6 +37,16 @@
 #define RULE_PAIRS_PER_TASK { "--pairs-per-task", OPT_INT, "P", "8", .imin = 1, .imax = 1024, .help = "game pairs per task" }
 #define RULE_THREADS { "--threads", OPT_INT, "N", "1", .imin = 1, .imax = XQF_THREADS_MAX, .help = "search threads of each engine (a game takes N cores of a worker)" }
 #define RULE_PRIORITY { "--priority", OPT_INT, "N", "0", .imin = -1000000, .imax = 1000000, .help = "higher runs first" }
+#define RULE_SEED { "--seed", OPT_INT, "S", "1", .imin = 0, .imax = INT64_MAX, .help = "opening order" }
+#define RULE_REF_NPS { "--ref-nps", OPT_INT, "N", "1000000", .imin = 1000, .imax = INT64_C(1) << 40, .help = "with --tc-scale: the reference speed, nodes/s of xqf-engine bench" }
+#define RULE_REPLAY { "--replay", OPT_REAL, "PERCENT", "1", .rmin = 0, .rmax = 100, \
+                      .help = "with --nodes: the share of pairs a second worker plays again to compare (replay audit)" }
+/* A data run's (the "new: " of their help is the data command's subcommand, create.c) */
+#define RULE_DATA_GAMES { "--games", OPT_INT, "N", NULL, .imin = 2, .imax = INT64_C(1) << 40, .help = "new: games to play (rounded up to pairs), required" }
+#define RULE_DEPTH { "--depth", OPT_INT, "D", NULL, .imin = 1, .imax = XQF_DEPTH_MAX, .help = "new: fixed depth per move (instead of --nodes or --tc)" }
+#define RULE_RANDOM_PLIES { "--random-plies", OPT_INT, "N", "8", .imin = 0, .imax = XQF_RANDOM_PLIES_MAX, .help = "new: random plies after the opening" }
+#define RULE_SKIP_PLIES { "--skip-plies", OPT_INT, "N", "0", .imin = 0, .imax = 1000, .help = "new: plies kept out after the opening and random plies" }
+#define RULE_MAX_SCORE { "--max-score", OPT_INT, "CP", "3000", .imin = 0, .imax = 30000, .help = "new: keep out |score| above CP" }
 
 /* ---- rules beyond a range ------------------------------------------------------------ */
 

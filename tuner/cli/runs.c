@@ -46,9 +46,9 @@ int tune_cmd_list(int argc, char **argv)
         cli_elo_text(&runs[i].counts, elo, sizeof elo);
         StoreGameTotals data;
         StoreDataSettings set;
-        if (strcmp(runs[i].kind, run_kind_get(RUN_KIND_DATA)->name) == 0 && store_game_totals(s, runs[i].id, &data) == 0)
+        if (run_kind_id(runs[i].kind) == RUN_KIND_DATA && store_game_totals(s, runs[i].id, &data) == 0)
             snprintf(elo, sizeof elo, "%" PRId64 " games stored", data.games);
-        if (strcmp(runs[i].kind, run_kind_get(RUN_KIND_DATA)->name) == 0 && store_data_settings(s, runs[i].id, &set) == 1 &&
+        if (run_kind_id(runs[i].kind) == RUN_KIND_DATA && store_data_settings(s, runs[i].id, &set) == 1 &&
             set.depth > 0)
             snprintf(tc, sizeof tc, "depth %d", set.depth);
         char chain[32];
@@ -150,7 +150,7 @@ static int show_run(Store *s, int64_t id, bool *active)
         return status;
     if ((status = cli_show_workers(s, id)) != CLI_OK)
         return status;
-    if (strcmp(r.kind, run_kind_get(RUN_KIND_DATA)->name) == 0 && (status = cli_data_progress(s, &r)) != CLI_OK)
+    if (run_kind_id(r.kind) == RUN_KIND_DATA && (status = cli_data_progress(s, &r)) != CLI_OK)
         return status;
     double minutes = r.elapsed_s / 60;
     *active = strcmp(r.state, "active") == 0;

@@ -1,0 +1,206 @@
+/*
+ * run_service.c - making a run (run_service.h): the rules of its settings
+ * and the one transaction that writes it, for xqf-tune and xqf-web alike.
+ */
+#include "run_service.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run_rules.h"
+#include "store_web.h"
+
+RunSpec run_spec_default(RunKindId kind)
+{
+    return (RunSpec){ .kind = kind, .name = "", .test_params = "", .base_params = "", .threads = 1,
+                      .replay_share = -1, .seed = 1, .pairs_per_task = 8, .max_pairs = 50000, .elo0 = 0,
+                      .elo1 = 5, .alpha = 0.05, .beta = 0.05, .spsa_alpha = 0.602, .spsa_gamma = 0.101,
+                      .spsa_a_ratio = 0.1, .data = { .random_plies = 8, .max_score = 3000 } };
+}
+
+__attribute__((format(printf, 3, 4))) static RunStatus problem_of(RunProblem *p, const char *field,
+                                                                   const char *fmt, ...)
+{
+    snprintf(p->field, sizeof p->field, "%s", field);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->why, sizeof p->why, fmt, ap);
+    va_end(ap);
+    return *field ? RUN_BAD : RUN_FAILED;
+}
+
+void run_book_free(RunBook *rb)
+{
+    for (int i = 0; rb->lines && i < rb->count; i++)
+        free(rb->lines[i]);
+    free(rb->lines);
+    book_destroy(&rb->book);
+    memset(rb, 0, sizeof *rb);
+}
+
+RunStatus run_book_read(const char *path, RunBook *rb, RunProblem *problem)
+{
+    char err[256], line[BOOK_TEXT_MAX];
+    memset(rb, 0, sizeof *rb);
+    if (!path || !(rb->book = book_load(path, err, sizeof err)))
+        return problem_of(problem, "book", "%s", path ? err : "no book given");
+    int n = book_size(rb->book);
+    /* refused rather than cut: a run of a book's first openings would not be the run asked for */
+    if (n > RUN_BOOK_LINES_MAX) {
+        run_book_free(rb);
+        return problem_of(problem, "book", "'%.200s' holds more than %d openings", path, RUN_BOOK_LINES_MAX);
+    }
+    if (!(rb->lines = calloc((size_t)n + 1, sizeof *rb->lines))) {
+        run_book_free(rb);
+        return problem_of(problem, "", "out of memory");
+    }
+    for (rb->count = 0; rb->count < n; rb->count++) {
+        book_opening_text(rb->book, rb->count, line);
+        if (!(rb->lines[rb->count] = strdup(line))) {
+            run_book_free(rb);
+            return problem_of(problem, "", "out of memory");
+        }
+    }
+    const char *slash = strrchr(path, '/');
+    rb->name = slash ? slash + 1 : path;
+    return RUN_OK;
+}
+
+/* Adds a problem to the list when there is room; counts it in any case. */
+typedef struct {
+    RunProblem *out;
+    int max, n;
+} Problems;
+
+__attribute__((format(printf, 3, 4))) static void add(Problems *ps, const char *field, const char *fmt, ...)
+{
+    if (ps->n < ps->max) {
+        RunProblem *p = &ps->out[ps->n];
+        snprintf(p->field, sizeof p->field, "%s", field);
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(p->why, sizeof p->why, fmt, ap);
+        va_end(ap);
+    }
+    ps->n++;
+}
+
+int run_problems(const RunSpec *sp, RunProblem *out, int max)
+{
+    const RunKind *k = run_kind_get(sp->kind);
+    Problems ps = { .out = out, .max = max, .n = 0 };
+    char why[512];
+    bool data = sp->kind == RUN_KIND_DATA, depth = data && sp->data.depth > 0;
+    if (!rule_name(sp->name ? sp->name : "", why, sizeof why))
+        add(&ps, "name", "%s", why);
+    if ((sp->nodes > 0) + (sp->base_ms > 0) + depth != 1)
+        add(&ps, "tc", "give exactly one of %s", data ? "a time control, nodes and a depth per move"
+                                                      : "a time control and nodes per move");
+    if (k->two_sides && sp->base1_ms > 0 && sp->base_ms <= 0)
+        add(&ps, "tc_base", "time odds give the second side a clock of its own: give the first side's clock too "
+                            "(a time control, not nodes)");
+    if (sp->ref_nps > 0 && sp->base_ms <= 0)
+        add(&ps, "ref_nps", "scaling scales a clock: give a time control (fixed nodes need no scaling)");
+    if (data && sp->pairs_per_task > RUN_DATA_PAIRS_PER_TASK_MAX)
+        add(&ps, "pairs_per_task", "at most %d for a data run (a result carries its games)",
+            RUN_DATA_PAIRS_PER_TASK_MAX);
+    else if (!rule_pairs_per_task(sp->pairs_per_task, sp->keep_scores, why, sizeof why))
+        add(&ps, "pairs_per_task", "%s", why);
+    if (sp->replay_share >= 0 && !rule_threads_replay(sp->threads, sp->replay_share, why, sizeof why))
+        add(&ps, "replay", "%s", why);
+    if (k->sprt && !rule_sprt_bounds(sp->elo0, sp->elo1, why, sizeof why))
+        add(&ps, "elo1", "%s", why);
+    if (k->two_sides && sp->test_build && sp->test_build == sp->base_build)
+        add(&ps, "base_build", "the same build as the test's");
+    if (k->two_sides && sp->test_ref && sp->base_ref && strcmp(sp->test_ref, sp->base_ref) == 0)
+        add(&ps, "base_ref", "the same ref as the test's");
+    if (k->spsa && (sp->count < 1 || sp->count > STORE_SPSA_MAX || !sp->params))
+        add(&ps, "params", "from 1 to %d parameters", STORE_SPSA_MAX);
+    return ps.n;
+}
+
+RunStatus run_check(const RunSpec *sp, RunProblem *problem)
+{
+    return run_problems(sp, problem, 1) ? RUN_BAD : RUN_OK;
+}
+
+/* The store's spec of the settings every kind has, with the book's lines. */
+static StoreSprtSpec store_spec(const RunSpec *sp, const RunBook *rb)
+{
+    const RunKind *k = run_kind_get(sp->kind);
+    StoreSprtSpec st = {
+        .name = sp->name ? sp->name : "", .test_params = sp->test_params ? sp->test_params : "",
+        .base_params = sp->base_params ? sp->base_params : "", .book_name = rb->name,
+        .book = (const char *const *)rb->lines, .book_lines = rb->count, .seed = sp->seed, .nodes = sp->nodes,
+        .base_ms = sp->base_ms, .inc_ms = sp->inc_ms, .margin_ms = 100, .threads = sp->threads > 0 ? sp->threads : 1,
+        .pairs_per_task = sp->pairs_per_task, .max_pairs = sp->max_pairs, .priority = sp->priority,
+        .test_build = sp->test_build, .base_build = sp->base_build, .test_net = sp->test_net,
+        .base_net = sp->base_net, .ref_nps = sp->ref_nps > 0 ? sp->ref_nps : 0, .game_scores = sp->keep_scores,
+        .replay_given = sp->replay_share >= 0, .replay_share = sp->replay_share,
+    };
+    if (k->two_sides && sp->base1_ms > 0)
+        st.base1_ms = sp->base1_ms, st.inc1_ms = sp->inc1_ms;
+    if (k->sprt)
+        st.elo0 = sp->elo0, st.elo1 = sp->elo1, st.alpha = sp->alpha, st.beta = sp->beta;
+    return st;
+}
+
+/* The run's row by its kind (an SPSA run's parameters with it). 0 or -1. */
+static int insert_run(Store *s, const RunSpec *sp, const StoreSprtSpec *st, int64_t *id)
+{
+    switch (sp->kind) {
+    case RUN_KIND_SPRT: return store_create_sprt(s, st, id);
+    case RUN_KIND_GAMES: return store_create_games(s, st, id);
+    case RUN_KIND_SPSA: {
+        StoreSpsaSpec spsa = { .run = *st, .alpha = sp->spsa_alpha, .gamma = sp->spsa_gamma,
+                               .a_ratio = sp->spsa_a_ratio, .params = sp->params, .count = sp->count };
+        return store_create_spsa(s, &spsa, id);
+    }
+    case RUN_KIND_DATA: {
+        StoreDataSpec data = { .run = *st, .settings = sp->data };
+        return store_create_data(s, &data, id);
+    }
+    default: return -1;
+    }
+}
+
+RunStatus run_prepare(const RunSpec *sp, RunBook *rb, StoreSprtSpec *st, RunProblem *problem)
+{
+    memset(rb, 0, sizeof *rb);
+    RunStatus status = run_check(sp, problem);
+    if (status == RUN_OK && (status = run_book_read(sp->book, rb, problem)) == RUN_OK)
+        *st = store_spec(sp, rb);
+    return status;
+}
+
+RunStatus run_create(Store *s, const RunSpec *sp, int64_t *id, RunProblem *problem)
+{
+    RunBook rb;
+    StoreSprtSpec st;
+    RunStatus status = run_prepare(sp, &rb, &st, problem);
+    if (status != RUN_OK)
+        return status;
+    const RunKind *k = run_kind_get(sp->kind);
+    /* owner and approval state are read by the insert's trigger from the transaction's settings */
+    bool who = sp->owner || sp->pending;
+    const char *refs[2] = { k->two_sides ? sp->test_ref : NULL, k->two_sides ? sp->base_ref : NULL };
+    int rc = store_begin(s);
+    if (rc == 0 && who)
+        rc = store_web_creating(s, sp->owner, sp->pending);
+    if (rc == 0)
+        rc = insert_run(s, sp, &st, id);
+    if (rc == 0 && (refs[0] || refs[1]))
+        rc = store_await_builds(s, *id, refs[0], refs[1]);
+    if (rc == 0 && who)
+        rc = store_web_creating(s, NULL, false);
+    if (rc == 0)
+        rc = store_commit(s);
+    else
+        store_rollback(s);
+    if (rc != 0 && who)     /* the settings go with the rolled-back transaction; be sure all the same */
+        store_web_creating(s, NULL, false);
+    run_book_free(&rb);
+    return rc == 0 ? RUN_OK : problem_of(problem, "", "the database refused the run or cannot be reached");
+}

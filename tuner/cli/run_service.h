@@ -1,0 +1,133 @@
+/*
+ * run_service.h - making a run: the one path every front end takes.
+ *
+ * xqf-tune's new commands (create.c) and xqf-web's New run forms (web.c)
+ * each turn what they were given into a RunSpec, then call run_create,
+ * which checks the settings beyond their own ranges (run_rules.h), reads
+ * the book and writes the run with every setting in one transaction.  The
+ * same settings give the same stored run from either front end, and a
+ * bad one the same message, because the rules and the writing are here
+ * only.  A front end keeps what is its own: parsing its input into
+ * numbers (with the option specs of run_rules.h) and, for SPSA, the
+ * tuned parameters.  The service never exits and never prints.
+ */
+#ifndef XQF_RUN_SERVICE_H
+#define XQF_RUN_SERVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "book.h"
+#include "run_kind.h"
+#include "store.h"
+
+/* A book's openings a run may hold: the store keeps them in the run's row. */
+enum { RUN_BOOK_LINES_MAX = 100000 };
+/* A data run's results carry their games' records: a small task keeps them small. */
+enum { RUN_DATA_PAIRS_PER_TASK_MAX = 16 };
+
+/*
+ * Every setting of a new run.  Fields a kind does not take are ignored
+ * (run_kinds.def says which: the SPRT bounds for sprt, the SPSA schedule
+ * and parameters for spsa, data for data; the base side's set, build, net,
+ * ref and clock only for a kind of two sides).  Text is borrowed.
+ */
+typedef struct {
+    RunKindId kind;
+    const char *name;                /* a label ("" or NULL: none) */
+    /* the first side ("test"; of a kind of one side, the one engine) and the second ("base") */
+    const char *test_params, *base_params;   /* "Name=value,..." over the defaults ("" or NULL: the defaults) */
+    int64_t test_build, base_build;  /* registered builds (0: the workers' own engine) */
+    const char *test_ref, *base_ref; /* git refs the builder compiles before the run starts (NULL: none) */
+    int64_t test_net, base_net;      /* nets (0: the engine's own; STORE_NET_NONE: hand-crafted) */
+    /* how a game is played */
+    int64_t nodes;                   /* > 0: fixed nodes per move, */
+    int64_t base_ms, inc_ms;         /* or this clock (the first side's when the second has its own) */
+    int64_t base1_ms, inc1_ms;       /* > 0: time odds, the second side's own clock */
+    int64_t ref_nps;                 /* > 0: each worker's clock scaled by ref_nps / its speed */
+    int threads;                     /* search threads of each engine (0: 1) */
+    bool keep_scores;                /* game records keep each move's score and depth */
+    double replay_share;             /* of the pairs replayed by a second worker, 0-1; < 0: the default */
+    /* the openings */
+    const char *book;                /* the book's path, read here */
+    uint64_t seed;                   /* the opening order */
+    /* how long and how it is shared out */
+    int pairs_per_task;
+    int64_t max_pairs;               /* sprt: the cap; games: the pairs; spsa: iterations; data: games / 2 */
+    int priority;
+    double elo0, elo1, alpha, beta;  /* sprt: normalized Elo bounds, error rates */
+    double spsa_alpha, spsa_gamma, spsa_a_ratio;
+    const StoreSpsaParam *params;    /* spsa: the tuned parameters (count of them) */
+    int count;
+    StoreDataSettings data;          /* data: random plies, the filter, a fixed depth */
+    /* who made it */
+    const char *owner;               /* NULL: the column's default (xqf-tune) */
+    bool pending;                    /* waits for an admin's approval */
+} RunSpec;
+
+/*
+ * The settings every front end starts from: the defaults of xqf-tune's
+ * options and of the forms' fields (seed 1, 8 pairs per task, 1 thread,
+ * the database's replay share, 100 ms of clock margin kept by the store).
+ */
+RunSpec run_spec_default(RunKindId kind);
+
+/* Why a run was not made: the setting (a form's field name, "pairs_per_task") and the reason. */
+typedef struct {
+    char field[32];
+    char why[512];
+} RunProblem;
+
+typedef enum {
+    RUN_OK = 0,
+    RUN_BAD = 1,                     /* a setting breaks a rule: *problem says which; nothing was written */
+    RUN_FAILED = 2,                  /* the database failed (or memory ran out): nothing was written */
+} RunStatus;
+
+/* A run's book read with the worker's reader (book.h), each opening as a line for the store. */
+typedef struct {
+    Book *book;
+    char **lines;
+    int count;
+    const char *name;                /* the file's name, without its folder */
+} RunBook;
+
+/*
+ * Reads the book at path into *rb (empty on failure): RUN_BAD with the
+ * problem of field "book" when it cannot be read or holds more than
+ * RUN_BOOK_LINES_MAX openings, RUN_FAILED when out of memory.
+ */
+RunStatus run_book_read(const char *path, RunBook *rb, RunProblem *problem);
+/* Frees a book of run_book_read (safe twice). This function can't fail. */
+void run_book_free(RunBook *rb);
+
+/*
+ * The rules of a spec that need no database: its name, the clock (exactly
+ * one of nodes and a clock, or a data run's fixed depth; odds and scaling
+ * with a clock only), pairs per task by what a task's result carries,
+ * threads against the replay audit, the SPRT bounds, the two sides not one
+ * build, an SPSA run's parameters.  RUN_OK or RUN_BAD with *problem.
+ */
+RunStatus run_check(const RunSpec *spec, RunProblem *problem);
+/* Every problem run_check finds, the first max of them into out: how many there are (0: none). */
+int run_problems(const RunSpec *spec, RunProblem *out, int max);
+
+/*
+ * run_check, the book read into *rb and the store's spec of the run into
+ * *st (its book's lines borrowed from *rb: free it after): what a chain
+ * writes as its first run with its stages (store_steer.h).  RUN_OK, or
+ * RUN_BAD / RUN_FAILED with *problem and *rb empty.
+ */
+RunStatus run_prepare(const RunSpec *spec, RunBook *rb, StoreSprtSpec *st, RunProblem *problem);
+
+/*
+ * Makes the run: run_check, the book read, then in one transaction the
+ * run's row with every setting (time odds, clock scaling, kept scores and
+ * replay share included: xqf_create_run, 031), an SPSA run's parameters,
+ * its owner and approval state, and the builds it waits for (its refs).  Returns RUN_OK with *id, RUN_BAD with
+ * *problem, or RUN_FAILED (problem's field "" and why).
+ */
+RunStatus run_create(Store *s, const RunSpec *spec, int64_t *id, RunProblem *problem);
+
+#endif
