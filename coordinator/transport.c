@@ -357,8 +357,11 @@ static bool authorize(Transport *t, zmq_msg_t *body, Peer *peer)
  * its descriptor before) before any of its messages reach the socket, so
  * with those read, a message is never put down to the connection that
  * last held its descriptor (as it could be in a reconnection storm,
- * where the closed connections' numbers are reused at once).  An empty
- * monitor costs one non-blocking read.
+ * where the closed connections' numbers are reused at once), and a
+ * descriptor unknown here is one whose connection closed.  (One I/O
+ * thread, ZeroMQ's default, reports the accept in the same step as it
+ * takes the connection, before its handshake.)  An empty monitor costs
+ * one non-blocking read.
  */
 static ConnsVerdict admit(Transport *t, zmq_msg_t *body, Peer *peer)
 {
@@ -368,8 +371,16 @@ static ConnsVerdict admit(Transport *t, zmq_msg_t *body, Peer *peer)
     if (fd < 0)
         return CONNS_OK;
     note_events(t);
-    if (!conns_knows(t->conns, fd))
+    if (!conns_knows(t->conns, fd)) {
+        /*
+         * Its accept, reported before any of its messages, was read above:
+         * its connection closed already, and this is one of its last
+         * messages, still queued.  Counted as a connection of its own (the
+         * key's bound holds), reported closed at once.
+         */
         conns_accepted(t->conns, fd, peer_tag(fd), now);
+        note_closed(t, fd);
+    }
     ConnsVerdict v = conns_message(t->conns, fd, peer->user, now);
     peer->over_connections = v == CONNS_REFUSED;
     peer->fd = fd;
