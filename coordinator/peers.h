@@ -165,7 +165,7 @@ void peer_drop(Peers *ps, PeerEntry *e);
  * entry of a later connection under fd, none) is left as it is.
  */
 void peers_closed(Peers *ps, int fd, uint64_t conn);
-/* Live workers: heard within PEER_MISSED heartbeats (a scan of the table). */
+/* Live workers: heard within PEER_MISSED heartbeats, their connection not known closed (a scan of the table). */
 size_t peers_live(const Peers *ps);
 /* The key of a connection's worker: its CURVE name, or in plaintext the worker itself. */
 uint64_t peers_key(const Peer *p, int64_t worker);
