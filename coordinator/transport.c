@@ -30,7 +30,6 @@ struct Transport {
         uint64_t conn;
     } *closed;                       /* connections closed, not yet taken by transport_closed: a ring */
     size_t closed_cap, closed_at, closed_n;
-    int64_t closed_lost;             /* closes beyond TRANSPORT_CLOSED_MAX, not reported */
 };
 
 
@@ -205,10 +204,8 @@ static void note_closed(Transport *t, int fd)
     if (t->closed_n == t->closed_cap) {
         size_t cap = t->closed_cap ? 2 * t->closed_cap : 256;
         struct Closed *c = cap <= TRANSPORT_CLOSED_MAX ? malloc(cap * sizeof *c) : NULL;
-        if (!c) {
-            t->closed_lost++;
-            return;
-        }
+        if (!c)
+            return;                  /* not reported: the caller falls back on silence */
         for (size_t i = 0; i < t->closed_n; i++)
             c[i] = t->closed[(t->closed_at + i) % t->closed_cap];
         free(t->closed);
@@ -229,8 +226,6 @@ int transport_closed(Transport *t, int *fds, uint64_t *conns, int n)
     }
     return got;
 }
-
-int64_t transport_closed_lost(const Transport *t) { return t->closed_lost; }
 
 /*
  * Takes the monitor's events: connections accepted and disconnected into

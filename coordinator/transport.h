@@ -136,12 +136,11 @@ int transport_send(Transport *t, const Peer *peer, const void *data, size_t len)
  * The connections closed since the last call (the peer's disconnect, a
  * lost link once TCP noticed, or one the transport shut down), at most n,
  * oldest first: each as the fd and conn its messages' Peer carried.  At
- * most TRANSPORT_CLOSED_MAX wait; beyond that, closes are not reported
- * (counted in transport_closed_lost): the caller learns of those
- * connections' end otherwise, by their silence.  Returns how many.
+ * most TRANSPORT_CLOSED_MAX wait; beyond that (or out of memory), closes
+ * are not reported: the caller learns of those connections' end
+ * otherwise, by their silence.  Returns how many.
  */
 int transport_closed(Transport *t, int *fds, uint64_t *conns, int n);
-int64_t transport_closed_lost(const Transport *t);
 /* Replies dropped so far (full queue or peer gone). */
 int64_t transport_dropped(const Transport *t);
 /* Open connections of key that sent a message (its allow-list name), and open connections in all. */
