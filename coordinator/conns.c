@@ -12,6 +12,7 @@ typedef struct {
     uint8_t state;                   /* FREE; SILENT: no message yet; KEYED: counted; DUE: to close; SHUT: closed by us */
     uint64_t key;                    /* KEYED (and DUE after it): its key's hash; 0 none (plaintext) */
     uint64_t tag;
+    uint64_t id;                     /* this connection's number (conns_id): never reused */
     int64_t accepted_ms, last_ms, close_ms;
 } Conn;
 
@@ -28,6 +29,7 @@ struct Conns {
     KeyCount *keys;
     size_t keys_cap, keys_used;      /* a power of two; used at most half */
     int open;
+    uint64_t ids;                    /* the last connection's number */
     ConnsStats stats;
 };
 
@@ -117,7 +119,7 @@ int conns_accepted(Conns *c, int fd, uint64_t tag, int64_t now_ms)
     Conn *e = &c->v[fd];
     if (e->state != FREE)
         conns_closed(c, fd);
-    *e = (Conn){ .state = SILENT, .tag = tag, .accepted_ms = now_ms, .last_ms = now_ms };
+    *e = (Conn){ .state = SILENT, .tag = tag, .id = ++c->ids, .accepted_ms = now_ms, .last_ms = now_ms };
     c->open++;
     return 0;
 }
@@ -216,6 +218,8 @@ int conns_of_key(const Conns *c, const char *name)
 }
 
 bool conns_knows(const Conns *c, int fd) { return fd >= 0 && fd < c->size && c->v[fd].state != FREE; }
+
+uint64_t conns_id(const Conns *c, int fd) { return conns_knows(c, fd) ? c->v[fd].id : 0; }
 
 int conns_open(const Conns *c) { return c->open; }
 

@@ -96,6 +96,12 @@ ConnsVerdict conns_message(Conns *c, int fd, const char *key, int64_t now_ms);
 int conns_due(Conns *c, int64_t now_ms, bool drained, int *fds, uint64_t *tags, int n);
 /* Whether fd is known as open (accepted, not yet disconnected). */
 bool conns_knows(const Conns *c, int fd);
+/*
+ * The number of the connection open under fd (0: none known): each
+ * accept gets the next (from 1), so it tells a connection from a later
+ * one under the same descriptor, for as long as the table lives.
+ */
+uint64_t conns_id(const Conns *c, int fd);
 /* Open connections that sent a message under key (those due to close not counted). */
 int conns_of_key(const Conns *c, const char *key);
 /* Open connections, with a key or not (those due to close and not yet closed included). */

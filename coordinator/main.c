@@ -61,7 +61,8 @@ static const OptSpec OPTIONS[] = {
       .help = "messages per second per key (per connection in plaintext), as many at once; more are "
               "refused; 0: no limit" },
     { "--max-peers", OPT_INT, "N", STR(SERVER_MAX_PEERS_DEFAULT), .imin = 1, .imax = 1000000,
-      .help = "live workers at most (silent ones evicted for newcomers; new ones refused beyond)" },
+      .help = "live workers at most (those whose connection closed do not count; silent ones evicted for "
+              "newcomers; new ones refused beyond)" },
     { "--max-concurrency", OPT_INT, "N", STR(SERVER_MAX_CONCURRENCY_DEFAULT), .imin = 1, .imax = 65536,
       .help = "games side by side a worker may announce (more is held to N: its leases are bounded by it)" },
     { "--key-peers", OPT_INT, "N", STR(SERVER_KEY_PEERS_DEFAULT), .imin = 1, .imax = 1000000,

@@ -87,12 +87,35 @@ static int64_t quiet_ms(const Peers *ps)
     return 2 * heartbeat_ms(ps) > PEER_QUIET_MIN_MS ? 2 * heartbeat_ms(ps) : PEER_QUIET_MIN_MS;
 }
 
+/* Whether e counts against the bounds: a worker's, its connection not known closed (maybe silent, though). */
+static bool counted(const PeerEntry *e) { return e->peer.len && e->worker && !e->closed; }
+
 static bool peer_live(const PeerEntry *e, int64_t now, int64_t gone)
 {
-    return e && e->peer.len && e->worker && now - e->seen_ms < gone;
+    return e && counted(e) && now - e->seen_ms < gone;
 }
 
 static size_t peers_max(const Peers *ps) { return ps->max ? ps->max : PEERS_MAX_DEFAULT; }
+
+/* Adds e (a slot of v) to the index by descriptor, when its connection is known (else its closing is not). */
+static void fd_put(Peers *ps, const PeerEntry *e)
+{
+    int fd = e->peer.fd;
+    if (fd < 0 || !e->peer.conn)
+        return;
+    if ((size_t)fd >= ps->fd_cap) {
+        size_t cap = ps->fd_cap ? ps->fd_cap : 256;
+        while (cap <= (size_t)fd)
+            cap *= 2;
+        size_t *by = realloc(ps->by_fd, cap * sizeof *by);
+        if (!by)
+            return;                  /* out of memory: found gone by its silence instead */
+        memset(by + ps->fd_cap, 0, (cap - ps->fd_cap) * sizeof *by);
+        ps->by_fd = by;
+        ps->fd_cap = cap;
+    }
+    ps->by_fd[fd] = (size_t)(e - ps->v) + 1;
+}
 
 /* Adds e (a slot of v) to the index by worker. */
 static void by_put(Peers *ps, const PeerEntry *e)
@@ -172,7 +195,7 @@ static int keys_recount(Peers *ps)
     ps->keys_cap = cap;
     ps->keys_used = ps->keys_live = 0;
     for (size_t i = 0; i < ps->cap; i++)
-        if (ps->v[i].peer.len && ps->v[i].worker)
+        if (counted(&ps->v[i]))
             key_add(ps, ps->v[i].key, +1);
     return 0;
 }
@@ -221,6 +244,11 @@ static int peers_rebuild(Peers *ps, int64_t now)
     free(ps->v);
     free(ps->by);
     *ps = fresh;
+    if (ps->fd_cap)
+        memset(ps->by_fd, 0, ps->fd_cap * sizeof *ps->by_fd);
+    for (size_t i = 0; i < ps->cap; i++)
+        if (ps->v[i].peer.len)
+            fd_put(ps, &ps->v[i]);
     return keys_recount(ps);
 }
 
@@ -236,13 +264,34 @@ static size_t peers_scan(const Peers *ps, int64_t now)
 
 size_t peers_live(const Peers *ps) { return peers_scan(ps, clock_now_ms()); }
 
-void peer_drop(Peers *ps, PeerEntry *e)
+/* Takes e out of the counts (it stays, as it is, for peer_find). */
+static void uncount(Peers *ps, PeerEntry *e)
 {
-    if (e && e->worker) {
-        e->worker = 0;
+    if (counted(e)) {
         ps->active--;
         key_add(ps, e->key, -1);
     }
+}
+
+void peer_drop(Peers *ps, PeerEntry *e)
+{
+    if (e) {
+        uncount(ps, e);
+        e->worker = 0;
+        e->closed = false;
+    }
+}
+
+void peers_closed(Peers *ps, int fd, uint64_t conn)
+{
+    if (fd < 0 || (size_t)fd >= ps->fd_cap || !ps->by_fd[fd] || !conn)
+        return;
+    PeerEntry *e = &ps->v[ps->by_fd[fd] - 1];
+    if (e->peer.fd != fd || e->peer.conn != conn || !counted(e))
+        return;
+    uncount(ps, e);
+    e->closed = true;
+    ps->disconnected++;
 }
 
 static int by_silence(const void *a, const void *b)
@@ -267,7 +316,7 @@ static void scan_for_room(Peers *ps, int64_t now)
         ps->quiet = q;
     for (size_t i = 0; i < ps->cap; i++) {
         PeerEntry *e = &ps->v[i];
-        if (!e->peer.len || !e->worker)
+        if (!counted(e))
             continue;
         if (!peer_live(e, now, gone))
             peer_drop(ps, e);
@@ -284,7 +333,7 @@ static bool evict_quiet(Peers *ps, const PeerEntry *e, int64_t now)
     while (ps->quiet_at < ps->nquiet) {
         const struct PeerQuiet *q = &ps->quiet[ps->quiet_at++];
         PeerEntry *c = &ps->v[q->slot];
-        if (c == e || !c->worker || c->seen_ms != q->seen_ms)
+        if (c == e || !counted(c) || c->seen_ms != q->seen_ms)
             continue;
         char tail[NOTES_MORE_MAX];
         if (notes_due(&ps->notes, "peers evicted", tail))
@@ -313,7 +362,7 @@ static int64_t evict_of_key(Peers *ps, uint64_t key, const PeerEntry *spare, int
     *any = false;
     for (size_t i = 0; i < ps->cap; i++) {
         PeerEntry *c = &ps->v[i];
-        if (!c->peer.len || !c->worker || c->key != key || c == spare)
+        if (!counted(c) || c->key != key || c == spare)
             continue;
         if (!peer_live(c, now, gone)) {
             peer_drop(ps, c);
@@ -422,7 +471,7 @@ int peer_set(Peers *ps, const Peer *p, int64_t worker, const char *build, int co
         took = peer_live(old, now, gone_ms(ps));
         /* heard within a heartbeat: a quick restart, or two workers started under one name (they take turns) */
         char tail[NOTES_MORE_MAX];
-        if (now - old->seen_ms < heartbeat_ms(ps) && notes_due(&ps->notes, "peers same name", tail))
+        if (!old->closed && now - old->seen_ms < heartbeat_ms(ps) && notes_due(&ps->notes, "peers same name", tail))
             log_info("peers: worker %lld said hello on a new connection while its old one spoke %lld ms ago "
                      "(a restart, or two workers under one name taking each other's place)%s",
                      (long long)worker, (long long)(now - old->seen_ms), tail);
@@ -436,21 +485,22 @@ int peer_set(Peers *ps, const Peer *p, int64_t worker, const char *build, int co
         if (!make_room(ps, e, key, now))
             return -2;
     }
-    if (!e->peer.len) {
-        e->peer = *p;
+    if (!e->peer.len)
         ps->count++;
-    }
-    if (!e->worker) {
+    e->peer = *p;                    /* its connection's descriptor and number too */
+    if (!counted(e)) {
         ps->active++;
         e->key = key;
         key_add(ps, key, +1);
     }
+    e->closed = false;
     e->worker = worker;
     e->seen_ms = now;
     e->concurrency = concurrency;
     e->chunk = (PeerChunk){ .sha256 = "" };
     snprintf(e->build, sizeof e->build, "%s", build);
     by_put(ps, e);
+    fd_put(ps, e);
     return 0;
 }
 
@@ -460,6 +510,9 @@ void peers_free(Peers *ps)
     free(ps->by);
     free(ps->quiet);
     free(ps->keys);
+    free(ps->by_fd);
+    ps->by_fd = NULL;
+    ps->fd_cap = 0;
     ps->v = NULL;
     ps->by = NULL;
     ps->quiet = NULL;

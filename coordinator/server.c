@@ -1110,6 +1110,21 @@ void server_destroy(Server **sp)
 
 void server_stop(Server *S) { atomic_store(&S->stop, true); }
 
+/*
+ * The connections closed since the last batch: their workers count no
+ * more against --max-peers and --key-peers.  After the batch's hellos, so
+ * that a hello read before its connection's close was seen is entered
+ * first, then found closed.
+ */
+static void peers_disconnected(Server *S)
+{
+    int fds[256];
+    uint64_t conns[256];
+    for (int n; (n = transport_closed(S->transport, fds, conns, 256)) > 0;)
+        for (int i = 0; i < n; i++)
+            peers_closed(&S->peers, fds[i], conns[i]);
+}
+
 int server_run(Server *S)
 {
     log_info("serving on %s, lease %lld ms", S->cfg->bind, (long long)S->cfg->lease_ms);
@@ -1131,6 +1146,7 @@ int server_run(Server *S)
         for (int i = 0; i < n; i++)
             if (S->items[i].decoded && !needs_db(S->items[i].in.type))
                 handle_local(S, &S->items[i]);
+        peers_disconnected(S);
         send_replies(S, n);
         if (n > 0)
             load_note(&S->load, n, clock_now_us() - started);
@@ -1139,14 +1155,15 @@ int server_run(Server *S)
     }
     log_info("stopping: %lld messages over the rate limit, %lld build requests and %lld claims refused "
              "by the bounds, %lld hellos beyond --max-peers, %lld silent workers evicted for newcomers, "
-             "%lld connections taken over by a worker's new one, %lld replies dropped (peer not reading); "
+             "%lld connections taken over by a worker's new one, %lld workers no longer counted as their "
+             "connection closed, %lld replies dropped (peer not reading); "
              "per key: %lld hellos over --key-hellos, %lld beyond --key-peers, %lld claims beyond --key-leases, "
              "%lld workers of a key filling the table evicted for another key's, %lld connections beyond "
              "--key-connections (%lld silent ones of a key closed for its newcomers); %lld connections closed "
              "silent past --first-message",
              (long long)ratelimit_refused(S->limit), (long long)S->chunks_refused, (long long)S->leases_capped,
              (long long)S->peers.refused, (long long)S->peers.evicted, (long long)S->peers.replaced,
-             (long long)transport_dropped(S->transport), (long long)S->hellos_refused,
+             (long long)S->peers.disconnected, (long long)transport_dropped(S->transport), (long long)S->hellos_refused,
              (long long)S->peers.key_refused, (long long)S->key_leases_capped, (long long)S->peers.shared,
              (long long)transport_conn_stats(S->transport).refused, (long long)transport_conn_stats(S->transport).evicted,
              (long long)transport_conn_stats(S->transport).silent);

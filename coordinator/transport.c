@@ -25,6 +25,11 @@ struct Transport {
     Zap *zap;                        /* the CURVE handler; NULL in plaintext */
     Notes notes;                     /* dropped messages and failed handshakes, logged once a minute each */
     int64_t dropped;                 /* replies not sent: the peer's queue was full (or it was gone) */
+    struct Closed {
+        int fd;
+        uint64_t conn;
+    } *closed;                       /* connections closed, not yet taken by transport_closed: a ring */
+    size_t closed_cap, closed_at, closed_n;
 };
 
 
@@ -158,6 +163,7 @@ void transport_destroy(Transport **tp)
         zmq_close(t->router);
     zap_destroy(&t->zap);
     conns_destroy(&t->conns);
+    free(t->closed);
     if (t->ctx)
         zmq_ctx_term(t->ctx);
     free(t);
@@ -189,6 +195,38 @@ static uint64_t peer_tag(int fd)
     return tag ? tag : 1;
 }
 
+/* Queues fd's connection (if the table knows it) for transport_closed, before the table forgets it. */
+static void note_closed(Transport *t, int fd)
+{
+    uint64_t conn = conns_id(t->conns, fd);
+    if (!conn)
+        return;
+    if (t->closed_n == t->closed_cap) {
+        size_t cap = t->closed_cap ? 2 * t->closed_cap : 256;
+        struct Closed *c = cap <= TRANSPORT_CLOSED_MAX ? malloc(cap * sizeof *c) : NULL;
+        if (!c)
+            return;                  /* not reported: the caller falls back on silence */
+        for (size_t i = 0; i < t->closed_n; i++)
+            c[i] = t->closed[(t->closed_at + i) % t->closed_cap];
+        free(t->closed);
+        t->closed = c;
+        t->closed_cap = cap;
+        t->closed_at = 0;
+    }
+    t->closed[(t->closed_at + t->closed_n++) % t->closed_cap] = (struct Closed){ fd, conn };
+}
+
+int transport_closed(Transport *t, int *fds, uint64_t *conns, int n)
+{
+    int got = 0;
+    for (; got < n && t->closed_n > 0; got++, t->closed_n--) {
+        fds[got] = t->closed[t->closed_at].fd;
+        conns[got] = t->closed[t->closed_at].conn;
+        t->closed_at = (t->closed_at + 1) % t->closed_cap;
+    }
+    return got;
+}
+
 /*
  * Takes the monitor's events: connections accepted and disconnected into
  * the table (in the order they happened: a descriptor's disconnect comes
@@ -201,10 +239,12 @@ static void note_events(Transport *t)
     uint32_t value;
     while (zmq_monitor_next(t->monitor, &event, &value)) {
         if (event == ZMQ_EVENT_ACCEPTED) {
+            note_closed(t, (int)value);  /* a number still known as open: its disconnect went unseen */
             conns_accepted(t->conns, (int)value, peer_tag((int)value), clock_now_ms());
             continue;
         }
         if (event == ZMQ_EVENT_DISCONNECTED) {
+            note_closed(t, (int)value);
             conns_closed(t->conns, (int)value);
             continue;
         }
@@ -245,8 +285,10 @@ static void close_due(Transport *t, int64_t now, bool drained)
     note_events(t);
     for (int n; (n = conns_due(t->conns, now, drained, fds, tags, 64)) > 0;)
         for (int i = 0; i < n; i++)
-            if (tags[i] && peer_tag(fds[i]) == tags[i])
+            if (tags[i] && peer_tag(fds[i]) == tags[i]) {
+                note_closed(t, fds[i]);  /* closed now for its peers: its disconnect follows */
                 shutdown(fds[i], SHUT_RDWR);
+            }
 }
 
 int transport_wait(Transport *t, int timeout_ms, int fd)
@@ -302,7 +344,19 @@ static bool authorize(Transport *t, zmq_msg_t *body, Peer *peer)
  * Counts a message against its connection (ZMQ_SRCFD: the descriptor it
  * was read from; deprecated in ZeroMQ, still set on every message read
  * from a TCP connection in 4.3.4): its first message gives the
- * connection its key, which may hold no more (conns.h).
+ * connection its key, which may hold no more (conns.h).  Names the
+ * connection in peer (fd, conn).
+ *
+ * The monitor's events are taken first, every time: ZeroMQ's I/O thread
+ * reports a connection's accept (and the disconnect of the one that had
+ * its descriptor before) before any of its messages reach the socket, so
+ * with those read, a message is never put down to the connection that
+ * last held its descriptor (as it could be in a reconnection storm,
+ * where the closed connections' numbers are reused at once), and a
+ * descriptor unknown here is one whose connection closed.  (One I/O
+ * thread, ZeroMQ's default, reports the accept in the same step as it
+ * takes the connection, before its handshake.)  An empty monitor costs
+ * one non-blocking read.
  */
 static ConnsVerdict admit(Transport *t, zmq_msg_t *body, Peer *peer)
 {
@@ -311,12 +365,21 @@ static ConnsVerdict admit(Transport *t, zmq_msg_t *body, Peer *peer)
     peer->over_connections = false;
     if (fd < 0)
         return CONNS_OK;
-    if (!conns_knows(t->conns, fd))
-        note_events(t);              /* its accept may still wait in the monitor */
-    if (!conns_knows(t->conns, fd))
+    note_events(t);
+    if (!conns_knows(t->conns, fd)) {
+        /*
+         * Its accept, reported before any of its messages, was read above:
+         * its connection closed already, and this is one of its last
+         * messages, still queued.  Counted as a connection of its own (the
+         * key's bound holds), reported closed at once.
+         */
         conns_accepted(t->conns, fd, peer_tag(fd), now);
+        note_closed(t, fd);
+    }
     ConnsVerdict v = conns_message(t->conns, fd, peer->user, now);
     peer->over_connections = v == CONNS_REFUSED;
+    peer->fd = fd;
+    peer->conn = conns_id(t->conns, fd);
     return v;
 }
 
@@ -365,6 +428,8 @@ int transport_recv(Transport *t, Peer *peer, XqfBuf *data)
             return rc == -2 ? 0 : (zmq_errno() == EINTR ? 0 : -1);
         }
         bool ok = more && zmq_msg_size(&id) <= PEER_ID_MAX;
+        peer->fd = -1;
+        peer->conn = 0;
         if (ok) {
             peer->len = zmq_msg_size(&id);
             memcpy(peer->id, zmq_msg_data(&id), peer->len);

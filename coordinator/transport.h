@@ -68,7 +68,9 @@ enum {
     /* a connection refused for its key's count is closed this long after: time for its answer to go out */
     TRANSPORT_REFUSED_GRACE_MS = 1000,
     /* due connections are looked for this often */
-    TRANSPORT_SWEEP_MS = 200
+    TRANSPORT_SWEEP_MS = 200,
+    /* closed connections waiting for transport_closed at most */
+    TRANSPORT_CLOSED_MAX = 1 << 16
 };
 
 typedef struct {
@@ -76,6 +78,8 @@ typedef struct {
     size_t len;
     char user[KEYS_NAME_MAX + 1];    /* the connection's allow-list name under CURVE, "" without */
     bool over_connections;           /* its connection is one too many for its key: answer with the limit only */
+    int fd;                          /* the connection it came on: its descriptor (-1: not a socket) */
+    uint64_t conn;                   /* and its number (conns_id; 0: unknown), which transport_closed reports */
 } Peer;
 
 typedef struct Transport Transport;
@@ -128,6 +132,15 @@ int transport_recv(Transport *t, Peer *peer, XqfBuf *data);
  * the peer is gone or on error.
  */
 int transport_send(Transport *t, const Peer *peer, const void *data, size_t len);
+/*
+ * The connections closed since the last call (the peer's disconnect, a
+ * lost link once TCP noticed, or one the transport shut down), at most n,
+ * oldest first: each as the fd and conn its messages' Peer carried.  At
+ * most TRANSPORT_CLOSED_MAX wait; beyond that (or out of memory), closes
+ * are not reported: the caller learns of those connections' end
+ * otherwise, by their silence.  Returns how many.
+ */
+int transport_closed(Transport *t, int *fds, uint64_t *conns, int n);
 /* Replies dropped so far (full queue or peer gone). */
 int64_t transport_dropped(const Transport *t);
 /* Open connections of key that sent a message (its allow-list name), and open connections in all. */

@@ -765,6 +765,7 @@ int main(int argc, char **argv)
     free(g.bins);
     free(g.offered);
     xqf_buf_free(&g.buf);
+    pack_buf_free(&g.games);
     if (check > 0)
         printf("%s\n", failed ? "FAIL" : "PASS");
     return failed ? 1 : 0;

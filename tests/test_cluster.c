@@ -812,7 +812,11 @@ Test(cluster, gone_peers_make_room)
     hello_as(again, "gone-0", 1);
     cr_assert(log_has("a new worker refused: 20 workers connected already", 5), "log: %s", cu_fx.logfile);
 
-    /* every worker vanishes without a bye; N others come: all welcomed within a few seconds */
+    /*
+     * every worker vanishes without a bye (its socket closed: the coordinator sees the connection close);
+     * N others come: all welcomed at once, before anyone could have missed two heartbeats
+     * (PEER_QUIET_MIN_MS, 2.5 s), so not by evicting the silent (tests/test_peers.c has that rule)
+     */
     for (int i = 0; i < N; i++)
         zmq_close(w[i]);
     zmq_close(again);
@@ -839,7 +843,8 @@ Test(cluster, gone_peers_make_room)
     }
     double took = cu_now() - start;
     cr_assert_eq(welcomed, N, "%d of %d newcomers welcomed within 10 s (log: %s)", welcomed, N, cu_fx.logfile);
-    cr_assert(log_has("evicted for a newcomer", 1), "log: %s", cu_fx.logfile);
+    cr_assert(took < 2.4, "the newcomers were welcomed only after %.1f s: the closes went unseen (log: %s)", took,
+              cu_fx.logfile);
     fprintf(stderr, "cluster: %d workers gone without a bye, %d newcomers all welcomed after %.1f s\n", N, N, took);
     for (int i = 0; i < N; i++)
         zmq_close(n[i]);

@@ -715,6 +715,50 @@ Test(transport, a_peer_that_does_not_read_is_not_buffered_for)
 }
 
 /*
+ * Each frame names the connection it came on (its descriptor and a
+ * number), and a connection that closes is reported once, under the same
+ * descriptor and number, while the one still open is not; a connection
+ * made after it is numbered afresh, even on the same descriptor.
+ */
+Test(transport, closed_connections_are_reported)
+{
+    xqf_log_init("test");
+    char ep[64];
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
+    Transport *t = transport_new(ep, NULL);
+    cr_assert(t);
+    void *ctx = zmq_ctx_new(), *a = client_once(ctx, NULL, NULL, true), *b = client_once(ctx, NULL, NULL, true);
+    Peer pa, pb;
+    send_hello(a, "a");
+    cr_assert_eq(take(t, &pa, 5000), 1);
+    send_hello(b, "b");
+    cr_assert_eq(take(t, &pb, 5000), 1);
+    cr_assert(pa.fd >= 0 && pb.fd >= 0 && pa.fd != pb.fd, "descriptors %d and %d", pa.fd, pb.fd);
+    cr_assert(pa.conn != 0 && pb.conn != 0 && pa.conn != pb.conn);
+    int fds[8];
+    uint64_t conns[8];
+    cr_assert_eq(transport_closed(t, fds, conns, 8), 0, "nothing closed yet");
+    zmq_close(a);
+    int n = 0;
+    for (double end = cu_now() + 5; n == 0 && cu_now() < end;) {
+        transport_wait(t, 50, -1);
+        n = transport_closed(t, fds, conns, 8);
+    }
+    cr_assert_eq(n, 1, "the closed connection reported");
+    cr_assert(fds[0] == pa.fd && conns[0] == pa.conn, "fd %d conn %llu", fds[0], (unsigned long long)conns[0]);
+    Peer pc;
+    void *c = client_once(ctx, NULL, NULL, true);
+    send_hello(c, "c");
+    cr_assert_eq(take(t, &pc, 5000), 1);
+    cr_assert(pc.conn != pa.conn && pc.conn != pb.conn, "a new connection, a new number (descriptor %d)", pc.fd);
+    cr_assert_eq(transport_closed(t, fds, conns, 8), 0, "once, and the open ones not");
+    zmq_close(b);
+    zmq_close(c);
+    zmq_ctx_term(ctx);
+    transport_destroy(&t);
+}
+
+/*
  * A peer that sends frames of the largest size while the coordinator
  * reads none (its loop stalled): ZeroMQ queues TRANSPORT_RCVHWM of them
  * for the loop and decodes one more, then reads no further, so the peer

@@ -2,7 +2,8 @@
  * The coordinator's peer table (coordinator/peers.c): the bound counts
  * live workers only, a newcomer evicts the longest-silent one that missed
  * a heartbeat, and a hello under a worker that holds an entry takes its
- * place.  Silence is made by moving an entry's last-heard time back.
+ * place; a worker whose connection closed counts no more.  Silence is
+ * made by moving an entry's last-heard time back.
  * Then the table of open connections (coordinator/conns.c), on a clock of
  * its own: a key's count, refusal and eviction, silent connections.
  */
@@ -161,6 +162,97 @@ Test(peers, a_hello_under_the_same_worker_replaces_its_entry)
     cr_assert_eq(peer_set(&ps, &again, 105, "b", 1), 0);
     cr_assert_eq(peers_live(&ps), 1);
     peers_free(&ps);
+    peers_free(&ps);
+}
+
+/* Peer n on the connection numbered conn under descriptor fd. */
+static Peer on_conn(int n, int fd, uint64_t conn)
+{
+    Peer p = peer_of(n);
+    p.fd = fd;
+    p.conn = conn;
+    return p;
+}
+
+/*
+ * A worker whose connection closed counts no more, at once, however
+ * recently it spoke: a full table of workers heard just now takes a
+ * newcomer for each one closed, evicting nobody.  Only the connection its
+ * hello came on counts (its number, not its descriptor alone: a later
+ * connection under the same descriptor is another); the closed entry is
+ * still answered (its last messages), and its worker's hello on a new
+ * connection takes its place as before.
+ */
+Test(peers, a_closed_connection_frees_its_place_at_once)
+{
+    Peers ps = table(20);
+    for (int i = 0; i < 20; i++) {
+        Peer p = on_conn(i, 10 + i, 100 + (uint64_t)i);
+        cr_assert_eq(peer_set(&ps, &p, 100 + i, "b", 1), 0, "worker %d", i);
+    }
+    Peer n1 = on_conn(20, 40, 200);
+    cr_assert_eq(peer_set(&ps, &n1, 120, "b", 1), -2, "full, everybody heard just now");
+    peers_closed(&ps, 13, 999);
+    peers_closed(&ps, 14, 103);
+    peers_closed(&ps, 77, 103);
+    cr_assert_eq(peers_live(&ps), 20, "another connection's number, or descriptor: nobody closed");
+    peers_closed(&ps, 13, 103);
+    cr_assert_eq(peers_live(&ps), 19);
+    cr_assert_eq(ps.disconnected, 1);
+    peers_closed(&ps, 13, 103);
+    cr_assert_eq(ps.disconnected, 1, "a close reported twice counts once");
+    Peer p3 = peer_of(3);
+    PeerEntry *e3 = peer_find(&ps, &p3);
+    cr_assert(e3 && e3->worker == 103 && e3->closed, "still answered");
+    cr_assert_eq(peers_live(&ps), 19, "and answering it does not make it count again");
+    /* the newcomer on descriptor 13 again (a new connection): in without evicting anybody */
+    Peer n2 = on_conn(21, 13, 300);
+    cr_assert_eq(peer_set(&ps, &n2, 121, "b", 1), 0);
+    cr_assert_eq(ps.evicted, 0);
+    cr_assert_eq(peers_live(&ps), 20);
+    peers_closed(&ps, 13, 103);
+    cr_assert_eq(peers_live(&ps), 20, "the old connection's close again: the new one under its descriptor stays");
+    /* worker 105's connection closes, and it is back under its name on a new one */
+    peers_closed(&ps, 15, 105);
+    Peer back = on_conn(1005, 41, 301);
+    cr_assert_eq(peer_set(&ps, &back, 105, "b", 1), 0);
+    cr_assert_eq(ps.replaced, 1);
+    Peer p5 = peer_of(5);
+    cr_assert_null(peer_find(&ps, &p5), "its old entry is dropped");
+    cr_assert_eq(peers_live(&ps), 20);
+    peers_free(&ps);
+}
+
+/* Closes count for a key's bound too, and the index by descriptor follows the entries through rebuilds. */
+Test(peers, closes_free_a_keys_places_and_survive_rebuilds)
+{
+    Peers ps = table(5000);
+    ps.key_max = 2;
+    Peer a = on_conn(0, 5, 1), b = on_conn(1, 6, 2), c = on_conn(2, 7, 3);
+    snprintf(a.user, sizeof a.user, "k");
+    snprintf(b.user, sizeof b.user, "k");
+    snprintf(c.user, sizeof c.user, "k");
+    cr_assert_eq(peer_set(&ps, &a, 100, "b", 1), 0);
+    cr_assert_eq(peer_set(&ps, &b, 101, "b", 1), 0);
+    cr_assert_eq(peer_set(&ps, &c, 102, "b", 1), -3, "the key holds its most, both heard just now");
+    peers_closed(&ps, 5, 1);
+    cr_assert_eq(peers_of_key(&ps, peers_key(&a, 100)), 1);
+    cr_assert_eq(peer_set(&ps, &c, 102, "b", 1), 0, "a closed one's place taken");
+    cr_assert_eq(ps.evicted, 0);
+    /* thousands of plaintext workers (the table rebuilt on the way), then every connection closed */
+    enum { N = 3000 };
+    for (int i = 0; i < N; i++) {
+        Peer p = on_conn(100 + i, 100 + i, 1000 + (uint64_t)i);
+        cr_assert_eq(peer_set(&ps, &p, 1000 + i, "b", 1), 0, "worker %d", i);
+    }
+    cr_assert_eq(peers_live(&ps), N + 2);
+    for (int i = 0; i < N; i++)
+        peers_closed(&ps, 100 + i, 1000 + (uint64_t)i);
+    peers_closed(&ps, 6, 2);
+    peers_closed(&ps, 7, 3);
+    cr_assert_eq(peers_live(&ps), 0);
+    cr_assert_eq(ps.active, 0);
+    cr_assert_eq(peers_keys(&ps), 0);
     peers_free(&ps);
 }
 
@@ -331,6 +423,26 @@ Test(conns, a_key_holds_at_most_key_max)
  * is the key's business).  A message on a number never seen accepted
  * (its accept still on the way) counts from then.
  */
+/* Each accept gets a new number: a descriptor reused is another connection; a closed one has none. */
+Test(conns, each_connection_has_its_own_number)
+{
+    ConnsLimits lim = { .first_ms = 1000 };
+    Conns *c = conns_new(&lim);
+    cr_assert(c);
+    cr_assert_eq(conns_id(c, 5), 0, "never accepted");
+    cr_assert_eq(conns_accepted(c, 5, 55, 0), 0);
+    uint64_t first = conns_id(c, 5);
+    cr_assert_neq(first, 0);
+    conns_closed(c, 5);
+    cr_assert_eq(conns_id(c, 5), 0, "closed");
+    cr_assert_eq(conns_accepted(c, 5, 55, 10), 0);
+    cr_assert(conns_id(c, 5) != 0 && conns_id(c, 5) != first, "the same descriptor, and even address, again");
+    uint64_t second = conns_id(c, 5);
+    cr_assert_eq(conns_accepted(c, 5, 56, 20), 0);
+    cr_assert(conns_id(c, 5) != second, "an accept over a descriptor still open: a new connection");
+    conns_destroy(&c);
+}
+
 Test(conns, a_silent_connection_is_closed)
 {
     ConnsLimits lim = { .key_max = 0, .first_ms = 1000, .quiet_ms = 0, .grace_ms = 100 };

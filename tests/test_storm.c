@@ -2,7 +2,8 @@
  * Reconnection storms at a small scale (ops/bench load storm runs them at
  * 10,000 workers by hand): xqf-loadgen's 500 simulated workers in a closed
  * loop against a coordinator, then all gone at once without bye and as
- * many back; or the coordinator killed and restarted under them.  Each
+ * many back (the same names, or new ones to a table with room for them
+ * or without); or the coordinator killed and restarted under them.  Each
  * storm passes when xqf-loadgen --check says so: 99 % of the workers had a
  * result accepted again within the limit, and its books against the
  * database's: nothing counted twice, nothing acknowledged and not counted,
@@ -63,6 +64,20 @@ Test(storm, new_names)
     CU_REQUIRE_DB();
     static char out[16384];
     loadgen(coordinator(2 * STORM_WORKERS, "60"), "--storm --new-names", 10, out, sizeof out);
+    cr_assert(strstr(out, "under new names"), "%s", out);
+}
+
+/*
+ * New names to a full table (--max-peers at the fleet's size), as after a
+ * restart or a rollout (a worker's default name is HOST-PID): the
+ * vanished workers' connections closed, so their places are free at
+ * once, not after two heartbeats of silence (30 s at --lease 60).
+ */
+Test(storm, new_names_back_to_a_full_table)
+{
+    CU_REQUIRE_DB();
+    static char out[16384];
+    loadgen(coordinator(STORM_WORKERS, "60"), "--storm --new-names", 10, out, sizeof out);
     cr_assert(strstr(out, "under new names"), "%s", out);
 }
 
