@@ -661,6 +661,7 @@ int tune_cmd_chain(int argc, char **argv)
     { "--base-ref", OPT_TEXT, "REF", NULL, .help = "or the base side's git commit, built" },                   \
     { "--repo", OPT_TEXT, "DIR", ".", .help = "with --test-ref/--base-ref: the git repository" },               \
     { "--sign-key", OPT_TEXT, "FILE", NULL, .help = "with --test-ref/--base-ref: sign the builds with this operator key" }, \
+    { "--engine", OPT_TEXT, "NAME", RUN_OUR_ENGINE, .help = "the engine whose refs or builds both sides play (xqf-tune engine list)" }, \
     { "--test-net", OPT_TEXT, "NET|none", NULL, .help = "the net the test side evaluates with (xqf-tune net add; none: hand-crafted; default: the engine's own)" }, \
     { "--base-net", OPT_TEXT, "NET|none", NULL, .help = "the net the base side evaluates with" }, \
     TC_SCALE_OPTIONS
@@ -724,18 +725,21 @@ static int build_refs(const Opts *o, RunSpec *sp, const char *command)
     const char *refs[2] = { opts_text(o, "--test-ref"), opts_text(o, "--base-ref") };
     int64_t *ids[2] = { &sp->test_build, &sp->base_build };
     CliGitRef *g = calloc(2, sizeof *g);
+    EngineRecord *engine = run_spec_other_engine(sp) ? malloc(sizeof *engine) : NULL;
     Store *s = NULL;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int status = g ? cli_open_db(o, &s) : cli_fail(CLI_FAIL, "out of memory");
+    int status = g && (engine || !run_spec_other_engine(sp)) ? cli_open_db(o, &s) : cli_fail(CLI_FAIL, "out of memory");
+    if (status == CLI_OK && engine)
+        status = cli_engine_load(s, "--engine", sp->engine, engine);
     for (int i = 0; status == CLI_OK && i < 2; i++)
         if (refs[i])
-            status = cli_git_resolve(s, opts_text(o, "--repo"), refs[i], NULL, &g[i]);
+            status = cli_git_resolve(s, opts_text(o, "--repo"), refs[i], NULL, engine, GIT_BUILD_DIR "/repos", &g[i]);
     if (status == CLI_OK && refs[0] && refs[1] && strcmp(g[0].tree, g[1].tree) == 0)
         status = cli_fail(CLI_USAGE, "%s new: --test-ref and --base-ref are the same source (tree %.12s)", command,
                           g[0].tree);
     for (int i = 0; status == CLI_OK && i < 2; i++)
         if (refs[i])
-            status = cli_git_build(s, opts_text(o, "--repo"), &g[i], GIT_BUILD_DIR, cores > 0 ? cores : 1);
+            status = cli_git_build(s, &g[i], GIT_BUILD_DIR, cores > 0 ? cores : 1);
     for (int i = 0; status == CLI_OK && i < 2; i++)
         if (refs[i])
             status = cli_git_register(s, &g[i], opts_text(o, "--sign-key"), ids[i]);
@@ -744,6 +748,7 @@ static int build_refs(const Opts *o, RunSpec *sp, const char *command)
                           sp->test_build);
     store_destroy(&s);
     free(g);
+    free(engine);
     return status;
 }
 
@@ -777,6 +782,12 @@ static int two_sides_new(int argc, char **argv, const OptTable *table, bool game
     if (games && !opts_given(&o, "--pairs"))
         return cli_fail(CLI_USAGE, "games new: --pairs N is required");
     RunSpec sp = run_spec_default(games ? RUN_KIND_GAMES : RUN_KIND_SPRT);
+    sp.engine = opts_text(&o, "--engine");
+    if (run_spec_other_engine(&sp) && opts_given(&o, "--repo"))
+        return cli_fail(CLI_USAGE, "--repo: engine %s's refs are read from its record's repository "
+                                   "(xqf-tune engine show %s)", sp.engine, sp.engine);
+    if (run_spec_other_engine(&sp) && nets)
+        return cli_fail(CLI_USAGE, "--test-net/--base-net: nets are our engine's (engine %s)", sp.engine);
     sp.max_pairs = opts_int(&o, games ? "--pairs" : "--max-pairs");
     sp.test_build = opts_int(&o, "--test-build"), sp.base_build = opts_int(&o, "--base-build");
     sp.base_params = opts_given(&o, "--base") ? opts_text(&o, "--base") : "";
