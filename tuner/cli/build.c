@@ -806,25 +806,38 @@ int cli_git_resolve(Store *s, const char *repo, const char *ref, const char *net
     return status;
 }
 
-/* Exports commit g into tmp/src and builds its xqf-engine in tmp/build (log in log). Exit status. */
-static int git_compile(const char *repo, CliGitRef *g, const char *tmp, const char *log, int64_t jobs)
+/* Exports commit g of its repository into tmp/src (log in log). Exit status. */
+static int git_export(const CliGitRef *g, const char *tmp, const char *log)
 {
-    char tar[PATH_MAX], src[PATH_MAX], dir[PATH_MAX], jobs_text[24], out[64];
+    char tar[PATH_MAX], src[PATH_MAX], out[64];
     if (!path_fmt(tar, sizeof tar, "%s/src.tar", tmp) || !path_fmt(src, sizeof src, "%s/src", tmp) ||
-        !path_fmt(dir, sizeof dir, "%s/build", tmp) || files_make_dirs(src) != 0)
+        files_make_dirs(src) != 0)
         return cli_fail(CLI_FAIL, "cannot make the build folder in %s", tmp);
-    snprintf(jobs_text, sizeof jobs_text, "%" PRId64, jobs);
-    if (git(repo, log, out, sizeof out,
+    if (git(g->repo, log, out, sizeof out,
             (const char *[]){ "archive", "--format=tar", "-o", tar, g->commit, NULL }) != 0)
         return cli_fail(CLI_FAIL, "git archive of %.12s failed (see above)", g->commit);
     char *untar[] = { "tar", "-xf", tar, "-C", src, NULL };
+    if (spawn(untar, log, NULL, 0, NULL) != 0)
+        return cli_fail(CLI_FAIL, "cannot unpack the source of %.12s", g->commit);
+    unlink(tar);
+    return CLI_OK;
+}
+
+/* Exports commit g into tmp/src and builds its xqf-engine in tmp/build (log in log). Exit status. */
+static int git_compile(CliGitRef *g, const char *tmp, const char *log, int64_t jobs)
+{
+    char src[PATH_MAX], dir[PATH_MAX], jobs_text[24];
+    int status = git_export(g, tmp, log);
+    if (status != CLI_OK)
+        return status;
+    if (!path_fmt(src, sizeof src, "%s/src", tmp) || !path_fmt(dir, sizeof dir, "%s/build", tmp))
+        return cli_fail(CLI_FAIL, "cannot make the build folder in %s", tmp);
+    snprintf(jobs_text, sizeof jobs_text, "%" PRId64, jobs);
     char def_net[CLI_PATH_MAX + 32];
     snprintf(def_net, sizeof def_net, "-DXQF_DEFAULT_NET=%s", g->net.path);
     char *configure[] = { "cmake", "-S", src, "-B", dir, "-DCMAKE_BUILD_TYPE=Release", "-DXQF_TESTS=OFF",
                           g->net.id ? def_net : NULL, NULL };
     char *build[] = { "cmake", "--build", dir, "--target", "xqf-engine", "-j", jobs_text, NULL };
-    if (spawn(untar, log, NULL, 0, NULL) != 0)
-        return cli_fail(CLI_FAIL, "cannot unpack the source of %.12s", g->commit);
     /*
      * The branch's CMake runs whatever its tree says: configure and compile
      * in a box that sees the system's /usr and this folder only, as nobody,
@@ -874,6 +887,9 @@ static int engine_compile(CliGitRef *g, const char *tmp, const char *log, int64_
     const EngineRecord *e = g->engine;
     char src[PATH_MAX], dir[PATH_MAX], want[PATH_MAX], command[ENGINE_TEXT_MAX * 8], binary[PATH_MAX];
     char jobs_text[24];
+    int status = git_export(g, tmp, log);
+    if (status != CLI_OK)
+        return status;
     snprintf(jobs_text, sizeof jobs_text, "%" PRId64, jobs);
     if (!path_fmt(src, sizeof src, "%s/src", tmp) || !path_fmt(dir, sizeof dir, "%s/build", tmp) ||
         !path_fmt(want, sizeof want, "%s/out/%s", tmp, e->name) || !path_fmt(dir, sizeof dir, "%s/out", tmp) ||
@@ -975,7 +991,7 @@ int cli_git_build(Store *s, CliGitRef *g, const char *out, int64_t jobs)
     if (status == CLI_OK && g->net.id)
         status = cli_net_write(s, &g->net);
     if (status == CLI_OK)
-        status = g->engine ? engine_compile(g, tmp, log, jobs, built, sizeof built) : git_compile(g->repo, g, tmp, log, jobs);
+        status = g->engine ? engine_compile(g, tmp, log, jobs, built, sizeof built) : git_compile(g, tmp, log, jobs);
     if (status == CLI_OK && files_make_dirs(out) != 0)
         status = cli_fail(CLI_FAIL, "cannot create '%s': %s", out, strerror(errno));
     if (status == CLI_OK && copy_binary(built, g->binary) != 0)

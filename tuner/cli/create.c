@@ -815,8 +815,11 @@ static int two_sides_new(int argc, char **argv, const OptTable *table, bool game
         RunBook book;
         StoreSprtSpec st;
         RunProblem problem;
+        sp.test_ref = opts_text(&o, "--test-ref"), sp.base_ref = opts_text(&o, "--base-ref");
         status = problem_status(run_prepare(&sp, &book, &st, &problem), &problem);
         run_book_free(&book);
+        /* built here, not by the builder: the run is made with the builds, waiting for none */
+        sp.test_ref = sp.base_ref = NULL;
         if (status == CLI_OK)
             status = build_refs(&o, &sp, command);
     }
