@@ -224,7 +224,8 @@ Test(engine_runs, an_sprt_of_two_commits_of_another_engine)
     sp.engine = "toy", sp.test_ref = broken, sp.base_ref = a, sp.nodes = 1000, sp.book = XQF_DEFAULT_BOOK;
     RunProblem problem;
     cr_assert_eq(run_create(cu_fx.store, &sp, &run, &problem), RUN_OK, "%s: %s", problem.field, problem.why);
-    cr_assert_eq(tune(out, sizeof out, "build --serve --out built"), 0, "%s\n%s", out, errbuf);
+    snprintf(args, sizeof args, "build --serve --db '%s' --out built", cu_fx.db_builder);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
     cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
     cr_assert_str_eq(r.state, "failed");
     cr_assert_str_eq(r.engine, "toy");

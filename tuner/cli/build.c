@@ -1166,19 +1166,17 @@ static int serve_one(Store *s, const Opts *o, const StoreBuildRequest *q, const 
     const char *repo = opts_text(o, "--repo");
     CliGitRef *g = calloc(1, sizeof *g);
     EngineRecord *engine = malloc(sizeof *engine);
-    StoreRun run;
     int64_t id = 0;
-    char cache[PATH_MAX];
+    char cache[PATH_MAX], name[ENGINE_NAME_MAX + 1] = "";
     printf("run %" PRId64 ": building the %s ref %s (request %" PRId64 ")\n", q->run_id, q->side, q->ref, q->id);
     fflush(stdout);
     /* the run's engine: ours from --repo, another by its record */
     int status = g && engine ? CLI_OK : cli_fail(CLI_FAIL, "out of memory");
-    int found = status == CLI_OK ? store_load_run(s, q->run_id, &run, false) : 0;
-    if (status == CLI_OK && found != 1)
-        status = cli_fail(CLI_FAIL, "cannot read run %" PRId64, q->run_id);
-    bool other = status == CLI_OK && run.engine[0] && strcmp(run.engine, "xqf") != 0;
+    if (status == CLI_OK && store_run_engine(s, q->run_id, name, sizeof name) != 1)
+        status = cli_fail(CLI_FAIL, "cannot read the engine of run %" PRId64, q->run_id);
+    bool other = status == CLI_OK && name[0] && strcmp(name, "xqf") != 0;
     if (other)
-        status = cli_engine_load(s, "the run's engine", run.engine, engine);
+        status = cli_engine_load(s, "the run's engine", name, engine);
     if (status == CLI_OK && !path_fmt(cache, sizeof cache, "%s/repos", out))
         status = cli_fail(CLI_USAGE, "--out: '%s' is too long", out);
     if (status == CLI_OK)
