@@ -885,15 +885,15 @@ static bool expand(const char *text, const char *key, const char *value, char *o
 static int engine_compile(CliGitRef *g, const char *tmp, const char *log, int64_t jobs, char *built, size_t size)
 {
     const EngineRecord *e = g->engine;
-    char src[PATH_MAX], dir[PATH_MAX], want[PATH_MAX], command[ENGINE_TEXT_MAX * 8], binary[PATH_MAX];
-    char jobs_text[24];
+    char src[PATH_MAX], dir[PATH_MAX], outdir[PATH_MAX], want[PATH_MAX], command[ENGINE_TEXT_MAX * 8];
+    char binary[PATH_MAX], jobs_text[24];
     int status = git_export(g, tmp, log);
     if (status != CLI_OK)
         return status;
     snprintf(jobs_text, sizeof jobs_text, "%" PRId64, jobs);
     if (!path_fmt(src, sizeof src, "%s/src", tmp) || !path_fmt(dir, sizeof dir, "%s/build", tmp) ||
-        !path_fmt(want, sizeof want, "%s/out/%s", tmp, e->name) || !path_fmt(dir, sizeof dir, "%s/out", tmp) ||
-        files_make_dirs(dir) != 0 || !path_fmt(dir, sizeof dir, "%s/build", tmp))
+        !path_fmt(outdir, sizeof outdir, "%s/out", tmp) || !path_fmt(want, sizeof want, "%s/%s", outdir, e->name) ||
+        files_make_dirs(outdir) != 0)
         return cli_fail(CLI_FAIL, "cannot make the build folder in %s", tmp);
     bool cmake = e->cmake_target[0] != '\0';
     if (!expand(cmake ? "" : e->build_command, "<out>", want, command, sizeof command) ||
