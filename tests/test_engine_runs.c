@@ -9,7 +9,8 @@
  * lines) are built by its record in the sandbox, signed and tested against
  * each other with an SPRT on a local cluster, whose worker plays them as
  * the record says (the binaries the builder made from each commit, fetched
- * by their SHA-256).  Bad input: an unknown engine, a ref whose build
+ * by their SHA-256). A second record builds the same repository's CMake target
+ * (a games run of its commits, its binary taken from the build folder).  Bad input: an unknown engine, a ref whose build
  * fails (the log's tail shown; through the builder, the run failed with
  * it), a bench that is not the commit's Bench: line; nothing recorded.
  */
@@ -128,6 +129,18 @@ Test(engine_runs, an_sprt_of_two_commits_of_another_engine)
     cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
     int64_t bench = number(out, "Nodes searched: ");
     cr_assert_gt(bench, 0, "%s", out);
+    /* the same engine built by a CMake target too (another record): its binary with a line more */
+    snprintf(cmd, sizeof cmd, "%s/CMakeLists.txt", repo);
+    FILE *f = fopen(cmd, "w");
+    cr_assert(f);
+    fputs("cmake_minimum_required(VERSION 3.16)\nproject(toy NONE)\n"
+          "add_custom_command(OUTPUT toy COMMAND sh ${CMAKE_SOURCE_DIR}/mk.sh ${CMAKE_SOURCE_DIR} toy "
+          "DEPENDS engine.bin tag mk.sh)\nadd_custom_target(toy-engine ALL DEPENDS toy)\n", f);
+    cr_assert_eq(fclose(f), 0);
+    snprintf(cmd, sizeof cmd, "%s/mk.sh", repo);
+    cr_assert(f = fopen(cmd, "w"));
+    fputs("cat \"$1/engine.bin\" \"$1/tag\" > \"$2\" && echo cmake >> \"$2\" && chmod +x \"$2\"\n", f);
+    cr_assert_eq(fclose(f), 0);
     char a[41], b_[41], broken[41], wrong[41], message[256];
     snprintf(message, sizeof message, "A: the base\n\nBench: %" PRId64, bench);
     commit("1", GOOD_RECIPE, message, a);
@@ -243,4 +256,22 @@ Test(engine_runs, an_sprt_of_two_commits_of_another_engine)
     cr_assert_str_eq(problem.field, "engine");
     totals(&builds1, &runs1);
     cr_assert_eq(runs1, runs0);
+
+    /* a record that builds a CMake target: configured and built in the sandbox, its binary in the build folder */
+    snprintf(args, sizeof args,
+             "engine add toyc --repo '%s' --cmake-target toy-engine --binary toy "
+             "--bench '<binary> bench 5 | sed \"s/: /  : /\"'", repo);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    snprintf(args, sizeof args, "games new --engine toyc --test-ref %s --base-ref %s --nodes 1000 --pairs 2", b_, a);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    cr_assert_gt(run = run_id(out), 0, "%s", out);
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
+    cr_assert_str_eq(r.engine, "toyc");
+    snprintf(cmd, sizeof cmd, "{ cat '%s/engine.bin'; echo 2; echo cmake; } | sha256sum | cut -c1-64", repo);
+    cr_assert_eq(sh(sha[0], sizeof sha[0], cmd), 0);
+    sha[0][strcspn(sha[0], "\n")] = '\0';
+    cr_assert_str_eq(r.build0, sha[0], "the test side plays the CMake target's binary");
+    store_run_free(&r);
+    snprintf(message, sizeof message, "Build: ");
+    cr_assert(strstr(out, message), "%s", out);
 }
