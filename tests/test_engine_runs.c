@@ -9,10 +9,11 @@
  * lines) are built by its record in the sandbox, signed and tested against
  * each other with an SPRT on a local cluster, whose worker plays them as
  * the record says (the binaries the builder made from each commit, fetched
- * by their SHA-256). A second record builds the same repository's CMake target
- * (a games run of its commits, its binary taken from the build folder).  Bad input: an unknown engine, a ref whose build
- * fails (the log's tail shown; through the builder, the run failed with
- * it), a bench that is not the commit's Bench: line; nothing recorded.
+ * by their SHA-256).  A second record builds the same repository's CMake
+ * target (a games run of its commits, its binary taken from the build
+ * folder).  Bad input: an unknown engine, a ref whose build fails (the
+ * log's tail shown; through the builder, the run failed with it), a bench
+ * that is not the commit's Bench: line; nothing recorded.
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
