@@ -18,6 +18,7 @@
 #include "params.h"
 #include "residual.h"
 #include "run_kind.h"
+#include "run_service.h"
 #include "stats.h"
 #include "store_web.h"
 
@@ -675,6 +676,8 @@ int page_run(Store *s, int64_t id, const Session *u, const char *notice, Buf *b)
     if (cli_threads_text(s, &r, threads, sizeof threads) != 0)
         snprintf(threads, sizeof threads, "%d", r.threads);
     row(b, "Threads per engine", threads, NULL);
+    if (strcmp(r.engine, RUN_OUR_ENGINE) != 0)
+        row(b, "Engine", r.engine, NULL);   /* another engine's builds (035_engine_runs.sql) */
     row(b, "Book", r.book_name, NULL);
     row_num(b, "Priority", r.priority, NULL);
     row_num(b, "Pairs per task", r.pairs_per_task, NULL);
