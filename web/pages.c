@@ -928,6 +928,8 @@ static void new_run_fields(FormOut *fo, const RunKind *k)
         field(fo, "test_ref", "Test git ref", "",
               "or a branch, tag or commit: built by the builder (xqf-tune build --serve) before the test starts");
         field(fo, "base_ref", "Base git ref", "", "or the base side's branch, tag or commit");
+        field(fo, "engine", "Engine", RUN_OUR_ENGINE,
+              "a record of xqf-tune engine list: another engine's refs (from its repository) or builds, both sides");
     }
     if (k->sprt) {
         field(fo, "elo0", "elo0 (nElo)", "0", NULL);
