@@ -258,6 +258,18 @@ Test(engine_runs, an_sprt_of_two_commits_of_another_engine)
     totals(&builds1, &runs1);
     cr_assert_eq(runs1, runs0);
 
+    /* --tc-scale's reference: the record's speed (here the same builds again: registered once) */
+    cr_assert_eq(tune(out, sizeof out, "engine modify toy --ref-nps 123456"), 0, "%s", errbuf);
+    snprintf(args, sizeof args, "games new --engine toy --test-ref %s --base-ref %s --tc 10+0.1 --tc-scale --pairs 2",
+             b_, a);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    cr_assert_gt(run = run_id(out), 0, "%s", out);
+    int64_t ref_nps = 0;
+    cr_assert_eq(store_run_ref_nps(cu_fx.store, run, &ref_nps), 1);
+    cr_assert_eq(ref_nps, 123456);
+    totals(&builds1, &runs1);
+    cr_assert_eq(builds1, builds0, "the same binaries are the same builds");
+
     /* a record that builds a CMake target: configured and built in the sandbox, its binary in the build folder */
     snprintf(args, sizeof args,
              "engine add toyc --repo '%s' --cmake-target toy-engine --binary toy "

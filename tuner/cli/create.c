@@ -707,7 +707,8 @@ static const OptTable SPRT_TABLE = {
         "sandbox, benched by its bench command, the nodes read by its regexes and\n"
         "checked against the commit's Bench: line, registered as NAME-COMMIT12 and\n"
         "signed; workers play the builds with the record's protocol, commands after\n"
-        "the handshake and option names.  An unknown engine, --repo, nets or a side\n"
+        "the handshake and option names; --tc-scale's reference is the record's speed\n"
+        "unless --ref-nps says otherwise.  An unknown engine, --repo, nets or a side\n"
         "without a ref or build end with status 2 and no test.\n"
         "A set is checked against what plays it: the set of a side that plays a\n"
         "build (--test with --test-build or --test-ref, --base likewise) against\n"
@@ -759,6 +760,19 @@ static int build_refs(const Opts *o, RunSpec *sp, const char *command)
     store_destroy(&s);
     free(g);
     free(engine);
+    return status;
+}
+
+/* --tc-scale's reference speed without --ref-nps: the engine record's, when it knows one. Exit status. */
+static int engine_ref_nps(const Opts *o, RunSpec *sp)
+{
+    EngineRecord *e = malloc(sizeof *e);
+    Store *s = NULL;
+    int status = e ? cli_open_db(o, &s) : cli_fail(CLI_FAIL, "out of memory");
+    if (status == CLI_OK && (status = cli_engine_load(s, "--engine", sp->engine, e)) == CLI_OK && e->ref_nps > 0)
+        sp->ref_nps = e->ref_nps;
+    store_destroy(&s);
+    free(e);
     return status;
 }
 
@@ -819,6 +833,9 @@ static int two_sides_new(int argc, char **argv, const OptTable *table, bool game
         parse_tc("--tc-base", opts_text(&o, "--tc-base"), &sp.base1_ms, &sp.inc1_ms) != CLI_OK)
         return CLI_USAGE;
     if ((status = new_run_spec(&o, &sp, false)) != CLI_OK)
+        return status;
+    if (run_spec_other_engine(&sp) && opts_given(&o, "--tc-scale") && !opts_given(&o, "--ref-nps") &&
+        (status = engine_ref_nps(&o, &sp)) != CLI_OK)
         return status;
     if (refs) {
         /* the settings and the book before anything is built: a bad one costs no build */
