@@ -269,6 +269,12 @@ Test(engine_runs, an_sprt_of_two_commits_of_another_engine)
     cr_assert_eq(ref_nps, 123456);
     totals(&builds1, &runs1);
     cr_assert_eq(builds1, builds0, "the same binaries are the same builds");
+    /* build --ref of another engine: the same build again */
+    snprintf(args, sizeof args, "build --ref %s --engine toy --out built", a);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    snprintf(message, sizeof message, "%s/built/toy-%.12s", cu_fx.dir, a);
+    cr_assert(strstr(out, message) && strstr(out, sha[1]), "%s", out);
+    cr_assert_eq(tune(out, sizeof out, "build --serve --engine toy"), 2, "%s", out);
 
     /* a record that builds a CMake target: configured and built in the sandbox, its binary in the build folder */
     snprintf(args, sizeof args,

@@ -43,6 +43,7 @@ static const OptSpec BUILD_OPTIONS[] = {
     { "--sign-key", OPT_TEXT, "FILE", NULL, .help = "sign the build with this operator key (xqf-keys sign-new)" },
     { "--signature", OPT_TEXT, "HEX", NULL, .help = "with --binary: its signature made elsewhere (xqf-keys sign)" },
     { "--ref", OPT_TEXT, "REF", NULL, .help = "build this git commit (branch, tag, hash) instead" },
+    { "--engine", OPT_TEXT, "NAME", NULL, .help = "with --ref: a commit of this engine's repository, built by its record" },
     { "--net", OPT_TEXT, "NET", NULL, .help = "with RUN or --ref: compile this registered net in as the default evaluation" },
     { "--repo", OPT_TEXT, "DIR", ".", .help = "with --ref or --serve: the git repository of the project" },
     { "--serve", OPT_FLAG, NULL, NULL, .help = "build the git refs of the approved tests created on the web" },
@@ -60,6 +61,7 @@ static const OptTable BUILD_TABLE = {
         "       xqf-tune build --binary FILE [--name NAME] [--sign-key FILE | --signature HEX] [--db CONNINFO]\n"
         "       xqf-tune build --ref REF [--net NET] [--repo DIR] [--out DIR] [--jobs N] [--sign-key FILE]\n"
         "                      [--db CONNINFO]\n"
+        "       xqf-tune build --ref REF --engine NAME [--out DIR] [--sign-key FILE] [--db CONNINFO]\n"
         "       xqf-tune build --serve [--repo DIR] [--watch SECONDS] [--out DIR] [--jobs N] [--db CONNINFO]\n"
         "       xqf-tune build --sign-serve --sign-key FILE [--watch SECONDS] [--db CONNINFO]\n"
         "A tuned engine: xqf-engine compiled with the run's exported parameters as its\n"
@@ -102,6 +104,10 @@ static const OptTable BUILD_TABLE = {
         "is not a git repository of this project, a build that fails and a bench\n"
         "that is not the commit's Bench: end with status 2, recording nothing.\n"
         "Prints Commit: HASH SUBJECT and Tree: HASH, then the lines above.\n"
+        "With --engine NAME the commit is of another engine (xqf-tune engine add):\n"
+        "read from its record's repository (a URL mirrored into DIR/repos), built\n"
+        "by its record's build command or CMake target and benched by its bench\n"
+        "command and regexes, in the sandbox, as NAME-COMMIT12.\n"
         "A branch's code runs when it is built (CMake runs what its tree says), so\n"
         "the configure, the compile and the binary's bench and uci run in a sandbox\n"
         "(bubblewrap): as nobody, with no network, an empty environment, a private\n"
@@ -1111,21 +1117,33 @@ int cli_show_builds(Store *s, int64_t run)
     return CLI_OK;
 }
 
-/* xqf-tune build --ref REF: one commit built and registered. Exit status. */
+/* xqf-tune build --ref REF: one commit built and registered (of --engine NAME's repository, by its record). */
 static int build_ref(const Opts *o, const char *out, int64_t jobs)
 {
     if (o->npositional != 0 || opts_given(o, "--binary") || opts_given(o, "--name") ||
         opts_given(o, "--signature") || opts_given(o, "--source"))
-        return cli_fail(CLI_USAGE, "build --ref REF takes only --net, --repo, --out, --jobs, --sign-key and --db");
+        return cli_fail(CLI_USAGE, "build --ref REF takes only --engine, --net, --repo, --out, --jobs, --sign-key "
+                                   "and --db");
+    const char *name = opts_text(o, "--engine");
+    bool other = name && strcmp(name, "xqf") != 0;
+    if (other && opts_given(o, "--repo"))
+        return cli_fail(CLI_USAGE, "--repo: engine %s's refs are read from its record's repository", name);
     Store *s = NULL;
     CliGitRef g;
+    EngineRecord *engine = other ? malloc(sizeof *engine) : NULL;
+    char cache[PATH_MAX];
     int64_t id;
-    int status = cli_open_db(o, &s);
+    int status = other && !engine ? cli_fail(CLI_FAIL, "out of memory") : cli_open_db(o, &s);
+    if (status == CLI_OK && !path_fmt(cache, sizeof cache, "%s/repos", out))
+        status = cli_fail(CLI_USAGE, "--out: '%s' is too long", out);
+    if (status == CLI_OK && other)
+        status = cli_engine_load(s, "--engine", name, engine);
     if (status == CLI_OK && (status = cli_git_resolve(s, opts_text(o, "--repo"), opts_text(o, "--ref"),
-                                                      opts_text(o, "--net"), NULL, NULL, &g)) == CLI_OK &&
+                                                      opts_text(o, "--net"), engine, cache, &g)) == CLI_OK &&
         (status = cli_git_build(s, &g, out, jobs)) == CLI_OK)
         status = cli_git_register(s, &g, opts_text(o, "--sign-key"), &id);
     store_destroy(&s);
+    free(engine);
     return status;
 }
 
@@ -1350,6 +1368,9 @@ int tune_cmd_build(int argc, char **argv)
     int status = cli_parse(&o, &BUILD_TABLE, argc - 1, argv + 1);
     if (status != CLI_GO)
         return status;
+    if (opts_given(&o, "--engine") && (!opts_given(&o, "--ref") || opts_given(&o, "--serve") ||
+                                       opts_given(&o, "--sign-serve")))
+        return cli_fail(CLI_USAGE, "--engine goes with --ref (the builder reads each run's engine)");
     CliSigning sg;
     if ((status = cli_signing_load(&o, &sg)) != CLI_OK)
         return status;
