@@ -13,6 +13,7 @@
 #include "run_kind.h"
 #include "spsa.h"
 #include "stats.h"
+#include "store_engines.h"
 
 /*
  * PROGRESS_EVERY_MS: the stop rules (an SPRT's LLR, recorded with the run)
@@ -38,6 +39,7 @@ typedef struct {
     int *perm;                       /* opening order over the book */
     int random_plies, depth;         /* data runs (store_data_settings) */
     bool scores;                     /* its games keep scores and depths (store_game_scores) */
+    EngineRecord *engine;            /* the record of the engine its builds are of; NULL: ours (runs.engine "xqf") */
 } SchedLoaded;
 
 typedef struct {
@@ -266,6 +268,7 @@ static void run_free(SchedRun *r)
     store_run_free(&r->run);
     store_run_free(&(StoreRun){ .book = r->loaded.book, .book_lines = r->loaded.book_lines });
     free(r->loaded.perm);
+    free(r->loaded.engine);
     r->loaded = (SchedLoaded){ 0 };
 }
 
@@ -412,6 +415,16 @@ static int load_book(Sched *s, SchedRun *r)
     if ((rc = store_game_scores(s->store, r->run.id)) < 0)
         return -1;
     l->scores = rc == 1;
+    /* another engine's builds are spoken to as its record says (ours: xqf-engine's settings, the worker's own) */
+    if (r->run.engine[0] && strcmp(r->run.engine, "xqf") != 0 && !l->engine) {
+        if (!(l->engine = malloc(sizeof *l->engine)))
+            return -1;
+        if ((rc = store_engine_load(s->store, r->run.engine, l->engine)) <= 0) {
+            free(l->engine);
+            l->engine = NULL;
+            return rc < 0 ? -1 : 1;
+        }
+    }
     StoreRun full;
     rc = store_load_run(s->store, r->run.id, &full, true);
     if (rc <= 0)
@@ -477,6 +490,21 @@ static int fill_task(const SchedRun *r, const StoreLease *l, XqfMsg *m)
     t->draw_score = a->draw_score;
     t->max_plies = a->max_plies;
     t->scores = r->loaded.scores;
+    const EngineRecord *e = r->loaded.engine;
+    if (e) {
+        snprintf(t->engine, sizeof t->engine, "%s", e->name);
+        snprintf(t->proto, sizeof t->proto, "%s", engine_protocol_name(e->protocol));
+        t->ranks1 = e->ranks_from_one;
+        t->he_letters = e->he_letters;
+        for (int i = 0; i < e->init_count && i < XQF_INIT_MAX; i++)
+            if (xqf_strs_push(&t->init, e->init[i]) != 0)
+                return -1;
+        snprintf(t->hash_option, sizeof t->hash_option, "%s", e->hash_option);
+        snprintf(t->threads_option, sizeof t->threads_option, "%s", e->threads_option);
+        /* workers bench a build as `BINARY bench`: an engine benched otherwise is not checked there */
+        if (strcmp(e->bench_command, ENGINE_DEFAULT_BENCH) != 0)
+            t->bench0 = t->bench1 = 0;
+    }
     if (strcmp(run->kind, run_kind_get(RUN_KIND_DATA)->name) == 0) {
         t->random_plies = r->loaded.random_plies;
         t->depth = r->loaded.depth;

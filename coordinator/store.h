@@ -163,6 +163,7 @@ typedef struct {
     bool game_scores;                /* game records keep each move's score and depth (014) */
     bool replay_given;               /* replay_share is the run's; else 1 %, none for several threads */
     double replay_share;             /* of the pairs replayed by a second worker, 0-1 (014) */
+    const char *engine;              /* the engine its builds are of (035): a record's name; "" or NULL: ours, xqf */
 } StoreSprtSpec;
 
 /* A side's net: the hand-crafted evaluation (UseNNUE false), whatever net the engine holds. */
@@ -296,6 +297,7 @@ typedef struct {
                                         or "" (the engine's own evaluation) */
     char net1[STORE_NAME_MAX + 1];   /* name1's */
     char net_name0[STORE_NAME_MAX + 1], net_name1[STORE_NAME_MAX + 1]; /* their names ("none", "") */
+    char engine[STORE_NAME_MAX + 1]; /* the engine its builds are of (035_engine_runs.sql; "xqf": ours) */
     char **book;                     /* store_load_run only; free with store_run_free */
     int book_lines;
 } StoreRun;

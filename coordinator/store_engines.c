@@ -120,6 +120,21 @@ int store_engine_load(Store *s, const char *name, EngineRecord *e)
     return found;
 }
 
+int store_run_engine(Store *s, int64_t run, char *name, size_t size)
+{
+    char id[24];
+    snprintf(id, sizeof id, "%lld", (long long)run);
+    const char *p[1] = { id };
+    PGresult *res = store_query(s, "run engine", "SELECT engine FROM runs WHERE id = $1", 1, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found)
+        snprintf(name, size, "%s", PQgetvalue(res, 0, 0));
+    PQclear(res);
+    return found;
+}
+
 int store_engine_list(Store *s, EngineRecord **out)
 {
     *out = NULL;

@@ -20,7 +20,7 @@
 #include <stdio.h>
 
 enum {
-    XQF_PROTOCOL_VERSION = 9,
+    XQF_PROTOCOL_VERSION = 10,
     XQF_FRAME_MAX = 1 << 20,       /* bytes in one frame */
     XQF_NAME_MAX = 64,             /* names, build ids */
     XQF_TEXT_MAX = 512,            /* reasons, error texts, status lines */
@@ -35,7 +35,9 @@ enum {
     XQF_GAMES_MAX = 768 * 1024,    /* bytes of game records in one result: a pair's two always fit (games.h) */
     XQF_RANDOM_PLIES_MAX = 64,     /* random plies after a data run's opening */
     XQF_DEPTH_MAX = 64,            /* a task's fixed depth */
-    XQF_THREADS_MAX = 64           /* a task's search threads per engine (runs.threads' bound, 029) */
+    XQF_THREADS_MAX = 64,          /* a task's search threads per engine (runs.threads' bound, 029) */
+    XQF_INIT_MAX = 8,              /* commands sent to an engine after its handshake (engine_record.h) */
+    XQF_INIT_LINE_MAX = 255        /* bytes of each */
 };
 
 /* Error codes carried by the error message. */

@@ -93,6 +93,11 @@ static void fill(XqfMsg *m, XqfMsgType type)
         t->margin_ms = 100;
         t->hash_mb = 16;
         t->threads = 2;
+        strcpy(t->engine, "fsf");
+        strcpy(t->proto, "ucci");
+        t->he_letters = true;
+        xqf_strs_push(&t->init, "setoption name UCI_Variant value xiangqi");
+        strcpy(t->hash_option, "Hash Size");
         strcpy(t->name0, "test");
         strcpy(t->params0, "NullR=2,FutilityMargin1=130");
         strcpy(t->name1, "base");
@@ -190,6 +195,13 @@ Test(codec, task_fields_survive)
     cr_assert_eq(back.u.task.resign_moves, -5);
     cr_assert_eq(back.u.task.max_plies, 45);
     cr_assert_eq(back.u.task.threads, 2);
+    cr_assert_str_eq(back.u.task.engine, "fsf");
+    cr_assert_str_eq(back.u.task.proto, "ucci");
+    cr_assert(back.u.task.he_letters && !back.u.task.ranks1);
+    cr_assert_eq(back.u.task.init.count, 1);
+    cr_assert_str_eq(back.u.task.init.v[0], "setoption name UCI_Variant value xiangqi");
+    cr_assert_str_eq(back.u.task.hash_option, "Hash Size");
+    cr_assert_str_eq(back.u.task.threads_option, "");
     xqf_msg_free(&m);
     xqf_msg_free(&back);
     xqf_buf_free(&a);
@@ -286,15 +298,15 @@ Test(codec, bad_frames)
     raw_str(&r, "slot");
     raw_uint(&r, 0);
     cr_assert_eq(decode_raw(&r), XQF_DECODE_VERSION);
-    /* the version before (8: no threads in tasks): said plainly */
+    /* the version before (9: no engine settings in tasks): said plainly */
     r.n = 0;
-    raw_header(&r, 4, "xqf", 8, "task_request");
+    raw_header(&r, 4, "xqf", 9, "task_request");
     raw_str(&r, "slot");
     raw_uint(&r, 0);
     char why[160];
     cr_assert_eq(xqf_msg_decode(r.b, r.n, &m, why, sizeof why), XQF_DECODE_VERSION);
     xqf_msg_free(&m);
-    cr_assert_str_eq(why, "protocol version 8, expected 9");
+    cr_assert_str_eq(why, "protocol version 9, expected 10");
     cr_assert_eq(xqf_decode_error_code(XQF_DECODE_VERSION), XQF_ERR_VERSION);
     r.n = 0;
     raw_header(&r, 3, "xqf", XQF_PROTOCOL_VERSION, "launch_missiles");

@@ -1158,6 +1158,15 @@ Test(web, a_test_of_git_refs_waits_for_its_builds)
     cli_message("sprt new --elo0 3 --elo1 1 --test '' --base '' --nodes 100", "--elo1", msg, sizeof msg);
     cr_assert(strstr(r.body, "id=\"err-elo1\"") && strstr(r.body, msg), "%s", msg);
     reply_free(&r);
+    /* an engine without a record: the field's message, xqf-tune's words */
+    snprintf(form, sizeof form, "csrf=%s&name=g&test=&base=&test_ref=topic&base_ref=main&engine=nope&elo0=0"
+                                "&elo1=5&alpha=0.05&beta=0.05&max_pairs=100&tc=&nodes=300&pairs_per_task=8&priority=0",
+             csrf);
+    r = http("POST", "/new/sprt", cookie, form);
+    cr_assert_eq(r.status, 400, "%d", r.status);
+    cli_message("sprt new --engine nope --test-ref topic --base-ref main --nodes 100", "--engine", msg, sizeof msg);
+    cr_assert(strstr(r.body, "id=\"err-engine\"") && strstr(r.body, msg), "%s", msg);
+    reply_free(&r);
     cr_assert_eq(count_runs(), before, "a bad form created a run");
 
     /* good refs: a tester's run waits for approval with its requests queued, nothing built, no task */

@@ -573,6 +573,39 @@ Test(worker, a_set_the_build_refuses_is_handed_back_with_its_words)
 }
 
 /*
+ * Another engine's build (the task names its engine) is spoken to as its
+ * record says: its hash option by its own name (a name the build does not
+ * know is refused with the build's words, the task handed back, so the
+ * name is the one sent), its commands after the handshake, no threads
+ * option for one thread; with names it knows, the games are played.
+ */
+Test(worker, another_engines_build_gets_its_records_option_names)
+{
+    build_task(41, "");
+    XqfMsg_task *t = &fake.in[fake.nin - 1].u.task;
+    snprintf(t->engine, sizeof t->engine, "toy");
+    snprintf(t->proto, sizeof t->proto, "uci");
+    snprintf(t->hash_option, sizeof t->hash_option, "Bogus Hash");
+    snprintf(t->threads_option, sizeof t->threads_option, "Cores");
+    serve_build();
+    const XqfMsg *back = await_either(XQF_MSG_RESULT, XQF_MSG_HANDBACK, 30000);
+    cr_assert(back && back->type == XQF_MSG_HANDBACK && back->u.handback.refused, "not handed back");
+    cr_assert(strstr(back->u.handback.reason, "option Bogus Hash=1 refused: unknown option 'Bogus Hash'"), "%s",
+              back->u.handback.reason);
+    build_task(42, "NewSwitch=1");
+    t = &fake.in[fake.nin - 1].u.task;
+    snprintf(t->engine, sizeof t->engine, "toy");
+    snprintf(t->proto, sizeof t->proto, "uci");
+    snprintf(t->hash_option, sizeof t->hash_option, "Hash");
+    cr_assert_eq(xqf_strs_push(&t->init, "setoption name NewSwitch value 0"), 0);
+    serve_build();
+    const XqfMsg *res = await_either(XQF_MSG_RESULT, XQF_MSG_HANDBACK, 50000);
+    cr_assert_not_null(res, "no result: the games were not played");
+    cr_assert_eq(res->type, XQF_MSG_RESULT, "handed back: %s", res->u.handback.reason);
+    cr_assert_eq(res->u.result.pairs, 1);
+}
+
+/*
  * A set a build plays goes to it as `setoption` lines: one whose item could
  * end a line or carry another command (a newline, a blank inside a name,
  * a value that is not an integer within int) is refused by the worker

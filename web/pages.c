@@ -18,6 +18,7 @@
 #include "params.h"
 #include "residual.h"
 #include "run_kind.h"
+#include "run_service.h"
 #include "stats.h"
 #include "store_web.h"
 
@@ -675,6 +676,8 @@ int page_run(Store *s, int64_t id, const Session *u, const char *notice, Buf *b)
     if (cli_threads_text(s, &r, threads, sizeof threads) != 0)
         snprintf(threads, sizeof threads, "%d", r.threads);
     row(b, "Threads per engine", threads, NULL);
+    if (strcmp(r.engine, RUN_OUR_ENGINE) != 0)
+        row(b, "Engine", r.engine, NULL);   /* another engine's builds (035_engine_runs.sql) */
     row(b, "Book", r.book_name, NULL);
     row_num(b, "Priority", r.priority, NULL);
     row_num(b, "Pairs per task", r.pairs_per_task, NULL);
@@ -925,6 +928,8 @@ static void new_run_fields(FormOut *fo, const RunKind *k)
         field(fo, "test_ref", "Test git ref", "",
               "or a branch, tag or commit: built by the builder (xqf-tune build --serve) before the test starts");
         field(fo, "base_ref", "Base git ref", "", "or the base side's branch, tag or commit");
+        field(fo, "engine", "Engine", RUN_OUR_ENGINE,
+              "a record of xqf-tune engine list: another engine's refs (from its repository) or builds, both sides");
     }
     if (k->sprt) {
         field(fo, "elo0", "elo0 (nElo)", "0", NULL);

@@ -446,6 +446,7 @@ static void two_sides_fields(Store *s, const Form *f, RunSpec *sp, Errors *er)
     sp->base_build = build_field(s, f, "base_build", er);
     sp->test_ref = ref_field(f, "test_ref", "test_build", er);
     sp->base_ref = ref_field(f, "base_ref", "base_build", er);
+    sp->engine = form_get(f, "engine");      /* empty: ours; an unknown name is the run service's problem */
     check_set(s, er, "test", sp->test_params, sp->test_build, sp->test_ref);
     check_set(s, er, "base", sp->base_params, sp->base_build, sp->base_ref);
     const char *odds = form_get(f, "tc_base");

@@ -479,9 +479,10 @@ static void run_bench(const char *sha, const char *path, bool boxed, BuildBench 
     ProcessRead got;
     long long v;
     while ((got = process_read_line(p, deadline, NULL, line, sizeof line)) == PROCESS_LINE) {
-        if (sscanf(line, "Nodes searched: %lld", &v) == 1)
+        /* ours ("Nodes searched: N") and Stockfish's or Pikafish's ("Nodes searched  : N") alike */
+        if (sscanf(line, "Nodes searched : %lld", &v) == 1)
             b->nodes = v;
-        else if (sscanf(line, "Nodes/second: %lld", &v) == 1)
+        else if (sscanf(line, "Nodes/second : %lld", &v) == 1)
             b->nps = v;
     }
     bool exited = got == PROCESS_EOF && process_exit_status(p, 5000, status, sizeof status);

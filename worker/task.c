@@ -97,22 +97,40 @@ static Task *refuse(Task *t, char *err, size_t errlen, const char *fmt, const ch
  * has, so its set is checked for its syntax only (param_set.h: nothing
  * but an identifier and an integer goes into a `setoption` line); the
  * build itself judges the names and the values (external.h: a refusal
- * hands the task back).
+ * hands the task back).  A build is spoken to as xqf-engine when the task
+ * names no engine (ours), else as the task says its engine's record does:
+ * protocol, dialect, the commands after the handshake, and its hash and
+ * threads options by their names (none sent for a name "").
  */
-static int make_player(PlayerSpec *p, const char *name, const char *params, const char *engine, const char *sha,
-                       const char *net, int hash_mb, int threads, bool boxed, char *err, size_t errlen)
+static int make_player(PlayerSpec *p, const XqfMsg_task *m, const char *name, const char *params,
+                       const char *engine, const char *sha, const char *net, bool boxed, char *err, size_t errlen)
 {
-    enum { MAX_WORDS = 5 + SPEC_MAX_OPTIONS };
+    enum { MAX_WORDS = 10 + XQF_INIT_MAX + SPEC_MAX_OPTIONS };
     char words_buf[MAX_WORDS][SPEC_TEXT_MAX + 16];
     char *words[MAX_WORDS];
-    int n = 0;
+    int n = 0, hash_mb = (int)m->hash_mb, threads = (int)m->threads;
+    bool other = engine && m->engine[0];
     snprintf(words_buf[n++], sizeof words_buf[0], "name=%s", name);
     if (net)
         snprintf(words_buf[n++], sizeof words_buf[0], "net=%s", net);
-    snprintf(words_buf[n++], sizeof words_buf[0], "threads=%d", threads);
+    if (!other)
+        snprintf(words_buf[n++], sizeof words_buf[0], "threads=%d", threads);
     if (engine) {
         snprintf(words_buf[n++], sizeof words_buf[0], "cmd=%s", engine);
-        snprintf(words_buf[n++], sizeof words_buf[0], "preset=xqf-engine");
+        if (!other)
+            snprintf(words_buf[n++], sizeof words_buf[0], "preset=xqf-engine");
+        else {
+            snprintf(words_buf[n++], sizeof words_buf[0], "proto=%s", m->proto);
+            snprintf(words_buf[n++], sizeof words_buf[0], "ranks=%d", m->ranks1 ? 1 : 0);
+            snprintf(words_buf[n++], sizeof words_buf[0], "letters=%s", m->he_letters ? "he" : "nb");
+            for (uint32_t i = 0; i < m->init.count && i < XQF_INIT_MAX; i++)
+                snprintf(words_buf[n++], sizeof words_buf[0], "init=%s", m->init.v[i]);
+            if (m->hash_option[0])
+                snprintf(words_buf[n++], sizeof words_buf[0], "option.%s=%d", m->hash_option, hash_mb);
+            if (m->threads_option[0] && threads > 1)
+                snprintf(words_buf[n++], sizeof words_buf[0], "option.%s=%d", m->threads_option, threads);
+            hash_mb = 0;     /* sent by its own name above, or not at all */
+        }
         XqfSetItem item;
         int rc;
         while ((rc = xqf_set_next(&params, &item, err, errlen)) > 0) {
@@ -235,10 +253,10 @@ Task *task_new(const XqfMsg_task *m, const char *build, const char *const engine
     if (m->base1_ms < 0 || m->inc1_ms < 0 || (m->base1_ms == 0 && m->inc1_ms != 0))
         return refuse(t, err, errlen, "%s", "time odds: not a valid clock for the second player");
     char why[512];
-    if (make_player(&t->players[0], m->name0, m->params0, engines ? engines[0] : NULL, m->build0,
-                    nets ? nets[0] : NULL, (int)m->hash_mb, (int)m->threads, boxed, why, sizeof why) != 0 ||
-        make_player(&t->players[1], m->name1, m->params1, engines ? engines[1] : NULL, m->build1,
-                    nets ? nets[1] : NULL, (int)m->hash_mb, (int)m->threads, boxed, why, sizeof why) != 0)
+    if (make_player(&t->players[0], m, m->name0, m->params0, engines ? engines[0] : NULL, m->build0,
+                    nets ? nets[0] : NULL, boxed, why, sizeof why) != 0 ||
+        make_player(&t->players[1], m, m->name1, m->params1, engines ? engines[1] : NULL, m->build1,
+                    nets ? nets[1] : NULL, boxed, why, sizeof why) != 0)
         return refuse(t, err, errlen, "players: %s", why);
     if (!(t->book = make_book(&m->openings, why, sizeof why)))
         return refuse(t, err, errlen, "openings: %s", why);

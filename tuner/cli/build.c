@@ -26,6 +26,7 @@
 #include "run_rules.h"
 #include "sandbox.h"
 #include "sha256.h"
+#include "store_engines.h"
 #include "store_web.h"
 
 /* UCI_TIMEOUT_MS: how long a binary may take to answer uci, as long as a worker waits for its uciok. */
@@ -42,6 +43,7 @@ static const OptSpec BUILD_OPTIONS[] = {
     { "--sign-key", OPT_TEXT, "FILE", NULL, .help = "sign the build with this operator key (xqf-keys sign-new)" },
     { "--signature", OPT_TEXT, "HEX", NULL, .help = "with --binary: its signature made elsewhere (xqf-keys sign)" },
     { "--ref", OPT_TEXT, "REF", NULL, .help = "build this git commit (branch, tag, hash) instead" },
+    { "--engine", OPT_TEXT, "NAME", NULL, .help = "with --ref: a commit of this engine's repository, built by its record" },
     { "--net", OPT_TEXT, "NET", NULL, .help = "with RUN or --ref: compile this registered net in as the default evaluation" },
     { "--repo", OPT_TEXT, "DIR", ".", .help = "with --ref or --serve: the git repository of the project" },
     { "--serve", OPT_FLAG, NULL, NULL, .help = "build the git refs of the approved tests created on the web" },
@@ -59,6 +61,7 @@ static const OptTable BUILD_TABLE = {
         "       xqf-tune build --binary FILE [--name NAME] [--sign-key FILE | --signature HEX] [--db CONNINFO]\n"
         "       xqf-tune build --ref REF [--net NET] [--repo DIR] [--out DIR] [--jobs N] [--sign-key FILE]\n"
         "                      [--db CONNINFO]\n"
+        "       xqf-tune build --ref REF --engine NAME [--out DIR] [--sign-key FILE] [--db CONNINFO]\n"
         "       xqf-tune build --serve [--repo DIR] [--watch SECONDS] [--out DIR] [--jobs N] [--db CONNINFO]\n"
         "       xqf-tune build --sign-serve --sign-key FILE [--watch SECONDS] [--db CONNINFO]\n"
         "A tuned engine: xqf-engine compiled with the run's exported parameters as its\n"
@@ -101,6 +104,10 @@ static const OptTable BUILD_TABLE = {
         "is not a git repository of this project, a build that fails and a bench\n"
         "that is not the commit's Bench: end with status 2, recording nothing.\n"
         "Prints Commit: HASH SUBJECT and Tree: HASH, then the lines above.\n"
+        "With --engine NAME the commit is of another engine (xqf-tune engine add):\n"
+        "read from its record's repository (a URL mirrored into DIR/repos), built\n"
+        "by its record's build command or CMake target and benched by its bench\n"
+        "command and regexes, in the sandbox, as NAME-COMMIT12.\n"
         "A branch's code runs when it is built (CMake runs what its tree says), so\n"
         "the configure, the compile and the binary's bench and uci run in a sandbox\n"
         "(bubblewrap): as nobody, with no network, an empty environment, a private\n"
@@ -445,6 +452,7 @@ typedef struct {
     int64_t want_bench;
     int64_t bench;                   /* the binary's bench signature, taken already (0: take it) */
     StoreBuildSource src;
+    const EngineRecord *engine;      /* another engine's (NULL: ours) */
 } GitOrigin;
 
 /* A bench signature against the commit's Bench: line. Exit status. */
@@ -484,7 +492,11 @@ static int register_binary(Store *s, const char *binary, const char *log, StoreB
     StoreBuildParam *params;
     int nparams;
     bool use_nnue;
-    if ((status = list_params(binary, &params, &nparams, git != NULL, &use_nnue)) != CLI_OK)
+    /* a UCCI engine lists its options otherwise: its sets go unchecked by the build (none listed) */
+    if (git && git->engine && git->engine->protocol != ENGINE_UCI) {
+        params = NULL, nparams = 0, use_nnue = false;
+        printf("Spin options: not listed (a UCCI engine)\n");
+    } else if ((status = list_params(binary, &params, &nparams, git != NULL, &use_nnue)) != CLI_OK)
         return status;
     b->net_id = net ? net->id : 0;
     if (net && !use_nnue)
@@ -695,13 +707,59 @@ static void remove_tree(const char *dir)
     spawn(rm, "/dev/null", NULL, 0, NULL);
 }
 
-int cli_git_resolve(Store *s, const char *repo, const char *ref, const char *net, CliGitRef *g)
+int cli_engine_load(Store *s, const char *option, const char *name, EngineRecord *e)
+{
+    int found = store_engine_load(s, name, e);
+    if (found < 0)
+        return cli_fail(CLI_FAIL, "cannot read the engines");
+    return found ? CLI_OK : cli_fail(CLI_USAGE, "%s: no engine named '%s' (xqf-tune engine list)", option, name);
+}
+
+/*
+ * Where another engine's repository is read: its record's folder in place,
+ * or (a URL) a mirror of it in cache/NAME.git, cloned the first time and
+ * fetched again each time (a branch moves).  Into g->repo.  Exit status.
+ */
+static int engine_repo(const EngineRecord *e, const char *cache, CliGitRef *g)
+{
+    struct stat st;
+    if (stat(e->repo, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(g->repo, sizeof g->repo, "%s", e->repo);
+        return CLI_OK;
+    }
+    if (!path_fmt(g->repo, sizeof g->repo, "%s/%s.git", cache, e->name))
+        return cli_fail(CLI_USAGE, "'%s': path too long", cache);
+    if (files_make_dirs(cache) != 0)
+        return cli_fail(CLI_FAIL, "cannot create '%s': %s", cache, strerror(errno));
+    char out[256];
+    bool have = stat(g->repo, &st) == 0;
+    char *clone[] = { "git", "clone", "--quiet", "--mirror", "--", (char *)e->repo, g->repo, NULL };
+    int rc = have ? git(g->repo, "/dev/null", out, sizeof out, (const char *[]){ "fetch", "--quiet", "--prune", NULL })
+                  : spawn(clone, "/dev/null", out, sizeof out, NULL);
+    if (rc != 0)
+        return cli_fail(CLI_USAGE, "engine %s: its repository '%s' cannot be fetched (git %s failed)", e->name,
+                        e->repo, have ? "fetch" : "clone");
+    return CLI_OK;
+}
+
+int cli_git_resolve(Store *s, const char *repo, const char *ref, const char *net, const EngineRecord *engine,
+                    const char *cache, CliGitRef *g)
 {
     char *out = malloc(GIT_OUT_MAX), spec[CLI_GIT_REF_MAX + 16], path[PATH_MAX];
     memset(g, 0, sizeof *g);
+    g->engine = engine;
     int status = out ? CLI_OK : cli_fail(CLI_FAIL, "out of memory");
+    if (status == CLI_OK && net && engine)
+        status = cli_fail(CLI_USAGE, "--net: a net is compiled into our engine only (engine %s)", engine->name);
     if (status == CLI_OK && net)
         status = cli_net_lookup(s, "--net", net, &g->net);
+    if (status == CLI_OK && engine && !engine->bench_command[0])
+        status = cli_fail(CLI_USAGE, "engine %s has no bench command: its refs cannot be built and checked yet",
+                          engine->name);
+    if (status == CLI_OK && engine && (status = engine_repo(engine, cache, g)) == CLI_OK)
+        repo = g->repo;
+    else if (!engine)
+        snprintf(g->repo, sizeof g->repo, "%s", repo);
     snprintf(g->ref, sizeof g->ref, "%s", ref);
     snprintf(spec, sizeof spec, "%s^{commit}", ref);
     struct stat st;
@@ -719,7 +777,7 @@ int cli_git_resolve(Store *s, const char *repo, const char *ref, const char *net
         status = cli_fail(CLI_USAGE, "unknown ref '%s' in %s", ref, repo);
     if (status == CLI_OK) {
         snprintf(g->commit, sizeof g->commit, "%s", out);
-        for (int i = 0; status == CLI_OK && i < 2; i++) {
+        for (int i = 0; status == CLI_OK && !engine && i < 2; i++) {
             const char *file = i ? "CMakeLists.txt" : "engine/params.def";
             snprintf(path, sizeof path, "%s:%s", g->commit, file);
             if (git(repo, "/dev/null", out, GIT_OUT_MAX, (const char *[]){ "cat-file", "-e", path, NULL }) != 0)
@@ -739,7 +797,8 @@ int cli_git_resolve(Store *s, const char *repo, const char *ref, const char *net
     if (status == CLI_OK) {
         snprintf(g->subject, sizeof g->subject, "%.*s", (int)strcspn(out, "\n"), out);
         g->want_bench = bench_line(out);
-        int found = store_build_of_tree(s, g->tree, g->net.id, &g->reuse);
+        /* ours only: another engine's tree may be built otherwise than the build found was */
+        int found = engine ? 0 : store_build_of_tree(s, g->tree, g->net.id, &g->reuse);
         if (found < 0)
             status = cli_fail(CLI_FAIL, "cannot read the builds");
         else if (found == 0)
@@ -753,25 +812,38 @@ int cli_git_resolve(Store *s, const char *repo, const char *ref, const char *net
     return status;
 }
 
-/* Exports commit g into tmp/src and builds its xqf-engine in tmp/build (log in log). Exit status. */
-static int git_compile(const char *repo, CliGitRef *g, const char *tmp, const char *log, int64_t jobs)
+/* Exports commit g of its repository into tmp/src (log in log). Exit status. */
+static int git_export(const CliGitRef *g, const char *tmp, const char *log)
 {
-    char tar[PATH_MAX], src[PATH_MAX], dir[PATH_MAX], jobs_text[24], out[64];
+    char tar[PATH_MAX], src[PATH_MAX], out[64];
     if (!path_fmt(tar, sizeof tar, "%s/src.tar", tmp) || !path_fmt(src, sizeof src, "%s/src", tmp) ||
-        !path_fmt(dir, sizeof dir, "%s/build", tmp) || files_make_dirs(src) != 0)
+        files_make_dirs(src) != 0)
         return cli_fail(CLI_FAIL, "cannot make the build folder in %s", tmp);
-    snprintf(jobs_text, sizeof jobs_text, "%" PRId64, jobs);
-    if (git(repo, log, out, sizeof out,
+    if (git(g->repo, log, out, sizeof out,
             (const char *[]){ "archive", "--format=tar", "-o", tar, g->commit, NULL }) != 0)
         return cli_fail(CLI_FAIL, "git archive of %.12s failed (see above)", g->commit);
     char *untar[] = { "tar", "-xf", tar, "-C", src, NULL };
+    if (spawn(untar, log, NULL, 0, NULL) != 0)
+        return cli_fail(CLI_FAIL, "cannot unpack the source of %.12s", g->commit);
+    unlink(tar);
+    return CLI_OK;
+}
+
+/* Exports commit g into tmp/src and builds its xqf-engine in tmp/build (log in log). Exit status. */
+static int git_compile(CliGitRef *g, const char *tmp, const char *log, int64_t jobs)
+{
+    char src[PATH_MAX], dir[PATH_MAX], jobs_text[24];
+    int status = git_export(g, tmp, log);
+    if (status != CLI_OK)
+        return status;
+    if (!path_fmt(src, sizeof src, "%s/src", tmp) || !path_fmt(dir, sizeof dir, "%s/build", tmp))
+        return cli_fail(CLI_FAIL, "cannot make the build folder in %s", tmp);
+    snprintf(jobs_text, sizeof jobs_text, "%" PRId64, jobs);
     char def_net[CLI_PATH_MAX + 32];
     snprintf(def_net, sizeof def_net, "-DXQF_DEFAULT_NET=%s", g->net.path);
     char *configure[] = { "cmake", "-S", src, "-B", dir, "-DCMAKE_BUILD_TYPE=Release", "-DXQF_TESTS=OFF",
                           g->net.id ? def_net : NULL, NULL };
     char *build[] = { "cmake", "--build", dir, "--target", "xqf-engine", "-j", jobs_text, NULL };
-    if (spawn(untar, log, NULL, 0, NULL) != 0)
-        return cli_fail(CLI_FAIL, "cannot unpack the source of %.12s", g->commit);
     /*
      * The branch's CMake runs whatever its tree says: configure and compile
      * in a box that sees the system's /usr and this folder only, as nobody,
@@ -791,7 +863,109 @@ static int git_compile(const char *repo, CliGitRef *g, const char *tmp, const ch
     return CLI_OK;
 }
 
-int cli_git_build(Store *s, const char *repo, CliGitRef *g, const char *out, int64_t jobs)
+/* text with every "<key>" replaced by value, into out. false when it does not fit. */
+static bool expand(const char *text, const char *key, const char *value, char *out, size_t size)
+{
+    size_t n = 0, klen = strlen(key), vlen = strlen(value);
+    for (const char *p = text; *p;) {
+        bool at = strncmp(p, key, klen) == 0;
+        size_t len = at ? vlen : 1;
+        if (n + len >= size)
+            return false;
+        memcpy(out + n, at ? value : p, len);
+        n += len;
+        p += at ? klen : 1;
+    }
+    out[n] = '\0';
+    return true;
+}
+
+/*
+ * Another engine's commit, exported into tmp/src, built by its record in
+ * the sandbox: its build command (<out> replaced by tmp/out/NAME) run by
+ * sh at the tree's root, or its CMake target configured and built in
+ * tmp/build; its binary (<out>, or a path in the tree or the build folder)
+ * into built.  Exit status: CLI_USAGE with the log's tail when it does
+ * not build.
+ */
+static int engine_compile(CliGitRef *g, const char *tmp, const char *log, int64_t jobs, char *built, size_t size)
+{
+    const EngineRecord *e = g->engine;
+    char src[PATH_MAX], dir[PATH_MAX], outdir[PATH_MAX], want[PATH_MAX], command[ENGINE_TEXT_MAX * 8];
+    char binary[PATH_MAX], jobs_text[24];
+    int status = git_export(g, tmp, log);
+    if (status != CLI_OK)
+        return status;
+    snprintf(jobs_text, sizeof jobs_text, "%" PRId64, jobs);
+    if (!path_fmt(src, sizeof src, "%s/src", tmp) || !path_fmt(dir, sizeof dir, "%s/build", tmp) ||
+        !path_fmt(outdir, sizeof outdir, "%s/out", tmp) || !path_fmt(want, sizeof want, "%s/%s", outdir, e->name) ||
+        files_make_dirs(outdir) != 0)
+        return cli_fail(CLI_FAIL, "cannot make the build folder in %s", tmp);
+    bool cmake = e->cmake_target[0] != '\0';
+    if (!expand(cmake ? "" : e->build_command, "<out>", want, command, sizeof command) ||
+        !expand(e->binary, "<out>", want, binary, sizeof binary) ||
+        !path_fmt(built, size, "%s%s%s", binary[0] == '/' ? "" : cmake ? dir : src, binary[0] == '/' ? "" : "/",
+                  binary))
+        return cli_fail(CLI_USAGE, "engine %s: its build command or binary is too long", e->name);
+    char *shell[] = { "sh", "-c", command, NULL };
+    char *configure[] = { "cmake", "-S", src, "-B", dir, "-DCMAKE_BUILD_TYPE=Release", NULL };
+    char *target[] = { "cmake", "--build", dir, "--target", (char *)e->cmake_target, "-j", jobs_text, NULL };
+    SandboxSpec box = { .rw = { tmp }, .chdir = src };
+    fprintf(stderr, "xqf-tune: building engine %s at %.12s (%s) in %s, in a sandbox\n", e->name, g->commit, g->ref,
+            src);
+    int rc = cmake ? spawn(configure, log, NULL, 0, &box) || spawn(target, log, NULL, 0, &box)
+                   : spawn(shell, log, NULL, 0, &box);
+    if (rc == 0 && access(built, X_OK) != 0) {
+        FILE *lf = fopen(log, "a");
+        if (lf) {
+            fprintf(lf, "the build made no executable %s\n", built);
+            fclose(lf);
+        }
+        rc = 1;
+    }
+    if (rc != 0) {
+        print_tail(log, g);
+        return cli_fail(CLI_USAGE, "commit %.12s (%s) of engine %s does not build: nothing recorded", g->commit,
+                        g->ref, e->name);
+    }
+    return CLI_OK;
+}
+
+/*
+ * Another engine's bench, in the sandbox: its record's command with
+ * <binary> replaced, run by sh, its nodes and speed read by the record's
+ * regexes (engine_record_bench) into g->bench, printed.  Exit status:
+ * CLI_USAGE with the log's tail when it fails or cannot be read.
+ */
+static int engine_bench(CliGitRef *g, const char *log)
+{
+    const EngineRecord *e = g->engine;
+    char command[ENGINE_TEXT_MAX * 8], why[256];
+    if (!expand(e->bench_command, "<binary>", g->binary, command, sizeof command))
+        return cli_fail(CLI_USAGE, "engine %s: its bench command is too long", e->name);
+    char *out = malloc(BENCH_OUT_MAX), *shell[] = { "sh", "-c", command, NULL };
+    SandboxSpec box = { .ro = { g->binary } };
+    int64_t nps = 0;
+    int rc = out ? spawn(shell, log, out, BENCH_OUT_MAX, &box) : -1;
+    bool read = rc == 0 && engine_record_bench(e, out, &g->bench, &nps, why, sizeof why) == 0;
+    if (rc == 0 && !read) {
+        FILE *lf = fopen(log, "a");
+        if (lf) {
+            fprintf(lf, "%s\n--- the bench: %s\n", out, why);
+            fclose(lf);
+        }
+    }
+    free(out);
+    if (!read) {
+        print_tail(log, g);
+        return cli_fail(CLI_USAGE, "engine %s: the bench of %.12s (%s) %s: nothing recorded", e->name, g->commit,
+                        g->ref, rc != 0 ? "failed" : why);
+    }
+    printf("Bench: %" PRId64 "\nSpeed: %" PRId64 " nodes/s\n", g->bench, nps);
+    return CLI_OK;
+}
+
+int cli_git_build(Store *s, CliGitRef *g, const char *out, int64_t jobs)
 {
     if (g->reuse) {
         StoreBuild b;
@@ -815,19 +989,22 @@ int cli_git_build(Store *s, const char *repo, CliGitRef *g, const char *out, int
         return cli_fail(CLI_FAIL, "cannot make a temporary folder: %s", strerror(errno));
     char tag[20];
     net_suffix(&g->net, tag);
+    const char *name = g->engine ? g->engine->name : "xqf-engine";
     int status = path_fmt(log, sizeof log, "%s/build.log", tmp) && path_fmt(built, sizeof built, "%s/build/bin/xqf-engine", tmp) &&
-                         path_fmt(g->binary, sizeof g->binary, "%s/xqf-engine-%.12s%s", out, g->commit, tag)
+                         path_fmt(g->binary, sizeof g->binary, "%s/%s-%.12s%s", out, name, g->commit, tag)
                      ? CLI_OK
                      : cli_fail(CLI_USAGE, "--out: '%s' is too long", out);
     if (status == CLI_OK && g->net.id)
         status = cli_net_write(s, &g->net);
     if (status == CLI_OK)
-        status = git_compile(repo, g, tmp, log, jobs);
+        status = g->engine ? engine_compile(g, tmp, log, jobs, built, sizeof built) : git_compile(g, tmp, log, jobs);
     if (status == CLI_OK && files_make_dirs(out) != 0)
         status = cli_fail(CLI_FAIL, "cannot create '%s': %s", out, strerror(errno));
     if (status == CLI_OK && copy_binary(built, g->binary) != 0)
         status = cli_fail(CLI_FAIL, "cannot copy %s to %s: %s", built, g->binary, strerror(errno));
-    if (status == CLI_OK && (status = bench(g->binary, log, &g->bench, true)) != CLI_OK)
+    if (status == CLI_OK && g->engine)
+        status = engine_bench(g, log);
+    else if (status == CLI_OK && (status = bench(g->binary, log, &g->bench, true)) != CLI_OK)
         print_tail(log, g);
     GitOrigin origin = { .want_bench = g->want_bench };
     snprintf(origin.src.commit, sizeof origin.src.commit, "%s", g->commit);
@@ -862,13 +1039,14 @@ int cli_git_register(Store *s, CliGitRef *g, const char *sign_key, int64_t *id)
             printf("SHA-256: %s\nBuild: %" PRId64 "\nBinary: %s\n", b.sha256, b.id, b.path);
         *id = b.id;
     } else {
-        GitOrigin origin = { .want_bench = g->want_bench, .bench = g->bench };
+        GitOrigin origin = { .want_bench = g->want_bench, .bench = g->bench, .engine = g->engine };
         snprintf(origin.src.commit, sizeof origin.src.commit, "%s", g->commit);
         snprintf(origin.src.tree, sizeof origin.src.tree, "%s", g->tree);
         snprintf(origin.src.subject, sizeof origin.src.subject, "%s", g->subject);
         char tag[20], log[PATH_MAX];
         net_suffix(&g->net, tag);
-        snprintf(b.build_id, sizeof b.build_id, "xqf-engine-%.12s%s", g->commit, tag);
+        snprintf(b.build_id, sizeof b.build_id, "%.32s-%.12s%s", g->engine ? g->engine->name : "xqf-engine",
+                 g->commit, tag);
         status = path_fmt(log, sizeof log, "%s.bench.log", g->binary) ? CLI_OK : cli_fail(CLI_USAGE, "path too long");
         if (status == CLI_OK)
             status = register_binary(s, g->binary, log, &b, &sg, &origin, g->net.id ? &g->net : NULL, id);
@@ -939,21 +1117,33 @@ int cli_show_builds(Store *s, int64_t run)
     return CLI_OK;
 }
 
-/* xqf-tune build --ref REF: one commit built and registered. Exit status. */
+/* xqf-tune build --ref REF: one commit built and registered (of --engine NAME's repository, by its record). */
 static int build_ref(const Opts *o, const char *out, int64_t jobs)
 {
     if (o->npositional != 0 || opts_given(o, "--binary") || opts_given(o, "--name") ||
         opts_given(o, "--signature") || opts_given(o, "--source"))
-        return cli_fail(CLI_USAGE, "build --ref REF takes only --net, --repo, --out, --jobs, --sign-key and --db");
+        return cli_fail(CLI_USAGE, "build --ref REF takes only --engine, --net, --repo, --out, --jobs, --sign-key "
+                                   "and --db");
+    const char *name = opts_text(o, "--engine");
+    bool other = name && strcmp(name, "xqf") != 0;
+    if (other && opts_given(o, "--repo"))
+        return cli_fail(CLI_USAGE, "--repo: engine %s's refs are read from its record's repository", name);
     Store *s = NULL;
     CliGitRef g;
+    EngineRecord *engine = other ? malloc(sizeof *engine) : NULL;
+    char cache[PATH_MAX];
     int64_t id;
-    int status = cli_open_db(o, &s);
+    int status = other && !engine ? cli_fail(CLI_FAIL, "out of memory") : cli_open_db(o, &s);
+    if (status == CLI_OK && !path_fmt(cache, sizeof cache, "%s/repos", out))
+        status = cli_fail(CLI_USAGE, "--out: '%s' is too long", out);
+    if (status == CLI_OK && other)
+        status = cli_engine_load(s, "--engine", name, engine);
     if (status == CLI_OK && (status = cli_git_resolve(s, opts_text(o, "--repo"), opts_text(o, "--ref"),
-                                                      opts_text(o, "--net"), &g)) == CLI_OK &&
-        (status = cli_git_build(s, opts_text(o, "--repo"), &g, out, jobs)) == CLI_OK)
+                                                      opts_text(o, "--net"), engine, cache, &g)) == CLI_OK &&
+        (status = cli_git_build(s, &g, out, jobs)) == CLI_OK)
         status = cli_git_register(s, &g, opts_text(o, "--sign-key"), &id);
     store_destroy(&s);
+    free(engine);
     return status;
 }
 
@@ -993,12 +1183,24 @@ static int serve_one(Store *s, const Opts *o, const StoreBuildRequest *q, const 
 {
     const char *repo = opts_text(o, "--repo");
     CliGitRef *g = calloc(1, sizeof *g);
+    EngineRecord *engine = malloc(sizeof *engine);
     int64_t id = 0;
+    char cache[PATH_MAX], name[ENGINE_NAME_MAX + 1] = "";
     printf("run %" PRId64 ": building the %s ref %s (request %" PRId64 ")\n", q->run_id, q->side, q->ref, q->id);
     fflush(stdout);
-    int status = g ? cli_git_resolve(s, repo, q->ref, NULL, g) : cli_fail(CLI_FAIL, "out of memory");
+    /* the run's engine: ours from --repo, another by its record */
+    int status = g && engine ? CLI_OK : cli_fail(CLI_FAIL, "out of memory");
+    if (status == CLI_OK && store_run_engine(s, q->run_id, name, sizeof name) != 1)
+        status = cli_fail(CLI_FAIL, "cannot read the engine of run %" PRId64, q->run_id);
+    bool other = status == CLI_OK && name[0] && strcmp(name, "xqf") != 0;
+    if (other)
+        status = cli_engine_load(s, "the run's engine", name, engine);
+    if (status == CLI_OK && !path_fmt(cache, sizeof cache, "%s/repos", out))
+        status = cli_fail(CLI_USAGE, "--out: '%s' is too long", out);
     if (status == CLI_OK)
-        status = cli_git_build(s, repo, g, out, jobs);
+        status = cli_git_resolve(s, repo, q->ref, NULL, other ? engine : NULL, cache, g);
+    if (status == CLI_OK)
+        status = cli_git_build(s, g, out, jobs);
     if (status == CLI_OK)
         status = cli_git_register(s, g, NULL, &id);
     if (status == CLI_OK)
@@ -1006,6 +1208,7 @@ static int serve_one(Store *s, const Opts *o, const StoreBuildRequest *q, const 
     char *why = malloc(sizeof ((StoreBuildRequest *)NULL)->error), state[16];
     if (!why) {
         free(g);
+        free(engine);
         return cli_fail(CLI_FAIL, "out of memory");
     }
     snprintf(why, sizeof ((StoreBuildRequest *)NULL)->error, "%s%s%s", status == CLI_OK ? "" : cli_last_error(),
@@ -1013,6 +1216,7 @@ static int serve_one(Store *s, const Opts *o, const StoreBuildRequest *q, const 
     int rc = store_build_done(s, q->id, status == CLI_OK ? id : 0, why, state, sizeof state);
     free(why);
     free(g);
+    free(engine);
     if (rc < 0)
         return cli_fail(CLI_FAIL, "cannot record the outcome of request %" PRId64, q->id);
     if (rc == 0)
@@ -1164,6 +1368,9 @@ int tune_cmd_build(int argc, char **argv)
     int status = cli_parse(&o, &BUILD_TABLE, argc - 1, argv + 1);
     if (status != CLI_GO)
         return status;
+    if (opts_given(&o, "--engine") && (!opts_given(&o, "--ref") || opts_given(&o, "--serve") ||
+                                       opts_given(&o, "--sign-serve")))
+        return cli_fail(CLI_USAGE, "--engine goes with --ref (the builder reads each run's engine)");
     CliSigning sg;
     if ((status = cli_signing_load(&o, &sg)) != CLI_OK)
         return status;

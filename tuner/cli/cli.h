@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "engine_record.h"
 #include "keys.h"
 #include "opts.h"
 #include "params.h"
@@ -189,6 +190,8 @@ typedef struct {
     char binary[CLI_PATH_MAX];       /* what was built, not yet registered */
     char log_tail[1536];             /* a failed build's: the end of its log */
     CliNetFile net;                  /* the net compiled in (build --ref --net), id 0: none */
+    const EngineRecord *engine;      /* another engine's record (borrowed; NULL: ours, this project) */
+    char repo[CLI_PATH_MAX];         /* where the ref was read: --repo, or the engine's repository fetched */
 } CliGitRef;
 
 /*
@@ -199,19 +202,32 @@ typedef struct {
  * HASH SUBJECT", "Tree: HASH" (and "Net: NAME (SHA-256 HEX)").  Exit
  * status: CLI_USAGE for a folder that is not a git repository of the
  * project, an unknown ref or net.
+ *
+ * With engine (another engine's record, borrowed until the build is
+ * registered; NULL: ours), repo is ignored: the ref is read from the
+ * record's repository (a folder, read in place; else a URL, mirrored into
+ * cache/NAME.git and fetched again each time), nothing checks what the
+ * tree holds, no net is taken and a ref is built each time (no reuse).
  */
-int cli_git_resolve(Store *s, const char *repo, const char *ref, const char *net, CliGitRef *g);
+int cli_git_resolve(Store *s, const char *repo, const char *ref, const char *net, const EngineRecord *engine,
+                    const char *cache, CliGitRef *g);
+/* An engine's record by name into *e: CLI_USAGE, naming option, when there is none. Exit status. */
+int cli_engine_load(Store *s, const char *option, const char *name, EngineRecord *e);
 /*
  * Builds a resolved commit in a clean temporary folder (git archive,
- * Release, the xqf-engine target, jobs in parallel; with g's net written
+ * Release, the xqf-engine target, jobs in parallel; another engine's by
+ * its record: its build command with <out> replaced, or its CMake target,
+ * then its bench command with <binary> replaced, nodes and speed read by
+ * the record's regexes; with g's net written
  * to a folder bound read-only into the sandbox and compiled in), copies
- * the binary to out/xqf-engine-COMMIT12 (-netSHA12) and benches it
+ * the binary to out/xqf-engine-COMMIT12 (-netSHA12; another engine's
+ * out/NAME-COMMIT12) and benches it
  * against the Bench: line (and, with a net, against its bench with
  * EvalFile= the net); a reused build is only checked.  Nothing is
  * recorded.  Exit status: CLI_USAGE when it does not build (its log's
  * tail printed) or the bench is not the commit's.
  */
-int cli_git_build(Store *s, const char *repo, CliGitRef *g, const char *out, int64_t jobs);
+int cli_git_build(Store *s, CliGitRef *g, const char *out, int64_t jobs);
 /* Registers what cli_git_build made (signed with sign_key, a file, or NULL), its id into *id. Exit status. */
 int cli_git_register(Store *s, CliGitRef *g, const char *sign_key, int64_t *id);
 

@@ -661,6 +661,7 @@ int tune_cmd_chain(int argc, char **argv)
     { "--base-ref", OPT_TEXT, "REF", NULL, .help = "or the base side's git commit, built" },                   \
     { "--repo", OPT_TEXT, "DIR", ".", .help = "with --test-ref/--base-ref: the git repository" },               \
     { "--sign-key", OPT_TEXT, "FILE", NULL, .help = "with --test-ref/--base-ref: sign the builds with this operator key" }, \
+    { "--engine", OPT_TEXT, "NAME", RUN_OUR_ENGINE, .help = "the engine whose refs or builds both sides play (xqf-tune engine list)" }, \
     { "--test-net", OPT_TEXT, "NET|none", NULL, .help = "the net the test side evaluates with (xqf-tune net add; none: hand-crafted; default: the engine's own)" }, \
     { "--base-net", OPT_TEXT, "NET|none", NULL, .help = "the net the base side evaluates with" }, \
     TC_SCALE_OPTIONS
@@ -683,6 +684,8 @@ static const OptTable SPRT_TABLE = {
         "Usage: xqf-tune sprt new --base SET --test SET (--tc 10+0.1 | --nodes N) [options]\n"
         "       xqf-tune sprt new --base-build ID --test-build ID (--tc | --nodes) [options]\n"
         "       xqf-tune sprt new --base-ref REF --test-ref REF [--repo DIR] [--sign-key FILE] (--tc | --nodes) [options]\n"
+        "       xqf-tune sprt new --engine NAME --base-ref REF --test-ref REF [--sign-key FILE] (--tc | --nodes)\n"
+        "                         [options]\n"
         "\n"
         "Creates an SPRT test of two parameter sets (Name=value,... over the engine's\n"
         "defaults; \"\" for the defaults), or of two engine builds registered with\n"
@@ -698,6 +701,15 @@ static const OptTable SPRT_TABLE = {
         "--base-build (a ref and a build id may be mixed).  A ref that does not\n"
         "resolve or build, or whose bench is not its Bench: line, ends with\n"
         "status 2 and no test.\n"
+        "--engine NAME (default xqf, ours) tests another engine's refs (or builds)\n"
+        "on both sides: each ref is read from the repository of its record (xqf-tune\n"
+        "engine add), built by the record's build command (or CMake target) in the\n"
+        "sandbox, benched by its bench command, the nodes read by its regexes and\n"
+        "checked against the commit's Bench: line, registered as NAME-COMMIT12 and\n"
+        "signed; workers play the builds with the record's protocol, commands after\n"
+        "the handshake and option names; --tc-scale's reference is the record's speed\n"
+        "unless --ref-nps says otherwise.  An unknown engine, --repo, nets or a side\n"
+        "without a ref or build end with status 2 and no test.\n"
         "A set is checked against what plays it: the set of a side that plays a\n"
         "build (--test with --test-build or --test-ref, --base likewise) against\n"
         "the parameters that build listed when it was registered (a branch's new\n"
@@ -724,18 +736,21 @@ static int build_refs(const Opts *o, RunSpec *sp, const char *command)
     const char *refs[2] = { opts_text(o, "--test-ref"), opts_text(o, "--base-ref") };
     int64_t *ids[2] = { &sp->test_build, &sp->base_build };
     CliGitRef *g = calloc(2, sizeof *g);
+    EngineRecord *engine = run_spec_other_engine(sp) ? malloc(sizeof *engine) : NULL;
     Store *s = NULL;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int status = g ? cli_open_db(o, &s) : cli_fail(CLI_FAIL, "out of memory");
+    int status = g && (engine || !run_spec_other_engine(sp)) ? cli_open_db(o, &s) : cli_fail(CLI_FAIL, "out of memory");
+    if (status == CLI_OK && engine)
+        status = cli_engine_load(s, "--engine", sp->engine, engine);
     for (int i = 0; status == CLI_OK && i < 2; i++)
         if (refs[i])
-            status = cli_git_resolve(s, opts_text(o, "--repo"), refs[i], NULL, &g[i]);
+            status = cli_git_resolve(s, opts_text(o, "--repo"), refs[i], NULL, engine, GIT_BUILD_DIR "/repos", &g[i]);
     if (status == CLI_OK && refs[0] && refs[1] && strcmp(g[0].tree, g[1].tree) == 0)
         status = cli_fail(CLI_USAGE, "%s new: --test-ref and --base-ref are the same source (tree %.12s)", command,
                           g[0].tree);
     for (int i = 0; status == CLI_OK && i < 2; i++)
         if (refs[i])
-            status = cli_git_build(s, opts_text(o, "--repo"), &g[i], GIT_BUILD_DIR, cores > 0 ? cores : 1);
+            status = cli_git_build(s, &g[i], GIT_BUILD_DIR, cores > 0 ? cores : 1);
     for (int i = 0; status == CLI_OK && i < 2; i++)
         if (refs[i])
             status = cli_git_register(s, &g[i], opts_text(o, "--sign-key"), ids[i]);
@@ -744,6 +759,20 @@ static int build_refs(const Opts *o, RunSpec *sp, const char *command)
                           sp->test_build);
     store_destroy(&s);
     free(g);
+    free(engine);
+    return status;
+}
+
+/* --tc-scale's reference speed without --ref-nps: the engine record's, when it knows one. Exit status. */
+static int engine_ref_nps(const Opts *o, RunSpec *sp)
+{
+    EngineRecord *e = malloc(sizeof *e);
+    Store *s = NULL;
+    int status = e ? cli_open_db(o, &s) : cli_fail(CLI_FAIL, "out of memory");
+    if (status == CLI_OK && (status = cli_engine_load(s, "--engine", sp->engine, e)) == CLI_OK && e->ref_nps > 0)
+        sp->ref_nps = e->ref_nps;
+    store_destroy(&s);
+    free(e);
     return status;
 }
 
@@ -777,6 +806,12 @@ static int two_sides_new(int argc, char **argv, const OptTable *table, bool game
     if (games && !opts_given(&o, "--pairs"))
         return cli_fail(CLI_USAGE, "games new: --pairs N is required");
     RunSpec sp = run_spec_default(games ? RUN_KIND_GAMES : RUN_KIND_SPRT);
+    sp.engine = opts_text(&o, "--engine");
+    if (run_spec_other_engine(&sp) && opts_given(&o, "--repo"))
+        return cli_fail(CLI_USAGE, "--repo: engine %s's refs are read from its record's repository "
+                                   "(xqf-tune engine show %s)", sp.engine, sp.engine);
+    if (run_spec_other_engine(&sp) && nets)
+        return cli_fail(CLI_USAGE, "--test-net/--base-net: nets are our engine's (engine %s)", sp.engine);
     sp.max_pairs = opts_int(&o, games ? "--pairs" : "--max-pairs");
     sp.test_build = opts_int(&o, "--test-build"), sp.base_build = opts_int(&o, "--base-build");
     sp.base_params = opts_given(&o, "--base") ? opts_text(&o, "--base") : "";
@@ -799,13 +834,19 @@ static int two_sides_new(int argc, char **argv, const OptTable *table, bool game
         return CLI_USAGE;
     if ((status = new_run_spec(&o, &sp, false)) != CLI_OK)
         return status;
+    if (run_spec_other_engine(&sp) && opts_given(&o, "--tc-scale") && !opts_given(&o, "--ref-nps") &&
+        (status = engine_ref_nps(&o, &sp)) != CLI_OK)
+        return status;
     if (refs) {
         /* the settings and the book before anything is built: a bad one costs no build */
         RunBook book;
         StoreSprtSpec st;
         RunProblem problem;
+        sp.test_ref = opts_text(&o, "--test-ref"), sp.base_ref = opts_text(&o, "--base-ref");
         status = problem_status(run_prepare(&sp, &book, &st, &problem), &problem);
         run_book_free(&book);
+        /* built here, not by the builder: the run is made with the builds, waiting for none */
+        sp.test_ref = sp.base_ref = NULL;
         if (status == CLI_OK)
             status = build_refs(&o, &sp, command);
     }
@@ -830,10 +871,12 @@ static const OptTable GAMES_TABLE = {
         "Usage: xqf-tune games new --pairs N --base SET --test SET (--tc 10+0.1 [--tc-base 5+0.05] | --nodes N)\n"
         "                          [options]\n"
         "       xqf-tune games new --pairs N --base-build ID --test-build ID (--tc | --nodes) [options]\n"
+        "       xqf-tune games new --pairs N [--engine NAME] --base-ref REF --test-ref REF (--tc | --nodes) [options]\n"
         "\n"
         "Creates a fixed-games run: exactly N game pairs of the test side against the\n"
-        "base (sets or builds, as sprt new takes and checks them), no SPRT; show and\n"
-        "report give its Elo and nElo with their 95 % intervals and the LOS.\n"
+        "base (sets, builds or refs, of our engine or of --engine NAME's, as sprt new\n"
+        "takes and checks them), no SPRT; show and report give its Elo and nElo with\n"
+        "their 95 % intervals and the LOS.\n"
         "--tc-base gives the base side a clock of its own (time odds: --tc is then\n"
         "the test side's), for sprt new too.  Prints the run id.\n",
 };

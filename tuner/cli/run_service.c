@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "run_rules.h"
+#include "store_engines.h"
 #include "store_web.h"
 
 RunSpec run_spec_default(RunKindId kind)
@@ -87,6 +88,11 @@ __attribute__((format(printf, 3, 4))) static void add(Problems *ps, const char *
     ps->n++;
 }
 
+bool run_spec_other_engine(const RunSpec *sp)
+{
+    return sp->engine && sp->engine[0] && strcmp(sp->engine, RUN_OUR_ENGINE) != 0;
+}
+
 int run_problems(const RunSpec *sp, RunProblem *out, int max)
 {
     const RunKind *k = run_kind_get(sp->kind);
@@ -116,6 +122,10 @@ int run_problems(const RunSpec *sp, RunProblem *out, int max)
         add(&ps, "base_build", "the same build as the test's");
     if (k->two_sides && sp->test_ref && sp->base_ref && strcmp(sp->test_ref, sp->base_ref) == 0)
         add(&ps, "base_ref", "the same ref as the test's");
+    if (run_spec_other_engine(sp) && !k->two_sides)
+        add(&ps, "engine", "another engine than ours plays sprt and games runs of its builds, not %s runs", k->name);
+    else if (run_spec_other_engine(sp) && (!(sp->test_build || sp->test_ref) || !(sp->base_build || sp->base_ref)))
+        add(&ps, "engine", "engine %s plays its builds: give both sides a ref (or a build)", sp->engine);
     if (k->spsa && (sp->count < 1 || sp->count > STORE_SPSA_MAX || !sp->params))
         add(&ps, "params", "from 1 to %d parameters", STORE_SPSA_MAX);
     return ps.n;
@@ -139,6 +149,7 @@ static StoreSprtSpec store_spec(const RunSpec *sp, const RunBook *rb)
         .test_build = sp->test_build, .base_build = sp->base_build, .test_net = sp->test_net,
         .base_net = sp->base_net, .ref_nps = sp->ref_nps > 0 ? sp->ref_nps : 0, .game_scores = sp->keep_scores,
         .replay_given = sp->replay_share >= 0, .replay_share = sp->replay_share,
+        .engine = run_spec_other_engine(sp) ? sp->engine : RUN_OUR_ENGINE,
     };
     if (k->two_sides && sp->base1_ms > 0)
         st.base1_ms = sp->base1_ms, st.inc1_ms = sp->inc1_ms;
@@ -183,6 +194,16 @@ RunStatus run_create(Store *s, const RunSpec *sp, int64_t *id, RunProblem *probl
     if (status != RUN_OK)
         return status;
     const RunKind *k = run_kind_get(sp->kind);
+    if (run_spec_other_engine(sp)) {
+        EngineRecord *e = malloc(sizeof *e);
+        int found = e ? store_engine_load(s, sp->engine, e) : -1;
+        free(e);
+        if (found != 1) {
+            run_book_free(&rb);
+            return found == 0 ? problem_of(problem, "engine", "no engine named '%.64s' (xqf-tune engine list)", sp->engine)
+                              : problem_of(problem, "", "the database cannot be read");
+        }
+    }
     /* owner and approval state are read by the insert's trigger from the transaction's settings */
     bool who = sp->owner || sp->pending;
     const char *refs[2] = { k->two_sides ? sp->test_ref : NULL, k->two_sides ? sp->base_ref : NULL };

@@ -40,6 +40,7 @@ typedef struct {
     const char *test_params, *base_params;   /* "Name=value,..." over the defaults ("" or NULL: the defaults) */
     int64_t test_build, base_build;  /* registered builds (0: the workers' own engine) */
     const char *test_ref, *base_ref; /* git refs the builder compiles before the run starts (NULL: none) */
+    const char *engine;              /* the engine its builds and refs are of (engine_record.h; "" or NULL: ours) */
     int64_t test_net, base_net;      /* nets (0: the engine's own; STORE_NET_NONE: hand-crafted) */
     /* how a game is played */
     int64_t nodes;                   /* > 0: fixed nodes per move, */
@@ -72,6 +73,12 @@ typedef struct {
  * the database's replay share, 100 ms of clock margin kept by the store).
  */
 RunSpec run_spec_default(RunKindId kind);
+
+/* Our engine's record (032_engines.sql): a run of it plays the workers' own engine or its builds. */
+#define RUN_OUR_ENGINE "xqf"
+
+/* Whether sp names an engine other than ours (its runs play that engine's builds). This can't fail. */
+bool run_spec_other_engine(const RunSpec *sp);
 
 /* Why a run was not made: the setting (a form's field name, "pairs_per_task") and the reason. */
 typedef struct {
@@ -107,7 +114,8 @@ void run_book_free(RunBook *rb);
  * one of nodes and a clock, or a data run's fixed depth; odds and scaling
  * with a clock only), pairs per task by what a task's result carries,
  * threads against the replay audit, the SPRT bounds, the two sides not one
- * build, an SPSA run's parameters.  RUN_OK or RUN_BAD with *problem.
+ * build, an SPSA run's parameters, another engine's run playing its builds
+ * on both sides (a kind of two sides only).  RUN_OK or RUN_BAD with *problem.
  */
 RunStatus run_check(const RunSpec *spec, RunProblem *problem);
 /* Every problem run_check finds, the first max of them into out: how many there are (0: none). */
@@ -124,8 +132,9 @@ RunStatus run_prepare(const RunSpec *spec, RunBook *rb, StoreSprtSpec *st, RunPr
 /*
  * Makes the run: run_check, the book read, then in one transaction the
  * run's row with every setting (time odds, clock scaling, kept scores and
- * replay share included: xqf_create_run, 031), an SPSA run's parameters,
- * its owner and approval state, and the builds it waits for (its refs).  Returns RUN_OK with *id, RUN_BAD with
+ * replay share included: xqf_create_run, 031; its engine, 035), an SPSA
+ * run's parameters, its owner and approval state, and the builds it waits
+ * for (its refs).  An engine that has no record is RUN_BAD ("engine").  Returns RUN_OK with *id, RUN_BAD with
  * *problem, or RUN_FAILED (problem's field "" and why).
  */
 RunStatus run_create(Store *s, const RunSpec *spec, int64_t *id, RunProblem *problem);

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "log.h"
 #include "run_kind.h"
+#include "run_service.h"
 #include "stats.h"
 #include "store_web.h"
 
@@ -117,6 +118,8 @@ static int show_run(Store *s, int64_t id, bool *active)
     if (cli_threads_text(s, &r, threads, sizeof threads) != 0)
         return cli_fail(CLI_FAIL, "cannot read the workers");
     printf("Threads: %s\n", threads);
+    if (strcmp(r.engine, RUN_OUR_ENGINE) != 0)
+        printf("Engine: %s (builds of its refs, xqf-tune engine show %s)\n", r.engine, r.engine);
     /* each side's evaluation, when the run names one (025_nets.sql) */
     for (int i = 0; (r.net0[0] || r.net1[0]) && i < 2; i++) {
         const char *sha = i ? r.net1 : r.net0, *name = i ? r.net_name1 : r.net_name0;

@@ -1,0 +1,296 @@
+/*
+ * Tests of another engine's branches, end to end (docs/programs/xqf-tune.md,
+ * "Tests of any engine"), against a real PostgreSQL (XQF_TEST_DB; skipped
+ * without it).  An engine's git repository is made on the fly: a Makefile
+ * that takes EXE= and makes the engine from a copy of xqf-engine with a
+ * tag appended (the same engine, another binary for each tag), benched by
+ * a command that prints Stockfish's "Nodes searched  : N" lines.  It is
+ * registered with xqf-tune engine add; two of its commits (with Bench: N
+ * lines) are built by its record in the sandbox, signed and tested against
+ * each other with an SPRT on a local cluster, whose worker plays them as
+ * the record says (the binaries the builder made from each commit, fetched
+ * by their SHA-256).  A second record builds the same repository's CMake
+ * target (a games run of its commits, its binary taken from the build
+ * folder).  Bad input: an unknown engine, a ref whose build fails (the
+ * log's tail shown; through the builder, the run failed with it), a bench
+ * that is not the commit's Bench: line; nothing recorded.
+ */
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cluster_util.h"
+#include "run_service.h"
+#include "store_web.h"
+
+TestSuite(engine_runs, .init = cu_fixture_init, .fini = cu_fixture_fini_rmdir, .timeout = 240);
+
+static char errbuf[1 << 16];
+
+/* Runs a shell command in the test's folder: stdout in out, stderr in errbuf (both kept in the log). Exit status. */
+static int sh(char *out, size_t size, const char *cmd)
+{
+    char full[12288], errfile[512];
+    snprintf(errfile, sizeof errfile, "%s/stderr", cu_fx.dir);
+    snprintf(full, sizeof full, "cd '%s' && { %s ; } 2>'%s'", cu_fx.dir, cmd, errfile);
+    FILE *p = popen(full, "r");
+    cr_assert(p);
+    size_t n = fread(out, 1, size - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    FILE *e = fopen(errfile, "r");
+    n = e ? fread(errbuf, 1, sizeof errbuf - 1, e) : 0;
+    errbuf[n] = '\0';
+    if (e)
+        fclose(e);
+    FILE *l = fopen(cu_fx.logfile, "a");
+    if (l) {
+        fprintf(l, "$ %s\n%s%s", cmd, out, errbuf);
+        fclose(l);
+    }
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* xqf-tune with args (a shell fragment). */
+static int tune(char *out, size_t size, const char *args)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "'%s/xqf-tune' %s", XQF_BIN, args);
+    return sh(out, size, cmd);
+}
+
+/* The number after prefix in text, or -1. */
+static int64_t number(const char *text, const char *prefix)
+{
+    const char *p = strstr(text, prefix);
+    int64_t v;
+    return p && sscanf(p + strlen(prefix), "%" SCNd64, &v) == 1 ? v : -1;
+}
+
+/* The run id xqf-tune printed: the line that is only a number (0: none). */
+static int64_t run_id(const char *out)
+{
+    int64_t run = 0;
+    for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        if (strspn(p, "0123456789") == strcspn(p, "\n") && sscanf(p, "%" SCNd64, &run) == 1)
+            return run;
+    return 0;
+}
+
+static char repo[512];
+
+/* A commit of the toy engine's repository: its tag file and Makefile's recipe, the message; its hash into hash. */
+static void commit(const char *tag, const char *recipe, const char *message, char hash[41])
+{
+    char cmd[4096], out[256];
+    snprintf(cmd, sizeof cmd,
+             "printf '%%s\\n' '%s' > '%s/tag' && printf 'EXE = toy\\n$(EXE): engine.bin tag\\n\\t%s\\n' > '%s/Makefile' "
+             "&& git -C '%s' add -A && git -C '%s' -c user.name=t -c user.email=t@t commit -q -m '%s' && "
+             "git -C '%s' rev-parse HEAD",
+             tag, repo, recipe, repo, repo, repo, message, repo);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s: %s", cmd, errbuf);
+    snprintf(hash, 41, "%.40s", out);
+}
+
+/* How many builds and runs the database holds. */
+static void totals(int64_t *builds, int64_t *runs)
+{
+    StoreBuild b;
+    *builds = 0;
+    while (store_load_build(cu_fx.store, *builds + 1, &b) == 1)
+        ++*builds;
+    StoreRun *r;
+    int n = store_list_runs(cu_fx.store, 1000, &r);
+    cr_assert_geq(n, 0);
+    free(r);
+    *runs = n;
+}
+
+#define GOOD_RECIPE "cat engine.bin tag > $(EXE) && chmod +x $(EXE)"
+
+Test(engine_runs, an_sprt_of_two_commits_of_another_engine)
+{
+    CU_REQUIRE_DB();
+    char out[65536], cmd[4096], args[4096], key[512], pub[600], cache[512];
+    snprintf(repo, sizeof repo, "%s/toy", cu_fx.dir);
+    snprintf(key, sizeof key, "%s/operator.key", cu_fx.dir);
+    snprintf(pub, sizeof pub, "%s.pub", key);
+    snprintf(cache, sizeof cache, "%s/cache", cu_fx.dir);
+
+    /* the engine's repository: xqf-engine's bytes behind a Makefile with EXE= */
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && git -C '%s' init -q", repo, repo);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
+    snprintf(cmd, sizeof cmd, "%s/engine.bin", repo);
+    cr_assert_eq(cu_engine_copy(cmd, 0), 0);
+    snprintf(cmd, sizeof cmd, "'%s/engine.bin' bench 5", repo);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
+    int64_t bench = number(out, "Nodes searched: ");
+    cr_assert_gt(bench, 0, "%s", out);
+    /* the same engine built by a CMake target too (another record): its binary with a line more */
+    snprintf(cmd, sizeof cmd, "%s/CMakeLists.txt", repo);
+    FILE *f = fopen(cmd, "w");
+    cr_assert(f);
+    fputs("cmake_minimum_required(VERSION 3.16)\nproject(toy NONE)\n"
+          "add_custom_command(OUTPUT toy COMMAND sh ${CMAKE_SOURCE_DIR}/mk.sh ${CMAKE_SOURCE_DIR} toy "
+          "DEPENDS engine.bin tag mk.sh)\nadd_custom_target(toy-engine ALL DEPENDS toy)\n", f);
+    cr_assert_eq(fclose(f), 0);
+    snprintf(cmd, sizeof cmd, "%s/mk.sh", repo);
+    cr_assert(f = fopen(cmd, "w"));
+    fputs("cat \"$1/engine.bin\" \"$1/tag\" > \"$2\" && echo cmake >> \"$2\" && chmod +x \"$2\"\n", f);
+    cr_assert_eq(fclose(f), 0);
+    char a[41], b_[41], broken[41], wrong[41], message[256];
+    snprintf(message, sizeof message, "A: the base\n\nBench: %" PRId64, bench);
+    commit("1", GOOD_RECIPE, message, a);
+    snprintf(message, sizeof message, "B: another tag\n\nBench: %" PRId64, bench);
+    commit("2", GOOD_RECIPE, message, b_);
+
+    /* registered: its bench prints Stockfish's lines, a command after the handshake */
+    snprintf(args, sizeof args,
+             "engine add toy --repo '%s' --bench '<binary> bench 5 | sed \"s/: /  : /\"' "
+             "--init 'setoption name Hash value 8'", repo);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    snprintf(cmd, sizeof cmd, "'%s/xqf-keys' sign-new '%s' >/dev/null", XQF_BIN, key);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
+
+    /* the SPRT of B against A: both built by the record, benched, checked, signed */
+    snprintf(args, sizeof args,
+             "sprt new --engine toy --test-ref %s --base-ref %s --nodes 1000 --pairs-per-task 2 --max-pairs 4 "
+             "--elo0 -500 --elo1 500 --sign-key '%s'", b_, a, key);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    snprintf(message, sizeof message, "Bench: %" PRId64 "\n", bench);
+    cr_assert(strstr(out, message), "the bench read from the Stockfish-style lines:\n%s", out);
+    int64_t run = run_id(out);
+    cr_assert_gt(run, 0, "%s", out);
+    StoreRun r;
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
+    cr_assert_str_eq(r.engine, "toy");
+    /* each side is the binary its commit makes: xqf-engine's bytes and its tag */
+    const char *sides[2] = { b_, a }, *tags[2] = { "2", "1" };
+    char sha[2][80];
+    for (int i = 0; i < 2; i++) {
+        snprintf(cmd, sizeof cmd, "{ cat '%s/engine.bin'; echo %s; } | sha256sum | cut -c1-64", repo, tags[i]);
+        cr_assert_eq(sh(sha[i], sizeof sha[i], cmd), 0);
+        sha[i][strcspn(sha[i], "\n")] = '\0';
+        cr_assert_str_eq(i ? r.build1 : r.build0, sha[i], "side %d plays its commit's binary", i);
+        int64_t id = 0;
+        cr_assert_eq(store_run_builds(cu_fx.store, run, i ? &(int64_t){ 0 } : &id, i ? &id : &(int64_t){ 0 }), 1);
+        StoreBuild sb;
+        cr_assert_eq(store_load_build(cu_fx.store, id, &sb), 1);
+        snprintf(message, sizeof message, "toy-%.12s", sides[i]);
+        cr_assert_str_eq(sb.build_id, message);
+        cr_assert_eq(sb.bench_nodes, bench);
+        cr_assert(sb.signature[0], "signed with --sign-key");
+    }
+    store_run_free(&r);
+    snprintf(args, sizeof args, "show %" PRId64, run);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", errbuf);
+    cr_assert(strstr(out, "Engine: toy"), "%s", out);
+
+    /* played on the cluster: the worker fetches both builds and plays them as the record says */
+    setenv("XQF_CACHE", cache, 1);
+    cu_track(cu_coordinator(cu_fx.db_coordinator, cu_fx.port, "30", cu_fx.logfile));
+    const char *extra[] = { "--trust", pub, NULL };
+    cu_track(cu_worker_args(cu_fx.port, "w1", 2, cu_fx.logfile, extra));
+    cr_assert(cu_wait_finished(cu_fx.store, run, 150, &r), "run %" PRId64 " did not finish (log: %s)", run,
+              cu_fx.logfile);
+    unsetenv("XQF_CACHE");
+    cr_assert_str_eq(r.verdict, "max pairs");
+    cr_assert_eq(r.counts.pairs, 4);
+    store_run_free(&r);
+    for (int i = 0; i < 2; i++) {
+        snprintf(cmd, sizeof cmd, "%s/%s", cache, sha[i]);
+        cr_assert_eq(access(cmd, X_OK), 0, "%s not fetched", cmd);
+    }
+
+    /* bad input: status 2, the problem named, nothing recorded */
+    int64_t builds0, runs0, builds1, runs1;
+    totals(&builds0, &runs0);
+    snprintf(args, sizeof args, "sprt new --engine nope --test-ref %s --base-ref %s --nodes 1000", b_, a);
+    cr_assert_eq(tune(out, sizeof out, args), 2, "%s", out);
+    cr_assert(strstr(errbuf, "--engine: no engine named 'nope'"), "%s", errbuf);
+    snprintf(args, sizeof args, "sprt new --engine toy --test '' --base '' --nodes 1000");
+    cr_assert_eq(tune(out, sizeof out, args), 2, "%s", out);
+    cr_assert(strstr(errbuf, "--engine: engine toy plays its builds"), "%s", errbuf);
+    snprintf(args, sizeof args, "sprt new --engine toy --test-ref %s --base-ref %s --repo . --nodes 1000", b_, a);
+    cr_assert_eq(tune(out, sizeof out, args), 2, "%s", out);
+    snprintf(message, sizeof message, "B: a wrong bench line\n\nBench: %" PRId64, bench + 1);
+    commit("3", GOOD_RECIPE, message, wrong);
+    snprintf(args, sizeof args, "sprt new --engine toy --test-ref %s --base-ref %s --nodes 1000", wrong, a);
+    cr_assert_eq(tune(out, sizeof out, args), 2, "%s", out);
+    snprintf(message, sizeof message, "the bench signature is %" PRId64 " but commit %.12s says Bench: %" PRId64,
+             bench, wrong, bench + 1);
+    cr_assert(strstr(errbuf, message), "both numbers: %s", errbuf);
+    commit("4", "echo the toy engine does not build here >&2; exit 1", "C: a broken Makefile", broken);
+    snprintf(args, sizeof args, "sprt new --engine toy --test-ref %s --base-ref %s --nodes 1000", broken, a);
+    cr_assert_eq(tune(out, sizeof out, args), 2, "%s", out);
+    cr_assert(strstr(errbuf, "the end of the build log") && strstr(errbuf, "the toy engine does not build here") &&
+                  strstr(errbuf, "does not build: nothing recorded"), "%s", errbuf);
+    totals(&builds1, &runs1);
+    cr_assert_eq(builds1, builds0);
+    cr_assert_eq(runs1, runs0);
+
+    /* through the builder (a test made as the web makes it): the run ends failed with the log's tail */
+    RunSpec sp = run_spec_default(RUN_KIND_SPRT);
+    sp.engine = "toy", sp.test_ref = broken, sp.base_ref = a, sp.nodes = 1000, sp.book = XQF_DEFAULT_BOOK;
+    RunProblem problem;
+    cr_assert_eq(run_create(cu_fx.store, &sp, &run, &problem), RUN_OK, "%s: %s", problem.field, problem.why);
+    snprintf(args, sizeof args, "build --serve --db '%s' --out built", cu_fx.db_builder);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
+    cr_assert_str_eq(r.state, "failed");
+    cr_assert_str_eq(r.engine, "toy");
+    store_run_free(&r);
+    StoreBuildRequest *q = NULL;
+    int n = store_build_requests(cu_fx.store, run, &q);
+    cr_assert_geq(n, 1);
+    cr_assert(strstr(q[0].error, "the end of the build log") && strstr(q[0].error, "the toy engine does not build here"),
+              "%s", q[0].error);
+    free(q);
+    /* an unknown engine is the run service's problem too, nothing written */
+    sp.engine = "nope";
+    totals(&builds0, &runs0);
+    cr_assert_eq(run_create(cu_fx.store, &sp, &run, &problem), RUN_BAD);
+    cr_assert_str_eq(problem.field, "engine");
+    totals(&builds1, &runs1);
+    cr_assert_eq(runs1, runs0);
+
+    /* --tc-scale's reference: the record's speed (here the same builds again: registered once) */
+    cr_assert_eq(tune(out, sizeof out, "engine modify toy --ref-nps 123456"), 0, "%s", errbuf);
+    snprintf(args, sizeof args, "games new --engine toy --test-ref %s --base-ref %s --tc 10+0.1 --tc-scale --pairs 2",
+             b_, a);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    cr_assert_gt(run = run_id(out), 0, "%s", out);
+    int64_t ref_nps = 0;
+    cr_assert_eq(store_run_ref_nps(cu_fx.store, run, &ref_nps), 1);
+    cr_assert_eq(ref_nps, 123456);
+    totals(&builds1, &runs1);
+    cr_assert_eq(builds1, builds0, "the same binaries are the same builds");
+    /* build --ref of another engine: the same build again */
+    snprintf(args, sizeof args, "build --ref %s --engine toy --out built", a);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    snprintf(message, sizeof message, "%s/built/toy-%.12s", cu_fx.dir, a);
+    cr_assert(strstr(out, message) && strstr(out, sha[1]), "%s", out);
+    cr_assert_eq(tune(out, sizeof out, "build --serve --engine toy"), 2, "%s", out);
+
+    /* a record that builds a CMake target: configured and built in the sandbox, its binary in the build folder */
+    snprintf(args, sizeof args,
+             "engine add toyc --repo '%s' --cmake-target toy-engine --binary toy "
+             "--bench '<binary> bench 5 | sed \"s/: /  : /\"'", repo);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    snprintf(args, sizeof args, "games new --engine toyc --test-ref %s --base-ref %s --nodes 1000 --pairs 2", b_, a);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    cr_assert_gt(run = run_id(out), 0, "%s", out);
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
+    cr_assert_str_eq(r.engine, "toyc");
+    snprintf(cmd, sizeof cmd, "{ cat '%s/engine.bin'; echo 2; echo cmake; } | sha256sum | cut -c1-64", repo);
+    cr_assert_eq(sh(sha[0], sizeof sha[0], cmd), 0);
+    sha[0][strcspn(sha[0], "\n")] = '\0';
+    cr_assert_str_eq(r.build0, sha[0], "the test side plays the CMake target's binary");
+    store_run_free(&r);
+    snprintf(message, sizeof message, "Build: ");
+    cr_assert(strstr(out, message), "%s", out);
+}
