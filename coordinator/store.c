@@ -95,11 +95,16 @@
       " count(*) FILTER (WHERE x.expired) AS expired FROM results x "                              \
       " WHERE x.task_id = ANY (ARRAY(SELECT id FROM tasks WHERE run_id = $1)) AND NOT x.purged "  \
       " GROUP BY x.worker_id), "   /* ANY(ARRAY): a lookup per task, not a scan of every result */ \
-      "a AS (SELECT u.w AS worker_id, count(*) AS audits, count(*) FILTER (WHERE a.state = 'mismatch') " \
-      " AS mismatches, string_agg(CASE WHEN a.state = 'mismatch' THEN 'pair ' || a.pair || ' (' || "  \
+      /* an audit's blame (036_audit_arbiter.sql): both of a mismatch's workers until a third */    \
+      /* replay decides; then the liar only; the third worker replayed, blamed for nothing */      \
+      "a AS (SELECT u.w AS worker_id, count(*) AS audits, count(*) FILTER (WHERE u.blamed) "      \
+      " AS mismatches, string_agg(CASE WHEN u.blamed THEN 'pair ' || a.pair || ' (' || "          \
       " a.detail || ')' END, '; ' ORDER BY a.pair) AS pairs FROM replay_audits a, "               \
-      " unnest(ARRAY[a.first_worker, a.second_worker]) AS u(w) WHERE a.run_id = $1 "             \
-      " AND a.state IN ('agree', 'mismatch') GROUP BY u.w) "                                      \
+      " LATERAL (VALUES (a.first_worker, a.state = 'mismatch'), (a.second_worker, "               \
+      " a.state = 'auditor_lied' OR (a.state = 'mismatch' AND a.arbiter IS DISTINCT FROM 'auditor')), " \
+      " (CASE WHEN a.arbiter IN ('original', 'auditor', 'neither') THEN a.third_worker END, false)) " \
+      " AS u(w, blamed) WHERE a.run_id = $1 AND u.w IS NOT NULL "                                 \
+      " AND a.state IN ('agree', 'mismatch', 'auditor_lied') GROUP BY u.w) "                      \
       "SELECT w.id, w.name, coalesce(x.pairs, 0), coalesce(x.ll, 0), coalesce(x.ld, 0), "        \
       "coalesce(x.dd, 0), coalesce(x.wd, 0), coalesce(x.ww, 0), "                                \
       "coalesce(x.time_losses, 0), coalesce(x.illegal, 0), coalesce(x.crashes, 0), "             \
@@ -109,7 +114,8 @@
       "WHERE x.worker_id IS NOT NULL OR a.worker_id IS NOT NULL ORDER BY w.name", 1)             \
     S(REPLAY_TOTALS, "SELECT replay_share, nodes > 0, "                                          \
                      "(SELECT count(*) FROM replay_audits a WHERE a.run_id = r.id AND a.state IN ('pending', 'leased')), " \
-                     "(SELECT count(*) FROM replay_audits a WHERE a.run_id = r.id AND a.state = 'agree'), " \
+                     "(SELECT count(*) FROM replay_audits a WHERE a.run_id = r.id "              \
+                     " AND a.state IN ('agree', 'auditor_lied')), "                             \
                      "(SELECT count(*) FROM replay_audits a WHERE a.run_id = r.id AND a.state = 'mismatch') " \
                      "FROM runs r WHERE r.id = $1", 1)                                           \
     S(SET_REPLAY_SHARE, "UPDATE runs SET replay_share = $2 WHERE id = $1", 2)                    \
@@ -117,7 +123,7 @@
     S(CLAIM_AUDIT, "SELECT * FROM xqf_claim_audit($1, $2, $3)", 3)                               \
     S(AUDIT_REPORT, "SELECT xqf_audit_report($1, $2, $3, $4, $5::integer[], $6::integer[])", 6)  \
     S(AUDIT_START, "SELECT run_id, pair FROM replay_audits "                                     \
-                   "WHERE id = $1 AND lease_token = $2 AND second_worker = $3 AND state = 'leased'", 3) \
+                   "WHERE id = $1 AND xqf_audit_held(replay_audits, $2, $3)", 3)               \
     S(AUDIT_HEARTBEAT, "SELECT xqf_audit_heartbeat($1, $2, $3, $4)", 4)                          \
     S(AUDIT_HANDBACK, "SELECT xqf_audit_handback($1, $2, $3)", 3)                                \
     S(PURGE, "SELECT * FROM xqf_purge_worker($1, $2)", 2)                                        \

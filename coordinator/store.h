@@ -484,7 +484,9 @@ typedef struct {
     int64_t pairs, penta[5];
     int64_t games, crashes, time_losses, illegal_moves;
     int64_t disconnects;             /* its leases that ran out */
-    int64_t replays, mismatches;     /* replay audits of its pairs or by it: judged, and those that differed */
+    /* replay audits of its pairs or by it (or decided by it): judged, and those it is blamed for (a mismatch
+     * blames both workers until a third key's replay decides which lied: 036_audit_arbiter.sql) */
+    int64_t replays, mismatches;
     char mismatched[STORE_TEXT_MAX]; /* "pair P (game G differ); ..." */
     double residual;                 /* tuner/residual.h: NAN when it does not qualify */
     bool flagged;                    /* residual above XQF_RESIDUAL_FLAG, its faults (xqf_faults_flag), or a mismatch */
@@ -508,7 +510,9 @@ int store_run_workers(Store *s, int64_t run, StoreWorkerTrust **out);
 typedef struct {
     double share;                    /* of the pairs replayed */
     bool fixed_nodes;                /* the run plays fixed nodes (else nothing is replayed) */
-    int64_t open, agree, mismatch;
+    int64_t open;                    /* first replays pending or leased */
+    int64_t agree;                   /* the pair's records stand (a third replay may have shown the auditor lied) */
+    int64_t mismatch;                /* they differ, the auditor not shown to have lied (036_audit_arbiter.sql) */
 } StoreReplayTotals;
 
 /* A run's replay audits. Returns 1, 0 (no such run) or -1. */

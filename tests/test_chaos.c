@@ -964,6 +964,78 @@ Test(chaos, records_must_start_from_the_tasks_openings)
 }
 
 /*
+ * A mismatch does not say which of its two workers lied: an auditor that
+ * replies from the pair's opening with other moves (here the pair's two
+ * records swapped) would flag the honest worker that played the pair as
+ * well as itself.  A worker of a third key replays the pair again; its
+ * records are the honest worker's, so the auditor alone is blamed.
+ */
+Test(chaos, a_third_key_blames_a_lying_auditor)
+{
+    CU_REQUIRE_DB();
+    int64_t run = openings_run();
+    Client honest, liar, third;
+    client_open(&honest);
+    hello(&honest, "honest");
+    XqfMsg t;
+    take_task(&honest, &t);
+    XqfBuf b = { 0 };
+    const char *other = other_line(t.u.task.openings.v[0]);
+    forged_result(&t, other, 0, 3, CU_HONEST, false, &b);
+    expect_ack(&honest, &b, "accepted", false, "three pairs, as the task says");
+
+    /* the liar replays one of them from its opening, otherwise; both blamed until decided */
+    client_open(&liar);
+    hello(&liar, "liar");
+    cu_sleep_ms(1100);               /* with none open, the coordinator looks for audits once a second */
+    XqfMsg a;
+    take_task(&liar, &a);
+    cr_assert(a.u.task.task_id & (uint64_t)STORE_AUDIT_BIT, "not a replay audit");
+    int64_t lied = a.u.task.first_pair;
+    forged_result(&a, other, 0, 1, CU_HONEST, true, &b);
+    expect_ack(&liar, &b, "accepted", false, "a replay with the pair's records swapped");
+    xqf_msg_free(&a);
+    StoreWorkerTrust *w;
+    int n = store_run_workers(cu_fx.store, run, &w);
+    cr_assert_eq(n, 2);
+    for (int i = 0; i < n; i++)
+        cr_assert(w[i].mismatches == 1 && w[i].flagged, "undecided: %s blamed for %lld", w[i].name,
+                  (long long)w[i].mismatches);
+    free(w);
+
+    /* a third key replays the pair as the honest worker did: the liar alone is blamed */
+    client_open(&third);
+    hello(&third, "third");
+    cu_sleep_ms(1100);
+    bool decided = false;
+    for (int k = 0; k < 3 && !decided; k++) {   /* the two other pairs' first replays may come first */
+        take_task(&third, &a);
+        cr_assert(a.u.task.task_id & (uint64_t)STORE_AUDIT_BIT, "not a replay audit (log: %s)", cu_fx.logfile);
+        decided = a.u.task.first_pair == lied;
+        forged_result(&a, other, 0, 1, CU_HONEST, false, &b);
+        expect_ack(&third, &b, "accepted", false, "a replay as the task says");
+        xqf_msg_free(&a);
+    }
+    cr_assert(decided, "the mismatch's third replay never came (log: %s)", cu_fx.logfile);
+    n = store_run_workers(cu_fx.store, run, &w);
+    cr_assert_eq(n, 3);
+    for (int i = 0; i < n; i++) {
+        bool liar_ = strcmp(w[i].name, "liar") == 0;
+        cr_assert(w[i].mismatches == (liar_ ? 1 : 0) && w[i].flagged == liar_, "%s blamed for %lld (%s)",
+                  w[i].name, (long long)w[i].mismatches, w[i].mismatched);
+    }
+    free(w);
+    StoreReplayTotals rt;
+    cr_assert_eq(store_replay_totals(cu_fx.store, run, &rt), 1);
+    cr_assert_eq(rt.mismatch, 0, "%lld mismatches (log: %s)", (long long)rt.mismatch, cu_fx.logfile);
+    xqf_buf_free(&b);
+    xqf_msg_free(&t);
+    client_close(&third);
+    client_close(&liar);
+    client_close(&honest);
+}
+
+/*
  * A replay audit's records must start from its pair's opening too, or
  * the reply is invalid and counts for nothing: an auditor sending records
  * from another position would otherwise make them differ from the honest

@@ -902,9 +902,103 @@ Test(games, replay_audits_leased_judged_and_refused_in_the_store)
     cr_assert_eq(store_set_replay_share(cu_fx.store, run, 0), 0);
     cr_assert_eq(store_claim_batch(cu_fx.store, run, &w[0], 1, 60000, &l, &given), 1);
     cr_assert_eq(report_pair(w[0], &l, &buf), REPORT_ACCEPTED);
-    cr_assert_eq(store_open_audits(cu_fx.store), 0);
+    /* no audit queued; the mismatch's third replay waits for a third key, which this cluster lacks */
+    cr_assert_eq(store_open_audits(cu_fx.store), 1);
+    cr_assert_eq(store_claim_audit(cu_fx.store, w[0], "", 60000, &a), 0);
+    cr_assert_eq(store_claim_audit(cu_fx.store, w[1], "", 60000, &a), 0);
     pack_buf_free(&buf);
     pack_buf_free(&other);
+}
+
+/* Whether each of a run's n workers w[] is blamed for one mismatch (and flagged), as blamed[] says. */
+static void expect_blame(int64_t run, const int64_t *w, const bool *blamed, int n, const char *what)
+{
+    StoreWorkerTrust *wt;
+    int count = store_run_workers(cu_fx.store, run, &wt);
+    cr_assert_eq(count, n, "%s: %d workers", what, count);
+    for (int i = 0; i < n; i++) {
+        int k = 0;
+        while (k < count && wt[k].worker_id != w[i])
+            k++;
+        cr_assert(k < count, "%s: worker %lld missing", what, (long long)w[i]);
+        cr_assert_eq(wt[k].mismatches, blamed[i] ? 1 : 0, "%s: %s blamed for %lld ('%s')", what, wt[k].name,
+                     (long long)wt[k].mismatches, wt[k].mismatched);
+        cr_assert_eq(wt[k].flagged, blamed[i], "%s: %s flagged %d", what, wt[k].name, wt[k].flagged);
+    }
+    free(wt);
+}
+
+/*
+ * A mismatch does not say which of its two workers lied: a replay by a
+ * worker of a third key decides.  Its records the pair's: the auditor
+ * lied, and only it is blamed; the auditor's: the pair's worker lied;
+ * neither: both stay blamed.  Until it comes both are, as before, and the
+ * third replay goes to neither key (nor another name of them).
+ */
+Test(games, a_third_key_decides_which_worker_of_a_mismatch_lied)
+{
+    CU_REQUIRE_DB();
+    int64_t w[4];   /* the pair's worker, the auditor, a third key, another name of the auditor's key */
+    cr_assert_eq(store_hello(cu_fx.store, "player", "", 1, 1, "player", &w[0]), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "auditor-1", "", 1, 1, "auditor", &w[1]), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "third", "", 1, 1, "third", &w[2]), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "auditor-2", "", 1, 1, "auditor", &w[3]), 1);
+    static const struct {
+        int plies;              /* of the third replay's records: 10 the pair's, 11 the auditor's */
+        StoreAuditStatus status;
+        bool blamed[3];
+        int64_t agree, mismatch;
+        const char *what;
+    } CASES[] = { { 10, AUDIT_AGREE, { false, true, false }, 1, 0, "a lying auditor" },
+                  { 11, AUDIT_MISMATCH, { true, false, false }, 0, 1, "a lying player" },
+                  { 12, AUDIT_MISMATCH, { true, true, false }, 0, 1, "three replays, three records" } };
+    PackBuf buf = { 0 }, lie = { 0 }, third = { 0 };
+    pair_records(&lie, 11);
+    for (size_t c = 0; c < sizeof CASES / sizeof CASES[0]; c++) {
+        StoreLease l;
+        int64_t run = audited_pair(w[0], &l, &buf);
+        StoreAuditLease a;
+        cr_assert_eq(store_claim_audit(cu_fx.store, w[1], "", 60000, &a), 1);
+        cr_assert_eq(store_audit_report(cu_fx.store, w[1], a.audit, a.token, lie.data, lie.len), AUDIT_MISMATCH);
+        /* undecided: both blamed, as before; the third replay open for a third key only */
+        expect_blame(run, w, (const bool[]){ true, true }, 2, CASES[c].what);
+        cr_assert_eq(store_open_audits(cu_fx.store), 1);
+        cr_assert_eq(store_claim_audit(cu_fx.store, w[0], "", 60000, &a), 0, "the pair's own key decides");
+        cr_assert_eq(store_claim_audit(cu_fx.store, w[1], "", 60000, &a), 0, "the auditor decides");
+        cr_assert_eq(store_claim_audit(cu_fx.store, w[3], "", 60000, &a), 0, "the auditor's key decides");
+        cr_assert_eq(store_claim_audit(cu_fx.store, w[2], "", 60000, &a), 1);
+        cr_assert(a.run_id == run && a.pair == 0 && strcmp(a.params0, "NullR=2") == 0);
+        /* its lease: heartbeats and handback as a first replay's */
+        cr_assert_eq(store_audit_heartbeat(cu_fx.store, w[1], a.audit, a.token, 60000), 0);
+        cr_assert_eq(store_audit_heartbeat(cu_fx.store, w[2], a.audit, a.token, 60000), 1);
+        cr_assert_eq(store_audit_handback(cu_fx.store, w[2], a.audit, a.token), 1);
+        cr_assert_eq(store_claim_audit(cu_fx.store, w[2], "", 60000, &a), 1);
+        cr_assert_eq(store_audit_report(cu_fx.store, w[1], a.audit, a.token, buf.data, buf.len), AUDIT_STALE);
+        pair_records(&third, CASES[c].plies);
+        cr_assert_eq(store_audit_report(cu_fx.store, w[2], a.audit, a.token, third.data, third.len),
+                     CASES[c].status, "%s", CASES[c].what);
+        cr_assert_eq(store_audit_report(cu_fx.store, w[2], a.audit, a.token, third.data, third.len), AUDIT_STALE);
+        cr_assert_eq(store_open_audits(cu_fx.store), 0);
+        expect_blame(run, w, CASES[c].blamed, 3, CASES[c].what);
+        StoreReplayTotals t;
+        cr_assert_eq(store_replay_totals(cu_fx.store, run, &t), 1);
+        cr_assert(t.agree == CASES[c].agree && t.mismatch == CASES[c].mismatch && t.open == 0,
+                  "%s: %lld agree, %lld mismatch, %lld open", CASES[c].what, (long long)t.agree,
+                  (long long)t.mismatch, (long long)t.open);
+    }
+
+    /* an audit that agrees: no third replay, nobody blamed */
+    StoreLease l;
+    int64_t run = audited_pair(w[0], &l, &buf);
+    StoreAuditLease a;
+    cr_assert_eq(store_claim_audit(cu_fx.store, w[1], "", 60000, &a), 1);
+    cr_assert_eq(store_audit_report(cu_fx.store, w[1], a.audit, a.token, buf.data, buf.len), AUDIT_AGREE);
+    cr_assert_eq(store_open_audits(cu_fx.store), 0);
+    cr_assert_eq(store_claim_audit(cu_fx.store, w[2], "", 60000, &a), 0);
+    expect_blame(run, w, (const bool[]){ false, false }, 2, "an audit that agrees");
+    pack_buf_free(&buf);
+    pack_buf_free(&lie);
+    pack_buf_free(&third);
 }
 
 /*
