@@ -1153,6 +1153,7 @@ int server_run(Server *S)
         load_log(&S->load, clock_now_us(), S->transport);
         timers(S, n < S->batch);
     }
+    ConnsStats conns = transport_conn_stats(S->transport);
     log_info("stopping: %lld messages over the rate limit, %lld build requests and %lld claims refused "
              "by the bounds, %lld hellos beyond --max-peers, %lld silent workers evicted for newcomers, "
              "%lld connections taken over by a worker's new one, %lld workers no longer counted as their "
@@ -1165,7 +1166,6 @@ int server_run(Server *S)
              (long long)S->peers.refused, (long long)S->peers.evicted, (long long)S->peers.replaced,
              (long long)S->peers.disconnected, (long long)transport_dropped(S->transport), (long long)S->hellos_refused,
              (long long)S->peers.key_refused, (long long)S->key_leases_capped, (long long)S->peers.shared,
-             (long long)transport_conn_stats(S->transport).refused, (long long)transport_conn_stats(S->transport).evicted,
-             (long long)transport_conn_stats(S->transport).silent);
+             (long long)conns.refused, (long long)conns.evicted, (long long)conns.silent);
     return S->schema_refused ? -1 : 0;
 }

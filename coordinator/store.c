@@ -159,7 +159,6 @@
                      "LEFT JOIN engine_builds b ON b.id = r.base_build WHERE r.state = 'active'", 0) \
     S(RUN_BUILDS, "SELECT coalesce(test_build, 0), coalesce(base_build, 0) FROM runs WHERE id = $1", 1) \
     S(RUN_REF_NPS, "SELECT ref_nps FROM runs WHERE id = $1", 1)                                  \
-    S(SET_REF_NPS, "UPDATE runs SET ref_nps = $2 WHERE id = $1", 2)                           \
     S(RUN_LEASES, "SELECT coalesce(sum(attempts), 0), coalesce(sum(greatest(attempts - 1, 0)), 0), "   \
                   "count(*) FILTER (WHERE last_error = 'lease expired'), "                          \
                   "count(*) FILTER (WHERE done_pairs > n_pairs) FROM tasks WHERE run_id = $1", 1)    \
@@ -2578,15 +2577,6 @@ int store_run_ref_nps(Store *s, int64_t run_id, int64_t *ref_nps)
     *ref_nps = found ? get_i64(res, 0, 0) : 0;
     PQclear(res);
     return found;
-}
-
-int store_set_ref_nps(Store *s, int64_t run_id, int64_t ref_nps)
-{
-    Nums n;
-    const char *p[2] = { num(&n, 0, run_id), num(&n, 1, ref_nps) };
-    PGresult *res = run(s, ST_SET_REF_NPS, p, PGRES_COMMAND_OK);
-    PQclear(res);
-    return res ? 0 : -1;
 }
 
 int store_exec(Store *s, const char *sql, char *error, size_t size)

@@ -734,8 +734,6 @@ typedef struct {
 int store_active_checks(Store *s, StoreRunCheck **out);
 /* A run's reference speed for --tc-scale (0: its clock is not scaled). Returns 1, 0 (no such run) or -1. */
 int store_run_ref_nps(Store *s, int64_t run, int64_t *ref_nps);
-/* Sets it. 0 or -1. */
-int store_set_ref_nps(Store *s, int64_t run, int64_t ref_nps);
 
 
 #endif

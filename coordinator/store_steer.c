@@ -85,18 +85,6 @@ int store_run_history(Store *s, int64_t run, StoreHistory **out)
     return count;
 }
 
-/* ---- time odds ------------------------------------------------------------------ */
-
-int store_run_odds(Store *s, int64_t run, int64_t base1_ms, int64_t inc1_ms)
-{
-    Nums n;
-    const char *p[3] = { num(&n, 0, run, false), num(&n, 1, base1_ms, false), num(&n, 2, inc1_ms, false) };
-    PGresult *res = store_query(s, "time odds", "UPDATE runs SET base1_ms = $2, inc1_ms = $3 WHERE id = $1", 3, p,
-                          PGRES_COMMAND_OK);
-    PQclear(res);
-    return res ? 0 : -1;
-}
-
 /* ---- chains ------------------------------------------------------------------ */
 
 static const char *const CHAIN_KINDS[] = { "spsa", "build", "sprt", "data", "train", "net" };

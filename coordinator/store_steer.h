@@ -44,11 +44,6 @@ typedef struct {
 /* A run's history, oldest first. Returns the count or -1; *out malloc'd (NULL when none). */
 int store_run_history(Store *s, int64_t run, StoreHistory **out);
 
-/* ---- time odds and fixed-games runs -------------------------------------------------- */
-
-/* Gives run's second player its own clock (time odds; base1_ms 0: none). 0 or -1. */
-int store_run_odds(Store *s, int64_t run, int64_t base1_ms, int64_t inc1_ms);
-
 /* ---- chains ------------------------------------------------------------------ */
 
 enum { STORE_CHAIN_STAGES = 16 };

@@ -2,7 +2,7 @@
 // puppeteer-core, against a real PostgreSQL (XQF_TEST_DB), coordinator,
 // worker and xqf-web (XQF_BIN).  Run by ctest (test "browser", label
 // "browser"; ops/setup installs puppeteer-core into tests/browser/node_modules).
-// XQF_SCREENSHOTS=DIR keeps the screenshots of the run, machines and waiting-for-builds pages.
+// XQF_SCREENSHOTS=DIR keeps the screenshots of the run, machines, new-run form and waiting-for-builds pages.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
@@ -163,6 +163,8 @@ test('a bad form shows the message next to the field and creates nothing; a good
   await Promise.all([page.waitForNavigation(), page.click('form.new button')]);
   const msg = await page.$eval('#err-test', (e) => e.textContent);
   assert.match(msg, /NoSuchParam/);
+  if (process.env.XQF_SCREENSHOTS)
+    await page.screenshot({ path: join(process.env.XQF_SCREENSHOTS, 'new-sprt-error.png'), fullPage: true });
   const beside = await page.$eval('#err-test', (e) => e.parentElement.querySelector('input').id);
   assert.equal(beside, 'f-test', 'the message is not next to its field');
   assert.equal(await count(), before, 'a bad form created a run');
@@ -171,6 +173,11 @@ test('a bad form shows the message next to the field and creates nothing; a good
   assert.match(page.url(), /\/runs\/\d+$/);
   pendingRun = page.url().split('/').pop();
   assert.equal(await page.$eval('[data-k="state"]', (e) => e.textContent), 'pending');
+  // every kind has its form, from the kind table (the data run's own fields among them)
+  await page.goto(`${url}/new/data`);
+  assert.ok(await page.$('#f-random_plies'), 'the data form has no random plies field');
+  if (process.env.XQF_SCREENSHOTS)
+    await page.screenshot({ path: join(process.env.XQF_SCREENSHOTS, 'new-data.png'), fullPage: true });
   await page.close();
   // an admin approves it from the page
   const admin = await browser.newPage();

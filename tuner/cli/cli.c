@@ -123,6 +123,12 @@ const char *cli_shown(const char *text)
     return out;
 }
 
+void cli_actor(char *out, size_t size)
+{
+    const char *user = getenv("USER");
+    snprintf(out, size, "xqf-tune:%.50s", user && *user ? user : "?");
+}
+
 void cli_tc_text(const StoreRun *r, char *out, size_t size)
 {
     if (r->nodes > 0)

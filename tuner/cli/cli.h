@@ -133,6 +133,8 @@ int cli_threads_text(Store *s, const StoreRun *r, char *out, size_t size);
  * until the 8th call after.
  */
 const char *cli_shown(const char *text);
+/* Who acts, for a run's or a record's history: "xqf-tune:" and the login name ($USER; "?" unknown). */
+void cli_actor(char *out, size_t size);
 /*
  * The Elo estimate of the counts, the report's (tuner/report.c) rule:
  * pentanomial when pairs are complete, else W/D/L.  False when there is

@@ -203,13 +203,6 @@ static const char *value_shown(const char *v)
     return *v ? cli_shown(v) : "none";
 }
 
-/* Who makes a change: "xqf-tune:" and the login name, as net add records it. */
-static void actor_of(char *out, size_t size)
-{
-    const char *user = getenv("USER");
-    snprintf(out, size, "xqf-tune:%.50s", user && *user ? user : "?");
-}
-
 static int engine_add(const Opts *o, const char *name)
 {
     EngineRecord *e = malloc(sizeof *e);
@@ -227,7 +220,7 @@ static int engine_add(const Opts *o, const char *name)
     if (status == CLI_OK)
         status = open_as_operator(o, "add", &s);
     char actor[STORE_NAME_MAX + 1];
-    actor_of(actor, sizeof actor);
+    cli_actor(actor, sizeof actor);
     int64_t id = 0;
     int rc = status == CLI_OK ? store_engine_add(s, e, actor, &id) : 1;
     if (rc < 0)
@@ -260,7 +253,7 @@ static int engine_modify(const Opts *o, const char *name)
     if (status == CLI_OK)
         status = apply(o, e);
     char actor[STORE_NAME_MAX + 1];
-    actor_of(actor, sizeof actor);
+    cli_actor(actor, sizeof actor);
     int rc = status == CLI_OK ? store_engine_modify(s, e, actor) : 1;
     if (rc < 0)
         status = cli_fail(CLI_FAIL, "cannot record the change");

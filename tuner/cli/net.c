@@ -200,8 +200,7 @@ int cli_net_register(Store *s, const char *path, const char *name, const char *p
     if (status == CLI_OK) {
         snprintf(n.provenance, sizeof n.provenance, "%s", prov ? prov : "");
         clean_text(n.provenance);
-        const char *user = getenv("USER");
-        snprintf(n.added_by, sizeof n.added_by, "xqf-tune:%.50s", user && *user ? user : "?");
+        cli_actor(n.added_by, sizeof n.added_by);
         printf("SHA-256: %s\n", n.sha256);
         status = cli_signing_apply(sg, SIGN_NET, n.sha256, n.name, n.signature);
     }

@@ -21,13 +21,19 @@ RunSpec run_spec_default(RunKindId kind)
                       .spsa_a_ratio = 0.1, .data = { .random_plies = 8, .max_score = 3000 } };
 }
 
+static void set_problem(RunProblem *p, const char *field, const char *fmt, va_list ap)
+{
+    snprintf(p->field, sizeof p->field, "%s", field);
+    vsnprintf(p->why, sizeof p->why, fmt, ap);
+}
+
+/* A problem of field (RUN_BAD), or of no field (RUN_FAILED: the database, memory). */
 __attribute__((format(printf, 3, 4))) static RunStatus problem_of(RunProblem *p, const char *field,
                                                                    const char *fmt, ...)
 {
-    snprintf(p->field, sizeof p->field, "%s", field);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(p->why, sizeof p->why, fmt, ap);
+    set_problem(p, field, fmt, ap);
     va_end(ap);
     return *field ? RUN_BAD : RUN_FAILED;
 }
@@ -78,11 +84,9 @@ typedef struct {
 __attribute__((format(printf, 3, 4))) static void add(Problems *ps, const char *field, const char *fmt, ...)
 {
     if (ps->n < ps->max) {
-        RunProblem *p = &ps->out[ps->n];
-        snprintf(p->field, sizeof p->field, "%s", field);
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(p->why, sizeof p->why, fmt, ap);
+        set_problem(&ps->out[ps->n], field, fmt, ap);
         va_end(ap);
     }
     ps->n++;

@@ -64,9 +64,8 @@ int tune_cmd_modify(int argc, char **argv)
         return cli_fail(CLI_USAGE, "modify: say what to change (see xqf-tune modify --help)");
     if ((status = cli_open_db(&o, &s)) != CLI_OK)
         return status;
-    const char *user = getenv("USER");
     char actor[STORE_NAME_MAX + 1], why[STORE_TEXT_MAX];
-    snprintf(actor, sizeof actor, "xqf-tune:%s", user && *user ? user : "?");
+    cli_actor(actor, sizeof actor);
     int rc = store_modify_run(s, id, actor, &m, why, sizeof why);
     if (rc < 0)
         status = cli_fail(CLI_FAIL, "cannot change run %" PRId64, id);
