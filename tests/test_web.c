@@ -776,6 +776,36 @@ Test(web, spsa_from_the_form_and_its_page)
     cr_assert_eq(status_of("GET", "/runs/99999/report", NULL, NULL), 404);
 }
 
+/* The runs list tells what an unnamed run tests, and an SPSA run shows no Elo (theta+ against theta- is none). */
+Test(web, runs_list_titles_unnamed_runs_and_no_spsa_elo)
+{
+    CU_REQUIRE_DB();
+    add_user("ada", "admin", "adminpass1");
+    start_web(NULL);
+    char cookie[128], csrf[128], form[512];
+    login("ada", "adminpass1", cookie, csrf);
+    snprintf(form, sizeof form, "csrf=%s&name=&params=RookMg&pairs=50&alpha=0.602&gamma=0.101"
+                                "&a_ratio=0.1&tc=&nodes=700&pairs_per_task=2&priority=0", csrf);
+    Reply r = http("POST", "/new/spsa", cookie, form);
+    cr_assert_eq(r.status, 303, "%d %s", r.status, r.body);
+    int64_t id = strtoll(strstr(r.head, "Location: /runs/") + 16, NULL, 10);
+    reply_free(&r);
+    r = http("GET", "/", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    char row[128];
+    snprintf(row, sizeof row, "<tr data-run=\"%" PRId64 "\">", id);
+    const char *at = strstr(r.body, row);
+    cr_assert(at, "the run is listed: %s", r.body);
+    const char *end = strstr(at, "</tr>");
+    cr_assert(end);
+    char *line = strndup(at, (size_t)(end - at));
+    cr_assert(strstr(line, "<span class=\"muted\">tune, 700 nodes</span>"), "what it tests: %s", line);
+    cr_assert_null(strstr(line, "(unnamed)"), "%s", line);
+    cr_assert(strstr(line, "<td data-k=\"elo\">-</td>"), "no Elo of theta+ against theta-: %s", line);
+    free(line);
+    reply_free(&r);
+}
+
 Test(web, an_expired_session_is_refused)
 {
     CU_REQUIRE_DB();

@@ -110,6 +110,46 @@ static void llr_text(const StoreRun *r, char *out, size_t size)
         snprintf(out, size, "%.2f [%.2f, %.2f]", z(r->llr), lo, hi);
 }
 
+/* The Elo column of a run: SPSA plays theta+ against theta-, two points that
+ * move every iteration, so their Elo measures nothing a reader wants ("-";
+ * the tune's progress is its theta, on the run page). */
+static void run_elo_text(const StoreRun *r, char *out, size_t size, bool normalized)
+{
+    if (is_spsa(r))
+        snprintf(out, size, "-");
+    else
+        elo_text(&r->counts, out, size, normalized);
+}
+
+/* What an unnamed run tests, from its settings: the engine when not ours,
+ * the nets or builds when the sides differ in them, the clock.  A name
+ * given at creation wins. */
+static void run_title(const StoreRun *r, char *out, size_t size)
+{
+    if (r->name[0]) {
+        snprintf(out, size, "%s", r->name);
+        return;
+    }
+    char what[160] = "", tc[48];
+    if (strcmp(r->net0, r->net1) != 0) {
+        snprintf(what, sizeof what, "net %.40s vs %.40s", r->net_name0[0] ? r->net_name0 : "(own)",
+                 r->net_name1[0] ? r->net_name1 : "(own)");
+    } else if (strcmp(r->build0, r->build1) != 0) {
+        snprintf(what, sizeof what, "build %.8s vs %.8s", r->build0[0] ? r->build0 : "(own)",
+                 r->build1[0] ? r->build1 : "(own)");
+    } else if (is_spsa(r)) {
+        snprintf(what, sizeof what, "tune");
+    } else {
+        snprintf(what, sizeof what, "%.40s vs %.40s", r->name0, r->name1);
+    }
+    if (r->nodes > 0)
+        snprintf(tc, sizeof tc, "%" PRId64 " nodes", r->nodes);
+    else
+        snprintf(tc, sizeof tc, "%g+%g", (double)r->base_ms / 1000, (double)r->inc_ms / 1000);
+    bool ours = strcmp(r->engine, RUN_OUR_ENGINE) == 0 || !r->engine[0];
+    snprintf(out, size, "%.40s%s%s, %s", ours ? "" : r->engine, ours ? "" : ": ", what, tc);
+}
+
 /* Whether a run has not ended: it plays, waits for approval or waits for its builds. */
 static bool is_open(const StoreRun *r)
 {
@@ -207,7 +247,7 @@ static void runs_table(Buf *b, const char *title, StoreRun *runs, int n, const S
                 continue;
             }
             char elo[64], llr[64], rate[32], eta[32];
-            elo_text(&r->counts, elo, sizeof elo, false);
+            run_elo_text(r, elo, sizeof elo, false);
             rate_text(r, rate, sizeof rate, eta, sizeof eta);
             if (is_spsa(r))
                 snprintf(llr, sizeof llr, "iter %" PRId64 " / %" PRId64, r->iter, r->max_pairs);
@@ -218,7 +258,11 @@ static void runs_table(Buf *b, const char *title, StoreRun *runs, int n, const S
             buf_html(b, r->kind);
             buf_puts(b, "</td><td class=\"name\"><a href=\"/runs/");
             buf_printf(b, "%" PRId64 "\">", r->id);
-            buf_html(b, r->name[0] ? r->name : "(unnamed)");
+            char label[STORE_TEXT_MAX + 64];
+            run_title(r, label, sizeof label);
+            buf_puts(b, r->name[0] ? "" : "<span class=\"muted\">");
+            buf_html(b, label);
+            buf_puts(b, r->name[0] ? "" : "</span>");
             buf_puts(b, "</a></td><td>");
             buf_html(b, owner[0] ? owner : "-");
             buf_puts(b, "</td><td data-k=\"state\">");
@@ -624,7 +668,9 @@ int page_run(Store *s, int64_t id, const Session *u, const char *notice, Buf *b)
     snprintf(title, sizeof title, "Run %" PRId64, id);
     head(b, title, u);
     buf_printf(b, "<h1>Run %" PRId64 ": ", id);
-    buf_html(b, r.name[0] ? r.name : "(unnamed)");
+    char named[STORE_TEXT_MAX + 64];
+    run_title(&r, named, sizeof named);
+    buf_html(b, named);
     buf_printf(b, " <span id=\"live\" data-events=\"/runs/%" PRId64 "/events\"></span></h1>\n", id);
     if (notice) {
         buf_puts(b, "<p class=\"notice\">");
@@ -644,9 +690,9 @@ int page_run(Store *s, int64_t id, const Session *u, const char *notice, Buf *b)
     snprintf(text, sizeof text, "%" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64, r.counts.penta[0],
              r.counts.penta[1], r.counts.penta[2], r.counts.penta[3], r.counts.penta[4]);
     row(b, "Pentanomial (LL LD DD+WL WD WW)", text, "penta");
-    elo_text(&r.counts, text, sizeof text, false);
+    run_elo_text(&r, text, sizeof text, false);
     row(b, "Elo (95 %)", text, "elo");
-    elo_text(&r.counts, text, sizeof text, true);
+    run_elo_text(&r, text, sizeof text, true);
     row(b, "nElo (95 %)", text, "nelo");
     cli_los_text(&r.counts, text, sizeof text);
     row(b, "LOS", text, "los");
@@ -759,10 +805,10 @@ int page_run_event(Store *s, int64_t id, Buf *out)
              r.counts.penta[1], r.counts.penta[2], r.counts.penta[3], r.counts.penta[4]);
     buf_puts(out, ",\"penta\":");
     buf_json(out, text);
-    elo_text(&r.counts, text, sizeof text, false);
+    run_elo_text(&r, text, sizeof text, false);
     buf_puts(out, ",\"elo\":");
     buf_json(out, text);
-    elo_text(&r.counts, text, sizeof text, true);
+    run_elo_text(&r, text, sizeof text, true);
     buf_puts(out, ",\"nelo\":");
     buf_json(out, text);
     cli_los_text(&r.counts, text, sizeof text);
