@@ -88,18 +88,14 @@ int store_engine_add(Store *s, const EngineRecord *e, const char *actor, int64_t
     Settings st;
     settings(&st, e);
     st.p[ENGINE_SETTINGS] = actor;
+    /* through the function the dashboard adds with (040_web_engines.sql): NULL when the name is taken */
     PGresult *res = store_query(s, "engine add",
-                                "INSERT INTO engines (name, repo, build_command, cmake_target, binary_path, "
-                                "bench_command, bench_nodes_re, bench_nps_re, bench_depth, protocol, ranks_from_one, "
-                                "he_letters, init, hash_option, threads_option, net_option, needs_net, ref_nps, "
-                                "added_by) "
-                                "VALUES ($1, $2, nullif($3, ''), nullif($4, ''), $5, nullif($6, ''), $7, $8, $9, "
-                                "$10, $11, $12, string_to_array($13, E'\\n'), $14, $15, $16, $17, $18, $19) "
-                                "ON CONFLICT (name) DO NOTHING RETURNING id",
+                                "SELECT xqf_engine_add($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, "
+                                "$15, $16, $17, $18, $19)",
                                 ENGINE_SETTINGS + 1, st.p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
-    int added = PQntuples(res) == 1;
+    int added = PQntuples(res) == 1 && !PQgetisnull(res, 0, 0);
     if (added)
         *id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
     PQclear(res);

@@ -35,6 +35,7 @@
 #include "cluster_util.h"
 #include "params.h"
 #include "residual.h"
+#include "store_engines.h"
 #include "store_web.h"
 
 static pid_t web;
@@ -803,6 +804,74 @@ Test(web, runs_list_titles_unnamed_runs_and_no_spsa_elo)
     cr_assert_null(strstr(line, "(unnamed)"), "%s", line);
     cr_assert(strstr(line, "<td data-k=\"elo\">-</td>"), "no Elo of theta+ against theta-: %s", line);
     free(line);
+    reply_free(&r);
+}
+
+/* The engines page lists the records; an admin adds one with xqf-tune engine add's rules, as the web's role. */
+Test(web, engines_page_and_an_admin_adds_one)
+{
+    CU_REQUIRE_DB();
+    add_user("ada", "admin", "adminpass1");
+    add_user("tess", "tester", "testerpass1");
+    start_web(NULL);
+    Reply r = http("GET", "/engines", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.body, "<a href=\"/engines/xqf\">xqf</a>"), "ours is the first record: %s", r.body);
+    cr_assert_null(strstr(r.body, "action=\"/engines\""), "a visitor sees no form");
+    reply_free(&r);
+    r = http("GET", "/engines/xqf", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.body, "<th>Build</th><td>CMake target xqf-engine</td>") &&
+              strstr(r.body, "<th>Net option</th><td>EvalFile</td>"), "%s", r.body);
+    reply_free(&r);
+    cr_assert_eq(status_of("GET", "/engines/nosuch", NULL, NULL), 404);
+    cr_assert_eq(status_of("GET", "/engines/..", NULL, NULL), 400);
+
+    char cookie[128], csrf[128], form[1024];
+    login("tess", "testerpass1", cookie, csrf);
+    snprintf(form, sizeof form, "csrf=%s&name=pika&repo=https%%3A%%2F%%2Fexample.org%%2Fpika.git", csrf);
+    cr_assert_eq(status_of("POST", "/engines", cookie, form), 403, "a tester may not add engines");
+
+    login("ada", "adminpass1", cookie, csrf);
+    r = http("GET", "/engines", cookie, NULL);
+    cr_assert(strstr(r.body, "action=\"/engines\"") && strstr(r.body, "value=\"make -j EXE=&lt;out&gt;\""),
+              "the admin's form, with the defaults of a new engine");
+    reply_free(&r);
+    /* a bench regex without a group for the number: the field's message, nothing added */
+    snprintf(form, sizeof form, "csrf=%s&name=pika&repo=https%%3A%%2F%%2Fexample.org%%2Fpika.git"
+                                "&build=make+-j+EXE%%3D%%3Cout%%3E&binary=%%3Cout%%3E&bench=%%3Cbinary%%3E+bench"
+                                "&bench_nodes=Nodes&bench_nps=Nodes%%2Fsecond+%%3A+%%28%%5B0-9%%5D%%2B%%29"
+                                "&protocol=uci&ranks=0&letters=nb&hash_option=Hash&threads_option=Threads"
+                                "&net_option=EvalFile&needs_net=1&ref_nps=800000"
+                                "&init=setoption+name+UCI_Variant+value+xiangqi%%3B+isready", csrf);
+    r = http("POST", "/engines", cookie, form);
+    cr_assert_eq(r.status, 400, "%d", r.status);
+    cr_assert(strstr(r.body, "id=\"err-bench_nodes\""), "the regex's field is named: %s", r.body);
+    cr_assert(strstr(r.body, "value=\"pika\""), "the values given are kept");
+    reply_free(&r);
+    EngineRecord e;
+    cr_assert_eq(store_engine_load(cu_fx.store, "pika", &e), 0, "nothing added");
+    char *nodes = strstr(form, "&bench_nodes=Nodes&");
+    cr_assert(nodes);
+    char fixed[1024];
+    snprintf(fixed, sizeof fixed, "%.*s&bench_nodes=Nodes+searched+%%3A+%%28%%5B0-9%%5D%%2B%%29&%s",
+             (int)(nodes - form), form, nodes + strlen("&bench_nodes=Nodes&"));
+    r = http("POST", "/engines", cookie, fixed);
+    cr_assert_eq(r.status, 200, "%d %s", r.status, r.body);
+    cr_assert(strstr(r.body, "Added the engine pika."), "%s", r.body);
+    reply_free(&r);
+    cr_assert_eq(store_engine_load(cu_fx.store, "pika", &e), 1, "added, by the web's role");
+    cr_assert_str_eq(e.added_by, "ada");
+    cr_assert(e.needs_net && e.ref_nps == 800000 && e.protocol == ENGINE_UCI);
+    cr_assert_eq(e.init_count, 2);
+    cr_assert_str_eq(e.init[0], "setoption name UCI_Variant value xiangqi");
+    cr_assert_str_eq(e.init[1], "isready");
+    r = http("POST", "/engines", cookie, fixed);
+    cr_assert_eq(r.status, 400);
+    cr_assert(strstr(r.body, "an engine named pika exists"), "%s", r.body);
+    reply_free(&r);
+    r = http("GET", "/engines/pika", NULL, NULL);
+    cr_assert(r.status == 200 && strstr(r.body, "setoption name UCI_Variant value xiangqi; isready"), "%s", r.body);
     reply_free(&r);
 }
 

@@ -80,6 +80,14 @@ int page_login(const char *message, const char *token, const Session *u, Buf *b)
 /* The admin's form for a new account, with the values given, a message per field and a notice (may be NULL). */
 int page_users(const Form *values, const FieldError *errors, int nerrors, const char *notice, const Session *u,
                Buf *b);
+/*
+ * The engine records (store_engines.h) and, for an admin, the form that
+ * adds one, with the values given, a message per field and a notice (may
+ * be NULL); one record with its history (404 when there is none).
+ */
+int page_engines(Store *s, const Form *values, const FieldError *errors, int nerrors, const char *notice,
+                 const Session *u, Buf *b);
+int page_engine(Store *s, const char *name, const Session *u, Buf *b);
 void page_error(Buf *b, int status, const char *reason);
 
 /* The live listener (live.c): starts and stops the thread that LISTENs and publishes. */

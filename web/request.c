@@ -1,6 +1,7 @@
 #include "request.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@ Route route_parse(const char *path)
     } FIXED[] = {
         { "/", ROUTE_RUNS }, { "/runs", ROUTE_RUNS }, { "/events", ROUTE_RUNS_EVENTS },
         { "/machines", ROUTE_MACHINES }, 
-        { "/login", ROUTE_LOGIN }, { "/logout", ROUTE_LOGOUT }, { "/users", ROUTE_USERS }, { "/static/chart.js", ROUTE_CHART_JS },
+        { "/login", ROUTE_LOGIN }, { "/logout", ROUTE_LOGOUT }, { "/users", ROUTE_USERS }, { "/engines", ROUTE_ENGINES }, { "/static/chart.js", ROUTE_CHART_JS },
         { "/static/web.js", ROUTE_WEB_JS }, { "/static/style.css", ROUTE_STYLE },
     };
     Route r = { .kind = ROUTE_UNKNOWN };
@@ -48,6 +49,20 @@ Route route_parse(const char *path)
         }
     if (strncmp(path, "/new/", 5) == 0 && (r.run_kind = run_kind_id(path + 5)) != RUN_KIND_COUNT) {
         r.kind = ROUTE_NEW_RUN;
+        return r;
+    }
+    if (strncmp(path, "/engines/", 9) == 0) {
+        const char *name = path + 9;
+        size_t n = strlen(name);
+        bool ok = n > 0 && n <= ENGINE_NAME_MAX && isalnum((unsigned char)name[0]);
+        for (size_t i = 0; ok && i < n; i++)
+            ok = isalnum((unsigned char)name[i]) || strchr("._+-", name[i]);
+        if (!ok) {
+            r.kind = ROUTE_BAD, r.why = "an engine's name is 1-64 letters, digits, '.', '_', '+' or '-'";
+            return r;
+        }
+        r.kind = ROUTE_ENGINE;
+        memcpy(r.engine, name, n + 1);
         return r;
     }
     if (strncmp(path, "/runs/", 6) != 0)

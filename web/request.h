@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine_record.h"
 #include "run_kind.h"
 
 enum {
@@ -36,6 +37,8 @@ typedef enum {
     ROUTE_LOGIN,                     /* /login */
     ROUTE_LOGOUT,                    /* /logout */
     ROUTE_USERS,                     /* /users: an admin creates accounts */
+    ROUTE_ENGINES,                   /* /engines: the engine records (an admin adds one by POST) */
+    ROUTE_ENGINE,                    /* /engines/NAME: one record and its history */
     ROUTE_CHART_JS,                  /* /static/chart.js (the Debian package's) */
     ROUTE_WEB_JS,                    /* /static/web.js (ours) */
     ROUTE_STYLE,                     /* /static/style.css */
@@ -46,6 +49,7 @@ typedef struct {
     int64_t run;                     /* ROUTE_RUN*: the run id (> 0) */
     char action[16];                 /* ROUTE_RUN_ACTION */
     RunKindId run_kind;              /* ROUTE_NEW_RUN */
+    char engine[ENGINE_NAME_MAX + 1]; /* ROUTE_ENGINE: its name, of engine_record.h's letters */
     const char *why;                 /* ROUTE_BAD: what is wrong, for the error page */
 } Route;
 

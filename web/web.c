@@ -21,6 +21,7 @@
 #include "params.h"
 #include "password.h"
 #include "run_rules.h"
+#include "store_engines.h"
 #include "run_service.h"
 #include "store_steer.h"
 #include "store_web.h"
@@ -718,6 +719,137 @@ static void create_user(Store *s, const WebRequest *rq, const Session *u, WebRes
     rs->status = page_users(NULL, NULL, 0, notice, u, &rs->body);
 }
 
+/* ---- engines ------------------------------------------------------------------------------ */
+
+/* A text field of the engine form into out (size bytes): false, with the field's message, when too long. */
+static bool engine_text(Errors *er, const Form *f, const char *field, char *out, size_t size)
+{
+    const char *v = form_get(f, field);
+    if (!v)
+        v = "";
+    if (strlen(v) >= size) {
+        char limit[32];
+        snprintf(limit, sizeof limit, "%zu", size - 1);
+        field_error(er, field, "at most %s bytes", limit);
+        return false;
+    }
+    memcpy(out, v, strlen(v) + 1);
+    return true;
+}
+
+/*
+ * POST /engines (an admin): the form's record over the defaults of a new
+ * engine, checked by the rules xqf-tune engine add checks
+ * (engine_record_check, whose message names the option: the field is the
+ * option without "--", '_' for '-'), added as the admin's, audited.  The
+ * dashboard's role may add records but not change one (xqf-tune engine
+ * modify, the owner's): a stolen dashboard cannot point an engine that
+ * runs use at other code.
+ */
+static void add_engine(Store *s, const WebRequest *rq, const Session *u, WebResponse *rs)
+{
+    Errors er = { .n = 0 };
+    const Form *f = rq->form;
+    EngineRecord e;
+    engine_record_default(&e);
+    const char *bench = form_get(f, "bench"), *cmake = form_get(f, "cmake_target");
+    engine_text(&er, f, "name", e.name, sizeof e.name);
+    engine_text(&er, f, "repo", e.repo, sizeof e.repo);
+    if (cmake && *cmake) {
+        e.build_command[0] = '\0';
+        engine_text(&er, f, "cmake_target", e.cmake_target, sizeof e.cmake_target);
+    } else
+        engine_text(&er, f, "build", e.build_command, sizeof e.build_command);
+    engine_text(&er, f, "binary", e.binary, sizeof e.binary);
+    if (bench && strcmp(bench, "none") == 0)
+        e.bench_command[0] = '\0';
+    else
+        engine_text(&er, f, "bench", e.bench_command, sizeof e.bench_command);
+    engine_text(&er, f, "bench_nodes", e.nodes_re, sizeof e.nodes_re);
+    engine_text(&er, f, "bench_nps", e.nps_re, sizeof e.nps_re);
+    int64_t v = e.bench_depth;
+    rule_int_opt(&er, f, (OptSpec){ "--bench-depth", OPT_INT, "N", NULL, .imin = 1, .imax = ENGINE_DEPTH_MAX },
+                 "bench_depth", &v);
+    e.bench_depth = (int)v;
+    const char *protocol = form_get(f, "protocol"), *letters = form_get(f, "letters"), *ranks = form_get(f, "ranks");
+    if (engine_protocol_parse(protocol ? protocol : "", &e.protocol) != 0)
+        field_error(&er, "protocol", "'%s' is not a protocol (uci or ucci)", protocol);
+    if (ranks && strcmp(ranks, "0") != 0 && strcmp(ranks, "1") != 0)
+        field_error(&er, "ranks", "'%s': 0 (ranks 0-9) or 1 (ranks 1-10)", ranks);
+    e.ranks_from_one = ranks && strcmp(ranks, "1") == 0;
+    if (letters && strcmp(letters, "nb") != 0 && strcmp(letters, "he") != 0)
+        field_error(&er, "letters", "'%s' is not a dialect's letters (nb: N/B, he: H/E)", letters);
+    e.he_letters = letters && strcmp(letters, "he") == 0;
+    /* the commands after the handshake, ';' between them (a form field is one line) */
+    const char *init = form_get(f, "init");
+    e.init_count = 0;
+    for (const char *p = init ? init : ""; *p && er.n == 0;) {
+        const char *end = strchr(p, ';');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        while (n && p[0] == ' ')
+            p++, n--;
+        while (n && p[n - 1] == ' ')
+            n--;
+        if (n && e.init_count == ENGINE_INIT_MAX)
+            field_error(&er, "init", "at most %s commands", "8");
+        else if (n > ENGINE_INIT_LINE_MAX)
+            field_error(&er, "init", "at most %s bytes a command", "255");
+        else if (n) {
+            memcpy(e.init[e.init_count], p, n);
+            e.init[e.init_count++][n] = '\0';
+        }
+        p = end ? end + 1 : p + n;
+        if (!end)
+            break;
+    }
+    engine_text(&er, f, "hash_option", e.hash_option, sizeof e.hash_option);
+    engine_text(&er, f, "threads_option", e.threads_option, sizeof e.threads_option);
+    engine_text(&er, f, "net_option", e.net_option, sizeof e.net_option);
+    const char *needs = form_get(f, "needs_net");
+    e.needs_net = needs && *needs && strcmp(needs, "0") != 0;
+    v = e.ref_nps;
+    rule_int_opt(&er, f, (OptSpec){ "--ref-nps", OPT_INT, "N", NULL, .imin = 0, .imax = ENGINE_REF_NPS_MAX },
+                 "ref_nps", &v);
+    e.ref_nps = v;
+    char why[512], field[32] = "name";
+    if (!er.n && e.cmake_target[0] && strstr(e.binary, "<out>"))
+        field_error(&er, "binary", "%s", "with a CMake target, give the binary's path in the CMake build folder");
+    if (!er.n && !engine_record_check(&e, why, sizeof why)) {
+        /* "--bench-nodes: ..." names the field bench_nodes */
+        const char *colon = strchr(why, ':');
+        if (strncmp(why, "--", 2) == 0 && colon && (size_t)(colon - why - 2) < sizeof field) {
+            snprintf(field, sizeof field, "%.*s", (int)(colon - why - 2), why + 2);
+            for (char *c = field; *c; c++)
+                *c = *c == '-' ? '_' : *c;
+        }
+        static const char *const FIELDS[] = { "name", "repo", "build", "cmake_target", "binary", "bench",
+                                              "bench_nodes", "bench_nps", "bench_depth", "protocol", "ranks",
+                                              "letters", "init", "hash_option", "threads_option", "net_option",
+                                              "needs_net", "ref_nps" };
+        const char *known = "name";
+        for (size_t i = 0; i < sizeof FIELDS / sizeof FIELDS[0]; i++)
+            if (strcmp(FIELDS[i], field) == 0)
+                known = FIELDS[i];
+        field_error(&er, known, "%s", colon && strncmp(why, "--", 2) == 0 ? colon + 2 : why);
+    }
+    int64_t id = 0;
+    int rc = er.n ? 0 : store_engine_add(s, &e, u->name, &id);
+    if (rc < 0) {
+        web_error(rs, 503, "the engine could not be written (the database failed)");
+        return;
+    }
+    if (!er.n && rc == 0)
+        field_error(&er, "name", "an engine named %s exists", e.name);
+    if (er.n) {
+        rs->status = page_engines(s, f, er.e, er.n, NULL, u, &rs->body);
+        return;
+    }
+    store_web_audit(s, u->name, 0, "engine add", e.name);
+    char notice[ENGINE_NAME_MAX + 32];
+    snprintf(notice, sizeof notice, "Added the engine %s.", e.name);
+    rs->status = page_engines(s, NULL, NULL, 0, notice, u, &rs->body);
+}
+
 /* ---- the static report ------------------------------------------------------------------ */
 
 /* The run's report page as xqf-tune report writes it (tuner/report.h): self-contained, inline SVG. */
@@ -810,7 +942,7 @@ static void post(Web *w, Store **sp, const WebRequest *rq, const Route *rt, cons
     }
     Store *s = *sp;
     bool known = rt->kind == ROUTE_LOGOUT || rt->kind == ROUTE_RUN_ACTION || rt->kind == ROUTE_NEW_RUN ||
-                 rt->kind == ROUTE_USERS;
+                 rt->kind == ROUTE_USERS || rt->kind == ROUTE_ENGINES;
     if (!known) {
         web_error(rs, 405, "this page takes no POST");
         return;
@@ -828,7 +960,12 @@ static void post(Web *w, Store **sp, const WebRequest *rq, const Route *rt, cons
         do_logout(w, s, rq, rs);
     else if (rt->kind == ROUTE_RUN_ACTION)
         run_action(s, rq, rt, u, rs);
-    else if (rt->kind == ROUTE_USERS) {
+    else if (rt->kind == ROUTE_ENGINES) {
+        if (!session_is(u, "admin"))
+            web_error(rs, 403, "only an admin may add engines");
+        else
+            add_engine(s, rq, u, rs);
+    } else if (rt->kind == ROUTE_USERS) {
         if (!session_is(u, "admin"))
             web_error(rs, 403, "only an admin may create accounts");
         else
@@ -848,6 +985,8 @@ static void get(Web *w, Store *s, const WebRequest *rq, const Route *rt, const S
     case ROUTE_RUN_REPORT: run_report(s, rt->run, rs); break;
     case ROUTE_RUN_PGN: run_pgn(w, s, rq, rt->run, rs); break;
     case ROUTE_MACHINES: rs->status = page_machines(s, u, b); break;
+    case ROUTE_ENGINES: rs->status = page_engines(s, NULL, NULL, 0, NULL, u, b); break;
+    case ROUTE_ENGINE: rs->status = page_engine(s, rt->engine, u, b); break;
     case ROUTE_LOGIN: login_page(w, rq, NULL, u, rs); break;
     case ROUTE_USERS:
         if (!session_is(u, "admin"))

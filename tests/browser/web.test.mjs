@@ -2,7 +2,7 @@
 // puppeteer-core, against a real PostgreSQL (XQF_TEST_DB), coordinator,
 // worker and xqf-web (XQF_BIN).  Run by ctest (test "browser", label
 // "browser"; ops/setup installs puppeteer-core into tests/browser/node_modules).
-// XQF_SCREENSHOTS=DIR keeps the screenshots of the run, machines, new-run form and waiting-for-builds pages.
+// XQF_SCREENSHOTS=DIR keeps the screenshots of the run, machines, engines, new-run form and waiting-for-builds pages.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
@@ -131,6 +131,27 @@ test('the machines page shows the worker', { skip }, async () => {
   assert.match(text, /browser-worker/);
   if (process.env.XQF_SCREENSHOTS)
     await page.screenshot({ path: join(process.env.XQF_SCREENSHOTS, 'machines.png'), fullPage: true });
+  await page.close();
+});
+
+test("the engines page lists ours; an admin's form adds one, a bad regex is named beside its field", { skip }, async () => {
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1300, height: 900 });
+  await login(page, 'ada', 'adminpass1');
+  await page.goto(`${url}/engines`);
+  assert.ok(await page.$('a[href="/engines/xqf"]'), 'our engine is not listed');
+  await page.type('#f-name', 'pika');
+  await page.type('#f-repo', 'https://example.org/pikafish.git');
+  await page.$eval('#f-bench_nodes', (e) => { e.value = 'Nodes'; });
+  await Promise.all([page.waitForNavigation(), page.click('form.new button')]);
+  const beside = await page.$eval('#err-bench_nodes', (e) => e.parentElement.querySelector('input').id);
+  assert.equal(beside, 'f-bench_nodes');
+  await page.$eval('#f-bench_nodes', (e) => { e.value = 'Nodes searched *: *([0-9]+)'; });
+  await Promise.all([page.waitForNavigation(), page.click('form.new button')]);
+  assert.match(await page.$eval('#notice', (e) => e.textContent), /Added the engine pika/);
+  assert.ok(await page.$('a[href="/engines/pika"]'), 'the new engine is not listed');
+  if (process.env.XQF_SCREENSHOTS)
+    await page.screenshot({ path: join(process.env.XQF_SCREENSHOTS, 'engines.png'), fullPage: true });
   await page.close();
 });
 
