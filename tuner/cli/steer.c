@@ -48,11 +48,11 @@ static const OptTable MODIFY_TABLE = {
              "Changes a run that has not ended, while it runs: its priority, its share of\n"
              "the workers among the runs of its priority (percent), its pair cap, or (SPSA)\n"
              "its iterations, its parameters' bounds and end hints (--spsa-spec: spsa new's\n"
-             "lines, c_end and r_end derived as there when left out; start is not read:\n"
-             "theta keeps its course, moved into new bounds) and its schedule.  All or\n"
-             "nothing, recorded in the run's history (show).  A change that would make the\n"
-             "run inconsistent (a cap below the pairs already given out, an ended run, a\n"
-             "name the run does not tune, a bad spec line) changes nothing and exits 2.\n",
+             "lines, c_end and r_end derived as there when left out; start is checked but\n"
+             "not applied: theta keeps its course, moved into new bounds) and its schedule.\n"
+             "All or nothing, recorded in the run's history (show).  A change that would\n"
+             "make the run inconsistent (a cap below the pairs already given out, an ended\n"
+             "run, a name the run does not tune, a bad spec line) changes nothing and exits 2.\n",
 };
 
 int tune_cmd_modify(int argc, char **argv)
