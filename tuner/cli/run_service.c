@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "param_set.h"
 #include "run_rules.h"
 #include "store_engines.h"
 #include "store_web.h"
@@ -142,6 +143,15 @@ int run_problems(const RunSpec *sp, RunProblem *out, int max)
         size_t len = sp->test_params ? strlen(sp->test_params) : 0;
         for (int i = 0; i < sp->count; i++)
             len += strlen(sp->params[i].name) + 13;
+        /* each name as a task's set carries it (an identifier, not the worker's Hash or Threads) */
+        for (int i = 0; i < sp->count; i++) {
+            char item[STORE_NAME_MAX + 8];
+            snprintf(item, sizeof item, "%s=0", sp->params[i].name);
+            if (!xqf_set_check(item, why, sizeof why)) {
+                add(&ps, "params", "%s", why);
+                break;
+            }
+        }
         if (len > STORE_PARAMS_MAX)
             add(&ps, "params", "the tuned names are too long together: a task's set holds %d bytes", STORE_PARAMS_MAX);
     }
