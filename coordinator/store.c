@@ -929,6 +929,7 @@ int store_create_spsa(Store *s, const StoreSpsaSpec *sp, int64_t *id)
              sp->alpha, sp->gamma, sp->a_ratio);
     StoreSprtSpec common = sp->run;
     common.base_params = common.test_params;
+    common.base_build = common.test_build;   /* one engine, both sides: another engine's SPSA plays its build */
     common.base_net = common.test_net;
     common.build_id = "";
     bool own_tx = !s->in_tx;

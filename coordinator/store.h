@@ -33,7 +33,7 @@
 #include <stdint.h>
 
 enum {
-    STORE_PARAMS_MAX = 4096,     /* = XQF_PARAMS_MAX */
+    STORE_PARAMS_MAX = 32768,    /* = XQF_PARAMS_MAX */
     STORE_NAME_MAX = 64,
     STORE_REASONS = 32,
     STORE_TEXT_MAX = 512,
@@ -181,7 +181,7 @@ int store_create_games(Store *s, const StoreSprtSpec *sp, int64_t *id);
 
 /* ---- SPSA runs (see schemas/migrations/003_spsa.sql) ----------------------- */
 
-enum { STORE_SPSA_MAX = 256 };       /* = XQF_SPSA_MAX_PARAMS */
+enum { STORE_SPSA_MAX = 512 };       /* = XQF_SPSA_MAX_PARAMS */
 
 /* One tuned parameter: its bounds, SPSA end hints and current theta (real). */
 typedef struct {

@@ -8,6 +8,8 @@
 #include "store_check.h"
 
 #include <inttypes.h>
+#include <math.h>
+#include <stddef.h>
 #include <libpq-fe.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +59,67 @@ int store_modify_run(Store *s, int64_t run, const char *actor, const StoreModify
     text(res, 0, 0, why, size);
     PQclear(res);
     return why[0] ? 0 : 1;
+}
+
+/* A PostgreSQL array literal of count texts or doubles (names quoted and escaped), malloc'd; NULL: no memory. */
+static char *array_literal(const StoreSpsaParam *q, int count, size_t field)
+{
+    size_t cap = 3 + (size_t)count * (2 * (STORE_NAME_MAX + 1) + 32), len = 0;
+    char *out = malloc(cap);
+    if (!out)
+        return NULL;
+    out[len++] = '{';
+    for (int i = 0; i < count; i++) {
+        if (i)
+            out[len++] = ',';
+        if (field == (size_t)-1) {
+            out[len++] = '"';
+            for (const char *c = q[i].name; *c; c++) {
+                if (*c == '"' || *c == '\\')
+                    out[len++] = '\\';
+                out[len++] = *c;
+            }
+            out[len++] = '"';
+        } else {
+            double v;
+            memcpy(&v, (const char *)&q[i] + field, sizeof v);
+            len += (size_t)snprintf(out + len, cap - len, "%.17g", v);
+        }
+    }
+    out[len++] = '}';
+    out[len] = '\0';
+    return out;
+}
+
+int store_modify_spsa(Store *s, int64_t run, const char *actor, const StoreModifySpsa *m, char *why, size_t size)
+{
+    Nums n;
+    const size_t fields[5] = { (size_t)-1, offsetof(StoreSpsaParam, min), offsetof(StoreSpsaParam, max),
+                               offsetof(StoreSpsaParam, c_end), offsetof(StoreSpsaParam, r_end) };
+    char *arrays[5] = { 0 };
+    int rc = 0;
+    for (int i = 0; i < 5 && rc == 0; i++)
+        if (!(arrays[i] = array_literal(m->params, m->count, fields[i])))
+            rc = -1;
+    if (rc == 0) {
+        const char *p[10] = { num(&n, 0, run, false), actor, arrays[0], arrays[1], arrays[2], arrays[3], arrays[4],
+                              isnan(m->alpha) ? NULL : dbl(&n, 1, m->alpha),
+                              isnan(m->gamma) ? NULL : dbl(&n, 2, m->gamma),
+                              isnan(m->a_ratio) ? NULL : dbl(&n, 3, m->a_ratio) };
+        PGresult *res = store_query(s, "modify spsa",
+                                    "SELECT xqf_modify_spsa($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)", 10, p,
+                                    PGRES_TUPLES_OK);
+        if (!res)
+            rc = -1;
+        else {
+            text(res, 0, 0, why, size);
+            rc = why[0] ? 0 : 1;
+        }
+        PQclear(res);
+    }
+    for (int i = 0; i < 5; i++)
+        free(arrays[i]);
+    return rc;
 }
 
 int store_run_history(Store *s, int64_t run, StoreHistory **out)

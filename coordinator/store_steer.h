@@ -33,6 +33,26 @@ typedef struct {
  */
 int store_modify_run(Store *s, int64_t run, const char *actor, const StoreModify *m, char *why, size_t size);
 
+/*
+ * What to change of an SPSA run's spec and schedule (037_spsa_modify.sql):
+ * the bounds and end hints of count of its parameters (by name; start and
+ * theta are not taken from here: a theta outside the new bounds moves to
+ * the nearer one), and alpha, gamma, a_ratio (NAN: kept).
+ */
+typedef struct {
+    const StoreSpsaParam *params;
+    int count;
+    double alpha, gamma, a_ratio;
+} StoreModifySpsa;
+
+/*
+ * Changes a running SPSA run's spec, all or nothing, recorded in its
+ * history under actor.  Returns 1, 0 when refused (why: unknown, ended or
+ * not SPSA run, a name it does not tune, min >= max, an end hint not
+ * positive, nothing to change), or -1.
+ */
+int store_modify_spsa(Store *s, int64_t run, const char *actor, const StoreModifySpsa *m, char *why, size_t size);
+
 /* One entry of a run's history (web_audit): who did what when. */
 typedef struct {
     char at[32];                     /* "YYYY-MM-DD HH:MM:SS" UTC */

@@ -20,11 +20,11 @@
 #include <stdio.h>
 
 enum {
-    XQF_PROTOCOL_VERSION = 10,
+    XQF_PROTOCOL_VERSION = 11,
     XQF_FRAME_MAX = 1 << 20,       /* bytes in one frame */
     XQF_NAME_MAX = 64,             /* names, build ids */
     XQF_TEXT_MAX = 512,            /* reasons, error texts, status lines */
-    XQF_PARAMS_MAX = 4096,         /* "Name=value,..." */
+    XQF_PARAMS_MAX = 32768,        /* "Name=value,...": an SPSA task of hundreds of options */
     XQF_OPENING_MAX = 2048,        /* one book line */
     XQF_TASK_PAIRS_MAX = 1024,     /* pairs in one task */
     XQF_STATUS_ROWS = 1000,

@@ -298,15 +298,15 @@ Test(codec, bad_frames)
     raw_str(&r, "slot");
     raw_uint(&r, 0);
     cr_assert_eq(decode_raw(&r), XQF_DECODE_VERSION);
-    /* the version before (9: no engine settings in tasks): said plainly */
+    /* the version before (10: parameter lists of 4096 bytes): said plainly */
     r.n = 0;
-    raw_header(&r, 4, "xqf", 9, "task_request");
+    raw_header(&r, 4, "xqf", 10, "task_request");
     raw_str(&r, "slot");
     raw_uint(&r, 0);
     char why[160];
     cr_assert_eq(xqf_msg_decode(r.b, r.n, &m, why, sizeof why), XQF_DECODE_VERSION);
     xqf_msg_free(&m);
-    cr_assert_str_eq(why, "protocol version 9, expected 10");
+    cr_assert_str_eq(why, "protocol version 10, expected 11");
     cr_assert_eq(xqf_decode_error_code(XQF_DECODE_VERSION), XQF_ERR_VERSION);
     r.n = 0;
     raw_header(&r, 3, "xqf", XQF_PROTOCOL_VERSION, "launch_missiles");

@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #define XQF_SPSA_NAME 64
-#define XQF_SPSA_MAX_PARAMS 256
+#define XQF_SPSA_MAX_PARAMS 512
 
 typedef struct xqf_spsa_param {
     char name[XQF_SPSA_NAME];

@@ -43,7 +43,7 @@ enum {
     SPEC_NAME_MAX = 64,
     SPEC_TEXT_MAX = 256,
     SPEC_MAX_ARGS = 16,
-    SPEC_MAX_OPTIONS = 32,
+    SPEC_MAX_OPTIONS = 512 + 8,      /* an SPSA task's tuned options (STORE_SPSA_MAX) and the worker's own (hash, threads, net) */
     SPEC_MAX_INIT = 8,
     SPEC_SHA_HEX = 64
 };

@@ -102,12 +102,31 @@ static Task *refuse(Task *t, char *err, size_t errlen, const char *fmt, const ch
  * protocol, dialect, the commands after the handshake, and its hash and
  * threads options by their names (none sent for a name "").
  */
+typedef char WordBuf[SPEC_TEXT_MAX + 16];
+
+static int make_player_words(PlayerSpec *p, const XqfMsg_task *m, const char *name, const char *params,
+                             const char *engine, const char *sha, const char *net, bool boxed, WordBuf *words_buf,
+                             char **words, int max_words, char *err, size_t errlen);
+
 static int make_player(PlayerSpec *p, const XqfMsg_task *m, const char *name, const char *params,
                        const char *engine, const char *sha, const char *net, bool boxed, char *err, size_t errlen)
 {
     enum { MAX_WORDS = 10 + XQF_INIT_MAX + SPEC_MAX_OPTIONS };
-    char words_buf[MAX_WORDS][SPEC_TEXT_MAX + 16];
-    char *words[MAX_WORDS];
+    /* on the heap: an SPSA task of hundreds of options makes this too large for a stack */
+    WordBuf *words_buf = malloc(MAX_WORDS * sizeof *words_buf);
+    char **words = malloc(MAX_WORDS * sizeof *words);
+    int rc = words_buf && words ? make_player_words(p, m, name, params, engine, sha, net, boxed, words_buf, words,
+                                                    MAX_WORDS, err, errlen)
+                                : (snprintf(err, errlen, "out of memory"), -1);
+    free(words);
+    free(words_buf);
+    return rc;
+}
+
+static int make_player_words(PlayerSpec *p, const XqfMsg_task *m, const char *name, const char *params,
+                             const char *engine, const char *sha, const char *net, bool boxed, WordBuf *words_buf,
+                             char **words, int max_words, char *err, size_t errlen)
+{
     int n = 0, hash_mb = (int)m->hash_mb, threads = (int)m->threads;
     bool other = engine && m->engine[0];
     snprintf(words_buf[n++], sizeof words_buf[0], "name=%s", name);
@@ -134,7 +153,7 @@ static int make_player(PlayerSpec *p, const XqfMsg_task *m, const char *name, co
         XqfSetItem item;
         int rc;
         while ((rc = xqf_set_next(&params, &item, err, errlen)) > 0) {
-            if (n == MAX_WORDS) {
+            if (n == max_words) {
                 snprintf(err, errlen, "more than %d options for an engine build", SPEC_MAX_OPTIONS);
                 return -1;
             }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "files.h"
 #include "log.h"
 #include "run_kind.h"
 #include "run_rules.h"
@@ -233,4 +234,27 @@ int cli_write_export(const StoreRun *r, const Params *p, const char *path)
     if ((path ? fclose(out) : fflush(out)) != 0 || wrote != 0)
         return cli_fail(CLI_FAIL, "cannot write the parameter file");
     return CLI_OK;
+}
+
+int cli_read_spsa_spec(const char *option, const char *path, bool (*known)(const char *name, void *ctx), void *ctx,
+                       XqfSpsaSpecLine **out)
+{
+    char why[512];
+    *out = NULL;
+    /* a line is at most 1 KiB: the file of the most options fits 4 MiB */
+    char *text = files_read(path, (size_t)STORE_SPSA_MAX * 1024 + 1, NULL);
+    if (!text)
+        return -cli_fail(CLI_USAGE, "%s: cannot read '%s': %s", option, path, strerror(errno));
+    XqfSpsaSpecLine *lines = calloc(STORE_SPSA_MAX, sizeof *lines);
+    int n = lines ? xqf_spsa_spec_parse(text, lines, STORE_SPSA_MAX, known, ctx, why, sizeof why) : -2;
+    free(text);
+    int status = n == -2 ? cli_fail(CLI_FAIL, "out of memory")
+                 : n < 0 ? cli_fail(CLI_USAGE, "%s %s: %s", option, path, why)
+                 : n == 0 ? cli_fail(CLI_USAGE, "%s: '%s' names no parameter", option, path) : CLI_OK;
+    if (status != CLI_OK) {
+        free(lines);
+        return -status;
+    }
+    *out = lines;
+    return n;
 }

@@ -24,6 +24,7 @@
 #include "keys.h"
 #include "opts.h"
 #include "params.h"
+#include "spsa_spec.h"
 #include "stats.h"
 #include "store.h"
 
@@ -215,6 +216,15 @@ int cli_git_resolve(Store *s, const char *repo, const char *ref, const char *net
                     const char *cache, CliGitRef *g);
 /* An engine's record by name into *e: CLI_USAGE, naming option, when there is none. Exit status. */
 int cli_engine_load(Store *s, const char *option, const char *name, EngineRecord *e);
+
+/*
+ * Reads an SPSA spec file (spsa_spec.h) for option: its lines into *out
+ * (malloc'd, STORE_SPSA_MAX of them at most), each name asked of known
+ * (NULL: any).  Returns the count (at least 1), or minus the exit status
+ * after cli_fail: the file and its line for any bad input (2).
+ */
+int cli_read_spsa_spec(const char *option, const char *path, bool (*known)(const char *name, void *ctx), void *ctx,
+                       XqfSpsaSpecLine **out);
 /*
  * Builds a resolved commit in a clean temporary folder (git archive,
  * Release, the xqf-engine target, jobs in parallel; another engine's by

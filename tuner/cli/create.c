@@ -164,10 +164,17 @@ static int create_run(const Opts *o, RunSpec *sp)
 
 /* ---- spsa new ------------------------------------------------------------------ */
 
+static int build_refs(const Opts *o, RunSpec *sp, const char *command, const char *const refs[2]);
+static int engine_ref_nps(const Opts *o, RunSpec *sp);
+static int check_build_options(const Opts *o, const RunSpec *spec);
+
 static const OptSpec SPSA_OPTIONS[] = {
     { "--params", OPT_TEXT, "NAME,...", NULL, .help = "the parameters tuned (default: every one with c_end > 0)" },
-    { "--spec", OPT_TEXT, "FILE", NULL, .help = "or a spec file (the lines of `xqf-engine params`)" },
+    { "--spec", OPT_TEXT, "FILE", NULL, .help = "or a spec file: `name, int, start, min, max[, c_end, r_end]` a line" },
     { "--start-file", OPT_TEXT, "FILE", NULL, .help = "start values (and fixed values) from a parameter file" },
+    { "--engine", OPT_TEXT, "NAME", RUN_OUR_ENGINE, .help = "the engine whose options are tuned (xqf-tune engine list)" },
+    { "--ref", OPT_TEXT, "REF", NULL, .help = "with --engine: the git commit of it built and played" },
+    { "--sign-key", OPT_TEXT, "FILE", NULL, .help = "with --ref: sign the build with this operator key" },
     RULE_PAIRS("game pairs (iterations), required"),
     RULE_SPSA_ALPHA,
     RULE_SPSA_GAMMA,
@@ -184,12 +191,24 @@ static const OptTable SPSA_TABLE = {
     .usage =
         "Usage: xqf-tune spsa new [--params NAME,NAME,... | --spec FILE] [--start-file PARAMS_FILE]\n"
         "                         --pairs N (--tc 10+0.1 | --nodes N) [options]\n"
+        "       xqf-tune spsa new --engine NAME --ref REF --spec FILE [--sign-key FILE]\n"
+        "                         --pairs N (--tc 10+0.1 | --nodes N) [options]\n"
         "\n"
         "Creates an SPSA run of N game pairs (iterations) over the named parameters\n"
         "(default: every parameter of the engine's table with c_end > 0), with start\n"
         "values, bounds, c_end and r_end from the engine's table, or from a spec file\n"
-        "with one line per parameter as `xqf-engine params` prints them:\n"
-        "    Name, int, start, min, max, c_end, r_end\n"
+        "with one line per parameter, Fishtest's format (`xqf-engine params` prints it):\n"
+        "    Name, int, start, min, max[, c_end, r_end]\n"
+        "The type may be left out (int).  Without c_end and r_end, c_end is (max-min)/20\n"
+        "(at least 0.5: an int perturbed by less is rounded back half of the time) and\n"
+        "r_end 0.002 (Fishtest's common practice, and engine/params.def's r_end).  A\n"
+        "start outside [min, max], min >= max, a malformed line, a name given twice or\n"
+        "one the engine does not offer ends with status 2 and no run.\n"
+        "--engine NAME --ref REF tunes another engine's UCI options (an engine record,\n"
+        "xqf-tune engine add): REF is built as sprt new --engine builds a ref, both\n"
+        "sides play that build with `setoption name N value V` of theta +- c_k\n"
+        "(rounded), and the spec's names are checked against the options the build\n"
+        "listed to `uci` (a UCCI engine lists none: its names go unchecked).\n"
         "--start-file takes start values (and the fixed values of the parameters not\n"
         "tuned) from a parameter file; with --spec, the values the file changes\n"
         "override the spec's start.  Prints the run id.\n"
@@ -204,59 +223,57 @@ static const OptTable SPSA_TABLE = {
         "concurrency below N gets none of its tasks (sprt new and games new too).\n",
 };
 
-/* One line of a spec file: *got true with *q filled, false for a blank or comment line. Exit status. */
-static int spec_line(const char *path, int lineno, const char *line, StoreSpsaParam *q, bool *got)
+/* Whether our engine's table has the option (the spec's check of names for our engine). */
+static bool our_option(const char *name, void *ctx)
 {
-    const char *p = line + strspn(line, " \t");
-    *got = false;
-    if (!*p || *p == '\n' || *p == '\r' || *p == '#')
-        return CLI_OK;
-    char name[128], type[16];
-    double v[5];
-    int end = 0;
-    if (sscanf(p, " %127[^, ] , %15[^, ] , %lf , %lf , %lf , %lf , %lf %n", name, type, &v[0], &v[1], &v[2],
-               &v[3], &v[4], &end) != 7 || p[end])
-        return cli_fail(CLI_USAGE, "--spec %s:%d: expected 'Name, int, start, min, max, c_end, r_end'", path,
-                        lineno);
-    const ParamInfo *info = params_find(name);
-    if (!info || strcmp(type, "int") != 0)
-        return cli_fail(CLI_USAGE, "--spec %s:%d: %s", path, lineno,
-                        info ? "only int parameters are tuned" : "unknown parameter");
-    if (!(v[1] >= info->min && v[2] <= info->max && v[1] < v[2] && v[0] >= v[1] && v[0] <= v[2]))
-        return cli_fail(CLI_USAGE, "--spec %s:%d: %s: need %d <= min <= start <= max <= %d, min < max", path,
-                        lineno, name, info->min, info->max);
-    if (!(v[3] > 0 && v[4] > 0))
-        return cli_fail(CLI_USAGE, "--spec %s:%d: %s: c_end and r_end must be positive", path, lineno, name);
-    snprintf(q->name, sizeof q->name, "%s", info->name);
-    q->start = v[0], q->min = v[1], q->max = v[2], q->c_end = v[3], q->r_end = v[4];
-    *got = true;
-    return CLI_OK;
+    (void)ctx;
+    return params_find(name) != NULL;
 }
 
-/* Reads a spec file into params[*count...]. Exit status. */
-static int read_spec(const char *path, StoreSpsaParam *params, int *count)
+/* A build's listed options (the spec's check of names for a build): build_params of 018. */
+typedef struct {
+    const StoreBuildParam *list;
+    int count;
+} BuildOptions;
+
+static const StoreBuildParam *build_option(const BuildOptions *b, const char *name)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return cli_fail(CLI_USAGE, "--spec: cannot open '%s': %s", path, strerror(errno));
-    char line[1024];
-    int lineno = 0, status = CLI_OK;
-    *count = 0;
-    while (status == CLI_OK && fgets(line, sizeof line, f)) {
-        StoreSpsaParam q;
-        bool got;
-        status = spec_line(path, ++lineno, line, &q, &got);
-        for (int i = 0; status == CLI_OK && got && i < *count; i++)
-            if (strcmp(params[i].name, q.name) == 0)
-                status = cli_fail(CLI_USAGE, "--spec %s:%d: %s given twice", path, lineno, q.name);
-        if (status == CLI_OK && got && *count >= STORE_SPSA_MAX)
-            status = cli_fail(CLI_USAGE, "--spec: more than %d parameters", STORE_SPSA_MAX);
-        if (status == CLI_OK && got)
-            params[(*count)++] = q;
+    for (int i = 0; i < b->count; i++)
+        if (strcmp(b->list[i].name, name) == 0)
+            return &b->list[i];
+    return NULL;
+}
+
+/*
+ * Reads a spec file (spsa_spec.h: Fishtest's lines, the end hints derived
+ * when left out) into params[*count...], each name asked of known (NULL:
+ * any).  Our engine's options are integers within its table's bounds.
+ * Exit status: 2 with the file and the line for any bad input.
+ */
+static int read_spec(const char *option, const char *path, bool ours, bool (*known)(const char *, void *),
+                     void *ctx, StoreSpsaParam *params, int *count)
+{
+    XqfSpsaSpecLine *lines = NULL;
+    int n = cli_read_spsa_spec(option, path, known, ctx, &lines);
+    int status = n < 0 ? -n : CLI_OK;
+    for (int i = 0; status == CLI_OK && i < n; i++) {
+        const XqfSpsaSpecLine *q = &lines[i];
+        const ParamInfo *info = ours ? params_find(q->name) : NULL;
+        /* tasks carry integer values ("Name=value", param_set.h): a float option is not played yet */
+        if (q->is_float)
+            status = cli_fail(CLI_USAGE, "%s %s: %s: float options are not tuned yet (tasks carry integers: "
+                                         "scale it as an int option)", option, path, q->name);
+        else if (info && !(q->min >= info->min && q->max <= info->max))
+            status = cli_fail(CLI_USAGE, "%s %s: %s: need %d <= min <= start <= max <= %d, min < max", option, path,
+                              q->name, info->min, info->max);
+        else {
+            snprintf(params[i].name, sizeof params[i].name, "%s", info ? info->name : q->name);
+            params[i].start = params[i].theta = q->start, params[i].min = q->min, params[i].max = q->max;
+            params[i].c_end = q->c_end, params[i].r_end = q->r_end;
+        }
     }
-    fclose(f);
-    if (status == CLI_OK && *count == 0)
-        status = cli_fail(CLI_USAGE, "--spec: '%s' names no parameter", path);
+    *count = status == CLI_OK ? n : 0;
+    free(lines);
     return status;
 }
 
@@ -268,7 +285,7 @@ static int tuned_params(const Opts *o, const Params *start, StoreSpsaParam *para
     *count = 0;
     const char *spec_option = opts_table_has(o, "--spsa") ? "--spsa" : "--spec";
     if (opts_given(o, spec_option)) {
-        int status = read_spec(opts_text(o, spec_option), params, count);
+        int status = read_spec(spec_option, opts_text(o, spec_option), true, our_option, NULL, params, count);
         for (int i = 0; status == CLI_OK && i < *count; i++) {
             const ParamInfo *info = params_find(params[i].name);
             int v = params_value(start, info);
@@ -308,6 +325,85 @@ static int fixed_set(const Params *start, const StoreSpsaParam *params, int coun
 }
 
 /*
+ * spsa new --engine NAME --ref REF: the settings and the book checked
+ * first (a bad one costs no build), the ref built and registered, the
+ * spec read with its names checked against the options the build listed,
+ * and the run made with both sides playing the build.  Exit status.
+ */
+static int engine_spsa(const Opts *o, RunSpec *spec, int (*make)(const Opts *o, RunSpec *spec, void *ctx), void *ctx)
+{
+    if (opts_given(o, "--params") || opts_given(o, "--start-file") || opts_given(o, "--net"))
+        return cli_fail(CLI_USAGE, "--params, --start-file and --net tune our engine: engine %s's options come "
+                                   "from --spec FILE", spec->engine);
+    if (!opts_given(o, "--spec") || !opts_given(o, "--ref"))
+        return cli_fail(CLI_USAGE, "spsa new: engine %s plays a build of its own: give --ref REF and --spec FILE",
+                        spec->engine);
+    StoreSpsaParam *params = calloc(STORE_SPSA_MAX, sizeof *params);
+    if (!params)
+        return cli_fail(CLI_FAIL, "out of memory");
+    /* the spec's syntax before any build, its names once the build has listed its options */
+    int status = read_spec("--spec", opts_text(o, "--spec"), false, NULL, NULL, params, &spec->count);
+    if (status == CLI_OK)
+        status = new_run_spec(o, spec, false);
+    if (status == CLI_OK && opts_given(o, "--tc-scale") && !opts_given(o, "--ref-nps"))
+        status = engine_ref_nps(o, spec);
+    spec->params = params;
+    spec->test_params = "";
+    if (status == CLI_OK) {
+        RunBook book;
+        StoreSprtSpec st;
+        RunProblem problem;
+        spec->test_ref = opts_text(o, "--ref");
+        status = problem_status(run_prepare(spec, &book, &st, &problem), &problem);
+        run_book_free(&book);
+        spec->test_ref = NULL;
+    }
+    const char *refs[2] = { opts_text(o, "--ref"), NULL };
+    if (status == CLI_OK && (status = build_refs(o, spec, "spsa", refs)) == CLI_OK)
+        status = check_build_options(o, spec);
+    if (status == CLI_OK) {
+        spec->base_build = spec->test_build;
+        status = make(o, spec, ctx);
+    }
+    free(params);
+    return status;
+}
+
+/*
+ * The spec's names against the options the build listed to `uci` (the
+ * bounds too: a value outside them would be refused by the engine on
+ * every worker).  A build that listed none (a UCCI engine) is not
+ * checked.  Exit status.
+ */
+static int check_build_options(const Opts *o, const RunSpec *spec)
+{
+    Store *s = NULL;
+    StoreBuildParam *list = NULL;
+    bool listed = false;
+    int status = cli_open_db(o, &s);
+    int n = status == CLI_OK ? store_build_params(s, spec->test_build, &listed, &list) : 0;
+    if (status == CLI_OK && n < 0)
+        status = cli_fail(CLI_FAIL, "cannot read the options of build %" PRId64, spec->test_build);
+    BuildOptions b = { list, n };
+    for (int i = 0; status == CLI_OK && n > 0 && i < spec->count; i++) {
+        const StoreSpsaParam *q = &spec->params[i];
+        const StoreBuildParam *opt = build_option(&b, q->name);
+        if (!opt)
+            status = cli_fail(CLI_USAGE, "--spec: engine %s (build %" PRId64 ") has no option '%s'", spec->engine,
+                              spec->test_build, q->name);
+        else if (q->min < opt->min || q->max > opt->max)
+            status = cli_fail(CLI_USAGE, "--spec: %s: [%g, %g] is outside the option's bounds [%d, %d] in build %" PRId64,
+                              q->name, q->min, q->max, opt->min, opt->max, spec->test_build);
+    }
+    if (status == CLI_OK && n == 0)
+        fprintf(stderr, "xqf-tune: warning: build %" PRId64 " listed no options (a UCCI engine answers no `uci`): "
+                        "the spec's names go unchecked until played\n", spec->test_build);
+    free(list);
+    store_destroy(&s);
+    return status;
+}
+
+/*
  * The SPSA run of spsa new's options (chain new's: its spec file is
  * --spsa), handed to make; make creates it. Exit status.
  */
@@ -325,6 +421,14 @@ static int spsa_run(const Opts *o, const char *command, int (*make)(const Opts *
     RunSpec spec = run_spec_default(RUN_KIND_SPSA);
     spec.spsa_alpha = opts_real(o, "--alpha"), spec.spsa_gamma = opts_real(o, "--gamma");
     spec.spsa_a_ratio = opts_real(o, "--a-ratio"), spec.max_pairs = opts_int(o, "--pairs");
+    if (opts_table_has(o, "--engine")) {
+        spec.engine = opts_text(o, "--engine");
+        if (run_spec_other_engine(&spec))
+            return engine_spsa(o, &spec, make, ctx);
+        if (opts_given(o, "--ref") || opts_given(o, "--sign-key"))
+            return cli_fail(CLI_USAGE, "%s new: --ref and --sign-key go with --engine NAME (another engine's "
+                                       "build; ours tunes the workers' engine)", command);
+    }
     Params start;
     params_default(&start);
     char err[256], *fixed = malloc(STORE_PARAMS_MAX + 1);
@@ -731,9 +835,9 @@ static const OptTable SPRT_TABLE = {
  * first), then built, then registered, so that a bad ref or a failed
  * build records nothing.  Their ids go to sp.  Exit status.
  */
-static int build_refs(const Opts *o, RunSpec *sp, const char *command)
+static int build_refs(const Opts *o, RunSpec *sp, const char *command, const char *const refs[2])
 {
-    const char *refs[2] = { opts_text(o, "--test-ref"), opts_text(o, "--base-ref") };
+    const char *repo = opts_table_has(o, "--repo") ? opts_text(o, "--repo") : NULL;
     int64_t *ids[2] = { &sp->test_build, &sp->base_build };
     CliGitRef *g = calloc(2, sizeof *g);
     EngineRecord *engine = run_spec_other_engine(sp) ? malloc(sizeof *engine) : NULL;
@@ -744,7 +848,7 @@ static int build_refs(const Opts *o, RunSpec *sp, const char *command)
         status = cli_engine_load(s, "--engine", sp->engine, engine);
     for (int i = 0; status == CLI_OK && i < 2; i++)
         if (refs[i])
-            status = cli_git_resolve(s, opts_text(o, "--repo"), refs[i], NULL, engine, GIT_BUILD_DIR "/repos", &g[i]);
+            status = cli_git_resolve(s, repo, refs[i], NULL, engine, GIT_BUILD_DIR "/repos", &g[i]);
     if (status == CLI_OK && refs[0] && refs[1] && strcmp(g[0].tree, g[1].tree) == 0)
         status = cli_fail(CLI_USAGE, "%s new: --test-ref and --base-ref are the same source (tree %.12s)", command,
                           g[0].tree);
@@ -754,7 +858,7 @@ static int build_refs(const Opts *o, RunSpec *sp, const char *command)
     for (int i = 0; status == CLI_OK && i < 2; i++)
         if (refs[i])
             status = cli_git_register(s, &g[i], opts_text(o, "--sign-key"), ids[i]);
-    if (status == CLI_OK && sp->test_build == sp->base_build)
+    if (status == CLI_OK && sp->base_build && sp->test_build == sp->base_build)
         status = cli_fail(CLI_USAGE, "%s new: the test and the base are the same build %" PRId64, command,
                           sp->test_build);
     store_destroy(&s);
@@ -847,8 +951,9 @@ static int two_sides_new(int argc, char **argv, const OptTable *table, bool game
         run_book_free(&book);
         /* built here, not by the builder: the run is made with the builds, waiting for none */
         sp.test_ref = sp.base_ref = NULL;
+        const char *sides[2] = { opts_text(&o, "--test-ref"), opts_text(&o, "--base-ref") };
         if (status == CLI_OK)
-            status = build_refs(&o, &sp, command);
+            status = build_refs(&o, &sp, command, sides);
     }
     return status == CLI_OK ? create_run(&o, &sp) : status;
 }

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,17 +14,21 @@
 
 static const OptSpec EXPORT_OPTIONS[] = {
     { "--out", OPT_TEXT, "FILE", NULL, .help = "write the file here (default: stdout)" },
+    { "--format", OPT_TEXT, "params|setoption|paste", "params", .help = "a parameter file, UCI setoption lines or Fishtest's `name, value` block" },
     CLI_DB_OPTION,
     OPTS_END,
 };
 
 static const OptTable EXPORT_TABLE = {
     .program = "xqf-tune", .spec = EXPORT_OPTIONS, .max_positional = 1,
-    .usage = "Usage: xqf-tune export RUN [--db CONNINFO] [--out FILE]\n"
+    .usage = "Usage: xqf-tune export RUN [--format params|setoption|paste] [--db CONNINFO] [--out FILE]\n"
              "A parameter file (every parameter, `Name = value`): for SPSA the current theta\n"
              "rounded, for SPRT the test set; to stdout or FILE.  For a run on an engine\n"
-             "build (--test-build, --test-ref) only the parameters the run sets, which the\n"
-             "build's source compiles in over its own defaults (cmake -DXQF_PARAMS_FILE=FILE).\n",
+             "build (--test-build, --test-ref, another engine's SPSA) only the parameters the\n"
+             "run sets, which the build's source compiles in over its own defaults\n"
+             "(cmake -DXQF_PARAMS_FILE=FILE).  --format setoption writes the same values as\n"
+             "`setoption name N value V` lines (any engine's UCI), --format paste as\n"
+             "Fishtest's ready-to-paste `N, V` block, one a line.\n",
 };
 
 enum { EXPORT_MAX = STORE_PARAMS_MAX / 2 }; /* a set of "N=1," items holds fewer than this */
@@ -34,48 +39,75 @@ typedef struct {
     int value;
 } ExportItem;
 
+/* Sets name to value in items[0..*n) (added when new). */
+static void put(ExportItem *items, int *n, const char *name, int value)
+{
+    int i = 0;
+    while (i < *n && strcmp(items[i].name, name) != 0)
+        i++;
+    if (i == *n && *n == EXPORT_MAX)
+        return;
+    if (i == *n)
+        snprintf(items[(*n)++].name, sizeof items[0].name, "%s", name);
+    items[i].value = value;
+}
+
 /*
- * The export of a run on an engine build (an SPRT or games run; SPSA
- * plays the built-in engine): this engine's table does not know the
- * build's parameters, so the file names only what the run's test set
- * sets (a name set twice: the last value, as the engine reads a set),
- * and the build's defaults stand for the rest.  Exit status.
+ * What a run sets, in order: its test set (a name set twice: the last
+ * value, as the engine reads a set) and, for SPSA, theta rounded over it.
+ * Returns the count, or -1 after cli_fail.
  */
-static int export_build_run(Store *s, const StoreRun *r, int64_t build, const char *path)
+static int run_items(Store *s, const StoreRun *r, ExportItem *items)
 {
     char *sets = malloc(2 * (STORE_PARAMS_MAX + 1)), why[256];
-    ExportItem *items = calloc(EXPORT_MAX, sizeof *items);
+    StoreSpsa *spsa = strcmp(r->kind, "spsa") == 0 ? malloc(sizeof *spsa) : NULL;
     int n = 0, rc = 0, status = CLI_OK;
-    if (!sets || !items)
+    if (!sets || (strcmp(r->kind, "spsa") == 0 && !spsa))
         status = cli_fail(CLI_FAIL, "out of memory");
     else if (store_run_sets(s, r->id, sets, sets + STORE_PARAMS_MAX + 1, STORE_PARAMS_MAX + 1) != 1)
         status = cli_fail(CLI_FAIL, "cannot read the sets of run %" PRId64, r->id);
     XqfSetItem item;
     const char *at = sets;
-    while (status == CLI_OK && n < EXPORT_MAX && (rc = xqf_set_next(&at, &item, why, sizeof why)) > 0) {
-        int i = 0;
-        while (i < n && strcmp(items[i].name, item.name) != 0)
-            i++;
-        if (i == n)
-            snprintf(items[n++].name, sizeof items[0].name, "%s", item.name);
-        items[i].value = item.value;
-    }
+    while (status == CLI_OK && n < EXPORT_MAX && (rc = xqf_set_next(&at, &item, why, sizeof why)) > 0)
+        put(items, &n, item.name, item.value);
     if (status == CLI_OK && rc < 0)
         status = cli_fail(CLI_FAIL, "run %" PRId64 ": %s", r->id, why);
+    if (status == CLI_OK && spsa && store_spsa_load(s, r->id, spsa) != 1)
+        status = cli_fail(CLI_FAIL, "cannot read the parameters of run %" PRId64, r->id);
+    for (int i = 0; status == CLI_OK && spsa && i < spsa->count; i++)
+        put(items, &n, spsa->params[i].name, (int)lround(spsa->params[i].theta));
+    free(spsa);
+    free(sets);
+    return status == CLI_OK ? n : -1;
+}
+
+/*
+ * The export of what a run sets in format ("params": `N = V` with a
+ * header, for a run on an engine build, whose defaults stand for the
+ * rest; "setoption"; "paste").  Exit status.
+ */
+static int export_items(Store *s, const StoreRun *r, int64_t build, const char *format, const char *path)
+{
+    ExportItem *items = calloc(EXPORT_MAX, sizeof *items);
+    int n = items ? run_items(s, r, items) : (cli_fail(CLI_FAIL, "out of memory"), -1);
+    int status = n < 0 ? CLI_FAIL : CLI_OK;
     FILE *out = status == CLI_OK ? (path ? fopen(path, "w") : stdout) : NULL;
     if (status == CLI_OK && !out)
         status = cli_fail(CLI_FAIL, "--out: cannot write '%s': %s", path, strerror(errno));
     if (out) {
-        bool ok = fprintf(out, "# xqf-tune export of run %" PRId64 " (%s, %s, %" PRId64 " pairs) on build %" PRId64
-                          ": the parameters the run sets; the build's defaults stand for the rest\n",
-                          r->id, r->kind, r->state, r->counts.pairs, build) > 0;
+        bool params = strcmp(format, "params") == 0, ok = true;
+        if (params)
+            ok = fprintf(out, "# xqf-tune export of run %" PRId64 " (%s, %s, %" PRId64 " pairs) on build %" PRId64
+                         ": the parameters the run sets; the build's defaults stand for the rest\n",
+                         r->id, r->kind, r->state, r->counts.pairs, build) > 0;
         for (int i = 0; ok && i < n; i++)
-            ok = fprintf(out, "%s = %d\n", items[i].name, items[i].value) > 0;
+            ok = fprintf(out, params ? "%s = %d\n" : strcmp(format, "paste") == 0 ? "%s, %d\n"
+                                                                                 : "setoption name %s value %d\n",
+                         items[i].name, items[i].value) > 0;
         if ((path ? fclose(out) : fflush(out)) != 0 || !ok)
-            status = cli_fail(CLI_FAIL, "cannot write the parameter file");
+            status = cli_fail(CLI_FAIL, "cannot write the export");
     }
     free(items);
-    free(sets);
     return status;
 }
 
@@ -87,14 +119,20 @@ int tune_cmd_export(int argc, char **argv)
     Params p;
     int64_t id;
     int status = cli_parse(&o, &EXPORT_TABLE, argc - 1, argv + 1);
-    if (status != CLI_GO || (status = cli_run_id(&o, &id)) != CLI_OK || (status = cli_open_db(&o, &s)) != CLI_OK)
+    if (status != CLI_GO || (status = cli_run_id(&o, &id)) != CLI_OK)
+        return status;
+    const char *format = opts_text(&o, "--format");
+    if (strcmp(format, "params") != 0 && strcmp(format, "setoption") != 0 && strcmp(format, "paste") != 0)
+        return cli_fail(CLI_USAGE, "--format: '%s' is none of params, setoption and paste", format);
+    if ((status = cli_open_db(&o, &s)) != CLI_OK)
         return status;
     int64_t test_build = 0, base_build = 0;
     const char *out = opts_text(&o, "--out");
     if ((status = cli_load_run(s, id, &r)) == CLI_OK && store_run_builds(s, id, &test_build, &base_build) < 0)
         status = cli_fail(CLI_FAIL, "cannot read the builds of run %" PRId64, id);
-    if (status == CLI_OK && test_build)
-        status = export_build_run(s, &r, test_build, out);
+    /* our engine's parameter file names every parameter; any other form what the run sets */
+    if (status == CLI_OK && (test_build || strcmp(format, "params") != 0))
+        status = export_items(s, &r, test_build, format, out);
     else if (status == CLI_OK && (status = cli_export_set(s, &r, &p)) == CLI_OK)
         status = cli_write_export(&r, &p, out);
     store_destroy(&s);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "param_set.h"
 #include "run_rules.h"
 #include "store_engines.h"
 #include "store_web.h"
@@ -126,12 +127,34 @@ int run_problems(const RunSpec *sp, RunProblem *out, int max)
         add(&ps, "base_build", "the same build as the test's");
     if (k->two_sides && sp->test_ref && sp->base_ref && strcmp(sp->test_ref, sp->base_ref) == 0)
         add(&ps, "base_ref", "the same ref as the test's");
-    if (run_spec_other_engine(sp) && !k->two_sides)
-        add(&ps, "engine", "another engine than ours plays sprt and games runs of its builds, not %s runs", k->name);
+    /* an SPSA run's one build plays both sides: theta + c_k flip against theta - c_k flip */
+    if (run_spec_other_engine(sp) && k->spsa) {
+        if (!sp->test_build && !sp->test_ref)
+            add(&ps, "engine", "engine %s plays its builds: give a ref (or a build) to tune", sp->engine);
+    } else if (run_spec_other_engine(sp) && !k->two_sides)
+        add(&ps, "engine", "another engine than ours plays sprt, games and spsa runs of its builds, not %s runs",
+            k->name);
     else if (run_spec_other_engine(sp) && (!(sp->test_build || sp->test_ref) || !(sp->base_build || sp->base_ref)))
         add(&ps, "engine", "engine %s plays its builds: give both sides a ref (or a build)", sp->engine);
     if (k->spsa && (sp->count < 1 || sp->count > STORE_SPSA_MAX || !sp->params))
         add(&ps, "params", "from 1 to %d parameters", STORE_SPSA_MAX);
+    else if (k->spsa) {
+        /* a task's set "fixed,Name=value,..." must fit its field whatever the values (an int: 11 characters) */
+        size_t len = sp->test_params ? strlen(sp->test_params) : 0;
+        for (int i = 0; i < sp->count; i++)
+            len += strlen(sp->params[i].name) + 13;
+        /* each name as a task's set carries it (an identifier, not the worker's Hash or Threads) */
+        for (int i = 0; i < sp->count; i++) {
+            char item[STORE_NAME_MAX + 8];
+            snprintf(item, sizeof item, "%s=0", sp->params[i].name);
+            if (!xqf_set_check(item, why, sizeof why)) {
+                add(&ps, "params", "%s", why);
+                break;
+            }
+        }
+        if (len > STORE_PARAMS_MAX)
+            add(&ps, "params", "the tuned names are too long together: a task's set holds %d bytes", STORE_PARAMS_MAX);
+    }
     return ps.n;
 }
 

@@ -33,6 +33,10 @@ static const OptSpec MODIFY_OPTIONS[] = {
     { "--throughput", OPT_INT, "PCT", NULL, .imin = 1, .imax = 1000, .help = "share of the game pairs among runs of its priority, over time (100: equal)" },
     { "--max-pairs", OPT_INT, "N", NULL, .imin = 1, .imax = INT64_C(1) << 40, .help = "the pair cap (SPSA: its iterations), not below the pairs given out" },
     { "--extend-pairs", OPT_INT, "N", NULL, .imin = 1, .imax = INT64_C(1) << 40, .help = "SPSA: add N iterations" },
+    { "--spsa-spec", OPT_TEXT, "FILE", NULL, .help = "SPSA: new bounds, c_end and r_end of the parameters it names (spsa new's spec lines)" },
+    { "--alpha", OPT_REAL, "A", NULL, .rmin = 0.001, .rmax = 10, .help = "SPSA: the schedule's alpha" },
+    { "--gamma", OPT_REAL, "G", NULL, .rmin = 0.001, .rmax = 10, .help = "SPSA: the schedule's gamma" },
+    { "--a-ratio", OPT_REAL, "R", NULL, .rmin = 0, .rmax = 100, .help = "SPSA: A = R N" },
     CLI_DB_OPTION,
     OPTS_END,
 };
@@ -40,12 +44,15 @@ static const OptSpec MODIFY_OPTIONS[] = {
 static const OptTable MODIFY_TABLE = {
     .program = "xqf-tune", .spec = MODIFY_OPTIONS, .max_positional = 1,
     .usage = "Usage: xqf-tune modify RUN [--priority N] [--throughput PCT] [--max-pairs N] [--extend-pairs N]\n"
-             "                         [--db CONNINFO]\n"
+             "                         [--spsa-spec FILE] [--alpha A] [--gamma G] [--a-ratio R] [--db CONNINFO]\n"
              "Changes a run that has not ended, while it runs: its priority, its share of\n"
              "the workers among the runs of its priority (percent), its pair cap, or (SPSA)\n"
-             "its iterations.  All or nothing, recorded in the run's history (show).  A\n"
-             "change that would make the run inconsistent (a cap below the pairs already\n"
-             "given out, an ended run) changes nothing and exits 2.\n",
+             "its iterations, its parameters' bounds and end hints (--spsa-spec: spsa new's\n"
+             "lines, c_end and r_end derived as there when left out; start is checked but\n"
+             "not applied: theta keeps its course, moved into new bounds) and its schedule.\n"
+             "All or nothing, recorded in the run's history (show).  A change that would\n"
+             "make the run inconsistent (a cap below the pairs already given out, an ended\n"
+             "run, a name the run does not tune, a bad spec line) changes nothing and exits 2.\n",
 };
 
 int tune_cmd_modify(int argc, char **argv)
@@ -60,13 +67,48 @@ int tune_cmd_modify(int argc, char **argv)
                       .throughput = opts_given(&o, "--throughput") ? (int)opts_int(&o, "--throughput") : STORE_KEEP,
                       .max_pairs = opts_given(&o, "--max-pairs") ? opts_int(&o, "--max-pairs") : STORE_KEEP,
                       .extend = opts_given(&o, "--extend-pairs") ? opts_int(&o, "--extend-pairs") : STORE_KEEP };
-    if (!m.set_priority && m.throughput == STORE_KEEP && m.max_pairs == STORE_KEEP && m.extend == STORE_KEEP)
+    bool steer = m.set_priority || m.throughput != STORE_KEEP || m.max_pairs != STORE_KEEP || m.extend != STORE_KEEP;
+    StoreModifySpsa sm = { .alpha = opts_given(&o, "--alpha") ? opts_real(&o, "--alpha") : NAN,
+                           .gamma = opts_given(&o, "--gamma") ? opts_real(&o, "--gamma") : NAN,
+                           .a_ratio = opts_given(&o, "--a-ratio") ? opts_real(&o, "--a-ratio") : NAN };
+    bool spsa = opts_given(&o, "--spsa-spec") || !isnan(sm.alpha) || !isnan(sm.gamma) || !isnan(sm.a_ratio);
+    if (!steer && !spsa)
         return cli_fail(CLI_USAGE, "modify: say what to change (see xqf-tune modify --help)");
-    if ((status = cli_open_db(&o, &s)) != CLI_OK)
+    XqfSpsaSpecLine *lines = NULL;
+    StoreSpsaParam *params = NULL;
+    if (opts_given(&o, "--spsa-spec")) {
+        int n = cli_read_spsa_spec("--spsa-spec", opts_text(&o, "--spsa-spec"), NULL, NULL, &lines);
+        if (n < 0)
+            return -n;
+        if (!(params = calloc((size_t)n, sizeof *params))) {
+            free(lines);
+            return cli_fail(CLI_FAIL, "out of memory");
+        }
+        for (int i = 0; i < n; i++) {
+            snprintf(params[i].name, sizeof params[i].name, "%s", lines[i].name);
+            params[i].min = lines[i].min, params[i].max = lines[i].max;
+            params[i].c_end = lines[i].c_end, params[i].r_end = lines[i].r_end;
+        }
+        sm.params = params, sm.count = n;
+        free(lines);
+    }
+    if ((status = cli_open_db(&o, &s)) != CLI_OK) {
+        free(params);
         return status;
+    }
     char actor[STORE_NAME_MAX + 1], why[STORE_TEXT_MAX];
     cli_actor(actor, sizeof actor);
-    int rc = store_modify_run(s, id, actor, &m, why, sizeof why);
+    /* both kinds of change in one transaction: all or nothing */
+    int rc = store_begin(s) == 0 ? 1 : -1;
+    if (rc == 1 && steer)
+        rc = store_modify_run(s, id, actor, &m, why, sizeof why);
+    if (rc == 1 && spsa)
+        rc = store_modify_spsa(s, id, actor, &sm, why, sizeof why);
+    if (rc == 1)
+        rc = store_commit(s) == 0 ? 1 : -1;
+    else
+        store_rollback(s);
+    free(params);
     if (rc < 0)
         status = cli_fail(CLI_FAIL, "cannot change run %" PRId64, id);
     else if (rc == 0)
