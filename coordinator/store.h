@@ -11,8 +11,9 @@
  * the store was told to migrate (store_set_migrate: the coordinator at
  * start, xqf-coordinator --migrate) and connects as the schema's owner,
  * which applies the missing migrations (schemas/migrations, under an
- * advisory lock, each in a transaction) and then the roles' privileges
- * (030_roles.sql).
+ * advisory lock, each in a transaction), then every SQL function's current
+ * body (schemas/functions) and the roles' privileges (030_roles.sql), in
+ * one transaction, at every such connect.
  * Then it prepares the statements and LISTENs on "xqf_runs" (runs
  * created, finished or re-prioritised).
  *
