@@ -1,5 +1,6 @@
 #include "store.h"
-#include "store_check.h"
+#include "store_internal.h"
+#include "store_test.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -81,6 +81,8 @@ int store_setting(Store *s, const char *name, char *out, size_t size);
 int store_conn_option(const Store *s, const char *keyword, char *out, size_t size);
 /* Whether store_connect applies the migrations the database lacks (default: no, it refuses the schema). */
 void store_set_migrate(Store *s, bool on);
+/* The number of migrations applied by this store's last store_connect (0 when up to date). */
+int store_migrations_applied(const Store *s);
 /* The schema version found by the last store_connect (after its migrations), 0 before. */
 int store_schema_version(const Store *s);
 /*

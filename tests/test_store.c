@@ -13,7 +13,7 @@
 #include "migrations.h"
 #include "store.h"
 #include "status.h"
-#include "store_check.h"
+#include "store_test.h"
 
 TestSuite(store, .init = cu_fixture_init, .fini = cu_fixture_fini);
 
