@@ -32,7 +32,6 @@
 #include "server.h"
 #include "status.h"
 #include "store.h"
-#include "store_check.h"
 #include "transport.h"
 
 #define STR_(x) #x

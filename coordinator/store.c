@@ -1,5 +1,6 @@
 #include "store.h"
-#include "store_check.h"
+#include "store_internal.h"
+#include "store_test.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -411,7 +412,33 @@ static int exec_simple(Store *s, const char *sql, const char *what)
     return rc;
 }
 
-/* Applies the migrations not yet recorded, in order, each in its transaction. */
+/*
+ * Every SQL function with its current body (schemas/functions), in one
+ * transaction, then each role's privileges from role_grants (030_roles.sql):
+ * roles an administrator made since get theirs, and what the table says is
+ * all they have.  In one transaction because CREATE OR REPLACE resets a
+ * function's settings, the search_path xqf_apply_grants pins for SECURITY
+ * DEFINER functions: no other session sees one without it.  Idempotent:
+ * run at every migration run, after the migrations, which may have dropped
+ * a function whose signature changed.  0 or -1.
+ */
+static int apply_functions(Store *s)
+{
+    if (exec_simple(s, "BEGIN", "functions") != 0)
+        return -1;
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < XQF_FUNCTION_COUNT; i++)
+        rc = exec_simple(s, XQF_FUNCTIONS[i].sql, XQF_FUNCTIONS[i].name);
+    if (rc == 0)
+        rc = exec_simple(s, "SELECT xqf_apply_grants()", "grants");
+    if (!s->conn)
+        return -1;
+    if (exec_simple(s, rc == 0 ? "COMMIT" : "ROLLBACK", "functions") != 0)
+        rc = -1;
+    return rc;
+}
+
+/* Applies the migrations not yet recorded, in order, each in its transaction, then the functions. */
 static int migrate(Store *s)
 {
     s->migrated = 0;
@@ -451,14 +478,8 @@ static int migrate(Store *s)
         if (exec_simple(s, rc == 0 ? "COMMIT" : "ROLLBACK", "migration") != 0)
             rc = -1;
     }
-    /*
-     * Each role's privileges from role_grants (030_roles.sql), at every
-     * migration run: roles an administrator made since get theirs, and
-     * what the table says is all they have.
-     */
     if (rc == 0)
-        rc = exec_simple(s, "SELECT xqf_apply_grants() WHERE to_regprocedure('xqf_apply_grants()') IS NOT NULL",
-                         "grants");
+        rc = apply_functions(s);
     if (s->conn && exec_simple(s, "SELECT pg_advisory_unlock(" MIGRATION_LOCK ")", "migration unlock") != 0)
         rc = -1;
     return rc;

@@ -11,8 +11,9 @@
  * the store was told to migrate (store_set_migrate: the coordinator at
  * start, xqf-coordinator --migrate) and connects as the schema's owner,
  * which applies the missing migrations (schemas/migrations, under an
- * advisory lock, each in a transaction) and then the roles' privileges
- * (030_roles.sql).
+ * advisory lock, each in a transaction), then every SQL function's current
+ * body (schemas/functions) and the roles' privileges (030_roles.sql), in
+ * one transaction, at every such connect.
  * Then it prepares the statements and LISTENs on "xqf_runs" (runs
  * created, finished or re-prioritised).
  *
@@ -80,6 +81,8 @@ int store_setting(Store *s, const char *name, char *out, size_t size);
 int store_conn_option(const Store *s, const char *keyword, char *out, size_t size);
 /* Whether store_connect applies the migrations the database lacks (default: no, it refuses the schema). */
 void store_set_migrate(Store *s, bool on);
+/* The number of migrations applied by this store's last store_connect (0 when up to date). */
+int store_migrations_applied(const Store *s);
 /* The schema version found by the last store_connect (after its migrations), 0 before. */
 int store_schema_version(const Store *s);
 /*

@@ -6,7 +6,7 @@
  * engine_record_check) and are kept as an array.
  */
 #include "store_engines.h"
-#include "store_check.h"
+#include "store_internal.h"
 
 #include <inttypes.h>
 #include <libpq-fe.h>

@@ -5,7 +5,7 @@
  * themselves are in 015_steer.sql's functions.
  */
 #include "store_steer.h"
-#include "store_check.h"
+#include "store_internal.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -4,7 +4,7 @@
  * not per game), each bounded by a LIMIT or a key.
  */
 #include "store_web.h"
-#include "store_check.h"
+#include "store_internal.h"
 
 #include <inttypes.h>
 #include <libpq-fe.h>

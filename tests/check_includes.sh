@@ -13,7 +13,9 @@
 #   tests       -> anything
 #
 # Project headers are told apart by folder (their names are unique in the
-# tree, which is checked too).  Libraries: only the codec includes msgpack.h,
+# tree, which is checked too).  Two of the store's headers have one circle of
+# readers: store_internal.h (its hooks into its connection) only its libpq
+# files, store_test.h (what tests ask of it) only the tests and store.c.  Libraries: only the codec includes msgpack.h,
 # only the store libpq-fe.h, only the transports zmq.h (and their shared
 # monitor reader schemas/zmq_monitor.c, and the tests' fake
 # workers and tools), only plumb's SHA-256 and passwords and the key files
@@ -48,6 +50,15 @@ allowed() {
         cli:tests | web:tests) return 1 ;;
         cli:* | web:* | tests:*) return 0 ;;
         *) return 1 ;;
+    esac
+}
+
+# restricted HEADER FILE: whether FILE may include the project header HEADER, whatever the arrows say.
+restricted_ok() {
+    case $1 in
+        store_internal.h) case $2 in coordinator/store.c | coordinator/store_web.c | coordinator/store_steer.c | coordinator/store_engines.c) ;; *) false ;; esac ;;
+        store_test.h) case $2 in coordinator/store.c | tests/*) ;; *) false ;; esac ;;
+        *) true ;;
     esac
 }
 
@@ -89,6 +100,10 @@ for f in "${files[@]}"; do
             to=$(node "$dest")
             if ! allowed "$from" "$to" "$h"; then
                 echo "$f:$no: includes $dest ($from -> $to is against the arrows)"
+                bad=1
+            fi
+            if ! restricted_ok "$h" "$f"; then
+                echo "$f:$no: includes $dest (only its circle of readers may)"
                 bad=1
             fi
         elif [[ $text =~ ^[[:space:]]*#[[:space:]]*include[[:space:]]*\<([^\>]+)\> ]]; then

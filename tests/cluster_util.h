@@ -12,7 +12,7 @@
 
 #include "codec.h"
 #include "store.h"
-#include "store_check.h"
+#include "store_test.h"
 
 /* Skips the calling test (cr_skip) when XQF_TEST_DB is not set. */
 #define CU_REQUIRE_DB()                                                                          \

@@ -71,7 +71,7 @@
 #include "opts.h"
 #include "rng.h"
 #include "store.h"
-#include "store_check.h"
+#include "store_test.h"
 
 enum { WAIT_NONE, WAIT_HELLO, WAIT_REQUEST, WAIT_RESULT };
 enum { HEARD_ACCEPTED = 1, HEARD_DUPLICATE = 2, HEARD_STALE = 4, HEARD_INVALID = 8, HEARD_ERROR = 16 };

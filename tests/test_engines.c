@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cluster_util.h"
-#include "store_check.h"
+#include "store_test.h"
 #include "store_engines.h"
 
 TestSuite(engines, .init = cu_fixture_init, .fini = cu_fixture_fini, .timeout = 120);

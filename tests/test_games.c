@@ -37,7 +37,7 @@
 #include "residual.h"
 #include "stats.h"
 #include "status.h"
-#include "store_check.h"
+#include "store_test.h"
 #include "worker.h"
 #include "worker_transport.h"
 

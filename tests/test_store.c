@@ -1,6 +1,7 @@
 /*
  * The store against a real PostgreSQL (XQF_TEST_DB; skipped without it):
- * migrations, exactly-once reports, leases, hand-backs, run completion.
+ * migrations and the SQL functions' files, exactly-once reports, leases,
+ * hand-backs, run completion.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -12,7 +13,7 @@
 #include "migrations.h"
 #include "store.h"
 #include "status.h"
-#include "store_check.h"
+#include "store_test.h"
 
 TestSuite(store, .init = cu_fixture_init, .fini = cu_fixture_fini);
 
@@ -82,20 +83,84 @@ static void free_records(StoreReportItem *it, int n)
         free((void *)it[i].games);
 }
 
+/* Runs sql on s, which must succeed: the message of its error (a RAISE of the check) otherwise. */
+static void check_sql(Store *s, const char *sql)
+{
+    char error[1024];
+    cr_assert_eq(store_exec(s, sql, error, sizeof error), 0, "%s", error);
+}
+
+/* The functions of the schema, their definitions and privileges, kept in table `name` to compare. */
+static void keep_functions(Store *s, const char *name)
+{
+    char sql[512];
+    snprintf(sql, sizeof sql, "CREATE TABLE %s AS SELECT p.oid, pg_get_functiondef(p.oid) AS def, p.proacl::text AS acl "
+                              "FROM pg_proc p WHERE p.pronamespace = current_schema()::regnamespace AND p.prokind = 'f'",
+             name);
+    check_sql(s, sql);
+}
+
 Test(store, migrations_are_idempotent)
 {
     CU_REQUIRE_DB();
     cr_assert_eq(store_migrations_applied(cu_fx.store), XQF_MIGRATION_COUNT);
     cr_assert_eq(store_schema_version(cu_fx.store), XQF_MIGRATIONS[XQF_MIGRATION_COUNT - 1].version);
+    keep_functions(cu_fx.store, "functions_before");
     Store *again = store_new(cu_fx.db);
     store_set_migrate(again, true);
     cr_assert_eq(store_connect(again), 0);
     cr_assert_eq(store_migrations_applied(again), 0);
+    /* the functions applied again: the same definitions, settings and privileges */
+    keep_functions(cu_fx.store, "functions_after");
+    check_sql(cu_fx.store, "DO $$ BEGIN IF EXISTS ((TABLE functions_before EXCEPT TABLE functions_after) UNION ALL "
+                           "(TABLE functions_after EXCEPT TABLE functions_before)) THEN "
+                           "RAISE EXCEPTION 'migrating again changed a function'; END IF; END $$");
     store_set_migrate(again, false);           /* an up-to-date schema needs no migration to be used */
     cr_assert_eq(store_connect(again), 0);   /* reconnecting too */
     cr_assert_eq(store_migrations_applied(again), 0);
     store_destroy(&again);
     store_destroy(&again);
+}
+
+/*
+ * Each function of the schema is one file of schemas/functions, its body
+ * the file's (the body PostgreSQL keeps, prosrc, is the text between the
+ * file's dollar quotes); no function of the schema lacks its file.
+ */
+Test(store, functions_are_their_files)
+{
+    CU_REQUIRE_DB();
+    size_t size = 4096;
+    for (int i = 0; i < XQF_FUNCTION_COUNT; i++)
+        size += strlen(XQF_FUNCTIONS[i].name) + 4;
+    char *names = malloc(size);
+    cr_assert(names);
+    snprintf(names, size, "%s", "{");
+    for (int i = 0; i < XQF_FUNCTION_COUNT; i++) {
+        const XqfFunction *f = &XQF_FUNCTIONS[i];
+        cr_assert_null(strstr(f->sql, "$xqf_file$"));
+        cr_assert_null(strstr(f->sql, "$xqf_check$"));
+        size_t n = strlen(f->sql) + 1024;
+        char *sql = malloc(n);
+        cr_assert(sql);
+        snprintf(sql, n, "DO $xqf_check$ BEGIN IF (SELECT count(*) FROM pg_proc WHERE pronamespace = "
+                         "current_schema()::regnamespace AND proname = '%s' AND strpos($xqf_file$%s$xqf_file$, "
+                         "prosrc) > 0) <> 1 THEN RAISE EXCEPTION 'function %s: not once with the body of its file'; "
+                         "END IF; END $xqf_check$", f->name, f->sql, f->name);
+        check_sql(cu_fx.store, sql);
+        free(sql);
+        strcat(names, i ? "," : "");
+        strcat(names, f->name);
+    }
+    strcat(names, "}");
+    char sql[8192];
+    snprintf(sql, sizeof sql, "DO $$ DECLARE v text := (SELECT string_agg(proname, ', ') FROM pg_proc "
+                              "WHERE pronamespace = current_schema()::regnamespace AND prokind = 'f' "
+                              "AND proname <> ALL ('%s'::text[])); "
+                              "BEGIN IF v IS NOT NULL THEN RAISE EXCEPTION 'functions without a file: %%', v; END IF; END $$",
+             names);
+    check_sql(cu_fx.store, sql);
+    free(names);
 }
 
 /* Runs a command line; its exit status, with its stdout and stderr in out. */

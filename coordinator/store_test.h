@@ -1,19 +1,17 @@
 /*
- * store_check.h - what tests and audits ask of the store (store.c, the
- * only libpq user) and the programs never do: how many migrations a
- * connect applied, a run's audit totals, creating and dropping databases.
- * Kept out of store.h, the programs' contract.
+ * store_test.h - what tests and audits ask of the store (store.c, the
+ * only libpq user) and the programs never do: a run's audit totals and
+ * leases, creating and dropping databases, running a statement to see
+ * whether a role may.  Kept out of store.h, the programs' contract; only
+ * tests include it (tests/check_includes.sh).
  */
-#ifndef XQF_STORE_CHECK_H
-#define XQF_STORE_CHECK_H
+#ifndef XQF_STORE_TEST_H
+#define XQF_STORE_TEST_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "store.h"
-
-/* The number of migrations applied by this store's last store_connect (0 when up to date). */
-int store_migrations_applied(const Store *s);
 
 /* What a run's tables add up to (tests and audits: every count must agree). */
 typedef struct {
@@ -55,19 +53,5 @@ int store_admin_database(const char *conninfo, const char *name, bool drop);
  * tests expect refusals.
  */
 int store_exec(Store *s, const char *sql, char *error, size_t size);
-
-/*
- * The connection (NULL when down), for store_web.c, store_steer.c and
- * store_engines.c: the store's other libpq files.
- */
-struct pg_conn;
-struct pg_conn *store_pgconn(Store *s);
-/*
- * Runs sql with n text parameters for those files: the result (a PGresult
- * the caller clears) when its status is want (an ExecStatusType), else
- * NULL with the error logged under `what`.
- */
-struct pg_result;
-struct pg_result *store_query(Store *s, const char *what, const char *sql, int n, const char *const *params, int want);
 
 #endif

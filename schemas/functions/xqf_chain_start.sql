@@ -1,0 +1,64 @@
+-- Starts stage p_idx of chain p_chain (the stage before passed), or ends
+-- the chain as passed when there is none.  An SPRT is made from the
+-- chain's first run: after an SPSA run, its tuned set (on the latest
+-- build) against its start set, each side with the SPSA run's net (the
+-- nets are carried: a run tuned with a net is tested with it); after a
+-- data run, the latest registered net of the chain (test) against the
+-- chain's base (base_net, none, or the engine's own evaluation), both
+-- sides on the data run's set and engine.
+CREATE OR REPLACE FUNCTION xqf_chain_start(p_chain bigint, p_idx integer) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+    st chain_stages%ROWTYPE;
+    first runs%ROWTYPE;
+    c chains%ROWTYPE;
+    built bigint;
+    net bigint;
+    id bigint;
+BEGIN
+    SELECT * INTO c FROM chains WHERE chains.id = p_chain FOR UPDATE;
+    SELECT * INTO st FROM chain_stages WHERE chain_id = p_chain AND idx = p_idx;
+    IF NOT FOUND THEN
+        UPDATE chains SET state = 'passed', note = 'every stage passed', finished_at = now() WHERE chains.id = p_chain;
+        RETURN;
+    END IF;
+    IF st.kind IN ('build', 'train', 'net') THEN
+        UPDATE chain_stages SET state = 'running' WHERE chain_id = p_chain AND idx = p_idx;
+        RETURN;
+    END IF;
+    SELECT r.* INTO first FROM chain_stages s JOIN runs r ON r.id = s.run_id
+     WHERE s.chain_id = p_chain AND s.kind IN ('spsa', 'data') AND s.idx < p_idx ORDER BY s.idx DESC LIMIT 1;
+    IF first.kind = 'data' THEN
+        SELECT s.net_id INTO net FROM chain_stages s
+         WHERE s.chain_id = p_chain AND s.kind = 'net' AND s.idx < p_idx ORDER BY s.idx DESC LIMIT 1;
+        INSERT INTO runs (kind, name, name0, params0, name1, params1, build_id, book_name, book, seed, nodes,
+                          base_ms, inc_ms, margin_ms, hash_mb, resign_moves, resign_score, draw_after, draw_moves,
+                          draw_score, max_plies, pairs_per_task, max_pairs, elo0, elo1, alpha, beta, priority,
+                          settings, test_build, base_build, tasks_on_claim, owner, throughput, test_net, base_net,
+                          test_hce, base_hce)
+        SELECT 'sprt', format('chain %s stage %s', p_chain, p_idx) || CASE WHEN c.name <> '' THEN ': ' || c.name ELSE '' END,
+               'test', first.params0, 'base', first.params0, '', first.book_name, first.book, first.seed, st.nodes,
+               st.base_ms, st.inc_ms, first.margin_ms, first.hash_mb, first.resign_moves, first.resign_score,
+               first.draw_after, first.draw_moves, first.draw_score, first.max_plies, first.pairs_per_task,
+               st.max_pairs, st.elo0, st.elo1, st.alpha, st.beta, first.priority, '{}', first.test_build,
+               first.test_build, true, first.owner, first.throughput, net, c.base_net, false, c.base_hce
+        RETURNING runs.id INTO id;
+    ELSE
+        SELECT s.build_id INTO built FROM chain_stages s
+         WHERE s.chain_id = p_chain AND s.kind = 'build' AND s.idx < p_idx ORDER BY s.idx DESC LIMIT 1;
+        INSERT INTO runs (kind, name, name0, params0, name1, params1, build_id, book_name, book, seed, nodes,
+                          base_ms, inc_ms, margin_ms, hash_mb, resign_moves, resign_score, draw_after, draw_moves,
+                          draw_score, max_plies, pairs_per_task, max_pairs, elo0, elo1, alpha, beta, priority,
+                          settings, test_build, base_build, tasks_on_claim, owner, throughput, test_net, base_net,
+                          test_hce, base_hce)
+        SELECT 'sprt', format('chain %s stage %s', p_chain, p_idx) || CASE WHEN c.name <> '' THEN ': ' || c.name ELSE '' END,
+               'test', xqf_spsa_set(first.id, false), 'base', xqf_spsa_set(first.id, true), '', first.book_name,
+               first.book, first.seed, st.nodes, st.base_ms, st.inc_ms, first.margin_ms, first.hash_mb,
+               first.resign_moves, first.resign_score, first.draw_after, first.draw_moves, first.draw_score,
+               first.max_plies, first.pairs_per_task, st.max_pairs, st.elo0, st.elo1, st.alpha, st.beta,
+               first.priority, '{}', built, c.base_build, true, first.owner, first.throughput,
+               first.test_net, first.base_net, first.test_hce, first.base_hce
+        RETURNING runs.id INTO id;
+    END IF;
+    UPDATE chain_stages SET state = 'running', run_id = id WHERE chain_id = p_chain AND idx = p_idx;
+END $$;
