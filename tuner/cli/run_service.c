@@ -74,7 +74,8 @@ RunStatus run_book_read(const RunSpec *sp, RunBook *rb, RunProblem *problem)
     if (sp->book_format && sp->book_format[0] && book_format_named(sp->book_format, &format) != 0)
         return problem_of(problem, "book_format", "'%.32s' is none of book, fen, epd, pgn", sp->book_format);
     if (sp->book_plies > 0 && format != BOOK_FORMAT_PGN)
-        return problem_of(problem, "book_plies", "a PGN book's (the book is read as %s)", book_format_name(format));
+        return problem_of(problem, "book_plies", "only a PGN book's games are cut at a ply (this book is read as %s)",
+                          book_format_name(format));
     BookReport rep;
     rb->book = book_import(path, format, sp->book_plies, &rep, err, sizeof err);
     if (!rb->book && rep.problems && sp->book_notes)
