@@ -398,7 +398,19 @@ int sched_refresh(Sched *s, int64_t now_ms, int64_t max_age_ms)
     return 0;
 }
 
-/* Loads a run's book and its opening order (splitmix64 shuffle by the run's seed), with the settings read once. */
+void sched_book_order(uint64_t seed, int *perm, int n)
+{
+    /* the "inside-out" Fisher-Yates shuffle: builds the permutation as it shuffles it */
+    Rng rng;
+    rng_seed(&rng, seed);
+    for (int i = 0; i < n; i++) {
+        int j = (int)(rng_next(&rng) % (uint64_t)(i + 1));
+        perm[i] = perm[j];
+        perm[j] = i;
+    }
+}
+
+/* Loads a run's book and its opening order (sched_book_order), with the settings read once. */
 static int load_book(Sched *s, SchedRun *r)
 {
     if (r->loaded.done)
@@ -435,13 +447,7 @@ static int load_book(Sched *s, SchedRun *r)
     }
     l->book = full.book;
     l->book_lines = full.book_lines;
-    Rng rng;
-    rng_seed(&rng, r->run.seed);
-    for (int i = 0; i < full.book_lines; i++) {
-        int j = (int)(rng_next(&rng) % (uint64_t)(i + 1));
-        l->perm[i] = l->perm[j];
-        l->perm[j] = i;
-    }
+    sched_book_order(r->run.seed, l->perm, full.book_lines);
     l->done = true;
     return 0;
 }
@@ -460,7 +466,7 @@ static int fill_task(const SchedRun *r, const StoreLease *l, XqfMsg *m)
     t->first_pair = l->first_pair;
     t->pairs = l->pairs;
     for (int64_t p = l->first_pair; p < l->first_pair + l->pairs; p++)
-        if (xqf_strs_push(&t->openings, r->loaded.book[r->loaded.perm[p % r->loaded.book_lines]]) != 0)
+        if (xqf_strs_push(&t->openings, r->loaded.book[sched_opening(r->loaded.perm, r->loaded.book_lines, p)]) != 0)
             return -1;
     t->seed = run->seed ^ (uint64_t)l->task_id;
     t->nodes = (uint64_t)run->nodes;
@@ -700,7 +706,7 @@ int sched_check_records(Sched *s, int64_t run, int64_t first_pair, const uint8_t
         const char *bad = NULL;
         rc = 1;
         for (int64_t k = 0; rc == 1 && xqf_games_next(games, len, &off, &rec, &rlen) > 0; k++) {
-            const char *line = r->loaded.book[r->loaded.perm[(first_pair + k / 2) % r->loaded.book_lines]];
+            const char *line = r->loaded.book[sched_opening(r->loaded.perm, r->loaded.book_lines, first_pair + k / 2)];
             if (pair != first_pair + k / 2 && xqf_opening_parse(line, &o) != 0)
                 bad = "the task's opening does not parse";
             pair = first_pair + k / 2;

@@ -28,6 +28,18 @@
 
 typedef struct Sched Sched;
 
+/*
+ * A run's opening order: a permutation of its book's n openings, shuffled
+ * (Fisher-Yates, splitmix64 from the run's seed) into perm.  Pair p plays
+ * opening perm[p % n] (sched_opening): pairs are numbered in the order
+ * they are handed out, so every opening is played once before any is
+ * played again, and a run of fewer pairs than openings repeats none.
+ * This can't fail.
+ */
+void sched_book_order(uint64_t seed, int *perm, int n);
+/* The opening of pair p in the order perm of n openings (n > 0, p >= 0). This can't fail. */
+static inline int sched_opening(const int *perm, int n, int64_t p) { return perm[p % n]; }
+
 Sched *sched_new(Store *store);
 void sched_destroy(Sched **s);
 

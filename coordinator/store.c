@@ -224,6 +224,10 @@
     S(LOAD_RUN, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.id = $1", 1)                         \
     S(LOAD_BOOK, "SELECT b FROM runs r, unnest(r.book) WITH ORDINALITY AS u(b, i) "              \
                  "WHERE r.id = $1 ORDER BY i", 1)                                                \
+    S(RUN_BOOK_ADD, "SELECT xqf_run_book_add($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)", 10)          \
+    S(RUN_BOOK, "SELECT coalesce(array_length(r.book, 1), 0), b.format, b.sha256, b.duplicates, b.plies, "   \
+                "b.scored, b.score_min, b.score_max, b.score_mean "                                     \
+                "FROM runs r LEFT JOIN run_books b ON b.run_id = r.id WHERE r.id = $1", 1)              \
     S(LIST_WORKERS,                                                                              \
       "SELECT w.id, w.name, w.build_id, w.cores, w.concurrency, x.pairs, "                       \
       "(SELECT count(*) FROM tasks t WHERE t.worker_id = w.id AND t.state = 'leased'), "         \
@@ -887,7 +891,38 @@ static int create_run(Store *s, const RunKind *kind, const StoreSprtSpec *sp, co
         return -1;
     *id = get_i64(res, 0, 0);
     PQclear(res);
-    return 0;
+    const StoreRunBook *b = sp->book_facts;
+    if (!b)
+        return 0;
+    const char *q[10] = { num(&n, 0, *id), b->format, b->sha256, num(&n, 1, sp->book_lines),
+                          num(&n, 2, b->duplicates), num(&n, 3, b->plies), num(&n, 4, b->scored),
+                          num(&n, 5, b->score_min), num(&n, 6, b->score_max), dbl(&n, 7, b->score_mean) };
+    PQclear(res = run(s, ST_RUN_BOOK_ADD, q, PGRES_TUPLES_OK));
+    return res ? 0 : -1;
+}
+
+int store_run_book(Store *s, int64_t run_id, StoreRunBook *out)
+{
+    Nums n;
+    const char *p[1] = { num(&n, 0, run_id) };
+    PGresult *res = run(s, ST_RUN_BOOK, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) > 0;
+    memset(out, 0, sizeof *out);
+    if (found) {
+        out->openings = (int)get_i64(res, 0, 0);
+        get_text(res, 0, 1, out->format, sizeof out->format);
+        get_text(res, 0, 2, out->sha256, sizeof out->sha256);
+        out->duplicates = (int)get_i64(res, 0, 3);
+        out->plies = (int)get_i64(res, 0, 4);
+        out->scored = (int)get_i64(res, 0, 5);
+        out->score_min = (int)get_i64(res, 0, 6);
+        out->score_max = (int)get_i64(res, 0, 7);
+        out->score_mean = out->scored ? get_dbl(res, 0, 8) : 0;
+    }
+    PQclear(res);
+    return found;
 }
 
 int store_create_sprt(Store *s, const StoreSprtSpec *sp, int64_t *id)

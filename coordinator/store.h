@@ -140,6 +140,21 @@ typedef struct {
     ((StoreAdjudication){ .resign_moves = 4, .resign_score = 600, .draw_after = 40, .draw_moves = 8, \
                           .draw_score = 10, .max_plies = 0 })
 
+/*
+ * What a run's book was (038_run_books.sql): the file, its format, the
+ * positions it repeated, and its balance where its lines carried scores.
+ */
+typedef struct {
+    char format[8];                  /* "book", "fen", "epd", "pgn"; "" when not recorded */
+    char sha256[65];                 /* of the file ("" when not recorded) */
+    int openings;                    /* the run's openings (its book's lines) */
+    int duplicates;                  /* repeated positions the file had, dropped */
+    int plies;                       /* pgn: each game's position after this many plies */
+    int scored;                      /* openings whose line carried an engine score */
+    int score_min, score_max;        /* the range of their |score| (centipawns) */
+    double score_mean;               /* their mean |score| */
+} StoreRunBook;
+
 /* An SPRT test of a first player ("test") against a second ("base"). */
 typedef struct {
     const char *name;                /* a label, may be "" */
@@ -148,6 +163,7 @@ typedef struct {
     const char *book_name;           /* where the book came from (informative) */
     const char *const *book;         /* opening lines (FEN [moves ...]) */
     int book_lines;
+    const StoreRunBook *book_facts;  /* written beside the run when given (its openings: book_lines) */
     uint64_t seed;                   /* opening order */
     int64_t nodes;                   /* > 0: fixed nodes per move; else the clock */
     int64_t base_ms, inc_ms, margin_ms;
@@ -309,6 +325,11 @@ typedef struct {
 int store_active_runs(Store *s, StoreRun **out);
 /* The newest runs, at most max, any state (no books). Returns the count or -1; *out malloc'd. */
 int store_list_runs(Store *s, int max, StoreRun **out);
+/*
+ * What run_id's book was: *out with its openings, and the rest when the run
+ * was made with them (format "" otherwise).  Returns 1, 0 (no such run) or -1.
+ */
+int store_run_book(Store *s, int64_t run_id, StoreRunBook *out);
 /* One run, with its book or not. Returns 1, 0 (no such run) or -1. */
 int store_load_run(Store *s, int64_t id, StoreRun *out, bool with_book);
 void store_run_free(StoreRun *r);

@@ -99,7 +99,7 @@ static void seen_game(void *ctx, const GameRecord *g, const PairResult *pair, in
     if (s->pgn) {
         const PlayerSpec *p = s->config->players;
         PgnTags tags = { "test", p[game].name, p[game ^ 1].name, (int)(2 * pair->pair + game + 1),
-                         NULL, s->config->tc.nodes, NULL, NULL, 0 };
+                         NULL, s->config->tc.nodes, NULL, NULL, 0, NULL };
         cr_assert_eq(pgn_write(s->pgn, g, &tags), 0);
     }
 }

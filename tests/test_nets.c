@@ -270,6 +270,8 @@ Test(nets, sprt_of_a_net_against_the_hand_crafted_evaluation)
     cr_assert_not_null(strstr(out, want), "game 1 (test as Red):\n%.2000s", out);
     snprintf(want, sizeof want, "[RedNet \"none\"]\n[BlackNet \"%s\"]", name);
     cr_assert_not_null(strstr(out, want), "game 2 (test as Black):\n%.2000s", out);
+    /* the book the openings came from, as the nets, by its name (show gives its SHA-256) */
+    cr_assert_not_null(strstr(out, "[Book \"default.book\"]"), "%.2000s", out);
 }
 
 /*

@@ -67,7 +67,7 @@ static char *game_pgn(const GameRecord *g, int round)
     int fd = mkstemp(path);
     cr_assert(fd >= 0);
     FILE *f = fdopen(fd, "w");
-    PgnTags tags = { "test", "alpha", "beta", round, NULL, 1000, NULL, NULL, 0 };
+    PgnTags tags = { "test", "alpha", "beta", round, NULL, 1000, NULL, NULL, 0, NULL };
     cr_assert_eq(pgn_write(f, g, &tags), 0);
     cr_assert_eq(pgn_write(f, g, &tags), 0); /* two games */
     fclose(f);

@@ -505,6 +505,77 @@ Test(tune_cli, a_bad_book_line_is_named)
 }
 
 /*
+ * Books in other formats: an EPD book's repeated position dropped and
+ * counted, its balance from "ce", its SHA-256 shown as sha256sum prints
+ * it; a PGN book cut at a ply; a book's every bad opening named, nothing
+ * recorded.
+ */
+Test(tune_cli, books_of_other_formats)
+{
+    CU_REQUIRE_DB();
+    char epd[512], pgn[512], bad[512], args[2048], out[8192];
+    snprintf(epd, sizeof epd, "%s/openings.epd", cu_fx.dir);
+    snprintf(pgn, sizeof pgn, "%s/games.pgn", cu_fx.dir);
+    snprintf(bad, sizeof bad, "%s/bad.fen", cu_fx.dir);
+    FILE *f = fopen(epd, "w");
+    cr_assert(f);
+    fprintf(f, "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - ce 10; id \"start\";\n"
+               "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - ce -30;\n"
+               "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - id \"again\";\n");
+    fclose(f);
+    cr_assert(f = fopen(pgn, "w"));
+    fprintf(f, "[White \"a\"]\n[Black \"b\"]\n\n1. h2e2 h9g7 2. h0g2 1-0\n\n"
+               "[White \"a\"]\n[Black \"b\"]\n\n1. c3c4 b9c7 2. b0c2 0-1\n");
+    fclose(f);
+    cr_assert(f = fopen(bad, "w"));
+    fprintf(f, "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w\nnot a fen\n"
+               "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w moves h2e2 h2e2\n");
+    fclose(f);
+
+    snprintf(args, sizeof args, "sprt new --test NullR=2 --base NullR=3 --nodes 500 --book '%s'", epd);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", out);
+    int64_t run = strtoll(out, NULL, 10);
+    cr_assert(file_has(cu_fx.logfile, "openings.epd: 2 openings, 1 duplicates dropped, |score| 10-30 (mean 20.0)"),
+              "stderr says what was dropped (log: %s)", cu_fx.logfile);
+    char sha[80] = "", cmd[600];
+    snprintf(cmd, sizeof cmd, "sha256sum '%s'", epd);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p && fgets(sha, sizeof sha, p));
+    pclose(p);
+    sha[12] = '\0';
+    snprintf(args, sizeof args, "show %" PRId64, run);
+    cr_assert_eq(tune(out, sizeof out, args), 0);
+    char want[256];
+    snprintf(want, sizeof want, "Book: openings.epd, 2 openings (epd), 1 duplicates dropped, SHA-256 %s, |score| 10-30 (mean 20.0)",
+             sha);
+    cr_assert(strstr(out, want), "want '%s' in: %s", want, out);
+
+    snprintf(args, sizeof args, "games new --pairs 2 --test NullR=2 --base NullR=3 --nodes 500 --book '%s' --book-plies 2", pgn);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", out);
+    run = strtoll(out, NULL, 10);
+    snprintf(args, sizeof args, "show %" PRId64, run);
+    cr_assert_eq(tune(out, sizeof out, args), 0);
+    cr_assert(strstr(out, "Book: games.pgn, 2 openings (pgn games cut at ply 2), SHA-256 "), "%s", out);
+    /* plies are a PGN's; an unknown format is named */
+    snprintf(args, sizeof args, "sprt new --test NullR=2 --base NullR=3 --nodes 500 --book '%s' --book-plies 2", epd);
+    cr_assert_eq(tune(out, sizeof out, args), 2);
+    snprintf(args, sizeof args, "sprt new --test NullR=2 --base NullR=3 --nodes 500 --book '%s' --book-format xml", epd);
+    cr_assert_eq(tune(out, sizeof out, args), 2);
+
+    StoreRun *runs;
+    int before = store_list_runs(cu_fx.store, 10, &runs);
+    free(runs);
+    snprintf(args, sizeof args, "sprt new --test NullR=2 --base NullR=3 --nodes 500 --book '%s'", bad);
+    cr_assert_eq(tune(out, sizeof out, args), 2, "%s", out);
+    cr_assert(file_has(cu_fx.logfile, "bad.fen:2: bad FEN"), "log: %s", cu_fx.logfile);
+    cr_assert(file_has(cu_fx.logfile, "bad.fen:3: move 2 'h2e2'"), "log: %s", cu_fx.logfile);
+    cr_assert(file_has(cu_fx.logfile, "2 bad openings"), "log: %s", cu_fx.logfile);
+    int after = store_list_runs(cu_fx.store, 10, &runs);
+    free(runs);
+    cr_assert_eq(after, before, "no run was created");
+}
+
+/*
  * Names others chose reach the terminal escaped: a run named with a
  * terminal's control sequence (clear the screen, retitle the window) is
  * listed and shown with the escape byte spelled out, never sent raw.

@@ -1895,8 +1895,37 @@ Test(web, a_bad_setting_gets_xqf_tunes_message_from_each_form)
     snprintf(big, sizeof big, "%s/big.book", cu_fx.dir);
     FILE *f = fopen(big, "w");
     cr_assert(f);
-    for (int i = 0; i <= 100000; i++)
-        fputs("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1\n", f);
+    /*
+     * distinct positions (a book's repeated ones count once): the kings on
+     * d0 and f9, two red rooks on ranks 1-4 off the f-file, two black rooks
+     * on ranks 5-8 off the d-file, so that neither king is in check
+     */
+    int written = 0;
+    for (int r1 = 0; r1 < 32 && written <= 100000; r1++)
+        for (int r2 = r1 + 1; r2 < 32 && written <= 100000; r2++)
+            for (int b1 = 0; b1 < 32 && written <= 100000; b1++)
+                for (int b2 = b1 + 1; b2 < 32 && written <= 100000; b2++, written++) {
+                    char board[10][9];
+                    memset(board, 0, sizeof board);
+                    board[0][3] = 'K', board[9][5] = 'k';
+                    /* square q of 32: rank 1 + q / 8 (red) or 5 + q / 8 (black), a file skipping f (red) or d (black) */
+                    board[1 + r1 / 8][r1 % 8 + (r1 % 8 >= 5)] = 'R';
+                    board[1 + r2 / 8][r2 % 8 + (r2 % 8 >= 5)] = 'R';
+                    board[5 + b1 / 8][b1 % 8 + (b1 % 8 >= 3)] = 'r';
+                    board[5 + b2 / 8][b2 % 8 + (b2 % 8 >= 3)] = 'r';
+                    for (int rank = 9; rank >= 0; rank--) {
+                        for (int file = 0, empty = 0; file < 9; file++) {
+                            if (board[rank][file] && empty)
+                                fprintf(f, "%d", empty), empty = 0;
+                            if (board[rank][file])
+                                fputc(board[rank][file], f);
+                            else if (++empty, file == 8)
+                                fprintf(f, "%d", empty);
+                        }
+                        fputc(rank ? '/' : ' ', f);
+                    }
+                    fputs("w - - 0 1\n", f);
+                }
     fclose(f);
     start_web((const char *const[]){ "--book", big, NULL });
     char cookie[128], csrf[128], html[1024], args[1024];

@@ -726,7 +726,9 @@ int page_run(Store *s, int64_t id, const Session *u, const char *notice, Buf *b)
     row(b, "Threads per engine", threads, NULL);
     if (strcmp(r.engine, RUN_OUR_ENGINE) != 0)
         row(b, "Engine", r.engine, NULL);   /* another engine's builds (035_engine_runs.sql) */
-    row(b, "Book", r.book_name, NULL);
+    char book[512];
+    cli_book_text(s, &r, book, sizeof book);   /* on a database error: its name only */
+    row(b, "Book", book, NULL);
     row_num(b, "Priority", r.priority, NULL);
     row_num(b, "Pairs per task", r.pairs_per_task, NULL);
     row_num(b, is_spsa(&r) ? "Iterations (pairs)" : "Max pairs", r.max_pairs, NULL);

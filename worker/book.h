@@ -51,4 +51,51 @@ enum { BOOK_TEXT_MAX = 2048 };
  */
 void book_opening_text(const Book *b, int i, char out[BOOK_TEXT_MAX]);
 
+/*
+ * Books in the formats users have, for a run's openings (xqf-tune):
+ *   BOOK_FORMAT_BOOK  ours, above (.book)
+ *   BOOK_FORMAT_FEN   a FEN per line (.fen): a line of our book without moves
+ *   BOOK_FORMAT_EPD   EPD (.epd): the first four FEN fields (board, side,
+ *                     "- -"), then EPD operations, ignored but for "ce N"
+ *   BOOK_FORMAT_PGN   games (.pgn, as pgn_read reads them, tactics.h): each
+ *                     game's position after its first `plies` plies
+ */
+typedef enum { BOOK_FORMAT_BOOK, BOOK_FORMAT_FEN, BOOK_FORMAT_EPD, BOOK_FORMAT_PGN } BookFormat;
+
+/* The format named name ("book", "fen", "epd", "pgn"); 0 with *f, or -1 when it names none. */
+int book_format_named(const char *name, BookFormat *f);
+/* The format of path by its extension (.fen, .epd, .pgn; any other: ours). This can't fail. */
+BookFormat book_format_of(const char *path);
+/* The format's name ("book", ...). This can't fail. */
+const char *book_format_name(BookFormat f);
+
+/* What book_import found beside the openings. */
+typedef struct {
+    int read;              /* openings read, duplicates included */
+    int duplicates;        /* dropped: the same position (Zobrist key) as an earlier opening */
+    int short_games;       /* PGN: games shorter than the plies asked for, skipped */
+    int bad;               /* bad openings, each named in problems */
+    char *problems;        /* "FILE:LINE: reason\n" per bad opening (the first 100), malloc'd; NULL: none */
+    /*
+     * Balance, where lines carry an engine score: EPD's "ce N" (centipawns,
+     * side to move) or, in a comment, the "(+N)" xqf-match makebook writes.
+     */
+    int scored;            /* openings with a score */
+    int score_min, score_max; /* the range of |score| */
+    double score_mean;     /* the mean |score| */
+    char sha256[65];       /* the file's SHA-256, lower-case hex */
+} BookReport;
+
+/*
+ * Reads the book at path in format f (plies: PGN only, at least 0) into a
+ * book without duplicates, every opening checked as book_parse checks it.
+ * Returns the book with *rep filled, or NULL with err set: every bad
+ * opening named in rep->problems ("FILE:LINE: reason", rep->bad of them,
+ * err their count and the first), or an I/O problem.  Free rep with
+ * book_report_free in either case.
+ */
+Book *book_import(const char *path, BookFormat f, int plies, BookReport *rep, char *err, size_t errlen);
+/* Frees rep's problems (safe twice). This can't fail. */
+void book_report_free(BookReport *rep);
+
 #endif

@@ -279,6 +279,13 @@ static void write_position(void *ctx, const DataPosition *pos)
     run->data_positions++;
 }
 
+/* A book's file name without its folder, for the games' [Book] tag. */
+static const char *book_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
 static void on_game(void *ctx, const GameRecord *g, const PairResult *pair, int game)
 {
     Run *run = ctx;
@@ -300,7 +307,7 @@ static void on_game(void *ctx, const GameRecord *g, const PairResult *pair, int 
                      run->opt->config.tc.nodes ? NULL : run->opt->tc_text,
                      run->opt->config.tc.nodes, spec_net_name(&p[game]), spec_net_name(&p[game ^ 1]),
                      /* the tag when both sides were given one count (threads=N) */
-                     p[0].threads == p[1].threads ? p[0].threads : 0 };
+                     p[0].threads == p[1].threads ? p[0].threads : 0, book_name(run->opt->book_path) };
     if (pgn_write(run->pgn, g, &tags) != 0 || fflush(run->pgn) != 0)
         run->write_failed = true;
 }

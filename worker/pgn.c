@@ -157,6 +157,8 @@ int pgn_write(FILE *out, const GameRecord *g, const PgnTags *t)
         put_tag(out, "RedNet", t->red_net);
     if (t->black_net)
         put_tag(out, "BlackNet", t->black_net);
+    if (t->book)
+        put_tag(out, "Book", t->book);
     put_tag(out, "Termination", termination(g->reason));
     snprintf(text, sizeof text, "%d", g->count);
     put_tag(out, "PlyCount", text);

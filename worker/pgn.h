@@ -5,7 +5,8 @@
  * [Variant "xiangqi"], [SetUp "1"], [FEN ...] (the position the game,
  * opening moves included, started from), [TimeControl "10+0.1"] or
  * [TimeControl "-"] with [NodesPerMove "N"], [RedNet ...] and [BlackNet ...]
- * (the net each side evaluated with, when known), [Termination ...] (PGN's
+ * (the net each side evaluated with, when known), [Book ...] (the book the
+ * opening came from, when known), [Termination ...] (PGN's
  * standard values: normal, adjudication, time forfeit, rules infraction,
  * abandoned), [PlyCount ...].  Moves are ICCS ("h2e2"), numbered; each
  * carries a comment: {book} for opening moves, else {+0.35/12 0.123s}
@@ -31,6 +32,7 @@ typedef struct {
     uint64_t nodes;
     const char *red_net, *black_net; /* the net each side evaluated with ("none": hand-crafted), or NULL */
     int threads;               /* > 0: each engine's search threads, a [Threads "N"] tag (0: no tag) */
+    const char *book;          /* the opening book's name, or NULL (no tag) */
 } PgnTags;
 
 /*

@@ -141,6 +141,28 @@ void cli_tc_text(const StoreRun *r, char *out, size_t size)
         snprintf(out, size, "%g+%g", (double)r->base_ms / 1000, (double)r->inc_ms / 1000);
 }
 
+int cli_book_text(Store *s, const StoreRun *r, char *out, size_t size)
+{
+    StoreRunBook b;
+    int rc = store_run_book(s, r->id, &b);
+    size_t n = (size_t)snprintf(out, size, "%s", r->book_name[0] ? r->book_name : "(no name)");
+    if (rc <= 0 || n >= size)
+        return rc < 0 ? -1 : 0;
+    n += (size_t)snprintf(out + n, size - n, ", %d openings", b.openings);
+    if (b.format[0] && n < size && b.plies > 0)
+        n += (size_t)snprintf(out + n, size - n, " (%s games cut at ply %d)", b.format, b.plies);
+    else if (b.format[0] && n < size && strcmp(b.format, "book") != 0)
+        n += (size_t)snprintf(out + n, size - n, " (%s)", b.format);
+    if (b.duplicates > 0 && n < size)
+        n += (size_t)snprintf(out + n, size - n, ", %d duplicates dropped", b.duplicates);
+    if (b.sha256[0] && n < size)
+        n += (size_t)snprintf(out + n, size - n, ", SHA-256 %.12s", b.sha256);
+    if (b.scored > 0 && n < size)
+        snprintf(out + n, size - n, ", |score| %d-%d (mean %.1f%s)", b.score_min, b.score_max, b.score_mean,
+                 b.scored < b.openings ? ", some unscored" : "");
+    return 0;
+}
+
 int cli_threads_text(Store *s, const StoreRun *r, char *out, size_t size)
 {
     int threads = r->threads > 0 ? r->threads : 1;

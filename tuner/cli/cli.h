@@ -115,6 +115,14 @@ void cli_net_drop(CliNetFile *nf);
 
 /* A run's time control as text: "300 nodes", "10+0.1", or with time odds "10+0.1/5+0.05" (first/second). */
 void cli_tc_text(const StoreRun *r, char *out, size_t size);
+/*
+ * A run's book as text: "default.book, 1500 openings, SHA-256 1a2b3c4d5e6f,
+ * |score| 0-60 (mean 23.4)": its name (not escaped), its openings, what
+ * was dropped, the SHA-256's first 12 digits and its balance, each part
+ * where known (038_run_books.sql).  Returns 0, or -1 when the database
+ * cannot be read (out then holds the name).
+ */
+int cli_book_text(Store *s, const StoreRun *r, char *out, size_t size);
 /* How long ago a worker last seen still counts as one that could play a run (cli_threads_text). */
 enum { CLI_WORKERS_RECENT_S = 600 };
 /*

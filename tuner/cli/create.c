@@ -31,7 +31,9 @@
 #define NEW_RUN_OPTIONS                                                                                        \
     { "--tc", OPT_TEXT, "BASE+INC", NULL, .help = "time control in seconds (10+0.1), or" },                     \
     RULE_NODES,                                                                                                \
-    { "--book", OPT_TEXT, "FILE", XQF_DEFAULT_BOOK, .help = "opening book, one opening per line" },             \
+    { "--book", OPT_TEXT, "FILE", XQF_DEFAULT_BOOK, .help = "opening book, ours (.book), FEN (.fen), EPD (.epd) or PGN (.pgn)" }, \
+    { "--book-format", OPT_TEXT, "FORMAT", NULL, .help = "the book's format whatever its extension (book, fen, epd or pgn)" }, \
+    { "--book-plies", OPT_INT, "N", "0", .imin = 0, .imax = 256, .help = "with a PGN book, each game's position after N plies" }, \
     RULE_PAIRS_PER_TASK,                                                                                       \
     { "--name", OPT_TEXT, "TEXT", "", .help = "a label" },                                                     \
     RULE_PRIORITY,                                                                                             \
@@ -100,6 +102,9 @@ static int new_run_spec(const Opts *o, RunSpec *sp, bool fixed_depth)
     sp->seed = (uint64_t)opts_int(o, "--seed");
     sp->name = opts_text(o, "--name");
     sp->book = opts_text(o, "--book");
+    sp->book_format = opts_text(o, "--book-format");
+    sp->book_plies = (int)opts_int(o, "--book-plies");
+    sp->book_notes = stderr;
     return CLI_OK;
 }
 

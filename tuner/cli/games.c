@@ -66,7 +66,7 @@ static int write_game(void *ctx, int64_t game, const uint8_t *rec, size_t len)
     PgnTags tags = { .event = event, .red = first_red ? r->name0 : r->name1, .black = first_red ? r->name1 : r->name0,
                      .round = (int)(game + 1), .time_control = r->nodes > 0 ? NULL : tc, .nodes = (uint64_t)r->nodes,
                      .red_net = first_red ? net0 : net1, .black_net = first_red ? net1 : net0,
-                     .threads = r->threads > 0 ? r->threads : 1 };
+                     .threads = r->threads > 0 ? r->threads : 1, .book = r->book_name[0] ? r->book_name : NULL };
     if (pgn_write(p->out, &p->g, &tags) != 0) {
         snprintf(p->why, sizeof p->why, "its record does not replay from its FEN, or a write error");
         p->bad_game = game;

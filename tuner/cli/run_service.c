@@ -48,12 +48,42 @@ void run_book_free(RunBook *rb)
     memset(rb, 0, sizeof *rb);
 }
 
-RunStatus run_book_read(const char *path, RunBook *rb, RunProblem *problem)
+/* What was dropped from the book and its balance, one line to out (NULL: nowhere). */
+static void book_notes(FILE *out, const char *path, const BookReport *rep, int kept)
 {
-    char err[256], line[BOOK_TEXT_MAX];
+    if (!out)
+        return;
+    fprintf(out, "%s: %d openings", path, kept);
+    if (rep->duplicates)
+        fprintf(out, ", %d duplicates dropped", rep->duplicates);
+    if (rep->short_games)
+        fprintf(out, ", %d games too short skipped", rep->short_games);
+    if (rep->scored)
+        fprintf(out, ", |score| %d-%d (mean %.1f) over %d scored", rep->score_min, rep->score_max, rep->score_mean,
+                rep->scored);
+    fprintf(out, ", SHA-256 %s\n", rep->sha256);
+}
+
+RunStatus run_book_read(const RunSpec *sp, RunBook *rb, RunProblem *problem)
+{
+    char err[512], line[BOOK_TEXT_MAX];
+    const char *path = sp->book;
     memset(rb, 0, sizeof *rb);
-    if (!path || !(rb->book = book_load(path, err, sizeof err)))
-        return problem_of(problem, "book", "%s", path ? err : "no book given");
+    if (!path)
+        return problem_of(problem, "book", "no book given");
+    BookFormat format = book_format_of(path);
+    if (sp->book_format && sp->book_format[0] && book_format_named(sp->book_format, &format) != 0)
+        return problem_of(problem, "book_format", "'%.32s' is none of book, fen, epd, pgn", sp->book_format);
+    if (sp->book_plies > 0 && format != BOOK_FORMAT_PGN)
+        return problem_of(problem, "book_plies", "only a PGN book's games are cut at a ply (this book is read as %s)",
+                          book_format_name(format));
+    BookReport rep;
+    rb->book = book_import(path, format, sp->book_plies, &rep, err, sizeof err);
+    if (!rb->book && rep.problems && sp->book_notes)
+        fputs(rep.problems, sp->book_notes);
+    book_report_free(&rep);
+    if (!rb->book)
+        return problem_of(problem, "book", "%s", err);
     int n = book_size(rb->book);
     /* refused rather than cut: a run of a book's first openings would not be the run asked for */
     if (n > RUN_BOOK_LINES_MAX) {
@@ -71,6 +101,13 @@ RunStatus run_book_read(const char *path, RunBook *rb, RunProblem *problem)
             return problem_of(problem, "", "out of memory");
         }
     }
+    book_notes(sp->book_notes, path, &rep, n);   /* rep's counts outlive its problems, freed above */
+    StoreRunBook *f = &rb->facts;
+    *f = (StoreRunBook){ .openings = n, .duplicates = rep.duplicates, .plies = format == BOOK_FORMAT_PGN ? sp->book_plies : 0,
+                         .scored = rep.scored, .score_min = rep.score_min, .score_max = rep.score_max,
+                         .score_mean = rep.score_mean };
+    snprintf(f->format, sizeof f->format, "%s", book_format_name(format));
+    memcpy(f->sha256, rep.sha256, sizeof f->sha256);
     const char *slash = strrchr(path, '/');
     rb->name = slash ? slash + 1 : path;
     return RUN_OK;
@@ -170,7 +207,7 @@ static StoreSprtSpec store_spec(const RunSpec *sp, const RunBook *rb)
     StoreSprtSpec st = {
         .name = sp->name ? sp->name : "", .test_params = sp->test_params ? sp->test_params : "",
         .base_params = sp->base_params ? sp->base_params : "", .book_name = rb->name,
-        .book = (const char *const *)rb->lines, .book_lines = rb->count, .seed = sp->seed, .nodes = sp->nodes,
+        .book = (const char *const *)rb->lines, .book_lines = rb->count, .book_facts = &rb->facts, .seed = sp->seed, .nodes = sp->nodes,
         .base_ms = sp->base_ms, .inc_ms = sp->inc_ms, .margin_ms = 100, .threads = sp->threads > 0 ? sp->threads : 1,
         .pairs_per_task = sp->pairs_per_task, .max_pairs = sp->max_pairs, .priority = sp->priority,
         .test_build = sp->test_build, .base_build = sp->base_build, .test_net = sp->test_net,
@@ -208,7 +245,7 @@ RunStatus run_prepare(const RunSpec *sp, RunBook *rb, StoreSprtSpec *st, RunProb
 {
     memset(rb, 0, sizeof *rb);
     RunStatus status = run_check(sp, problem);
-    if (status == RUN_OK && (status = run_book_read(sp->book, rb, problem)) == RUN_OK)
+    if (status == RUN_OK && (status = run_book_read(sp, rb, problem)) == RUN_OK)
         *st = store_spec(sp, rb);
     return status;
 }

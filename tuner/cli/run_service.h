@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <stdio.h>
+
 #include "book.h"
 #include "run_kind.h"
 #include "store.h"
@@ -52,7 +54,10 @@ typedef struct {
     double replay_share;             /* of the pairs replayed by a second worker, 0-1; < 0: the default */
     /* the openings */
     const char *book;                /* the book's path, read here */
-    uint64_t seed;                   /* the opening order */
+    const char *book_format;         /* "book", "fen", "epd" or "pgn" (book.h); "" or NULL: by its extension */
+    int book_plies;                  /* pgn: each game's position after this many plies */
+    FILE *book_notes;                /* each bad opening, or what was dropped, a line each (NULL: nowhere) */
+    uint64_t seed;                   /* the opening order: a permutation walked once before any repeat */
     /* how long and how it is shared out */
     int pairs_per_task;
     int64_t max_pairs;               /* sprt: the cap; games: the pairs; spsa: iterations; data: games / 2 */
@@ -98,14 +103,17 @@ typedef struct {
     char **lines;
     int count;
     const char *name;                /* the file's name, without its folder */
+    StoreRunBook facts;              /* its format, SHA-256, duplicates dropped, balance */
 } RunBook;
 
 /*
- * Reads the book at path into *rb (empty on failure): RUN_BAD with the
- * problem of field "book" when it cannot be read or holds more than
- * RUN_BOOK_LINES_MAX openings, RUN_FAILED when out of memory.
+ * Reads the book of sp (its path, format and plies: book_import) into *rb
+ * (empty on failure), each bad opening and what was dropped written to
+ * sp->book_notes: RUN_BAD with the problem of field "book" when it cannot
+ * be read, holds a bad opening or more than RUN_BOOK_LINES_MAX openings,
+ * or the format is unknown; RUN_FAILED when out of memory.
  */
-RunStatus run_book_read(const char *path, RunBook *rb, RunProblem *problem);
+RunStatus run_book_read(const RunSpec *sp, RunBook *rb, RunProblem *problem);
 /* Frees a book of run_book_read (safe twice). This function can't fail. */
 void run_book_free(RunBook *rb);
 

@@ -114,7 +114,10 @@ static int show_run(Store *s, int64_t id, bool *active)
     if (r.name[0])
         printf("Name: %s\n", cli_shown(r.name));
     printf("Time control: %s, book %s, %d pairs per task\n", tc, cli_shown(r.book_name), r.pairs_per_task);
-    char threads[256];
+    char threads[256], book[512];
+    if (cli_book_text(s, &r, book, sizeof book) != 0)
+        return cli_fail(CLI_FAIL, "cannot read run %" PRId64 "'s book", r.id);
+    printf("Book: %s\n", cli_shown(book));
     if (cli_threads_text(s, &r, threads, sizeof threads) != 0)
         return cli_fail(CLI_FAIL, "cannot read the workers");
     printf("Threads: %s\n", threads);
