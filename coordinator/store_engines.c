@@ -88,7 +88,7 @@ int store_engine_add(Store *s, const EngineRecord *e, const char *actor, int64_t
     Settings st;
     settings(&st, e);
     st.p[ENGINE_SETTINGS] = actor;
-    /* through the function the dashboard adds with (040_web_engines.sql): NULL when the name is taken */
+    /* through the function the dashboard adds with (schemas/functions/xqf_engine_add.sql): NULL when the name is taken */
     PGresult *res = store_query(s, "engine add",
                                 "SELECT xqf_engine_add($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, "
                                 "$15, $16, $17, $18, $19)",
