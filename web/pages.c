@@ -19,6 +19,7 @@
 #include "residual.h"
 #include "run_kind.h"
 #include "run_service.h"
+#include "run_settings.def"
 #include "stats.h"
 #include "store_engines.h"
 #include "store_web.h"
@@ -966,6 +967,10 @@ static void check_field(FormOut *fo, const char *name, const char *label, const 
  * settings, and what the games keep for kinds that play a test's games.
  * The names are xqf-tune's options without "--" and with '_' for '-'.
  */
+/* A setting's field (run_settings.def), its default shown as xqf-tune's option's. */
+#define SETTING_FIELD(field_name, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store) \
+    field(fo, form_field, label, #def, form_help);
+
 static void new_run_fields(FormOut *fo, const RunKind *k)
 {
     field(fo, "name", "Name", "", NULL);
@@ -982,17 +987,11 @@ static void new_run_fields(FormOut *fo, const RunKind *k)
               "a record of xqf-tune engine list: another engine's refs (from its repository) or builds, both sides");
     }
     if (k->sprt) {
-        field(fo, "elo0", "elo0 (nElo)", "0", NULL);
-        field(fo, "elo1", "elo1 (nElo)", "5", NULL);
-        field(fo, "alpha", "alpha", "0.05", NULL);
-        field(fo, "beta", "beta", "0.05", NULL);
-        field(fo, "max_pairs", "Max pairs", "50000", NULL);
+        RUN_SETTINGS_SPRT(SETTING_FIELD)
     } else if (k->spsa) {
         field(fo, "params", "Parameters", "", "names, comma-separated (empty: every tunable)");
         field(fo, "pairs", "Game pairs (iterations)", "", NULL);
-        field(fo, "alpha", "alpha", "0.602", NULL);
-        field(fo, "gamma", "gamma", "0.101", NULL);
-        field(fo, "a_ratio", "A / N", "0.1", NULL);
+        RUN_SETTINGS_SPSA(SETTING_FIELD)
     } else if (k->two_sides)
         field(fo, "pairs", "Game pairs", "", "exactly this many pairs, no SPRT: the Elo with its interval");
     else {
@@ -1017,9 +1016,7 @@ static void new_run_fields(FormOut *fo, const RunKind *k)
         field(fo, "replay", "Replay share", "",
               "percent of pairs a second worker plays again (fixed nodes; empty: 1, none with several threads)");
     }
-    field(fo, "pairs_per_task", "Pairs per task", "8", NULL);
-    field(fo, "priority", "Priority", "0", NULL);
-    field(fo, "seed", "Seed", "1", "the openings' order");
+    RUN_SETTINGS_TASK(SETTING_FIELD)
 }
 
 int page_new_run(RunKindId kind, const Form *values, const FieldError *errors, int nerrors, const Session *u, Buf *b)

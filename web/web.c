@@ -362,6 +362,40 @@ static void rule_number_opt(Errors *er, const Form *f, const OptSpec spec, const
         rule_number(er, f, spec, field, v);
 }
 
+/*
+ * A setting of run_settings.def from its form field into *sp, by its
+ * option's bounds: a required field must be given, an optional one left
+ * empty keeps the default.  A field of an INT is read as int64 and stored
+ * into the setting's own type.
+ */
+static void setting_int(Errors *er, const Form *f, const OptSpec spec, const char *field, bool required, int64_t *v)
+{
+    if (required)
+        rule_int(er, f, spec, field, v);
+    else
+        rule_int_opt(er, f, spec, field, v);
+}
+
+static void setting_real(Errors *er, const Form *f, const OptSpec spec, const char *field, bool required, double *v)
+{
+    if (required)
+        rule_number(er, f, spec, field, v);
+    else
+        rule_number_opt(er, f, spec, field, v);
+}
+
+#define SETTING_VALUE_INT int64_t
+#define SETTING_VALUE_REAL double
+#define SETTING_READ_INT setting_int
+#define SETTING_READ_REAL setting_real
+#define READ_SETTING(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store) \
+    {                                                                                                            \
+        SETTING_VALUE_##TYPE v_ = (SETTING_VALUE_##TYPE)sp->field;                                               \
+        SETTING_READ_##TYPE(er, f, (OptSpec)RUN_SETTING_SPEC(field, TYPE, option, arg, def, lo, hi, help),       \
+                            form_field, required, &v_);                                                          \
+        sp->field = v_;                                                                                          \
+    }
+
 /* A checkbox: ticked when the form sends it with a value other than "0". */
 static bool ticked(const Form *f, const char *field)
 {
@@ -385,15 +419,9 @@ static void common_fields(const Form *f, RunSpec *sp, Errors *er)
         sp->nodes = v;
     if (has_tc && !rule_tc(tc, &sp->base_ms, &sp->inc_ms, why, sizeof why))
         field_error(er, "tc", "%s", why);
-    if (rule_int(er, f, (OptSpec)RULE_PAIRS_PER_TASK, "pairs_per_task", &v))
-        sp->pairs_per_task = (int)v;
-    if (rule_int(er, f, (OptSpec)RULE_PRIORITY, "priority", &v))
-        sp->priority = (int)v;
+    RUN_SETTINGS_TASK(READ_SETTING)
     const char *name = form_get(f, "name");
     sp->name = name ? name : "";
-    v = (int64_t)sp->seed;
-    rule_int_opt(er, f, (OptSpec)RULE_SEED, "seed", &v);
-    sp->seed = (uint64_t)v;
     if (sp->kind == RUN_KIND_DATA)
         return;
     v = sp->threads;
@@ -458,11 +486,7 @@ static void two_sides_fields(Store *s, const Form *f, RunSpec *sp, Errors *er)
 /* The SPRT's bounds and pair cap. */
 static void sprt_fields(const Form *f, RunSpec *sp, Errors *er)
 {
-    rule_number(er, f, (OptSpec)RULE_ELO0, "elo0", &sp->elo0);
-    rule_number(er, f, (OptSpec)RULE_ELO1, "elo1", &sp->elo1);
-    rule_number(er, f, (OptSpec)RULE_SPRT_ALPHA, "alpha", &sp->alpha);
-    rule_number(er, f, (OptSpec)RULE_SPRT_BETA, "beta", &sp->beta);
-    rule_int(er, f, (OptSpec)RULE_MAX_PAIRS, "max_pairs", &sp->max_pairs);
+    RUN_SETTINGS_SPRT(READ_SETTING)
 }
 
 /* SPSA: the named parameters (or every tunable) from the engine's table, as xqf-tune spsa new --params. */
@@ -470,9 +494,7 @@ static void spsa_fields(const Form *f, RunSpec *sp, StoreSpsaParam *params, Erro
 {
     char why[320];
     rule_int(er, f, (OptSpec)RULE_PAIRS(""), "pairs", &sp->max_pairs);
-    rule_number(er, f, (OptSpec)RULE_SPSA_ALPHA, "alpha", &sp->spsa_alpha);
-    rule_number(er, f, (OptSpec)RULE_SPSA_GAMMA, "gamma", &sp->spsa_gamma);
-    rule_number(er, f, (OptSpec)RULE_SPSA_A_RATIO, "a_ratio", &sp->spsa_a_ratio);
+    RUN_SETTINGS_SPSA(READ_SETTING)
     const char *names = form_get(f, "params");
     Params defaults;
     params_default(&defaults);
@@ -600,9 +622,9 @@ static bool modify_fields(const Form *f, int64_t *priority, int64_t *max_pairs, 
 {
     Errors er = { .n = 0 };
     char cap[320];
-    bool ok = rule_int(&er, f, (OptSpec)RULE_PRIORITY, "priority", priority) &&
-              rule_int(&er, f, (OptSpec)RULE_MAX_PAIRS, "max_pairs", max_pairs) &&
-              rule_int(&er, f, (OptSpec)RULE_PAIRS_PER_TASK, "pairs_per_task", ppt);
+    bool ok = rule_int(&er, f, *run_setting_option("priority"), "priority", priority) &&
+              rule_int(&er, f, *run_setting_option("max_pairs"), "max_pairs", max_pairs) &&
+              rule_int(&er, f, *run_setting_option("pairs_per_task"), "pairs_per_task", ppt);
     if (ok && !rule_pairs_per_task(*ppt, false, cap, sizeof cap))
         field_error(&er, "pairs_per_task", "%s", cap);
     if (er.n)

@@ -34,10 +34,8 @@
     { "--book", OPT_TEXT, "FILE", XQF_DEFAULT_BOOK, .help = "opening book, ours (.book), FEN (.fen), EPD (.epd) or PGN (.pgn)" }, \
     { "--book-format", OPT_TEXT, "FORMAT", NULL, .help = "the book's format whatever its extension (book, fen, epd or pgn)" }, \
     { "--book-plies", OPT_INT, "N", "0", .imin = 0, .imax = 256, .help = "with a PGN book, each game's position after N plies" }, \
-    RULE_PAIRS_PER_TASK,                                                                                       \
     { "--name", OPT_TEXT, "TEXT", "", .help = "a label" },                                                     \
-    RULE_PRIORITY,                                                                                             \
-    RULE_SEED,                                                                                                 \
+    RUN_SETTINGS_TASK(RUN_SETTING_OPTION)                                                                      \
     CLI_DB_OPTION
 
 /*
@@ -81,6 +79,15 @@ static int parse_tc(const char *option, const char *tc, int64_t *base_ms, int64_
     return rule_tc(tc, base_ms, inc_ms, why, sizeof why) ? CLI_OK : cli_fail(CLI_USAGE, "%s: %s", option, why);
 }
 
+/* A setting of run_settings.def read from its option into *sp (given, else its default). */
+#define READ_SETTING_INT opts_int
+#define READ_SETTING_REAL opts_real
+#define READ_SETTING(field, TYPE, option, ...) sp->field = READ_SETTING_##TYPE(o, option);
+
+static void read_sprt_settings(const Opts *o, RunSpec *sp) { RUN_SETTINGS_SPRT(READ_SETTING) }
+static void read_spsa_settings(const Opts *o, RunSpec *sp) { RUN_SETTINGS_SPSA(READ_SETTING) }
+static void read_task_settings(const Opts *o, RunSpec *sp) { RUN_SETTINGS_TASK(READ_SETTING) }
+
 /* Fills the settings every new run has from the options (the run service checks them). Exit status. */
 static int new_run_spec(const Opts *o, RunSpec *sp, bool fixed_depth)
 {
@@ -97,9 +104,7 @@ static int new_run_spec(const Opts *o, RunSpec *sp, bool fixed_depth)
     sp->replay_share = opts_table_has(o, "--replay") && opts_given(o, "--replay") ? opts_real(o, "--replay") / 100 : -1;
     if (opts_table_has(o, "--tc-scale") && opts_given(o, "--tc-scale"))
         sp->ref_nps = opts_int(o, "--ref-nps");
-    sp->pairs_per_task = (int)opts_int(o, "--pairs-per-task");
-    sp->priority = (int)opts_int(o, "--priority");
-    sp->seed = (uint64_t)opts_int(o, "--seed");
+    read_task_settings(o, sp);
     sp->name = opts_text(o, "--name");
     sp->book = opts_text(o, "--book");
     sp->book_format = opts_text(o, "--book-format");
@@ -181,9 +186,7 @@ static const OptSpec SPSA_OPTIONS[] = {
     { "--ref", OPT_TEXT, "REF", NULL, .help = "with --engine: the git commit of it built and played" },
     { "--sign-key", OPT_TEXT, "FILE", NULL, .help = "with --ref: sign the build with this operator key" },
     RULE_PAIRS("game pairs (iterations), required"),
-    RULE_SPSA_ALPHA,
-    RULE_SPSA_GAMMA,
-    RULE_SPSA_A_RATIO,
+    RUN_SETTINGS_SPSA(RUN_SETTING_OPTION)
     { "--net", OPT_TEXT, "NET|none", NULL, .help = "the net both sides evaluate with (xqf-tune net add; none: hand-crafted; default: the engine's own)" },
     TC_SCALE_OPTIONS,
     NEW_RUN_OPTIONS,
@@ -424,8 +427,8 @@ static int spsa_run(const Opts *o, const char *command, int (*make)(const Opts *
     if (checked != CLI_OK)
         return checked;
     RunSpec spec = run_spec_default(RUN_KIND_SPSA);
-    spec.spsa_alpha = opts_real(o, "--alpha"), spec.spsa_gamma = opts_real(o, "--gamma");
-    spec.spsa_a_ratio = opts_real(o, "--a-ratio"), spec.max_pairs = opts_int(o, "--pairs");
+    read_spsa_settings(o, &spec);
+    spec.max_pairs = opts_int(o, "--pairs");
     if (opts_table_has(o, "--engine")) {
         spec.engine = opts_text(o, "--engine");
         if (run_spec_other_engine(&spec))
@@ -777,11 +780,7 @@ int tune_cmd_chain(int argc, char **argv)
 
 static const OptSpec SPRT_OPTIONS[] = {
     TWO_SIDES_OPTIONS,
-    RULE_ELO0,
-    RULE_ELO1,
-    RULE_SPRT_ALPHA,
-    RULE_SPRT_BETA,
-    RULE_MAX_PAIRS,
+    RUN_SETTINGS_SPRT(RUN_SETTING_OPTION)
     NEW_RUN_OPTIONS,
     GAME_OPTIONS,
     OPTS_END,
@@ -921,14 +920,13 @@ static int two_sides_new(int argc, char **argv, const OptTable *table, bool game
                                    "(xqf-tune engine show %s)", sp.engine, sp.engine);
     if (run_spec_other_engine(&sp) && nets)
         return cli_fail(CLI_USAGE, "--test-net/--base-net: nets are our engine's (engine %s)", sp.engine);
-    sp.max_pairs = opts_int(&o, games ? "--pairs" : "--max-pairs");
+    if (games)
+        sp.max_pairs = opts_int(&o, "--pairs");
+    else
+        read_sprt_settings(&o, &sp);
     sp.test_build = opts_int(&o, "--test-build"), sp.base_build = opts_int(&o, "--base-build");
     sp.base_params = opts_given(&o, "--base") ? opts_text(&o, "--base") : "";
     sp.test_params = opts_given(&o, "--test") ? opts_text(&o, "--test") : "";
-    if (!games) {
-        sp.elo0 = opts_real(&o, "--elo0"), sp.elo1 = opts_real(&o, "--elo1");
-        sp.alpha = opts_real(&o, "--alpha"), sp.beta = opts_real(&o, "--beta");
-    }
     if (builds && !refs && sp.test_build == sp.base_build)
         return cli_fail(CLI_USAGE, "%s new: --test-build and --base-build are the same build", command);
     /* a side that plays a build has its set checked against the build's parameters once it exists (create_run) */

@@ -4,6 +4,7 @@
  */
 #include "run_rules.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +13,23 @@
 
 #include "param_set.h"
 #include "store_web.h"
+
+/* Every setting of run_settings.def by its RunSpec field, each group after the other. */
+#define SETTING_ENTRY(field, ...) { #field, RUN_SETTING_SPEC(field, __VA_ARGS__) },
+static const struct {
+    const char *field;
+    OptSpec spec;
+} SETTINGS[] = { RUN_SETTINGS_SPRT(SETTING_ENTRY) RUN_SETTINGS_SPSA(SETTING_ENTRY) RUN_SETTINGS_TASK(SETTING_ENTRY) };
+#undef SETTING_ENTRY
+
+const OptSpec *run_setting_option(const char *field)
+{
+    for (size_t i = 0; i < sizeof SETTINGS / sizeof SETTINGS[0]; i++)
+        if (strcmp(SETTINGS[i].field, field) == 0)
+            return &SETTINGS[i].spec;
+    assert(!"a setting of run_settings.def");
+    return NULL;
+}
 
 bool rule_tc(const char *text, int64_t *base_ms, int64_t *inc_ms, char *why, size_t size)
 {

@@ -24,20 +24,28 @@
 
 /* ---- the bounds of numbers, as option specs -------------------------------------------- */
 
-#define RULE_ELO0 { "--elo0", OPT_REAL, "X", "0", .rmin = -1000, .rmax = 1000, .help = "normalized Elo of H0" }
-#define RULE_ELO1 { "--elo1", OPT_REAL, "Y", "5", .rmin = -1000, .rmax = 1000, .help = "normalized Elo of H1" }
-#define RULE_SPRT_ALPHA { "--alpha", OPT_REAL, "A", "0.05", .rmin = 1e-6, .rmax = 0.5, .help = "error rate of type I" }
-#define RULE_SPRT_BETA { "--beta", OPT_REAL, "B", "0.05", .rmin = 1e-6, .rmax = 0.5, .help = "error rate of type II" }
-#define RULE_MAX_PAIRS { "--max-pairs", OPT_INT, "N", "50000", .imin = 1, .imax = INT64_C(1) << 40, .help = "at most N game pairs" }
+/* The settings of run_settings.def: a group's options are RUN_SETTINGS_GROUP(RUN_SETTING_OPTION). */
+#include "run_settings.def"
+
+#define RUN_SETTING_BOUNDS_INT(lo, hi) .imin = (lo), .imax = (hi)
+#define RUN_SETTING_BOUNDS_REAL(lo, hi) .rmin = (lo), .rmax = (hi)
+/* One setting's option spec (its default is the number as written), and as an element of an option table. */
+#define RUN_SETTING_SPEC(field, TYPE, option, arg, def, lo, hi, help_text, ...)                                  \
+    { option, OPT_##TYPE, arg, #def, RUN_SETTING_BOUNDS_##TYPE(lo, hi), .help = help_text }
+#define RUN_SETTING_OPTION(...) RUN_SETTING_SPEC(__VA_ARGS__),
+
+/*
+ * The option spec of a setting of run_settings.def by its RunSpec field
+ * ("max_pairs"), for a form that checks one outside its group.  An unknown
+ * name is a programmer error (assert).
+ */
+const OptSpec *run_setting_option(const char *field);
+
+/* Numbers outside the table: their help differs by command, or a front end converts them. */
+
 #define RULE_PAIRS(help_text) { "--pairs", OPT_INT, "N", NULL, .imin = 1, .imax = INT64_C(1) << 40, .help = help_text }
-#define RULE_SPSA_ALPHA { "--alpha", OPT_REAL, "A", "0.602", .rmin = 0.001, .rmax = 10, .help = "SPSA schedule: a_k = a / (A + k)^alpha" }
-#define RULE_SPSA_GAMMA { "--gamma", OPT_REAL, "G", "0.101", .rmin = 0.001, .rmax = 10, .help = "c_k = c / k^gamma" }
-#define RULE_SPSA_A_RATIO { "--a-ratio", OPT_REAL, "R", "0.1", .rmin = 0, .rmax = 100, .help = "A = R N" }
 #define RULE_NODES { "--nodes", OPT_INT, "N", NULL, .imin = 1, .imax = INT64_C(1) << 40, .help = "fixed nodes per move" }
-#define RULE_PAIRS_PER_TASK { "--pairs-per-task", OPT_INT, "P", "8", .imin = 1, .imax = 1024, .help = "game pairs per task" }
 #define RULE_THREADS { "--threads", OPT_INT, "N", "1", .imin = 1, .imax = XQF_THREADS_MAX, .help = "search threads of each engine (a game takes N cores of a worker)" }
-#define RULE_PRIORITY { "--priority", OPT_INT, "N", "0", .imin = -1000000, .imax = 1000000, .help = "higher runs first" }
-#define RULE_SEED { "--seed", OPT_INT, "S", "1", .imin = 0, .imax = INT64_MAX, .help = "opening order" }
 #define RULE_REF_NPS { "--ref-nps", OPT_INT, "N", "1000000", .imin = 1000, .imax = INT64_C(1) << 40, .help = "with --tc-scale: the reference speed, nodes/s of xqf-engine bench" }
 #define RULE_REPLAY { "--replay", OPT_REAL, "PERCENT", "1", .rmin = 0, .rmax = 100, \
                       .help = "with --nodes: the share of pairs a second worker plays again to compare (replay audit)" }

@@ -14,12 +14,14 @@
 #include "store_engines.h"
 #include "store_web.h"
 
+/* A setting's default (run_settings.def), a designated initializer of RunSpec. */
+#define SETTING_DEFAULT(field, TYPE, option, arg, def, ...) .field = def,
+
 RunSpec run_spec_default(RunKindId kind)
 {
     return (RunSpec){ .kind = kind, .name = "", .test_params = "", .base_params = "", .threads = 1,
-                      .replay_share = -1, .seed = 1, .pairs_per_task = 8, .max_pairs = 50000, .elo0 = 0,
-                      .elo1 = 5, .alpha = 0.05, .beta = 0.05, .spsa_alpha = 0.602, .spsa_gamma = 0.101,
-                      .spsa_a_ratio = 0.1, .data = { .random_plies = 8, .max_score = 3000 } };
+                      .replay_share = -1, RUN_SETTINGS_SPRT(SETTING_DEFAULT) RUN_SETTINGS_SPSA(SETTING_DEFAULT)
+                      RUN_SETTINGS_TASK(SETTING_DEFAULT) .data = { .random_plies = 8, .max_score = 3000 } };
 }
 
 static void set_problem(RunProblem *p, const char *field, const char *fmt, va_list ap)
@@ -200,6 +202,12 @@ RunStatus run_check(const RunSpec *sp, RunProblem *problem)
     return run_problems(sp, problem, 1) ? RUN_BAD : RUN_OK;
 }
 
+/* A setting into the field of the store's spec that keeps it (run_settings.def): an initializer, a statement. */
+#define SETTING_COPY(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store) \
+    .store = sp->field,
+#define SETTING_ASSIGN(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store) \
+    st.store = sp->field;
+
 /* The store's spec of the settings every kind has, with the book's lines. */
 static StoreSprtSpec store_spec(const RunSpec *sp, const RunBook *rb)
 {
@@ -207,9 +215,9 @@ static StoreSprtSpec store_spec(const RunSpec *sp, const RunBook *rb)
     StoreSprtSpec st = {
         .name = sp->name ? sp->name : "", .test_params = sp->test_params ? sp->test_params : "",
         .base_params = sp->base_params ? sp->base_params : "", .book_name = rb->name,
-        .book = (const char *const *)rb->lines, .book_lines = rb->count, .book_facts = &rb->facts, .seed = sp->seed, .nodes = sp->nodes,
+        .book = (const char *const *)rb->lines, .book_lines = rb->count, .book_facts = &rb->facts, .nodes = sp->nodes,
         .base_ms = sp->base_ms, .inc_ms = sp->inc_ms, .margin_ms = 100, .threads = sp->threads > 0 ? sp->threads : 1,
-        .pairs_per_task = sp->pairs_per_task, .max_pairs = sp->max_pairs, .priority = sp->priority,
+        .max_pairs = sp->max_pairs, RUN_SETTINGS_TASK(SETTING_COPY)
         .test_build = sp->test_build, .base_build = sp->base_build, .test_net = sp->test_net,
         .base_net = sp->base_net, .ref_nps = sp->ref_nps > 0 ? sp->ref_nps : 0, .game_scores = sp->keep_scores,
         .replay_given = sp->replay_share >= 0, .replay_share = sp->replay_share,
@@ -217,8 +225,9 @@ static StoreSprtSpec store_spec(const RunSpec *sp, const RunBook *rb)
     };
     if (k->two_sides && sp->base1_ms > 0)
         st.base1_ms = sp->base1_ms, st.inc1_ms = sp->inc1_ms;
-    if (k->sprt)
-        st.elo0 = sp->elo0, st.elo1 = sp->elo1, st.alpha = sp->alpha, st.beta = sp->beta;
+    if (k->sprt) {
+        RUN_SETTINGS_SPRT(SETTING_ASSIGN)
+    }
     return st;
 }
 
@@ -229,8 +238,7 @@ static int insert_run(Store *s, const RunSpec *sp, const StoreSprtSpec *st, int6
     case RUN_KIND_SPRT: return store_create_sprt(s, st, id);
     case RUN_KIND_GAMES: return store_create_games(s, st, id);
     case RUN_KIND_SPSA: {
-        StoreSpsaSpec spsa = { .run = *st, .alpha = sp->spsa_alpha, .gamma = sp->spsa_gamma,
-                               .a_ratio = sp->spsa_a_ratio, .params = sp->params, .count = sp->count };
+        StoreSpsaSpec spsa = { .run = *st, RUN_SETTINGS_SPSA(SETTING_COPY) .params = sp->params, .count = sp->count };
         return store_create_spsa(s, &spsa, id);
     }
     case RUN_KIND_DATA: {
