@@ -1020,6 +1020,10 @@ static const OptTable GAMES_TABLE = {
 
 int tune_cmd_games(int argc, char **argv) { return two_sides_new(argc, argv, &GAMES_TABLE, true); }
 
+int cli_new_run_spec(const Opts *o, RunSpec *sp) { return new_run_spec(o, sp, false); }
+
+int cli_run_problem(RunStatus status, const RunProblem *p) { return problem_status(status, p); }
+
 /* ---- data new, and the data command's options ---------------------------------- */
 
 
