@@ -507,6 +507,7 @@ static int fill_task(const SchedRun *r, const StoreLease *l, XqfMsg *m)
                 return -1;
         snprintf(t->hash_option, sizeof t->hash_option, "%s", e->hash_option);
         snprintf(t->threads_option, sizeof t->threads_option, "%s", e->threads_option);
+        snprintf(t->net_option, sizeof t->net_option, "%s", e->net_option);
         /* workers bench a build as `BINARY bench`: an engine benched otherwise is not checked there */
         if (strcmp(e->bench_command, ENGINE_DEFAULT_BENCH) != 0)
             t->bench0 = t->bench1 = 0;

@@ -221,6 +221,8 @@
     S(ACTIVE_RUNS, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.state = 'active' "                \
                    "ORDER BY r.priority DESC, r.id", 0)                                          \
     S(LIST_RUNS, "SELECT " RUN_COLUMNS " FROM runs r ORDER BY r.id DESC LIMIT $1", 1)            \
+    S(PREFIXED_RUNS, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.kind = $1 "                    \
+                     "AND left(r.name, length($2)) = $2 ORDER BY r.id", 2)                       \
     S(LOAD_RUN, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.id = $1", 1)                         \
     S(LOAD_BOOK, "SELECT b FROM runs r, unnest(r.book) WITH ORDINALITY AS u(b, i) "              \
                  "WHERE r.id = $1 ORDER BY i", 1)                                                \
@@ -1107,6 +1109,12 @@ int store_list_runs(Store *s, int max, StoreRun **out)
     Nums n;
     const char *p[1] = { num(&n, 0, max) };
     return read_runs(s, ST_LIST_RUNS, p, out);
+}
+
+int store_prefixed_runs(Store *s, const char *kind, const char *prefix, StoreRun **out)
+{
+    const char *p[2] = { kind, prefix };
+    return read_runs(s, ST_PREFIXED_RUNS, p, out);
 }
 
 void store_run_free(StoreRun *r)

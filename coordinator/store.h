@@ -325,6 +325,8 @@ typedef struct {
 int store_active_runs(Store *s, StoreRun **out);
 /* The newest runs, at most max, any state (no books). Returns the count or -1; *out malloc'd. */
 int store_list_runs(Store *s, int max, StoreRun **out);
+/* The runs of kind whose names start with prefix, oldest first (no books): a gauntlet's. Count or -1; *out malloc'd. */
+int store_prefixed_runs(Store *s, const char *kind, const char *prefix, StoreRun **out);
 /*
  * What run_id's book was: *out with its openings, and the rest when the run
  * was made with them (format "" otherwise).  Returns 1, 0 (no such run) or -1.

@@ -35,7 +35,7 @@ for p in "xqf-coordinator" "xqf-worker" "xqf-keys" "xqf-match" "xqf-match makebo
          "xqf-tune spsa" "xqf-tune sprt" "xqf-tune list" "xqf-tune show" "xqf-tune stop" \
          "xqf-tune export" "xqf-tune report" "xqf-tune build" "xqf-tune texel" "xqf-tune nnue" "xqf-tune user" "xqf-web" \
          "xqf-tune data" "xqf-tune games" "xqf-tune modify" "xqf-tune chain" \
-         "xqf-tune pgn" "xqf-tune purge" "xqf-tune net" "xqf-tune engine"; do
+         "xqf-tune pgn" "xqf-tune purge" "xqf-tune net" "xqf-tune engine" "xqf-tune gauntlet"; do
     guide=$guides/${p%% *}.md
     written=$(guide_commands "$guide")
     # shellcheck disable=SC2086

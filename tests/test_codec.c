@@ -98,6 +98,7 @@ static void fill(XqfMsg *m, XqfMsgType type)
         t->he_letters = true;
         xqf_strs_push(&t->init, "setoption name UCI_Variant value xiangqi");
         strcpy(t->hash_option, "Hash Size");
+        strcpy(t->net_option, "EvalFile");
         strcpy(t->name0, "test");
         strcpy(t->params0, "NullR=2,FutilityMargin1=130");
         strcpy(t->name1, "base");
@@ -202,6 +203,7 @@ Test(codec, task_fields_survive)
     cr_assert_str_eq(back.u.task.init.v[0], "setoption name UCI_Variant value xiangqi");
     cr_assert_str_eq(back.u.task.hash_option, "Hash Size");
     cr_assert_str_eq(back.u.task.threads_option, "");
+    cr_assert_str_eq(back.u.task.net_option, "EvalFile");
     xqf_msg_free(&m);
     xqf_msg_free(&back);
     xqf_buf_free(&a);
@@ -298,15 +300,15 @@ Test(codec, bad_frames)
     raw_str(&r, "slot");
     raw_uint(&r, 0);
     cr_assert_eq(decode_raw(&r), XQF_DECODE_VERSION);
-    /* the version before (10: parameter lists of 4096 bytes): said plainly */
+    /* the version before (11: no net option in a task): said plainly */
     r.n = 0;
-    raw_header(&r, 4, "xqf", 10, "task_request");
+    raw_header(&r, 4, "xqf", 11, "task_request");
     raw_str(&r, "slot");
     raw_uint(&r, 0);
     char why[160];
     cr_assert_eq(xqf_msg_decode(r.b, r.n, &m, why, sizeof why), XQF_DECODE_VERSION);
     xqf_msg_free(&m);
-    cr_assert_str_eq(why, "protocol version 10, expected 11");
+    cr_assert_str_eq(why, "protocol version 11, expected 12");
     cr_assert_eq(xqf_decode_error_code(XQF_DECODE_VERSION), XQF_ERR_VERSION);
     r.n = 0;
     raw_header(&r, 3, "xqf", XQF_PROTOCOL_VERSION, "launch_missiles");

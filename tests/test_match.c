@@ -670,3 +670,43 @@ Test(process, a_verified_start_runs_only_the_bytes_it_hashed)
     cr_assert_null(process_spawn(argv, sha, err, sizeof err));
     rmdir(dir);
 }
+
+/*
+ * An external engine's net goes to it by the option its record names
+ * (netopt=, Pikafish's EvalFile, another engine's own name): the line
+ * `setoption name PikaNet value FILE` reaches the engine, which here knows
+ * no such option and refuses it with its own words, so the game names the
+ * option that was sent.  Without netopt= the file goes as EvalFile.
+ */
+Test(players, a_net_goes_to_an_external_engine_by_its_option_name)
+{
+    const struct {
+        const char *netopt, *sent;
+    } cases[] = { { " netopt=PikaNet", "PikaNet" }, { "", "EvalFile" } };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char second[512];
+        snprintf(second, sizeof second, "name=fake cmd=%s arg=good net=/tmp/xqf-none.nnue%s", FAKE_ENGINE,
+                 cases[i].netopt);
+        /* static: a spec holds hundreds of options, too large for a test's stack twice over */
+        static MatchConfig cfg;
+        cfg = (MatchConfig){ .tc = FAST, .concurrency = 1, .seed = 7 };
+        spec_from(&cfg.players[0], "name=xqf");
+        spec_from(&cfg.players[1], second);
+        const PlayerSpec *s = &cfg.players[1];
+        cr_assert_eq(s->option_count, 1);
+        cr_assert_str_eq(s->options[0].name, cases[i].sent);
+        cr_assert_str_eq(s->options[0].value, "/tmp/xqf-none.nnue");
+        Book *book = load_book(TWO_OPENINGS);
+        Match *m = match_new(&cfg, book);
+        cr_assert_not_null(m);
+        /* a refused option stops the match (game.h): its failure names the option sent */
+        MatchCallbacks none = { 0 };
+        cr_assert_eq(match_play_pairs(m, 0, 1, &none), -1);
+        char want[64];
+        snprintf(want, sizeof want, "option %s=/tmp/xqf-none.nnue refused", cases[i].sent);
+        cr_assert(strstr(match_failure(m), want), "'%s' lacks '%s'", match_failure(m), want);
+        match_destroy(&m);
+        book_destroy(&book);
+    }
+    assert_no_children();
+}

@@ -175,6 +175,9 @@ static int apply_word(PlayerSpec *s, const char *key, size_t key_len, const char
             return fail(err, errlen, "net: empty or path too long");
         return 0;
     }
+    if (KEY("netopt"))
+        return copy_text(s->net_option, sizeof s->net_option, value) == 0 && *value
+                   ? 0 : fail(err, errlen, "netopt: empty or too long");
     if (key_len > 7 && strncmp(key, "option.", 7) == 0) {
         if (s->option_count == SPEC_MAX_OPTIONS)
             return fail(err, errlen, "too many options");
@@ -187,7 +190,7 @@ static int apply_word(PlayerSpec *s, const char *key, size_t key_len, const char
         return 0;
     }
     return fail(err, errlen, "unknown key '%.*s' (name, cmd, arg, proto, ranks, letters, init, "
-                "preset, option.NAME, params, hash, threads, net)", (int)key_len, key);
+                "preset, option.NAME, params, hash, threads, net, netopt)", (int)key_len, key);
 #undef KEY
 }
 
@@ -212,7 +215,8 @@ static int apply_builtin_options(PlayerSpec *s, char *err, size_t errlen)
 
 /*
  * net=: an external engine is told by options (EvalFile, UseNNUE: the
- * names xqf-engine and the Stockfish family use), which it judges itself;
+ * names xqf-engine and the Stockfish family use; netopt= names the file's
+ * option of an engine that calls it otherwise), which it judges itself;
  * a built-in engine's file is read now, so that a file the engine would
  * refuse is refused before any game, with the reader's words.
  */
@@ -224,7 +228,7 @@ static int apply_net(PlayerSpec *s, char *err, size_t errlen)
         if (s->option_count == SPEC_MAX_OPTIONS)
             return fail(err, errlen, "too many options");
         SpecOption *o = &s->options[s->option_count++];
-        copy_text(o->name, sizeof o->name, s->no_net ? "UseNNUE" : "EvalFile");
+        copy_text(o->name, sizeof o->name, s->no_net ? "UseNNUE" : s->net_option[0] ? s->net_option : "EvalFile");
         copy_text(o->value, sizeof o->value, s->no_net ? "false" : s->net);
         return 0;
     }

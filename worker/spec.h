@@ -25,6 +25,7 @@
  *                    and checked by the reader when parsing; external: `setoption name
  *                    EvalFile value FILE`), or none for the hand-crafted evaluation
  *                    (UseNNUE false); absent: the engine's own (its compiled-in net, if any)
+ *   netopt=NAME      external: the option net=FILE is sent as (default EvalFile)
  *   threads=N        search threads, 1-256 (built-in: Lazy SMP, engine_set_threads; external:
  *                    `setoption name Threads value N`); a game then wants N cores
  *
@@ -67,6 +68,7 @@ typedef struct {
     char params_path[SPEC_TEXT_MAX];     /* "" when none */
     char net[SPEC_TEXT_MAX];             /* net=FILE ("" none given; external: sent as EvalFile) */
     bool no_net;                         /* net=none: the hand-crafted evaluation (external: UseNNUE false) */
+    char net_option[SPEC_TEXT_MAX];      /* netopt=NAME: the option an external engine's net goes as ("": EvalFile) */
     /* external */
     char cmd[SPEC_TEXT_MAX];
     char sha256[SPEC_SHA_HEX + 1];       /* "" or the SHA-256 cmd must have: hashed and run from one descriptor */

@@ -111,7 +111,7 @@ static int make_player_words(PlayerSpec *p, const XqfMsg_task *m, const char *na
 static int make_player(PlayerSpec *p, const XqfMsg_task *m, const char *name, const char *params,
                        const char *engine, const char *sha, const char *net, bool boxed, char *err, size_t errlen)
 {
-    enum { MAX_WORDS = 10 + XQF_INIT_MAX + SPEC_MAX_OPTIONS };
+    enum { MAX_WORDS = 11 + XQF_INIT_MAX + SPEC_MAX_OPTIONS };
     /* on the heap: an SPSA task of hundreds of options makes this too large for a stack */
     WordBuf *words_buf = malloc(MAX_WORDS * sizeof *words_buf);
     char **words = malloc(MAX_WORDS * sizeof *words);
@@ -148,6 +148,9 @@ static int make_player_words(PlayerSpec *p, const XqfMsg_task *m, const char *na
                 snprintf(words_buf[n++], sizeof words_buf[0], "option.%s=%d", m->hash_option, hash_mb);
             if (m->threads_option[0] && threads > 1)
                 snprintf(words_buf[n++], sizeof words_buf[0], "option.%s=%d", m->threads_option, threads);
+            /* the net a side evaluates with goes by the record's option name (Pikafish's EvalFile, ...) */
+            if (m->net_option[0])
+                snprintf(words_buf[n++], sizeof words_buf[0], "netopt=%s", m->net_option);
             hash_mb = 0;     /* sent by its own name above, or not at all */
         }
         XqfSetItem item;

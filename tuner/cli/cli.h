@@ -24,6 +24,7 @@
 #include "keys.h"
 #include "opts.h"
 #include "params.h"
+#include "run_service.h"
 #include "spsa_spec.h"
 #include "stats.h"
 #include "store.h"
@@ -253,6 +254,18 @@ int cli_git_register(Store *s, CliGitRef *g, const char *sign_key, int64_t *id);
 
 /* A run's test and base builds (when it plays builds), with their commits, for show. Exit status. */
 int cli_show_builds(Store *s, int64_t run);
+
+/*
+ * The settings every new run has from o (create.c): the clock or nodes,
+ * the book, pairs per task, name, priority, seed, and with the games'
+ * options (--keep-scores in o's table) threads, kept scores and the
+ * replay share.  o's table has NEW_RUN_OPTIONS' options.  Exit status.
+ */
+int cli_new_run_spec(const Opts *o, RunSpec *sp);
+/* The run service's status as an exit status, a problem's setting named as its option (--pairs-per-task). */
+int cli_run_problem(RunStatus status, const RunProblem *p);
+/* A gauntlet (gauntlet.c): one games run per opponent under a shared name; its table. */
+int tune_cmd_gauntlet(int argc, char **argv);
 
 int tune_cmd_stats(int argc, char **argv);
 int tune_cmd_spsa(int argc, char **argv);

@@ -816,8 +816,11 @@ static const OptTable SPRT_TABLE = {
         "checked against the commit's Bench: line, registered as NAME-COMMIT12 and\n"
         "signed; workers play the builds with the record's protocol, commands after\n"
         "the handshake and option names; --tc-scale's reference is the record's speed\n"
-        "unless --ref-nps says otherwise.  An unknown engine, --repo, nets or a side\n"
-        "without a ref or build end with status 2 and no test.\n"
+        "unless --ref-nps says otherwise.  --test-net/--base-net go to its builds as\n"
+        "`setoption name NET_OPTION value PATH` (the record's net option, Pikafish's\n"
+        "EvalFile).  An unknown engine, --repo, a net for an engine without a net\n"
+        "option, none, no net for one that needs one (--needs-net) or a side without a\n"
+        "ref or build end with status 2 and no test.\n"
         "A set is checked against what plays it: the set of a side that plays a\n"
         "build (--test with --test-build or --test-ref, --base likewise) against\n"
         "the parameters that build listed when it was registered (a branch's new\n"
@@ -885,6 +888,30 @@ static int engine_ref_nps(const Opts *o, RunSpec *sp)
 }
 
 /*
+ * Another engine's nets against its record (run_engine_nets) before
+ * anything is built: which sides name a net (create_run looks them up).
+ * Exit status.
+ */
+static int check_engine_nets(const Opts *o, const RunSpec *sp)
+{
+    RunSpec given = *sp;
+    int64_t *ids[2] = { &given.test_net, &given.base_net };
+    for (int i = 0; i < 2; i++) {
+        const char *option = i ? "--base-net" : "--test-net";
+        *ids[i] = !opts_given(o, option) ? 0 : strcmp(opts_text(o, option), "none") == 0 ? STORE_NET_NONE : 1;
+    }
+    EngineRecord *e = malloc(sizeof *e);
+    Store *s = NULL;
+    RunProblem problem;
+    int status = e ? cli_open_db(o, &s) : cli_fail(CLI_FAIL, "out of memory");
+    if (status == CLI_OK && (status = cli_engine_load(s, "--engine", sp->engine, e)) == CLI_OK)
+        status = problem_status(run_engine_nets(e, &given, &problem), &problem);
+    store_destroy(&s);
+    free(e);
+    return status;
+}
+
+/*
  * sprt new and games new: the two sides (sets, builds, time odds) and the
  * run; sprt its bounds, games its pairs.  Exit status.
  */
@@ -918,8 +945,6 @@ static int two_sides_new(int argc, char **argv, const OptTable *table, bool game
     if (run_spec_other_engine(&sp) && opts_given(&o, "--repo"))
         return cli_fail(CLI_USAGE, "--repo: engine %s's refs are read from its record's repository "
                                    "(xqf-tune engine show %s)", sp.engine, sp.engine);
-    if (run_spec_other_engine(&sp) && nets)
-        return cli_fail(CLI_USAGE, "--test-net/--base-net: nets are our engine's (engine %s)", sp.engine);
     if (games)
         sp.max_pairs = opts_int(&o, "--pairs");
     else
@@ -943,6 +968,8 @@ static int two_sides_new(int argc, char **argv, const OptTable *table, bool game
         return status;
     if (run_spec_other_engine(&sp) && opts_given(&o, "--tc-scale") && !opts_given(&o, "--ref-nps") &&
         (status = engine_ref_nps(&o, &sp)) != CLI_OK)
+        return status;
+    if (run_spec_other_engine(&sp) && (status = check_engine_nets(&o, &sp)) != CLI_OK)
         return status;
     if (refs) {
         /* the settings and the book before anything is built: a bad one costs no build */
@@ -990,6 +1017,10 @@ static const OptTable GAMES_TABLE = {
 };
 
 int tune_cmd_games(int argc, char **argv) { return two_sides_new(argc, argv, &GAMES_TABLE, true); }
+
+int cli_new_run_spec(const Opts *o, RunSpec *sp) { return new_run_spec(o, sp, false); }
+
+int cli_run_problem(RunStatus status, const RunProblem *p) { return problem_status(status, p); }
 
 /* ---- data new, and the data command's options ---------------------------------- */
 

@@ -28,6 +28,7 @@ static const Command COMMANDS[] = {
     { "spsa", "spsa new: create an SPSA tuning run", tune_cmd_spsa },
     { "sprt", "sprt new: create an SPRT test of two parameter sets", tune_cmd_sprt },
     { "games", "games new: a fixed number of game pairs of two sides, for their Elo", tune_cmd_games },
+    { "gauntlet", "gauntlet new|show: one side against several opponents, a games run each, one table", tune_cmd_gauntlet },
     { "chain", "chain new|show|list|advance: SPSA, then a build, then SPRTs, each when the one before passed", tune_cmd_chain },
     { "modify", "change a run while it runs: priority, throughput, max pairs, SPSA pairs", tune_cmd_modify },
     { "list", "the newest runs with their progress", tune_cmd_list },

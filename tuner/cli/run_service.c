@@ -258,6 +258,24 @@ RunStatus run_prepare(const RunSpec *sp, RunBook *rb, StoreSprtSpec *st, RunProb
     return status;
 }
 
+RunStatus run_engine_nets(const EngineRecord *e, const RunSpec *sp, RunProblem *problem)
+{
+    const int64_t nets[2] = { sp->test_net, sp->base_net };
+    const char *fields[2] = { "test_net", "base_net" };
+    for (int i = 0; i < (run_kind_get(sp->kind)->two_sides ? 2 : 1); i++) {
+        if (nets[i] == STORE_NET_NONE)
+            return problem_of(problem, fields[i], "none is our engine's hand-crafted evaluation: engine %s plays "
+                                                  "a net or its own", e->name);
+        if (nets[i] && !e->net_option[0])
+            return problem_of(problem, fields[i], "engine %s has no net option to load a net by (xqf-tune engine "
+                                                  "modify %s --net-option NAME)", e->name, e->name);
+        if (!nets[i] && e->needs_net)
+            return problem_of(problem, fields[i], "engine %s plays only with a net (needs_net): give each side "
+                                                  "one (xqf-tune net add)", e->name);
+    }
+    return RUN_OK;
+}
+
 RunStatus run_create(Store *s, const RunSpec *sp, int64_t *id, RunProblem *problem)
 {
     RunBook rb;
@@ -269,11 +287,13 @@ RunStatus run_create(Store *s, const RunSpec *sp, int64_t *id, RunProblem *probl
     if (run_spec_other_engine(sp)) {
         EngineRecord *e = malloc(sizeof *e);
         int found = e ? store_engine_load(s, sp->engine, e) : -1;
-        free(e);
-        if (found != 1) {
-            run_book_free(&rb);
-            return found == 0 ? problem_of(problem, "engine", "no engine named '%.64s' (xqf-tune engine list)", sp->engine)
+        status = found == 1 ? run_engine_nets(e, sp, problem)
+                 : found == 0 ? problem_of(problem, "engine", "no engine named '%.64s' (xqf-tune engine list)", sp->engine)
                               : problem_of(problem, "", "the database cannot be read");
+        free(e);
+        if (status != RUN_OK) {
+            run_book_free(&rb);
+            return status;
         }
     }
     /* owner and approval state are read by the insert's trigger from the transaction's settings */

@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "book.h"
+#include "engine_record.h"
 #include "run_kind.h"
 #include "store.h"
 
@@ -138,9 +139,20 @@ int run_problems(const RunSpec *spec, RunProblem *out, int max);
 RunStatus run_prepare(const RunSpec *spec, RunBook *rb, StoreSprtSpec *st, RunProblem *problem);
 
 /*
+ * Another engine's record e against the nets of sp (test_net, and
+ * base_net for a kind of two sides): a net is sent to the engine as its
+ * record's net option, so an engine without one takes no net, and "none"
+ * (our hand-crafted evaluation) is no other engine's; an engine that
+ * needs a net (needs_net) plays none without one on each side.  RUN_OK,
+ * or RUN_BAD with *problem ("test_net", "base_net").
+ */
+RunStatus run_engine_nets(const EngineRecord *e, const RunSpec *sp, RunProblem *problem);
+
+/*
  * Makes the run: run_check, the book read, then in one transaction the
  * run's row with every setting (time odds, clock scaling, kept scores and
- * replay share included: xqf_create_run, 031; its engine, 035), an SPSA
+ * replay share included: xqf_create_run, 031; its engine, 035, its nets
+ * checked against the engine's record by run_engine_nets), an SPSA
  * run's parameters, its owner and approval state, and the builds it waits
  * for (its refs).  An engine that has no record is RUN_BAD ("engine").  Returns RUN_OK with *id, RUN_BAD with
  * *problem, or RUN_FAILED (problem's field "" and why).
