@@ -1058,20 +1058,32 @@ int page_new_run(RunKindId kind, const Form *values, const FieldError *errors, i
     return nerrors ? 400 : 200;
 }
 
+/* A page's notice (NULL: none). */
+static void notice_line(Buf *b, const char *notice)
+{
+    if (!notice)
+        return;
+    buf_puts(b, "<p class=\"notice\" id=\"notice\">");
+    buf_html(b, notice);
+    buf_puts(b, "</p>\n");
+}
+
+/* The start of an admin's form posted to action: the refusal when it had errors ("The X was not Y"), the token. */
+static void form_start(Buf *b, const Session *u, const char *action, int nerrors, const char *refused)
+{
+    if (nerrors)
+        buf_printf(b, "<p class=\"error\">%s: see the messages below.</p>\n", refused);
+    buf_printf(b, "<form method=\"post\" action=\"%s\" class=\"new\">", action);
+    csrf_field(b, u);
+}
+
 int page_users(const Form *values, const FieldError *errors, int nerrors, const char *notice, const Session *u,
                Buf *b)
 {
     head(b, "Users", u);
     buf_puts(b, "<h1>New account</h1>\n");
-    if (notice) {
-        buf_puts(b, "<p class=\"notice\" id=\"notice\">");
-        buf_html(b, notice);
-        buf_puts(b, "</p>\n");
-    }
-    if (nerrors)
-        buf_puts(b, "<p class=\"error\">The account was not created: see the messages below.</p>\n");
-    buf_puts(b, "<form method=\"post\" action=\"/users\" class=\"new\">");
-    csrf_field(b, u);
+    notice_line(b, notice);
+    form_start(b, u, "/users", nerrors, "The account was not created");
     FormOut fo = { .b = b, .values = nerrors ? values : NULL, .errors = errors, .nerrors = nerrors };
     field(&fo, "name", "Name", "", "1-64 letters, digits, '_', '.' or '-'");
     field(&fo, "role", "Role", "viewer", "viewer, tester or admin");
@@ -1152,11 +1164,7 @@ int page_engines(Store *s, const Form *values, const FieldError *errors, int ner
     }
     head(b, "Engines", u);
     buf_puts(b, "<h1>Engines</h1>\n");
-    if (notice) {
-        buf_puts(b, "<p class=\"notice\" id=\"notice\">");
-        buf_html(b, notice);
-        buf_puts(b, "</p>\n");
-    }
+    notice_line(b, notice);
     buf_puts(b, "<p>The engines the builder builds, benches and the workers play; runs name one with "
                 "<code>--engine NAME</code> (ours: <code>" RUN_OUR_ENGINE "</code>).</p>\n"
                 "<table class=\"runs\" id=\"engines\"><thead><tr><th>Name</th><th>Repository</th><th>Build</th>"
@@ -1193,10 +1201,7 @@ int page_engines(Store *s, const Form *values, const FieldError *errors, int ner
         char depth[16];
         snprintf(depth, sizeof depth, "%d", d.bench_depth);
         buf_puts(b, "<h2>Add an engine</h2>\n");
-        if (nerrors)
-            buf_puts(b, "<p class=\"error\">The engine was not added: see the messages below.</p>\n");
-        buf_puts(b, "<form method=\"post\" action=\"/engines\" class=\"new\">");
-        csrf_field(b, u);
+        form_start(b, u, "/engines", nerrors, "The engine was not added");
         FormOut fo = { .b = b, .values = nerrors ? values : NULL, .errors = errors, .nerrors = nerrors };
         field(&fo, "name", "Name", "", "letters, digits, '.', '_', '+', '-'");
         field(&fo, "repo", "Repository", "", "a git URL or a path the builder can fetch");
