@@ -39,7 +39,7 @@ typedef struct {
     int *perm;                       /* opening order over the book */
     int random_plies, depth;         /* data runs (store_data_settings) */
     bool scores;                     /* its games keep scores and depths (store_game_scores) */
-    EngineRecord *engine;            /* the record of the engine its builds are of; NULL: ours (runs.engine "xqf") */
+    EngineRecord *engines[2];        /* each player's engine record (runs.engine, runs.base_engine); NULL: ours */
 } SchedLoaded;
 
 typedef struct {
@@ -268,7 +268,8 @@ static void run_free(SchedRun *r)
     store_run_free(&r->run);
     store_run_free(&(StoreRun){ .book = r->loaded.book, .book_lines = r->loaded.book_lines });
     free(r->loaded.perm);
-    free(r->loaded.engine);
+    free(r->loaded.engines[0]);
+    free(r->loaded.engines[1]);
     r->loaded = (SchedLoaded){ 0 };
 }
 
@@ -427,13 +428,17 @@ static int load_book(Sched *s, SchedRun *r)
     if ((rc = store_game_scores(s->store, r->run.id)) < 0)
         return -1;
     l->scores = rc == 1;
-    /* another engine's builds are spoken to as its record says (ours: xqf-engine's settings, the worker's own) */
-    if (r->run.engine[0] && strcmp(r->run.engine, "xqf") != 0 && !l->engine) {
-        if (!(l->engine = malloc(sizeof *l->engine)))
+    /* another engine's builds are spoken to as its record says (ours: xqf-engine's settings, the worker's own);
+       the second player's engine is the run's base engine, another than the first's in a gauntlet's run */
+    for (int k = 0; k < 2; k++) {
+        const char *name = k ? r->run.base_engine : r->run.engine;
+        if (!name[0] || strcmp(name, "xqf") == 0 || l->engines[k])
+            continue;
+        if (!(l->engines[k] = malloc(sizeof *l->engines[k])))
             return -1;
-        if ((rc = store_engine_load(s->store, r->run.engine, l->engine)) <= 0) {
-            free(l->engine);
-            l->engine = NULL;
+        if ((rc = store_engine_load(s->store, name, l->engines[k])) <= 0) {
+            free(l->engines[k]);
+            l->engines[k] = NULL;
             return rc < 0 ? -1 : 1;
         }
     }
@@ -449,6 +454,28 @@ static int load_book(Sched *s, SchedRun *r)
     l->book_lines = full.book_lines;
     sched_book_order(r->run.seed, l->perm, full.book_lines);
     l->done = true;
+    return 0;
+}
+
+/*
+ * How a player's engine is spoken to, from its record, into one player's
+ * fields of a task (each player has its own: a run's two sides may be two
+ * engines).  Returns 0 or -1 (out of memory).
+ */
+static int fill_side_engine(const EngineRecord *e, char engine[XQF_NAME_MAX + 1], char proto[8 + 1], bool *ranks1,
+                            bool *he_letters, XqfStrs *init, char hash_option[XQF_NAME_MAX + 1],
+                            char threads_option[XQF_NAME_MAX + 1], char net_option[XQF_NAME_MAX + 1])
+{
+    snprintf(engine, XQF_NAME_MAX + 1, "%s", e->name);
+    snprintf(proto, 8 + 1, "%s", engine_protocol_name(e->protocol));
+    *ranks1 = e->ranks_from_one;
+    *he_letters = e->he_letters;
+    for (int i = 0; i < e->init_count && i < XQF_INIT_MAX; i++)
+        if (xqf_strs_push(init, e->init[i]) != 0)
+            return -1;
+    snprintf(hash_option, XQF_NAME_MAX + 1, "%s", e->hash_option);
+    snprintf(threads_option, XQF_NAME_MAX + 1, "%s", e->threads_option);
+    snprintf(net_option, XQF_NAME_MAX + 1, "%s", e->net_option);
     return 0;
 }
 
@@ -496,21 +523,18 @@ static int fill_task(const SchedRun *r, const StoreLease *l, XqfMsg *m)
     t->draw_score = a->draw_score;
     t->max_plies = a->max_plies;
     t->scores = r->loaded.scores;
-    const EngineRecord *e = r->loaded.engine;
-    if (e) {
-        snprintf(t->engine, sizeof t->engine, "%s", e->name);
-        snprintf(t->proto, sizeof t->proto, "%s", engine_protocol_name(e->protocol));
-        t->ranks1 = e->ranks_from_one;
-        t->he_letters = e->he_letters;
-        for (int i = 0; i < e->init_count && i < XQF_INIT_MAX; i++)
-            if (xqf_strs_push(&t->init, e->init[i]) != 0)
-                return -1;
-        snprintf(t->hash_option, sizeof t->hash_option, "%s", e->hash_option);
-        snprintf(t->threads_option, sizeof t->threads_option, "%s", e->threads_option);
-        snprintf(t->net_option, sizeof t->net_option, "%s", e->net_option);
+    for (int k = 0; k < 2; k++) {
+        const EngineRecord *e = r->loaded.engines[k];
+        if (!e)
+            continue;
+        if (fill_side_engine(e, k ? t->engine1 : t->engine, k ? t->proto1 : t->proto, k ? &t->ranks1_1 : &t->ranks1,
+                             k ? &t->he_letters1 : &t->he_letters, k ? &t->init1 : &t->init,
+                             k ? t->hash_option1 : t->hash_option, k ? t->threads_option1 : t->threads_option,
+                             k ? t->net_option1 : t->net_option) != 0)
+            return -1;
         /* workers bench a build as `BINARY bench`: an engine benched otherwise is not checked there */
         if (strcmp(e->bench_command, ENGINE_DEFAULT_BENCH) != 0)
-            t->bench0 = t->bench1 = 0;
+            *(k ? &t->bench1 : &t->bench0) = 0;
     }
     if (strcmp(run->kind, run_kind_get(RUN_KIND_DATA)->name) == 0) {
         t->random_plies = r->loaded.random_plies;

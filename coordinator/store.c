@@ -40,7 +40,7 @@
     "coalesce((SELECT sha256 FROM nets n WHERE n.id = r.base_net), CASE WHEN r.base_hce THEN 'none' ELSE '' END), " \
     "coalesce((SELECT name FROM nets n WHERE n.id = r.test_net), CASE WHEN r.test_hce THEN 'none' ELSE '' END), " \
     "coalesce((SELECT name FROM nets n WHERE n.id = r.base_net), CASE WHEN r.base_hce THEN 'none' ELSE '' END), " \
-    "r.threads, r.engine"
+    "r.threads, r.engine, coalesce(r.base_engine, r.engine)"
 
 /* Nets (025_nets.sql): registered with their bytes, listed, shown, served in chunks as builds are. */
 #define NET_COLUMNS                                                                              \
@@ -193,7 +193,7 @@
     S(FINISH_LLR, "SELECT xqf_finish_run($1, 'finished', $3, $2)", 3)                            \
     S(CREATE_RUN, "SELECT xqf_create_run($1, $2, $3, $4, $5, $6::text[], $7, $8, $9, $10, $11, $12, $13, " \
                   "$14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29::jsonb, " \
-                  "$30, $31, $32, $33, $34, $35, $36, $37, $38, $39, $40, $41)", 41)                                           \
+                  "$30, $31, $32, $33, $34, $35, $36, $37, $38, $39, $40, $41, $42)", 42)                                           \
     S(SPSA_PARAMS_ADD, "SELECT xqf_create_spsa_params($1, $2::text[], $3::float8[], $4::float8[], " \
                        "$5::float8[], $6::float8[], $7::float8[])", 7)                           \
     S(SPSA_RUN, "SELECT iter, coalesce((settings->>'alpha')::float8, 0.602), "                   \
@@ -870,7 +870,7 @@ static int create_run(Store *s, const RunKind *kind, const StoreSprtSpec *sp, co
         return -1;
     Nums n;
     bool sprt = kind->sprt;
-    const char *p[41] = {
+    const char *p[42] = {
         sp->name ? sp->name : "", sp->test_params ? sp->test_params : "",
         sp->base_params ? sp->base_params : "", sp->build_id ? sp->build_id : "",
         sp->book_name ? sp->book_name : "", book, num(&n, 0, (int64_t)(sp->seed & INT64_MAX)),
@@ -885,7 +885,8 @@ static int create_run(Store *s, const RunKind *kind, const StoreSprtSpec *sp, co
         num(&n, 14, sp->base_build), kind->on_claim ? "true" : "false", num(&n, 21, sp->test_net),
         num(&n, 22, sp->base_net), num(&n, 23, sp->threads > 0 ? sp->threads : 1), num(&n, 24, sp->base1_ms),
         num(&n, 25, sp->inc1_ms), num(&n, 26, sp->ref_nps), sp->game_scores ? "true" : "false",
-        sp->replay_given ? dbl(&n, 27, sp->replay_share) : NULL, sp->engine ? sp->engine : ""
+        sp->replay_given ? dbl(&n, 27, sp->replay_share) : NULL, sp->engine ? sp->engine : "",
+        sp->base_engine ? sp->base_engine : ""
     };
     PGresult *res = run(s, ST_CREATE_RUN, p, PGRES_TUPLES_OK);
     free(book);
@@ -1067,6 +1068,7 @@ static void read_run(const PGresult *r, int row, StoreRun *o)
     get_text(r, row, c++, o->net_name1, sizeof o->net_name1);
     o->threads = (int)get_i64(r, row, c++);
     get_text(r, row, c++, o->engine, sizeof o->engine);
+    get_text(r, row, c++, o->base_engine, sizeof o->base_engine);
 }
 
 /*

@@ -183,6 +183,7 @@ typedef struct {
     bool replay_given;               /* replay_share is the run's; else 1 %, none for several threads */
     double replay_share;             /* of the pairs replayed by a second worker, 0-1 (014) */
     const char *engine;              /* the engine its builds are of (035): a record's name; "" or NULL: ours, xqf */
+    const char *base_engine;         /* the base side's, when another (041); "" or NULL: the engine */
 } StoreSprtSpec;
 
 /* A side's net: the hand-crafted evaluation (UseNNUE false), whatever net the engine holds. */
@@ -317,6 +318,7 @@ typedef struct {
     char net1[STORE_NAME_MAX + 1];   /* name1's */
     char net_name0[STORE_NAME_MAX + 1], net_name1[STORE_NAME_MAX + 1]; /* their names ("none", "") */
     char engine[STORE_NAME_MAX + 1]; /* the engine its builds are of (035_engine_runs.sql; "xqf": ours) */
+    char base_engine[STORE_NAME_MAX + 1]; /* the base side's (name1's; 041): engine unless another */
     char **book;                     /* store_load_run only; free with store_run_free */
     int book_lines;
 } StoreRun;

@@ -116,12 +116,14 @@ int store_engine_load(Store *s, const char *name, EngineRecord *e)
     return found;
 }
 
-int store_run_engine(Store *s, int64_t run, char *name, size_t size)
+int store_run_engine(Store *s, int64_t run, const char *side, char *name, size_t size)
 {
     char id[24];
     snprintf(id, sizeof id, "%lld", (long long)run);
-    const char *p[1] = { id };
-    PGresult *res = store_query(s, "run engine", "SELECT engine FROM runs WHERE id = $1", 1, p, PGRES_TUPLES_OK);
+    const char *p[2] = { id, side };
+    PGresult *res = store_query(s, "run engine",
+                                "SELECT CASE WHEN $2 = 'base' THEN coalesce(base_engine, engine) ELSE engine END "
+                                "FROM runs WHERE id = $1", 2, p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int found = PQntuples(res) == 1;

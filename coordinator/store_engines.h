@@ -23,11 +23,13 @@ int store_engine_add(Store *s, const EngineRecord *e, const char *actor, int64_t
 /* The engine named name into *e. 1, 0 (none) or -1. */
 int store_engine_load(Store *s, const char *name, EngineRecord *e);
 /*
- * The name of the engine run's builds are of (035_engine_runs.sql: "xqf",
- * ours, for every run made before) into name (size bytes).  1, 0 (no such
- * run) or -1.  What the builder may read (runs, not their tasks).
+ * The name of the engine the build of run's side ("test" or "base", a
+ * build request's) is of (035_engine_runs.sql: "xqf", ours, for every run
+ * made before; the base side's may be another, 041) into name (size
+ * bytes).  1, 0 (no such run) or -1.  What the builder may read (runs,
+ * not their tasks).
  */
-int store_run_engine(Store *s, int64_t run, char *name, size_t size);
+int store_run_engine(Store *s, int64_t run, const char *side, char *name, size_t size);
 /* Every engine, by id (ours first). Returns the count or -1; *out malloc'd (NULL when none). */
 int store_engine_list(Store *s, EngineRecord **out);
 /*

@@ -6,7 +6,7 @@
 #include <string.h>
 
 static const char SIGNATURE[] = "xqf";
-enum { MAX_DEPTH = 3, MAX_FIELDS = 48 };  /* fields in one message (task has 33) */
+enum { MAX_DEPTH = 3, MAX_FIELDS = 64 };  /* fields in one message (task has 55) */
 
 /* ---- field descriptors, generated from messages.def ---------------------- */
 

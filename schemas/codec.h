@@ -20,7 +20,7 @@
 #include <stdio.h>
 
 enum {
-    XQF_PROTOCOL_VERSION = 12,
+    XQF_PROTOCOL_VERSION = 13,
     XQF_FRAME_MAX = 1 << 20,       /* bytes in one frame */
     XQF_NAME_MAX = 64,             /* names, build ids */
     XQF_TEXT_MAX = 512,            /* reasons, error texts, status lines */

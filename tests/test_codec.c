@@ -99,6 +99,14 @@ static void fill(XqfMsg *m, XqfMsgType type)
         xqf_strs_push(&t->init, "setoption name UCI_Variant value xiangqi");
         strcpy(t->hash_option, "Hash Size");
         strcpy(t->net_option, "EvalFile");
+        /* the second player another engine (a run of two engines): its own settings */
+        strcpy(t->engine1, "eleeye");
+        strcpy(t->proto1, "ucci");
+        t->ranks1_1 = true;
+        xqf_strs_push(&t->init1, "setoption usebook false");
+        xqf_strs_push(&t->init1, "setoption promotion false");
+        strcpy(t->hash_option1, "hashsize");
+        strcpy(t->threads_option1, "threads");
         strcpy(t->name0, "test");
         strcpy(t->params0, "NullR=2,FutilityMargin1=130");
         strcpy(t->name1, "base");
@@ -204,6 +212,14 @@ Test(codec, task_fields_survive)
     cr_assert_str_eq(back.u.task.hash_option, "Hash Size");
     cr_assert_str_eq(back.u.task.threads_option, "");
     cr_assert_str_eq(back.u.task.net_option, "EvalFile");
+    cr_assert_str_eq(back.u.task.engine1, "eleeye");
+    cr_assert_str_eq(back.u.task.proto1, "ucci");
+    cr_assert(back.u.task.ranks1_1 && !back.u.task.he_letters1);
+    cr_assert_eq(back.u.task.init1.count, 2);
+    cr_assert_str_eq(back.u.task.init1.v[1], "setoption promotion false");
+    cr_assert_str_eq(back.u.task.hash_option1, "hashsize");
+    cr_assert_str_eq(back.u.task.threads_option1, "threads");
+    cr_assert_str_eq(back.u.task.net_option1, "");
     xqf_msg_free(&m);
     xqf_msg_free(&back);
     xqf_buf_free(&a);
@@ -300,15 +316,15 @@ Test(codec, bad_frames)
     raw_str(&r, "slot");
     raw_uint(&r, 0);
     cr_assert_eq(decode_raw(&r), XQF_DECODE_VERSION);
-    /* the version before (11: no net option in a task): said plainly */
+    /* the version before (12: one engine's settings in a task): said plainly */
     r.n = 0;
-    raw_header(&r, 4, "xqf", 11, "task_request");
+    raw_header(&r, 4, "xqf", 12, "task_request");
     raw_str(&r, "slot");
     raw_uint(&r, 0);
     char why[160];
     cr_assert_eq(xqf_msg_decode(r.b, r.n, &m, why, sizeof why), XQF_DECODE_VERSION);
     xqf_msg_free(&m);
-    cr_assert_str_eq(why, "protocol version 11, expected 12");
+    cr_assert_str_eq(why, "protocol version 12, expected 13");
     cr_assert_eq(xqf_decode_error_code(XQF_DECODE_VERSION), XQF_ERR_VERSION);
     r.n = 0;
     raw_header(&r, 3, "xqf", XQF_PROTOCOL_VERSION, "launch_missiles");

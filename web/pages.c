@@ -727,6 +727,8 @@ int page_run(Store *s, int64_t id, const Session *u, const char *notice, Buf *b)
     row(b, "Threads per engine", threads, NULL);
     if (strcmp(r.engine, RUN_OUR_ENGINE) != 0)
         row(b, "Engine", r.engine, NULL);   /* another engine's builds (035_engine_runs.sql) */
+    if (r.base_engine[0] && strcmp(r.base_engine, r.engine) != 0)
+        row(b, "Base engine", r.base_engine, NULL);   /* a run of two engines, the base side's (041) */
     char book[512];
     cli_book_text(s, &r, book, sizeof book);   /* on a database error: its name only */
     row(b, "Book", book, NULL);

@@ -98,37 +98,56 @@ static Task *refuse(Task *t, char *err, size_t errlen, const char *fmt, const ch
  * but an identifier and an integer goes into a `setoption` line); the
  * build itself judges the names and the values (external.h: a refusal
  * hands the task back).  A build is spoken to as xqf-engine when the task
- * names no engine (ours), else as the task says its engine's record does:
- * protocol, dialect, the commands after the handshake, and its hash and
- * threads options by their names (none sent for a name "").
+ * names no engine for its player (ours), else as the task says that
+ * engine's record does: protocol, dialect, the commands after the
+ * handshake, and its hash and threads options by their names (none sent
+ * for a name "").  Each player has its own engine fields: the two sides
+ * of a run may be two engines (ours against another's, a gauntlet's run).
  */
 typedef char WordBuf[SPEC_TEXT_MAX + 16];
 
-static int make_player_words(PlayerSpec *p, const XqfMsg_task *m, const char *name, const char *params,
-                             const char *engine, const char *sha, const char *net, bool boxed, WordBuf *words_buf,
-                             char **words, int max_words, char *err, size_t errlen);
+/* How one player's engine is spoken to: the task's fields of that player. */
+typedef struct {
+    const char *engine, *proto, *hash_option, *threads_option, *net_option;
+    bool ranks1, he_letters;
+    const XqfStrs *init;
+} SideEngine;
 
-static int make_player(PlayerSpec *p, const XqfMsg_task *m, const char *name, const char *params,
-                       const char *engine, const char *sha, const char *net, bool boxed, char *err, size_t errlen)
+static SideEngine side_engine(const XqfMsg_task *m, int k)
+{
+    return k ? (SideEngine){ m->engine1, m->proto1, m->hash_option1, m->threads_option1, m->net_option1,
+                             m->ranks1_1, m->he_letters1, &m->init1 }
+             : (SideEngine){ m->engine, m->proto, m->hash_option, m->threads_option, m->net_option, m->ranks1,
+                             m->he_letters, &m->init };
+}
+
+static int make_player_words(PlayerSpec *p, const XqfMsg_task *m, const SideEngine *se, const char *name,
+                             const char *params, const char *engine, const char *sha, const char *net, bool boxed,
+                             WordBuf *words_buf, char **words, int max_words, char *err, size_t errlen);
+
+static int make_player(PlayerSpec *p, const XqfMsg_task *m, int k, const char *engine, const char *net, bool boxed,
+                       char *err, size_t errlen)
 {
     enum { MAX_WORDS = 11 + XQF_INIT_MAX + SPEC_MAX_OPTIONS };
     /* on the heap: an SPSA task of hundreds of options makes this too large for a stack */
     WordBuf *words_buf = malloc(MAX_WORDS * sizeof *words_buf);
     char **words = malloc(MAX_WORDS * sizeof *words);
-    int rc = words_buf && words ? make_player_words(p, m, name, params, engine, sha, net, boxed, words_buf, words,
-                                                    MAX_WORDS, err, errlen)
+    const SideEngine se = side_engine(m, k);
+    int rc = words_buf && words ? make_player_words(p, m, &se, k ? m->name1 : m->name0, k ? m->params1 : m->params0,
+                                                    engine, k ? m->build1 : m->build0, net, boxed,
+                                                    words_buf, words, MAX_WORDS, err, errlen)
                                 : (snprintf(err, errlen, "out of memory"), -1);
     free(words);
     free(words_buf);
     return rc;
 }
 
-static int make_player_words(PlayerSpec *p, const XqfMsg_task *m, const char *name, const char *params,
-                             const char *engine, const char *sha, const char *net, bool boxed, WordBuf *words_buf,
-                             char **words, int max_words, char *err, size_t errlen)
+static int make_player_words(PlayerSpec *p, const XqfMsg_task *m, const SideEngine *se, const char *name,
+                             const char *params, const char *engine, const char *sha, const char *net, bool boxed,
+                             WordBuf *words_buf, char **words, int max_words, char *err, size_t errlen)
 {
     int n = 0, hash_mb = (int)m->hash_mb, threads = (int)m->threads;
-    bool other = engine && m->engine[0];
+    bool other = engine && se->engine[0];
     snprintf(words_buf[n++], sizeof words_buf[0], "name=%s", name);
     if (net)
         snprintf(words_buf[n++], sizeof words_buf[0], "net=%s", net);
@@ -139,18 +158,18 @@ static int make_player_words(PlayerSpec *p, const XqfMsg_task *m, const char *na
         if (!other)
             snprintf(words_buf[n++], sizeof words_buf[0], "preset=xqf-engine");
         else {
-            snprintf(words_buf[n++], sizeof words_buf[0], "proto=%s", m->proto);
-            snprintf(words_buf[n++], sizeof words_buf[0], "ranks=%d", m->ranks1 ? 1 : 0);
-            snprintf(words_buf[n++], sizeof words_buf[0], "letters=%s", m->he_letters ? "he" : "nb");
-            for (uint32_t i = 0; i < m->init.count && i < XQF_INIT_MAX; i++)
-                snprintf(words_buf[n++], sizeof words_buf[0], "init=%s", m->init.v[i]);
-            if (m->hash_option[0])
-                snprintf(words_buf[n++], sizeof words_buf[0], "option.%s=%d", m->hash_option, hash_mb);
-            if (m->threads_option[0] && threads > 1)
-                snprintf(words_buf[n++], sizeof words_buf[0], "option.%s=%d", m->threads_option, threads);
+            snprintf(words_buf[n++], sizeof words_buf[0], "proto=%s", se->proto);
+            snprintf(words_buf[n++], sizeof words_buf[0], "ranks=%d", se->ranks1 ? 1 : 0);
+            snprintf(words_buf[n++], sizeof words_buf[0], "letters=%s", se->he_letters ? "he" : "nb");
+            for (uint32_t i = 0; i < se->init->count && i < XQF_INIT_MAX; i++)
+                snprintf(words_buf[n++], sizeof words_buf[0], "init=%s", se->init->v[i]);
+            if (se->hash_option[0])
+                snprintf(words_buf[n++], sizeof words_buf[0], "option.%s=%d", se->hash_option, hash_mb);
+            if (se->threads_option[0] && threads > 1)
+                snprintf(words_buf[n++], sizeof words_buf[0], "option.%s=%d", se->threads_option, threads);
             /* the net a side evaluates with goes by the record's option name (Pikafish's EvalFile, ...) */
-            if (m->net_option[0])
-                snprintf(words_buf[n++], sizeof words_buf[0], "netopt=%s", m->net_option);
+            if (se->net_option[0])
+                snprintf(words_buf[n++], sizeof words_buf[0], "netopt=%s", se->net_option);
             hash_mb = 0;     /* sent by its own name above, or not at all */
         }
         XqfSetItem item;
@@ -275,10 +294,10 @@ Task *task_new(const XqfMsg_task *m, const char *build, const char *const engine
     if (m->base1_ms < 0 || m->inc1_ms < 0 || (m->base1_ms == 0 && m->inc1_ms != 0))
         return refuse(t, err, errlen, "%s", "time odds: not a valid clock for the second player");
     char why[512];
-    if (make_player(&t->players[0], m, m->name0, m->params0, engines ? engines[0] : NULL, m->build0,
-                    nets ? nets[0] : NULL, boxed, why, sizeof why) != 0 ||
-        make_player(&t->players[1], m, m->name1, m->params1, engines ? engines[1] : NULL, m->build1,
-                    nets ? nets[1] : NULL, boxed, why, sizeof why) != 0)
+    if (make_player(&t->players[0], m, 0, engines ? engines[0] : NULL, nets ? nets[0] : NULL, boxed, why,
+                    sizeof why) != 0 ||
+        make_player(&t->players[1], m, 1, engines ? engines[1] : NULL, nets ? nets[1] : NULL, boxed, why,
+                    sizeof why) != 0)
         return refuse(t, err, errlen, "players: %s", why);
     if (!(t->book = make_book(&m->openings, why, sizeof why)))
         return refuse(t, err, errlen, "openings: %s", why);

@@ -200,7 +200,7 @@ static const char *check_engines(Worker *w, XqfMsg_task *m, char *const paths[2]
         int64_t recorded = k ? m->bench1 : m->bench0;
         why[k][0] = '\0';
         /* another engine benched otherwise than `BINARY bench` (recorded 0): its bench is the builder's only */
-        if (!*sha || (m->engine[0] && recorded == 0))
+        if (!*sha || ((k ? m->engine1 : m->engine)[0] && recorded == 0))
             continue;
         BuildBench b;
         bool fresh = builds_bench(w->builds, sha, paths[k], &b);

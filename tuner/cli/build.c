@@ -1188,13 +1188,13 @@ static int serve_one(Store *s, const Opts *o, const StoreBuildRequest *q, const 
     char cache[PATH_MAX], name[ENGINE_NAME_MAX + 1] = "";
     printf("run %" PRId64 ": building the %s ref %s (request %" PRId64 ")\n", q->run_id, q->side, q->ref, q->id);
     fflush(stdout);
-    /* the run's engine: ours from --repo, another by its record */
+    /* the engine of the request's side (a run's base side may be another's): ours from --repo, another by its record */
     int status = g && engine ? CLI_OK : cli_fail(CLI_FAIL, "out of memory");
-    if (status == CLI_OK && store_run_engine(s, q->run_id, name, sizeof name) != 1)
+    if (status == CLI_OK && store_run_engine(s, q->run_id, q->side, name, sizeof name) != 1)
         status = cli_fail(CLI_FAIL, "cannot read the engine of run %" PRId64, q->run_id);
     bool other = status == CLI_OK && name[0] && strcmp(name, "xqf") != 0;
     if (other)
-        status = cli_engine_load(s, "the run's engine", name, engine);
+        status = cli_engine_load(s, "the side's engine", name, engine);
     if (status == CLI_OK && !path_fmt(cache, sizeof cache, "%s/repos", out))
         status = cli_fail(CLI_USAGE, "--out: '%s' is too long", out);
     if (status == CLI_OK)

@@ -774,6 +774,7 @@ int tune_cmd_chain(int argc, char **argv)
     { "--repo", OPT_TEXT, "DIR", ".", .help = "with --test-ref/--base-ref: the git repository" },               \
     { "--sign-key", OPT_TEXT, "FILE", NULL, .help = "with --test-ref/--base-ref: sign the builds with this operator key" }, \
     { "--engine", OPT_TEXT, "NAME", RUN_OUR_ENGINE, .help = "the engine whose refs or builds both sides play (xqf-tune engine list)" }, \
+    { "--base-engine", OPT_TEXT, "NAME", NULL, .help = "the base side's engine, when another (default: --engine's)" }, \
     { "--test-net", OPT_TEXT, "NET|none", NULL, .help = "the net the test side evaluates with (xqf-tune net add; none: hand-crafted; default: the engine's own)" }, \
     { "--base-net", OPT_TEXT, "NET|none", NULL, .help = "the net the base side evaluates with" }, \
     TC_SCALE_OPTIONS
@@ -793,6 +794,8 @@ static const OptTable SPRT_TABLE = {
         "       xqf-tune sprt new --base-build ID --test-build ID (--tc | --nodes) [options]\n"
         "       xqf-tune sprt new --base-ref REF --test-ref REF [--repo DIR] [--sign-key FILE] (--tc | --nodes) [options]\n"
         "       xqf-tune sprt new --engine NAME --base-ref REF --test-ref REF [--sign-key FILE] (--tc | --nodes)\n"
+        "                         [options]\n"
+        "       xqf-tune sprt new [--engine NAME] --test-ref REF --base-engine NAME --base-ref REF (--tc | --nodes)\n"
         "                         [options]\n"
         "\n"
         "Creates an SPRT test of two parameter sets (Name=value,... over the engine's\n"
@@ -821,6 +824,13 @@ static const OptTable SPRT_TABLE = {
         "EvalFile).  An unknown engine, --repo, a net for an engine without a net\n"
         "option, none, no net for one that needs one (--needs-net) or a side without a\n"
         "ref or build end with status 2 and no test.\n"
+        "--base-engine NAME gives the base side another engine than --engine (ours\n"
+        "against Pikafish or ElephantEye, each a record: a gauntlet's opponent in one\n"
+        "run): --base-ref is built by NAME's record as --engine's refs are by theirs,\n"
+        "--base-net checked against it, and workers speak to each side as its own\n"
+        "record says (protocol, dialect, commands after the handshake, option names).\n"
+        "An unknown base engine, or one not ours without --base-ref or --base-build,\n"
+        "ends with status 2 and no test.\n"
         "A set is checked against what plays it: the set of a side that plays a\n"
         "build (--test with --test-build or --test-ref, --base likewise) against\n"
         "the parameters that build listed when it was registered (a branch's new\n"
@@ -840,22 +850,28 @@ static const OptTable SPRT_TABLE = {
 /*
  * The builds of --test-ref and --base-ref: both resolved (cheap checks
  * first), then built, then registered, so that a bad ref or a failed
- * build records nothing.  Their ids go to sp.  Exit status.
+ * build records nothing.  Each ref is built by its side's engine record
+ * (the base side's may be another engine's).  Their ids go to sp.  Exit
+ * status.
  */
 static int build_refs(const Opts *o, RunSpec *sp, const char *command, const char *const refs[2])
 {
     const char *repo = opts_table_has(o, "--repo") ? opts_text(o, "--repo") : NULL;
     int64_t *ids[2] = { &sp->test_build, &sp->base_build };
     CliGitRef *g = calloc(2, sizeof *g);
-    EngineRecord *engine = run_spec_other_engine(sp) ? malloc(sizeof *engine) : NULL;
+    EngineRecord *engines[2] = { run_spec_side_other(sp, 0) ? malloc(sizeof *engines[0]) : NULL,
+                                 run_spec_side_other(sp, 1) ? malloc(sizeof *engines[1]) : NULL };
     Store *s = NULL;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int status = g && (engine || !run_spec_other_engine(sp)) ? cli_open_db(o, &s) : cli_fail(CLI_FAIL, "out of memory");
-    if (status == CLI_OK && engine)
-        status = cli_engine_load(s, "--engine", sp->engine, engine);
+    int status = g && (engines[0] || !run_spec_side_other(sp, 0)) && (engines[1] || !run_spec_side_other(sp, 1))
+                     ? cli_open_db(o, &s)
+                     : cli_fail(CLI_FAIL, "out of memory");
+    for (int i = 0; status == CLI_OK && i < 2; i++)
+        if (engines[i])
+            status = cli_engine_load(s, i ? "--base-engine" : "--engine", run_spec_side_engine(sp, i), engines[i]);
     for (int i = 0; status == CLI_OK && i < 2; i++)
         if (refs[i])
-            status = cli_git_resolve(s, repo, refs[i], NULL, engine, GIT_BUILD_DIR "/repos", &g[i]);
+            status = cli_git_resolve(s, repo, refs[i], NULL, engines[i], GIT_BUILD_DIR "/repos", &g[i]);
     if (status == CLI_OK && refs[0] && refs[1] && strcmp(g[0].tree, g[1].tree) == 0)
         status = cli_fail(CLI_USAGE, "%s new: --test-ref and --base-ref are the same source (tree %.12s)", command,
                           g[0].tree);
@@ -870,7 +886,8 @@ static int build_refs(const Opts *o, RunSpec *sp, const char *command, const cha
                           sp->test_build);
     store_destroy(&s);
     free(g);
-    free(engine);
+    free(engines[0]);
+    free(engines[1]);
     return status;
 }
 
@@ -888,9 +905,10 @@ static int engine_ref_nps(const Opts *o, RunSpec *sp)
 }
 
 /*
- * Another engine's nets against its record (run_engine_nets) before
- * anything is built: which sides name a net (create_run looks them up).
- * Exit status.
+ * Each side's engine (another's than ours) by its record, and its nets
+ * against it (run_engine_nets) before anything is built: which sides name
+ * a net (create_run looks them up).  An unknown engine is CLI_USAGE,
+ * naming its option.  Exit status.
  */
 static int check_engine_nets(const Opts *o, const RunSpec *sp)
 {
@@ -904,8 +922,10 @@ static int check_engine_nets(const Opts *o, const RunSpec *sp)
     Store *s = NULL;
     RunProblem problem;
     int status = e ? cli_open_db(o, &s) : cli_fail(CLI_FAIL, "out of memory");
-    if (status == CLI_OK && (status = cli_engine_load(s, "--engine", sp->engine, e)) == CLI_OK)
-        status = problem_status(run_engine_nets(e, &given, &problem), &problem);
+    for (int i = 0; status == CLI_OK && i < 2; i++)
+        if (run_spec_side_other(sp, i) &&
+            (status = cli_engine_load(s, i ? "--base-engine" : "--engine", run_spec_side_engine(sp, i), e)) == CLI_OK)
+            status = problem_status(run_engine_nets(e, &given, &problem), &problem);
     store_destroy(&s);
     free(e);
     return status;
@@ -942,6 +962,7 @@ static int two_sides_new(int argc, char **argv, const OptTable *table, bool game
         return cli_fail(CLI_USAGE, "games new: --pairs N is required");
     RunSpec sp = run_spec_default(games ? RUN_KIND_GAMES : RUN_KIND_SPRT);
     sp.engine = opts_text(&o, "--engine");
+    sp.base_engine = opts_given(&o, "--base-engine") ? opts_text(&o, "--base-engine") : NULL;
     if (run_spec_other_engine(&sp) && opts_given(&o, "--repo"))
         return cli_fail(CLI_USAGE, "--repo: engine %s's refs are read from its record's repository "
                                    "(xqf-tune engine show %s)", sp.engine, sp.engine);
@@ -969,7 +990,7 @@ static int two_sides_new(int argc, char **argv, const OptTable *table, bool game
     if (run_spec_other_engine(&sp) && opts_given(&o, "--tc-scale") && !opts_given(&o, "--ref-nps") &&
         (status = engine_ref_nps(&o, &sp)) != CLI_OK)
         return status;
-    if (run_spec_other_engine(&sp) && (status = check_engine_nets(&o, &sp)) != CLI_OK)
+    if ((run_spec_side_other(&sp, 0) || run_spec_side_other(&sp, 1)) && (status = check_engine_nets(&o, &sp)) != CLI_OK)
         return status;
     if (refs) {
         /* the settings and the book before anything is built: a bad one costs no build */
@@ -1007,10 +1028,13 @@ static const OptTable GAMES_TABLE = {
         "                          [options]\n"
         "       xqf-tune games new --pairs N --base-build ID --test-build ID (--tc | --nodes) [options]\n"
         "       xqf-tune games new --pairs N [--engine NAME] --base-ref REF --test-ref REF (--tc | --nodes) [options]\n"
+        "       xqf-tune games new --pairs N [--engine NAME] --test-ref REF --base-engine NAME --base-ref REF\n"
+        "                          (--tc | --nodes) [options]\n"
         "\n"
         "Creates a fixed-games run: exactly N game pairs of the test side against the\n"
-        "base (sets, builds or refs, of our engine or of --engine NAME's, as sprt new\n"
-        "takes and checks them), no SPRT; show and report give its Elo and nElo with\n"
+        "base (sets, builds or refs, of our engine or of --engine NAME's, the base\n"
+        "side's of --base-engine NAME's when another, as sprt new takes and checks\n"
+        "them), no SPRT; show and report give its Elo and nElo with\n"
         "their 95 % intervals and the LOS.\n"
         "--tc-base gives the base side a clock of its own (time odds: --tc is then\n"
         "the test side's), for sprt new too.  Prints the run id.\n",

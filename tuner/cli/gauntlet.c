@@ -7,9 +7,10 @@
  * opponent, each made by the run service (run_create) like games new
  * makes one, named "NAME vs OPPONENT".  The shared name is the gauntlet:
  * show finds its runs by that prefix (store_prefixed_runs) and prints
- * each opponent's result and the total in one table.  A run holds one
- * engine's builds on both sides (runs.engine), so every opponent is of
- * the gauntlet's engine (its refs, or for ours the workers' own engine).
+ * each opponent's result and the total in one table.  The side is the
+ * test side of the gauntlet's engine (runs.engine); an opponent of
+ * another engine is the base side of its own (runs.base_engine), as
+ * cutechess plays ours against Pikafish or ElephantEye.
  */
 #include <ctype.h>
 #include <inttypes.h>
@@ -28,8 +29,8 @@ enum { GAUNTLET_OPPONENTS_MAX = 64 };
 
 static const OptSpec GAUNTLET_OPTIONS[] = {
     { "--opponent", OPT_TEXT, "ENGINE[@REF]", NULL, .repeat = true,
-      .help = "new: an opponent (repeat for each): a ref of the engine, built by the builder (ours without @REF: the workers' engine)" },
-    { "--engine", OPT_TEXT, "NAME", RUN_OUR_ENGINE, .help = "new: the engine of the gauntlet's side and its opponents (xqf-tune engine list)" },
+      .help = "new: an opponent (repeat for each): a ref of any engine, built by the builder by its record (ours without @REF: the workers' engine)" },
+    { "--engine", OPT_TEXT, "NAME", RUN_OUR_ENGINE, .help = "new: the engine of the gauntlet's side (xqf-tune engine list)" },
     { "--ref", OPT_TEXT, "REF", NULL, .help = "new: the gauntlet's side: a git commit of the engine, built by the builder" },
     { "--build", OPT_INT, "ID", NULL, .imin = 1, .imax = INT64_MAX, .help = "new: or a registered build" },
     { "--set", OPT_TEXT, "SET", NULL, .help = "new: our engine's set the side plays, Name=value,... over the defaults" },
@@ -64,11 +65,12 @@ static const OptTable GAUNTLET_TABLE = {
         "\"NAME vs OPPONENT\"; NAME (--name, default \"gauntlet ENGINE@REF\") is the\n"
         "gauntlet.  The side is a ref of --engine (built by the builder before the\n"
         "runs start), a registered build, or for our engine a set of the workers'\n"
-        "engine; each opponent is a ref of the same engine (a run plays one engine's\n"
-        "builds), or for ours, without @REF, the workers' engine at its defaults.\n"
+        "engine; each opponent is a ref of any engine, the same or another (its run's\n"
+        "base engine, built by that engine's record and played as it says), or for\n"
+        "ours, without @REF, the workers' engine at its defaults.\n"
         "Every run is checked first; an unknown engine, an opponent of another engine\n"
-        "or given twice, none at all, or a name a gauntlet has already end with status\n"
-        "2 and no run.  The runs are made in order, each in its own transaction: when\n"
+        "without @REF, one given twice, none at all, or a name a gauntlet has already\n"
+        "end with status 2 and no run.  The runs are made in order, each in its own transaction: when\n"
         "one fails, those made before are stopped.  Prints the gauntlet's name, then\n"
         "each run's id and opponent.\n"
         "show: each opponent's run, W/D/L, pentanomial and the side's Elo against it\n"
@@ -98,30 +100,29 @@ static int parse_opponent(const char *text, Opponent *op)
 }
 
 /*
- * The opponents against the gauntlet's side sp (its engine, ours by
- * default, and its nets): each opponent's engine loaded and the side's,
- * each opponent of it (a run plays one engine's builds), none given
- * twice, and the nets against another engine's record
- * (run_engine_nets), before any run is made.  Exit status.
+ * The opponents' runs, specs (each with its nets), before any run is
+ * made: each opponent's engine loaded (another than the side's plays the
+ * base side, runs.base_engine), none given twice, and each side's nets
+ * against its engine's record when it is not ours (run_engine_nets).
+ * Exit status.
  */
-static int check_opponents(Store *s, const RunSpec *sp, const Opponent *ops, int n)
+static int check_opponents(Store *s, const RunSpec *specs, const Opponent *ops, int n)
 {
-    const char *engine = run_spec_other_engine(sp) ? sp->engine : RUN_OUR_ENGINE;
     EngineRecord *e = malloc(sizeof *e);
     int status = e ? CLI_OK : cli_fail(CLI_FAIL, "out of memory");
+    RunProblem problem;
     for (int i = 0; status == CLI_OK && i < n; i++) {
         if ((status = cli_engine_load(s, "--opponent", ops[i].engine, e)) != CLI_OK)
             break;
-        if (strcmp(ops[i].engine, engine) != 0)
-            status = cli_fail(CLI_USAGE, "--opponent %s: a run plays one engine's builds on both sides: "
-                                         "opponents of a gauntlet of %s are its refs", ops[i].text, engine);
         for (int j = 0; status == CLI_OK && j < i; j++)
             if (strcmp(ops[i].text, ops[j].text) == 0)
                 status = cli_fail(CLI_USAGE, "--opponent %s: given twice", ops[i].text);
+        for (int k = 0; status == CLI_OK && k < 2; k++)
+            if (run_spec_side_other(&specs[i], k) &&
+                (status = cli_engine_load(s, k ? "--opponent" : "--engine", run_spec_side_engine(&specs[i], k), e)) ==
+                    CLI_OK)
+                status = cli_run_problem(run_engine_nets(e, &specs[i], &problem), &problem);
     }
-    RunProblem problem;
-    if (status == CLI_OK && run_spec_other_engine(sp) && (status = cli_engine_load(s, "--engine", engine, e)) == CLI_OK)
-        status = cli_run_problem(run_engine_nets(e, sp, &problem), &problem);
     free(e);
     return status;
 }
@@ -163,8 +164,12 @@ static int opponent_specs(const RunSpec *sp, const char *name, const Opponent *o
         if (len < 0 || len >= STORE_TEXT_MAX)
             return cli_fail(CLI_USAGE, "--name: '%s" GAUNTLET_VS "%s' is longer than %d bytes", name, ops[i].text,
                             STORE_TEXT_MAX - 1);
+        if (!ops[i].ref && strcmp(ops[i].engine, RUN_OUR_ENGINE) != 0)
+            return cli_fail(CLI_USAGE, "--opponent %s: engine %s plays its builds: give %s@REF", ops[i].text,
+                            ops[i].engine, ops[i].engine);
         specs[i].name = names[i];
         specs[i].base_ref = ops[i].ref;
+        specs[i].base_engine = ops[i].engine;
         RunProblem problem;
         int status = cli_run_problem(run_check(&specs[i], &problem), &problem);
         if (status != CLI_OK)
@@ -242,8 +247,10 @@ static int gauntlet_new(const Opts *o)
     for (int i = 0; status == CLI_OK && i < 2; i++)
         status = cli_net_arg(s, i ? "--base-net" : "--test-net", opts_text(o, i ? "--base-net" : "--test-net"),
                              i ? &side.base_net : &side.test_net);
+    for (int i = 0; status == CLI_OK && i < n; i++)
+        specs[i].test_net = side.test_net, specs[i].base_net = side.base_net;
     if (status == CLI_OK)
-        status = check_opponents(s, &side, ops, n);
+        status = check_opponents(s, specs, ops, n);
     int exists = status == CLI_OK ? gauntlet_exists(s, name) : 0;
     if (exists < 0)
         status = cli_fail(CLI_FAIL, "cannot read the runs");
@@ -253,7 +260,6 @@ static int gauntlet_new(const Opts *o)
     int made = 0;
     for (; status == CLI_OK && made < n; made++) {
         RunProblem problem;
-        specs[made].test_net = side.test_net, specs[made].base_net = side.base_net;
         /* one book, its notes once */
         specs[made].book_notes = made == 0 ? stderr : NULL;
         status = cli_run_problem(run_create(s, &specs[made], &ids[made], &problem), &problem);

@@ -137,6 +137,18 @@ bool run_spec_other_engine(const RunSpec *sp)
     return sp->engine && sp->engine[0] && strcmp(sp->engine, RUN_OUR_ENGINE) != 0;
 }
 
+const char *run_spec_side_engine(const RunSpec *sp, int side)
+{
+    if (side && run_kind_get(sp->kind)->two_sides && sp->base_engine && sp->base_engine[0])
+        return sp->base_engine;
+    return run_spec_other_engine(sp) ? sp->engine : RUN_OUR_ENGINE;
+}
+
+bool run_spec_side_other(const RunSpec *sp, int side)
+{
+    return strcmp(run_spec_side_engine(sp, side), RUN_OUR_ENGINE) != 0;
+}
+
 int run_problems(const RunSpec *sp, RunProblem *out, int max)
 {
     const RunKind *k = run_kind_get(sp->kind);
@@ -173,8 +185,13 @@ int run_problems(const RunSpec *sp, RunProblem *out, int max)
     } else if (run_spec_other_engine(sp) && !k->two_sides)
         add(&ps, "engine", "another engine than ours plays sprt, games and spsa runs of its builds, not %s runs",
             k->name);
-    else if (run_spec_other_engine(sp) && (!(sp->test_build || sp->test_ref) || !(sp->base_build || sp->base_ref)))
-        add(&ps, "engine", "engine %s plays its builds: give both sides a ref (or a build)", sp->engine);
+    else if (k->two_sides && run_spec_side_other(sp, 0) && !(sp->test_build || sp->test_ref))
+        add(&ps, "engine", "engine %s plays its builds: give the test side a ref (or a build)", sp->engine);
+    if (sp->base_engine && sp->base_engine[0] && !k->two_sides)
+        add(&ps, "base_engine", "a %s run plays one engine: a base engine is a side's of sprt and games runs", k->name);
+    else if (k->two_sides && run_spec_side_other(sp, 1) && !(sp->base_build || sp->base_ref))
+        add(&ps, strcmp(run_spec_side_engine(sp, 1), run_spec_side_engine(sp, 0)) ? "base_engine" : "engine",
+            "engine %s plays its builds: give the base side a ref (or a build)", run_spec_side_engine(sp, 1));
     if (k->spsa && (sp->count < 1 || sp->count > STORE_SPSA_MAX || !sp->params))
         add(&ps, "params", "from 1 to %d parameters", STORE_SPSA_MAX);
     else if (k->spsa) {
@@ -221,7 +238,7 @@ static StoreSprtSpec store_spec(const RunSpec *sp, const RunBook *rb)
         .test_build = sp->test_build, .base_build = sp->base_build, .test_net = sp->test_net,
         .base_net = sp->base_net, .ref_nps = sp->ref_nps > 0 ? sp->ref_nps : 0, .game_scores = sp->keep_scores,
         .replay_given = sp->replay_share >= 0, .replay_share = sp->replay_share,
-        .engine = run_spec_other_engine(sp) ? sp->engine : RUN_OUR_ENGINE,
+        .engine = run_spec_side_engine(sp, 0), .base_engine = run_spec_side_engine(sp, 1),
     };
     if (k->two_sides && sp->base1_ms > 0)
         st.base1_ms = sp->base1_ms, st.inc1_ms = sp->inc1_ms;
@@ -263,6 +280,8 @@ RunStatus run_engine_nets(const EngineRecord *e, const RunSpec *sp, RunProblem *
     const int64_t nets[2] = { sp->test_net, sp->base_net };
     const char *fields[2] = { "test_net", "base_net" };
     for (int i = 0; i < (run_kind_get(sp->kind)->two_sides ? 2 : 1); i++) {
+        if (strcmp(run_spec_side_engine(sp, i), e->name) != 0)
+            continue;   /* the other side's engine (a run of two engines): its own record judges it */
         if (nets[i] == STORE_NET_NONE)
             return problem_of(problem, fields[i], "none is our engine's hand-crafted evaluation: engine %s plays "
                                                   "a net or its own", e->name);
@@ -284,11 +303,16 @@ RunStatus run_create(Store *s, const RunSpec *sp, int64_t *id, RunProblem *probl
     if (status != RUN_OK)
         return status;
     const RunKind *k = run_kind_get(sp->kind);
-    if (run_spec_other_engine(sp)) {
+    /* each side's engine by its record: the base side's may be another (041), ours has none to check against */
+    for (int i = 0; i < (k->two_sides ? 2 : 1); i++) {
+        const char *name = run_spec_side_engine(sp, i);
+        if (!run_spec_side_other(sp, i) || (i && strcmp(name, run_spec_side_engine(sp, 0)) == 0))
+            continue;
         EngineRecord *e = malloc(sizeof *e);
-        int found = e ? store_engine_load(s, sp->engine, e) : -1;
+        int found = e ? store_engine_load(s, name, e) : -1;
         status = found == 1 ? run_engine_nets(e, sp, problem)
-                 : found == 0 ? problem_of(problem, "engine", "no engine named '%.64s' (xqf-tune engine list)", sp->engine)
+                 : found == 0 ? problem_of(problem, i ? "base_engine" : "engine",
+                                           "no engine named '%.64s' (xqf-tune engine list)", name)
                               : problem_of(problem, "", "the database cannot be read");
         free(e);
         if (status != RUN_OK) {

@@ -44,6 +44,7 @@ typedef struct {
     int64_t test_build, base_build;  /* registered builds (0: the workers' own engine) */
     const char *test_ref, *base_ref; /* git refs the builder compiles before the run starts (NULL: none) */
     const char *engine;              /* the engine its builds and refs are of (engine_record.h; "" or NULL: ours) */
+    const char *base_engine;         /* a kind of two sides: the base side's, when another ("" or NULL: engine) */
     int64_t test_net, base_net;      /* nets (0: the engine's own; STORE_NET_NONE: hand-crafted) */
     /* how a game is played */
     int64_t nodes;                   /* > 0: fixed nodes per move, */
@@ -85,6 +86,14 @@ RunSpec run_spec_default(RunKindId kind);
 
 /* Whether sp names an engine other than ours (its runs play that engine's builds). This can't fail. */
 bool run_spec_other_engine(const RunSpec *sp);
+/*
+ * The engine of sp's side (0 the test side, 1 the base side): the base
+ * side's is base_engine when one is given to a kind of two sides, else
+ * the run's engine; RUN_OUR_ENGINE for ours.  This can't fail.
+ */
+const char *run_spec_side_engine(const RunSpec *sp, int side);
+/* Whether sp's side plays another engine's builds than ours. This can't fail. */
+bool run_spec_side_other(const RunSpec *sp, int side);
 
 /* Why a run was not made: the setting (a form's field name, "pairs_per_task") and the reason. */
 typedef struct {
@@ -139,8 +148,8 @@ int run_problems(const RunSpec *spec, RunProblem *out, int max);
 RunStatus run_prepare(const RunSpec *spec, RunBook *rb, StoreSprtSpec *st, RunProblem *problem);
 
 /*
- * Another engine's record e against the nets of sp (test_net, and
- * base_net for a kind of two sides): a net is sent to the engine as its
+ * Another engine's record e against the nets of sp's sides that play it
+ * (test_net, and base_net for a kind of two sides): a net is sent to the engine as its
  * record's net option, so an engine without one takes no net, and "none"
  * (our hand-crafted evaluation) is no other engine's; an engine that
  * needs a net (needs_net) plays none without one on each side.  RUN_OK,
@@ -152,9 +161,10 @@ RunStatus run_engine_nets(const EngineRecord *e, const RunSpec *sp, RunProblem *
  * Makes the run: run_check, the book read, then in one transaction the
  * run's row with every setting (time odds, clock scaling, kept scores and
  * replay share included: xqf_create_run, 031; its engine, 035, its nets
- * checked against the engine's record by run_engine_nets), an SPSA
- * run's parameters, its owner and approval state, and the builds it waits
- * for (its refs).  An engine that has no record is RUN_BAD ("engine").  Returns RUN_OK with *id, RUN_BAD with
+ * checked against the engine's record by run_engine_nets; the base side's
+ * engine, 041, likewise), an SPSA run's parameters, its owner and approval
+ * state, and the builds it waits for (its refs).  An engine that has no
+ * record is RUN_BAD ("engine", "base_engine").  Returns RUN_OK with *id, RUN_BAD with
  * *problem, or RUN_FAILED (problem's field "" and why).
  */
 RunStatus run_create(Store *s, const RunSpec *spec, int64_t *id, RunProblem *problem);

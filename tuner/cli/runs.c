@@ -123,6 +123,9 @@ static int show_run(Store *s, int64_t id, bool *active)
     printf("Threads: %s\n", threads);
     if (strcmp(r.engine, RUN_OUR_ENGINE) != 0)
         printf("Engine: %s (builds of its refs, xqf-tune engine show %s)\n", r.engine, r.engine);
+    /* a run of two engines (041): the second player's, the base side */
+    if (r.base_engine[0] && strcmp(r.base_engine, r.engine) != 0)
+        printf("Base engine: %s (xqf-tune engine show %s)\n", r.base_engine, r.base_engine);
     /* each side's evaluation, when the run names one (025_nets.sql) */
     for (int i = 0; (r.net0[0] || r.net1[0]) && i < 2; i++) {
         const char *sha = i ? r.net1 : r.net0, *name = i ? r.net_name1 : r.net_name0;
