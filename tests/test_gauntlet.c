@@ -5,9 +5,11 @@
  * games run per opponent, each waiting for the builder; results are
  * written into the runs as reports would leave them, and gauntlet show's
  * table is compared with what show's statistics (cli_elo_text) give for
- * each opponent and for the total.  Bad input (no opponent, an unknown
- * or another engine, one given twice, a taken name, a net for an engine
- * that needs one left out) ends with status 2 and no run.
+ * each opponent and for the total.  Opponents of other engines are the
+ * base engines of their runs.  Bad input (no opponent, an unknown engine,
+ * another engine's without a ref, one given twice, a taken name, a net
+ * for an engine that needs one left out, an unknown base engine) ends
+ * with status 2 and no run.
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -17,6 +19,8 @@
 
 #include "cli.h"
 #include "cluster_util.h"
+#include "store_engines.h"
+#include "store_web.h"
 
 TestSuite(gauntlet, .init = cu_fixture_init, .fini = cu_fixture_fini, .timeout = 120);
 
@@ -141,6 +145,44 @@ Test(gauntlet, of_our_engine_plays_the_workers_engine)
     cr_assert_eq(r.base_ms, 1000);
 }
 
+/* Opponents of other engines: each run's base side is of the opponent's engine, built by its record. */
+Test(gauntlet, opponents_of_other_engines_are_their_runs_base_engines)
+{
+    CU_REQUIRE_DB();
+    add_engines();
+    char out[8192];
+    cr_assert_eq(tune(out, sizeof out, "gauntlet new --engine toy --ref main --opponent nonet@v2 --opponent xqf "
+                                       "--opponent toy@v1 --pairs 4 --nodes 300 --name mixed"), 0, "%s (log: %s)",
+                 out, cu_fx.logfile);
+    int64_t ids[3];
+    cr_assert_eq(sscanf(out, "Gauntlet: mixed\n%" SCNd64 " nonet@v2\n%" SCNd64 " xqf\n%" SCNd64 " toy@v1\n", &ids[0],
+                        &ids[1], &ids[2]), 3, "%s", out);
+    const char *base[3] = { "nonet", "xqf", "toy" };
+    for (int i = 0; i < 3; i++) {
+        StoreRun r;
+        cr_assert_eq(store_load_run(cu_fx.store, ids[i], &r, false), 1);
+        cr_assert_str_eq(r.engine, "toy");
+        cr_assert_str_eq(r.base_engine, base[i]);
+        /* the builder is asked for the base ref of another engine as for any ref: it reads the side's engine */
+        StoreBuildRequest *q = NULL;
+        int n = store_build_requests(cu_fx.store, ids[i], &q);
+        cr_assert_eq(n, i == 1 ? 1 : 2, "run %" PRId64, ids[i]);
+        free(q);
+        char name[64] = "";
+        cr_assert_eq(store_run_engine(cu_fx.store, ids[i], "base", name, sizeof name), 1);
+        cr_assert_str_eq(name, base[i]);
+        cr_assert_eq(store_run_engine(cu_fx.store, ids[i], "test", name, sizeof name), 1);
+        cr_assert_str_eq(name, "toy");
+        char args[64];
+        snprintf(args, sizeof args, "show %" PRId64, ids[i]);
+        cr_assert_eq(tune(out, sizeof out, args), 0, "log: %s", cu_fx.logfile);
+        cr_assert(strstr(out, "Engine: toy"), "%s", out);
+        cr_assert(!strstr(out, "Base engine: ") == (i == 2), "%s", out);
+        if (i < 2)
+            cr_assert(strstr(out, i ? "Base engine: xqf" : "Base engine: nonet"), "%s", out);
+    }
+}
+
 Test(gauntlet, bad_input_records_nothing)
 {
     CU_REQUIRE_DB();
@@ -150,7 +192,8 @@ Test(gauntlet, bad_input_records_nothing)
         "gauntlet new --engine toy --ref main --pairs 4 --nodes 300",                          /* no opponent */
         "gauntlet new --engine toy --ref main --opponent nosuch@v1 --pairs 4 --nodes 300",     /* unknown */
         "gauntlet new --engine nosuch --ref main --opponent nosuch@v1 --pairs 4 --nodes 300",
-        "gauntlet new --engine toy --ref main --opponent pika@v1 --pairs 4 --nodes 300",       /* another engine */
+        "gauntlet new --engine toy --ref main --opponent pika@v1 --pairs 4 --nodes 300",       /* pika needs a net */
+        "gauntlet new --engine toy --ref main --opponent nonet --pairs 4 --nodes 300",         /* another's, no ref */
         "gauntlet new --engine toy --ref main --opponent toy@v1 --opponent toy@v1 --pairs 4 --nodes 300",
         "gauntlet new --engine toy --ref main --opponent toy --pairs 4 --nodes 300",           /* no ref */
         "gauntlet new --engine toy --ref main --opponent toy@main --pairs 4 --nodes 300",      /* itself */
@@ -164,6 +207,10 @@ Test(gauntlet, bad_input_records_nothing)
         "gauntlet new --engine nonet --ref main --opponent nonet@v1 --pairs 4 --nodes 300 --test-net none",
         "games new --engine pika --test-ref main --base-ref v1 --pairs 4 --nodes 300",
         "sprt new --engine pika --test-ref main --base-ref v1 --nodes 300",
+        /* a base engine unknown, or not ours and without a ref or build */
+        "games new --engine toy --test-ref main --base-engine nosuch --base-ref v1 --pairs 4 --nodes 300",
+        "games new --engine toy --test-ref main --base-engine nonet --pairs 4 --nodes 300",
+        "sprt new --test '' --base-engine nonet --base '' --nodes 300",
         "gauntlet new --set NullR=2 --opponent xqf --pairs 4 --nodes 300 --test-net nosuchnet",
         "gauntlet frobnicate",
     };
