@@ -294,3 +294,91 @@ Test(engine_runs, an_sprt_of_two_commits_of_another_engine)
     snprintf(message, sizeof message, "Build: ");
     cr_assert(strstr(out, message), "%s", out);
 }
+
+/*
+ * A run of two engines: the same repository registered twice, as toy and
+ * as eleeye with other commands after the handshake.  The builder builds
+ * each side's ref by its side's record, the signer starts the run, and the
+ * task the coordinator hands out carries each player's own settings.
+ */
+Test(engine_runs, a_run_of_two_engines_builds_and_speaks_to_each_side_by_its_record)
+{
+    CU_REQUIRE_DB();
+    char out[65536], cmd[4096], args[4096], key[512], message[256], a[41], b_[41];
+    snprintf(repo, sizeof repo, "%s/toy", cu_fx.dir);
+    snprintf(key, sizeof key, "%s/operator.key", cu_fx.dir);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && git -C '%s' init -q", repo, repo);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
+    snprintf(cmd, sizeof cmd, "%s/engine.bin", repo);
+    cr_assert_eq(cu_engine_copy(cmd, 0), 0);
+    snprintf(cmd, sizeof cmd, "'%s/engine.bin' bench 5", repo);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
+    int64_t bench = number(out, "Nodes searched: ");
+    cr_assert_gt(bench, 0, "%s", out);
+    snprintf(message, sizeof message, "A: the base\n\nBench: %" PRId64, bench);
+    commit("1", GOOD_RECIPE, message, a);
+    snprintf(message, sizeof message, "B: another tag\n\nBench: %" PRId64, bench);
+    commit("2", GOOD_RECIPE, message, b_);
+    const char *names[2] = { "toy", "eleeye" }, *inits[2] = { "setoption name Hash value 8", "isready" };
+    for (int i = 0; i < 2; i++) {
+        snprintf(args, sizeof args, "engine add %s --repo '%s' --bench '<binary> bench 5 | sed \"s/: /  : /\"' "
+                                    "--init '%s'%s", names[i], repo, inits[i], i ? " --hash-option ''" : "");
+        cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    }
+    snprintf(cmd, sizeof cmd, "'%s/xqf-keys' sign-new '%s' >/dev/null", XQF_BIN, key);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
+
+    /* as the web makes it: the builder builds each ref by its side's record, the signer starts the run */
+    RunSpec sp = run_spec_default(RUN_KIND_GAMES);
+    sp.engine = "toy", sp.base_engine = "eleeye", sp.test_ref = b_, sp.base_ref = a, sp.nodes = 1000;
+    sp.max_pairs = 2, sp.book = XQF_DEFAULT_BOOK;
+    RunProblem problem;
+    int64_t run = 0;
+    cr_assert_eq(run_create(cu_fx.store, &sp, &run, &problem), RUN_OK, "%s: %s", problem.field, problem.why);
+    snprintf(args, sizeof args, "build --serve --db '%s' --out built", cu_fx.db_builder);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    snprintf(args, sizeof args, "build --sign-serve --db '%s' --sign-key '%s'", cu_fx.db_signer, key);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    StoreRun r;
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
+    cr_assert_str_eq(r.state, "active", "%s", r.verdict);
+    cr_assert_str_eq(r.engine, "toy");
+    cr_assert_str_eq(r.base_engine, "eleeye");
+    store_run_free(&r);
+    int64_t ids[2] = { 0, 0 };
+    cr_assert_eq(store_run_builds(cu_fx.store, run, &ids[0], &ids[1]), 1);
+    const char *refs[2] = { b_, a };
+    for (int i = 0; i < 2; i++) {
+        StoreBuild sb;
+        cr_assert_eq(store_load_build(cu_fx.store, ids[i], &sb), 1);
+        snprintf(message, sizeof message, "%s-%.12s", names[i], refs[i]);
+        cr_assert_str_eq(sb.build_id, message, "side %d built by its engine's record", i);
+    }
+    snprintf(args, sizeof args, "show %" PRId64, run);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", errbuf);
+    cr_assert(strstr(out, "Engine: toy") && strstr(out, "Base engine: eleeye"), "%s", out);
+
+    /* the task: each player's engine and its commands after the handshake */
+    cu_track(cu_coordinator(cu_fx.db_coordinator, cu_fx.port, "30", cu_fx.logfile));
+    CuClient c;
+    char ep[64], why[512];
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
+    cr_assert_eq(cu_client_open(&c, ep, NULL, NULL, NULL, why, sizeof why), 0, "%s", why);
+    double until = cu_now() + 20;
+    while (cu_client_hello(&c, "sides-probe", why, sizeof why) != 0 && cu_now() < until)
+        cu_sleep_ms(200);
+    XqfMsg m;
+    cr_assert_eq(cu_client_task(&c, &m, why, sizeof why), 0, "%s (log: %s)", why, cu_fx.logfile);
+    const XqfMsg_task *t = &m.u.task;
+    cr_assert_eq((int64_t)t->run_id, run);
+    cr_assert_str_eq(t->engine, "toy");
+    cr_assert_str_eq(t->engine1, "eleeye");
+    cr_assert(t->init.count == 1 && strcmp(t->init.v[0], inits[0]) == 0);
+    cr_assert(t->init1.count == 1 && strcmp(t->init1.v[0], inits[1]) == 0);
+    cr_assert_str_eq(t->hash_option, "Hash");
+    cr_assert_str_eq(t->hash_option1, "");
+    cr_assert_str_eq(t->proto, "uci");
+    cr_assert_str_eq(t->proto1, "uci");
+    xqf_msg_free(&m);
+    cu_client_close(&c);
+}
