@@ -187,7 +187,7 @@ Test(roles, the_coordinator_cannot_touch_accounts_signatures_or_approvals)
     refused(c, "INSERT INTO runs (kind, book, pairs_per_task, max_pairs, resign_moves, resign_score, draw_after, "
                "draw_moves, draw_score, max_plies, tasks_on_claim) VALUES ('sprt', '{}', 1, 1, 0, 0, 0, 0, 0, 0, false)");
     refused(c, "SELECT xqf_create_run('x', '', '', '', '', '{}', 1, 1, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 1, 1, 0, 5, "
-               "0.05, 0.05, 0, 'sprt', 'test', 'base', '{}', 0, 0, false, 0, 0, 1, 0, 0, 0, false, NULL, '')");
+               "0.05, 0.05, 0, 'sprt', 'test', 'base', '{}', 0, 0, false, 0, 0, 1, 0, 0, 0, false, NULL, '', '')");
     refused(c, "DROP TABLE tasks");
     refused(c, "ALTER TABLE runs ADD COLUMN x integer");
     refused(c, "CREATE TABLE mine (x integer)");
