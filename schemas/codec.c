@@ -24,6 +24,7 @@ typedef struct {
     const char *doc;
     const Field *fields;
     int count;
+    size_t size;                     /* of its struct: what xqf_msg_init clears */
 } MsgInfo;
 
 /* Each message's descriptor, built inside a block where Cur names its struct. */
@@ -36,7 +37,7 @@ static const MsgInfo *msg_info(XqfMsgType type)
     case XQF_MSG_##ID: {                                                                         \
         typedef XqfMsg_##name Cur;                                                               \
         static const Field fields[] = { XQF_FIELDS_##name(XQF_DESC_FIELD) };                    \
-        static const MsgInfo info = { #name, doc, fields, (int)(sizeof fields / sizeof fields[0]) }; \
+        static const MsgInfo info = { #name, doc, fields, (int)(sizeof fields / sizeof fields[0]), sizeof(Cur) }; \
         _Static_assert(sizeof fields / sizeof fields[0] <= MAX_FIELDS, #name ": more fields than MAX_FIELDS"); \
         return &info;                                                                            \
     }
@@ -69,10 +70,19 @@ XqfErrorCode xqf_decode_error_code(XqfDecodeStatus status)
     }
 }
 
+/*
+ * Only the type's own member is cleared: the union is as large as its
+ * largest message (a task's two sets of up to XQF_PARAMS_MAX bytes), and a
+ * heartbeat or an ack cleared whole would cost a coordinator its biggest
+ * share of memory traffic (about 70 KB a message).  XQF_MSG_NONE clears
+ * nothing: decoding clears the member once it has read the type.
+ */
 void xqf_msg_init(XqfMsg *m, XqfMsgType type)
 {
-    memset(m, 0, sizeof *m);
+    const MsgInfo *info = msg_info(type);
     m->type = type;
+    if (info)
+        memset(&m->u, 0, info->size);
 }
 
 void xqf_strs_free(XqfStrs *s)
@@ -504,7 +514,7 @@ static XqfDecodeStatus decode_map(const msgpack_object *root, XqfMsg *out, char 
     XqfDecodeStatus st = read_header(map, &type, err, errlen);
     if (st != XQF_DECODE_OK)
         return st;
-    out->type = type;
+    xqf_msg_init(out, type);
     const MsgInfo *info = msg_info(type);
     bool seen[MAX_FIELDS] = { false };
     for (uint32_t i = 0; i < map->size; i++) {
@@ -556,8 +566,8 @@ XqfDecodeStatus xqf_msg_decode(const void *data, size_t len, XqfMsg *out, char *
     if (st != XQF_DECODE_OK) {
         xqf_msg_free(out);
         XqfMsgType t = out->type;
-        xqf_msg_init(out, XQF_MSG_NONE);
-        out->type = st == XQF_DECODE_MALFORMED ? t : XQF_MSG_NONE; /* what it claimed to be */
+        /* what it claimed to be, its member cleared (a later xqf_msg_free finds nothing to free) */
+        xqf_msg_init(out, st == XQF_DECODE_MALFORMED ? t : XQF_MSG_NONE);
     }
     return st;
 }
