@@ -31,21 +31,11 @@
 #define NEW_RUN_OPTIONS                                                                                        \
     { "--tc", OPT_TEXT, "BASE+INC", NULL, .help = "time control in seconds (10+0.1), or" },                     \
     RULE_NODES,                                                                                                \
-    { "--book", OPT_TEXT, "FILE", XQF_DEFAULT_BOOK, .help = "opening book, ours (.book), FEN (.fen), EPD (.epd) or PGN (.pgn)" }, \
-    { "--book-format", OPT_TEXT, "FORMAT", NULL, .help = "the book's format whatever its extension (book, fen, epd or pgn)" }, \
-    { "--book-plies", OPT_INT, "N", "0", .imin = 0, .imax = 256, .help = "with a PGN book, each game's position after N plies" }, \
+    RUN_BOOK_OPTIONS,                                                                                          \
     { "--name", OPT_TEXT, "TEXT", "", .help = "a label" },                                                     \
     RUN_SETTINGS_TASK(RUN_SETTING_OPTION)                                                                      \
     CLI_DB_OPTION
 
-/*
- * The options of the runs that play a test's games (sprt, spsa, games new): each engine's threads, and
- * what the games keep (docs/programs/xqf-tune.md); their pairs per task: run_rules.h.
- */
-#define GAME_OPTIONS                                                                                           \
-    RULE_THREADS,                                                                                              \
-    { "--keep-scores", OPT_FLAG, NULL, NULL, .help = "game records keep each move's score and depth" },                \
-    RULE_REPLAY
 
 /*
  * The run service's problem as xqf-tune's message, its setting named as

@@ -37,17 +37,13 @@ static const OptSpec GAUNTLET_OPTIONS[] = {
     { "--test-net", OPT_TEXT, "NET|none", NULL, .help = "new: the net the side evaluates with (xqf-tune net add)" },
     { "--base-net", OPT_TEXT, "NET|none", NULL, .help = "new: the net every opponent evaluates with" },
     RULE_PAIRS("new: game pairs against each opponent, required"),
-    /* the settings of every new run, as games new takes them (create.c's NEW_RUN_OPTIONS and GAME_OPTIONS) */
+    /* the settings of every new run, as games new takes them (create.c's NEW_RUN_OPTIONS, run_rules.h) */
     { "--tc", OPT_TEXT, "BASE+INC", NULL, .help = "new: time control in seconds (10+0.1), or" },
     RULE_NODES,
-    { "--book", OPT_TEXT, "FILE", XQF_DEFAULT_BOOK, .help = "new: opening book, ours (.book), FEN (.fen), EPD (.epd) or PGN (.pgn)" },
-    { "--book-format", OPT_TEXT, "FORMAT", NULL, .help = "new: the book's format whatever its extension (book, fen, epd or pgn)" },
-    { "--book-plies", OPT_INT, "N", "0", .imin = 0, .imax = 256, .help = "new: with a PGN book, each game's position after N plies" },
+    RUN_BOOK_OPTIONS,
     { "--name", OPT_TEXT, "TEXT", NULL, .help = "new: the gauntlet's name (default: gauntlet ENGINE@REF, or its build or set)" },
     RUN_SETTINGS_TASK(RUN_SETTING_OPTION)
-    RULE_THREADS,
-    { "--keep-scores", OPT_FLAG, NULL, NULL, .help = "new: game records keep each move's score and depth" },
-    RULE_REPLAY,
+    GAME_OPTIONS,
     CLI_DB_OPTION,
     OPTS_END,
 };

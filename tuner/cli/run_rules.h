@@ -49,6 +49,21 @@ const OptSpec *run_setting_option(const char *field);
 #define RULE_REF_NPS { "--ref-nps", OPT_INT, "N", "1000000", .imin = 1000, .imax = INT64_C(1) << 40, .help = "with --tc-scale: the reference speed, nodes/s of xqf-engine bench" }
 #define RULE_REPLAY { "--replay", OPT_REAL, "PERCENT", "1", .rmin = 0, .rmax = 100, \
                       .help = "with --nodes: the share of pairs a second worker plays again to compare (replay audit)" }
+/* A run's book (run_service.h: its formats, book.h), for every new command; XQF_DEFAULT_BOOK is the program's. */
+#define RUN_BOOK_OPTIONS                                                                                       \
+    { "--book", OPT_TEXT, "FILE", XQF_DEFAULT_BOOK, .help = "opening book, ours (.book), FEN (.fen), EPD (.epd) or PGN (.pgn)" }, \
+    { "--book-format", OPT_TEXT, "FORMAT", NULL, .help = "the book's format whatever its extension (book, fen, epd or pgn)" }, \
+    { "--book-plies", OPT_INT, "N", "0", .imin = 0, .imax = 256, .help = "with a PGN book, each game's position after N plies" }
+
+/*
+ * The options of the runs that play a test's games (sprt, spsa, games new, gauntlets): each engine's threads,
+ * and what the games keep (docs/programs/xqf-tune.md).
+ */
+#define GAME_OPTIONS                                                                                           \
+    RULE_THREADS,                                                                                              \
+    { "--keep-scores", OPT_FLAG, NULL, NULL, .help = "game records keep each move's score and depth" },        \
+    RULE_REPLAY
+
 /* A data run's (the "new: " of their help is the data command's subcommand, create.c) */
 #define RULE_DATA_GAMES { "--games", OPT_INT, "N", NULL, .imin = 2, .imax = INT64_C(1) << 40, .help = "new: games to play (rounded up to pairs), required" }
 #define RULE_DEPTH { "--depth", OPT_INT, "D", NULL, .imin = 1, .imax = XQF_DEPTH_MAX, .help = "new: fixed depth per move (instead of --nodes or --tc)" }
