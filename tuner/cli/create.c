@@ -254,22 +254,9 @@ static int read_spec(const char *option, const char *path, bool ours, bool (*kno
     XqfSpsaSpecLine *lines = NULL;
     int n = cli_read_spsa_spec(option, path, known, ctx, &lines);
     int status = n < 0 ? -n : CLI_OK;
-    for (int i = 0; status == CLI_OK && i < n; i++) {
-        const XqfSpsaSpecLine *q = &lines[i];
-        const ParamInfo *info = ours ? params_find(q->name) : NULL;
-        /* tasks carry integer values ("Name=value", param_set.h): a float option is not played yet */
-        if (q->is_float)
-            status = cli_fail(CLI_USAGE, "%s %s: %s: float options are not tuned yet (tasks carry integers: "
-                                         "scale it as an int option)", option, path, q->name);
-        else if (info && !(q->min >= info->min && q->max <= info->max))
-            status = cli_fail(CLI_USAGE, "%s %s: %s: need %d <= min <= start <= max <= %d, min < max", option, path,
-                              q->name, info->min, info->max);
-        else {
-            snprintf(params[i].name, sizeof params[i].name, "%s", info ? info->name : q->name);
-            params[i].start = params[i].theta = q->start, params[i].min = q->min, params[i].max = q->max;
-            params[i].c_end = q->c_end, params[i].r_end = q->r_end;
-        }
-    }
+    char why[512];
+    if (status == CLI_OK && !rule_spsa_spec_lines(lines, n, ours, params, why, sizeof why))
+        status = cli_fail(CLI_USAGE, "%s %s: %s", option, path, why);
     *count = status == CLI_OK ? n : 0;
     free(lines);
     return status;

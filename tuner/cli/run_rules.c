@@ -208,3 +208,52 @@ bool rule_spsa_params(const char *list, const Params *start, StoreSpsaParam *par
     }
     return ok;
 }
+
+bool rule_spsa_spec_lines(const XqfSpsaSpecLine *lines, int n, bool ours, StoreSpsaParam *params, char *why,
+                          size_t size)
+{
+    for (int i = 0; i < n; i++) {
+        const XqfSpsaSpecLine *q = &lines[i];
+        const ParamInfo *info = ours ? params_find(q->name) : NULL;
+        /* tasks carry integer values ("Name=value", param_set.h): a float option is not played yet */
+        if (q->is_float) {
+            snprintf(why, size, "%s: float options are not tuned yet (tasks carry integers: scale it as an int "
+                                "option)", q->name);
+            return false;
+        }
+        if (info && !(q->min >= info->min && q->max <= info->max)) {
+            snprintf(why, size, "%s: need %d <= min <= start <= max <= %d, min < max", q->name, info->min,
+                     info->max);
+            return false;
+        }
+        snprintf(params[i].name, sizeof params[i].name, "%s", info ? info->name : q->name);
+        params[i].start = params[i].theta = q->start, params[i].min = q->min, params[i].max = q->max;
+        params[i].c_end = q->c_end, params[i].r_end = q->r_end;
+    }
+    return true;
+}
+
+/* Whether our engine's table has the option (a spec's check of names for our engine). */
+static bool our_option(const char *name, void *ctx)
+{
+    (void)ctx;
+    return params_find(name) != NULL;
+}
+
+bool rule_spsa_spec(const char *text, StoreSpsaParam *params, int *count, char *why, size_t size)
+{
+    *count = 0;
+    XqfSpsaSpecLine *lines = calloc(STORE_SPSA_MAX, sizeof *lines);
+    if (!lines) {
+        snprintf(why, size, "out of memory");
+        return false;
+    }
+    int n = xqf_spsa_spec_parse(text, lines, STORE_SPSA_MAX, our_option, NULL, why, size);
+    bool ok = n > 0 && rule_spsa_spec_lines(lines, n, true, params, why, size);
+    if (n == 0)
+        snprintf(why, size, "the spec names no parameter");
+    free(lines);
+    if (ok)
+        *count = n;
+    return ok;
+}
