@@ -953,6 +953,17 @@ static void field(FormOut *fo, const char *name, const char *label, const char *
     field_end(fo, name, hint, msg);
 }
 
+/* A field of several lines: a textarea with the text given. */
+static void textarea_field(FormOut *fo, const char *name, const char *label, const char *hint)
+{
+    const char *v = fo->values ? form_get(fo->values, name) : NULL, *msg = field_message(fo, name);
+    buf_printf(fo->b, "<div class=\"field%s\"><label for=\"f-%s\">%s</label><textarea id=\"f-%s\" name=\"%s\" "
+               "rows=\"6\" cols=\"60\">", msg ? " invalid" : "", name, label, name, name);
+    buf_html(fo->b, v ? v : "");
+    buf_puts(fo->b, "</textarea>");
+    field_end(fo, name, hint, msg);
+}
+
 /* A yes/no field: a checkbox sending "1" when ticked (unticked: absent, no). */
 static void check_field(FormOut *fo, const char *name, const char *label, const char *hint)
 {
@@ -987,11 +998,15 @@ static void new_run_fields(FormOut *fo, const RunKind *k)
         field(fo, "base_ref", "Base git ref", "", "or the base side's branch, tag or commit");
         field(fo, "engine", "Engine", RUN_OUR_ENGINE,
               "a record of xqf-tune engine list: another engine's refs (from its repository) or builds, both sides");
+        field(fo, "base_engine", "Base engine", "",
+              "the base side's, when another (empty: the engine above): its base ref or base build plays");
     }
     if (k->sprt) {
         RUN_SETTINGS_SPRT(SETTING_FIELD)
     } else if (k->spsa) {
-        field(fo, "params", "Parameters", "", "names, comma-separated (empty: every tunable)");
+        field(fo, "params", "Parameters", "", "names, comma-separated (empty: every tunable), or");
+        textarea_field(fo, "spec", "Spec", "`name, int, start, min, max[, c_end, r_end]` a line (Fishtest's): "
+                                           "the parameters with their own start, bounds and end hints");
         field(fo, "pairs", "Game pairs (iterations)", "", NULL);
         RUN_SETTINGS_SPSA(SETTING_FIELD)
     } else if (k->two_sides)

@@ -476,6 +476,7 @@ static void two_sides_fields(Store *s, const Form *f, RunSpec *sp, Errors *er)
     sp->test_ref = ref_field(f, "test_ref", "test_build", er);
     sp->base_ref = ref_field(f, "base_ref", "base_build", er);
     sp->engine = form_get(f, "engine");      /* empty: ours; an unknown name is the run service's problem */
+    sp->base_engine = form_get(f, "base_engine");   /* empty: the run's engine (xqf-tune's --base-engine) */
     check_set(s, er, "test", sp->test_params, sp->test_build, sp->test_ref);
     check_set(s, er, "base", sp->base_params, sp->base_build, sp->base_ref);
     const char *odds = form_get(f, "tc_base");
@@ -489,18 +490,30 @@ static void sprt_fields(const Form *f, RunSpec *sp, Errors *er)
     RUN_SETTINGS_SPRT(READ_SETTING)
 }
 
-/* SPSA: the named parameters (or every tunable) from the engine's table, as xqf-tune spsa new --params. */
+/*
+ * SPSA: the tuned parameters, as xqf-tune spsa new takes them: a pasted
+ * spec (field "spec": Fishtest's lines, rule_spsa_spec, a bad line named
+ * by number) or the named parameters (or every tunable) from the engine's
+ * table (--params), not both.
+ */
 static void spsa_fields(const Form *f, RunSpec *sp, StoreSpsaParam *params, Errors *er)
 {
-    char why[320];
+    char why[512];
     rule_int(er, f, (OptSpec)RULE_PAIRS(""), "pairs", &sp->max_pairs);
     RUN_SETTINGS_SPSA(READ_SETTING)
-    const char *names = form_get(f, "params");
+    const char *names = form_get(f, "params"), *spec = form_get(f, "spec");
+    sp->params = params;
+    if (spec && *spec) {
+        if (names && *names)
+            field_error(er, "params", "give the parameters or a spec, not both%s", "");
+        else if (!rule_spsa_spec(spec, params, &sp->count, why, sizeof why))
+            field_error(er, "spec", "%s", why);
+        return;
+    }
     Params defaults;
     params_default(&defaults);
     if (!rule_spsa_params(names && *names ? names : NULL, &defaults, params, &sp->count, why, sizeof why))
         field_error(er, "params", "%s", why);
-    sp->params = params;
 }
 
 /* A data run: the set both sides play, its games, a fixed depth, random plies and the filter, as data new. */
@@ -562,8 +575,10 @@ static void create_run(Web *w, Store *s, const WebRequest *rq, RunKindId kind, c
     int nfound = run_problems(&spec, found, 8);
     for (int i = 0; i < nfound && i < 8; i++) {
         bool told = false;
+        /* a bad spec leaves no parameters: its own message says why, not the count's */
         for (int j = 0; j < er.n && !told; j++)
-            told = strcmp(er.e[j].field, found[i].field) == 0;
+            told = strcmp(er.e[j].field, found[i].field) == 0 ||
+                   (strcmp(found[i].field, "params") == 0 && strcmp(er.e[j].field, "spec") == 0);
         if (!told)
             field_error(&er, found[i].field, "%s", found[i].why);
     }
