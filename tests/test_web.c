@@ -35,6 +35,7 @@
 #include "cluster_util.h"
 #include "params.h"
 #include "residual.h"
+#include "spsa_spec.h"
 #include "store_engines.h"
 #include "store_web.h"
 
@@ -1973,4 +1974,111 @@ Test(web, a_bad_setting_gets_xqf_tunes_message_from_each_form)
     cr_assert(strncmp(at + strlen("id=\"err-book\">book: "), html, strlen(html)) == 0, "%.300s against %s", at, html);
     reply_free(&r);
     cr_assert_eq(count_runs(), before, "nothing was created");
+}
+
+/* The base side's engine, as sprt new and games new take --base-engine: an unknown one in xqf-tune's words. */
+Test(web, a_base_engine_is_checked_as_xqf_tune_checks_it)
+{
+    CU_REQUIRE_DB();
+    add_user("ada", "admin", "adminpass1");
+    start_web(NULL);
+    char cookie[128], csrf[128], msg[1024];
+    login("ada", "adminpass1", cookie, csrf);
+    int64_t before = count_runs();
+    cli_message("sprt new --test-ref topic --base-engine nope --base-ref main --nodes 100", "--base-engine", msg,
+                sizeof msg);
+    cr_assert(strstr(msg, "no engine named &#39;nope&#39;"), "%s", msg);
+    static const struct { const char *kind, *form; } FORMS[] = {
+        { "sprt", "test=&base=&test_ref=topic&base_ref=main&base_engine=nope&elo0=0&elo1=5&alpha=0.05&beta=0.05"
+                  "&max_pairs=100&tc=&nodes=100&pairs_per_task=8&priority=0" },
+        { "games", "test=&base=&test_ref=topic&base_ref=main&base_engine=nope&pairs=10&tc=&nodes=100"
+                   "&pairs_per_task=8&priority=0" },
+    };
+    for (size_t i = 0; i < sizeof FORMS / sizeof *FORMS; i++) {
+        Reply r;
+        cr_assert_eq(form_new(FORMS[i].kind, cookie, csrf, FORMS[i].form, &r), 0, "%s: created", FORMS[i].kind);
+        cr_assert_eq(r.status, 400, "%s: %d", FORMS[i].kind, r.status);
+        const char *at = strstr(r.body, "id=\"err-base_engine\">");
+        cr_assert(at, "%s: no message at base_engine: %s", FORMS[i].kind, r.body);
+        at += strlen("id=\"err-base_engine\">");
+        cr_assert(strncmp(at, msg, strlen(msg)) == 0, "%s: the form says %.200s, xqf-tune %s", FORMS[i].kind, at,
+                  msg);
+        cr_assert(strstr(r.body, "name=\"base_engine\" value=\"nope\""), "the base engine given is kept");
+        reply_free(&r);
+    }
+    cr_assert_eq(count_runs(), before, "nothing was created");
+}
+
+/*
+ * A spec pasted in the SPSA form (Fishtest's lines, as spsa new --spec's
+ * file): the run tunes those parameters with their start, bounds and end
+ * hints, c_end derived when left out; a bad line is named by number, in
+ * spsa new --spec's words, and nothing is created.
+ */
+Test(web, an_spsa_spec_pasted_in_the_form_makes_the_run)
+{
+    CU_REQUIRE_DB();
+    add_user("ada", "admin", "adminpass1");
+    start_web(NULL);
+    char cookie[128], csrf[128], msg[1024];
+    login("ada", "adminpass1", cookie, csrf);
+    int64_t before = count_runs();
+    /* line 2 names an option our engine lacks */
+    char path[300];
+    snprintf(path, sizeof path, "%s/bad.spec", cu_fx.dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs("RookMg, int, 1500, 1000, 2000\nNoSuch, int, 1, 0, 2\n", f);
+    fclose(f);
+    char args[600];
+    snprintf(args, sizeof args, "spsa new --spec '%s' --pairs 10 --nodes 100 --book '%s'", path,
+             XQF_SOURCE_DIR "/ops/books/default.book");
+    cli_message(args, NULL, msg, sizeof msg);
+    const char *line = strstr(msg, "line 2: ");
+    cr_assert(line && strstr(line, "NoSuch"), "xqf-tune names the line: %s", msg);
+    Reply r;
+    cr_assert_eq(form_new("spsa", cookie, csrf,
+                          "name=s&params=&spec=RookMg%2C+int%2C+1500%2C+1000%2C+2000%0ANoSuch%2C+int%2C+1%2C+0%2C+2"
+                          "&pairs=10&alpha=0.602&gamma=0.101&a_ratio=0.1&tc=&nodes=100&pairs_per_task=2&priority=0",
+                          &r),
+                 0, "a bad spec made a run");
+    cr_assert_eq(r.status, 400);
+    const char *at = strstr(r.body, "id=\"err-spec\">");
+    cr_assert(at, "no message at the spec: %s", r.body);
+    at += strlen("id=\"err-spec\">");
+    cr_assert(strncmp(at, line, strlen(line)) == 0, "the form says %.200s, xqf-tune %s", at, line);
+    cr_assert(strstr(r.body, "NoSuch, int, 1, 0, 2</textarea>"), "the spec given is kept");
+    reply_free(&r);
+    cr_assert_eq(count_runs(), before, "nothing was created");
+
+    /* a good one: RookMg's c_end derived ((2000 - 1000) / 20), HorseMg's hints as given */
+    int64_t id = form_new("spsa", cookie, csrf,
+                          "name=s&spec=%23+tuned%0ARookMg%2C+int%2C+1500%2C+1000%2C+2000%0A"
+                          "HorseMg%2C+int%2C+600%2C+500%2C+700%2C+4%2C+0.003%0A"
+                          "&pairs=10&alpha=0.602&gamma=0.101&a_ratio=0.1&tc=&nodes=100&pairs_per_task=2&priority=0",
+                          &r);
+    cr_assert_gt(id, 0, "%d %s", r.status, r.status == 303 ? "" : r.body);
+    StoreSpsa *st = malloc(sizeof *st);
+    cr_assert(st);
+    cr_assert_eq(store_spsa_load(cu_fx.store, id, st), 1);
+    cr_assert_eq(st->count, 2);
+    cr_assert_str_eq(st->params[0].name, "RookMg");
+    cr_assert(st->params[0].start == 1500 && st->params[0].theta == 1500 && st->params[0].min == 1000 &&
+              st->params[0].max == 2000, "RookMg's start and bounds");
+    cr_assert_float_eq(st->params[0].c_end, 50.0, 1e-9, "RookMg's c_end derived: %g", st->params[0].c_end);
+    cr_assert_float_eq(st->params[0].r_end, XQF_SPSA_SPEC_R_END, 1e-12);
+    cr_assert_str_eq(st->params[1].name, "HorseMg");
+    cr_assert(st->params[1].start == 600 && st->params[1].min == 500 && st->params[1].max == 700);
+    cr_assert_float_eq(st->params[1].c_end, 4.0, 1e-9);
+    cr_assert_float_eq(st->params[1].r_end, 0.003, 1e-12);
+    free(st);
+    /* the comma list and a spec together: one or the other */
+    cr_assert_eq(form_new("spsa", cookie, csrf,
+                          "name=s&params=RookMg&spec=RookMg%2C+int%2C+1500%2C+1000%2C+2000"
+                          "&pairs=10&alpha=0.602&gamma=0.101&a_ratio=0.1&tc=&nodes=100&pairs_per_task=2&priority=0",
+                          &r),
+                 0);
+    cr_assert(r.status == 400 && strstr(r.body, "give the parameters or a spec, not both"), "%s", r.body);
+    reply_free(&r);
+    cr_assert_eq(count_runs(), before + 1);
 }
