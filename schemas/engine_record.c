@@ -128,6 +128,10 @@ bool engine_record_check(const EngineRecord *e, char *why, size_t size)
     if (!inside_tree(e->binary))
         return refuse(why, size, "--binary: '%.100s' is not a path inside the build's tree (relative, no ..)",
                       e->binary);
+    /* <out> is where a build command is told to put it: a CMake target's binary has a path of its own */
+    if (e->cmake_target[0] && strstr(e->binary, "<out>"))
+        return refuse(why, size, "--binary: with --cmake-target, give the binary's path in the CMake build folder "
+                      "(ours: bin/xqf-engine)");
     if (e->bench_command[0]) {
         if (!line_ok("--bench", e->bench_command, why, size) || !regex_ok("--bench-nodes", e->nodes_re, why, size) ||
             !regex_ok("--bench-nps", e->nps_re, why, size))

@@ -134,7 +134,7 @@ Test(engine_record, bad_records_are_named)
     static const char *const names[] = {
         "NAME", "NAME", "--repo", "--build", "--build and --cmake-target", "--binary", "--binary", "--binary",
         "--bench-nodes", "--bench-nps", "--bench-depth", "--protocol", "--init", "--init", "--hash-option",
-        "--threads-option", "--net-option", "--ref-nps", "--repo",
+        "--threads-option", "--net-option", "--ref-nps", "--repo", "--binary: with --cmake-target",
     };
     for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++) {
         EngineRecord e = ok;
@@ -158,6 +158,7 @@ Test(engine_record, bad_records_are_named)
         case 16: e.needs_net = true; e.net_option[0] = '\0'; break;
         case 17: e.ref_nps = -1; break;
         case 18: snprintf(e.repo, sizeof e.repo, "bad \xc3\x28 utf-8"); break;
+        case 19: e.build_command[0] = '\0'; snprintf(e.cmake_target, sizeof e.cmake_target, "engine"); break;
         }
         why[0] = '\0';
         cr_assert_not(engine_record_check(&e, why, sizeof why), "case %d passed", i);

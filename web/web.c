@@ -849,8 +849,6 @@ static void add_engine(Store *s, const WebRequest *rq, const Session *u, WebResp
                  "ref_nps", &v);
     e.ref_nps = v;
     char why[512], field[32] = "name";
-    if (!er.n && e.cmake_target[0] && strstr(e.binary, "<out>"))
-        field_error(&er, "binary", "%s", "with a CMake target, give the binary's path in the CMake build folder");
     if (!er.n && !engine_record_check(&e, why, sizeof why)) {
         /* "--bench-nodes: ..." names the field bench_nodes */
         const char *colon = strchr(why, ':');

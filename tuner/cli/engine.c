@@ -173,10 +173,6 @@ static int apply(const Opts *o, EngineRecord *e)
         e->ref_nps = opts_int(o, "--ref-nps");
     if (status != CLI_OK)
         return status;
-    /* <out> is where a build command is told to put it: a CMake target's binary has a path of its own */
-    if (e->cmake_target[0] && strstr(e->binary, "<out>"))
-        return cli_fail(CLI_USAGE, "--binary: with --cmake-target, give the binary's path in the CMake build "
-                        "folder (ours: bin/xqf-engine)");
     char why[512];
     return engine_record_check(e, why, sizeof why) ? CLI_OK : cli_fail(CLI_USAGE, "%s", why);
 }
