@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -347,8 +348,15 @@ Test(nets, a_chain_trains_registers_and_tests_its_net, .timeout = 160)
     StoreRun r;
     cr_assert(cu_wait_finished(cu_fx.store, data, 60, &r), "the data run did not finish (log %s)", cu_fx.logfile);
 
+    /* an earlier generation's data (here the same run's, exported apart) is trained on with the new run's */
+    char old[400];
+    snprintf(old, sizeof old, "%s/old.data", cu_fx.dir);
+    snprintf(args, sizeof args, "data export %" PRId64 " --out '%s'", data, old);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", out);
+
     /* the host with PyTorch: export, train, register (signed); the SPRT starts by itself */
-    snprintf(args, sizeof args, "chain advance %" PRId64 " --out '%s' --sign-key '%s' --threads 1", chain, dir, key);
+    snprintf(args, sizeof args, "chain advance %" PRId64 " --out '%s' --sign-key '%s' --threads 1 --with-data '%s'",
+             chain, dir, key, old);
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s (log %s, %s/chain-%" PRId64 "/train.log)", out, cu_fx.logfile,
                  dir, chain);
     cr_assert(strstr(out, "trained: ") && strstr(out, "recorded, the next stage started"), "%s", out);
@@ -356,12 +364,28 @@ Test(nets, a_chain_trains_registers_and_tests_its_net, .timeout = 160)
     cr_assert(!strcmp(c.stages[1].state, "passed") && !strcmp(c.stages[2].state, "passed"), "%s %s",
               c.stages[1].state, c.stages[2].state);
     cr_assert(strstr(c.stages[1].detail, "positions of 12 games of data run"), "%s", c.stages[1].detail);
+    char with[512];
+    struct stat old_st;
+    cr_assert_eq(stat(old, &old_st), 0);
+    snprintf(with, sizeof with, " with %lld positions of %s -> ", (long long)(old_st.st_size - 8) / 54, old);
+    cr_assert(strstr(c.stages[1].detail, with), "'%s' not in '%s'", with, c.stages[1].detail);
+    char trained[600];
+    snprintf(trained, sizeof trained, "%s/chain-%" PRId64 "/train.log", dir, chain);
+    FILE *log = fopen(trained, "r");
+    cr_assert_not_null(log);
+    char line[1024];
+    bool both = false;
+    while (fgets(line, sizeof line, log))
+        both |= strncmp(line, "data: 2 file(s), ", 17) == 0;
+    fclose(log);
+    cr_assert(both, "the trainer did not read both files (%s)", trained);
     char key_text[24];
     snprintf(key_text, sizeof key_text, "%" PRId64, c.stages[2].net_id);
     StoreNet *n = calloc(1, sizeof *n);
     cr_assert_eq(store_load_net(cu_fx.store, key_text, n), 1);
     cr_assert_eq(strlen(n->signature), SIGN_SIG_HEX, "the trained net is signed with the operator key");
-    cr_assert(strstr(n->provenance, "data run") && strstr(n->provenance, "1 epochs, batch 256"), "%s", n->provenance);
+    cr_assert(strstr(n->provenance, "data run") && strstr(n->provenance, "1 epochs, batch 256") &&
+                  strstr(n->provenance, old), "%s", n->provenance);
     int64_t sprt = c.stages[3].run_id;
     cr_assert_gt(sprt, 0);
 

@@ -695,6 +695,8 @@ Test(steer, bad_chains_are_refused)
         "chain new --params NullR --pairs 4 --nodes 100 --then-sprt 0,5,100n --base-net none",
         "chain new --params NullR --pairs 4 --nodes 100 --then-sprt 0,5,100n --net no-such-net",
         "chain advance --epochs 3",
+        "chain advance --with-data /no/such/data",
+        "chain advance --with-data /dev/null",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         cr_assert_eq(tune(out, sizeof out, "%s", bad[i]), 2, "%s: %s", bad[i], out);

@@ -297,6 +297,13 @@ int cli_data_export_run(Store *s, int64_t run, const char *path, int64_t *positi
 /* The data files texel and nnue train take (a folder counts as one; data merge makes one of many). */
 enum { CLI_DATA_FILES_MAX = 4 };
 /*
+ * Checks a data input of nnue train (nnue.c): a file with XQFDATA1's header
+ * and whole records, or a folder of *.data files, each such a file (at least
+ * one); *positions the records in all. Exit status (usage on a bad input,
+ * named after what: "DATA", "--with-data").
+ */
+int cli_data_input_check(const char *what, const char *path, int64_t *positions);
+/*
  * data merge and data stats FILE... (datafile.c): data files of any size in
  * memory bounded by --memory, checked and parsed by tune_cmd_data.
  */

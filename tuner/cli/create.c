@@ -483,6 +483,7 @@ static const OptSpec CHAIN_OPTIONS[] = {
     { "--out", OPT_TEXT, "DIR", "build-tuned", .help = "advance: where the tuned builds and trained nets go (a folder per chain)" },
     { "--source", OPT_TEXT, "DIR", XQF_SOURCE_DIR, .help = "advance: the source tree" },
     { "--threads", OPT_INT, "N", NULL, .imin = 1, .imax = 256, .help = "advance: the trainer's threads (default: online cores)" },
+    { "--with-data", OPT_TEXT, "PATH", NULL, .repeat = true, .help = "advance: also train on this data file or folder of *.data (earlier generations' positions; at most 3)" },
     { "--watch", OPT_INT, "SECONDS", NULL, .imin = 1, .imax = 86400, .help = "advance: repeat every SECONDS until no chain is active" },
     NEW_RUN_OPTIONS,
     OPTS_END,
@@ -501,7 +502,7 @@ static const OptTable CHAIN_TABLE = {
         "       xqf-tune chain show CHAIN [--db CONNINFO]\n"
         "       xqf-tune chain list [--db CONNINFO]\n"
         "       xqf-tune chain advance [CHAIN] [--sign-key FILE] [--out DIR] [--source DIR] [--threads N]\n"
-        "                              [--watch SECONDS]\n"
+        "                              [--with-data PATH ...] [--watch SECONDS]\n"
         "\n"
         "new: a run chain: an SPSA run now, then each stage in the order given when\n"
         "the one before finished and passed: --then-build compiles the tuned engine\n"
@@ -525,6 +526,10 @@ static const OptTable CHAIN_TABLE = {
         "present; a build needs the source tree and a compiler, a training PyTorch:\n"
         "chain advance does the builds and trainings that are due (run it on such a\n"
         "host, or keep it running with --watch; its files in --out/chain-N/).\n"
+        "--with-data adds earlier generations' positions (files or folders of\n"
+        "*.data on the advancing host, at most 3) to every training it does: a net\n"
+        "of the next generation learns from the new data run and the old data, as\n"
+        "the stage's detail and the net's provenance record.\n"
         "Prints the chain id.\n"
         "show: the stages with their runs, nets and state.  list: the newest chains.\n",
 };

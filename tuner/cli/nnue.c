@@ -11,6 +11,7 @@
  * found in XQF_NNUE_DIR (CMake: the source tree this xqf-tune was built
  * from, or /usr/share/xqf/nnue in the package), or at $XQF_NNUE_TRAINER.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -61,28 +62,56 @@ static const OptTable NNUE_TABLE = {
              "with " NNUE_PYTHON " and PyTorch (Debian's python3-torch).\n",
 };
 
-/* A DATA argument: a folder (the trainer reads its *.data), or a file with XQFDATA1's header and whole records. */
-static int check_data(const char *path)
+/* A data file: XQFDATA1's header and whole records; *positions its records. Exit status. */
+static int check_data_file(const char *what, const char *path, const struct stat *st, int64_t *positions)
 {
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return cli_fail(CLI_USAGE, "DATA: cannot read '%s': %s", path, strerror(errno));
-    if (S_ISDIR(st.st_mode))
-        return CLI_OK;
-    if (!S_ISREG(st.st_mode))
-        return cli_fail(CLI_USAGE, "DATA: '%s' is neither a file nor a folder", path);
     FILE *f = fopen(path, "rb");
     char head[DATA_HEADER];
     size_t got = f ? fread(head, 1, sizeof head, f) : 0;
     if (!f)
-        return cli_fail(CLI_USAGE, "DATA: cannot read '%s': %s", path, strerror(errno));
+        return cli_fail(CLI_USAGE, "%s: cannot read '%s': %s", what, path, strerror(errno));
     fclose(f);
     if (got != sizeof head || memcmp(head, "XQFDATA1", DATA_HEADER) != 0)
-        return cli_fail(CLI_USAGE, "DATA: '%s' is not a training data file (no XQFDATA1 header)", path);
-    if ((st.st_size - DATA_HEADER) % DATA_RECORD != 0)
-        return cli_fail(CLI_USAGE, "DATA: '%s' is truncated (%jd bytes after the header: not whole %d-byte records)",
-                        path, (intmax_t)(st.st_size - DATA_HEADER), DATA_RECORD);
+        return cli_fail(CLI_USAGE, "%s: '%s' is not a training data file (no XQFDATA1 header)", what, path);
+    if ((st->st_size - DATA_HEADER) % DATA_RECORD != 0)
+        return cli_fail(CLI_USAGE, "%s: '%s' is truncated (%jd bytes after the header: not whole %d-byte records)",
+                        what, path, (intmax_t)(st->st_size - DATA_HEADER), DATA_RECORD);
+    *positions += (st->st_size - DATA_HEADER) / DATA_RECORD;
     return CLI_OK;
+}
+
+int cli_data_input_check(const char *what, const char *path, int64_t *positions)
+{
+    struct stat st;
+    *positions = 0;
+    if (stat(path, &st) != 0)
+        return cli_fail(CLI_USAGE, "%s: cannot read '%s': %s", what, path, strerror(errno));
+    if (S_ISREG(st.st_mode))
+        return check_data_file(what, path, &st, positions);
+    if (!S_ISDIR(st.st_mode))
+        return cli_fail(CLI_USAGE, "%s: '%s' is neither a file nor a folder", what, path);
+    /* a folder: the trainer reads its *.data files (train.py), each checked as a file given alone */
+    DIR *d = opendir(path);
+    if (!d)
+        return cli_fail(CLI_USAGE, "%s: cannot read the folder '%s': %s", what, path, strerror(errno));
+    int status = CLI_OK, files = 0;
+    struct dirent *e;
+    while (status == CLI_OK && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        char file[CLI_PATH_MAX];
+        if (len < 5 || strcmp(e->d_name + len - 5, ".data") != 0)
+            continue;
+        if (snprintf(file, sizeof file, "%s/%s", path, e->d_name) >= (int)sizeof file)
+            status = cli_fail(CLI_USAGE, "%s: '%s/%s' is too long a path", what, path, e->d_name);
+        else if (stat(file, &st) != 0 || !S_ISREG(st.st_mode))
+            status = cli_fail(CLI_USAGE, "%s: cannot read '%s'", what, file);
+        else
+            status = check_data_file(what, file, &st, positions), files++;
+    }
+    closedir(d);
+    if (status == CLI_OK && files == 0)
+        status = cli_fail(CLI_USAGE, "%s: the folder '%s' holds no *.data file", what, path);
+    return status;
 }
 
 /* Whether the folder a file path would be written in exists (the current folder for a bare name). */
@@ -107,7 +136,8 @@ static int check_train(const Opts *o)
     if (o->npositional < 1)
         return cli_fail(CLI_USAGE, "nnue train: give one or more DATA files (see xqf-tune nnue --help)");
     for (int i = 0; i < o->npositional; i++) {
-        int status = check_data(o->positional[i]);
+        int64_t positions;
+        int status = cli_data_input_check("DATA", o->positional[i], &positions);
         if (status != CLI_OK)
             return status;
     }

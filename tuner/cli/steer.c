@@ -378,6 +378,21 @@ static void last_line(const char *path, const char *prefix, char *out, size_t si
  * training cut short goes on from its checkpoints (--resume).  Exit
  * status; the stage recorded either way.
  */
+/* ", with N positions of PATH, ..." for the --with-data inputs (checked by chain advance before any stage). */
+static void with_data_text(const Opts *o, char *out, size_t size)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (int i = 0; opts_nth(o, "--with-data", i) && len < size; i++) {
+        int64_t positions = 0;
+        const char *path = opts_nth(o, "--with-data", i);
+        (void)cli_data_input_check("--with-data", path, &positions);
+        int w = snprintf(out + len, size - len, "%s %" PRId64 " positions of %.150s", i ? "," : " with", positions,
+                         path);
+        len += w > 0 ? (size_t)w : 0;
+    }
+}
+
 static int advance_train(Store *s, const StoreChain *c, int idx, const Opts *o, const char *dir)
 {
     const StoreChainStage *st = &c->stages[idx];
@@ -407,9 +422,14 @@ static int advance_train(Store *s, const StoreChain *c, int idx, const Opts *o, 
         snprintf(lr, sizeof lr, "%.17g", st->lr);
         snprintf(seed, sizeof seed, "%" PRIu64, r.seed % ((uint64_t)INT32_MAX + 1));
         snprintf(threads, sizeof threads, "%" PRId64, opts_int(o, "--threads"));
-        const char *argv[32] = { self, "nnue", "train", data, "--out", net, "--epochs", epochs, "--batch", batch,
-                                 "--lambda", lambda, "--lr", lr, "--seed", seed, "--checkpoints", ckpt };
-        int n = 18;
+        const char *argv[32] = { self, "nnue", "train", data };
+        int n = 4;
+        for (int i = 0; opts_nth(o, "--with-data", i); i++)
+            argv[n++] = opts_nth(o, "--with-data", i);
+        const char *rest[] = { "--out", net, "--epochs", epochs, "--batch", batch, "--lambda", lambda, "--lr", lr,
+                               "--seed", seed, "--checkpoints", ckpt };
+        for (size_t i = 0; i < sizeof rest / sizeof *rest; i++)
+            argv[n++] = rest[i];
         if (opts_given(o, "--threads"))
             argv[n++] = "--threads", argv[n++] = threads;
         /* a training cut short (the host went down) goes on from its last epoch */
@@ -430,8 +450,10 @@ static int advance_train(Store *s, const StoreChain *c, int idx, const Opts *o, 
         char sha[SHA256_HEX_LEN + 1] = "", done[256];
         last_line(log, "epoch", done, sizeof done);
         sha256_file(net, sha);
-        snprintf(why, sizeof why, "%" PRId64 " positions of %" PRId64 " games of data run %" PRId64 " -> %.200s "
-                 "(SHA-256 %.16s); %.200s", positions, games, run, net, sha, done);
+        char with[STORE_TEXT_MAX / 2] = "";
+        with_data_text(o, with, sizeof with);
+        snprintf(why, sizeof why, "%" PRId64 " positions of %" PRId64 " games of data run %" PRId64 "%s -> %.200s "
+                 "(SHA-256 %.16s); %.200s", positions, games, run, with, net, sha, done);
     } else if (!why[0])
         snprintf(why, sizeof why, "%s", cli_last_error());
     int rc = store_chain_done(s, c->id, CHAIN_TRAIN, status == CLI_OK, 0, 0, why);
@@ -536,6 +558,15 @@ int cli_chain_advance(const Opts *o)
         return cli_fail(CLI_USAGE, "--sign-key: %s", err);
     if (key)
         sign_key_wipe(&sk);
+    /* earlier generations' data: checked now too (nnue train takes CLI_DATA_FILES_MAX inputs, the run's one of them) */
+    for (int i = 0; opts_nth(o, "--with-data", i); i++) {
+        int64_t positions;
+        if (i + 1 >= CLI_DATA_FILES_MAX)
+            return cli_fail(CLI_USAGE, "--with-data: at most %d (the trainer takes %d inputs, the data run's one)",
+                            CLI_DATA_FILES_MAX - 1, CLI_DATA_FILES_MAX);
+        if ((status = cli_data_input_check("--with-data", opts_nth(o, "--with-data", i), &positions)) != CLI_OK)
+            return status;
+    }
     if ((status = cli_open_db(o, &s)) != CLI_OK)
         return status;
     int64_t watch = opts_int(o, "--watch");
