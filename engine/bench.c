@@ -77,6 +77,7 @@ static uint64_t run(int depth, Engine *e, FILE *out)
     }
     int64_t ms = now_ms() - start;
     fprintf(out, "\nNodes searched: %" PRIu64 "\n", total);
+    fprintf(out, "Total time (ms): %" PRId64 "\n", ms);
     fprintf(out, "Nodes/second: %" PRIu64 "\n", total * 1000 / (uint64_t)(ms > 0 ? ms : 1));
     if (engine_net(e) && engine_use_nnue(e))
         fprintf(out, "Evaluation: net (%s arithmetic)\n", nnue_simd_name(engine_net(e)->simd));
@@ -112,7 +113,7 @@ uint64_t bench_run_like(int depth, const Engine *like, FILE *out)
         return 0;
     engine_set_params(e, engine_params(like));
     engine_set_use_nnue(e, engine_use_nnue(like));
-    if (engine_set_net(e, engine_net(like)) != 0) {
+    if (engine_set_net(e, engine_net(like)) != 0 || engine_set_threads(e, engine_threads(like)) != 0) {
         engine_destroy(&e);
         return 0;
     }

@@ -41,11 +41,14 @@ uint64_t bench_signature(void);
  */
 uint64_t bench_run(int depth, const Params *params, FILE *out);
 /*
- * The same with the settings of `like`: its parameters and its evaluation
- * (its net, copied, and UseNNUE), searched by a new engine (so the table
- * size and the history are bench's own).  Without a net the signature is
- * the hand-crafted evaluation's.  Returns 0 when the engine cannot be
- * created.
+ * The same with the settings of `like`: its parameters, its evaluation
+ * (its net, copied, and UseNNUE) and its threads, searched by a new engine
+ * (so the table size and the history are bench's own).  Without a net the
+ * signature is the hand-crafted evaluation's.  With more than one thread
+ * the nodes are every thread's and vary from run to run (Lazy SMP's
+ * threads race), as Stockfish's `bench` with a thread count: the speed and
+ * the time to the depth are the figures, the signature is 1 thread's.
+ * Returns 0 when the engine cannot be created.
  */
 uint64_t bench_run_like(int depth, const Engine *like, FILE *out);
 

@@ -91,3 +91,30 @@ Test(bench, each_change_is_a_switch)
         cr_expect_neq(nodes, BENCH_SIGNATURE_HCE, "%s: the switch changes nothing", SWITCHES[i].change);
     }
 }
+
+/*
+ * bench with the engine's threads (the UCI bench after setoption Threads,
+ * as Stockfish's bench takes a thread count): Lazy SMP's helpers search
+ * too, so the nodes are not one thread's (every thread's, racing: they
+ * vary); 1 thread keeps the signature.
+ */
+Test(bench, bench_searches_with_the_engines_threads)
+{
+    FILE *out = fopen("/dev/null", "w");
+    cr_assert_not_null(out);
+    Engine *like = engine_new();
+    cr_assert_not_null(like);
+    uint64_t one = bench_run_like(6, like, out);
+    cr_assert_eq(engine_set_threads(like, 2), 0);
+    bool differs = false;
+    for (int i = 0; i < 3 && !differs; i++) {
+        uint64_t two = bench_run_like(6, like, out);
+        cr_assert_gt(two, 0);
+        differs = two != one;
+    }
+    cr_assert(differs, "three benches at 2 threads gave 1 thread's %" PRIu64 " nodes: the helpers did not search", one);
+    cr_assert_eq(engine_set_threads(like, 1), 0);
+    cr_assert_eq(bench_run_like(6, like, out), one, "1 thread: the same tree again");
+    engine_destroy(&like);
+    fclose(out);
+}
