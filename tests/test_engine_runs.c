@@ -13,7 +13,8 @@
  * target (a games run of its commits, its binary taken from the build
  * folder).  Bad input: an unknown engine, a ref whose build fails (the
  * log's tail shown; through the builder, the run failed with it), a bench
- * that is not the commit's Bench: line; nothing recorded.
+ * that is not the commit's Bench: line; nothing recorded.  A bench that
+ * prints its summary on stderr (Stockfish's family) is read there.
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -275,6 +276,14 @@ Test(engine_runs, an_sprt_of_two_commits_of_another_engine)
     snprintf(message, sizeof message, "%s/built/toy-%.12s", cu_fx.dir, a);
     cr_assert(strstr(out, message) && strstr(out, sha[1]), "%s", out);
     cr_assert_eq(tune(out, sizeof out, "build --serve --engine toy"), 2, "%s", out);
+    /* a bench that prints its summary on stderr, as Stockfish's family does: read there too */
+    snprintf(args, sizeof args, "engine add toyerr --repo '%s' --bench '<binary> bench 5 | sed \"s/: /  : /\" >&2'",
+             repo);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    snprintf(args, sizeof args, "build --ref %s --engine toyerr --out built", a);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    snprintf(message, sizeof message, "Bench: %" PRId64 "\n", bench);
+    cr_assert(strstr(out, message), "the bench read from stderr:\n%s", out);
 
     /* a record that builds a CMake target: configured and built in the sandbox, its binary in the build folder */
     snprintf(args, sizeof args,

@@ -186,10 +186,13 @@ static void read_all(int fd, char *capture, size_t size)
  * Runs argv (searched in PATH), inside box when box is not NULL (untrusted
  * code: a branch's build, the binary it made): stdout into capture
  * (NUL-terminated, at most size - 1 bytes) or, when capture is NULL,
- * appended to log; stderr appended to log, after a "$ command" line.
+ * appended to log; stderr appended to log, after a "$ command" line, or
+ * with merge (and a capture) into the capture too, as the shell's 2>&1
+ * puts it: Stockfish's family prints its bench's summary on stderr.
  * Returns the exit status, or -1 (a box that cannot be made: why in the log).
  */
-static int spawn(char *const argv[], const char *log, char *capture, size_t size, const SandboxSpec *box)
+static int spawn_io(char *const argv[], const char *log, char *capture, size_t size, const SandboxSpec *box,
+                    bool merge)
 {
     int fds[2] = { -1, -1 };
     int logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -213,7 +216,7 @@ static int spawn(char *const argv[], const char *log, char *capture, size_t size
     pid_t pid = fork();
     if (pid == 0) {
         dup2(capture ? fds[1] : logfd, STDOUT_FILENO);
-        dup2(logfd, STDERR_FILENO);
+        dup2(capture && merge ? fds[1] : logfd, STDERR_FILENO);
         if (capture) {
             close(fds[0]);
             close(fds[1]);
@@ -240,6 +243,12 @@ static int spawn(char *const argv[], const char *log, char *capture, size_t size
         if (errno != EINTR)
             return -1;
     return pid > 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* spawn_io with stderr in the log only. */
+static int spawn(char *const argv[], const char *log, char *capture, size_t size, const SandboxSpec *box)
+{
+    return spawn_io(argv, log, capture, size, box, false);
 }
 
 /* Copies an executable to dst (through dst.tmp, renamed); 0 or -1. */
@@ -934,8 +943,10 @@ static int engine_compile(CliGitRef *g, const char *tmp, const char *log, int64_
 /*
  * Another engine's bench, in the sandbox: its record's command with
  * <binary> replaced, run by sh, its nodes and speed read by the record's
- * regexes (engine_record_bench) into g->bench, printed.  Exit status:
- * CLI_USAGE with the log's tail when it fails or cannot be read.
+ * regexes (engine_record_bench) from its stdout and stderr together
+ * (Stockfish and Pikafish print "Nodes searched" on stderr) into
+ * g->bench, printed.  Exit status: CLI_USAGE with the log's tail when it
+ * fails or cannot be read.
  */
 static int engine_bench(CliGitRef *g, const char *log)
 {
@@ -946,7 +957,7 @@ static int engine_bench(CliGitRef *g, const char *log)
     char *out = malloc(BENCH_OUT_MAX), *shell[] = { "sh", "-c", command, NULL };
     SandboxSpec box = { .ro = { g->binary } };
     int64_t nps = 0;
-    int rc = out ? spawn(shell, log, out, BENCH_OUT_MAX, &box) : -1;
+    int rc = out ? spawn_io(shell, log, out, BENCH_OUT_MAX, &box, true) : -1;
     bool read = rc == 0 && engine_record_bench(e, out, &g->bench, &nps, why, sizeof why) == 0;
     if (rc == 0 && !read) {
         FILE *lf = fopen(log, "a");
