@@ -100,7 +100,7 @@ Test(gauntlet, made_of_games_runs_and_shown_as_one_table)
         cr_assert(strstr(out, "Gauntlet: nightly\n"), "%s", out);
         for (int i = 0; i < 3; i++) {
             const StoreCounts *k = i < 2 ? &c[i] : &total;
-            char elo[48], opp[16], run[24];
+            char elo[48], opp[24], run[24];
             cli_elo_text(k, elo, sizeof elo);
             cr_assert_neq(strcmp(elo, "-"), 0);
             snprintf(opp, sizeof opp, i < 2 ? "toy@v%d" : "total", i + 1);
