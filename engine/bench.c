@@ -22,6 +22,16 @@ static const char *const BENCH_FENS[] = {
     "4k4/4a4/4ba3/9/2p3p2/9/2P3P2/4B4/4A4/3AK4 b - - 0 1",
 };
 
+int bench_position_count(void)
+{
+    return (int)(sizeof BENCH_FENS / sizeof BENCH_FENS[0]);
+}
+
+const char *bench_position(int i)
+{
+    return i >= 0 && i < bench_position_count() ? BENCH_FENS[i] : NULL;
+}
+
 static int64_t now_ms(void)
 {
     struct timespec ts;

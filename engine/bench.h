@@ -29,6 +29,15 @@ enum { BENCH_DEPTH = 13 };
  */
 #define BENCH_SIGNATURE_HCE UINT64_C(3280684)
 
+/*
+ * The bench positions (FENs with the usual letters, ranks 0-9 in moves):
+ * their count, and the i-th (NULL out of range).  Another engine without a
+ * bench command is benched on them too (xqf-tune build: each searched to its
+ * record's depth, its reported nodes summed).
+ */
+int bench_position_count(void);
+const char *bench_position(int i);
+
 /* The signature this program's bench gives: BENCH_SIGNATURE when it has a net compiled in, else BENCH_SIGNATURE_HCE. */
 uint64_t bench_signature(void);
 

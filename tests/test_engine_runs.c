@@ -13,7 +13,10 @@
  * target (a games run of its commits, its binary taken from the build
  * folder).  Bad input: an unknown engine, a ref whose build fails (the
  * log's tail shown; through the builder, the run failed with it), a bench
- * that is not the commit's Bench: line; nothing recorded.
+ * that is not the commit's Bench: line; nothing recorded.  A bench that
+ * prints its summary on stderr (Stockfish's family) is read there; an
+ * engine without one is benched by searching the bench positions to its
+ * record's depth, the nodes it reports summed.
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -275,6 +278,34 @@ Test(engine_runs, an_sprt_of_two_commits_of_another_engine)
     snprintf(message, sizeof message, "%s/built/toy-%.12s", cu_fx.dir, a);
     cr_assert(strstr(out, message) && strstr(out, sha[1]), "%s", out);
     cr_assert_eq(tune(out, sizeof out, "build --serve --engine toy"), 2, "%s", out);
+    /* a bench that prints its summary on stderr, as Stockfish's family does: read there too */
+    snprintf(args, sizeof args, "engine add toyerr --repo '%s' --bench '<binary> bench 5 | sed \"s/: /  : /\" >&2'",
+             repo);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    snprintf(args, sizeof args, "build --ref %s --engine toyerr --out built", a);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    snprintf(message, sizeof message, "Bench: %" PRId64 "\n", bench);
+    cr_assert(strstr(out, message), "the bench read from stderr:\n%s", out);
+    /* an engine without a bench command (ElephantEye's case): the bench positions searched to its depth */
+    snprintf(args, sizeof args, "engine add toyd --repo '%s' --bench none --bench-depth 3", repo);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    char c[41];
+    commit("3", GOOD_RECIPE, "C: no Bench line", c);
+    int64_t depth_bench[2];
+    for (int i = 0; i < 2; i++) {
+        /* built and benched each time (another engine's tree): the same search, the same nodes */
+        snprintf(args, sizeof args, "build --ref %s --engine toyd --out built", c);
+        cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+        depth_bench[i] = number(out, "Bench: ");
+        cr_assert_gt(depth_bench[i], 0, "%s", out);
+        cr_assert_gt(number(out, "Speed: "), 0, "%s", out);
+    }
+    cr_assert_eq(depth_bench[0], depth_bench[1], "the same search, the same nodes at a fixed depth");
+    /* checked against a commit's Bench: line as any bench (A's is xqf-engine's bench 5, not this) */
+    snprintf(args, sizeof args, "build --ref %s --engine toyd --out built", a);
+    cr_assert_eq(tune(out, sizeof out, args), 2, "%s\n%s", out, errbuf);
+    snprintf(message, sizeof message, "the bench signature is %" PRId64 " but commit", depth_bench[0]);
+    cr_assert(strstr(errbuf, message), "%s", errbuf);
 
     /* a record that builds a CMake target: configured and built in the sandbox, its binary in the build folder */
     snprintf(args, sizeof args,

@@ -100,7 +100,7 @@ Test(gauntlet, made_of_games_runs_and_shown_as_one_table)
         cr_assert(strstr(out, "Gauntlet: nightly\n"), "%s", out);
         for (int i = 0; i < 3; i++) {
             const StoreCounts *k = i < 2 ? &c[i] : &total;
-            char elo[48], opp[16], run[24];
+            char elo[48], opp[24], run[24];
             cli_elo_text(k, elo, sizeof elo);
             cr_assert_neq(strcmp(elo, "-"), 0);
             snprintf(opp, sizeof opp, i < 2 ? "toy@v%d" : "total", i + 1);
@@ -163,6 +163,11 @@ Test(gauntlet, opponents_of_other_engines_are_their_runs_base_engines)
         cr_assert_eq(store_load_run(cu_fx.store, ids[i], &r, false), 1);
         cr_assert_str_eq(r.engine, "toy");
         cr_assert_str_eq(r.base_engine, base[i]);
+        /* its games' PGN names each side by its engine when they are two, by its role when one */
+        const char *first, *second;
+        cli_pgn_players(&r, &first, &second);
+        cr_assert_str_eq(first, i == 2 ? "test" : "toy");
+        cr_assert_str_eq(second, i == 2 ? "base" : base[i]);
         /* the builder is asked for the base ref of another engine as for any ref: it reads the side's engine */
         StoreBuildRequest *q = NULL;
         int n = store_build_requests(cu_fx.store, ids[i], &q);

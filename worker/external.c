@@ -295,12 +295,16 @@ static void parse_bestmove(External *x, const GameView *v, const char *text, Rep
     r->move = m;
 }
 
-/* Picks depth and score out of an info line. */
+/* Picks depth, nodes and score out of an info line (ElephantEye reports nodes on lines of their own). */
 static void parse_info(const char *line, Reply *r)
 {
     const char *p = strstr(line, " depth ");
     if (p)
         r->depth = atoi(p + 7);
+    long long nodes;
+    p = strstr(line, " nodes ");
+    if (p && sscanf(p + 7, "%lld", &nodes) == 1 && nodes > 0)
+        r->nodes = nodes;
     p = strstr(line, " score ");
     if (!p)
         return;

@@ -41,6 +41,7 @@ typedef struct {
     bool has_score;
     int score;              /* mover's view, engine units */
     int depth;
+    int64_t nodes;          /* the last nodes an external engine reported for this search (0: none) */
     int64_t time_us;        /* from the request to the answer */
     char detail[160];       /* with a fault: what happened ("bestmove e0e2", "killed by signal 11") */
     bool refused;           /* the fault: the engine refused an option of its spec (external.h), nobody's loss */

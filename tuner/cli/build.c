@@ -17,8 +17,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench.h"
+#include "board.h"
 #include "cli.h"
 #include "clock.h"
+#include "external.h"
+#include "fen.h"
 #include "files.h"
 #include "keys.h"
 #include "log.h"
@@ -186,10 +190,13 @@ static void read_all(int fd, char *capture, size_t size)
  * Runs argv (searched in PATH), inside box when box is not NULL (untrusted
  * code: a branch's build, the binary it made): stdout into capture
  * (NUL-terminated, at most size - 1 bytes) or, when capture is NULL,
- * appended to log; stderr appended to log, after a "$ command" line.
+ * appended to log; stderr appended to log, after a "$ command" line, or
+ * with merge (and a capture) into the capture too, as the shell's 2>&1
+ * puts it: Stockfish's family prints its bench's summary on stderr.
  * Returns the exit status, or -1 (a box that cannot be made: why in the log).
  */
-static int spawn(char *const argv[], const char *log, char *capture, size_t size, const SandboxSpec *box)
+static int spawn_io(char *const argv[], const char *log, char *capture, size_t size, const SandboxSpec *box,
+                    bool merge)
 {
     int fds[2] = { -1, -1 };
     int logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -213,7 +220,7 @@ static int spawn(char *const argv[], const char *log, char *capture, size_t size
     pid_t pid = fork();
     if (pid == 0) {
         dup2(capture ? fds[1] : logfd, STDOUT_FILENO);
-        dup2(logfd, STDERR_FILENO);
+        dup2(capture && merge ? fds[1] : logfd, STDERR_FILENO);
         if (capture) {
             close(fds[0]);
             close(fds[1]);
@@ -240,6 +247,12 @@ static int spawn(char *const argv[], const char *log, char *capture, size_t size
         if (errno != EINTR)
             return -1;
     return pid > 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* spawn_io with stderr in the log only. */
+static int spawn(char *const argv[], const char *log, char *capture, size_t size, const SandboxSpec *box)
+{
+    return spawn_io(argv, log, capture, size, box, false);
 }
 
 /* Copies an executable to dst (through dst.tmp, renamed); 0 or -1. */
@@ -753,9 +766,6 @@ int cli_git_resolve(Store *s, const char *repo, const char *ref, const char *net
         status = cli_fail(CLI_USAGE, "--net: a net is compiled into our engine only (engine %s)", engine->name);
     if (status == CLI_OK && net)
         status = cli_net_lookup(s, "--net", net, &g->net);
-    if (status == CLI_OK && engine && !engine->bench_command[0])
-        status = cli_fail(CLI_USAGE, "engine %s has no bench command: its refs cannot be built and checked yet",
-                          engine->name);
     if (status == CLI_OK && engine && (status = engine_repo(engine, cache, g)) == CLI_OK)
         repo = g->repo;
     else if (!engine)
@@ -934,8 +944,10 @@ static int engine_compile(CliGitRef *g, const char *tmp, const char *log, int64_
 /*
  * Another engine's bench, in the sandbox: its record's command with
  * <binary> replaced, run by sh, its nodes and speed read by the record's
- * regexes (engine_record_bench) into g->bench, printed.  Exit status:
- * CLI_USAGE with the log's tail when it fails or cannot be read.
+ * regexes (engine_record_bench) from its stdout and stderr together
+ * (Stockfish and Pikafish print "Nodes searched" on stderr) into
+ * g->bench, printed.  Exit status: CLI_USAGE with the log's tail when it
+ * fails or cannot be read.
  */
 static int engine_bench(CliGitRef *g, const char *log)
 {
@@ -946,7 +958,7 @@ static int engine_bench(CliGitRef *g, const char *log)
     char *out = malloc(BENCH_OUT_MAX), *shell[] = { "sh", "-c", command, NULL };
     SandboxSpec box = { .ro = { g->binary } };
     int64_t nps = 0;
-    int rc = out ? spawn(shell, log, out, BENCH_OUT_MAX, &box) : -1;
+    int rc = out ? spawn_io(shell, log, out, BENCH_OUT_MAX, &box, true) : -1;
     bool read = rc == 0 && engine_record_bench(e, out, &g->bench, &nps, why, sizeof why) == 0;
     if (rc == 0 && !read) {
         FILE *lf = fopen(log, "a");
@@ -962,6 +974,94 @@ static int engine_bench(CliGitRef *g, const char *log)
                         g->ref, rc != 0 ? "failed" : why);
     }
     printf("Bench: %" PRId64 "\nSpeed: %" PRId64 " nodes/s\n", g->bench, nps);
+    return CLI_OK;
+}
+
+/* How long one search of an engine's depth bench may take, and the whole bench's wall clock (BOX_WALL_S). */
+enum { DEPTH_BENCH_SEARCH_S = 600 };
+
+/*
+ * The bench of an engine without a bench command (ElephantEye: a UCCI
+ * engine has no bench), as OpenBench benches an engine by searching fixed
+ * positions: the binary started in the sandbox and spoken to as its record
+ * says (protocol, dialect, the commands after the handshake), the bench
+ * positions (engine/bench.c, xqf-engine bench's) each searched to the
+ * record's depth in one process, the nodes it reports last for each search
+ * summed into g->bench and divided by the wall clock for the speed.  The
+ * same binary gives the same sum: a fixed depth from the same sequence of
+ * positions.  Exit status: CLI_USAGE with the engine's words when a search
+ * fails (no bestmove, an illegal move, no nodes reported).
+ */
+static int engine_depth_bench(CliGitRef *g, const char *log)
+{
+    const EngineRecord *e = g->engine;
+    PlayerSpec *spec = calloc(1, sizeof *spec);
+    if (!spec)
+        return cli_fail(CLI_FAIL, "out of memory");
+    enum { WORDS = 5 + ENGINE_INIT_MAX };
+    char buf[WORDS][SPEC_TEXT_MAX + 16], *words[WORDS], err[256];
+    int n = 0;
+    snprintf(buf[n++], sizeof buf[0], "name=%s", e->name);
+    if (strlen(g->binary) >= SPEC_TEXT_MAX) {
+        free(spec);
+        return cli_fail(CLI_USAGE, "engine %s: the binary's path '%s' is too long", e->name, g->binary);
+    }
+    snprintf(buf[n++], sizeof buf[0], "cmd=%.*s", SPEC_TEXT_MAX - 1, g->binary);
+    snprintf(buf[n++], sizeof buf[0], "proto=%s", engine_protocol_name(e->protocol));
+    snprintf(buf[n++], sizeof buf[0], "ranks=%d", e->ranks_from_one ? 1 : 0);
+    snprintf(buf[n++], sizeof buf[0], "letters=%s", e->he_letters ? "he" : "nb");
+    for (int i = 0; i < e->init_count && n < WORDS; i++)
+        snprintf(buf[n++], sizeof buf[0], "init=%s", e->init[i]);
+    for (int i = 0; i < n; i++)
+        words[i] = buf[i];
+    if (spec_parse(spec, n, words, 0, err, sizeof err) != 0) {
+        free(spec);
+        return cli_fail(CLI_USAGE, "engine %s: %s", e->name, err);
+    }
+    spec->sandbox = true;
+    External *x = external_new(spec);
+    free(spec);
+    if (!x)
+        return cli_fail(CLI_FAIL, "out of memory");
+    FILE *lf = fopen(log, "a");
+    Reply r;
+    int status = external_new_game(x, NULL, &r) == 0
+                     ? CLI_OK
+                     : cli_fail(CLI_USAGE, "engine %s: %.12s (%s) does not start: %s", e->name, g->commit, g->ref,
+                                r.detail);
+    int64_t total = 0, t0 = clock_now_us();
+    for (int i = 0; status == CLI_OK && i < bench_position_count(); i++) {
+        const char *fen = bench_position(i);
+        Board b;
+        if (fen_parse(&b, fen, FEN_GAME, err, sizeof err) != 0) {
+            status = cli_fail(CLI_FAIL, "bench position %d: %s", i + 1, err);
+            break;
+        }
+        GameView v = { .fen = fen, .board = &b };
+        ThinkLimits l = { .depth = e->bench_depth, .deadline_us = clock_now_us() + DEPTH_BENCH_SEARCH_S * INT64_C(1000000) };
+        external_think(x, &v, &l, &r);
+        if (lf)
+            fprintf(lf, "position %d (%s): depth %d, %" PRId64 " nodes, %.3f s%s%s\n", i + 1, fen, e->bench_depth,
+                    r.nodes, r.time_us / 1e6, r.fault != GAME_REASON_NONE ? ": " : "", r.detail);
+        if (r.fault != GAME_REASON_NONE)
+            status = cli_fail(CLI_USAGE, "engine %s: the bench of %.12s (%s) failed at position %d (%s): %s",
+                              e->name, g->commit, g->ref, i + 1, fen, r.detail);
+        else if (r.nodes <= 0)
+            status = cli_fail(CLI_USAGE, "engine %s: the bench of %.12s (%s): no nodes reported at position %d "
+                              "(an info line with nodes N)", e->name, g->commit, g->ref, i + 1);
+        else
+            total += r.nodes;
+    }
+    int64_t us = clock_now_us() - t0;
+    external_destroy(&x);
+    if (lf)
+        fclose(lf);
+    if (status != CLI_OK) {
+        print_tail(log, g);
+        return status;
+    }
+    g->bench = total;
+    printf("Bench: %" PRId64 "\nSpeed: %" PRId64 " nodes/s\n", total, us > 0 ? total * 1000000 / us : 0);
     return CLI_OK;
 }
 
@@ -1003,7 +1103,7 @@ int cli_git_build(Store *s, CliGitRef *g, const char *out, int64_t jobs)
     if (status == CLI_OK && copy_binary(built, g->binary) != 0)
         status = cli_fail(CLI_FAIL, "cannot copy %s to %s: %s", built, g->binary, strerror(errno));
     if (status == CLI_OK && g->engine)
-        status = engine_bench(g, log);
+        status = g->engine->bench_command[0] ? engine_bench(g, log) : engine_depth_bench(g, log);
     else if (status == CLI_OK && (status = bench(g->binary, log, &g->bench, true)) != CLI_OK)
         print_tail(log, g);
     GitOrigin origin = { .want_bench = g->want_bench };

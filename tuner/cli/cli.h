@@ -180,6 +180,13 @@ int cli_report_html(Store *s, const StoreRun *r, FILE *out);
 int cli_pgn_write(Store *s, const StoreRun *r, int64_t task, int64_t worker, int64_t max_games, FILE *out,
                   char *why, size_t size, int64_t *written);
 /*
+ * The PGN names of run r's two players (the first, test or theta+, and the
+ * second): the names of their engines when the sides are two engines (a
+ * gauntlet's opponent of another engine, --base-engine), as cutechess-cli
+ * names each player by its engine; else their roles ("test", "base").
+ */
+void cli_pgn_players(const StoreRun *r, const char **first, const char **second);
+/*
  * Takes the worker named name's results out of SPRT run id (xqf-tune
  * purge), recorded under actor: CLI_OK with what was done in msg,
  * CLI_USAGE with why it was refused (no such run or worker, not an SPRT,

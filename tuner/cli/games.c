@@ -43,6 +43,13 @@ typedef struct {
     char why[256];
 } PgnPass;
 
+void cli_pgn_players(const StoreRun *r, const char **first, const char **second)
+{
+    bool two = r->engine[0] && r->base_engine[0] && strcmp(r->engine, r->base_engine) != 0;
+    *first = two ? r->engine : r->name0;
+    *second = two ? r->base_engine : r->name1;
+}
+
 static int write_game(void *ctx, int64_t game, const uint8_t *rec, size_t len)
 {
     PgnPass *p = ctx;
@@ -61,9 +68,11 @@ static int write_game(void *ctx, int64_t game, const uint8_t *rec, size_t len)
         snprintf(p->g.detail, sizeof p->g.detail, "%s by %s", who, game_reason_text(p->g.reason));
     }
     bool first_red = game % 2 == 0;
+    const char *name0, *name1;
+    cli_pgn_players(r, &name0, &name1);
     /* a side's net by its name (its SHA-256 is in show); "" (the engine's own evaluation): no tag */
     const char *net0 = r->net0[0] ? r->net_name0 : NULL, *net1 = r->net1[0] ? r->net_name1 : NULL;
-    PgnTags tags = { .event = event, .red = first_red ? r->name0 : r->name1, .black = first_red ? r->name1 : r->name0,
+    PgnTags tags = { .event = event, .red = first_red ? name0 : name1, .black = first_red ? name1 : name0,
                      .round = (int)(game + 1), .time_control = r->nodes > 0 ? NULL : tc, .nodes = (uint64_t)r->nodes,
                      .red_net = first_red ? net0 : net1, .black_net = first_red ? net1 : net0,
                      .threads = r->threads > 0 ? r->threads : 1, .book = r->book_name[0] ? r->book_name : NULL };
