@@ -1229,9 +1229,14 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
              * searched again at full depth.
              */
             int r = 0;
-            if (p->Lmr && depth >= p->LmrMinDepth && legal > p->LmrMinMoves + pv_node && (quiet || list.scores[i] < 0)) {
+            /* LmrCaptures (Stockfish search.cpp): good captures are reduced too, but a ply less. */
+            bool good_capture = !quiet && list.scores[i] >= 0;
+            if (p->Lmr && depth >= p->LmrMinDepth && legal > p->LmrMinMoves + pv_node
+                && (quiet || !good_capture || p->LmrCaptures)) {
                 r = e->lmr[depth < LMR_DEPTHS ? depth : LMR_DEPTHS - 1][legal < LMR_MOVES ? legal : LMR_MOVES - 1];
                 r += 100 * (!pv_node) + 100 * cut_node - 100 * improving - 100 * gives_check + 100 * hash_capture - 100 * escape;
+                /* LmrCutNode (Stockfish search.cpp, "increase reduction for cut nodes"): more at expected cut nodes. */
+                r += cut_node * p->LmrCutNode - 100 * good_capture;
                 if (quiet) {
                     r -= hist * 100 / p->LmrHistoryDiv;
                     if (p->HistoryPruning && history_rate(e, mover, to) < p->HistoryThreshold)
@@ -1361,6 +1366,35 @@ static void store_pv(Engine *e, const RootMove *line, int depth, int score)
 }
 
 /*
+ * LmrRoot (Stockfish search.cpp reduces late root moves as it does any
+ * other's, the root being a PV node): the reduction of the root move m,
+ * the count-th searched in this pass, before it is played.  The moves the
+ * interior reduces by default are reduced (quiet moves and captures that
+ * lose by SEE, never a check), after LmrMinMoves + 1 (a PV node's count),
+ * by the table less the history, clamped as inside the tree.  0 when off.
+ */
+static int root_reduction(Engine *e, Move m, int count, int depth, int new_depth, bool check)
+{
+    const Params *p = &e->params;
+    Board *b = &e->b;
+    if (!p->LmrRoot || !p->Lmr || check || depth < p->LmrMinDepth || count <= p->LmrMinMoves + 1)
+        return 0;
+    int mover = b->squares[move_from(m)], to = move_to(m);
+    bool quiet = b->squares[to] == EMPTY;
+    if (!quiet && see_ge(b, m, 0))
+        return 0;
+    int r = e->lmr[depth < LMR_DEPTHS ? depth : LMR_DEPTHS - 1][count < LMR_MOVES ? count : LMR_MOVES - 1];
+    if (quiet)
+        r -= quiet_history(e, 0, mover, to) * 100 / p->LmrHistoryDiv;
+    r /= 100;
+    if (r < 0)
+        r = 0;
+    if (r >= new_depth)
+        r = new_depth > 1 ? new_depth - 1 : 0;
+    return r;
+}
+
+/*
  * One pass over the root moves from index first (the lines above it are
  * settled: MultiPV) with window (alpha, beta); returns the best score.
  * Line 0's best move goes to out as soon as it is found, so an aborted
@@ -1369,17 +1403,21 @@ static void store_pv(Engine *e, const RootMove *line, int depth, int score)
 static int search_root(Engine *e, RootMove *moves, int first, int n, int depth, int alpha, int beta,
                        SearchResult *out)
 {
+    const Params *p = &e->params;
     int best = -INF;
     for (int i = first; i < n; i++) {
         Move m = moves[i].move;
         bool check = board_gives_check(&e->b, m);
+        int new_depth = depth - 1 + (check && p->CheckExtension);
+        int r = root_reduction(e, m, i - first + 1, depth, new_depth, check);
         play(e, 0, m);
-        int new_depth = depth - 1 + (check && e->params.CheckExtension);
         int score;
         if (i == first) {
             score = -search(e, -beta, -alpha, new_depth, 1, NODE_PV | NODE_VERIFY);
         } else {
-            score = -search(e, -alpha - 1, -alpha, new_depth, 1, NODE_CUT | NODE_VERIFY);
+            score = -search(e, -alpha - 1, -alpha, new_depth - r, 1, NODE_CUT | NODE_VERIFY);
+            if (r && score > alpha && !e->aborted)
+                score = -search(e, -alpha - 1, -alpha, new_depth, 1, NODE_CUT | NODE_VERIFY);
             if (score > alpha && score < beta && !e->aborted)
                 score = -search(e, -beta, -alpha, new_depth, 1, NODE_PV | NODE_VERIFY);
         }

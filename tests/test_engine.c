@@ -211,6 +211,70 @@ Test(engine, every_seed_switch_changes_the_search)
     cr_assert_neq(nodes_with("NullCutOnly", 0), nodes_with("NullCutOnly", 1));
 }
 
+/*
+ * The search's switches that are off by default (each a Stockfish/Pikafish
+ * technique waiting for its SPRT, docs/programs/xqf-engine.md): turned on,
+ * one must change the bench tree (so it is wired), and the search must
+ * still play a legal move in a middlegame and find each mate of MATES
+ * within seven plies more than its length, as with the defaults.
+ */
+static uint64_t bench_with(const char *name, int value)
+{
+    Params p;
+    params_default(&p);
+    if (name) {
+        const ParamInfo *info = params_find(name);
+        cr_assert_not_null(info, "no parameter %s", name);
+        cr_assert(value >= info->min && value <= info->max, "%s=%d is out of range", name, value);
+        params_store(&p, info, value);
+    }
+    FILE *null = fopen("/dev/null", "w");
+    cr_assert_not_null(null);
+    uint64_t n = bench_run(9, &p, null);
+    fclose(null);
+    return n;
+}
+
+static void switch_on_still_searches(const char *name, int value)
+{
+    static uint64_t off;
+    if (!off)
+        off = bench_with(NULL, 0);
+    cr_assert_eq(params_find(name)->def, 0, "%s must be off by default", name);
+    uint64_t on = bench_with(name, value);
+    cr_assert_neq(on, off, "%s=%d leaves the bench tree as it is (%llu nodes): not wired", name, value,
+                  (unsigned long long)on);
+
+    Params p;
+    params_default(&p);
+    params_store(&p, params_find(name), value);
+    Engine *e = engine_new();
+    engine_set_params(e, &p);
+    Board b = position("1rbak4/c4n2r/2na5/2N6/p1b3P1p/3C4P/P1P1P2C1/N7B/4A3R/R1BA1K3 w - - 5 31");
+    SearchResult r = search_depth(e, &b, 8);
+    cr_assert(r.best != MOVE_NONE && movegen_is_legal(&b, r.best), "%s=%d: no legal move in a middlegame", name, value);
+    for (size_t i = 0; i < sizeof MATES / sizeof MATES[0]; i++) {
+        b = position(MATES[i].fen);
+        engine_clear(e);
+        r = search_depth(e, &b, 2 * MATES[i].moves - 1 + 7);
+        cr_assert_geq(r.score, MATE_BOUND, "%s=%d: %s: score %d, expected a mate in %d", name, value, MATES[i].fen,
+                      r.score, MATES[i].moves);
+        cr_assert(movegen_is_legal(&b, r.best), "%s=%d: %s: the move is not legal", name, value, MATES[i].fen);
+        int found = (MATE - r.score + 1) / 2;
+        cr_assert(found >= MATES[i].moves && found <= MATES[i].moves + 2, "%s=%d: %s: mate in %d, shortest %d", name,
+                  value, MATES[i].fen, found, MATES[i].moves);
+    }
+    engine_destroy(&e);
+}
+
+/* Late-move reductions: at the root, more at expected cut nodes, good captures too. */
+Test(engine, lmr_switches_are_wired_and_still_find_mates)
+{
+    switch_on_still_searches("LmrRoot", 1);
+    switch_on_still_searches("LmrCutNode", 100);
+    switch_on_still_searches("LmrCaptures", 1);
+}
+
 /* The release library counts nothing (a counting build: cmake -DXQF_SEARCH_STATS=ON, tests/test_null_stats.c). */
 Test(engine, the_release_search_keeps_no_counters)
 {
