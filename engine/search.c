@@ -81,6 +81,7 @@ typedef struct {
     Move excluded;       /* singular search: the move left out */
     Move killers[2];
     Move mate_killer;    /* a quiet move that refuted with a mate score */
+    int double_ext;      /* double extensions on the path to this ply (SingularDoubleMax) */
 } Ply;
 
 struct Engine {
@@ -1063,6 +1064,7 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
     Ply *next = PLY(e, ply + 1);
     next->killers[0] = next->killers[1] = next->mate_killer = MOVE_NONE;
     next->excluded = MOVE_NONE;
+    next->double_ext = here->double_ext;
 
     bool prune = !pv_node && !in_check && !excluded;
 
@@ -1203,18 +1205,27 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
             here->excluded = MOVE_NONE;
             if (e->aborted)
                 return 0;
-            if (v < sbeta)
+            if (v < sbeta) {
                 ext = 1;
-            else if (sbeta >= beta)
+                /* SingularDouble (Stockfish search.cpp): far below, two plies, a bounded number of times per path. */
+                if (p->SingularDouble && !pv_node && v < sbeta - p->SingularDouble
+                    && here->double_ext < p->SingularDoubleMax)
+                    ext = 2;
+            } else if (sbeta >= beta) {
                 return sbeta;
-            else if (tp.lower >= beta)
+            } else if (tp.lower >= beta) {
+                ext = p->SingularNegative ? -2 : -1;
+            } else if (p->SingularNegative && (cut_node || tp.lower <= v)) {
+                /* Stockfish search.cpp's other negative extensions: a cut node, or others as good as the hash move. */
                 ext = -1;
+            }
         } else if (gives_check && p->CheckExtension && see_ge(b, m, 0)) {
             ext = 1;
         }
         if (threat_extension && ext < 1)
             ext = 1;
         int new_depth = depth - 1 + ext;
+        next->double_ext = here->double_ext + (ext >= 2);
 
         play(e, ply, m);
         int score;

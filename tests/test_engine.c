@@ -275,6 +275,13 @@ Test(engine, lmr_switches_are_wired_and_still_find_mates)
     switch_on_still_searches("LmrCaptures", 1);
 }
 
+/* Singular extensions: doubled far below the singular beta, negative when not singular. */
+Test(engine, singular_switches_are_wired_and_still_find_mates)
+{
+    switch_on_still_searches("SingularDouble", 20);
+    switch_on_still_searches("SingularNegative", 1);
+}
+
 /* The release library counts nothing (a counting build: cmake -DXQF_SEARCH_STATS=ON, tests/test_null_stats.c). */
 Test(engine, the_release_search_keeps_no_counters)
 {
