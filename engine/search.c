@@ -1186,6 +1186,13 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
                 if (quiet ? !gives_check && !see_ge(b, m, -p->SeeQuietMargin * d * d)
                           : !(gives_check && p->SacrificeChecks) && !see_ge(b, m, -p->SeeCaptureMargin * depth))
                     continue;
+                /*
+                 * PruneLosingChecks (Pikafish search.cpp prunes checks by SEE as
+                 * captures): a quiet check that loses more than a capture may.
+                 */
+                if (quiet && gives_check && depth <= p->PruneLosingChecks
+                    && !see_ge(b, m, -p->SeeCaptureMargin * depth))
+                    continue;
             }
         }
 
@@ -1219,7 +1226,7 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
                 /* Stockfish search.cpp's other negative extensions: a cut node, or others as good as the hash move. */
                 ext = -1;
             }
-        } else if (gives_check && p->CheckExtension && see_ge(b, m, 0)) {
+        } else if (gives_check && p->CheckExtension && depth >= p->CheckExtDepth && see_ge(b, m, 0)) {
             ext = 1;
         }
         if (threat_extension && ext < 1)
@@ -1419,7 +1426,7 @@ static int search_root(Engine *e, RootMove *moves, int first, int n, int depth, 
     for (int i = first; i < n; i++) {
         Move m = moves[i].move;
         bool check = board_gives_check(&e->b, m);
-        int new_depth = depth - 1 + (check && p->CheckExtension);
+        int new_depth = depth - 1 + (check && p->CheckExtension && depth >= p->CheckExtDepth);
         int r = root_reduction(e, m, i - first + 1, depth, new_depth, check);
         play(e, 0, m);
         int score;

@@ -282,6 +282,13 @@ Test(engine, singular_switches_are_wired_and_still_find_mates)
     switch_on_still_searches("SingularNegative", 1);
 }
 
+/* Checks: extended only from a depth (Pikafish: 9), quiet checks losing material pruned at low depth. */
+Test(engine, check_switches_are_wired_and_still_find_mates)
+{
+    switch_on_still_searches("CheckExtDepth", 9);
+    switch_on_still_searches("PruneLosingChecks", 6);
+}
+
 /* The release library counts nothing (a counting build: cmake -DXQF_SEARCH_STATS=ON, tests/test_null_stats.c). */
 Test(engine, the_release_search_keeps_no_counters)
 {
