@@ -58,7 +58,9 @@ enum {
     HISTORY_SCALE = 16384,   /* Fruit's success rates are fractions of this */
     HIST_MAX = 16384,        /* every history table stays within +-this (gravity) */
     LMR_DEPTHS = 64,
-    LMR_MOVES = 64
+    LMR_MOVES = 64,
+    CONT_PRUNE_LMR_DEPTH = 6,       /* ContHistPrune below this lmr depth (Pikafish's) */
+    CAPTURE_FUTILITY_LMR_DEPTH = 11 /* CaptureFutility below this lmr depth (Pikafish's) */
 };
 
 /* How a node is searched. */
@@ -114,7 +116,7 @@ struct Engine {
     int seldepth;
     bool aborted;
     Board b;
-    Ply ply[MAX_PLY + 4];          /* from index 2: two sentinels before the root */
+    Ply ply[MAX_PLY + 8];          /* from index 6: six sentinels before the root (ContHist46 looks 6 plies back) */
     int16_t history[16][SQUARES];  /* quiet moves by piece and target, with gravity */
     int16_t capture_hist[16][SQUARES][PIECE_TYPES];
     Move counter[16][SQUARES];     /* the reply that refuted a move (piece, to) */
@@ -150,8 +152,8 @@ struct Engine {
 #define NULL_NEST(e, delta) ((void)0)
 #endif
 
-/* The ply record of ply p (p may be -2 or -1: the sentinels before the root). */
-#define PLY(e, p) (&(e)->ply[(p) + 2])
+/* The ply record of ply p (p may be -6 to -1: the sentinels before the root). */
+#define PLY(e, p) (&(e)->ply[(p) + 6])
 
 static int64_t now_ms(void)
 {
@@ -464,10 +466,23 @@ static inline void gravity(int16_t *h, int bonus)
     *h = (int16_t)(v > HIST_MAX ? HIST_MAX : v < -HIST_MAX ? -HIST_MAX : v);
 }
 
-/* History of a quiet move at ply: the piece-to table and the continuations one and two plies back. */
+/*
+ * The continuation history of a quiet move at ply: the moves one and two
+ * plies back, and with ContHist46 (Stockfish search.cpp's contHist[3] and
+ * [5]) four and six plies back as well.
+ */
+static int cont_history(const Engine *e, int ply, int piece, int to)
+{
+    int h = (*PLY(e, ply - 1)->cont)[piece][to] + (*PLY(e, ply - 2)->cont)[piece][to];
+    if (e->params.ContHist46)
+        h += (*PLY(e, ply - 4)->cont)[piece][to] + (*PLY(e, ply - 6)->cont)[piece][to];
+    return h;
+}
+
+/* History of a quiet move at ply: the piece-to table and the continuations. */
 static int quiet_history(const Engine *e, int ply, int piece, int to)
 {
-    return e->history[piece][to] + (*PLY(e, ply - 1)->cont)[piece][to] + (*PLY(e, ply - 2)->cont)[piece][to];
+    return e->history[piece][to] + cont_history(e, ply, piece, to);
 }
 
 static void update_quiet_history(Engine *e, int ply, int piece, int to, int bonus)
@@ -475,6 +490,10 @@ static void update_quiet_history(Engine *e, int ply, int piece, int to, int bonu
     gravity(&e->history[piece][to], bonus);
     gravity(&(*PLY(e, ply - 1)->cont)[piece][to], bonus);
     gravity(&(*PLY(e, ply - 2)->cont)[piece][to], bonus);
+    if (e->params.ContHist46) {
+        gravity(&(*PLY(e, ply - 4)->cont)[piece][to], bonus);
+        gravity(&(*PLY(e, ply - 6)->cont)[piece][to], bonus);
+    }
 }
 
 /* Fruit 2.1's history statistics: how often a quiet move that was tried produced the cut-off. */
@@ -1172,11 +1191,26 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
                     skip_quiets = true;
                     continue;
                 }
+                /* ContHistPrune (Pikafish search.cpp): the continuations say this move rarely works here. */
+                if (p->ContHistPrune && lmr_depth < CONT_PRUNE_LMR_DEPTH
+                    && cont_history(e, ply, mover, to) < -p->ContHistPrune * depth)
+                    continue;
                 /* Futility with history (Toga II): cannot reach alpha at this depth. */
                 if (p->Futility && lmr_depth <= p->FutilityDepth
                     && eval + p->FutilityBase + p->FutilityMul * (lmr_depth > 0 ? lmr_depth : 0) + hist / p->FutilityHistDiv <= alpha)
                     continue;
             }
+            /*
+             * CaptureFutility (Pikafish search.cpp, futility pruning for
+             * captures): even with the victim and what its capture history
+             * promises, the static evaluation stays below alpha.
+             */
+            if (!quiet && !gives_check && p->CaptureFutility && lmr_depth < CAPTURE_FUTILITY_LMR_DEPTH
+                && static_value + p->CaptureFutility + p->CaptureFutilityMul * (lmr_depth > 0 ? lmr_depth : 0)
+                       + eval_piece_value(&e->eval, piece_type(b->squares[to]))
+                       + e->capture_hist[mover][to][piece_type(b->squares[to])] / 6
+                   <= alpha)
+                continue;
             /*
              * SEE pruning: the move loses more material than the depth can win
              * back.  A capture that checks may be a sacrifice that mates: kept.
@@ -1519,7 +1553,7 @@ static void iterate(Engine *e, const Board *root, const SearchLimits *limits, Se
     e->seldepth = 0;
     plan_time(e, limits, root->side);
     memset(e->ply, 0, sizeof e->ply);
-    for (int i = 0; i < MAX_PLY + 4; i++) {
+    for (size_t i = 0; i < sizeof e->ply / sizeof e->ply[0]; i++) {
         e->ply[i].cont = &e->cont_hist[EMPTY][0];
         e->ply[i].static_eval = -INF;
     }

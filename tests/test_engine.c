@@ -289,6 +289,14 @@ Test(engine, check_switches_are_wired_and_still_find_mates)
     switch_on_still_searches("PruneLosingChecks", 6);
 }
 
+/* Continuation-history pruning, capture futility, continuation history four and six plies back. */
+Test(engine, history_and_futility_switches_are_wired_and_still_find_mates)
+{
+    switch_on_still_searches("ContHistPrune", 2000);
+    switch_on_still_searches("CaptureFutility", 300);
+    switch_on_still_searches("ContHist46", 1);
+}
+
 /* The release library counts nothing (a counting build: cmake -DXQF_SEARCH_STATS=ON, tests/test_null_stats.c). */
 Test(engine, the_release_search_keeps_no_counters)
 {
