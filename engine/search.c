@@ -829,9 +829,25 @@ static int quiesce(Engine *e, int alpha, int beta, int ply, int qply, bool pv_no
     }
     score_moves(e, &list, tp.move, ply, true);
     Move best_move = MOVE_NONE;
+    Move prev = PLY(e, ply - 1)->move;
+    int searched = 0, quiet_evasions = 0;
     for (int i = 0; i < list.count; i++) {
         Move m = pick_move(&list, i);
         int victim = b->squares[move_to(m)];
+        /*
+         * QsEvasionLimit (Stockfish's qsearch, "quietCheckEvasions"): once a
+         * few quiet evasions have shown we are not mated, the rest are
+         * unlikely to do better than they did.
+         */
+        if (in_check && !victim && p->QsEvasionLimit && quiet_evasions >= p->QsEvasionLimit && best > -MATE_BOUND)
+            continue;
+        /*
+         * QsLateCaptures (Stockfish's qsearch prunes after two moves): deep in
+         * quiescence, a late capture that neither recaptures nor checks.
+         */
+        if (!in_check && p->QsLateCaptures && qply >= p->QsCheckPlies && searched >= p->QsLateCaptures
+            && !(prev && move_to(m) == move_to(prev)) && !board_gives_check(b, m))
+            continue;
         if (!in_check && victim) {
             /* Delta pruning: even winning this piece cannot lift the score to alpha. */
             if (p->DeltaPruning && stand + eval_piece_value(&e->eval, piece_type(victim)) + p->DeltaMargin <= alpha)
@@ -843,6 +859,8 @@ static int quiesce(Engine *e, int alpha, int beta, int ply, int qply, bool pv_no
         }
         if (!board_legal(b, m))
             continue;
+        searched++;
+        quiet_evasions += in_check && !victim;
         play(e, ply, m);
         int score = -quiesce(e, -beta, -alpha, ply + 1, qply + 1, pv_node);
         board_unmake(b);

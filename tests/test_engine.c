@@ -297,6 +297,13 @@ Test(engine, history_and_futility_switches_are_wired_and_still_find_mates)
     switch_on_still_searches("ContHist46", 1);
 }
 
+/* Quiescence: a limit on quiet evasions, late non-recaptures skipped deep in it. */
+Test(engine, quiescence_switches_are_wired_and_still_find_mates)
+{
+    switch_on_still_searches("QsEvasionLimit", 2);
+    switch_on_still_searches("QsLateCaptures", 2);
+}
+
 /* The release library counts nothing (a counting build: cmake -DXQF_SEARCH_STATS=ON, tests/test_null_stats.c). */
 Test(engine, the_release_search_keeps_no_counters)
 {
