@@ -376,6 +376,39 @@ void search_score_text(int score, char *out, size_t len)
 
 /* ---- time ---- */
 
+static int node_eval(Engine *e, int ply);
+
+/*
+ * TmComplexity: how much of its share of the clock this move deserves.
+ * Stockfish's time manager (timeman.cpp, 2022-2023) spends a share of
+ * the clock that grows with the game's ply, 0.0120 + (ply + 3)^0.45 *
+ * 0.0039, instead of a fixed number of moves to go: little in the
+ * opening, which the book and the first moves settle, more in the middle
+ * game; here its ratio to its value at ply 40, capped at 1.5, scales the
+ * TmMovesToGo share.  Stockfish 15.1 (search.cpp) also spent more on a
+ * complex position, measured by how far the network's evaluation is from
+ * the simple one: min(1 + (complexity - 232) / 1750, 1.5), in its units
+ * (a pawn 208); here the complexity is |net - hand-crafted evaluation|
+ * at the root, in centipawns, so 110 and 840 (and none without a net).
+ */
+static double complexity_scale(Engine *e, bool by_ply)
+{
+    const Board *b = &e->b;
+    double scale = 1.0;
+    if (by_ply) {
+        int ply = 2 * (b->fullmove > 1 ? b->fullmove - 1 : 0) + (b->side == BLACK);
+        scale = (0.0120 + pow(ply + 3.0, 0.45) * 0.0039) / (0.0120 + pow(43.0, 0.45) * 0.0039);
+        if (scale > 1.5)
+            scale = 1.5;
+    }
+    if (e->nnue_on && !board_in_check(b)) {
+        int complexity = abs(node_eval(e, 0) - evaluate(b, &e->eval));
+        double c = 1.0 + (complexity - 110) / 840.0;
+        scale *= c < 1.5 ? c : 1.5;
+    }
+    return scale;
+}
+
 /*
  * The optimum time (what a move should take; the iterations stop when it
  * is spent, scaled by how settled the search is) and the maximum (the
@@ -399,6 +432,8 @@ static void plan_time(Engine *e, const SearchLimits *l, int side)
             left = 1;
         int mtg = l->movestogo > 0 && l->movestogo < p->TmMovesToGo ? l->movestogo : p->TmMovesToGo;
         int64_t opt = left / mtg + l->inc[side] * p->TmIncrementShare / 100;
+        if (p->TmComplexity)
+            opt = (int64_t)((double)opt * complexity_scale(e, l->movestogo <= 0));
         int64_t cap = left * p->TmMaxShare / 1000;
         if (l->movestogo == 1)
             cap = left * 9 / 10;
@@ -410,6 +445,18 @@ static void plan_time(Engine *e, const SearchLimits *l, int side)
         e->optimum_ms = opt > 1 ? opt : 1;
         e->maximum_ms = max > 1 ? max : 1;
     }
+}
+
+void engine_plan_time(Engine *e, const Board *root, const SearchLimits *limits, int64_t *optimum_ms,
+                      int64_t *maximum_ms)
+{
+    e->b = *root;
+    e->nnue_on = e->net && e->use_nnue;
+    if (e->nnue_on)
+        nnue_stack_reset(e->nnue, e->net, &e->b);
+    plan_time(e, limits, root->side);
+    *optimum_ms = e->optimum_ms;
+    *maximum_ms = e->maximum_ms;
 }
 
 static int64_t elapsed_ms(const Engine *e)

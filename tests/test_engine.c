@@ -304,6 +304,62 @@ Test(engine, quiescence_switches_are_wired_and_still_find_mates)
     switch_on_still_searches("QsLateCaptures", 2);
 }
 
+/*
+ * TmComplexity (time, so not in the bench tree): the optimum follows the
+ * game's length, less than the fixed share in the opening and more in the
+ * middle game, the maximum (a multiple of it) stays the cap and within
+ * TmMaxShare of the clock, a movestogo given by the GUI
+ * keeps its own share, the net's complexity changes the plan again, and a
+ * timed search still plays a legal move.
+ */
+Test(engine, tm_complexity_scales_the_optimum_by_the_game_and_the_position)
+{
+    Params p;
+    params_default(&p);
+    cr_assert_eq(p.TmComplexity, 0);
+    Engine *off = engine_new(), *on = engine_new();
+    p.TmComplexity = 1;
+    engine_set_params(on, &p);
+    engine_set_use_nnue(off, false);
+    engine_set_use_nnue(on, false); /* first the game's length alone */
+    SearchLimits l;
+    search_limits_init(&l);
+    l.time[RED] = l.time[BLACK] = 600000;
+    Board opening = position(START_FEN);
+    Board middle = position("1rbak4/c4n2r/2na5/2N6/p1b3P1p/3C4P/P1P1P2C1/N7B/4A3R/R1BA1K3 w - - 5 31");
+    int64_t opt_off, max_off, opt_on, max_on;
+    engine_plan_time(off, &opening, &l, &opt_off, &max_off);
+    engine_plan_time(on, &opening, &l, &opt_on, &max_on);
+    cr_assert_gt(opt_off, 0);
+    cr_assert_lt(opt_on, opt_off * 3 / 4, "opening: %lld ms, without TmComplexity %lld", (long long)opt_on,
+                 (long long)opt_off);
+    cr_assert(opt_on <= max_on && max_on <= max_off, "the maximum (%lld ms) still caps the optimum", (long long)max_on);
+    engine_plan_time(off, &middle, &l, &opt_off, &max_off);
+    engine_plan_time(on, &middle, &l, &opt_on, &max_on);
+    cr_assert_gt(opt_on, opt_off, "move 31: %lld ms, without TmComplexity %lld", (long long)opt_on, (long long)opt_off);
+    cr_assert_leq(opt_on, max_on);
+    cr_assert_leq(max_on, (600000 - l.overhead) * p.TmMaxShare / 1000, "never more than TmMaxShare of the clock");
+    l.movestogo = 10;
+    engine_plan_time(off, &opening, &l, &opt_off, &max_off);
+    engine_plan_time(on, &opening, &l, &opt_on, &max_on);
+    cr_assert_eq(opt_on, opt_off, "movestogo given: the game's length does not count");
+    l.movestogo = 0;
+    if (engine_net(on)) {
+        int64_t plain;
+        engine_plan_time(on, &middle, &l, &plain, &max_on);
+        engine_set_use_nnue(on, true);
+        engine_plan_time(on, &middle, &l, &opt_on, &max_on);
+        cr_assert_neq(opt_on, plain, "the net's complexity does not change the plan");
+    }
+    engine_set_use_nnue(on, true);
+    l.time[RED] = l.time[BLACK] = 1500;
+    SearchResult r;
+    engine_search(on, &middle, &l, NULL, NULL, &r);
+    cr_assert(r.best != MOVE_NONE && movegen_is_legal(&middle, r.best));
+    engine_destroy(&off);
+    engine_destroy(&on);
+}
+
 /* The release library counts nothing (a counting build: cmake -DXQF_SEARCH_STATS=ON, tests/test_null_stats.c). */
 Test(engine, the_release_search_keeps_no_counters)
 {
