@@ -58,7 +58,9 @@ enum {
     HISTORY_SCALE = 16384,   /* Fruit's success rates are fractions of this */
     HIST_MAX = 16384,        /* every history table stays within +-this (gravity) */
     LMR_DEPTHS = 64,
-    LMR_MOVES = 64
+    LMR_MOVES = 64,
+    CONT_PRUNE_LMR_DEPTH = 6,       /* ContHistPrune below this lmr depth (Pikafish's) */
+    CAPTURE_FUTILITY_LMR_DEPTH = 11 /* CaptureFutility below this lmr depth (Pikafish's) */
 };
 
 /* How a node is searched. */
@@ -81,6 +83,7 @@ typedef struct {
     Move excluded;       /* singular search: the move left out */
     Move killers[2];
     Move mate_killer;    /* a quiet move that refuted with a mate score */
+    int double_ext;      /* double extensions on the path to this ply (SingularDoubleMax) */
 } Ply;
 
 struct Engine {
@@ -113,7 +116,7 @@ struct Engine {
     int seldepth;
     bool aborted;
     Board b;
-    Ply ply[MAX_PLY + 4];          /* from index 2: two sentinels before the root */
+    Ply ply[MAX_PLY + 8];          /* from index 6: six sentinels before the root (ContHist46 looks 6 plies back) */
     int16_t history[16][SQUARES];  /* quiet moves by piece and target, with gravity */
     int16_t capture_hist[16][SQUARES][PIECE_TYPES];
     Move counter[16][SQUARES];     /* the reply that refuted a move (piece, to) */
@@ -149,8 +152,8 @@ struct Engine {
 #define NULL_NEST(e, delta) ((void)0)
 #endif
 
-/* The ply record of ply p (p may be -2 or -1: the sentinels before the root). */
-#define PLY(e, p) (&(e)->ply[(p) + 2])
+/* The ply record of ply p (p may be -6 to -1: the sentinels before the root). */
+#define PLY(e, p) (&(e)->ply[(p) + 6])
 
 static int64_t now_ms(void)
 {
@@ -373,6 +376,39 @@ void search_score_text(int score, char *out, size_t len)
 
 /* ---- time ---- */
 
+static int node_eval(Engine *e, int ply);
+
+/*
+ * TmComplexity: how much of its share of the clock this move deserves.
+ * Stockfish's time manager (timeman.cpp, 2022-2023) spends a share of
+ * the clock that grows with the game's ply, 0.0120 + (ply + 3)^0.45 *
+ * 0.0039, instead of a fixed number of moves to go: little in the
+ * opening, which the book and the first moves settle, more in the middle
+ * game; here its ratio to its value at ply 40, capped at 1.5, scales the
+ * TmMovesToGo share.  Stockfish 15.1 (search.cpp) also spent more on a
+ * complex position, measured by how far the network's evaluation is from
+ * the simple one: min(1 + (complexity - 232) / 1750, 1.5), in its units
+ * (a pawn 208); here the complexity is |net - hand-crafted evaluation|
+ * at the root, in centipawns, so 110 and 840 (and none without a net).
+ */
+static double complexity_scale(Engine *e, bool by_ply)
+{
+    const Board *b = &e->b;
+    double scale = 1.0;
+    if (by_ply) {
+        int ply = 2 * (b->fullmove > 1 ? b->fullmove - 1 : 0) + (b->side == BLACK);
+        scale = (0.0120 + pow(ply + 3.0, 0.45) * 0.0039) / (0.0120 + pow(43.0, 0.45) * 0.0039);
+        if (scale > 1.5)
+            scale = 1.5;
+    }
+    if (e->nnue_on && !board_in_check(b)) {
+        int complexity = abs(node_eval(e, 0) - evaluate(b, &e->eval));
+        double c = 1.0 + (complexity - 110) / 840.0;
+        scale *= c < 1.5 ? c : 1.5;
+    }
+    return scale;
+}
+
 /*
  * The optimum time (what a move should take; the iterations stop when it
  * is spent, scaled by how settled the search is) and the maximum (the
@@ -396,6 +432,8 @@ static void plan_time(Engine *e, const SearchLimits *l, int side)
             left = 1;
         int mtg = l->movestogo > 0 && l->movestogo < p->TmMovesToGo ? l->movestogo : p->TmMovesToGo;
         int64_t opt = left / mtg + l->inc[side] * p->TmIncrementShare / 100;
+        if (p->TmComplexity)
+            opt = (int64_t)((double)opt * complexity_scale(e, l->movestogo <= 0));
         int64_t cap = left * p->TmMaxShare / 1000;
         if (l->movestogo == 1)
             cap = left * 9 / 10;
@@ -407,6 +445,18 @@ static void plan_time(Engine *e, const SearchLimits *l, int side)
         e->optimum_ms = opt > 1 ? opt : 1;
         e->maximum_ms = max > 1 ? max : 1;
     }
+}
+
+void engine_plan_time(Engine *e, const Board *root, const SearchLimits *limits, int64_t *optimum_ms,
+                      int64_t *maximum_ms)
+{
+    e->b = *root;
+    e->nnue_on = e->net && e->use_nnue;
+    if (e->nnue_on)
+        nnue_stack_reset(e->nnue, e->net, &e->b);
+    plan_time(e, limits, root->side);
+    *optimum_ms = e->optimum_ms;
+    *maximum_ms = e->maximum_ms;
 }
 
 static int64_t elapsed_ms(const Engine *e)
@@ -463,10 +513,23 @@ static inline void gravity(int16_t *h, int bonus)
     *h = (int16_t)(v > HIST_MAX ? HIST_MAX : v < -HIST_MAX ? -HIST_MAX : v);
 }
 
-/* History of a quiet move at ply: the piece-to table and the continuations one and two plies back. */
+/*
+ * The continuation history of a quiet move at ply: the moves one and two
+ * plies back, and with ContHist46 (Stockfish search.cpp's contHist[3] and
+ * [5]) four and six plies back as well.
+ */
+static int cont_history(const Engine *e, int ply, int piece, int to)
+{
+    int h = (*PLY(e, ply - 1)->cont)[piece][to] + (*PLY(e, ply - 2)->cont)[piece][to];
+    if (e->params.ContHist46)
+        h += (*PLY(e, ply - 4)->cont)[piece][to] + (*PLY(e, ply - 6)->cont)[piece][to];
+    return h;
+}
+
+/* History of a quiet move at ply: the piece-to table and the continuations. */
 static int quiet_history(const Engine *e, int ply, int piece, int to)
 {
-    return e->history[piece][to] + (*PLY(e, ply - 1)->cont)[piece][to] + (*PLY(e, ply - 2)->cont)[piece][to];
+    return e->history[piece][to] + cont_history(e, ply, piece, to);
 }
 
 static void update_quiet_history(Engine *e, int ply, int piece, int to, int bonus)
@@ -474,6 +537,10 @@ static void update_quiet_history(Engine *e, int ply, int piece, int to, int bonu
     gravity(&e->history[piece][to], bonus);
     gravity(&(*PLY(e, ply - 1)->cont)[piece][to], bonus);
     gravity(&(*PLY(e, ply - 2)->cont)[piece][to], bonus);
+    if (e->params.ContHist46) {
+        gravity(&(*PLY(e, ply - 4)->cont)[piece][to], bonus);
+        gravity(&(*PLY(e, ply - 6)->cont)[piece][to], bonus);
+    }
 }
 
 /* Fruit 2.1's history statistics: how often a quiet move that was tried produced the cut-off. */
@@ -809,9 +876,25 @@ static int quiesce(Engine *e, int alpha, int beta, int ply, int qply, bool pv_no
     }
     score_moves(e, &list, tp.move, ply, true);
     Move best_move = MOVE_NONE;
+    Move prev = PLY(e, ply - 1)->move;
+    int searched = 0, quiet_evasions = 0;
     for (int i = 0; i < list.count; i++) {
         Move m = pick_move(&list, i);
         int victim = b->squares[move_to(m)];
+        /*
+         * QsEvasionLimit (Stockfish's qsearch, "quietCheckEvasions"): once a
+         * few quiet evasions have shown we are not mated, the rest are
+         * unlikely to do better than they did.
+         */
+        if (in_check && !victim && p->QsEvasionLimit && quiet_evasions >= p->QsEvasionLimit && best > -MATE_BOUND)
+            continue;
+        /*
+         * QsLateCaptures (Stockfish's qsearch prunes after two moves): deep in
+         * quiescence, a late capture that neither recaptures nor checks.
+         */
+        if (!in_check && p->QsLateCaptures && qply >= p->QsCheckPlies && searched >= p->QsLateCaptures
+            && !(prev && move_to(m) == move_to(prev)) && !board_gives_check(b, m))
+            continue;
         if (!in_check && victim) {
             /* Delta pruning: even winning this piece cannot lift the score to alpha. */
             if (p->DeltaPruning && stand + eval_piece_value(&e->eval, piece_type(victim)) + p->DeltaMargin <= alpha)
@@ -823,6 +906,8 @@ static int quiesce(Engine *e, int alpha, int beta, int ply, int qply, bool pv_no
         }
         if (!board_legal(b, m))
             continue;
+        searched++;
+        quiet_evasions += in_check && !victim;
         play(e, ply, m);
         int score = -quiesce(e, -beta, -alpha, ply + 1, qply + 1, pv_node);
         board_unmake(b);
@@ -1063,6 +1148,7 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
     Ply *next = PLY(e, ply + 1);
     next->killers[0] = next->killers[1] = next->mate_killer = MOVE_NONE;
     next->excluded = MOVE_NONE;
+    next->double_ext = here->double_ext;
 
     bool prune = !pv_node && !in_check && !excluded;
 
@@ -1170,11 +1256,26 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
                     skip_quiets = true;
                     continue;
                 }
+                /* ContHistPrune (Pikafish search.cpp): the continuations say this move rarely works here. */
+                if (p->ContHistPrune && lmr_depth < CONT_PRUNE_LMR_DEPTH
+                    && cont_history(e, ply, mover, to) < -p->ContHistPrune * depth)
+                    continue;
                 /* Futility with history (Toga II): cannot reach alpha at this depth. */
                 if (p->Futility && lmr_depth <= p->FutilityDepth
                     && eval + p->FutilityBase + p->FutilityMul * (lmr_depth > 0 ? lmr_depth : 0) + hist / p->FutilityHistDiv <= alpha)
                     continue;
             }
+            /*
+             * CaptureFutility (Pikafish search.cpp, futility pruning for
+             * captures): even with the victim and what its capture history
+             * promises, the static evaluation stays below alpha.
+             */
+            if (!quiet && !gives_check && p->CaptureFutility && lmr_depth < CAPTURE_FUTILITY_LMR_DEPTH
+                && static_value + p->CaptureFutility + p->CaptureFutilityMul * (lmr_depth > 0 ? lmr_depth : 0)
+                       + eval_piece_value(&e->eval, piece_type(b->squares[to]))
+                       + e->capture_hist[mover][to][piece_type(b->squares[to])] / 6
+                   <= alpha)
+                continue;
             /*
              * SEE pruning: the move loses more material than the depth can win
              * back.  A capture that checks may be a sacrifice that mates: kept.
@@ -1183,6 +1284,13 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
                 int d = lmr_depth > 0 ? lmr_depth : 0;
                 if (quiet ? !gives_check && !see_ge(b, m, -p->SeeQuietMargin * d * d)
                           : !(gives_check && p->SacrificeChecks) && !see_ge(b, m, -p->SeeCaptureMargin * depth))
+                    continue;
+                /*
+                 * PruneLosingChecks (Pikafish search.cpp prunes checks by SEE as
+                 * captures): a quiet check that loses more than a capture may.
+                 */
+                if (quiet && gives_check && depth <= p->PruneLosingChecks
+                    && !see_ge(b, m, -p->SeeCaptureMargin * depth))
                     continue;
             }
         }
@@ -1203,18 +1311,27 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
             here->excluded = MOVE_NONE;
             if (e->aborted)
                 return 0;
-            if (v < sbeta)
+            if (v < sbeta) {
                 ext = 1;
-            else if (sbeta >= beta)
+                /* SingularDouble (Stockfish search.cpp): far below, two plies, a bounded number of times per path. */
+                if (p->SingularDouble && !pv_node && v < sbeta - p->SingularDouble
+                    && here->double_ext < p->SingularDoubleMax)
+                    ext = 2;
+            } else if (sbeta >= beta) {
                 return sbeta;
-            else if (tp.lower >= beta)
+            } else if (tp.lower >= beta) {
+                ext = p->SingularNegative ? -2 : -1;
+            } else if (p->SingularNegative && (cut_node || tp.lower <= v)) {
+                /* Stockfish search.cpp's other negative extensions: a cut node, or others as good as the hash move. */
                 ext = -1;
-        } else if (gives_check && p->CheckExtension && see_ge(b, m, 0)) {
+            }
+        } else if (gives_check && p->CheckExtension && depth >= p->CheckExtDepth && see_ge(b, m, 0)) {
             ext = 1;
         }
         if (threat_extension && ext < 1)
             ext = 1;
         int new_depth = depth - 1 + ext;
+        next->double_ext = here->double_ext + (ext >= 2);
 
         play(e, ply, m);
         int score;
@@ -1229,9 +1346,14 @@ static int search(Engine *e, int alpha, int beta, int depth, int ply, unsigned f
              * searched again at full depth.
              */
             int r = 0;
-            if (p->Lmr && depth >= p->LmrMinDepth && legal > p->LmrMinMoves + pv_node && (quiet || list.scores[i] < 0)) {
+            /* LmrCaptures (Stockfish search.cpp): good captures are reduced too, but a ply less. */
+            bool good_capture = !quiet && list.scores[i] >= 0;
+            if (p->Lmr && depth >= p->LmrMinDepth && legal > p->LmrMinMoves + pv_node
+                && (quiet || !good_capture || p->LmrCaptures)) {
                 r = e->lmr[depth < LMR_DEPTHS ? depth : LMR_DEPTHS - 1][legal < LMR_MOVES ? legal : LMR_MOVES - 1];
                 r += 100 * (!pv_node) + 100 * cut_node - 100 * improving - 100 * gives_check + 100 * hash_capture - 100 * escape;
+                /* LmrCutNode (Stockfish search.cpp, "increase reduction for cut nodes"): more at expected cut nodes. */
+                r += cut_node * p->LmrCutNode - 100 * good_capture;
                 if (quiet) {
                     r -= hist * 100 / p->LmrHistoryDiv;
                     if (p->HistoryPruning && history_rate(e, mover, to) < p->HistoryThreshold)
@@ -1361,6 +1483,35 @@ static void store_pv(Engine *e, const RootMove *line, int depth, int score)
 }
 
 /*
+ * LmrRoot (Stockfish search.cpp reduces late root moves as it does any
+ * other's, the root being a PV node): the reduction of the root move m,
+ * the count-th searched in this pass, before it is played.  The moves the
+ * interior reduces by default are reduced (quiet moves and captures that
+ * lose by SEE, never a check), after LmrMinMoves + 1 (a PV node's count),
+ * by the table less the history, clamped as inside the tree.  0 when off.
+ */
+static int root_reduction(Engine *e, Move m, int count, int depth, int new_depth, bool check)
+{
+    const Params *p = &e->params;
+    Board *b = &e->b;
+    if (!p->LmrRoot || !p->Lmr || check || depth < p->LmrMinDepth || count <= p->LmrMinMoves + 1)
+        return 0;
+    int mover = b->squares[move_from(m)], to = move_to(m);
+    bool quiet = b->squares[to] == EMPTY;
+    if (!quiet && see_ge(b, m, 0))
+        return 0;
+    int r = e->lmr[depth < LMR_DEPTHS ? depth : LMR_DEPTHS - 1][count < LMR_MOVES ? count : LMR_MOVES - 1];
+    if (quiet)
+        r -= quiet_history(e, 0, mover, to) * 100 / p->LmrHistoryDiv;
+    r /= 100;
+    if (r < 0)
+        r = 0;
+    if (r >= new_depth)
+        r = new_depth > 1 ? new_depth - 1 : 0;
+    return r;
+}
+
+/*
  * One pass over the root moves from index first (the lines above it are
  * settled: MultiPV) with window (alpha, beta); returns the best score.
  * Line 0's best move goes to out as soon as it is found, so an aborted
@@ -1369,17 +1520,21 @@ static void store_pv(Engine *e, const RootMove *line, int depth, int score)
 static int search_root(Engine *e, RootMove *moves, int first, int n, int depth, int alpha, int beta,
                        SearchResult *out)
 {
+    const Params *p = &e->params;
     int best = -INF;
     for (int i = first; i < n; i++) {
         Move m = moves[i].move;
         bool check = board_gives_check(&e->b, m);
+        int new_depth = depth - 1 + (check && p->CheckExtension && depth >= p->CheckExtDepth);
+        int r = root_reduction(e, m, i - first + 1, depth, new_depth, check);
         play(e, 0, m);
-        int new_depth = depth - 1 + (check && e->params.CheckExtension);
         int score;
         if (i == first) {
             score = -search(e, -beta, -alpha, new_depth, 1, NODE_PV | NODE_VERIFY);
         } else {
-            score = -search(e, -alpha - 1, -alpha, new_depth, 1, NODE_CUT | NODE_VERIFY);
+            score = -search(e, -alpha - 1, -alpha, new_depth - r, 1, NODE_CUT | NODE_VERIFY);
+            if (r && score > alpha && !e->aborted)
+                score = -search(e, -alpha - 1, -alpha, new_depth, 1, NODE_CUT | NODE_VERIFY);
             if (score > alpha && score < beta && !e->aborted)
                 score = -search(e, -beta, -alpha, new_depth, 1, NODE_PV | NODE_VERIFY);
         }
@@ -1463,7 +1618,7 @@ static void iterate(Engine *e, const Board *root, const SearchLimits *limits, Se
     e->seldepth = 0;
     plan_time(e, limits, root->side);
     memset(e->ply, 0, sizeof e->ply);
-    for (int i = 0; i < MAX_PLY + 4; i++) {
+    for (size_t i = 0; i < sizeof e->ply / sizeof e->ply[0]; i++) {
         e->ply[i].cont = &e->cont_hist[EMPTY][0];
         e->ply[i].static_eval = -INF;
     }

@@ -126,6 +126,13 @@ void engine_stop(Engine *e);
 void engine_reset_stop(Engine *e);
 /* Ends pondering: the search now runs on its clock; thread-safe. */
 void engine_ponderhit(Engine *e);
+/*
+ * The optimum and maximum time (ms, 0: none) a search of root under
+ * limits gets, as engine_search plans them (it sets the engine's board
+ * and net accumulators to root, as a search does; not during a search).
+ */
+void engine_plan_time(Engine *e, const Board *root, const SearchLimits *limits, int64_t *optimum_ms,
+                      int64_t *maximum_ms);
 
 /*
  * The null move's counters (step 7) by remaining depth, the last row for

@@ -211,6 +211,155 @@ Test(engine, every_seed_switch_changes_the_search)
     cr_assert_neq(nodes_with("NullCutOnly", 0), nodes_with("NullCutOnly", 1));
 }
 
+/*
+ * The search's switches that are off by default (each a Stockfish/Pikafish
+ * technique waiting for its SPRT, docs/programs/xqf-engine.md): turned on,
+ * one must change the bench tree (so it is wired), and the search must
+ * still play a legal move in a middlegame and find each mate of MATES
+ * within seven plies more than its length, as with the defaults.
+ */
+static uint64_t bench_with(const char *name, int value)
+{
+    Params p;
+    params_default(&p);
+    if (name) {
+        const ParamInfo *info = params_find(name);
+        cr_assert_not_null(info, "no parameter %s", name);
+        cr_assert(value >= info->min && value <= info->max, "%s=%d is out of range", name, value);
+        params_store(&p, info, value);
+    }
+    FILE *null = fopen("/dev/null", "w");
+    cr_assert_not_null(null);
+    uint64_t n = bench_run(9, &p, null);
+    fclose(null);
+    return n;
+}
+
+static void switch_on_still_searches(const char *name, int value)
+{
+    static uint64_t off;
+    if (!off)
+        off = bench_with(NULL, 0);
+    cr_assert_eq(params_find(name)->def, 0, "%s must be off by default", name);
+    uint64_t on = bench_with(name, value);
+    cr_assert_neq(on, off, "%s=%d leaves the bench tree as it is (%llu nodes): not wired", name, value,
+                  (unsigned long long)on);
+
+    Params p;
+    params_default(&p);
+    params_store(&p, params_find(name), value);
+    Engine *e = engine_new();
+    engine_set_params(e, &p);
+    Board b = position("1rbak4/c4n2r/2na5/2N6/p1b3P1p/3C4P/P1P1P2C1/N7B/4A3R/R1BA1K3 w - - 5 31");
+    SearchResult r = search_depth(e, &b, 8);
+    cr_assert(r.best != MOVE_NONE && movegen_is_legal(&b, r.best), "%s=%d: no legal move in a middlegame", name, value);
+    for (size_t i = 0; i < sizeof MATES / sizeof MATES[0]; i++) {
+        b = position(MATES[i].fen);
+        engine_clear(e);
+        r = search_depth(e, &b, 2 * MATES[i].moves - 1 + 7);
+        cr_assert_geq(r.score, MATE_BOUND, "%s=%d: %s: score %d, expected a mate in %d", name, value, MATES[i].fen,
+                      r.score, MATES[i].moves);
+        cr_assert(movegen_is_legal(&b, r.best), "%s=%d: %s: the move is not legal", name, value, MATES[i].fen);
+        int found = (MATE - r.score + 1) / 2;
+        cr_assert(found >= MATES[i].moves && found <= MATES[i].moves + 2, "%s=%d: %s: mate in %d, shortest %d", name,
+                  value, MATES[i].fen, found, MATES[i].moves);
+    }
+    engine_destroy(&e);
+}
+
+/* Late-move reductions: at the root, more at expected cut nodes, good captures too. */
+Test(engine, lmr_switches_are_wired_and_still_find_mates)
+{
+    switch_on_still_searches("LmrRoot", 1);
+    switch_on_still_searches("LmrCutNode", 100);
+    switch_on_still_searches("LmrCaptures", 1);
+}
+
+/* Singular extensions: doubled far below the singular beta, negative when not singular. */
+Test(engine, singular_switches_are_wired_and_still_find_mates)
+{
+    switch_on_still_searches("SingularDouble", 20);
+    switch_on_still_searches("SingularNegative", 1);
+}
+
+/* Checks: extended only from a depth (Pikafish: 9), quiet checks losing material pruned at low depth. */
+Test(engine, check_switches_are_wired_and_still_find_mates)
+{
+    switch_on_still_searches("CheckExtDepth", 9);
+    switch_on_still_searches("PruneLosingChecks", 6);
+}
+
+/* Continuation-history pruning, capture futility, continuation history four and six plies back. */
+Test(engine, history_and_futility_switches_are_wired_and_still_find_mates)
+{
+    switch_on_still_searches("ContHistPrune", 2000);
+    switch_on_still_searches("CaptureFutility", 300);
+    switch_on_still_searches("ContHist46", 1);
+}
+
+/* Quiescence: a limit on quiet evasions, late non-recaptures skipped deep in it. */
+Test(engine, quiescence_switches_are_wired_and_still_find_mates)
+{
+    switch_on_still_searches("QsEvasionLimit", 2);
+    switch_on_still_searches("QsLateCaptures", 2);
+}
+
+/*
+ * TmComplexity (time, so not in the bench tree): the optimum follows the
+ * game's length, less than the fixed share in the opening and more in the
+ * middle game, the maximum (a multiple of it) stays the cap and within
+ * TmMaxShare of the clock, a movestogo given by the GUI
+ * keeps its own share, the net's complexity changes the plan again, and a
+ * timed search still plays a legal move.
+ */
+Test(engine, tm_complexity_scales_the_optimum_by_the_game_and_the_position)
+{
+    Params p;
+    params_default(&p);
+    cr_assert_eq(p.TmComplexity, 0);
+    Engine *off = engine_new(), *on = engine_new();
+    p.TmComplexity = 1;
+    engine_set_params(on, &p);
+    engine_set_use_nnue(off, false);
+    engine_set_use_nnue(on, false); /* first the game's length alone */
+    SearchLimits l;
+    search_limits_init(&l);
+    l.time[RED] = l.time[BLACK] = 600000;
+    Board opening = position(START_FEN);
+    Board middle = position("1rbak4/c4n2r/2na5/2N6/p1b3P1p/3C4P/P1P1P2C1/N7B/4A3R/R1BA1K3 w - - 5 31");
+    int64_t opt_off, max_off, opt_on, max_on;
+    engine_plan_time(off, &opening, &l, &opt_off, &max_off);
+    engine_plan_time(on, &opening, &l, &opt_on, &max_on);
+    cr_assert_gt(opt_off, 0);
+    cr_assert_lt(opt_on, opt_off * 3 / 4, "opening: %lld ms, without TmComplexity %lld", (long long)opt_on,
+                 (long long)opt_off);
+    cr_assert(opt_on <= max_on && max_on <= max_off, "the maximum (%lld ms) still caps the optimum", (long long)max_on);
+    engine_plan_time(off, &middle, &l, &opt_off, &max_off);
+    engine_plan_time(on, &middle, &l, &opt_on, &max_on);
+    cr_assert_gt(opt_on, opt_off, "move 31: %lld ms, without TmComplexity %lld", (long long)opt_on, (long long)opt_off);
+    cr_assert_leq(opt_on, max_on);
+    cr_assert_leq(max_on, (600000 - l.overhead) * p.TmMaxShare / 1000, "never more than TmMaxShare of the clock");
+    l.movestogo = 10;
+    engine_plan_time(off, &opening, &l, &opt_off, &max_off);
+    engine_plan_time(on, &opening, &l, &opt_on, &max_on);
+    cr_assert_eq(opt_on, opt_off, "movestogo given: the game's length does not count");
+    l.movestogo = 0;
+    if (engine_net(on)) {
+        int64_t plain;
+        engine_plan_time(on, &middle, &l, &plain, &max_on);
+        engine_set_use_nnue(on, true);
+        engine_plan_time(on, &middle, &l, &opt_on, &max_on);
+        cr_assert_neq(opt_on, plain, "the net's complexity does not change the plan");
+    }
+    engine_set_use_nnue(on, true);
+    l.time[RED] = l.time[BLACK] = 1500;
+    SearchResult r;
+    engine_search(on, &middle, &l, NULL, NULL, &r);
+    cr_assert(r.best != MOVE_NONE && movegen_is_legal(&middle, r.best));
+    engine_destroy(&off);
+    engine_destroy(&on);
+}
+
 /* The release library counts nothing (a counting build: cmake -DXQF_SEARCH_STATS=ON, tests/test_null_stats.c). */
 Test(engine, the_release_search_keeps_no_counters)
 {
