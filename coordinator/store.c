@@ -46,130 +46,16 @@
 #define NET_COLUMNS                                                                              \
     "id, sha256, name, description, provenance, coalesce(signature, ''), added_by, "             \
     "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), octet_length(bytes)::bigint"
-#define NET_STATEMENTS(S)                                                                        \
-    S(ADD_NET, "INSERT INTO nets (sha256, name, description, provenance, bytes, signature, added_by) " \
-               "VALUES ($1, $2, $3, $4, $5, nullif($6, ''), $7) RETURNING id", 7)                 \
-    S(NET_BY_SHA, "SELECT id FROM nets WHERE sha256 = $1", 1)                                    \
-    S(LOAD_NET, "SELECT " NET_COLUMNS " FROM nets WHERE id = $1::bigint OR sha256 = $2 OR name = $2 " \
-                "ORDER BY id = $1::bigint DESC, sha256 = $2 DESC LIMIT 1", 2)                    \
-    S(LIST_NETS, "SELECT " NET_COLUMNS " FROM nets ORDER BY id", 0)                              \
-    S(NET_CHUNK, "SELECT octet_length(bytes)::bigint, substring(bytes FROM $2::int + 1 FOR $3::int), " \
-                 "name, coalesce(signature, '') FROM nets WHERE sha256 = $1", 3)
 
 /* A jsonb array of numbers as comma-separated text, in order. */
 #define JSON_LIST(key)                                                                           \
     "(SELECT string_agg(x, ',' ORDER BY i) FROM jsonb_array_elements_text(perturbation->'" key   \
     "') WITH ORDINALITY AS u(x, i))"
 
-/* Data-generation runs (012_data.sql), and every run's games (014_games.sql): stored with reports, read back. */
-#define DATA_STATEMENTS(S)                                                                       \
-    S(GAMES, "SELECT xqf_games_batch($1::bigint[], $2::bigint[], $3::integer[], $4, $5::integer[], " \
-             "$6::integer[], $7::integer[], $8::integer[])", 8)                                  \
-    S(DATA_SETTINGS,                                                                             \
-      "SELECT coalesce((settings->>'random_plies')::int, 0), coalesce((settings->>'skip_plies')::int, 0), " \
-      "coalesce((settings->>'keep_check')::boolean, false), "                                    \
-      "coalesce((settings->>'keep_captures')::boolean, false), "                                \
-      "coalesce((settings->>'max_score')::int, 3000), coalesce((settings->>'depth')::int, 0) "   \
-      "FROM runs WHERE id = $1 AND kind = 'data'", 1)                                            \
-    S(REPORTED, "SELECT r.pairs FROM unnest($1::bigint[], $2::bigint[]) WITH ORDINALITY AS u(task, token, i) " \
-                "LEFT JOIN results r ON r.task_id = u.task AND r.lease_token = u.token ORDER BY u.i", 2) \
-    S(LEASE_STARTS, "SELECT t.run_id, t.first_pair + r.base_pairs FROM unnest($1::bigint[], $2::bigint[]) " \
-                    "WITH ORDINALITY AS u(task, token, i) LEFT JOIN results r ON r.task_id = u.task AND " \
-                    "r.lease_token = u.token LEFT JOIN tasks t ON t.id = r.task_id ORDER BY u.i", 2)   \
-    S(GAMES_READ, "SELECT g.game, xqf_game_full(g.record, f.fen) FROM games g "                  \
-                  "JOIN game_fens f ON f.id = g.fen_id WHERE g.run_id = $1 AND g.game >= $2 "     \
-                  "AND ($4::bigint = 0 OR g.worker_id = $4) AND ($5::bigint = 0 OR EXISTS "       \
-                  "(SELECT 1 FROM tasks t WHERE t.id = $5 AND t.run_id = g.run_id AND "           \
-                  "g.game / 2 >= t.first_pair AND g.game / 2 < t.first_pair + t.n_pairs)) "       \
-                  "ORDER BY g.game LIMIT $3", 5)                                                  \
-    S(GAMES_TOTALS, "SELECT count(*), coalesce(sum(xqf_game_plies(record)), 0)::bigint, "         \
-                    "coalesce(sum(pg_column_size(g.*)), 0)::bigint, "                           \
-                    "coalesce((SELECT sum(octet_length(f.fen) + 5) FROM game_fens f WHERE f.id IN " \
-                    "(SELECT fen_id FROM games WHERE run_id = $1)), 0)::bigint "                  \
-                    "FROM games g WHERE run_id = $1", 1)                                          \
-    S(WORKER_ID, "SELECT id FROM workers WHERE name = $1", 1)                                    \
-    S(GAME_SCORES, "SELECT game_scores FROM runs WHERE id = $1", 1)                              \
-    S(RUN_WORKERS,                                                                               \
-      "WITH x AS (SELECT x.worker_id, sum(x.pairs) AS pairs, sum(x.ll) AS ll, sum(x.ld) AS ld, "   \
-      " sum(x.dd) AS dd, sum(x.wd) AS wd, sum(x.ww) AS ww, sum(x.reasons[10]) AS time_losses, "     \
-      " sum(x.reasons[11]) AS illegal, sum(x.reasons[13]) AS crashes, "                         \
-      " count(*) FILTER (WHERE x.expired) AS expired FROM results x "                              \
-      " WHERE x.task_id = ANY (ARRAY(SELECT id FROM tasks WHERE run_id = $1)) AND NOT x.purged "  \
-      " GROUP BY x.worker_id), "   /* ANY(ARRAY): a lookup per task, not a scan of every result */ \
-      /* an audit's blame (036_audit_arbiter.sql): both of a mismatch's workers until a third */    \
-      /* replay decides; then the liar only; the third worker replayed, blamed for nothing */      \
-      "a AS (SELECT u.w AS worker_id, count(*) AS audits, count(*) FILTER (WHERE u.blamed) "      \
-      " AS mismatches, string_agg(CASE WHEN u.blamed THEN 'pair ' || a.pair || ' (' || "          \
-      " a.detail || ')' END, '; ' ORDER BY a.pair) AS pairs FROM replay_audits a, "               \
-      " LATERAL (VALUES (a.first_worker, a.state = 'mismatch'), (a.second_worker, "               \
-      " a.state = 'auditor_lied' OR (a.state = 'mismatch' AND a.arbiter IS DISTINCT FROM 'auditor')), " \
-      " (CASE WHEN a.arbiter IN ('original', 'auditor', 'neither') THEN a.third_worker END, false)) " \
-      " AS u(w, blamed) WHERE a.run_id = $1 AND u.w IS NOT NULL "                                 \
-      " AND a.state IN ('agree', 'mismatch', 'auditor_lied') GROUP BY u.w) "                      \
-      "SELECT w.id, w.name, coalesce(x.pairs, 0), coalesce(x.ll, 0), coalesce(x.ld, 0), "        \
-      "coalesce(x.dd, 0), coalesce(x.wd, 0), coalesce(x.ww, 0), "                                \
-      "coalesce(x.time_losses, 0), coalesce(x.illegal, 0), coalesce(x.crashes, 0), "             \
-      "coalesce(x.expired, 0), "                                                                   \
-      "coalesce(a.audits, 0), coalesce(a.mismatches, 0), coalesce(a.pairs, '') FROM workers w "  \
-      "LEFT JOIN x ON x.worker_id = w.id LEFT JOIN a ON a.worker_id = w.id "                    \
-      "WHERE x.worker_id IS NOT NULL OR a.worker_id IS NOT NULL ORDER BY w.name", 1)             \
-    S(REPLAY_TOTALS, "SELECT replay_share, nodes > 0, "                                          \
-                     "(SELECT count(*) FROM replay_audits a WHERE a.run_id = r.id AND a.state IN ('pending', 'leased')), " \
-                     "(SELECT count(*) FROM replay_audits a WHERE a.run_id = r.id "              \
-                     " AND a.state IN ('agree', 'auditor_lied')), "                             \
-                     "(SELECT count(*) FROM replay_audits a WHERE a.run_id = r.id AND a.state = 'mismatch') " \
-                     "FROM runs r WHERE r.id = $1", 1)                                           \
-    S(SET_REPLAY_SHARE, "UPDATE runs SET replay_share = $2 WHERE id = $1", 2)                    \
-    S(OPEN_AUDITS, "SELECT xqf_open_audits()", 0)                                                \
-    S(CLAIM_AUDIT, "SELECT * FROM xqf_claim_audit($1, $2, $3)", 3)                               \
-    S(AUDIT_REPORT, "SELECT xqf_audit_report($1, $2, $3, $4, $5::integer[], $6::integer[])", 6)  \
-    S(AUDIT_START, "SELECT run_id, pair FROM replay_audits "                                     \
-                   "WHERE id = $1 AND xqf_audit_held(replay_audits, $2, $3)", 3)               \
-    S(AUDIT_HEARTBEAT, "SELECT xqf_audit_heartbeat($1, $2, $3, $4)", 4)                          \
-    S(AUDIT_HANDBACK, "SELECT xqf_audit_handback($1, $2, $3)", 3)                                \
-    S(PURGE, "SELECT * FROM xqf_purge_worker($1, $2)", 2)                                        \
-    S(PURGE_DONE, "SELECT xqf_purge_done($1, $2, $3, $4, $5)", 5)                                \
-    S(SET_GAME_SCORES, "UPDATE runs SET game_scores = $2 WHERE id = $1", 2)                      \
-    S(TASK_OF_RUN, "SELECT 1 FROM tasks WHERE id = $1 AND run_id = $2", 2)
-
-/* Builds from git and the workers' benches of builds (013_git_builds.sql). */
-#define GIT_STATEMENTS(S)                                                                        \
-    S(BUILD_SOURCE_SET, "UPDATE engine_builds SET git_commit = nullif($2, ''), "                 \
-                        "git_tree = nullif($3, ''), git_subject = $4 WHERE id = $1", 4)          \
-    S(BUILD_SOURCE, "SELECT coalesce(git_commit, ''), coalesce(git_tree, ''), "                  \
-                    "coalesce(git_subject, '') FROM engine_builds WHERE id = $1", 1)             \
-    S(BUILD_OF_TREE, "SELECT id FROM engine_builds WHERE git_tree = $1 "                        \
-                     "AND coalesce(net_id, 0) = $2::bigint ORDER BY id LIMIT 1", 2)              \
-    S(WORKER_BENCH, "INSERT INTO worker_builds (worker_id, sha256, bench_nodes, nps, refused) "  \
-                    "VALUES ($1, $2, $3, $4, nullif($5, '')) ON CONFLICT (worker_id, sha256) DO " \
-                    "UPDATE SET bench_nodes = EXCLUDED.bench_nodes, nps = EXCLUDED.nps, "        \
-                    "refused = EXCLUDED.refused, measured_at = now()", 5)                        \
-    S(WORKER_BENCHES,                                                                            \
-      "SELECT wb.worker_id, w.name, wb.sha256, wb.bench_nodes, wb.nps, coalesce(wb.refused, ''), " \
-      "EXISTS (SELECT 1 FROM nets n WHERE n.sha256 = wb.sha256) " \
-      "FROM worker_builds wb JOIN workers w ON w.id = wb.worker_id WHERE CASE WHEN $1 = 0 "      \
-      "THEN wb.refused IS NOT NULL ELSE wb.sha256 IN (SELECT coalesce(b.sha256, '') FROM runs r " \
-      "LEFT JOIN engine_builds b ON b.id IN (r.test_build, r.base_build) WHERE r.id = $1) "      \
-      "OR wb.sha256 IN (SELECT n.sha256 FROM runs r JOIN nets n ON n.id IN (r.test_net, r.base_net) " \
-      "WHERE r.id = $1) "                                                                        \
-      "OR (wb.sha256 = '' AND EXISTS (SELECT 1 FROM runs r WHERE r.id = $1 AND "                 \
-      "(r.test_build IS NULL OR r.base_build IS NULL))) END ORDER BY w.name, wb.sha256", 1)      \
-    S(FORGET_BENCHES, "DELETE FROM worker_builds WHERE sha256 = $1", 1)                        \
-    S(ACTIVE_CHECKS, "SELECT r.id, coalesce(t.bench_nodes, 0), coalesce(b.bench_nodes, 0), r.ref_nps "  \
-                     "FROM runs r LEFT JOIN engine_builds t ON t.id = r.test_build "              \
-                     "LEFT JOIN engine_builds b ON b.id = r.base_build WHERE r.state = 'active'", 0) \
-    S(RUN_BUILDS, "SELECT coalesce(test_build, 0), coalesce(base_build, 0) FROM runs WHERE id = $1", 1) \
-    S(RUN_REF_NPS, "SELECT ref_nps FROM runs WHERE id = $1", 1)                                  \
-    S(RUN_LEASES, "SELECT coalesce(sum(attempts), 0), coalesce(sum(greatest(attempts - 1, 0)), 0), "   \
-                  "count(*) FILTER (WHERE last_error = 'lease expired'), "                          \
-                  "count(*) FILTER (WHERE done_pairs > n_pairs) FROM tasks WHERE run_id = $1", 1)    \
-    S(RUN_COUNTED_LEASES, "SELECT x.lease_token FROM results x WHERE NOT x.purged AND x.pairs > 0 " \
-                          "AND x.task_id = ANY (ARRAY(SELECT id FROM tasks WHERE run_id = $1)) ORDER BY 1", 1)
-
-/* Every statement the coordinator runs: name, SQL, parameter count. */
+/* Every statement still in this file: name, SQL, parameter count. */
 #define STATEMENTS(S)                                                                            \
     S(HELLO, "SELECT xqf_hello($1, $2, $3, $4, $5, $6)", 6)                                      \
-    S(CLAIM, "SELECT * FROM xqf_claim_batch($1, $2::bigint[], $3)", 3)                          \
+    S(CLAIM, "SELECT * FROM xqf_claim_batch($1, $2::bigint[], $3)", 3)                           \
     S(CREATE_TASK, "SELECT * FROM xqf_create_task($1, $2, $3, $4, $5, $6::jsonb)", 6)            \
     S(REPORT, "SELECT * FROM xqf_report_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "    \
               "$12, $13, $14, $15, $16)", 16)                                                    \
@@ -184,7 +70,7 @@
     S(HEARTBEAT, "SELECT xqf_heartbeat($1, $2, $3, $4)", 4)                                      \
     S(HANDBACK, "SELECT xqf_handback($1, $2, $3, $4, $5, $6)", 6)                                \
     S(QUARANTINED, "SELECT id, first_pair, n_pairs, refusals, "                                  \
-                   "array_to_string(refusal_reasons, ' | ') FROM tasks "                          \
+                   "array_to_string(refusal_reasons, ' | ') FROM tasks "                         \
                    "WHERE run_id = $1 AND state = 'quarantined' ORDER BY id", 1)                 \
     S(EXPIRE, "SELECT xqf_expire_leases()", 0)                                                   \
     S(EXTEND, "SELECT xqf_extend_leases($1)", 1)                                                 \
@@ -193,7 +79,7 @@
     S(FINISH_LLR, "SELECT xqf_finish_run($1, 'finished', $3, $2)", 3)                            \
     S(CREATE_RUN, "SELECT xqf_create_run($1, $2, $3, $4, $5, $6::text[], $7, $8, $9, $10, $11, $12, $13, " \
                   "$14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29::jsonb, " \
-                  "$30, $31, $32, $33, $34, $35, $36, $37, $38, $39, $40, $41, $42)", 42)                                           \
+                  "$30, $31, $32, $33, $34, $35, $36, $37, $38, $39, $40, $41, $42)", 42)        \
     S(SPSA_PARAMS_ADD, "SELECT xqf_create_spsa_params($1, $2::text[], $3::float8[], $4::float8[], " \
                        "$5::float8[], $6::float8[], $7::float8[])", 7)                           \
     S(SPSA_RUN, "SELECT iter, coalesce((settings->>'alpha')::float8, 0.602), "                   \
@@ -221,19 +107,19 @@
     S(ACTIVE_RUNS, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.state = 'active' "                \
                    "ORDER BY r.priority DESC, r.id", 0)                                          \
     S(LIST_RUNS, "SELECT " RUN_COLUMNS " FROM runs r ORDER BY r.id DESC LIMIT $1", 1)            \
-    S(PREFIXED_RUNS, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.kind = $1 "                    \
+    S(PREFIXED_RUNS, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.kind = $1 "                     \
                      "AND left(r.name, length($2)) = $2 ORDER BY r.id", 2)                       \
     S(LOAD_RUN, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.id = $1", 1)                         \
     S(LOAD_BOOK, "SELECT b FROM runs r, unnest(r.book) WITH ORDINALITY AS u(b, i) "              \
                  "WHERE r.id = $1 ORDER BY i", 1)                                                \
-    S(RUN_BOOK_ADD, "SELECT xqf_run_book_add($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)", 10)          \
-    S(RUN_BOOK, "SELECT coalesce(array_length(r.book, 1), 0), b.format, b.sha256, b.duplicates, b.plies, "   \
-                "b.scored, b.score_min, b.score_max, b.score_mean "                                     \
-                "FROM runs r LEFT JOIN run_books b ON b.run_id = r.id WHERE r.id = $1", 1)              \
+    S(RUN_BOOK_ADD, "SELECT xqf_run_book_add($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)", 10)      \
+    S(RUN_BOOK, "SELECT coalesce(array_length(r.book, 1), 0), b.format, b.sha256, b.duplicates, b.plies, " \
+                "b.scored, b.score_min, b.score_max, b.score_mean "                              \
+                "FROM runs r LEFT JOIN run_books b ON b.run_id = r.id WHERE r.id = $1", 1)       \
     S(LIST_WORKERS,                                                                              \
       "SELECT w.id, w.name, w.build_id, w.cores, w.concurrency, x.pairs, "                       \
       "(SELECT count(*) FROM tasks t WHERE t.worker_id = w.id AND t.state = 'leased'), "         \
-      "extract(epoch FROM now() - greatest(w.last_seen, x.seen)) FROM workers w, LATERAL "      \
+      "extract(epoch FROM now() - greatest(w.last_seen, x.seen)) FROM workers w, LATERAL "       \
       "(SELECT coalesce(sum(pairs), 0) AS pairs, max(updated_at) AS seen FROM results "          \
       " WHERE worker_id = w.id) x WHERE $1 <= 0 OR greatest(w.last_seen, x.seen) > "             \
       "now() - $1 * interval '1 second' ORDER BY w.name", 1)                                     \
@@ -250,56 +136,151 @@
       "r.pairs, r.wins + r.draws + r.losses, r.ll + r.ld + r.dd + r.wd + r.ww, "                 \
       "(SELECT count(*) FROM games g WHERE g.run_id = r.id), "                                   \
       "(SELECT count(*) FROM games g WHERE g.run_id = r.id AND (get_byte(g.record, 0) & 3) = "   \
-      " CASE WHEN g.game % 2 = 0 THEN 1 ELSE 2 END), "                                          \
+      " CASE WHEN g.game % 2 = 0 THEN 1 ELSE 2 END), "                                           \
       "(SELECT count(*) FROM games g WHERE g.run_id = r.id AND (get_byte(g.record, 0) & 3) = 3), " \
       "r.wins, r.draws FROM runs r WHERE r.id = $1", 1)                                          \
-    S(ADD_BUILD, "INSERT INTO engine_builds (run_id, params_hash, sha256, build_id, bench_nodes, path, "  \
-                 "net_id) VALUES (nullif($1::bigint, 0), $2, $3, $4, $5, $6, nullif($7::bigint, 0)) "  \
-                 "ON CONFLICT (sha256) DO UPDATE SET "                                          \
-                 "run_id = EXCLUDED.run_id, params_hash = EXCLUDED.params_hash, build_id = "    \
+    S(ADD_BUILD, "INSERT INTO engine_builds (run_id, params_hash, sha256, build_id, bench_nodes, path, " \
+                 "net_id) VALUES (nullif($1::bigint, 0), $2, $3, $4, $5, $6, nullif($7::bigint, 0)) " \
+                 "ON CONFLICT (sha256) DO UPDATE SET "                                           \
+                 "run_id = EXCLUDED.run_id, params_hash = EXCLUDED.params_hash, build_id = "     \
                  "EXCLUDED.build_id, bench_nodes = EXCLUDED.bench_nodes, path = EXCLUDED.path, " \
                  "net_id = EXCLUDED.net_id RETURNING id", 7)                                     \
-    S(SIGN_BUILD, "UPDATE engine_builds SET signature = $2 WHERE id = $1", 2)                   \
+    S(SIGN_BUILD, "UPDATE engine_builds SET signature = $2 WHERE id = $1", 2)                    \
     S(LOAD_BUILD, "SELECT b.id, coalesce(b.run_id, 0), coalesce(b.params_hash, ''), coalesce(b.sha256, ''), " \
-                  "b.build_id, coalesce(b.bench_nodes, 0), coalesce(b.path, ''), "              \
-                  "to_char(b.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "         \
-                  "coalesce(b.signature, ''), coalesce(b.net_id, 0), coalesce(n.name, ''), "    \
-                  "coalesce(n.sha256, '') "                                                     \
+                  "b.build_id, coalesce(b.bench_nodes, 0), coalesce(b.path, ''), "               \
+                  "to_char(b.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "          \
+                  "coalesce(b.signature, ''), coalesce(b.net_id, 0), coalesce(n.name, ''), "     \
+                  "coalesce(n.sha256, '') "                                                      \
                   "FROM engine_builds b LEFT JOIN nets n ON n.id = b.net_id WHERE b.id = $1", 1) \
-    S(BUILD_BLOB, "UPDATE engine_builds SET blob = $2 WHERE id = $1", 2)                        \
+    S(BUILD_BLOB, "UPDATE engine_builds SET blob = $2 WHERE id = $1", 2)                         \
     S(BUILD_CHUNK, "SELECT octet_length(blob)::bigint, substring(blob FROM $2::int + 1 FOR $3::int), " \
-                   "build_id, coalesce(signature, '') "                                         \
-                   "FROM engine_builds WHERE sha256 = $1 AND blob IS NOT NULL", 3)             \
-    S(BUILD_PARAMS_CLEAR, "WITH gone AS (DELETE FROM build_params WHERE build_id = $1) "          \
-                          "UPDATE engine_builds SET params_listed = true WHERE id = $1", 1)        \
-    S(BUILD_PARAMS_ADD, "INSERT INTO build_params (build_id, idx, name, min, max) "               \
-                        "SELECT $1, u.i - 1, u.name, u.lo, u.hi "                                  \
+                   "build_id, coalesce(signature, '') "                                          \
+                   "FROM engine_builds WHERE sha256 = $1 AND blob IS NOT NULL", 3)               \
+    S(BUILD_PARAMS_CLEAR, "WITH gone AS (DELETE FROM build_params WHERE build_id = $1) "         \
+                          "UPDATE engine_builds SET params_listed = true WHERE id = $1", 1)      \
+    S(BUILD_PARAMS_ADD, "INSERT INTO build_params (build_id, idx, name, min, max) "              \
+                        "SELECT $1, u.i - 1, u.name, u.lo, u.hi "                                \
                         "FROM unnest($2::text[], $3::int[], $4::int[]) WITH ORDINALITY AS u(name, lo, hi, i)", 4) \
-    S(BUILD_PARAMS, "SELECT b.params_listed, p.name, p.min, p.max FROM engine_builds b "          \
+    S(BUILD_PARAMS, "SELECT b.params_listed, p.name, p.min, p.max FROM engine_builds b "         \
                     "LEFT JOIN build_params p ON p.build_id = b.id WHERE b.id = $1 ORDER BY p.idx", 1) \
     S(BEGIN, "BEGIN", 0)                                                                         \
     S(SAVEPOINT, "SAVEPOINT xqf_sp", 0)                                                          \
     S(RELEASE, "RELEASE SAVEPOINT xqf_sp", 0)                                                    \
     S(ROLLBACK_TO, "ROLLBACK TO SAVEPOINT xqf_sp", 0)                                            \
     S(COMMIT, "COMMIT", 0)                                                                       \
-    DATA_STATEMENTS(S)                                                                           \
-    GIT_STATEMENTS(S)                                                                            \
-    NET_STATEMENTS(S)
+    S(GAMES, "SELECT xqf_games_batch($1::bigint[], $2::bigint[], $3::integer[], $4, $5::integer[], " \
+             "$6::integer[], $7::integer[], $8::integer[])", 8)                                  \
+    S(DATA_SETTINGS,                                                                             \
+      "SELECT coalesce((settings->>'random_plies')::int, 0), coalesce((settings->>'skip_plies')::int, 0), " \
+      "coalesce((settings->>'keep_check')::boolean, false), "                                    \
+      "coalesce((settings->>'keep_captures')::boolean, false), "                                 \
+      "coalesce((settings->>'max_score')::int, 3000), coalesce((settings->>'depth')::int, 0) "   \
+      "FROM runs WHERE id = $1 AND kind = 'data'", 1)                                            \
+    S(REPORTED, "SELECT r.pairs FROM unnest($1::bigint[], $2::bigint[]) WITH ORDINALITY AS u(task, token, i) " \
+                "LEFT JOIN results r ON r.task_id = u.task AND r.lease_token = u.token ORDER BY u.i", 2) \
+    S(LEASE_STARTS, "SELECT t.run_id, t.first_pair + r.base_pairs FROM unnest($1::bigint[], $2::bigint[]) " \
+                    "WITH ORDINALITY AS u(task, token, i) LEFT JOIN results r ON r.task_id = u.task AND " \
+                    "r.lease_token = u.token LEFT JOIN tasks t ON t.id = r.task_id ORDER BY u.i", 2) \
+    S(GAMES_READ, "SELECT g.game, xqf_game_full(g.record, f.fen) FROM games g "                  \
+                  "JOIN game_fens f ON f.id = g.fen_id WHERE g.run_id = $1 AND g.game >= $2 "    \
+                  "AND ($4::bigint = 0 OR g.worker_id = $4) AND ($5::bigint = 0 OR EXISTS "      \
+                  "(SELECT 1 FROM tasks t WHERE t.id = $5 AND t.run_id = g.run_id AND "          \
+                  "g.game / 2 >= t.first_pair AND g.game / 2 < t.first_pair + t.n_pairs)) "      \
+                  "ORDER BY g.game LIMIT $3", 5)                                                 \
+    S(GAMES_TOTALS, "SELECT count(*), coalesce(sum(xqf_game_plies(record)), 0)::bigint, "        \
+                    "coalesce(sum(pg_column_size(g.*)), 0)::bigint, "                            \
+                    "coalesce((SELECT sum(octet_length(f.fen) + 5) FROM game_fens f WHERE f.id IN " \
+                    "(SELECT fen_id FROM games WHERE run_id = $1)), 0)::bigint "                 \
+                    "FROM games g WHERE run_id = $1", 1)                                         \
+    S(WORKER_ID, "SELECT id FROM workers WHERE name = $1", 1)                                    \
+    S(GAME_SCORES, "SELECT game_scores FROM runs WHERE id = $1", 1)                              \
+    S(RUN_WORKERS,                                                                               \
+      "WITH x AS (SELECT x.worker_id, sum(x.pairs) AS pairs, sum(x.ll) AS ll, sum(x.ld) AS ld, " \
+      " sum(x.dd) AS dd, sum(x.wd) AS wd, sum(x.ww) AS ww, sum(x.reasons[10]) AS time_losses, "  \
+      " sum(x.reasons[11]) AS illegal, sum(x.reasons[13]) AS crashes, "                          \
+      " count(*) FILTER (WHERE x.expired) AS expired FROM results x "                            \
+      " WHERE x.task_id = ANY (ARRAY(SELECT id FROM tasks WHERE run_id = $1)) AND NOT x.purged " \
+      " GROUP BY x.worker_id), "   /* ANY(ARRAY): a lookup per task, not a scan of every result */ \
+      /* an audit's blame (036_audit_arbiter.sql): both of a mismatch's workers until a third */ \
+      /* replay decides; then the liar only; the third worker replayed, blamed for nothing */    \
+      "a AS (SELECT u.w AS worker_id, count(*) AS audits, count(*) FILTER (WHERE u.blamed) "     \
+      " AS mismatches, string_agg(CASE WHEN u.blamed THEN 'pair ' || a.pair || ' (' || "         \
+      " a.detail || ')' END, '; ' ORDER BY a.pair) AS pairs FROM replay_audits a, "              \
+      " LATERAL (VALUES (a.first_worker, a.state = 'mismatch'), (a.second_worker, "              \
+      " a.state = 'auditor_lied' OR (a.state = 'mismatch' AND a.arbiter IS DISTINCT FROM 'auditor')), " \
+      " (CASE WHEN a.arbiter IN ('original', 'auditor', 'neither') THEN a.third_worker END, false)) " \
+      " AS u(w, blamed) WHERE a.run_id = $1 AND u.w IS NOT NULL "                                \
+      " AND a.state IN ('agree', 'mismatch', 'auditor_lied') GROUP BY u.w) "                     \
+      "SELECT w.id, w.name, coalesce(x.pairs, 0), coalesce(x.ll, 0), coalesce(x.ld, 0), "        \
+      "coalesce(x.dd, 0), coalesce(x.wd, 0), coalesce(x.ww, 0), "                                \
+      "coalesce(x.time_losses, 0), coalesce(x.illegal, 0), coalesce(x.crashes, 0), "             \
+      "coalesce(x.expired, 0), "                                                                 \
+      "coalesce(a.audits, 0), coalesce(a.mismatches, 0), coalesce(a.pairs, '') FROM workers w "  \
+      "LEFT JOIN x ON x.worker_id = w.id LEFT JOIN a ON a.worker_id = w.id "                     \
+      "WHERE x.worker_id IS NOT NULL OR a.worker_id IS NOT NULL ORDER BY w.name", 1)             \
+    S(REPLAY_TOTALS, "SELECT replay_share, nodes > 0, "                                          \
+                     "(SELECT count(*) FROM replay_audits a WHERE a.run_id = r.id AND a.state IN ('pending', 'leased')), " \
+                     "(SELECT count(*) FROM replay_audits a WHERE a.run_id = r.id "              \
+                     " AND a.state IN ('agree', 'auditor_lied')), "                              \
+                     "(SELECT count(*) FROM replay_audits a WHERE a.run_id = r.id AND a.state = 'mismatch') " \
+                     "FROM runs r WHERE r.id = $1", 1)                                           \
+    S(SET_REPLAY_SHARE, "UPDATE runs SET replay_share = $2 WHERE id = $1", 2)                    \
+    S(OPEN_AUDITS, "SELECT xqf_open_audits()", 0)                                                \
+    S(CLAIM_AUDIT, "SELECT * FROM xqf_claim_audit($1, $2, $3)", 3)                               \
+    S(AUDIT_REPORT, "SELECT xqf_audit_report($1, $2, $3, $4, $5::integer[], $6::integer[])", 6)  \
+    S(AUDIT_START, "SELECT run_id, pair FROM replay_audits "                                     \
+                   "WHERE id = $1 AND xqf_audit_held(replay_audits, $2, $3)", 3)                 \
+    S(AUDIT_HEARTBEAT, "SELECT xqf_audit_heartbeat($1, $2, $3, $4)", 4)                          \
+    S(AUDIT_HANDBACK, "SELECT xqf_audit_handback($1, $2, $3)", 3)                                \
+    S(PURGE, "SELECT * FROM xqf_purge_worker($1, $2)", 2)                                        \
+    S(PURGE_DONE, "SELECT xqf_purge_done($1, $2, $3, $4, $5)", 5)                                \
+    S(SET_GAME_SCORES, "UPDATE runs SET game_scores = $2 WHERE id = $1", 2)                      \
+    S(TASK_OF_RUN, "SELECT 1 FROM tasks WHERE id = $1 AND run_id = $2", 2)                       \
+    S(BUILD_SOURCE_SET, "UPDATE engine_builds SET git_commit = nullif($2, ''), "                 \
+                        "git_tree = nullif($3, ''), git_subject = $4 WHERE id = $1", 4)          \
+    S(BUILD_SOURCE, "SELECT coalesce(git_commit, ''), coalesce(git_tree, ''), "                  \
+                    "coalesce(git_subject, '') FROM engine_builds WHERE id = $1", 1)             \
+    S(BUILD_OF_TREE, "SELECT id FROM engine_builds WHERE git_tree = $1 "                         \
+                     "AND coalesce(net_id, 0) = $2::bigint ORDER BY id LIMIT 1", 2)              \
+    S(WORKER_BENCH, "INSERT INTO worker_builds (worker_id, sha256, bench_nodes, nps, refused) "  \
+                    "VALUES ($1, $2, $3, $4, nullif($5, '')) ON CONFLICT (worker_id, sha256) DO " \
+                    "UPDATE SET bench_nodes = EXCLUDED.bench_nodes, nps = EXCLUDED.nps, "        \
+                    "refused = EXCLUDED.refused, measured_at = now()", 5)                        \
+    S(WORKER_BENCHES,                                                                            \
+      "SELECT wb.worker_id, w.name, wb.sha256, wb.bench_nodes, wb.nps, coalesce(wb.refused, ''), " \
+      "EXISTS (SELECT 1 FROM nets n WHERE n.sha256 = wb.sha256) "                                \
+      "FROM worker_builds wb JOIN workers w ON w.id = wb.worker_id WHERE CASE WHEN $1 = 0 "      \
+      "THEN wb.refused IS NOT NULL ELSE wb.sha256 IN (SELECT coalesce(b.sha256, '') FROM runs r " \
+      "LEFT JOIN engine_builds b ON b.id IN (r.test_build, r.base_build) WHERE r.id = $1) "      \
+      "OR wb.sha256 IN (SELECT n.sha256 FROM runs r JOIN nets n ON n.id IN (r.test_net, r.base_net) " \
+      "WHERE r.id = $1) "                                                                        \
+      "OR (wb.sha256 = '' AND EXISTS (SELECT 1 FROM runs r WHERE r.id = $1 AND "                 \
+      "(r.test_build IS NULL OR r.base_build IS NULL))) END ORDER BY w.name, wb.sha256", 1)      \
+    S(FORGET_BENCHES, "DELETE FROM worker_builds WHERE sha256 = $1", 1)                          \
+    S(ACTIVE_CHECKS, "SELECT r.id, coalesce(t.bench_nodes, 0), coalesce(b.bench_nodes, 0), r.ref_nps " \
+                     "FROM runs r LEFT JOIN engine_builds t ON t.id = r.test_build "             \
+                     "LEFT JOIN engine_builds b ON b.id = r.base_build WHERE r.state = 'active'", 0) \
+    S(RUN_BUILDS, "SELECT coalesce(test_build, 0), coalesce(base_build, 0) FROM runs WHERE id = $1", 1) \
+    S(RUN_REF_NPS, "SELECT ref_nps FROM runs WHERE id = $1", 1)                                  \
+    S(RUN_LEASES, "SELECT coalesce(sum(attempts), 0), coalesce(sum(greatest(attempts - 1, 0)), 0), " \
+                  "count(*) FILTER (WHERE last_error = 'lease expired'), "                       \
+                  "count(*) FILTER (WHERE done_pairs > n_pairs) FROM tasks WHERE run_id = $1", 1) \
+    S(RUN_COUNTED_LEASES, "SELECT x.lease_token FROM results x WHERE NOT x.purged AND x.pairs > 0 " \
+                          "AND x.task_id = ANY (ARRAY(SELECT id FROM tasks WHERE run_id = $1)) ORDER BY 1", 1) \
+    S(ADD_NET, "INSERT INTO nets (sha256, name, description, provenance, bytes, signature, added_by) " \
+               "VALUES ($1, $2, $3, $4, $5, nullif($6, ''), $7) RETURNING id", 7)                \
+    S(NET_BY_SHA, "SELECT id FROM nets WHERE sha256 = $1", 1)                                    \
+    S(LOAD_NET, "SELECT " NET_COLUMNS " FROM nets WHERE id = $1::bigint OR sha256 = $2 OR name = $2 " \
+                "ORDER BY id = $1::bigint DESC, sha256 = $2 DESC LIMIT 1", 2)                    \
+    S(LIST_NETS, "SELECT " NET_COLUMNS " FROM nets ORDER BY id", 0)                              \
+    S(NET_CHUNK, "SELECT octet_length(bytes)::bigint, substring(bytes FROM $2::int + 1 FOR $3::int), " \
+                 "name, coalesce(signature, '') FROM nets WHERE sha256 = $1", 3)
 
-typedef enum {
-#define S(id, sql, n) ST_##id,
-    STATEMENTS(S)
-#undef S
-    ST_COUNT
-} Stmt;
+STORE_STATEMENTS(STATEMENTS, store_statements_core);
 
-static const struct {
-    const char *name, *sql;
-    int nparams;
-} STMT[ST_COUNT] = {
-#define S(id, sql, n) { "xqf_" #id, sql, n },
-    STATEMENTS(S)
-#undef S
+/* The registry: every domain's statements, prepared at each connect. */
+static const StoreStatements *const REGISTRY[] = {
+    &store_statements_core, &store_statements_web, &store_statements_steer, &store_statements_engines,
 };
 
 struct Store {
@@ -345,36 +326,24 @@ void store_destroy(Store **sp)
 }
 
 bool store_ok(const Store *s) { return s->conn && PQstatus(s->conn) == CONNECTION_OK; }
+
 int store_socket(const Store *s) { return s->conn ? PQsocket(s->conn) : -1; }
+
 int store_migrations_applied(const Store *s) { return s->migrated; }
+
 void store_set_migrate(Store *s, bool on) { s->migrate = on; }
+
 int store_schema_version(const Store *s) { return s->version; }
+
 bool store_owns_schema(const Store *s) { return s->owner; }
+
 const char *store_role(const Store *s) { return s->role; }
+
 PGconn *store_pgconn(Store *s) { return s->conn; }
+bool store_connected(const Store *s) { return s->conn != NULL; }
+bool store_in_tx(const Store *s) { return s->in_tx; }
 
-PGresult *store_query(Store *s, const char *what, const char *sql, int n, const char *const *params, int want)
-{
-    if (!s->conn) {
-        log_error("database: %s: not connected", what);
-        return NULL;
-    }
-    PGresult *res = PQexecParams(s->conn, sql, n, NULL, params, NULL, NULL, 0);
-    if (PQresultStatus(res) == (ExecStatusType)want)
-        return res;
-    char line[512];
-    snprintf(line, sizeof line, "%s", PQresultErrorMessage(res));
-    line[strcspn(line, "\n")] = '\0';
-    log_error("database: %s: %s", what, line);
-    PQclear(res);
-    return NULL;
-}
-
-/*
- * The one error path: logs what failed and, when the connection is gone,
- * drops it so that store_ok() says so.  Always returns -1.
- */
-static int db_error(Store *s, const char *what, const PGresult *res)
+int store_db_error(Store *s, const char *what, const PGresult *res)
 {
     const char *msg = res ? PQresultErrorMessage(res) : "";
     if (!msg || !*msg)
@@ -390,22 +359,24 @@ static int db_error(Store *s, const char *what, const PGresult *res)
     return -1;
 }
 
-/*
- * Runs a prepared statement; returns its result when its status is
- * `want` (the caller clears it), else NULL after db_error.
- */
-static PGresult *run(Store *s, Stmt st, const char *const *params, ExecStatusType want)
+PGresult *store_run(Store *s, const StoreStatement *st, const char *const *params, ExecStatusType want)
 {
     if (!s->conn) {
-        db_error(s, STMT[st].name, NULL);
+        store_db_error(s, st->name, NULL);
         return NULL;
     }
-    PGresult *res = PQexecPrepared(s->conn, STMT[st].name, STMT[st].nparams, params, NULL, NULL, 0);
+    PGresult *res = PQexecPrepared(s->conn, st->name, st->nparams, params, NULL, NULL, 0);
     if (PQresultStatus(res) == want)
         return res;
-    db_error(s, STMT[st].name, res);
+    store_db_error(s, st->name, res);
     PQclear(res);
     return NULL;
+}
+
+PGresult *store_exec_prepared(Store *s, const StoreStatement *st, int n, const char *const *params,
+                              const int *lengths, const int *formats, int result_format)
+{
+    return s->conn ? PQexecPrepared(s->conn, st->name, n, params, lengths, formats, result_format) : NULL;
 }
 
 /* A plain command without parameters (migrations, LISTEN, ROLLBACK). */
@@ -413,7 +384,7 @@ static int exec_simple(Store *s, const char *sql, const char *what)
 {
     PGresult *res = PQexec(s->conn, sql);
     ExecStatusType st = PQresultStatus(res);
-    int rc = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ? 0 : db_error(s, what, res);
+    int rc = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ? 0 : store_db_error(s, what, res);
     PQclear(res);
     return rc;
 }
@@ -464,14 +435,14 @@ static int migrate(Store *s)
         PGresult *res = PQexecParams(s->conn, "SELECT 1 FROM schema_migrations WHERE version = $1",
                                      1, NULL, params, NULL, NULL, 0);
         bool done = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1;
-        rc = PQresultStatus(res) == PGRES_TUPLES_OK ? 0 : db_error(s, m->name, res);
+        rc = PQresultStatus(res) == PGRES_TUPLES_OK ? 0 : store_db_error(s, m->name, res);
         PQclear(res);
         if (rc == 0 && !done) {
             rc = exec_simple(s, m->sql, m->name);
             if (rc == 0) {
                 res = PQexecParams(s->conn, "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)",
                                    2, NULL, params, NULL, NULL, 0);
-                rc = PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : db_error(s, m->name, res);
+                rc = PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : store_db_error(s, m->name, res);
                 PQclear(res);
             }
             if (rc == 0) {
@@ -522,7 +493,7 @@ static PGconn *connect_bounded(const char *conninfo)
 static int bound_statements(Store *s)
 {
     PGresult *res = PQexec(s->conn, "SELECT source FROM pg_settings WHERE name = 'statement_timeout'");
-    int rc = PQresultStatus(res) == PGRES_TUPLES_OK ? 0 : db_error(s, "statement_timeout", res);
+    int rc = PQresultStatus(res) == PGRES_TUPLES_OK ? 0 : store_db_error(s, "statement_timeout", res);
     bool unset = rc == 0 && PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "default") == 0;
     PQclear(res);
     if (rc == 0 && unset)
@@ -533,10 +504,10 @@ static int bound_statements(Store *s)
 int store_setting(Store *s, const char *name, char *out, size_t size)
 {
     if (!s->conn)
-        return db_error(s, "setting", NULL);
+        return store_db_error(s, "setting", NULL);
     const char *p[1] = { name };
     PGresult *res = PQexecParams(s->conn, "SELECT current_setting($1)", 1, NULL, p, NULL, NULL, 0);
-    int rc = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 ? 0 : db_error(s, "setting", res);
+    int rc = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 ? 0 : store_db_error(s, "setting", res);
     if (rc == 0)
         snprintf(out, size, "%s", PQgetvalue(res, 0, 0));
     PQclear(res);
@@ -562,7 +533,7 @@ static int schema_version(Store *s, int *version)
     PGresult *res = PQexec(s->conn, "SELECT to_regclass('schema_migrations') IS NOT NULL");
     bool ok = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1;
     bool table = ok && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
-    int rc = ok ? 0 : db_error(s, "schema version", res);
+    int rc = ok ? 0 : store_db_error(s, "schema version", res);
     PQclear(res);
     *version = 0;
     if (rc != 0 || !table)
@@ -571,7 +542,7 @@ static int schema_version(Store *s, int *version)
     ok = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1;
     if (ok)
         *version = atoi(PQgetvalue(res, 0, 0));
-    rc = ok ? 0 : db_error(s, "schema version", res);
+    rc = ok ? 0 : store_db_error(s, "schema version", res);
     PQclear(res);
     return rc;
 }
@@ -594,7 +565,7 @@ static int ownership(Store *s)
         snprintf(s->role, sizeof s->role, "%s", PQgetvalue(res, 0, 0));
         s->owner = strcmp(PQgetvalue(res, 0, 1), "t") == 0;
     }
-    int rc = ok ? 0 : db_error(s, "role", res);
+    int rc = ok ? 0 : store_db_error(s, "role", res);
     PQclear(res);
     return rc;
 }
@@ -711,20 +682,22 @@ int store_connect(Store *s)
     }
     s->conn = connect_bounded(s->conninfo);
     if (PQstatus(s->conn) != CONNECTION_OK)
-        return db_error(s, "connect", NULL);
+        return store_db_error(s, "connect", NULL);
     PQsetNoticeReceiver(s->conn, notice, NULL);
     int schema = check_schema(s);
     if (schema != 0) {
         disconnect(s);
         return schema;
     }
-    for (int i = 0; i < ST_COUNT; i++) {
-        PGresult *res = PQprepare(s->conn, STMT[i].name, STMT[i].sql, STMT[i].nparams, NULL);
-        int rc = PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : db_error(s, STMT[i].name, res);
-        PQclear(res);
-        if (rc != 0)
-            return -1;
-    }
+    for (size_t d = 0; d < sizeof REGISTRY / sizeof REGISTRY[0]; d++)
+        for (int i = 0; i < REGISTRY[d]->count; i++) {
+            const StoreStatement *st = &REGISTRY[d]->list[i];
+            PGresult *res = PQprepare(s->conn, st->name, st->sql, st->nparams, NULL);
+            int rc = PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : store_db_error(s, st->name, res);
+            PQclear(res);
+            if (rc != 0)
+                return -1;
+        }
     if (bound_statements(s) != 0 || exec_simple(s, "LISTEN xqf_runs", "listen") != 0)
         return -1;
     return 0;
@@ -734,7 +707,7 @@ int store_notifications(Store *s)
 {
     if (!s->conn || PQconsumeInput(s->conn) == 0) {
         if (s->conn)
-            db_error(s, "notifications", NULL);
+            store_db_error(s, "notifications", NULL);
         return -1;
     }
     int n = 0;
@@ -748,7 +721,7 @@ int store_notifications(Store *s)
 
 int store_begin(Store *s)
 {
-    PGresult *res = run(s, ST_BEGIN, NULL, PGRES_COMMAND_OK);
+    PGresult *res = store_run(s, &STMT[ST_BEGIN], NULL, PGRES_COMMAND_OK);
     PQclear(res);
     s->in_tx = res != NULL;
     return res ? 0 : -1;
@@ -756,7 +729,7 @@ int store_begin(Store *s)
 
 int store_commit(Store *s)
 {
-    PGresult *res = run(s, ST_COMMIT, NULL, PGRES_COMMAND_OK);
+    PGresult *res = store_run(s, &STMT[ST_COMMIT], NULL, PGRES_COMMAND_OK);
     PQclear(res);
     s->in_tx = false;
     return res ? 0 : -1;
@@ -765,13 +738,15 @@ int store_commit(Store *s)
 /* Runs a statement without parameters or rows (transaction control). 0 or -1. */
 static int command(Store *s, Stmt st)
 {
-    PGresult *res = run(s, st, NULL, PGRES_COMMAND_OK);
+    PGresult *res = store_run(s, &STMT[st], NULL, PGRES_COMMAND_OK);
     PQclear(res);
     return res ? 0 : -1;
 }
 
 int store_savepoint(Store *s) { return command(s, ST_SAVEPOINT); }
+
 int store_release(Store *s) { return command(s, ST_RELEASE); }
+
 int store_rollback_to(Store *s) { return command(s, ST_ROLLBACK_TO); }
 
 void store_rollback(Store *s)
@@ -783,39 +758,35 @@ void store_rollback(Store *s)
 
 /* ---- text conversions ----------------------------------------------------- */
 
-typedef struct {
-    char v[28][32];                  /* numbers as text, in parameter order */
-} Nums;
-
-static const char *num(Nums *n, int i, int64_t v)
+const char *store_num(StoreNums *n, int i, int64_t v)
 {
     snprintf(n->v[i], sizeof n->v[i], "%" PRId64, v);
     return n->v[i];
 }
 
-static const char *dbl(Nums *n, int i, double v)
+const char *store_dbl(StoreNums *n, int i, double v)
 {
     snprintf(n->v[i], sizeof n->v[i], "%.17g", v);
     return n->v[i];
 }
 
-static int64_t get_i64(const PGresult *r, int row, int col)
+int64_t store_i64(const PGresult *r, int row, int col)
 {
     return PQgetisnull(r, row, col) ? 0 : strtoll(PQgetvalue(r, row, col), NULL, 10);
 }
 
-static double get_dbl(const PGresult *r, int row, int col)
+double store_get_dbl(const PGresult *r, int row, int col)
 {
     return PQgetisnull(r, row, col) ? NAN : strtod(PQgetvalue(r, row, col), NULL);
 }
 
-static void get_text(const PGresult *r, int row, int col, char *out, size_t size)
+void store_text(const PGresult *r, int row, int col, char *out, size_t size)
 {
     snprintf(out, size, "%s", PQgetvalue(r, row, col));
 }
 
 /* Parses "1,2,3" into at most max numbers; returns the count. */
-static int parse_list(const char *text, int64_t *out, int max)
+int store_parse_list(const char *text, int64_t *out, int max)
 {
     int n = 0;
     const char *p = text;
@@ -831,7 +802,7 @@ static int parse_list(const char *text, int64_t *out, int max)
 }
 
 /* A PostgreSQL array literal of texts, each quoted and escaped; NULL when out of memory. */
-static char *text_array(const char *const *items, int n)
+char *store_text_array(const char *const *items, int n)
 {
     size_t size = 3;
     for (int i = 0; i < n; i++)
@@ -856,532 +827,7 @@ static char *text_array(const char *const *items, int n)
     return out;
 }
 
-/* ---- runs ------------------------------------------------------------------ */
-
-/*
- * Inserts a run of kind with the spec's settings; SPRT bounds only for
- * SPRT (NULL otherwise); settings is a JSON object.  Returns 0 with *id, or -1.
- */
-static int create_run(Store *s, const RunKind *kind, const StoreSprtSpec *sp, const char *settings, int64_t *id)
-{
-    const StoreAdjudication adj = sp->adjudication ? *sp->adjudication : STORE_ADJUDICATION_DEFAULT;
-    char *book = text_array(sp->book, sp->book_lines);
-    if (!book)
-        return -1;
-    Nums n;
-    bool sprt = kind->sprt;
-    const char *p[42] = {
-        sp->name ? sp->name : "", sp->test_params ? sp->test_params : "",
-        sp->base_params ? sp->base_params : "", sp->build_id ? sp->build_id : "",
-        sp->book_name ? sp->book_name : "", book, num(&n, 0, (int64_t)(sp->seed & INT64_MAX)),
-        num(&n, 1, sp->nodes), num(&n, 2, sp->base_ms), num(&n, 3, sp->inc_ms),
-        num(&n, 4, sp->margin_ms), num(&n, 5, sp->hash_mb > 0 ? sp->hash_mb : 16),
-        num(&n, 15, adj.resign_moves), num(&n, 16, adj.resign_score), num(&n, 17, adj.draw_after),
-        num(&n, 18, adj.draw_moves), num(&n, 19, adj.draw_score), num(&n, 20, adj.max_plies),
-        num(&n, 6, sp->pairs_per_task), num(&n, 7, sp->max_pairs),
-        sprt ? dbl(&n, 8, sp->elo0) : NULL, sprt ? dbl(&n, 9, sp->elo1) : NULL,
-        sprt ? dbl(&n, 10, sp->alpha) : NULL, sprt ? dbl(&n, 11, sp->beta) : NULL,
-        num(&n, 12, sp->priority), kind->name, kind->player0, kind->player1, settings, num(&n, 13, sp->test_build),
-        num(&n, 14, sp->base_build), kind->on_claim ? "true" : "false", num(&n, 21, sp->test_net),
-        num(&n, 22, sp->base_net), num(&n, 23, sp->threads > 0 ? sp->threads : 1), num(&n, 24, sp->base1_ms),
-        num(&n, 25, sp->inc1_ms), num(&n, 26, sp->ref_nps), sp->game_scores ? "true" : "false",
-        sp->replay_given ? dbl(&n, 27, sp->replay_share) : NULL, sp->engine ? sp->engine : "",
-        sp->base_engine ? sp->base_engine : ""
-    };
-    PGresult *res = run(s, ST_CREATE_RUN, p, PGRES_TUPLES_OK);
-    free(book);
-    if (!res)
-        return -1;
-    *id = get_i64(res, 0, 0);
-    PQclear(res);
-    const StoreRunBook *b = sp->book_facts;
-    if (!b)
-        return 0;
-    const char *q[10] = { num(&n, 0, *id), b->format, b->sha256, num(&n, 1, sp->book_lines),
-                          num(&n, 2, b->duplicates), num(&n, 3, b->plies), num(&n, 4, b->scored),
-                          num(&n, 5, b->score_min), num(&n, 6, b->score_max), dbl(&n, 7, b->score_mean) };
-    PQclear(res = run(s, ST_RUN_BOOK_ADD, q, PGRES_TUPLES_OK));
-    return res ? 0 : -1;
-}
-
-int store_run_book(Store *s, int64_t run_id, StoreRunBook *out)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, run_id) };
-    PGresult *res = run(s, ST_RUN_BOOK, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int found = PQntuples(res) > 0;
-    memset(out, 0, sizeof *out);
-    if (found) {
-        out->openings = (int)get_i64(res, 0, 0);
-        get_text(res, 0, 1, out->format, sizeof out->format);
-        get_text(res, 0, 2, out->sha256, sizeof out->sha256);
-        out->duplicates = (int)get_i64(res, 0, 3);
-        out->plies = (int)get_i64(res, 0, 4);
-        out->scored = (int)get_i64(res, 0, 5);
-        out->score_min = (int)get_i64(res, 0, 6);
-        out->score_max = (int)get_i64(res, 0, 7);
-        out->score_mean = out->scored ? get_dbl(res, 0, 8) : 0;
-    }
-    PQclear(res);
-    return found;
-}
-
-int store_create_sprt(Store *s, const StoreSprtSpec *sp, int64_t *id)
-{
-    return create_run(s, run_kind_get(RUN_KIND_SPRT), sp, "{}", id);
-}
-
-int store_create_games(Store *s, const StoreSprtSpec *sp, int64_t *id)
-{
-    return create_run(s, run_kind_get(RUN_KIND_GAMES), sp, "{}", id);
-}
-
-/*
- * The tuned parameters of SPSA run id, created just now, in one call of
- * xqf_create_spsa_params (030_roles.sql): names as a text array, each
- * number column as an array literal.  0 or -1.
- */
-static int add_spsa_params(Store *s, int64_t id, const StoreSpsaParam *params, int count)
-{
-    const char *names[STORE_SPSA_MAX];
-    size_t size = (size_t)count * 26 + 3;
-    char *cols[5] = { NULL }, *name_array;
-    for (int i = 0; i < count; i++)
-        names[i] = params[i].name;
-    int rc = (name_array = text_array(names, count)) ? 0 : -1;
-    for (int c = 0; rc == 0 && c < 5; c++) {
-        if (!(cols[c] = malloc(size))) {
-            rc = -1;
-            break;
-        }
-        size_t len = 0;
-        for (int i = 0; i < count; i++) {
-            const StoreSpsaParam *q = &params[i];
-            double v = c == 0 ? q->start : c == 1 ? q->min : c == 2 ? q->max : c == 3 ? q->c_end : q->r_end;
-            len += (size_t)snprintf(cols[c] + len, size - len, "%c%.17g", i ? ',' : '{', v);
-        }
-        snprintf(cols[c] + len, size - len, "}");
-    }
-    if (rc == 0) {
-        Nums n;
-        const char *p[7] = { num(&n, 0, id), name_array, cols[0], cols[1], cols[2], cols[3], cols[4] };
-        PGresult *res = run(s, ST_SPSA_PARAMS_ADD, p, PGRES_TUPLES_OK);
-        rc = res && atoi(PQgetvalue(res, 0, 0)) == count ? 0 : -1;
-        if (res && rc != 0)
-            log_error("database: SPSA parameters of run %" PRId64 " refused (not a new SPSA run)", id);
-        PQclear(res);
-    }
-    free(name_array);
-    for (int c = 0; c < 5; c++)
-        free(cols[c]);
-    return rc;
-}
-
-int store_create_spsa(Store *s, const StoreSpsaSpec *sp, int64_t *id)
-{
-    if (sp->count < 1 || sp->count > STORE_SPSA_MAX)
-        return -1;
-    char settings[160];
-    snprintf(settings, sizeof settings, "{\"alpha\": %.17g, \"gamma\": %.17g, \"a_ratio\": %.17g}",
-             sp->alpha, sp->gamma, sp->a_ratio);
-    StoreSprtSpec common = sp->run;
-    common.base_params = common.test_params;
-    common.base_build = common.test_build;   /* one engine, both sides: another engine's SPSA plays its build */
-    common.base_net = common.test_net;
-    common.build_id = "";
-    bool own_tx = !s->in_tx;
-    if (own_tx && store_begin(s) != 0)
-        return -1;
-    int rc = create_run(s, run_kind_get(RUN_KIND_SPSA), &common, settings, id);
-    if (rc == 0)
-        rc = add_spsa_params(s, *id, sp->params, sp->count);
-    if (own_tx) {
-        if (rc == 0)
-            return store_commit(s);
-        store_rollback(s);
-    }
-    return rc;
-}
-
-/* Reads pairs, wins, draws, losses and the five pentanomial cells from column *col on. */
-static void read_counts(const PGresult *r, int row, int *col, StoreCounts *c)
-{
-    c->pairs = get_i64(r, row, (*col)++);
-    c->wins = get_i64(r, row, (*col)++);
-    c->draws = get_i64(r, row, (*col)++);
-    c->losses = get_i64(r, row, (*col)++);
-    for (int i = 0; i < 5; i++)
-        c->penta[i] = get_i64(r, row, (*col)++);
-}
-
-static void read_run(const PGresult *r, int row, StoreRun *o)
-{
-    memset(o, 0, sizeof *o);
-    int c = 0;
-    o->id = get_i64(r, row, c++);
-    get_text(r, row, c++, o->kind, sizeof o->kind);
-    get_text(r, row, c++, o->state, sizeof o->state);
-    get_text(r, row, c++, o->name, sizeof o->name);
-    o->priority = (int)get_i64(r, row, c++);
-    get_text(r, row, c++, o->build_id, sizeof o->build_id);
-    get_text(r, row, c++, o->name0, sizeof o->name0);
-    get_text(r, row, c++, o->name1, sizeof o->name1);
-    o->seed = (uint64_t)get_i64(r, row, c++);
-    o->nodes = get_i64(r, row, c++);
-    o->base_ms = get_i64(r, row, c++);
-    o->inc_ms = get_i64(r, row, c++);
-    o->margin_ms = get_i64(r, row, c++);
-    o->hash_mb = (int)get_i64(r, row, c++);
-    StoreAdjudication *a = &o->adjudication;
-    int64_t *adj[6] = { &a->resign_moves, &a->resign_score, &a->draw_after, &a->draw_moves, &a->draw_score,
-                        &a->max_plies };
-    for (int i = 0; i < 6; i++)
-        *adj[i] = get_i64(r, row, c++);
-    o->pairs_per_task = (int)get_i64(r, row, c++);
-    o->max_pairs = get_i64(r, row, c++);
-    o->next_pair = get_i64(r, row, c++);
-    o->elo0 = get_dbl(r, row, c++);
-    o->elo1 = get_dbl(r, row, c++);
-    o->alpha = get_dbl(r, row, c++);
-    o->beta = get_dbl(r, row, c++);
-    o->llr = get_dbl(r, row, c++);
-    get_text(r, row, c++, o->verdict, sizeof o->verdict);
-    read_counts(r, row, &c, &o->counts);
-    o->counts.nreasons = parse_list(PQgetvalue(r, row, c++), o->counts.reasons, STORE_REASONS);
-    o->leased = get_i64(r, row, c++);
-    o->iter = get_i64(r, row, c++);
-    get_text(r, row, c++, o->book_name, sizeof o->book_name);
-    get_text(r, row, c++, o->created, sizeof o->created);
-    get_text(r, row, c++, o->finished, sizeof o->finished);
-    o->elapsed_s = get_dbl(r, row, c++);
-    get_text(r, row, c++, o->build0, sizeof o->build0);
-    get_text(r, row, c++, o->build1, sizeof o->build1);
-    o->quarantined = get_i64(r, row, c++);
-    o->throughput = (int)get_i64(r, row, c++);
-    o->base1_ms = get_i64(r, row, c++);
-    o->inc1_ms = get_i64(r, row, c++);
-    get_text(r, row, c++, o->net0, sizeof o->net0);
-    get_text(r, row, c++, o->net1, sizeof o->net1);
-    get_text(r, row, c++, o->net_name0, sizeof o->net_name0);
-    get_text(r, row, c++, o->net_name1, sizeof o->net_name1);
-    o->threads = (int)get_i64(r, row, c++);
-    get_text(r, row, c++, o->engine, sizeof o->engine);
-    get_text(r, row, c++, o->base_engine, sizeof o->base_engine);
-}
-
-/*
- * Runs a query that returns rows and allocates one zeroed element of
- * `size` bytes per row in *rows (NULL when there are none).  Returns the
- * result for the caller to read and PQclear, with *count set, or NULL
- * (nothing allocated) on a database error or when out of memory.
- */
-static PGresult *fetch_rows(Store *s, Stmt st, const char *const *params, size_t size, void **rows, int *count)
-{
-    *rows = NULL;
-    PGresult *res = run(s, st, params, PGRES_TUPLES_OK);
-    if (!res)
-        return NULL;
-    *count = PQntuples(res);
-    if (*count > 0 && !(*rows = calloc((size_t)*count, size))) {
-        PQclear(res);
-        return NULL;
-    }
-    return res;
-}
-
-/* Runs a run query into a malloc'd array. */
-static int read_runs(Store *s, Stmt st, const char *const *params, StoreRun **out)
-{
-    int n;
-    PGresult *res = fetch_rows(s, st, params, sizeof **out, (void **)out, &n);
-    if (!res)
-        return -1;
-    for (int i = 0; i < n; i++)
-        read_run(res, i, &(*out)[i]);
-    PQclear(res);
-    return n;
-}
-
-int store_active_runs(Store *s, StoreRun **out) { return read_runs(s, ST_ACTIVE_RUNS, NULL, out); }
-
-int store_list_runs(Store *s, int max, StoreRun **out)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, max) };
-    return read_runs(s, ST_LIST_RUNS, p, out);
-}
-
-int store_prefixed_runs(Store *s, const char *kind, const char *prefix, StoreRun **out)
-{
-    const char *p[2] = { kind, prefix };
-    return read_runs(s, ST_PREFIXED_RUNS, p, out);
-}
-
-void store_run_free(StoreRun *r)
-{
-    for (int i = 0; i < r->book_lines; i++)
-        free(r->book[i]);
-    free(r->book);
-    r->book = NULL;
-    r->book_lines = 0;
-}
-
-int store_load_run(Store *s, int64_t id, StoreRun *out, bool with_book)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, id) };
-    StoreRun *runs;
-    int count = read_runs(s, ST_LOAD_RUN, p, &runs);
-    if (count <= 0)
-        return count;
-    *out = runs[0];
-    free(runs);
-    if (!with_book)
-        return 1;
-    PGresult *res = run(s, ST_LOAD_BOOK, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int lines = PQntuples(res);
-    out->book = calloc(lines > 0 ? (size_t)lines : 1, sizeof *out->book);
-    for (int i = 0; out->book && i < lines; i++) {
-        if (!(out->book[i] = strdup(PQgetvalue(res, i, 0))))
-            break;
-        out->book_lines = i + 1;
-    }
-    PQclear(res);
-    if (out->book_lines != lines) {
-        store_run_free(out);
-        return -1;
-    }
-    return 1;
-}
-
-int store_update_sprt(Store *s, int64_t run_id, double llr, const char *verdict)
-{
-    Nums n;
-    const char *p[3] = { num(&n, 0, run_id), dbl(&n, 1, llr), verdict };
-    PGresult *res = run(s, verdict ? ST_FINISH_LLR : ST_SET_LLR, p,
-                        verdict ? PGRES_TUPLES_OK : PGRES_COMMAND_OK);
-    PQclear(res);
-    return res ? 0 : -1;
-}
-
-int store_finish_run(Store *s, int64_t run_id, const char *state, const char *verdict)
-{
-    Nums n;
-    const char *p[3] = { num(&n, 0, run_id), state, verdict };
-    PGresult *res = run(s, ST_FINISH, p, PGRES_TUPLES_OK);
-    PQclear(res);
-    return res ? 0 : -1;
-}
-
-/* ---- SPSA state, histories ------------------------------------------------------ */
-
-/* Parses "1.5,-2,3e-4" into at most max doubles; returns the count. */
-static int parse_doubles(const char *text, double *out, int max)
-{
-    int n = 0;
-    const char *p = text;
-    while (*p && n < max) {
-        char *end;
-        double v = strtod(p, &end);
-        if (end == p)
-            break;
-        out[n++] = v;
-        p = *end == ',' ? end + 1 : end;
-    }
-    return n;
-}
-
-int store_spsa_load(Store *s, int64_t run_id, StoreSpsa *out)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, run_id) };
-    PGresult *res = run(s, ST_SPSA_RUN, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int found = PQntuples(res) == 1;
-    if (found) {
-        out->iter = get_i64(res, 0, 0);
-        out->alpha = get_dbl(res, 0, 1);
-        out->gamma = get_dbl(res, 0, 2);
-        out->a_ratio = get_dbl(res, 0, 3);
-        out->iterations = get_i64(res, 0, 4);
-        out->next_pair = get_i64(res, 0, 5);
-        out->seed = (uint64_t)get_i64(res, 0, 6);
-        get_text(res, 0, 7, out->fixed, sizeof out->fixed);
-    }
-    PQclear(res);
-    if (!found)
-        return 0;
-    if (!(res = run(s, ST_SPSA_PARAMS, p, PGRES_TUPLES_OK)))
-        return -1;
-    out->count = PQntuples(res) < STORE_SPSA_MAX ? PQntuples(res) : STORE_SPSA_MAX;
-    for (int i = 0; i < out->count; i++) {
-        StoreSpsaParam *q = &out->params[i];
-        get_text(res, i, 0, q->name, sizeof q->name);
-        q->start = get_dbl(res, i, 1);
-        q->min = get_dbl(res, i, 2);
-        q->max = get_dbl(res, i, 3);
-        q->c_end = get_dbl(res, i, 4);
-        q->r_end = get_dbl(res, i, 5);
-        q->theta = get_dbl(res, i, 6);
-    }
-    PQclear(res);
-    return 1;
-}
-
-int store_spsa_task(Store *s, int64_t task, StoreSpsaTask *out)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, task) };
-    PGresult *res = run(s, ST_SPSA_TASK, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int found = PQntuples(res) == 1 && !PQgetisnull(res, 0, 0);
-    if (found) {
-        out->k = get_i64(res, 0, 0);
-        out->pairs = get_i64(res, 0, 1);
-        out->wins = get_i64(res, 0, 2);
-        out->losses = get_i64(res, 0, 3);
-        int64_t flips[STORE_SPSA_MAX];
-        out->count = parse_list(PQgetvalue(res, 0, 4), flips, STORE_SPSA_MAX);
-        for (int i = 0; i < out->count; i++)
-            out->flip[i] = flips[i] < 0 ? -1 : 1;
-        /* the three arrays must agree, or the record is unusable */
-        if (parse_doubles(PQgetvalue(res, 0, 5), out->c_k, STORE_SPSA_MAX) != out->count ||
-            parse_doubles(PQgetvalue(res, 0, 6), out->R_k, STORE_SPSA_MAX) != out->count)
-            found = 0;
-    }
-    PQclear(res);
-    return found;
-}
-
-int store_spsa_claim_update(Store *s, int64_t task)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, task) };
-    PGresult *res = run(s, ST_SPSA_CLAIM, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int claimed = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
-    PQclear(res);
-    return claimed;
-}
-
-int store_spsa_save(Store *s, int64_t run_id, const double *theta, int count, int64_t iter)
-{
-    char *list = malloc((size_t)count * 28 + 3);
-    if (!list)
-        return -1;
-    size_t len = 0;
-    list[len++] = '{';
-    for (int i = 0; i < count; i++)
-        len += (size_t)sprintf(list + len, "%s%.17g", i ? "," : "", theta[i]);
-    strcpy(list + len, "}");
-    Nums n;
-    const char *p[3] = { num(&n, 0, run_id), num(&n, 1, iter), list };
-    PGresult *res = run(s, ST_SPSA_SAVE, p, PGRES_COMMAND_OK);
-    free(list);
-    PQclear(res);
-    return res ? 0 : -1;
-}
-
-int store_spsa_history(Store *s, int64_t run_id, StoreHistoryRow **out)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, run_id) };
-    int count;
-    PGresult *res = fetch_rows(s, ST_SPSA_HISTORY, p, sizeof **out, (void **)out, &count);
-    if (!res)
-        return -1;
-    for (int i = 0; i < count; i++) {
-        (*out)[i].iteration = get_i64(res, i, 0);
-        (*out)[i].idx = (int)get_i64(res, i, 1);
-        (*out)[i].theta = get_dbl(res, i, 2);
-    }
-    PQclear(res);
-    return count;
-}
-
-int store_run_progress(Store *s, int64_t run_id, StoreProgress **out)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, run_id) };
-    int count;
-    PGresult *res = fetch_rows(s, ST_PROGRESS, p, sizeof **out, (void **)out, &count);
-    if (!res)
-        return -1;
-    for (int i = 0; i < count; i++) {
-        int col = 0;
-        read_counts(res, i, &col, &(*out)[i].counts);
-        (*out)[i].age_s = get_dbl(res, i, col);
-    }
-    PQclear(res);
-    return count;
-}
-
-int store_run_sets(Store *s, int64_t run_id, char *params0, char *params1, size_t size)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, run_id) };
-    PGresult *res = run(s, ST_RUN_SETS, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int found = PQntuples(res) == 1;
-    if (found) {
-        get_text(res, 0, 0, params0, size);
-        get_text(res, 0, 1, params1, size);
-    }
-    PQclear(res);
-    return found;
-}
-
-/* ---- workers and tasks ------------------------------------------------------ */
-
-int store_hello_capped(Store *s, const char *name, const char *build, int cores, int concurrency,
-                       const char *auth, int names_max, int64_t *id)
-{
-    Nums n;
-    const char *p[6] = { name, build, num(&n, 0, cores), num(&n, 1, concurrency), auth ? auth : "",
-                         num(&n, 2, names_max) };
-    PGresult *res = run(s, ST_HELLO, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int ok = PQntuples(res) == 1 && !PQgetisnull(res, 0, 0);
-    if (ok)
-        *id = get_i64(res, 0, 0);
-    PQclear(res);
-    return ok && *id < 0 ? -2 : ok;
-}
-
-int store_hello(Store *s, const char *name, const char *build, int cores, int concurrency, const char *auth,
-                int64_t *id)
-{
-    return store_hello_capped(s, name, build, cores, concurrency, auth, 0, id);
-}
-
-/* Reads the (o_task, o_token, o_first, o_pairs, o_params0, o_params1) columns from col of row. */
-static void read_lease(const PGresult *res, int row, int col, int64_t run_id, StoreLease *out)
-{
-    out->task_id = get_i64(res, row, col);
-    out->token = get_i64(res, row, col + 1);
-    out->first_pair = get_i64(res, row, col + 2);
-    out->pairs = get_i64(res, row, col + 3);
-    out->run_id = run_id;
-    get_text(res, row, col + 4, out->params0, sizeof out->params0);
-    get_text(res, row, col + 5, out->params1, sizeof out->params1);
-}
-
-/* A growing text for array literals; NULL data after an allocation failed. */
-typedef struct {
-    char *data;
-    size_t len, cap;
-} Text;
-
-static void text_add(Text *t, const char *fmt, ...)
+void store_text_add(StoreText *t, const char *fmt, ...)
 {
     for (;;) {
         if (!t->data && t->cap)
@@ -1413,25 +859,663 @@ static void text_add(Text *t, const char *fmt, ...)
     }
 }
 
-/* "{a,b,...}" of n int64s taken every `stride` bytes from base. */
-static void text_ints(Text *t, const void *base, size_t stride, int n)
+void store_text_ints(StoreText *t, const void *base, size_t stride, int n)
 {
-    text_add(t, "{");
+    store_text_add(t, "{");
     for (int i = 0; i < n; i++)
-        text_add(t, "%s%" PRId64, i ? "," : "", *(const int64_t *)((const char *)base + (size_t)i * stride));
-    text_add(t, "}");
+        store_text_add(t, "%s%" PRId64, i ? "," : "", *(const int64_t *)((const char *)base + (size_t)i * stride));
+    store_text_add(t, "}");
+}
+
+/*
+ * Runs a query that returns rows and allocates one zeroed element of
+ * `size` bytes per row in *rows (NULL when there are none).  Returns the
+ * result for the caller to read and PQclear, with *count set, or NULL
+ * (nothing allocated) on a database error or when out of memory.
+ */
+PGresult *store_fetch_rows(Store *s, const StoreStatement *st, const char *const *params, size_t size, void **rows,
+                           int *count)
+{
+    *rows = NULL;
+    PGresult *res = store_run(s, st, params, PGRES_TUPLES_OK);
+    if (!res)
+        return NULL;
+    *count = PQntuples(res);
+    if (*count > 0 && !(*rows = calloc((size_t)*count, size))) {
+        PQclear(res);
+        return NULL;
+    }
+    return res;
+}
+
+/* The id a lookup of parameters p finds (its first column): 1 with *id, 0 (none) or -1. */
+int store_id_of(Store *s, const StoreStatement *st, const char *const *p, int64_t *id)
+{
+    PGresult *res = store_run(s, st, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found)
+        *id = store_i64(res, 0, 0);
+    PQclear(res);
+    return found;
+}
+
+/* Runs a statement answering 'ok' or 'stale': 1, 0 or -1. */
+int store_ok_or_stale(Store *s, const StoreStatement *st, const char *const *p)
+{
+    PGresult *res = store_run(s, st, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int ok = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "ok") == 0;
+    PQclear(res);
+    return ok;
+}
+
+int64_t store_count_of(Store *s, const StoreStatement *st, const char *const *p)
+{
+    PGresult *res = store_run(s, st, p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int64_t v = store_i64(res, 0, 0);
+    PQclear(res);
+    return v;
+}
+
+/* A chunk of a stored blob by statement st (BUILD_CHUNK or NET_CHUNK: length, bytes, name, signature). */
+int store_blob_chunk(Store *s, const StoreStatement *st, const char *sha256, int64_t offset, size_t max, void *out,
+                     size_t *len, int64_t *total, char name[STORE_NAME_MAX + 1], char signature[STORE_SIG_HEX + 1])
+{
+    if (!store_connected(s))
+        return store_db_error(s, st->name, NULL);
+    /* substring's FROM is an int4 and gets + 1: offsets from INT32_MAX on are past any blob (1 GB at most) */
+    if (offset < 0 || offset >= INT32_MAX || max > INT32_MAX)
+        return 0;
+    StoreNums n;
+    const char *p[3] = { sha256, store_num(&n, 0, offset), store_num(&n, 1, (int64_t)max) };
+    /* binary results: the bytea as bytes, the length as a big-endian int8 */
+    PGresult *res = store_exec_prepared(s, st, 3, p, NULL, NULL, 1);
+    if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+        store_db_error(s, st->name, res);
+        PQclear(res);
+        return -1;
+    }
+    int found = PQntuples(res) == 1 && PQgetlength(res, 0, 0) == 8;
+    if (found) {
+        const unsigned char *b = (const unsigned char *)PQgetvalue(res, 0, 0);
+        uint64_t v = 0;
+        for (int i = 0; i < 8; i++)
+            v = v << 8 | b[i];
+        *total = (int64_t)v;
+        *len = (size_t)PQgetlength(res, 0, 1);
+        found = *len <= max && (offset < *total || (offset == 0 && *total == 0)) &&
+                PQgetlength(res, 0, 2) <= STORE_NAME_MAX && PQgetlength(res, 0, 3) <= STORE_SIG_HEX;
+        if (found) {
+            memcpy(out, PQgetvalue(res, 0, 1), *len);
+            snprintf(name, STORE_NAME_MAX + 1, "%.*s", PQgetlength(res, 0, 2), PQgetvalue(res, 0, 2));
+            snprintf(signature, STORE_SIG_HEX + 1, "%.*s", PQgetlength(res, 0, 3), PQgetvalue(res, 0, 3));
+        }
+    }
+    PQclear(res);
+    return found;
+}
+
+int store_exec(Store *s, const char *sql, char *error, size_t size)
+{
+    snprintf(error, size, "%s", s->conn ? "" : "08003 not connected");
+    if (!store_connected(s))
+        return -1;
+    PGresult *res = PQexec(s->conn, sql);
+    ExecStatusType st = PQresultStatus(res);
+    int rc = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ? 0 : -1;
+    if (rc != 0) {
+        const char *code = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+        const char *text = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+        snprintf(error, size, "%s %s", code ? code : "?", text ? text : PQerrorMessage(s->conn));
+        log_debug("database: %s", error);
+    }
+    PQclear(res);
+    return rc;
+}
+
+static void quiet(void *arg, const char *message)
+{
+    (void)arg;
+    (void)message;
+}
+
+int store_admin_database(const char *conninfo, const char *name, bool drop)
+{
+    PGconn *conn = PQconnectdb(conninfo);
+    int rc = -1;
+    if (PQstatus(conn) == CONNECTION_OK) {
+        PQsetNoticeProcessor(conn, quiet, NULL);
+        char *ident = PQescapeIdentifier(conn, name, strlen(name));
+        char sql[256];
+        snprintf(sql, sizeof sql, drop ? "DROP DATABASE IF EXISTS %s WITH (FORCE)" : "CREATE DATABASE %s",
+                 ident ? ident : "\"\"");
+        PQfreemem(ident);
+        PGresult *res = PQexec(conn, sql);
+        rc = PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : -1;
+        if (rc != 0)
+            log_error("database: %s: %s", sql, PQresultErrorMessage(res));
+        PQclear(res);
+    } else {
+        log_error("database: connect: %s", PQerrorMessage(conn));
+    }
+    PQfinish(conn);
+    return rc;
+}
+
+/* ---- runs ------------------------------------------------------------------ */
+
+/*
+ * Inserts a run of kind with the spec's settings; SPRT bounds only for
+ * SPRT (NULL otherwise); settings is a JSON object.  Returns 0 with *id, or -1.
+ */
+static int create_run(Store *s, const RunKind *kind, const StoreSprtSpec *sp, const char *settings, int64_t *id)
+{
+    const StoreAdjudication adj = sp->adjudication ? *sp->adjudication : STORE_ADJUDICATION_DEFAULT;
+    char *book = store_text_array(sp->book, sp->book_lines);
+    if (!book)
+        return -1;
+    StoreNums n;
+    bool sprt = kind->sprt;
+    const char *p[42] = {
+        sp->name ? sp->name : "", sp->test_params ? sp->test_params : "",
+        sp->base_params ? sp->base_params : "", sp->build_id ? sp->build_id : "",
+        sp->book_name ? sp->book_name : "", book, store_num(&n, 0, (int64_t)(sp->seed & INT64_MAX)),
+        store_num(&n, 1, sp->nodes), store_num(&n, 2, sp->base_ms), store_num(&n, 3, sp->inc_ms),
+        store_num(&n, 4, sp->margin_ms), store_num(&n, 5, sp->hash_mb > 0 ? sp->hash_mb : 16),
+        store_num(&n, 15, adj.resign_moves), store_num(&n, 16, adj.resign_score), store_num(&n, 17, adj.draw_after),
+        store_num(&n, 18, adj.draw_moves), store_num(&n, 19, adj.draw_score), store_num(&n, 20, adj.max_plies),
+        store_num(&n, 6, sp->pairs_per_task), store_num(&n, 7, sp->max_pairs),
+        sprt ? store_dbl(&n, 8, sp->elo0) : NULL, sprt ? store_dbl(&n, 9, sp->elo1) : NULL,
+        sprt ? store_dbl(&n, 10, sp->alpha) : NULL, sprt ? store_dbl(&n, 11, sp->beta) : NULL,
+        store_num(&n, 12, sp->priority), kind->name, kind->player0, kind->player1, settings, store_num(&n, 13, sp->test_build),
+        store_num(&n, 14, sp->base_build), kind->on_claim ? "true" : "false", store_num(&n, 21, sp->test_net),
+        store_num(&n, 22, sp->base_net), store_num(&n, 23, sp->threads > 0 ? sp->threads : 1), store_num(&n, 24, sp->base1_ms),
+        store_num(&n, 25, sp->inc1_ms), store_num(&n, 26, sp->ref_nps), sp->game_scores ? "true" : "false",
+        sp->replay_given ? store_dbl(&n, 27, sp->replay_share) : NULL, sp->engine ? sp->engine : "",
+        sp->base_engine ? sp->base_engine : ""
+    };
+    PGresult *res = store_run(s, &STMT[ST_CREATE_RUN], p, PGRES_TUPLES_OK);
+    free(book);
+    if (!res)
+        return -1;
+    *id = store_i64(res, 0, 0);
+    PQclear(res);
+    const StoreRunBook *b = sp->book_facts;
+    if (!b)
+        return 0;
+    const char *q[10] = { store_num(&n, 0, *id), b->format, b->sha256, store_num(&n, 1, sp->book_lines),
+                          store_num(&n, 2, b->duplicates), store_num(&n, 3, b->plies), store_num(&n, 4, b->scored),
+                          store_num(&n, 5, b->score_min), store_num(&n, 6, b->score_max), store_dbl(&n, 7, b->score_mean) };
+    PQclear(res = store_run(s, &STMT[ST_RUN_BOOK_ADD], q, PGRES_TUPLES_OK));
+    return res ? 0 : -1;
+}
+
+int store_run_book(Store *s, int64_t run_id, StoreRunBook *out)
+{
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, run_id) };
+    PGresult *res = store_run(s, &STMT[ST_RUN_BOOK], p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) > 0;
+    memset(out, 0, sizeof *out);
+    if (found) {
+        out->openings = (int)store_i64(res, 0, 0);
+        store_text(res, 0, 1, out->format, sizeof out->format);
+        store_text(res, 0, 2, out->sha256, sizeof out->sha256);
+        out->duplicates = (int)store_i64(res, 0, 3);
+        out->plies = (int)store_i64(res, 0, 4);
+        out->scored = (int)store_i64(res, 0, 5);
+        out->score_min = (int)store_i64(res, 0, 6);
+        out->score_max = (int)store_i64(res, 0, 7);
+        out->score_mean = out->scored ? store_get_dbl(res, 0, 8) : 0;
+    }
+    PQclear(res);
+    return found;
+}
+
+int store_create_sprt(Store *s, const StoreSprtSpec *sp, int64_t *id)
+{
+    return create_run(s, run_kind_get(RUN_KIND_SPRT), sp, "{}", id);
+}
+
+int store_create_games(Store *s, const StoreSprtSpec *sp, int64_t *id)
+{
+    return create_run(s, run_kind_get(RUN_KIND_GAMES), sp, "{}", id);
+}
+
+/*
+ * The tuned parameters of SPSA run id, created just now, in one call of
+ * xqf_create_spsa_params (030_roles.sql): names as a text array, each
+ * number column as an array literal.  0 or -1.
+ */
+static int add_spsa_params(Store *s, int64_t id, const StoreSpsaParam *params, int count)
+{
+    const char *names[STORE_SPSA_MAX];
+    size_t size = (size_t)count * 26 + 3;
+    char *cols[5] = { NULL }, *name_array;
+    for (int i = 0; i < count; i++)
+        names[i] = params[i].name;
+    int rc = (name_array = store_text_array(names, count)) ? 0 : -1;
+    for (int c = 0; rc == 0 && c < 5; c++) {
+        if (!(cols[c] = malloc(size))) {
+            rc = -1;
+            break;
+        }
+        size_t len = 0;
+        for (int i = 0; i < count; i++) {
+            const StoreSpsaParam *q = &params[i];
+            double v = c == 0 ? q->start : c == 1 ? q->min : c == 2 ? q->max : c == 3 ? q->c_end : q->r_end;
+            len += (size_t)snprintf(cols[c] + len, size - len, "%c%.17g", i ? ',' : '{', v);
+        }
+        snprintf(cols[c] + len, size - len, "}");
+    }
+    if (rc == 0) {
+        StoreNums n;
+        const char *p[7] = { store_num(&n, 0, id), name_array, cols[0], cols[1], cols[2], cols[3], cols[4] };
+        PGresult *res = store_run(s, &STMT[ST_SPSA_PARAMS_ADD], p, PGRES_TUPLES_OK);
+        rc = res && atoi(PQgetvalue(res, 0, 0)) == count ? 0 : -1;
+        if (res && rc != 0)
+            log_error("database: SPSA parameters of run %" PRId64 " refused (not a new SPSA run)", id);
+        PQclear(res);
+    }
+    free(name_array);
+    for (int c = 0; c < 5; c++)
+        free(cols[c]);
+    return rc;
+}
+
+int store_create_spsa(Store *s, const StoreSpsaSpec *sp, int64_t *id)
+{
+    if (sp->count < 1 || sp->count > STORE_SPSA_MAX)
+        return -1;
+    char settings[160];
+    snprintf(settings, sizeof settings, "{\"alpha\": %.17g, \"gamma\": %.17g, \"a_ratio\": %.17g}",
+             sp->alpha, sp->gamma, sp->a_ratio);
+    StoreSprtSpec common = sp->run;
+    common.base_params = common.test_params;
+    common.base_build = common.test_build;   /* one engine, both sides: another engine's SPSA plays its build */
+    common.base_net = common.test_net;
+    common.build_id = "";
+    bool own_tx = !store_in_tx(s);
+    if (own_tx && store_begin(s) != 0)
+        return -1;
+    int rc = create_run(s, run_kind_get(RUN_KIND_SPSA), &common, settings, id);
+    if (rc == 0)
+        rc = add_spsa_params(s, *id, sp->params, sp->count);
+    if (own_tx) {
+        if (rc == 0)
+            return store_commit(s);
+        store_rollback(s);
+    }
+    return rc;
+}
+
+/* Reads pairs, wins, draws, losses and the five pentanomial cells from column *col on. */
+static void read_counts(const PGresult *r, int row, int *col, StoreCounts *c)
+{
+    c->pairs = store_i64(r, row, (*col)++);
+    c->wins = store_i64(r, row, (*col)++);
+    c->draws = store_i64(r, row, (*col)++);
+    c->losses = store_i64(r, row, (*col)++);
+    for (int i = 0; i < 5; i++)
+        c->penta[i] = store_i64(r, row, (*col)++);
+}
+
+static void read_run(const PGresult *r, int row, StoreRun *o)
+{
+    memset(o, 0, sizeof *o);
+    int c = 0;
+    o->id = store_i64(r, row, c++);
+    store_text(r, row, c++, o->kind, sizeof o->kind);
+    store_text(r, row, c++, o->state, sizeof o->state);
+    store_text(r, row, c++, o->name, sizeof o->name);
+    o->priority = (int)store_i64(r, row, c++);
+    store_text(r, row, c++, o->build_id, sizeof o->build_id);
+    store_text(r, row, c++, o->name0, sizeof o->name0);
+    store_text(r, row, c++, o->name1, sizeof o->name1);
+    o->seed = (uint64_t)store_i64(r, row, c++);
+    o->nodes = store_i64(r, row, c++);
+    o->base_ms = store_i64(r, row, c++);
+    o->inc_ms = store_i64(r, row, c++);
+    o->margin_ms = store_i64(r, row, c++);
+    o->hash_mb = (int)store_i64(r, row, c++);
+    StoreAdjudication *a = &o->adjudication;
+    int64_t *adj[6] = { &a->resign_moves, &a->resign_score, &a->draw_after, &a->draw_moves, &a->draw_score,
+                        &a->max_plies };
+    for (int i = 0; i < 6; i++)
+        *adj[i] = store_i64(r, row, c++);
+    o->pairs_per_task = (int)store_i64(r, row, c++);
+    o->max_pairs = store_i64(r, row, c++);
+    o->next_pair = store_i64(r, row, c++);
+    o->elo0 = store_get_dbl(r, row, c++);
+    o->elo1 = store_get_dbl(r, row, c++);
+    o->alpha = store_get_dbl(r, row, c++);
+    o->beta = store_get_dbl(r, row, c++);
+    o->llr = store_get_dbl(r, row, c++);
+    store_text(r, row, c++, o->verdict, sizeof o->verdict);
+    read_counts(r, row, &c, &o->counts);
+    o->counts.nreasons = store_parse_list(PQgetvalue(r, row, c++), o->counts.reasons, STORE_REASONS);
+    o->leased = store_i64(r, row, c++);
+    o->iter = store_i64(r, row, c++);
+    store_text(r, row, c++, o->book_name, sizeof o->book_name);
+    store_text(r, row, c++, o->created, sizeof o->created);
+    store_text(r, row, c++, o->finished, sizeof o->finished);
+    o->elapsed_s = store_get_dbl(r, row, c++);
+    store_text(r, row, c++, o->build0, sizeof o->build0);
+    store_text(r, row, c++, o->build1, sizeof o->build1);
+    o->quarantined = store_i64(r, row, c++);
+    o->throughput = (int)store_i64(r, row, c++);
+    o->base1_ms = store_i64(r, row, c++);
+    o->inc1_ms = store_i64(r, row, c++);
+    store_text(r, row, c++, o->net0, sizeof o->net0);
+    store_text(r, row, c++, o->net1, sizeof o->net1);
+    store_text(r, row, c++, o->net_name0, sizeof o->net_name0);
+    store_text(r, row, c++, o->net_name1, sizeof o->net_name1);
+    o->threads = (int)store_i64(r, row, c++);
+    store_text(r, row, c++, o->engine, sizeof o->engine);
+    store_text(r, row, c++, o->base_engine, sizeof o->base_engine);
+}
+
+/* Runs a run query into a malloc'd array. */
+static int read_runs(Store *s, const StoreStatement *st, const char *const *params, StoreRun **out)
+{
+    int n;
+    PGresult *res = store_fetch_rows(s, st, params, sizeof **out, (void **)out, &n);
+    if (!res)
+        return -1;
+    for (int i = 0; i < n; i++)
+        read_run(res, i, &(*out)[i]);
+    PQclear(res);
+    return n;
+}
+
+int store_active_runs(Store *s, StoreRun **out) { return read_runs(s, &STMT[ST_ACTIVE_RUNS], NULL, out); }
+
+int store_list_runs(Store *s, int max, StoreRun **out)
+{
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, max) };
+    return read_runs(s, &STMT[ST_LIST_RUNS], p, out);
+}
+
+int store_prefixed_runs(Store *s, const char *kind, const char *prefix, StoreRun **out)
+{
+    const char *p[2] = { kind, prefix };
+    return read_runs(s, &STMT[ST_PREFIXED_RUNS], p, out);
+}
+
+void store_run_free(StoreRun *r)
+{
+    for (int i = 0; i < r->book_lines; i++)
+        free(r->book[i]);
+    free(r->book);
+    r->book = NULL;
+    r->book_lines = 0;
+}
+
+int store_load_run(Store *s, int64_t id, StoreRun *out, bool with_book)
+{
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, id) };
+    StoreRun *runs;
+    int count = read_runs(s, &STMT[ST_LOAD_RUN], p, &runs);
+    if (count <= 0)
+        return count;
+    *out = runs[0];
+    free(runs);
+    if (!with_book)
+        return 1;
+    PGresult *res = store_run(s, &STMT[ST_LOAD_BOOK], p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int lines = PQntuples(res);
+    out->book = calloc(lines > 0 ? (size_t)lines : 1, sizeof *out->book);
+    for (int i = 0; out->book && i < lines; i++) {
+        if (!(out->book[i] = strdup(PQgetvalue(res, i, 0))))
+            break;
+        out->book_lines = i + 1;
+    }
+    PQclear(res);
+    if (out->book_lines != lines) {
+        store_run_free(out);
+        return -1;
+    }
+    return 1;
+}
+
+int store_update_sprt(Store *s, int64_t run_id, double llr, const char *verdict)
+{
+    StoreNums n;
+    const char *p[3] = { store_num(&n, 0, run_id), store_dbl(&n, 1, llr), verdict };
+    PGresult *res = store_run(s, &STMT[verdict ? ST_FINISH_LLR : ST_SET_LLR], p,
+                        verdict ? PGRES_TUPLES_OK : PGRES_COMMAND_OK);
+    PQclear(res);
+    return res ? 0 : -1;
+}
+
+int store_finish_run(Store *s, int64_t run_id, const char *state, const char *verdict)
+{
+    StoreNums n;
+    const char *p[3] = { store_num(&n, 0, run_id), state, verdict };
+    PGresult *res = store_run(s, &STMT[ST_FINISH], p, PGRES_TUPLES_OK);
+    PQclear(res);
+    return res ? 0 : -1;
+}
+
+/* ---- SPSA state, histories ------------------------------------------------------ */
+
+/* Parses "1.5,-2,3e-4" into at most max doubles; returns the count. */
+static int parse_doubles(const char *text, double *out, int max)
+{
+    int n = 0;
+    const char *p = text;
+    while (*p && n < max) {
+        char *end;
+        double v = strtod(p, &end);
+        if (end == p)
+            break;
+        out[n++] = v;
+        p = *end == ',' ? end + 1 : end;
+    }
+    return n;
+}
+
+int store_spsa_load(Store *s, int64_t run_id, StoreSpsa *out)
+{
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, run_id) };
+    PGresult *res = store_run(s, &STMT[ST_SPSA_RUN], p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found) {
+        out->iter = store_i64(res, 0, 0);
+        out->alpha = store_get_dbl(res, 0, 1);
+        out->gamma = store_get_dbl(res, 0, 2);
+        out->a_ratio = store_get_dbl(res, 0, 3);
+        out->iterations = store_i64(res, 0, 4);
+        out->next_pair = store_i64(res, 0, 5);
+        out->seed = (uint64_t)store_i64(res, 0, 6);
+        store_text(res, 0, 7, out->fixed, sizeof out->fixed);
+    }
+    PQclear(res);
+    if (!found)
+        return 0;
+    if (!(res = store_run(s, &STMT[ST_SPSA_PARAMS], p, PGRES_TUPLES_OK)))
+        return -1;
+    out->count = PQntuples(res) < STORE_SPSA_MAX ? PQntuples(res) : STORE_SPSA_MAX;
+    for (int i = 0; i < out->count; i++) {
+        StoreSpsaParam *q = &out->params[i];
+        store_text(res, i, 0, q->name, sizeof q->name);
+        q->start = store_get_dbl(res, i, 1);
+        q->min = store_get_dbl(res, i, 2);
+        q->max = store_get_dbl(res, i, 3);
+        q->c_end = store_get_dbl(res, i, 4);
+        q->r_end = store_get_dbl(res, i, 5);
+        q->theta = store_get_dbl(res, i, 6);
+    }
+    PQclear(res);
+    return 1;
+}
+
+int store_spsa_task(Store *s, int64_t task, StoreSpsaTask *out)
+{
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, task) };
+    PGresult *res = store_run(s, &STMT[ST_SPSA_TASK], p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1 && !PQgetisnull(res, 0, 0);
+    if (found) {
+        out->k = store_i64(res, 0, 0);
+        out->pairs = store_i64(res, 0, 1);
+        out->wins = store_i64(res, 0, 2);
+        out->losses = store_i64(res, 0, 3);
+        int64_t flips[STORE_SPSA_MAX];
+        out->count = store_parse_list(PQgetvalue(res, 0, 4), flips, STORE_SPSA_MAX);
+        for (int i = 0; i < out->count; i++)
+            out->flip[i] = flips[i] < 0 ? -1 : 1;
+        /* the three arrays must agree, or the record is unusable */
+        if (parse_doubles(PQgetvalue(res, 0, 5), out->c_k, STORE_SPSA_MAX) != out->count ||
+            parse_doubles(PQgetvalue(res, 0, 6), out->R_k, STORE_SPSA_MAX) != out->count)
+            found = 0;
+    }
+    PQclear(res);
+    return found;
+}
+
+int store_spsa_claim_update(Store *s, int64_t task)
+{
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, task) };
+    PGresult *res = store_run(s, &STMT[ST_SPSA_CLAIM], p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int claimed = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+    PQclear(res);
+    return claimed;
+}
+
+int store_spsa_save(Store *s, int64_t run_id, const double *theta, int count, int64_t iter)
+{
+    char *list = malloc((size_t)count * 28 + 3);
+    if (!list)
+        return -1;
+    size_t len = 0;
+    list[len++] = '{';
+    for (int i = 0; i < count; i++)
+        len += (size_t)sprintf(list + len, "%s%.17g", i ? "," : "", theta[i]);
+    strcpy(list + len, "}");
+    StoreNums n;
+    const char *p[3] = { store_num(&n, 0, run_id), store_num(&n, 1, iter), list };
+    PGresult *res = store_run(s, &STMT[ST_SPSA_SAVE], p, PGRES_COMMAND_OK);
+    free(list);
+    PQclear(res);
+    return res ? 0 : -1;
+}
+
+int store_spsa_history(Store *s, int64_t run_id, StoreHistoryRow **out)
+{
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, run_id) };
+    int count;
+    PGresult *res = store_fetch_rows(s, &STMT[ST_SPSA_HISTORY], p, sizeof **out, (void **)out, &count);
+    if (!res)
+        return -1;
+    for (int i = 0; i < count; i++) {
+        (*out)[i].iteration = store_i64(res, i, 0);
+        (*out)[i].idx = (int)store_i64(res, i, 1);
+        (*out)[i].theta = store_get_dbl(res, i, 2);
+    }
+    PQclear(res);
+    return count;
+}
+
+int store_run_progress(Store *s, int64_t run_id, StoreProgress **out)
+{
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, run_id) };
+    int count;
+    PGresult *res = store_fetch_rows(s, &STMT[ST_PROGRESS], p, sizeof **out, (void **)out, &count);
+    if (!res)
+        return -1;
+    for (int i = 0; i < count; i++) {
+        int col = 0;
+        read_counts(res, i, &col, &(*out)[i].counts);
+        (*out)[i].age_s = store_get_dbl(res, i, col);
+    }
+    PQclear(res);
+    return count;
+}
+
+int store_run_sets(Store *s, int64_t run_id, char *params0, char *params1, size_t size)
+{
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, run_id) };
+    PGresult *res = store_run(s, &STMT[ST_RUN_SETS], p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found) {
+        store_text(res, 0, 0, params0, size);
+        store_text(res, 0, 1, params1, size);
+    }
+    PQclear(res);
+    return found;
+}
+
+/* ---- workers and tasks ------------------------------------------------------ */
+
+int store_hello_capped(Store *s, const char *name, const char *build, int cores, int concurrency,
+                       const char *auth, int names_max, int64_t *id)
+{
+    StoreNums n;
+    const char *p[6] = { name, build, store_num(&n, 0, cores), store_num(&n, 1, concurrency), auth ? auth : "",
+                         store_num(&n, 2, names_max) };
+    PGresult *res = store_run(s, &STMT[ST_HELLO], p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int ok = PQntuples(res) == 1 && !PQgetisnull(res, 0, 0);
+    if (ok)
+        *id = store_i64(res, 0, 0);
+    PQclear(res);
+    return ok && *id < 0 ? -2 : ok;
+}
+
+int store_hello(Store *s, const char *name, const char *build, int cores, int concurrency, const char *auth,
+                int64_t *id)
+{
+    return store_hello_capped(s, name, build, cores, concurrency, auth, 0, id);
+}
+
+/* Reads the (o_task, o_token, o_first, o_pairs, o_params0, o_params1) columns from col of row. */
+static void read_lease(const PGresult *res, int row, int col, int64_t run_id, StoreLease *out)
+{
+    out->task_id = store_i64(res, row, col);
+    out->token = store_i64(res, row, col + 1);
+    out->first_pair = store_i64(res, row, col + 2);
+    out->pairs = store_i64(res, row, col + 3);
+    out->run_id = run_id;
+    store_text(res, row, col + 4, out->params0, sizeof out->params0);
+    store_text(res, row, col + 5, out->params1, sizeof out->params1);
 }
 
 int store_claim_batch(Store *s, int64_t run_id, const int64_t *workers, int n, int64_t lease_ms,
                       StoreLease *out, bool *given)
 {
-    Nums nums;
-    Text w = { 0 };
-    text_ints(&w, workers, sizeof *workers, n);
+    StoreNums nums;
+    StoreText w = { 0 };
+    store_text_ints(&w, workers, sizeof *workers, n);
     if (!w.data)
-        return db_error(s, "claim: out of memory", NULL);
-    const char *p[3] = { num(&nums, 0, run_id), w.data, num(&nums, 1, lease_ms) };
-    PGresult *res = run(s, ST_CLAIM, p, PGRES_TUPLES_OK);
+        return store_db_error(s, "claim: out of memory", NULL);
+    const char *p[3] = { store_num(&nums, 0, run_id), w.data, store_num(&nums, 1, lease_ms) };
+    PGresult *res = store_run(s, &STMT[ST_CLAIM], p, PGRES_TUPLES_OK);
     free(w.data);
     if (!res)
         return -1;
@@ -1439,7 +1523,7 @@ int store_claim_batch(Store *s, int64_t run_id, const int64_t *workers, int n, i
         given[i] = false;
     int count = 0;
     for (int row = 0; row < PQntuples(res); row++) {
-        int64_t idx = get_i64(res, row, 0) - 1;
+        int64_t idx = store_i64(res, row, 0) - 1;
         if (idx < 0 || idx >= n || given[idx])
             continue;
         read_lease(res, row, 1, run_id, &out[idx]);
@@ -1452,19 +1536,19 @@ int store_claim_batch(Store *s, int64_t run_id, const int64_t *workers, int n, i
 
 int store_leased_counts(Store *s, const int64_t *workers, int n, int64_t *counts, int64_t *keys)
 {
-    Text w = { 0 };
-    text_ints(&w, workers, sizeof *workers, n);
+    StoreText w = { 0 };
+    store_text_ints(&w, workers, sizeof *workers, n);
     if (!w.data)
-        return db_error(s, "leased: out of memory", NULL);
+        return store_db_error(s, "leased: out of memory", NULL);
     const char *p[1] = { w.data };
-    PGresult *res = run(s, ST_LEASED, p, PGRES_TUPLES_OK);
+    PGresult *res = store_run(s, &STMT[ST_LEASED], p, PGRES_TUPLES_OK);
     free(w.data);
     if (!res)
         return -1;
-    int rc = PQntuples(res) == n ? 0 : db_error(s, "leased: a row per worker expected", NULL);
+    int rc = PQntuples(res) == n ? 0 : store_db_error(s, "leased: a row per worker expected", NULL);
     for (int i = 0; rc == 0 && i < n; i++) {
-        counts[i] = get_i64(res, i, 0);
-        keys[i] = get_i64(res, i, 1);
+        counts[i] = store_i64(res, i, 0);
+        keys[i] = store_i64(res, i, 1);
     }
     PQclear(res);
     return rc;
@@ -1473,10 +1557,10 @@ int store_leased_counts(Store *s, const int64_t *workers, int n, int64_t *counts
 int store_create_task(Store *s, int64_t run_id, int64_t worker, int64_t lease_ms, const char *params0,
                       const char *params1, const char *perturbation_json, StoreLease *out)
 {
-    Nums n;
-    const char *p[6] = { num(&n, 0, run_id), num(&n, 1, worker), num(&n, 2, lease_ms), params0,
+    StoreNums n;
+    const char *p[6] = { store_num(&n, 0, run_id), store_num(&n, 1, worker), store_num(&n, 2, lease_ms), params0,
                          params1, perturbation_json };
-    PGresult *res = run(s, ST_CREATE_TASK, p, PGRES_TUPLES_OK);
+    PGresult *res = store_run(s, &STMT[ST_CREATE_TASK], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int found = PQntuples(res) == 1 && !PQgetisnull(res, 0, 0);
@@ -1534,9 +1618,9 @@ static char *pair_codes(const StoreReportItem *it)
 static int report_round(Store *s, StoreReportItem *items, const int *idx, int n, int64_t lease_ms)
 {
     enum { COLUMNS = 15 };                 /* worker, task, token, 9 counts, reasons, games_from, pair codes */
-    Text col[COLUMNS] = { { 0 } };
+    StoreText col[COLUMNS] = { { 0 } };
     for (int c = 0; c < COLUMNS; c++)
-        text_add(&col[c], "{");
+        store_text_add(&col[c], "{");
     for (int i = 0; i < n; i++) {
         const StoreReportItem *it = &items[idx[i]];
         const StoreCounts *x = &it->counts;
@@ -1544,32 +1628,32 @@ static int report_round(Store *s, StoreReportItem *items, const int *idx, int n,
                                          x->losses, x->penta[0], x->penta[1], x->penta[2],
                                          x->penta[3], x->penta[4] };
         for (int c = 0; c < COLUMNS - 3; c++)
-            text_add(&col[c], "%s%" PRId64, i ? "," : "", v[c]);
-        text_add(&col[COLUMNS - 3], "%s\"{", i ? "," : "");
+            store_text_add(&col[c], "%s%" PRId64, i ? "," : "", v[c]);
+        store_text_add(&col[COLUMNS - 3], "%s\"{", i ? "," : "");
         for (int j = 0; j < x->nreasons; j++)
-            text_add(&col[COLUMNS - 3], "%s%" PRId64, j ? "," : "", x->reasons[j]);
-        text_add(&col[COLUMNS - 3], "}\"");
-        text_add(&col[COLUMNS - 2], "%s%" PRId64, i ? "," : "", it->games_from);
+            store_text_add(&col[COLUMNS - 3], "%s%" PRId64, j ? "," : "", x->reasons[j]);
+        store_text_add(&col[COLUMNS - 3], "}\"");
+        store_text_add(&col[COLUMNS - 2], "%s%" PRId64, i ? "," : "", it->games_from);
         char *codes = pair_codes(it);      /* letters a-f only: no quoting needed beyond the quotes */
-        text_add(&col[COLUMNS - 1], "%s\"%s\"", i ? "," : "", codes ? codes : "-");
+        store_text_add(&col[COLUMNS - 1], "%s\"%s\"", i ? "," : "", codes ? codes : "-");
         free(codes);
     }
     bool ok = true;
     for (int c = 0; c < COLUMNS; c++) {
-        text_add(&col[c], "}");
+        store_text_add(&col[c], "}");
         ok = ok && col[c].data;
     }
-    Nums nums;
+    StoreNums nums;
     int rc = -1;
     if (ok) {
         const char *p[COLUMNS + 1];
         for (int c = 0; c < COLUMNS; c++)
             p[c] = col[c].data;
-        p[COLUMNS] = num(&nums, 0, lease_ms);
-        PGresult *res = run(s, ST_REPORT, p, PGRES_TUPLES_OK);
+        p[COLUMNS] = store_num(&nums, 0, lease_ms);
+        PGresult *res = store_run(s, &STMT[ST_REPORT], p, PGRES_TUPLES_OK);
         if (res) {
             for (int row = 0; row < PQntuples(res); row++) {
-                int64_t i = get_i64(res, row, 0) - 1;
+                int64_t i = store_i64(res, row, 0) - 1;
                 if (i < 0 || i >= n)
                     continue;
                 StoreReportItem *it = &items[idx[i]];
@@ -1577,14 +1661,14 @@ static int report_round(Store *s, StoreReportItem *items, const int *idx, int n,
                 it->status = strcmp(st, "accepted") == 0 ? REPORT_ACCEPTED
                            : strcmp(st, "duplicate") == 0 ? REPORT_DUPLICATE
                            : strcmp(st, "invalid") == 0 ? REPORT_INVALID : REPORT_STALE;
-                it->run = PQgetisnull(res, row, 2) ? 0 : get_i64(res, row, 2);
+                it->run = PQgetisnull(res, row, 2) ? 0 : store_i64(res, row, 2);
                 it->task_done = strcmp(PQgetvalue(res, row, 3), "t") == 0;
             }
             PQclear(res);
             rc = 0;
         }
     } else {
-        db_error(s, "report: out of memory", NULL);
+        store_db_error(s, "report: out of memory", NULL);
     }
     for (int c = 0; c < COLUMNS; c++)
         free(col[c].data);
@@ -1613,30 +1697,30 @@ static bool report_games_consistent(const StoreReportItem *it)
  */
 static int report_games_start(Store *s, StoreReportItem *items, int n, bool *done)
 {
-    Text task = { 0 }, token = { 0 };
+    StoreText task = { 0 }, token = { 0 };
     int *of = malloc(sizeof *of * (size_t)(n > 0 ? n : 1)), m = 0, marked = 0;
-    text_add(&task, "{");
-    text_add(&token, "{");
+    store_text_add(&task, "{");
+    store_text_add(&token, "{");
     for (int i = 0; of && i < n; i++) {
         if (done[i] || items[i].games_from == 0)
             continue;
-        text_add(&task, "%s%" PRId64, m ? "," : "", items[i].task);
-        text_add(&token, "%s%" PRId64, m ? "," : "", items[i].token);
+        store_text_add(&task, "%s%" PRId64, m ? "," : "", items[i].task);
+        store_text_add(&token, "%s%" PRId64, m ? "," : "", items[i].token);
         of[m++] = i;
     }
-    text_add(&task, "}");
-    text_add(&token, "}");
+    store_text_add(&task, "}");
+    store_text_add(&token, "}");
     PGresult *res = NULL;
     if (!of || !task.data || !token.data) {
-        marked = db_error(s, "report: out of memory", NULL);
+        marked = store_db_error(s, "report: out of memory", NULL);
     } else if (m > 0) {
         const char *p[2] = { task.data, token.data };
-        res = run(s, ST_REPORTED, p, PGRES_TUPLES_OK);
+        res = store_run(s, &STMT[ST_REPORTED], p, PGRES_TUPLES_OK);
         marked = res && PQntuples(res) == m ? 0 : -1;
     }
     for (int k = 0; marked >= 0 && k < m; k++) {
         StoreReportItem *it = &items[of[k]];
-        if (!PQgetisnull(res, k, 0) && it->games_from > get_i64(res, k, 0)) {
+        if (!PQgetisnull(res, k, 0) && it->games_from > store_i64(res, k, 0)) {
             it->status = REPORT_INVALID;
             done[of[k]] = true;
             marked++;
@@ -1653,20 +1737,20 @@ static int report_games_start(Store *s, StoreReportItem *items, int n, bool *don
  * The offsets and lengths of the records of games (well formed: checked
  * before) as two array literals in *off and *len (malloc'd). 0 or -1.
  */
-static int record_arrays(const uint8_t *games, size_t games_len, Text *off, Text *len)
+static int record_arrays(const uint8_t *games, size_t games_len, StoreText *off, StoreText *len)
 {
     size_t at = 0, n;
     const uint8_t *rec;
-    *off = (Text){ 0 };
-    *len = (Text){ 0 };
-    text_add(off, "{");
-    text_add(len, "{");
+    *off = (StoreText){ 0 };
+    *len = (StoreText){ 0 };
+    store_text_add(off, "{");
+    store_text_add(len, "{");
     for (int k = 0; xqf_games_next(games, games_len, &at, &rec, &n) > 0; k++) {
-        text_add(off, "%s%zu", k ? "," : "", (size_t)(rec - games));
-        text_add(len, "%s%zu", k ? "," : "", n);
+        store_text_add(off, "%s%zu", k ? "," : "", (size_t)(rec - games));
+        store_text_add(len, "%s%zu", k ? "," : "", n);
     }
-    text_add(off, "}");
-    text_add(len, "}");
+    store_text_add(off, "}");
+    store_text_add(len, "}");
     return off->data && len->data && games_len <= INT32_MAX ? 0 : -1;
 }
 
@@ -1675,13 +1759,13 @@ static int record_arrays(const uint8_t *games, size_t games_len, Text *off, Text
  * (games_len) and the next two the arrays of its records. The result, or
  * NULL after db_error.
  */
-static PGresult *run_records(Store *s, Stmt st, const char **p, int n, int bin, const uint8_t *games,
+static PGresult *run_records(Store *s, const StoreStatement *st, const char **p, int n, int bin, const uint8_t *games,
                              size_t games_len)
 {
-    Text off, len;
+    StoreText off, len;
     PGresult *res = NULL;
     if (record_arrays(games, games_len, &off, &len) != 0) {
-        db_error(s, "game records: out of memory", NULL);
+        store_db_error(s, "game records: out of memory", NULL);
     } else {
         int lengths[8] = { 0 }, formats[8] = { 0 };
         p[bin] = (const char *)games;
@@ -1689,9 +1773,9 @@ static PGresult *run_records(Store *s, Stmt st, const char **p, int n, int bin, 
         p[bin + 2] = len.data;
         lengths[bin] = (int)games_len;
         formats[bin] = 1;
-        res = !s->conn ? NULL : PQexecPrepared(s->conn, STMT[st].name, n, p, lengths, formats, 0);
+        res = !store_connected(s) ? NULL : store_exec_prepared(s, st, n, p, lengths, formats, 0);
         if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-            db_error(s, STMT[st].name, res);
+            store_db_error(s, st->name, res);
             PQclear(res);
             res = NULL;
         }
@@ -1710,8 +1794,8 @@ static PGresult *run_records(Store *s, Stmt st, const char **p, int n, int bin, 
  */
 static int report_games(Store *s, const StoreReportItem *items, int n)
 {
-    Text task = { 0 }, token = { 0 }, count = { 0 }, item = { 0 }, k = { 0 }, off = { 0 }, len = { 0 };
-    Text *arrays[] = { &task, &token, &count, &item, &k, &off, &len };
+    StoreText task = { 0 }, token = { 0 }, count = { 0 }, item = { 0 }, k = { 0 }, off = { 0 }, len = { 0 };
+    StoreText *arrays[] = { &task, &token, &count, &item, &k, &off, &len };
     size_t total = 0;
     int reports = 0;
     for (int i = 0; i < n; i++)
@@ -1719,7 +1803,7 @@ static int report_games(Store *s, const StoreReportItem *items, int n)
             total += items[i].games_len;
     uint8_t *all = malloc(total ? total : 1);
     for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++)
-        text_add(arrays[a], "{");
+        store_text_add(arrays[a], "{");
     size_t at = 0;
     int records = 0;
     for (int i = 0; all && i < n; i++) {
@@ -1732,35 +1816,35 @@ static int report_games(Store *s, const StoreReportItem *items, int n)
         int in_report = 0;
         while (xqf_games_next(it->games, it->games_len, &pos, &rec, &rlen) > 0) {
             in_report++;
-            text_add(&item, "%s%d", records ? "," : "", reports + 1);
+            store_text_add(&item, "%s%d", records ? "," : "", reports + 1);
             /* k: the game's place among the lease's games (1-based), its records starting at games_from */
-            text_add(&k, "%s%" PRId64, records ? "," : "", 2 * it->games_from + in_report);
-            text_add(&off, "%s%zu", records ? "," : "", at + (size_t)(rec - it->games));
-            text_add(&len, "%s%zu", records ? "," : "", rlen);
+            store_text_add(&k, "%s%" PRId64, records ? "," : "", 2 * it->games_from + in_report);
+            store_text_add(&off, "%s%zu", records ? "," : "", at + (size_t)(rec - it->games));
+            store_text_add(&len, "%s%zu", records ? "," : "", rlen);
             records++;
         }
-        text_add(&task, "%s%lld", reports ? "," : "", (long long)it->task);
-        text_add(&token, "%s%lld", reports ? "," : "", (long long)it->token);
-        text_add(&count, "%s%" PRId64, reports ? "," : "", 2 * it->counts.pairs);
+        store_text_add(&task, "%s%lld", reports ? "," : "", (long long)it->task);
+        store_text_add(&token, "%s%lld", reports ? "," : "", (long long)it->token);
+        store_text_add(&count, "%s%" PRId64, reports ? "," : "", 2 * it->counts.pairs);
         reports++;
         at += it->games_len;
     }
     bool ok = all && total <= INT32_MAX;
     for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++) {
-        text_add(arrays[a], "}");
+        store_text_add(arrays[a], "}");
         ok = ok && arrays[a]->data;
     }
     int rc = -1;
     if (!ok) {
-        db_error(s, "report games: out of memory", NULL);
+        store_db_error(s, "report games: out of memory", NULL);
     } else if (reports == 0) {
         rc = 0;
     } else {
         const char *p[8] = { task.data, token.data, count.data, (const char *)all, item.data, k.data, off.data,
                              len.data };
         const int lengths[8] = { 0, 0, 0, (int)total, 0, 0, 0, 0 }, formats[8] = { 0, 0, 0, 1, 0, 0, 0, 0 };
-        PGresult *res = !s->conn ? NULL : PQexecPrepared(s->conn, STMT[ST_GAMES].name, 8, p, lengths, formats, 0);
-        rc = PQresultStatus(res) == PGRES_TUPLES_OK ? 0 : db_error(s, STMT[ST_GAMES].name, res);
+        PGresult *res = !store_connected(s) ? NULL : store_exec_prepared(s, &STMT[ST_GAMES], 8, p, lengths, formats, 0);
+        rc = PQresultStatus(res) == PGRES_TUPLES_OK ? 0 : store_db_error(s, STMT[ST_GAMES].name, res);
         PQclear(res);
     }
     for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++)
@@ -1787,38 +1871,38 @@ int store_create_data(Store *s, const StoreDataSpec *spec, int64_t *id)
 
 int store_data_settings(Store *s, int64_t id, StoreDataSettings *out)
 {
-    Nums n;
-    const char *p[1] = { num(&n, 0, id) };
-    PGresult *res = run(s, ST_DATA_SETTINGS, p, PGRES_TUPLES_OK);
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, id) };
+    PGresult *res = store_run(s, &STMT[ST_DATA_SETTINGS], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int found = PQntuples(res) == 1;
     if (found)
-        *out = (StoreDataSettings){ .random_plies = (int)get_i64(res, 0, 0), .skip_plies = (int)get_i64(res, 0, 1),
+        *out = (StoreDataSettings){ .random_plies = (int)store_i64(res, 0, 0), .skip_plies = (int)store_i64(res, 0, 1),
                                     .keep_check = strcmp(PQgetvalue(res, 0, 2), "t") == 0,
                                     .keep_captures = strcmp(PQgetvalue(res, 0, 3), "t") == 0,
-                                    .max_score = (int)get_i64(res, 0, 4), .depth = (int)get_i64(res, 0, 5) };
+                                    .max_score = (int)store_i64(res, 0, 4), .depth = (int)store_i64(res, 0, 5) };
     PQclear(res);
     return found;
 }
 
 int store_game_totals(Store *s, int64_t id, StoreGameTotals *out)
 {
-    Nums n;
-    const char *p[1] = { num(&n, 0, id) };
-    PGresult *res = run(s, ST_GAMES_TOTALS, p, PGRES_TUPLES_OK);
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, id) };
+    PGresult *res = store_run(s, &STMT[ST_GAMES_TOTALS], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
-    *out = (StoreGameTotals){ get_i64(res, 0, 0), get_i64(res, 0, 1), get_i64(res, 0, 2), get_i64(res, 0, 3) };
+    *out = (StoreGameTotals){ store_i64(res, 0, 0), store_i64(res, 0, 1), store_i64(res, 0, 2), store_i64(res, 0, 3) };
     PQclear(res);
     return 0;
 }
 
 int store_game_scores(Store *s, int64_t id)
 {
-    Nums n;
-    const char *p[1] = { num(&n, 0, id) };
-    PGresult *res = run(s, ST_GAME_SCORES, p, PGRES_TUPLES_OK);
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, id) };
+    PGresult *res = store_run(s, &STMT[ST_GAME_SCORES], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int on = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
@@ -1828,9 +1912,9 @@ int store_game_scores(Store *s, int64_t id)
 
 int store_set_game_scores(Store *s, int64_t id, bool on)
 {
-    Nums n;
-    const char *p[2] = { num(&n, 0, id), on ? "t" : "f" };
-    PGresult *res = run(s, ST_SET_GAME_SCORES, p, PGRES_COMMAND_OK);
+    StoreNums n;
+    const char *p[2] = { store_num(&n, 0, id), on ? "t" : "f" };
+    PGresult *res = store_run(s, &STMT[ST_SET_GAME_SCORES], p, PGRES_COMMAND_OK);
     int rc = res ? 0 : -1;
     PQclear(res);
     return rc;
@@ -1838,10 +1922,10 @@ int store_set_game_scores(Store *s, int64_t id, bool on)
 
 int store_run_workers(Store *s, int64_t id, StoreWorkerTrust **out)
 {
-    Nums n;
-    const char *p[1] = { num(&n, 0, id) };
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, id) };
     int count;
-    PGresult *res = fetch_rows(s, ST_RUN_WORKERS, p, sizeof **out, (void **)out, &count);
+    PGresult *res = store_fetch_rows(s, &STMT[ST_RUN_WORKERS], p, sizeof **out, (void **)out, &count);
     if (!res)
         return -1;
     XqfResidualRow *rows = calloc((size_t)(count > 0 ? count : 1), sizeof *rows);
@@ -1849,26 +1933,26 @@ int store_run_workers(Store *s, int64_t id, StoreWorkerTrust **out)
         PQclear(res);
         free(*out);
         *out = NULL;
-        return db_error(s, "run workers: out of memory", NULL);
+        return store_db_error(s, "run workers: out of memory", NULL);
     }
     for (int i = 0; i < count; i++) {
         StoreWorkerTrust *w = &(*out)[i];
-        w->worker_id = get_i64(res, i, 0);
-        get_text(res, i, 1, w->name, sizeof w->name);
-        w->pairs = get_i64(res, i, 2);
+        w->worker_id = store_i64(res, i, 0);
+        store_text(res, i, 1, w->name, sizeof w->name);
+        w->pairs = store_i64(res, i, 2);
         for (int k = 0; k < 5; k++)
-            rows[i].penta[k] = w->penta[k] = get_i64(res, i, 3 + k);
+            rows[i].penta[k] = w->penta[k] = store_i64(res, i, 3 + k);
         /* the three reasons trust counts, summed in SQL (1-based: STORE_REASON_* + 1): no array aggregate */
         _Static_assert(STORE_REASON_TIME_FORFEIT == 9 && STORE_REASON_ILLEGAL_MOVE == 10 && STORE_REASON_CRASH == 12,
                        "RUN_WORKERS' reasons[10], [11], [13]");
         w->games = 2 * w->pairs;
-        w->time_losses = get_i64(res, i, 8);
-        w->illegal_moves = get_i64(res, i, 9);
-        w->crashes = get_i64(res, i, 10);
-        w->disconnects = get_i64(res, i, 11);
-        w->replays = get_i64(res, i, 12);
-        w->mismatches = get_i64(res, i, 13);
-        get_text(res, i, 14, w->mismatched, sizeof w->mismatched);
+        w->time_losses = store_i64(res, i, 8);
+        w->illegal_moves = store_i64(res, i, 9);
+        w->crashes = store_i64(res, i, 10);
+        w->disconnects = store_i64(res, i, 11);
+        w->replays = store_i64(res, i, 12);
+        w->mismatches = store_i64(res, i, 13);
+        store_text(res, i, 14, w->mismatched, sizeof w->mismatched);
     }
     PQclear(res);
     xqf_residuals(rows, count, NULL, NULL);
@@ -1882,54 +1966,51 @@ int store_run_workers(Store *s, int64_t id, StoreWorkerTrust **out)
     return count;
 }
 
-static int64_t count_of(Store *s, Stmt st, const char *const *p);
-static int ok_or_stale(Store *s, Stmt st, const char *const *p);
-
 int store_replay_totals(Store *s, int64_t id, StoreReplayTotals *out)
 {
-    Nums n;
-    const char *p[1] = { num(&n, 0, id) };
-    PGresult *res = run(s, ST_REPLAY_TOTALS, p, PGRES_TUPLES_OK);
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, id) };
+    PGresult *res = store_run(s, &STMT[ST_REPLAY_TOTALS], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int found = PQntuples(res) == 1;
     if (found)
-        *out = (StoreReplayTotals){ .share = get_dbl(res, 0, 0), .fixed_nodes = strcmp(PQgetvalue(res, 0, 1), "t") == 0,
-                                    .open = get_i64(res, 0, 2), .agree = get_i64(res, 0, 3),
-                                    .mismatch = get_i64(res, 0, 4) };
+        *out = (StoreReplayTotals){ .share = store_get_dbl(res, 0, 0), .fixed_nodes = strcmp(PQgetvalue(res, 0, 1), "t") == 0,
+                                    .open = store_i64(res, 0, 2), .agree = store_i64(res, 0, 3),
+                                    .mismatch = store_i64(res, 0, 4) };
     PQclear(res);
     return found;
 }
 
 int store_set_replay_share(Store *s, int64_t id, double share)
 {
-    Nums n;
+    StoreNums n;
     char text[32];
     snprintf(text, sizeof text, "%.17g", share);
-    const char *p[2] = { num(&n, 0, id), text };
-    PGresult *res = run(s, ST_SET_REPLAY_SHARE, p, PGRES_COMMAND_OK);
+    const char *p[2] = { store_num(&n, 0, id), text };
+    PGresult *res = store_run(s, &STMT[ST_SET_REPLAY_SHARE], p, PGRES_COMMAND_OK);
     int rc = res ? 0 : -1;
     PQclear(res);
     return rc;
 }
 
-int64_t store_open_audits(Store *s) { return count_of(s, ST_OPEN_AUDITS, NULL); }
+int64_t store_open_audits(Store *s) { return store_count_of(s, &STMT[ST_OPEN_AUDITS], NULL); }
 
 int store_claim_audit(Store *s, int64_t worker, const char *build, int64_t lease_ms, StoreAuditLease *out)
 {
-    Nums n;
-    const char *p[3] = { num(&n, 0, worker), build, num(&n, 1, lease_ms) };
-    PGresult *res = run(s, ST_CLAIM_AUDIT, p, PGRES_TUPLES_OK);
+    StoreNums n;
+    const char *p[3] = { store_num(&n, 0, worker), build, store_num(&n, 1, lease_ms) };
+    PGresult *res = store_run(s, &STMT[ST_CLAIM_AUDIT], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int found = PQntuples(res) == 1;
     if (found) {
-        out->audit = get_i64(res, 0, 0);
-        out->token = get_i64(res, 0, 1);
-        out->run_id = get_i64(res, 0, 2);
-        out->pair = get_i64(res, 0, 3);
-        get_text(res, 0, 4, out->params0, sizeof out->params0);
-        get_text(res, 0, 5, out->params1, sizeof out->params1);
+        out->audit = store_i64(res, 0, 0);
+        out->token = store_i64(res, 0, 1);
+        out->run_id = store_i64(res, 0, 2);
+        out->pair = store_i64(res, 0, 3);
+        store_text(res, 0, 4, out->params0, sizeof out->params0);
+        store_text(res, 0, 5, out->params1, sizeof out->params1);
     }
     PQclear(res);
     return found;
@@ -1940,9 +2021,9 @@ StoreAuditStatus store_audit_report(Store *s, int64_t worker, int64_t audit, int
 {
     if (xqf_games_count(games, games_len) != 2)
         return AUDIT_INVALID;
-    Nums n;
-    const char *p[6] = { num(&n, 0, audit), num(&n, 1, token), num(&n, 2, worker) };
-    PGresult *res = run_records(s, ST_AUDIT_REPORT, p, 6, 3, games, games_len);
+    StoreNums n;
+    const char *p[6] = { store_num(&n, 0, audit), store_num(&n, 1, token), store_num(&n, 2, worker) };
+    PGresult *res = run_records(s, &STMT[ST_AUDIT_REPORT], p, 6, 3, games, games_len);
     if (!res)
         return AUDIT_ERROR;
     const char *v = PQntuples(res) == 1 ? PQgetvalue(res, 0, 0) : "";
@@ -1956,15 +2037,15 @@ StoreAuditStatus store_audit_report(Store *s, int64_t worker, int64_t audit, int
 
 int store_audit_start(Store *s, int64_t worker, int64_t audit, int64_t token, int64_t *run_id, int64_t *pair)
 {
-    Nums n;
-    const char *p[3] = { num(&n, 0, audit), num(&n, 1, token), num(&n, 2, worker) };
-    PGresult *res = run(s, ST_AUDIT_START, p, PGRES_TUPLES_OK);
+    StoreNums n;
+    const char *p[3] = { store_num(&n, 0, audit), store_num(&n, 1, token), store_num(&n, 2, worker) };
+    PGresult *res = store_run(s, &STMT[ST_AUDIT_START], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int found = PQntuples(res) == 1;
     if (found) {
-        *run_id = get_i64(res, 0, 0);
-        *pair = get_i64(res, 0, 1);
+        *run_id = store_i64(res, 0, 0);
+        *pair = store_i64(res, 0, 1);
     }
     PQclear(res);
     return found;
@@ -1972,67 +2053,54 @@ int store_audit_start(Store *s, int64_t worker, int64_t audit, int64_t token, in
 
 int store_audit_heartbeat(Store *s, int64_t worker, int64_t audit, int64_t token, int64_t lease_ms)
 {
-    Nums n;
-    const char *p[4] = { num(&n, 0, audit), num(&n, 1, token), num(&n, 2, worker), num(&n, 3, lease_ms) };
-    return ok_or_stale(s, ST_AUDIT_HEARTBEAT, p);
+    StoreNums n;
+    const char *p[4] = { store_num(&n, 0, audit), store_num(&n, 1, token), store_num(&n, 2, worker), store_num(&n, 3, lease_ms) };
+    return store_ok_or_stale(s, &STMT[ST_AUDIT_HEARTBEAT], p);
 }
 
 int store_audit_handback(Store *s, int64_t worker, int64_t audit, int64_t token)
 {
-    Nums n;
-    const char *p[3] = { num(&n, 0, audit), num(&n, 1, token), num(&n, 2, worker) };
-    return ok_or_stale(s, ST_AUDIT_HANDBACK, p);
+    StoreNums n;
+    const char *p[3] = { store_num(&n, 0, audit), store_num(&n, 1, token), store_num(&n, 2, worker) };
+    return store_ok_or_stale(s, &STMT[ST_AUDIT_HANDBACK], p);
 }
 
 int store_purge_worker(Store *s, int64_t id, int64_t worker, int64_t *pairs, int64_t *games)
 {
-    Nums n;
-    const char *p[2] = { num(&n, 0, id), num(&n, 1, worker) };
-    PGresult *res = run(s, ST_PURGE, p, PGRES_TUPLES_OK);
+    StoreNums n;
+    const char *p[2] = { store_num(&n, 0, id), store_num(&n, 1, worker) };
+    PGresult *res = store_run(s, &STMT[ST_PURGE], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
-    *pairs = get_i64(res, 0, 0);
-    *games = get_i64(res, 0, 1);
+    *pairs = store_i64(res, 0, 0);
+    *games = store_i64(res, 0, 1);
     PQclear(res);
     return 0;
 }
 
 int store_purge_done(Store *s, int64_t id, double llr, bool reopen, const char *actor, const char *detail)
 {
-    Nums n;
+    StoreNums n;
     char llr_text[64];
     snprintf(llr_text, sizeof llr_text, "%.17g", llr);
-    const char *p[5] = { num(&n, 0, id), isnan(llr) ? NULL : llr_text, reopen ? "t" : "f", actor, detail };
-    PGresult *res = run(s, ST_PURGE_DONE, p, PGRES_TUPLES_OK);
+    const char *p[5] = { store_num(&n, 0, id), isnan(llr) ? NULL : llr_text, reopen ? "t" : "f", actor, detail };
+    PGresult *res = store_run(s, &STMT[ST_PURGE_DONE], p, PGRES_TUPLES_OK);
     int rc = res ? 0 : -1;
     PQclear(res);
     return rc;
 }
 
-/* The id a lookup of parameters p finds (its first column): 1 with *id, 0 (none) or -1. */
-static int id_of(Store *s, Stmt st, const char *const *p, int64_t *id)
-{
-    PGresult *res = run(s, st, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int found = PQntuples(res) == 1;
-    if (found)
-        *id = get_i64(res, 0, 0);
-    PQclear(res);
-    return found;
-}
-
 int store_worker_id(Store *s, const char *name, int64_t *id)
 {
     const char *p[1] = { name };
-    return id_of(s, ST_WORKER_ID, p, id);
+    return store_id_of(s, &STMT[ST_WORKER_ID], p, id);
 }
 
 int store_task_of_run(Store *s, int64_t task, int64_t run_id)
 {
-    Nums n;
-    const char *p[2] = { num(&n, 0, task), num(&n, 1, run_id) };
-    PGresult *res = run(s, ST_TASK_OF_RUN, p, PGRES_TUPLES_OK);
+    StoreNums n;
+    const char *p[2] = { store_num(&n, 0, task), store_num(&n, 1, run_id) };
+    PGresult *res = store_run(s, &STMT[ST_TASK_OF_RUN], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int found = PQntuples(res) == 1;
@@ -2046,15 +2114,15 @@ int store_each_game(Store *s, int64_t id, int64_t task, int64_t worker,
     enum { PAGE = 2000 };
     int64_t next = 0;
     for (;;) {
-        Nums n;
-        if (!s->conn)
-            return db_error(s, STMT[ST_GAMES_READ].name, NULL);
-        const char *p[5] = { num(&n, 0, id), num(&n, 1, next), num(&n, 2, PAGE), num(&n, 3, worker),
-                             num(&n, 4, task) };
+        StoreNums n;
+        if (!store_connected(s))
+            return store_db_error(s, STMT[ST_GAMES_READ].name, NULL);
+        const char *p[5] = { store_num(&n, 0, id), store_num(&n, 1, next), store_num(&n, 2, PAGE), store_num(&n, 3, worker),
+                             store_num(&n, 4, task) };
         /* binary results: the game a big-endian int8, the record its bytes */
-        PGresult *res = PQexecPrepared(s->conn, STMT[ST_GAMES_READ].name, 5, p, NULL, NULL, 1);
+        PGresult *res = store_exec_prepared(s, &STMT[ST_GAMES_READ], 5, p, NULL, NULL, 1);
         if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-            db_error(s, STMT[ST_GAMES_READ].name, res);
+            store_db_error(s, STMT[ST_GAMES_READ].name, res);
             PQclear(res);
             return -1;
         }
@@ -2079,7 +2147,7 @@ int store_report_batch(Store *s, StoreReportItem *items, int n, int64_t lease_ms
 {
     int *idx = malloc(sizeof *idx * (size_t)(n > 0 ? n : 1));
     bool *done = calloc((size_t)(n > 0 ? n : 1), sizeof *done);
-    int rc = idx && done ? 0 : db_error(s, "report: out of memory", NULL);
+    int rc = idx && done ? 0 : store_db_error(s, "report: out of memory", NULL);
     int left = n;
     for (int i = 0; i < n; i++) {
         items[i].status = REPORT_STALE;
@@ -2122,26 +2190,26 @@ int store_report_batch(Store *s, StoreReportItem *items, int n, int64_t lease_ms
 
 int store_lease_starts(Store *s, const StoreReportItem *items, int n, int64_t *run_of, int64_t *first)
 {
-    Text task = { 0 }, token = { 0 };
-    text_add(&task, "{");
-    text_add(&token, "{");
+    StoreText task = { 0 }, token = { 0 };
+    store_text_add(&task, "{");
+    store_text_add(&token, "{");
     for (int i = 0; i < n; i++) {
-        text_add(&task, "%s%" PRId64, i ? "," : "", items[i].task);
-        text_add(&token, "%s%" PRId64, i ? "," : "", items[i].token);
+        store_text_add(&task, "%s%" PRId64, i ? "," : "", items[i].task);
+        store_text_add(&token, "%s%" PRId64, i ? "," : "", items[i].token);
     }
-    text_add(&task, "}");
-    text_add(&token, "}");
+    store_text_add(&task, "}");
+    store_text_add(&token, "}");
     int rc = -1;
     if (!task.data || !token.data) {
-        db_error(s, "lease starts: out of memory", NULL);
+        store_db_error(s, "lease starts: out of memory", NULL);
     } else {
         const char *p[2] = { task.data, token.data };
-        PGresult *res = run(s, ST_LEASE_STARTS, p, PGRES_TUPLES_OK);
+        PGresult *res = store_run(s, &STMT[ST_LEASE_STARTS], p, PGRES_TUPLES_OK);
         if (res && PQntuples(res) == n) {
             for (int i = 0; i < n; i++) {
                 bool known = !PQgetisnull(res, i, 0);
-                run_of[i] = known ? get_i64(res, i, 0) : 0;
-                first[i] = known ? get_i64(res, i, 1) : 0;
+                run_of[i] = known ? store_i64(res, i, 0) : 0;
+                first[i] = known ? store_i64(res, i, 1) : 0;
             }
             rc = 0;
         }
@@ -2152,31 +2220,20 @@ int store_lease_starts(Store *s, const StoreReportItem *items, int n, int64_t *r
     return rc;
 }
 
-/* Runs a statement answering 'ok' or 'stale': 1, 0 or -1. */
-static int ok_or_stale(Store *s, Stmt st, const char *const *p)
-{
-    PGresult *res = run(s, st, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int ok = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "ok") == 0;
-    PQclear(res);
-    return ok;
-}
-
 int store_heartbeat(Store *s, int64_t worker, int64_t task, int64_t token, int64_t lease_ms)
 {
-    Nums n;
-    const char *p[4] = { num(&n, 0, worker), num(&n, 1, task), num(&n, 2, token), num(&n, 3, lease_ms) };
-    return ok_or_stale(s, ST_HEARTBEAT, p);
+    StoreNums n;
+    const char *p[4] = { store_num(&n, 0, worker), store_num(&n, 1, task), store_num(&n, 2, token), store_num(&n, 3, lease_ms) };
+    return store_ok_or_stale(s, &STMT[ST_HEARTBEAT], p);
 }
 
 int store_handback(Store *s, int64_t worker, int64_t task, int64_t token, const char *reason, bool refused,
                    int quarantine_after)
 {
-    Nums n;
-    const char *p[6] = { num(&n, 0, worker), num(&n, 1, task), num(&n, 2, token), reason, refused ? "t" : "f",
-                         num(&n, 3, quarantine_after) };
-    PGresult *res = run(s, ST_HANDBACK, p, PGRES_TUPLES_OK);
+    StoreNums n;
+    const char *p[6] = { store_num(&n, 0, worker), store_num(&n, 1, task), store_num(&n, 2, token), reason, refused ? "t" : "f",
+                         store_num(&n, 3, quarantine_after) };
+    PGresult *res = store_run(s, &STMT[ST_HANDBACK], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     const char *v = PQntuples(res) == 1 ? PQgetvalue(res, 0, 0) : "";
@@ -2187,66 +2244,56 @@ int store_handback(Store *s, int64_t worker, int64_t task, int64_t token, const 
 
 int store_quarantined(Store *s, int64_t run_id, StoreQuarantined **out)
 {
-    Nums n;
-    const char *p[1] = { num(&n, 0, run_id) };
-    PGresult *res = run(s, ST_QUARANTINED, p, PGRES_TUPLES_OK);
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, run_id) };
+    PGresult *res = store_run(s, &STMT[ST_QUARANTINED], p, PGRES_TUPLES_OK);
     *out = NULL;
     if (!res)
         return -1;
     int count = PQntuples(res);
     if (count > 0 && !(*out = calloc((size_t)count, sizeof **out))) {
         PQclear(res);
-        return db_error(s, "quarantined: out of memory", NULL);
+        return store_db_error(s, "quarantined: out of memory", NULL);
     }
     for (int i = 0; i < count; i++) {
         StoreQuarantined *q = &(*out)[i];
-        q->task = get_i64(res, i, 0);
-        q->first_pair = get_i64(res, i, 1);
-        q->pairs = get_i64(res, i, 2);
-        q->refusals = get_i64(res, i, 3);
-        get_text(res, i, 4, q->reasons, sizeof q->reasons);
+        q->task = store_i64(res, i, 0);
+        q->first_pair = store_i64(res, i, 1);
+        q->pairs = store_i64(res, i, 2);
+        q->refusals = store_i64(res, i, 3);
+        store_text(res, i, 4, q->reasons, sizeof q->reasons);
     }
     PQclear(res);
     return count;
 }
 
-static int64_t count_of(Store *s, Stmt st, const char *const *p)
-{
-    PGresult *res = run(s, st, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int64_t v = get_i64(res, 0, 0);
-    PQclear(res);
-    return v;
-}
-
-int64_t store_expire_leases(Store *s) { return count_of(s, ST_EXPIRE, NULL); }
+int64_t store_expire_leases(Store *s) { return store_count_of(s, &STMT[ST_EXPIRE], NULL); }
 
 int64_t store_extend_leases(Store *s, int64_t lease_ms)
 {
-    Nums n;
-    const char *p[1] = { num(&n, 0, lease_ms) };
-    return count_of(s, ST_EXTEND, p);
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, lease_ms) };
+    return store_count_of(s, &STMT[ST_EXTEND], p);
 }
 
 int store_list_workers(Store *s, int seconds, StoreWorker **out)
 {
-    Nums n;
-    const char *p[1] = { num(&n, 0, seconds) };
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, seconds) };
     int count;
-    PGresult *res = fetch_rows(s, ST_LIST_WORKERS, p, sizeof **out, (void **)out, &count);
+    PGresult *res = store_fetch_rows(s, &STMT[ST_LIST_WORKERS], p, sizeof **out, (void **)out, &count);
     if (!res)
         return -1;
     for (int i = 0; i < count; i++) {
         StoreWorker *w = &(*out)[i];
-        w->id = get_i64(res, i, 0);
-        get_text(res, i, 1, w->name, sizeof w->name);
-        get_text(res, i, 2, w->build_id, sizeof w->build_id);
-        w->cores = (int)get_i64(res, i, 3);
-        w->concurrency = (int)get_i64(res, i, 4);
-        w->pairs = get_i64(res, i, 5);
-        w->leased = get_i64(res, i, 6);
-        w->idle_s = get_dbl(res, i, 7);
+        w->id = store_i64(res, i, 0);
+        store_text(res, i, 1, w->name, sizeof w->name);
+        store_text(res, i, 2, w->build_id, sizeof w->build_id);
+        w->cores = (int)store_i64(res, i, 3);
+        w->concurrency = (int)store_i64(res, i, 4);
+        w->pairs = store_i64(res, i, 5);
+        w->leased = store_i64(res, i, 6);
+        w->idle_s = store_get_dbl(res, i, 7);
     }
     PQclear(res);
     return count;
@@ -2256,9 +2303,9 @@ int store_list_workers(Store *s, int seconds, StoreWorker **out)
 
 int store_audit_run(Store *s, int64_t run_id, StoreAudit *out)
 {
-    Nums n;
-    const char *p[1] = { num(&n, 0, run_id) };
-    PGresult *res = run(s, ST_AUDIT, p, PGRES_TUPLES_OK);
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, run_id) };
+    PGresult *res = store_run(s, &STMT[ST_AUDIT], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int found = PQntuples(res) == 1;
@@ -2268,7 +2315,7 @@ int store_audit_run(Store *s, int64_t run_id, StoreAudit *out)
                          &out->run_games, &out->run_penta, &out->stored_games, &out->stored_wins,
                          &out->stored_draws, &out->run_wins, &out->run_draws };
         for (int i = 0; i < 15; i++)
-            *v[i] = get_i64(res, 0, i);
+            *v[i] = store_i64(res, 0, i);
     }
     PQclear(res);
     return found;
@@ -2278,21 +2325,21 @@ int store_audit_run(Store *s, int64_t run_id, StoreAudit *out)
 
 int store_add_build(Store *s, const StoreBuild *b, int64_t *id)
 {
-    Nums n;
-    const char *p[7] = { num(&n, 0, b->run_id), b->params_hash[0] ? b->params_hash : NULL, b->sha256,
-                         b->build_id, num(&n, 1, b->bench_nodes), b->path, num(&n, 2, b->net_id) };
+    StoreNums n;
+    const char *p[7] = { store_num(&n, 0, b->run_id), b->params_hash[0] ? b->params_hash : NULL, b->sha256,
+                         b->build_id, store_num(&n, 1, b->bench_nodes), b->path, store_num(&n, 2, b->net_id) };
     /* the signature by a statement of its own: the builder registers builds but may not sign them (027_roles.sql) */
-    bool own_tx = b->signature[0] && !s->in_tx;
+    bool own_tx = b->signature[0] && !store_in_tx(s);
     if (own_tx && store_begin(s) != 0)
         return -1;
-    PGresult *res = run(s, ST_ADD_BUILD, p, PGRES_TUPLES_OK);
+    PGresult *res = store_run(s, &STMT[ST_ADD_BUILD], p, PGRES_TUPLES_OK);
     int rc = res ? 0 : -1;
     if (res)
-        *id = get_i64(res, 0, 0);
+        *id = store_i64(res, 0, 0);
     PQclear(res);
     if (rc == 0 && b->signature[0]) {
-        const char *q[2] = { num(&n, 3, *id), b->signature };
-        res = run(s, ST_SIGN_BUILD, q, PGRES_COMMAND_OK);
+        const char *q[2] = { store_num(&n, 3, *id), b->signature };
+        res = store_run(s, &STMT[ST_SIGN_BUILD], q, PGRES_COMMAND_OK);
         rc = res ? 0 : -1;
         PQclear(res);
     }
@@ -2306,26 +2353,26 @@ int store_add_build(Store *s, const StoreBuild *b, int64_t *id)
 
 int store_load_build(Store *s, int64_t id, StoreBuild *out)
 {
-    Nums n;
-    const char *p[1] = { num(&n, 0, id) };
-    PGresult *res = run(s, ST_LOAD_BUILD, p, PGRES_TUPLES_OK);
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, id) };
+    PGresult *res = store_run(s, &STMT[ST_LOAD_BUILD], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int found = PQntuples(res) == 1;
     if (found) {
         memset(out, 0, sizeof *out);
-        out->id = get_i64(res, 0, 0);
-        out->run_id = get_i64(res, 0, 1);
-        get_text(res, 0, 2, out->params_hash, sizeof out->params_hash);
-        get_text(res, 0, 3, out->sha256, sizeof out->sha256);
-        get_text(res, 0, 4, out->build_id, sizeof out->build_id);
-        out->bench_nodes = get_i64(res, 0, 5);
-        get_text(res, 0, 6, out->path, sizeof out->path);
-        get_text(res, 0, 7, out->created, sizeof out->created);
-        get_text(res, 0, 8, out->signature, sizeof out->signature);
-        out->net_id = get_i64(res, 0, 9);
-        get_text(res, 0, 10, out->net_name, sizeof out->net_name);
-        get_text(res, 0, 11, out->net_sha256, sizeof out->net_sha256);
+        out->id = store_i64(res, 0, 0);
+        out->run_id = store_i64(res, 0, 1);
+        store_text(res, 0, 2, out->params_hash, sizeof out->params_hash);
+        store_text(res, 0, 3, out->sha256, sizeof out->sha256);
+        store_text(res, 0, 4, out->build_id, sizeof out->build_id);
+        out->bench_nodes = store_i64(res, 0, 5);
+        store_text(res, 0, 6, out->path, sizeof out->path);
+        store_text(res, 0, 7, out->created, sizeof out->created);
+        store_text(res, 0, 8, out->signature, sizeof out->signature);
+        out->net_id = store_i64(res, 0, 9);
+        store_text(res, 0, 10, out->net_name, sizeof out->net_name);
+        store_text(res, 0, 11, out->net_sha256, sizeof out->net_sha256);
     }
     PQclear(res);
     return found;
@@ -2333,84 +2380,46 @@ int store_load_build(Store *s, int64_t id, StoreBuild *out)
 
 int store_build_blob(Store *s, int64_t id, const void *data, size_t len)
 {
-    if (!s->conn || len > INT32_MAX)
-        return db_error(s, "build blob", NULL);
-    Nums n;
-    const char *p[2] = { num(&n, 0, id), data };
+    if (!store_connected(s) || len > INT32_MAX)
+        return store_db_error(s, "build blob", NULL);
+    StoreNums n;
+    const char *p[2] = { store_num(&n, 0, id), data };
     const int lengths[2] = { 0, (int)len }, formats[2] = { 0, 1 };
-    PGresult *res = PQexecPrepared(s->conn, STMT[ST_BUILD_BLOB].name, 2, p, lengths, formats, 0);
+    PGresult *res = store_exec_prepared(s, &STMT[ST_BUILD_BLOB], 2, p, lengths, formats, 0);
     int rc = PQresultStatus(res) == PGRES_COMMAND_OK && strcmp(PQcmdTuples(res), "1") == 0 ? 0 : -1;
     if (rc != 0)
-        db_error(s, STMT[ST_BUILD_BLOB].name, res);
+        store_db_error(s, STMT[ST_BUILD_BLOB].name, res);
     PQclear(res);
     return rc;
-}
-
-/* A chunk of a stored blob by statement st (BUILD_CHUNK or NET_CHUNK: length, bytes, name, signature). */
-static int blob_chunk(Store *s, Stmt st, const char *sha256, int64_t offset, size_t max, void *out, size_t *len,
-                      int64_t *total, char name[STORE_NAME_MAX + 1], char signature[STORE_SIG_HEX + 1])
-{
-    if (!s->conn)
-        return db_error(s, STMT[st].name, NULL);
-    /* substring's FROM is an int4 and gets + 1: offsets from INT32_MAX on are past any blob (1 GB at most) */
-    if (offset < 0 || offset >= INT32_MAX || max > INT32_MAX)
-        return 0;
-    Nums n;
-    const char *p[3] = { sha256, num(&n, 0, offset), num(&n, 1, (int64_t)max) };
-    /* binary results: the bytea as bytes, the length as a big-endian int8 */
-    PGresult *res = PQexecPrepared(s->conn, STMT[st].name, 3, p, NULL, NULL, 1);
-    if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-        db_error(s, STMT[st].name, res);
-        PQclear(res);
-        return -1;
-    }
-    int found = PQntuples(res) == 1 && PQgetlength(res, 0, 0) == 8;
-    if (found) {
-        const unsigned char *b = (const unsigned char *)PQgetvalue(res, 0, 0);
-        uint64_t v = 0;
-        for (int i = 0; i < 8; i++)
-            v = v << 8 | b[i];
-        *total = (int64_t)v;
-        *len = (size_t)PQgetlength(res, 0, 1);
-        found = *len <= max && (offset < *total || (offset == 0 && *total == 0)) &&
-                PQgetlength(res, 0, 2) <= STORE_NAME_MAX && PQgetlength(res, 0, 3) <= STORE_SIG_HEX;
-        if (found) {
-            memcpy(out, PQgetvalue(res, 0, 1), *len);
-            snprintf(name, STORE_NAME_MAX + 1, "%.*s", PQgetlength(res, 0, 2), PQgetvalue(res, 0, 2));
-            snprintf(signature, STORE_SIG_HEX + 1, "%.*s", PQgetlength(res, 0, 3), PQgetvalue(res, 0, 3));
-        }
-    }
-    PQclear(res);
-    return found;
 }
 
 int store_build_chunk(Store *s, const char *sha256, int64_t offset, size_t max, void *out, size_t *len,
                       int64_t *total, char name[STORE_NAME_MAX + 1], char signature[STORE_SIG_HEX + 1])
 {
-    return blob_chunk(s, ST_BUILD_CHUNK, sha256, offset, max, out, len, total, name, signature);
+    return store_blob_chunk(s, &STMT[ST_BUILD_CHUNK], sha256, offset, max, out, len, total, name, signature);
 }
 
 int store_net_chunk(Store *s, const char *sha256, int64_t offset, size_t max, void *out, size_t *len,
                     int64_t *total, char name[STORE_NAME_MAX + 1], char signature[STORE_SIG_HEX + 1])
 {
-    return blob_chunk(s, ST_NET_CHUNK, sha256, offset, max, out, len, total, name, signature);
+    return store_blob_chunk(s, &STMT[ST_NET_CHUNK], sha256, offset, max, out, len, total, name, signature);
 }
 
 /* ---- nets (025_nets.sql) ---------------------------------------------------------- */
 
 int store_add_net(Store *s, const StoreNet *net, const void *bytes, size_t len, int64_t *id)
 {
-    if (!s->conn || len > INT32_MAX)
-        return db_error(s, STMT[ST_ADD_NET].name, NULL);
+    if (!store_connected(s) || len > INT32_MAX)
+        return store_db_error(s, STMT[ST_ADD_NET].name, NULL);
     const char *p[7] = { net->sha256, net->name, net->description, net->provenance, bytes, net->signature,
                          net->added_by };
     const int lengths[7] = { 0, 0, 0, 0, (int)len, 0, 0 }, formats[7] = { 0, 0, 0, 0, 1, 0, 0 };
-    PGresult *res = PQexecPrepared(s->conn, STMT[ST_ADD_NET].name, 7, p, lengths, formats, 0);
+    PGresult *res = store_exec_prepared(s, &STMT[ST_ADD_NET], 7, p, lengths, formats, 0);
     int rc = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 ? 0 : -1;
     if (rc == 0)
-        *id = get_i64(res, 0, 0);
+        *id = store_i64(res, 0, 0);
     else
-        db_error(s, STMT[ST_ADD_NET].name, res);
+        store_db_error(s, STMT[ST_ADD_NET].name, res);
     PQclear(res);
     return rc;
 }
@@ -2418,12 +2427,12 @@ int store_add_net(Store *s, const StoreNet *net, const void *bytes, size_t len, 
 int store_net_of_sha(Store *s, const char *sha256, int64_t *id)
 {
     const char *p[1] = { sha256 };
-    PGresult *res = run(s, ST_NET_BY_SHA, p, PGRES_TUPLES_OK);
+    PGresult *res = store_run(s, &STMT[ST_NET_BY_SHA], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int found = PQntuples(res) == 1;
     if (found)
-        *id = get_i64(res, 0, 0);
+        *id = store_i64(res, 0, 0);
     PQclear(res);
     return found;
 }
@@ -2431,15 +2440,15 @@ int store_net_of_sha(Store *s, const char *sha256, int64_t *id)
 static void read_net(const PGresult *r, int row, StoreNet *o)
 {
     memset(o, 0, sizeof *o);
-    o->id = get_i64(r, row, 0);
-    get_text(r, row, 1, o->sha256, sizeof o->sha256);
-    get_text(r, row, 2, o->name, sizeof o->name);
-    get_text(r, row, 3, o->description, sizeof o->description);
-    get_text(r, row, 4, o->provenance, sizeof o->provenance);
-    get_text(r, row, 5, o->signature, sizeof o->signature);
-    get_text(r, row, 6, o->added_by, sizeof o->added_by);
-    get_text(r, row, 7, o->created, sizeof o->created);
-    o->size = get_i64(r, row, 8);
+    o->id = store_i64(r, row, 0);
+    store_text(r, row, 1, o->sha256, sizeof o->sha256);
+    store_text(r, row, 2, o->name, sizeof o->name);
+    store_text(r, row, 3, o->description, sizeof o->description);
+    store_text(r, row, 4, o->provenance, sizeof o->provenance);
+    store_text(r, row, 5, o->signature, sizeof o->signature);
+    store_text(r, row, 6, o->added_by, sizeof o->added_by);
+    store_text(r, row, 7, o->created, sizeof o->created);
+    o->size = store_i64(r, row, 8);
 }
 
 int store_load_net(Store *s, const char *key, StoreNet *out)
@@ -2447,7 +2456,7 @@ int store_load_net(Store *s, const char *key, StoreNet *out)
     /* an id is all digits and short; anything else can only match a SHA-256 */
     bool digits = *key && strspn(key, "0123456789") == strlen(key) && strlen(key) <= 18;
     const char *p[2] = { digits ? key : "0", key };
-    PGresult *res = run(s, ST_LOAD_NET, p, PGRES_TUPLES_OK);
+    PGresult *res = store_run(s, &STMT[ST_LOAD_NET], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int found = PQntuples(res) == 1;
@@ -2460,7 +2469,7 @@ int store_load_net(Store *s, const char *key, StoreNet *out)
 int store_list_nets(Store *s, StoreNet **out)
 {
     int n;
-    PGresult *res = fetch_rows(s, ST_LIST_NETS, NULL, sizeof **out, (void **)out, &n);
+    PGresult *res = store_fetch_rows(s, &STMT[ST_LIST_NETS], NULL, sizeof **out, (void **)out, &n);
     if (!res)
         return -1;
     for (int i = 0; i < n; i++)
@@ -2473,23 +2482,23 @@ int store_list_nets(Store *s, StoreNet **out)
 
 int store_set_build_params(Store *s, int64_t id, const StoreBuildParam *params, int n)
 {
-    Nums nums;
+    StoreNums nums;
     const char **names = malloc((size_t)(n > 0 ? n : 1) * sizeof *names);
-    Text lo = { 0 }, hi = { 0 };
-    text_add(&lo, "{");
-    text_add(&hi, "{");
+    StoreText lo = { 0 }, hi = { 0 };
+    store_text_add(&lo, "{");
+    store_text_add(&hi, "{");
     for (int i = 0; names && i < n; i++) {
         names[i] = params[i].name;
-        text_add(&lo, "%s%d", i ? "," : "", params[i].min);
-        text_add(&hi, "%s%d", i ? "," : "", params[i].max);
+        store_text_add(&lo, "%s%d", i ? "," : "", params[i].min);
+        store_text_add(&hi, "%s%d", i ? "," : "", params[i].max);
     }
-    text_add(&lo, "}");
-    text_add(&hi, "}");
-    char *name_array = names ? text_array(names, n) : NULL;
-    int rc = name_array && lo.data && hi.data ? 0 : db_error(s, "build params: out of memory", NULL);
-    const char *p[4] = { num(&nums, 0, id), name_array, lo.data, hi.data };
+    store_text_add(&lo, "}");
+    store_text_add(&hi, "}");
+    char *name_array = names ? store_text_array(names, n) : NULL;
+    int rc = name_array && lo.data && hi.data ? 0 : store_db_error(s, "build params: out of memory", NULL);
+    const char *p[4] = { store_num(&nums, 0, id), name_array, lo.data, hi.data };
     for (int st = 0; rc == 0 && st < 2; st++) {
-        PGresult *res = run(s, st ? ST_BUILD_PARAMS_ADD : ST_BUILD_PARAMS_CLEAR, p, PGRES_COMMAND_OK);
+        PGresult *res = store_run(s, &STMT[st ? ST_BUILD_PARAMS_ADD : ST_BUILD_PARAMS_CLEAR], p, PGRES_COMMAND_OK);
         rc = res ? 0 : -1;
         PQclear(res);
     }
@@ -2502,9 +2511,9 @@ int store_set_build_params(Store *s, int64_t id, const StoreBuildParam *params, 
 
 int store_build_params(Store *s, int64_t id, bool *listed, StoreBuildParam **out)
 {
-    Nums n;
-    const char *p[1] = { num(&n, 0, id) };
-    PGresult *res = run(s, ST_BUILD_PARAMS, p, PGRES_TUPLES_OK);
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, id) };
+    PGresult *res = store_run(s, &STMT[ST_BUILD_PARAMS], p, PGRES_TUPLES_OK);
     *listed = false;
     *out = NULL;
     if (!res)
@@ -2514,12 +2523,12 @@ int store_build_params(Store *s, int64_t id, bool *listed, StoreBuildParam **out
     /* a build with no parameter is one row of NULLs (the LEFT JOIN) */
     if (rows > 0 && !PQgetisnull(res, 0, 1) && !(*out = calloc((size_t)rows, sizeof **out))) {
         PQclear(res);
-        return db_error(s, "build params: out of memory", NULL);
+        return store_db_error(s, "build params: out of memory", NULL);
     }
     for (int i = 0; *out && i < rows; i++, count++) {
-        get_text(res, i, 1, (*out)[i].name, sizeof (*out)[i].name);
-        (*out)[i].min = (int)get_i64(res, i, 2);
-        (*out)[i].max = (int)get_i64(res, i, 3);
+        store_text(res, i, 1, (*out)[i].name, sizeof (*out)[i].name);
+        (*out)[i].min = (int)store_i64(res, i, 2);
+        (*out)[i].max = (int)store_i64(res, i, 3);
     }
     PQclear(res);
     return count;
@@ -2529,26 +2538,26 @@ int store_build_params(Store *s, int64_t id, bool *listed, StoreBuildParam **out
 
 int store_set_build_source(Store *s, int64_t id, const StoreBuildSource *src)
 {
-    Nums n;
-    const char *p[4] = { num(&n, 0, id), src->commit, src->tree, src->subject };
-    PGresult *res = run(s, ST_BUILD_SOURCE_SET, p, PGRES_COMMAND_OK);
+    StoreNums n;
+    const char *p[4] = { store_num(&n, 0, id), src->commit, src->tree, src->subject };
+    PGresult *res = store_run(s, &STMT[ST_BUILD_SOURCE_SET], p, PGRES_COMMAND_OK);
     PQclear(res);
     return res ? 0 : -1;
 }
 
 int store_build_source(Store *s, int64_t id, StoreBuildSource *out)
 {
-    Nums n;
-    const char *p[1] = { num(&n, 0, id) };
-    PGresult *res = run(s, ST_BUILD_SOURCE, p, PGRES_TUPLES_OK);
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, id) };
+    PGresult *res = store_run(s, &STMT[ST_BUILD_SOURCE], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int found = PQntuples(res) == 1;
     memset(out, 0, sizeof *out);
     if (found) {
-        get_text(res, 0, 0, out->commit, sizeof out->commit);
-        get_text(res, 0, 1, out->tree, sizeof out->tree);
-        get_text(res, 0, 2, out->subject, sizeof out->subject);
+        store_text(res, 0, 0, out->commit, sizeof out->commit);
+        store_text(res, 0, 1, out->tree, sizeof out->tree);
+        store_text(res, 0, 2, out->subject, sizeof out->subject);
     }
     PQclear(res);
     return found;
@@ -2556,18 +2565,18 @@ int store_build_source(Store *s, int64_t id, StoreBuildSource *out)
 
 int store_build_of_tree(Store *s, const char *tree, int64_t net, int64_t *id)
 {
-    Nums n;
-    const char *p[2] = { tree, num(&n, 0, net) };
-    return id_of(s, ST_BUILD_OF_TREE, p, id);
+    StoreNums n;
+    const char *p[2] = { tree, store_num(&n, 0, net) };
+    return store_id_of(s, &STMT[ST_BUILD_OF_TREE], p, id);
 }
 
 int store_worker_bench(Store *s, int64_t worker, const char *sha256, int64_t bench_nodes, int64_t nps,
                        const char *refused)
 {
-    Nums n;
-    const char *p[5] = { num(&n, 0, worker), sha256, num(&n, 1, bench_nodes), num(&n, 2, nps),
+    StoreNums n;
+    const char *p[5] = { store_num(&n, 0, worker), sha256, store_num(&n, 1, bench_nodes), store_num(&n, 2, nps),
                          refused ? refused : "" };
-    PGresult *res = run(s, ST_WORKER_BENCH, p, PGRES_COMMAND_OK);
+    PGresult *res = store_run(s, &STMT[ST_WORKER_BENCH], p, PGRES_COMMAND_OK);
     PQclear(res);
     return res ? 0 : -1;
 }
@@ -2575,27 +2584,27 @@ int store_worker_bench(Store *s, int64_t worker, const char *sha256, int64_t ben
 int store_forget_benches(Store *s, const char *sha256)
 {
     const char *p[1] = { sha256 };
-    PGresult *res = run(s, ST_FORGET_BENCHES, p, PGRES_COMMAND_OK);
+    PGresult *res = store_run(s, &STMT[ST_FORGET_BENCHES], p, PGRES_COMMAND_OK);
     PQclear(res);
     return res ? 0 : -1;
 }
 
 int store_worker_benches(Store *s, int64_t run_id, StoreWorkerBench **out)
 {
-    Nums n;
-    const char *p[1] = { num(&n, 0, run_id) };
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, run_id) };
     int count;
-    PGresult *res = fetch_rows(s, ST_WORKER_BENCHES, p, sizeof **out, (void **)out, &count);
+    PGresult *res = store_fetch_rows(s, &STMT[ST_WORKER_BENCHES], p, sizeof **out, (void **)out, &count);
     if (!res)
         return -1;
     for (int i = 0; i < count; i++) {
         StoreWorkerBench *b = &(*out)[i];
-        b->worker = get_i64(res, i, 0);
-        get_text(res, i, 1, b->worker_name, sizeof b->worker_name);
-        get_text(res, i, 2, b->sha256, sizeof b->sha256);
-        b->bench_nodes = get_i64(res, i, 3);
-        b->nps = get_i64(res, i, 4);
-        get_text(res, i, 5, b->refused, sizeof b->refused);
+        b->worker = store_i64(res, i, 0);
+        store_text(res, i, 1, b->worker_name, sizeof b->worker_name);
+        store_text(res, i, 2, b->sha256, sizeof b->sha256);
+        b->bench_nodes = store_i64(res, i, 3);
+        b->nps = store_i64(res, i, 4);
+        store_text(res, i, 5, b->refused, sizeof b->refused);
         b->net = strcmp(PQgetvalue(res, i, 6), "t") == 0;
     }
     PQclear(res);
@@ -2604,14 +2613,14 @@ int store_worker_benches(Store *s, int64_t run_id, StoreWorkerBench **out)
 
 int store_run_builds(Store *s, int64_t run_id, int64_t *test_build, int64_t *base_build)
 {
-    Nums n;
-    const char *p[1] = { num(&n, 0, run_id) };
-    PGresult *res = run(s, ST_RUN_BUILDS, p, PGRES_TUPLES_OK);
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, run_id) };
+    PGresult *res = store_run(s, &STMT[ST_RUN_BUILDS], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int found = PQntuples(res) == 1;
-    *test_build = found ? get_i64(res, 0, 0) : 0;
-    *base_build = found ? get_i64(res, 0, 1) : 0;
+    *test_build = found ? store_i64(res, 0, 0) : 0;
+    *base_build = found ? store_i64(res, 0, 1) : 0;
     PQclear(res);
     return found;
 }
@@ -2619,15 +2628,15 @@ int store_run_builds(Store *s, int64_t run_id, int64_t *test_build, int64_t *bas
 int store_active_checks(Store *s, StoreRunCheck **out)
 {
     int count;
-    PGresult *res = fetch_rows(s, ST_ACTIVE_CHECKS, NULL, sizeof **out, (void **)out, &count);
+    PGresult *res = store_fetch_rows(s, &STMT[ST_ACTIVE_CHECKS], NULL, sizeof **out, (void **)out, &count);
     if (!res)
         return -1;
     for (int i = 0; i < count; i++) {
         StoreRunCheck *c = &(*out)[i];
-        c->run = get_i64(res, i, 0);
-        c->bench0 = get_i64(res, i, 1);
-        c->bench1 = get_i64(res, i, 2);
-        c->ref_nps = get_i64(res, i, 3);
+        c->run = store_i64(res, i, 0);
+        c->bench0 = store_i64(res, i, 1);
+        c->bench1 = store_i64(res, i, 2);
+        c->ref_nps = store_i64(res, i, 3);
     }
     PQclear(res);
     return count;
@@ -2635,87 +2644,40 @@ int store_active_checks(Store *s, StoreRunCheck **out)
 
 int store_run_ref_nps(Store *s, int64_t run_id, int64_t *ref_nps)
 {
-    Nums n;
-    const char *p[1] = { num(&n, 0, run_id) };
-    PGresult *res = run(s, ST_RUN_REF_NPS, p, PGRES_TUPLES_OK);
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, run_id) };
+    PGresult *res = store_run(s, &STMT[ST_RUN_REF_NPS], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int found = PQntuples(res) == 1;
-    *ref_nps = found ? get_i64(res, 0, 0) : 0;
+    *ref_nps = found ? store_i64(res, 0, 0) : 0;
     PQclear(res);
     return found;
 }
 
-int store_exec(Store *s, const char *sql, char *error, size_t size)
-{
-    snprintf(error, size, "%s", s->conn ? "" : "08003 not connected");
-    if (!s->conn)
-        return -1;
-    PGresult *res = PQexec(s->conn, sql);
-    ExecStatusType st = PQresultStatus(res);
-    int rc = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ? 0 : -1;
-    if (rc != 0) {
-        const char *code = PQresultErrorField(res, PG_DIAG_SQLSTATE);
-        const char *text = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
-        snprintf(error, size, "%s %s", code ? code : "?", text ? text : PQerrorMessage(s->conn));
-        log_debug("database: %s", error);
-    }
-    PQclear(res);
-    return rc;
-}
-
-static void quiet(void *arg, const char *message)
-{
-    (void)arg;
-    (void)message;
-}
-
-int store_admin_database(const char *conninfo, const char *name, bool drop)
-{
-    PGconn *conn = PQconnectdb(conninfo);
-    int rc = -1;
-    if (PQstatus(conn) == CONNECTION_OK) {
-        PQsetNoticeProcessor(conn, quiet, NULL);
-        char *ident = PQescapeIdentifier(conn, name, strlen(name));
-        char sql[256];
-        snprintf(sql, sizeof sql, drop ? "DROP DATABASE IF EXISTS %s WITH (FORCE)" : "CREATE DATABASE %s",
-                 ident ? ident : "\"\"");
-        PQfreemem(ident);
-        PGresult *res = PQexec(conn, sql);
-        rc = PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : -1;
-        if (rc != 0)
-            log_error("database: %s: %s", sql, PQresultErrorMessage(res));
-        PQclear(res);
-    } else {
-        log_error("database: connect: %s", PQerrorMessage(conn));
-    }
-    PQfinish(conn);
-    return rc;
-}
-
 int store_run_leases(Store *s, int64_t run_id, StoreLeases *out)
 {
-    Nums n;
-    const char *p[1] = { num(&n, 0, run_id) };
-    PGresult *res = run(s, ST_RUN_LEASES, p, PGRES_TUPLES_OK);
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, run_id) };
+    PGresult *res = store_run(s, &STMT[ST_RUN_LEASES], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
-    *out = (StoreLeases){ .leases = get_i64(res, 0, 0), .requeued = get_i64(res, 0, 1),
-                          .expired_tasks = get_i64(res, 0, 2), .tasks_over = get_i64(res, 0, 3) };
+    *out = (StoreLeases){ .leases = store_i64(res, 0, 0), .requeued = store_i64(res, 0, 1),
+                          .expired_tasks = store_i64(res, 0, 2), .tasks_over = store_i64(res, 0, 3) };
     PQclear(res);
     return 0;
 }
 
 int store_run_counted_leases(Store *s, int64_t run_id, int64_t **tokens)
 {
-    Nums n;
-    const char *p[1] = { num(&n, 0, run_id) };
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, run_id) };
     int count;
-    PGresult *res = fetch_rows(s, ST_RUN_COUNTED_LEASES, p, sizeof **tokens, (void **)tokens, &count);
+    PGresult *res = store_fetch_rows(s, &STMT[ST_RUN_COUNTED_LEASES], p, sizeof **tokens, (void **)tokens, &count);
     if (!res)
         return -1;
     for (int i = 0; i < count; i++)
-        (*tokens)[i] = get_i64(res, i, 0);
+        (*tokens)[i] = store_i64(res, i, 0);
     PQclear(res);
     return count;
 }
