@@ -14,7 +14,7 @@
 #include "ratelimit.h"
 #include "sched.h"
 #include "status.h"
-#include "store.h"
+#include "store_nets.h"
 #include "transport.h"
 
 enum {

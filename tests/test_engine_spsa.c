@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 
 #include "cluster_util.h"
-#include "store_steer.h"
+#include "store.h"
 
 TestSuite(engine_spsa, .init = cu_fixture_init, .fini = cu_fixture_fini_rmdir, .timeout = 240);
 
