@@ -13,6 +13,7 @@
 #include "run_kind.h"
 #include "spsa.h"
 #include "stats.h"
+#include "store_builds.h"
 #include "store_engines.h"
 
 /*

@@ -14,6 +14,7 @@
 #include "ratelimit.h"
 #include "sched.h"
 #include "status.h"
+#include "store_builds.h"
 #include "store_nets.h"
 #include "transport.h"
 

@@ -9,6 +9,7 @@
 #include "run_kind.h"
 #include "sched.h"
 #include "stats.h"
+#include "store_builds.h"
 
 
 static void run_line(const StoreRun *r, char *out, size_t size)

@@ -26,6 +26,7 @@
 #include "keys.h"
 #include "nnue.h"
 #include "rng.h"
+#include "store_builds.h"
 
 void cu_sleep_ms(int ms)
 {

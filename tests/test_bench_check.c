@@ -21,6 +21,7 @@
 
 #include "bench.h"
 #include "cluster_util.h"
+#include "store_builds.h"
 
 static char wlog[256];
 

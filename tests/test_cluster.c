@@ -20,6 +20,7 @@
 #include "codec.h"
 #include "keys.h"
 #include "malformed.h"
+#include "store_builds.h"
 #include "store_nets.h"
 
 TestSuite(cluster, .init = cu_fixture_init, .fini = cu_fixture_fini, .timeout = 150);

@@ -16,7 +16,7 @@
 #include "cluster_util.h"
 #include "run_kind.h"
 #include "sched.h"
-#include "store.h"
+#include "store_builds.h"
 #include "store_steer.h"
 
 TestSuite(steer, .init = cu_fixture_init, .fini = cu_fixture_fini);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cluster_util.h"
+#include "store_builds.h"
 
 TestSuite(tune_build, .init = cu_fixture_init, .fini = cu_fixture_fini_rmdir, .timeout = 240);
 

@@ -16,6 +16,7 @@
 
 #include "cluster_util.h"
 #include "keys.h"
+#include "store_builds.h"
 
 TestSuite(tune_cli, .init = cu_fixture_init, .fini = cu_fixture_fini, .timeout = 150);
 

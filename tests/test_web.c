@@ -36,6 +36,7 @@
 #include "params.h"
 #include "residual.h"
 #include "spsa_spec.h"
+#include "store_builds.h"
 #include "store_engines.h"
 #include "store_web.h"
 

@@ -21,6 +21,7 @@
 #include "run_service.h"
 #include "run_settings.def"
 #include "stats.h"
+#include "store_builds.h"
 #include "store_engines.h"
 #include "store_web.h"
 

@@ -21,10 +21,11 @@
 #include "params.h"
 #include "password.h"
 #include "run_rules.h"
+#include "store_builds.h"
 #include "store_engines.h"
-#include "run_service.h"
 #include "store_steer.h"
 #include "store_web.h"
+#include "run_service.h"
 #include "thread.h"
 
 /* POOL_WAIT_MS: a request waits this long for a connection, then is told the dashboard is busy (503) */

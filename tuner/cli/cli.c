@@ -13,6 +13,7 @@
 #include "run_rules.h"
 #include "sprt_calc.h"
 #include "stats.h"
+#include "store_builds.h"
 
 const char CLI_PROGRAM[] = "xqf-tune";
 

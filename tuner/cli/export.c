@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "param_set.h"
+#include "store_builds.h"
 
 static const OptSpec EXPORT_OPTIONS[] = {
     { "--out", OPT_TEXT, "FILE", NULL, .help = "write the file here (default: stdout)" },

@@ -21,7 +21,7 @@
 #include "opts.h"
 #include "params.h"
 #include "spsa_spec.h"
-#include "store.h"
+#include "store_builds.h"
 
 /* ---- the bounds of numbers, as option specs -------------------------------------------- */
 
