@@ -15,6 +15,8 @@
 #include "stats.h"
 #include "store_builds.h"
 #include "store_engines.h"
+#include "store_runs.h"
+#include "store_spsa.h"
 
 /*
  * PROGRESS_EVERY_MS: the stop rules (an SPRT's LLR, recorded with the run)

@@ -10,6 +10,7 @@
 #include "sched.h"
 #include "stats.h"
 #include "store_builds.h"
+#include "store_runs.h"
 
 
 static void run_line(const StoreRun *r, char *out, size_t size)

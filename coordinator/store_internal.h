@@ -19,7 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "run_kind.h"
 #include "store.h"
+#include "store_runs.h"
 
 /* One statement: its prepared name ("xqf_" and its id, unique over every domain), SQL, parameter count. */
 typedef struct {
@@ -92,6 +94,15 @@ int store_ok_or_stale(Store *s, const StoreStatement *st, const char *const *p);
  */
 int store_blob_chunk(Store *s, const StoreStatement *st, const char *sha256, int64_t offset, size_t max, void *out,
                      size_t *len, int64_t *total, char name[STORE_NAME_MAX + 1], char signature[STORE_SIG_HEX + 1]);
+
+/* ---- hooks between domains ------------------------------------------------------ */
+
+/*
+ * Inserts a run of kind with the spec's settings (store_runs.c); SPRT
+ * bounds only for SPRT (NULL otherwise); settings is a JSON object.
+ * Returns 0 with *id, or -1.
+ */
+int store_create_run(Store *s, const RunKind *kind, const StoreSprtSpec *sp, const char *settings, int64_t *id);
 
 /* ---- text conversions ------------------------------------------------------------ */
 

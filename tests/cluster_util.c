@@ -27,6 +27,7 @@
 #include "nnue.h"
 #include "rng.h"
 #include "store_builds.h"
+#include "store_runs.h"
 
 void cu_sleep_ms(int ms)
 {

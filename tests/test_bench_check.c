@@ -22,6 +22,7 @@
 #include "bench.h"
 #include "cluster_util.h"
 #include "store_builds.h"
+#include "store_runs.h"
 
 static char wlog[256];
 

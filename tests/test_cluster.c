@@ -22,6 +22,7 @@
 #include "malformed.h"
 #include "store_builds.h"
 #include "store_nets.h"
+#include "store_runs.h"
 
 TestSuite(cluster, .init = cu_fixture_init, .fini = cu_fixture_fini, .timeout = 150);
 

@@ -25,6 +25,7 @@
 #include "keys.h"
 #include "log.h"
 #include "ratelimit.h"
+#include "store_runs.h"
 #include "transport.h"
 #include "worker_transport.h"
 

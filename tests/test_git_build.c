@@ -32,6 +32,7 @@
 #include "cluster_util.h"
 #include "keys.h"
 #include "store_builds.h"
+#include "store_runs.h"
 #include "store_web.h"
 
 static char repo[256];

@@ -20,6 +20,8 @@
 
 #include "cluster_util.h"
 #include "store_builds.h"
+#include "store_runs.h"
+#include "store_spsa.h"
 #include "store_web.h"
 
 TestSuite(roles, .init = cu_fixture_init, .fini = cu_fixture_fini, .timeout = 120);

@@ -17,6 +17,8 @@
 #include "run_kind.h"
 #include "sched.h"
 #include "store_builds.h"
+#include "store_runs.h"
+#include "store_spsa.h"
 #include "store_steer.h"
 
 TestSuite(steer, .init = cu_fixture_init, .fini = cu_fixture_fini);

@@ -38,6 +38,8 @@
 #include "spsa_spec.h"
 #include "store_builds.h"
 #include "store_engines.h"
+#include "store_runs.h"
+#include "store_spsa.h"
 #include "store_web.h"
 
 static pid_t web;

@@ -23,6 +23,8 @@
 #include "run_rules.h"
 #include "store_builds.h"
 #include "store_engines.h"
+#include "store_runs.h"
+#include "store_spsa.h"
 #include "store_steer.h"
 #include "store_web.h"
 #include "run_service.h"

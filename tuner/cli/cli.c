@@ -14,6 +14,8 @@
 #include "sprt_calc.h"
 #include "stats.h"
 #include "store_builds.h"
+#include "store_runs.h"
+#include "store_spsa.h"
 
 const char CLI_PROGRAM[] = "xqf-tune";
 

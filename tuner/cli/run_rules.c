@@ -13,6 +13,7 @@
 
 #include "param_set.h"
 #include "store_builds.h"
+#include "store_spsa.h"
 #include "store_web.h"
 
 /* Every setting of run_settings.def by its RunSpec field, each group after the other. */

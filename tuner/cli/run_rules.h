@@ -22,6 +22,7 @@
 #include "params.h"
 #include "spsa_spec.h"
 #include "store_builds.h"
+#include "store_spsa.h"
 
 /* ---- the bounds of numbers, as option specs -------------------------------------------- */
 
