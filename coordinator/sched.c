@@ -15,6 +15,7 @@
 #include "stats.h"
 #include "store_builds.h"
 #include "store_engines.h"
+#include "store_games.h"
 #include "store_runs.h"
 #include "store_spsa.h"
 

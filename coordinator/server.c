@@ -15,6 +15,7 @@
 #include "sched.h"
 #include "status.h"
 #include "store_builds.h"
+#include "store_games.h"
 #include "store_nets.h"
 #include "transport.h"
 

@@ -10,6 +10,7 @@
 #include "sched.h"
 #include "stats.h"
 #include "store_builds.h"
+#include "store_games.h"
 #include "store_runs.h"
 
 

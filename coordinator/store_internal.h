@@ -104,6 +104,13 @@ int store_blob_chunk(Store *s, const StoreStatement *st, const char *sha256, int
  */
 int store_create_run(Store *s, const RunKind *kind, const StoreSprtSpec *sp, const char *settings, int64_t *id);
 
+/*
+ * Stores the game records of a report batch's accepted items (checked by
+ * the report's own consistency rules) in one statement (store_games.c,
+ * xqf_games_batch).  0 or -1.
+ */
+int store_report_games(Store *s, const StoreReportItem *items, int n);
+
 /* ---- text conversions ------------------------------------------------------------ */
 
 typedef struct {

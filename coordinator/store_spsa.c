@@ -15,6 +15,7 @@
 
 #include "log.h"
 #include "run_kind.h"
+#include "store_runs.h"
 
 /* A jsonb array of numbers as comma-separated text, in order. */
 #define JSON_LIST(key)                                                                           \

@@ -15,6 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store_runs.h"
+#include "store_spsa.h"
+
 #define STEER_STATEMENTS(S)                                                                          \
     S(STEER_MODIFY, "SELECT xqf_modify_run($1, $2, $3, $4, $5, $6)", 6)                              \
     S(STEER_MODIFY_SPSA, "SELECT xqf_modify_spsa($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)", 10)      \

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "store_games.h"
 
 #define WEB_STATEMENTS(S)                                                                            \
     S(WEB_SESSION_SETTINGS, "SET jit = off", 0)                                                      \

@@ -70,6 +70,7 @@
 #include "log.h"
 #include "opts.h"
 #include "rng.h"
+#include "store_games.h"
 #include "store_runs.h"
 #include "store_test.h"
 

@@ -53,6 +53,7 @@
 #include "game.h"
 #include "gamepack.h"
 #include "games.h"
+#include "store_games.h"
 #include "store_runs.h"
 
 enum { PAIRS_PER_TASK = 4 };

@@ -38,6 +38,7 @@
 #include "stats.h"
 #include "status.h"
 #include "store_builds.h"
+#include "store_games.h"
 #include "store_runs.h"
 #include "store_spsa.h"
 #include "store_test.h"

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "cluster_util.h"
+#include "store_games.h"
 #include "store_runs.h"
 
 #define COORD_ADDR "10.77.0.1"

@@ -17,6 +17,7 @@
 #include "run_kind.h"
 #include "sched.h"
 #include "store_builds.h"
+#include "store_games.h"
 #include "store_runs.h"
 #include "store_spsa.h"
 #include "store_steer.h"

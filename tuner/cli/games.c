@@ -17,6 +17,7 @@
 #include "residual.h"
 #include "run_kind.h"
 #include "stats.h"
+#include "store_games.h"
 #include "store_runs.h"
 
 static const OptSpec PGN_OPTIONS[] = {

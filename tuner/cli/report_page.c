@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "report.h"
 #include "run_kind.h"
+#include "store_games.h"
 #include "store_runs.h"
 #include "store_spsa.h"
 

@@ -13,6 +13,7 @@
 #include "run_kind.h"
 #include "run_service.h"
 #include "stats.h"
+#include "store_games.h"
 #include "store_runs.h"
 #include "store_spsa.h"
 #include "store_web.h"
