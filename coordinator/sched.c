@@ -18,6 +18,7 @@
 #include "store_games.h"
 #include "store_runs.h"
 #include "store_spsa.h"
+#include "store_tasks.h"
 
 /*
  * PROGRESS_EVERY_MS: the stop rules (an SPRT's LLR, recorded with the run)

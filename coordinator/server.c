@@ -17,6 +17,7 @@
 #include "store_builds.h"
 #include "store_games.h"
 #include "store_nets.h"
+#include "store_tasks.h"
 #include "transport.h"
 
 enum {

@@ -12,6 +12,7 @@
 #include "store_builds.h"
 #include "store_games.h"
 #include "store_runs.h"
+#include "store_tasks.h"
 
 
 static void run_line(const StoreRun *r, char *out, size_t size)

@@ -17,6 +17,7 @@
 
 #include "games.h"
 #include "residual.h"
+#include "store_tasks.h"
 
 #define GAMES_STATEMENTS(S)                                                                      \
     S(GAMES, "SELECT xqf_games_batch($1::bigint[], $2::bigint[], $3::integer[], $4, $5::integer[], " \

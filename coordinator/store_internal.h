@@ -22,6 +22,7 @@
 #include "run_kind.h"
 #include "store.h"
 #include "store_runs.h"
+#include "store_tasks.h"
 
 /* One statement: its prepared name ("xqf_" and its id, unique over every domain), SQL, parameter count. */
 typedef struct {

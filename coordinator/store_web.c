@@ -15,6 +15,7 @@
 
 #include "log.h"
 #include "store_games.h"
+#include "store_tasks.h"
 
 #define WEB_STATEMENTS(S)                                                                            \
     S(WEB_SESSION_SETTINGS, "SET jit = off", 0)                                                      \

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "store.h"
+#include "store_tasks.h"
 
 /*
  * Session settings of the web's connections, after every store_connect:

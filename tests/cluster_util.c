@@ -28,6 +28,7 @@
 #include "rng.h"
 #include "store_builds.h"
 #include "store_runs.h"
+#include "store_tasks.h"
 
 void cu_sleep_ms(int ms)
 {

@@ -13,6 +13,7 @@
 #include "codec.h"
 #include "store_builds.h"
 #include "store_runs.h"
+#include "store_tasks.h"
 #include "store_test.h"
 
 /* Skips the calling test (cr_skip) when XQF_TEST_DB is not set. */

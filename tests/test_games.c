@@ -41,6 +41,7 @@
 #include "store_games.h"
 #include "store_runs.h"
 #include "store_spsa.h"
+#include "store_tasks.h"
 #include "store_test.h"
 #include "worker.h"
 #include "worker_transport.h"

@@ -21,6 +21,7 @@
 #include "store_runs.h"
 #include "store_spsa.h"
 #include "store_steer.h"
+#include "store_tasks.h"
 
 TestSuite(steer, .init = cu_fixture_init, .fini = cu_fixture_fini);
 

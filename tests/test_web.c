@@ -40,6 +40,7 @@
 #include "store_engines.h"
 #include "store_runs.h"
 #include "store_spsa.h"
+#include "store_tasks.h"
 #include "store_web.h"
 
 static pid_t web;

@@ -16,6 +16,7 @@
 #include "store_builds.h"
 #include "store_runs.h"
 #include "store_spsa.h"
+#include "store_tasks.h"
 
 const char CLI_PROGRAM[] = "xqf-tune";
 

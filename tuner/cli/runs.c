@@ -16,6 +16,7 @@
 #include "store_games.h"
 #include "store_runs.h"
 #include "store_spsa.h"
+#include "store_tasks.h"
 #include "store_web.h"
 
 static const OptSpec LIST_OPTIONS[] = {
