@@ -33,7 +33,7 @@ STORE_STATEMENTS(STATEMENTS, store_statements_core);
 
 /* The registry: every domain's statements, prepared at each connect. */
 static const StoreStatements *const REGISTRY[] = {
-    &store_statements_core, &store_statements_tasks, &store_statements_games, &store_statements_spsa, &store_statements_runs, &store_statements_builds, &store_statements_nets, &store_statements_web, &store_statements_steer, &store_statements_engines,
+    &store_statements_core, &store_statements_tasks, &store_statements_games, &store_statements_spsa, &store_statements_runs, &store_statements_builds, &store_statements_nets, &store_statements_web, &store_statements_users, &store_statements_steer, &store_statements_engines,
 };
 
 struct Store {
@@ -641,6 +641,40 @@ PGresult *store_fetch_rows(Store *s, const StoreStatement *st, const char *const
         return NULL;
     }
     return res;
+}
+
+/*
+ * One zeroed element of `size` bytes per row of res into *out (NULL when
+ * there are none): the row count, or -1 when res is NULL (the query
+ * failed) or out of memory (res then cleared).
+ */
+int store_rows_alloc(PGresult *res, size_t size, void **out)
+{
+    if (!res)
+        return -1;
+    int n = PQntuples(res);
+    if (n && !(*out = calloc((size_t)n, size))) {
+        PQclear(res);
+        return -1;
+    }
+    return n;
+}
+
+int store_command_rows(Store *s, const StoreStatement *st, const char *const *params)
+{
+    PGresult *res = store_run(s, st, params, PGRES_COMMAND_OK);
+    if (!res)
+        return -1;
+    int rows = atoi(PQcmdTuples(res));
+    PQclear(res);
+    return rows;
+}
+
+int store_void_call(Store *s, const StoreStatement *st, const char *const *params)
+{
+    PGresult *res = store_run(s, st, params, PGRES_TUPLES_OK);
+    PQclear(res);
+    return res ? 0 : -1;
 }
 
 /* The id a lookup of parameters p finds (its first column): 1 with *id, 0 (none) or -1. */

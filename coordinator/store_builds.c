@@ -64,7 +64,14 @@
                      "FROM runs r LEFT JOIN engine_builds t ON t.id = r.test_build "             \
                      "LEFT JOIN engine_builds b ON b.id = r.base_build WHERE r.state = 'active'", 0) \
     S(RUN_BUILDS, "SELECT coalesce(test_build, 0), coalesce(base_build, 0) FROM runs WHERE id = $1", 1) \
-    S(RUN_REF_NPS, "SELECT ref_nps FROM runs WHERE id = $1", 1)
+    S(RUN_REF_NPS, "SELECT ref_nps FROM runs WHERE id = $1", 1)                                  \
+    S(BUILD_AWAIT, "SELECT xqf_await_builds($1, $2, $3)", 3)                                     \
+    S(BUILD_CLAIM, "SELECT * FROM xqf_build_claim($1, $2)", 2)                                   \
+    S(BUILD_DONE, "SELECT xqf_build_done($1, $2, $3)", 3)                                        \
+    S(BUILD_SIGN_NEXT, "SELECT id, sha256, build_id FROM xqf_sign_next()", 0)                    \
+    S(BUILD_SIGNED, "SELECT xqf_build_signed($1, $2, $3)", 3)                                    \
+    S(BUILD_REQUESTS, "SELECT id, run_id, side, ref, state, coalesce(build_id, 0), error FROM build_requests " \
+      "WHERE run_id = $1 ORDER BY side DESC", 1)
 
 STORE_STATEMENTS(BUILDS_STATEMENTS, store_statements_builds);
 
@@ -315,4 +322,110 @@ int store_run_ref_nps(Store *s, int64_t run_id, int64_t *ref_nps)
     *ref_nps = found ? store_i64(res, 0, 0) : 0;
     PQclear(res);
     return found;
+}
+
+/* ---- the build server's queue: runs waiting for builds of git refs (017_build_requests.sql) ---- */
+
+int store_await_builds(Store *s, int64_t run, const char *test_ref, const char *base_ref)
+{
+    char id[24];
+    snprintf(id, sizeof id, "%" PRId64, run);
+    const char *p[3] = { id, test_ref, base_ref };
+    PGresult *res = store_run(s, &STMT[ST_BUILD_AWAIT], p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int done = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+    PQclear(res);
+    return done ? 0 : -1;
+}
+
+/* Columns id, run_id, side, ref (then state, build_id, error when full) of row into q. */
+static void request_row(const PGresult *res, int row, bool full, StoreBuildRequest *q)
+{
+    memset(q, 0, sizeof *q);
+    q->id = store_i64(res, row, 0), q->run_id = store_i64(res, row, 1);
+    store_text(res, row, 2, q->side, sizeof q->side);
+    store_text(res, row, 3, q->ref, sizeof q->ref);
+    if (!full) {
+        snprintf(q->state, sizeof q->state, "building");
+        return;
+    }
+    store_text(res, row, 4, q->state, sizeof q->state);
+    q->build_id = store_i64(res, row, 5);
+    store_text(res, row, 6, q->error, sizeof q->error);
+}
+
+int store_build_claim(Store *s, const char *builder, int lease_s, StoreBuildRequest *out)
+{
+    char lease[16];
+    snprintf(lease, sizeof lease, "%d", lease_s);
+    const char *p[2] = { builder, lease };
+    PGresult *res = store_run(s, &STMT[ST_BUILD_CLAIM], p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found)
+        request_row(res, 0, false, out);
+    PQclear(res);
+    return found;
+}
+
+int store_build_done(Store *s, int64_t request, int64_t build, const char *error, char *run_state, size_t size)
+{
+    char id[24], b[24];
+    snprintf(id, sizeof id, "%" PRId64, request);
+    snprintf(b, sizeof b, "%" PRId64, build);
+    const char *p[3] = { id, build > 0 ? b : NULL, build > 0 ? NULL : error ? error : "" };
+    PGresult *res = store_run(s, &STMT[ST_BUILD_DONE], p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = !PQgetisnull(res, 0, 0);
+    snprintf(run_state, size, "%s", found ? PQgetvalue(res, 0, 0) : "");
+    PQclear(res);
+    return found;
+}
+
+int store_sign_next(Store *s, int64_t *build, char sha256[STORE_NAME_MAX + 1], char name[STORE_NAME_MAX + 1])
+{
+    PGresult *res = store_run(s, &STMT[ST_BUILD_SIGN_NEXT], NULL, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found) {
+        *build = store_i64(res, 0, 0);
+        store_text(res, 0, 1, sha256, STORE_NAME_MAX + 1);
+        store_text(res, 0, 2, name, STORE_NAME_MAX + 1);
+    }
+    PQclear(res);
+    return found;
+}
+
+int store_build_signed(Store *s, int64_t build, const char *sha256, const char *signature, int *started)
+{
+    char id[24];
+    snprintf(id, sizeof id, "%" PRId64, build);
+    const char *p[3] = { id, sha256, signature };
+    PGresult *res = store_run(s, &STMT[ST_BUILD_SIGNED], p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = !PQgetisnull(res, 0, 0);
+    *started = found ? atoi(PQgetvalue(res, 0, 0)) : 0;
+    PQclear(res);
+    return found;
+}
+
+int store_build_requests(Store *s, int64_t run, StoreBuildRequest **out)
+{
+    char id[24];
+    snprintf(id, sizeof id, "%" PRId64, run);
+    const char *p[1] = { id };
+    *out = NULL;
+    PGresult *res = store_run(s, &STMT[ST_BUILD_REQUESTS], p, PGRES_TUPLES_OK);
+    int n = store_rows_alloc(res, sizeof **out, (void **)out);
+    if (n < 0)
+        return -1;
+    for (int i = 0; i < n; i++)
+        request_row(res, i, true, &(*out)[i]);
+    PQclear(res);
+    return n;
 }

@@ -129,4 +129,54 @@ int store_active_checks(Store *s, StoreRunCheck **out);
 /* A run's reference speed for --tc-scale (0: its clock is not scaled). Returns 1, 0 (no such run) or -1. */
 int store_run_ref_nps(Store *s, int64_t run, int64_t *ref_nps);
 
+/* ---- the build server's queue: runs waiting for builds of git refs (017_build_requests.sql) ---- */
+
+enum { STORE_REF_MAX = 255 };
+
+/* A ref of a run to build: what the web asked, and how far the builder got. */
+typedef struct {
+    int64_t id, run_id;
+    char side[8];                    /* test, base */
+    char ref[STORE_REF_MAX + 1];
+    char state[16];                  /* queued, building, done, failed */
+    int64_t build_id;                /* done: the build registered */
+    char error[2048];                /* failed: why, with the build log's tail */
+} StoreBuildRequest;
+
+/*
+ * Makes the run just created (in this transaction, active or pending) wait
+ * in state 'building' for the builds of its refs (NULL: that side plays
+ * what the run says); it becomes active or pending again when they are
+ * built.  Returns 0, or -1 (also when no ref is given or the run is not new).
+ */
+int store_await_builds(Store *s, int64_t run, const char *test_ref, const char *base_ref);
+/*
+ * Takes the oldest request to build for builder ("host:pid"): queued, or
+ * taken more than lease_s seconds ago by a builder that did not finish.
+ * Returns 1 with *out, 0 (none) or -1.
+ */
+int store_build_claim(Store *s, const char *builder, int lease_s, StoreBuildRequest *out);
+/*
+ * Records a request's outcome: build (> 0) built, or 0 failed with error.
+ * The run takes its builds and its state when the last of its requests is
+ * built, or fails with the first failure, in one transaction.  Returns 1
+ * with the run's state after it in run_state ("active", "pending",
+ * "building", "failed", ...), 0 (the request was not being built) or -1.
+ */
+int store_build_done(Store *s, int64_t request, int64_t build, const char *error, char *run_state, size_t size);
+/*
+ * The next build a signer may sign (xqf-tune build --sign-serve): built for
+ * an approved run whose requests are all done, not signed yet.  Returns 1
+ * with its id, SHA-256 and name, 0 (none) or -1.
+ */
+int store_sign_next(Store *s, int64_t *build, char sha256[STORE_NAME_MAX + 1], char name[STORE_NAME_MAX + 1]);
+/*
+ * Stores the signer's signature of build (whose bytes it hashed to sha256)
+ * and starts each run that waited only for it; *started their count.
+ * Returns 1, 0 (signed already, or the stored SHA-256 is not sha256) or -1.
+ */
+int store_build_signed(Store *s, int64_t build, const char *sha256, const char *signature, int *started);
+/* A run's build requests, test first. Returns the count (0: a run without) or -1; *out malloc'd. */
+int store_build_requests(Store *s, int64_t run, StoreBuildRequest **out);
+
 #endif

@@ -82,6 +82,12 @@ PGresult *store_exec_prepared(Store *s, const StoreStatement *st, int n, const c
 /* A statement's rows into a zeroed malloc'd array of `size` per row (store_fetch_rows in store.c). */
 PGresult *store_fetch_rows(Store *s, const StoreStatement *st, const char *const *params, size_t size, void **rows,
                            int *count);
+/* One zeroed element of `size` bytes per row of res into *out: the count, or -1 (res NULL, or out of memory: res cleared). */
+int store_rows_alloc(PGresult *res, size_t size, void **out);
+/* A command's affected row count (0 or more), or -1. */
+int store_command_rows(Store *s, const StoreStatement *st, const char *const *params);
+/* A call of a function whose result is not needed (one the dashboard writes through, 030_roles.sql). 0 or -1. */
+int store_void_call(Store *s, const StoreStatement *st, const char *const *params);
 /* The first column of the first row as a number: -1 on error. */
 int64_t store_count_of(Store *s, const StoreStatement *st, const char *const *p);
 /* One row's first column into *id: 1, 0 (no single row) or -1. */

@@ -27,7 +27,6 @@
 #include "run_service.h"
 #include "store_builds.h"
 #include "store_runs.h"
-#include "store_web.h"
 
 TestSuite(engine_runs, .init = cu_fixture_init, .fini = cu_fixture_fini_rmdir, .timeout = 240);
 

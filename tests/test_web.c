@@ -41,7 +41,7 @@
 #include "store_runs.h"
 #include "store_spsa.h"
 #include "store_tasks.h"
-#include "store_web.h"
+#include "store_users.h"
 
 static pid_t web;
 

@@ -27,6 +27,7 @@
 #include "store_runs.h"
 #include "store_spsa.h"
 #include "store_tasks.h"
+#include "store_users.h"
 #include "store_web.h"
 
 enum { RUNS_SHOWN = 200, CHART_POINTS = 400, TASK_ROWS = 200, AUDIT_ROWS = 100, MACHINE_WINDOW_S = 3600,

@@ -28,6 +28,7 @@
 #include "store_spsa.h"
 #include "store_steer.h"
 #include "store_tasks.h"
+#include "store_users.h"
 #include "store_web.h"
 #include "run_service.h"
 #include "thread.h"

@@ -11,6 +11,7 @@
 
 #include "param_set.h"
 #include "run_rules.h"
+#include "store_builds.h"
 #include "store_engines.h"
 #include "store_runs.h"
 #include "store_spsa.h"
