@@ -1,8 +1,14 @@
+/*
+ * store.c - the store's core (store.h): the connection and its bounds, the
+ * schema check and migrations (with the SQL functions and the roles'
+ * grants), transactions, and the registry of every domain's statements
+ * (store_internal.h), prepared at each connect; the conversions the
+ * domains share; the administration tests ask for (store_test.h).
+ */
 #include "store.h"
 #include "store_internal.h"
 #include "store_test.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <libpq-fe.h>
 #include <math.h>
@@ -11,17 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "games.h"
 #include "log.h"
 #include "migrations.h"
-#include "run_kind.h"
-#include "residual.h"
-#include "stats.h"
 
 /* Advisory lock key of the migrations ("xqf" "mig"). */
 #define MIGRATION_LOCK "7893734960017"
 
-/* Every statement still in this file: name, SQL, parameter count. */
+/* The core's own statements (transaction control): name, SQL, parameter count. */
 #define STATEMENTS(S)                                                                            \
     S(BEGIN, "BEGIN", 0)                                                                         \
     S(SAVEPOINT, "SAVEPOINT xqf_sp", 0)                                                          \
@@ -33,7 +35,9 @@ STORE_STATEMENTS(STATEMENTS, store_statements_core);
 
 /* The registry: every domain's statements, prepared at each connect. */
 static const StoreStatements *const REGISTRY[] = {
-    &store_statements_core, &store_statements_tasks, &store_statements_games, &store_statements_spsa, &store_statements_runs, &store_statements_builds, &store_statements_nets, &store_statements_web, &store_statements_users, &store_statements_steer, &store_statements_engines,
+    &store_statements_core,  &store_statements_runs,  &store_statements_spsa,  &store_statements_tasks,
+    &store_statements_games, &store_statements_builds, &store_statements_nets, &store_statements_web,
+    &store_statements_users, &store_statements_steer, &store_statements_engines,
 };
 
 struct Store {

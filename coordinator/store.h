@@ -1,10 +1,17 @@
 /*
- * store.h - everything the coordinator (and tools such as xqf-tune) keep in
- * PostgreSQL; the only module that includes libpq-fe.h.
+ * store.h - the store's core: what the coordinator (and tools such as
+ * xqf-tune and xqf-web) keep in PostgreSQL goes through one connection per
+ * Store, opened, checked, migrated and in transactions here.  What is kept
+ * has a header per domain, each its contract: store_runs.h, store_spsa.h,
+ * store_tasks.h (workers, tasks, leases), store_games.h (stored games,
+ * trust, audits), store_builds.h (builds and the build queue),
+ * store_nets.h, store_web.h, store_users.h, store_steer.h (steering,
+ * chains), store_engines.h.  Only the store's files include libpq-fe.h.
  *
- * One connection per Store.  Every statement is in one table in store.c,
- * prepared once per connection and run with PQexecPrepared (parameters
- * always separate from the SQL); every result is checked and cleared.
+ * Every statement is in a table of its domain's file, registered with the
+ * core (store_internal.h), prepared once per connection and run with
+ * PQexecPrepared (parameters always separate from the SQL); every result
+ * is checked and cleared.
  * Connecting checks the database's schema version (the highest of
  * schema_migrations) against the migrations compiled in: a newer schema is
  * refused by every program (it would misread it), an older one too unless
