@@ -1,8 +1,8 @@
 /*
  * store_games.c - every run's stored games and their audits
- * (store_games.h, 014_games.sql): records stored with reports and read
- * back, the workers' trust (residuals, faults, replay audits), and the
- * purge of a worker's results.
+ * (store_games.h, 014_games.sql): records read back (a report stores its
+ * own, store_tasks.c), the workers' trust (residuals, faults, replay
+ * audits), and the purge of a worker's results.
  */
 
 #include "store_games.h"
@@ -17,11 +17,8 @@
 
 #include "games.h"
 #include "residual.h"
-#include "store_tasks.h"
 
 #define GAMES_STATEMENTS(S)                                                                      \
-    S(GAMES, "SELECT xqf_games_batch($1::bigint[], $2::bigint[], $3::integer[], $4, $5::integer[], " \
-             "$6::integer[], $7::integer[], $8::integer[])", 8)                                  \
     S(GAMES_READ, "SELECT g.game, xqf_game_full(g.record, f.fen) FROM games g "                  \
                   "JOIN game_fens f ON f.id = g.fen_id WHERE g.run_id = $1 AND g.game >= $2 "    \
                   "AND ($4::bigint = 0 OR g.worker_id = $4) AND ($5::bigint = 0 OR EXISTS "      \
@@ -128,74 +125,6 @@ static PGresult *run_records(Store *s, const StoreStatement *st, const char **p,
     free(off.data);
     free(len.data);
     return res;
-}
-
-/*
- * Stores the records of the accepted items of a batch (checked by
- * report_games_consistent) in one statement (xqf_games_batch).  Each
- * report's count is the games its lease now counts (2 pairs) and each
- * record's k its place among them, so records from games_from on land on
- * their games; those stored by an earlier report stay as they are.  0 or -1.
- */
-int store_report_games(Store *s, const StoreReportItem *items, int n)
-{
-    StoreText task = { 0 }, token = { 0 }, count = { 0 }, item = { 0 }, k = { 0 }, off = { 0 }, len = { 0 };
-    StoreText *arrays[] = { &task, &token, &count, &item, &k, &off, &len };
-    size_t total = 0;
-    int reports = 0;
-    for (int i = 0; i < n; i++)
-        if (items[i].status == REPORT_ACCEPTED && items[i].games_len > 0)
-            total += items[i].games_len;
-    uint8_t *all = malloc(total ? total : 1);
-    for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++)
-        store_text_add(arrays[a], "{");
-    size_t at = 0;
-    int records = 0;
-    for (int i = 0; all && i < n; i++) {
-        const StoreReportItem *it = &items[i];
-        if (it->status != REPORT_ACCEPTED || it->games_len == 0)
-            continue;
-        memcpy(all + at, it->games, it->games_len);
-        size_t pos = 0, rlen;
-        const uint8_t *rec;
-        int in_report = 0;
-        while (xqf_games_next(it->games, it->games_len, &pos, &rec, &rlen) > 0) {
-            in_report++;
-            store_text_add(&item, "%s%d", records ? "," : "", reports + 1);
-            /* k: the game's place among the lease's games (1-based), its records starting at games_from */
-            store_text_add(&k, "%s%" PRId64, records ? "," : "", 2 * it->games_from + in_report);
-            store_text_add(&off, "%s%zu", records ? "," : "", at + (size_t)(rec - it->games));
-            store_text_add(&len, "%s%zu", records ? "," : "", rlen);
-            records++;
-        }
-        store_text_add(&task, "%s%lld", reports ? "," : "", (long long)it->task);
-        store_text_add(&token, "%s%lld", reports ? "," : "", (long long)it->token);
-        store_text_add(&count, "%s%" PRId64, reports ? "," : "", 2 * it->counts.pairs);
-        reports++;
-        at += it->games_len;
-    }
-    bool ok = all && total <= INT32_MAX;
-    for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++) {
-        store_text_add(arrays[a], "}");
-        ok = ok && arrays[a]->data;
-    }
-    int rc = -1;
-    if (!ok) {
-        store_db_error(s, "report games: out of memory", NULL);
-    } else if (reports == 0) {
-        rc = 0;
-    } else {
-        const char *p[8] = { task.data, token.data, count.data, (const char *)all, item.data, k.data, off.data,
-                             len.data };
-        const int lengths[8] = { 0, 0, 0, (int)total, 0, 0, 0, 0 }, formats[8] = { 0, 0, 0, 1, 0, 0, 0, 0 };
-        PGresult *res = !store_connected(s) ? NULL : store_exec_prepared(s, &STMT[ST_GAMES], 8, p, lengths, formats, 0);
-        rc = PQresultStatus(res) == PGRES_TUPLES_OK ? 0 : store_db_error(s, STMT[ST_GAMES].name, res);
-        PQclear(res);
-    }
-    for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++)
-        free(arrays[a]->data);
-    free(all);
-    return rc;
 }
 
 int store_game_totals(Store *s, int64_t id, StoreGameTotals *out)

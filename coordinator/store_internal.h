@@ -2,7 +2,8 @@
  * store_internal.h - the store's core (store.c) as its domain files
  * (store_<domain>.c, the only other libpq users) see it: the statement
  * registry, the one error path, the connection, and the conversions every
- * domain shares.  Nothing else includes it (tests/check_includes.sh).
+ * domain shares; it names no domain but in the registry's list.  Nothing
+ * else includes it (tests/check_includes.sh).
  *
  * Each domain file keeps its statements in one X-macro list and turns it
  * into a table with STORE_STATEMENTS; the core prepares every registered
@@ -19,10 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "run_kind.h"
 #include "store.h"
-#include "store_runs.h"
-#include "store_tasks.h"
 
 /* One statement: its prepared name ("xqf_" and its id, unique over every domain), SQL, parameter count. */
 typedef struct {
@@ -101,22 +99,6 @@ int store_ok_or_stale(Store *s, const StoreStatement *st, const char *const *p);
  */
 int store_blob_chunk(Store *s, const StoreStatement *st, const char *sha256, int64_t offset, size_t max, void *out,
                      size_t *len, int64_t *total, char name[STORE_NAME_MAX + 1], char signature[STORE_SIG_HEX + 1]);
-
-/* ---- hooks between domains ------------------------------------------------------ */
-
-/*
- * Inserts a run of kind with the spec's settings (store_runs.c); SPRT
- * bounds only for SPRT (NULL otherwise); settings is a JSON object.
- * Returns 0 with *id, or -1.
- */
-int store_create_run(Store *s, const RunKind *kind, const StoreSprtSpec *sp, const char *settings, int64_t *id);
-
-/*
- * Stores the game records of a report batch's accepted items (checked by
- * the report's own consistency rules) in one statement (store_games.c,
- * xqf_games_batch).  0 or -1.
- */
-int store_report_games(Store *s, const StoreReportItem *items, int n);
 
 /* ---- text conversions ------------------------------------------------------------ */
 

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "run_kind.h"
 #include "store.h"
 
 /* How a run's games are adjudicated (worker/game.h's Adjudication; 0 turns a rule off). */
@@ -74,6 +75,14 @@ typedef struct {
 
 /* A side's net: the hand-crafted evaluation (UseNNUE false), whatever net the engine holds. */
 enum { STORE_NET_NONE = -1 };
+
+/*
+ * Creates a run of kind with the spec's settings (the one insert every
+ * kind's creation goes through: store_create_sprt, _games, _data, and
+ * store_spsa.h's); SPRT bounds only for SPRT; settings is a JSON object.
+ * Returns 0 with *id, or -1.
+ */
+int store_create_run(Store *s, const RunKind *kind, const StoreSprtSpec *sp, const char *settings, int64_t *id);
 
 /* Creates an SPRT run (state active; coordinators are notified). Returns 0 with *id, or -1. */
 int store_create_sprt(Store *s, const StoreSprtSpec *spec, int64_t *id);
