@@ -13,7 +13,12 @@
 #include "run_kind.h"
 #include "spsa.h"
 #include "stats.h"
+#include "store_builds.h"
 #include "store_engines.h"
+#include "store_games.h"
+#include "store_runs.h"
+#include "store_spsa.h"
+#include "store_tasks.h"
 
 /*
  * PROGRESS_EVERY_MS: the stop rules (an SPRT's LLR, recorded with the run)

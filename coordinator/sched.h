@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #include "codec.h"
-#include "store.h"
+#include "store_runs.h"
 
 typedef struct Sched Sched;
 

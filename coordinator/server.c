@@ -14,7 +14,10 @@
 #include "ratelimit.h"
 #include "sched.h"
 #include "status.h"
-#include "store.h"
+#include "store_builds.h"
+#include "store_games.h"
+#include "store_nets.h"
+#include "store_tasks.h"
 #include "transport.h"
 
 enum {

@@ -9,6 +9,10 @@
 #include "run_kind.h"
 #include "sched.h"
 #include "stats.h"
+#include "store_builds.h"
+#include "store_games.h"
+#include "store_runs.h"
+#include "store_tasks.h"
 
 
 static void run_line(const StoreRun *r, char *out, size_t size)

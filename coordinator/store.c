@@ -1,8 +1,14 @@
+/*
+ * store.c - the store's core (store.h): the connection and its bounds, the
+ * schema check and migrations (with the SQL functions and the roles'
+ * grants), transactions, and the registry of every domain's statements
+ * (store_internal.h), prepared at each connect; the conversions the
+ * domains share; the administration tests ask for (store_test.h).
+ */
 #include "store.h"
 #include "store_internal.h"
 #include "store_test.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <libpq-fe.h>
 #include <math.h>
@@ -11,295 +17,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "games.h"
 #include "log.h"
 #include "migrations.h"
-#include "run_kind.h"
-#include "residual.h"
-#include "stats.h"
 
 /* Advisory lock key of the migrations ("xqf" "mig"). */
 #define MIGRATION_LOCK "7893734960017"
 
-#define RUN_COLUMNS                                                                              \
-    "r.id, r.kind, r.state, r.name, r.priority, r.build_id, r.name0, r.name1, r.seed, r.nodes, " \
-    "r.base_ms, r.inc_ms, r.margin_ms, r.hash_mb, r.resign_moves, r.resign_score, r.draw_after, "     \
-    "r.draw_moves, r.draw_score, r.max_plies, "                                                   \
-    "r.pairs_per_task, r.max_pairs, r.next_pair, r.elo0, r.elo1, r.alpha, r.beta, r.llr, "       \
-    "coalesce(r.verdict, ''), r.pairs, r.wins, r.draws, r.losses, r.ll, r.ld, r.dd, r.wd, r.ww, " \
-    "array_to_string(r.reasons, ','), "                                                          \
-    "(SELECT count(*) FROM tasks t WHERE t.run_id = r.id AND t.state = 'leased'), r.iter, "     \
-    "r.book_name, to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "           \
-    "coalesce(to_char(r.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), ''), "         \
-    "extract(epoch FROM coalesce(r.finished_at, now()) - r.created_at), "                       \
-    "coalesce((SELECT sha256 FROM engine_builds b WHERE b.id = r.test_build), ''), "            \
-    "coalesce((SELECT sha256 FROM engine_builds b WHERE b.id = r.base_build), ''), "             \
-    "(SELECT count(*) FROM tasks t WHERE t.run_id = r.id AND t.state = 'quarantined'), "          \
-    "r.throughput, r.base1_ms, r.inc1_ms, "                                                        \
-    "coalesce((SELECT sha256 FROM nets n WHERE n.id = r.test_net), CASE WHEN r.test_hce THEN 'none' ELSE '' END), " \
-    "coalesce((SELECT sha256 FROM nets n WHERE n.id = r.base_net), CASE WHEN r.base_hce THEN 'none' ELSE '' END), " \
-    "coalesce((SELECT name FROM nets n WHERE n.id = r.test_net), CASE WHEN r.test_hce THEN 'none' ELSE '' END), " \
-    "coalesce((SELECT name FROM nets n WHERE n.id = r.base_net), CASE WHEN r.base_hce THEN 'none' ELSE '' END), " \
-    "r.threads, r.engine, coalesce(r.base_engine, r.engine)"
-
-/* Nets (025_nets.sql): registered with their bytes, listed, shown, served in chunks as builds are. */
-#define NET_COLUMNS                                                                              \
-    "id, sha256, name, description, provenance, coalesce(signature, ''), added_by, "             \
-    "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), octet_length(bytes)::bigint"
-#define NET_STATEMENTS(S)                                                                        \
-    S(ADD_NET, "INSERT INTO nets (sha256, name, description, provenance, bytes, signature, added_by) " \
-               "VALUES ($1, $2, $3, $4, $5, nullif($6, ''), $7) RETURNING id", 7)                 \
-    S(NET_BY_SHA, "SELECT id FROM nets WHERE sha256 = $1", 1)                                    \
-    S(LOAD_NET, "SELECT " NET_COLUMNS " FROM nets WHERE id = $1::bigint OR sha256 = $2 OR name = $2 " \
-                "ORDER BY id = $1::bigint DESC, sha256 = $2 DESC LIMIT 1", 2)                    \
-    S(LIST_NETS, "SELECT " NET_COLUMNS " FROM nets ORDER BY id", 0)                              \
-    S(NET_CHUNK, "SELECT octet_length(bytes)::bigint, substring(bytes FROM $2::int + 1 FOR $3::int), " \
-                 "name, coalesce(signature, '') FROM nets WHERE sha256 = $1", 3)
-
-/* A jsonb array of numbers as comma-separated text, in order. */
-#define JSON_LIST(key)                                                                           \
-    "(SELECT string_agg(x, ',' ORDER BY i) FROM jsonb_array_elements_text(perturbation->'" key   \
-    "') WITH ORDINALITY AS u(x, i))"
-
-/* Data-generation runs (012_data.sql), and every run's games (014_games.sql): stored with reports, read back. */
-#define DATA_STATEMENTS(S)                                                                       \
-    S(GAMES, "SELECT xqf_games_batch($1::bigint[], $2::bigint[], $3::integer[], $4, $5::integer[], " \
-             "$6::integer[], $7::integer[], $8::integer[])", 8)                                  \
-    S(DATA_SETTINGS,                                                                             \
-      "SELECT coalesce((settings->>'random_plies')::int, 0), coalesce((settings->>'skip_plies')::int, 0), " \
-      "coalesce((settings->>'keep_check')::boolean, false), "                                    \
-      "coalesce((settings->>'keep_captures')::boolean, false), "                                \
-      "coalesce((settings->>'max_score')::int, 3000), coalesce((settings->>'depth')::int, 0) "   \
-      "FROM runs WHERE id = $1 AND kind = 'data'", 1)                                            \
-    S(REPORTED, "SELECT r.pairs FROM unnest($1::bigint[], $2::bigint[]) WITH ORDINALITY AS u(task, token, i) " \
-                "LEFT JOIN results r ON r.task_id = u.task AND r.lease_token = u.token ORDER BY u.i", 2) \
-    S(LEASE_STARTS, "SELECT t.run_id, t.first_pair + r.base_pairs FROM unnest($1::bigint[], $2::bigint[]) " \
-                    "WITH ORDINALITY AS u(task, token, i) LEFT JOIN results r ON r.task_id = u.task AND " \
-                    "r.lease_token = u.token LEFT JOIN tasks t ON t.id = r.task_id ORDER BY u.i", 2)   \
-    S(GAMES_READ, "SELECT g.game, xqf_game_full(g.record, f.fen) FROM games g "                  \
-                  "JOIN game_fens f ON f.id = g.fen_id WHERE g.run_id = $1 AND g.game >= $2 "     \
-                  "AND ($4::bigint = 0 OR g.worker_id = $4) AND ($5::bigint = 0 OR EXISTS "       \
-                  "(SELECT 1 FROM tasks t WHERE t.id = $5 AND t.run_id = g.run_id AND "           \
-                  "g.game / 2 >= t.first_pair AND g.game / 2 < t.first_pair + t.n_pairs)) "       \
-                  "ORDER BY g.game LIMIT $3", 5)                                                  \
-    S(GAMES_TOTALS, "SELECT count(*), coalesce(sum(xqf_game_plies(record)), 0)::bigint, "         \
-                    "coalesce(sum(pg_column_size(g.*)), 0)::bigint, "                           \
-                    "coalesce((SELECT sum(octet_length(f.fen) + 5) FROM game_fens f WHERE f.id IN " \
-                    "(SELECT fen_id FROM games WHERE run_id = $1)), 0)::bigint "                  \
-                    "FROM games g WHERE run_id = $1", 1)                                          \
-    S(WORKER_ID, "SELECT id FROM workers WHERE name = $1", 1)                                    \
-    S(GAME_SCORES, "SELECT game_scores FROM runs WHERE id = $1", 1)                              \
-    S(RUN_WORKERS,                                                                               \
-      "WITH x AS (SELECT x.worker_id, sum(x.pairs) AS pairs, sum(x.ll) AS ll, sum(x.ld) AS ld, "   \
-      " sum(x.dd) AS dd, sum(x.wd) AS wd, sum(x.ww) AS ww, sum(x.reasons[10]) AS time_losses, "     \
-      " sum(x.reasons[11]) AS illegal, sum(x.reasons[13]) AS crashes, "                         \
-      " count(*) FILTER (WHERE x.expired) AS expired FROM results x "                              \
-      " WHERE x.task_id = ANY (ARRAY(SELECT id FROM tasks WHERE run_id = $1)) AND NOT x.purged "  \
-      " GROUP BY x.worker_id), "   /* ANY(ARRAY): a lookup per task, not a scan of every result */ \
-      /* an audit's blame (036_audit_arbiter.sql): both of a mismatch's workers until a third */    \
-      /* replay decides; then the liar only; the third worker replayed, blamed for nothing */      \
-      "a AS (SELECT u.w AS worker_id, count(*) AS audits, count(*) FILTER (WHERE u.blamed) "      \
-      " AS mismatches, string_agg(CASE WHEN u.blamed THEN 'pair ' || a.pair || ' (' || "          \
-      " a.detail || ')' END, '; ' ORDER BY a.pair) AS pairs FROM replay_audits a, "               \
-      " LATERAL (VALUES (a.first_worker, a.state = 'mismatch'), (a.second_worker, "               \
-      " a.state = 'auditor_lied' OR (a.state = 'mismatch' AND a.arbiter IS DISTINCT FROM 'auditor')), " \
-      " (CASE WHEN a.arbiter IN ('original', 'auditor', 'neither') THEN a.third_worker END, false)) " \
-      " AS u(w, blamed) WHERE a.run_id = $1 AND u.w IS NOT NULL "                                 \
-      " AND a.state IN ('agree', 'mismatch', 'auditor_lied') GROUP BY u.w) "                      \
-      "SELECT w.id, w.name, coalesce(x.pairs, 0), coalesce(x.ll, 0), coalesce(x.ld, 0), "        \
-      "coalesce(x.dd, 0), coalesce(x.wd, 0), coalesce(x.ww, 0), "                                \
-      "coalesce(x.time_losses, 0), coalesce(x.illegal, 0), coalesce(x.crashes, 0), "             \
-      "coalesce(x.expired, 0), "                                                                   \
-      "coalesce(a.audits, 0), coalesce(a.mismatches, 0), coalesce(a.pairs, '') FROM workers w "  \
-      "LEFT JOIN x ON x.worker_id = w.id LEFT JOIN a ON a.worker_id = w.id "                    \
-      "WHERE x.worker_id IS NOT NULL OR a.worker_id IS NOT NULL ORDER BY w.name", 1)             \
-    S(REPLAY_TOTALS, "SELECT replay_share, nodes > 0, "                                          \
-                     "(SELECT count(*) FROM replay_audits a WHERE a.run_id = r.id AND a.state IN ('pending', 'leased')), " \
-                     "(SELECT count(*) FROM replay_audits a WHERE a.run_id = r.id "              \
-                     " AND a.state IN ('agree', 'auditor_lied')), "                             \
-                     "(SELECT count(*) FROM replay_audits a WHERE a.run_id = r.id AND a.state = 'mismatch') " \
-                     "FROM runs r WHERE r.id = $1", 1)                                           \
-    S(SET_REPLAY_SHARE, "UPDATE runs SET replay_share = $2 WHERE id = $1", 2)                    \
-    S(OPEN_AUDITS, "SELECT xqf_open_audits()", 0)                                                \
-    S(CLAIM_AUDIT, "SELECT * FROM xqf_claim_audit($1, $2, $3)", 3)                               \
-    S(AUDIT_REPORT, "SELECT xqf_audit_report($1, $2, $3, $4, $5::integer[], $6::integer[])", 6)  \
-    S(AUDIT_START, "SELECT run_id, pair FROM replay_audits "                                     \
-                   "WHERE id = $1 AND xqf_audit_held(replay_audits, $2, $3)", 3)               \
-    S(AUDIT_HEARTBEAT, "SELECT xqf_audit_heartbeat($1, $2, $3, $4)", 4)                          \
-    S(AUDIT_HANDBACK, "SELECT xqf_audit_handback($1, $2, $3)", 3)                                \
-    S(PURGE, "SELECT * FROM xqf_purge_worker($1, $2)", 2)                                        \
-    S(PURGE_DONE, "SELECT xqf_purge_done($1, $2, $3, $4, $5)", 5)                                \
-    S(SET_GAME_SCORES, "UPDATE runs SET game_scores = $2 WHERE id = $1", 2)                      \
-    S(TASK_OF_RUN, "SELECT 1 FROM tasks WHERE id = $1 AND run_id = $2", 2)
-
-/* Builds from git and the workers' benches of builds (013_git_builds.sql). */
-#define GIT_STATEMENTS(S)                                                                        \
-    S(BUILD_SOURCE_SET, "UPDATE engine_builds SET git_commit = nullif($2, ''), "                 \
-                        "git_tree = nullif($3, ''), git_subject = $4 WHERE id = $1", 4)          \
-    S(BUILD_SOURCE, "SELECT coalesce(git_commit, ''), coalesce(git_tree, ''), "                  \
-                    "coalesce(git_subject, '') FROM engine_builds WHERE id = $1", 1)             \
-    S(BUILD_OF_TREE, "SELECT id FROM engine_builds WHERE git_tree = $1 "                        \
-                     "AND coalesce(net_id, 0) = $2::bigint ORDER BY id LIMIT 1", 2)              \
-    S(WORKER_BENCH, "INSERT INTO worker_builds (worker_id, sha256, bench_nodes, nps, refused) "  \
-                    "VALUES ($1, $2, $3, $4, nullif($5, '')) ON CONFLICT (worker_id, sha256) DO " \
-                    "UPDATE SET bench_nodes = EXCLUDED.bench_nodes, nps = EXCLUDED.nps, "        \
-                    "refused = EXCLUDED.refused, measured_at = now()", 5)                        \
-    S(WORKER_BENCHES,                                                                            \
-      "SELECT wb.worker_id, w.name, wb.sha256, wb.bench_nodes, wb.nps, coalesce(wb.refused, ''), " \
-      "EXISTS (SELECT 1 FROM nets n WHERE n.sha256 = wb.sha256) " \
-      "FROM worker_builds wb JOIN workers w ON w.id = wb.worker_id WHERE CASE WHEN $1 = 0 "      \
-      "THEN wb.refused IS NOT NULL ELSE wb.sha256 IN (SELECT coalesce(b.sha256, '') FROM runs r " \
-      "LEFT JOIN engine_builds b ON b.id IN (r.test_build, r.base_build) WHERE r.id = $1) "      \
-      "OR wb.sha256 IN (SELECT n.sha256 FROM runs r JOIN nets n ON n.id IN (r.test_net, r.base_net) " \
-      "WHERE r.id = $1) "                                                                        \
-      "OR (wb.sha256 = '' AND EXISTS (SELECT 1 FROM runs r WHERE r.id = $1 AND "                 \
-      "(r.test_build IS NULL OR r.base_build IS NULL))) END ORDER BY w.name, wb.sha256", 1)      \
-    S(FORGET_BENCHES, "DELETE FROM worker_builds WHERE sha256 = $1", 1)                        \
-    S(ACTIVE_CHECKS, "SELECT r.id, coalesce(t.bench_nodes, 0), coalesce(b.bench_nodes, 0), r.ref_nps "  \
-                     "FROM runs r LEFT JOIN engine_builds t ON t.id = r.test_build "              \
-                     "LEFT JOIN engine_builds b ON b.id = r.base_build WHERE r.state = 'active'", 0) \
-    S(RUN_BUILDS, "SELECT coalesce(test_build, 0), coalesce(base_build, 0) FROM runs WHERE id = $1", 1) \
-    S(RUN_REF_NPS, "SELECT ref_nps FROM runs WHERE id = $1", 1)                                  \
-    S(RUN_LEASES, "SELECT coalesce(sum(attempts), 0), coalesce(sum(greatest(attempts - 1, 0)), 0), "   \
-                  "count(*) FILTER (WHERE last_error = 'lease expired'), "                          \
-                  "count(*) FILTER (WHERE done_pairs > n_pairs) FROM tasks WHERE run_id = $1", 1)    \
-    S(RUN_COUNTED_LEASES, "SELECT x.lease_token FROM results x WHERE NOT x.purged AND x.pairs > 0 " \
-                          "AND x.task_id = ANY (ARRAY(SELECT id FROM tasks WHERE run_id = $1)) ORDER BY 1", 1)
-
-/* Every statement the coordinator runs: name, SQL, parameter count. */
+/* The core's own statements (transaction control): name, SQL, parameter count. */
 #define STATEMENTS(S)                                                                            \
-    S(HELLO, "SELECT xqf_hello($1, $2, $3, $4, $5, $6)", 6)                                      \
-    S(CLAIM, "SELECT * FROM xqf_claim_batch($1, $2::bigint[], $3)", 3)                          \
-    S(CREATE_TASK, "SELECT * FROM xqf_create_task($1, $2, $3, $4, $5, $6::jsonb)", 6)            \
-    S(REPORT, "SELECT * FROM xqf_report_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "    \
-              "$12, $13, $14, $15, $16)", 16)                                                    \
-    S(LEASED, "WITH u AS (SELECT u.i, u.w, x.auth_name, (SELECT count(*) FROM tasks t "          \
-              "WHERE t.worker_id = u.w AND t.state = 'leased') AS n FROM unnest($1::bigint[]) "  \
-              "WITH ORDINALITY AS u(w, i) LEFT JOIN workers x ON x.id = u.w), "                  \
-              "k AS (SELECT a.auth_name, (SELECT count(*) FROM workers x JOIN tasks t ON "       \
-              "t.worker_id = x.id AND t.state = 'leased' WHERE x.auth_name = a.auth_name) AS n " \
-              "FROM (SELECT DISTINCT auth_name FROM u WHERE auth_name IS NOT NULL) a) "          \
-              "SELECT u.n, coalesce(k.n, u.n) FROM u LEFT JOIN k ON k.auth_name = u.auth_name "  \
-              "ORDER BY u.i", 1)                                                                 \
-    S(HEARTBEAT, "SELECT xqf_heartbeat($1, $2, $3, $4)", 4)                                      \
-    S(HANDBACK, "SELECT xqf_handback($1, $2, $3, $4, $5, $6)", 6)                                \
-    S(QUARANTINED, "SELECT id, first_pair, n_pairs, refusals, "                                  \
-                   "array_to_string(refusal_reasons, ' | ') FROM tasks "                          \
-                   "WHERE run_id = $1 AND state = 'quarantined' ORDER BY id", 1)                 \
-    S(EXPIRE, "SELECT xqf_expire_leases()", 0)                                                   \
-    S(EXTEND, "SELECT xqf_extend_leases($1)", 1)                                                 \
-    S(FINISH, "SELECT xqf_finish_run($1, $2, $3, NULL)", 3)                                      \
-    S(SET_LLR, "UPDATE runs SET llr = $2 WHERE id = $1", 2)                                      \
-    S(FINISH_LLR, "SELECT xqf_finish_run($1, 'finished', $3, $2)", 3)                            \
-    S(CREATE_RUN, "SELECT xqf_create_run($1, $2, $3, $4, $5, $6::text[], $7, $8, $9, $10, $11, $12, $13, " \
-                  "$14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29::jsonb, " \
-                  "$30, $31, $32, $33, $34, $35, $36, $37, $38, $39, $40, $41, $42)", 42)                                           \
-    S(SPSA_PARAMS_ADD, "SELECT xqf_create_spsa_params($1, $2::text[], $3::float8[], $4::float8[], " \
-                       "$5::float8[], $6::float8[], $7::float8[])", 7)                           \
-    S(SPSA_RUN, "SELECT iter, coalesce((settings->>'alpha')::float8, 0.602), "                   \
-                "coalesce((settings->>'gamma')::float8, 0.101), "                                \
-                "coalesce((settings->>'a_ratio')::float8, 0.1), max_pairs, next_pair, seed, "    \
-                "params0 FROM runs WHERE id = $1 AND kind = 'spsa'", 1)                          \
-    S(SPSA_PARAMS, "SELECT name, start, min, max, c_end, r_end, theta FROM run_params "          \
-                   "WHERE run_id = $1 ORDER BY idx", 1)                                          \
-    S(SPSA_TASK, "SELECT (perturbation->>'k')::bigint, done_pairs, wins, losses, "               \
-                 JSON_LIST("flip") ", " JSON_LIST("c_k") ", " JSON_LIST("R_k")                   \
-                 " FROM tasks WHERE id = $1 AND perturbation IS NOT NULL", 1)                    \
-    S(SPSA_CLAIM, "SELECT xqf_spsa_claim_update($1)", 1)                                         \
-    S(SPSA_SAVE,                                                                                 \
-      "WITH u AS (UPDATE runs SET iter = $2 WHERE id = $1), "                                    \
-      "p AS (UPDATE run_params rp SET theta = v.t FROM unnest($3::float8[]) WITH ORDINALITY "    \
-      "AS v(t, i) WHERE rp.run_id = $1 AND rp.idx = v.i - 1) "                                   \
-      "INSERT INTO run_param_history (run_id, iteration, idx, theta) "                           \
-      "SELECT $1, $2, i - 1, t FROM unnest($3::float8[]) WITH ORDINALITY AS v(t, i)", 3)         \
-    S(SPSA_HISTORY, "SELECT iteration, idx, theta FROM run_param_history WHERE run_id = $1 "     \
-                    "ORDER BY iteration, idx", 1)                                                \
-    S(PROGRESS, "SELECT p.pairs, p.wins, p.draws, p.losses, p.ll, p.ld, p.dd, p.wd, p.ww, "      \
-                "extract(epoch FROM p.recorded_at - r.created_at) FROM run_progress p "          \
-                "JOIN runs r ON r.id = p.run_id WHERE p.run_id = $1 ORDER BY p.pairs", 1)        \
-    S(RUN_SETS, "SELECT params0, params1 FROM runs WHERE id = $1", 1)                            \
-    S(ACTIVE_RUNS, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.state = 'active' "                \
-                   "ORDER BY r.priority DESC, r.id", 0)                                          \
-    S(LIST_RUNS, "SELECT " RUN_COLUMNS " FROM runs r ORDER BY r.id DESC LIMIT $1", 1)            \
-    S(PREFIXED_RUNS, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.kind = $1 "                    \
-                     "AND left(r.name, length($2)) = $2 ORDER BY r.id", 2)                       \
-    S(LOAD_RUN, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.id = $1", 1)                         \
-    S(LOAD_BOOK, "SELECT b FROM runs r, unnest(r.book) WITH ORDINALITY AS u(b, i) "              \
-                 "WHERE r.id = $1 ORDER BY i", 1)                                                \
-    S(RUN_BOOK_ADD, "SELECT xqf_run_book_add($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)", 10)          \
-    S(RUN_BOOK, "SELECT coalesce(array_length(r.book, 1), 0), b.format, b.sha256, b.duplicates, b.plies, "   \
-                "b.scored, b.score_min, b.score_max, b.score_mean "                                     \
-                "FROM runs r LEFT JOIN run_books b ON b.run_id = r.id WHERE r.id = $1", 1)              \
-    S(LIST_WORKERS,                                                                              \
-      "SELECT w.id, w.name, w.build_id, w.cores, w.concurrency, x.pairs, "                       \
-      "(SELECT count(*) FROM tasks t WHERE t.worker_id = w.id AND t.state = 'leased'), "         \
-      "extract(epoch FROM now() - greatest(w.last_seen, x.seen)) FROM workers w, LATERAL "      \
-      "(SELECT coalesce(sum(pairs), 0) AS pairs, max(updated_at) AS seen FROM results "          \
-      " WHERE worker_id = w.id) x WHERE $1 <= 0 OR greatest(w.last_seen, x.seen) > "             \
-      "now() - $1 * interval '1 second' ORDER BY w.name", 1)                                     \
-    S(AUDIT,                                                                                     \
-      "SELECT (SELECT count(*) FROM tasks WHERE run_id = r.id), "                                \
-      "(SELECT count(*) FROM tasks WHERE run_id = r.id AND state = 'done'), "                    \
-      "(SELECT coalesce(max(attempts), 0) FROM tasks WHERE run_id = r.id), "                     \
-      "(SELECT coalesce(sum(done_pairs - purged_pairs), 0) FROM tasks WHERE run_id = r.id), "    \
-      "(SELECT coalesce(sum(wins + draws + losses), 0) FROM tasks WHERE run_id = r.id), "        \
-      "(SELECT coalesce(sum(x.pairs), 0) FROM results x JOIN tasks t ON t.id = x.task_id "       \
-      " WHERE t.run_id = r.id AND NOT x.purged), "                                               \
-      "(SELECT coalesce(sum(x.wins + x.draws + x.losses), 0) FROM results x "                    \
-      " JOIN tasks t ON t.id = x.task_id WHERE t.run_id = r.id AND NOT x.purged), "              \
-      "r.pairs, r.wins + r.draws + r.losses, r.ll + r.ld + r.dd + r.wd + r.ww, "                 \
-      "(SELECT count(*) FROM games g WHERE g.run_id = r.id), "                                   \
-      "(SELECT count(*) FROM games g WHERE g.run_id = r.id AND (get_byte(g.record, 0) & 3) = "   \
-      " CASE WHEN g.game % 2 = 0 THEN 1 ELSE 2 END), "                                          \
-      "(SELECT count(*) FROM games g WHERE g.run_id = r.id AND (get_byte(g.record, 0) & 3) = 3), " \
-      "r.wins, r.draws FROM runs r WHERE r.id = $1", 1)                                          \
-    S(ADD_BUILD, "INSERT INTO engine_builds (run_id, params_hash, sha256, build_id, bench_nodes, path, "  \
-                 "net_id) VALUES (nullif($1::bigint, 0), $2, $3, $4, $5, $6, nullif($7::bigint, 0)) "  \
-                 "ON CONFLICT (sha256) DO UPDATE SET "                                          \
-                 "run_id = EXCLUDED.run_id, params_hash = EXCLUDED.params_hash, build_id = "    \
-                 "EXCLUDED.build_id, bench_nodes = EXCLUDED.bench_nodes, path = EXCLUDED.path, " \
-                 "net_id = EXCLUDED.net_id RETURNING id", 7)                                     \
-    S(SIGN_BUILD, "UPDATE engine_builds SET signature = $2 WHERE id = $1", 2)                   \
-    S(LOAD_BUILD, "SELECT b.id, coalesce(b.run_id, 0), coalesce(b.params_hash, ''), coalesce(b.sha256, ''), " \
-                  "b.build_id, coalesce(b.bench_nodes, 0), coalesce(b.path, ''), "              \
-                  "to_char(b.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "         \
-                  "coalesce(b.signature, ''), coalesce(b.net_id, 0), coalesce(n.name, ''), "    \
-                  "coalesce(n.sha256, '') "                                                     \
-                  "FROM engine_builds b LEFT JOIN nets n ON n.id = b.net_id WHERE b.id = $1", 1) \
-    S(BUILD_BLOB, "UPDATE engine_builds SET blob = $2 WHERE id = $1", 2)                        \
-    S(BUILD_CHUNK, "SELECT octet_length(blob)::bigint, substring(blob FROM $2::int + 1 FOR $3::int), " \
-                   "build_id, coalesce(signature, '') "                                         \
-                   "FROM engine_builds WHERE sha256 = $1 AND blob IS NOT NULL", 3)             \
-    S(BUILD_PARAMS_CLEAR, "WITH gone AS (DELETE FROM build_params WHERE build_id = $1) "          \
-                          "UPDATE engine_builds SET params_listed = true WHERE id = $1", 1)        \
-    S(BUILD_PARAMS_ADD, "INSERT INTO build_params (build_id, idx, name, min, max) "               \
-                        "SELECT $1, u.i - 1, u.name, u.lo, u.hi "                                  \
-                        "FROM unnest($2::text[], $3::int[], $4::int[]) WITH ORDINALITY AS u(name, lo, hi, i)", 4) \
-    S(BUILD_PARAMS, "SELECT b.params_listed, p.name, p.min, p.max FROM engine_builds b "          \
-                    "LEFT JOIN build_params p ON p.build_id = b.id WHERE b.id = $1 ORDER BY p.idx", 1) \
     S(BEGIN, "BEGIN", 0)                                                                         \
     S(SAVEPOINT, "SAVEPOINT xqf_sp", 0)                                                          \
     S(RELEASE, "RELEASE SAVEPOINT xqf_sp", 0)                                                    \
     S(ROLLBACK_TO, "ROLLBACK TO SAVEPOINT xqf_sp", 0)                                            \
-    S(COMMIT, "COMMIT", 0)                                                                       \
-    DATA_STATEMENTS(S)                                                                           \
-    GIT_STATEMENTS(S)                                                                            \
-    NET_STATEMENTS(S)
+    S(COMMIT, "COMMIT", 0)
 
-typedef enum {
-#define S(id, sql, n) ST_##id,
-    STATEMENTS(S)
-#undef S
-    ST_COUNT
-} Stmt;
+STORE_STATEMENTS(STATEMENTS, store_statements_core);
 
-static const struct {
-    const char *name, *sql;
-    int nparams;
-} STMT[ST_COUNT] = {
-#define S(id, sql, n) { "xqf_" #id, sql, n },
-    STATEMENTS(S)
-#undef S
+/* The registry: every domain's statements, prepared at each connect. */
+static const StoreStatements *const REGISTRY[] = {
+    &store_statements_core,  &store_statements_runs,  &store_statements_spsa,  &store_statements_tasks,
+    &store_statements_games, &store_statements_builds, &store_statements_nets, &store_statements_web,
+    &store_statements_users, &store_statements_steer, &store_statements_engines,
 };
 
 struct Store {
@@ -345,36 +83,26 @@ void store_destroy(Store **sp)
 }
 
 bool store_ok(const Store *s) { return s->conn && PQstatus(s->conn) == CONNECTION_OK; }
+
 int store_socket(const Store *s) { return s->conn ? PQsocket(s->conn) : -1; }
+
 int store_migrations_applied(const Store *s) { return s->migrated; }
+
 void store_set_migrate(Store *s, bool on) { s->migrate = on; }
+
 int store_schema_version(const Store *s) { return s->version; }
+
 bool store_owns_schema(const Store *s) { return s->owner; }
+
 const char *store_role(const Store *s) { return s->role; }
+
 PGconn *store_pgconn(Store *s) { return s->conn; }
 
-PGresult *store_query(Store *s, const char *what, const char *sql, int n, const char *const *params, int want)
-{
-    if (!s->conn) {
-        log_error("database: %s: not connected", what);
-        return NULL;
-    }
-    PGresult *res = PQexecParams(s->conn, sql, n, NULL, params, NULL, NULL, 0);
-    if (PQresultStatus(res) == (ExecStatusType)want)
-        return res;
-    char line[512];
-    snprintf(line, sizeof line, "%s", PQresultErrorMessage(res));
-    line[strcspn(line, "\n")] = '\0';
-    log_error("database: %s: %s", what, line);
-    PQclear(res);
-    return NULL;
-}
+bool store_connected(const Store *s) { return s->conn != NULL; }
 
-/*
- * The one error path: logs what failed and, when the connection is gone,
- * drops it so that store_ok() says so.  Always returns -1.
- */
-static int db_error(Store *s, const char *what, const PGresult *res)
+bool store_in_tx(const Store *s) { return s->in_tx; }
+
+int store_db_error(Store *s, const char *what, const PGresult *res)
 {
     const char *msg = res ? PQresultErrorMessage(res) : "";
     if (!msg || !*msg)
@@ -390,22 +118,24 @@ static int db_error(Store *s, const char *what, const PGresult *res)
     return -1;
 }
 
-/*
- * Runs a prepared statement; returns its result when its status is
- * `want` (the caller clears it), else NULL after db_error.
- */
-static PGresult *run(Store *s, Stmt st, const char *const *params, ExecStatusType want)
+PGresult *store_run(Store *s, const StoreStatement *st, const char *const *params, ExecStatusType want)
 {
     if (!s->conn) {
-        db_error(s, STMT[st].name, NULL);
+        store_db_error(s, st->name, NULL);
         return NULL;
     }
-    PGresult *res = PQexecPrepared(s->conn, STMT[st].name, STMT[st].nparams, params, NULL, NULL, 0);
+    PGresult *res = PQexecPrepared(s->conn, st->name, st->nparams, params, NULL, NULL, 0);
     if (PQresultStatus(res) == want)
         return res;
-    db_error(s, STMT[st].name, res);
+    store_db_error(s, st->name, res);
     PQclear(res);
     return NULL;
+}
+
+PGresult *store_exec_prepared(Store *s, const StoreStatement *st, int n, const char *const *params,
+                              const int *lengths, const int *formats, int result_format)
+{
+    return s->conn ? PQexecPrepared(s->conn, st->name, n, params, lengths, formats, result_format) : NULL;
 }
 
 /* A plain command without parameters (migrations, LISTEN, ROLLBACK). */
@@ -413,7 +143,7 @@ static int exec_simple(Store *s, const char *sql, const char *what)
 {
     PGresult *res = PQexec(s->conn, sql);
     ExecStatusType st = PQresultStatus(res);
-    int rc = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ? 0 : db_error(s, what, res);
+    int rc = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ? 0 : store_db_error(s, what, res);
     PQclear(res);
     return rc;
 }
@@ -464,14 +194,14 @@ static int migrate(Store *s)
         PGresult *res = PQexecParams(s->conn, "SELECT 1 FROM schema_migrations WHERE version = $1",
                                      1, NULL, params, NULL, NULL, 0);
         bool done = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1;
-        rc = PQresultStatus(res) == PGRES_TUPLES_OK ? 0 : db_error(s, m->name, res);
+        rc = PQresultStatus(res) == PGRES_TUPLES_OK ? 0 : store_db_error(s, m->name, res);
         PQclear(res);
         if (rc == 0 && !done) {
             rc = exec_simple(s, m->sql, m->name);
             if (rc == 0) {
                 res = PQexecParams(s->conn, "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)",
                                    2, NULL, params, NULL, NULL, 0);
-                rc = PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : db_error(s, m->name, res);
+                rc = PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : store_db_error(s, m->name, res);
                 PQclear(res);
             }
             if (rc == 0) {
@@ -522,7 +252,7 @@ static PGconn *connect_bounded(const char *conninfo)
 static int bound_statements(Store *s)
 {
     PGresult *res = PQexec(s->conn, "SELECT source FROM pg_settings WHERE name = 'statement_timeout'");
-    int rc = PQresultStatus(res) == PGRES_TUPLES_OK ? 0 : db_error(s, "statement_timeout", res);
+    int rc = PQresultStatus(res) == PGRES_TUPLES_OK ? 0 : store_db_error(s, "statement_timeout", res);
     bool unset = rc == 0 && PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "default") == 0;
     PQclear(res);
     if (rc == 0 && unset)
@@ -533,10 +263,10 @@ static int bound_statements(Store *s)
 int store_setting(Store *s, const char *name, char *out, size_t size)
 {
     if (!s->conn)
-        return db_error(s, "setting", NULL);
+        return store_db_error(s, "setting", NULL);
     const char *p[1] = { name };
     PGresult *res = PQexecParams(s->conn, "SELECT current_setting($1)", 1, NULL, p, NULL, NULL, 0);
-    int rc = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 ? 0 : db_error(s, "setting", res);
+    int rc = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 ? 0 : store_db_error(s, "setting", res);
     if (rc == 0)
         snprintf(out, size, "%s", PQgetvalue(res, 0, 0));
     PQclear(res);
@@ -562,7 +292,7 @@ static int schema_version(Store *s, int *version)
     PGresult *res = PQexec(s->conn, "SELECT to_regclass('schema_migrations') IS NOT NULL");
     bool ok = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1;
     bool table = ok && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
-    int rc = ok ? 0 : db_error(s, "schema version", res);
+    int rc = ok ? 0 : store_db_error(s, "schema version", res);
     PQclear(res);
     *version = 0;
     if (rc != 0 || !table)
@@ -571,7 +301,7 @@ static int schema_version(Store *s, int *version)
     ok = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1;
     if (ok)
         *version = atoi(PQgetvalue(res, 0, 0));
-    rc = ok ? 0 : db_error(s, "schema version", res);
+    rc = ok ? 0 : store_db_error(s, "schema version", res);
     PQclear(res);
     return rc;
 }
@@ -594,7 +324,7 @@ static int ownership(Store *s)
         snprintf(s->role, sizeof s->role, "%s", PQgetvalue(res, 0, 0));
         s->owner = strcmp(PQgetvalue(res, 0, 1), "t") == 0;
     }
-    int rc = ok ? 0 : db_error(s, "role", res);
+    int rc = ok ? 0 : store_db_error(s, "role", res);
     PQclear(res);
     return rc;
 }
@@ -711,20 +441,22 @@ int store_connect(Store *s)
     }
     s->conn = connect_bounded(s->conninfo);
     if (PQstatus(s->conn) != CONNECTION_OK)
-        return db_error(s, "connect", NULL);
+        return store_db_error(s, "connect", NULL);
     PQsetNoticeReceiver(s->conn, notice, NULL);
     int schema = check_schema(s);
     if (schema != 0) {
         disconnect(s);
         return schema;
     }
-    for (int i = 0; i < ST_COUNT; i++) {
-        PGresult *res = PQprepare(s->conn, STMT[i].name, STMT[i].sql, STMT[i].nparams, NULL);
-        int rc = PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : db_error(s, STMT[i].name, res);
-        PQclear(res);
-        if (rc != 0)
-            return -1;
-    }
+    for (size_t d = 0; d < sizeof REGISTRY / sizeof REGISTRY[0]; d++)
+        for (int i = 0; i < REGISTRY[d]->count; i++) {
+            const StoreStatement *st = &REGISTRY[d]->list[i];
+            PGresult *res = PQprepare(s->conn, st->name, st->sql, st->nparams, NULL);
+            int rc = PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : store_db_error(s, st->name, res);
+            PQclear(res);
+            if (rc != 0)
+                return -1;
+        }
     if (bound_statements(s) != 0 || exec_simple(s, "LISTEN xqf_runs", "listen") != 0)
         return -1;
     return 0;
@@ -734,7 +466,7 @@ int store_notifications(Store *s)
 {
     if (!s->conn || PQconsumeInput(s->conn) == 0) {
         if (s->conn)
-            db_error(s, "notifications", NULL);
+            store_db_error(s, "notifications", NULL);
         return -1;
     }
     int n = 0;
@@ -748,7 +480,7 @@ int store_notifications(Store *s)
 
 int store_begin(Store *s)
 {
-    PGresult *res = run(s, ST_BEGIN, NULL, PGRES_COMMAND_OK);
+    PGresult *res = store_run(s, &STMT[ST_BEGIN], NULL, PGRES_COMMAND_OK);
     PQclear(res);
     s->in_tx = res != NULL;
     return res ? 0 : -1;
@@ -756,7 +488,7 @@ int store_begin(Store *s)
 
 int store_commit(Store *s)
 {
-    PGresult *res = run(s, ST_COMMIT, NULL, PGRES_COMMAND_OK);
+    PGresult *res = store_run(s, &STMT[ST_COMMIT], NULL, PGRES_COMMAND_OK);
     PQclear(res);
     s->in_tx = false;
     return res ? 0 : -1;
@@ -765,13 +497,15 @@ int store_commit(Store *s)
 /* Runs a statement without parameters or rows (transaction control). 0 or -1. */
 static int command(Store *s, Stmt st)
 {
-    PGresult *res = run(s, st, NULL, PGRES_COMMAND_OK);
+    PGresult *res = store_run(s, &STMT[st], NULL, PGRES_COMMAND_OK);
     PQclear(res);
     return res ? 0 : -1;
 }
 
 int store_savepoint(Store *s) { return command(s, ST_SAVEPOINT); }
+
 int store_release(Store *s) { return command(s, ST_RELEASE); }
+
 int store_rollback_to(Store *s) { return command(s, ST_ROLLBACK_TO); }
 
 void store_rollback(Store *s)
@@ -783,39 +517,35 @@ void store_rollback(Store *s)
 
 /* ---- text conversions ----------------------------------------------------- */
 
-typedef struct {
-    char v[28][32];                  /* numbers as text, in parameter order */
-} Nums;
-
-static const char *num(Nums *n, int i, int64_t v)
+const char *store_num(StoreNums *n, int i, int64_t v)
 {
     snprintf(n->v[i], sizeof n->v[i], "%" PRId64, v);
     return n->v[i];
 }
 
-static const char *dbl(Nums *n, int i, double v)
+const char *store_dbl(StoreNums *n, int i, double v)
 {
     snprintf(n->v[i], sizeof n->v[i], "%.17g", v);
     return n->v[i];
 }
 
-static int64_t get_i64(const PGresult *r, int row, int col)
+int64_t store_i64(const PGresult *r, int row, int col)
 {
     return PQgetisnull(r, row, col) ? 0 : strtoll(PQgetvalue(r, row, col), NULL, 10);
 }
 
-static double get_dbl(const PGresult *r, int row, int col)
+double store_get_dbl(const PGresult *r, int row, int col)
 {
     return PQgetisnull(r, row, col) ? NAN : strtod(PQgetvalue(r, row, col), NULL);
 }
 
-static void get_text(const PGresult *r, int row, int col, char *out, size_t size)
+void store_text(const PGresult *r, int row, int col, char *out, size_t size)
 {
     snprintf(out, size, "%s", PQgetvalue(r, row, col));
 }
 
 /* Parses "1,2,3" into at most max numbers; returns the count. */
-static int parse_list(const char *text, int64_t *out, int max)
+int store_parse_list(const char *text, int64_t *out, int max)
 {
     int n = 0;
     const char *p = text;
@@ -831,7 +561,7 @@ static int parse_list(const char *text, int64_t *out, int max)
 }
 
 /* A PostgreSQL array literal of texts, each quoted and escaped; NULL when out of memory. */
-static char *text_array(const char *const *items, int n)
+char *store_text_array(const char *const *items, int n)
 {
     size_t size = 3;
     for (int i = 0; i < n; i++)
@@ -856,532 +586,7 @@ static char *text_array(const char *const *items, int n)
     return out;
 }
 
-/* ---- runs ------------------------------------------------------------------ */
-
-/*
- * Inserts a run of kind with the spec's settings; SPRT bounds only for
- * SPRT (NULL otherwise); settings is a JSON object.  Returns 0 with *id, or -1.
- */
-static int create_run(Store *s, const RunKind *kind, const StoreSprtSpec *sp, const char *settings, int64_t *id)
-{
-    const StoreAdjudication adj = sp->adjudication ? *sp->adjudication : STORE_ADJUDICATION_DEFAULT;
-    char *book = text_array(sp->book, sp->book_lines);
-    if (!book)
-        return -1;
-    Nums n;
-    bool sprt = kind->sprt;
-    const char *p[42] = {
-        sp->name ? sp->name : "", sp->test_params ? sp->test_params : "",
-        sp->base_params ? sp->base_params : "", sp->build_id ? sp->build_id : "",
-        sp->book_name ? sp->book_name : "", book, num(&n, 0, (int64_t)(sp->seed & INT64_MAX)),
-        num(&n, 1, sp->nodes), num(&n, 2, sp->base_ms), num(&n, 3, sp->inc_ms),
-        num(&n, 4, sp->margin_ms), num(&n, 5, sp->hash_mb > 0 ? sp->hash_mb : 16),
-        num(&n, 15, adj.resign_moves), num(&n, 16, adj.resign_score), num(&n, 17, adj.draw_after),
-        num(&n, 18, adj.draw_moves), num(&n, 19, adj.draw_score), num(&n, 20, adj.max_plies),
-        num(&n, 6, sp->pairs_per_task), num(&n, 7, sp->max_pairs),
-        sprt ? dbl(&n, 8, sp->elo0) : NULL, sprt ? dbl(&n, 9, sp->elo1) : NULL,
-        sprt ? dbl(&n, 10, sp->alpha) : NULL, sprt ? dbl(&n, 11, sp->beta) : NULL,
-        num(&n, 12, sp->priority), kind->name, kind->player0, kind->player1, settings, num(&n, 13, sp->test_build),
-        num(&n, 14, sp->base_build), kind->on_claim ? "true" : "false", num(&n, 21, sp->test_net),
-        num(&n, 22, sp->base_net), num(&n, 23, sp->threads > 0 ? sp->threads : 1), num(&n, 24, sp->base1_ms),
-        num(&n, 25, sp->inc1_ms), num(&n, 26, sp->ref_nps), sp->game_scores ? "true" : "false",
-        sp->replay_given ? dbl(&n, 27, sp->replay_share) : NULL, sp->engine ? sp->engine : "",
-        sp->base_engine ? sp->base_engine : ""
-    };
-    PGresult *res = run(s, ST_CREATE_RUN, p, PGRES_TUPLES_OK);
-    free(book);
-    if (!res)
-        return -1;
-    *id = get_i64(res, 0, 0);
-    PQclear(res);
-    const StoreRunBook *b = sp->book_facts;
-    if (!b)
-        return 0;
-    const char *q[10] = { num(&n, 0, *id), b->format, b->sha256, num(&n, 1, sp->book_lines),
-                          num(&n, 2, b->duplicates), num(&n, 3, b->plies), num(&n, 4, b->scored),
-                          num(&n, 5, b->score_min), num(&n, 6, b->score_max), dbl(&n, 7, b->score_mean) };
-    PQclear(res = run(s, ST_RUN_BOOK_ADD, q, PGRES_TUPLES_OK));
-    return res ? 0 : -1;
-}
-
-int store_run_book(Store *s, int64_t run_id, StoreRunBook *out)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, run_id) };
-    PGresult *res = run(s, ST_RUN_BOOK, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int found = PQntuples(res) > 0;
-    memset(out, 0, sizeof *out);
-    if (found) {
-        out->openings = (int)get_i64(res, 0, 0);
-        get_text(res, 0, 1, out->format, sizeof out->format);
-        get_text(res, 0, 2, out->sha256, sizeof out->sha256);
-        out->duplicates = (int)get_i64(res, 0, 3);
-        out->plies = (int)get_i64(res, 0, 4);
-        out->scored = (int)get_i64(res, 0, 5);
-        out->score_min = (int)get_i64(res, 0, 6);
-        out->score_max = (int)get_i64(res, 0, 7);
-        out->score_mean = out->scored ? get_dbl(res, 0, 8) : 0;
-    }
-    PQclear(res);
-    return found;
-}
-
-int store_create_sprt(Store *s, const StoreSprtSpec *sp, int64_t *id)
-{
-    return create_run(s, run_kind_get(RUN_KIND_SPRT), sp, "{}", id);
-}
-
-int store_create_games(Store *s, const StoreSprtSpec *sp, int64_t *id)
-{
-    return create_run(s, run_kind_get(RUN_KIND_GAMES), sp, "{}", id);
-}
-
-/*
- * The tuned parameters of SPSA run id, created just now, in one call of
- * xqf_create_spsa_params (030_roles.sql): names as a text array, each
- * number column as an array literal.  0 or -1.
- */
-static int add_spsa_params(Store *s, int64_t id, const StoreSpsaParam *params, int count)
-{
-    const char *names[STORE_SPSA_MAX];
-    size_t size = (size_t)count * 26 + 3;
-    char *cols[5] = { NULL }, *name_array;
-    for (int i = 0; i < count; i++)
-        names[i] = params[i].name;
-    int rc = (name_array = text_array(names, count)) ? 0 : -1;
-    for (int c = 0; rc == 0 && c < 5; c++) {
-        if (!(cols[c] = malloc(size))) {
-            rc = -1;
-            break;
-        }
-        size_t len = 0;
-        for (int i = 0; i < count; i++) {
-            const StoreSpsaParam *q = &params[i];
-            double v = c == 0 ? q->start : c == 1 ? q->min : c == 2 ? q->max : c == 3 ? q->c_end : q->r_end;
-            len += (size_t)snprintf(cols[c] + len, size - len, "%c%.17g", i ? ',' : '{', v);
-        }
-        snprintf(cols[c] + len, size - len, "}");
-    }
-    if (rc == 0) {
-        Nums n;
-        const char *p[7] = { num(&n, 0, id), name_array, cols[0], cols[1], cols[2], cols[3], cols[4] };
-        PGresult *res = run(s, ST_SPSA_PARAMS_ADD, p, PGRES_TUPLES_OK);
-        rc = res && atoi(PQgetvalue(res, 0, 0)) == count ? 0 : -1;
-        if (res && rc != 0)
-            log_error("database: SPSA parameters of run %" PRId64 " refused (not a new SPSA run)", id);
-        PQclear(res);
-    }
-    free(name_array);
-    for (int c = 0; c < 5; c++)
-        free(cols[c]);
-    return rc;
-}
-
-int store_create_spsa(Store *s, const StoreSpsaSpec *sp, int64_t *id)
-{
-    if (sp->count < 1 || sp->count > STORE_SPSA_MAX)
-        return -1;
-    char settings[160];
-    snprintf(settings, sizeof settings, "{\"alpha\": %.17g, \"gamma\": %.17g, \"a_ratio\": %.17g}",
-             sp->alpha, sp->gamma, sp->a_ratio);
-    StoreSprtSpec common = sp->run;
-    common.base_params = common.test_params;
-    common.base_build = common.test_build;   /* one engine, both sides: another engine's SPSA plays its build */
-    common.base_net = common.test_net;
-    common.build_id = "";
-    bool own_tx = !s->in_tx;
-    if (own_tx && store_begin(s) != 0)
-        return -1;
-    int rc = create_run(s, run_kind_get(RUN_KIND_SPSA), &common, settings, id);
-    if (rc == 0)
-        rc = add_spsa_params(s, *id, sp->params, sp->count);
-    if (own_tx) {
-        if (rc == 0)
-            return store_commit(s);
-        store_rollback(s);
-    }
-    return rc;
-}
-
-/* Reads pairs, wins, draws, losses and the five pentanomial cells from column *col on. */
-static void read_counts(const PGresult *r, int row, int *col, StoreCounts *c)
-{
-    c->pairs = get_i64(r, row, (*col)++);
-    c->wins = get_i64(r, row, (*col)++);
-    c->draws = get_i64(r, row, (*col)++);
-    c->losses = get_i64(r, row, (*col)++);
-    for (int i = 0; i < 5; i++)
-        c->penta[i] = get_i64(r, row, (*col)++);
-}
-
-static void read_run(const PGresult *r, int row, StoreRun *o)
-{
-    memset(o, 0, sizeof *o);
-    int c = 0;
-    o->id = get_i64(r, row, c++);
-    get_text(r, row, c++, o->kind, sizeof o->kind);
-    get_text(r, row, c++, o->state, sizeof o->state);
-    get_text(r, row, c++, o->name, sizeof o->name);
-    o->priority = (int)get_i64(r, row, c++);
-    get_text(r, row, c++, o->build_id, sizeof o->build_id);
-    get_text(r, row, c++, o->name0, sizeof o->name0);
-    get_text(r, row, c++, o->name1, sizeof o->name1);
-    o->seed = (uint64_t)get_i64(r, row, c++);
-    o->nodes = get_i64(r, row, c++);
-    o->base_ms = get_i64(r, row, c++);
-    o->inc_ms = get_i64(r, row, c++);
-    o->margin_ms = get_i64(r, row, c++);
-    o->hash_mb = (int)get_i64(r, row, c++);
-    StoreAdjudication *a = &o->adjudication;
-    int64_t *adj[6] = { &a->resign_moves, &a->resign_score, &a->draw_after, &a->draw_moves, &a->draw_score,
-                        &a->max_plies };
-    for (int i = 0; i < 6; i++)
-        *adj[i] = get_i64(r, row, c++);
-    o->pairs_per_task = (int)get_i64(r, row, c++);
-    o->max_pairs = get_i64(r, row, c++);
-    o->next_pair = get_i64(r, row, c++);
-    o->elo0 = get_dbl(r, row, c++);
-    o->elo1 = get_dbl(r, row, c++);
-    o->alpha = get_dbl(r, row, c++);
-    o->beta = get_dbl(r, row, c++);
-    o->llr = get_dbl(r, row, c++);
-    get_text(r, row, c++, o->verdict, sizeof o->verdict);
-    read_counts(r, row, &c, &o->counts);
-    o->counts.nreasons = parse_list(PQgetvalue(r, row, c++), o->counts.reasons, STORE_REASONS);
-    o->leased = get_i64(r, row, c++);
-    o->iter = get_i64(r, row, c++);
-    get_text(r, row, c++, o->book_name, sizeof o->book_name);
-    get_text(r, row, c++, o->created, sizeof o->created);
-    get_text(r, row, c++, o->finished, sizeof o->finished);
-    o->elapsed_s = get_dbl(r, row, c++);
-    get_text(r, row, c++, o->build0, sizeof o->build0);
-    get_text(r, row, c++, o->build1, sizeof o->build1);
-    o->quarantined = get_i64(r, row, c++);
-    o->throughput = (int)get_i64(r, row, c++);
-    o->base1_ms = get_i64(r, row, c++);
-    o->inc1_ms = get_i64(r, row, c++);
-    get_text(r, row, c++, o->net0, sizeof o->net0);
-    get_text(r, row, c++, o->net1, sizeof o->net1);
-    get_text(r, row, c++, o->net_name0, sizeof o->net_name0);
-    get_text(r, row, c++, o->net_name1, sizeof o->net_name1);
-    o->threads = (int)get_i64(r, row, c++);
-    get_text(r, row, c++, o->engine, sizeof o->engine);
-    get_text(r, row, c++, o->base_engine, sizeof o->base_engine);
-}
-
-/*
- * Runs a query that returns rows and allocates one zeroed element of
- * `size` bytes per row in *rows (NULL when there are none).  Returns the
- * result for the caller to read and PQclear, with *count set, or NULL
- * (nothing allocated) on a database error or when out of memory.
- */
-static PGresult *fetch_rows(Store *s, Stmt st, const char *const *params, size_t size, void **rows, int *count)
-{
-    *rows = NULL;
-    PGresult *res = run(s, st, params, PGRES_TUPLES_OK);
-    if (!res)
-        return NULL;
-    *count = PQntuples(res);
-    if (*count > 0 && !(*rows = calloc((size_t)*count, size))) {
-        PQclear(res);
-        return NULL;
-    }
-    return res;
-}
-
-/* Runs a run query into a malloc'd array. */
-static int read_runs(Store *s, Stmt st, const char *const *params, StoreRun **out)
-{
-    int n;
-    PGresult *res = fetch_rows(s, st, params, sizeof **out, (void **)out, &n);
-    if (!res)
-        return -1;
-    for (int i = 0; i < n; i++)
-        read_run(res, i, &(*out)[i]);
-    PQclear(res);
-    return n;
-}
-
-int store_active_runs(Store *s, StoreRun **out) { return read_runs(s, ST_ACTIVE_RUNS, NULL, out); }
-
-int store_list_runs(Store *s, int max, StoreRun **out)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, max) };
-    return read_runs(s, ST_LIST_RUNS, p, out);
-}
-
-int store_prefixed_runs(Store *s, const char *kind, const char *prefix, StoreRun **out)
-{
-    const char *p[2] = { kind, prefix };
-    return read_runs(s, ST_PREFIXED_RUNS, p, out);
-}
-
-void store_run_free(StoreRun *r)
-{
-    for (int i = 0; i < r->book_lines; i++)
-        free(r->book[i]);
-    free(r->book);
-    r->book = NULL;
-    r->book_lines = 0;
-}
-
-int store_load_run(Store *s, int64_t id, StoreRun *out, bool with_book)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, id) };
-    StoreRun *runs;
-    int count = read_runs(s, ST_LOAD_RUN, p, &runs);
-    if (count <= 0)
-        return count;
-    *out = runs[0];
-    free(runs);
-    if (!with_book)
-        return 1;
-    PGresult *res = run(s, ST_LOAD_BOOK, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int lines = PQntuples(res);
-    out->book = calloc(lines > 0 ? (size_t)lines : 1, sizeof *out->book);
-    for (int i = 0; out->book && i < lines; i++) {
-        if (!(out->book[i] = strdup(PQgetvalue(res, i, 0))))
-            break;
-        out->book_lines = i + 1;
-    }
-    PQclear(res);
-    if (out->book_lines != lines) {
-        store_run_free(out);
-        return -1;
-    }
-    return 1;
-}
-
-int store_update_sprt(Store *s, int64_t run_id, double llr, const char *verdict)
-{
-    Nums n;
-    const char *p[3] = { num(&n, 0, run_id), dbl(&n, 1, llr), verdict };
-    PGresult *res = run(s, verdict ? ST_FINISH_LLR : ST_SET_LLR, p,
-                        verdict ? PGRES_TUPLES_OK : PGRES_COMMAND_OK);
-    PQclear(res);
-    return res ? 0 : -1;
-}
-
-int store_finish_run(Store *s, int64_t run_id, const char *state, const char *verdict)
-{
-    Nums n;
-    const char *p[3] = { num(&n, 0, run_id), state, verdict };
-    PGresult *res = run(s, ST_FINISH, p, PGRES_TUPLES_OK);
-    PQclear(res);
-    return res ? 0 : -1;
-}
-
-/* ---- SPSA state, histories ------------------------------------------------------ */
-
-/* Parses "1.5,-2,3e-4" into at most max doubles; returns the count. */
-static int parse_doubles(const char *text, double *out, int max)
-{
-    int n = 0;
-    const char *p = text;
-    while (*p && n < max) {
-        char *end;
-        double v = strtod(p, &end);
-        if (end == p)
-            break;
-        out[n++] = v;
-        p = *end == ',' ? end + 1 : end;
-    }
-    return n;
-}
-
-int store_spsa_load(Store *s, int64_t run_id, StoreSpsa *out)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, run_id) };
-    PGresult *res = run(s, ST_SPSA_RUN, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int found = PQntuples(res) == 1;
-    if (found) {
-        out->iter = get_i64(res, 0, 0);
-        out->alpha = get_dbl(res, 0, 1);
-        out->gamma = get_dbl(res, 0, 2);
-        out->a_ratio = get_dbl(res, 0, 3);
-        out->iterations = get_i64(res, 0, 4);
-        out->next_pair = get_i64(res, 0, 5);
-        out->seed = (uint64_t)get_i64(res, 0, 6);
-        get_text(res, 0, 7, out->fixed, sizeof out->fixed);
-    }
-    PQclear(res);
-    if (!found)
-        return 0;
-    if (!(res = run(s, ST_SPSA_PARAMS, p, PGRES_TUPLES_OK)))
-        return -1;
-    out->count = PQntuples(res) < STORE_SPSA_MAX ? PQntuples(res) : STORE_SPSA_MAX;
-    for (int i = 0; i < out->count; i++) {
-        StoreSpsaParam *q = &out->params[i];
-        get_text(res, i, 0, q->name, sizeof q->name);
-        q->start = get_dbl(res, i, 1);
-        q->min = get_dbl(res, i, 2);
-        q->max = get_dbl(res, i, 3);
-        q->c_end = get_dbl(res, i, 4);
-        q->r_end = get_dbl(res, i, 5);
-        q->theta = get_dbl(res, i, 6);
-    }
-    PQclear(res);
-    return 1;
-}
-
-int store_spsa_task(Store *s, int64_t task, StoreSpsaTask *out)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, task) };
-    PGresult *res = run(s, ST_SPSA_TASK, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int found = PQntuples(res) == 1 && !PQgetisnull(res, 0, 0);
-    if (found) {
-        out->k = get_i64(res, 0, 0);
-        out->pairs = get_i64(res, 0, 1);
-        out->wins = get_i64(res, 0, 2);
-        out->losses = get_i64(res, 0, 3);
-        int64_t flips[STORE_SPSA_MAX];
-        out->count = parse_list(PQgetvalue(res, 0, 4), flips, STORE_SPSA_MAX);
-        for (int i = 0; i < out->count; i++)
-            out->flip[i] = flips[i] < 0 ? -1 : 1;
-        /* the three arrays must agree, or the record is unusable */
-        if (parse_doubles(PQgetvalue(res, 0, 5), out->c_k, STORE_SPSA_MAX) != out->count ||
-            parse_doubles(PQgetvalue(res, 0, 6), out->R_k, STORE_SPSA_MAX) != out->count)
-            found = 0;
-    }
-    PQclear(res);
-    return found;
-}
-
-int store_spsa_claim_update(Store *s, int64_t task)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, task) };
-    PGresult *res = run(s, ST_SPSA_CLAIM, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int claimed = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
-    PQclear(res);
-    return claimed;
-}
-
-int store_spsa_save(Store *s, int64_t run_id, const double *theta, int count, int64_t iter)
-{
-    char *list = malloc((size_t)count * 28 + 3);
-    if (!list)
-        return -1;
-    size_t len = 0;
-    list[len++] = '{';
-    for (int i = 0; i < count; i++)
-        len += (size_t)sprintf(list + len, "%s%.17g", i ? "," : "", theta[i]);
-    strcpy(list + len, "}");
-    Nums n;
-    const char *p[3] = { num(&n, 0, run_id), num(&n, 1, iter), list };
-    PGresult *res = run(s, ST_SPSA_SAVE, p, PGRES_COMMAND_OK);
-    free(list);
-    PQclear(res);
-    return res ? 0 : -1;
-}
-
-int store_spsa_history(Store *s, int64_t run_id, StoreHistoryRow **out)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, run_id) };
-    int count;
-    PGresult *res = fetch_rows(s, ST_SPSA_HISTORY, p, sizeof **out, (void **)out, &count);
-    if (!res)
-        return -1;
-    for (int i = 0; i < count; i++) {
-        (*out)[i].iteration = get_i64(res, i, 0);
-        (*out)[i].idx = (int)get_i64(res, i, 1);
-        (*out)[i].theta = get_dbl(res, i, 2);
-    }
-    PQclear(res);
-    return count;
-}
-
-int store_run_progress(Store *s, int64_t run_id, StoreProgress **out)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, run_id) };
-    int count;
-    PGresult *res = fetch_rows(s, ST_PROGRESS, p, sizeof **out, (void **)out, &count);
-    if (!res)
-        return -1;
-    for (int i = 0; i < count; i++) {
-        int col = 0;
-        read_counts(res, i, &col, &(*out)[i].counts);
-        (*out)[i].age_s = get_dbl(res, i, col);
-    }
-    PQclear(res);
-    return count;
-}
-
-int store_run_sets(Store *s, int64_t run_id, char *params0, char *params1, size_t size)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, run_id) };
-    PGresult *res = run(s, ST_RUN_SETS, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int found = PQntuples(res) == 1;
-    if (found) {
-        get_text(res, 0, 0, params0, size);
-        get_text(res, 0, 1, params1, size);
-    }
-    PQclear(res);
-    return found;
-}
-
-/* ---- workers and tasks ------------------------------------------------------ */
-
-int store_hello_capped(Store *s, const char *name, const char *build, int cores, int concurrency,
-                       const char *auth, int names_max, int64_t *id)
-{
-    Nums n;
-    const char *p[6] = { name, build, num(&n, 0, cores), num(&n, 1, concurrency), auth ? auth : "",
-                         num(&n, 2, names_max) };
-    PGresult *res = run(s, ST_HELLO, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int ok = PQntuples(res) == 1 && !PQgetisnull(res, 0, 0);
-    if (ok)
-        *id = get_i64(res, 0, 0);
-    PQclear(res);
-    return ok && *id < 0 ? -2 : ok;
-}
-
-int store_hello(Store *s, const char *name, const char *build, int cores, int concurrency, const char *auth,
-                int64_t *id)
-{
-    return store_hello_capped(s, name, build, cores, concurrency, auth, 0, id);
-}
-
-/* Reads the (o_task, o_token, o_first, o_pairs, o_params0, o_params1) columns from col of row. */
-static void read_lease(const PGresult *res, int row, int col, int64_t run_id, StoreLease *out)
-{
-    out->task_id = get_i64(res, row, col);
-    out->token = get_i64(res, row, col + 1);
-    out->first_pair = get_i64(res, row, col + 2);
-    out->pairs = get_i64(res, row, col + 3);
-    out->run_id = run_id;
-    get_text(res, row, col + 4, out->params0, sizeof out->params0);
-    get_text(res, row, col + 5, out->params1, sizeof out->params1);
-}
-
-/* A growing text for array literals; NULL data after an allocation failed. */
-typedef struct {
-    char *data;
-    size_t len, cap;
-} Text;
-
-static void text_add(Text *t, const char *fmt, ...)
+void store_text_add(StoreText *t, const char *fmt, ...)
 {
     for (;;) {
         if (!t->data && t->cap)
@@ -1413,749 +618,86 @@ static void text_add(Text *t, const char *fmt, ...)
     }
 }
 
-/* "{a,b,...}" of n int64s taken every `stride` bytes from base. */
-static void text_ints(Text *t, const void *base, size_t stride, int n)
+void store_text_ints(StoreText *t, const void *base, size_t stride, int n)
 {
-    text_add(t, "{");
+    store_text_add(t, "{");
     for (int i = 0; i < n; i++)
-        text_add(t, "%s%" PRId64, i ? "," : "", *(const int64_t *)((const char *)base + (size_t)i * stride));
-    text_add(t, "}");
-}
-
-int store_claim_batch(Store *s, int64_t run_id, const int64_t *workers, int n, int64_t lease_ms,
-                      StoreLease *out, bool *given)
-{
-    Nums nums;
-    Text w = { 0 };
-    text_ints(&w, workers, sizeof *workers, n);
-    if (!w.data)
-        return db_error(s, "claim: out of memory", NULL);
-    const char *p[3] = { num(&nums, 0, run_id), w.data, num(&nums, 1, lease_ms) };
-    PGresult *res = run(s, ST_CLAIM, p, PGRES_TUPLES_OK);
-    free(w.data);
-    if (!res)
-        return -1;
-    for (int i = 0; i < n; i++)
-        given[i] = false;
-    int count = 0;
-    for (int row = 0; row < PQntuples(res); row++) {
-        int64_t idx = get_i64(res, row, 0) - 1;
-        if (idx < 0 || idx >= n || given[idx])
-            continue;
-        read_lease(res, row, 1, run_id, &out[idx]);
-        given[idx] = true;
-        count++;
-    }
-    PQclear(res);
-    return count;
-}
-
-int store_leased_counts(Store *s, const int64_t *workers, int n, int64_t *counts, int64_t *keys)
-{
-    Text w = { 0 };
-    text_ints(&w, workers, sizeof *workers, n);
-    if (!w.data)
-        return db_error(s, "leased: out of memory", NULL);
-    const char *p[1] = { w.data };
-    PGresult *res = run(s, ST_LEASED, p, PGRES_TUPLES_OK);
-    free(w.data);
-    if (!res)
-        return -1;
-    int rc = PQntuples(res) == n ? 0 : db_error(s, "leased: a row per worker expected", NULL);
-    for (int i = 0; rc == 0 && i < n; i++) {
-        counts[i] = get_i64(res, i, 0);
-        keys[i] = get_i64(res, i, 1);
-    }
-    PQclear(res);
-    return rc;
-}
-
-int store_create_task(Store *s, int64_t run_id, int64_t worker, int64_t lease_ms, const char *params0,
-                      const char *params1, const char *perturbation_json, StoreLease *out)
-{
-    Nums n;
-    const char *p[6] = { num(&n, 0, run_id), num(&n, 1, worker), num(&n, 2, lease_ms), params0,
-                         params1, perturbation_json };
-    PGresult *res = run(s, ST_CREATE_TASK, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int found = PQntuples(res) == 1 && !PQgetisnull(res, 0, 0);
-    if (found)
-        read_lease(res, 0, 0, run_id, out);
-    PQclear(res);
-    return found;
-}
-
-const char *store_report_text(StoreReport r)
-{
-    static const char *const TEXT[] = { "accepted", "duplicate", "stale", "invalid" };
-    return (unsigned)r < 4 ? TEXT[r] : "?";
+        store_text_add(t, "%s%" PRId64, i ? "," : "", *(const int64_t *)((const char *)base + (size_t)i * stride));
+    store_text_add(t, "}");
 }
 
 /*
- * The letter of each pair of a report's records (021_report_records.sql),
- * the first player's view: a WW, b WD, c WL, d DD, e DL, f LL.  The pair's
- * first game has the first player as Red (worker/task.c).  A malloc'd
- * string, or NULL when a record has no result or out of memory.
+ * Runs a query that returns rows and allocates one zeroed element of
+ * `size` bytes per row in *rows (NULL when there are none).  Returns the
+ * result for the caller to read and PQclear, with *count set, or NULL
+ * (nothing allocated) on a database error or when out of memory.
  */
-static char *pair_codes(const StoreReportItem *it)
+PGresult *store_fetch_rows(Store *s, const StoreStatement *st, const char *const *params, size_t size, void **rows,
+                           int *count)
 {
-    int64_t n = it->counts.pairs - it->games_from;
-    char *codes = malloc((size_t)(n > 0 ? n : 0) + 1);
-    if (!codes)
+    *rows = NULL;
+    PGresult *res = store_run(s, st, params, PGRES_TUPLES_OK);
+    if (!res)
         return NULL;
-    size_t off = 0, len;
-    const uint8_t *rec;
-    int points[2] = { 0, 0 }, draws = 0;   /* the pair's wins and losses of the first player, and draws */
-    int64_t k = 0;
-    while (k < 2 * n && xqf_games_next(it->games, it->games_len, &off, &rec, &len) > 0) {
-        int result = rec[0] & XQF_GAME_RESULT;   /* 1 Red won, 2 Black won, 3 draw */
-        bool first_red = k % 2 == 0;
-        if (result == 0) {
-            free(codes);
-            return NULL;
-        }
-        if (result == 3)
-            draws++;
-        else
-            points[(result == 1) == first_red ? 0 : 1]++;
-        if (k % 2 == 1) {
-            static const char CODE[3][3] = { { 'f', 'e', 'd' }, { 'c', 'b', 0 }, { 'a', 0, 0 } };
-            codes[k / 2] = CODE[points[0]][draws];
-            points[0] = points[1] = draws = 0;
-        }
-        k++;
+    *count = PQntuples(res);
+    if (*count > 0 && !(*rows = calloc((size_t)*count, size))) {
+        PQclear(res);
+        return NULL;
     }
-    codes[n > 0 ? n : 0] = '\0';
-    return codes;
-}
-
-/* One xqf_report_batch call over the items listed in idx (their tasks distinct). 0 or -1. */
-static int report_round(Store *s, StoreReportItem *items, const int *idx, int n, int64_t lease_ms)
-{
-    enum { COLUMNS = 15 };                 /* worker, task, token, 9 counts, reasons, games_from, pair codes */
-    Text col[COLUMNS] = { { 0 } };
-    for (int c = 0; c < COLUMNS; c++)
-        text_add(&col[c], "{");
-    for (int i = 0; i < n; i++) {
-        const StoreReportItem *it = &items[idx[i]];
-        const StoreCounts *x = &it->counts;
-        const int64_t v[COLUMNS - 3] = { it->worker, it->task, it->token, x->pairs, x->wins, x->draws,
-                                         x->losses, x->penta[0], x->penta[1], x->penta[2],
-                                         x->penta[3], x->penta[4] };
-        for (int c = 0; c < COLUMNS - 3; c++)
-            text_add(&col[c], "%s%" PRId64, i ? "," : "", v[c]);
-        text_add(&col[COLUMNS - 3], "%s\"{", i ? "," : "");
-        for (int j = 0; j < x->nreasons; j++)
-            text_add(&col[COLUMNS - 3], "%s%" PRId64, j ? "," : "", x->reasons[j]);
-        text_add(&col[COLUMNS - 3], "}\"");
-        text_add(&col[COLUMNS - 2], "%s%" PRId64, i ? "," : "", it->games_from);
-        char *codes = pair_codes(it);      /* letters a-f only: no quoting needed beyond the quotes */
-        text_add(&col[COLUMNS - 1], "%s\"%s\"", i ? "," : "", codes ? codes : "-");
-        free(codes);
-    }
-    bool ok = true;
-    for (int c = 0; c < COLUMNS; c++) {
-        text_add(&col[c], "}");
-        ok = ok && col[c].data;
-    }
-    Nums nums;
-    int rc = -1;
-    if (ok) {
-        const char *p[COLUMNS + 1];
-        for (int c = 0; c < COLUMNS; c++)
-            p[c] = col[c].data;
-        p[COLUMNS] = num(&nums, 0, lease_ms);
-        PGresult *res = run(s, ST_REPORT, p, PGRES_TUPLES_OK);
-        if (res) {
-            for (int row = 0; row < PQntuples(res); row++) {
-                int64_t i = get_i64(res, row, 0) - 1;
-                if (i < 0 || i >= n)
-                    continue;
-                StoreReportItem *it = &items[idx[i]];
-                const char *st = PQgetvalue(res, row, 1);
-                it->status = strcmp(st, "accepted") == 0 ? REPORT_ACCEPTED
-                           : strcmp(st, "duplicate") == 0 ? REPORT_DUPLICATE
-                           : strcmp(st, "invalid") == 0 ? REPORT_INVALID : REPORT_STALE;
-                it->run = PQgetisnull(res, row, 2) ? 0 : get_i64(res, row, 2);
-                it->task_done = strcmp(PQgetvalue(res, row, 3), "t") == 0;
-            }
-            PQclear(res);
-            rc = 0;
-        }
-    } else {
-        db_error(s, "report: out of memory", NULL);
-    }
-    for (int c = 0; c < COLUMNS; c++)
-        free(col[c].data);
-    return rc;
-}
-
-/* ---- data-generation runs (012_data.sql) ------------------------------------ */
-
-/*
- * A report carries a record of each game of its pairs from games_from on:
- * a result without them would be counted, never stored and never audited.
- */
-static bool report_games_consistent(const StoreReportItem *it)
-{
-    return it->games_from >= 0 && it->games_from <= it->counts.pairs &&
-           xqf_games_count(it->games, it->games_len) == 2 * (it->counts.pairs - it->games_from);
-}
-
-/*
- * Marks invalid (and done) the items of a batch not done yet whose records
- * start past the pairs their lease had reported before it (their games
- * would be counted without records), in one statement over those with
- * games_from > 0.  The pairs of a lease only grow, so what is read here
- * still holds when the report is judged.  Returns the items so marked, or
- * -1.
- */
-static int report_games_start(Store *s, StoreReportItem *items, int n, bool *done)
-{
-    Text task = { 0 }, token = { 0 };
-    int *of = malloc(sizeof *of * (size_t)(n > 0 ? n : 1)), m = 0, marked = 0;
-    text_add(&task, "{");
-    text_add(&token, "{");
-    for (int i = 0; of && i < n; i++) {
-        if (done[i] || items[i].games_from == 0)
-            continue;
-        text_add(&task, "%s%" PRId64, m ? "," : "", items[i].task);
-        text_add(&token, "%s%" PRId64, m ? "," : "", items[i].token);
-        of[m++] = i;
-    }
-    text_add(&task, "}");
-    text_add(&token, "}");
-    PGresult *res = NULL;
-    if (!of || !task.data || !token.data) {
-        marked = db_error(s, "report: out of memory", NULL);
-    } else if (m > 0) {
-        const char *p[2] = { task.data, token.data };
-        res = run(s, ST_REPORTED, p, PGRES_TUPLES_OK);
-        marked = res && PQntuples(res) == m ? 0 : -1;
-    }
-    for (int k = 0; marked >= 0 && k < m; k++) {
-        StoreReportItem *it = &items[of[k]];
-        if (!PQgetisnull(res, k, 0) && it->games_from > get_i64(res, k, 0)) {
-            it->status = REPORT_INVALID;
-            done[of[k]] = true;
-            marked++;
-        }
-    }
-    PQclear(res);
-    free(of);
-    free(task.data);
-    free(token.data);
-    return marked;
-}
-
-/*
- * The offsets and lengths of the records of games (well formed: checked
- * before) as two array literals in *off and *len (malloc'd). 0 or -1.
- */
-static int record_arrays(const uint8_t *games, size_t games_len, Text *off, Text *len)
-{
-    size_t at = 0, n;
-    const uint8_t *rec;
-    *off = (Text){ 0 };
-    *len = (Text){ 0 };
-    text_add(off, "{");
-    text_add(len, "{");
-    for (int k = 0; xqf_games_next(games, games_len, &at, &rec, &n) > 0; k++) {
-        text_add(off, "%s%zu", k ? "," : "", (size_t)(rec - games));
-        text_add(len, "%s%zu", k ? "," : "", n);
-    }
-    text_add(off, "}");
-    text_add(len, "}");
-    return off->data && len->data && games_len <= INT32_MAX ? 0 : -1;
-}
-
-/*
- * Runs st with parameters p[0..n) whose p[bin] are the bytes of games
- * (games_len) and the next two the arrays of its records. The result, or
- * NULL after db_error.
- */
-static PGresult *run_records(Store *s, Stmt st, const char **p, int n, int bin, const uint8_t *games,
-                             size_t games_len)
-{
-    Text off, len;
-    PGresult *res = NULL;
-    if (record_arrays(games, games_len, &off, &len) != 0) {
-        db_error(s, "game records: out of memory", NULL);
-    } else {
-        int lengths[8] = { 0 }, formats[8] = { 0 };
-        p[bin] = (const char *)games;
-        p[bin + 1] = off.data;
-        p[bin + 2] = len.data;
-        lengths[bin] = (int)games_len;
-        formats[bin] = 1;
-        res = !s->conn ? NULL : PQexecPrepared(s->conn, STMT[st].name, n, p, lengths, formats, 0);
-        if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-            db_error(s, STMT[st].name, res);
-            PQclear(res);
-            res = NULL;
-        }
-    }
-    free(off.data);
-    free(len.data);
     return res;
 }
 
 /*
- * Stores the records of the accepted items of a batch (checked by
- * report_games_consistent) in one statement (xqf_games_batch).  Each
- * report's count is the games its lease now counts (2 pairs) and each
- * record's k its place among them, so records from games_from on land on
- * their games; those stored by an earlier report stay as they are.  0 or -1.
+ * One zeroed element of `size` bytes per row of res into *out (NULL when
+ * there are none): the row count, or -1 when res is NULL (the query
+ * failed) or out of memory (res then cleared).
  */
-static int report_games(Store *s, const StoreReportItem *items, int n)
+int store_rows_alloc(PGresult *res, size_t size, void **out)
 {
-    Text task = { 0 }, token = { 0 }, count = { 0 }, item = { 0 }, k = { 0 }, off = { 0 }, len = { 0 };
-    Text *arrays[] = { &task, &token, &count, &item, &k, &off, &len };
-    size_t total = 0;
-    int reports = 0;
-    for (int i = 0; i < n; i++)
-        if (items[i].status == REPORT_ACCEPTED && items[i].games_len > 0)
-            total += items[i].games_len;
-    uint8_t *all = malloc(total ? total : 1);
-    for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++)
-        text_add(arrays[a], "{");
-    size_t at = 0;
-    int records = 0;
-    for (int i = 0; all && i < n; i++) {
-        const StoreReportItem *it = &items[i];
-        if (it->status != REPORT_ACCEPTED || it->games_len == 0)
-            continue;
-        memcpy(all + at, it->games, it->games_len);
-        size_t pos = 0, rlen;
-        const uint8_t *rec;
-        int in_report = 0;
-        while (xqf_games_next(it->games, it->games_len, &pos, &rec, &rlen) > 0) {
-            in_report++;
-            text_add(&item, "%s%d", records ? "," : "", reports + 1);
-            /* k: the game's place among the lease's games (1-based), its records starting at games_from */
-            text_add(&k, "%s%" PRId64, records ? "," : "", 2 * it->games_from + in_report);
-            text_add(&off, "%s%zu", records ? "," : "", at + (size_t)(rec - it->games));
-            text_add(&len, "%s%zu", records ? "," : "", rlen);
-            records++;
-        }
-        text_add(&task, "%s%lld", reports ? "," : "", (long long)it->task);
-        text_add(&token, "%s%lld", reports ? "," : "", (long long)it->token);
-        text_add(&count, "%s%" PRId64, reports ? "," : "", 2 * it->counts.pairs);
-        reports++;
-        at += it->games_len;
-    }
-    bool ok = all && total <= INT32_MAX;
-    for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++) {
-        text_add(arrays[a], "}");
-        ok = ok && arrays[a]->data;
-    }
-    int rc = -1;
-    if (!ok) {
-        db_error(s, "report games: out of memory", NULL);
-    } else if (reports == 0) {
-        rc = 0;
-    } else {
-        const char *p[8] = { task.data, token.data, count.data, (const char *)all, item.data, k.data, off.data,
-                             len.data };
-        const int lengths[8] = { 0, 0, 0, (int)total, 0, 0, 0, 0 }, formats[8] = { 0, 0, 0, 1, 0, 0, 0, 0 };
-        PGresult *res = !s->conn ? NULL : PQexecPrepared(s->conn, STMT[ST_GAMES].name, 8, p, lengths, formats, 0);
-        rc = PQresultStatus(res) == PGRES_TUPLES_OK ? 0 : db_error(s, STMT[ST_GAMES].name, res);
+    if (!res)
+        return -1;
+    int n = PQntuples(res);
+    if (n && !(*out = calloc((size_t)n, size))) {
         PQclear(res);
+        return -1;
     }
-    for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++)
-        free(arrays[a]->data);
-    free(all);
-    return rc;
+    return n;
 }
 
-int store_create_data(Store *s, const StoreDataSpec *spec, int64_t *id)
+int store_command_rows(Store *s, const StoreStatement *st, const char *const *params)
 {
-    const StoreDataSettings *d = &spec->settings;
-    char settings[256];
-    snprintf(settings, sizeof settings,
-             "{\"random_plies\": %d, \"skip_plies\": %d, \"keep_check\": %s, \"keep_captures\": %s, "
-             "\"max_score\": %d, \"depth\": %d}",
-             d->random_plies, d->skip_plies, d->keep_check ? "true" : "false", d->keep_captures ? "true" : "false",
-             d->max_score, d->depth);
-    StoreSprtSpec common = spec->run;
-    common.base_params = common.test_params;
-    common.base_build = common.test_build;
-    common.base_net = common.test_net;
-    return create_run(s, run_kind_get(RUN_KIND_DATA), &common, settings, id);
-}
-
-int store_data_settings(Store *s, int64_t id, StoreDataSettings *out)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, id) };
-    PGresult *res = run(s, ST_DATA_SETTINGS, p, PGRES_TUPLES_OK);
+    PGresult *res = store_run(s, st, params, PGRES_COMMAND_OK);
     if (!res)
         return -1;
-    int found = PQntuples(res) == 1;
-    if (found)
-        *out = (StoreDataSettings){ .random_plies = (int)get_i64(res, 0, 0), .skip_plies = (int)get_i64(res, 0, 1),
-                                    .keep_check = strcmp(PQgetvalue(res, 0, 2), "t") == 0,
-                                    .keep_captures = strcmp(PQgetvalue(res, 0, 3), "t") == 0,
-                                    .max_score = (int)get_i64(res, 0, 4), .depth = (int)get_i64(res, 0, 5) };
+    int rows = atoi(PQcmdTuples(res));
     PQclear(res);
-    return found;
+    return rows;
 }
 
-int store_game_totals(Store *s, int64_t id, StoreGameTotals *out)
+int store_void_call(Store *s, const StoreStatement *st, const char *const *params)
 {
-    Nums n;
-    const char *p[1] = { num(&n, 0, id) };
-    PGresult *res = run(s, ST_GAMES_TOTALS, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    *out = (StoreGameTotals){ get_i64(res, 0, 0), get_i64(res, 0, 1), get_i64(res, 0, 2), get_i64(res, 0, 3) };
+    PGresult *res = store_run(s, st, params, PGRES_TUPLES_OK);
     PQclear(res);
-    return 0;
-}
-
-int store_game_scores(Store *s, int64_t id)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, id) };
-    PGresult *res = run(s, ST_GAME_SCORES, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int on = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
-    PQclear(res);
-    return on;
-}
-
-int store_set_game_scores(Store *s, int64_t id, bool on)
-{
-    Nums n;
-    const char *p[2] = { num(&n, 0, id), on ? "t" : "f" };
-    PGresult *res = run(s, ST_SET_GAME_SCORES, p, PGRES_COMMAND_OK);
-    int rc = res ? 0 : -1;
-    PQclear(res);
-    return rc;
-}
-
-int store_run_workers(Store *s, int64_t id, StoreWorkerTrust **out)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, id) };
-    int count;
-    PGresult *res = fetch_rows(s, ST_RUN_WORKERS, p, sizeof **out, (void **)out, &count);
-    if (!res)
-        return -1;
-    XqfResidualRow *rows = calloc((size_t)(count > 0 ? count : 1), sizeof *rows);
-    if (!rows) {
-        PQclear(res);
-        free(*out);
-        *out = NULL;
-        return db_error(s, "run workers: out of memory", NULL);
-    }
-    for (int i = 0; i < count; i++) {
-        StoreWorkerTrust *w = &(*out)[i];
-        w->worker_id = get_i64(res, i, 0);
-        get_text(res, i, 1, w->name, sizeof w->name);
-        w->pairs = get_i64(res, i, 2);
-        for (int k = 0; k < 5; k++)
-            rows[i].penta[k] = w->penta[k] = get_i64(res, i, 3 + k);
-        /* the three reasons trust counts, summed in SQL (1-based: STORE_REASON_* + 1): no array aggregate */
-        _Static_assert(STORE_REASON_TIME_FORFEIT == 9 && STORE_REASON_ILLEGAL_MOVE == 10 && STORE_REASON_CRASH == 12,
-                       "RUN_WORKERS' reasons[10], [11], [13]");
-        w->games = 2 * w->pairs;
-        w->time_losses = get_i64(res, i, 8);
-        w->illegal_moves = get_i64(res, i, 9);
-        w->crashes = get_i64(res, i, 10);
-        w->disconnects = get_i64(res, i, 11);
-        w->replays = get_i64(res, i, 12);
-        w->mismatches = get_i64(res, i, 13);
-        get_text(res, i, 14, w->mismatched, sizeof w->mismatched);
-    }
-    PQclear(res);
-    xqf_residuals(rows, count, NULL, NULL);
-    for (int i = 0; i < count; i++) {
-        StoreWorkerTrust *w = &(*out)[i];
-        w->residual = rows[i].z;
-        w->flagged = (rows[i].used && rows[i].z > XQF_RESIDUAL_FLAG) ||
-                     xqf_faults_flag(w->games, w->crashes, w->time_losses) || w->mismatches > 0;
-    }
-    free(rows);
-    return count;
-}
-
-static int64_t count_of(Store *s, Stmt st, const char *const *p);
-static int ok_or_stale(Store *s, Stmt st, const char *const *p);
-
-int store_replay_totals(Store *s, int64_t id, StoreReplayTotals *out)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, id) };
-    PGresult *res = run(s, ST_REPLAY_TOTALS, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int found = PQntuples(res) == 1;
-    if (found)
-        *out = (StoreReplayTotals){ .share = get_dbl(res, 0, 0), .fixed_nodes = strcmp(PQgetvalue(res, 0, 1), "t") == 0,
-                                    .open = get_i64(res, 0, 2), .agree = get_i64(res, 0, 3),
-                                    .mismatch = get_i64(res, 0, 4) };
-    PQclear(res);
-    return found;
-}
-
-int store_set_replay_share(Store *s, int64_t id, double share)
-{
-    Nums n;
-    char text[32];
-    snprintf(text, sizeof text, "%.17g", share);
-    const char *p[2] = { num(&n, 0, id), text };
-    PGresult *res = run(s, ST_SET_REPLAY_SHARE, p, PGRES_COMMAND_OK);
-    int rc = res ? 0 : -1;
-    PQclear(res);
-    return rc;
-}
-
-int64_t store_open_audits(Store *s) { return count_of(s, ST_OPEN_AUDITS, NULL); }
-
-int store_claim_audit(Store *s, int64_t worker, const char *build, int64_t lease_ms, StoreAuditLease *out)
-{
-    Nums n;
-    const char *p[3] = { num(&n, 0, worker), build, num(&n, 1, lease_ms) };
-    PGresult *res = run(s, ST_CLAIM_AUDIT, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int found = PQntuples(res) == 1;
-    if (found) {
-        out->audit = get_i64(res, 0, 0);
-        out->token = get_i64(res, 0, 1);
-        out->run_id = get_i64(res, 0, 2);
-        out->pair = get_i64(res, 0, 3);
-        get_text(res, 0, 4, out->params0, sizeof out->params0);
-        get_text(res, 0, 5, out->params1, sizeof out->params1);
-    }
-    PQclear(res);
-    return found;
-}
-
-StoreAuditStatus store_audit_report(Store *s, int64_t worker, int64_t audit, int64_t token, const uint8_t *games,
-                                    size_t games_len)
-{
-    if (xqf_games_count(games, games_len) != 2)
-        return AUDIT_INVALID;
-    Nums n;
-    const char *p[6] = { num(&n, 0, audit), num(&n, 1, token), num(&n, 2, worker) };
-    PGresult *res = run_records(s, ST_AUDIT_REPORT, p, 6, 3, games, games_len);
-    if (!res)
-        return AUDIT_ERROR;
-    const char *v = PQntuples(res) == 1 ? PQgetvalue(res, 0, 0) : "";
-    StoreAuditStatus st = strcmp(v, "agree") == 0      ? AUDIT_AGREE
-                          : strcmp(v, "mismatch") == 0 ? AUDIT_MISMATCH
-                          : strcmp(v, "invalid") == 0  ? AUDIT_INVALID
-                                                       : AUDIT_STALE;
-    PQclear(res);
-    return st;
-}
-
-int store_audit_start(Store *s, int64_t worker, int64_t audit, int64_t token, int64_t *run_id, int64_t *pair)
-{
-    Nums n;
-    const char *p[3] = { num(&n, 0, audit), num(&n, 1, token), num(&n, 2, worker) };
-    PGresult *res = run(s, ST_AUDIT_START, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int found = PQntuples(res) == 1;
-    if (found) {
-        *run_id = get_i64(res, 0, 0);
-        *pair = get_i64(res, 0, 1);
-    }
-    PQclear(res);
-    return found;
-}
-
-int store_audit_heartbeat(Store *s, int64_t worker, int64_t audit, int64_t token, int64_t lease_ms)
-{
-    Nums n;
-    const char *p[4] = { num(&n, 0, audit), num(&n, 1, token), num(&n, 2, worker), num(&n, 3, lease_ms) };
-    return ok_or_stale(s, ST_AUDIT_HEARTBEAT, p);
-}
-
-int store_audit_handback(Store *s, int64_t worker, int64_t audit, int64_t token)
-{
-    Nums n;
-    const char *p[3] = { num(&n, 0, audit), num(&n, 1, token), num(&n, 2, worker) };
-    return ok_or_stale(s, ST_AUDIT_HANDBACK, p);
-}
-
-int store_purge_worker(Store *s, int64_t id, int64_t worker, int64_t *pairs, int64_t *games)
-{
-    Nums n;
-    const char *p[2] = { num(&n, 0, id), num(&n, 1, worker) };
-    PGresult *res = run(s, ST_PURGE, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    *pairs = get_i64(res, 0, 0);
-    *games = get_i64(res, 0, 1);
-    PQclear(res);
-    return 0;
-}
-
-int store_purge_done(Store *s, int64_t id, double llr, bool reopen, const char *actor, const char *detail)
-{
-    Nums n;
-    char llr_text[64];
-    snprintf(llr_text, sizeof llr_text, "%.17g", llr);
-    const char *p[5] = { num(&n, 0, id), isnan(llr) ? NULL : llr_text, reopen ? "t" : "f", actor, detail };
-    PGresult *res = run(s, ST_PURGE_DONE, p, PGRES_TUPLES_OK);
-    int rc = res ? 0 : -1;
-    PQclear(res);
-    return rc;
+    return res ? 0 : -1;
 }
 
 /* The id a lookup of parameters p finds (its first column): 1 with *id, 0 (none) or -1. */
-static int id_of(Store *s, Stmt st, const char *const *p, int64_t *id)
+int store_id_of(Store *s, const StoreStatement *st, const char *const *p, int64_t *id)
 {
-    PGresult *res = run(s, st, p, PGRES_TUPLES_OK);
+    PGresult *res = store_run(s, st, p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int found = PQntuples(res) == 1;
     if (found)
-        *id = get_i64(res, 0, 0);
+        *id = store_i64(res, 0, 0);
     PQclear(res);
     return found;
-}
-
-int store_worker_id(Store *s, const char *name, int64_t *id)
-{
-    const char *p[1] = { name };
-    return id_of(s, ST_WORKER_ID, p, id);
-}
-
-int store_task_of_run(Store *s, int64_t task, int64_t run_id)
-{
-    Nums n;
-    const char *p[2] = { num(&n, 0, task), num(&n, 1, run_id) };
-    PGresult *res = run(s, ST_TASK_OF_RUN, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int found = PQntuples(res) == 1;
-    PQclear(res);
-    return found;
-}
-
-int store_each_game(Store *s, int64_t id, int64_t task, int64_t worker,
-                    int (*fn)(void *ctx, int64_t game, const uint8_t *rec, size_t len), void *ctx)
-{
-    enum { PAGE = 2000 };
-    int64_t next = 0;
-    for (;;) {
-        Nums n;
-        if (!s->conn)
-            return db_error(s, STMT[ST_GAMES_READ].name, NULL);
-        const char *p[5] = { num(&n, 0, id), num(&n, 1, next), num(&n, 2, PAGE), num(&n, 3, worker),
-                             num(&n, 4, task) };
-        /* binary results: the game a big-endian int8, the record its bytes */
-        PGresult *res = PQexecPrepared(s->conn, STMT[ST_GAMES_READ].name, 5, p, NULL, NULL, 1);
-        if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-            db_error(s, STMT[ST_GAMES_READ].name, res);
-            PQclear(res);
-            return -1;
-        }
-        int rows = PQntuples(res), rc = 0;
-        for (int row = 0; rc == 0 && row < rows; row++) {
-            const unsigned char *b = (const unsigned char *)PQgetvalue(res, row, 0);
-            uint64_t v = 0;
-            for (int i = 0; i < 8 && PQgetlength(res, row, 0) == 8; i++)
-                v = v << 8 | b[i];
-            next = (int64_t)v + 1;
-            rc = fn(ctx, (int64_t)v, (const uint8_t *)PQgetvalue(res, row, 1), (size_t)PQgetlength(res, row, 1));
-        }
-        PQclear(res);
-        if (rc != 0)
-            return rc;
-        if (rows < PAGE)
-            return 0;
-    }
-}
-
-int store_report_batch(Store *s, StoreReportItem *items, int n, int64_t lease_ms)
-{
-    int *idx = malloc(sizeof *idx * (size_t)(n > 0 ? n : 1));
-    bool *done = calloc((size_t)(n > 0 ? n : 1), sizeof *done);
-    int rc = idx && done ? 0 : db_error(s, "report: out of memory", NULL);
-    int left = n;
-    for (int i = 0; i < n; i++) {
-        items[i].status = REPORT_STALE;
-        items[i].run = 0;
-        items[i].task_done = false;
-        const StoreCounts *c = &items[i].counts;
-        if (done && (!xqf_penta_consistent(c->pairs, c->wins, c->draws, c->losses, c->penta) ||
-                     !report_games_consistent(&items[i]))) {
-            items[i].status = REPORT_INVALID;   /* pairs that are not the games: never stored */
-            done[i] = true;
-            left--;
-        }
-    }
-    int late = rc == 0 ? report_games_start(s, items, n, done) : 0;
-    rc = late < 0 ? -1 : rc;
-    left -= late > 0 ? late : 0;
-    /* Rounds in arrival order, each with a task at most once (a repeat waits for the next). */
-    while (rc == 0 && left > 0) {
-        int m = 0;
-        for (int i = 0; i < n; i++) {
-            if (done[i])
-                continue;
-            bool repeat = false;
-            for (int j = 0; j < i && !repeat; j++)
-                repeat = !done[j] && items[j].task == items[i].task;
-            if (!repeat)
-                idx[m++] = i;
-        }
-        rc = report_round(s, items, idx, m, lease_ms);
-        for (int j = 0; j < m; j++)
-            done[idx[j]] = true;
-        left -= m;
-    }
-    if (rc == 0)
-        rc = report_games(s, items, n);
-    free(idx);
-    free(done);
-    return rc;
-}
-
-int store_lease_starts(Store *s, const StoreReportItem *items, int n, int64_t *run_of, int64_t *first)
-{
-    Text task = { 0 }, token = { 0 };
-    text_add(&task, "{");
-    text_add(&token, "{");
-    for (int i = 0; i < n; i++) {
-        text_add(&task, "%s%" PRId64, i ? "," : "", items[i].task);
-        text_add(&token, "%s%" PRId64, i ? "," : "", items[i].token);
-    }
-    text_add(&task, "}");
-    text_add(&token, "}");
-    int rc = -1;
-    if (!task.data || !token.data) {
-        db_error(s, "lease starts: out of memory", NULL);
-    } else {
-        const char *p[2] = { task.data, token.data };
-        PGresult *res = run(s, ST_LEASE_STARTS, p, PGRES_TUPLES_OK);
-        if (res && PQntuples(res) == n) {
-            for (int i = 0; i < n; i++) {
-                bool known = !PQgetisnull(res, i, 0);
-                run_of[i] = known ? get_i64(res, i, 0) : 0;
-                first[i] = known ? get_i64(res, i, 1) : 0;
-            }
-            rc = 0;
-        }
-        PQclear(res);
-    }
-    free(task.data);
-    free(token.data);
-    return rc;
 }
 
 /* Runs a statement answering 'ok' or 'stale': 1, 0 or -1. */
-static int ok_or_stale(Store *s, Stmt st, const char *const *p)
+int store_ok_or_stale(Store *s, const StoreStatement *st, const char *const *p)
 {
-    PGresult *res = run(s, st, p, PGRES_TUPLES_OK);
+    PGresult *res = store_run(s, st, p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int ok = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "ok") == 0;
@@ -2163,204 +705,31 @@ static int ok_or_stale(Store *s, Stmt st, const char *const *p)
     return ok;
 }
 
-int store_heartbeat(Store *s, int64_t worker, int64_t task, int64_t token, int64_t lease_ms)
+int64_t store_count_of(Store *s, const StoreStatement *st, const char *const *p)
 {
-    Nums n;
-    const char *p[4] = { num(&n, 0, worker), num(&n, 1, task), num(&n, 2, token), num(&n, 3, lease_ms) };
-    return ok_or_stale(s, ST_HEARTBEAT, p);
-}
-
-int store_handback(Store *s, int64_t worker, int64_t task, int64_t token, const char *reason, bool refused,
-                   int quarantine_after)
-{
-    Nums n;
-    const char *p[6] = { num(&n, 0, worker), num(&n, 1, task), num(&n, 2, token), reason, refused ? "t" : "f",
-                         num(&n, 3, quarantine_after) };
-    PGresult *res = run(s, ST_HANDBACK, p, PGRES_TUPLES_OK);
+    PGresult *res = store_run(s, st, p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
-    const char *v = PQntuples(res) == 1 ? PQgetvalue(res, 0, 0) : "";
-    int rc = strcmp(v, "ok") == 0 ? 1 : strcmp(v, "quarantined") == 0 ? 2 : 0;
-    PQclear(res);
-    return rc;
-}
-
-int store_quarantined(Store *s, int64_t run_id, StoreQuarantined **out)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, run_id) };
-    PGresult *res = run(s, ST_QUARANTINED, p, PGRES_TUPLES_OK);
-    *out = NULL;
-    if (!res)
-        return -1;
-    int count = PQntuples(res);
-    if (count > 0 && !(*out = calloc((size_t)count, sizeof **out))) {
-        PQclear(res);
-        return db_error(s, "quarantined: out of memory", NULL);
-    }
-    for (int i = 0; i < count; i++) {
-        StoreQuarantined *q = &(*out)[i];
-        q->task = get_i64(res, i, 0);
-        q->first_pair = get_i64(res, i, 1);
-        q->pairs = get_i64(res, i, 2);
-        q->refusals = get_i64(res, i, 3);
-        get_text(res, i, 4, q->reasons, sizeof q->reasons);
-    }
-    PQclear(res);
-    return count;
-}
-
-static int64_t count_of(Store *s, Stmt st, const char *const *p)
-{
-    PGresult *res = run(s, st, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int64_t v = get_i64(res, 0, 0);
+    int64_t v = store_i64(res, 0, 0);
     PQclear(res);
     return v;
 }
 
-int64_t store_expire_leases(Store *s) { return count_of(s, ST_EXPIRE, NULL); }
-
-int64_t store_extend_leases(Store *s, int64_t lease_ms)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, lease_ms) };
-    return count_of(s, ST_EXTEND, p);
-}
-
-int store_list_workers(Store *s, int seconds, StoreWorker **out)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, seconds) };
-    int count;
-    PGresult *res = fetch_rows(s, ST_LIST_WORKERS, p, sizeof **out, (void **)out, &count);
-    if (!res)
-        return -1;
-    for (int i = 0; i < count; i++) {
-        StoreWorker *w = &(*out)[i];
-        w->id = get_i64(res, i, 0);
-        get_text(res, i, 1, w->name, sizeof w->name);
-        get_text(res, i, 2, w->build_id, sizeof w->build_id);
-        w->cores = (int)get_i64(res, i, 3);
-        w->concurrency = (int)get_i64(res, i, 4);
-        w->pairs = get_i64(res, i, 5);
-        w->leased = get_i64(res, i, 6);
-        w->idle_s = get_dbl(res, i, 7);
-    }
-    PQclear(res);
-    return count;
-}
-
-/* ---- audits and administration ----------------------------------------------- */
-
-int store_audit_run(Store *s, int64_t run_id, StoreAudit *out)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, run_id) };
-    PGresult *res = run(s, ST_AUDIT, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int found = PQntuples(res) == 1;
-    if (found) {
-        int64_t *v[] = { &out->tasks, &out->tasks_done, &out->max_attempts, &out->task_pairs,
-                         &out->task_games, &out->result_pairs, &out->result_games, &out->run_pairs,
-                         &out->run_games, &out->run_penta, &out->stored_games, &out->stored_wins,
-                         &out->stored_draws, &out->run_wins, &out->run_draws };
-        for (int i = 0; i < 15; i++)
-            *v[i] = get_i64(res, 0, i);
-    }
-    PQclear(res);
-    return found;
-}
-
-/* ---- engine builds ------------------------------------------------------------ */
-
-int store_add_build(Store *s, const StoreBuild *b, int64_t *id)
-{
-    Nums n;
-    const char *p[7] = { num(&n, 0, b->run_id), b->params_hash[0] ? b->params_hash : NULL, b->sha256,
-                         b->build_id, num(&n, 1, b->bench_nodes), b->path, num(&n, 2, b->net_id) };
-    /* the signature by a statement of its own: the builder registers builds but may not sign them (027_roles.sql) */
-    bool own_tx = b->signature[0] && !s->in_tx;
-    if (own_tx && store_begin(s) != 0)
-        return -1;
-    PGresult *res = run(s, ST_ADD_BUILD, p, PGRES_TUPLES_OK);
-    int rc = res ? 0 : -1;
-    if (res)
-        *id = get_i64(res, 0, 0);
-    PQclear(res);
-    if (rc == 0 && b->signature[0]) {
-        const char *q[2] = { num(&n, 3, *id), b->signature };
-        res = run(s, ST_SIGN_BUILD, q, PGRES_COMMAND_OK);
-        rc = res ? 0 : -1;
-        PQclear(res);
-    }
-    if (own_tx) {
-        if (rc == 0)
-            return store_commit(s);
-        store_rollback(s);
-    }
-    return rc;
-}
-
-int store_load_build(Store *s, int64_t id, StoreBuild *out)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, id) };
-    PGresult *res = run(s, ST_LOAD_BUILD, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int found = PQntuples(res) == 1;
-    if (found) {
-        memset(out, 0, sizeof *out);
-        out->id = get_i64(res, 0, 0);
-        out->run_id = get_i64(res, 0, 1);
-        get_text(res, 0, 2, out->params_hash, sizeof out->params_hash);
-        get_text(res, 0, 3, out->sha256, sizeof out->sha256);
-        get_text(res, 0, 4, out->build_id, sizeof out->build_id);
-        out->bench_nodes = get_i64(res, 0, 5);
-        get_text(res, 0, 6, out->path, sizeof out->path);
-        get_text(res, 0, 7, out->created, sizeof out->created);
-        get_text(res, 0, 8, out->signature, sizeof out->signature);
-        out->net_id = get_i64(res, 0, 9);
-        get_text(res, 0, 10, out->net_name, sizeof out->net_name);
-        get_text(res, 0, 11, out->net_sha256, sizeof out->net_sha256);
-    }
-    PQclear(res);
-    return found;
-}
-
-int store_build_blob(Store *s, int64_t id, const void *data, size_t len)
-{
-    if (!s->conn || len > INT32_MAX)
-        return db_error(s, "build blob", NULL);
-    Nums n;
-    const char *p[2] = { num(&n, 0, id), data };
-    const int lengths[2] = { 0, (int)len }, formats[2] = { 0, 1 };
-    PGresult *res = PQexecPrepared(s->conn, STMT[ST_BUILD_BLOB].name, 2, p, lengths, formats, 0);
-    int rc = PQresultStatus(res) == PGRES_COMMAND_OK && strcmp(PQcmdTuples(res), "1") == 0 ? 0 : -1;
-    if (rc != 0)
-        db_error(s, STMT[ST_BUILD_BLOB].name, res);
-    PQclear(res);
-    return rc;
-}
-
 /* A chunk of a stored blob by statement st (BUILD_CHUNK or NET_CHUNK: length, bytes, name, signature). */
-static int blob_chunk(Store *s, Stmt st, const char *sha256, int64_t offset, size_t max, void *out, size_t *len,
-                      int64_t *total, char name[STORE_NAME_MAX + 1], char signature[STORE_SIG_HEX + 1])
+int store_blob_chunk(Store *s, const StoreStatement *st, const char *sha256, int64_t offset, size_t max, void *out,
+                     size_t *len, int64_t *total, char name[STORE_NAME_MAX + 1], char signature[STORE_SIG_HEX + 1])
 {
-    if (!s->conn)
-        return db_error(s, STMT[st].name, NULL);
+    if (!store_connected(s))
+        return store_db_error(s, st->name, NULL);
     /* substring's FROM is an int4 and gets + 1: offsets from INT32_MAX on are past any blob (1 GB at most) */
     if (offset < 0 || offset >= INT32_MAX || max > INT32_MAX)
         return 0;
-    Nums n;
-    const char *p[3] = { sha256, num(&n, 0, offset), num(&n, 1, (int64_t)max) };
+    StoreNums n;
+    const char *p[3] = { sha256, store_num(&n, 0, offset), store_num(&n, 1, (int64_t)max) };
     /* binary results: the bytea as bytes, the length as a big-endian int8 */
-    PGresult *res = PQexecPrepared(s->conn, STMT[st].name, 3, p, NULL, NULL, 1);
+    PGresult *res = store_exec_prepared(s, st, 3, p, NULL, NULL, 1);
     if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-        db_error(s, STMT[st].name, res);
+        store_db_error(s, st->name, res);
         PQclear(res);
         return -1;
     }
@@ -2384,272 +753,10 @@ static int blob_chunk(Store *s, Stmt st, const char *sha256, int64_t offset, siz
     return found;
 }
 
-int store_build_chunk(Store *s, const char *sha256, int64_t offset, size_t max, void *out, size_t *len,
-                      int64_t *total, char name[STORE_NAME_MAX + 1], char signature[STORE_SIG_HEX + 1])
-{
-    return blob_chunk(s, ST_BUILD_CHUNK, sha256, offset, max, out, len, total, name, signature);
-}
-
-int store_net_chunk(Store *s, const char *sha256, int64_t offset, size_t max, void *out, size_t *len,
-                    int64_t *total, char name[STORE_NAME_MAX + 1], char signature[STORE_SIG_HEX + 1])
-{
-    return blob_chunk(s, ST_NET_CHUNK, sha256, offset, max, out, len, total, name, signature);
-}
-
-/* ---- nets (025_nets.sql) ---------------------------------------------------------- */
-
-int store_add_net(Store *s, const StoreNet *net, const void *bytes, size_t len, int64_t *id)
-{
-    if (!s->conn || len > INT32_MAX)
-        return db_error(s, STMT[ST_ADD_NET].name, NULL);
-    const char *p[7] = { net->sha256, net->name, net->description, net->provenance, bytes, net->signature,
-                         net->added_by };
-    const int lengths[7] = { 0, 0, 0, 0, (int)len, 0, 0 }, formats[7] = { 0, 0, 0, 0, 1, 0, 0 };
-    PGresult *res = PQexecPrepared(s->conn, STMT[ST_ADD_NET].name, 7, p, lengths, formats, 0);
-    int rc = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 ? 0 : -1;
-    if (rc == 0)
-        *id = get_i64(res, 0, 0);
-    else
-        db_error(s, STMT[ST_ADD_NET].name, res);
-    PQclear(res);
-    return rc;
-}
-
-int store_net_of_sha(Store *s, const char *sha256, int64_t *id)
-{
-    const char *p[1] = { sha256 };
-    PGresult *res = run(s, ST_NET_BY_SHA, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int found = PQntuples(res) == 1;
-    if (found)
-        *id = get_i64(res, 0, 0);
-    PQclear(res);
-    return found;
-}
-
-static void read_net(const PGresult *r, int row, StoreNet *o)
-{
-    memset(o, 0, sizeof *o);
-    o->id = get_i64(r, row, 0);
-    get_text(r, row, 1, o->sha256, sizeof o->sha256);
-    get_text(r, row, 2, o->name, sizeof o->name);
-    get_text(r, row, 3, o->description, sizeof o->description);
-    get_text(r, row, 4, o->provenance, sizeof o->provenance);
-    get_text(r, row, 5, o->signature, sizeof o->signature);
-    get_text(r, row, 6, o->added_by, sizeof o->added_by);
-    get_text(r, row, 7, o->created, sizeof o->created);
-    o->size = get_i64(r, row, 8);
-}
-
-int store_load_net(Store *s, const char *key, StoreNet *out)
-{
-    /* an id is all digits and short; anything else can only match a SHA-256 */
-    bool digits = *key && strspn(key, "0123456789") == strlen(key) && strlen(key) <= 18;
-    const char *p[2] = { digits ? key : "0", key };
-    PGresult *res = run(s, ST_LOAD_NET, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int found = PQntuples(res) == 1;
-    if (found)
-        read_net(res, 0, out);
-    PQclear(res);
-    return found;
-}
-
-int store_list_nets(Store *s, StoreNet **out)
-{
-    int n;
-    PGresult *res = fetch_rows(s, ST_LIST_NETS, NULL, sizeof **out, (void **)out, &n);
-    if (!res)
-        return -1;
-    for (int i = 0; i < n; i++)
-        read_net(res, i, &(*out)[i]);
-    PQclear(res);
-    return n;
-}
-
-/* ---- the parameters each build knows ------------------------------------------ */
-
-int store_set_build_params(Store *s, int64_t id, const StoreBuildParam *params, int n)
-{
-    Nums nums;
-    const char **names = malloc((size_t)(n > 0 ? n : 1) * sizeof *names);
-    Text lo = { 0 }, hi = { 0 };
-    text_add(&lo, "{");
-    text_add(&hi, "{");
-    for (int i = 0; names && i < n; i++) {
-        names[i] = params[i].name;
-        text_add(&lo, "%s%d", i ? "," : "", params[i].min);
-        text_add(&hi, "%s%d", i ? "," : "", params[i].max);
-    }
-    text_add(&lo, "}");
-    text_add(&hi, "}");
-    char *name_array = names ? text_array(names, n) : NULL;
-    int rc = name_array && lo.data && hi.data ? 0 : db_error(s, "build params: out of memory", NULL);
-    const char *p[4] = { num(&nums, 0, id), name_array, lo.data, hi.data };
-    for (int st = 0; rc == 0 && st < 2; st++) {
-        PGresult *res = run(s, st ? ST_BUILD_PARAMS_ADD : ST_BUILD_PARAMS_CLEAR, p, PGRES_COMMAND_OK);
-        rc = res ? 0 : -1;
-        PQclear(res);
-    }
-    free(name_array);
-    free(names);
-    free(lo.data);
-    free(hi.data);
-    return rc;
-}
-
-int store_build_params(Store *s, int64_t id, bool *listed, StoreBuildParam **out)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, id) };
-    PGresult *res = run(s, ST_BUILD_PARAMS, p, PGRES_TUPLES_OK);
-    *listed = false;
-    *out = NULL;
-    if (!res)
-        return -1;
-    int rows = PQntuples(res), count = 0;
-    *listed = rows > 0 && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
-    /* a build with no parameter is one row of NULLs (the LEFT JOIN) */
-    if (rows > 0 && !PQgetisnull(res, 0, 1) && !(*out = calloc((size_t)rows, sizeof **out))) {
-        PQclear(res);
-        return db_error(s, "build params: out of memory", NULL);
-    }
-    for (int i = 0; *out && i < rows; i++, count++) {
-        get_text(res, i, 1, (*out)[i].name, sizeof (*out)[i].name);
-        (*out)[i].min = (int)get_i64(res, i, 2);
-        (*out)[i].max = (int)get_i64(res, i, 3);
-    }
-    PQclear(res);
-    return count;
-}
-
-/* ---- builds from git, and the workers' checks of builds ------------------------- */
-
-int store_set_build_source(Store *s, int64_t id, const StoreBuildSource *src)
-{
-    Nums n;
-    const char *p[4] = { num(&n, 0, id), src->commit, src->tree, src->subject };
-    PGresult *res = run(s, ST_BUILD_SOURCE_SET, p, PGRES_COMMAND_OK);
-    PQclear(res);
-    return res ? 0 : -1;
-}
-
-int store_build_source(Store *s, int64_t id, StoreBuildSource *out)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, id) };
-    PGresult *res = run(s, ST_BUILD_SOURCE, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int found = PQntuples(res) == 1;
-    memset(out, 0, sizeof *out);
-    if (found) {
-        get_text(res, 0, 0, out->commit, sizeof out->commit);
-        get_text(res, 0, 1, out->tree, sizeof out->tree);
-        get_text(res, 0, 2, out->subject, sizeof out->subject);
-    }
-    PQclear(res);
-    return found;
-}
-
-int store_build_of_tree(Store *s, const char *tree, int64_t net, int64_t *id)
-{
-    Nums n;
-    const char *p[2] = { tree, num(&n, 0, net) };
-    return id_of(s, ST_BUILD_OF_TREE, p, id);
-}
-
-int store_worker_bench(Store *s, int64_t worker, const char *sha256, int64_t bench_nodes, int64_t nps,
-                       const char *refused)
-{
-    Nums n;
-    const char *p[5] = { num(&n, 0, worker), sha256, num(&n, 1, bench_nodes), num(&n, 2, nps),
-                         refused ? refused : "" };
-    PGresult *res = run(s, ST_WORKER_BENCH, p, PGRES_COMMAND_OK);
-    PQclear(res);
-    return res ? 0 : -1;
-}
-
-int store_forget_benches(Store *s, const char *sha256)
-{
-    const char *p[1] = { sha256 };
-    PGresult *res = run(s, ST_FORGET_BENCHES, p, PGRES_COMMAND_OK);
-    PQclear(res);
-    return res ? 0 : -1;
-}
-
-int store_worker_benches(Store *s, int64_t run_id, StoreWorkerBench **out)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, run_id) };
-    int count;
-    PGresult *res = fetch_rows(s, ST_WORKER_BENCHES, p, sizeof **out, (void **)out, &count);
-    if (!res)
-        return -1;
-    for (int i = 0; i < count; i++) {
-        StoreWorkerBench *b = &(*out)[i];
-        b->worker = get_i64(res, i, 0);
-        get_text(res, i, 1, b->worker_name, sizeof b->worker_name);
-        get_text(res, i, 2, b->sha256, sizeof b->sha256);
-        b->bench_nodes = get_i64(res, i, 3);
-        b->nps = get_i64(res, i, 4);
-        get_text(res, i, 5, b->refused, sizeof b->refused);
-        b->net = strcmp(PQgetvalue(res, i, 6), "t") == 0;
-    }
-    PQclear(res);
-    return count;
-}
-
-int store_run_builds(Store *s, int64_t run_id, int64_t *test_build, int64_t *base_build)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, run_id) };
-    PGresult *res = run(s, ST_RUN_BUILDS, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int found = PQntuples(res) == 1;
-    *test_build = found ? get_i64(res, 0, 0) : 0;
-    *base_build = found ? get_i64(res, 0, 1) : 0;
-    PQclear(res);
-    return found;
-}
-
-int store_active_checks(Store *s, StoreRunCheck **out)
-{
-    int count;
-    PGresult *res = fetch_rows(s, ST_ACTIVE_CHECKS, NULL, sizeof **out, (void **)out, &count);
-    if (!res)
-        return -1;
-    for (int i = 0; i < count; i++) {
-        StoreRunCheck *c = &(*out)[i];
-        c->run = get_i64(res, i, 0);
-        c->bench0 = get_i64(res, i, 1);
-        c->bench1 = get_i64(res, i, 2);
-        c->ref_nps = get_i64(res, i, 3);
-    }
-    PQclear(res);
-    return count;
-}
-
-int store_run_ref_nps(Store *s, int64_t run_id, int64_t *ref_nps)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, run_id) };
-    PGresult *res = run(s, ST_RUN_REF_NPS, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int found = PQntuples(res) == 1;
-    *ref_nps = found ? get_i64(res, 0, 0) : 0;
-    PQclear(res);
-    return found;
-}
-
 int store_exec(Store *s, const char *sql, char *error, size_t size)
 {
     snprintf(error, size, "%s", s->conn ? "" : "08003 not connected");
-    if (!s->conn)
+    if (!store_connected(s))
         return -1;
     PGresult *res = PQexec(s->conn, sql);
     ExecStatusType st = PQresultStatus(res);
@@ -2691,31 +798,4 @@ int store_admin_database(const char *conninfo, const char *name, bool drop)
     }
     PQfinish(conn);
     return rc;
-}
-
-int store_run_leases(Store *s, int64_t run_id, StoreLeases *out)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, run_id) };
-    PGresult *res = run(s, ST_RUN_LEASES, p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    *out = (StoreLeases){ .leases = get_i64(res, 0, 0), .requeued = get_i64(res, 0, 1),
-                          .expired_tasks = get_i64(res, 0, 2), .tasks_over = get_i64(res, 0, 3) };
-    PQclear(res);
-    return 0;
-}
-
-int store_run_counted_leases(Store *s, int64_t run_id, int64_t **tokens)
-{
-    Nums n;
-    const char *p[1] = { num(&n, 0, run_id) };
-    int count;
-    PGresult *res = fetch_rows(s, ST_RUN_COUNTED_LEASES, p, sizeof **tokens, (void **)tokens, &count);
-    if (!res)
-        return -1;
-    for (int i = 0; i < count; i++)
-        (*tokens)[i] = get_i64(res, i, 0);
-    PQclear(res);
-    return count;
 }

@@ -1,6 +1,6 @@
 /*
- * store_engines.c - engines as records (store_engines.h): plain
- * PQexecParams on the store's connection, as store_steer.c (run by
+ * store_engines.c - engines as records (store_engines.h): prepared
+ * statements registered with the core, as every domain's (run by
  * operators, not per game).  A record's commands after the handshake
  * travel as one text of lines (none of them holds a newline:
  * engine_record_check) and are kept as an array.
@@ -23,6 +23,27 @@
 
 /* The settings of a record as parameters $1..$18 (the name first), in the order of the columns they set. */
 #define ENGINE_SETTINGS 18
+
+#define ENGINE_STATEMENTS(S)                                                                         \
+    S(ENGINE_ADD, "SELECT xqf_engine_add($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, " \
+      "$15, $16, $17, $18, $19)", ENGINE_SETTINGS + 1)                                               \
+    S(ENGINE_LOAD, "SELECT " ENGINE_COLUMNS " FROM engines e WHERE e.name = $1", 1)                \
+    S(ENGINE_OF_RUN, "SELECT CASE WHEN $2 = 'base' THEN coalesce(base_engine, engine) ELSE engine END " \
+      "FROM runs WHERE id = $1", 2)                                                                  \
+    S(ENGINE_LIST, "SELECT " ENGINE_COLUMNS " FROM engines e ORDER BY e.id", 0)                   \
+    S(ENGINE_ACTOR, "SELECT set_config('xqf.actor', $1, true)", 1)                            \
+    S(ENGINE_MODIFY, "UPDATE engines SET repo = $2, build_command = nullif($3, ''), "         \
+      "cmake_target = nullif($4, ''), binary_path = $5, bench_command = nullif($6, ''), "            \
+      "bench_nodes_re = $7, bench_nps_re = $8, bench_depth = $9, protocol = $10, "                   \
+      "ranks_from_one = $11, he_letters = $12, init = string_to_array($13, E'\\n'), "                \
+      "hash_option = $14, threads_option = $15, net_option = $16, needs_net = $17, "                 \
+      "ref_nps = $18 WHERE name = $1", ENGINE_SETTINGS)                                              \
+    S(ENGINE_HISTORY, "SELECT to_char(h.at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), h.actor, h.field, " \
+      "coalesce(h.old_value, ''), coalesce(h.new_value, '') FROM engine_history h "                  \
+      "JOIN engines e ON e.id = h.engine_id WHERE e.name = $1 ORDER BY h.id LIMIT 1000", 1)
+
+STORE_STATEMENTS(ENGINE_STATEMENTS, store_statements_engines);
+
 typedef struct {
     const char *p[ENGINE_SETTINGS + 1];      /* and $19, the actor, when it is added */
     char depth[16], nps[24];
@@ -89,10 +110,7 @@ int store_engine_add(Store *s, const EngineRecord *e, const char *actor, int64_t
     settings(&st, e);
     st.p[ENGINE_SETTINGS] = actor;
     /* through the function the dashboard adds with (schemas/functions/xqf_engine_add.sql): NULL when the name is taken */
-    PGresult *res = store_query(s, "engine add",
-                                "SELECT xqf_engine_add($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, "
-                                "$15, $16, $17, $18, $19)",
-                                ENGINE_SETTINGS + 1, st.p, PGRES_TUPLES_OK);
+    PGresult *res = store_run(s, &STMT[ST_ENGINE_ADD], st.p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int added = PQntuples(res) == 1 && !PQgetisnull(res, 0, 0);
@@ -105,8 +123,7 @@ int store_engine_add(Store *s, const EngineRecord *e, const char *actor, int64_t
 int store_engine_load(Store *s, const char *name, EngineRecord *e)
 {
     const char *p[1] = { name };
-    PGresult *res = store_query(s, "engine", "SELECT " ENGINE_COLUMNS " FROM engines e WHERE e.name = $1", 1, p,
-                                PGRES_TUPLES_OK);
+    PGresult *res = store_run(s, &STMT[ST_ENGINE_LOAD], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int found = PQntuples(res) == 1;
@@ -121,9 +138,7 @@ int store_run_engine(Store *s, int64_t run, const char *side, char *name, size_t
     char id[24];
     snprintf(id, sizeof id, "%lld", (long long)run);
     const char *p[2] = { id, side };
-    PGresult *res = store_query(s, "run engine",
-                                "SELECT CASE WHEN $2 = 'base' THEN coalesce(base_engine, engine) ELSE engine END "
-                                "FROM runs WHERE id = $1", 2, p, PGRES_TUPLES_OK);
+    PGresult *res = store_run(s, &STMT[ST_ENGINE_OF_RUN], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int found = PQntuples(res) == 1;
@@ -136,8 +151,7 @@ int store_run_engine(Store *s, int64_t run, const char *side, char *name, size_t
 int store_engine_list(Store *s, EngineRecord **out)
 {
     *out = NULL;
-    PGresult *res = store_query(s, "engines", "SELECT " ENGINE_COLUMNS " FROM engines e ORDER BY e.id", 0, NULL,
-                                PGRES_TUPLES_OK);
+    PGresult *res = store_run(s, &STMT[ST_ENGINE_LIST], NULL, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int count = PQntuples(res);
@@ -158,19 +172,11 @@ int store_engine_modify(Store *s, const EngineRecord *e, const char *actor)
     if (store_begin(s) != 0)
         return -1;
     /* the history's trigger (032_engines.sql) reads the actor from the transaction's setting */
-    PGresult *res = store_query(s, "engine actor", "SELECT set_config('xqf.actor', $1, true)", 1, &actor,
-                                PGRES_TUPLES_OK);
+    PGresult *res = store_run(s, &STMT[ST_ENGINE_ACTOR], &actor, PGRES_TUPLES_OK);
     int changed = -1;
     if (res) {
         PQclear(res);
-        res = store_query(s, "engine modify",
-                          "UPDATE engines SET repo = $2, build_command = nullif($3, ''), "
-                          "cmake_target = nullif($4, ''), binary_path = $5, bench_command = nullif($6, ''), "
-                          "bench_nodes_re = $7, bench_nps_re = $8, bench_depth = $9, protocol = $10, "
-                          "ranks_from_one = $11, he_letters = $12, init = string_to_array($13, E'\\n'), "
-                          "hash_option = $14, threads_option = $15, net_option = $16, needs_net = $17, "
-                          "ref_nps = $18 WHERE name = $1",
-                          ENGINE_SETTINGS, st.p, PGRES_COMMAND_OK);
+        res = store_run(s, &STMT[ST_ENGINE_MODIFY], st.p, PGRES_COMMAND_OK);
     }
     if (res) {
         changed = strcmp(PQcmdTuples(res), "1") == 0;
@@ -187,11 +193,7 @@ int store_engine_history(Store *s, const char *name, StoreEngineChange **out)
 {
     const char *p[1] = { name };
     *out = NULL;
-    PGresult *res = store_query(s, "engine history",
-                                "SELECT to_char(h.at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), h.actor, h.field, "
-                                "coalesce(h.old_value, ''), coalesce(h.new_value, '') FROM engine_history h "
-                                "JOIN engines e ON e.id = h.engine_id WHERE e.name = $1 ORDER BY h.id LIMIT 1000",
-                                1, p, PGRES_TUPLES_OK);
+    PGresult *res = store_run(s, &STMT[ST_ENGINE_HISTORY], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int count = PQntuples(res);

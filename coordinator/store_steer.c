@@ -1,6 +1,6 @@
 /*
  * store_steer.c - runs changed while they run, time odds and run chains
- * (store_steer.h): plain PQexecParams on the store's connection (run by
+ * (store_steer.h): prepared statements registered with the core (run by
  * people and by the chain's few stage changes, not per game); the rules
  * themselves are in 015_steer.sql's functions.
  */
@@ -14,6 +14,37 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "store_runs.h"
+#include "store_spsa.h"
+
+#define STEER_STATEMENTS(S)                                                                          \
+    S(STEER_MODIFY, "SELECT xqf_modify_run($1, $2, $3, $4, $5, $6)", 6)                              \
+    S(STEER_MODIFY_SPSA, "SELECT xqf_modify_spsa($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)", 10)      \
+    S(STEER_HISTORY, "SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), actor, action, detail " \
+      "FROM web_audit WHERE run_id = $1 ORDER BY id LIMIT 1000", 1)                                  \
+    S(STEER_CHAIN_STAGE, "INSERT INTO chain_stages (chain_id, idx, kind, state, run_id, elo0, elo1, alpha, beta, " \
+      "max_pairs, nodes, base_ms, inc_ms, epochs, batch, lambda, lr) VALUES ($1, $2, $3, $4, "       \
+      "$5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)", 17)                             \
+    S(STEER_ADD_CHAIN, "INSERT INTO chains (name, base_build, base_net, base_hce) "                      \
+      "VALUES ($1, $2, $3, $4) RETURNING id", 4)                                                     \
+    S(STEER_LOAD_CHAIN, "SELECT c.id, c.name, c.state, c.note, CASE WHEN c.base_hce THEN -1 "           \
+      "ELSE coalesce(c.base_net, 0) END, coalesce(n.name, '') FROM chains c "                        \
+      "LEFT JOIN nets n ON n.id = c.base_net WHERE c.id = $1", 1)                                    \
+    S(STEER_CHAIN_STAGES, "SELECT kind, state, coalesce(run_id, 0), coalesce(build_id, 0), coalesce(elo0, 0), " \
+      "coalesce(elo1, 0), coalesce(alpha, 0), coalesce(beta, 0), coalesce(max_pairs, 0), "           \
+      "coalesce(nodes, 0), coalesce(base_ms, 0), coalesce(inc_ms, 0), coalesce(net_id, 0), "         \
+      "coalesce(epochs, 0), coalesce(batch, 0), coalesce(lambda, 0), coalesce(lr, 0), detail "       \
+      "FROM chain_stages WHERE chain_id = $1 ORDER BY idx", 1)                                       \
+    S(STEER_CHAIN_OF_RUN, "SELECT chain_id FROM chain_stages WHERE run_id = $1", 1)                  \
+    S(STEER_CHAINS, "SELECT id FROM chains ORDER BY id DESC LIMIT $1", 1)                            \
+    S(STEER_CHAINS_TO_ADVANCE, "SELECT c.id FROM chains c JOIN chain_stages st ON st.chain_id = c.id " \
+      "WHERE c.state = 'active' AND st.kind IN ('build', 'train', 'net') AND st.state = 'running' "  \
+      "ORDER BY c.id", 0)                                                                            \
+    S(STEER_CHAIN_BUILT, "SELECT xqf_chain_built($1, $2, $3)", 3)                                    \
+    S(STEER_CHAIN_STAGE_DONE, "SELECT xqf_chain_done($1, $2, $3, $4, $5, $6)", 6)
+
+STORE_STATEMENTS(STEER_STATEMENTS, store_statements_steer);
 
 typedef struct {
     char v[16][32];
@@ -53,7 +84,7 @@ int store_modify_run(Store *s, int64_t run, const char *actor, const StoreModify
                          num(&n, 2, m->throughput, m->throughput == STORE_KEEP),
                          num(&n, 3, m->max_pairs, m->max_pairs == STORE_KEEP),
                          num(&n, 4, m->extend, m->extend == STORE_KEEP) };
-    PGresult *res = store_query(s, "modify", "SELECT xqf_modify_run($1, $2, $3, $4, $5, $6)", 6, p, PGRES_TUPLES_OK);
+    PGresult *res = store_run(s, &STMT[ST_STEER_MODIFY], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     text(res, 0, 0, why, size);
@@ -106,9 +137,7 @@ int store_modify_spsa(Store *s, int64_t run, const char *actor, const StoreModif
                               isnan(m->alpha) ? NULL : dbl(&n, 1, m->alpha),
                               isnan(m->gamma) ? NULL : dbl(&n, 2, m->gamma),
                               isnan(m->a_ratio) ? NULL : dbl(&n, 3, m->a_ratio) };
-        PGresult *res = store_query(s, "modify spsa",
-                                    "SELECT xqf_modify_spsa($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)", 10, p,
-                                    PGRES_TUPLES_OK);
+        PGresult *res = store_run(s, &STMT[ST_STEER_MODIFY_SPSA], p, PGRES_TUPLES_OK);
         if (!res)
             rc = -1;
         else {
@@ -127,9 +156,7 @@ int store_run_history(Store *s, int64_t run, StoreHistory **out)
     Nums n;
     const char *p[1] = { num(&n, 0, run, false) };
     *out = NULL;
-    PGresult *res = store_query(s, "history",
-                          "SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), actor, action, detail "
-                          "FROM web_audit WHERE run_id = $1 ORDER BY id LIMIT 1000", 1, p, PGRES_TUPLES_OK);
+    PGresult *res = store_run(s, &STMT[ST_STEER_HISTORY], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int count = PQntuples(res);
@@ -171,10 +198,7 @@ static int add_stage(Store *s, int64_t chain, int idx, const StoreChainStage *st
                           num(&n, 9, st->base_ms, !sprt), num(&n, 10, st->inc_ms, !sprt),
                           num(&n, 11, st->epochs, !train), num(&n, 12, st->batch, !train),
                           train ? dbl(&n, 13, st->lambda) : NULL, train ? dbl(&n, 14, st->lr) : NULL };
-    PGresult *res = store_query(s, "chain stage",
-                          "INSERT INTO chain_stages (chain_id, idx, kind, state, run_id, elo0, elo1, alpha, beta, "
-                          "max_pairs, nodes, base_ms, inc_ms, epochs, batch, lambda, lr) VALUES ($1, $2, $3, $4, "
-                          "$5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)", 17, p, PGRES_COMMAND_OK);
+    PGresult *res = store_run(s, &STMT[ST_STEER_CHAIN_STAGE], p, PGRES_COMMAND_OK);
     PQclear(res);
     return res ? 0 : -1;
 }
@@ -189,8 +213,7 @@ int store_create_chain(Store *s, const StoreChainSpec *spec, int64_t *id)
     const char *p[4] = { spec->name ? spec->name : "", num(&n, 0, spec->base_build, spec->base_build == 0),
                          num(&n, 1, spec->base_net, spec->base_net <= 0),
                          spec->base_net == STORE_NET_NONE ? "true" : "false" };
-    PGresult *res = store_query(s, "chain", "INSERT INTO chains (name, base_build, base_net, base_hce) "
-                                "VALUES ($1, $2, $3, $4) RETURNING id", 4, p, PGRES_TUPLES_OK);
+    PGresult *res = store_run(s, &STMT[ST_STEER_ADD_CHAIN], p, PGRES_TUPLES_OK);
     int64_t run = 0;
     int rc = res ? 0 : -1;
     if (res)
@@ -214,9 +237,7 @@ int store_load_chain(Store *s, int64_t id, StoreChain *out)
     Nums n;
     const char *p[1] = { num(&n, 0, id, false) };
     memset(out, 0, sizeof *out);
-    PGresult *res = store_query(s, "chain", "SELECT c.id, c.name, c.state, c.note, CASE WHEN c.base_hce THEN -1 "
-                                "ELSE coalesce(c.base_net, 0) END, coalesce(n.name, '') FROM chains c "
-                                "LEFT JOIN nets n ON n.id = c.base_net WHERE c.id = $1", 1, p, PGRES_TUPLES_OK);
+    PGresult *res = store_run(s, &STMT[ST_STEER_LOAD_CHAIN], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int found = PQntuples(res) == 1;
@@ -231,12 +252,7 @@ int store_load_chain(Store *s, int64_t id, StoreChain *out)
     PQclear(res);
     if (!found)
         return 0;
-    res = store_query(s, "chain stages",
-                "SELECT kind, state, coalesce(run_id, 0), coalesce(build_id, 0), coalesce(elo0, 0), "
-                "coalesce(elo1, 0), coalesce(alpha, 0), coalesce(beta, 0), coalesce(max_pairs, 0), "
-                "coalesce(nodes, 0), coalesce(base_ms, 0), coalesce(inc_ms, 0), coalesce(net_id, 0), "
-                "coalesce(epochs, 0), coalesce(batch, 0), coalesce(lambda, 0), coalesce(lr, 0), detail "
-                "FROM chain_stages WHERE chain_id = $1 ORDER BY idx", 1, p, PGRES_TUPLES_OK);
+    res = store_run(s, &STMT[ST_STEER_CHAIN_STAGES], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     for (int i = 0; i < PQntuples(res) && out->count < STORE_CHAIN_STAGES; i++) {
@@ -269,10 +285,10 @@ int store_load_chain(Store *s, int64_t id, StoreChain *out)
 }
 
 /* The ids of a query's first column. Returns the count or -1; *ids malloc'd (NULL when none). */
-static int ids_of(Store *s, const char *what, const char *sql, int n, const char *const *p, int64_t **ids)
+static int ids_of(Store *s, Stmt st, const char *const *p, int64_t **ids)
 {
     *ids = NULL;
-    PGresult *res = store_query(s, what, sql, n, p, PGRES_TUPLES_OK);
+    PGresult *res = store_run(s, &STMT[st], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int count = PQntuples(res);
@@ -291,7 +307,7 @@ int store_chain_of_run(Store *s, int64_t run, int64_t *chain)
     Nums n;
     const char *p[1] = { num(&n, 0, run, false) };
     int64_t *ids;
-    int count = ids_of(s, "chain of run", "SELECT chain_id FROM chain_stages WHERE run_id = $1", 1, p, &ids);
+    int count = ids_of(s, ST_STEER_CHAIN_OF_RUN, p, &ids);
     if (count > 0)
         *chain = ids[0];
     free(ids);
@@ -302,22 +318,19 @@ int store_list_chains(Store *s, int max, int64_t **ids)
 {
     Nums n;
     const char *p[1] = { num(&n, 0, max, false) };
-    return ids_of(s, "chains", "SELECT id FROM chains ORDER BY id DESC LIMIT $1", 1, p, ids);
+    return ids_of(s, ST_STEER_CHAINS, p, ids);
 }
 
 int store_chains_to_advance(Store *s, int64_t **ids)
 {
-    return ids_of(s, "chains to advance",
-                  "SELECT c.id FROM chains c JOIN chain_stages st ON st.chain_id = c.id "
-                  "WHERE c.state = 'active' AND st.kind IN ('build', 'train', 'net') AND st.state = 'running' "
-                  "ORDER BY c.id", 0, NULL, ids);
+    return ids_of(s, ST_STEER_CHAINS_TO_ADVANCE, NULL, ids);
 }
 
 int store_chain_built(Store *s, int64_t chain, int64_t build, const char *note)
 {
     Nums n;
     const char *p[3] = { num(&n, 0, chain, false), num(&n, 1, build, build <= 0), note ? note : "" };
-    PGresult *res = store_query(s, "chain built", "SELECT xqf_chain_built($1, $2, $3)", 3, p, PGRES_TUPLES_OK);
+    PGresult *res = store_run(s, &STMT[ST_STEER_CHAIN_BUILT], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int done = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
@@ -331,8 +344,7 @@ int store_chain_done(Store *s, int64_t chain, StoreChainKind kind, bool ok, int6
     Nums n;
     const char *p[6] = { num(&n, 0, chain, false), store_chain_kind_name(kind), ok ? "true" : "false",
                          num(&n, 1, build, build <= 0), num(&n, 2, net, net <= 0), detail ? detail : "" };
-    PGresult *res = store_query(s, "chain stage done", "SELECT xqf_chain_done($1, $2, $3, $4, $5, $6)", 6, p,
-                                PGRES_TUPLES_OK);
+    PGresult *res = store_run(s, &STMT[ST_STEER_CHAIN_STAGE_DONE], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int done = strcmp(PQgetvalue(res, 0, 0), "t") == 0;

@@ -12,6 +12,8 @@
 #include <stdint.h>
 
 #include "store.h"
+#include "store_runs.h"
+#include "store_spsa.h"
 
 /* ---- modify ------------------------------------------------------------------ */
 

@@ -1,12 +1,12 @@
 /*
- * store_web.h - what the web dashboard (xqf-web) reads and writes beyond
- * the store's own contract (store.h): owners and approvals of runs, the
- * task table of a run by worker, live notifications of a run's progress,
- * accounts, sessions and the audit of actions (schemas/migrations/011_web.sql).
- * The store's second file that includes libpq-fe.h; the same conventions:
- * parameters passed separately, every result checked and cleared, -1 on a
- * database error after logging it (store_ok() then says whether the
- * connection is gone).
+ * store_web.h - what the web dashboard (xqf-web) reads and writes of runs
+ * beyond the other domains' contracts: owners and approvals of runs, the
+ * task table of a run by worker, the workers with their faults, and live
+ * notifications of a run's progress (schemas/migrations/011_web.sql).  Its
+ * accounts and sessions are store_users.h, the build queue
+ * store_builds.h.  The store's conventions: parameters passed separately,
+ * every result checked and cleared, -1 on a database error after logging
+ * it (store_ok() then says whether the connection is gone).
  */
 #ifndef XQF_STORE_WEB_H
 #define XQF_STORE_WEB_H
@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "store.h"
+#include "store_tasks.h"
 
 /*
  * Session settings of the web's connections, after every store_connect:
@@ -72,56 +73,6 @@ int store_web_tasks(Store *s, int64_t run, int max, StoreWebTasks **out);
  */
 int store_web_workers(Store *s, int seconds, int max, StoreWorker **out);
 
-/* ---- tests of git refs: runs waiting for their builds (017_build_requests.sql) ---- */
-
-enum { STORE_REF_MAX = 255 };
-
-/* A ref of a run to build: what the web asked, and how far the builder got. */
-typedef struct {
-    int64_t id, run_id;
-    char side[8];                    /* test, base */
-    char ref[STORE_REF_MAX + 1];
-    char state[16];                  /* queued, building, done, failed */
-    int64_t build_id;                /* done: the build registered */
-    char error[2048];                /* failed: why, with the build log's tail */
-} StoreBuildRequest;
-
-/*
- * Makes the run just created (in this transaction, active or pending) wait
- * in state 'building' for the builds of its refs (NULL: that side plays
- * what the run says); it becomes active or pending again when they are
- * built.  Returns 0, or -1 (also when no ref is given or the run is not new).
- */
-int store_await_builds(Store *s, int64_t run, const char *test_ref, const char *base_ref);
-/*
- * Takes the oldest request to build for builder ("host:pid"): queued, or
- * taken more than lease_s seconds ago by a builder that did not finish.
- * Returns 1 with *out, 0 (none) or -1.
- */
-int store_build_claim(Store *s, const char *builder, int lease_s, StoreBuildRequest *out);
-/*
- * Records a request's outcome: build (> 0) built, or 0 failed with error.
- * The run takes its builds and its state when the last of its requests is
- * built, or fails with the first failure, in one transaction.  Returns 1
- * with the run's state after it in run_state ("active", "pending",
- * "building", "failed", ...), 0 (the request was not being built) or -1.
- */
-int store_build_done(Store *s, int64_t request, int64_t build, const char *error, char *run_state, size_t size);
-/*
- * The next build a signer may sign (xqf-tune build --sign-serve): built for
- * an approved run whose requests are all done, not signed yet.  Returns 1
- * with its id, SHA-256 and name, 0 (none) or -1.
- */
-int store_sign_next(Store *s, int64_t *build, char sha256[STORE_NAME_MAX + 1], char name[STORE_NAME_MAX + 1]);
-/*
- * Stores the signer's signature of build (whose bytes it hashed to sha256)
- * and starts each run that waited only for it; *started their count.
- * Returns 1, 0 (signed already, or the stored SHA-256 is not sha256) or -1.
- */
-int store_build_signed(Store *s, int64_t build, const char *sha256, const char *signature, int *started);
-/* A run's build requests, test first. Returns the count (0: a run without) or -1; *out malloc'd. */
-int store_build_requests(Store *s, int64_t run, StoreBuildRequest **out);
-
 /* ---- live notifications ------------------------------------------------------- */
 
 /* LISTENs on "xqf_run_progress" (011_web.sql) too. Returns 0 or -1. */
@@ -133,43 +84,5 @@ int store_web_listen(Store *s);
  * number of ids, or -1 when the connection is lost.
  */
 int store_web_notices(Store *s, int64_t *runs, int max, bool *list_changed);
-
-/* ---- accounts, sessions, audit ----------------------------------------------------- */
-
-typedef struct {
-    int64_t id;
-    char name[STORE_NAME_MAX + 1];
-    char role[16];                   /* viewer, tester, admin */
-    char pwhash[256];                /* crypto_pwhash_str */
-} StoreWebUser;
-
-/* Creates or (replace) updates an account; a replaced password ends its sessions. Returns 1, 0 (exists and !replace, or a bad name/role) or -1. */
-int store_web_user_add(Store *s, const char *name, const char *role, const char *pwhash, bool replace);
-/* Returns 1 with *out, 0 (no such user, or disabled) or -1. */
-int store_web_user_get(Store *s, const char *name, StoreWebUser *out);
-/* Disables (its sessions ended) or enables an account. Returns 1, 0 (no such user) or -1. */
-int store_web_user_set_disabled(Store *s, const char *name, bool disabled);
-/* Deletes an account and its sessions. Returns 1, 0 (no such user) or -1. */
-int store_web_user_delete(Store *s, const char *name);
-
-/* A session of user for ttl_s seconds under the token's hash, with its CSRF token. Returns 0 or -1. */
-int store_web_session_add(Store *s, const char *token_hash, int64_t user, const char *csrf, int64_t ttl_s);
-/* The live session of token_hash: 1 with its user and CSRF token, 0 (none or expired) or -1. */
-int store_web_session_get(Store *s, const char *token_hash, StoreWebUser *user, char *csrf, size_t csrf_size);
-/* Ends a session (and every expired one). Returns 0 or -1. */
-int store_web_session_end(Store *s, const char *token_hash);
-
-/* Records an action (run 0: none). Returns 0 or -1. */
-int store_web_audit(Store *s, const char *actor, int64_t run, const char *action, const char *detail);
-
-typedef struct {
-    char at[32];                     /* "YYYY-MM-DD HH:MM:SS" UTC */
-    char actor[STORE_NAME_MAX + 1];
-    char action[32];
-    char detail[STORE_TEXT_MAX];
-} StoreWebAudit;
-
-/* A run's audit, newest first, at most max rows. Returns the count or -1; *out malloc'd. */
-int store_web_audit_list(Store *s, int64_t run, int max, StoreWebAudit **out);
 
 #endif

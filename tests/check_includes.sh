@@ -14,9 +14,11 @@
 #
 # Project headers are told apart by folder (their names are unique in the
 # tree, which is checked too).  Two of the store's headers have one circle of
-# readers: store_internal.h (its hooks into its connection) only its libpq
-# files, store_test.h (what tests ask of it) only the tests and store.c.  Libraries: only the codec includes msgpack.h,
-# only the store libpq-fe.h, only the transports zmq.h (and their shared
+# readers: store_internal.h (its core's registry and hooks into its
+# connection) only the store's own files (store.c, store_<domain>.c),
+# store_test.h (what tests ask of it) only the tests and the store's files.
+# Libraries: only the codec includes msgpack.h, only the store (store.c,
+# store_<domain>.c and store_internal.h) libpq-fe.h, only the transports zmq.h (and their shared
 # monitor reader schemas/zmq_monitor.c, and the tests' fake
 # workers and tools), only plumb's SHA-256 and passwords and the key files
 # sodium.h, only the web server's HTTP module microhttpd.h.
@@ -56,8 +58,8 @@ allowed() {
 # restricted HEADER FILE: whether FILE may include the project header HEADER, whatever the arrows say.
 restricted_ok() {
     case $1 in
-        store_internal.h) case $2 in coordinator/store.c | coordinator/store_web.c | coordinator/store_steer.c | coordinator/store_engines.c) ;; *) false ;; esac ;;
-        store_test.h) case $2 in coordinator/store.c | tests/*) ;; *) false ;; esac ;;
+        store_internal.h) case $2 in coordinator/store.c | coordinator/store_*.c) ;; *) false ;; esac ;;
+        store_test.h) case $2 in coordinator/store.c | coordinator/store_*.c | tests/*) ;; *) false ;; esac ;;
         *) true ;;
     esac
 }
@@ -66,7 +68,7 @@ restricted_ok() {
 library_ok() {
     case $1 in
         msgpack.h) [ "$2" = schemas/codec.c ] ;;
-        libpq-fe.h) case $2 in coordinator/store.c | coordinator/store_web.c | coordinator/store_steer.c | coordinator/store_engines.c) ;; *) false ;; esac ;;
+        libpq-fe.h) case $2 in coordinator/store.c | coordinator/store_*.c | coordinator/store_internal.h) ;; *) false ;; esac ;;
         zmq.h) case $2 in coordinator/transport.c | coordinator/zap.c | worker/worker_transport.c | schemas/zmq_monitor.c | tests/*) ;; *) false ;; esac ;;
         sodium.h) case $2 in schemas/plumb/sha256.c | schemas/plumb/password.c | schemas/keys.c) ;; *) false ;; esac ;;
         microhttpd.h) [ "$2" = web/http.c ] ;;

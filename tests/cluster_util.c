@@ -26,6 +26,9 @@
 #include "keys.h"
 #include "nnue.h"
 #include "rng.h"
+#include "store_builds.h"
+#include "store_runs.h"
+#include "store_tasks.h"
 
 void cu_sleep_ms(int ms)
 {

@@ -11,7 +11,9 @@
 #include <sys/types.h>
 
 #include "codec.h"
-#include "store.h"
+#include "store_builds.h"
+#include "store_runs.h"
+#include "store_tasks.h"
 #include "store_test.h"
 
 /* Skips the calling test (cr_skip) when XQF_TEST_DB is not set. */

@@ -70,7 +70,8 @@
 #include "log.h"
 #include "opts.h"
 #include "rng.h"
-#include "store.h"
+#include "store_games.h"
+#include "store_runs.h"
 #include "store_test.h"
 
 enum { WAIT_NONE, WAIT_HELLO, WAIT_REQUEST, WAIT_RESULT };

@@ -21,6 +21,8 @@
 
 #include "bench.h"
 #include "cluster_util.h"
+#include "store_builds.h"
+#include "store_runs.h"
 
 static char wlog[256];
 

@@ -53,6 +53,8 @@
 #include "game.h"
 #include "gamepack.h"
 #include "games.h"
+#include "store_games.h"
+#include "store_runs.h"
 
 enum { PAIRS_PER_TASK = 4 };
 /* Under AddressSanitizer the engine is several times slower: shorter runs, the same faults. */

@@ -20,6 +20,9 @@
 #include "codec.h"
 #include "keys.h"
 #include "malformed.h"
+#include "store_builds.h"
+#include "store_nets.h"
+#include "store_runs.h"
 
 TestSuite(cluster, .init = cu_fixture_init, .fini = cu_fixture_fini, .timeout = 150);
 

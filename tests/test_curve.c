@@ -25,6 +25,8 @@
 #include "keys.h"
 #include "log.h"
 #include "ratelimit.h"
+#include "store_runs.h"
+#include "store_tasks.h"
 #include "transport.h"
 #include "worker_transport.h"
 

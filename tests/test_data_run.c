@@ -22,6 +22,9 @@
 #include "fen.h"
 #include "gamepack.h"
 #include "games.h"
+#include "store_games.h"
+#include "store_runs.h"
+#include "store_tasks.h"
 
 TestSuite(data_run, .init = cu_fixture_init, .fini = cu_fixture_fini, .timeout = 300);
 

@@ -28,7 +28,8 @@
 
 #include "cluster_util.h"
 #include "run_service.h"
-#include "store_web.h"
+#include "store_builds.h"
+#include "store_runs.h"
 
 TestSuite(engine_runs, .init = cu_fixture_init, .fini = cu_fixture_fini_rmdir, .timeout = 240);
 

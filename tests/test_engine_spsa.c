@@ -20,7 +20,8 @@
 #include <sys/wait.h>
 
 #include "cluster_util.h"
-#include "store_steer.h"
+#include "store_runs.h"
+#include "store_spsa.h"
 
 TestSuite(engine_spsa, .init = cu_fixture_init, .fini = cu_fixture_fini_rmdir, .timeout = 240);
 

@@ -19,8 +19,9 @@
 
 #include "cli.h"
 #include "cluster_util.h"
+#include "store_builds.h"
 #include "store_engines.h"
-#include "store_web.h"
+#include "store_runs.h"
 
 TestSuite(gauntlet, .init = cu_fixture_init, .fini = cu_fixture_fini, .timeout = 120);
 

@@ -31,6 +31,9 @@
 
 #include "cluster_util.h"
 #include "keys.h"
+#include "store_builds.h"
+#include "store_runs.h"
+#include "store_tasks.h"
 #include "store_web.h"
 
 static char repo[256];

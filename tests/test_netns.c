@@ -31,6 +31,9 @@
 #include <unistd.h>
 
 #include "cluster_util.h"
+#include "store_games.h"
+#include "store_runs.h"
+#include "store_tasks.h"
 
 #define COORD_ADDR "10.77.0.1"
 #define WORKER_ADDR "10.77.0.2"

@@ -19,6 +19,8 @@
 #include "cluster_util.h"
 #include "keys.h"
 #include "nnue.h"
+#include "store_nets.h"
+#include "store_runs.h"
 #include "store_steer.h"
 
 TestSuite(nets, .init = cu_fixture_init, .fini = cu_fixture_fini, .timeout = 120);

@@ -19,7 +19,11 @@
 #include <sys/wait.h>
 
 #include "cluster_util.h"
-#include "store.h"
+#include "store_builds.h"
+#include "store_runs.h"
+#include "store_spsa.h"
+#include "store_tasks.h"
+#include "store_users.h"
 #include "store_web.h"
 
 TestSuite(roles, .init = cu_fixture_init, .fini = cu_fixture_fini, .timeout = 120);

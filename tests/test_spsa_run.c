@@ -16,6 +16,8 @@
 
 #include "cluster_util.h"
 #include "codec.h"
+#include "store_runs.h"
+#include "store_spsa.h"
 
 TestSuite(spsa_run, .init = cu_fixture_init, .fini = cu_fixture_fini, .timeout = 150);
 

@@ -16,8 +16,12 @@
 #include "cluster_util.h"
 #include "run_kind.h"
 #include "sched.h"
-#include "store.h"
+#include "store_builds.h"
+#include "store_games.h"
+#include "store_runs.h"
+#include "store_spsa.h"
 #include "store_steer.h"
+#include "store_tasks.h"
 
 TestSuite(steer, .init = cu_fixture_init, .fini = cu_fixture_fini);
 

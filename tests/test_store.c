@@ -11,7 +11,8 @@
 
 #include "cluster_util.h"
 #include "migrations.h"
-#include "store.h"
+#include "store_runs.h"
+#include "store_tasks.h"
 #include "status.h"
 #include "store_test.h"
 

@@ -15,6 +15,9 @@
 #include <unistd.h>
 
 #include "cluster_util.h"
+#include "store_builds.h"
+#include "store_runs.h"
+#include "store_spsa.h"
 
 TestSuite(tune_build, .init = cu_fixture_init, .fini = cu_fixture_fini_rmdir, .timeout = 240);
 

@@ -16,6 +16,9 @@
 
 #include "cluster_util.h"
 #include "keys.h"
+#include "store_builds.h"
+#include "store_runs.h"
+#include "store_spsa.h"
 
 TestSuite(tune_cli, .init = cu_fixture_init, .fini = cu_fixture_fini, .timeout = 150);
 

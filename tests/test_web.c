@@ -36,8 +36,12 @@
 #include "params.h"
 #include "residual.h"
 #include "spsa_spec.h"
+#include "store_builds.h"
 #include "store_engines.h"
-#include "store_web.h"
+#include "store_runs.h"
+#include "store_spsa.h"
+#include "store_tasks.h"
+#include "store_users.h"
 
 static pid_t web;
 

@@ -21,7 +21,13 @@
 #include "run_service.h"
 #include "run_settings.def"
 #include "stats.h"
+#include "store_builds.h"
 #include "store_engines.h"
+#include "store_games.h"
+#include "store_runs.h"
+#include "store_spsa.h"
+#include "store_tasks.h"
+#include "store_users.h"
 #include "store_web.h"
 
 enum { RUNS_SHOWN = 200, CHART_POINTS = 400, TASK_ROWS = 200, AUDIT_ROWS = 100, MACHINE_WINDOW_S = 3600,

@@ -21,10 +21,16 @@
 #include "params.h"
 #include "password.h"
 #include "run_rules.h"
+#include "store_builds.h"
 #include "store_engines.h"
-#include "run_service.h"
+#include "store_games.h"
+#include "store_runs.h"
+#include "store_spsa.h"
 #include "store_steer.h"
+#include "store_tasks.h"
+#include "store_users.h"
 #include "store_web.h"
+#include "run_service.h"
 #include "thread.h"
 
 /* POOL_WAIT_MS: a request waits this long for a connection, then is told the dashboard is busy (503) */

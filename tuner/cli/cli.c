@@ -13,6 +13,10 @@
 #include "run_rules.h"
 #include "sprt_calc.h"
 #include "stats.h"
+#include "store_builds.h"
+#include "store_runs.h"
+#include "store_spsa.h"
+#include "store_tasks.h"
 
 const char CLI_PROGRAM[] = "xqf-tune";
 

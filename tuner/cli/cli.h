@@ -27,7 +27,8 @@
 #include "run_service.h"
 #include "spsa_spec.h"
 #include "stats.h"
-#include "store.h"
+#include "store_runs.h"
+#include "store_spsa.h"
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_GO = -1 };
 

@@ -17,6 +17,9 @@
 #include "codec.h"
 #include "run_rules.h"
 #include "run_service.h"
+#include "store_builds.h"
+#include "store_runs.h"
+#include "store_spsa.h"
 #include "store_steer.h"
 
 /* Where sprt new puts the binaries of --test-ref and --base-ref (as xqf-tune build's --out). */

@@ -15,6 +15,8 @@
 #include "fen.h"
 #include "gamepack.h"
 #include "run_kind.h"
+#include "store_games.h"
+#include "store_runs.h"
 
 /* A data run of the database: the run, its filter and the store, for a subcommand. */
 typedef struct {

@@ -11,6 +11,9 @@
 
 #include "cli.h"
 #include "param_set.h"
+#include "store_builds.h"
+#include "store_runs.h"
+#include "store_spsa.h"
 
 static const OptSpec EXPORT_OPTIONS[] = {
     { "--out", OPT_TEXT, "FILE", NULL, .help = "write the file here (default: stdout)" },

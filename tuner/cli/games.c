@@ -17,6 +17,9 @@
 #include "residual.h"
 #include "run_kind.h"
 #include "stats.h"
+#include "store_games.h"
+#include "store_runs.h"
+#include "store_tasks.h"
 
 static const OptSpec PGN_OPTIONS[] = {
     { "--task", OPT_INT, "N", NULL, .imin = 1, .imax = INT64_MAX, .help = "only the games of task N of the run" },

@@ -19,7 +19,7 @@
 
 #include "cli.h"
 #include "run_rules.h"
-#include "store.h"
+#include "store_runs.h"
 #include "store_web.h"
 
 enum { GAUNTLET_OPPONENTS_MAX = 64 };

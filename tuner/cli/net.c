@@ -20,6 +20,8 @@
 #include "cli.h"
 #include "nnue.h"
 #include "sha256.h"
+#include "store_nets.h"
+#include "store_runs.h"
 
 static const OptSpec NET_OPTIONS[] = {
     { "--name", OPT_TEXT, "NAME", NULL, .help = "add: its name (default xqf-<first 12 hex of its SHA-256>.nnue)" },

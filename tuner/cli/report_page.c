@@ -13,6 +13,9 @@
 #include "cli.h"
 #include "report.h"
 #include "run_kind.h"
+#include "store_games.h"
+#include "store_runs.h"
+#include "store_spsa.h"
 
 /* The report's model of a run, filled from the database; free with model_free. */
 typedef struct {

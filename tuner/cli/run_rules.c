@@ -12,7 +12,8 @@
 #include <string.h>
 
 #include "param_set.h"
-#include "store_web.h"
+#include "store_builds.h"
+#include "store_spsa.h"
 
 /* Every setting of run_settings.def by its RunSpec field, each group after the other. */
 #define SETTING_ENTRY(field, ...) { #field, RUN_SETTING_SPEC(field, __VA_ARGS__) },

@@ -21,7 +21,8 @@
 #include "opts.h"
 #include "params.h"
 #include "spsa_spec.h"
-#include "store.h"
+#include "store_builds.h"
+#include "store_spsa.h"
 
 /* ---- the bounds of numbers, as option specs -------------------------------------------- */
 

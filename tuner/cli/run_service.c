@@ -11,7 +11,10 @@
 
 #include "param_set.h"
 #include "run_rules.h"
+#include "store_builds.h"
 #include "store_engines.h"
+#include "store_runs.h"
+#include "store_spsa.h"
 #include "store_web.h"
 
 /* A setting's default (run_settings.def), a designated initializer of RunSpec. */

@@ -23,7 +23,8 @@
 #include "book.h"
 #include "engine_record.h"
 #include "run_kind.h"
-#include "store.h"
+#include "store_runs.h"
+#include "store_spsa.h"
 
 /* A book's openings a run may hold: the store keeps them in the run's row. */
 enum { RUN_BOOK_LINES_MAX = 100000 };

@@ -13,6 +13,10 @@
 #include "run_kind.h"
 #include "run_service.h"
 #include "stats.h"
+#include "store_games.h"
+#include "store_runs.h"
+#include "store_spsa.h"
+#include "store_tasks.h"
 #include "store_web.h"
 
 static const OptSpec LIST_OPTIONS[] = {

@@ -24,6 +24,9 @@
 #include "run_kind.h"
 #include "sprt_calc.h"
 #include "stats.h"
+#include "store_nets.h"
+#include "store_runs.h"
+#include "store_spsa.h"
 #include "store_steer.h"
 
 /* ---- modify ------------------------------------------------------------------ */

@@ -10,7 +10,7 @@
 
 #include "cli.h"
 #include "password.h"
-#include "store_web.h"
+#include "store_users.h"
 
 static const OptSpec USER_OPTIONS[] = {
     { "--role", OPT_TEXT, "ROLE", NULL, .help = "viewer (reads), tester (creates runs, stops its own) or admin, required" },

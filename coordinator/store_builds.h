@@ -1,0 +1,182 @@
+/*
+ * store_builds.h - the engine builds the store keeps: registered binaries
+ * (xqf-tune build) with their bytes, signatures and the parameters each
+ * lists (018_build_params.sql), where they came from (013_git_builds.sql),
+ * the workers' benches of them, what workers check a run's tasks against,
+ * and the build server's queue (017_build_requests.sql).
+ */
+#ifndef XQF_STORE_BUILDS_H
+#define XQF_STORE_BUILDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store.h"
+
+/* A registered engine binary (xqf-tune build): a tuned build of a run, or any build. */
+typedef struct {
+    int64_t id;
+    int64_t run_id;                  /* the run whose parameters it holds (0: none) */
+    char params_hash[STORE_NAME_MAX + 1]; /* 16 hex digits of params_hash ("" when none) */
+    char sha256[STORE_NAME_MAX + 1]; /* of the binary, 64 hex digits */
+    char build_id[STORE_NAME_MAX + 1]; /* its name, e.g. "xqf-engine-run3-0123456789abcdef" */
+    int64_t bench_nodes;             /* its bench signature */
+    char path[STORE_TEXT_MAX + 1];
+    char created[32];                /* "YYYY-MM-DD HH:MM:SS" UTC (when read) */
+    char signature[STORE_SIG_HEX + 1]; /* operator's Ed25519 signature (keys.h), hex; "" unsigned */
+    int64_t net_id;                  /* the net compiled in as its default evaluation (026), 0: none */
+    char net_name[STORE_NAME_MAX + 1], net_sha256[STORE_NAME_MAX + 1]; /* that net's (when read; "" none) */
+} StoreBuild;
+
+/*
+ * Records a build (id and created ignored); a binary already known by its
+ * SHA-256 has its row updated.  Its signature is written when b has one
+ * (by the owner or a signer: the builder may not), else the stored one is
+ * kept, unless the name changed (a signature covers the SHA-256 and the
+ * name).  Returns 0 with *id, or -1.
+ */
+int store_add_build(Store *s, const StoreBuild *b, int64_t *id);
+/* Returns 1 with *out, 0 (no such build) or -1. */
+int store_load_build(Store *s, int64_t id, StoreBuild *out);
+/* Stores the binary's bytes with build id (what workers fetch). Returns 0 or -1. */
+int store_build_blob(Store *s, int64_t id, const void *data, size_t len);
+/*
+ * Up to max bytes of the stored binary whose SHA-256 is sha256, from
+ * offset: returns 1 with *total (its size), *len bytes in out, the build's
+ * name and signature ("" unsigned), 0 when no such binary is stored (or
+ * offset is past its end), -1 on error.
+ */
+int store_build_chunk(Store *s, const char *sha256, int64_t offset, size_t max, void *out, size_t *len,
+                      int64_t *total, char name[STORE_NAME_MAX + 1], char signature[STORE_SIG_HEX + 1]);
+
+/* A spin option an engine build lists in its answer to `uci`, with its bounds. */
+typedef struct {
+    char name[STORE_NAME_MAX + 1];
+    int min, max;
+} StoreBuildParam;
+
+/*
+ * Records build id's parameters (n of them, names distinct; 0: it lists
+ * none), in place of any recorded before.  Two statements: call it inside
+ * a transaction.  0 or -1.
+ */
+int store_set_build_params(Store *s, int64_t id, const StoreBuildParam *params, int n);
+/*
+ * Build id's parameters in the order it lists them, *out malloc'd (NULL
+ * when none), *listed false when the build was registered before builds
+ * recorded them (or there is no such build).  Returns the count or -1.
+ */
+int store_build_params(Store *s, int64_t id, bool *listed, StoreBuildParam **out);
+
+/* Where a build came from: a git commit (xqf-tune build --ref). */
+typedef struct {
+    char commit[STORE_NAME_MAX + 1]; /* hex object name ("" not from git) */
+    char tree[STORE_NAME_MAX + 1];   /* the commit's tree */
+    char subject[STORE_TEXT_MAX + 1];/* the first line of its message */
+} StoreBuildSource;
+
+/* Records where build id came from. 0 or -1. */
+int store_set_build_source(Store *s, int64_t id, const StoreBuildSource *src);
+/* Where build id came from (all "" when not from git). Returns 1, 0 (no such build) or -1. */
+int store_build_source(Store *s, int64_t id, StoreBuildSource *out);
+/*
+ * The first build made from a tree with net compiled in (0: none), its id,
+ * to reuse: returns 1 with *id, 0 (none) or -1.
+ */
+int store_build_of_tree(Store *s, const char *tree, int64_t net, int64_t *id);
+
+/*
+ * A worker's bench of a build (sha256 "" its own engine): the signature
+ * it found, its nodes per second, and refused the reason it refuses the
+ * build ("" or NULL: it matched).  The latest replaces an earlier one.
+ * A net a worker refuses is recorded the same way (nodes and nps 0).
+ * 0 or -1.
+ */
+int store_worker_bench(Store *s, int64_t worker, const char *sha256, int64_t bench_nodes, int64_t nps,
+                       const char *refused);
+
+/* Forgets every worker's bench of the binary sha256 (registered again: its signature may differ). 0 or -1. */
+int store_forget_benches(Store *s, const char *sha256);
+
+/* A worker's bench of a build, as xqf-tune show and the status list it. */
+typedef struct {
+    int64_t worker;
+    char worker_name[STORE_NAME_MAX + 1];
+    char sha256[STORE_NAME_MAX + 1];
+    int64_t bench_nodes, nps;
+    char refused[STORE_TEXT_MAX + 1];/* "" when it plays the build */
+    bool net;                        /* sha256 is a net's (a refused net, 025_nets.sql), not a build's */
+} StoreWorkerBench;
+
+/*
+ * The benches of the builds run plays (run > 0; its built-in engine's
+ * too), or, run 0, every refused one.  Returns the count or -1; *out
+ * malloc'd.
+ */
+int store_worker_benches(Store *s, int64_t run, StoreWorkerBench **out);
+/* The builds (ids, 0: the built-in engine) a run's test and base play. Returns 1, 0 (no such run) or -1. */
+int store_run_builds(Store *s, int64_t run, int64_t *test_build, int64_t *base_build);
+/* What workers check an active run's tasks against, and its --tc-scale reference. */
+typedef struct {
+    int64_t run;
+    int64_t bench0, bench1;          /* the recorded bench signatures of its test and base builds (0: none) */
+    int64_t ref_nps;                 /* 0: its clock is not scaled */
+} StoreRunCheck;
+
+/* Every active run's checks. Returns the count or -1; *out malloc'd. */
+int store_active_checks(Store *s, StoreRunCheck **out);
+/* A run's reference speed for --tc-scale (0: its clock is not scaled). Returns 1, 0 (no such run) or -1. */
+int store_run_ref_nps(Store *s, int64_t run, int64_t *ref_nps);
+
+/* ---- the build server's queue: runs waiting for builds of git refs (017_build_requests.sql) ---- */
+
+enum { STORE_REF_MAX = 255 };
+
+/* A ref of a run to build: what the web asked, and how far the builder got. */
+typedef struct {
+    int64_t id, run_id;
+    char side[8];                    /* test, base */
+    char ref[STORE_REF_MAX + 1];
+    char state[16];                  /* queued, building, done, failed */
+    int64_t build_id;                /* done: the build registered */
+    char error[2048];                /* failed: why, with the build log's tail */
+} StoreBuildRequest;
+
+/*
+ * Makes the run just created (in this transaction, active or pending) wait
+ * in state 'building' for the builds of its refs (NULL: that side plays
+ * what the run says); it becomes active or pending again when they are
+ * built.  Returns 0, or -1 (also when no ref is given or the run is not new).
+ */
+int store_await_builds(Store *s, int64_t run, const char *test_ref, const char *base_ref);
+/*
+ * Takes the oldest request to build for builder ("host:pid"): queued, or
+ * taken more than lease_s seconds ago by a builder that did not finish.
+ * Returns 1 with *out, 0 (none) or -1.
+ */
+int store_build_claim(Store *s, const char *builder, int lease_s, StoreBuildRequest *out);
+/*
+ * Records a request's outcome: build (> 0) built, or 0 failed with error.
+ * The run takes its builds and its state when the last of its requests is
+ * built, or fails with the first failure, in one transaction.  Returns 1
+ * with the run's state after it in run_state ("active", "pending",
+ * "building", "failed", ...), 0 (the request was not being built) or -1.
+ */
+int store_build_done(Store *s, int64_t request, int64_t build, const char *error, char *run_state, size_t size);
+/*
+ * The next build a signer may sign (xqf-tune build --sign-serve): built for
+ * an approved run whose requests are all done, not signed yet.  Returns 1
+ * with its id, SHA-256 and name, 0 (none) or -1.
+ */
+int store_sign_next(Store *s, int64_t *build, char sha256[STORE_NAME_MAX + 1], char name[STORE_NAME_MAX + 1]);
+/*
+ * Stores the signer's signature of build (whose bytes it hashed to sha256)
+ * and starts each run that waited only for it; *started their count.
+ * Returns 1, 0 (signed already, or the stored SHA-256 is not sha256) or -1.
+ */
+int store_build_signed(Store *s, int64_t build, const char *sha256, const char *signature, int *started);
+/* A run's build requests, test first. Returns the count (0: a run without) or -1; *out malloc'd. */
+int store_build_requests(Store *s, int64_t run, StoreBuildRequest **out);
+
+#endif

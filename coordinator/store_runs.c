@@ -1,0 +1,368 @@
+/*
+ * store_runs.c - runs (store_runs.h): created by kind (run_kind.h) with
+ * their books, read as the coordinator schedules and reports them, their
+ * LLR and end recorded, their progress; data runs' settings (012_data.sql).
+ */
+
+#include "store_runs.h"
+#include "store_internal.h"
+
+#include <inttypes.h>
+#include <libpq-fe.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run_kind.h"
+
+#define RUN_COLUMNS                                                                              \
+    "r.id, r.kind, r.state, r.name, r.priority, r.build_id, r.name0, r.name1, r.seed, r.nodes, " \
+    "r.base_ms, r.inc_ms, r.margin_ms, r.hash_mb, r.resign_moves, r.resign_score, r.draw_after, "     \
+    "r.draw_moves, r.draw_score, r.max_plies, "                                                   \
+    "r.pairs_per_task, r.max_pairs, r.next_pair, r.elo0, r.elo1, r.alpha, r.beta, r.llr, "       \
+    "coalesce(r.verdict, ''), r.pairs, r.wins, r.draws, r.losses, r.ll, r.ld, r.dd, r.wd, r.ww, " \
+    "array_to_string(r.reasons, ','), "                                                          \
+    "(SELECT count(*) FROM tasks t WHERE t.run_id = r.id AND t.state = 'leased'), r.iter, "     \
+    "r.book_name, to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "           \
+    "coalesce(to_char(r.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), ''), "         \
+    "extract(epoch FROM coalesce(r.finished_at, now()) - r.created_at), "                       \
+    "coalesce((SELECT sha256 FROM engine_builds b WHERE b.id = r.test_build), ''), "            \
+    "coalesce((SELECT sha256 FROM engine_builds b WHERE b.id = r.base_build), ''), "             \
+    "(SELECT count(*) FROM tasks t WHERE t.run_id = r.id AND t.state = 'quarantined'), "          \
+    "r.throughput, r.base1_ms, r.inc1_ms, "                                                        \
+    "coalesce((SELECT sha256 FROM nets n WHERE n.id = r.test_net), CASE WHEN r.test_hce THEN 'none' ELSE '' END), " \
+    "coalesce((SELECT sha256 FROM nets n WHERE n.id = r.base_net), CASE WHEN r.base_hce THEN 'none' ELSE '' END), " \
+    "coalesce((SELECT name FROM nets n WHERE n.id = r.test_net), CASE WHEN r.test_hce THEN 'none' ELSE '' END), " \
+    "coalesce((SELECT name FROM nets n WHERE n.id = r.base_net), CASE WHEN r.base_hce THEN 'none' ELSE '' END), " \
+    "r.threads, r.engine, coalesce(r.base_engine, r.engine)"
+
+#define RUNS_STATEMENTS(S)                                                                       \
+    S(FINISH, "SELECT xqf_finish_run($1, $2, $3, NULL)", 3)                                      \
+    S(SET_LLR, "UPDATE runs SET llr = $2 WHERE id = $1", 2)                                      \
+    S(FINISH_LLR, "SELECT xqf_finish_run($1, 'finished', $3, $2)", 3)                            \
+    S(CREATE_RUN, "SELECT xqf_create_run($1, $2, $3, $4, $5, $6::text[], $7, $8, $9, $10, $11, $12, $13, " \
+                  "$14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29::jsonb, " \
+                  "$30, $31, $32, $33, $34, $35, $36, $37, $38, $39, $40, $41, $42)", 42)        \
+    S(PROGRESS, "SELECT p.pairs, p.wins, p.draws, p.losses, p.ll, p.ld, p.dd, p.wd, p.ww, "      \
+                "extract(epoch FROM p.recorded_at - r.created_at) FROM run_progress p "          \
+                "JOIN runs r ON r.id = p.run_id WHERE p.run_id = $1 ORDER BY p.pairs", 1)        \
+    S(RUN_SETS, "SELECT params0, params1 FROM runs WHERE id = $1", 1)                            \
+    S(ACTIVE_RUNS, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.state = 'active' "                \
+                   "ORDER BY r.priority DESC, r.id", 0)                                          \
+    S(LIST_RUNS, "SELECT " RUN_COLUMNS " FROM runs r ORDER BY r.id DESC LIMIT $1", 1)            \
+    S(PREFIXED_RUNS, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.kind = $1 "                     \
+                     "AND left(r.name, length($2)) = $2 ORDER BY r.id", 2)                       \
+    S(LOAD_RUN, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.id = $1", 1)                         \
+    S(LOAD_BOOK, "SELECT b FROM runs r, unnest(r.book) WITH ORDINALITY AS u(b, i) "              \
+                 "WHERE r.id = $1 ORDER BY i", 1)                                                \
+    S(RUN_BOOK_ADD, "SELECT xqf_run_book_add($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)", 10)      \
+    S(RUN_BOOK, "SELECT coalesce(array_length(r.book, 1), 0), b.format, b.sha256, b.duplicates, b.plies, " \
+                "b.scored, b.score_min, b.score_max, b.score_mean "                              \
+                "FROM runs r LEFT JOIN run_books b ON b.run_id = r.id WHERE r.id = $1", 1)       \
+    S(DATA_SETTINGS,                                                                             \
+      "SELECT coalesce((settings->>'random_plies')::int, 0), coalesce((settings->>'skip_plies')::int, 0), " \
+      "coalesce((settings->>'keep_check')::boolean, false), "                                    \
+      "coalesce((settings->>'keep_captures')::boolean, false), "                                 \
+      "coalesce((settings->>'max_score')::int, 3000), coalesce((settings->>'depth')::int, 0) "   \
+      "FROM runs WHERE id = $1 AND kind = 'data'", 1)
+
+STORE_STATEMENTS(RUNS_STATEMENTS, store_statements_runs);
+
+/*
+ * Inserts a run of kind with the spec's settings; SPRT bounds only for
+ * SPRT (NULL otherwise); settings is a JSON object.  Returns 0 with *id, or -1.
+ */
+int store_create_run(Store *s, const RunKind *kind, const StoreSprtSpec *sp, const char *settings, int64_t *id)
+{
+    const StoreAdjudication adj = sp->adjudication ? *sp->adjudication : STORE_ADJUDICATION_DEFAULT;
+    char *book = store_text_array(sp->book, sp->book_lines);
+    if (!book)
+        return -1;
+    StoreNums n;
+    bool sprt = kind->sprt;
+    const char *p[42] = {
+        sp->name ? sp->name : "", sp->test_params ? sp->test_params : "",
+        sp->base_params ? sp->base_params : "", sp->build_id ? sp->build_id : "",
+        sp->book_name ? sp->book_name : "", book, store_num(&n, 0, (int64_t)(sp->seed & INT64_MAX)),
+        store_num(&n, 1, sp->nodes), store_num(&n, 2, sp->base_ms), store_num(&n, 3, sp->inc_ms),
+        store_num(&n, 4, sp->margin_ms), store_num(&n, 5, sp->hash_mb > 0 ? sp->hash_mb : 16),
+        store_num(&n, 15, adj.resign_moves), store_num(&n, 16, adj.resign_score), store_num(&n, 17, adj.draw_after),
+        store_num(&n, 18, adj.draw_moves), store_num(&n, 19, adj.draw_score), store_num(&n, 20, adj.max_plies),
+        store_num(&n, 6, sp->pairs_per_task), store_num(&n, 7, sp->max_pairs),
+        sprt ? store_dbl(&n, 8, sp->elo0) : NULL, sprt ? store_dbl(&n, 9, sp->elo1) : NULL,
+        sprt ? store_dbl(&n, 10, sp->alpha) : NULL, sprt ? store_dbl(&n, 11, sp->beta) : NULL,
+        store_num(&n, 12, sp->priority), kind->name, kind->player0, kind->player1, settings, store_num(&n, 13, sp->test_build),
+        store_num(&n, 14, sp->base_build), kind->on_claim ? "true" : "false", store_num(&n, 21, sp->test_net),
+        store_num(&n, 22, sp->base_net), store_num(&n, 23, sp->threads > 0 ? sp->threads : 1), store_num(&n, 24, sp->base1_ms),
+        store_num(&n, 25, sp->inc1_ms), store_num(&n, 26, sp->ref_nps), sp->game_scores ? "true" : "false",
+        sp->replay_given ? store_dbl(&n, 27, sp->replay_share) : NULL, sp->engine ? sp->engine : "",
+        sp->base_engine ? sp->base_engine : ""
+    };
+    PGresult *res = store_run(s, &STMT[ST_CREATE_RUN], p, PGRES_TUPLES_OK);
+    free(book);
+    if (!res)
+        return -1;
+    *id = store_i64(res, 0, 0);
+    PQclear(res);
+    const StoreRunBook *b = sp->book_facts;
+    if (!b)
+        return 0;
+    const char *q[10] = { store_num(&n, 0, *id), b->format, b->sha256, store_num(&n, 1, sp->book_lines),
+                          store_num(&n, 2, b->duplicates), store_num(&n, 3, b->plies), store_num(&n, 4, b->scored),
+                          store_num(&n, 5, b->score_min), store_num(&n, 6, b->score_max), store_dbl(&n, 7, b->score_mean) };
+    PQclear(res = store_run(s, &STMT[ST_RUN_BOOK_ADD], q, PGRES_TUPLES_OK));
+    return res ? 0 : -1;
+}
+
+int store_run_book(Store *s, int64_t run_id, StoreRunBook *out)
+{
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, run_id) };
+    PGresult *res = store_run(s, &STMT[ST_RUN_BOOK], p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) > 0;
+    memset(out, 0, sizeof *out);
+    if (found) {
+        out->openings = (int)store_i64(res, 0, 0);
+        store_text(res, 0, 1, out->format, sizeof out->format);
+        store_text(res, 0, 2, out->sha256, sizeof out->sha256);
+        out->duplicates = (int)store_i64(res, 0, 3);
+        out->plies = (int)store_i64(res, 0, 4);
+        out->scored = (int)store_i64(res, 0, 5);
+        out->score_min = (int)store_i64(res, 0, 6);
+        out->score_max = (int)store_i64(res, 0, 7);
+        out->score_mean = out->scored ? store_get_dbl(res, 0, 8) : 0;
+    }
+    PQclear(res);
+    return found;
+}
+
+int store_create_sprt(Store *s, const StoreSprtSpec *sp, int64_t *id)
+{
+    return store_create_run(s, run_kind_get(RUN_KIND_SPRT), sp, "{}", id);
+}
+
+int store_create_games(Store *s, const StoreSprtSpec *sp, int64_t *id)
+{
+    return store_create_run(s, run_kind_get(RUN_KIND_GAMES), sp, "{}", id);
+}
+
+/* Reads pairs, wins, draws, losses and the five pentanomial cells from column *col on. */
+static void read_counts(const PGresult *r, int row, int *col, StoreCounts *c)
+{
+    c->pairs = store_i64(r, row, (*col)++);
+    c->wins = store_i64(r, row, (*col)++);
+    c->draws = store_i64(r, row, (*col)++);
+    c->losses = store_i64(r, row, (*col)++);
+    for (int i = 0; i < 5; i++)
+        c->penta[i] = store_i64(r, row, (*col)++);
+}
+
+static void read_run(const PGresult *r, int row, StoreRun *o)
+{
+    memset(o, 0, sizeof *o);
+    int c = 0;
+    o->id = store_i64(r, row, c++);
+    store_text(r, row, c++, o->kind, sizeof o->kind);
+    store_text(r, row, c++, o->state, sizeof o->state);
+    store_text(r, row, c++, o->name, sizeof o->name);
+    o->priority = (int)store_i64(r, row, c++);
+    store_text(r, row, c++, o->build_id, sizeof o->build_id);
+    store_text(r, row, c++, o->name0, sizeof o->name0);
+    store_text(r, row, c++, o->name1, sizeof o->name1);
+    o->seed = (uint64_t)store_i64(r, row, c++);
+    o->nodes = store_i64(r, row, c++);
+    o->base_ms = store_i64(r, row, c++);
+    o->inc_ms = store_i64(r, row, c++);
+    o->margin_ms = store_i64(r, row, c++);
+    o->hash_mb = (int)store_i64(r, row, c++);
+    StoreAdjudication *a = &o->adjudication;
+    int64_t *adj[6] = { &a->resign_moves, &a->resign_score, &a->draw_after, &a->draw_moves, &a->draw_score,
+                        &a->max_plies };
+    for (int i = 0; i < 6; i++)
+        *adj[i] = store_i64(r, row, c++);
+    o->pairs_per_task = (int)store_i64(r, row, c++);
+    o->max_pairs = store_i64(r, row, c++);
+    o->next_pair = store_i64(r, row, c++);
+    o->elo0 = store_get_dbl(r, row, c++);
+    o->elo1 = store_get_dbl(r, row, c++);
+    o->alpha = store_get_dbl(r, row, c++);
+    o->beta = store_get_dbl(r, row, c++);
+    o->llr = store_get_dbl(r, row, c++);
+    store_text(r, row, c++, o->verdict, sizeof o->verdict);
+    read_counts(r, row, &c, &o->counts);
+    o->counts.nreasons = store_parse_list(PQgetvalue(r, row, c++), o->counts.reasons, STORE_REASONS);
+    o->leased = store_i64(r, row, c++);
+    o->iter = store_i64(r, row, c++);
+    store_text(r, row, c++, o->book_name, sizeof o->book_name);
+    store_text(r, row, c++, o->created, sizeof o->created);
+    store_text(r, row, c++, o->finished, sizeof o->finished);
+    o->elapsed_s = store_get_dbl(r, row, c++);
+    store_text(r, row, c++, o->build0, sizeof o->build0);
+    store_text(r, row, c++, o->build1, sizeof o->build1);
+    o->quarantined = store_i64(r, row, c++);
+    o->throughput = (int)store_i64(r, row, c++);
+    o->base1_ms = store_i64(r, row, c++);
+    o->inc1_ms = store_i64(r, row, c++);
+    store_text(r, row, c++, o->net0, sizeof o->net0);
+    store_text(r, row, c++, o->net1, sizeof o->net1);
+    store_text(r, row, c++, o->net_name0, sizeof o->net_name0);
+    store_text(r, row, c++, o->net_name1, sizeof o->net_name1);
+    o->threads = (int)store_i64(r, row, c++);
+    store_text(r, row, c++, o->engine, sizeof o->engine);
+    store_text(r, row, c++, o->base_engine, sizeof o->base_engine);
+}
+
+/* Runs a run query into a malloc'd array. */
+static int read_runs(Store *s, const StoreStatement *st, const char *const *params, StoreRun **out)
+{
+    int n;
+    PGresult *res = store_fetch_rows(s, st, params, sizeof **out, (void **)out, &n);
+    if (!res)
+        return -1;
+    for (int i = 0; i < n; i++)
+        read_run(res, i, &(*out)[i]);
+    PQclear(res);
+    return n;
+}
+
+int store_active_runs(Store *s, StoreRun **out) { return read_runs(s, &STMT[ST_ACTIVE_RUNS], NULL, out); }
+
+int store_list_runs(Store *s, int max, StoreRun **out)
+{
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, max) };
+    return read_runs(s, &STMT[ST_LIST_RUNS], p, out);
+}
+
+int store_prefixed_runs(Store *s, const char *kind, const char *prefix, StoreRun **out)
+{
+    const char *p[2] = { kind, prefix };
+    return read_runs(s, &STMT[ST_PREFIXED_RUNS], p, out);
+}
+
+void store_run_free(StoreRun *r)
+{
+    for (int i = 0; i < r->book_lines; i++)
+        free(r->book[i]);
+    free(r->book);
+    r->book = NULL;
+    r->book_lines = 0;
+}
+
+int store_load_run(Store *s, int64_t id, StoreRun *out, bool with_book)
+{
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, id) };
+    StoreRun *runs;
+    int count = read_runs(s, &STMT[ST_LOAD_RUN], p, &runs);
+    if (count <= 0)
+        return count;
+    *out = runs[0];
+    free(runs);
+    if (!with_book)
+        return 1;
+    PGresult *res = store_run(s, &STMT[ST_LOAD_BOOK], p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int lines = PQntuples(res);
+    out->book = calloc(lines > 0 ? (size_t)lines : 1, sizeof *out->book);
+    for (int i = 0; out->book && i < lines; i++) {
+        if (!(out->book[i] = strdup(PQgetvalue(res, i, 0))))
+            break;
+        out->book_lines = i + 1;
+    }
+    PQclear(res);
+    if (out->book_lines != lines) {
+        store_run_free(out);
+        return -1;
+    }
+    return 1;
+}
+
+int store_update_sprt(Store *s, int64_t run_id, double llr, const char *verdict)
+{
+    StoreNums n;
+    const char *p[3] = { store_num(&n, 0, run_id), store_dbl(&n, 1, llr), verdict };
+    PGresult *res = store_run(s, &STMT[verdict ? ST_FINISH_LLR : ST_SET_LLR], p,
+                        verdict ? PGRES_TUPLES_OK : PGRES_COMMAND_OK);
+    PQclear(res);
+    return res ? 0 : -1;
+}
+
+int store_finish_run(Store *s, int64_t run_id, const char *state, const char *verdict)
+{
+    StoreNums n;
+    const char *p[3] = { store_num(&n, 0, run_id), state, verdict };
+    PGresult *res = store_run(s, &STMT[ST_FINISH], p, PGRES_TUPLES_OK);
+    PQclear(res);
+    return res ? 0 : -1;
+}
+
+int store_run_progress(Store *s, int64_t run_id, StoreProgress **out)
+{
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, run_id) };
+    int count;
+    PGresult *res = store_fetch_rows(s, &STMT[ST_PROGRESS], p, sizeof **out, (void **)out, &count);
+    if (!res)
+        return -1;
+    for (int i = 0; i < count; i++) {
+        int col = 0;
+        read_counts(res, i, &col, &(*out)[i].counts);
+        (*out)[i].age_s = store_get_dbl(res, i, col);
+    }
+    PQclear(res);
+    return count;
+}
+
+int store_run_sets(Store *s, int64_t run_id, char *params0, char *params1, size_t size)
+{
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, run_id) };
+    PGresult *res = store_run(s, &STMT[ST_RUN_SETS], p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found) {
+        store_text(res, 0, 0, params0, size);
+        store_text(res, 0, 1, params1, size);
+    }
+    PQclear(res);
+    return found;
+}
+
+int store_create_data(Store *s, const StoreDataSpec *spec, int64_t *id)
+{
+    const StoreDataSettings *d = &spec->settings;
+    char settings[256];
+    snprintf(settings, sizeof settings,
+             "{\"random_plies\": %d, \"skip_plies\": %d, \"keep_check\": %s, \"keep_captures\": %s, "
+             "\"max_score\": %d, \"depth\": %d}",
+             d->random_plies, d->skip_plies, d->keep_check ? "true" : "false", d->keep_captures ? "true" : "false",
+             d->max_score, d->depth);
+    StoreSprtSpec common = spec->run;
+    common.base_params = common.test_params;
+    common.base_build = common.test_build;
+    common.base_net = common.test_net;
+    return store_create_run(s, run_kind_get(RUN_KIND_DATA), &common, settings, id);
+}
+
+int store_data_settings(Store *s, int64_t id, StoreDataSettings *out)
+{
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, id) };
+    PGresult *res = store_run(s, &STMT[ST_DATA_SETTINGS], p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found)
+        *out = (StoreDataSettings){ .random_plies = (int)store_i64(res, 0, 0), .skip_plies = (int)store_i64(res, 0, 1),
+                                    .keep_check = strcmp(PQgetvalue(res, 0, 2), "t") == 0,
+                                    .keep_captures = strcmp(PQgetvalue(res, 0, 3), "t") == 0,
+                                    .max_score = (int)store_i64(res, 0, 4), .depth = (int)store_i64(res, 0, 5) };
+    PQclear(res);
+    return found;
+}
