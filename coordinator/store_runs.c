@@ -43,7 +43,7 @@
     S(FINISH_LLR, "SELECT xqf_finish_run($1, 'finished', $3, $2)", 3)                            \
     S(CREATE_RUN, "SELECT xqf_create_run($1, $2, $3, $4, $5, $6::text[], $7, $8, $9, $10, $11, $12, $13, " \
                   "$14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29::jsonb, " \
-                  "$30, $31, $32, $33, $34, $35, $36, $37, $38, $39, $40, $41, $42)", 42)        \
+                  "$30, $31, $32, $33, $34, $35, $36, $37, $38, $39, $40, $41, $42, $43, $44)", 44)        \
     S(PROGRESS, "SELECT p.pairs, p.wins, p.draws, p.losses, p.ll, p.ld, p.dd, p.wd, p.ww, "      \
                 "extract(epoch FROM p.recorded_at - r.created_at) FROM run_progress p "          \
                 "JOIN runs r ON r.id = p.run_id WHERE p.run_id = $1 ORDER BY p.pairs", 1)        \
@@ -81,7 +81,7 @@ int store_create_run(Store *s, const RunKind *kind, const StoreSprtSpec *sp, con
         return -1;
     StoreNums n;
     bool sprt = kind->sprt;
-    const char *p[42] = {
+    const char *p[44] = {
         sp->name ? sp->name : "", sp->test_params ? sp->test_params : "",
         sp->base_params ? sp->base_params : "", sp->build_id ? sp->build_id : "",
         sp->book_name ? sp->book_name : "", book, store_num(&n, 0, (int64_t)(sp->seed & INT64_MAX)),
@@ -97,7 +97,7 @@ int store_create_run(Store *s, const RunKind *kind, const StoreSprtSpec *sp, con
         store_num(&n, 22, sp->base_net), store_num(&n, 23, sp->threads > 0 ? sp->threads : 1), store_num(&n, 24, sp->base1_ms),
         store_num(&n, 25, sp->inc1_ms), store_num(&n, 26, sp->ref_nps), sp->game_scores ? "true" : "false",
         sp->replay_given ? store_dbl(&n, 27, sp->replay_share) : NULL, sp->engine ? sp->engine : "",
-        sp->base_engine ? sp->base_engine : ""
+        sp->base_engine ? sp->base_engine : "", sp->owner ? sp->owner : "", sp->pending ? "true" : "false"
     };
     PGresult *res = store_run(s, &STMT[ST_CREATE_RUN], p, PGRES_TUPLES_OK);
     free(book);

@@ -71,6 +71,8 @@ typedef struct {
     double replay_share;             /* of the pairs replayed by a second worker, 0-1 (014) */
     const char *engine;              /* the engine its builds are of (035): a record's name; "" or NULL: ours, xqf */
     const char *base_engine;         /* the base side's, when another (041); "" or NULL: the engine */
+    const char *owner;               /* the account that made it (the dashboard's); "" or NULL: xqf-tune's */
+    bool pending;                    /* waits for an admin's approval (xqf_approve) before it is played */
 } StoreSprtSpec;
 
 /* A side's net: the hand-crafted evaluation (UseNNUE false), whatever net the engine holds. */

@@ -23,8 +23,6 @@
     S(WEB_OWNER, "SELECT owner FROM runs WHERE id = $1", 1)                                      \
     S(WEB_WAITING, "SELECT count(*) FROM runs WHERE owner = $1 "                                 \
       "AND state IN ('pending', 'building')", 1)                                                 \
-    S(WEB_CREATING, "SELECT set_config('xqf.owner', $1, false), "                                \
-      "set_config('xqf.pending', $2, false)", 2)                                                 \
     S(WEB_APPROVE, "SELECT xqf_approve($1)", 1)                                                  \
     S(WEB_STOP, "SELECT xqf_stop_run($1, $2)", 2)                                                \
     S(WEB_MODIFY, "SELECT xqf_set_run_limits($1, $2, $3, $4)", 4)                                \
@@ -105,14 +103,6 @@ int64_t store_web_waiting(Store *s, const char *owner)
     int64_t n = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
     PQclear(res);
     return n;
-}
-
-int store_web_creating(Store *s, const char *owner, bool pending)
-{
-    const char *p[2] = { owner ? owner : "", pending ? "on" : "off" };
-    PGresult *res = store_run(s, &STMT[ST_WEB_CREATING], p, PGRES_TUPLES_OK);
-    PQclear(res);
-    return res ? 0 : -1;
 }
 
 int store_web_approve(Store *s, int64_t run)

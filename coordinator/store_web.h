@@ -40,13 +40,6 @@ int store_web_owner(Store *s, int64_t run, char *out, size_t size);
 /* How many of owner's runs wait for approval or for their builds, or -1. */
 int64_t store_web_waiting(Store *s, const char *owner);
 
-/*
- * Runs created on this connection from now on get owner (NULL or "": the
- * column's default) and, when pending, state 'pending' (wait for an
- * admin's approval; the coordinator serves only 'active' runs).  Call
- * again with NULL, false after the creation.  Returns 0 or -1.
- */
-int store_web_creating(Store *s, const char *owner, bool pending);
 /* A pending run approved: building when it waits for builds of its refs, else active. Returns 1, 0 (not pending) or -1. */
 int store_web_approve(Store *s, int64_t run);
 /* A pending or active run stopped (verdict "stopped by NAME"). Returns 1, 0 (already over) or -1. */

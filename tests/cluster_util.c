@@ -517,7 +517,7 @@ int cu_book(const char **book, int count)
 
 /* An SPRT run over the first book_lines openings of the book. */
 static int64_t sprt_over(Store *s, const char *test_params, int pairs_per_task, int book_lines,
-                         int64_t max_pairs, int64_t nodes, double elo0, double elo1)
+                         int64_t max_pairs, int64_t nodes, double elo0, double elo1, const char *owner, bool pending)
 {
     const char *book[CU_BOOK_MAX];
     int n = cu_book(book, book_lines);
@@ -539,6 +539,8 @@ static int64_t sprt_over(Store *s, const char *test_params, int pairs_per_task, 
     spec.elo1 = elo1;
     spec.alpha = 0.05;
     spec.beta = 0.05;
+    spec.owner = owner;
+    spec.pending = pending;
     int64_t id;
     return store_create_sprt(s, &spec, &id) == 0 ? id : -1;
 }
@@ -546,7 +548,13 @@ static int64_t sprt_over(Store *s, const char *test_params, int pairs_per_task, 
 int64_t cu_sprt(Store *s, const char *test_params, int pairs_per_task, int64_t max_pairs,
                 int64_t nodes, double elo0, double elo1)
 {
-    return sprt_over(s, test_params, pairs_per_task, 100, max_pairs, nodes, elo0, elo1);
+    return sprt_over(s, test_params, pairs_per_task, 100, max_pairs, nodes, elo0, elo1, NULL, false);
+}
+
+int64_t cu_sprt_of(Store *s, const char *owner, bool pending, const char *test_params, int pairs_per_task,
+                   int64_t max_pairs, int64_t nodes, double elo0, double elo1)
+{
+    return sprt_over(s, test_params, pairs_per_task, 100, max_pairs, nodes, elo0, elo1, owner, pending);
 }
 
 int64_t cu_sprt_openings(Store *s, const char *test_params, int pairs_per_task, int openings,
@@ -555,7 +563,7 @@ int64_t cu_sprt_openings(Store *s, const char *test_params, int pairs_per_task, 
     const char *book[CU_BOOK_MAX];
     if (openings < 1 || cu_book(book, openings) != openings)
         return -1;
-    return sprt_over(s, test_params, pairs_per_task, openings, openings, nodes, elo0, elo1);
+    return sprt_over(s, test_params, pairs_per_task, openings, openings, nodes, elo0, elo1, NULL, false);
 }
 
 bool cu_wait_finished(Store *s, int64_t run, double timeout_s, StoreRun *out)

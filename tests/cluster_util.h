@@ -181,6 +181,9 @@ pid_t cu_proxy(int listen_port, int target_port, const char *const opts[], const
  */
 int64_t cu_sprt(Store *s, const char *test_params, int pairs_per_task, int64_t max_pairs,
                 int64_t nodes, double elo0, double elo1);
+/* The same, owned by owner (the dashboard's account) and pending (waiting for an admin) when pending. */
+int64_t cu_sprt_of(Store *s, const char *owner, bool pending, const char *test_params, int pairs_per_task,
+                   int64_t max_pairs, int64_t nodes, double elo0, double elo1);
 
 enum { CU_BOOK_MAX = 400 };
 /*

@@ -379,11 +379,9 @@ static int64_t waiting_test(const char *owner, bool pending, const char *test_re
                             const char *test_set)
 {
     cr_assert_eq(store_begin(cu_fx.store), 0);
-    cr_assert_eq(store_web_creating(cu_fx.store, owner, pending), 0);
-    int64_t run = cu_sprt(cu_fx.store, test_set, 4, 100, 500, 0, 5);
+    int64_t run = cu_sprt_of(cu_fx.store, owner, pending, test_set, 4, 100, 500, 0, 5);
     cr_assert_gt(run, 0);
     cr_assert_eq(store_await_builds(cu_fx.store, run, test_ref, base_ref), 0);
-    cr_assert_eq(store_web_creating(cu_fx.store, NULL, false), 0);
     cr_assert_eq(store_commit(cu_fx.store), 0);
     return run;
 }

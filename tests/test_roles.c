@@ -77,11 +77,9 @@ static int64_t new_run(bool pending)
     cr_assert_eq(cu_book(book, 1), 1);
     StoreSprtSpec sp = { .name = "roles", .test_params = "", .base_params = "", .book = book, .book_lines = 1,
                          .seed = 1, .nodes = 300, .pairs_per_task = 2, .max_pairs = 10, .elo0 = 0, .elo1 = 5,
-                         .alpha = 0.05, .beta = 0.05 };
+                         .alpha = 0.05, .beta = 0.05, .owner = "tester", .pending = pending };
     int64_t id;
-    cr_assert_eq(store_web_creating(cu_fx.store, "tester", pending), 0);
     cr_assert_eq(store_create_sprt(cu_fx.store, &sp, &id), 0);
-    cr_assert_eq(store_web_creating(cu_fx.store, NULL, false), 0);
     return id;
 }
 
@@ -147,11 +145,11 @@ Test(roles, the_dashboard_writes_only_through_its_functions)
                                  { .name = "RookMg", .start = 900, .min = 700, .max = 1100, .c_end = 20,
                                    .r_end = 0.002 } };
     StoreSpsaSpec ss = { .run = { .name = "tune", .test_params = "", .book = book, .book_lines = 1, .seed = 1,
-                                  .nodes = 300, .pairs_per_task = 2, .max_pairs = 10 },
+                                  .nodes = 300, .pairs_per_task = 2, .max_pairs = 10, .owner = "tester",
+                                  .pending = true },
                          .params = params, .count = 2, .alpha = 0.602, .gamma = 0.101, .a_ratio = 0.1 };
     int64_t spsa;
     cr_assert_eq(store_begin(web), 0);
-    cr_assert_eq(store_web_creating(web, "tester", true), 0);
     cr_assert_eq(store_create_spsa(web, &ss, &spsa), 0);
     cr_assert_eq(store_commit(web), 0);
     state_is(spsa, "pending");
@@ -191,7 +189,7 @@ Test(roles, the_coordinator_cannot_touch_accounts_signatures_or_approvals)
     refused(c, "INSERT INTO runs (kind, book, pairs_per_task, max_pairs, resign_moves, resign_score, draw_after, "
                "draw_moves, draw_score, max_plies, tasks_on_claim) VALUES ('sprt', '{}', 1, 1, 0, 0, 0, 0, 0, 0, false)");
     refused(c, "SELECT xqf_create_run('x', '', '', '', '', '{}', 1, 1, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 1, 1, 0, 5, "
-               "0.05, 0.05, 0, 'sprt', 'test', 'base', '{}', 0, 0, false, 0, 0, 1, 0, 0, 0, false, NULL, '', '')");
+               "0.05, 0.05, 0, 'sprt', 'test', 'base', '{}', 0, 0, false, 0, 0, 1, 0, 0, 0, false, NULL, '', '', '', false)");
     refused(c, "DROP TABLE tasks");
     refused(c, "ALTER TABLE runs ADD COLUMN x integer");
     refused(c, "CREATE TABLE mine (x integer)");

@@ -1,6 +1,6 @@
 -- A run (the store's create_run, same parameters in the same order);
--- its owner and pending state from the session's xqf.owner and
--- xqf.pending (runs_web_insert); no replay audit for a run of several
+-- its owner ('' for xqf-tune's) and pending state (042: waiting for an
+-- admin's approval) the last two; no replay audit for a run of several
 -- threads (Lazy SMP's games do not replay); the engine, its record's
 -- name, then the base side's engine (041; '' or the engine itself: NULL,
 -- the same).  Returns its id.
@@ -15,14 +15,14 @@ CREATE OR REPLACE FUNCTION xqf_create_run(p_name text, p_params0 text, p_params1
                                           p_test_net bigint, p_base_net bigint, p_threads integer, p_base1_ms bigint,
                                           p_inc1_ms bigint, p_ref_nps bigint, p_game_scores boolean,
                                           p_replay_share double precision, p_engine text,
-                                          p_base_engine text)
+                                          p_base_engine text, p_owner text, p_pending boolean)
 RETURNS bigint LANGUAGE sql SECURITY DEFINER AS $$
     INSERT INTO runs (kind, name, name0, params0, name1, params1, build_id, book_name, book, seed, nodes, base_ms,
                       inc_ms, margin_ms, hash_mb, resign_moves, resign_score, draw_after, draw_moves, draw_score,
                       max_plies, pairs_per_task, max_pairs, elo0, elo1, alpha, beta, priority, settings,
                       test_build, base_build, tasks_on_claim, test_net, base_net, test_hce, base_hce, threads,
                       replay_share, base1_ms, inc1_ms, ref_nps, game_scores, engine,
-                      base_engine)
+                      base_engine, owner, state)
     VALUES (p_kind, p_name, p_name0, p_params0, p_name1, p_params1, p_build_id, p_book_name, p_book, p_seed,
             p_nodes, p_base_ms, p_inc_ms, p_margin_ms, p_hash_mb, p_resign_moves, p_resign_score, p_draw_after,
             p_draw_moves, p_draw_score, p_max_plies, p_pairs_per_task, p_max_pairs, p_elo0, p_elo1, p_alpha,
@@ -30,6 +30,7 @@ RETURNS bigint LANGUAGE sql SECURITY DEFINER AS $$
             nullif(greatest(p_test_net, 0), 0), nullif(greatest(p_base_net, 0), 0), p_test_net < 0,
             p_base_net < 0, p_threads, coalesce(p_replay_share, CASE WHEN p_threads > 1 THEN 0 ELSE 0.01 END),
             p_base1_ms, p_inc1_ms, p_ref_nps, p_game_scores, coalesce(nullif(p_engine, ''), 'xqf'),
-            nullif(nullif(p_base_engine, ''), coalesce(nullif(p_engine, ''), 'xqf')))
+            nullif(nullif(p_base_engine, ''), coalesce(nullif(p_engine, ''), 'xqf')), coalesce(p_owner, ''),
+            CASE WHEN p_pending THEN 'pending' ELSE 'active' END)
     RETURNING id
 $$;

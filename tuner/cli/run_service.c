@@ -323,24 +323,19 @@ RunStatus run_create(Store *s, const RunSpec *sp, int64_t *id, RunProblem *probl
             return status;
         }
     }
-    /* owner and approval state are read by the insert's trigger from the transaction's settings */
-    bool who = sp->owner || sp->pending;
+    /* owner and approval state are the spec's, written by the one insert (xqf_create_run) */
+    st.owner = sp->owner;
+    st.pending = sp->pending;
     const char *refs[2] = { k->two_sides ? sp->test_ref : NULL, k->two_sides ? sp->base_ref : NULL };
     int rc = store_begin(s);
-    if (rc == 0 && who)
-        rc = store_web_creating(s, sp->owner, sp->pending);
     if (rc == 0)
         rc = insert_run(s, sp, &st, id);
     if (rc == 0 && (refs[0] || refs[1]))
         rc = store_await_builds(s, *id, refs[0], refs[1]);
-    if (rc == 0 && who)
-        rc = store_web_creating(s, NULL, false);
     if (rc == 0)
         rc = store_commit(s);
     else
         store_rollback(s);
-    if (rc != 0 && who)     /* the settings go with the rolled-back transaction; be sure all the same */
-        store_web_creating(s, NULL, false);
     run_book_free(&rb);
     return rc == 0 ? RUN_OK : problem_of(problem, "", "the database refused the run or cannot be reached");
 }
