@@ -447,13 +447,19 @@ static void plan_time(Engine *e, const SearchLimits *l, int side)
     }
 }
 
-void engine_plan_time(Engine *e, const Board *root, const SearchLimits *limits, int64_t *optimum_ms,
-                      int64_t *maximum_ms)
+/* The search's root: the board, and the net's accumulators for it when the net evaluates. */
+static void set_root(Engine *e, const Board *root)
 {
     e->b = *root;
     e->nnue_on = e->net && e->use_nnue;
     if (e->nnue_on)
         nnue_stack_reset(e->nnue, e->net, &e->b);
+}
+
+void engine_plan_time(Engine *e, const Board *root, const SearchLimits *limits, int64_t *optimum_ms,
+                      int64_t *maximum_ms)
+{
+    set_root(e, root);
     plan_time(e, limits, root->side);
     *optimum_ms = e->optimum_ms;
     *maximum_ms = e->maximum_ms;
@@ -1608,10 +1614,7 @@ static bool skip_depth(int thread_id, int depth)
 static void iterate(Engine *e, const Board *root, const SearchLimits *limits, SearchReport report, void *ctx,
                     SearchResult *out)
 {
-    e->b = *root;
-    e->nnue_on = e->net && e->use_nnue;
-    if (e->nnue_on)
-        nnue_stack_reset(e->nnue, e->net, &e->b);
+    set_root(e, root);
     e->nodes = 0;
     e->node_limit = limits->nodes;
     e->aborted = false;

@@ -378,25 +378,12 @@ static void last_line(const char *path, const char *prefix, char *out, size_t si
  * exported to DIR/data-RUN.data, then `xqf-tune nnue train` on them (this
  * program, a child: its checks, then the trainer) into DIR/net.nnue with
  * the stage's settings and the data run's seed, log in DIR/train.log; a
- * training cut short goes on from its checkpoints (--resume).  Exit
- * status; the stage recorded either way.
+ * training cut short goes on from its checkpoints (--resume).  The
+ * --with-data inputs are trained on too; with (" with N positions of
+ * PATH, ...") says them in the stage's detail.  Exit status; the stage
+ * recorded either way.
  */
-/* ", with N positions of PATH, ..." for the --with-data inputs (checked by chain advance before any stage). */
-static void with_data_text(const Opts *o, char *out, size_t size)
-{
-    size_t len = 0;
-    out[0] = '\0';
-    for (int i = 0; opts_nth(o, "--with-data", i) && len < size; i++) {
-        int64_t positions = 0;
-        const char *path = opts_nth(o, "--with-data", i);
-        (void)cli_data_input_check("--with-data", path, &positions);
-        int w = snprintf(out + len, size - len, "%s %" PRId64 " positions of %.150s", i ? "," : " with", positions,
-                         path);
-        len += w > 0 ? (size_t)w : 0;
-    }
-}
-
-static int advance_train(Store *s, const StoreChain *c, int idx, const Opts *o, const char *dir)
+static int advance_train(Store *s, const StoreChain *c, int idx, const Opts *o, const char *dir, const char *with)
 {
     const StoreChainStage *st = &c->stages[idx];
     int64_t run = c->stages[0].run_id, positions = 0, games = 0;
@@ -453,8 +440,6 @@ static int advance_train(Store *s, const StoreChain *c, int idx, const Opts *o, 
         char sha[SHA256_HEX_LEN + 1] = "", done[256];
         last_line(log, "epoch", done, sizeof done);
         sha256_file(net, sha);
-        char with[STORE_TEXT_MAX / 2] = "";
-        with_data_text(o, with, sizeof with);
         snprintf(why, sizeof why, "%" PRId64 " positions of %" PRId64 " games of data run %" PRId64 "%s -> %.200s "
                  "(SHA-256 %.16s); %.200s", positions, games, run, with, net, sha, done);
     } else if (!why[0])
@@ -516,7 +501,7 @@ static int advance_net(Store *s, const StoreChain *c, int idx, const Opts *o, co
 }
 
 /* The stages of chain id that wait for chain advance, one after the other while they pass. Exit status. */
-static int advance_one(Store *s, int64_t id, const Opts *o, const char *out)
+static int advance_one(Store *s, int64_t id, const Opts *o, const char *out, const char *with)
 {
     char dir[PATH_MAX], name[32];
     snprintf(name, sizeof name, "chain-%" PRId64, id);
@@ -536,7 +521,7 @@ static int advance_one(Store *s, int64_t id, const Opts *o, const char *out)
         if (c.stages[idx].kind != CHAIN_BUILD && files_make_dirs(dir) != 0)
             return cli_fail(CLI_FAIL, "--out: cannot create '%s'", dir);
         int status = c.stages[idx].kind == CHAIN_BUILD ? advance_build(s, &c, o, out)
-                   : c.stages[idx].kind == CHAIN_TRAIN ? advance_train(s, &c, idx, o, dir)
+                   : c.stages[idx].kind == CHAIN_TRAIN ? advance_train(s, &c, idx, o, dir, with)
                                                        : advance_net(s, &c, idx, o, dir);
         if (status != CLI_OK)
             return status;
@@ -561,14 +546,24 @@ int cli_chain_advance(const Opts *o)
         return cli_fail(CLI_USAGE, "--sign-key: %s", err);
     if (key)
         sign_key_wipe(&sk);
-    /* earlier generations' data: checked now too (nnue train takes CLI_DATA_FILES_MAX inputs, the run's one of them) */
+    /*
+     * Earlier generations' data: checked now, not after a data run (nnue
+     * train takes CLI_DATA_FILES_MAX inputs, the run's one of them), and
+     * said once with their positions for every training's detail.
+     */
+    char with[STORE_TEXT_MAX / 2] = "";
+    size_t len = 0;
     for (int i = 0; opts_nth(o, "--with-data", i); i++) {
         int64_t positions;
+        const char *path = opts_nth(o, "--with-data", i);
         if (i + 1 >= CLI_DATA_FILES_MAX)
             return cli_fail(CLI_USAGE, "--with-data: at most %d (the trainer takes %d inputs, the data run's one)",
                             CLI_DATA_FILES_MAX - 1, CLI_DATA_FILES_MAX);
-        if ((status = cli_data_input_check("--with-data", opts_nth(o, "--with-data", i), &positions)) != CLI_OK)
+        if ((status = cli_data_input_check("--with-data", path, &positions)) != CLI_OK)
             return status;
+        int w = len < sizeof with ? snprintf(with + len, sizeof with - len, "%s %" PRId64 " positions of %.150s",
+                                             i ? "," : " with", positions, path) : 0;
+        len += w > 0 ? (size_t)w : 0;
     }
     if ((status = cli_open_db(o, &s)) != CLI_OK)
         return status;
@@ -582,7 +577,7 @@ int cli_chain_advance(const Opts *o)
         }
         for (int i = 0; i < n; i++)
             if (!only || ids[i] == only) {
-                int st = advance_one(s, ids[i], o, out);
+                int st = advance_one(s, ids[i], o, out, with);
                 status = st != CLI_OK ? st : status;
             }
         free(ids);
