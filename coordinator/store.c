@@ -523,6 +523,11 @@ const char *store_num(StoreNums *n, int i, int64_t v)
     return n->v[i];
 }
 
+const char *store_num_or_null(StoreNums *n, int i, int64_t v, bool null)
+{
+    return null ? NULL : store_num(n, i, v);
+}
+
 const char *store_dbl(StoreNums *n, int i, double v)
 {
     snprintf(n->v[i], sizeof n->v[i], "%.17g", v);

@@ -72,9 +72,9 @@ static void decode(const PGresult *r, int i, EngineRecord *e)
 {
     memset(e, 0, sizeof *e);
     int c = 0;
-#define TEXT(field) snprintf(e->field, sizeof e->field, "%s", PQgetvalue(r, i, c++))
+#define TEXT(field) store_text(r, i, c++, e->field, sizeof e->field)
 #define FLAG(field) e->field = strcmp(PQgetvalue(r, i, c++), "t") == 0
-    e->id = strtoll(PQgetvalue(r, i, c++), NULL, 10);
+    e->id = store_i64(r, i, c++);
     TEXT(name);
     TEXT(repo);
     TEXT(build_command);
@@ -97,7 +97,7 @@ static void decode(const PGresult *r, int i, EngineRecord *e)
     TEXT(threads_option);
     TEXT(net_option);
     FLAG(needs_net);
-    e->ref_nps = strtoll(PQgetvalue(r, i, c++), NULL, 10);
+    e->ref_nps = store_i64(r, i, c++);
     TEXT(added_by);
     TEXT(created);
 #undef TEXT
@@ -150,15 +150,10 @@ int store_run_engine(Store *s, int64_t run, const char *side, char *name, size_t
 
 int store_engine_list(Store *s, EngineRecord **out)
 {
-    *out = NULL;
-    PGresult *res = store_run(s, &STMT[ST_ENGINE_LIST], NULL, PGRES_TUPLES_OK);
+    int count;
+    PGresult *res = store_fetch_rows(s, &STMT[ST_ENGINE_LIST], NULL, sizeof **out, (void **)out, &count);
     if (!res)
         return -1;
-    int count = PQntuples(res);
-    if (count && !(*out = calloc((size_t)count, sizeof **out))) {
-        PQclear(res);
-        return -1;
-    }
     for (int i = 0; i < count; i++)
         decode(res, i, &(*out)[i]);
     PQclear(res);
@@ -192,22 +187,17 @@ int store_engine_modify(Store *s, const EngineRecord *e, const char *actor)
 int store_engine_history(Store *s, const char *name, StoreEngineChange **out)
 {
     const char *p[1] = { name };
-    *out = NULL;
-    PGresult *res = store_run(s, &STMT[ST_ENGINE_HISTORY], p, PGRES_TUPLES_OK);
+    int count;
+    PGresult *res = store_fetch_rows(s, &STMT[ST_ENGINE_HISTORY], p, sizeof **out, (void **)out, &count);
     if (!res)
         return -1;
-    int count = PQntuples(res);
-    if (count && !(*out = calloc((size_t)count, sizeof **out))) {
-        PQclear(res);
-        return -1;
-    }
     for (int i = 0; i < count; i++) {
         StoreEngineChange *c = &(*out)[i];
-        snprintf(c->at, sizeof c->at, "%s", PQgetvalue(res, i, 0));
-        snprintf(c->actor, sizeof c->actor, "%s", PQgetvalue(res, i, 1));
-        snprintf(c->field, sizeof c->field, "%s", PQgetvalue(res, i, 2));
-        snprintf(c->old_value, sizeof c->old_value, "%s", PQgetvalue(res, i, 3));
-        snprintf(c->new_value, sizeof c->new_value, "%s", PQgetvalue(res, i, 4));
+        store_text(res, i, 0, c->at, sizeof c->at);
+        store_text(res, i, 1, c->actor, sizeof c->actor);
+        store_text(res, i, 2, c->field, sizeof c->field);
+        store_text(res, i, 3, c->old_value, sizeof c->old_value);
+        store_text(res, i, 4, c->new_value, sizeof c->new_value);
     }
     PQclear(res);
     return count;

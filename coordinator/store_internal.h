@@ -108,6 +108,8 @@ typedef struct {
 
 const char *store_num(StoreNums *n, int i, int64_t v);
 const char *store_dbl(StoreNums *n, int i, double v);
+/* v as text in slot i, or NULL (SQL NULL: the column keeps its value or default) when null. */
+const char *store_num_or_null(StoreNums *n, int i, int64_t v, bool null);
 /* A column as a number (0 when NULL), a double (NAN when NULL), text into out. */
 int64_t store_i64(const PGresult *r, int row, int col);
 double store_get_dbl(const PGresult *r, int row, int col);

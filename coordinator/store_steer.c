@@ -46,48 +46,20 @@
 
 STORE_STATEMENTS(STEER_STATEMENTS, store_statements_steer);
 
-typedef struct {
-    char v[16][32];
-} Nums;
-
-/* v as text in slot i, or NULL (SQL NULL) when keep. */
-static const char *num(Nums *n, int i, int64_t v, bool keep)
-{
-    if (keep)
-        return NULL;
-    snprintf(n->v[i], sizeof n->v[i], "%" PRId64, v);
-    return n->v[i];
-}
-
-static const char *dbl(Nums *n, int i, double v)
-{
-    snprintf(n->v[i], sizeof n->v[i], "%.17g", v);
-    return n->v[i];
-}
-
-static int64_t i64(const PGresult *r, int row, int col)
-{
-    return PQgetisnull(r, row, col) ? 0 : strtoll(PQgetvalue(r, row, col), NULL, 10);
-}
-
-static void text(const PGresult *r, int row, int col, char *out, size_t size)
-{
-    snprintf(out, size, "%s", PQgetvalue(r, row, col));
-}
-
 /* ---- modify ------------------------------------------------------------------ */
 
 int store_modify_run(Store *s, int64_t run, const char *actor, const StoreModify *m, char *why, size_t size)
 {
-    Nums n;
-    const char *p[6] = { num(&n, 0, run, false), actor, num(&n, 1, m->priority, !m->set_priority),
-                         num(&n, 2, m->throughput, m->throughput == STORE_KEEP),
-                         num(&n, 3, m->max_pairs, m->max_pairs == STORE_KEEP),
-                         num(&n, 4, m->extend, m->extend == STORE_KEEP) };
+    StoreNums n;
+    const char *p[6] = { store_num(&n, 0, run), actor,
+                         store_num_or_null(&n, 1, m->priority, !m->set_priority),
+                         store_num_or_null(&n, 2, m->throughput, m->throughput == STORE_KEEP),
+                         store_num_or_null(&n, 3, m->max_pairs, m->max_pairs == STORE_KEEP),
+                         store_num_or_null(&n, 4, m->extend, m->extend == STORE_KEEP) };
     PGresult *res = store_run(s, &STMT[ST_STEER_MODIFY], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
-    text(res, 0, 0, why, size);
+    store_text(res, 0, 0, why, size);
     PQclear(res);
     return why[0] ? 0 : 1;
 }
@@ -124,7 +96,7 @@ static char *array_literal(const StoreSpsaParam *q, int count, size_t field)
 
 int store_modify_spsa(Store *s, int64_t run, const char *actor, const StoreModifySpsa *m, char *why, size_t size)
 {
-    Nums n;
+    StoreNums n;
     const size_t fields[5] = { (size_t)-1, offsetof(StoreSpsaParam, min), offsetof(StoreSpsaParam, max),
                                offsetof(StoreSpsaParam, c_end), offsetof(StoreSpsaParam, r_end) };
     char *arrays[5] = { 0 };
@@ -133,15 +105,15 @@ int store_modify_spsa(Store *s, int64_t run, const char *actor, const StoreModif
         if (!(arrays[i] = array_literal(m->params, m->count, fields[i])))
             rc = -1;
     if (rc == 0) {
-        const char *p[10] = { num(&n, 0, run, false), actor, arrays[0], arrays[1], arrays[2], arrays[3], arrays[4],
-                              isnan(m->alpha) ? NULL : dbl(&n, 1, m->alpha),
-                              isnan(m->gamma) ? NULL : dbl(&n, 2, m->gamma),
-                              isnan(m->a_ratio) ? NULL : dbl(&n, 3, m->a_ratio) };
+        const char *p[10] = { store_num(&n, 0, run), actor, arrays[0], arrays[1], arrays[2], arrays[3], arrays[4],
+                              isnan(m->alpha) ? NULL : store_dbl(&n, 1, m->alpha),
+                              isnan(m->gamma) ? NULL : store_dbl(&n, 2, m->gamma),
+                              isnan(m->a_ratio) ? NULL : store_dbl(&n, 3, m->a_ratio) };
         PGresult *res = store_run(s, &STMT[ST_STEER_MODIFY_SPSA], p, PGRES_TUPLES_OK);
         if (!res)
             rc = -1;
         else {
-            text(res, 0, 0, why, size);
+            store_text(res, 0, 0, why, size);
             rc = why[0] ? 0 : 1;
         }
         PQclear(res);
@@ -153,23 +125,18 @@ int store_modify_spsa(Store *s, int64_t run, const char *actor, const StoreModif
 
 int store_run_history(Store *s, int64_t run, StoreHistory **out)
 {
-    Nums n;
-    const char *p[1] = { num(&n, 0, run, false) };
-    *out = NULL;
-    PGresult *res = store_run(s, &STMT[ST_STEER_HISTORY], p, PGRES_TUPLES_OK);
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, run) };
+    int count;
+    PGresult *res = store_fetch_rows(s, &STMT[ST_STEER_HISTORY], p, sizeof **out, (void **)out, &count);
     if (!res)
         return -1;
-    int count = PQntuples(res);
-    if (count && !(*out = calloc((size_t)count, sizeof **out))) {
-        PQclear(res);
-        return -1;
-    }
     for (int i = 0; i < count; i++) {
         StoreHistory *h = &(*out)[i];
-        text(res, i, 0, h->at, sizeof h->at);
-        text(res, i, 1, h->actor, sizeof h->actor);
-        text(res, i, 2, h->action, sizeof h->action);
-        text(res, i, 3, h->detail, sizeof h->detail);
+        store_text(res, i, 0, h->at, sizeof h->at);
+        store_text(res, i, 1, h->actor, sizeof h->actor);
+        store_text(res, i, 2, h->action, sizeof h->action);
+        store_text(res, i, 3, h->detail, sizeof h->detail);
     }
     PQclear(res);
     return count;
@@ -188,16 +155,16 @@ const char *store_chain_kind_name(StoreChainKind kind)
 /* Inserts stage idx of chain (run: its run, 0 none; state). 0 or -1. */
 static int add_stage(Store *s, int64_t chain, int idx, const StoreChainStage *st, int64_t run, const char *state)
 {
-    Nums n;
+    StoreNums n;
     bool sprt = st->kind == CHAIN_SPRT, train = st->kind == CHAIN_TRAIN;
-    const char *p[17] = { num(&n, 0, chain, false), num(&n, 1, idx, false), CHAIN_KINDS[st->kind], state,
-                          num(&n, 2, run, run == 0),
-                          sprt ? dbl(&n, 3, st->elo0) : NULL, sprt ? dbl(&n, 4, st->elo1) : NULL,
-                          sprt ? dbl(&n, 5, st->alpha) : NULL, sprt ? dbl(&n, 6, st->beta) : NULL,
-                          num(&n, 7, st->max_pairs, !sprt), num(&n, 8, st->nodes, !sprt),
-                          num(&n, 9, st->base_ms, !sprt), num(&n, 10, st->inc_ms, !sprt),
-                          num(&n, 11, st->epochs, !train), num(&n, 12, st->batch, !train),
-                          train ? dbl(&n, 13, st->lambda) : NULL, train ? dbl(&n, 14, st->lr) : NULL };
+    const char *p[17] = { store_num(&n, 0, chain), store_num(&n, 1, idx), CHAIN_KINDS[st->kind], state,
+                          store_num_or_null(&n, 2, run, run == 0),
+                          sprt ? store_dbl(&n, 3, st->elo0) : NULL, sprt ? store_dbl(&n, 4, st->elo1) : NULL,
+                          sprt ? store_dbl(&n, 5, st->alpha) : NULL, sprt ? store_dbl(&n, 6, st->beta) : NULL,
+                          store_num_or_null(&n, 7, st->max_pairs, !sprt), store_num_or_null(&n, 8, st->nodes, !sprt),
+                          store_num_or_null(&n, 9, st->base_ms, !sprt), store_num_or_null(&n, 10, st->inc_ms, !sprt),
+                          store_num_or_null(&n, 11, st->epochs, !train), store_num_or_null(&n, 12, st->batch, !train),
+                          train ? store_dbl(&n, 13, st->lambda) : NULL, train ? store_dbl(&n, 14, st->lr) : NULL };
     PGresult *res = store_run(s, &STMT[ST_STEER_CHAIN_STAGE], p, PGRES_COMMAND_OK);
     PQclear(res);
     return res ? 0 : -1;
@@ -209,15 +176,16 @@ int store_create_chain(Store *s, const StoreChainSpec *spec, int64_t *id)
         return -1;
     if (store_begin(s) != 0)
         return -1;
-    Nums n;
-    const char *p[4] = { spec->name ? spec->name : "", num(&n, 0, spec->base_build, spec->base_build == 0),
-                         num(&n, 1, spec->base_net, spec->base_net <= 0),
+    StoreNums n;
+    const char *p[4] = { spec->name ? spec->name : "",
+                         store_num_or_null(&n, 0, spec->base_build, spec->base_build == 0),
+                         store_num_or_null(&n, 1, spec->base_net, spec->base_net <= 0),
                          spec->base_net == STORE_NET_NONE ? "true" : "false" };
     PGresult *res = store_run(s, &STMT[ST_STEER_ADD_CHAIN], p, PGRES_TUPLES_OK);
     int64_t run = 0;
     int rc = res ? 0 : -1;
     if (res)
-        *id = i64(res, 0, 0);
+        *id = store_i64(res, 0, 0);
     PQclear(res);
     if (rc == 0)
         rc = spec->spsa ? store_create_spsa(s, spec->spsa, &run) : store_create_data(s, spec->data, &run);
@@ -234,20 +202,20 @@ int store_create_chain(Store *s, const StoreChainSpec *spec, int64_t *id)
 
 int store_load_chain(Store *s, int64_t id, StoreChain *out)
 {
-    Nums n;
-    const char *p[1] = { num(&n, 0, id, false) };
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, id) };
     memset(out, 0, sizeof *out);
     PGresult *res = store_run(s, &STMT[ST_STEER_LOAD_CHAIN], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
     int found = PQntuples(res) == 1;
     if (found) {
-        out->id = i64(res, 0, 0);
-        text(res, 0, 1, out->name, sizeof out->name);
-        text(res, 0, 2, out->state, sizeof out->state);
-        text(res, 0, 3, out->note, sizeof out->note);
-        out->base_net = i64(res, 0, 4);
-        text(res, 0, 5, out->base_net_name, sizeof out->base_net_name);
+        out->id = store_i64(res, 0, 0);
+        store_text(res, 0, 1, out->name, sizeof out->name);
+        store_text(res, 0, 2, out->state, sizeof out->state);
+        store_text(res, 0, 3, out->note, sizeof out->note);
+        out->base_net = store_i64(res, 0, 4);
+        store_text(res, 0, 5, out->base_net_name, sizeof out->base_net_name);
     }
     PQclear(res);
     if (!found)
@@ -262,23 +230,23 @@ int store_load_chain(Store *s, int64_t id, StoreChain *out)
         for (int k = 0; k < CHAIN_KIND_COUNT; k++)
             if (strcmp(kind, CHAIN_KINDS[k]) == 0)
                 st->kind = (StoreChainKind)k;
-        text(res, i, 1, st->state, sizeof st->state);
-        st->run_id = i64(res, i, 2);
-        st->build_id = i64(res, i, 3);
+        store_text(res, i, 1, st->state, sizeof st->state);
+        st->run_id = store_i64(res, i, 2);
+        st->build_id = store_i64(res, i, 3);
         st->elo0 = strtod(PQgetvalue(res, i, 4), NULL);
         st->elo1 = strtod(PQgetvalue(res, i, 5), NULL);
         st->alpha = strtod(PQgetvalue(res, i, 6), NULL);
         st->beta = strtod(PQgetvalue(res, i, 7), NULL);
-        st->max_pairs = i64(res, i, 8);
-        st->nodes = i64(res, i, 9);
-        st->base_ms = i64(res, i, 10);
-        st->inc_ms = i64(res, i, 11);
-        st->net_id = i64(res, i, 12);
-        st->epochs = (int)i64(res, i, 13);
-        st->batch = (int)i64(res, i, 14);
+        st->max_pairs = store_i64(res, i, 8);
+        st->nodes = store_i64(res, i, 9);
+        st->base_ms = store_i64(res, i, 10);
+        st->inc_ms = store_i64(res, i, 11);
+        st->net_id = store_i64(res, i, 12);
+        st->epochs = (int)store_i64(res, i, 13);
+        st->batch = (int)store_i64(res, i, 14);
         st->lambda = strtod(PQgetvalue(res, i, 15), NULL);
         st->lr = strtod(PQgetvalue(res, i, 16), NULL);
-        text(res, i, 17, st->detail, sizeof st->detail);
+        store_text(res, i, 17, st->detail, sizeof st->detail);
     }
     PQclear(res);
     return 1;
@@ -297,15 +265,15 @@ static int ids_of(Store *s, Stmt st, const char *const *p, int64_t **ids)
         return -1;
     }
     for (int i = 0; i < count; i++)
-        (*ids)[i] = i64(res, i, 0);
+        (*ids)[i] = store_i64(res, i, 0);
     PQclear(res);
     return count;
 }
 
 int store_chain_of_run(Store *s, int64_t run, int64_t *chain)
 {
-    Nums n;
-    const char *p[1] = { num(&n, 0, run, false) };
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, run) };
     int64_t *ids;
     int count = ids_of(s, ST_STEER_CHAIN_OF_RUN, p, &ids);
     if (count > 0)
@@ -316,8 +284,8 @@ int store_chain_of_run(Store *s, int64_t run, int64_t *chain)
 
 int store_list_chains(Store *s, int max, int64_t **ids)
 {
-    Nums n;
-    const char *p[1] = { num(&n, 0, max, false) };
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, max) };
     return ids_of(s, ST_STEER_CHAINS, p, ids);
 }
 
@@ -328,8 +296,8 @@ int store_chains_to_advance(Store *s, int64_t **ids)
 
 int store_chain_built(Store *s, int64_t chain, int64_t build, const char *note)
 {
-    Nums n;
-    const char *p[3] = { num(&n, 0, chain, false), num(&n, 1, build, build <= 0), note ? note : "" };
+    StoreNums n;
+    const char *p[3] = { store_num(&n, 0, chain), store_num_or_null(&n, 1, build, build <= 0), note ? note : "" };
     PGresult *res = store_run(s, &STMT[ST_STEER_CHAIN_BUILT], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
@@ -341,9 +309,10 @@ int store_chain_built(Store *s, int64_t chain, int64_t build, const char *note)
 int store_chain_done(Store *s, int64_t chain, StoreChainKind kind, bool ok, int64_t build, int64_t net,
                      const char *detail)
 {
-    Nums n;
-    const char *p[6] = { num(&n, 0, chain, false), store_chain_kind_name(kind), ok ? "true" : "false",
-                         num(&n, 1, build, build <= 0), num(&n, 2, net, net <= 0), detail ? detail : "" };
+    StoreNums n;
+    const char *p[6] = { store_num(&n, 0, chain), store_chain_kind_name(kind), ok ? "true" : "false",
+                         store_num_or_null(&n, 1, build, build <= 0), store_num_or_null(&n, 2, net, net <= 0),
+                         detail ? detail : "" };
     PGresult *res = store_run(s, &STMT[ST_STEER_CHAIN_STAGE_DONE], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
