@@ -10,7 +10,7 @@
  * over time, with fewer workers than runs too); a run with nothing to
  * give is skipped until the next refresh.
  *
- * Run kinds (schemas/run_kinds.def) plug in through RunKindOps (sched.c),
+ * Run kinds (schemas/formats/run_kinds.def) plug in through RunKindOps (sched.c),
  * indexed by the kind: SPRT tests get their tasks from the database
  * (xqf_claim_batch makes them on claim) and stop on the LLR; SPSA
  * (Fishtest's, tuner/spsa.h) fills in new_task (perturbed sets through store_create_task)

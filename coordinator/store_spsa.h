@@ -1,5 +1,5 @@
 /*
- * store_spsa.h - SPSA runs (schemas/migrations/003_spsa.sql): a run of
+ * store_spsa.h - SPSA runs (schemas/sql/migrations/003_spsa.sql): a run of
  * store_runs.h whose tasks carry perturbations of the tuned parameters
  * and whose results move theta (tuner/spsa.h applies the updates).
  */

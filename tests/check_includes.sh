@@ -19,7 +19,7 @@
 # store_test.h (what tests ask of it) only the tests and the store's files.
 # Libraries: only the codec includes msgpack.h, only the store (store.c,
 # store_<domain>.c and store_internal.h) libpq-fe.h, only the transports zmq.h (and their shared
-# monitor reader schemas/zmq_monitor.c, and the tests' fake
+# monitor reader schemas/plumb/zmq_monitor.c, and the tests' fake
 # workers and tools), only plumb's SHA-256 and passwords and the key files
 # sodium.h, only the web server's HTTP module microhttpd.h.
 set -u
@@ -67,10 +67,10 @@ restricted_ok() {
 # library HEADER FILE: whether FILE may include the library header HEADER.
 library_ok() {
     case $1 in
-        msgpack.h) [ "$2" = schemas/codec.c ] ;;
+        msgpack.h) [ "$2" = schemas/wire/codec.c ] ;;
         libpq-fe.h) case $2 in coordinator/store.c | coordinator/store_*.c | coordinator/store_internal.h) ;; *) false ;; esac ;;
-        zmq.h) case $2 in coordinator/transport.c | coordinator/zap.c | worker/worker_transport.c | schemas/zmq_monitor.c | tests/*) ;; *) false ;; esac ;;
-        sodium.h) case $2 in schemas/plumb/sha256.c | schemas/plumb/password.c | schemas/keys.c) ;; *) false ;; esac ;;
+        zmq.h) case $2 in coordinator/transport.c | coordinator/zap.c | worker/worker_transport.c | schemas/plumb/zmq_monitor.c | tests/*) ;; *) false ;; esac ;;
+        sodium.h) case $2 in schemas/plumb/sha256.c | schemas/plumb/password.c | schemas/plumb/keys.c) ;; *) false ;; esac ;;
         microhttpd.h) [ "$2" = web/http.c ] ;;
         *) true ;;
     esac
