@@ -34,7 +34,7 @@ int store_game_scores(Store *s, int64_t run);
 /* Sets that option. 0 or -1. */
 int store_set_game_scores(Store *s, int64_t run, bool on);
 
-/* Games by how they ended: the indexes of worker/game.h's GameReason (the wire's order) that trust counts. */
+/* Games by how they ended: the indexes of worker/game/game.h's GameReason (the wire's order) that trust counts. */
 enum { STORE_REASON_TIME_FORFEIT = 9, STORE_REASON_ILLEGAL_MOVE = 10, STORE_REASON_CRASH = 12 };
 
 /* One worker's part of a run (its purged results left out). */

@@ -69,7 +69,7 @@ library_ok() {
     case $1 in
         msgpack.h) [ "$2" = schemas/wire/codec.c ] ;;
         libpq-fe.h) case $2 in coordinator/store.c | coordinator/store_*.c | coordinator/store_internal.h) ;; *) false ;; esac ;;
-        zmq.h) case $2 in coordinator/transport.c | coordinator/zap.c | worker/worker_transport.c | schemas/plumb/zmq_monitor.c | tests/*) ;; *) false ;; esac ;;
+        zmq.h) case $2 in coordinator/transport.c | coordinator/zap.c | worker/daemon/worker_transport.c | schemas/plumb/zmq_monitor.c | tests/*) ;; *) false ;; esac ;;
         sodium.h) case $2 in schemas/plumb/sha256.c | schemas/plumb/password.c | schemas/plumb/keys.c) ;; *) false ;; esac ;;
         microhttpd.h) [ "$2" = web/http.c ] ;;
         *) true ;;

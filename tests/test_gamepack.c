@@ -1,5 +1,5 @@
 /*
- * Game records (schemas/formats/games.h, worker/gamepack.h): a record round trip
+ * Game records (schemas/formats/games.h, worker/game/gamepack.h): a record round trip
  * (book flags, scores clamped, results), the moves-only and depth forms of
  * every run kind, malformed
  * bytes refused, the random plies reproducible per game index and
