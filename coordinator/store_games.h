@@ -48,7 +48,7 @@ typedef struct {
      * blames both workers until a third key's replay decides which lied: 036_audit_arbiter.sql) */
     int64_t replays, mismatches;
     char mismatched[STORE_TEXT_MAX]; /* "pair P (game G differ); ..." */
-    double residual;                 /* tuner/residual.h: NAN when it does not qualify */
+    double residual;                 /* tuner/stats/residual.h: NAN when it does not qualify */
     bool flagged;                    /* residual above XQF_RESIDUAL_FLAG, its faults (xqf_faults_flag), or a mismatch */
 } StoreWorkerTrust;
 
