@@ -10,10 +10,10 @@
  * over time, with fewer workers than runs too); a run with nothing to
  * give is skipped until the next refresh.
  *
- * Run kinds (schemas/run_kinds.def) plug in through RunKindOps (sched.c),
+ * Run kinds (schemas/formats/run_kinds.def) plug in through RunKindOps (sched.c),
  * indexed by the kind: SPRT tests get their tasks from the database
  * (xqf_claim_batch makes them on claim) and stop on the LLR; SPSA
- * (Fishtest's, tuner/spsa.h) fills in new_task (perturbed sets through store_create_task)
+ * (Fishtest's, tuner/stats/spsa.h) fills in new_task (perturbed sets through store_create_task)
  * and task_done (the theta update, applied exactly once in the
  * transaction that accepted the task's last pair).
  */

@@ -149,7 +149,7 @@ static int exec_simple(Store *s, const char *sql, const char *what)
 }
 
 /*
- * Every SQL function with its current body (schemas/functions), in one
+ * Every SQL function with its current body (schemas/sql/functions), in one
  * transaction, then each role's privileges from role_grants (030_roles.sql):
  * roles an administrator made since get theirs, and what the table says is
  * all they have.  In one transaction because CREATE OR REPLACE resets a

@@ -17,9 +17,9 @@
  * refused by every program (it would misread it), an older one too unless
  * the store was told to migrate (store_set_migrate: the coordinator at
  * start, xqf-coordinator --migrate) and connects as the schema's owner,
- * which applies the missing migrations (schemas/migrations, under an
+ * which applies the missing migrations (schemas/sql/migrations, under an
  * advisory lock, each in a transaction), then every SQL function's current
- * body (schemas/functions) and the roles' privileges (030_roles.sql), in
+ * body (schemas/sql/functions) and the roles' privileges (030_roles.sql), in
  * one transaction, at every such connect.
  * Then it prepares the statements and LISTENs on "xqf_runs" (runs
  * created, finished or re-prioritised).
@@ -95,7 +95,7 @@ int store_schema_version(const Store *s);
 /*
  * Whether the role of the last store_connect owns the schema (a member of
  * the tables' owner): only such a role migrates.  The programs connect as
- * roles of their own (schemas/migrations/030_roles.sql) that do not; one
+ * roles of their own (schemas/sql/migrations/030_roles.sql) that do not; one
  * that finds itself the owner says so (docs/cluster.md, "Database roles").
  */
 bool store_owns_schema(const Store *s);

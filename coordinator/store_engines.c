@@ -109,7 +109,7 @@ int store_engine_add(Store *s, const EngineRecord *e, const char *actor, int64_t
     Settings st;
     settings(&st, e);
     st.p[ENGINE_SETTINGS] = actor;
-    /* through the function the dashboard adds with (schemas/functions/xqf_engine_add.sql): NULL when the name is taken */
+    /* through the function the dashboard adds with (schemas/sql/functions/xqf_engine_add.sql): NULL when the name is taken */
     PGresult *res = store_run(s, &STMT[ST_ENGINE_ADD], st.p, PGRES_TUPLES_OK);
     if (!res)
         return -1;

@@ -1,6 +1,6 @@
 /*
- * store_engines.h - engines as records (schemas/migrations/032_engines.sql,
- * schemas/engine_record.h): added, read, listed, changed with their
+ * store_engines.h - engines as records (schemas/sql/migrations/032_engines.sql,
+ * schemas/formats/engine_record.h): added, read, listed, changed with their
  * history.  Beyond the store's own contract (store.h), with the same
  * conventions (parameters passed separately, every result checked and
  * cleared, -1 on a database error after logging it).  The store's fourth

@@ -34,7 +34,7 @@ int store_game_scores(Store *s, int64_t run);
 /* Sets that option. 0 or -1. */
 int store_set_game_scores(Store *s, int64_t run, bool on);
 
-/* Games by how they ended: the indexes of worker/game.h's GameReason (the wire's order) that trust counts. */
+/* Games by how they ended: the indexes of worker/game/game.h's GameReason (the wire's order) that trust counts. */
 enum { STORE_REASON_TIME_FORFEIT = 9, STORE_REASON_ILLEGAL_MOVE = 10, STORE_REASON_CRASH = 12 };
 
 /* One worker's part of a run (its purged results left out). */
@@ -48,7 +48,7 @@ typedef struct {
      * blames both workers until a third key's replay decides which lied: 036_audit_arbiter.sql) */
     int64_t replays, mismatches;
     char mismatched[STORE_TEXT_MAX]; /* "pair P (game G differ); ..." */
-    double residual;                 /* tuner/residual.h: NAN when it does not qualify */
+    double residual;                 /* tuner/stats/residual.h: NAN when it does not qualify */
     bool flagged;                    /* residual above XQF_RESIDUAL_FLAG, its faults (xqf_faults_flag), or a mismatch */
 } StoreWorkerTrust;
 

@@ -14,7 +14,7 @@
 #include "run_kind.h"
 #include "store.h"
 
-/* How a run's games are adjudicated (worker/game.h's Adjudication; 0 turns a rule off). */
+/* How a run's games are adjudicated (worker/game/game.h's Adjudication; 0 turns a rule off). */
 typedef struct {
     int64_t resign_moves, resign_score;       /* a win after this many plies both agree on >= score */
     int64_t draw_after, draw_moves, draw_score; /* a draw from move draw_after on, after draw_moves
@@ -170,7 +170,7 @@ int store_finish_run(Store *s, int64_t run, const char *state, const char *verdi
 /* What a data run plays and keeps (in runs.settings). */
 typedef struct {
     int random_plies;                /* random plies after the opening */
-    int skip_plies;                  /* the filter (worker/datagen.h's DataFilter) */
+    int skip_plies;                  /* the filter (worker/game/datagen.h's DataFilter) */
     bool keep_check, keep_captures;
     int max_score;
     int depth;                       /* > 0: a fixed depth per move (the run's nodes and clock 0) */

@@ -1,6 +1,6 @@
 /*
  * store_steer.h - runs changed while they run, their history, time odds,
- * and run chains (schemas/migrations/015_steer.sql): beyond the store's own
+ * and run chains (schemas/sql/migrations/015_steer.sql): beyond the store's own
  * contract (store.h), with the same conventions (parameters passed
  * separately, every result checked and cleared, -1 on a database error
  * after logging it).  The store's third file that includes libpq-fe.h.

@@ -187,7 +187,7 @@ const char *store_report_text(StoreReport r)
 /*
  * The letter of each pair of a report's records (021_report_records.sql),
  * the first player's view: a WW, b WD, c WL, d DD, e DL, f LL.  The pair's
- * first game has the first player as Red (worker/task.c).  A malloc'd
+ * first game has the first player as Red (worker/daemon/task.c).  A malloc'd
  * string, or NULL when a record has no result or out of memory.
  */
 static char *pair_codes(const StoreReportItem *it)

@@ -2,7 +2,7 @@
  * store_web.h - what the web dashboard (xqf-web) reads and writes of runs
  * beyond the other domains' contracts: owners and approvals of runs, the
  * task table of a run by worker, the workers with their faults, and live
- * notifications of a run's progress (schemas/migrations/011_web.sql).  Its
+ * notifications of a run's progress (schemas/sql/migrations/011_web.sql).  Its
  * accounts and sessions are store_users.h, the build queue
  * store_builds.h.  The store's conventions: parameters passed separately,
  * every result checked and cleared, -1 on a database error after logging

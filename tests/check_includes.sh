@@ -1,16 +1,37 @@
 #!/usr/bin/env bash
 # check_includes.sh ROOT - fails (status 1, one line per offence) when a file
-# includes a header against the project's dependency arrows (docs/architecture.md):
+# includes a header against the project's dependency arrows (docs/architecture.md),
+# or when files include each other in a circle.  The folders are floors; a
+# folder may include its own headers and those of the floors it names:
 #
-#   engine      -> nothing of the project
-#   plumb       -> nothing of the project           (schemas/plumb/)
-#   schemas     -> plumb                            (codec, migrations, key files)
-#   tuner       -> the engine's parameter table     (statistics, SPSA, report)
-#   worker      -> engine, schemas, tuner, plumb
-#   coordinator -> schemas, tuner, plumb, the engine's parameter table
-#   tuner/cli   -> anything but tests               (xqf-tune: nothing includes it)
-#   web         -> anything but tests               (xqf-web: nothing includes it)
-#   tests       -> anything
+#   engine            -> nothing of the project
+#   schemas/plumb     -> nothing of the project     (plumbing, key files, socket monitor)
+#   schemas/wire      -> plumb                      (the codec, messages.def)
+#   schemas/formats   -> wire, plumb                (engine records, games, parameter sets, run kinds)
+#   schemas/sql       -> plumb                      (migrations.h)
+#   tuner/stats       -> the engine's parameter table (statistics, SPRT, SPSA, the fit)
+#   tuner/report      -> stats, the engine's parameter table
+#   worker/game       -> engine, schemas, stats, plumb  (the game library)
+#   worker/match      -> game and what game may     (xqf-match)
+#   worker/daemon     -> game and what game may     (xqf-worker)
+#   coordinator       -> schemas, stats, report, the engine's parameter table
+#   tuner/service     -> stats, report, game, coordinator (its store), schemas, engine
+#   tuner/cli         -> anything but web and tests (xqf-tune: nothing includes it)
+#   web               -> anything but tuner/cli and tests (xqf-web: nothing includes it)
+#   tests             -> anything
+#
+# So statistics < report < service < cli, the game library < match and the
+# daemon (neither includes the other), and the web uses the service, never
+# the CLI's headers.
+#
+# Circles: a file and its header are one unit (foo.c, foo.h); unit A -> unit B
+# when a file of A includes B's header.  A circle of units (A's file includes
+# B's header and B's file A's, directly or through a chain) fails, named
+# along its path; found by a depth-first search with three colours (Cormen et
+# al., Introduction to Algorithms, 22.3: a grey unit met again is a back edge).
+#
+# check_includes.sh --self-test: runs this check on a small tree of its own
+# with one back arrow and one circle, and fails unless both are reported.
 #
 # Project headers are told apart by folder (their names are unique in the
 # tree, which is checked too).  Two of the store's headers have one circle of
@@ -19,10 +40,34 @@
 # store_test.h (what tests ask of it) only the tests and the store's files.
 # Libraries: only the codec includes msgpack.h, only the store (store.c,
 # store_<domain>.c and store_internal.h) libpq-fe.h, only the transports zmq.h (and their shared
-# monitor reader schemas/zmq_monitor.c, and the tests' fake
+# monitor reader schemas/plumb/zmq_monitor.c, and the tests' fake
 # workers and tools), only plumb's SHA-256 and passwords and the key files
 # sodium.h, only the web server's HTTP module microhttpd.h.
 set -u
+if [ "${1:-}" = --self-test ]; then
+    t=$(mktemp -d) || exit 2
+    trap 'rm -rf "$t"' EXIT
+    mkdir -p "$t/tuner/stats" "$t/tuner/report" "$t/worker/game" "$t/worker/match" \
+        "$t/engine" "$t/coordinator" "$t/schemas" "$t/tests" "$t/web"
+    printf '#include "html.h"\n' >"$t/tuner/stats/stats.h"          # stats -> report: a back arrow
+    printf '#include "stats.h"\n' >"$t/tuner/report/html.h"
+    printf '#include "pgn.h"\n' >"$t/worker/game/book.c"            # book -> pgn -> tactics -> book
+    printf '#include "tactics.h"\n' >"$t/worker/game/pgn.c"
+    printf '#include "book.h"\n' >"$t/worker/game/tactics.c"
+    : >"$t/worker/game/book.h"; : >"$t/worker/game/pgn.h"; : >"$t/worker/game/tactics.h"
+    printf '#include "book.h"\n' >"$t/worker/match/match_main.c"   # match -> game: allowed
+    out=$(bash "$0" "$t")
+    rc=$?
+    printf '%s\n' "$out"
+    if [ $rc -eq 1 ] && grep -q 'tuner/stats/stats.h:1: includes tuner/report/html.h (stats -> report' <<<"$out" &&
+       grep -q 'circle: worker/game/book -> worker/game/pgn -> worker/game/tactics -> worker/game/book' <<<"$out" &&
+       ! grep -q match_main <<<"$out"; then
+        echo "includes self-test: the back arrow and the circle are found"
+        exit 0
+    fi
+    echo "includes self-test: FAILED (status $rc)"
+    exit 1
+fi
 root=${1:-$(dirname "$0")/..}
 cd "$root" || exit 2
 
@@ -30,10 +75,16 @@ node() {
     case $1 in
         engine/*) echo engine ;;
         schemas/plumb/*) echo plumb ;;
-        schemas/*) echo schemas ;;
+        schemas/wire/*) echo wire ;;
+        schemas/formats/*) echo formats ;;
+        schemas/sql/*) echo sql ;;
+        tuner/stats/*) echo stats ;;
+        tuner/report/*) echo report ;;
+        tuner/service/*) echo service ;;
         tuner/cli/*) echo cli ;;
-        tuner/*) echo tuner ;;
-        worker/*) echo worker ;;
+        worker/game/*) echo game ;;
+        worker/match/*) echo match ;;
+        worker/daemon/*) echo daemon ;;
         coordinator/*) echo coordinator ;;
         tests/*) echo tests ;;
         web/*) echo web ;;
@@ -45,11 +96,16 @@ node() {
 allowed() {
     [ "$1" = "$2" ] && return 0
     case "$1:$2" in
-        schemas:plumb) return 0 ;;
-        tuner:engine | coordinator:engine) [ "$3" = params.h ] || [ "$3" = params.def ] ;;
-        worker:engine | worker:schemas | worker:tuner | worker:plumb) return 0 ;;
-        coordinator:schemas | coordinator:tuner | coordinator:plumb) return 0 ;;
-        cli:tests | web:tests) return 1 ;;
+        wire:plumb | formats:wire | formats:plumb | sql:plumb) return 0 ;;
+        stats:engine | report:engine | coordinator:engine) [ "$3" = params.h ] || [ "$3" = params.def ] ;;
+        report:stats) return 0 ;;
+        game:engine | game:plumb | game:wire | game:formats | game:stats) return 0 ;;
+        match:game | match:engine | match:plumb | match:wire | match:formats | match:stats) return 0 ;;
+        daemon:game | daemon:engine | daemon:plumb | daemon:wire | daemon:formats | daemon:stats) return 0 ;;
+        coordinator:plumb | coordinator:wire | coordinator:formats | coordinator:sql | coordinator:stats | coordinator:report) return 0 ;;
+        service:stats | service:report | service:game | service:coordinator | service:engine) return 0 ;;
+        service:plumb | service:wire | service:formats) return 0 ;;
+        cli:tests | cli:web | web:tests | web:cli) return 1 ;;
         cli:* | web:* | tests:*) return 0 ;;
         *) return 1 ;;
     esac
@@ -67,10 +123,10 @@ restricted_ok() {
 # library HEADER FILE: whether FILE may include the library header HEADER.
 library_ok() {
     case $1 in
-        msgpack.h) [ "$2" = schemas/codec.c ] ;;
+        msgpack.h) [ "$2" = schemas/wire/codec.c ] ;;
         libpq-fe.h) case $2 in coordinator/store.c | coordinator/store_*.c | coordinator/store_internal.h) ;; *) false ;; esac ;;
-        zmq.h) case $2 in coordinator/transport.c | coordinator/zap.c | worker/worker_transport.c | schemas/zmq_monitor.c | tests/*) ;; *) false ;; esac ;;
-        sodium.h) case $2 in schemas/plumb/sha256.c | schemas/plumb/password.c | schemas/keys.c) ;; *) false ;; esac ;;
+        zmq.h) case $2 in coordinator/transport.c | coordinator/zap.c | worker/daemon/worker_transport.c | schemas/plumb/zmq_monitor.c | tests/*) ;; *) false ;; esac ;;
+        sodium.h) case $2 in schemas/plumb/sha256.c | schemas/plumb/password.c | schemas/plumb/keys.c) ;; *) false ;; esac ;;
         microhttpd.h) [ "$2" = web/http.c ] ;;
         *) true ;;
     esac
@@ -80,6 +136,7 @@ mapfile -t files < <(find engine worker coordinator tuner schemas tests web -typ
     \( -name '*.c' -o -name '*.h' -o -name '*.def' \) | sort)
 declare -A home
 bad=0
+edges=
 for f in "${files[@]}"; do
     b=${f##*/}
     case $b in *.h | *.def) ;; *) continue ;; esac
@@ -100,6 +157,7 @@ for f in "${files[@]}"; do
             dest=${home[$h]:-}
             [ -n "$dest" ] || continue              # generated, or a system header quoted
             to=$(node "$dest")
+            edges+="$f $dest"$'\n'
             if ! allowed "$from" "$to" "$h"; then
                 echo "$f:$no: includes $dest ($from -> $to is against the arrows)"
                 bad=1
@@ -117,5 +175,49 @@ for f in "${files[@]}"; do
         fi
     done < <(grep -n '^[[:space:]]*#[[:space:]]*include' "$f")
 done
-[ $bad -eq 0 ] && echo "includes: ${#files[@]} files follow the dependency arrows"
+
+# Circles of units: the file-level arrows (FILE HEADER) lifted to units, a
+# header without a .c of its own (app.h, store_internal.h, messages.def) read
+# through as part of whoever includes it; then a depth-first search from
+# every unit, grey while on the path.
+circles=$( { printf '%s\n' "${files[@]}" | sed -n 's/\.c$//p' | sed 's/^/unit /'; printf '%s' "$edges" | sed 's/^/arrow /'; } | awk '
+    $1 == "unit" { unit[$2] = 1; next }
+    $1 == "arrow" { inc[$2] = inc[$2] " " $3; from[$2] = 1 }
+    function unit_of(f,    stem) { stem = f; sub(/\.[^.\/]*$/, "", stem); return (stem in unit) ? stem : "" }
+    # the units that file f reaches from unit u, through headers of no unit
+    function reach(u, f,    n, i, hs, h, v) {
+        n = split(inc[f], hs, " ")
+        for (i = 1; i <= n; i++) {
+            h = hs[i]
+            if ((u SUBSEP h) in seen) continue
+            seen[u, h] = 1
+            v = unit_of(h)
+            if (v == "") reach(u, h)
+            else if (v != u && !((u SUBSEP v) in edge)) { edge[u, v] = 1; out[u] = out[u] " " v }
+        }
+    }
+    function visit(u,    n, i, next_, vs, p, k) {
+        colour[u] = 1; path[++depth] = u
+        n = split(out[u], vs, " ")
+        for (i = 1; i <= n; i++) {
+            next_ = vs[i]
+            if (colour[next_] == 1) {
+                for (k = 1; path[k] != next_; k++) ;
+                p = path[k]
+                for (k++; k <= depth; k++) p = p " -> " path[k]
+                print "circle: " p " -> " next_
+            } else if (colour[next_] == 0)
+                visit(next_)
+        }
+        depth--; colour[u] = 2
+    }
+    END {
+        for (f in from) { u = unit_of(f); if (u != "") reach(u, f) }
+        for (u in unit) if (colour[u] == 0) visit(u)
+    }' | sort)
+if [ -n "$circles" ]; then
+    printf '%s\n' "$circles"
+    bad=1
+fi
+[ $bad -eq 0 ] && echo "includes: ${#files[@]} files follow the dependency arrows, with no circle"
 exit $bad

@@ -1,5 +1,5 @@
 /*
- * The worker's build cache (worker/builds.h) on its own: which builds it
+ * The worker's build cache (worker/daemon/builds.h) on its own: which builds it
  * takes (signed by a trusted operator key), the cache folder it accepts,
  * the per-SHA lock two processes sharing a cache take turns on, part
  * files that never follow a planted link, and cached files checked again

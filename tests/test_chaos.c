@@ -23,7 +23,7 @@
  * pairs planned.  No game lost, none counted twice.
  *
  * The workers play one game at a time.  With several game threads a worker
- * can complete a task's pairs out of order (worker/task.c counts complete
+ * can complete a task's pairs out of order (worker/daemon/task.c counts complete
  * pairs as they end), while the coordinator re-issues a lease cut short
  * (kill -9, hand-back, expiry) from first_pair + done_pairs: the pair
  * counted is then played and counted again, the one still running never.

@@ -1,5 +1,5 @@
 /*
- * Engine records' rules and bench reader (schemas/engine_record.h), no
+ * Engine records' rules and bench reader (schemas/formats/engine_record.h), no
  * database: our engine's real bench output (xqf-engine bench at a small
  * depth), Stockfish's format, an engine's own format through its regexes,
  * and output that cannot be read; records the rules refuse, each with the

@@ -1,5 +1,5 @@
 /*
- * Game records (schemas/games.h, worker/gamepack.h): a record round trip
+ * Game records (schemas/formats/games.h, worker/game/gamepack.h): a record round trip
  * (book flags, scores clamped, results), the moves-only and depth forms of
  * every run kind, malformed
  * bytes refused, the random plies reproducible per game index and
@@ -50,7 +50,7 @@ static void random_game(GameRecord *g, int n, int book, uint64_t seed)
 }
 
 /*
- * The forms of every run kind (schemas/games.h): moves only, 2 bytes a ply (no
+ * The forms of every run kind (schemas/formats/games.h): moves only, 2 bytes a ply (no
  * scores come back, the book flags do), and with scores and depths, 5
  * bytes a ply; a form with both bits, or a FEN missing or present where
  * it must not be, is malformed.

@@ -1,5 +1,5 @@
 /*
- * Least privilege in PostgreSQL (schemas/migrations/030_roles.sql) against
+ * Least privilege in PostgreSQL (schemas/sql/migrations/030_roles.sql) against
  * a real PostgreSQL (XQF_TEST_DB; skipped without it, and without the
  * programs' login roles, which ops/pg makes): each program's role tries
  * what it must not do, directly in SQL, and is refused (SQLSTATE 42501,

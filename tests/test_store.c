@@ -124,7 +124,7 @@ Test(store, migrations_are_idempotent)
 }
 
 /*
- * Each function of the schema is one file of schemas/functions, its body
+ * Each function of the schema is one file of schemas/sql/functions, its body
  * the file's (the body PostgreSQL keeps, prosrc, is the text between the
  * file's dollar quotes); no function of the schema lacks its file.
  */

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "run_view.h"
 #include "game.h"
 #include "params.h"
 #include "residual.h"

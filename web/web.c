@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "run_view.h"
 #include "files.h"
 #include "clock.h"
 #include "log.h"
@@ -893,7 +893,7 @@ static void add_engine(Store *s, const WebRequest *rq, const Session *u, WebResp
 
 /* ---- the static report ------------------------------------------------------------------ */
 
-/* The run's report page as xqf-tune report writes it (tuner/report.h): self-contained, inline SVG. */
+/* The run's report page as xqf-tune report writes it (tuner/report/report.h): self-contained, inline SVG. */
 static void run_report(Store *s, int64_t id, WebResponse *rs)
 {
     StoreRun r;

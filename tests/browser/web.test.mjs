@@ -37,7 +37,7 @@ function tune(args, input) {
     .toString().trim();
 }
 function psql(conn, sql) { execFileSync('psql', ['-q', conn, '-c', sql], { stdio: ['ignore', 'ignore', log] }); }
-// The database as a program's login role (ops/pg makes them: schemas/migrations/030_roles.sql), as in
+// The database as a program's login role (ops/pg makes them: schemas/sql/migrations/030_roles.sql), as in
 // production; as the owner on a cluster without them.
 function as(program) {
   const found = execFileSync('psql', ['-X', '-tA', BASE_DB, '-c',

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: training-data records (worker/datagen.c).  A record
+ * libFuzzer target: training-data records (worker/game/datagen.c).  A record
  * that unpacks must be a legal position that packs back to the same bytes
  * (the reserved byte aside); one that does not must not crash anything.
  */

@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: the game records of a result, as they come from the
- * network (schemas/games.h), through what the coordinator and xqf-tune do
+ * network (schemas/formats/games.h), through what the coordinator and xqf-tune do
  * with them: split into records (xqf_games_next, whose shape check is the
  * coordinator's), each read back (gamepack_read) and replayed with the
  * data filter (data_extract: the moves checked against the rules).  A

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: games read back from PGN (worker/tactics.c).  Any
+ * libFuzzer target: games read back from PGN (worker/game/tactics.c).  Any
  * bytes must give games or a message, never a crash; a game that reads
  * must write (pgn_write) and read back to the same moves, scores and result.
  */

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: suites of positions (worker/tactics.c): book lines
+ * libFuzzer target: suites of positions (worker/game/tactics.c): book lines
  * with EPD operations.  Any text must give a suite or a message naming
  * its line, never a crash; a suite has at least one position, each with
  * an am or bm move.

@@ -1,13 +1,13 @@
 /*
- * cli.h - what the commands of xqf-tune share: the error convention, the
- * option tables, the database and the run a command works on, and the
- * export of a run's parameter set (export and build).
+ * cli.h - what the commands of xqf-tune share: the option tables, the
+ * database and the run a command works on, and the export of a run's
+ * parameter set (export and build).
  *
- * One error convention throughout: a function that can fail returns an
- * exit status (CLI_OK 0; CLI_FAIL 1, something failed: the database, a
- * file, a build; CLI_USAGE 2, bad arguments) after printing one line
- * "xqf-tune: error: ..." on stderr; main exits with what its command
- * returns.
+ * One error convention throughout, the one xqf-web shares
+ * (tuner/service/run_view.h): a function that can fail returns an exit
+ * status (CLI_OK, CLI_FAIL, CLI_USAGE) after printing one line
+ * "xqf-tune: error: ..." on stderr (cli_fail); main exits with what its
+ * command returns.
  *
  * A command (tune_cmd_*) takes the arguments after "xqf-tune" (argv[0]
  * is its name) and returns the exit status.  Every command of the run
@@ -25,19 +25,11 @@
 #include "opts.h"
 #include "params.h"
 #include "run_service.h"
+#include "run_view.h"
 #include "spsa_spec.h"
 #include "stats.h"
 #include "store_runs.h"
 #include "store_spsa.h"
-
-enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_GO = -1 };
-
-extern const char CLI_PROGRAM[];     /* "xqf-tune" */
-
-/* Prints "xqf-tune: error: <message>" on stderr; returns status. */
-int cli_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The message of the last cli_fail (what a long-running command records, e.g. build --serve). */
-const char *cli_last_error(void);
 
 /* The --db option of every database command. */
 #define CLI_DB_OPTION { "--db", OPT_TEXT, "CONNINFO", NULL, .help = "libpq connection string (default: $XQF_DB)" }
@@ -115,26 +107,6 @@ int cli_net_lookup(Store *s, const char *option, const char *key, CliNetFile *nf
 int cli_net_write(Store *s, CliNetFile *nf);
 void cli_net_drop(CliNetFile *nf);
 
-/* A run's time control as text: "300 nodes", "10+0.1", or with time odds "10+0.1/5+0.05" (first/second). */
-void cli_tc_text(const StoreRun *r, char *out, size_t size);
-/*
- * A run's book as text: "default.book, 1500 openings, SHA-256 1a2b3c4d5e6f,
- * |score| 0-60 (mean 23.4)": its name (not escaped), its openings, what
- * was dropped, the SHA-256's first 12 digits and its balance, each part
- * where known (038_run_books.sql).  Returns 0, or -1 when the database
- * cannot be read (out then holds the name).
- */
-int cli_book_text(Store *s, const StoreRun *r, char *out, size_t size);
-/* How long ago a worker last seen still counts as one that could play a run (cli_threads_text). */
-enum { CLI_WORKERS_RECENT_S = 600 };
-/*
- * A run's threads per engine as text, "1" or "2 (a game takes 2 cores of a
- * worker)", and for an active run of more threads than any worker seen in
- * the last CLI_WORKERS_RECENT_S seconds plays games at once, why it gets
- * no games ("; no worker can play it: ...").  Returns 0, or -1 when the
- * workers cannot be read (out then holds the threads only).
- */
-int cli_threads_text(Store *s, const StoreRun *r, char *out, size_t size);
 /*
  * Text someone else chose (a run's or chain's name, a verdict naming a
  * ref, a commit's subject, a net's name and provenance) as a terminal may
@@ -146,54 +118,11 @@ int cli_threads_text(Store *s, const StoreRun *r, char *out, size_t size);
 const char *cli_shown(const char *text);
 /* Who acts, for a run's or a record's history: "xqf-tune:" and the login name ($USER; "?" unknown). */
 void cli_actor(char *out, size_t size);
-/*
- * The Elo estimate of the counts, the report's (tuner/report.c) rule:
- * pentanomial when pairs are complete, else W/D/L.  False when there is
- * none (no games).  xqf-tune show and xqf-web's run page both use it.
- */
-bool cli_elo_of(const StoreCounts *c, xqf_elo *e);
-/* Elo of the counts (cli_elo_of) as "12.3 +/- 4.5", or "-". */
-void cli_elo_text(const StoreCounts *c, char *out, size_t size);
-/*
- * The likelihood of superiority of the counts as "97.3 %", or "-": the
- * library's xqf_los (sprt_calc.h) of cli_elo_of's estimate, the number
- * xqf-tune show, the HTML report and xqf-web's run page all print.
- */
-void cli_los_text(const StoreCounts *c, char *out, size_t size);
 
 /* The set a run's export gives: SPSA the fixed set and theta rounded; SPRT the test set. Exit status. */
 int cli_export_set(Store *s, const StoreRun *r, Params *p);
-/* Stores an SPSA state's theta in p, each rounded to the nearest integer inside its parameter's bounds. */
-void cli_apply_theta(const StoreSpsa *st, Params *p);
 /* Writes an exported set to path (NULL: stdout) with its header line. Exit status. */
 int cli_write_export(const StoreRun *r, const Params *p, const char *path);
-/* Writes run r's report page (tuner/report.h, one self-contained HTML page) to out. Exit status. */
-int cli_report_html(Store *s, const StoreRun *r, FILE *out);
-
-/* ---- a run's games and its workers (games.c): pgn, purge; xqf-web uses them too ---- */
-
-/*
- * Writes run r's stored games as PGN to out (task, worker: only theirs
- * when not 0), at most max_games of them (0: all), *written the games
- * written.  Exit status: CLI_USAGE when there were more than max_games;
- * why says what failed.
- */
-int cli_pgn_write(Store *s, const StoreRun *r, int64_t task, int64_t worker, int64_t max_games, FILE *out,
-                  char *why, size_t size, int64_t *written);
-/*
- * The PGN names of run r's two players (the first, test or theta+, and the
- * second): the names of their engines when the sides are two engines (a
- * gauntlet's opponent of another engine, --base-engine), as cutechess-cli
- * names each player by its engine; else their roles ("test", "base").
- */
-void cli_pgn_players(const StoreRun *r, const char **first, const char **second);
-/*
- * Takes the worker named name's results out of SPRT run id (xqf-tune
- * purge), recorded under actor: CLI_OK with what was done in msg,
- * CLI_USAGE with why it was refused (no such run or worker, not an SPRT,
- * no results), CLI_FAIL (the database).
- */
-int cli_purge(Store *s, int64_t id, const char *name, const char *actor, char *msg, size_t size);
 
 /* ---- builds from git (build.c): build --ref, sprt new --test-ref/--base-ref ---- */
 

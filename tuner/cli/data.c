@@ -1,7 +1,7 @@
 /*
  * data.c - xqf-tune data export and data stats: a data-generation run's
- * stored games (schemas/games.h) replayed with the run's filter
- * (worker/datagen.h's data_extract) into training positions, written as a
+ * stored games (schemas/formats/games.h) replayed with the run's filter
+ * (worker/game/datagen.h's data_extract) into training positions, written as a
  * data file or text, or summed up.  (data new: create.c.)
  */
 #include <errno.h>

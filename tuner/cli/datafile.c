@@ -1,6 +1,6 @@
 /*
  * datafile.c - xqf-tune data merge and data stats FILE...: training data
- * files (XQFDATA1, worker/datagen.h) of any size, in memory bounded by
+ * files (XQFDATA1, worker/game/datagen.h) of any size, in memory bounded by
  * --memory.
  *
  * merge writes its inputs' positions into one file in a random order

@@ -1,6 +1,6 @@
 /*
  * engine.c - xqf-tune engine add|list|show|modify: the engines the system
- * builds, benches and plays (032_engines.sql, schemas/engine_record.h):
+ * builds, benches and plays (032_engines.sql, schemas/formats/engine_record.h):
  * where each one's source is, how it is built and its bench read, how it
  * is spoken to.  Ours, xqf, is the first record.  Only an operator (the
  * schema's owner, as xqf-tune connects for build, net add and user) adds

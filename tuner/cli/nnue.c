@@ -25,7 +25,7 @@
 #define NNUE_PYTHON "/usr/bin/python3"
 #define NNUE_TRAINER XQF_NNUE_TRAINER_PATH     /* CMake: XQF_NNUE_DIR (the source tree, or the package's) */
 
-enum { DATA_HEADER = 8, DATA_RECORD = 54 };   /* worker/datagen.h's XQFDATA1 */
+enum { DATA_HEADER = 8, DATA_RECORD = 54 };   /* worker/game/datagen.h's XQFDATA1 */
 
 static const OptSpec NNUE_OPTIONS[] = {
     { "--out", OPT_TEXT, "NET", NULL, .help = "the net file, or a folder for xqf-<sha256 12 hex>.nnue (required)" },

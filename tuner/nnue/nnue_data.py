@@ -1,4 +1,4 @@
-"""nnue_data - XQFDATA1 training positions (worker/datagen.h) for the trainer.
+"""nnue_data - XQFDATA1 training positions (worker/game/datagen.h) for the trainer.
 
 Reading: files are read in blocks of records (never whole), checked as they
 are read, split into training and validation by a hash of the position, and

@@ -1,7 +1,7 @@
 /*
  * gamepack.h - a data-generation run's games on the worker's side and in
  * xqf-tune: the random plies that make each game its own, and game
- * records in the compact form of schemas/games.h (what a result carries
+ * records in the compact form of schemas/formats/games.h (what a result carries
  * and the coordinator stores).
  */
 #ifndef XQF_GAMEPACK_H

@@ -15,10 +15,15 @@
  * scores, xqf-tune pgn), except {?/0 0.000s} on the last one when the game's
  * last comment would read as a move's.
  * A last comment says who won and why ({Black wins by time forfeit: ...}).
+ *
+ * Reading games back: pgn_read reads the PGN that pgn_write writes (the
+ * match's --pgn, the cluster's `xqf-tune pgn`): the tags, the moves, and
+ * each move's score comment ({+0.35/12 0.123s}, {+M3/9 ...}, {book}).
  */
 #ifndef XQF_PGN_H
 #define XQF_PGN_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -44,5 +49,24 @@ int pgn_parse_move_comment(const char *comment, GameMove *m);
 
 /* Writes one game (a blank line after it). Returns 0, or -1 on a write error. */
 int pgn_write(FILE *out, const GameRecord *g, const PgnTags *tags);
+
+enum { PGN_NAME_MAX = 64 };
+
+/* A game read back from PGN. */
+typedef struct {
+    char red[PGN_NAME_MAX], black[PGN_NAME_MAX];
+    int round;
+    GameRecord rec;        /* fen, moves (book, has_score, score, depth, time), result */
+} PgnGame;
+
+/*
+ * Reads the next game from f; *line counts the lines read (start it at 0).
+ * Returns 1 with a game in *g, 0 at the end of the file, or -1 with
+ * "line N: problem" in err (a tag, move, comment or result that is not
+ * what pgn_write writes, or a move that is not legal).
+ */
+int pgn_read(FILE *f, PgnGame *g, int *line, char *err, size_t errlen);
+/* Frees g's moves; safe twice. */
+void pgn_game_free(PgnGame *g);
 
 #endif

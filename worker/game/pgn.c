@@ -1,5 +1,7 @@
 #include "pgn.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -207,4 +209,199 @@ int pgn_write(FILE *out, const GameRecord *g, const PgnTags *t)
     put_token(&w, result);
     fputs("\n\n", out);
     return ferror(out) ? -1 : 0;
+}
+
+/* ---- reading PGN -------------------------------------------------------- */
+
+/* Reads a tag line `[Name "value"]` into name and value (escapes undone). Returns 0 or -1. */
+static int parse_tag(const char *line, char *name, size_t nlen, char *value, size_t vlen)
+{
+    if (*line++ != '[')
+        return -1;
+    size_t n = 0;
+    while (isalnum((unsigned char)*line) || *line == '_')
+        if (n + 1 < nlen)
+            name[n++] = *line++;
+        else
+            return -1;
+    name[n] = '\0';
+    if (n == 0 || *line++ != ' ' || *line++ != '"')
+        return -1;
+    size_t v = 0;
+    for (; *line && *line != '"'; line++) {
+        if (*line == '\\' && (line[1] == '"' || line[1] == '\\'))
+            line++;
+        if (v + 1 >= vlen)
+            return -1;
+        value[v++] = *line;
+    }
+    value[v] = '\0';
+    char end = line[0] == '"' && line[1] == ']' ? line[2 + strspn(line + 2, " \t\r")] : 'x';
+    return end == '\n' || end == '\0' ? 0 : -1; /* the file's last line may lack its newline */
+}
+
+static GameResult result_of(const char *token)
+{
+    for (GameResult r = RESULT_RED_WINS; r <= RESULT_DRAW; r++)
+        if (strcmp(token, rules_result_text(r)) == 0)
+            return r;
+    return strcmp(token, "*") == 0 ? RESULT_NONE : (GameResult)-1;
+}
+
+/* The movetext into g's moves, replayed on b. Returns 0, or -1 with a message. */
+static int parse_movetext(char *text, PgnGame *g, Board *b, char *err, size_t errlen)
+{
+    GameMove *last = NULL;
+    char *p = text;
+    for (;;) {
+        p += strspn(p, " \t\r\n");
+        if (!*p) {
+            snprintf(err, errlen, "the moves end without a result");
+            return -1;
+        }
+        if (*p == '{') {
+            char *end = strchr(p, '}');
+            if (!end) {
+                snprintf(err, errlen, "a comment without its '}'");
+                return -1;
+            }
+            *end = '\0';
+            GameMove parsed = { 0 };
+            if (last && pgn_parse_move_comment(p + 1, &parsed) == 0) {
+                parsed.move = last->move;
+                *last = parsed;
+            } else {
+                snprintf(g->rec.detail, sizeof g->rec.detail, "%s", p + 1);
+            }
+            last = NULL;
+            p = end + 1;
+            continue;
+        }
+        size_t len = strcspn(p, " \t\r\n{");
+        char token[32];
+        if (len >= sizeof token) {
+            snprintf(err, errlen, "'%.20s...' is not a move", p);
+            return -1;
+        }
+        memcpy(token, p, len);
+        token[len] = '\0';
+        p += len;
+        GameResult r = result_of(token);
+        if ((int)r >= 0) {
+            g->rec.result = r;
+            return 0;
+        }
+        if (isdigit((unsigned char)token[0]) && token[len - 1] == '.') {
+            last = NULL;
+            continue;
+        }
+        Move m;
+        char msg[96];
+        if (move_parse(b, token, &m, msg, sizeof msg) != 0) {
+            snprintf(err, errlen, "move %d '%s': %s", g->rec.count + 1, token, msg);
+            return -1;
+        }
+        GameMove gm = { .move = m };
+        if (game_record_push(&g->rec, &gm) != 0) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        board_make(b, m);
+        last = &g->rec.moves[g->rec.count - 1];
+    }
+}
+
+int pgn_read(FILE *f, PgnGame *g, int *line, char *err, size_t errlen)
+{
+    pgn_game_free(g);
+    memset(g, 0, sizeof *g);
+    snprintf(g->rec.fen, sizeof g->rec.fen, "%s", START_FEN);
+    char *buf = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    char *moves = NULL;
+    size_t moves_len = 0;
+    FILE *movetext = open_memstream(&moves, &moves_len);
+    if (!movetext) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    bool in_tags = false, in_moves = false;
+    int rc = 0, first_line = 0;
+    char name[32], value[256];
+    char msg[200] = "";
+    while ((n = getline(&buf, &cap, f)) > 0) {
+        ++*line;
+        bool blank = strspn(buf, " \t\r\n") == (size_t)n;
+        if (!in_tags && !in_moves) {
+            if (blank)
+                continue;
+            in_tags = true;
+            first_line = *line;
+        }
+        if (in_tags && buf[0] == '[') {
+            if (parse_tag(buf, name, sizeof name, value, sizeof value) != 0) {
+                snprintf(msg, sizeof msg, "line %d: not a tag [Name \"value\"]", *line);
+                rc = -1;
+                break;
+            }
+            bool fen = strcmp(name, "FEN") == 0, red = strcmp(name, "White") == 0;
+            if ((fen || red || strcmp(name, "Black") == 0) && strlen(value) >= (fen ? sizeof g->rec.fen : sizeof g->red)) {
+                snprintf(msg, sizeof msg, "line %d: the %s tag is too long", *line, name);
+                rc = -1;
+                break;
+            }
+            if (fen || red || strcmp(name, "Black") == 0)
+                memcpy(fen ? g->rec.fen : red ? g->red : g->black, value, strlen(value) + 1);
+            else if (strcmp(name, "Round") == 0)
+                g->round = atoi(value);
+            continue;
+        }
+        if (blank && in_moves)
+            break;
+        if (blank)
+            continue;
+        in_tags = false;
+        in_moves = true;
+        fwrite(buf, 1, (size_t)n, movetext);
+    }
+    free(buf);
+    if (fclose(movetext) != 0 && rc == 0) {
+        snprintf(msg, sizeof msg, "line %d: out of memory", *line);
+        rc = -1;
+    }
+    if (rc == 0 && ferror(f)) {
+        snprintf(msg, sizeof msg, "line %d: read error: %s", *line, strerror(errno));
+        rc = -1;
+    }
+    if (rc == 0 && !in_tags && !in_moves) {
+        free(moves);
+        return 0;
+    }
+    if (rc == 0 && !in_moves) {
+        snprintf(msg, sizeof msg, "line %d: a game without moves or result", first_line);
+        rc = -1;
+    }
+    Board b;
+    char why[160];
+    if (rc == 0 && fen_parse(&b, g->rec.fen, FEN_GAME, why, sizeof why) != 0) {
+        snprintf(msg, sizeof msg, "game at line %d: bad FEN tag: %s", first_line, why);
+        rc = -1;
+    }
+    if (rc == 0 && parse_movetext(moves, g, &b, why, sizeof why) != 0) {
+        snprintf(msg, sizeof msg, "game at line %d: %s", first_line, why);
+        rc = -1;
+    }
+    free(moves);
+    if (rc != 0) {
+        snprintf(err, errlen, "%s", msg);
+        pgn_game_free(g);
+        return -1;
+    }
+    return 1;
+}
+
+void pgn_game_free(PgnGame *g)
+{
+    game_record_free(&g->rec);
 }

@@ -3,7 +3,7 @@
  * and as the coordinator stores them (one row per game, table games of
  * 014_games.sql): what both sides of the wire agree on.  The worker writes
  * them from its game records and xqf-tune reads them back
- * (worker/gamepack.h); the coordinator only splits a result's bytes into
+ * (worker/game/gamepack.h); the coordinator only splits a result's bytes into
  * records and checks their shape.
  *
  *   games   = (u32 length, record)*          lengths little-endian
@@ -82,7 +82,7 @@ int64_t xqf_games_count(const uint8_t *data, size_t size);
  * xqf-tune replays every record it reads, and the replay audit replays
  * whole pairs).
  */
-enum { XQF_OPENING_PLIES_MAX = 256 };    /* the worker's book takes no more (worker/book.c) */
+enum { XQF_OPENING_PLIES_MAX = 256 };    /* the worker's book takes no more (worker/game/book.c) */
 
 typedef struct {
     char board[90];                  /* rank 9 first, file a first; '.' empty, else K A B N R C P (Black lower case) */

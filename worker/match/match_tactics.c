@@ -13,6 +13,7 @@
 #include "book.h"
 #include "clock.h"
 #include "fen.h"
+#include "match_args.h"
 #include "opts.h"
 #include "search.h"
 #include "stats.h"

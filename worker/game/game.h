@@ -16,43 +16,10 @@
 
 #include "board.h"
 #include "fen.h"
+#include "game_types.h"
 #include "rules.h"
 
 typedef struct Player Player;
-
-/*
- * Why a game ended.  The first group are the rules, then adjudication, then
- * faults, then rules added later.
- */
-typedef enum {
-    GAME_REASON_NONE = 0,
-    GAME_CHECKMATE,
-    GAME_STALEMATE,
-    GAME_PERPETUAL_CHECK,
-    GAME_REPETITION,
-    GAME_NO_CAPTURE,
-    GAME_ADJUDICATED_WIN,  /* both engines' scores agreed on a winner */
-    GAME_ADJUDICATED_DRAW, /* both engines' scores stayed near 0 */
-    GAME_MAX_LENGTH,       /* the game reached the maximum length: a draw */
-    GAME_TIME_FORFEIT,
-    GAME_ILLEGAL_MOVE,
-    GAME_BAD_OUTPUT,       /* unparsable move or answer */
-    GAME_CRASH,            /* the engine process ended */
-    GAME_NO_RESPONSE,      /* no answer by the deadline (fixed nodes) */
-    GAME_START_FAILURE,    /* the engine could not be started or did not answer its handshake */
-    GAME_ABANDONED,        /* the match was stopped during the game: not counted */
-    /*
-     * Rules added later go last: results carry games counted by reason in
-     * this order (the `reasons` array on the wire and in the database).
-     */
-    GAME_PERPETUAL_CHASE,
-    GAME_REASONS
-} GameReason;
-
-/* A short English phrase ("checkmate", "time forfeit", ...). */
-const char *game_reason_text(GameReason r);
-/* True for the reasons that are a player's fault (time forfeit .. start failure). */
-bool game_reason_is_fault(GameReason r);
 
 /* Time control: fixed nodes or depth per move, or a clock with base time and increment. */
 typedef struct {
@@ -93,34 +60,6 @@ typedef struct {
     int draw_score;
     int max_plies;         /* the game is a draw at this length (0: no limit) */
 } Adjudication;
-
-/* One ply of a record. */
-typedef struct {
-    Move move;
-    bool book;             /* from the opening, not played by an engine */
-    bool has_score;
-    int score;             /* mover's view */
-    int depth;
-    int64_t time_us;
-} GameMove;
-
-/* The record of a game; filled by game_play, freed by game_record_free. */
-typedef struct {
-    char fen[FEN_MAX];     /* the position the game (and its opening moves) started from */
-    GameMove *moves;
-    int count, capacity;
-    GameResult result;     /* RESULT_NONE only when abandoned */
-    GameReason reason;
-    char detail[256];      /* a sentence for humans: who won and why */
-    int64_t search_us;     /* time spent inside the players' searches */
-} GameRecord;
-
-/* Empties a record (no allocation). Can't fail. */
-void game_record_init(GameRecord *g);
-/* Frees a record's moves and empties it; safe twice. */
-void game_record_free(GameRecord *g);
-/* Appends a move to the record. Returns 0, or -1 when out of memory (the record unchanged). */
-int game_record_push(GameRecord *g, const GameMove *m);
 
 /* An opening: a FEN and moves to play from it before the engines take over. */
 typedef struct {

@@ -1,5 +1,5 @@
 /*
- * report_page.c - a run's report page (tuner/report.h) from the run
+ * report_page.c - a run's report page (tuner/report/report.h) from the run
  * database: the model the report draws (samples over games, each SPSA
  * parameter's trajectory, the settings), for xqf-tune report and
  * xqf-web's /runs/ID/report.
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "run_view.h"
 #include "report.h"
 #include "run_kind.h"
 #include "store_games.h"

@@ -2,10 +2,6 @@
  * tactics.h - positions where a player went wrong, found in its games, and
  * a test of an engine on such positions.
  *
- * Reading games back: pgn_read reads the PGN that pgn_write writes (the
- * match's --pgn, the cluster's `xqf-tune pgn`): the tags, the moves, and
- * each move's score comment ({+0.35/12 0.123s}, {+M3/9 ...}, {book}).
- *
  * Blunders: a move after which the mover's own score fell from at least
  * `before` to at most `after` by its next move (or the game was lost by
  * checkmate right after it).  The engine did not see, one move earlier,
@@ -25,26 +21,8 @@
 #include <stdio.h>
 
 #include "game.h"
+#include "pgn.h"
 #include "spec.h"
-
-enum { PGN_NAME_MAX = 64 };
-
-/* A game read back from PGN. */
-typedef struct {
-    char red[PGN_NAME_MAX], black[PGN_NAME_MAX];
-    int round;
-    GameRecord rec;        /* fen, moves (book, has_score, score, depth, time), result */
-} PgnGame;
-
-/*
- * Reads the next game from f; *line counts the lines read (start it at 0).
- * Returns 1 with a game in *g, 0 at the end of the file, or -1 with
- * "line N: problem" in err (a tag, move, comment or result that is not
- * what pgn_write writes, or a move that is not legal).
- */
-int pgn_read(FILE *f, PgnGame *g, int *line, char *err, size_t errlen);
-/* Frees g's moves; safe twice. */
-void pgn_game_free(PgnGame *g);
 
 typedef struct {
     int before;            /* the mover's score before, at least (engine units) */

@@ -13,39 +13,11 @@
 #include <stdint.h>
 
 #include "board.h"
-#include "game.h"
+#include "game_types.h"
 #include "spec.h"
 
-/* The game so far, as a player needs it. */
-typedef struct {
-    const char *fen;        /* the position the game started from */
-    const GameMove *moves;  /* every move since (opening moves included) */
-    int count;
-    const Board *board;     /* the current position, with its history */
-} GameView;
-
-/* What a player may spend on a move. */
-typedef struct {
-    uint64_t nodes;         /* > 0: fixed nodes */
-    int depth;              /* > 0 (nodes 0): fixed depth */
-    int64_t time_ms[2];     /* clock mode: time left per colour */
-    int64_t inc_ms[2];
-    int64_t deadline_us;    /* clock_now_us() time by which an answer must come */
-    const atomic_bool *stop; /* may be NULL */
-} ThinkLimits;
-
-/* A player's answer. */
-typedef struct {
-    Move move;
-    GameReason fault;       /* GAME_REASON_NONE, a fault reason, or GAME_ABANDONED when stopped */
-    bool has_score;
-    int score;              /* mover's view, engine units */
-    int depth;
-    int64_t nodes;          /* the last nodes an external engine reported for this search (0: none) */
-    int64_t time_us;        /* from the request to the answer */
-    char detail[160];       /* with a fault: what happened ("bestmove e0e2", "killed by signal 11") */
-    bool refused;           /* the fault: the engine refused an option of its spec (external.h), nobody's loss */
-} Reply;
+/* A player: the built-in engine or an external one (game.h names it too, for game_play). */
+typedef struct Player Player;
 
 /* A player for the spec (which is copied); NULL when out of memory. */
 Player *player_new(const PlayerSpec *spec);

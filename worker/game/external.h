@@ -17,7 +17,8 @@
 #ifndef XQF_EXTERNAL_H
 #define XQF_EXTERNAL_H
 
-#include "player.h"
+#include "game_types.h"
+#include "spec.h"
 
 typedef struct External External;
 

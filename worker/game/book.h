@@ -57,7 +57,7 @@ void book_opening_text(const Book *b, int i, char out[BOOK_TEXT_MAX]);
  *   BOOK_FORMAT_FEN   a FEN per line (.fen): a line of our book without moves
  *   BOOK_FORMAT_EPD   EPD (.epd): the first four FEN fields (board, side,
  *                     "- -"), then EPD operations, ignored but for "ce N"
- *   BOOK_FORMAT_PGN   games (.pgn, as pgn_read reads them, tactics.h): each
+ *   BOOK_FORMAT_PGN   games (.pgn, as pgn_read reads them, pgn.h): each
  *                     game's position after its first `plies` plies
  */
 typedef enum { BOOK_FORMAT_BOOK, BOOK_FORMAT_FEN, BOOK_FORMAT_EPD, BOOK_FORMAT_PGN } BookFormat;

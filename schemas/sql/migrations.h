@@ -1,7 +1,7 @@
 /*
  * migrations.h - the database's schema, compiled in by embed_migrations.cmake:
- * the numbered SQL migrations (schemas/migrations/NNN_name.sql), its tables
- * and data, and the SQL functions (schemas/functions/NAME.sql), one file a
+ * the numbered SQL migrations (schemas/sql/migrations/NNN_name.sql), its tables
+ * and data, and the SQL functions (schemas/sql/functions/NAME.sql), one file a
  * function with its current body as CREATE OR REPLACE FUNCTION.  The
  * coordinator's store applies the migrations not yet in schema_migrations,
  * in order, each in its own transaction, then every function, in the

@@ -27,6 +27,7 @@
 #include "bookgen.h"
 #include "clock.h"
 #include "match.h"
+#include "match_args.h"
 #include "match_tactics.h"
 #include "opts.h"
 #include "datagen.h"
@@ -45,15 +46,6 @@ static void on_signal(int sig)
 {
     interrupted = 1;
     signal(sig, SIG_DFL); /* a second Ctrl-C ends the program at once */
-}
-
-int match_fail(int status, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    opts_verror(PROGRAM, fmt, ap);
-    va_end(ap);
-    return status;
 }
 
 #define STR_(x) #x
@@ -170,25 +162,6 @@ static int parse_fields(const char *text, const char *const keys[], double value
         values[k] = v;
     }
     return 0;
-}
-
-/* The shipped book: next to an installed program, else in the source tree. */
-const char *match_default_book(void)
-{
-    static char path[PATH_MAX + 64];
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = '\0';
-            snprintf(path, sizeof path, "%s/../share/xqf/default.book", exe);
-            if (access(path, R_OK) == 0)
-                return path;
-        }
-    }
-    return XQF_SOURCE_BOOK;
 }
 
 /* ---- the match ---------------------------------------------------------- */
@@ -449,27 +422,6 @@ static const char *option_default(const char *name)
         if (strcmp(o->name, name) == 0)
             return o->def;
     return NULL;
-}
-
-int match_split_engines(int argc, char **argv, char **rest, int *nrest, int *at, int *count, int max,
-                        int *engines, const char *what)
-{
-    *engines = 0;
-    *nrest = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--engine") != 0) {
-            rest[(*nrest)++] = argv[i];
-            continue;
-        }
-        if (*engines == max)
-            return match_fail(EXIT_USAGE, "%s%s --engine only", what, max == 1 ? "one" : "two");
-        at[*engines] = i + 1;
-        count[*engines] = 0;
-        while (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
-            i++, count[*engines]++;
-        ++*engines;
-    }
-    return -1;
 }
 
 /* Whether --help or -h is among the words. */

@@ -11,7 +11,7 @@
 #include "files.h"
 #include "rules.h"
 #include "sha256.h"
-#include "tactics.h"
+#include "pgn.h"
 
 enum { BOOK_LINE_MAX = 4096, BOOK_MAX_MOVES = 256 };
 

@@ -1,0 +1,127 @@
+/*
+ * run_view.c - what both front ends show of a run (run_view.h): the exit
+ * status convention with its error line, a run's book, threads, Elo and LOS
+ * as text, an SPSA state's theta as a parameter set.
+ */
+#include "run_view.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opts.h"
+#include "sprt_calc.h"
+#include "store_tasks.h"
+
+const char CLI_PROGRAM[] = "xqf-tune";
+
+/* per thread: xqf-web runs these commands' pieces (reports, PGN, purges) for several requests at once */
+static _Thread_local char last_error[1024];
+
+int cli_fail(int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    va_end(ap);
+    opts_error(CLI_PROGRAM, "%s", last_error);
+    return status;
+}
+
+const char *cli_last_error(void) { return last_error; }
+
+int cli_book_text(Store *s, const StoreRun *r, char *out, size_t size)
+{
+    StoreRunBook b;
+    int rc = store_run_book(s, r->id, &b);
+    size_t n = (size_t)snprintf(out, size, "%s", r->book_name[0] ? r->book_name : "(no name)");
+    if (rc <= 0 || n >= size)
+        return rc < 0 ? -1 : 0;
+    n += (size_t)snprintf(out + n, size - n, ", %d openings", b.openings);
+    if (b.format[0] && n < size && b.plies > 0)
+        n += (size_t)snprintf(out + n, size - n, " (%s games cut at ply %d)", b.format, b.plies);
+    else if (b.format[0] && n < size && strcmp(b.format, "book") != 0)
+        n += (size_t)snprintf(out + n, size - n, " (%s)", b.format);
+    if (b.duplicates > 0 && n < size)
+        n += (size_t)snprintf(out + n, size - n, ", %d duplicates dropped", b.duplicates);
+    if (b.sha256[0] && n < size)
+        n += (size_t)snprintf(out + n, size - n, ", SHA-256 %.12s", b.sha256);
+    if (b.scored > 0 && n < size)
+        snprintf(out + n, size - n, ", |score| %d-%d (mean %.1f%s)", b.score_min, b.score_max, b.score_mean,
+                 b.scored < b.openings ? ", some unscored" : "");
+    return 0;
+}
+
+int cli_threads_text(Store *s, const StoreRun *r, char *out, size_t size)
+{
+    int threads = r->threads > 0 ? r->threads : 1;
+    if (threads == 1) {
+        snprintf(out, size, "1");
+        return 0;
+    }
+    int n = snprintf(out, size, "%d (a game takes %d cores of a worker)", threads, threads);
+    if (strcmp(r->state, "active") != 0 || n < 0 || (size_t)n >= size)
+        return 0;
+    StoreWorker *w;
+    int count = store_list_workers(s, CLI_WORKERS_RECENT_S, &w);
+    if (count < 0)
+        return -1;
+    int most = 0;
+    for (int i = 0; i < count; i++)
+        most = w[i].concurrency > most ? w[i].concurrency : most;
+    free(w);
+    if (most < threads)
+        snprintf(out + n, size - (size_t)n, "; no worker can play it: none seen in the last %d minutes has a "
+                 "concurrency of %d or more (the most: %d; xqf-worker --concurrency)", CLI_WORKERS_RECENT_S / 60, threads, most);
+    return 0;
+}
+
+bool cli_elo_of(const StoreCounts *c, xqf_elo *e)
+{
+    if (c->pairs > 0 && xqf_elo_penta(c->penta, e) == XQF_STATS_OK)
+        return true;
+    return xqf_elo_wdl(c->wins, c->draws, c->losses, e) == XQF_STATS_OK;
+}
+
+void cli_elo_text(const StoreCounts *c, char *out, size_t size)
+{
+    xqf_elo e;
+    if (cli_elo_of(c, &e))
+        snprintf(out, size, "%.2f +/- %.2f", e.elo, e.elo_ci95);
+    else
+        snprintf(out, size, "-");
+}
+
+void cli_los_text(const StoreCounts *c, char *out, size_t size)
+{
+    xqf_elo e;
+    if (cli_elo_of(c, &e))
+        snprintf(out, size, "%.1f %%", 100 * xqf_los(&e));
+    else
+        snprintf(out, size, "-");
+}
+
+void cli_apply_theta(const StoreSpsa *st, Params *p)
+{
+    for (int i = 0; i < st->count; i++) {
+        const ParamInfo *info = params_find(st->params[i].name);
+        if (info) {
+            double v = round(st->params[i].theta);
+            params_store(p, info, (int)(v < info->min ? info->min : v > info->max ? info->max : v));
+        }
+    }
+}
+
+void cli_tc_text(const StoreRun *r, char *out, size_t size)
+{
+    if (r->nodes > 0)
+        snprintf(out, size, "%" PRId64 " nodes", r->nodes);
+    else if (r->base1_ms > 0)       /* time odds: the first player's clock, then the second's */
+        snprintf(out, size, "%g+%g/%g+%g", (double)r->base_ms / 1000, (double)r->inc_ms / 1000,
+                 (double)r->base1_ms / 1000, (double)r->inc1_ms / 1000);
+    else
+        snprintf(out, size, "%g+%g", (double)r->base_ms / 1000, (double)r->inc_ms / 1000);
+}
