@@ -946,7 +946,13 @@ static void test_stall(Server *S, const Item *items, int n)
         }
 }
 
-/* What the committed messages of items did to the leases, now that it stands (leases.h). */
+/*
+ * What the committed messages of items did to the leases, now that it
+ * stands (leases.h).  A lease's end (LEASE_DROP) waits for drop_leases,
+ * after the batch's heartbeats are answered: a heartbeat sent before the
+ * task's last result, and taken in the same batch, is answered ok, as
+ * its order says.
+ */
 static void apply_leases(Server *S, Item *items, int n)
 {
     int64_t deadline = clock_now_ms() + S->cfg->lease_ms;
@@ -957,7 +963,7 @@ static void apply_leases(Server *S, Item *items, int n)
             log_error("leases: out of memory: lease %lld of task %lld is not timed (the next start adopts it)",
                       (long long)it->lease_token, (long long)it->lease_task);
         else if (it->lease_op == LEASE_DROP)
-            leases_drop(&S->leases, it->lease_token);
+            continue;
         else if (it->lease_op == LEASE_TOUCH) {
             Lease *l = leases_find(&S->leases, it->lease_token);
             if (l && l->deadline_ms < deadline)
@@ -965,6 +971,16 @@ static void apply_leases(Server *S, Item *items, int n)
         }
         it->lease_op = LEASE_NONE;
     }
+}
+
+/* The leases the committed messages of items ended, forgotten once the batch's heartbeats were answered. */
+static void drop_leases(Server *S, Item *items, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (items[i].lease_op == LEASE_DROP) {
+            leases_drop(&S->leases, items[i].lease_token);
+            items[i].lease_op = LEASE_NONE;
+        }
 }
 
 static void clear_leases(Item *items, int n)
@@ -1285,6 +1301,7 @@ int server_run(Server *S)
         for (int i = 0; i < n; i++)
             if (S->items[i].decoded && !needs_db(&S->items[i].in))
                 handle_local(S, &S->items[i]);
+        drop_leases(S, S->items, n);
         peers_disconnected(S);
         send_replies(S, n);
         if (n > 0)
