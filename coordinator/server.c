@@ -251,7 +251,6 @@ static bool valid_sha(const char *text)
     return strlen(text) == 64 && strspn(text, "0123456789abcdef") == 64;
 }
 
-
 /*
  * Whether the replay of audit (lease token, by worker) starts from its
  * pair's opening, as results do (sched_check_records).  Records from
