@@ -9,6 +9,7 @@
 
 #include "clock.h"
 #include "codec.h"
+#include "leases.h"
 #include "log.h"
 #include "peers.h"
 #include "ratelimit.h"
@@ -22,6 +23,7 @@
 
 enum {
     EXPIRE_EVERY_MS = 1000,
+    EXPIRE_BATCH_MAX = 10000,        /* leases re-queued in one statement at most (the rest at the next tick) */
     REFRESH_EVERY_MS = 3000,
     BACKOFF_MIN_MS = 100,
     BACKOFF_MAX_MS = 5000,
@@ -71,11 +73,16 @@ static void load_log(LoadStats *l, int64_t now, const Transport *t)
 
 /* ---- one message ------------------------------------------------------------------ */
 
+/* What a committed message does to the in-memory leases (leases.h): applied only once its transaction commits. */
+typedef enum { LEASE_NONE, LEASE_PUT, LEASE_DROP, LEASE_TOUCH } LeaseOp;
+
 typedef struct {
     Peer peer;
     XqfMsg in, out;
     bool reply;
     bool decoded;                    /* in is a message (else out is the refusal) */
+    LeaseOp lease_op;
+    int64_t lease_token, lease_task, lease_worker;
 } Item;
 
 /* Status requests a second, for all workers and tools together (a few people watching). */
@@ -93,6 +100,9 @@ struct Server {
     Store *store;
     Sched *sched;
     Peers peers;
+    Leases leases;                   /* every task lease's deadline (heartbeats extend them here only) */
+    int64_t expired;                 /* leases re-queued by their in-memory deadline since the start */
+    int64_t heartbeats;              /* task heartbeats answered since the start */
     RateLimit *limit;                /* messages per key */
     RateLimit *status_limit;         /* status requests, all keys together: each runs the status queries */
     RateLimit *hello_limit;          /* hellos per key (cfg.key_hellos a minute) */
@@ -113,11 +123,25 @@ struct Server {
     uint8_t *chunk;                  /* XQF_CHUNK_MAX bytes for build chunks, made when first asked */
 };
 
-static bool needs_db(XqfMsgType t)
+/* Replay audits travel as tasks whose id has STORE_AUDIT_BIT (store.h). */
+static const uint64_t AUDIT_BIT = (uint64_t)STORE_AUDIT_BIT;
+static bool is_audit(uint64_t task_id) { return (task_id & AUDIT_BIT) != 0; }
+
+/* A task's heartbeat is answered from memory (leases.h); an audit's lease still lives in the database. */
+static bool needs_db(const XqfMsg *m)
 {
+    XqfMsgType t = m->type;
     return t == XQF_MSG_HELLO || t == XQF_MSG_TASK_REQUEST || t == XQF_MSG_RESULT ||
-           t == XQF_MSG_HEARTBEAT || t == XQF_MSG_HANDBACK || t == XQF_MSG_STATUS_REQUEST ||
-           t == XQF_MSG_BUILD_REQUEST || t == XQF_MSG_BENCH;
+           (t == XQF_MSG_HEARTBEAT && is_audit(m->u.heartbeat.task_id)) || t == XQF_MSG_HANDBACK ||
+           t == XQF_MSG_STATUS_REQUEST || t == XQF_MSG_BUILD_REQUEST || t == XQF_MSG_BENCH;
+}
+
+static void lease_op(Item *it, LeaseOp op, int64_t token, int64_t task, int64_t worker)
+{
+    it->lease_op = op;
+    it->lease_token = token;
+    it->lease_task = task;
+    it->lease_worker = worker;
 }
 
 static void make_ack(XqfMsg *out, uint64_t task, uint64_t lease, const char *status, int64_t pairs,
@@ -136,6 +160,7 @@ static void refuse(Item *it, XqfErrorCode code, const char *text)
     xqf_msg_free(&it->out);
     xqf_msg_error(&it->out, code, "%s", text);
     it->reply = true;
+    it->lease_op = LEASE_NONE;
 }
 
 /* Whether every one of n counts is in [0, max]. */
@@ -225,10 +250,6 @@ static bool valid_sha(const char *text)
 {
     return strlen(text) == 64 && strspn(text, "0123456789abcdef") == 64;
 }
-
-/* Replay audits travel as tasks whose id has STORE_AUDIT_BIT (store.h). */
-static const uint64_t AUDIT_BIT = (uint64_t)STORE_AUDIT_BIT;
-static bool is_audit(uint64_t task_id) { return (task_id & AUDIT_BIT) != 0; }
 
 /*
  * Whether the replay of audit (lease token, by worker) starts from its
@@ -367,11 +388,11 @@ static int handle_db(Server *S, Item *it)
             refuse(it, XQF_ERR_NEED_HELLO, "heartbeat: say hello first");
             return 0;
         }
-        int rc = h->task_id > INT64_MAX || h->lease > INT64_MAX ? 0
-                 : is_audit(h->task_id) ? store_audit_heartbeat(S->store, e->worker, (int64_t)(h->task_id & ~AUDIT_BIT),
-                                                                (int64_t)h->lease, lease_ms)
-                                        : store_heartbeat(S->store, e->worker, (int64_t)h->task_id, (int64_t)h->lease,
-                                                          lease_ms);
+        /* an audit's (a task's is answered by handle_local) */
+        int rc = h->task_id > INT64_MAX || h->lease > INT64_MAX
+                     ? 0
+                     : store_audit_heartbeat(S->store, e->worker, (int64_t)(h->task_id & ~AUDIT_BIT),
+                                             (int64_t)h->lease, lease_ms);
         if (rc < 0)
             return -1;
         make_ack(&it->out, h->task_id, h->lease, rc ? "ok" : "stale", 0, rc == 0);
@@ -400,6 +421,8 @@ static int handle_db(Server *S, Item *it)
                      h->refused ? " (refused)" : "", h->reason);
         if (rc > 0)
             sched_invalidate(S->sched);
+        if (rc > 0 && !is_audit(h->task_id))
+            lease_op(it, LEASE_DROP, (int64_t)h->lease, (int64_t)h->task_id, e->worker);
         /*
          * A worker hands a task back when it gave its build up (a refused
          * signature, a failed fetch): the chunk it last got is no longer
@@ -607,6 +630,9 @@ static int handle_results(Server *S, Item *items, int n)
                      (long long)r->draws, (long long)r->losses, (unsigned)r->games.len, (long long)r->games_from);
         make_ack(&it->out, r->task_id, r->lease, store_report_text(x->status), r->pairs,
                  x->status == REPORT_STALE);
+        /* an accepted result is a sign of life, as a heartbeat; the last one ends the lease */
+        if (x->status == REPORT_ACCEPTED)
+            lease_op(it, x->task_done ? LEASE_DROP : LEASE_TOUCH, x->token, x->task, x->worker);
     }
     free(rep);
     free(of);
@@ -723,6 +749,9 @@ static int handle_requests(Server *S, Item *items, int n)
         it->reply = true;
         if (it->out.type == XQF_MSG_TASK) {
             it->out.u.task.slot = it->in.u.task_request.slot;
+            if (!is_audit(it->out.u.task.task_id))
+                lease_op(it, LEASE_PUT, (int64_t)it->out.u.task.lease, (int64_t)it->out.u.task.task_id,
+                         asks[k].worker);
             log_debug("task %llu (run %llu, %lld pairs) leased", (unsigned long long)it->out.u.task.task_id,
                       (unsigned long long)it->out.u.task.run_id, (long long)it->out.u.task.pairs);
         } else {
@@ -735,15 +764,18 @@ static int handle_requests(Server *S, Item *items, int n)
     return rc;
 }
 
-static bool is_single(XqfMsgType t) { return needs_db(t) && t != XQF_MSG_RESULT && t != XQF_MSG_TASK_REQUEST; }
-static bool is_result(XqfMsgType t) { return t == XQF_MSG_RESULT; }
-static bool is_request(XqfMsgType t) { return t == XQF_MSG_TASK_REQUEST; }
+static bool is_single(const XqfMsg *m)
+{
+    return needs_db(m) && m->type != XQF_MSG_RESULT && m->type != XQF_MSG_TASK_REQUEST;
+}
+static bool is_result(const XqfMsg *m) { return m->type == XQF_MSG_RESULT; }
+static bool is_request(const XqfMsg *m) { return m->type == XQF_MSG_TASK_REQUEST; }
 
 /* The messages that take one statement each (hello, heartbeat, ...), in order. 0 or -1. */
 static int handle_singles(Server *S, Item *items, int n)
 {
     for (int i = 0; i < n; i++)
-        if (is_single(items[i].in.type) && handle_db(S, &items[i]) != 0)
+        if (is_single(&items[i].in) && handle_db(S, &items[i]) != 0)
             return -1;
     return 0;
 }
@@ -758,11 +790,11 @@ typedef int (*Phase)(Server *S, Item *items, int n);
  * statement fails is refused, the rest of the batch stands.  0, or -1
  * when the transaction cannot go on (the connection is lost).
  */
-static int guarded(Server *S, Item *items, int n, Phase phase, bool (*mine)(XqfMsgType))
+static int guarded(Server *S, Item *items, int n, Phase phase, bool (*mine)(const XqfMsg *))
 {
     int count = 0;
     for (int i = 0; i < n; i++)
-        count += mine(items[i].in.type);
+        count += mine(&items[i].in);
     if (!count)
         return 0;
     if (store_savepoint(S->store) != 0)
@@ -772,10 +804,13 @@ static int guarded(Server *S, Item *items, int n, Phase phase, bool (*mine)(XqfM
     if (!store_ok(S->store) || store_rollback_to(S->store) != 0)
         return -1;
     sched_invalidate(S->sched);
+    for (int i = 0; i < n; i++)
+        if (mine(&items[i].in))
+            items[i].lease_op = LEASE_NONE;      /* undone with the phase */
     log_warn("a statement failed: its %d message%s redone one by one", count, count > 1 ? "s are" : " is");
     for (int i = 0; i < n; i++) {
         Item *it = &items[i];
-        if (!mine(it->in.type))
+        if (!mine(&it->in))
             continue;
         if (store_savepoint(S->store) != 0)
             return -1;
@@ -821,6 +856,23 @@ static void handle_local(Server *S, Item *it)
                  it->in.u.error.text);
         it->reply = false;
         break;
+    case XQF_MSG_HEARTBEAT: {
+        /* a task's: its deadline moves in memory, the database is not written (leases.h) */
+        const XqfMsg_heartbeat *h = &it->in.u.heartbeat;
+        PeerEntry *e = peer_find(&S->peers, &it->peer);
+        if (!e) {
+            refuse(it, XQF_ERR_NEED_HELLO, "heartbeat: say hello first");
+            break;
+        }
+        int rc = h->task_id > INT64_MAX || h->lease > INT64_MAX
+                     ? 0
+                     : leases_beat(&S->leases, (int64_t)h->lease, (int64_t)h->task_id, e->worker,
+                                   clock_now_ms() + S->cfg->lease_ms);
+        S->heartbeats++;
+        make_ack(&it->out, h->task_id, h->lease, rc ? "ok" : "stale", 0, rc == 0);
+        it->reply = true;
+        break;
+    }
     default:
         refuse(it, XQF_ERR_TYPE, "this message type is not accepted by the coordinator");
         break;
@@ -828,6 +880,28 @@ static void handle_local(Server *S, Item *it)
 }
 
 /* ---- the database's health ------------------------------------------------- */
+
+/*
+ * On every connection to the database: the leases it holds that memory
+ * does not know (all of them after a restart) are taken in, and every
+ * lease gets at least one lease from now, so that no worker still
+ * playing is robbed by the restart or by the outage (whose results could
+ * not be recorded); those not heard within that lease expire.  Returns
+ * the leases now timed, or -1 (the connection failed: retried then).
+ */
+static int64_t adopt_leases(Server *S, int64_t now)
+{
+    StoreHeldLease *held = NULL;
+    int n = store_leases_held(S->store, &held);
+    int64_t deadline = now + S->cfg->lease_ms;
+    for (int i = 0; i < n; i++)
+        if (leases_adopt(&S->leases, held[i].token, held[i].task, held[i].worker, deadline) != 0) {
+            log_error("leases: out of memory taking in the database's leases");
+            break;
+        }
+    free(held);
+    return n < 0 ? -1 : (int64_t)leases_extend_all(&S->leases, deadline);
+}
 
 static void ensure_connected(Server *S, int64_t now)
 {
@@ -842,9 +916,9 @@ static void ensure_connected(Server *S, int64_t now)
     }
     if (rc == 0) {
         store_set_migrate(S->store, false);   /* migrations at start only: a reconnect checks the version */
-        int64_t n = store_extend_leases(S->store, S->cfg->lease_ms);
-        log_info("database: connected%s as %s (%lld leases extended)", S->backoff_ms > BACKOFF_MIN_MS ? " again" : "",
-                 store_role(S->store), (long long)(n > 0 ? n : 0));
+        int64_t n = adopt_leases(S, now);
+        log_info("database: connected%s as %s (%lld leases held, each given a lease from now)",
+                 S->backoff_ms > BACKOFF_MIN_MS ? " again" : "", store_role(S->store), (long long)(n > 0 ? n : 0));
         if (store_owns_schema(S->store))
             log_warn("database: %s owns the schema: the coordinator needs only a member of xqf_coordinator "
                      "(docs/cluster.md, \"Database roles\")", store_role(S->store));
@@ -871,15 +945,61 @@ static void test_stall(Server *S, const Item *items, int n)
         }
 }
 
+/*
+ * What the committed messages of items did to the leases, now that it
+ * stands (leases.h).  A lease's end (LEASE_DROP) waits for drop_leases,
+ * after the batch's heartbeats are answered: a heartbeat sent before the
+ * task's last result, and taken in the same batch, is answered ok, as
+ * its order says.
+ */
+static void apply_leases(Server *S, Item *items, int n)
+{
+    int64_t deadline = clock_now_ms() + S->cfg->lease_ms;
+    for (int i = 0; i < n; i++) {
+        Item *it = &items[i];
+        if (it->lease_op == LEASE_PUT && leases_put(&S->leases, it->lease_token, it->lease_task, it->lease_worker,
+                                                    deadline) != 0)
+            log_error("leases: out of memory: lease %lld of task %lld is not timed (the next start adopts it)",
+                      (long long)it->lease_token, (long long)it->lease_task);
+        else if (it->lease_op == LEASE_DROP)
+            continue;
+        else if (it->lease_op == LEASE_TOUCH) {
+            Lease *l = leases_find(&S->leases, it->lease_token);
+            if (l && l->deadline_ms < deadline)
+                l->deadline_ms = deadline;
+        }
+        it->lease_op = LEASE_NONE;
+    }
+}
+
+/* The leases the committed messages of items ended, forgotten once the batch's heartbeats were answered. */
+static void drop_leases(Server *S, Item *items, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (items[i].lease_op == LEASE_DROP) {
+            leases_drop(&S->leases, items[i].lease_token);
+            items[i].lease_op = LEASE_NONE;
+        }
+}
+
+static void clear_leases(Item *items, int n)
+{
+    for (int i = 0; i < n; i++)
+        items[i].lease_op = LEASE_NONE;
+}
+
 /* Handles a batch of decoded messages in one transaction (see server.h). */
 static void handle_batch(Server *S, Item *items, int n)
 {
     int64_t now = clock_now_ms();
     int db_items = 0;
     for (int i = 0; i < n; i++)
-        db_items += needs_db(items[i].in.type);
-    if (!db_items)
+        db_items += needs_db(&items[i].in);
+    if (!db_items) {
+        if (S->test_stall_ms > 0)
+            test_stall(S, items, n);         /* heartbeats alone: the stall outside a transaction */
         return;
+    }
     ensure_connected(S, now);
     bool ok = store_ok(S->store) && sched_refresh(S->sched, now, REFRESH_EVERY_MS) == 0 &&
               store_begin(S->store) == 0;
@@ -888,28 +1008,32 @@ static void handle_batch(Server *S, Item *items, int n)
     if (ok && S->test_stall_ms > 0)
         test_stall(S, items, n);
     if (ok && store_commit(S->store) == 0) {
+        apply_leases(S, items, n);
         if (sched_after_commit(S->sched) != 0)
             sched_invalidate(S->sched);
         return;
     }
     store_rollback(S->store);
     sched_rollback(S->sched);
+    clear_leases(items, n);
     for (int i = 0; i < n; i++)
         if (items[i].in.type == XQF_MSG_HELLO)
             peer_drop(&S->peers, peer_find(&S->peers, &items[i].peer));
     /* Connection up: a statement failed; redo each message alone so that only it is refused. */
     for (int i = 0; i < n; i++) {
         Item *it = &items[i];
-        if (!needs_db(it->in.type))
+        if (!needs_db(&it->in))
             continue;
         bool done = store_ok(S->store) && store_begin(S->store) == 0 && handle_items(S, it, 1) == 0 &&
                     store_commit(S->store) == 0;
         if (done) {
+            apply_leases(S, it, 1);
             sched_after_commit(S->sched);
             continue;
         }
         store_rollback(S->store);
         sched_rollback(S->sched);
+        clear_leases(it, 1);
         refuse(it, XQF_ERR_INTERNAL, "database unavailable, retry later");
     }
 }
@@ -924,12 +1048,37 @@ static void after_stall(Server *S, int64_t now)
 {
     int64_t gap = now - S->last_tick_ms, stall = S->cfg->lease_ms / 4;
     S->last_tick_ms = now;
-    if (gap < (stall > STALL_MIN_MS ? stall : STALL_MIN_MS) || !store_ok(S->store))
+    if (gap < (stall > STALL_MIN_MS ? stall : STALL_MIN_MS))
         return;
-    int64_t n = store_extend_leases(S->store, S->cfg->lease_ms);
-    log_warn("the loop stalled for %lld ms: %lld leases extended by a lease before any expires",
-             (long long)gap, (long long)(n > 0 ? n : 0));
+    size_t n = leases_extend_all(&S->leases, now + S->cfg->lease_ms);
+    log_warn("the loop stalled for %lld ms: %zu leases extended by a lease before any expires", (long long)gap, n);
     S->next_expire_ms = now + EXPIRE_EVERY_MS;
+}
+
+/*
+ * The leases whose deadline in memory passed, re-queued in one statement
+ * (at most EXPIRE_BATCH_MAX a tick), then forgotten: those the database
+ * had ended meanwhile are passed over there.  No statement when none is
+ * due.  Returns how many tasks were re-queued, or -1 (kept for the next
+ * tick).
+ */
+static int64_t expire_leases(Server *S, int64_t now)
+{
+    if (!S->leases.count)
+        return 0;
+    size_t max = S->leases.count < EXPIRE_BATCH_MAX ? S->leases.count : EXPIRE_BATCH_MAX;
+    int64_t *tokens = malloc(sizeof *tokens * max), *tasks = malloc(sizeof *tasks * max);
+    size_t due = tokens && tasks ? leases_due(&S->leases, now, tokens, max) : 0;
+    for (size_t i = 0; i < due; i++)
+        tasks[i] = leases_find(&S->leases, tokens[i])->task;
+    int64_t n = due ? store_expire_given(S->store, tasks, tokens, (int)due) : 0;
+    for (size_t i = 0; n >= 0 && i < due; i++)
+        leases_drop(&S->leases, tokens[i]);
+    if (n > 0)
+        S->expired += n;
+    free(tokens);
+    free(tasks);
+    return n;
 }
 
 /* Timers; drained: the last batch took every frame waiting (expiry waits for that, up to half a lease). */
@@ -950,7 +1099,7 @@ static void timers(Server *S, bool drained)
     ensure_connected(S, now);
     if (!store_ok(S->store))
         return;
-    int64_t n = store_expire_leases(S->store);
+    int64_t n = expire_leases(S, now);
     if (n > 0) {
         log_info("%lld expired leases re-queued", (long long)n);
         sched_invalidate(S->sched);
@@ -1000,6 +1149,7 @@ static int take_frames(Server *S)
         char err[160];
         xqf_msg_init(&it->out, XQF_MSG_NONE);
         it->reply = false;
+        it->lease_op = LEASE_NONE;
         n++;
         S->frames_taken++;
         if (it->peer.over_connections) {
@@ -1098,6 +1248,7 @@ void server_destroy(Server **sp)
     }
     free(S->items);
     peers_free(&S->peers);
+    leases_free(&S->leases);
     ratelimit_destroy(&S->limit);
     ratelimit_destroy(&S->status_limit);
     ratelimit_destroy(&S->hello_limit);
@@ -1147,8 +1298,9 @@ int server_run(Server *S)
         handle_batch(S, S->items, n);
         /* after the batch: a bye ends what came before it (a worker's last handbacks) */
         for (int i = 0; i < n; i++)
-            if (S->items[i].decoded && !needs_db(S->items[i].in.type))
+            if (S->items[i].decoded && !needs_db(&S->items[i].in))
                 handle_local(S, &S->items[i]);
+        drop_leases(S, S->items, n);
         peers_disconnected(S);
         send_replies(S, n);
         if (n > 0)
@@ -1156,6 +1308,8 @@ int server_run(Server *S)
         load_log(&S->load, clock_now_us(), S->transport);
         timers(S, n < S->batch);
     }
+    log_info("leases: %lld heartbeats answered from memory, %lld leases expired, %zu held at the stop",
+             (long long)S->heartbeats, (long long)S->expired, S->leases.count);
     ConnsStats conns = transport_conn_stats(S->transport);
     log_info("stopping: %lld messages over the rate limit, %lld build requests and %lld claims refused "
              "by the bounds, %lld hellos beyond --max-peers, %lld silent workers evicted for newcomers, "

@@ -41,7 +41,8 @@
                    "array_to_string(refusal_reasons, ' | ') FROM tasks "                         \
                    "WHERE run_id = $1 AND state = 'quarantined' ORDER BY id", 1)                 \
     S(EXPIRE, "SELECT xqf_expire_leases()", 0)                                                   \
-    S(EXTEND, "SELECT xqf_extend_leases($1)", 1)                                                 \
+    S(EXPIRE_GIVEN, "SELECT xqf_expire_given($1::bigint[], $2::bigint[])", 2)                    \
+    S(LEASES_HELD, "SELECT id, lease_token, worker_id FROM tasks WHERE state = 'leased'", 0)     \
     S(LIST_WORKERS,                                                                              \
       "SELECT w.id, w.name, w.build_id, w.cores, w.concurrency, x.pairs, "                       \
       "(SELECT count(*) FROM tasks t WHERE t.worker_id = w.id AND t.state = 'leased'), "         \
@@ -551,11 +552,34 @@ int store_quarantined(Store *s, int64_t run_id, StoreQuarantined **out)
 
 int64_t store_expire_leases(Store *s) { return store_count_of(s, &STMT[ST_EXPIRE], NULL); }
 
-int64_t store_extend_leases(Store *s, int64_t lease_ms)
+int64_t store_expire_given(Store *s, const int64_t *tasks, const int64_t *tokens, int n)
 {
-    StoreNums n;
-    const char *p[1] = { store_num(&n, 0, lease_ms) };
-    return store_count_of(s, &STMT[ST_EXTEND], p);
+    StoreText t = { 0 }, k = { 0 };
+    store_text_ints(&t, tasks, sizeof *tasks, n);
+    store_text_ints(&k, tokens, sizeof *tokens, n);
+    int64_t rc = -1;
+    if (t.data && k.data) {
+        const char *p[2] = { t.data, k.data };
+        rc = store_count_of(s, &STMT[ST_EXPIRE_GIVEN], p);
+    } else {
+        store_db_error(s, "expire: out of memory", NULL);
+    }
+    free(t.data);
+    free(k.data);
+    return rc;
+}
+
+int store_leases_held(Store *s, StoreHeldLease **out)
+{
+    int count;
+    PGresult *res = store_fetch_rows(s, &STMT[ST_LEASES_HELD], NULL, sizeof **out, (void **)out, &count);
+    if (!res)
+        return -1;
+    for (int i = 0; i < count; i++)
+        (*out)[i] = (StoreHeldLease){ .task = store_i64(res, i, 0), .token = store_i64(res, i, 1),
+                                      .worker = store_i64(res, i, 2) };
+    PQclear(res);
+    return count;
 }
 
 int store_list_workers(Store *s, int seconds, StoreWorker **out)

@@ -92,7 +92,11 @@ int store_report_batch(Store *s, StoreReportItem *items, int n, int64_t lease_ms
  * statement; run[i] 0 when the task or lease is unknown.  0 or -1.
  */
 int store_lease_starts(Store *s, const StoreReportItem *items, int n, int64_t *run, int64_t *first);
-/* Extends worker's lease. Returns 1 (extended), 0 (stale: stop the task) or -1. */
+/*
+ * Extends worker's lease in the database: whether the database holds it
+ * (the coordinator answers heartbeats from memory: leases.h).  Returns 1
+ * (extended), 0 (stale: stop the task) or -1.
+ */
 int store_heartbeat(Store *s, int64_t worker, int64_t task, int64_t token, int64_t lease_ms);
 /*
  * Puts worker's leased task back in the queue; refused: the worker cannot
@@ -111,10 +115,25 @@ typedef struct {
 
 /* A run's quarantined tasks by id. Returns the count or -1; *out malloc'd. */
 int store_quarantined(Store *s, int64_t run, StoreQuarantined **out);
-/* Re-queues expired leases. Returns how many, or -1. */
+/*
+ * Re-queues the leases whose deadline in the database passed (the
+ * deadline a claim or result wrote; the coordinator times its leases in
+ * memory and calls store_expire_given instead).  Returns how many, or -1.
+ */
 int64_t store_expire_leases(Store *s);
-/* Pushes every lease's deadline to at least now + lease_ms. Returns how many, or -1. */
-int64_t store_extend_leases(Store *s, int64_t lease_ms);
+/*
+ * Re-queues the n tasks tasks[i] still leased under tokens[i] (the
+ * coordinator's own deadlines passed: leases.h), in one statement; a
+ * lease that ended meanwhile is passed over.  Returns how many, or -1.
+ */
+int64_t store_expire_given(Store *s, const int64_t *tasks, const int64_t *tokens, int n);
+
+typedef struct {
+    int64_t task, token, worker;
+} StoreHeldLease;
+
+/* Every task lease the database holds. Returns the count or -1; *out malloc'd (NULL when none). */
+int store_leases_held(Store *s, StoreHeldLease **out);
 
 /* A worker's id by name. Returns 1 with *id, 0 (no such worker) or -1. */
 int store_worker_id(Store *s, const char *name, int64_t *id);

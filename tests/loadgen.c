@@ -247,7 +247,12 @@ static uint8_t heard_of(const char *status)
 /* One message to worker s at t. */
 static void on_message(Gen *g, Sim *s, const XqfMsg *in, double t, bool measuring)
 {
-    if (in->type == XQF_MSG_ACK && s->beat_at > 0 && s->result >= 0 &&
+    /*
+     * A heartbeat's answer carries no pairs (a result's, its own: at least
+     * one); told apart by that, not by whether a heartbeat is due, since
+     * the answer to the last heartbeat may come after the result was sent.
+     */
+    if (in->type == XQF_MSG_ACK && in->u.ack.pairs == 0 && s->result >= 0 &&
         g->offered[s->result].lease == (int64_t)in->u.ack.lease) {
         g->beats_refused += strcmp(in->u.ack.status, "ok") != 0;   /* a heartbeat's answer */
         return;

@@ -986,6 +986,181 @@ Test(cluster, a_stall_expires_no_heartbeated_lease)
     cr_assert(!log_has("expired leases re-queued", 0), "a lease expired after the stall (log: %s)", cu_fx.logfile);
 }
 
+/* ---- heartbeats: answered from memory, no database write (docs/cluster.md, "Leases and heartbeats") ------- */
+
+/* The first value of a query on the test's database (psql), into out. */
+static void sql_value(const char *query, char *out, size_t size)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "psql -X -q -A -t '%s' -c \"%s\" 2>>'%s'", cu_fx.db, query, cu_fx.logfile);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    out[0] = '\0';
+    if (!fgets(out, (int)size, p))
+        out[0] = '\0';
+    out[strcspn(out, "\n")] = '\0';
+    cr_assert_eq(pclose(p), 0, "%s (log: %s)", cmd, cu_fx.logfile);
+}
+
+/* Where task stands in the database: "state|lease_token|lease_deadline|last_error". */
+static void task_row(uint64_t task, char *out, size_t size)
+{
+    char q[256];
+    snprintf(q, sizeof q, "SELECT state, lease_token, lease_deadline, coalesce(last_error, '') FROM tasks WHERE id = %llu",
+             (unsigned long long)task);
+    sql_value(q, out, size);
+}
+
+/* Asks for a task on sock and expects one. */
+static void take_task(void *sock, XqfMsg *task)
+{
+    XqfMsg m;
+    xqf_msg_init(&m, XQF_MSG_TASK_REQUEST);
+    send_msg(sock, &m);
+    reply_of(sock, XQF_MSG_TASK, task);
+    cr_assert_eq(task->type, XQF_MSG_TASK, "no task (log: %s)", cu_fx.logfile);
+}
+
+/* A heartbeat of task on sock, answered want ("ok" or "stale"). */
+static void beat(void *sock, const XqfMsg *task, const char *want)
+{
+    XqfMsg m;
+    xqf_msg_init(&m, XQF_MSG_HEARTBEAT);
+    m.u.heartbeat.task_id = task->u.task.task_id;
+    m.u.heartbeat.lease = task->u.task.lease;
+    send_msg(sock, &m);
+    reply_of(sock, XQF_MSG_ACK, &m);
+    cr_assert_eq(m.type, XQF_MSG_ACK, "the heartbeat of task %llu unanswered (log: %s)",
+                 (unsigned long long)task->u.task.task_id, cu_fx.logfile);
+    cr_assert_str_eq(m.u.ack.status, want, "the heartbeat of task %llu (log: %s)",
+                     (unsigned long long)task->u.task.task_id, cu_fx.logfile);
+    cr_assert_eq(m.u.ack.stop, strcmp(want, "stale") == 0);
+    xqf_msg_free(&m);
+}
+
+/* The sum of the counts of the coordinator's "N expired leases re-queued" lines. */
+static long expired_logged(void)
+{
+    FILE *f = fopen(cu_fx.logfile, "r");
+    char line[2048];
+    long n = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        const char *at = strstr(line, " expired leases re-queued");
+        if (!at)
+            continue;
+        const char *p = at;
+        while (p > line && p[-1] >= '0' && p[-1] <= '9')
+            p--;
+        n += strtol(p, NULL, 10);
+    }
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/*
+ * Two workers hold a task each under leases of 1 s: one heartbeats
+ * every 200 ms for 3 s, the other falls silent.  The heartbeats write
+ * nothing (the lease's deadline in the database is the one the claim
+ * wrote), yet keep their lease; the silent one's lease is re-queued once,
+ * and its late heartbeat is stale.
+ */
+Test(cluster, heartbeats_keep_leases_without_database_writes)
+{
+    CU_REQUIRE_DB();
+    cu_sprt(cu_fx.store, "NullR=2", 2, 4, 100000, -500, 500);   /* two tasks, long enough never to be played here */
+    const char *none[] = { NULL };
+    coordinator_with("1", none);
+    void *ctx = zmq_ctx_new(), *a = dealer(ctx), *b = dealer(ctx);
+    hello_as(a, "beating", 1);
+    hello_as(b, "silent", 1);
+    XqfMsg ta, tb;
+    take_task(a, &ta);
+    take_task(b, &tb);
+    char before[256], after[256], want[256];
+    task_row(ta.u.task.task_id, before, sizeof before);
+    snprintf(want, sizeof want, "leased|%llu|", (unsigned long long)ta.u.task.lease);
+    cr_assert_eq(strncmp(before, want, strlen(want)), 0, "%s", before);
+    double end = cu_now() + 3.0;
+    int beats = 0;
+    while (cu_now() < end) {
+        beat(a, &ta, "ok");
+        beats++;
+        cu_sleep_ms(200);
+    }
+    cr_assert_geq(beats, 10);
+    task_row(ta.u.task.task_id, after, sizeof after);
+    cr_assert_str_eq(after, before, "%d heartbeats wrote to the task's row (log: %s)", beats, cu_fx.logfile);
+    /* the silent worker's lease: re-queued (its deadline passed in memory), once */
+    task_row(tb.u.task.task_id, after, sizeof after);
+    cr_assert_str_eq(after, "queued|||lease expired", "(log: %s)", cu_fx.logfile);
+    char v[64], q[256];
+    snprintf(q, sizeof q, "SELECT count(*) FROM results WHERE task_id = %llu AND lease_token = %llu AND expired",
+             (unsigned long long)tb.u.task.task_id, (unsigned long long)tb.u.task.lease);
+    sql_value(q, v, sizeof v);
+    cr_assert_str_eq(v, "1");
+    cr_assert_eq(expired_logged(), 1, "one lease expired in all (log: %s)", cu_fx.logfile);
+    beat(b, &tb, "stale");
+    beat(a, &ta, "ok");
+    xqf_msg_free(&ta);
+    xqf_msg_free(&tb);
+    zmq_close(a);
+    zmq_close(b);
+    zmq_ctx_term(ctx);
+}
+
+/*
+ * A coordinator killed and started again (its leases' deadlines long past
+ * in the database) gives every lease it finds one lease of grace: the
+ * worker that heartbeats keeps its task, the silent one's expires only
+ * after that lease.
+ */
+Test(cluster, a_restart_gives_every_lease_a_lease_of_grace)
+{
+    CU_REQUIRE_DB();
+    cu_sprt(cu_fx.store, "NullR=2", 2, 4, 100000, -500, 500);
+    const char *none[] = { NULL };
+    pid_t coord = coordinator_with("2", none);
+    void *ctx = zmq_ctx_new(), *a = dealer(ctx), *b = dealer(ctx);
+    hello_as(a, "beating", 1);
+    hello_as(b, "silent", 1);
+    XqfMsg ta, tb;
+    take_task(a, &ta);
+    take_task(b, &tb);
+    cu_kill9(coord);
+    zmq_close(a);
+    zmq_close(b);
+    sql("UPDATE tasks SET lease_deadline = now() - interval '1 hour' WHERE state = 'leased'");
+    coordinator_with("2", none);
+    cr_assert(log_has("(2 leases held, each given a lease from now)", 20), "log: %s", cu_fx.logfile);
+    double started = cu_now();
+    a = dealer(ctx);
+    hello_as(a, "beating", 1);
+    char row[256], want[256];
+    while (cu_now() < started + 1.2) {
+        beat(a, &ta, "ok");
+        cu_sleep_ms(300);
+    }
+    task_row(tb.u.task.task_id, row, sizeof row);
+    snprintf(want, sizeof want, "leased|%llu|", (unsigned long long)tb.u.task.lease);
+    cr_assert_eq(strncmp(row, want, strlen(want)), 0, "the silent lease expired within its grace: %s (log: %s)", row,
+                 cu_fx.logfile);
+    while (cu_now() < started + 4.5) {
+        beat(a, &ta, "ok");
+        cu_sleep_ms(300);
+    }
+    task_row(tb.u.task.task_id, row, sizeof row);
+    cr_assert_str_eq(row, "queued|||lease expired", "(log: %s)", cu_fx.logfile);
+    task_row(ta.u.task.task_id, row, sizeof row);
+    snprintf(want, sizeof want, "leased|%llu|", (unsigned long long)ta.u.task.lease);
+    cr_assert_eq(strncmp(row, want, strlen(want)), 0, "the heartbeaten lease was lost: %s (log: %s)", row, cu_fx.logfile);
+    cr_assert_eq(expired_logged(), 1, "(log: %s)", cu_fx.logfile);
+    xqf_msg_free(&ta);
+    xqf_msg_free(&tb);
+    zmq_close(a);
+    zmq_ctx_term(ctx);
+}
+
 /* ---- quarantine: a task that can never be played is set aside (docs/programs/xqf-coordinator.md) ---------- */
 
 Test(cluster, an_unplayable_task_is_quarantined)
