@@ -1013,6 +1013,11 @@ static void new_run_fields(FormOut *fo, const RunKind *k)
         field(fo, "params", "Parameters", "", "names, comma-separated (empty: every tunable), or");
         textarea_field(fo, "spec", "Spec", "`name, int, start, min, max[, c_end, r_end]` a line (Fishtest's): "
                                            "the parameters with their own start, bounds and end hints");
+        field(fo, "engine", "Engine", RUN_OUR_ENGINE,
+              "a record of xqf-tune engine list: another engine's UCI options are tuned from a spec");
+        field(fo, "ref", "Git ref", "",
+              "with another engine: its branch, tag or commit, built by the builder (xqf-tune build --serve); "
+              "both sides play the build");
         field(fo, "pairs", "Game pairs (iterations)", "", NULL);
         RUN_SETTINGS_SPSA(SETTING_FIELD)
     } else if (k->two_sides)
