@@ -2143,7 +2143,11 @@ Test(web, another_engines_spsa_from_the_form_is_xqf_tunes_run, .timeout = 240)
     cr_assert(at, "no message at the spec: %s", r.body);
     cr_assert(strncmp(at + strlen("id=\"err-spec\">"), line, strlen(line)) == 0, "the form says %.200s, xqf-tune %s",
               at, line);
-    cr_assert(strstr(r.body, "name=\"engine\" value=\"toy\""), "the engine given is kept");
+    cr_assert(strstr(r.body, "name=\"engine\" value=\"toy\" list=\"engines\""), "the engine given is kept");
+    const char *offered = strstr(r.body, "<datalist id=\"engines\">");
+    cr_assert(offered && strstr(offered, "<option value=\"toy\">") &&
+                  strstr(offered, "<option value=\"toy\">") < strstr(offered, "</datalist>"),
+              "the records are offered");
     reply_free(&r);
     /* another engine's options come from a spec, with a ref to build */
     snprintf(fields, sizeof fields, "name=t&engine=toy&ref=%s&params=NullR&spec=&pairs=8&tc=&nodes=1000"

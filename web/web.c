@@ -603,7 +603,7 @@ static void create_run(Web *w, Store *s, const WebRequest *rq, RunKindId kind, c
             field_error(&er, found[i].field, "%s", found[i].why);
     }
     if (er.n) {
-        rs->status = page_new_run(kind, rq->form, er.e, er.n, u, &rs->body);
+        rs->status = page_new_run(s, kind, rq->form, er.e, er.n, u, &rs->body);
         free(params);
         return;
     }
@@ -631,7 +631,7 @@ static void create_run(Web *w, Store *s, const WebRequest *rq, RunKindId kind, c
         web_error(rs, 429, why);
     } else if (status == RUN_BAD) {
         field_error(&er, problem.field, "%s", problem.why);
-        rs->status = page_new_run(kind, rq->form, er.e, er.n, u, &rs->body);
+        rs->status = page_new_run(s, kind, rq->form, er.e, er.n, u, &rs->body);
     } else if (status != RUN_OK)
         web_error(rs, 503, "the run could not be created (the database failed)");
     else {
@@ -1053,7 +1053,7 @@ static void get(Web *w, Store *s, const WebRequest *rq, const Route *rt, const S
         if (!session_is(u, "tester"))
             web_error(rs, 403, "log in as a tester or an admin to create runs");
         else
-            rs->status = page_new_run(rt->run_kind, NULL, NULL, 0, u, b);
+            rs->status = page_new_run(s, rt->run_kind, NULL, NULL, 0, u, b);
         break;
     case ROUTE_RUN_EVENTS:
     case ROUTE_RUNS_EVENTS: {
