@@ -9,6 +9,7 @@
 #include "clock.h"
 #include "games.h"
 #include "log.h"
+#include "param_set.h"
 #include "rng.h"
 #include "run_kind.h"
 #include "spsa.h"
@@ -143,17 +144,29 @@ static int spsa_model(const StoreSpsa *st, xqf_spsa *x)
         const StoreSpsaParam *q = &st->params[i];
         if (xqf_spsa_add(x, q->name, q->theta, q->min, q->max, q->c_end, q->r_end) != 0)
             return -1;
+        x->params[x->count - 1].is_float = q->is_float;
     }
     return x->count > 0 ? 0 : -1;
 }
 
-/* The set "fixed,Name=value,..." of the tuned values. Returns 0, or -1 when it does not fit. */
-static int spsa_set(const StoreSpsa *st, const int *values, char *out, size_t size)
+/*
+ * The set "fixed,Name=value,..." of the tuned values: an integer each, a
+ * float parameter's as a decimal (param_set.h, xqf_set_decimal: UCI has no
+ * float type, the engine reads the text).  Returns 0, or -1 when it does
+ * not fit.
+ */
+static int spsa_set(const StoreSpsa *st, const double *values, char *out, size_t size)
 {
     size_t len = (size_t)snprintf(out, size, "%s", st->fixed);
-    for (int i = 0; i < st->count && len < size; i++)
-        len += (size_t)snprintf(out + len, size - len, "%s%s=%d", len ? "," : "", st->params[i].name,
-                                values[i]);
+    for (int i = 0; i < st->count && len < size; i++) {
+        const StoreSpsaParam *q = &st->params[i];
+        char value[XQF_SET_VALUE_MAX + 1];
+        if (!q->is_float)
+            snprintf(value, sizeof value, "%d", (int)values[i]);
+        else if (xqf_set_decimal(values[i], q->max - q->min, value, sizeof value) != 0)
+            return -1;
+        len += (size_t)snprintf(out + len, size - len, "%s%s=%s", len ? "," : "", q->name, value);
+    }
     return len < size ? 0 : -1;
 }
 
@@ -177,8 +190,8 @@ static char *spsa_json(const xqf_spsa_step *st)
     json_list(out, &len, "flip", st->flip, NULL, st->count);
     json_list(out, &len, "c_k", NULL, st->c_k, st->count);
     json_list(out, &len, "R_k", NULL, st->R_k, st->count);
-    json_list(out, &len, "plus", st->plus, NULL, st->count);
-    json_list(out, &len, "minus", st->minus, NULL, st->count);
+    json_list(out, &len, "plus", NULL, st->plus, st->count);
+    json_list(out, &len, "minus", NULL, st->minus, st->count);
     strcpy(out + len, "}");
     return out;
 }

@@ -28,7 +28,8 @@
     S(SPSA_RUN, "SELECT iter, coalesce((settings->>'alpha')::float8, 0.602), "                   \
                 "coalesce((settings->>'gamma')::float8, 0.101), "                                \
                 "coalesce((settings->>'a_ratio')::float8, 0.1), max_pairs, next_pair, seed, "    \
-                "params0 FROM runs WHERE id = $1 AND kind = 'spsa'", 1)                          \
+                "params0, coalesce(settings->'floats', '[]')::text FROM runs "                   \
+                "WHERE id = $1 AND kind = 'spsa'", 1)                          \
     S(SPSA_PARAMS, "SELECT name, start, min, max, c_end, r_end, theta FROM run_params "          \
                    "WHERE run_id = $1 ORDER BY idx", 1)                                          \
     S(SPSA_TASK, "SELECT (perturbation->>'k')::bigint, done_pairs, wins, losses, "               \
@@ -91,18 +92,29 @@ int store_create_spsa(Store *s, const StoreSpsaSpec *sp, int64_t *id)
 {
     if (sp->count < 1 || sp->count > STORE_SPSA_MAX)
         return -1;
-    char settings[160];
-    snprintf(settings, sizeof settings, "{\"alpha\": %.17g, \"gamma\": %.17g, \"a_ratio\": %.17g}",
-             sp->alpha, sp->gamma, sp->a_ratio);
+    /* the schedule, and the names of the float parameters (another engine's, played as decimals) */
+    size_t size = 160 + (size_t)sp->count * (STORE_NAME_MAX + 4);
+    char *settings = malloc(size);
+    if (!settings)
+        return -1;
+    size_t len = (size_t)snprintf(settings, size, "{\"alpha\": %.17g, \"gamma\": %.17g, \"a_ratio\": %.17g, "
+                                  "\"floats\": [", sp->alpha, sp->gamma, sp->a_ratio);
+    for (int i = 0, n = 0; i < sp->count; i++)
+        if (sp->params[i].is_float)
+            len += (size_t)snprintf(settings + len, size - len, "%s\"%s\"", n++ ? ", " : "", sp->params[i].name);
+    snprintf(settings + len, size - len, "]}");
     StoreSprtSpec common = sp->run;
     common.base_params = common.test_params;
     common.base_build = common.test_build;   /* one engine, both sides: another engine's SPSA plays its build */
     common.base_net = common.test_net;
     common.build_id = "";
     bool own_tx = !store_in_tx(s);
-    if (own_tx && store_begin(s) != 0)
+    if (own_tx && store_begin(s) != 0) {
+        free(settings);
         return -1;
+    }
     int rc = store_create_run(s, run_kind_get(RUN_KIND_SPSA), &common, settings, id);
+    free(settings);
     if (rc == 0)
         rc = add_spsa_params(s, *id, sp->params, sp->count);
     if (own_tx) {
@@ -147,11 +159,17 @@ int store_spsa_load(Store *s, int64_t run_id, StoreSpsa *out)
         out->seed = (uint64_t)store_i64(res, 0, 6);
         store_text(res, 0, 7, out->fixed, sizeof out->fixed);
     }
+    /* the float parameters' names, a JSON list of identifiers (each a task's set's name): found whole by quotes */
+    char *floats = found ? strdup(PQgetvalue(res, 0, 8)) : NULL;
     PQclear(res);
     if (!found)
         return 0;
-    if (!(res = store_run(s, &STMT[ST_SPSA_PARAMS], p, PGRES_TUPLES_OK)))
+    if (!floats)
         return -1;
+    if (!(res = store_run(s, &STMT[ST_SPSA_PARAMS], p, PGRES_TUPLES_OK))) {
+        free(floats);
+        return -1;
+    }
     out->count = PQntuples(res) < STORE_SPSA_MAX ? PQntuples(res) : STORE_SPSA_MAX;
     for (int i = 0; i < out->count; i++) {
         StoreSpsaParam *q = &out->params[i];
@@ -162,8 +180,12 @@ int store_spsa_load(Store *s, int64_t run_id, StoreSpsa *out)
         q->c_end = store_get_dbl(res, i, 4);
         q->r_end = store_get_dbl(res, i, 5);
         q->theta = store_get_dbl(res, i, 6);
+        char quoted[STORE_NAME_MAX + 3];
+        snprintf(quoted, sizeof quoted, "\"%s\"", q->name);
+        q->is_float = strstr(floats, quoted) != NULL;
     }
     PQclear(res);
+    free(floats);
     return 1;
 }
 

@@ -20,6 +20,7 @@ typedef struct {
     char name[STORE_NAME_MAX + 1];
     double start, min, max, c_end, r_end;
     double theta;
+    bool is_float;                   /* played as a decimal (an SPSA spec's float line; settings' "floats") */
 } StoreSpsaParam;
 
 /*

@@ -160,6 +160,33 @@ int cu_engine_copy(const char *path, int n)
     return system(cmd) == 0 ? 0 : -1;
 }
 
+int cu_toy_engine(char commit[41])
+{
+    char path[512], cmd[4096], out[4096];
+    long long bench = 0;
+    snprintf(path, sizeof path, "%s/toy/engine.bin", cu_fx.dir);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/toy' && git -C '%s/toy' init -q", cu_fx.dir, cu_fx.dir);
+    if (cu_sh(out, sizeof out, cmd, cu_fx.logfile) != 0 || cu_engine_copy(path, 0) != 0)
+        return -1;
+    snprintf(cmd, sizeof cmd, "'%s' bench 5 | grep 'Nodes searched'", path);
+    const char *at = cu_sh(out, sizeof out, cmd, cu_fx.logfile) == 0 ? strstr(out, "Nodes searched: ") : NULL;
+    if (!at || sscanf(at + 16, "%lld", &bench) != 1)
+        return -1;
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && echo 1 > toy/tag && printf 'EXE = toy\\n$(EXE): engine.bin tag\\n\\tcat engine.bin tag > "
+             "$(EXE) && chmod +x $(EXE)\\n' > toy/Makefile && git -C toy add -A && git -C toy -c user.name=t "
+             "-c user.email=t@t commit -q -m 'A\n\nBench: %lld' && git -C toy rev-parse HEAD",
+             cu_fx.dir, bench);
+    if (cu_sh(out, sizeof out, cmd, cu_fx.logfile) != 0 || strlen(out) < 40)
+        return -1;
+    snprintf(commit, 41, "%.40s", out);
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && '%s/xqf-tune' engine add toy --repo '%s/toy' --bench '<binary> bench 5 | sed \"s/: /  : /\"' "
+             "--db '%s' >/dev/null && '%s/xqf-keys' sign-new operator.key >/dev/null",
+             cu_fx.dir, XQF_BIN, cu_fx.dir, cu_fx.db, XQF_BIN);
+    return cu_sh(out, sizeof out, cmd, cu_fx.logfile) == 0 ? 0 : -1;
+}
+
 int cu_sha256(const char *path, char out[65])
 {
     char cmd[1024];

@@ -102,6 +102,17 @@ int cu_sh(char *out, size_t size, const char *command, const char *logfile);
 int cu_engine_copy(const char *path, int n);
 
 /*
+ * The toy engine of another's builds, in cu_fx.dir: a git repository
+ * toy/ whose one commit (its hash into commit) is xqf-engine's bytes
+ * behind a Makefile with EXE= (so its `uci` lists xqf-engine's spin
+ * options and the same commit builds the same bytes), registered as
+ * engine "toy" (xqf-tune engine add, the bench's summary as Stockfish
+ * prints it), and an operator key operator.key.  0, or -1 with what failed
+ * said in the log.
+ */
+int cu_toy_engine(char commit[41]);
+
+/*
  * Game records (games.h) for the pairs a report adds, from before's counts
  * to now's (before NULL: none yet): pairs whose results count exactly the
  * difference of W/D/L and pentanomial, as a worker's records would (the

@@ -64,22 +64,8 @@ static int runs_count(void)
 Test(engine_spsa, another_engines_options_tuned_modified_and_exported)
 {
     CU_REQUIRE_DB();
-    char path[512], commit[64];
-    /* the toy engine's repository and record, as test_engine_runs makes them */
-    cr_assert_eq(sh("mkdir -p toy && git -C toy init -q"), 0, "%s", out);
-    snprintf(path, sizeof path, "%s/toy/engine.bin", cu_fx.dir);
-    cr_assert_eq(cu_engine_copy(path, 0), 0);
-    cr_assert_eq(sh("./toy/engine.bin bench 5 | grep 'Nodes searched'"), 0, "%s", out);
-    long long bench = 0;
-    cr_assert_eq(sscanf(strstr(out, "Nodes searched: ") + 16, "%lld", &bench), 1, "%s", out);
-    cr_assert_eq(sh("echo 1 > toy/tag && printf 'EXE = toy\\n$(EXE): engine.bin tag\\n\\tcat engine.bin tag > $(EXE) "
-                    "&& chmod +x $(EXE)\\n' > toy/Makefile && git -C toy add -A && git -C toy -c user.name=t "
-                    "-c user.email=t@t commit -q -m 'A\n\nBench: %lld' && git -C toy rev-parse HEAD", bench),
-                 0, "%s", out);
-    snprintf(commit, sizeof commit, "%.40s", out);
-    cr_assert_eq(sh(TUNE " engine add toy --repo '%s/toy' --bench '<binary> bench 5 | sed \"s/: /  : /\"'",
-                    cu_fx.dir), 0, "%s", out);
-    cr_assert_eq(sh("'%s/xqf-keys' sign-new operator.key >/dev/null", XQF_BIN), 0, "%s", out);
+    char commit[41];
+    cr_assert_eq(cu_toy_engine(commit), 0, "the toy engine (see %s)", cu_fx.logfile);
 
     /* a spec of its options: one with its hints, two without (derived), one without the type column */
     cr_assert_eq(sh("printf '# the toy engine\\nNullR, int, 3, 1, 6, 0.5, 0.002\\nNullMargin, int, 2, 0, 600\\n"
@@ -121,7 +107,7 @@ Test(engine_spsa, another_engines_options_tuned_modified_and_exported)
         cr_assert(strstr(out, BAD[i].expect), "'%s' does not say '%s'", out, BAD[i].expect);
     }
     cr_assert_eq(sh(TUNE " spsa new --engine toy --spec spec %s", common), 2, "%s", out);
-    cr_assert(strstr(out, "give --ref REF and --spec FILE"), "%s", out);
+    cr_assert(strstr(out, "--engine: engine toy plays its builds: give a ref"), "%s", out);
     cr_assert_eq(runs_count(), before, "nothing recorded");
 
     /* modify: new bounds and hints, a schedule, in the history; a name it does not tune changes nothing */
@@ -196,4 +182,67 @@ Test(engine_spsa, another_engines_options_tuned_modified_and_exported)
     xqf_msg_free(&m);
     cu_client_close(&c);
     free(st);
+}
+
+/*
+ * A float option (OpenBench's `float` line) of another engine: a float
+ * for an option the build lists as a spin is refused, naming it; one the
+ * build does not list (a string option to UCI) is tuned, each task's sets
+ * carrying it as a decimal beside the integers, and the export writes
+ * theta as that decimal.
+ */
+Test(engine_spsa, a_float_option_travels_as_a_decimal)
+{
+    CU_REQUIRE_DB();
+    char commit[41];
+    cr_assert_eq(cu_toy_engine(commit), 0, "the toy engine (see %s)", cu_fx.logfile);
+    const char *common = "--nodes 1000 --pairs 8 --pairs-per-task 2 --sign-key operator.key";
+    int before = runs_count();
+    cr_assert_eq(sh("printf 'NullR, float, 3, 1, 6\\n' > spin.spec && " TUNE " spsa new --engine toy --ref %s "
+                    "--spec spin.spec %s", commit, common), 2, "%s", out);
+    cr_assert(strstr(out, "--spec: NullR is a float, but build ") && strstr(out, "lists it as a spin option"), "%s",
+              out);
+    cr_assert_eq(runs_count(), before, "nothing recorded");
+    cr_assert_eq(sh("printf 'Scale, float, 0.5, 0.1, 0.9\\nNullR, int, 3, 1, 6\\n' > float.spec && " TUNE
+                    " spsa new --engine toy --ref %s --spec float.spec %s", commit, common), 0, "%s", out);
+    cr_assert(strstr(out, "warning: --spec: Scale is a float, not one of the spin options"), "%s", out);
+    int64_t run = run_id();
+    cr_assert_gt(run, 0, "%s", out);
+    StoreSpsa *st = malloc(sizeof *st);
+    cr_assert(st);
+    cr_assert_eq(store_spsa_load(cu_fx.store, run, st), 1);
+    cr_assert(st->params[0].is_float && !st->params[1].is_float, "the types are kept");
+    cr_assert_float_eq(st->params[0].c_end, 0.04, 1e-12, "(0.9 - 0.1) / 20, no int floor");
+    free(st);
+    cr_assert_eq(sh(TUNE " export %" PRId64 " --format setoption", run), 0, "%s", out);
+    cr_assert_str_eq(out, "setoption name Scale value 0.5\nsetoption name NullR value 3\n");
+
+    cu_track(cu_coordinator(cu_fx.db_coordinator, cu_fx.port, "30", cu_fx.logfile));
+    CuClient c;
+    char ep[64], why[512];
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
+    cr_assert_eq(cu_client_open(&c, ep, NULL, NULL, NULL, why, sizeof why), 0, "%s", why);
+    double until = cu_now() + 20;
+    while (cu_client_hello(&c, "spsa-probe", why, sizeof why) != 0 && cu_now() < until)
+        cu_sleep_ms(200);
+    XqfMsg m;
+    cr_assert_eq(cu_client_task(&c, &m, why, sizeof why), 0, "%s (log: %s)", why, cu_fx.logfile);
+    const XqfMsg_task *t = &m.u.task;
+    cr_assert_eq((int64_t)t->run_id, run);
+    const char *sets[2] = { t->params0, t->params1 };
+    double scale[2];
+    for (int side = 0; side < 2; side++) {
+        char text[32];
+        int nullr;
+        cr_assert_eq(sscanf(sets[side], "Scale=%31[^,],NullR=%d", text, &nullr), 2, "%s", sets[side]);
+        cr_assert(strchr(text, '.') && !strchr(text, 'e'), "a decimal: %s", text);
+        scale[side] = strtod(text, NULL);
+        cr_assert(scale[side] > 0.1 && scale[side] < 0.9, "%s", text);
+        cr_assert(nullr >= 1 && nullr <= 6, "%s", sets[side]);
+    }
+    cr_assert_float_eq(scale[0] + scale[1], 1.0, 1e-6, "0.5 + c_k against 0.5 - c_k, unrounded: %s %s", sets[0],
+                       sets[1]);
+    cr_assert_gt(scale[0] - scale[1] > 0 ? scale[0] - scale[1] : scale[1] - scale[0], 0.01, "perturbed");
+    xqf_msg_free(&m);
+    cu_client_close(&c);
 }

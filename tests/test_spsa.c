@@ -103,7 +103,7 @@ Test(spsa, update_moves_theta_towards_the_winner_once)
 /* A synthetic engine: Elo falls quadratically with the distance from a known optimum. */
 static const double OPT[3] = { 100, 50, 300 }, START[3] = { 130, 35, 210 };
 
-static double elo_of(const int *x)
+static double elo_of(const double *x)
 {
     double e = 0;
     for (int i = 0; i < 3; i++) {
@@ -145,14 +145,36 @@ Test(spsa, converges_on_a_noisy_objective)
         }
         xqf_spsa_update(&s, &st, batch, w, l);
     }
-    int final[3], start[3];
+    double final[3], start[3];
     for (int i = 0; i < 3; i++) {
-        final[i] = (int)lround(s.params[i].theta);
-        start[i] = (int)START[i];
+        final[i] = (double)lround(s.params[i].theta);
+        start[i] = (double)(int)START[i];
     }
     double lost_before = -elo_of(start), lost_after = -elo_of(final);
     cr_log_info("theta %.1f %.1f %.1f, Elo loss %.1f -> %.1f", s.params[0].theta, s.params[1].theta,
                 s.params[2].theta, lost_before, lost_after);
     cr_assert_lt(lost_after, lost_before * 0.25, "SPSA recovered too little: %.1f of %.1f Elo still lost",
                  lost_after, lost_before);
+}
+
+/* A float parameter is played as theta +- c_k, clipped, unrounded; an int one beside it stays an integer. */
+Test(spsa, a_float_parameter_is_not_rounded)
+{
+    xqf_spsa s;
+    xqf_spsa_init(&s, 1000);
+    xqf_spsa_add(&s, "Scale", 0.5, 0.1, 0.9, 0.04, 0.002);
+    xqf_spsa_add(&s, "NullR", 3, 1, 6, 0.7, 0.002);
+    s.params[0].is_float = true;
+    uint64_t rng = 99;
+    int fractional = 0;
+    for (int n = 0; n < 200; n++) {
+        xqf_spsa_step st;
+        xqf_spsa_perturb(&s, 1000, &rng, &st);
+        double c = st.c_k[0];
+        cr_assert_float_eq(st.plus[0], 0.5 + c * st.flip[0], 1e-12, "plus: %.17g", st.plus[0]);
+        cr_assert_float_eq(st.minus[0], 0.5 - c * st.flip[0], 1e-12, "minus: %.17g", st.minus[0]);
+        fractional += st.plus[0] != floor(st.plus[0]);
+        cr_assert(st.plus[1] == floor(st.plus[1]) && st.minus[1] == floor(st.minus[1]), "an int: %g", st.plus[1]);
+    }
+    cr_assert_eq(fractional, 200);
 }

@@ -22,8 +22,8 @@
 TestSuite(spsa_run, .init = cu_fixture_init, .fini = cu_fixture_fini, .timeout = 150);
 
 static const StoreSpsaParam PARAMS[2] = {
-    { "NullR", 3, 1, 5, 0.5, 0.002, 0 },
-    { "NullAdaptLowDepth", 6, 1, 12, 1, 0.002, 0 },
+    { "NullR", 3, 1, 5, 0.5, 0.002, 0, false },
+    { "NullAdaptLowDepth", 6, 1, 12, 1, 0.002, 0, false },
 };
 
 /* An SPSA run over PARAMS: pairs iterations, tasks of per_task pairs, the first 50 book lines. */

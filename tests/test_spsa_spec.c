@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "param_set.h"
+#include "run_rules.h"
 #include "spsa_spec.h"
 
 static XqfSpsaSpecLine one(const char *line)
@@ -123,4 +125,69 @@ Test(spsa_spec, hundreds_of_lines)
     cr_assert_float_eq(out[N - 1].c_end, 50, 1e-12);
     free(out);
     free(text);
+}
+
+/*
+ * Float options (OpenBench's `float` lines): another engine's are tuned,
+ * each kept a float; ours are integers, and a float line for our engine
+ * is refused naming it; a float's bounds must fit a decimal without
+ * exponent.
+ */
+Test(spsa_spec, a_float_line_is_another_engines_float)
+{
+    XqfSpsaSpecLine lines[2] = { one("Scale, float, 0.5, 0.1, 0.9"), one("NullR, int, 3, 1, 6") };
+    StoreSpsaParam params[2];
+    char why[256] = "";
+    cr_assert(rule_spsa_spec_lines(lines, 2, false, params, why, sizeof why), "%s", why);
+    cr_assert(params[0].is_float && !params[1].is_float);
+    cr_assert_float_eq(params[0].start, 0.5, 1e-12);
+    cr_assert_float_eq(params[0].c_end, 0.04, 1e-12);
+    cr_assert(!rule_spsa_spec_lines(lines, 2, true, params, why, sizeof why));
+    cr_assert(strstr(why, "Scale: our engine's parameters are integers"), "%s", why);
+    XqfSpsaSpecLine q;
+    cr_assert_eq(xqf_spsa_spec_line("Big, float, 1, 0, 1e16", &q, why, sizeof why), -1);
+    cr_assert(strstr(why, "Big: a float's bounds must be below"), "%s", why);
+    cr_assert_eq(xqf_spsa_spec_line("Low, float, 0.5, 0.75, 1", &q, why, sizeof why), -1);
+    cr_assert(strstr(why, "Low: start 0.5 is outside [0.75, 1]"), "%s", why);
+    cr_assert_eq(xqf_spsa_spec_line("Flat, float, 0.5, 0.5, 0.5", &q, why, sizeof why), -1);
+    cr_assert(strstr(why, "Flat: min 0.5 is not below max 0.5"), "%s", why);
+    cr_assert_eq(xqf_spsa_spec_line("Step, float, 0.5, 0, 1, 0, 0.002", &q, why, sizeof why), -1);
+    cr_assert(strstr(why, "Step: c_end and r_end must be positive"), "%s", why);
+}
+
+/* A task's set carries a float as a decimal (no exponent), and the set reader takes it back as written. */
+Test(spsa_spec, a_float_travels_as_a_decimal_in_a_set)
+{
+    char v[XQF_SET_VALUE_MAX + 1], why[256];
+    cr_assert_eq(xqf_set_decimal(0.123456789, 0.8, v, sizeof v), 0);
+    cr_assert_str_eq(v, "0.1234568", "a range below 1: one place more than 6");
+    cr_assert_eq(xqf_set_decimal(1.5, 10, v, sizeof v), 0);
+    cr_assert_str_eq(v, "1.5");
+    cr_assert_eq(xqf_set_decimal(-2, 10, v, sizeof v), 0);
+    cr_assert_str_eq(v, "-2.0", "always a point: a float, not an integer");
+    cr_assert_eq(xqf_set_decimal(0.00001234, 0.0001, v, sizeof v), 0);
+    cr_assert_str_eq(v, "0.00001234", "a tiny range keeps its steps: %s", v);
+    cr_assert_eq(xqf_set_decimal(123456789012345.25, 1e15, v, sizeof v), 0);
+    cr_assert_leq(strlen(v), XQF_SET_VALUE_MAX);
+    cr_assert(!strchr(v, 'e'), "%s", v);
+    const char *at = "NullR=3, Scale=0.1234568,Neg=-2.0";
+    XqfSetItem item;
+    cr_assert_eq(xqf_set_next(&at, &item, why, sizeof why), 1, "%s", why);
+    cr_assert(!item.is_decimal && item.value == 3 && strcmp(item.text, "3") == 0);
+    cr_assert_eq(xqf_set_next(&at, &item, why, sizeof why), 1, "%s", why);
+    cr_assert(item.is_decimal && strcmp(item.name, "Scale") == 0 && strcmp(item.text, "0.1234568") == 0);
+    cr_assert_eq(xqf_set_next(&at, &item, why, sizeof why), 1, "%s", why);
+    cr_assert(item.is_decimal && strcmp(item.text, "-2.0") == 0);
+    cr_assert_eq(xqf_set_next(&at, &item, why, sizeof why), 0);
+    /* what is not a decimal a UCI engine reads: an exponent, a bare point, an empty side */
+    static const char *const BAD[] = { "A=1e-3", "A=.5", "A=5.", "A=1.2.3", "A=0x1.8", "A=0.1234567890123456789012345" };
+    for (size_t i = 0; i < sizeof BAD / sizeof *BAD; i++)
+        cr_assert(!xqf_set_check(BAD[i], why, sizeof why), "%s was taken", BAD[i]);
+    /* a build's options are spins: a decimal for one is refused, naming it */
+    StoreBuildParam spin = { .name = "NullR", .min = 1, .max = 6 };
+    cr_assert(!rule_build_set("NullR=2.5", &spin, 1, "build 1 (toy)", why, sizeof why));
+    cr_assert(strstr(why, "parameter NullR is a spin option (an integer) in build 1 (toy), got the decimal '2.5'"), "%s",
+              why);
+    /* our engine's table reads integers only */
+    cr_assert(!rule_set("NullR=2.5", why, sizeof why));
 }

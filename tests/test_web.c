@@ -1780,16 +1780,17 @@ Test(web, the_runs_page_stays_fast_under_logins_and_downloads, .timeout = 240)
 
 /*
  * The stored row of run id as text, without what differs between two runs
- * of the same settings, its book as a digest (the row stays small).
+ * of the same settings (and the columns less drops, "- 'col' ..."), its
+ * book as a digest (the row stays small).
  */
-static void run_row(int64_t id, char *out, size_t size)
+static void run_row_less(int64_t id, const char *less, char *out, size_t size)
 {
     char cmd[1024];
     snprintf(cmd, sizeof cmd,
              "psql -qAt '%s' -c \"SELECT (to_jsonb(r) - 'id' - 'created_at' - 'owner' - 'updated_at' - "
-             "'started_at' - 'finished_at' - 'book' || jsonb_build_object('book_md5', md5(array_to_string(book, "
+             "'started_at' - 'finished_at' - 'book' %s || jsonb_build_object('book_md5', md5(array_to_string(book, "
              "'|'))))::text FROM runs r WHERE id = %" PRId64 "\" 2>>'%s'",
-             cu_fx.db, id, cu_fx.logfile);
+             cu_fx.db, less, id, cu_fx.logfile);
     FILE *p = popen(cmd, "r");
     cr_assert(p);
     size_t n = fread(out, 1, size - 1, p);
@@ -1798,17 +1799,24 @@ static void run_row(int64_t id, char *out, size_t size)
     cr_assert_gt(n, 10, "no row of run %" PRId64, id);
 }
 
+static void run_row(int64_t id, char *out, size_t size) { run_row_less(id, "", out, size); }
+
 /* xqf-tune's new command (args), which must succeed: the run's id. */
 static int64_t cli_new(const char *args)
 {
-    char cmd[2048], out[256] = "";
+    char cmd[2048], out[4096] = "";
     snprintf(cmd, sizeof cmd, "'%s/xqf-tune' %s --db '%s' 2>>'%s'", XQF_BIN, args, cu_fx.db, cu_fx.logfile);
     FILE *p = popen(cmd, "r");
     cr_assert(p);
     size_t n = fread(out, 1, sizeof out - 1, p);
     out[n] = '\0';
     cr_assert_eq(WEXITSTATUS(pclose(p)), 0, "%s: %s (see %s)", args, out, cu_fx.logfile);
-    return strtoll(out, NULL, 10);
+    /* the last line that is only a number (a build's report comes before it) */
+    int64_t id = 0;
+    for (const char *l = out; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0))
+        if (strspn(l, "0123456789") == strcspn(l, "\n") && strcspn(l, "\n") > 0)
+            id = strtoll(l, NULL, 10);
+    return id;
 }
 
 /* The form's POST to /new/kind: the new run's id (303), else 0 with the reply kept in *r. */
@@ -2085,4 +2093,141 @@ Test(web, an_spsa_spec_pasted_in_the_form_makes_the_run)
     cr_assert(r.status == 400 && strstr(r.body, "give the parameters or a spec, not both"), "%s", r.body);
     reply_free(&r);
     cr_assert_eq(count_runs(), before + 1);
+}
+
+/* A shell command in the test's folder (stdout into out, stderr to the log). Exit status. */
+static int sh_in_dir(char *out, size_t size, const char *cmd)
+{
+    char full[4096];
+    snprintf(full, sizeof full, "cd '%s' && { %s ; }", cu_fx.dir, cmd);
+    return cu_sh(out, size, full, cu_fx.logfile);
+}
+
+/*
+ * Another engine's SPSA from the form (spsa new --engine NAME --ref REF
+ * --spec FILE): the form makes the run waiting for the build of its ref;
+ * the builder (build --serve, as its role) builds it, checks the spec's
+ * names against the options the build lists and gives the build both
+ * sides; signed, the run starts.  Its stored row and tuned options are
+ * those xqf-tune makes of the same inputs (the same commit builds the same
+ * bytes: the same build), save built_state, which says it waited for a
+ * build.  A bad spec line is named in the form's field in xqf-tune's
+ * words; a name the build lacks fails the build request with the CLI's
+ * message.
+ */
+Test(web, another_engines_spsa_from_the_form_is_xqf_tunes_run, .timeout = 240)
+{
+    CU_REQUIRE_DB();
+    char commit[41], out[4096], args[2048], fields[2048], msg[1024];
+    cr_assert_eq(cu_toy_engine(commit), 0, "the toy engine (see %s)", cu_fx.logfile);
+    add_user("ada", "admin", "adminpass1");
+    start_web((const char *const[]){ "--book", BOOK, NULL });
+    char cookie[128], csrf[128];
+    login("ada", "adminpass1", cookie, csrf);
+    int64_t before = count_runs();
+
+    /* a bad line: the form's spec field says what spsa new --engine --spec says, nothing is made */
+    cr_assert_eq(sh_in_dir(out, sizeof out, "printf 'NullR, int, 3, 1, 6\\nNullMargin, int, 700, 0, 600\\n' > bad.spec"), 0);
+    snprintf(args, sizeof args, "spsa new --engine toy --ref %s --spec '%s/bad.spec' --pairs 8 --nodes 1000 --book '%s'",
+             commit, cu_fx.dir, BOOK);
+    cli_message(args, NULL, msg, sizeof msg);
+    const char *line = strstr(msg, "line 2: ");
+    cr_assert(line && strstr(line, "NullMargin: start 700 is outside [0, 600]"), "%s", msg);
+    Reply r;
+    snprintf(fields, sizeof fields, "name=t&engine=toy&ref=%s&params=&spec=NullR%%2C+int%%2C+3%%2C+1%%2C+6%%0A"
+             "NullMargin%%2C+int%%2C+700%%2C+0%%2C+600&pairs=8&alpha=0.602&gamma=0.101&a_ratio=0.1&tc=&nodes=1000"
+             "&pairs_per_task=2&priority=0&seed=5", commit);
+    cr_assert_eq(form_new("spsa", cookie, csrf, fields, &r), 0, "a bad spec made a run");
+    cr_assert_eq(r.status, 400);
+    const char *at = strstr(r.body, "id=\"err-spec\">");
+    cr_assert(at, "no message at the spec: %s", r.body);
+    cr_assert(strncmp(at + strlen("id=\"err-spec\">"), line, strlen(line)) == 0, "the form says %.200s, xqf-tune %s",
+              at, line);
+    cr_assert(strstr(r.body, "name=\"engine\" value=\"toy\" list=\"engines\""), "the engine given is kept");
+    const char *offered = strstr(r.body, "<datalist id=\"engines\">");
+    cr_assert(offered && strstr(offered, "<option value=\"toy\">") &&
+                  strstr(offered, "<option value=\"toy\">") < strstr(offered, "</datalist>"),
+              "the records are offered");
+    reply_free(&r);
+    /* another engine's options come from a spec, with a ref to build */
+    snprintf(fields, sizeof fields, "name=t&engine=toy&ref=%s&params=NullR&spec=&pairs=8&tc=&nodes=1000"
+             "&pairs_per_task=2&priority=0", commit);
+    cr_assert_eq(form_new("spsa", cookie, csrf, fields, &r), 0);
+    cr_assert(r.status == 400 && strstr(r.body, "id=\"err-params\">the parameter names are our engine&#39;s"), "%s",
+              r.body);
+    reply_free(&r);
+    cr_assert_eq(form_new("spsa", cookie, csrf, "name=t&engine=toy&ref=&spec=NullR%2C+3%2C+1%2C+6&pairs=8&tc="
+                          "&nodes=1000&pairs_per_task=2&priority=0", &r), 0);
+    cr_assert_eq(sh_in_dir(out, sizeof out, "printf 'NullR, int, 3, 1, 6\\n' > one.spec"), 0);
+    snprintf(args, sizeof args, "spsa new --engine toy --spec '%s/one.spec' --pairs 8 --nodes 1000 --book '%s'",
+             cu_fx.dir, BOOK);
+    cli_message(args, "--engine", msg, sizeof msg);
+    cr_assert(strstr(msg, "engine toy plays its builds: give a ref"), "%s", msg);
+    at = strstr(r.body, "id=\"err-engine\">");
+    cr_assert(r.status == 400 && at && strncmp(at + strlen("id=\"err-engine\">"), msg, strlen(msg)) == 0,
+              "the form says %.200s, xqf-tune %s", at ? at : r.body, msg);
+    reply_free(&r);
+    cr_assert_eq(count_runs(), before, "nothing was created");
+
+    /* a good spec: the run waits for the build of its ref, both sides to play it */
+    static const char SPEC[] = "NullR, int, 3, 1, 6, 0.5, 0.002\nNullMargin, int, 2, 0, 600\nNullMarginDepth, 2, 0, 100\n";
+    snprintf(fields, sizeof fields, "name=t&engine=toy&ref=%s&params=&spec=NullR%%2C+int%%2C+3%%2C+1%%2C+6%%2C+0.5"
+             "%%2C+0.002%%0ANullMargin%%2C+int%%2C+2%%2C+0%%2C+600%%0ANullMarginDepth%%2C+2%%2C+0%%2C+100%%0A"
+             "&pairs=8&alpha=0.602&gamma=0.101&a_ratio=0.1&tc=&nodes=1000&pairs_per_task=2&priority=0&seed=5", commit);
+    int64_t web_id = form_new("spsa", cookie, csrf, fields, &r);
+    cr_assert_gt(web_id, 0, "%d %s", r.status, r.status == 303 ? "" : r.body);
+    StoreRun run;
+    load(web_id, &run);
+    cr_assert_str_eq(run.state, "building", "it waits for its build");
+    StoreBuildRequest *q = NULL;
+    cr_assert_eq(store_build_requests(cu_fx.store, web_id, &q), 1, "one request: the build plays both sides");
+    cr_assert(strcmp(q[0].side, "test") == 0 && strcmp(q[0].ref, commit) == 0);
+    free(q);
+    snprintf(args, sizeof args, "'%s/xqf-tune' build --serve --out builds --db '%s' && '%s/xqf-tune' build "
+             "--sign-serve --sign-key operator.key --db '%s'", XQF_BIN, cu_fx.db_builder, XQF_BIN, cu_fx.db_signer);
+    cr_assert_eq(sh_in_dir(out, sizeof out, args), 0, "%s (see %s)", out, cu_fx.logfile);
+    load(web_id, &run);
+    cr_assert_str_eq(run.state, "active", "built and signed, it runs: %s", out);
+    cr_assert(run.build0[0] && strcmp(run.build0, run.build1) == 0, "both sides play the build: %s %s", run.build0,
+              run.build1);
+
+    /* xqf-tune of the same inputs: the same stored run and tuned options */
+    snprintf(args, sizeof args, "printf '%s' > good.spec", SPEC);
+    cr_assert_eq(sh_in_dir(out, sizeof out, args), 0);
+    snprintf(args, sizeof args, "spsa new --engine toy --ref %s --spec '%s/good.spec' --sign-key '%s/operator.key' "
+             "--pairs 8 --nodes 1000 --pairs-per-task 2 --seed 5 --name t --book '%s'",
+             commit, cu_fx.dir, cu_fx.dir, BOOK);
+    int64_t cli_id = cli_new(args);
+    char web_row[8192], cli_row[8192];
+    run_row_less(web_id, "- 'built_state'", web_row, sizeof web_row);
+    run_row_less(cli_id, "- 'built_state'", cli_row, sizeof cli_row);
+    cr_assert_str_eq(web_row, cli_row, "the form's run and xqf-tune's differ");
+    StoreSpsa *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+    cr_assert(a && b);
+    cr_assert_eq(store_spsa_load(cu_fx.store, web_id, a), 1);
+    cr_assert_eq(store_spsa_load(cu_fx.store, cli_id, b), 1);
+    cr_assert_eq(a->count, 3);
+    cr_assert_eq(a->count, b->count);
+    for (int i = 0; i < a->count; i++)
+        cr_assert(strcmp(a->params[i].name, b->params[i].name) == 0 && a->params[i].start == b->params[i].start &&
+                      a->params[i].min == b->params[i].min && a->params[i].max == b->params[i].max &&
+                      a->params[i].c_end == b->params[i].c_end && a->params[i].r_end == b->params[i].r_end,
+                  "option %d differs: %s", i, a->params[i].name);
+    cr_assert_float_eq(a->params[1].c_end, 30, 1e-9, "NullMargin's c_end derived: (600 - 0) / 20");
+    free(a);
+    free(b);
+
+    /* a name the build does not list: the builder fails the request with xqf-tune's words */
+    snprintf(fields, sizeof fields, "name=u&engine=toy&ref=%s&spec=NoSuchOption%%2C+int%%2C+3%%2C+1%%2C+6&pairs=8"
+             "&alpha=0.602&gamma=0.101&a_ratio=0.1&tc=&nodes=1000&pairs_per_task=2&priority=0", commit);
+    int64_t bad = form_new("spsa", cookie, csrf, fields, &r);
+    cr_assert_gt(bad, 0, "%d %s", r.status, r.status == 303 ? "" : r.body);
+    snprintf(args, sizeof args, "'%s/xqf-tune' build --serve --out builds --db '%s'", XQF_BIN, cu_fx.db_builder);
+    cr_assert_eq(sh_in_dir(out, sizeof out, args), 0, "%s", out);
+    load(bad, &run);
+    cr_assert_str_eq(run.state, "failed");
+    cr_assert_eq(store_build_requests(cu_fx.store, bad, &q), 1);
+    cr_assert(strstr(q[0].error, "the spec: engine toy (build ") && strstr(q[0].error, "has no option 'NoSuchOption'"),
+              "%s", q[0].error);
+    free(q);
 }

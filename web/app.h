@@ -74,7 +74,8 @@ int page_machines(Store *s, const Session *u, Buf *b);
 typedef struct {
     const char *field, *message;
 } FieldError;
-int page_new_run(RunKindId kind, const Form *values, const FieldError *errors, int nerrors, const Session *u, Buf *b);
+int page_new_run(Store *s, RunKindId kind, const Form *values, const FieldError *errors, int nerrors,
+                 const Session *u, Buf *b);
 /* The login form, carrying token (the login CSRF token: web.c, login_token). */
 int page_login(const char *message, const char *token, const Session *u, Buf *b);
 /* The admin's form for a new account, with the values given, a message per field and a notice (may be NULL). */

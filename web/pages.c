@@ -918,6 +918,7 @@ int page_machines(Store *s, const Session *u, Buf *b)
 /* A form being written: the values given, the messages by field, and which of them a field showed. */
 typedef struct {
     Buf *b;
+    bool engines;                    /* the engine fields offer the records' names (a datalist "engines") */
     const Form *values;
     const FieldError *errors;
     int nerrors;
@@ -955,7 +956,10 @@ static void field(FormOut *fo, const char *name, const char *label, const char *
     buf_printf(fo->b, "<div class=\"field%s\"><label for=\"f-%s\">%s</label><input id=\"f-%s\" name=\"%s\" value=\"",
                msg ? " invalid" : "", name, label, name, name);
     buf_html(fo->b, v ? v : def);
-    buf_puts(fo->b, "\">");
+    buf_puts(fo->b, "\"");
+    if (fo->engines && (strcmp(name, "engine") == 0 || strcmp(name, "base_engine") == 0))
+        buf_puts(fo->b, " list=\"engines\"");
+    buf_puts(fo->b, ">");
     field_end(fo, name, hint, msg);
 }
 
@@ -1013,6 +1017,11 @@ static void new_run_fields(FormOut *fo, const RunKind *k)
         field(fo, "params", "Parameters", "", "names, comma-separated (empty: every tunable), or");
         textarea_field(fo, "spec", "Spec", "`name, int, start, min, max[, c_end, r_end]` a line (Fishtest's): "
                                            "the parameters with their own start, bounds and end hints");
+        field(fo, "engine", "Engine", RUN_OUR_ENGINE,
+              "a record of xqf-tune engine list: another engine's UCI options are tuned from a spec");
+        field(fo, "ref", "Git ref", "",
+              "with another engine: its branch, tag or commit, built by the builder (xqf-tune build --serve); "
+              "both sides play the build");
         field(fo, "pairs", "Game pairs (iterations)", "", NULL);
         RUN_SETTINGS_SPSA(SETTING_FIELD)
     } else if (k->two_sides)
@@ -1042,14 +1051,28 @@ static void new_run_fields(FormOut *fo, const RunKind *k)
     RUN_SETTINGS_TASK(SETTING_FIELD)
 }
 
-int page_new_run(RunKindId kind, const Form *values, const FieldError *errors, int nerrors, const Session *u, Buf *b)
+int page_new_run(Store *s, RunKindId kind, const Form *values, const FieldError *errors, int nerrors,
+                 const Session *u, Buf *b)
 {
     const RunKind *k = run_kind_get(kind);
     char title[64];
     snprintf(title, sizeof title, "New %s", k->title);
     Buf form = { 0 };
-    FormOut fo = { .b = &form, .values = values, .errors = errors, .nerrors = nerrors };
+    /* the registered engines to choose from (xqf-tune engine list); a name typed is still the run service's to check */
+    EngineRecord *engines = NULL;
+    int nengines = k->two_sides || k->spsa ? store_engine_list(s, &engines) : 0;
+    FormOut fo = { .b = &form, .engines = nengines > 0, .values = values, .errors = errors, .nerrors = nerrors };
     new_run_fields(&fo, k);
+    if (nengines > 0) {
+        buf_puts(&form, "<datalist id=\"engines\">");
+        for (int i = 0; i < nengines; i++) {
+            buf_puts(&form, "<option value=\"");
+            buf_html(&form, engines[i].name);
+            buf_puts(&form, "\">");
+        }
+        buf_puts(&form, "</datalist>\n");
+    }
+    free(engines);
     head(b, title, u);
     buf_puts(b, "<h1>");
     buf_html(b, title);

@@ -500,7 +500,11 @@ static void sprt_fields(const Form *f, RunSpec *sp, Errors *er)
  * SPSA: the tuned parameters, as xqf-tune spsa new takes them: a pasted
  * spec (field "spec": Fishtest's lines, rule_spsa_spec, a bad line named
  * by number) or the named parameters (or every tunable) from the engine's
- * table (--params), not both.
+ * table (--params), not both.  Another engine (field "engine", spsa new
+ * --engine) tunes its options of a spec only, on the build of its git ref
+ * (field "ref"): the builder builds it (never this thread) and checks the
+ * spec's names against the options the build lists, as spsa new --engine
+ * --ref does once it has built.
  */
 static void spsa_fields(const Form *f, RunSpec *sp, StoreSpsaParam *params, Errors *er)
 {
@@ -508,18 +512,28 @@ static void spsa_fields(const Form *f, RunSpec *sp, StoreSpsaParam *params, Erro
     rule_int(er, f, (OptSpec)RULE_PAIRS(""), "pairs", &sp->max_pairs);
     RUN_SETTINGS_SPSA(READ_SETTING)
     const char *names = form_get(f, "params"), *spec = form_get(f, "spec");
+    sp->engine = form_get(f, "engine");   /* empty: ours; an unknown name is the run service's problem */
+    sp->test_ref = ref_field(f, "ref", "", er);
+    bool ours = !run_spec_other_engine(sp);
     sp->params = params;
-    if (spec && *spec) {
+    if (!ours && names && *names) {
+        snprintf(why, sizeof why, "the parameter names are our engine's: engine %.64s's options come from a spec",
+                 sp->engine);
+        field_error(er, "params", "%s", why);
+    } else if (spec && *spec) {
         if (names && *names)
             field_error(er, "params", "give the parameters or a spec, not both%s", "");
-        else if (!rule_spsa_spec(spec, params, &sp->count, why, sizeof why))
+        else if (!rule_spsa_spec(spec, ours, params, &sp->count, why, sizeof why))
             field_error(er, "spec", "%s", why);
-        return;
+    } else if (!ours) {
+        snprintf(why, sizeof why, "engine %.64s's options come from a spec: paste its lines", sp->engine);
+        field_error(er, "spec", "%s", why);
+    } else {
+        Params defaults;
+        params_default(&defaults);
+        if (!rule_spsa_params(names && *names ? names : NULL, &defaults, params, &sp->count, why, sizeof why))
+            field_error(er, "params", "%s", why);
     }
-    Params defaults;
-    params_default(&defaults);
-    if (!rule_spsa_params(names && *names ? names : NULL, &defaults, params, &sp->count, why, sizeof why))
-        field_error(er, "params", "%s", why);
 }
 
 /* A data run: the set both sides play, its games, a fixed depth, random plies and the filter, as data new. */
@@ -589,7 +603,7 @@ static void create_run(Web *w, Store *s, const WebRequest *rq, RunKindId kind, c
             field_error(&er, found[i].field, "%s", found[i].why);
     }
     if (er.n) {
-        rs->status = page_new_run(kind, rq->form, er.e, er.n, u, &rs->body);
+        rs->status = page_new_run(s, kind, rq->form, er.e, er.n, u, &rs->body);
         free(params);
         return;
     }
@@ -617,7 +631,7 @@ static void create_run(Web *w, Store *s, const WebRequest *rq, RunKindId kind, c
         web_error(rs, 429, why);
     } else if (status == RUN_BAD) {
         field_error(&er, problem.field, "%s", problem.why);
-        rs->status = page_new_run(kind, rq->form, er.e, er.n, u, &rs->body);
+        rs->status = page_new_run(s, kind, rq->form, er.e, er.n, u, &rs->body);
     } else if (status != RUN_OK)
         web_error(rs, 503, "the run could not be created (the database failed)");
     else {
@@ -1039,7 +1053,7 @@ static void get(Web *w, Store *s, const WebRequest *rq, const Route *rt, const S
         if (!session_is(u, "tester"))
             web_error(rs, 403, "log in as a tester or an admin to create runs");
         else
-            rs->status = page_new_run(rt->run_kind, NULL, NULL, 0, u, b);
+            rs->status = page_new_run(s, rt->run_kind, NULL, NULL, 0, u, b);
         break;
     case ROUTE_RUN_EVENTS:
     case ROUTE_RUNS_EVENTS: {

@@ -78,6 +78,43 @@ static bool is_int(const char *from, const char *to, int *value)
     return true;
 }
 
+/* A decimal with a point: an optional sign, digits, '.', digits (no exponent), at most XQF_SET_VALUE_MAX bytes. */
+static bool is_decimal(const char *from, const char *to)
+{
+    if (to - from > XQF_SET_VALUE_MAX)
+        return false;
+    if (from < to && (*from == '-' || *from == '+'))
+        from++;
+    const char *dot = memchr(from, '.', (size_t)(to - from));
+    if (!dot || dot == from || dot + 1 == to)
+        return false;
+    for (const char *c = from; c < to; c++)
+        if (c != dot && !isdigit((unsigned char)*c))
+            return false;
+    return true;
+}
+
+int xqf_set_decimal(double v, double range, char *out, size_t size)
+{
+    int places = 6;
+    for (double r = range; r > 0 && r < 1 && places < 15; r *= 10)
+        places++;
+    char text[64];
+    int len;
+    for (;;) {
+        len = snprintf(text, sizeof text, "%.*f", places, v == 0 ? 0.0 : v);   /* no "-0.0" */
+        if (len <= XQF_SET_VALUE_MAX || places == 1)
+            break;
+        places--;
+    }
+    while (len > 0 && text[len - 1] == '0' && text[len - 2] != '.')
+        text[--len] = '\0';
+    if (len > XQF_SET_VALUE_MAX || (size_t)len >= size)
+        return -1;
+    memcpy(out, text, (size_t)len + 1);
+    return 0;
+}
+
 int xqf_set_next(const char **at, XqfSetItem *item, char *why, size_t size)
 {
     const char *p = *at;
@@ -92,9 +129,16 @@ int xqf_set_next(const char **at, XqfSetItem *item, char *why, size_t size)
     const char *name = p, *name_end = eq ? eq : end, *value = eq ? eq + 1 : end, *value_end = end;
     trim(&name, &name_end);
     trim(&value, &value_end);
-    if (eq && is_name(name, name_end) && !is_reserved(name, name_end) && is_int(value, value_end, &item->value)) {
+    bool integer = eq && value_end - value <= XQF_SET_VALUE_MAX && is_int(value, value_end, &item->value);
+    bool decimal = eq && !integer && is_decimal(value, value_end);
+    if (eq && is_name(name, name_end) && !is_reserved(name, name_end) && (integer || decimal)) {
         memcpy(item->name, name, (size_t)(name_end - name));
         item->name[name_end - name] = '\0';
+        memcpy(item->text, value, (size_t)(value_end - value));
+        item->text[value_end - value] = '\0';
+        item->is_decimal = decimal;
+        if (decimal)
+            item->value = 0;
         *at = end;
         return 1;
     }
@@ -106,8 +150,8 @@ int xqf_set_next(const char **at, XqfSetItem *item, char *why, size_t size)
     else if (is_reserved(name, name_end))
         snprintf(why, size, "'%s' is the worker's to set (its memory and cores), not a run's", shown(name, name_end, text));
     else
-        snprintf(why, size, "parameter %.*s needs an integer from %d to %d, got '%s'", (int)(name_end - name), name,
-                 INT_MIN, INT_MAX, shown(value, value_end, text));
+        snprintf(why, size, "parameter %.*s needs an integer from %d to %d (or a decimal such as 0.25), got '%s'",
+                 (int)(name_end - name), name, INT_MIN, INT_MAX, shown(value, value_end, text));
     return -1;
 }
 

@@ -1274,6 +1274,23 @@ static int serve_check_set(Store *s, const StoreBuildRequest *q, int64_t build)
 }
 
 /*
+ * An SPSA run's tuned options against the build of its ref (of another
+ * engine, made on the web: its form could check the spec's syntax only),
+ * as spsa new --engine checks them once it has built.  A run of another
+ * kind has none.  Exit status.
+ */
+static int serve_check_spsa(Store *s, const StoreBuildRequest *q, int64_t build, const char *engine)
+{
+    StoreSpsa *st = malloc(sizeof *st);
+    int found = st ? store_spsa_load(s, q->run_id, st) : -1;
+    int status = found < 0    ? cli_fail(CLI_FAIL, "cannot read the SPSA state of run %" PRId64, q->run_id)
+                 : found == 0 ? CLI_OK
+                              : cli_check_build_spsa(s, "the spec", engine, build, st->params, st->count);
+    free(st);
+    return status;
+}
+
+/*
  * Builds one request's ref as build --ref does, checks the set its side
  * plays against the build, and records the outcome: a set the build
  * refuses fails the request (and the run) as a failed build does.  Exit
@@ -1305,6 +1322,8 @@ static int serve_one(Store *s, const Opts *o, const StoreBuildRequest *q, const 
         status = cli_git_register(s, g, NULL, &id);
     if (status == CLI_OK)
         status = serve_check_set(s, q, id);
+    if (status == CLI_OK)
+        status = serve_check_spsa(s, q, id, name[0] ? name : "xqf");
     char *why = malloc(sizeof ((StoreBuildRequest *)NULL)->error), state[16];
     if (!why) {
         free(g);

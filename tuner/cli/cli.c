@@ -42,6 +42,39 @@ int cli_check_build_set(Store *s, const char *build_option, const char *set_opti
     return rc == 1 ? CLI_OK : cli_fail(CLI_USAGE, "%s: %s", set_option, why);
 }
 
+int cli_check_build_spsa(Store *s, const char *option, const char *engine, int64_t build,
+                         const StoreSpsaParam *params, int count)
+{
+    StoreBuildParam *list = NULL;
+    bool listed = false;
+    int n = store_build_params(s, build, &listed, &list);
+    int status = n < 0 ? cli_fail(CLI_FAIL, "cannot read the options of build %" PRId64, build) : CLI_OK;
+    for (int i = 0; status == CLI_OK && n > 0 && i < count; i++) {
+        const StoreSpsaParam *q = &params[i];
+        const StoreBuildParam *opt = NULL;
+        for (int j = 0; j < n && !opt; j++)
+            opt = strcmp(list[j].name, q->name) == 0 ? &list[j] : NULL;
+        /* a build lists its spin options (integers): a float is some other option of it (UCI's string) */
+        if (!opt && q->is_float)
+            fprintf(stderr, "xqf-tune: warning: %s: %s is a float, not one of the spin options build %" PRId64
+                            " lists: it goes unchecked until played\n", option, q->name, build);
+        else if (!opt)
+            status = cli_fail(CLI_USAGE, "%s: engine %s (build %" PRId64 ") has no option '%s'", option, engine,
+                              build, q->name);
+        else if (q->is_float)
+            status = cli_fail(CLI_USAGE, "%s: %s is a float, but build %" PRId64 " lists it as a spin option "
+                                         "(integers): give it the type int", option, q->name, build);
+        else if (q->min < opt->min || q->max > opt->max)
+            status = cli_fail(CLI_USAGE, "%s: %s: [%g, %g] is outside the option's bounds [%d, %d] in build %" PRId64,
+                              option, q->name, q->min, q->max, opt->min, opt->max, build);
+    }
+    if (status == CLI_OK && n == 0)
+        fprintf(stderr, "xqf-tune: warning: build %" PRId64 " listed no options (a UCCI engine answers no `uci`): "
+                        "the spec's names go unchecked until played\n", build);
+    free(list);
+    return status;
+}
+
 int cli_parse(Opts *o, const OptTable *t, int argc, char **argv)
 {
     switch (opts_parse(o, t, argc, argv)) {

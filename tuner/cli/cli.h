@@ -55,6 +55,19 @@ int cli_load_run(Store *s, int64_t id, StoreRun *r);
 int cli_check_build_set(Store *s, const char *build_option, const char *set_option, const char *set, int64_t build);
 
 /*
+ * An SPSA spec's options (params[0..count-1], of engine `engine`) against
+ * the options build `build` listed to `uci`: each name must be one of
+ * them, its [min, max] within the option's bounds (a value outside would
+ * be refused by the engine on every worker).  A build that listed none (a
+ * UCCI engine) is not checked, with a warning.  option names the spec in
+ * the message ("--spec").  What spsa new --engine checks once its ref is
+ * built, and the builder (build --serve) once it builds the ref of an
+ * SPSA run made on the web.  Exit status.
+ */
+int cli_check_build_spsa(Store *s, const char *option, const char *engine, int64_t build,
+                         const StoreSpsaParam *params, int count);
+
+/*
  * How an artifact (a build, a net) is signed: with the operator's key
  * (--sign-key FILE), with a signature made elsewhere (--signature HEX),
  * or not at all.  cli_signing_load reads the options (before any long

@@ -169,11 +169,10 @@ static int create_run(const Opts *o, RunSpec *sp)
 
 static int build_refs(const Opts *o, RunSpec *sp, const char *command, const char *const refs[2]);
 static int engine_ref_nps(const Opts *o, RunSpec *sp);
-static int check_build_options(const Opts *o, const RunSpec *spec);
 
 static const OptSpec SPSA_OPTIONS[] = {
     { "--params", OPT_TEXT, "NAME,...", NULL, .help = "the parameters tuned (default: every one with c_end > 0)" },
-    { "--spec", OPT_TEXT, "FILE", NULL, .help = "or a spec file: `name, int, start, min, max[, c_end, r_end]` a line" },
+    { "--spec", OPT_TEXT, "FILE", NULL, .help = "or a spec file: `name, int|float, start, min, max[, c_end, r_end]` a line" },
     { "--start-file", OPT_TEXT, "FILE", NULL, .help = "start values (and fixed values) from a parameter file" },
     { "--engine", OPT_TEXT, "NAME", RUN_OUR_ENGINE, .help = "the engine whose options are tuned (xqf-tune engine list)" },
     { "--ref", OPT_TEXT, "REF", NULL, .help = "with --engine: the git commit of it built and played" },
@@ -199,8 +198,9 @@ static const OptTable SPSA_TABLE = {
         "(default: every parameter of the engine's table with c_end > 0), with start\n"
         "values, bounds, c_end and r_end from the engine's table, or from a spec file\n"
         "with one line per parameter, Fishtest's format (`xqf-engine params` prints it):\n"
-        "    Name, int, start, min, max[, c_end, r_end]\n"
-        "The type may be left out (int).  Without c_end and r_end, c_end is (max-min)/20\n"
+        "    Name, int|float, start, min, max[, c_end, r_end]\n"
+        "The type may be left out (int); float is another engine's option, sent as a\n"
+        "decimal (0.5312), never ours.  Without c_end and r_end, c_end is (max-min)/20\n"
         "(at least 0.5: an int perturbed by less is rounded back half of the time) and\n"
         "r_end 0.002 (Fishtest's common practice, and engine/params.def's r_end).  A\n"
         "start outside [min, max], min >= max, a malformed line, a name given twice or\n"
@@ -208,8 +208,10 @@ static const OptTable SPSA_TABLE = {
         "--engine NAME --ref REF tunes another engine's UCI options (an engine record,\n"
         "xqf-tune engine add): REF is built as sprt new --engine builds a ref, both\n"
         "sides play that build with `setoption name N value V` of theta +- c_k\n"
-        "(rounded), and the spec's names are checked against the options the build\n"
-        "listed to `uci` (a UCCI engine lists none: its names go unchecked).\n"
+        "(rounded; a float's unrounded), and the spec's names are checked against the\n"
+        "spin options the build listed to `uci` (a UCCI engine lists none: its names go\n"
+        "unchecked; a float must not be a listed spin).  The web's SPSA form does the\n"
+        "same with an engine, a ref and a pasted spec.\n"
         "--start-file takes start values (and the fixed values of the parameters not\n"
         "tuned) from a parameter file; with --spec, the values the file changes\n"
         "override the spec's start.  Prints the run id.\n"
@@ -229,20 +231,6 @@ static bool our_option(const char *name, void *ctx)
 {
     (void)ctx;
     return params_find(name) != NULL;
-}
-
-/* A build's listed options (the spec's check of names for a build): build_params of 018. */
-typedef struct {
-    const StoreBuildParam *list;
-    int count;
-} BuildOptions;
-
-static const StoreBuildParam *build_option(const BuildOptions *b, const char *name)
-{
-    for (int i = 0; i < b->count; i++)
-        if (strcmp(b->list[i].name, name) == 0)
-            return &b->list[i];
-    return NULL;
 }
 
 /*
@@ -323,9 +311,9 @@ static int engine_spsa(const Opts *o, RunSpec *spec, int (*make)(const Opts *o, 
     if (opts_given(o, "--params") || opts_given(o, "--start-file") || opts_given(o, "--net"))
         return cli_fail(CLI_USAGE, "--params, --start-file and --net tune our engine: engine %s's options come "
                                    "from --spec FILE", spec->engine);
-    if (!opts_given(o, "--spec") || !opts_given(o, "--ref"))
-        return cli_fail(CLI_USAGE, "spsa new: engine %s plays a build of its own: give --ref REF and --spec FILE",
-                        spec->engine);
+    /* no --ref: the run service's words (run_check), as the web's form gets them */
+    if (!opts_given(o, "--spec"))
+        return cli_fail(CLI_USAGE, "spsa new: engine %s's options come from a spec: give --spec FILE", spec->engine);
     StoreSpsaParam *params = calloc(STORE_SPSA_MAX, sizeof *params);
     if (!params)
         return cli_fail(CLI_FAIL, "out of memory");
@@ -341,53 +329,22 @@ static int engine_spsa(const Opts *o, RunSpec *spec, int (*make)(const Opts *o, 
         RunBook book;
         StoreSprtSpec st;
         RunProblem problem;
-        spec->test_ref = opts_text(o, "--ref");
+        spec->test_ref = opts_given(o, "--ref") ? opts_text(o, "--ref") : NULL;
         status = problem_status(run_prepare(spec, &book, &st, &problem), &problem);
         run_book_free(&book);
         spec->test_ref = NULL;
     }
     const char *refs[2] = { opts_text(o, "--ref"), NULL };
-    if (status == CLI_OK && (status = build_refs(o, spec, "spsa", refs)) == CLI_OK)
-        status = check_build_options(o, spec);
+    Store *s = NULL;
+    if (status == CLI_OK && (status = build_refs(o, spec, "spsa", refs)) == CLI_OK &&
+        (status = cli_open_db(o, &s)) == CLI_OK)
+        status = cli_check_build_spsa(s, "--spec", spec->engine, spec->test_build, spec->params, spec->count);
+    store_destroy(&s);
     if (status == CLI_OK) {
         spec->base_build = spec->test_build;
         status = make(o, spec, ctx);
     }
     free(params);
-    return status;
-}
-
-/*
- * The spec's names against the options the build listed to `uci` (the
- * bounds too: a value outside them would be refused by the engine on
- * every worker).  A build that listed none (a UCCI engine) is not
- * checked.  Exit status.
- */
-static int check_build_options(const Opts *o, const RunSpec *spec)
-{
-    Store *s = NULL;
-    StoreBuildParam *list = NULL;
-    bool listed = false;
-    int status = cli_open_db(o, &s);
-    int n = status == CLI_OK ? store_build_params(s, spec->test_build, &listed, &list) : 0;
-    if (status == CLI_OK && n < 0)
-        status = cli_fail(CLI_FAIL, "cannot read the options of build %" PRId64, spec->test_build);
-    BuildOptions b = { list, n };
-    for (int i = 0; status == CLI_OK && n > 0 && i < spec->count; i++) {
-        const StoreSpsaParam *q = &spec->params[i];
-        const StoreBuildParam *opt = build_option(&b, q->name);
-        if (!opt)
-            status = cli_fail(CLI_USAGE, "--spec: engine %s (build %" PRId64 ") has no option '%s'", spec->engine,
-                              spec->test_build, q->name);
-        else if (q->min < opt->min || q->max > opt->max)
-            status = cli_fail(CLI_USAGE, "--spec: %s: [%g, %g] is outside the option's bounds [%d, %d] in build %" PRId64,
-                              q->name, q->min, q->max, opt->min, opt->max, spec->test_build);
-    }
-    if (status == CLI_OK && n == 0)
-        fprintf(stderr, "xqf-tune: warning: build %" PRId64 " listed no options (a UCCI engine answers no `uci`): "
-                        "the spec's names go unchecked until played\n", spec->test_build);
-    free(list);
-    store_destroy(&s);
     return status;
 }
 

@@ -36,14 +36,14 @@ static const OptTable EXPORT_TABLE = {
 
 enum { EXPORT_MAX = STORE_PARAMS_MAX / 2 }; /* a set of "N=1," items holds fewer than this */
 
-/* A parameter of a build run's export. */
+/* A parameter of a build run's export: its value as a set writes it (an integer, or a float's decimal). */
 typedef struct {
     char name[XQF_SET_NAME_MAX + 1];
-    int value;
+    char value[XQF_SET_VALUE_MAX + 1];
 } ExportItem;
 
 /* Sets name to value in items[0..*n) (added when new). */
-static void put(ExportItem *items, int *n, const char *name, int value)
+static void put(ExportItem *items, int *n, const char *name, const char *value)
 {
     int i = 0;
     while (i < *n && strcmp(items[i].name, name) != 0)
@@ -52,7 +52,7 @@ static void put(ExportItem *items, int *n, const char *name, int value)
         return;
     if (i == *n)
         snprintf(items[(*n)++].name, sizeof items[0].name, "%s", name);
-    items[i].value = value;
+    snprintf(items[i].value, sizeof items[i].value, "%s", value);
 }
 
 /*
@@ -72,13 +72,21 @@ static int run_items(Store *s, const StoreRun *r, ExportItem *items)
     XqfSetItem item;
     const char *at = sets;
     while (status == CLI_OK && n < EXPORT_MAX && (rc = xqf_set_next(&at, &item, why, sizeof why)) > 0)
-        put(items, &n, item.name, item.value);
+        put(items, &n, item.name, item.text);
     if (status == CLI_OK && rc < 0)
         status = cli_fail(CLI_FAIL, "run %" PRId64 ": %s", r->id, why);
     if (status == CLI_OK && spsa && store_spsa_load(s, r->id, spsa) != 1)
         status = cli_fail(CLI_FAIL, "cannot read the parameters of run %" PRId64, r->id);
-    for (int i = 0; status == CLI_OK && spsa && i < spsa->count; i++)
-        put(items, &n, spsa->params[i].name, (int)lround(spsa->params[i].theta));
+    /* theta: an int parameter rounded, a float one as the decimal its tasks send (xqf_set_decimal) */
+    for (int i = 0; status == CLI_OK && spsa && i < spsa->count; i++) {
+        const StoreSpsaParam *q = &spsa->params[i];
+        char value[XQF_SET_VALUE_MAX + 1];
+        if (!q->is_float)
+            snprintf(value, sizeof value, "%ld", lround(q->theta));
+        else if (xqf_set_decimal(q->theta, q->max - q->min, value, sizeof value) != 0)
+            status = cli_fail(CLI_FAIL, "run %" PRId64 ": %s = %g has no decimal form", r->id, q->name, q->theta);
+        put(items, &n, q->name, value);
+    }
     free(spsa);
     free(sets);
     return status == CLI_OK ? n : -1;
@@ -104,8 +112,8 @@ static int export_items(Store *s, const StoreRun *r, int64_t build, const char *
                          ": the parameters the run sets; the build's defaults stand for the rest\n",
                          r->id, r->kind, r->state, r->counts.pairs, build) > 0;
         for (int i = 0; ok && i < n; i++)
-            ok = fprintf(out, params ? "%s = %d\n" : strcmp(format, "paste") == 0 ? "%s, %d\n"
-                                                                                 : "setoption name %s value %d\n",
+            ok = fprintf(out, params ? "%s = %s\n" : strcmp(format, "paste") == 0 ? "%s, %s\n"
+                                                                                 : "setoption name %s value %s\n",
                          items[i].name, items[i].value) > 0;
         if ((path ? fclose(out) : fflush(out)) != 0 || !ok)
             status = cli_fail(CLI_FAIL, "cannot write the export");

@@ -107,6 +107,11 @@ bool rule_build_set(const char *set, const StoreBuildParam *params, int count, c
             snprintf(why, size, "unknown parameter '%s' in %s", item.name, build);
             return false;
         }
+        if (item.is_decimal) {
+            snprintf(why, size, "parameter %s is a spin option (an integer) in %s, got the decimal '%s'", p->name,
+                     build, item.text);
+            return false;
+        }
         if (item.value < p->min || item.value > p->max) {
             snprintf(why, size, "parameter %s needs an integer from %d to %d in %s, got '%d'", p->name, p->min,
                      p->max, build, item.value);
@@ -216,10 +221,10 @@ bool rule_spsa_spec_lines(const XqfSpsaSpecLine *lines, int n, bool ours, StoreS
     for (int i = 0; i < n; i++) {
         const XqfSpsaSpecLine *q = &lines[i];
         const ParamInfo *info = ours ? params_find(q->name) : NULL;
-        /* tasks carry integer values ("Name=value", param_set.h): a float option is not played yet */
-        if (q->is_float) {
-            snprintf(why, size, "%s: float options are not tuned yet (tasks carry integers: scale it as an int "
-                                "option)", q->name);
+        /* our engine's parameters are ints (engine/params.def); another engine's float goes as a decimal */
+        if (q->is_float && ours) {
+            snprintf(why, size, "%s: our engine's parameters are integers: a float line is another engine's "
+                                "option (give the type int)", q->name);
             return false;
         }
         if (info && !(q->min >= info->min && q->max <= info->max)) {
@@ -229,7 +234,7 @@ bool rule_spsa_spec_lines(const XqfSpsaSpecLine *lines, int n, bool ours, StoreS
         }
         snprintf(params[i].name, sizeof params[i].name, "%s", info ? info->name : q->name);
         params[i].start = params[i].theta = q->start, params[i].min = q->min, params[i].max = q->max;
-        params[i].c_end = q->c_end, params[i].r_end = q->r_end;
+        params[i].c_end = q->c_end, params[i].r_end = q->r_end, params[i].is_float = q->is_float;
     }
     return true;
 }
@@ -241,7 +246,7 @@ static bool our_option(const char *name, void *ctx)
     return params_find(name) != NULL;
 }
 
-bool rule_spsa_spec(const char *text, StoreSpsaParam *params, int *count, char *why, size_t size)
+bool rule_spsa_spec(const char *text, bool ours, StoreSpsaParam *params, int *count, char *why, size_t size)
 {
     *count = 0;
     XqfSpsaSpecLine *lines = calloc(STORE_SPSA_MAX, sizeof *lines);
@@ -249,8 +254,8 @@ bool rule_spsa_spec(const char *text, StoreSpsaParam *params, int *count, char *
         snprintf(why, size, "out of memory");
         return false;
     }
-    int n = xqf_spsa_spec_parse(text, lines, STORE_SPSA_MAX, our_option, NULL, why, size);
-    bool ok = n > 0 && rule_spsa_spec_lines(lines, n, true, params, why, size);
+    int n = xqf_spsa_spec_parse(text, lines, STORE_SPSA_MAX, ours ? our_option : NULL, NULL, why, size);
+    bool ok = n > 0 && rule_spsa_spec_lines(lines, n, ours, params, why, size);
     if (n == 0)
         snprintf(why, size, "the spec names no parameter");
     free(lines);

@@ -132,19 +132,21 @@ bool rule_spsa_params(const char *list, const Params *start, StoreSpsaParam *par
 
 /*
  * The parsed lines of an SPSA spec (spsa_spec.h) as the tuned parameters,
- * into params[0..n-1]: integer options only (tasks carry integers), and
- * for our engine (ours) each within its table's bounds, named as the table
- * names it.  False with why naming the option ("Name: ...") otherwise.
+ * into params[0..n-1]: for our engine (ours) integer options only, each
+ * within its table's bounds, named as the table names it; another
+ * engine's may be floats (played as decimals, param_set.h).  False with
+ * why naming the option ("Name: ...") otherwise.
  */
 bool rule_spsa_spec_lines(const XqfSpsaSpecLine *lines, int n, bool ours, StoreSpsaParam *params, char *why,
                           size_t size);
 /*
- * A whole spec text for our engine (xqf-tune spsa new --spec's file, a
- * form's textarea): xqf_spsa_spec_parse with each name asked of the
+ * A whole spec text (xqf-tune spsa new --spec's file, a form's textarea):
+ * xqf_spsa_spec_parse, for our engine (ours) with each name asked of the
  * engine's table (a bad line named by number: "line 3: ..."), then
- * rule_spsa_spec_lines.  True with *count parameters; false with why
- * (no parameter named, or out of memory, too).
+ * rule_spsa_spec_lines; another engine's names are checked against its
+ * build once built (cli_check_build_spsa).  True with *count parameters;
+ * false with why (no parameter named, or out of memory, too).
  */
-bool rule_spsa_spec(const char *text, StoreSpsaParam *params, int *count, char *why, size_t size);
+bool rule_spsa_spec(const char *text, bool ours, StoreSpsaParam *params, int *count, char *why, size_t size);
 
 #endif

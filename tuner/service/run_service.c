@@ -185,7 +185,10 @@ int run_problems(const RunSpec *sp, RunProblem *out, int max)
     if (run_spec_other_engine(sp) && k->spsa) {
         if (!sp->test_build && !sp->test_ref)
             add(&ps, "engine", "engine %s plays its builds: give a ref (or a build) to tune", sp->engine);
-    } else if (run_spec_other_engine(sp) && !k->two_sides)
+    } else if (k->spsa && sp->test_ref)
+        add(&ps, "ref", "a ref goes with another engine than ours (its build is tuned); ours tunes the workers' "
+                        "engine");
+    else if (run_spec_other_engine(sp) && !k->two_sides)
         add(&ps, "engine", "another engine than ours plays sprt, games and spsa runs of its builds, not %s runs",
             k->name);
     else if (k->two_sides && run_spec_side_other(sp, 0) && !(sp->test_build || sp->test_ref))
@@ -201,7 +204,7 @@ int run_problems(const RunSpec *sp, RunProblem *out, int max)
         /* a task's set "fixed,Name=value,..." must fit its field whatever the values (an int: 11 characters) */
         size_t len = sp->test_params ? strlen(sp->test_params) : 0;
         for (int i = 0; i < sp->count; i++)
-            len += strlen(sp->params[i].name) + 13;
+            len += strlen(sp->params[i].name) + (sp->params[i].is_float ? XQF_SET_VALUE_MAX + 2 : 13);
         /* each name as a task's set carries it (an identifier, not the worker's Hash or Threads) */
         for (int i = 0; i < sp->count; i++) {
             char item[STORE_NAME_MAX + 8];
@@ -326,7 +329,8 @@ RunStatus run_create(Store *s, const RunSpec *sp, int64_t *id, RunProblem *probl
     /* owner and approval state are the spec's, written by the one insert (xqf_create_run) */
     st.owner = sp->owner;
     st.pending = sp->pending;
-    const char *refs[2] = { k->two_sides ? sp->test_ref : NULL, k->two_sides ? sp->base_ref : NULL };
+    /* an SPSA run of another engine waits for the one build of its ref, which then plays both sides */
+    const char *refs[2] = { k->two_sides || k->spsa ? sp->test_ref : NULL, k->two_sides ? sp->base_ref : NULL };
     int rc = store_begin(s);
     if (rc == 0)
         rc = insert_run(s, sp, &st, id);

@@ -30,6 +30,7 @@ int xqf_spsa_add(xqf_spsa *s, const char *name, double theta, double min, double
     p->max = max;
     p->c_end = c_end;
     p->r_end = r_end;
+    p->is_float = false;
     return 0;
 }
 
@@ -62,11 +63,16 @@ static double clip(double v, double lo, double hi)
     return v < lo ? lo : v > hi ? hi : v;
 }
 
-/* Stochastic rounding: floor(v) or floor(v) + 1 with the fractional part as the chance. */
-static int round_randomly(double v, uint64_t *rng)
+/*
+ * Stochastic rounding: floor(v) or floor(v) + 1 with the fractional part
+ * as the chance (a float parameter keeps v; the draw is made either way,
+ * so that a parameter's type does not shift the others' draws).
+ */
+static double round_randomly(double v, bool is_float, uint64_t *rng)
 {
     double f = floor(v);
-    return (int)f + (xqf_spsa_random(rng) < v - f);
+    bool up = xqf_spsa_random(rng) < v - f;
+    return is_float ? v : f + up;
 }
 
 void xqf_spsa_perturb(const xqf_spsa *s, int64_t k, uint64_t *rng, xqf_spsa_step *out)
@@ -81,8 +87,8 @@ void xqf_spsa_perturb(const xqf_spsa *s, int64_t k, uint64_t *rng, xqf_spsa_step
         out->c_k[i] = xqf_spsa_c(s, i, k);
         out->R_k[i] = xqf_spsa_r(s, i, k);
         double delta = out->c_k[i] * out->flip[i];
-        out->plus[i] = round_randomly(clip(p->theta + delta, p->min, p->max), rng);
-        out->minus[i] = round_randomly(clip(p->theta - delta, p->min, p->max), rng);
+        out->plus[i] = round_randomly(clip(p->theta + delta, p->min, p->max), p->is_float, rng);
+        out->minus[i] = round_randomly(clip(p->theta - delta, p->min, p->max), p->is_float, rng);
     }
 }
 

@@ -10,7 +10,8 @@
  * so that c_N = c_end and R_N = r_end.  A task of P game pairs starting at
  * iteration k gets a random flip (+-1) per parameter; its first engine
  * plays clip(theta + c_k flip), its second clip(theta - c_k flip), rounded
- * stochastically to integers.  When the whole batch is in,
+ * stochastically to integers (a float parameter, OpenBench's `float` spec
+ * lines, is played as it is).  When the whole batch is in,
  *     theta <- clip(theta + R_k c_k (W - L) flip)
  * from the first engine's side, and the iteration count grows by P.
  *
@@ -20,6 +21,7 @@
 #ifndef XQF_TUNER_SPSA_H
 #define XQF_TUNER_SPSA_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define XQF_SPSA_NAME 64
@@ -30,6 +32,7 @@ typedef struct xqf_spsa_param {
     double theta;          /* current value (real: rounding happens per task) */
     double min, max;
     double c_end, r_end;
+    bool is_float;         /* played as a decimal (param_set.h), not rounded */
 } xqf_spsa_param;
 
 typedef struct xqf_spsa {
@@ -47,8 +50,8 @@ typedef struct xqf_spsa_step {
     int flip[XQF_SPSA_MAX_PARAMS];
     double c_k[XQF_SPSA_MAX_PARAMS];
     double R_k[XQF_SPSA_MAX_PARAMS];
-    int plus[XQF_SPSA_MAX_PARAMS];   /* the first engine's values */
-    int minus[XQF_SPSA_MAX_PARAMS];  /* the second engine's values */
+    double plus[XQF_SPSA_MAX_PARAMS];   /* the first engine's values (integers unless is_float) */
+    double minus[XQF_SPSA_MAX_PARAMS];  /* the second engine's values */
 } xqf_spsa_step;
 
 /*

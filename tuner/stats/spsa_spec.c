@@ -94,6 +94,11 @@ int xqf_spsa_spec_line(const char *line, XqfSpsaSpecLine *out, char *why, size_t
         snprintf(why, size, "%s: min %g is not below max %g", name, out->min, out->max);
         return -1;
     }
+    if (out->is_float && !(fabs(out->min) < XQF_SPSA_SPEC_FLOAT_MAX && fabs(out->max) < XQF_SPSA_SPEC_FLOAT_MAX)) {
+        snprintf(why, size, "%s: a float's bounds must be below %g in magnitude (it is sent as a decimal)", name,
+                 XQF_SPSA_SPEC_FLOAT_MAX);
+        return -1;
+    }
     if (out->start < out->min || out->start > out->max) {
         snprintf(why, size, "%s: start %g is outside [%g, %g]", name, out->start, out->min, out->max);
         return -1;

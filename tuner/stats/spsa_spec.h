@@ -27,6 +27,7 @@
 #define XQF_SPSA_SPEC_R_END 0.002    /* r_end left out */
 #define XQF_SPSA_SPEC_C_DIV 20.0     /* c_end left out: the range over this */
 #define XQF_SPSA_SPEC_C_INT_MIN 0.5  /* ... but not below this for an int option */
+#define XQF_SPSA_SPEC_FLOAT_MAX 1e15 /* a float's bounds below this in magnitude (its decimal fits a set's value) */
 
 /* One tuned option. */
 typedef struct {
@@ -44,7 +45,9 @@ double xqf_spsa_spec_c_end(double min, double max, bool is_float);
  * with *out filled, 0 for a blank or comment line, -1 with why (one line,
  * no line number: the caller names the line) when it is malformed, names
  * a type other than int and float, has min >= max, a start outside
- * [min, max], a non-finite number, or an end hint that is not positive.
+ * [min, max], a non-finite number, an end hint that is not positive, or,
+ * for a float, a bound of XQF_SPSA_SPEC_FLOAT_MAX or more in magnitude (a
+ * float is sent as a decimal without exponent, param_set.h).
  */
 int xqf_spsa_spec_line(const char *line, XqfSpsaSpecLine *out, char *why, size_t size);
 

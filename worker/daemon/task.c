@@ -179,7 +179,11 @@ static int make_player_words(PlayerSpec *p, const XqfMsg_task *m, const SideEngi
                 snprintf(err, errlen, "more than %d options for an engine build", SPEC_MAX_OPTIONS);
                 return -1;
             }
-            snprintf(words_buf[n++], sizeof words_buf[0], "option.%s=%d", item.name, item.value);
+            /* an integer, or another engine's float option as the decimal written (param_set.h) */
+            if (item.is_decimal)
+                snprintf(words_buf[n++], sizeof words_buf[0], "option.%s=%s", item.name, item.text);
+            else
+                snprintf(words_buf[n++], sizeof words_buf[0], "option.%s=%d", item.name, item.value);
         }
         if (rc < 0)
             return -1;

@@ -1,6 +1,7 @@
 -- A request built (p_build) or failed (NULL, p_error the reason), as in
 -- 017, except that a run whose builds are all done takes them and starts
--- only when they are signed (xqf_builds_ready).
+-- only when they are signed (xqf_builds_ready); an SPSA run's one request
+-- (another engine's ref, 044) gives the build of both sides.
 CREATE OR REPLACE FUNCTION xqf_build_done(p_request bigint, p_build bigint, p_error text) RETURNS text
 LANGUAGE plpgsql SECURITY DEFINER AS $$
 DECLARE
@@ -36,7 +37,10 @@ BEGIN
     SELECT coalesce((SELECT build_id FROM build_requests WHERE build_requests.run_id = r.id AND side = 'test'), r.test_build),
            coalesce((SELECT build_id FROM build_requests WHERE build_requests.run_id = r.id AND side = 'base'), r.base_build)
       INTO v_test, v_base;
-    IF v_test IS NOT DISTINCT FROM v_base THEN
+    IF r.kind = 'spsa' THEN
+        -- an SPSA run's one build plays both sides: theta + c_k flip against theta - c_k flip
+        v_base := v_test;
+    ELSIF v_test IS NOT DISTINCT FROM v_base THEN
         UPDATE runs SET state = 'failed', finished_at = now(), test_build = v_test, base_build = v_base,
                         verdict = 'test and base are the same build'
          WHERE runs.id = r.id;
