@@ -54,6 +54,24 @@
  * nothing acknowledged and not counted, nothing lost without a reason.
  * --check S: exit 1 unless all holds and, after a storm, 99 % were
  * served again within S seconds.
+ *
+ * A fleet of processes (a simulated worker takes about 2 open files, and
+ * a process may be allowed no more than 20,000): --new-run creates the
+ * run once; each process joins it (--run), names its workers from its
+ * own --first (sim-I, sim-G-I: a storm back under the same names reuses
+ * each process's own), begins its warm-up at the shared --start-at (wall
+ * clock, ms), so that the measured waves and the storm fall at the same
+ * moments in all, and writes what it measured to --figures FILE instead
+ * of printing it: the counts, every round trip, every worker's time until
+ * served again, the results per bin after the storm, and every result it
+ * offered with its answers.  --merge FILES prints the fleet's figures as
+ * one process prints its own: counts added, percentiles over the pooled
+ * samples (a percentile of percentiles is not one), and the books checked
+ * once over every result any process offered (alone, each would see the
+ * others' results as counted but never offered).  In a restart storm the
+ * first process runs --restart, the others --restart-elsewhere (their
+ * workers stay, as real ones); the coordinator's memory is the first
+ * file's.
  */
 #include <math.h>
 #include <stdio.h>

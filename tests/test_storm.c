@@ -7,7 +7,9 @@
  * storm passes when xqf-loadgen --check says so: 99 % of the workers had a
  * result accepted again within the limit, and its books against the
  * database's: nothing counted twice, nothing acknowledged and not counted,
- * no result lost without a reason (integration, XQF_TEST_DB).
+ * no result lost without a reason (integration, XQF_TEST_DB).  Also the
+ * same storm by a fleet of two load generators, merged (ops/bench at
+ * 10,000 workers needs two: a process may open 20,000 files here).
  */
 #include <criterion/criterion.h>
 #include <signal.h>
