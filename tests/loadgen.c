@@ -1021,23 +1021,6 @@ int main(int argc, char **argv)
         store_destroy(&store);
         return rc;
     }
-    /* the two game records (drawn, as the result says) every result carries */
-    PackBuf games = { 0 };
-    for (int g = 0; g < 2; g++) {
-        GameRecord rec;
-        game_record_init(&rec);
-        snprintf(rec.fen, sizeof rec.fen, "%s", "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1");
-        rec.capacity = (int)opts_int(&o, "--games");
-        if (!(rec.moves = calloc((size_t)rec.capacity + 1, sizeof *rec.moves)))
-            return 1;
-        for (rec.count = 0; rec.count < rec.capacity; rec.count++)
-            rec.moves[rec.count].move = (Move)((rec.count * 37 + 11) & 0x3fff);
-        rec.result = RESULT_DRAW;
-        rec.reason = GAME_REPETITION;
-        if (gamepack_append(&rec, XQF_GAME_MOVES, &games) != 0)
-            return 1;
-        game_record_free(&rec);
-    }
     const char *book[1] = { "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1" };
     /* its run is for its own workers only (their build "loadgen"): real workers beside them play their own runs */
     StoreSprtSpec spec = { .name = "loadgen", .test_params = "", .base_params = "", .build_id = "loadgen",
@@ -1071,6 +1054,23 @@ int main(int argc, char **argv)
         printf("%lld\n", (long long)run);
         store_destroy(&store);
         return 0;
+    }
+    /* the two game records (drawn, as the result says) every result carries */
+    PackBuf games = { 0 };
+    for (int g = 0; g < 2; g++) {
+        GameRecord rec;
+        game_record_init(&rec);
+        snprintf(rec.fen, sizeof rec.fen, "%s", "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1");
+        rec.capacity = (int)opts_int(&o, "--games");
+        if (!(rec.moves = calloc((size_t)rec.capacity + 1, sizeof *rec.moves)))
+            return 1;
+        for (rec.count = 0; rec.count < rec.capacity; rec.count++)
+            rec.moves[rec.count].move = (Move)((rec.count * 37 + 11) & 0x3fff);
+        rec.result = RESULT_DRAW;
+        rec.reason = GAME_REPETITION;
+        if (gamepack_append(&rec, XQF_GAME_MOVES, &games) != 0)
+            return 1;
+        game_record_free(&rec);
     }
     FILE *fig = NULL;
     if (figures && !(fig = fopen(figures, "w"))) {
