@@ -7,7 +7,9 @@
  * storm passes when xqf-loadgen --check says so: 99 % of the workers had a
  * result accepted again within the limit, and its books against the
  * database's: nothing counted twice, nothing acknowledged and not counted,
- * no result lost without a reason (integration, XQF_TEST_DB).
+ * no result lost without a reason (integration, XQF_TEST_DB).  Also the
+ * same storm by a fleet of two load generators, merged (ops/bench at
+ * 10,000 workers needs two: a process may open 20,000 files here).
  */
 #include <criterion/criterion.h>
 #include <signal.h>
@@ -137,4 +139,60 @@ Test(storm, coordinator_restart)
     cr_assert(second > 0, "no restarted coordinator:\n%s", out);
     cr_assert(rc == 0 && strstr(out, "\nPASS\n"), "the restart did not pass (exit %d):\n%s", rc, out);
     cr_assert(strstr(out, "lost without an answer 0;") && strstr(out, "tasks counted twice 0;"), "%s", out);
+}
+
+/* The first value of a query on the test's database (psql), as a number; -1 when none. */
+static long query_long(const char *query)
+{
+    char cmd[2048], out[256];
+    snprintf(cmd, sizeof cmd, "psql -X -q -A -t '%s' -c \"%s\"", cu_fx.db, query);
+    return cu_sh(out, sizeof out, cmd, cu_fx.logfile) == 0 && out[0] ? atol(out) : -1;
+}
+
+/*
+ * A fleet of two processes (ops/bench at 10,000 workers: one process
+ * cannot open the files of all), each half the workers, on one run
+ * (--new-run, --run), named apart (--first), storming at the same moment
+ * (--start-at); --merge gives one fleet's figures: 500 workers, every
+ * result either process offered counted once, none lost, none counted
+ * and never offered (each process alone would see the other's results
+ * as unexplained), 99 % served again; and 500 distinct names seen by the
+ * coordinator (the same names would have been 250).
+ */
+Test(storm, fleet_of_two_processes_merged)
+{
+    CU_REQUIRE_DB();
+    static char out[16384];
+    pid_t coord = coordinator(STORM_WORKERS, "60");
+    static char cmd[8192], lg[700], proc[2][1600];
+    snprintf(lg, sizeof lg, "'%s/xqf-loadgen' --db '%s'", XQF_BIN, cu_fx.db);
+    for (int k = 0; k < 2; k++)
+        snprintf(proc[k], sizeof proc[k],
+                 "%s --connect tcp://127.0.0.1:%d --workers %d --first %d --run $run --start-at $at --warmup 1 "
+                 "--seconds 3 --pid %d --storm --figures '%s/fig%d'",
+                 lg, cu_fx.port, STORM_WORKERS / 2, k * STORM_WORKERS / 2, (int)coord, cu_fx.dir, k);
+    snprintf(cmd, sizeof cmd,
+             "ulimit -n 4096 2>/dev/null; run=$(%s --new-run) || exit 3; at=$(( $(date +%%s%%3N) + 1500 ));"
+             "%s & p0=$!; %s & p1=$!; wait $p0 || exit 4; wait $p1 || exit 4;"
+             "%s --merge --check 10 '%s/fig0' '%s/fig1'",
+             lg, proc[0], proc[1], lg, cu_fx.dir, cu_fx.dir);
+    int rc = cu_sh(out, sizeof out, cmd, cu_fx.logfile);
+    fprintf(stderr, "%s", out);
+    cr_assert(rc == 0 && strstr(out, "\nPASS\n"), "the fleet's storm did not pass (exit %d):\n%s", rc, out);
+    cr_assert(strstr(out, "simulated workers: 500, closed loop"), "not one fleet's figures:\n%s", out);
+    cr_assert(strstr(out, "storm: 500 workers gone at once (no bye), 500 back"), "%s", out);
+    cr_assert(strstr(out, "lost without an answer 0;") && strstr(out, "tasks counted twice 0;") &&
+              strstr(out, "answered accepted but not counted 0; counted but never offered 0"), "%s", out);
+    const char *at = strstr(out, "results offered: ");
+    cr_assert(at, "%s", out);
+    long offered = 0, counted = -1;
+    cr_assert(sscanf(at, "results offered: %ld; counted %ld", &offered, &counted) == 2, "%s", out);
+    cr_assert(offered > 0 && counted == offered, "offered %ld, counted %ld:\n%s", offered, counted, out);
+    long names = query_long("SELECT count(DISTINCT name) FROM workers WHERE name LIKE 'sim-%'");
+    cr_assert_eq(names, STORM_WORKERS, "the coordinator saw %ld names, not %d", names, STORM_WORKERS);
+    /* a figures file of a process that did not end is refused, not merged as if complete */
+    snprintf(cmd, sizeof cmd, "head -c 200 '%s/fig1' > '%s/cut'; %s --merge '%s/fig0' '%s/cut'", cu_fx.dir, cu_fx.dir,
+             lg, cu_fx.dir, cu_fx.dir);
+    rc = cu_sh(out, sizeof out, cmd, cu_fx.logfile);
+    cr_assert(rc != 0, "an incomplete figures file was merged:\n%s", out);
 }
