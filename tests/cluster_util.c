@@ -873,6 +873,20 @@ int cu_client_task(CuClient *c, XqfMsg *task, char *why, size_t size)
     return -1;
 }
 
+int cu_client_first_task(CuClient *c, int port, const char *name, double seconds, XqfMsg *task, char *why,
+                         size_t size)
+{
+    char ep[64];
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", port);
+    if (cu_client_open(c, ep, NULL, NULL, NULL, why, size) != 0)
+        return -1;
+    double until = cu_now() + seconds;
+    int rc;
+    while ((rc = cu_client_hello(c, name, why, size)) != 0 && cu_now() < until)
+        cu_sleep_ms(200);
+    return rc == 0 ? cu_client_task(c, task, why, size) : -1;
+}
+
 int cu_client_report(CuClient *c, const XqfBuf *b, char *status, size_t size, bool *stop)
 {
     XqfMsg a;

@@ -267,6 +267,14 @@ int cu_client_hello(CuClient *c, const char *name, char *why, size_t size);
 /* Asks for a task: 0 with it in *task (free it), else -1 with the answer in why. */
 int cu_client_task(CuClient *c, XqfMsg *task, char *why, size_t size);
 /*
+ * A probe of a freshly started coordinator: opens c to 127.0.0.1:port, says
+ * hello as name until welcomed (the coordinator may still be starting; at
+ * most `seconds`), then asks for a task. 0 with it in *task (free it, close
+ * c), else -1 with why.
+ */
+int cu_client_first_task(CuClient *c, int port, const char *name, double seconds, XqfMsg *task, char *why,
+                         size_t size);
+/*
  * Sends a result's bytes and reads the ack: 0 with its status in status
  * ("accepted", "invalid" ...) and *stop, else -1 with the answer in status.
  */

@@ -393,14 +393,10 @@ Test(engine_runs, a_run_of_two_engines_builds_and_speaks_to_each_side_by_its_rec
     /* the task: each player's engine and its commands after the handshake */
     cu_track(cu_coordinator(cu_fx.db_coordinator, cu_fx.port, "30", cu_fx.logfile));
     CuClient c;
-    char ep[64], why[512];
-    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
-    cr_assert_eq(cu_client_open(&c, ep, NULL, NULL, NULL, why, sizeof why), 0, "%s", why);
-    double until = cu_now() + 20;
-    while (cu_client_hello(&c, "sides-probe", why, sizeof why) != 0 && cu_now() < until)
-        cu_sleep_ms(200);
     XqfMsg m;
-    cr_assert_eq(cu_client_task(&c, &m, why, sizeof why), 0, "%s (log: %s)", why, cu_fx.logfile);
+    char why[512];
+    cr_assert_eq(cu_client_first_task(&c, cu_fx.port, "sides-probe", 20, &m, why, sizeof why), 0, "%s (log: %s)", why,
+                 cu_fx.logfile);
     const XqfMsg_task *t = &m.u.task;
     cr_assert_eq((int64_t)t->run_id, run);
     cr_assert_str_eq(t->engine, "toy");

@@ -151,14 +151,10 @@ Test(engine_spsa, another_engines_options_tuned_modified_and_exported)
     cr_assert_eq(st->count, 300);
     cu_track(cu_coordinator(cu_fx.db_coordinator, cu_fx.port, "30", cu_fx.logfile));
     CuClient c;
-    char ep[64], why[512];
-    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
-    cr_assert_eq(cu_client_open(&c, ep, NULL, NULL, NULL, why, sizeof why), 0, "%s", why);
-    double until = cu_now() + 20;
-    while (cu_client_hello(&c, "spsa-probe", why, sizeof why) != 0 && cu_now() < until)
-        cu_sleep_ms(200);
     XqfMsg m;
-    cr_assert_eq(cu_client_task(&c, &m, why, sizeof why), 0, "%s (log: %s)", why, cu_fx.logfile);
+    char why[512];
+    cr_assert_eq(cu_client_first_task(&c, cu_fx.port, "spsa-probe", 20, &m, why, sizeof why), 0, "%s (log: %s)", why,
+                 cu_fx.logfile);
     const XqfMsg_task *t = &m.u.task;
     cr_assert_eq((int64_t)t->run_id, big);
     cr_assert_str_eq(t->kind, "spsa");
@@ -219,14 +215,10 @@ Test(engine_spsa, a_float_option_travels_as_a_decimal)
 
     cu_track(cu_coordinator(cu_fx.db_coordinator, cu_fx.port, "30", cu_fx.logfile));
     CuClient c;
-    char ep[64], why[512];
-    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
-    cr_assert_eq(cu_client_open(&c, ep, NULL, NULL, NULL, why, sizeof why), 0, "%s", why);
-    double until = cu_now() + 20;
-    while (cu_client_hello(&c, "spsa-probe", why, sizeof why) != 0 && cu_now() < until)
-        cu_sleep_ms(200);
     XqfMsg m;
-    cr_assert_eq(cu_client_task(&c, &m, why, sizeof why), 0, "%s (log: %s)", why, cu_fx.logfile);
+    char why[512];
+    cr_assert_eq(cu_client_first_task(&c, cu_fx.port, "spsa-probe", 20, &m, why, sizeof why), 0, "%s (log: %s)", why,
+                 cu_fx.logfile);
     const XqfMsg_task *t = &m.u.task;
     cr_assert_eq((int64_t)t->run_id, run);
     const char *sets[2] = { t->params0, t->params1 };
