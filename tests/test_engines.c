@@ -9,6 +9,7 @@
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +147,29 @@ Test(engines, add_list_show_modify_round_trip)
     cr_assert_str_eq(h[0].field, "bench_nps_re");
     cr_assert_str_eq(h[0].old_value, ENGINE_DEFAULT_NPS_RE);
     cr_assert_str_eq(h[0].new_value, "speed ([0-9]+)");
+    free(h);
+
+    /* without $USER (cron, systemd, docker exec) the actor is still the account that ran the command */
+    char *user = getenv("USER") ? strdup(getenv("USER")) : NULL;
+    unsetenv("USER");
+    int st = tune(out, sizeof out, "engine modify eleeye --ref-nps 777000");
+    if (user) {
+        setenv("USER", user, 1);
+        free(user);
+    }
+    cr_assert_eq(st, 0, "%s", out);
+    const struct passwd *pw = getpwuid(geteuid());
+    cr_assert_not_null(pw);
+    char want[128];
+    snprintf(want, sizeof want, "xqf-tune:%s", pw->pw_name);
+    n = store_engine_history(cu_fx.store, "eleeye", &h);
+    bool seen = false;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(h[i].field, "ref_nps")) {
+            cr_assert_str_eq(h[i].actor, want);
+            seen = true;
+        }
+    cr_assert(seen, "the ref_nps change is in eleeye's history");
     free(h);
 
     /* a build command replaced by a CMake target, and back */

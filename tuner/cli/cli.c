@@ -3,8 +3,10 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "files.h"
 #include "log.h"
@@ -145,8 +147,17 @@ const char *cli_shown(const char *text)
 
 void cli_actor(char *out, size_t size)
 {
+    /* $USER is unset under cron, systemd and `docker exec`; the password
+       database still knows who runs the program */
     const char *user = getenv("USER");
-    snprintf(out, size, "xqf-tune:%.50s", user && *user ? user : "?");
+    if (!user || !*user) {
+        const struct passwd *pw = getpwuid(geteuid());
+        user = pw && pw->pw_name ? pw->pw_name : NULL;
+    }
+    if (user && *user)
+        snprintf(out, size, "xqf-tune:%.50s", user);
+    else
+        snprintf(out, size, "xqf-tune:uid%ld", (long)geteuid());
 }
 
 int cli_export_set(Store *s, const StoreRun *r, Params *p)

@@ -440,8 +440,9 @@ static int advance_train(Store *s, const StoreChain *c, int idx, const Opts *o, 
         char sha[SHA256_HEX_LEN + 1] = "", done[256];
         last_line(log, "epoch", done, sizeof done);
         sha256_file(net, sha);
-        snprintf(why, sizeof why, "%" PRId64 " positions of %" PRId64 " games of data run %" PRId64 "%s -> %.200s "
-                 "(SHA-256 %.16s); %.200s", positions, games, run, with, net, sha, done);
+        /* bounded parts: the line is stored in a STORE_TEXT_MAX column */
+        snprintf(why, sizeof why, "%" PRId64 " positions of %" PRId64 " games of data run %" PRId64 "%.120s -> "
+                 "%.120s (SHA-256 %.16s); %.120s", positions, games, run, with, net, sha, done);
     } else if (!why[0])
         snprintf(why, sizeof why, "%s", cli_last_error());
     int rc = store_chain_done(s, c->id, CHAIN_TRAIN, status == CLI_OK, 0, 0, why);
