@@ -6,6 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "clock.h"
 #include "codec.h"
@@ -43,6 +47,8 @@ enum {
     LEASES_PER_SLOT = 2,             /* leases a worker may hold per slot it announced */
     CAPPED_RETRY_MS = 2000,          /* idle's retry_ms for a worker at its lease cap */
     STALL_MIN_MS = 2000,             /* a loop iteration this long (or a quarter lease) is a stall */
+    TRIM_IDLE_MS = 2000,             /* no message this long after a burst: the heap's free pages go back */
+    TRIM_EVERY_MS = 10000,           /* at most this often */
     NAMES_PER_KEY = 1000             /* worker names a CURVE key may have (workers rows) */
 };
 
@@ -125,6 +131,9 @@ struct Server {
     int64_t last_tick_ms;            /* the previous timers(): a much longer gap is a stall */
     int64_t overdue_since_ms;        /* expiry waiting for the queue to drain since then (0: not waiting) */
     int64_t expiry_failing_since_ms; /* the expiry's statements fail since then (0: they do not) */
+    int64_t last_busy_ms;            /* the last batch with a message */
+    int64_t last_trim_ms;            /* the heap last trimmed then (0: never) */
+    bool busy_since_trim;            /* a message came since */
     int64_t test_stall_ms;           /* XQF_TEST_STALL_MS: one stall, in the first batch with a heartbeat */
     LoadStats load;
     int batch;                       /* items' length */
@@ -1125,6 +1134,51 @@ static void timers(Server *S, bool drained)
     }
 }
 
+#ifdef __GLIBC__
+/* The process's resident memory in kB (/proc/self/statm), or 0. */
+static long resident_kb(void)
+{
+    long pages = 0, rss = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f && fscanf(f, "%ld %ld", &pages, &rss) != 2)
+        rss = 0;
+    if (f)
+        fclose(f);
+    return rss * (sysconf(_SC_PAGESIZE) / 1024);
+}
+#endif
+
+/*
+ * Once the loop is idle after a burst (no message for TRIM_IDLE_MS, at
+ * most every TRIM_EVERY_MS), the free pages of the heap go back to the
+ * system: glibc's malloc_trim(0), which in every arena also gives back
+ * the whole free pages between chunks in use (madvise MADV_DONTNEED,
+ * glibc 2.8 on).  A wave of workers that leaves frees its peers' ZeroMQ
+ * queues in the I/O thread's arena, which keeps them: without this the
+ * resident memory only rose from wave to wave while the memory in use
+ * stayed the same (docs/measurements.md, "Memory over waves").
+ */
+static void trim_when_idle(Server *S, bool busy, int64_t now)
+{
+    if (busy) {
+        S->last_busy_ms = now;
+        S->busy_since_trim = true;
+        return;
+    }
+    if (!S->busy_since_trim || now - S->last_busy_ms < TRIM_IDLE_MS ||
+        (S->last_trim_ms && now - S->last_trim_ms < TRIM_EVERY_MS))
+        return;
+    S->busy_since_trim = false;
+    S->last_trim_ms = now;
+#ifdef __GLIBC__
+    long before = resident_kb();
+    int64_t started = clock_now_us();
+    malloc_trim(0);
+    log_info("memory: idle, the heap trimmed in %lld ms: resident %ld -> %ld MB",
+             (long long)((clock_now_us() - started) / 1000), before / 1024, resident_kb() / 1024);
+#endif
+}
+
 /* Takes a token of the frame's key (its CURVE name, or its connection): false when it is over the limit (counted, logged). */
 static bool within_limit(Server *S, const Item *it)
 {
@@ -1326,6 +1380,7 @@ int server_run(Server *S)
             load_note(&S->load, n, clock_now_us() - started);
         load_log(&S->load, clock_now_us(), S->transport);
         timers(S, n < S->batch);
+        trim_when_idle(S, n > 0, clock_now_ms());
     }
     log_info("leases: %lld heartbeats answered from memory, %lld leases expired, %zu held at the stop",
              (long long)S->heartbeats, (long long)S->expired, S->leases.count);

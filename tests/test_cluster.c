@@ -1217,6 +1217,21 @@ Test(cluster, an_expiry_that_times_out_loses_no_lease)
     zmq_ctx_term(ctx);
 }
 
+/* After a burst of messages the idle coordinator gives its heap's free pages back, once (docs/measurements.md). */
+Test(cluster, an_idle_coordinator_trims_its_heap_once_after_a_burst)
+{
+    CU_REQUIRE_DB();
+    const char *none[] = { NULL };
+    coordinator_with("60", none);
+    void *ctx = zmq_ctx_new(), *a = dealer(ctx);
+    hello_as(a, "bursty", 1);
+    cr_assert(log_has("the heap trimmed", 6), "not trimmed after 2 s idle (log: %s)", cu_fx.logfile);
+    cu_sleep_ms(2500);
+    cr_assert_eq(log_lines_with("the heap trimmed"), 1, "trimmed again with no message since (log: %s)", cu_fx.logfile);
+    zmq_close(a);
+    zmq_ctx_term(ctx);
+}
+
 /* ---- quarantine: a task that can never be played is set aside (docs/programs/xqf-coordinator.md) ---------- */
 
 Test(cluster, an_unplayable_task_is_quarantined)
