@@ -124,3 +124,25 @@ size_t leases_due(const Leases *L, int64_t now_ms, int64_t *out, size_t max)
             out[n++] = L->slots[i].token;
     return n;
 }
+
+size_t leases_expire_batch(Leases *L, int64_t now_ms, size_t max, LeasesExpireFn expire, void *ctx, int64_t *requeued)
+{
+    *requeued = 0;
+    if (!L->count || !max)
+        return 0;
+    if (max > L->count)
+        max = L->count;
+    int64_t *tokens = malloc(sizeof *tokens * max), *tasks = malloc(sizeof *tasks * max);
+    size_t due = tokens && tasks ? leases_due(L, now_ms, tokens, max) : 0;
+    if (!tokens || !tasks)
+        *requeued = -1;
+    for (size_t i = 0; i < due; i++)
+        tasks[i] = leases_find(L, tokens[i])->task;
+    if (due)
+        *requeued = expire(ctx, tasks, tokens, (int)due);
+    for (size_t i = 0; *requeued >= 0 && i < due; i++)
+        leases_drop(L, tokens[i]);
+    free(tokens);
+    free(tasks);
+    return due;
+}

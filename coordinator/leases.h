@@ -61,4 +61,16 @@ size_t leases_extend_all(Leases *L, int64_t deadline_ms);
 /* Up to max tokens of the leases whose deadline is before now into out. Returns how many. */
 size_t leases_due(const Leases *L, int64_t now_ms, int64_t *out, size_t max);
 
+/* Re-queues the n tasks tasks[i] leased under tokens[i] (store_expire_given): how many, or -1. */
+typedef int64_t (*LeasesExpireFn)(void *ctx, const int64_t *tasks, const int64_t *tokens, int n);
+/*
+ * One statement's worth of expiry: up to max of the leases due at now_ms
+ * are given to expire, and forgotten only when it succeeds; when it fails
+ * (a statement timeout, the connection lost, out of memory) every one of
+ * them stays, to be given again at the next tick.  Returns how many
+ * leases were given (0: none due); *requeued is what expire returned (0
+ * when none was due, -1 on failure).
+ */
+size_t leases_expire_batch(Leases *L, int64_t now_ms, size_t max, LeasesExpireFn expire, void *ctx, int64_t *requeued);
+
 #endif

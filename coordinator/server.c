@@ -6,6 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "clock.h"
 #include "codec.h"
@@ -23,7 +27,16 @@
 
 enum {
     EXPIRE_EVERY_MS = 1000,
-    EXPIRE_BATCH_MAX = 10000,        /* leases re-queued in one statement at most (the rest at the next tick) */
+    /*
+     * Leases re-queued in one statement at most: the loop waits on each
+     * statement, so it is sized to take a few tens of ms where a loaded
+     * machine ran 10,000 into the 30 s statement timeout (the figures:
+     * docs/measurements.md, "Expiry in batches").  More due: further
+     * statements while the tick's EXPIRE_TICK_MS last, the rest at the
+     * next tick.
+     */
+    EXPIRE_BATCH_MAX = 1000,
+    EXPIRE_TICK_MS = 200,
     REFRESH_EVERY_MS = 3000,
     BACKOFF_MIN_MS = 100,
     BACKOFF_MAX_MS = 5000,
@@ -34,6 +47,8 @@ enum {
     LEASES_PER_SLOT = 2,             /* leases a worker may hold per slot it announced */
     CAPPED_RETRY_MS = 2000,          /* idle's retry_ms for a worker at its lease cap */
     STALL_MIN_MS = 2000,             /* a loop iteration this long (or a quarter lease) is a stall */
+    TRIM_IDLE_MS = 2000,             /* no message this long after a burst: the heap's free pages go back */
+    TRIM_EVERY_MS = 10000,           /* at most this often */
     NAMES_PER_KEY = 1000             /* worker names a CURVE key may have (workers rows) */
 };
 
@@ -115,6 +130,10 @@ struct Server {
     int64_t next_expire_ms;          /* expired leases re-queued then */
     int64_t last_tick_ms;            /* the previous timers(): a much longer gap is a stall */
     int64_t overdue_since_ms;        /* expiry waiting for the queue to drain since then (0: not waiting) */
+    int64_t expiry_failing_since_ms; /* the expiry's statements fail since then (0: they do not) */
+    int64_t last_busy_ms;            /* the last batch with a message */
+    int64_t last_trim_ms;            /* the heap last trimmed then (0: never) */
+    bool busy_since_trim;            /* a message came since */
     int64_t test_stall_ms;           /* XQF_TEST_STALL_MS: one stall, in the first batch with a heartbeat */
     LoadStats load;
     int batch;                       /* items' length */
@@ -1055,30 +1074,39 @@ static void after_stall(Server *S, int64_t now)
     S->next_expire_ms = now + EXPIRE_EVERY_MS;
 }
 
+static int64_t expire_given(void *store, const int64_t *tasks, const int64_t *tokens, int n)
+{
+    return store_expire_given(store, tasks, tokens, n);
+}
+
 /*
- * The leases whose deadline in memory passed, re-queued in one statement
- * (at most EXPIRE_BATCH_MAX a tick), then forgotten: those the database
- * had ended meanwhile are passed over there.  No statement when none is
- * due.  Returns how many tasks were re-queued, or -1 (kept for the next
- * tick).
+ * The leases whose deadline in memory passed, re-queued in statements of
+ * at most EXPIRE_BATCH_MAX (for EXPIRE_TICK_MS at most, the rest at the
+ * next tick), each batch forgotten once its statement succeeded: those
+ * the database had ended meanwhile are passed over there.  A statement
+ * that fails (its timeout, the connection lost) leaves its leases and the
+ * rest in memory for the next tick: logged when it starts failing and
+ * when it works again, not at every tick.  No statement when none is
+ * due.  Returns how many tasks were re-queued.
  */
 static int64_t expire_leases(Server *S, int64_t now)
 {
-    if (!S->leases.count)
-        return 0;
-    size_t max = S->leases.count < EXPIRE_BATCH_MAX ? S->leases.count : EXPIRE_BATCH_MAX;
-    int64_t *tokens = malloc(sizeof *tokens * max), *tasks = malloc(sizeof *tasks * max);
-    size_t due = tokens && tasks ? leases_due(&S->leases, now, tokens, max) : 0;
-    for (size_t i = 0; i < due; i++)
-        tasks[i] = leases_find(&S->leases, tokens[i])->task;
-    int64_t n = due ? store_expire_given(S->store, tasks, tokens, (int)due) : 0;
-    for (size_t i = 0; n >= 0 && i < due; i++)
-        leases_drop(&S->leases, tokens[i]);
-    if (n > 0)
-        S->expired += n;
-    free(tokens);
-    free(tasks);
-    return n;
+    int64_t total = 0, n = 0, start = clock_now_ms();
+    size_t given;
+    do {
+        given = leases_expire_batch(&S->leases, now, EXPIRE_BATCH_MAX, expire_given, S->store, &n);
+        total += n > 0 ? n : 0;
+    } while (n >= 0 && given == EXPIRE_BATCH_MAX && clock_now_ms() - start < EXPIRE_TICK_MS);
+    if (n < 0 && !S->expiry_failing_since_ms) {
+        S->expiry_failing_since_ms = now;
+        log_warn("leases: their expiry failed (above): the %zu held stay in memory and are tried again each "
+                 "second (logged once until it works)", S->leases.count);
+    } else if (n >= 0 && S->expiry_failing_since_ms) {
+        log_warn("leases: their expiry works again after %lld ms", (long long)(now - S->expiry_failing_since_ms));
+        S->expiry_failing_since_ms = 0;
+    }
+    S->expired += total;
+    return total;
 }
 
 /* Timers; drained: the last batch took every frame waiting (expiry waits for that, up to half a lease). */
@@ -1104,6 +1132,51 @@ static void timers(Server *S, bool drained)
         log_info("%lld expired leases re-queued", (long long)n);
         sched_invalidate(S->sched);
     }
+}
+
+#ifdef __GLIBC__
+/* The process's resident memory in kB (/proc/self/statm), or 0. */
+static long resident_kb(void)
+{
+    long pages = 0, rss = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f && fscanf(f, "%ld %ld", &pages, &rss) != 2)
+        rss = 0;
+    if (f)
+        fclose(f);
+    return rss * (sysconf(_SC_PAGESIZE) / 1024);
+}
+#endif
+
+/*
+ * Once the loop is idle after a burst (no message for TRIM_IDLE_MS, at
+ * most every TRIM_EVERY_MS), the free pages of the heap go back to the
+ * system: glibc's malloc_trim(0), which in every arena also gives back
+ * the whole free pages between chunks in use (madvise MADV_DONTNEED,
+ * glibc 2.8 on).  A wave of workers that leaves frees its peers' ZeroMQ
+ * queues in the I/O thread's arena, which keeps them: without this the
+ * resident memory only rose from wave to wave while the memory in use
+ * stayed the same (docs/measurements.md, "Memory over waves").
+ */
+static void trim_when_idle(Server *S, bool busy, int64_t now)
+{
+    if (busy) {
+        S->last_busy_ms = now;
+        S->busy_since_trim = true;
+        return;
+    }
+    if (!S->busy_since_trim || now - S->last_busy_ms < TRIM_IDLE_MS ||
+        (S->last_trim_ms && now - S->last_trim_ms < TRIM_EVERY_MS))
+        return;
+    S->busy_since_trim = false;
+    S->last_trim_ms = now;
+#ifdef __GLIBC__
+    long before = resident_kb();
+    int64_t started = clock_now_us();
+    malloc_trim(0);
+    log_info("memory: idle, the heap trimmed in %lld ms: resident %ld -> %ld MB",
+             (long long)((clock_now_us() - started) / 1000), before / 1024, resident_kb() / 1024);
+#endif
 }
 
 /* Takes a token of the frame's key (its CURVE name, or its connection): false when it is over the limit (counted, logged). */
@@ -1307,6 +1380,7 @@ int server_run(Server *S)
             load_note(&S->load, n, clock_now_us() - started);
         load_log(&S->load, clock_now_us(), S->transport);
         timers(S, n < S->batch);
+        trim_when_idle(S, n > 0, clock_now_ms());
     }
     log_info("leases: %lld heartbeats answered from memory, %lld leases expired, %zu held at the stop",
              (long long)S->heartbeats, (long long)S->expired, S->leases.count);

@@ -1,9 +1,9 @@
 /*
  * store_tasks.c - workers, tasks and their leases (store_tasks.h): hello,
  * claims in one statement, reports judged exactly once (005_batch.sql)
- * with their games stored beside them, heartbeats, handbacks and
- * quarantine, expiry; and the audits of a run's books the tests ask for
- * (store_test.h).
+ * with their games stored beside them, handbacks and quarantine, the
+ * expiry of the leases the coordinator timed out (leases.h); and the
+ * audits of a run's books the tests ask for (store_test.h).
  */
 
 #include "store_tasks.h"
@@ -35,12 +35,10 @@
               "FROM (SELECT DISTINCT auth_name FROM u WHERE auth_name IS NOT NULL) a) "          \
               "SELECT u.n, coalesce(k.n, u.n) FROM u LEFT JOIN k ON k.auth_name = u.auth_name "  \
               "ORDER BY u.i", 1)                                                                 \
-    S(HEARTBEAT, "SELECT xqf_heartbeat($1, $2, $3, $4)", 4)                                      \
     S(HANDBACK, "SELECT xqf_handback($1, $2, $3, $4, $5, $6)", 6)                                \
     S(QUARANTINED, "SELECT id, first_pair, n_pairs, refusals, "                                  \
                    "array_to_string(refusal_reasons, ' | ') FROM tasks "                         \
                    "WHERE run_id = $1 AND state = 'quarantined' ORDER BY id", 1)                 \
-    S(EXPIRE, "SELECT xqf_expire_leases()", 0)                                                   \
     S(EXPIRE_GIVEN, "SELECT xqf_expire_given($1::bigint[], $2::bigint[])", 2)                    \
     S(LEASES_HELD, "SELECT id, lease_token, worker_id FROM tasks WHERE state = 'leased'", 0)     \
     S(LIST_WORKERS,                                                                              \
@@ -503,13 +501,6 @@ int store_lease_starts(Store *s, const StoreReportItem *items, int n, int64_t *r
     return rc;
 }
 
-int store_heartbeat(Store *s, int64_t worker, int64_t task, int64_t token, int64_t lease_ms)
-{
-    StoreNums n;
-    const char *p[4] = { store_num(&n, 0, worker), store_num(&n, 1, task), store_num(&n, 2, token), store_num(&n, 3, lease_ms) };
-    return store_ok_or_stale(s, &STMT[ST_HEARTBEAT], p);
-}
-
 int store_handback(Store *s, int64_t worker, int64_t task, int64_t token, const char *reason, bool refused,
                    int quarantine_after)
 {
@@ -549,8 +540,6 @@ int store_quarantined(Store *s, int64_t run_id, StoreQuarantined **out)
     PQclear(res);
     return count;
 }
-
-int64_t store_expire_leases(Store *s) { return store_count_of(s, &STMT[ST_EXPIRE], NULL); }
 
 int64_t store_expire_given(Store *s, const int64_t *tasks, const int64_t *tokens, int n)
 {

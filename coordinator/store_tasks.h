@@ -1,8 +1,9 @@
 /*
  * store_tasks.h - workers, tasks and leases: a worker's hello, claims of
  * tasks under a lease, results reported exactly once (005_batch.sql),
- * heartbeats, handbacks and quarantine (010_bounds.sql), expired leases,
- * and the workers seen.
+ * handbacks and quarantine (010_bounds.sql), the leases whose deadline
+ * passed in the coordinator's memory (leases.h) re-queued, and the
+ * workers seen.
  */
 #ifndef XQF_STORE_TASKS_H
 #define XQF_STORE_TASKS_H
@@ -93,12 +94,6 @@ int store_report_batch(Store *s, StoreReportItem *items, int n, int64_t lease_ms
  */
 int store_lease_starts(Store *s, const StoreReportItem *items, int n, int64_t *run, int64_t *first);
 /*
- * Extends worker's lease in the database: whether the database holds it
- * (the coordinator answers heartbeats from memory: leases.h).  Returns 1
- * (extended), 0 (stale: stop the task) or -1.
- */
-int store_heartbeat(Store *s, int64_t worker, int64_t task, int64_t token, int64_t lease_ms);
-/*
  * Puts worker's leased task back in the queue; refused: the worker cannot
  * play it (the reason is kept), and a task refused quarantine_after times
  * (<= 0: never) is set aside instead.  Returns 1 (queued), 2
@@ -115,12 +110,6 @@ typedef struct {
 
 /* A run's quarantined tasks by id. Returns the count or -1; *out malloc'd. */
 int store_quarantined(Store *s, int64_t run, StoreQuarantined **out);
-/*
- * Re-queues the leases whose deadline in the database passed (the
- * deadline a claim or result wrote; the coordinator times its leases in
- * memory and calls store_expire_given instead).  Returns how many, or -1.
- */
-int64_t store_expire_leases(Store *s);
 /*
  * Re-queues the n tasks tasks[i] still leased under tokens[i] (the
  * coordinator's own deadlines passed: leases.h), in one statement; a

@@ -1161,6 +1161,77 @@ Test(cluster, a_restart_gives_every_lease_a_lease_of_grace)
     zmq_ctx_term(ctx);
 }
 
+/* How many lines of the coordinator's log hold text. */
+static int log_lines_with(const char *text)
+{
+    FILE *f = fopen(cu_fx.logfile, "r");
+    char line[2048];
+    int n = 0;
+    while (f && fgets(line, sizeof line, f))
+        n += strstr(line, text) != NULL;
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/*
+ * The expiry's statement fails while it waits: another session holds the
+ * silent worker's task row locked for 4 s and the coordinator's
+ * statements time out after 300 ms.  The lease stays in memory through
+ * the failed ticks (the failure logged once, not at each tick) and is
+ * re-queued, once, when the row is free again.
+ */
+Test(cluster, an_expiry_that_times_out_loses_no_lease)
+{
+    CU_REQUIRE_DB();
+    cu_sprt(cu_fx.store, "NullR=2", 2, 4, 100000, -500, 500);
+    char bind[64], db[1024];
+    snprintf(bind, sizeof bind, "tcp://127.0.0.1:%d", cu_fx.port);
+    snprintf(db, sizeof db, "%s options='-c statement_timeout=300'", cu_fx.db_coordinator);
+    const char *args[] = { "--bind", bind, "--db", db, "--lease", "1", NULL };
+    cu_track(cu_spawn("xqf-coordinator", cu_fx.logfile, args));
+    void *ctx = zmq_ctx_new(), *b = dealer(ctx);
+    hello_as(b, "silent", 1);
+    XqfMsg tb;
+    take_task(b, &tb);
+    char cmd[2048], row[256];
+    snprintf(cmd, sizeof cmd,
+             "psql -X -q '%s' -c 'BEGIN' -c 'SELECT 1 FROM tasks WHERE id = %llu FOR UPDATE' -c 'SELECT pg_sleep(4)' "
+             "-c 'COMMIT' >>'%s' 2>&1 &",
+             cu_fx.db, (unsigned long long)tb.u.task.task_id, cu_fx.logfile);
+    double locked = cu_now();
+    cr_assert_eq(system(cmd), 0);
+    cr_assert(log_has("their expiry failed", 4), "the lease's expiry never waited on the lock (log: %s)", cu_fx.logfile);
+    task_row(tb.u.task.task_id, row, sizeof row);
+    cr_assert_eq(strncmp(row, "leased|", 7), 0, "%s (log: %s)", row, cu_fx.logfile);
+    cr_assert(log_has("their expiry works again", 10), "log: %s", cu_fx.logfile);
+    cr_assert_gt(cu_now() - locked, 3.0, "the expiry went through the lock");
+    task_row(tb.u.task.task_id, row, sizeof row);
+    cr_assert_str_eq(row, "queued|||lease expired", "(log: %s)", cu_fx.logfile);
+    cr_assert_eq(expired_logged(), 1, "(log: %s)", cu_fx.logfile);
+    cr_assert_geq(log_lines_with("canceling statement due to statement timeout"), 2,
+                  "the expiry was tried at more than one tick (log: %s)", cu_fx.logfile);
+    cr_assert_eq(log_lines_with("their expiry failed"), 1, "the failure logged once (log: %s)", cu_fx.logfile);
+    xqf_msg_free(&tb);
+    zmq_close(b);
+    zmq_ctx_term(ctx);
+}
+
+/* After a burst of messages the idle coordinator gives its heap's free pages back, once (docs/measurements.md). */
+Test(cluster, an_idle_coordinator_trims_its_heap_once_after_a_burst)
+{
+    CU_REQUIRE_DB();
+    const char *none[] = { NULL };
+    coordinator_with("60", none);
+    void *ctx = zmq_ctx_new(), *a = dealer(ctx);
+    hello_as(a, "bursty", 1);
+    cr_assert(log_has("the heap trimmed", 6), "not trimmed after 2 s idle (log: %s)", cu_fx.logfile);
+    cu_sleep_ms(2500);
+    cr_assert_eq(log_lines_with("the heap trimmed"), 1, "trimmed again with no message since (log: %s)", cu_fx.logfile);
+    zmq_close(a);
+    zmq_ctx_term(ctx);
+}
+
 /* ---- quarantine: a task that can never be played is set aside (docs/programs/xqf-coordinator.md) ---------- */
 
 Test(cluster, an_unplayable_task_is_quarantined)

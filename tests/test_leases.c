@@ -76,3 +76,81 @@ Test(leases, agrees_with_an_array_through_growth_and_drops)
     free(due);
     leases_free(&L);
 }
+
+/* A fake store_expire_given: records each statement's tokens, re-queues them all, or fails while told to. */
+typedef struct {
+    int statements, fail;            /* fail: statements still to fail */
+    size_t largest;
+    int64_t seen[8192];              /* seen[token]: how many times re-queued */
+} Expiry;
+
+static int64_t fake_expire(void *ctx, const int64_t *tasks, const int64_t *tokens, int n)
+{
+    Expiry *e = ctx;
+    e->statements++;
+    if (e->fail > 0) {
+        e->fail--;
+        return -1;
+    }
+    e->largest = (size_t)n > e->largest ? (size_t)n : e->largest;
+    for (int i = 0; i < n; i++) {
+        cr_assert_eq(tasks[i], tokens[i] * 10, "token %lld given with another lease's task", (long long)tokens[i]);
+        e->seen[tokens[i]]++;
+    }
+    return n;
+}
+
+/* Many leases due at once (a fleet gone): every one re-queued once, in statements of at most the batch. */
+Test(leases, many_due_at_once_expire_in_bounded_batches)
+{
+    enum { DUE = 2500, KEPT = 300, BATCH = 1000 };
+    static Expiry e;
+    Leases L = { 0 };
+    for (int64_t t = 1; t <= DUE + KEPT; t++)
+        cr_assert_eq(leases_put(&L, t, t * 10, t % 7, t <= DUE ? 100 : 5000), 0);
+    int64_t n, total = 0;
+    size_t given;
+    int rounds = 0;
+    while ((given = leases_expire_batch(&L, 1000, BATCH, fake_expire, &e, &n)) > 0) {
+        cr_assert_leq(given, BATCH);
+        cr_assert_eq(n, (int64_t)given);
+        total += n;
+        rounds++;
+    }
+    cr_assert_eq(n, 0, "nothing due: no statement");
+    cr_assert_eq(total, DUE);
+    cr_assert_eq(rounds, 3, "2,500 due in batches of 1,000: three statements");
+    cr_assert_eq(e.statements, 3);
+    cr_assert_eq(e.largest, BATCH);
+    for (int64_t t = 1; t <= DUE + KEPT; t++) {
+        cr_assert_eq(e.seen[t], t <= DUE ? 1 : 0, "token %lld re-queued %lld times", (long long)t, (long long)e.seen[t]);
+        cr_assert_eq(leases_find(&L, t) != NULL, t > DUE, "token %lld", (long long)t);
+    }
+    cr_assert_eq(L.count, KEPT);
+    leases_free(&L);
+}
+
+/* A statement that fails (its timeout) forgets nothing: the same leases are given again at the next tick. */
+Test(leases, a_failed_statement_keeps_its_leases_for_the_next_tick)
+{
+    static Expiry e;
+    Leases L = { 0 };
+    for (int64_t t = 1; t <= 1500; t++)
+        cr_assert_eq(leases_put(&L, t, t * 10, 1, 100), 0);
+    e.fail = 2;
+    int64_t n;
+    cr_assert_eq(leases_expire_batch(&L, 1000, 1000, fake_expire, &e, &n), 1000);
+    cr_assert_eq(n, -1);
+    cr_assert_eq(L.count, 1500, "a failed statement's leases stay");
+    cr_assert_eq(leases_expire_batch(&L, 1000, 1000, fake_expire, &e, &n), 1000);
+    cr_assert_eq(n, -1);
+    cr_assert_eq(L.count, 1500);
+    /* the database back: every lease re-queued once */
+    while (leases_expire_batch(&L, 1000, 1000, fake_expire, &e, &n) > 0)
+        cr_assert_geq(n, 0);
+    cr_assert_eq(L.count, 0);
+    for (int64_t t = 1; t <= 1500; t++)
+        cr_assert_eq(e.seen[t], 1, "token %lld re-queued %lld times", (long long)t, (long long)e.seen[t]);
+    cr_assert_eq(e.statements, 4);
+    leases_free(&L);
+}

@@ -307,20 +307,21 @@ Test(store, expired_lease_requeues_the_rest)
     cr_assert_eq(store_report(cu_fx.store, worker, l.task_id, l.token, &one, 100, &st, &r, &done), 0);
     cr_assert_eq(st, REPORT_ACCEPTED);
     cr_assert_eq(store_claim_task(cu_fx.store, run, worker, 100, &l2), 0);   /* nothing else yet */
-    cu_sleep_ms(250);
-    cr_assert_eq(store_expire_leases(cu_fx.store), 1);
-    /* the late report of the dead lease is stale; a heartbeat too */
+    /* the coordinator's deadline for it passed (leases.h): re-queued by task and token, once */
+    int64_t wrong = l.token + 1000;
+    cr_assert_eq(store_expire_given(cu_fx.store, &l.task_id, &wrong, 1), 0, "another token's lease is not expired");
+    cr_assert_eq(store_expire_given(cu_fx.store, &l.task_id, &l.token, 1), 1);
+    cr_assert_eq(store_expire_given(cu_fx.store, &l.task_id, &l.token, 1), 0, "an ended lease is passed over");
+    /* the late report of the dead lease is stale */
     StoreCounts two = counts(2, 2, 0);
     cr_assert_eq(store_report(cu_fx.store, worker, l.task_id, l.token, &two, 100, &st, &r, &done), 0);
     cr_assert_eq(st, REPORT_STALE);
-    cr_assert_eq(store_heartbeat(cu_fx.store, worker, l.task_id, l.token, 100), 0);
     /* re-issued: the three pairs left, under a new token */
     cr_assert_eq(store_claim_task(cu_fx.store, run, worker, 60000, &l2), 1);
     cr_assert_eq(l2.task_id, l.task_id);
     cr_assert_neq(l2.token, l.token);
     cr_assert_eq(l2.first_pair, 1);
     cr_assert_eq(l2.pairs, 3);
-    cr_assert_eq(store_heartbeat(cu_fx.store, worker, l2.task_id, l2.token, 60000), 1);
     /* handed back, then claimed again: two pairs left after one more */
     cr_assert_eq(store_report(cu_fx.store, worker, l2.task_id, l2.token, &one, 60000, &st, &r, &done), 0);
     cr_assert_eq(store_handback(cu_fx.store, worker, l2.task_id, l2.token, "shutting down", false, 5), 1);
@@ -351,7 +352,8 @@ Test(store, sprt_verdict_finishes_and_cancels)
     cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
     cr_assert_str_eq(r.state, "finished");
     cr_assert_str_eq(r.verdict, "H0 accepted");
-    cr_assert_eq(store_heartbeat(cu_fx.store, worker, l.task_id, l.token, 60000), 0);
+    /* the finished run's lease is ended: its expiry finds nothing to re-queue */
+    cr_assert_eq(store_expire_given(cu_fx.store, &l.task_id, &l.token, 1), 0);
     cr_assert_eq(store_claim_task(cu_fx.store, run, worker, 60000, &l), 0);
     StoreRun *active;
     cr_assert_eq(store_active_runs(cu_fx.store, &active), 0);
@@ -419,10 +421,8 @@ Test(store, batches_judge_each_report_in_order)
     cr_assert_eq(r.counts.penta[2], 1);
     cr_assert_eq(r.counts.penta[4], 2);
     cr_assert_eq(r.counts.wins, 4);
-    /* a foreign worker can neither extend nor hand back a's lease */
-    cr_assert_eq(store_heartbeat(cu_fx.store, b, l[0].task_id, l[0].token, 60000), 0);
+    /* a foreign worker cannot hand back a's lease (nor extend it: test_leases) */
     cr_assert_eq(store_handback(cu_fx.store, b, l[0].task_id, l[0].token, "not mine", false, 5), 0);
-    cr_assert_eq(store_heartbeat(cu_fx.store, a, l[0].task_id, l[0].token, 60000), 1);
     StoreAudit au;
     cr_assert_eq(store_audit_run(cu_fx.store, run, &au), 1);
     cr_assert_eq(au.run_pairs, 3);
