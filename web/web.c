@@ -3,7 +3,9 @@
  * login rate limits, actions on runs (audited) and the forms that create
  * runs, with a message per field.
  */
-#include "app.h"
+#include "web.h"
+
+#include <pthread.h>
 
 #include <errno.h>
 #include <inttypes.h>
@@ -16,10 +18,14 @@
 #include "run_view.h"
 #include "files.h"
 #include "clock.h"
+#include "live.h"
 #include "log.h"
+#include "login.h"
+#include "pages.h"
 #include "param_set.h"
 #include "params.h"
 #include "password.h"
+#include "pool.h"
 #include "run_rules.h"
 #include "store_builds.h"
 #include "store_engines.h"
@@ -39,18 +45,19 @@ enum { SESSION_COOKIE_MAX = 128, POOL_WAIT_MS = 10000, HEAVY_NICE = 5 };
 
 static const char SESSION_COOKIE[] = "xqf_session", LOGIN_COOKIE[] = "xqf_login";
 
-bool session_is(const Session *u, const char *role)
-{
-    static const char *const ORDER[] = { "viewer", "tester", "admin" };
-    int have = -1, need = 0;
-    for (int i = 0; i < 3; i++) {
-        if (u->in && strcmp(u->role, ORDER[i]) == 0)
-            have = i;
-        if (strcmp(role, ORDER[i]) == 0)
-            need = i;
-    }
-    return have >= need;
-}
+struct Web {
+    WebConfig cfg;
+    Pool *pool;                      /* the database connections of pages and actions */
+    pthread_mutex_t create_lock;     /* a tester's quota counted and a run created, one request at a time */
+    char *chart_js;                  /* the file's bytes (NULL when it could not be read) */
+    size_t chart_js_len;
+    Live *live;                      /* the live events (live.h) */
+    LoginGuard *logins;              /* login limits and password verification (login.h) */
+    /* the hash of a random password, verified against when the user is unknown (do_login): read only */
+    char dummy_hash[XQF_PWHASH_MAX];
+    /* the key of the login forms' tokens, random at each start (login_token): read only */
+    char login_key[XQF_TOKEN_HEX + 1];
+};
 
 /* ---- the object ---------------------------------------------------------------- */
 
@@ -68,8 +75,6 @@ Web *web_new(const WebConfig *cfg)
         return NULL;
     }
     pthread_mutex_init(&w->create_lock, NULL);
-    pthread_mutex_init(&w->ev_lock, NULL);
-    pthread_cond_init(&w->ev_cond, NULL);
     if (cfg->chart_js && !(w->chart_js = files_read(cfg->chart_js, SIZE_MAX, &w->chart_js_len)))
         log_warn("cannot read %s (%s): pages have no charts", cfg->chart_js, strerror(errno));
     LoginConfig lc = { .per_address = cfg->login_per_minute, .per_account = cfg->login_per_account,
@@ -78,7 +83,7 @@ Web *web_new(const WebConfig *cfg)
         web_destroy(&w);
         return NULL;
     }
-    if (!(w->pool = pool_new(cfg->db, cfg->db_connections > 0 ? cfg->db_connections : 4)) || live_start(w) != 0) {
+    if (!(w->pool = pool_new(cfg->db, cfg->db_connections > 0 ? cfg->db_connections : 4)) || !(w->live = live_new(cfg->db))) {
         log_error("cannot start: the database is not reachable");
         web_destroy(&w);
         return NULL;
@@ -86,25 +91,31 @@ Web *web_new(const WebConfig *cfg)
     return w;
 }
 
-void web_shutdown(Web *w) { live_stop(w); }
+void web_shutdown(Web *w)
+{
+    if (w->live)
+        live_stop(w->live);
+}
 
 void web_destroy(Web **wp)
 {
     Web *w = *wp;
     if (!w)
         return;
-    live_stop(w);
+    live_destroy(&w->live);
     pool_destroy(&w->pool);
     login_destroy(&w->logins);
-    for (int i = 0; i < EVENT_SLOTS; i++)
-        free(w->events[i].text);
     free(w->chart_js);
     pthread_mutex_destroy(&w->create_lock);
-    pthread_mutex_destroy(&w->ev_lock);
-    pthread_cond_destroy(&w->ev_cond);
     free(w);
     *wp = NULL;
 }
+
+WebCursor web_cursor(Web *w, int64_t run) { return live_cursor(w->live, run); }
+
+int web_wait(Web *w, WebCursor *c, Buf *out, int timeout_ms) { return live_wait(w->live, c, out, timeout_ms); }
+
+int web_streams(Web *w, int delta) { return live_streams(w->live, delta); }
 
 void web_error(WebResponse *rs, int status, const char *reason)
 {
@@ -1035,7 +1046,7 @@ static void get(Web *w, Store *s, const WebRequest *rq, const Route *rt, const S
 {
     Buf *b = &rs->body;
     switch (rt->kind) {
-    case ROUTE_RUNS: rs->status = page_runs(s, rq, u, b); break;
+    case ROUTE_RUNS: rs->status = page_runs(s, rq->query, u, b); break;
     case ROUTE_RUN: rs->status = page_run(s, rt->run, u, NULL, b); break;
     case ROUTE_RUN_REPORT: run_report(s, rt->run, rs); break;
     case ROUTE_RUN_PGN: run_pgn(w, s, rq, rt->run, rs); break;
