@@ -85,7 +85,8 @@ Web *web_new(const WebConfig *cfg)
         web_destroy(&w);
         return NULL;
     }
-    if (!(w->pool = pool_new(cfg->db, cfg->db_connections > 0 ? cfg->db_connections : 4)) || !(w->live = live_new(cfg->db))) {
+    if (!(w->pool = pool_new(cfg->db, cfg->db_connections > 0 ? cfg->db_connections : 4)) ||
+        !(w->live = live_new(cfg->db))) {
         log_error("cannot start: the database is not reachable");
         web_destroy(&w);
         return NULL;
