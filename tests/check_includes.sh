@@ -177,7 +177,7 @@ for f in "${files[@]}"; do
 done
 
 # Circles of units: the file-level arrows (FILE HEADER) lifted to units, a
-# header without a .c of its own (app.h, store_internal.h, messages.def) read
+# header without a .c of its own (routes.def, store_internal.h, messages.def) read
 # through as part of whoever includes it; then a depth-first search from
 # every unit, grey while on the path.
 circles=$( { printf '%s\n' "${files[@]}" | sed -n 's/\.c$//p' | sed 's/^/unit /'; printf '%s' "$edges" | sed 's/^/arrow /'; } | awk '

@@ -14,7 +14,7 @@
 
 Test(web_request, routes)
 {
-    cr_assert_eq(route_parse("/").kind, ROUTE_RUNS);
+    cr_assert_eq(route_parse("/").kind, ROUTE_HOME);
     cr_assert_eq(route_parse("/runs").kind, ROUTE_RUNS);
     cr_assert_eq(route_parse("/machines").kind, ROUTE_MACHINES);
     cr_assert_eq(route_parse("/events").kind, ROUTE_RUNS_EVENTS);
@@ -29,6 +29,20 @@ Test(web_request, routes)
     cr_assert_eq(r.kind, ROUTE_RUN_ACTION);
     cr_assert_str_eq(r.action, "stop");
     cr_assert_eq(route_parse("/runs/9/explode").kind, ROUTE_UNKNOWN);
+    cr_assert_eq(route_parse("/runs/9/").kind, ROUTE_UNKNOWN);
+    cr_assert_eq(route_parse("/runs/9/events/x").kind, ROUTE_UNKNOWN);
+    cr_assert_eq(route_parse("/runsx").kind, ROUTE_UNKNOWN);
+    r = route_parse("/runs/9/purge");
+    cr_assert_eq(r.kind, ROUTE_RUN_ACTION);
+    cr_assert_str_eq(r.action, "purge");
+    /* an engine's name runs to the end of the path: a slash in it is a malformed name, not another page */
+    r = route_parse("/engines/pikafish-2.0");
+    cr_assert_eq(r.kind, ROUTE_ENGINE);
+    cr_assert_str_eq(r.engine, "pikafish-2.0");
+    cr_assert_eq(route_parse("/engines").kind, ROUTE_ENGINES);
+    cr_assert_eq(route_parse("/engines/").kind, ROUTE_BAD);
+    cr_assert_eq(route_parse("/engines/a/b").kind, ROUTE_BAD);
+    cr_assert_eq(route_parse("/static/style.css").kind, ROUTE_STYLE);
     cr_assert_eq(route_parse("/nope").kind, ROUTE_UNKNOWN);
     /* a creation page per run kind of run_kinds.def, by its name */
     for (int k = 0; k < RUN_KIND_COUNT; k++) {

@@ -9,7 +9,7 @@
 #include <strings.h>
 #include <sys/socket.h>
 
-#include "app.h"
+#include "web.h"
 #include "log.h"
 
 enum { KEEPALIVE_MS = 15000, HEAD_MEMORY = 32 * 1024, DISCARD_MAX = 4 << 20 };

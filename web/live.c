@@ -8,9 +8,11 @@
  * send what is newer than their cursor.  Events are whole snapshots, so
  * a stream that misses one loses nothing but a chart point.
  */
-#include "app.h"
+#include "live.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,50 +20,70 @@
 
 #include "clock.h"
 #include "log.h"
+#include "pages.h"
 #include "store_web.h"
 
-enum { THROTTLE_MS = 250, DIRTY_MAX = 1024, RECONNECT_MS = 1000 };
+enum { THROTTLE_MS = 250, DIRTY_MAX = 1024, RECONNECT_MS = 1000, EVENT_SLOTS = 512 };
+
+/* The newest event of one run (run -1: the list of runs changed). */
+typedef struct {
+    int64_t run;
+    uint64_t seq;
+    char *text;                      /* "event: ...\ndata: ...\n\n" */
+} Event;
+
+struct Live {
+    char *db;                        /* the listener's conninfo */
+    pthread_mutex_t ev_lock;         /* everything below */
+    pthread_cond_t ev_cond;
+    Event events[EVENT_SLOTS];
+    uint64_t seq;
+    bool stopping;
+    int streams;
+    pthread_t listener;
+    bool listening;
+};
 
 /* Publishes text (taken) as run's newest event (under ev_lock) and wakes the streams. */
-static void publish(Web *w, int64_t run, char *text)
+static void publish(Live *lv, int64_t run, char *text)
 {
-    pthread_mutex_lock(&w->ev_lock);
+    pthread_mutex_lock(&lv->ev_lock);
     Event *slot = NULL;
     for (int i = 0; i < EVENT_SLOTS && !slot; i++)
-        if (w->events[i].text && w->events[i].run == run)
-            slot = &w->events[i];
+        if (lv->events[i].text && lv->events[i].run == run)
+            slot = &lv->events[i];
     for (int i = 0; i < EVENT_SLOTS && !slot; i++)
-        if (!w->events[i].text)
-            slot = &w->events[i];
+        if (!lv->events[i].text)
+            slot = &lv->events[i];
     if (!slot) {                     /* full: the oldest event goes */
-        slot = &w->events[0];
+        slot = &lv->events[0];
         for (int i = 1; i < EVENT_SLOTS; i++)
-            if (w->events[i].seq < slot->seq)
-                slot = &w->events[i];
+            if (lv->events[i].seq < slot->seq)
+                slot = &lv->events[i];
     }
     free(slot->text);
     slot->run = run;
     slot->text = text;
-    slot->seq = ++w->seq;
-    pthread_cond_broadcast(&w->ev_cond);
-    pthread_mutex_unlock(&w->ev_lock);
+    slot->seq = ++lv->seq;
+    pthread_cond_broadcast(&lv->ev_cond);
+    pthread_mutex_unlock(&lv->ev_lock);
 }
 
-WebCursor web_cursor(Web *w, int64_t run)
+LiveCursor live_cursor(Live *lv, int64_t run)
 {
-    pthread_mutex_lock(&w->ev_lock);
-    WebCursor c = { run, w->seq };
-    pthread_mutex_unlock(&w->ev_lock);
+    pthread_mutex_lock(&lv->ev_lock);
+    LiveCursor c = { run, lv->seq };
+    pthread_mutex_unlock(&lv->ev_lock);
     return c;
 }
 
 /* Appends the events newer than *c that it watches; returns how many (under ev_lock). */
-static int collect(Web *w, WebCursor *c, Buf *out)
+static int collect(Live *lv, LiveCursor *c, Buf *out)
 {
     int n = 0;
     uint64_t newest = c->seq;
     for (int i = 0; i < EVENT_SLOTS; i++) {
-        const Event *e = &w->events[i];
+        const Event *e = &lv->events[i];
         if (!e->text || e->seq <= c->seq)
             continue;
         if (c->run == 0 || e->run == c->run) {
@@ -75,23 +97,23 @@ static int collect(Web *w, WebCursor *c, Buf *out)
     return n;
 }
 
-int web_wait(Web *w, WebCursor *c, Buf *out, int timeout_ms)
+int live_wait(Live *lv, LiveCursor *c, Buf *out, int timeout_ms)
 {
     struct timespec until = clock_deadline(CLOCK_REALTIME, timeout_ms);
-    pthread_mutex_lock(&w->ev_lock);
+    pthread_mutex_lock(&lv->ev_lock);
     int n = 0, rc = 0;
-    while (!w->stopping && (n = collect(w, c, out)) == 0 && rc != ETIMEDOUT)
-        rc = pthread_cond_timedwait(&w->ev_cond, &w->ev_lock, &until);
-    bool stopping = w->stopping;
-    pthread_mutex_unlock(&w->ev_lock);
+    while (!lv->stopping && (n = collect(lv, c, out)) == 0 && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&lv->ev_cond, &lv->ev_lock, &until);
+    bool stopping = lv->stopping;
+    pthread_mutex_unlock(&lv->ev_lock);
     return stopping ? -1 : n > 0;
 }
 
-int web_streams(Web *w, int delta)
+int live_streams(Live *lv, int delta)
 {
-    pthread_mutex_lock(&w->ev_lock);
-    int n = w->streams += delta;
-    pthread_mutex_unlock(&w->ev_lock);
+    pthread_mutex_lock(&lv->ev_lock);
+    int n = lv->streams += delta;
+    pthread_mutex_unlock(&lv->ev_lock);
     return n;
 }
 
@@ -102,11 +124,11 @@ typedef struct {
     bool dirty;
 } Dirty;
 
-static bool stopping(Web *w)
+static bool stopping(Live *lv)
 {
-    pthread_mutex_lock(&w->ev_lock);
-    bool s = w->stopping;
-    pthread_mutex_unlock(&w->ev_lock);
+    pthread_mutex_lock(&lv->ev_lock);
+    bool s = lv->stopping;
+    pthread_mutex_unlock(&lv->ev_lock);
     return s;
 }
 
@@ -131,15 +153,15 @@ static void mark(Dirty *d, int *n, int64_t run)
 
 static void *listen_main(void *arg)
 {
-    Web *w = arg;
-    Store *s = store_new(w->cfg.db);
+    Live *lv = arg;
+    Store *s = store_new(lv->db);
     Dirty *dirty = calloc(DIRTY_MAX, sizeof *dirty);
     int ndirty = 0;
     int64_t runs[256];
-    while (s && dirty && !stopping(w)) {
+    while (s && dirty && !stopping(lv)) {
         if (!store_ok(s) && (store_connect(s) != 0 || store_web_session(s) != 0 || store_web_listen(s) != 0)) {
             store_destroy(&s);
-            s = store_new(w->cfg.db);
+            s = store_new(lv->db);
             struct timespec t = { RECONNECT_MS / 1000, 0 };
             nanosleep(&t, NULL);
             continue;
@@ -151,7 +173,7 @@ static void *listen_main(void *arg)
         for (int i = 0; i < n; i++)
             mark(dirty, &ndirty, runs[i]);
         if (list)
-            publish(w, -1, strdup("event: runs\ndata: {}\n\n"));
+            publish(lv, -1, strdup("event: runs\ndata: {}\n\n"));
         int64_t now = clock_now_ms();
         for (int i = 0; i < ndirty && store_ok(s); i++) {
             if (!dirty[i].dirty || now - dirty[i].last_ms < THROTTLE_MS)
@@ -160,7 +182,7 @@ static void *listen_main(void *arg)
             if (page_run_event(s, dirty[i].run, &b) == 1) {
                 char *text = buf_take(&b, NULL);
                 if (text)
-                    publish(w, dirty[i].run, text);
+                    publish(lv, dirty[i].run, text);
             }
             buf_free(&b);
             dirty[i].dirty = false;
@@ -172,21 +194,45 @@ static void *listen_main(void *arg)
     return NULL;
 }
 
-int live_start(Web *w)
+Live *live_new(const char *db)
 {
-    if (pthread_create(&w->listener, NULL, listen_main, w) != 0)
-        return -1;
-    w->listening = true;
-    return 0;
+    Live *lv = calloc(1, sizeof *lv);
+    if (!lv || !(lv->db = strdup(db))) {
+        free(lv);
+        return NULL;
+    }
+    pthread_mutex_init(&lv->ev_lock, NULL);
+    pthread_cond_init(&lv->ev_cond, NULL);
+    if (pthread_create(&lv->listener, NULL, listen_main, lv) != 0) {
+        live_destroy(&lv);
+        return NULL;
+    }
+    lv->listening = true;
+    return lv;
 }
 
-void live_stop(Web *w)
+void live_stop(Live *lv)
 {
-    pthread_mutex_lock(&w->ev_lock);
-    w->stopping = true;
-    pthread_cond_broadcast(&w->ev_cond);
-    pthread_mutex_unlock(&w->ev_lock);
-    if (w->listening)
-        pthread_join(w->listener, NULL);
-    w->listening = false;
+    pthread_mutex_lock(&lv->ev_lock);
+    lv->stopping = true;
+    pthread_cond_broadcast(&lv->ev_cond);
+    pthread_mutex_unlock(&lv->ev_lock);
+    if (lv->listening)
+        pthread_join(lv->listener, NULL);
+    lv->listening = false;
+}
+
+void live_destroy(Live **lp)
+{
+    Live *lv = *lp;
+    if (!lv)
+        return;
+    live_stop(lv);
+    for (int i = 0; i < EVENT_SLOTS; i++)
+        free(lv->events[i].text);
+    pthread_mutex_destroy(&lv->ev_lock);
+    pthread_cond_destroy(&lv->ev_cond);
+    free(lv->db);
+    free(lv);
+    *lp = NULL;
 }

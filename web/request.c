@@ -21,16 +21,82 @@ static int64_t parse_id(const char *s, size_t len)
     return v;
 }
 
+typedef enum { MATCH_NO, MATCH_YES, MATCH_BAD } Match;
+
+/*
+ * One placeholder of a pattern ({id}, {action}, {kind}, {engine}) over
+ * the path's text of len bytes into *r.  A malformed run id or engine
+ * name is a bad path (MATCH_BAD, r->why); an action or a kind that is not
+ * one is another page's path (MATCH_NO).
+ */
+static Match placeholder(const char *name, size_t nlen, const char *text, size_t len, Route *r)
+{
+    static const char *const ACTIONS[] = { "stop", "approve", "modify", "purge" };
+    if (nlen == 2 && strncmp(name, "id", 2) == 0) {
+        if (!(r->run = parse_id(text, len)))
+            return r->why = "a run id is a positive decimal number", MATCH_BAD;
+        return MATCH_YES;
+    }
+    if (nlen == 6 && strncmp(name, "action", 6) == 0) {
+        for (size_t i = 0; i < sizeof ACTIONS / sizeof ACTIONS[0]; i++)
+            if (strlen(ACTIONS[i]) == len && strncmp(text, ACTIONS[i], len) == 0) {
+                memcpy(r->action, text, len);
+                r->action[len] = '\0';
+                return MATCH_YES;
+            }
+        return MATCH_NO;
+    }
+    if (nlen == 4 && strncmp(name, "kind", 4) == 0) {
+        char kind[32];
+        if (len >= sizeof kind)
+            return MATCH_NO;
+        memcpy(kind, text, len);
+        kind[len] = '\0';
+        return (r->run_kind = run_kind_id(kind)) != RUN_KIND_COUNT ? MATCH_YES : MATCH_NO;
+    }
+    /* {engine} */
+    bool ok = len > 0 && len <= ENGINE_NAME_MAX && isalnum((unsigned char)text[0]);
+    for (size_t i = 0; ok && i < len; i++)
+        ok = isalnum((unsigned char)text[i]) || strchr("._+-", text[i]);
+    if (!ok)
+        return r->why = "an engine's name is 1-64 letters, digits, '.', '_', '+' or '-'", MATCH_BAD;
+    memcpy(r->engine, text, len);
+    r->engine[len] = '\0';
+    return MATCH_YES;
+}
+
+/* Whether path is pattern's: its literal text the same, each placeholder's text one (an {engine} to the end). */
+static Match path_match(const char *pattern, const char *path, Route *r)
+{
+    const char *p = pattern, *q = path;
+    while (*p) {
+        if (*p != '{') {
+            if (*p++ != *q++)
+                return MATCH_NO;
+            continue;
+        }
+        const char *close = strchr(p, '}');
+        size_t nlen = (size_t)(close - p - 1);
+        bool last = nlen == 6 && strncmp(p + 1, "engine", 6) == 0;
+        size_t len = last ? strlen(q) : strcspn(q, "/");
+        Match m = placeholder(p + 1, nlen, q, len, r);
+        if (m != MATCH_YES)
+            return m;
+        p = close + 1;
+        q += len;
+    }
+    return *q ? MATCH_NO : MATCH_YES;
+}
+
 Route route_parse(const char *path)
 {
     static const struct {
         const char *path;
         RouteKind kind;
-    } FIXED[] = {
-        { "/", ROUTE_RUNS }, { "/runs", ROUTE_RUNS }, { "/events", ROUTE_RUNS_EVENTS },
-        { "/machines", ROUTE_MACHINES }, 
-        { "/login", ROUTE_LOGIN }, { "/logout", ROUTE_LOGOUT }, { "/users", ROUTE_USERS }, { "/engines", ROUTE_ENGINES }, { "/static/chart.js", ROUTE_CHART_JS },
-        { "/static/web.js", ROUTE_WEB_JS }, { "/static/style.css", ROUTE_STYLE },
+    } ROUTES[] = {
+#define ROUTE(KIND, PATH, ...) { PATH, ROUTE_##KIND },
+#include "routes.def"
+#undef ROUTE
     };
     Route r = { .kind = ROUTE_UNKNOWN };
     if (!path || path[0] != '/') {
@@ -42,53 +108,14 @@ Route route_parse(const char *path)
             r.kind = ROUTE_BAD, r.why = "the path holds a control, space or non-ASCII character";
             return r;
         }
-    for (size_t i = 0; i < sizeof FIXED / sizeof FIXED[0]; i++)
-        if (strcmp(path, FIXED[i].path) == 0) {
-            r.kind = FIXED[i].kind;
-            return r;
-        }
-    if (strncmp(path, "/new/", 5) == 0 && (r.run_kind = run_kind_id(path + 5)) != RUN_KIND_COUNT) {
-        r.kind = ROUTE_NEW_RUN;
-        return r;
+    for (size_t i = 0; i < sizeof ROUTES / sizeof ROUTES[0]; i++) {
+        Route m = { .kind = ROUTES[i].kind };
+        Match how = path_match(ROUTES[i].path, path, &m);
+        if (how == MATCH_BAD)
+            m.kind = ROUTE_BAD;
+        if (how != MATCH_NO)
+            return m;
     }
-    if (strncmp(path, "/engines/", 9) == 0) {
-        const char *name = path + 9;
-        size_t n = strlen(name);
-        bool ok = n > 0 && n <= ENGINE_NAME_MAX && isalnum((unsigned char)name[0]);
-        for (size_t i = 0; ok && i < n; i++)
-            ok = isalnum((unsigned char)name[i]) || strchr("._+-", name[i]);
-        if (!ok) {
-            r.kind = ROUTE_BAD, r.why = "an engine's name is 1-64 letters, digits, '.', '_', '+' or '-'";
-            return r;
-        }
-        r.kind = ROUTE_ENGINE;
-        memcpy(r.engine, name, n + 1);
-        return r;
-    }
-    if (strncmp(path, "/runs/", 6) != 0)
-        return r;
-    const char *id = path + 6, *slash = strchr(id, '/');
-    size_t idlen = slash ? (size_t)(slash - id) : strlen(id);
-    if (!(r.run = parse_id(id, idlen))) {
-        r.kind = ROUTE_BAD, r.why = "a run id is a positive decimal number";
-        return r;
-    }
-    if (!slash) {
-        r.kind = ROUTE_RUN;
-        return r;
-    }
-    const char *rest = slash + 1;
-    if (strcmp(rest, "events") == 0 || strcmp(rest, "report") == 0 || strcmp(rest, "pgn") == 0) {
-        r.kind = rest[0] == 'e' ? ROUTE_RUN_EVENTS : rest[0] == 'r' ? ROUTE_RUN_REPORT : ROUTE_RUN_PGN;
-        return r;
-    }
-    static const char *const ACTIONS[] = { "stop", "approve", "modify", "purge" };
-    for (size_t i = 0; i < sizeof ACTIONS / sizeof ACTIONS[0]; i++)
-        if (strcmp(rest, ACTIONS[i]) == 0) {
-            r.kind = ROUTE_RUN_ACTION;
-            strcpy(r.action, ACTIONS[i]);
-            return r;
-        }
     return r;
 }
 

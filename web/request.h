@@ -22,38 +22,26 @@ enum {
     WEB_BODY_MAX = 65536             /* bytes of a request body */
 };
 
+/* The pages (routes.def: ROUTE_HOME, ROUTE_RUNS, ...), and two answers that are no page. */
 typedef enum {
     ROUTE_BAD,                       /* malformed: 400 */
     ROUTE_UNKNOWN,                   /* no such page: 404 */
-    ROUTE_RUNS,                      /* GET /  and /runs */
-    ROUTE_RUN,                       /* /runs/ID */
-    ROUTE_RUN_EVENTS,                /* /runs/ID/events: Server-Sent Events of one run */
-    ROUTE_RUN_REPORT,                /* /runs/ID/report: the run's static report page (xqf-tune report) */
-    ROUTE_RUN_PGN,                   /* /runs/ID/pgn[?worker=NAME&task=N]: its games as PGN (xqf-tune pgn) */
-    ROUTE_RUNS_EVENTS,               /* /events: Server-Sent Events of every run */
-    ROUTE_RUN_ACTION,                /* POST /runs/ID/ACTION (stop, approve, modify, purge) */
-    ROUTE_MACHINES,                  /* /machines */
-    ROUTE_NEW_RUN,                   /* /new/KIND: the form of a run kind (run_kinds.def) */
-    ROUTE_LOGIN,                     /* /login */
-    ROUTE_LOGOUT,                    /* /logout */
-    ROUTE_USERS,                     /* /users: an admin creates accounts */
-    ROUTE_ENGINES,                   /* /engines: the engine records (an admin adds one by POST) */
-    ROUTE_ENGINE,                    /* /engines/NAME: one record and its history */
-    ROUTE_CHART_JS,                  /* /static/chart.js (the Debian package's) */
-    ROUTE_WEB_JS,                    /* /static/web.js (ours) */
-    ROUTE_STYLE,                     /* /static/style.css */
+#define ROUTE(KIND, ...) ROUTE_##KIND,
+#include "routes.def"
+#undef ROUTE
+    ROUTE_KINDS
 } RouteKind;
 
 typedef struct {
     RouteKind kind;
-    int64_t run;                     /* ROUTE_RUN*: the run id (> 0) */
-    char action[16];                 /* ROUTE_RUN_ACTION */
-    RunKindId run_kind;              /* ROUTE_NEW_RUN */
-    char engine[ENGINE_NAME_MAX + 1]; /* ROUTE_ENGINE: its name, of engine_record.h's letters */
+    int64_t run;                     /* {id}: the run id (> 0) */
+    char action[16];                 /* {action} */
+    RunKindId run_kind;              /* {kind} */
+    char engine[ENGINE_NAME_MAX + 1]; /* {engine}: its name, of engine_record.h's letters */
     const char *why;                 /* ROUTE_BAD: what is wrong, for the error page */
 } Route;
 
-/* The route of a path (without its query). This function can't fail. */
+/* The route of a path (without its query): the first row of routes.def whose path matches. This function can't fail. */
 Route route_parse(const char *path);
 
 typedef struct {

@@ -1,9 +1,13 @@
 /*
- * web.c - the dashboard's requests: routing, sessions and rights, CSRF,
- * login rate limits, actions on runs (audited) and the forms that create
- * runs, with a message per field.
+ * web.c - the dashboard's requests: the dispatcher over the routes' table
+ * (routes.def: the method, the CSRF token and the right checked from the
+ * row, once), sessions, login rate limits, the handlers of the routes,
+ * actions on runs (audited) and the forms that create runs, with a
+ * message per field.  The pages themselves are web/pages/ (pages.h).
  */
-#include "app.h"
+#include "web.h"
+
+#include <pthread.h>
 
 #include <errno.h>
 #include <inttypes.h>
@@ -16,10 +20,14 @@
 #include "run_view.h"
 #include "files.h"
 #include "clock.h"
+#include "live.h"
 #include "log.h"
+#include "login.h"
+#include "pages.h"
 #include "param_set.h"
 #include "params.h"
 #include "password.h"
+#include "pool.h"
 #include "run_rules.h"
 #include "store_builds.h"
 #include "store_engines.h"
@@ -39,18 +47,19 @@ enum { SESSION_COOKIE_MAX = 128, POOL_WAIT_MS = 10000, HEAVY_NICE = 5 };
 
 static const char SESSION_COOKIE[] = "xqf_session", LOGIN_COOKIE[] = "xqf_login";
 
-bool session_is(const Session *u, const char *role)
-{
-    static const char *const ORDER[] = { "viewer", "tester", "admin" };
-    int have = -1, need = 0;
-    for (int i = 0; i < 3; i++) {
-        if (u->in && strcmp(u->role, ORDER[i]) == 0)
-            have = i;
-        if (strcmp(role, ORDER[i]) == 0)
-            need = i;
-    }
-    return have >= need;
-}
+struct Web {
+    WebConfig cfg;
+    Pool *pool;                      /* the database connections of pages and actions */
+    pthread_mutex_t create_lock;     /* a tester's quota counted and a run created, one request at a time */
+    char *chart_js;                  /* the file's bytes (NULL when it could not be read) */
+    size_t chart_js_len;
+    Live *live;                      /* the live events (live.h) */
+    LoginGuard *logins;              /* login limits and password verification (login.h) */
+    /* the hash of a random password, verified against when the user is unknown (do_login): read only */
+    char dummy_hash[XQF_PWHASH_MAX];
+    /* the key of the login forms' tokens, random at each start (login_token): read only */
+    char login_key[XQF_TOKEN_HEX + 1];
+};
 
 /* ---- the object ---------------------------------------------------------------- */
 
@@ -68,8 +77,6 @@ Web *web_new(const WebConfig *cfg)
         return NULL;
     }
     pthread_mutex_init(&w->create_lock, NULL);
-    pthread_mutex_init(&w->ev_lock, NULL);
-    pthread_cond_init(&w->ev_cond, NULL);
     if (cfg->chart_js && !(w->chart_js = files_read(cfg->chart_js, SIZE_MAX, &w->chart_js_len)))
         log_warn("cannot read %s (%s): pages have no charts", cfg->chart_js, strerror(errno));
     LoginConfig lc = { .per_address = cfg->login_per_minute, .per_account = cfg->login_per_account,
@@ -78,7 +85,8 @@ Web *web_new(const WebConfig *cfg)
         web_destroy(&w);
         return NULL;
     }
-    if (!(w->pool = pool_new(cfg->db, cfg->db_connections > 0 ? cfg->db_connections : 4)) || live_start(w) != 0) {
+    if (!(w->pool = pool_new(cfg->db, cfg->db_connections > 0 ? cfg->db_connections : 4)) ||
+        !(w->live = live_new(cfg->db))) {
         log_error("cannot start: the database is not reachable");
         web_destroy(&w);
         return NULL;
@@ -86,25 +94,31 @@ Web *web_new(const WebConfig *cfg)
     return w;
 }
 
-void web_shutdown(Web *w) { live_stop(w); }
+void web_shutdown(Web *w)
+{
+    if (w->live)
+        live_stop(w->live);
+}
 
 void web_destroy(Web **wp)
 {
     Web *w = *wp;
     if (!w)
         return;
-    live_stop(w);
+    live_destroy(&w->live);
     pool_destroy(&w->pool);
     login_destroy(&w->logins);
-    for (int i = 0; i < EVENT_SLOTS; i++)
-        free(w->events[i].text);
     free(w->chart_js);
     pthread_mutex_destroy(&w->create_lock);
-    pthread_mutex_destroy(&w->ev_lock);
-    pthread_cond_destroy(&w->ev_cond);
     free(w);
     *wp = NULL;
 }
+
+WebCursor web_cursor(Web *w, int64_t run) { return live_cursor(w->live, run); }
+
+int web_wait(Web *w, WebCursor *c, Buf *out, int timeout_ms) { return live_wait(w->live, c, out, timeout_ms); }
+
+int web_streams(Web *w, int delta) { return live_streams(w->live, delta); }
 
 void web_error(WebResponse *rs, int status, const char *reason)
 {
@@ -981,96 +995,163 @@ static void run_pgn(Web *w, Store *s, const WebRequest *rq, int64_t id, WebRespo
     free(text);
 }
 
+/* ---- the handlers: one request being answered ------------------------------------------ */
+
+typedef struct {
+    Web *w;
+    Store *s;                        /* a connection of the pool (NULL for a static file; do_login may swap it) */
+    const WebRequest *rq;
+    const Route *rt;
+    const Session *u;                /* the visitor (NULL for a static file) */
+    WebResponse *rs;
+} Call;
+
+static void get_runs(Call *c) { c->rs->status = page_runs(c->s, c->rq->query, c->u, &c->rs->body); }
+
+static void get_run(Call *c) { c->rs->status = page_run(c->s, c->rt->run, c->u, NULL, &c->rs->body); }
+
+static void get_run_report(Call *c) { run_report(c->s, c->rt->run, c->rs); }
+
+static void get_run_pgn(Call *c) { run_pgn(c->w, c->s, c->rq, c->rt->run, c->rs); }
+
+static void get_machines(Call *c) { c->rs->status = page_machines(c->s, c->u, &c->rs->body); }
+
+static void get_engines(Call *c) { c->rs->status = page_engines(c->s, NULL, NULL, 0, NULL, c->u, &c->rs->body); }
+
+static void get_engine(Call *c) { c->rs->status = page_engine(c->s, c->rt->engine, c->u, &c->rs->body); }
+
+static void get_login(Call *c) { login_page(c->w, c->rq, NULL, c->u, c->rs); }
+
+static void get_users(Call *c) { c->rs->status = page_users(NULL, NULL, 0, NULL, c->u, &c->rs->body); }
+
+static void get_new_run(Call *c)
+{
+    c->rs->status = page_new_run(c->s, c->rt->run_kind, NULL, NULL, 0, c->u, &c->rs->body);
+}
+
+/* An event stream (http.c streams it): of one run (that must exist), or of every run. */
+static void get_events(Call *c)
+{
+    StoreRun r;
+    bool one = c->rt->kind == ROUTE_RUN_EVENTS;
+    int found = one ? store_load_run(c->s, c->rt->run, &r, false) : 1;
+    if (found <= 0)
+        web_error(c->rs, found < 0 ? 503 : 404, found < 0 ? "the database cannot be read now" : "there is no such run");
+    else
+        c->rs->events_run = one ? c->rt->run : 0;
+}
+
+static void post_login(Call *c) { do_login(c->w, &c->s, c->rq, c->u, c->rs); }
+
+static void post_logout(Call *c) { do_logout(c->w, c->s, c->rq, c->rs); }
+
+static void post_run_action(Call *c) { run_action(c->s, c->rq, c->rt, c->u, c->rs); }
+
+static void post_new_run(Call *c) { create_run(c->w, c->s, c->rq, c->rt->run_kind, c->u, c->rs); }
+
+static void post_users(Call *c) { create_user(c->s, c->rq, c->u, c->rs); }
+
+static void post_engine(Call *c) { add_engine(c->s, c->rq, c->u, c->rs); }
+
+/* ---- static files ----------------------------------------------------------------------- */
+
+extern const char WEB_JS[], WEB_CSS[];      /* assets.c, generated from web/static/ */
+
+static void static_chart_js(Call *c)
+{
+    if (!c->w->chart_js) {
+        web_error(c->rs, 404, "Chart.js is not installed (Debian libjs-chart.js)");
+        return;
+    }
+    c->rs->type = "application/javascript";
+    c->rs->static_body = c->w->chart_js;
+    c->rs->static_len = c->w->chart_js_len;
+}
+
+static void static_web_js(Call *c)
+{
+    c->rs->type = "application/javascript";
+    c->rs->static_body = WEB_JS;
+    c->rs->static_len = strlen(WEB_JS);
+}
+
+static void static_style(Call *c)
+{
+    c->rs->type = "text/css";
+    c->rs->static_body = WEB_CSS;
+    c->rs->static_len = strlen(WEB_CSS);
+}
+
 /* ---- the dispatcher ------------------------------------------------------------------ */
 
-/* POSTs: a session, its CSRF token, then the route's own rights. */
-static void post(Web *w, Store **sp, const WebRequest *rq, const Route *rt, const Session *u, WebResponse *rs)
-{
-    if (rt->kind == ROUTE_LOGIN) {
-        /* checked before the limits and the password: a forged login costs nothing and counts for nothing */
-        if (login_token_ok(w, rq))
-            do_login(w, sp, rq, u, rs);
-        else
-            web_error(rs, 403, "the login form's token is missing or wrong: load the login page again (it sets a "
-                               "cookie) and log in from there");
-        return;
-    }
-    Store *s = *sp;
-    bool known = rt->kind == ROUTE_LOGOUT || rt->kind == ROUTE_RUN_ACTION || rt->kind == ROUTE_NEW_RUN ||
-                 rt->kind == ROUTE_USERS || rt->kind == ROUTE_ENGINES;
-    if (!known) {
-        web_error(rs, 405, "this page takes no POST");
-        return;
-    }
-    if (!u->in) {
-        web_error(rs, 403, "log in first (or your session has expired)");
-        return;
-    }
-    const char *csrf = form_get(rq->form, "csrf");
-    if (!csrf || !xqf_token_equal(csrf, u->csrf)) {
-        web_error(rs, 403, "the form's CSRF token is missing or wrong: reload the page and try again");
-        return;
-    }
-    if (rt->kind == ROUTE_LOGOUT)
-        do_logout(w, s, rq, rs);
-    else if (rt->kind == ROUTE_RUN_ACTION)
-        run_action(s, rq, rt, u, rs);
-    else if (rt->kind == ROUTE_ENGINES) {
-        if (!session_is(u, "admin"))
-            web_error(rs, 403, "only an admin may add engines");
-        else
-            add_engine(s, rq, u, rs);
-    } else if (rt->kind == ROUTE_USERS) {
-        if (!session_is(u, "admin"))
-            web_error(rs, 403, "only an admin may create accounts");
-        else
-            create_user(s, rq, u, rs);
-    } else if (!session_is(u, "tester"))
-        web_error(rs, 403, "a viewer's account may not create runs");
-    else
-        create_run(w, s, rq, rt->run_kind, u, rs);
-}
+typedef enum { RIGHT_OPEN, RIGHT_READ, RIGHT_VIEWER, RIGHT_TESTER, RIGHT_ADMIN } Right;
+typedef enum { CSRF_NONE, CSRF_SESSION, CSRF_LOGIN } Csrf;
+typedef enum { CONN_NONE, CONN_LIGHT, CONN_HEAVY } Conn;
 
-static void get(Web *w, Store *s, const WebRequest *rq, const Route *rt, const Session *u, WebResponse *rs)
-{
-    Buf *b = &rs->body;
-    switch (rt->kind) {
-    case ROUTE_RUNS: rs->status = page_runs(s, rq, u, b); break;
-    case ROUTE_RUN: rs->status = page_run(s, rt->run, u, NULL, b); break;
-    case ROUTE_RUN_REPORT: run_report(s, rt->run, rs); break;
-    case ROUTE_RUN_PGN: run_pgn(w, s, rq, rt->run, rs); break;
-    case ROUTE_MACHINES: rs->status = page_machines(s, u, b); break;
-    case ROUTE_ENGINES: rs->status = page_engines(s, NULL, NULL, 0, NULL, u, b); break;
-    case ROUTE_ENGINE: rs->status = page_engine(s, rt->engine, u, b); break;
-    case ROUTE_LOGIN: login_page(w, rq, NULL, u, rs); break;
-    case ROUTE_USERS:
-        if (!session_is(u, "admin"))
-            web_error(rs, 403, "only an admin may create accounts");
-        else
-            rs->status = page_users(NULL, NULL, 0, NULL, u, b);
-        break;
-    case ROUTE_NEW_RUN:
-        if (!session_is(u, "tester"))
-            web_error(rs, 403, "log in as a tester or an admin to create runs");
-        else
-            rs->status = page_new_run(s, rt->run_kind, NULL, NULL, 0, u, b);
-        break;
-    case ROUTE_RUN_EVENTS:
-    case ROUTE_RUNS_EVENTS: {
-        StoreRun r;
-        int found = rt->kind == ROUTE_RUN_EVENTS ? store_load_run(s, rt->run, &r, false) : 1;
-        if (found <= 0)
-            web_error(rs, found < 0 ? 503 : 404, found < 0 ? "the database cannot be read now" : "there is no such run");
-        else
-            rs->events_run = rt->kind == ROUTE_RUN_EVENTS ? rt->run : 0;
-        break;
-    }
-    default: web_error(rs, 405, "this page takes only POST");
-    }
-}
+/* What one method does on a page: who may, the token it must bring, the handler (NULL: 405). */
+typedef struct {
+    Right right;
+    Csrf csrf;
+    void (*handler)(Call *c);
+    const char *refused;
+} Cell;
 
-/* The static files: no session, no database. True when rt is one. */
-static bool static_file(Web *w, const Route *rt, WebResponse *rs);
+typedef struct {
+    Conn conn;
+    Cell get, post;
+} RouteRow;
+
+static const RouteRow ROUTES[ROUTE_KINDS] = {
+#define GET(RIGHT, handler, refused) { RIGHT_##RIGHT, CSRF_NONE, handler, refused }
+#define POST(RIGHT, CSRF, handler, refused) { RIGHT_##RIGHT, CSRF_##CSRF, handler, refused }
+#define NO_GET { RIGHT_OPEN, CSRF_NONE, NULL, NULL }
+#define NO_POST NO_GET
+#define ROUTE(KIND, PATH, CONN, get, post) [ROUTE_##KIND] = { CONN_##CONN, get, post },
+#include "routes.def"
+#undef ROUTE
+#undef NO_POST
+#undef NO_GET
+#undef POST
+#undef GET
+};
+
+/*
+ * Whether the visitor may use the cell: a handler for the method, the
+ * cell's token (the login form's; or a session and its token), the cell's
+ * right.  The refusal into rs when not.
+ */
+static bool admitted(Web *w, const Call *c, const Cell *m, bool is_get)
+{
+    static const char *const ROLE[] = { [RIGHT_VIEWER] = "viewer", [RIGHT_TESTER] = "tester",
+                                        [RIGHT_ADMIN] = "admin" };
+    const Session *u = c->u;
+    if (!m->handler) {
+        web_error(c->rs, 405, is_get ? "this page takes only POST" : "this page takes no POST");
+        return false;
+    }
+    /* checked before the limits and the password: a forged login costs nothing and counts for nothing */
+    if (m->csrf == CSRF_LOGIN && !login_token_ok(w, c->rq)) {
+        web_error(c->rs, 403, "the login form's token is missing or wrong: load the login page again (it sets a "
+                              "cookie) and log in from there");
+        return false;
+    }
+    if (m->csrf == CSRF_SESSION) {
+        const char *csrf = form_get(c->rq->form, "csrf");
+        if (!u->in) {
+            web_error(c->rs, 403, "log in first (or your session has expired)");
+            return false;
+        }
+        if (!csrf || !xqf_token_equal(csrf, u->csrf)) {
+            web_error(c->rs, 403, "the form's CSRF token is missing or wrong: reload the page and try again");
+            return false;
+        }
+    }
+    if (m->right >= RIGHT_VIEWER && !session_is(u, ROLE[m->right])) {
+        web_error(c->rs, 403, m->refused ? m->refused : "log in first (or your session has expired)");
+        return false;
+    }
+    return true;
+}
 
 void web_handle(Web *w, const WebRequest *rq, WebResponse *rs)
 {
@@ -1091,63 +1172,39 @@ void web_handle(Web *w, const WebRequest *rq, WebResponse *rs)
         web_error(rs, 405, "only GET, HEAD and POST are served");
         return;
     }
-    if (static_file(w, &rt, rs))
+    const RouteRow *row = &ROUTES[rt.kind];
+    const Cell *m = is_get ? &row->get : &row->post;
+    Call c = { .w = w, .rq = rq, .rt = &rt, .rs = rs };
+    if (row->conn == CONN_NONE) {    /* a static file: no session, no database */
+        if (m->handler)
+            m->handler(&c);
+        else
+            web_error(rs, 405, is_get ? "this page takes only POST" : "this page takes no POST");
         return;
+    }
     /*
      * A PGN download or a report may take seconds of a core: the pool keeps
      * a connection for everything else, and the thread, at a lower priority,
      * leaves the cores to the pages first; it ends with this answer (the
      * connection closes), its priority with it.
      */
-    bool heavy = rt.kind == ROUTE_RUN_PGN || rt.kind == ROUTE_RUN_REPORT;
+    bool heavy = row->conn == CONN_HEAVY;
     if (heavy) {
         rs->close = true;
         if (thread_nice(HEAVY_NICE) != 0)
             log_debug("a heavy request keeps its thread's priority");
     }
-    Store *s = take_store(w, heavy ? POOL_HEAVY : POOL_LIGHT, rs);
-    if (!s)
+    if (!(c.s = take_store(w, heavy ? POOL_HEAVY : POOL_LIGHT, rs)))
         return;
     Session u;
-    session_of(s, rq, &u);
-    bool open = rt.kind == ROUTE_LOGIN || (rt.kind == ROUTE_LOGOUT && !is_get);
+    session_of(c.s, rq, &u);
+    c.u = &u;
+    bool open = m->handler && m->right == RIGHT_OPEN;
     if (!u.in && w->cfg.login_required && !open)
         web_error(rs, 401, "log in to see the dashboard (at /login)");
-    else if (is_get)
-        get(w, s, rq, &rt, &u, rs);
-    else
-        post(w, &s, rq, &rt, &u, rs);
-    pool_give(w->pool, &s);
+    else if (admitted(w, &c, m, is_get))
+        m->handler(&c);
+    pool_give(w->pool, &c.s);
     if (buf_failed(&rs->body))
         web_error(rs, 500, "out of memory");
-}
-
-/* ---- static files ----------------------------------------------------------------------- */
-
-extern const char WEB_JS[], WEB_CSS[];      /* assets.c, generated from web/static/ */
-
-static bool static_file(Web *w, const Route *rt, WebResponse *rs)
-{
-    switch (rt->kind) {
-    case ROUTE_CHART_JS:
-        if (!w->chart_js) {
-            web_error(rs, 404, "Chart.js is not installed (Debian libjs-chart.js)");
-            return true;
-        }
-        rs->type = "application/javascript";
-        rs->static_body = w->chart_js;
-        rs->static_len = w->chart_js_len;
-        return true;
-    case ROUTE_WEB_JS:
-        rs->type = "application/javascript";
-        rs->static_body = WEB_JS;
-        rs->static_len = strlen(WEB_JS);
-        return true;
-    case ROUTE_STYLE:
-        rs->type = "text/css";
-        rs->static_body = WEB_CSS;
-        rs->static_len = strlen(WEB_CSS);
-        return true;
-    default: return false;
-    }
 }

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "live.h"
 #include "request.h"
 
 typedef struct {
@@ -74,12 +75,9 @@ void web_handle(Web *w, const WebRequest *rq, WebResponse *rs);
 /* An error page (status and a one-line reason, escaped) into *rs. */
 void web_error(WebResponse *rs, int status, const char *reason);
 
-/* ---- live events (live.c) -------------------------------------------------------- */
+/* ---- live events (live.h) -------------------------------------------------------- */
 
-typedef struct {
-    int64_t run;                     /* the run watched, 0: every run (the runs page) */
-    uint64_t seq;                    /* the newest event already sent */
-} WebCursor;
+typedef LiveCursor WebCursor;        /* run: the run watched, 0: every run (the runs page); seq: the newest sent */
 
 /* A cursor at the newest event: what a new stream starts from. */
 WebCursor web_cursor(Web *w, int64_t run);

@@ -2,7 +2,8 @@
 // puppeteer-core, against a real PostgreSQL (XQF_TEST_DB), coordinator,
 // worker and xqf-web (XQF_BIN).  Run by ctest (test "browser", label
 // "browser"; ops/setup installs puppeteer-core into tests/browser/node_modules).
-// XQF_SCREENSHOTS=DIR keeps the screenshots of the run, machines, engines, new-run form and waiting-for-builds pages.
+// XQF_SCREENSHOTS=DIR keeps the screenshots of the run, machines, engines, new-run forms (SPRT, SPSA, data) and
+// waiting-for-builds pages.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
@@ -152,6 +153,15 @@ test("the engines page lists ours; an admin's form adds one, a bad regex is name
   assert.ok(await page.$('a[href="/engines/pika"]'), 'the new engine is not listed');
   if (process.env.XQF_SCREENSHOTS)
     await page.screenshot({ path: join(process.env.XQF_SCREENSHOTS, 'engines.png'), fullPage: true });
+  // the SPSA form offers the registered engines to its engine field (a datalist)
+  await page.goto(`${url}/new/spsa`);
+  assert.equal(await page.$eval('#f-engine', (e) => e.getAttribute('list')), 'engines');
+  const offered = await page.$$eval('datalist#engines option', (os) => os.map((o) => o.value));
+  assert.ok(offered.includes('xqf') && offered.includes('pika'), offered.join(','));
+  if (process.env.XQF_SCREENSHOTS) {
+    await page.focus('#f-engine');
+    await page.screenshot({ path: join(process.env.XQF_SCREENSHOTS, 'new-spsa.png'), fullPage: true });
+  }
   await page.close();
 });
 

@@ -9,6 +9,7 @@
  * control character or <.  The same bytes as a trusted proxy's
  * X-Forwarded-For (request_client) give an address in canonical form.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +43,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     Route r = route_parse(path);
     if (r.kind == ROUTE_BAD && !r.why)
         abort();
-    if ((r.kind == ROUTE_RUN || r.kind == ROUTE_RUN_EVENTS || r.kind == ROUTE_RUN_ACTION) && r.run <= 0)
+    bool by_id = r.kind == ROUTE_RUN || r.kind == ROUTE_RUN_EVENTS || r.kind == ROUTE_RUN_REPORT ||
+                 r.kind == ROUTE_RUN_PGN || r.kind == ROUTE_RUN_ACTION;
+    if ((by_id && r.run <= 0) || (r.kind == ROUTE_RUN_ACTION && !r.action[0]) ||
+        (r.kind == ROUTE_ENGINE && !r.engine[0]))
         abort();
     free(path);
 

@@ -1,11 +1,11 @@
 /*
- * pages.c - the dashboard's pages as server-rendered HTML (complete
- * without JavaScript; web.js adds charts and live updates), and a run's
- * live numbers as an event.  Every text from the database goes through
+ * runs.c - the runs: the list (filtered), a run's page with its charts'
+ * data, tasks, builds and history, and its live numbers as an event
+ * (live.c pushes them).  Every text from the database goes through
  * buf_html (or buf_json inside the data element); numbers come from the
  * tuner's statistics (Elo, nElo, LLR bounds).
  */
-#include "app.h"
+#include "frame.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -16,13 +16,10 @@
 #include "run_view.h"
 #include "game.h"
 #include "params.h"
-#include "residual.h"
 #include "run_kind.h"
 #include "run_service.h"
-#include "run_settings.def"
 #include "stats.h"
 #include "store_builds.h"
-#include "store_engines.h"
 #include "store_games.h"
 #include "store_runs.h"
 #include "store_spsa.h"
@@ -30,65 +27,7 @@
 #include "store_users.h"
 #include "store_web.h"
 
-enum { RUNS_SHOWN = 200, CHART_POINTS = 400, TASK_ROWS = 200, AUDIT_ROWS = 100, MACHINE_WINDOW_S = 3600,
-       MACHINES_SHOWN = 5000 };
-
-/* ---- the frame of every page ------------------------------------------------------ */
-
-static void head(Buf *b, const char *title, const Session *u)
-{
-    buf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-                "<link rel=\"stylesheet\" href=\"/static/style.css\"><title>");
-    buf_html(b, title);
-    buf_puts(b, " - Xiangqi Forge</title></head><body>\n<nav><a class=\"brand\" href=\"/\">Xiangqi Forge</a> "
-                "<a href=\"/runs\">Runs</a> <a href=\"/machines\">Machines</a>");
-    for (int k = 0; k < RUN_KIND_COUNT && session_is(u, "tester"); k++) {
-        const RunKind *kind = run_kind_get((RunKindId)k);
-        buf_printf(b, " <a href=\"/new/%s\">New %s</a>", kind->name, kind->title);
-    }
-    buf_puts(b, " <a href=\"/engines\">Engines</a>");
-    if (session_is(u, "admin"))
-        buf_puts(b, " <a href=\"/users\">Users</a>");
-    buf_puts(b, "<span class=\"user\">");
-    if (u->in) {
-        buf_html(b, u->name);
-        buf_puts(b, " (");
-        buf_html(b, u->role);
-        buf_puts(b, ") <form class=\"inline\" method=\"post\" action=\"/logout\"><input type=\"hidden\" "
-                    "name=\"csrf\" value=\"");
-        buf_html(b, u->csrf);
-        buf_puts(b, "\"><button>Log out</button></form>");
-    } else
-        buf_puts(b, "<a href=\"/login\">Log in</a>");
-    buf_puts(b, "</span></nav>\n<main>\n");
-}
-
-static void foot(Buf *b)
-{
-    buf_puts(b, "</main>\n<script src=\"/static/chart.js\"></script><script src=\"/static/web.js\"></script>"
-                "</body></html>\n");
-}
-
-/* The hidden CSRF field of a form. */
-static void csrf_field(Buf *b, const Session *u)
-{
-    buf_puts(b, "<input type=\"hidden\" name=\"csrf\" value=\"");
-    buf_html(b, u->csrf);
-    buf_puts(b, "\">");
-}
-
-void page_error(Buf *b, int status, const char *reason)
-{
-    static const Session nobody = { 0 };
-    char title[64];
-    snprintf(title, sizeof title, "Error %d", status);
-    head(b, title, &nobody);
-    buf_printf(b, "<h1>Error %d</h1><p class=\"error\">", status);
-    buf_html(b, reason);
-    buf_puts(b, "</p><p><a href=\"/\">Back to the runs</a></p>\n");
-    foot(b);
-}
+enum { RUNS_SHOWN = 200, CHART_POINTS = 400, TASK_ROWS = 200, AUDIT_ROWS = 100 };
 
 /* ---- numbers as text -------------------------------------------------------------- */
 
@@ -293,7 +232,7 @@ static void runs_table(Buf *b, const char *title, StoreRun *runs, int n, const S
     buf_puts(b, "</tbody></table>\n");
 }
 
-int page_runs(Store *s, const WebRequest *rq, const Session *u, Buf *b)
+int page_runs(Store *s, const Form *query, const Session *u, Buf *b)
 {
     StoreRun *runs = NULL;
     StoreWebOwner *owners = NULL;
@@ -312,19 +251,19 @@ int page_runs(Store *s, const WebRequest *rq, const Session *u, Buf *b)
     const char *KINDS[RUN_KIND_COUNT + 2] = { "" };
     for (int k = 0; k < RUN_KIND_COUNT; k++)
         KINDS[k + 1] = run_kind_get((RunKindId)k)->name;
-    select_field(b, "state", STATES, form_get(rq->query, "state"));
-    select_field(b, "kind", KINDS, form_get(rq->query, "kind"));
+    select_field(b, "state", STATES, form_get(query, "state"));
+    select_field(b, "kind", KINDS, form_get(query, "kind"));
     buf_puts(b, "<label>owner <input name=\"owner\" size=\"12\" value=\"");
-    const char *owner = form_get(rq->query, "owner");
+    const char *owner = form_get(query, "owner");
     buf_html(b, owner ? owner : "");
     buf_puts(b, "\"></label> <button>Filter</button></form>\n");
     static const char *const ACTIVE[] = { "active", NULL }, *const PENDING[] = { "pending", NULL },
                              *const BUILDING[] = { "building", NULL },
                              *const DONE[] = { "finished", "stopped", "paused", "failed", NULL };
-    runs_table(b, "Active", runs, n, owners, nowners, rq->query, ACTIVE);
-    runs_table(b, "Pending approval", runs, n, owners, nowners, rq->query, PENDING);
-    runs_table(b, "Waiting for their builds", runs, n, owners, nowners, rq->query, BUILDING);
-    runs_table(b, "Finished", runs, n, owners, nowners, rq->query, DONE);
+    runs_table(b, "Active", runs, n, owners, nowners, query, ACTIVE);
+    runs_table(b, "Pending approval", runs, n, owners, nowners, query, PENDING);
+    runs_table(b, "Waiting for their builds", runs, n, owners, nowners, query, BUILDING);
+    runs_table(b, "Finished", runs, n, owners, nowners, query, DONE);
     if (n == 0)
         buf_puts(b, "<p>No runs yet: create one with <code>xqf-tune sprt new</code> or the New SPRT page.</p>\n");
     foot(b);
@@ -362,21 +301,6 @@ static int chart_points(Store *s, const StoreRun *r, Buf *b)
     buf_puts(b, "]");
     free(pr);
     return 0;
-}
-
-/* One "label: value" row of a table of settings (value escaped). */
-static void row(Buf *b, const char *label, const char *value, const char *key)
-{
-    buf_printf(b, "<tr><th>%s</th><td%s%s%s>", label, key ? " data-k=\"" : "", key ? key : "", key ? "\"" : "");
-    buf_html(b, value);
-    buf_puts(b, "</td></tr>\n");
-}
-
-static void row_num(Buf *b, const char *label, int64_t v, const char *key)
-{
-    char t[32];
-    snprintf(t, sizeof t, "%" PRId64, v);
-    row(b, label, t, key);
 }
 
 /* The buttons a visitor may use on run r. */
@@ -867,477 +791,4 @@ int page_run_event(Store *s, int64_t id, Buf *out)
     }
     buf_puts(out, "}\n\n");
     return 1;
-}
-
-/* ---- machines ------------------------------------------------------------------------- */
-
-int page_machines(Store *s, const Session *u, Buf *b)
-{
-    StoreWorker *w = NULL;
-    int n = store_web_workers(s, MACHINE_WINDOW_S, MACHINES_SHOWN, &w);
-    if (n < 0) {
-        page_error(b, 503, "the run database cannot be read now");
-        return 503;
-    }
-    head(b, "Machines", u);
-    buf_printf(b, "<h1>Machines</h1>\n<p>Workers seen in the last %d minutes: %d.</p>\n", MACHINE_WINDOW_S / 60, n);
-    if (n > 0) {
-        buf_puts(b, "<table><thead><tr><th>Worker</th><th>Build</th><th>Cores</th><th>Games at once</th>"
-                    "<th>Nodes/s</th><th>Tasks now</th><th>Pairs played</th><th>Crashes</th><th>Time losses</th>"
-                    "<th>Illegal moves</th><th>Last seen</th><th>Flags</th></tr></thead><tbody>\n");
-        for (int i = 0; i < n; i++) {
-            buf_puts(b, "<tr><td>");
-            buf_html(b, w[i].name);
-            buf_puts(b, "</td><td class=\"mono\">");
-            buf_html(b, w[i].build_id[0] ? w[i].build_id : "-");
-            buf_printf(b, "</td><td>%d</td><td>%d</td><td>", w[i].cores, w[i].concurrency);
-            if (w[i].nps > 0)
-                buf_printf(b, "%.2f M", w[i].nps / 1e6);
-            else
-                buf_puts(b, "-");
-            /* the rule of a run's flag (residual.h), over every run's games */
-            bool faulty = xqf_faults_flag(2 * w[i].pairs, w[i].crashes, w[i].time_losses);
-            buf_printf(b, "</td><td>%" PRId64 "</td><td>%" PRId64 "</td><td>%" PRId64 "</td><td>%" PRId64 "</td><td>%"
-                          PRId64 "</td><td>%.0f s ago</td><td>%s%s</td></tr>\n", w[i].leased, w[i].pairs, w[i].crashes,
-                       w[i].time_losses, w[i].illegal_moves, w[i].idle_s,
-                       w[i].idle_s > 120 ? "idle" : w[i].leased > 0 ? "busy" : "waiting", faulty ? ", faults" : "");
-        }
-        buf_puts(b, "</tbody></table>\n");
-    }
-    buf_puts(b, "<p class=\"note\">Nodes per second: the worker's latest bench of a build it plays. Crashes, time "
-                "losses and illegal moves: its games so ended, over every run (\"faults\": more than 3 crashes, or time "
-                "losses in more than 10 % of more than 20 games, xqf-tune show's rule); a run's page shows them by worker "
-                "for that run, with the residual.</p>\n");
-    foot(b);
-    free(w);
-    return 200;
-}
-
-/* ---- forms -------------------------------------------------------------------------- */
-
-/* A form being written: the values given, the messages by field, and which of them a field showed. */
-typedef struct {
-    Buf *b;
-    bool engines;                    /* the engine fields offer the records' names (a datalist "engines") */
-    const Form *values;
-    const FieldError *errors;
-    int nerrors;
-    bool shown[32];
-} FormOut;
-
-/* The message of field name (NULL: none), marked shown. */
-static const char *field_message(FormOut *fo, const char *name)
-{
-    for (int i = 0; i < fo->nerrors; i++)
-        if (strcmp(fo->errors[i].field, name) == 0) {
-            if (i < 32)
-                fo->shown[i] = true;
-            return fo->errors[i].message;
-        }
-    return NULL;
-}
-
-static void field_end(FormOut *fo, const char *name, const char *hint, const char *msg)
-{
-    if (hint)
-        buf_printf(fo->b, "<small>%s</small>", hint);
-    if (msg) {
-        buf_printf(fo->b, "<p class=\"field-error\" id=\"err-%s\">", name);
-        buf_html(fo->b, msg);
-        buf_puts(fo->b, "</p>");
-    }
-    buf_puts(fo->b, "</div>\n");
-}
-
-/* One field of a form: label, input with the value given (or the default), its message. */
-static void field(FormOut *fo, const char *name, const char *label, const char *def, const char *hint)
-{
-    const char *v = fo->values ? form_get(fo->values, name) : NULL, *msg = field_message(fo, name);
-    buf_printf(fo->b, "<div class=\"field%s\"><label for=\"f-%s\">%s</label><input id=\"f-%s\" name=\"%s\" value=\"",
-               msg ? " invalid" : "", name, label, name, name);
-    buf_html(fo->b, v ? v : def);
-    buf_puts(fo->b, "\"");
-    if (fo->engines && (strcmp(name, "engine") == 0 || strcmp(name, "base_engine") == 0))
-        buf_puts(fo->b, " list=\"engines\"");
-    buf_puts(fo->b, ">");
-    field_end(fo, name, hint, msg);
-}
-
-/* A field of several lines: a textarea with the text given. */
-static void textarea_field(FormOut *fo, const char *name, const char *label, const char *hint)
-{
-    const char *v = fo->values ? form_get(fo->values, name) : NULL, *msg = field_message(fo, name);
-    buf_printf(fo->b, "<div class=\"field%s\"><label for=\"f-%s\">%s</label><textarea id=\"f-%s\" name=\"%s\" "
-               "rows=\"6\" cols=\"60\">", msg ? " invalid" : "", name, label, name, name);
-    buf_html(fo->b, v ? v : "");
-    buf_puts(fo->b, "</textarea>");
-    field_end(fo, name, hint, msg);
-}
-
-/* A yes/no field: a checkbox sending "1" when ticked (unticked: absent, no). */
-static void check_field(FormOut *fo, const char *name, const char *label, const char *hint)
-{
-    const char *v = fo->values ? form_get(fo->values, name) : NULL, *msg = field_message(fo, name);
-    buf_printf(fo->b, "<div class=\"field%s\"><label for=\"f-%s\">%s</label><input id=\"f-%s\" type=\"checkbox\" "
-               "name=\"%s\" value=\"1\"%s>", msg ? " invalid" : "", name, label, name, name,
-               v && *v && strcmp(v, "0") != 0 ? " checked" : "");
-    field_end(fo, name, hint, msg);
-}
-
-/*
- * The fields of a kind's form, by its record in run_kinds.def: what every
- * run has, the two sides of a kind that has them, the kind's own
- * settings, and what the games keep for kinds that play a test's games.
- * The names are xqf-tune's options without "--" and with '_' for '-'.
- */
-/* A setting's field (run_settings.def), its default shown as xqf-tune's option's. */
-#define SETTING_FIELD(field_name, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store) \
-    field(fo, form_field, label, #def, form_help);
-
-static void new_run_fields(FormOut *fo, const RunKind *k)
-{
-    field(fo, "name", "Name", "", NULL);
-    if (k->two_sides) {
-        field(fo, "test", "Test set", "",
-              "Name=value,... over the defaults, checked against what plays it (a build: its own parameters)");
-        field(fo, "base", "Base set", "", "empty: the defaults");
-        field(fo, "test_build", "Test build", "", "id from xqf-tune build (empty: the workers' engine)");
-        field(fo, "base_build", "Base build", "", "id from xqf-tune build (empty: the workers' engine)");
-        field(fo, "test_ref", "Test git ref", "",
-              "or a branch, tag or commit: built by the builder (xqf-tune build --serve) before the test starts");
-        field(fo, "base_ref", "Base git ref", "", "or the base side's branch, tag or commit");
-        field(fo, "engine", "Engine", RUN_OUR_ENGINE,
-              "a record of xqf-tune engine list: another engine's refs (from its repository) or builds, both sides");
-        field(fo, "base_engine", "Base engine", "",
-              "the base side's, when another (empty: the engine above): its base ref or base build plays");
-    }
-    if (k->sprt) {
-        RUN_SETTINGS_SPRT(SETTING_FIELD)
-    } else if (k->spsa) {
-        field(fo, "params", "Parameters", "", "names, comma-separated (empty: every tunable), or");
-        textarea_field(fo, "spec", "Spec", "`name, int, start, min, max[, c_end, r_end]` a line (Fishtest's): "
-                                           "the parameters with their own start, bounds and end hints");
-        field(fo, "engine", "Engine", RUN_OUR_ENGINE,
-              "a record of xqf-tune engine list: another engine's UCI options are tuned from a spec");
-        field(fo, "ref", "Git ref", "",
-              "with another engine: its branch, tag or commit, built by the builder (xqf-tune build --serve); "
-              "both sides play the build");
-        field(fo, "pairs", "Game pairs (iterations)", "", NULL);
-        RUN_SETTINGS_SPSA(SETTING_FIELD)
-    } else if (k->two_sides)
-        field(fo, "pairs", "Game pairs", "", "exactly this many pairs, no SPRT: the Elo with its interval");
-    else {
-        field(fo, "params", "Set", "", "Name=value,... over the defaults, the engine both sides play");
-        field(fo, "games", "Games", "", "rounded up to pairs");
-        field(fo, "depth", "Depth per move", "", "or a fixed depth (instead of a time control or nodes)");
-        field(fo, "random_plies", "Random plies", "8", "after the opening");
-        field(fo, "skip_plies", "Skipped plies", "0", "kept out after the opening and random plies");
-        check_field(fo, "keep_check", "Keep checks", "positions where the side to move is in check");
-        check_field(fo, "keep_captures", "Keep captures", "positions whose played move captures");
-        field(fo, "max_score", "Max score", "3000", "keep out |score| above it (centipawns)");
-    }
-    field(fo, "tc", "Time control", "", "BASE+INC in seconds (10+0.1), or");
-    field(fo, "nodes", "Nodes per move", "", "fixed nodes (give one of the two)");
-    if (k->two_sides)
-        field(fo, "tc_base", "Base time control", "", "time odds: the base side's own clock (the first is the test's)");
-    if (k->id != RUN_KIND_DATA) {
-        field(fo, "threads", "Threads per engine", "1",
-              "1-64 (UCI Threads): a worker plays its concurrency / N games at once, one of lower concurrency none");
-        field(fo, "ref_nps", "Reference speed", "", "nodes/s: scale the clock by it / each worker's speed (empty: no)");
-        check_field(fo, "keep_scores", "Keep scores", "game records keep each move's score and depth");
-        field(fo, "replay", "Replay share", "",
-              "percent of pairs a second worker plays again (fixed nodes; empty: 1, none with several threads)");
-    }
-    RUN_SETTINGS_TASK(SETTING_FIELD)
-}
-
-int page_new_run(Store *s, RunKindId kind, const Form *values, const FieldError *errors, int nerrors,
-                 const Session *u, Buf *b)
-{
-    const RunKind *k = run_kind_get(kind);
-    char title[64];
-    snprintf(title, sizeof title, "New %s", k->title);
-    Buf form = { 0 };
-    /* the registered engines to choose from (xqf-tune engine list); a name typed is still the run service's to check */
-    EngineRecord *engines = NULL;
-    int nengines = k->two_sides || k->spsa ? store_engine_list(s, &engines) : 0;
-    FormOut fo = { .b = &form, .engines = nengines > 0, .values = values, .errors = errors, .nerrors = nerrors };
-    new_run_fields(&fo, k);
-    if (nengines > 0) {
-        buf_puts(&form, "<datalist id=\"engines\">");
-        for (int i = 0; i < nengines; i++) {
-            buf_puts(&form, "<option value=\"");
-            buf_html(&form, engines[i].name);
-            buf_puts(&form, "\">");
-        }
-        buf_puts(&form, "</datalist>\n");
-    }
-    free(engines);
-    head(b, title, u);
-    buf_puts(b, "<h1>");
-    buf_html(b, title);
-    buf_puts(b, "</h1>\n");
-    if (nerrors) {
-        buf_puts(b, "<p class=\"error\">The run was not created: see the messages below.");
-        /* a setting the form has no field for (the server's book) */
-        for (int i = 0; i < nerrors; i++)
-            if (i >= 32 || !fo.shown[i]) {
-                buf_printf(b, " <span id=\"err-%s\">", errors[i].field);
-                buf_html(b, errors[i].field);
-                buf_puts(b, ": ");
-                buf_html(b, errors[i].message);
-                buf_puts(b, "</span>");
-            }
-        buf_puts(b, "</p>\n");
-    }
-    if (!session_is(u, "admin"))
-        buf_puts(b, "<p class=\"notice\">A run you create waits for an admin's approval before workers play it.</p>\n");
-    buf_printf(b, "<form method=\"post\" action=\"/new/%s\" class=\"new\">", k->name);
-    csrf_field(b, u);
-    if (buf_failed(&form))
-        b->failed = true;     /* answered 500, as any page out of memory */
-    else if (form.len)
-        buf_add(b, form.data, form.len);
-    buf_free(&form);
-    buf_puts(b, "<button>Create</button></form>\n");
-    foot(b);
-    return nerrors ? 400 : 200;
-}
-
-/* A page's notice (NULL: none). */
-static void notice_line(Buf *b, const char *notice)
-{
-    if (!notice)
-        return;
-    buf_puts(b, "<p class=\"notice\" id=\"notice\">");
-    buf_html(b, notice);
-    buf_puts(b, "</p>\n");
-}
-
-/* The start of an admin's form posted to action: the refusal when it had errors ("The X was not Y"), the token. */
-static void form_start(Buf *b, const Session *u, const char *action, int nerrors, const char *refused)
-{
-    if (nerrors)
-        buf_printf(b, "<p class=\"error\">%s: see the messages below.</p>\n", refused);
-    buf_printf(b, "<form method=\"post\" action=\"%s\" class=\"new\">", action);
-    csrf_field(b, u);
-}
-
-int page_users(const Form *values, const FieldError *errors, int nerrors, const char *notice, const Session *u,
-               Buf *b)
-{
-    head(b, "Users", u);
-    buf_puts(b, "<h1>New account</h1>\n");
-    notice_line(b, notice);
-    form_start(b, u, "/users", nerrors, "The account was not created");
-    FormOut fo = { .b = b, .values = nerrors ? values : NULL, .errors = errors, .nerrors = nerrors };
-    field(&fo, "name", "Name", "", "1-64 letters, digits, '_', '.' or '-'");
-    field(&fo, "role", "Role", "viewer", "viewer, tester or admin");
-    const char *msg = NULL;
-    for (int i = 0; i < nerrors && !msg; i++)
-        if (strcmp(errors[i].field, "password") == 0)
-            msg = errors[i].message;
-    buf_printf(b, "<div class=\"field%s\"><label for=\"f-password\">Password</label><input id=\"f-password\" "
-                  "type=\"password\" name=\"password\" autocomplete=\"new-password\"><small>at least 8 characters"
-                  "</small>", msg ? " invalid" : "");
-    if (msg) {
-        buf_puts(b, "<p class=\"field-error\" id=\"err-password\">");
-        buf_html(b, msg);
-        buf_puts(b, "</p>");
-    }
-    buf_puts(b, "</div>\n<button>Create</button></form>\n");
-    foot(b);
-    return nerrors ? 400 : 200;
-}
-
-/* ---- engines ------------------------------------------------------------------------- */
-
-/* An engine's bench as one line: its command and what reads it, or the searches that stand in for it. */
-static void bench_text(const EngineRecord *e, char *out, size_t size)
-{
-    if (e->bench_command[0])
-        snprintf(out, size, "%s", e->bench_command);
-    else
-        snprintf(out, size, "none: the bench positions searched to depth %d", e->bench_depth);
-}
-
-static void engine_rows(Buf *b, const EngineRecord *e)
-{
-    char text[ENGINE_TEXT_MAX + 64];
-    row(b, "Repository", e->repo, NULL);
-    if (e->cmake_target[0])
-        snprintf(text, sizeof text, "CMake target %s", e->cmake_target);
-    else
-        snprintf(text, sizeof text, "%s", e->build_command);
-    row(b, "Build", text, NULL);
-    row(b, "Binary", e->binary, NULL);
-    bench_text(e, text, sizeof text);
-    row(b, "Bench", text, NULL);
-    if (e->bench_command[0]) {
-        row(b, "Bench nodes read by", e->nodes_re, NULL);
-        row(b, "Bench speed read by", e->nps_re, NULL);
-    }
-    snprintf(text, sizeof text, "%s, ranks %s, letters %s", engine_protocol_name(e->protocol),
-             e->ranks_from_one ? "1-10" : "0-9", e->he_letters ? "H/E" : "N/B");
-    row(b, "Protocol", text, NULL);
-    Buf init = { 0 };
-    for (int i = 0; i < e->init_count; i++) {
-        buf_puts(&init, i ? "; " : "");
-        buf_puts(&init, e->init[i]);
-    }
-    row(b, "After the handshake", e->init_count && init.data ? init.data : "-", NULL);
-    buf_free(&init);
-    row(b, "Hash option", e->hash_option[0] ? e->hash_option : "-", NULL);
-    row(b, "Threads option", e->threads_option[0] ? e->threads_option : "-", NULL);
-    row(b, "Net option", e->net_option[0] ? e->net_option : "-", NULL);
-    row(b, "Needs a net", e->needs_net ? "yes" : "no", NULL);
-    if (e->ref_nps > 0)
-        row_num(b, "Reference speed (nodes/s)", e->ref_nps, NULL);
-    else
-        row(b, "Reference speed (nodes/s)", "unknown", NULL);
-    snprintf(text, sizeof text, "%s, %s UTC", e->added_by, e->created);
-    row(b, "Added", text, NULL);
-}
-
-int page_engines(Store *s, const Form *values, const FieldError *errors, int nerrors, const char *notice,
-                 const Session *u, Buf *b)
-{
-    EngineRecord *list = NULL;
-    int n = store_engine_list(s, &list);
-    if (n < 0) {
-        page_error(b, 503, "the engines cannot be read now");
-        return 503;
-    }
-    head(b, "Engines", u);
-    buf_puts(b, "<h1>Engines</h1>\n");
-    notice_line(b, notice);
-    buf_puts(b, "<p>The engines the builder builds, benches and the workers play; runs name one with "
-                "<code>--engine NAME</code> (ours: <code>" RUN_OUR_ENGINE "</code>).</p>\n"
-                "<table class=\"runs\" id=\"engines\"><thead><tr><th>Name</th><th>Repository</th><th>Build</th>"
-                "<th>Bench</th><th>Protocol</th><th>Net option</th><th>Reference nodes/s</th><th>Added by</th>"
-                "</tr></thead><tbody>\n");
-    for (int i = 0; i < n; i++) {
-        const EngineRecord *e = &list[i];
-        char text[ENGINE_TEXT_MAX + 64];
-        buf_puts(b, "<tr><td><a href=\"/engines/");
-        buf_html(b, e->name);
-        buf_puts(b, "\">");
-        buf_html(b, e->name);
-        buf_puts(b, "</a></td><td>");
-        buf_html(b, e->repo);
-        buf_puts(b, "</td><td>");
-        buf_html(b, e->cmake_target[0] ? e->cmake_target : e->build_command);
-        buf_puts(b, "</td><td>");
-        bench_text(e, text, sizeof text);
-        buf_html(b, text);
-        buf_printf(b, "</td><td>%s</td><td>", engine_protocol_name(e->protocol));
-        buf_html(b, e->net_option[0] ? e->net_option : "-");
-        if (e->ref_nps > 0)
-            buf_printf(b, "</td><td>%" PRId64 "</td><td>", e->ref_nps);
-        else
-            buf_puts(b, "</td><td>-</td><td>");
-        buf_html(b, e->added_by);
-        buf_puts(b, "</td></tr>\n");
-    }
-    buf_puts(b, "</tbody></table>\n");
-    free(list);
-    if (session_is(u, "admin")) {
-        EngineRecord d;
-        engine_record_default(&d);
-        char depth[16];
-        snprintf(depth, sizeof depth, "%d", d.bench_depth);
-        buf_puts(b, "<h2>Add an engine</h2>\n");
-        form_start(b, u, "/engines", nerrors, "The engine was not added");
-        FormOut fo = { .b = b, .values = nerrors ? values : NULL, .errors = errors, .nerrors = nerrors };
-        field(&fo, "name", "Name", "", "letters, digits, '.', '_', '+', '-'");
-        field(&fo, "repo", "Repository", "", "a git URL or a path the builder can fetch");
-        field(&fo, "build", "Build command", d.build_command, "run at the tree's root; &lt;out&gt;: the binary's path");
-        field(&fo, "cmake_target", "or CMake target", "", "instead of a build command: a target of the tree's CMake");
-        field(&fo, "binary", "Binary", d.binary, "what the build makes, in the tree");
-        field(&fo, "bench", "Bench command", d.bench_command, "none: a search of the bench positions to a depth");
-        field(&fo, "bench_nodes", "Bench nodes regex", d.nodes_re, "its first group: the number");
-        field(&fo, "bench_nps", "Bench speed regex", d.nps_re, "its first group: nodes/s");
-        field(&fo, "bench_depth", "Bench depth", depth, "with bench none: the depth of each search");
-        field(&fo, "protocol", "Protocol", "uci", "uci or ucci");
-        field(&fo, "ranks", "Move ranks", "0", "0: 0-9 (ICCS), 1: 1-10");
-        field(&fo, "letters", "FEN letters", "nb", "nb (N/B) or he (H/E) for horse and elephant");
-        field(&fo, "init", "After the handshake", "", "commands separated by ';' (for example setoption name UCI_Variant value xiangqi)");
-        field(&fo, "hash_option", "Hash option", d.hash_option, "empty: none");
-        field(&fo, "threads_option", "Threads option", d.threads_option, "empty: none");
-        field(&fo, "net_option", "Net option", d.net_option, "empty: none");
-        check_field(&fo, "needs_net", "Needs a net", "it plays only with a net given through its net option");
-        field(&fo, "ref_nps", "Reference nodes/s", "0", "its bench speed for scaling clocks (0: unknown)");
-        buf_puts(b, "<button>Add</button></form>\n");
-    }
-    foot(b);
-    return nerrors ? 400 : 200;
-}
-
-int page_engine(Store *s, const char *name, const Session *u, Buf *b)
-{
-    EngineRecord e;
-    StoreEngineChange *h = NULL;
-    int found = store_engine_load(s, name, &e);
-    int nh = found == 1 ? store_engine_history(s, name, &h) : 0;
-    if (found < 0 || nh < 0) {
-        free(h);
-        page_error(b, 503, "the engine cannot be read now");
-        return 503;
-    }
-    if (found == 0) {
-        char why[ENGINE_NAME_MAX + 32];
-        snprintf(why, sizeof why, "there is no engine %s", name);
-        page_error(b, 404, why);
-        return 404;
-    }
-    char title[ENGINE_NAME_MAX + 16];
-    snprintf(title, sizeof title, "Engine %s", e.name);
-    head(b, title, u);
-    buf_puts(b, "<h1>Engine ");
-    buf_html(b, e.name);
-    buf_puts(b, "</h1>\n<table class=\"kv\" id=\"engine\">\n");
-    engine_rows(b, &e);
-    buf_puts(b, "</table>\n<h2>Changes</h2>\n");
-    if (nh == 0)
-        buf_puts(b, "<p>None since it was added (<code>xqf-tune engine modify</code> changes a record).</p>\n");
-    else
-        buf_puts(b, "<table class=\"runs\" id=\"history\"><thead><tr><th>When (UTC)</th><th>Who</th><th>Field</th>"
-                    "<th>From</th><th>To</th></tr></thead><tbody>\n");
-    for (int i = 0; i < nh; i++) {
-        const char *cells[] = { h[i].at, h[i].actor, h[i].field, h[i].old_value[0] ? h[i].old_value : "none",
-                                h[i].new_value[0] ? h[i].new_value : "none" };
-        buf_puts(b, "<tr>");
-        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; c++) {
-            buf_puts(b, "<td>");
-            buf_html(b, cells[c]);
-            buf_puts(b, "</td>");
-        }
-        buf_puts(b, "</tr>\n");
-    }
-    if (nh)
-        buf_puts(b, "</tbody></table>\n");
-    free(h);
-    buf_puts(b, "<p><a href=\"/engines\">Back to the engines</a></p>\n");
-    foot(b);
-    return 200;
-}
-
-int page_login(const char *message, const char *token, const Session *u, Buf *b)
-{
-    head(b, "Log in", u);
-    buf_puts(b, "<h1>Log in</h1>\n");
-    if (message) {
-        buf_puts(b, "<p class=\"error\">");
-        buf_html(b, message);
-        buf_puts(b, "</p>\n");
-    }
-    buf_puts(b, "<form method=\"post\" action=\"/login\" class=\"new\"><input type=\"hidden\" name=\"login_csrf\" "
-                "value=\"");
-    buf_html(b, token);
-    buf_puts(b, "\"><div class=\"field\"><label for=\"f-user\">"
-                "User</label><input id=\"f-user\" name=\"user\" autocomplete=\"username\"></div><div class=\"field\">"
-                "<label for=\"f-password\">Password</label><input id=\"f-password\" type=\"password\" name=\"password\""
-                " autocomplete=\"current-password\"></div><button>Log in</button></form>\n");
-    foot(b);
-    return message ? 401 : 200;
 }

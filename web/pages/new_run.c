@@ -1,0 +1,136 @@
+/*
+ * new_run.c - the form that creates a run of a kind, its fields by the
+ * kind's record (run_kinds.def) and the settings' table
+ * (run_settings.def), with the values given and a message per field; the
+ * engine fields offer the registered engines' names.
+ */
+#include "frame.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run_kind.h"
+#include "run_service.h"
+#include "run_settings.def"
+#include "store_engines.h"
+
+/*
+ * The fields of a kind's form, by its record in run_kinds.def: what every
+ * run has, the two sides of a kind that has them, the kind's own
+ * settings, and what the games keep for kinds that play a test's games.
+ * The names are xqf-tune's options without "--" and with '_' for '-'.
+ */
+/* A setting's field (run_settings.def), its default shown as xqf-tune's option's. */
+#define SETTING_FIELD(field_name, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store) \
+    field(fo, form_field, label, #def, form_help);
+
+static void new_run_fields(FormOut *fo, const RunKind *k)
+{
+    field(fo, "name", "Name", "", NULL);
+    if (k->two_sides) {
+        field(fo, "test", "Test set", "",
+              "Name=value,... over the defaults, checked against what plays it (a build: its own parameters)");
+        field(fo, "base", "Base set", "", "empty: the defaults");
+        field(fo, "test_build", "Test build", "", "id from xqf-tune build (empty: the workers' engine)");
+        field(fo, "base_build", "Base build", "", "id from xqf-tune build (empty: the workers' engine)");
+        field(fo, "test_ref", "Test git ref", "",
+              "or a branch, tag or commit: built by the builder (xqf-tune build --serve) before the test starts");
+        field(fo, "base_ref", "Base git ref", "", "or the base side's branch, tag or commit");
+        field(fo, "engine", "Engine", RUN_OUR_ENGINE,
+              "a record of xqf-tune engine list: another engine's refs (from its repository) or builds, both sides");
+        field(fo, "base_engine", "Base engine", "",
+              "the base side's, when another (empty: the engine above): its base ref or base build plays");
+    }
+    if (k->sprt) {
+        RUN_SETTINGS_SPRT(SETTING_FIELD)
+    } else if (k->spsa) {
+        field(fo, "params", "Parameters", "", "names, comma-separated (empty: every tunable), or");
+        textarea_field(fo, "spec", "Spec", "`name, int, start, min, max[, c_end, r_end]` a line (Fishtest's): "
+                                           "the parameters with their own start, bounds and end hints");
+        field(fo, "engine", "Engine", RUN_OUR_ENGINE,
+              "a record of xqf-tune engine list: another engine's UCI options are tuned from a spec");
+        field(fo, "ref", "Git ref", "",
+              "with another engine: its branch, tag or commit, built by the builder (xqf-tune build --serve); "
+              "both sides play the build");
+        field(fo, "pairs", "Game pairs (iterations)", "", NULL);
+        RUN_SETTINGS_SPSA(SETTING_FIELD)
+    } else if (k->two_sides)
+        field(fo, "pairs", "Game pairs", "", "exactly this many pairs, no SPRT: the Elo with its interval");
+    else {
+        field(fo, "params", "Set", "", "Name=value,... over the defaults, the engine both sides play");
+        field(fo, "games", "Games", "", "rounded up to pairs");
+        field(fo, "depth", "Depth per move", "", "or a fixed depth (instead of a time control or nodes)");
+        field(fo, "random_plies", "Random plies", "8", "after the opening");
+        field(fo, "skip_plies", "Skipped plies", "0", "kept out after the opening and random plies");
+        check_field(fo, "keep_check", "Keep checks", "positions where the side to move is in check");
+        check_field(fo, "keep_captures", "Keep captures", "positions whose played move captures");
+        field(fo, "max_score", "Max score", "3000", "keep out |score| above it (centipawns)");
+    }
+    field(fo, "tc", "Time control", "", "BASE+INC in seconds (10+0.1), or");
+    field(fo, "nodes", "Nodes per move", "", "fixed nodes (give one of the two)");
+    if (k->two_sides)
+        field(fo, "tc_base", "Base time control", "", "time odds: the base side's own clock (the first is the test's)");
+    if (k->id != RUN_KIND_DATA) {
+        field(fo, "threads", "Threads per engine", "1",
+              "1-64 (UCI Threads): a worker plays its concurrency / N games at once, one of lower concurrency none");
+        field(fo, "ref_nps", "Reference speed", "", "nodes/s: scale the clock by it / each worker's speed (empty: no)");
+        check_field(fo, "keep_scores", "Keep scores", "game records keep each move's score and depth");
+        field(fo, "replay", "Replay share", "",
+              "percent of pairs a second worker plays again (fixed nodes; empty: 1, none with several threads)");
+    }
+    RUN_SETTINGS_TASK(SETTING_FIELD)
+}
+
+int page_new_run(Store *s, RunKindId kind, const Form *values, const FieldError *errors, int nerrors,
+                 const Session *u, Buf *b)
+{
+    const RunKind *k = run_kind_get(kind);
+    char title[64];
+    snprintf(title, sizeof title, "New %s", k->title);
+    Buf form = { 0 };
+    /* the registered engines to choose from (xqf-tune engine list); a name typed is still the run service's to check */
+    EngineRecord *engines = NULL;
+    int nengines = k->two_sides || k->spsa ? store_engine_list(s, &engines) : 0;
+    FormOut fo = { .b = &form, .engines = nengines > 0, .values = values, .errors = errors, .nerrors = nerrors };
+    new_run_fields(&fo, k);
+    if (nengines > 0) {
+        buf_puts(&form, "<datalist id=\"engines\">");
+        for (int i = 0; i < nengines; i++) {
+            buf_puts(&form, "<option value=\"");
+            buf_html(&form, engines[i].name);
+            buf_puts(&form, "\">");
+        }
+        buf_puts(&form, "</datalist>\n");
+    }
+    free(engines);
+    head(b, title, u);
+    buf_puts(b, "<h1>");
+    buf_html(b, title);
+    buf_puts(b, "</h1>\n");
+    if (nerrors) {
+        buf_puts(b, "<p class=\"error\">The run was not created: see the messages below.");
+        /* a setting the form has no field for (the server's book) */
+        for (int i = 0; i < nerrors; i++)
+            if (i >= 32 || !fo.shown[i]) {
+                buf_printf(b, " <span id=\"err-%s\">", errors[i].field);
+                buf_html(b, errors[i].field);
+                buf_puts(b, ": ");
+                buf_html(b, errors[i].message);
+                buf_puts(b, "</span>");
+            }
+        buf_puts(b, "</p>\n");
+    }
+    if (!session_is(u, "admin"))
+        buf_puts(b, "<p class=\"notice\">A run you create waits for an admin's approval before workers play it.</p>\n");
+    buf_printf(b, "<form method=\"post\" action=\"/new/%s\" class=\"new\">", k->name);
+    csrf_field(b, u);
+    if (buf_failed(&form))
+        b->failed = true;     /* answered 500, as any page out of memory */
+    else if (form.len)
+        buf_add(b, form.data, form.len);
+    buf_free(&form);
+    buf_puts(b, "<button>Create</button></form>\n");
+    foot(b);
+    return nerrors ? 400 : 200;
+}

@@ -1,0 +1,72 @@
+/*
+ * pages.h - the dashboard's pages as server-rendered HTML, the bottom of
+ * web/: what a page knows of its visitor (Session), the messages of a
+ * form's fields, and one function per page that renders it from the store
+ * into a Buf and returns its HTTP status (200 unless it says otherwise).
+ * A page knows nothing of HTTP, the dispatcher or the live events: web.c
+ * and live.c call down into these, never the other way (one file per area
+ * in web/pages/, their shared frame and form fields in frame.h).
+ */
+#ifndef XQF_WEB_PAGES_H
+#define XQF_WEB_PAGES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "request.h"
+#include "run_kind.h"
+#include "store.h"
+
+/* The visitor: signed in or not. */
+typedef struct {
+    bool in;
+    char name[STORE_NAME_MAX + 1];
+    char role[16];                   /* viewer, tester, admin */
+    char csrf[72];
+} Session;
+
+bool session_is(const Session *u, const char *role);   /* role or above (viewer < tester < admin) */
+
+/* The message of one field of a form that was refused. */
+typedef struct {
+    const char *field, *message;
+} FieldError;
+
+/* An error page: status and a one-line reason, escaped. */
+void page_error(Buf *b, int status, const char *reason);
+
+/* runs.c: the runs (filtered by the query's state, kind and owner), one run, and its live numbers. */
+int page_runs(Store *s, const Form *query, const Session *u, Buf *b);
+int page_run(Store *s, int64_t id, const Session *u, const char *notice, Buf *b);
+/* A run's live numbers as one Server-Sent Event into out. Returns 1, 0 (no such run) or -1. */
+int page_run_event(Store *s, int64_t run, Buf *out);
+
+/*
+ * new_run.c: the form that creates a run of kind (its fields by its record
+ * in run_kinds.def), with the values given and a message per field (may
+ * be NULL; a message of a setting the form has no field for goes on top).
+ */
+int page_new_run(Store *s, RunKindId kind, const Form *values, const FieldError *errors, int nerrors,
+                 const Session *u, Buf *b);
+
+/* machines.c: the workers seen lately. */
+int page_machines(Store *s, const Session *u, Buf *b);
+
+/*
+ * engines.c: the engine records (store_engines.h) and, for an admin, the
+ * form that adds one, with the values given, a message per field and a
+ * notice (may be NULL); one record with its history (404 when there is
+ * none).
+ */
+int page_engines(Store *s, const Form *values, const FieldError *errors, int nerrors, const char *notice,
+                 const Session *u, Buf *b);
+int page_engine(Store *s, const char *name, const Session *u, Buf *b);
+
+/* users.c: the login form, carrying token (the login CSRF token: web.c, login_token). */
+int page_login(const char *message, const char *token, const Session *u, Buf *b);
+/* The admin's form for a new account, with the values given, a message per field and a notice (may be NULL). */
+int page_users(const Form *values, const FieldError *errors, int nerrors, const char *notice, const Session *u,
+               Buf *b);
+
+#endif
