@@ -4,7 +4,7 @@
  * it).  A gauntlet of an engine's ref against two of its other refs is one
  * games run per opponent, each waiting for the builder; results are
  * written into the runs as reports would leave them, and gauntlet show's
- * table is compared with what show's statistics (cli_elo_text) give for
+ * table is compared with what show's statistics (run_elo_text) give for
  * each opponent and for the total.  Opponents of other engines are the
  * base engines of their runs.  Bad input (no opponent, an unknown engine,
  * another engine's without a ref, one given twice, a taken name, a net
@@ -102,7 +102,7 @@ Test(gauntlet, made_of_games_runs_and_shown_as_one_table)
         for (int i = 0; i < 3; i++) {
             const StoreCounts *k = i < 2 ? &c[i] : &total;
             char elo[48], opp[24], run[24];
-            cli_elo_text(k, elo, sizeof elo);
+            run_elo_text(k, elo, sizeof elo);
             cr_assert_neq(strcmp(elo, "-"), 0);
             snprintf(opp, sizeof opp, i < 2 ? "toy@v%d" : "total", i + 1);
             snprintf(run, sizeof run, i < 2 ? "%" PRId64 : "", i < 2 ? ids[i] : 0);
@@ -166,7 +166,7 @@ Test(gauntlet, opponents_of_other_engines_are_their_runs_base_engines)
         cr_assert_str_eq(r.base_engine, base[i]);
         /* its games' PGN names each side by its engine when they are two, by its role when one */
         const char *first, *second;
-        cli_pgn_players(&r, &first, &second);
+        run_pgn_players(&r, &first, &second);
         cr_assert_str_eq(first, i == 2 ? "test" : "toy");
         cr_assert_str_eq(second, i == 2 ? "base" : base[i]);
         /* the builder is asked for the base ref of another engine as for any ref: it reads the side's engine */

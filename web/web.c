@@ -729,7 +729,7 @@ static void run_action(Store *s, const WebRequest *rq, const Route *rt, const Se
     } else {
         const char *name = form_get(rq->form, "worker");
         char msg[STORE_TEXT_MAX + 64];
-        int status = name && *name ? cli_purge(s, rt->run, name, u->name, msg, sizeof msg) : CLI_USAGE;
+        int status = name && *name ? run_purge(s, rt->run, name, u->name, msg, sizeof msg) : CLI_USAGE;
         if (!name || !*name)
             snprintf(msg, sizeof msg, "give the name of the worker whose results to purge");
         if (status != CLI_OK) {
@@ -933,7 +933,7 @@ static void run_report(Store *s, int64_t id, WebResponse *rs)
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    int status = f ? cli_report_html(s, &r, f) : CLI_FAIL;
+    int status = f ? run_report_html(s, &r, f) : CLI_FAIL;
     if (f && fclose(f) != 0)
         status = CLI_FAIL;
     if (status == CLI_OK)
@@ -982,7 +982,7 @@ static void run_pgn(Web *w, Store *s, const WebRequest *rq, int64_t id, WebRespo
     size_t len = 0;
     int64_t written = 0;
     FILE *f = open_memstream(&text, &len);
-    int status = f ? cli_pgn_write(s, &r, task, worker, most, f, why, sizeof why, &written) : CLI_FAIL;
+    int status = f ? run_pgn_write(s, &r, task, worker, most, f, why, sizeof why, &written) : CLI_FAIL;
     if (f && fclose(f) != 0)
         status = CLI_FAIL;
     if (status == CLI_USAGE)

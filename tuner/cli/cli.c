@@ -176,7 +176,7 @@ int cli_export_set(Store *s, const StoreRun *r, Params *p)
     else if (run_kind_is_spsa(r->kind) && (!(st = malloc(sizeof *st)) || store_spsa_load(s, r->id, st) != 1))
         status = cli_fail(CLI_FAIL, "cannot read the SPSA state of run %" PRId64, r->id);
     if (status == CLI_OK && st)
-        cli_apply_theta(st, p);
+        run_apply_theta(st, p);
     free(st);
     free(sets);
     return status;

@@ -77,7 +77,7 @@ int tune_cmd_pgn(int argc, char **argv)
     int64_t written = 0;
     if (status == CLI_OK && !(out = path ? fopen(path, "w") : stdout))
         status = cli_fail(CLI_FAIL, "--out: cannot write '%s': %s", path, strerror(errno));
-    if (status == CLI_OK && (status = cli_pgn_write(s, &r, task, worker, 0, out, why, sizeof why, &written)) != CLI_OK)
+    if (status == CLI_OK && (status = run_pgn_write(s, &r, task, worker, 0, out, why, sizeof why, &written)) != CLI_OK)
         cli_fail(status, "%s", why);
     if (out && out != stdout && fclose(out) != 0 && status == CLI_OK)
         status = cli_fail(CLI_FAIL, "cannot write '%s'", path);
@@ -165,7 +165,7 @@ int tune_cmd_purge(int argc, char **argv)
     if ((status = cli_open_db(&o, &s)) != CLI_OK)
         return status;
     char msg[STORE_TEXT_MAX + 64];
-    status = cli_purge(s, id, name, "xqf-tune", msg, sizeof msg);
+    status = run_purge(s, id, name, "xqf-tune", msg, sizeof msg);
     if (status == CLI_OK)
         printf("%s\n", msg);
     else

@@ -308,7 +308,7 @@ static void print_row(const char *opponent, const char *run, const char *state, 
     snprintf(wdl, sizeof wdl, "%" PRId64 "/%" PRId64 "/%" PRId64, c->wins, c->draws, c->losses);
     snprintf(penta, sizeof penta, "[%" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 "]", c->penta[0],
              c->penta[1], c->penta[2], c->penta[3], c->penta[4]);
-    cli_elo_text(c, elo, sizeof elo);
+    run_elo_text(c, elo, sizeof elo);
     printf("%-24s %-6s %-9s %8" PRId64 " %-16s %-28s %s\n", opponent, run, state, c->pairs, wdl, penta, elo);
 }
 

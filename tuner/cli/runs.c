@@ -47,8 +47,8 @@ int tune_cmd_list(int argc, char **argv)
     for (int i = 0; i < n; i++) {
         char pairs[32], tc[32], elo[48];
         snprintf(pairs, sizeof pairs, "%" PRId64 "/%" PRId64, runs[i].counts.pairs, runs[i].max_pairs);
-        cli_tc_text(&runs[i], tc, sizeof tc);
-        cli_elo_text(&runs[i].counts, elo, sizeof elo);
+        run_tc_text(&runs[i], tc, sizeof tc);
+        run_elo_text(&runs[i].counts, elo, sizeof elo);
         StoreGameTotals data;
         StoreDataSettings set;
         if (run_kind_id(runs[i].kind) == RUN_KIND_DATA && store_game_totals(s, runs[i].id, &data) == 0)
@@ -112,17 +112,17 @@ static int show_run(Store *s, int64_t id, bool *active)
         return status;
     const StoreCounts *c = &r.counts;
     char tc[32], elo[48];
-    cli_tc_text(&r, tc, sizeof tc);
-    cli_elo_text(c, elo, sizeof elo);
+    run_tc_text(&r, tc, sizeof tc);
+    run_elo_text(c, elo, sizeof elo);
     printf("Run: %" PRId64 " (%s) %s%s%s\n", r.id, r.kind, r.state, r.verdict[0] ? ": " : "", cli_shown(r.verdict));
     if (r.name[0])
         printf("Name: %s\n", cli_shown(r.name));
     printf("Time control: %s, book %s, %d pairs per task\n", tc, cli_shown(r.book_name), r.pairs_per_task);
     char threads[256], book[512];
-    if (cli_book_text(s, &r, book, sizeof book) != 0)
+    if (run_book_text(s, &r, book, sizeof book) != 0)
         return cli_fail(CLI_FAIL, "cannot read run %" PRId64 "'s book", r.id);
     printf("Book: %s\n", cli_shown(book));
-    if (cli_threads_text(s, &r, threads, sizeof threads) != 0)
+    if (run_threads_text(s, &r, threads, sizeof threads) != 0)
         return cli_fail(CLI_FAIL, "cannot read the workers");
     printf("Threads: %s\n", threads);
     if (strcmp(r.engine, RUN_OUR_ENGINE) != 0)

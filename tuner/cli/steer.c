@@ -162,9 +162,9 @@ int cli_show_steer(Store *s, const StoreRun *r)
     if (r->base1_ms > 0)
         printf("Time odds: %s %g+%g, %s %g+%g\n", r->name0, (double)r->base_ms / 1000, (double)r->inc_ms / 1000,
                r->name1, (double)r->base1_ms / 1000, (double)r->inc1_ms / 1000);
-    if (cli_elo_of(c, &e)) {
+    if (run_elo_of(c, &e)) {
         char los[32];
-        cli_los_text(c, los, sizeof los);
+        run_los_text(c, los, sizeof los);
         printf("nElo: %.2f +/- %.2f\n", e.nelo, e.nelo_ci95);
         printf("LOS: %s\n", los);
     }
@@ -244,7 +244,7 @@ static int show_chain(Store *s, int64_t id)
         StoreRun r;
         char elo[48] = "";
         if (st->run_id && store_load_run(s, st->run_id, &r, false) == 1) {
-            cli_elo_text(&r.counts, elo, sizeof elo);
+            run_elo_text(&r.counts, elo, sizeof elo);
             printf(": %s%s%s, %" PRId64 "/%" PRId64 " pairs, Elo %s", r.state, r.verdict[0] ? " " : "", cli_shown(r.verdict),
                    r.counts.pairs, r.max_pairs, elo);
         }

@@ -111,7 +111,7 @@ static int model_load(Store *s, const StoreRun *r, Model *m)
     }
     size_t ns = fill_samples(r, m->prog, np, m->samples);
     fill_params(m, nh);
-    cli_tc_text(r, m->tc, sizeof m->tc);
+    run_tc_text(r, m->tc, sizeof m->tc);
     const StoreSpsa *st = m->st;
     m->run = (xqf_report_run){
         .id = r->id, .name = r->name, .kind = spsa ? XQF_REPORT_SPSA : run_kind_id(r->kind) == RUN_KIND_GAMES ? XQF_REPORT_GAMES : XQF_REPORT_SPRT,
@@ -129,7 +129,7 @@ static int model_load(Store *s, const StoreRun *r, Model *m)
     return CLI_OK;
 }
 
-int cli_report_html(Store *s, const StoreRun *r, FILE *out)
+int run_report_html(Store *s, const StoreRun *r, FILE *out)
 {
     Model m;
     int status = model_load(s, r, &m);

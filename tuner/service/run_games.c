@@ -25,7 +25,7 @@ typedef struct {
     char why[256];
 } PgnPass;
 
-void cli_pgn_players(const StoreRun *r, const char **first, const char **second)
+void run_pgn_players(const StoreRun *r, const char **first, const char **second)
 {
     bool two = r->engine[0] && r->base_engine[0] && strcmp(r->engine, r->base_engine) != 0;
     *first = two ? r->engine : r->name0;
@@ -51,7 +51,7 @@ static int write_game(void *ctx, int64_t game, const uint8_t *rec, size_t len)
     }
     bool first_red = game % 2 == 0;
     const char *name0, *name1;
-    cli_pgn_players(r, &name0, &name1);
+    run_pgn_players(r, &name0, &name1);
     /* a side's net by its name (its SHA-256 is in show); "" (the engine's own evaluation): no tag */
     const char *net0 = r->net0[0] ? r->net_name0 : NULL, *net1 = r->net1[0] ? r->net_name1 : NULL;
     PgnTags tags = { .event = event, .red = first_red ? name0 : name1, .black = first_red ? name1 : name0,
@@ -67,7 +67,7 @@ static int write_game(void *ctx, int64_t game, const uint8_t *rec, size_t len)
     return 0;
 }
 
-int cli_pgn_write(Store *s, const StoreRun *r, int64_t task, int64_t worker, int64_t max_games, FILE *out,
+int run_pgn_write(Store *s, const StoreRun *r, int64_t task, int64_t worker, int64_t max_games, FILE *out,
                   char *why, size_t size, int64_t *written)
 {
     PgnPass p = { .out = out, .run = r, .bad_game = -1, .max_games = max_games };
@@ -130,7 +130,7 @@ static int purge(Store *s, const StoreRun *r, int64_t worker, const char *name, 
     return CLI_OK;
 }
 
-int cli_purge(Store *s, int64_t id, const char *name, const char *actor, char *msg, size_t size)
+int run_purge(Store *s, int64_t id, const char *name, const char *actor, char *msg, size_t size)
 {
     StoreRun r;
     int64_t worker;

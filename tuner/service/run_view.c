@@ -33,7 +33,7 @@ int cli_fail(int status, const char *fmt, ...)
 
 const char *cli_last_error(void) { return last_error; }
 
-int cli_book_text(Store *s, const StoreRun *r, char *out, size_t size)
+int run_book_text(Store *s, const StoreRun *r, char *out, size_t size)
 {
     StoreRunBook b;
     int rc = store_run_book(s, r->id, &b);
@@ -55,7 +55,7 @@ int cli_book_text(Store *s, const StoreRun *r, char *out, size_t size)
     return 0;
 }
 
-int cli_threads_text(Store *s, const StoreRun *r, char *out, size_t size)
+int run_threads_text(Store *s, const StoreRun *r, char *out, size_t size)
 {
     int threads = r->threads > 0 ? r->threads : 1;
     if (threads == 1) {
@@ -66,7 +66,7 @@ int cli_threads_text(Store *s, const StoreRun *r, char *out, size_t size)
     if (strcmp(r->state, "active") != 0 || n < 0 || (size_t)n >= size)
         return 0;
     StoreWorker *w;
-    int count = store_list_workers(s, CLI_WORKERS_RECENT_S, &w);
+    int count = store_list_workers(s, RUN_WORKERS_RECENT_S, &w);
     if (count < 0)
         return -1;
     int most = 0;
@@ -75,36 +75,36 @@ int cli_threads_text(Store *s, const StoreRun *r, char *out, size_t size)
     free(w);
     if (most < threads)
         snprintf(out + n, size - (size_t)n, "; no worker can play it: none seen in the last %d minutes has a "
-                 "concurrency of %d or more (the most: %d; xqf-worker --concurrency)", CLI_WORKERS_RECENT_S / 60, threads, most);
+                 "concurrency of %d or more (the most: %d; xqf-worker --concurrency)", RUN_WORKERS_RECENT_S / 60, threads, most);
     return 0;
 }
 
-bool cli_elo_of(const StoreCounts *c, xqf_elo *e)
+bool run_elo_of(const StoreCounts *c, xqf_elo *e)
 {
     if (c->pairs > 0 && xqf_elo_penta(c->penta, e) == XQF_STATS_OK)
         return true;
     return xqf_elo_wdl(c->wins, c->draws, c->losses, e) == XQF_STATS_OK;
 }
 
-void cli_elo_text(const StoreCounts *c, char *out, size_t size)
+void run_elo_text(const StoreCounts *c, char *out, size_t size)
 {
     xqf_elo e;
-    if (cli_elo_of(c, &e))
+    if (run_elo_of(c, &e))
         snprintf(out, size, "%.2f +/- %.2f", e.elo, e.elo_ci95);
     else
         snprintf(out, size, "-");
 }
 
-void cli_los_text(const StoreCounts *c, char *out, size_t size)
+void run_los_text(const StoreCounts *c, char *out, size_t size)
 {
     xqf_elo e;
-    if (cli_elo_of(c, &e))
+    if (run_elo_of(c, &e))
         snprintf(out, size, "%.1f %%", 100 * xqf_los(&e));
     else
         snprintf(out, size, "-");
 }
 
-void cli_apply_theta(const StoreSpsa *st, Params *p)
+void run_apply_theta(const StoreSpsa *st, Params *p)
 {
     for (int i = 0; i < st->count; i++) {
         const ParamInfo *info = params_find(st->params[i].name);
@@ -115,7 +115,7 @@ void cli_apply_theta(const StoreSpsa *st, Params *p)
     }
 }
 
-void cli_tc_text(const StoreRun *r, char *out, size_t size)
+void run_tc_text(const StoreRun *r, char *out, size_t size)
 {
     if (r->nodes > 0)
         snprintf(out, size, "%" PRId64 " nodes", r->nodes);

@@ -33,7 +33,7 @@ int cli_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 
 const char *cli_last_error(void);
 
 /* A run's time control as text: "300 nodes", "10+0.1", or with time odds "10+0.1/5+0.05" (first/second). */
-void cli_tc_text(const StoreRun *r, char *out, size_t size);
+void run_tc_text(const StoreRun *r, char *out, size_t size);
 
 /*
  * A run's book as text: "default.book, 1500 openings, SHA-256 1a2b3c4d5e6f,
@@ -42,38 +42,38 @@ void cli_tc_text(const StoreRun *r, char *out, size_t size);
  * where known (038_run_books.sql).  Returns 0, or -1 when the database
  * cannot be read (out then holds the name).
  */
-int cli_book_text(Store *s, const StoreRun *r, char *out, size_t size);
-/* How long ago a worker last seen still counts as one that could play a run (cli_threads_text). */
-enum { CLI_WORKERS_RECENT_S = 600 };
+int run_book_text(Store *s, const StoreRun *r, char *out, size_t size);
+/* How long ago a worker last seen still counts as one that could play a run (run_threads_text). */
+enum { RUN_WORKERS_RECENT_S = 600 };
 /*
  * A run's threads per engine as text, "1" or "2 (a game takes 2 cores of a
  * worker)", and for an active run of more threads than any worker seen in
- * the last CLI_WORKERS_RECENT_S seconds plays games at once, why it gets
+ * the last RUN_WORKERS_RECENT_S seconds plays games at once, why it gets
  * no games ("; no worker can play it: ...").  Returns 0, or -1 when the
  * workers cannot be read (out then holds the threads only).
  */
-int cli_threads_text(Store *s, const StoreRun *r, char *out, size_t size);
+int run_threads_text(Store *s, const StoreRun *r, char *out, size_t size);
 
 /*
  * The Elo estimate of the counts, the report's (tuner/report.c) rule:
  * pentanomial when pairs are complete, else W/D/L.  False when there is
  * none (no games).  xqf-tune show and xqf-web's run page both use it.
  */
-bool cli_elo_of(const StoreCounts *c, xqf_elo *e);
-/* Elo of the counts (cli_elo_of) as "12.3 +/- 4.5", or "-". */
-void cli_elo_text(const StoreCounts *c, char *out, size_t size);
+bool run_elo_of(const StoreCounts *c, xqf_elo *e);
+/* Elo of the counts (run_elo_of) as "12.3 +/- 4.5", or "-". */
+void run_elo_text(const StoreCounts *c, char *out, size_t size);
 /*
  * The likelihood of superiority of the counts as "97.3 %", or "-": the
- * library's xqf_los (sprt_calc.h) of cli_elo_of's estimate, the number
+ * library's xqf_los (sprt_calc.h) of run_elo_of's estimate, the number
  * xqf-tune show, the HTML report and xqf-web's run page all print.
  */
-void cli_los_text(const StoreCounts *c, char *out, size_t size);
+void run_los_text(const StoreCounts *c, char *out, size_t size);
 
 /* Stores an SPSA state's theta in p, each rounded to the nearest integer inside its parameter's bounds. */
-void cli_apply_theta(const StoreSpsa *st, Params *p);
+void run_apply_theta(const StoreSpsa *st, Params *p);
 
 /* Writes run r's report page (tuner/report.h, one self-contained HTML page) to out. Exit status. */
-int cli_report_html(Store *s, const StoreRun *r, FILE *out);
+int run_report_html(Store *s, const StoreRun *r, FILE *out);
 
 /* ---- a run's games (run_games.c): xqf-tune pgn and purge, xqf-web's PGN and purge ---- */
 
@@ -83,7 +83,7 @@ int cli_report_html(Store *s, const StoreRun *r, FILE *out);
  * written.  Exit status: CLI_USAGE when there were more than max_games;
  * why says what failed.
  */
-int cli_pgn_write(Store *s, const StoreRun *r, int64_t task, int64_t worker, int64_t max_games, FILE *out,
+int run_pgn_write(Store *s, const StoreRun *r, int64_t task, int64_t worker, int64_t max_games, FILE *out,
                   char *why, size_t size, int64_t *written);
 /*
  * The PGN names of run r's two players (the first, test or theta+, and the
@@ -91,7 +91,7 @@ int cli_pgn_write(Store *s, const StoreRun *r, int64_t task, int64_t worker, int
  * gauntlet's opponent of another engine, --base-engine), as cutechess-cli
  * names each player by its engine; else their roles ("test", "base").
  */
-void cli_pgn_players(const StoreRun *r, const char **first, const char **second);
+void run_pgn_players(const StoreRun *r, const char **first, const char **second);
 
 /*
  * Takes the worker named name's results out of SPRT run id (xqf-tune
@@ -99,6 +99,6 @@ void cli_pgn_players(const StoreRun *r, const char **first, const char **second)
  * CLI_USAGE with why it was refused (no such run or worker, not an SPRT,
  * no results), CLI_FAIL (the database).
  */
-int cli_purge(Store *s, int64_t id, const char *name, const char *actor, char *msg, size_t size);
+int run_purge(Store *s, int64_t id, const char *name, const char *actor, char *msg, size_t size);
 
 #endif

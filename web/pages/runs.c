@@ -37,7 +37,7 @@ static double z(double x) { return fabs(x) < 0.005 ? 0.0 : x; }
 static void elo_text(const StoreCounts *c, char *out, size_t size, bool normalized)
 {
     xqf_elo e;
-    if (!cli_elo_of(c, &e))
+    if (!run_elo_of(c, &e))
         snprintf(out, size, "-");
     else if (normalized)
         snprintf(out, size, "%.2f \u00b1 %.2f", z(e.nelo), e.nelo_ci95);
@@ -61,7 +61,7 @@ static void llr_text(const StoreRun *r, char *out, size_t size)
 /* The Elo column of a run: SPSA plays theta+ against theta-, two points that
  * move every iteration, so their Elo measures nothing a reader wants ("-";
  * the tune's progress is its theta, on the run page). */
-static void run_elo_text(const StoreRun *r, char *out, size_t size, bool normalized)
+static void page_elo_text(const StoreRun *r, char *out, size_t size, bool normalized)
 {
     if (is_spsa(r))
         snprintf(out, size, "-");
@@ -195,7 +195,7 @@ static void runs_table(Buf *b, const char *title, StoreRun *runs, int n, const S
                 continue;
             }
             char elo[64], llr[64], rate[32], eta[32];
-            run_elo_text(r, elo, sizeof elo, false);
+            page_elo_text(r, elo, sizeof elo, false);
             rate_text(r, rate, sizeof rate, eta, sizeof eta);
             if (is_spsa(r))
                 snprintf(llr, sizeof llr, "iter %" PRId64 " / %" PRId64, r->iter, r->max_pairs);
@@ -294,7 +294,7 @@ static int chart_points(Store *s, const StoreRun *r, Buf *b)
         buf_printf(b, "%s[%" PRId64 ",", first ? "" : ",", 2 * pr[i].counts.pairs);
         buf_json_num(b, llr);
         buf_puts(b, ",");
-        buf_json_num(b, cli_elo_of(&pr[i].counts, &e) ? e.elo : NAN);
+        buf_json_num(b, run_elo_of(&pr[i].counts, &e) ? e.elo : NAN);
         buf_puts(b, "]");
         first = false;
     }
@@ -347,7 +347,7 @@ static void tuned_file(const StoreRun *r, const StoreSpsa *st, Buf *b)
     char err[256], *text = NULL;
     size_t len = 0;
     params_apply_list(&p, st->fixed, err, sizeof err);
-    cli_apply_theta(st, &p);
+    run_apply_theta(st, &p);
     FILE *f = open_memstream(&text, &len);
     if (!f)
         return;
@@ -623,11 +623,11 @@ int page_run(Store *s, int64_t id, const Session *u, const char *notice, Buf *b)
     snprintf(text, sizeof text, "%" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64, r.counts.penta[0],
              r.counts.penta[1], r.counts.penta[2], r.counts.penta[3], r.counts.penta[4]);
     row(b, "Pentanomial (LL LD DD+WL WD WW)", text, "penta");
-    run_elo_text(&r, text, sizeof text, false);
+    page_elo_text(&r, text, sizeof text, false);
     row(b, "Elo (95 %)", text, "elo");
-    run_elo_text(&r, text, sizeof text, true);
+    page_elo_text(&r, text, sizeof text, true);
     row(b, "nElo (95 %)", text, "nelo");
-    cli_los_text(&r.counts, text, sizeof text);
+    run_los_text(&r.counts, text, sizeof text);
     row(b, "LOS", text, "los");
     if (is_spsa(&r)) {
         snprintf(text, sizeof text, "%" PRId64 " / %" PRId64, r.iter, r.max_pairs);
@@ -652,7 +652,7 @@ int page_run(Store *s, int64_t id, const Session *u, const char *notice, Buf *b)
     row(b, "Time control", tc, NULL);
     /* the workers are read for an active run of several threads only: most pages read nothing more */
     char threads[256];
-    if (cli_threads_text(s, &r, threads, sizeof threads) != 0)
+    if (run_threads_text(s, &r, threads, sizeof threads) != 0)
         snprintf(threads, sizeof threads, "%d", r.threads);
     row(b, "Threads per engine", threads, NULL);
     if (strcmp(r.engine, RUN_OUR_ENGINE) != 0)
@@ -660,7 +660,7 @@ int page_run(Store *s, int64_t id, const Session *u, const char *notice, Buf *b)
     if (r.base_engine[0] && strcmp(r.base_engine, r.engine) != 0)
         row(b, "Base engine", r.base_engine, NULL);   /* a run of two engines, the base side's (041) */
     char book[512];
-    cli_book_text(s, &r, book, sizeof book);   /* on a database error: its name only */
+    run_book_text(s, &r, book, sizeof book);   /* on a database error: its name only */
     row(b, "Book", book, NULL);
     row_num(b, "Priority", r.priority, NULL);
     row_num(b, "Pairs per task", r.pairs_per_task, NULL);
@@ -742,13 +742,13 @@ int page_run_event(Store *s, int64_t id, Buf *out)
              r.counts.penta[1], r.counts.penta[2], r.counts.penta[3], r.counts.penta[4]);
     buf_puts(out, ",\"penta\":");
     buf_json(out, text);
-    run_elo_text(&r, text, sizeof text, false);
+    page_elo_text(&r, text, sizeof text, false);
     buf_puts(out, ",\"elo\":");
     buf_json(out, text);
-    run_elo_text(&r, text, sizeof text, true);
+    page_elo_text(&r, text, sizeof text, true);
     buf_puts(out, ",\"nelo\":");
     buf_json(out, text);
-    cli_los_text(&r.counts, text, sizeof text);
+    run_los_text(&r.counts, text, sizeof text);
     buf_puts(out, ",\"los\":");
     buf_json(out, text);
     if (is_spsa(&r))
@@ -775,7 +775,7 @@ int page_run_event(Store *s, int64_t id, Buf *out)
     buf_printf(out, ",\"point\":[%" PRId64 ",", 2 * r.counts.pairs);
     buf_json_num(out, is_spsa(&r) || isnan(r.llr) ? NAN : r.llr);
     buf_puts(out, ",");
-    buf_json_num(out, cli_elo_of(&r.counts, &e) ? e.elo : NAN);
+    buf_json_num(out, run_elo_of(&r.counts, &e) ? e.elo : NAN);
     buf_puts(out, "]");
     if (is_spsa(&r)) {
         StoreSpsa *st = malloc(sizeof *st);
