@@ -997,6 +997,8 @@ static void run_pgn(Web *w, Store *s, const WebRequest *rq, int64_t id, WebRespo
 
 /* ---- the handlers: one request being answered ------------------------------------------ */
 
+typedef struct Cell Cell;
+
 typedef struct {
     Web *w;
     Store *s;                        /* a connection of the pool (NULL for a static file; do_login may swap it) */
@@ -1004,9 +1006,10 @@ typedef struct {
     const Route *rt;
     const Session *u;                /* the visitor (NULL for a static file) */
     WebResponse *rs;
+    const Cell *cell;                /* the row's cell of the method */
 } Call;
 
-static void get_runs(Call *c) { c->rs->status = page_runs(c->s, c->rq->query, c->u, &c->rs->body); }
+static void get_page(Call *c);
 
 static void get_run(Call *c) { c->rs->status = page_run(c->s, c->rt->run, c->u, NULL, &c->rs->body); }
 
@@ -1014,11 +1017,7 @@ static void get_run_report(Call *c) { run_report(c->s, c->rt->run, c->rs); }
 
 static void get_run_pgn(Call *c) { run_pgn(c->w, c->s, c->rq, c->rt->run, c->rs); }
 
-static void get_machines(Call *c) { c->rs->status = page_machines(c->s, c->u, &c->rs->body); }
-
 static void get_engines(Call *c) { c->rs->status = page_engines(c->s, NULL, NULL, 0, NULL, c->u, &c->rs->body); }
-
-static void get_engine(Call *c) { c->rs->status = page_engine(c->s, c->rt->engine, c->u, &c->rs->body); }
 
 static void get_login(Call *c) { login_page(c->w, c->rq, NULL, c->u, c->rs); }
 
@@ -1089,12 +1088,13 @@ typedef enum { CSRF_NONE, CSRF_SESSION, CSRF_LOGIN } Csrf;
 typedef enum { CONN_NONE, CONN_LIGHT, CONN_HEAVY } Conn;
 
 /* What one method does on a page: who may, the token it must bring, the handler (NULL: 405). */
-typedef struct {
+struct Cell {
     Right right;
     Csrf csrf;
     void (*handler)(Call *c);
     const char *refused;
-} Cell;
+    int (*page)(const PageIn *in, Buf *b);     /* a PAGE cell's page (get_page calls it) */
+};
 
 typedef struct {
     Conn conn;
@@ -1102,9 +1102,10 @@ typedef struct {
 } RouteRow;
 
 static const RouteRow ROUTES[ROUTE_KINDS] = {
-#define GET(RIGHT, handler, refused) { RIGHT_##RIGHT, CSRF_NONE, handler, refused }
-#define POST(RIGHT, CSRF, handler, refused) { RIGHT_##RIGHT, CSRF_##CSRF, handler, refused }
-#define NO_GET { RIGHT_OPEN, CSRF_NONE, NULL, NULL }
+#define GET(RIGHT, handler, refused) { RIGHT_##RIGHT, CSRF_NONE, handler, refused, NULL }
+#define PAGE(RIGHT, page, refused) { RIGHT_##RIGHT, CSRF_NONE, get_page, refused, page }
+#define POST(RIGHT, CSRF, handler, refused) { RIGHT_##RIGHT, CSRF_##CSRF, handler, refused, NULL }
+#define NO_GET { RIGHT_OPEN, CSRF_NONE, NULL, NULL, NULL }
 #define NO_POST NO_GET
 #define ROUTE(KIND, PATH, CONN, get, post) [ROUTE_##KIND] = { CONN_##CONN, get, post },
 #include "routes.def"
@@ -1112,8 +1113,16 @@ static const RouteRow ROUTES[ROUTE_KINDS] = {
 #undef NO_POST
 #undef NO_GET
 #undef POST
+#undef PAGE
 #undef GET
 };
+
+/* A page that only shows (a PAGE cell): its status and its HTML. */
+static void get_page(Call *c)
+{
+    PageIn in = { .s = c->s, .rt = c->rt, .query = c->rq->query, .u = c->u };
+    c->rs->status = c->cell->page(&in, &c->rs->body);
+}
 
 /*
  * Whether the visitor may use the cell: a handler for the method, the
@@ -1174,7 +1183,7 @@ void web_handle(Web *w, const WebRequest *rq, WebResponse *rs)
     }
     const RouteRow *row = &ROUTES[rt.kind];
     const Cell *m = is_get ? &row->get : &row->post;
-    Call c = { .w = w, .rq = rq, .rt = &rt, .rs = rs };
+    Call c = { .w = w, .rq = rq, .rt = &rt, .rs = rs, .cell = m };
     if (row->conn == CONN_NONE) {    /* a static file: no session, no database */
         if (m->handler)
             m->handler(&c);

@@ -135,8 +135,11 @@ int page_engines(Store *s, const Form *values, const FieldError *errors, int ner
     return nerrors ? 400 : 200;
 }
 
-int page_engine(Store *s, const char *name, const Session *u, Buf *b)
+int page_engine(const PageIn *in, Buf *b)
 {
+    Store *s = in->s;
+    const char *name = in->rt->engine;
+    const Session *u = in->u;
     EngineRecord e;
     StoreEngineChange *h = NULL;
     int found = store_engine_load(s, name, &e);

@@ -14,8 +14,10 @@ enum { MACHINE_WINDOW_S = 3600, MACHINES_SHOWN = 5000 };
 
 /* ---- machines ------------------------------------------------------------------------- */
 
-int page_machines(Store *s, const Session *u, Buf *b)
+int page_machines(const PageIn *in, Buf *b)
 {
+    Store *s = in->s;
+    const Session *u = in->u;
     StoreWorker *w = NULL;
     int n = store_web_workers(s, MACHINE_WINDOW_S, MACHINES_SHOWN, &w);
     if (n < 0) {

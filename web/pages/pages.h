@@ -36,8 +36,33 @@ typedef struct {
 /* An error page: status and a one-line reason, escaped. */
 void page_error(Buf *b, int status, const char *reason);
 
-/* runs.c: the runs (filtered by the query's state, kind and owner), one run, and its live numbers. */
-int page_runs(Store *s, const Form *query, const Session *u, Buf *b);
+/*
+ * What a page of routes.def's PAGE cells is given: the connection, the
+ * parsed path (the run's id, the engine's name), the query string's
+ * fields and the visitor.  Each such page is declared here from its row:
+ *     int page_NAME(const PageIn *in, Buf *b);
+ * the runs (runs.c: filtered by the query's state, kind and owner), the
+ * workers seen lately (machines.c), one engine record with its history
+ * (engines.c: 404 when there is none).
+ */
+typedef struct {
+    Store *s;
+    const Route *rt;
+    const Form *query;
+    const Session *u;
+} PageIn;
+
+#define ROUTE(KIND, PATH, CONN, get, post) get
+#define PAGE(RIGHT, page, refused) int page(const PageIn *in, Buf *b);
+#define GET(RIGHT, handler, refused)
+#define NO_GET
+#include "routes.def"
+#undef NO_GET
+#undef GET
+#undef PAGE
+#undef ROUTE
+
+/* runs.c: one run, and its live numbers. */
 int page_run(Store *s, int64_t id, const Session *u, const char *notice, Buf *b);
 /* A run's live numbers as one Server-Sent Event into out. Returns 1, 0 (no such run) or -1. */
 int page_run_event(Store *s, int64_t run, Buf *out);
@@ -50,18 +75,13 @@ int page_run_event(Store *s, int64_t run, Buf *out);
 int page_new_run(Store *s, RunKindId kind, const Form *values, const FieldError *errors, int nerrors,
                  const Session *u, Buf *b);
 
-/* machines.c: the workers seen lately. */
-int page_machines(Store *s, const Session *u, Buf *b);
-
 /*
  * engines.c: the engine records (store_engines.h) and, for an admin, the
  * form that adds one, with the values given, a message per field and a
- * notice (may be NULL); one record with its history (404 when there is
- * none).
+ * notice (may be NULL).
  */
 int page_engines(Store *s, const Form *values, const FieldError *errors, int nerrors, const char *notice,
                  const Session *u, Buf *b);
-int page_engine(Store *s, const char *name, const Session *u, Buf *b);
 
 /* users.c: the login form, carrying token (the login CSRF token: web.c, login_token). */
 int page_login(const char *message, const char *token, const Session *u, Buf *b);

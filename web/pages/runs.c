@@ -232,8 +232,11 @@ static void runs_table(Buf *b, const char *title, StoreRun *runs, int n, const S
     buf_puts(b, "</tbody></table>\n");
 }
 
-int page_runs(Store *s, const Form *query, const Session *u, Buf *b)
+int page_runs(const PageIn *in, Buf *b)
 {
+    Store *s = in->s;
+    const Form *query = in->query;
+    const Session *u = in->u;
     StoreRun *runs = NULL;
     StoreWebOwner *owners = NULL;
     int n = store_list_runs(s, RUNS_SHOWN, &runs);
