@@ -65,6 +65,7 @@ enum { OPENINGS = 100, NODES = 1000 };
 #endif
 static const char *const TEST_PARAMS = "RookMg=700";
 static const char *const LEASE_S = "3";
+static const char *const REPLAY_LEASE_S = "8";
 
 static bool pg_stopped;              /* this test stopped the shared PostgreSQL */
 
@@ -134,7 +135,12 @@ static void note(const char *fmt, ...)
 }
 
 /* The processes of a test die with it (the *_env helpers), even when it is stopped at its timeout. */
-static pid_t coordinator(void) { return cu_track(cu_coordinator_env(cu_fx.db_coordinator, cu_fx.port, LEASE_S, cu_fx.logfile, NULL)); }
+static pid_t coordinator_leased(const char *lease_s)
+{
+    return cu_track(cu_coordinator_env(cu_fx.db_coordinator, cu_fx.port, lease_s, cu_fx.logfile, NULL));
+}
+
+static pid_t coordinator(void) { return coordinator_leased(LEASE_S); }
 static pid_t worker(const char *name) { return cu_track(cu_worker_env(cu_fx.port, name, 1, cu_fx.logfile, NULL)); }
 
 /* A worker whose wall clock is shift_s seconds off (LD_PRELOAD libxqf-clockshift.so). */
@@ -740,7 +746,12 @@ Test(chaos, replayed_and_stale_results_change_nothing)
 {
     CU_REQUIRE_DB();
     int64_t run = new_run();
-    pid_t coord = coordinator();
+    /*
+     * The test plays each report's games between its messages, with no
+     * heartbeat: a lease long enough for 4 pairs on a loaded machine (at
+     * 3 s the last report of step 1 came stale under a full test run).
+     */
+    pid_t coord = coordinator_leased(REPLAY_LEASE_S);
     Client a, intruder;
     client_open(&a);
     hello(&a, "replayer");
@@ -795,7 +806,7 @@ Test(chaos, replayed_and_stale_results_change_nothing)
     expect_ack(&a, &r4, "accepted", false, "a report before the lease expires");
     make_result(&t2b, 2, &r4b);
     StoreCounts after_r4 = counts_of(run);
-    cu_sleep_ms(atoi(LEASE_S) * 1000 + 2500);    /* the lease, and the expiry timer's second */
+    cu_sleep_ms(atoi(REPLAY_LEASE_S) * 1000 + 2500);    /* the lease, and the expiry timer's second */
     expect_ack(&a, &r4, "stale", true, "a report of an expired lease replayed");
     expect_ack(&a, &r4b, "stale", true, "a new report of an expired lease");
     expect_counts(run, &after_r4, "reports of an expired lease");
@@ -809,7 +820,7 @@ Test(chaos, replayed_and_stale_results_change_nothing)
     StoreCounts after_r5 = counts_of(run);
     note("fault: kill -9 coordinator");
     cu_kill9(coord);
-    coord = coordinator();
+    coord = coordinator_leased(REPLAY_LEASE_S);
     /* sent again every 2 s: a frame caught in the dying connection is lost, as a worker's would be */
     XqfMsg m;
     zmq_pollitem_t it = { a.sock, 0, ZMQ_POLLIN, 0 };
