@@ -981,3 +981,15 @@ int cu_forged_result(const XqfMsg *task, const char *other_line, int from, int p
     xqf_msg_free(&m);
     return rc;
 }
+
+int cu_log_lines(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "r");
+    char line[4096];
+    int n = 0;
+    while (f && fgets(line, sizeof line, f))
+        n += strstr(line, text) != NULL;
+    if (f)
+        fclose(f);
+    return n;
+}

@@ -90,6 +90,8 @@ int cu_tune(char *out, size_t size, const char *args, const char *logfile);
 
 /* Runs a shell command the same way: its stderr appended to logfile, its stdout in out; the same statuses. */
 int cu_sh(char *out, size_t size, const char *command, const char *logfile);
+/* How many lines of the file at path hold text (0 when it cannot be read). */
+int cu_log_lines(const char *path, const char *text);
 
 /*
  * A copy of xqf-engine at path with n zero bytes appended: the same

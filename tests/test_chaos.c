@@ -338,17 +338,7 @@ static int64_t max_attempts(int64_t run)
 }
 
 /* How many lines of the log contain text. */
-static int log_count(const char *text)
-{
-    FILE *f = fopen(cu_fx.logfile, "r");
-    char line[4096];
-    int n = 0;
-    while (f && fgets(line, sizeof line, f))
-        n += strstr(line, text) != NULL;
-    if (f)
-        fclose(f);
-    return n;
-}
+static int log_count(const char *text) { return cu_log_lines(cu_fx.logfile, text); }
 
 /* The proxy's totals line: connections reset and black-holes. False when there is none. */
 static bool proxy_totals(long *resets, long *holes)

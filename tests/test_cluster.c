@@ -1162,17 +1162,7 @@ Test(cluster, a_restart_gives_every_lease_a_lease_of_grace)
 }
 
 /* How many lines of the coordinator's log hold text. */
-static int log_lines_with(const char *text)
-{
-    FILE *f = fopen(cu_fx.logfile, "r");
-    char line[2048];
-    int n = 0;
-    while (f && fgets(line, sizeof line, f))
-        n += strstr(line, text) != NULL;
-    if (f)
-        fclose(f);
-    return n;
-}
+static int log_lines_with(const char *text) { return cu_log_lines(cu_fx.logfile, text); }
 
 /*
  * The expiry's statement fails while it waits: another session holds the
