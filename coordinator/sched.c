@@ -628,8 +628,7 @@ static bool enough_cores(SchedRun *r, const SchedAsk *a, int64_t now)
  */
 static int can_serve(Sched *s, SchedRun *r, const SchedAsk *a, int64_t now)
 {
-    if (r->exhausted || (r->run.max_leased > 0 && r->run.leased >= r->run.max_leased) ||
-        (r->run.build_id[0] && strcmp(r->run.build_id, a->build) != 0) ||
+    if (r->exhausted || (r->run.build_id[0] && strcmp(r->run.build_id, a->build) != 0) ||
         refused_by(s, r, a->worker) || !enough_cores(r, a, now))
         return 0;
     int rc = load_book(s, r);
