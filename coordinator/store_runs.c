@@ -7,20 +7,27 @@
 #include "store_runs.h"
 #include "store_internal.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <libpq-fe.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "run_kind.h"
 
+/* A setting kept as a column (run_settings.def), selected after the columns read by hand. */
+#define SETTING_SELECT(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store, \
+                       ctype, shown)                                                                               \
+    ", r." #store
+
 #define RUN_COLUMNS                                                                              \
-    "r.id, r.kind, r.state, r.name, r.priority, r.build_id, r.name0, r.name1, r.seed, r.nodes, " \
+    "r.id, r.kind, r.state, r.name, r.build_id, r.name0, r.name1, r.nodes, "                   \
     "r.base_ms, r.inc_ms, r.margin_ms, r.hash_mb, r.resign_moves, r.resign_score, r.draw_after, "     \
     "r.draw_moves, r.draw_score, r.max_plies, "                                                   \
-    "r.pairs_per_task, r.max_pairs, r.next_pair, r.elo0, r.elo1, r.alpha, r.beta, r.llr, "       \
+    "r.next_pair, r.llr, "                                                                        \
     "coalesce(r.verdict, ''), r.pairs, r.wins, r.draws, r.losses, r.ll, r.ld, r.dd, r.wd, r.ww, " \
     "array_to_string(r.reasons, ','), "                                                          \
     "(SELECT count(*) FROM tasks t WHERE t.run_id = r.id AND t.state = 'leased'), r.iter, "     \
@@ -35,15 +42,15 @@
     "coalesce((SELECT sha256 FROM nets n WHERE n.id = r.base_net), CASE WHEN r.base_hce THEN 'none' ELSE '' END), " \
     "coalesce((SELECT name FROM nets n WHERE n.id = r.test_net), CASE WHEN r.test_hce THEN 'none' ELSE '' END), " \
     "coalesce((SELECT name FROM nets n WHERE n.id = r.base_net), CASE WHEN r.base_hce THEN 'none' ELSE '' END), " \
-    "r.threads, r.engine, coalesce(r.base_engine, r.engine)"
+    "r.threads, r.engine, coalesce(r.base_engine, r.engine)" RUN_SETTINGS_COLUMNS(SETTING_SELECT)
 
 #define RUNS_STATEMENTS(S)                                                                       \
     S(FINISH, "SELECT xqf_finish_run($1, $2, $3, NULL)", 3)                                      \
     S(SET_LLR, "UPDATE runs SET llr = $2 WHERE id = $1", 2)                                      \
     S(FINISH_LLR, "SELECT xqf_finish_run($1, 'finished', $3, $2)", 3)                            \
     S(CREATE_RUN, "SELECT xqf_create_run($1, $2, $3, $4, $5, $6::text[], $7, $8, $9, $10, $11, $12, $13, " \
-                  "$14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29::jsonb, " \
-                  "$30, $31, $32, $33, $34, $35, $36, $37, $38, $39, $40, $41, $42, $43, $44)", 44)        \
+                  "$14, $15, $16, $17, $18, $19, $20, $21::jsonb, $22, $23, $24, $25, $26, $27, $28, $29, " \
+                  "$30, $31, $32, $33, $34, $35, $36, $37::jsonb)", 37)                                     \
     S(PROGRESS, "SELECT p.pairs, p.wins, p.draws, p.losses, p.ll, p.ld, p.dd, p.wd, p.ww, "      \
                 "extract(epoch FROM p.recorded_at - r.created_at) FROM run_progress p "          \
                 "JOIN runs r ON r.id = p.run_id WHERE p.run_id = $1 ORDER BY p.pairs", 1)        \
@@ -69,9 +76,55 @@
 
 STORE_STATEMENTS(RUNS_STATEMENTS, store_statements_runs);
 
+/* The settings kept as columns, a JSON object for xqf_create_run (each name a column of its allow-list). */
+typedef struct {
+    char text[1024];
+    size_t len;
+} SettingsJson;
+
+/* Appends to the object; the table's few numbers always fit (an overflow is a programmer error). */
+__attribute__((format(printf, 2, 3))) static void json_put(SettingsJson *j, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(j->text + j->len, sizeof j->text - j->len, fmt, ap);
+    va_end(ap);
+    assert(n >= 0 && (size_t)n < sizeof j->text - j->len);
+    j->len += (size_t)n;
+}
+
+static void json_int(SettingsJson *j, const char *column, int64_t v)
+{
+    json_put(j, "%s\"%s\": %" PRId64, j->len ? ", " : "{", column, v);
+}
+
+/* A number, or null (the column NULL) for NaN or a setting of a group the kind does not take. */
+static void json_real(SettingsJson *j, const char *column, double v, bool taken)
+{
+    if (taken && isfinite(v))
+        json_put(j, "%s\"%s\": %.17g", j->len ? ", " : "{", column, v);
+    else
+        json_put(j, "%s\"%s\": null", j->len ? ", " : "{", column);
+}
+
 /*
- * Inserts a run of kind with the spec's settings; SPRT bounds only for
- * SPRT (NULL otherwise); settings is a JSON object.  Returns 0 with *id, or -1.
+ * A setting into the JSON by its type: a REAL of the SPRT group (a bound)
+ * is null for a kind without the SPRT; an INT is every kind's (max_pairs:
+ * the length of any run).
+ */
+#define SETTING_JSON_INT(column, v, taken) json_int(&j, column, (int64_t)(v));
+#define SETTING_JSON_REAL(column, v, taken) json_real(&j, column, v, taken);
+#define SETTING_JSON_SPRT(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store, \
+                          ctype, shown)                                                                               \
+    SETTING_JSON_##TYPE(#store, sp->store, kind->sprt)
+#define SETTING_JSON_TASK(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store, \
+                          ctype, shown)                                                                               \
+    SETTING_JSON_##TYPE(#store, sp->store, true)
+
+/*
+ * Inserts a run of kind with the spec's settings (those kept as columns
+ * as one JSON object; SPRT bounds only for SPRT, NULL otherwise);
+ * settings, the kind's own, is a JSON object.  Returns 0 with *id, or -1.
  */
 int store_create_run(Store *s, const RunKind *kind, const StoreSprtSpec *sp, const char *settings, int64_t *id)
 {
@@ -79,25 +132,26 @@ int store_create_run(Store *s, const RunKind *kind, const StoreSprtSpec *sp, con
     char *book = store_text_array(sp->book, sp->book_lines);
     if (!book)
         return -1;
+    SettingsJson j = { .len = 0 };
+    RUN_SETTINGS_SPRT(SETTING_JSON_SPRT)
+    RUN_SETTINGS_TASK(SETTING_JSON_TASK)
+    json_put(&j, "}");
     StoreNums n;
-    bool sprt = kind->sprt;
-    const char *p[44] = {
+    const char *p[37] = {
         sp->name ? sp->name : "", sp->test_params ? sp->test_params : "",
         sp->base_params ? sp->base_params : "", sp->build_id ? sp->build_id : "",
-        sp->book_name ? sp->book_name : "", book, store_num(&n, 0, (int64_t)(sp->seed & INT64_MAX)),
-        store_num(&n, 1, sp->nodes), store_num(&n, 2, sp->base_ms), store_num(&n, 3, sp->inc_ms),
-        store_num(&n, 4, sp->margin_ms), store_num(&n, 5, sp->hash_mb > 0 ? sp->hash_mb : 16),
+        sp->book_name ? sp->book_name : "", book, store_num(&n, 1, sp->nodes), store_num(&n, 2, sp->base_ms),
+        store_num(&n, 3, sp->inc_ms), store_num(&n, 4, sp->margin_ms),
+        store_num(&n, 5, sp->hash_mb > 0 ? sp->hash_mb : 16),
         store_num(&n, 15, adj.resign_moves), store_num(&n, 16, adj.resign_score), store_num(&n, 17, adj.draw_after),
         store_num(&n, 18, adj.draw_moves), store_num(&n, 19, adj.draw_score), store_num(&n, 20, adj.max_plies),
-        store_num(&n, 6, sp->pairs_per_task), store_num(&n, 7, sp->max_pairs),
-        sprt ? store_dbl(&n, 8, sp->elo0) : NULL, sprt ? store_dbl(&n, 9, sp->elo1) : NULL,
-        sprt ? store_dbl(&n, 10, sp->alpha) : NULL, sprt ? store_dbl(&n, 11, sp->beta) : NULL,
-        store_num(&n, 12, sp->priority), kind->name, kind->player0, kind->player1, settings, store_num(&n, 13, sp->test_build),
+        kind->name, kind->player0, kind->player1, settings, store_num(&n, 13, sp->test_build),
         store_num(&n, 14, sp->base_build), kind->on_claim ? "true" : "false", store_num(&n, 21, sp->test_net),
-        store_num(&n, 22, sp->base_net), store_num(&n, 23, sp->threads > 0 ? sp->threads : 1), store_num(&n, 24, sp->base1_ms),
-        store_num(&n, 25, sp->inc1_ms), store_num(&n, 26, sp->ref_nps), sp->game_scores ? "true" : "false",
-        sp->replay_given ? store_dbl(&n, 27, sp->replay_share) : NULL, sp->engine ? sp->engine : "",
-        sp->base_engine ? sp->base_engine : "", sp->owner ? sp->owner : "", sp->pending ? "true" : "false"
+        store_num(&n, 22, sp->base_net), store_num(&n, 23, sp->threads > 0 ? sp->threads : 1),
+        store_num(&n, 24, sp->base1_ms), store_num(&n, 25, sp->inc1_ms), store_num(&n, 26, sp->ref_nps),
+        sp->game_scores ? "true" : "false", sp->replay_given ? store_dbl(&n, 27, sp->replay_share) : NULL,
+        sp->engine ? sp->engine : "", sp->base_engine ? sp->base_engine : "", sp->owner ? sp->owner : "",
+        sp->pending ? "true" : "false", j.text
     };
     PGresult *res = store_run(s, &STMT[ST_CREATE_RUN], p, PGRES_TUPLES_OK);
     free(book);
@@ -160,6 +214,13 @@ static void read_counts(const PGresult *r, int row, int *col, StoreCounts *c)
         c->penta[i] = store_i64(r, row, (*col)++);
 }
 
+/* A setting kept as a column (run_settings.def) read into its member (SETTING_SELECT's order). */
+#define SETTING_GET_INT store_i64
+#define SETTING_GET_REAL store_get_dbl
+#define SETTING_READ(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store, ctype, \
+                     shown)                                                                                            \
+    o->store = (ctype)SETTING_GET_##TYPE(r, row, c++);
+
 static void read_run(const PGresult *r, int row, StoreRun *o)
 {
     memset(o, 0, sizeof *o);
@@ -168,11 +229,9 @@ static void read_run(const PGresult *r, int row, StoreRun *o)
     store_text(r, row, c++, o->kind, sizeof o->kind);
     store_text(r, row, c++, o->state, sizeof o->state);
     store_text(r, row, c++, o->name, sizeof o->name);
-    o->priority = (int)store_i64(r, row, c++);
     store_text(r, row, c++, o->build_id, sizeof o->build_id);
     store_text(r, row, c++, o->name0, sizeof o->name0);
     store_text(r, row, c++, o->name1, sizeof o->name1);
-    o->seed = (uint64_t)store_i64(r, row, c++);
     o->nodes = store_i64(r, row, c++);
     o->base_ms = store_i64(r, row, c++);
     o->inc_ms = store_i64(r, row, c++);
@@ -183,13 +242,7 @@ static void read_run(const PGresult *r, int row, StoreRun *o)
                         &a->max_plies };
     for (int i = 0; i < 6; i++)
         *adj[i] = store_i64(r, row, c++);
-    o->pairs_per_task = (int)store_i64(r, row, c++);
-    o->max_pairs = store_i64(r, row, c++);
     o->next_pair = store_i64(r, row, c++);
-    o->elo0 = store_get_dbl(r, row, c++);
-    o->elo1 = store_get_dbl(r, row, c++);
-    o->alpha = store_get_dbl(r, row, c++);
-    o->beta = store_get_dbl(r, row, c++);
     o->llr = store_get_dbl(r, row, c++);
     store_text(r, row, c++, o->verdict, sizeof o->verdict);
     read_counts(r, row, &c, &o->counts);
@@ -213,6 +266,7 @@ static void read_run(const PGresult *r, int row, StoreRun *o)
     o->threads = (int)store_i64(r, row, c++);
     store_text(r, row, c++, o->engine, sizeof o->engine);
     store_text(r, row, c++, o->base_engine, sizeof o->base_engine);
+    RUN_SETTINGS_COLUMNS(SETTING_READ)
 }
 
 /* Runs a run query into a malloc'd array. */

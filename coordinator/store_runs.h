@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "run_kind.h"
+#include "run_settings.h"
 #include "store.h"
 
 /* How a run's games are adjudicated (worker/game/game.h's Adjudication; 0 turns a rule off). */
@@ -51,16 +52,17 @@ typedef struct {
     const char *const *book;         /* opening lines (FEN [moves ...]) */
     int book_lines;
     const StoreRunBook *book_facts;  /* written beside the run when given (its openings: book_lines) */
-    uint64_t seed;                   /* opening order */
     int64_t nodes;                   /* > 0: fixed nodes per move; else the clock */
     int64_t base_ms, inc_ms, margin_ms;
     int hash_mb;                     /* 0: 16 */
     int threads;                     /* search threads of each engine (UCI Threads; 0: 1; 029_threads.sql) */
     const StoreAdjudication *adjudication; /* NULL: STORE_ADJUDICATION_DEFAULT */
-    int pairs_per_task;
-    int64_t max_pairs;               /* stop with verdict "max pairs" here */
-    double elo0, elo1, alpha, beta;  /* normalized Elo bounds, error rates */
-    int priority;
+    /*
+     * the settings kept as columns (run_settings.def: seed, the opening order;
+     * max_pairs, stop with verdict "max pairs" there; the SPRT's normalized
+     * Elo bounds and error rates, NaN for a kind without them: NULL)
+     */
+    RUN_SETTINGS_COLUMNS(RUN_SETTING_COLUMN)
     int64_t test_build, base_build;  /* engine builds (ids) the two play, 0: the built-in engine */
     int64_t test_net, base_net;      /* nets (ids) the two evaluate with (025_nets.sql); 0: the engine's
                                         own evaluation, STORE_NET_NONE: the hand-crafted one */
@@ -114,17 +116,15 @@ typedef struct {
     char kind[8];                    /* sprt, spsa */
     char state[16];
     char name[STORE_TEXT_MAX];
-    int priority;
     char build_id[STORE_NAME_MAX + 1];
     char name0[STORE_NAME_MAX + 1], name1[STORE_NAME_MAX + 1];
-    uint64_t seed;
     int64_t nodes, base_ms, inc_ms, margin_ms;
     int hash_mb;
     int threads;                     /* search threads of each engine: a worker needs this concurrency */
     StoreAdjudication adjudication;
-    int pairs_per_task;
-    int64_t max_pairs, next_pair;
-    double elo0, elo1, alpha, beta;  /* NaN when not set */
+    /* the settings of run_settings.def kept as columns; the SPRT's bounds NaN when not set */
+    RUN_SETTINGS_COLUMNS(RUN_SETTING_COLUMN)
+    int64_t next_pair;
     double llr;                      /* NaN when not computed */
     char verdict[64];
     StoreCounts counts;

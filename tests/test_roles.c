@@ -12,6 +12,7 @@
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,14 @@ static void allowed(Store *s, const char *fmt, ...)
     va_end(ap);
     cr_assert_eq(store_exec(s, sql, error, sizeof error), 0, "%s: %s: %s", store_role(s), sql, error);
 }
+
+/*
+ * xqf_create_run as a role calls it in SQL: a pending SPRT owned by tester
+ * named by the first %s, the settings kept as columns the second (JSON).
+ */
+#define CREATE_RUN_SQL                                                                                                \
+    "SELECT xqf_create_run('%s', '', '', '', '', '{}', 1, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 'sprt', 'test', 'base', " \
+    "'{}', 0, 0, true, 0, 0, 1, 0, 0, 0, false, NULL, '', '', 'tester', true, '%s')"
 
 /* An SPRT created as the owner; pending (waiting for an admin) when pending. */
 static int64_t new_run(bool pending)
@@ -167,6 +176,54 @@ Test(roles, the_dashboard_writes_only_through_its_functions)
 }
 
 /*
+ * The dashboard's role makes runs only through xqf_create_run, whose one
+ * object of settings writes only the columns run_setting_columns names
+ * (046): a key for the owner, the state, the approval or any other column
+ * refuses the whole run as a column the role may not write would; the
+ * settings it may write arrive in their columns, read back by the store.
+ */
+Test(roles, the_run_settings_object_writes_only_setting_columns)
+{
+    REQUIRE_ROLES();
+    Store *web = connect_as(cu_fx.db_web);
+    refused(web, CREATE_RUN_SQL, "sneaky", "{\"priority\": 5, \"state\": \"active\"}");
+    refused(web, CREATE_RUN_SQL, "sneaky", "{\"owner\": \"admin\"}");
+    refused(web, CREATE_RUN_SQL, "sneaky", "{\"tasks_on_claim\": false}");
+    refused(web, CREATE_RUN_SQL, "sneaky", "{\"id\": 1}");
+    char error[512];
+    cr_assert_eq(store_exec(web, "SELECT xqf_create_run('sneaky', '', '', '', '', '{}', 1, 0, 0, 0, 16, 0, 0, 0, 0, "
+                                 "0, 0, 'sprt', 'test', 'base', '{}', 0, 0, true, 0, 0, 1, 0, 0, 0, false, NULL, '', "
+                                 "'', 'tester', true, '[1]')", error, sizeof error), -1,
+                 "a settings array was taken");
+    allowed(web, CREATE_RUN_SQL, "settings",
+            "{\"priority\": 7, \"pairs_per_task\": 3, \"max_pairs\": 11, \"seed\": 42, \"elo0\": -1.5, "
+            "\"elo1\": 4.25, \"alpha\": 0.1, \"beta\": null}");
+    StoreRun *runs;
+    int n = store_list_runs(cu_fx.store, 10, &runs);
+    cr_assert_gt(n, 0);
+    int found = 0;
+    for (int i = 0; i < n; i++) {
+        const StoreRun *r = &runs[i];
+        cr_assert_str_neq(r->name, "sneaky", "a refused call made run %" PRId64, r->id);
+        if (strcmp(r->name, "settings") != 0)
+            continue;
+        found++;
+        cr_assert_str_eq(r->state, "pending");
+        cr_assert_eq(r->priority, 7);
+        cr_assert_eq(r->pairs_per_task, 3);
+        cr_assert_eq(r->max_pairs, 11);
+        cr_assert_eq(r->seed, 42);
+        cr_assert_float_eq(r->elo0, -1.5, 1e-12);
+        cr_assert_float_eq(r->elo1, 4.25, 1e-12);
+        cr_assert_float_eq(r->alpha, 0.1, 1e-12);
+        cr_assert(isnan(r->beta), "beta %g, not NULL", r->beta);
+    }
+    free(runs);
+    cr_assert_eq(found, 1);
+    store_destroy(&web);
+}
+
+/*
  * The coordinator's role plays runs and nothing else: no accounts or
  * sessions (it cannot read them, let alone change a password), no
  * signatures, no approvals, no new runs, no schema changes.
@@ -188,8 +245,7 @@ Test(roles, the_coordinator_cannot_touch_accounts_signatures_or_approvals)
     refused(c, "UPDATE nets SET signature = NULL");
     refused(c, "INSERT INTO runs (kind, book, pairs_per_task, max_pairs, resign_moves, resign_score, draw_after, "
                "draw_moves, draw_score, max_plies, tasks_on_claim) VALUES ('sprt', '{}', 1, 1, 0, 0, 0, 0, 0, 0, false)");
-    refused(c, "SELECT xqf_create_run('x', '', '', '', '', '{}', 1, 1, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 1, 1, 0, 5, "
-               "0.05, 0.05, 0, 'sprt', 'test', 'base', '{}', 0, 0, false, 0, 0, 1, 0, 0, 0, false, NULL, '', '', '', false)");
+    refused(c, CREATE_RUN_SQL, "x", "{\"pairs_per_task\": 1, \"max_pairs\": 1}");
     refused(c, "DROP TABLE tasks");
     refused(c, "ALTER TABLE runs ADD COLUMN x integer");
     refused(c, "CREATE TABLE mine (x integer)");

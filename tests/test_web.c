@@ -312,8 +312,8 @@ Test(web, user_text_is_escaped)
     const char *book[1];
     cr_assert_eq(cu_book(book, 1), 1);
     StoreSprtSpec sp = { .name = "<script>alert('x')</script>&\"", .test_params = "", .base_params = "",
-                         .book = book, .book_lines = 1, .seed = 1, .nodes = 300, .pairs_per_task = 2,
-                         .max_pairs = 10, .elo0 = 0, .elo1 = 5, .alpha = 0.05, .beta = 0.05 };
+                         .book = book, .book_lines = 1, .seed = 77, .nodes = 300, .pairs_per_task = 2,
+                         .max_pairs = 10, .elo0 = 0, .elo1 = 5, .alpha = 0.05, .beta = 0.05, .priority = 3 };
     int64_t id;
     cr_assert_eq(store_create_sprt(cu_fx.store, &sp, &id), 0);
     start_web(NULL);
@@ -325,6 +325,9 @@ Test(web, user_text_is_escaped)
         cr_assert_eq(r.status, 200);
         cr_assert_null(strstr(r.body, "<script>alert"), "%s shows the name as markup", pages[i]);
         cr_assert(strstr(r.body, "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;&quot;"), "%s", pages[i]);
+        /* the run's page lists the settings run_settings.def shows, as the store read them */
+        cr_assert(i == 0 || strstr(r.body, "<tr><th>Priority</th><td>3</td></tr>\n<tr><th>Seed</th><td>77</td></tr>"),
+                  "%s", r.body);
         reply_free(&r);
     }
     Reply r = http("GET", "/runs?owner=%3Cb%3E", NULL, NULL);

@@ -408,7 +408,7 @@ static void setting_real(Errors *er, const Form *f, const OptSpec spec, const ch
 #define SETTING_VALUE_REAL double
 #define SETTING_READ_INT setting_int
 #define SETTING_READ_REAL setting_real
-#define READ_SETTING(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store) \
+#define READ_SETTING(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, ...) \
     {                                                                                                            \
         SETTING_VALUE_##TYPE v_ = (SETTING_VALUE_##TYPE)sp->field;                                               \
         SETTING_READ_##TYPE(er, f, (OptSpec)RUN_SETTING_SPEC(field, TYPE, option, arg, def, lo, hi, help),       \

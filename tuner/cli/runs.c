@@ -125,6 +125,10 @@ static int show_run(Store *s, int64_t id, bool *active)
     if (run_threads_text(s, &r, threads, sizeof threads) != 0)
         return cli_fail(CLI_FAIL, "cannot read the workers");
     printf("Threads: %s\n", threads);
+    /* the settings run_settings.def shows as they are (priority, seed); the rest are said in sentences here */
+    RunSettingShown shown[RUN_SETTINGS_SHOWN_MAX];
+    for (int i = 0, n = run_settings_shown(&r, shown); i < n; i++)
+        printf("%s: %s\n", shown[i].label, shown[i].text);
     if (strcmp(r.engine, RUN_OUR_ENGINE) != 0)
         printf("Engine: %s (builds of its refs, xqf-tune engine show %s)\n", r.engine, r.engine);
     /* a run of two engines (041): the second player's, the base side */

@@ -27,7 +27,7 @@
 /* ---- the bounds of numbers, as option specs -------------------------------------------- */
 
 /* The settings of run_settings.def: a group's options are RUN_SETTINGS_GROUP(RUN_SETTING_OPTION). */
-#include "run_settings.def"
+#include "run_settings.h"
 
 #define RUN_SETTING_BOUNDS_INT(lo, hi) .imin = (lo), .imax = (hi)
 #define RUN_SETTING_BOUNDS_REAL(lo, hi) .rmin = (lo), .rmax = (hi)

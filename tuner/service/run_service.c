@@ -225,11 +225,9 @@ RunStatus run_check(const RunSpec *sp, RunProblem *problem)
     return run_problems(sp, problem, 1) ? RUN_BAD : RUN_OK;
 }
 
-/* A setting into the field of the store's spec that keeps it (run_settings.def): an initializer, a statement. */
-#define SETTING_COPY(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store) \
+/* A setting into the member of the store's spec that keeps it (run_settings.def), an initializer. */
+#define SETTING_COPY(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store, ...) \
     .store = sp->field,
-#define SETTING_ASSIGN(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store) \
-    st.store = sp->field;
 
 /* The store's spec of the settings every kind has, with the book's lines. */
 static StoreSprtSpec store_spec(const RunSpec *sp, const RunBook *rb)
@@ -240,7 +238,7 @@ static StoreSprtSpec store_spec(const RunSpec *sp, const RunBook *rb)
         .base_params = sp->base_params ? sp->base_params : "", .book_name = rb->name,
         .book = (const char *const *)rb->lines, .book_lines = rb->count, .book_facts = &rb->facts, .nodes = sp->nodes,
         .base_ms = sp->base_ms, .inc_ms = sp->inc_ms, .margin_ms = 100, .threads = sp->threads > 0 ? sp->threads : 1,
-        .max_pairs = sp->max_pairs, RUN_SETTINGS_TASK(SETTING_COPY)
+        RUN_SETTINGS_COLUMNS(SETTING_COPY)
         .test_build = sp->test_build, .base_build = sp->base_build, .test_net = sp->test_net,
         .base_net = sp->base_net, .ref_nps = sp->ref_nps > 0 ? sp->ref_nps : 0, .game_scores = sp->keep_scores,
         .replay_given = sp->replay_share >= 0, .replay_share = sp->replay_share,
@@ -248,9 +246,6 @@ static StoreSprtSpec store_spec(const RunSpec *sp, const RunBook *rb)
     };
     if (k->two_sides && sp->base1_ms > 0)
         st.base1_ms = sp->base1_ms, st.inc1_ms = sp->inc1_ms;
-    if (k->sprt) {
-        RUN_SETTINGS_SPRT(SETTING_ASSIGN)
-    }
     return st;
 }
 

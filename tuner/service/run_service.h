@@ -23,6 +23,7 @@
 #include "book.h"
 #include "engine_record.h"
 #include "run_kind.h"
+#include "run_settings.h"
 #include "store_runs.h"
 #include "store_spsa.h"
 
@@ -60,13 +61,14 @@ typedef struct {
     const char *book_format;         /* "book", "fen", "epd" or "pgn" (book.h); "" or NULL: by its extension */
     int book_plies;                  /* pgn: each game's position after this many plies */
     FILE *book_notes;                /* each bad opening, or what was dropped, a line each (NULL: nowhere) */
-    uint64_t seed;                   /* the opening order: a permutation walked once before any repeat */
-    /* how long and how it is shared out */
-    int pairs_per_task;
-    int64_t max_pairs;               /* sprt: the cap; games: the pairs; spsa: iterations; data: games / 2 */
-    int priority;
-    double elo0, elo1, alpha, beta;  /* sprt: normalized Elo bounds, error rates */
-    double spsa_alpha, spsa_gamma, spsa_a_ratio;
+    /*
+     * the number settings of run_settings.def, each group's (the openings'
+     * order seed; pairs_per_task, priority; the SPRT's bounds, max_pairs: sprt's
+     * cap, games' pairs, spsa's iterations, data's games / 2; the SPSA schedule)
+     */
+    RUN_SETTINGS_SPRT(RUN_SETTING_FIELD)
+    RUN_SETTINGS_SPSA(RUN_SETTING_FIELD)
+    RUN_SETTINGS_TASK(RUN_SETTING_FIELD)
     const StoreSpsaParam *params;    /* spsa: the tuned parameters (count of them) */
     int count;
     StoreDataSettings data;          /* data: random plies, the filter, a fixed depth */

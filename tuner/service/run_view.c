@@ -125,3 +125,44 @@ void run_tc_text(const StoreRun *r, char *out, size_t size)
     else
         snprintf(out, size, "%g+%g", (double)r->base_ms / 1000, (double)r->inc_ms / 1000);
 }
+
+/* A shown setting (a label, of a group the kind takes) appended to out; the count after. */
+static int shown_add(RunSettingShown *out, int n, const char *label, bool taken, const char *text)
+{
+    if (!label || !taken || n >= RUN_SETTINGS_SHOWN_MAX)
+        return n;
+    out[n].label = label;
+    snprintf(out[n].text, sizeof out[n].text, "%s", text);
+    return n + 1;
+}
+
+static const char *shown_int(char *text, size_t size, int64_t v)
+{
+    snprintf(text, size, "%" PRId64, v);
+    return text;
+}
+
+static const char *shown_real(char *text, size_t size, double v)
+{
+    snprintf(text, size, "%g", v);
+    return text;
+}
+
+/* A setting of a group (taken: whether r's kind takes it) as its type shows it. */
+#define SHOWN_INT(v) shown_int(text, sizeof text, (int64_t)(v))
+#define SHOWN_REAL(v) shown_real(text, sizeof text, (double)(v))
+#define SETTING_SHOWN(taken, field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, \
+                      store, ctype, shown)                                                                         \
+    n = shown_add(out, n, shown, taken, SHOWN_##TYPE(r->store));
+#define SETTING_SHOWN_SPRT(...) SETTING_SHOWN(sprt, __VA_ARGS__)
+#define SETTING_SHOWN_TASK(...) SETTING_SHOWN(true, __VA_ARGS__)
+
+int run_settings_shown(const StoreRun *r, RunSettingShown *out)
+{
+    char text[32];
+    int n = 0;
+    bool sprt = run_kind_is_sprt(r->kind);
+    RUN_SETTINGS_SPRT(SETTING_SHOWN_SPRT)
+    RUN_SETTINGS_TASK(SETTING_SHOWN_TASK)
+    return n;
+}

@@ -35,6 +35,23 @@ const char *cli_last_error(void);
 /* A run's time control as text: "300 nodes", "10+0.1", or with time odds "10+0.1/5+0.05" (first/second). */
 void run_tc_text(const StoreRun *r, char *out, size_t size);
 
+/* A setting of run_settings.def as xqf-tune show and the run's page list it. */
+typedef struct {
+    const char *label;               /* the table's "shown" */
+    char text[32];                   /* its value: an INT as an integer, a REAL as %g */
+} RunSettingShown;
+
+/* Enough for every line of run_settings.def. */
+enum { RUN_SETTINGS_SHOWN_MAX = 32 };
+
+/*
+ * The settings of r that run_settings.def marks shown, of the groups kept
+ * as columns that r's kind takes (the task group, the SPRT group for a
+ * kind with the SPRT), in the table's order, into out (at most
+ * RUN_SETTINGS_SHOWN_MAX).  Returns the count.  This can't fail.
+ */
+int run_settings_shown(const StoreRun *r, RunSettingShown *out);
+
 /*
  * A run's book as text: "default.book, 1500 openings, SHA-256 1a2b3c4d5e6f,
  * |score| 0-60 (mean 23.4)": its name (not escaped), its openings, what

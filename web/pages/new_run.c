@@ -22,7 +22,7 @@
  * The names are xqf-tune's options without "--" and with '_' for '-'.
  */
 /* A setting's field (run_settings.def), its default shown as xqf-tune's option's. */
-#define SETTING_FIELD(field_name, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store) \
+#define SETTING_FIELD(field_name, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, ...) \
     field(fo, form_field, label, #def, form_help);
 
 static void new_run_fields(FormOut *fo, const RunKind *k)

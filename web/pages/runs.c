@@ -665,7 +665,10 @@ int page_run(Store *s, int64_t id, const Session *u, const char *notice, Buf *b)
     char book[512];
     run_book_text(s, &r, book, sizeof book);   /* on a database error: its name only */
     row(b, "Book", book, NULL);
-    row_num(b, "Priority", r.priority, NULL);
+    /* the settings run_settings.def shows as they are (priority, seed), then those said in a sentence */
+    RunSettingShown shown[RUN_SETTINGS_SHOWN_MAX];
+    for (int i = 0, n = run_settings_shown(&r, shown); i < n; i++)
+        row(b, shown[i].label, shown[i].text, NULL);
     row_num(b, "Pairs per task", r.pairs_per_task, NULL);
     row_num(b, is_spsa(&r) ? "Iterations (pairs)" : "Max pairs", r.max_pairs, NULL);
     if (!is_spsa(&r)) {
