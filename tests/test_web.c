@@ -1729,6 +1729,15 @@ static int64_t run_of_many_games(void)
  * The median of a round with no load at all is logged beside it, and the
  * load's requests are checked to have been answered (else there was no load).
  */
+#ifdef __SANITIZE_ADDRESS__
+/* AddressSanitizer's build answers each page a few times slower (p90 117 ms
+ * seen on the loaded machine): the regressions above still stall it for a
+ * second and more */
+enum { RUNS_PAGE_P90_MS = 400 };
+#else
+enum { RUNS_PAGE_P90_MS = 100 };
+#endif
+
 Test(web, the_runs_page_stays_fast_under_logins_and_downloads, .timeout = 240)
 {
     CU_REQUIRE_DB();
@@ -1754,8 +1763,8 @@ Test(web, the_runs_page_stays_fast_under_logins_and_downloads, .timeout = 240)
         cr_assert_eq(pthread_create(&load[i].thread, NULL, load_main, &load[i]), 0);
     cu_sleep_ms(500);                /* the download and the logins are under way */
     double p90 = 0;
-    for (int round = 0; round < 2 && (round == 0 || p90 >= 100); round++) {
-        int measured = time_runs_page(busy, SAMPLES, 100);
+    for (int round = 0; round < 2 && (round == 0 || p90 >= RUNS_PAGE_P90_MS); round++) {
+        int measured = time_runs_page(busy, SAMPLES, RUNS_PAGE_P90_MS);
         p90 = busy[SAMPLES * 9 / 10 - 1];
         cr_log_info("GET / idle: median %.1f ms, p90 %.1f ms; under load (round %d, %d measured): median %.1f ms, "
                     "p90 %.1f ms, max %.1f ms", idle[SAMPLES / 2], idle[SAMPLES * 9 / 10 - 1], round + 1, measured,
@@ -1776,7 +1785,7 @@ Test(web, the_runs_page_stays_fast_under_logins_and_downloads, .timeout = 240)
     cr_assert_geq(logins, LOGINS, "the logins ran");
     cr_assert_geq(downloads, 1, "a download ran");
     cr_assert_gt(largest, 30 * 1000 * 1000, "the download is large: %zu bytes", largest);
-    cr_assert_lt(p90, 100.0, "GET / under load: p90 %.1f ms", p90);
+    cr_assert_lt(p90, (double)RUNS_PAGE_P90_MS, "GET / under load: p90 %.1f ms", p90);
 }
 
 /* ---- every kind from its form, through the run service ------------------------------ */
