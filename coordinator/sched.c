@@ -437,7 +437,7 @@ static int load_book(Sched *s, SchedRun *r)
     SchedLoaded *l = &r->loaded;
     /* A data run's random plies and depth go with each of its tasks. */
     StoreDataSettings data = { 0 };
-    bool data_run = strcmp(r->run.kind, run_kind_get(RUN_KIND_DATA)->name) == 0;
+    bool data_run = run_kind_id(r->run.kind) == RUN_KIND_DATA;
     int rc = data_run ? store_data_settings(s->store, r->run.id, &data) : 1;
     if (rc <= 0)
         return rc < 0 ? -1 : 1;
@@ -554,7 +554,7 @@ static int fill_task(const SchedRun *r, const StoreLease *l, XqfMsg *m)
         if (strcmp(e->bench_command, ENGINE_DEFAULT_BENCH) != 0)
             *(k ? &t->bench1 : &t->bench0) = 0;
     }
-    if (strcmp(run->kind, run_kind_get(RUN_KIND_DATA)->name) == 0) {
+    if (run_kind_id(run->kind) == RUN_KIND_DATA) {
         t->random_plies = r->loaded.random_plies;
         t->depth = r->loaded.depth;
         /* the run's seed and its id: runs created with the same seed play different games */
@@ -741,7 +741,7 @@ int sched_check_records(Sched *s, int64_t run, int64_t first_pair, const uint8_t
     rc = load_book(s, r);
     if (rc == 0) {
         /* a data run's games begin with random plies after the opening, flagged as opening moves */
-        int random = strcmp(r->run.kind, run_kind_get(RUN_KIND_DATA)->name) == 0 ? r->loaded.random_plies : 0;
+        int random = run_kind_id(r->run.kind) == RUN_KIND_DATA ? r->loaded.random_plies : 0;
         size_t off = 0, rlen;
         const uint8_t *rec;
         XqfOpening o;

@@ -126,8 +126,16 @@ static void json_real(SettingsJson *j, const char *column, double v, bool taken)
  * as one JSON object; SPRT bounds only for SPRT, NULL otherwise);
  * settings, the kind's own, is a JSON object.  Returns 0 with *id, or -1.
  */
-int store_create_run(Store *s, const RunKind *kind, const StoreSprtSpec *sp, const char *settings, int64_t *id)
+int store_create_run(Store *s, const RunKind *kind, const StoreSprtSpec *spec, const char *settings, int64_t *id)
 {
+    StoreSprtSpec one = *spec;
+    if (!kind->two_sides) {
+        /* one engine plays both sides: the first side's set, build and net are the second's */
+        one.base_params = one.test_params;
+        one.base_build = one.test_build;
+        one.base_net = one.test_net;
+    }
+    const StoreSprtSpec *sp = &one;
     const StoreAdjudication adj = sp->adjudication ? *sp->adjudication : STORE_ADJUDICATION_DEFAULT;
     char *book = store_text_array(sp->book, sp->book_lines);
     if (!book)
@@ -397,11 +405,7 @@ int store_create_data(Store *s, const StoreDataSpec *spec, int64_t *id)
              "\"max_score\": %d, \"depth\": %d}",
              d->random_plies, d->skip_plies, d->keep_check ? "true" : "false", d->keep_captures ? "true" : "false",
              d->max_score, d->depth);
-    StoreSprtSpec common = spec->run;
-    common.base_params = common.test_params;
-    common.base_build = common.test_build;
-    common.base_net = common.test_net;
-    return store_create_run(s, run_kind_get(RUN_KIND_DATA), &common, settings, id);
+    return store_create_run(s, run_kind_get(RUN_KIND_DATA), &spec->run, settings, id);
 }
 
 int store_data_settings(Store *s, int64_t id, StoreDataSettings *out)

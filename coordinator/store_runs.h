@@ -81,9 +81,11 @@ typedef struct {
 enum { STORE_NET_NONE = -1 };
 
 /*
- * Creates a run of kind with the spec's settings (the one insert every
- * kind's creation goes through: store_create_sprt, _games, _data, and
- * store_spsa.h's); SPRT bounds only for SPRT; settings is a JSON object.
+ * Creates a run of kind with the spec's settings: the one insert every
+ * kind's creation goes through (a kind with no settings of its own calls
+ * it directly; store_create_data and store_spsa.h's add theirs).  A kind
+ * of one side (run_kinds.def) plays the test side's set, build and net on
+ * both; SPRT bounds only for SPRT; settings is the kind's JSON object.
  * Returns 0 with *id, or -1.
  */
 int store_create_run(Store *s, const RunKind *kind, const StoreSprtSpec *sp, const char *settings, int64_t *id);

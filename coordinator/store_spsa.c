@@ -103,10 +103,7 @@ int store_create_spsa(Store *s, const StoreSpsaSpec *sp, int64_t *id)
         if (sp->params[i].is_float)
             len += (size_t)snprintf(settings + len, size - len, "%s\"%s\"", n++ ? ", " : "", sp->params[i].name);
     snprintf(settings + len, size - len, "]}");
-    StoreSprtSpec common = sp->run;
-    common.base_params = common.test_params;
-    common.base_build = common.test_build;   /* one engine, both sides: another engine's SPSA plays its build */
-    common.base_net = common.test_net;
+    StoreSprtSpec common = sp->run;   /* one engine, both sides: another engine's SPSA plays its build */
     common.build_id = "";
     bool own_tx = !store_in_tx(s);
     if (own_tx && store_begin(s) != 0) {

@@ -23,11 +23,9 @@
     S(STEER_MODIFY_SPSA, "SELECT xqf_modify_spsa($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)", 10)      \
     S(STEER_HISTORY, "SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), actor, action, detail " \
       "FROM web_audit WHERE run_id = $1 ORDER BY id LIMIT 1000", 1)                                  \
-    S(STEER_CHAIN_STAGE, "INSERT INTO chain_stages (chain_id, idx, kind, state, run_id, elo0, elo1, alpha, beta, " \
-      "max_pairs, nodes, base_ms, inc_ms, epochs, batch, lambda, lr) VALUES ($1, $2, $3, $4, "       \
-      "$5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)", 17)                             \
-    S(STEER_ADD_CHAIN, "INSERT INTO chains (name, base_build, base_net, base_hce) "                      \
-      "VALUES ($1, $2, $3, $4) RETURNING id", 4)                                                     \
+    S(STEER_CHAIN_STAGE, "SELECT xqf_chain_add_stage($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, " \
+      "$13, $14, $15, $16, $17)", 17)                                                                \
+    S(STEER_ADD_CHAIN, "SELECT xqf_chain_add($1, $2, $3, $4)", 4)                                    \
     S(STEER_LOAD_CHAIN, "SELECT c.id, c.name, c.state, c.note, CASE WHEN c.base_hce THEN -1 "           \
       "ELSE coalesce(c.base_net, 0) END, coalesce(n.name, '') FROM chains c "                        \
       "LEFT JOIN nets n ON n.id = c.base_net WHERE c.id = $1", 1)                                    \
@@ -165,7 +163,7 @@ static int add_stage(Store *s, int64_t chain, int idx, const StoreChainStage *st
                           store_num_or_null(&n, 9, st->base_ms, !sprt), store_num_or_null(&n, 10, st->inc_ms, !sprt),
                           store_num_or_null(&n, 11, st->epochs, !train), store_num_or_null(&n, 12, st->batch, !train),
                           train ? store_dbl(&n, 13, st->lambda) : NULL, train ? store_dbl(&n, 14, st->lr) : NULL };
-    PGresult *res = store_run(s, &STMT[ST_STEER_CHAIN_STAGE], p, PGRES_COMMAND_OK);
+    PGresult *res = store_run(s, &STMT[ST_STEER_CHAIN_STAGE], p, PGRES_TUPLES_OK);
     PQclear(res);
     return res ? 0 : -1;
 }

@@ -23,6 +23,7 @@
 #include "store_builds.h"
 #include "store_runs.h"
 #include "store_spsa.h"
+#include "store_steer.h"
 #include "store_tasks.h"
 #include "store_users.h"
 #include "store_web.h"
@@ -172,6 +173,21 @@ Test(roles, the_dashboard_writes_only_through_its_functions)
                  "VALUES (%" PRId64 ", 2, 'KnightMg', 1, 0, 2, 1, 1, 1)", spsa);
     allowed(web, "SELECT 1 WHERE xqf_create_spsa_params(%" PRId64 ", '{KnightMg}', '{1}', '{0}', '{2}', '{1}', '{1}') = 0",
             spsa);
+
+    /* a chain from a form: through its functions, stages appended to a new chain only, in order */
+    StoreChainStage sprt = { .kind = CHAIN_SPRT, .elo0 = 0, .elo1 = 5, .alpha = 0.05, .beta = 0.05, .max_pairs = 10,
+                             .nodes = 300 };
+    StoreChainSpec cs = { .name = "from a form", .spsa = &ss, .stages = &sprt, .count = 1 };
+    int64_t chain;
+    cr_assert_eq(store_create_chain(web, &cs, &chain), 0);
+    refused(web, "INSERT INTO chains (name) VALUES ('mallory')");
+    refused(web, "UPDATE chain_stages SET state = 'passed' WHERE chain_id = %" PRId64, chain);
+    refused(web, "SELECT xqf_chain_add_stage(%" PRId64 ", 1, 'sprt', 'waiting', NULL, 0, 5, 0.05, 0.05, 10, 300, NULL, "
+                 "NULL, NULL, NULL, NULL, NULL)", chain);   /* stage 1 is there: no rewrite */
+    refused(web, "SELECT xqf_chain_add_stage(%" PRId64 ", 2, 'sprt', 'running', %" PRId64 ", 0, 5, 0.05, 0.05, 10, 300, "
+                 "NULL, NULL, NULL, NULL, NULL, NULL)", chain, run);   /* another run tied to it */
+    allowed(web, "SELECT xqf_chain_add_stage(%" PRId64 ", 2, 'sprt', 'waiting', NULL, 0, 5, 0.05, 0.05, 10, 300, NULL, "
+                 "NULL, NULL, NULL, NULL, NULL)", chain);
     store_destroy(&web);
 }
 

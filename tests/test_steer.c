@@ -364,7 +364,7 @@ Test(steer, games_runs_play_their_pairs_and_report_elo)
     cr_assert_null(strstr(out, "LLR"), "%s", out);
     static char page[1 << 17];
     cr_assert_eq(tune(page, sizeof page, "report %" PRId64 " --html /dev/stdout", run), 0);
-    cr_assert(strstr(page, ">GAMES<") && strstr(page, "fixed number of games") &&
+    cr_assert(strstr(page, ">GAMES<") && strstr(page, "<th>Type</th><td>games run</td>") &&
               strstr(page, "<th class=\"num\">LOS</th>"), "%.300s", page);
 
     cr_assert_eq(tune(out, sizeof out, "games new --test NullR=2 --base '' --nodes 100"), 2);
@@ -500,11 +500,18 @@ Test(steer, a_chain_moves_on_by_itself_and_stops_at_a_failed_sprt)
 Test(steer, the_sprt_plays_the_final_theta)
 {
     CU_REQUIRE_DB();
-    int64_t chain = new_run("chain new --params NullR --pairs 4 --nodes 100 --then-sprt 0,5,500n%s", "");
+    int64_t chain = new_run("chain new --params NullR --pairs 4 --nodes 100 --then-sprt 0,5,500n --sprt-max-pairs 77 "
+                            "--seed 5 --priority 3 --pairs-per-task 2%s", "");
     int64_t spsa = stage(chain, 0).run_id;
     cr_assert_eq(store_spsa_save(cu_fx.store, spsa, (const double[]){ 3.6 }, 1, 3), 0);
     cr_assert_eq(store_finish_run(cu_fx.store, spsa, "finished", "max pairs"), 0);
     int64_t sprt = stage(chain, 1).run_id;
+    /* the SPSA run's settings (run_setting_columns, copied by name), the stage's bounds and pair cap */
+    StoreRun r = load(sprt);
+    cr_assert(r.seed == 5 && r.priority == 3 && r.pairs_per_task == 2, "seed %llu, priority %d, pairs per task %d",
+              (unsigned long long)r.seed, r.priority, r.pairs_per_task);
+    cr_assert(r.max_pairs == 77 && r.elo0 == 0 && r.elo1 == 5, "%lld pairs [%g, %g]", (long long)r.max_pairs, r.elo0,
+              r.elo1);
     char p0[STORE_PARAMS_MAX + 1], p1[STORE_PARAMS_MAX + 1];
     cr_assert_eq(store_run_sets(cu_fx.store, sprt, p0, p1, sizeof p0), 1);
     cr_assert_str_eq(p0, "NullR=4");
@@ -680,7 +687,7 @@ Test(steer, bad_chains_are_refused)
     CU_REQUIRE_DB();
     char out[4096];
     cr_assert_eq(tune(out, sizeof out, "chain new --params NullR --pairs 4 --nodes 100"), 2);
-    cr_assert(strstr(out, "at least one --then-sprt"), "%s", out);
+    cr_assert(strstr(out, "--then-sprt: give at least one SPRT stage"), "%s", out);
     cr_assert_eq(tune(out, sizeof out, "chain new --params NullR --pairs 4 --nodes 100 --then-sprt 5,0,10+0.1"), 2);
     cr_assert_eq(tune(out, sizeof out, "chain new --params NullR --pairs 4 --nodes 100 --then-sprt 0,5"), 2);
     cr_assert_eq(tune(out, sizeof out, "chain new --params NullR --pairs 4 --nodes 100 --then-sprt 0,5,xn"), 2);

@@ -1911,6 +1911,149 @@ Test(web, every_kind_from_its_form_is_xqf_tunes_run)
     reply_free(&r);
 }
 
+/* psql's one value of query (a row as JSON, a count), which must succeed. */
+static void sql_value(const char *query, char *out, size_t size)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "psql -qAt '%s' -c \"%s\" 2>>'%s'", cu_fx.db, query, cu_fx.logfile);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    size_t n = fread(out, 1, size - 1, p);
+    out[n] = '\0';
+    cr_assert_eq(WEXITSTATUS(pclose(p)), 0, "%s", query);
+}
+
+/* A chain as stored, its ids left out: its row, its stages', its first run's (the book as its MD5). */
+static void chain_rows(int64_t chain, char *out, size_t size)
+{
+    char q[1024], stages[8192], first[32];
+    snprintf(q, sizeof q, "SELECT (to_jsonb(c) - 'id' - 'created_at')::text || (SELECT jsonb_agg(to_jsonb(st) - "
+             "'chain_id' - 'run_id' ORDER BY idx)::text FROM chain_stages st WHERE chain_id = c.id) FROM chains c "
+             "WHERE id = %" PRId64, chain);
+    sql_value(q, stages, sizeof stages);
+    snprintf(q, sizeof q, "SELECT run_id FROM chain_stages WHERE chain_id = %" PRId64 " AND idx = 0", chain);
+    sql_value(q, first, sizeof first);
+    cr_assert_gt(strtoll(first, NULL, 10), 0, "chain %" PRId64 " has no first run", chain);
+    char run[8192];
+    run_row(strtoll(first, NULL, 10), run, sizeof run);
+    snprintf(out, size, "%s %s", stages, run);
+}
+
+/* The chain form's POST: the new chain's id (303 to the chains' page), else 0 with the reply kept in *r. */
+static int64_t chain_form(const char *cookie, const char *csrf, const char *fields, Reply *r)
+{
+    char form[2048];
+    snprintf(form, sizeof form, "csrf=%s&%s", csrf, fields);
+    *r = http("POST", "/new/chain", cookie, form);
+    if (r->status != 303)
+        return 0;
+    const char *at = strstr(r->head, "Location: /chains#chain-");
+    cr_assert(at, "%s", r->head);
+    int64_t id = strtoll(at + 24, NULL, 10);
+    reply_free(r);
+    return id;
+}
+
+Test(web, a_chain_from_its_form_is_xqf_tunes_chain)
+{
+    CU_REQUIRE_DB();
+    add_user("ada", "admin", "adminpass1");
+    add_user("tess", "tester", "testerpass1");
+    add_user("vic", "viewer", "viewerpass1");
+    start_web((const char *const[]){ "--book", BOOK, NULL });
+    char cookie[128], csrf[128];
+    login("ada", "adminpass1", cookie, csrf);
+    Reply r = http("GET", "/new/chain", cookie, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.body, "name=\"then_sprt\"") && strstr(r.body, "name=\"then_build\"") &&
+              !strstr(r.body, "name=\"ref\""), "the SPSA chain's form");
+    reply_free(&r);
+    r = http("GET", "/new/chain?first=data", cookie, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.body, "name=\"epochs\"") && strstr(r.body, "name=\"random_plies\"") &&
+              strstr(r.body, "value=\"data\""), "the net chain's form");
+    reply_free(&r);
+    /* an SPSA chain and a net chain: the form's and xqf-tune's are the same, stages and first run */
+    static const struct {
+        const char *cli, *form;
+    } SAME[] = {
+        { "chain new --params NullR,LmrBase --pairs 40 --nodes 100 --then-build --then-sprt 0,5,2000n "
+          "--then-sprt -1,3,10+0.1 --sprt-max-pairs 300 --seed 5 --name nightly",
+          "first=spsa&params=NullR%2CLmrBase&pairs=40&nodes=100&tc=&alpha=0.602&gamma=0.101&a_ratio=0.1&then_build=1"
+          "&then_sprt=0%2C5%2C2000n%0D%0A-1%2C3%2C10%2B0.1%0D%0A&sprt_max_pairs=300&pairs_per_task=8&priority=0"
+          "&seed=5&name=nightly" },
+        { "chain new --data-games 40 --nodes 100 --then-train --epochs 2 --batch 256 --lambda 0.5 --lr 0.002 "
+          "--then-sprt 0,5,300n --sprt-max-pairs 20 --name net",
+          "first=data&games=40&params=&nodes=100&tc=&random_plies=8&skip_plies=0&max_score=3000&epochs=2&batch=256"
+          "&lambda=0.5&lr=0.002&then_sprt=0%2C5%2C300n&sprt_max_pairs=20&pairs_per_task=8&priority=0&seed=1"
+          "&name=net" },
+    };
+    int64_t web_ids[2];
+    for (size_t i = 0; i < sizeof SAME / sizeof *SAME; i++) {
+        int64_t web_id = chain_form(cookie, csrf, SAME[i].form, &r);
+        cr_assert_gt(web_id, 0, "chain %zu: %d %s", i, r.status, r.body ? r.body : "");
+        char args[1024], web_rows[16384], cli_rows[16384];
+        snprintf(args, sizeof args, "%s --book '%s'", SAME[i].cli, BOOK);
+        int64_t cli_id = cli_new(args);
+        chain_rows(web_id, web_rows, sizeof web_rows);
+        chain_rows(cli_id, cli_rows, sizeof cli_rows);
+        cr_assert_str_eq(web_rows, cli_rows, "chain %zu: the form's and xqf-tune's differ", i);
+        web_ids[i] = web_id;
+    }
+    char q[256], n[32];
+    snprintf(q, sizeof q, "SELECT count(*) FROM chain_stages WHERE chain_id = %" PRId64, web_ids[0]);
+    sql_value(q, n, sizeof n);
+    cr_assert_eq(atoi(n), 4, "spsa, build, two SPRTs: %s", n);
+    /* the chains' page lists them, each stage with what it made */
+    r = http("GET", "/chains", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    for (int i = 0; i < 2; i++) {
+        char row[64];
+        snprintf(row, sizeof row, "id=\"chain-%" PRId64 "\"", web_ids[i]);
+        cr_assert(strstr(r.body, row), "chain %" PRId64 " is not listed", web_ids[i]);
+    }
+    cr_assert(strstr(r.body, "[-1, 3] at 10+0.1") && strstr(r.body, "2 epochs, batch 256") &&
+              strstr(r.body, "<a href=\"/runs/"), "%.2000s", r.body);
+    reply_free(&r);
+    /* a bad stage: the same words from both, nothing made */
+    char before[32], after[32], out[4096];
+    sql_value("SELECT count(*) FROM chains", before, sizeof before);
+    cr_assert_eq(chain_form(cookie, csrf, "first=spsa&params=NullR&pairs=4&nodes=100&tc=&alpha=0.602&gamma=0.101&a_ratio=0.1"
+                                         "&pairs_per_task=8&priority=0&seed=1&then_sprt=0%2C5", &r), 0);
+    cr_assert_eq(r.status, 400);
+    cr_assert(strstr(r.body, "&#39;0,5&#39; is not ELO0,ELO1,TC") || strstr(r.body, "'0,5' is not ELO0,ELO1,TC"),
+              "%.3000s", r.body);
+    reply_free(&r);
+    cr_assert_eq(chain_form(cookie, csrf, "first=spsa&params=NullR&pairs=4&nodes=100&tc=&alpha=0.602&gamma=0.101&a_ratio=0.1"
+                                         "&pairs_per_task=8&priority=0&seed=1&then_sprt=", &r), 0);
+    cr_assert(strstr(r.body, "give at least one SPRT stage"), "%.3000s", r.body);
+    reply_free(&r);
+    char errlog[300];
+    snprintf(errlog, sizeof errlog, "%s/chain-err.log", cu_fx.dir);
+    cr_assert_eq(cu_tune(out, sizeof out, "chain new --params NullR --pairs 4 --nodes 100 --then-sprt 0,5", errlog), 2);
+    FILE *ef = fopen(errlog, "r");
+    cr_assert(ef);
+    size_t got = fread(out, 1, sizeof out - 1, ef);
+    out[got] = '\0';
+    fclose(ef);
+    cr_assert(strstr(out, "--then-sprt: '0,5' is not ELO0,ELO1,TC"), "xqf-tune's words differ: %s", out);
+    sql_value("SELECT count(*) FROM chains", after, sizeof after);
+    cr_assert_str_eq(before, after, "a refused chain was made");
+    /* a tester's chain waits with its first run for an admin; a viewer may make none */
+    login("tess", "testerpass1", cookie, csrf);
+    int64_t id = chain_form(cookie, csrf, "first=data&games=10&nodes=100&pairs_per_task=8&priority=0&seed=1&then_sprt=0%2C5%2C300n", &r);
+    cr_assert_gt(id, 0, "%d %s", r.status, r.body ? r.body : "");
+    snprintf(q, sizeof q, "SELECT run_id FROM chain_stages WHERE chain_id = %" PRId64 " AND idx = 0", id);
+    sql_value(q, n, sizeof n);
+    StoreRun run;
+    load(strtoll(n, NULL, 10), &run);
+    cr_assert_str_eq(run.state, "pending", "a tester's chain waits");
+    login("vic", "viewerpass1", cookie, csrf);
+    cr_assert_eq(chain_form(cookie, csrf, "first=data&games=10&nodes=100&pairs_per_task=8&priority=0&seed=1&then_sprt=0%2C5%2C300n", &r), 0);
+    cr_assert_eq(r.status, 403);
+    reply_free(&r);
+}
+
 Test(web, a_bad_setting_gets_xqf_tunes_message_from_each_form)
 {
     CU_REQUIRE_DB();

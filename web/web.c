@@ -594,16 +594,70 @@ static void form_spec(Store *s, const Form *f, RunSpec *sp, StoreSpsaParam *para
         data_fields(f, sp, er);
 }
 
-static void create_run(Web *w, Store *s, const WebRequest *rq, RunKindId kind, const Session *u, WebResponse *rs)
+/*
+ * A chain's stages from its form (chain_fields, web/pages/new_run.c), in
+ * xqf-tune chain new's order: the build or the training, then the SPRTs,
+ * a line each; the run service says what is wrong with them.
+ */
+static void chain_form(Store *s, const Form *f, const RunSpec *first, RunChainSpec *c, Errors *er)
+{
+    RunProblem problem;
+    int64_t max_pairs = 50000;
+    rule_int_opt(er, f, (OptSpec)RULE_SPRT_MAX_PAIRS, "sprt_max_pairs", &max_pairs);
+    c->name = first->name;
+    if (first->kind == RUN_KIND_SPSA) {
+        c->base_build = build_field(s, f, "base_build", er);
+        if (ticked(f, "then_build") && run_chain_stage(c, CHAIN_BUILD, NULL, 0, NULL, &problem) != RUN_OK)
+            field_error(er, problem.field, "%s", problem.why);
+    } else {
+        static const OptSpec TRAIN[] = { RULE_CHAIN_TRAIN };
+        int64_t epochs = 10, batch = 16384;
+        double lambda = 0.75, lr = 0.001;
+        rule_int_opt(er, f, TRAIN[0], "epochs", &epochs);
+        rule_int_opt(er, f, TRAIN[1], "batch", &batch);
+        rule_number_opt(er, f, TRAIN[2], "lambda", &lambda);
+        rule_number_opt(er, f, TRAIN[3], "lr", &lr);
+        StoreChainStage train = { .epochs = (int)epochs, .batch = (int)batch, .lambda = lambda, .lr = lr };
+        if (run_chain_stage(c, CHAIN_TRAIN, NULL, 0, &train, &problem) != RUN_OK)
+            field_error(er, problem.field, "%s", problem.why);
+    }
+    const char *lines = form_get(f, "then_sprt");
+    for (const char *p = lines ? lines : ""; *p;) {
+        size_t len = strcspn(p, "\r\n");
+        char line[128];
+        snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line - 1 ? len : sizeof line - 1), p);
+        if (line[strspn(line, " \t")] &&
+            run_chain_stage(c, CHAIN_SPRT, line + strspn(line, " \t"), max_pairs, NULL, &problem) != RUN_OK) {
+            field_error(er, problem.field, "%s", problem.why);
+            break;
+        }
+        p += len;
+        p += strspn(p, "\r\n");
+    }
+}
+
+/*
+ * A run of kind from its form, or with chain a chain whose first run it
+ * is (its stages from the same form): checked by the run service, made
+ * for the visitor (a tester's waits for an admin's approval), then the
+ * visitor is sent to the run's page or the chains'.
+ */
+static void create_run(Web *w, Store *s, const WebRequest *rq, RunKindId kind, bool chain, const Session *u,
+                       WebResponse *rs)
 {
     Errors er = { .n = 0 };
     RunSpec spec = run_spec_default(kind);
     StoreSpsaParam *params = calloc(STORE_SPSA_MAX, sizeof *params);
-    if (!params) {
+    RunChainSpec *stages = chain ? calloc(1, sizeof *stages) : NULL;
+    if (!params || (chain && !stages)) {
+        free(params);
+        free(stages);
         web_error(rs, 500, "out of memory");
         return;
     }
     form_spec(s, rq->form, &spec, params, &er);
+    if (chain)
+        chain_form(s, rq->form, &spec, stages, &er);
     /* the rules beyond each field's range: the run service's (the same words as xqf-tune's), each field once */
     RunProblem problem, found[8];
     int nfound = run_problems(&spec, found, 8);
@@ -617,8 +671,9 @@ static void create_run(Web *w, Store *s, const WebRequest *rq, RunKindId kind, c
             field_error(&er, found[i].field, "%s", found[i].why);
     }
     if (er.n) {
-        rs->status = page_new_run(s, kind, rq->form, er.e, er.n, u, &rs->body);
+        rs->status = page_new_run(s, kind, chain, rq->form, er.e, er.n, u, &rs->body);
         free(params);
+        free(stages);
         return;
     }
     int64_t id = 0;
@@ -634,7 +689,9 @@ static void create_run(Web *w, Store *s, const WebRequest *rq, RunKindId kind, c
     int quota = w->cfg.tester_quota > 0 ? w->cfg.tester_quota : 20;
     pthread_mutex_lock(&w->create_lock);
     int64_t waiting = spec.pending ? store_web_waiting(s, u->name) : 0;
-    RunStatus status = waiting < 0 || waiting >= quota ? RUN_OK : run_create(s, &spec, &id, &problem);
+    RunStatus status = waiting < 0 || waiting >= quota ? RUN_OK
+                     : chain ? run_chain_create(s, &spec, stages, &id, &problem)
+                             : run_create(s, &spec, &id, &problem);
     pthread_mutex_unlock(&w->create_lock);
     if (waiting < 0)
         web_error(rs, 503, "the database cannot be read now");
@@ -645,10 +702,20 @@ static void create_run(Web *w, Store *s, const WebRequest *rq, RunKindId kind, c
         web_error(rs, 429, why);
     } else if (status == RUN_BAD) {
         field_error(&er, problem.field, "%s", problem.why);
-        rs->status = page_new_run(s, kind, rq->form, er.e, er.n, u, &rs->body);
+        rs->status = page_new_run(s, kind, chain, rq->form, er.e, er.n, u, &rs->body);
     } else if (status != RUN_OK)
         web_error(rs, 503, "the run could not be created (the database failed)");
-    else {
+    else if (chain) {
+        /* the audit of its first run (the log keeps runs) */
+        StoreChain *made = malloc(sizeof *made);
+        char detail[96];
+        snprintf(detail, sizeof detail, "chain %" PRId64 ", %s", id, spec.pending ? "pending approval" : "active");
+        if (made && store_load_chain(s, id, made) == 1)
+            store_web_audit(s, u->name, made->stages[0].run_id, "create", detail);
+        free(made);
+        rs->status = 303;
+        snprintf(rs->location, sizeof rs->location, "/chains#chain-%" PRId64, id);
+    } else {
         char detail[2 * STORE_REF_MAX + 96];
         if (spec.test_ref || spec.base_ref)
             snprintf(detail, sizeof detail, "%stest ref %s, base ref %s to build",
@@ -661,6 +728,7 @@ static void create_run(Web *w, Store *s, const WebRequest *rq, RunKindId kind, c
         snprintf(rs->location, sizeof rs->location, "/runs/%" PRId64, id);
     }
     free(params);
+    free(stages);
 }
 
 /* ---- actions on a run ------------------------------------------------------------- */
@@ -1025,7 +1093,19 @@ static void get_users(Call *c) { c->rs->status = page_users(NULL, NULL, 0, NULL,
 
 static void get_new_run(Call *c)
 {
-    c->rs->status = page_new_run(c->s, c->rt->run_kind, NULL, NULL, 0, c->u, &c->rs->body);
+    c->rs->status = page_new_run(c->s, c->rt->run_kind, false, NULL, NULL, 0, c->u, &c->rs->body);
+}
+
+/* A chain's first run: an SPSA run, or with first=data (the query's, the form's) a data run. */
+static RunKindId chain_first(const Form *f)
+{
+    const char *first = form_get(f, "first");
+    return first && strcmp(first, run_kind_get(RUN_KIND_DATA)->name) == 0 ? RUN_KIND_DATA : RUN_KIND_SPSA;
+}
+
+static void get_new_chain(Call *c)
+{
+    c->rs->status = page_new_run(c->s, chain_first(c->rq->query), true, NULL, NULL, 0, c->u, &c->rs->body);
 }
 
 /* An event stream (http.c streams it): of one run (that must exist), or of every run. */
@@ -1046,7 +1126,9 @@ static void post_logout(Call *c) { do_logout(c->w, c->s, c->rq, c->rs); }
 
 static void post_run_action(Call *c) { run_action(c->s, c->rq, c->rt, c->u, c->rs); }
 
-static void post_new_run(Call *c) { create_run(c->w, c->s, c->rq, c->rt->run_kind, c->u, c->rs); }
+static void post_new_run(Call *c) { create_run(c->w, c->s, c->rq, c->rt->run_kind, false, c->u, c->rs); }
+
+static void post_new_chain(Call *c) { create_run(c->w, c->s, c->rq, chain_first(c->rq->form), true, c->u, c->rs); }
 
 static void post_users(Call *c) { create_user(c->s, c->rq, c->u, c->rs); }
 

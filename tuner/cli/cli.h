@@ -218,9 +218,8 @@ int cli_run_problem(RunStatus status, const RunProblem *p);
 int tune_cmd_gauntlet(int argc, char **argv);
 
 int tune_cmd_stats(int argc, char **argv);
-int tune_cmd_spsa(int argc, char **argv);
-int tune_cmd_sprt(int argc, char **argv);
-int tune_cmd_games(int argc, char **argv);
+/* xqf-tune KIND ... for each kind of run_kinds.def (argv[0] the kind's name): its creation command (create.c). */
+int tune_cmd_run_kind(int argc, char **argv);
 int tune_cmd_modify(int argc, char **argv);
 int tune_cmd_chain(int argc, char **argv);
 int tune_cmd_list(int argc, char **argv);
@@ -232,14 +231,13 @@ int tune_cmd_build(int argc, char **argv);
 int tune_cmd_texel(int argc, char **argv);
 int tune_cmd_nnue(int argc, char **argv);
 int tune_cmd_user(int argc, char **argv);
-int tune_cmd_data(int argc, char **argv);
 int tune_cmd_pgn(int argc, char **argv);
 int tune_cmd_purge(int argc, char **argv);
 int tune_cmd_net(int argc, char **argv);
 int tune_cmd_engine(int argc, char **argv);
 /* A run's workers: games, crashes, time losses, illegal moves, disconnects, residual, flags (show). Exit status. */
 int cli_show_workers(Store *s, int64_t run);
-/* data export and data stats RUN (data.c), their options parsed and checked by tune_cmd_data (create.c). */
+/* data export and data stats RUN (data.c), their options parsed and checked by data's command (create.c). */
 int cli_data_export(const Opts *o);
 int cli_data_stats(const Opts *o);
 /* Writes data run run's kept positions as a data file (XQFDATA1) to path, *positions and *games. Exit status. */
@@ -255,7 +253,7 @@ enum { CLI_DATA_FILES_MAX = 4 };
 int cli_data_input_check(const char *what, const char *path, int64_t *positions);
 /*
  * data merge and data stats FILE... (datafile.c): data files of any size in
- * memory bounded by --memory, checked and parsed by tune_cmd_data.
+ * memory bounded by --memory, checked and parsed by data's command (create.c).
  */
 int cli_data_merge(const Opts *o);
 int cli_data_file_stats(const Opts *o);

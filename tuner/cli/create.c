@@ -401,7 +401,7 @@ static int make_spsa(const Opts *o, RunSpec *spec, void *ctx)
     return create_run(o, spec);
 }
 
-int tune_cmd_spsa(int argc, char **argv)
+static int spsa_cmd(int argc, char **argv)
 {
     Opts o;
     int status = cli_parse(&o, &SPSA_TABLE, argc - 1, argv + 1);
@@ -415,12 +415,6 @@ int tune_cmd_spsa(int argc, char **argv)
 /* ---- chain new ------------------------------------------------------------------ */
 
 /* The trainer's settings of a chain's train stage (as xqf-tune nnue train's, docs/nnue.md). */
-#define CHAIN_TRAIN_OPTIONS                                                                                    \
-    { "--epochs", OPT_INT, "N", "10", .imin = 1, .imax = 100000, .help = "new: the train stage's epochs" },    \
-    { "--batch", OPT_INT, "N", "16384", .imin = 1, .imax = 1 << 20, .help = "new: the train stage's batch" },  \
-    { "--lambda", OPT_REAL, "X", "0.75", .rmin = 0, .rmax = 1, .help = "new: the train stage's lambda (score against result)" }, \
-    { "--lr", OPT_REAL, "X", "0.001", .rmin = 1e-7, .rmax = 1, .help = "new: the train stage's first learning rate" }
-
 static const OptSpec CHAIN_OPTIONS[] = {
     { "--spsa", OPT_TEXT, "FILE", NULL, .help = "new: the SPSA stage's spec file (as spsa new --spec)" },
     { "--params", OPT_TEXT, "NAME,...", NULL, .help = "new: or the parameters tuned (as spsa new)" },
@@ -434,9 +428,9 @@ static const OptSpec CHAIN_OPTIONS[] = {
     { "--net", OPT_TEXT, "NET|none", NULL, .help = "new: the net the first run plays (SPSA: both sides, as spsa new; data: the engine)" },
     { "--then-build", OPT_FLAG, NULL, NULL, .help = "new: then the tuned engine, compiled by chain advance", .repeat = true },
     { "--then-train", OPT_FLAG, NULL, NULL, .help = "new: then a net trained on the data run's positions and registered, by chain advance" },
-    CHAIN_TRAIN_OPTIONS,
+    RULE_CHAIN_TRAIN,
     { "--then-sprt", OPT_TEXT, "ELO0,ELO1,TC", NULL, .help = "new: then an SPRT of the tuned set against the start set, or of the new net against --base-net (TC 10+0.1 or 5000n nodes)", .repeat = true },
-    { "--sprt-max-pairs", OPT_INT, "N", "50000", .imin = 1, .imax = INT64_C(1) << 40, .help = "new: each SPRT's pair cap" },
+    RULE_SPRT_MAX_PAIRS,
     { "--base-build", OPT_INT, "ID", NULL, .imin = 1, .imax = INT64_MAX, .help = "new: the build the SPRTs' base side plays (default: the workers' engine)" },
     { "--base-net", OPT_TEXT, "NET|none", NULL, .help = "new: what the new net is tested against (default: the engine's own evaluation, its default net)" },
     { "--sign-key", OPT_TEXT, "FILE", NULL, .help = "advance: sign the tuned build and the trained net with this operator key" },
@@ -494,116 +488,46 @@ static const OptTable CHAIN_TABLE = {
         "show: the stages with their runs, nets and state.  list: the newest chains.\n",
 };
 
-/* Parses "ELO0,ELO1,TC" (TC "10+0.1" or "5000n") into an SPRT stage. Exit status. */
-static int sprt_stage(const char *text, StoreChainStage *st)
+/* Makes the chain of first run spec (checked, its book read, by the run service) and prints its id. Exit status. */
+static int record_chain(Store *s, const RunSpec *first, const RunChainSpec *chain)
 {
-    char tc[64];
-    int end = 0;
-    if (sscanf(text, "%lf,%lf,%63[^,]%n", &st->elo0, &st->elo1, tc, &end) != 3 || text[end] ||
-        !isfinite(st->elo0) || !isfinite(st->elo1))
-        return cli_fail(CLI_USAGE, "--then-sprt: '%s' is not ELO0,ELO1,TC (0,5,10+0.1 or 0,5,5000n)", text);
-    char why[256];
-    if (!rule_sprt_bounds(st->elo0, st->elo1, why, sizeof why))
-        return cli_fail(CLI_USAGE, "--then-sprt: '%s': %s", text, why);
-    size_t len = strlen(tc);
-    if (len > 1 && tc[len - 1] == 'n') {
-        char *stop;
-        st->nodes = strtoll(tc, &stop, 10);
-        if (stop != tc + len - 1 || st->nodes < 1 || st->nodes > (INT64_C(1) << 40))
-            return cli_fail(CLI_USAGE, "--then-sprt: '%s' is not a node count (5000n)", tc);
-        return CLI_OK;
-    }
-    return parse_tc("--then-sprt", tc, &st->base_ms, &st->inc_ms);
-}
-
-typedef struct {
-    StoreChainStage stages[STORE_CHAIN_STAGES];
-    int count;
-} ChainStages;
-
-/*
- * The set the base side of a chain's SPRTs plays: the SPSA run's fixed set
- * and its tuned parameters at their start (xqf_spsa_set, 015_steer.sql).
- * Malloc'd; NULL when out of memory.
- */
-static char *start_set(const RunSpec *spec)
-{
-    size_t size = strlen(spec->test_params) + (size_t)spec->count * (STORE_NAME_MAX + 24) + 1;
-    char *set = malloc(size);
-    if (!set)
-        return NULL;
-    size_t len = (size_t)snprintf(set, size, "%s", spec->test_params);
-    for (int i = 0; i < spec->count; i++)
-        len += (size_t)snprintf(set + len, size - len, "%s%s=%lld", len ? "," : "", spec->params[i].name,
-                                llround(spec->params[i].start));
-    return set;
-}
-
-/*
- * Records the chain with its first run (SPSA or data, checked and its book
- * read by the run service, made in the same transaction) and prints its
- * id. Exit status.
- */
-static int record_chain(Store *s, const RunSpec *first, StoreChainSpec *chain)
-{
-    RunBook book;
-    StoreSprtSpec st;
     RunProblem problem;
     int64_t id;
-    int status = problem_status(run_prepare(first, &book, &st, &problem), &problem);
-    StoreSpsaSpec spsa = { .run = st, .alpha = first->spsa_alpha, .gamma = first->spsa_gamma,
-                           .a_ratio = first->spsa_a_ratio, .params = first->params, .count = first->count };
-    StoreDataSpec data = { .run = st, .settings = first->data };
-    if (first->kind == RUN_KIND_SPSA)
-        chain->spsa = &spsa;
-    else
-        chain->data = &data;
-    if (status == CLI_OK && store_create_chain(s, chain, &id) != 0)
-        status = cli_fail(CLI_FAIL, "cannot create the chain");
+    int status = problem_status(run_chain_create(s, first, chain, &id, &problem), &problem);
     if (status == CLI_OK)
         printf("%" PRId64 "\n", id);
-    run_book_free(&book);
     return status;
 }
 
 static int make_chain(const Opts *o, RunSpec *spec, void *ctx)
 {
-    ChainStages *cs = ctx;
+    RunChainSpec *chain = ctx;
     Store *s = NULL;
     int status = cli_open_db(o, &s);
-    StoreChainSpec chain = { .name = opts_text(o, "--name"), .base_build = opts_int(o, "--base-build"),
-                             .stages = cs->stages, .count = cs->count };
+    chain->base_build = opts_int(o, "--base-build");
     /* the SPSA run's net, both sides' (spsa new --net); the chain's SPRTs play it too (027_net_chains.sql) */
     if (status == CLI_OK)
         status = cli_net_arg(s, "--net", opts_text(o, "--net"), &spec->test_net);
-    if (status == CLI_OK && chain.base_build) {
-        char *base = start_set(spec);
-        status = base ? cli_check_build_set(s, "--base-build", "--base-build (the SPRTs' base plays the start set)", base,
-                                        chain.base_build)
-                      : cli_fail(CLI_FAIL, "out of memory");
-        free(base);
-    }
     if (status == CLI_OK)
-        status = record_chain(s, spec, &chain);
+        status = record_chain(s, spec, chain);
     store_destroy(&s);
     return status;
 }
 
 /* A net chain: its data run (as data new makes one, the default filter), then the stages. Exit status. */
-static int data_chain(const Opts *o, ChainStages *cs)
+static int data_chain(const Opts *o, RunChainSpec *chain)
 {
     RunSpec spec = run_spec_default(RUN_KIND_DATA);
     spec.max_pairs = (opts_int(o, "--data-games") + 1) / 2;
     spec.data.random_plies = (int)opts_int(o, "--random-plies");
     Store *s = NULL;
-    StoreChainSpec chain = { .name = opts_text(o, "--name"), .stages = cs->stages, .count = cs->count };
     int status = new_run_spec(o, &spec, false);
     if (status == CLI_OK && (status = cli_open_db(o, &s)) == CLI_OK)
         status = cli_net_arg(s, "--net", opts_text(o, "--net"), &spec.test_net);
     if (status == CLI_OK)
-        status = cli_net_arg(s, "--base-net", opts_text(o, "--base-net"), &chain.base_net);
+        status = cli_net_arg(s, "--base-net", opts_text(o, "--base-net"), &chain->base_net);
     if (status == CLI_OK)
-        status = record_chain(s, &spec, &chain);
+        status = record_chain(s, &spec, chain);
     store_destroy(&s);
     return status;
 }
@@ -632,45 +556,28 @@ static int chain_kind_only(const Opts *o, bool data)
  */
 static int chain_new(const Opts *o)
 {
-    ChainStages cs = { .count = 0 };
-    bool data = opts_given(o, "--data-games"), sprt = false, train = false;
+    RunChainSpec chain = { .name = opts_text(o, "--name") };
+    bool data = opts_given(o, "--data-games");
     int status = chain_kind_only(o, data);
     if (status != CLI_OK)
         return status;
+    StoreChainStage train = { .epochs = (int)opts_int(o, "--epochs"), .batch = (int)opts_int(o, "--batch"),
+                              .lambda = opts_real(o, "--lambda"), .lr = opts_real(o, "--lr") };
+    RunProblem problem;
     for (int i = 0; i < o->argc; i++) {
         const char *arg = o->argv[i];
         bool build = strcmp(arg, "--then-build") == 0, trains = strcmp(arg, "--then-train") == 0;
         bool test = strncmp(arg, "--then-sprt", 11) == 0 && (arg[11] == '=' || arg[11] == '\0');
         if (!build && !test && !trains)
             continue;
-        if (cs.count + (trains ? 2 : 1) > STORE_CHAIN_STAGES - 1)
-            return cli_fail(CLI_USAGE, "chain new: at most %d stages after the first run", STORE_CHAIN_STAGES - 1);
-        StoreChainStage *st = &cs.stages[cs.count++];
-        *st = (StoreChainStage){ .kind = build ? CHAIN_BUILD : trains ? CHAIN_TRAIN : CHAIN_SPRT, .alpha = 0.05,
-                                 .beta = 0.05, .max_pairs = opts_int(o, "--sprt-max-pairs") };
-        if (test && sprt_stage(arg[11] == '=' ? arg + 12 : o->argv[++i], st) != CLI_OK)
-            return CLI_USAGE;
-        if (build && sprt)
-            return cli_fail(CLI_USAGE, "chain new: --then-build comes before the SPRTs it feeds");
-        if (trains && sprt)
-            return cli_fail(CLI_USAGE, "chain new: --then-train comes before the SPRTs of its net");
-        if (trains) {
-            st->epochs = (int)opts_int(o, "--epochs");
-            st->batch = (int)opts_int(o, "--batch");
-            st->lambda = opts_real(o, "--lambda");
-            st->lr = opts_real(o, "--lr");
-            cs.stages[cs.count++] = (StoreChainStage){ .kind = CHAIN_NET };
-        }
-        sprt |= test;
-        train |= trains;
+        const char *text = test ? (arg[11] == '=' ? arg + 12 : o->argv[++i]) : NULL;
+        RunStatus st = run_chain_stage(&chain, build ? CHAIN_BUILD : trains ? CHAIN_TRAIN : CHAIN_SPRT, text,
+                                       opts_int(o, "--sprt-max-pairs"), &train, &problem);
+        if (st != RUN_OK)
+            return problem_status(st, &problem);
     }
-    if (!sprt)
-        return cli_fail(CLI_USAGE, "chain new: give at least one --then-sprt ELO0,ELO1,TC");
-    if (!data)
-        return spsa_run(o, "chain", make_chain, &cs);
-    if (!train)
-        return cli_fail(CLI_USAGE, "chain new: a net chain (--data-games) needs --then-train before its SPRTs");
-    return data_chain(o, &cs);
+    /* the order of the stages by the first run's kind is the run service's (run_chain_create) */
+    return data ? data_chain(o, &chain) : spsa_run(o, "chain", make_chain, &chain);
 }
 
 int tune_cmd_chain(int argc, char **argv)
@@ -874,13 +781,16 @@ static int check_engine_nets(const Opts *o, const RunSpec *sp)
 }
 
 /*
- * sprt new and games new: the two sides (sets, builds, time odds) and the
- * run; sprt its bounds, games its pairs.  Exit status.
+ * KIND new for a kind of two sides that tunes nothing (sprt, games): the
+ * two sides (sets, builds, time odds) and the run; a kind with SPRT
+ * bounds reads them, one without plays --pairs.  Exit status.
  */
-static int two_sides_new(int argc, char **argv, const OptTable *table, bool games)
+static int two_sides_new(int argc, char **argv, const OptTable *table, RunKindId kind)
 {
     Opts o;
-    const char *command = games ? "games" : "sprt";
+    const RunKind *k = run_kind_get(kind);
+    const char *command = k->name;
+    bool games = !k->sprt;
     int status = cli_parse(&o, table, argc - 1, argv + 1);
     if (status != CLI_GO)
         return status;
@@ -901,8 +811,8 @@ static int two_sides_new(int argc, char **argv, const OptTable *table, bool game
         return cli_fail(CLI_USAGE, "%s new: --base and --test (sets), --base-build and --test-build, "
                                    "--base-ref and --test-ref, or --test-net/--base-net are required", command);
     if (games && !opts_given(&o, "--pairs"))
-        return cli_fail(CLI_USAGE, "games new: --pairs N is required");
-    RunSpec sp = run_spec_default(games ? RUN_KIND_GAMES : RUN_KIND_SPRT);
+        return cli_fail(CLI_USAGE, "%s new: --pairs N is required", command);
+    RunSpec sp = run_spec_default(kind);
     sp.engine = opts_text(&o, "--engine");
     sp.base_engine = opts_given(&o, "--base-engine") ? opts_text(&o, "--base-engine") : NULL;
     if (run_spec_other_engine(&sp) && opts_given(&o, "--repo"))
@@ -951,7 +861,7 @@ static int two_sides_new(int argc, char **argv, const OptTable *table, bool game
     return status == CLI_OK ? create_run(&o, &sp) : status;
 }
 
-int tune_cmd_sprt(int argc, char **argv) { return two_sides_new(argc, argv, &SPRT_TABLE, false); }
+static int sprt_cmd(int argc, char **argv) { return two_sides_new(argc, argv, &SPRT_TABLE, RUN_KIND_SPRT); }
 
 /* ---- games new ----------------------------------------------------------------- */
 
@@ -982,7 +892,7 @@ static const OptTable GAMES_TABLE = {
         "the test side's), for sprt new too.  Prints the run id.\n",
 };
 
-int tune_cmd_games(int argc, char **argv) { return two_sides_new(argc, argv, &GAMES_TABLE, true); }
+static int games_cmd(int argc, char **argv) { return two_sides_new(argc, argv, &GAMES_TABLE, RUN_KIND_GAMES); }
 
 int cli_new_run_spec(const Opts *o, RunSpec *sp) { return new_run_spec(o, sp, false); }
 
@@ -1141,7 +1051,7 @@ static int data_new(const Opts *o)
     return status;
 }
 
-int tune_cmd_data(int argc, char **argv)
+static int data_cmd(int argc, char **argv)
 {
     static const char *const SUBS[] = { "new", "export", "stats", "merge" };
     const char *sub = argc > 1 ? argv[1] : "";
@@ -1164,4 +1074,26 @@ int tune_cmd_data(int argc, char **argv)
         return status;
     return which == 0 ? data_new(&o) : which == 1 ? cli_data_export(&o) : which == 3 ? cli_data_merge(&o)
          : files ? cli_data_file_stats(&o) : cli_data_stats(&o);
+}
+
+/* ---- a command per run kind ------------------------------------------------------ */
+
+/*
+ * Each kind's command (xqf-tune KIND new ...; run_kinds.def lists the
+ * kinds, xqf-tune's command table takes them from there): a new kind's
+ * row here, with its options' table and usage above.
+ */
+static int (*const KIND_COMMANDS[RUN_KIND_COUNT])(int argc, char **argv) = {
+    [RUN_KIND_SPRT] = sprt_cmd,
+    [RUN_KIND_SPSA] = spsa_cmd,
+    [RUN_KIND_DATA] = data_cmd,
+    [RUN_KIND_GAMES] = games_cmd,
+};
+
+int tune_cmd_run_kind(int argc, char **argv)
+{
+    RunKindId id = run_kind_id(argv[0]);
+    if (id == RUN_KIND_COUNT || !KIND_COMMANDS[id])
+        return cli_fail(CLI_FAIL, "%s: a run kind without a creation command (run_kinds.def)", argv[0]);
+    return KIND_COMMANDS[id](argc, argv);
 }

@@ -63,9 +63,9 @@ static void put(ExportItem *items, int *n, const char *name, const char *value)
 static int run_items(Store *s, const StoreRun *r, ExportItem *items)
 {
     char *sets = malloc(2 * (STORE_PARAMS_MAX + 1)), why[256];
-    StoreSpsa *spsa = strcmp(r->kind, "spsa") == 0 ? malloc(sizeof *spsa) : NULL;
+    StoreSpsa *spsa = run_kind_is_spsa(r->kind) ? malloc(sizeof *spsa) : NULL;
     int n = 0, rc = 0, status = CLI_OK;
-    if (!sets || (strcmp(r->kind, "spsa") == 0 && !spsa))
+    if (!sets || (run_kind_is_spsa(r->kind) && !spsa))
         status = cli_fail(CLI_FAIL, "out of memory");
     else if (store_run_sets(s, r->id, sets, sets + STORE_PARAMS_MAX + 1, STORE_PARAMS_MAX + 1) != 1)
         status = cli_fail(CLI_FAIL, "cannot read the sets of run %" PRId64, r->id);

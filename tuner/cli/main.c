@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "run_kind.h"
 #include "sprt_calc.h"
 #include "stats.h"
 
@@ -25,9 +26,10 @@ typedef struct {
 
 static const Command COMMANDS[] = {
     { "stats", "Elo, nElo and SPRT log-likelihood ratio of a result set", tune_cmd_stats },
-    { "spsa", "spsa new: create an SPSA tuning run", tune_cmd_spsa },
-    { "sprt", "sprt new: create an SPRT test of two parameter sets", tune_cmd_sprt },
-    { "games", "games new: a fixed number of game pairs of two sides, for their Elo", tune_cmd_games },
+    /* a command per run kind, its help line from the kind's record */
+#define RUN_KIND(id, name, player0, player1, sprt, spsa, on_claim, two_sides, title, doc) { name, doc, tune_cmd_run_kind },
+#include "run_kinds.def"
+#undef RUN_KIND
     { "gauntlet", "gauntlet new|show: one side against several opponents, a games run each, one table", tune_cmd_gauntlet },
     { "chain", "chain new|show|list|advance: SPSA, then a build, then SPRTs, each when the one before passed", tune_cmd_chain },
     { "modify", "change a run while it runs: priority, throughput, max pairs, SPSA pairs", tune_cmd_modify },
@@ -39,7 +41,6 @@ static const Command COMMANDS[] = {
     { "build", "a tuned xqf-engine: the run's export compiled in, bench, recorded", tune_cmd_build },
     { "net", "net add|list|show: nets (NNUE weights) registered, signed, for runs to name", tune_cmd_net },
     { "engine", "engine add|list|show|modify: the engines built, benched and played (ours: xqf)", tune_cmd_engine },
-    { "data", "data new|export|stats: a data-generation run and its training positions", tune_cmd_data },
     { "pgn", "a run's stored games as PGN (by task or worker)", tune_cmd_pgn },
     { "purge", "take a worker's results out of an SPRT", tune_cmd_purge },
     { "texel", "fit the evaluation's weights to training positions (Texel's method)", tune_cmd_texel },

@@ -560,9 +560,12 @@ static void page_settings(FILE *out, const xqf_report_run *run)
           "<table class=\"kv\">\n", out);
     setting_html(out, "Run", fmt_count(run->id).s);
     setting_text(out, "Name", run->name);
-    setting_html(out, "Type", run->kind == XQF_REPORT_SPSA    ? "SPSA tuning"
-                              : run->kind == XQF_REPORT_GAMES ? "fixed number of games"
-                                                              : "SPRT test");
+    if (has_text(run->kind_title))
+        setting_text(out, "Type", run->kind_title);
+    else
+        setting_html(out, "Type", run->kind == XQF_REPORT_SPSA    ? "SPSA tuning"
+                                  : run->kind == XQF_REPORT_GAMES ? "fixed number of games"
+                                                                  : "SPRT test");
     setting_text(out, "State", run->state);
     setting_text(out, "Created", run->created);
     setting_text(out, "Finished", run->finished);

@@ -71,7 +71,8 @@ typedef struct xqf_report_worker {
 typedef struct xqf_report_run {
     int64_t id;
     const char *name;        /* optional */
-    xqf_report_kind kind;
+    xqf_report_kind kind;    /* what the page shows: theta, an SPRT's LLR, or the Elo of fixed games */
+    const char *kind_title;  /* optional: the run kind's own name ("data run"), else the kind's */
     const char *state;       /* optional: "active", "finished", "stopped", ... */
     const char *created;     /* optional timestamps as text */
     const char *finished;

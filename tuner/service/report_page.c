@@ -114,7 +114,8 @@ static int model_load(Store *s, const StoreRun *r, Model *m)
     run_tc_text(r, m->tc, sizeof m->tc);
     const StoreSpsa *st = m->st;
     m->run = (xqf_report_run){
-        .id = r->id, .name = r->name, .kind = spsa ? XQF_REPORT_SPSA : run_kind_id(r->kind) == RUN_KIND_GAMES ? XQF_REPORT_GAMES : XQF_REPORT_SPRT,
+        .id = r->id, .name = r->name, .kind = spsa ? XQF_REPORT_SPSA : run_kind_is_sprt(r->kind) ? XQF_REPORT_SPRT : XQF_REPORT_GAMES,
+        .kind_title = run_kind_find(r->kind) ? run_kind_find(r->kind)->title : NULL,
         .state = r->state, .created = r->created, .finished = r->finished,
         .tc = r->nodes > 0 ? NULL : m->tc, .nodes = r->nodes, .threads = r->threads,
         .book = r->book_name,

@@ -73,6 +73,14 @@ const OptSpec *run_setting_option(const char *field);
 #define RULE_SKIP_PLIES { "--skip-plies", OPT_INT, "N", "0", .imin = 0, .imax = 1000, .help = "new: plies kept out after the opening and random plies" }
 #define RULE_MAX_SCORE { "--max-score", OPT_INT, "CP", "3000", .imin = 0, .imax = 30000, .help = "new: keep out |score| above CP" }
 
+/* A chain's (the "new: " of their help is the chain command's subcommand, create.c; the web's chain form reads them too) */
+#define RULE_SPRT_MAX_PAIRS { "--sprt-max-pairs", OPT_INT, "N", "50000", .imin = 1, .imax = INT64_C(1) << 40, .help = "new: each SPRT's pair cap" }
+#define RULE_CHAIN_TRAIN                                                                                       \
+    { "--epochs", OPT_INT, "N", "10", .imin = 1, .imax = 100000, .help = "new: the train stage's epochs" },    \
+    { "--batch", OPT_INT, "N", "16384", .imin = 1, .imax = 1 << 20, .help = "new: the train stage's batch" },  \
+    { "--lambda", OPT_REAL, "X", "0.75", .rmin = 0, .rmax = 1, .help = "new: the train stage's lambda (score against result)" }, \
+    { "--lr", OPT_REAL, "X", "0.001", .rmin = 1e-7, .rmax = 1, .help = "new: the train stage's first learning rate" }
+
 /* ---- rules beyond a range ------------------------------------------------------------ */
 
 /*

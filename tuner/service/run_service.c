@@ -4,6 +4,7 @@
  */
 #include "run_service.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -249,12 +250,10 @@ static StoreSprtSpec store_spec(const RunSpec *sp, const RunBook *rb)
     return st;
 }
 
-/* The run's row by its kind (an SPSA run's parameters with it). 0 or -1. */
+/* The run's row by its kind: a kind's own settings with it (an SPSA run's parameters, a data run's filter). 0 or -1. */
 static int insert_run(Store *s, const RunSpec *sp, const StoreSprtSpec *st, int64_t *id)
 {
     switch (sp->kind) {
-    case RUN_KIND_SPRT: return store_create_sprt(s, st, id);
-    case RUN_KIND_GAMES: return store_create_games(s, st, id);
     case RUN_KIND_SPSA: {
         StoreSpsaSpec spsa = { .run = *st, RUN_SETTINGS_SPSA(SETTING_COPY) .params = sp->params, .count = sp->count };
         return store_create_spsa(s, &spsa, id);
@@ -263,7 +262,7 @@ static int insert_run(Store *s, const RunSpec *sp, const StoreSprtSpec *st, int6
         StoreDataSpec data = { .run = *st, .settings = sp->data };
         return store_create_data(s, &data, id);
     }
-    default: return -1;
+    default: return store_create_run(s, run_kind_get(sp->kind), st, "{}", id);
     }
 }
 
@@ -337,4 +336,133 @@ RunStatus run_create(Store *s, const RunSpec *sp, int64_t *id, RunProblem *probl
         store_rollback(s);
     run_book_free(&rb);
     return rc == 0 ? RUN_OK : problem_of(problem, "", "the database refused the run or cannot be reached");
+}
+
+/* ---- chains ---------------------------------------------------------------------- */
+
+RunStatus run_chain_stage(RunChainSpec *c, StoreChainKind kind, const char *sprt, int64_t max_pairs,
+                          const StoreChainStage *train, RunProblem *problem)
+{
+    const char *field = kind == CHAIN_BUILD ? "then_build" : kind == CHAIN_TRAIN ? "then_train" : "then_sprt";
+    if (c->count + (kind == CHAIN_TRAIN ? 2 : 1) > STORE_CHAIN_STAGES - 1)
+        return problem_of(problem, field, "at most %d stages after the first run", STORE_CHAIN_STAGES - 1);
+    bool sprts = false;
+    for (int i = 0; i < c->count; i++)
+        sprts |= c->stages[i].kind == CHAIN_SPRT;
+    if (kind == CHAIN_BUILD && sprts)
+        return problem_of(problem, field, "a build comes before the SPRTs it feeds");
+    if (kind == CHAIN_TRAIN && sprts)
+        return problem_of(problem, field, "a training comes before the SPRTs of its net");
+    StoreChainStage st = { .kind = kind, .alpha = 0.05, .beta = 0.05, .max_pairs = max_pairs };
+    if (kind == CHAIN_SPRT) {
+        char tc[64], why[256];
+        int end = 0;
+        if (!sprt || sscanf(sprt, "%lf,%lf,%63[^,]%n", &st.elo0, &st.elo1, tc, &end) != 3 || sprt[end] ||
+            !isfinite(st.elo0) || !isfinite(st.elo1))
+            return problem_of(problem, field, "'%.64s' is not ELO0,ELO1,TC (0,5,10+0.1 or 0,5,5000n)", sprt ? sprt : "");
+        if (!rule_sprt_bounds(st.elo0, st.elo1, why, sizeof why))
+            return problem_of(problem, field, "'%.64s': %s", sprt, why);
+        size_t len = strlen(tc);
+        char *stop;
+        if (len > 1 && tc[len - 1] == 'n') {
+            st.nodes = strtoll(tc, &stop, 10);
+            if (stop != tc + len - 1 || st.nodes < 1 || st.nodes > (INT64_C(1) << 40))
+                return problem_of(problem, field, "'%.64s' is not a node count (5000n)", tc);
+        } else if (!rule_tc(tc, &st.base_ms, &st.inc_ms, why, sizeof why))
+            return problem_of(problem, field, "'%.64s': %s", sprt, why);
+    }
+    if (kind == CHAIN_TRAIN && train)
+        st.epochs = train->epochs, st.batch = train->batch, st.lambda = train->lambda, st.lr = train->lr;
+    c->stages[c->count++] = st;
+    if (kind == CHAIN_TRAIN)
+        c->stages[c->count++] = (StoreChainStage){ .kind = CHAIN_NET };
+    return RUN_OK;
+}
+
+char *run_chain_start_set(const RunSpec *spec)
+{
+    const char *fixed = spec->test_params ? spec->test_params : "";
+    size_t size = strlen(fixed) + (size_t)spec->count * (STORE_NAME_MAX + 24) + 1;
+    char *set = malloc(size);
+    if (!set)
+        return NULL;
+    size_t len = (size_t)snprintf(set, size, "%s", fixed);
+    for (int i = 0; i < spec->count; i++)
+        len += (size_t)snprintf(set + len, size - len, "%s%s=%lld", len ? "," : "", spec->params[i].name,
+                                llround(spec->params[i].start));
+    return set;
+}
+
+/* The order of a chain's stages by its first run's kind. RUN_OK or RUN_BAD with *problem. */
+static RunStatus chain_stages_check(const RunSpec *first, const RunChainSpec *c, RunProblem *problem)
+{
+    bool data = first->kind == RUN_KIND_DATA, sprt = false, train = false;
+    if (!data && first->kind != RUN_KIND_SPSA)
+        return problem_of(problem, "kind", "a chain starts with an SPSA run or a data run, not a %s run",
+                          run_kind_get(first->kind)->name);
+    if (run_spec_other_engine(first) || first->test_ref)
+        return problem_of(problem, "engine", "a chain tunes, builds and tests our engine (another engine's SPSA is "
+                                             "a run of its own)");
+    for (int i = 0; i < c->count; i++) {
+        StoreChainKind k = c->stages[i].kind;
+        if (k == CHAIN_BUILD && data)
+            return problem_of(problem, "then_build", "a build follows an SPSA run (a net chain trains a net)");
+        if (k == CHAIN_TRAIN && !data)
+            return problem_of(problem, "then_train", "a training follows a data run (an SPSA chain builds)");
+        sprt |= k == CHAIN_SPRT;
+        train |= k == CHAIN_TRAIN;
+    }
+    if (!sprt)
+        return problem_of(problem, "then_sprt", "give at least one SPRT stage, ELO0,ELO1,TC");
+    if (data && !train)
+        return problem_of(problem, "then_train", "a net chain trains its net before its SPRTs");
+    if (data && c->base_build)
+        return problem_of(problem, "base_build", "a net chain's SPRTs play the workers' engine");
+    if (!data && c->base_net)
+        return problem_of(problem, "base_net", "an SPSA chain's SPRTs play the SPSA run's net on both sides");
+    return RUN_OK;
+}
+
+RunStatus run_chain_create(Store *s, const RunSpec *first, const RunChainSpec *chain, int64_t *id,
+                           RunProblem *problem)
+{
+    RunStatus status = chain_stages_check(first, chain, problem);
+    if (status == RUN_OK && chain->base_build) {
+        /* the SPRTs' base side plays the start set on the base build: checked against the build's parameters */
+        char *base = run_chain_start_set(first), why[512];
+        StoreBuild b;
+        bool listed = true;
+        int rc = base ? rule_registered_build_set(s, chain->base_build, base, &b, &listed, why, sizeof why) : -1;
+        free(base);
+        if (!base)
+            status = problem_of(problem, "", "out of memory");
+        else if (rc == -1)
+            status = problem_of(problem, "", "%s", why);
+        else if (rc == -2)
+            status = problem_of(problem, "base_build", "%s", why);
+        else if (rc != 1)
+            status = problem_of(problem, "base_build", "the SPRTs' base plays the start set: %s", why);
+    }
+    if (status != RUN_OK)
+        return status;
+    RunBook book;
+    StoreSprtSpec st;
+    if ((status = run_prepare(first, &book, &st, problem)) != RUN_OK)
+        return status;
+    /* owner and approval state: a tester's chain waits with its first run for an admin's approval */
+    st.owner = first->owner;
+    st.pending = first->pending;
+    const RunSpec *sp = first;
+    StoreSpsaSpec spsa = { .run = st, RUN_SETTINGS_SPSA(SETTING_COPY) .params = sp->params, .count = sp->count };
+    StoreDataSpec data = { .run = st, .settings = first->data };
+    StoreChainSpec c = { .name = chain->name ? chain->name : "", .base_build = chain->base_build,
+                         .base_net = chain->base_net, .stages = chain->stages, .count = chain->count };
+    if (first->kind == RUN_KIND_SPSA)
+        c.spsa = &spsa;
+    else
+        c.data = &data;
+    if (store_create_chain(s, &c, id) != 0)
+        status = problem_of(problem, "", "the database refused the chain or cannot be reached");
+    run_book_free(&book);
+    return status;
 }

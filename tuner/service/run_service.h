@@ -26,6 +26,7 @@
 #include "run_settings.h"
 #include "store_runs.h"
 #include "store_spsa.h"
+#include "store_steer.h"
 
 /* A book's openings a run may hold: the store keeps them in the run's row. */
 enum { RUN_BOOK_LINES_MAX = 100000 };
@@ -171,5 +172,42 @@ RunStatus run_engine_nets(const EngineRecord *e, const RunSpec *sp, RunProblem *
  * *problem, or RUN_FAILED (problem's field "" and why).
  */
 RunStatus run_create(Store *s, const RunSpec *spec, int64_t *id, RunProblem *problem);
+
+/*
+ * A chain's stages after its first run: an SPSA run's builds and SPRTs of
+ * the tuned set, or a data run's training (with the stage that registers
+ * its net) and SPRTs of the new net.
+ */
+typedef struct {
+    const char *name;
+    int64_t base_build;              /* an SPSA chain's SPRTs' base side plays this build (0: the workers' engine) */
+    int64_t base_net;                /* a net chain's SPRTs' base net (0: the engine's own, STORE_NET_NONE: none) */
+    StoreChainStage stages[STORE_CHAIN_STAGES - 1];
+    int count;
+} RunChainSpec;
+
+/*
+ * Appends a stage of kind (CHAIN_BUILD, CHAIN_SPRT or CHAIN_TRAIN, which
+ * brings the CHAIN_NET that registers its net) to c; an SPRT's text is
+ * "ELO0,ELO1,TC", TC a clock (10+0.1) or nodes (5000n), with max_pairs;
+ * a training's settings from train.  RUN_OK, or RUN_BAD with *problem
+ * (the field "then_build", "then_train" or "then_sprt").
+ */
+RunStatus run_chain_stage(RunChainSpec *c, StoreChainKind kind, const char *sprt, int64_t max_pairs,
+                          const StoreChainStage *train, RunProblem *problem);
+
+/*
+ * Makes a chain: its first run (an SPSA or a data run, checked as
+ * run_create checks a run, its book read) and its stages, in one
+ * transaction; the rules of the stages' order (a build or a training
+ * before the SPRTs it feeds, at least one SPRT, a data run's training),
+ * and the SPSA chain's base build against the start set the SPRTs' base
+ * plays.  RUN_OK with *id, RUN_BAD with *problem, RUN_FAILED.
+ */
+RunStatus run_chain_create(Store *s, const RunSpec *first, const RunChainSpec *chain, int64_t *id,
+                           RunProblem *problem);
+
+/* The set an SPSA chain's SPRTs' base side plays: the fixed set and the tuned parameters at their start. Malloc'd or NULL. */
+char *run_chain_start_set(const RunSpec *spsa);
 
 #endif

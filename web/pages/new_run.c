@@ -25,7 +25,7 @@
 #define SETTING_FIELD(field_name, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, ...) \
     field(fo, form_field, label, #def, form_help);
 
-static void new_run_fields(FormOut *fo, const RunKind *k)
+static void new_run_fields(FormOut *fo, const RunKind *k, bool chain)
 {
     field(fo, "name", "Name", "", NULL);
     if (k->two_sides) {
@@ -48,11 +48,13 @@ static void new_run_fields(FormOut *fo, const RunKind *k)
         field(fo, "params", "Parameters", "", "names, comma-separated (empty: every tunable), or");
         textarea_field(fo, "spec", "Spec", "`name, int, start, min, max[, c_end, r_end]` a line (Fishtest's): "
                                            "the parameters with their own start, bounds and end hints");
-        field(fo, "engine", "Engine", RUN_OUR_ENGINE,
-              "a record of xqf-tune engine list: another engine's UCI options are tuned from a spec");
-        field(fo, "ref", "Git ref", "",
-              "with another engine: its branch, tag or commit, built by the builder (xqf-tune build --serve); "
-              "both sides play the build");
+        if (!chain) {   /* a chain tunes, builds and tests our engine */
+            field(fo, "engine", "Engine", RUN_OUR_ENGINE,
+                  "a record of xqf-tune engine list: another engine's UCI options are tuned from a spec");
+            field(fo, "ref", "Git ref", "",
+                  "with another engine: its branch, tag or commit, built by the builder (xqf-tune build --serve); "
+                  "both sides play the build");
+        }
         field(fo, "pairs", "Game pairs (iterations)", "", NULL);
         RUN_SETTINGS_SPSA(SETTING_FIELD)
     } else if (k->two_sides)
@@ -82,18 +84,45 @@ static void new_run_fields(FormOut *fo, const RunKind *k)
     RUN_SETTINGS_TASK(SETTING_FIELD)
 }
 
-int page_new_run(Store *s, RunKindId kind, const Form *values, const FieldError *errors, int nerrors,
+/* A chain's stages after its first run, as xqf-tune chain new's --then-* options (RULE_CHAIN_TRAIN's defaults). */
+static void chain_fields(FormOut *fo, const RunKind *first)
+{
+    if (first->spsa) {
+        check_field(fo, "then_build", "Then build", "the tuned engine, compiled by xqf-tune chain advance, before "
+                                                    "the SPRTs (which then play the build)");
+        field(fo, "base_build", "SPRTs' base build", "", "the build the SPRTs' base side plays with the start set "
+                                                         "(empty: the workers' engine)");
+    } else {
+        field(fo, "epochs", "Training epochs", "10", "then a net trained on the data run's positions (xqf-tune chain "
+                                                     "advance) and registered");
+        field(fo, "batch", "Training batch", "16384", NULL);
+        field(fo, "lambda", "Training lambda", "0.75", "the score's weight against the game's result");
+        field(fo, "lr", "Learning rate", "0.001", NULL);
+    }
+    textarea_field(fo, "then_sprt", "Then SPRTs", first->spsa ? "a line each, `ELO0,ELO1,TC` (0,5,10+0.1 or "
+                                                                "0,5,5000n): the tuned set against the start set"
+                                                              : "a line each, `ELO0,ELO1,TC` (0,5,10+0.1 or "
+                                                                "0,5,5000n): the new net against the engine's own");
+    field(fo, "sprt_max_pairs", "SPRTs' max pairs", "50000", NULL);
+}
+
+int page_new_run(Store *s, RunKindId kind, bool chain, const Form *values, const FieldError *errors, int nerrors,
                  const Session *u, Buf *b)
 {
     const RunKind *k = run_kind_get(kind);
     char title[64];
-    snprintf(title, sizeof title, "New %s", k->title);
+    if (chain)
+        snprintf(title, sizeof title, "%s", k->spsa ? "New chain (an SPSA run first)" : "New net chain (a data run first)");
+    else
+        snprintf(title, sizeof title, "New %s", k->title);
     Buf form = { 0 };
     /* the registered engines to choose from (xqf-tune engine list); a name typed is still the run service's to check */
     EngineRecord *engines = NULL;
     int nengines = k->two_sides || k->spsa ? store_engine_list(s, &engines) : 0;
     FormOut fo = { .b = &form, .engines = nengines > 0, .values = values, .errors = errors, .nerrors = nerrors };
-    new_run_fields(&fo, k);
+    new_run_fields(&fo, k, chain);
+    if (chain)
+        chain_fields(&fo, k);
     if (nengines > 0) {
         buf_puts(&form, "<datalist id=\"engines\">");
         for (int i = 0; i < nengines; i++) {
@@ -109,7 +138,7 @@ int page_new_run(Store *s, RunKindId kind, const Form *values, const FieldError 
     buf_html(b, title);
     buf_puts(b, "</h1>\n");
     if (nerrors) {
-        buf_puts(b, "<p class=\"error\">The run was not created: see the messages below.");
+        buf_printf(b, "<p class=\"error\">The %s was not created: see the messages below.", chain ? "chain" : "run");
         /* a setting the form has no field for (the server's book) */
         for (int i = 0; i < nerrors; i++)
             if (i >= 32 || !fo.shown[i]) {
@@ -122,8 +151,15 @@ int page_new_run(Store *s, RunKindId kind, const Form *values, const FieldError 
         buf_puts(b, "</p>\n");
     }
     if (!session_is(u, "admin"))
-        buf_puts(b, "<p class=\"notice\">A run you create waits for an admin's approval before workers play it.</p>\n");
-    buf_printf(b, "<form method=\"post\" action=\"/new/%s\" class=\"new\">", k->name);
+        buf_puts(b, chain ? "<p class=\"notice\">A chain you create waits with its first run for an admin's approval "
+                            "before workers play it.</p>\n"
+                          : "<p class=\"notice\">A run you create waits for an admin's approval before workers play "
+                            "it.</p>\n");
+    if (chain)
+        buf_printf(b, "<form method=\"post\" action=\"/new/chain\" class=\"new\"><input type=\"hidden\" "
+                      "name=\"first\" value=\"%s\">", k->name);
+    else
+        buf_printf(b, "<form method=\"post\" action=\"/new/%s\" class=\"new\">", k->name);
     csrf_field(b, u);
     if (buf_failed(&form))
         b->failed = true;     /* answered 500, as any page out of memory */

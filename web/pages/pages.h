@@ -69,10 +69,12 @@ int page_run_event(Store *s, int64_t run, Buf *out);
 
 /*
  * new_run.c: the form that creates a run of kind (its fields by its record
- * in run_kinds.def), with the values given and a message per field (may
- * be NULL; a message of a setting the form has no field for goes on top).
+ * in run_kinds.def), or with chain a chain whose first run is of kind
+ * (SPSA or data) and its stages, with the values given and a message per
+ * field (may be NULL; a message of a setting the form has no field for
+ * goes on top).
  */
-int page_new_run(Store *s, RunKindId kind, const Form *values, const FieldError *errors, int nerrors,
+int page_new_run(Store *s, RunKindId kind, bool chain, const Form *values, const FieldError *errors, int nerrors,
                  const Session *u, Buf *b);
 
 /*

@@ -311,7 +311,7 @@ static void actions(Buf *b, const StoreRun *r, const char *owner, const Session 
 {
     bool live = is_open(r);
     bool admin = session_is(u, "admin"), mine = session_is(u, "tester") && strcmp(owner, u->name) == 0;
-    if (admin && run_kind_id(r->kind) == RUN_KIND_SPRT && r->counts.pairs > 0) {
+    if (admin && run_kind_is_sprt(r->kind) && r->counts.pairs > 0) {
         buf_printf(b, "<div class=\"actions\"><form class=\"inline\" method=\"post\" action=\"/runs/%" PRId64
                       "/purge\">", r->id);
         csrf_field(b, u);

@@ -323,7 +323,7 @@ Task *task_new(const XqfMsg_task *m, const char *build, const char *const engine
         !(t->records = calloc((size_t)(2 * m->pairs), sizeof *t->records)))
         return refuse(t, err, errlen, "%s", "out of memory");
     t->form = m->scores ? XQF_GAME_DEPTHS : XQF_GAME_MOVES;
-    if (strcmp(m->kind, run_kind_get(RUN_KIND_DATA)->name) == 0 && task_data_init(t, m, err, errlen) != 0) {
+    if (run_kind_id(m->kind) == RUN_KIND_DATA && task_data_init(t, m, err, errlen) != 0) {
         task_destroy(&t);
         return NULL;
     }

@@ -5,7 +5,11 @@
 -- nets are carried: a run tuned with a net is tested with it); after a
 -- data run, the latest registered net of the chain (test) against the
 -- chain's base (base_net, none, or the engine's own evaluation), both
--- sides on the data run's set and engine.
+-- sides on the data run's set and engine.  The first run's settings of
+-- run_setting_columns (046) that the stage does not set (its bounds and
+-- pair cap) are copied by name after the insert (pairs_per_task, which
+-- has no default, with it too): a new run setting's column reaches a
+-- chain's SPRTs with no change here.
 CREATE OR REPLACE FUNCTION xqf_chain_start(p_chain bigint, p_idx integer) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -15,6 +19,7 @@ DECLARE
     built bigint;
     net bigint;
     id bigint;
+    cols text;
 BEGIN
     SELECT * INTO c FROM chains WHERE chains.id = p_chain FOR UPDATE;
     SELECT * INTO st FROM chain_stages WHERE chain_id = p_chain AND idx = p_idx;
@@ -31,34 +36,40 @@ BEGIN
     IF first.kind = 'data' THEN
         SELECT s.net_id INTO net FROM chain_stages s
          WHERE s.chain_id = p_chain AND s.kind = 'net' AND s.idx < p_idx ORDER BY s.idx DESC LIMIT 1;
-        INSERT INTO runs (kind, name, name0, params0, name1, params1, build_id, book_name, book, seed, nodes,
+        INSERT INTO runs (kind, name, name0, params0, name1, params1, build_id, book_name, book, nodes,
                           base_ms, inc_ms, margin_ms, hash_mb, resign_moves, resign_score, draw_after, draw_moves,
-                          draw_score, max_plies, pairs_per_task, max_pairs, elo0, elo1, alpha, beta, priority,
+                          draw_score, max_plies, pairs_per_task, max_pairs, elo0, elo1, alpha, beta,
                           settings, test_build, base_build, tasks_on_claim, owner, throughput, test_net, base_net,
                           test_hce, base_hce)
         SELECT 'sprt', format('chain %s stage %s', p_chain, p_idx) || CASE WHEN c.name <> '' THEN ': ' || c.name ELSE '' END,
-               'test', first.params0, 'base', first.params0, '', first.book_name, first.book, first.seed, st.nodes,
+               'test', first.params0, 'base', first.params0, '', first.book_name, first.book, st.nodes,
                st.base_ms, st.inc_ms, first.margin_ms, first.hash_mb, first.resign_moves, first.resign_score,
                first.draw_after, first.draw_moves, first.draw_score, first.max_plies, first.pairs_per_task,
-               st.max_pairs, st.elo0, st.elo1, st.alpha, st.beta, first.priority, '{}', first.test_build,
+               st.max_pairs, st.elo0, st.elo1, st.alpha, st.beta, '{}', first.test_build,
                first.test_build, true, first.owner, first.throughput, net, c.base_net, false, c.base_hce
         RETURNING runs.id INTO id;
     ELSE
         SELECT s.build_id INTO built FROM chain_stages s
          WHERE s.chain_id = p_chain AND s.kind = 'build' AND s.idx < p_idx ORDER BY s.idx DESC LIMIT 1;
-        INSERT INTO runs (kind, name, name0, params0, name1, params1, build_id, book_name, book, seed, nodes,
+        INSERT INTO runs (kind, name, name0, params0, name1, params1, build_id, book_name, book, nodes,
                           base_ms, inc_ms, margin_ms, hash_mb, resign_moves, resign_score, draw_after, draw_moves,
-                          draw_score, max_plies, pairs_per_task, max_pairs, elo0, elo1, alpha, beta, priority,
+                          draw_score, max_plies, pairs_per_task, max_pairs, elo0, elo1, alpha, beta,
                           settings, test_build, base_build, tasks_on_claim, owner, throughput, test_net, base_net,
                           test_hce, base_hce)
         SELECT 'sprt', format('chain %s stage %s', p_chain, p_idx) || CASE WHEN c.name <> '' THEN ': ' || c.name ELSE '' END,
                'test', xqf_spsa_set(first.id, false), 'base', xqf_spsa_set(first.id, true), '', first.book_name,
-               first.book, first.seed, st.nodes, st.base_ms, st.inc_ms, first.margin_ms, first.hash_mb,
+               first.book, st.nodes, st.base_ms, st.inc_ms, first.margin_ms, first.hash_mb,
                first.resign_moves, first.resign_score, first.draw_after, first.draw_moves, first.draw_score,
                first.max_plies, first.pairs_per_task, st.max_pairs, st.elo0, st.elo1, st.alpha, st.beta,
-               first.priority, '{}', built, c.base_build, true, first.owner, first.throughput,
+               '{}', built, c.base_build, true, first.owner, first.throughput,
                first.test_net, first.base_net, first.test_hce, first.base_hce
         RETURNING runs.id INTO id;
+    END IF;
+    SELECT string_agg(quote_ident(name), ', ' ORDER BY name) INTO cols FROM run_setting_columns
+     WHERE name NOT IN ('elo0', 'elo1', 'alpha', 'beta', 'max_pairs');
+    IF cols IS NOT NULL THEN
+        EXECUTE format('UPDATE runs SET (%1$s) = (SELECT %1$s FROM runs WHERE id = $1) WHERE id = $2', cols)
+          USING first.id, id;
     END IF;
     UPDATE chain_stages SET state = 'running', run_id = id WHERE chain_id = p_chain AND idx = p_idx;
 END $$;
