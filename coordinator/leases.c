@@ -146,3 +146,9 @@ size_t leases_expire_batch(Leases *L, int64_t now_ms, size_t max, LeasesExpireFn
     free(tasks);
     return due;
 }
+
+size_t leases_batch_next(size_t size, bool failed, size_t min, size_t max)
+{
+    size_t next = failed ? size / 2 : size * 2;
+    return next < min ? min : next > max ? max : next;
+}

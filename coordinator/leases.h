@@ -73,4 +73,14 @@ typedef int64_t (*LeasesExpireFn)(void *ctx, const int64_t *tasks, const int64_t
  */
 size_t leases_expire_batch(Leases *L, int64_t now_ms, size_t max, LeasesExpireFn expire, void *ctx, int64_t *requeued);
 
+/*
+ * The size of the next expiry statement after one of size that failed or
+ * succeeded: halved on a failure (down to min: a statement that ran into
+ * its timeout is tried smaller, not again at the size that failed),
+ * doubled after a success (up to max).  Additive increase would climb
+ * back too slowly at one tick a second; the halving is TCP's
+ * multiplicative decrease (RFC 5681).  This function can't fail.
+ */
+size_t leases_batch_next(size_t size, bool failed, size_t min, size_t max);
+
 #endif

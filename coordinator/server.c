@@ -36,6 +36,7 @@ enum {
      * next tick.
      */
     EXPIRE_BATCH_MAX = 1000,
+    EXPIRE_BATCH_MIN = 50,           /* a failed statement is tried at half its size, down to this */
     EXPIRE_TICK_MS = 200,
     REFRESH_EVERY_MS = 3000,
     BACKOFF_MIN_MS = 100,
@@ -128,6 +129,7 @@ struct Server {
     int taken;                       /* of the batch being handled */
     int64_t backoff_ms, next_connect_ms;
     int64_t next_expire_ms;          /* expired leases re-queued then */
+    size_t expire_batch;             /* leases in the next expiry statement (leases_batch_next) */
     int64_t last_tick_ms;            /* the previous timers(): a much longer gap is a stall */
     int64_t overdue_since_ms;        /* expiry waiting for the queue to drain since then (0: not waiting) */
     int64_t expiry_failing_since_ms; /* the expiry's statements fail since then (0: they do not) */
@@ -1085,22 +1087,28 @@ static int64_t expire_given(void *store, const int64_t *tasks, const int64_t *to
  * next tick), each batch forgotten once its statement succeeded: those
  * the database had ended meanwhile are passed over there.  A statement
  * that fails (its timeout, the connection lost) leaves its leases and the
- * rest in memory for the next tick: logged when it starts failing and
- * when it works again, not at every tick.  No statement when none is
+ * rest in memory for the next tick, and the next statement is half its
+ * size (leases_batch_next; back up by doubling once they succeed):
+ * logged when it starts failing and when it works again, not at every
+ * tick.  No statement when none is
  * due.  Returns how many tasks were re-queued.
  */
 static int64_t expire_leases(Server *S, int64_t now)
 {
     int64_t total = 0, n = 0, start = clock_now_ms();
     size_t given;
+    size_t size;
     do {
-        given = leases_expire_batch(&S->leases, now, EXPIRE_BATCH_MAX, expire_given, S->store, &n);
+        size = S->expire_batch ? S->expire_batch : EXPIRE_BATCH_MAX;
+        given = leases_expire_batch(&S->leases, now, size, expire_given, S->store, &n);
         total += n > 0 ? n : 0;
-    } while (n >= 0 && given == EXPIRE_BATCH_MAX && clock_now_ms() - start < EXPIRE_TICK_MS);
+        if (given)
+            S->expire_batch = leases_batch_next(size, n < 0, EXPIRE_BATCH_MIN, EXPIRE_BATCH_MAX);
+    } while (n >= 0 && given == size && clock_now_ms() - start < EXPIRE_TICK_MS);
     if (n < 0 && !S->expiry_failing_since_ms) {
         S->expiry_failing_since_ms = now;
         log_warn("leases: their expiry failed (above): the %zu held stay in memory and are tried again each "
-                 "second (logged once until it works)", S->leases.count);
+                 "second, at most %zu a statement (logged once until it works)", S->leases.count, S->expire_batch);
     } else if (n >= 0 && S->expiry_failing_since_ms) {
         log_warn("leases: their expiry works again after %lld ms", (long long)(now - S->expiry_failing_since_ms));
         S->expiry_failing_since_ms = 0;

@@ -154,3 +154,34 @@ Test(leases, a_failed_statement_keeps_its_leases_for_the_next_tick)
     cr_assert_eq(e.statements, 4);
     leases_free(&L);
 }
+
+/* A statement that failed is tried at half its size, down to a floor; successes double it back to the cap. */
+Test(leases, a_failed_statement_is_tried_smaller_then_grows_back)
+{
+    size_t size = 1000;
+    const size_t after_failures[] = { 500, 250, 125, 62, 50, 50 };
+    for (size_t i = 0; i < sizeof after_failures / sizeof *after_failures; i++) {
+        size = leases_batch_next(size, true, 50, 1000);
+        cr_assert_eq(size, after_failures[i], "failure %zu: %zu", i + 1, size);
+    }
+    const size_t after_successes[] = { 100, 200, 400, 800, 1000, 1000 };
+    for (size_t i = 0; i < sizeof after_successes / sizeof *after_successes; i++) {
+        size = leases_batch_next(size, false, 50, 1000);
+        cr_assert_eq(size, after_successes[i], "success %zu: %zu", i + 1, size);
+    }
+    /* with the batches: the smaller statement after a failure is given fewer leases, none forgotten */
+    static Expiry e;
+    Leases L = { 0 };
+    for (int64_t t = 1; t <= 1500; t++)
+        cr_assert_eq(leases_put(&L, t, t * 10, 1, 100), 0);
+    e.fail = 1;
+    int64_t n;
+    size = 1000;
+    cr_assert_eq(leases_expire_batch(&L, 1000, size, fake_expire, &e, &n), 1000);
+    cr_assert_eq(n, -1);
+    size = leases_batch_next(size, true, 50, 1000);
+    cr_assert_eq(leases_expire_batch(&L, 1000, size, fake_expire, &e, &n), 500);
+    cr_assert_eq(n, 500);
+    cr_assert_eq(L.count, 1000);
+    leases_free(&L);
+}
