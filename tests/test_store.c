@@ -534,7 +534,7 @@ Test(store, a_task_refused_too_often_is_quarantined)
     int64_t run = cu_sprt(cu_fx.store, "", 2, 4, 500, -500, 500);   /* two tasks */
     int64_t w[4];
     for (int i = 0; i < 4; i++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "w%d", i + 1);
         cr_assert_eq(store_hello(cu_fx.store, name, "b", 1, 1, "", &w[i]), 1);
     }
@@ -596,7 +596,7 @@ Test(store, a_quarantined_task_keeps_its_latest_reasons)
     StoreQuarantined *q;
     int64_t w[12];
     for (int i = 0; i < 12; i++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "w%d", i);
         cr_assert_eq(store_hello(cu_fx.store, name, "b", 1, 1, "", &w[i]), 1);
     }

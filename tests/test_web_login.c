@@ -42,7 +42,7 @@ Test(web_login, a_full_table_never_refuses_a_newcomer)
 {
     LimitTable t;
     cr_assert_eq(limit_init(&t, 4, 1), 0);
-    char key[16];
+    char key[32];
     for (int i = 0; i < 4; i++) {                    /* every entry at the limit of 1 */
         snprintf(key, sizeof key, "10.0.0.%d", i);
         limit_add(&t, key, 1, i);
@@ -62,7 +62,7 @@ Test(web_login, crowding_never_frees_an_attacker)
     cr_assert_eq(limit_init(&t, 16, 1), 0);
     for (int i = 0; i < 5; i++)
         limit_add(&t, "attacker", 1, 0);
-    char key[16];
+    char key[32];
     for (int i = 0; i < 1000; i++) {                 /* a thousand addresses with one failure each */
         snprintf(key, sizeof key, "10.1.%d.%d", i / 256, i % 256);
         limit_add(&t, key, 1, 1 + i);
@@ -122,7 +122,7 @@ Test(web_login, an_account_is_limited_across_addresses_but_not_where_it_signed_i
     LoginGuard *g = guard(5, 3);
     cr_assert_eq(login_admit(g, "10.0.0.1", "ada", 0), LOGIN_GO);
     login_done(g, "10.0.0.1", "ada", LOGIN_SUCCEEDED, 0);
-    char from[16];
+    char from[32];
     for (int i = 0; i < 3; i++) {
         snprintf(from, sizeof from, "10.6.0.%d", i);
         cr_assert_eq(login_admit(g, from, "ada", 0), LOGIN_GO, "guess %d", i);
