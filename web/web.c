@@ -655,13 +655,17 @@ static void run_report(Store *s, int64_t id, WebResponse *rs)
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    int status = f ? run_report_html(s, &r, f) : CLI_FAIL;
+    char why[256] = "out of memory";
+    int status = f ? run_report_html(s, &r, f, why, sizeof why) : CLI_FAIL;
     if (f && fclose(f) != 0)
         status = CLI_FAIL;
     if (status == CLI_OK)
         buf_add(&rs->body, text, len);
-    else
-        web_error(rs, 503, "the report cannot be made now");
+    else {
+        char reason[320];
+        snprintf(reason, sizeof reason, "the report cannot be made now: %s", why);
+        web_error(rs, 503, reason);
+    }
     free(text);
 }
 

@@ -4,6 +4,8 @@
 #include <inttypes.h>
 #include <math.h>
 #include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,6 +20,23 @@
 #include "store_runs.h"
 #include "store_spsa.h"
 #include "store_tasks.h"
+
+const char CLI_PROGRAM[] = "xqf-tune";
+
+/* per thread, as the builder's server records a failed build's reason (cli_last_error) */
+static _Thread_local char last_error[1024];
+
+int cli_fail(int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    va_end(ap);
+    opts_error(CLI_PROGRAM, "%s", last_error);
+    return status;
+}
+
+const char *cli_last_error(void) { return last_error; }
 
 int cli_check_build_set(Store *s, const char *build_option, const char *set_option, const char *set, int64_t build)
 {

@@ -31,6 +31,13 @@
 #include "store_runs.h"
 #include "store_spsa.h"
 
+extern const char CLI_PROGRAM[];     /* "xqf-tune" */
+
+/* Prints "xqf-tune: error: <message>" on stderr; returns status (run_view.h's exit statuses). */
+int cli_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The message of the last cli_fail (what a long-running command records, e.g. build --serve). */
+const char *cli_last_error(void);
+
 /* The --db option of every database command. */
 #define CLI_DB_OPTION { "--db", OPT_TEXT, "CONNINFO", NULL, .help = "libpq connection string (default: $XQF_DB)" }
 

@@ -156,7 +156,10 @@ static int write_report(Store *s, const StoreRun *r, const char *path)
     FILE *out = fopen(path, "w");
     if (!out)
         return cli_fail(CLI_FAIL, "--html: cannot write '%s': %s", path, strerror(errno));
-    int status = run_report_html(s, r, out);
+    char why[256];
+    int status = run_report_html(s, r, out, why, sizeof why);
+    if (status != CLI_OK)
+        cli_fail(status, "%s", why);
     if (fclose(out) != 0 && status == CLI_OK)
         status = cli_fail(CLI_FAIL, "cannot write '%s'", path);
     return status;

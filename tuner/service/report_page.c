@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,24 +84,35 @@ static void fill_params(Model *m, int nh)
 }
 
 /* Reads what the report of run r shows into *m. Exit status. */
-static int model_load(Store *s, const StoreRun *r, Model *m)
+/* why, from fmt: CLI_FAIL (the caller says it: xqf-tune on stderr, xqf-web in its answer). */
+__attribute__((format(printf, 3, 4))) static int fail(char *why, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, size, fmt, ap);
+    va_end(ap);
+    return CLI_FAIL;
+}
+
+/* The report's model of run r. CLI_OK, or CLI_FAIL with why. */
+static int model_load(Store *s, const StoreRun *r, Model *m, char *why, size_t size)
 {
     memset(m, 0, sizeof *m);
     bool spsa = run_kind_is_spsa(r->kind);
     int np = store_run_progress(s, r->id, &m->prog);
     int nh = np >= 0 ? store_spsa_history(s, r->id, &m->hist) : -1;
     if (!(m->st = calloc(1, sizeof *m->st)) || np < 0 || nh < 0 || (spsa && store_spsa_load(s, r->id, m->st) != 1))
-        return cli_fail(CLI_FAIL, "cannot read run %" PRId64, r->id);
+        return fail(why, size, "cannot read run %" PRId64, r->id);
     m->samples = calloc((size_t)np + 1, sizeof *m->samples);
     m->params = calloc((size_t)m->st->count + 1, sizeof *m->params);
     m->points = calloc((size_t)nh + (size_t)m->st->count + 1, sizeof *m->points);
     if (!m->samples || !m->params || !m->points)
-        return cli_fail(CLI_FAIL, "out of memory");
+        return fail(why, size, "out of memory");
     int nw = store_run_workers(s, r->id, &m->trust);
     if (nw < 0)
-        return cli_fail(CLI_FAIL, "cannot read the workers of run %" PRId64, r->id);
+        return fail(why, size, "cannot read the workers of run %" PRId64, r->id);
     if (!(m->workers = calloc((size_t)nw + 1, sizeof *m->workers)))
-        return cli_fail(CLI_FAIL, "out of memory");
+        return fail(why, size, "out of memory");
     for (int i = 0; i < nw; i++) {
         const StoreWorkerTrust *t = &m->trust[i];
         m->workers[i] = (xqf_report_worker){ .name = t->name, .games = t->games, .crashes = t->crashes,
@@ -130,12 +142,12 @@ static int model_load(Store *s, const StoreRun *r, Model *m)
     return CLI_OK;
 }
 
-int run_report_html(Store *s, const StoreRun *r, FILE *out)
+int run_report_html(Store *s, const StoreRun *r, FILE *out, char *why, size_t size)
 {
     Model m;
-    int status = model_load(s, r, &m);
+    int status = model_load(s, r, &m, why, size);
     if (status == CLI_OK && xqf_report_html(out, &m.run) != 0)
-        status = cli_fail(CLI_FAIL, "cannot write the report");
+        status = fail(why, size, "cannot write the report");
     model_free(&m);
     return status;
 }

@@ -16,23 +16,6 @@
 #include "sprt_calc.h"
 #include "store_tasks.h"
 
-const char CLI_PROGRAM[] = "xqf-tune";
-
-/* per thread: xqf-web runs these commands' pieces (reports, PGN, purges) for several requests at once */
-static _Thread_local char last_error[1024];
-
-int cli_fail(int status, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
-    va_end(ap);
-    opts_error(CLI_PROGRAM, "%s", last_error);
-    return status;
-}
-
-const char *cli_last_error(void) { return last_error; }
-
 int run_book_text(Store *s, const StoreRun *r, char *out, size_t size)
 {
     StoreRunBook b;

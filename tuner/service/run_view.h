@@ -6,9 +6,9 @@
  *
  * One error convention throughout: a function that can fail returns an
  * exit status (CLI_OK 0; CLI_FAIL 1, something failed: the database, a
- * file; CLI_USAGE 2, bad input) after printing one line
- * "xqf-tune: error: ..." on stderr (cli_fail; xqf-web reads it back with
- * cli_last_error), or with the reason in a caller's buffer.
+ * file; CLI_USAGE 2, bad input) with the reason in the caller's buffer;
+ * nothing here prints or exits (xqf-tune prints the reason, xqf-web
+ * answers with it).
  */
 #ifndef XQF_RUN_VIEW_H
 #define XQF_RUN_VIEW_H
@@ -25,12 +25,6 @@
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_GO = -1 };
 
-extern const char CLI_PROGRAM[];     /* "xqf-tune" */
-
-/* Prints "xqf-tune: error: <message>" on stderr; returns status. */
-int cli_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The message of the last cli_fail (what a long-running command records, e.g. build --serve). */
-const char *cli_last_error(void);
 
 /* A run's time control as text: "300 nodes", "10+0.1", or with time odds "10+0.1/5+0.05" (first/second). */
 void run_tc_text(const StoreRun *r, char *out, size_t size);
@@ -89,8 +83,11 @@ void run_los_text(const StoreCounts *c, char *out, size_t size);
 /* Stores an SPSA state's theta in p, each rounded to the nearest integer inside its parameter's bounds. */
 void run_apply_theta(const StoreSpsa *st, Params *p);
 
-/* Writes run r's report page (tuner/report.h, one self-contained HTML page) to out. Exit status. */
-int run_report_html(Store *s, const StoreRun *r, FILE *out);
+/*
+ * Writes run r's report page (tuner/report.h, one self-contained HTML
+ * page) to out.  Exit status; why says what failed (nothing is printed).
+ */
+int run_report_html(Store *s, const StoreRun *r, FILE *out, char *why, size_t size);
 
 /* ---- a run's games (run_games.c): xqf-tune pgn and purge, xqf-web's PGN and purge ---- */
 
