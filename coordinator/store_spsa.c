@@ -17,6 +17,23 @@
 #include "run_kind.h"
 #include "store_runs.h"
 
+/*
+ * The SPSA schedule's settings (run_settings.def's SPSA group) are kept in
+ * the run's settings JSON under their store names, each read back with its
+ * default for a run made before it existed: a new one is its line in the
+ * table, and where it acts.
+ */
+#define SCHEDULE_SELECT(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store, \
+                        ctype, shown)                                                                             \
+    ", coalesce((settings->>'" #store "')::float8, " #def ")"
+#define SCHEDULE_JSON(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store, \
+                      ctype, shown)                                                                             \
+    len += (size_t)snprintf(settings + len, size - len, "\"" #store "\": %.17g, ", (double)sp->store);
+#define SCHEDULE_READ(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store, \
+                      ctype, shown)                                                                             \
+    out->store = (ctype)store_get_dbl(res, 0, col++);
+#define SCHEDULE_COUNT(...) +1
+
 /* A jsonb array of numbers as comma-separated text, in order. */
 #define JSON_LIST(key)                                                                           \
     "(SELECT string_agg(x, ',' ORDER BY i) FROM jsonb_array_elements_text(perturbation->'" key   \
@@ -25,11 +42,9 @@
 #define SPSA_STATEMENTS(S)                                                                       \
     S(SPSA_PARAMS_ADD, "SELECT xqf_create_spsa_params($1, $2::text[], $3::float8[], $4::float8[], " \
                        "$5::float8[], $6::float8[], $7::float8[])", 7)                           \
-    S(SPSA_RUN, "SELECT iter, coalesce((settings->>'alpha')::float8, 0.602), "                   \
-                "coalesce((settings->>'gamma')::float8, 0.101), "                                \
-                "coalesce((settings->>'a_ratio')::float8, 0.1), max_pairs, next_pair, seed, "    \
-                "params0, coalesce(settings->'floats', '[]')::text FROM runs "                   \
-                "WHERE id = $1 AND kind = 'spsa'", 1)                          \
+    S(SPSA_RUN, "SELECT iter, max_pairs, next_pair, seed, params0, "                              \
+                "coalesce(settings->'floats', '[]')::text" RUN_SETTINGS_SPSA(SCHEDULE_SELECT)      \
+                " FROM runs WHERE id = $1 AND kind = 'spsa'", 1)                                 \
     S(SPSA_PARAMS, "SELECT name, start, min, max, c_end, r_end, theta FROM run_params "          \
                    "WHERE run_id = $1 ORDER BY idx", 1)                                          \
     S(SPSA_TASK, "SELECT (perturbation->>'k')::bigint, done_pairs, wins, losses, "               \
@@ -93,12 +108,13 @@ int store_create_spsa(Store *s, const StoreSpsaSpec *sp, int64_t *id)
     if (sp->count < 1 || sp->count > STORE_SPSA_MAX)
         return -1;
     /* the schedule, and the names of the float parameters (another engine's, played as decimals) */
-    size_t size = 160 + (size_t)sp->count * (STORE_NAME_MAX + 4);
+    size_t size = 64 * (0 RUN_SETTINGS_SPSA(SCHEDULE_COUNT)) + 32 + (size_t)sp->count * (STORE_NAME_MAX + 4);
     char *settings = malloc(size);
     if (!settings)
         return -1;
-    size_t len = (size_t)snprintf(settings, size, "{\"alpha\": %.17g, \"gamma\": %.17g, \"a_ratio\": %.17g, "
-                                  "\"floats\": [", sp->alpha, sp->gamma, sp->a_ratio);
+    size_t len = (size_t)snprintf(settings, size, "{");
+    RUN_SETTINGS_SPSA(SCHEDULE_JSON)
+    len += (size_t)snprintf(settings + len, size - len, "\"floats\": [");
     for (int i = 0, n = 0; i < sp->count; i++)
         if (sp->params[i].is_float)
             len += (size_t)snprintf(settings + len, size - len, "%s\"%s\"", n++ ? ", " : "", sp->params[i].name);
@@ -148,16 +164,15 @@ int store_spsa_load(Store *s, int64_t run_id, StoreSpsa *out)
     int found = PQntuples(res) == 1;
     if (found) {
         out->iter = store_i64(res, 0, 0);
-        out->alpha = store_get_dbl(res, 0, 1);
-        out->gamma = store_get_dbl(res, 0, 2);
-        out->a_ratio = store_get_dbl(res, 0, 3);
-        out->iterations = store_i64(res, 0, 4);
-        out->next_pair = store_i64(res, 0, 5);
-        out->seed = (uint64_t)store_i64(res, 0, 6);
-        store_text(res, 0, 7, out->fixed, sizeof out->fixed);
+        out->iterations = store_i64(res, 0, 1);
+        out->next_pair = store_i64(res, 0, 2);
+        out->seed = (uint64_t)store_i64(res, 0, 3);
+        store_text(res, 0, 4, out->fixed, sizeof out->fixed);
+        int col = 6;
+        RUN_SETTINGS_SPSA(SCHEDULE_READ)
     }
     /* the float parameters' names, a JSON list of identifiers (each a task's set's name): found whole by quotes */
-    char *floats = found ? strdup(PQgetvalue(res, 0, 8)) : NULL;
+    char *floats = found ? strdup(PQgetvalue(res, 0, 5)) : NULL;
     PQclear(res);
     if (!found)
         return 0;

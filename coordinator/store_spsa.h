@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "store.h"
+#include "run_settings.h"
 #include "store_runs.h"
 
 enum { STORE_SPSA_MAX = 512 };       /* = XQF_SPSA_MAX_PARAMS */
@@ -32,7 +33,7 @@ typedef struct {
  */
 typedef struct {
     StoreSprtSpec run;
-    double alpha, gamma, a_ratio;
+    RUN_SETTINGS_SPSA(RUN_SETTING_COLUMN)   /* the schedule: alpha, gamma, a_ratio (run_settings.def) */
     const StoreSpsaParam *params;
     int count;
 } StoreSpsaSpec;
@@ -42,7 +43,7 @@ int store_create_spsa(Store *s, const StoreSpsaSpec *spec, int64_t *id);
 
 /* The state of an SPSA run. */
 typedef struct {
-    double alpha, gamma, a_ratio;
+    RUN_SETTINGS_SPSA(RUN_SETTING_COLUMN)   /* the schedule, as created */
     int64_t iter;                    /* game pairs applied */
     int64_t iterations;              /* N (the run's max_pairs) */
     int64_t next_pair;
