@@ -244,6 +244,8 @@ static StoreSprtSpec store_spec(const RunSpec *sp, const RunBook *rb)
         .base_net = sp->base_net, .ref_nps = sp->ref_nps > 0 ? sp->ref_nps : 0, .game_scores = sp->keep_scores,
         .replay_given = sp->replay_share >= 0, .replay_share = sp->replay_share,
         .engine = run_spec_side_engine(sp, 0), .base_engine = run_spec_side_engine(sp, 1),
+        /* owner and approval state are the spec's, written by the one insert (xqf_create_run) */
+        .owner = sp->owner, .pending = sp->pending,
     };
     if (k->two_sides && sp->base1_ms > 0)
         st.base1_ms = sp->base1_ms, st.inc1_ms = sp->inc1_ms;
@@ -320,9 +322,6 @@ RunStatus run_create(Store *s, const RunSpec *sp, int64_t *id, RunProblem *probl
             return status;
         }
     }
-    /* owner and approval state are the spec's, written by the one insert (xqf_create_run) */
-    st.owner = sp->owner;
-    st.pending = sp->pending;
     /* an SPSA run of another engine waits for the one build of its ref, which then plays both sides */
     const char *refs[2] = { k->two_sides || k->spsa ? sp->test_ref : NULL, k->two_sides ? sp->base_ref : NULL };
     int rc = store_begin(s);
@@ -449,9 +448,6 @@ RunStatus run_chain_create(Store *s, const RunSpec *first, const RunChainSpec *c
     StoreSprtSpec st;
     if ((status = run_prepare(first, &book, &st, problem)) != RUN_OK)
         return status;
-    /* owner and approval state: a tester's chain waits with its first run for an admin's approval */
-    st.owner = first->owner;
-    st.pending = first->pending;
     const RunSpec *sp = first;
     StoreSpsaSpec spsa = { .run = st, RUN_SETTINGS_SPSA(SETTING_COPY) .params = sp->params, .count = sp->count };
     StoreDataSpec data = { .run = st, .settings = first->data };
