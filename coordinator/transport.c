@@ -124,12 +124,14 @@ Transport *transport_new(const char *endpoint, const TransportSecurity *sec)
         return NULL;
     }
     int64_t maxsize = TRANSPORT_MSG_MAX;
-    int sndhwm = TRANSPORT_SNDHWM, rcvhwm = TRANSPORT_RCVHWM, rcvbuf = TRANSPORT_RCVBUF, linger = 0, mandatory = 1;
+    int sndhwm = TRANSPORT_SNDHWM, rcvhwm = TRANSPORT_RCVHWM, rcvbuf = TRANSPORT_RCVBUF, linger = 0, mandatory = 1,
+        backlog = TRANSPORT_BACKLOG;
     if (!(t->ctx = zmq_ctx_new()) || !(t->router = zmq_socket(t->ctx, ZMQ_ROUTER)) ||
         zmq_setsockopt(t->router, ZMQ_MAXMSGSIZE, &maxsize, sizeof maxsize) != 0 ||
         zmq_setsockopt(t->router, ZMQ_SNDHWM, &sndhwm, sizeof sndhwm) != 0 ||
         zmq_setsockopt(t->router, ZMQ_RCVHWM, &rcvhwm, sizeof rcvhwm) != 0 ||
         zmq_setsockopt(t->router, ZMQ_RCVBUF, &rcvbuf, sizeof rcvbuf) != 0 ||
+        zmq_setsockopt(t->router, ZMQ_BACKLOG, &backlog, sizeof backlog) != 0 ||
         zmq_setsockopt(t->router, ZMQ_ROUTER_MANDATORY, &mandatory, sizeof mandatory) != 0 ||
         zmq_setsockopt(t->router, ZMQ_LINGER, &linger, sizeof linger) != 0) {
         log_error("transport: cannot make a ROUTER socket: %s", zmq_strerror(zmq_errno()));

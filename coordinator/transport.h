@@ -67,6 +67,17 @@ enum {
     TRANSPORT_FIRST_MESSAGE_MS = 30000,
     /* a connection refused for its key's count is closed this long after: time for its answer to go out */
     TRANSPORT_REFUSED_GRACE_MS = 1000,
+    /*
+     * Connections the kernel may hold accepted before ZeroMQ's I/O thread
+     * takes them (listen(2)'s backlog; Linux caps it at net.core.somaxconn,
+     * 4,096 by default).  ZeroMQ's own default, 100, is the size of a
+     * fleet that reconnects at once no more: the kernel drops the SYNs
+     * beyond a full queue and each such client retries after TCP's SYN
+     * back-off (1, 3, 7, 15, 31 s: RFC 6298's initial timeout, doubled),
+     * so 10,000 workers back at once waited up to a minute for a connection
+     * the coordinator had time to accept.
+     */
+    TRANSPORT_BACKLOG = 65535,
     /* due connections are looked for this often */
     TRANSPORT_SWEEP_MS = 200,
     /* closed connections waiting for transport_closed at most */

@@ -1,3 +1,4 @@
+#define _DEFAULT_SOURCE /* struct tcp_info */
 /*
  * CURVE security (issue "Hardening", part 1): key files, the allow-list
  * and xqf-keys (no database); the transport's policy and its CURVE server
@@ -9,12 +10,16 @@
  * one it had open, without a restart.
  */
 #include <criterion/criterion.h>
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -353,6 +358,44 @@ Test(transport, local_endpoints)
     curve.allow = "a";
     curve.insecure = true;
     cr_assert_eq(transport_check("tcp://0.0.0.0:1", &curve, err, sizeof err), -1);
+}
+
+/*
+ * The listen queue of the coordinator's socket is as long as the kernel
+ * allows (net.core.somaxconn), not ZeroMQ's default of 100: a fleet that
+ * reconnects at once is accepted, not left to TCP's SYN back-off.  Linux
+ * reports a listening socket's backlog as TCP_INFO's tcpi_sacked (ss(8)
+ * reads the same value); the socket is found among this process's files
+ * by its port.
+ */
+Test(transport, its_listen_queue_holds_a_fleet_reconnecting_at_once)
+{
+    xqf_log_init("test");
+    char ep[64];
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
+    Transport *t = transport_new(ep, NULL);
+    cr_assert(t);
+    FILE *f = fopen("/proc/sys/net/core/somaxconn", "r");
+    long somaxconn = 0;
+    cr_assert(f && fscanf(f, "%ld", &somaxconn) == 1);
+    fclose(f);
+    long backlog = -1;
+    for (int fd = 3; fd < 4096 && backlog < 0; fd++) {
+        struct sockaddr_in a;
+        socklen_t alen = sizeof a;
+        int listening = 0;
+        socklen_t llen = sizeof listening;
+        struct tcp_info info;
+        socklen_t ilen = sizeof info;
+        if (getsockname(fd, (struct sockaddr *)&a, &alen) == 0 && a.sin_family == AF_INET &&
+            ntohs(a.sin_port) == cu_fx.port && getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &llen) == 0 &&
+            listening && getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &ilen) == 0)
+            backlog = info.tcpi_sacked;
+    }
+    long want = somaxconn < TRANSPORT_BACKLOG ? somaxconn : TRANSPORT_BACKLOG;
+    cr_assert_eq(backlog, want, "the listen queue holds %ld connections, not %ld (somaxconn %ld)", backlog, want,
+                 somaxconn);
+    transport_destroy(&t);
 }
 
 /*
