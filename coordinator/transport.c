@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <zmq.h>
 
 #include "clock.h"
@@ -105,6 +106,31 @@ static int watch_connections(Transport *t)
     return 0;
 }
 
+/*
+ * zmq_bind, waiting up to TRANSPORT_BIND_WAIT_MS while the address is in
+ * use: a coordinator restarted at once (systemd's Restart=, a kill -9 and
+ * start) may find its predecessor still closing thousands of connections,
+ * and so its listening port, for a moment.  Any other error at once.
+ */
+static int bind_waiting(void *router, const char *endpoint)
+{
+    int64_t until = clock_now_ms() + TRANSPORT_BIND_WAIT_MS;
+    bool said = false;
+    while (zmq_bind(router, endpoint) != 0) {
+        if (zmq_errno() != EADDRINUSE || clock_now_ms() >= until)
+            return -1;
+        if (!said)
+            log_warn("transport: %s is in use: trying again for up to %d s (a coordinator before this one still "
+                     "closing?)", endpoint, TRANSPORT_BIND_WAIT_MS / 1000);
+        said = true;
+        struct timespec pause = { 0, 100 * 1000 * 1000 };
+        nanosleep(&pause, NULL);
+    }
+    if (said)
+        log_info("transport: %s bound", endpoint);
+    return 0;
+}
+
 Transport *transport_new(const char *endpoint, const TransportSecurity *sec)
 {
     static const TransportSecurity PLAIN = { .insecure = false };
@@ -143,7 +169,7 @@ Transport *transport_new(const char *endpoint, const TransportSecurity *sec)
         transport_destroy(&t);
         return NULL;
     }
-    if (zmq_bind(t->router, endpoint) != 0) {
+    if (bind_waiting(t->router, endpoint) != 0) {
         log_error("transport: cannot bind %s: %s", endpoint, zmq_strerror(zmq_errno()));
         transport_destroy(&t);
         return NULL;

@@ -78,6 +78,8 @@ enum {
      * the coordinator had time to accept.
      */
     TRANSPORT_BACKLOG = 65535,
+    /* an address in use is tried again this long (transport.c: bind_waiting) */
+    TRANSPORT_BIND_WAIT_MS = 10000,
     /* due connections are looked for this often */
     TRANSPORT_SWEEP_MS = 200,
     /* closed connections waiting for transport_closed at most */

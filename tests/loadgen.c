@@ -113,6 +113,10 @@ typedef struct {
     long result;                     /* its result not yet answered: an index of offered, -1 none */
     double served_at;                /* its first result accepted after the storm, 0 none yet */
     double beat_at;                  /* --hold: its next heartbeat of the task it holds, 0 none */
+    unsigned heard, sent;            /* messages received and sent on its connection */
+    int last_type;                   /* of the last message received (XQF_MSG_), 0 none */
+    double last_at;                  /* when it was received */
+    unsigned audits_ok, stale;       /* replay audits accepted; results answered stale */
 } Sim;
 
 /* The simulated workers and what they measure. */
@@ -133,6 +137,8 @@ typedef struct {
     double interval;                 /* paced: seconds between a worker's cycles, 0 closed loop */
     bool retry;                      /* re-send unanswered requests, as a real worker (storms) */
     bool draining;                   /* no new task requests */
+    long send_failed;                /* requests ZeroMQ did not take (no connection then) */
+    long handed_back;                /* tasks not asked for (late answers), handed back */
     double hold;                     /* seconds a task is held (heartbeated) before its result, 0 none */
     double beat;                     /* the heartbeat interval the welcome gave */
     long beats, beats_refused;       /* heartbeats sent, and answered otherwise than ok (the lease lost) */
@@ -168,12 +174,20 @@ static int cmp_offered(const void *a, const void *b)
     return cmp_i64(&((const Offered *)a)->lease, &((const Offered *)b)->lease);
 }
 
+/*
+ * A request, in flight from now even when ZeroMQ could not take it (no
+ * connection at that moment: one dropped and being made again): it is
+ * then lost as a message on a dropped connection is, and sent again when
+ * overdue (storms), as a real worker does.
+ */
 static void send(Gen *g, Sim *s, const XqfMsg *m, int waiting)
 {
-    if (xqf_msg_encode(m, &g->buf) == 0 && zmq_send(s->sock, g->buf.data, g->buf.len, ZMQ_DONTWAIT) >= 0) {
-        s->sent_at = now_s();
-        s->waiting = waiting;
-    }
+    if (xqf_msg_encode(m, &g->buf) == 0 && zmq_send(s->sock, g->buf.data, g->buf.len, ZMQ_DONTWAIT) >= 0)
+        s->sent++;
+    else
+        g->send_failed++;
+    s->sent_at = now_s();
+    s->waiting = waiting;
 }
 
 /* Sends what is due: hello on a new connection, else its unanswered result, else a task request (not when draining). */
@@ -266,6 +280,9 @@ static uint8_t heard_of(const char *status)
 /* One message to worker s at t. */
 static void on_message(Gen *g, Sim *s, const XqfMsg *in, double t, bool measuring)
 {
+    s->heard++;
+    s->last_type = (int)in->type;
+    s->last_at = t;
     /*
      * A heartbeat's answer carries no pairs (a result's, its own: at least
      * one); told apart by that, not by whether a heartbeat is due, since
@@ -279,6 +296,22 @@ static void on_message(Gen *g, Sim *s, const XqfMsg *in, double t, bool measurin
     if (in->type == XQF_MSG_ACK &&
         (s->waiting != WAIT_RESULT || s->result < 0 || g->offered[s->result].lease != (int64_t)in->u.ack.lease))
         return;                          /* the answer to a re-sent report answered already, or to a heartbeat */
+    /*
+     * A task while the worker holds one (the answer to a request it sent
+     * again, the first answer having come after all) or drains: handed
+     * back, as a real worker does with a late answer (its ack is ignored).
+     * Not an answer to what it waits for: the result in flight still is.
+     */
+    if (in->type == XQF_MSG_TASK && (g->draining || s->result >= 0)) {
+        XqfMsg m;
+        xqf_msg_init(&m, XQF_MSG_HANDBACK);
+        m.u.handback.task_id = in->u.task.task_id;
+        m.u.handback.lease = in->u.task.lease;
+        snprintf(m.u.handback.reason, sizeof m.u.handback.reason, "not asked for (a late answer)");
+        if (xqf_msg_encode(&m, &g->buf) == 0 && zmq_send(s->sock, g->buf.data, g->buf.len, ZMQ_DONTWAIT) >= 0)
+            g->handed_back++;
+        return;
+    }
     if (measuring && s->sent_at > 0 && g->nrtt < g->cap)
         g->rtt[g->nrtt++] = t - s->sent_at;
     g->requests += measuring;
@@ -294,8 +327,6 @@ static void on_message(Gen *g, Sim *s, const XqfMsg *in, double t, bool measurin
             go(g, s);
         return;
     case XQF_MSG_TASK:
-        if (g->draining || s->result >= 0)
-            return;                      /* not played: its lease expires */
         if (g->noffered == g->offered_cap) {
             size_t cap = g->offered_cap ? 2 * g->offered_cap : 1 << 16;
             Offered *v = realloc(g->offered, cap * sizeof *v);
@@ -319,6 +350,8 @@ static void on_message(Gen *g, Sim *s, const XqfMsg *in, double t, bool measurin
         g->offered[s->result].heard |= h;
         bool audit = (g->offered[s->result].task_id & STORE_AUDIT_BIT) != 0;
         s->result = -1;
+        s->audits_ok += h == HEARD_ACCEPTED && audit;
+        s->stale += h == HEARD_STALE;
         if (h == HEARD_ACCEPTED && audit) {
             g->audits_accepted += measuring;   /* judged, not counted: not a result the run's books hold */
         } else if (h == HEARD_ACCEPTED) {
@@ -380,6 +413,45 @@ static bool any_result_unanswered(const Gen *g)
         if (g->sims[i].result >= 0)
             return true;
     return false;
+}
+
+/*
+ * The workers never served again after a storm, by what they wait for
+ * and what they last heard (stderr, each process of a fleet its own):
+ * where a recovery that does not end is stuck.
+ */
+static void stderr_unserved(const Gen *g)
+{
+    int never = 0, no_hello = 0, by_wait[4] = { 0 }, silent = 0, by_last[32] = { 0 };
+    unsigned heard = 0, sent = 0, audits_ok = 0, stale = 0;
+    double last = 0;
+    for (int i = 0; i < g->workers; i++) {
+        const Sim *s = &g->sims[i];
+        if (s->served_at > 0)
+            continue;
+        never++;
+        audits_ok += s->audits_ok;
+        stale += s->stale;
+        last += s->last_at > 0 ? s->last_at - g->storm_at : 0;
+        no_hello += !s->hello_ok;
+        by_wait[s->waiting & 3]++;
+        silent += s->heard == 0;
+        by_last[s->last_type & 31]++;
+        heard += s->heard;
+        sent += s->sent;
+    }
+    if (never == 0)
+        return;
+    fprintf(stderr, "xqf-loadgen: %d of %d workers never served again: %d without a welcome; waiting for nothing %d, "
+            "a welcome %d, a task %d, a result's answer %d; %d heard nothing on their connection; %.1f messages "
+            "sent and %.1f heard each (the process: %ld sends failed, %ld late tasks handed back); the last heard by "
+            "type:", never, g->workers, no_hello, by_wait[WAIT_NONE], by_wait[WAIT_HELLO], by_wait[WAIT_REQUEST],
+            by_wait[WAIT_RESULT], silent, (double)sent / never, (double)heard / never, g->send_failed, g->handed_back);
+    for (int k = 1; k < 32; k++)
+        if (by_last[k])
+            fprintf(stderr, " %d: %d", k, by_last[k]);
+    fprintf(stderr, "; %u audits accepted, %u results answered stale; the last heard %.1f s after the storm on average\n",
+            audits_ok, stale, last / never);
 }
 
 /*
@@ -1175,6 +1247,7 @@ int main(int argc, char **argv)
         st.nserved = (size_t)workers;
         for (int i = 0; i < workers; i++)
             st.served[i] = g.sims[i].served_at > 0 ? g.sims[i].served_at - g.storm_at : INFINITY;
+        stderr_unserved(&g);
         st.bins = g.bins;
         if (fig) {
             fig_wave(fig, &w);
@@ -1187,6 +1260,10 @@ int main(int argc, char **argv)
     }
     /* every result offered (or held) answered before the books are read */
     g.draining = true;
+    /* a task held (--hold) is cut short: its result goes now, not after the 30 s this waits */
+    for (int i = 0; i < g.workers; i++)
+        if (g.sims[i].result >= 0 && g.sims[i].next_at > 0)
+            g.sims[i].next_at = now_s();
     run_loop(&g, now_s() + 30, 0, 0);
     if (fig) {
         fig_offered(fig, g.offered, g.noffered);
