@@ -360,6 +360,16 @@ Test(transport, local_endpoints)
     cr_assert_eq(transport_check("tcp://0.0.0.0:1", &curve, err, sizeof err), -1);
 }
 
+/* A plaintext transport on the fixture's loopback port, its endpoint in ep (64 bytes). */
+static Transport *plain_transport(char *ep)
+{
+    xqf_log_init("test");
+    snprintf(ep, 64, "tcp://127.0.0.1:%d", cu_fx.port);
+    Transport *t = transport_new(ep, NULL);
+    cr_assert(t);
+    return t;
+}
+
 /*
  * The listen queue of the coordinator's socket is as long as the kernel
  * allows (net.core.somaxconn), not ZeroMQ's default of 100: a fleet that
@@ -370,11 +380,8 @@ Test(transport, local_endpoints)
  */
 Test(transport, its_listen_queue_holds_a_fleet_reconnecting_at_once)
 {
-    xqf_log_init("test");
     char ep[64];
-    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
-    Transport *t = transport_new(ep, NULL);
-    cr_assert(t);
+    Transport *t = plain_transport(ep);
     FILE *f = fopen("/proc/sys/net/core/somaxconn", "r");
     long somaxconn = 0;
     cr_assert(f && fscanf(f, "%ld", &somaxconn) == 1);
@@ -730,11 +737,8 @@ Test(transport, worker_policy)
 /* A peer that sends and never reads: its replies are dropped at the queue's limit, not buffered. */
 Test(transport, a_peer_that_does_not_read_is_not_buffered_for)
 {
-    xqf_log_init("test");
     char ep[64];
-    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
-    Transport *t = transport_new(ep, NULL);
-    cr_assert(t);
+    Transport *t = plain_transport(ep);
     void *ctx = zmq_ctx_new(), *c = zmq_socket(ctx, ZMQ_DEALER);
     int one = 1, small = 4096, linger = 0;
     zmq_setsockopt(c, ZMQ_RCVHWM, &one, sizeof one);
@@ -767,11 +771,8 @@ Test(transport, a_peer_that_does_not_read_is_not_buffered_for)
  */
 Test(transport, closed_connections_are_reported)
 {
-    xqf_log_init("test");
     char ep[64];
-    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
-    Transport *t = transport_new(ep, NULL);
-    cr_assert(t);
+    Transport *t = plain_transport(ep);
     void *ctx = zmq_ctx_new(), *a = client_once(ctx, NULL, NULL, true), *b = client_once(ctx, NULL, NULL, true);
     Peer pa, pb;
     send_hello(a, "a");
@@ -812,11 +813,8 @@ Test(transport, closed_connections_are_reported)
  */
 Test(transport, a_stalled_reader_buffers_a_few_frames_a_peer)
 {
-    xqf_log_init("test");
     char ep[64];
-    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
-    Transport *t = transport_new(ep, NULL);
-    cr_assert(t);
+    Transport *t = plain_transport(ep);
     enum { TRIES = 64 };
     void *ctx = zmq_ctx_new(), *c = zmq_socket(ctx, ZMQ_DEALER);
     int hwm = 1, small = 4096, linger = 0;
