@@ -1,4 +1,4 @@
-#define _DEFAULT_SOURCE /* struct tcp_info */
+#define _DEFAULT_SOURCE /* struct tcp_info, usleep */
 /*
  * CURVE security (issue "Hardening", part 1): key files, the allow-list
  * and xqf-keys (no database); the transport's policy and its CURVE server
@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include <zmq.h>
 
+#include "clock.h"
 #include "cluster_util.h"
 #include "codec.h"
 #include "keys.h"
@@ -403,6 +404,46 @@ Test(transport, its_listen_queue_holds_a_fleet_reconnecting_at_once)
     cr_assert_eq(backlog, want, "the listen queue holds %ld connections, not %ld (somaxconn %ld)", backlog, want,
                  somaxconn);
     transport_destroy(&t);
+}
+
+/*
+ * A coordinator started while its port is still held (its predecessor
+ * closing thousands of connections after a kill) binds once the port is
+ * free, not failing at once: a child process listens on the port for
+ * 500 ms.
+ */
+Test(transport, a_port_still_held_is_bound_once_free)
+{
+    xqf_log_init("test");
+    int ready[2];
+    cr_assert_eq(pipe(ready), 0);
+    pid_t child = fork();
+    cr_assert(child >= 0);
+    if (child == 0) {
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)cu_fx.port),
+                                 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        char ok = bind(fd, (struct sockaddr *)&a, sizeof a) == 0 && listen(fd, 1) == 0 ? 'y' : 'n';
+        if (write(ready[1], &ok, 1) != 1)
+            _exit(1);
+        usleep(500 * 1000);
+        _exit(0);
+    }
+    char ok = 0;
+    cr_assert_eq(read(ready[0], &ok, 1), 1);
+    cr_assert_eq(ok, 'y', "the child could not hold the port");
+    char ep[64];
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
+    int64_t t0 = clock_now_ms();
+    Transport *t = transport_new(ep, NULL);
+    int64_t waited = clock_now_ms() - t0;
+    waitpid(child, NULL, 0);
+    cr_assert(t, "the transport did not bind once the port was free");
+    cr_assert_geq(waited, 300, "bound after %lld ms: the port was not held?", (long long)waited);
+    cr_assert_lt(waited, TRANSPORT_BIND_WAIT_MS, "%lld ms", (long long)waited);
+    transport_destroy(&t);
+    close(ready[0]);
+    close(ready[1]);
 }
 
 /*
