@@ -118,18 +118,31 @@ int store_db_error(Store *s, const char *what, const PGresult *res)
     return -1;
 }
 
-PGresult *store_run(Store *s, const StoreStatement *st, const char *const *params, ExecStatusType want)
+/* st run as prepared, or planned for this call; its result when its status is want. */
+static PGresult *run_text(Store *s, const StoreStatement *st, const char *const *params, ExecStatusType want,
+                          bool prepared)
 {
     if (!s->conn) {
         store_db_error(s, st->name, NULL);
         return NULL;
     }
-    PGresult *res = PQexecPrepared(s->conn, st->name, st->nparams, params, NULL, NULL, 0);
+    PGresult *res = prepared ? PQexecPrepared(s->conn, st->name, st->nparams, params, NULL, NULL, 0)
+                             : PQexecParams(s->conn, st->sql, st->nparams, NULL, params, NULL, NULL, 0);
     if (PQresultStatus(res) == want)
         return res;
     store_db_error(s, st->name, res);
     PQclear(res);
     return NULL;
+}
+
+PGresult *store_run(Store *s, const StoreStatement *st, const char *const *params, ExecStatusType want)
+{
+    return run_text(s, st, params, want, true);
+}
+
+PGresult *store_run_planned(Store *s, const StoreStatement *st, const char *const *params, ExecStatusType want)
+{
+    return run_text(s, st, params, want, false);
 }
 
 PGresult *store_exec_prepared(Store *s, const StoreStatement *st, int n, const char *const *params,

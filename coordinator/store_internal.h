@@ -71,6 +71,13 @@ int store_db_error(Store *s, const char *what, const PGresult *res);
  */
 PGresult *store_run(Store *s, const StoreStatement *st, const char *const *params, ExecStatusType want);
 /*
+ * store_run's statement planned afresh at each call, for the sizes its tables
+ * have now: for a statement whose best plan changes as a table grows (a
+ * prepared statement keeps the generic plan made when the tables were
+ * small, and PostgreSQL replans it only after an ANALYZE).
+ */
+PGresult *store_run_planned(Store *s, const StoreStatement *st, const char *const *params, ExecStatusType want);
+/*
  * PQexecPrepared itself, for binary parameters or results (lengths,
  * formats, result_format as libpq takes them): the result whatever its
  * status (NULL when not connected), for the caller to check.

@@ -148,7 +148,8 @@ int store_leased_counts(Store *s, const int64_t *workers, int n, int64_t *counts
     if (!w.data)
         return store_db_error(s, "leased: out of memory", NULL);
     const char *p[1] = { w.data };
-    PGresult *res = store_run(s, &STMT[ST_LEASED], p, PGRES_TUPLES_OK);
+    /* planned at each call: a plan cached while few tasks were leased reads every leased task per worker */
+    PGresult *res = store_run_planned(s, &STMT[ST_LEASED], p, PGRES_TUPLES_OK);
     free(w.data);
     if (!res)
         return -1;
@@ -320,7 +321,7 @@ static int report_games_start(Store *s, StoreReportItem *items, int n, bool *don
         marked = store_db_error(s, "report: out of memory", NULL);
     } else if (m > 0) {
         const char *p[2] = { task.data, token.data };
-        res = store_run(s, &STMT[ST_REPORTED], p, PGRES_TUPLES_OK);
+        res = store_run_planned(s, &STMT[ST_REPORTED], p, PGRES_TUPLES_OK); /* as ST_LEASED */
         marked = res && PQntuples(res) == m ? 0 : -1;
     }
     for (int k = 0; marked >= 0 && k < m; k++) {
@@ -485,7 +486,7 @@ int store_lease_starts(Store *s, const StoreReportItem *items, int n, int64_t *r
         store_db_error(s, "lease starts: out of memory", NULL);
     } else {
         const char *p[2] = { task.data, token.data };
-        PGresult *res = store_run(s, &STMT[ST_LEASE_STARTS], p, PGRES_TUPLES_OK);
+        PGresult *res = store_run_planned(s, &STMT[ST_LEASE_STARTS], p, PGRES_TUPLES_OK); /* as ST_LEASED */
         if (res && PQntuples(res) == n) {
             for (int i = 0; i < n; i++) {
                 bool known = !PQgetisnull(res, i, 0);

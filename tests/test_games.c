@@ -914,6 +914,91 @@ Test(games, replay_audits_leased_judged_and_refused_in_the_store)
     pack_buf_free(&other);
 }
 
+/* Fails naming what the transaction so far read of games and results, if more than a few rows. */
+static void reads_few(const char *step)
+{
+    char err[512], sql[1024];
+    snprintf(sql, sizeof sql,
+             "DO $$ DECLARE g bigint; r bigint; BEGIN "
+             "SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) INTO g "
+             "FROM pg_stat_xact_user_tables WHERE relname = 'games'; "
+             "SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) INTO r "
+             "FROM pg_stat_xact_user_tables WHERE relname = 'results'; "
+             "IF g > 100 OR r > 100 THEN RAISE EXCEPTION '%s: read %% games and %% results', g, r; END IF; "
+             "END $$",
+             step);
+    cr_assert_eq(store_exec(cu_fx.store, sql, err, sizeof err), 0, "%s", err);
+}
+
+/*
+ * A report's games and a replay's check find their rows by key however
+ * many the run has.  A prepared statement, and each statement of a PL/pgSQL
+ * function, keeps a generic plan made for the sizes its tables had then:
+ * made while a run was young, it reads every result (a hash join, or a
+ * nested loop over the whole table) or every game of the run (an index
+ * scan on the run alone), and a batch costs more the longer the cluster
+ * has run.  The session here keeps generic plans from their first call
+ * (plan_cache_mode), on tables analysed with a pair's rows; two rounds,
+ * then 20,000 more results and games: the third round, in one
+ * transaction, reads only a few of either (pg_stat_xact_user_tables: the
+ * transaction's own reads).
+ */
+Test(games, a_report_and_its_replay_read_a_few_rows_whatever_the_run_holds)
+{
+    CU_REQUIRE_DB();
+    int64_t w[2];
+    cr_assert_eq(store_hello(cu_fx.store, "w1", "", 1, 1, "", &w[0]), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "w2", "", 1, 1, "", &w[1]), 1);
+    StoreLease l;
+    PackBuf buf = { 0 };
+    int64_t run = audited_pair(w[0], &l, &buf);
+    StoreAuditLease a;
+    bool given;
+    char err[512], sql[1024];
+    /* the plans of a young cluster: made once, for tables of a pair's rows */
+    cr_assert_eq(store_exec(cu_fx.store, "ANALYZE games, results, tasks; SET plan_cache_mode = force_generic_plan",
+                            err, sizeof err), 0, "%s", err);
+    for (int round = 0; round < 3; round++) {
+        bool last = round == 2;
+        if (round > 0) {
+            if (last)
+                cr_assert_eq(store_begin(cu_fx.store), 0);
+            cr_assert_eq(store_claim_batch(cu_fx.store, run, &w[0], 1, 60000, &l, &given), 1);
+            if (last)
+                reads_few("claim");
+            StoreReportItem it = { .worker = w[0], .task = l.task_id, .token = l.token };
+            int64_t of, first;
+            cr_assert_eq(store_lease_starts(cu_fx.store, &it, 1, &of, &first), 0);
+            cr_assert_eq(of, run);
+            if (last)
+                reads_few("lease starts");
+            cr_assert_eq(report_pair(w[0], &l, &buf), REPORT_ACCEPTED);
+            if (last)
+                reads_few("report");
+        }
+        cr_assert_eq(store_claim_audit(cu_fx.store, w[1], "", 60000, &a), 1, "round %d", round);
+        if (last)
+            reads_few("claim audit");
+        cr_assert_eq(store_audit_report(cu_fx.store, w[1], a.audit, a.token, buf.data, buf.len), AUDIT_AGREE);
+        if (last)
+            reads_few("audit report");
+        if (round == 1) {
+            /* the run grows by results (other leases of its first task) and games past its pairs */
+            snprintf(sql, sizeof sql,
+                     "INSERT INTO results (task_id, lease_token, worker_id, base_pairs) SELECT r.task_id, -g, r.worker_id, 0 "
+                     "FROM (SELECT * FROM results WHERE task_id = (SELECT min(id) FROM tasks WHERE run_id = %lld) "
+                     "LIMIT 1) r CROSS JOIN generate_series(1, 20000) g; "
+                     "INSERT INTO games (run_id, game, worker_id, fen_id, record) "
+                     "SELECT s.run_id, 1000 + g, s.worker_id, s.fen_id, s.record "
+                     "FROM (SELECT * FROM games WHERE run_id = %lld LIMIT 1) s CROSS JOIN generate_series(1, 20000) g",
+                     (long long)run, (long long)run);
+            cr_assert_eq(store_exec(cu_fx.store, sql, err, sizeof err), 0, "%s", err);
+        }
+    }
+    cr_assert_eq(store_commit(cu_fx.store), 0);
+    pack_buf_free(&buf);
+}
+
 /* Whether each of a run's n workers w[] is blamed for one mismatch (and flagged), as blamed[] says. */
 static void expect_blame(int64_t run, const int64_t *w, const bool *blamed, int n, const char *what)
 {

@@ -6,7 +6,10 @@
 -- (not this lease), invalid (not two records).
 CREATE OR REPLACE FUNCTION xqf_audit_report(p_audit bigint, p_token bigint, p_worker bigint, p_records bytea,
                                             p_off integer[], p_len integer[])
-RETURNS text LANGUAGE plpgsql AS $$
+RETURNS text LANGUAGE plpgsql
+-- Planned at each call (as xqf_games_batch): a plan kept from a young run
+-- reads the two stored games by the run alone, so every game of the run.
+SET plan_cache_mode = force_custom_plan AS $$
 DECLARE
     a replay_audits%ROWTYPE;
     differs text;
@@ -27,7 +30,11 @@ BEGIN
       INTO differs, as_auditor
       FROM (SELECT substring(p_records FROM x.off + 1 FOR x.len) AS rec, x.i
               FROM unnest(p_off, p_len) WITH ORDINALITY AS x(off, len, i)) AS u
-      LEFT JOIN games g ON g.run_id = a.run_id AND g.game = 2 * a.pair + u.i - 1
+      -- each stored game by its key: a lateral lookup (OFFSET 0 keeps it one),
+      -- never a scan of the run's games kept for two (a plan made from
+      -- statistics taken before the run had games thinks it holds one)
+      LEFT JOIN LATERAL (SELECT s.record, s.fen_id FROM games s
+                          WHERE s.run_id = a.run_id AND s.game = 2 * a.pair + u.i - 1 OFFSET 0) g ON true
       LEFT JOIN game_fens f ON f.id = g.fen_id;
     IF a.state = 'leased' THEN
         UPDATE replay_audits SET state = CASE WHEN differs IS NULL THEN 'agree' ELSE 'mismatch' END,

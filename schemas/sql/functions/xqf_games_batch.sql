@@ -8,7 +8,14 @@
 -- audit.  Returns the records newly stored.
 CREATE OR REPLACE FUNCTION xqf_games_batch(p_task bigint[], p_token bigint[], p_count integer[], p_records bytea,
                                            p_item integer[], p_k integer[], p_off integer[], p_len integer[])
-RETURNS bigint LANGUAGE plpgsql AS $$
+RETURNS bigint LANGUAGE plpgsql
+-- Index lookups per record.  Each statement planned at each call, for the
+-- tables' sizes now: PL/pgSQL otherwise keeps from the sixth call a generic
+-- plan made for the sizes of then, and one made while a run was young (a
+-- hash join, or a nested loop over a whole table) reads every result or
+-- game of every run, so that a batch costs more the longer the cluster has
+-- run (tests/test_games.c).  A plan costs well under a millisecond.
+SET plan_cache_mode = force_custom_plan SET enable_hashjoin = off SET enable_mergejoin = off AS $$
 DECLARE
     n bigint;
 BEGIN
@@ -21,13 +28,14 @@ BEGIN
      WHERE NOT EXISTS (SELECT 1 FROM game_fens f WHERE f.fen = x.fen)
     ON CONFLICT DO NOTHING;
     WITH src AS (
-        SELECT a.task, t.run_id, 2 * (t.first_pair + r.base_pairs) + x.k - 1 AS game,
+        -- a record's report by subscript (p_item), not by a join of the two lists
+        SELECT t.id AS task, t.run_id, 2 * (t.first_pair + r.base_pairs) + x.k - 1 AS game,
                coalesce(r.worker_id, 0) AS worker, u.nodes, u.replay_share AS share,
                substring(p_records FROM x.off + 1 FOR x.len) AS rec
           FROM unnest(p_item, p_k, p_off, p_len) AS x(item, k, off, len)
-          JOIN unnest(p_task, p_token, p_count) WITH ORDINALITY AS a(task, token, cnt, i) ON a.i = x.item
-          JOIN tasks t ON t.id = a.task
-          JOIN results r ON r.task_id = a.task AND r.lease_token = a.token AND 2 * r.pairs = a.cnt
+          JOIN tasks t ON t.id = p_task[x.item]
+          JOIN results r ON r.task_id = p_task[x.item] AND r.lease_token = p_token[x.item]
+                        AND 2 * r.pairs = p_count[x.item]
           JOIN runs u ON u.id = t.run_id),
     ins AS (
         INSERT INTO games (run_id, game, worker_id, fen_id, record)
@@ -37,9 +45,13 @@ BEGIN
         RETURNING run_id, game),
     audit AS (
         INSERT INTO replay_audits (run_id, pair, task_id, first_worker)
+        -- a game new with this statement: not there in its snapshot, which
+        -- ins's rows are not part of (a probe per chosen game, where a join
+        -- with ins would compare every record with every other)
         SELECT src.run_id, src.game / 2, src.task, src.worker
-          FROM src JOIN ins ON ins.run_id = src.run_id AND ins.game = src.game
+          FROM src
          WHERE src.nodes > 0 AND src.game % 2 = 0 AND xqf_replayed(src.run_id, src.game / 2, src.share)
+           AND NOT EXISTS (SELECT 1 FROM games g WHERE g.run_id = src.run_id AND g.game = src.game)
         ON CONFLICT DO NOTHING)
     SELECT count(*) INTO n FROM ins;
     RETURN n;

@@ -7,8 +7,9 @@ CREATE OR REPLACE FUNCTION xqf_report_batch(p_worker bigint[], p_task bigint[], 
 RETURNS TABLE (o_idx integer, o_status text, o_run bigint, o_task_done boolean)
 LANGUAGE plpgsql
 -- Index lookups per row, whatever the planner guesses of the batch's size
--- (a hash join would scan the whole tasks table).
-SET enable_hashjoin = off SET enable_mergejoin = off AS $$
+-- (a hash join would scan the whole tasks table), each statement planned
+-- at each call for the tables' sizes now (as xqf_games_batch).
+SET plan_cache_mode = force_custom_plan SET enable_hashjoin = off SET enable_mergejoin = off AS $$
 DECLARE
     v_idx integer[];
     v_status text[];
