@@ -7,9 +7,10 @@ CREATE OR REPLACE FUNCTION xqf_report_batch(p_worker bigint[], p_task bigint[], 
 RETURNS TABLE (o_idx integer, o_status text, o_run bigint, o_task_done boolean)
 LANGUAGE plpgsql
 -- Index lookups per row, whatever the planner guesses of the batch's size
--- (a hash join would scan the whole tasks table), each statement planned
--- at each call for the tables' sizes now (as xqf_games_batch).
-SET plan_cache_mode = force_custom_plan SET enable_hashjoin = off SET enable_mergejoin = off AS $$
+-- (a hash join would scan the whole tasks table); the judging statement
+-- planned at each call for the tables' sizes now (EXECUTE, as
+-- xqf_games_batch).
+SET enable_hashjoin = off SET enable_mergejoin = off AS $$
 DECLARE
     v_idx integer[];
     v_status text[];
@@ -26,6 +27,8 @@ BEGIN
       ORDER BY id FOR UPDATE;
     PERFORM 1 FROM tasks WHERE id = ANY (p_task) ORDER BY id FOR UPDATE;
 
+    -- $1 .. $16: p_worker .. p_lease_ms, in the function's order
+    EXECUTE $q$
     WITH x AS (
         SELECT i, task, token, t.run_id AS run, n, rs, r.reasons AS prev_reasons,
                CASE WHEN t.id IS NULL OR t.state <> 'leased' OR t.lease_token IS DISTINCT FROM token
@@ -51,8 +54,8 @@ BEGIN
                ARRAY[r.pairs, r.wins, r.draws, r.losses, r.ll, r.ld, r.dd, r.wd, r.ww] AS prev
           FROM (SELECT i::integer AS i, worker, task, token, ARRAY[pairs, w, d, l, ll, ld, dd, wd, ww] AS n,
                        rtext::bigint[] AS rs, gfrom, codes
-                  FROM unnest(p_worker, p_task, p_token, p_pairs, p_w, p_d, p_l, p_ll, p_ld, p_dd,
-                              p_wd, p_ww, p_reasons, p_from, p_codes)
+                  FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,
+                              $11, $12, $13, $14, $15)
                        WITH ORDINALITY AS u(worker, task, token, pairs, w, d, l, ll, ld, dd, wd, ww,
                                             rtext, gfrom, codes, i)) AS a
                LEFT JOIN tasks t ON t.id = a.task
@@ -72,7 +75,7 @@ BEGIN
                dd = t.dd + x.n[7] - x.prev[7], wd = t.wd + x.n[8] - x.prev[8],
                ww = t.ww + x.n[9] - x.prev[9],
                reasons = xqf_add(t.reasons, xqf_diff(x.prev_reasons, x.rs)),
-               lease_deadline = now() + p_lease_ms * interval '1 millisecond',
+               lease_deadline = now() + $16 * interval '1 millisecond',
                state = CASE WHEN x.now_done THEN 'done' ELSE t.state END,
                finished_at = CASE WHEN x.now_done THEN now() END
           FROM x WHERE x.status IN ('accepted', 'duplicate') AND t.id = x.task),
@@ -91,8 +94,9 @@ BEGIN
            array_agg(CASE WHEN status = 'accepted' THEN now_done
                           WHEN status = 'stale' THEN was_done ELSE false END ORDER BY i),
            array_agg(DISTINCT run) FILTER (WHERE status = 'accepted' AND now_done)
-      INTO v_idx, v_status, v_run, v_done, runs_done
-      FROM x;
+      FROM x
+    $q$ INTO v_idx, v_status, v_run, v_done, runs_done
+    USING p_worker, p_task, p_token, p_pairs, p_w, p_d, p_l, p_ll, p_ld, p_dd, p_wd, p_ww, p_reasons, p_from, p_codes, p_lease_ms;
 
     -- A run whose pairs are all given out and played is over.
     PERFORM xqf_finish_run(r.id, 'finished', 'max pairs', NULL)
