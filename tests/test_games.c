@@ -828,6 +828,14 @@ static int64_t audited_pair(int64_t worker, StoreLease *l, PackBuf *buf)
     return run;
 }
 
+/* Workers w1 and w2 (ids in w), and audited_pair's run played by w1. */
+static int64_t audited_by_w2(int64_t w[2], StoreLease *l, PackBuf *buf)
+{
+    cr_assert_eq(store_hello(cu_fx.store, "w1", "", 1, 1, "", &w[0]), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "w2", "", 1, 1, "", &w[1]), 1);
+    return audited_pair(w[0], l, buf);
+}
+
 /* A replay audit never goes to another name of the key that played the pair: it would check nothing. */
 Test(games, a_replay_audit_never_goes_to_the_same_key)
 {
@@ -849,11 +857,9 @@ Test(games, replay_audits_leased_judged_and_refused_in_the_store)
 {
     CU_REQUIRE_DB();
     int64_t w[2];
-    cr_assert_eq(store_hello(cu_fx.store, "w1", "", 1, 1, "", &w[0]), 1);
-    cr_assert_eq(store_hello(cu_fx.store, "w2", "", 1, 1, "", &w[1]), 1);
     StoreLease l;
     PackBuf buf = { 0 };
-    int64_t run = audited_pair(w[0], &l, &buf);
+    int64_t run = audited_by_w2(w, &l, &buf);
     bool given;
 
     /* not to the worker that played the pair; to another one, with the first task's sets */
@@ -946,15 +952,13 @@ static void reads_few(const char *step)
 Test(games, a_report_and_its_replay_read_a_few_rows_whatever_the_run_holds)
 {
     CU_REQUIRE_DB();
-    int64_t w[2];
-    cr_assert_eq(store_hello(cu_fx.store, "w1", "", 1, 1, "", &w[0]), 1);
-    cr_assert_eq(store_hello(cu_fx.store, "w2", "", 1, 1, "", &w[1]), 1);
-    StoreLease l;
-    PackBuf buf = { 0 };
-    int64_t run = audited_pair(w[0], &l, &buf);
-    StoreAuditLease a;
-    bool given;
     char err[512], sql[1024];
+    int64_t w[2];
+    StoreLease l;
+    StoreAuditLease a;
+    PackBuf buf = { 0 };
+    bool given;
+    int64_t run = audited_by_w2(w, &l, &buf);
     /* the plans of a young cluster: made once, for tables of a pair's rows */
     cr_assert_eq(store_exec(cu_fx.store, "ANALYZE games, results, tasks; SET plan_cache_mode = force_generic_plan",
                             err, sizeof err), 0, "%s", err);
