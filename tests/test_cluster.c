@@ -1222,6 +1222,43 @@ Test(cluster, an_idle_coordinator_trims_its_heap_once_after_a_burst)
     zmq_ctx_term(ctx);
 }
 
+/*
+ * A fleet that leaves while the coordinator stays busy (in a storm the next
+ * one is already there) is trimmed for without waiting for an idle moment:
+ * 300 workers say hello and close their connections while another keeps
+ * the loop busy (a heartbeat every 50 ms, never 2 s apart).
+ */
+Test(cluster, a_busy_coordinator_trims_its_heap_once_a_fleet_left)
+{
+    CU_REQUIRE_DB();
+    enum { N = 300 };
+    const char *none[] = { NULL };
+    coordinator_with("60", none);
+    void *ctx = zmq_ctx_new(), *keeper = dealer(ctx), *w[N];
+    hello_as(keeper, "keeper", 1);
+    char name[32];
+    for (int i = 0; i < N; i++) {
+        w[i] = dealer(ctx);
+        snprintf(name, sizeof name, "leaving-%d", i);
+        hello_as(w[i], name, 1);
+    }
+    for (int i = 0; i < N; i++)
+        zmq_close(w[i]);
+    XqfMsg m, r;
+    xqf_msg_init(&m, XQF_MSG_HEARTBEAT);
+    bool trimmed = false;
+    for (double end = cu_now() + 10; !trimmed && cu_now() < end;) {
+        send_msg(keeper, &m);
+        reply(keeper, &r);
+        xqf_msg_free(&r);
+        cu_sleep_ms(50);
+        trimmed = log_lines_with("workers gone, the heap trimmed") == 1;
+    }
+    cr_assert(trimmed, "not trimmed while busy after %d workers left (log: %s)", N, cu_fx.logfile);
+    zmq_close(keeper);
+    zmq_ctx_term(ctx);
+}
+
 /* ---- quarantine: a task that can never be played is set aside (docs/programs/xqf-coordinator.md) ---------- */
 
 Test(cluster, an_unplayable_task_is_quarantined)
