@@ -559,7 +559,7 @@ static int run_match(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     if (!o.quiet)
-        fprintf(stderr, "%s: %s vs %s, %" PRId64 " pairs, %d threads, book %s (%d openings), seed %"
+        fprintf(stderr, "%s: %s vs %s, %" PRId64 " pairs, %d games at once, book %s (%d openings), seed %"
                 PRIu64 "\n", PROGRAM, o.config.players[0].name, o.config.players[1].name, o.pairs,
                 o.config.concurrency, o.book_path, book_size(book), o.config.seed);
     MatchCallbacks cb = { on_game, on_pair, on_tick, TICK_MS, &run };
