@@ -31,24 +31,6 @@ def games_of(text):
     return games
 
 
-def pieces_after(fen, moves):
-    board = {}
-    for r, row in enumerate(fen.split()[0].split("/")):
-        f = 0
-        for ch in row:
-            if ch.isdigit():
-                f += int(ch)
-            else:
-                board[(f, 9 - r)] = ch
-                f += 1
-    for m in moves:
-        a, b = (ord(m[0]) - 97, int(m[1])), (ord(m[2]) - 97, int(m[3]))
-        if a not in board:
-            fail("move %s starts on an empty square (a PGN of another notation?)" % m)
-        board[b] = board.pop(a)
-    return len(board)
-
-
 def main():
     if len(sys.argv) not in (3, 4):
         fail("usage: depth_at_nodes.py ENGINE PGN [NODES]")
@@ -90,13 +72,21 @@ def main():
     for fen, moves in sample:
         send("ucinewgame")
         send("position fen %s%s" % (fen, " moves " + " ".join(moves) if moves else ""))
+        # The engine's own FEN of the position (`d`): it checks the moves,
+        # and its board is what the pieces are counted on.
+        send("d")
+        now = None
+        for line in until("info string fen "):
+            if line.startswith("info string error: "):
+                fail("the engine refused game position %s: %s" % (fen, line[len("info string error: "):].strip()))
+            now = line
+        n = sum(ch.isalpha() for ch in now.split()[3])
         send("go nodes %d" % nodes)
         depth = 0
         for line in until("bestmove"):
             m = re.match(r"info depth (\d+)", line)
             if m:
                 depth = max(depth, int(m.group(1)))
-        n = pieces_after(fen, moves)
         key = "28-32" if n >= 28 else "20-27" if n >= 20 else "12-19" if n >= 12 else "2-11"
         buckets.setdefault(key, []).append(depth)
     send("quit")
