@@ -526,6 +526,63 @@ Test(steer, the_sprt_plays_the_final_theta)
     cr_assert_str_eq(p0, "NullR=5");
 }
 
+/*
+ * An SPSA whose rounded result is its start set (NullR 3): the chain's SPRT
+ * would pit one engine against itself, so it ends before its first task and
+ * fails the chain, saying why.  Judged at commit, on the final theta: a
+ * last update that moves the set, in the transaction that ended the SPSA,
+ * keeps the SPRT.
+ */
+Test(steer, a_chain_sprt_of_one_engine_ends_before_it_plays)
+{
+    CU_REQUIRE_DB();
+    const char *args = "chain new --params NullR --pairs 4 --nodes 100 --then-sprt 0,5,500n%s";
+    int64_t chain = new_run(args, "");
+    int64_t spsa = stage(chain, 0).run_id;
+    cr_assert_eq(store_spsa_save(cu_fx.store, spsa, (const double[]){ 3.4 }, 1, 4), 0);
+    cr_assert_eq(store_finish_run(cu_fx.store, spsa, "finished", "max pairs"), 0);
+    StoreChainStage st = stage(chain, 1);
+    cr_assert_str_eq(st.state, "failed");
+    char p0[STORE_PARAMS_MAX + 1], p1[STORE_PARAMS_MAX + 1];
+    StoreRun r = load(st.run_id);
+    cr_assert_str_eq(r.state, "finished");
+    cr_assert_str_eq(r.verdict, "nothing to test: both sides are one engine");
+    cr_assert_eq(store_run_sets(cu_fx.store, st.run_id, p0, p1, sizeof p0), 1);
+    cr_assert(strcmp(p0, "NullR=3") == 0 && strcmp(p1, p0) == 0, "%s against %s", p0, p1);
+    cr_assert_eq(r.next_pair, 0);
+    StoreChain c;
+    cr_assert_eq(store_load_chain(cu_fx.store, chain, &c), 1);
+    cr_assert_str_eq(c.state, "failed");
+    cr_assert(strstr(c.note, "nothing to test"), "%s", c.note);
+
+    /* the last update moves the set, in the same transaction: the SPRT plays it */
+    chain = new_run(args, "");
+    spsa = stage(chain, 0).run_id;
+    cr_assert_eq(store_begin(cu_fx.store), 0);
+    cr_assert_eq(store_finish_run(cu_fx.store, spsa, "finished", "max pairs"), 0);
+    cr_assert_eq(store_spsa_save(cu_fx.store, spsa, (const double[]){ 3.6 }, 1, 4), 0);
+    cr_assert_eq(store_commit(cu_fx.store), 0);
+    st = stage(chain, 1);
+    cr_assert_str_eq(st.state, "running");
+    cr_assert_str_eq(load(st.run_id).state, "active");
+    cr_assert_eq(store_run_sets(cu_fx.store, st.run_id, p0, p1, sizeof p0), 1);
+    cr_assert(strcmp(p0, "NullR=4") == 0 && strcmp(p1, "NullR=3") == 0, "%s against %s", p0, p1);
+
+    /* and one that moves it back to the start set ends it */
+    chain = new_run(args, "");
+    spsa = stage(chain, 0).run_id;
+    cr_assert_eq(store_spsa_save(cu_fx.store, spsa, (const double[]){ 3.6 }, 1, 3), 0);
+    cr_assert_eq(store_begin(cu_fx.store), 0);
+    cr_assert_eq(store_finish_run(cu_fx.store, spsa, "finished", "max pairs"), 0);
+    cr_assert_eq(store_spsa_save(cu_fx.store, spsa, (const double[]){ 2.8 }, 1, 4), 0);
+    cr_assert_eq(store_commit(cu_fx.store), 0);
+    cr_assert_str_eq(stage(chain, 1).state, "failed");
+    cr_assert_eq(store_load_chain(cu_fx.store, chain, &c), 1);
+    cr_assert(strstr(c.note, "nothing to test"), "%s", c.note);
+    cr_assert_eq(store_run_sets(cu_fx.store, stage(chain, 1).run_id, p0, p1, sizeof p0), 1);
+    cr_assert_str_eq(p0, "NullR=3");
+}
+
 Test(steer, a_stopped_run_stops_its_chain_and_a_failed_build_fails_it)
 {
     CU_REQUIRE_DB();
