@@ -9,7 +9,13 @@
 -- run_setting_columns (046) that the stage does not set (its bounds and
 -- pair cap) are copied by name after the insert (pairs_per_task, which
 -- has no default, with it too): a new run setting's column reaches a
--- chain's SPRTs with no change here.
+-- chain's SPRTs with no change here.  An SPRT with nothing to test (one
+-- engine on both sides: the same set, build, net, evaluation, engine and
+-- clock, as when an SPSA ends on its start set) would play its whole pair
+-- cap for an H0 the SPSA already gave: it ends at once, before its first
+-- task, and the chain fails with its verdict.  Called at the commit of
+-- the transaction that ended the stage before (runs_chain is deferred,
+-- 049), so an SPSA's last update, applied after its end, is in theta.
 CREATE OR REPLACE FUNCTION xqf_chain_start(p_chain bigint, p_idx integer) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -72,4 +78,11 @@ BEGIN
           USING first.id, id;
     END IF;
     UPDATE chain_stages SET state = 'running', run_id = id WHERE chain_id = p_chain AND idx = p_idx;
+    PERFORM xqf_finish_run(r.id, 'finished', 'nothing to test: both sides are one engine', NULL)
+       FROM runs r
+      WHERE r.id = (SELECT s.run_id FROM chain_stages s WHERE s.chain_id = p_chain AND s.idx = p_idx)
+        AND r.params0 = r.params1 AND r.test_build IS NOT DISTINCT FROM r.base_build
+        AND r.test_net IS NOT DISTINCT FROM r.base_net AND r.test_hce = r.base_hce
+        AND coalesce(r.base_engine, r.engine) = r.engine
+        AND (r.base1_ms = 0 OR (r.base1_ms = r.base_ms AND r.inc1_ms = r.inc_ms));
 END $$;

@@ -1,10 +1,13 @@
--- 049: a chain's SPRT with one engine on both sides ends before it plays
--- (schemas/sql/functions/xqf_chain_same_sides.sql).  The function's body
--- is that file, which the same migration run applies after the
--- migrations; the trigger needs a function to exist now.
-CREATE FUNCTION xqf_chain_same_sides() RETURNS trigger
-LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;
-CREATE CONSTRAINT TRIGGER runs_chain_same_sides AFTER INSERT OR UPDATE OF params0 ON runs
+-- 049: a chain moves on at commit.  runs_chain (015) was an immediate
+-- trigger: the next stage's SPRT was made from an SPSA run's theta before
+-- the run's last update, which the coordinator applies after the report
+-- that ended the run, in the same transaction (xqf_chain_theta then
+-- carried it over).  Deferred to the commit, xqf_chain_start sees the
+-- final theta when it makes the SPRT, so it can also tell an SPRT with
+-- nothing to test (one engine on both sides) and end it before it plays
+-- (schemas/sql/functions/xqf_chain_start.sql).
+DROP TRIGGER runs_chain ON runs;
+CREATE CONSTRAINT TRIGGER runs_chain AFTER UPDATE OF state ON runs
     DEFERRABLE INITIALLY DEFERRED
-    FOR EACH ROW WHEN (NEW.kind = 'sprt' AND NEW.state = 'active' AND NEW.next_pair = 0)
-    EXECUTE FUNCTION xqf_chain_same_sides();
+    FOR EACH ROW WHEN (NEW.state IN ('finished', 'stopped') AND OLD.state IS DISTINCT FROM NEW.state)
+    EXECUTE FUNCTION xqf_chain_run_ended();
