@@ -1782,6 +1782,53 @@ static bool sync_helper(Engine *h)
     return true;
 }
 
+/*
+ * The thread whose move is played (search.h).  ThreadVote 0, as Stockfish
+ * 9: a helper replaces the choice when it completed a deeper iteration
+ * with a better score.  ThreadVote 1, Stockfish's vote (thread.cpp,
+ * get_best_thread, since Stockfish 10): each thread gives its move (score
+ * - the lowest score + 14) x its depth, and the move with the most wins;
+ * a proven mate is kept (a shorter one replaces it), and a thread that
+ * sees itself mated never wins a vote.
+ */
+int engine_pick_thread(const SearchResult *results, int n, bool vote)
+{
+    if (n <= 0)
+        return -1;
+    int best = 0;
+    if (!vote) {
+        for (int i = 1; i < n; i++)
+            if (results[i].depth > results[best].depth && results[i].score > results[best].score)
+                best = i;
+        return best;
+    }
+    int lowest = results[0].score;
+    for (int i = 1; i < n; i++)
+        if (results[i].score < lowest)
+            lowest = results[i].score;
+    int64_t best_votes = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t votes = 0;
+        for (int j = 0; j < n; j++)
+            if (results[j].best == results[i].best)
+                votes += (int64_t)(results[j].score - lowest + 14) * results[j].depth;
+        if (i == 0) {
+            best_votes = votes;
+            continue;
+        }
+        bool better;
+        if (results[best].score >= MATE_BOUND)
+            better = results[i].score > results[best].score;
+        else
+            better = results[i].score >= MATE_BOUND || (results[i].score > -MATE_BOUND && votes > best_votes);
+        if (better) {
+            best = i;
+            best_votes = votes;
+        }
+    }
+    return best;
+}
+
 typedef struct {
     Engine *helper;
     const Board *root;
@@ -1804,10 +1851,9 @@ static void *helper_main(void *arg)
  * or ponder wait has ended) the helpers are told to stop and joined.
  * Only the main engine reads the clock and the node limit (its own
  * nodes); helpers have neither and run until told.  The move played is
- * chosen as Stockfish 9 did: a helper's result replaces the main
- * engine's when it completed a deeper iteration with a better score, and
- * only with one line and no depth limit (a depth asked for is a depth
- * given; MultiPV lines are the main engine's).
+ * chosen among the threads (engine_pick_thread) only with one line and no depth
+ * limit (a depth asked for is a depth given; MultiPV lines are the main
+ * engine's).
  */
 void engine_search(Engine *e, const Board *root, const SearchLimits *limits,
                    SearchReport report, void *ctx, SearchResult *out)
@@ -1844,19 +1890,26 @@ void engine_search(Engine *e, const Board *root, const SearchLimits *limits,
     for (int i = 0; runs && i < e->helper_count; i++)
         if (runs[i].running)
             atomic_store(&runs[i].helper->stop, true);
-    bool vote = limits->multipv <= 1 && !limits->depth;
+    bool choose = limits->multipv <= 1 && !limits->depth && out->best;
+    SearchResult *results = runs && choose ? malloc(sizeof *results * (size_t)(e->helper_count + 1)) : NULL;
+    int n = 0;
+    if (results)
+        results[n++] = *out;
     for (int i = 0; runs && i < e->helper_count; i++) {
         if (!runs[i].running)
             continue;
         pthread_join(runs[i].thread, NULL);
-        const SearchResult *r = &runs[i].result;
-        if (vote && r->best && r->depth > out->depth && r->score > out->score) {
-            out->best = r->best;
-            out->ponder = r->ponder;
-            out->score = r->score;
-            out->depth = r->depth;
-        }
+        if (results && runs[i].result.best)
+            results[n++] = runs[i].result;
     }
+    if (results) {
+        const SearchResult *r = &results[engine_pick_thread(results, n, e->params.ThreadVote)];
+        out->best = r->best;
+        out->ponder = r->ponder;
+        out->score = r->score;
+        out->depth = r->depth;
+    }
+    free(results);
     free(runs);
     out->nodes = total_nodes(e);
     e->previous_score = out->depth ? out->score : -INF;

@@ -118,6 +118,13 @@ void search_limits_init(SearchLimits *l);
 void engine_search(Engine *e, const Board *root, const SearchLimits *limits,
                    SearchReport report, void *ctx, SearchResult *out);
 /*
+ * Which of n threads' results (0 the main engine's, each with a move) a
+ * search with one line and no depth limit plays: vote false, Stockfish 9's
+ * deeper-and-better helper; true, Stockfish's vote by score and depth (the
+ * ThreadVote parameter picks).  The index, or -1 when n is 0.
+ */
+int engine_pick_thread(const SearchResult *results, int n, bool vote);
+/*
  * Asks a running search to stop as soon as possible; thread-safe.  The
  * request stays until engine_reset_stop(): a search started while it is
  * pending returns at once, so a front end resets it before each search.

@@ -2,7 +2,8 @@
  * Lazy SMP (search.h engine_set_threads): several threads search and stop
  * many times -- by engine_stop after random short waits, by depth, by
  * movetime, by node limit, through the protocol with quit in the middle
- * of a search -- and each time the move is legal.  Built with
+ * of a search -- and each time the move is legal; and the choice of the
+ * move among the threads (engine_pick_thread).  Built with
  * -DXQF_TSAN=ON this suite is the ThreadSanitizer check of the shared
  * table and the helpers' start and stop.
  *
@@ -242,8 +243,81 @@ static void helpers_with_a_net(void)
     engine_destroy(&e);
 }
 
+/* A thread's result: its move (any nonzero number here), score and depth. */
+static SearchResult thread_result(Move best, int score, int depth)
+{
+    return (SearchResult){ .best = best, .score = score, .depth = depth };
+}
+
+/* The move played among the threads' results: Stockfish 9's rule, then the vote by score and depth. */
+static void thread_choice(void)
+{
+    EXPECT((engine_pick_thread(NULL, 0, true)) == (-1));
+    const SearchResult alone[] = { thread_result(1, 20, 10) };
+    EXPECT((engine_pick_thread(alone, 1, false)) == (0));
+    EXPECT((engine_pick_thread(alone, 1, true)) == (0));
+
+    /* a helper as deep with a better score: the vote takes it, Stockfish 9 needs it deeper */
+    const SearchResult as_deep[] = { thread_result(1, 20, 10), thread_result(2, 40, 10) };
+    EXPECT((engine_pick_thread(as_deep, 2, false)) == (0));
+    EXPECT((engine_pick_thread(as_deep, 2, true)) == (1));
+    const SearchResult deeper[] = { thread_result(1, 20, 10), thread_result(2, 30, 11), thread_result(3, 10, 14) };
+    EXPECT((engine_pick_thread(deeper, 3, false)) == (1));
+
+    /* votes add up: two threads on a move outweigh a deeper, better one alone; one does not */
+    const SearchResult pair[] = { thread_result(1, 50, 12), thread_result(2, 40, 10), thread_result(2, 40, 10) };
+    EXPECT((engine_pick_thread(pair, 2, true)) == (0), "(10 + 14) x 12 = 288 against 14 x 10");
+    EXPECT((engine_pick_thread(pair, 3, true)) == (0), "288 against 280");
+    const SearchResult three[] = { thread_result(1, 50, 12), thread_result(2, 40, 10), thread_result(2, 40, 10),
+                                   thread_result(2, 40, 10) };
+    EXPECT((engine_pick_thread(three, 4, true)) == (1), "288 against 420: the first thread of the move");
+
+    /* a proven mate is kept against any vote, and a shorter one replaces it */
+    const SearchResult mates[] = { thread_result(1, MATE - 9, 8), thread_result(2, 300, 30), thread_result(2, 300, 30),
+                                   thread_result(3, MATE - 5, 6) };
+    EXPECT((engine_pick_thread(mates, 3, true)) == (0));
+    EXPECT((engine_pick_thread(mates, 4, true)) == (3));
+    /* a helper that finds a mate wins; one that sees itself mated does not, however deep */
+    const SearchResult finds[] = { thread_result(1, 100, 20), thread_result(2, MATE - 7, 9) };
+    EXPECT((engine_pick_thread(finds, 2, true)) == (1));
+    const SearchResult mated[] = { thread_result(1, -(MATE - 20), 9), thread_result(2, -(MATE - 8), 30),
+                                   thread_result(2, -(MATE - 8), 30) };
+    EXPECT((engine_pick_thread(mated, 3, true)) == (0));
+}
+
+/* ThreadVote on: searches with 2 and 4 threads stopped by the clock or a node limit play legal moves. */
+static void voting_threads_play_legal_moves(void)
+{
+    static Board b;
+    setup(&b, MIDDLEGAME);
+    for (int threads = 2; threads <= 4; threads += 2) {
+        Engine *e = engine_with_threads(threads);
+        Params p = *engine_params(e);
+        char err[128];
+        REQUIRE((params_set(&p, "ThreadVote", "1", err, sizeof err)) == (0), "%s", err);
+        engine_set_params(e, &p);
+        for (int round = 0; round < 4; round++) {
+            SearchLimits l;
+            SearchResult r;
+            search_limits_init(&l);
+            if (round % 2)
+                l.movetime = 40;
+            else
+                l.nodes = 20000;
+            engine_search(e, &b, &l, NULL, NULL, &r);
+            expect_legal(&b, r.best, "voted", round);
+            EXPECT((r.depth) > (0));
+        }
+        engine_destroy(&e);
+    }
+}
+
 int main(void)
 {
+    fprintf(stderr, "thread_choice\n");
+    thread_choice();
+    fprintf(stderr, "voting_threads_play_legal_moves\n");
+    voting_threads_play_legal_moves();
     fprintf(stderr, "threads_option_bounds\n");
     threads_option_bounds();
     fprintf(stderr, "start_stop_loop\n");
