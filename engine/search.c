@@ -1851,9 +1851,9 @@ static void *helper_main(void *arg)
  * or ponder wait has ended) the helpers are told to stop and joined.
  * Only the main engine reads the clock and the node limit (its own
  * nodes); helpers have neither and run until told.  The move played is
- * chosen among the threads (engine_pick_thread) only with one line and no depth
- * limit (a depth asked for is a depth given; MultiPV lines are the main
- * engine's).
+ * chosen among the threads (engine_pick_thread) only with one line and no
+ * depth limit (a depth asked for is a depth given; MultiPV lines are the
+ * main engine's).
  */
 void engine_search(Engine *e, const Board *root, const SearchLimits *limits,
                    SearchReport report, void *ctx, SearchResult *out)
