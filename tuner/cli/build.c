@@ -806,7 +806,8 @@ int cli_git_resolve(Store *s, const char *repo, const char *ref, const char *net
         status = cli_fail(CLI_FAIL, "cannot read the message of %s", g->commit);
     if (status == CLI_OK) {
         snprintf(g->subject, sizeof g->subject, "%.*s", (int)strcspn(out, "\n"), out);
-        g->want_bench = bench_line(out);
+        /* a commit's Bench: line is its search with its own default net: another net compiled in changes it */
+        g->want_bench = g->net.id ? 0 : bench_line(out);
         /* ours only: another engine's tree may be built otherwise than the build found was */
         int found = engine ? 0 : store_build_of_tree(s, g->tree, g->net.id, &g->reuse);
         if (found < 0)
