@@ -8,12 +8,12 @@
 # numpy integer evaluation) and fails against a stand-in that is off by 10 cp; input that is not
 # training data ends with status 2.
 # Skipped (77) without Debian's python3-torch.
+source "$(dirname "$0")/skip.sh"
 set -u
 bin=$1 src=$2
 py=/usr/bin/python3
 if ! $py -c 'import numpy, torch' 2>/dev/null; then
-    echo "nnue: skipped: $py has no numpy or torch (install python3-torch, ops/setup)"
-    exit 77
+    xqf_skip nnue_train "$py has no numpy or torch (install python3-torch, ops/setup)"
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

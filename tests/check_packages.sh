@@ -7,12 +7,12 @@
 # worker and coordinator packages create their user (postinst), and
 # xqf-worker-setup makes a worker's key pair and settings and prints its
 # public key.  Status 77 (skipped) without cpack or dpkg.
+source "$(dirname "$0")/skip.sh"
 set -u
 build=$1
 for tool in cpack dpkg dpkg-deb; do
     if ! command -v "$tool" >/dev/null; then
-        echo "skipped: $tool is not installed"
-        exit 77
+        xqf_skip packages "$tool is not installed"
     fi
 done
 tmp=$(mktemp -d)

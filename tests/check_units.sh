@@ -13,11 +13,11 @@
 # umask): a unit added or edited without it fails here.
 # Status 77 (skipped) without systemd-analyze: the Debian package systemd
 # has it (ops/setup installs it).
+source "$(dirname "$0")/skip.sh"
 set -u
 bin=$1 units=$2
 if ! command -v systemd-analyze >/dev/null; then
-    echo "skipped: systemd-analyze is not installed (Debian package systemd; ops/setup installs it)"
-    exit 77
+    xqf_skip units "systemd-analyze is not installed (Debian package systemd; ops/setup installs it)"
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -364,7 +364,7 @@ Test(engine, tm_complexity_scales_the_optimum_by_the_game_and_the_position)
 Test(engine, the_release_search_keeps_no_counters)
 {
 #ifdef XQF_SEARCH_STATS
-    cr_skip("this tree is configured with -DXQF_SEARCH_STATS=ON: its engine counts");
+    cr_skip("n/a: this tree is configured with -DXQF_SEARCH_STATS=ON: its engine counts");
 #endif
     Engine *e = engine_new();
     cr_assert_not_null(e);

@@ -24,6 +24,7 @@
 #include "nnue.h"
 #include "protocol.h"
 #include "search.h"
+#include "sha256.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15u;
 
@@ -334,7 +335,7 @@ Test(nnue, incremental_equals_refresh)
 Test(nnue, avx2_equals_portable)
 {
     if (!nnue_simd_available(NNUE_SIMD_AVX2))
-        cr_skip_test("this CPU (or build) has no AVX2: only the portable path runs here");
+        cr_skip_test("n/a: this CPU (or build) has no AVX2: only the portable path runs here");
     enum { N = 500 };
     static Board boards[N];
     for (int wild = 0; wild <= 1; wild++) {
@@ -667,4 +668,41 @@ Test(nnue, evalnet_prints_the_net_evaluation)
     unlink(input);
     unlink(output);
     rmdir(dir);
+}
+
+/*
+ * The engine as shipped evaluates with the committed net: the net
+ * compiled into the engine library (what xqf-engine links) is, byte for
+ * byte, engine/nets/default.nnue, and that file is the pinned default
+ * (its SHA-256 below, changed with the net as BENCH_SIGNATURE is changed
+ * with the search); the program's own bench says it evaluated with a net.
+ * A tree without the file no longer builds (engine/CMakeLists.txt), so a
+ * build without a net is one asked for by name (-DXQF_DEFAULT_NET=none).
+ */
+#define DEFAULT_NET_SHA256 "ce40876e386b1bd1421933009202123192aa4be9bbe5d5e4fc93d4e64e7e1ef9"
+
+Test(nnue, the_shipped_engine_carries_the_committed_net)
+{
+    size_t size;
+    const uint8_t *data = nnue_default_data(&size);
+    if (!data)
+        cr_skip_test("n/a: this tree is built without a net, by name (-DXQF_DEFAULT_NET=none)");
+    FILE *f = tmpfile();
+    cr_assert(f && fwrite(data, 1, size, f) == size && fflush(f) == 0);
+    char embedded[SHA256_HEX_LEN + 1], committed[SHA256_HEX_LEN + 1];
+    cr_assert_eq(sha256_fd(fileno(f), embedded), 0);
+    fclose(f);
+    cr_assert_eq(sha256_file(XQF_SOURCE_DIR "/engine/nets/default.nnue", committed), 0);
+    cr_assert_str_eq(committed, DEFAULT_NET_SHA256, "engine/nets/default.nnue is not the pinned default net: a new "
+                     "default changes DEFAULT_NET_SHA256 here, with its SPRT in docs/nnue.md");
+    cr_assert_str_eq(embedded, committed, "the net compiled in is not engine/nets/default.nnue");
+
+    FILE *p = popen(XQF_BIN "/xqf-engine bench 1 2>&1", "r");
+    cr_assert(p);
+    char line[256], last[256] = "";
+    while (fgets(line, sizeof line, p))
+        if (strncmp(line, "Evaluation: ", 12) == 0)
+            snprintf(last, sizeof last, "%s", line);
+    cr_assert_eq(pclose(p), 0);
+    cr_assert(strncmp(last, "Evaluation: net", 15) == 0, "xqf-engine's bench says '%s'", last);
 }
