@@ -82,10 +82,6 @@ int store_connect(Store *s);
  * unverified.
  */
 bool store_conninfo_problem(const char *conninfo, char *why, size_t size);
-/* A server setting of the connection (SHOW name) into out. 0 or -1. */
-int store_setting(Store *s, const char *name, char *out, size_t size);
-/* A connection option in effect (libpq keyword: "connect_timeout", "keepalives", ...) into out. 0 or -1. */
-int store_conn_option(const Store *s, const char *keyword, char *out, size_t size);
 /* Whether store_connect applies the migrations the database lacks (default: no, it refuses the schema). */
 void store_set_migrate(Store *s, bool on);
 /* The number of migrations applied by this store's last store_connect (0 when up to date). */

@@ -6,6 +6,7 @@
  */
 
 #include "store_games.h"
+#include "store_test.h"
 #include "store_internal.h"
 
 #include <inttypes.h>

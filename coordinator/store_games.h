@@ -31,8 +31,6 @@ int store_each_game(Store *s, int64_t run, int64_t task, int64_t worker,
                     int (*fn)(void *ctx, int64_t game, const uint8_t *rec, size_t len), void *ctx);
 /* Whether run's games keep each move's score and depth (the run option): 1, 0 (no, or no such run) or -1. */
 int store_game_scores(Store *s, int64_t run);
-/* Sets that option. 0 or -1. */
-int store_set_game_scores(Store *s, int64_t run, bool on);
 
 /* Games by how they ended: the indexes of worker/game/game.h's GameReason (the wire's order) that trust counts. */
 enum { STORE_REASON_TIME_FORFEIT = 9, STORE_REASON_ILLEGAL_MOVE = 10, STORE_REASON_CRASH = 12 };
@@ -77,8 +75,6 @@ typedef struct {
 
 /* A run's replay audits. Returns 1, 0 (no such run) or -1. */
 int store_replay_totals(Store *s, int64_t run, StoreReplayTotals *out);
-/* Sets the share of run's pairs replayed (0-1). 0 or -1. */
-int store_set_replay_share(Store *s, int64_t run, double share);
 /* Audits pending or leased, over every run: -1 on error. */
 int64_t store_open_audits(Store *s);
 

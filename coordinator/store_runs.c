@@ -5,6 +5,7 @@
  */
 
 #include "store_runs.h"
+#include "store_test.h"
 #include "store_internal.h"
 
 #include <assert.h>

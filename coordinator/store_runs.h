@@ -90,15 +90,16 @@ enum { STORE_NET_NONE = -1 };
  */
 int store_create_run(Store *s, const RunKind *kind, const StoreSprtSpec *sp, const char *settings, int64_t *id);
 
-/* Creates an SPRT run (state active; coordinators are notified). Returns 0 with *id, or -1. */
-int store_create_sprt(Store *s, const StoreSprtSpec *spec, int64_t *id);
-
 /*
- * Creates a fixed-games run (kind "games"): the spec's max_pairs pairs of
- * the test side against the base, no SPRT (its bounds are ignored).
- * Returns 0 with *id, or -1.
+ * Tests' and tools' short ways to a run (the programs go through the run
+ * service): an SPRT run (state active; coordinators are notified), and a
+ * fixed-games run (kind "games": the spec's max_pairs pairs of the test
+ * side against the base, no SPRT; its bounds are ignored).  Return 0 with
+ * *id, or -1.
  */
+int store_create_sprt(Store *s, const StoreSprtSpec *spec, int64_t *id);
 int store_create_games(Store *s, const StoreSprtSpec *sp, int64_t *id);
+
 
 /* A run's cumulative counts each time they grew (003's run_progress), oldest first. */
 typedef struct {
@@ -166,8 +167,6 @@ int store_load_run(Store *s, int64_t id, StoreRun *out, bool with_book);
 void store_run_free(StoreRun *r);
 /* Records the LLR; with a verdict also ends the run (state "finished"). Returns 0 or -1. */
 int store_update_sprt(Store *s, int64_t run, double llr, const char *verdict);
-/* Ends an active run in state ("finished" or "stopped") with a verdict. Returns 0 or -1. */
-int store_finish_run(Store *s, int64_t run, const char *state, const char *verdict);
 
 /* What a data run plays and keeps (in runs.settings). */
 typedef struct {

@@ -17,13 +17,10 @@
 /*
  * Registers a worker by name (created or refreshed).  auth: the allow-list
  * name of its key under CURVE ("" or NULL without).  Returns 1 with *id, 0
- * when the name belongs to another key (006_auth.sql), or -1.
- */
-int store_hello(Store *s, const char *name, const char *build, int cores, int concurrency, const char *auth,
-                int64_t *id);
-/*
- * The same, and a key (auth not "") that has names_max worker names
- * already (> 0; 010_bounds.sql) gets no new one: -2.
+ * when the name belongs to another key (006_auth.sql), or -1; a key (auth
+ * not "") that has names_max worker names already (> 0; 010_bounds.sql)
+ * gets no new one: -2.  (store_hello, the same without the bound, is the
+ * tests', store_test.h.)
  */
 int store_hello_capped(Store *s, const char *name, const char *build, int cores, int concurrency,
                        const char *auth, int names_max, int64_t *id);

@@ -54,4 +54,31 @@ int store_admin_database(const char *conninfo, const char *name, bool drop);
  */
 int store_exec(Store *s, const char *sql, char *error, size_t size);
 
+
+/*
+ * The ways in that only tests take, the programs going through the run
+ * service (run_service.h) and the coordinator's batches instead: a run
+ * ended directly, a worker named without a connection, a run's options
+ * set after its creation, a connection's settings read back (a run made
+ * directly: store_create_sprt and store_create_games, store_runs.h, which
+ * need its types).
+ */
+/* Ends an active run in state ("finished" or "stopped") with a verdict. Returns 0 or -1. */
+int store_finish_run(Store *s, int64_t run, const char *state, const char *verdict);
+/*
+ * Registers a worker by name (created or refreshed).  auth: the allow-list
+ * name of its key under CURVE ("" or NULL without).  Returns 1 with *id, 0
+ * when the name belongs to another key (006_auth.sql), or -1.
+ */
+int store_hello(Store *s, const char *name, const char *build, int cores, int concurrency, const char *auth,
+                int64_t *id);
+/* Sets whether run's games keep each move's score and depth (the run option). 0 or -1. */
+int store_set_game_scores(Store *s, int64_t run, bool on);
+/* Sets the share of run's pairs replayed (0-1). 0 or -1. */
+int store_set_replay_share(Store *s, int64_t run, double share);
+/* A server setting of the connection (SHOW name) into out. 0 or -1. */
+int store_setting(Store *s, const char *name, char *out, size_t size);
+/* A connection option in effect (libpq keyword: "connect_timeout", "keepalives", ...) into out. 0 or -1. */
+int store_conn_option(const Store *s, const char *keyword, char *out, size_t size);
+
 #endif
