@@ -9,6 +9,7 @@
 #include "store_internal.h"
 #include "store_test.h"
 
+#include <arpa/inet.h>
 #include <inttypes.h>
 #include <libpq-fe.h>
 #include <math.h>
@@ -393,14 +394,54 @@ static void notice(void *arg, const PGresult *res)
         log_info("database: %s", text ? text : "");
 }
 
-/* Whether one host of a conninfo (a name, an address or a socket folder) is this machine. */
+/*
+ * Whether one host of a conninfo (a name, an address or a socket folder) is
+ * this machine, decided by what it parses as, never by how it begins (a
+ * name like "127.evil.example" is a name, resolved by DNS): empty (libpq's
+ * default socket), a socket folder ('/') or an abstract socket ('@'),
+ * "localhost" exactly, or an address inet_pton reads in 127.0.0.0/8, ::1
+ * or ::ffff:127.0.0.0/104.  Anything else is another machine.
+ */
 static bool host_is_local(const char *h, size_t len)
 {
     char host[256];
     if (len == 0 || h[0] == '/' || h[0] == '@')
-        return true;                              /* the default socket, a socket folder, an abstract socket */
-    snprintf(host, sizeof host, "%.*s", (int)(len < sizeof host ? len : sizeof host - 1), h);
-    return strcmp(host, "localhost") == 0 || strncmp(host, "127.", 4) == 0 || strcmp(host, "::1") == 0;
+        return true;
+    if (len >= sizeof host)
+        return false;
+    memcpy(host, h, len);
+    host[len] = '\0';
+    struct in_addr v4;
+    struct in6_addr v6;
+    if (inet_pton(AF_INET, host, &v4) == 1)
+        return (ntohl(v4.s_addr) >> 24) == 127;
+    if (inet_pton(AF_INET6, host, &v6) == 1)
+        return IN6_IS_ADDR_LOOPBACK(&v6) || (IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127);
+    return strcmp(host, "localhost") == 0;
+}
+
+/* The i-th element of a comma-separated list (libpq's host and hostaddr), its length in *len; NULL past the end. */
+static const char *list_item(const char *list, int i, size_t *len)
+{
+    const char *p = list ? list : "";
+    for (; i > 0; i--) {
+        p = strchr(p, ',');
+        if (!p)
+            return NULL;
+        p++;
+    }
+    *len = strcspn(p, ",");
+    return p;
+}
+
+/* A conninfo keyword's value, or the environment variable libpq falls back to when the conninfo has none. */
+static const char *option_or_env(const PQconninfoOption *opts, const char *keyword, const char *env)
+{
+    for (const PQconninfoOption *o = opts; o->keyword; o++)
+        if (strcmp(o->keyword, keyword) == 0 && o->val && *o->val)
+            return o->val;
+    const char *v = env ? getenv(env) : NULL;
+    return v && *v ? v : NULL;
 }
 
 bool store_conninfo_problem(const char *conninfo, char *why, size_t size)
@@ -412,34 +453,59 @@ bool store_conninfo_problem(const char *conninfo, char *why, size_t size)
         PQfreemem(err);
         return true;
     }
-    const char *host = NULL, *hostaddr = NULL, *sslmode = NULL;
-    for (PQconninfoOption *o = opts; o->keyword; o++) {
-        if (strcmp(o->keyword, "host") == 0)
-            host = o->val;
-        else if (strcmp(o->keyword, "hostaddr") == 0)
-            hostaddr = o->val;
-        else if (strcmp(o->keyword, "sslmode") == 0)
-            sslmode = o->val;
-    }
-    /* what libpq itself falls back to when the conninfo does not say */
-    const char *where = hostaddr && *hostaddr ? hostaddr : host && *host ? host : getenv("PGHOSTADDR");
-    if (!where || !*where)
-        where = getenv("PGHOST");
-    if (!sslmode || !*sslmode)
-        sslmode = getenv("PGSSLMODE");
-    bool local = true;
-    for (const char *h = where ? where : ""; local;) {
-        size_t len = strcspn(h, ",");
-        local = host_is_local(h, len);
-        if (!h[len])
+    /*
+     * What libpq connects to, each keyword from the conninfo or else from its
+     * environment variable (libpq's own order: a keyword given explicitly,
+     * then its service's, then PGHOST...).  Each host pairs with the
+     * hostaddr at the same place in its list; a hostaddr, where given, is
+     * where the connection goes (libpq's connectOptions2).
+     */
+    const char *host = option_or_env(opts, "host", "PGHOST");
+    const char *hostaddr = option_or_env(opts, "hostaddr", "PGHOSTADDR");
+    const char *sslmode = option_or_env(opts, "sslmode", "PGSSLMODE");
+    const char *service = option_or_env(opts, "service", "PGSERVICE");
+    bool verified = sslmode && strcmp(sslmode, "verify-full") == 0;
+    const char *remote = NULL;
+    size_t remote_len = 0;
+    for (int i = 0; !remote; i++) {
+        size_t hlen = 0, alen = 0;
+        const char *h = list_item(host, i, &hlen), *a = list_item(hostaddr, i, &alen);
+        if (!h && !a)
             break;
-        h += len + 1;
+        const char *where = a && alen ? a : h;
+        size_t len = a && alen ? alen : h ? hlen : 0;
+        if (!host_is_local(where ? where : "", len))
+            remote = where, remote_len = len;
     }
-    bool problem = !local && !(sslmode && strcmp(sslmode, "verify-full") == 0);
-    if (problem)
-        snprintf(why, size, "the database at %.200s is not on this machine: give sslmode=verify-full (and "
+    bool problem = false;
+    if (service) {
+        /*
+         * A service (pg_service.conf, found through PGSERVICEFILE,
+         * ~/.pg_service.conf or the system's folder, or an LDAP URL in it)
+         * fills in every keyword the conninfo leaves out, hostaddr and
+         * sslmode too, and above PGSSLMODE: only an sslmode the conninfo
+         * itself says is sure.  Reading the file as libpq would means
+         * following its search order and syntax, LDAP included, which
+         * differ between versions and builds; a wrong guess would be a hole.
+         * So a service is taken only with sslmode=verify-full in the
+         * conninfo.
+         */
+        const char *given = NULL;
+        for (const PQconninfoOption *o = opts; o->keyword; o++)
+            if (strcmp(o->keyword, "sslmode") == 0)
+                given = o->val;
+        problem = !(given && strcmp(given, "verify-full") == 0);
+        if (problem)
+            snprintf(why, size, "the conninfo names service '%.100s', which may name another machine: give "
+                     "sslmode=verify-full (and sslrootcert=FILE) in the conninfo itself, or host= instead of the "
+                     "service; without verified TLS anyone on the way can read and change the cluster's results "
+                     "and builds", service);
+    } else if (remote && !verified) {
+        problem = true;
+        snprintf(why, size, "the database at %.*s is not on this machine: give sslmode=verify-full (and "
                  "sslrootcert=FILE) in the conninfo; without verified TLS anyone on the way can read and change "
-                 "the cluster's results and builds", where);
+                 "the cluster's results and builds", (int)(remote_len < 200 ? remote_len : 200), remote);
+    }
     PQconninfoFree(opts);
     return problem;
 }

@@ -75,9 +75,13 @@ enum { STORE_SCHEMA_MISMATCH = -2 };
  */
 int store_connect(Store *s);
 /*
- * Whether a conninfo (libpq's keywords or URI, with PGHOST, PGHOSTADDR and
- * PGSSLMODE where it says nothing) names a database on another machine
- * without sslmode=verify-full: true with why.  store_connect refuses such
+ * Whether a conninfo (libpq's keywords or URI, with PGHOST, PGHOSTADDR,
+ * PGSSLMODE and PGSERVICE where it says nothing) names a database on
+ * another machine without sslmode=verify-full: true with why.  Each host
+ * (and hostaddr) of its lists is parsed: this machine is a socket path,
+ * "localhost", or an address in 127.0.0.0/8 or ::1, nothing else.  A
+ * service (pg_service.conf) may name any host: it is taken only with
+ * sslmode=verify-full in the conninfo itself.  store_connect refuses such
  * a conninfo: results, builds and accounts would cross the network
  * unverified.
  */

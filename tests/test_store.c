@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "cluster_util.h"
 #include "migrations.h"
@@ -745,6 +746,48 @@ Test(store, a_remote_database_needs_verified_tls)
     cr_assert(store_conninfo_problem("dbname=x", why, sizeof why), "PGHOST is what libpq uses");
     unsetenv("PGHOST");
     cr_assert(store_conninfo_problem("host='unterminated", why, sizeof why));
+    /* locality by what a host parses as, never by how it begins; every host of a list */
+    const char *lookalike[] = { "host=127.evil.example dbname=x", "postgresql://127.0.0.1.nip.io/x",
+                                "host=localhost.evil.example", "host=/tmp,127.evil.example",
+                                "hostaddr=127.0.0.1,10.0.0.9", "host=::1,::2" };
+    for (size_t i = 0; i < sizeof lookalike / sizeof *lookalike; i++)
+        cr_assert(store_conninfo_problem(lookalike[i], why, sizeof why), "'%s' taken as local", lookalike[i]);
+    const char *local2[] = { "host=127.3.4.5", "host=::ffff:127.0.0.1", "host=localhost,/tmp,127.0.0.2",
+                             "host=db.example.org hostaddr=127.0.0.1", "host=@xqf" };
+    for (size_t i = 0; i < sizeof local2 / sizeof *local2; i++)
+        cr_assert(!store_conninfo_problem(local2[i], why, sizeof why), "'%s': %s", local2[i], why);
+    /* the environment where the conninfo says nothing: PGHOSTADDR beside an explicit socket host */
+    setenv("PGHOSTADDR", "10.0.0.7", 1);
+    cr_assert(store_conninfo_problem("host=/tmp dbname=x", why, sizeof why), "PGHOSTADDR is where libpq goes");
+    unsetenv("PGHOSTADDR");
+    setenv("PGSSLMODE", "verify-full", 1);
+    cr_assert(!store_conninfo_problem("host=db.example.org", why, sizeof why), "%s", why);
+    unsetenv("PGSSLMODE");
+    /* a service (pg_service.conf) may name a remote host: only verify-full in the conninfo itself lets it by */
+    char dir[] = "/tmp/xqf-service-XXXXXX", file[256];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(file, sizeof file, "%s/pg_service.conf", dir);
+    FILE *f = fopen(file, "w");
+    cr_assert_not_null(f);
+    fputs("[far]\nhost=db.example.org\ndbname=x\nsslmode=require\n", f);
+    fclose(f);
+    setenv("PGSERVICEFILE", file, 1);
+    cr_assert(store_conninfo_problem("service=far", why, sizeof why), "a service naming a remote host was taken");
+    cr_assert(strstr(why, "service") && strstr(why, "sslmode=verify-full"), "%s", why);
+    cr_assert(store_conninfo_problem("service=far host=/tmp", why, sizeof why), "its hostaddr could still be remote");
+    setenv("PGSSLMODE", "verify-full", 1);
+    cr_assert(store_conninfo_problem("service=far", why, sizeof why), "the service's sslmode outranks PGSSLMODE");
+    unsetenv("PGSSLMODE");
+    cr_assert(!store_conninfo_problem("service=far sslmode=verify-full", why, sizeof why), "%s", why);
+    setenv("PGSERVICE", "far", 1);
+    cr_assert(store_conninfo_problem("dbname=x", why, sizeof why), "PGSERVICE is what libpq uses");
+    unsetenv("PGSERVICE");
+    Store *far = store_new("service=far connect_timeout=1");
+    cr_assert_eq(store_connect(far), -1, "a service's remote database without verified TLS was tried");
+    store_destroy(&far);
+    unsetenv("PGSERVICEFILE");
+    unlink(file);
+    rmdir(dir);
     Store *s = store_new("host=db.example.org connect_timeout=1 dbname=x");
     cr_assert_eq(store_connect(s), -1, "a remote database without verified TLS was tried");
     store_destroy(&s);

@@ -679,6 +679,150 @@ Test(web, a_commit_is_pushed_within_a_second)
         close(fds[i]);
 }
 
+/*
+ * One request on an open connection fd (kept open: HTTP/1.1 keep-alive),
+ * with an X-Forwarded-For header (NULL: none); the reply read to the end of
+ * its Content-Length.  Its status, 0 when the server closed first.
+ */
+static int keep_request(int fd, const char *path, const char *forwarded)
+{
+    char req[512], buf[1 << 16] = "";
+    int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\n%s%s%s\r\n", path,
+                     forwarded ? "X-Forwarded-For: " : "", forwarded ? forwarded : "", forwarded ? "\r\n" : "");
+    if (send(fd, req, (size_t)n, MSG_NOSIGNAL) != n || !wait_for(fd, "\r\n\r\n", 3000, buf, sizeof buf))
+        return 0;
+    size_t length = 0, head = (size_t)(strstr(buf, "\r\n\r\n") + 4 - buf);
+    const char *cl = strstr(buf, "Content-Length: ");
+    if (cl)
+        length = strtoul(cl + 16, NULL, 10);
+    for (double end = cu_now() + 3; strlen(buf) < head + length && cu_now() < end;) {
+        size_t got = strlen(buf);
+        ssize_t r = recv(fd, buf + got, sizeof buf - got - 1, 0);
+        if (r <= 0)
+            break;
+        buf[got + (size_t)r] = '\0';
+    }
+    int status = 0;
+    sscanf(buf, "HTTP/1.%*d %d", &status);
+    return status;
+}
+
+/* Whether the server closed fd (its accept refused it): EOF or a reset within timeout_ms. */
+static bool closed_by_server(int fd, int timeout_ms)
+{
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    char c;
+    return poll(&p, 1, timeout_ms) == 1 && recv(fd, &c, 1, MSG_DONTWAIT) <= 0;
+}
+
+/*
+ * Four addresses each holding --per-ip connections filled the table
+ * (--per-ip 64 of --max-connections 256; here 4 of 16): a fifth was kept
+ * out.  Each now gets its fair share of what is free, and the fifth's page
+ * loads.
+ */
+Test(web, four_addresses_cannot_keep_a_fifth_out)
+{
+    CU_REQUIRE_DB();
+    const char *extra[] = { "--max-connections", "16", "--per-ip", "4", NULL };
+    start_web(extra);
+    int fds[16], refused = 0;
+    char from[32];
+    for (int i = 0; i < 16; i++) {
+        snprintf(from, sizeof from, "127.0.10.%d", i / 4 + 1);
+        fds[i] = dial_from(from);
+    }
+    cu_sleep_ms(300);                /* every accept decided */
+    for (int i = 0; i < 16; i++)
+        refused += closed_by_server(fds[i], 0);
+    cr_assert_gt(refused, 0, "four addresses held all 16 connections");
+    Reply r = http_from("127.0.10.5", "GET", "/static/style.css", NULL, NULL);
+    cr_assert_eq(r.status, 200, "a fifth address was kept out");
+    reply_free(&r);
+    for (int i = 0; i < 16; i++)
+        close(fds[i]);
+}
+
+/*
+ * Behind --trusted-proxy every connection comes from the proxy: they are
+ * counted under the client its X-Forwarded-For names (its last hop), not
+ * under the proxy's one share; an IPv6 client by its /64 (its many
+ * addresses hold one share), and one over its share is answered 503.
+ */
+Test(web, behind_the_proxy_each_client_and_each_64_has_its_share)
+{
+    CU_REQUIRE_DB();
+    const char *extra[] = { "--max-connections", "16", "--per-ip", "4", "--trusted-proxy", "127.0.11.1", NULL };
+    start_web(extra);
+    int fds[7];
+    char client[64];
+    for (int i = 0; i < 6; i++) {
+        fds[i] = dial_from("127.0.11.1");
+        snprintf(client, sizeof client, "192.0.2.%d", i + 1);
+        cr_assert_eq(keep_request(fds[i], "/static/style.css", client), 200,
+                     "client %d behind the proxy was refused: all share the proxy's --per-ip", i + 1);
+    }
+    for (int i = 0; i < 6; i++)
+        close(fds[i]);
+    cu_sleep_ms(200);                /* the server sees them closed */
+    int ok = 0;
+    for (int i = 0; i < 6; i++) {
+        fds[i] = dial_from("127.0.11.1");
+        snprintf(client, sizeof client, "198.51.100.7, 2001:db8:0:1::%x", i + 1);
+        int status = keep_request(fds[i], "/static/style.css", client);
+        cr_assert(status == 200 || status == 503, "status %d", status);
+        ok += status == 200;
+    }
+    cr_assert_eq(ok, 4, "six addresses of one /64 held %d connections over --per-ip 4", ok);
+    fds[6] = dial_from("127.0.11.1");
+    cr_assert_eq(keep_request(fds[6], "/static/style.css", "2001:db8:0:2::1"), 200, "another /64 is another client");
+    for (int i = 0; i < 7; i++)
+        close(fds[i]);
+}
+
+/* An event stream's reply head from `from`: its status (0: none within 2 s); fd is left open (the stream). */
+static int open_stream(const char *from, int *fd)
+{
+    char buf[4096] = "";
+    *fd = dial_from(from);
+    const char req[] = "GET /events HTTP/1.1\r\nHost: x\r\n\r\n";
+    int status = 0;
+    if (send(*fd, req, sizeof req - 1, MSG_NOSIGNAL) == (ssize_t)(sizeof req - 1) &&
+        wait_for(*fd, "\r\n\r\n", 2000, buf, sizeof buf))
+        sscanf(buf, "HTTP/1.%*d %d", &status);
+    return status;
+}
+
+/*
+ * Event streams are bounded apart: --streams-per-ip an address, --max-streams
+ * in all (at most half of --max-connections), and beyond either a stream is
+ * refused (503) while pages still load.
+ */
+Test(web, event_streams_beyond_their_bounds_are_refused_while_pages_load)
+{
+    CU_REQUIRE_DB();
+    const char *extra[] = { "--max-connections", "16", "--per-ip", "8", "--max-streams", "4", "--streams-per-ip", "2",
+                            NULL };
+    start_web(extra);
+    int fds[6];
+    cr_assert_eq(open_stream("127.0.12.1", &fds[0]), 200);
+    cr_assert_eq(open_stream("127.0.12.1", &fds[1]), 200);
+    cr_assert_eq(open_stream("127.0.12.1", &fds[2]), 503, "a third stream of one address over --streams-per-ip 2");
+    cr_assert_eq(open_stream("127.0.12.2", &fds[3]), 200);
+    cr_assert_eq(open_stream("127.0.12.2", &fds[4]), 200);
+    cr_assert_eq(open_stream("127.0.12.3", &fds[5]), 503, "over --max-streams 4 in all");
+    Reply r = http_from("127.0.12.3", "GET", "/", NULL, NULL);
+    cr_assert_eq(r.status, 200, "pages load while the streams are full");
+    reply_free(&r);
+    for (int i = 0; i < 6; i++)
+        close(fds[i]);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s/xqf-web' --db '%s' --max-connections 16 --max-streams 9 2>/dev/null", XQF_BIN,
+             cu_fx.db);
+    int st = system(cmd);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "streams over half the table must be refused at start");
+}
+
 /* A self-signed certificate and its key (mode 0600) in the test's directory (skips without openssl). */
 static void make_certificate(char crt[256], char key[256])
 {

@@ -4,12 +4,16 @@
  * newcomer and crowding never frees a higher count), the limits per
  * address and per account with tries in flight charged, the addresses an
  * account signed in from spared by its limit, IPv6 clients by their /64,
- * and passwords verified on the guard's threads.
+ * and passwords verified on the guard's threads.  The connection table
+ * (web/conn_table.h), which counts clients by the same key: four addresses
+ * cannot fill it, a /64 is one client, a connection moved to the client a
+ * proxy names is held to that client's share, event streams apart.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "conn_table.h"
 #include "login.h"
 #include "password.h"
 
@@ -148,4 +152,115 @@ Test(web_login, passwords_are_verified_on_the_guards_threads)
     cr_assert_not(login_verify(g, hash, "password2"));
     cr_assert_not(login_verify(g, "not a hash", "password1"));
     login_destroy(&g);
+}
+
+/* ---- the connection table (conn_table.h) ----------------------------------------------------- */
+
+/* Opens connections from address while the table lets it, up to want: how many it got. */
+static int open_all(ConnTable *t, const char *address, int want)
+{
+    int got = 0;
+    while (got < want && conns_may_open(t, address)) {
+        conns_count(t, address, +1);
+        got++;
+    }
+    return got;
+}
+
+/*
+ * Four addresses opening all they may (--per-ip 64 of --max-connections
+ * 256, which they filled before) leave room: each gets at most its fair
+ * share of what is free, and a fifth gets in; however many come, a
+ * newcomer gets in while one place is free.
+ */
+Test(web_login, four_addresses_cannot_fill_the_connection_table)
+{
+    ConnTable t;
+    cr_assert_eq(conns_init(&t, 256, 64, 128, 16), 0);
+    const char *four[] = { "192.0.2.1", "192.0.2.2", "192.0.2.3", "192.0.2.4" };
+    int held = 0;
+    for (int round = 0; round < 3; round++)      /* again and again: the share never grows back past the free */
+        for (int i = 0; i < 4; i++)
+            held += open_all(&t, four[i], 64);
+    cr_assert_eq(held, 179, "four addresses took %d of 256 (64, 64, 32, 19: the share shrinks as they fill)", held);
+    cr_assert_eq(conns_held(&t, "192.0.2.1"), 64, "the first, alone, had its --per-ip");
+    cr_assert(conns_may_open(&t, "198.51.100.7"), "a fifth address is kept out");
+    int newcomers = 0;
+    char a[32];
+    for (int i = 0; i < 1000 && t.conns < t.max; i++) {
+        snprintf(a, sizeof a, "10.0.%d.%d", i / 250, i % 250 + 1);
+        cr_assert(conns_may_open(&t, a), "newcomer %d refused with %d of 256 places taken", i, t.conns);
+        conns_count(&t, a, +1);
+        newcomers++;
+    }
+    cr_assert_eq(t.conns, 256);
+    cr_assert(!conns_may_open(&t, "203.0.113.1"), "a full table takes no one");
+    conns_count(&t, "192.0.2.1", -1);
+    cr_assert(!conns_may_open(&t, "192.0.2.1"), "the greedy address gets no place back over its share");
+    cr_assert(conns_may_open(&t, "203.0.113.1"), "a newcomer takes the place freed");
+    for (int i = 0; i < 64; i++)
+        conns_count(&t, "192.0.2.1", -1);
+    cr_assert_eq(conns_held(&t, "192.0.2.1"), 0, "never below 0");
+    conns_free(&t);
+}
+
+/* An IPv6 client counts by its /64: its 2^64 addresses hold one client's share. */
+Test(web_login, a_64_counts_as_one_client)
+{
+    ConnTable t;
+    cr_assert_eq(conns_init(&t, 64, 8, 32, 4), 0);
+    char a[64];
+    int got = 0;
+    for (int i = 1; i <= 100; i++) {
+        snprintf(a, sizeof a, "2001:db8:0:1::%x", i);
+        got += open_all(&t, a, 1);
+    }
+    cr_assert_eq(got, 8, "100 addresses of one /64 got %d connections, not one client's --per-ip", got);
+    cr_assert_eq(conns_held(&t, "2001:db8:0:1:ffff::1"), 8);
+    cr_assert(conns_may_open(&t, "2001:db8:0:2::1"), "another /64 is another client");
+    conns_free(&t);
+}
+
+/*
+ * Behind a proxy: a connection counted under the proxy at accept moves to
+ * the client each request names, and fits only within that client's share.
+ */
+Test(web_login, a_connection_moves_to_the_client_the_proxy_names)
+{
+    ConnTable t;
+    cr_assert_eq(conns_init(&t, 64, 4, 32, 2), 0);
+    for (int i = 0; i < 10; i++)
+        conns_count(&t, "127.0.0.1", +1);        /* the proxy's, let in up to the table's size */
+    int fit = 0;
+    for (int i = 0; i < 6; i++)
+        fit += conns_move(&t, "127.0.0.1", "2001:db8::1") ? 1 : 0;
+    cr_assert_eq(fit, 4, "one client behind the proxy held %d connections over --per-ip 4", fit);
+    cr_assert_eq(conns_held(&t, "2001:db8::1"), 6, "moved all the same (the refused ones are closed)");
+    cr_assert(conns_move(&t, "127.0.0.1", "198.51.100.1"), "another client fits");
+    cr_assert(conns_move(&t, "2001:db8::1", "2001:db8::99"), "the same client: the same connection");
+    cr_assert_eq(t.conns, 10, "moving changes no total");
+    conns_free(&t);
+}
+
+/* Event streams have a table of their own: beyond their bounds a stream is refused, connections still open. */
+Test(web_login, event_streams_are_bounded_apart)
+{
+    ConnTable t;
+    cr_assert_eq(conns_init(&t, 16, 8, 9, 2), -1, "streams over half the table");
+    cr_assert_eq(conns_init(&t, 16, 8, 4, 2), 0);
+    const char *a = "192.0.2.1", *b = "192.0.2.2", *c = "192.0.2.3";
+    for (int i = 0; i < 4; i++)
+        conns_count(&t, i < 3 ? a : b, +1);
+    cr_assert(conns_stream_open(&t, a));
+    cr_assert(conns_stream_open(&t, a));
+    cr_assert(!conns_stream_open(&t, a), "a third stream of one address over --streams-per-ip 2");
+    conns_count(&t, b, +1);
+    cr_assert(conns_stream_open(&t, b));
+    cr_assert(conns_stream_open(&t, b));
+    conns_count(&t, c, +1);
+    cr_assert(!conns_stream_open(&t, c), "over --max-streams 4 in all");
+    cr_assert(conns_may_open(&t, c), "pages still open");
+    conns_stream_close(&t, a);
+    cr_assert(conns_stream_open(&t, c), "a place freed");
+    conns_free(&t);
 }

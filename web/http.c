@@ -3,12 +3,14 @@
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
 
+#include "conn_table.h"
 #include "web.h"
 #include "log.h"
 
@@ -17,9 +19,17 @@ enum { KEEPALIVE_MS = 15000, HEAD_MEMORY = 32 * 1024, DISCARD_MAX = 4 << 20 };
 struct Http {
     struct MHD_Daemon *daemon;
     Web *web;
-    int port, max_streams;
+    int port;
     char *trusted_proxy;             /* NULL: X-Forwarded-For is never read */
+    char proxy[INET6_ADDRSTRLEN];    /* the trusted proxy's address, canonical; "" none */
+    pthread_mutex_t lock;            /* of table */
+    ConnTable table;                 /* connections and event streams by client (conn_table.h) */
 };
+
+/* A connection's client: its peer's address from its accept, then the client its last request came for. */
+typedef struct {
+    char client[64];                 /* as handle writes it */
+} Peer;
 
 /* What one request collects between the calls of the access handler. */
 typedef struct {
@@ -30,7 +40,8 @@ typedef struct {
 
 /* An event stream's state. */
 typedef struct {
-    Web *web;
+    Http *http;
+    char client[64];                 /* counted under it in the table (as handle writes it) */
     WebCursor cursor;
     Buf out;
     size_t off;
@@ -97,7 +108,7 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
     while (st->off >= st->out.len) {
         buf_free(&st->out);
         st->off = 0;
-        int rc = web_wait(st->web, &st->cursor, &st->out, KEEPALIVE_MS);
+        int rc = web_wait(st->http->web, &st->cursor, &st->out, KEEPALIVE_MS);
         if (rc < 0)
             return MHD_CONTENT_READER_END_OF_STREAM;
         if (rc == 0)
@@ -114,23 +125,28 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 static void stream_free(void *cls)
 {
     Stream *st = cls;
-    web_streams(st->web, -1);
+    pthread_mutex_lock(&st->http->lock);
+    conns_stream_close(&st->http->table, st->client);
+    pthread_mutex_unlock(&st->http->lock);
     buf_free(&st->out);
     free(st);
 }
 
-static enum MHD_Result send_stream(Http *h, struct MHD_Connection *c, int64_t run)
+/* An event stream for client, within the streams' own bounds (conn_table.h): beyond them, 503 and the page without. */
+static enum MHD_Result send_stream(Http *h, struct MHD_Connection *c, int64_t run, const char *client)
 {
-    if (web_streams(h->web, +1) > h->max_streams) {
-        web_streams(h->web, -1);
+    Stream *st = calloc(1, sizeof *st);
+    if (!st)
+        return MHD_NO;
+    pthread_mutex_lock(&h->lock);
+    bool open = conns_stream_open(&h->table, client);
+    pthread_mutex_unlock(&h->lock);
+    if (!open) {
+        free(st);
         return send_error(c, 503, "too many live pages are open: the page still works, without live updates");
     }
-    Stream *st = calloc(1, sizeof *st);
-    if (!st) {
-        web_streams(h->web, -1);
-        return MHD_NO;
-    }
-    st->web = h->web;
+    st->http = h;
+    snprintf(st->client, sizeof st->client, "%s", client);
     st->cursor = web_cursor(h->web, run);
     buf_puts(&st->out, "retry: 2000\n\n");
     struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, stream_read, st, stream_free);
@@ -161,18 +177,23 @@ static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *k
     return MHD_YES;
 }
 
-/* The TCP peer's address. */
-static void peer_address(struct MHD_Connection *c, char *out, size_t size)
+/* An address as text ("" when it is neither IPv4 nor IPv6). */
+static void address_text(const struct sockaddr *sa, char *out, size_t size)
 {
-    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     out[0] = '\0';
-    if (!ci || !ci->client_addr)
+    if (!sa)
         return;
-    const struct sockaddr *sa = ci->client_addr;
     if (sa->sa_family == AF_INET)
         inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, (socklen_t)size);
     else if (sa->sa_family == AF_INET6)
         inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)size);
+}
+
+/* The TCP peer's address. */
+static void peer_address(struct MHD_Connection *c, char *out, size_t size)
+{
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    address_text(ci ? ci->client_addr : NULL, out, size);
 }
 
 /* Keeps the value of the last X-Forwarded-For header (a proxy may add a line of its own after the client's). */
@@ -195,6 +216,73 @@ static void client_address(Http *h, struct MHD_Connection *c, char *out, size_t 
     request_client(peer, h->trusted_proxy, forwarded, out, size);
 }
 
+/*
+ * The connection table's door (conn_table.h), at accept: before any byte is
+ * read, only the TCP peer is known, so a connection is counted under its
+ * peer's address.  The trusted proxy's connections carry every client's
+ * requests: they are held to the table's size only here, and each request's
+ * head moves its connection to the client the proxy names (client_moved).
+ * Called on the daemon's thread, then notified (NOTIFY_STARTED) before the
+ * next accept: the counts it reads are those of every connection before.
+ */
+static enum MHD_Result admit(void *cls, const struct sockaddr *sa, socklen_t len)
+{
+    (void)len;
+    Http *h = cls;
+    char peer[INET6_ADDRSTRLEN];
+    address_text(sa, peer, sizeof peer);
+    pthread_mutex_lock(&h->lock);
+    bool go = h->proxy[0] && strcmp(peer, h->proxy) == 0 ? h->table.conns < h->table.max
+                                                          : conns_may_open(&h->table, peer);
+    int held = conns_held(&h->table, peer);
+    pthread_mutex_unlock(&h->lock);
+    if (!go)
+        log_debug("http: %s refused: it holds %d connections, its share of the free ones", peer, held);
+    return go ? MHD_YES : MHD_NO;
+}
+
+/* Counts a connection in the table from its start to its end (paired by libmicrohttpd, a failed start too). */
+static void notify_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                              enum MHD_ConnectionNotificationCode code)
+{
+    Http *h = cls;
+    Peer *p = *socket_context;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        if (!(p = calloc(1, sizeof *p)))
+            return;                  /* uncounted: the table only errs towards letting it in */
+        peer_address(c, p->client, sizeof p->client);
+        *socket_context = p;
+    }
+    if (!p)
+        return;
+    pthread_mutex_lock(&h->lock);
+    conns_count(&h->table, p->client, code == MHD_CONNECTION_NOTIFY_STARTED ? +1 : -1);
+    pthread_mutex_unlock(&h->lock);
+    if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+        free(p);
+        *socket_context = NULL;
+    }
+}
+
+/*
+ * A request's head came for client: its connection is now that client's
+ * (behind the trusted proxy, one connection carries many clients' requests
+ * in turn).  Whether it fits that client's share; when not, the request is
+ * answered 503 and the connection closed.
+ */
+static bool client_moved(Http *h, struct MHD_Connection *c, const char *client)
+{
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    Peer *p = ci ? ci->socket_context : NULL;
+    if (!p || strcmp(p->client, client) == 0)
+        return true;
+    pthread_mutex_lock(&h->lock);
+    bool fits = conns_move(&h->table, p->client, client) || strcmp(client, h->proxy) == 0;   /* the proxy's own */
+    pthread_mutex_unlock(&h->lock);
+    snprintf(p->client, sizeof p->client, "%s", client);
+    return fits;
+}
+
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                               const char *version, const char *upload, size_t *upload_size, void **state)
@@ -206,6 +294,14 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         if (!(up = calloc(1, sizeof *up)))
             return MHD_NO;
         *state = up;
+        char who[64];
+        client_address(h, c, who, sizeof who);
+        if (!client_moved(h, c, who)) {
+            WebResponse rs = { .status = 503, .close = true };
+            web_error(&rs, 503, "this address holds its share of the server's connections: close some, or "
+                      "try again in a moment");
+            return send_page(c, &rs);
+        }
         const char *length = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
         if (length && strtoull(length, NULL, 10) > WEB_BODY_MAX)
             up->too_large = true;
@@ -248,7 +344,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     form_free(&form);
     if (rs.events_run >= 0) {
         buf_free(&rs.body);
-        return send_stream(h, c, rs.events_run);
+        return send_stream(h, c, rs.events_run, client);
     }
     if (rs.static_body) {
         buf_free(&rs.body);
@@ -305,7 +401,18 @@ Http *http_start(Web *w, const HttpConfig *cfg, char *err, size_t errlen)
         return NULL;
     }
     h->web = w;
-    h->max_streams = cfg->max_streams;
+    pthread_mutex_init(&h->lock, NULL);
+    if (conns_init(&h->table, cfg->max_connections, cfg->per_ip, cfg->max_streams, cfg->streams_per_ip) != 0) {
+        snprintf(err, errlen, "out of memory, or --max-streams over half of --max-connections");
+        http_stop(&h);
+        return NULL;
+    }
+    if (cfg->trusted_proxy) {
+        unsigned char bin[sizeof(struct in6_addr)];
+        int family = strchr(cfg->trusted_proxy, ':') ? AF_INET6 : AF_INET;
+        if (inet_pton(family, cfg->trusted_proxy, bin) == 1)
+            inet_ntop(family, bin, h->proxy, sizeof h->proxy);
+    }
     if (cfg->trusted_proxy && !(h->trusted_proxy = strdup(cfg->trusted_proxy))) {
         snprintf(err, errlen, "out of memory");
         http_stop(&h);
@@ -318,11 +425,11 @@ Http *http_start(Web *w, const HttpConfig *cfg, char *err, size_t errlen)
         { MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)cfg->key_pem },
         { MHD_OPTION_END, 0, NULL },
     };
-    h->daemon = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, handle, h,
+    h->daemon = MHD_start_daemon(flags, (uint16_t)cfg->port, admit, h, handle, h,
                                  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
                                  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
                                  MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->max_connections,
-                                 MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)cfg->per_ip,
+                                 MHD_OPTION_NOTIFY_CONNECTION, notify_connection, h,
                                  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->timeout_s,
                                  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HEAD_MEMORY,
                                  MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
@@ -349,6 +456,8 @@ void http_stop(Http **hp)
     if (h->daemon)
         MHD_stop_daemon(h->daemon);
     free(h->trusted_proxy);
+    conns_free(&h->table);
+    pthread_mutex_destroy(&h->lock);
     free(h);
     *hp = NULL;
 }

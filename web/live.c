@@ -39,7 +39,6 @@ struct Live {
     Event events[EVENT_SLOTS];
     uint64_t seq;
     bool stopping;
-    int streams;
     pthread_t listener;
     bool listening;
 };
@@ -107,14 +106,6 @@ int live_wait(Live *lv, LiveCursor *c, Buf *out, int timeout_ms)
     bool stopping = lv->stopping;
     pthread_mutex_unlock(&lv->ev_lock);
     return stopping ? -1 : n > 0;
-}
-
-int live_streams(Live *lv, int delta)
-{
-    pthread_mutex_lock(&lv->ev_lock);
-    int n = lv->streams += delta;
-    pthread_mutex_unlock(&lv->ev_lock);
-    return n;
 }
 
 /* ---- the listener thread -------------------------------------------------------- */

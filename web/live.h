@@ -3,7 +3,7 @@
  * its own database connection, turns the store's notifications into each
  * run's newest event; the event streams wait for what is newer than their
  * cursor.  The dashboard (web.c) owns one and hands its streams over
- * (web.h: web_cursor, web_wait, web_streams).
+ * (web.h: web_cursor, web_wait).
  */
 #ifndef XQF_WEB_LIVE_H
 #define XQF_WEB_LIVE_H
@@ -30,7 +30,5 @@ void live_destroy(Live **l);
 LiveCursor live_cursor(Live *l, int64_t run);
 /* Waits up to timeout_ms for events newer than *c, written to out: 1 (written), 0 (timed out) or -1 (stopping). */
 int live_wait(Live *l, LiveCursor *c, Buf *out, int timeout_ms);
-/* Streams open now, after adding delta. */
-int live_streams(Live *l, int delta);
 
 #endif

@@ -41,8 +41,12 @@ static const OptSpec OPTIONS[] = {
     { "--insecure", OPT_FLAG, NULL, NULL, .help = "serve plain HTTP on a non-loopback ADDRESS all the same" },
     { "--login-required", OPT_FLAG, NULL, NULL, .help = "no read-only view without logging in" },
     { "--max-connections", OPT_INT, "N", "256", .imin = 4, .imax = 10000, .help = "connections at once (each a thread)" },
-    { "--per-ip", OPT_INT, "N", "64", .imin = 1, .imax = 10000, .help = "connections at once from one address" },
-    { "--max-streams", OPT_INT, "N", "220", .imin = 0, .imax = 10000, .help = "live pages (event streams) at once" },
+    { "--per-ip", OPT_INT, "N", "64", .imin = 1, .imax = 10000,
+      .help = "connections at once from one address (an IPv6 /64), at most its fair share of the free ones" },
+    { "--max-streams", OPT_INT, "N", NULL, .imin = 0, .imax = 5000,
+      .help = "live pages (event streams) at once (default and most: half of --max-connections)" },
+    { "--streams-per-ip", OPT_INT, "N", "16", .imin = 1, .imax = 10000,
+      .help = "live pages at once from one address, at most its fair share of the free ones" },
     { "--timeout", OPT_INT, "SECONDS", "30", .imin = 1, .imax = 3600, .help = "an idle connection is closed after this" },
     { "--session-hours", OPT_INT, "H", "12", .imin = 1, .imax = 24 * 90, .help = "a login lasts this long" },
     { "--login-rate", OPT_INT, "N", "10", .imin = 1, .imax = 10000, .help = "failed logins per address and minute" },
@@ -124,6 +128,11 @@ int main(int argc, char **argv)
     if (!cert && !loopback(listen) && !opts_given(&o, "--insecure"))
         return opts_error(TABLE.program, "--listen %s is reachable from other machines: give --cert and --key "
                           "(TLS), or --insecure", listen), EXIT_USAGE;
+    int max_connections = (int)opts_int(&o, "--max-connections");
+    int max_streams = opts_given(&o, "--max-streams") ? (int)opts_int(&o, "--max-streams") : max_connections / 2;
+    if (max_streams > max_connections / 2)      /* live pages never take the table from the pages */
+        return opts_error(TABLE.program, "--max-streams %d is over half of --max-connections %d", max_streams,
+                          max_connections), EXIT_USAGE;
     const char *proxy = opts_text(&o, "--trusted-proxy");
     if (proxy && !ip_address(proxy))
         return opts_error(TABLE.program, "--trusted-proxy %s is not an IPv4 or IPv6 address", proxy), EXIT_USAGE;
@@ -152,8 +161,9 @@ int main(int argc, char **argv)
     Web *web = web_new(&wc);
     HttpConfig hc = {
         .listen = listen, .port = (int)opts_int(&o, "--port"), .cert_pem = cert_pem, .key_pem = key_pem,
-        .max_connections = (int)opts_int(&o, "--max-connections"), .per_ip = (int)opts_int(&o, "--per-ip"),
-        .timeout_s = (int)opts_int(&o, "--timeout"), .max_streams = (int)opts_int(&o, "--max-streams"),
+        .max_connections = max_connections, .per_ip = (int)opts_int(&o, "--per-ip"),
+        .timeout_s = (int)opts_int(&o, "--timeout"), .max_streams = max_streams,
+        .streams_per_ip = (int)opts_int(&o, "--streams-per-ip"),
         .trusted_proxy = proxy,
     };
     char err[256];

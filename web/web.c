@@ -121,7 +121,6 @@ WebCursor web_cursor(Web *w, int64_t run) { return live_cursor(w->live, run); }
 
 int web_wait(Web *w, WebCursor *c, Buf *out, int timeout_ms) { return live_wait(w->live, c, out, timeout_ms); }
 
-int web_streams(Web *w, int delta) { return live_streams(w->live, delta); }
 
 void web_error(WebResponse *rs, int status, const char *reason)
 {

@@ -87,7 +87,5 @@ WebCursor web_cursor(Web *w, int64_t run);
  * written), 0 (timed out: nothing written) or -1 (the server is stopping).
  */
 int web_wait(Web *w, WebCursor *c, Buf *out, int timeout_ms);
-/* Streams open now (for limits and the bench). */
-int web_streams(Web *w, int delta);
 
 #endif
