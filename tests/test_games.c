@@ -859,6 +859,91 @@ Test(games, a_replay_audit_never_goes_to_the_same_key)
     pack_buf_free(&buf);
 }
 
+/* The pairs of run 7 among 0-19,999 that xqf_replayed chooses at share 5 % in the database at db, into out ("a,b,..."). */
+static void replayed_pairs(const char *db, const char *formula, char *out, size_t size)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "psql -X -qAt '%s' -c \"SELECT string_agg(p::text, ',' ORDER BY p) FROM generate_series(0, 19999) p "
+             "WHERE %s\"",
+             db, formula);
+    cr_assert_eq(cu_sh(out, size, cmd, cu_fx.logfile), 0, "psql failed (log: %s)", cu_fx.logfile);
+    out[strcspn(out, "\n")] = '\0';
+}
+
+/* Each number of the comma-separated list (0-19,999) into set. Returns how many. */
+static int pair_set(const char *list, bool set[20000])
+{
+    int n = 0;
+    for (char *p = (char *)list; *p; p += *p == ',') {
+        long v = strtol(p, &p, 10);
+        cr_assert(v >= 0 && v < 20000, "not a pair: %ld", v);
+        set[v] = true;
+        n++;
+    }
+    return n;
+}
+
+/* How many pairs list a holds, and how many of them list b holds too (into *both). */
+static int pairs_in(const char *a, int *both, const char *b)
+{
+    static bool in_a[20000], in_b[20000];
+    memset(in_a, 0, sizeof in_a);
+    memset(in_b, 0, sizeof in_b);
+    int n = pair_set(a, in_a);
+    pair_set(b, in_b);
+    *both = 0;
+    for (int i = 0; i < 20000; i++)
+        *both += in_a[i] && in_b[i];
+    return n;
+}
+
+/*
+ * The pairs replayed cannot be told from what a task carries (its run and
+ * first pair): they are an HMAC of the run and the pair under a secret
+ * drawn when a database is migrated (051), which only the owner and the
+ * coordinator's role read.  Two databases (two coordinators) choose
+ * different pairs, neither the old formula's (hashint8 of run * 1000003 +
+ * pair), and each chooses its share of them.
+ */
+Test(games, replayed_pairs_are_chosen_with_the_coordinators_secret)
+{
+    CU_REQUIRE_DB();
+    static char a[131072], b[131072], old[131072];
+    char other[512], name[64];
+    Store *s2 = cu_store_fresh(other, sizeof other, name, sizeof name);
+    cr_assert(s2, "a second database");
+    const char *keyed = "xqf_replayed(7, p, 0.05)";
+    replayed_pairs(cu_fx.db, keyed, a, sizeof a);
+    replayed_pairs(other, keyed, b, sizeof b);
+    replayed_pairs(cu_fx.db, "(hashint8(7 * 1000003 + p)::bigint + 2147483648) < 0.05 * 4294967296", old, sizeof old);
+    store_destroy(&s2);
+    cu_db_drop(name);
+    /* 1,000 chosen of 20,000 at 5 %: sd 30.8; two independent choices share about 50 */
+    int both, na = pairs_in(a, &both, b);
+    int nb = pairs_in(b, &(int){ 0 }, a);
+    fprintf(stderr, "FIGURE: replayed pairs of 20,000 at 5 %%: %d and %d under two secrets, %d in both\n", na, nb,
+            both);
+    cr_assert(na > 860 && na < 1140 && nb > 860 && nb < 1140, "the share does not hold: %d, %d of 20,000", na, nb);
+    cr_assert_lt(both, 150, "two secrets choose the same pairs: %d of %d in both", both, na);
+    int both_old;
+    cr_assert(pairs_in(old, &both_old, a) > 860);
+    cr_assert_lt(both_old, 150, "the old formula still tells the chosen pairs: %d of them", both_old);
+    /* the same pair of a database is chosen alike each time (its audit is queued once) */
+    replayed_pairs(cu_fx.db, keyed, b, sizeof b);
+    cr_assert_str_eq(a, b);
+    /* the coordinator's role reads the secret, the dashboard's does not */
+    if (cu_fx.roles) {
+        char out[256], cmd[1024];
+        const char *read = "(psql -X -qAt '%s' -c 'SELECT count(*) FROM audit_secret' 2>&1)";
+        snprintf(cmd, sizeof cmd, read, cu_fx.db_coordinator);
+        cr_assert_eq(cu_sh(out, sizeof out, cmd, cu_fx.logfile), 0, "%s", out);
+        snprintf(cmd, sizeof cmd, read, cu_fx.db_web);
+        cr_assert_neq(cu_sh(out, sizeof out, cmd, cu_fx.logfile), 0, "the dashboard's role reads the secret");
+        cr_assert(strstr(out, "permission denied"), "out: %s (log: %s)", out, cu_fx.logfile);
+    }
+}
+
 Test(games, replay_audits_leased_judged_and_refused_in_the_store)
 {
     CU_REQUIRE_DB();
