@@ -1,4 +1,5 @@
--- 051: the pairs a replay audit checks are chosen with a secret.
+-- 051: the pairs a replay audit checks are chosen with a secret; the search
+-- audit's verdicts.
 --
 -- xqf_replayed chose them by hashint8(run * 1000003 + pair), and every
 -- task carries its run and first pair: a worker knew which of its pairs
@@ -30,7 +31,28 @@ SELECT decode(string_agg(lpad(to_hex(x.b # 54), 2, '0'), '' ORDER BY x.i), 'hex'
           FROM (SELECT sha256(convert_to(gen_random_uuid()::text || gen_random_uuid()::text, 'UTF8')) AS key) k,
                generate_series(0, 63) AS i) AS x;
 
+-- The search audit of runs on a clock or of several threads (xqf-tune
+-- audit, tuner/cli/audit.c): positions drawn from each worker's games,
+-- searched again at a fixed depth with the mover's set, the worker's
+-- agreement judged by an SPRT.  One row per worker per audit; a worker's
+-- last verdict of a run is its standing there (RUN_WORKERS flags it).
+CREATE TABLE search_audits (
+    id        bigserial PRIMARY KEY,
+    run_id    bigint NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    worker_id integer NOT NULL,
+    depth     integer NOT NULL,
+    positions bigint NOT NULL CHECK (positions >= 0),
+    agree     bigint NOT NULL CHECK (agree BETWEEN 0 AND positions),
+    honest    double precision NOT NULL,     -- H0's agreement
+    llr       double precision NOT NULL,
+    verdict   text NOT NULL CHECK (verdict IN ('clean', 'undecided', 'flagged')),
+    at        timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX search_audits_run ON search_audits (run_id, worker_id, id);
+
 INSERT INTO role_grants (role, kind, object, privileges) VALUES
-    ('xqf_coordinator', 'table', 'audit_secret', 'SELECT');
+    ('xqf_coordinator', 'table', 'audit_secret', 'SELECT'),
+    ('xqf_coordinator', 'table', 'search_audits', 'SELECT'),
+    ('xqf_web', 'table', 'search_audits', 'SELECT');
 
 SELECT xqf_apply_grants();
