@@ -1169,6 +1169,55 @@ Test(games, a_run_on_a_clock_flags_a_worker_that_makes_up_moves, .timeout = 400)
     free(h);
 }
 
+/*
+ * The coordinator stores records without playing them: a worker's game
+ * with an illegal move does not stop the search audit; the positions it
+ * cannot read count as not agreeing, said apart, and flag the worker.
+ */
+Test(games, a_search_audit_counts_illegal_moves_against_the_worker, .timeout = 300)
+{
+    CU_REQUIRE_DB();
+    const char *book[8];
+    cr_assert_eq(cu_book(book, 8), 8);
+    StoreSprtSpec sp = { .name = "clock", .test_params = "", .base_params = "", .book_name = "default.book",
+                         .book = book, .book_lines = 8, .seed = 1, .base_ms = 10000, .inc_ms = 100,
+                         .margin_ms = 100, .pairs_per_task = 1, .max_pairs = 100000, .elo0 = 0, .elo1 = 5,
+                         .alpha = 0.05, .beta = 0.05 };
+    int64_t run, w;
+    cr_assert_eq(store_create_sprt(cu_fx.store, &sp, &run), 0);
+    cr_assert_eq(store_hello(cu_fx.store, "mangler", "", 1, 1, "mangler", &w), 1);
+    Player *players[2] = { set_player("test", ""), set_player("base", "") };
+    Rng rng;
+    rng_seed(&rng, 5);
+    StoreLease l;
+    bool given;
+    cr_assert_eq(store_claim_batch(cu_fx.store, run, &w, 1, 60000, &l, &given), 1);
+    PackBuf buf = { 0 };
+    for (int g = 0; g < 2; g++) {
+        GameRecord rec;
+        searched_game(players, 2 * l.first_pair + g, 44, 0, &rng, &rec);
+        if (g == 1)
+            rec.moves[10].move = rec.moves[9].move; /* from the square the last move left: illegal */
+        cr_assert_eq(gamepack_append(&rec, XQF_GAME_MOVES, &buf), 0);
+        game_record_free(&rec);
+    }
+    for (int p = 0; p < 2; p++)
+        player_destroy(&players[p]);
+    StoreCounts c = { .pairs = 1, .draws = 2, .penta = { 0, 0, 1, 0, 0 }, .nreasons = GAME_REASONS };
+    c.reasons[GAME_REPETITION] = 2;
+    StoreReportItem it = { .worker = w, .task = l.task_id, .token = l.token, .counts = c, .games = buf.data,
+                           .games_len = buf.len };
+    cr_assert_eq(store_report_batch(cu_fx.store, &it, 1, 60000), 0);
+    cr_assert_eq(it.status, REPORT_ACCEPTED);
+    pack_buf_free(&buf);
+
+    char out[16384], args[256];
+    snprintf(args, sizeof args, "audit %lld --depth 3 --agree 0.9", (long long)run);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s (log: %s)", out, cu_fx.logfile);
+    fprintf(stderr, "%s", out);
+    cr_assert(strstr(out, " illegal) at depth 3") && strstr(out, ": FLAGGED\n"), "%s", out);
+}
+
 /* Fails naming what the transaction so far read of games and results, if more than a few rows. */
 static void reads_few(const char *step)
 {

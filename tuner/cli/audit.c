@@ -197,12 +197,15 @@ typedef struct {
     int64_t id;
     char name[STORE_NAME_MAX + 1];
     int64_t positions, agree;
+    int64_t illegal;                 /* positions that do not read: an illegal move in the game up to them */
 } Audited;
 
 /*
  * Searches a worker's drawn positions again (the first player's with
  * spec[0], the second's with spec[1]) and counts those whose best move is
- * the game's.  CLI_OK or CLI_FAIL.
+ * the game's.  A position that does not read (the coordinator stores
+ * records without playing them: an illegal move up to it or at it) is
+ * counted as not agreeing, and apart.  CLI_OK or CLI_FAIL.
  */
 static int search_again(const Reservoir *r, PlayerSpec spec[2], const TacticsConfig *cfg, Audited *a)
 {
@@ -210,16 +213,23 @@ static int search_again(const Reservoir *r, PlayerSpec spec[2], const TacticsCon
     char *text = malloc(size);
     if (!text)
         return cli_fail(CLI_FAIL, "out of memory");
-    a->positions = a->agree = 0;
+    a->positions = a->agree = a->illegal = 0;
     int status = CLI_OK;
+    char err[512];
     for (int p = 0; p < 2 && status == CLI_OK; p++) {
         size_t n = 0;
-        for (int i = 0; i < r->have; i++)
-            if (r->drawn[i].player == p)
+        for (int i = 0; i < r->have; i++) {
+            if (r->drawn[i].player != p)
+                continue;
+            Suite *one = suite_parse(r->drawn[i].line, a->name, err, sizeof err);
+            if (one)
                 n += (size_t)snprintf(text + n, size - n, "%s\n", r->drawn[i].line);
+            else
+                a->illegal++;
+            suite_destroy(&one);
+        }
         if (n == 0)
             continue;
-        char err[512];
         Suite *suite = suite_parse(text, a->name, err, sizeof err);
         if (!suite) {
             status = cli_fail(CLI_FAIL, "worker %s: a drawn position does not read: %s", a->name, err);
@@ -234,6 +244,7 @@ static int search_again(const Reservoir *r, PlayerSpec spec[2], const TacticsCon
         }
         suite_destroy(&suite);
     }
+    a->positions += a->illegal;
     free(text);
     return status;
 }
@@ -347,11 +358,13 @@ int tune_cmd_audit(int argc, char **argv)
         }
         double p1 = p0 * (1 - f), llr = audit_llr(x->agree, x->positions, p0, p1);
         const char *verdict = llr >= upper ? "FLAGGED" : llr <= lower ? "clean" : "undecided";
-        char line[512];
+        char line[512], illegal[64] = "";
+        if (x->illegal > 0)
+            snprintf(illegal, sizeof illegal, ", %" PRId64 " illegal", x->illegal);
         snprintf(line, sizeof line,
-                 "%" PRId64 " of %" PRId64 " positions agree (%.1f %%) at depth %d, honest %.1f %%: LLR %.2f [%.2f, %.2f]",
-                 x->agree, x->positions, 100.0 * (double)x->agree / (double)x->positions, cfg.depth, 100 * p0, llr,
-                 lower, upper);
+                 "%" PRId64 " of %" PRId64 " positions agree (%.1f %%%s) at depth %d, honest %.1f %%: LLR %.2f [%.2f, %.2f]",
+                 x->agree, x->positions, 100.0 * (double)x->agree / (double)x->positions, illegal, cfg.depth, 100 * p0,
+                 llr, lower, upper);
         printf("  %-24s %s: %s\n", name, line, verdict);
         StoreSearchAudit rec = { .depth = cfg.depth, .positions = x->positions, .agree = x->agree, .honest = p0,
                                  .llr = llr, .verdict = llr >= upper ? "flagged" : llr <= lower ? "clean" : "undecided" };
