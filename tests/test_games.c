@@ -863,7 +863,7 @@ Test(games, a_replay_audit_never_goes_to_the_same_key)
     pack_buf_free(&buf);
 }
 
-/* The pairs of run 7 among 0-19,999 that xqf_replayed chooses at share 5 % in the database at db, into out ("a,b,..."). */
+/* The pairs of run 7 among 0-19,999 that formula chooses (at share 5 %) in the database at db, into out ("a,b,..."). */
 static void replayed_pairs(const char *db, const char *formula, char *out, size_t size)
 {
     char cmd[1024];

@@ -288,7 +288,8 @@ int tune_cmd_audit(int argc, char **argv)
         return status;
     found = store_load_run(s, id, &run, false);
     if (found <= 0)
-        status = found < 0 ? cli_fail(CLI_FAIL, "cannot read run %" PRId64, id) : cli_fail(CLI_USAGE, "no run %" PRId64, id);
+        status = found < 0 ? cli_fail(CLI_FAIL, "cannot read run %" PRId64, id)
+                           : cli_fail(CLI_USAGE, "no run %" PRId64, id);
     if (status == CLI_OK)
         status = auditable(&run);
     static char params[2][STORE_PARAMS_MAX + 1];
@@ -357,17 +358,18 @@ int tune_cmd_audit(int argc, char **argv)
             continue;
         }
         double p1 = p0 * (1 - f), llr = audit_llr(x->agree, x->positions, p0, p1);
-        const char *verdict = llr >= upper ? "FLAGGED" : llr <= lower ? "clean" : "undecided";
+        const char *verdict = llr >= upper ? "flagged" : llr <= lower ? "clean" : "undecided";
         char line[512], illegal[64] = "";
         if (x->illegal > 0)
             snprintf(illegal, sizeof illegal, ", %" PRId64 " illegal", x->illegal);
         snprintf(line, sizeof line,
-                 "%" PRId64 " of %" PRId64 " positions agree (%.1f %%%s) at depth %d, honest %.1f %%: LLR %.2f [%.2f, %.2f]",
+                 "%" PRId64 " of %" PRId64 " positions agree (%.1f %%%s) at depth %d, honest %.1f %%: "
+                 "LLR %.2f [%.2f, %.2f]",
                  x->agree, x->positions, 100.0 * (double)x->agree / (double)x->positions, illegal, cfg.depth, 100 * p0,
                  llr, lower, upper);
-        printf("  %-24s %s: %s\n", name, line, verdict);
+        printf("  %-24s %s: %s\n", name, line, llr >= upper ? "FLAGGED" : verdict);
         StoreSearchAudit rec = { .depth = cfg.depth, .positions = x->positions, .agree = x->agree, .honest = p0,
-                                 .llr = llr, .verdict = llr >= upper ? "flagged" : llr <= lower ? "clean" : "undecided" };
+                                 .llr = llr, .verdict = verdict };
         if (store_search_audit_add(s, id, x->id, &rec) != 0) {
             status = cli_fail(CLI_FAIL, "cannot record the audit of worker %s", name);
             break;
