@@ -48,13 +48,18 @@
       " a.state = 'auditor_lied' OR (a.state = 'mismatch' AND a.arbiter IS DISTINCT FROM 'auditor')), " \
       " (CASE WHEN a.arbiter IN ('original', 'auditor', 'neither') THEN a.third_worker END, false)) " \
       " AS u(w, blamed) WHERE a.run_id = $1 AND u.w IS NOT NULL "                                \
-      " AND a.state IN ('agree', 'mismatch', 'auditor_lied') GROUP BY u.w) "                     \
+      " AND a.state IN ('agree', 'mismatch', 'auditor_lied') GROUP BY u.w), "                    \
+      /* a worker's last search audit of the run (051: xqf-tune audit) */                        \
+      "sa AS (SELECT DISTINCT ON (worker_id) worker_id, verdict, agree, positions FROM "         \
+      " search_audits WHERE run_id = $1 ORDER BY worker_id, id DESC) "                           \
       "SELECT w.id, w.name, coalesce(x.pairs, 0), coalesce(x.ll, 0), coalesce(x.ld, 0), "        \
       "coalesce(x.dd, 0), coalesce(x.wd, 0), coalesce(x.ww, 0), "                                \
       "coalesce(x.time_losses, 0), coalesce(x.illegal, 0), coalesce(x.crashes, 0), "             \
       "coalesce(x.expired, 0), "                                                                 \
-      "coalesce(a.audits, 0), coalesce(a.mismatches, 0), coalesce(a.pairs, '') FROM workers w "  \
+      "coalesce(a.audits, 0), coalesce(a.mismatches, 0), coalesce(a.pairs, ''), "                \
+      "coalesce(sa.verdict, ''), coalesce(sa.agree, 0), coalesce(sa.positions, 0) FROM workers w " \
       "LEFT JOIN x ON x.worker_id = w.id LEFT JOIN a ON a.worker_id = w.id "                     \
+      "LEFT JOIN sa ON sa.worker_id = w.id "                                                     \
       "WHERE x.worker_id IS NOT NULL OR a.worker_id IS NOT NULL ORDER BY w.name", 1)             \
     S(REPLAY_TOTALS, "SELECT replay_share, nodes > 0, "                                          \
                      "(SELECT count(*) FROM replay_audits a WHERE a.run_id = r.id AND a.state IN ('pending', 'leased')), " \
@@ -72,7 +77,9 @@
     S(AUDIT_HANDBACK, "SELECT xqf_audit_handback($1, $2, $3)", 3)                                \
     S(PURGE, "SELECT * FROM xqf_purge_worker($1, $2)", 2)                                        \
     S(PURGE_DONE, "SELECT xqf_purge_done($1, $2, $3, $4, $5)", 5)                                \
-    S(SET_GAME_SCORES, "UPDATE runs SET game_scores = $2 WHERE id = $1", 2)
+    S(SET_GAME_SCORES, "UPDATE runs SET game_scores = $2 WHERE id = $1", 2)                      \
+    S(SEARCH_AUDIT_ADD, "INSERT INTO search_audits (run_id, worker_id, depth, positions, agree, honest, " \
+                        "llr, verdict) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)", 8)
 
 STORE_STATEMENTS(GAMES_STATEMENTS, store_statements_games);
 
@@ -195,6 +202,9 @@ int store_run_workers(Store *s, int64_t id, StoreWorkerTrust **out)
         w->replays = store_i64(res, i, 12);
         w->mismatches = store_i64(res, i, 13);
         store_text(res, i, 14, w->mismatched, sizeof w->mismatched);
+        store_text(res, i, 15, w->search_verdict, sizeof w->search_verdict);
+        w->search_agree = store_i64(res, i, 16);
+        w->search_positions = store_i64(res, i, 17);
     }
     PQclear(res);
     xqf_residuals(rows, count, NULL, NULL);
@@ -202,7 +212,8 @@ int store_run_workers(Store *s, int64_t id, StoreWorkerTrust **out)
         StoreWorkerTrust *w = &(*out)[i];
         w->residual = rows[i].z;
         w->flagged = (rows[i].used && rows[i].z > XQF_RESIDUAL_FLAG) ||
-                     xqf_faults_flag(w->games, w->crashes, w->time_losses) || w->mismatches > 0;
+                     xqf_faults_flag(w->games, w->crashes, w->time_losses) || w->mismatches > 0 ||
+                     strcmp(w->search_verdict, "flagged") == 0;
     }
     free(rows);
     return count;
@@ -222,6 +233,20 @@ int store_replay_totals(Store *s, int64_t id, StoreReplayTotals *out)
                                     .mismatch = store_i64(res, 0, 4) };
     PQclear(res);
     return found;
+}
+
+int store_search_audit_add(Store *s, int64_t run, int64_t worker, const StoreSearchAudit *a)
+{
+    StoreNums n;
+    char honest[32], llr[32];
+    snprintf(honest, sizeof honest, "%.17g", a->honest);
+    snprintf(llr, sizeof llr, "%.17g", a->llr);
+    const char *p[8] = { store_num(&n, 0, run), store_num(&n, 1, worker), store_num(&n, 2, a->depth),
+                         store_num(&n, 3, a->positions), store_num(&n, 4, a->agree), honest, llr, a->verdict };
+    PGresult *res = store_run(s, &STMT[ST_SEARCH_AUDIT_ADD], p, PGRES_COMMAND_OK);
+    int rc = res ? 0 : -1;
+    PQclear(res);
+    return rc;
 }
 
 int store_set_replay_share(Store *s, int64_t id, double share)

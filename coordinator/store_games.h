@@ -47,7 +47,11 @@ typedef struct {
     int64_t replays, mismatches;
     char mismatched[STORE_TEXT_MAX]; /* "pair P (game G differ); ..." */
     double residual;                 /* tuner/stats/residual.h: NAN when it does not qualify */
-    bool flagged;                    /* residual above XQF_RESIDUAL_FLAG, its faults (xqf_faults_flag), or a mismatch */
+    /* its last search audit of the run (051, xqf-tune audit): "clean", "undecided", "flagged" or "" (none) */
+    char search_verdict[16];
+    int64_t search_agree, search_positions; /* its positions searched again, and those whose move agreed */
+    bool flagged;                    /* residual above XQF_RESIDUAL_FLAG, its faults (xqf_faults_flag), a mismatch,
+                                        or a search audit's flag */
 } StoreWorkerTrust;
 
 /*
@@ -72,6 +76,16 @@ typedef struct {
     int64_t agree;                   /* the pair's records stand (a third replay may have shown the auditor lied) */
     int64_t mismatch;                /* they differ, the auditor not shown to have lied (036_audit_arbiter.sql) */
 } StoreReplayTotals;
+
+/* One worker's search audit of a run (051; tuner/cli/audit.c): what xqf-tune audit found. */
+typedef struct {
+    int64_t depth, positions, agree;
+    double honest, llr;              /* H0's agreement, and the SPRT's LLR */
+    const char *verdict;             /* "clean", "undecided" or "flagged" */
+} StoreSearchAudit;
+
+/* Records it (the tables' owner only: xqf-tune). 0 or -1. */
+int store_search_audit_add(Store *s, int64_t run, int64_t worker, const StoreSearchAudit *a);
 
 /* A run's replay audits. Returns 1, 0 (no such run) or -1. */
 int store_replay_totals(Store *s, int64_t run, StoreReplayTotals *out);

@@ -28,12 +28,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "cluster_util.h"
 #include "fen.h"
 #include "game.h"
 #include "gamepack.h"
 #include "games.h"
 #include "movegen.h"
+#include "player.h"
+#include "rng.h"
 #include "residual.h"
 #include "stats.h"
 #include "status.h"
@@ -43,6 +46,7 @@
 #include "store_spsa.h"
 #include "store_tasks.h"
 #include "store_test.h"
+#include "store_users.h"
 #include "worker.h"
 #include "worker_transport.h"
 
@@ -859,6 +863,91 @@ Test(games, a_replay_audit_never_goes_to_the_same_key)
     pack_buf_free(&buf);
 }
 
+/* The pairs of run 7 among 0-19,999 that formula chooses (at share 5 %) in the database at db, into out ("a,b,..."). */
+static void replayed_pairs(const char *db, const char *formula, char *out, size_t size)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "psql -X -qAt '%s' -c \"SELECT string_agg(p::text, ',' ORDER BY p) FROM generate_series(0, 19999) p "
+             "WHERE %s\"",
+             db, formula);
+    cr_assert_eq(cu_sh(out, size, cmd, cu_fx.logfile), 0, "psql failed (log: %s)", cu_fx.logfile);
+    out[strcspn(out, "\n")] = '\0';
+}
+
+/* Each number of the comma-separated list (0-19,999) into set. Returns how many. */
+static int pair_set(const char *list, bool set[20000])
+{
+    int n = 0;
+    for (char *p = (char *)list; *p; p += *p == ',') {
+        long v = strtol(p, &p, 10);
+        cr_assert(v >= 0 && v < 20000, "not a pair: %ld", v);
+        set[v] = true;
+        n++;
+    }
+    return n;
+}
+
+/* How many pairs list a holds, and how many of them list b holds too (into *both). */
+static int pairs_in(const char *a, int *both, const char *b)
+{
+    static bool in_a[20000], in_b[20000];
+    memset(in_a, 0, sizeof in_a);
+    memset(in_b, 0, sizeof in_b);
+    int n = pair_set(a, in_a);
+    pair_set(b, in_b);
+    *both = 0;
+    for (int i = 0; i < 20000; i++)
+        *both += in_a[i] && in_b[i];
+    return n;
+}
+
+/*
+ * The pairs replayed cannot be told from what a task carries (its run and
+ * first pair): they are an HMAC of the run and the pair under a secret
+ * drawn when a database is migrated (051), which only the owner and the
+ * coordinator's role read.  Two databases (two coordinators) choose
+ * different pairs, neither the old formula's (hashint8 of run * 1000003 +
+ * pair), and each chooses its share of them.
+ */
+Test(games, replayed_pairs_are_chosen_with_the_coordinators_secret)
+{
+    CU_REQUIRE_DB();
+    static char a[131072], b[131072], old[131072];
+    char other[512], name[64];
+    Store *s2 = cu_store_fresh(other, sizeof other, name, sizeof name);
+    cr_assert(s2, "a second database");
+    const char *keyed = "xqf_replayed(7, p, 0.05)";
+    replayed_pairs(cu_fx.db, keyed, a, sizeof a);
+    replayed_pairs(other, keyed, b, sizeof b);
+    replayed_pairs(cu_fx.db, "(hashint8(7 * 1000003 + p)::bigint + 2147483648) < 0.05 * 4294967296", old, sizeof old);
+    store_destroy(&s2);
+    cu_db_drop(name);
+    /* 1,000 chosen of 20,000 at 5 %: sd 30.8; two independent choices share about 50 */
+    int both, na = pairs_in(a, &both, b);
+    int nb = pairs_in(b, &(int){ 0 }, a);
+    fprintf(stderr, "FIGURE: replayed pairs of 20,000 at 5 %%: %d and %d under two secrets, %d in both\n", na, nb,
+            both);
+    cr_assert(na > 860 && na < 1140 && nb > 860 && nb < 1140, "the share does not hold: %d, %d of 20,000", na, nb);
+    cr_assert_lt(both, 150, "two secrets choose the same pairs: %d of %d in both", both, na);
+    int both_old;
+    cr_assert(pairs_in(old, &both_old, a) > 860);
+    cr_assert_lt(both_old, 150, "the old formula still tells the chosen pairs: %d of them", both_old);
+    /* the same pair of a database is chosen alike each time (its audit is queued once) */
+    replayed_pairs(cu_fx.db, keyed, b, sizeof b);
+    cr_assert_str_eq(a, b);
+    /* the coordinator's role reads the secret, the dashboard's does not */
+    if (cu_fx.roles) {
+        char out[256], cmd[1024];
+        const char *read = "(psql -X -qAt '%s' -c 'SELECT count(*) FROM audit_secret' 2>&1)";
+        snprintf(cmd, sizeof cmd, read, cu_fx.db_coordinator);
+        cr_assert_eq(cu_sh(out, sizeof out, cmd, cu_fx.logfile), 0, "%s", out);
+        snprintf(cmd, sizeof cmd, read, cu_fx.db_web);
+        cr_assert_neq(cu_sh(out, sizeof out, cmd, cu_fx.logfile), 0, "the dashboard's role reads the secret");
+        cr_assert(strstr(out, "permission denied"), "out: %s (log: %s)", out, cu_fx.logfile);
+    }
+}
+
 Test(games, replay_audits_leased_judged_and_refused_in_the_store)
 {
     CU_REQUIRE_DB();
@@ -924,6 +1013,209 @@ Test(games, replay_audits_leased_judged_and_refused_in_the_store)
     cr_assert_eq(store_claim_audit(cu_fx.store, w[1], "", 60000, &a), 0);
     pack_buf_free(&buf);
     pack_buf_free(&other);
+}
+
+/* ---- the search audit of runs on a clock (xqf-tune audit) -------------------------- */
+
+/* A built-in player of set ("Name=value" or ""), one thread. */
+static Player *set_player(const char *name, const char *set)
+{
+    char w0[64], w1[] = "threads=1", w2[128];
+    snprintf(w0, sizeof w0, "name=%s", name);
+    snprintf(w2, sizeof w2, "option.%s", set);
+    char *words[] = { w0, w1, w2 };
+    PlayerSpec spec;
+    char err[256];
+    cr_assert_eq(spec_parse(&spec, set[0] ? 3 : 2, words, 16, err, sizeof err), 0, "%s", err);
+    Player *p = player_new(&spec);
+    cr_assert(p);
+    return p;
+}
+
+/*
+ * Game `game` of a run (even: the first player Red) as a worker sends it:
+ * four opening plies, then each move the mover's search at depth 3 (a new
+ * game each: an empty hash table), or with chance `made_up` another legal
+ * move instead; a draw by repetition.
+ */
+static void searched_game(Player *players[2], int64_t game, int plies, double made_up, Rng *rng, GameRecord *g)
+{
+    game_record_init(g);
+    snprintf(g->fen, sizeof g->fen, "%s", "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1");
+    Board b;
+    char err[64];
+    cr_assert_eq(fen_parse(&b, g->fen, FEN_GAME, err, sizeof err), 0);
+    g->moves = calloc((size_t)plies + 1, sizeof *g->moves);
+    g->capacity = plies + 1;
+    for (int i = 0; i < plies; i++) {
+        MoveList l;
+        movegen_legal(&b, &l);
+        if (l.count == 0)
+            break;
+        Move m = l.moves[(game + i * 7) % l.count];
+        if (i >= 4) {
+            Player *p = players[(b.side == RED) == (game % 2 == 0) ? 0 : 1];
+            GameView view = { g->fen, g->moves, g->count, &b };
+            ThinkLimits lim = { .depth = 3, .deadline_us = clock_now_us() + 60 * 1000000LL };
+            Reply r;
+            cr_assert_eq(player_new_game(p, NULL, &r), 0);
+            player_think(p, &view, &lim, &r);
+            cr_assert_eq(r.fault, GAME_REASON_NONE, "%s", r.detail);
+            m = r.move;
+            if (l.count > 1 && rng_unit(rng) < made_up) {
+                Move other = l.moves[rng_below(rng, (uint32_t)l.count - 1)];
+                m = other == m ? l.moves[l.count - 1] : other;
+            }
+        }
+        g->moves[g->count++] = (GameMove){ .move = m, .book = i < 4 };
+        board_make(&b, m);
+    }
+    g->result = RESULT_DRAW;
+    g->reason = GAME_REPETITION;
+}
+
+/* The pairs of worker's lease l reported with searched games (made_up of their moves made up). */
+static void report_searched(int64_t worker, const StoreLease *l, Player *players[2], double made_up, Rng *rng)
+{
+    PackBuf buf = { 0 };
+    for (int64_t g = 2 * l->first_pair; g < 2 * (l->first_pair + l->pairs); g++) {
+        GameRecord rec;
+        searched_game(players, g, 44, made_up, rng, &rec);
+        cr_assert_eq(gamepack_append(&rec, XQF_GAME_MOVES, &buf), 0);
+        game_record_free(&rec);
+    }
+    StoreCounts c = { .pairs = l->pairs, .draws = 2 * l->pairs, .penta = { 0, 0, l->pairs, 0, 0 },
+                      .nreasons = GAME_REASONS };
+    c.reasons[GAME_REPETITION] = 2 * l->pairs;
+    StoreReportItem it = { .worker = worker, .task = l->task_id, .token = l->token, .counts = c, .games = buf.data,
+                           .games_len = buf.len };
+    cr_assert_eq(store_report_batch(cu_fx.store, &it, 1, 60000), 0);
+    cr_assert_eq(it.status, REPORT_ACCEPTED);
+    pack_buf_free(&buf);
+}
+
+/*
+ * A run on a clock is not replayed move for move; xqf-tune audit searches
+ * positions of each worker's games again at a fixed depth with the
+ * mover's set: a worker that made up a third of its moves is flagged (and
+ * written in the run's history), an honest one cleared.  Bad input: exit
+ * status 2, nothing written.
+ */
+Test(games, a_run_on_a_clock_flags_a_worker_that_makes_up_moves, .timeout = 400)
+{
+    CU_REQUIRE_DB();
+    const char *book[8];
+    cr_assert_eq(cu_book(book, 8), 8);
+    StoreSprtSpec sp = { .name = "clock", .test_params = "NullR=2", .base_params = "", .book_name = "default.book",
+                         .book = book, .book_lines = 8, .seed = 1, .base_ms = 10000, .inc_ms = 100,
+                         .margin_ms = 100, .pairs_per_task = 3, .max_pairs = 100000, .elo0 = 0, .elo1 = 5,
+                         .alpha = 0.05, .beta = 0.05 };
+    int64_t run, w[2];
+    cr_assert_eq(store_create_sprt(cu_fx.store, &sp, &run), 0);
+    cr_assert_eq(store_hello(cu_fx.store, "honest", "", 1, 1, "honest", &w[0]), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "liar", "", 1, 1, "liar", &w[1]), 1);
+    Player *players[2] = { set_player("test", "NullR=2"), set_player("base", "") };
+    Rng rng;
+    rng_seed(&rng, 11);
+    for (int k = 0; k < 2; k++) {
+        StoreLease l;
+        bool given;
+        cr_assert_eq(store_claim_batch(cu_fx.store, run, &w[k], 1, 60000, &l, &given), 1);
+        report_searched(w[k], &l, players, k == 0 ? 0 : 0.35, &rng);
+    }
+    for (int p = 0; p < 2; p++)
+        player_destroy(&players[p]);
+    /* a clock: no replay audit */
+    cr_assert_eq(store_open_audits(cu_fx.store), 0);
+
+    char out[16384], args[256];
+    snprintf(args, sizeof args, "audit %lld --depth 3 --positions 200 --agree 0.9", (long long)run);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s (log: %s)", out, cu_fx.logfile);
+    fprintf(stderr, "%s", out);
+    cr_assert(strstr(out, "Search audit of run"), "%s", out);
+    const char *honest = strstr(out, "  honest "), *liar = strstr(out, "  liar ");
+    cr_assert(honest && liar, "%s", out);
+    cr_assert(strstr(honest, ": clean\n") && strstr(honest, ": clean\n") < strchr(honest + 1, '\n') + 1, "%s", out);
+    cr_assert(strstr(liar, ": FLAGGED\n") && strstr(liar, ": FLAGGED\n") < strchr(liar + 1, '\n') + 1, "%s", out);
+    cr_assert(strstr(out, "Flagged: 1\n"), "%s", out);
+    StoreWebAudit *h;
+    int n = store_web_audit_list(cu_fx.store, run, 10, &h);
+    cr_assert_eq(n, 1);
+    cr_assert(strstr(h[0].detail, "search audit: worker liar flagged"), "%s", h[0].detail);
+    free(h);
+    /* the trust table flags the liar (show, --status, the report), not the honest worker */
+    StoreWorkerTrust *wt;
+    cr_assert_eq(store_run_workers(cu_fx.store, run, &wt), 2);
+    for (int i = 0; i < 2; i++) {
+        bool lied = strcmp(wt[i].name, "liar") == 0;
+        cr_assert_eq(wt[i].flagged, lied, "%s: flagged %d", wt[i].name, wt[i].flagged);
+        cr_assert_str_eq(wt[i].search_verdict, lied ? "flagged" : "clean");
+        cr_assert_eq(wt[i].search_positions, 200);
+    }
+    free(wt);
+    snprintf(args, sizeof args, "show %lld", (long long)run);
+    cr_assert_eq(tune(out, sizeof out, args), 0);
+    cr_assert(strstr(out, "FLAGGED") && strstr(out, "positions agree: flagged"), "%s", out);
+
+    /* bad input: exit status 2, nothing more written */
+    snprintf(args, sizeof args, "audit %lld --worker liar --depth 3", (long long)run);
+    cr_assert_eq(tune(out, sizeof out, args), 2, "one worker without --agree");
+    snprintf(args, sizeof args, "audit %lld --worker nobody --agree 0.9", (long long)run);
+    cr_assert_eq(tune(out, sizeof out, args), 2);
+    cr_assert_eq(tune(out, sizeof out, "audit 999999"), 2);
+    cr_assert_eq(tune(out, sizeof out, "audit 1 --depth 0"), 2);
+    n = store_web_audit_list(cu_fx.store, run, 10, &h);
+    cr_assert_eq(n, 1);
+    free(h);
+}
+
+/*
+ * The coordinator stores records without playing them: a worker's game
+ * with an illegal move does not stop the search audit; the positions it
+ * cannot read count as not agreeing, said apart, and flag the worker.
+ */
+Test(games, a_search_audit_counts_illegal_moves_against_the_worker, .timeout = 300)
+{
+    CU_REQUIRE_DB();
+    const char *book[8];
+    cr_assert_eq(cu_book(book, 8), 8);
+    StoreSprtSpec sp = { .name = "clock", .test_params = "", .base_params = "", .book_name = "default.book",
+                         .book = book, .book_lines = 8, .seed = 1, .base_ms = 10000, .inc_ms = 100,
+                         .margin_ms = 100, .pairs_per_task = 1, .max_pairs = 100000, .elo0 = 0, .elo1 = 5,
+                         .alpha = 0.05, .beta = 0.05 };
+    int64_t run, w;
+    cr_assert_eq(store_create_sprt(cu_fx.store, &sp, &run), 0);
+    cr_assert_eq(store_hello(cu_fx.store, "mangler", "", 1, 1, "mangler", &w), 1);
+    Player *players[2] = { set_player("test", ""), set_player("base", "") };
+    Rng rng;
+    rng_seed(&rng, 5);
+    StoreLease l;
+    bool given;
+    cr_assert_eq(store_claim_batch(cu_fx.store, run, &w, 1, 60000, &l, &given), 1);
+    PackBuf buf = { 0 };
+    for (int g = 0; g < 2; g++) {
+        GameRecord rec;
+        searched_game(players, 2 * l.first_pair + g, 44, 0, &rng, &rec);
+        if (g == 1)
+            rec.moves[10].move = rec.moves[9].move; /* from the square the last move left: illegal */
+        cr_assert_eq(gamepack_append(&rec, XQF_GAME_MOVES, &buf), 0);
+        game_record_free(&rec);
+    }
+    for (int p = 0; p < 2; p++)
+        player_destroy(&players[p]);
+    StoreCounts c = { .pairs = 1, .draws = 2, .penta = { 0, 0, 1, 0, 0 }, .nreasons = GAME_REASONS };
+    c.reasons[GAME_REPETITION] = 2;
+    StoreReportItem it = { .worker = w, .task = l.task_id, .token = l.token, .counts = c, .games = buf.data,
+                           .games_len = buf.len };
+    cr_assert_eq(store_report_batch(cu_fx.store, &it, 1, 60000), 0);
+    cr_assert_eq(it.status, REPORT_ACCEPTED);
+    pack_buf_free(&buf);
+
+    char out[16384], args[256];
+    snprintf(args, sizeof args, "audit %lld --depth 3 --agree 0.9", (long long)run);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s (log: %s)", out, cu_fx.logfile);
+    fprintf(stderr, "%s", out);
+    cr_assert(strstr(out, " illegal) at depth 3") && strstr(out, ": FLAGGED\n"), "%s", out);
 }
 
 /* Fails naming what the transaction so far read of games and results, if more than a few rows. */

@@ -240,6 +240,7 @@ int tune_cmd_nnue(int argc, char **argv);
 int tune_cmd_user(int argc, char **argv);
 int tune_cmd_pgn(int argc, char **argv);
 int tune_cmd_purge(int argc, char **argv);
+int tune_cmd_audit(int argc, char **argv);
 int tune_cmd_net(int argc, char **argv);
 int tune_cmd_engine(int argc, char **argv);
 /* A run's workers: games, crashes, time losses, illegal moves, disconnects, residual, flags (show). Exit status. */

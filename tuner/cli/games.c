@@ -130,6 +130,9 @@ int cli_show_workers(Store *s, int64_t id)
             xqf_escape(pairs, sizeof pairs, w[i].mismatched);
             printf("    replays differ: %" PRId64 " of %" PRId64 ": %s\n", w[i].mismatches, w[i].replays, pairs);
         }
+        if (w[i].search_verdict[0])
+            printf("    search audit: %" PRId64 " of %" PRId64 " positions agree: %s\n", w[i].search_agree,
+                   w[i].search_positions, w[i].search_verdict);
     }
     free(w);
     return CLI_OK;

@@ -43,6 +43,7 @@ static const Command COMMANDS[] = {
     { "engine", "engine add|list|show|modify: the engines built, benched and played (ours: xqf)", tune_cmd_engine },
     { "pgn", "a run's stored games as PGN (by task or worker)", tune_cmd_pgn },
     { "purge", "take a worker's results out of an SPRT", tune_cmd_purge },
+    { "audit", "search a run's games again: flags workers whose moves the engine does not choose", tune_cmd_audit },
     { "texel", "fit the evaluation's weights to training positions (Texel's method)", tune_cmd_texel },
     { "nnue", "nnue train: the network evaluation trained on training positions (PyTorch)", tune_cmd_nnue },
     { "user", "user add: an account of the web dashboard (xqf-web)", tune_cmd_user },
