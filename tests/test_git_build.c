@@ -640,6 +640,25 @@ Test(git_build, an_approval_binds_the_commit_not_the_ref)
     snprintf(args, sizeof args, "show %" PRId64, run);
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s", errbuf);
     cr_assert(strstr(out, "failed: test ref moved") && strstr(out, harmful), "show gives the reason:\n%s", out);
+
+    /* a branch deleted after the approval: refused as well, the reason naming the commit approved */
+    snprintf(cmd, sizeof cmd, "git -C '%s' branch gone %s", repo, harmless);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
+    int64_t gone = waiting_test("tess", true, "gone", base, "");
+    snprintf(args, sizeof args, "build --serve --db '%s' --repo '%s' --out built", cu_fx.db_builder, repo);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    cr_assert_eq(store_web_approve(cu_fx.store, gone, harmless, base), 1);
+    snprintf(cmd, sizeof cmd, "git -C '%s' branch -q -D gone", repo);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    snprintf(expect, sizeof expect, "the test ref gone (approved at %s) cannot be read now: refused", harmless);
+    cr_assert(strstr(out, expect), "%s", out);
+    cr_assert_eq(store_load_run(cu_fx.store, gone, &r, false), 1);
+    cr_assert_str_eq(r.state, "failed");
+    cr_assert_str_eq(r.verdict, "build of test ref gone failed");
+    requests(gone, 2, &q);
+    cr_assert(strstr(q[0].error, harmless) && strstr(q[0].error, "unknown ref 'gone'"), "%s", q[0].error);
+    free(q);
     StoreBuildRequest none;
     cr_assert_eq(store_build_claim(cu_fx.store, "test:1", 3600, &none), 0, "nothing left to build");
 }

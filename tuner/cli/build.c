@@ -1341,9 +1341,12 @@ static int serve_pin(Store *s, const Opts *o, const StoreBuildRequest *q, const 
         return cli_fail(CLI_FAIL, "cannot record the commit of request %" PRId64, q->id);
     if (rc == 0)
         return cli_fail(CLI_USAGE, "request %" PRId64 " was ended meanwhile: not built", q->id);
-    if (strcmp(state, "failed") == 0 && q->commit[0])
+    if (strcmp(state, "failed") == 0 && q->commit[0] && status == CLI_OK)
         printf("run %" PRId64 ": the %s ref %s moved: approved at %s, now %s: refused; the run is failed\n",
-               q->run_id, q->side, q->ref, q->commit, status == CLI_OK ? g->commit : "nothing (it does not resolve)");
+               q->run_id, q->side, q->ref, q->commit, g->commit);
+    else if (strcmp(state, "failed") == 0 && q->commit[0])
+        printf("run %" PRId64 ": the %s ref %s (approved at %s) cannot be read now: refused; the run is failed\n",
+               q->run_id, q->side, q->ref, q->commit);
     else if (strcmp(state, "failed") == 0)
         printf("run %" PRId64 ": the %s ref %s does not resolve; the run is failed\n", q->run_id, q->side, q->ref);
     else if (strcmp(state, "pending") != 0 && strcmp(state, "building") != 0)

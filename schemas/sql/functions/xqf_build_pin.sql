@@ -5,11 +5,11 @@
 -- commit is pinned: the approval page shows it, an admin approves exactly
 -- it (xqf_approve), and it is what gets built.  Later (the builder about
 -- to build the request it claimed), the ref must still name the pinned
--- commit: a ref that moved (a force-push, a mirror's fetch) or is gone is
--- refused.  A ref that does not resolve, or that moved, fails the request
--- with the reason (both commits named), the run's other open requests,
--- and the run ('failed', its verdict naming the side and both commits,
--- 12 digits each).  A request of a run that ended meanwhile fails.
+-- commit: a ref that moved (a force-push, a mirror's fetch) or cannot be
+-- read is refused.  A ref that does not resolve, or that moved, fails the
+-- request with the reason (both commits named), the run's other open
+-- requests, and the run ('failed'; a moved ref's verdict names the side
+-- and both commits, 12 digits each).  A request of a run that ended meanwhile fails.
 -- Returns the run's state after it, or NULL when the request is not open.
 CREATE OR REPLACE FUNCTION xqf_build_pin(p_request bigint, p_commit text, p_subject text, p_error text)
 RETURNS text
@@ -45,12 +45,15 @@ BEGIN
     IF q.git_commit IS NULL THEN
         v_error := coalesce(nullif(p_error, ''), format('the %s ref %s does not resolve', q.side, q.ref));
         v_verdict := left(format('build of %s ref %s failed', q.side, q.ref), 63);
+    ELSIF p_commit IS NULL THEN
+        -- gone, or its repository unreadable now: either way not the commit approved
+        v_error := format('the %s ref %s (commit %s when the test was made) cannot be read now: %s: not built',
+                          q.side, q.ref, q.git_commit, coalesce(nullif(p_error, ''), 'unknown ref'));
+        v_verdict := left(format('build of %s ref %s failed', q.side, q.ref), 63);
     ELSE
         v_error := format('the %s ref %s moved: the test was made (and approved) at commit %s, the ref now names %s: '
-                          'not built (a test of the new commit is a new test)', q.side, q.ref, q.git_commit,
-                          coalesce(p_commit, format('nothing (%s)', coalesce(nullif(p_error, ''), 'unknown ref'))));
-        v_verdict := format('%s ref moved: %s approved, now %s', q.side, left(q.git_commit, 12),
-                            coalesce(left(p_commit, 12), 'gone'));
+                          'not built (a test of the new commit is a new test)', q.side, q.ref, q.git_commit, p_commit);
+        v_verdict := format('%s ref moved: %s approved, now %s', q.side, left(q.git_commit, 12), left(p_commit, 12));
     END IF;
     UPDATE build_requests SET state = 'failed', finished_at = now(), error = v_error
      WHERE build_requests.id = p_request;
