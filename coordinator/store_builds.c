@@ -70,8 +70,12 @@
     S(BUILD_DONE, "SELECT xqf_build_done($1, $2, $3)", 3)                                        \
     S(BUILD_SIGN_NEXT, "SELECT id, sha256, build_id FROM xqf_sign_next()", 0)                    \
     S(BUILD_SIGNED, "SELECT xqf_build_signed($1, $2, $3)", 3)                                    \
-    S(BUILD_REQUESTS, "SELECT id, run_id, side, ref, state, coalesce(build_id, 0), error FROM build_requests " \
-      "WHERE run_id = $1 ORDER BY side DESC", 1)
+    S(BUILD_TO_PIN, "SELECT q.id, q.run_id, q.side, q.ref, '', '' FROM build_requests q "        \
+      "JOIN runs r ON r.id = q.run_id WHERE q.state = 'queued' AND q.git_commit IS NULL "        \
+      "AND r.state IN ('pending', 'building') ORDER BY q.id LIMIT 1", 0)                         \
+    S(BUILD_PIN, "SELECT xqf_build_pin($1, $2, $3, $4)", 4)                                      \
+    S(BUILD_REQUESTS, "SELECT id, run_id, side, ref, coalesce(git_commit, ''), git_subject, state, " \
+      "coalesce(build_id, 0), error FROM build_requests WHERE run_id = $1 ORDER BY side DESC", 1)
 
 STORE_STATEMENTS(BUILDS_STATEMENTS, store_statements_builds);
 
@@ -339,20 +343,27 @@ int store_await_builds(Store *s, int64_t run, const char *test_ref, const char *
     return done ? 0 : -1;
 }
 
-/* Columns id, run_id, side, ref (then state, build_id, error when full) of row into q. */
-static void request_row(const PGresult *res, int row, bool full, StoreBuildRequest *q)
+/*
+ * Columns id, run_id, side, ref, git_commit, git_subject (then state,
+ * build_id, error when full; else state is state) of row into q.
+ */
+static void request_row(const PGresult *res, int row, bool full, const char *state, StoreBuildRequest *q)
 {
     memset(q, 0, sizeof *q);
     q->id = store_i64(res, row, 0), q->run_id = store_i64(res, row, 1);
     store_text(res, row, 2, q->side, sizeof q->side);
     store_text(res, row, 3, q->ref, sizeof q->ref);
+    if (!PQgetisnull(res, row, 4))
+        store_text(res, row, 4, q->commit, sizeof q->commit);
+    if (!PQgetisnull(res, row, 5))
+        store_text(res, row, 5, q->subject, sizeof q->subject);
     if (!full) {
-        snprintf(q->state, sizeof q->state, "building");
+        snprintf(q->state, sizeof q->state, "%s", state);
         return;
     }
-    store_text(res, row, 4, q->state, sizeof q->state);
-    q->build_id = store_i64(res, row, 5);
-    store_text(res, row, 6, q->error, sizeof q->error);
+    store_text(res, row, 6, q->state, sizeof q->state);
+    q->build_id = store_i64(res, row, 7);
+    store_text(res, row, 8, q->error, sizeof q->error);
 }
 
 int store_build_claim(Store *s, const char *builder, int lease_s, StoreBuildRequest *out)
@@ -365,7 +376,34 @@ int store_build_claim(Store *s, const char *builder, int lease_s, StoreBuildRequ
         return -1;
     int found = PQntuples(res) == 1;
     if (found)
-        request_row(res, 0, false, out);
+        request_row(res, 0, false, "building", out);
+    PQclear(res);
+    return found;
+}
+
+int store_build_to_pin(Store *s, StoreBuildRequest *out)
+{
+    PGresult *res = store_run(s, &STMT[ST_BUILD_TO_PIN], NULL, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found)
+        request_row(res, 0, false, "queued", out);
+    PQclear(res);
+    return found;
+}
+
+int store_build_pin(Store *s, int64_t request, const char *commit, const char *subject, const char *error,
+                    char *run_state, size_t size)
+{
+    char id[24];
+    snprintf(id, sizeof id, "%" PRId64, request);
+    const char *p[4] = { id, commit && *commit ? commit : NULL, subject ? subject : "", error ? error : "" };
+    PGresult *res = store_run(s, &STMT[ST_BUILD_PIN], p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = !PQgetisnull(res, 0, 0);
+    snprintf(run_state, size, "%s", found ? PQgetvalue(res, 0, 0) : "");
     PQclear(res);
     return found;
 }
@@ -425,7 +463,7 @@ int store_build_requests(Store *s, int64_t run, StoreBuildRequest **out)
     if (n < 0)
         return -1;
     for (int i = 0; i < n; i++)
-        request_row(res, i, true, &(*out)[i]);
+        request_row(res, i, true, "", &(*out)[i]);
     PQclear(res);
     return n;
 }

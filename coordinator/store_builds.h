@@ -138,6 +138,8 @@ typedef struct {
     int64_t id, run_id;
     char side[8];                    /* test, base */
     char ref[STORE_REF_MAX + 1];
+    char commit[STORE_NAME_MAX + 1]; /* the commit ref named when the test was made ("" until pinned) */
+    char subject[STORE_TEXT_MAX + 1];/* that commit's subject */
     char state[16];                  /* queued, building, done, failed */
     int64_t build_id;                /* done: the build registered */
     char error[2048];                /* failed: why, with the build log's tail */
@@ -151,11 +153,29 @@ typedef struct {
  */
 int store_await_builds(Store *s, int64_t run, const char *test_ref, const char *base_ref);
 /*
- * Takes the oldest request to build for builder ("host:pid"): queued, or
- * taken more than lease_s seconds ago by a builder that did not finish.
- * Returns 1 with *out, 0 (none) or -1.
+ * Takes the oldest request to build for builder ("host:pid"), of an
+ * approved run, pinned to its commit (out->commit): queued, or taken more
+ * than lease_s seconds ago by a builder that did not finish.  Returns 1
+ * with *out, 0 (none) or -1.
  */
 int store_build_claim(Store *s, const char *builder, int lease_s, StoreBuildRequest *out);
+/*
+ * The oldest request whose commit is not pinned yet (its test was just
+ * made; pending or building).  Returns 1 with *out, 0 (none) or -1.
+ */
+int store_build_to_pin(Store *s, StoreBuildRequest *out);
+/*
+ * The commit request's ref names now, as a builder read it (commit and
+ * its subject; NULL with error: the ref does not resolve): pinned when the
+ * request has none yet, else checked against the pinned one.  A ref that
+ * does not resolve or names another commit fails the request (both
+ * commits named), the run's other requests and the run
+ * (xqf_build_pin, 050_build_request_commits.sql).  Returns 1 with the
+ * run's state after it in run_state ("failed" when refused), 0 (the
+ * request is not open) or -1.
+ */
+int store_build_pin(Store *s, int64_t request, const char *commit, const char *subject, const char *error,
+                    char *run_state, size_t size);
 /*
  * Records a request's outcome: build (> 0) built, or 0 failed with error.
  * The run takes its builds and its state when the last of its requests is

@@ -23,7 +23,7 @@
     S(WEB_OWNER, "SELECT owner FROM runs WHERE id = $1", 1)                                      \
     S(WEB_WAITING, "SELECT count(*) FROM runs WHERE owner = $1 "                                 \
       "AND state IN ('pending', 'building')", 1)                                                 \
-    S(WEB_APPROVE, "SELECT xqf_approve($1)", 1)                                                  \
+    S(WEB_APPROVE, "SELECT xqf_approve($1, $2, $3)", 3)                                          \
     S(WEB_STOP, "SELECT xqf_stop_run($1, $2)", 2)                                                \
     S(WEB_MODIFY, "SELECT xqf_set_run_limits($1, $2, $3, $4)", 4)                                \
     S(WEB_TASKS, "SELECT coalesce(w.name, ''), count(*), count(*) FILTER (WHERE t.state = 'leased'), " \
@@ -105,11 +105,12 @@ int64_t store_web_waiting(Store *s, const char *owner)
     return n;
 }
 
-int store_web_approve(Store *s, int64_t run)
+int store_web_approve(Store *s, int64_t run, const char *test_commit, const char *base_commit)
 {
     char id[24];
     snprintf(id, sizeof id, "%" PRId64, run);
-    const char *p[1] = { id };
+    const char *p[3] = { id, test_commit && *test_commit ? test_commit : NULL,
+                         base_commit && *base_commit ? base_commit : NULL };
     PGresult *res = store_run(s, &STMT[ST_WEB_APPROVE], p, PGRES_TUPLES_OK);
     if (!res)
         return -1;

@@ -40,8 +40,14 @@ int store_web_owner(Store *s, int64_t run, char *out, size_t size);
 /* How many of owner's runs wait for approval or for their builds, or -1. */
 int64_t store_web_waiting(Store *s, const char *owner);
 
-/* A pending run approved: building when it waits for builds of its refs, else active. Returns 1, 0 (not pending) or -1. */
-int store_web_approve(Store *s, int64_t run);
+/*
+ * A pending run approved: building when it waits for builds of its refs,
+ * else active.  test_commit and base_commit (NULL or "" for a side without
+ * a ref to build) are the commits the approval page showed: each request
+ * must be pinned to exactly its side's (050_build_request_commits.sql).
+ * Returns 1, 0 (not pending, a ref not pinned yet, or another commit) or -1.
+ */
+int store_web_approve(Store *s, int64_t run, const char *test_commit, const char *base_commit);
 /* A pending or active run stopped (verdict "stopped by NAME"). Returns 1, 0 (already over) or -1. */
 int store_web_stop(Store *s, int64_t run, const char *verdict);
 /* Sets an active or pending run's priority, max_pairs and pairs_per_task. Returns 1, 0 (over) or -1. */

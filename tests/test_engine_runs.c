@@ -16,7 +16,8 @@
  * that is not the commit's Bench: line; nothing recorded.  A bench that
  * prints its summary on stderr (Stockfish's family) is read there; an
  * engine without one is benched by searching the bench positions to its
- * record's depth, the nodes it reports summed.
+ * record's depth, the nodes it reports summed.  A branch of an engine
+ * registered by a URL, moved after its test was approved, is refused.
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -30,6 +31,7 @@
 #include "run_service.h"
 #include "store_builds.h"
 #include "store_runs.h"
+#include "store_web.h"
 
 TestSuite(engine_runs, .init = cu_fixture_init, .fini = cu_fixture_fini_rmdir, .timeout = 240);
 
@@ -409,4 +411,59 @@ Test(engine_runs, a_run_of_two_engines_builds_and_speaks_to_each_side_by_its_rec
     cr_assert_str_eq(t->proto1, "uci");
     xqf_msg_free(&m);
     cu_client_close(&c);
+}
+
+/*
+ * An engine registered by a URL is read from the builder's mirror of it,
+ * fetched at each read: a branch force-pushed in the engine's repository
+ * after a test of it was approved moves the mirror's ref too, and the
+ * builder refuses it as it refuses a moved branch of ours (nothing built,
+ * the test failed naming both commits).
+ */
+Test(engine_runs, a_mirrored_branch_moved_after_the_approval_is_refused)
+{
+    CU_REQUIRE_DB();
+    char out[65536], cmd[4096], args[4096], a[41], approved[41], moved[41], expect[512];
+    snprintf(repo, sizeof repo, "%s/toy", cu_fx.dir);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && git -C '%s' init -q", repo, repo);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
+    snprintf(cmd, sizeof cmd, "%s/engine.bin", repo);
+    cr_assert_eq(cu_engine_copy(cmd, 0), 0);
+    commit("1", GOOD_RECIPE, "A: the base", a);
+    snprintf(cmd, sizeof cmd, "git -C '%s' checkout -q -b topic", repo);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
+    commit("2", GOOD_RECIPE, "B: harmless", approved);
+    snprintf(args, sizeof args, "engine add toyurl --repo 'file://%s' --bench '<binary> bench 5 | sed \"s/: /  : /\"'",
+             repo);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+
+    /* a tester's test of the branch: the builder mirrors the repository and pins the commits */
+    RunSpec sp = run_spec_default(RUN_KIND_SPRT);
+    sp.engine = "toyurl", sp.test_ref = "topic", sp.base_ref = a, sp.nodes = 1000, sp.book = XQF_DEFAULT_BOOK;
+    sp.owner = "tess", sp.pending = true;
+    RunProblem problem;
+    int64_t run = 0;
+    cr_assert_eq(run_create(cu_fx.store, &sp, &run, &problem), RUN_OK, "%s: %s", problem.field, problem.why);
+    snprintf(args, sizeof args, "build --serve --db '%s' --out built", cu_fx.db_builder);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    snprintf(expect, sizeof expect, "the test ref topic is commit %s; the run is pending", approved);
+    cr_assert(strstr(out, expect), "%s\n%s", out, errbuf);
+    cr_assert_eq(store_web_approve(cu_fx.store, run, approved, a), 1);
+
+    /* the engine's branch force-pushed: the mirror's fetch moves it, the builder refuses it */
+    snprintf(cmd, sizeof cmd, "git -C '%s' -c user.name=t -c user.email=t@t commit -q --amend -m 'B: harmful' && "
+                              "git -C '%s' rev-parse topic", repo, repo);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
+    snprintf(moved, sizeof moved, "%.40s", out);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    snprintf(expect, sizeof expect, "the test ref topic moved: approved at %s, now %s: refused; the run is failed",
+             approved, moved);
+    cr_assert(strstr(out, expect), "%s\n%s", out, errbuf);
+    cr_assert(!strstr(errbuf, "in a sandbox"), "nothing built: %s", errbuf);
+    StoreRun r;
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
+    cr_assert_str_eq(r.state, "failed");
+    snprintf(expect, sizeof expect, "test ref moved: %.12s approved, now %.12s", approved, moved);
+    cr_assert_str_eq(r.verdict, expect);
+    store_run_free(&r);
 }

@@ -9,7 +9,9 @@
  * checked against the parameters of the ref's build.
  *
  * Tests of git refs made on the web: a tester's waits for an admin's
- * approval before anything of it is built; then the builder (xqf-tune build
+ * approval before anything of it is built (the builder only reads the
+ * commits its refs name, which the approval then binds: a ref moved after
+ * it is refused, nothing built); then the builder (xqf-tune build
  * --serve, no key, in a sandbox) builds one real commit (the other side's
  * tree is registered beforehand and reused), the signer (build
  * --sign-serve) signs the builds and the test starts, or fails with the
@@ -461,16 +463,25 @@ Test(git_build, web_tests_wait_for_the_builder)
     cr_assert_eq(tune(out, sizeof out, args), 2);
     cr_assert(strstr(errbuf, "the builder holds no key"), "%s", errbuf);
 
-    /* the builder, one pass: the admin's test fails, the tester's is not touched before approval */
+    /*
+     * the builder, one pass: the admin's test fails (its ref does not
+     * resolve), the tester's refs are read (their commits pinned) and
+     * nothing of it is built before approval
+     */
     snprintf(args, sizeof args, "build --serve --db '%s' --repo '%s' --out built --jobs 2", cu_fx.db_builder, repo);
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
-    cr_assert(strstr(out, "the run is failed") && !strstr(out, b_), "%s", out);
+    cr_assert(strstr(out, "no-such-branch does not resolve; the run is failed") && !strstr(out, "building the"),
+              "%s", out);
     requests(good, 2, &q);
     cr_assert(strcmp(q[0].state, "queued") == 0 && strcmp(q[1].state, "queued") == 0, "nothing built before approval");
+    cr_assert_str_eq(q[0].commit, b_);
+    cr_assert_str_eq(q[0].subject, "B: a marker in the binary");
+    cr_assert_str_eq(q[1].commit, a);
     free(q);
 
-    /* approved: B compiled (in the sandbox), A reused, both unsigned; the test waits for the signer */
-    cr_assert_eq(store_web_approve(cu_fx.store, good), 1);
+    /* approved (the commits shown): B compiled (in the sandbox), A reused, both unsigned; waits for the signer */
+    cr_assert_eq(store_web_approve(cu_fx.store, good, a, b_), 0, "the sides' commits swapped: refused");
+    cr_assert_eq(store_web_approve(cu_fx.store, good, b_, a), 1);
     cr_assert_eq(store_load_run(cu_fx.store, good, &r, false), 1);
     cr_assert_str_eq(r.state, "building");
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
@@ -554,6 +565,102 @@ Test(git_build, web_tests_wait_for_the_builder)
     cr_assert_str_eq(r.state, "stopped");
     cr_assert_eq(tune(out, sizeof out, args), 1);
     cr_assert(strstr(errbuf, "has ended (stopped)"), "%s", errbuf);
+}
+
+/*
+ * An approval binds the commit a ref named when the test was made, not the
+ * ref: a tester has a harmless commit of a branch approved, then moves the
+ * branch (a force-push: the commit amended, the branch moved to it); the
+ * builder reads the ref again before it builds, refuses it (nothing
+ * compiled) and the test ends failed, its verdict and its request naming
+ * both commits.  A test whose ref does not resolve when it is made is
+ * refused before any approval.
+ */
+Test(git_build, an_approval_binds_the_commit_not_the_ref)
+{
+    CU_REQUIRE_DB();
+    char out[65536], cmd[2048], args[2048], base[41], harmless[41], harmful[41], expect[512];
+    clone_project();
+    snprintf(cmd, sizeof cmd, "git -C '%s' rev-parse HEAD", repo);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
+    snprintf(base, sizeof base, "%.40s", out);
+    snprintf(cmd, sizeof cmd, "git -C '%s' checkout -q -b topic", repo);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
+    commit("--allow-empty -m 'harmless: a comment'", harmless);
+    int64_t run = waiting_test("tess", true, "topic", base, "");
+    int64_t unknown = waiting_test("tess", true, "no-such-ref", base, "");
+
+    /* made: the builder reads both refs' commits, builds nothing; the unknown ref's test is refused */
+    snprintf(args, sizeof args, "build --serve --db '%s' --repo '%s' --out built", cu_fx.db_builder, repo);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    snprintf(expect, sizeof expect, "the test ref topic is commit %s; the run is pending", harmless);
+    cr_assert(strstr(out, expect) && !strstr(out, "building the"), "%s", out);
+    StoreRun r;
+    cr_assert_eq(store_load_run(cu_fx.store, unknown, &r, false), 1);
+    cr_assert_str_eq(r.state, "failed", "a ref that does not resolve is refused before any approval");
+    cr_assert_str_eq(r.verdict, "build of test ref no-such-ref failed");
+    StoreBuildRequest *q = NULL;
+    requests(unknown, 2, &q);
+    cr_assert(strstr(q[0].error, "unknown ref 'no-such-ref'"), "%s", q[0].error);
+    free(q);
+    cr_assert_eq(store_web_approve(cu_fx.store, unknown, NULL, base), 0, "a failed test is not approved");
+
+    /* the approval page's commits: show names them with their subjects; the admin approves exactly them */
+    snprintf(args, sizeof args, "show %" PRId64, run);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", errbuf);
+    snprintf(expect, sizeof expect, "Test ref: topic, queued, commit %s harmless: a comment", harmless);
+    cr_assert(strstr(out, expect), "show names the commit to approve:\n%s", out);
+    cr_assert_eq(store_web_approve(cu_fx.store, run, harmless, base), 1);
+
+    /* the branch force-pushed to another commit after the approval */
+    snprintf(cmd, sizeof cmd, "git -C '%s' -c user.name=t -c user.email=t@t commit -q --amend --allow-empty "
+                              "-m 'harmful: reads the key' && git -C '%s' rev-parse topic", repo, repo);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
+    snprintf(harmful, sizeof harmful, "%.40s", out);
+    cr_assert_str_neq(harmful, harmless);
+
+    /* the builder refuses it: nothing compiled, the test failed, both commits named */
+    snprintf(args, sizeof args, "build --serve --db '%s' --repo '%s' --out built", cu_fx.db_builder, repo);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    snprintf(expect, sizeof expect, "the test ref topic moved: approved at %s, now %s: refused; the run is failed",
+             harmless, harmful);
+    cr_assert(strstr(out, expect), "%s", out);
+    cr_assert(!strstr(errbuf, "in a sandbox"), "nothing built: %s", errbuf);
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
+    cr_assert_str_eq(r.state, "failed");
+    snprintf(expect, sizeof expect, "test ref moved: %.12s approved, now %.12s", harmless, harmful);
+    cr_assert_str_eq(r.verdict, expect);
+    requests(run, 2, &q);
+    cr_assert_str_eq(q[0].state, "failed");
+    cr_assert(strstr(q[0].error, harmless) && strstr(q[0].error, harmful), "%s", q[0].error);
+    cr_assert_eq(q[0].build_id, 0);
+    cr_assert(strcmp(q[1].state, "failed") == 0 && strstr(q[1].error, "not built: the test side failed"), "%s",
+              q[1].error);
+    free(q);
+    snprintf(args, sizeof args, "show %" PRId64, run);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", errbuf);
+    cr_assert(strstr(out, "failed: test ref moved") && strstr(out, harmful), "show gives the reason:\n%s", out);
+
+    /* a branch deleted after the approval: refused as well, the reason naming the commit approved */
+    snprintf(cmd, sizeof cmd, "git -C '%s' branch gone %s", repo, harmless);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
+    int64_t gone = waiting_test("tess", true, "gone", base, "");
+    snprintf(args, sizeof args, "build --serve --db '%s' --repo '%s' --out built", cu_fx.db_builder, repo);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    cr_assert_eq(store_web_approve(cu_fx.store, gone, harmless, base), 1);
+    snprintf(cmd, sizeof cmd, "git -C '%s' branch -q -D gone", repo);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    snprintf(expect, sizeof expect, "the test ref gone (approved at %s) cannot be read now: refused", harmless);
+    cr_assert(strstr(out, expect), "%s", out);
+    cr_assert_eq(store_load_run(cu_fx.store, gone, &r, false), 1);
+    cr_assert_str_eq(r.state, "failed");
+    cr_assert_str_eq(r.verdict, "build of test ref gone failed");
+    requests(gone, 2, &q);
+    cr_assert(strstr(q[0].error, harmless) && strstr(q[0].error, "unknown ref 'gone'"), "%s", q[0].error);
+    free(q);
+    StoreBuildRequest none;
+    cr_assert_eq(store_build_claim(cu_fx.store, "test:1", 3600, &none), 0, "nothing left to build");
 }
 
 /*

@@ -127,10 +127,11 @@ Test(roles, the_dashboard_writes_only_through_its_functions)
     refused(web, "UPDATE engine_builds SET signature = NULL");
     refused(web, "SELECT xqf_apply_grants()");
     refused(web, "SELECT xqf_build_signed(1, 'x', 'x')");
+    refused(web, "SELECT xqf_build_pin(1, repeat('a', 40), 'subject', '')");
     state_is(run, "pending");
 
     /* through the functions, as the dashboard's actions go */
-    cr_assert_eq(store_web_approve(web, run), 1);
+    cr_assert_eq(store_web_approve(web, run, NULL, NULL), 1);
     state_is(run, "active");
     cr_assert_eq(store_web_modify(web, run, 3, 20, 4), 1);
     cr_assert_eq(store_web_stop(web, run, "stopped by admin"), 1);
@@ -255,7 +256,8 @@ Test(roles, the_coordinator_cannot_touch_accounts_signatures_or_approvals)
     refused(c, "INSERT INTO web_sessions (token_hash, user_id, csrf, expires_at) VALUES ('t', 1, 'c', now())");
     refused(c, "SELECT xqf_user_add('mallory', 'admin', 'x')");
     refused(c, "SELECT xqf_session_add('t', 1, 'c', 60)");
-    refused(c, "SELECT xqf_approve(%" PRId64 ")", run);
+    refused(c, "SELECT xqf_approve(%" PRId64 ", NULL, NULL)", run);
+    refused(c, "SELECT xqf_build_pin(1, repeat('a', 40), 'subject', '')");
     refused(c, "SELECT xqf_stop_run(%" PRId64 ", 'x')", run);
     refused(c, "UPDATE engine_builds SET signature = NULL");
     refused(c, "UPDATE nets SET signature = NULL");
@@ -269,7 +271,7 @@ Test(roles, the_coordinator_cannot_touch_accounts_signatures_or_approvals)
     /* its own work: a worker's hello, a task of an active run, its finish */
     int64_t worker;
     cr_assert_eq(store_hello(c, "w1", "b", 2, 2, "", &worker), 1);
-    cr_assert_eq(store_web_approve(cu_fx.store, run), 1);
+    cr_assert_eq(store_web_approve(cu_fx.store, run, NULL, NULL), 1);
     allowed(c, "SELECT xqf_finish_run(%" PRId64 ", 'finished', 'done', NULL)", run);
     state_is(run, "finished");
     store_destroy(&c);
@@ -298,8 +300,10 @@ Test(roles, the_builder_cannot_sign_and_the_signer_cannot_build)
     refused(b, "UPDATE engine_builds SET sha256 = repeat('0', 64) WHERE id = %" PRId64, id);
     refused(b, "UPDATE runs SET state = 'active' WHERE id = %" PRId64, run);
     refused(b, "UPDATE build_requests SET state = 'done'");
+    refused(b, "UPDATE build_requests SET git_commit = repeat('a', 40)");
+    allowed(b, "SELECT xqf_build_pin(0, repeat('a', 40), 'subject', '')");
     refused(b, "SELECT xqf_build_signed(%" PRId64 ", repeat('0', 64), repeat('a', 128))", id);
-    refused(b, "SELECT xqf_approve(%" PRId64 ")", run);
+    refused(b, "SELECT xqf_approve(%" PRId64 ", NULL, NULL)", run);
     refused(b, "SELECT count(*) FROM web_users");
     allowed(b, "SELECT * FROM xqf_build_claim('test:1', 60)");
     store_destroy(&b);
@@ -310,6 +314,7 @@ Test(roles, the_builder_cannot_sign_and_the_signer_cannot_build)
     refused(sg, "UPDATE engine_builds SET signature = repeat('a', 128) WHERE id = %" PRId64, id);
     refused(sg, "UPDATE runs SET state = 'active' WHERE id = %" PRId64, run);
     refused(sg, "SELECT * FROM xqf_build_claim('test:1', 60)");
+    refused(sg, "SELECT xqf_build_pin(0, repeat('a', 40), 'subject', '')");
     refused(sg, "SELECT count(*) FROM web_users");
     int64_t next;
     char sha[STORE_NAME_MAX + 1], name[STORE_NAME_MAX + 1];

@@ -1449,12 +1449,39 @@ Test(web, a_test_of_git_refs_waits_for_its_builds)
     char state[16];
     cr_assert_eq(store_build_claim(cu_fx.store, "test:1", 3600, &taken), 0, "no builder takes an unapproved branch");
 
-    /* an admin approves it: now it waits for its builds, and the builder may take them */
+    /* an admin approves the commits its refs were pinned to, and nothing else */
     add_user("ada", "admin", "adminpass1");
     char admin_cookie[128], admin_csrf[128], action[64];
     login("ada", "adminpass1", admin_cookie, admin_csrf);
     snprintf(action, sizeof action, "/runs/%" PRId64 "/approve", id);
     snprintf(form, sizeof form, "csrf=%s", admin_csrf);
+    cr_assert_eq(status_of("POST", action, admin_cookie, form), 409, "no commit read yet: nothing to approve");
+    r = http("GET", path, admin_cookie, NULL);
+    cr_assert(!strstr(r.body, "/approve\"") && strstr(r.body, "Approve once the builder has read the commits"),
+              "no approval before the commits are read");
+    reply_free(&r);
+    /* the builder reads the refs (xqf-tune build --serve pins them before any approval) */
+    const char *topic = "1111111111111111111111111111111111111111", *main_ = "2222222222222222222222222222222222222222";
+    cr_assert_eq(store_build_requests(cu_fx.store, id, &q), 2);
+    cr_assert_eq(store_build_pin(cu_fx.store, q[0].id, topic, "T: the topic's <b>change</b>", "", state, sizeof state),
+                 1);
+    cr_assert_str_eq(state, "pending");
+    cr_assert_eq(store_build_pin(cu_fx.store, q[1].id, main_, "M: the base", "", state, sizeof state), 1);
+    free(q);
+    r = http("GET", path, admin_cookie, NULL);
+    cr_assert(strstr(r.body, topic) && strstr(r.body, "T: the topic&#39;s &lt;b&gt;change&lt;/b&gt;") &&
+                  strstr(r.body, main_) && strstr(r.body, "name=\"test_commit\" value=\"1111111111"),
+              "the approval shows both commits and their subjects, and names them");
+    reply_free(&r);
+    snprintf(form, sizeof form, "csrf=%s&test_commit=%s&base_commit=%s", admin_csrf, main_, main_);
+    cr_assert_eq(status_of("POST", action, admin_cookie, form), 409, "another commit than the one pinned");
+    snprintf(form, sizeof form, "csrf=%s&test_commit=%s", admin_csrf, topic);
+    cr_assert_eq(status_of("POST", action, admin_cookie, form), 409, "one side's commit missing");
+    load(id, &run);
+    cr_assert_str_eq(run.state, "pending");
+
+    /* approved: now it waits for its builds, and the builder may take them */
+    snprintf(form, sizeof form, "csrf=%s&test_commit=%s&base_commit=%s", admin_csrf, topic, main_);
     cr_assert_eq(status_of("POST", action, admin_cookie, form), 303);
     load(id, &run);
     cr_assert_str_eq(run.state, "building");
@@ -1468,6 +1495,7 @@ Test(web, a_test_of_git_refs_waits_for_its_builds)
     /* the builder takes the test's ref and fails it: the run fails, its page says why */
     cr_assert_eq(store_build_claim(cu_fx.store, "test:1", 3600, &taken), 1);
     cr_assert_str_eq(taken.ref, "topic");
+    cr_assert_str_eq(taken.commit, topic, "the builder is given the commit approved");
     r = http("GET", path, NULL, NULL);
     cr_assert(strstr(r.body, "<td data-k=\"build-test\">building</td>"), "the builder took it");
     reply_free(&r);

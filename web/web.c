@@ -421,8 +421,13 @@ static void run_action(Store *s, const WebRequest *rq, const Route *rt, const Se
     if (strcmp(rt->action, "stop") == 0) {
         snprintf(verdict, sizeof verdict, "stopped by %s", u->name);
         done = store_web_stop(s, rt->run, verdict);
-    } else if (strcmp(rt->action, "approve") == 0)
-        done = store_web_approve(s, rt->run);
+    } else if (strcmp(rt->action, "approve") == 0) {
+        /* the commits the approval page showed: the approval binds them, not the refs' names */
+        const char *test_commit = form_get(rq->form, "test_commit"), *base_commit = form_get(rq->form, "base_commit");
+        done = store_web_approve(s, rt->run, test_commit, base_commit);
+        snprintf(detail, sizeof detail, "test commit %.64s, base commit %.64s",
+                 test_commit && *test_commit ? test_commit : "-", base_commit && *base_commit ? base_commit : "-");
+    }
     else if (strcmp(rt->action, "modify") == 0) {
         int64_t priority = 0, max_pairs = 0, ppt = 0;
         char why[320];
@@ -466,7 +471,10 @@ static void run_action(Store *s, const WebRequest *rq, const Route *rt, const Se
         return;
     }
     if (done == 0) {
-        web_error(rs, 409, "the run is not in a state that allows this (already over, or not pending)");
+        web_error(rs, 409, strcmp(rt->action, "approve") == 0
+                               ? "the run is not pending, or the commits approved are not those its refs were "
+                                 "pinned to (or not pinned yet): reload its page and approve what it shows"
+                               : "the run is not in a state that allows this (already over, or not pending)");
         return;
     }
     store_web_audit(s, u->name, rt->run, rt->action, detail);

@@ -121,9 +121,12 @@ static const OptTable BUILD_TABLE = {
         "The fourth form is the builder of the tests of git refs created on the web\n"
         "(xqf-web never compiles: such a test waits with a build request per ref;\n"
         "a tester's waits for an admin's approval first, in state pending, and is\n"
-        "built only once approved, in state building): it takes the requests of\n"
-        "approved tests one by one, oldest first, builds each ref of DIR as the\n"
-        "third form does and records the outcome, unsigned: the builder holds no\n"
+        "built only once approved, in state building): it first reads the commit\n"
+        "each new request's ref names and pins it (building nothing: the approval\n"
+        "is of these commits), then takes the requests of approved tests one by\n"
+        "one, oldest first, refuses a ref that no longer names its pinned commit\n"
+        "(the test fails, both commits named), builds the pinned commit of DIR as\n"
+        "the third form does and records the outcome, unsigned: the builder holds no\n"
         "key (--sign-key is refused).  When both sides are built and signed, the\n"
         "test starts.  The fifth form is the signer, a process of its own with the\n"
         "operator's key that never runs what it signs: it reads each unsigned\n"
@@ -1156,7 +1159,7 @@ int cli_git_register(Store *s, CliGitRef *g, const char *sign_key, int64_t *id)
     return status;
 }
 
-/* A test of git refs made on the web: its build requests, with why one failed. Exit status. */
+/* A test of git refs made on the web: its build requests and their commits, with why one failed. Exit status. */
 static int show_requests(Store *s, int64_t run)
 {
     StoreBuildRequest *q = NULL;
@@ -1165,6 +1168,11 @@ static int show_requests(Store *s, int64_t run)
         return cli_fail(CLI_FAIL, "cannot read the build requests of run %" PRId64, run);
     for (int i = 0; i < n; i++) {
         printf("%s ref: %s, %s", strcmp(q[i].side, "test") == 0 ? "Test" : "Base", q[i].ref, q[i].state);
+        /* the commit an approval binds (pinned when the test was made), with its subject */
+        if (q[i].commit[0])
+            printf(", commit %s %s", q[i].commit, cli_shown(q[i].subject));
+        else
+            printf(", commit not read yet (the builder reads it)");
         if (q[i].build_id)
             printf(" (build %" PRId64 ")", q[i].build_id);
         printf("\n");
@@ -1292,31 +1300,96 @@ static int serve_check_spsa(Store *s, const StoreBuildRequest *q, int64_t build,
 }
 
 /*
- * Builds one request's ref as build --ref does, checks the set its side
- * plays against the build, and records the outcome: a set the build
- * refuses fails the request (and the run) as a failed build does.  Exit
- * status: CLI_FAIL when not recorded.
+ * Resolves the ref of request q as build --ref does, in the repository of
+ * its side's engine (ours: --repo; another's: its record's, a URL's mirror
+ * fetched first) into *g, the engine's name into name (ENGINE_NAME_MAX + 1)
+ * and its record into *engine.  Exit status.
  */
-static int serve_one(Store *s, const Opts *o, const StoreBuildRequest *q, const char *out, int64_t jobs)
+static int serve_resolve(Store *s, const Opts *o, const StoreBuildRequest *q, const char *out, CliGitRef *g,
+                         EngineRecord *engine, char *name)
 {
-    const char *repo = opts_text(o, "--repo");
-    CliGitRef *g = calloc(1, sizeof *g);
-    EngineRecord *engine = malloc(sizeof *engine);
-    int64_t id = 0;
-    char cache[PATH_MAX], name[ENGINE_NAME_MAX + 1] = "";
-    printf("run %" PRId64 ": building the %s ref %s (request %" PRId64 ")\n", q->run_id, q->side, q->ref, q->id);
-    fflush(stdout);
-    /* the engine of the request's side (a run's base side may be another's): ours from --repo, another by its record */
-    int status = g && engine ? CLI_OK : cli_fail(CLI_FAIL, "out of memory");
-    if (status == CLI_OK && store_run_engine(s, q->run_id, q->side, name, sizeof name) != 1)
-        status = cli_fail(CLI_FAIL, "cannot read the engine of run %" PRId64, q->run_id);
+    char cache[PATH_MAX];
+    int status = store_run_engine(s, q->run_id, q->side, name, ENGINE_NAME_MAX + 1) == 1
+                     ? CLI_OK
+                     : cli_fail(CLI_FAIL, "cannot read the engine of run %" PRId64, q->run_id);
     bool other = status == CLI_OK && name[0] && strcmp(name, "xqf") != 0;
     if (other)
         status = cli_engine_load(s, "the side's engine", name, engine);
     if (status == CLI_OK && !path_fmt(cache, sizeof cache, "%s/repos", out))
         status = cli_fail(CLI_USAGE, "--out: '%s' is too long", out);
     if (status == CLI_OK)
-        status = cli_git_resolve(s, repo, q->ref, NULL, other ? engine : NULL, cache, g);
+        status = cli_git_resolve(s, opts_text(o, "--repo"), q->ref, NULL, other ? engine : NULL, cache, g);
+    return status;
+}
+
+/*
+ * The commit the ref of request q names now, told to the database
+ * (store_build_pin): pinned for a test just made, checked against the
+ * pinned one before a build.  A ref that does not resolve, or moved, fails
+ * the request and its run there.  Exit status: CLI_OK when the commit is
+ * the request's, CLI_USAGE when refused (or its run ended), CLI_FAIL when
+ * not recorded.
+ */
+static int serve_pin(Store *s, const Opts *o, const StoreBuildRequest *q, const char *out, CliGitRef *g,
+                     EngineRecord *engine, char *name)
+{
+    int status = serve_resolve(s, o, q, out, g, engine, name);
+    char state[16];
+    int rc = store_build_pin(s, q->id, status == CLI_OK ? g->commit : NULL, g->subject,
+                             status == CLI_OK ? "" : cli_last_error(), state, sizeof state);
+    if (rc < 0)
+        return cli_fail(CLI_FAIL, "cannot record the commit of request %" PRId64, q->id);
+    if (rc == 0)
+        return cli_fail(CLI_USAGE, "request %" PRId64 " was ended meanwhile: not built", q->id);
+    if (strcmp(state, "failed") == 0 && q->commit[0] && status == CLI_OK)
+        printf("run %" PRId64 ": the %s ref %s moved: approved at %s, now %s: refused; the run is failed\n",
+               q->run_id, q->side, q->ref, q->commit, g->commit);
+    else if (strcmp(state, "failed") == 0 && q->commit[0])
+        printf("run %" PRId64 ": the %s ref %s (approved at %s) cannot be read now: refused; the run is failed\n",
+               q->run_id, q->side, q->ref, q->commit);
+    else if (strcmp(state, "failed") == 0)
+        printf("run %" PRId64 ": the %s ref %s does not resolve; the run is failed\n", q->run_id, q->side, q->ref);
+    else if (strcmp(state, "pending") != 0 && strcmp(state, "building") != 0)
+        printf("run %" PRId64 ": the run is %s: the %s ref is not built\n", q->run_id, state, q->side);
+    if (strcmp(state, "pending") != 0 && strcmp(state, "building") != 0)
+        return CLI_USAGE;
+    if (!q->commit[0])
+        printf("run %" PRId64 ": the %s ref %s is commit %s; the run is %s\n", q->run_id, q->side, q->ref, g->commit,
+               state);
+    return CLI_OK;
+}
+
+/*
+ * Builds one request's pinned commit as build --ref does, once its ref
+ * still names it, checks the set its side plays against the build, and
+ * records the outcome: a set the build refuses fails the request (and the
+ * run) as a failed build does.  Exit status: CLI_FAIL when not recorded.
+ */
+static int serve_one(Store *s, const Opts *o, const StoreBuildRequest *q, const char *out, int64_t jobs)
+{
+    CliGitRef *g = calloc(1, sizeof *g);
+    EngineRecord *engine = malloc(sizeof *engine);
+    int64_t id = 0;
+    char name[ENGINE_NAME_MAX + 1] = "";
+    printf("run %" PRId64 ": building the %s ref %s at %.12s (request %" PRId64 ")\n", q->run_id, q->side, q->ref,
+           q->commit, q->id);
+    fflush(stdout);
+    int status = g && engine ? CLI_OK : cli_fail(CLI_FAIL, "out of memory");
+    /*
+     * The ref read again: one that moved since the approval is refused (the
+     * request and the run failed there).  Otherwise g->commit is the pinned
+     * commit, and what follows reads that object (git archive of the hash),
+     * never the ref: a push between this check and the export builds nothing
+     * else.
+     */
+    if (status == CLI_OK) {
+        int pinned = serve_pin(s, o, q, out, g, engine, name);
+        if (pinned != CLI_OK) {
+            free(g);
+            free(engine);
+            return pinned == CLI_USAGE ? CLI_OK : pinned;
+        }
+    }
     if (status == CLI_OK)
         status = cli_git_build(s, g, out, jobs);
     if (status == CLI_OK)
@@ -1365,7 +1438,22 @@ static int build_serve(const Opts *o, int64_t jobs)
     int status = cli_open_db(o, &s);
     while (status == CLI_OK) {
         StoreBuildRequest q;
-        int got = store_build_claim(s, builder, SERVE_LEASE_S, &q);
+        /* the refs of tests just made pinned first, before any approval: resolving runs no branch's code */
+        int got = store_build_to_pin(s, &q);
+        if (got == 1) {
+            CliGitRef *g = calloc(1, sizeof *g);
+            EngineRecord *engine = malloc(sizeof *engine);
+            char name[ENGINE_NAME_MAX + 1] = "";
+            int st = g && engine ? serve_pin(s, o, &q, opts_text(o, "--out"), g, engine, name)
+                                 : cli_fail(CLI_FAIL, "out of memory");
+            free(g);
+            free(engine);
+            if (st == CLI_FAIL)
+                status = st;    /* not recorded: the same request would come back at once */
+            continue;
+        }
+        if (got == 0)
+            got = store_build_claim(s, builder, SERVE_LEASE_S, &q);
         if (got == 1) {
             int st = serve_one(s, o, &q, opts_text(o, "--out"), jobs);
             if (st != CLI_OK && !watch)

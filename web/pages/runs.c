@@ -306,8 +306,40 @@ static int chart_points(Store *s, const StoreRun *r, Buf *b)
     return 0;
 }
 
+/*
+ * The approval of pending run r: the commits its refs were pinned to when
+ * it was made (xqf-tune build --serve pins them before any approval), in
+ * the form, so that the approval is of exactly these (xqf_approve refuses
+ * any other); none while a ref is not pinned yet.
+ */
+static void approve_form(Store *s, Buf *b, const StoreRun *r, const Session *u)
+{
+    StoreBuildRequest *q = NULL;
+    int n = store_build_requests(s, r->id, &q);
+    bool pinned = n >= 0;
+    for (int i = 0; i < n; i++)
+        pinned &= q[i].commit[0] != '\0';
+    if (!pinned) {
+        buf_puts(b, n < 0 ? "<span class=\"error\">Its refs cannot be read now.</span>"
+                          : "<span class=\"notice\">Approve once the builder has read the commits of its refs "
+                            "(below).</span>");
+        free(q);
+        return;
+    }
+    buf_printf(b, "<form class=\"inline\" method=\"post\" action=\"/runs/%" PRId64 "/approve\">", r->id);
+    csrf_field(b, u);
+    for (int i = 0; i < n; i++) {
+        const char *side = strcmp(q[i].side, "test") == 0 ? "test" : "base";
+        buf_printf(b, "<input type=\"hidden\" name=\"%s_commit\" value=\"", side);
+        buf_html(b, q[i].commit);
+        buf_printf(b, "\">%s <code>%.12s</code> ", side, q[i].commit);
+    }
+    buf_printf(b, "<button>Approve%s</button></form>", n ? (n == 1 ? " this commit" : " these commits") : "");
+    free(q);
+}
+
 /* The buttons a visitor may use on run r. */
-static void actions(Buf *b, const StoreRun *r, const char *owner, const Session *u)
+static void actions(Store *s, Buf *b, const StoreRun *r, const char *owner, const Session *u)
 {
     bool live = is_open(r);
     bool admin = session_is(u, "admin"), mine = session_is(u, "tester") && strcmp(owner, u->name) == 0;
@@ -324,11 +356,8 @@ static void actions(Buf *b, const StoreRun *r, const char *owner, const Session 
     buf_printf(b, "<form class=\"inline\" method=\"post\" action=\"/runs/%" PRId64 "/stop\">", r->id);
     csrf_field(b, u);
     buf_puts(b, "<button class=\"danger\">Stop</button></form>");
-    if (admin && strcmp(r->state, "pending") == 0) {
-        buf_printf(b, "<form class=\"inline\" method=\"post\" action=\"/runs/%" PRId64 "/approve\">", r->id);
-        csrf_field(b, u);
-        buf_puts(b, "<button>Approve</button></form>");
-    }
+    if (admin && strcmp(r->state, "pending") == 0)
+        approve_form(s, b, r, u);
     if (admin) {
         buf_printf(b, "<form class=\"inline\" method=\"post\" action=\"/runs/%" PRId64 "/modify\">", r->id);
         csrf_field(b, u);
@@ -458,13 +487,14 @@ static void builds_section(Store *s, const StoreRun *r, Buf *b)
     }
     if (strcmp(r->state, "pending") == 0)
         buf_puts(b, "<p class=\"notice\">Its refs are built once an admin approves the test: building a "
-                    "branch runs its code.</p>\n");
+                    "branch runs its code.  An approval is of the commits below, read when the test was made: "
+                    "the builder builds exactly these, and refuses a ref that names another commit by then.</p>\n");
     if (strcmp(r->state, "building") == 0)
         buf_puts(b, "<p class=\"notice\">The test starts when both sides are built by the builder "
                     "(<code>xqf-tune build --serve</code> on a host with the repository, in a sandbox) and "
                     "signed by the signer (<code>xqf-tune build --sign-serve</code>).</p>\n");
-    buf_puts(b, "<table class=\"builds\"><thead><tr><th>Side</th><th>Ref</th><th>State</th><th>Error</th></tr>"
-                "</thead><tbody>\n");
+    buf_puts(b, "<table class=\"builds\"><thead><tr><th>Side</th><th>Ref</th><th>Commit</th><th>State</th>"
+                "<th>Error</th></tr></thead><tbody>\n");
     for (int i = 0; i < n; i++) {
         char state[64];
         request_state(r, &q[i], state, sizeof state);
@@ -472,6 +502,13 @@ static void builds_section(Store *s, const StoreRun *r, Buf *b)
         buf_html(b, q[i].side);
         buf_puts(b, "</td><td class=\"mono\">");
         buf_html(b, q[i].ref);
+        buf_puts(b, "</td><td class=\"mono\">");
+        if (q[i].commit[0]) {
+            buf_html(b, q[i].commit);
+            buf_puts(b, " ");
+            buf_html(b, q[i].subject);
+        } else
+            buf_puts(b, "(not read yet: the builder reads it)");
         buf_printf(b, "</td><td data-k=\"build-%s\">", strcmp(q[i].side, "test") == 0 ? "test" : "base");
         buf_html(b, state);
         buf_puts(b, "</td><td>");
@@ -613,7 +650,7 @@ int page_run(Store *s, int64_t id, const Session *u, const char *notice, Buf *b)
         buf_html(b, notice);
         buf_puts(b, "</p>\n");
     }
-    actions(b, &r, owner, u);
+    actions(s, b, &r, owner, u);
     progress_bar(b, &r);
 
     char text[256], tc[64];
