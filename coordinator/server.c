@@ -244,15 +244,30 @@ static void worker_name(const char *user, const char *asked, char out[XQF_NAME_M
 
 /*
  * Whether a peer may have the chunk b asks for now: NULL, or why not.
- * One chunk is in flight per peer: asking for the bytes after it
- * acknowledges it; one unacknowledged for CHUNK_LOST_MS is lost (asked
- * again, or the peer moved on); after CHUNK_LOST_MAX lost in a row the
- * peer gets no more on this connection.
+ * One chunk is in flight per peer, and asking for the next is no proof
+ * that the last arrived: a client may ask for every offset in a row and
+ * read nothing, each chunk then waiting in ZeroMQ's queue for it (up to
+ * TRANSPORT_SNDHWM of them).  So where the connection's TCP counters can
+ * be read (acked, transport_sent), a chunk goes out only once the peer's
+ * TCP acknowledged, since the last one was queued, as many bytes as that
+ * one held (c->due): credit-based flow control, as HTTP/2's windows (RFC
+ * 9113, section 6.9), the credit being the kernel's own acknowledgements.
+ * A peer that does not read then holds at most about two chunks here; the
+ * rest of what it asked waits unsent, or in its own buffers.  Where they
+ * cannot (ipc), asking for the bytes after the last acknowledges it; one
+ * unacknowledged for CHUNK_LOST_MS is lost (asked again, or the peer
+ * moved on); after CHUNK_LOST_MAX lost in a row the peer gets no more on
+ * this connection.
  */
-static const char *chunk_allowed(PeerChunk *c, const XqfMsg_build_request *b, int64_t now, uint64_t by)
+static const char *chunk_allowed(PeerChunk *c, const XqfMsg_build_request *b, int64_t now, uint64_t by,
+                                 const uint64_t *acked)
 {
     if (c->sha256[0] && c->by == by)
         return NULL;                 /* the same message again (its transaction redone) */
+    if (c->sha256[0] && c->due)
+        return acked && *acked >= c->due
+                   ? NULL
+                   : "build_request: the last chunk sent has not reached you yet: ask again once it has (retry later)";
     if (c->lost >= CHUNK_LOST_MAX)
         return "build_request: chunks sent were never acknowledged: no more on this connection";
     if (!c->sha256[0])
@@ -480,8 +495,9 @@ static int handle_db(Server *S, Item *it)
             refuse(it, XQF_ERR_NEED_HELLO, "build_request: say hello first");
             return 0;
         }
-        uint64_t by = S->frames_taken - (uint64_t)S->taken + (uint64_t)(it - S->items);
-        const char *why = chunk_allowed(&e->chunk, b, clock_now_ms(), by);
+        uint64_t by = S->frames_taken - (uint64_t)S->taken + (uint64_t)(it - S->items), written = 0, acked = 0;
+        bool measured = transport_sent(S->transport, &it->peer, &written, &acked) == 0;
+        const char *why = chunk_allowed(&e->chunk, b, clock_now_ms(), by, measured ? &acked : NULL);
         if (why) {
             S->chunks_refused++;
             char tail[NOTES_MORE_MAX];
@@ -522,6 +538,7 @@ static int handle_db(Server *S, Item *it)
         e->chunk.next = b->offset + len;
         e->chunk.sent_ms = clock_now_ms();
         e->chunk.by = by;
+        e->chunk.due = measured ? written + len : 0;
         xqf_msg_init(&it->out, XQF_MSG_BUILD_CHUNK);
         XqfMsg_build_chunk *c = &it->out.u.build_chunk;
         snprintf(c->sha256, sizeof c->sha256, "%s", b->sha256);

@@ -613,6 +613,16 @@ Test(cluster, a_pair_finished_early_is_not_played_twice)
 
 /* ---- bounded peers (docs/programs/xqf-coordinator.md) -------------------------- */
 
+static void sql(const char *text);
+
+/* Makes run play the build or net id as its column ("test_build", "test_net"): the coordinator hands it out. */
+static void plays(int64_t run, const char *column, int64_t id)
+{
+    char q[256];
+    snprintf(q, sizeof q, "UPDATE runs SET %s = %lld WHERE id = %lld", column, (long long)id, (long long)run);
+    sql(q);
+}
+
 /* The test's coordinator with extra options (NULL-terminated). */
 static pid_t coordinator_with(const char *lease, const char *const extra[])
 {
@@ -683,8 +693,9 @@ Test(cluster, bounded_peers)
     snprintf(bin, sizeof bin, "%s/engine-big", cu_fx.dir);
     cr_assert_eq(cu_engine_copy(bin, 1200000), 0); /* three chunks */
     StoreBuild build;
-    cr_assert_eq(store_load_build(cu_fx.store, register_build(bin, NULL), &build), 1);
-    cu_sprt(cu_fx.store, "NullR=2", 1, 20, 500, -500, 500);
+    int64_t id = register_build(bin, NULL);
+    cr_assert_eq(store_load_build(cu_fx.store, id, &build), 1);
+    plays(cu_sprt(cu_fx.store, "NullR=2", 1, 20, 500, -500, 500), "test_build", id);
     const char *opts[] = { "--max-peers", "2", "--rate-limit", "100", NULL };
     coordinator_with("10", opts);
     void *ctx = zmq_ctx_new(), *a = dealer(ctx);
@@ -709,14 +720,12 @@ Test(cluster, bounded_peers)
     }
     cr_assert(log_has("holds 2 leases, its most (2 per slot)", 5), "log: %s", cu_fx.logfile);
 
-    /* one build chunk in flight: the next only after the last */
+    /* an active run's build, a chunk after the other (one that reads none: a_peer_that_reads_nothing_...) */
     build_request(a, build.sha256, 0);
     reply(a, &m);
     cr_assert_eq(m.type, XQF_MSG_BUILD_CHUNK, "log: %s", cu_fx.logfile);
     uint64_t next = m.u.build_chunk.data.len;
     xqf_msg_free(&m);
-    build_request(a, build.sha256, 0);
-    expect_error(a, XQF_ERR_LIMIT, "a second chunk while one is in flight");
     build_request(a, build.sha256, next);
     reply(a, &m);
     cr_assert_eq(m.type, XQF_MSG_BUILD_CHUNK, "the next chunk, once the last arrived (log: %s)", cu_fx.logfile);
@@ -1352,3 +1361,62 @@ Test(cluster, nets_are_served_by_kind)
     }
     zmq_ctx_term(ctx);
 }
+
+/* ---- what a key may make the coordinator send, store and log --------------------- */
+
+/*
+ * A peer that asks for a build's chunks one offset after the other and
+ * reads none (its receive queue one message, its kernel buffer the least
+ * Linux gives) is sent a few: the next goes out only once its TCP
+ * acknowledged the last (server.c, chunk_allowed), the others are
+ * refused "retry later".  Once it reads, it is served again.  Before,
+ * asking for the next offset was taken for proof that the last arrived:
+ * every chunk asked for went into the coordinator's queue for the peer.
+ */
+Test(cluster, a_peer_that_reads_nothing_is_sent_few_chunks)
+{
+    CU_REQUIRE_DB();
+    enum { CHUNKS = 16 };
+    char bin[512];
+    snprintf(bin, sizeof bin, "%s/engine-huge", cu_fx.dir);
+    cr_assert_eq(cu_engine_copy(bin, CHUNKS * XQF_CHUNK_MAX), 0);
+    StoreBuild build;
+    int64_t id = register_build(bin, NULL);
+    cr_assert_eq(store_load_build(cu_fx.store, id, &build), 1);
+    plays(cu_sprt(cu_fx.store, "NullR=2", 1, 20, 500, -500, 500), "test_build", id);
+    const char *none[] = { NULL };
+    coordinator_with("10", none);
+    void *ctx = zmq_ctx_new(), *a = zmq_socket(ctx, ZMQ_DEALER);
+    int one = 1, least = 1024, linger = 0;
+    char ep[64];
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", cu_fx.port);
+    cr_assert(zmq_setsockopt(a, ZMQ_RCVHWM, &one, sizeof one) == 0 &&
+              zmq_setsockopt(a, ZMQ_RCVBUF, &least, sizeof least) == 0 &&
+              zmq_setsockopt(a, ZMQ_LINGER, &linger, sizeof linger) == 0 && zmq_connect(a, ep) == 0);
+    hello_as(a, "reads-nothing", 1);
+    for (int k = 0; k < CHUNKS; k++) {
+        build_request(a, build.sha256, (uint64_t)k * XQF_CHUNK_MAX);
+        cu_sleep_ms(100);
+    }
+    int chunks = 0, later = 0;
+    XqfMsg m;
+    for (int k = 0; k < CHUNKS; k++) {
+        reply(a, &m);
+        chunks += m.type == XQF_MSG_BUILD_CHUNK;
+        later += m.type == XQF_MSG_ERROR && m.u.error.code == XQF_ERR_LIMIT &&
+                 strstr(m.u.error.text, "has not reached you yet") != NULL;
+        xqf_msg_free(&m);
+    }
+    cr_assert(chunks >= 1 && chunks <= 5 && later == CHUNKS - chunks,
+              "%d chunks sent, %d refused, of %d asked for without reading (log: %s)", chunks, later, CHUNKS,
+              cu_fx.logfile);
+    build_request(a, build.sha256, 0);
+    reply(a, &m);
+    cr_assert_eq(m.type, XQF_MSG_BUILD_CHUNK, "read: served again (%s)",
+                 m.type == XQF_MSG_ERROR ? m.u.error.text : xqf_msg_type_name(m.type));
+    xqf_msg_free(&m);
+    fprintf(stderr, "cluster: a peer that reads nothing: %d of %d chunks asked for sent\n", chunks, CHUNKS);
+    zmq_close(a);
+    zmq_ctx_term(ctx);
+}
+
