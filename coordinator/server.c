@@ -45,6 +45,7 @@ enum {
     LOAD_EVERY_MS = 10000,
     CHUNK_LOST_MS = 3000,            /* a chunk unacknowledged this long counts as lost (workers ask again after 5 s) */
     CHUNK_LOST_MAX = 3,              /* chunks lost in a row: the peer does not read them, no more for it */
+    BENCH_REFRESH_MS = 1000,         /* bench refusals refresh the scheduler at most this often */
     LEASES_PER_SLOT = 2,             /* leases a worker may hold per slot it announced */
     CAPPED_RETRY_MS = 2000,          /* idle's retry_ms for a worker at its lease cap */
     STALL_MIN_MS = 2000,             /* a loop iteration this long (or a quarter lease) is a stall */
@@ -122,6 +123,7 @@ struct Server {
     int64_t heartbeats;              /* task heartbeats answered since the start */
     RateLimit *limit;                /* messages per key */
     RateLimit *status_limit;         /* status requests, all keys together: each runs the status queries */
+    int64_t bench_refreshed_ms;      /* the scheduler last refreshed for a bench refusal */
     RateLimit *hello_limit;          /* hellos per key (cfg.key_hellos a minute) */
     int64_t hellos_refused, key_leases_capped;
     Notes notes;                     /* limits hit, logged once a minute per kind */
@@ -480,10 +482,27 @@ static int handle_db(Server *S, Item *it)
             log_warn("a bench report ignored (%s)", e ? "bad values" : "no hello");
             return 0;
         }
-        if (store_worker_bench(S->store, e->worker, b->sha256, b->nodes, b->nps, b->refused) != 0)
+        /*
+         * Taken only for a build or net handed out now (or the worker's own
+         * engine): each report is a row, and any well-formed SHA-256 would
+         * do, a thousand a second a key.  A refusal is logged and refreshes
+         * the scheduler only when it changed, the lines at most once a
+         * minute with a count (notes), the refreshes at most once a
+         * BENCH_REFRESH_MS (the periodic refresh, REFRESH_EVERY_MS, picks
+         * up one left over).
+         */
+        int rc = store_worker_bench(S->store, e->worker, b->sha256, b->nodes, b->nps, b->refused);
+        if (rc < 0)
             return -1;
-        if (b->refused[0]) {
-            log_warn("worker %lld refuses build %.16s: %s", (long long)e->worker, b->sha256, b->refused);
+        char tail[NOTES_MORE_MAX];
+        if (rc == 0 && notes_due(&S->notes, "bench not due", tail))
+            log_warn("worker %lld: a bench report of %.16s ignored: no run hands it out%s", (long long)e->worker,
+                     b->sha256, tail);
+        if (rc == 2 && b->refused[0] && notes_due(&S->notes, "bench refusals", tail))
+            log_warn("worker %lld refuses build %.16s: %s%s", (long long)e->worker, b->sha256, b->refused, tail);
+        int64_t now = clock_now_ms();
+        if (rc == 2 && now - S->bench_refreshed_ms >= BENCH_REFRESH_MS) {
+            S->bench_refreshed_ms = now;
             sched_invalidate(S->sched);
         }
         return 0;
@@ -517,8 +536,18 @@ static int handle_db(Server *S, Item *it)
             refuse(it, XQF_ERR_REFUSED, "build_request: kind must be \"build\" or \"net\"");
             return 0;
         }
-        /* offsets past any blob never reach the database (an int4 there) */
-        int rc = b->offset >= INT32_MAX ? 0
+        /*
+         * Only what a worker may be given now (store_artifact_due): a test
+         * nobody approved has its builds stored, and any allow-listed key
+         * could read them by SHA-256.  A worker still holding a lease of a
+         * run that just ended needs none: its task is stopped at its next
+         * heartbeat.  Offsets past any blob never reach the database (an
+         * int4 there).
+         */
+        int rc = b->offset >= INT32_MAX ? 0 : store_artifact_due(S->store, b->sha256);
+        if (rc < 0)
+            return -1;
+        rc = rc == 0 ? 0
                  : net ? store_net_chunk(S->store, b->sha256, (int64_t)b->offset, XQF_CHUNK_MAX, S->chunk, &len,
                                          &total, name, signature)
                        : store_build_chunk(S->store, b->sha256, (int64_t)b->offset, XQF_CHUNK_MAX, S->chunk, &len,
@@ -526,11 +555,15 @@ static int handle_db(Server *S, Item *it)
         if (rc < 0)
             return -1;
         if (rc == 0) {
-            log_warn("%s %.64s (from byte %llu) asked for: not stored, or past its end", b->kind, b->sha256,
-                     (unsigned long long)b->offset);
+            char tail[NOTES_MORE_MAX];
+            if (notes_due(&S->notes, "artifact not served", tail))
+                log_warn("%s %.64s (from byte %llu) asked for: not stored, no run hands it out, or past its end%s",
+                         b->kind, b->sha256, (unsigned long long)b->offset, tail);
             refuse(it, XQF_ERR_REFUSED,
-                   net ? "build_request: no such net stored (xqf-tune net add registers them), or offset past its end"
-                       : "build_request: no such build stored (xqf-tune build registers them), or offset past its end");
+                   net ? "build_request: no such net handed out (stored, and a player of an active run), or offset "
+                         "past its end"
+                       : "build_request: no such build handed out (stored, and a player of an active run), or offset "
+                         "past its end");
             return 0;
         }
         snprintf(e->chunk.sha256, sizeof e->chunk.sha256, "%s", b->sha256);

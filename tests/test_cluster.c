@@ -1329,6 +1329,7 @@ Test(cluster, nets_are_served_by_kind)
     memset(net.signature, 'b', SIGN_SIG_HEX);
     int64_t id;
     cr_assert_eq(store_add_net(cu_fx.store, &net, bytes, sizeof bytes, &id), 0);
+    plays(cu_sprt(cu_fx.store, "NullR=2", 1, 20, 500, -500, 500), "test_net", id);
     const char *none[] = { NULL };
     coordinator_with("10", none);
     void *ctx = zmq_ctx_new();
@@ -1416,6 +1417,96 @@ Test(cluster, a_peer_that_reads_nothing_is_sent_few_chunks)
                  m.type == XQF_MSG_ERROR ? m.u.error.text : xqf_msg_type_name(m.type));
     xqf_msg_free(&m);
     fprintf(stderr, "cluster: a peer that reads nothing: %d of %d chunks asked for sent\n", chunks, CHUNKS);
+    zmq_close(a);
+    zmq_ctx_term(ctx);
+}
+
+/*
+ * Builds and nets are served only while a run hands them out: not one no
+ * run plays, not an unapproved test's (pending), nor a finished run's
+ * with no replay audit open; an active run's are.
+ */
+Test(cluster, builds_are_served_only_while_a_run_hands_them_out)
+{
+    CU_REQUIRE_DB();
+    char bin[512], q[256];
+    snprintf(bin, sizeof bin, "%s/engine-due", cu_fx.dir);
+    cr_assert_eq(cu_engine_copy(bin, 100000), 0);
+    StoreBuild build;
+    int64_t id = register_build(bin, NULL), run = cu_sprt(cu_fx.store, "NullR=2", 1, 20, 500, -500, 500);
+    cr_assert_eq(store_load_build(cu_fx.store, id, &build), 1);
+    const char *none[] = { NULL };
+    coordinator_with("10", none);
+    void *ctx = zmq_ctx_new(), *a = dealer(ctx);
+    hello_as(a, "asker", 1);
+    const struct {
+        const char *state;           /* NULL: no run plays it */
+        bool served;
+    } cases[] = { { NULL, false }, { "pending", false }, { "active", true }, { "finished", false } };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (cases[i].state) {
+            snprintf(q, sizeof q, "UPDATE runs SET test_build = %lld, state = '%s' WHERE id = %lld", (long long)id,
+                     cases[i].state, (long long)run);
+            sql(q);
+        }
+        build_request(a, build.sha256, 0);
+        XqfMsg m;
+        reply(a, &m);
+        cr_assert_eq(m.type, cases[i].served ? XQF_MSG_BUILD_CHUNK : XQF_MSG_ERROR, "run %s: %s (log: %s)",
+                     cases[i].state ? cases[i].state : "none",
+                     m.type == XQF_MSG_ERROR ? m.u.error.text : xqf_msg_type_name(m.type), cu_fx.logfile);
+        cr_assert(cases[i].served || m.u.error.code == XQF_ERR_REFUSED, "%s", m.u.error.text);
+        xqf_msg_free(&m);
+    }
+    zmq_close(a);
+    zmq_ctx_term(ctx);
+}
+
+/*
+ * Bench reports of SHA-256s no run hands out write nothing and are
+ * logged once a minute, whatever their number; a refusal of an active
+ * run's build that changes at every report stays one row and a line or
+ * two.  Before, each report was a row of worker_builds and a log line.
+ */
+Test(cluster, bench_reports_are_bounded)
+{
+    CU_REQUIRE_DB();
+    enum { RANDOM = 300, AGAIN = 100 };
+    char bin[512], got[64];
+    snprintf(bin, sizeof bin, "%s/engine-benched", cu_fx.dir);
+    cr_assert_eq(cu_engine_copy(bin, 100000), 0);
+    StoreBuild build;
+    int64_t id = register_build(bin, NULL);
+    cr_assert_eq(store_load_build(cu_fx.store, id, &build), 1);
+    plays(cu_sprt(cu_fx.store, "NullR=2", 1, 20, 500, -500, 500), "test_build", id);
+    const char *none[] = { NULL };
+    coordinator_with("10", none);
+    void *ctx = zmq_ctx_new(), *a = dealer(ctx);
+    hello_as(a, "bencher", 1);
+    XqfMsg m;
+    for (int i = 0; i < RANDOM + AGAIN; i++) {
+        xqf_msg_init(&m, XQF_MSG_BENCH);
+        if (i < RANDOM)
+            snprintf(m.u.bench.sha256, sizeof m.u.bench.sha256, "%016x%016x%016x%016x", i, 7 * i + 1, 13 * i + 2,
+                     31 * i + 3);
+        else
+            snprintf(m.u.bench.sha256, sizeof m.u.bench.sha256, "%s", build.sha256);
+        m.u.bench.nodes = 1;
+        m.u.bench.nps = 1;
+        snprintf(m.u.bench.refused, sizeof m.u.bench.refused, "reason %d", i);
+        send_msg(a, &m);
+    }
+    xqf_msg_init(&m, XQF_MSG_STATUS_REQUEST);    /* answered after every report before it */
+    send_msg(a, &m);
+    reply_of(a, XQF_MSG_STATUS, &m);
+    xqf_msg_free(&m);
+    sql_value("SELECT count(*) FROM worker_builds", got, sizeof got);
+    cr_assert_str_eq(got, "1", "rows of worker_builds after %d reports of random SHA-256s and %d of one build (log: %s)",
+                     RANDOM, AGAIN, cu_fx.logfile);
+    int ignored = log_lines_with("ignored: no run hands it out"), refusals = log_lines_with("refuses build");
+    cr_assert(ignored >= 1 && ignored <= 2 && refusals >= 1 && refusals <= 2,
+              "%d lines for %d reports no run wants, %d for %d refusals (log: %s)", ignored, RANDOM, refusals, AGAIN,
+              cu_fx.logfile);
     zmq_close(a);
     zmq_ctx_term(ctx);
 }
