@@ -103,8 +103,9 @@ typedef struct {
     int64_t lease_token, lease_task, lease_worker;
 } Item;
 
-/* Status requests a second, for all workers and tools together (a few people watching). */
+/* Status requests a second, for all workers and tools together (a few people watching), and for one key. */
 #define STATUS_PER_SECOND 5
+#define STATUS_PER_KEY_SECOND 1
 #define STR_OF_(x) #x
 #define STR_OF(x) STR_OF_(x)
 
@@ -123,6 +124,7 @@ struct Server {
     int64_t heartbeats;              /* task heartbeats answered since the start */
     RateLimit *limit;                /* messages per key */
     RateLimit *status_limit;         /* status requests, all keys together: each runs the status queries */
+    RateLimit *status_key_limit;     /* and per key, so that no key spends the whole of it */
     int64_t bench_refreshed_ms;      /* the scheduler last refreshed for a bench refusal */
     RateLimit *hello_limit;          /* hellos per key (cfg.key_hellos a minute) */
     int64_t hellos_refused, key_leases_capped;
@@ -582,16 +584,24 @@ static int handle_db(Server *S, Item *it)
         snprintf(c->kind, sizeof c->kind, "%s", net ? "net" : "build");
         return xqf_bin_set(&c->data, S->chunk, len);
     }
-    case XQF_MSG_STATUS_REQUEST:
-        if (!peer_find(&S->peers, &it->peer)) {
+    case XQF_MSG_STATUS_REQUEST: {
+        const PeerEntry *e = peer_find(&S->peers, &it->peer);
+        if (!e) {
             refuse(it, XQF_ERR_NEED_HELLO, "status_request: say hello first");
             return 0;
         }
         /*
          * The status queries read every run and worker: at the message rate
          * limit (1,000 a second a key) they would be the database's whole
-         * load.  A few a second for everyone together is what people watch.
+         * load.  A few a second for everyone together is what people watch,
+         * and one a second a key first: against the shared bound alone, one
+         * key asking without a pause would take every answer.
          */
+        if (!ratelimit_take(S->status_key_limit, e->key, clock_now_ms())) {
+            refuse(it, XQF_ERR_LIMIT, "status_request: at most " STR_OF(STATUS_PER_KEY_SECOND)
+                                      " a second a key: retry in a moment");
+            return 0;
+        }
         if (!ratelimit_take(S->status_limit, 0, clock_now_ms())) {
             refuse(it, XQF_ERR_LIMIT, "status_request: at most " STR_OF(STATUS_PER_SECOND)
                                       " a second (all together): retry in a moment");
@@ -600,6 +610,7 @@ static int handle_db(Server *S, Item *it)
         xqf_msg_init(&it->out, XQF_MSG_STATUS);
         return status_lines(S->store, (int)(in->u.status_request.max_runs > 1000 ? 1000 : in->u.status_request.max_runs),
                             &it->out.u.status.workers, &it->out.u.status.runs);
+    }
     default:
         return 0;
     }
@@ -1368,6 +1379,7 @@ Server *server_new(const ServerConfig *cfg)
     if (!(S->items = calloc((size_t)S->batch, sizeof *S->items)) ||
         !(S->limit = ratelimit_new(cfg->rate, cfg->rate)) ||
         !(S->status_limit = ratelimit_new(STATUS_PER_SECOND, STATUS_PER_SECOND)) ||
+        !(S->status_key_limit = ratelimit_new(STATUS_PER_KEY_SECOND, STATUS_PER_KEY_SECOND)) ||
         !(S->hello_limit = ratelimit_new(cfg->key_hellos / 60.0, cfg->key_hellos)) ||
         !(S->transport = transport_new(cfg->bind, &S->security)) || !(S->store = store_new(cfg->db)) ||
         !(S->sched = sched_new(S->store))) {
@@ -1391,6 +1403,7 @@ void server_destroy(Server **sp)
     peers_free(&S->peers);
     leases_free(&S->leases);
     ratelimit_destroy(&S->limit);
+    ratelimit_destroy(&S->status_key_limit);
     ratelimit_destroy(&S->status_limit);
     ratelimit_destroy(&S->hello_limit);
     free(S->chunk);
