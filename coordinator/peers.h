@@ -84,10 +84,12 @@
 #include "notes.h"
 #include "transport.h"
 
-/* The build chunk sent to a peer and not yet acknowledged (by its asking for the next one). */
+/* The build chunk sent to a peer and not yet known to have reached it (server.c: chunk_allowed). */
 typedef struct {
     char sha256[XQF_SHA256_HEX + 1]; /* "" none in flight */
     uint64_t offset, next;           /* the chunk's bytes [offset, next) */
+    uint64_t due;                    /* out of the coordinator once its connection's TCP acknowledged this many
+                                        bytes (0: not measured, ipc: asking for the next acknowledges it) */
     int64_t sent_ms;
     int lost;                        /* chunks in a row never acknowledged */
     uint64_t by;                     /* the message it answers (the server's count): a redo of it may have it again */

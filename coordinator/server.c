@@ -45,6 +45,7 @@ enum {
     LOAD_EVERY_MS = 10000,
     CHUNK_LOST_MS = 3000,            /* a chunk unacknowledged this long counts as lost (workers ask again after 5 s) */
     CHUNK_LOST_MAX = 3,              /* chunks lost in a row: the peer does not read them, no more for it */
+    BENCH_REFRESH_MS = 1000,         /* bench refusals refresh the scheduler at most this often */
     LEASES_PER_SLOT = 2,             /* leases a worker may hold per slot it announced */
     CAPPED_RETRY_MS = 2000,          /* idle's retry_ms for a worker at its lease cap */
     STALL_MIN_MS = 2000,             /* a loop iteration this long (or a quarter lease) is a stall */
@@ -102,8 +103,9 @@ typedef struct {
     int64_t lease_token, lease_task, lease_worker;
 } Item;
 
-/* Status requests a second, for all workers and tools together (a few people watching). */
+/* Status requests a second, for all workers and tools together (a few people watching), and for one key. */
 #define STATUS_PER_SECOND 5
+#define STATUS_PER_KEY_SECOND 1
 #define STR_OF_(x) #x
 #define STR_OF(x) STR_OF_(x)
 
@@ -122,6 +124,8 @@ struct Server {
     int64_t heartbeats;              /* task heartbeats answered since the start */
     RateLimit *limit;                /* messages per key */
     RateLimit *status_limit;         /* status requests, all keys together: each runs the status queries */
+    RateLimit *status_key_limit;     /* and per key, so that no key spends the whole of it */
+    int64_t bench_refreshed_ms;      /* the scheduler last refreshed for a bench refusal */
     RateLimit *hello_limit;          /* hellos per key (cfg.key_hellos a minute) */
     int64_t hellos_refused, key_leases_capped;
     Notes notes;                     /* limits hit, logged once a minute per kind */
@@ -244,15 +248,30 @@ static void worker_name(const char *user, const char *asked, char out[XQF_NAME_M
 
 /*
  * Whether a peer may have the chunk b asks for now: NULL, or why not.
- * One chunk is in flight per peer: asking for the bytes after it
- * acknowledges it; one unacknowledged for CHUNK_LOST_MS is lost (asked
- * again, or the peer moved on); after CHUNK_LOST_MAX lost in a row the
- * peer gets no more on this connection.
+ * One chunk is in flight per peer, and asking for the next is no proof
+ * that the last arrived: a client may ask for every offset in a row and
+ * read nothing, each chunk then waiting in ZeroMQ's queue for it (up to
+ * TRANSPORT_SNDHWM of them).  So where the connection's TCP counters can
+ * be read (acked, transport_sent), a chunk goes out only once the peer's
+ * TCP acknowledged, since the last one was queued, as many bytes as that
+ * one held (c->due): credit-based flow control, as HTTP/2's windows (RFC
+ * 9113, section 6.9), the credit being the kernel's own acknowledgements.
+ * A peer that does not read then holds at most about two chunks here; the
+ * rest of what it asked waits unsent, or in its own buffers.  Where they
+ * cannot (ipc), asking for the bytes after the last acknowledges it; one
+ * unacknowledged for CHUNK_LOST_MS is lost (asked again, or the peer
+ * moved on); after CHUNK_LOST_MAX lost in a row the peer gets no more on
+ * this connection.
  */
-static const char *chunk_allowed(PeerChunk *c, const XqfMsg_build_request *b, int64_t now, uint64_t by)
+static const char *chunk_allowed(PeerChunk *c, const XqfMsg_build_request *b, int64_t now, uint64_t by,
+                                 const uint64_t *acked)
 {
     if (c->sha256[0] && c->by == by)
         return NULL;                 /* the same message again (its transaction redone) */
+    if (c->sha256[0] && c->due)
+        return acked && *acked >= c->due
+                   ? NULL
+                   : "build_request: the last chunk sent has not reached you yet: ask again once it has (retry later)";
     if (c->lost >= CHUNK_LOST_MAX)
         return "build_request: chunks sent were never acknowledged: no more on this connection";
     if (!c->sha256[0])
@@ -465,10 +484,27 @@ static int handle_db(Server *S, Item *it)
             log_warn("a bench report ignored (%s)", e ? "bad values" : "no hello");
             return 0;
         }
-        if (store_worker_bench(S->store, e->worker, b->sha256, b->nodes, b->nps, b->refused) != 0)
+        /*
+         * Taken only for a build or net handed out now (or the worker's own
+         * engine): each report is a row, and any well-formed SHA-256 would
+         * do, a thousand a second a key.  A refusal is logged and refreshes
+         * the scheduler only when it changed, the lines at most once a
+         * minute with a count (notes), the refreshes at most once a
+         * BENCH_REFRESH_MS (the periodic refresh, REFRESH_EVERY_MS, picks
+         * up one left over).
+         */
+        int rc = store_worker_bench(S->store, e->worker, b->sha256, b->nodes, b->nps, b->refused);
+        if (rc < 0)
             return -1;
-        if (b->refused[0]) {
-            log_warn("worker %lld refuses build %.16s: %s", (long long)e->worker, b->sha256, b->refused);
+        char tail[NOTES_MORE_MAX];
+        if (rc == 0 && notes_due(&S->notes, "bench not due", tail))
+            log_warn("worker %lld: a bench report of %.16s ignored: no run hands it out%s", (long long)e->worker,
+                     b->sha256, tail);
+        if (rc == 2 && b->refused[0] && notes_due(&S->notes, "bench refusals", tail))
+            log_warn("worker %lld refuses build %.16s: %s%s", (long long)e->worker, b->sha256, b->refused, tail);
+        int64_t now = clock_now_ms();
+        if (rc == 2 && now - S->bench_refreshed_ms >= BENCH_REFRESH_MS) {
+            S->bench_refreshed_ms = now;
             sched_invalidate(S->sched);
         }
         return 0;
@@ -480,8 +516,9 @@ static int handle_db(Server *S, Item *it)
             refuse(it, XQF_ERR_NEED_HELLO, "build_request: say hello first");
             return 0;
         }
-        uint64_t by = S->frames_taken - (uint64_t)S->taken + (uint64_t)(it - S->items);
-        const char *why = chunk_allowed(&e->chunk, b, clock_now_ms(), by);
+        uint64_t by = S->frames_taken - (uint64_t)S->taken + (uint64_t)(it - S->items), written = 0, acked = 0;
+        bool measured = transport_sent(S->transport, &it->peer, &written, &acked) == 0;
+        const char *why = chunk_allowed(&e->chunk, b, clock_now_ms(), by, measured ? &acked : NULL);
         if (why) {
             S->chunks_refused++;
             char tail[NOTES_MORE_MAX];
@@ -501,8 +538,18 @@ static int handle_db(Server *S, Item *it)
             refuse(it, XQF_ERR_REFUSED, "build_request: kind must be \"build\" or \"net\"");
             return 0;
         }
-        /* offsets past any blob never reach the database (an int4 there) */
-        int rc = b->offset >= INT32_MAX ? 0
+        /*
+         * Only what a worker may be given now (store_artifact_due): a test
+         * nobody approved has its builds stored, and any allow-listed key
+         * could read them by SHA-256.  A worker still holding a lease of a
+         * run that just ended needs none: its task is stopped at its next
+         * heartbeat.  Offsets past any blob never reach the database (an
+         * int4 there).
+         */
+        int rc = b->offset >= INT32_MAX ? 0 : store_artifact_due(S->store, b->sha256);
+        if (rc < 0)
+            return -1;
+        rc = rc == 0 ? 0
                  : net ? store_net_chunk(S->store, b->sha256, (int64_t)b->offset, XQF_CHUNK_MAX, S->chunk, &len,
                                          &total, name, signature)
                        : store_build_chunk(S->store, b->sha256, (int64_t)b->offset, XQF_CHUNK_MAX, S->chunk, &len,
@@ -510,11 +557,15 @@ static int handle_db(Server *S, Item *it)
         if (rc < 0)
             return -1;
         if (rc == 0) {
-            log_warn("%s %.64s (from byte %llu) asked for: not stored, or past its end", b->kind, b->sha256,
-                     (unsigned long long)b->offset);
+            char tail[NOTES_MORE_MAX];
+            if (notes_due(&S->notes, "artifact not served", tail))
+                log_warn("%s %.64s (from byte %llu) asked for: not stored, no run hands it out, or past its end%s",
+                         b->kind, b->sha256, (unsigned long long)b->offset, tail);
             refuse(it, XQF_ERR_REFUSED,
-                   net ? "build_request: no such net stored (xqf-tune net add registers them), or offset past its end"
-                       : "build_request: no such build stored (xqf-tune build registers them), or offset past its end");
+                   net ? "build_request: no such net handed out (stored, and a player of an active run), or offset "
+                         "past its end"
+                       : "build_request: no such build handed out (stored, and a player of an active run), or offset "
+                         "past its end");
             return 0;
         }
         snprintf(e->chunk.sha256, sizeof e->chunk.sha256, "%s", b->sha256);
@@ -522,6 +573,7 @@ static int handle_db(Server *S, Item *it)
         e->chunk.next = b->offset + len;
         e->chunk.sent_ms = clock_now_ms();
         e->chunk.by = by;
+        e->chunk.due = measured ? written + len : 0;
         xqf_msg_init(&it->out, XQF_MSG_BUILD_CHUNK);
         XqfMsg_build_chunk *c = &it->out.u.build_chunk;
         snprintf(c->sha256, sizeof c->sha256, "%s", b->sha256);
@@ -532,16 +584,24 @@ static int handle_db(Server *S, Item *it)
         snprintf(c->kind, sizeof c->kind, "%s", net ? "net" : "build");
         return xqf_bin_set(&c->data, S->chunk, len);
     }
-    case XQF_MSG_STATUS_REQUEST:
-        if (!peer_find(&S->peers, &it->peer)) {
+    case XQF_MSG_STATUS_REQUEST: {
+        const PeerEntry *e = peer_find(&S->peers, &it->peer);
+        if (!e) {
             refuse(it, XQF_ERR_NEED_HELLO, "status_request: say hello first");
             return 0;
         }
         /*
          * The status queries read every run and worker: at the message rate
          * limit (1,000 a second a key) they would be the database's whole
-         * load.  A few a second for everyone together is what people watch.
+         * load.  A few a second for everyone together is what people watch,
+         * and one a second a key first: against the shared bound alone, one
+         * key asking without a pause would take every answer.
          */
+        if (!ratelimit_take(S->status_key_limit, e->key, clock_now_ms())) {
+            refuse(it, XQF_ERR_LIMIT, "status_request: at most " STR_OF(STATUS_PER_KEY_SECOND)
+                                      " a second a key: retry in a moment");
+            return 0;
+        }
         if (!ratelimit_take(S->status_limit, 0, clock_now_ms())) {
             refuse(it, XQF_ERR_LIMIT, "status_request: at most " STR_OF(STATUS_PER_SECOND)
                                       " a second (all together): retry in a moment");
@@ -550,6 +610,7 @@ static int handle_db(Server *S, Item *it)
         xqf_msg_init(&it->out, XQF_MSG_STATUS);
         return status_lines(S->store, (int)(in->u.status_request.max_runs > 1000 ? 1000 : in->u.status_request.max_runs),
                             &it->out.u.status.workers, &it->out.u.status.runs);
+    }
     default:
         return 0;
     }
@@ -1318,6 +1379,7 @@ Server *server_new(const ServerConfig *cfg)
     if (!(S->items = calloc((size_t)S->batch, sizeof *S->items)) ||
         !(S->limit = ratelimit_new(cfg->rate, cfg->rate)) ||
         !(S->status_limit = ratelimit_new(STATUS_PER_SECOND, STATUS_PER_SECOND)) ||
+        !(S->status_key_limit = ratelimit_new(STATUS_PER_KEY_SECOND, STATUS_PER_KEY_SECOND)) ||
         !(S->hello_limit = ratelimit_new(cfg->key_hellos / 60.0, cfg->key_hellos)) ||
         !(S->transport = transport_new(cfg->bind, &S->security)) || !(S->store = store_new(cfg->db)) ||
         !(S->sched = sched_new(S->store))) {
@@ -1341,6 +1403,7 @@ void server_destroy(Server **sp)
     peers_free(&S->peers);
     leases_free(&S->leases);
     ratelimit_destroy(&S->limit);
+    ratelimit_destroy(&S->status_key_limit);
     ratelimit_destroy(&S->status_limit);
     ratelimit_destroy(&S->hello_limit);
     free(S->chunk);

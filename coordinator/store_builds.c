@@ -45,10 +45,14 @@
                     "coalesce(git_subject, '') FROM engine_builds WHERE id = $1", 1)             \
     S(BUILD_OF_TREE, "SELECT id FROM engine_builds WHERE git_tree = $1 "                         \
                      "AND coalesce(net_id, 0) = $2::bigint ORDER BY id LIMIT 1", 2)              \
-    S(WORKER_BENCH, "INSERT INTO worker_builds (worker_id, sha256, bench_nodes, nps, refused) "  \
-                    "VALUES ($1, $2, $3, $4, nullif($5, '')) ON CONFLICT (worker_id, sha256) DO " \
+    S(WORKER_BENCH, "WITH old AS (SELECT refused FROM worker_builds WHERE worker_id = $1 AND sha256 = $2) " \
+                    "INSERT INTO worker_builds (worker_id, sha256, bench_nodes, nps, refused) "  \
+                    "SELECT $1, $2, $3, $4, nullif($5, '') WHERE $2 = '' OR xqf_artifact_due($2) " \
+                    "ON CONFLICT (worker_id, sha256) DO "                                        \
                     "UPDATE SET bench_nodes = EXCLUDED.bench_nodes, nps = EXCLUDED.nps, "        \
-                    "refused = EXCLUDED.refused, measured_at = now()", 5)                        \
+                    "refused = EXCLUDED.refused, measured_at = now() "                           \
+                    "RETURNING (SELECT refused FROM old) IS DISTINCT FROM nullif($5, '')", 5)    \
+    S(ARTIFACT_DUE, "SELECT xqf_artifact_due($1)", 1)                                            \
     S(WORKER_BENCHES,                                                                            \
       "SELECT wb.worker_id, w.name, wb.sha256, wb.bench_nodes, wb.nps, coalesce(wb.refused, ''), " \
       "EXISTS (SELECT 1 FROM nets n WHERE n.sha256 = wb.sha256) "                                \
@@ -249,9 +253,19 @@ int store_worker_bench(Store *s, int64_t worker, const char *sha256, int64_t ben
     StoreNums n;
     const char *p[5] = { store_num(&n, 0, worker), sha256, store_num(&n, 1, bench_nodes), store_num(&n, 2, nps),
                          refused ? refused : "" };
-    PGresult *res = store_run(s, &STMT[ST_WORKER_BENCH], p, PGRES_COMMAND_OK);
+    PGresult *res = store_run(s, &STMT[ST_WORKER_BENCH], p, PGRES_TUPLES_OK);
+    int rc = !res ? -1 : PQntuples(res) == 0 ? 0 : strcmp(PQgetvalue(res, 0, 0), "t") == 0 ? 2 : 1;
     PQclear(res);
-    return res ? 0 : -1;
+    return rc;
+}
+
+int store_artifact_due(Store *s, const char *sha256)
+{
+    const char *p[1] = { sha256 };
+    PGresult *res = store_run(s, &STMT[ST_ARTIFACT_DUE], p, PGRES_TUPLES_OK);
+    int rc = !res ? -1 : PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+    PQclear(res);
+    return rc;
 }
 
 int store_forget_benches(Store *s, const char *sha256)

@@ -87,11 +87,20 @@ int store_build_source(Store *s, int64_t id, StoreBuildSource *out);
 int store_build_of_tree(Store *s, const char *tree, int64_t net, int64_t *id);
 
 /*
+ * Whether the build or net sha256 is handed out now: a player of an
+ * active run, or of a finished one whose replay audits are open
+ * (xqf_artifact_due).  1, 0, or -1.
+ */
+int store_artifact_due(Store *s, const char *sha256);
+/*
  * A worker's bench of a build (sha256 "" its own engine): the signature
  * it found, its nodes per second, and refused the reason it refuses the
  * build ("" or NULL: it matched).  The latest replaces an earlier one.
  * A net a worker refuses is recorded the same way (nodes and nps 0).
- * 0 or -1.
+ * Taken only for its own engine or a build or net due
+ * (store_artifact_due): a report of any other SHA-256 writes nothing.
+ * Returns 1 when taken, 2 when taken and its refusal changed (a new
+ * one, another reason, or one withdrawn), 0 when not taken, -1.
  */
 int store_worker_bench(Store *s, int64_t worker, const char *sha256, int64_t bench_nodes, int64_t nps,
                        const char *refused);

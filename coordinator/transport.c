@@ -1,13 +1,19 @@
 #include "transport.h"
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <zmq.h>
+
+/* struct tcp_info with tcpi_bytes_acked (glibc's netinet/tcp.h stops short of it), SIOCOUTQ */
+#include <linux/sockios.h>
+#include <linux/tcp.h>
 
 #include "clock.h"
 #include "log.h"
@@ -504,6 +510,27 @@ int transport_send(Transport *t, const Peer *peer, const void *data, size_t len)
         return full ? -2 : -1;
     }
     return zmq_send(t->router, data, len, ZMQ_DONTWAIT) < 0 ? -1 : 0;
+}
+
+int transport_sent(Transport *t, const Peer *peer, uint64_t *written, uint64_t *acked)
+{
+    if (peer->fd < 0 || !peer->conn)
+        return -1;
+    /* the descriptor still holds the connection the message came on (its close would have been read here) */
+    note_events(t);
+    if (conns_id(t->conns, peer->fd) != peer->conn)
+        return -1;
+    struct tcp_info ti;
+    socklen_t len = sizeof ti;
+    int unacked = 0;
+    memset(&ti, 0, sizeof ti);
+    if (getsockopt(peer->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0 ||
+        len < offsetof(struct tcp_info, tcpi_bytes_acked) + sizeof ti.tcpi_bytes_acked ||
+        ioctl(peer->fd, SIOCOUTQ, &unacked) != 0 || unacked < 0)
+        return -1;
+    *acked = ti.tcpi_bytes_acked;
+    *written = ti.tcpi_bytes_acked + (uint64_t)unacked;
+    return 0;
 }
 
 int64_t transport_dropped(const Transport *t) { return t->dropped; }

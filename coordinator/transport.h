@@ -43,7 +43,8 @@ enum {
     /*
      * Per peer, ZeroMQ queues at most TRANSPORT_SNDHWM replies (then a
      * reply is dropped): a peer that asks and never reads costs at most
-     * that many, of which one build chunk (server.c allows one in flight).
+     * that many, of which at most two build chunks (server.c sends the
+     * next only once the last reached the peer: transport_sent).
      */
     TRANSPORT_SNDHWM = 1000,
     /*
@@ -154,6 +155,16 @@ int transport_send(Transport *t, const Peer *peer, const void *data, size_t len)
  * otherwise, by their silence.  Returns how many.
  */
 int transport_closed(Transport *t, int *fds, uint64_t *conns, int n);
+/*
+ * What the connection peer's message came on has handed its kernel so far
+ * (*written, bytes) and what the other end's TCP has acknowledged of it
+ * (*acked): the replies queued for it after *written are out of this
+ * process once *acked reaches *written plus their size (ZeroMQ writes a
+ * connection's queue in order).  Read from the kernel (TCP_INFO's
+ * tcpi_bytes_acked, Linux 4.2; SIOCOUTQ's bytes not yet acknowledged).
+ * 0, or -1 when not known: not a TCP connection (ipc), or closed since.
+ */
+int transport_sent(Transport *t, const Peer *peer, uint64_t *written, uint64_t *acked);
 /* Replies dropped so far (full queue or peer gone). */
 int64_t transport_dropped(const Transport *t);
 /* Open connections of key that sent a message (its allow-list name), and open connections in all. */
