@@ -6,11 +6,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -155,4 +158,85 @@ void sandbox_limits(const SandboxSpec *sp)
     setrlimit(RLIMIT_FSIZE, &fsize);
     setrlimit(RLIMIT_CORE, &core);
     setrlimit(RLIMIT_NPROC, &nproc);
+}
+
+/*
+ * rel opened below dirfd, no link followed on the way: the last component
+ * with flags (O_NOFOLLOW added), each one before it as a folder opened
+ * with O_NOFOLLOW, ".." refused.  The fallback of sandbox_take where the
+ * kernel has no openat2 (before Linux 5.6): what RESOLVE_BENEATH |
+ * RESOLVE_NO_SYMLINKS does, one component at a time.
+ */
+static int open_beneath_walk(int dirfd, const char *rel, int flags)
+{
+    char part[NAME_MAX + 1];
+    int fd = dup(dirfd);
+    for (const char *p = rel; fd >= 0 && *p;) {
+        size_t len = strcspn(p, "/");
+        const char *next = p + len + (p[len] == '/');
+        if (len == 0 || (len == 1 && p[0] == '.')) {
+            p = next;
+            continue;
+        }
+        if (len > NAME_MAX || (len == 2 && p[0] == '.' && p[1] == '.')) {
+            close(fd);
+            errno = len > NAME_MAX ? ENAMETOOLONG : EXDEV;
+            return -1;
+        }
+        memcpy(part, p, len);
+        part[len] = '\0';
+        bool last = next[strspn(next, "/")] == '\0';
+        int sub = openat(fd, part, last ? flags | O_NOFOLLOW : O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        fd = sub;
+        p = next;
+    }
+    return fd;
+}
+
+int sandbox_take(const char *dir, const char *path, long long max, char *why, size_t size)
+{
+    size_t dlen = strlen(dir);
+    if (strncmp(path, dir, dlen) != 0 || path[dlen] != '/') {
+        snprintf(why, size, "%s is not in the build folder %s", path, dir);
+        return -1;
+    }
+    const char *rel = path + dlen + 1;
+    int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dirfd < 0) {
+        snprintf(why, size, "cannot open the build folder %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    /* O_NONBLOCK: a FIFO opens at once instead of waiting for a writer (the fstat below refuses it) */
+    int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+    /* openat2(2), Linux 5.6: the kernel resolves the path below dirfd and fails on any link on the way */
+    struct open_how how = { .flags = (unsigned long long)flags,
+                            .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+    int fd = (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof how);
+    if (fd < 0 && (errno == ENOSYS || errno == EPERM || errno == E2BIG))
+        fd = open_beneath_walk(dirfd, rel, flags);    /* an older kernel, or a seccomp filter that refuses it */
+    int err = errno;
+    close(dirfd);
+    if (fd < 0) {
+        snprintf(why, size, "%s: %s", path,
+                 err == ELOOP ? "a symbolic link on its path (the box's links are not followed)"
+                 : err == EXDEV ? "its path leads out of the build folder"
+                 : strerror(err));
+        return -1;
+    }
+    struct stat st;
+    const char *bad = fstat(fd, &st) != 0       ? strerror(errno)
+                      : !S_ISREG(st.st_mode)    ? "not a regular file (a FIFO, a device, a folder or a socket)"
+                      : st.st_nlink != 1        ? "a file with more than one link (a hard link)"
+                      : st.st_size > max        ? "larger than the most a build may be"
+                      : fcntl(fd, F_SETFL, 0) != 0 ? strerror(errno)
+                                               : NULL;
+    if (bad) {
+        snprintf(why, size, "%s: %s", path, bad);
+        close(fd);
+        return -1;
+    }
+    return fd;
 }

@@ -47,4 +47,18 @@ char **sandbox_argv(const SandboxSpec *sp, char *const argv[], char *why, size_t
 /* In the child, before exec: the resource limits of sp. Async-signal-safe. */
 void sandbox_limits(const SandboxSpec *sp);
 
+/*
+ * A file the box made, taken out of it: path (absolute, under the folder
+ * dir that was bound read-write into the box) opened for reading without
+ * following any link on the way below dir, and checked before anyone
+ * reads it: a regular file (not a FIFO, which would block the reader, nor
+ * a device), one link only (a hard link the box made to a file outside
+ * would pass every path check), at most max bytes.  What the box leaves
+ * is the branch's to choose: a symbolic link to the builder's ~/.pgpass
+ * named like the binary would otherwise be copied, hashed and published.
+ * Returns the descriptor (close-on-exec, blocking, at offset 0), or -1
+ * with why.
+ */
+int sandbox_take(const char *dir, const char *path, long long max, char *why, size_t size);
+
 #endif
