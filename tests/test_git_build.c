@@ -796,3 +796,32 @@ Test(git_build, a_link_as_the_build_log_is_not_followed)
     decoy_untouched(out, errbuf, q[0].error, NULL);
     free(q);
 }
+
+/*
+ * A build log that would drive the operator's terminal (an OSC that
+ * retitles the window, a CSI that clears the screen) and holds bytes that
+ * are not UTF-8 (which PostgreSQL's text refuses): the builder prints the
+ * tail escaped, and records the request's failure with the tail made
+ * text (the run's page escapes it as HTML besides).
+ */
+Test(git_build, a_build_logs_control_bytes_are_escaped)
+{
+    CU_REQUIRE_DB();
+    char out[65536], args[2048], a[41], h[41];
+    clone_project();
+    commit("--allow-empty -m 'A: the base'", a);
+    hostile_commit("execute_process(COMMAND printf [[TITLE:\\033]0;PWNED\\007 CLEAR:\\033[2J BAD:\\377\\376 END\\n]])\n"
+                   "message(FATAL_ERROR \"a hostile branch\")", h);
+    int64_t run = waiting_test("ada", false, h, a, "");
+    snprintf(args, sizeof args, "build --serve --db '%s' --repo '%s' --out built --jobs 2", cu_fx.db_builder, repo);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    cr_assert(strstr(errbuf, "TITLE:\\x1b]0;PWNED\\x07 CLEAR:\\x1b[2J"), "escaped on stderr: %s", errbuf);
+    cr_assert(!strchr(errbuf, '\033') && !strchr(errbuf, '\007'), "a raw control byte on stderr");
+    StoreBuildRequest *q = NULL;
+    requests(run, 2, &q);
+    cr_assert_str_eq(q[0].state, "failed", "the failure is recorded");
+    cr_assert(strstr(q[0].error, "TITLE:") && strstr(q[0].error, "END") && !strchr(q[0].error, '\033') &&
+                  !strchr(q[0].error, '\007') && !strstr(q[0].error, "\377"),
+              "%s", q[0].error);
+    free(q);
+}
