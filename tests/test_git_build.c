@@ -825,3 +825,24 @@ Test(git_build, a_build_logs_control_bytes_are_escaped)
               "%s", q[0].error);
     free(q);
 }
+
+/*
+ * The box itself, from a branch's configure: no user namespace can be made
+ * inside (bubblewrap's --disable-userns: where most kernel privilege
+ * escalations start), and /tmp, a tmpfs whose pages no rlimit counts, is
+ * bounded (512 MiB); the log says which limits applied.
+ */
+Test(git_build, the_box_has_no_user_namespaces_and_a_bounded_tmp)
+{
+    CU_REQUIRE_DB();
+    char out[65536], args[2048], h[41];
+    clone_project();
+    hostile_commit("execute_process(COMMAND sh -c [[unshare -U true 2>/dev/null && echo USERNS-MADE || echo USERNS-REFUSED; "
+                   "head -c 540000000 /dev/zero > /tmp/fill 2>/dev/null && echo TMP-UNBOUNDED || echo TMP-FULL; "
+                   "rm -f /tmp/fill]])\n"
+                   "message(FATAL_ERROR \"the box, checked\")", h);
+    snprintf(args, sizeof args, "build --ref %s --repo '%s' --out built", h, repo);
+    cr_assert_eq(tune(out, sizeof out, args), 2, "%s\n%s", out, errbuf);
+    cr_assert(strstr(errbuf, "USERNS-REFUSED") && strstr(errbuf, "TMP-FULL"), "%s", errbuf);
+    cr_assert(strstr(errbuf, "box: no user namespace inside, /tmp a tmpfs of 512 MiB; limits: "), "%s", errbuf);
+}

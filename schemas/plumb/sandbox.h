@@ -6,7 +6,11 @@
  * named here, has no network (a network namespace with loopback only),
  * runs as "nobody" with an empty environment, and dies with its parent.
  * Resource limits (memory, CPU time, file size, processes) are set with
- * setrlimit in the child before it becomes bwrap.
+ * setrlimit in the child before it becomes bwrap; where systemd answers,
+ * the box runs in a transient scope besides, with a memory and a task
+ * limit on its cgroup (systemd-run --scope).  No user namespace inside
+ * the box (--disable-userns) and a /tmp of bounded size, where this
+ * bubblewrap has them.
  *
  * What it cannot reach is what it is not given: the builder's keys, its
  * database connection string (the environment is cleared), /etc, the
@@ -43,6 +47,15 @@ const char *sandbox_program(char *why, size_t size);
  * when the sandbox is not available or a path is not absolute.
  */
 char **sandbox_argv(const SandboxSpec *sp, char *const argv[], char *why, size_t size);
+
+/*
+ * What the box of sp is, in words, for a log: the bubblewrap options this
+ * one supports (no user namespace inside, a bounded /tmp) and which limits
+ * apply (a systemd scope's MemoryMax and TasksMax where systemd-run finds
+ * a manager, and the rlimits always).  After sandbox_program.  Static
+ * text, good until the next call.
+ */
+const char *sandbox_describe(const SandboxSpec *sp);
 
 /* In the child, before exec: the resource limits of sp. Async-signal-safe. */
 void sandbox_limits(const SandboxSpec *sp);

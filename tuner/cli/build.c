@@ -238,7 +238,9 @@ static int spawn_io(char *const argv[], const BuildLog *log, char *capture, size
     }
     log_command(logfd, argv);
     char why[256], **boxed = NULL;
-    if (box && !(boxed = sandbox_argv(box, argv, why, sizeof why))) {
+    if (box && (boxed = sandbox_argv(box, argv, why, sizeof why)))
+        dprintf(logfd, "box: %s\n", sandbox_describe(box));
+    if (box && !boxed) {
         dprintf(logfd, "not run: %s\n", why);
         if (null >= 0)
             close(null);
