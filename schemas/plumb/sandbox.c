@@ -286,6 +286,10 @@ static int open_beneath_walk(int dirfd, const char *rel, int flags)
         bool last = next[strspn(next, "/")] == '\0';
         int sub = openat(fd, part, last ? flags | O_NOFOLLOW : O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         int saved = errno;
+        struct stat st;
+        /* a link where a folder is wanted fails with ENOTDIR under O_DIRECTORY: say it is a link */
+        if (sub < 0 && saved == ENOTDIR && fstatat(fd, part, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+            saved = ELOOP;
         close(fd);
         errno = saved;
         fd = sub;
