@@ -10,7 +10,11 @@
 # every unit carries the sandboxing all of them share (HARDENING below:
 # no new privileges, a read-only system, no homes, private /tmp and
 # devices, kernel and control groups out of reach, no set-uid, a private
-# umask): a unit added or edited without it fails here.
+# umask): a unit added or edited without it fails here.  And the builder
+# (build --serve: it runs testers' branches) runs as a user of its own:
+# set, not the signer's (build --sign-serve: it holds the operator key)
+# nor any other unit's, so that a branch out of its box reads no key and
+# no other program's settings.
 # Status 77 (skipped) without systemd-analyze: the Debian package systemd
 # has it (ops/setup installs it).
 source "$(dirname "$0")/skip.sh"
@@ -47,5 +51,23 @@ for f in "$units"/*.service; do
         grep -qxF "$line" "$f" || { echo "$f: lacks $line (every unit is sandboxed alike)"; bad=1; }
     done
 done
+user_of() { sed -n 's/^User=//p' "$1" | tail -1; }
+builder=$(grep -l '^ExecStart=.*xqf-tune build --serve' "$units"/*.service | head -1)
+signer=$(grep -l '^ExecStart=.*xqf-tune build --sign-serve' "$units"/*.service | head -1)
+if [ -z "$builder" ] || [ -z "$signer" ]; then
+    echo "no unit runs the builder (build --serve) or the signer (build --sign-serve)"
+    bad=1
+elif [ -z "$(user_of "$builder")" ] || [ -z "$(user_of "$signer")" ]; then
+    echo "$builder, $signer: each names its User= (without, it runs as root)"
+    bad=1
+else
+    for f in "$units"/*.service; do
+        [ "$f" = "$builder" ] && continue
+        if [ "$(user_of "$f")" = "$(user_of "$builder")" ]; then
+            echo "$f runs as $(user_of "$f"), the builder's user: a branch out of its box would act as it"
+            bad=1
+        fi
+    done
+fi
 [ $bad -eq 0 ] && echo "ok: $(ls "$units"/*.service | wc -l) units verified"
 exit $bad

@@ -235,6 +235,13 @@ Test(engine_runs, an_sprt_of_two_commits_of_another_engine)
     cr_assert_eq(tune(out, sizeof out, args), 2, "%s", out);
     cr_assert(strstr(errbuf, "the end of the build log") && strstr(errbuf, "the toy engine does not build here") &&
                   strstr(errbuf, "does not build: nothing recorded"), "%s", errbuf);
+    /* its binary a link to a file outside the box (another engine's build, engine_compile): refused, not copied */
+    char linked[41];
+    commit("5", "ln -sf /bin/true $(EXE)", "D: a link as the binary", linked);
+    snprintf(args, sizeof args, "sprt new --engine toy --test-ref %s --base-ref %s --nodes 1000", linked, a);
+    cr_assert_eq(tune(out, sizeof out, args), 2, "%s", out);
+    cr_assert(strstr(errbuf, "the build's binary is refused") && strstr(errbuf, "a symbolic link on its path"), "%s",
+              errbuf);
     totals(&builds1, &runs1);
     cr_assert_eq(builds1, builds0);
     cr_assert_eq(runs1, runs0);

@@ -21,8 +21,10 @@
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <netinet/in.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -726,4 +728,228 @@ Test(git_build, a_hostile_branch_fails_in_the_sandbox)
     cr_assert(accept(listener, NULL, NULL) < 0 && (errno == EAGAIN || errno == EWOULDBLOCK),
               "a connection arrived from the sandbox");
     close(listener);
+}
+
+/*
+ * Branches whose build leaves in the box's folder what the builder outside
+ * would follow: a link named like the build log, like the binary, a link
+ * for the binary's folder, a FIFO as the binary, a hard link.  Each fails
+ * with its reason, and the decoy (a file of the builder's outside every
+ * box, executable so that no executable check tells it apart) is neither
+ * read into any output nor changed: its content and mtime stay.
+ */
+static const char DECOY_TEXT[] = "DECOY-SECRET-5c1e9b: the builder's ~/.pgpass\n";
+static char outside[256], decoy[300];
+static struct stat decoy_was;
+
+/* The decoy: outside/xqf-engine, outside a folder of the builder's (where a link for bin/ may lead). */
+static void make_decoy(void)
+{
+    snprintf(outside, sizeof outside, "%s/outside", cu_fx.dir);
+    snprintf(decoy, sizeof decoy, "%s/xqf-engine", outside);
+    cr_assert_eq(mkdir(outside, 0755), 0);
+    FILE *f = fopen(decoy, "w");
+    cr_assert(f);
+    fputs(DECOY_TEXT, f);
+    cr_assert_eq(fclose(f), 0);
+    cr_assert_eq(chmod(decoy, 0755), 0);
+    struct timespec past[2] = { { .tv_sec = 1000000000 }, { .tv_sec = 1000000000 } };
+    cr_assert_eq(utimensat(AT_FDCWD, decoy, past, 0), 0);
+    cr_assert_eq(stat(decoy, &decoy_was), 0);
+}
+
+/* The decoy as it was, and its content in none of the texts (NULL ends). */
+static void decoy_untouched(const char *text, ...)
+{
+    struct stat now;
+    char got[256] = "";
+    FILE *f = fopen(decoy, "r");
+    cr_assert(f && stat(decoy, &now) == 0);
+    got[fread(got, 1, sizeof got - 1, f)] = '\0';
+    fclose(f);
+    cr_assert_str_eq(got, DECOY_TEXT, "the decoy was written to");
+    cr_assert(now.st_mtim.tv_sec == decoy_was.st_mtim.tv_sec && now.st_size == decoy_was.st_size,
+              "the decoy was changed");
+    va_list ap;
+    va_start(ap, text);
+    for (const char *t = text; t; t = va_arg(ap, const char *))
+        cr_assert(!strstr(t, "DECOY-SECRET"), "the decoy's content was shown: %s", t);
+    va_end(ap);
+}
+
+/* A commit whose CMakeLists.txt is cmake (a whole project, configured in no time), its hash into hash. */
+static void hostile_commit(const char *cmake, char hash[41])
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/CMakeLists.txt", repo);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fprintf(f, "cmake_minimum_required(VERSION 3.13)\nproject(hostile NONE)\n%s\n", cmake);
+    cr_assert_eq(fclose(f), 0);
+    char cmd[1024], out[256];
+    snprintf(cmd, sizeof cmd, "git -C '%s' add CMakeLists.txt", repo);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
+    commit("-m 'H: a hostile build'", hash);
+}
+
+/*
+ * build --ref of a branch whose xqf-engine target runs plant (a shell
+ * command run in bin's parent, %s in it the decoy's folder): refused for
+ * why, nothing copied out.
+ */
+static void binary_refused(const char *plant, const char *why)
+{
+    CU_REQUIRE_DB();
+    char out[65536], cmake[2048], args[2048], h[41], command[1024];
+    clone_project();
+    make_decoy();
+    snprintf(command, sizeof command, plant, outside);
+    snprintf(cmake, sizeof cmake, "add_custom_target(xqf-engine ALL COMMAND sh -c [[%s]] VERBATIM)", command);
+    hostile_commit(cmake, h);
+    /* a FIFO would hold the builder forever without the check: a minute is plenty */
+    snprintf(args, sizeof args, "'%s/xqf-tune' build --ref %s --repo '%s' --out built", XQF_BIN, h, repo);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "timeout 120 %s", args);
+    cr_assert_eq(sh(out, sizeof out, cmd), 2, "%s\n%s", out, errbuf);
+    cr_assert(strstr(errbuf, "the build's binary is refused") && strstr(errbuf, why), "%s", errbuf);
+    snprintf(cmd, sizeof cmd, "ls built/ 2>/dev/null | grep -c xqf-engine");
+    sh(out, sizeof out, cmd);
+    cr_assert_eq(atoi(out), 0, "nothing of the branch's was copied out: %s", out);
+    decoy_untouched(out, errbuf, NULL);
+}
+
+Test(git_build, a_link_as_the_binary_is_refused)
+{
+    binary_refused("mkdir -p bin && ln -sf '%s/xqf-engine' bin/xqf-engine", "a symbolic link on its path");
+}
+
+Test(git_build, a_link_as_the_binarys_folder_is_refused)
+{
+    binary_refused("ln -sfn '%s' bin", "a symbolic link on its path");
+}
+
+Test(git_build, a_fifo_as_the_binary_is_refused)
+{
+    binary_refused("mkdir -p bin && mkfifo bin/xqf-engine # %s", "not a regular file");
+}
+
+Test(git_build, a_hard_link_as_the_binary_is_refused)
+{
+    /* the box sees nothing outside to link to: two names of its own file have the same link count */
+    binary_refused("mkdir -p bin && cp /bin/true bin/real && ln bin/real bin/xqf-engine # %s",
+                   "more than one link");
+}
+
+/*
+ * A hard link to a file outside, which the box cannot make (it sees
+ * nothing outside): planted by the test from outside while the branch's
+ * build waits for it, as anything that shares the builder's folders
+ * could.
+ */
+Test(git_build, a_hard_link_to_a_file_outside_is_refused)
+{
+    CU_REQUIRE_DB();
+    char out[65536], cmake[1024], cmd[4096], h[41];
+    clone_project();
+    make_decoy();
+    snprintf(cmake, sizeof cmake, "add_custom_target(xqf-engine ALL COMMAND sh -c [[mkdir -p bin; i=0; "
+                                  "while [ ! -e bin/xqf-engine ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done]] "
+                                  "VERBATIM)");
+    hostile_commit(cmake, h);
+    snprintf(cmd, sizeof cmd, "mkdir -p tmp && { TMPDIR=\"$PWD/tmp\" timeout 120 '%s/xqf-tune' build --ref %s --repo '%s' "
+             "--out built; echo $? > rc; } & for i in $(seq 600); do "
+             "d=$(find tmp -type d -path '*/build/bin' | head -1); [ -n \"$d\" ] && break; sleep 0.1; done; "
+             "ln '%s' \"$d/xqf-engine\"; wait; exit $(cat rc)", XQF_BIN, h, repo, decoy);
+    cr_assert_eq(sh(out, sizeof out, cmd), 2, "%s\n%s", out, errbuf);
+    cr_assert(strstr(errbuf, "the build's binary is refused") && strstr(errbuf, "more than one link"), "%s", errbuf);
+    decoy_untouched(out, errbuf, NULL);
+}
+
+/*
+ * The report's attack: a branch's configure makes the build log (where it
+ * was, in the folder the box writes) a link to a file of the builder's,
+ * then its compile fails, so that the compile's output is appended to
+ * that file and the file's end published as the log's on the run's page.
+ * The log is beside the box's folder, written through a descriptor the
+ * builder holds: the request fails with the compile's own output, the
+ * decoy is neither changed nor shown.
+ */
+Test(git_build, a_link_as_the_build_log_is_not_followed)
+{
+    CU_REQUIRE_DB();
+    char out[65536], cmake[2048], args[2048], a[41], h[41];
+    clone_project();
+    make_decoy();
+    commit("--allow-empty -m 'A: the base'", a);
+    snprintf(cmake, sizeof cmake,
+             "foreach(up .. ../.. ../../..)\n"
+             "  execute_process(COMMAND ln -sf %s ${CMAKE_BINARY_DIR}/${up}/build.log)\n"
+             "endforeach()\n"
+             "add_custom_target(xqf-engine ALL COMMAND sh -c [[echo THE-COMPILE-SAYS-THIS; exit 1]] VERBATIM)",
+             decoy);
+    hostile_commit(cmake, h);
+    int64_t run = waiting_test("ada", false, h, a, "");
+    snprintf(args, sizeof args, "build --serve --db '%s' --repo '%s' --out built --jobs 2", cu_fx.db_builder, repo);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    StoreRun r;
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
+    cr_assert_str_eq(r.state, "failed");
+    StoreBuildRequest *q = NULL;
+    requests(run, 2, &q);
+    cr_assert_str_eq(q[0].state, "failed");
+    cr_assert(strstr(q[0].error, "does not build") && strstr(q[0].error, "THE-COMPILE-SAYS-THIS"),
+              "the tail is the builder's log: %s", q[0].error);
+    cr_assert(strstr(errbuf, "THE-COMPILE-SAYS-THIS"), "%s", errbuf);
+    decoy_untouched(out, errbuf, q[0].error, NULL);
+    free(q);
+}
+
+/*
+ * A build log that would drive the operator's terminal (an OSC that
+ * retitles the window, a CSI that clears the screen) and holds bytes that
+ * are not UTF-8 (which PostgreSQL's text refuses): the builder prints the
+ * tail escaped, and records the request's failure with the tail made
+ * text (the run's page escapes it as HTML besides).
+ */
+Test(git_build, a_build_logs_control_bytes_are_escaped)
+{
+    CU_REQUIRE_DB();
+    char out[65536], args[2048], a[41], h[41];
+    clone_project();
+    commit("--allow-empty -m 'A: the base'", a);
+    hostile_commit("execute_process(COMMAND printf [[TITLE:\\033]0;PWNED\\007 CLEAR:\\033[2J BAD:\\377\\376 END\\n]])\n"
+                   "message(FATAL_ERROR \"a hostile branch\")", h);
+    int64_t run = waiting_test("ada", false, h, a, "");
+    snprintf(args, sizeof args, "build --serve --db '%s' --repo '%s' --out built --jobs 2", cu_fx.db_builder, repo);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    cr_assert(strstr(errbuf, "TITLE:\\x1b]0;PWNED\\x07 CLEAR:\\x1b[2J"), "escaped on stderr: %s", errbuf);
+    cr_assert(!strchr(errbuf, '\033') && !strchr(errbuf, '\007'), "a raw control byte on stderr");
+    StoreBuildRequest *q = NULL;
+    requests(run, 2, &q);
+    cr_assert_str_eq(q[0].state, "failed", "the failure is recorded");
+    cr_assert(strstr(q[0].error, "TITLE:") && strstr(q[0].error, "END") && !strchr(q[0].error, '\033') &&
+                  !strchr(q[0].error, '\007') && !strstr(q[0].error, "\377"),
+              "%s", q[0].error);
+    free(q);
+}
+
+/*
+ * The box itself, from a branch's configure: no user namespace can be made
+ * inside (bubblewrap's --disable-userns: where most kernel privilege
+ * escalations start), and /tmp, a tmpfs whose pages no rlimit counts, is
+ * bounded (512 MiB); the log says which limits applied.
+ */
+Test(git_build, the_box_has_no_user_namespaces_and_a_bounded_tmp)
+{
+    CU_REQUIRE_DB();
+    char out[65536], args[2048], h[41];
+    clone_project();
+    hostile_commit("execute_process(COMMAND sh -c [[unshare -U true 2>/dev/null && echo USERNS-MADE || echo USERNS-REFUSED; "
+                   "head -c 540000000 /dev/zero > /tmp/fill 2>/dev/null && echo TMP-UNBOUNDED || echo TMP-FULL; "
+                   "rm -f /tmp/fill]])\n"
+                   "message(FATAL_ERROR \"the box, checked\")", h);
+    snprintf(args, sizeof args, "build --ref %s --repo '%s' --out built", h, repo);
+    cr_assert_eq(tune(out, sizeof out, args), 2, "%s\n%s", out, errbuf);
+    cr_assert(strstr(errbuf, "USERNS-REFUSED") && strstr(errbuf, "TMP-FULL"), "%s", errbuf);
+    cr_assert(strstr(errbuf, "box: no user namespace inside, /tmp a tmpfs of 512 MiB; limits: "), "%s", errbuf);
 }

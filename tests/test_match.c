@@ -9,6 +9,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -640,6 +641,46 @@ Test(process, an_engine_that_quits_takes_its_children_along)
 Test(process, a_killed_engine_takes_its_children_along)
 {
     engine_child_is_gone(0, false);
+}
+
+/*
+ * A boxed program's stderr (an engine build's, on a worker) reaches the
+ * log bounded and escaped: its first 20 lines, control bytes written
+ * visibly (a screen-clearing CSI, an OSC that retitles the window), then
+ * how much more was dropped; never raw, never all of it.
+ */
+Test(process, a_boxed_programs_stderr_is_bounded_and_escaped)
+{
+    char why[256], err[256], line[256], path[] = "/tmp/xqf-stderr-XXXXXX";
+    if (!sandbox_program(why, sizeof why))
+        cr_skip("no sandbox: %s", why);
+    int file = mkstemp(path), saved = dup(STDERR_FILENO);
+    cr_assert(file >= 0 && saved >= 0);
+    unlink(path);
+    fflush(stderr);
+    dup2(file, STDERR_FILENO);
+    char *argv[] = { "sh", "-c",
+                     "i=0; while [ $i -lt 500 ]; do printf '\\033[2J\\033]0;PWNED\\007 line %d\\n' $i >&2; "
+                     "i=$((i+1)); done; echo ready; read x", NULL };
+    SandboxSpec box = { 0 };
+    Process *p = process_spawn_boxed(argv, NULL, &box, err, sizeof err);
+    cr_assert_not_null(p, "%s", err);
+    first_line(p, line, sizeof line);
+    process_destroy(&p, 0);
+    char text[65536] = "";
+    for (int i = 0; i < 500 && !strstr(text, "not logged"); i++) {
+        nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+        ssize_t n = pread(file, text, sizeof text - 1, 0);
+        text[n > 0 ? n : 0] = '\0';
+    }
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    close(file);
+    cr_assert(strstr(text, "sh (stderr): \\x1b[2J\\x1b]0;PWNED\\x07 line 0\n"), "%s", text);
+    cr_assert(strstr(text, " line 19\n") && !strstr(text, " line 20\n"), "the first 20 lines only: %s", text);
+    cr_assert(strstr(text, "sh (stderr): 480 more lines ("), "%s", text);
+    cr_assert(!strchr(text, '\033') && !strchr(text, '\007'), "a raw control byte in the log");
 }
 
 /*

@@ -1,14 +1,23 @@
 /*
  * The plumbing library (schemas/plumb): option tables, rate-limited notes,
- * SHA-256 of files, mkdir -p, the random generator and the clock.
+ * SHA-256 of files, mkdir -p, the random generator and the clock; what a
+ * box leaves, taken out of its folder.
  */
+#define _GNU_SOURCE /* syscall */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -17,6 +26,7 @@
 #include "notes.h"
 #include "opts.h"
 #include "rng.h"
+#include "sandbox.h"
 #include "sha256.h"
 
 static const OptSpec SPEC[] = {
@@ -231,4 +241,86 @@ Test(log, control_characters_are_escaped)
     cr_assert(strstr(text, "test warn: worker evil\\nname left: bye\\x1b[31m\\x7f\n"), "%s", text);
     cr_assert(strstr(text, "test error: database: connection refused\n"), "%s", text);
     cr_assert_eq(strchr(strchr(text, '\n') + 1, '\n'), text + n - 1, "two lines: %s", text);
+}
+
+/* path (under dir) taken by sandbox_take with max bytes: its first bytes into got (""), or why it was refused. */
+static int take(const char *dir, const char *name, long long max, char *got, size_t size)
+{
+    char path[512], why[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int fd = sandbox_take(dir, path, max, why, sizeof why);
+    if (fd < 0) {
+        snprintf(got, size, "%s", why);
+        return -1;
+    }
+    ssize_t n = read(fd, got, size - 1);
+    got[n > 0 ? n : 0] = '\0';
+    close(fd);
+    return 0;
+}
+
+/*
+ * What a box leaves is taken out only as a regular file with one link,
+ * below its folder by a path without links, within a size: a link (to the
+ * file or on the way), "..", a FIFO (without blocking), a hard link, a
+ * file too large or a path outside the folder are refused with why.  With
+ * openat2 or (without_openat2: a seccomp filter answers it ENOSYS, as a
+ * kernel before 5.6 does) one component at a time.
+ */
+static void take_checks(bool without_openat2)
+{
+    char root[] = "/tmp/xqf-take-XXXXXX", dir[64], cmd[1024], got[512];
+    cr_assert_not_null(mkdtemp(root));
+    snprintf(dir, sizeof dir, "%s/box", root);
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && mkdir -p box/bin outside && echo secret > outside/key && echo engine > box/bin/ok && "
+             "ln -s ../../outside/key box/bin/link && ln -s ../outside box/up && mkfifo box/bin/fifo && "
+             "ln outside/key box/bin/hard && head -c 300 /dev/zero > box/bin/big", root);
+    cr_assert_eq(system(cmd), 0);
+    if (without_openat2) {
+        struct sock_filter filter[] = {
+            BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat2, 0, 1),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        };
+        struct sock_fprog prog = { .len = sizeof filter / sizeof *filter, .filter = filter };
+        cr_assert_eq(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+        cr_assert_eq(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog), 0, "%s", strerror(errno));
+        cr_assert_eq(syscall(SYS_openat2, AT_FDCWD, "/", NULL, 0), -1);
+        cr_assert_eq(errno, ENOSYS);
+    }
+    cr_assert_eq(take(dir, "bin/ok", 100, got, sizeof got), 0, "%s", got);
+    cr_assert_str_eq(got, "engine\n");
+    cr_assert_eq(take(dir, "./bin//ok", 100, got, sizeof got), 0, "%s", got);
+    cr_assert_eq(take(dir, "bin/link", 100, got, sizeof got), -1);
+    cr_assert(strstr(got, "a symbolic link on its path"), "%s", got);
+    cr_assert_eq(take(dir, "up/key", 100, got, sizeof got), -1);
+    cr_assert(strstr(got, "a symbolic link on its path"), "%s", got);
+    cr_assert_eq(take(dir, "bin/../../outside/key", 100, got, sizeof got), -1);
+    cr_assert(strstr(got, "leads out of the build folder"), "%s", got);
+    cr_assert_eq(take(dir, "bin/fifo", 100, got, sizeof got), -1);
+    cr_assert(strstr(got, "not a regular file"), "%s", got);
+    cr_assert_eq(take(dir, "bin/hard", 100, got, sizeof got), -1);
+    cr_assert(strstr(got, "more than one link"), "%s", got);
+    cr_assert_eq(take(dir, "bin/big", 100, got, sizeof got), -1);
+    cr_assert(strstr(got, "larger than"), "%s", got);
+    cr_assert_eq(take(dir, "bin", 100, got, sizeof got), -1);
+    cr_assert(strstr(got, "not a regular file"), "%s", got);
+    char why[512];
+    snprintf(cmd, sizeof cmd, "%s/outside/key", root);
+    cr_assert_eq(sandbox_take(dir, cmd, 100, why, sizeof why), -1);
+    cr_assert(strstr(why, "is not in the build folder"), "%s", why);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    cr_assert_eq(system(cmd), 0);
+}
+
+Test(sandbox, a_file_is_taken_only_as_a_regular_file_with_one_link_below_its_folder)
+{
+    take_checks(false);
+}
+
+Test(sandbox, without_openat2_the_same_one_component_at_a_time)
+{
+    take_checks(true);
 }

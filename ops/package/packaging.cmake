@@ -3,13 +3,15 @@
 #   xqf-worker       xqf-worker, xqf-worker-setup (the worker's key pair and
 #                    settings), the xqf-worker@ unit (its writable build cache
 #                    in /var/cache/xqf-worker)
-#   xqf-coordinator  xqf-coordinator, xqf-tune, xqf-web, their units, the
+#   xqf-coordinator  xqf-coordinator, xqf-tune, xqf-web, their units (the
+#                    builder's and the signer's too), the
 #                    opening books (/usr/share/xqf/books), the network's
 #                    trainer (/usr/share/xqf/nnue; PyTorch is not a dependency)
 #   xqf-keys         xqf-keys, which both need (CURVE keys, allow-list,
 #                    build signatures)
 # The worker and coordinator packages create the system user xqf the units
-# run as, and /etc/xqf (postinst).  Library dependencies are found by
+# run as (and the coordinator's: xqf-web, xqf-builder and xqf-signer, each
+# program's own), and /etc/xqf (postinst).  Library dependencies are found by
 # dpkg-shlibdeps.  tests/check_packages.sh installs them with dpkg -x into a
 # temporary root and runs each program's --help from there.
 
@@ -27,7 +29,7 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/tuner/nnue/ DESTINATION ${CMAKE_INSTALL_DA
         FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
 
 # The units of ops/systemd, their programs where the packages put them.
-foreach(unit xqf-worker@.service xqf-coordinator.service xqf-web.service)
+foreach(unit xqf-worker@.service xqf-coordinator.service xqf-web.service xqf-builder.service xqf-signer.service)
   file(READ ${CMAKE_SOURCE_DIR}/ops/systemd/${unit} text)
   string(REPLACE "/usr/local/bin/" "${XQF_PACKAGE_PREFIX}/${CMAKE_INSTALL_BINDIR}/" text "${text}")
   file(WRITE ${CMAKE_BINARY_DIR}/package/${unit} "${text}")
@@ -35,6 +37,7 @@ foreach(unit xqf-worker@.service xqf-coordinator.service xqf-web.service)
 endforeach()
 install(FILES ${CMAKE_BINARY_DIR}/package/xqf-worker@.service DESTINATION lib/systemd/system COMPONENT worker)
 install(FILES ${CMAKE_BINARY_DIR}/package/xqf-coordinator.service ${CMAKE_BINARY_DIR}/package/xqf-web.service
+              ${CMAKE_BINARY_DIR}/package/xqf-builder.service ${CMAKE_BINARY_DIR}/package/xqf-signer.service
         DESTINATION lib/systemd/system COMPONENT coordinator)
 
 set(CPACK_GENERATOR DEB)

@@ -6,7 +6,11 @@
  * named here, has no network (a network namespace with loopback only),
  * runs as "nobody" with an empty environment, and dies with its parent.
  * Resource limits (memory, CPU time, file size, processes) are set with
- * setrlimit in the child before it becomes bwrap.
+ * setrlimit in the child before it becomes bwrap; where systemd answers,
+ * the box runs in a transient scope besides, with a memory and a task
+ * limit on its cgroup (systemd-run --scope).  No user namespace inside
+ * the box (--disable-userns) and a /tmp of bounded size, where this
+ * bubblewrap has them.
  *
  * What it cannot reach is what it is not given: the builder's keys, its
  * database connection string (the environment is cleared), /etc, the
@@ -44,7 +48,30 @@ const char *sandbox_program(char *why, size_t size);
  */
 char **sandbox_argv(const SandboxSpec *sp, char *const argv[], char *why, size_t size);
 
+/*
+ * What the box of sp is, in words, for a log: the bubblewrap options this
+ * one supports (no user namespace inside, a bounded /tmp) and which limits
+ * apply (a systemd scope's MemoryMax and TasksMax where systemd-run finds
+ * a manager, and the rlimits always).  After sandbox_program.  Static
+ * text, good until the next call.
+ */
+const char *sandbox_describe(const SandboxSpec *sp);
+
 /* In the child, before exec: the resource limits of sp. Async-signal-safe. */
 void sandbox_limits(const SandboxSpec *sp);
+
+/*
+ * A file the box made, taken out of it: path (absolute, under the folder
+ * dir that was bound read-write into the box) opened for reading without
+ * following any link on the way below dir, and checked before anyone
+ * reads it: a regular file (not a FIFO, which would block the reader, nor
+ * a device), one link only (a hard link the box made to a file outside
+ * would pass every path check), at most max bytes.  What the box leaves
+ * is the branch's to choose: a symbolic link to the builder's ~/.pgpass
+ * named like the binary would otherwise be copied, hashed and published.
+ * Returns the descriptor (close-on-exec, blocking, at offset 0), or -1
+ * with why.
+ */
+int sandbox_take(const char *dir, const char *path, long long max, char *why, size_t size);
 
 #endif

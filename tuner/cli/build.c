@@ -21,6 +21,7 @@
 #include "board.h"
 #include "cli.h"
 #include "clock.h"
+#include "codec.h"
 #include "external.h"
 #include "fen.h"
 #include "files.h"
@@ -163,6 +164,36 @@ static bool path_fmt(char *buf, size_t size, const char *fmt, ...)
     return n >= 0 && (size_t)n < size;
 }
 
+/*
+ * A build's log: the descriptor every step appends to, opened once and
+ * never by its path again (a path in a folder a branch's build can write
+ * may be swapped for a link to any file of the builder's), and its path,
+ * for messages.
+ */
+typedef struct {
+    int fd;
+    const char *path;
+} BuildLog;
+
+/*
+ * Opens path as log (appended to; fresh: created, and refused when
+ * something is there already), without following a link.  0, or -1 with
+ * errno set.
+ */
+static int log_open(BuildLog *log, const char *path, bool fresh)
+{
+    log->path = path;
+    log->fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC | (fresh ? O_EXCL : 0), 0644);
+    return log->fd < 0 ? -1 : 0;
+}
+
+static void log_close(BuildLog *log)
+{
+    if (log->fd >= 0)
+        close(log->fd);
+    log->fd = -1;
+}
+
 /* Appends "$ argv..." to the log. */
 static void log_command(int logfd, char *const argv[])
 {
@@ -193,26 +224,29 @@ static void read_all(int fd, char *capture, size_t size)
  * Runs argv (searched in PATH), inside box when box is not NULL (untrusted
  * code: a branch's build, the binary it made): stdout into capture
  * (NUL-terminated, at most size - 1 bytes) or, when capture is NULL,
- * appended to log; stderr appended to log, after a "$ command" line, or
+ * appended to log (NULL: thrown away); stderr appended to log, after a "$ command" line, or
  * with merge (and a capture) into the capture too, as the shell's 2>&1
  * puts it: Stockfish's family prints its bench's summary on stderr.
  * Returns the exit status, or -1 (a box that cannot be made: why in the log).
  */
-static int spawn_io(char *const argv[], const char *log, char *capture, size_t size, const SandboxSpec *box,
+static int spawn_io(char *const argv[], const BuildLog *log, char *capture, size_t size, const SandboxSpec *box,
                     bool merge)
 {
     int fds[2] = { -1, -1 };
-    int logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int null = log ? -1 : open("/dev/null", O_WRONLY | O_CLOEXEC), logfd = log ? log->fd : null;
     if (logfd < 0 || (capture && pipe(fds) != 0)) {
-        if (logfd >= 0)
-            close(logfd);
+        if (null >= 0)
+            close(null);
         return -1;
     }
     log_command(logfd, argv);
     char why[256], **boxed = NULL;
-    if (box && !(boxed = sandbox_argv(box, argv, why, sizeof why))) {
+    if (box && (boxed = sandbox_argv(box, argv, why, sizeof why)))
+        dprintf(logfd, "box: %s\n", sandbox_describe(box));
+    if (box && !boxed) {
         dprintf(logfd, "not run: %s\n", why);
-        close(logfd);
+        if (null >= 0)
+            close(null);
         if (capture) {
             close(fds[0]);
             close(fds[1]);
@@ -238,7 +272,8 @@ static int spawn_io(char *const argv[], const char *log, char *capture, size_t s
         dprintf(STDERR_FILENO, "cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
-    close(logfd);
+    if (null >= 0)
+        close(null);
     free(boxed);
     if (capture) {
         close(fds[1]);
@@ -253,32 +288,53 @@ static int spawn_io(char *const argv[], const char *log, char *capture, size_t s
 }
 
 /* spawn_io with stderr in the log only. */
-static int spawn(char *const argv[], const char *log, char *capture, size_t size, const SandboxSpec *box)
+static int spawn(char *const argv[], const BuildLog *log, char *capture, size_t size, const SandboxSpec *box)
 {
     return spawn_io(argv, log, capture, size, box, false);
 }
 
-/* Copies an executable to dst (through dst.tmp, renamed); 0 or -1. */
-static int copy_binary(const char *src, const char *dst)
+/*
+ * The executable src that a build made in the folder dir, copied to dst
+ * (through dst.tmp, renamed): taken without following links and checked
+ * (sandbox_take), then copied from that same descriptor, so that the copy
+ * is the file that was checked; everything after (bench, hash, bytes
+ * stored) reads the copy, which no build can reach.  0, or -1 with why.
+ */
+static int copy_binary(const char *dir, const char *src, const char *dst, char *why, size_t size)
 {
     char tmp[PATH_MAX];
-    if (!path_fmt(tmp, sizeof tmp, "%s.tmp", dst))
+    if (!path_fmt(tmp, sizeof tmp, "%s.tmp", dst)) {
+        snprintf(why, size, "%s: path too long", dst);
         return -1;
-    FILE *in = fopen(src, "rb"), *out = in ? fopen(tmp, "wb") : NULL;
-    int rc = in && out ? 0 : -1;
+    }
+    int in = sandbox_take(dir, src, BINARY_MAX, why, size);
+    if (in < 0)
+        return -1;
+    int out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0755);
+    int rc = out >= 0 ? 0 : -1;
     char buf[1 << 16];
-    size_t n;
-    while (rc == 0 && (n = fread(buf, 1, sizeof buf, in)) > 0)
-        if (fwrite(buf, 1, n, out) != n)
+    ssize_t n = 0;
+    while (rc == 0 && ((n = read(in, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)))
+        for (ssize_t done = 0, w; rc == 0 && n > 0 && done < n; done += w > 0 ? w : 0)
+            if ((w = write(out, buf + done, (size_t)(n - done))) < 0 && errno != EINTR)
+                rc = -1;
+    if (n < 0)
+        rc = -1;
+    if (rc != 0)
+        snprintf(why, size, "cannot copy %s to %s: %s", src, dst, strerror(errno));
+    close(in);
+    if (out >= 0) {
+        bool bad = fchmod(out, 0755) != 0;
+        bad = close(out) != 0 || bad;
+        if (bad && rc == 0) {
+            snprintf(why, size, "cannot write %s: %s", tmp, strerror(errno));
             rc = -1;
-    if (in && ferror(in))
+        }
+    }
+    if (rc == 0 && rename(tmp, dst) != 0) {
+        snprintf(why, size, "cannot rename %s to %s: %s", tmp, dst, strerror(errno));
         rc = -1;
-    if (in)
-        fclose(in);
-    if (out && fclose(out) != 0)
-        rc = -1;
-    if (rc == 0 && (chmod(tmp, 0755) != 0 || rename(tmp, dst) != 0))
-        rc = -1;
+    }
     if (rc != 0)
         unlink(tmp);
     return rc;
@@ -289,7 +345,7 @@ static int copy_binary(const char *src, const char *dst)
  * net (EvalFile=, bound read-only into the box) when not NULL; in a box
  * when boxed (a branch's binary).  false when it fails.
  */
-static bool bench_nodes(const char *binary, const char *log, const char *net, bool boxed, int64_t *nodes)
+static bool bench_nodes(const char *binary, const BuildLog *log, const char *net, bool boxed, int64_t *nodes)
 {
     char *out = malloc(BENCH_OUT_MAX), eval_file[CLI_PATH_MAX + 16];
     snprintf(eval_file, sizeof eval_file, "EvalFile=%s", net ? net : "");
@@ -304,10 +360,10 @@ static bool bench_nodes(const char *binary, const char *log, const char *net, bo
 }
 
 /* The binary's bench signature, printed. Exit status. */
-static int bench(const char *binary, const char *log, int64_t *nodes, bool boxed)
+static int bench(const char *binary, const BuildLog *log, int64_t *nodes, bool boxed)
 {
     if (!bench_nodes(binary, log, NULL, boxed, nodes))
-        return cli_fail(CLI_FAIL, "%s bench failed (see %s): is it an xqf-engine?", binary, log);
+        return cli_fail(CLI_FAIL, "%s bench failed (see %s): is it an xqf-engine?", binary, log->path);
     printf("Bench: %" PRId64 "\n", *nodes);
     return CLI_OK;
 }
@@ -320,11 +376,12 @@ static int bench(const char *binary, const char *log, int64_t *nodes, bool boxed
  * engine has one: uci's UseNNUE default true, checked by the caller).
  * Exit status: CLI_FAIL, not recorded, when they differ.
  */
-static int net_check(const char *binary, const char *log, const CliNetFile *net, int64_t nodes, bool boxed)
+static int net_check(const char *binary, const BuildLog *log, const CliNetFile *net, int64_t nodes, bool boxed)
 {
     int64_t with_file;
     if (!bench_nodes(binary, log, net->path, boxed, &with_file))
-        return cli_fail(CLI_FAIL, "%s bench EvalFile=%s failed (see %s): not recorded", binary, net->path, log);
+        return cli_fail(CLI_FAIL, "%s bench EvalFile=%s failed (see %s): not recorded", binary, net->path,
+                        log->path);
     if (with_file != nodes)
         return cli_fail(CLI_FAIL, "%s: its bench with the compiled-in net is %" PRId64 " but %" PRId64 " with "
                         "EvalFile=%s: it does not hold net %s (not recorded)", binary, nodes, with_file, net->name,
@@ -492,7 +549,7 @@ static int bench_check(int64_t nodes, const GitOrigin *git)
  * it (net_check; a git build checked it in its sandbox already); the row
  * names the net.  Exit status.
  */
-static int register_binary(Store *s, const char *binary, const char *log, StoreBuild *b, CliSigning *sg,
+static int register_logged(Store *s, const char *binary, const BuildLog *log, StoreBuild *b, CliSigning *sg,
                            const GitOrigin *git, const CliNetFile *net, int64_t *id)
 {
     int status = CLI_OK;
@@ -525,6 +582,18 @@ static int register_binary(Store *s, const char *binary, const char *log, StoreB
     if (status == CLI_OK)
         status = record(s, binary, b, params, nparams, git ? &git->src : NULL, id);
     free(params);
+    return status;
+}
+
+/* register_logged with its log at log_path (appended to). Exit status. */
+static int register_binary(Store *s, const char *binary, const char *log_path, StoreBuild *b, CliSigning *sg,
+                           const GitOrigin *git, const CliNetFile *net, int64_t *id)
+{
+    BuildLog log;
+    if (log_open(&log, log_path, false) != 0)
+        return cli_fail(CLI_FAIL, "cannot open the log %s: %s", log_path, strerror(errno));
+    int status = register_logged(s, binary, &log, b, sg, git, net, id);
+    log_close(&log);
     return status;
 }
 
@@ -601,10 +670,17 @@ static int compile(const char *source, const BuildPaths *bp, const CliNetFile *n
                           "-DXQF_TESTS=OFF", NULL };
     char *build[] = { "cmake", "--build", dir, "--target", "xqf-engine", "-j", jobs_text, NULL };
     fprintf(stderr, "xqf-tune: building xqf-engine for run %" PRId64 " in %s\n", id, dir);
-    if (spawn(configure, bp->log, NULL, 0, NULL) != 0 || spawn(build, bp->log, NULL, 0, NULL) != 0)
+    BuildLog log;
+    char why[PATH_MAX + 128];
+    if (log_open(&log, bp->log, false) != 0)
+        return cli_fail(CLI_FAIL, "cannot open the log %s: %s", bp->log, strerror(errno));
+    int rc = spawn(configure, &log, NULL, 0, NULL) != 0 || spawn(build, &log, NULL, 0, NULL) != 0;
+    log_close(&log);
+    if (rc != 0)
         return cli_fail(CLI_FAIL, "the build failed (see %s)", bp->log);
-    if (copy_binary(bp->built, bp->binary) != 0)
-        return cli_fail(CLI_FAIL, "cannot copy %s to %s: %s", bp->built, bp->binary, strerror(errno));
+    /* our own tree, built outside any box: its binary is still taken as a box's is (one way for every build) */
+    if (copy_binary(bp->dir, bp->built, bp->binary, why, sizeof why) != 0)
+        return cli_fail(CLI_FAIL, "%s", why);
     return CLI_OK;
 }
 
@@ -669,10 +745,10 @@ int cli_build_run(Store *s, int64_t run, const char *source, const char *out, co
 
 /* ---- builds from git ------------------------------------------------------------ */
 
-enum { GIT_OUT_MAX = 1 << 16, LOG_TAIL_LINES = 25 };
+enum { GIT_OUT_MAX = 1 << 16, LOG_TAIL_LINES = 25, LOG_TAIL_READ = 1 << 16 };
 
 /* Runs git -C repo args... (NULL-terminated, at most 8), stdout into out (its last newline cut). Git's exit status. */
-static int git(const char *repo, const char *log, char *out, size_t size, const char *const *args)
+static int git(const char *repo, const BuildLog *log, char *out, size_t size, const char *const *args)
 {
     char *argv[12] = { "git", "-C", (char *)repo };
     int n = 3;
@@ -686,22 +762,51 @@ static int git(const char *repo, const char *log, char *out, size_t size, const 
     return rc;
 }
 
-/* The last lines of a build log on stderr, and their last bytes into g->log_tail. */
-static void print_tail(const char *log, CliGitRef *g)
+/*
+ * The last lines of a build log, read from its descriptor (never by path
+ * again), on stderr and their last bytes into g->log_tail: text the
+ * branch's build wrote.  On stderr each line goes through cli_shown
+ * (control bytes escaped: no log moves the cursor or retitles the window
+ * of the operator who reads it); into g->log_tail, which the run's page
+ * (HTML-escaped there) and `show` give anyone, each line as PostgreSQL's
+ * text takes it (xqf_text_sanitize: well-formed UTF-8, no control
+ * character), so that a tail of bytes the database refuses cannot keep a
+ * failed request from being recorded.
+ */
+static void print_tail(const BuildLog *log, CliGitRef *g)
 {
-    size_t len;
-    char *text = files_read(log, 64 << 20, &len);
-    if (!text)
-        return;
-    size_t start = len;
+    struct stat st;
+    char *text = malloc(LOG_TAIL_READ + 1), *clean = malloc(LOG_TAIL_READ + 2);
+    ssize_t got = text && clean && fstat(log->fd, &st) == 0
+                      ? pread(log->fd, text, LOG_TAIL_READ, st.st_size > LOG_TAIL_READ ? st.st_size - LOG_TAIL_READ : 0)
+                      : -1;
+    size_t len = got > 0 ? (size_t)got : 0, start = len, n = 0;
+    for (size_t i = 0; i < len; i++)
+        if (text[i] == '\0')
+            text[i] = ' ';    /* a NUL would end the line early */
     for (int lines = 0; start > 0 && lines <= LOG_TAIL_LINES; start--)
         if (text[start - 1] == '\n' && start != len)
             lines++;
-    fprintf(stderr, "--- the end of the build log ---\n%.*s%s--- end ---\n", (int)(len - start), text + start,
-            len && text[len - 1] != '\n' ? "\n" : "");
-    size_t keep = len - start < sizeof g->log_tail ? len - start : sizeof g->log_tail - 1;
-    snprintf(g->log_tail, sizeof g->log_tail, "%.*s", (int)keep, text + len - keep);
+    if (got >= 0) {
+        fputs("--- the end of the build log ---\n", stderr);
+        for (char *line = text + start; line < text + len;) {
+            char *nl = memchr(line, '\n', (size_t)(text + len - line));
+            size_t cut = nl ? (size_t)(nl - line) : (size_t)(text + len - line);
+            line[cut] = '\0';
+            fprintf(stderr, "%s\n", cli_shown(line));
+            n += xqf_text_sanitize(clean + n, LOG_TAIL_READ + 1 - n, line);
+            clean[n++] = '\n';
+            line += cut + 1;
+        }
+        fputs("--- end ---\n", stderr);
+        /* the last bytes, from a character's first byte on */
+        size_t keep = n < sizeof g->log_tail ? n : sizeof g->log_tail - 1;
+        while (keep > 0 && ((unsigned char)clean[n - keep] & 0xc0) == 0x80)
+            keep--;
+        snprintf(g->log_tail, sizeof g->log_tail, "%.*s", (int)keep, clean + n - keep);
+    }
     free(text);
+    free(clean);
 }
 
 /* The N of the last "Bench: N" line of a commit message, or 0. */
@@ -720,7 +825,7 @@ static int64_t bench_line(const char *message)
 static void remove_tree(const char *dir)
 {
     char *rm[] = { "rm", "-rf", (char *)dir, NULL };
-    spawn(rm, "/dev/null", NULL, 0, NULL);
+    spawn(rm, NULL, NULL, 0, NULL);
 }
 
 int cli_engine_load(Store *s, const char *option, const char *name, EngineRecord *e)
@@ -750,8 +855,8 @@ static int engine_repo(const EngineRecord *e, const char *cache, CliGitRef *g)
     char out[256];
     bool have = stat(g->repo, &st) == 0;
     char *clone[] = { "git", "clone", "--quiet", "--mirror", "--", (char *)e->repo, g->repo, NULL };
-    int rc = have ? git(g->repo, "/dev/null", out, sizeof out, (const char *[]){ "fetch", "--quiet", "--prune", NULL })
-                  : spawn(clone, "/dev/null", out, sizeof out, NULL);
+    int rc = have ? git(g->repo, NULL, out, sizeof out, (const char *[]){ "fetch", "--quiet", "--prune", NULL })
+                  : spawn(clone, NULL, out, sizeof out, NULL);
     if (rc != 0)
         return cli_fail(CLI_USAGE, "engine %s: its repository '%s' cannot be fetched (git %s failed)", e->name,
                         e->repo, have ? "fetch" : "clone");
@@ -781,10 +886,10 @@ int cli_git_resolve(Store *s, const char *repo, const char *ref, const char *net
         status = cli_fail(CLI_USAGE, "%s", why);
     else if (status == CLI_OK && (stat(repo, &st) != 0 || !S_ISDIR(st.st_mode)))
         status = cli_fail(CLI_USAGE, "--repo: '%s' is not a folder", repo);
-    else if (status == CLI_OK && git(repo, "/dev/null", out, GIT_OUT_MAX,
+    else if (status == CLI_OK && git(repo, NULL, out, GIT_OUT_MAX,
                                      (const char *[]){ "rev-parse", "--git-dir", NULL }) != 0)
         status = cli_fail(CLI_USAGE, "--repo: '%s' is not a git repository", repo);
-    else if (status == CLI_OK && (git(repo, "/dev/null", out, GIT_OUT_MAX,
+    else if (status == CLI_OK && (git(repo, NULL, out, GIT_OUT_MAX,
                                       (const char *[]){ "rev-parse", "--verify", "--quiet", spec, NULL }) != 0 ||
                                   strlen(out) >= sizeof g->commit))
         status = cli_fail(CLI_USAGE, "unknown ref '%s' in %s", ref, repo);
@@ -793,19 +898,19 @@ int cli_git_resolve(Store *s, const char *repo, const char *ref, const char *net
         for (int i = 0; status == CLI_OK && !engine && i < 2; i++) {
             const char *file = i ? "CMakeLists.txt" : "engine/params.def";
             snprintf(path, sizeof path, "%s:%s", g->commit, file);
-            if (git(repo, "/dev/null", out, GIT_OUT_MAX, (const char *[]){ "cat-file", "-e", path, NULL }) != 0)
+            if (git(repo, NULL, out, GIT_OUT_MAX, (const char *[]){ "cat-file", "-e", path, NULL }) != 0)
                 status = cli_fail(CLI_USAGE, "'%s' at %.12s is not this project's source (no %s)", repo,
                                   g->commit, file);
         }
     }
     snprintf(spec, sizeof spec, "%s^{tree}", g->commit);
-    if (status == CLI_OK && (git(repo, "/dev/null", out, GIT_OUT_MAX, (const char *[]){ "rev-parse", spec, NULL }) != 0 ||
+    if (status == CLI_OK && (git(repo, NULL, out, GIT_OUT_MAX, (const char *[]){ "rev-parse", spec, NULL }) != 0 ||
                              strlen(out) >= sizeof g->tree))
         status = cli_fail(CLI_FAIL, "cannot read the tree of %s", g->commit);
     if (status == CLI_OK)
         snprintf(g->tree, sizeof g->tree, "%s", out);
     if (status == CLI_OK &&
-        git(repo, "/dev/null", out, GIT_OUT_MAX, (const char *[]){ "log", "-1", "--format=%B", g->commit, NULL }) != 0)
+        git(repo, NULL, out, GIT_OUT_MAX, (const char *[]){ "log", "-1", "--format=%B", g->commit, NULL }) != 0)
         status = cli_fail(CLI_FAIL, "cannot read the message of %s", g->commit);
     if (status == CLI_OK) {
         snprintf(g->subject, sizeof g->subject, "%.*s", (int)strcspn(out, "\n"), out);
@@ -826,11 +931,11 @@ int cli_git_resolve(Store *s, const char *repo, const char *ref, const char *net
     return status;
 }
 
-/* Exports commit g of its repository into tmp/src (log in log). Exit status. */
-static int git_export(const CliGitRef *g, const char *tmp, const char *log)
+/* Exports commit g of its repository into box/src through tmp/src.tar (log in log). Exit status. */
+static int git_export(const CliGitRef *g, const char *tmp, const char *box, const BuildLog *log)
 {
     char tar[PATH_MAX], src[PATH_MAX], out[64];
-    if (!path_fmt(tar, sizeof tar, "%s/src.tar", tmp) || !path_fmt(src, sizeof src, "%s/src", tmp) ||
+    if (!path_fmt(tar, sizeof tar, "%s/src.tar", tmp) || !path_fmt(src, sizeof src, "%s/src", box) ||
         files_make_dirs(src) != 0)
         return cli_fail(CLI_FAIL, "cannot make the build folder in %s", tmp);
     if (git(g->repo, log, out, sizeof out,
@@ -843,15 +948,15 @@ static int git_export(const CliGitRef *g, const char *tmp, const char *log)
     return CLI_OK;
 }
 
-/* Exports commit g into tmp/src and builds its xqf-engine in tmp/build (log in log). Exit status. */
-static int git_compile(CliGitRef *g, const char *tmp, const char *log, int64_t jobs)
+/* Exports commit g into box/src and builds its xqf-engine in box/build (log in log). Exit status. */
+static int git_compile(CliGitRef *g, const char *tmp, const char *box, const BuildLog *log, int64_t jobs)
 {
     char src[PATH_MAX], dir[PATH_MAX], jobs_text[24];
-    int status = git_export(g, tmp, log);
+    int status = git_export(g, tmp, box, log);
     if (status != CLI_OK)
         return status;
-    if (!path_fmt(src, sizeof src, "%s/src", tmp) || !path_fmt(dir, sizeof dir, "%s/build", tmp))
-        return cli_fail(CLI_FAIL, "cannot make the build folder in %s", tmp);
+    if (!path_fmt(src, sizeof src, "%s/src", box) || !path_fmt(dir, sizeof dir, "%s/build", box))
+        return cli_fail(CLI_FAIL, "cannot make the build folder in %s", box);
     snprintf(jobs_text, sizeof jobs_text, "%" PRId64, jobs);
     char def_net[CLI_PATH_MAX + 32];
     snprintf(def_net, sizeof def_net, "-DXQF_DEFAULT_NET=%s", g->net.path);
@@ -860,17 +965,17 @@ static int git_compile(CliGitRef *g, const char *tmp, const char *log, int64_t j
     char *build[] = { "cmake", "--build", dir, "--target", "xqf-engine", "-j", jobs_text, NULL };
     /*
      * The branch's CMake runs whatever its tree says: configure and compile
-     * in a box that sees the system's /usr and this folder only, as nobody,
-     * with no network, no environment and limits (sandbox.h); the net to
-     * compile in, read-only (its folder bound so): what it embeds is the
-     * registered file.
+     * in a box that sees the system's /usr and the box folder only, as
+     * nobody, with no network, no environment and limits (sandbox.h); the
+     * net to compile in, read-only (its folder bound so): what it embeds is
+     * the registered file.  The log is beside the box folder, not in it.
      */
-    SandboxSpec box = { .rw = { tmp }, .ro = { g->net.id ? g->net.dir : NULL }, .chdir = tmp };
+    SandboxSpec sb = { .rw = { box }, .ro = { g->net.id ? g->net.dir : NULL }, .chdir = box };
     char why[256];
     if (!sandbox_program(why, sizeof why))
         return cli_fail(CLI_FAIL, "commit %.12s not built: no sandbox to build it in: %s", g->commit, why);
     fprintf(stderr, "xqf-tune: building xqf-engine of %.12s (%s) in %s, in a sandbox\n", g->commit, g->ref, dir);
-    if (spawn(configure, log, NULL, 0, &box) != 0 || spawn(build, log, NULL, 0, &box) != 0) {
+    if (spawn(configure, log, NULL, 0, &sb) != 0 || spawn(build, log, NULL, 0, &sb) != 0) {
         print_tail(log, g);
         return cli_fail(CLI_USAGE, "commit %.12s (%s) does not build: nothing recorded", g->commit, g->ref);
     }
@@ -895,26 +1000,27 @@ static bool expand(const char *text, const char *key, const char *value, char *o
 }
 
 /*
- * Another engine's commit, exported into tmp/src, built by its record in
- * the sandbox: its build command (<out> replaced by tmp/out/NAME) run by
+ * Another engine's commit, exported into box/src, built by its record in
+ * the sandbox: its build command (<out> replaced by box/out/NAME) run by
  * sh at the tree's root, or its CMake target configured and built in
- * tmp/build; its binary (<out>, or a path in the tree or the build folder)
- * into built.  Exit status: CLI_USAGE with the log's tail when it does
- * not build.
+ * box/build; its binary (<out>, or a path in the tree or the build folder)
+ * into built (taken out of box by the caller).  Exit status: CLI_USAGE
+ * with the log's tail when it does not build.
  */
-static int engine_compile(CliGitRef *g, const char *tmp, const char *log, int64_t jobs, char *built, size_t size)
+static int engine_compile(CliGitRef *g, const char *tmp, const char *box, const BuildLog *log, int64_t jobs,
+                          char *built, size_t size)
 {
     const EngineRecord *e = g->engine;
     char src[PATH_MAX], dir[PATH_MAX], outdir[PATH_MAX], want[PATH_MAX], command[ENGINE_TEXT_MAX * 8];
     char binary[PATH_MAX], jobs_text[24];
-    int status = git_export(g, tmp, log);
+    int status = git_export(g, tmp, box, log);
     if (status != CLI_OK)
         return status;
     snprintf(jobs_text, sizeof jobs_text, "%" PRId64, jobs);
-    if (!path_fmt(src, sizeof src, "%s/src", tmp) || !path_fmt(dir, sizeof dir, "%s/build", tmp) ||
-        !path_fmt(outdir, sizeof outdir, "%s/out", tmp) || !path_fmt(want, sizeof want, "%s/%s", outdir, e->name) ||
+    if (!path_fmt(src, sizeof src, "%s/src", box) || !path_fmt(dir, sizeof dir, "%s/build", box) ||
+        !path_fmt(outdir, sizeof outdir, "%s/out", box) || !path_fmt(want, sizeof want, "%s/%s", outdir, e->name) ||
         files_make_dirs(outdir) != 0)
-        return cli_fail(CLI_FAIL, "cannot make the build folder in %s", tmp);
+        return cli_fail(CLI_FAIL, "cannot make the build folder in %s", box);
     bool cmake = e->cmake_target[0] != '\0';
     if (!expand(cmake ? "" : e->build_command, "<out>", want, command, sizeof command) ||
         !expand(e->binary, "<out>", want, binary, sizeof binary) ||
@@ -924,19 +1030,11 @@ static int engine_compile(CliGitRef *g, const char *tmp, const char *log, int64_
     char *shell[] = { "sh", "-c", command, NULL };
     char *configure[] = { "cmake", "-S", src, "-B", dir, "-DCMAKE_BUILD_TYPE=Release", NULL };
     char *target[] = { "cmake", "--build", dir, "--target", (char *)e->cmake_target, "-j", jobs_text, NULL };
-    SandboxSpec box = { .rw = { tmp }, .chdir = src };
+    SandboxSpec sb = { .rw = { box }, .chdir = src };
     fprintf(stderr, "xqf-tune: building engine %s at %.12s (%s) in %s, in a sandbox\n", e->name, g->commit, g->ref,
             src);
-    int rc = cmake ? spawn(configure, log, NULL, 0, &box) || spawn(target, log, NULL, 0, &box)
-                   : spawn(shell, log, NULL, 0, &box);
-    if (rc == 0 && access(built, X_OK) != 0) {
-        FILE *lf = fopen(log, "a");
-        if (lf) {
-            fprintf(lf, "the build made no executable %s\n", built);
-            fclose(lf);
-        }
-        rc = 1;
-    }
+    int rc = cmake ? spawn(configure, log, NULL, 0, &sb) || spawn(target, log, NULL, 0, &sb)
+                   : spawn(shell, log, NULL, 0, &sb);
     if (rc != 0) {
         print_tail(log, g);
         return cli_fail(CLI_USAGE, "commit %.12s (%s) of engine %s does not build: nothing recorded", g->commit,
@@ -953,7 +1051,7 @@ static int engine_compile(CliGitRef *g, const char *tmp, const char *log, int64_
  * g->bench, printed.  Exit status: CLI_USAGE with the log's tail when it
  * fails or cannot be read.
  */
-static int engine_bench(CliGitRef *g, const char *log)
+static int engine_bench(CliGitRef *g, const BuildLog *log)
 {
     const EngineRecord *e = g->engine;
     char command[ENGINE_TEXT_MAX * 8], why[256];
@@ -964,13 +1062,8 @@ static int engine_bench(CliGitRef *g, const char *log)
     int64_t nps = 0;
     int rc = out ? spawn_io(shell, log, out, BENCH_OUT_MAX, &box, true) : -1;
     bool read = rc == 0 && engine_record_bench(e, out, &g->bench, &nps, why, sizeof why) == 0;
-    if (rc == 0 && !read) {
-        FILE *lf = fopen(log, "a");
-        if (lf) {
-            fprintf(lf, "%s\n--- the bench: %s\n", out, why);
-            fclose(lf);
-        }
-    }
+    if (rc == 0 && !read)
+        dprintf(log->fd, "%s\n--- the bench: %s\n", out, why);
     free(out);
     if (!read) {
         print_tail(log, g);
@@ -996,7 +1089,7 @@ enum { DEPTH_BENCH_SEARCH_S = 600 };
  * positions.  Exit status: CLI_USAGE with the engine's words when a search
  * fails (no bestmove, an illegal move, no nodes reported).
  */
-static int engine_depth_bench(CliGitRef *g, const char *log)
+static int engine_depth_bench(CliGitRef *g, const BuildLog *log)
 {
     const EngineRecord *e = g->engine;
     PlayerSpec *spec = calloc(1, sizeof *spec);
@@ -1027,7 +1120,10 @@ static int engine_depth_bench(CliGitRef *g, const char *log)
     free(spec);
     if (!x)
         return cli_fail(CLI_FAIL, "out of memory");
-    FILE *lf = fopen(log, "a");
+    int lfd = dup(log->fd);
+    FILE *lf = lfd >= 0 ? fdopen(lfd, "a") : NULL;
+    if (lfd >= 0 && !lf)
+        close(lfd);
     Reply r;
     int status = external_new_game(x, NULL, &r) == 0
                      ? CLI_OK
@@ -1083,7 +1179,7 @@ int cli_git_build(Store *s, CliGitRef *g, const char *out, int64_t jobs)
                 g->ref, b.id, b.build_id);
         return bench_check(b.bench_nodes, &origin);
     }
-    char tmp[PATH_MAX], log[PATH_MAX], built[PATH_MAX], abs_out[PATH_MAX / 2], cwd[PATH_MAX / 4];
+    char tmp[PATH_MAX], box[PATH_MAX], log_path[PATH_MAX], built[PATH_MAX], abs_out[PATH_MAX / 2], cwd[PATH_MAX / 4];
     if (!(out[0] == '/' ? path_fmt(abs_out, sizeof abs_out, "%s", out)
                         : getcwd(cwd, sizeof cwd) && path_fmt(abs_out, sizeof abs_out, "%s/%s", cwd, out)))
         return cli_fail(CLI_USAGE, "--out: '%s' is too long", out);
@@ -1091,32 +1187,50 @@ int cli_git_build(Store *s, CliGitRef *g, const char *out, int64_t jobs)
     const char *tmpdir = getenv("TMPDIR");
     if (!path_fmt(tmp, sizeof tmp, "%s/xqf-git-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp") || !mkdtemp(tmp))
         return cli_fail(CLI_FAIL, "cannot make a temporary folder: %s", strerror(errno));
-    char tag[20];
+    /*
+     * tmp (private to the builder) holds the log and box/, the only folder
+     * the box may write: whatever the branch's build leaves there (a link
+     * named like the log or the binary, a FIFO, a hard link) is never
+     * followed or opened by path from outside; the log is written through
+     * a descriptor held from here on, and the binary is taken out of box/
+     * by copy_binary's checks.
+     */
+    char tag[20], why[PATH_MAX + 128];
     net_suffix(&g->net, tag);
     const char *name = g->engine ? g->engine->name : "xqf-engine";
-    int status = path_fmt(log, sizeof log, "%s/build.log", tmp) && path_fmt(built, sizeof built, "%s/build/bin/xqf-engine", tmp) &&
+    BuildLog log = { .fd = -1, .path = log_path };
+    int status = path_fmt(box, sizeof box, "%s/box", tmp) && path_fmt(log_path, sizeof log_path, "%s/build.log", tmp) &&
+                         path_fmt(built, sizeof built, "%s/build/bin/xqf-engine", box) &&
                          path_fmt(g->binary, sizeof g->binary, "%s/%s-%.12s%s", out, name, g->commit, tag)
                      ? CLI_OK
                      : cli_fail(CLI_USAGE, "--out: '%s' is too long", out);
+    if (status == CLI_OK && (mkdir(box, 0700) != 0 || log_open(&log, log_path, true) != 0))
+        status = cli_fail(CLI_FAIL, "cannot make the build folder in %s: %s", tmp, strerror(errno));
     if (status == CLI_OK && g->net.id)
         status = cli_net_write(s, &g->net);
     if (status == CLI_OK)
-        status = g->engine ? engine_compile(g, tmp, log, jobs, built, sizeof built) : git_compile(g, tmp, log, jobs);
+        status = g->engine ? engine_compile(g, tmp, box, &log, jobs, built, sizeof built)
+                           : git_compile(g, tmp, box, &log, jobs);
     if (status == CLI_OK && files_make_dirs(out) != 0)
         status = cli_fail(CLI_FAIL, "cannot create '%s': %s", out, strerror(errno));
-    if (status == CLI_OK && copy_binary(built, g->binary) != 0)
-        status = cli_fail(CLI_FAIL, "cannot copy %s to %s: %s", built, g->binary, strerror(errno));
+    if (status == CLI_OK && copy_binary(box, built, g->binary, why, sizeof why) != 0) {
+        dprintf(log.fd, "the build's binary is refused: %s\n", why);
+        print_tail(&log, g);
+        status = cli_fail(CLI_USAGE, "commit %.12s (%s): the build's binary is refused: %s: nothing recorded",
+                          g->commit, g->ref, why);
+    }
     if (status == CLI_OK && g->engine)
-        status = g->engine->bench_command[0] ? engine_bench(g, log) : engine_depth_bench(g, log);
-    else if (status == CLI_OK && (status = bench(g->binary, log, &g->bench, true)) != CLI_OK)
-        print_tail(log, g);
+        status = g->engine->bench_command[0] ? engine_bench(g, &log) : engine_depth_bench(g, &log);
+    else if (status == CLI_OK && (status = bench(g->binary, &log, &g->bench, true)) != CLI_OK)
+        print_tail(&log, g);
     GitOrigin origin = { .want_bench = g->want_bench };
     snprintf(origin.src.commit, sizeof origin.src.commit, "%s", g->commit);
     if (status == CLI_OK)
         status = bench_check(g->bench, &origin);
     /* the compiled-in net against its file, in the box too (the binary is the branch's) */
     if (status == CLI_OK && g->net.id)
-        status = net_check(g->binary, log, &g->net, g->bench, true);
+        status = net_check(g->binary, &log, &g->net, g->bench, true);
+    log_close(&log);
     cli_net_drop(&g->net);
     if (status != CLI_OK && g->binary[0])
         unlink(g->binary);
@@ -1176,8 +1290,13 @@ static int show_requests(Store *s, int64_t run)
         if (q[i].build_id)
             printf(" (build %" PRId64 ")", q[i].build_id);
         printf("\n");
-        for (const char *line = q[i].error; *line; line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != 0))
-            printf("    %.*s\n", (int)strcspn(line, "\n"), line);
+        /* the reason holds a build log's tail, a branch's words: escaped line by line (rows older than the
+           builder's own sanitizing may hold anything) */
+        char line[sizeof q[i].error];
+        for (const char *p = q[i].error; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0)) {
+            snprintf(line, sizeof line, "%.*s", (int)strcspn(p, "\n"), p);
+            printf("    %s\n", cli_shown(line));
+        }
     }
     free(q);
     return CLI_OK;
@@ -1404,8 +1523,11 @@ static int serve_one(Store *s, const Opts *o, const StoreBuildRequest *q, const 
         free(engine);
         return cli_fail(CLI_FAIL, "out of memory");
     }
-    snprintf(why, sizeof ((StoreBuildRequest *)NULL)->error, "%s%s%s", status == CLI_OK ? "" : cli_last_error(),
-             g && g->log_tail[0] ? "\n--- the end of the build log ---\n" : "", g ? g->log_tail : "");
+    /* the reason as PostgreSQL's text takes it (an engine's words may be in it; the tail is clean already) */
+    size_t size = sizeof ((StoreBuildRequest *)NULL)->error,
+           n = xqf_text_sanitize(why, size, status == CLI_OK ? "" : cli_last_error());
+    if (g && g->log_tail[0])
+        snprintf(why + n, size - n, "\n--- the end of the build log ---\n%s", g->log_tail);
     int rc = store_build_done(s, q->id, status == CLI_OK ? id : 0, why, state, sizeof state);
     free(why);
     free(g);

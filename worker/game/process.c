@@ -16,11 +16,14 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "log.h"
 #include "sha256.h"
 
 extern char **environ;
 
 enum { READ_BUFFER = 1 << 16, POLL_SLICE_MS = 50 };
+/* What of a boxed program's stderr reaches the log: this many lines, each cut to this many bytes. */
+enum { STDERR_LINES = 20, STDERR_LINE_MAX = 240 };
 
 struct Process {
     pid_t pid;
@@ -142,7 +145,7 @@ static int spawn_verified(int fd, char *const argv[], int to_child[2], int from_
  * in the child before it execs.
  */
 static int spawn_boxed(int fd, char *const boxed[], const SandboxSpec *box, int to_child[2], int from_child[2],
-                       pid_t *pid)
+                       int err_fd, pid_t *pid)
 {
     int report[2];
     if (pipe2(report, O_CLOEXEC) != 0)
@@ -154,7 +157,8 @@ static int spawn_boxed(int fd, char *const boxed[], const SandboxSpec *box, int 
     pid_t child = fork();
     if (child == 0) {
         int e = 0;
-        if (dup2(to_child[0], STDIN_FILENO) < 0 || dup2(from_child[1], STDOUT_FILENO) < 0 || setpgid(0, 0) != 0 ||
+        if (dup2(to_child[0], STDIN_FILENO) < 0 || dup2(from_child[1], STDOUT_FILENO) < 0 ||
+            dup2(err_fd, STDERR_FILENO) < 0 || setpgid(0, 0) != 0 ||
             (fd == 3 ? fcntl(3, F_SETFD, 0) : dup2(fd, 3)) < 0 || lseek(3, 0, SEEK_SET) != 0 ||
             close_range(4, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
             e = errno;
@@ -187,6 +191,80 @@ static int spawn_boxed(int fd, char *const boxed[], const SandboxSpec *box, int 
     }
     close(report[0]);
     return rc;
+}
+
+/* A boxed program's stderr being read into the log: the pipe's end and the program's name. */
+typedef struct {
+    int fd;
+    char name[64];
+} StderrReader;
+
+/*
+ * Reads a boxed program's stderr to its end (the box and all it started
+ * gone) and logs its first STDERR_LINES lines, each cut to STDERR_LINE_MAX
+ * bytes and escaped by the log (xqf_escape: no forged journal line, no
+ * escape sequence for whoever reads it on a terminal), then how much more
+ * it wrote, counted and dropped.  An untrusted build's stderr, inherited,
+ * would reach the worker's journal raw and unbounded; read and dropped,
+ * it never blocks the program on a full pipe.
+ */
+static void *stderr_reader(void *arg)
+{
+    StderrReader *r = arg;
+    char buf[4096], line[STDERR_LINE_MAX + 1];
+    size_t len = 0;
+    long long lines = 0, dropped_bytes = 0;
+    ssize_t got;
+    while ((got = read(r->fd, buf, sizeof buf)) > 0 || (got < 0 && errno == EINTR))
+        for (ssize_t i = 0; i < got; i++) {
+            if (buf[i] != '\n') {
+                if (len < STDERR_LINE_MAX)
+                    line[len++] = buf[i] ? buf[i] : ' ';
+                else if (lines >= STDERR_LINES)
+                    dropped_bytes++;
+                continue;
+            }
+            line[len] = '\0';
+            if (++lines <= STDERR_LINES)
+                log_info("%s (stderr): %s", r->name, line);
+            else
+                dropped_bytes += (long long)len + 1;
+            len = 0;
+        }
+    if (len > 0) {
+        line[len] = '\0';
+        if (++lines <= STDERR_LINES)
+            log_info("%s (stderr): %s", r->name, line);
+        else
+            dropped_bytes += (long long)len;
+    }
+    if (lines > STDERR_LINES)
+        log_info("%s (stderr): %lld more lines (%lld bytes) not logged", r->name, lines - STDERR_LINES,
+                 dropped_bytes);
+    close(r->fd);
+    free(r);
+    return NULL;
+}
+
+/* A detached thread reading fd (a boxed program's stderr; taken over, closed by it) into the log under name. */
+static void read_stderr(int fd, const char *name)
+{
+    StderrReader *r = malloc(sizeof *r);
+    pthread_t t;
+    pthread_attr_t attr;
+    int rc = r ? pthread_attr_init(&attr) : ENOMEM;
+    if (rc == 0) {
+        r->fd = fd;
+        const char *base = strrchr(name, '/');
+        snprintf(r->name, sizeof r->name, "%s", base ? base + 1 : name);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        rc = pthread_create(&t, &attr, stderr_reader, r);
+        pthread_attr_destroy(&attr);
+    }
+    if (rc != 0) {
+        free(r);
+        close(fd);   /* the program's writes then fail (EPIPE): it plays on, its stderr unread */
+    }
 }
 
 /* Opens argv0 and checks its SHA-256: the descriptor, or -1 with err. */
@@ -241,7 +319,7 @@ Process *process_spawn_boxed(char *const argv[], const char *sha256, const Sandb
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    int to_child[2] = { -1, -1 }, from_child[2] = { -1, -1 };
+    int to_child[2] = { -1, -1 }, from_child[2] = { -1, -1 }, err_pipe[2] = { -1, -1 };
     int rc = -1, fd = -1;
     char path[4096], **boxed = NULL;
     SandboxSpec box = box_in ? *box_in : (SandboxSpec){ 0 };
@@ -280,8 +358,9 @@ Process *process_spawn_boxed(char *const argv[], const char *sha256, const Sandb
         return NULL;
     }
     /* close-on-exec from the start: no child another thread starts meanwhile inherits them */
-    if (pipe2(to_child, O_CLOEXEC) == 0 && pipe2(from_child, O_CLOEXEC) == 0)
-        rc = boxed    ? spawn_boxed(fd, boxed, &box, to_child, from_child, &p->pid)
+    if (pipe2(to_child, O_CLOEXEC) == 0 && pipe2(from_child, O_CLOEXEC) == 0 &&
+        (!boxed || pipe2(err_pipe, O_CLOEXEC) == 0))
+        rc = boxed    ? spawn_boxed(fd, boxed, &box, to_child, from_child, err_pipe[1], &p->pid)
              : fd >= 0 ? spawn_verified(fd, argv, to_child, from_child, &p->pid)
                        : spawn_child(argv, to_child, from_child, &p->pid);
     else
@@ -289,6 +368,12 @@ Process *process_spawn_boxed(char *const argv[], const char *sha256, const Sandb
     free(boxed);
     if (fd >= 0)
         close(fd);
+    if (err_pipe[1] >= 0)
+        close(err_pipe[1]);
+    if (rc == 0 && err_pipe[0] >= 0)
+        read_stderr(err_pipe[0], argv[0]);
+    else if (err_pipe[0] >= 0)
+        close(err_pipe[0]);
     if (rc != 0) {
         snprintf(err, errlen, "cannot start '%s': %s", argv[0], strerror(rc));
         close_pair(to_child);

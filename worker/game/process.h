@@ -1,7 +1,8 @@
 /*
  * process.h - a child process talking lines of text over pipes.
  *
- * The child's stdin and stdout are pipes; its stderr is inherited; it gets
+ * The child's stdin and stdout are pipes; its stderr is inherited (a boxed
+ * one's is read into the log: its first lines, cut and escaped); it gets
  * no other descriptor.  It runs in a process group of its own, so a Ctrl-C
  * at the terminal reaches only the parent, which then ends its children
  * itself; when the child has exited or is killed, its whole group is
