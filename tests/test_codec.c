@@ -483,6 +483,8 @@ Test(codec, text_sanitized_for_the_wire)
     cr_assert_str_eq(out, "caf\xc3\xa9 \xe8\xb1\xa1\xe6\xa3\x8b \xf0\x9f\x98\x80", "valid UTF-8 kept");
     xqf_text_sanitize(out, sizeof out, "x\xff" "y\xc0\xaf" "z\xed\xa0\x80" "w\xe4\xb8");
     cr_assert_str_eq(out, "x?y??z???w??", "invalid, overlong, surrogate and cut sequences");
+    xqf_text_sanitize(out, sizeof out, "a\xc2\x9b" "2Jb\xc2\xa0");
+    cr_assert_str_eq(out, "a 2Jb\xc2\xa0", "a C1 control (CSI) is a control, U+00A0 is not");
     /* cut to fit: never inside a character */
     char small[5];
     cr_assert_eq(xqf_text_sanitize(small, sizeof small, "ab\xe8\xb1\xa1"), 2);

@@ -221,6 +221,8 @@ Test(log, control_characters_are_escaped)
     cr_assert_eq(xqf_escape(out, 1, evil), 0);
     cr_assert_str_eq(out, "");
     cr_assert_eq(xqf_escape(out, sizeof out, "plain text \xc3\xa9"), strlen("plain text \xc3\xa9"));   /* UTF-8 kept */
+    xqf_escape(out, sizeof out, "a\xc2\x9b" "2Jb\xc2\x80\xc2\xa0");   /* C1 controls (CSI, PAD) escaped, U+00A0 kept */
+    cr_assert_str_eq(out, "a\\u009b2Jb\\u0080\xc2\xa0");
 
     char path[] = "/tmp/xqf-log-XXXXXX";
     int fd = mkstemp(path), saved = dup(2);

@@ -1,6 +1,7 @@
 #include "log.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,11 +31,22 @@ size_t xqf_escape(char *out, size_t size, const char *in)
             e[0] = '\\', e[1] = c == '\n' ? 'n' : c == '\r' ? 'r' : 't';
         else if (c < 0x20 || c == 0x7f)
             e[0] = '\\', e[1] = 'x', e[2] = HEX[c >> 4], e[3] = HEX[c & 15];
-        size_t len = strlen(e);
+        char c1[7];
+        /*
+         * The C1 controls, U+0080-U+009F, are valid UTF-8 (c2 80-9f), and a
+         * terminal may take U+009B as CSI, an escape sequence's start
+         * (ECMA-48): written \u0080-\u009f.
+         */
+        bool is_c1 = c == 0xc2 && (unsigned char)in[1] >= 0x80 && (unsigned char)in[1] <= 0x9f;
+        if (is_c1)
+            snprintf(c1, sizeof c1, "\\u00%c%c", HEX[(unsigned char)in[1] >> 4], HEX[in[1] & 15]);
+        const char *put = is_c1 ? c1 : e;
+        size_t len = strlen(put);
         if (n + len >= size)
             break;
-        memcpy(out + n, e, len);
+        memcpy(out + n, put, len);
         n += len;
+        in += is_c1;
     }
     out[n] = '\0';
     return n;

@@ -385,13 +385,15 @@ size_t xqf_text_sanitize(char *out, size_t size, const char *in)
             len = 1;
         if (n + len >= size)
             break;
+        /* a C1 control (U+0080-U+009F, c2 80-9f) is a control too: U+009B is CSI to some terminals */
+        bool c1 = whole && len == 2 && c == 0xc2 && p[1] <= 0x9f;
         if (!whole)
             out[n] = '?';
-        else if (c < 0x20 || c == 0x7f)
+        else if (c < 0x20 || c == 0x7f || c1)
             out[n] = ' ';
         else
             memcpy(out + n, p, len);
-        n += len;
+        n += c1 ? 1 : len;
         p += len;
     }
     out[n] = '\0';
