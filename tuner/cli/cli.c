@@ -32,7 +32,10 @@ int cli_fail(int status, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(last_error, sizeof last_error, fmt, ap);
     va_end(ap);
-    opts_error(CLI_PROGRAM, "%s", last_error);
+    /* a message may quote an engine's or a branch's words: never raw to the terminal */
+    char shown[4 * sizeof last_error];
+    xqf_escape(shown, sizeof shown, last_error);
+    opts_error(CLI_PROGRAM, "%s", shown);
     return status;
 }
 
