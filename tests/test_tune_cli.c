@@ -599,4 +599,8 @@ Test(tune_cli, names_are_shown_escaped)
     snprintf(args, sizeof args, "show %" PRId64, run);
     cr_assert_eq(tune(out, sizeof out, args), 0);
     cr_assert(strstr(out, "Name: evil") && !strchr(out, '\033') && !strchr(out, '\007'), "show: %s", out);
+    /* an error that quotes its input (an engine's words, a branch's) escapes it too, C1 controls included */
+    cr_assert_neq(cu_sh(out, sizeof out, "( '" XQF_BIN "/xqf-tune' show \"$(printf 'x\033[2J\302\233y')\" 2>&1 )",
+                        cu_fx.logfile), 0);
+    cr_assert(strstr(out, "is not a run id") && !strchr(out, '\033') && !strstr(out, "\302\233"), "error: %s", out);
 }
