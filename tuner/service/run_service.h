@@ -105,10 +105,15 @@ typedef struct {
     char why[512];
 } RunProblem;
 
+/*
+ * The service's outcome, numbered as the programs' exit statuses are
+ * (run_view.h's CLI_OK, CLI_FAIL, CLI_USAGE: 1 a failure, 2 bad input), so
+ * that a number means one thing on both sides of the service.
+ */
 typedef enum {
     RUN_OK = 0,
-    RUN_BAD = 1,                     /* a setting breaks a rule: *problem says which; nothing was written */
-    RUN_FAILED = 2,                  /* the database failed (or memory ran out): nothing was written */
+    RUN_FAILED = 1,                  /* the database failed (or memory ran out): nothing was written */
+    RUN_BAD = 2,                     /* a setting breaks a rule: *problem says which; nothing was written */
 } RunStatus;
 
 /* A run's book read with the worker's reader (book.h), each opening as a line for the store. */
