@@ -50,7 +50,7 @@ typedef struct {
      * (roles false: XQF_TEST_DB's user may not create roles, or cannot
      * sign in as them).
      */
-    char db_coordinator[600], db_web[600], db_builder[600], db_signer[600];
+    char db_coordinator[600], db_web[600], db_builder[600], db_signer[600], db_auditor[600];
     bool roles;
     Store *store;                    /* connected to it, migrated; NULL without XQF_TEST_DB */
     char dir[128];                   /* a fresh directory /tmp/xqf-test-XXXXXX */

@@ -13,6 +13,9 @@
  *  - the replay audit: on a clean cluster every replayed pair agrees; a
  *    worker playing other parameters than it is told (a broken machine)
  *    is caught: both workers of each differing pair are flagged;
+ *  - the search audit of runs on a clock: a worker that makes up moves
+ *    is flagged; xqf-tune audit --active audits each worker due once, as
+ *    the auditor's role; a side's registered net is searched with;
  *  - bad input (unknown run, task, worker) gets exit status 2 and changes
  *    nothing.
  */
@@ -1017,19 +1020,27 @@ Test(games, replay_audits_leased_judged_and_refused_in_the_store)
 
 /* ---- the search audit of runs on a clock (xqf-tune audit) -------------------------- */
 
-/* A built-in player of set ("Name=value" or ""), one thread. */
-static Player *set_player(const char *name, const char *set)
+/* A built-in player of set ("Name=value" or ""), one thread, with the net file net (NULL: the engine's own). */
+static Player *net_player(const char *name, const char *set, const char *net)
 {
-    char w0[64], w1[] = "threads=1", w2[128];
+    char w0[64], w1[] = "threads=1", w2[128], w3[300];
     snprintf(w0, sizeof w0, "name=%s", name);
     snprintf(w2, sizeof w2, "option.%s", set);
-    char *words[] = { w0, w1, w2 };
+    snprintf(w3, sizeof w3, "net=%s", net ? net : "");
+    char *words[] = { w0, w1, w3, w2 };
     PlayerSpec spec;
     char err[256];
-    cr_assert_eq(spec_parse(&spec, set[0] ? 3 : 2, words, 16, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(spec_parse(&spec, 2 + (net != NULL) + (set[0] != 0), net ? words : (char *[]){ w0, w1, w2 }, 16,
+                            err, sizeof err), 0, "%s", err);
     Player *p = player_new(&spec);
     cr_assert(p);
     return p;
+}
+
+/* A built-in player of set ("Name=value" or ""), one thread. */
+static Player *set_player(const char *name, const char *set)
+{
+    return net_player(name, set, NULL);
 }
 
 /*
@@ -1216,6 +1227,150 @@ Test(games, a_search_audit_counts_illegal_moves_against_the_worker, .timeout = 3
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s (log: %s)", out, cu_fx.logfile);
     fprintf(stderr, "%s", out);
     cr_assert(strstr(out, " illegal) at depth 3") && strstr(out, ": FLAGGED\n"), "%s", out);
+}
+
+/* A run on a clock of the built-in engine (test side set0, net test_net), made active. */
+static int64_t clock_run(const char *name, const char *set0, int64_t nodes, int64_t test_net)
+{
+    const char *book[8];
+    cr_assert_eq(cu_book(book, 8), 8);
+    StoreSprtSpec sp = { .name = name, .test_params = set0, .base_params = "", .book_name = "default.book",
+                         .book = book, .book_lines = 8, .seed = 1, .base_ms = nodes ? 0 : 10000,
+                         .inc_ms = nodes ? 0 : 100, .margin_ms = 100, .nodes = nodes, .pairs_per_task = 2,
+                         .max_pairs = 100000, .elo0 = 0, .elo1 = 5, .alpha = 0.05, .beta = 0.05,
+                         .test_net = test_net };
+    int64_t run;
+    cr_assert_eq(store_create_sprt(cu_fx.store, &sp, &run), 0);
+    return run;
+}
+
+/* One task of run played by worker w with searched games (made_up of their moves made up). */
+static void play_task(int64_t run, int64_t w, Player *players[2], double made_up, Rng *rng)
+{
+    StoreLease l;
+    bool given;
+    cr_assert_eq(store_claim_batch(cu_fx.store, run, &w, 1, 60000, &l, &given), 1);
+    report_searched(w, &l, players, made_up, rng);
+}
+
+/* The one value sql selects (psql as the owner), its line's end cut, in out. */
+static void sql_value(const char *sql, char *out, size_t size)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "psql -X -qAt '%s' -c \"%s\"", cu_fx.db, sql);
+    cr_assert_eq(cu_sh(out, size, cmd, cu_fx.logfile), 0, "psql failed (log: %s)", cu_fx.logfile);
+    out[strcspn(out, "\n")] = '\0';
+}
+
+/* The search audits recorded of run (search_audits rows). */
+static int64_t audits_of(int64_t run)
+{
+    char sql[160], out[64];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM search_audits WHERE run_id = %lld", (long long)run);
+    sql_value(sql, out, sizeof out);
+    return atoll(out);
+}
+
+/*
+ * xqf-tune audit --active, as the auditor's database role: a pass audits
+ * exactly the workers due (of a run on a clock with games never audited;
+ * not a fixed-node run, which the replay audit covers, nor a run audited
+ * and stopped since with no game since) and records itself; a second pass
+ * audits nothing; new games of one worker make that worker due, and only
+ * it.  It fails without --active.
+ */
+Test(games, the_active_search_audit_audits_each_worker_due_once, .timeout = 400)
+{
+    CU_REQUIRE_DB();
+    int64_t due = clock_run("due", "NullR=2", 0, 0), fixed = clock_run("fixed", "", 1000, 0),
+            done = clock_run("done", "", 0, 0), w[2];
+    cr_assert_eq(store_hello(cu_fx.store, "honest", "", 1, 1, "honest", &w[0]), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "liar", "", 1, 1, "liar", &w[1]), 1);
+    Player *test[2] = { set_player("test", "NullR=2"), set_player("base", "") };
+    Player *plain[2] = { set_player("test", ""), set_player("base", "") };
+    Rng rng;
+    rng_seed(&rng, 3);
+    for (int k = 0; k < 2; k++) {
+        play_task(due, w[k], test, k == 0 ? 0 : 0.35, &rng);
+        play_task(fixed, w[k], plain, 0, &rng);
+        play_task(done, w[k], plain, 0, &rng);
+    }
+    char out[16384], args[1024];
+    snprintf(args, sizeof args, "audit %lld --depth 3 --agree 0.9", (long long)done);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", out);
+    cr_assert_eq(store_finish_run(cu_fx.store, done, "stopped", "stopped"), 0);
+    cr_assert_eq(audits_of(done), 2);
+
+    snprintf(args, sizeof args, "audit --active --new-plies 100 --depth 3 --agree 0.9 --db '%s'", cu_fx.db_auditor);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s (log: %s)", out, cu_fx.logfile);
+    fprintf(stderr, "%s", out);
+    char want[64];
+    snprintf(want, sizeof want, "Search audit of run %lld:", (long long)due);
+    cr_assert(strstr(out, want) && strstr(out, "Pass 1: 1 runs, 2 workers judged, 1 flagged\n"), "%s", out);
+    cr_assert(strstr(strstr(out, "  liar "), ": FLAGGED\n"), "%s", out);
+    cr_assert_eq(audits_of(due), 2);
+    cr_assert_eq(audits_of(fixed), 0, "a fixed-node run is the replay audit's");
+    cr_assert_eq(audits_of(done), 2, "a stopped run audited before, no game since");
+
+    /* a second pass: nothing new */
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", out);
+    cr_assert(strstr(out, "Pass 2: 0 runs, 0 workers judged, 0 flagged\n") && !strstr(out, "Search audit"), "%s",
+              out);
+    cr_assert_eq(audits_of(due), 2);
+
+    /* new games of the honest worker: it alone is due */
+    play_task(due, w[0], test, 0, &rng);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", out);
+    cr_assert(strstr(out, "Pass 3: 1 runs, 1 workers judged, 0 flagged\n") && strstr(out, "  honest ") &&
+                  !strstr(out, "  liar "), "%s", out);
+    cr_assert_eq(audits_of(due), 3);
+    for (int p = 0; p < 2; p++) {
+        player_destroy(&test[p]);
+        player_destroy(&plain[p]);
+    }
+    /* the passes recorded; bad input refused */
+    sql_value("SELECT count(*) FILTER (WHERE finished_at IS NOT NULL) || ' ' || sum(workers) "
+              "FROM search_audit_passes", out, sizeof out);
+    cr_assert_str_eq(out, "3 3");
+    snprintf(args, sizeof args, "audit %lld --active", (long long)due);
+    cr_assert_eq(tune(out, sizeof out, args), 2);
+    snprintf(args, sizeof args, "audit %lld --watch 5", (long long)due);
+    cr_assert_eq(tune(out, sizeof out, args), 2);
+}
+
+/*
+ * A run whose first side plays a registered net: each position that side
+ * moved in is searched again with that net (its stored bytes written to a
+ * file): two honest workers are cleared.  Searched with the engine's own
+ * net instead, their moves would not agree; before, such runs were
+ * refused.
+ */
+Test(games, a_run_with_a_registered_net_is_audited_with_its_net, .timeout = 400)
+{
+    CU_REQUIRE_DB();
+    char net[300], err[256], out[16384], args[1024];
+    snprintf(net, sizeof net, "%s/audit.nnue", cu_fx.dir);
+    cr_assert_eq(cu_random_net(net, 13, err, sizeof err), 0, "%s", err);
+    snprintf(args, sizeof args, "net add '%s' --name audit-net", net);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", out);
+    const char *id = strstr(out, "Net: ");
+    cr_assert(id, "%s", out);
+    int64_t run = clock_run("net", "", 0, atoll(id + 5)), w[2];
+    cr_assert_eq(store_hello(cu_fx.store, "one", "", 1, 1, "one", &w[0]), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "two", "", 1, 1, "two", &w[1]), 1);
+    Player *players[2] = { net_player("test", "", net), set_player("base", "") };
+    Rng rng;
+    rng_seed(&rng, 17);
+    for (int k = 0; k < 2; k++)
+        play_task(run, w[k], players, 0, &rng);
+    for (int p = 0; p < 2; p++)
+        player_destroy(&players[p]);
+    snprintf(args, sizeof args, "audit %lld --depth 3 --agree 0.9 --db '%s'", (long long)run, cu_fx.db_auditor);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s (log: %s)", out, cu_fx.logfile);
+    fprintf(stderr, "%s", out);
+    cr_assert(strstr(out, "Flagged: 0\n") && strstr(strstr(out, "  one "), ": clean\n") &&
+                  strstr(strstr(out, "  two "), ": clean\n"), "%s", out);
+    cr_assert(strstr(out, "(100.0 %)"), "every move agrees: %s", out);
 }
 
 /* Fails naming what the transaction so far read of games and results, if more than a few rows. */
