@@ -111,10 +111,10 @@ END $$;
 
 
 --
--- Name: xqf_approve(bigint); Type: FUNCTION; Schema: public; Owner: -
+-- Name: xqf_approve(bigint, text, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.xqf_approve(p_run bigint) RETURNS text
+CREATE FUNCTION public.xqf_approve(p_run bigint, p_test_commit text, p_base_commit text) RETURNS text
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
@@ -125,6 +125,11 @@ BEGIN
                                                WHERE q.run_id = runs.id AND q.state IN ('queued', 'building'))
                                  THEN 'building' ELSE 'active' END
      WHERE id = p_run AND state = 'pending'
+       AND NOT EXISTS (SELECT 1 FROM build_requests q
+                        WHERE q.run_id = p_run AND q.state IN ('queued', 'building')
+                          AND (q.git_commit IS NULL
+                               OR q.git_commit IS DISTINCT FROM CASE q.side WHEN 'test' THEN p_test_commit
+                                                                            ELSE p_base_commit END))
     RETURNING state INTO v_state;
     RETURN v_state;
 END $$;
@@ -306,7 +311,7 @@ END $$;
 -- Name: xqf_build_claim(text, integer); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.xqf_build_claim(p_builder text, p_lease_s integer) RETURNS TABLE(id bigint, run_id bigint, side text, ref text)
+CREATE FUNCTION public.xqf_build_claim(p_builder text, p_lease_s integer) RETURNS TABLE(id bigint, run_id bigint, side text, ref text, git_commit text, git_subject text)
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
@@ -318,11 +323,11 @@ BEGIN
     RETURN QUERY
     UPDATE build_requests q SET state = 'building', started_at = now(), builder = p_builder
      WHERE q.id = (SELECT c.id FROM build_requests c JOIN runs r ON r.id = c.run_id
-                    WHERE r.state = 'building'
+                    WHERE r.state = 'building' AND c.git_commit IS NOT NULL
                       AND (c.state = 'queued'
                            OR (c.state = 'building' AND c.started_at < now() - p_lease_s * interval '1 second'))
                     ORDER BY c.id LIMIT 1 FOR UPDATE OF c SKIP LOCKED)
-    RETURNING q.id, q.run_id, q.side, q.ref;
+    RETURNING q.id, q.run_id, q.side, q.ref, q.git_commit, q.git_subject;
 END $$;
 
 
@@ -378,6 +383,65 @@ BEGIN
     END IF;
     UPDATE runs SET test_build = v_test, base_build = v_base WHERE runs.id = r.id;
     RETURN xqf_builds_ready(r.id);
+END $$;
+
+
+--
+-- Name: xqf_build_pin(bigint, text, text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xqf_build_pin(p_request bigint, p_commit text, p_subject text, p_error text) RETURNS text
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+DECLARE
+    q build_requests%ROWTYPE;
+    r runs%ROWTYPE;
+    v_error text;
+    v_verdict text;
+BEGIN
+    -- the run first, then its requests: the order every writer takes them
+    SELECT runs.* INTO r FROM runs JOIN build_requests b ON b.run_id = runs.id
+     WHERE b.id = p_request FOR UPDATE OF runs;
+    SELECT * INTO q FROM build_requests WHERE build_requests.id = p_request AND state IN ('queued', 'building')
+       FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN NULL;
+    END IF;
+    IF r.state NOT IN ('pending', 'building') THEN
+        UPDATE build_requests SET state = 'failed', finished_at = now(),
+                                  error = format('not built: the run was %s first', r.state)
+         WHERE build_requests.id = p_request;
+        RETURN r.state;
+    END IF;
+    IF q.git_commit IS NULL AND p_commit IS NOT NULL THEN
+        UPDATE build_requests SET git_commit = p_commit, git_subject = left(coalesce(p_subject, ''), 512)
+         WHERE build_requests.id = p_request;
+        RETURN r.state;
+    END IF;
+    IF q.git_commit = p_commit THEN
+        RETURN r.state;
+    END IF;
+    IF q.git_commit IS NULL THEN
+        v_error := coalesce(nullif(p_error, ''), format('the %s ref %s does not resolve', q.side, q.ref));
+        v_verdict := left(format('build of %s ref %s failed', q.side, q.ref), 63);
+    ELSIF p_commit IS NULL THEN
+        -- gone, or its repository unreadable now: either way not the commit approved
+        v_error := format('the %s ref %s (commit %s when the test was made) cannot be read now: %s: not built',
+                          q.side, q.ref, q.git_commit, coalesce(nullif(p_error, ''), 'unknown ref'));
+        v_verdict := left(format('build of %s ref %s failed', q.side, q.ref), 63);
+    ELSE
+        v_error := format('the %s ref %s moved: the test was made (and approved) at commit %s, the ref now names %s: '
+                          'not built (a test of the new commit is a new test)', q.side, q.ref, q.git_commit, p_commit);
+        v_verdict := format('%s ref moved: %s approved, now %s', q.side, left(q.git_commit, 12), left(p_commit, 12));
+    END IF;
+    UPDATE build_requests SET state = 'failed', finished_at = now(), error = v_error
+     WHERE build_requests.id = p_request;
+    UPDATE build_requests SET state = 'failed', finished_at = now(),
+                              error = format('not built: the %s side failed', q.side)
+     WHERE build_requests.run_id = r.id AND state IN ('queued', 'building');
+    UPDATE runs SET state = 'failed', finished_at = now(), verdict = v_verdict WHERE runs.id = r.id;
+    RETURN 'failed';
 END $$;
 
 
@@ -1182,27 +1246,6 @@ END $$;
 
 
 --
--- Name: xqf_lease(bigint, bigint, bigint); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xqf_lease(p_task bigint, p_worker bigint, p_lease_ms bigint) RETURNS TABLE(o_task bigint, o_token bigint, o_first bigint, o_pairs bigint, o_params0 text, o_params1 text)
-    LANGUAGE plpgsql
-    AS $$
-DECLARE
-    t tasks%ROWTYPE;
-BEGIN
-    UPDATE tasks SET state = 'leased', worker_id = p_worker, lease_token = nextval('lease_tokens'),
-                     lease_deadline = now() + p_lease_ms * interval '1 millisecond',
-                     attempts = attempts + 1
-     WHERE id = p_task RETURNING * INTO t;
-    INSERT INTO results (task_id, lease_token, worker_id, base_pairs)
-         VALUES (t.id, t.lease_token, p_worker, t.done_pairs);
-    RETURN QUERY SELECT t.id, t.lease_token, t.first_pair + t.done_pairs,
-                        t.n_pairs - t.done_pairs, t.params0, t.params1;
-END $$;
-
-
---
 -- Name: xqf_modify_run(bigint, text, integer, integer, bigint, bigint); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -1441,9 +1484,11 @@ END $$;
 --
 
 CREATE FUNCTION public.xqf_replayed(p_run bigint, p_pair bigint, p_share double precision) RETURNS boolean
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE sql STABLE
     AS $$
-    SELECT (hashint8(p_run * 1000003 + p_pair)::bigint + 2147483648) < p_share * 4294967296
+    SELECT ('x' || encode(substring(sha256(s.outer_pad || sha256(s.inner_pad || int8send(p_run) || int8send(p_pair)))
+                                    FROM 1 FOR 4), 'hex'))::bit(32)::bigint < p_share * 4294967296
+      FROM audit_secret s
 $$;
 
 
@@ -1747,6 +1792,20 @@ CREATE AGGREGATE public.xqf_add_all(bigint[]) (
 
 
 --
+-- Name: audit_secret; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.audit_secret (
+    one boolean DEFAULT true NOT NULL,
+    inner_pad bytea NOT NULL,
+    outer_pad bytea NOT NULL,
+    CONSTRAINT audit_secret_inner_pad_check CHECK ((length(inner_pad) = 64)),
+    CONSTRAINT audit_secret_one_check CHECK (one),
+    CONSTRAINT audit_secret_outer_pad_check CHECK ((length(outer_pad) = 64))
+);
+
+
+--
 -- Name: build_params; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1778,6 +1837,10 @@ CREATE TABLE public.build_requests (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     started_at timestamp with time zone,
     finished_at timestamp with time zone,
+    git_commit text,
+    git_subject text DEFAULT ''::text NOT NULL,
+    CONSTRAINT build_requests_git_commit_check CHECK ((git_commit ~ '^[0-9a-f]{40}([0-9a-f]{24})?$'::text)),
+    CONSTRAINT build_requests_git_subject_check CHECK ((length(git_subject) <= 512)),
     CONSTRAINT build_requests_ref_check CHECK (((length(ref) >= 1) AND (length(ref) <= 255))),
     CONSTRAINT build_requests_side_check CHECK ((side = ANY (ARRAY['test'::text, 'base'::text]))),
     CONSTRAINT build_requests_state_check CHECK ((state = ANY (ARRAY['queued'::text, 'building'::text, 'done'::text, 'failed'::text])))
@@ -2166,7 +2229,7 @@ CREATE TABLE public.role_grants (
     object text NOT NULL,
     privileges text NOT NULL,
     CONSTRAINT role_grants_kind_check CHECK ((kind = ANY (ARRAY['table'::text, 'sequence'::text, 'function'::text]))),
-    CONSTRAINT role_grants_role_check CHECK ((role = ANY (ARRAY['xqf_coordinator'::text, 'xqf_web'::text, 'xqf_builder'::text, 'xqf_signer'::text])))
+    CONSTRAINT role_grants_role_check CHECK ((role = ANY (ARRAY['xqf_coordinator'::text, 'xqf_web'::text, 'xqf_builder'::text, 'xqf_signer'::text, 'xqf_auditor'::text])))
 );
 
 
@@ -2366,6 +2429,84 @@ CREATE TABLE public.schema_migrations (
     name text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
+
+
+--
+-- Name: search_audit_passes; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.search_audit_passes (
+    id bigint NOT NULL,
+    started_at timestamp with time zone DEFAULT now() NOT NULL,
+    finished_at timestamp with time zone,
+    runs integer DEFAULT 0 NOT NULL,
+    workers integer DEFAULT 0 NOT NULL,
+    flagged integer DEFAULT 0 NOT NULL,
+    CONSTRAINT search_audit_passes_flagged_check CHECK ((flagged >= 0)),
+    CONSTRAINT search_audit_passes_runs_check CHECK ((runs >= 0)),
+    CONSTRAINT search_audit_passes_workers_check CHECK ((workers >= 0))
+);
+
+
+--
+-- Name: search_audit_passes_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.search_audit_passes_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+
+--
+-- Name: search_audit_passes_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.search_audit_passes_id_seq OWNED BY public.search_audit_passes.id;
+
+
+--
+-- Name: search_audits; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.search_audits (
+    id bigint NOT NULL,
+    run_id bigint NOT NULL,
+    worker_id integer NOT NULL,
+    depth integer NOT NULL,
+    positions bigint NOT NULL,
+    agree bigint NOT NULL,
+    honest double precision NOT NULL,
+    llr double precision NOT NULL,
+    verdict text NOT NULL,
+    at timestamp with time zone DEFAULT now() NOT NULL,
+    plies bigint DEFAULT 0 NOT NULL,
+    CONSTRAINT search_audits_check CHECK (((agree >= 0) AND (agree <= positions))),
+    CONSTRAINT search_audits_plies_check CHECK ((plies >= 0)),
+    CONSTRAINT search_audits_positions_check CHECK ((positions >= 0)),
+    CONSTRAINT search_audits_verdict_check CHECK ((verdict = ANY (ARRAY['clean'::text, 'undecided'::text, 'flagged'::text])))
+);
+
+
+--
+-- Name: search_audits_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.search_audits_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+
+--
+-- Name: search_audits_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.search_audits_id_seq OWNED BY public.search_audits.id;
 
 
 --
@@ -2615,6 +2756,20 @@ ALTER TABLE ONLY public.runs ALTER COLUMN id SET DEFAULT nextval('public.runs_id
 
 
 --
+-- Name: search_audit_passes id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.search_audit_passes ALTER COLUMN id SET DEFAULT nextval('public.search_audit_passes_id_seq'::regclass);
+
+
+--
+-- Name: search_audits id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.search_audits ALTER COLUMN id SET DEFAULT nextval('public.search_audits_id_seq'::regclass);
+
+
+--
 -- Name: tasks id; Type: DEFAULT; Schema: public; Owner: -
 --
 
@@ -2640,6 +2795,14 @@ ALTER TABLE ONLY public.web_users ALTER COLUMN id SET DEFAULT nextval('public.we
 --
 
 ALTER TABLE ONLY public.workers ALTER COLUMN id SET DEFAULT nextval('public.workers_id_seq'::regclass);
+
+
+--
+-- Name: audit_secret audit_secret_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.audit_secret
+    ADD CONSTRAINT audit_secret_pkey PRIMARY KEY (one);
 
 
 --
@@ -2875,6 +3038,22 @@ ALTER TABLE ONLY public.schema_migrations
 
 
 --
+-- Name: search_audit_passes search_audit_passes_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.search_audit_passes
+    ADD CONSTRAINT search_audit_passes_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: search_audits search_audits_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.search_audits
+    ADD CONSTRAINT search_audits_pkey PRIMARY KEY (id);
+
+
+--
 -- Name: tasks tasks_lease_token_key; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -3014,6 +3193,13 @@ CREATE INDEX runs_active ON public.runs USING btree (priority DESC, id) WHERE (s
 --
 
 CREATE INDEX runs_owner ON public.runs USING btree (owner, id);
+
+
+--
+-- Name: search_audits_run; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX search_audits_run ON public.search_audits USING btree (run_id, worker_id, id);
 
 
 --
@@ -3345,6 +3531,14 @@ ALTER TABLE ONLY public.runs
 
 
 --
+-- Name: search_audits search_audits_run_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.search_audits
+    ADD CONSTRAINT search_audits_run_id_fkey FOREIGN KEY (run_id) REFERENCES public.runs(id) ON DELETE CASCADE;
+
+
+--
 -- Name: tasks tasks_run_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -3392,6 +3586,7 @@ GRANT USAGE ON SCHEMA public TO xqf_builder;
 GRANT USAGE ON SCHEMA public TO xqf_coordinator;
 GRANT USAGE ON SCHEMA public TO xqf_signer;
 GRANT USAGE ON SCHEMA public TO xqf_web;
+GRANT USAGE ON SCHEMA public TO xqf_auditor;
 
 
 --
@@ -3402,11 +3597,11 @@ REVOKE ALL ON FUNCTION public.xqf_apply_grants() FROM PUBLIC;
 
 
 --
--- Name: FUNCTION xqf_approve(p_run bigint); Type: ACL; Schema: public; Owner: -
+-- Name: FUNCTION xqf_approve(p_run bigint, p_test_commit text, p_base_commit text); Type: ACL; Schema: public; Owner: -
 --
 
-REVOKE ALL ON FUNCTION public.xqf_approve(p_run bigint) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.xqf_approve(p_run bigint) TO xqf_web;
+REVOKE ALL ON FUNCTION public.xqf_approve(p_run bigint, p_test_commit text, p_base_commit text) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.xqf_approve(p_run bigint, p_test_commit text, p_base_commit text) TO xqf_web;
 
 
 --
@@ -3414,6 +3609,7 @@ GRANT ALL ON FUNCTION public.xqf_approve(p_run bigint) TO xqf_web;
 --
 
 REVOKE ALL ON FUNCTION public.xqf_audit(p_actor text, p_run bigint, p_action text, p_detail text) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.xqf_audit(p_actor text, p_run bigint, p_action text, p_detail text) TO xqf_auditor;
 GRANT ALL ON FUNCTION public.xqf_audit(p_actor text, p_run bigint, p_action text, p_detail text) TO xqf_web;
 
 
@@ -3421,6 +3617,7 @@ GRANT ALL ON FUNCTION public.xqf_audit(p_actor text, p_run bigint, p_action text
 -- Name: TABLE replay_audits; Type: ACL; Schema: public; Owner: -
 --
 
+GRANT SELECT ON TABLE public.replay_audits TO xqf_auditor;
 GRANT SELECT,INSERT,UPDATE ON TABLE public.replay_audits TO xqf_coordinator;
 GRANT SELECT ON TABLE public.replay_audits TO xqf_web;
 
@@ -3447,6 +3644,14 @@ GRANT ALL ON FUNCTION public.xqf_build_claim(p_builder text, p_lease_s integer) 
 
 REVOKE ALL ON FUNCTION public.xqf_build_done(p_request bigint, p_build bigint, p_error text) FROM PUBLIC;
 GRANT ALL ON FUNCTION public.xqf_build_done(p_request bigint, p_build bigint, p_error text) TO xqf_builder;
+
+
+--
+-- Name: FUNCTION xqf_build_pin(p_request bigint, p_commit text, p_subject text, p_error text); Type: ACL; Schema: public; Owner: -
+--
+
+REVOKE ALL ON FUNCTION public.xqf_build_pin(p_request bigint, p_commit text, p_subject text, p_error text) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.xqf_build_pin(p_request bigint, p_commit text, p_subject text, p_error text) TO xqf_builder;
 
 
 --
@@ -3592,6 +3797,13 @@ GRANT ALL ON FUNCTION public.xqf_user_add(p_name text, p_role text, p_pwhash tex
 
 
 --
+-- Name: TABLE audit_secret; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT ON TABLE public.audit_secret TO xqf_coordinator;
+
+
+--
 -- Name: TABLE build_params; Type: ACL; Schema: public; Owner: -
 --
 
@@ -3626,6 +3838,7 @@ GRANT SELECT ON TABLE public.chains TO xqf_web;
 -- Name: TABLE engine_builds; Type: ACL; Schema: public; Owner: -
 --
 
+GRANT SELECT ON TABLE public.engine_builds TO xqf_auditor;
 GRANT SELECT ON TABLE public.engine_builds TO xqf_builder;
 GRANT SELECT ON TABLE public.engine_builds TO xqf_coordinator;
 GRANT SELECT ON TABLE public.engine_builds TO xqf_signer;
@@ -3743,6 +3956,7 @@ GRANT SELECT ON TABLE public.engines TO xqf_web;
 -- Name: TABLE game_fens; Type: ACL; Schema: public; Owner: -
 --
 
+GRANT SELECT ON TABLE public.game_fens TO xqf_auditor;
 GRANT SELECT,INSERT ON TABLE public.game_fens TO xqf_coordinator;
 GRANT SELECT ON TABLE public.game_fens TO xqf_web;
 
@@ -3758,6 +3972,7 @@ GRANT USAGE ON SEQUENCE public.game_fens_id_seq TO xqf_coordinator;
 -- Name: TABLE games; Type: ACL; Schema: public; Owner: -
 --
 
+GRANT SELECT ON TABLE public.games TO xqf_auditor;
 GRANT SELECT,INSERT ON TABLE public.games TO xqf_coordinator;
 GRANT SELECT ON TABLE public.games TO xqf_web;
 
@@ -3773,6 +3988,7 @@ GRANT USAGE ON SEQUENCE public.lease_tokens TO xqf_coordinator;
 -- Name: TABLE nets; Type: ACL; Schema: public; Owner: -
 --
 
+GRANT SELECT ON TABLE public.nets TO xqf_auditor;
 GRANT SELECT ON TABLE public.nets TO xqf_builder;
 GRANT SELECT ON TABLE public.nets TO xqf_coordinator;
 GRANT SELECT ON TABLE public.nets TO xqf_web;
@@ -3789,6 +4005,7 @@ GRANT USAGE ON SEQUENCE public.replay_audits_id_seq TO xqf_coordinator;
 -- Name: TABLE results; Type: ACL; Schema: public; Owner: -
 --
 
+GRANT SELECT ON TABLE public.results TO xqf_auditor;
 GRANT SELECT,INSERT,UPDATE ON TABLE public.results TO xqf_coordinator;
 GRANT SELECT ON TABLE public.results TO xqf_web;
 
@@ -3830,6 +4047,7 @@ GRANT SELECT ON TABLE public.run_progress TO xqf_web;
 -- Name: TABLE runs; Type: ACL; Schema: public; Owner: -
 --
 
+GRANT SELECT ON TABLE public.runs TO xqf_auditor;
 GRANT SELECT ON TABLE public.runs TO xqf_builder;
 GRANT SELECT,UPDATE ON TABLE public.runs TO xqf_coordinator;
 GRANT SELECT ON TABLE public.runs TO xqf_signer;
@@ -3840,6 +4058,7 @@ GRANT SELECT ON TABLE public.runs TO xqf_web;
 -- Name: TABLE schema_migrations; Type: ACL; Schema: public; Owner: -
 --
 
+GRANT SELECT ON TABLE public.schema_migrations TO xqf_auditor;
 GRANT SELECT ON TABLE public.schema_migrations TO xqf_builder;
 GRANT SELECT ON TABLE public.schema_migrations TO xqf_coordinator;
 GRANT SELECT ON TABLE public.schema_migrations TO xqf_signer;
@@ -3847,9 +4066,42 @@ GRANT SELECT ON TABLE public.schema_migrations TO xqf_web;
 
 
 --
+-- Name: TABLE search_audit_passes; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT,INSERT,UPDATE ON TABLE public.search_audit_passes TO xqf_auditor;
+GRANT SELECT ON TABLE public.search_audit_passes TO xqf_coordinator;
+GRANT SELECT ON TABLE public.search_audit_passes TO xqf_web;
+
+
+--
+-- Name: SEQUENCE search_audit_passes_id_seq; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT USAGE ON SEQUENCE public.search_audit_passes_id_seq TO xqf_auditor;
+
+
+--
+-- Name: TABLE search_audits; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT,INSERT ON TABLE public.search_audits TO xqf_auditor;
+GRANT SELECT ON TABLE public.search_audits TO xqf_coordinator;
+GRANT SELECT ON TABLE public.search_audits TO xqf_web;
+
+
+--
+-- Name: SEQUENCE search_audits_id_seq; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT USAGE ON SEQUENCE public.search_audits_id_seq TO xqf_auditor;
+
+
+--
 -- Name: TABLE tasks; Type: ACL; Schema: public; Owner: -
 --
 
+GRANT SELECT ON TABLE public.tasks TO xqf_auditor;
 GRANT SELECT,INSERT,UPDATE ON TABLE public.tasks TO xqf_coordinator;
 GRANT SELECT ON TABLE public.tasks TO xqf_web;
 
@@ -3895,6 +4147,7 @@ GRANT SELECT ON TABLE public.worker_builds TO xqf_web;
 -- Name: TABLE workers; Type: ACL; Schema: public; Owner: -
 --
 
+GRANT SELECT ON TABLE public.workers TO xqf_auditor;
 GRANT SELECT,INSERT,UPDATE ON TABLE public.workers TO xqf_coordinator;
 GRANT SELECT ON TABLE public.workers TO xqf_web;
 
