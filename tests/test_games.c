@@ -15,7 +15,8 @@
  *    is caught: both workers of each differing pair are flagged;
  *  - the search audit of runs on a clock: a worker that makes up moves
  *    is flagged; xqf-tune audit --active audits each worker due once, as
- *    the auditor's role; a side's registered net is searched with;
+ *    the auditor's role; a side's registered net is searched with, and an
+ *    SPSA task's own sets;
  *  - bad input (unknown run, task, worker) gets exit status 2 and changes
  *    nothing.
  */
@@ -1371,6 +1372,47 @@ Test(games, a_run_with_a_registered_net_is_audited_with_its_net, .timeout = 400)
     cr_assert(strstr(out, "Flagged: 0\n") && strstr(strstr(out, "  one "), ": clean\n") &&
                   strstr(strstr(out, "  two "), ": clean\n"), "%s", out);
     cr_assert(strstr(out, "(100.0 %)"), "every move agrees: %s", out);
+}
+
+/*
+ * An SPSA run's tasks each play a pair of sets of their own (stored with
+ * the task): each position is searched again with the sets of the task
+ * that played it, and two honest workers are cleared.  Searched with the
+ * run's fixed set instead, their moves would not agree; before, SPSA runs
+ * were refused.
+ */
+Test(games, an_spsa_run_is_audited_with_each_tasks_sets, .timeout = 400)
+{
+    CU_REQUIRE_DB();
+    const char *book[4];
+    cr_assert_eq(cu_book(book, 4), 4);
+    StoreSpsaParam q = { .name = "RookMg", .start = 1931, .min = 300, .max = 2000, .c_end = 30, .r_end = 0.002 };
+    StoreSpsaSpec sp = { .run = { .name = "spsa", .book_name = "default.book", .book = book, .book_lines = 4,
+                                  .seed = 1, .base_ms = 10000, .inc_ms = 100, .margin_ms = 100, .pairs_per_task = 2,
+                                  .max_pairs = 100, .test_net = STORE_NET_NONE },
+                         .alpha = 0.602, .gamma = 0.101, .a_ratio = 0.1, .params = &q, .count = 1 };
+    int64_t run, w[2];
+    cr_assert_eq(store_create_spsa(cu_fx.store, &sp, &run), 0);
+    cr_assert_eq(store_hello(cu_fx.store, "one", "", 1, 1, "one", &w[0]), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "two", "", 1, 1, "two", &w[1]), 1);
+    /* each worker a task of sets far from the defaults and from each other's */
+    const char *sets[2][2] = { { "RookMg=300", "HorseMg=1000" }, { "CannonMg=100", "RookMg=500" } };
+    Rng rng;
+    rng_seed(&rng, 23);
+    for (int k = 0; k < 2; k++) {
+        StoreLease l;
+        cr_assert_eq(store_create_task(cu_fx.store, run, w[k], 60000, sets[k][0], sets[k][1], NULL, &l), 1);
+        Player *players[2] = { net_player("test", sets[k][0], "none"), net_player("base", sets[k][1], "none") };
+        report_searched(w[k], &l, players, 0, &rng);
+        for (int p = 0; p < 2; p++)
+            player_destroy(&players[p]);
+    }
+    char out[16384], args[1024];
+    snprintf(args, sizeof args, "audit %lld --depth 3 --agree 0.9 --db '%s'", (long long)run, cu_fx.db_auditor);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s (log: %s)", out, cu_fx.logfile);
+    fprintf(stderr, "%s", out);
+    cr_assert(strstr(out, "Flagged: 0\n") && strstr(strstr(out, "  one "), ": clean\n") &&
+                  strstr(strstr(out, "  two "), ": clean\n"), "%s", out);
 }
 
 /* Fails naming what the transaction so far read of games and results, if more than a few rows. */
