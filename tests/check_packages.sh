@@ -47,17 +47,19 @@ for p in xqf-worker xqf-coordinator; do
     PATH=$tmp/fake:$PATH DPKG_MAINTSCRIPT_PACKAGE=$p sh "$tmp/control-$p/postinst" configure || fail "$p: postinst failed"
     users=$(tr '\n' ' ' < "$tmp/users")
     want="xqf "
-    [ $p = xqf-coordinator ] && want="xqf xqf-web "
+    [ $p = xqf-coordinator ] && want="xqf xqf-web xqf-auditor "
     [ "$users" = "$want" ] || fail "$p: postinst makes the users '$users', not '$want'"
 done
 grep -q '^User=xqf-web$' "$root/usr/lib/systemd/system/xqf-web.service" || fail "xqf-web.service does not run as xqf-web"
+grep -q '^User=xqf-auditor$' "$root/usr/lib/systemd/system/xqf-auditor.service" ||
+    fail "xqf-auditor.service does not run as xqf-auditor"
 for prog in xqf-worker xqf-worker-setup xqf-coordinator xqf-tune xqf-web xqf-keys; do
     [ -x "$root/usr/bin/$prog" ] || fail "$prog is not in the packages"
     out=$(PATH=$root/usr/bin:$PATH "$root/usr/bin/$prog" --help 2>&1) || fail "$prog --help: status $?: $out"
     grep -q '^Usage: ' <<<"$out" || fail "$prog --help prints no usage: $out"
 done
 echo "ok: --help of every program from the unpacked root"
-for unit in xqf-worker@.service xqf-coordinator.service xqf-web.service; do
+for unit in xqf-worker@.service xqf-coordinator.service xqf-web.service xqf-auditor.service; do
     f=$root/usr/lib/systemd/system/$unit
     [ -f "$f" ] || fail "no unit $unit"
     prog=$(grep '^ExecStart=' "$f" | grep -o '/usr/bin/xqf-[a-z-]*' | head -1)
