@@ -70,7 +70,7 @@ extern CuFixture cu_fx;
 void cu_fixture_init(void);
 /*
  * Makes the programs' login roles of XQF_TEST_DB's cluster (xqf-coordinator,
- * xqf-web, xqf-builder, xqf-signer, as ops/pg start does) when missing,
+ * xqf-web, xqf-builder, xqf-signer, xqf-auditor, as ops/pg start does) when missing,
  * through s (a role that may create roles; the group roles exist once a
  * database is migrated), and checks that one can sign in.  Cluster-wide:
  * done once a process.  Returns whether they can be used.

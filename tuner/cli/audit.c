@@ -402,9 +402,12 @@ static bool is_due(const AuditAsk *ask, int64_t worker)
 }
 
 /* The search audit of run id (its workers as ask says), each verdict recorded. Exit status. */
-static int audit_run(Store *s, const Opts *o, int64_t id, Rng *rng, AuditAsk *ask)
+static int audit_run(Store *s, const Opts *o, int64_t id, AuditAsk *ask)
 {
     int found = 0;
+    uint64_t seed;
+    if (getrandom(&seed, sizeof seed, 0) != (ssize_t)sizeof seed)
+        return cli_fail(CLI_FAIL, "no random seed from the kernel");
     Sides *sd = calloc(1, sizeof *sd);
     if (!sd)
         return cli_fail(CLI_FAIL, "out of memory");
@@ -417,7 +420,7 @@ static int audit_run(Store *s, const Opts *o, int64_t id, Rng *rng, AuditAsk *as
     bool given_p0 = opts_given(o, "--agree");
     Audited *a = status == CLI_OK ? calloc((size_t)(nw > 0 ? nw : 1), sizeof *a) : NULL;
     Reservoir r = { .want = (int)opts_int(o, "--positions") };
-    rng_seed(&r.rng, rng_next(rng));
+    rng_seed(&r.rng, seed);
     r.drawn = status == CLI_OK ? malloc((size_t)r.want * sizeof *r.drawn) : NULL;
     if (status == CLI_OK && (!a || !r.drawn))
         status = cli_fail(CLI_FAIL, "out of memory");
@@ -515,7 +518,7 @@ static int audit_run(Store *s, const Opts *o, int64_t id, Rng *rng, AuditAsk *as
  * (search_audit_passes).  A run whose audit fails is said and left for
  * the next pass; the others go on.  Exit status.
  */
-static int audit_pass(Store *s, const Opts *o, Rng *rng)
+static int audit_pass(Store *s, const Opts *o)
 {
     StoreAuditDue *due = NULL;
     int64_t pass;
@@ -531,7 +534,7 @@ static int audit_pass(Store *s, const Opts *o, Rng *rng)
         for (to = from; to < n && due[to].run_id == due[from].run_id; to++)
             ;
         AuditAsk ask = { .due = due + from, .ndue = to - from };
-        int st = audit_run(s, o, due[from].run_id, rng, &ask);
+        int st = audit_run(s, o, due[from].run_id, &ask);
         if (st != CLI_OK)
             status = st;
         runs++;
@@ -547,7 +550,7 @@ static int audit_pass(Store *s, const Opts *o, Rng *rng)
 }
 
 /* xqf-tune audit --active [--watch SECONDS]: the passes. Exit status. */
-static int audit_active(const Opts *o, Rng *rng)
+static int audit_active(const Opts *o)
 {
     if (o->npositional != 0 || opts_given(o, "--worker"))
         return cli_fail(CLI_USAGE, "audit --active takes no RUN and no --worker: it audits every worker due");
@@ -555,7 +558,7 @@ static int audit_active(const Opts *o, Rng *rng)
     Store *s = NULL;
     int status = cli_open_db(o, &s);
     while (status == CLI_OK) {
-        int st = audit_pass(s, o, rng);
+        int st = audit_pass(s, o);
         if (!watch) {
             status = st;
             break;
@@ -576,13 +579,8 @@ int tune_cmd_audit(int argc, char **argv)
     int status = cli_parse(&o, &AUDIT_TABLE, argc - 1, argv + 1);
     if (status != CLI_GO)
         return status;
-    uint64_t seed;
-    if (getrandom(&seed, sizeof seed, 0) != (ssize_t)sizeof seed)
-        return cli_fail(CLI_FAIL, "no random seed from the kernel");
-    Rng rng;
-    rng_seed(&rng, seed);
     if (opts_given(&o, "--active"))
-        return audit_active(&o, &rng);
+        return audit_active(&o);
     if (opts_given(&o, "--watch") || opts_given(&o, "--new-plies"))
         return cli_fail(CLI_USAGE, "--watch and --new-plies go with --active");
     if ((status = cli_run_id(&o, &id)) != CLI_OK)
@@ -590,7 +588,7 @@ int tune_cmd_audit(int argc, char **argv)
     if ((status = cli_open_db(&o, &s)) != CLI_OK)
         return status;
     AuditAsk ask = { 0 };
-    status = audit_run(s, &o, id, &rng, &ask);
+    status = audit_run(s, &o, id, &ask);
     if (status == CLI_OK)
         printf("Flagged: %d\n", ask.flagged);
     store_destroy(&s);
