@@ -15,8 +15,9 @@
  *    is caught: both workers of each differing pair are flagged;
  *  - the search audit of runs on a clock: a worker that makes up moves
  *    is flagged; xqf-tune audit --active audits each worker due once, as
- *    the auditor's role; a side's registered net is searched with, and an
- *    SPSA task's own sets;
+ *    the auditor's role; a side's registered net is searched with, an
+ *    SPSA task's own sets, a build of ours (in the sandbox, which a
+ *    hostile build does not leave);
  *  - bad input (unknown run, task, worker) gets exit status 2 and changes
  *    nothing.
  */
@@ -42,6 +43,7 @@
 #include "player.h"
 #include "rng.h"
 #include "residual.h"
+#include "sandbox.h"
 #include "stats.h"
 #include "status.h"
 #include "store_builds.h"
@@ -1413,6 +1415,92 @@ Test(games, an_spsa_run_is_audited_with_each_tasks_sets, .timeout = 400)
     fprintf(stderr, "%s", out);
     cr_assert(strstr(out, "Flagged: 0\n") && strstr(strstr(out, "  one "), ": clean\n") &&
                   strstr(strstr(out, "  two "), ": clean\n"), "%s", out);
+}
+
+/*
+ * A run whose first side plays an engine build of ours (here xqf-engine
+ * itself, registered as a build): its positions are searched by that
+ * build, started in the sandbox from its stored bytes; the honest worker
+ * is cleared, the one that made up moves flagged.  A hostile build (it
+ * tries to read a key, connect out, see the environment) reaches nothing
+ * and, as written, crashes at its first move: the audit fails (status 1)
+ * and judges no worker.  Before, runs of engine builds were refused.
+ */
+Test(games, a_run_of_an_engine_build_is_audited_by_the_build_in_the_sandbox, .timeout = 400)
+{
+    CU_REQUIRE_DB();
+    char why[256];
+    if (!sandbox_program(why, sizeof why))
+        cr_skip("no sandbox here: %s", why);
+    StoreBuild b = { .bench_nodes = 1 };
+    snprintf(b.path, sizeof b.path, "%s/xqf-engine", XQF_BIN);
+    cr_assert_eq(cu_sha256(b.path, b.sha256), 0);
+    snprintf(b.build_id, sizeof b.build_id, "xqf-engine-%.12s", b.sha256);
+    int64_t build = cu_build_add(cu_fx.store, &b);
+    cr_assert_gt(build, 0);
+    const char *book[8];
+    cr_assert_eq(cu_book(book, 8), 8);
+    StoreSprtSpec sp = { .name = "build", .test_params = "", .base_params = "", .book_name = "default.book",
+                         .book = book, .book_lines = 8, .seed = 1, .base_ms = 10000, .inc_ms = 100,
+                         .margin_ms = 100, .pairs_per_task = 2, .max_pairs = 100000, .elo0 = 0, .elo1 = 5,
+                         .alpha = 0.05, .beta = 0.05, .test_build = build };
+    int64_t run, w[2];
+    cr_assert_eq(store_create_sprt(cu_fx.store, &sp, &run), 0);
+    cr_assert_eq(store_hello(cu_fx.store, "honest", "", 1, 1, "honest", &w[0]), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "liar", "", 1, 1, "liar", &w[1]), 1);
+    Player *players[2] = { set_player("test", ""), set_player("base", "") };
+    Rng rng;
+    rng_seed(&rng, 29);
+    for (int k = 0; k < 2; k++)
+        play_task(run, w[k], players, k == 0 ? 0 : 0.35, &rng);
+    for (int p = 0; p < 2; p++)
+        player_destroy(&players[p]);
+    char out[16384], args[1024];
+    snprintf(args, sizeof args, "audit %lld --depth 3 --agree 0.9 --db '%s'", (long long)run, cu_fx.db_auditor);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s (log: %s)", out, cu_fx.logfile);
+    fprintf(stderr, "%s", out);
+    cr_assert(strstr(out, "Flagged: 1\n") && strstr(strstr(out, "  honest "), ": clean\n") &&
+                  strstr(strstr(out, "  liar "), ": FLAGGED\n"), "%s", out);
+
+    /* a hostile build (tests/fake_engine.c's escape copy): in the box it reads no key and connects nowhere */
+    char key[300], copy[300], cmd[1024];
+    snprintf(key, sizeof key, "%s/auditor.key", cu_fx.dir);
+    snprintf(copy, sizeof copy, "%s/escape-engine", cu_fx.dir);
+    FILE *k = fopen(key, "w");
+    cr_assert(k);
+    fputs("a secret\n", k);
+    fclose(k);
+    setenv("XQF_TEST_SECRET", "the auditor's environment", 1);
+    int listener = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    struct sockaddr_in addr = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t alen = sizeof addr;
+    cr_assert(listener >= 0 && bind(listener, (struct sockaddr *)&addr, sizeof addr) == 0 && listen(listener, 4) == 0 &&
+              getsockname(listener, (struct sockaddr *)&addr, &alen) == 0);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s' && printf '\\nXQF-ESCAPE %s %d\\n' >> '%s'", FAKE_ENGINE, copy, key,
+             ntohs(addr.sin_port), copy);
+    cr_assert_eq(system(cmd), 0);
+    StoreBuild e = { .bench_nodes = 4242 };
+    cr_assert_eq(cu_sha256(copy, e.sha256), 0);
+    snprintf(e.build_id, sizeof e.build_id, "escape-%.12s", e.sha256);
+    snprintf(e.path, sizeof e.path, "%s", copy);
+    sp.name = "escape";
+    sp.test_build = cu_build_add(cu_fx.store, &e);
+    cr_assert_gt(sp.test_build, 0);
+    cr_assert_eq(store_create_sprt(cu_fx.store, &sp, &run), 0);
+    players[0] = set_player("test", "");
+    players[1] = set_player("base", "");
+    play_task(run, w[0], players, 0, &rng);
+    for (int p = 0; p < 2; p++)
+        player_destroy(&players[p]);
+    snprintf(args, sizeof args, "audit %lld --depth 3 --agree 0.9 --db '%s'", (long long)run, cu_fx.db_auditor);
+    cr_assert_eq(tune(out, sizeof out, args), 1, "%s (log: %s)", out, cu_fx.logfile);
+    cr_assert_eq(count_in_file(cu_fx.logfile, "searches failed"), 1, "log: %s", cu_fx.logfile);
+    cr_assert_eq(audits_of(run), 0, "a build that crashes judges no worker");
+    int in = accept(listener, NULL, NULL);
+    cr_assert(in < 0 && (errno == EAGAIN || errno == EWOULDBLOCK), "the build connected out of the auditor");
+    close(listener);
+    cr_assert_eq(count_in_file(cu_fx.logfile, "ESCAPED"), 0, "the build escaped (log: %s)", cu_fx.logfile);
+    unsetenv("XQF_TEST_SECRET");
 }
 
 /* Fails naming what the transaction so far read of games and results, if more than a few rows. */

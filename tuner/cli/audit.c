@@ -30,8 +30,13 @@
  * and by the engine's reader (cli_net_write, as build --net does).  An
  * SPSA run's tasks each play a perturbed pair of sets (tasks.params0 and
  * params1): each position drawn is searched with the sets of the task that
- * played it.  Engine builds are not run here: they are untrusted code,
- * and this process holds the database's credentials.
+ * played it.  A side that plays an engine build of ours (a set compiled
+ * in) is searched by that build: its stored bytes written to a private
+ * file, checked against their SHA-256, and run as a worker runs one, in
+ * the sandbox (sandbox.h: no network, no environment, nothing of this
+ * process's, which holds the database's credentials), from the descriptor
+ * it was hashed on.  Another engine's builds are not audited (their
+ * protocol and options are the engine record's: not done yet).
  *
  * With --active, no operator has to remember: each pass looks for the
  * workers due (store_search_audit_due: runs not replayed, active or ended
@@ -43,17 +48,21 @@
  * agreement of this pass and of their last audits.  --watch loops as
  * build --serve --watch does.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "games.h"
 #include "log.h"
 #include "rng.h"
+#include "sha256.h"
+#include "store_builds.h"
 #include "store_games.h"
 #include "store_runs.h"
 #include "store_users.h"
@@ -94,8 +103,9 @@ static const OptTable AUDIT_TABLE = {
              "random from each worker's games are searched again at depth D with the mover's\n"
              "set and net (an SPSA task's own sets), and a worker whose moves agree less often\n"
              "than an honest worker's (an SPRT, H1: a share F of its moves made up) is flagged\n"
-             "and written in the run's history.  The built-in engine only: runs of engine\n"
-             "builds are not audited.  --active audits every worker due: of each such run\n"
+             "and written in the run's history.  A side's build of our engine is searched by\n"
+             "that build, in the sandbox; another engine's builds are not audited.\n"
+             "--active audits every worker due: of each such run\n"
              "that is active or ended since its last search audit, each worker whose games\n"
              "since its last audit hold N plies (any, once the run ended); each pass is\n"
              "recorded, and a second finds nothing new.  With --watch it keeps going (the\n"
@@ -195,9 +205,13 @@ static int draw_from(void *ctx, int64_t game, const uint8_t *rec, size_t len)
     return 0;
 }
 
-/* A player of the built-in engine for a set ("Name=value,..."), its net ("" its own, "none", a file) and hash. */
-static int set_spec(PlayerSpec *spec, const char *name, const char *set, const char *net, int hash_mb, char *err,
-                    size_t errlen)
+/*
+ * A player for a set ("Name=value,..."), its net ("" its own, "none", a
+ * file) and hash: the built-in engine, or (cmd not NULL) a build of ours
+ * at cmd, spoken to over UCI (its set as options, as a worker does).
+ */
+static int set_spec(PlayerSpec *spec, const char *name, const char *set, const char *net, const char *cmd,
+                    int hash_mb, char *err, size_t errlen)
 {
     enum { WORDS = SPEC_MAX_OPTIONS };
     static char text[WORDS][SPEC_TEXT_MAX + 16];
@@ -209,6 +223,15 @@ static int set_spec(PlayerSpec *spec, const char *name, const char *set, const c
     snprintf(text[n], sizeof text[n], "threads=1");
     words[n] = text[n];
     n++;
+    if (cmd) {
+        if ((size_t)snprintf(text[n], sizeof text[n], "cmd=%s", cmd) >= sizeof text[n])
+            return snprintf(err, errlen, "the build's path is too long (TMPDIR)"), -1;
+        words[n] = text[n];
+        n++;
+        snprintf(text[n], sizeof text[n], "preset=xqf-engine");
+        words[n] = text[n];
+        n++;
+    }
     if (net[0]) {
         if ((size_t)snprintf(text[n], sizeof text[n], "net=%s", net) >= sizeof text[n])
             return snprintf(err, errlen, "the net's path is too long (TMPDIR)"), -1;
@@ -227,11 +250,17 @@ static int set_spec(PlayerSpec *spec, const char *name, const char *set, const c
     return spec_parse(spec, n, words, hash_mb > 0 ? hash_mb : 16, err, errlen);
 }
 
-/* Nothing to do per position: tactics_run counts the passes. */
+/* The searches that failed (tactics_run counts the passes): the engine's fault, not the worker's. */
+typedef struct {
+    int64_t faults;
+    char detail[200];
+} Faults;
+
 static void searched(void *ctx, const TacticResult *r)
 {
-    (void)ctx;
-    (void)r;
+    Faults *f = ctx;
+    if (r->fault != GAME_REASON_NONE && f->faults++ == 0)
+        snprintf(f->detail, sizeof f->detail, "%s", r->detail);
 }
 
 /* One worker's audit. */
@@ -243,15 +272,85 @@ typedef struct {
     int64_t plies;                   /* its games' plies when read */
 } Audited;
 
-/* A run's two sides as the audit searches them: their sets, their nets written to files. */
+/* An engine build's stored bytes in a private file. */
+typedef struct {
+    char dir[CLI_PATH_MAX], path[CLI_PATH_MAX];   /* "" until written */
+} BuildFile;
+
+/*
+ * Writes the stored binary whose SHA-256 is sha into a private folder
+ * (mode 0700, the file 0500) and checks the bytes against it.  The file
+ * runs only in the sandbox, from the descriptor it is hashed on (spec's
+ * sha256: process_spawn_boxed), as a worker runs a build.  Exit status.
+ */
+static int build_write(Store *s, const char *sha, BuildFile *bf)
+{
+    const char *tmpdir = getenv("TMPDIR");
+    snprintf(bf->dir, sizeof bf->dir, "%s/xqf-build-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    if (!mkdtemp(bf->dir)) {
+        bf->dir[0] = '\0';
+        return cli_fail(CLI_FAIL, "cannot make a temporary folder: %s", strerror(errno));
+    }
+    if ((size_t)snprintf(bf->path, sizeof bf->path, "%s/xqf-engine-%.12s", bf->dir, sha) >= sizeof bf->path) {
+        bf->path[0] = '\0';
+        return cli_fail(CLI_FAIL, "TMPDIR is too long");
+    }
+    enum { CHUNK = 1 << 20 };
+    char *buf = malloc(CHUNK), name[STORE_NAME_MAX + 1], sig[STORE_SIG_HEX + 1], hex[SHA256_HEX_LEN + 1];
+    FILE *f = buf ? fopen(bf->path, "wb") : NULL;
+    int status = f ? CLI_OK : cli_fail(CLI_FAIL, "cannot write '%s': %s", bf->path, strerror(errno));
+    for (int64_t off = 0, total = 1; status == CLI_OK && off < total;) {
+        size_t len = 0;
+        if (store_build_chunk(s, sha, off, CHUNK, buf, &len, &total, name, sig) != 1 || (len == 0 && total > 0))
+            status = cli_fail(CLI_FAIL, "cannot read the bytes of build %.16s", sha);
+        else if (fwrite(buf, 1, len, f) != len)
+            status = cli_fail(CLI_FAIL, "cannot write '%s': %s", bf->path, strerror(errno));
+        off += (int64_t)len;
+    }
+    free(buf);
+    if (f && fclose(f) != 0 && status == CLI_OK)
+        status = cli_fail(CLI_FAIL, "cannot write '%s': %s", bf->path, strerror(errno));
+    if (status == CLI_OK && (sha256_file(bf->path, hex) != 0 || strcmp(hex, sha) != 0))
+        status = cli_fail(CLI_FAIL, "build %.16s: its stored bytes are not its SHA-256", sha);
+    if (status == CLI_OK)
+        chmod(bf->path, 0500);
+    return status;
+}
+
+static void build_drop(BuildFile *bf)
+{
+    if (bf->path[0])
+        unlink(bf->path);
+    if (bf->dir[0])
+        rmdir(bf->dir);
+    bf->path[0] = bf->dir[0] = '\0';
+}
+
+/* A run's two sides as the audit searches them: their sets, their nets and builds written to files. */
 typedef struct {
     StoreRun run;
     bool spsa;                       /* each task plays sets of its own (tasks.params0, params1) */
     char params[2][STORE_PARAMS_MAX + 1];
     CliNetFile net[2];
     const char *net_arg[2];          /* "" the engine's own, "none", or net[p].path */
+    BuildFile build[2];              /* a side's engine build ("": the built-in engine) */
     PlayerSpec spec[2];
 } Sides;
+
+/* Side p's player for set (the run's, or its task's). 0, or -1 with err. */
+static int side_spec(const Sides *sd, int p, const char *set, PlayerSpec *spec, char *err, size_t errlen)
+{
+    const char *build = p == 0 ? sd->run.build0 : sd->run.build1;
+    if (set_spec(spec, p == 0 ? "test" : "base", set, sd->net_arg[p], build[0] ? sd->build[p].path : NULL,
+                 sd->run.hash_mb, err, errlen) != 0)
+        return -1;
+    if (build[0]) {
+        /* untrusted code: in the sandbox, started from the descriptor its SHA-256 is checked on */
+        spec->sandbox = true;
+        snprintf(spec->sha256, sizeof spec->sha256, "%s", build);
+    }
+    return 0;
+}
 
 /* Positions by task, then player: each group is searched with one player. */
 static int by_task_player(const void *a, const void *b)
@@ -308,8 +407,7 @@ static int search_again(Store *s, Reservoir *r, Sides *sd, const TacticsConfig *
                 status = cli_fail(CLI_FAIL, "run %" PRId64 ": cannot read task %" PRId64, sd->run.id, d->task);
                 break;
             }
-            if (set_spec(&task_spec, d->player == 0 ? "test" : "base", sets[d->player], sd->net_arg[d->player],
-                         sd->run.hash_mb, err, sizeof err) != 0) {
+            if (side_spec(sd, d->player, sets[d->player], &task_spec, err, sizeof err) != 0) {
                 status = cli_fail(CLI_FAIL, "task %" PRId64 "'s %s set: %s", task, d->player == 0 ? "first" : "second",
                                   err);
                 break;
@@ -321,9 +419,14 @@ static int search_again(Store *s, Reservoir *r, Sides *sd, const TacticsConfig *
             status = cli_fail(CLI_FAIL, "worker %s: a drawn position does not read: %s", a->name, err);
             break;
         }
-        int passed = tactics_run(suite, spec, cfg, searched, NULL, err, sizeof err);
+        Faults faults = { 0 };
+        int passed = tactics_run(suite, spec, cfg, searched, &faults, err, sizeof err);
         if (passed < 0)
             status = cli_fail(CLI_FAIL, "the search again: %s", err);
+        else if (faults.faults > 0)
+            /* a search that failed judges the engine, not the worker: nothing recorded */
+            status = cli_fail(CLI_FAIL, "worker %s: %" PRId64 " searches failed (%s): not judged", cli_shown(a->name),
+                              faults.faults, cli_shown(faults.detail));
         else {
             a->positions += suite_size(suite);
             a->agree += passed;
@@ -344,9 +447,13 @@ static double audit_llr(int64_t k, int64_t n, double p0, double p1)
 /* Checks that the run is one this audit can search again: CLI_OK or CLI_USAGE. */
 static int auditable(const StoreRun *r)
 {
-    if (r->build0[0] || r->build1[0])
-        return cli_fail(CLI_USAGE, "run %" PRId64 " plays engine builds: only the built-in engine's games are audited",
-                        r->id);
+    for (int p = 0; p < 2; p++) {
+        const char *build = p == 0 ? r->build0 : r->build1, *engine = p == 1 && r->base_engine[0] ? r->base_engine
+                                                                                                  : r->engine;
+        if (build[0] && engine[0] && strcmp(engine, "xqf") != 0)
+            return cli_fail(CLI_USAGE, "run %" PRId64 " plays builds of engine %s: only the built-in engine and "
+                            "builds of ours are audited", r->id, cli_shown(engine));
+    }
     return CLI_OK;
 }
 
@@ -371,8 +478,10 @@ static int sides_load(Store *s, int64_t id, Sides *sd, int *found)
                 (status = cli_net_write(s, &sd->net[p])) == CLI_OK)
                 sd->net_arg[p] = sd->net[p].path;
         }
-        if (status == CLI_OK && set_spec(&sd->spec[p], p == 0 ? "test" : "base", sd->params[p], sd->net_arg[p],
-                                         sd->run.hash_mb, err, sizeof err) != 0)
+        const char *build = p == 0 ? sd->run.build0 : sd->run.build1;
+        if (status == CLI_OK && build[0])
+            status = build_write(s, build, &sd->build[p]);
+        if (status == CLI_OK && side_spec(sd, p, sd->params[p], &sd->spec[p], err, sizeof err) != 0)
             status = cli_fail(CLI_FAIL, "the run's %s set: %s", p == 0 ? "test" : "base", err);
     }
     return status;
@@ -380,8 +489,10 @@ static int sides_load(Store *s, int64_t id, Sides *sd, int *found)
 
 static void sides_free(Sides *sd, int found)
 {
-    for (int p = 0; p < 2; p++)
+    for (int p = 0; p < 2; p++) {
         cli_net_drop(&sd->net[p]);
+        build_drop(&sd->build[p]);
+    }
     if (found == 1)
         store_run_free(&sd->run);
 }
