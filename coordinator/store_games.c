@@ -81,12 +81,10 @@
     S(SEARCH_AUDIT_ADD, "INSERT INTO search_audits (run_id, worker_id, depth, positions, agree, honest, " \
                         "llr, verdict, plies) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)", 9)                 \
     /* the workers due for a search audit (056): of runs not replayed (a clock, or several threads) */ \
-    /* of our engine (the built-in one or its builds: another engine's builds are not audited) */ \
     /* that are active or ended after their last search audit, each worker whose games hold $1 plies */ \
     /* more than at its last audit (any more once the run ended: its last games are audited too) */ \
     S(SEARCH_AUDIT_DUE,                                                                          \
       "WITH r AS (SELECT r.id, r.state = 'active' AS active FROM runs r WHERE (r.nodes = 0 OR r.threads > 1) " \
-      " AND r.engine = 'xqf' AND coalesce(r.base_engine, r.engine) = 'xqf' "                     \
       " AND (r.state = 'active' OR (r.state IN ('finished', 'stopped') AND r.finished_at > coalesce(" \
       " (SELECT max(a.at) FROM search_audits a WHERE a.run_id = r.id), '-infinity')))), "       \
       "g AS (SELECT g.run_id, g.worker_id, sum(xqf_game_plies(g.record))::bigint AS plies FROM games g " \

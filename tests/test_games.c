@@ -1421,7 +1421,9 @@ Test(games, an_spsa_run_is_audited_with_each_tasks_sets, .timeout = 400)
  * A run whose first side plays an engine build of ours (here xqf-engine
  * itself, registered as a build): its positions are searched by that
  * build, started in the sandbox from its stored bytes; the honest worker
- * is cleared, the one that made up moves flagged.  A hostile build (it
+ * is cleared, the one that made up moves flagged.  So for another
+ * engine's build (the same binary under an engine record of its own),
+ * spoken to as its record says.  A hostile build (it
  * tries to read a key, connect out, see the environment) reaches nothing
  * and, as written, crashes at its first move: the audit fails (status 1)
  * and judges no worker.  Before, runs of engine builds were refused.
@@ -1461,6 +1463,26 @@ Test(games, a_run_of_an_engine_build_is_audited_by_the_build_in_the_sandbox, .ti
     fprintf(stderr, "%s", out);
     cr_assert(strstr(out, "Flagged: 1\n") && strstr(strstr(out, "  honest "), ": clean\n") &&
                   strstr(strstr(out, "  liar "), ": FLAGGED\n"), "%s", out);
+
+    /* the same binary as another engine's build: spoken to as its record says (UCI, its Hash option) */
+    snprintf(args, sizeof args, "engine add other --repo '%s' --bench none --bench-depth 3 --protocol uci "
+                                "--hash-option Hash", cu_fx.dir);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s (log: %s)", out, cu_fx.logfile);
+    sp.name = "other";
+    sp.engine = "other";
+    cr_assert_eq(store_create_sprt(cu_fx.store, &sp, &run), 0);
+    players[0] = set_player("test", "");
+    players[1] = set_player("base", "");
+    for (int k = 0; k < 2; k++)
+        play_task(run, w[k], players, k == 0 ? 0 : 0.35, &rng);
+    for (int p = 0; p < 2; p++)
+        player_destroy(&players[p]);
+    snprintf(args, sizeof args, "audit %lld --depth 3 --agree 0.9 --db '%s'", (long long)run, cu_fx.db_auditor);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s (log: %s)", out, cu_fx.logfile);
+    fprintf(stderr, "%s", out);
+    cr_assert(strstr(out, "Flagged: 1\n") && strstr(strstr(out, "  honest "), ": clean\n") &&
+                  strstr(strstr(out, "  liar "), ": FLAGGED\n"), "%s", out);
+    sp.engine = NULL;
 
     /* a hostile build (tests/fake_engine.c's escape copy): in the box it reads no key and connects nowhere */
     char key[300], copy[300], cmd[1024];

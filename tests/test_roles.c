@@ -356,7 +356,7 @@ Test(roles, the_auditor_writes_only_its_verdicts_and_passes)
     state_is(run, "active");
     /* its own work: what a pass reads, its verdict, the pass, the history */
     allowed(a, "SELECT count(*) FROM games g JOIN game_fens f ON f.id = g.fen_id JOIN tasks t ON t.run_id = g.run_id "
-               "JOIN workers w ON w.id = g.worker_id, results, replay_audits, nets, engine_builds");
+               "JOIN workers w ON w.id = g.worker_id, results, replay_audits, nets, engine_builds, engines");
     allowed(a, "INSERT INTO search_audits (run_id, worker_id, depth, positions, agree, honest, llr, verdict, plies) "
                "VALUES (%" PRId64 ", 1, 8, 10, 9, 0.6, -3, 'clean', 100)", run);
     allowed(a, "WITH p AS (INSERT INTO search_audit_passes DEFAULT VALUES RETURNING id) "

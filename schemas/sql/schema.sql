@@ -3947,6 +3947,7 @@ GRANT SELECT ON TABLE public.engine_history TO xqf_web;
 -- Name: TABLE engines; Type: ACL; Schema: public; Owner: -
 --
 
+GRANT SELECT ON TABLE public.engines TO xqf_auditor;
 GRANT SELECT ON TABLE public.engines TO xqf_builder;
 GRANT SELECT ON TABLE public.engines TO xqf_coordinator;
 GRANT SELECT ON TABLE public.engines TO xqf_web;

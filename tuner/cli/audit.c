@@ -35,8 +35,9 @@
  * file, checked against their SHA-256, and run as a worker runs one, in
  * the sandbox (sandbox.h: no network, no environment, nothing of this
  * process's, which holds the database's credentials), from the descriptor
- * it was hashed on.  Another engine's builds are not audited (their
- * protocol and options are the engine record's: not done yet).
+ * it was hashed on.  Another engine's build is spoken to as its engine
+ * record says (protocol, coordinates, commands after the handshake, its
+ * hash and net options), as a worker speaks to it.
  *
  * With --active, no operator has to remember: each pass looks for the
  * workers due (store_search_audit_due: runs not replayed, active or ended
@@ -63,6 +64,7 @@
 #include "rng.h"
 #include "sha256.h"
 #include "store_builds.h"
+#include "store_engines.h"
 #include "store_games.h"
 #include "store_runs.h"
 #include "store_users.h"
@@ -103,9 +105,9 @@ static const OptTable AUDIT_TABLE = {
              "random from each worker's games are searched again at depth D with the mover's\n"
              "set and net (an SPSA task's own sets), and a worker whose moves agree less often\n"
              "than an honest worker's (an SPRT, H1: a share F of its moves made up) is flagged\n"
-             "and written in the run's history.  A side's build of our engine is searched by\n"
-             "that build, in the sandbox; another engine's builds are not audited.\n"
-             "--active audits every worker due: of each such run\n"
+             "and written in the run's history.  A side's engine build (ours or another\n"
+             "engine's) is searched by that build, in the sandbox.  --active audits every\n"
+             "worker due: of each such run\n"
              "that is active or ended since its last search audit, each worker whose games\n"
              "since its last audit hold N plies (any, once the run ended); each pass is\n"
              "recorded, and a second finds nothing new.  With --watch it keeps going (the\n"
@@ -211,7 +213,7 @@ static int draw_from(void *ctx, int64_t game, const uint8_t *rec, size_t len)
  * at cmd, spoken to over UCI (its set as options, as a worker does).
  */
 static int set_spec(PlayerSpec *spec, const char *name, const char *set, const char *net, const char *cmd,
-                    int hash_mb, char *err, size_t errlen)
+                    const EngineRecord *other, int hash_mb, char *err, size_t errlen)
 {
     enum { WORDS = SPEC_MAX_OPTIONS };
     static char text[WORDS][SPEC_TEXT_MAX + 16];
@@ -220,17 +222,36 @@ static int set_spec(PlayerSpec *spec, const char *name, const char *set, const c
     snprintf(text[n], sizeof text[n], "name=%s", name);
     words[n] = text[n];
     n++;
-    snprintf(text[n], sizeof text[n], "threads=1");
-    words[n] = text[n];
-    n++;
+    if (!other) {
+        snprintf(text[n], sizeof text[n], "threads=1");
+        words[n] = text[n];
+        n++;
+    }
     if (cmd) {
         if ((size_t)snprintf(text[n], sizeof text[n], "cmd=%s", cmd) >= sizeof text[n])
             return snprintf(err, errlen, "the build's path is too long (TMPDIR)"), -1;
         words[n] = text[n];
         n++;
+    }
+    if (cmd && !other) {
         snprintf(text[n], sizeof text[n], "preset=xqf-engine");
         words[n] = text[n];
         n++;
+    }
+    if (cmd && other) {
+        /* another engine's build, spoken to as its record says (as a worker does: worker/daemon/task.c) */
+        snprintf(text[n++], sizeof text[0], "proto=%s", engine_protocol_name(other->protocol));
+        snprintf(text[n++], sizeof text[0], "ranks=%d", other->ranks_from_one ? 1 : 0);
+        snprintf(text[n++], sizeof text[0], "letters=%s", other->he_letters ? "he" : "nb");
+        for (int i = 0; i < other->init_count; i++)
+            snprintf(text[n++], sizeof text[0], "init=%s", other->init[i]);
+        if (other->hash_option[0])
+            snprintf(text[n++], sizeof text[0], "option.%s=%d", other->hash_option, hash_mb > 0 ? hash_mb : 16);
+        if (net[0] && other->net_option[0])
+            snprintf(text[n++], sizeof text[0], "netopt=%s", other->net_option);
+        for (int i = 0; i < n; i++)
+            words[i] = text[i];
+        hash_mb = 0;     /* sent by its own name above, or not at all */
     }
     if (net[0]) {
         if ((size_t)snprintf(text[n], sizeof text[n], "net=%s", net) >= sizeof text[n])
@@ -247,7 +268,7 @@ static int set_spec(PlayerSpec *spec, const char *name, const char *set, const c
         }
         p += len + (p[len] == ',');
     }
-    return spec_parse(spec, n, words, hash_mb > 0 ? hash_mb : 16, err, errlen);
+    return spec_parse(spec, n, words, other ? 0 : hash_mb > 0 ? hash_mb : 16, err, errlen);
 }
 
 /* The searches that failed (tactics_run counts the passes): the engine's fault, not the worker's. */
@@ -334,6 +355,8 @@ typedef struct {
     CliNetFile net[2];
     const char *net_arg[2];          /* "" the engine's own, "none", or net[p].path */
     BuildFile build[2];              /* a side's engine build ("": the built-in engine) */
+    EngineRecord engine[2];          /* the engine a side's build is of, when another than ours */
+    bool other[2];
     PlayerSpec spec[2];
 } Sides;
 
@@ -342,7 +365,7 @@ static int side_spec(const Sides *sd, int p, const char *set, PlayerSpec *spec, 
 {
     const char *build = p == 0 ? sd->run.build0 : sd->run.build1;
     if (set_spec(spec, p == 0 ? "test" : "base", set, sd->net_arg[p], build[0] ? sd->build[p].path : NULL,
-                 sd->run.hash_mb, err, errlen) != 0)
+                 sd->other[p] ? &sd->engine[p] : NULL, sd->run.hash_mb, err, errlen) != 0)
         return -1;
     if (build[0]) {
         /* untrusted code: in the sandbox, started from the descriptor its SHA-256 is checked on */
@@ -444,18 +467,6 @@ static double audit_llr(int64_t k, int64_t n, double p0, double p1)
     return (double)k * log(p1 / p0) + (double)(n - k) * log((1 - p1) / (1 - p0));
 }
 
-/* Checks that the run is one this audit can search again: CLI_OK or CLI_USAGE. */
-static int auditable(const StoreRun *r)
-{
-    for (int p = 0; p < 2; p++) {
-        const char *build = p == 0 ? r->build0 : r->build1, *engine = p == 1 && r->base_engine[0] ? r->base_engine
-                                                                                                  : r->engine;
-        if (build[0] && engine[0] && strcmp(engine, "xqf") != 0)
-            return cli_fail(CLI_USAGE, "run %" PRId64 " plays builds of engine %s: only the built-in engine and "
-                            "builds of ours are audited", r->id, cli_shown(engine));
-    }
-    return CLI_OK;
-}
 
 /* The run's sides: its sets, each side's registered net written to a file, their players. Exit status. */
 static int sides_load(Store *s, int64_t id, Sides *sd, int *found)
@@ -465,7 +476,7 @@ static int sides_load(Store *s, int64_t id, Sides *sd, int *found)
     if (*found <= 0)
         return *found < 0 ? cli_fail(CLI_FAIL, "cannot read run %" PRId64, id)
                           : cli_fail(CLI_USAGE, "no run %" PRId64, id);
-    int status = auditable(&sd->run);
+    int status = CLI_OK;
     sd->spsa = strcmp(sd->run.kind, "spsa") == 0;
     if (status == CLI_OK && store_run_sets(s, id, sd->params[0], sd->params[1], sizeof sd->params[0]) != 1)
         status = cli_fail(CLI_FAIL, "cannot read the sets of run %" PRId64, id);
@@ -479,6 +490,14 @@ static int sides_load(Store *s, int64_t id, Sides *sd, int *found)
                 sd->net_arg[p] = sd->net[p].path;
         }
         const char *build = p == 0 ? sd->run.build0 : sd->run.build1;
+        const char *engine = p == 1 && sd->run.base_engine[0] ? sd->run.base_engine : sd->run.engine;
+        sd->other[p] = build[0] && engine[0] && strcmp(engine, "xqf") != 0;
+        if (status == CLI_OK && sd->other[p]) {
+            int got = store_engine_load(s, engine, &sd->engine[p]);
+            if (got != 1)
+                status = got < 0 ? cli_fail(CLI_FAIL, "cannot read the engines")
+                                 : cli_fail(CLI_FAIL, "run %" PRId64 ": no engine %s", id, cli_shown(engine));
+        }
         if (status == CLI_OK && build[0])
             status = build_write(s, build, &sd->build[p]);
         if (status == CLI_OK && side_spec(sd, p, sd->params[p], &sd->spec[p], err, sizeof err) != 0)

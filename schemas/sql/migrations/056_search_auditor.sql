@@ -21,8 +21,9 @@ CREATE TABLE search_audit_passes (
 );
 
 -- xqf_auditor: the search audit's service.  It reads runs, their tasks,
--- results, games, workers and nets (a side's registered net is searched
--- with), writes the audits' verdicts and its passes, and the run's history
+-- results, games, workers, nets, builds and engines (a side's registered
+-- net or engine build is searched with, the build as its engine's record
+-- says), writes the audits' verdicts and its passes, and the run's history
 -- through xqf_audit only; it changes no run, result or game, and reads no
 -- account, session, key or secret (audit_secret is the replay audit's).
 ALTER TABLE role_grants DROP CONSTRAINT role_grants_role_check;
@@ -40,6 +41,7 @@ INSERT INTO role_grants (role, kind, object, privileges) VALUES
     ('xqf_auditor', 'table', 'replay_audits', 'SELECT'),
     ('xqf_auditor', 'table', 'nets', 'SELECT'),
     ('xqf_auditor', 'table', 'engine_builds', 'SELECT'),
+    ('xqf_auditor', 'table', 'engines', 'SELECT'),
     ('xqf_auditor', 'table', 'search_audits', 'SELECT, INSERT'),
     ('xqf_auditor', 'table', 'search_audit_passes', 'SELECT, INSERT, UPDATE'),
     ('xqf_auditor', 'function', 'xqf_audit', 'EXECUTE'),
