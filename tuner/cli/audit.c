@@ -8,8 +8,9 @@
  * each audit, after the games were stored: nothing a worker knows tells
  * which) among the moves its engines chose (opening and
  * random plies left out), and each is searched again here at a fixed
- * depth by the built-in engine with the set of the player that moved
- * (tactics.h: a new game each, one thread).  The share of positions where
+ * depth with the set of the player that moved, by the engine it played
+ * (the built-in one, or its build: below; tactics.h: a new game each, one
+ * thread).  The share of positions where
  * the search chooses the move the game holds is the worker's agreement.
  * An honest worker's agreement is high but below 100 % (its games were
  * searched to another depth, with a clock and maybe several threads); one
