@@ -79,7 +79,27 @@
     S(PURGE_DONE, "SELECT xqf_purge_done($1, $2, $3, $4, $5)", 5)                                \
     S(SET_GAME_SCORES, "UPDATE runs SET game_scores = $2 WHERE id = $1", 2)                      \
     S(SEARCH_AUDIT_ADD, "INSERT INTO search_audits (run_id, worker_id, depth, positions, agree, honest, " \
-                        "llr, verdict) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)", 8)
+                        "llr, verdict, plies) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)", 9)                 \
+    /* the workers due for a search audit (056): of runs not replayed (a clock, or several threads) */ \
+    /* that are active or ended after their last search audit, each worker whose games hold $1 plies */ \
+    /* more than at its last audit (any more once the run ended: its last games are audited too) */ \
+    S(SEARCH_AUDIT_DUE,                                                                          \
+      "WITH r AS (SELECT r.id, r.state = 'active' AS active FROM runs r WHERE (r.nodes = 0 OR r.threads > 1) " \
+      " AND (r.state = 'active' OR (r.state IN ('finished', 'stopped') AND r.finished_at > coalesce(" \
+      " (SELECT max(a.at) FROM search_audits a WHERE a.run_id = r.id), '-infinity')))), "       \
+      "g AS (SELECT g.run_id, g.worker_id, sum(xqf_game_plies(g.record))::bigint AS plies FROM games g " \
+      " WHERE g.run_id IN (SELECT id FROM r) AND g.worker_id <> 0 GROUP BY 1, 2), "              \
+      "l AS (SELECT DISTINCT ON (run_id, worker_id) run_id, worker_id, plies FROM search_audits " \
+      " WHERE run_id IN (SELECT id FROM r) ORDER BY run_id, worker_id, id DESC) "                \
+      "SELECT g.run_id, g.worker_id, g.plies, coalesce(l.plies, 0) FROM g JOIN r ON r.id = g.run_id " \
+      "LEFT JOIN l ON l.run_id = g.run_id AND l.worker_id = g.worker_id "                        \
+      "WHERE g.plies - coalesce(l.plies, 0) >= $1 OR (NOT r.active AND g.plies > coalesce(l.plies, 0)) " \
+      "ORDER BY g.run_id, g.worker_id", 1)                                                       \
+    S(SEARCH_PASS_BEGIN, "INSERT INTO search_audit_passes DEFAULT VALUES RETURNING id", 0)       \
+    S(SEARCH_PASS_END, "UPDATE search_audit_passes SET finished_at = now(), runs = $2, workers = $3, " \
+                       "flagged = $4 WHERE id = $1", 4)                                          \
+    S(TASK_SETS, "SELECT id, params0, params1 FROM tasks WHERE run_id = $1 AND first_pair <= $2 " \
+                 "AND $2 < first_pair + n_pairs ORDER BY id LIMIT 1", 2)
 
 STORE_STATEMENTS(GAMES_STATEMENTS, store_statements_games);
 
@@ -241,12 +261,66 @@ int store_search_audit_add(Store *s, int64_t run, int64_t worker, const StoreSea
     char honest[32], llr[32];
     snprintf(honest, sizeof honest, "%.17g", a->honest);
     snprintf(llr, sizeof llr, "%.17g", a->llr);
-    const char *p[8] = { store_num(&n, 0, run), store_num(&n, 1, worker), store_num(&n, 2, a->depth),
-                         store_num(&n, 3, a->positions), store_num(&n, 4, a->agree), honest, llr, a->verdict };
+    const char *p[9] = { store_num(&n, 0, run), store_num(&n, 1, worker), store_num(&n, 2, a->depth),
+                         store_num(&n, 3, a->positions), store_num(&n, 4, a->agree), honest, llr, a->verdict,
+                         store_num(&n, 5, a->plies) };
     PGresult *res = store_run(s, &STMT[ST_SEARCH_AUDIT_ADD], p, PGRES_COMMAND_OK);
     int rc = res ? 0 : -1;
     PQclear(res);
     return rc;
+}
+
+int store_search_audit_due(Store *s, int64_t min_plies, StoreAuditDue **out)
+{
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, min_plies) };
+    int count;
+    PGresult *res = store_fetch_rows(s, &STMT[ST_SEARCH_AUDIT_DUE], p, sizeof **out, (void **)out, &count);
+    if (!res)
+        return -1;
+    for (int i = 0; i < count; i++)
+        (*out)[i] = (StoreAuditDue){ .run_id = store_i64(res, i, 0), .worker_id = store_i64(res, i, 1),
+                                     .plies = store_i64(res, i, 2), .plies_before = store_i64(res, i, 3) };
+    PQclear(res);
+    return count;
+}
+
+int store_search_pass_begin(Store *s, int64_t *pass)
+{
+    PGresult *res = store_run(s, &STMT[ST_SEARCH_PASS_BEGIN], NULL, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    *pass = store_i64(res, 0, 0);
+    PQclear(res);
+    return 0;
+}
+
+int store_search_pass_end(Store *s, int64_t pass, int64_t runs, int64_t workers, int64_t flagged)
+{
+    StoreNums n;
+    const char *p[4] = { store_num(&n, 0, pass), store_num(&n, 1, runs), store_num(&n, 2, workers),
+                         store_num(&n, 3, flagged) };
+    PGresult *res = store_run(s, &STMT[ST_SEARCH_PASS_END], p, PGRES_COMMAND_OK);
+    int rc = res ? 0 : -1;
+    PQclear(res);
+    return rc;
+}
+
+int store_task_sets(Store *s, int64_t run, int64_t pair, int64_t *task, char *params0, char *params1, size_t size)
+{
+    StoreNums n;
+    const char *p[2] = { store_num(&n, 0, run), store_num(&n, 1, pair) };
+    PGresult *res = store_run(s, &STMT[ST_TASK_SETS], p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found) {
+        *task = store_i64(res, 0, 0);
+        store_text(res, 0, 1, params0, size);
+        store_text(res, 0, 2, params1, size);
+    }
+    PQclear(res);
+    return found;
 }
 
 int store_set_replay_share(Store *s, int64_t id, double share)

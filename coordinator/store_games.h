@@ -82,10 +82,36 @@ typedef struct {
     int64_t depth, positions, agree;
     double honest, llr;              /* H0's agreement, and the SPRT's LLR */
     const char *verdict;             /* "clean", "undecided" or "flagged" */
+    int64_t plies;                   /* the plies its games held when read (056: the next audit's watermark) */
 } StoreSearchAudit;
 
-/* Records it (the tables' owner only: xqf-tune). 0 or -1. */
+/* Records it (the tables' owner, or the auditor's role: xqf-tune audit). 0 or -1. */
 int store_search_audit_add(Store *s, int64_t run, int64_t worker, const StoreSearchAudit *a);
+
+/* A worker due for a search audit of a run (xqf-tune audit --active). */
+typedef struct {
+    int64_t run_id, worker_id;
+    int64_t plies, plies_before;     /* its games' plies now, and at its last audit (0: none) */
+} StoreAuditDue;
+
+/*
+ * The workers due (056): of each run the replay audit does not cover (a
+ * clock, or several threads) that is active or ended after its last
+ * search audit, each worker whose games hold at least min_plies plies
+ * more than at its last audit (any more, once the run ended); by run,
+ * then worker.  Returns the count or -1; *out malloc'd (NULL when none).
+ */
+int store_search_audit_due(Store *s, int64_t min_plies, StoreAuditDue **out);
+/* A pass of xqf-tune audit --active recorded (search_audit_passes): begun (*pass its id), and ended. 0 or -1. */
+int store_search_pass_begin(Store *s, int64_t *pass);
+int store_search_pass_end(Store *s, int64_t pass, int64_t runs, int64_t workers, int64_t flagged);
+
+/*
+ * The task of run that played pair, and its two sets (an SPSA task's
+ * perturbed ones, each at most size bytes with its NUL).  1 with them, 0
+ * (no such task) or -1.
+ */
+int store_task_sets(Store *s, int64_t run, int64_t pair, int64_t *task, char *params0, char *params1, size_t size);
 
 /* A run's replay audits. Returns 1, 0 (no such run) or -1. */
 int store_replay_totals(Store *s, int64_t run, StoreReplayTotals *out);

@@ -47,7 +47,7 @@ for p in xqf-worker xqf-coordinator; do
     PATH=$tmp/fake:$PATH DPKG_MAINTSCRIPT_PACKAGE=$p sh "$tmp/control-$p/postinst" configure || fail "$p: postinst failed"
     users=$(tr '\n' ' ' < "$tmp/users")
     want="xqf "
-    [ $p = xqf-coordinator ] && want="xqf xqf-web xqf-builder xqf-signer "
+    [ $p = xqf-coordinator ] && want="xqf xqf-web xqf-builder xqf-signer xqf-auditor "
     [ "$users" = "$want" ] || fail "$p: postinst makes the users '$users', not '$want'"
 done
 grep -q '^User=xqf-web$' "$root/usr/lib/systemd/system/xqf-web.service" || fail "xqf-web.service does not run as xqf-web"
@@ -55,13 +55,15 @@ grep -q '^User=xqf-builder$' "$root/usr/lib/systemd/system/xqf-builder.service" 
     fail "xqf-builder.service does not run as xqf-builder"
 grep -q '^User=xqf-signer$' "$root/usr/lib/systemd/system/xqf-signer.service" ||
     fail "xqf-signer.service does not run as xqf-signer"
+grep -q '^User=xqf-auditor$' "$root/usr/lib/systemd/system/xqf-auditor.service" ||
+    fail "xqf-auditor.service does not run as xqf-auditor"
 for prog in xqf-worker xqf-worker-setup xqf-coordinator xqf-tune xqf-web xqf-keys; do
     [ -x "$root/usr/bin/$prog" ] || fail "$prog is not in the packages"
     out=$(PATH=$root/usr/bin:$PATH "$root/usr/bin/$prog" --help 2>&1) || fail "$prog --help: status $?: $out"
     grep -q '^Usage: ' <<<"$out" || fail "$prog --help prints no usage: $out"
 done
 echo "ok: --help of every program from the unpacked root"
-for unit in xqf-worker@.service xqf-coordinator.service xqf-web.service xqf-builder.service xqf-signer.service; do
+for unit in xqf-worker@.service xqf-coordinator.service xqf-web.service xqf-builder.service xqf-signer.service xqf-auditor.service; do
     f=$root/usr/lib/systemd/system/$unit
     [ -f "$f" ] || fail "no unit $unit"
     prog=$(grep '^ExecStart=' "$f" | grep -o '/usr/bin/xqf-[a-z-]*' | head -1)

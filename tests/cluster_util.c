@@ -252,6 +252,7 @@ void cu_fixture_init(void)
     snprintf(f->db_web, sizeof f->db_web, "%.511s%s", f->db, f->roles ? " user=xqf-web" : "");
     snprintf(f->db_builder, sizeof f->db_builder, "%.511s%s", f->db, f->roles ? " user=xqf-builder" : "");
     snprintf(f->db_signer, sizeof f->db_signer, "%.511s%s", f->db, f->roles ? " user=xqf-signer" : "");
+    snprintf(f->db_auditor, sizeof f->db_auditor, "%.511s%s", f->db, f->roles ? " user=xqf-auditor" : "");
 }
 
 bool cu_roles_ready(Store *s, const char *db)
@@ -261,7 +262,7 @@ bool cu_roles_ready(Store *s, const char *db)
         return ready;
     char error[256], conninfo[600];
     const char *sql =
-        "DO $$ DECLARE p text; BEGIN FOREACH p IN ARRAY ARRAY['coordinator', 'web', 'builder', 'signer'] LOOP "
+        "DO $$ DECLARE p text; BEGIN FOREACH p IN ARRAY ARRAY['coordinator', 'web', 'builder', 'signer', 'auditor'] LOOP "
         "  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'xqf-' || p) THEN "
         "    BEGIN EXECUTE format('CREATE ROLE %I LOGIN', 'xqf-' || p); "
         "    EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END; "

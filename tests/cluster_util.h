@@ -50,7 +50,7 @@ typedef struct {
      * (roles false: XQF_TEST_DB's user may not create roles, or cannot
      * sign in as them).
      */
-    char db_coordinator[600], db_web[600], db_builder[600], db_signer[600];
+    char db_coordinator[600], db_web[600], db_builder[600], db_signer[600], db_auditor[600];
     bool roles;
     Store *store;                    /* connected to it, migrated; NULL without XQF_TEST_DB */
     char dir[128];                   /* a fresh directory /tmp/xqf-test-XXXXXX */
@@ -70,7 +70,7 @@ extern CuFixture cu_fx;
 void cu_fixture_init(void);
 /*
  * Makes the programs' login roles of XQF_TEST_DB's cluster (xqf-coordinator,
- * xqf-web, xqf-builder, xqf-signer, as ops/pg start does) when missing,
+ * xqf-web, xqf-builder, xqf-signer, xqf-auditor, as ops/pg start does) when missing,
  * through s (a role that may create roles; the group roles exist once a
  * database is migrated), and checks that one can sign in.  Cluster-wide:
  * done once a process.  Returns whether they can be used.

@@ -13,6 +13,11 @@
  *  - the replay audit: on a clean cluster every replayed pair agrees; a
  *    worker playing other parameters than it is told (a broken machine)
  *    is caught: both workers of each differing pair are flagged;
+ *  - the search audit of runs on a clock: a worker that makes up moves
+ *    is flagged; xqf-tune audit --active audits each worker due once, as
+ *    the auditor's role; a side's registered net is searched with, an
+ *    SPSA task's own sets, a build of ours (in the sandbox, which a
+ *    hostile build does not leave);
  *  - bad input (unknown run, task, worker) gets exit status 2 and changes
  *    nothing.
  */
@@ -38,6 +43,7 @@
 #include "player.h"
 #include "rng.h"
 #include "residual.h"
+#include "sandbox.h"
 #include "stats.h"
 #include "status.h"
 #include "store_builds.h"
@@ -1017,19 +1023,27 @@ Test(games, replay_audits_leased_judged_and_refused_in_the_store)
 
 /* ---- the search audit of runs on a clock (xqf-tune audit) -------------------------- */
 
-/* A built-in player of set ("Name=value" or ""), one thread. */
-static Player *set_player(const char *name, const char *set)
+/* A built-in player of set ("Name=value" or ""), one thread, with the net file net (NULL: the engine's own). */
+static Player *net_player(const char *name, const char *set, const char *net)
 {
-    char w0[64], w1[] = "threads=1", w2[128];
+    char w0[64], w1[] = "threads=1", w2[128], w3[300];
     snprintf(w0, sizeof w0, "name=%s", name);
     snprintf(w2, sizeof w2, "option.%s", set);
-    char *words[] = { w0, w1, w2 };
+    snprintf(w3, sizeof w3, "net=%s", net ? net : "");
+    char *words[] = { w0, w1, w3, w2 };
     PlayerSpec spec;
     char err[256];
-    cr_assert_eq(spec_parse(&spec, set[0] ? 3 : 2, words, 16, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(spec_parse(&spec, 2 + (net != NULL) + (set[0] != 0), net ? words : (char *[]){ w0, w1, w2 }, 16,
+                            err, sizeof err), 0, "%s", err);
     Player *p = player_new(&spec);
     cr_assert(p);
     return p;
+}
+
+/* A built-in player of set ("Name=value" or ""), one thread. */
+static Player *set_player(const char *name, const char *set)
+{
+    return net_player(name, set, NULL);
 }
 
 /*
@@ -1216,6 +1230,299 @@ Test(games, a_search_audit_counts_illegal_moves_against_the_worker, .timeout = 3
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s (log: %s)", out, cu_fx.logfile);
     fprintf(stderr, "%s", out);
     cr_assert(strstr(out, " illegal) at depth 3") && strstr(out, ": FLAGGED\n"), "%s", out);
+}
+
+/* A run on a clock of the built-in engine (test side set0, net test_net), made active. */
+static int64_t clock_run(const char *name, const char *set0, int64_t nodes, int64_t test_net)
+{
+    const char *book[8];
+    cr_assert_eq(cu_book(book, 8), 8);
+    StoreSprtSpec sp = { .name = name, .test_params = set0, .base_params = "", .book_name = "default.book",
+                         .book = book, .book_lines = 8, .seed = 1, .base_ms = nodes ? 0 : 10000,
+                         .inc_ms = nodes ? 0 : 100, .margin_ms = 100, .nodes = nodes, .pairs_per_task = 2,
+                         .max_pairs = 100000, .elo0 = 0, .elo1 = 5, .alpha = 0.05, .beta = 0.05,
+                         .test_net = test_net };
+    int64_t run;
+    cr_assert_eq(store_create_sprt(cu_fx.store, &sp, &run), 0);
+    return run;
+}
+
+/* One task of run played by worker w with searched games (made_up of their moves made up). */
+static void play_task(int64_t run, int64_t w, Player *players[2], double made_up, Rng *rng)
+{
+    StoreLease l;
+    bool given;
+    cr_assert_eq(store_claim_batch(cu_fx.store, run, &w, 1, 60000, &l, &given), 1);
+    report_searched(w, &l, players, made_up, rng);
+}
+
+/* The one value sql selects (psql as the owner), its line's end cut, in out. */
+static void sql_value(const char *sql, char *out, size_t size)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "psql -X -qAt '%s' -c \"%s\"", cu_fx.db, sql);
+    cr_assert_eq(cu_sh(out, size, cmd, cu_fx.logfile), 0, "psql failed (log: %s)", cu_fx.logfile);
+    out[strcspn(out, "\n")] = '\0';
+}
+
+/* The search audits recorded of run (search_audits rows). */
+static int64_t audits_of(int64_t run)
+{
+    char sql[160], out[64];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM search_audits WHERE run_id = %lld", (long long)run);
+    sql_value(sql, out, sizeof out);
+    return atoll(out);
+}
+
+/*
+ * xqf-tune audit --active, as the auditor's database role: a pass audits
+ * exactly the workers due (of a run on a clock with games never audited;
+ * not a fixed-node run, which the replay audit covers, nor a run audited
+ * and stopped since with no game since) and records itself; a second pass
+ * audits nothing; new games of one worker make that worker due, and only
+ * it.  It fails without --active.
+ */
+Test(games, the_active_search_audit_audits_each_worker_due_once, .timeout = 400)
+{
+    CU_REQUIRE_DB();
+    int64_t due = clock_run("due", "NullR=2", 0, 0), fixed = clock_run("fixed", "", 1000, 0),
+            done = clock_run("done", "", 0, 0), w[2];
+    cr_assert_eq(store_hello(cu_fx.store, "honest", "", 1, 1, "honest", &w[0]), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "liar", "", 1, 1, "liar", &w[1]), 1);
+    Player *test[2] = { set_player("test", "NullR=2"), set_player("base", "") };
+    Player *plain[2] = { set_player("test", ""), set_player("base", "") };
+    Rng rng;
+    rng_seed(&rng, 3);
+    for (int k = 0; k < 2; k++) {
+        play_task(due, w[k], test, k == 0 ? 0 : 0.35, &rng);
+        play_task(fixed, w[k], plain, 0, &rng);
+        play_task(done, w[k], plain, 0, &rng);
+    }
+    char out[16384], args[1024];
+    snprintf(args, sizeof args, "audit %lld --depth 3 --agree 0.9", (long long)done);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", out);
+    cr_assert_eq(store_finish_run(cu_fx.store, done, "stopped", "stopped"), 0);
+    cr_assert_eq(audits_of(done), 2);
+
+    snprintf(args, sizeof args, "audit --active --new-plies 100 --depth 3 --agree 0.9 --db '%s'", cu_fx.db_auditor);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s (log: %s)", out, cu_fx.logfile);
+    fprintf(stderr, "%s", out);
+    char want[64];
+    snprintf(want, sizeof want, "Search audit of run %lld:", (long long)due);
+    cr_assert(strstr(out, want) && strstr(out, "Pass 1: 1 runs, 2 workers judged, 1 flagged\n"), "%s", out);
+    cr_assert(strstr(strstr(out, "  liar "), ": FLAGGED\n"), "%s", out);
+    cr_assert_eq(audits_of(due), 2);
+    cr_assert_eq(audits_of(fixed), 0, "a fixed-node run is the replay audit's");
+    cr_assert_eq(audits_of(done), 2, "a stopped run audited before, no game since");
+
+    /* a second pass: nothing new */
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", out);
+    cr_assert(strstr(out, "Pass 2: 0 runs, 0 workers judged, 0 flagged\n") && !strstr(out, "Search audit"), "%s",
+              out);
+    cr_assert_eq(audits_of(due), 2);
+
+    /* new games of the honest worker: it alone is due */
+    play_task(due, w[0], test, 0, &rng);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", out);
+    cr_assert(strstr(out, "Pass 3: 1 runs, 1 workers judged, 0 flagged\n") && strstr(out, "  honest ") &&
+                  !strstr(out, "  liar "), "%s", out);
+    cr_assert_eq(audits_of(due), 3);
+    for (int p = 0; p < 2; p++) {
+        player_destroy(&test[p]);
+        player_destroy(&plain[p]);
+    }
+    /* the passes recorded; bad input refused */
+    sql_value("SELECT count(*) FILTER (WHERE finished_at IS NOT NULL) || ' ' || sum(workers) "
+              "FROM search_audit_passes", out, sizeof out);
+    cr_assert_str_eq(out, "3 3");
+    snprintf(args, sizeof args, "audit %lld --active", (long long)due);
+    cr_assert_eq(tune(out, sizeof out, args), 2);
+    snprintf(args, sizeof args, "audit %lld --watch 5", (long long)due);
+    cr_assert_eq(tune(out, sizeof out, args), 2);
+}
+
+/*
+ * A run whose first side plays a registered net: each position that side
+ * moved in is searched again with that net (its stored bytes written to a
+ * file): two honest workers are cleared.  Searched with the engine's own
+ * net instead, their moves would not agree; before, such runs were
+ * refused.
+ */
+Test(games, a_run_with_a_registered_net_is_audited_with_its_net, .timeout = 400)
+{
+    CU_REQUIRE_DB();
+    char net[300], err[256], out[16384], args[1024];
+    snprintf(net, sizeof net, "%s/audit.nnue", cu_fx.dir);
+    cr_assert_eq(cu_random_net(net, 13, err, sizeof err), 0, "%s", err);
+    snprintf(args, sizeof args, "net add '%s' --name audit-net", net);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", out);
+    const char *id = strstr(out, "Net: ");
+    cr_assert(id, "%s", out);
+    int64_t run = clock_run("net", "", 0, atoll(id + 5)), w[2];
+    cr_assert_eq(store_hello(cu_fx.store, "one", "", 1, 1, "one", &w[0]), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "two", "", 1, 1, "two", &w[1]), 1);
+    Player *players[2] = { net_player("test", "", net), set_player("base", "") };
+    Rng rng;
+    rng_seed(&rng, 17);
+    for (int k = 0; k < 2; k++)
+        play_task(run, w[k], players, 0, &rng);
+    for (int p = 0; p < 2; p++)
+        player_destroy(&players[p]);
+    snprintf(args, sizeof args, "audit %lld --depth 3 --agree 0.9 --db '%s'", (long long)run, cu_fx.db_auditor);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s (log: %s)", out, cu_fx.logfile);
+    fprintf(stderr, "%s", out);
+    cr_assert(strstr(out, "Flagged: 0\n") && strstr(strstr(out, "  one "), ": clean\n") &&
+                  strstr(strstr(out, "  two "), ": clean\n"), "%s", out);
+    cr_assert(strstr(out, "(100.0 %)"), "every move agrees: %s", out);
+}
+
+/*
+ * An SPSA run's tasks each play a pair of sets of their own (stored with
+ * the task): each position is searched again with the sets of the task
+ * that played it, and two honest workers are cleared.  Searched with the
+ * run's fixed set instead, their moves would not agree; before, SPSA runs
+ * were refused.
+ */
+Test(games, an_spsa_run_is_audited_with_each_tasks_sets, .timeout = 400)
+{
+    CU_REQUIRE_DB();
+    const char *book[4];
+    cr_assert_eq(cu_book(book, 4), 4);
+    StoreSpsaParam q = { .name = "RookMg", .start = 1931, .min = 300, .max = 2000, .c_end = 30, .r_end = 0.002 };
+    StoreSpsaSpec sp = { .run = { .name = "spsa", .book_name = "default.book", .book = book, .book_lines = 4,
+                                  .seed = 1, .base_ms = 10000, .inc_ms = 100, .margin_ms = 100, .pairs_per_task = 2,
+                                  .max_pairs = 100, .test_net = STORE_NET_NONE },
+                         .alpha = 0.602, .gamma = 0.101, .a_ratio = 0.1, .params = &q, .count = 1 };
+    int64_t run, w[2];
+    cr_assert_eq(store_create_spsa(cu_fx.store, &sp, &run), 0);
+    cr_assert_eq(store_hello(cu_fx.store, "one", "", 1, 1, "one", &w[0]), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "two", "", 1, 1, "two", &w[1]), 1);
+    /* each worker a task of sets far from the defaults and from each other's */
+    const char *sets[2][2] = { { "RookMg=300", "HorseMg=1000" }, { "CannonMg=100", "RookMg=500" } };
+    Rng rng;
+    rng_seed(&rng, 23);
+    for (int k = 0; k < 2; k++) {
+        StoreLease l;
+        cr_assert_eq(store_create_task(cu_fx.store, run, w[k], 60000, sets[k][0], sets[k][1], NULL, &l), 1);
+        Player *players[2] = { net_player("test", sets[k][0], "none"), net_player("base", sets[k][1], "none") };
+        report_searched(w[k], &l, players, 0, &rng);
+        for (int p = 0; p < 2; p++)
+            player_destroy(&players[p]);
+    }
+    char out[16384], args[1024];
+    snprintf(args, sizeof args, "audit %lld --depth 3 --agree 0.9 --db '%s'", (long long)run, cu_fx.db_auditor);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s (log: %s)", out, cu_fx.logfile);
+    fprintf(stderr, "%s", out);
+    cr_assert(strstr(out, "Flagged: 0\n") && strstr(strstr(out, "  one "), ": clean\n") &&
+                  strstr(strstr(out, "  two "), ": clean\n"), "%s", out);
+}
+
+/*
+ * A run whose first side plays an engine build of ours (here xqf-engine
+ * itself, registered as a build): its positions are searched by that
+ * build, started in the sandbox from its stored bytes; the honest worker
+ * is cleared, the one that made up moves flagged.  So for another
+ * engine's build (the same binary under an engine record of its own),
+ * spoken to as its record says.  A hostile build (it
+ * tries to read a key, connect out, see the environment) reaches nothing
+ * and, as written, crashes at its first move: the audit fails (status 1)
+ * and judges no worker.  Before, runs of engine builds were refused.
+ */
+Test(games, a_run_of_an_engine_build_is_audited_by_the_build_in_the_sandbox, .timeout = 400)
+{
+    CU_REQUIRE_DB();
+    char why[256];
+    if (!sandbox_program(why, sizeof why))
+        cr_skip("no sandbox here: %s", why);
+    StoreBuild b = { .bench_nodes = 1 };
+    snprintf(b.path, sizeof b.path, "%s/xqf-engine", XQF_BIN);
+    cr_assert_eq(cu_sha256(b.path, b.sha256), 0);
+    snprintf(b.build_id, sizeof b.build_id, "xqf-engine-%.12s", b.sha256);
+    int64_t build = cu_build_add(cu_fx.store, &b);
+    cr_assert_gt(build, 0);
+    const char *book[8];
+    cr_assert_eq(cu_book(book, 8), 8);
+    StoreSprtSpec sp = { .name = "build", .test_params = "", .base_params = "", .book_name = "default.book",
+                         .book = book, .book_lines = 8, .seed = 1, .base_ms = 10000, .inc_ms = 100,
+                         .margin_ms = 100, .pairs_per_task = 2, .max_pairs = 100000, .elo0 = 0, .elo1 = 5,
+                         .alpha = 0.05, .beta = 0.05, .test_build = build };
+    int64_t run, w[2];
+    cr_assert_eq(store_create_sprt(cu_fx.store, &sp, &run), 0);
+    cr_assert_eq(store_hello(cu_fx.store, "honest", "", 1, 1, "honest", &w[0]), 1);
+    cr_assert_eq(store_hello(cu_fx.store, "liar", "", 1, 1, "liar", &w[1]), 1);
+    Player *players[2] = { set_player("test", ""), set_player("base", "") };
+    Rng rng;
+    rng_seed(&rng, 29);
+    for (int k = 0; k < 2; k++)
+        play_task(run, w[k], players, k == 0 ? 0 : 0.35, &rng);
+    for (int p = 0; p < 2; p++)
+        player_destroy(&players[p]);
+    char out[16384], args[1024];
+    snprintf(args, sizeof args, "audit %lld --depth 3 --agree 0.9 --db '%s'", (long long)run, cu_fx.db_auditor);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s (log: %s)", out, cu_fx.logfile);
+    fprintf(stderr, "%s", out);
+    cr_assert(strstr(out, "Flagged: 1\n") && strstr(strstr(out, "  honest "), ": clean\n") &&
+                  strstr(strstr(out, "  liar "), ": FLAGGED\n"), "%s", out);
+
+    /* the same binary as another engine's build: spoken to as its record says (UCI, its Hash option) */
+    snprintf(args, sizeof args, "engine add other --repo '%s' --bench none --bench-depth 3 --protocol uci "
+                                "--hash-option Hash", cu_fx.dir);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s (log: %s)", out, cu_fx.logfile);
+    sp.name = "other";
+    sp.engine = "other";
+    cr_assert_eq(store_create_sprt(cu_fx.store, &sp, &run), 0);
+    players[0] = set_player("test", "");
+    players[1] = set_player("base", "");
+    for (int k = 0; k < 2; k++)
+        play_task(run, w[k], players, k == 0 ? 0 : 0.35, &rng);
+    for (int p = 0; p < 2; p++)
+        player_destroy(&players[p]);
+    snprintf(args, sizeof args, "audit %lld --depth 3 --agree 0.9 --db '%s'", (long long)run, cu_fx.db_auditor);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s (log: %s)", out, cu_fx.logfile);
+    fprintf(stderr, "%s", out);
+    cr_assert(strstr(out, "Flagged: 1\n") && strstr(strstr(out, "  honest "), ": clean\n") &&
+                  strstr(strstr(out, "  liar "), ": FLAGGED\n"), "%s", out);
+    sp.engine = NULL;
+
+    /* a hostile build (tests/fake_engine.c's escape copy): in the box it reads no key and connects nowhere */
+    char key[300], copy[300], cmd[1024];
+    snprintf(key, sizeof key, "%s/auditor.key", cu_fx.dir);
+    snprintf(copy, sizeof copy, "%s/escape-engine", cu_fx.dir);
+    FILE *k = fopen(key, "w");
+    cr_assert(k);
+    fputs("a secret\n", k);
+    fclose(k);
+    setenv("XQF_TEST_SECRET", "the auditor's environment", 1);
+    int listener = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    struct sockaddr_in addr = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t alen = sizeof addr;
+    cr_assert(listener >= 0 && bind(listener, (struct sockaddr *)&addr, sizeof addr) == 0 && listen(listener, 4) == 0 &&
+              getsockname(listener, (struct sockaddr *)&addr, &alen) == 0);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s' && printf '\\nXQF-ESCAPE %s %d\\n' >> '%s'", FAKE_ENGINE, copy, key,
+             ntohs(addr.sin_port), copy);
+    cr_assert_eq(system(cmd), 0);
+    StoreBuild e = { .bench_nodes = 4242 };
+    cr_assert_eq(cu_sha256(copy, e.sha256), 0);
+    snprintf(e.build_id, sizeof e.build_id, "escape-%.12s", e.sha256);
+    snprintf(e.path, sizeof e.path, "%s", copy);
+    sp.name = "escape";
+    sp.test_build = cu_build_add(cu_fx.store, &e);
+    cr_assert_gt(sp.test_build, 0);
+    cr_assert_eq(store_create_sprt(cu_fx.store, &sp, &run), 0);
+    players[0] = set_player("test", "");
+    players[1] = set_player("base", "");
+    play_task(run, w[0], players, 0, &rng);
+    for (int p = 0; p < 2; p++)
+        player_destroy(&players[p]);
+    snprintf(args, sizeof args, "audit %lld --depth 3 --agree 0.9 --db '%s'", (long long)run, cu_fx.db_auditor);
+    cr_assert_eq(tune(out, sizeof out, args), 1, "%s (log: %s)", out, cu_fx.logfile);
+    cr_assert_eq(count_in_file(cu_fx.logfile, "searches failed"), 1, "log: %s", cu_fx.logfile);
+    cr_assert_eq(audits_of(run), 0, "a build that crashes judges no worker");
+    int in = accept(listener, NULL, NULL);
+    cr_assert(in < 0 && (errno == EAGAIN || errno == EWOULDBLOCK), "the build connected out of the auditor");
+    close(listener);
+    cr_assert_eq(count_in_file(cu_fx.logfile, "ESCAPED"), 0, "the build escaped (log: %s)", cu_fx.logfile);
+    unsetenv("XQF_TEST_SECRET");
 }
 
 /* Fails naming what the transaction so far read of games and results, if more than a few rows. */

@@ -328,6 +328,44 @@ Test(roles, the_builder_cannot_sign_and_the_signer_cannot_build)
 }
 
 /*
+ * The search audit's service (xqf-tune audit --active as xqf-auditor)
+ * reads runs, tasks, results, games, workers and nets and writes only its
+ * verdicts, its passes and the run's history (xqf_audit): it changes no
+ * run, result or game, reads no account, session or the replay audit's
+ * secret, and signs, approves or stops nothing.
+ */
+Test(roles, the_auditor_writes_only_its_verdicts_and_passes)
+{
+    REQUIRE_ROLES();
+    int64_t run = new_run(false);
+    Store *a = connect_as(cu_fx.db_auditor);
+    refused(a, "SELECT count(*) FROM web_users");
+    refused(a, "SELECT count(*) FROM web_sessions");
+    refused(a, "SELECT count(*) FROM audit_secret");
+    refused(a, "UPDATE runs SET state = 'stopped' WHERE id = %" PRId64, run);
+    refused(a, "UPDATE tasks SET wins = wins + 1 WHERE run_id = %" PRId64, run);
+    refused(a, "DELETE FROM games WHERE run_id = %" PRId64, run);
+    refused(a, "UPDATE results SET purged = true");
+    refused(a, "UPDATE search_audits SET verdict = 'clean'");
+    refused(a, "DELETE FROM search_audits");
+    refused(a, "UPDATE nets SET signature = NULL");
+    refused(a, "SELECT xqf_approve(%" PRId64 ", NULL, NULL)", run);
+    refused(a, "SELECT xqf_stop_run(%" PRId64 ", 'x')", run);
+    refused(a, "SELECT xqf_purge_worker(%" PRId64 ", 1)", run);
+    refused(a, "CREATE TABLE mine (x integer)");
+    state_is(run, "active");
+    /* its own work: what a pass reads, its verdict, the pass, the history */
+    allowed(a, "SELECT count(*) FROM games g JOIN game_fens f ON f.id = g.fen_id JOIN tasks t ON t.run_id = g.run_id "
+               "JOIN workers w ON w.id = g.worker_id, results, replay_audits, nets, engine_builds, engines");
+    allowed(a, "INSERT INTO search_audits (run_id, worker_id, depth, positions, agree, honest, llr, verdict, plies) "
+               "VALUES (%" PRId64 ", 1, 8, 10, 9, 0.6, -3, 'clean', 100)", run);
+    allowed(a, "WITH p AS (INSERT INTO search_audit_passes DEFAULT VALUES RETURNING id) "
+               "UPDATE search_audit_passes SET finished_at = now() WHERE id = (SELECT max(id) FROM search_audit_passes)");
+    allowed(a, "SELECT xqf_audit('xqf-tune', %" PRId64 ", 'audit', 'search audit: a test')", run);
+    store_destroy(&a);
+}
+
+/*
  * What PostgreSQL's manual asks of SECURITY DEFINER functions, for every
  * one of the schema (a later migration's too): a fixed search_path with
  * pg_temp last, and no EXECUTE for PUBLIC.  And the dashboard's role holds

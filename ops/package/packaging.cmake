@@ -29,7 +29,7 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/tuner/nnue/ DESTINATION ${CMAKE_INSTALL_DA
         FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
 
 # The units of ops/systemd, their programs where the packages put them.
-foreach(unit xqf-worker@.service xqf-coordinator.service xqf-web.service xqf-builder.service xqf-signer.service)
+foreach(unit xqf-worker@.service xqf-coordinator.service xqf-web.service xqf-builder.service xqf-signer.service xqf-auditor.service)
   file(READ ${CMAKE_SOURCE_DIR}/ops/systemd/${unit} text)
   string(REPLACE "/usr/local/bin/" "${XQF_PACKAGE_PREFIX}/${CMAKE_INSTALL_BINDIR}/" text "${text}")
   file(WRITE ${CMAKE_BINARY_DIR}/package/${unit} "${text}")
@@ -38,6 +38,7 @@ endforeach()
 install(FILES ${CMAKE_BINARY_DIR}/package/xqf-worker@.service DESTINATION lib/systemd/system COMPONENT worker)
 install(FILES ${CMAKE_BINARY_DIR}/package/xqf-coordinator.service ${CMAKE_BINARY_DIR}/package/xqf-web.service
               ${CMAKE_BINARY_DIR}/package/xqf-builder.service ${CMAKE_BINARY_DIR}/package/xqf-signer.service
+              ${CMAKE_BINARY_DIR}/package/xqf-auditor.service
         DESTINATION lib/systemd/system COMPONENT coordinator)
 
 set(CPACK_GENERATOR DEB)

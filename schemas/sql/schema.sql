@@ -136,28 +136,6 @@ END $$;
 
 
 --
--- Name: xqf_artifact_due(text); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.xqf_artifact_due(p_sha text) RETURNS boolean
-    LANGUAGE sql STABLE
-    AS $$
-    SELECT EXISTS (
-        SELECT 1
-          FROM runs r
-         WHERE (r.test_build IN (SELECT b.id FROM engine_builds b WHERE b.sha256 = p_sha)
-                OR r.base_build IN (SELECT b.id FROM engine_builds b WHERE b.sha256 = p_sha)
-                OR r.test_net IN (SELECT n.id FROM nets n WHERE n.sha256 = p_sha)
-                OR r.base_net IN (SELECT n.id FROM nets n WHERE n.sha256 = p_sha))
-           AND (r.state = 'active'
-                OR (r.state = 'finished'
-                    AND EXISTS (SELECT 1 FROM replay_audits a
-                                 WHERE a.run_id = r.id
-                                   AND (a.state IN ('pending', 'leased') OR a.arbiter IN ('pending', 'leased'))))))
-$$;
-
-
---
 -- Name: xqf_audit(text, bigint, text, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -2251,7 +2229,7 @@ CREATE TABLE public.role_grants (
     object text NOT NULL,
     privileges text NOT NULL,
     CONSTRAINT role_grants_kind_check CHECK ((kind = ANY (ARRAY['table'::text, 'sequence'::text, 'function'::text]))),
-    CONSTRAINT role_grants_role_check CHECK ((role = ANY (ARRAY['xqf_coordinator'::text, 'xqf_web'::text, 'xqf_builder'::text, 'xqf_signer'::text])))
+    CONSTRAINT role_grants_role_check CHECK ((role = ANY (ARRAY['xqf_coordinator'::text, 'xqf_web'::text, 'xqf_builder'::text, 'xqf_signer'::text, 'xqf_auditor'::text])))
 );
 
 
@@ -2454,6 +2432,42 @@ CREATE TABLE public.schema_migrations (
 
 
 --
+-- Name: search_audit_passes; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.search_audit_passes (
+    id bigint NOT NULL,
+    started_at timestamp with time zone DEFAULT now() NOT NULL,
+    finished_at timestamp with time zone,
+    runs integer DEFAULT 0 NOT NULL,
+    workers integer DEFAULT 0 NOT NULL,
+    flagged integer DEFAULT 0 NOT NULL,
+    CONSTRAINT search_audit_passes_flagged_check CHECK ((flagged >= 0)),
+    CONSTRAINT search_audit_passes_runs_check CHECK ((runs >= 0)),
+    CONSTRAINT search_audit_passes_workers_check CHECK ((workers >= 0))
+);
+
+
+--
+-- Name: search_audit_passes_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.search_audit_passes_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+
+--
+-- Name: search_audit_passes_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.search_audit_passes_id_seq OWNED BY public.search_audit_passes.id;
+
+
+--
 -- Name: search_audits; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -2468,7 +2482,9 @@ CREATE TABLE public.search_audits (
     llr double precision NOT NULL,
     verdict text NOT NULL,
     at timestamp with time zone DEFAULT now() NOT NULL,
+    plies bigint DEFAULT 0 NOT NULL,
     CONSTRAINT search_audits_check CHECK (((agree >= 0) AND (agree <= positions))),
+    CONSTRAINT search_audits_plies_check CHECK ((plies >= 0)),
     CONSTRAINT search_audits_positions_check CHECK ((positions >= 0)),
     CONSTRAINT search_audits_verdict_check CHECK ((verdict = ANY (ARRAY['clean'::text, 'undecided'::text, 'flagged'::text])))
 );
@@ -2737,6 +2753,13 @@ ALTER TABLE ONLY public.replay_audits ALTER COLUMN id SET DEFAULT nextval('publi
 --
 
 ALTER TABLE ONLY public.runs ALTER COLUMN id SET DEFAULT nextval('public.runs_id_seq'::regclass);
+
+
+--
+-- Name: search_audit_passes id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.search_audit_passes ALTER COLUMN id SET DEFAULT nextval('public.search_audit_passes_id_seq'::regclass);
 
 
 --
@@ -3012,6 +3035,14 @@ ALTER TABLE ONLY public.runs
 
 ALTER TABLE ONLY public.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
+
+
+--
+-- Name: search_audit_passes search_audit_passes_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.search_audit_passes
+    ADD CONSTRAINT search_audit_passes_pkey PRIMARY KEY (id);
 
 
 --
@@ -3555,6 +3586,7 @@ GRANT USAGE ON SCHEMA public TO xqf_builder;
 GRANT USAGE ON SCHEMA public TO xqf_coordinator;
 GRANT USAGE ON SCHEMA public TO xqf_signer;
 GRANT USAGE ON SCHEMA public TO xqf_web;
+GRANT USAGE ON SCHEMA public TO xqf_auditor;
 
 
 --
@@ -3577,6 +3609,7 @@ GRANT ALL ON FUNCTION public.xqf_approve(p_run bigint, p_test_commit text, p_bas
 --
 
 REVOKE ALL ON FUNCTION public.xqf_audit(p_actor text, p_run bigint, p_action text, p_detail text) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.xqf_audit(p_actor text, p_run bigint, p_action text, p_detail text) TO xqf_auditor;
 GRANT ALL ON FUNCTION public.xqf_audit(p_actor text, p_run bigint, p_action text, p_detail text) TO xqf_web;
 
 
@@ -3584,6 +3617,7 @@ GRANT ALL ON FUNCTION public.xqf_audit(p_actor text, p_run bigint, p_action text
 -- Name: TABLE replay_audits; Type: ACL; Schema: public; Owner: -
 --
 
+GRANT SELECT ON TABLE public.replay_audits TO xqf_auditor;
 GRANT SELECT,INSERT,UPDATE ON TABLE public.replay_audits TO xqf_coordinator;
 GRANT SELECT ON TABLE public.replay_audits TO xqf_web;
 
@@ -3804,6 +3838,7 @@ GRANT SELECT ON TABLE public.chains TO xqf_web;
 -- Name: TABLE engine_builds; Type: ACL; Schema: public; Owner: -
 --
 
+GRANT SELECT ON TABLE public.engine_builds TO xqf_auditor;
 GRANT SELECT ON TABLE public.engine_builds TO xqf_builder;
 GRANT SELECT ON TABLE public.engine_builds TO xqf_coordinator;
 GRANT SELECT ON TABLE public.engine_builds TO xqf_signer;
@@ -3912,6 +3947,7 @@ GRANT SELECT ON TABLE public.engine_history TO xqf_web;
 -- Name: TABLE engines; Type: ACL; Schema: public; Owner: -
 --
 
+GRANT SELECT ON TABLE public.engines TO xqf_auditor;
 GRANT SELECT ON TABLE public.engines TO xqf_builder;
 GRANT SELECT ON TABLE public.engines TO xqf_coordinator;
 GRANT SELECT ON TABLE public.engines TO xqf_web;
@@ -3921,6 +3957,7 @@ GRANT SELECT ON TABLE public.engines TO xqf_web;
 -- Name: TABLE game_fens; Type: ACL; Schema: public; Owner: -
 --
 
+GRANT SELECT ON TABLE public.game_fens TO xqf_auditor;
 GRANT SELECT,INSERT ON TABLE public.game_fens TO xqf_coordinator;
 GRANT SELECT ON TABLE public.game_fens TO xqf_web;
 
@@ -3936,6 +3973,7 @@ GRANT USAGE ON SEQUENCE public.game_fens_id_seq TO xqf_coordinator;
 -- Name: TABLE games; Type: ACL; Schema: public; Owner: -
 --
 
+GRANT SELECT ON TABLE public.games TO xqf_auditor;
 GRANT SELECT,INSERT ON TABLE public.games TO xqf_coordinator;
 GRANT SELECT ON TABLE public.games TO xqf_web;
 
@@ -3951,6 +3989,7 @@ GRANT USAGE ON SEQUENCE public.lease_tokens TO xqf_coordinator;
 -- Name: TABLE nets; Type: ACL; Schema: public; Owner: -
 --
 
+GRANT SELECT ON TABLE public.nets TO xqf_auditor;
 GRANT SELECT ON TABLE public.nets TO xqf_builder;
 GRANT SELECT ON TABLE public.nets TO xqf_coordinator;
 GRANT SELECT ON TABLE public.nets TO xqf_web;
@@ -3967,6 +4006,7 @@ GRANT USAGE ON SEQUENCE public.replay_audits_id_seq TO xqf_coordinator;
 -- Name: TABLE results; Type: ACL; Schema: public; Owner: -
 --
 
+GRANT SELECT ON TABLE public.results TO xqf_auditor;
 GRANT SELECT,INSERT,UPDATE ON TABLE public.results TO xqf_coordinator;
 GRANT SELECT ON TABLE public.results TO xqf_web;
 
@@ -4008,6 +4048,7 @@ GRANT SELECT ON TABLE public.run_progress TO xqf_web;
 -- Name: TABLE runs; Type: ACL; Schema: public; Owner: -
 --
 
+GRANT SELECT ON TABLE public.runs TO xqf_auditor;
 GRANT SELECT ON TABLE public.runs TO xqf_builder;
 GRANT SELECT,UPDATE ON TABLE public.runs TO xqf_coordinator;
 GRANT SELECT ON TABLE public.runs TO xqf_signer;
@@ -4018,6 +4059,7 @@ GRANT SELECT ON TABLE public.runs TO xqf_web;
 -- Name: TABLE schema_migrations; Type: ACL; Schema: public; Owner: -
 --
 
+GRANT SELECT ON TABLE public.schema_migrations TO xqf_auditor;
 GRANT SELECT ON TABLE public.schema_migrations TO xqf_builder;
 GRANT SELECT ON TABLE public.schema_migrations TO xqf_coordinator;
 GRANT SELECT ON TABLE public.schema_migrations TO xqf_signer;
@@ -4025,17 +4067,42 @@ GRANT SELECT ON TABLE public.schema_migrations TO xqf_web;
 
 
 --
+-- Name: TABLE search_audit_passes; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT,INSERT,UPDATE ON TABLE public.search_audit_passes TO xqf_auditor;
+GRANT SELECT ON TABLE public.search_audit_passes TO xqf_coordinator;
+GRANT SELECT ON TABLE public.search_audit_passes TO xqf_web;
+
+
+--
+-- Name: SEQUENCE search_audit_passes_id_seq; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT USAGE ON SEQUENCE public.search_audit_passes_id_seq TO xqf_auditor;
+
+
+--
 -- Name: TABLE search_audits; Type: ACL; Schema: public; Owner: -
 --
 
+GRANT SELECT,INSERT ON TABLE public.search_audits TO xqf_auditor;
 GRANT SELECT ON TABLE public.search_audits TO xqf_coordinator;
 GRANT SELECT ON TABLE public.search_audits TO xqf_web;
+
+
+--
+-- Name: SEQUENCE search_audits_id_seq; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT USAGE ON SEQUENCE public.search_audits_id_seq TO xqf_auditor;
 
 
 --
 -- Name: TABLE tasks; Type: ACL; Schema: public; Owner: -
 --
 
+GRANT SELECT ON TABLE public.tasks TO xqf_auditor;
 GRANT SELECT,INSERT,UPDATE ON TABLE public.tasks TO xqf_coordinator;
 GRANT SELECT ON TABLE public.tasks TO xqf_web;
 
@@ -4081,6 +4148,7 @@ GRANT SELECT ON TABLE public.worker_builds TO xqf_web;
 -- Name: TABLE workers; Type: ACL; Schema: public; Owner: -
 --
 
+GRANT SELECT ON TABLE public.workers TO xqf_auditor;
 GRANT SELECT,INSERT,UPDATE ON TABLE public.workers TO xqf_coordinator;
 GRANT SELECT ON TABLE public.workers TO xqf_web;
 
