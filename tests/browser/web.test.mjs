@@ -239,7 +239,13 @@ test('a tester\'s test of git refs waits for approval, then for its builds; its 
   assert.equal(await page.$eval('[data-k="build-test"]', (e) => e.textContent), 'waiting for approval');
   if (process.env.XQF_SCREENSHOTS)
     await page.screenshot({ path: join(process.env.XQF_SCREENSHOTS, 'run-waiting-approval.png'), fullPage: true });
-  psql(db, `SELECT xqf_approve(${id})`);
+  // the builder reads each ref's commit (xqf_build_pin, as its pass does) and the admin approves those commits
+  const test = 'a'.repeat(40), base = 'b'.repeat(40);
+  psql(db, `SELECT xqf_build_pin(id, CASE side WHEN 'test' THEN '${test}' ELSE '${base}' END, 'a subject', NULL)
+              FROM build_requests WHERE run_id = ${id}`);
+  await page.reload();
+  assert.match(await page.$eval('body', (e) => e.textContent), /aaaaaaaaaaaa/);
+  psql(db, `SELECT xqf_approve(${id}, '${test}', '${base}')`);
   await page.reload();
   assert.equal(await page.$eval('[data-k="state"]', (e) => e.textContent), 'building');
   assert.equal(await page.$eval('[data-k="build-test"]', (e) => e.textContent), 'queued');
