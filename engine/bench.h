@@ -21,13 +21,13 @@ enum { BENCH_DEPTH = 13 };
  * changes the search or the default net updates it and says "Bench: N" in
  * its message, as Stockfish's do.
  */
-#define BENCH_SIGNATURE UINT64_C(3920475)
+#define BENCH_SIGNATURE UINT64_C(3924357)
 /*
  * The same with the hand-crafted evaluation (UseNNUE=false, or a program
- * built without a net: cmake -DXQF_DEFAULT_NET=): the search's own
+ * built without a net: cmake -DXQF_DEFAULT_NET=none): the search's own
  * signature, which a change of the net leaves as it is.
  */
-#define BENCH_SIGNATURE_HCE UINT64_C(3280684)
+#define BENCH_SIGNATURE_HCE UINT64_C(3284432)
 
 /*
  * The bench positions (FENs with the usual letters, ranks 0-9 in moves):

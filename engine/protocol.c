@@ -416,7 +416,7 @@ static bool parse_time(const Session *s, const char *text, int64_t *ms)
 static bool go_keyword(const char *w)
 {
     static const char *const KEYWORDS[] = { "perft", "infinite", "ponder", "draw", "searchmoves", "depth",
-                                            "nodes", "movetime", "movestogo", "oppmovestogo", "wtime",
+                                            "mate", "nodes", "movetime", "movestogo", "oppmovestogo", "wtime",
                                             "btime", "winc", "binc", "time", "opptime", "increment",
                                             "oppincrement" };
     for (size_t i = 0; i < sizeof KEYWORDS / sizeof KEYWORDS[0]; i++)
@@ -474,6 +474,10 @@ static void cmd_go(Session *s, const Tokens *t)
         } else if (!strcmp(k, "depth")) {
             ok = parse_int(v, 1, 127, &n);
             l.depth = (int)n;
+        } else if (!strcmp(k, "mate")) {
+            /* UCI: search for a mate in this many moves (no limit of its own: stop, depth or the clock ends it) */
+            ok = parse_int(v, 1, MAX_PLY / 2, &n);
+            l.mate = (int)n;
         } else if (!strcmp(k, "nodes")) {
             ok = parse_int(v, 1, INT64_MAX, &n);
             l.nodes = (uint64_t)n;

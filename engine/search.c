@@ -1721,7 +1721,16 @@ static void iterate(Engine *e, const Board *root, const SearchLimits *limits, Se
         if (last_best && out->best != last_best)
             changes += 1;
         last_best = out->best;
-        if (best >= MATE_BOUND && MATE - best <= depth && !limits->infinite && !atomic_load(&e->pondering))
+        /*
+         * A mate found is not a mate proved shortest: reductions and pruning
+         * may hide a shorter one until a deeper iteration (a mate in 3 was
+         * reported as a mate in 6 at depth 13), so a mate ends the search
+         * only through the limits, as in Stockfish, where the time manager,
+         * not the score, stops a search that sees a mate.  Iterations past a
+         * mate are cheap (mate-distance pruning bounds every window).  With
+         * `go mate N` the search stops as soon as it sees a mate within N.
+         */
+        if (limits->mate > 0 && best >= MATE_BOUND && MATE - best <= 2 * limits->mate - 1)
             break;
         /* One legal move: nothing to think about. */
         if (n == 1 && e->optimum_ms && !atomic_load(&e->pondering))

@@ -34,6 +34,7 @@ typedef struct {
     int64_t time[2];    /* remaining clock per colour in ms, -1: not set */
     int64_t inc[2];
     int movestogo;      /* 0: not set */
+    int mate;           /* UCI go mate N: stop once a mate in at most N moves is found (0: not set) */
     bool infinite;      /* search until stopped */
     bool ponder;        /* pondering: no time limit until engine_ponderhit() */
     int overhead;       /* ms kept in reserve per move */
