@@ -136,6 +136,28 @@ END $$;
 
 
 --
+-- Name: xqf_artifact_due(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xqf_artifact_due(p_sha text) RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT EXISTS (
+        SELECT 1
+          FROM runs r
+         WHERE (r.test_build IN (SELECT b.id FROM engine_builds b WHERE b.sha256 = p_sha)
+                OR r.base_build IN (SELECT b.id FROM engine_builds b WHERE b.sha256 = p_sha)
+                OR r.test_net IN (SELECT n.id FROM nets n WHERE n.sha256 = p_sha)
+                OR r.base_net IN (SELECT n.id FROM nets n WHERE n.sha256 = p_sha))
+           AND (r.state = 'active'
+                OR (r.state = 'finished'
+                    AND EXISTS (SELECT 1 FROM replay_audits a
+                                 WHERE a.run_id = r.id
+                                   AND (a.state IN ('pending', 'leased') OR a.arbiter IN ('pending', 'leased'))))))
+$$;
+
+
+--
 -- Name: xqf_audit(text, bigint, text, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
