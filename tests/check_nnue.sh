@@ -24,8 +24,9 @@ $py "$src/tests/nnue/test_features.py" || fail "the feature, FEN and net-file un
 $py "$src/tests/nnue/synth.py" "$tmp/syn.data" 4000 7 || fail "synthetic data"
 mkdir "$tmp/out"
 "$bin/xqf-tune" nnue train "$tmp/syn.data" --out "$tmp/out" --epochs 2 --batch 256 --lr 0.01 --threads 1 \
-    --val-share 0.1 --html "$tmp/page.html" --engine "$bin/xqf-engine" >"$tmp/log" 2>&1 ||
+    --val-share 0.1 --html "$tmp/page.html" --engine "$bin/xqf-engine" --device cpu >"$tmp/log" 2>&1 ||
     fail "training exited with $?"
+grep -q '^device: cpu (1 threads)' "$tmp/log" || fail "--device cpu: no 'device: cpu' line"
 
 # The validation loss falls: after 2 epochs below half the initial net's.
 mapfile -t val < <(sed -n 's/^epoch .*val loss \([0-9.]*\).*/\1/p' "$tmp/log")
@@ -75,6 +76,21 @@ FAKE_OFFSET=10 $py "$src/tuner/nnue/train.py" "$tmp/syn.data" --out "$tmp/x.nnue
     --threads 1 --engine "$src/tests/nnue/fake_evalnet.py" >"$tmp/log" 2>&1
 [ $? -eq 1 ] || fail "an engine off by 10 cp was not refused"
 
+# --device auto takes a GPU only where PyTorch sees one; cuda without one fails (status 1) with the reason
+# instead of training on the CPU unasked.  (Where a GPU is there, auto must say cuda.)
+"$bin/xqf-tune" nnue train "$tmp/syn.data" --out "$tmp/auto.nnue" --epochs 1 --batch 1024 --threads 1 \
+    >"$tmp/log" 2>&1 || fail "training with --device auto (the default) exited with $?"
+if $py -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+    grep -q '^device: cuda' "$tmp/log" || fail "--device auto with a GPU: not trained on it"
+else
+    grep -q '^device: cpu' "$tmp/log" || fail "--device auto without a GPU: not on the CPU"
+    "$bin/xqf-tune" nnue train "$tmp/syn.data" --out "$tmp/cuda.nnue" --epochs 1 --device cuda >"$tmp/log" 2>&1
+    rc=$?
+    [ $rc -eq 1 ] && grep -q 'device cuda: PyTorch sees no GPU' "$tmp/log" ||
+        fail "--device cuda without a GPU: status $rc, expected 1 with the reason"
+    [ ! -e "$tmp/cuda.nnue" ] && [ ! -e "$tmp/cuda.nnue.ckpt" ] || fail "--device cuda without a GPU wrote a net or checkpoints"
+fi
+
 # Input that is not training data: status 2 from xqf-tune and from the trainer itself.
 expect2() {
     local what=$1; shift
@@ -93,6 +109,8 @@ expect2 "text (xqf-tune)" "$bin/xqf-tune" nnue train "$tmp/text.data" --out "$tm
 expect2 "trunc (xqf-tune)" "$bin/xqf-tune" nnue train "$tmp/trunc.data" --out "$tmp/x.nnue"
 expect2 "bad --lambda" "$bin/xqf-tune" nnue train "$tmp/syn.data" --out "$tmp/x.nnue" --lambda 1.5
 expect2 "no --out" "$bin/xqf-tune" nnue train "$tmp/syn.data"
+expect2 "bad --device" "$bin/xqf-tune" nnue train "$tmp/syn.data" --out "$tmp/x.nnue" --device tpu
+expect2 "bad --device (trainer)" $py "$src/tuner/nnue/train.py" "$tmp/syn.data" --out "$tmp/x.nnue" --device tpu
 expect2 "no DATA" "$bin/xqf-tune" nnue train --out "$tmp/x.nnue"
 expect2 "bad --resume" "$bin/xqf-tune" nnue train "$tmp/syn.data" --out "$tmp/x.nnue" --resume "$tmp"
 echo "nnue: trainer checked (val loss ${val[*]}; |int - trainer| <= $max cp)"

@@ -37,6 +37,8 @@ static const OptSpec NNUE_OPTIONS[] = {
     { "--lr", OPT_REAL, "X", "0.001", .rmin = 1e-7, .rmax = 1, .help = "Adam's first learning rate (cosine to 1 %)" },
     { "--seed", OPT_INT, "S", "1", .imin = 0, .imax = INT32_MAX, .help = "seed of the initial net and the shuffles" },
     { "--threads", OPT_INT, "N", NULL, .imin = 1, .imax = 256, .help = "PyTorch threads (default: online cores)" },
+    { "--device", OPT_TEXT, "auto|cpu|cuda", "auto",
+      .help = "where to train: a GPU when PyTorch sees one (auto), the CPU, or the GPU (cuda: fails without one)" },
     { "--val-share", OPT_REAL, "X", "0.02", .rmin = 0, .rmax = 0.5,
       .help = "share of positions held out for validation (by a hash of the position)" },
     { "--buffer", OPT_INT, "N", "2000000", .imin = 2, .imax = INT64_C(1) << 31,
@@ -51,7 +53,8 @@ static const OptSpec NNUE_OPTIONS[] = {
 static const OptTable NNUE_TABLE = {
     .program = "xqf-tune", .spec = NNUE_OPTIONS, .max_positional = CLI_DATA_FILES_MAX,
     .usage = "Usage: xqf-tune nnue train DATA... --out NET [--epochs N] [--batch N] [--lambda X] [--scale K]\n"
-             "                           [--lr X] [--seed S] [--threads N] [--val-share X] [--buffer N]\n"
+             "                           [--lr X] [--seed S] [--threads N] [--device auto|cpu|cuda]\n"
+             "                           [--val-share X] [--buffer N]\n"
              "                           [--checkpoints DIR] [--resume DIR] [--html FILE] [--engine PATH]\n"
              "\n"
              "Trains the network of docs/nnue.md on data files (XQFDATA1: xqf-tune data export,\n"
@@ -59,7 +62,8 @@ static const OptTable NNUE_TABLE = {
              "net file, then checks the integer net against the trainer's on held-out positions\n"
              "(with --engine, PATH evalnet NET too: exit 1 beyond 3 cp + 2 %).  Runs\n"
              NNUE_TRAINER " (or $XQF_NNUE_TRAINER)\n"
-             "with " NNUE_PYTHON " and PyTorch (Debian's python3-torch).\n",
+             "with " NNUE_PYTHON " (or $XQF_NNUE_PYTHON: a Python whose PyTorch has CUDA, for\n"
+             "--device cuda) and PyTorch (Debian's python3-torch).\n",
 };
 
 /* A data file: XQFDATA1's header and whole records; *positions its records. Exit status. */
@@ -150,6 +154,9 @@ static int check_train(const Opts *o)
         return cli_fail(CLI_USAGE, "--out: the folder of '%s' does not exist", out);
     if (html && !parent_exists(html))
         return cli_fail(CLI_USAGE, "--html: the folder of '%s' does not exist", html);
+    const char *device = opts_text(o, "--device");
+    if (device && strcmp(device, "auto") != 0 && strcmp(device, "cpu") != 0 && strcmp(device, "cuda") != 0)
+        return cli_fail(CLI_USAGE, "--device: '%s' is not auto, cpu or cuda", device);
     if (engine && access(engine, X_OK) != 0)
         return cli_fail(CLI_USAGE, "--engine: '%s' is not an executable program", engine);
     if (resume) {
@@ -167,8 +174,14 @@ static int run_trainer(const Opts *o)
     const char *trainer = getenv("XQF_NNUE_TRAINER");
     if (!trainer || !*trainer)
         trainer = NNUE_TRAINER;
-    if (access(NNUE_PYTHON, X_OK) != 0)
-        return cli_fail(CLI_FAIL, "%s is missing: install python3 and python3-torch (ops/setup)", NNUE_PYTHON);
+    /* Debian's python3-torch has no CUDA: a GPU takes another interpreter (a virtual environment with
+     * PyTorch built for CUDA), named by the operator as the trainer is. */
+    const char *python = getenv("XQF_NNUE_PYTHON");
+    if (!python || !*python)
+        python = NNUE_PYTHON;
+    if (access(python, X_OK) != 0)
+        return cli_fail(CLI_FAIL, "%s is missing: install python3 and python3-torch (ops/setup), or set "
+                                  "XQF_NNUE_PYTHON to a Python with PyTorch", python);
     if (access(trainer, R_OK) != 0)
         return cli_fail(CLI_FAIL, "the trainer '%s' is missing: set XQF_NNUE_TRAINER to tuner/nnue/train.py",
                         trainer);
@@ -178,7 +191,7 @@ static int run_trainer(const Opts *o)
              opts_given(o, "--threads") ? opts_int(o, "--threads") : (int64_t)(cores > 0 ? cores : 1));
     char *args[2 + CLI_DATA_FILES_MAX + 2 * OPTS_MAX + 1];
     int n = 0;
-    args[n++] = NNUE_PYTHON;
+    args[n++] = (char *)python;
     args[n++] = (char *)trainer;
     for (int i = 0; i < o->npositional; i++)
         args[n++] = (char *)o->positional[i];
@@ -191,8 +204,8 @@ static int run_trainer(const Opts *o)
     }
     args[n] = NULL;
     fflush(stdout);
-    execv(NNUE_PYTHON, args);
-    return cli_fail(CLI_FAIL, "cannot run %s: %s", NNUE_PYTHON, strerror(errno));
+    execv(python, args);
+    return cli_fail(CLI_FAIL, "cannot run %s: %s", python, strerror(errno));
 }
 
 int tune_cmd_nnue(int argc, char **argv)

@@ -32,7 +32,8 @@ class Batch:
     """A block of records as tensors: both perspectives' feature bags (stm's bags, then the other's),
     output bucket and target."""
 
-    def __init__(self, rec, lam, k):
+    def __init__(self, rec, lam, k, device=None):
+        """The features are extracted on the CPU (numpy), then the tensors moved to device (None: stay)."""
         idx_s, idx_o, off, cnt, ob = features(rec)
         self.n = len(rec)
         self.indices = torch.from_numpy(np.concatenate([idx_s, idx_o]))
@@ -42,6 +43,9 @@ class Batch:
         result = rec[:, 50].astype(np.float32) * 0.5
         # docs/nnue.md's target: lambda * sigmoid(score / K) + (1 - lambda) * result.
         self.target = torch.from_numpy(lam / (1 + np.exp(-score / k)) + (1 - lam) * result).float()
+        if device is not None and device.type != "cpu":
+            self.indices, self.offsets, self.bucket, self.target = (
+                t.to(device, non_blocking=True) for t in (self.indices, self.offsets, self.bucket, self.target))
 
 
 def fake_quant(x, q):
@@ -94,8 +98,8 @@ class Net(torch.nn.Module):
     @torch.no_grad()
     def folded(self):
         """The float net the engine's is rounded from (float64 numpy; nnue_net.quantise rounds it)."""
-        return NetFloat(self.b1.detach().double().numpy(), self.fold().detach().double().numpy(),
-                        self.w2.detach().double().numpy(), self.b2.detach().double().numpy())
+        return NetFloat(self.b1.detach().double().cpu().numpy(), self.fold().detach().double().cpu().numpy(),
+                        self.w2.detach().double().cpu().numpy(), self.b2.detach().double().cpu().numpy())
 
 
 def loss_of(out, target, k):

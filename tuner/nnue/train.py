@@ -66,6 +66,8 @@ def options(argv):
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"),
+                   help="where PyTorch trains: auto takes a GPU when PyTorch sees one (CUDA), else the CPU")
     p.add_argument("--val-share", type=float, default=0.02)
     p.add_argument("--val-max", type=int, default=200000, help="validation positions evaluated (at most)")
     p.add_argument("--buffer", type=int, default=2000000, help="shuffle buffer in positions (54 bytes each)")
@@ -85,6 +87,18 @@ def options(argv):
         if cond:
             fail(2, msg)
     return a
+
+
+def pick_device(torch, asked):
+    """The torch.device to train on: --device cuda needs a GPU PyTorch can use (fails with status 1
+    without one, rather than train on the CPU for hours unasked); auto takes one when there is one."""
+    has_cuda = torch.cuda.is_available()
+    if asked == "cuda" and not has_cuda:
+        fail(1, "--device cuda: PyTorch sees no GPU here (torch.cuda.is_available() is false; Debian's "
+                "python3-torch is built without CUDA: use a PyTorch with CUDA, or --device cpu)")
+    if asked == "cuda" or (asked == "auto" and has_cuda):
+        return torch.device("cuda"), f"cuda ({torch.cuda.get_device_name(0)})"
+    return torch.device("cpu"), f"cpu ({torch.get_num_threads()} threads)"
 
 
 def batches(blocks, size):
@@ -119,6 +133,8 @@ def main(argv):
         fail(1, f"PyTorch is missing ({e}): install Debian's python3-torch (ops/setup) and run /usr/bin/python3")
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
+    device, device_name = pick_device(torch, a.device)
+    print(f"device: {device_name}", flush=True)
 
     total = sum(counts)
     if total == 0:
@@ -138,7 +154,9 @@ def main(argv):
     if train_total == 0:
         fail(2, "every position is held out for validation (lower --val-share)")
 
-    model = nnue_model.Net(a.seed)
+    # The initial weights are drawn on the CPU (the same seed gives the same net on every device),
+    # then moved.
+    model = nnue_model.Net(a.seed).to(device)
     opt = torch.optim.Adam(model.parameters(), lr=a.lr, foreach=True)
     steps_per_epoch = math.ceil(train_total / a.batch)
     total_steps = a.epochs * steps_per_epoch
@@ -147,7 +165,7 @@ def main(argv):
         last = os.path.join(a.resume, "last.pt")
         if not os.path.exists(last):
             fail(2, f"--resume: no checkpoint in {a.resume} (last.pt)")
-        ck = torch.load(last)
+        ck = torch.load(last, map_location=device)
         model.load_state_dict(ck["model"])
         opt.load_state_dict(ck["opt"])
         history, step_log, start_epoch, step = ck["history"], ck["steps"], ck["epoch"], ck["step"]
@@ -155,7 +173,7 @@ def main(argv):
             print("warning: the checkpoint was trained on other data files", file=sys.stderr)
         print(f"resumed from {last}: epoch {start_epoch} done", flush=True)
 
-    val_batches = [nnue_model.Batch(val[i:i + 65536], a.lam, a.scale) for i in range(0, len(val), 65536)]
+    val_batches = [nnue_model.Batch(val[i:i + 65536], a.lam, a.scale, device) for i in range(0, len(val), 65536)]
 
     def val_loss():
         if not val_batches:
@@ -177,7 +195,7 @@ def main(argv):
             lr = lr_end + 0.5 * (a.lr - lr_end) * (1 + math.cos(math.pi * min(step, total_steps) / total_steps))
             for g in opt.param_groups:
                 g["lr"] = lr
-            b = nnue_model.Batch(rec, a.lam, a.scale)
+            b = nnue_model.Batch(rec, a.lam, a.scale, device)
             loss = nnue_model.loss_of(model(b), b.target, a.scale)
             opt.zero_grad(set_to_none=True)
             loss.backward()
@@ -228,7 +246,7 @@ def main(argv):
     f_eval = nnue_net.eval_float(net, check)
     i_eval = nnue_net.eval_int(back, check).astype(np.float64)
     with torch.no_grad():
-        t_eval = model(nnue_model.Batch(check, a.lam, a.scale)).double().numpy() * nnue_net.SCALE
+        t_eval = model(nnue_model.Batch(check, a.lam, a.scale, device)).double().cpu().numpy() * nnue_net.SCALE
     # The trainer's eval (t_eval) rounds the weights as the engine does (quantisation-aware training):
     # it differs from the integer one by the truncating divisions only; the unrounded float net
     # (f_eval) shows what the rounding itself costs.
@@ -246,7 +264,7 @@ def main(argv):
     if a.html:
         settings = [("data", files), ("positions", f"{total:,} ({train_total:,} training, {val_total:,} held out)"),
                     ("epochs", a.epochs), ("batch", a.batch), ("lambda", a.lam), ("K", a.scale),
-                    ("learning rate", f"{a.lr} (cosine to 1 %)"), ("seed", a.seed), ("threads", a.threads),
+                    ("learning rate", f"{a.lr} (cosine to 1 %)"), ("seed", a.seed), ("device", device_name),
                     ("shuffle buffer", f"{a.buffer:,}"), ("net", path)]
         nnue_report.write_page(a.html, f"Network {os.path.basename(path)}", settings, history, step_log, quant)
         print(f"page: {a.html}", flush=True)
