@@ -13,7 +13,7 @@
  * Run kinds (schemas/formats/run_kinds.def) plug in through RunKindOps (sched.c),
  * indexed by the kind: SPRT tests get their tasks from the database
  * (xqf_claim_batch makes them on claim) and stop on the LLR; SPSA
- * (Fishtest's, tuner/stats/spsa.h) fills in new_task (perturbed sets through store_create_task)
+ * (Fishtest's, stats/spsa.h) fills in new_task (perturbed sets through store_create_task)
  * and task_done (the theta update, applied exactly once in the
  * transaction that accepted the task's last pair).
  */

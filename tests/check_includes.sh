@@ -5,24 +5,30 @@
 # folder may include its own headers and those of the floors it names:
 #
 #   engine            -> nothing of the project
-#   schemas/plumb     -> nothing of the project     (plumbing, key files, socket monitor)
-#   schemas/wire      -> plumb                      (the codec, messages.def)
-#   schemas/formats   -> wire, plumb                (engine records, games, parameter sets, run kinds)
-#   schemas/sql       -> plumb                      (migrations.h)
-#   tuner/stats       -> the engine's parameter table (statistics, SPRT, SPSA, the fit)
-#   tuner/report      -> stats, the engine's parameter table
-#   worker/game       -> engine, schemas, stats, plumb  (the game library)
+#   plumbing          -> nothing of the project     (logging, sandbox, passwords, key files, socket monitor)
+#   schemas/wire      -> plumbing                   (the codec, messages.def)
+#   schemas/formats   -> wire, plumbing             (engine records, games, parameter sets, run kinds)
+#   schemas/sql       -> plumbing                   (migrations.h)
+#   stats             -> the engine's parameter table (statistics, SPRT, SPSA, the fit)
+#   report            -> stats, the engine's parameter table (the run report's HTML)
+#   worker/game       -> engine, schemas, stats, plumbing  (the game library)
 #   worker/match      -> game and what game may     (xqf-match)
 #   worker/daemon     -> game and what game may     (xqf-worker)
-#   coordinator       -> schemas, stats, report, the engine's parameter table
-#   tuner/service     -> stats, report, game, coordinator (its store), schemas, engine
+#   store             -> schemas, stats, plumbing   (the run database: libpq)
+#   coordinator       -> store, schemas, stats, report, plumbing, the engine's parameter table
+#   service           -> stats, report, game, store, schemas, plumbing, engine (the run service)
 #   tuner/cli         -> anything but web and tests (xqf-tune: nothing includes it)
+#   web/request       -> report, stats, schemas, plumbing (routes.def, request parsing, buffers)
+#   web/pages         -> web/request and what web may, but not web's own files (the pages)
 #   web               -> anything but tuner/cli and tests (xqf-web: nothing includes it)
 #   tests             -> anything
 #
-# So statistics < report < service < cli, the game library < match and the
-# daemon (neither includes the other), and the web uses the service, never
-# the CLI's headers.
+# So plumbing < schemas < store < service < tuner/cli, statistics < report <
+# service, the game library < match and the daemon (neither includes the
+# other), web/request < web/pages < web, and the web uses the service, never
+# the CLI's headers.  No folder includes a folder above it: the coordinator
+# and the worker reach the statistics and the report as libraries of their
+# own, not through tuner/.
 #
 # Circles: a file and its header are one unit (foo.c, foo.h); unit A -> unit B
 # when a file of A includes B's header.  A circle of units (A's file includes
@@ -40,17 +46,19 @@
 # store_test.h (what tests ask of it) only the tests and the store's files.
 # Libraries: only the codec includes msgpack.h, only the store (store.c,
 # store_<domain>.c and store_internal.h) libpq-fe.h, only the transports zmq.h (and their shared
-# monitor reader schemas/plumb/zmq_monitor.c, and the tests' fake
-# workers and tools), only plumb's SHA-256 and passwords and the key files
+# monitor reader plumbing/zmq_monitor.c, and the tests' fake
+# workers and tools), only plumbing's SHA-256 and passwords and the key files
 # sodium.h, only the web server's HTTP module microhttpd.h.
 set -u
 if [ "${1:-}" = --self-test ]; then
     t=$(mktemp -d) || exit 2
     trap 'rm -rf "$t"' EXIT
-    mkdir -p "$t/tuner/stats" "$t/tuner/report" "$t/worker/game" "$t/worker/match" \
-        "$t/engine" "$t/coordinator" "$t/schemas" "$t/tests" "$t/web"
-    printf '#include "html.h"\n' >"$t/tuner/stats/stats.h"          # stats -> report: a back arrow
-    printf '#include "stats.h"\n' >"$t/tuner/report/html.h"
+    mkdir -p "$t/stats" "$t/report" "$t/worker/game" "$t/worker/match" \
+        "$t/engine" "$t/coordinator" "$t/schemas" "$t/tests" "$t/web/request" "$t/web/pages"
+    printf '#include "html.h"\n' >"$t/stats/stats.h"                # stats -> report: a back arrow
+    printf '#include "stats.h"\n' >"$t/report/html.h"
+    printf '#include "pages.h"\n' >"$t/web/request/request.h"       # web/request -> web/pages: a back arrow
+    printf '#include "request.h"\n' >"$t/web/pages/pages.h"
     printf '#include "pgn.h"\n' >"$t/worker/game/book.c"            # book -> pgn -> tactics -> book
     printf '#include "tactics.h"\n' >"$t/worker/game/pgn.c"
     printf '#include "book.h"\n' >"$t/worker/game/tactics.c"
@@ -59,10 +67,11 @@ if [ "${1:-}" = --self-test ]; then
     out=$(bash "$0" "$t")
     rc=$?
     printf '%s\n' "$out"
-    if [ $rc -eq 1 ] && grep -q 'tuner/stats/stats.h:1: includes tuner/report/html.h (stats -> report' <<<"$out" &&
+    if [ $rc -eq 1 ] && grep -q 'stats/stats.h:1: includes report/html.h (stats -> report' <<<"$out" &&
+       grep -q 'web/request/request.h:1: includes web/pages/pages.h (request -> pages' <<<"$out" &&
        grep -q 'circle: worker/game/book -> worker/game/pgn -> worker/game/tactics -> worker/game/book' <<<"$out" &&
        ! grep -q match_main <<<"$out"; then
-        echo "includes self-test: the back arrow and the circle are found"
+        echo "includes self-test: the back arrows and the circle are found"
         exit 0
     fi
     echo "includes self-test: FAILED (status $rc)"
@@ -74,19 +83,22 @@ cd "$root" || exit 2
 node() {
     case $1 in
         engine/*) echo engine ;;
-        schemas/plumb/*) echo plumb ;;
+        plumbing/*) echo plumbing ;;
         schemas/wire/*) echo wire ;;
         schemas/formats/*) echo formats ;;
         schemas/sql/*) echo sql ;;
-        tuner/stats/*) echo stats ;;
-        tuner/report/*) echo report ;;
-        tuner/service/*) echo service ;;
+        stats/*) echo stats ;;
+        report/*) echo report ;;
+        store/*) echo store ;;
+        service/*) echo service ;;
         tuner/cli/*) echo cli ;;
         worker/game/*) echo game ;;
         worker/match/*) echo match ;;
         worker/daemon/*) echo daemon ;;
         coordinator/*) echo coordinator ;;
         tests/*) echo tests ;;
+        web/request/*) echo request ;;
+        web/pages/*) echo pages ;;
         web/*) echo web ;;
         *) echo other ;;
     esac
@@ -96,17 +108,21 @@ node() {
 allowed() {
     [ "$1" = "$2" ] && return 0
     case "$1:$2" in
-        wire:plumb | formats:wire | formats:plumb | sql:plumb) return 0 ;;
+        wire:plumbing | formats:wire | formats:plumbing | sql:plumbing) return 0 ;;
         stats:engine | report:engine | coordinator:engine) [ "$3" = params.h ] || [ "$3" = params.def ] ;;
         report:stats) return 0 ;;
-        game:engine | game:plumb | game:wire | game:formats | game:stats) return 0 ;;
-        match:game | match:engine | match:plumb | match:wire | match:formats | match:stats) return 0 ;;
-        daemon:game | daemon:engine | daemon:plumb | daemon:wire | daemon:formats | daemon:stats) return 0 ;;
-        coordinator:plumb | coordinator:wire | coordinator:formats | coordinator:sql | coordinator:stats | coordinator:report) return 0 ;;
-        service:stats | service:report | service:game | service:coordinator | service:engine) return 0 ;;
-        service:plumb | service:wire | service:formats) return 0 ;;
-        cli:tests | cli:web | web:tests | web:cli) return 1 ;;
-        cli:* | web:* | tests:*) return 0 ;;
+        game:engine | game:plumbing | game:wire | game:formats | game:stats) return 0 ;;
+        match:game | match:engine | match:plumbing | match:wire | match:formats | match:stats) return 0 ;;
+        daemon:game | daemon:engine | daemon:plumbing | daemon:wire | daemon:formats | daemon:stats) return 0 ;;
+        store:plumbing | store:wire | store:formats | store:sql | store:stats) return 0 ;;
+        coordinator:store | coordinator:plumbing | coordinator:wire | coordinator:formats | coordinator:sql) return 0 ;;
+        coordinator:stats | coordinator:report) return 0 ;;
+        service:stats | service:report | service:game | service:store | service:engine) return 0 ;;
+        service:plumbing | service:wire | service:formats) return 0 ;;
+        request:report | request:stats | request:plumbing | request:wire | request:formats) return 0 ;;
+        pages:web | pages:cli | pages:tests | cli:tests | cli:web | cli:request | cli:pages) return 1 ;;
+        web:tests | web:cli) return 1 ;;
+        pages:* | cli:* | web:* | tests:*) return 0 ;;
         *) return 1 ;;
     esac
 }
@@ -114,8 +130,8 @@ allowed() {
 # restricted HEADER FILE: whether FILE may include the project header HEADER, whatever the arrows say.
 restricted_ok() {
     case $1 in
-        store_internal.h) case $2 in coordinator/store.c | coordinator/store_*.c) ;; *) false ;; esac ;;
-        store_test.h) case $2 in coordinator/store.c | coordinator/store_*.c | tests/*) ;; *) false ;; esac ;;
+        store_internal.h) case $2 in store/store.c | store/store_*.c) ;; *) false ;; esac ;;
+        store_test.h) case $2 in store/store.c | store/store_*.c | tests/*) ;; *) false ;; esac ;;
         *) true ;;
     esac
 }
@@ -124,15 +140,19 @@ restricted_ok() {
 library_ok() {
     case $1 in
         msgpack.h) [ "$2" = schemas/wire/codec.c ] ;;
-        libpq-fe.h) case $2 in coordinator/store.c | coordinator/store_*.c | coordinator/store_internal.h) ;; *) false ;; esac ;;
-        zmq.h) case $2 in coordinator/transport.c | coordinator/zap.c | worker/daemon/worker_transport.c | schemas/plumb/zmq_monitor.c | tests/*) ;; *) false ;; esac ;;
-        sodium.h) case $2 in schemas/plumb/sha256.c | schemas/plumb/password.c | schemas/plumb/keys.c) ;; *) false ;; esac ;;
+        libpq-fe.h) case $2 in store/store.c | store/store_*.c | store/store_internal.h) ;; *) false ;; esac ;;
+        zmq.h) case $2 in coordinator/transport.c | coordinator/zap.c | worker/daemon/worker_transport.c | plumbing/zmq_monitor.c | tests/*) ;; *) false ;; esac ;;
+        sodium.h) case $2 in plumbing/sha256.c | plumbing/password.c | plumbing/keys.c) ;; *) false ;; esac ;;
         microhttpd.h) [ "$2" = web/http.c ] ;;
         *) true ;;
     esac
 }
 
-mapfile -t files < <(find engine worker coordinator tuner schemas tests web -type f \
+folders=()
+for d in engine plumbing schemas stats report worker store service coordinator tuner tests web; do
+    [ -d "$d" ] && folders+=("$d")
+done
+mapfile -t files < <(find "${folders[@]}" -type f \
     \( -name '*.c' -o -name '*.h' -o -name '*.def' \) | sort)
 declare -A home
 bad=0

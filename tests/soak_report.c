@@ -10,7 +10,7 @@
  * median of the first tenth after the warm-up (medians: one sample taken
  * during a burst does not decide), under --limit.  Prints one line per
  * flat series and per --check given (lines "PASS ..." or "FAIL ...", from
- * the soak's other checks), writes the page (tuner/report/report.c's charts) and
+ * the soak's other checks), writes the page (report/report.c's charts) and
  * ends with "PASS: ..." or "FAIL: ...".  Exit status 0 pass, 1 fail, 2
  * bad usage or an unreadable file.
  */

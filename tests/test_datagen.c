@@ -1,6 +1,6 @@
 /*
  * test_datagen.c - training positions (worker/game/datagen.c) and the Texel fit
- * (tuner/stats/texel.c): records survive packing, malformed records are refused,
+ * (stats/texel.c): records survive packing, malformed records are refused,
  * the filter keeps what it should with the right result, and the fit finds
  * known weights and a known scale.
  */

@@ -1,5 +1,5 @@
 /*
- * The plumbing library (schemas/plumb): option tables, rate-limited notes,
+ * The plumbing library (plumbing): option tables, rate-limited notes,
  * SHA-256 of files, mkdir -p, the random generator and the clock; what a
  * box leaves, taken out of its folder.
  */

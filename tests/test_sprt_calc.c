@@ -1,6 +1,6 @@
 /*
  * The SPRT calculator, the overshoot-corrected Elo and the LOS
- * (tuner/stats/sprt_calc.h): closed forms computed here independently, and a
+ * (stats/sprt_calc.h): closed forms computed here independently, and a
  * simulation of the real GSPRT (xqf_llr_penta on drawn pentanomial pairs,
  * checked every 2 pairs as a coordinator checks now and then), whose
  * lengths, pass rates and Elo estimates the model must predict.

@@ -1,5 +1,5 @@
 /*
- * SPSA spec files of any engine's options (tuner/stats/spsa_spec.h): Fishtest's
+ * SPSA spec files of any engine's options (stats/spsa_spec.h): Fishtest's
  * line format with and without the type column, the end hints derived
  * from the range when left out, and each bad input refused with the line
  * it is on.

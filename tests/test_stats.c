@@ -1,5 +1,5 @@
 /*
- * Tests of tuner/stats (Elo, nElo, normalized-Elo GSPRT) and of the
+ * Tests of stats (Elo, nElo, normalized-Elo GSPRT) and of the
  * `xqf-tune stats` command.
  *
  * The LLR is checked three ways: against the reference vectors in

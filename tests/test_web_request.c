@@ -1,6 +1,6 @@
 /*
- * xqf-web's request parsing and escaping without a server (web/request.h,
- * web/buf.h): routes, malformed paths and run ids, form decoding and its
+ * xqf-web's request parsing and escaping without a server (web/request/request.h,
+ * web/request/buf.h): routes, malformed paths and run ids, form decoding and its
  * limits, HTML and JSON escaping.
  */
 #include <criterion/criterion.h>

@@ -650,7 +650,7 @@ static void add_engine(Store *s, const WebRequest *rq, const Session *u, WebResp
 
 /* ---- the static report ------------------------------------------------------------------ */
 
-/* The run's report page as xqf-tune report writes it (tuner/report/report.h): self-contained, inline SVG. */
+/* The run's report page as xqf-tune report writes it (report/report.h): self-contained, inline SVG. */
 static void run_report(Store *s, int64_t id, WebResponse *rs)
 {
     StoreRun r;

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: the text formats of schemas/plumb/keys.h that come from
+ * libFuzzer target: the text formats of plumbing/keys.h that come from
  * files an operator edits: the trust file of operator keys (trust_parse)
  * and the allow-list (allow_parse).  Any input is parsed without a crash
  * or a leak; an accepted trust file holds 1-TRUST_MAX_KEYS keys, and a

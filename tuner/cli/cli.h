@@ -4,7 +4,7 @@
  * parameter set (export and build).
  *
  * One error convention throughout, the one xqf-web shares
- * (tuner/service/run_view.h): a function that can fail returns an exit
+ * (service/run_view.h): a function that can fail returns an exit
  * status (CLI_OK, CLI_FAIL, CLI_USAGE) after printing one line
  * "xqf-tune: error: ..." on stderr (cli_fail); main exits with what its
  * command returns.

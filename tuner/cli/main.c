@@ -97,7 +97,7 @@ static const OptTable STATS_TABLE = {
         "--expected is the SPRT calculator: for an SPRT of bounds X, Y (normalized\n"
         "Elo) and a true normalized Elo E, the expected number of game pairs and games\n"
         "and the probability that it passes (a Brownian model of the LLR: in\n"
-        "normalized Elo it needs no draw ratio; tuner/stats/sprt_calc.h).\n"
+        "normalized Elo it needs no draw ratio; stats/sprt_calc.h).\n"
         "Options take their value as the next argument or after '='.\n",
     .epilog =
         "\n"

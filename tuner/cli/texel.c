@@ -8,7 +8,7 @@
  * positions).  Each kept position is traced (eval_trace) once, at the
  * start set: its evaluation is then a linear form of the fitted weights,
  * kept sparse, and the other parameters' share is a constant.  The
- * arithmetic (loss, gradient, K, Adam) is tuner/stats/texel.c's.
+ * arithmetic (loss, gradient, K, Adam) is stats/texel.c's.
  */
 #include <errno.h>
 #include <inttypes.h>

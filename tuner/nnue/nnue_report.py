@@ -1,5 +1,5 @@
 """nnue_report - the training's page: one self-contained HTML file (inline SVG, no script), in the
-style of the tuning report (tuner/report/report.c): settings, then training and validation loss."""
+style of the tuning report (report/report.c): settings, then training and validation loss."""
 import html
 import math
 

@@ -2,7 +2,7 @@
  * frame.h - what the page files of web/pages/ share (not for web.c): the
  * frame of every page (head with its navigation, foot), the rows of a
  * table of settings, and the fields of a form with their messages.  Every
- * text goes through buf_html, the one escaper (tuner/report/html.h).
+ * text goes through buf_html, the one escaper (report/html.h).
  */
 #ifndef XQF_WEB_FRAME_H
 #define XQF_WEB_FRAME_H

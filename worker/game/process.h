@@ -41,7 +41,7 @@ typedef enum {
  */
 Process *process_spawn(char *const argv[], const char *sha256, char *err, size_t errlen);
 /*
- * The same, the program run in a sandbox (schemas/plumb/sandbox.h): its
+ * The same, the program run in a sandbox (plumbing/sandbox.h): its
  * file (hashed first with sha256) is copied into the box from the
  * descriptor that was checked and run there as nobody, with no network, an
  * empty environment, nothing of the machine but the system's /usr, and the

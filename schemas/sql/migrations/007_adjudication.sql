@@ -1,7 +1,7 @@
 -- 007: a run's adjudication settings as named columns, no longer a
 -- positional bigint[6] (protocol version 3 names them in the task message
 -- too).  No SQL defaults: the store writes every run's settings
--- (STORE_ADJUDICATION_DEFAULT in coordinator/store.h when a run names
+-- (STORE_ADJUDICATION_DEFAULT in store/store.h when a run names
 -- none), so they are written down in one place.  The worker accepts
 -- 0-100000 for each (0 turns a rule off); so does the table.
 

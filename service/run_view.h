@@ -66,7 +66,7 @@ enum { RUN_WORKERS_RECENT_S = 600 };
 int run_threads_text(Store *s, const StoreRun *r, char *out, size_t size);
 
 /*
- * The Elo estimate of the counts, the report's (tuner/report.c) rule:
+ * The Elo estimate of the counts, the report's (report/report.c) rule:
  * pentanomial when pairs are complete, else W/D/L.  False when there is
  * none (no games).  xqf-tune show and xqf-web's run page both use it.
  */
@@ -84,7 +84,7 @@ void run_los_text(const StoreCounts *c, char *out, size_t size);
 void run_apply_theta(const StoreSpsa *st, Params *p);
 
 /*
- * Writes run r's report page (tuner/report.h, one self-contained HTML
+ * Writes run r's report page (report/report.h, one self-contained HTML
  * page) to out.  Exit status; why says what failed (nothing is printed).
  */
 int run_report_html(Store *s, const StoreRun *r, FILE *out, char *why, size_t size);

@@ -1,7 +1,7 @@
 /*
  * store_spsa.h - SPSA runs (schemas/sql/migrations/003_spsa.sql): a run of
  * store_runs.h whose tasks carry perturbations of the tuned parameters
- * and whose results move theta (tuner/stats/spsa.h applies the updates).
+ * and whose results move theta (stats/spsa.h applies the updates).
  */
 #ifndef XQF_STORE_SPSA_H
 #define XQF_STORE_SPSA_H

@@ -1,6 +1,6 @@
 /*
  * html.h - text as HTML: the one escaper of the HTML report (report.c)
- * and xqf-web's pages (web/buf.c), so that a run's name, a verdict or a
+ * and xqf-web's pages (web/request/buf.c), so that a run's name, a verdict or a
  * worker's name reads the same, and is as harmless, in both.
  */
 #ifndef XQF_TUNER_HTML_H

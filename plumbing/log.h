@@ -6,7 +6,7 @@
  * warn, error; default info).  Every message goes through xqf_escape
  * (trailing newlines dropped first): text from the network (worker names,
  * reasons) can neither break a line nor send escape sequences to a terminal.  Part of the plumbing every program may
- * use (xqf_plumb, schemas/plumb/: libraries only, nothing of the project).
+ * use (xqf_plumb, plumbing/: libraries only, nothing of the project).
  */
 #ifndef XQF_LOG_H
 #define XQF_LOG_H

@@ -48,7 +48,7 @@ int store_claim_batch(Store *s, int64_t run, const int64_t *workers, int n, int6
 int store_leased_counts(Store *s, const int64_t *workers, int n, int64_t *counts, int64_t *keys);
 /*
  * A new task of run with explicit parameter sets and a perturbation record
- * (JSON or NULL), leased at once: what SPSA runs use (tuner/stats/spsa.h).  Returns
+ * (JSON or NULL), leased at once: what SPSA runs use (stats/spsa.h).  Returns
  * 1, 0 (run over or all pairs given) or -1.
  */
 int store_create_task(Store *s, int64_t run, int64_t worker, int64_t lease_ms, const char *params0,

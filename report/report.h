@@ -59,7 +59,7 @@ typedef struct xqf_report_sample {
     int64_t wins, draws, losses;
 } xqf_report_sample;
 
-/* One worker's part of the run (its trust: games, faults, residual (tuner/stats/residual.h), replay audits). */
+/* One worker's part of the run (its trust: games, faults, residual (stats/residual.h), replay audits). */
 typedef struct xqf_report_worker {
     const char *name;
     int64_t games, crashes, time_losses, illegal_moves, disconnects;

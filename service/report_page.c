@@ -1,5 +1,5 @@
 /*
- * report_page.c - a run's report page (tuner/report/report.h) from the run
+ * report_page.c - a run's report page (report/report.h) from the run
  * database: the model the report draws (samples over games, each SPSA
  * parameter's trajectory, the settings), for xqf-tune report and
  * xqf-web's /runs/ID/report.

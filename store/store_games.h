@@ -46,7 +46,7 @@ typedef struct {
      * blames both workers until a third key's replay decides which lied: 036_audit_arbiter.sql) */
     int64_t replays, mismatches;
     char mismatched[STORE_TEXT_MAX]; /* "pair P (game G differ); ..." */
-    double residual;                 /* tuner/stats/residual.h: NAN when it does not qualify */
+    double residual;                 /* stats/residual.h: NAN when it does not qualify */
     /* its last search audit of the run (051, xqf-tune audit): "clean", "undecided", "flagged" or "" (none) */
     char search_verdict[16];
     int64_t search_agree, search_positions; /* its positions searched again, and those whose move agreed */

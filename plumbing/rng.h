@@ -2,7 +2,7 @@
  * rng.h - the small deterministic random generator (splitmix64) of the
  * programs and tools, so that a seed reproduces an opening order, a
  * generated book or a fault campaign on any machine.  (The engine keeps
- * its own, depending on nothing; SPSA's flips keep theirs, tuner/stats/spsa.h,
+ * its own, depending on nothing; SPSA's flips keep theirs, stats/spsa.h,
  * which runs already under way depend on.)
  */
 #ifndef XQF_RNG_H
