@@ -36,14 +36,21 @@ static const OptSpec F_ELO = { .name = "elo", .type = OPT_REAL, .rmin = -1000, .
 /* Points of the sweep: from elo0 - (elo1 - elo0) to elo1 + (elo1 - elo0). */
 enum { SWEEP_POINTS = 13 };
 
-/* One row of the results: its label, the true Elo, and the CLI's three numbers (data-k KEY-pairs, -games, -pass). */
+/*
+ * One row of the results: its label (NULL: none), the true Elo, and the
+ * CLI's three numbers (with a key: data-k KEY-pairs, -games, -pass).
+ */
 static void result_row(Buf *b, const xqf_sprt_design *d, const char *label, const char *key, double nelo)
 {
     double pairs = 0, pass = 0;
     xqf_sprt_expected(d, nelo, &pairs, &pass);   /* the design was checked: it can't fail */
-    buf_puts(b, "<tr><th>");
-    buf_html(b, label);
-    buf_printf(b, "</th><td>%g</td>", nelo);
+    buf_puts(b, "<tr>");
+    if (label) {
+        buf_puts(b, "<th>");
+        buf_html(b, label);
+        buf_puts(b, "</th>");
+    }
+    buf_printf(b, "<td>%g</td>", nelo);
     if (key)
         buf_printf(b, "<td data-k=\"%s-pairs\">%.0f</td><td data-k=\"%s-games\">%.0f</td>"
                       "<td data-k=\"%s-pass\">%.1f %%</td></tr>\n",
@@ -156,12 +163,12 @@ int page_sprt_calc(const PageIn *in, Buf *b)
     result_row(b, &d, "At H1 (elo1)", "h1", d.nelo1);
     if (has_elo)
         result_row(b, &d, "At the true Elo", "elo", elo);
-    buf_puts(b, "</tbody></table>\n<h2>Over a range of Elo</h2>\n<table><thead><tr><th></th><th>True nElo</th>"
+    buf_puts(b, "</tbody></table>\n<h2>Over a range of Elo</h2>\n<table><thead><tr><th>True nElo</th>"
                 "<th>Expected pairs</th><th>Expected games</th><th>Pass probability</th></tr></thead><tbody>\n");
     double w = d.nelo1 - d.nelo0;
     for (int i = 0; i < SWEEP_POINTS; i++) {
         double x = d.nelo0 - w + 3 * w * i / (SWEEP_POINTS - 1);
-        result_row(b, &d, "", NULL, fabs(x) < 1e-12 * w ? 0 : x);
+        result_row(b, &d, NULL, NULL, fabs(x) < 1e-12 * w ? 0 : x);
     }
     buf_puts(b, "</tbody></table>\n");
     foot(b);
