@@ -306,8 +306,49 @@ void sched_destroy(Sched **sp)
 
 void sched_invalidate(Sched *s) { s->stale = true; }
 
-/* A run's throughput share (percent; 100 when unset). */
-static double share(const SchedRun *r) { return r->run.throughput > 0 ? r->run.throughput : 100; }
+/*
+ * Long controls get their share (sched.h, sched_tc_ratio): Fishtest's
+ * rule, server/fishtest/rundb.py calc_itp and util.py
+ * estimate_game_duration and get_tc_ratio.  A game lasts, by estimate,
+ * base + 60 increments on each side's clock (60 moves a side: our
+ * games' 114-120 plies, docs/measurements.md; Fishtest's 68 are chess's),
+ * or 60 moves of nodes at SCHED_REF_NPS; twice that with time odds'
+ * two clocks averaged, times the threads each engine searches with.
+ */
+enum { SCHED_MOVES_A_SIDE = 60 };
+static const double SCHED_REF_NPS = 1e6;           /* xqf-engine bench on one core: 0.9-1.9 M nodes/s */
+static const double SCHED_REF_BASE_S = 10, SCHED_REF_INC_S = 0.1;
+
+/* One side's estimated seconds on the clock (base_ms, inc_ms) or at nodes per move (0: neither). */
+static double side_seconds(int64_t nodes, int64_t base_ms, int64_t inc_ms)
+{
+    if (nodes > 0)
+        return SCHED_MOVES_A_SIDE * (double)nodes / SCHED_REF_NPS;
+    return (double)base_ms / 1000 + SCHED_MOVES_A_SIDE * (double)inc_ms / 1000;
+}
+
+double sched_tc_ratio(const StoreRun *r)
+{
+    double ref = SCHED_REF_BASE_S + SCHED_MOVES_A_SIDE * SCHED_REF_INC_S;
+    double one = side_seconds(r->nodes, r->base_ms, r->inc_ms);
+    double two = r->nodes <= 0 && r->base1_ms > 0 ? side_seconds(0, r->base1_ms, r->inc1_ms) : one;
+    double game = (one + two) / 2;
+    if (!(game > 0))
+        return 1;                                   /* fixed depth: no estimate (sched.h) */
+    return (r->threads > 1 ? r->threads : 1) * game / ref;
+}
+
+double sched_pair_weight(const StoreRun *r)
+{
+    double ratio = sched_tc_ratio(r);
+    return ratio > 1 ? pow(ratio, SCHED_TC_EXPONENT - 1) : 1;
+}
+
+/* A run's share of the pairs: its throughput (percent; 100 when unset) weighed by its time control. */
+static double share(const SchedRun *r)
+{
+    return (r->run.throughput > 0 ? r->run.throughput : 100) * sched_pair_weight(&r->run);
+}
 
 /* The pass of pairs given out to r. */
 static double stride(const SchedRun *r, int64_t pairs) { return (double)pairs / share(r); }
@@ -570,8 +611,9 @@ static int fill_task(const SchedRun *r, const StoreLease *l, XqfMsg *m)
  * task given adds its pairs / throughput to the run's pass, so over time
  * runs of one priority get pairs in proportion to their throughput, even
  * with fewer workers than runs), then the fewest leases per share
- * (leased / throughput, compared crosswise: a run of share 50 is served
- * when it has half the leases of a run of share 100), then age.
+ * (leased / share, compared crosswise: a run of share 50 is served
+ * when it has half the leases of a run of share 100), then age.  The
+ * share is the throughput weighed by the time control (share()).
  */
 static int serve_order(const void *a, const void *b)
 {
@@ -581,9 +623,8 @@ static int serve_order(const void *a, const void *b)
     /* passes are sums of fractions: equal up to rounding is a tie, left to the leases */
     if (fabs(x->pass - y->pass) > 1e-9 * (fabs(x->pass) + fabs(y->pass)))
         return x->pass < y->pass ? -1 : 1;
-    int64_t wx = x->run.leased * (y->run.throughput > 0 ? y->run.throughput : 100);
-    int64_t wy = y->run.leased * (x->run.throughput > 0 ? x->run.throughput : 100);
-    if (wx != wy)
+    double wx = (double)x->run.leased * share(y), wy = (double)y->run.leased * share(x);
+    if (fabs(wx - wy) > 1e-9 * (wx + wy))
         return wx < wy ? -1 : 1;
     return x->run.id < y->run.id ? -1 : x->run.id > y->run.id;
 }

@@ -7,8 +7,9 @@
  * seconds) with their books.  A worker gets work from the runs of the
  * highest priority it can play (build), the run with the fewest pairs
  * given out per throughput share first (stride scheduling: shares hold
- * over time, with fewer workers than runs too); a run with nothing to
- * give is skipped until the next refresh.
+ * over time, with fewer workers than runs too; a long control's share
+ * weighed as Fishtest's, sched_pair_weight); a run with nothing to give
+ * is skipped until the next refresh.
  *
  * Run kinds (schemas/formats/run_kinds.def) plug in through RunKindOps (sched.c),
  * indexed by the kind: SPRT tests get their tasks from the database
@@ -101,6 +102,26 @@ int sched_after_commit(Sched *s);
 int sched_progress(Sched *s, int64_t now_ms);
 /* Forgets the reports noted since the last commit (the transaction was rolled back). */
 void sched_rollback(Sched *s);
+
+/*
+ * Long controls get their share, as Fishtest weighs a run's throughput
+ * (server/fishtest/rundb.py, calc_itp: itp *= tc_ratio ** 0.774 for
+ * tc_ratio > 1; its workers go to the run of the fewest cores per itp).
+ * sched_tc_ratio: the run's estimated game duration over the reference
+ * control's, 10+0.1, times its threads per engine (sched.c: a side's
+ * base + 60 increments, or 60 moves of fixed nodes at 1 M nodes/s; time
+ * odds' two clocks averaged; a fixed-depth run, no clock and no nodes,
+ * has no estimate: 1).  This scheduler gives out game pairs per share,
+ * so to give a longer run ratio^0.774 times the CPU of a reference one
+ * it gives it ratio^0.774 / ratio of the pairs: sched_pair_weight is
+ * ratio^(0.774 - 1) for ratio > 1, else 1 (shorter runs are not boosted,
+ * as Fishtest's; and they keep this scheduler's equal pairs per share),
+ * and a run's share is its throughput times that weight.  1 / 6^0.226 =
+ * 0.667 of the pairs at 60+0.6 (4.0x the CPU).  These can't fail.
+ */
+#define SCHED_TC_EXPONENT 0.774
+double sched_tc_ratio(const StoreRun *r);
+double sched_pair_weight(const StoreRun *r);
 
 /* SPRT: the LLR of a run's counts and the verdict it implies ("" when none). */
 double sched_sprt_llr(const StoreRun *r, const char **verdict);

@@ -22,6 +22,7 @@
 #include "store_spsa.h"
 #include "store_steer.h"
 #include "store_tasks.h"
+#include "store_test.h"
 
 TestSuite(steer, .init = cu_fixture_init, .fini = cu_fixture_fini);
 
@@ -282,6 +283,100 @@ Test(steer, shares_hold_over_time_with_fewer_slots_than_runs)
     }
     fprintf(stderr, "steer: 30 runs on 4 slots, %d tasks, %lld pairs: every run within %.1f%% of its share\n",
             SLOTS * ROUNDS, (long long)total, 100 * worst);
+}
+
+/* ---- long controls get their share (sched.h, sched_pair_weight) ---------------- */
+
+/* A run's row with only what the weight reads. */
+static StoreRun control(int64_t nodes, int64_t base_ms, int64_t inc_ms, int threads)
+{
+    StoreRun r;
+    memset(&r, 0, sizeof r);
+    r.nodes = nodes, r.base_ms = base_ms, r.inc_ms = inc_ms, r.threads = threads;
+    return r;
+}
+
+Test(steer, a_controls_ratio_and_weight)
+{
+    StoreRun stc = control(0, 10000, 100, 1), ltc = control(0, 60000, 600, 1);
+    cr_assert_float_eq(sched_tc_ratio(&stc), 1, 1e-12);
+    cr_assert_float_eq(sched_tc_ratio(&ltc), 6, 1e-12, "60+0.6 is 6 times 10+0.1");
+    cr_assert_float_eq(sched_pair_weight(&ltc), pow(6, -0.226), 1e-12);
+    cr_assert_float_eq(6 * sched_pair_weight(&ltc), 4.0021, 1e-4, "Fishtest's LTC: 4x the STC's CPU");
+    StoreRun smp = control(0, 10000, 100, 4);
+    cr_assert_float_eq(sched_tc_ratio(&smp), 4, 1e-12, "4 threads a game take 4 cores");
+    StoreRun odds = control(0, 10000, 100, 1);
+    odds.base1_ms = 50000, odds.inc1_ms = 500;                  /* 10+0.1 against 50+0.5: 16 s and 80 s */
+    cr_assert_float_eq(sched_tc_ratio(&odds), 3, 1e-12, "time odds: the two clocks averaged");
+    StoreRun bullet = control(0, 1000, 10, 1), small = control(20000, 0, 0, 1), depth = control(0, 0, 0, 1);
+    cr_assert_float_eq(sched_pair_weight(&bullet), 1, 1e-12, "a shorter control is not boosted");
+    StoreRun nodes = control(1600000, 0, 0, 1);                 /* 60 moves of 1.6 M nodes at 1 M nodes/s: 96 s */
+    cr_assert_float_eq(sched_tc_ratio(&nodes), 6, 1e-12);
+    cr_assert_float_eq(sched_pair_weight(&small), 1, 1e-12, "20,000 nodes: below 10+0.1");
+    cr_assert_float_eq(sched_tc_ratio(&depth), 1, 1e-12, "fixed depth: no estimate, 1");
+}
+
+/*
+ * A short (10+0.1) and a long (60+0.6) run of equal throughput on the same
+ * simulated workers: 8 slots, each busy for a task's games at the
+ * estimated duration of its control (sched.c: base + 60 increments a
+ * side), asking again when free; 300 tasks of 1 pair.  The long run gets
+ * 6^0.774 / 6 = 0.667 of the short one's pairs, and 6^0.774 = 4.0 times its
+ * slot time (Fishtest's rule); before the weight, equal pairs and 6 times
+ * the time.
+ */
+Test(steer, long_controls_get_their_share)
+{
+    CU_REQUIRE_DB();
+    enum { SLOTS = 8, TASKS = 300 };
+    int64_t runs[2] = { cu_sprt(cu_fx.store, "NullR=2", 1, 1000000, 200, 0, 5),
+                        cu_sprt(cu_fx.store, "NullR=3", 1, 1000000, 200, 0, 5) };
+    const double pair_s[2] = { 2 * 2 * (10 + 60 * 0.1), 2 * 2 * (60 + 60 * 0.6) }; /* 2 games of 2 sides */
+    char sql[256], err[256];
+    snprintf(sql, sizeof sql, "UPDATE runs SET nodes = 0, base_ms = 10000, inc_ms = 100 WHERE id = %" PRId64, runs[0]);
+    cr_assert_eq(store_exec(cu_fx.store, sql, err, sizeof err), 0, "%s", err);
+    snprintf(sql, sizeof sql, "UPDATE runs SET nodes = 0, base_ms = 60000, inc_ms = 600 WHERE id = %" PRId64, runs[1]);
+    cr_assert_eq(store_exec(cu_fx.store, sql, err, sizeof err), 0, "%s", err);
+    int64_t w = worker("w1");
+    double free_at[SLOTS] = { 0 }, busy[2] = { 0 }, now = 0;
+    int64_t pairs[2] = { 0 };
+    Sched *s = sched_new(cu_fx.store);
+    cr_assert(s);
+    for (int given = 0; given < TASKS; given++) {
+        int k = 0;                                   /* the slot free first asks */
+        for (int j = 1; j < SLOTS; j++)
+            k = free_at[j] < free_at[k] ? j : k;
+        now = free_at[k];
+        cr_assert_eq(sched_refresh(s, (int64_t)(now * 1000), 3000), 0);
+        XqfMsg out;
+        SchedAsk ask = { .worker = w, .build = "", .key = 1 };
+        cr_assert_eq(store_begin(cu_fx.store), 0);
+        cr_assert_eq(sched_claim_batch(s, &ask, 1, 1, 60000, &out), 0);
+        cr_assert_eq(out.type, XQF_MSG_TASK, "task %d", given);
+        const XqfMsg_task *t = &out.u.task;
+        int i = (int64_t)t->run_id == runs[1];
+        cr_assert(i || (int64_t)t->run_id == runs[0]);
+        pairs[i] += (int64_t)t->pairs;
+        busy[i] += pair_s[i] * (double)t->pairs;
+        free_at[k] = now + pair_s[i] * (double)t->pairs;
+        /* its result comes back at once: the database needs no clock, the slot stays busy in the simulation */
+        StoreCounts c = draws((int64_t)t->pairs);
+        cr_assert_eq(cu_report(cu_fx.store, w, (int64_t)t->task_id, (int64_t)t->lease, &c, NULL, 60000, NULL, NULL),
+                     REPORT_ACCEPTED);
+        cr_assert_eq(sched_report(s, runs[i], (int64_t)t->task_id, true), 0);
+        cr_assert_eq(store_commit(cu_fx.store), 0);
+        xqf_msg_free(&out);
+    }
+    sched_destroy(&s);
+    double pair_ratio = (double)pairs[1] / (double)pairs[0], time_ratio = busy[1] / busy[0];
+    double want_pairs = pow(6, SCHED_TC_EXPONENT) / 6, want_time = pow(6, SCHED_TC_EXPONENT);
+    fprintf(stderr, "steer: 10+0.1 and 60+0.6 on %d slots, %d tasks over %.0f simulated s: pairs %lld and %lld "
+                    "(ratio %.3f, rule %.3f), slot time ratio %.3f (rule %.3f)\n",
+            SLOTS, TASKS, now, (long long)pairs[0], (long long)pairs[1], pair_ratio, want_pairs, time_ratio,
+            want_time);
+    cr_assert_float_eq(pair_ratio, want_pairs, 0.03 * want_pairs, "pairs: %lld and %lld", (long long)pairs[0],
+                       (long long)pairs[1]);
+    cr_assert_float_eq(time_ratio, want_time, 0.03 * want_time);
 }
 
 /* ---- fixed-games runs and time odds -------------------------------------------- */

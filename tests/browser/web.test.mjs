@@ -2,8 +2,8 @@
 // puppeteer-core, against a real PostgreSQL (XQF_TEST_DB), coordinator,
 // worker and xqf-web (XQF_BIN).  Run by ctest (test "browser", label
 // "browser"; ops/setup installs puppeteer-core into tests/browser/node_modules).
-// XQF_SCREENSHOTS=DIR keeps the screenshots of the run, machines, engines, new-run forms (SPRT, SPSA, data) and
-// waiting-for-builds pages.
+// XQF_SCREENSHOTS=DIR keeps the screenshots of the run, machines, engines, new-run forms (SPRT, SPSA, data),
+// waiting-for-builds and SPRT calculator pages.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
@@ -132,6 +132,26 @@ test('the machines page shows the worker', { skip }, async () => {
   assert.match(text, /browser-worker/);
   if (process.env.XQF_SCREENSHOTS)
     await page.screenshot({ path: join(process.env.XQF_SCREENSHOTS, 'machines.png'), fullPage: true });
+  await page.close();
+});
+
+test('the SPRT calculator answers as xqf-tune stats --expected, and its result is a link', { skip }, async () => {
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1000, height: 900 });
+  await page.goto(`${url}/sprt-calc`);
+  for (const [f, v] of [['elo0', '0'], ['elo1', '2'], ['alpha', '0.05'], ['beta', '0.1'], ['elo', '1.5']])
+    await page.$eval(`#f-${f}`, (e, x) => { e.value = x; }, v);
+  await Promise.all([page.waitForNavigation(), page.click('form.new button')]);
+  assert.match(page.url(), /\/sprt-calc\?elo0=0&elo1=2&alpha=0.05&beta=0.1&elo=1.5$/);
+  const cli = execFileSync(join(BIN, 'xqf-tune'), ['stats', '--expected', '--elo0', '0', '--elo1', '2', '--alpha',
+    '0.05', '--beta', '0.1', '--elo', '1.5'], { stdio: ['ignore', 'pipe', log] }).toString();
+  const cell = (k) => page.$eval(`td[data-k="${k}"]`, (e) => e.textContent);
+  assert.equal(await cell('elo-pairs'), cli.match(/Expected pairs: (\S+)/)[1]);
+  assert.equal(await cell('elo-pass'), cli.match(/Pass probability: (.+)/)[1]);
+  if (process.env.XQF_SCREENSHOTS)
+    await page.screenshot({ path: join(process.env.XQF_SCREENSHOTS, 'sprt-calc.png'), fullPage: true });
+  await page.goto(`${url}/sprt-calc?elo0=3&elo1=1`);
+  assert.match(await page.$eval('#err-elo1', (e) => e.textContent), /elo1 \(1\) must be above elo0 \(3\)/);
   await page.close();
 });
 

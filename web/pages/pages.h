@@ -43,7 +43,8 @@ void page_error(Buf *b, int status, const char *reason);
  *     int page_NAME(const PageIn *in, Buf *b);
  * the runs (runs.c: filtered by the query's state, kind and owner), the
  * workers seen lately (machines.c), one engine record with its history
- * (engines.c: 404 when there is none).
+ * (engines.c: 404 when there is none), the SPRT calculator (sprt_calc.c:
+ * the query is the calculation; 400 with a message beside each bad field).
  */
 typedef struct {
     Store *s;
