@@ -126,7 +126,7 @@ int page_sprt_calc(const PageIn *in, Buf *b)
     buf_puts(b, "<h1>SPRT calculator</h1>\n<p>What an SPRT of normalized-Elo bounds elo0 and elo1 and error rates "
                 "alpha and beta is expected to do: the game pairs it takes to a decision and the probability that it "
                 "passes (H1 accepted), at H0, at H1 and at a true normalized Elo. A Brownian model of the LLR "
-                "(<code>tuner/stats/sprt_calc.h</code>, as Fishtest's calculator): in normalized Elo it needs no draw "
+                "(<code>stats/sprt_calc.h</code>, as Fishtest's calculator): in normalized Elo it needs no draw "
                 "ratio. The discrete LLR overshoots its bounds, so real tests run slightly longer.</p>\n");
     if (!ok) {
         buf_puts(b, "<p class=\"error\">The calculation was not made (");
