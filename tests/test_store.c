@@ -407,7 +407,7 @@ static void await_lock_wait(const char *name)
     for (int i = 0; i < 1000; i++) {
         if (store_exec(cu_fx.store, sql, error, sizeof error) == 0)
             return;
-        usleep(10000);
+        cu_sleep_ms(10);
     }
     cr_assert_fail("session %s never waited for a lock", name);
 }
@@ -487,6 +487,59 @@ Test(store, expiry_and_a_runs_end_take_their_locks_in_one_order, .timeout = 60)
              "THEN RAISE EXCEPTION 'a task of the stopped run is not cancelled'; END IF; END $$",
              run);
     check_sql(cu_fx.store, sql);
+}
+
+/*
+ * The same storm's other deadlock: the coordinator's batch (one
+ * transaction) hands back the late answers first, then runs its reports
+ * and claims, which lock the run; a hand-back that locked its task
+ * without the run held it while the batch waited for the run, which a
+ * run's end held while it waited for that task.  Made to happen every
+ * time: the batch's transaction hands T3 back; the run's end takes the
+ * run and waits; the batch claims (the run's lock).  Before the fix:
+ * 40P01 on one side.  With it, the hand-back takes the run first and the
+ * run's end waits for the batch whole.
+ */
+Test(store, a_hand_back_in_a_batch_and_a_runs_end_take_their_locks_in_one_order, .timeout = 60)
+{
+    CU_REQUIRE_DB();
+    int64_t run = cu_sprt(cu_fx.store, "", 1, 100, 500, -500, 500);
+    int64_t workers[3];
+    StoreLease l[3];
+    bool given[3];
+    for (int i = 0; i < 3; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "hand-back-order-%d", i);
+        cr_assert_eq(store_hello(cu_fx.store, name, "b", 1, 1, "", &workers[i]), 1);
+    }
+    cr_assert_eq(store_claim_batch(cu_fx.store, run, workers, 3, 60000, l, given), 3);
+
+    Session batch = { .s = session_open("xqf-lock-batch") };
+    Session end = { .s = session_open("xqf-lock-end") };
+    char sql[512];
+    check_sql(batch.s, "BEGIN");
+    snprintf(sql, sizeof sql,
+             "SELECT xqf_handback(%" PRId64 ", %" PRId64 ", %" PRId64 ", 'not asked for (a late answer)', false, 5)",
+             workers[2], l[2].task_id, l[2].token);
+    check_sql(batch.s, sql);
+    snprintf(end.sql, sizeof end.sql, "SELECT xqf_finish_run(%" PRId64 ", 'stopped', 'by a test', NULL)", run);
+    session_start(&end);
+    await_lock_wait("xqf-lock-end");
+    snprintf(batch.sql, sizeof batch.sql, "SELECT * FROM xqf_claim_batch(%" PRId64 ", ARRAY[%" PRId64 "]::bigint[], 60000)",
+             run, workers[0]);
+    session_start(&batch);
+    pthread_join(batch.thread, NULL);
+    char error[256];
+    int committed = store_exec(batch.s, batch.rc == 0 ? "COMMIT" : "ROLLBACK", error, sizeof error);
+    pthread_join(end.thread, NULL);
+    cr_expect_eq(batch.rc, 0, "the batch's claim failed: %s", batch.error);
+    cr_expect_eq(end.rc, 0, "the run's end failed: %s", end.error);
+    store_destroy(&batch.s);
+    store_destroy(&end.s);
+    cr_assert(batch.rc == 0 && end.rc == 0 && committed == 0);
+    StoreRun r;
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
+    cr_assert_str_eq(r.state, "stopped");
 }
 
 Test(store, batches_judge_each_report_in_order)
