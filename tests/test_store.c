@@ -4,6 +4,8 @@
  * hand-backs, run completion.
  */
 #include <criterion/criterion.h>
+#include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -359,6 +361,185 @@ Test(store, sprt_verdict_finishes_and_cancels)
     StoreRun *active;
     cr_assert_eq(store_active_runs(cu_fx.store, &active), 0);
     free(active);
+}
+
+/* ---- the lock order (docs/architecture.md, "Lock order") ---------------------- */
+
+/* A session of its own (application_name `name`, found so in pg_stat_activity) running one statement in a thread. */
+typedef struct {
+    Store *s;
+    char sql[512];
+    char error[256];
+    int rc;
+    pthread_t thread;
+} Session;
+
+static Store *session_open(const char *name)
+{
+    char conninfo[1400];
+    snprintf(conninfo, sizeof conninfo, "%s application_name=%s", cu_fx.db, name);
+    Store *s = store_new(conninfo);
+    cr_assert_not_null(s);
+    cr_assert_eq(store_connect(s), 0, "session %s cannot connect", name);
+    return s;
+}
+
+static void *session_body(void *arg)
+{
+    Session *x = arg;
+    x->rc = store_exec(x->s, x->sql, x->error, sizeof x->error);
+    return NULL;
+}
+
+static void session_start(Session *x)
+{
+    cr_assert_eq(pthread_create(&x->thread, NULL, session_body, x), 0);
+}
+
+/* Waits (10 s at most) until the session named `name` waits for a lock another one holds. */
+static void await_lock_wait(const char *name)
+{
+    char sql[512], error[256];
+    snprintf(sql, sizeof sql,
+             "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE application_name = '%s' "
+             "AND wait_event_type = 'Lock') THEN RAISE EXCEPTION 'not waiting'; END IF; END $$",
+             name);
+    for (int i = 0; i < 1000; i++) {
+        if (store_exec(cu_fx.store, sql, error, sizeof error) == 0)
+            return;
+        cu_sleep_ms(10);
+    }
+    cr_assert_fail("session %s never waited for a lock", name);
+}
+
+/*
+ * The deadlock of a restart storm (issue 64): the coordinator expiring
+ * leases (xqf_expire_given) while the run is ended (xqf_finish_run: the
+ * load generator's end, a verdict, a stop).  Before the lock order,
+ * expiry locked its tasks by id without the run, and the run's end locked
+ * the run, then its tasks in the order its scan met them (their place in
+ * the table, which updates change).  Made to happen every time: three
+ * leased tasks T1 < T2 < T3 by id, T3 first in the table; a third session
+ * holds T2, so that the expiry takes T1 and waits; the run's end takes
+ * the run and T3, and waits for T1; T2 let go, the expiry takes it and
+ * waits for T3: 40P01 there (deadlock detected) before the fix.  With it,
+ * the expiry takes the run first and the run's end waits for it whole.
+ */
+Test(store, expiry_and_a_runs_end_take_their_locks_in_one_order, .timeout = 60)
+{
+    CU_REQUIRE_DB();
+    int64_t run = cu_sprt(cu_fx.store, "", 1, 100, 500, -500, 500);
+    int64_t workers[3];
+    StoreLease l[3];
+    bool given[3];
+    for (int i = 0; i < 3; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "lock-order-%d", i);
+        cr_assert_eq(store_hello(cu_fx.store, name, "b", 1, 1, "", &workers[i]), 1);
+    }
+    cr_assert_eq(store_claim_batch(cu_fx.store, run, workers, 3, 60000, l, given), 3);
+    cr_assert(l[0].task_id < l[1].task_id && l[1].task_id < l[2].task_id);
+    int64_t t1 = l[0].task_id, t2 = l[1].task_id, t3 = l[2].task_id;
+    /* T1 and T2 moved behind T3 in the table (a change of state is a new row version there), still leased */
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "UPDATE tasks SET state = 'queued' WHERE id IN (%" PRId64 ", %" PRId64 "); "
+             "UPDATE tasks SET state = 'leased' WHERE id IN (%" PRId64 ", %" PRId64 ")",
+             t1, t2, t1, t2);
+    check_sql(cu_fx.store, sql);
+    snprintf(sql, sizeof sql,
+             "DO $$ BEGIN IF (SELECT array_agg(id ORDER BY ctid) FROM tasks WHERE run_id = %" PRId64 ") "
+             "<> ARRAY[%" PRId64 ", %" PRId64 ", %" PRId64 "]::bigint[] "
+             "THEN RAISE EXCEPTION 'T3 is not first in the table'; END IF; END $$",
+             run, t3, t1, t2);
+    check_sql(cu_fx.store, sql);
+
+    Store *holder = session_open("xqf-lock-holder");
+    Session expiry = { .s = session_open("xqf-lock-expiry") };
+    Session end = { .s = session_open("xqf-lock-end") };
+    check_sql(holder, "BEGIN");
+    snprintf(sql, sizeof sql, "SELECT 1 FROM tasks WHERE id = %" PRId64 " FOR UPDATE", t2);
+    check_sql(holder, sql);
+    snprintf(expiry.sql, sizeof expiry.sql,
+             "SELECT xqf_expire_given(ARRAY[%" PRId64 ", %" PRId64 ", %" PRId64 "]::bigint[], "
+             "ARRAY[%" PRId64 ", %" PRId64 ", %" PRId64 "]::bigint[])",
+             t1, t2, t3, l[0].token, l[1].token, l[2].token);
+    session_start(&expiry);
+    await_lock_wait("xqf-lock-expiry");
+    snprintf(end.sql, sizeof end.sql, "SELECT xqf_finish_run(%" PRId64 ", 'stopped', 'by a test', NULL)", run);
+    session_start(&end);
+    await_lock_wait("xqf-lock-end");
+    check_sql(holder, "COMMIT");
+    pthread_join(expiry.thread, NULL);
+    pthread_join(end.thread, NULL);
+    cr_expect_eq(expiry.rc, 0, "the expiry failed: %s", expiry.error);
+    cr_expect_eq(end.rc, 0, "the run's end failed: %s", end.error);
+    store_destroy(&holder);
+    store_destroy(&expiry.s);
+    store_destroy(&end.s);
+    cr_assert(expiry.rc == 0 && end.rc == 0);
+    /* both done: the run stopped, its tasks cancelled */
+    StoreRun r;
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
+    cr_assert_str_eq(r.state, "stopped");
+    snprintf(sql, sizeof sql,
+             "DO $$ BEGIN IF EXISTS (SELECT 1 FROM tasks WHERE run_id = %" PRId64 " AND state <> 'cancelled') "
+             "THEN RAISE EXCEPTION 'a task of the stopped run is not cancelled'; END IF; END $$",
+             run);
+    check_sql(cu_fx.store, sql);
+}
+
+/*
+ * The same storm's other deadlock: the coordinator's batch (one
+ * transaction) hands back the late answers first, then runs its reports
+ * and claims, which lock the run; a hand-back that locked its task
+ * without the run held it while the batch waited for the run, which a
+ * run's end held while it waited for that task.  Made to happen every
+ * time: the batch's transaction hands T3 back; the run's end takes the
+ * run and waits; the batch claims (the run's lock).  Before the fix:
+ * 40P01 on one side.  With it, the hand-back takes the run first and the
+ * run's end waits for the batch whole.
+ */
+Test(store, a_hand_back_in_a_batch_and_a_runs_end_take_their_locks_in_one_order, .timeout = 60)
+{
+    CU_REQUIRE_DB();
+    int64_t run = cu_sprt(cu_fx.store, "", 1, 100, 500, -500, 500);
+    int64_t workers[3];
+    StoreLease l[3];
+    bool given[3];
+    for (int i = 0; i < 3; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "hand-back-order-%d", i);
+        cr_assert_eq(store_hello(cu_fx.store, name, "b", 1, 1, "", &workers[i]), 1);
+    }
+    cr_assert_eq(store_claim_batch(cu_fx.store, run, workers, 3, 60000, l, given), 3);
+
+    Session batch = { .s = session_open("xqf-lock-batch") };
+    Session end = { .s = session_open("xqf-lock-end") };
+    char sql[512];
+    check_sql(batch.s, "BEGIN");
+    snprintf(sql, sizeof sql,
+             "SELECT xqf_handback(%" PRId64 ", %" PRId64 ", %" PRId64 ", 'not asked for (a late answer)', false, 5)",
+             workers[2], l[2].task_id, l[2].token);
+    check_sql(batch.s, sql);
+    snprintf(end.sql, sizeof end.sql, "SELECT xqf_finish_run(%" PRId64 ", 'stopped', 'by a test', NULL)", run);
+    session_start(&end);
+    await_lock_wait("xqf-lock-end");
+    snprintf(batch.sql, sizeof batch.sql, "SELECT * FROM xqf_claim_batch(%" PRId64 ", ARRAY[%" PRId64 "]::bigint[], 60000)",
+             run, workers[0]);
+    session_start(&batch);
+    pthread_join(batch.thread, NULL);
+    char error[256];
+    int committed = store_exec(batch.s, batch.rc == 0 ? "COMMIT" : "ROLLBACK", error, sizeof error);
+    pthread_join(end.thread, NULL);
+    cr_expect_eq(batch.rc, 0, "the batch's claim failed: %s", batch.error);
+    cr_expect_eq(end.rc, 0, "the run's end failed: %s", end.error);
+    store_destroy(&batch.s);
+    store_destroy(&end.s);
+    cr_assert(batch.rc == 0 && end.rc == 0 && committed == 0);
+    StoreRun r;
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
+    cr_assert_str_eq(r.state, "stopped");
 }
 
 Test(store, batches_judge_each_report_in_order)

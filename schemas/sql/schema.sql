@@ -1038,6 +1038,12 @@ END $$;
 CREATE FUNCTION public.xqf_expire_given(p_tasks bigint[], p_tokens bigint[]) RETURNS bigint
     LANGUAGE sql
     AS $$
+    -- The lock order (docs/architecture.md): the tasks' runs first, by id,
+    -- then the tasks, by id.  Tasks locked without their run deadlocked
+    -- with a run's end (xqf_finish_run: a verdict, a stop, the load
+    -- generator's end), which held the run and locked the run's tasks in
+    -- the order its scan met them, not by id (issue 64, a restart storm).
+    SELECT 1 FROM runs WHERE id IN (SELECT run_id FROM tasks WHERE id = ANY (p_tasks)) ORDER BY id FOR UPDATE;
     WITH g AS (
         SELECT * FROM unnest(p_tasks, p_tokens) AS g(task, token)),
     e AS (
@@ -1064,11 +1070,15 @@ CREATE FUNCTION public.xqf_finish_run(p_run bigint, p_state text, p_verdict text
 DECLARE
     v_quarantined bigint;
 BEGIN
-    -- Locks the run, then its tasks: the order reports take them.
+    -- The lock order (docs/architecture.md): the run, then its tasks by id.
+    -- The UPDATE below alone would lock them in the order its scan meets
+    -- them (their place in the table), against the id order of every
+    -- other writer of several tasks (issue 64: a deadlock with an expiry).
     PERFORM 1 FROM runs WHERE id = p_run AND state = 'active' FOR UPDATE;
     IF NOT FOUND THEN
         RETURN false;
     END IF;
+    PERFORM 1 FROM tasks WHERE run_id = p_run AND state IN ('queued', 'leased') ORDER BY id FOR UPDATE;
     IF p_state = 'finished' AND p_verdict = 'max pairs' THEN
         SELECT count(*) INTO v_quarantined FROM tasks WHERE run_id = p_run AND state = 'quarantined';
         IF v_quarantined > 0 THEN
@@ -1200,6 +1210,13 @@ DECLARE
     v_keys integer;
     v_need integer;
 BEGIN
+    -- The lock order (docs/architecture.md): the task's run first, then
+    -- the task.  The coordinator hands back in the same transaction as the
+    -- batch's reports and claims, which lock the run: a task locked before
+    -- its run there deadlocked with a run's end (xqf_finish_run: the run,
+    -- then its tasks), as in a restart storm, whose late answers are
+    -- handed back (issue 64); and a refusal may end the run itself below.
+    PERFORM 1 FROM runs WHERE id = (SELECT run_id FROM tasks WHERE id = p_task) FOR UPDATE;
     SELECT coalesce(auth_name, name) INTO v_key FROM workers WHERE id = p_worker;
     -- a refusal of a build the worker reported it will not run is about the worker: no key counted
     IF p_refused AND EXISTS (SELECT 1 FROM tasks t JOIN runs r ON r.id = t.run_id

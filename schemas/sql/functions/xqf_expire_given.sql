@@ -5,6 +5,12 @@
 -- passed over.  Found by the tasks' primary key, not by a scan of the
 -- leased tasks.  Returns how many tasks.
 CREATE OR REPLACE FUNCTION xqf_expire_given(p_tasks bigint[], p_tokens bigint[]) RETURNS bigint LANGUAGE sql AS $$
+    -- The lock order (docs/architecture.md): the tasks' runs first, by id,
+    -- then the tasks, by id.  Tasks locked without their run deadlocked
+    -- with a run's end (xqf_finish_run: a verdict, a stop, the load
+    -- generator's end), which held the run and locked the run's tasks in
+    -- the order its scan met them, not by id (issue 64, a restart storm).
+    SELECT 1 FROM runs WHERE id IN (SELECT run_id FROM tasks WHERE id = ANY (p_tasks)) ORDER BY id FOR UPDATE;
     WITH g AS (
         SELECT * FROM unnest(p_tasks, p_tokens) AS g(task, token)),
     e AS (

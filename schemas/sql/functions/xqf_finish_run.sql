@@ -5,11 +5,15 @@ RETURNS boolean LANGUAGE plpgsql AS $$
 DECLARE
     v_quarantined bigint;
 BEGIN
-    -- Locks the run, then its tasks: the order reports take them.
+    -- The lock order (docs/architecture.md): the run, then its tasks by id.
+    -- The UPDATE below alone would lock them in the order its scan meets
+    -- them (their place in the table), against the id order of every
+    -- other writer of several tasks (issue 64: a deadlock with an expiry).
     PERFORM 1 FROM runs WHERE id = p_run AND state = 'active' FOR UPDATE;
     IF NOT FOUND THEN
         RETURN false;
     END IF;
+    PERFORM 1 FROM tasks WHERE run_id = p_run AND state IN ('queued', 'leased') ORDER BY id FOR UPDATE;
     IF p_state = 'finished' AND p_verdict = 'max pairs' THEN
         SELECT count(*) INTO v_quarantined FROM tasks WHERE run_id = p_run AND state = 'quarantined';
         IF v_quarantined > 0 THEN

@@ -10,6 +10,13 @@ DECLARE
     v_keys integer;
     v_need integer;
 BEGIN
+    -- The lock order (docs/architecture.md): the task's run first, then
+    -- the task.  The coordinator hands back in the same transaction as the
+    -- batch's reports and claims, which lock the run: a task locked before
+    -- its run there deadlocked with a run's end (xqf_finish_run: the run,
+    -- then its tasks), as in a restart storm, whose late answers are
+    -- handed back (issue 64); and a refusal may end the run itself below.
+    PERFORM 1 FROM runs WHERE id = (SELECT run_id FROM tasks WHERE id = p_task) FOR UPDATE;
     SELECT coalesce(auth_name, name) INTO v_key FROM workers WHERE id = p_worker;
     -- a refusal of a build the worker reported it will not run is about the worker: no key counted
     IF p_refused AND EXISTS (SELECT 1 FROM tasks t JOIN runs r ON r.id = t.run_id
