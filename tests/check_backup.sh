@@ -4,27 +4,33 @@
 # "Backups that restore").
 #
 # A local cluster of its own (ops/cluster: PostgreSQL in BUILD/backup-test/pg
-# archiving its WAL, a coordinator, two workers) plays an SPRT at fixed nodes
+# archiving its WAL, a coordinator, one worker) plays an SPRT at fixed nodes
 # that can only end by its cap of BACKUP_PAIRS pairs.  During the run, a base
 # backup (ops/backup); then more results, a WAL segment switch and its
 # archiving (the last archived point: A pairs counted); then more results
 # (B pairs counted and acknowledged) that live only in the segment not yet
 # archived; then the database is lost: the postmaster and its processes
-# killed -9, the data folder deleted.  The coordinator is stopped, the
-# database restored (ops/restore: R pairs, A <= R < B: the results after the
-# archived point are gone from it), the coordinator started again, and the
-# run must finish exactly as an uninterrupted one: its pairs its cap, W+D+L
-# twice its pairs, the pentanomial its pairs, its tasks' pairs and their
-# leases' results its pairs, every task done, no two tasks over the same
-# pair, and each of the run's 2 x cap games stored once (games 0 .. 2 cap - 1).
-# The lost results come back by being played again, never resent: a
+# killed -9, the data folder deleted, and the operators' public key file
+# with it.  The coordinator is stopped; ops/restore must refuse (exit 1, no
+# data folder made) a backup without its MANIFEST, one with a file changed
+# and one with its base backup changed; then the real restore: R pairs,
+# A <= R < B (the results after the archived point are gone, their games
+# with them), the key file put back with its SHA-256, and a second
+# ops/restore refused over the live folder.  The coordinator back, and a
+# second worker, the run must finish exactly as an uninterrupted one: its
+# pairs its cap, W+D+L twice its pairs, the pentanomial its pairs, its
+# tasks' pairs and their leases' results its pairs, every task done, no two
+# tasks over the same pair, and each of the run's 2 x cap games stored once
+# (games 0 .. 2 cap - 1).
+# The lost results come back by being played again, never resent: each lost
+# pair must be counted under a lease claimed after the restore.  How: a
 # worker's report after the restore is answered stale (a lease the restored
 # database never had) or invalid (its records start past what the restored
-# lease counts), the worker drops that task; the restored leases of tasks
+# lease counts) and the worker drops that task; the restored leases of tasks
 # finished in the lost part expire one lease after the coordinator's start
-# and are given again from the pairs the restored database counts; new
-# leases play every missing pair.  The test prints how many of each.  Skipped (exit 77) without PostgreSQL's initdb, pg_basebackup and
-# pg_verifybackup.  About 2-3 minutes.
+# and are given again from the pairs the restored database counts.  The test
+# prints how many of each.  Skipped (exit 77) without PostgreSQL's initdb,
+# pg_basebackup and pg_verifybackup.  About 2-3 minutes.
 source "$(dirname "$0")/skip.sh"
 set -u
 ROOT=$(cd "$1" && pwd) BUILD=$(cd "$2" && pwd)
@@ -39,7 +45,15 @@ done
 PAIRS=${BACKUP_PAIRS:-48}
 NODES=${BACKUP_NODES:-500}
 W=$BUILD/backup-test
-export XQF_BUILD=$BUILD XQF_PG_DIR=$W/pg XQF_PG_ARCHIVE=$W/archive XQF_PG_ARCHIVE_TIMEOUT=600
+ARCH=$W/archive
+# as root the server runs as postgres, which may not reach a checkout in a folder of mode 0700
+# (.ci/run's mktemp -d): ops/pg then keeps its cluster in /var/tmp, and the archive goes there too
+mkdir -p "$W"
+if [ "$(id -u)" -eq 0 ] && ! runuser -u postgres -- test -x "$W" 2>/dev/null; then
+    ARCH=/var/tmp/xqf-backup-archive-$(printf '%s' "$W" | sha256sum | cut -c1-16)
+    rm -rf "$ARCH"
+fi
+export XQF_BUILD=$BUILD XQF_PG_DIR=$W/pg XQF_PG_ARCHIVE=$ARCH XQF_PG_ARCHIVE_TIMEOUT=600
 export XQF_CLUSTER_DIR=$W/cluster XQF_CLUSTER_BUILD=0 XQF_LEASE=6
 free_port() {
     local p
@@ -62,13 +76,16 @@ mkdir -p "$W"
 cleanup() {
     "$ROOT/ops/cluster" stop >/dev/null 2>&1 || true
     "$ROOT/ops/pg" stop >/dev/null 2>&1 || true
+    case $ARCH in /var/tmp/xqf-backup-archive-*) rm -rf "$ARCH" ;; esac
 }
 trap cleanup EXIT
 
-DB=$("$ROOT/ops/cluster" start 2 2>>"$LOG" | tail -n 1) || fail "ops/cluster start (see $LOG)"
+# one worker until the loss (the run must not reach its cap before it, however fast this machine is
+# today), two after the restore
+DB=$("$ROOT/ops/cluster" start 1 2>>"$LOG" | tail -n 1) || fail "ops/cluster start (see $LOG)"
 [[ $DB == host=* ]] || fail "ops/cluster start printed no conninfo (see $LOG)"
 sql() { "$PG_BIN/psql" -X -q -tA -F '|' "$DB" -c "$1" 2>>"$LOG"; }
-note "cluster up (coordinator :$XQF_PORT, 2 workers, WAL archived into $W/archive, logs in $W)"
+note "cluster up (coordinator :$XQF_PORT, 1 worker, WAL archived into $ARCH, logs in $W)"
 
 awk -v n="$PAIRS" '!/^#/ && NF { print; if (++k == n) exit }' "$ROOT/ops/books/default.book" > "$W/book"
 RUN=$("$BUILD/bin/xqf-tune" sprt new --db "$DB" --base "" --test RookMg=700 --nodes "$NODES" --book "$W/book" \
@@ -107,18 +124,19 @@ note "segment $seg archived with $A pairs counted"
 
 # results acknowledged after it, in the segment not archived
 wait_pairs $((A + 4)) 120
-B=$(pairs)
-[ "$B" -lt "$PAIRS" ] || fail "the run reached its cap before the database was lost: raise BACKUP_PAIRS"
 acked=$(sql "SELECT count(*) FROM results r JOIN tasks t ON t.id = r.task_id WHERE t.run_id = $RUN")
 
 # the disk lost: the postmaster and its processes killed -9, the data folder deleted
 HOME_DIR=$("$ROOT/ops/pg" home)
 pm=$(head -n 1 "$HOME_DIR/data/postmaster.pid")
 kids=$(ps -o pid= --ppid "$pm" | tr -d ' ')
-B=$(pairs)
+# the pairs counted and the games stored, read last before the kill
+IFS='|' read -r B Gb <<< "$(sql "SELECT pairs, (SELECT coalesce(string_agg(game::text, ',' ORDER BY game), '')
+                                 FROM games WHERE run_id = $RUN) FROM runs WHERE id = $RUN")"
 # shellcheck disable=SC2086
 kill -KILL "$pm" $kids
 rm -rf "$HOME_DIR/data"
+[ "$B" -lt "$PAIRS" ] || fail "the run reached its cap of $PAIRS pairs before the database was lost: raise BACKUP_PAIRS"
 note "database lost at $B pairs counted ($acked leases reported): postmaster $pm and its $(echo $kids | wc -w) processes killed -9, $HOME_DIR/data deleted"
 
 # the coordinator stopped while the database is restored, then back
@@ -127,14 +145,52 @@ kill -TERM "$cpid"
 for _ in $(seq 1 100); do kill -0 "$cpid" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$cpid" 2>/dev/null && kill -KILL "$cpid"
 rm -f "$W/cluster/coordinator.pid"
+
+# refusals, before the real restore: a backup cut short, a file of it changed, its base backup changed
+refuse() {   # refuse WHAT PATTERN BACKUP: ops/restore exits 1 saying PATTERN, and makes no data folder
+    local out
+    out=$("$ROOT/ops/restore" "$3" 2>&1) && fail "ops/restore restored $1"
+    grep -q -- "$2" <<< "$out" || { echo "$out"; fail "ops/restore refused $1 without saying '$2'"; }
+    [ ! -e "$HOME_DIR/data" ] || fail "ops/restore refused $1 but made $HOME_DIR/data"
+    note "refused $1: $(grep '^error' <<< "$out" | tail -n 1)"
+}
+cp -al "$W/bk" "$W/bk-cut" && rm "$W/bk-cut/MANIFEST"
+refuse "a backup without its MANIFEST (cut short)" "no MANIFEST" "$W/bk-cut"
+cp -al "$W/bk" "$W/bk-file"
+f=$(find "$W/bk-file/files" -type f -name '*.pub' | head -n 1)
+cp --remove-destination "$f" "$f.new" && echo "sign-public 00" >> "$f.new" && mv "$f.new" "$f"
+refuse "a file whose SHA-256 is not the manifest's" "SHA-256 or size not that of the MANIFEST" "$W/bk-file"
+cp -al "$W/bk" "$W/bk-base"
+cp --remove-destination "$W/bk-base/base/PG_VERSION" "$W/bk-base/base/PG_VERSION.new"
+echo 1 >> "$W/bk-base/base/PG_VERSION.new" && mv "$W/bk-base/base/PG_VERSION.new" "$W/bk-base/base/PG_VERSION"
+refuse "a base backup changed after pg_basebackup" "pg_verifybackup: the base backup in" "$W/bk-base"
+rm -rf "$W/bk-cut" "$W/bk-file" "$W/bk-base"
+
+# a file outside PostgreSQL lost too: the operators' public key the workers trust
+pub=$W/cluster/operator.key.pub
+pub_sha=$(sha256sum "$pub" | cut -d' ' -f1)
+rm "$pub"
 restored_at=$EPOCHREALTIME
 "$ROOT/ops/restore" "$W/bk" > "$W/restore.out" 2>&1 || { cat "$W/restore.out"; fail "ops/restore"; }
 grep 'restore: ' "$W/restore.out" | sed 's/^== /    /' | tee -a "$LOG"
 R=$(pairs)
+grep -q "files: 1 put back, [0-9]* already there and the same, 0 differ" "$W/restore.out" \
+    && [ "$(sha256sum "$pub" 2>/dev/null | cut -d' ' -f1)" = "$pub_sha" ] \
+    || fail "ops/restore did not put $pub back as it was"
+out=$("$ROOT/ops/restore" "$W/bk" 2>&1) && fail "ops/restore ran over the live data folder"
+grep -q "live data folder" <<< "$out" || { echo "$out"; fail "ops/restore over a live data folder did not say so"; }
+note "refused the live data folder: $(grep '^error' <<< "$out" | tail -n 1)"
 note "restored: $R pairs counted (archived point $A, lost $B): $((B - R)) acknowledged pairs gone with the disk"
 [ "$R" -ge "$A" ] || fail "the restore lost archived results: $R pairs, $A at the archived point"
 [ "$R" -lt "$B" ] || fail "nothing was lost ($R pairs of $B): the test did not put results past the archive"
+# the lost pairs: those whose games were stored before the loss and are not in the restored database
+Gr=$(sql "SELECT coalesce(string_agg(game::text, ',' ORDER BY game), '') FROM games WHERE run_id = $RUN")
+lost=$(comm -23 <(tr , '\n' <<< "$Gb" | sort) <(tr , '\n' <<< "$Gr" | sort) | awk '{ print int($1 / 2) }' | sort -un | paste -sd,)
+nlost=$(awk -F, '{ print NF }' <<< "$lost")
+[ "$nlost" = $((B - R)) ] || fail "$nlost pairs' games gone, $((B - R)) pairs' counts: the games and counts were not lost together"
+note "the lost pairs: $lost"
 "$ROOT/ops/cluster" start 2 >/dev/null 2>>"$LOG" || fail "ops/cluster start after the restore"
+note "the coordinator back, and a second worker"
 
 end=$(( $(t) + 240 ))
 while [ "$(t)" -lt "$end" ]; do
@@ -180,9 +236,14 @@ reissued=$(sql "SELECT coalesce(sum(attempts - 1), 0) FROM tasks WHERE run_id = 
 after=$(sql "SELECT count(*) || '|' || coalesce(sum(x.pairs), 0) FROM results x JOIN tasks t ON t.id = x.task_id
              WHERE t.run_id = $RUN AND x.created_at >= to_timestamp($restored_at)")
 note "came back: $((B - R)) acknowledged pairs lost; after the restore the workers' reports were answered invalid $invalid and stale $stale times (each worker dropped that task), $expired restored leases expired and were re-queued, $reissued leases given again over the run; ${after%|*} leases made after the restore played ${after#*|} of the $((PAIRS - R)) pairs missing"
-# a worker that had a report acknowledged in the lost part holds, at the loss, a lease the restored
-# database never had (claimed after that report): its next report is stale
-[ $((invalid + stale)) -gt 0 ] || why+=("no worker's report refused after a loss of $((B - R)) pairs: were lost results counted again?")
+# each lost pair counted again under a lease claimed after the restore: played again, not resent
+again=$(sql "SELECT count(*) FROM unnest('{$lost}'::bigint[]) k
+               JOIN tasks t ON t.run_id = $RUN AND k >= t.first_pair AND k < t.first_pair + t.n_pairs
+               JOIN results x ON x.task_id = t.id AND k - t.first_pair >= x.base_pairs
+                             AND k - t.first_pair < x.base_pairs + x.pairs
+              WHERE x.created_at >= to_timestamp($restored_at)")
+note "each of the $nlost lost pairs counted again under a lease made after the restore: $again"
+[ "$again" = "$nlost" ] || why+=("of the $nlost lost pairs, $again were counted under leases made after the restore (the others: resent?)")
 
 if [ "${#why[@]}" -gt 0 ]; then
     for w in "${why[@]}"; do note "FAILED: $w"; done
