@@ -62,7 +62,9 @@ free_port() {
     done
     echo "no free port from $1" >&2; exit 1
 }
-export XQF_PORT=$(free_port 5850) XQF_WEB_PORT=$(free_port 8350)
+XQF_PORT=$(free_port 5850) || exit 1
+XQF_WEB_PORT=$(free_port 8350) || exit 1
+export XQF_PORT XQF_WEB_PORT
 LOG=$W/test.log
 T0=$EPOCHREALTIME
 t() { awk -v a="$T0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }'; }
