@@ -117,13 +117,20 @@ static int64_t row_count(const StoreMetricRow *rows, int n, const char *what, co
 static void write_db(ExpoText *t, const StoreMetricRow *rows, int n, int64_t db_us)
 {
     expo_family(t, "xqf_metrics_database_up", "gauge",
-                "Whether this scrape read the database (1) or not (0: the xqf_runs, xqf_tasks and "
-                "xqf_build_requests families are left out)");
+                "Whether this scrape read the database (1) or not (0: the xqf_games_total, xqf_runs, "
+                "xqf_tasks and xqf_build_requests families are left out)");
     expo_sample(t, "xqf_metrics_database_up", NULL, 0, n >= 0);
     expo_family(t, "xqf_metrics_database_seconds", "gauge", "How long this scrape's database reading took");
     expo_sample(t, "xqf_metrics_database_seconds", NULL, 0, (double)db_us / 1e6);
     if (n < 0)
         return;
+    /*
+     * Games from the runs' W/D/L, not counted in the loop: a report carries
+     * its lease's totals, and only the database knows what it added.
+     */
+    expo_family(t, "xqf_games_total", "counter",
+                "Games counted in every run (the runs' wins, draws and losses; from the database)");
+    expo_sample(t, "xqf_games_total", NULL, 0, (double)row_count(rows, n, "games", "counted"));
     expo_family(t, "xqf_runs", "gauge", "Runs by state");
     size_t known = sizeof RUN_STATES / sizeof *RUN_STATES;
     for (size_t i = 0; i < known; i++) {

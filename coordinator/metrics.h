@@ -9,7 +9,7 @@
  * never takes a lock the loop waits on, and the loop never waits on a
  * scrape: what a scrape sees is each number as it stood when read (two
  * counters may be an event apart).  What only the database knows (runs
- * by state, tasks queued and leased, build requests waiting) is read at
+ * by state, tasks queued and leased, build requests waiting, games) is read at
  * each scrape on a connection of the daemon's own, each statement bounded
  * by METRICS_DB_TIMEOUT_MS: a database that hangs costs a scrape its
  * database numbers (xqf_metrics_database_up 0), never the loop its time.
@@ -41,7 +41,6 @@ enum {
  */
 #define METRICS_COUNTERS(C)                                                                                    \
     C(RESULTS, "xqf_results_total", NULL, NULL, "Results (a worker's report on a task) accepted and committed")  \
-    C(GAMES, "xqf_games_total", NULL, NULL, "Games the accepted results added (their records: the pairs since the worker's last acknowledged result)")                                 \
     C(DUPLICATE, "xqf_results_rejected_total", "status", "duplicate",                                         \
       "Results answered other than accepted, by the answer")                                                   \
     C(STALE, "xqf_results_rejected_total", "status", "stale", NULL)                                            \

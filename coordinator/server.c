@@ -1347,12 +1347,8 @@ static void count_reply(Server *S, const Item *it, bool sent)
 {
     if (it->in.type == XQF_MSG_RESULT && it->out.type == XQF_MSG_ACK && !is_audit(it->in.u.result.task_id)) {
         const char *status = it->out.u.ack.status;
-        const XqfMsg_result *r = &it->in.u.result;
         if (strcmp(status, "accepted") == 0) {
             metrics_add(S->metrics, METRIC_RESULTS, 1);
-            /* a result's counts are its lease's totals; its records, the games since games_from, are what it adds */
-            if (r->games_from <= r->pairs)
-                metrics_add(S->metrics, METRIC_GAMES, 2 * (int64_t)(r->pairs - r->games_from));
         } else {
             metrics_add(S->metrics, strcmp(status, "duplicate") == 0 ? METRIC_DUPLICATE
                                     : strcmp(status, "stale") == 0   ? METRIC_STALE

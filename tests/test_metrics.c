@@ -102,9 +102,10 @@ Test(metrics, the_page_has_every_family_typed_once)
     metrics_gauge(m, METRIC_WORKERS, 2);
     metrics_statement(m, 0, 1500);
     metrics_statement(m, 10000000, 1500);   /* no such statement: ignored */
-    StoreMetricRow rows[3] = { { "runs", "active", 2 }, { "runs", "archived", 1 }, { "tasks", "queued", 7 } };
+    StoreMetricRow rows[4] = { { "runs", "active", 2 }, { "runs", "archived", 1 }, { "tasks", "queued", 7 },
+                               { "games", "counted", 48 } };
     ExpoText t = { 0 };
-    metrics_write(m, &t, rows, 3, 1000);
+    metrics_write(m, &t, rows, 4, 1000);
     const char *s = text_of(&t);
     cr_assert_eq(value_of(s, "xqf_results_total"), 3, "%s", s);
     cr_assert_eq(value_of(s, "xqf_artifact_bytes_total{kind=\"net\"}"), 4096);
@@ -114,6 +115,7 @@ Test(metrics, the_page_has_every_family_typed_once)
     cr_assert_eq(value_of(s, "xqf_runs{state=\"finished\"}"), 0, "a known state with no run is 0");
     cr_assert_eq(value_of(s, "xqf_runs{state=\"archived\"}"), 1, "a state not known is written too");
     cr_assert_eq(value_of(s, "xqf_tasks{state=\"queued\"}"), 7);
+    cr_assert_eq(value_of(s, "xqf_games_total"), 48);
     cr_assert_eq(value_of(s, "xqf_metrics_database_up"), 1);
     cr_assert_eq(value_of(s, "xqf_db_statement_seconds_count{statement=\"xqf_BEGIN\"}"), 1, "%s", s);
     /* each family typed once, before its samples */

@@ -127,7 +127,7 @@ Test(metrics_cluster, counts_agree_with_the_database)
     while (sample(page, "xqf_results_total") < results && cu_now() < until && (cu_sleep_ms(200), 1));
     cr_assert_gt(results, 0);
     cr_assert_eq(sample(page, "xqf_results_total"), results, "%s", page);
-    cr_assert_eq(sample(page, "xqf_games_total"), db_value("SELECT sum(wins + draws + losses) FROM results"),
+    cr_assert_eq(sample(page, "xqf_games_total"), db_value("SELECT sum(wins + draws + losses) FROM runs"),
                  "%s", page);
     cr_assert_eq(sample(page, "xqf_games_total"), db_value("SELECT count(*) FROM games"), "records stored");
     cr_assert_eq(sample(page, "xqf_games_total"), 24, "12 pairs, 24 games");
