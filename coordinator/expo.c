@@ -107,7 +107,7 @@ static void add_labels(ExpoText *t, const char *const *labels, int n, const char
     add(t, "}");
 }
 
-/* A value as the format takes it: integers without a fraction, others with 17 significant digits (a double's round trip). */
+/* A value as the format takes it: integers without a fraction, others in 17 digits (a double's round trip). */
 static void add_value(ExpoText *t, double v)
 {
     if (isnan(v))

@@ -27,12 +27,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The latency buckets' upper bounds, seconds: 0.5 ms to 10 s, about x2.5 apart (Prometheus's own defaults, finer below). */
+/* The latency buckets' upper bounds, seconds: 0.5 ms to 10 s, about x2.5 apart (Prometheus's defaults, finer below). */
 #define EXPO_BUCKETS 14
 extern const double EXPO_BOUNDS[EXPO_BUCKETS];
 
 typedef struct {
-    atomic_uint_fast64_t bucket[EXPO_BUCKETS + 1];   /* observations in (bound[i-1], bound[i]]; the last: over every bound */
+    atomic_uint_fast64_t bucket[EXPO_BUCKETS + 1];   /* observations in (bound[i-1], bound[i]]; the last: over all */
     atomic_uint_fast64_t sum_us;
 } ExpoHist;
 

@@ -3,8 +3,9 @@
  * "Monitoring"): a coordinator with --metrics and two workers play a short
  * run; /metrics, scraped over a plain socket, is parsed and its counts
  * checked against the database (results, games, leases, runs by state).
- * Unknown paths are answered 404, other methods 405, and a bad --metrics
- * is refused at the start with its reason.
+ * Builds sent to a worker are counted in chunks and bytes.  Unknown paths
+ * are answered 404, other methods 405, and a bad --metrics is refused at
+ * the start with its reason.
  */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
@@ -14,11 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "cluster_util.h"
+#include "keys.h"
 
 TestSuite(metrics_cluster, .init = cu_fixture_init, .fini = cu_fixture_fini, .timeout = 150);
 
@@ -206,4 +210,62 @@ Test(metrics_cluster, a_bad_address_is_refused_at_the_start)
     cr_assert_eq(refused_start(taken), 1, "log: %s", cu_fx.logfile);
     close(fd);
     cr_assert_geq(cu_log_lines(cu_fx.logfile, "--metrics: cannot serve on"), 1, "log: %s", cu_fx.logfile);
+}
+
+/* A copy of xqf-engine registered as a build signed by op (as test_cluster's register_build); its size into *size. */
+static int64_t signed_build(const char *name, int n, const SignKey *op, int64_t *size)
+{
+    char path[512], err[256];
+    snprintf(path, sizeof path, "%s/%s", cu_fx.dir, name);
+    cr_assert_eq(cu_engine_copy(path, n), 0);
+    struct stat st;
+    cr_assert_eq(stat(path, &st), 0);
+    *size = (int64_t)st.st_size;
+    StoreBuild b = { 0 };
+    cr_assert_eq(cu_sha256(path, b.sha256), 0);
+    snprintf(b.build_id, sizeof b.build_id, "test-%.12s", b.sha256);
+    snprintf(b.path, sizeof b.path, "%s", path);
+    b.bench_nodes = (int64_t)bench_signature();
+    cr_assert_eq(sign_build(op, b.sha256, b.build_id, b.signature, err, sizeof err), 0, "%s", err);
+    int64_t id = cu_build_add(cu_fx.store, &b);
+    cr_assert_gt(id, 0);
+    return id;
+}
+
+Test(metrics_cluster, builds_sent_are_counted_in_chunks_and_bytes)
+{
+    CU_REQUIRE_DB();
+    char key[512], pub[600], err[256], out[256], cmd[1024];
+    SignKey op;
+    snprintf(key, sizeof key, "%s/operator", cu_fx.dir);
+    cr_assert_eq(sign_key_generate(key, &op, err, sizeof err), 0, "%s", err);
+    snprintf(pub, sizeof pub, "%s.pub", key);
+    int64_t test_size, base_size;
+    int64_t test = signed_build("engine-test", 1, &op, &test_size);
+    int64_t base = signed_build("engine-base", 2, &op, &base_size);
+    snprintf(cmd, sizeof cmd, "XQF_DB='%s' '%s/xqf-tune' sprt new --test-build %lld --base-build %lld --test NullR=2 "
+             "--nodes 1500 --pairs-per-task 2 --max-pairs 4 --elo0 -500 --elo1 500 "
+             "| awk '/^[0-9]+$/ { v = $1 } END { print v }'",
+             cu_fx.db, XQF_BIN, (long long)test, (long long)base);
+    cr_assert_eq(cu_sh(out, sizeof out, cmd, cu_fx.logfile), 0, "log: %s", cu_fx.logfile);
+    int64_t run = strtoll(out, NULL, 10);
+    cr_assert_gt(run, 0, "%s", out);
+    char cache[512];
+    snprintf(cache, sizeof cache, "%s/cache", cu_fx.dir);
+    setenv("XQF_CACHE", cache, 1);
+    int port = cu_free_port();
+    cu_track(coordinator(port, NULL));
+    const char *extra[] = { "--trust", pub, NULL };
+    cu_track(cu_worker_args(cu_fx.port, "fetcher", 2, cu_fx.logfile, extra));
+    StoreRun r;
+    cr_assert(cu_wait_finished(cu_fx.store, run, 120, &r), "run did not finish (log: %s)", cu_fx.logfile);
+    unsetenv("XQF_CACHE");
+    scrape(port, 5);
+    /* each binary fetched once, in chunks of at most XQF_CHUNK_MAX (512 KiB) */
+    int64_t chunks = (test_size + XQF_CHUNK_MAX - 1) / XQF_CHUNK_MAX + (base_size + XQF_CHUNK_MAX - 1) / XQF_CHUNK_MAX;
+    cr_assert_geq(sample(page, "xqf_artifact_bytes_total{kind=\"build\"}"), (double)(test_size + base_size), "%s",
+                  page);
+    cr_assert_geq(sample(page, "xqf_artifact_chunks_total{kind=\"build\"}"), (double)chunks, "%s", page);
+    cr_assert_eq(sample(page, "xqf_artifact_bytes_total{kind=\"net\"}"), 0);
+    cr_assert_eq(sample(page, "xqf_games_total"), 8, "4 pairs: %s", page);
 }
