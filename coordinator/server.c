@@ -1445,7 +1445,7 @@ void server_destroy(Server **sp)
         xqf_msg_free(&S->items[i].in);
         xqf_msg_free(&S->items[i].out);
     }
-    metrics_destroy(&S->metrics);           /* first: its daemon reads what follows no more */
+    metrics_destroy(&S->metrics);           /* its HTTP thread stopped first, before the store it observes */
     free(S->items);
     peers_free(&S->peers);
     leases_free(&S->leases);
