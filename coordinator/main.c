@@ -6,7 +6,7 @@
  *                   [--rate-limit N] [--max-peers N] [--quarantine-after N] [--max-concurrency N]
  *                   [--key-peers N] [--key-leases N] [--key-hellos N]
  *                   [--key-connections N] [--first-message SECONDS]
- *                   [--curve-secret FILE --allow FILE | --insecure]
+ *                   [--curve-secret FILE --allow FILE | --insecure] [--metrics HOST:PORT]
  *   xqf-coordinator --status [--db CONNINFO] [--runs N]
  *
  * Security: with --curve-secret (the coordinator's key pair, from xqf-keys
@@ -17,9 +17,14 @@
  * a loopback, ipc or inproc endpoint is served, unless --insecure says
  * plaintext on a network is meant (a warning is logged).
  *
+ * Monitoring: with --metrics HOST:PORT, GET /metrics on that address
+ * answers Prometheus's text format (metrics.h; docs/cluster.md,
+ * "Monitoring"); off by default.
+ *
  * Exit status: 0 stopped by SIGTERM/SIGINT (or status printed), 1 failure
- * (a key file or the allow-list unreadable included), 2 bad usage (a
- * non-loopback --bind without CURVE or --insecure included).
+ * (a key file or the allow-list unreadable, the --metrics port in use
+ * included), 2 bad usage (a non-loopback --bind without CURVE or
+ * --insecure, a --metrics that is not HOST:PORT included).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -28,6 +33,7 @@
 
 #include "codec.h"
 #include "log.h"
+#include "metrics.h"
 #include "opts.h"
 #include "server.h"
 #include "status.h"
@@ -91,6 +97,9 @@ static const OptSpec OPTIONS[] = {
       .help = "with --curve-secret: the allow-list of worker keys (xqf-keys allow / revoke; re-read when it "
               "changes)" },
     { "--insecure", OPT_FLAG, NULL, NULL, .help = "serve plaintext on a non-loopback ENDPOINT all the same" },
+    { "--metrics", OPT_TEXT, "HOST:PORT", NULL,
+      .help = "serve GET /metrics (Prometheus's text format) on this address, e.g. 127.0.0.1:9711 (HOST an IPv4 "
+              "address, [IPv6] or localhost; no authentication: keep it on loopback or a monitoring network)" },
     { "--status", OPT_FLAG, NULL, NULL, .help = "print workers and runs (from the database) and exit" },
     { "--runs", OPT_INT, "N", "20", .imin = 1, .imax = 100000, .help = "with --status: the N newest runs" },
     { "--migrate", OPT_FLAG, NULL, NULL,
@@ -105,7 +114,7 @@ static const OptTable TABLE = {
              "                       [--rate-limit N] [--max-peers N] [--quarantine-after N] [--max-concurrency N]\n"
              "                       [--key-peers N] [--key-leases N] [--key-hellos N]\n"
              "                       [--key-connections N] [--first-message SECONDS]\n"
-             "                       [--curve-secret FILE --allow FILE | --insecure]\n"
+             "                       [--curve-secret FILE --allow FILE | --insecure] [--metrics HOST:PORT]\n"
              "       xqf-coordinator --status [--db CONNINFO] [--runs N]\n"
              "       xqf-coordinator --migrate [--db CONNINFO]\n"
              "\n"
@@ -178,12 +187,16 @@ int main(int argc, char **argv)
         .key_peers = (int)opts_int(&o, "--key-peers"),
         .key_leases = (int)opts_int(&o, "--key-leases"),
         .key_hellos = opts_real(&o, "--key-hellos"),
+        .metrics = opts_text(&o, "--metrics"),
     };
     bool status = opts_given(&o, "--status"), migrate = opts_given(&o, "--migrate");
     char why[512];
     if (status && migrate)
         return opts_error(TABLE.program, "--status or --migrate, not both"), EXIT_USAGE;
     if (!status && !migrate && transport_check(cfg.bind, &cfg.security, why, sizeof why) != 0)
+        return opts_error(TABLE.program, "%s", why), EXIT_USAGE;
+    struct sockaddr_storage metrics_addr;
+    if (!status && !migrate && cfg.metrics && metrics_address(cfg.metrics, &metrics_addr, why, sizeof why) != 0)
         return opts_error(TABLE.program, "%s", why), EXIT_USAGE;
     if (!cfg.db)
         return opts_error(TABLE.program, "give --db CONNINFO or set XQF_DB"), EXIT_USAGE;

@@ -15,6 +15,7 @@
 #include "codec.h"
 #include "leases.h"
 #include "log.h"
+#include "metrics.h"
 #include "peers.h"
 #include "ratelimit.h"
 #include "sched.h"
@@ -52,7 +53,8 @@ enum {
     TRIM_IDLE_MS = 2000,             /* no message this long after a burst: the heap's free pages go back */
     TRIM_EVERY_MS = 10000,           /* at most this often */
     TRIM_FLEET_LEFT = 256,           /* workers' connections closed since the last trim: trimmed even when busy */
-    NAMES_PER_KEY = 1000             /* worker names a CURVE key may have (workers rows) */
+    NAMES_PER_KEY = 1000,            /* worker names a CURVE key may have (workers rows) */
+    GAUGES_EVERY_MS = 1000           /* the metrics' gauges that scan a table published this often */
 };
 
 /* What the loop did since the last load line (logged every LOAD_EVERY_MS when busy). */
@@ -148,6 +150,8 @@ struct Server {
     Item *items;                     /* the batch being handled */
     XqfBuf frame, buf;               /* a frame in, a reply out */
     uint8_t *chunk;                  /* XQF_CHUNK_MAX bytes for build chunks, made when first asked */
+    Metrics *metrics;                /* --metrics (NULL: none; metrics_* then do nothing) */
+    int64_t gauges_ms;               /* the gauges last published */
 };
 
 /* Replay audits travel as tasks whose id has STORE_AUDIT_BIT (store.h). */
@@ -953,6 +957,7 @@ static void handle_local(Server *S, Item *it)
                      : leases_beat(&S->leases, (int64_t)h->lease, (int64_t)h->task_id, e->worker,
                                    clock_now_ms() + S->cfg->lease_ms);
         S->heartbeats++;
+        metrics_add(S->metrics, METRIC_HEARTBEATS, 1);
         make_ack(&it->out, h->task_id, h->lease, rc ? "ok" : "stale", 0, rc == 0);
         it->reply = true;
         break;
@@ -1041,6 +1046,8 @@ static void apply_leases(Server *S, Item *items, int n)
     int64_t deadline = clock_now_ms() + S->cfg->lease_ms;
     for (int i = 0; i < n; i++) {
         Item *it = &items[i];
+        if (it->lease_op == LEASE_PUT)
+            metrics_add(S->metrics, METRIC_LEASES_GIVEN, 1);
         if (it->lease_op == LEASE_PUT && leases_put(&S->leases, it->lease_token, it->lease_task, it->lease_worker,
                                                     deadline) != 0)
             log_error("leases: out of memory: lease %lld of task %lld is not timed (the next start adopts it)",
@@ -1177,6 +1184,7 @@ static int64_t expire_leases(Server *S, int64_t now)
         S->expiry_failing_since_ms = 0;
     }
     S->expired += total;
+    metrics_add(S->metrics, METRIC_LEASES_EXPIRED, total);
     return total;
 }
 
@@ -1265,6 +1273,7 @@ static bool within_limit(Server *S, const Item *it)
     uint64_t key = p->user[0] ? ratelimit_key(p->user, strlen(p->user)) : ratelimit_key(p->id, p->len);
     if (ratelimit_take(S->limit, key, clock_now_ms()))
         return true;
+    metrics_add(S->metrics, METRIC_RATE_LIMITED, 1);
     char tail[NOTES_MORE_MAX], subject[KEYS_NAME_MAX + 16];
     snprintf(subject, sizeof subject, "rate %s", p->user[0] ? p->user : "plaintext");
     if (notes_due(&S->notes, subject, tail))
@@ -1304,6 +1313,7 @@ static int take_frames(Server *S)
         it->lease_op = LEASE_NONE;
         n++;
         S->frames_taken++;
+        metrics_add(S->metrics, METRIC_MESSAGES, 1);
         if (it->peer.over_connections) {
             xqf_msg_init(&it->in, XQF_MSG_NONE);
             it->decoded = false;
@@ -1328,18 +1338,43 @@ static int take_frames(Server *S)
     return n;
 }
 
+/*
+ * What a reply tells the metrics: a result's answer (what the worker hears
+ * is what was committed, after any redo), a chunk sent.  Audits' results
+ * are the auditors' and not counted.
+ */
+static void count_reply(Server *S, const Item *it, bool sent)
+{
+    if (it->in.type == XQF_MSG_RESULT && it->out.type == XQF_MSG_ACK && !is_audit(it->in.u.result.task_id)) {
+        const char *status = it->out.u.ack.status;
+        if (strcmp(status, "accepted") == 0) {
+            metrics_add(S->metrics, METRIC_RESULTS, 1);
+        } else {
+            metrics_add(S->metrics, strcmp(status, "duplicate") == 0 ? METRIC_DUPLICATE
+                                    : strcmp(status, "stale") == 0   ? METRIC_STALE
+                                                                     : METRIC_INVALID, 1);
+        }
+    } else if (it->out.type == XQF_MSG_BUILD_CHUNK && sent) {
+        bool net = strcmp(it->out.u.build_chunk.kind, "net") == 0;
+        metrics_add(S->metrics, net ? METRIC_NET_CHUNKS : METRIC_BUILD_CHUNKS, 1);
+        metrics_add(S->metrics, net ? METRIC_NET_BYTES : METRIC_BUILD_BYTES, it->out.u.build_chunk.data.len);
+    }
+}
+
 /* Sends the replies of the batch and frees its messages. */
 static void send_replies(Server *S, int n)
 {
     for (int i = 0; i < n; i++) {
         Item *it = &S->items[i];
         if (it->reply && xqf_msg_encode(&it->out, &S->buf) == 0) {
-            if (transport_send(S->transport, &it->peer, S->buf.data, S->buf.len) != 0 &&
-                it->out.type == XQF_MSG_BUILD_CHUNK) {
+            bool sent = transport_send(S->transport, &it->peer, S->buf.data, S->buf.len) == 0;
+            if (!sent && it->out.type == XQF_MSG_BUILD_CHUNK) {
                 PeerEntry *e = peer_find(&S->peers, &it->peer);
                 if (e)
                     e->chunk.sha256[0] = '\0';   /* not sent: not in flight */
             }
+            if (S->metrics)
+                count_reply(S, it, sent);
         } else if (it->reply)
             log_error("could not encode a %s reply", xqf_msg_type_name(it->out.type));
         xqf_msg_free(&it->in);
@@ -1387,6 +1422,17 @@ Server *server_new(const ServerConfig *cfg)
         return NULL;
     }
     store_set_migrate(S->store, true);        /* the coordinator's start migrates the schema */
+    if (cfg->metrics) {
+        char why[256];
+        if (!(S->metrics = metrics_new()) ||
+            metrics_serve(S->metrics, cfg->metrics, cfg->db, why, sizeof why) != 0) {
+            log_error("%s", S->metrics ? why : "metrics: out of memory");
+            server_destroy(&S);
+            return NULL;
+        }
+        store_observe(S->store, metrics_statement, S->metrics);
+        metrics_gauge(S->metrics, METRIC_BATCH_LIMIT, S->batch);
+    }
     return S;
 }
 
@@ -1399,6 +1445,7 @@ void server_destroy(Server **sp)
         xqf_msg_free(&S->items[i].in);
         xqf_msg_free(&S->items[i].out);
     }
+    metrics_destroy(&S->metrics);           /* its HTTP thread stopped first, before the store it observes */
     free(S->items);
     peers_free(&S->peers);
     leases_free(&S->leases);
@@ -1433,6 +1480,25 @@ static void peers_disconnected(Server *S)
             peers_closed(&S->peers, fds[i], conns[i]);
 }
 
+/*
+ * The loop's gauges for the metrics: the batch's size at every iteration,
+ * the rest (a scan of the peer table among them) every GAUGES_EVERY_MS.
+ */
+static void publish_gauges(Server *S, int n)
+{
+    metrics_gauge(S->metrics, METRIC_BATCH_MESSAGES, n);
+    int64_t now = clock_now_ms();
+    if (now - S->gauges_ms < GAUGES_EVERY_MS)
+        return;
+    S->gauges_ms = now;
+    metrics_gauge(S->metrics, METRIC_WORKERS, (int64_t)peers_live(&S->peers));
+    metrics_gauge(S->metrics, METRIC_KEYS, (int64_t)peers_keys(&S->peers));
+    metrics_gauge(S->metrics, METRIC_LEASES_HELD, (int64_t)S->leases.count);
+    metrics_gauge(S->metrics, METRIC_CONNECTIONS, transport_connections(S->transport));
+    metrics_gauge(S->metrics, METRIC_DB_CONNECTED, store_ok(S->store));
+    metrics_total(S->metrics, METRIC_REPLIES_DROPPED, transport_dropped(S->transport));
+}
+
 int server_run(Server *S)
 {
     log_info("serving on %s, lease %lld ms", S->cfg->bind, (long long)S->cfg->lease_ms);
@@ -1457,8 +1523,13 @@ int server_run(Server *S)
         drop_leases(S, S->items, n);
         peers_disconnected(S);
         send_replies(S, n);
-        if (n > 0)
-            load_note(&S->load, n, clock_now_us() - started);
+        if (n > 0) {
+            int64_t busy = clock_now_us() - started;
+            load_note(&S->load, n, busy);
+            metrics_batch(S->metrics, busy);
+        }
+        if (S->metrics)
+            publish_gauges(S, n);
         load_log(&S->load, clock_now_us(), S->transport);
         timers(S, n < S->batch);
         trim_heap(S, n > 0, clock_now_ms());

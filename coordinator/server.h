@@ -94,14 +94,16 @@ typedef struct {
     int key_peers;                   /* live workers per key (<= 0: SERVER_KEY_PEERS_DEFAULT) */
     int key_leases;                  /* leases per key (<= 0: SERVER_KEY_LEASES_DEFAULT) */
     double key_hellos;               /* hellos (and CURVE handshakes) per key a minute, as many at once; <= 0: no limit */
+    const char *metrics;             /* HOST:PORT serving GET /metrics (metrics.h); NULL: none */
 } ServerConfig;
 
 typedef struct Server Server;
 
 /*
  * Binds the ROUTER of cfg (copied) and sets up the store and the scheduler
- * (the database may be down: it is connected with back-off).  NULL (logged)
- * when the socket cannot be bound or memory is short.
+ * (the database may be down: it is connected with back-off), and with
+ * cfg.metrics the monitoring's HTTP daemon.  NULL (logged) when the socket
+ * or the metrics' address cannot be bound or memory is short.
  */
 Server *server_new(const ServerConfig *cfg);
 /* Frees the server (socket closed, connection closed); *s becomes NULL; safe on NULL. */

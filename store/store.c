@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "log.h"
 #include "migrations.h"
 
@@ -38,7 +39,7 @@ STORE_STATEMENTS(STATEMENTS, store_statements_core);
 static const StoreStatements *const REGISTRY[] = {
     &store_statements_core,  &store_statements_runs,  &store_statements_spsa,  &store_statements_tasks,
     &store_statements_games, &store_statements_builds, &store_statements_nets, &store_statements_web,
-    &store_statements_users, &store_statements_steer, &store_statements_engines,
+    &store_statements_users, &store_statements_steer, &store_statements_engines, &store_statements_metrics,
 };
 
 struct Store {
@@ -50,6 +51,8 @@ struct Store {
     char role[STORE_NAME_MAX + 1];   /* the connected role (current_user) */
     int migrated;
     int version;                     /* the schema version found */
+    StoreObserver observe;           /* store_observe: told each statement's time */
+    void *observe_arg;
 };
 
 /* ---- connection and the one error path ------------------------------------ */
@@ -119,6 +122,51 @@ int store_db_error(Store *s, const char *what, const PGresult *res)
     return -1;
 }
 
+void store_observe(Store *s, StoreObserver fn, void *arg)
+{
+    s->observe = fn;
+    s->observe_arg = arg;
+}
+
+int store_statement_total(void)
+{
+    int n = 0;
+    for (size_t d = 0; d < sizeof REGISTRY / sizeof *REGISTRY; d++)
+        n += REGISTRY[d]->count;
+    return n;
+}
+
+const char *store_statement_name(int i)
+{
+    for (size_t d = 0; i >= 0 && d < sizeof REGISTRY / sizeof *REGISTRY; d++) {
+        if (i < REGISTRY[d]->count)
+            return REGISTRY[d]->list[i].name;
+        i -= REGISTRY[d]->count;
+    }
+    return NULL;
+}
+
+/* st's index in the registry (store_statement_name): the domain whose table holds it, by address. */
+static int statement_index(const StoreStatement *st)
+{
+    int base = 0;
+    for (size_t d = 0; d < sizeof REGISTRY / sizeof *REGISTRY; d++) {
+        const StoreStatements *t = REGISTRY[d];
+        if (st >= t->list && st < t->list + t->count)
+            return base + (int)(st - t->list);
+        base += t->count;
+    }
+    return -1;
+}
+
+/* Tells the observer st took since started_us (a clock read only when there is one). */
+static void observed(Store *s, const StoreStatement *st, int64_t started_us)
+{
+    int i = statement_index(st);
+    if (i >= 0)
+        s->observe(s->observe_arg, i, clock_now_us() - started_us);
+}
+
 /* st run as prepared, or planned for this call; its result when its status is want. */
 static PGresult *run_text(Store *s, const StoreStatement *st, const char *const *params, ExecStatusType want,
                           bool prepared)
@@ -127,8 +175,11 @@ static PGresult *run_text(Store *s, const StoreStatement *st, const char *const 
         store_db_error(s, st->name, NULL);
         return NULL;
     }
+    int64_t started = s->observe ? clock_now_us() : 0;
     PGresult *res = prepared ? PQexecPrepared(s->conn, st->name, st->nparams, params, NULL, NULL, 0)
                              : PQexecParams(s->conn, st->sql, st->nparams, NULL, params, NULL, NULL, 0);
+    if (s->observe)
+        observed(s, st, started);
     if (PQresultStatus(res) == want)
         return res;
     store_db_error(s, st->name, res);
@@ -149,7 +200,13 @@ PGresult *store_run_planned(Store *s, const StoreStatement *st, const char *cons
 PGresult *store_exec_prepared(Store *s, const StoreStatement *st, int n, const char *const *params,
                               const int *lengths, const int *formats, int result_format)
 {
-    return s->conn ? PQexecPrepared(s->conn, st->name, n, params, lengths, formats, result_format) : NULL;
+    if (!s->conn)
+        return NULL;
+    int64_t started = s->observe ? clock_now_us() : 0;
+    PGresult *res = PQexecPrepared(s->conn, st->name, n, params, lengths, formats, result_format);
+    if (s->observe)
+        observed(s, st, started);
+    return res;
 }
 
 /* A plain command without parameters (migrations, LISTEN, ROLLBACK). */

@@ -111,6 +111,19 @@ int store_socket(const Store *s);
  */
 int store_notifications(Store *s);
 
+/*
+ * Timing of every prepared statement this store runs (the coordinator's
+ * monitoring, coordinator/metrics.h): fn(arg, statement, us) after each,
+ * statement its index in the registry (store_statement_name), us its
+ * wall time in microseconds, failed ones included.  fn NULL: none (the
+ * default: no clock is read).
+ */
+typedef void (*StoreObserver)(void *arg, int statement, int64_t us);
+void store_observe(Store *s, StoreObserver fn, void *arg);
+/* The registry's statements, every domain's: how many, and the prepared name of the i-th ("xqf_<id>"; NULL past them). */
+int store_statement_total(void);
+const char *store_statement_name(int i);
+
 int store_begin(Store *s);
 int store_commit(Store *s);
 /* Rolls back (nothing when no transaction is open or the connection is lost). */

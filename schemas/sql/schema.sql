@@ -3855,6 +3855,7 @@ GRANT SELECT ON TABLE public.build_params TO xqf_web;
 --
 
 GRANT SELECT ON TABLE public.build_requests TO xqf_builder;
+GRANT SELECT ON TABLE public.build_requests TO xqf_coordinator;
 GRANT SELECT ON TABLE public.build_requests TO xqf_signer;
 GRANT SELECT ON TABLE public.build_requests TO xqf_web;
 
