@@ -83,7 +83,7 @@ static void common_fields(const Form *f, RunSpec *sp, Errors *er)
         sp->nodes = v;
     if (has_tc && !rule_tc(tc, &sp->base_ms, &sp->inc_ms, why, sizeof why))
         field_error(er, "tc", "%s", why);
-    RUN_SETTINGS_TASK(READ_SETTING)
+    RUN_SETTINGS_EVERY_KIND(READ_SETTING)
     const char *name = form_get(f, "name");
     sp->name = name ? name : "";
     if (sp->kind == RUN_KIND_DATA)

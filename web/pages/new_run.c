@@ -81,7 +81,7 @@ static void new_run_fields(FormOut *fo, const RunKind *k, bool chain)
         field(fo, "replay", "Replay share", "",
               "percent of pairs a second worker plays again (fixed nodes; empty: 1, none with several threads)");
     }
-    RUN_SETTINGS_TASK(SETTING_FIELD)
+    RUN_SETTINGS_EVERY_KIND(SETTING_FIELD)
 }
 
 /* A chain's stages after its first run, as xqf-tune chain new's --then-* options (RULE_CHAIN_TRAIN's defaults). */
