@@ -213,6 +213,7 @@ int store_create_run(Store *s, const RunKind *kind, const StoreSprtSpec *spec, c
     SettingsJson j = { .len = 0 };
     RUN_SETTINGS_SPRT(SETTING_JSON_SPRT)
     RUN_SETTINGS_TASK(SETTING_JSON_TASK)
+    RUN_SETTINGS_OWN(SETTING_JSON_TASK)
     RUN_SETTINGS_ADJUDICATION(SETTING_JSON_ADJUDICATION)
     json_put(&j, "}");
     const char *p[CREATE_RUN_COUNT];

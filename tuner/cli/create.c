@@ -79,7 +79,16 @@ static int parse_tc(const char *option, const char *tc, int64_t *base_ms, int64_
 
 static void read_sprt_settings(const Opts *o, RunSpec *sp) { RUN_SETTINGS_SPRT(READ_SETTING) }
 static void read_spsa_settings(const Opts *o, RunSpec *sp) { RUN_SETTINGS_SPSA(READ_SETTING) }
-static void read_every_kind_settings(const Opts *o, RunSpec *sp) { RUN_SETTINGS_EVERY_KIND(READ_SETTING) }
+/* A kind's own setting (RUN_SETTINGS_KINDS), read when the command's table has its option (its kind's). */
+#define READ_OWN_SETTING(field, TYPE, option, ...)                                                            \
+    if (opts_table_has(o, option))                                                                             \
+        sp->field = READ_SETTING_##TYPE(o, option);
+
+static void read_every_kind_settings(const Opts *o, RunSpec *sp)
+{
+    RUN_SETTINGS_EVERY_KIND(READ_SETTING)
+    RUN_SETTINGS_OWN(READ_OWN_SETTING)
+}
 
 /* Fills the settings every new run has from the options (the run service checks them). Exit status. */
 static int new_run_spec(const Opts *o, RunSpec *sp, bool fixed_depth)

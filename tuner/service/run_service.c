@@ -25,7 +25,8 @@ RunSpec run_spec_default(RunKindId kind)
 {
     return (RunSpec){ .kind = kind, .name = "", .test_params = "", .base_params = "", .threads = 1,
                       .replay_share = -1, RUN_SETTINGS_SPRT(SETTING_DEFAULT) RUN_SETTINGS_SPSA(SETTING_DEFAULT)
-                      RUN_SETTINGS_EVERY_KIND(SETTING_DEFAULT) .data = { .random_plies = 8, .max_score = 3000 } };
+                      RUN_SETTINGS_EVERY_KIND(SETTING_DEFAULT)
+                      RUN_SETTINGS_OWN(SETTING_DEFAULT) .data = { .random_plies = 8, .max_score = 3000 } };
 }
 
 static void set_problem(RunProblem *p, const char *field, const char *fmt, va_list ap)

@@ -72,6 +72,7 @@ typedef struct {
     RUN_SETTINGS_SPSA(RUN_SETTING_FIELD)
     RUN_SETTINGS_TASK(RUN_SETTING_FIELD)
     StoreAdjudication adjudication;
+    RUN_SETTINGS_OWN(RUN_SETTING_FIELD)     /* each kind's own (RUN_SETTINGS_KINDS) */
     const StoreSpsaParam *params;    /* spsa: the tuned parameters (count of them) */
     int count;
     StoreDataSettings data;          /* data: random plies, the filter, a fixed depth */

@@ -144,6 +144,12 @@ static const char *shown_real(char *text, size_t size, double v)
                                    store, ctype, shown)                                                                \
     n = shown_add(out, n, shown, true, SHOWN_##TYPE(r->adjudication.store));
 
+/* a kind's own settings (RUN_SETTINGS_KINDS), for a run of that kind only */
+#define SETTING_SHOWN_OWN(ID, r)                                                                                     \
+    if (run_kind_id((r)->kind) == RUN_KIND_##ID) {                                                                   \
+        RUN_SETTINGS_OWN_##ID(SETTING_SHOWN_TASK)                                                                    \
+    }
+
 int run_settings_shown(const StoreRun *r, RunSettingShown *out)
 {
     char text[32];
@@ -152,5 +158,6 @@ int run_settings_shown(const StoreRun *r, RunSettingShown *out)
     RUN_SETTINGS_SPRT(SETTING_SHOWN_SPRT)
     RUN_SETTINGS_TASK(SETTING_SHOWN_TASK)
     RUN_SETTINGS_ADJUDICATION(SETTING_SHOWN_ADJUDICATION)
+    RUN_SETTINGS_KINDS(SETTING_SHOWN_OWN, r)
     return n;
 }
