@@ -538,6 +538,11 @@ static int fill_side_engine(const EngineRecord *e, char engine[XQF_NAME_MAX + 1]
     return 0;
 }
 
+/* A rule of the run's adjudication (run_settings.def) into the task's field of its name (messages.def). */
+#define TASK_ADJUDICATION(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store, \
+                          ctype, shown)                                                                               \
+    t->store = run->adjudication.store;
+
 /* Fills a task message from a lease of run r. Returns 0 or -1 (out of memory). */
 static int fill_task(const SchedRun *r, const StoreLease *l, XqfMsg *m)
 {
@@ -574,13 +579,7 @@ static int fill_task(const SchedRun *r, const StoreLease *l, XqfMsg *m)
     t->bench0 = r->bench0;
     t->bench1 = r->bench1;
     t->ref_nps = r->ref_nps > 0 ? (uint64_t)r->ref_nps : 0;
-    const StoreAdjudication *a = &run->adjudication;
-    t->resign_moves = a->resign_moves;
-    t->resign_score = a->resign_score;
-    t->draw_after = a->draw_after;
-    t->draw_moves = a->draw_moves;
-    t->draw_score = a->draw_score;
-    t->max_plies = a->max_plies;
+    RUN_SETTINGS_ADJUDICATION(TASK_ADJUDICATION)
     t->scores = r->loaded.scores;
     for (int k = 0; k < 2; k++) {
         const EngineRecord *e = r->loaded.engines[k];

@@ -25,7 +25,8 @@ RunSpec run_spec_default(RunKindId kind)
 {
     return (RunSpec){ .kind = kind, .name = "", .test_params = "", .base_params = "", .threads = 1,
                       .replay_share = -1, RUN_SETTINGS_SPRT(SETTING_DEFAULT) RUN_SETTINGS_SPSA(SETTING_DEFAULT)
-                      RUN_SETTINGS_TASK(SETTING_DEFAULT) .data = { .random_plies = 8, .max_score = 3000 } };
+                      RUN_SETTINGS_EVERY_KIND(SETTING_DEFAULT)
+                      RUN_SETTINGS_OWN(SETTING_DEFAULT) .data = { .random_plies = 8, .max_score = 3000 } };
 }
 
 static void set_problem(RunProblem *p, const char *field, const char *fmt, va_list ap)
@@ -141,21 +142,32 @@ bool run_spec_other_engine(const RunSpec *sp)
     return sp->engine && sp->engine[0] && strcmp(sp->engine, RUN_OUR_ENGINE) != 0;
 }
 
-const char *run_spec_side_engine(const RunSpec *sp, int side)
+/* The engine of sp's side, k being sp's kind (run_spec_side_engine). */
+static const char *side_engine(const RunKind *k, const RunSpec *sp, int side)
 {
-    if (side && run_kind_get(sp->kind)->two_sides && sp->base_engine && sp->base_engine[0])
+    if (side && k->two_sides && sp->base_engine && sp->base_engine[0])
         return sp->base_engine;
     return run_spec_other_engine(sp) ? sp->engine : RUN_OUR_ENGINE;
 }
 
-bool run_spec_side_other(const RunSpec *sp, int side)
+static bool side_other(const RunKind *k, const RunSpec *sp, int side)
 {
-    return strcmp(run_spec_side_engine(sp, side), RUN_OUR_ENGINE) != 0;
+    return strcmp(side_engine(k, sp, side), RUN_OUR_ENGINE) != 0;
 }
 
-int run_problems(const RunSpec *sp, RunProblem *out, int max)
+const char *run_spec_side_engine(const RunSpec *sp, int side)
 {
-    const RunKind *k = run_kind_get(sp->kind);
+    return side_engine(run_kind_get(sp->kind), sp, side);
+}
+
+bool run_spec_side_other(const RunSpec *sp, int side)
+{
+    return side_other(run_kind_get(sp->kind), sp, side);
+}
+
+/* run_problems of sp, k being its kind. */
+static int problems(const RunKind *k, const RunSpec *sp, RunProblem *out, int max)
+{
     Problems ps = { .out = out, .max = max, .n = 0 };
     char why[512];
     bool data = sp->kind == RUN_KIND_DATA, depth = data && sp->data.depth > 0;
@@ -192,13 +204,13 @@ int run_problems(const RunSpec *sp, RunProblem *out, int max)
     else if (run_spec_other_engine(sp) && !k->two_sides)
         add(&ps, "engine", "another engine than ours plays sprt, games and spsa runs of its builds, not %s runs",
             k->name);
-    else if (k->two_sides && run_spec_side_other(sp, 0) && !(sp->test_build || sp->test_ref))
+    else if (k->two_sides && side_other(k, sp, 0) && !(sp->test_build || sp->test_ref))
         add(&ps, "engine", "engine %s plays its builds: give the test side a ref (or a build)", sp->engine);
     if (sp->base_engine && sp->base_engine[0] && !k->two_sides)
         add(&ps, "base_engine", "a %s run plays one engine: a base engine is a side's of sprt and games runs", k->name);
-    else if (k->two_sides && run_spec_side_other(sp, 1) && !(sp->base_build || sp->base_ref))
-        add(&ps, strcmp(run_spec_side_engine(sp, 1), run_spec_side_engine(sp, 0)) ? "base_engine" : "engine",
-            "engine %s plays its builds: give the base side a ref (or a build)", run_spec_side_engine(sp, 1));
+    else if (k->two_sides && side_other(k, sp, 1) && !(sp->base_build || sp->base_ref))
+        add(&ps, strcmp(side_engine(k, sp, 1), side_engine(k, sp, 0)) ? "base_engine" : "engine",
+            "engine %s plays its builds: give the base side a ref (or a build)", side_engine(k, sp, 1));
     if (k->spsa && (sp->count < 1 || sp->count > STORE_SPSA_MAX || !sp->params))
         add(&ps, "params", "from 1 to %d parameters", STORE_SPSA_MAX);
     else if (k->spsa) {
@@ -221,6 +233,11 @@ int run_problems(const RunSpec *sp, RunProblem *out, int max)
     return ps.n;
 }
 
+int run_problems(const RunSpec *sp, RunProblem *out, int max)
+{
+    return problems(run_kind_get(sp->kind), sp, out, max);
+}
+
 RunStatus run_check(const RunSpec *sp, RunProblem *problem)
 {
     return run_problems(sp, problem, 1) ? RUN_BAD : RUN_OK;
@@ -230,20 +247,19 @@ RunStatus run_check(const RunSpec *sp, RunProblem *problem)
 #define SETTING_COPY(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store, ...) \
     .store = sp->field,
 
-/* The store's spec of the settings every kind has, with the book's lines. */
-static StoreSprtSpec store_spec(const RunSpec *sp, const RunBook *rb)
+/* The store's spec of the settings every kind has (k: sp's kind), with the book's lines. */
+static StoreSprtSpec store_spec(const RunKind *k, const RunSpec *sp, const RunBook *rb)
 {
-    const RunKind *k = run_kind_get(sp->kind);
     StoreSprtSpec st = {
         .name = sp->name ? sp->name : "", .test_params = sp->test_params ? sp->test_params : "",
         .base_params = sp->base_params ? sp->base_params : "", .book_name = rb->name,
         .book = (const char *const *)rb->lines, .book_lines = rb->count, .book_facts = &rb->facts, .nodes = sp->nodes,
         .base_ms = sp->base_ms, .inc_ms = sp->inc_ms, .margin_ms = 100, .threads = sp->threads > 0 ? sp->threads : 1,
-        RUN_SETTINGS_COLUMNS(SETTING_COPY)
+        RUN_SETTINGS_COLUMNS(SETTING_COPY) .adjudication = &sp->adjudication,
         .test_build = sp->test_build, .base_build = sp->base_build, .test_net = sp->test_net,
         .base_net = sp->base_net, .ref_nps = sp->ref_nps > 0 ? sp->ref_nps : 0, .game_scores = sp->keep_scores,
         .replay_given = sp->replay_share >= 0, .replay_share = sp->replay_share,
-        .engine = run_spec_side_engine(sp, 0), .base_engine = run_spec_side_engine(sp, 1),
+        .engine = side_engine(k, sp, 0), .base_engine = side_engine(k, sp, 1),
         /* owner and approval state are the spec's, written by the one insert (xqf_create_run) */
         .owner = sp->owner, .pending = sp->pending,
     };
@@ -252,10 +268,10 @@ static StoreSprtSpec store_spec(const RunSpec *sp, const RunBook *rb)
     return st;
 }
 
-/* The run's row by its kind: a kind's own settings with it (an SPSA run's parameters, a data run's filter). 0 or -1. */
-static int insert_run(Store *s, const RunSpec *sp, const StoreSprtSpec *st, int64_t *id)
+/* The run's row by its kind k: a kind's own settings with it (an SPSA run's parameters, a data run's filter). 0 or -1. */
+static int insert_run(Store *s, const RunKind *k, const RunSpec *sp, const StoreSprtSpec *st, int64_t *id)
 {
-    switch (sp->kind) {
+    switch (k->id) {
     case RUN_KIND_SPSA: {
         StoreSpsaSpec spsa = { .run = *st, RUN_SETTINGS_SPSA(SETTING_COPY) .params = sp->params, .count = sp->count };
         return store_create_spsa(s, &spsa, id);
@@ -264,25 +280,32 @@ static int insert_run(Store *s, const RunSpec *sp, const StoreSprtSpec *st, int6
         StoreDataSpec data = { .run = *st, .settings = sp->data };
         return store_create_data(s, &data, id);
     }
-    default: return store_create_run(s, run_kind_get(sp->kind), st, "{}", id);
+    default: return store_create_run(s, k, st, "{}", id);
     }
+}
+
+/* run_prepare of sp, k being its kind. */
+static RunStatus prepare(const RunKind *k, const RunSpec *sp, RunBook *rb, StoreSprtSpec *st, RunProblem *problem)
+{
+    memset(rb, 0, sizeof *rb);
+    RunStatus status = problems(k, sp, problem, 1) ? RUN_BAD : RUN_OK;
+    if (status == RUN_OK && (status = run_book_read(sp, rb, problem)) == RUN_OK)
+        *st = store_spec(k, sp, rb);
+    return status;
 }
 
 RunStatus run_prepare(const RunSpec *sp, RunBook *rb, StoreSprtSpec *st, RunProblem *problem)
 {
-    memset(rb, 0, sizeof *rb);
-    RunStatus status = run_check(sp, problem);
-    if (status == RUN_OK && (status = run_book_read(sp, rb, problem)) == RUN_OK)
-        *st = store_spec(sp, rb);
-    return status;
+    return prepare(run_kind_get(sp->kind), sp, rb, st, problem);
 }
 
-RunStatus run_engine_nets(const EngineRecord *e, const RunSpec *sp, RunProblem *problem)
+/* run_engine_nets, k being sp's kind. */
+static RunStatus engine_nets(const RunKind *k, const EngineRecord *e, const RunSpec *sp, RunProblem *problem)
 {
     const int64_t nets[2] = { sp->test_net, sp->base_net };
     const char *fields[2] = { "test_net", "base_net" };
-    for (int i = 0; i < (run_kind_get(sp->kind)->two_sides ? 2 : 1); i++) {
-        if (strcmp(run_spec_side_engine(sp, i), e->name) != 0)
+    for (int i = 0; i < (k->two_sides ? 2 : 1); i++) {
+        if (strcmp(side_engine(k, sp, i), e->name) != 0)
             continue;   /* the other side's engine (a run of two engines): its own record judges it */
         if (nets[i] == STORE_NET_NONE)
             return problem_of(problem, fields[i], "none is our engine's hand-crafted evaluation: engine %s plays "
@@ -297,22 +320,28 @@ RunStatus run_engine_nets(const EngineRecord *e, const RunSpec *sp, RunProblem *
     return RUN_OK;
 }
 
+RunStatus run_engine_nets(const EngineRecord *e, const RunSpec *sp, RunProblem *problem)
+{
+    return engine_nets(run_kind_get(sp->kind), e, sp, problem);
+}
+
 RunStatus run_create(Store *s, const RunSpec *sp, int64_t *id, RunProblem *problem)
 {
+    /* the kind's flags, looked up once: every rule, the store's spec and the insert take it */
+    const RunKind *k = run_kind_get(sp->kind);
     RunBook rb;
     StoreSprtSpec st;
-    RunStatus status = run_prepare(sp, &rb, &st, problem);
+    RunStatus status = prepare(k, sp, &rb, &st, problem);
     if (status != RUN_OK)
         return status;
-    const RunKind *k = run_kind_get(sp->kind);
     /* each side's engine by its record: the base side's may be another (041), ours has none to check against */
     for (int i = 0; i < (k->two_sides ? 2 : 1); i++) {
-        const char *name = run_spec_side_engine(sp, i);
-        if (!run_spec_side_other(sp, i) || (i && strcmp(name, run_spec_side_engine(sp, 0)) == 0))
+        const char *name = side_engine(k, sp, i);
+        if (!side_other(k, sp, i) || (i && strcmp(name, side_engine(k, sp, 0)) == 0))
             continue;
         EngineRecord *e = malloc(sizeof *e);
         int found = e ? store_engine_load(s, name, e) : -1;
-        status = found == 1 ? run_engine_nets(e, sp, problem)
+        status = found == 1 ? engine_nets(k, e, sp, problem)
                  : found == 0 ? problem_of(problem, i ? "base_engine" : "engine",
                                            "no engine named '%.64s' (xqf-tune engine list)", name)
                               : problem_of(problem, "", "the database cannot be read");
@@ -326,7 +355,7 @@ RunStatus run_create(Store *s, const RunSpec *sp, int64_t *id, RunProblem *probl
     const char *refs[2] = { k->two_sides || k->spsa ? sp->test_ref : NULL, k->two_sides ? sp->base_ref : NULL };
     int rc = store_begin(s);
     if (rc == 0)
-        rc = insert_run(s, sp, &st, id);
+        rc = insert_run(s, k, sp, &st, id);
     if (rc == 0 && (refs[0] || refs[1]))
         rc = store_await_builds(s, *id, refs[0], refs[1]);
     if (rc == 0)

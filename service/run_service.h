@@ -65,11 +65,14 @@ typedef struct {
     /*
      * the number settings of run_settings.def, each group's (the openings'
      * order seed; pairs_per_task, priority; the SPRT's bounds, max_pairs: sprt's
-     * cap, games' pairs, spsa's iterations, data's games / 2; the SPSA schedule)
+     * cap, games' pairs, spsa's iterations, data's games / 2; the SPSA schedule;
+     * the adjudication's rules, one record as the store keeps them)
      */
     RUN_SETTINGS_SPRT(RUN_SETTING_FIELD)
     RUN_SETTINGS_SPSA(RUN_SETTING_FIELD)
     RUN_SETTINGS_TASK(RUN_SETTING_FIELD)
+    StoreAdjudication adjudication;
+    RUN_SETTINGS_OWN(RUN_SETTING_FIELD)     /* each kind's own (RUN_SETTINGS_KINDS) */
     const StoreSpsaParam *params;    /* spsa: the tuned parameters (count of them) */
     int count;
     StoreDataSettings data;          /* data: random plies, the filter, a fixed depth */

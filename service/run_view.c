@@ -139,6 +139,16 @@ static const char *shown_real(char *text, size_t size, double v)
     n = shown_add(out, n, shown, taken, SHOWN_##TYPE(r->store));
 #define SETTING_SHOWN_SPRT(...) SETTING_SHOWN(sprt, __VA_ARGS__)
 #define SETTING_SHOWN_TASK(...) SETTING_SHOWN(true, __VA_ARGS__)
+/* the adjudication's rules, members of the run's record (every kind's) */
+#define SETTING_SHOWN_ADJUDICATION(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, \
+                                   store, ctype, shown)                                                                \
+    n = shown_add(out, n, shown, true, SHOWN_##TYPE(r->adjudication.store));
+
+/* a kind's own settings (RUN_SETTINGS_KINDS), for a run of that kind only */
+#define SETTING_SHOWN_OWN(ID, r)                                                                                     \
+    if (run_kind_id((r)->kind) == RUN_KIND_##ID) {                                                                   \
+        RUN_SETTINGS_OWN_##ID(SETTING_SHOWN_TASK)                                                                    \
+    }
 
 int run_settings_shown(const StoreRun *r, RunSettingShown *out)
 {
@@ -147,5 +157,7 @@ int run_settings_shown(const StoreRun *r, RunSettingShown *out)
     bool sprt = run_kind_is_sprt(r->kind);
     RUN_SETTINGS_SPRT(SETTING_SHOWN_SPRT)
     RUN_SETTINGS_TASK(SETTING_SHOWN_TASK)
+    RUN_SETTINGS_ADJUDICATION(SETTING_SHOWN_ADJUDICATION)
+    RUN_SETTINGS_KINDS(SETTING_SHOWN_OWN, r)
     return n;
 }

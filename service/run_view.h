@@ -40,8 +40,8 @@ enum { RUN_SETTINGS_SHOWN_MAX = 32 };
 
 /*
  * The settings of r that run_settings.def marks shown, of the groups kept
- * as columns that r's kind takes (the task group, the SPRT group for a
- * kind with the SPRT), in the table's order, into out (at most
+ * as columns that r's kind takes (the task group and the adjudication,
+ * the SPRT group for a kind with the SPRT), in the table's order, into out (at most
  * RUN_SETTINGS_SHOWN_MAX).  Returns the count.  This can't fail.
  */
 int run_settings_shown(const StoreRun *r, RunSettingShown *out);

@@ -26,8 +26,7 @@
 
 #define RUN_COLUMNS                                                                              \
     "r.id, r.kind, r.state, r.name, r.build_id, r.name0, r.name1, r.nodes, "                   \
-    "r.base_ms, r.inc_ms, r.margin_ms, r.hash_mb, r.resign_moves, r.resign_score, r.draw_after, "     \
-    "r.draw_moves, r.draw_score, r.max_plies, "                                                   \
+    "r.base_ms, r.inc_ms, r.margin_ms, r.hash_mb, "                                                \
     "r.next_pair, r.llr, "                                                                        \
     "coalesce(r.verdict, ''), r.pairs, r.wins, r.draws, r.losses, r.ll, r.ld, r.dd, r.wd, r.ww, " \
     "array_to_string(r.reasons, ','), "                                                          \
@@ -43,15 +42,59 @@
     "coalesce((SELECT sha256 FROM nets n WHERE n.id = r.base_net), CASE WHEN r.base_hce THEN 'none' ELSE '' END), " \
     "coalesce((SELECT name FROM nets n WHERE n.id = r.test_net), CASE WHEN r.test_hce THEN 'none' ELSE '' END), " \
     "coalesce((SELECT name FROM nets n WHERE n.id = r.base_net), CASE WHEN r.base_hce THEN 'none' ELSE '' END), " \
-    "r.threads, r.engine, coalesce(r.base_engine, r.engine)" RUN_SETTINGS_COLUMNS(SETTING_SELECT)
+    "r.threads, r.engine, coalesce(r.base_engine, r.engine)" RUN_SETTINGS_COLUMNS(SETTING_SELECT)            \
+    RUN_SETTINGS_ADJUDICATION(SETTING_SELECT)
+
+/*
+ * xqf_create_run's parameters in its order: the run's text, what its kind
+ * gives, the numbers that are not settings of the table (the clock, the
+ * sides' builds and nets) and, last, the table's settings as one JSON
+ * object (SettingsJson below).  P(ID, TYPE, value): TYPE TEXT ("" for
+ * NULL), RAW (as is), INT, BOOL, or SHARE (a fraction, NULL for NaN).
+ */
+#define CREATE_RUN_PARAMS(P)                                                                     \
+    P(NAME, TEXT, sp->name)                                                                      \
+    P(PARAMS0, TEXT, sp->test_params)                                                            \
+    P(PARAMS1, TEXT, sp->base_params)                                                            \
+    P(BUILD_ID, TEXT, sp->build_id)                                                              \
+    P(BOOK_NAME, TEXT, sp->book_name)                                                            \
+    P(BOOK, RAW, book)                                                                           \
+    P(NODES, INT, sp->nodes)                                                                     \
+    P(BASE_MS, INT, sp->base_ms)                                                                 \
+    P(INC_MS, INT, sp->inc_ms)                                                                   \
+    P(MARGIN_MS, INT, sp->margin_ms)                                                             \
+    P(HASH_MB, INT, sp->hash_mb > 0 ? sp->hash_mb : 16)                                          \
+    P(KIND, RAW, kind->name)                                                                     \
+    P(NAME0, RAW, kind->player0)                                                                 \
+    P(NAME1, RAW, kind->player1)                                                                 \
+    P(SETTINGS, RAW, settings)                                                                   \
+    P(TEST_BUILD, INT, sp->test_build)                                                           \
+    P(BASE_BUILD, INT, sp->base_build)                                                           \
+    P(TASKS_ON_CLAIM, BOOL, kind->on_claim)                                                      \
+    P(TEST_NET, INT, sp->test_net)                                                               \
+    P(BASE_NET, INT, sp->base_net)                                                               \
+    P(THREADS, INT, sp->threads > 0 ? sp->threads : 1)                                           \
+    P(BASE1_MS, INT, sp->base1_ms)                                                               \
+    P(INC1_MS, INT, sp->inc1_ms)                                                                 \
+    P(REF_NPS, INT, sp->ref_nps)                                                                 \
+    P(GAME_SCORES, BOOL, sp->game_scores)                                                        \
+    P(REPLAY_SHARE, SHARE, sp->replay_given ? sp->replay_share : NAN)                            \
+    P(ENGINE, TEXT, sp->engine)                                                                  \
+    P(BASE_ENGINE, TEXT, sp->base_engine)                                                        \
+    P(OWNER, TEXT, sp->owner)                                                                    \
+    P(PENDING, BOOL, sp->pending)                                                                \
+    P(RUN_SETTINGS, RAW, j.text)
+
+#define CREATE_RUN_ID(id, type, value) CR_##id,
+enum { CREATE_RUN_PARAMS(CREATE_RUN_ID) CREATE_RUN_COUNT };
 
 #define RUNS_STATEMENTS(S)                                                                       \
     S(FINISH, "SELECT xqf_finish_run($1, $2, $3, NULL)", 3)                                      \
     S(SET_LLR, "UPDATE runs SET llr = $2 WHERE id = $1", 2)                                      \
     S(FINISH_LLR, "SELECT xqf_finish_run($1, 'finished', $3, $2)", 3)                            \
     S(CREATE_RUN, "SELECT xqf_create_run($1, $2, $3, $4, $5, $6::text[], $7, $8, $9, $10, $11, $12, $13, " \
-                  "$14, $15, $16, $17, $18, $19, $20, $21::jsonb, $22, $23, $24, $25, $26, $27, $28, $29, " \
-                  "$30, $31, $32, $33, $34, $35, $36, $37::jsonb)", 37)                                     \
+                  "$14, $15::jsonb, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, " \
+                  "$30, $31::jsonb)", CREATE_RUN_COUNT)                                                 \
     S(PROGRESS, "SELECT p.pairs, p.wins, p.draws, p.losses, p.ll, p.ld, p.dd, p.wd, p.ww, "      \
                 "extract(epoch FROM p.recorded_at - r.created_at) FROM run_progress p "          \
                 "JOIN runs r ON r.id = p.run_id WHERE p.run_id = $1 ORDER BY p.pairs", 1)        \
@@ -111,7 +154,7 @@ static void json_real(SettingsJson *j, const char *column, double v, bool taken)
 /*
  * A setting into the JSON by its type: a REAL of the SPRT group (a bound)
  * is null for a kind without the SPRT; an INT is every kind's (max_pairs:
- * the length of any run).
+ * the length of any run; the adjudication's rules).
  */
 #define SETTING_JSON_INT(column, v, taken) json_int(&j, column, (int64_t)(v));
 #define SETTING_JSON_REAL(column, v, taken) json_real(&j, column, v, taken);
@@ -121,11 +164,37 @@ static void json_real(SettingsJson *j, const char *column, double v, bool taken)
 #define SETTING_JSON_TASK(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store, \
                           ctype, shown)                                                                               \
     SETTING_JSON_##TYPE(#store, sp->store, true)
+#define SETTING_JSON_ADJUDICATION(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, \
+                                  store, ctype, shown)                                                                \
+    SETTING_JSON_##TYPE(#store, adj.store, true)
+
+/* A parameter of xqf_create_run as text by its TYPE (CREATE_RUN_PARAMS), its number kept in num. */
+static const char *param_int(char num[32], int64_t v)
+{
+    snprintf(num, 32, "%" PRId64, v);
+    return num;
+}
+
+static const char *param_share(char num[32], double v)
+{
+    if (isnan(v))
+        return NULL;
+    snprintf(num, 32, "%.17g", v);
+    return num;
+}
+
+#define PARAM_TEXT(num, v) ((v) ? (v) : "")
+#define PARAM_RAW(num, v) (v)
+#define PARAM_INT(num, v) param_int(num, (int64_t)(v))
+#define PARAM_BOOL(num, v) ((v) ? "true" : "false")
+#define PARAM_SHARE(num, v) param_share(num, v)
+#define CREATE_RUN_PARAM(id, type, value) p[CR_##id] = PARAM_##type(num[CR_##id], value);
 
 /*
- * Inserts a run of kind with the spec's settings (those kept as columns
- * as one JSON object; SPRT bounds only for SPRT, NULL otherwise);
- * settings, the kind's own, is a JSON object.  Returns 0 with *id, or -1.
+ * Inserts a run of kind with the spec's settings (the table's as one JSON
+ * object: SPRT bounds only for SPRT, NULL otherwise; the adjudication the
+ * spec's or the table's defaults); settings, the kind's own, is a JSON
+ * object.  Returns 0 with *id, or -1.
  */
 int store_create_run(Store *s, const RunKind *kind, const StoreSprtSpec *spec, const char *settings, int64_t *id)
 {
@@ -144,24 +213,12 @@ int store_create_run(Store *s, const RunKind *kind, const StoreSprtSpec *spec, c
     SettingsJson j = { .len = 0 };
     RUN_SETTINGS_SPRT(SETTING_JSON_SPRT)
     RUN_SETTINGS_TASK(SETTING_JSON_TASK)
+    RUN_SETTINGS_OWN(SETTING_JSON_TASK)
+    RUN_SETTINGS_ADJUDICATION(SETTING_JSON_ADJUDICATION)
     json_put(&j, "}");
-    StoreNums n;
-    const char *p[37] = {
-        sp->name ? sp->name : "", sp->test_params ? sp->test_params : "",
-        sp->base_params ? sp->base_params : "", sp->build_id ? sp->build_id : "",
-        sp->book_name ? sp->book_name : "", book, store_num(&n, 1, sp->nodes), store_num(&n, 2, sp->base_ms),
-        store_num(&n, 3, sp->inc_ms), store_num(&n, 4, sp->margin_ms),
-        store_num(&n, 5, sp->hash_mb > 0 ? sp->hash_mb : 16),
-        store_num(&n, 15, adj.resign_moves), store_num(&n, 16, adj.resign_score), store_num(&n, 17, adj.draw_after),
-        store_num(&n, 18, adj.draw_moves), store_num(&n, 19, adj.draw_score), store_num(&n, 20, adj.max_plies),
-        kind->name, kind->player0, kind->player1, settings, store_num(&n, 13, sp->test_build),
-        store_num(&n, 14, sp->base_build), kind->on_claim ? "true" : "false", store_num(&n, 21, sp->test_net),
-        store_num(&n, 22, sp->base_net), store_num(&n, 23, sp->threads > 0 ? sp->threads : 1),
-        store_num(&n, 24, sp->base1_ms), store_num(&n, 25, sp->inc1_ms), store_num(&n, 26, sp->ref_nps),
-        sp->game_scores ? "true" : "false", sp->replay_given ? store_dbl(&n, 27, sp->replay_share) : NULL,
-        sp->engine ? sp->engine : "", sp->base_engine ? sp->base_engine : "", sp->owner ? sp->owner : "",
-        sp->pending ? "true" : "false", j.text
-    };
+    const char *p[CREATE_RUN_COUNT];
+    char num[CREATE_RUN_COUNT][32];
+    CREATE_RUN_PARAMS(CREATE_RUN_PARAM)
     PGresult *res = store_run(s, &STMT[ST_CREATE_RUN], p, PGRES_TUPLES_OK);
     free(book);
     if (!res)
@@ -171,6 +228,7 @@ int store_create_run(Store *s, const RunKind *kind, const StoreSprtSpec *spec, c
     const StoreRunBook *b = sp->book_facts;
     if (!b)
         return 0;
+    StoreNums n;
     const char *q[10] = { store_num(&n, 0, *id), b->format, b->sha256, store_num(&n, 1, sp->book_lines),
                           store_num(&n, 2, b->duplicates), store_num(&n, 3, b->plies), store_num(&n, 4, b->scored),
                           store_num(&n, 5, b->score_min), store_num(&n, 6, b->score_max), store_dbl(&n, 7, b->score_mean) };
@@ -229,6 +287,9 @@ static void read_counts(const PGresult *r, int row, int *col, StoreCounts *c)
 #define SETTING_READ(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store, ctype, \
                      shown)                                                                                            \
     o->store = (ctype)SETTING_GET_##TYPE(r, row, c++);
+#define ADJUDICATION_READ(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store, \
+                          ctype, shown)                                                                               \
+    o->adjudication.store = (ctype)SETTING_GET_##TYPE(r, row, c++);
 
 static void read_run(const PGresult *r, int row, StoreRun *o)
 {
@@ -246,11 +307,6 @@ static void read_run(const PGresult *r, int row, StoreRun *o)
     o->inc_ms = store_i64(r, row, c++);
     o->margin_ms = store_i64(r, row, c++);
     o->hash_mb = (int)store_i64(r, row, c++);
-    StoreAdjudication *a = &o->adjudication;
-    int64_t *adj[6] = { &a->resign_moves, &a->resign_score, &a->draw_after, &a->draw_moves, &a->draw_score,
-                        &a->max_plies };
-    for (int i = 0; i < 6; i++)
-        *adj[i] = store_i64(r, row, c++);
     o->next_pair = store_i64(r, row, c++);
     o->llr = store_get_dbl(r, row, c++);
     store_text(r, row, c++, o->verdict, sizeof o->verdict);
@@ -276,6 +332,7 @@ static void read_run(const PGresult *r, int row, StoreRun *o)
     store_text(r, row, c++, o->engine, sizeof o->engine);
     store_text(r, row, c++, o->base_engine, sizeof o->base_engine);
     RUN_SETTINGS_COLUMNS(SETTING_READ)
+    RUN_SETTINGS_ADJUDICATION(ADJUDICATION_READ)
 }
 
 /* Runs a run query into a malloc'd array. */

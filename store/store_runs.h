@@ -15,18 +15,22 @@
 #include "run_settings.h"
 #include "store.h"
 
-/* How a run's games are adjudicated (worker/game/game.h's Adjudication; 0 turns a rule off). */
+/*
+ * How a run's games are adjudicated (worker/game/game.h's Adjudication; 0
+ * turns a rule off): run_settings.def's ADJUDICATION group, a member each
+ * named as its column (resign_moves, resign_score, draw_after, draw_moves,
+ * draw_score, max_plies).
+ */
 typedef struct {
-    int64_t resign_moves, resign_score;       /* a win after this many plies both agree on >= score */
-    int64_t draw_after, draw_moves, draw_score; /* a draw from move draw_after on, after draw_moves
-                                                   plies with |score| <= draw_score */
-    int64_t max_plies;                        /* a draw at this length (0: no limit) */
+    RUN_SETTINGS_ADJUDICATION(RUN_SETTING_COLUMN)
 } StoreAdjudication;
 
-/* The settings of a run created without its own: the one place they are written down. */
-#define STORE_ADJUDICATION_DEFAULT                                                                \
-    ((StoreAdjudication){ .resign_moves = 4, .resign_score = 600, .draw_after = 40, .draw_moves = 8, \
-                          .draw_score = 10, .max_plies = 0 })
+/* The settings of a run created without its own: the table's defaults. */
+#define STORE_ADJUDICATION_DEFAULT_MEMBER(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, \
+                                          form_help, store, ctype, shown)                                          \
+    .store = def,
+#define STORE_ADJUDICATION_DEFAULT \
+    ((StoreAdjudication){ RUN_SETTINGS_ADJUDICATION(STORE_ADJUDICATION_DEFAULT_MEMBER) })
 
 /*
  * What a run's book was (038_run_books.sql): the file, its format, the

@@ -474,3 +474,37 @@ Test(engine_runs, a_mirrored_branch_moved_after_the_approval_is_refused)
     cr_assert_str_eq(r.verdict, expect);
     store_run_free(&r);
 }
+
+/*
+ * A run's adjudication (run_settings.def's ADJUDICATION group), as a front
+ * end gives it to the run service, reaches the worker in each task of the
+ * run: every rule in its field of the task (the store's column, then the
+ * scheduler's copy), none left at its default.
+ */
+Test(engine_runs, a_runs_adjudication_reaches_its_task)
+{
+    CU_REQUIRE_DB();
+    RunSpec sp = run_spec_default(RUN_KIND_GAMES);
+    sp.test_params = "NullR=2", sp.nodes = 1000, sp.max_pairs = 2, sp.book = XQF_DEFAULT_BOOK;
+    sp.adjudication = (StoreAdjudication){ .resign_moves = 3, .resign_score = 700, .draw_after = 30,
+                                           .draw_moves = 6, .draw_score = 5, .max_plies = 300 };
+    RunProblem problem;
+    int64_t run = 0;
+    cr_assert_eq(run_create(cu_fx.store, &sp, &run, &problem), RUN_OK, "%s: %s", problem.field, problem.why);
+    cu_track(cu_coordinator(cu_fx.db_coordinator, cu_fx.port, "30", cu_fx.logfile));
+    CuClient c;
+    XqfMsg m;
+    char why[512];
+    cr_assert_eq(cu_client_first_task(&c, cu_fx.port, "adjudication-probe", 20, &m, why, sizeof why), 0,
+                 "%s (log: %s)", why, cu_fx.logfile);
+    const XqfMsg_task *t = &m.u.task;
+    cr_assert_eq((int64_t)t->run_id, run);
+    cr_assert_eq(t->resign_moves, 3);
+    cr_assert_eq(t->resign_score, 700);
+    cr_assert_eq(t->draw_after, 30);
+    cr_assert_eq(t->draw_moves, 6);
+    cr_assert_eq(t->draw_score, 5);
+    cr_assert_eq(t->max_plies, 300);
+    xqf_msg_free(&m);
+    cu_client_close(&c);
+}

@@ -187,7 +187,7 @@ Test(adjudication, quiet_scores_adjudicate_a_draw_after_move_m)
 
 Test(adjudication, rules_unit)
 {
-    Adjudication adj = { 3, 500, 10, 4, 20, 0 };
+    Adjudication adj = { .resign_moves = 3, .resign_score = 500, .draw_after = 10, .draw_moves = 4, .draw_score = 20 };
     AdjudicationState st = { 0, 0, 0 };
     GameReason why = GAME_REASON_NONE;
     /* Black winning: Red says -600, Black says +550, ... */

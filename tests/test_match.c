@@ -274,7 +274,8 @@ Test(pairs, stop_abandons_running_games)
 /* Plays one game from the book's opening 0 at fixed nodes; its moves and result go to *g. */
 static void builtin_game(Player *red, Player *black, const Book *b, GameRecord *g)
 {
-    static const Adjudication adj = { 4, 600, 40, 8, 10, 200 };
+    static const Adjudication adj = { .resign_moves = 4, .resign_score = 600, .draw_after = 40, .draw_moves = 8,
+                                      .draw_score = 10, .max_plies = 200 };
     TimeControl tc = { .nodes = 3000, .move_timeout_ms = 5000 };
     game_record_init(g);
     cr_assert_eq(game_play(red, black, book_opening(b, 0), &tc, &adj, NULL, g), 0);

@@ -84,7 +84,7 @@ Test(tune_cli, runs)
     long long spsa = atoll(out);
     cr_assert_gt(spsa, 0, "%s", out);
     cr_assert_eq(tune(out, sizeof out, "sprt new --base '' --test NullR=2 --nodes 300 --max-pairs 1000 "
-                                       "--priority -1 --seed 9"), 0);
+                                       "--priority -1 --seed 9 --resign-score 800 --max-plies 200"), 0);
     long long sprt = atoll(out);
     cr_assert_gt(sprt, spsa);
     cr_assert_eq(tune(out, sizeof out, "list"), 0);
@@ -102,7 +102,9 @@ Test(tune_cli, runs)
     cr_assert_eq(tune(out, sizeof out, args), 0);
     cr_assert(strstr(out, "LLR:") && strstr(out, "Pentanomial"), "%s", out);
     /* the settings run_settings.def shows as they are, as given (the rest are in sentences) */
-    cr_assert(strstr(out, "\nPriority: -1\nSeed: 9\n") && !strstr(out, "Pairs per task:"), "%s", out);
+    cr_assert(strstr(out, "\nPriority: -1\nSeed: 9\nResign plies: 4\nResign score: 800\nDraw from move: 40\n"
+                          "Draw plies: 8\nDraw score: 10\nMax plies: 200\n") && !strstr(out, "Pairs per task:"),
+              "%s", out);
     snprintf(args, sizeof args, "stop %lld", sprt);
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s", out);
     cr_assert_eq(tune(out, sizeof out, args), 1, "stopping twice");

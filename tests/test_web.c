@@ -326,7 +326,8 @@ Test(web, user_text_is_escaped)
         cr_assert_null(strstr(r.body, "<script>alert"), "%s shows the name as markup", pages[i]);
         cr_assert(strstr(r.body, "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;&quot;"), "%s", pages[i]);
         /* the run's page lists the settings run_settings.def shows, as the store read them */
-        cr_assert(i == 0 || strstr(r.body, "<tr><th>Priority</th><td>3</td></tr>\n<tr><th>Seed</th><td>77</td></tr>"),
+        cr_assert(i == 0 || strstr(r.body, "<tr><th>Priority</th><td>3</td></tr>\n<tr><th>Seed</th><td>77</td></tr>\n"
+                                           "<tr><th>Resign plies</th><td>4</td></tr>"),
                   "%s", r.body);
         reply_free(&r);
     }
@@ -2033,25 +2034,29 @@ Test(web, every_kind_from_its_form_is_xqf_tunes_run)
         { "sprt",
           "sprt new --test NullR=2 --base '' --tc 10+0.1 --tc-base 5+0.05 --elo0 -1 --elo1 4 --alpha 0.1 --beta 0.2 "
           "--max-pairs 300 --threads 2 --replay 0 --keep-scores --pairs-per-task 4 --priority 3 --seed 7 --name same "
-          "--tc-scale --ref-nps 2000000",
+          "--tc-scale --ref-nps 2000000 --resign-moves 3 --resign-score 700 --draw-after 30 --draw-moves 6 "
+          "--draw-score 5 --max-plies 300",
           "test=NullR%3D2&base=&tc=10%2B0.1&tc_base=5%2B0.05&nodes=&elo0=-1&elo1=4&alpha=0.1&beta=0.2&max_pairs=300"
-          "&threads=2&replay=0&keep_scores=1&pairs_per_task=4&priority=3&seed=7&name=same&ref_nps=2000000" },
+          "&threads=2&replay=0&keep_scores=1&pairs_per_task=4&priority=3&seed=7&name=same&ref_nps=2000000"
+          "&resign_moves=3&resign_score=700&draw_after=30&draw_moves=6&draw_score=5&max_plies=300" },
         { "games",
-          "games new --pairs 20 --test NullR=2 --base '' --nodes 500 --replay 5 --pairs-per-task 2 --seed 9 --name g",
-          "pairs=20&test=NullR%3D2&base=&nodes=500&tc=&replay=5&pairs_per_task=2&priority=0&seed=9&name=g" },
+          "games new --pairs 20 --test NullR=2 --base '' --nodes 500 --replay 5 --pairs-per-task 2 --seed 9 --name g "
+          "--resign-moves 0 --draw-moves 0",
+          "pairs=20&test=NullR%3D2&base=&nodes=500&tc=&replay=5&pairs_per_task=2&priority=0&seed=9&name=g"
+          "&resign_moves=0&draw_moves=0" },
         /* several threads and the replay share left empty: the default, no replay audit, as xqf-tune's */
         { "games", "games new --pairs 8 --test NullR=2 --base '' --nodes 300 --threads 2",
           "pairs=8&test=NullR%3D2&base=&nodes=300&tc=&threads=2&replay=&pairs_per_task=8&priority=0&seed=1" },
         { "spsa",
           "spsa new --params RookMg,HorseMg --pairs 50 --alpha 0.7 --gamma 0.2 --a-ratio 0.3 --nodes 400 "
-          "--pairs-per-task 2 --seed 11 --name s",
+          "--pairs-per-task 2 --seed 11 --name s --max-plies 400 --draw-after 60",
           "params=RookMg%2CHorseMg&pairs=50&alpha=0.7&gamma=0.2&a_ratio=0.3&nodes=400&tc=&pairs_per_task=2"
-          "&priority=0&seed=11&name=s" },
+          "&priority=0&seed=11&name=s&max_plies=400&draw_after=60" },
         { "data",
           "data new --games 41 --params NullR=2 --depth 3 --random-plies 4 --skip-plies 2 --keep-check "
-          "--max-score 2000 --pairs-per-task 3 --seed 13 --name d",
+          "--max-score 2000 --pairs-per-task 3 --seed 13 --name d --resign-score 900 --draw-score 0",
           "games=41&params=NullR%3D2&depth=3&tc=&nodes=&random_plies=4&skip_plies=2&keep_check=1&max_score=2000"
-          "&pairs_per_task=3&priority=0&seed=13&name=d" },
+          "&pairs_per_task=3&priority=0&seed=13&name=d&resign_score=900&draw_score=0" },
     };
     for (size_t i = 0; i < sizeof SAME / sizeof *SAME; i++) {
         char path[32], args[1024], cli_row[8192], web_row[8192];
@@ -2059,6 +2064,8 @@ Test(web, every_kind_from_its_form_is_xqf_tunes_run)
         Reply r = http("GET", path, cookie, NULL);
         cr_assert_eq(r.status, 200, "%s: the form", SAME[i].kind);
         cr_assert(strstr(r.body, "name=\"seed\""), "%s: the form has a seed", SAME[i].kind);
+        cr_assert(strstr(r.body, "name=\"resign_score\"") && strstr(r.body, "name=\"max_plies\""),
+                  "%s: the form has the adjudication's rules", SAME[i].kind);
         reply_free(&r);
         int64_t web_id = form_new(SAME[i].kind, cookie, csrf, SAME[i].form, &r);
         cr_assert_gt(web_id, 0, "%s: the form's run: %d %s", SAME[i].kind, r.status, r.body ? r.body : "");
@@ -2075,6 +2082,25 @@ Test(web, every_kind_from_its_form_is_xqf_tunes_run)
             cr_assert(strstr(web_row, "\"base1_ms\": 5000") && strstr(web_row, "\"inc1_ms\": 50") &&
                       strstr(web_row, "\"ref_nps\": 2000000") && strstr(web_row, "\"game_scores\": true") &&
                       strstr(web_row, "\"replay_share\": 0,") && strstr(web_row, "\"threads\": 2"), "%s", web_row);
+        /* the adjudication given, each rule in its column; those not given the defaults (as before they were settable) */
+        static const char *const ADJ[] = {
+            "\"resign_moves\": 3, \"resign_score\": 700, \"draw_after\": 30, \"draw_moves\": 6, \"draw_score\": 5, "
+            "\"max_plies\": 300",
+            "\"resign_moves\": 0, \"resign_score\": 600, \"draw_after\": 40, \"draw_moves\": 0, \"draw_score\": 10, "
+            "\"max_plies\": 0",
+            "\"resign_moves\": 4, \"resign_score\": 600, \"draw_after\": 40, \"draw_moves\": 8, \"draw_score\": 10, "
+            "\"max_plies\": 0",
+            "\"resign_moves\": 4, \"resign_score\": 600, \"draw_after\": 60, \"draw_moves\": 8, \"draw_score\": 10, "
+            "\"max_plies\": 400",
+            "\"resign_moves\": 4, \"resign_score\": 900, \"draw_after\": 40, \"draw_moves\": 8, \"draw_score\": 0, "
+            "\"max_plies\": 0",
+        };
+        const StoreAdjudication *a = &run.adjudication;
+        char adj[256];
+        snprintf(adj, sizeof adj, "\"resign_moves\": %" PRId64 ", \"resign_score\": %" PRId64 ", \"draw_after\": %" PRId64
+                 ", \"draw_moves\": %" PRId64 ", \"draw_score\": %" PRId64 ", \"max_plies\": %" PRId64, a->resign_moves,
+                 a->resign_score, a->draw_after, a->draw_moves, a->draw_score, a->max_plies);
+        cr_assert_str_eq(adj, ADJ[i], "%s: the store read %s", SAME[i].kind, adj);
     }
     /* the runs page filters by every kind */
     Reply r = http("GET", "/runs?kind=data", NULL, NULL);
@@ -2285,6 +2311,18 @@ Test(web, a_bad_setting_gets_xqf_tunes_message_from_each_form)
           "&priority=0", "elo1" },
         { "data", "data new --games 10 --nodes 100 --params NoSuch=1", "--params",
           "games=10&nodes=100&tc=&params=NoSuch%3D1&pairs_per_task=8&priority=0", "params" },
+        /* the adjudication's rules within the worker's bounds, from every kind's form */
+        { "games", "games new --pairs 10 --test NullR=2 --base '' --nodes 100 --resign-score 100001", "--resign-score",
+          "pairs=10&test=NullR%3D2&base=&tc=&nodes=100&resign_score=100001&pairs_per_task=8&priority=0",
+          "resign_score" },
+        { "sprt", "sprt new --test NullR=2 --base '' --nodes 100 --max-plies -1", "--max-plies",
+          "test=NullR%3D2&base=&tc=&nodes=100&elo0=0&elo1=5&alpha=0.05&beta=0.05&max_pairs=100&pairs_per_task=8"
+          "&priority=0&max_plies=-1", "max_plies" },
+        { "spsa", "spsa new --params RookMg --pairs 10 --nodes 100 --draw-moves x", "--draw-moves",
+          "params=RookMg&pairs=10&nodes=100&tc=&alpha=0.602&gamma=0.101&a_ratio=0.1&pairs_per_task=8&priority=0"
+          "&draw_moves=x", "draw_moves" },
+        { "data", "data new --games 10 --nodes 100 --draw-after 200000", "--draw-after",
+          "games=10&nodes=100&tc=&draw_after=200000&pairs_per_task=8&priority=0", "draw_after" },
     };
     for (size_t i = 0; i < sizeof BAD / sizeof *BAD; i++) {
         Reply r;

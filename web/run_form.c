@@ -67,6 +67,12 @@ static void setting_real(Errors *er, const Form *f, const OptSpec spec, const ch
         sp->field = v_;                                                                                          \
     }
 
+/* A kind's own settings (RUN_SETTINGS_KINDS), read on its form only. */
+#define READ_OWN_SETTINGS(ID, sp)                                                                                \
+    if ((sp)->kind == RUN_KIND_##ID) {                                                                           \
+        RUN_SETTINGS_OWN_##ID(READ_SETTING)                                                                      \
+    }
+
 /*
  * The fields every run has (time control or nodes, pairs per task,
  * priority, name, seed) and, for the kinds that play a test's games,
@@ -83,7 +89,8 @@ static void common_fields(const Form *f, RunSpec *sp, Errors *er)
         sp->nodes = v;
     if (has_tc && !rule_tc(tc, &sp->base_ms, &sp->inc_ms, why, sizeof why))
         field_error(er, "tc", "%s", why);
-    RUN_SETTINGS_TASK(READ_SETTING)
+    RUN_SETTINGS_EVERY_KIND(READ_SETTING)
+    RUN_SETTINGS_KINDS(READ_OWN_SETTINGS, sp)
     const char *name = form_get(f, "name");
     sp->name = name ? name : "";
     if (sp->kind == RUN_KIND_DATA)

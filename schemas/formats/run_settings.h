@@ -12,8 +12,18 @@
 
 #include "run_settings.def"
 
-/* The groups kept as columns of runs, one each (SPSA's schedule is in the run's settings JSON: store_spsa.h). */
-#define RUN_SETTINGS_COLUMNS(S) RUN_SETTINGS_SPRT(S) RUN_SETTINGS_TASK(S)
+/* The groups every kind takes, in the order both front ends list them. */
+#define RUN_SETTINGS_EVERY_KIND(S) RUN_SETTINGS_TASK(S) RUN_SETTINGS_ADJUDICATION(S)
+
+/* Every kind's own settings (RUN_SETTINGS_KINDS), one group after the other. */
+#define RUN_SETTINGS_OWN_OF(ID, S) RUN_SETTINGS_OWN_##ID(S)
+#define RUN_SETTINGS_OWN(S) RUN_SETTINGS_KINDS(RUN_SETTINGS_OWN_OF, S)
+
+/*
+ * The groups kept as columns of runs, one each (SPSA's schedule is in the
+ * run's settings JSON: store_spsa.h; the adjudication's in its record).
+ */
+#define RUN_SETTINGS_COLUMNS(S) RUN_SETTINGS_SPRT(S) RUN_SETTINGS_TASK(S) RUN_SETTINGS_OWN(S)
 
 /* A setting as a member of RunSpec (named by its field) and of the store's records (named by its column). */
 #define RUN_SETTING_FIELD(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store, \

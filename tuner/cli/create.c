@@ -36,7 +36,7 @@
     RULE_NODES,                                                                                                \
     RUN_BOOK_OPTIONS,                                                                                          \
     { "--name", OPT_TEXT, "TEXT", "", .help = "a label" },                                                     \
-    RUN_SETTINGS_TASK(RUN_SETTING_OPTION)                                                                      \
+    RUN_SETTINGS_EVERY_KIND(RUN_SETTING_OPTION)                                                                \
     CLI_DB_OPTION
 
 
@@ -79,7 +79,16 @@ static int parse_tc(const char *option, const char *tc, int64_t *base_ms, int64_
 
 static void read_sprt_settings(const Opts *o, RunSpec *sp) { RUN_SETTINGS_SPRT(READ_SETTING) }
 static void read_spsa_settings(const Opts *o, RunSpec *sp) { RUN_SETTINGS_SPSA(READ_SETTING) }
-static void read_task_settings(const Opts *o, RunSpec *sp) { RUN_SETTINGS_TASK(READ_SETTING) }
+/* A kind's own setting (RUN_SETTINGS_KINDS), read when the command's table has its option (its kind's). */
+#define READ_OWN_SETTING(field, TYPE, option, ...)                                                            \
+    if (opts_table_has(o, option))                                                                             \
+        sp->field = READ_SETTING_##TYPE(o, option);
+
+static void read_every_kind_settings(const Opts *o, RunSpec *sp)
+{
+    RUN_SETTINGS_EVERY_KIND(READ_SETTING)
+    RUN_SETTINGS_OWN(READ_OWN_SETTING)
+}
 
 /* Fills the settings every new run has from the options (the run service checks them). Exit status. */
 static int new_run_spec(const Opts *o, RunSpec *sp, bool fixed_depth)
@@ -97,7 +106,7 @@ static int new_run_spec(const Opts *o, RunSpec *sp, bool fixed_depth)
     sp->replay_share = opts_table_has(o, "--replay") && opts_given(o, "--replay") ? opts_real(o, "--replay") / 100 : -1;
     if (opts_table_has(o, "--tc-scale") && opts_given(o, "--tc-scale"))
         sp->ref_nps = opts_int(o, "--ref-nps");
-    read_task_settings(o, sp);
+    read_every_kind_settings(o, sp);
     sp->name = opts_text(o, "--name");
     sp->book = opts_text(o, "--book");
     sp->book_format = opts_text(o, "--book-format");

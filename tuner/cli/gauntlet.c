@@ -42,7 +42,7 @@ static const OptSpec GAUNTLET_OPTIONS[] = {
     RULE_NODES,
     RUN_BOOK_OPTIONS,
     { "--name", OPT_TEXT, "TEXT", NULL, .help = "new: the gauntlet's name (default: gauntlet ENGINE@REF, or its build or set)" },
-    RUN_SETTINGS_TASK(RUN_SETTING_OPTION)
+    RUN_SETTINGS_EVERY_KIND(RUN_SETTING_OPTION)
     GAME_OPTIONS,
     CLI_DB_OPTION,
     OPTS_END,

@@ -25,6 +25,12 @@
 #define SETTING_FIELD(field_name, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, ...) \
     field(fo, form_field, label, #def, form_help);
 
+/* A kind's own settings' fields (RUN_SETTINGS_KINDS), on its form only. */
+#define OWN_FIELDS(ID, k)                                                                                            \
+    if ((k)->id == RUN_KIND_##ID) {                                                                                  \
+        RUN_SETTINGS_OWN_##ID(SETTING_FIELD)                                                                         \
+    }
+
 static void new_run_fields(FormOut *fo, const RunKind *k, bool chain)
 {
     field(fo, "name", "Name", "", NULL);
@@ -81,7 +87,8 @@ static void new_run_fields(FormOut *fo, const RunKind *k, bool chain)
         field(fo, "replay", "Replay share", "",
               "percent of pairs a second worker plays again (fixed nodes; empty: 1, none with several threads)");
     }
-    RUN_SETTINGS_TASK(SETTING_FIELD)
+    RUN_SETTINGS_EVERY_KIND(SETTING_FIELD)
+    RUN_SETTINGS_KINDS(OWN_FIELDS, k)
 }
 
 /* A chain's stages after its first run, as xqf-tune chain new's --then-* options (RULE_CHAIN_TRAIN's defaults). */

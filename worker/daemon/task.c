@@ -267,6 +267,19 @@ static int play_data_game(Task *t, Player *red, Player *black, int64_t index, Ga
     return rc;
 }
 
+/*
+ * A rule of the task's adjudication (run_settings.def: its field of the
+ * task by the column's name) checked against the table's bounds, which
+ * the run's column keeps too, and copied into the game's Adjudication.
+ */
+#define ADJUDICATION_CHECK(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store, \
+                           ctype, shown)                                                                               \
+    if (m->store < (lo) || m->store > (hi))                                                                            \
+        return refuse(t, err, errlen, "%s", "adjudication: " #store " out of " #lo "-" #hi);
+#define ADJUDICATION_COPY(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store, \
+                          ctype, shown)                                                                               \
+    t->adj.store = (int)m->store;
+
 Task *task_new(const XqfMsg_task *m, const char *build, const char *const engines[2], const char *const nets[2],
                bool boxed, char *err, size_t errlen)
 {
@@ -286,11 +299,7 @@ Task *task_new(const XqfMsg_task *m, const char *build, const char *const engine
         return refuse(t, err, errlen, "%s", "hash size out of 1-4096 MB");
     if (m->threads < 1 || m->threads > XQF_THREADS_MAX)
         return refuse(t, err, errlen, "%s", "threads out of 1-64");
-    const int64_t adj[6] = { m->resign_moves, m->resign_score, m->draw_after, m->draw_moves, m->draw_score,
-                             m->max_plies };
-    for (int i = 0; i < 6; i++)
-        if (adj[i] < 0 || adj[i] > 100000)
-            return refuse(t, err, errlen, "%s", "adjudication values out of 0-100000");
+    RUN_SETTINGS_ADJUDICATION(ADJUDICATION_CHECK)
     if (m->depth < 0 || m->depth > XQF_DEPTH_MAX)
         return refuse(t, err, errlen, "%s", "depth out of 0-64");
     if (!m->nodes && !m->depth && (m->base_ms <= 0 || m->inc_ms < 0 || m->margin_ms < 0))
@@ -314,9 +323,7 @@ Task *task_new(const XqfMsg_task *m, const char *build, const char *const engine
     tc->base1_ms = m->base1_ms;
     tc->inc1_ms = m->inc1_ms;
     tc->move_timeout_ms = MOVE_TIMEOUT_MS;
-    t->adj = (Adjudication){ .resign_moves = (int)m->resign_moves, .resign_score = (int)m->resign_score,
-                             .draw_after = (int)m->draw_after, .draw_moves = (int)m->draw_moves,
-                             .draw_score = (int)m->draw_score, .max_plies = (int)m->max_plies };
+    RUN_SETTINGS_ADJUDICATION(ADJUDICATION_COPY)
     t->pairs = m->pairs;
     t->threads = (int)m->threads;
     if (!(t->pair_state = calloc((size_t)m->pairs, sizeof *t->pair_state)) ||

@@ -18,6 +18,7 @@
 #include "fen.h"
 #include "game_types.h"
 #include "rules.h"
+#include "run_settings.h"
 
 typedef struct Player Player;
 
@@ -51,14 +52,20 @@ TimeControl time_control_game(const TimeControl *tc, bool first_red);
  */
 int time_control_parse(TimeControl *tc, const char *text);
 
-/* Adjudication; a count of 0 turns a rule off. */
+/*
+ * Adjudication; a count of 0 turns a rule off.  Its rules are a run's
+ * settings (run_settings.def's ADJUDICATION group, each with its help and
+ * bounds), a member each by its column's name: resign_moves, the plies
+ * both engines must agree for on a |score| of at least resign_score
+ * (centipawns); draw_after, the full move from which draw_moves plies in
+ * a row with |score| <= draw_score are a draw; max_plies, the length at
+ * which a game is a draw (0: no limit).
+ */
+#define ADJUDICATION_MEMBER(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store, \
+                            ctype, shown)                                                                               \
+    int store;
 typedef struct {
-    int resign_moves;      /* consecutive plies both engines must agree for */
-    int resign_score;      /* |score| at least this (centipawns) */
-    int draw_after;        /* draw adjudication from this full move on */
-    int draw_moves;        /* consecutive plies with |score| <= draw_score */
-    int draw_score;
-    int max_plies;         /* the game is a draw at this length (0: no limit) */
+    RUN_SETTINGS_ADJUDICATION(ADJUDICATION_MEMBER)
 } Adjudication;
 
 /* An opening: a FEN and moves to play from it before the engines take over. */
