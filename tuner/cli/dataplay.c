@@ -16,10 +16,13 @@
  * that seed (the same games, byte for byte).
  *
  * What it leaves out is what training never reads: no coordinator, no
- * database, no game records stored and replayed, and a small hash (the
- * default 1 MB: a 3,000-node search writes a few thousand entries, so the
- * table's misses and the clearing of 16 MB twice a game were a fifth of
- * the time; docs/nnue.md "A faster data mode").  Games run on --threads
+ * database, no game records stored and replayed (PostgreSQL, the script's
+ * polls and the coordinator were 13% of a chunk's CPU time), and a small
+ * hash (the default 1 MB: a 3,000-node search writes a few thousand
+ * entries; with 16 MB the table's cache and TLB misses and its clearing
+ * twice a game were about a third of a game thread's search time).  The
+ * search itself stays: docs/nnue.md "A faster data mode" has the profile
+ * and the measured ratio (about 1.2x).  Games run on --threads
  * threads and are written in their order, so the same options give the
  * same file whatever the threads.  The file is written as FILE.part and
  * renamed when complete: an interrupted play leaves no FILE.
@@ -112,6 +115,7 @@ typedef struct {
     Slot *slots;
     int64_t written;         /* games written, always the first ones */
     int64_t positions;
+    int64_t searched;        /* moves the engine searched (not the opening's) in the games written */
     FILE *out;
     bool failed;
     char why[256];
@@ -173,9 +177,13 @@ static void fail_locked(Play *p, const char *why)
 }
 
 /* Hands over game index's records and writes every game now complete in order. */
-static void finish_game(Play *p, int64_t index, Records *r)
+static void finish_game(Play *p, int64_t index, Records *r, const GameRecord *g)
 {
+    int searched = 0;
+    for (int i = 0; i < g->count; i++)
+        searched += !g->moves[i].book;
     pthread_mutex_lock(&p->lock);
+    p->searched += searched;
     p->slots[index] = (Slot){ r->data, r->len, true };
     *r = (Records){ 0 };
     while (p->written < p->games && p->slots[p->written].done) {
@@ -231,7 +239,7 @@ static void *play_thread(void *arg)
         else if (r.oom)
             why = "out of memory for a game's positions";
         else
-            finish_game(p, index, &r);
+            finish_game(p, index, &r, &g);
     }
     if (why) {
         pthread_mutex_lock(&p->lock);
@@ -389,9 +397,10 @@ int cli_data_play(int argc, char **argv)
             status = cli_fail(CLI_FAIL, "--out: cannot rename '%s' to '%s': %s", part, path, strerror(errno));
         if (status == CLI_OK)
             fprintf(stderr,
-                    "%s: %" PRId64 " positions of %" PRId64 " games written to %s (%.1f a game); %.1f s, %d threads, "
-                    "%.1f CPU s: %.3f M positions per core-hour\n",
-                    CLI_PROGRAM, p->positions, p->written, path, (double)p->positions / (double)p->written, wall,
+                    "%s: %" PRId64 " positions of %" PRId64 " games written to %s (%.1f a game, %.2f moves searched a "
+                    "position); %.1f s, %d threads, %.1f CPU s: %.3f M positions per core-hour\n",
+                    CLI_PROGRAM, p->positions, p->written, path, (double)p->positions / (double)p->written,
+                    p->positions ? (double)p->searched / (double)p->positions : 0.0, wall,
                     threads, cpu, cpu > 0 ? p->positions / cpu * 3600 / 1e6 : 0.0);
         pthread_mutex_destroy(&p->lock);
     }
