@@ -453,3 +453,51 @@ Test(data_files, bad_input_fails_naming_it_and_leaves_no_output)
     snprintf(cmd, sizeof cmd, "data stats 12 --memory 5");
     refused("a run's stats take no --memory", "--memory", cmd);
 }
+
+/*
+ * data play (no cluster): a valid data file that data stats reads, the
+ * same bytes for the same seed whatever the threads, another seed other
+ * games; bad input refused with status 2 and no file left.
+ */
+Test(data_files, play_writes_a_seeded_data_file_the_same_whatever_the_threads, .timeout = 240)
+{
+    const char *play = "data play --games 6 --nodes 300 --random-plies 4 --net none --quiet";
+    cr_assert_eq(tune(NULL, "%s --seed 7 --threads 1 --out %s", play, at("one.data")), 0, "%s", err_text);
+    cr_assert(strstr(err_text, "positions of 6 games written to"), "%s", err_text);
+    cr_assert_eq(tune(NULL, "%s --seed 7 --threads 3 --out %s", play, at("three.data")), 0, "%s", err_text);
+    cr_assert_eq(tune(NULL, "%s --seed 8 --threads 2 --out %s", play, at("other.data")), 0, "%s", err_text);
+    size_t n1, n3, n8;
+    uint8_t *d1 = load(at("one.data"), &n1), *d3 = load(at("three.data"), &n3), *d8 = load(at("other.data"), &n8);
+    cr_assert_gt(n1, DATA_HEADER_BYTES + 6 * 10 * REC, "%zu bytes: too few positions", n1);
+    cr_assert_eq((n1 - DATA_HEADER_BYTES) % REC, 0);
+    cr_assert(n1 == n3 && memcmp(d1, d3, n1) == 0, "the same seed gave another file with 3 threads");
+    cr_assert(n1 != n8 || memcmp(d1, d8, n1) != 0, "another seed gave the same file");
+    /* every record a position (data_unpack), kept by the filter: not in check, no capture played, |score| <= 3000 */
+    for (size_t at_ = DATA_HEADER_BYTES; at_ < n1; at_ += REC) {
+        DataPosition pos;
+        cr_assert_eq(data_unpack(d1 + at_, &pos), 0, "record %zu is no position", (at_ - DATA_HEADER_BYTES) / REC);
+        cr_assert(!board_in_check(&pos.board) && !pos.board.squares[move_to(pos.move)] && abs(pos.score) <= 3000);
+    }
+    cr_assert_eq(tune(NULL, "data stats %s", at("one.data")), 0, "%s", err_text);
+    char line[64];
+    snprintf(line, sizeof line, "Positions: %zu", (n1 - DATA_HEADER_BYTES) / REC);
+    cr_assert(strstr(out_text, line), "%s", out_text);
+    cr_assert(strstr(out_text, "Games: 6 "), "%s", out_text);
+    free(d1);
+    free(d3);
+    free(d8);
+
+    refused("no --nodes", "are required", "data play --games 2 --out /tmp/x.data");
+    refused("no --out", "are required", "data play --games 2 --nodes 10");
+    refused("no games", "--games", "data play --games 0 --nodes 10 --out /tmp/x.data");
+    refused("an argument", "unexpected argument", "data play x --games 2 --nodes 10 --out /tmp/x.data");
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "data play --games 2 --nodes 10 --net %s --out %s", at("one.data"), at("x.data"));
+    refused("not a net", "--net", cmd);
+    snprintf(cmd, sizeof cmd, "data play --games 2 --nodes 10 --book %s --out %s", at("nothere.book"), at("x.data"));
+    refused("no book", "--book", cmd);
+    snprintf(cmd, sizeof cmd, "data play --games 2 --nodes 10 --out %s/nofolder/x.data", dir);
+    refused("nowhere to write", "cannot write", cmd);
+    cr_assert_neq(access(at("x.data"), F_OK), 0, "a refused play left a file");
+    cr_assert_neq(access(at("x.data.part"), F_OK), 0, "a refused play left a partial file");
+}

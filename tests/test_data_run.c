@@ -4,7 +4,8 @@
  * mid-task, where every game is stored exactly once and the stored games
  * are exactly the counted ones (their results add up to the run's W/D/L);
  * xqf-tune data export reproduces data_extract's positions of the stored
- * games (binary and text); stats and show; bad input to data new and
+ * games (binary and text), and xqf-tune data play (no cluster) with the
+ * run's settings, seed and id writes the same bytes; stats and show; bad input to data new and
  * data export refused with exit status 2 (1 for what fails later).
  */
 #include <criterion/criterion.h>
@@ -182,9 +183,34 @@ Test(data_run, killed_workers_every_game_once_and_export)
         lines += t[i] == '\n';
     cr_assert_eq(lines, (n1 - DATA_HEADER_BYTES) / DATA_RECORD_BYTES);
     cr_assert(strstr((char *)t, " | ") != NULL);
+    free(t);
+
+    /*
+     * data play (no cluster) with the run's settings, its hash (16 MB), seed
+     * and id: the same games, so export's file byte for byte
+     */
+    char bookf[300], played[300];
+    snprintf(bookf, sizeof bookf, "%s/book40.book", cu_fx.dir);
+    snprintf(played, sizeof played, "%s/played.data", cu_fx.dir);
+    const char *blines[40];
+    cr_assert_eq(cu_book(blines, 40), 40);
+    FILE *bf = fopen(bookf, "w");
+    cr_assert(bf);
+    for (int i = 0; i < 40; i++)
+        fprintf(bf, "%s\n", blines[i]);
+    fclose(bf);
+    char play[1024];
+    snprintf(play, sizeof play,
+             "data play --games %d --nodes %d --random-plies %d --skip-plies 2 --max-score 2500 --seed 5 --as-run %lld "
+             "--hash 16 --threads 2 --quiet --book '%s' --out '%s'",
+             2 * PAIRS, NODES, RANDOM_PLIES, (long long)run, bookf, played);
+    cr_assert_eq(tune(out, sizeof out, play), 0, "%s", last_message());
+    uint8_t *a3;
+    size_t n3 = slurp(played, &a3);
+    cr_assert(n3 == n2 && memcmp(a2, a3, n2) == 0, "data play wrote %zu bytes, not the run's export (%zu bytes)", n3, n2);
+    free(a3);
     free(a1);
     free(a2);
-    free(t);
 
     /* stats and show: the counts, the bytes per position under 40 */
     snprintf(args, sizeof args, "data stats %lld", (long long)run);

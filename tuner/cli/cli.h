@@ -248,6 +248,8 @@ int cli_show_workers(Store *s, int64_t run);
 /* data export and data stats RUN (data.c), their options parsed and checked by data's command (create.c). */
 int cli_data_export(const Opts *o);
 int cli_data_stats(const Opts *o);
+/* data play (dataplay.c): a data run's games played here, written to a data file; its own options. Exit status. */
+int cli_data_play(int argc, char **argv);
 /* Writes data run run's kept positions as a data file (XQFDATA1) to path, *positions and *games. Exit status. */
 int cli_data_export_run(Store *s, int64_t run, const char *path, int64_t *positions, int64_t *games);
 /* The data files texel and nnue train take (a folder counts as one; data merge makes one of many). */

@@ -598,6 +598,9 @@ int tune_cmd_chain(int argc, char **argv)
         if (strcmp(sub, SUBS[i]) == 0)
             which = i;
     Opts o;
+    /* play has options of its own (dataplay.c): no database, no run */
+    if (strcmp(sub, "play") == 0)
+        return cli_data_play(argc - 2, argv + 2);
     if (which < 0 && (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0))
         return cli_parse(&o, &CHAIN_TABLE, argc - 1, argv + 1);
     if (which < 0)
@@ -935,6 +938,7 @@ static const OptSpec DATA_OPTIONS[] = {
         "                         [--book FILE] [--random-plies N] [--skip-plies N] [--keep-check]\n"\
         "                         [--keep-captures] [--max-score CP] [--pairs-per-task P] [--name TEXT]\n"\
         "                         [--priority N] [--seed S] [--net NET|none] [--db CONNINFO]\n"\
+        "       xqf-tune data play --games N --nodes N --out FILE [options] (see data play --help)\n"\
         "       xqf-tune data export RUN --out FILE [--text] [--db CONNINFO]\n"\
         "       xqf-tune data stats RUN [--db CONNINFO]\n"\
         "       xqf-tune data merge FILE... --out FILE [--dedup] [--keep-order] [--seed S] [--memory MB]\n"\
@@ -950,6 +954,9 @@ static const OptSpec DATA_OPTIONS[] = {
         "net of xqf-tune net add (an ID, SHA-256 or name; none: the hand-crafted\n"\
         "evaluation; default: the engine's own).\n"\
         "Prints the run id.\n"\
+        "play: the games of a data run played on this machine without the cluster,\n"\
+        "their kept positions written straight to a data file (faster: no database,\n"\
+        "a small hash).\n"\
         "export: writes the run's kept positions as a data file (XQFDATA1, worker/\n"\
         "datagen.h; what xqf-tune texel reads), or as text.\n"\
         "stats: positions, games, results (Red's view), a score histogram, duplicate\n"\
@@ -1069,10 +1076,13 @@ static int data_cmd(int argc, char **argv)
         if (strcmp(sub, SUBS[i]) == 0)
             which = i;
     Opts o;
+    /* play has options of its own (dataplay.c): no database, no run */
+    if (strcmp(sub, "play") == 0)
+        return cli_data_play(argc - 2, argv + 2);
     if (which < 0 && (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0))
         return cli_parse(&o, &DATA_TABLE, argc - 1, argv + 1);
     if (which < 0)
-        return cli_fail(CLI_USAGE, "data: say new, export, stats or merge (see xqf-tune data --help)");
+        return cli_fail(CLI_USAGE, "data: say new, play, export, stats or merge (see xqf-tune data --help)");
     int status = cli_parse(&o, which >= 2 ? &DATA_FILES_TABLE : &DATA_TABLE, argc - 2, argv + 2);
     if (status != CLI_GO)
         return status;
