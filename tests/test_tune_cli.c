@@ -105,7 +105,7 @@ Test(tune_cli, runs)
     cr_assert(strstr(out, "\nPriority: -1\nSeed: 9\n") && !strstr(out, "Pairs per task:"), "%s", out);
     snprintf(args, sizeof args, "stop %lld", sprt);
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s", out);
-    cr_assert_eq(tune(out, sizeof out, args), 1, "stopping twice");
+    cr_assert_eq(tune(out, sizeof out, args), 2, "stopping twice: refused by its state");
     StoreRun r;
     cr_assert_eq(store_load_run(cu_fx.store, sprt, &r, false), 1);
     cr_assert_str_eq(r.state, "stopped");
