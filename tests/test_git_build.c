@@ -565,7 +565,7 @@ Test(git_build, web_tests_wait_for_the_builder)
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s", errbuf);
     cr_assert_eq(store_load_run(cu_fx.store, good, &r, false), 1);
     cr_assert_str_eq(r.state, "stopped");
-    cr_assert_eq(tune(out, sizeof out, args), 1);
+    cr_assert_eq(tune(out, sizeof out, args), 2, "a refusal, as every verb's");
     cr_assert(strstr(errbuf, "has ended (stopped)"), "%s", errbuf);
 }
 

@@ -76,7 +76,10 @@ static RunStatus finish(Store *s, const RunActor *actor, int64_t run, RunVerb ve
     return run_say(problem, RUN_OK, "", "%s", done);
 }
 
-/* Why a run could not be stopped or approved: its state now, read again (the write found none to change). */
+/*
+ * Why a run could not be stopped (what NULL: it has ended) or approved:
+ * its state now, read again (the write found none to change).
+ */
 static RunStatus refused_by_state(Store *s, int64_t run, const char *what, RunProblem *problem)
 {
     StoreRun r;
@@ -84,6 +87,9 @@ static RunStatus refused_by_state(Store *s, int64_t run, const char *what, RunPr
     int found = store_load_run(s, run, &r, false);
     if (found < 0)
         return run_say(problem, RUN_FAILED, "", "cannot read run %" PRId64, run);
+    if (!what)   /* a stop's words, as xqf-tune stop always said them */
+        return run_say(problem, RUN_BAD, RUN_FIELD_STATE, "run %" PRId64 " has ended (%s)", run,
+                       found ? r.state : "gone");
     return run_say(problem, RUN_BAD, RUN_FIELD_STATE, "run %" PRId64 " is %s: %s", run, found ? r.state : "gone", what);
 }
 
@@ -102,7 +108,7 @@ RunStatus run_stop(Store *s, const RunActor *actor, int64_t run, RunProblem *pro
         return run_say(problem, RUN_FAILED, "", "cannot stop run %" PRId64 " (the database failed)", run);
     }
     if (rc == 0)
-        return refused_by_state(s, run, "it has ended", problem);
+        return refused_by_state(s, run, NULL, problem);
     snprintf(done, sizeof done, "run %" PRId64 " stopped", run);
     return finish(s, actor, run, RUN_VERB_STOP, "", problem, done);
 }
