@@ -84,17 +84,17 @@ static void fill_params(Model *m, int nh)
 }
 
 /* Reads what the report of run r shows into *m. Exit status. */
-/* why, from fmt: CLI_FAIL (the caller says it: xqf-tune on stderr, xqf-web in its answer). */
+/* why, from fmt: RUN_FAILED (the caller says it: xqf-tune on stderr, xqf-web in its answer). */
 __attribute__((format(printf, 3, 4))) static int fail(char *why, size_t size, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(why, size, fmt, ap);
     va_end(ap);
-    return CLI_FAIL;
+    return RUN_FAILED;
 }
 
-/* The report's model of run r. CLI_OK, or CLI_FAIL with why. */
+/* The report's model of run r. RUN_OK, or RUN_FAILED with why. */
 static int model_load(Store *s, const StoreRun *r, Model *m, char *why, size_t size)
 {
     memset(m, 0, sizeof *m);
@@ -139,14 +139,14 @@ static int model_load(Store *s, const StoreRun *r, Model *m, char *why, size_t s
         .params = m->params, .param_count = (size_t)st->count, .samples = m->samples, .sample_count = ns,
         .workers = m->workers, .worker_count = (size_t)nw,
     };
-    return CLI_OK;
+    return RUN_OK;
 }
 
-int run_report_html(Store *s, const StoreRun *r, FILE *out, char *why, size_t size)
+RunStatus run_report_html(Store *s, const StoreRun *r, FILE *out, char *why, size_t size)
 {
     Model m;
     int status = model_load(s, r, &m, why, size);
-    if (status == CLI_OK && xqf_report_html(out, &m.run) != 0)
+    if (status == RUN_OK && xqf_report_html(out, &m.run) != 0)
         status = fail(why, size, "cannot write the report");
     model_free(&m);
     return status;

@@ -1,9 +1,11 @@
 /*
  * run_games.c - a run's stored games as PGN (worker/game/pgn.h, the tags
- * xqf-match writes) and the purge of a worker's results from an SPRT:
- * xqf-tune pgn and purge, xqf-web's /runs/ID/pgn and its purge action.
+ * xqf-match writes) and the purge of a worker's results from an SPRT
+ * (run_verbs.h): xqf-tune pgn and purge, xqf-web's /runs/ID/pgn and its
+ * purge action.
  */
 #include "run_view.h"
+#include "run_verbs.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -67,47 +69,45 @@ static int write_game(void *ctx, int64_t game, const uint8_t *rec, size_t len)
     return 0;
 }
 
-int run_pgn_write(Store *s, const StoreRun *r, int64_t task, int64_t worker, int64_t max_games, FILE *out,
-                  char *why, size_t size, int64_t *written)
+RunStatus run_pgn_write(Store *s, const StoreRun *r, int64_t task, int64_t worker, int64_t max_games, FILE *out,
+                        char *why, size_t size, int64_t *written)
 {
     PgnPass p = { .out = out, .run = r, .bad_game = -1, .max_games = max_games };
     game_record_init(&p.g);
-    int rc = store_each_game(s, r->id, task, worker, write_game, &p), status = CLI_OK;
+    int rc = store_each_game(s, r->id, task, worker, write_game, &p);
+    RunStatus status = RUN_OK;
     if (rc < 0) {
         snprintf(why, size, "cannot read the games of run %" PRId64, r->id);
-        status = CLI_FAIL;
+        status = RUN_FAILED;
     } else if (rc == 2) {
         snprintf(why, size, "more than %" PRId64 " games", max_games);
-        status = CLI_USAGE;
+        status = RUN_BAD;
     } else if (rc > 0) {
         snprintf(why, size, "run %" PRId64 ": game %" PRId64 ": %s", r->id, p.bad_game, p.why);
-        status = CLI_FAIL;
+        status = RUN_FAILED;
     }
     *written = p.written;
     game_record_free(&p.g);
     return status;
 }
 
-/* The purge in a transaction: worker's results out of SPRT run r; msg what was done or why not. Exit status. */
-static int purge(Store *s, const StoreRun *r, int64_t worker, const char *name, const char *actor, char *msg,
-                 size_t size)
+/* The purge in a transaction: worker's results out of SPRT run r; *problem what was done or why not. */
+static RunStatus purge(Store *s, const StoreRun *r, int64_t worker, const char *name, const char *actor,
+                       RunProblem *problem)
 {
     int64_t pairs, games;
     StoreRun after;
     if (store_begin(s) != 0 || store_purge_worker(s, r->id, worker, &pairs, &games) != 0) {
         store_rollback(s);
-        snprintf(msg, size, "cannot purge run %" PRId64, r->id);
-        return CLI_FAIL;
+        return run_say(problem, RUN_FAILED, "", "cannot purge run %" PRId64, r->id);
     }
     if (pairs == 0 && games == 0) {
         store_rollback(s);
-        snprintf(msg, size, "worker '%s' has no results in run %" PRId64, name, r->id);
-        return CLI_USAGE;
+        return run_say(problem, RUN_BAD, "worker", "worker '%s' has no results in run %" PRId64, name, r->id);
     }
     if (store_load_run(s, r->id, &after, false) != 1) {
         store_rollback(s);
-        snprintf(msg, size, "cannot read run %" PRId64, r->id);
-        return CLI_FAIL;
+        return run_say(problem, RUN_FAILED, "", "cannot read run %" PRId64, r->id);
     }
     double before = 0, llr = NAN, lo, hi;
     if (r->counts.pairs == 0 || xqf_llr_penta(r->counts.penta, r->elo0, r->elo1, &before) != XQF_STATS_OK)
@@ -123,34 +123,32 @@ static int purge(Store *s, const StoreRun *r, int64_t worker, const char *name, 
              pairs, games, before, isnan(llr) ? 0.0 : llr, reopen ? "; active again" : "");
     if (store_purge_done(s, r->id, llr, reopen, actor, detail) != 0 || store_commit(s) != 0) {
         store_rollback(s);
-        snprintf(msg, size, "cannot purge run %" PRId64, r->id);
-        return CLI_FAIL;
+        return run_say(problem, RUN_FAILED, "", "cannot purge run %" PRId64, r->id);
     }
-    snprintf(msg, size, "run %" PRId64 ": %s", r->id, detail);
-    return CLI_OK;
+    return run_say(problem, RUN_OK, "", "run %" PRId64 ": %s", r->id, detail);
 }
 
-int run_purge(Store *s, int64_t id, const char *name, const char *actor, char *msg, size_t size)
+RunStatus run_purge(Store *s, const RunActor *actor, int64_t id, const char *name, RunProblem *problem)
 {
     StoreRun r;
     int64_t worker;
+    RunStatus st = run_admit(s, actor, RUN_VERB_PURGE, id, problem);
+    if (st != RUN_OK)
+        return st;
+    if (!name || !*name)
+        return run_say(problem, RUN_BAD, "worker", "give the name of the worker whose results to purge");
     int found = store_load_run(s, id, &r, false);
-    if (found <= 0) {
-        snprintf(msg, size, found < 0 ? "cannot read run %" PRId64 : "no run %" PRId64, id);
-        return found < 0 ? CLI_FAIL : CLI_USAGE;
-    }
-    if (run_kind_is_spsa(r.kind)) {
-        snprintf(msg, size, "run %" PRId64 " is an SPSA run: its updates of theta cannot be undone, so its results "
-                 "cannot be purged", id);
-        return CLI_USAGE;
-    }
-    if (!run_kind_is_sprt(r.kind)) {
-        snprintf(msg, size, "run %" PRId64 " is a %s run: only an SPRT's results can be purged", id, r.kind);
-        return CLI_USAGE;
-    }
-    if ((found = store_worker_id(s, name, &worker)) <= 0) {
-        snprintf(msg, size, found < 0 ? "cannot read the workers" : "no worker '%s'", name);
-        return found < 0 ? CLI_FAIL : CLI_USAGE;
-    }
-    return purge(s, &r, worker, name, actor, msg, size);
+    if (found <= 0)
+        return found < 0 ? run_say(problem, RUN_FAILED, "", "cannot read run %" PRId64, id)
+                         : run_say(problem, RUN_BAD, RUN_FIELD_RUN, "no run %" PRId64, id);
+    if (run_kind_is_spsa(r.kind))
+        return run_say(problem, RUN_BAD, RUN_FIELD_STATE, "run %" PRId64 " is an SPSA run: its updates of theta "
+                       "cannot be undone, so its results cannot be purged", id);
+    if (!run_kind_is_sprt(r.kind))
+        return run_say(problem, RUN_BAD, RUN_FIELD_STATE, "run %" PRId64 " is a %s run: only an SPRT's results can "
+                       "be purged", id, r.kind);
+    if ((found = store_worker_id(s, name, &worker)) <= 0)
+        return found < 0 ? run_say(problem, RUN_FAILED, "", "cannot read the workers")
+                         : run_say(problem, RUN_BAD, "worker", "no worker '%s'", name);
+    return purge(s, &r, worker, name, actor->name, problem);
 }

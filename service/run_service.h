@@ -109,9 +109,10 @@ typedef struct {
 } RunProblem;
 
 /*
- * The service's outcome, numbered as the programs' exit statuses are
- * (run_view.h's CLI_OK, CLI_FAIL, CLI_USAGE: 1 a failure, 2 bad input), so
- * that a number means one thing on both sides of the service.
+ * The outcome of every function of the service (this file's, run_verbs.h's,
+ * run_view.h's), numbered as xqf-tune's exit statuses (cli.h's CLI_OK,
+ * CLI_FAIL, CLI_USAGE are these), so that a number means one thing on
+ * both sides of the service.
  */
 typedef enum {
     RUN_OK = 0,

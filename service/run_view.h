@@ -4,11 +4,13 @@
  * and results as text, its report page (report_page.c), its games as PGN
  * and the purge of a worker's results (run_games.c).
  *
- * One error convention throughout: a function that can fail returns an
- * exit status (CLI_OK 0; CLI_FAIL 1, something failed: the database, a
- * file; CLI_USAGE 2, bad input) with the reason in the caller's buffer;
- * nothing here prints or exits (xqf-tune prints the reason, xqf-web
- * answers with it).
+ * One error convention throughout, the run service's: a function that can
+ * fail returns a RunStatus (run_service.h: RUN_OK 0; RUN_FAILED 1,
+ * something failed: the database, a file; RUN_BAD 2, refused or bad
+ * input; the numbers are xqf-tune's exit statuses) with the reason in the
+ * caller's buffer; nothing here prints or exits (xqf-tune prints the
+ * reason, xqf-web answers with it).  What is done to a run (stop,
+ * approve, modify, purge) is run_verbs.h's.
  */
 #ifndef XQF_RUN_VIEW_H
 #define XQF_RUN_VIEW_H
@@ -19,11 +21,10 @@
 #include <stdio.h>
 
 #include "params.h"
+#include "run_service.h"
 #include "stats.h"
 #include "store_runs.h"
 #include "store_spsa.h"
-
-enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_GO = -1 };
 
 
 /* A run's time control as text: "300 nodes", "10+0.1", or with time odds "10+0.1/5+0.05" (first/second). */
@@ -85,20 +86,20 @@ void run_apply_theta(const StoreSpsa *st, Params *p);
 
 /*
  * Writes run r's report page (report/report.h, one self-contained HTML
- * page) to out.  Exit status; why says what failed (nothing is printed).
+ * page) to out.  RUN_OK, or RUN_FAILED with why (nothing is printed).
  */
-int run_report_html(Store *s, const StoreRun *r, FILE *out, char *why, size_t size);
+RunStatus run_report_html(Store *s, const StoreRun *r, FILE *out, char *why, size_t size);
 
-/* ---- a run's games (run_games.c): xqf-tune pgn and purge, xqf-web's PGN and purge ---- */
+/* ---- a run's games (run_games.c): xqf-tune pgn, xqf-web's PGN ---- */
 
 /*
  * Writes run r's stored games as PGN to out (task, worker: only theirs
  * when not 0), at most max_games of them (0: all), *written the games
- * written.  Exit status: CLI_USAGE when there were more than max_games;
- * why says what failed.
+ * written.  RUN_OK, RUN_BAD when there were more than max_games, or
+ * RUN_FAILED; why says what failed.
  */
-int run_pgn_write(Store *s, const StoreRun *r, int64_t task, int64_t worker, int64_t max_games, FILE *out,
-                  char *why, size_t size, int64_t *written);
+RunStatus run_pgn_write(Store *s, const StoreRun *r, int64_t task, int64_t worker, int64_t max_games, FILE *out,
+                        char *why, size_t size, int64_t *written);
 /*
  * The PGN names of run r's two players (the first, test or theta+, and the
  * second): the names of their engines when the sides are two engines (a
@@ -106,13 +107,5 @@ int run_pgn_write(Store *s, const StoreRun *r, int64_t task, int64_t worker, int
  * names each player by its engine; else their roles ("test", "base").
  */
 void run_pgn_players(const StoreRun *r, const char **first, const char **second);
-
-/*
- * Takes the worker named name's results out of SPRT run id (xqf-tune
- * purge), recorded under actor: CLI_OK with what was done in msg,
- * CLI_USAGE with why it was refused (no such run or worker, not an SPRT,
- * no results), CLI_FAIL (the database).
- */
-int run_purge(Store *s, int64_t id, const char *name, const char *actor, char *msg, size_t size);
 
 #endif

@@ -19,6 +19,10 @@
 #include "store_spsa.h"
 
 #define STEER_STATEMENTS(S)                                                                          \
+    S(STEER_OWNER, "SELECT owner FROM runs WHERE id = $1", 1)                                        \
+    S(STEER_STOP, "SELECT xqf_stop_run($1, $2)", 2)                                                  \
+    S(STEER_APPROVE, "SELECT xqf_approve($1, $2, $3)", 3)                                            \
+    S(STEER_LIMITS, "SELECT xqf_set_run_limits($1, $2, $3, $4)", 4)                                  \
     S(STEER_MODIFY, "SELECT xqf_modify_run($1, $2, $3, $4, $5, $6)", 6)                              \
     S(STEER_MODIFY_SPSA, "SELECT xqf_modify_spsa($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)", 10)      \
     S(STEER_HISTORY, "SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), actor, action, detail " \
@@ -43,6 +47,59 @@
     S(STEER_CHAIN_STAGE_DONE, "SELECT xqf_chain_done($1, $2, $3, $4, $5, $6)", 6)
 
 STORE_STATEMENTS(STEER_STATEMENTS, store_statements_steer);
+
+/* ---- a run's owner, stop, approval and limits ---------------------------------- */
+
+int store_run_owner(Store *s, int64_t run, char *out, size_t size)
+{
+    StoreNums n;
+    const char *p[1] = { store_num(&n, 0, run) };
+    PGresult *res = store_run(s, &STMT[ST_STEER_OWNER], p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    snprintf(out, size, "%s", found ? PQgetvalue(res, 0, 0) : "");
+    PQclear(res);
+    return found;
+}
+
+int store_stop_run(Store *s, int64_t run, const char *verdict)
+{
+    StoreNums n;
+    const char *p[2] = { store_num(&n, 0, run), verdict };
+    PGresult *res = store_run(s, &STMT[ST_STEER_STOP], p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int done = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+    PQclear(res);
+    return done;
+}
+
+int store_approve_run(Store *s, int64_t run, const char *test_commit, const char *base_commit)
+{
+    StoreNums n;
+    const char *p[3] = { store_num(&n, 0, run), test_commit && *test_commit ? test_commit : NULL,
+                         base_commit && *base_commit ? base_commit : NULL };
+    PGresult *res = store_run(s, &STMT[ST_STEER_APPROVE], p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = !PQgetisnull(res, 0, 0);
+    PQclear(res);
+    return found;
+}
+
+int store_set_run_limits(Store *s, int64_t run, int priority, int64_t max_pairs, int pairs_per_task)
+{
+    StoreNums n;
+    const char *p[4] = { store_num(&n, 0, run), store_num(&n, 1, priority), store_num(&n, 2, max_pairs),
+                         store_num(&n, 3, pairs_per_task) };
+    PGresult *res = store_run(s, &STMT[ST_STEER_LIMITS], p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int rows = atoi(PQgetvalue(res, 0, 0));
+    PQclear(res);
+    return rows;
+}
 
 /* ---- modify ------------------------------------------------------------------ */
 

@@ -9,11 +9,36 @@
 #define XQF_STORE_STEER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "store.h"
 #include "store_runs.h"
 #include "store_spsa.h"
+
+/* ---- a run's owner, stop, approval and limits ---------------------------------- */
+
+/* One run's owner into out ("" for a run made outside the web). Returns 1, 0 (no such run) or -1. */
+int store_run_owner(Store *s, int64_t run, char *out, size_t size);
+/*
+ * A pending, building or active run stopped with verdict (state stopped;
+ * its tasks in flight cancelled).  Returns 1, 0 (already over) or -1.
+ */
+int store_stop_run(Store *s, int64_t run, const char *verdict);
+/*
+ * A pending run approved: building when it waits for builds of its refs,
+ * else active.  test_commit and base_commit (NULL or "" for a side without
+ * a ref to build) are the commits the approval page showed: each request
+ * must be pinned to exactly its side's (050_build_request_commits.sql).
+ * Returns 1, 0 (not pending, a ref not pinned yet, or another commit) or -1.
+ */
+int store_approve_run(Store *s, int64_t run, const char *test_commit, const char *base_commit);
+/*
+ * Sets a pending, building or active run's priority, max_pairs and
+ * pairs_per_task at once (no history: the caller records it).  Returns 1,
+ * 0 (over) or -1.
+ */
+int store_set_run_limits(Store *s, int64_t run, int priority, int64_t max_pairs, int pairs_per_task);
 
 /* ---- modify ------------------------------------------------------------------ */
 

@@ -20,12 +20,8 @@
 #define WEB_STATEMENTS(S)                                                                        \
     S(WEB_SESSION_SETTINGS, "SET jit = off", 0)                                                  \
     S(WEB_OWNERS, "SELECT id, owner FROM runs ORDER BY id DESC LIMIT $1", 1)                     \
-    S(WEB_OWNER, "SELECT owner FROM runs WHERE id = $1", 1)                                      \
     S(WEB_WAITING, "SELECT count(*) FROM runs WHERE owner = $1 "                                 \
       "AND state IN ('pending', 'building')", 1)                                                 \
-    S(WEB_APPROVE, "SELECT xqf_approve($1, $2, $3)", 3)                                          \
-    S(WEB_STOP, "SELECT xqf_stop_run($1, $2)", 2)                                                \
-    S(WEB_MODIFY, "SELECT xqf_set_run_limits($1, $2, $3, $4)", 4)                                \
     S(WEB_TASKS, "SELECT coalesce(w.name, ''), count(*), count(*) FILTER (WHERE t.state = 'leased'), " \
       "sum(t.done_pairs), sum(t.wins), sum(t.draws), sum(t.losses), sum(t.attempts), "           \
       "array_to_string(xqf_add_all(t.reasons), ',') "                                            \
@@ -80,20 +76,6 @@ int store_web_owners(Store *s, int max, StoreWebOwner **out)
     return n;
 }
 
-int store_web_owner(Store *s, int64_t run, char *out, size_t size)
-{
-    char id[24];
-    snprintf(id, sizeof id, "%" PRId64, run);
-    const char *p[1] = { id };
-    PGresult *res = store_run(s, &STMT[ST_WEB_OWNER], p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int found = PQntuples(res) == 1;
-    snprintf(out, size, "%s", found ? PQgetvalue(res, 0, 0) : "");
-    PQclear(res);
-    return found;
-}
-
 int64_t store_web_waiting(Store *s, const char *owner)
 {
     const char *p[1] = { owner };
@@ -103,49 +85,6 @@ int64_t store_web_waiting(Store *s, const char *owner)
     int64_t n = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
     PQclear(res);
     return n;
-}
-
-int store_web_approve(Store *s, int64_t run, const char *test_commit, const char *base_commit)
-{
-    char id[24];
-    snprintf(id, sizeof id, "%" PRId64, run);
-    const char *p[3] = { id, test_commit && *test_commit ? test_commit : NULL,
-                         base_commit && *base_commit ? base_commit : NULL };
-    PGresult *res = store_run(s, &STMT[ST_WEB_APPROVE], p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int found = !PQgetisnull(res, 0, 0);
-    PQclear(res);
-    return found;
-}
-
-int store_web_stop(Store *s, int64_t run, const char *verdict)
-{
-    char id[24];
-    snprintf(id, sizeof id, "%" PRId64, run);
-    const char *p[2] = { id, verdict };
-    PGresult *res = store_run(s, &STMT[ST_WEB_STOP], p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int done = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
-    PQclear(res);
-    return done;
-}
-
-int store_web_modify(Store *s, int64_t run, int priority, int64_t max_pairs, int pairs_per_task)
-{
-    char id[24], pr[16], mp[24], ppt[16];
-    snprintf(id, sizeof id, "%" PRId64, run);
-    snprintf(pr, sizeof pr, "%d", priority);
-    snprintf(mp, sizeof mp, "%" PRId64, max_pairs);
-    snprintf(ppt, sizeof ppt, "%d", pairs_per_task);
-    const char *p[4] = { id, pr, mp, ppt };
-    PGresult *res = store_run(s, &STMT[ST_WEB_MODIFY], p, PGRES_TUPLES_OK);
-    if (!res)
-        return -1;
-    int rows = atoi(PQgetvalue(res, 0, 0));
-    PQclear(res);
-    return rows;
 }
 
 int store_web_tasks(Store *s, int64_t run, int max, StoreWebTasks **out)

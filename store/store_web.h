@@ -1,12 +1,14 @@
 /*
- * store_web.h - what the web dashboard (xqf-web) reads and writes of runs
- * beyond the other domains' contracts: owners and approvals of runs, the
- * task table of a run by worker, the workers with their faults, and live
- * notifications of a run's progress (schemas/sql/migrations/011_web.sql).  Its
- * accounts and sessions are store_users.h, the build queue
- * store_builds.h.  The store's conventions: parameters passed separately,
- * every result checked and cleared, -1 on a database error after logging
- * it (store_ok() then says whether the connection is gone).
+ * store_web.h - what only the web dashboard (xqf-web) reads of runs beyond
+ * the other domains' contracts: the owners of the runs listed, a tester's
+ * runs waiting, the task table of a run by worker, the workers with their
+ * faults, and live notifications of a run's progress
+ * (schemas/sql/migrations/011_web.sql).  Its accounts and sessions are
+ * store_users.h, the build queue store_builds.h; what is done to a run
+ * (stop, approve, modify) is store_steer.h's, whoever does it.  The
+ * store's conventions: parameters passed separately, every result checked
+ * and cleared, -1 on a database error after logging it (store_ok() then
+ * says whether the connection is gone).
  */
 #ifndef XQF_STORE_WEB_H
 #define XQF_STORE_WEB_H
@@ -35,23 +37,8 @@ typedef struct {
 
 /* Returns the count or -1; *out malloc'd. */
 int store_web_owners(Store *s, int max, StoreWebOwner **out);
-/* One run's owner into out ("" when none). Returns 1, 0 (no such run) or -1. */
-int store_web_owner(Store *s, int64_t run, char *out, size_t size);
 /* How many of owner's runs wait for approval or for their builds, or -1. */
 int64_t store_web_waiting(Store *s, const char *owner);
-
-/*
- * A pending run approved: building when it waits for builds of its refs,
- * else active.  test_commit and base_commit (NULL or "" for a side without
- * a ref to build) are the commits the approval page showed: each request
- * must be pinned to exactly its side's (050_build_request_commits.sql).
- * Returns 1, 0 (not pending, a ref not pinned yet, or another commit) or -1.
- */
-int store_web_approve(Store *s, int64_t run, const char *test_commit, const char *base_commit);
-/* A pending or active run stopped (verdict "stopped by NAME"). Returns 1, 0 (already over) or -1. */
-int store_web_stop(Store *s, int64_t run, const char *verdict);
-/* Sets an active or pending run's priority, max_pairs and pairs_per_task. Returns 1, 0 (over) or -1. */
-int store_web_modify(Store *s, int64_t run, int priority, int64_t max_pairs, int pairs_per_task);
 
 /* One row of a run's task table: what one worker played of it. */
 typedef struct {

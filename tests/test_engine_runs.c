@@ -31,7 +31,7 @@
 #include "run_service.h"
 #include "store_builds.h"
 #include "store_runs.h"
-#include "store_web.h"
+#include "store_steer.h"
 
 TestSuite(engine_runs, .init = cu_fixture_init, .fini = cu_fixture_fini_rmdir, .timeout = 240);
 
@@ -455,7 +455,7 @@ Test(engine_runs, a_mirrored_branch_moved_after_the_approval_is_refused)
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
     snprintf(expect, sizeof expect, "the test ref topic is commit %s; the run is pending", approved);
     cr_assert(strstr(out, expect), "%s\n%s", out, errbuf);
-    cr_assert_eq(store_web_approve(cu_fx.store, run, approved, a), 1);
+    cr_assert_eq(store_approve_run(cu_fx.store, run, approved, a), 1);
 
     /* the engine's branch force-pushed: the mirror's fetch moves it, the builder refuses it */
     snprintf(cmd, sizeof cmd, "git -C '%s' -c user.name=t -c user.email=t@t commit -q --amend -m 'B: harmful' && "

@@ -38,7 +38,7 @@
 #include "store_builds.h"
 #include "store_runs.h"
 #include "store_tasks.h"
-#include "store_web.h"
+#include "store_steer.h"
 
 static char repo[256];
 
@@ -482,8 +482,8 @@ Test(git_build, web_tests_wait_for_the_builder)
     free(q);
 
     /* approved (the commits shown): B compiled (in the sandbox), A reused, both unsigned; waits for the signer */
-    cr_assert_eq(store_web_approve(cu_fx.store, good, a, b_), 0, "the sides' commits swapped: refused");
-    cr_assert_eq(store_web_approve(cu_fx.store, good, b_, a), 1);
+    cr_assert_eq(store_approve_run(cu_fx.store, good, a, b_), 0, "the sides' commits swapped: refused");
+    cr_assert_eq(store_approve_run(cu_fx.store, good, b_, a), 1);
     cr_assert_eq(store_load_run(cu_fx.store, good, &r, false), 1);
     cr_assert_str_eq(r.state, "building");
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
@@ -565,7 +565,7 @@ Test(git_build, web_tests_wait_for_the_builder)
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s", errbuf);
     cr_assert_eq(store_load_run(cu_fx.store, good, &r, false), 1);
     cr_assert_str_eq(r.state, "stopped");
-    cr_assert_eq(tune(out, sizeof out, args), 1);
+    cr_assert_eq(tune(out, sizeof out, args), 2, "a refusal, as every verb's");
     cr_assert(strstr(errbuf, "has ended (stopped)"), "%s", errbuf);
 }
 
@@ -605,14 +605,14 @@ Test(git_build, an_approval_binds_the_commit_not_the_ref)
     requests(unknown, 2, &q);
     cr_assert(strstr(q[0].error, "unknown ref 'no-such-ref'"), "%s", q[0].error);
     free(q);
-    cr_assert_eq(store_web_approve(cu_fx.store, unknown, NULL, base), 0, "a failed test is not approved");
+    cr_assert_eq(store_approve_run(cu_fx.store, unknown, NULL, base), 0, "a failed test is not approved");
 
     /* the approval page's commits: show names them with their subjects; the admin approves exactly them */
     snprintf(args, sizeof args, "show %" PRId64, run);
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s", errbuf);
     snprintf(expect, sizeof expect, "Test ref: topic, queued, commit %s harmless: a comment", harmless);
     cr_assert(strstr(out, expect), "show names the commit to approve:\n%s", out);
-    cr_assert_eq(store_web_approve(cu_fx.store, run, harmless, base), 1);
+    cr_assert_eq(store_approve_run(cu_fx.store, run, harmless, base), 1);
 
     /* the branch force-pushed to another commit after the approval */
     snprintf(cmd, sizeof cmd, "git -C '%s' -c user.name=t -c user.email=t@t commit -q --amend --allow-empty "
@@ -649,7 +649,7 @@ Test(git_build, an_approval_binds_the_commit_not_the_ref)
     int64_t gone = waiting_test("tess", true, "gone", base, "");
     snprintf(args, sizeof args, "build --serve --db '%s' --repo '%s' --out built", cu_fx.db_builder, repo);
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
-    cr_assert_eq(store_web_approve(cu_fx.store, gone, harmless, base), 1);
+    cr_assert_eq(store_approve_run(cu_fx.store, gone, harmless, base), 1);
     snprintf(cmd, sizeof cmd, "git -C '%s' branch -q -D gone", repo);
     cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);

@@ -131,10 +131,10 @@ Test(roles, the_dashboard_writes_only_through_its_functions)
     state_is(run, "pending");
 
     /* through the functions, as the dashboard's actions go */
-    cr_assert_eq(store_web_approve(web, run, NULL, NULL), 1);
+    cr_assert_eq(store_approve_run(web, run, NULL, NULL), 1);
     state_is(run, "active");
-    cr_assert_eq(store_web_modify(web, run, 3, 20, 4), 1);
-    cr_assert_eq(store_web_stop(web, run, "stopped by admin"), 1);
+    cr_assert_eq(store_set_run_limits(web, run, 3, 20, 4), 1);
+    cr_assert_eq(store_stop_run(web, run, "stopped by admin"), 1);
     state_is(run, "stopped");
     cr_assert_eq(store_web_audit(web, "admin", run, "stop", ""), 0);
     cr_assert_eq(store_web_user_add(web, "alice", "tester", "hash-1", false), 1);
@@ -271,7 +271,7 @@ Test(roles, the_coordinator_cannot_touch_accounts_signatures_or_approvals)
     /* its own work: a worker's hello, a task of an active run, its finish */
     int64_t worker;
     cr_assert_eq(store_hello(c, "w1", "b", 2, 2, "", &worker), 1);
-    cr_assert_eq(store_web_approve(cu_fx.store, run, NULL, NULL), 1);
+    cr_assert_eq(store_approve_run(cu_fx.store, run, NULL, NULL), 1);
     allowed(c, "SELECT xqf_finish_run(%" PRId64 ", 'finished', 'done', NULL)", run);
     state_is(run, "finished");
     store_destroy(&c);

@@ -107,7 +107,7 @@ Test(tune_cli, runs)
               "%s", out);
     snprintf(args, sizeof args, "stop %lld", sprt);
     cr_assert_eq(tune(out, sizeof out, args), 0, "%s", out);
-    cr_assert_eq(tune(out, sizeof out, args), 1, "stopping twice");
+    cr_assert_eq(tune(out, sizeof out, args), 2, "stopping twice: refused by its state");
     StoreRun r;
     cr_assert_eq(store_load_run(cu_fx.store, sprt, &r, false), 1);
     cr_assert_str_eq(r.state, "stopped");

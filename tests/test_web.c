@@ -40,6 +40,7 @@
 #include "store_engines.h"
 #include "store_runs.h"
 #include "store_spsa.h"
+#include "store_steer.h"
 #include "store_tasks.h"
 #include "store_users.h"
 
@@ -2595,4 +2596,143 @@ Test(web, another_engines_spsa_from_the_form_is_xqf_tunes_run, .timeout = 240)
     cr_assert(strstr(q[0].error, "the spec: engine toy (build ") && strstr(q[0].error, "has no option 'NoSuchOption'"),
               "%s", q[0].error);
     free(q);
+}
+
+/*
+ * xqf-tune's exit status for args and what it said, as a page escapes it:
+ * its error's text after "error: VERB: " (a refusal), or its output (done).
+ */
+static int tune_said(const char *verb, const char *args, char *html, size_t size)
+{
+    char cmd[2048], out[2048] = "", prefix[64];
+    snprintf(cmd, sizeof cmd, "'%s/xqf-tune' %s %s --db '%s' 2>&1", XQF_BIN, verb, args, cu_fx.db);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    int status = WEXITSTATUS(pclose(p));
+    snprintf(prefix, sizeof prefix, "error: %s: ", verb);
+    const char *m = strstr(out, prefix);
+    m = m ? m + strlen(prefix) : out;
+    size_t k = 0;
+    for (; *m && *m != '\n' && k + 6 < size; m++)
+        k += (size_t)snprintf(html + k, size - k, "%s", *m == '\'' ? "&#39;" : (char[2]){ *m, 0 });
+    html[k] = '\0';
+    return status;
+}
+
+/* POSTs form (after the CSRF token) to /runs/RUN/VERB as cookie's session: its status, the body in *r. */
+static Reply act(int64_t run, const char *verb, const char *cookie, const char *csrf, const char *form)
+{
+    char path[64], body[512];
+    snprintf(path, sizeof path, "/runs/%" PRId64 "/%s", run, verb);
+    snprintf(body, sizeof body, "csrf=%s%s%s", csrf, form && *form ? "&" : "", form ? form : "");
+    return http("POST", path, cookie, body);
+}
+
+/* Asserts that the page says what xqf-tune said. */
+#define SAME_WORDS(r, said) cr_assert(strstr((r).body, said), "the web's words differ from xqf-tune's '%s': %s", said, (r).body)
+
+Test(web, each_verb_on_a_run_is_the_run_services_from_either_front_end)
+{
+    CU_REQUIRE_DB();
+    add_user("ada", "admin", "adminpass1");
+    add_user("tess", "tester", "testpass1");
+    add_user("tom", "tester", "testpass2");
+    start_web(NULL);
+    char acookie[128], acsrf[128], tcookie[128], tcsrf[128], ocookie[128], ocsrf[128], said[1024], args[256];
+    login("ada", "adminpass1", acookie, acsrf);
+    login("tess", "testpass1", tcookie, tcsrf);
+    login("tom", "testpass2", ocookie, ocsrf);
+    /* a pair of like runs, one for each front end */
+    int64_t cli = cu_sprt_of(cu_fx.store, "tess", true, "NullR=2", 4, 100, 300, 0, 5);
+    int64_t onweb = cu_sprt_of(cu_fx.store, "tess", true, "NullR=2", 4, 100, 300, 0, 5);
+    StoreRun a, b;
+
+    /* approve: both active, recorded; again: refused by its state, in the same words */
+    snprintf(args, sizeof args, "%" PRId64, cli);
+    cr_assert_eq(tune_said("approve", args, said, sizeof said), 0, "%s", said);
+    Reply r = act(onweb, "approve", tcookie, tcsrf, NULL);
+    cr_assert_eq(r.status, 403, "a tester approves nothing, not even their own run");
+    reply_free(&r);
+    r = act(onweb, "approve", acookie, acsrf, NULL);
+    cr_assert_eq(r.status, 303);
+    reply_free(&r);
+    load(cli, &a), load(onweb, &b);
+    cr_assert(strcmp(a.state, "active") == 0 && strcmp(b.state, "active") == 0, "%s %s", a.state, b.state);
+    cr_assert_eq(tune_said("approve", args, said, sizeof said), 2, "approved twice");
+    r = act(cli, "approve", acookie, acsrf, NULL);
+    cr_assert_eq(r.status, 409);
+    SAME_WORDS(r, said);
+    reply_free(&r);
+
+    /* modify: the same change from either side; bad values and no such run refused in the same words */
+    snprintf(args, sizeof args, "%" PRId64 " --priority 3 --max-pairs 200 --throughput 50", cli);
+    cr_assert_eq(tune_said("modify", args, said, sizeof said), 0, "%s", said);
+    r = act(onweb, "modify", acookie, acsrf, "priority=3&max_pairs=200&pairs_per_task=4&throughput=50");
+    cr_assert_eq(r.status, 303);
+    reply_free(&r);
+    load(cli, &a), load(onweb, &b);
+    cr_assert(a.priority == 3 && b.priority == 3 && a.max_pairs == 200 && b.max_pairs == 200 &&
+              a.throughput == 50 && b.throughput == 50, "cli %d %" PRId64 " %d, web %d %" PRId64 " %d", a.priority,
+              a.max_pairs, a.throughput, b.priority, b.max_pairs, b.throughput);
+    r = act(onweb, "modify", tcookie, tcsrf, "priority=9&max_pairs=200&pairs_per_task=4");
+    cr_assert_eq(r.status, 403, "a tester modifies nothing");
+    reply_free(&r);
+    cr_assert_eq(tune_said("modify", "999999 --priority 1", said, sizeof said), 2);
+    r = act(999999, "modify", acookie, acsrf, "priority=1&max_pairs=200&pairs_per_task=4");
+    cr_assert_eq(r.status, 404);
+    SAME_WORDS(r, "no run 999999");
+    cr_assert(strstr(said, "no run 999999"), "%s", said);
+    reply_free(&r);
+    r = act(onweb, "modify", acookie, acsrf, "priority=3&max_pairs=200&pairs_per_task=4&throughput=5000");
+    cr_assert_eq(r.status, 400);
+    cr_assert(strstr(r.body, "throughput is a share of the game pairs in percent, 1..1000"), "%s", r.body);
+    reply_free(&r);
+    load(onweb, &b);
+    cr_assert_eq(b.throughput, 50, "a refused change changes nothing");
+
+    /* purge: an unknown worker refused in the same words */
+    snprintf(args, sizeof args, "%" PRId64 " --worker nobody", cli);
+    cr_assert_eq(tune_said("purge", args, said, sizeof said), 2);
+    r = act(cli, "purge", acookie, acsrf, "worker=nobody");
+    cr_assert_eq(r.status, 400);
+    SAME_WORDS(r, said);
+    reply_free(&r);
+
+    /* stop: another tester may not; the owner and xqf-tune may; again: refused in the same words */
+    r = act(onweb, "stop", ocookie, ocsrf, NULL);
+    cr_assert_eq(r.status, 403, "not the owner");
+    cr_assert(strstr(r.body, "tom may not stop run"), "%s", r.body);
+    reply_free(&r);
+    snprintf(args, sizeof args, "%" PRId64, cli);
+    cr_assert_eq(tune_said("stop", args, said, sizeof said), 0, "%s", said);
+    r = act(onweb, "stop", tcookie, tcsrf, NULL);
+    cr_assert_eq(r.status, 303);
+    reply_free(&r);
+    load(cli, &a), load(onweb, &b);
+    cr_assert(strcmp(a.state, "stopped") == 0 && strcmp(b.state, "stopped") == 0);
+    cr_assert(strncmp(a.verdict, "stopped by xqf-tune:", 20) == 0 && strcmp(b.verdict, "stopped by tess") == 0,
+              "%s / %s", a.verdict, b.verdict);
+    cr_assert_eq(tune_said("stop", args, said, sizeof said), 2, "stopped twice");
+    r = act(cli, "stop", acookie, acsrf, NULL);
+    cr_assert_eq(r.status, 409);
+    SAME_WORDS(r, said);
+    reply_free(&r);
+    cr_assert_eq(tune_said("stop", "999999", said, sizeof said), 2);
+    r = act(999999, "stop", acookie, acsrf, NULL);
+    cr_assert_eq(r.status, 404);
+    SAME_WORDS(r, said);
+    reply_free(&r);
+
+    /* each verb in each run's history, whoever did it */
+    StoreHistory *h;
+    int n = store_run_history(cu_fx.store, cli, &h);
+    bool seen[3] = { false };
+    for (int i = 0; i < n; i++)
+        for (int v = 0; v < 3; v++)
+            seen[v] |= strcmp(h[i].action, (const char *[]){ "approve", "modify", "stop" }[v]) == 0 &&
+                       strncmp(h[i].actor, "xqf-tune:", 9) == 0;
+    free(h);
+    cr_assert(seen[0] && seen[1] && seen[2], "xqf-tune's approve, modify and stop are in the history");
 }

@@ -42,6 +42,7 @@
 #include "store_users.h"
 #include "store_web.h"
 #include "run_service.h"
+#include "run_verbs.h"
 #include "thread.h"
 
 /* POOL_WAIT_MS: a request waits this long for a connection, then is told the dashboard is busy (503) */
@@ -386,100 +387,60 @@ static void create_run(Web *w, Store *s, const WebRequest *rq, RunKindId kind, b
 
 /* ---- actions on a run ------------------------------------------------------------- */
 
-/* A modify action's numbers, by xqf-tune's rules (run_rules.h); false with the first problem in why. */
-static bool modify_fields(const Form *f, int64_t *priority, int64_t *max_pairs, int64_t *ppt, char *why,
-                          size_t size)
+/* A modify action's change: the form's numbers, parsed by xqf-tune's option specs (run_rules.h). */
+static bool modify_fields(const Form *f, RunModify *m, char *why, size_t size)
 {
     Errors er = { .n = 0 };
-    char cap[320];
-    bool ok = rule_int(&er, f, *run_setting_option("priority"), "priority", priority) &&
-              rule_int(&er, f, *run_setting_option("max_pairs"), "max_pairs", max_pairs) &&
-              rule_int(&er, f, *run_setting_option("pairs_per_task"), "pairs_per_task", ppt);
-    if (ok && !rule_pairs_per_task(*ppt, false, cap, sizeof cap))
-        field_error(&er, "pairs_per_task", "%s", cap);
-    if (er.n)
+    int64_t priority = 0, throughput = 0;
+    bool ok = rule_int(&er, f, *run_setting_option("priority"), "priority", &priority) &&
+              rule_int(&er, f, *run_setting_option("max_pairs"), "max_pairs", &m->steer.max_pairs) &&
+              rule_int(&er, f, *run_setting_option("pairs_per_task"), "pairs_per_task", &m->pairs_per_task);
+    const char *share = form_get(f, "throughput");
+    if (ok && share && *share && !int_in(share, INT32_MIN, INT32_MAX, &throughput))
+        field_error(&er, "throughput", "%s", "a share of the game pairs in percent, 1..1000");
+    if (er.n) {
         snprintf(why, size, "%s: %s", er.e[0].field, er.e[0].message);
-    return er.n == 0;
+        return false;
+    }
+    m->steer.set_priority = true, m->steer.priority = (int)priority;
+    m->steer.throughput = share && *share ? (int)throughput : STORE_KEEP;
+    return true;
 }
 
+/*
+ * POST /runs/ID/ACTION: the run service's verb (run_verbs.h), which says
+ * who may: a plain verb of run_verbs.def by its line, the others from
+ * their forms; a refusal as the HTTP status of its kind.
+ */
 static void run_action(Store *s, const WebRequest *rq, const Route *rt, const Session *u, WebResponse *rs)
 {
-    char owner[STORE_NAME_MAX + 1], detail[256] = "", verdict[96];
-    int found = store_web_owner(s, rt->run, owner, sizeof owner);
-    if (found <= 0) {
-        web_error(rs, found < 0 ? 503 : 404, found < 0 ? "the database cannot be read now" : "there is no such run");
-        return;
-    }
-    bool admin = session_is(u, "admin");
-    bool may = strcmp(rt->action, "stop") == 0 ? admin || (session_is(u, "tester") && strcmp(owner, u->name) == 0)
-                                               : admin;
-    if (!may) {
-        web_error(rs, 403, "your account may not do this to this run");
-        return;
-    }
-    int done;
-    if (strcmp(rt->action, "stop") == 0) {
-        snprintf(verdict, sizeof verdict, "stopped by %s", u->name);
-        done = store_web_stop(s, rt->run, verdict);
-    } else if (strcmp(rt->action, "approve") == 0) {
+    RunActor actor = { .name = u->name, .role = u->role };
+    RunProblem problem = { .field = "", .why = "" };
+    const RunVerbInfo *verb = run_verb_named(rt->action);
+    RunStatus status;
+    if (verb && verb->plain)
+        status = verb->plain(s, &actor, rt->run, &problem);
+    else if (strcmp(rt->action, "approve") == 0)
         /* the commits the approval page showed: the approval binds them, not the refs' names */
-        const char *test_commit = form_get(rq->form, "test_commit"), *base_commit = form_get(rq->form, "base_commit");
-        done = store_web_approve(s, rt->run, test_commit, base_commit);
-        snprintf(detail, sizeof detail, "test commit %.64s, base commit %.64s",
-                 test_commit && *test_commit ? test_commit : "-", base_commit && *base_commit ? base_commit : "-");
-    }
+        status = run_approve(s, &actor, rt->run, form_get(rq->form, "test_commit"), form_get(rq->form, "base_commit"),
+                             &problem);
     else if (strcmp(rt->action, "modify") == 0) {
-        int64_t priority = 0, max_pairs = 0, ppt = 0;
-        char why[320];
-        if (!modify_fields(rq->form, &priority, &max_pairs, &ppt, why, sizeof why)) {
-            web_error(rs, 400, why);
-            return;
-        }
-        const char *share = form_get(rq->form, "throughput");
-        int64_t throughput = 0;
-        if (share && *share && !int_in(share, 1, 1000, &throughput)) {
-            web_error(rs, 400, "throughput is a share of the game pairs in percent, 1..1000");
-            return;
-        }
-        done = store_web_modify(s, rt->run, (int)priority, max_pairs, (int)ppt);
-        if (done > 0 && throughput) {
-            StoreModify m = { .throughput = (int)throughput, .max_pairs = STORE_KEEP, .extend = STORE_KEEP };
-            int changed = store_modify_run(s, rt->run, u->name, &m, why, sizeof why);
-            if (changed < 0) {
-                web_error(rs, 503, "the database cannot be written now");
-                return;
-            }
-        }
-        snprintf(detail, sizeof detail, "priority %" PRId64 ", max pairs %" PRId64 ", pairs per task %" PRId64,
-                 priority, max_pairs, ppt);
-    } else {
-        const char *name = form_get(rq->form, "worker");
-        char msg[STORE_TEXT_MAX + 64];
-        int status = name && *name ? run_purge(s, rt->run, name, u->name, msg, sizeof msg) : CLI_USAGE;
-        if (!name || !*name)
-            snprintf(msg, sizeof msg, "give the name of the worker whose results to purge");
-        if (status != CLI_OK) {
-            web_error(rs, status == CLI_USAGE ? 400 : 503, msg);
-            return;
-        }
-        rs->status = 303;      /* recorded in the run's history by the purge itself */
+        RunModify m = run_modify_none();
+        status = modify_fields(rq->form, &m, problem.why, sizeof problem.why)
+                     ? run_modify(s, &actor, rt->run, &m, &problem) : RUN_BAD;
+    } else
+        status = run_purge(s, &actor, rt->run, form_get(rq->form, "worker"), &problem);
+    if (status == RUN_OK) {
+        rs->status = 303;
         snprintf(rs->location, sizeof rs->location, "/runs/%" PRId64, rt->run);
-        return;
-    }
-    if (done < 0) {
+    } else if (status == RUN_FAILED)
         web_error(rs, 503, "the database cannot be written now");
-        return;
-    }
-    if (done == 0) {
-        web_error(rs, 409, strcmp(rt->action, "approve") == 0
-                               ? "the run is not pending, or the commits approved are not those its refs were "
-                                 "pinned to (or not pinned yet): reload its page and approve what it shows"
-                               : "the run is not in a state that allows this (already over, or not pending)");
-        return;
-    }
-    store_web_audit(s, u->name, rt->run, rt->action, detail);
-    rs->status = 303;
-    snprintf(rs->location, sizeof rs->location, "/runs/%" PRId64, rt->run);
+    else
+        web_error(rs, strcmp(problem.field, RUN_FIELD_RUN) == 0     ? 404
+                      : strcmp(problem.field, RUN_FIELD_ACTOR) == 0 ? 403
+                      : strcmp(problem.field, RUN_FIELD_STATE) == 0 ? 409
+                                                                    : 400,
+                  problem.why);
 }
 
 /* ---- accounts ------------------------------------------------------------------------------- */
@@ -663,10 +624,10 @@ static void run_report(Store *s, int64_t id, WebResponse *rs)
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     char why[256] = "out of memory";
-    int status = f ? run_report_html(s, &r, f, why, sizeof why) : CLI_FAIL;
+    RunStatus status = f ? run_report_html(s, &r, f, why, sizeof why) : RUN_FAILED;
     if (f && fclose(f) != 0)
-        status = CLI_FAIL;
-    if (status == CLI_OK)
+        status = RUN_FAILED;
+    if (status == RUN_OK)
         buf_add(&rs->body, text, len);
     else {
         char reason[320];
@@ -715,12 +676,12 @@ static void run_pgn(Web *w, Store *s, const WebRequest *rq, int64_t id, WebRespo
     size_t len = 0;
     int64_t written = 0;
     FILE *f = open_memstream(&text, &len);
-    int status = f ? run_pgn_write(s, &r, task, worker, most, f, why, sizeof why, &written) : CLI_FAIL;
+    RunStatus status = f ? run_pgn_write(s, &r, task, worker, most, f, why, sizeof why, &written) : RUN_FAILED;
     if (f && fclose(f) != 0)
-        status = CLI_FAIL;
-    if (status == CLI_USAGE)
+        status = RUN_FAILED;
+    if (status == RUN_BAD)
         web_error(rs, 413, "too many games for one page: ask for one task's (?task=N), or use xqf-tune pgn");
-    else if (status == CLI_OK) {
+    else if (status == RUN_OK) {
         rs->type = "application/vnd.chess-pgn; charset=utf-8";
         buf_add(&rs->body, text, len);
     } else

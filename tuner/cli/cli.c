@@ -239,3 +239,18 @@ int cli_read_spsa_spec(const char *option, const char *path, bool (*known)(const
     *out = lines;
     return n;
 }
+
+RunActor cli_run_actor(char *name, size_t size)
+{
+    cli_actor(name, size);
+    /* who holds the database's credentials may do what an admin of the dashboard may */
+    return (RunActor){ .name = name, .role = "admin" };
+}
+
+int cli_verb_said(RunStatus status, const char *verb, const RunProblem *problem)
+{
+    if (status != RUN_OK)
+        return cli_fail(status, "%s: %s", verb, problem->why);
+    printf("%s\n", problem->why);
+    return CLI_OK;
+}

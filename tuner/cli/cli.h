@@ -3,9 +3,10 @@
  * database and the run a command works on, and the export of a run's
  * parameter set (export and build).
  *
- * One error convention throughout, the one xqf-web shares
- * (service/run_view.h): a function that can fail returns an exit
- * status (CLI_OK, CLI_FAIL, CLI_USAGE) after printing one line
+ * One error convention throughout, the run service's
+ * (service/run_service.h, RunStatus): a function that can fail
+ * returns an exit status (CLI_OK, CLI_FAIL, CLI_USAGE: RUN_OK, RUN_FAILED,
+ * RUN_BAD under the names of a program's exit) after printing one line
  * "xqf-tune: error: ..." on stderr (cli_fail); main exits with what its
  * command returns.
  *
@@ -25,11 +26,15 @@
 #include "opts.h"
 #include "params.h"
 #include "run_service.h"
+#include "run_verbs.h"
 #include "run_view.h"
 #include "spsa_spec.h"
 #include "stats.h"
 #include "store_runs.h"
 #include "store_spsa.h"
+
+/* The exit statuses: the run service's statuses (a verb's status is the command's exit), and "go on". */
+enum { CLI_OK = RUN_OK, CLI_FAIL = RUN_FAILED, CLI_USAGE = RUN_BAD, CLI_GO = -1 };
 
 extern const char CLI_PROGRAM[];     /* "xqf-tune" */
 
@@ -138,6 +143,10 @@ void cli_net_drop(CliNetFile *nf);
 const char *cli_shown(const char *text);
 /* Who acts, for a run's or a record's history: "xqf-tune:" and the login name ($USER; "?" unknown). */
 void cli_actor(char *out, size_t size);
+/* The actor of a run service's verb (run_verbs.h): cli_actor's name (into name), an admin's rights. */
+RunActor cli_run_actor(char *name, size_t size);
+/* A verb's outcome said: what was done on stdout (CLI_OK), or "VERB: why" as cli_fail does. Exit status. */
+int cli_verb_said(RunStatus status, const char *verb, const RunProblem *problem);
 
 /* The set a run's export gives: SPSA the fixed set and theta rounded; SPRT the test set. Exit status. */
 int cli_export_set(Store *s, const StoreRun *r, Params *p);
@@ -231,7 +240,9 @@ int tune_cmd_modify(int argc, char **argv);
 int tune_cmd_chain(int argc, char **argv);
 int tune_cmd_list(int argc, char **argv);
 int tune_cmd_show(int argc, char **argv);
-int tune_cmd_stop(int argc, char **argv);
+/* A plain verb of run_verbs.def (stop): argv[0] names it. */
+int tune_cmd_plain_verb(int argc, char **argv);
+int tune_cmd_approve(int argc, char **argv);
 int tune_cmd_export(int argc, char **argv);
 int tune_cmd_report(int argc, char **argv);
 int tune_cmd_build(int argc, char **argv);

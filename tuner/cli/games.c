@@ -167,12 +167,10 @@ int tune_cmd_purge(int argc, char **argv)
         return cli_fail(CLI_USAGE, "purge: --worker NAME is required");
     if ((status = cli_open_db(&o, &s)) != CLI_OK)
         return status;
-    char msg[STORE_TEXT_MAX + 64];
-    status = run_purge(s, id, name, "xqf-tune", msg, sizeof msg);
-    if (status == CLI_OK)
-        printf("%s\n", msg);
-    else
-        cli_fail(status, "purge: %s", msg);
+    char actor_name[STORE_NAME_MAX + 1];
+    RunActor actor = cli_run_actor(actor_name, sizeof actor_name);
+    RunProblem problem;
+    status = cli_verb_said(run_purge(s, &actor, id, name, &problem), "purge", &problem);
     store_destroy(&s);
     return status;
 }

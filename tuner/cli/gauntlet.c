@@ -20,7 +20,7 @@
 #include "cli.h"
 #include "run_rules.h"
 #include "store_runs.h"
-#include "store_web.h"
+#include "store_steer.h"
 
 enum { GAUNTLET_OPPONENTS_MAX = 64 };
 
@@ -178,7 +178,7 @@ static int opponent_specs(const RunSpec *sp, const char *name, const Opponent *o
 static void stop_made(Store *s, const int64_t *ids, int made)
 {
     for (int i = 0; i < made; i++)
-        if (store_web_stop(s, ids[i], "stopped: gauntlet not made") < 0)
+        if (store_stop_run(s, ids[i], "stopped: gauntlet not made") < 0)
             fprintf(stderr, "xqf-tune: warning: run %" PRId64 " could not be stopped: stop it (xqf-tune stop %"
                             PRId64 ")\n", ids[i], ids[i]);
     if (made)

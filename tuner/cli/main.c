@@ -35,7 +35,10 @@ static const Command COMMANDS[] = {
     { "modify", "change a run while it runs: priority, throughput, max pairs, SPSA pairs", tune_cmd_modify },
     { "list", "the newest runs with their progress", tune_cmd_list },
     { "show", "one run: results, Elo, LLR or theta, rate and ETA", tune_cmd_show },
-    { "stop", "stop an active run", tune_cmd_stop },
+#define RUN_PLAIN_VERB(ID, NAME, WHO, FN, BUTTON, HELP, TEXT) { NAME, HELP, tune_cmd_plain_verb },
+#define RUN_VERB(ID, NAME, WHO)
+#include "run_verbs.def"
+    { "approve", "approve a run waiting for an admin, binding its refs' commits", tune_cmd_approve },
     { "export", "a run's parameter file (SPSA: current theta; SPRT: the test set)", tune_cmd_export },
     { "report", "a run's report page (self-contained HTML with charts)", tune_cmd_report },
     { "build", "a tuned xqf-engine: the run's export compiled in, bench, recorded", tune_cmd_build },

@@ -212,32 +212,61 @@ int tune_cmd_show(int argc, char **argv)
     return status;
 }
 
-static const OptSpec STOP_OPTIONS[] = { CLI_DB_OPTION, OPTS_END };
+static const OptSpec PLAIN_VERB_OPTIONS[] = { CLI_DB_OPTION, OPTS_END };
 
-static const OptTable STOP_TABLE = {
-    .program = "xqf-tune", .spec = STOP_OPTIONS, .max_positional = 1,
-    .usage = "Usage: xqf-tune stop RUN [--db CONNINFO]\n"
-             "Stops a run that has not ended (active, pending approval, or building: a test\n"
-             "of git refs waiting for its builds) (state stopped); its tasks in flight are\n"
-             "cancelled.\n",
+int tune_cmd_plain_verb(int argc, char **argv)
+{
+    const RunVerbInfo *v = run_verb_named(argv[0]);
+    if (!v || !v->plain)
+        return cli_fail(CLI_USAGE, "%s is no verb of a run", argv[0]);
+    char usage[2048];
+    snprintf(usage, sizeof usage, "Usage: xqf-tune %s RUN [--db CONNINFO]\n%s", v->name, v->text);
+    OptTable table = { .program = "xqf-tune", .spec = PLAIN_VERB_OPTIONS, .max_positional = 1, .usage = usage };
+    Opts o;
+    Store *s = NULL;
+    int64_t id;
+    int status = cli_parse(&o, &table, argc - 1, argv + 1);
+    if (status != CLI_GO || (status = cli_run_id(&o, &id)) != CLI_OK || (status = cli_open_db(&o, &s)) != CLI_OK)
+        return status;
+    char name[STORE_NAME_MAX + 1];
+    RunActor actor = cli_run_actor(name, sizeof name);
+    RunProblem problem;
+    status = cli_verb_said(v->plain(s, &actor, id, &problem), v->name, &problem);
+    store_destroy(&s);
+    return status;
+}
+
+static const OptSpec APPROVE_OPTIONS[] = {
+    { "--test-commit", OPT_TEXT, "SHA", NULL, .help = "the commit the test side's ref was pinned to (show lists it)" },
+    { "--base-commit", OPT_TEXT, "SHA", NULL, .help = "the commit the base side's ref was pinned to" },
+    CLI_DB_OPTION,
+    OPTS_END,
 };
 
-int tune_cmd_stop(int argc, char **argv)
+static const OptTable APPROVE_TABLE = {
+    .program = "xqf-tune", .spec = APPROVE_OPTIONS, .max_positional = 1,
+    .usage = "Usage: xqf-tune approve RUN [--test-commit SHA] [--base-commit SHA] [--db CONNINFO]\n"
+             "Approves a run a tester made on the dashboard (state pending), as its Approve\n"
+             "button does: a test of git refs is approved for exactly the commits its refs\n"
+             "were pinned to (each side's, as the builder read them), then waits for their\n"
+             "builds; a run without refs starts at once.  A run that is not pending, or\n"
+             "other commits, are refused (exit 2).  Recorded in the run's history.\n",
+};
+
+int tune_cmd_approve(int argc, char **argv)
 {
     Opts o;
     Store *s = NULL;
-    StoreRun r;
     int64_t id;
-    int status = cli_parse(&o, &STOP_TABLE, argc - 1, argv + 1);
+    int status = cli_parse(&o, &APPROVE_TABLE, argc - 1, argv + 1);
     if (status != CLI_GO || (status = cli_run_id(&o, &id)) != CLI_OK || (status = cli_open_db(&o, &s)) != CLI_OK)
         return status;
-    int done = (status = cli_load_run(s, id, &r)) == CLI_OK ? store_web_stop(s, id, "stopped") : 0;
-    if (status == CLI_OK && done < 0)
-        status = cli_fail(CLI_FAIL, "cannot stop run %" PRId64, id);
-    else if (status == CLI_OK && done == 0)
-        status = cli_fail(CLI_FAIL, "run %" PRId64 " has ended (%s)", id, r.state);
-    else if (status == CLI_OK)
-        printf("run %" PRId64 " stopped\n", id);
+    char name[STORE_NAME_MAX + 1];
+    RunActor actor = cli_run_actor(name, sizeof name);
+    RunProblem problem;
+    RunStatus st = run_approve(s, &actor, id, opts_text(&o, "--test-commit"), opts_text(&o, "--base-commit"),
+                               &problem);
+    status = cli_verb_said(st, "approve", &problem);
     store_destroy(&s);
     return status;
 }

@@ -66,16 +66,17 @@ int tune_cmd_modify(int argc, char **argv)
     int status = cli_parse(&o, &MODIFY_TABLE, argc - 1, argv + 1);
     if (status != CLI_GO || (status = cli_run_id(&o, &id)) != CLI_OK)
         return status;
-    StoreModify m = { .set_priority = opts_given(&o, "--priority"), .priority = (int)opts_int(&o, "--priority"),
-                      .throughput = opts_given(&o, "--throughput") ? (int)opts_int(&o, "--throughput") : STORE_KEEP,
-                      .max_pairs = opts_given(&o, "--max-pairs") ? opts_int(&o, "--max-pairs") : STORE_KEEP,
-                      .extend = opts_given(&o, "--extend-pairs") ? opts_int(&o, "--extend-pairs") : STORE_KEEP };
-    bool steer = m.set_priority || m.throughput != STORE_KEEP || m.max_pairs != STORE_KEEP || m.extend != STORE_KEEP;
-    StoreModifySpsa sm = { .alpha = opts_given(&o, "--alpha") ? opts_real(&o, "--alpha") : NAN,
-                           .gamma = opts_given(&o, "--gamma") ? opts_real(&o, "--gamma") : NAN,
-                           .a_ratio = opts_given(&o, "--a-ratio") ? opts_real(&o, "--a-ratio") : NAN };
-    bool spsa = opts_given(&o, "--spsa-spec") || !isnan(sm.alpha) || !isnan(sm.gamma) || !isnan(sm.a_ratio);
-    if (!steer && !spsa)
+    RunModify m = run_modify_none();
+    m.steer = (StoreModify){ .set_priority = opts_given(&o, "--priority"), .priority = (int)opts_int(&o, "--priority"),
+                             .throughput = opts_given(&o, "--throughput") ? (int)opts_int(&o, "--throughput") : STORE_KEEP,
+                             .max_pairs = opts_given(&o, "--max-pairs") ? opts_int(&o, "--max-pairs") : STORE_KEEP,
+                             .extend = opts_given(&o, "--extend-pairs") ? opts_int(&o, "--extend-pairs") : STORE_KEEP };
+    m.spsa.alpha = opts_given(&o, "--alpha") ? opts_real(&o, "--alpha") : NAN;
+    m.spsa.gamma = opts_given(&o, "--gamma") ? opts_real(&o, "--gamma") : NAN;
+    m.spsa.a_ratio = opts_given(&o, "--a-ratio") ? opts_real(&o, "--a-ratio") : NAN;
+    if (!opts_given(&o, "--spsa-spec") && !m.steer.set_priority &&
+        m.steer.throughput == STORE_KEEP && m.steer.max_pairs == STORE_KEEP && m.steer.extend == STORE_KEEP &&
+        isnan(m.spsa.alpha) && isnan(m.spsa.gamma) && isnan(m.spsa.a_ratio))
         return cli_fail(CLI_USAGE, "modify: say what to change (see xqf-tune modify --help)");
     XqfSpsaSpecLine *lines = NULL;
     StoreSpsaParam *params = NULL;
@@ -92,32 +93,23 @@ int tune_cmd_modify(int argc, char **argv)
             params[i].min = lines[i].min, params[i].max = lines[i].max;
             params[i].c_end = lines[i].c_end, params[i].r_end = lines[i].r_end;
         }
-        sm.params = params, sm.count = n;
+        m.spsa.params = params, m.spsa.count = n;
         free(lines);
     }
     if ((status = cli_open_db(&o, &s)) != CLI_OK) {
         free(params);
         return status;
     }
-    char actor[STORE_NAME_MAX + 1], why[STORE_TEXT_MAX];
-    cli_actor(actor, sizeof actor);
-    /* both kinds of change in one transaction: all or nothing */
-    int rc = store_begin(s) == 0 ? 1 : -1;
-    if (rc == 1 && steer)
-        rc = store_modify_run(s, id, actor, &m, why, sizeof why);
-    if (rc == 1 && spsa)
-        rc = store_modify_spsa(s, id, actor, &sm, why, sizeof why);
-    if (rc == 1)
-        rc = store_commit(s) == 0 ? 1 : -1;
-    else
-        store_rollback(s);
+    char name[STORE_NAME_MAX + 1];
+    RunActor actor = cli_run_actor(name, sizeof name);
+    RunProblem problem;
+    RunStatus st = run_modify(s, &actor, id, &m, &problem);
     free(params);
-    if (rc < 0)
-        status = cli_fail(CLI_FAIL, "cannot change run %" PRId64, id);
-    else if (rc == 0)
-        status = cli_fail(CLI_USAGE, "modify: %s; nothing changed", why);
+    if (st == RUN_BAD)
+        /* the words xqf-tune modify always said: a refusal changes nothing */
+        status = cli_fail(CLI_USAGE, "modify: %s; nothing changed", problem.why);
     else
-        printf("run %" PRId64 " changed\n", id);
+        status = cli_verb_said(st, "modify", &problem);
     store_destroy(&s);
     return status;
 }

@@ -18,11 +18,13 @@
 #include "params.h"
 #include "run_kind.h"
 #include "run_service.h"
+#include "run_verbs.h"
 #include "stats.h"
 #include "store_builds.h"
 #include "store_games.h"
 #include "store_runs.h"
 #include "store_spsa.h"
+#include "store_steer.h"
 #include "store_tasks.h"
 #include "store_users.h"
 #include "store_web.h"
@@ -338,27 +340,36 @@ static void approve_form(Store *s, Buf *b, const StoreRun *r, const Session *u)
     free(q);
 }
 
-/* The buttons a visitor may use on run r. */
+/* The buttons a visitor may use on run r: the run service's rights (run_may). */
 static void actions(Store *s, Buf *b, const StoreRun *r, const char *owner, const Session *u)
 {
     bool live = is_open(r);
-    bool admin = session_is(u, "admin"), mine = session_is(u, "tester") && strcmp(owner, u->name) == 0;
-    if (admin && run_kind_is_sprt(r->kind) && r->counts.pairs > 0) {
+    RunActor actor = { .name = u->name, .role = u->in ? u->role : "" };
+    bool approve = run_may(&actor, RUN_VERB_APPROVE, owner), modify = run_may(&actor, RUN_VERB_MODIFY, owner);
+    bool plain = false;
+    for (int i = 0; i < RUN_VERBS; i++)
+        plain |= RUN_VERB_TABLE[i].plain && run_may(&actor, RUN_VERB_TABLE[i].id, owner);
+    if (run_may(&actor, RUN_VERB_PURGE, owner) && run_kind_is_sprt(r->kind) && r->counts.pairs > 0) {
         buf_printf(b, "<div class=\"actions\"><form class=\"inline\" method=\"post\" action=\"/runs/%" PRId64
                       "/purge\">", r->id);
         csrf_field(b, u);
         buf_puts(b, "<label>worker <input name=\"worker\" size=\"16\"></label> <button class=\"danger\">Purge its "
                     "results</button></form></div>\n");
     }
-    if (!live || !(admin || mine))
+    if (!live || !(plain || approve || modify))
         return;
     buf_puts(b, "<div class=\"actions\">");
-    buf_printf(b, "<form class=\"inline\" method=\"post\" action=\"/runs/%" PRId64 "/stop\">", r->id);
-    csrf_field(b, u);
-    buf_puts(b, "<button class=\"danger\">Stop</button></form>");
-    if (admin && strcmp(r->state, "pending") == 0)
+    for (int i = 0; i < RUN_VERBS; i++) {
+        const RunVerbInfo *v = &RUN_VERB_TABLE[i];
+        if (!v->plain || !run_may(&actor, v->id, owner))
+            continue;
+        buf_printf(b, "<form class=\"inline\" method=\"post\" action=\"/runs/%" PRId64 "/%s\">", r->id, v->name);
+        csrf_field(b, u);
+        buf_printf(b, "<button class=\"danger\">%s</button></form>", v->button);
+    }
+    if (approve && strcmp(r->state, "pending") == 0)
         approve_form(s, b, r, u);
-    if (admin) {
+    if (modify) {
         buf_printf(b, "<form class=\"inline\" method=\"post\" action=\"/runs/%" PRId64 "/modify\">", r->id);
         csrf_field(b, u);
         buf_printf(b, "<label>priority <input name=\"priority\" size=\"5\" value=\"%d\"></label> "
@@ -627,7 +638,7 @@ int page_run(Store *s, int64_t id, const Session *u, const char *notice, Buf *b)
     }
     StoreSpsa *st = NULL;
     char *sets = malloc(2 * (STORE_PARAMS_MAX + 1));
-    bool ok = found > 0 && sets && store_web_owner(s, id, owner, sizeof owner) >= 0 &&
+    bool ok = found > 0 && sets && store_run_owner(s, id, owner, sizeof owner) >= 0 &&
               store_run_sets(s, id, sets, sets + STORE_PARAMS_MAX + 1, STORE_PARAMS_MAX + 1) == 1;
     if (ok && is_spsa(&r))
         ok = (st = malloc(sizeof *st)) && store_spsa_load(s, id, st) == 1;

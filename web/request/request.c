@@ -31,7 +31,11 @@ typedef enum { MATCH_NO, MATCH_YES, MATCH_BAD } Match;
  */
 static Match placeholder(const char *name, size_t nlen, const char *text, size_t len, Route *r)
 {
-    static const char *const ACTIONS[] = { "stop", "approve", "modify", "purge" };
+    static const char *const ACTIONS[] = {
+#define RUN_VERB(ID, NAME, WHO) NAME,
+#define RUN_PLAIN_VERB(ID, NAME, WHO, FN, BUTTON, HELP, TEXT) NAME,
+#include "run_verbs.def"
+    };
     if (nlen == 2 && strncmp(name, "id", 2) == 0) {
         if (!(r->run = parse_id(text, len)))
             return r->why = "a run id is a positive decimal number", MATCH_BAD;
