@@ -938,7 +938,9 @@ static const OptSpec DATA_OPTIONS[] = {
         "                         [--book FILE] [--random-plies N] [--skip-plies N] [--keep-check]\n"\
         "                         [--keep-captures] [--max-score CP] [--pairs-per-task P] [--name TEXT]\n"\
         "                         [--priority N] [--seed S] [--net NET|none] [--db CONNINFO]\n"\
-        "       xqf-tune data play --games N --nodes N --out FILE [options] (see data play --help)\n"\
+        "       xqf-tune data play --games N --nodes N --out FILE [--seed S] [--as-run ID] [--random-plies N]\n"\
+        "                          [--threads N] [--hash MB] [--net FILE|none] [--book FILE] [--skip-plies N]\n"\
+        "                          [--keep-check] [--keep-captures] [--max-score CP] [--quiet]\n"\
         "       xqf-tune data export RUN --out FILE [--text] [--db CONNINFO]\n"\
         "       xqf-tune data stats RUN [--db CONNINFO]\n"\
         "       xqf-tune data merge FILE... --out FILE [--dedup] [--keep-order] [--seed S] [--memory MB]\n"\

@@ -76,9 +76,9 @@ static const OptSpec PLAY_OPTIONS[] = {
 static const OptTable PLAY_TABLE = {
     .program = "xqf-tune", .spec = PLAY_OPTIONS, .max_positional = 0,
     .usage =
-        "Usage: xqf-tune data play --games N --nodes N --out FILE [--seed S] [--random-plies N]\n"
-        "                          [--threads N] [--hash MB] [--net FILE|none] [--book FILE]\n"
-        "                          [--skip-plies N] [--keep-check] [--keep-captures] [--max-score CP]\n"
+        "Usage: xqf-tune data play --games N --nodes N --out FILE [--seed S] [--as-run ID] [--random-plies N]\n"
+        "                          [--threads N] [--hash MB] [--net FILE|none] [--book FILE] [--skip-plies N]\n"
+        "                          [--keep-check] [--keep-captures] [--max-score CP] [--quiet]\n"
         "\n"
         "Plays a data run's games on this machine, without the cluster: the engine\n"
         "against itself at fixed nodes from the book's openings, each game with its\n"
