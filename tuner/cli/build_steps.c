@@ -21,6 +21,7 @@
 #include "build_internal.h"
 #include "clock.h"
 #include "files.h"
+#include "fork_exec.h"
 #include "process.h"
 #include "sandbox.h"
 #include "sha256.h"
@@ -114,24 +115,21 @@ int build_spawn_io(char *const argv[], const BuildLog *log, char *capture, size_
         return -1;
     }
     fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(capture ? fds[1] : logfd, STDOUT_FILENO);
-        dup2(capture && merge ? fds[1] : logfd, STDERR_FILENO);
-        if (capture) {
-            close(fds[0]);
-            close(fds[1]);
-        }
-        if (boxed) {
-            /* limits and a wall-clock alarm (kept across exec) for the box, never for the builder */
-            sandbox_limits(box);
-            alarm(BOX_WALL_S);
-            execv(boxed[0], boxed);
-        } else
-            execvp(argv[0], argv);
-        dprintf(STDERR_FILENO, "cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
+    /* the pipe's ends and every other descriptor closed at exec in the child */
+    ForkExec fe;
+    fork_exec_init(&fe);
+    fe.out = capture ? fds[1] : logfd;
+    fe.err = capture && merge ? fds[1] : logfd;
+    fe.close_fds = fe.say_failure = true;
+    if (boxed) {
+        /* limits and a wall-clock alarm (kept across exec) for the box, never for the builder */
+        fe.path = boxed[0];
+        sandbox_limits(box, &fe);
+        fe.alarm_s = BOX_WALL_S;
+    } else
+        fe.search = true;
+    pid_t pid = -1;
+    fork_exec_start(&fe, boxed ? boxed : argv, &pid);
     if (null >= 0)
         close(null);
     free(boxed);
@@ -140,11 +138,7 @@ int build_spawn_io(char *const argv[], const BuildLog *log, char *capture, size_
         read_all(fds[0], capture, size);
         close(fds[0]);
     }
-    int st = 0;
-    while (pid > 0 && waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    return pid > 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return fork_exec_wait(pid);
 }
 
 /* build_spawn_io with stderr in the log only. */
