@@ -78,20 +78,15 @@ static int base_args(const char **a, int n)
 /* Runs a (argv, a[0] the program) with stdout and stderr thrown away: its exit status, or -1. */
 static int run_quietly(const char *program, const char *const *a)
 {
-    pid_t pid = fork();
-    if (pid == 0) {
-        int null = open("/dev/null", O_RDWR);
-        if (null >= 0) {
-            dup2(null, STDOUT_FILENO);
-            dup2(null, STDERR_FILENO);
-        }
-        execv(program, (char *const *)a);
-        _exit(127);
-    }
-    int st = 0;
-    while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    return pid > 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    ForkExec sp;
+    fork_exec_init(&sp);
+    sp.path = program;
+    sp.out = sp.err = open("/dev/null", O_RDWR | O_CLOEXEC);
+    pid_t pid = -1;
+    fork_exec_start(&sp, (char *const *)a, &pid);
+    if (sp.out >= 0)
+        close(sp.out);
+    return fork_exec_wait(pid);
 }
 
 /*
@@ -240,22 +235,24 @@ char **sandbox_argv(const SandboxSpec *sp, char *const argv[], char *why, size_t
     return (char **)a;
 }
 
-void sandbox_limits(const SandboxSpec *sp)
+void sandbox_limits(const SandboxSpec *sp, ForkExec *fe)
 {
     long mb = sp->memory_mb > 0 ? sp->memory_mb : 4096, cpu = sp->cpu_s > 0 ? sp->cpu_s : 3600;
     struct rlimit as = { (rlim_t)mb << 20, (rlim_t)mb << 20 }, cpu_l = { (rlim_t)cpu, (rlim_t)cpu + 10 },
                   fsize = { (rlim_t)2 << 30, (rlim_t)2 << 30 }, core = { 0, 0 }, nproc = { 4096, 4096 };
+    int n = 0;
 #ifndef __SANITIZE_ADDRESS__
     /* AddressSanitizer reserves terabytes of address space for its shadow: a sanitized build (the
        test suite's) runs its boxes without this limit; every other build keeps it */
-    setrlimit(RLIMIT_AS, &as);
+    fe->limits[n++] = (ForkExecLimit){ RLIMIT_AS, as };
 #else
     (void)as;
 #endif
-    setrlimit(RLIMIT_CPU, &cpu_l);
-    setrlimit(RLIMIT_FSIZE, &fsize);
-    setrlimit(RLIMIT_CORE, &core);
-    setrlimit(RLIMIT_NPROC, &nproc);
+    fe->limits[n++] = (ForkExecLimit){ RLIMIT_CPU, cpu_l };
+    fe->limits[n++] = (ForkExecLimit){ RLIMIT_FSIZE, fsize };
+    fe->limits[n++] = (ForkExecLimit){ RLIMIT_CORE, core };
+    fe->limits[n++] = (ForkExecLimit){ RLIMIT_NPROC, nproc };
+    fe->nlimits = n;
 }
 
 /*

@@ -22,6 +22,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "fork_exec.h"
+
 enum { SANDBOX_PATHS = 4 };
 
 /* Where a program given on descriptor 3 runs inside the box (argv[0] of the command). */
@@ -57,8 +59,8 @@ char **sandbox_argv(const SandboxSpec *sp, char *const argv[], char *why, size_t
  */
 const char *sandbox_describe(const SandboxSpec *sp);
 
-/* In the child, before exec: the resource limits of sp. Async-signal-safe. */
-void sandbox_limits(const SandboxSpec *sp);
+/* The resource limits of sp, into fe's limits (fork_exec.h): the child sets them before it execs the box. */
+void sandbox_limits(const SandboxSpec *sp, ForkExec *fe);
 
 /*
  * A file the box made, taken out of it: path (absolute, under the folder

@@ -16,11 +16,15 @@
 #   worker/daemon     -> game and what game may     (xqf-worker)
 #   store             -> schemas, stats, plumbing   (the run database: libpq)
 #   coordinator       -> store, schemas, stats, report, plumbing, the engine's parameter table
-#   service           -> stats, report, game, store, schemas, plumbing, engine (the run service)
-#   tuner/cli         -> anything but web and tests (xqf-tune: nothing includes it)
+#   service           -> stats, report, game, store, schemas, plumbing, the engine's parameter table
+#   tuner/cli         -> anything but web and tests (xqf-tune: nothing includes it); of the
+#                        engine, the parameter table and what its commands run in-process:
+#                        eval.h, movegen.h, see.h (texel), bench.h, board.h, fen.h (build,
+#                        data), nnue.h (net), never the search
 #   web/request       -> report, stats, schemas, plumbing (routes.def, request parsing, buffers)
 #   web/pages         -> web/request and what web may, but not web's own files (the pages)
-#   web               -> anything but tuner/cli and tests (xqf-web: nothing includes it)
+#   web               -> anything but tuner/cli and tests (xqf-web: nothing includes it); of
+#                        the engine, the parameter table only
 #   tests             -> anything
 #
 # So plumbing < schemas < store < service < tuner/cli, statistics < report <
@@ -37,7 +41,8 @@
 # al., Introduction to Algorithms, 22.3: a grey unit met again is a back edge).
 #
 # check_includes.sh --self-test: runs this check on a small tree of its own
-# with one back arrow and one circle, and fails unless both are reported.
+# with back arrows (stats -> report, web/request -> web/pages, xqf-tune ->
+# the engine's search) and one circle, and fails unless all are reported.
 #
 # Project headers are told apart by folder (their names are unique in the
 # tree, which is checked too).  Two of the store's headers have one circle of
@@ -60,6 +65,9 @@ if [ "${1:-}" = --self-test ]; then
     printf '#include "stats.h"\n' >"$t/report/html.h"
     printf '#include "pages.h"\n' >"$t/web/request/request.h"       # web/request -> web/pages: a back arrow
     printf '#include "request.h"\n' >"$t/web/pages/pages.h"
+    mkdir -p "$t/tuner/cli"
+    : >"$t/engine/search.h"; : >"$t/engine/eval.h"
+    printf '#include "eval.h"\n#include "search.h"\n' >"$t/tuner/cli/texel.c"   # eval.h allowed, search.h not
     printf '#include "pgn.h"\n' >"$t/worker/game/book.c"            # book -> pgn -> tactics -> book
     printf '#include "tactics.h"\n' >"$t/worker/game/pgn.c"
     printf '#include "book.h"\n' >"$t/worker/game/tactics.c"
@@ -70,6 +78,8 @@ if [ "${1:-}" = --self-test ]; then
     printf '%s\n' "$out"
     if [ $rc -eq 1 ] && grep -q 'stats/stats.h:1: includes report/html.h (stats -> report' <<<"$out" &&
        grep -q 'web/request/request.h:1: includes web/pages/pages.h (request -> pages' <<<"$out" &&
+       grep -q 'tuner/cli/texel.c:2: includes engine/search.h (cli -> engine' <<<"$out" &&
+       ! grep -q 'texel.c:1:' <<<"$out" &&
        grep -q 'circle: worker/game/book -> worker/game/pgn -> worker/game/tactics -> worker/game/book' <<<"$out" &&
        ! grep -q match_main <<<"$out"; then
         echo "includes self-test: the back arrows and the circle are found"
@@ -110,7 +120,9 @@ allowed() {
     [ "$1" = "$2" ] && return 0
     case "$1:$2" in
         wire:plumbing | formats:wire | formats:plumbing | sql:plumbing) return 0 ;;
-        stats:engine | report:engine | coordinator:engine) [ "$3" = params.h ] || [ "$3" = params.def ] ;;
+        stats:engine | report:engine | coordinator:engine | service:engine | web:engine | pages:engine)
+            [ "$3" = params.h ] || [ "$3" = params.def ] ;;
+        cli:engine) case $3 in params.h | params.def | eval.h | movegen.h | see.h | bench.h | board.h | fen.h | nnue.h) ;; *) false ;; esac ;;
         report:stats) return 0 ;;
         game:engine | game:plumbing | game:wire | game:formats | game:stats) return 0 ;;
         match:game | match:engine | match:plumbing | match:wire | match:formats | match:stats) return 0 ;;
@@ -118,7 +130,7 @@ allowed() {
         store:plumbing | store:wire | store:formats | store:sql | store:stats) return 0 ;;
         coordinator:store | coordinator:plumbing | coordinator:wire | coordinator:formats | coordinator:sql) return 0 ;;
         coordinator:stats | coordinator:report) return 0 ;;
-        service:stats | service:report | service:game | service:store | service:engine) return 0 ;;
+        service:stats | service:report | service:game | service:store) return 0 ;;
         service:plumbing | service:wire | service:formats) return 0 ;;
         request:report | request:stats | request:plumbing | request:wire | request:formats) return 0 ;;
         pages:web | pages:cli | pages:tests | cli:tests | cli:web | cli:request | cli:pages) return 1 ;;

@@ -22,6 +22,7 @@
 
 #include "clock.h"
 #include "files.h"
+#include "fork_exec.h"
 #include "log.h"
 #include "notes.h"
 #include "opts.h"
@@ -325,4 +326,72 @@ Test(sandbox, a_file_is_taken_only_as_a_regular_file_with_one_link_below_its_fol
 Test(sandbox, without_openat2_the_same_one_component_at_a_time)
 {
     take_checks(true);
+}
+
+/* fork_exec: sh -c script with stdout into a pipe (and fd on 3 when fd3 >= 0), its output into out; the exit status. */
+static int run_sh(ForkExec *fe, const char *script, char *out, size_t size)
+{
+    int p[2];
+    cr_assert_eq(pipe(p), 0);
+    char *argv[] = { "sh", "-c", (char *)script, NULL };
+    fe->out = p[1];
+    pid_t pid = -1;
+    int rc = fork_exec_start(fe, argv, &pid);
+    close(p[1]);
+    cr_assert_eq(rc, 0, "%s", strerror(rc));
+    ssize_t n, len = 0;
+    while ((n = read(p[0], out + len, size - 1 - (size_t)len)) > 0)
+        len += n;
+    out[len] = '\0';
+    close(p[0]);
+    return fork_exec_wait(pid);
+}
+
+Test(fork_exec, a_program_gets_its_descriptors_and_no_other_when_asked)
+{
+    char out[256], script[128];
+    int extra = open("/dev/null", O_RDONLY);    /* inherited unless closed at exec */
+    cr_assert_geq(extra, 4);
+    snprintf(script, sizeof script, "echo hi; [ -e /proc/$$/fd/%d ] && echo open || echo closed", extra);
+    ForkExec fe;
+    fork_exec_init(&fe);
+    fe.search = true;
+    cr_assert_eq(run_sh(&fe, script, out, sizeof out), 0);
+    cr_assert_str_eq(out, "hi\nopen\n");
+    fork_exec_init(&fe);
+    fe.search = fe.close_fds = fe.own_group = fe.quiet_signals = true;
+    cr_assert_eq(run_sh(&fe, script, out, sizeof out), 0);
+    cr_assert_str_eq(out, "hi\nclosed\n");
+    /* a descriptor on 3, rewound, kept across exec while the others close */
+    fork_exec_init(&fe);
+    fe.search = fe.close_fds = true;
+    fe.fd3 = extra;
+    snprintf(script, sizeof script, "[ -e /proc/$$/fd/3 ] && echo three; [ -e /proc/$$/fd/%d ] || echo closed", extra);
+    cr_assert_eq(run_sh(&fe, script, out, sizeof out), 0);
+    cr_assert_str_eq(out, "three\nclosed\n");
+    close(extra);
+}
+
+Test(fork_exec, a_program_that_cannot_run_is_an_error_or_status_127)
+{
+    char *argv[] = { "/no/such/program", NULL };
+    ForkExec fe;
+    fork_exec_init(&fe);
+    fe.report = true;
+    pid_t pid = -1;
+    cr_assert_eq(fork_exec_start(&fe, argv, &pid), ENOENT);
+    cr_assert_eq(pid, -1);
+    fork_exec_init(&fe);
+    cr_assert_eq(fork_exec_start(&fe, argv, &pid), 0);
+    cr_assert_eq(fork_exec_wait(pid), 127);
+    /* fexecve of a descriptor: the bytes opened, whatever the path says */
+    int fd = open("/bin/sh", O_RDONLY | O_CLOEXEC);
+    cr_assert_geq(fd, 0);
+    char *sh[] = { "sh", "-c", "exit 7", NULL };
+    fork_exec_init(&fe);
+    fe.exec_fd = fd;
+    fe.report = true;
+    cr_assert_eq(fork_exec_start(&fe, sh, &pid), 0);
+    cr_assert_eq(fork_exec_wait(pid), 7);
+    close(fd);
 }

@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "files.h"
+#include "fork_exec.h"
 #include "sha256.h"
 #include "log.h"
 #include "run_kind.h"
@@ -335,21 +336,16 @@ static bool self_path(char *out, size_t size)
 static int run_logged(const char *const *argv, const char *log)
 {
     fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-        if (fd < 0)
-            _exit(127);
-        dup2(fd, STDOUT_FILENO);
-        dup2(fd, STDERR_FILENO);
-        execv(argv[0], (char *const *)argv);
-        _exit(127);
-    }
-    int st = 0;
-    while (pid > 0 && waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    return pid > 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return 127;    /* as a child that cannot open it exits */
+    ForkExec fe;
+    fork_exec_init(&fe);
+    fe.out = fe.err = fd;
+    pid_t pid = -1;
+    fork_exec_start(&fe, (char *const *)argv, &pid);
+    close(fd);
+    return fork_exec_wait(pid);
 }
 
 /* The last line of a file that starts with prefix, into out ("" when none). */

@@ -18,6 +18,7 @@
 #include "clock.h"
 #include "log.h"
 #include "sha256.h"
+#include "fork_exec.h"
 
 extern char **environ;
 
@@ -91,51 +92,18 @@ static int spawn_child(char *const argv[], int to_child[2], int from_child[2], p
  * up as spawn_child's (pipes, own group, no other descriptor: everything
  * from 3 on is made close-on-exec, fd included, which fexecve of a binary
  * allows); between fork and exec it makes only async-signal-safe calls,
- * and an exec failure comes back as its errno through a close-on-exec pipe.
+ * and an exec failure comes back as its errno through a close-on-exec pipe
+ * (fork_exec.h).
  */
 static int spawn_verified(int fd, char *const argv[], int to_child[2], int from_child[2], pid_t *pid)
 {
-    int report[2];
-    if (pipe2(report, O_CLOEXEC) != 0)
-        return errno;
-    sigset_t all, old, none;
-    sigfillset(&all);
-    sigemptyset(&none);
-    pthread_sigmask(SIG_SETMASK, &all, &old);     /* no handler of ours runs in the child */
-    pid_t child = fork();
-    if (child == 0) {
-        int e = 0;
-        if (dup2(to_child[0], STDIN_FILENO) < 0 || dup2(from_child[1], STDOUT_FILENO) < 0 || setpgid(0, 0) != 0 ||
-            close_range(STDERR_FILENO + 1, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
-            e = errno;
-        if (!e) {
-            pthread_sigmask(SIG_SETMASK, &none, NULL);
-            fexecve(fd, argv, environ);
-            e = errno;
-        }
-        ssize_t w = write(report[1], &e, sizeof e);
-        (void)w;
-        _exit(127);
-    }
-    int rc = child < 0 ? errno : 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    close(report[1]);
-    if (child > 0) {
-        setpgid(child, child);                    /* as the child does: whichever runs first */
-        int child_errno;
-        ssize_t n;
-        while ((n = read(report[0], &child_errno, sizeof child_errno)) < 0 && errno == EINTR)
-            ;
-        if (n == (ssize_t)sizeof child_errno) {
-            while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
-                ;
-            rc = child_errno ? child_errno : ENOEXEC;
-        } else {
-            *pid = child;
-        }
-    }
-    close(report[0]);
-    return rc;
+    ForkExec sp;
+    fork_exec_init(&sp);
+    sp.exec_fd = fd;
+    sp.in = to_child[0];
+    sp.out = from_child[1];
+    sp.own_group = sp.close_fds = sp.quiet_signals = sp.report = true;
+    return fork_exec_start(&sp, argv, pid);
 }
 
 /*
@@ -147,50 +115,16 @@ static int spawn_verified(int fd, char *const argv[], int to_child[2], int from_
 static int spawn_boxed(int fd, char *const boxed[], const SandboxSpec *box, int to_child[2], int from_child[2],
                        int err_fd, pid_t *pid)
 {
-    int report[2];
-    if (pipe2(report, O_CLOEXEC) != 0)
-        return errno;
-    sigset_t all, old, none;
-    sigfillset(&all);
-    sigemptyset(&none);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pid_t child = fork();
-    if (child == 0) {
-        int e = 0;
-        if (dup2(to_child[0], STDIN_FILENO) < 0 || dup2(from_child[1], STDOUT_FILENO) < 0 ||
-            dup2(err_fd, STDERR_FILENO) < 0 || setpgid(0, 0) != 0 ||
-            (fd == 3 ? fcntl(3, F_SETFD, 0) : dup2(fd, 3)) < 0 || lseek(3, 0, SEEK_SET) != 0 ||
-            close_range(4, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
-            e = errno;
-        if (!e) {
-            sandbox_limits(box);
-            pthread_sigmask(SIG_SETMASK, &none, NULL);
-            execv(boxed[0], boxed);
-            e = errno;
-        }
-        ssize_t w = write(report[1], &e, sizeof e);
-        (void)w;
-        _exit(127);
-    }
-    int rc = child < 0 ? errno : 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    close(report[1]);
-    if (child > 0) {
-        setpgid(child, child);
-        int child_errno;
-        ssize_t n;
-        while ((n = read(report[0], &child_errno, sizeof child_errno)) < 0 && errno == EINTR)
-            ;
-        if (n == (ssize_t)sizeof child_errno) {
-            while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
-                ;
-            rc = child_errno ? child_errno : ENOEXEC;
-        } else {
-            *pid = child;
-        }
-    }
-    close(report[0]);
-    return rc;
+    ForkExec sp;
+    fork_exec_init(&sp);
+    sp.path = boxed[0];
+    sp.in = to_child[0];
+    sp.out = from_child[1];
+    sp.err = err_fd;
+    sp.fd3 = fd;
+    sp.own_group = sp.close_fds = sp.quiet_signals = sp.report = true;
+    sandbox_limits(box, &sp);
+    return fork_exec_start(&sp, boxed, pid);
 }
 
 /* A boxed program's stderr being read into the log: the pipe's end and the program's name. */
