@@ -87,6 +87,15 @@ void run_los_text(const StoreCounts *c, char *out, size_t size)
         snprintf(out, size, "-");
 }
 
+bool run_sprt_state(const StoreRun *r, const StoreCounts *c, RunSprtState *out)
+{
+    if (!run_kind_is_sprt(r->kind) || xqf_sprt_bounds(r->alpha, r->beta, &out->lower, &out->upper) != XQF_STATS_OK)
+        return false;
+    if (c->pairs == 0 || xqf_llr_penta(c->penta, r->elo0, r->elo1, &out->llr) != XQF_STATS_OK)
+        out->llr = 0;
+    return true;
+}
+
 void run_apply_theta(const StoreSpsa *st, Params *p)
 {
     for (int i = 0; i < st->count; i++) {

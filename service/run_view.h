@@ -81,6 +81,22 @@ void run_elo_text(const StoreCounts *c, char *out, size_t size);
  */
 void run_los_text(const StoreCounts *c, char *out, size_t size);
 
+/* An SPRT's state: the LLR of the counts and the bounds it is judged against. */
+typedef struct {
+    double llr;                      /* of the pentanomial counts; 0 before the first pair */
+    double lower, upper;             /* log(beta / (1 - alpha)), log((1 - beta) / alpha) */
+} RunSprtState;
+
+/*
+ * Run r's SPRT state from counts c (the run's own or a window of them):
+ * false for a kind without an SPRT (run_kinds.def), or when its alpha and
+ * beta give no bounds.  The LLR is computed from the counts, not read from
+ * the run's stored llr (written by the coordinator at its reports), so
+ * xqf-tune show and xqf-web's pages print the same number for the same
+ * counts.
+ */
+bool run_sprt_state(const StoreRun *r, const StoreCounts *c, RunSprtState *out);
+
 /* Stores an SPSA state's theta in p, each rounded to the nearest integer inside its parameter's bounds. */
 void run_apply_theta(const StoreSpsa *st, Params *p);
 

@@ -151,12 +151,9 @@ static int show_run(Store *s, int64_t id, bool *active)
     printf("Pentanomial [LL, LD, DD+WL, WD, WW]: [%" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64
            "]\n", c->penta[0], c->penta[1], c->penta[2], c->penta[3], c->penta[4]);
     printf("Elo: %s\n", elo);
-    double lo, hi, llr;
-    if (run_kind_is_sprt(r.kind) && xqf_sprt_bounds(r.alpha, r.beta, &lo, &hi) == XQF_STATS_OK) {
-        if (c->pairs == 0 || xqf_llr_penta(c->penta, r.elo0, r.elo1, &llr) != XQF_STATS_OK)
-            llr = 0;
-        printf("LLR: %.2f [%.2f, %.2f] (elo0 %g, elo1 %g)\n", llr, lo, hi, r.elo0, r.elo1);
-    }
+    RunSprtState sprt;
+    if (run_sprt_state(&r, c, &sprt))
+        printf("LLR: %.2f [%.2f, %.2f] (elo0 %g, elo1 %g)\n", sprt.llr, sprt.lower, sprt.upper, r.elo0, r.elo1);
     if ((status = cli_show_steer(s, &r)) != CLI_OK)
         return status;
     if ((status = cli_show_builds(s, id)) != CLI_OK)

@@ -49,15 +49,14 @@ static void elo_text(const StoreCounts *c, char *out, size_t size, bool normaliz
 
 static bool is_spsa(const StoreRun *r) { return run_kind_is_spsa(r->kind); }
 
+/* The run service's SPRT state (run_sprt_state: xqf-tune show prints the same), or "-". */
 static void llr_text(const StoreRun *r, char *out, size_t size)
 {
-    double lo, hi;
-    if (is_spsa(r) || xqf_sprt_bounds(r->alpha, r->beta, &lo, &hi) != XQF_STATS_OK)
+    RunSprtState sprt;
+    if (!run_sprt_state(r, &r->counts, &sprt))
         snprintf(out, size, "-");
-    else if (isnan(r->llr))
-        snprintf(out, size, "0.00 [%.2f, %.2f]", lo, hi);
     else
-        snprintf(out, size, "%.2f [%.2f, %.2f]", z(r->llr), lo, hi);
+        snprintf(out, size, "%.2f [%.2f, %.2f]", z(sprt.llr), sprt.lower, sprt.upper);
 }
 
 /* The Elo column of a run: SPSA plays theta+ against theta-, two points that
