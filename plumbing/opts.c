@@ -73,9 +73,14 @@ int opts_parse(Opts *o, const OptTable *t, int argc, char **argv)
     o->table = t;
     o->argc = argc;
     o->argv = argv;
-    for (int i = 0; t->spec[i].name; i++)
-        assert(i < OPTS_MAX);
-    assert(t->max_positional <= OPTS_POSITIONAL_MAX);
+    /* A table past the bounds is the program's error, but its reads of given[] would go past the
+     * array in a build without assertions (a table grew by a settings group): refused, loudly. */
+    int n = 0;
+    while (t->spec[n].name)
+        n++;
+    if (n > OPTS_MAX || t->max_positional > OPTS_POSITIONAL_MAX)
+        return opts_error(t->program, "internal error: an option table of %d options and %d arguments "
+                                      "(at most %d and %d)", n, t->max_positional, OPTS_MAX, OPTS_POSITIONAL_MAX);
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {

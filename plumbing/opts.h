@@ -47,7 +47,8 @@ typedef struct {
     const char *epilog;      /* printed after the options, or NULL */
 } OptTable;
 
-enum { OPTS_MAX = 40, OPTS_POSITIONAL_MAX = 256 };
+/* A table of more options than OPTS_MAX is refused by opts_parse (OPTS_BAD), never read past given[]. */
+enum { OPTS_MAX = 96, OPTS_POSITIONAL_MAX = 256 };
 
 typedef struct {
     const OptTable *table;

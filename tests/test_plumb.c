@@ -88,6 +88,26 @@ Test(opts, bad_input_is_refused)
     }
 }
 
+/* A table of more options than Opts can hold is refused, not read past its array (a settings group
+ * added to a command's table once took xqf-tune chain past 40 options: every given[] past the 40th
+ * read other memory, and chain show refused options nobody gave). */
+Test(opts, a_table_past_its_bounds_is_refused)
+{
+    static OptSpec big[OPTS_MAX + 2];
+    static char names[OPTS_MAX + 1][16];
+    for (int i = 0; i <= OPTS_MAX; i++) {
+        snprintf(names[i], sizeof names[i], "--o%d", i);
+        big[i] = (OptSpec){ names[i], OPT_FLAG, NULL, NULL, .help = "an option" };
+    }
+    OptTable t = { .program = "test", .spec = big, .max_positional = 0, .usage = "Usage: test\n" };
+    Opts o;
+    char *argv[] = { NULL };
+    cr_assert_eq(opts_parse(&o, &t, 0, argv), OPTS_BAD);
+    big[OPTS_MAX] = (OptSpec){ 0 };
+    cr_assert_eq(opts_parse(&o, &t, 0, argv), OPTS_OK, "a table of exactly OPTS_MAX options is fine");
+    cr_assert(!opts_given(&o, "--o0"));
+}
+
 Test(opts, repeatable_options)
 {
     Opts o;
