@@ -1,6 +1,7 @@
 /*
- * run_verbs.c - stop, approve and modify of a run (run_verbs.h), and the
- * admission every verb starts with; the purge is run_games.c's.
+ * run_verbs.c - the plain verbs (stop), approve and modify of a run
+ * (run_verbs.h), and the admission every verb starts with; the purge is
+ * run_games.c's.
  */
 #include "run_verbs.h"
 
@@ -25,9 +26,9 @@ RunStatus run_say(RunProblem *problem, RunStatus status, const char *field, cons
 }
 
 const RunVerbInfo RUN_VERB_TABLE[RUN_VERBS] = {
-#define RUN_VERB(ID, NAME, WHO) [RUN_VERB_##ID] = { RUN_VERB_##ID, NAME, NULL, WHO, NULL, NULL, NULL },
-#define RUN_PLAIN_VERB(ID, NAME, WHO, FN, BUTTON, HELP, TEXT) \
-    [RUN_VERB_##ID] = { RUN_VERB_##ID, NAME, HELP, WHO, FN, BUTTON, TEXT },
+#define RUN_VERB(ID, NAME, WHO) [RUN_VERB_##ID] = { RUN_VERB_##ID, NAME, NULL, WHO, NULL, NULL, NULL, NULL },
+#define RUN_PLAIN_VERB(ID, NAME, WHO, WRITE, DONE, BUTTON, HELP, TEXT) \
+    [RUN_VERB_##ID] = { RUN_VERB_##ID, NAME, HELP, WHO, WRITE, DONE, BUTTON, TEXT },
 #include "run_verbs.def"
 };
 
@@ -59,7 +60,8 @@ RunStatus run_admit(Store *s, const RunActor *actor, RunVerb verb, int64_t run, 
     if (!run_may(actor, verb, owner))
         return run_say(problem, RUN_BAD, RUN_FIELD_ACTOR, "%s may not %s run %" PRId64 " (%s)",
                        actor->name ? actor->name : "nobody", RUN_VERB_TABLE[verb].name, run,
-                       verb == RUN_VERB_STOP ? "an admin, or the tester who made it, may" : "an admin may");
+                       RUN_VERB_TABLE[verb].who == RUN_MAY_OWNER ? "an admin, or the tester who made it, may"
+                                                                 : "an admin may");
     problem->field[0] = problem->why[0] = '\0';
     return RUN_OK;
 }
@@ -77,8 +79,8 @@ static RunStatus finish(Store *s, const RunActor *actor, int64_t run, RunVerb ve
 }
 
 /*
- * Why a run could not be stopped (what NULL: it has ended) or approved:
- * its state now, read again (the write found none to change).
+ * Why a run could not be approved: its state now, read again (the write
+ * found none to change).
  */
 static RunStatus refused_by_state(Store *s, int64_t run, const char *what, RunProblem *problem)
 {
@@ -87,30 +89,29 @@ static RunStatus refused_by_state(Store *s, int64_t run, const char *what, RunPr
     int found = store_load_run(s, run, &r, false);
     if (found < 0)
         return run_say(problem, RUN_FAILED, "", "cannot read run %" PRId64, run);
-    if (!what)   /* a stop's words, as xqf-tune stop always said them */
-        return run_say(problem, RUN_BAD, RUN_FIELD_STATE, "run %" PRId64 " has ended (%s)", run,
-                       found ? r.state : "gone");
     return run_say(problem, RUN_BAD, RUN_FIELD_STATE, "run %" PRId64 " is %s: %s", run, found ? r.state : "gone", what);
 }
 
-RunStatus run_stop(Store *s, const RunActor *actor, int64_t run, RunProblem *problem)
+RunStatus run_plain(Store *s, const RunActor *actor, RunVerb verb, int64_t run, RunProblem *problem)
 {
-    RunStatus st = run_admit(s, actor, RUN_VERB_STOP, run, problem);
+    const RunVerbInfo *v = verb >= 0 && verb < RUN_VERBS ? &RUN_VERB_TABLE[verb] : NULL;
+    if (!v || !v->plain)
+        return run_say(problem, RUN_BAD, "", "not a verb that takes only the run");
+    RunStatus st = run_admit(s, actor, verb, run, problem);
     if (st != RUN_OK)
         return st;
-    char verdict[STORE_NAME_MAX + 16], done[64];
-    snprintf(verdict, sizeof verdict, "stopped by %s", actor->name);
+    char why[256], done[96];
     if (store_begin(s) != 0)
-        return run_say(problem, RUN_FAILED, "", "cannot stop run %" PRId64 " (the database failed)", run);
-    int rc = store_stop_run(s, run, verdict);
-    if (rc < 0) {
+        return run_say(problem, RUN_FAILED, "", "cannot %s run %" PRId64 " (the database failed)", v->name, run);
+    int rc = store_plain_verb(s, v->plain, run, actor->name, why, sizeof why);
+    if (rc <= 0)
         store_rollback(s);
-        return run_say(problem, RUN_FAILED, "", "cannot stop run %" PRId64 " (the database failed)", run);
-    }
+    if (rc < 0)
+        return run_say(problem, RUN_FAILED, "", "cannot %s run %" PRId64 " (the database failed)", v->name, run);
     if (rc == 0)
-        return refused_by_state(s, run, NULL, problem);
-    snprintf(done, sizeof done, "run %" PRId64 " stopped", run);
-    return finish(s, actor, run, RUN_VERB_STOP, "", problem, done);
+        return run_say(problem, RUN_BAD, RUN_FIELD_STATE, "run %" PRId64 " %s", run, why);
+    snprintf(done, sizeof done, "run %" PRId64 " %s", run, v->done);
+    return finish(s, actor, run, verb, "", problem, done);
 }
 
 RunStatus run_approve(Store *s, const RunActor *actor, int64_t run, const char *test_commit, const char *base_commit,

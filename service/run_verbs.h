@@ -52,17 +52,14 @@ typedef enum {
 /* Who may do a verb besides an admin (run_verbs.def's WHO): nobody, or the tester who made the run. */
 typedef enum { RUN_MAY_ADMIN, RUN_MAY_OWNER } RunMay;
 
-/* A verb that takes nothing but the run (run_verbs.def's RUN_PLAIN_VERB). */
-typedef RunStatus RunPlainFn(Store *s, const RunActor *actor, int64_t run, RunProblem *problem);
-
 /* A verb's line of run_verbs.def. */
 typedef struct {
     RunVerb id;
     const char *name;
     const char *help;                /* a plain verb's line in xqf-tune --help (NULL: not plain) */
     RunMay who;
-    RunPlainFn *plain;               /* NULL: its front ends' own command and form */
-    const char *button, *text;       /* a plain verb's button and usage text */
+    const char *plain;               /* a plain verb's SQL function (run_plain); NULL: its front ends' own command and form */
+    const char *done, *button, *text; /* a plain verb's word when done ("stopped"), button and usage text */
 } RunVerbInfo;
 
 /* Every verb, in run_verbs.def's order (RUN_VERBS of them). */
@@ -78,10 +75,14 @@ const RunVerbInfo *run_verb_named(const char *name);
  */
 bool run_may(const RunActor *actor, RunVerb verb, const char *owner);
 
-/* The plain verbs' functions, declared from their lines. */
-#define RUN_PLAIN_VERB(ID, NAME, WHO, FN, BUTTON, HELP, TEXT) RunPlainFn FN;
-#define RUN_VERB(ID, NAME, WHO)
-#include "run_verbs.def"
+/*
+ * Does a plain verb (RUN_PLAIN_VERB: nothing but the run) to run: the
+ * actor admitted (run_admit), its SQL function called in a transaction
+ * with its line of the run's history, "run N DONE" in problem->why.
+ * Refused (RUN_FIELD_STATE) in the function's words when the run's state
+ * does not allow it; verb must be plain (else RUN_BAD, nothing done).
+ */
+RunStatus run_plain(Store *s, const RunActor *actor, RunVerb verb, int64_t run, RunProblem *problem);
 
 /*
  * The start of every verb: the run's owner read, then whether actor may
@@ -94,9 +95,9 @@ RunStatus run_say(RunProblem *problem, RunStatus status, const char *field, cons
     __attribute__((format(printf, 4, 5)));
 
 /*
- * run_stop (a plain verb): stops a run that has not ended (pending,
- * building or active: state stopped, verdict "stopped by NAME", its tasks
- * in flight cancelled), recorded in its history ("stop").
+ * Stop (a plain verb, xqf_stop_run): a run that has not ended (pending,
+ * building or active) is stopped: state stopped, verdict "stopped by
+ * NAME", its tasks in flight cancelled, recorded in its history ("stop").
  */
 
 /*

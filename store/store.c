@@ -39,7 +39,7 @@ STORE_STATEMENTS(STATEMENTS, store_statements_core);
 static const StoreStatements *const REGISTRY[] = {
     &store_statements_core,  &store_statements_runs,  &store_statements_spsa,  &store_statements_tasks,
     &store_statements_games, &store_statements_builds, &store_statements_nets, &store_statements_web,
-    &store_statements_users, &store_statements_steer, &store_statements_engines, &store_statements_metrics,
+    &store_statements_users, &store_statements_steer, &store_statements_verbs, &store_statements_engines, &store_statements_metrics,
 };
 
 struct Store {
@@ -220,8 +220,32 @@ static int exec_simple(Store *s, const char *sql, const char *what)
 }
 
 /*
+ * Who may execute each function, as its file's "-- grant:" line says
+ * (embed_migrations.cmake): role_grants' function rows made again from the
+ * files, so that a grant taken off a file's line is taken off the role
+ * too.  Migrations before this rule inserted function rows of their own;
+ * the files now carry every one of them.  0 or -1.
+ */
+static int function_grants(Store *s)
+{
+    int rc = exec_simple(s, "DELETE FROM role_grants WHERE kind = 'function'", "function grants");
+    for (int i = 0; rc == 0 && i < XQF_FUNCTION_COUNT; i++) {
+        const char *params[2] = { XQF_FUNCTIONS[i].name, XQF_FUNCTIONS[i].grants };
+        PGresult *res = PQexecParams(s->conn,
+                                     "INSERT INTO role_grants (role, kind, object, privileges) "
+                                     "SELECT r, 'function', $1, 'EXECUTE' FROM regexp_split_to_table($2, ' ') r "
+                                     "WHERE r <> ''",
+                                     2, NULL, params, NULL, NULL, 0);
+        rc = PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : store_db_error(s, XQF_FUNCTIONS[i].name, res);
+        PQclear(res);
+    }
+    return rc;
+}
+
+/*
  * Every SQL function with its current body (schemas/sql/functions), in one
- * transaction, then each role's privileges from role_grants (030_roles.sql):
+ * transaction, then their grants (function_grants), then each role's
+ * privileges from role_grants (030_roles.sql):
  * roles an administrator made since get theirs, and what the table says is
  * all they have.  In one transaction because CREATE OR REPLACE resets a
  * function's settings, the search_path xqf_apply_grants pins for SECURITY
@@ -236,6 +260,8 @@ static int apply_functions(Store *s)
     int rc = 0;
     for (int i = 0; rc == 0 && i < XQF_FUNCTION_COUNT; i++)
         rc = exec_simple(s, XQF_FUNCTIONS[i].sql, XQF_FUNCTIONS[i].name);
+    if (rc == 0)
+        rc = function_grants(s);
     if (rc == 0)
         rc = exec_simple(s, "SELECT xqf_apply_grants()", "grants");
     if (!s->conn)

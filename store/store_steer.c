@@ -20,7 +20,6 @@
 
 #define STEER_STATEMENTS(S)                                                                          \
     S(STEER_OWNER, "SELECT owner FROM runs WHERE id = $1", 1)                                        \
-    S(STEER_STOP, "SELECT xqf_stop_run($1, $2)", 2)                                                  \
     S(STEER_APPROVE, "SELECT xqf_approve($1, $2, $3)", 3)                                            \
     S(STEER_LIMITS, "SELECT xqf_set_run_limits($1, $2, $3, $4)", 4)                                  \
     S(STEER_MODIFY, "SELECT xqf_modify_run($1, $2, $3, $4, $5, $6)", 6)                              \
@@ -48,6 +47,17 @@
 
 STORE_STATEMENTS(STEER_STATEMENTS, store_statements_steer);
 
+/*
+ * The plain verbs' writes, a statement each from its line of
+ * run_verbs.def: "SELECT WRITE(run, actor)", prepared as "xqf_verb_WRITE".
+ */
+static const StoreStatement VERB_STMT[] = {
+#define RUN_VERB(ID, NAME, WHO)
+#define RUN_PLAIN_VERB(ID, NAME, WHO, WRITE, DONE, BUTTON, HELP, TEXT) { "xqf_verb_" WRITE, "SELECT " WRITE "($1, $2)", 2 },
+#include "run_verbs.def"
+};
+const StoreStatements store_statements_verbs = { VERB_STMT, sizeof VERB_STMT / sizeof *VERB_STMT };
+
 /* ---- a run's owner, stop, approval and limits ---------------------------------- */
 
 int store_run_owner(Store *s, int64_t run, char *out, size_t size)
@@ -63,14 +73,23 @@ int store_run_owner(Store *s, int64_t run, char *out, size_t size)
     return found;
 }
 
-int store_stop_run(Store *s, int64_t run, const char *verdict)
+int store_plain_verb(Store *s, const char *write, int64_t run, const char *actor, char *why, size_t size)
 {
+    const StoreStatement *st = NULL;
+    for (size_t i = 0; !st && write && i < sizeof VERB_STMT / sizeof *VERB_STMT; i++)
+        if (strcmp(VERB_STMT[i].name + strlen("xqf_verb_"), write) == 0)
+            st = &VERB_STMT[i];
+    if (!st) {
+        snprintf(why, size, "no plain verb writes through %s", write ? write : "nothing");
+        return store_db_error(s, why, NULL);
+    }
     StoreNums n;
-    const char *p[2] = { store_num(&n, 0, run), verdict };
-    PGresult *res = store_run(s, &STMT[ST_STEER_STOP], p, PGRES_TUPLES_OK);
+    const char *p[2] = { store_num(&n, 0, run), actor ? actor : "" };
+    PGresult *res = store_run(s, st, p, PGRES_TUPLES_OK);
     if (!res)
         return -1;
-    int done = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+    int done = PQntuples(res) != 1 || PQgetisnull(res, 0, 0);
+    snprintf(why, size, "%s", done ? "" : PQgetvalue(res, 0, 0));
     PQclear(res);
     return done;
 }

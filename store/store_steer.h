@@ -21,10 +21,12 @@
 /* One run's owner into out ("" for a run made outside the web). Returns 1, 0 (no such run) or -1. */
 int store_run_owner(Store *s, int64_t run, char *out, size_t size);
 /*
- * A pending, building or active run stopped with verdict (state stopped;
- * its tasks in flight cancelled).  Returns 1, 0 (already over) or -1.
+ * A plain verb's write (run_verbs.def's RUN_PLAIN_VERB): its SQL function
+ * write (xqf_stop_run) called with the run and the actor's name, in the
+ * caller's transaction.  Returns 1 (done), 0 (refused by the run's state,
+ * nothing written: the function's words into why) or -1.
  */
-int store_stop_run(Store *s, int64_t run, const char *verdict);
+int store_plain_verb(Store *s, const char *write, int64_t run, const char *actor, char *why, size_t size);
 /*
  * A pending run approved: building when it waits for builds of its refs,
  * else active.  test_commit and base_commit (NULL or "" for a side without

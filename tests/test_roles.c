@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 
 #include "cluster_util.h"
+#include "migrations.h"
 #include "store_builds.h"
 #include "store_runs.h"
 #include "store_spsa.h"
@@ -51,7 +52,7 @@ static Store *connect_as(const char *conninfo)
 /* sql (a format) run by s is refused for want of privilege. */
 static void refused(Store *s, const char *fmt, ...)
 {
-    char sql[1024], error[512];
+    char sql[16384], error[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(sql, sizeof sql, fmt, ap);
@@ -64,7 +65,7 @@ static void refused(Store *s, const char *fmt, ...)
 /* sql (a format) run by s succeeds. */
 static void allowed(Store *s, const char *fmt, ...)
 {
-    char sql[1024], error[512];
+    char sql[16384], error[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(sql, sizeof sql, fmt, ap);
@@ -134,8 +135,11 @@ Test(roles, the_dashboard_writes_only_through_its_functions)
     cr_assert_eq(store_approve_run(web, run, NULL, NULL), 1);
     state_is(run, "active");
     cr_assert_eq(store_set_run_limits(web, run, 3, 20, 4), 1);
-    cr_assert_eq(store_stop_run(web, run, "stopped by admin"), 1);
+    char why[64];
+    cr_assert_eq(store_plain_verb(web, "xqf_stop_run", run, "admin", why, sizeof why), 1);
     state_is(run, "stopped");
+    cr_assert_eq(store_plain_verb(web, "xqf_stop_run", run, "admin", why, sizeof why), 0);
+    cr_assert_str_eq(why, "has ended (stopped)");
     cr_assert_eq(store_web_audit(web, "admin", run, "stop", ""), 0);
     cr_assert_eq(store_web_user_add(web, "alice", "tester", "hash-1", false), 1);
     cr_assert_eq(store_web_user_add(web, "alice", "admin", "hash-2", false), 0, "an account is never replaced");
@@ -434,5 +438,30 @@ Test(roles, only_the_owner_migrates_and_a_migration_restores_the_grants)
     cr_assert_eq(program(out, sizeof out, "'" XQF_BIN "/xqf-coordinator' --migrate --db '%s'", cu_fx.db), 0, "%s", out);
     allowed(web, "SELECT count(*) FROM runs");
     refused(web, "UPDATE runs SET priority = 1");
+
+    /*
+     * who may execute a function is its file's "-- grant:" line, and only
+     * that: a function row given by hand goes with the next migration run,
+     * and the rows left are exactly the files' lines
+     */
+    allowed(cu_fx.store, "INSERT INTO role_grants VALUES ('xqf_web', 'function', 'xqf_build_signed', 'EXECUTE')");
+    cr_assert_eq(program(out, sizeof out, "'" XQF_BIN "/xqf-coordinator' --migrate --db '%s'", cu_fx.db), 0, "%s", out);
+    refused(web, "SELECT xqf_build_signed(1, 'x', 'x')");
+    int lines = 0;
+    char values[8192] = "";
+    for (int i = 0; i < XQF_FUNCTION_COUNT; i++) {
+        char grants[128];
+        snprintf(grants, sizeof grants, "%s", XQF_FUNCTIONS[i].grants);
+        for (char *save = NULL, *r = strtok_r(grants, " ", &save); r; r = strtok_r(NULL, " ", &save), lines++)
+            snprintf(values + strlen(values), sizeof values - strlen(values), "%s('%s', '%s')", lines ? ", " : "",
+                     r, XQF_FUNCTIONS[i].name);
+    }
+    cr_assert_gt(lines, 20, "the files grant the dashboard's and the builders' functions");
+    allowed(cu_fx.store,
+            "DO $$ BEGIN IF EXISTS ((SELECT role, object FROM role_grants WHERE kind = 'function' "
+            "EXCEPT VALUES %s) UNION ALL (VALUES %s EXCEPT SELECT role, object FROM role_grants "
+            "WHERE kind = 'function')) THEN RAISE EXCEPTION 'role_grants are not the files'' lines'; END IF; END $$",
+            values, values);
+    allowed(web, "SELECT xqf_stop_run(0, 'admin')");
     store_destroy(&web);
 }

@@ -419,7 +419,7 @@ static void run_action(Store *s, const WebRequest *rq, const Route *rt, const Se
     const RunVerbInfo *verb = run_verb_named(rt->action);
     RunStatus status;
     if (verb && verb->plain)
-        status = verb->plain(s, &actor, rt->run, &problem);
+        status = run_plain(s, &actor, verb->id, rt->run, &problem);
     else if (strcmp(rt->action, "approve") == 0)
         /* the commits the approval page showed: the approval binds them, not the refs' names */
         status = run_approve(s, &actor, rt->run, form_get(rq->form, "test_commit"), form_get(rq->form, "base_commit"),

@@ -2,7 +2,8 @@
 # Writes the XQF_MIGRATIONS table of migrations.h from the migrations, whose
 # names must be NNN_name.sql (NNN the version, strictly increasing), and the
 # XQF_FUNCTIONS table from the functions' files, named NAME.sql after the
-# one function each defines with CREATE OR REPLACE FUNCTION NAME(.
+# one function each defines with CREATE OR REPLACE FUNCTION NAME(, with the
+# roles its line "-- grant: ROLE, ROLE" names (at most one such line).
 
 # The text of file f as a C string literal, one source line a line, into var.
 function(c_string var f)
@@ -48,8 +49,19 @@ foreach(f ${FUNCTIONS})
     message(FATAL_ERROR "function ${f}: must define ${name} once (CREATE OR REPLACE FUNCTION ${name}(...), "
                         "at the start of a line) and nothing else")
   endif()
+  file(STRINGS ${f} grant_lines REGEX "^-- grant:")
+  list(LENGTH grant_lines ngrants)
+  set(grants "")
+  if(ngrants GREATER 1)
+    message(FATAL_ERROR "function ${f}: one \"-- grant: ROLE, ROLE\" line at most")
+  elseif(ngrants EQUAL 1)
+    if(NOT grant_lines MATCHES "^-- grant: (xqf_[a-z]+(, xqf_[a-z]+)*)$")
+      message(FATAL_ERROR "function ${f}: its grant line must read \"-- grant: xqf_role, xqf_role\"")
+    endif()
+    string(REPLACE ", " " " grants "${CMAKE_MATCH_1}")
+  endif()
   c_string(sql ${f})
-  string(APPEND body "    { \"${name}\",\n    ${sql} },\n")
+  string(APPEND body "    { \"${name}\", \"${grants}\",\n    ${sql} },\n")
   math(EXPR count "${count} + 1")
 endforeach()
 string(APPEND body "};\nconst int XQF_FUNCTION_COUNT = ${count};\n")

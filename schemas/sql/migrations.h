@@ -5,8 +5,8 @@
  * function with its current body as CREATE OR REPLACE FUNCTION.  The
  * coordinator's store applies the migrations not yet in schema_migrations,
  * in order, each in its own transaction, then every function, in the
- * table's order (by name), in one transaction, all under an advisory lock
- * (store_migrate).
+ * table's order (by name), in one transaction, with the grants their files
+ * name, all under an advisory lock (store_migrate).
  */
 #ifndef XQF_MIGRATIONS_H
 #define XQF_MIGRATIONS_H
@@ -19,6 +19,7 @@ typedef struct {
 
 typedef struct {
     const char *name;        /* "xqf_handback", the function the file defines */
+    const char *grants;      /* the roles its "-- grant:" line names, by spaces: "xqf_web xqf_auditor", or "" */
     const char *sql;         /* the file's text: CREATE OR REPLACE FUNCTION xqf_handback(... */
 } XqfFunction;
 

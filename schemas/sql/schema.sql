@@ -1780,17 +1780,17 @@ $$;
 -- Name: xqf_stop_run(bigint, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.xqf_stop_run(p_run bigint, p_verdict text) RETURNS boolean
+CREATE FUNCTION public.xqf_stop_run(p_run bigint, p_actor text) RETURNS text
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
 BEGIN
-    UPDATE runs SET state = 'stopped', verdict = p_verdict, finished_at = now()
+    UPDATE runs SET state = 'stopped', verdict = 'stopped by ' || p_actor, finished_at = now()
      WHERE id = p_run AND state IN ('pending', 'building');
-    IF FOUND THEN
-        RETURN true;
+    IF FOUND OR xqf_finish_run(p_run, 'stopped', 'stopped by ' || p_actor, NULL) THEN
+        RETURN NULL;
     END IF;
-    RETURN xqf_finish_run(p_run, 'stopped', p_verdict, NULL);
+    RETURN format('has ended (%s)', coalesce((SELECT state FROM runs WHERE id = p_run), 'gone'));
 END $$;
 
 
@@ -3818,11 +3818,11 @@ GRANT ALL ON FUNCTION public.xqf_set_run_limits(p_run bigint, p_priority integer
 
 
 --
--- Name: FUNCTION xqf_stop_run(p_run bigint, p_verdict text); Type: ACL; Schema: public; Owner: -
+-- Name: FUNCTION xqf_stop_run(p_run bigint, p_actor text); Type: ACL; Schema: public; Owner: -
 --
 
-REVOKE ALL ON FUNCTION public.xqf_stop_run(p_run bigint, p_verdict text) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.xqf_stop_run(p_run bigint, p_verdict text) TO xqf_web;
+REVOKE ALL ON FUNCTION public.xqf_stop_run(p_run bigint, p_actor text) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.xqf_stop_run(p_run bigint, p_actor text) TO xqf_web;
 
 
 --

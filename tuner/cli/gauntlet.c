@@ -174,13 +174,20 @@ static int opponent_specs(const RunSpec *sp, const char *name, const Opponent *o
     return CLI_OK;
 }
 
-/* Stops the runs made before one failed: no gauntlet is left half-made to run. */
+/*
+ * Stops the runs made before one failed, through the run service's stop
+ * (each in its history): no gauntlet is left half-made to run.
+ */
 static void stop_made(Store *s, const int64_t *ids, int made)
 {
-    for (int i = 0; i < made; i++)
-        if (store_stop_run(s, ids[i], "stopped: gauntlet not made") < 0)
-            fprintf(stderr, "xqf-tune: warning: run %" PRId64 " could not be stopped: stop it (xqf-tune stop %"
-                            PRId64 ")\n", ids[i], ids[i]);
+    char name[STORE_NAME_MAX + 1];
+    RunActor actor = cli_run_actor(name, sizeof name);
+    for (int i = 0; i < made; i++) {
+        RunProblem problem;
+        if (run_plain(s, &actor, RUN_VERB_STOP, ids[i], &problem) != RUN_OK)
+            fprintf(stderr, "xqf-tune: warning: run %" PRId64 " could not be stopped (%s): stop it (xqf-tune stop %"
+                            PRId64 ")\n", ids[i], problem.why, ids[i]);
+    }
     if (made)
         fprintf(stderr, "xqf-tune: the %d run%s made before were stopped\n", made, made == 1 ? "" : "s");
 }

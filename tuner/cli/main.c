@@ -35,7 +35,7 @@ static const Command COMMANDS[] = {
     { "modify", "change a run while it runs: priority, throughput, max pairs, SPSA pairs", tune_cmd_modify },
     { "list", "the newest runs with their progress", tune_cmd_list },
     { "show", "one run: results, Elo, LLR or theta, rate and ETA", tune_cmd_show },
-#define RUN_PLAIN_VERB(ID, NAME, WHO, FN, BUTTON, HELP, TEXT) { NAME, HELP, tune_cmd_plain_verb },
+#define RUN_PLAIN_VERB(ID, NAME, WHO, WRITE, DONE, BUTTON, HELP, TEXT) { NAME, HELP, tune_cmd_plain_verb },
 #define RUN_VERB(ID, NAME, WHO)
 #include "run_verbs.def"
     { "approve", "approve a run waiting for an admin, binding its refs' commits", tune_cmd_approve },

@@ -228,7 +228,7 @@ int tune_cmd_plain_verb(int argc, char **argv)
     char name[STORE_NAME_MAX + 1];
     RunActor actor = cli_run_actor(name, sizeof name);
     RunProblem problem;
-    status = cli_verb_said(v->plain(s, &actor, id, &problem), v->name, &problem);
+    status = cli_verb_said(run_plain(s, &actor, v->id, id, &problem), v->name, &problem);
     store_destroy(&s);
     return status;
 }

@@ -33,7 +33,7 @@ static Match placeholder(const char *name, size_t nlen, const char *text, size_t
 {
     static const char *const ACTIONS[] = {
 #define RUN_VERB(ID, NAME, WHO) NAME,
-#define RUN_PLAIN_VERB(ID, NAME, WHO, FN, BUTTON, HELP, TEXT) NAME,
+#define RUN_PLAIN_VERB(ID, NAME, WHO, WRITE, DONE, BUTTON, HELP, TEXT) NAME,
 #include "run_verbs.def"
     };
     if (nlen == 2 && strncmp(name, "id", 2) == 0) {

@@ -6,6 +6,7 @@
 -- names), any other pending run to 'active'.  Returns the run's new state,
 -- or NULL when it was not pending, a request is not pinned yet, or a
 -- commit is not the one pinned.
+-- grant: xqf_web
 CREATE OR REPLACE FUNCTION xqf_approve(p_run bigint, p_test_commit text, p_base_commit text) RETURNS text
 LANGUAGE plpgsql SECURITY DEFINER AS $$
 DECLARE

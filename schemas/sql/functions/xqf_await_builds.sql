@@ -1,5 +1,6 @@
 -- The run just created waits for the builds of its refs: an admin's
 -- (active) in 'building', a tester's (pending) in 'pending' until approved.
+-- grant: xqf_web
 CREATE OR REPLACE FUNCTION xqf_await_builds(p_run bigint, p_test_ref text, p_base_ref text) RETURNS boolean
 LANGUAGE plpgsql SECURITY DEFINER AS $$
 BEGIN

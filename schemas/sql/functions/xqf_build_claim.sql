@@ -3,6 +3,7 @@
 -- (xqf_build_pin), queued or taken by a builder that died.  Requests of
 -- runs that ended meanwhile fail first.  The commit is what the builder
 -- builds, once it has checked that the ref still names it.
+-- grant: xqf_builder
 CREATE OR REPLACE FUNCTION xqf_build_claim(p_builder text, p_lease_s integer)
 RETURNS TABLE (id bigint, run_id bigint, side text, ref text, git_commit text, git_subject text)
 LANGUAGE plpgsql SECURITY DEFINER AS $$

@@ -2,6 +2,7 @@
 -- 017, except that a run whose builds are all done takes them and starts
 -- only when they are signed (xqf_builds_ready); an SPSA run's one request
 -- (another engine's ref, 044) gives the build of both sides.
+-- grant: xqf_builder
 CREATE OR REPLACE FUNCTION xqf_build_done(p_request bigint, p_build bigint, p_error text) RETURNS text
 LANGUAGE plpgsql SECURITY DEFINER AS $$
 DECLARE

@@ -11,6 +11,7 @@
 -- requests, and the run ('failed'; a moved ref's verdict names the side
 -- and both commits, 12 digits each).  A request of a run that ended meanwhile fails.
 -- Returns the run's state after it, or NULL when the request is not open.
+-- grant: xqf_builder
 CREATE OR REPLACE FUNCTION xqf_build_pin(p_request bigint, p_commit text, p_subject text, p_error text)
 RETURNS text
 LANGUAGE plpgsql SECURITY DEFINER AS $$

@@ -2,6 +2,7 @@
 -- waited for it started when its builds are all signed.  Returns how many
 -- runs started, or NULL when the build was signed already or its bytes
 -- are not the SHA-256 the signer checked.
+-- grant: xqf_signer
 CREATE OR REPLACE FUNCTION xqf_build_signed(p_build bigint, p_sha256 text, p_signature text) RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER AS $$
 DECLARE

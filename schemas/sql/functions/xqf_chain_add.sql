@@ -3,6 +3,7 @@
 -- evaluation); its stages follow through xqf_chain_add_stage in the same
 -- transaction.  SECURITY DEFINER: the dashboard's role writes no table.
 -- Returns its id.
+-- grant: xqf_web
 CREATE OR REPLACE FUNCTION xqf_chain_add(p_name text, p_base_build bigint, p_base_net bigint, p_base_hce boolean)
 RETURNS bigint LANGUAGE sql SECURITY DEFINER AS $$
     INSERT INTO chains (name, base_build, base_net, base_hce) VALUES (p_name, p_base_build, p_base_net, p_base_hce)

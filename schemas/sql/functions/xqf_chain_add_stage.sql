@@ -3,6 +3,7 @@
 -- waits with no run yet; anything else is refused (42501) and nothing is
 -- written.  So a caller that may add chains (the dashboard's role) cannot
 -- rewrite one, nor tie a run it did not just make to a chain's stages.
+-- grant: xqf_web
 CREATE OR REPLACE FUNCTION xqf_chain_add_stage(p_chain bigint, p_idx integer, p_kind text, p_state text, p_run bigint,
                                                p_elo0 double precision, p_elo1 double precision,
                                                p_alpha double precision, p_beta double precision, p_max_pairs bigint,

@@ -11,6 +11,7 @@
 -- calls this function, and no key may reach owner, state or any column
 -- but a setting's); each value is converted to its column's type by
 -- jsonb_populate_record, null for NULL.  Returns its id.
+-- grant: xqf_web
 CREATE OR REPLACE FUNCTION xqf_create_run(p_name text, p_params0 text, p_params1 text, p_build_id text, p_book_name text,
                                           p_book text[], p_nodes bigint, p_base_ms bigint, p_inc_ms bigint,
                                           p_margin_ms bigint, p_hash_mb integer, p_kind text, p_name0 text,

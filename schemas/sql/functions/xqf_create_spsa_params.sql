@@ -2,6 +2,7 @@
 -- starts at start): only for an SPSA run that has none yet and has not
 -- started, so that nobody changes what a run tunes once it runs.  Returns
 -- how many were added (0: refused).
+-- grant: xqf_web
 CREATE OR REPLACE FUNCTION xqf_create_spsa_params(p_run bigint, p_names text[], p_start double precision[],
                                                   p_min double precision[], p_max double precision[],
                                                   p_c_end double precision[], p_r_end double precision[])

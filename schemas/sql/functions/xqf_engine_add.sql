@@ -6,6 +6,7 @@
 -- an engine that runs already use at other code.  xqf-tune adds through it
 -- too: one statement for both.  The table's checks refuse a bad record.
 -- Returns the new id, NULL when the name is taken.
+-- grant: xqf_web
 CREATE OR REPLACE FUNCTION xqf_engine_add(p_name text, p_repo text, p_build text, p_cmake text, p_binary text,
                                           p_bench text, p_nodes_re text, p_nps_re text, p_depth integer,
                                           p_protocol text, p_ranks boolean, p_he boolean, p_init text, p_hash text,

@@ -4,6 +4,7 @@
 -- under p_actor.  Returns '' when done, else why nothing was changed.  A
 -- cap lowered to the pairs already given out ends the run once they are
 -- played; when they are, at once (verdict "max pairs").
+-- grant: xqf_web
 CREATE OR REPLACE FUNCTION xqf_modify_run(p_run bigint, p_actor text, p_priority integer, p_throughput integer,
                                           p_max_pairs bigint, p_extend bigint)
 RETURNS text LANGUAGE plpgsql SECURITY DEFINER AS $$

@@ -8,6 +8,7 @@
 -- c_k and R_k, and its update is clipped to the new bounds.  A theta
 -- outside new bounds is moved to the nearer one.  Parameters are neither
 -- added nor removed: their order is every task's perturbation's order.
+-- grant: xqf_web
 CREATE OR REPLACE FUNCTION xqf_modify_spsa(p_run bigint, p_actor text, p_names text[], p_min double precision[],
                                 p_max double precision[], p_c_end double precision[], p_r_end double precision[],
                                 p_alpha double precision, p_gamma double precision, p_a_ratio double precision)

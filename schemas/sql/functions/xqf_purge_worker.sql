@@ -3,6 +3,7 @@
 -- late report of them is stale), its results marked purged and their
 -- counts subtracted from their tasks and the run, its games deleted.  One
 -- row: the pairs and games taken out (0, 0 when it had none).
+-- grant: xqf_web
 CREATE OR REPLACE FUNCTION xqf_purge_worker(p_run bigint, p_worker bigint)
 RETURNS TABLE (o_pairs bigint, o_games bigint) LANGUAGE plpgsql SECURITY DEFINER AS $$
 DECLARE
