@@ -6,6 +6,7 @@
  * tasks and over the results of every lease agree with the pairs planned.
  */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include "keys.h"
 #include "malformed.h"
 #include "store_builds.h"
+#include "store_lists.h"
 #include "store_nets.h"
 #include "store_runs.h"
 
@@ -53,6 +55,60 @@ Test(cluster, end_to_end)
     store_audit_run(cu_fx.store, run, &a);
     cr_assert_eq(a.tasks, 3);
     cr_assert_eq(a.tasks_done, 3);
+}
+
+/*
+ * The contributors' figures of a cluster run are the run's own counts:
+ * its two machines' pairs, games and tasks sum to the run's, with no
+ * crash or time loss, and their CPU-hours are at most their wall time
+ * (one core each).
+ */
+Test(cluster, contributors_are_the_runs_own_counts)
+{
+    CU_REQUIRE_DB();
+    double started = cu_now();
+    int64_t run = cu_sprt(cu_fx.store, "NullR=2", 4, 12, 500, -500, 500);
+    coordinator("10");
+    worker("c1");
+    worker("c2");
+    finish_and_audit(run, 12, 60, "max pairs");
+    double wall_h = (cu_now() - started) / 3600.0;
+    StoreRun r;
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
+    StoreAudit a;
+    store_audit_run(cu_fx.store, run, &a);
+    StoreTable *t = store_list(cu_fx.store, STORE_LIST_CONTRIBUTORS_AS_OF, NULL);   /* made now: never before */
+    cr_assert(t && store_table_rows(t) == 1);
+    store_table_free(&t);
+    t = store_list(cu_fx.store, STORE_LIST_CONTRIBUTORS_MACHINES, NULL);
+    cr_assert_not_null(t);
+    int64_t pairs = 0, games = 0, tasks = 0, faults = 0;
+    double cpu = 0;
+    cr_assert_eq(store_table_rows(t), 2, "the two machines");
+    for (int i = 0; i < store_table_rows(t); i++) {
+        /* Machine, User, Cores, CPU-hours, Games, Pairs, Tasks, Crashes, Time losses, Last seen */
+        cr_assert(strcmp(store_table_cell(t, i, 0), "c1") == 0 || strcmp(store_table_cell(t, i, 0), "c2") == 0);
+        cr_assert_str_eq(store_table_cell(t, i, 2), "1");
+        cpu += strtod(store_table_cell(t, i, 3), NULL);
+        games += strtoll(store_table_cell(t, i, 4), NULL, 10);
+        pairs += strtoll(store_table_cell(t, i, 5), NULL, 10);
+        tasks += strtoll(store_table_cell(t, i, 6), NULL, 10);
+        faults += strtoll(store_table_cell(t, i, 7), NULL, 10) + strtoll(store_table_cell(t, i, 8), NULL, 10);
+    }
+    store_table_free(&t);
+    cr_assert_eq(pairs, r.counts.pairs, "pairs: %" PRId64 " against the run's %" PRId64, pairs, r.counts.pairs);
+    cr_assert_eq(games, 2 * r.counts.pairs);
+    cr_assert_eq(tasks, a.tasks_done, "tasks: %" PRId64 " against %" PRId64, tasks, (int64_t)a.tasks_done);
+    cr_assert_eq(faults, 0);
+    cr_assert(cpu >= 0 && cpu <= 2 * wall_h + 0.01, "CPU-hours %.2f within two cores' wall time %.4f h", cpu, wall_h);
+
+    t = store_list(cu_fx.store, STORE_LIST_CONTRIBUTORS_USERS, NULL);
+    cr_assert_not_null(t);
+    cr_assert_eq(store_table_rows(t), 1);
+    cr_assert_str_eq(store_table_cell(t, 0, 0), "(no key)");
+    cr_assert_str_eq(store_table_cell(t, 0, 1), "2");
+    cr_assert_eq(strtoll(store_table_cell(t, 0, 4), NULL, 10), r.counts.pairs, "the user's pairs are the run's");
+    store_table_free(&t);
 }
 
 Test(cluster, sprt_stops_at_a_bound)

@@ -1164,6 +1164,94 @@ Test(web, games_purge_and_throughput_from_the_run_page)
     cr_assert_eq(run.throughput, 50);
 }
 
+/*
+ * The contributors page: CPU-hours are the union of a machine's lease
+ * spans (overlaps once) times its concurrency, exactly; users sum their
+ * machines; the faults flag is the machines page's rule; names escaped;
+ * a bad ?by refused.
+ */
+Test(web, contributors_by_machine_and_by_user)
+{
+    CU_REQUIRE_DB();
+    int64_t id = cu_sprt(cu_fx.store, "NullR=2", 4, 100, 300, 0, 5);
+    char cmd[4096];
+    /*
+     * alice's box-a, concurrency 4: leases over [0, 2 h], [1 h, 3 h] and
+     * [5 h, 6 h] of a day: a union of 4 h, 16 CPU-hours; 10 pairs, 5 crashes
+     * (faults). alice's <b>x</b>, concurrency 2: [0, 30 min], 1 CPU-hour, 3 pairs.
+     * A keyless worker: 2 pairs over [0, 6 min], concurrency 1: 0.1.
+     */
+    snprintf(cmd, sizeof cmd,
+             "psql -q '%s' -c \"INSERT INTO workers (name, cores, concurrency, auth_name, last_seen) VALUES "
+             "('box-a', 8, 4, 'alice', '2026-01-01'), ('<b>x</b>', 2, 2, 'alice', '2026-01-01'), "
+             "('loose', 1, 1, NULL, '2026-01-01');"
+             "INSERT INTO tasks (run_id, first_pair, n_pairs, state, params0, params1, worker_id) "
+             "  SELECT %" PRId64 ", 10 * row_number() OVER (ORDER BY id), 4, 'done', '', '', id FROM workers;"
+             "INSERT INTO results (task_id, lease_token, worker_id, base_pairs, pairs, reasons, created_at, updated_at) "
+             "  SELECT t.id, v.token, w.id, 0, v.pairs, v.reasons, "
+             "         '2026-01-01'::timestamptz + v.s * interval '1 minute', "
+             "         '2026-01-01'::timestamptz + v.e * interval '1 minute' "
+             "  FROM (VALUES ('box-a', 1, 4, '{0,0,0,0,0,0,0,0,0,0,0,0,5}'::bigint[], 0, 120), "
+             "               ('box-a', 2, 4, '{}'::bigint[], 60, 180), ('box-a', 3, 2, '{}'::bigint[], 300, 360), "
+             "               ('<b>x</b>', 1, 3, '{}'::bigint[], 0, 30), ('loose', 1, 2, '{}'::bigint[], 0, 6)) "
+             "       v(name, token, pairs, reasons, s, e) "
+             "  JOIN workers w ON w.name = v.name JOIN tasks t ON t.worker_id = w.id\" >/dev/null 2>>'%s'",
+             cu_fx.db, id, cu_fx.logfile);
+    cr_assert_eq(system(cmd), 0, "seeding the workers");
+    start_web(NULL);
+    Reply r = http("GET", "/contributors", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.body, "<table class=\"list sortable\">"), "a sortable list: %s", r.body);
+    cr_assert(strstr(r.body, "<th>Machine</th><th>User</th><th class=\"num\">Cores</th><th class=\"num\">CPU-hours</th>"
+                             "<th class=\"num\">Games</th><th class=\"num\">Pairs</th><th class=\"num\">Tasks</th>"
+                             "<th class=\"num\">Crashes</th><th class=\"num\">Time losses</th><th>Last seen (UTC)</th>"
+                             "<th>Flags</th>"),
+              "the columns: %s", r.body);
+    cr_assert(strstr(r.body, "<td>box-a</td><td>alice</td><td class=\"num\">4</td><td class=\"num\">16.00</td>"
+                             "<td class=\"num\">20</td><td class=\"num\">10</td><td class=\"num\">1</td>"
+                             "<td class=\"num\">5</td><td class=\"num\">0</td><td>2026-01-01 06:00</td>"
+                             "<td class=\"error\">faults</td>"),
+              "box-a: 4 h of leases (overlap once) x 4 cores, flagged by xqf_faults_flag(20, 5, 0) = %d: %s",
+              xqf_faults_flag(20, 5, 0), r.body);
+    cr_assert(strstr(r.body, "<td>&lt;b&gt;x&lt;/b&gt;</td><td>alice</td><td class=\"num\">2</td>"
+                             "<td class=\"num\">1.00</td>") && !strstr(r.body, "<b>x</b>"),
+              "the name escaped, 30 min x 2 cores: %s", r.body);
+    cr_assert(strstr(r.body, "<td>loose</td><td>-</td><td class=\"num\">1</td><td class=\"num\">0.10</td>"),
+              "a keyless machine: %s", r.body);
+    /* sorted by CPU-hours, most first */
+    cr_assert(strstr(r.body, "box-a") < strstr(r.body, "&lt;b&gt;x") && strstr(r.body, "&lt;b&gt;x") <
+              strstr(r.body, "<td>loose</td>"), "most CPU-hours first: %s", r.body);
+    reply_free(&r);
+
+    r = http("GET", "/contributors?by=user", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.body, "<td>alice</td><td class=\"num\">2</td><td class=\"num\">17.00</td>"
+                             "<td class=\"num\">26</td><td class=\"num\">13</td><td class=\"num\">2</td>"
+                             "<td class=\"num\">5</td>"),
+              "alice's two machines summed: %s", r.body);
+    cr_assert(strstr(r.body, "<td>(no key)</td><td class=\"num\">1</td><td class=\"num\">0.10</td>"),
+              "the keyless machines: %s", r.body);
+    reply_free(&r);
+    cr_assert_eq(status_of("GET", "/contributors?by=cpu", NULL, NULL), 400);
+
+    /* the figures are made again once they are a minute old, not at every view */
+    snprintf(cmd, sizeof cmd,
+             "psql -q '%s' -c \"INSERT INTO workers (name, cores, concurrency) VALUES ('late', 1, 1);"
+             "INSERT INTO results (task_id, lease_token, worker_id, base_pairs, pairs) "
+             "  SELECT t.id, 9, w.id, 0, 1 FROM tasks t, workers w WHERE w.name = 'late' LIMIT 1\" "
+             ">/dev/null 2>>'%s'", cu_fx.db, cu_fx.logfile);
+    cr_assert_eq(system(cmd), 0);
+    r = http("GET", "/contributors", NULL, NULL);
+    cr_assert(r.status == 200 && !strstr(r.body, "<td>late</td>"), "within the minute, the figures made before");
+    reply_free(&r);
+    snprintf(cmd, sizeof cmd, "psql -q '%s' -c \"UPDATE contributors_made SET as_of = now() - interval '61 s'\" "
+             ">/dev/null 2>>'%s'", cu_fx.db, cu_fx.logfile);
+    cr_assert_eq(system(cmd), 0);
+    r = http("GET", "/contributors", NULL, NULL);
+    cr_assert(r.status == 200 && strstr(r.body, "<td>late</td>"), "a minute on, made again: %s", r.body);
+    reply_free(&r);
+}
+
 Test(web, machines_show_speed_and_faults)
 {
     CU_REQUIRE_DB();

@@ -875,6 +875,37 @@ END $$;
 
 
 --
+-- Name: xqf_contributors_refresh(integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xqf_contributors_refresh(p_max_age_s integer) RETURNS timestamp with time zone
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+DECLARE
+    v_as_of timestamptz := (SELECT as_of FROM contributors_made);
+BEGIN
+    IF v_as_of > now() - make_interval(secs => greatest(p_max_age_s, 0))
+       OR NOT pg_try_advisory_xact_lock(hashtext('xqf_contributors_refresh')) THEN
+        RETURN v_as_of;
+    END IF;
+    DELETE FROM contributors;
+    INSERT INTO contributors (worker_id, name, who, concurrency, cpu_hours, pairs, tasks, crashes, time_losses, seen)
+    SELECT w.id, w.name, coalesce(w.auth_name, ''), w.concurrency,
+           (SELECT coalesce(sum(extract(epoch FROM upper(x) - lower(x))), 0) FROM unnest(r.spans) x)
+             * w.concurrency / 3600.0,
+           r.pairs, r.tasks, r.crashes, r.time_losses, greatest(w.last_seen, r.seen)
+      FROM workers w
+      JOIN (SELECT worker_id, sum(pairs) AS pairs, count(DISTINCT task_id) AS tasks,
+                   coalesce(sum(reasons[13]), 0) AS crashes, coalesce(sum(reasons[10]), 0) AS time_losses,
+                   max(updated_at) AS seen, range_agg(tstzrange(created_at, updated_at, '[]')) AS spans
+              FROM results WHERE worker_id IS NOT NULL GROUP BY worker_id) r ON r.worker_id = w.id;
+    UPDATE contributors_made SET as_of = now();
+    RETURN now();
+END $$;
+
+
+--
 -- Name: xqf_create_run(text, text, text, text, text, text[], bigint, bigint, bigint, bigint, integer, text, text, text, jsonb, bigint, bigint, boolean, bigint, bigint, integer, bigint, bigint, bigint, boolean, double precision, text, text, text, boolean, jsonb); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -1977,6 +2008,35 @@ ALTER SEQUENCE public.chains_id_seq OWNED BY public.chains.id;
 
 
 --
+-- Name: contributors; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.contributors (
+    worker_id bigint NOT NULL,
+    name text NOT NULL,
+    who text NOT NULL,
+    concurrency integer NOT NULL,
+    cpu_hours double precision NOT NULL,
+    pairs bigint NOT NULL,
+    tasks bigint NOT NULL,
+    crashes bigint NOT NULL,
+    time_losses bigint NOT NULL,
+    seen timestamp with time zone NOT NULL
+);
+
+
+--
+-- Name: contributors_made; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.contributors_made (
+    one boolean DEFAULT true NOT NULL,
+    as_of timestamp with time zone NOT NULL,
+    CONSTRAINT contributors_made_one_check CHECK (one)
+);
+
+
+--
 -- Name: engine_builds; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -2891,6 +2951,22 @@ ALTER TABLE ONLY public.chains
 
 
 --
+-- Name: contributors_made contributors_made_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.contributors_made
+    ADD CONSTRAINT contributors_made_pkey PRIMARY KEY (one);
+
+
+--
+-- Name: contributors contributors_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.contributors
+    ADD CONSTRAINT contributors_pkey PRIMARY KEY (worker_id);
+
+
+--
 -- Name: engine_builds engine_builds_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -3730,6 +3806,14 @@ REVOKE ALL ON FUNCTION public.xqf_chain_theta() FROM PUBLIC;
 
 
 --
+-- Name: FUNCTION xqf_contributors_refresh(p_max_age_s integer); Type: ACL; Schema: public; Owner: -
+--
+
+REVOKE ALL ON FUNCTION public.xqf_contributors_refresh(p_max_age_s integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.xqf_contributors_refresh(p_max_age_s integer) TO xqf_web;
+
+
+--
 -- Name: FUNCTION xqf_create_run(p_name text, p_params0 text, p_params1 text, p_build_id text, p_book_name text, p_book text[], p_nodes bigint, p_base_ms bigint, p_inc_ms bigint, p_margin_ms bigint, p_hash_mb integer, p_kind text, p_name0 text, p_name1 text, p_settings jsonb, p_test_build bigint, p_base_build bigint, p_tasks_on_claim boolean, p_test_net bigint, p_base_net bigint, p_threads integer, p_base1_ms bigint, p_inc1_ms bigint, p_ref_nps bigint, p_game_scores boolean, p_replay_share double precision, p_engine text, p_base_engine text, p_owner text, p_pending boolean, p_run_settings jsonb); Type: ACL; Schema: public; Owner: -
 --
 
@@ -3870,6 +3954,20 @@ GRANT SELECT ON TABLE public.chain_stages TO xqf_web;
 --
 
 GRANT SELECT ON TABLE public.chains TO xqf_web;
+
+
+--
+-- Name: TABLE contributors; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT ON TABLE public.contributors TO xqf_web;
+
+
+--
+-- Name: TABLE contributors_made; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT ON TABLE public.contributors_made TO xqf_web;
 
 
 --

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "pages.h"
+#include "store_lists.h"
 
 /* The start of a page: doctype, title, the navigation by the visitor's rights; foot ends it. */
 void head(Buf *b, const char *title, const Session *u);
@@ -21,6 +22,15 @@ void csrf_field(Buf *b, const Session *u);
 void notice_line(Buf *b, const char *notice);
 /* The start of an admin's form posted to action: the refusal when it had errors ("The X was not Y"), the token. */
 void form_start(Buf *b, const Session *u, const char *action, int nerrors, const char *refused);
+
+/*
+ * A list's rows (store_lists.def) as a table: its columns' names as
+ * headers, each cell escaped, numbers right-aligned; sortable by a click
+ * on a header (web.js).  extra, when not NULL, adds cells at the end of
+ * each row, headed extra_header (its own HTML: escape what it writes).
+ */
+typedef void ListExtra(Buf *b, const StoreTable *t, int row);
+void list_table(Buf *b, const StoreTable *t, const char *extra_header, ListExtra *extra);
 
 /* One "label: value" row of a table of settings (value escaped; key: its data-k for live updates, or NULL). */
 void row(Buf *b, const char *label, const char *value, const char *key);

@@ -100,6 +100,27 @@
     source.addEventListener('runs', function () { if (!data) { window.location.reload(); } });
   }
 
+  // Sortable lists: a click on a header sorts the rows by that column, a
+  // second click the other way; a numeric column (class num) by value.
+  var heads = document.querySelectorAll('table.sortable th');
+  for (var h = 0; h < heads.length; h++) {
+    heads[h].addEventListener('click', function (ev) {
+      var th = ev.currentTarget, table = th.closest('table'), body = table.tBodies[0];
+      var col = Array.prototype.indexOf.call(th.parentNode.children, th);
+      var numeric = th.classList.contains('num');
+      var down = th.getAttribute('data-order') !== 'down';
+      var rows = Array.prototype.slice.call(body.rows);
+      rows.sort(function (a, b) {
+        var x = a.cells[col] ? a.cells[col].textContent : '', y = b.cells[col] ? b.cells[col].textContent : '';
+        var c = numeric ? (parseFloat(x) || 0) - (parseFloat(y) || 0) : x.localeCompare(y);
+        return down ? -c : c;
+      });
+      rows.forEach(function (r) { body.appendChild(r); });
+      th.parentNode.querySelectorAll('th').forEach(function (o) { o.removeAttribute('data-order'); });
+      th.setAttribute('data-order', down ? 'down' : 'up');
+    });
+  }
+
   var copies = document.querySelectorAll('button[data-copy]');
   for (var i = 0; i < copies.length; i++) {
     copies[i].addEventListener('click', function (ev) {
