@@ -243,8 +243,8 @@ static int net_list(const Opts *o)
     if (n < 0)
         status = cli_fail(CLI_FAIL, "cannot read the nets");
     for (int i = 0; i < n; i++)
-        printf("%" PRId64 " %s %s %s %s\n", nets[i].id, cli_shown(nets[i].name), nets[i].sha256,
-               nets[i].signature[0] ? "signed" : "unsigned", nets[i].created);
+        printf("%" PRId64 " %s %s %s %s%s\n", nets[i].id, cli_shown(nets[i].name), nets[i].sha256,
+               nets[i].signature[0] ? "signed" : "unsigned", nets[i].created, nets[i].approved ? "" : " waiting");
     free(nets);
     store_destroy(&s);
     return status;
@@ -305,6 +305,12 @@ int cli_net_arg(Store *s, const char *option, const char *value, int64_t *id)
     }
     StoreNet *n = calloc(1, sizeof *n);
     int found = n ? store_load_net(s, value, n) : -1;
+    if (found > 0 && !n->approved) {
+        int status = cli_fail(CLI_USAGE, "%s: net %" PRId64 " (%s) waits for an admin's approval (xqf-web /nets)",
+                              option, n->id, n->name);
+        free(n);
+        return status;
+    }
     if (found > 0 && !n->signature[0])
         fprintf(stderr, "xqf-tune: warning: %s: net %" PRId64 " (%s) is unsigned: only workers started with "
                         "--allow-unsigned load it\n", option, n->id, n->name);
@@ -327,6 +333,12 @@ int cli_net_lookup(Store *s, const char *option, const char *key, CliNetFile *nf
                         "without --net has none", option);
     StoreNet *n = calloc(1, sizeof *n);
     int found = n ? store_load_net(s, key, n) : -1;
+    if (found > 0 && !n->approved) {
+        int status = cli_fail(CLI_USAGE, "%s: net %" PRId64 " (%s) waits for an admin's approval (xqf-web /nets)",
+                              option, n->id, n->name);
+        free(n);
+        return status;
+    }
     if (found > 0) {
         nf->id = n->id;
         snprintf(nf->name, sizeof nf->name, "%s", n->name);

@@ -1,0 +1,19 @@
+-- 063: nets uploaded by testers from the dashboard (xqf-web's /nets), as
+-- Fishtest's nets page takes them: an uploaded net waits for an admin's
+-- approval before any worker may fetch it (the coordinator serves only
+-- approved nets' bytes: store_net_chunk) or any run may name it
+-- (xqf_create_run refuses, the run service says why).  A net the operator
+-- registers (xqf-tune net add, a chain's net stage) is approved as it is
+-- recorded: the column's default, which every net before this migration
+-- takes too.  approved_by and approved_at say who let an upload in; the
+-- audit (web_audit) keeps the line of each upload and approval.
+ALTER TABLE nets ADD COLUMN approved boolean NOT NULL DEFAULT true;
+ALTER TABLE nets ADD COLUMN approved_by text NOT NULL DEFAULT '';
+ALTER TABLE nets ADD COLUMN approved_at timestamptz;
+
+-- The dashboard writes nets only through these (SECURITY DEFINER, their files).
+INSERT INTO role_grants (role, kind, object, privileges) VALUES
+    ('xqf_web', 'function', 'xqf_net_upload', 'EXECUTE'),
+    ('xqf_web', 'function', 'xqf_net_approve', 'EXECUTE');
+
+SELECT xqf_apply_grants();
