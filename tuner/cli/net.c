@@ -264,9 +264,11 @@ static int net_show(const Opts *o)
         status = cli_fail(CLI_USAGE, "no net '%s' (xqf-tune net list)", o->positional[1]);
     if (status == CLI_OK)
         printf("Net: %" PRId64 "\nName: %s\nSHA-256: %s\nSize: %" PRId64 " bytes\nSignature: %s\n"
-               "Added by: %s\nCreated: %s\nProvenance: %s\nDescription: %s\n",
+               "Added by: %s\nCreated: %s\nProvenance: %s\nDescription: %s\nState: %s%s%s\n",
                n->id, cli_shown(n->name), n->sha256, n->size, n->signature[0] ? n->signature : "none",
-               cli_shown(n->added_by), n->created, cli_shown(n->provenance), cli_shown(n->description));
+               cli_shown(n->added_by), n->created, cli_shown(n->provenance), cli_shown(n->description),
+               n->approved ? "approved" : "waiting for an admin's approval (xqf-web /nets)",
+               n->approved && n->approved_by[0] ? " by " : "", n->approved ? cli_shown(n->approved_by) : "");
     free(n);
     store_destroy(&s);
     return status;
