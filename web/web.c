@@ -628,14 +628,14 @@ static void upload_net(Web *w, Store *s, const WebRequest *rq, const Session *u,
     int64_t id = 0;
     int status = web_net_upload(s, &up, &id, why, sizeof why);
     if (status == 0) {
-        rs->status = page_nets(s, &w->nets, NULL, why, u, &rs->body);
+        rs->status = page_nets(s, &w->nets, NULL, NULL, why, u, &rs->body);
         return;
     }
     if (status == 503) {
         web_error(rs, 503, why);
         return;
     }
-    int shown = page_nets(s, &w->nets, why, NULL, u, &rs->body);
+    int shown = page_nets(s, &w->nets, rq->form, why, NULL, u, &rs->body);
     rs->status = shown == 200 ? status : shown;
 }
 
@@ -794,7 +794,10 @@ static void get_run_pgn(Call *c) { run_pgn(c->w, c->s, c->rq, c->rt->run, c->rs)
 
 static void get_engines(Call *c) { c->rs->status = page_engines(c->s, NULL, NULL, 0, NULL, c->u, &c->rs->body); }
 
-static void get_nets(Call *c) { c->rs->status = page_nets(c->s, &c->w->nets, NULL, NULL, c->u, &c->rs->body); }
+static void get_nets(Call *c)
+{
+    c->rs->status = page_nets(c->s, &c->w->nets, NULL, NULL, NULL, c->u, &c->rs->body);
+}
 
 static void get_net_download(Call *c) { download_net(c->s, c->rt, c->u, c->rs); }
 

@@ -122,28 +122,29 @@ static void default_net(Buf *b, const NetFacts *facts, const StoreNet *list, int
                 "<code>engine/nets/default.nnue</code>.</p>\n");
 }
 
-/* A tester's form: the file, its name and where it came from. */
-static void upload_form(Buf *b, const NetFacts *facts, const Session *u)
+/* A tester's form: the file, its name and where it came from (values: those of a refused upload, or NULL). */
+static void upload_form(Buf *b, const NetFacts *facts, const Form *values, const Session *u)
 {
-    char size[32];
+    char size[32], hint[256];
     size_text(facts->upload_max, size, sizeof size);
-    buf_puts(b, "<h2>Upload a net</h2>\n<form method=\"post\" action=\"/nets\" enctype=\"multipart/form-data\" "
+    buf_puts(b, "<h2>Upload a net</h2>\n<p>It waits for an admin's approval: until then no worker fetches it and "
+                "no run may name it.</p>\n<form method=\"post\" action=\"/nets\" enctype=\"multipart/form-data\" "
                 "class=\"new\" id=\"net-upload\">");
     csrf_field(b, u);
-    buf_printf(b, "<label>Net file <input type=\"file\" name=\"net\" required></label>"
-                  "<span class=\"hint\">the engine's net format (docs/nnue.md), at most %" PRId64 " bytes (%s); "
-                  "the engine's own reader checks it before it is stored</span>\n"
-                  "<label>Name <input name=\"name\" maxlength=\"64\"></label>"
-                  "<span class=\"hint\">letters, digits, '.', '_', '+', '-'; empty: xqf-&lt;12 hex digits of its "
-                  "SHA-256&gt;.nnue</span>\n"
-                  "<label>Provenance <textarea name=\"provenance\" rows=\"3\"></textarea></label>"
-                  "<span class=\"hint\">the data, the trainer and its settings, the parent net</span>\n"
-                  "<button>Upload</button> <span class=\"hint\">it waits for an admin's approval: until then no "
-                  "worker fetches it and no run may name it</span></form>\n",
+    buf_printf(b, "<div class=\"field\"><label for=\"f-net\">Net file</label><input id=\"f-net\" type=\"file\" "
+                  "name=\"net\" required><small>the engine's net format (docs/nnue.md), at most %" PRId64 " bytes "
+                  "(%s); the engine's own reader checks it before it is stored</small></div>\n",
                facts->upload_max, size);
+    FormOut fo = { .b = b, .values = values };
+    snprintf(hint, sizeof hint, "letters, digits, '.', '_', '+', '-'; empty: xqf-&lt;12 hex digits of its "
+                                "SHA-256&gt;.nnue");
+    field(&fo, "name", "Name", "", hint);
+    textarea_field(&fo, "provenance", "Provenance", "the data, the trainer and its settings, the parent net");
+    buf_puts(b, "<button>Upload</button></form>\n");
 }
 
-int page_nets(Store *s, const NetFacts *facts, const char *error, const char *notice, const Session *u, Buf *b)
+int page_nets(Store *s, const NetFacts *facts, const Form *values, const char *error, const char *notice,
+              const Session *u, Buf *b)
 {
     StoreNet *list = NULL;
     int n = store_list_nets(s, &list);
@@ -202,7 +203,7 @@ int page_nets(Store *s, const NetFacts *facts, const char *error, const char *no
     default_net(b, facts, list, n);
     free(list);
     if (session_is(u, "tester"))
-        upload_form(b, facts, u);
+        upload_form(b, facts, values, u);
     foot(b);
     return 200;
 }

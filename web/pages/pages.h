@@ -97,10 +97,11 @@ typedef struct {
  * nets.c: the nets (store_nets.h): each one's SHA-256, size, provenance,
  * the runs that named it with their verdicts, its state and its file;
  * our engine's default net (facts); for a tester the upload form, for an
- * admin the approval of uploads.  error (the refused upload's reason) and
- * notice may be NULL.
+ * admin the approval of uploads.  values (a refused upload's fields), error
+ * (its reason) and notice may be NULL.
  */
-int page_nets(Store *s, const NetFacts *facts, const char *error, const char *notice, const Session *u, Buf *b);
+int page_nets(Store *s, const NetFacts *facts, const Form *values, const char *error, const char *notice,
+              const Session *u, Buf *b);
 
 /* users.c: the login form, carrying token (the login CSRF token: web.c, login_token). */
 int page_login(const char *message, const char *token, const Session *u, Buf *b);
