@@ -3286,10 +3286,24 @@ CREATE INDEX runs_active ON public.runs USING btree (priority DESC, id) WHERE (s
 
 
 --
+-- Name: runs_base_net; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX runs_base_net ON public.runs USING btree (base_net) WHERE (base_net IS NOT NULL);
+
+
+--
 -- Name: runs_owner; Type: INDEX; Schema: public; Owner: -
 --
 
 CREATE INDEX runs_owner ON public.runs USING btree (owner, id);
+
+
+--
+-- Name: runs_test_net; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX runs_test_net ON public.runs USING btree (test_net) WHERE (test_net IS NOT NULL);
 
 
 --

@@ -11,6 +11,11 @@ ALTER TABLE nets ADD COLUMN approved boolean NOT NULL DEFAULT true;
 ALTER TABLE nets ADD COLUMN approved_by text NOT NULL DEFAULT '';
 ALTER TABLE nets ADD COLUMN approved_at timestamptz;
 
+-- The nets page counts and lists the runs that named each net on a side:
+-- by these, not a scan of every run per net.
+CREATE INDEX runs_test_net ON runs (test_net) WHERE test_net IS NOT NULL;
+CREATE INDEX runs_base_net ON runs (base_net) WHERE base_net IS NOT NULL;
+
 -- The dashboard writes nets only through these (SECURITY DEFINER, their files).
 INSERT INTO role_grants (role, kind, object, privileges) VALUES
     ('xqf_web', 'function', 'xqf_net_upload', 'EXECUTE'),
