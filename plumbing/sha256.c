@@ -38,3 +38,13 @@ int sha256_file(const char *path, char hex[SHA256_HEX_LEN + 1])
     errno = saved;
     return rc;
 }
+
+int sha256_memory(const void *data, size_t len, char hex[SHA256_HEX_LEN + 1])
+{
+    unsigned char digest[crypto_hash_sha256_BYTES];
+    if (sodium_init() < 0)
+        return -1;
+    crypto_hash_sha256(digest, data, len);
+    sodium_bin2hex(hex, SHA256_HEX_LEN + 1, digest, sizeof digest);
+    return 0;
+}

@@ -14,6 +14,7 @@
 #include "run_rules.h"
 #include "store_builds.h"
 #include "store_engines.h"
+#include "store_nets.h"
 #include "store_runs.h"
 #include "store_spsa.h"
 #include "store_web.h"
@@ -325,14 +326,44 @@ RunStatus run_engine_nets(const EngineRecord *e, const RunSpec *sp, RunProblem *
     return engine_nets(run_kind_get(sp->kind), e, sp, problem);
 }
 
+/*
+ * Whether each net named (ids[i] > 0; 0 and STORE_NET_NONE name none) may
+ * play: a net uploaded from the dashboard waits for an admin's approval
+ * (063_net_uploads.sql), and until then no run names it (xqf_create_run
+ * refuses it too; this says which and why, per field).
+ */
+static RunStatus nets_approved(Store *s, const int64_t *ids, const char *const *fields, int n, RunProblem *problem)
+{
+    StoreNet *net = malloc(sizeof *net);
+    RunStatus status = net ? RUN_OK : problem_of(problem, "", "out of memory");
+    for (int i = 0; i < n && status == RUN_OK; i++) {
+        char key[24];
+        if (ids[i] <= 0)
+            continue;
+        snprintf(key, sizeof key, "%lld", (long long)ids[i]);
+        int found = store_load_net(s, key, net);
+        if (found < 0)
+            status = problem_of(problem, "", "the database cannot be read");
+        else if (found > 0 && !net->approved)
+            status = problem_of(problem, fields[i], "net %lld (%s) waits for an admin's approval (xqf-web /nets): "
+                                "no run may name it before", (long long)ids[i], net->name);
+    }
+    free(net);
+    return status;
+}
+
 RunStatus run_create(Store *s, const RunSpec *sp, int64_t *id, RunProblem *problem)
 {
     /* the kind's flags, looked up once: every rule, the store's spec and the insert take it */
     const RunKind *k = run_kind_get(sp->kind);
     RunBook rb;
     StoreSprtSpec st;
-    RunStatus status = prepare(k, sp, &rb, &st, problem);
+    const int64_t nets[2] = { sp->test_net, sp->base_net };
+    const char *const net_fields[2] = { "test_net", "base_net" };
+    RunStatus status = nets_approved(s, nets, net_fields, 2, problem);
     if (status != RUN_OK)
+        return status;
+    if ((status = prepare(k, sp, &rb, &st, problem)) != RUN_OK)
         return status;
     /* each side's engine by its record: the base side's may be another (041), ours has none to check against */
     for (int i = 0; i < (k->two_sides ? 2 : 1); i++) {
@@ -454,7 +485,11 @@ static RunStatus chain_stages_check(const RunSpec *first, const RunChainSpec *c,
 RunStatus run_chain_create(Store *s, const RunSpec *first, const RunChainSpec *chain, int64_t *id,
                            RunProblem *problem)
 {
-    RunStatus status = chain_stages_check(first, chain, problem);
+    const int64_t nets[3] = { first->test_net, first->base_net, chain->base_net };
+    const char *const net_fields[3] = { "test_net", "base_net", "base_net" };
+    RunStatus status = nets_approved(s, nets, net_fields, 3, problem);
+    if (status == RUN_OK)
+        status = chain_stages_check(first, chain, problem);
     if (status == RUN_OK && chain->base_build) {
         /* the SPRTs' base side plays the start set on the base build: checked against the build's parameters */
         char *base = run_chain_start_set(first), why[512];

@@ -257,8 +257,9 @@ int store_create_chain(Store *s, const StoreChainSpec *spec, int64_t *id)
                          spec->base_net == STORE_NET_NONE ? "true" : "false" };
     PGresult *res = store_run(s, &STMT[ST_STEER_ADD_CHAIN], p, PGRES_TUPLES_OK);
     int64_t run = 0;
-    int rc = res ? 0 : -1;
-    if (res)
+    /* NULL: its base net waits for an admin's approval (xqf_chain_add) */
+    int rc = res && !PQgetisnull(res, 0, 0) ? 0 : -1;
+    if (rc == 0)
         *id = store_i64(res, 0, 0);
     PQclear(res);
     if (rc == 0)

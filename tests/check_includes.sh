@@ -24,7 +24,9 @@
 #   web/request       -> report, stats, schemas, plumbing (routes.def, request parsing, buffers)
 #   web/pages         -> web/request and what web may, but not web's own files (the pages)
 #   web               -> anything but tuner/cli and tests (xqf-web: nothing includes it); of
-#                        the engine, the parameter table only
+#                        the engine, the parameter table and the net's reader: nnue.h
+#                        (web_nets.c checks an uploaded net as the engine loads it), never
+#                        the search
 #   tests             -> anything
 #
 # So plumbing < schemas < store < service < tuner/cli, statistics < report <
@@ -120,8 +122,9 @@ allowed() {
     [ "$1" = "$2" ] && return 0
     case "$1:$2" in
         wire:plumbing | formats:wire | formats:plumbing | sql:plumbing) return 0 ;;
-        stats:engine | report:engine | coordinator:engine | service:engine | web:engine | pages:engine)
+        stats:engine | report:engine | coordinator:engine | service:engine | pages:engine)
             [ "$3" = params.h ] || [ "$3" = params.def ] ;;
+        web:engine) case $3 in params.h | params.def | nnue.h) ;; *) false ;; esac ;;
         cli:engine) case $3 in params.h | params.def | eval.h | movegen.h | see.h | bench.h | board.h | fen.h | nnue.h) ;; *) false ;; esac ;;
         report:stats) return 0 ;;
         game:engine | game:plumbing | game:wire | game:formats | game:stats) return 0 ;;

@@ -33,11 +33,14 @@
 #include <unistd.h>
 
 #include "cluster_util.h"
+#include "nnue.h"
 #include "params.h"
 #include "residual.h"
+#include "sha256.h"
 #include "spsa_spec.h"
 #include "store_builds.h"
 #include "store_engines.h"
+#include "store_nets.h"
 #include "store_runs.h"
 #include "store_spsa.h"
 #include "store_steer.h"
@@ -83,6 +86,7 @@ typedef struct {
     int status;
     char head[8192];
     char *body;                      /* malloc'd, terminated */
+    size_t len;                      /* its bytes (a download's may hold NULs) */
 } Reply;
 
 static void reply_free(Reply *r) { free(r->body), r->body = NULL; }
@@ -128,7 +132,10 @@ static Reply raw_from(const char *from, const char *request, size_t len)
     char *split = strstr(buf, "\r\n\r\n");
     size_t hlen = split ? (size_t)(split - buf) : got;
     snprintf(r.head, sizeof r.head, "%.*s", (int)(hlen < sizeof r.head - 1 ? hlen : sizeof r.head - 1), buf);
-    r.body = strdup(split ? split + 4 : "");
+    r.len = split ? got - (size_t)(split + 4 - buf) : 0;
+    r.body = malloc(r.len + 1);
+    memcpy(r.body, split ? split + 4 : "", r.len);
+    r.body[r.len] = '\0';
     free(buf);
     return r;
 }
@@ -2823,4 +2830,259 @@ Test(web, each_verb_on_a_run_is_the_run_services_from_either_front_end)
                        strncmp(h[i].actor, "xqf-tune:", 9) == 0;
     free(h);
     cr_assert(seen[0] && seen[1] && seen[2], "xqf-tune's approve, modify and stop are in the history");
+}
+
+/* ---- nets: the page, uploads, approval, downloads ------------------------------------ */
+
+/* A net file of random weights (cu_random_net), its bytes (malloc'd) and their count. */
+static uint8_t *net_bytes(const char *name, uint64_t seed, size_t *len)
+{
+    char path[512], err[256];
+    snprintf(path, sizeof path, "%s/%s", cu_fx.dir, name);
+    cr_assert_eq(cu_random_net(path, seed, err, sizeof err), 0, "%s", err);
+    FILE *f = fopen(path, "rb");
+    cr_assert(f);
+    fseek(f, 0, SEEK_END);
+    *len = (size_t)ftell(f);
+    rewind(f);
+    uint8_t *b = malloc(*len);
+    cr_assert_eq(fread(b, 1, *len, f), *len);
+    fclose(f);
+    return b;
+}
+
+/*
+ * The upload form's POST, as a browser sends it (multipart/form-data): the
+ * CSRF token, the name and provenance fields (NULL: left out) and the file
+ * (NULL: none).
+ */
+static Reply upload(const char *cookie, const char *csrf, const char *name, const char *provenance,
+                    const uint8_t *file, size_t len)
+{
+    static const char B[] = "xqfBoundary7MA4YWxkTrZu0gW";
+    size_t cap = len + 8192, n = 0;
+    char *body = malloc(cap);
+    const char *names[3] = { "csrf", "name", "provenance" }, *values[3] = { csrf, name, provenance };
+    for (int i = 0; i < 3; i++)
+        if (values[i])
+            n += (size_t)snprintf(body + n, cap - n, "--%s\r\nContent-Disposition: form-data; name=\"%s\"\r\n\r\n%s\r\n",
+                                  B, names[i], values[i]);
+    if (file) {
+        n += (size_t)snprintf(body + n, cap - n, "--%s\r\nContent-Disposition: form-data; name=\"net\"; "
+                              "filename=\"up.nnue\"\r\nContent-Type: application/octet-stream\r\n\r\n", B);
+        memcpy(body + n, file, len);
+        n += len;
+        n += (size_t)snprintf(body + n, cap - n, "\r\n");
+    }
+    n += (size_t)snprintf(body + n, cap - n, "--%s--\r\n", B);
+    char *req = malloc(n + 1024);
+    int h = sprintf(req, "POST /nets HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nCookie: xqf_session=%s\r\n"
+                         "Content-Type: multipart/form-data; boundary=%s\r\nContent-Length: %zu\r\n\r\n",
+                    cookie ? cookie : "", B, n);
+    memcpy(req + h, body, n);
+    Reply r = raw(req, (size_t)h + n);
+    free(req);
+    free(body);
+    return r;
+}
+
+static int count_nets(void)
+{
+    StoreNet *nets = NULL;
+    int n = store_list_nets(cu_fx.store, &nets);
+    free(nets);
+    return n;
+}
+
+/* xqf-tune with args (--db added), its stdout and stderr in out: the exit status. */
+static int tune_all(char *out, size_t size, const char *args)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "('%s/xqf-tune' %s --db '%s' 2>&1)", XQF_BIN, args, cu_fx.db);
+    return cu_sh(out, size, cmd, cu_fx.logfile);
+}
+
+Test(web, nets_are_uploaded_approved_and_downloaded)
+{
+    CU_REQUIRE_DB();
+    add_user("ada", "admin", "adminpass1");
+    add_user("tess", "tester", "testerpass1");
+    add_user("vic", "viewer", "viewerpass1");
+    start_web(NULL);
+    size_t len;
+    uint8_t *bytes = net_bytes("a.nnue", 11, &len);
+    char sha[SHA256_HEX_LEN + 1], text[512];
+    cr_assert_eq(sha256_memory(bytes, len, sha), 0);
+
+    /* the list, empty, with our engine's default net by its SHA-256 */
+    Reply r = http("GET", "/nets", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.body, "No nets yet."), "%s", r.body);
+    size_t dlen = 0;
+    const uint8_t *def = nnue_default_data(&dlen);
+    if (def) {
+        char dsha[SHA256_HEX_LEN + 1];
+        sha256_memory(def, dlen, dsha);
+        snprintf(text, sizeof text, "<code title=\"%s\">%.12s</code>", dsha, dsha);
+        cr_assert(strstr(r.body, text), "the default net's SHA-256: %s", r.body);
+    }
+    cr_assert_null(strstr(r.body, "id=\"net-upload\""), "a visitor sees no upload form");
+    reply_free(&r);
+
+    char vcookie[128], vcsrf[128], tcookie[128], tcsrf[128], acookie[128], acsrf[128];
+    login("vic", "viewerpass1", vcookie, vcsrf);
+    login("tess", "testerpass1", tcookie, tcsrf);
+    login("ada", "adminpass1", acookie, acsrf);
+    r = upload(vcookie, vcsrf, "vic.nnue", NULL, bytes, len);
+    cr_assert_eq(r.status, 403, "a viewer may not upload: %d", r.status);
+    reply_free(&r);
+    cr_assert_eq(count_nets(), 0);
+
+    /* a tester's upload: stored as it came, waiting */
+    r = http("GET", "/nets", tcookie, NULL);
+    cr_assert(strstr(r.body, "id=\"net-upload\"") && strstr(r.body, "enctype=\"multipart/form-data\""),
+              "a tester's form: %s", r.body);
+    reply_free(&r);
+    r = upload(tcookie, tcsrf, "tess-a.nnue", "data: run 5 <b>; trainer: xqf-tune nnue train, 10 epochs", bytes, len);
+    cr_assert_eq(r.status, 200, "%d %s", r.status, r.body);
+    cr_assert(strstr(r.body, "Uploaded tess-a.nnue: it waits for an admin"), "%s", r.body);
+    reply_free(&r);
+    StoreNet net;
+    cr_assert_eq(store_load_net(cu_fx.store, "tess-a.nnue", &net), 1);
+    cr_assert(!net.approved && strcmp(net.sha256, sha) == 0 && net.size == (int64_t)len);
+    cr_assert_str_eq(net.added_by, "tess");
+    cr_assert_str_eq(net.signature, "");
+
+    r = http("GET", "/nets", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    snprintf(text, sizeof text, "<code title=\"%s\">%.12s</code>", sha, sha);
+    cr_assert(strstr(r.body, "<tr id=\"net-tess-a.nnue\"><td>tess-a.nnue</td>") && strstr(r.body, text),
+              "its row, the SHA-256 short with the full one in its title: %s", r.body);
+    cr_assert(strstr(r.body, "data: run 5 &lt;b&gt;; trainer"), "the provenance, escaped: %s", r.body);
+    cr_assert(strstr(r.body, "net-state waiting") && !strstr(r.body, "/nets/tess-a.nnue/download"),
+              "waiting, and no file for a visitor: %s", r.body);
+    cr_assert_null(strstr(r.body, "/approve"), "no approval button but an admin's");
+    reply_free(&r);
+
+    /* not downloadable but by an admin, not fetched by workers, not named by a run */
+    cr_assert_eq(status_of("GET", "/nets/tess-a.nnue/download", NULL, NULL), 403);
+    cr_assert_eq(status_of("GET", "/nets/tess-a.nnue/download", vcookie, NULL), 403);
+    cr_assert_eq(status_of("GET", "/nets/nosuch.nnue/download", acookie, NULL), 404);
+    r = http("GET", "/nets/tess-a.nnue/download", acookie, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert(r.len == len && memcmp(r.body, bytes, len) == 0, "an admin reviews the bytes uploaded");
+    reply_free(&r);
+    char cname[STORE_NAME_MAX + 1], csig[STORE_SIG_HEX + 1];
+    uint8_t chunk[64];
+    size_t got;
+    int64_t total;
+    cr_assert_eq(store_net_chunk(cu_fx.store, sha, 0, sizeof chunk, chunk, &got, &total, cname, csig), 0,
+                 "the coordinator serves no waiting net");
+    int64_t runs = count_runs();
+    char out[4096];
+    cr_assert_eq(tune_all(out, sizeof out, "sprt new --test-net tess-a.nnue --nodes 300 --max-pairs 4"), 2, "%s", out);
+    cr_assert(strstr(out, "waits for an admin's approval"), "%s", out);
+    cr_assert_eq(count_runs(), runs, "no run names a waiting net");
+
+    /* the approval: an admin's only, once, audited */
+    snprintf(text, sizeof text, "csrf=%s", tcsrf);
+    cr_assert_eq(status_of("POST", "/nets/tess-a.nnue/approve", tcookie, text), 403, "a tester may not approve");
+    cr_assert_eq(store_load_net(cu_fx.store, "tess-a.nnue", &net), 1);
+    cr_assert(!net.approved);
+    r = http("GET", "/nets", acookie, NULL);
+    cr_assert(strstr(r.body, "action=\"/nets/tess-a.nnue/approve\"") && strstr(r.body, "/nets/tess-a.nnue/download"),
+              "an admin's button and file: %s", r.body);
+    reply_free(&r);
+    snprintf(text, sizeof text, "csrf=%s", acsrf);
+    cr_assert_eq(status_of("POST", "/nets/tess-a.nnue/approve", acookie, text), 303);
+    cr_assert_eq(status_of("POST", "/nets/tess-a.nnue/approve", acookie, text), 409, "approved already");
+    cr_assert_eq(status_of("POST", "/nets/nosuch.nnue/approve", acookie, text), 404);
+    cr_assert_eq(store_load_net(cu_fx.store, "tess-a.nnue", &net), 1);
+    cr_assert(net.approved);
+    cr_assert_str_eq(net.approved_by, "ada");
+    sql_value("SELECT string_agg(actor || ' ' || action, ',' ORDER BY id) FROM web_audit WHERE action LIKE 'net %'",
+              text, sizeof text);
+    cr_assert_str_eq(text, "tess net upload,ada net approve\n");
+
+    /* approved: anyone's download, the bytes uploaded; workers fetch it; a run names it */
+    r = http("GET", "/nets/tess-a.nnue/download", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.head, "Content-Disposition: attachment; filename=\"tess-a.nnue\"") &&
+              strstr(r.head, "Content-Type: application/octet-stream"), "%s", r.head);
+    cr_assert(r.len == len && memcmp(r.body, bytes, len) == 0, "the download is the upload, byte for byte");
+    reply_free(&r);
+    cr_assert_eq(store_net_chunk(cu_fx.store, sha, 0, sizeof chunk, chunk, &got, &total, cname, csig), 1);
+    cr_assert(total == (int64_t)len && got == sizeof chunk && memcmp(chunk, bytes, got) == 0);
+    cr_assert_eq(tune_all(out, sizeof out, "sprt new --test-net tess-a.nnue --nodes 300 --max-pairs 4"), 0, "%s", out);
+    cr_assert_eq(count_runs(), runs + 1);
+    StoreRun *list = NULL;
+    cr_assert_gt(store_list_runs(cu_fx.store, 1, &list), 0);
+    int64_t run = list[0].id;
+    free(list);
+    r = http("GET", "/nets", NULL, NULL);
+    snprintf(text, sizeof text, "<span class=\"net-runs\">1</span><ul class=\"net-run-list\"><li><a href=\"/runs/%"
+             PRId64 "\">%" PRId64 "</a> ", run, run);
+    cr_assert(strstr(r.body, text) && strstr(r.body, "<span class=\"net-state\">approved</span> by ada"),
+              "the run that named it, linked: %s", r.body);
+    reply_free(&r);
+    free(bytes);
+}
+
+Test(web, bad_net_uploads_are_refused_and_store_nothing)
+{
+    CU_REQUIRE_DB();
+    add_user("tess", "tester", "testerpass1");
+    start_web(NULL);
+    char cookie[128], csrf[128];
+    login("tess", "testerpass1", cookie, csrf);
+    size_t len, len_b;
+    uint8_t *a = net_bytes("a.nnue", 21, &len), *b = net_bytes("b.nnue", 22, &len_b);
+    Reply r = upload(cookie, csrf, "first.nnue", NULL, a, len);
+    cr_assert_eq(r.status, 200, "%d %s", r.status, r.body);
+    reply_free(&r);
+    cr_assert_eq(count_nets(), 1);
+
+    /* each refusal: its status, its reason on the page, nothing stored */
+    static const char NOT_A_NET[] = "\x89PNG\r\n\x1a\n this is an image, not a net";
+    int64_t max = (int64_t)NNUE_HEADER_BYTES + NNUE_DESCRIPTION_MAX + NNUE_BODY_BYTES;
+    uint8_t *big = calloc(1, (size_t)max + 1);
+    memcpy(big, b, len_b);
+    const struct {
+        const char *what, *name;
+        const uint8_t *file;
+        size_t len;
+        int status;
+        const char *says;
+    } BAD[] = {
+        { "truncated", "cut.nnue", b, len_b / 2, 400, "not a net the engine takes" },
+        { "another format", "png.nnue", (const uint8_t *)NOT_A_NET, sizeof NOT_A_NET - 1, 400,
+          "not a net the engine takes" },
+        { "over the size cap", "big.nnue", big, (size_t)max + 1, 413, "larger than a net file may be" },
+        { "a duplicate", "again.nnue", a, len, 409, "the same file is net first.nnue already" },
+        { "a name taken", "first.nnue", b, len_b, 409, "the name first.nnue is taken" },
+        { "a bad name", "bad name/..", b, len_b, 400, "the name: 1 to 64 letters" },
+        { "no file", "nofile.nnue", NULL, 0, 400, "choose a net file" },
+    };
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        r = upload(cookie, csrf, BAD[i].name, NULL, BAD[i].file, BAD[i].len);
+        cr_assert_eq(r.status, BAD[i].status, "%s: %d %s", BAD[i].what, r.status, r.body);
+        cr_assert(strstr(r.body, BAD[i].says), "%s: %s", BAD[i].what, r.body);
+        reply_free(&r);
+        cr_assert_eq(count_nets(), 1, "%s: nothing stored", BAD[i].what);
+    }
+    r = upload(cookie, "0000", "nocsrf.nnue", NULL, b, len_b);
+    cr_assert_eq(r.status, 403, "the form's CSRF token is checked");
+    reply_free(&r);
+    r = upload(cookie, csrf, NULL, NULL, b, len_b);
+    cr_assert_eq(r.status, 200, "without a name, named as xqf-tune net add names it: %s", r.body);
+    reply_free(&r);
+    char sha[SHA256_HEX_LEN + 1], name[64];
+    sha256_memory(b, len_b, sha);
+    snprintf(name, sizeof name, "xqf-%.12s.nnue", sha);
+    StoreNet net;
+    cr_assert_eq(store_load_net(cu_fx.store, name, &net), 1);
+    cr_assert_eq(count_nets(), 2);
+    free(big);
+    free(a);
+    free(b);
 }

@@ -42,6 +42,19 @@ Test(web_request, routes)
     cr_assert_eq(route_parse("/engines").kind, ROUTE_ENGINES);
     cr_assert_eq(route_parse("/engines/").kind, ROUTE_BAD);
     cr_assert_eq(route_parse("/engines/a/b").kind, ROUTE_BAD);
+    /* a net's name is nets.name's printable letters but '/', the path's: one segment */
+    cr_assert_eq(route_parse("/nets").kind, ROUTE_NETS);
+    r = route_parse("/nets/xqf-0123456789ab.nnue/download");
+    cr_assert_eq(r.kind, ROUTE_NET_DOWNLOAD);
+    cr_assert_str_eq(r.net, "xqf-0123456789ab.nnue");
+    r = route_parse("/nets/a+b%=!/approve");
+    cr_assert_eq(r.kind, ROUTE_NET_APPROVE);
+    cr_assert_str_eq(r.net, "a+b%=!");
+    cr_assert_eq(route_parse("/nets//download").kind, ROUTE_BAD);
+    cr_assert_eq(route_parse("/nets/a/b/download").kind, ROUTE_UNKNOWN);
+    cr_assert_eq(route_parse("/nets/a/delete").kind, ROUTE_UNKNOWN);
+    cr_assert_eq(route_parse("/nets/0123456789012345678901234567890123456789012345678901234567890123456789/download").kind,
+                 ROUTE_BAD, "over 64 bytes");
     cr_assert_eq(route_parse("/static/style.css").kind, ROUTE_STYLE);
     cr_assert_eq(route_parse("/nope").kind, ROUTE_UNKNOWN);
     /* a creation page per run kind of run_kinds.def, by its name */

@@ -12,6 +12,7 @@
 
 #include "conn_table.h"
 #include "web.h"
+#include "web_nets.h"
 #include "log.h"
 
 enum { KEEPALIVE_MS = 15000, HEAD_MEMORY = 32 * 1024, DISCARD_MAX = 4 << 20 };
@@ -31,11 +32,22 @@ typedef struct {
     char client[64];                 /* as handle writes it */
 } Peer;
 
-/* What one request collects between the calls of the access handler. */
+/*
+ * What one request collects between the calls of the access handler: a
+ * form's body, or a multipart form (the one route that takes a file: a
+ * net's upload, POST /nets) read as it comes by libmicrohttpd's post
+ * processor into its fields and its file.
+ */
 typedef struct {
     Buf body;
     size_t received;
+    size_t limit;                    /* the body's bytes at most: WEB_BODY_MAX, or a net's upload's */
     bool too_large;
+    struct MHD_PostProcessor *pp;    /* a multipart form's reader; NULL for any other body */
+    Form fields;                     /* its text fields */
+    Buf file;                        /* its file's bytes (the field of a filename) */
+    bool file_given;
+    bool malformed;                  /* its fields over their limits, or the reader refused the body */
 } Upload;
 
 /* An event stream's state. */
@@ -71,6 +83,51 @@ static enum MHD_Result send_response(struct MHD_Connection *c, int status, struc
     return rc;
 }
 
+/*
+ * One piece of a multipart form's field (libmicrohttpd's MHD_PostDataIterator):
+ * a file's bytes to the file (up to the upload's limit: beyond, the request
+ * is too large), a text field's to the fields, within request.h's limits.
+ */
+static enum MHD_Result multipart_field(void *cls, enum MHD_ValueKind kind, const char *key, const char *filename,
+                                       const char *content_type, const char *transfer_encoding, const char *data,
+                                       uint64_t off, size_t size)
+{
+    (void)kind, (void)content_type, (void)transfer_encoding;
+    Upload *up = cls;
+    if (filename) {
+        if (up->file_given && off == 0)
+            up->malformed = true;    /* one file a form */
+        up->file_given = true;
+        if (up->file.len + size > up->limit)
+            up->too_large = true;
+        else
+            buf_add(&up->file, data, size);
+        return MHD_YES;
+    }
+    Form *f = &up->fields;
+    bool more = off > 0 && f->count > 0 && strcmp(f->name[f->count - 1], key) == 0;
+    if (!more && (f->count >= FORM_FIELDS_MAX || strlen(key) > FORM_NAME_MAX)) {
+        up->malformed = true;
+        return MHD_YES;
+    }
+    size_t had = more ? strlen(f->value[f->count - 1]) : 0;
+    if (had + size > FORM_VALUE_MAX || memchr(data, '\0', size)) {
+        up->malformed = true;
+        return MHD_YES;
+    }
+    char *v = realloc(more ? f->value[f->count - 1] : NULL, had + size + 1);
+    if (!v)
+        return MHD_NO;
+    memcpy(v + had, data, size);
+    v[had + size] = '\0';
+    if (!more) {
+        strcpy(f->name[f->count], key);
+        f->count++;
+    }
+    f->value[f->count - 1] = v;
+    return MHD_YES;
+}
+
 /* A page built in a Buf (taken). */
 static enum MHD_Result send_page(struct MHD_Connection *c, WebResponse *rs)
 {
@@ -87,6 +144,8 @@ static enum MHD_Result send_page(struct MHD_Connection *c, WebResponse *rs)
         MHD_add_response_header(r, "Set-Cookie", rs->cookie);
     if (rs->location[0])
         MHD_add_response_header(r, "Location", rs->location);
+    if (rs->disposition[0])
+        MHD_add_response_header(r, "Content-Disposition", rs->disposition);
     if (rs->close)
         MHD_add_response_header(r, "Connection", "close");
     return send_response(c, rs->status, r, rs->type, true);
@@ -302,31 +361,67 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
                       "try again in a moment");
             return send_page(c, &rs);
         }
+        /*
+         * A net's upload is the one body past a form's 64 KiB: a multipart
+         * form of a net file (the net format's own size at most) and its
+         * fields; every other body, and any other type there, keeps a form's.
+         */
+        const char *head_type = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
+        up->limit = WEB_BODY_MAX;
+        if (strcmp(method, "POST") == 0 && route_parse(url).kind == ROUTE_NETS && head_type &&
+            strncasecmp(head_type, "multipart/form-data", 19) == 0) {
+            up->limit = (size_t)web_net_max();
+            if (!(up->pp = MHD_create_post_processor(c, 64 * 1024, multipart_field, up)))
+                return send_error(c, 400, "the multipart form has no boundary");
+        }
         const char *length = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
-        if (length && strtoull(length, NULL, 10) > WEB_BODY_MAX)
+        if (length && strtoull(length, NULL, 10) > up->limit + (up->pp ? WEB_BODY_MAX : 0))
             up->too_large = true;
         else
             return MHD_YES;
     }
     if (*upload_size) {              /* a body without Content-Length (chunked) that grows too large is */
         up->received += *upload_size; /* discarded up to DISCARD_MAX, then answered 413, else cut off */
-        if (up->body.len + *upload_size > WEB_BODY_MAX)
+        if (up->pp && !up->too_large && !up->malformed) {
+            if (up->received > up->limit + WEB_BODY_MAX)
+                up->too_large = true;
+            else if (MHD_post_process(up->pp, upload, *upload_size) != MHD_YES)
+                up->malformed = true;
+        } else if (!up->pp && up->body.len + *upload_size > WEB_BODY_MAX)
             up->too_large = true;
-        else
+        else if (!up->pp)
             buf_add(&up->body, upload, *upload_size);
         *upload_size = 0;
-        return up->received > DISCARD_MAX ? MHD_NO : MHD_YES;
+        return up->received > (up->pp ? up->limit : 0) + DISCARD_MAX ? MHD_NO : MHD_YES;
+    }
+    if (up->too_large && up->pp) {
+        char text[160];
+        snprintf(text, sizeof text, "the upload is larger than a net file may be (%zu bytes, the net format's own "
+                 "size)", up->limit);
+        return send_error(c, 413, text);
     }
     if (up->too_large)
         return send_error(c, 413, "the request is larger than the 64 KiB a form may be");
+    if (up->pp) {
+        /* the reader's end: a body cut short or of a bad frame is refused here, before anything is stored */
+        bool complete = MHD_destroy_post_processor(up->pp) == MHD_YES;
+        up->pp = NULL;
+        if (!complete || up->malformed)
+            return send_error(c, 400, "the multipart form is malformed or cut short (its fields at most 64 of "
+                                      "8 KiB each, one file)");
+    }
     bool is_post = strcmp(method, "POST") == 0;
     const char *type = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
-    if (is_post && up->body.len && (!type || strncmp(type, "application/x-www-form-urlencoded", 33) != 0))
+    bool multipart = up->fields.count || up->file_given;
+    if (is_post && !multipart && up->body.len && (!type || strncmp(type, "application/x-www-form-urlencoded", 33) != 0))
         return send_error(c, 415, "a form must be sent as application/x-www-form-urlencoded");
     Form query, form;
     const char *why = NULL;
     memset(&query, 0, sizeof query);
-    if (form_decode(&form, up->body.data ? up->body.data : "", up->body.len, &why) != 0) {
+    if (multipart) {
+        form = up->fields;           /* handed over: freed below, with the request's */
+        memset(&up->fields, 0, sizeof up->fields);
+    } else if (form_decode(&form, up->body.data ? up->body.data : "", up->body.len, &why) != 0) {
         form_free(&form);
         char text[128];
         snprintf(text, sizeof text, "the form is malformed: %s", why);
@@ -337,7 +432,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     client_address(h, c, client, sizeof client);
     WebRequest rq = { .method = method, .path = url, .query = &query, .form = &form, .client = client,
                       .session = MHD_lookup_connection_value(c, MHD_COOKIE_KIND, "xqf_session"),
-                      .login_nonce = MHD_lookup_connection_value(c, MHD_COOKIE_KIND, "xqf_login") };
+                      .login_nonce = MHD_lookup_connection_value(c, MHD_COOKIE_KIND, "xqf_login"),
+                      .file = up->file_given ? (const uint8_t *)(up->file.data ? up->file.data : "") : NULL,
+                      .file_len = up->file.len };
     WebResponse rs = { .status = 200 };
     web_handle(h->web, &rq, &rs);
     form_free(&query);
@@ -360,6 +457,10 @@ static void completed(void *cls, struct MHD_Connection *c, void **state, enum MH
     (void)cls, (void)c, (void)code;
     Upload *up = *state;
     if (up) {
+        if (up->pp)
+            MHD_destroy_post_processor(up->pp);
+        form_free(&up->fields);
+        buf_free(&up->file);
         buf_free(&up->body);
         free(up);
     }

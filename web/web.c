@@ -44,6 +44,8 @@
 #include "run_service.h"
 #include "run_verbs.h"
 #include "thread.h"
+#include "web_nets.h"
+#include "store_nets.h"
 
 /* POOL_WAIT_MS: a request waits this long for a connection, then is told the dashboard is busy (503) */
 /* HEAVY_NICE: the nice steps a PGN download's or a report's thread gives up (login.c: VERIFY_NICE) */
@@ -63,6 +65,7 @@ struct Web {
     char dummy_hash[XQF_PWHASH_MAX];
     /* the key of the login forms' tokens, random at each start (login_token): read only */
     char login_key[XQF_TOKEN_HEX + 1];
+    NetFacts nets;                   /* our engine's default net, the net format's size (web_nets.h): read only */
 };
 
 /* ---- the object ---------------------------------------------------------------- */
@@ -81,6 +84,7 @@ Web *web_new(const WebConfig *cfg)
         return NULL;
     }
     pthread_mutex_init(&w->create_lock, NULL);
+    web_net_facts(&w->nets);
     if (cfg->chart_js && !(w->chart_js = files_read(cfg->chart_js, SIZE_MAX, &w->chart_js_len)))
         log_warn("cannot read %s (%s): pages have no charts", cfg->chart_js, strerror(errno));
     LoginConfig lc = { .per_address = cfg->login_per_minute, .per_account = cfg->login_per_account,
@@ -609,6 +613,83 @@ static void add_engine(Store *s, const WebRequest *rq, const Session *u, WebResp
     rs->status = page_engines(s, NULL, NULL, 0, notice, u, &rs->body);
 }
 
+/* ---- nets -------------------------------------------------------------------------------- */
+
+/*
+ * POST /nets (a tester or an admin): the multipart form's file, checked by
+ * the engine's reader and stored waiting for an admin (web_nets.h); a
+ * refusal is the nets page again with its reason, under its status.
+ */
+static void upload_net(Web *w, Store *s, const WebRequest *rq, const Session *u, WebResponse *rs)
+{
+    WebNetUpload up = { .name = form_get(rq->form, "name"), .provenance = form_get(rq->form, "provenance"),
+                        .bytes = rq->file, .len = rq->file_len, .actor = u->name };
+    char why[512];
+    int64_t id = 0;
+    int status = web_net_upload(s, &up, &id, why, sizeof why);
+    if (status == 0) {
+        rs->status = page_nets(s, &w->nets, NULL, NULL, why, u, &rs->body);
+        return;
+    }
+    if (status == 503) {
+        web_error(rs, 503, why);
+        return;
+    }
+    int shown = page_nets(s, &w->nets, rq->form, why, NULL, u, &rs->body);
+    rs->status = shown == 200 ? status : shown;
+}
+
+/* GET /nets/NAME/download: the file, of an approved net, or of any for an admin (an upload under review). */
+static void download_net(Store *s, const Route *rt, const Session *u, WebResponse *rs)
+{
+    StoreNet *n = calloc(1, sizeof *n);
+    int found = n ? store_load_net(s, rt->net, n) : -1;
+    if (found > 0 && strcmp(n->name, rt->net) != 0)
+        found = 0;                   /* an id or a SHA-256 is no net's name here: one URL per net */
+    bool may = found > 0 && (n->approved || session_is(u, "admin"));
+    free(n);
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    if (found < 0)
+        web_error(rs, 503, "the nets cannot be read now");
+    else if (found == 0)
+        web_error(rs, 404, "there is no net of that name");
+    else if (!may)
+        web_error(rs, 403, "this net waits for an admin's approval: only an admin may download it");
+    else if (store_net_bytes(s, rt->net, &bytes, &len) != 1)
+        web_error(rs, 503, "the net's file cannot be read now");
+    else {
+        rs->type = "application/octet-stream";
+        buf_add(&rs->body, (const char *)bytes, len);
+        /* the name is nets.name's letters (printable, no space, no '/'): quoted with its quotes escaped */
+        size_t at = 0;
+        at += (size_t)snprintf(rs->disposition, sizeof rs->disposition, "attachment; filename=\"");
+        for (const char *p = rt->net; *p && at + 3 < sizeof rs->disposition; p++) {
+            if (*p == '"' || *p == '\\')
+                rs->disposition[at++] = '\\';
+            rs->disposition[at++] = *p;
+        }
+        snprintf(rs->disposition + at, sizeof rs->disposition - at, "\"");
+    }
+    free(bytes);
+}
+
+/* POST /nets/NAME/approve (an admin): workers may fetch it and runs name it from now on (audited). */
+static void approve_net(Store *s, const Route *rt, const Session *u, WebResponse *rs)
+{
+    int rc = store_net_approve(s, rt->net, u->name);
+    if (rc == -2)
+        web_error(rs, 404, "there is no net of that name");
+    else if (rc < 0)
+        web_error(rs, 503, "the database cannot be written now");
+    else if (rc == 0)
+        web_error(rs, 409, "this net is approved already");
+    else {
+        rs->status = 303;
+        snprintf(rs->location, sizeof rs->location, "/nets");
+    }
+}
+
 /* ---- the static report ------------------------------------------------------------------ */
 
 /* The run's report page as xqf-tune report writes it (report/report.h): self-contained, inline SVG. */
@@ -713,6 +794,13 @@ static void get_run_pgn(Call *c) { run_pgn(c->w, c->s, c->rq, c->rt->run, c->rs)
 
 static void get_engines(Call *c) { c->rs->status = page_engines(c->s, NULL, NULL, 0, NULL, c->u, &c->rs->body); }
 
+static void get_nets(Call *c)
+{
+    c->rs->status = page_nets(c->s, &c->w->nets, NULL, NULL, NULL, c->u, &c->rs->body);
+}
+
+static void get_net_download(Call *c) { download_net(c->s, c->rt, c->u, c->rs); }
+
 static void get_login(Call *c) { login_page(c->w, c->rq, NULL, c->u, c->rs); }
 
 static void get_users(Call *c) { c->rs->status = page_users(NULL, NULL, 0, NULL, c->u, &c->rs->body); }
@@ -759,6 +847,10 @@ static void post_new_chain(Call *c) { create_run(c->w, c->s, c->rq, chain_first(
 static void post_users(Call *c) { create_user(c->s, c->rq, c->u, c->rs); }
 
 static void post_engine(Call *c) { add_engine(c->s, c->rq, c->u, c->rs); }
+
+static void post_nets(Call *c) { upload_net(c->w, c->s, c->rq, c->u, c->rs); }
+
+static void post_net_approve(Call *c) { approve_net(c->s, c->rt, c->u, c->rs); }
 
 /* ---- static files ----------------------------------------------------------------------- */
 

@@ -17,6 +17,7 @@
 #define XQF_WEB_WEB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "buf.h"
@@ -55,6 +56,8 @@ typedef struct {
     const char *session;             /* the session cookie's value, or NULL */
     const char *login_nonce;         /* the login form's cookie's value (xqf_login), or NULL */
     const char *client;              /* the client's address (rate limits), "" when unknown */
+    const uint8_t *file;             /* a multipart form's file (a net's upload: POST /nets), NULL: none */
+    size_t file_len;
 } WebRequest;
 
 typedef struct {
@@ -63,6 +66,7 @@ typedef struct {
     Buf body;
     char cookie[256];                /* a Set-Cookie value, or "" */
     char location[256];              /* a redirect target (status 303), or "" */
+    char disposition[160];           /* a Content-Disposition (a file to save: a net's download), or "" */
     const char *static_body;         /* served instead of body when set (a static file) */
     size_t static_len;
     int64_t events_run;              /* >= 0: answer with the event stream of this run (0: the list) */

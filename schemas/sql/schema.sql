@@ -553,7 +553,9 @@ CREATE FUNCTION public.xqf_chain_add(p_name text, p_base_build bigint, p_base_ne
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    INSERT INTO chains (name, base_build, base_net, base_hce) VALUES (p_name, p_base_build, p_base_net, p_base_hce)
+    INSERT INTO chains (name, base_build, base_net, base_hce)
+    SELECT p_name, p_base_build, p_base_net, p_base_hce
+     WHERE NOT EXISTS (SELECT 1 FROM nets WHERE id = p_base_net AND NOT approved)
     RETURNING id
 $$;
 
@@ -928,6 +930,10 @@ BEGIN
     IF refused IS NOT NULL THEN
         RAISE EXCEPTION 'xqf_create_run: not a run setting: %', refused
               USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    IF EXISTS (SELECT 1 FROM nets WHERE id IN (p_test_net, p_base_net) AND NOT approved) THEN
+        RAISE EXCEPTION 'xqf_create_run: a side''s net waits for an admin''s approval'
+              USING ERRCODE = 'check_violation';
     END IF;
     SELECT coalesce(string_agg(format(', %I', k), '' ORDER BY k), ''),
            coalesce(string_agg(format(', s.%I', k), '' ORDER BY k), '')
@@ -1453,6 +1459,57 @@ BEGIN
     INSERT INTO web_audit (actor, run_id, action, detail) VALUES (p_actor, p_run, 'modify', 'spsa ' || substr(what, 3));
     RETURN '';
 END $$;
+
+
+--
+-- Name: xqf_net_approve(text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xqf_net_approve(p_name text, p_actor text) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+DECLARE
+    v_net nets%ROWTYPE;
+BEGIN
+    SELECT * INTO v_net FROM nets WHERE name = p_name FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN -1;
+    END IF;
+    IF v_net.approved THEN
+        RETURN 0;
+    END IF;
+    UPDATE nets SET approved = true, approved_by = p_actor, approved_at = now() WHERE id = v_net.id;
+    INSERT INTO web_audit (actor, action, detail)
+    VALUES (p_actor, 'net approve', format('%s (net %s, sha256 %s)', v_net.name, v_net.id, v_net.sha256));
+    RETURN 1;
+END
+$$;
+
+
+--
+-- Name: xqf_net_upload(text, text, text, text, bytea, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xqf_net_upload(p_sha256 text, p_name text, p_description text, p_provenance text, p_bytes bytea, p_actor text) RETURNS bigint
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+DECLARE
+    v_id bigint;
+BEGIN
+    INSERT INTO nets (sha256, name, description, provenance, bytes, added_by, approved)
+    VALUES (p_sha256, p_name, p_description, p_provenance, p_bytes, p_actor, false)
+    ON CONFLICT DO NOTHING
+    RETURNING id INTO v_id;
+    IF v_id IS NOT NULL THEN
+        INSERT INTO web_audit (actor, action, detail)
+        VALUES (p_actor, 'net upload', format('%s (net %s, sha256 %s, %s bytes)', p_name, v_id, p_sha256,
+                                              octet_length(p_bytes)));
+    END IF;
+    RETURN v_id;
+END
+$$;
 
 
 --
@@ -2245,6 +2302,9 @@ CREATE TABLE public.nets (
     signature text,
     added_by text DEFAULT ''::text NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
+    approved boolean DEFAULT true NOT NULL,
+    approved_by text DEFAULT ''::text NOT NULL,
+    approved_at timestamp with time zone,
     CONSTRAINT nets_name_check CHECK ((name ~ '^[!-~]{1,64}$'::text)),
     CONSTRAINT nets_sha256_check CHECK ((sha256 ~ '^[0-9a-f]{64}$'::text)),
     CONSTRAINT nets_signature_check CHECK ((signature ~ '^[0-9a-f]{128}$'::text))
@@ -3302,10 +3362,24 @@ CREATE INDEX runs_active ON public.runs USING btree (priority DESC, id) WHERE (s
 
 
 --
+-- Name: runs_base_net; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX runs_base_net ON public.runs USING btree (base_net) WHERE (base_net IS NOT NULL);
+
+
+--
 -- Name: runs_owner; Type: INDEX; Schema: public; Owner: -
 --
 
 CREATE INDEX runs_owner ON public.runs USING btree (owner, id);
+
+
+--
+-- Name: runs_test_net; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX runs_test_net ON public.runs USING btree (test_net) WHERE (test_net IS NOT NULL);
 
 
 --
@@ -3851,6 +3925,22 @@ GRANT ALL ON FUNCTION public.xqf_modify_run(p_run bigint, p_actor text, p_priori
 
 REVOKE ALL ON FUNCTION public.xqf_modify_spsa(p_run bigint, p_actor text, p_names text[], p_min double precision[], p_max double precision[], p_c_end double precision[], p_r_end double precision[], p_alpha double precision, p_gamma double precision, p_a_ratio double precision) FROM PUBLIC;
 GRANT ALL ON FUNCTION public.xqf_modify_spsa(p_run bigint, p_actor text, p_names text[], p_min double precision[], p_max double precision[], p_c_end double precision[], p_r_end double precision[], p_alpha double precision, p_gamma double precision, p_a_ratio double precision) TO xqf_web;
+
+
+--
+-- Name: FUNCTION xqf_net_approve(p_name text, p_actor text); Type: ACL; Schema: public; Owner: -
+--
+
+REVOKE ALL ON FUNCTION public.xqf_net_approve(p_name text, p_actor text) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.xqf_net_approve(p_name text, p_actor text) TO xqf_web;
+
+
+--
+-- Name: FUNCTION xqf_net_upload(p_sha256 text, p_name text, p_description text, p_provenance text, p_bytes bytea, p_actor text); Type: ACL; Schema: public; Owner: -
+--
+
+REVOKE ALL ON FUNCTION public.xqf_net_upload(p_sha256 text, p_name text, p_description text, p_provenance text, p_bytes bytea, p_actor text) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.xqf_net_upload(p_sha256 text, p_name text, p_description text, p_provenance text, p_bytes bytea, p_actor text) TO xqf_web;
 
 
 --

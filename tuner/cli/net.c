@@ -243,8 +243,8 @@ static int net_list(const Opts *o)
     if (n < 0)
         status = cli_fail(CLI_FAIL, "cannot read the nets");
     for (int i = 0; i < n; i++)
-        printf("%" PRId64 " %s %s %s %s\n", nets[i].id, cli_shown(nets[i].name), nets[i].sha256,
-               nets[i].signature[0] ? "signed" : "unsigned", nets[i].created);
+        printf("%" PRId64 " %s %s %s %s%s\n", nets[i].id, cli_shown(nets[i].name), nets[i].sha256,
+               nets[i].signature[0] ? "signed" : "unsigned", nets[i].created, nets[i].approved ? "" : " waiting");
     free(nets);
     store_destroy(&s);
     return status;
@@ -264,9 +264,11 @@ static int net_show(const Opts *o)
         status = cli_fail(CLI_USAGE, "no net '%s' (xqf-tune net list)", o->positional[1]);
     if (status == CLI_OK)
         printf("Net: %" PRId64 "\nName: %s\nSHA-256: %s\nSize: %" PRId64 " bytes\nSignature: %s\n"
-               "Added by: %s\nCreated: %s\nProvenance: %s\nDescription: %s\n",
+               "Added by: %s\nCreated: %s\nProvenance: %s\nDescription: %s\nState: %s%s%s\n",
                n->id, cli_shown(n->name), n->sha256, n->size, n->signature[0] ? n->signature : "none",
-               cli_shown(n->added_by), n->created, cli_shown(n->provenance), cli_shown(n->description));
+               cli_shown(n->added_by), n->created, cli_shown(n->provenance), cli_shown(n->description),
+               n->approved ? "approved" : "waiting for an admin's approval (xqf-web /nets)",
+               n->approved && n->approved_by[0] ? " by " : "", n->approved ? cli_shown(n->approved_by) : "");
     free(n);
     store_destroy(&s);
     return status;
@@ -305,6 +307,12 @@ int cli_net_arg(Store *s, const char *option, const char *value, int64_t *id)
     }
     StoreNet *n = calloc(1, sizeof *n);
     int found = n ? store_load_net(s, value, n) : -1;
+    if (found > 0 && !n->approved) {
+        int status = cli_fail(CLI_USAGE, "%s: net %" PRId64 " (%s) waits for an admin's approval (xqf-web /nets)",
+                              option, n->id, n->name);
+        free(n);
+        return status;
+    }
     if (found > 0 && !n->signature[0])
         fprintf(stderr, "xqf-tune: warning: %s: net %" PRId64 " (%s) is unsigned: only workers started with "
                         "--allow-unsigned load it\n", option, n->id, n->name);
@@ -327,6 +335,12 @@ int cli_net_lookup(Store *s, const char *option, const char *key, CliNetFile *nf
                         "without --net has none", option);
     StoreNet *n = calloc(1, sizeof *n);
     int found = n ? store_load_net(s, key, n) : -1;
+    if (found > 0 && !n->approved) {
+        int status = cli_fail(CLI_USAGE, "%s: net %" PRId64 " (%s) waits for an admin's approval (xqf-web /nets)",
+                              option, n->id, n->name);
+        free(n);
+        return status;
+    }
     if (found > 0) {
         nf->id = n->id;
         snprintf(nf->name, sizeof nf->name, "%s", n->name);

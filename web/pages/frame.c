@@ -41,7 +41,7 @@ void head(Buf *b, const char *title, const Session *u)
         const RunKind *kind = run_kind_get((RunKindId)k);
         buf_printf(b, " <a href=\"/new/%s\">New %s</a>", kind->name, kind->title);
     }
-    buf_puts(b, " <a href=\"/engines\">Engines</a> <a href=\"/sprt-calc\">SPRT calculator</a>");
+    buf_puts(b, " <a href=\"/engines\">Engines</a> <a href=\"/nets\">Nets</a> <a href=\"/sprt-calc\">SPRT calculator</a>");
     if (session_is(u, "admin"))
         buf_puts(b, " <a href=\"/users\">Users</a>");
     buf_puts(b, "<span class=\"user\">");

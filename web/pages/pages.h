@@ -86,6 +86,23 @@ int page_new_run(Store *s, RunKindId kind, bool chain, const Form *values, const
 int page_engines(Store *s, const Form *values, const FieldError *errors, int nerrors, const char *notice,
                  const Session *u, Buf *b);
 
+/* What the nets page says that no table keeps: our engine's default net and the net format's size (web_nets.c). */
+typedef struct {
+    char default_sha256[65];         /* of the net compiled into our engine; "" when the build has none */
+    int64_t default_size;
+    int64_t upload_max;              /* the largest file the net format allows (engine/nnue.h) */
+} NetFacts;
+
+/*
+ * nets.c: the nets (store_nets.h): each one's SHA-256, size, provenance,
+ * the runs that named it with their verdicts, its state and its file;
+ * our engine's default net (facts); for a tester the upload form, for an
+ * admin the approval of uploads.  values (a refused upload's fields), error
+ * (its reason) and notice may be NULL.
+ */
+int page_nets(Store *s, const NetFacts *facts, const Form *values, const char *error, const char *notice,
+              const Session *u, Buf *b);
+
 /* users.c: the login form, carrying token (the login CSRF token: web.c, login_token). */
 int page_login(const char *message, const char *token, const Session *u, Buf *b);
 /* The admin's form for a new account, with the values given, a message per field and a notice (may be NULL). */

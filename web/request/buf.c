@@ -1,5 +1,6 @@
 #include "buf.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -98,4 +99,14 @@ void buf_json_num(Buf *b, double v)
         buf_printf(b, "%.6g", v);
     else
         buf_puts(b, "null");
+}
+
+void buf_url(Buf *b, const char *text)
+{
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (isalnum(*p) || strchr("-._~", *p))
+            buf_add(b, (const char *)p, 1);
+        else
+            buf_printf(b, "%%%02X", *p);
+    }
 }

@@ -32,6 +32,8 @@ void buf_printf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3
 void buf_html(Buf *b, const char *text);
 /* text as a JSON string with its quotes; < > & as \u00XX so it is safe inside a <script> element. */
 void buf_json(Buf *b, const char *text);
+/* text as one segment of a URL's path (RFC 3986: all but its unreserved characters as %XX): safe in an href too. */
+void buf_url(Buf *b, const char *text);
 /* A number for JSON: finite values as %.6g, others as null. */
 void buf_json_num(Buf *b, double v);
 

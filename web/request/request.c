@@ -24,9 +24,9 @@ static int64_t parse_id(const char *s, size_t len)
 typedef enum { MATCH_NO, MATCH_YES, MATCH_BAD } Match;
 
 /*
- * One placeholder of a pattern ({id}, {action}, {kind}, {engine}) over
- * the path's text of len bytes into *r.  A malformed run id or engine
- * name is a bad path (MATCH_BAD, r->why); an action or a kind that is not
+ * One placeholder of a pattern ({id}, {action}, {kind}, {engine}, {net})
+ * over the path's text of len bytes into *r.  A malformed run id, engine
+ * or net name is a bad path (MATCH_BAD, r->why); an action or a kind that is not
  * one is another page's path (MATCH_NO).
  */
 static Match placeholder(const char *name, size_t nlen, const char *text, size_t len, Route *r)
@@ -57,6 +57,17 @@ static Match placeholder(const char *name, size_t nlen, const char *text, size_t
         memcpy(kind, text, len);
         kind[len] = '\0';
         return (r->run_kind = run_kind_id(kind)) != RUN_KIND_COUNT ? MATCH_YES : MATCH_NO;
+    }
+    if (nlen == 3 && strncmp(name, "net", 3) == 0) {
+        /* nets.name's own rule (025_nets.sql: printable ASCII without spaces), but for '/', the path's */
+        bool ok = len > 0 && len <= NET_NAME_MAX;
+        for (size_t i = 0; ok && i < len; i++)
+            ok = text[i] >= '!' && text[i] <= '~' && text[i] != '/';
+        if (!ok)
+            return r->why = "a net's name is 1-64 printable characters without spaces or '/'", MATCH_BAD;
+        memcpy(r->net, text, len);
+        r->net[len] = '\0';
+        return MATCH_YES;
     }
     /* {engine} */
     bool ok = len > 0 && len <= ENGINE_NAME_MAX && isalnum((unsigned char)text[0]);

@@ -19,7 +19,8 @@ enum {
     FORM_FIELDS_MAX = 64,            /* fields in one form */
     FORM_NAME_MAX = 64,              /* bytes of a field's name */
     FORM_VALUE_MAX = 8192,           /* bytes of a field's value (decoded) */
-    WEB_BODY_MAX = 65536             /* bytes of a request body */
+    WEB_BODY_MAX = 65536,            /* bytes of a request body (but a net's upload: web_nets.h) */
+    NET_NAME_MAX = 64                /* bytes of a net's name (025_nets.sql) */
 };
 
 /* The pages (routes.def: ROUTE_HOME, ROUTE_RUNS, ...), and two answers that are no page. */
@@ -38,6 +39,7 @@ typedef struct {
     char action[16];                 /* {action} */
     RunKindId run_kind;              /* {kind} */
     char engine[ENGINE_NAME_MAX + 1]; /* {engine}: its name, of engine_record.h's letters */
+    char net[NET_NAME_MAX + 1];      /* {net}: a net's name, printable ASCII but '/' */
     const char *why;                 /* ROUTE_BAD: what is wrong, for the error page */
 } Route;
 

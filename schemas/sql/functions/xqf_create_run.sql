@@ -10,7 +10,9 @@
 -- refused as for any column it may not write (42501: the dashboard's role
 -- calls this function, and no key may reach owner, state or any column
 -- but a setting's); each value is converted to its column's type by
--- jsonb_populate_record, null for NULL.  Returns its id.
+-- jsonb_populate_record, null for NULL.  A net that waits for an admin's
+-- approval (063: uploaded from the dashboard) is refused as a side's net:
+-- the run service says so first, this holds for any caller.  Returns its id.
 -- grant: xqf_web
 CREATE OR REPLACE FUNCTION xqf_create_run(p_name text, p_params0 text, p_params1 text, p_build_id text, p_book_name text,
                                           p_book text[], p_nodes bigint, p_base_ms bigint, p_inc_ms bigint,
@@ -36,6 +38,10 @@ BEGIN
     IF refused IS NOT NULL THEN
         RAISE EXCEPTION 'xqf_create_run: not a run setting: %', refused
               USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    IF EXISTS (SELECT 1 FROM nets WHERE id IN (p_test_net, p_base_net) AND NOT approved) THEN
+        RAISE EXCEPTION 'xqf_create_run: a side''s net waits for an admin''s approval'
+              USING ERRCODE = 'check_violation';
     END IF;
     SELECT coalesce(string_agg(format(', %I', k), '' ORDER BY k), ''),
            coalesce(string_agg(format(', s.%I', k), '' ORDER BY k), '')
