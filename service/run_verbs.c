@@ -199,10 +199,17 @@ static int modify_limits(Store *s, const RunActor *actor, int64_t run, const Run
         rc = store_modify_run(s, run, actor->name, &t, problem->why, sizeof problem->why);
         snprintf(problem->field, sizeof problem->field, "throughput");
     }
-    char detail[160];
-    snprintf(detail, sizeof detail, "priority %d, max pairs %" PRId64 ", pairs per task %" PRId64, m->steer.priority,
-             m->steer.max_pairs, m->pairs_per_task);
-    if (rc == 1 && store_web_audit(s, actor->name, run, "modify", detail) != 0)
+    /* the history says what changed, its old value and its new, as xqf_modify_run does */
+    char detail[200] = "";
+    size_t k = 0;
+    if (r.priority != m->steer.priority)
+        k += (size_t)snprintf(detail + k, sizeof detail - k, ", priority %d -> %d", r.priority, m->steer.priority);
+    if (r.max_pairs != m->steer.max_pairs)
+        k += (size_t)snprintf(detail + k, sizeof detail - k, ", max pairs %" PRId64 " -> %" PRId64, r.max_pairs,
+                              m->steer.max_pairs);
+    if (r.pairs_per_task != m->pairs_per_task && k < sizeof detail)
+        snprintf(detail + k, sizeof detail - k, ", pairs per task %d -> %" PRId64, r.pairs_per_task, m->pairs_per_task);
+    if (rc == 1 && detail[0] && store_web_audit(s, actor->name, run, "modify", detail + 2) != 0)
         rc = -1;
     return rc;
 }

@@ -7,6 +7,7 @@
 
 #include <libpq-fe.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct StoreTable {
     PGresult *res;
@@ -46,6 +47,15 @@ void store_table_free(StoreTable **t)
 int store_table_rows(const StoreTable *t) { return PQntuples(t->res); }
 int store_table_cols(const StoreTable *t) { return PQnfields(t->res); }
 const char *store_table_header(const StoreTable *t, int col) { return PQfname(t->res, col); }
+
+int store_table_column(const StoreTable *t, const char *name)
+{
+    /* not PQfnumber, which folds an unquoted name to lower case */
+    for (int c = 0; c < PQnfields(t->res); c++)
+        if (strcmp(PQfname(t->res, c), name) == 0)
+            return c;
+    return -1;
+}
 
 bool store_table_numeric(const StoreTable *t, int col)
 {

@@ -32,6 +32,8 @@ int store_table_rows(const StoreTable *t);
 int store_table_cols(const StoreTable *t);
 /* Column col's name: its alias in the SQL. */
 const char *store_table_header(const StoreTable *t, int col);
+/* The column named name, or -1. */
+int store_table_column(const StoreTable *t, const char *name);
 /* Whether column col holds numbers (an integer, numeric or floating type). */
 bool store_table_numeric(const StoreTable *t, int col);
 /* A cell's text: "" for NULL (store_table_null tells them apart). */

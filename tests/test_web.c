@@ -2830,6 +2830,43 @@ Test(web, each_verb_on_a_run_is_the_run_services_from_either_front_end)
                        strncmp(h[i].actor, "xqf-tune:", 9) == 0;
     free(h);
     cr_assert(seen[0] && seen[1] && seen[2], "xqf-tune's approve, modify and stop are in the history");
+
+    /*
+     * the events log: each verb done wrote its row, and no refusal wrote
+     * one (onweb's were refused five times: a tester's approve and modify,
+     * a throughput out of range, another tester's stop, a second stop)
+     */
+    char path[96];
+    snprintf(path, sizeof path, "/log?run=%" PRId64, onweb);
+    r = http("GET", path, NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    int rows = 0;
+    for (const char *p = r.body; (p = strstr(p, "<td>run</td>")); p++)
+        rows++;
+    cr_assert_eq(rows, 4, "approve, modify (its throughput, its limits) and stop, nothing refused: %s", r.body);
+    const char *ap = strstr(r.body, "<td>ada</td><td>run</td><td>approve</td>"),
+               *mo = strstr(r.body, "<td>ada</td><td>run</td><td>modify</td><td>priority 0 -&gt; 3, max pairs 100 -&gt; 200<"),
+               *st = strstr(r.body, "<td>tess</td><td>run</td><td>stop</td>");
+    cr_assert(ap && mo && st && st < mo && mo < ap, "newest first, who and the old and new values: %s", r.body);
+    reply_free(&r);
+    snprintf(args, sizeof args, "--run %" PRId64, cli);
+    char out[4096], cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s/xqf-tune' log %s --db '%s' 2>&1", XQF_BIN, args, cu_fx.db);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    size_t got = fread(out, 1, sizeof out - 1, p);
+    out[got] = '\0';
+    cr_assert_eq(WEXITSTATUS(pclose(p)), 0, "%s", out);
+    cr_assert(strstr(out, " approve ") && strstr(out, " modify ") && strstr(out, " stop ") &&
+              strstr(out, "xqf-tune:"), "xqf-tune log lists xqf-tune's verbs: %s", out);
+    cr_assert_eq(status_of("GET", "/log?of=bogus", NULL, NULL), 400);
+    cr_assert_eq(status_of("GET", "/log?of=login", NULL, NULL), 400, "sign-ins are an admin's to see");
+    r = http("GET", "/log", NULL, NULL);
+    cr_assert(r.status == 200 && !strstr(r.body, "<td>login</td>"), "no sign-in in a visitor's log");
+    reply_free(&r);
+    r = http("GET", "/log?of=login", acookie, NULL);
+    cr_assert(r.status == 200 && strstr(r.body, "<td>ada</td><td>login</td><td>login</td>"), "an admin's: %s", r.body);
+    reply_free(&r);
 }
 
 /* ---- nets: the page, uploads, approval, downloads ------------------------------------ */

@@ -239,6 +239,7 @@ int tune_cmd_run_kind(int argc, char **argv);
 int tune_cmd_modify(int argc, char **argv);
 int tune_cmd_chain(int argc, char **argv);
 int tune_cmd_list(int argc, char **argv);
+int tune_cmd_log(int argc, char **argv);
 int tune_cmd_show(int argc, char **argv);
 /* A plain verb of run_verbs.def (stop): argv[0] names it. */
 int tune_cmd_plain_verb(int argc, char **argv);

@@ -34,6 +34,7 @@ static const Command COMMANDS[] = {
     { "chain", "chain new|show|list|advance: SPSA, then a build, then SPRTs, each when the one before passed", tune_cmd_chain },
     { "modify", "change a run while it runs: priority, throughput, max pairs, SPSA pairs", tune_cmd_modify },
     { "list", "the newest runs with their progress", tune_cmd_list },
+    { "log", "the events log: every action on runs, chains, nets, engines, accounts, builds", tune_cmd_log },
     { "show", "one run: results, Elo, LLR or theta, rate and ETA", tune_cmd_show },
 #define RUN_PLAIN_VERB(ID, NAME, WHO, WRITE, DONE, BUTTON, HELP, TEXT) { NAME, HELP, tune_cmd_plain_verb },
 #define RUN_VERB(ID, NAME, WHO)

@@ -17,6 +17,7 @@
 #include "store_runs.h"
 #include "store_spsa.h"
 #include "store_tasks.h"
+#include "store_lists.h"
 #include "store_web.h"
 
 static const OptSpec LIST_OPTIONS[] = {
@@ -64,6 +65,61 @@ int tune_cmd_list(int argc, char **argv)
     free(runs);
     store_destroy(&s);
     return status;
+}
+
+static const OptSpec LOG_OPTIONS[] = {
+    { "--of", OPT_TEXT, "WHAT", NULL, .help = "only events of run, chain, net, engine, user, build or login" },
+    { "--who", OPT_TEXT, "NAME", NULL, .help = "only those done by NAME" },
+    { "--run", OPT_INT, "RUN", NULL, .imin = 1, .imax = INT64_MAX, .help = "only those of run RUN" },
+    { "--limit", OPT_INT, "N", "50", .imin = 1, .imax = 100000, .help = "at most N, newest first" },
+    CLI_DB_OPTION,
+    OPTS_END,
+};
+
+static const OptTable LOG_TABLE = {
+    .program = "xqf-tune", .spec = LOG_OPTIONS,
+    .usage = "Usage: xqf-tune log [--of WHAT] [--who NAME] [--run RUN] [--limit N] [--db CONNINFO]\n"
+             "The events log, newest first: every action on runs, chains, nets, engines, accounts and\n"
+             "builds (who, when, what), as the dashboard's /log shows it, sign-ins included.\n",
+};
+
+int tune_cmd_log(int argc, char **argv)
+{
+    Opts o;
+    Store *s = NULL;
+    int status = cli_parse(&o, &LOG_TABLE, argc - 1, argv + 1);
+    if (status != CLI_GO)
+        return status;
+    static const char *const OF[] = { "run", "chain", "net", "engine", "user", "build", "login" };
+    const char *of = opts_text(&o, "--of");
+    bool known = !of;
+    for (size_t i = 0; of && i < sizeof OF / sizeof *OF; i++)
+        known |= strcmp(of, OF[i]) == 0;
+    if (!known)
+        return cli_fail(CLI_USAGE, "--of: '%s' is not run, chain, net, engine, user, build or login", of);
+    if ((status = cli_open_db(&o, &s)) != CLI_OK)
+        return status;
+    char run[24], limit[24];
+    snprintf(run, sizeof run, "%" PRId64, opts_int(&o, "--run"));
+    snprintf(limit, sizeof limit, "%" PRId64, opts_int(&o, "--limit"));
+    const char *params[5] = { of, opts_text(&o, "--who"), opts_given(&o, "--run") ? run : NULL, limit, "true" };
+    StoreTable *t = store_list(s, STORE_LIST_EVENTS, params);
+    if (!t) {
+        store_destroy(&s);
+        return cli_fail(CLI_FAIL, "cannot read the events");
+    }
+    printf("%-7s %-19s %-20s %-6s %-6s %-12s %s\n", "id", "when (UTC)", "who", "of", "run", "action", "detail");
+    int id = store_table_column(t, "#"), at = store_table_column(t, "When (UTC)"), who = store_table_column(t, "Who"),
+        kind = store_table_column(t, "Of"), action = store_table_column(t, "Action"),
+        detail = store_table_column(t, "Detail"), of_run = store_table_column(t, "_run");
+    for (int r = 0; r < store_table_rows(t); r++)
+        printf("%-7s %-19s %-20s %-6s %-6s %-12s %s\n", store_table_cell(t, r, id), store_table_cell(t, r, at),
+               cli_shown(store_table_cell(t, r, who)), store_table_cell(t, r, kind),
+               store_table_null(t, r, of_run) ? "-" : store_table_cell(t, r, of_run),
+               cli_shown(store_table_cell(t, r, action)), cli_shown(store_table_cell(t, r, detail)));
+    store_table_free(&t);
+    store_destroy(&s);
+    return CLI_OK;
 }
 
 /* An SPSA run's theta, one line per parameter. Exit status. */

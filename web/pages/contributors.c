@@ -12,18 +12,9 @@
 
 #include "residual.h"
 
-/* The column named name of t, or -1. */
-static int column(const StoreTable *t, const char *name)
-{
-    for (int c = 0; c < store_table_cols(t); c++)
-        if (strcmp(store_table_header(t, c), name) == 0)
-            return c;
-    return -1;
-}
-
 static int64_t number(const StoreTable *t, int row, const char *name)
 {
-    int c = column(t, name);
+    int c = store_table_column(t, name);
     return c < 0 ? 0 : strtoll(store_table_cell(t, row, c), NULL, 10);
 }
 

@@ -36,7 +36,7 @@ void head(Buf *b, const char *title, const Session *u)
     buf_html(b, title);
     buf_puts(b, " - Xiangqi Forge</title></head><body>\n<nav><a class=\"brand\" href=\"/\">Xiangqi Forge</a> "
                 "<a href=\"/runs\">Runs</a> <a href=\"/chains\">Chains</a> <a href=\"/machines\">Machines</a> "
-                "<a href=\"/contributors\">Contributors</a>");
+                "<a href=\"/contributors\">Contributors</a> <a href=\"/log\">Events</a>");
     for (int k = 0; k < RUN_KIND_COUNT && session_is(u, "tester"); k++) {
         const RunKind *kind = run_kind_get((RunKindId)k);
         buf_printf(b, " <a href=\"/new/%s\">New %s</a>", kind->name, kind->title);
@@ -69,6 +69,8 @@ void list_table(Buf *b, const StoreTable *t, const char *extra_header, ListExtra
     int cols = store_table_cols(t), rows = store_table_rows(t);
     buf_puts(b, "<table class=\"list sortable\"><thead><tr>");
     for (int c = 0; c < cols; c++) {
+        if (store_table_header(t, c)[0] == '_')
+            continue;
         buf_puts(b, store_table_numeric(t, c) ? "<th class=\"num\">" : "<th>");
         buf_html(b, store_table_header(t, c));
         buf_puts(b, "</th>");
@@ -82,6 +84,8 @@ void list_table(Buf *b, const StoreTable *t, const char *extra_header, ListExtra
     for (int r = 0; r < rows; r++) {
         buf_puts(b, "<tr>");
         for (int c = 0; c < cols; c++) {
+            if (store_table_header(t, c)[0] == '_')
+                continue;
             buf_puts(b, store_table_numeric(t, c) ? "<td class=\"num\">" : "<td>");
             buf_html(b, store_table_null(t, r, c) ? "-" : store_table_cell(t, r, c));
             buf_puts(b, "</td>");

@@ -26,7 +26,8 @@ void form_start(Buf *b, const Session *u, const char *action, int nerrors, const
 /*
  * A list's rows (store_lists.def) as a table: its columns' names as
  * headers, each cell escaped, numbers right-aligned; sortable by a click
- * on a header (web.js).  extra, when not NULL, adds cells at the end of
+ * on a header (web.js).  A column named "_..." is not shown: it is there
+ * for extra (store_table_column finds it).  extra, when not NULL, adds cells at the end of
  * each row, headed extra_header (its own HTML: escape what it writes).
  */
 typedef void ListExtra(Buf *b, const StoreTable *t, int row);
