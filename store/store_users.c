@@ -14,9 +14,11 @@
 #define USERS_STATEMENTS(S)                                                                      \
     S(WEB_USER_REPLACE, "WITH up AS (INSERT INTO web_users (name, role, pwhash) VALUES ($1, $2, $3) " \
       "ON CONFLICT (name) DO UPDATE SET role = $2, pwhash = $3 RETURNING id), "                  \
-      "gone AS (DELETE FROM web_sessions WHERE user_id IN (SELECT id FROM up)) "                 \
-      "SELECT count(*) = 1 FROM up", 3)                                                          \
-    S(WEB_USER_ADD, "SELECT xqf_user_add($1, $2, $3)", 3)                                        \
+      "gone AS (DELETE FROM web_sessions WHERE user_id IN (SELECT id FROM up)), "                \
+      "logged AS (INSERT INTO web_audit (actor, action, detail) SELECT $4, 'user replace', "     \
+      "$1 || ' (' || $2 || '): its password set, its sessions ended' FROM up) "                  \
+      "SELECT count(*) = 1 FROM up", 4)                                                          \
+    S(WEB_USER_ADD, "SELECT xqf_user_add($1, $2, $3, $4)", 4)                                    \
     S(WEB_USER_DISABLE, "WITH up AS (UPDATE web_users SET disabled = $2::boolean WHERE name = $1 RETURNING id), " \
       "gone AS (DELETE FROM web_sessions WHERE $2::boolean "                                     \
       "AND user_id IN (SELECT id FROM up)) SELECT count(*) FROM up", 2)                          \
@@ -33,9 +35,10 @@
 
 STORE_STATEMENTS(USERS_STATEMENTS, store_statements_users);
 
-int store_web_user_add(Store *s, const char *name, const char *role, const char *pwhash, bool replace)
+int store_web_user_add(Store *s, const char *name, const char *role, const char *pwhash, bool replace,
+                       const char *actor)
 {
-    const char *p[3] = { name, role, pwhash };
+    const char *p[4] = { name, role, pwhash, actor };
     /*
      * A new password ends the account's sessions: whoever had the old one
      * keeps nothing of it.  Replacing is the owner's (xqf-tune); a new

@@ -20,8 +20,14 @@ typedef struct {
     char pwhash[256];                /* crypto_pwhash_str */
 } StoreWebUser;
 
-/* Creates or (replace) updates an account; a replaced password ends its sessions. Returns 1, 0 (exists and !replace, or a bad name/role) or -1. */
-int store_web_user_add(Store *s, const char *name, const char *role, const char *pwhash, bool replace);
+/*
+ * Creates or (replace) updates an account; a replaced password ends its
+ * sessions.  Its line of the events log (actor's "user add" or "user
+ * replace") is written in the same statement.  Returns 1, 0 (exists and
+ * !replace, or a bad name/role) or -1.
+ */
+int store_web_user_add(Store *s, const char *name, const char *role, const char *pwhash, bool replace,
+                       const char *actor);
 /* Returns 1 with *out, 0 (no such user, or disabled) or -1. */
 int store_web_user_get(Store *s, const char *name, StoreWebUser *out);
 /* Disables (its sessions ended) or enables an account. Returns 1, 0 (no such user) or -1. */

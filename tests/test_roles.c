@@ -141,12 +141,12 @@ Test(roles, the_dashboard_writes_only_through_its_functions)
     cr_assert_eq(store_plain_verb(web, "xqf_stop_run", run, "admin", why, sizeof why), 0);
     cr_assert_str_eq(why, "has ended (stopped)");
     cr_assert_eq(store_web_audit(web, "admin", run, "stop", ""), 0);
-    cr_assert_eq(store_web_user_add(web, "alice", "tester", "hash-1", false), 1);
-    cr_assert_eq(store_web_user_add(web, "alice", "admin", "hash-2", false), 0, "an account is never replaced");
+    cr_assert_eq(store_web_user_add(web, "alice", "tester", "hash-1", false, "admin"), 1);
+    cr_assert_eq(store_web_user_add(web, "alice", "admin", "hash-2", false, "admin"), 0, "an account is never replaced");
     StoreWebUser u;
     cr_assert_eq(store_web_user_get(web, "alice", &u), 1);
     cr_assert(strcmp(u.pwhash, "hash-1") == 0 && strcmp(u.role, "tester") == 0, "%s %s", u.role, u.pwhash);
-    cr_assert_eq(store_web_user_add(web, "alice", "admin", "hash-2", true), -1, "replacing is the owner's");
+    cr_assert_eq(store_web_user_add(web, "alice", "admin", "hash-2", true, "admin"), -1, "replacing is the owner's");
     cr_assert_eq(store_web_session_add(web, "token-hash", u.id, "csrf", 60), 0);
     char csrf[64];
     cr_assert_eq(store_web_session_get(web, "token-hash", &u, csrf, sizeof csrf), 1);
@@ -258,7 +258,7 @@ Test(roles, the_coordinator_cannot_touch_accounts_signatures_or_approvals)
     refused(c, "UPDATE web_users SET pwhash = 'x' WHERE name = 'admin'");
     refused(c, "SELECT count(*) FROM web_sessions");
     refused(c, "INSERT INTO web_sessions (token_hash, user_id, csrf, expires_at) VALUES ('t', 1, 'c', now())");
-    refused(c, "SELECT xqf_user_add('mallory', 'admin', 'x')");
+    refused(c, "SELECT xqf_user_add('mallory', 'admin', 'x', 'mallory')");
     refused(c, "SELECT xqf_session_add('t', 1, 'c', 60)");
     refused(c, "SELECT xqf_approve(%" PRId64 ", NULL, NULL)", run);
     refused(c, "SELECT xqf_build_pin(1, repeat('a', 40), 'subject', '')");

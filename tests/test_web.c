@@ -1034,6 +1034,39 @@ Test(web, engines_page_and_an_admin_adds_one)
     r = http("GET", "/engines/pika", NULL, NULL);
     cr_assert(r.status == 200 && strstr(r.body, "setoption name UCI_Variant value xiangqi; isready"), "%s", r.body);
     reply_free(&r);
+    /* the events log: the engine added once, by ada; the two refusals wrote nothing */
+    r = http("GET", "/log?of=engine", NULL, NULL);
+    cr_assert(r.status == 200 && strstr(r.body, "<td>ada</td><td>engine</td><td>engine add</td><td>pika</td>") &&
+              strstr(r.body, "<p>1 event,"), "%s", r.body);
+    reply_free(&r);
+}
+
+/* Accounts made and replaced, from either front end, each write their line of the events log; a refusal none. */
+Test(web, accounts_are_in_the_events_log)
+{
+    CU_REQUIRE_DB();
+    add_user("ada", "admin", "adminpass1");
+    start_web(NULL);
+    char cookie[128], csrf[128], form[512], cmd[1024];
+    login("ada", "adminpass1", cookie, csrf);
+    snprintf(form, sizeof form, "csrf=%s&name=tess&role=tester&password=testerpass1", csrf);
+    cr_assert_eq(status_of("POST", "/users", cookie, form), 200);
+    cr_assert_eq(status_of("POST", "/users", cookie, form), 400, "tess exists");
+    snprintf(cmd, sizeof cmd, "echo 'otherpass22' | '%s/xqf-tune' user add tess --role tester --db '%s' >/dev/null 2>&1",
+             XQF_BIN, cu_fx.db);
+    cr_assert_neq(system(cmd), 0, "tess exists, and xqf-tune says so");
+    snprintf(cmd, sizeof cmd, "echo 'otherpass22' | '%s/xqf-tune' user add tess --role viewer --replace --db '%s' "
+             ">/dev/null 2>>'%s'", XQF_BIN, cu_fx.db, cu_fx.logfile);
+    cr_assert_eq(system(cmd), 0);
+    Reply r = http("GET", "/log?of=user", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    const char *replaced = strstr(r.body, "<td>user</td><td>user replace</td><td>tess (viewer): its password set"),
+               *by_web = strstr(r.body, "<td>ada</td><td>user</td><td>user add</td><td>tess (tester)</td>"),
+               *by_cli = strstr(r.body, "<td>user</td><td>user add</td><td>ada (admin)</td>");
+    cr_assert(replaced && by_web && by_cli && replaced < by_web && by_web < by_cli && strstr(r.body, "<p>3 events,"),
+              "three rows, newest first, none for the two refusals: %s", r.body);
+    cr_assert(strstr(r.body, "<td>xqf-tune:"), "xqf-tune's operator is who: %s", r.body);
+    reply_free(&r);
 }
 
 Test(web, an_expired_session_is_refused)

@@ -466,7 +466,7 @@ static void create_user(Store *s, const WebRequest *rq, const Session *u, WebRes
         web_error(rs, 500, "the password could not be hashed");
         return;
     }
-    int rc = er.n ? 0 : store_web_user_add(s, name, role, hash, false);
+    int rc = er.n ? 0 : store_web_user_add(s, name, role, hash, false, u->name);
     if (rc < 0) {
         web_error(rs, 503, "the account could not be written (the database failed)");
         return;
@@ -477,9 +477,7 @@ static void create_user(Store *s, const WebRequest *rq, const Session *u, WebRes
         rs->status = page_users(rq->form, er.e, er.n, NULL, u, &rs->body);
         return;
     }
-    char detail[XQF_USER_NAME_MAX + 32], notice[XQF_USER_NAME_MAX + 64];
-    snprintf(detail, sizeof detail, "%s (%s)", name, role);
-    store_web_audit(s, u->name, 0, "user add", detail);
+    char notice[XQF_USER_NAME_MAX + 64];
     snprintf(notice, sizeof notice, "Created the account %s (%s).", name, role);
     rs->status = page_users(NULL, NULL, 0, notice, u, &rs->body);
 }
@@ -607,7 +605,6 @@ static void add_engine(Store *s, const WebRequest *rq, const Session *u, WebResp
         rs->status = page_engines(s, f, er.e, er.n, NULL, u, &rs->body);
         return;
     }
-    store_web_audit(s, u->name, 0, "engine add", e.name);
     char notice[ENGINE_NAME_MAX + 32];
     snprintf(notice, sizeof notice, "Added the engine %s.", e.name);
     rs->status = page_engines(s, NULL, NULL, 0, notice, u, &rs->body);

@@ -1037,6 +1037,7 @@ CREATE FUNCTION public.xqf_engine_add(p_name text, p_repo text, p_build text, p_
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
+    WITH e AS (
     INSERT INTO engines (name, repo, build_command, cmake_target, binary_path, bench_command, bench_nodes_re,
                          bench_nps_re, bench_depth, protocol, ranks_from_one, he_letters, init, hash_option,
                          threads_option, net_option, needs_net, ref_nps, added_by)
@@ -1044,7 +1045,10 @@ CREATE FUNCTION public.xqf_engine_add(p_name text, p_repo text, p_build text, p_
             p_nps_re, p_depth, p_protocol, p_ranks, p_he, string_to_array(p_init, E'\n'), p_hash, p_threads,
             p_net, p_needs_net, p_ref_nps, p_actor)
     ON CONFLICT (name) DO NOTHING
-    RETURNING id
+    RETURNING id),
+    -- the events log's line, written with the engine or not at all
+    logged AS (INSERT INTO web_audit (actor, action, detail) SELECT p_actor, 'engine add', p_name FROM e)
+    SELECT id FROM e
 $$;
 
 
@@ -1892,16 +1896,20 @@ CREATE FUNCTION public.xqf_sum(a bigint[]) RETURNS bigint
 
 
 --
--- Name: xqf_user_add(text, text, text); Type: FUNCTION; Schema: public; Owner: -
+-- Name: xqf_user_add(text, text, text, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.xqf_user_add(p_name text, p_role text, p_pwhash text) RETURNS boolean
+CREATE FUNCTION public.xqf_user_add(p_name text, p_role text, p_pwhash text, p_actor text) RETURNS boolean
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
 BEGIN
     INSERT INTO web_users (name, role, pwhash) VALUES (p_name, p_role, p_pwhash) ON CONFLICT (name) DO NOTHING;
-    RETURN FOUND;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    INSERT INTO web_audit (actor, action, detail) VALUES (p_actor, 'user add', format('%s (%s)', p_name, p_role));
+    RETURN true;
 END $$;
 
 
@@ -4000,11 +4008,11 @@ GRANT ALL ON FUNCTION public.xqf_stop_run(p_run bigint, p_actor text) TO xqf_web
 
 
 --
--- Name: FUNCTION xqf_user_add(p_name text, p_role text, p_pwhash text); Type: ACL; Schema: public; Owner: -
+-- Name: FUNCTION xqf_user_add(p_name text, p_role text, p_pwhash text, p_actor text); Type: ACL; Schema: public; Owner: -
 --
 
-REVOKE ALL ON FUNCTION public.xqf_user_add(p_name text, p_role text, p_pwhash text) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.xqf_user_add(p_name text, p_role text, p_pwhash text) TO xqf_web;
+REVOKE ALL ON FUNCTION public.xqf_user_add(p_name text, p_role text, p_pwhash text, p_actor text) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.xqf_user_add(p_name text, p_role text, p_pwhash text, p_actor text) TO xqf_web;
 
 
 --

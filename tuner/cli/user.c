@@ -98,7 +98,9 @@ int tune_cmd_user(int argc, char **argv)
     Store *s = NULL;
     if ((status = cli_open_db(&o, &s)) != CLI_OK)
         return status;
-    int rc = store_web_user_add(s, name, role, hash, opts_given(&o, "--replace"));
+    char actor[STORE_NAME_MAX + 1];
+    cli_actor(actor, sizeof actor);
+    int rc = store_web_user_add(s, name, role, hash, opts_given(&o, "--replace"), actor);
     store_destroy(&s);
     if (rc < 0)
         return cli_fail(CLI_FAIL, "cannot write the account");

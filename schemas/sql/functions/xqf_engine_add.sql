@@ -13,6 +13,7 @@ CREATE OR REPLACE FUNCTION xqf_engine_add(p_name text, p_repo text, p_build text
                                           p_threads text, p_net text, p_needs_net boolean, p_ref_nps bigint,
                                           p_actor text) RETURNS bigint
 LANGUAGE sql SECURITY DEFINER AS $$
+    WITH e AS (
     INSERT INTO engines (name, repo, build_command, cmake_target, binary_path, bench_command, bench_nodes_re,
                          bench_nps_re, bench_depth, protocol, ranks_from_one, he_letters, init, hash_option,
                          threads_option, net_option, needs_net, ref_nps, added_by)
@@ -20,5 +21,8 @@ LANGUAGE sql SECURITY DEFINER AS $$
             p_nps_re, p_depth, p_protocol, p_ranks, p_he, string_to_array(p_init, E'\n'), p_hash, p_threads,
             p_net, p_needs_net, p_ref_nps, p_actor)
     ON CONFLICT (name) DO NOTHING
-    RETURNING id
+    RETURNING id),
+    -- the events log's line, written with the engine or not at all
+    logged AS (INSERT INTO web_audit (actor, action, detail) SELECT p_actor, 'engine add', p_name FROM e)
+    SELECT id FROM e
 $$;
