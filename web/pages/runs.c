@@ -551,11 +551,11 @@ static void changes_section(Store *s, int64_t run, Buf *b)
         buf_puts(b, "<p class=\"error\">Its commits cannot be read now.</p>\n");
         return;
     }
-    buf_puts(b, "<p class=\"refs\"><span class=\"mono\">");
+    buf_puts(b, "<p class=\"refs\"><code><strong>");
     buf_html(b, c.test_ref);
-    buf_printf(b, "</span> (<code>%.12s</code>) against <span class=\"mono\">", c.test_commit);
+    buf_printf(b, "</strong> %.12s</code> against <code><strong>", c.test_commit);
     buf_html(b, c.base_ref);
-    buf_printf(b, "</span> (<code>%.12s</code>): %d commit%s", c.base_commit, c.total, c.total == 1 ? "" : "s");
+    buf_printf(b, "</strong> %.12s</code>: %d commit%s", c.base_commit, c.total, c.total == 1 ? "" : "s");
     if (c.total > c.count)
         buf_printf(b, ", the newest %d shown", c.count);
     buf_puts(b, "</p>\n");
@@ -569,13 +569,27 @@ static void changes_section(Store *s, int64_t run, Buf *b)
             buf_puts(b, "</td><td>");
             buf_html(b, m->author);
             buf_puts(b, "</td><td class=\"mono\">");
-            buf_html(b, m->at);
+            /* git's ISO 8601 (2026-12-07T20:26:24+01:00) read as a date, a time to the minute and its zone */
+            char at[sizeof m->at];
+            if (strlen(m->at) == 25 && m->at[10] == 'T')
+                snprintf(at, sizeof at, "%.10s %.5s %s", m->at, m->at + 11, m->at + 19);
+            else
+                snprintf(at, sizeof at, "%s", m->at);
+            buf_html(b, at);
             buf_puts(b, "</td></tr>\n");
         }
         buf_puts(b, "</tbody></table>\n");
     }
     if (c.diff[0] || c.diff_cut) {
-        buf_puts(b, "<details class=\"diff\" open><summary>The diff");
+        /* its size as a review tool heads it: files, lines added and removed */
+        int files = 0, added = 0, removed = 0;
+        for (const char *line = c.diff; *line; line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != 0)) {
+            files += strncmp(line, "diff ", 5) == 0;
+            added += line[0] == '+' && strncmp(line, "+++", 3) != 0;
+            removed += line[0] == '-' && strncmp(line, "---", 3) != 0;
+        }
+        buf_printf(b, "<details class=\"diff\" open><summary>The diff: %d file%s, <span class=\"added\">+%d</span> "
+                      "<span class=\"removed\">-%d</span> lines", files, files == 1 ? "" : "s", added, removed);
         if (c.diff_cut)
             buf_printf(b, " <span class=\"notice\">(cut: longer than %d KiB; <code>git diff %.12s %.12s</code> "
                           "gives it whole)</span>", STORE_DIFF_MAX >> 10, c.base_commit, c.test_commit);
