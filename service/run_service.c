@@ -303,22 +303,27 @@ RunStatus run_prepare(const RunSpec *sp, RunBook *rb, StoreSprtSpec *st, RunProb
 
 /* ---- a run's name when none is given ------------------------------------------------- */
 
-/* text cut to RUN_NAME_MADE_MAX bytes (and size) at a character's first byte, "..." ending a cut one. */
-static void name_cut(char *text, size_t size)
+/* text into out, cut to RUN_NAME_MADE_MAX bytes (and size) at a character's first byte, "..." ending a cut one. */
+static void name_cut(const char *text, char *out, size_t size)
 {
     size_t max = size - 1 < RUN_NAME_MADE_MAX ? size - 1 : RUN_NAME_MADE_MAX, len = strlen(text);
-    if (len <= max)
+    if (len <= max) {
+        memcpy(out, text, len + 1);
         return;
+    }
     size_t keep = max - 3;
     while (keep > 0 && ((unsigned char)text[keep] & 0xc0) == 0x80)
         keep--;
-    memcpy(text + keep, "...", 4);
+    memcpy(out, text, keep);
+    memcpy(out + keep, "...", 4);
 }
 
 void run_refs_name(const char *test, const char *base, const char *subject, char *out, size_t size)
 {
-    snprintf(out, size, "%s vs %s%s%s", test, base, subject && *subject ? ": " : "", subject ? subject : "");
-    name_cut(out, size);
+    char whole[3 * STORE_TEXT_MAX];
+    snprintf(whole, sizeof whole, "%.*s vs %.*s%s%.*s", STORE_TEXT_MAX, test, STORE_TEXT_MAX, base,
+             subject && *subject ? ": " : "", STORE_TEXT_MAX, subject ? subject : "");
+    name_cut(whole, out, size);
 }
 
 /* The value set gives name (a copy into value), false when it gives none. */
@@ -371,21 +376,22 @@ void run_sets_name(const char *test, const char *base, char *out, size_t size)
     enum { CHANGES_MAX = 64 };
     RunSetChange c[CHANGES_MAX];
     int n = run_set_changes(test, base, c, CHANGES_MAX);
-    char sides[2][RUN_NAME_MADE_MAX + 1] = { "", "" };
+    /* every difference fits: CHANGES_MAX of a name and a value each */
+    char sides[2][CHANGES_MAX * (sizeof c->name + sizeof c->test + 2)] = { "", "" }, whole[sizeof sides + 8];
     for (int side = 0; side < 2; side++) {
         size_t len = 0;
         for (int i = 0; i < n; i++) {
             const char *v = side ? c[i].base : c[i].test;
-            if (c[i].differs && v[0] && len < sizeof sides[side])
+            if (c[i].differs && v[0])
                 len += (size_t)snprintf(sides[side] + len, sizeof sides[side] - len, "%s%s=%s", len ? "," : "",
                                         c[i].name, v);
         }
     }
     if (!sides[0][0] && !sides[1][0])
-        out[0] = '\0';
+        whole[0] = '\0';
     else
-        snprintf(out, size, "%s vs %s", sides[0][0] ? sides[0] : "default", sides[1][0] ? sides[1] : "default");
-    name_cut(out, size);
+        snprintf(whole, sizeof whole, "%s vs %s", sides[0][0] ? sides[0] : "default", sides[1][0] ? sides[1] : "default");
+    name_cut(whole, out, size);
 }
 
 /*
