@@ -618,9 +618,10 @@ int cli_git_changes(const char *repo, const char *test, const char *base, StoreR
             for (int i = 1; i < 4 && f[i - 1]; i++)
                 if ((f[i] = strchr(f[i - 1], '\x1f')))
                     *f[i]++ = '\0';
-            if (f[3]) {
+            size_t hex = strspn(f[0], "0123456789abcdef");
+            if (f[3] && (hex == 40 || hex == 64) && !f[0][hex]) {
                 StoreCommit *m = &c->commits[c->count++];
-                snprintf(m->hash, sizeof m->hash, "%.*s", (int)strspn(f[0], "0123456789abcdef"), f[0]);
+                snprintf(m->hash, sizeof m->hash, "%s", f[0]);
                 xqf_text_sanitize(m->author, sizeof m->author, f[1]);
                 xqf_text_sanitize(m->at, sizeof m->at, f[2]);
                 xqf_text_sanitize(m->subject, sizeof m->subject, f[3]);
