@@ -4,6 +4,7 @@
  */
 #include "run_service.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "param_set.h"
+#include "params.h"
 #include "run_rules.h"
 #include "store_builds.h"
 #include "store_engines.h"
@@ -300,6 +302,121 @@ RunStatus run_prepare(const RunSpec *sp, RunBook *rb, StoreSprtSpec *st, RunProb
     return prepare(run_kind_get(sp->kind), sp, rb, st, problem);
 }
 
+/* ---- a run's name when none is given ------------------------------------------------- */
+
+/* text into out, cut to RUN_NAME_MADE_MAX bytes (and size) at a character's first byte, "..." ending a cut one. */
+static void name_cut(const char *text, char *out, size_t size)
+{
+    size_t max = size - 1 < RUN_NAME_MADE_MAX ? size - 1 : RUN_NAME_MADE_MAX, len = strlen(text);
+    if (len <= max) {
+        memcpy(out, text, len + 1);
+        return;
+    }
+    size_t keep = max - 3;
+    while (keep > 0 && ((unsigned char)text[keep] & 0xc0) == 0x80)
+        keep--;
+    memcpy(out, text, keep);
+    memcpy(out + keep, "...", 4);
+}
+
+void run_refs_name(const char *test, const char *base, const char *subject, char *out, size_t size)
+{
+    char whole[3 * STORE_TEXT_MAX];
+    snprintf(whole, sizeof whole, "%.*s vs %.*s%s%.*s", STORE_TEXT_MAX, test, STORE_TEXT_MAX, base,
+             subject && *subject ? ": " : "", STORE_TEXT_MAX, subject ? subject : "");
+    name_cut(whole, out, size);
+}
+
+/* The value set gives name (a copy into value), false when it gives none. */
+static bool set_value(const char *set, const char *name, char *value, size_t size)
+{
+    size_t nlen = strlen(name);
+    for (const char *p = set; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+        p += strspn(p, " ");
+        if (strncmp(p, name, nlen) == 0 && p[nlen] == '=') {
+            snprintf(value, size, "%.*s", (int)strcspn(p + nlen + 1, ", "), p + nlen + 1);
+            return true;
+        }
+    }
+    return false;
+}
+
+int run_set_changes(const char *test, const char *base, RunSetChange *out, int max)
+{
+    int n = 0;
+    const char *sets[2] = { test ? test : "", base ? base : "" };
+    for (int side = 0; side < 2; side++)
+        for (const char *p = sets[side]; p && *p && n < max; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+            p += strspn(p, " ");
+            size_t len = strcspn(p, "=,");
+            if (len == 0 || len >= sizeof out->name || p[len] != '=')
+                continue;
+            RunSetChange *c = &out[n];
+            memset(c, 0, sizeof *c);
+            snprintf(c->name, sizeof c->name, "%.*s", (int)len, p);
+            bool seen = false;
+            for (int i = 0; i < n && !seen; i++)
+                seen = strcmp(out[i].name, c->name) == 0;
+            if (seen)
+                continue;
+            set_value(sets[0], c->name, c->test, sizeof c->test);
+            set_value(sets[1], c->name, c->base, sizeof c->base);
+            const ParamInfo *info = params_find(c->name);
+            if (info)
+                snprintf(c->def, sizeof c->def, "%d", info->def);
+            /* a side that leaves it plays the default: the same as a side that names the default */
+            const char *t = c->test[0] ? c->test : c->def, *b = c->base[0] ? c->base : c->def;
+            c->differs = strcmp(t, b) != 0;
+            n++;
+        }
+    return n;
+}
+
+void run_sets_name(const char *test, const char *base, char *out, size_t size)
+{
+    enum { CHANGES_MAX = 64 };
+    RunSetChange c[CHANGES_MAX];
+    int n = run_set_changes(test, base, c, CHANGES_MAX);
+    /* every difference fits: CHANGES_MAX of a name and a value each */
+    char sides[2][CHANGES_MAX * (sizeof c->name + sizeof c->test + 2)] = { "", "" }, whole[sizeof sides + 8];
+    for (int side = 0; side < 2; side++) {
+        size_t len = 0;
+        for (int i = 0; i < n; i++) {
+            const char *v = side ? c[i].base : c[i].test;
+            if (c[i].differs && v[0])
+                len += (size_t)snprintf(sides[side] + len, sizeof sides[side] - len, "%s%s=%s", len ? "," : "",
+                                        c[i].name, v);
+        }
+    }
+    if (!sides[0][0] && !sides[1][0])
+        whole[0] = '\0';
+    else
+        snprintf(whole, sizeof whole, "%s vs %s", sides[0][0] ? sides[0] : "default", sides[1][0] ? sides[1] : "default");
+    name_cut(whole, out, size);
+}
+
+/*
+ * The name of a run given none, from what it tests (k: sp's kind): a test
+ * of refs by them ("T vs B": the builder adds the test commit's subject
+ * once it has read it, xqf_run_changes), a test of two sets by the values
+ * they differ in; "" for the rest (builds, nets: the pages say them).
+ */
+static void made_name(const RunKind *k, const RunSpec *sp, char *out, size_t size)
+{
+    char build[32];
+    out[0] = '\0';
+    if (!k->two_sides)
+        return;
+    if (sp->test_ref && (sp->base_ref || sp->base_build)) {
+        snprintf(build, sizeof build, "build %" PRId64, sp->base_build);
+        run_refs_name(sp->test_ref, sp->base_ref ? sp->base_ref : build, NULL, out, size);
+    } else if (sp->base_ref && sp->test_build) {
+        snprintf(build, sizeof build, "build %" PRId64, sp->test_build);
+        run_refs_name(build, sp->base_ref, NULL, out, size);
+    } else if (!sp->test_ref && !sp->base_ref && !sp->test_build && !sp->base_build && sp->test_net == sp->base_net)
+        run_sets_name(sp->test_params, sp->base_params, out, size);
+}
+
 /* run_engine_nets, k being sp's kind. */
 static RunStatus engine_nets(const RunKind *k, const EngineRecord *e, const RunSpec *sp, RunProblem *problem)
 {
@@ -365,6 +482,11 @@ RunStatus run_create(Store *s, const RunSpec *sp, int64_t *id, RunProblem *probl
         return status;
     if ((status = prepare(k, sp, &rb, &st, problem)) != RUN_OK)
         return status;
+    char made[RUN_NAME_MADE_MAX + 1];
+    if (!st.name[0]) {
+        made_name(k, sp, made, sizeof made);
+        st.name = made;
+    }
     /* each side's engine by its record: the base side's may be another (041), ours has none to check against */
     for (int i = 0; i < (k->two_sides ? 2 : 1); i++) {
         const char *name = side_engine(k, sp, i);

@@ -102,6 +102,40 @@ const char *run_spec_side_engine(const RunSpec *sp, int side);
 /* Whether sp's side plays another engine's builds than ours. This can't fail. */
 bool run_spec_side_other(const RunSpec *sp, int side);
 
+/* ---- a run's name when none is given: what it tests, as people name it ---- */
+
+/* A name made for a run is cut to this many bytes ("..." at its end), so that a list shows it whole. */
+enum { RUN_NAME_MADE_MAX = 120 };
+
+/*
+ * The name of a test of two refs (or of a ref and a build): "test vs
+ * base", and ": subject" when the test commit's subject is known ("no-null
+ * vs main: Switch off the null move"), cut to RUN_NAME_MADE_MAX at a
+ * character.  This can't fail.
+ */
+void run_refs_name(const char *test, const char *base, const char *subject, char *out, size_t size);
+
+/* A parameter either side of a run of two sets gives, with its default. */
+typedef struct {
+    char name[64];
+    char def[32];                    /* our engine's default ("" when the name is not ours) */
+    char test[32], base[32];         /* each side's value ("" when that side leaves the default) */
+    bool differs;                    /* the two sides play it differently */
+} RunSetChange;
+
+/*
+ * The parameters the sets test and base ("Name=value,...") give, in the
+ * order they name them (the test's first), into out (at most max).
+ * Returns the count.  This can't fail.
+ */
+int run_set_changes(const char *test, const char *base, RunSetChange *out, int max);
+/*
+ * The name of a run of two sets by the values in which they differ:
+ * "NullMoveR=3 vs default", "LmrBase=80,LmrDiv=200 vs LmrBase=75"; ""
+ * when they do not differ.  Cut as run_refs_name's.  This can't fail.
+ */
+void run_sets_name(const char *test, const char *base, char *out, size_t size);
+
 /* Why a run was not made: the setting (a form's field name, "pairs_per_task") and the reason. */
 typedef struct {
     char field[32];

@@ -79,7 +79,13 @@
       "AND r.state IN ('pending', 'building') ORDER BY q.id LIMIT 1", 0)                         \
     S(BUILD_PIN, "SELECT xqf_build_pin($1, $2, $3, $4)", 4)                                      \
     S(BUILD_REQUESTS, "SELECT id, run_id, side, ref, coalesce(git_commit, ''), git_subject, state, " \
-      "coalesce(build_id, 0), error FROM build_requests WHERE run_id = $1 ORDER BY side DESC", 1)
+      "coalesce(build_id, 0), error FROM build_requests WHERE run_id = $1 ORDER BY side DESC", 1) \
+    S(RUN_CHANGES_SET, "SELECT xqf_run_changes($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)", \
+      14) \
+    S(RUN_CHANGES, "SELECT test_ref, base_ref, test_commit, base_commit, commits_total, diff, diff_cut " \
+                   "FROM run_changes WHERE run_id = $1", 1)                                     \
+    S(RUN_COMMITS, "SELECT hash, subject, author, at FROM run_commits WHERE run_id = $1 ORDER BY n " \
+                   "LIMIT 100", 1)
 
 STORE_STATEMENTS(BUILDS_STATEMENTS, store_statements_builds);
 
@@ -480,4 +486,81 @@ int store_build_requests(Store *s, int64_t run, StoreBuildRequest **out)
         request_row(res, i, true, "", &(*out)[i]);
     PQclear(res);
     return n;
+}
+
+int store_run_changes_set(Store *s, int64_t run, const StoreRunChanges *c, const char *name)
+{
+    int n = c->count < STORE_COMMITS_MAX ? c->count : STORE_COMMITS_MAX;
+    const char **cols = malloc(4 * (size_t)(n > 0 ? n : 1) * sizeof *cols);
+    char *arrays[4] = { NULL };
+    int rc = cols ? 0 : -1;
+    for (int k = 0; rc == 0 && k < 4; k++) {
+        for (int i = 0; i < n; i++) {
+            const StoreCommit *m = &c->commits[i];
+            cols[i] = k == 0 ? m->hash : k == 1 ? m->subject : k == 2 ? m->author : m->at;
+        }
+        if (!(arrays[k] = store_text_array(cols, n)))
+            rc = -1;
+    }
+    if (rc == 0) {
+        StoreNums nums;
+        const char *p[14] = { store_num(&nums, 0, run), c->test_ref, c->base_ref, c->test_commit, c->base_commit,
+                              c->test_tree[0] ? c->test_tree : NULL, store_num(&nums, 1, c->total), arrays[0], arrays[1], arrays[2], arrays[3],
+                              c->diff ? c->diff : "", c->diff_cut ? "true" : "false", name ? name : "" };
+        PGresult *res = store_run(s, &STMT[ST_RUN_CHANGES_SET], p, PGRES_TUPLES_OK);
+        rc = !res ? -1 : strcmp(PQgetvalue(res, 0, 0), "t") == 0 ? 1 : 0;
+        PQclear(res);
+    }
+    for (int k = 0; k < 4; k++)
+        free(arrays[k]);
+    free(cols);
+    return rc;
+}
+
+int store_run_changes(Store *s, int64_t run, StoreRunChanges *out)
+{
+    char id[24];
+    snprintf(id, sizeof id, "%" PRId64, run);
+    const char *p[1] = { id };
+    memset(out, 0, sizeof *out);
+    PGresult *res = store_run(s, &STMT[ST_RUN_CHANGES], p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    if (PQntuples(res) != 1) {
+        PQclear(res);
+        return 0;
+    }
+    store_text(res, 0, 0, out->test_ref, sizeof out->test_ref);
+    store_text(res, 0, 1, out->base_ref, sizeof out->base_ref);
+    store_text(res, 0, 2, out->test_commit, sizeof out->test_commit);
+    store_text(res, 0, 3, out->base_commit, sizeof out->base_commit);
+    out->total = (int)store_i64(res, 0, 4);
+    out->diff = strdup(PQgetvalue(res, 0, 5));
+    out->diff_cut = strcmp(PQgetvalue(res, 0, 6), "t") == 0;
+    PQclear(res);
+    res = out->diff ? store_run(s, &STMT[ST_RUN_COMMITS], p, PGRES_TUPLES_OK) : NULL;
+    int n = store_rows_alloc(res, sizeof *out->commits, (void **)&out->commits);
+    if (n < 0) {
+        store_run_changes_free(out);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        StoreCommit *m = &out->commits[i];
+        store_text(res, i, 0, m->hash, sizeof m->hash);
+        store_text(res, i, 1, m->subject, sizeof m->subject);
+        store_text(res, i, 2, m->author, sizeof m->author);
+        store_text(res, i, 3, m->at, sizeof m->at);
+    }
+    out->count = n;
+    PQclear(res);
+    return 1;
+}
+
+void store_run_changes_free(StoreRunChanges *c)
+{
+    free(c->commits);
+    free(c->diff);
+    c->commits = NULL;
+    c->diff = NULL;
+    c->count = 0;
 }

@@ -208,4 +208,42 @@ int store_build_signed(Store *s, int64_t build, const char *sha256, const char *
 /* A run's build requests, test first. Returns the count (0: a run without) or -1; *out malloc'd. */
 int store_build_requests(Store *s, int64_t run, StoreBuildRequest **out);
 
+/* ---- what a test of git refs changes (064_run_changes.sql) ---- */
+
+/* The commits and the diff kept of a test, as git gives them (git log base..test, git diff base test). */
+enum { STORE_COMMITS_MAX = 100, STORE_DIFF_MAX = 256 << 10 };
+
+/* A commit between the base and the test. */
+typedef struct {
+    char hash[STORE_NAME_MAX + 1];
+    char subject[STORE_TEXT_MAX + 1];
+    char author[STORE_REF_MAX + 1];
+    char at[48];                     /* its author date, ISO 8601 as git prints it */
+} StoreCommit;
+
+/* What a run of two refs changes: its refs, their commits, the commits between and the diff. */
+typedef struct {
+    char test_ref[STORE_REF_MAX + 1], base_ref[STORE_REF_MAX + 1];
+    char test_commit[STORE_NAME_MAX + 1], base_commit[STORE_NAME_MAX + 1];
+    char test_tree[STORE_NAME_MAX + 1];  /* to record only: the test commit's tree ("" unknown) */
+    int total;                       /* commits between them in all (more than count when cut) */
+    int count;                       /* those kept, newest first (at most STORE_COMMITS_MAX) */
+    StoreCommit *commits;            /* malloc'd */
+    char *diff;                      /* malloc'd, at most STORE_DIFF_MAX bytes, lines whole */
+    bool diff_cut;                   /* the diff was longer: cut at a line */
+} StoreRunChanges;
+
+/*
+ * Records what run changes (its rows replaced; xqf_run_changes): refused
+ * unless its test commit is what the run plays (a build request of it
+ * pinned there, or its tree its test build's source).  name ("" none): the run's
+ * name when it has none, or only its refs' ("T vs B").  Returns 1, 0 (no
+ * such run) or -1.
+ */
+int store_run_changes_set(Store *s, int64_t run, const StoreRunChanges *c, const char *name);
+/* What run changes. Returns 1 with *out (store_run_changes_free it), 0 (none recorded) or -1. */
+int store_run_changes(Store *s, int64_t run, StoreRunChanges *out);
+/* Frees what store_run_changes gave (safe twice; a zeroed record too). This can't fail. */
+void store_run_changes_free(StoreRunChanges *c);
+
 #endif

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "cluster_util.h"
+#include "pages.h"
 #include "run_service.h"
 #include "store_builds.h"
 #include "store_runs.h"
@@ -507,4 +508,173 @@ Test(engine_runs, a_runs_adjudication_reaches_its_task)
     cr_assert_eq(t->max_plies, 300);
     xqf_msg_free(&m);
     cu_client_close(&c);
+}
+
+/* ---- what a test changes: its name, its commits and diff (064_run_changes.sql) ---- */
+
+/* Run run's page as the dashboard's role reads it (xqf_web: the grants of 064), for a visitor not signed in. */
+static char *run_page(int64_t run)
+{
+    Store *web = store_new(cu_fx.db_web);
+    cr_assert(web && store_connect(web) == 0, "xqf-web's role cannot connect");
+    static const Session nobody = { 0 };
+    Buf b = { 0 };
+    cr_assert_eq(page_run(web, run, &nobody, NULL, &b), 200, "%s", b.data ? b.data : "");
+    store_destroy(&web);
+    char *html = buf_take(&b, NULL);
+    cr_assert(html);
+    return html;
+}
+
+/* A commit of everything in the toy's repository with message (its hash into hash). */
+static void commit_all(const char *message, char hash[41])
+{
+    char cmd[4096], out[256];
+    snprintf(cmd, sizeof cmd, "git -C '%s' add -A && git -C '%s' -c user.name='Tess & Co' -c user.email=t@t commit -q "
+                              "-m '%s' && git -C '%s' rev-parse HEAD", repo, repo, message, repo);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s: %s", cmd, errbuf);
+    snprintf(hash, 41, "%.40s", out);
+}
+
+/*
+ * A test of two branches of an engine's repository, made as the web makes
+ * it (the run service, refs to build): named by its refs, then, once the
+ * builder has read them, by its test commit's subject too; the commits
+ * between main and the branch (author, date, subject) and the diff
+ * recorded and shown by xqf-tune show (the diff with --diff) and on the
+ * run's page, a hostile subject and diff line escaped there.  A branch
+ * whose diff passes the cap, tested by sprt new --test-ref, is cut at a
+ * line and said to be; a run of two sets is named by the values it
+ * changes, which its page lists beside their defaults.
+ */
+Test(engine_runs, a_test_of_refs_is_named_and_shows_its_commits_and_diff)
+{
+    CU_REQUIRE_DB();
+    char out[1 << 16], cmd[4096], args[4096], a[41], b_[41], c[41], big[41];
+    snprintf(repo, sizeof repo, "%s/toy", cu_fx.dir);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && git -C '%s' init -q", repo, repo);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
+    snprintf(cmd, sizeof cmd, "%s/engine.bin", repo);
+    cr_assert_eq(cu_engine_copy(cmd, 0), 0);
+    commit("1", GOOD_RECIPE, "A: the base", a);
+    snprintf(cmd, sizeof cmd, "git -C '%s' branch -M main && git -C '%s' checkout -q -b no-null && "
+                              "printf 'a note\\n<script>alert(\"diff\")</script>\\n' > '%s/notes.txt'", repo, repo, repo);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
+    commit_all("B: <script>alert(1)</script> a hostile subject", b_);
+    snprintf(cmd, sizeof cmd, "printf '2\\n' > '%s/tag'", repo);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
+    commit_all("Switch off the null move", c);
+    snprintf(args, sizeof args, "engine add toy --repo '%s' --bench '<binary> bench 5 | sed \"s/: /  : /\"'", repo);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+
+    /* made on the web: named by its refs until the builder reads the test commit's subject */
+    RunSpec sp = run_spec_default(RUN_KIND_SPRT);
+    sp.engine = "toy", sp.test_ref = "no-null", sp.base_ref = "main", sp.nodes = 5000, sp.book = XQF_DEFAULT_BOOK;
+    RunProblem problem;
+    int64_t run = 0;
+    cr_assert_eq(run_create(cu_fx.store, &sp, &run, &problem), RUN_OK, "%s: %s", problem.field, problem.why);
+    StoreRun r;
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
+    cr_assert_str_eq(r.name, "no-null vs main");
+    store_run_free(&r);
+    snprintf(args, sizeof args, "build --serve --db '%s' --out built", cu_fx.db_builder);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
+    cr_assert_str_eq(r.name, "no-null vs main: Switch off the null move", "%s", out);
+    cr_assert_str_eq(r.state, "building", "built, waiting for the signer: %s", out);
+    store_run_free(&r);
+    StoreRunChanges ch;
+    cr_assert_eq(store_run_changes(cu_fx.store, run, &ch), 1, "%s\n%s", out, errbuf);
+    cr_assert_str_eq(ch.test_ref, "no-null");
+    cr_assert_str_eq(ch.base_ref, "main");
+    cr_assert_str_eq(ch.test_commit, c);
+    cr_assert_str_eq(ch.base_commit, a);
+    cr_assert_eq(ch.total, 2);
+    cr_assert_eq(ch.count, 2);
+    cr_assert_str_eq(ch.commits[0].hash, c, "the newest first");
+    cr_assert_str_eq(ch.commits[0].subject, "Switch off the null move");
+    cr_assert_str_eq(ch.commits[0].author, "Tess & Co");
+    cr_assert_eq(strncmp(ch.commits[0].at, "20", 2), 0, "an ISO date: %s", ch.commits[0].at);
+    cr_assert_str_eq(ch.commits[1].subject, "B: <script>alert(1)</script> a hostile subject");
+    cr_assert(strstr(ch.diff, "diff --git a/notes.txt b/notes.txt") && strstr(ch.diff, "\n-1\n+2\n") &&
+                  strstr(ch.diff, "\n+<script>alert(\"diff\")</script>\n"), "%s", ch.diff);
+    cr_assert(!ch.diff_cut);
+    store_run_changes_free(&ch);
+
+    /* xqf-tune show: the refs and the commits; the diff with --diff only */
+    snprintf(args, sizeof args, "show %" PRId64, run);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", errbuf);
+    snprintf(cmd, sizeof cmd, "Refs: no-null (%.12s) vs main (%.12s)\nCommits: 2\n", c, a);
+    cr_assert(strstr(out, cmd), "%s", out);
+    snprintf(cmd, sizeof cmd, "  %.12s 20", c);
+    cr_assert(strstr(out, cmd) && strstr(out, " Tess & Co Switch off the null move\n") &&
+                  strstr(out, "<script>alert(1)</script> a hostile subject\n"), "%s", out);
+    cr_assert(!strstr(out, "+2\n") && strstr(out, "--diff)"), "%s", out);
+    snprintf(args, sizeof args, "show %" PRId64 " --diff", run);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", errbuf);
+    cr_assert(strstr(out, "\n-1\n+2\n") && strstr(out, "+++ b/notes.txt\n"), "%s", out);
+
+    /* the run's page: its name, the commits and the diff, every text escaped, each line's kind a class */
+    char *html = run_page(run);
+    cr_assert(strstr(html, "no-null vs main: Switch off the null move"), "%s", html);
+    cr_assert(strstr(html, "B: &lt;script&gt;alert(1)&lt;/script&gt; a hostile subject"), "%s", html);
+    cr_assert(strstr(html, "<span class=\"add\">+&lt;script&gt;alert(&quot;diff&quot;)&lt;/script&gt;</span>") ||
+                  strstr(html, "<span class=\"add\">+&lt;script&gt;alert(&#34;diff&#34;)&lt;/script&gt;</span>"),
+              "%s", html);
+    cr_assert(strstr(html, "<span class=\"del\">-1</span><span class=\"add\">+2</span>"), "%s", html);
+    cr_assert(!strstr(html, "<script>alert"), "nothing of the branch runs in the page");
+    cr_assert(strstr(html, "<td>Tess &amp; Co</td>"), "%s", html);
+    snprintf(cmd, sizeof cmd, "<td class=\"mono\">%.12s</td><td>Switch off the null move</td>", c);
+    cr_assert(strstr(html, cmd), "%s", html);
+    free(html);
+
+    /* a diff over the cap, by sprt new --test-ref: cut at a line, marked; the run named by its refs and subject */
+    snprintf(cmd, sizeof cmd, "git -C '%s' checkout -q -b big main && seq 1 60000 | sed 's/^/a line of the big file /' "
+                              "> '%s/big.txt' && printf '3\\n' > '%s/tag'", repo, repo, repo);
+    cr_assert_eq(sh(out, sizeof out, cmd), 0, "%s", errbuf);
+    commit_all("A big table", big);
+    snprintf(args, sizeof args, "sprt new --engine toy --test-ref big --base-ref main --nodes 5000");
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s\n%s", out, errbuf);
+    int64_t cut = run_id(out);
+    cr_assert_gt(cut, 0, "%s", out);
+    cr_assert(strstr(out, "(cut)"), "%s", out);
+    cr_assert_eq(store_load_run(cu_fx.store, cut, &r, false), 1);
+    cr_assert_str_eq(r.name, "big vs main: A big table");
+    store_run_free(&r);
+    cr_assert_eq(store_run_changes(cu_fx.store, cut, &ch), 1);
+    cr_assert(ch.diff_cut);
+    size_t len = strlen(ch.diff);
+    cr_assert(len > STORE_DIFF_MAX - 200 && len <= STORE_DIFF_MAX, "%zu bytes", len);
+    cr_assert_eq(ch.diff[len - 1], '\n', "cut at a line");
+    cr_assert(strstr(ch.diff, "\n+a line of the big file 1\n") && !strstr(ch.diff, "file 60000"));
+    cr_assert_eq(ch.total, 1);
+    store_run_changes_free(&ch);
+    html = run_page(cut);
+    cr_assert(strstr(html, "(cut: longer than 256 KiB") && strstr(html, "... (cut here)"), "the page says it");
+    free(html);
+    snprintf(args, sizeof args, "show %" PRId64 " --diff | tail -n 3", cut);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", errbuf);
+    cr_assert(strstr(out, "\n(the diff is cut here: longer than 256 KiB)\n"), "%s", out);
+
+    /* a run of two sets: named by what differs, its page lists each value beside its default */
+    RunSpec sets = run_spec_default(RUN_KIND_SPRT);
+    sets.test_params = "NullR=4,NullMove=1", sets.base_params = "NullMove=1", sets.nodes = 5000;
+    sets.book = XQF_DEFAULT_BOOK;
+    cr_assert_eq(run_create(cu_fx.store, &sets, &run, &problem), RUN_OK, "%s: %s", problem.field, problem.why);
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
+    cr_assert_str_eq(r.name, "NullR=4 vs default");
+    store_run_free(&r);
+    html = run_page(run);
+    cr_assert(strstr(html, "<h2 id=\"values\">Changed values</h2>") &&
+                  strstr(html, "<tr class=\"differs\"><td class=\"mono\">NullR</td><td>3</td><td><strong>4</strong>"
+                               "</td><td class=\"muted\">default</td></tr>") &&
+                  strstr(html, "<tr><td class=\"mono\">NullMove</td><td>1</td><td><strong>1</strong></td><td>"
+                               "<strong>1</strong></td></tr>"), "%s", html);
+    free(html);
+    /* a name given wins */
+    sets.name = "my own";
+    cr_assert_eq(run_create(cu_fx.store, &sets, &run, &problem), RUN_OK);
+    cr_assert_eq(store_load_run(cu_fx.store, run, &r, false), 1);
+    cr_assert_str_eq(r.name, "my own");
+    store_run_free(&r);
 }

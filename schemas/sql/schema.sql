@@ -1743,6 +1743,43 @@ $$;
 
 
 --
+-- Name: xqf_run_changes(bigint, text, text, text, text, text, integer, text[], text[], text[], text[], text, boolean, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xqf_run_changes(p_run bigint, p_test_ref text, p_base_ref text, p_test_commit text, p_base_commit text, p_test_tree text, p_total integer, p_hashes text[], p_subjects text[], p_authors text[], p_dates text[], p_diff text, p_diff_cut boolean, p_name text) RETURNS boolean
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+DECLARE
+    r runs%ROWTYPE;
+BEGIN
+    SELECT * INTO r FROM runs WHERE id = p_run FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM build_requests q
+                    WHERE q.run_id = p_run AND q.side = 'test' AND q.git_commit = p_test_commit)
+       AND NOT EXISTS (SELECT 1 FROM engine_builds b
+                        WHERE b.id = r.test_build AND b.git_tree = p_test_tree) THEN
+        RAISE EXCEPTION 'run % does not play commit %', p_run, p_test_commit USING ERRCODE = '22023';
+    END IF;
+    IF coalesce(array_length(p_hashes, 1), 0) > 100 THEN
+        RAISE EXCEPTION 'at most 100 commits' USING ERRCODE = '22023';
+    END IF;
+    DELETE FROM run_changes WHERE run_id = p_run;
+    INSERT INTO run_changes (run_id, test_ref, base_ref, test_commit, base_commit, commits_total, diff, diff_cut)
+    VALUES (p_run, p_test_ref, p_base_ref, p_test_commit, p_base_commit, p_total, p_diff, p_diff_cut);
+    INSERT INTO run_commits (run_id, n, hash, subject, author, at)
+    SELECT p_run, u.i - 1, u.hash, left(u.subject, 512), left(u.author, 255), left(u.at, 40)
+      FROM unnest(p_hashes, p_subjects, p_authors, p_dates) WITH ORDINALITY AS u(hash, subject, author, at, i);
+    IF coalesce(p_name, '') <> '' AND (r.name = '' OR r.name = p_test_ref || ' vs ' || p_base_ref) THEN
+        UPDATE runs SET name = left(p_name, 511) WHERE id = p_run;
+    END IF;
+    RETURN true;
+END $$;
+
+
+--
 -- Name: xqf_run_progress_notify(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -2419,6 +2456,48 @@ CREATE TABLE public.run_books (
     CONSTRAINT run_books_openings_check CHECK ((openings > 0)),
     CONSTRAINT run_books_plies_check CHECK ((plies >= 0)),
     CONSTRAINT run_books_sha256_check CHECK ((sha256 ~ '^[0-9a-f]{64}$'::text))
+);
+
+
+--
+-- Name: run_changes; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.run_changes (
+    run_id bigint NOT NULL,
+    test_ref text NOT NULL,
+    base_ref text NOT NULL,
+    test_commit text NOT NULL,
+    base_commit text NOT NULL,
+    commits_total integer NOT NULL,
+    diff text NOT NULL,
+    diff_cut boolean NOT NULL,
+    recorded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT run_changes_base_commit_check CHECK ((base_commit ~ '^[0-9a-f]{40}([0-9a-f]{24})?$'::text)),
+    CONSTRAINT run_changes_base_ref_check CHECK (((length(base_ref) >= 1) AND (length(base_ref) <= 255))),
+    CONSTRAINT run_changes_commits_total_check CHECK ((commits_total >= 0)),
+    CONSTRAINT run_changes_diff_check CHECK ((octet_length(diff) <= 262144)),
+    CONSTRAINT run_changes_test_commit_check CHECK ((test_commit ~ '^[0-9a-f]{40}([0-9a-f]{24})?$'::text)),
+    CONSTRAINT run_changes_test_ref_check CHECK (((length(test_ref) >= 1) AND (length(test_ref) <= 255)))
+);
+
+
+--
+-- Name: run_commits; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.run_commits (
+    run_id bigint NOT NULL,
+    n integer NOT NULL,
+    hash text NOT NULL,
+    subject text NOT NULL,
+    author text NOT NULL,
+    at text NOT NULL,
+    CONSTRAINT run_commits_at_check CHECK ((length(at) <= 40)),
+    CONSTRAINT run_commits_author_check CHECK ((length(author) <= 255)),
+    CONSTRAINT run_commits_hash_check CHECK ((hash ~ '^[0-9a-f]{40}([0-9a-f]{24})?$'::text)),
+    CONSTRAINT run_commits_n_check CHECK (((n >= 0) AND (n <= 99))),
+    CONSTRAINT run_commits_subject_check CHECK ((length(subject) <= 512))
 );
 
 
@@ -3163,6 +3242,22 @@ ALTER TABLE ONLY public.run_books
 
 
 --
+-- Name: run_changes run_changes_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.run_changes
+    ADD CONSTRAINT run_changes_pkey PRIMARY KEY (run_id);
+
+
+--
+-- Name: run_commits run_commits_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.run_commits
+    ADD CONSTRAINT run_commits_pkey PRIMARY KEY (run_id, n);
+
+
+--
 -- Name: run_param_history run_param_history_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -3654,6 +3749,22 @@ ALTER TABLE ONLY public.run_books
 
 
 --
+-- Name: run_changes run_changes_run_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.run_changes
+    ADD CONSTRAINT run_changes_run_id_fkey FOREIGN KEY (run_id) REFERENCES public.runs(id) ON DELETE CASCADE;
+
+
+--
+-- Name: run_commits run_commits_run_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.run_commits
+    ADD CONSTRAINT run_commits_run_id_fkey FOREIGN KEY (run_id) REFERENCES public.run_changes(run_id) ON DELETE CASCADE;
+
+
+--
 -- Name: run_param_history run_param_history_run_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -3976,6 +4087,14 @@ GRANT ALL ON FUNCTION public.xqf_run_book_add(p_run bigint, p_format text, p_sha
 
 
 --
+-- Name: FUNCTION xqf_run_changes(p_run bigint, p_test_ref text, p_base_ref text, p_test_commit text, p_base_commit text, p_test_tree text, p_total integer, p_hashes text[], p_subjects text[], p_authors text[], p_dates text[], p_diff text, p_diff_cut boolean, p_name text); Type: ACL; Schema: public; Owner: -
+--
+
+REVOKE ALL ON FUNCTION public.xqf_run_changes(p_run bigint, p_test_ref text, p_base_ref text, p_test_commit text, p_base_commit text, p_test_tree text, p_total integer, p_hashes text[], p_subjects text[], p_authors text[], p_dates text[], p_diff text, p_diff_cut boolean, p_name text) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.xqf_run_changes(p_run bigint, p_test_ref text, p_base_ref text, p_test_commit text, p_base_commit text, p_test_tree text, p_total integer, p_hashes text[], p_subjects text[], p_authors text[], p_dates text[], p_diff text, p_diff_cut boolean, p_name text) TO xqf_builder;
+
+
+--
 -- Name: FUNCTION xqf_session_add(p_token_hash text, p_user bigint, p_csrf text, p_ttl_s bigint); Type: ACL; Schema: public; Owner: -
 --
 
@@ -4251,6 +4370,20 @@ GRANT SELECT ON TABLE public.results TO xqf_web;
 
 GRANT SELECT ON TABLE public.run_books TO xqf_coordinator;
 GRANT SELECT ON TABLE public.run_books TO xqf_web;
+
+
+--
+-- Name: TABLE run_changes; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT ON TABLE public.run_changes TO xqf_web;
+
+
+--
+-- Name: TABLE run_commits; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT ON TABLE public.run_commits TO xqf_web;
 
 
 --

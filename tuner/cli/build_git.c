@@ -554,6 +554,165 @@ int cli_git_register(Store *s, CliGitRef *g, const char *sign_key, int64_t *id)
     return status;
 }
 
+/* ---- what a test of two refs changes ---------------------------------------------- */
+
+/*
+ * A line of git's output as PostgreSQL's text takes it, appended at
+ * out + *n (size in all): xqf_text_sanitize between its tabs (kept, as a
+ * diff indents with them), so control bytes become spaces and bad UTF-8
+ * '?'.  False when it does not fit whole (nothing appended then).
+ */
+static bool append_line(char *out, size_t size, size_t *n, const char *line, size_t len)
+{
+    size_t at = *n;
+    for (size_t i = 0; i <= len;) {
+        size_t seg = strcspn(line + i, "\t");
+        if (i + seg > len)
+            seg = len - i;
+        char *piece = strndup(line + i, seg);
+        /* a sanitized piece is at most its bytes: '?' or a space for each bad one */
+        if (!piece || at + seg + 2 > size) {
+            free(piece);
+            out[*n] = '\0';
+            return false;
+        }
+        at += xqf_text_sanitize(out + at, size - at, piece);
+        free(piece);
+        i += seg;
+        if (i < len && line[i] == '\t') {
+            out[at++] = '\t';
+            i++;
+        } else
+            break;
+    }
+    out[at++] = '\n';
+    out[at] = '\0';
+    *n = at;
+    return true;
+}
+
+int cli_git_changes(const char *repo, const char *test, const char *base, StoreRunChanges *c)
+{
+    enum { LOG_OUT_MAX = 1 << 18 };
+    char range[2 * STORE_NAME_MAX + 4], count[32], max[32];
+    memset(c, 0, sizeof *c);
+    snprintf(range, sizeof range, "%s..%s", base, test);
+    snprintf(max, sizeof max, "--max-count=%d", STORE_COMMITS_MAX);
+    char *out = malloc(STORE_DIFF_MAX + 2), *raw = malloc(LOG_OUT_MAX);
+    c->commits = calloc(STORE_COMMITS_MAX, sizeof *c->commits);
+    c->diff = malloc(STORE_DIFF_MAX + 1);
+    int status = out && raw && c->commits && c->diff ? CLI_OK : cli_fail(CLI_FAIL, "out of memory");
+    /* the fields apart by the unit separator, which no name or subject holds (%s is one line) */
+    if (status == CLI_OK &&
+        (git(repo, NULL, count, sizeof count, (const char *[]){ "rev-list", "--count", range, "--", NULL }) != 0 ||
+         git(repo, NULL, raw, LOG_OUT_MAX, (const char *[]){ "log", "--no-color", max, "--format=%H%x1f%an%x1f%aI%x1f%s",
+                                                               range, "--", NULL }) != 0))
+        status = cli_fail(CLI_FAIL, "git log %s failed in %s", range, repo);
+    if (status == CLI_OK) {
+        c->total = atoi(count);
+        for (char *line = raw; *line && c->count < STORE_COMMITS_MAX;) {
+            size_t len = strcspn(line, "\n");
+            char *end = line + len, *f[4] = { line };
+            bool more = *end != '\0';
+            *end = '\0';
+            for (int i = 1; i < 4 && f[i - 1]; i++)
+                if ((f[i] = strchr(f[i - 1], '\x1f')))
+                    *f[i]++ = '\0';
+            size_t hex = strspn(f[0], "0123456789abcdef");
+            if (f[3] && (hex == 40 || hex == 64) && !f[0][hex]) {
+                StoreCommit *m = &c->commits[c->count++];
+                snprintf(m->hash, sizeof m->hash, "%s", f[0]);
+                xqf_text_sanitize(m->author, sizeof m->author, f[1]);
+                xqf_text_sanitize(m->at, sizeof m->at, f[2]);
+                xqf_text_sanitize(m->subject, sizeof m->subject, f[3]);
+            }
+            line = more ? end + 1 : end;
+        }
+    }
+    /* the diff, never through a driver or filter the repository's attributes might name */
+    if (status == CLI_OK &&
+        git(repo, NULL, out, STORE_DIFF_MAX + 2, (const char *[]){ "diff", "--no-color", "--no-ext-diff",
+                                                                   "--no-textconv", base, test, "--", NULL }) != 0)
+        status = cli_fail(CLI_FAIL, "git diff %.12s %.12s failed in %s", base, test, repo);
+    if (status == CLI_OK) {
+        size_t len = strlen(out), n = 0;
+        c->diff[0] = '\0';
+        /* more than the cap read: the diff was longer (git()'s capture keeps its first bytes) */
+        c->diff_cut = len > STORE_DIFF_MAX;
+        for (const char *line = out; *line;) {
+            size_t l = strcspn(line, "\n");
+            if (!line[l] && c->diff_cut)
+                break;   /* the last line read is a part of one */
+            if (!append_line(c->diff, STORE_DIFF_MAX + 1, &n, line, l)) {
+                c->diff_cut = true;
+                break;
+            }
+            line += l + (line[l] != '\0');
+        }
+    }
+    free(out);
+    free(raw);
+    if (status != CLI_OK)
+        store_run_changes_free(c);
+    return status;
+}
+
+int cli_record_changes(Store *s, int64_t run, const char *repo, const char *test_ref, const char *test,
+                       const char *tree, const char *subject, const char *base_ref, const char *base)
+{
+    StoreRunChanges c;
+    int status = cli_git_changes(repo, test, base, &c);
+    if (status != CLI_OK) {
+        fprintf(stderr, "xqf-tune: run %" PRId64 ": its commits and diff are not recorded\n", run);
+        return status;
+    }
+    snprintf(c.test_ref, sizeof c.test_ref, "%s", test_ref);
+    snprintf(c.base_ref, sizeof c.base_ref, "%s", base_ref);
+    snprintf(c.test_commit, sizeof c.test_commit, "%s", test);
+    snprintf(c.base_commit, sizeof c.base_commit, "%s", base);
+    snprintf(c.test_tree, sizeof c.test_tree, "%s", tree);
+    char name[RUN_NAME_MADE_MAX + 1];
+    run_refs_name(test_ref, base_ref, subject, name, sizeof name);
+    int rc = store_run_changes_set(s, run, &c, name);
+    if (rc != 1)
+        status = cli_fail(CLI_FAIL, "run %" PRId64 ": its commits and diff cannot be recorded", run);
+    else
+        printf("run %" PRId64 ": %d commit%s from %.12s to %.12s, a diff of %zu bytes%s\n", run, c.total,
+               c.total == 1 ? "" : "s", base, test, strlen(c.diff), c.diff_cut ? " (cut)" : "");
+    store_run_changes_free(&c);
+    return status;
+}
+
+int cli_show_changes(Store *s, int64_t run, bool diff)
+{
+    StoreRunChanges c;
+    int found = store_run_changes(s, run, &c);
+    if (found < 0)
+        return cli_fail(CLI_FAIL, "cannot read the commits of run %" PRId64, run);
+    if (found == 0)
+        return CLI_OK;
+    printf("Refs: %s (%.12s) vs %s (%.12s)\n", cli_shown(c.test_ref), c.test_commit, cli_shown(c.base_ref),
+           c.base_commit);
+    printf("Commits: %d%s\n", c.total, c.total > c.count ? " (the newest shown)" : "");
+    for (int i = 0; i < c.count; i++) {
+        const StoreCommit *m = &c.commits[i];
+        printf("  %.12s %.10s ", m->hash, m->at);
+        printf("%s ", cli_shown(m->author));
+        printf("%s\n", cli_shown(m->subject));
+    }
+    if (diff) {
+        /* a control byte (but the lines' tabs) as '?': the branch's text moves no cursor of the reader's terminal */
+        for (const unsigned char *p = (const unsigned char *)c.diff; *p; p++)
+            putchar((*p < 0x20 && *p != '\t' && *p != '\n') || *p == 0x7f ? '?' : *p);
+        if (c.diff_cut)
+            printf("(the diff is cut here: longer than %d KiB)\n", STORE_DIFF_MAX >> 10);
+    } else if (c.diff[0])
+        printf("Diff: %zu bytes%s (xqf-tune show %" PRId64 " --diff)\n", strlen(c.diff), c.diff_cut ? ", cut" : "",
+               run);
+    store_run_changes_free(&c);
+    return CLI_OK;
+}
+
 /* A test of git refs made on the web: its build requests and their commits, with why one failed. Exit status. */
 static int show_requests(Store *s, int64_t run)
 {

@@ -119,6 +119,31 @@ static int serve_pin(Store *s, const Opts *o, const StoreBuildRequest *q, const 
 }
 
 /*
+ * What a test of two refs of one repository changes (the commits between
+ * them, the diff), recorded with its run once both refs are pinned: the
+ * approval page then shows what an admin approves, and each build reads
+ * them again from the pinned commits (never the refs).  repo is where the
+ * ref just pinned was read (its side's engine's repository); a run whose
+ * sides are two engines has no diff.  Nothing else depends on it: a
+ * failure is said and the build goes on.
+ */
+static void serve_changes(Store *s, int64_t run, const char *repo)
+{
+    StoreBuildRequest *q = NULL;
+    char engines[2][ENGINE_NAME_MAX + 1] = { "", "" };
+    int n = store_build_requests(s, run, &q);
+    const StoreBuildRequest *test = NULL, *base = NULL;
+    for (int i = 0; i < n; i++)
+        if (q[i].commit[0] && strcmp(q[i].state, "failed") != 0)
+            *(strcmp(q[i].side, "test") == 0 ? &test : &base) = &q[i];
+    if (test && base && store_run_engine(s, run, "test", engines[0], sizeof engines[0]) == 1 &&
+        store_run_engine(s, run, "base", engines[1], sizeof engines[1]) == 1 &&
+        strcmp(engines[0][0] ? engines[0] : "xqf", engines[1][0] ? engines[1] : "xqf") == 0)
+        cli_record_changes(s, run, repo, test->ref, test->commit, "", test->subject, base->ref, base->commit);
+    free(q);
+}
+
+/*
  * Builds one request's pinned commit as build --ref does, once its ref
  * still names it, checks the set its side plays against the build, and
  * records the outcome: a set the build refuses fails the request (and the
@@ -149,6 +174,8 @@ static int serve_one(Store *s, const Opts *o, const StoreBuildRequest *q, const 
             return pinned == CLI_USAGE ? CLI_OK : pinned;
         }
     }
+    if (status == CLI_OK && strcmp(q->side, "test") == 0)
+        serve_changes(s, q->run_id, g->repo);
     if (status == CLI_OK)
         status = cli_git_build(s, g, out, jobs);
     if (status == CLI_OK)
@@ -208,6 +235,8 @@ int build_serve(const Opts *o, int64_t jobs)
             char name[ENGINE_NAME_MAX + 1] = "";
             int st = g && engine ? serve_pin(s, o, &q, opts_text(o, "--out"), g, engine, name)
                                  : cli_fail(CLI_FAIL, "out of memory");
+            if (st == CLI_OK)
+                serve_changes(s, q.run_id, g->repo);
             free(g);
             free(engine);
             if (st == CLI_FAIL)

@@ -30,6 +30,7 @@
 #include "run_view.h"
 #include "spsa_spec.h"
 #include "stats.h"
+#include "store_builds.h"
 #include "store_runs.h"
 #include "store_spsa.h"
 
@@ -217,6 +218,33 @@ int cli_read_spsa_spec(const char *option, const char *path, bool (*known)(const
 int cli_git_build(Store *s, CliGitRef *g, const char *out, int64_t jobs);
 /* Registers what cli_git_build made (signed with sign_key, a file, or NULL), its id into *id. Exit status. */
 int cli_git_register(Store *s, CliGitRef *g, const char *sign_key, int64_t *id);
+
+/*
+ * What the commit test changes against base, both of the repository repo
+ * (a folder: --repo, or an engine's, a URL's mirror fetched by
+ * cli_git_resolve), into *c (store_run_changes_free it): the commits
+ * between them (git log base..test, the newest STORE_COMMITS_MAX, with
+ * how many there are) and the diff (git diff base test, cut at a line
+ * after STORE_DIFF_MAX bytes), every text as PostgreSQL's text takes it
+ * (UTF-8, no control byte but the diff's newlines and tabs).  git runs as
+ * the other git commands of a build do (argv, no shell, no external diff
+ * or text conversion).  Exit status (CLI_FAIL, nothing in *c, when git
+ * fails).
+ */
+int cli_git_changes(const char *repo, const char *test, const char *base, StoreRunChanges *c);
+/*
+ * Records what the run of two refs of the repository repo changes (its
+ * test side: test_ref resolved to test, of tree tree ("" for a test made
+ * on the web: its request is pinned to test), whose subject is subject;
+ * its base: base_ref, base): cli_git_changes, then store_run_changes_set,
+ * the run named by its refs and the test commit's subject when it was
+ * named by its refs only.  A failure is said and changes nothing of the
+ * run.  Exit status.
+ */
+int cli_record_changes(Store *s, int64_t run, const char *repo, const char *test_ref, const char *test,
+                       const char *tree, const char *subject, const char *base_ref, const char *base);
+/* A run's commits between its base and test (and with diff, the diff), for show. Exit status. */
+int cli_show_changes(Store *s, int64_t run, bool diff);
 
 /* A run's test and base builds (when it plays builds), with their commits, for show. Exit status. */
 int cli_show_builds(Store *s, int64_t run);

@@ -144,10 +144,12 @@ static int check_tc_scale(const Opts *o)
 
 /*
  * Creates the run of sp, with each side's net and the sets of sides that
- * play a build checked here first (xqf-tune's warnings), and prints its id.
- * Exit status.
+ * play a build checked here first (xqf-tune's warnings), and prints its id;
+ * with refs (the test's and the base's refs resolved and built, of one
+ * repository; NULL: none), then what the test changes (cli_record_changes:
+ * not recorded, the run stands).  Exit status.
  */
-static int create_run(const Opts *o, RunSpec *sp)
+static int create_run(const Opts *o, RunSpec *sp, const CliGitRef *refs)
 {
     Store *s = NULL;
     int64_t id;
@@ -170,13 +172,16 @@ static int create_run(const Opts *o, RunSpec *sp)
                                          build_ids[i]);
     if (status == CLI_OK && (status = problem_status(run_create(s, sp, &id, &problem), &problem)) == CLI_OK)
         printf("%" PRId64 "\n", id);
+    if (status == CLI_OK && refs)
+        cli_record_changes(s, id, refs[0].repo, refs[0].ref, refs[0].commit, refs[0].tree, refs[0].subject,
+                           refs[1].ref, refs[1].commit);
     store_destroy(&s);
     return status;
 }
 
 /* ---- spsa new ------------------------------------------------------------------ */
 
-static int build_refs(const Opts *o, RunSpec *sp, const char *command, const char *const refs[2]);
+static int build_refs(const Opts *o, RunSpec *sp, const char *command, const char *const refs[2], CliGitRef *made);
 static int engine_ref_nps(const Opts *o, RunSpec *sp);
 
 static const OptSpec SPSA_OPTIONS[] = {
@@ -345,7 +350,7 @@ static int engine_spsa(const Opts *o, RunSpec *spec, int (*make)(const Opts *o, 
     }
     const char *refs[2] = { opts_text(o, "--ref"), NULL };
     Store *s = NULL;
-    if (status == CLI_OK && (status = build_refs(o, spec, "spsa", refs)) == CLI_OK &&
+    if (status == CLI_OK && (status = build_refs(o, spec, "spsa", refs, NULL)) == CLI_OK &&
         (status = cli_open_db(o, &s)) == CLI_OK)
         status = cli_check_build_spsa(s, "--spec", spec->engine, spec->test_build, spec->params, spec->count);
     store_destroy(&s);
@@ -407,7 +412,7 @@ static int spsa_run(const Opts *o, const char *command, int (*make)(const Opts *
 static int make_spsa(const Opts *o, RunSpec *spec, void *ctx)
 {
     (void)ctx;
-    return create_run(o, spec);
+    return create_run(o, spec, NULL);
 }
 
 static int spsa_cmd(int argc, char **argv)
@@ -712,10 +717,11 @@ static const OptTable SPRT_TABLE = {
  * The builds of --test-ref and --base-ref: both resolved (cheap checks
  * first), then built, then registered, so that a bad ref or a failed
  * build records nothing.  Each ref is built by its side's engine record
- * (the base side's may be another engine's).  Their ids go to sp.  Exit
+ * (the base side's may be another engine's).  Their ids go to sp, the
+ * refs resolved to made (two, or NULL; its engines not kept).  Exit
  * status.
  */
-static int build_refs(const Opts *o, RunSpec *sp, const char *command, const char *const refs[2])
+static int build_refs(const Opts *o, RunSpec *sp, const char *command, const char *const refs[2], CliGitRef *made)
 {
     const char *repo = opts_table_has(o, "--repo") ? opts_text(o, "--repo") : NULL;
     int64_t *ids[2] = { &sp->test_build, &sp->base_build };
@@ -745,6 +751,10 @@ static int build_refs(const Opts *o, RunSpec *sp, const char *command, const cha
     if (status == CLI_OK && sp->base_build && sp->test_build == sp->base_build)
         status = cli_fail(CLI_USAGE, "%s new: the test and the base are the same build %" PRId64, command,
                           sp->test_build);
+    for (int i = 0; status == CLI_OK && made && i < 2; i++) {
+        made[i] = g[i];
+        made[i].engine = NULL;
+    }
     store_destroy(&s);
     free(g);
     free(engines[0]);
@@ -856,6 +866,8 @@ static int two_sides_new(int argc, char **argv, const OptTable *table, RunKindId
         return status;
     if ((run_spec_side_other(&sp, 0) || run_spec_side_other(&sp, 1)) && (status = check_engine_nets(&o, &sp)) != CLI_OK)
         return status;
+    CliGitRef *made = NULL;
+    char name[RUN_NAME_MADE_MAX + 1] = "";
     if (refs) {
         /* the settings and the book before anything is built: a bad one costs no build */
         RunBook book;
@@ -867,10 +879,30 @@ static int two_sides_new(int argc, char **argv, const OptTable *table, RunKindId
         /* built here, not by the builder: the run is made with the builds, waiting for none */
         sp.test_ref = sp.base_ref = NULL;
         const char *sides[2] = { opts_text(&o, "--test-ref"), opts_text(&o, "--base-ref") };
+        if (status == CLI_OK && !(made = calloc(2, sizeof *made)))
+            status = cli_fail(CLI_FAIL, "out of memory");
         if (status == CLI_OK)
-            status = build_refs(&o, &sp, command, sides);
+            status = build_refs(&o, &sp, command, sides, made);
+        /* unnamed, it is named by what it tests: its refs (or a side's build) and the test commit's subject */
+        char label[2][32];
+        for (int i = 0; i < 2; i++)
+            if ((i ? sp.base_build : sp.test_build) > 0)
+                snprintf(label[i], sizeof label[i], "build %" PRId64, i ? sp.base_build : sp.test_build);
+            else
+                snprintf(label[i], sizeof label[i], "the workers' engine");
+        if (status == CLI_OK && !sp.name[0] && (sides[0] || sides[1]))
+            run_refs_name(sides[0] ? sides[0] : label[0], sides[1] ? sides[1] : label[1],
+                          sides[0] ? made[0].subject : NULL, name, sizeof name);
+        if (name[0])
+            sp.name = name;
     }
-    return status == CLI_OK ? create_run(&o, &sp) : status;
+    /* the diff of two refs of one repository (two engines' have none) */
+    bool one_repo = made && opts_given(&o, "--test-ref") && opts_given(&o, "--base-ref") &&
+                    strcmp(made[0].repo, made[1].repo) == 0;
+    if (status == CLI_OK)
+        status = create_run(&o, &sp, one_repo ? made : NULL);
+    free(made);
+    return status;
 }
 
 static int sprt_cmd(int argc, char **argv) { return two_sides_new(argc, argv, &SPRT_TABLE, RUN_KIND_SPRT); }
@@ -1063,7 +1095,7 @@ static int data_new(const Opts *o)
     int status = set ? data_set(opts_text(o, "--params"), set, STORE_PARAMS_MAX + 1) : cli_fail(CLI_FAIL, "out of memory");
     if (status == CLI_OK && (status = new_run_spec(o, &spec, spec.data.depth > 0)) == CLI_OK) {
         spec.test_params = set;
-        status = create_run(o, &spec);
+        status = create_run(o, &spec, NULL);
     }
     free(set);
     return status;

@@ -158,8 +158,8 @@ static int show_quarantined(Store *s, int64_t id)
     return CLI_OK;
 }
 
-/* Prints one run; *active tells whether it still runs. Exit status. */
-static int show_run(Store *s, int64_t id, bool *active)
+/* Prints one run (with diff, a test's whole diff); *active tells whether it still runs. Exit status. */
+static int show_run(Store *s, int64_t id, bool diff, bool *active)
 {
     StoreRun r;
     int status = cli_load_run(s, id, &r);
@@ -214,6 +214,8 @@ static int show_run(Store *s, int64_t id, bool *active)
         return status;
     if ((status = cli_show_builds(s, id)) != CLI_OK)
         return status;
+    if ((status = cli_show_changes(s, id, diff)) != CLI_OK)
+        return status;
     if (run_kind_is_spsa(r.kind) && (status = show_spsa(s, id)) != CLI_OK)
         return status;
     if (r.quarantined > 0 && (status = show_quarantined(s, id)) != CLI_OK)
@@ -236,14 +238,16 @@ static int show_run(Store *s, int64_t id, bool *active)
 
 static const OptSpec SHOW_OPTIONS[] = {
     { "--watch", OPT_INT, "SECONDS", NULL, .imin = 1, .imax = 86400, .help = "repeat every SECONDS until the run ends" },
+    { "--diff", OPT_FLAG, NULL, NULL, .help = "a test of git refs: its diff too" },
     CLI_DB_OPTION,
     OPTS_END,
 };
 
 static const OptTable SHOW_TABLE = {
     .program = "xqf-tune", .spec = SHOW_OPTIONS, .max_positional = 1,
-    .usage = "Usage: xqf-tune show RUN [--db CONNINFO] [--watch SECONDS]\n"
-             "A run's results, Elo, LLR (SPRT) or theta (SPSA), rate and ETA.\n",
+    .usage = "Usage: xqf-tune show RUN [--diff] [--db CONNINFO] [--watch SECONDS]\n"
+             "A run's results, Elo, LLR (SPRT) or theta (SPSA), rate and ETA; a test of\n"
+             "git refs its refs and the commits between them (--diff: and its diff).\n",
 };
 
 int tune_cmd_show(int argc, char **argv)
@@ -256,7 +260,7 @@ int tune_cmd_show(int argc, char **argv)
         return status;
     int64_t watch = opts_int(&o, "--watch");
     bool active;
-    while ((status = show_run(s, id, &active)) == CLI_OK && watch > 0 && active) {
+    while ((status = show_run(s, id, opts_given(&o, "--diff"), &active)) == CLI_OK && watch > 0 && active) {
         fflush(stdout);
         sleep((unsigned)watch);
         printf("\n");

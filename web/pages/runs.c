@@ -533,6 +533,123 @@ static void builds_section(Store *s, const StoreRun *r, Buf *b)
     free(q);
 }
 
+/*
+ * What a test of two refs changes (064_run_changes.sql, recorded by the
+ * builder or sprt new --test-ref): its refs and commits, the commits
+ * between them and the diff, every line escaped in a <pre>, coloured by
+ * its kind (added, removed, a hunk's or a file's header, context) by a
+ * class.
+ */
+static void changes_section(Store *s, int64_t run, Buf *b)
+{
+    StoreRunChanges c;
+    int found = store_run_changes(s, run, &c);
+    if (found == 0)
+        return;
+    buf_puts(b, "<h2 id=\"changes\">What it changes</h2>\n");
+    if (found < 0) {
+        buf_puts(b, "<p class=\"error\">Its commits cannot be read now.</p>\n");
+        return;
+    }
+    buf_puts(b, "<p class=\"refs\"><code><strong>");
+    buf_html(b, c.test_ref);
+    buf_printf(b, "</strong> %.12s</code> against <code><strong>", c.test_commit);
+    buf_html(b, c.base_ref);
+    buf_printf(b, "</strong> %.12s</code>: %d commit%s", c.base_commit, c.total, c.total == 1 ? "" : "s");
+    if (c.total > c.count)
+        buf_printf(b, ", the newest %d shown", c.count);
+    buf_puts(b, "</p>\n");
+    if (c.count > 0) {
+        buf_puts(b, "<table class=\"commits\"><thead><tr><th>Commit</th><th>Subject</th><th>Author</th>"
+                    "<th>Date</th></tr></thead><tbody>\n");
+        for (int i = 0; i < c.count; i++) {
+            const StoreCommit *m = &c.commits[i];
+            buf_printf(b, "<tr><td class=\"mono\">%.12s</td><td>", m->hash);
+            buf_html(b, m->subject);
+            buf_puts(b, "</td><td>");
+            buf_html(b, m->author);
+            buf_puts(b, "</td><td class=\"mono\">");
+            /* git's ISO 8601 (2026-12-07T20:26:24+01:00) read as a date, a time to the minute and its zone */
+            char at[sizeof m->at];
+            if (strlen(m->at) == 25 && m->at[10] == 'T')
+                snprintf(at, sizeof at, "%.10s %.5s %s", m->at, m->at + 11, m->at + 19);
+            else
+                snprintf(at, sizeof at, "%s", m->at);
+            buf_html(b, at);
+            buf_puts(b, "</td></tr>\n");
+        }
+        buf_puts(b, "</tbody></table>\n");
+    }
+    if (c.diff[0] || c.diff_cut) {
+        /* its size as a review tool heads it: files, lines added and removed */
+        int files = 0, added = 0, removed = 0;
+        for (const char *line = c.diff; *line; line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != 0)) {
+            files += strncmp(line, "diff ", 5) == 0;
+            added += line[0] == '+' && strncmp(line, "+++", 3) != 0;
+            removed += line[0] == '-' && strncmp(line, "---", 3) != 0;
+        }
+        buf_printf(b, "<details class=\"diff\" open><summary>The diff: %d file%s, <span class=\"added\">+%d</span> "
+                      "<span class=\"removed\">-%d</span> lines", files, files == 1 ? "" : "s", added, removed);
+        if (c.diff_cut)
+            buf_printf(b, " <span class=\"notice\">(cut: longer than %d KiB; <code>git diff %.12s %.12s</code> "
+                          "gives it whole)</span>", STORE_DIFF_MAX >> 10, c.base_commit, c.test_commit);
+        buf_puts(b, "</summary><pre class=\"diff\">");
+        for (char *line = c.diff; *line;) {
+            char *end = line + strcspn(line, "\n");
+            bool more = *end != '\0';
+            *end = '\0';
+            const char *kind = strncmp(line, "diff ", 5) == 0 || strncmp(line, "+++", 3) == 0 ||
+                                       strncmp(line, "---", 3) == 0 || strncmp(line, "index ", 6) == 0
+                                   ? "file"
+                               : line[0] == '+' ? "add"
+                               : line[0] == '-' ? "del"
+                               : strncmp(line, "@@", 2) == 0 ? "hunk"
+                                                             : "ctx";
+            /* a block each: no newline between them, which a <pre> would show as an empty line */
+            buf_printf(b, "<span class=\"%s\">", kind);
+            buf_html(b, line);
+            buf_puts(b, "</span>");
+            line = more ? end + 1 : end;
+        }
+        if (c.diff_cut)
+            buf_puts(b, "<span class=\"cut\">... (cut here)</span>");
+        buf_puts(b, "</pre></details>\n");
+    }
+    store_run_changes_free(&c);
+}
+
+/*
+ * The values a run of two sets changes, beside their defaults: each
+ * parameter either set names, our engine's default ("-" for a name not
+ * ours: another engine's option), and each side's value (the default's
+ * when the side leaves it).
+ */
+static void set_changes_section(const char *test, const char *base, Buf *b)
+{
+    enum { CHANGES_SHOWN = 200 };
+    RunSetChange *c = malloc(CHANGES_SHOWN * sizeof *c);
+    int n = c ? run_set_changes(test, base, c, CHANGES_SHOWN) : 0;
+    if (n > 0) {
+        buf_puts(b, "<h2 id=\"values\">Changed values</h2>\n<table class=\"values\"><thead><tr><th>Parameter</th>"
+                    "<th>Default</th><th>Test</th><th>Base</th></tr></thead><tbody>\n");
+        for (int i = 0; i < n; i++) {
+            const char *side[2] = { c[i].test, c[i].base };
+            buf_printf(b, "<tr%s><td class=\"mono\">", c[i].differs ? " class=\"differs\"" : "");
+            buf_html(b, c[i].name);
+            buf_puts(b, "</td><td>");
+            buf_html(b, c[i].def[0] ? c[i].def : "-");
+            for (int k = 0; k < 2; k++) {
+                buf_puts(b, side[k][0] ? "</td><td><strong>" : "</td><td class=\"muted\">");
+                buf_html(b, side[k][0] ? side[k] : "default");
+                buf_puts(b, side[k][0] ? "</strong>" : "");
+            }
+            buf_puts(b, "</td></tr>\n");
+        }
+        buf_puts(b, "</tbody></table>\n");
+    }
+    free(c);
+}
+
 /* The net compiled into each build a run plays (026_build_nets.sql): the build's provenance, its default evaluation. */
 static void build_net_rows(Store *s, int64_t run, Buf *b)
 {
@@ -748,6 +865,9 @@ int page_run(Store *s, int64_t id, const Session *u, const char *notice, Buf *b)
     }
     buf_puts(b, "</table></div>\n");
     builds_section(s, &r, b);
+    changes_section(s, id, b);
+    if (!is_spsa(&r))
+        set_changes_section(sets, sets + STORE_PARAMS_MAX + 1, b);
 
     buf_printf(b, "<p><a href=\"/runs/%" PRId64 "/report\">The run's report page</a> (as <code>xqf-tune report</code> "
                   "writes it); <a href=\"/runs/%" PRId64 "/pgn\">its games as PGN</a> (as <code>xqf-tune pgn</code>; "
