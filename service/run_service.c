@@ -18,6 +18,7 @@
 #include "store_engines.h"
 #include "store_nets.h"
 #include "store_runs.h"
+#include "store_users.h"
 #include "store_spsa.h"
 #include "store_web.h"
 
@@ -469,6 +470,16 @@ static RunStatus nets_approved(Store *s, const int64_t *ids, const char *const *
     return status;
 }
 
+/* A new run's line of the events log: waiting or active, and the refs it waits for. */
+static void created_detail(const RunSpec *sp, char *out, size_t size)
+{
+    if (sp->test_ref || sp->base_ref)
+        snprintf(out, size, "%stest ref %s, base ref %s to build", sp->pending ? "pending approval; then " : "",
+                 sp->test_ref ? sp->test_ref : "-", sp->base_ref ? sp->base_ref : "-");
+    else
+        snprintf(out, size, "%s", sp->pending ? "pending approval" : "active");
+}
+
 RunStatus run_create(Store *s, const RunSpec *sp, int64_t *id, RunProblem *problem)
 {
     /* the kind's flags, looked up once: every rule, the store's spec and the insert take it */
@@ -511,6 +522,10 @@ RunStatus run_create(Store *s, const RunSpec *sp, int64_t *id, RunProblem *probl
         rc = insert_run(s, k, sp, &st, id);
     if (rc == 0 && (refs[0] || refs[1]))
         rc = store_await_builds(s, *id, refs[0], refs[1]);
+    char detail[2 * STORE_REF_MAX + 96];
+    created_detail(sp, detail, sizeof detail);
+    if (rc == 0)
+        rc = store_web_audit(s, sp->actor ? sp->actor : "xqf-tune", *id, "create", detail);
     if (rc == 0)
         rc = store_commit(s);
     else
@@ -637,8 +652,11 @@ RunStatus run_chain_create(Store *s, const RunSpec *first, const RunChainSpec *c
     const RunSpec *sp = first;
     StoreSpsaSpec spsa = { .run = st, RUN_SETTINGS_SPSA(SETTING_COPY) .params = sp->params, .count = sp->count };
     StoreDataSpec data = { .run = st, .settings = first->data };
+    char detail[2 * STORE_REF_MAX + 96];
+    created_detail(first, detail, sizeof detail);
     StoreChainSpec c = { .name = chain->name ? chain->name : "", .base_build = chain->base_build,
-                         .base_net = chain->base_net, .stages = chain->stages, .count = chain->count };
+                         .base_net = chain->base_net, .stages = chain->stages, .count = chain->count,
+                         .actor = first->actor, .detail = detail };
     if (first->kind == RUN_KIND_SPSA)
         c.spsa = &spsa;
     else

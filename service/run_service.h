@@ -78,6 +78,7 @@ typedef struct {
     StoreDataSettings data;          /* data: random plies, the filter, a fixed depth */
     /* who made it */
     const char *owner;               /* NULL: the column's default (xqf-tune) */
+    const char *actor;               /* its "create" line of the events log (NULL: "xqf-tune") */
     bool pending;                    /* waits for an admin's approval */
 } RunSpec;
 

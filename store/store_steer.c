@@ -17,6 +17,7 @@
 
 #include "store_runs.h"
 #include "store_spsa.h"
+#include "store_users.h"
 
 #define STEER_STATEMENTS(S)                                                                          \
     S(STEER_OWNER, "SELECT owner FROM runs WHERE id = $1", 1)                                        \
@@ -269,6 +270,10 @@ int store_create_chain(Store *s, const StoreChainSpec *spec, int64_t *id)
         rc = add_stage(s, *id, 0, &first, run, "running");
     for (int i = 0; rc == 0 && i < spec->count; i++)
         rc = add_stage(s, *id, i + 1, &spec->stages[i], 0, "waiting");
+    char detail[STORE_TEXT_MAX];
+    snprintf(detail, sizeof detail, "chain %" PRId64 ", %s", *id, spec->detail ? spec->detail : "");
+    if (rc == 0)
+        rc = store_web_audit(s, spec->actor ? spec->actor : "xqf-tune", run, "create", detail);
     if (rc == 0)
         return store_commit(s);
     store_rollback(s);

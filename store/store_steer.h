@@ -131,6 +131,8 @@ typedef struct {
     int64_t base_net;                /* a data chain's SPRTs' base net (0: the engine's own, STORE_NET_NONE: none) */
     const StoreChainStage *stages;   /* after the first stage */
     int count;
+    const char *actor;               /* who made it: its first run's "create" line of the events log */
+    const char *detail;              /* that line's detail, after "chain N, " */
 } StoreChainSpec;
 
 /* Creates a chain and its first run (running at once) in one transaction. Returns 0 with *id, or -1. */

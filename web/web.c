@@ -336,7 +336,7 @@ static void create_run(Web *w, Store *s, const WebRequest *rq, RunKindId kind, b
     }
     int64_t id = 0;
     spec.book = w->cfg.book;
-    spec.owner = u->name;
+    spec.owner = spec.actor = u->name;
     spec.pending = !session_is(u, "admin");
     /*
      * A tester's waiting runs are an admin's queue to read and its builds
@@ -364,24 +364,10 @@ static void create_run(Web *w, Store *s, const WebRequest *rq, RunKindId kind, b
     } else if (status != RUN_OK)
         web_error(rs, 503, "the run could not be created (the database failed)");
     else if (chain) {
-        /* the audit of its first run (the log keeps runs) */
-        StoreChain *made = malloc(sizeof *made);
-        char detail[96];
-        snprintf(detail, sizeof detail, "chain %" PRId64 ", %s", id, spec.pending ? "pending approval" : "active");
-        if (made && store_load_chain(s, id, made) == 1)
-            store_web_audit(s, u->name, made->stages[0].run_id, "create", detail);
-        free(made);
+        /* its "create" line of the events log was written with it (the run service) */
         rs->status = 303;
         snprintf(rs->location, sizeof rs->location, "/chains#chain-%" PRId64, id);
     } else {
-        char detail[2 * STORE_REF_MAX + 96];
-        if (spec.test_ref || spec.base_ref)
-            snprintf(detail, sizeof detail, "%stest ref %s, base ref %s to build",
-                     spec.pending ? "pending approval; then " : "", spec.test_ref ? spec.test_ref : "-",
-                     spec.base_ref ? spec.base_ref : "-");
-        else
-            snprintf(detail, sizeof detail, "%s", spec.pending ? "pending approval" : "active");
-        store_web_audit(s, u->name, id, "create", detail);
         rs->status = 303;
         snprintf(rs->location, sizeof rs->location, "/runs/%" PRId64, id);
     }

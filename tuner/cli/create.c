@@ -170,6 +170,9 @@ static int create_run(const Opts *o, RunSpec *sp, const CliGitRef *refs)
         if (build_ids[i])
             status = cli_check_build_set(s, i ? "--base-build" : "--test-build", i ? "--base" : "--test", sets[i],
                                          build_ids[i]);
+    char actor[STORE_NAME_MAX + 1];
+    cli_actor(actor, sizeof actor);
+    sp->actor = actor;
     if (status == CLI_OK && (status = problem_status(run_create(s, sp, &id, &problem), &problem)) == CLI_OK)
         printf("%" PRId64 "\n", id);
     if (status == CLI_OK && refs)
@@ -507,7 +510,11 @@ static int record_chain(Store *s, const RunSpec *first, const RunChainSpec *chai
 {
     RunProblem problem;
     int64_t id;
-    int status = problem_status(run_chain_create(s, first, chain, &id, &problem), &problem);
+    char actor[STORE_NAME_MAX + 1];
+    cli_actor(actor, sizeof actor);
+    RunSpec made = *first;
+    made.actor = actor;
+    int status = problem_status(run_chain_create(s, &made, chain, &id, &problem), &problem);
     if (status == CLI_OK)
         printf("%" PRId64 "\n", id);
     return status;

@@ -261,10 +261,13 @@ static int gauntlet_new(const Opts *o)
         status = cli_fail(CLI_USAGE, "a gauntlet named '%s' exists (xqf-tune gauntlet show): give another --name",
                           cli_shown(name));
     int made = 0;
+    char actor[STORE_NAME_MAX + 1];
+    cli_actor(actor, sizeof actor);
     for (; status == CLI_OK && made < n; made++) {
         RunProblem problem;
         /* one book, its notes once */
         specs[made].book_notes = made == 0 ? stderr : NULL;
+        specs[made].actor = actor;
         status = cli_run_problem(run_create(s, &specs[made], &ids[made], &problem), &problem);
         if (status != CLI_OK) {
             fprintf(stderr, "xqf-tune: gauntlet '%s': the run against %s was not made\n", cli_shown(name),
