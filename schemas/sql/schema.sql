@@ -158,14 +158,15 @@ $$;
 
 
 --
--- Name: xqf_audit(text, bigint, text, text); Type: FUNCTION; Schema: public; Owner: -
+-- Name: xqf_audit(text, bigint, text, text, bigint); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.xqf_audit(p_actor text, p_run bigint, p_action text, p_detail text) RETURNS void
+CREATE FUNCTION public.xqf_audit(p_actor text, p_run bigint, p_action text, p_detail text, p_chain bigint DEFAULT NULL::bigint) RETURNS void
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    INSERT INTO web_audit (actor, run_id, action, detail) VALUES (p_actor, nullif(p_run, 0), p_action, p_detail)
+    INSERT INTO web_audit (actor, run_id, action, detail, chain_id)
+    VALUES (p_actor, nullif(p_run, 0), p_action, p_detail, nullif(p_chain, 0))
 $$;
 
 
@@ -730,6 +731,48 @@ BEGIN
         AND coalesce(r.base_engine, r.engine) = r.engine
         AND (r.base1_ms = 0 OR (r.base1_ms = r.base_ms AND r.inc1_ms = r.inc_ms));
 END $_$;
+
+
+--
+-- Name: xqf_chain_stop(bigint, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xqf_chain_stop(p_chain bigint, p_verdict text) RETURNS TABLE(o_run bigint, o_stage integer, o_cancelled integer)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+DECLARE
+    v_run bigint;
+    st chain_stages%ROWTYPE;
+BEGIN
+    LOOP
+        SELECT s.run_id INTO v_run FROM chain_stages s WHERE s.chain_id = p_chain AND s.state = 'running';
+        IF v_run IS NOT NULL THEN
+            PERFORM 1 FROM runs WHERE id = v_run FOR UPDATE;
+        END IF;
+        PERFORM 1 FROM chains WHERE id = p_chain AND state = 'active' FOR UPDATE;
+        IF NOT FOUND THEN
+            RETURN;
+        END IF;
+        SELECT s.* INTO st FROM chain_stages s WHERE s.chain_id = p_chain AND s.state = 'running';
+        EXIT WHEN st.run_id IS NOT DISTINCT FROM v_run;
+    END LOOP;
+    IF st.run_id IS NOT NULL THEN
+        PERFORM xqf_stop_run(st.run_id, p_verdict);
+    END IF;
+    UPDATE chain_stages SET state = 'stopped' WHERE chain_id = p_chain AND state = 'running';
+    UPDATE chain_stages SET state = 'cancelled' WHERE chain_id = p_chain AND state = 'waiting';
+    GET DIAGNOSTICS o_cancelled = ROW_COUNT;
+    UPDATE chains SET state = 'stopped', finished_at = now(),
+                      note = CASE WHEN st.idx IS NULL THEN p_verdict
+                                  ELSE format('stage %s (%s%s): %s', st.idx, st.kind,
+                                              CASE WHEN st.run_id IS NULL THEN '' ELSE ', run ' || st.run_id END,
+                                              p_verdict) END
+     WHERE id = p_chain;
+    o_run := coalesce(st.run_id, 0);
+    o_stage := st.idx;
+    RETURN NEXT;
+END $$;
 
 
 --
@@ -1934,7 +1977,7 @@ CREATE TABLE public.chain_stages (
     CONSTRAINT chain_stages_kind_check CHECK ((kind = ANY (ARRAY['spsa'::text, 'build'::text, 'sprt'::text, 'data'::text, 'train'::text, 'net'::text]))),
     CONSTRAINT chain_stages_lambda_check CHECK (((lambda >= (0)::double precision) AND (lambda <= (1)::double precision))),
     CONSTRAINT chain_stages_lr_check CHECK ((lr > (0)::double precision)),
-    CONSTRAINT chain_stages_state_check CHECK ((state = ANY (ARRAY['waiting'::text, 'running'::text, 'passed'::text, 'failed'::text, 'stopped'::text])))
+    CONSTRAINT chain_stages_state_check CHECK ((state = ANY (ARRAY['waiting'::text, 'running'::text, 'passed'::text, 'failed'::text, 'stopped'::text, 'cancelled'::text])))
 );
 
 
@@ -2616,7 +2659,8 @@ CREATE TABLE public.web_audit (
     actor text NOT NULL,
     run_id bigint,
     action text NOT NULL,
-    detail text DEFAULT ''::text NOT NULL
+    detail text DEFAULT ''::text NOT NULL,
+    chain_id bigint
 );
 
 
@@ -3275,6 +3319,13 @@ CREATE INDEX tasks_run ON public.tasks USING btree (run_id);
 
 
 --
+-- Name: web_audit_chain; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX web_audit_chain ON public.web_audit USING btree (chain_id, id) WHERE (chain_id IS NOT NULL);
+
+
+--
 -- Name: web_audit_run; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -3592,6 +3643,14 @@ ALTER TABLE ONLY public.tasks
 
 
 --
+-- Name: web_audit web_audit_chain_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.web_audit
+    ADD CONSTRAINT web_audit_chain_id_fkey FOREIGN KEY (chain_id) REFERENCES public.chains(id) ON DELETE CASCADE;
+
+
+--
 -- Name: web_audit web_audit_run_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -3642,12 +3701,12 @@ GRANT ALL ON FUNCTION public.xqf_approve(p_run bigint, p_test_commit text, p_bas
 
 
 --
--- Name: FUNCTION xqf_audit(p_actor text, p_run bigint, p_action text, p_detail text); Type: ACL; Schema: public; Owner: -
+-- Name: FUNCTION xqf_audit(p_actor text, p_run bigint, p_action text, p_detail text, p_chain bigint); Type: ACL; Schema: public; Owner: -
 --
 
-REVOKE ALL ON FUNCTION public.xqf_audit(p_actor text, p_run bigint, p_action text, p_detail text) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.xqf_audit(p_actor text, p_run bigint, p_action text, p_detail text) TO xqf_auditor;
-GRANT ALL ON FUNCTION public.xqf_audit(p_actor text, p_run bigint, p_action text, p_detail text) TO xqf_web;
+REVOKE ALL ON FUNCTION public.xqf_audit(p_actor text, p_run bigint, p_action text, p_detail text, p_chain bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.xqf_audit(p_actor text, p_run bigint, p_action text, p_detail text, p_chain bigint) TO xqf_auditor;
+GRANT ALL ON FUNCTION public.xqf_audit(p_actor text, p_run bigint, p_action text, p_detail text, p_chain bigint) TO xqf_web;
 
 
 --
@@ -3720,6 +3779,14 @@ GRANT ALL ON FUNCTION public.xqf_chain_add_stage(p_chain bigint, p_idx integer, 
 --
 
 REVOKE ALL ON FUNCTION public.xqf_chain_run_ended() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION xqf_chain_stop(p_chain bigint, p_verdict text); Type: ACL; Schema: public; Owner: -
+--
+
+REVOKE ALL ON FUNCTION public.xqf_chain_stop(p_chain bigint, p_verdict text) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.xqf_chain_stop(p_chain bigint, p_verdict text) TO xqf_web;
 
 
 --
