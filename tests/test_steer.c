@@ -1075,3 +1075,37 @@ Test(steer, threads_need_a_worker_of_that_concurrency)
     cr_assert_eq(tune(out, sizeof out, "sprt new --base '' --test NullR=2 --nodes 200 --threads 2 --replay 1"), 2);
     cr_assert(strstr(out, "--replay: a run of 2 threads per engine is not reproducible"), "%s", out);
 }
+
+/* Whether run's row holds cond (SQL over the columns of runs). */
+static bool run_row_is(int64_t run, const char *cond)
+{
+    char sql[512], error[256];
+    snprintf(sql, sizeof sql, "SELECT 1 / (SELECT count(*)::int FROM runs WHERE id = %" PRId64 " AND %s)", run, cond);
+    return store_exec(cu_fx.store, sql, error, sizeof error) == 0;
+}
+
+/*
+ * The numbers a front end sets by hand and xqf_create_run takes in its
+ * JSON object of settings (062): the engines' threads, the replay share
+ * (as given, else 1 %, none for several threads), the hash and the
+ * clock's margin, as they were when each was a parameter of its own; a
+ * chain's SPRT plays one thread at the default share.
+ */
+Test(steer, threads_replay_hash_and_margin_are_kept_as_given)
+{
+    CU_REQUIRE_DB();
+    int64_t run = new_run("sprt new --base '' --test NullR=2 --nodes 200%s", "");
+    cr_assert(run_row_is(run, "threads = 1 AND replay_share = 0.01 AND hash_mb = 16 AND margin_ms = 100"));
+    run = new_run("sprt new --base '' --test NullR=2 --nodes 200 --threads 3%s", "");
+    cr_assert(run_row_is(run, "threads = 3 AND replay_share = 0 AND hash_mb = 16 AND margin_ms = 100"));
+    run = new_run("sprt new --base '' --test NullR=2 --nodes 200 --replay 5%s", "");
+    cr_assert(run_row_is(run, "threads = 1 AND replay_share = 0.05"));
+    run = new_run("sprt new --base '' --test NullR=2 --nodes 200 --replay 0%s", "");
+    cr_assert(run_row_is(run, "threads = 1 AND replay_share = 0"));
+    int64_t chain = new_run("chain new --params NullR --pairs 4 --nodes 100 --then-sprt 0,5,500n%s", "");
+    int64_t spsa = stage(chain, 0).run_id;
+    cr_assert(run_row_is(spsa, "threads = 1 AND replay_share = 0.01 AND hash_mb = 16 AND margin_ms = 100"));
+    cr_assert_eq(store_spsa_save(cu_fx.store, spsa, (const double[]){ 3.6 }, 1, 4), 0);
+    cr_assert_eq(store_finish_run(cu_fx.store, spsa, "finished", "max pairs"), 0);
+    cr_assert(run_row_is(stage(chain, 1).run_id, "threads = 1 AND replay_share = 0.01 AND hash_mb = 16 AND margin_ms = 100"));
+}

@@ -16,3 +16,16 @@ DROP FUNCTION xqf_audit(text, bigint, text, text);
 
 INSERT INTO role_grants (role, kind, object, privileges) VALUES
     ('xqf_web', 'function', 'xqf_chain_stop', 'EXECUTE');
+
+-- A run's numbers that a front end sets by hand (each engine's threads,
+-- the replay share, the hash and the clock's margin) go into
+-- xqf_create_run's one JSON object of settings too, which needs them in
+-- its allow-list, and out of its parameters (the signature of 061; its
+-- new body is the function's file).  A chain's SPRTs still play one
+-- thread at the default replay share (xqf_chain_start leaves these two
+-- out of what it copies from the first run).
+INSERT INTO run_setting_columns (name) VALUES ('threads'), ('replay_share'), ('hash_mb'), ('margin_ms');
+
+DROP FUNCTION IF EXISTS xqf_create_run(text, text, text, text, text, text[], bigint, bigint, bigint, bigint, integer, text, text,
+                                       text, jsonb, bigint, bigint, boolean, bigint, bigint, integer, bigint, bigint, bigint,
+                                       boolean, double precision, text, text, text, boolean, jsonb);
