@@ -267,10 +267,10 @@ RunStatus run_chain_stop(Store *s, const RunActor *actor, int64_t chain, RunProb
     if (!run_chain_may(actor))
         return run_say(problem, RUN_BAD, RUN_FIELD_ACTOR, "%s may not stop chain %" PRId64 " (an admin may: a chain "
                        "has no owner)", actor->name ? actor->name : "nobody", chain);
-    char verdict[STORE_NAME_MAX + 16], done[160];
-    snprintf(verdict, sizeof verdict, "stopped by %s", actor->name);
     if (strcmp(state, "active") != 0)
         return run_say(problem, RUN_BAD, RUN_FIELD_STATE, "chain %" PRId64 " has ended (%s)", chain, state);
+    char verdict[STORE_NAME_MAX + 16], done[160];
+    snprintf(verdict, sizeof verdict, "stopped by %s", actor->name);
     StoreChainStopped stopped;
     if (store_begin(s) != 0)
         return run_say(problem, RUN_FAILED, "", "cannot stop chain %" PRId64 " (the database failed)", chain);
