@@ -1,7 +1,7 @@
 /*
  * run_verbs.c - the plain verbs (stop), approve and modify of a run
  * (run_verbs.h), and the admission every verb starts with; the purge is
- * run_games.c's.
+ * run_games.c's; a chain's stop.
  */
 #include "run_verbs.h"
 
@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "run_rules.h"
@@ -66,14 +67,19 @@ RunStatus run_admit(Store *s, const RunActor *actor, RunVerb verb, int64_t run, 
     return RUN_OK;
 }
 
-/* Commits what a verb wrote, with its history: RUN_OK with done as what was done, or RUN_FAILED. */
-static RunStatus finish(Store *s, const RunActor *actor, int64_t run, RunVerb verb, const char *detail,
+/*
+ * Commits what a verb wrote, with its history (of run, and of chain when
+ * the verb was a chain's: 0 none): RUN_OK with done as what was done, or
+ * RUN_FAILED.
+ */
+static RunStatus finish(Store *s, const RunActor *actor, int64_t run, int64_t chain, RunVerb verb, const char *detail,
                         RunProblem *problem, const char *done)
 {
-    if ((detail && store_web_audit(s, actor->name, run, RUN_VERB_TABLE[verb].name, detail) != 0) || store_commit(s) != 0) {
+    if ((detail && store_web_audit_chain(s, actor->name, chain, run, RUN_VERB_TABLE[verb].name, detail) != 0) ||
+        store_commit(s) != 0) {
         store_rollback(s);
-        return run_say(problem, RUN_FAILED, "", "cannot %s run %" PRId64 " (the database failed)", RUN_VERB_TABLE[verb].name,
-                       run);
+        return run_say(problem, RUN_FAILED, "", "cannot %s %s %" PRId64 " (the database failed)",
+                       RUN_VERB_TABLE[verb].name, chain ? "chain" : "run", chain ? chain : run);
     }
     return run_say(problem, RUN_OK, "", "%s", done);
 }
@@ -111,7 +117,7 @@ RunStatus run_plain(Store *s, const RunActor *actor, RunVerb verb, int64_t run, 
     if (rc == 0)
         return run_say(problem, RUN_BAD, RUN_FIELD_STATE, "run %" PRId64 " %s", run, why);
     snprintf(done, sizeof done, "run %" PRId64 " %s", run, v->done);
-    return finish(s, actor, run, verb, "", problem, done);
+    return finish(s, actor, run, 0, verb, "", problem, done);
 }
 
 RunStatus run_approve(Store *s, const RunActor *actor, int64_t run, const char *test_commit, const char *base_commit,
@@ -134,7 +140,7 @@ RunStatus run_approve(Store *s, const RunActor *actor, int64_t run, const char *
     snprintf(detail, sizeof detail, "test commit %.64s, base commit %.64s",
              test_commit && *test_commit ? test_commit : "-", base_commit && *base_commit ? base_commit : "-");
     snprintf(done, sizeof done, "run %" PRId64 " approved", run);
-    return finish(s, actor, run, RUN_VERB_APPROVE, detail, problem, done);
+    return finish(s, actor, run, 0, RUN_VERB_APPROVE, detail, problem, done);
 }
 
 RunModify run_modify_none(void)
@@ -242,5 +248,51 @@ RunStatus run_modify(Store *s, const RunActor *actor, int64_t run, const RunModi
     }
     char done[64];
     snprintf(done, sizeof done, "run %" PRId64 " changed", run);
-    return finish(s, actor, run, RUN_VERB_MODIFY, NULL, problem, done);
+    return finish(s, actor, run, 0, RUN_VERB_MODIFY, NULL, problem, done);
+}
+
+bool run_chain_may(const RunActor *actor) { return run_may(actor, RUN_VERB_STOP, ""); }
+
+/* The state of chain into state: 1, 0 (no such chain) or -1. */
+static int chain_state(Store *s, int64_t chain, char *state, size_t size)
+{
+    StoreChain *c = malloc(sizeof *c);
+    int found = c ? store_load_chain(s, chain, c) : -1;
+    snprintf(state, size, "%s", found == 1 ? c->state : "gone");
+    free(c);
+    return found;
+}
+
+RunStatus run_chain_stop(Store *s, const RunActor *actor, int64_t chain, RunProblem *problem)
+{
+    char state[16];
+    int found = chain_state(s, chain, state, sizeof state);
+    if (found < 0)
+        return run_say(problem, RUN_FAILED, "", "cannot read chain %" PRId64, chain);
+    if (found == 0)
+        return run_say(problem, RUN_BAD, RUN_FIELD_CHAIN, "no chain %" PRId64, chain);
+    if (!run_chain_may(actor))
+        return run_say(problem, RUN_BAD, RUN_FIELD_ACTOR, "%s may not stop chain %" PRId64 " (an admin may: a chain "
+                       "has no owner)", actor->name ? actor->name : "nobody", chain);
+    if (strcmp(state, "active") != 0)
+        return run_say(problem, RUN_BAD, RUN_FIELD_STATE, "chain %" PRId64 " has ended (%s)", chain, state);
+    char done[160];
+    StoreChainStopped stopped;
+    if (store_begin(s) != 0)
+        return run_say(problem, RUN_FAILED, "", "cannot stop chain %" PRId64 " (the database failed)", chain);
+    int rc = store_stop_chain(s, chain, actor->name, &stopped);
+    if (rc <= 0)
+        store_rollback(s);
+    if (rc < 0 || (rc == 0 && chain_state(s, chain, state, sizeof state) < 0))
+        return run_say(problem, RUN_FAILED, "", "cannot stop chain %" PRId64 " (the database failed)", chain);
+    if (rc == 0)   /* ended since it was read (its last stage's end): its state now */
+        return run_say(problem, RUN_BAD, RUN_FIELD_STATE, "chain %" PRId64 " has ended (%s)", chain, state);
+    int len = snprintf(done, sizeof done, "chain %" PRId64 " stopped", chain);
+    if (stopped.stage >= 0)
+        len += snprintf(done + len, sizeof done - (size_t)len, " at stage %d", stopped.stage);
+    if (stopped.run)
+        len += snprintf(done + len, sizeof done - (size_t)len, ", its run %" PRId64 " stopped", stopped.run);
+    snprintf(done + len, sizeof done - (size_t)len, ", %d stage%s not started cancelled", stopped.cancelled,
+             stopped.cancelled == 1 ? "" : "s");
+    return finish(s, actor, stopped.run, chain, RUN_VERB_STOP, done, problem, done);
 }

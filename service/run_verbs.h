@@ -1,7 +1,8 @@
 /*
  * run_verbs.h - what is done to a run after it is made: stop, approve,
- * modify, purge.  xqf-tune (stop, approve, modify, purge) and xqf-web
- * (/runs/ID/stop, approve, modify, purge) each turn their input into the
+ * modify, purge; and to a chain of runs: its stop.  xqf-tune (stop,
+ * approve, modify, purge, chain stop) and xqf-web (/runs/ID/stop,
+ * approve, modify, purge, /chains/ID/stop) each turn their input into the
  * arguments below and call these, nothing else: who may do what (the
  * rules below), the checks, the writing in one transaction and its record
  * in the run's history are here only, so that the same request gets the
@@ -12,7 +13,7 @@
  * xqf-tune's exit statuses): RUN_OK, RUN_BAD (refused: nothing changed)
  * or RUN_FAILED (the database failed: nothing changed), with *problem.
  * A refusal's field says what was refused, for a front end that answers
- * in kinds (xqf-web's HTTP statuses): RUN_FIELD_RUN (no such run),
+ * in kinds (xqf-web's HTTP statuses): RUN_FIELD_RUN (no such run; RUN_FIELD_CHAIN: no such chain),
  * RUN_FIELD_ACTOR (the actor may not), RUN_FIELD_STATE (the run's state
  * does not allow it), else the setting refused (a form's field name:
  * "max_pairs", "worker").  On RUN_OK, problem->why says what was done.
@@ -26,8 +27,9 @@
 #include "run_service.h"
 #include "store_steer.h"
 
-/* Refusals' fields that name no setting: the run, the actor, the run's state. */
+/* Refusals' fields that name no setting: the run (the chain), the actor, the run's (the chain's) state. */
 #define RUN_FIELD_RUN "run"
+#define RUN_FIELD_CHAIN "chain"
 #define RUN_FIELD_ACTOR "actor"
 #define RUN_FIELD_STATE "state"
 
@@ -147,5 +149,25 @@ RunStatus run_modify(Store *s, const RunActor *actor, int64_t run, const RunModi
  * without the SPRT.
  */
 RunStatus run_purge(Store *s, const RunActor *actor, int64_t run, const char *worker, RunProblem *problem);
+
+/*
+ * Whether actor may stop a chain: run_may's stop of a run without an
+ * owner, since a chain has none (the chains table keeps no owner; its
+ * first run's would not say who made the chain's later runs): an admin,
+ * and xqf-tune.  This can't fail.
+ */
+bool run_chain_may(const RunActor *actor);
+
+/*
+ * Stops a chain that has not ended, in one transaction: the run of its
+ * running stage stopped as run_stop stops one (verdict "stopped by
+ * NAME"), a build, training or net stage waiting for xqf-tune chain
+ * advance stopped, its stages not started cancelled, the chain stopped
+ * (nothing moves it on after: neither a run's end nor chain advance),
+ * recorded in the history ("stop", with the chain, on its run's).
+ * Refused: no such chain (RUN_FIELD_CHAIN), the actor may not
+ * (run_chain_may), the chain has ended (RUN_FIELD_STATE).
+ */
+RunStatus run_chain_stop(Store *s, const RunActor *actor, int64_t chain, RunProblem *problem);
 
 #endif

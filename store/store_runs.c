@@ -47,10 +47,10 @@
 
 /*
  * xqf_create_run's parameters in its order: the run's text, what its kind
- * gives, the numbers that are not settings of the table (the clock, the
- * sides' builds and nets) and, last, the table's settings as one JSON
- * object (SettingsJson below).  P(ID, TYPE, value): TYPE TEXT ("" for
- * NULL), RAW (as is), INT, BOOL, or SHARE (a fraction, NULL for NaN).
+ * gives, the numbers that are no settings kept as columns (the clock, the
+ * sides' builds and nets) and, last, those settings as one JSON object
+ * (SettingsJson below).  P(ID, TYPE, value): TYPE TEXT ("" for NULL), RAW
+ * (as is), INT or BOOL.
  */
 #define CREATE_RUN_PARAMS(P)                                                                     \
     P(NAME, TEXT, sp->name)                                                                      \
@@ -62,8 +62,6 @@
     P(NODES, INT, sp->nodes)                                                                     \
     P(BASE_MS, INT, sp->base_ms)                                                                 \
     P(INC_MS, INT, sp->inc_ms)                                                                   \
-    P(MARGIN_MS, INT, sp->margin_ms)                                                             \
-    P(HASH_MB, INT, sp->hash_mb > 0 ? sp->hash_mb : 16)                                          \
     P(KIND, RAW, kind->name)                                                                     \
     P(NAME0, RAW, kind->player0)                                                                 \
     P(NAME1, RAW, kind->player1)                                                                 \
@@ -73,12 +71,10 @@
     P(TASKS_ON_CLAIM, BOOL, kind->on_claim)                                                      \
     P(TEST_NET, INT, sp->test_net)                                                               \
     P(BASE_NET, INT, sp->base_net)                                                               \
-    P(THREADS, INT, sp->threads > 0 ? sp->threads : 1)                                           \
     P(BASE1_MS, INT, sp->base1_ms)                                                               \
     P(INC1_MS, INT, sp->inc1_ms)                                                                 \
     P(REF_NPS, INT, sp->ref_nps)                                                                 \
     P(GAME_SCORES, BOOL, sp->game_scores)                                                        \
-    P(REPLAY_SHARE, SHARE, sp->replay_given ? sp->replay_share : NAN)                            \
     P(ENGINE, TEXT, sp->engine)                                                                  \
     P(BASE_ENGINE, TEXT, sp->base_engine)                                                        \
     P(OWNER, TEXT, sp->owner)                                                                    \
@@ -92,9 +88,9 @@ enum { CREATE_RUN_PARAMS(CREATE_RUN_ID) CREATE_RUN_COUNT };
     S(FINISH, "SELECT xqf_finish_run($1, $2, $3, NULL)", 3)                                      \
     S(SET_LLR, "UPDATE runs SET llr = $2 WHERE id = $1", 2)                                      \
     S(FINISH_LLR, "SELECT xqf_finish_run($1, 'finished', $3, $2)", 3)                            \
-    S(CREATE_RUN, "SELECT xqf_create_run($1, $2, $3, $4, $5, $6::text[], $7, $8, $9, $10, $11, $12, $13, " \
-                  "$14, $15::jsonb, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, " \
-                  "$30, $31::jsonb)", CREATE_RUN_COUNT)                                                 \
+    S(CREATE_RUN, "SELECT xqf_create_run($1, $2, $3, $4, $5, $6::text[], $7, $8, $9, $10, $11, $12, " \
+                  "$13::jsonb, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27::jsonb)", \
+      CREATE_RUN_COUNT)                                                                          \
     S(PROGRESS, "SELECT p.pairs, p.wins, p.draws, p.losses, p.ll, p.ld, p.dd, p.wd, p.ww, "      \
                 "extract(epoch FROM p.recorded_at - r.created_at) FROM run_progress p "          \
                 "JOIN runs r ON r.id = p.run_id WHERE p.run_id = $1 ORDER BY p.pairs", 1)        \
@@ -175,19 +171,10 @@ static const char *param_int(char num[32], int64_t v)
     return num;
 }
 
-static const char *param_share(char num[32], double v)
-{
-    if (isnan(v))
-        return NULL;
-    snprintf(num, 32, "%.17g", v);
-    return num;
-}
-
 #define PARAM_TEXT(num, v) ((v) ? (v) : "")
 #define PARAM_RAW(num, v) (v)
 #define PARAM_INT(num, v) param_int(num, (int64_t)(v))
 #define PARAM_BOOL(num, v) ((v) ? "true" : "false")
-#define PARAM_SHARE(num, v) param_share(num, v)
 #define CREATE_RUN_PARAM(id, type, value) p[CR_##id] = PARAM_##type(num[CR_##id], value);
 
 /*
@@ -215,6 +202,12 @@ int store_create_run(Store *s, const RunKind *kind, const StoreSprtSpec *spec, c
     RUN_SETTINGS_TASK(SETTING_JSON_TASK)
     RUN_SETTINGS_OWN(SETTING_JSON_TASK)
     RUN_SETTINGS_ADJUDICATION(SETTING_JSON_ADJUDICATION)
+    /* the numbers kept as columns that are no lines of the table (their options and fields are by hand) */
+    json_int(&j, "threads", sp->threads > 0 ? sp->threads : 1);
+    json_int(&j, "hash_mb", sp->hash_mb > 0 ? sp->hash_mb : 16);
+    json_int(&j, "margin_ms", sp->margin_ms);
+    if (sp->replay_given)   /* else the function's default, by the threads */
+        json_real(&j, "replay_share", sp->replay_share, true);
     json_put(&j, "}");
     const char *p[CREATE_RUN_COUNT];
     char num[CREATE_RUN_COUNT][32];

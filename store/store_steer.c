@@ -44,7 +44,8 @@
       "WHERE c.state = 'active' AND st.kind IN ('build', 'train', 'net') AND st.state = 'running' "  \
       "ORDER BY c.id", 0)                                                                            \
     S(STEER_CHAIN_BUILT, "SELECT xqf_chain_built($1, $2, $3)", 3)                                    \
-    S(STEER_CHAIN_STAGE_DONE, "SELECT xqf_chain_done($1, $2, $3, $4, $5, $6)", 6)
+    S(STEER_CHAIN_STAGE_DONE, "SELECT xqf_chain_done($1, $2, $3, $4, $5, $6)", 6)                   \
+    S(STEER_CHAIN_STOP, "SELECT o_run, coalesce(o_stage, -1), o_cancelled FROM xqf_chain_stop($1, $2)", 2)
 
 STORE_STATEMENTS(STEER_STATEMENTS, store_statements_steer);
 
@@ -273,7 +274,7 @@ int store_create_chain(Store *s, const StoreChainSpec *spec, int64_t *id)
     char detail[STORE_TEXT_MAX];
     snprintf(detail, sizeof detail, "chain %" PRId64 ", %s", *id, spec->detail ? spec->detail : "");
     if (rc == 0)
-        rc = store_web_audit(s, spec->actor ? spec->actor : "xqf-tune", run, "create", detail);
+        rc = store_web_audit_chain(s, spec->actor ? spec->actor : "xqf-tune", *id, run, "create", detail);
     if (rc == 0)
         return store_commit(s);
     store_rollback(s);
@@ -399,4 +400,21 @@ int store_chain_done(Store *s, int64_t chain, StoreChainKind kind, bool ok, int6
     int done = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
     PQclear(res);
     return done;
+}
+
+int store_stop_chain(Store *s, int64_t chain, const char *actor, StoreChainStopped *out)
+{
+    StoreNums n;
+    const char *p[2] = { store_num(&n, 0, chain), actor };
+    PGresult *res = store_run(s, &STMT[ST_STEER_CHAIN_STOP], p, PGRES_TUPLES_OK);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) == 1;
+    if (found) {
+        out->run = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+        out->stage = atoi(PQgetvalue(res, 0, 1));
+        out->cancelled = atoi(PQgetvalue(res, 0, 2));
+    }
+    PQclear(res);
+    return found;
 }

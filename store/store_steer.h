@@ -118,7 +118,7 @@ typedef struct {
     int epochs, batch;
     double lambda, lr;
     /* when read */
-    char state[16];                  /* waiting, running, passed, failed, stopped */
+    char state[16];                  /* waiting, running, passed, failed, stopped, cancelled */
     int64_t run_id, build_id, net_id;/* 0 until made */
     char detail[STORE_TEXT_MAX];     /* a stage chain advance did: what it did, or why it failed */
 } StoreChainStage;
@@ -175,5 +175,20 @@ int store_chain_built(Store *s, int64_t chain, int64_t build, const char *note);
  */
 int store_chain_done(Store *s, int64_t chain, StoreChainKind kind, bool ok, int64_t build, int64_t net,
                      const char *detail);
+
+/* What a chain's stop did: the run it stopped (0: its running stage had none), that stage (-1: none), the stages cancelled. */
+typedef struct {
+    int64_t run;
+    int stage, cancelled;
+} StoreChainStopped;
+
+/*
+ * Stops an active chain (xqf_chain_stop) for actor: its running stage's
+ * run stopped as the plain verb stop stops one ("stopped by NAME"), that
+ * stage stopped, the stages not started cancelled, the chain stopped
+ * (its note the stage and verdict), so that nothing moves it on after.
+ * Returns 1 with *out, 0 (no such chain, or it has ended) or -1.
+ */
+int store_stop_chain(Store *s, int64_t chain, const char *actor, StoreChainStopped *out);
 
 #endif

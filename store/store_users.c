@@ -29,7 +29,7 @@
       "JOIN web_users u ON u.id = x.user_id WHERE x.token_hash = $1 AND x.expires_at > now() "   \
       "AND NOT u.disabled", 1)                                                                   \
     S(WEB_SESSION_END, "SELECT xqf_session_end($1)", 1)                                          \
-    S(WEB_AUDIT, "SELECT xqf_audit($1, $2, $3, $4)", 4)                                          \
+    S(WEB_AUDIT, "SELECT xqf_audit($1, $2, $3, $4, $5)", 5)                                      \
     S(WEB_AUDIT_LIST, "SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), actor, action, detail " \
       "FROM web_audit WHERE run_id = $1 ORDER BY id DESC LIMIT $2", 2)
 
@@ -123,12 +123,19 @@ int store_web_session_end(Store *s, const char *token_hash)
     return store_void_call(s, &STMT[ST_WEB_SESSION_END], p);
 }
 
+int store_web_audit_chain(Store *s, const char *actor, int64_t chain, int64_t run, const char *action,
+                          const char *detail)
+{
+    char id[24], of[24];
+    snprintf(id, sizeof id, "%" PRId64, run);
+    snprintf(of, sizeof of, "%" PRId64, chain);
+    const char *p[5] = { actor, id, action, detail ? detail : "", of };
+    return store_void_call(s, &STMT[ST_WEB_AUDIT], p);
+}
+
 int store_web_audit(Store *s, const char *actor, int64_t run, const char *action, const char *detail)
 {
-    char id[24];
-    snprintf(id, sizeof id, "%" PRId64, run);
-    const char *p[4] = { actor, id, action, detail ? detail : "" };
-    return store_void_call(s, &STMT[ST_WEB_AUDIT], p);
+    return store_web_audit_chain(s, actor, 0, run, action, detail);
 }
 
 int store_web_audit_list(Store *s, int64_t run, int max, StoreWebAudit **out)

@@ -44,6 +44,9 @@ int store_web_session_end(Store *s, const char *token_hash);
 
 /* Records an action (run 0: none). Returns 0 or -1. */
 int store_web_audit(Store *s, const char *actor, int64_t run, const char *action, const char *detail);
+/* Records an action done to chain (> 0), with its run (0: none). Returns 0 or -1. */
+int store_web_audit_chain(Store *s, const char *actor, int64_t chain, int64_t run, const char *action,
+                          const char *detail);
 
 typedef struct {
     char at[32];                     /* "YYYY-MM-DD HH:MM:SS" UTC */

@@ -700,6 +700,88 @@ Test(steer, a_stopped_run_stops_its_chain_and_a_failed_build_fails_it)
     cr_assert(strstr(c.note, "build"), "%s", c.note);
 }
 
+/*
+ * xqf-tune chain stop: the running stage's run stopped as xqf-tune stop
+ * stops a run, the stages not started cancelled, in the run's history; and
+ * nothing moves a stopped chain on after: neither its run's end nor chain
+ * advance (a build recorded late is not, and starts nothing).  An ended
+ * chain and no chain are refused (exit 2).
+ */
+Test(steer, a_stopped_chain_stays_stopped)
+{
+    CU_REQUIRE_DB();
+    char out[4096];
+    const char *args = "chain new --params NullR --pairs 4 --nodes 100 --then-build --then-sprt 0,5,500n "
+                       "--then-sprt 0,5,1000n%s";
+    /* in its SPSA stage: the run stopped with the verdict of a stop, by xqf-tune's actor */
+    int64_t chain = new_run(args, "");
+    int64_t spsa = stage(chain, 0).run_id;
+    cr_assert_eq(tune(out, sizeof out, "chain stop %" PRId64, chain), 0, "%s", out);
+    char want[160];
+    snprintf(want, sizeof want, "chain %" PRId64 " stopped at stage 0, its run %" PRId64 " stopped, 3 stages not "
+             "started cancelled", chain, spsa);
+    cr_assert(strstr(out, want), "%s", out);
+    StoreRun r = load(spsa);
+    cr_assert_str_eq(r.state, "stopped");
+    cr_assert(strncmp(r.verdict, "stopped by xqf-tune:", 20) == 0, "%s", r.verdict);
+    StoreChain c;
+    cr_assert_eq(store_load_chain(cu_fx.store, chain, &c), 1);
+    cr_assert_str_eq(c.state, "stopped");
+    cr_assert(strstr(c.note, "stage 0 (spsa, run ") && strstr(c.note, "stopped by xqf-tune:"), "%s", c.note);
+    cr_assert_str_eq(c.stages[0].state, "stopped");
+    for (int i = 1; i < 4; i++)
+        cr_assert_str_eq(c.stages[i].state, "cancelled", "stage %d", i);
+    StoreHistory *h;
+    int n = store_run_history(cu_fx.store, spsa, &h);
+    cr_assert(n == 1 && strcmp(h[0].action, "stop") == 0 && strstr(h[0].detail, want), "%d", n);
+    free(h);
+    /* again, and no such chain: refused */
+    cr_assert_eq(tune(out, sizeof out, "chain stop %" PRId64, chain), 2, "%s", out);
+    snprintf(want, sizeof want, "chain stop: chain %" PRId64 " has ended (stopped)", chain);
+    cr_assert(strstr(out, want), "%s", out);
+    cr_assert_eq(tune(out, sizeof out, "chain stop 999999"), 2, "%s", out);
+    cr_assert(strstr(out, "chain stop: no chain 999999"), "%s", out);
+    cr_assert_eq(tune(out, sizeof out, "chain show %" PRId64, chain), 0);
+    cr_assert(strstr(out, "[cancelled]") && strstr(out, " stopped: stage 0"), "%s", out);
+
+    /* waiting for its build: stopped with no run; chain advance then finds nothing to do */
+    chain = new_run(args, "");
+    cr_assert_eq(store_finish_run(cu_fx.store, stage(chain, 0).run_id, "finished", "max pairs"), 0);
+    cr_assert_str_eq(stage(chain, 1).state, "running");
+    cr_assert_eq(tune(out, sizeof out, "chain stop %" PRId64, chain), 0, "%s", out);
+    snprintf(want, sizeof want, "chain %" PRId64 " stopped at stage 1, 2 stages not started cancelled", chain);
+    cr_assert(strstr(out, want), "%s", out);
+    cr_assert_eq(store_load_chain(cu_fx.store, chain, &c), 1);
+    cr_assert(strcmp(c.state, "stopped") == 0 && strcmp(c.stages[0].state, "passed") == 0 &&
+              strcmp(c.stages[1].state, "stopped") == 0 && strcmp(c.stages[2].state, "cancelled") == 0,
+              "%s: %s %s %s", c.state, c.stages[0].state, c.stages[1].state, c.stages[2].state);
+    int64_t *ids;
+    cr_assert_eq(store_chains_to_advance(cu_fx.store, &ids), 0);
+    free(ids);
+    cr_assert_eq(tune(out, sizeof out, "chain advance %" PRId64 " --source /nonexistent --out /tmp/xqf-steer-test", chain),
+                 0, "%s", out);
+    /* a build that finished after the stop is not recorded and starts nothing */
+    cr_assert_eq(store_chain_built(cu_fx.store, chain, fake_build("late-build"), ""), 0);
+    cr_assert_eq(store_load_chain(cu_fx.store, chain, &c), 1);
+    cr_assert(strcmp(c.state, "stopped") == 0 && c.stages[1].build_id == 0 && c.stages[2].run_id == 0 &&
+              strcmp(c.stages[2].state, "cancelled") == 0, "%s", c.state);
+
+    /* an SPRT stage: a run's end after the stop (the coordinator's verdict) moves nothing either */
+    chain = new_run("chain new --params NullR --pairs 4 --nodes 100 --then-sprt 0,5,500n --then-sprt 0,5,1000n%s", "");
+    spsa = stage(chain, 0).run_id;
+    cr_assert_eq(store_spsa_save(cu_fx.store, spsa, (const double[]){ 3.6 }, 1, 4), 0);
+    cr_assert_eq(store_finish_run(cu_fx.store, spsa, "finished", "max pairs"), 0);
+    int64_t sprt = stage(chain, 1).run_id;
+    cr_assert_str_eq(load(sprt).state, "active");
+    cr_assert_eq(tune(out, sizeof out, "chain stop %" PRId64, chain), 0, "%s", out);
+    cr_assert_str_eq(load(sprt).state, "stopped");
+    cr_assert_eq(store_update_sprt(cu_fx.store, sprt, 3.0, "H1 accepted"), 0);
+    cr_assert_eq(store_load_chain(cu_fx.store, chain, &c), 1);
+    cr_assert(strcmp(c.state, "stopped") == 0 && strcmp(c.stages[1].state, "stopped") == 0 &&
+              strcmp(c.stages[2].state, "cancelled") == 0 && c.stages[2].run_id == 0, "%s", c.state);
+    cr_assert_eq(history(sprt), 1);
+}
+
 /* A registered net of random weights (cu_random_net) named name: its id. */
 static int64_t test_net(const char *name, uint64_t seed)
 {
@@ -992,4 +1074,38 @@ Test(steer, threads_need_a_worker_of_that_concurrency)
     cr_assert_str_eq(out, "0\n");
     cr_assert_eq(tune(out, sizeof out, "sprt new --base '' --test NullR=2 --nodes 200 --threads 2 --replay 1"), 2);
     cr_assert(strstr(out, "--replay: a run of 2 threads per engine is not reproducible"), "%s", out);
+}
+
+/* Whether run's row holds cond (SQL over the columns of runs). */
+static bool run_row_is(int64_t run, const char *cond)
+{
+    char sql[512], error[256];
+    snprintf(sql, sizeof sql, "SELECT 1 / (SELECT count(*)::int FROM runs WHERE id = %" PRId64 " AND %s)", run, cond);
+    return store_exec(cu_fx.store, sql, error, sizeof error) == 0;
+}
+
+/*
+ * The numbers a front end sets by hand and xqf_create_run takes in its
+ * JSON object of settings (062): the engines' threads, the replay share
+ * (as given, else 1 %, none for several threads), the hash and the
+ * clock's margin, as they were when each was a parameter of its own; a
+ * chain's SPRT plays one thread at the default share.
+ */
+Test(steer, threads_replay_hash_and_margin_are_kept_as_given)
+{
+    CU_REQUIRE_DB();
+    int64_t run = new_run("sprt new --base '' --test NullR=2 --nodes 200%s", "");
+    cr_assert(run_row_is(run, "threads = 1 AND replay_share = 0.01 AND hash_mb = 16 AND margin_ms = 100"));
+    run = new_run("sprt new --base '' --test NullR=2 --nodes 200 --threads 3%s", "");
+    cr_assert(run_row_is(run, "threads = 3 AND replay_share = 0 AND hash_mb = 16 AND margin_ms = 100"));
+    run = new_run("sprt new --base '' --test NullR=2 --nodes 200 --replay 5%s", "");
+    cr_assert(run_row_is(run, "threads = 1 AND replay_share = 0.05"));
+    run = new_run("sprt new --base '' --test NullR=2 --nodes 200 --replay 0%s", "");
+    cr_assert(run_row_is(run, "threads = 1 AND replay_share = 0"));
+    int64_t chain = new_run("chain new --params NullR --pairs 4 --nodes 100 --then-sprt 0,5,500n%s", "");
+    int64_t spsa = stage(chain, 0).run_id;
+    cr_assert(run_row_is(spsa, "threads = 1 AND replay_share = 0.01 AND hash_mb = 16 AND margin_ms = 100"));
+    cr_assert_eq(store_spsa_save(cu_fx.store, spsa, (const double[]){ 3.6 }, 1, 4), 0);
+    cr_assert_eq(store_finish_run(cu_fx.store, spsa, "finished", "max pairs"), 0);
+    cr_assert(run_row_is(stage(chain, 1).run_id, "threads = 1 AND replay_share = 0.01 AND hash_mb = 16 AND margin_ms = 100"));
 }

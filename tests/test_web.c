@@ -3156,3 +3156,122 @@ Test(web, bad_net_uploads_are_refused_and_store_nothing)
     free(a);
     free(b);
 }
+
+/* A chain's outcome, its ids and names left out: its state, each stage's with its run's. */
+static void chain_outcome(int64_t chain, char *out, size_t size)
+{
+    char q[512];
+    snprintf(q, sizeof q, "SELECT c.state || ' ' || string_agg(st.kind || ':' || st.state || coalesce(':' || r.state, ''), "
+             "',' ORDER BY st.idx) FROM chains c JOIN chain_stages st ON st.chain_id = c.id LEFT JOIN runs r ON "
+             "r.id = st.run_id WHERE c.id = %" PRId64 " GROUP BY c.state", chain);
+    sql_value(q, out, size);
+}
+
+/* POSTs the CSRF token to /chains/CHAIN/stop as cookie's session. */
+static Reply chain_stop(int64_t chain, const char *cookie, const char *csrf)
+{
+    char path[64], body[256];
+    snprintf(path, sizeof path, "/chains/%" PRId64 "/stop", chain);
+    snprintf(body, sizeof body, "csrf=%s", csrf);
+    return http("POST", path, cookie, body);
+}
+
+/*
+ * A chain stopped by xqf-tune chain stop and by the chains page's Stop
+ * button: the same outcome (its run stopped, the stages not started
+ * cancelled), in the history; an ended chain and no chain refused in the
+ * same words; a viewer and a tester refused (a chain has no owner: an
+ * admin's); the button only for who may, only on a chain not ended.
+ */
+Test(web, a_chain_is_stopped_alike_from_either_front_end)
+{
+    CU_REQUIRE_DB();
+    add_user("ada", "admin", "adminpass1");
+    add_user("tess", "tester", "testpass1");
+    add_user("vic", "viewer", "viewerpass1");
+    start_web(NULL);
+    char acookie[128], acsrf[128], tcookie[128], tcsrf[128], vcookie[128], vcsrf[128], said[1024], args[64];
+    login("ada", "adminpass1", acookie, acsrf);
+    login("tess", "testpass1", tcookie, tcsrf);
+    login("vic", "viewerpass1", vcookie, vcsrf);
+    const char *make = "chain new --params NullR --pairs 4 --nodes 100 --then-build --then-sprt 0,5,500n "
+                       "--then-sprt 0,5,1000n";
+    int64_t cli = cli_new(make), onweb = cli_new(make), left = cli_new(make);
+
+    /* a viewer and a tester may not; nothing changes */
+    char before[512], after[512], other[512];
+    chain_outcome(onweb, before, sizeof before);
+    Reply r = chain_stop(onweb, vcookie, vcsrf);
+    cr_assert_eq(r.status, 403, "a viewer stops no chain");
+    char who[96];
+    snprintf(who, sizeof who, "vic may not stop chain %" PRId64, onweb);
+    SAME_WORDS(r, who);
+    reply_free(&r);
+    r = chain_stop(onweb, tcookie, tcsrf);
+    cr_assert_eq(r.status, 403, "a tester stops no chain");
+    reply_free(&r);
+    chain_outcome(onweb, after, sizeof after);
+    cr_assert_str_eq(before, after, "a refused stop changed the chain");
+
+    /* the button: an admin's, on a chain not ended; no one else's */
+    char button[96];
+    snprintf(button, sizeof button, "action=\"/chains/%" PRId64 "/stop\"", onweb);
+    r = http("GET", "/chains", acookie, NULL);
+    cr_assert(r.status == 200 && strstr(r.body, button), "no Stop for an admin: %.3000s", r.body);
+    reply_free(&r);
+    const char *cookies[] = { vcookie, tcookie, NULL };
+    for (int i = 0; i < 3; i++) {
+        r = http("GET", "/chains", cookies[i], NULL);
+        cr_assert(r.status == 200 && !strstr(r.body, "/stop\""), "a Stop for who may not (%d)", i);
+        reply_free(&r);
+    }
+
+    /* stopped from either front end: the same outcome, the stop by each actor in the history */
+    snprintf(args, sizeof args, "%" PRId64, cli);
+    cr_assert_eq(tune_said("chain stop", args, said, sizeof said), 0, "%s", said);
+    r = chain_stop(onweb, acookie, acsrf);
+    cr_assert_eq(r.status, 303, "%d %s", r.status, r.body ? r.body : "");
+    char back[64];
+    snprintf(back, sizeof back, "Location: /chains#chain-%" PRId64, onweb);
+    cr_assert(strstr(r.head, back), "%s", r.head);
+    reply_free(&r);
+    chain_outcome(cli, before, sizeof before);
+    chain_outcome(onweb, after, sizeof after);
+    cr_assert_str_eq(before, after, "xqf-tune's stop and the web's differ");
+    cr_assert_str_eq(after, "stopped spsa:stopped:stopped,build:cancelled,sprt:cancelled,sprt:cancelled\n");
+    chain_outcome(left, other, sizeof other);
+    cr_assert_str_eq(other, "active spsa:running:active,build:waiting,sprt:waiting,sprt:waiting\n", "only the chain stopped");
+    char q[256], v[256];
+    snprintf(q, sizeof q, "SELECT actor || ' ' || action || ' ' || coalesce(run_id, 0) FROM web_audit WHERE chain_id = %" PRId64,
+             onweb);
+    sql_value(q, v, sizeof v);
+    StoreChain *c = malloc(sizeof *c);
+    cr_assert(c && store_load_chain(cu_fx.store, onweb, c) == 1);
+    char want[128];
+    snprintf(want, sizeof want, "ada stop %" PRId64 "\n", c->stages[0].run_id);
+    cr_assert_str_eq(v, want);
+    StoreRun run;
+    load(c->stages[0].run_id, &run);
+    cr_assert_str_eq(run.verdict, "stopped by ada");
+    snprintf(want, sizeof want, "stage 0 (spsa, run %" PRId64 "): stopped by ada", c->stages[0].run_id);
+    cr_assert_str_eq(c->note, want);
+    free(c);
+    r = http("GET", "/chains", acookie, NULL);
+    cr_assert(r.status == 200 && !strstr(r.body, button), "a Stop on a stopped chain");
+    snprintf(button, sizeof button, "action=\"/chains/%" PRId64 "/stop\"", left);
+    cr_assert(strstr(r.body, button), "no Stop on the chain left");
+    reply_free(&r);
+
+    /* again, and no such chain: refused in the same words */
+    cr_assert_eq(tune_said("chain stop", args, said, sizeof said), 2, "stopped twice");
+    r = chain_stop(cli, acookie, acsrf);
+    cr_assert_eq(r.status, 409);
+    SAME_WORDS(r, said);
+    reply_free(&r);
+    cr_assert_eq(tune_said("chain stop", "999999", said, sizeof said), 2);
+    cr_assert(strstr(said, "no chain 999999"), "%s", said);
+    r = chain_stop(999999, acookie, acsrf);
+    cr_assert_eq(r.status, 404);
+    SAME_WORDS(r, said);
+    reply_free(&r);
+}

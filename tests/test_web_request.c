@@ -57,6 +57,14 @@ Test(web_request, routes)
                  ROUTE_BAD, "over 64 bytes");
     cr_assert_eq(route_parse("/static/style.css").kind, ROUTE_STYLE);
     cr_assert_eq(route_parse("/nope").kind, ROUTE_UNKNOWN);
+    /* a chain's stop: its id, a malformed one a bad path; nothing else done to a chain there */
+    r = route_parse("/chains/12/stop");
+    cr_assert_eq(r.kind, ROUTE_CHAIN_STOP);
+    cr_assert_eq(r.chain, 12);
+    cr_assert_eq(route_parse("/chains/x/stop").kind, ROUTE_BAD);
+    cr_assert_eq(route_parse("/chains/0/stop").kind, ROUTE_BAD);
+    cr_assert_eq(route_parse("/chains/12/approve").kind, ROUTE_UNKNOWN);
+    cr_assert_eq(route_parse("/chains/12").kind, ROUTE_UNKNOWN);
     /* a creation page per run kind of run_kinds.def, by its name */
     for (int k = 0; k < RUN_KIND_COUNT; k++) {
         char path[32];

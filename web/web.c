@@ -398,6 +398,26 @@ static bool modify_fields(const Form *f, RunModify *m, char *why, size_t size)
 }
 
 /*
+ * A verb's outcome (run_verbs.h) as HTTP: done, to back (303); a refusal
+ * as the status of its kind (no such run or chain 404, the actor 403, the
+ * state 409, a value 400) with the service's words; the database 503.
+ */
+static void verb_said(RunStatus status, const RunProblem *problem, const char *back, WebResponse *rs)
+{
+    if (status == RUN_OK) {
+        rs->status = 303;
+        snprintf(rs->location, sizeof rs->location, "%s", back);
+    } else if (status == RUN_FAILED)
+        web_error(rs, 503, "the database cannot be written now");
+    else
+        web_error(rs, strcmp(problem->field, RUN_FIELD_RUN) == 0 || strcmp(problem->field, RUN_FIELD_CHAIN) == 0 ? 404
+                      : strcmp(problem->field, RUN_FIELD_ACTOR) == 0                                           ? 403
+                      : strcmp(problem->field, RUN_FIELD_STATE) == 0                                           ? 409
+                                                                                                               : 400,
+                  problem->why);
+}
+
+/*
  * POST /runs/ID/ACTION: the run service's verb (run_verbs.h), which says
  * who may: a plain verb of run_verbs.def by its line, the others from
  * their forms; a refusal as the HTTP status of its kind.
@@ -420,17 +440,19 @@ static void run_action(Store *s, const WebRequest *rq, const Route *rt, const Se
                      ? run_modify(s, &actor, rt->run, &m, &problem) : RUN_BAD;
     } else
         status = run_purge(s, &actor, rt->run, form_get(rq->form, "worker"), &problem);
-    if (status == RUN_OK) {
-        rs->status = 303;
-        snprintf(rs->location, sizeof rs->location, "/runs/%" PRId64, rt->run);
-    } else if (status == RUN_FAILED)
-        web_error(rs, 503, "the database cannot be written now");
-    else
-        web_error(rs, strcmp(problem.field, RUN_FIELD_RUN) == 0     ? 404
-                      : strcmp(problem.field, RUN_FIELD_ACTOR) == 0 ? 403
-                      : strcmp(problem.field, RUN_FIELD_STATE) == 0 ? 409
-                                                                    : 400,
-                  problem.why);
+    char back[64];
+    snprintf(back, sizeof back, "/runs/%" PRId64, rt->run);
+    verb_said(status, &problem, back, rs);
+}
+
+/* POST /chains/ID/stop: the run service's chain stop, which says who may; back to the chain's row. */
+static void chain_stop(Store *s, const Route *rt, const Session *u, WebResponse *rs)
+{
+    RunActor actor = { .name = u->name, .role = u->role };
+    RunProblem problem = { .field = "", .why = "" };
+    char back[64];
+    snprintf(back, sizeof back, "/chains#chain-%" PRId64, rt->chain);
+    verb_said(run_chain_stop(s, &actor, rt->chain, &problem), &problem, back, rs);
 }
 
 /* ---- accounts ------------------------------------------------------------------------------- */
@@ -822,6 +844,8 @@ static void post_login(Call *c) { do_login(c->w, &c->s, c->rq, c->u, c->rs); }
 static void post_logout(Call *c) { do_logout(c->w, c->s, c->rq, c->rs); }
 
 static void post_run_action(Call *c) { run_action(c->s, c->rq, c->rt, c->u, c->rs); }
+
+static void post_chain_stop(Call *c) { chain_stop(c->s, c->rt, c->u, c->rs); }
 
 static void post_new_run(Call *c) { create_run(c->w, c->s, c->rq, c->rt->run_kind, false, c->u, c->rs); }
 

@@ -158,14 +158,15 @@ $$;
 
 
 --
--- Name: xqf_audit(text, bigint, text, text); Type: FUNCTION; Schema: public; Owner: -
+-- Name: xqf_audit(text, bigint, text, text, bigint); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.xqf_audit(p_actor text, p_run bigint, p_action text, p_detail text) RETURNS void
+CREATE FUNCTION public.xqf_audit(p_actor text, p_run bigint, p_action text, p_detail text, p_chain bigint DEFAULT NULL::bigint) RETURNS void
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    INSERT INTO web_audit (actor, run_id, action, detail) VALUES (p_actor, nullif(p_run, 0), p_action, p_detail)
+    INSERT INTO web_audit (actor, run_id, action, detail, chain_id)
+    VALUES (p_actor, nullif(p_run, 0), p_action, p_detail, nullif(p_chain, 0))
 $$;
 
 
@@ -718,7 +719,7 @@ BEGIN
         RETURNING runs.id INTO id;
     END IF;
     SELECT string_agg(quote_ident(name), ', ' ORDER BY name) INTO cols FROM run_setting_columns
-     WHERE name NOT IN ('elo0', 'elo1', 'alpha', 'beta', 'max_pairs');
+     WHERE name NOT IN ('elo0', 'elo1', 'alpha', 'beta', 'max_pairs', 'threads', 'replay_share');
     IF cols IS NOT NULL THEN
         EXECUTE format('UPDATE runs SET (%1$s) = (SELECT %1$s FROM runs WHERE id = $1) WHERE id = $2', cols)
           USING first.id, id;
@@ -732,6 +733,49 @@ BEGIN
         AND coalesce(r.base_engine, r.engine) = r.engine
         AND (r.base1_ms = 0 OR (r.base1_ms = r.base_ms AND r.inc1_ms = r.inc_ms));
 END $_$;
+
+
+--
+-- Name: xqf_chain_stop(bigint, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xqf_chain_stop(p_chain bigint, p_actor text) RETURNS TABLE(o_run bigint, o_stage integer, o_cancelled integer)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+DECLARE
+    p_verdict text := 'stopped by ' || p_actor;
+    v_run bigint;
+    st chain_stages%ROWTYPE;
+BEGIN
+    LOOP
+        SELECT s.run_id INTO v_run FROM chain_stages s WHERE s.chain_id = p_chain AND s.state = 'running';
+        IF v_run IS NOT NULL THEN
+            PERFORM 1 FROM runs WHERE id = v_run FOR UPDATE;
+        END IF;
+        PERFORM 1 FROM chains WHERE id = p_chain AND state = 'active' FOR UPDATE;
+        IF NOT FOUND THEN
+            RETURN;
+        END IF;
+        SELECT s.* INTO st FROM chain_stages s WHERE s.chain_id = p_chain AND s.state = 'running';
+        EXIT WHEN st.run_id IS NOT DISTINCT FROM v_run;
+    END LOOP;
+    IF st.run_id IS NOT NULL THEN
+        PERFORM xqf_stop_run(st.run_id, p_actor);
+    END IF;
+    UPDATE chain_stages SET state = 'stopped' WHERE chain_id = p_chain AND state = 'running';
+    UPDATE chain_stages SET state = 'cancelled' WHERE chain_id = p_chain AND state = 'waiting';
+    GET DIAGNOSTICS o_cancelled = ROW_COUNT;
+    UPDATE chains SET state = 'stopped', finished_at = now(),
+                      note = CASE WHEN st.idx IS NULL THEN p_verdict
+                                  ELSE format('stage %s (%s%s): %s', st.idx, st.kind,
+                                              CASE WHEN st.run_id IS NULL THEN '' ELSE ', run ' || st.run_id END,
+                                              p_verdict) END
+     WHERE id = p_chain;
+    o_run := coalesce(st.run_id, 0);
+    o_stage := st.idx;
+    RETURN NEXT;
+END $$;
 
 
 --
@@ -908,10 +952,10 @@ END $$;
 
 
 --
--- Name: xqf_create_run(text, text, text, text, text, text[], bigint, bigint, bigint, bigint, integer, text, text, text, jsonb, bigint, bigint, boolean, bigint, bigint, integer, bigint, bigint, bigint, boolean, double precision, text, text, text, boolean, jsonb); Type: FUNCTION; Schema: public; Owner: -
+-- Name: xqf_create_run(text, text, text, text, text, text[], bigint, bigint, bigint, text, text, text, jsonb, bigint, bigint, boolean, bigint, bigint, bigint, bigint, bigint, boolean, text, text, text, boolean, jsonb); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.xqf_create_run(p_name text, p_params0 text, p_params1 text, p_build_id text, p_book_name text, p_book text[], p_nodes bigint, p_base_ms bigint, p_inc_ms bigint, p_margin_ms bigint, p_hash_mb integer, p_kind text, p_name0 text, p_name1 text, p_settings jsonb, p_test_build bigint, p_base_build bigint, p_tasks_on_claim boolean, p_test_net bigint, p_base_net bigint, p_threads integer, p_base1_ms bigint, p_inc1_ms bigint, p_ref_nps bigint, p_game_scores boolean, p_replay_share double precision, p_engine text, p_base_engine text, p_owner text, p_pending boolean, p_run_settings jsonb) RETURNS bigint
+CREATE FUNCTION public.xqf_create_run(p_name text, p_params0 text, p_params1 text, p_build_id text, p_book_name text, p_book text[], p_nodes bigint, p_base_ms bigint, p_inc_ms bigint, p_kind text, p_name0 text, p_name1 text, p_settings jsonb, p_test_build bigint, p_base_build bigint, p_tasks_on_claim boolean, p_test_net bigint, p_base_net bigint, p_base1_ms bigint, p_inc1_ms bigint, p_ref_nps bigint, p_game_scores boolean, p_engine text, p_base_engine text, p_owner text, p_pending boolean, p_run_settings jsonb) RETURNS bigint
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $_$
@@ -935,23 +979,25 @@ BEGIN
         RAISE EXCEPTION 'xqf_create_run: a side''s net waits for an admin''s approval'
               USING ERRCODE = 'check_violation';
     END IF;
+    IF coalesce(jsonb_typeof(p_run_settings -> 'replay_share'), 'null') = 'null' THEN
+        p_run_settings := p_run_settings || jsonb_build_object('replay_share',
+            CASE WHEN coalesce((p_run_settings ->> 'threads')::integer, 1) > 1 THEN 0 ELSE 0.01 END);
+    END IF;
     SELECT coalesce(string_agg(format(', %I', k), '' ORDER BY k), ''),
            coalesce(string_agg(format(', s.%I', k), '' ORDER BY k), '')
       INTO cols, vals FROM jsonb_object_keys(p_run_settings) k;
     EXECUTE format('INSERT INTO runs (kind, name, name0, params0, name1, params1, build_id, book_name, book, nodes, '
-                   'base_ms, inc_ms, margin_ms, hash_mb, settings, test_build, base_build, tasks_on_claim, '
-                   'test_net, base_net, test_hce, base_hce, threads, replay_share, base1_ms, inc1_ms, ref_nps, '
-                   'game_scores, engine, base_engine, owner, state%s) '
+                   'base_ms, inc_ms, settings, test_build, base_build, tasks_on_claim, test_net, base_net, test_hce, '
+                   'base_hce, base1_ms, inc1_ms, ref_nps, game_scores, engine, base_engine, owner, state%s) '
                    'SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, '
-                   '$20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, '
-                   '$32%s FROM jsonb_populate_record(NULL::runs, $33) s RETURNING id', cols, vals)
+                   '$20, $21, $22, $23, $24, $25, $26, $27, '
+                   '$28%s FROM jsonb_populate_record(NULL::runs, $29) s RETURNING id', cols, vals)
        INTO run_id
       USING p_kind, p_name, p_name0, p_params0, p_name1, p_params1, p_build_id, p_book_name, p_book, p_nodes,
-            p_base_ms, p_inc_ms, p_margin_ms, p_hash_mb, p_settings, nullif(p_test_build, 0), nullif(p_base_build, 0),
+            p_base_ms, p_inc_ms, p_settings, nullif(p_test_build, 0), nullif(p_base_build, 0),
             p_tasks_on_claim, nullif(greatest(p_test_net, 0), 0), nullif(greatest(p_base_net, 0), 0),
-            p_test_net < 0, p_base_net < 0, p_threads,
-            coalesce(p_replay_share, CASE WHEN p_threads > 1 THEN 0 ELSE 0.01 END), p_base1_ms, p_inc1_ms,
-            p_ref_nps, p_game_scores, coalesce(nullif(p_engine, ''), 'xqf'),
+            p_test_net < 0, p_base_net < 0, p_base1_ms, p_inc1_ms, p_ref_nps, p_game_scores,
+            coalesce(nullif(p_engine, ''), 'xqf'),
             nullif(nullif(p_base_engine, ''), coalesce(nullif(p_engine, ''), 'xqf')), coalesce(p_owner, ''),
             CASE WHEN p_pending THEN 'pending' ELSE 'active' END, p_run_settings;
     RETURN run_id;
@@ -2067,7 +2113,7 @@ CREATE TABLE public.chain_stages (
     CONSTRAINT chain_stages_kind_check CHECK ((kind = ANY (ARRAY['spsa'::text, 'build'::text, 'sprt'::text, 'data'::text, 'train'::text, 'net'::text]))),
     CONSTRAINT chain_stages_lambda_check CHECK (((lambda >= (0)::double precision) AND (lambda <= (1)::double precision))),
     CONSTRAINT chain_stages_lr_check CHECK ((lr > (0)::double precision)),
-    CONSTRAINT chain_stages_state_check CHECK ((state = ANY (ARRAY['waiting'::text, 'running'::text, 'passed'::text, 'failed'::text, 'stopped'::text])))
+    CONSTRAINT chain_stages_state_check CHECK ((state = ANY (ARRAY['waiting'::text, 'running'::text, 'passed'::text, 'failed'::text, 'stopped'::text, 'cancelled'::text])))
 );
 
 
@@ -2823,7 +2869,8 @@ CREATE TABLE public.web_audit (
     actor text NOT NULL,
     run_id bigint,
     action text NOT NULL,
-    detail text DEFAULT ''::text NOT NULL
+    detail text DEFAULT ''::text NOT NULL,
+    chain_id bigint
 );
 
 
@@ -3528,6 +3575,13 @@ CREATE INDEX tasks_run ON public.tasks USING btree (run_id);
 
 
 --
+-- Name: web_audit_chain; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX web_audit_chain ON public.web_audit USING btree (chain_id, id) WHERE (chain_id IS NOT NULL);
+
+
+--
 -- Name: web_audit_run; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -3861,6 +3915,14 @@ ALTER TABLE ONLY public.tasks
 
 
 --
+-- Name: web_audit web_audit_chain_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.web_audit
+    ADD CONSTRAINT web_audit_chain_id_fkey FOREIGN KEY (chain_id) REFERENCES public.chains(id) ON DELETE CASCADE;
+
+
+--
 -- Name: web_audit web_audit_run_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -3911,12 +3973,12 @@ GRANT ALL ON FUNCTION public.xqf_approve(p_run bigint, p_test_commit text, p_bas
 
 
 --
--- Name: FUNCTION xqf_audit(p_actor text, p_run bigint, p_action text, p_detail text); Type: ACL; Schema: public; Owner: -
+-- Name: FUNCTION xqf_audit(p_actor text, p_run bigint, p_action text, p_detail text, p_chain bigint); Type: ACL; Schema: public; Owner: -
 --
 
-REVOKE ALL ON FUNCTION public.xqf_audit(p_actor text, p_run bigint, p_action text, p_detail text) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.xqf_audit(p_actor text, p_run bigint, p_action text, p_detail text) TO xqf_auditor;
-GRANT ALL ON FUNCTION public.xqf_audit(p_actor text, p_run bigint, p_action text, p_detail text) TO xqf_web;
+REVOKE ALL ON FUNCTION public.xqf_audit(p_actor text, p_run bigint, p_action text, p_detail text, p_chain bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.xqf_audit(p_actor text, p_run bigint, p_action text, p_detail text, p_chain bigint) TO xqf_auditor;
+GRANT ALL ON FUNCTION public.xqf_audit(p_actor text, p_run bigint, p_action text, p_detail text, p_chain bigint) TO xqf_web;
 
 
 --
@@ -3992,6 +4054,14 @@ REVOKE ALL ON FUNCTION public.xqf_chain_run_ended() FROM PUBLIC;
 
 
 --
+-- Name: FUNCTION xqf_chain_stop(p_chain bigint, p_actor text); Type: ACL; Schema: public; Owner: -
+--
+
+REVOKE ALL ON FUNCTION public.xqf_chain_stop(p_chain bigint, p_actor text) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.xqf_chain_stop(p_chain bigint, p_actor text) TO xqf_web;
+
+
+--
 -- Name: FUNCTION xqf_chain_theta(); Type: ACL; Schema: public; Owner: -
 --
 
@@ -4007,11 +4077,11 @@ GRANT ALL ON FUNCTION public.xqf_contributors_refresh(p_max_age_s integer) TO xq
 
 
 --
--- Name: FUNCTION xqf_create_run(p_name text, p_params0 text, p_params1 text, p_build_id text, p_book_name text, p_book text[], p_nodes bigint, p_base_ms bigint, p_inc_ms bigint, p_margin_ms bigint, p_hash_mb integer, p_kind text, p_name0 text, p_name1 text, p_settings jsonb, p_test_build bigint, p_base_build bigint, p_tasks_on_claim boolean, p_test_net bigint, p_base_net bigint, p_threads integer, p_base1_ms bigint, p_inc1_ms bigint, p_ref_nps bigint, p_game_scores boolean, p_replay_share double precision, p_engine text, p_base_engine text, p_owner text, p_pending boolean, p_run_settings jsonb); Type: ACL; Schema: public; Owner: -
+-- Name: FUNCTION xqf_create_run(p_name text, p_params0 text, p_params1 text, p_build_id text, p_book_name text, p_book text[], p_nodes bigint, p_base_ms bigint, p_inc_ms bigint, p_kind text, p_name0 text, p_name1 text, p_settings jsonb, p_test_build bigint, p_base_build bigint, p_tasks_on_claim boolean, p_test_net bigint, p_base_net bigint, p_base1_ms bigint, p_inc1_ms bigint, p_ref_nps bigint, p_game_scores boolean, p_engine text, p_base_engine text, p_owner text, p_pending boolean, p_run_settings jsonb); Type: ACL; Schema: public; Owner: -
 --
 
-REVOKE ALL ON FUNCTION public.xqf_create_run(p_name text, p_params0 text, p_params1 text, p_build_id text, p_book_name text, p_book text[], p_nodes bigint, p_base_ms bigint, p_inc_ms bigint, p_margin_ms bigint, p_hash_mb integer, p_kind text, p_name0 text, p_name1 text, p_settings jsonb, p_test_build bigint, p_base_build bigint, p_tasks_on_claim boolean, p_test_net bigint, p_base_net bigint, p_threads integer, p_base1_ms bigint, p_inc1_ms bigint, p_ref_nps bigint, p_game_scores boolean, p_replay_share double precision, p_engine text, p_base_engine text, p_owner text, p_pending boolean, p_run_settings jsonb) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.xqf_create_run(p_name text, p_params0 text, p_params1 text, p_build_id text, p_book_name text, p_book text[], p_nodes bigint, p_base_ms bigint, p_inc_ms bigint, p_margin_ms bigint, p_hash_mb integer, p_kind text, p_name0 text, p_name1 text, p_settings jsonb, p_test_build bigint, p_base_build bigint, p_tasks_on_claim boolean, p_test_net bigint, p_base_net bigint, p_threads integer, p_base1_ms bigint, p_inc1_ms bigint, p_ref_nps bigint, p_game_scores boolean, p_replay_share double precision, p_engine text, p_base_engine text, p_owner text, p_pending boolean, p_run_settings jsonb) TO xqf_web;
+REVOKE ALL ON FUNCTION public.xqf_create_run(p_name text, p_params0 text, p_params1 text, p_build_id text, p_book_name text, p_book text[], p_nodes bigint, p_base_ms bigint, p_inc_ms bigint, p_kind text, p_name0 text, p_name1 text, p_settings jsonb, p_test_build bigint, p_base_build bigint, p_tasks_on_claim boolean, p_test_net bigint, p_base_net bigint, p_base1_ms bigint, p_inc1_ms bigint, p_ref_nps bigint, p_game_scores boolean, p_engine text, p_base_engine text, p_owner text, p_pending boolean, p_run_settings jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.xqf_create_run(p_name text, p_params0 text, p_params1 text, p_build_id text, p_book_name text, p_book text[], p_nodes bigint, p_base_ms bigint, p_inc_ms bigint, p_kind text, p_name0 text, p_name1 text, p_settings jsonb, p_test_build bigint, p_base_build bigint, p_tasks_on_claim boolean, p_test_net bigint, p_base_net bigint, p_base1_ms bigint, p_inc1_ms bigint, p_ref_nps bigint, p_game_scores boolean, p_engine text, p_base_engine text, p_owner text, p_pending boolean, p_run_settings jsonb) TO xqf_web;
 
 
 --

@@ -307,10 +307,11 @@ int cli_data_input_check(const char *what, const char *path, int64_t *positions)
  */
 int cli_data_merge(const Opts *o);
 int cli_data_file_stats(const Opts *o);
-/* chain show, list and advance (steer.c), their options parsed and checked by tune_cmd_chain (create.c). */
+/* chain show, list, advance and stop (steer.c), their options parsed and checked by tune_cmd_chain (create.c). */
 int cli_chain_show(const Opts *o);
 int cli_chain_list(const Opts *o);
 int cli_chain_advance(const Opts *o);
+int cli_chain_stop(const Opts *o);
 /*
  * Compiles, benches and records run's tuned engine (build.c) into out,
  * with the registered net net (an ID, SHA-256 or name; NULL: none)

@@ -474,6 +474,7 @@ static const OptTable CHAIN_TABLE = {
         "       xqf-tune chain list [--db CONNINFO]\n"
         "       xqf-tune chain advance [CHAIN] [--sign-key FILE] [--out DIR] [--source DIR] [--threads N]\n"
         "                              [--with-data PATH ...] [--watch SECONDS]\n"
+        "       xqf-tune chain stop CHAIN [--db CONNINFO]\n"
         "\n"
         "new: a run chain: an SPSA run now, then each stage in the order given when\n"
         "the one before finished and passed: --then-build compiles the tuned engine\n"
@@ -502,7 +503,12 @@ static const OptTable CHAIN_TABLE = {
         "of the next generation learns from the new data run and the old data, as\n"
         "the stage's detail and the net's provenance record.\n"
         "Prints the chain id.\n"
-        "show: the stages with their runs, nets and state.  list: the newest chains.\n",
+        "show: the stages with their runs, nets and state.  list: the newest chains.\n"
+        "stop: a chain that has not ended, as its Stop button on the dashboard's\n"
+        "chains page does: the run of its running stage stopped (as xqf-tune stop),\n"
+        "a build or training waiting for chain advance stopped, the stages not\n"
+        "started cancelled, the chain stopped; recorded in the run's history.  An\n"
+        "ended chain is refused (exit 2).\n",
 };
 
 /* Makes the chain of first run spec (checked, its book read, by the run service) and prints its id. Exit status. */
@@ -603,10 +609,10 @@ static int chain_new(const Opts *o)
 
 int tune_cmd_chain(int argc, char **argv)
 {
-    static const char *const SUBS[] = { "new", "show", "list", "advance" };
+    static const char *const SUBS[] = { "new", "show", "list", "advance", "stop" };
     const char *sub = argc > 1 ? argv[1] : "";
     int which = -1;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < (int)(sizeof SUBS / sizeof *SUBS); i++)
         if (strcmp(sub, SUBS[i]) == 0)
             which = i;
     Opts o;
@@ -616,7 +622,7 @@ int tune_cmd_chain(int argc, char **argv)
     if (which < 0 && (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0))
         return cli_parse(&o, &CHAIN_TABLE, argc - 1, argv + 1);
     if (which < 0)
-        return cli_fail(CLI_USAGE, "chain: say new, show, list or advance (see xqf-tune chain --help)");
+        return cli_fail(CLI_USAGE, "chain: say new, show, list, advance or stop (see xqf-tune chain --help)");
     int status = cli_parse(&o, &CHAIN_TABLE, argc - 2, argv + 2);
     if (status != CLI_GO)
         return status;
@@ -630,7 +636,7 @@ int tune_cmd_chain(int argc, char **argv)
     if (which == 0 && o.npositional)
         return cli_fail(CLI_USAGE, "chain new: no argument, options only");
     return which == 0 ? chain_new(&o) : which == 1 ? cli_chain_show(&o) : which == 2 ? cli_chain_list(&o)
-                                                                         : cli_chain_advance(&o);
+         : which == 3 ? cli_chain_advance(&o) : cli_chain_stop(&o);
 }
 
 /* ---- sprt new ------------------------------------------------------------------ */

@@ -31,7 +31,7 @@ static const Command COMMANDS[] = {
 #include "run_kinds.def"
 #undef RUN_KIND
     { "gauntlet", "gauntlet new|show: one side against several opponents, a games run each, one table", tune_cmd_gauntlet },
-    { "chain", "chain new|show|list|advance: SPSA, then a build, then SPRTs, each when the one before passed", tune_cmd_chain },
+    { "chain", "chain new|show|list|advance|stop: SPSA, then a build, then SPRTs, each when the one before passed", tune_cmd_chain },
     { "modify", "change a run while it runs: priority, throughput, max pairs, SPSA pairs", tune_cmd_modify },
     { "list", "the newest runs with their progress", tune_cmd_list },
     { "log", "the events log: every action on runs, chains, nets, engines, accounts, builds", tune_cmd_log },

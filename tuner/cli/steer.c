@@ -1,9 +1,9 @@
 /*
  * steer.c - xqf-tune modify (a run changed while it runs), what show adds
  * for it (time odds, throughput share, the SPRT's Elo corrected for where
- * it stopped, LOS, the run's history and chain), and chain show, list and
+ * it stopped, LOS, the run's history and chain), and chain show, list,
  * advance (the chain's stages that need a host with the source tree or
- * PyTorch: builds compiled, nets trained and registered).
+ * PyTorch: builds compiled, nets trained and registered) and stop.
  */
 #define _DEFAULT_SOURCE /* realpath */
 #include <errno.h>
@@ -288,6 +288,17 @@ int cli_chain_list(const Opts *o)
 }
 
 /*
+ * A stage's outcome the chain no longer waits for (it was stopped while
+ * the stage ran here, xqf-tune chain stop or the dashboard's Stop): said;
+ * it was not recorded and no stage started.
+ */
+static void not_waiting(int64_t chain, const char *what)
+{
+    printf("chain %" PRId64 ": no longer waits for its %s (stopped meanwhile, or recorded by another chain "
+           "advance): not recorded, nothing started\n", chain, what);
+}
+
+/*
  * The build stage of chain c: the tuned engine of its SPSA run, with the
  * net that run played compiled in (the chain carries it). Exit status.
  */
@@ -310,7 +321,9 @@ static int advance_build(Store *s, const StoreChain *c, const Opts *o, const cha
                                status == CLI_OK ? "" : "the build failed (see xqf-tune chain advance's output)");
     if (rc < 0)
         return cli_fail(CLI_FAIL, "cannot record chain %" PRId64 "'s build", c->id);
-    if (status == CLI_OK)
+    if (rc == 0)
+        not_waiting(c->id, "build");
+    else if (status == CLI_OK)
         printf("chain %" PRId64 ": build %" PRId64 " recorded, the next stage started\n", c->id, build);
     return status;
 }
@@ -436,7 +449,9 @@ static int advance_train(Store *s, const StoreChain *c, int idx, const Opts *o, 
     int rc = store_chain_done(s, c->id, CHAIN_TRAIN, status == CLI_OK, 0, 0, why);
     if (rc < 0)
         return cli_fail(CLI_FAIL, "cannot record chain %" PRId64 "'s training", c->id);
-    if (status == CLI_OK)
+    if (rc == 0)
+        not_waiting(c->id, "training");
+    else if (status == CLI_OK)
         printf("chain %" PRId64 ": trained: %s\n", c->id, why);
     return status;
 }
@@ -484,7 +499,9 @@ static int advance_net(Store *s, const StoreChain *c, int idx, const Opts *o, co
     int rc = store_chain_done(s, c->id, CHAIN_NET, status == CLI_OK, 0, id, why);
     if (rc < 0)
         return cli_fail(CLI_FAIL, "cannot record chain %" PRId64 "'s net", c->id);
-    if (status == CLI_OK)
+    if (rc == 0)
+        not_waiting(c->id, "net");
+    else if (status == CLI_OK)
         printf("chain %" PRId64 ": %s recorded, the next stage started\n", c->id, why);
     return status;
 }
@@ -588,6 +605,21 @@ int cli_chain_advance(const Opts *o)
         fflush(stdout);
         sleep((unsigned)watch);
     }
+    store_destroy(&s);
+    return status;
+}
+
+int cli_chain_stop(const Opts *o)
+{
+    Store *s = NULL;
+    int64_t id;
+    int status = cli_run_id(o, &id);
+    if (status != CLI_OK || (status = cli_open_db(o, &s)) != CLI_OK)
+        return status;
+    char name[STORE_NAME_MAX + 1];
+    RunActor actor = cli_run_actor(name, sizeof name);
+    RunProblem problem;
+    status = cli_verb_said(run_chain_stop(s, &actor, id, &problem), "chain stop", &problem);
     store_destroy(&s);
     return status;
 }

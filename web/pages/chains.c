@@ -1,7 +1,8 @@
 /*
  * chains.c - the newest run chains (store_steer.h): each stage with its
  * state and what it made (a run, a build, a net), as xqf-tune chain list
- * and chain show print them.
+ * and chain show print them; a chain that has not ended with its Stop
+ * button, for who may (the run service's run_chain_may).
  */
 #include "frame.h"
 
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run_verbs.h"
 #include "store_steer.h"
 
 enum { CHAINS_SHOWN = 50 };
@@ -52,6 +54,8 @@ int page_chains(const PageIn *in, Buf *b)
         page_error(b, 503, "the run database cannot be read now");
         return 503;
     }
+    RunActor actor = { .name = in->u->name, .role = in->u->in ? in->u->role : "" };
+    bool may_stop = in->u->in && run_chain_may(&actor);
     head(b, "Chains", in->u);
     buf_puts(b, "<h1>Chains</h1>\n<p>A chain runs its stages one after the other, each when the one before passed: "
                 "an SPSA run, then the tuned engine built and SPRTs of it; or a data run, then a net trained on its "
@@ -74,6 +78,11 @@ int page_chains(const PageIn *in, Buf *b)
         if (c->note[0]) {
             buf_puts(b, ": ");
             buf_html(b, c->note);
+        }
+        if (may_stop && strcmp(c->state, "active") == 0) {
+            buf_printf(b, " <form class=\"inline\" method=\"post\" action=\"/chains/%" PRId64 "/stop\">", c->id);
+            csrf_field(b, in->u);
+            buf_puts(b, "<button class=\"danger\">Stop</button></form>");
         }
         buf_puts(b, "</td><td>");
         buf_html(b, c->name);

@@ -9,7 +9,9 @@
 -- run_setting_columns (046) that the stage does not set (its bounds and
 -- pair cap) are copied by name after the insert (pairs_per_task, which
 -- has no default, with it too): a new run setting's column reaches a
--- chain's SPRTs with no change here.  An SPRT with nothing to test (one
+-- chain's SPRTs with no change here.  But for the engines' threads and
+-- the replay share (062): a chain's SPRTs play one thread, and replay 1 %
+-- of their pairs, whatever the first run played (its columns' defaults).  An SPRT with nothing to test (one
 -- engine on both sides: the same set, build, net, evaluation, engine and
 -- clock, as when an SPSA ends on its start set) would play its whole pair
 -- cap for an H0 the SPSA already gave: it ends at once, before its first
@@ -72,7 +74,7 @@ BEGIN
         RETURNING runs.id INTO id;
     END IF;
     SELECT string_agg(quote_ident(name), ', ' ORDER BY name) INTO cols FROM run_setting_columns
-     WHERE name NOT IN ('elo0', 'elo1', 'alpha', 'beta', 'max_pairs');
+     WHERE name NOT IN ('elo0', 'elo1', 'alpha', 'beta', 'max_pairs', 'threads', 'replay_share');
     IF cols IS NOT NULL THEN
         EXECUTE format('UPDATE runs SET (%1$s) = (SELECT %1$s FROM runs WHERE id = $1) WHERE id = $2', cols)
           USING first.id, id;
