@@ -733,7 +733,9 @@ Test(steer, a_stopped_chain_stays_stopped)
         cr_assert_str_eq(c.stages[i].state, "cancelled", "stage %d", i);
     StoreHistory *h;
     int n = store_run_history(cu_fx.store, spsa, &h);
-    cr_assert(n == 1 && strcmp(h[0].action, "stop") == 0 && strstr(h[0].detail, want), "%d", n);
+    /* its creation's line, then the stop's */
+    cr_assert(n == 2 && strcmp(h[0].action, "create") == 0 && strcmp(h[1].action, "stop") == 0 &&
+              strstr(h[1].detail, want), "%d", n);
     free(h);
     /* again, and no such chain: refused */
     cr_assert_eq(tune(out, sizeof out, "chain stop %" PRId64, chain), 2, "%s", out);
