@@ -1,7 +1,8 @@
 -- ops/bench web: a database the size of a busy cluster's.  100 runs (90
 -- SPRT, 10 SPSA of 20 parameters) holding 10 million games, 1,000
 -- workers, 200,000 tasks with their leases' results, 2,000 progress
--- points and (SPSA) 400 theta iterations a run.
+-- points and (SPSA) 400 theta iterations a run; 40 nets (each named by
+-- two of the runs), 100,000 lines of the events log.
 \set ON_ERROR_STOP on
 BEGIN;
 INSERT INTO workers (name, build_id, cores, concurrency, last_seen)
@@ -36,5 +37,15 @@ INSERT INTO run_param_history (run_id, iteration, idx, theta)
 SELECT r.id, it * 125, k, 100 + k * sin(it / 50.0) FROM runs r, generate_series(1, 400) it, generate_series(0, 19) k
 WHERE r.kind = 'spsa';
 UPDATE runs SET iter = 50000, settings = '{"alpha":0.602,"gamma":0.101,"a_ratio":0.1}' WHERE kind = 'spsa';
+INSERT INTO nets (sha256, name, description, provenance, bytes, added_by, approved)
+SELECT lpad(to_hex(i), 64, '0'), 'bench-' || i || '.nnue', 'a bench net', 'trained by chain ' || i, '\x00'::bytea,
+       'user' || (i % 5), i % 10 <> 0
+FROM generate_series(1, 40) i;
+UPDATE runs SET test_net = (SELECT id FROM nets ORDER BY id OFFSET (runs.id % 40) LIMIT 1) WHERE id <= 80;
+INSERT INTO web_audit (at, actor, run_id, action, detail)
+SELECT now() - i * interval '10 seconds', 'user' || (i % 5), CASE WHEN i % 10 = 0 THEN NULL ELSE 1 + i % 100 END,
+       CASE WHEN i % 10 = 0 THEN 'net upload' WHEN i % 3 = 0 THEN 'modify' ELSE 'create' END,
+       'priority 0 -> ' || (i % 4)
+FROM generate_series(1, 100000) i;
 COMMIT;
 ANALYZE;
