@@ -14,6 +14,7 @@
 
 #include "opts.h"
 #include "sprt_calc.h"
+#include "store_spsa.h"
 #include "store_tasks.h"
 
 int run_book_text(Store *s, const StoreRun *r, char *out, size_t size)
@@ -169,4 +170,36 @@ int run_settings_shown(const StoreRun *r, RunSettingShown *out)
     RUN_SETTINGS_ADJUDICATION(SETTING_SHOWN_ADJUDICATION)
     RUN_SETTINGS_KINDS(SETTING_SHOWN_OWN, r)
     return n;
+}
+
+RunStatus run_export_params(Store *s, const StoreRun *r, Params *p, char *why, size_t size)
+{
+    char *sets = malloc(2 * (STORE_PARAMS_MAX + 1)), err[256];
+    StoreSpsa *st = NULL;
+    RunStatus status = RUN_OK;
+    params_default(p);
+    if (!sets)
+        status = RUN_FAILED, snprintf(why, size, "out of memory");
+    else if (store_run_sets(s, r->id, sets, sets + STORE_PARAMS_MAX + 1, STORE_PARAMS_MAX + 1) != 1)
+        status = RUN_FAILED, snprintf(why, size, "cannot read the sets of run %" PRId64, r->id);
+    else if (params_apply_list(p, sets, err, sizeof err) != 0)
+        status = RUN_FAILED, snprintf(why, size, "run %" PRId64 ": %s", r->id, err);
+    else if (run_kind_is_spsa(r->kind) && (!(st = malloc(sizeof *st)) || store_spsa_load(s, r->id, st) != 1))
+        status = RUN_FAILED, snprintf(why, size, "cannot read the SPSA state of run %" PRId64, r->id);
+    if (status == RUN_OK && st)
+        run_apply_theta(st, p);
+    free(st);
+    free(sets);
+    return status;
+}
+
+RunStatus run_export_write(const StoreRun *r, const Params *p, FILE *out, char *why, size_t size)
+{
+    fprintf(out, "# export of run %" PRId64 " (%s, %s, %" PRId64 " pairs%s)\n", r->id, r->kind, r->state,
+            run_kind_is_spsa(r->kind) ? r->iter : r->counts.pairs, run_kind_is_spsa(r->kind) ? " of SPSA" : "");
+    if (params_write(p, out) != 0 || ferror(out)) {
+        snprintf(why, size, "cannot write the parameter file");
+        return RUN_FAILED;
+    }
+    return RUN_OK;
 }

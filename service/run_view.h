@@ -101,6 +101,16 @@ bool run_sprt_state(const StoreRun *r, const StoreCounts *c, RunSprtState *out);
 void run_apply_theta(const StoreSpsa *st, Params *p);
 
 /*
+ * Run r's parameters as the engine takes them (xqf-tune export and build,
+ * xqf-web's tuned values and GET /runs/ID/export): the engine's defaults,
+ * then the test side's set, then an SPSA run's theta (run_apply_theta)
+ * into *p.  RUN_OK, or RUN_FAILED with why.
+ */
+RunStatus run_export_params(Store *s, const StoreRun *r, Params *p, char *why, size_t size);
+/* p as a parameter file, headed by the run it came from, to out. RUN_OK, or RUN_FAILED with why. */
+RunStatus run_export_write(const StoreRun *r, const Params *p, FILE *out, char *why, size_t size);
+
+/*
  * Writes run r's report page (report/report.h, one self-contained HTML
  * page) to out.  RUN_OK, or RUN_FAILED with why (nothing is printed).
  */

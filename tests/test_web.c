@@ -930,6 +930,22 @@ Test(web, spsa_from_the_form_and_its_page)
     cr_assert(strstr(r.body, "\"theta\":[{\"name\":\"RookMg\""), "the chart data");
     cr_assert(strstr(r.body, "/report\">The run's report page</a>"), "a link to the report");
     reply_free(&r);
+    /* the download is xqf-tune export's file, byte for byte: the run service's one export */
+    snprintf(path, sizeof path, "/runs/%" PRId64 "/export", id);
+    r = http("GET", path, NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.head, "attachment; filename=\"run-"), "a file to save: %s", r.head);
+    char cmd[1024], exported[8192];
+    snprintf(cmd, sizeof cmd, "'%s/xqf-tune' export %" PRId64 " --db '%s' 2>&1", XQF_BIN, id, cu_fx.db);
+    FILE *pipe = popen(cmd, "r");
+    cr_assert(pipe);
+    size_t got = fread(exported, 1, sizeof exported - 1, pipe);
+    exported[got] = '\0';
+    cr_assert_eq(WEXITSTATUS(pclose(pipe)), 0, "%s", exported);
+    cr_assert(strstr(r.body, line) && strlen(r.body) == got && memcmp(r.body, exported, got) == 0,
+              "the web's export is xqf-tune's:\n%s\n---\n%s", r.body, exported);
+    reply_free(&r);
+    cr_assert_eq(status_of("GET", "/runs/999999/export", NULL, NULL), 404);
     snprintf(path, sizeof path, "/runs/%" PRId64 "/report", id);
     r = http("GET", path, NULL, NULL);
     cr_assert_eq(r.status, 200);

@@ -723,6 +723,36 @@ static void run_report(Store *s, int64_t id, WebResponse *rs)
     free(text);
 }
 
+/* The run's parameter file (xqf-tune export), from the run service, to save. */
+static void run_export(Store *s, int64_t id, WebResponse *rs)
+{
+    StoreRun r;
+    int found = store_load_run(s, id, &r, false);
+    if (found <= 0) {
+        web_error(rs, found < 0 ? 503 : 404, found < 0 ? "the database cannot be read now" : "there is no such run");
+        return;
+    }
+    Params p;
+    char *text = NULL, why[256] = "out of memory";
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    RunStatus status = f ? run_export_params(s, &r, &p, why, sizeof why) : RUN_FAILED;
+    if (status == RUN_OK)
+        status = run_export_write(&r, &p, f, why, sizeof why);
+    if (f && fclose(f) != 0)
+        status = RUN_FAILED;
+    if (status == RUN_OK) {
+        rs->type = "text/plain; charset=utf-8";
+        snprintf(rs->disposition, sizeof rs->disposition, "attachment; filename=\"run-%" PRId64 ".params\"", id);
+        buf_add(&rs->body, text, len);
+    } else {
+        char reason[320];
+        snprintf(reason, sizeof reason, "the export cannot be made now: %s", why);
+        web_error(rs, 503, reason);
+    }
+    free(text);
+}
+
 /*
  * The run's games as PGN (xqf-tune pgn), those of one worker (?worker=NAME)
  * or task (?task=N) when asked; up to --pgn-max games whatever the filter
@@ -796,6 +826,8 @@ static void get_run(Call *c) { c->rs->status = page_run(c->s, c->rt->run, c->u, 
 static void get_run_report(Call *c) { run_report(c->s, c->rt->run, c->rs); }
 
 static void get_run_pgn(Call *c) { run_pgn(c->w, c->s, c->rq, c->rt->run, c->rs); }
+
+static void get_run_export(Call *c) { run_export(c->s, c->rt->run, c->rs); }
 
 static void get_engines(Call *c) { c->rs->status = page_engines(c->s, NULL, NULL, 0, NULL, c->u, &c->rs->body); }
 

@@ -184,24 +184,8 @@ void cli_actor(char *out, size_t size)
 
 int cli_export_set(Store *s, const StoreRun *r, Params *p)
 {
-    char *sets = malloc(2 * (STORE_PARAMS_MAX + 1));
-    StoreSpsa *st = NULL;
-    char err[256];
-    int status = CLI_OK;
-    params_default(p);
-    if (!sets)
-        status = cli_fail(CLI_FAIL, "out of memory");
-    else if (store_run_sets(s, r->id, sets, sets + STORE_PARAMS_MAX + 1, STORE_PARAMS_MAX + 1) != 1)
-        status = cli_fail(CLI_FAIL, "cannot read the sets of run %" PRId64, r->id);
-    else if (params_apply_list(p, sets, err, sizeof err) != 0)
-        status = cli_fail(CLI_FAIL, "run %" PRId64 ": %s", r->id, err);
-    else if (run_kind_is_spsa(r->kind) && (!(st = malloc(sizeof *st)) || store_spsa_load(s, r->id, st) != 1))
-        status = cli_fail(CLI_FAIL, "cannot read the SPSA state of run %" PRId64, r->id);
-    if (status == CLI_OK && st)
-        run_apply_theta(st, p);
-    free(st);
-    free(sets);
-    return status;
+    char why[256];
+    return run_export_params(s, r, p, why, sizeof why) == RUN_OK ? CLI_OK : cli_fail(CLI_FAIL, "%s", why);
 }
 
 int cli_write_export(const StoreRun *r, const Params *p, const char *path)
@@ -209,10 +193,9 @@ int cli_write_export(const StoreRun *r, const Params *p, const char *path)
     FILE *out = path ? fopen(path, "w") : stdout;
     if (!out)
         return cli_fail(CLI_FAIL, "--out: cannot write '%s': %s", path, strerror(errno));
-    fprintf(out, "# xqf-tune export of run %" PRId64 " (%s, %s, %" PRId64 " pairs)\n", r->id, r->kind,
-            r->state, r->counts.pairs);
-    int wrote = params_write(p, out);
-    if ((path ? fclose(out) : fflush(out)) != 0 || wrote != 0)
+    char why[256];
+    RunStatus st = run_export_write(r, p, out, why, sizeof why);
+    if ((path ? fclose(out) : fflush(out)) != 0 || st != RUN_OK)
         return cli_fail(CLI_FAIL, "cannot write the parameter file");
     return CLI_OK;
 }

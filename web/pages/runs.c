@@ -381,23 +381,24 @@ static void actions(Store *s, Buf *b, const StoreRun *r, const char *owner, cons
     buf_puts(b, "</div>\n");
 }
 
-/* The tuned values as a parameter file (the fixed set and theta rounded into bounds), as xqf-tune export gives. */
-static void tuned_file(const StoreRun *r, const StoreSpsa *st, Buf *b)
+/* The tuned values as a parameter file: the run service's export, as xqf-tune export gives it. */
+static void tuned_file(Store *s, const StoreRun *r, Buf *b)
 {
     Params p;
-    params_default(&p);
-    char err[256], *text = NULL;
+    char why[256], *text = NULL;
     size_t len = 0;
-    params_apply_list(&p, st->fixed, err, sizeof err);
-    run_apply_theta(st, &p);
     FILE *f = open_memstream(&text, &len);
     if (!f)
         return;
-    fprintf(f, "# xqf-web export of run %" PRId64 " (%s, %s, %" PRId64 " pairs)\n", r->id, r->kind, r->state,
-            r->iter);
-    params_write(&p, f);
+    bool ok = run_export_params(s, r, &p, why, sizeof why) == RUN_OK &&
+              run_export_write(r, &p, f, why, sizeof why) == RUN_OK;
     fclose(f);
-    buf_puts(b, "<h2>Tuned values</h2>\n<textarea id=\"tuned\" readonly rows=\"8\" cols=\"60\">");
+    if (!ok) {
+        free(text);
+        return;
+    }
+    buf_printf(b, "<h2>Tuned values</h2>\n<p><a href=\"/runs/%" PRId64 "/export\">Download</a> (xqf-tune export "
+                  "%" PRId64 ")</p>\n<textarea id=\"tuned\" readonly rows=\"8\" cols=\"60\">", r->id, r->id);
     buf_html(b, text ? text : "");
     buf_puts(b, "</textarea><br><button type=\"button\" class=\"copy\" data-copy=\"tuned\">Copy</button>\n");
     free(text);
@@ -405,7 +406,6 @@ static void tuned_file(const StoreRun *r, const StoreSpsa *st, Buf *b)
 
 static void spsa_section(Store *s, const StoreRun *r, const StoreSpsa *st, Buf *b)
 {
-    (void)s;
     buf_puts(b, "<h2>Parameters</h2>\n<table class=\"params\"><thead><tr><th>Parameter</th><th>Start</th>"
                 "<th>Current</th><th>Min</th><th>Max</th><th>c_end</th><th>r_end</th></tr></thead><tbody>\n");
     for (int i = 0; i < st->count; i++) {
@@ -416,7 +416,7 @@ static void spsa_section(Store *s, const StoreRun *r, const StoreSpsa *st, Buf *
                       "</tr>\n", q->start, i, q->theta, q->min, q->max, q->c_end, q->r_end);
     }
     buf_puts(b, "</tbody></table>\n");
-    tuned_file(r, st, b);
+    tuned_file(s, r, b);
     buf_puts(b, "<h2>Theta over games</h2>\n<div class=\"charts\">");
     for (int i = 0; i < st->count; i++)
         buf_printf(b, "<div class=\"chart small\"><canvas id=\"theta-%d\"></canvas></div>", i);
