@@ -30,6 +30,7 @@
 #include "cluster_util.h"
 #include "pages.h"
 #include "run_service.h"
+#include "store_lists.h"
 #include "store_builds.h"
 #include "store_runs.h"
 #include "store_steer.h"
@@ -583,6 +584,23 @@ Test(engine_runs, a_test_of_refs_is_named_and_shows_its_commits_and_diff)
     cr_assert_str_eq(r.name, "no-null vs main: Switch off the null move", "%s", out);
     cr_assert_str_eq(r.state, "building", "built, waiting for the signer: %s", out);
     store_run_free(&r);
+    /* the events log: the run's creation, then each side's build, the builder's, of the build */
+    char run_text[24], limit[] = "10";
+    snprintf(run_text, sizeof run_text, "%" PRId64, run);
+    const char *params[5] = { NULL, NULL, run_text, limit, "true" };
+    StoreTable *t = store_list(cu_fx.store, STORE_LIST_EVENTS, params);
+    cr_assert_not_null(t);
+    int builds = 0, creates = 0;
+    for (int i = 0; i < store_table_rows(t); i++) {
+        const char *of = store_table_cell(t, i, store_table_column(t, "Of")),
+                   *action = store_table_cell(t, i, store_table_column(t, "Action")),
+                   *detail = store_table_cell(t, i, store_table_column(t, "Detail"));
+        builds += strcmp(of, "build") == 0 && strcmp(action, "build") == 0 &&
+                  (strncmp(detail, "test ref no-null: build ", 24) == 0 || strncmp(detail, "base ref main: build ", 21) == 0);
+        creates += strcmp(of, "run") == 0 && strcmp(action, "create") == 0;
+    }
+    store_table_free(&t);
+    cr_assert(builds == 2 && creates == 1, "%d builds, %d creations in the log", builds, creates);
     StoreRunChanges ch;
     cr_assert_eq(store_run_changes(cu_fx.store, run, &ch), 1, "%s\n%s", out, errbuf);
     cr_assert_str_eq(ch.test_ref, "no-null");

@@ -377,6 +377,11 @@ BEGIN
     UPDATE build_requests SET state = CASE WHEN p_build IS NULL THEN 'failed' ELSE 'done' END,
                               build_id = p_build, error = coalesce(p_error, ''), finished_at = now()
      WHERE build_requests.id = p_request;
+    INSERT INTO web_audit (actor, run_id, action, detail)
+    VALUES (coalesce(nullif(q.builder, ''), 'builder'), q.run_id,
+            CASE WHEN p_build IS NULL THEN 'build failed' ELSE 'build' END,
+            CASE WHEN p_build IS NULL THEN format('%s ref %s: %s', q.side, q.ref, left(coalesce(p_error, ''), 200))
+                 ELSE format('%s ref %s: build %s', q.side, q.ref, p_build) END);
     IF r.state <> 'building' THEN
         RETURN r.state;
     END IF;

@@ -1,7 +1,9 @@
 -- A request built (p_build) or failed (NULL, p_error the reason), as in
 -- 017, except that a run whose builds are all done takes them and starts
 -- only when they are signed (xqf_builds_ready); an SPSA run's one request
--- (another engine's ref, 044) gives the build of both sides.
+-- (another engine's ref, 044) gives the build of both sides.  Its line of
+-- the events log (the builder's "build" or "build failed", of the run) is
+-- written with it.
 -- grant: xqf_builder
 CREATE OR REPLACE FUNCTION xqf_build_done(p_request bigint, p_build bigint, p_error text) RETURNS text
 LANGUAGE plpgsql SECURITY DEFINER AS $$
@@ -20,6 +22,11 @@ BEGIN
     UPDATE build_requests SET state = CASE WHEN p_build IS NULL THEN 'failed' ELSE 'done' END,
                               build_id = p_build, error = coalesce(p_error, ''), finished_at = now()
      WHERE build_requests.id = p_request;
+    INSERT INTO web_audit (actor, run_id, action, detail)
+    VALUES (coalesce(nullif(q.builder, ''), 'builder'), q.run_id,
+            CASE WHEN p_build IS NULL THEN 'build failed' ELSE 'build' END,
+            CASE WHEN p_build IS NULL THEN format('%s ref %s: %s', q.side, q.ref, left(coalesce(p_error, ''), 200))
+                 ELSE format('%s ref %s: build %s', q.side, q.ref, p_build) END);
     IF r.state <> 'building' THEN
         RETURN r.state;
     END IF;
