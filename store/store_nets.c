@@ -24,8 +24,11 @@
     "coalesce((SELECT min(c.chain_id) FROM chain_stages c WHERE c.kind = 'net' AND c.net_id = nets.id), 0)"
 
 #define NETS_STATEMENTS(S)                                                                       \
-    S(ADD_NET, "INSERT INTO nets (sha256, name, description, provenance, bytes, signature, added_by) " \
-               "VALUES ($1, $2, $3, $4, $5, nullif($6, ''), $7) RETURNING id", 7)                \
+    S(ADD_NET, "WITH n AS (INSERT INTO nets (sha256, name, description, provenance, bytes, signature, " \
+               "added_by) VALUES ($1, $2, $3, $4, $5, nullif($6, ''), $7) RETURNING id, name), "  \
+               /* its line of the events log, in the same statement */                          \
+               "logged AS (INSERT INTO web_audit (actor, action, detail) "                      \
+               "SELECT coalesce(nullif($7, ''), 'xqf-tune'), 'net add', name FROM n) SELECT id FROM n", 7) \
     S(NET_BY_SHA, "SELECT id FROM nets WHERE sha256 = $1", 1)                                    \
     S(LOAD_NET, "SELECT " NET_COLUMNS " FROM nets WHERE id = $1::bigint OR sha256 = $2 OR name = $2 " \
                 "ORDER BY id = $1::bigint DESC, sha256 = $2 DESC LIMIT 1", 2)                    \

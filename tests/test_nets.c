@@ -218,6 +218,12 @@ Test(nets, add_list_show_and_refusals)
     /* runs name registered nets only */
     cr_assert_eq(tune(out, sizeof out, "sprt new --test-net 424242 --nodes 300"), 2);
     cr_assert_eq(tune(out, sizeof out, "spsa new --pairs 2 --nodes 300 --net 424242"), 2);
+    /* the events log: a line for each net registered (the two above), none for the refusals */
+    cr_assert_eq(tune(out, sizeof out, "log --of net"), 0, "%s", out);
+    int lines = 0;
+    for (const char *p = out; (p = strstr(p, " net add ")); p++)
+        lines++;
+    cr_assert(lines == 2 && strstr(out, "signed-net") && strstr(out, " net    "), "%s", out);
 }
 
 /*
