@@ -19,6 +19,16 @@ static const StoreStatement LIST_STMT[STORE_LISTS] = {
 };
 const StoreStatements store_statements_lists = { LIST_STMT, STORE_LISTS };
 
+const char *const STORE_EVENT_OF[STORE_EVENT_OF_COUNT] = { "run", "chain", "net", "engine", "user", "build", "login" };
+
+bool store_event_of_known(const char *of)
+{
+    for (int i = 0; of && i < STORE_EVENT_OF_COUNT; i++)
+        if (strcmp(of, STORE_EVENT_OF[i]) == 0)
+            return true;
+    return false;
+}
+
 StoreTable *store_list(Store *s, StoreListId id, const char *const *params)
 {
     if ((int)id < 0 || id >= STORE_LISTS)

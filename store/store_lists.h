@@ -17,6 +17,15 @@ typedef enum {
     STORE_LISTS
 } StoreListId;
 
+/*
+ * What an event of the log (STORE_LIST_EVENTS) can be of: a run's, a
+ * chain's, or its action's first word ("login": a sign-in).
+ */
+#define STORE_EVENT_OF_COUNT 7
+extern const char *const STORE_EVENT_OF[STORE_EVENT_OF_COUNT];
+/* Whether of is one of them. This can't fail. */
+bool store_event_of_known(const char *of);
+
 /* A list's rows: text cells, opaque (it holds the query's result). */
 typedef struct StoreTable StoreTable;
 

@@ -697,15 +697,21 @@ static void approve_net(Store *s, const Route *rt, const Session *u, WebResponse
 
 /* ---- the static report ------------------------------------------------------------------ */
 
+/* Run id into *r: false when there is none (404) or the database failed (503), the answer then set. */
+static bool load_run(Store *s, int64_t id, StoreRun *r, WebResponse *rs)
+{
+    int found = store_load_run(s, id, r, false);
+    if (found <= 0)
+        web_error(rs, found < 0 ? 503 : 404, found < 0 ? "the database cannot be read now" : "there is no such run");
+    return found > 0;
+}
+
 /* The run's report page as xqf-tune report writes it (report/report.h): self-contained, inline SVG. */
 static void run_report(Store *s, int64_t id, WebResponse *rs)
 {
     StoreRun r;
-    int found = store_load_run(s, id, &r, false);
-    if (found <= 0) {
-        web_error(rs, found < 0 ? 503 : 404, found < 0 ? "the database cannot be read now" : "there is no such run");
+    if (!load_run(s, id, &r, rs))
         return;
-    }
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -727,11 +733,8 @@ static void run_report(Store *s, int64_t id, WebResponse *rs)
 static void run_export(Store *s, int64_t id, WebResponse *rs)
 {
     StoreRun r;
-    int found = store_load_run(s, id, &r, false);
-    if (found <= 0) {
-        web_error(rs, found < 0 ? 503 : 404, found < 0 ? "the database cannot be read now" : "there is no such run");
+    if (!load_run(s, id, &r, rs))
         return;
-    }
     Params p;
     char *text = NULL, why[256] = "out of memory";
     size_t len = 0;
@@ -762,13 +765,11 @@ static void run_export(Store *s, int64_t id, WebResponse *rs)
 static void run_pgn(Web *w, Store *s, const WebRequest *rq, int64_t id, WebResponse *rs)
 {
     StoreRun r;
-    int found = store_load_run(s, id, &r, false);
-    if (found <= 0) {
-        web_error(rs, found < 0 ? 503 : 404, found < 0 ? "the database cannot be read now" : "there is no such run");
+    if (!load_run(s, id, &r, rs))
         return;
-    }
     const char *name = form_get(rq->query, "worker"), *task_text = form_get(rq->query, "task");
     int64_t worker = 0, task = 0;
+    int found = 1;
     if (task_text && (!int_in(task_text, 1, INT64_MAX, &task) || (found = store_task_of_run(s, task, id)) == 0)) {
         web_error(rs, 404, "this run has no such task");
         return;
@@ -864,10 +865,7 @@ static void get_events(Call *c)
 {
     StoreRun r;
     bool one = c->rt->kind == ROUTE_RUN_EVENTS;
-    int found = one ? store_load_run(c->s, c->rt->run, &r, false) : 1;
-    if (found <= 0)
-        web_error(c->rs, found < 0 ? 503 : 404, found < 0 ? "the database cannot be read now" : "there is no such run");
-    else
+    if (!one || load_run(c->s, c->rt->run, &r, c->rs))
         c->rs->events_run = one ? c->rt->run : 0;
 }
 

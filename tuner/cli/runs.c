@@ -90,12 +90,8 @@ int tune_cmd_log(int argc, char **argv)
     int status = cli_parse(&o, &LOG_TABLE, argc - 1, argv + 1);
     if (status != CLI_GO)
         return status;
-    static const char *const OF[] = { "run", "chain", "net", "engine", "user", "build", "login" };
     const char *of = opts_text(&o, "--of");
-    bool known = !of;
-    for (size_t i = 0; of && i < sizeof OF / sizeof *OF; i++)
-        known |= strcmp(of, OF[i]) == 0;
-    if (!known)
+    if (of && !store_event_of_known(of))
         return cli_fail(CLI_USAGE, "--of: '%s' is not run, chain, net, engine, user, build or login", of);
     if ((status = cli_open_db(&o, &s)) != CLI_OK)
         return status;

@@ -12,9 +12,6 @@
 
 enum { LOG_ROWS = 500 };
 
-/* What an event can be of: a run's, or the first word of the action. */
-static const char *const OF[] = { "run", "chain", "net", "engine", "user", "build", "login" };
-
 static void run_link(Buf *b, const StoreTable *t, int row)
 {
     int c = store_table_column(t, "_run");
@@ -30,9 +27,8 @@ int page_log(const PageIn *in, Buf *b)
 {
     const char *of = form_get(in->query, "of"), *who = form_get(in->query, "who"), *run = form_get(in->query, "run");
     of = of && *of ? of : NULL, who = who && *who ? who : NULL, run = run && *run ? run : NULL;
-    bool admin = session_is(in->u, "admin"), known = !of;
-    for (size_t i = 0; of && i < sizeof OF / sizeof *OF; i++)
-        known |= strcmp(of, OF[i]) == 0 && (admin || strcmp(of, "login") != 0);
+    bool admin = session_is(in->u, "admin");
+    bool known = !of || (store_event_of_known(of) && (admin || strcmp(of, "login") != 0));
     char *end = NULL;
     long long run_id = run ? strtoll(run, &end, 10) : 0;
     if (!known || (run && (*end || run_id <= 0)) || (who && strlen(who) > STORE_NAME_MAX)) {
@@ -51,9 +47,10 @@ int page_log(const PageIn *in, Buf *b)
     head(b, "Events", in->u);
     buf_puts(b, "<h1>Events</h1>\n<form class=\"filters\" method=\"get\" action=\"/log\"><label>Of <select name=\"of\">"
                 "<option value=\"\">anything</option>");
-    for (size_t i = 0; i < sizeof OF / sizeof *OF; i++)
-        if (admin || strcmp(OF[i], "login") != 0)
-            buf_printf(b, "<option%s>%s</option>", of && strcmp(of, OF[i]) == 0 ? " selected" : "", OF[i]);
+    for (int i = 0; i < STORE_EVENT_OF_COUNT; i++)
+        if (admin || strcmp(STORE_EVENT_OF[i], "login") != 0)
+            buf_printf(b, "<option%s>%s</option>", of && strcmp(of, STORE_EVENT_OF[i]) == 0 ? " selected" : "",
+                       STORE_EVENT_OF[i]);
     buf_puts(b, "</select></label> <label>Who <input name=\"who\" value=\"");
     buf_html(b, who ? who : "");
     buf_puts(b, "\"></label> <label>Run <input name=\"run\" size=\"6\" value=\"");
