@@ -3,6 +3,7 @@
 # indexing against hand-worked examples, then `xqf-tune nnue train` on synthetic positions whose
 # score is their material: the validation loss falls, the net file is docs/nnue.md's (header,
 # size, name), the integer net agrees with the trainer's, the page is written, --resume goes on,
+# --init starts from a parent net (untrained, the child is the parent),
 # a file made by `xqf-tune data merge --dedup` trains,
 # --engine's check passes against the engine's own `xqf-engine evalnet` (it prints exactly the
 # numpy integer evaluation) and fails against a stand-in that is off by 10 cp; input that is not
@@ -63,6 +64,27 @@ grep -q '<svg' "$tmp/page.html" || fail "no chart in the page"
 grep -q '^resumed from .*epoch 2 done' "$tmp/log" && grep -q '^epoch 3/3 done' "$tmp/log" &&
     ! grep -q '^epoch [0-2]' "$tmp/log" || fail "resume did not go on at epoch 3"
 
+# --init: a warm start from a parent net.  Its epoch 0 is the parent: no epoch at a learning rate too
+# small to move a weight past half a rounding step exports the parent's weights, byte for byte after
+# the description; trained for real, the child differs and names its parent.
+"$bin/xqf-tune" nnue train "$tmp/syn.data" --out "$tmp/same.nnue" --epochs 1 --batch 4096 --lr 1e-7 \
+    --threads 1 --val-share 0.1 --init "$net" >"$tmp/log" 2>&1 || fail "--init exited with $?"
+grep -q "^init: from $(basename "$net")" "$tmp/log" || fail "--init: no 'init: from' line"
+v0=$(sed -n 's/^epoch 0 .*val loss \([0-9.]*\).*/\1/p' "$tmp/log")
+# (b2 alone is trained unrounded: its rounding moves the loss by about 1e-6)
+awk -v a="$v0" -v b="${val[2]}" 'BEGIN { d = a - b; exit !(d * d <= (1e-3 * b) ^ 2) }' ||
+    fail "--init: epoch 0's loss $v0 is not the parent's ${val[2]}"
+$py - "$net" "$tmp/same.nnue" <<'PY' || fail "--init: the untrained child's weights are not the parent's"
+import struct, sys
+a, b = (open(p, "rb").read() for p in sys.argv[1:3])
+body = lambda d: d[20 + struct.unpack_from("<I", d, 16)[0]:]
+assert body(a) == body(b), "weights differ"
+assert b"from the parent net " + sys.argv[1].rsplit("/", 1)[1].encode() in b, "no parent in the description"
+PY
+"$bin/xqf-tune" nnue train "$tmp/syn.data" --out "$tmp/child.nnue" --epochs 1 --batch 256 --lr 0.01 \
+    --threads 1 --val-share 0.1 --init "$net" >"$tmp/log" 2>&1 || fail "--init (trained) exited with $?"
+cmp -s <(tail -c 100000 "$net") <(tail -c 100000 "$tmp/child.nnue") && fail "--init: training changed nothing"
+
 # A merged file (xqf-tune data merge: shuffled, each position once) is training data: the trainer reads it.
 "$bin/xqf-tune" data merge "$tmp/syn.data" "$tmp/syn.data" --dedup --out "$tmp/merged.data" >"$tmp/log" 2>&1 ||
     fail "data merge exited with $?"
@@ -113,4 +135,9 @@ expect2 "bad --device" "$bin/xqf-tune" nnue train "$tmp/syn.data" --out "$tmp/x.
 expect2 "bad --device (trainer)" $py "$src/tuner/nnue/train.py" "$tmp/syn.data" --out "$tmp/x.nnue" --device tpu
 expect2 "no DATA" "$bin/xqf-tune" nnue train --out "$tmp/x.nnue"
 expect2 "bad --resume" "$bin/xqf-tune" nnue train "$tmp/syn.data" --out "$tmp/x.nnue" --resume "$tmp"
+expect2 "--init not a net" "$bin/xqf-tune" nnue train "$tmp/syn.data" --out "$tmp/x.nnue" --init "$tmp/syn.data"
+expect2 "--init not a net (trainer)" $py "$src/tuner/nnue/train.py" "$tmp/syn.data" --out "$tmp/x.nnue" --init "$tmp/syn.data"
+expect2 "--init missing" "$bin/xqf-tune" nnue train "$tmp/syn.data" --out "$tmp/x.nnue" --init "$tmp/none.nnue"
+expect2 "--init with --resume" "$bin/xqf-tune" nnue train "$tmp/syn.data" --out "$tmp/x.nnue" --init "$net" \
+    --resume "$tmp/out/checkpoints"
 echo "nnue: trainer checked (val loss ${val[*]}; |int - trainer| <= $max cp)"

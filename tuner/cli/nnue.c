@@ -5,7 +5,8 @@
  *
  * This front end checks what it can before the (slow to start) trainer
  * runs: the options against their bounds, every data file's header and
- * size, the output's folder, the engine and the checkpoint to resume.
+ * size, the output's folder, the engine, the checkpoint to resume, the
+ * parent net to start from.
  * Then it replaces itself with the trainer (execv), passing every option
  * with its value, so that the defaults are this table's.  The trainer is
  * found in XQF_NNUE_DIR (CMake: the source tree this xqf-tune was built
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "nnue.h"
 
 #define NNUE_PYTHON "/usr/bin/python3"
 #define NNUE_TRAINER XQF_NNUE_TRAINER_PATH     /* CMake: XQF_NNUE_DIR (the source tree, or the package's) */
@@ -45,6 +47,8 @@ static const OptSpec NNUE_OPTIONS[] = {
       .help = "shuffle buffer in positions (54 bytes each)" },
     { "--checkpoints", OPT_TEXT, "DIR", NULL, .help = "a checkpoint per epoch (default: NET.ckpt or NET/checkpoints)" },
     { "--resume", OPT_TEXT, "DIR", NULL, .help = "continue from DIR's last checkpoint" },
+    { "--init", OPT_TEXT, "NET", NULL,
+      .help = "start from a net file's weights (a parent net) instead of random ones; not with --resume" },
     { "--html", OPT_TEXT, "FILE", NULL, .help = "write the training's page (loss per epoch, quantisation)" },
     { "--engine", OPT_TEXT, "PATH", NULL, .help = "check PATH evalnet NET against the trainer on held-out positions" },
     OPTS_END,
@@ -55,7 +59,8 @@ static const OptTable NNUE_TABLE = {
     .usage = "Usage: xqf-tune nnue train DATA... --out NET [--epochs N] [--batch N] [--lambda X] [--scale K]\n"
              "                           [--lr X] [--seed S] [--threads N] [--device auto|cpu|cuda]\n"
              "                           [--val-share X] [--buffer N]\n"
-             "                           [--checkpoints DIR] [--resume DIR] [--html FILE] [--engine PATH]\n"
+             "                           [--checkpoints DIR] [--resume DIR | --init NET] [--html FILE]\n"
+             "                           [--engine PATH]\n"
              "\n"
              "Trains the network of docs/nnue.md on data files (XQFDATA1: xqf-tune data export,\n"
              "xqf-match --data; a folder stands for its *.data files) and writes the engine's\n"
@@ -159,6 +164,17 @@ static int check_train(const Opts *o)
         return cli_fail(CLI_USAGE, "--device: '%s' is not auto, cpu or cuda", device);
     if (engine && access(engine, X_OK) != 0)
         return cli_fail(CLI_USAGE, "--engine: '%s' is not an executable program", engine);
+    const char *init = opts_text(o, "--init");
+    if (init && resume)
+        return cli_fail(CLI_USAGE, "--init and --resume: one or the other (a checkpoint has its own weights)");
+    if (init) {
+        /* The engine's own reader: a parent the engine would refuse is refused before PyTorch starts. */
+        char err[256];
+        NnueNet *parent = nnue_load_file(init, err, sizeof err);
+        if (!parent)
+            return cli_fail(CLI_USAGE, "--init: %s", err);
+        nnue_destroy(&parent);
+    }
     if (resume) {
         char last[CLI_PATH_MAX];
         snprintf(last, sizeof last, "%s/last.pt", resume);

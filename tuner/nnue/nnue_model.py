@@ -67,6 +67,17 @@ class Net(torch.nn.Module):
         self.w2 = torch.nn.Parameter((torch.rand(OUTPUT_BUCKETS, 2 * HIDDEN, generator=g) * 2 - 1) * 0.05)
         self.b2 = torch.nn.Parameter(torch.zeros(OUTPUT_BUCKETS))
 
+    @torch.no_grad()
+    def load_int(self, q):
+        """Starts from a quantised net (a parent net's file, nnue_net.NetInt): its weights divided by
+        their scales, the virtual rows zero, so that the net exported untrained is the parent, byte for
+        byte (a warm start, as nnue-pytorch's --resume-from-model starts from a .nnue)."""
+        self.w1.copy_(torch.from_numpy(q.w1.astype(np.float64) / QA))
+        self.v1.zero_()
+        self.b1.copy_(torch.from_numpy(q.b1.astype(np.float64) / QA))
+        self.w2.copy_(torch.from_numpy(q.w2.astype(np.float64) / QB))
+        self.b2.copy_(torch.from_numpy(q.b2.astype(np.float64) / (QA * QB)))
+
     def fold(self):
         """W1 as the engine gets it: each virtual row added to its 6 real rows."""
         return (self.w1.view(6, VIRTUAL, HIDDEN) + self.v1).view(FEATURES, HIDDEN)

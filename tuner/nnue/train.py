@@ -19,6 +19,7 @@ with --engine the engine itself).
 """
 import argparse
 import datetime
+import hashlib
 import math
 import os
 import sys
@@ -73,6 +74,9 @@ def options(argv):
     p.add_argument("--buffer", type=int, default=2000000, help="shuffle buffer in positions (54 bytes each)")
     p.add_argument("--checkpoints", metavar="DIR", help="default: NET.ckpt, or NET/checkpoints for a directory")
     p.add_argument("--resume", metavar="DIR", help="continue from DIR's last checkpoint")
+    p.add_argument("--init", metavar="NET",
+                   help="start from a net file's weights (a parent net: its knowledge outlives its data) "
+                        "instead of random ones")
     p.add_argument("--html", metavar="FILE")
     p.add_argument("--engine", metavar="PATH", help="check PATH evalnet NET against the float net")
     p.add_argument("--check", type=int, default=1000, help="held-out positions of the quantisation checks")
@@ -82,7 +86,8 @@ def options(argv):
            (not 0 <= a.lam <= 1, "--lambda: in [0, 1]"), (not a.scale > 0, "--scale: above 0"),
            (not a.lr > 0, "--lr: above 0"), (a.threads < 1, "--threads: at least 1"),
            (not 0 <= a.val_share < 1, "--val-share: in [0, 1)"), (a.buffer < 2, "--buffer: at least 2"),
-           (a.check < 0, "--check: at least 0")]
+           (a.check < 0, "--check: at least 0"),
+           (a.init is not None and a.resume is not None, "--init and --resume: one or the other")]
     for cond, msg in bad:
         if cond:
             fail(2, msg)
@@ -156,7 +161,17 @@ def main(argv):
 
     # The initial weights are drawn on the CPU (the same seed gives the same net on every device),
     # then moved.
-    model = nnue_model.Net(a.seed).to(device)
+    model = nnue_model.Net(a.seed)
+    parent = None
+    if a.init:
+        try:
+            q0 = nnue_net.read_net(a.init)
+        except (OSError, nnue_net.NetFileError) as e:
+            fail(2, f"--init: {e}")
+        model.load_int(q0)
+        parent = "%s (sha256 %s)" % (os.path.basename(a.init), hashlib.sha256(open(a.init, "rb").read()).hexdigest()[:12])
+        print(f"init: from {parent}", flush=True)
+    model = model.to(device)
     opt = torch.optim.Adam(model.parameters(), lr=a.lr, foreach=True)
     steps_per_epoch = math.ceil(train_total / a.batch)
     total_steps = a.epochs * steps_per_epoch
@@ -235,7 +250,8 @@ def main(argv):
             f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; "
             f"positions {total} (training {train_total}, held out {val_total}, val-share {a.val_share}); "
             f"epochs {a.epochs}, batch {a.batch}, lambda {a.lam}, K {a.scale}, Adam lr {a.lr} cosine to 1%, "
-            f"factoriser folded, seed {a.seed}; train loss {'-' if last[1] is None else f'{last[1]:.6f}'}, val loss "
+            f"factoriser folded, seed {a.seed}"
+            f"{'' if parent is None else f', from the parent net {parent}'}; train loss {'-' if last[1] is None else f'{last[1]:.6f}'}, val loss "
             f"{'-' if last[2] is None else f'{last[2]:.6f}'}; data: {files}")
     path = nnue_net.write_net(q, desc, a.out)
     print(f"net: {path} ({os.path.getsize(path):,} bytes)", flush=True)
@@ -265,6 +281,7 @@ def main(argv):
         settings = [("data", files), ("positions", f"{total:,} ({train_total:,} training, {val_total:,} held out)"),
                     ("epochs", a.epochs), ("batch", a.batch), ("lambda", a.lam), ("K", a.scale),
                     ("learning rate", f"{a.lr} (cosine to 1 %)"), ("seed", a.seed), ("device", device_name),
+                    ("started from", parent or "random weights"),
                     ("shuffle buffer", f"{a.buffer:,}"), ("net", path)]
         nnue_report.write_page(a.html, f"Network {os.path.basename(path)}", settings, history, step_log, quant)
         print(f"page: {a.html}", flush=True)
