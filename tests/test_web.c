@@ -3173,6 +3173,44 @@ Test(web, bad_net_uploads_are_refused_and_store_nothing)
     free(b);
 }
 
+/*
+ * A net's upload is refused from its head to a visitor who may not upload:
+ * the 403 comes back while the announced 3.9 MB body is still unsent, so
+ * the server never read it.  A tester's head is not refused (the server
+ * waits for the body).
+ */
+Test(web, an_upload_is_refused_from_its_head_before_its_body_is_read)
+{
+    CU_REQUIRE_DB();
+    add_user("vic", "viewer", "viewpass1");
+    add_user("tess", "tester", "testerpass1");
+    start_web(NULL);
+    char viewer[128], tester[128], csrf[128];
+    login("vic", "viewpass1", viewer, csrf);
+    login("tess", "testerpass1", tester, csrf);
+    size_t big = (size_t)NNUE_HEADER_BYTES + NNUE_BODY_BYTES + 4096;
+    const char *who[] = { viewer, "", tester };
+    for (int i = 0; i < 3; i++) {
+        char head[512];
+        int n = snprintf(head, sizeof head, "POST /nets HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                         "Cookie: xqf_session=%s\r\nContent-Type: multipart/form-data; boundary=xqfB\r\n"
+                         "Content-Length: %zu\r\n\r\n", who[i], big);
+        int fd = dial();
+        cr_assert_eq(send(fd, head, (size_t)n, MSG_NOSIGNAL), n);
+        char buf[4096] = "";
+        bool answered = wait_for(fd, "HTTP/1.1 ", i < 2 ? 3000 : 500, buf, sizeof buf);
+        if (i < 2) {
+            cr_assert(answered && strstr(buf, "HTTP/1.1 403"), "visitor %d: 403 before the body: %s", i, buf);
+            cr_assert(strstr(buf, i == 0 ? "may not upload nets" : "log in first"),
+                      "visitor %d: the reason: %s", i, buf);
+        } else {
+            cr_assert(!answered || strstr(buf, "100 Continue"), "a tester's head is not refused: %s", buf);
+        }
+        close(fd);
+    }
+    cr_assert_eq(count_nets(), 0);
+}
+
 /* A chain's outcome, its ids and names left out: its state, each stage's with its run's. */
 static void chain_outcome(int64_t chain, char *out, size_t size)
 {

@@ -370,6 +370,14 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         up->limit = WEB_BODY_MAX;
         if (strcmp(method, "POST") == 0 && route_parse(url).kind == ROUTE_NETS && head_type &&
             strncasecmp(head_type, "multipart/form-data", 19) == 0) {
+            /* the visitor's right first: a viewer's 4 MB is refused before a byte of it is read */
+            WebResponse refused = { .status = 200 };
+            if (web_head_admits(h->web, url, MHD_lookup_connection_value(c, MHD_COOKIE_KIND, "xqf_session"),
+                                &refused) != 0) {
+                refused.close = true;
+                return send_page(c, &refused);
+            }
+            buf_free(&refused.body);
             up->limit = (size_t)web_net_max();
             if (!(up->pp = MHD_create_post_processor(c, 64 * 1024, multipart_field, up)))
                 return send_error(c, 400, "the multipart form has no boundary");

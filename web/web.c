@@ -999,6 +999,29 @@ static bool admitted(Web *w, const Call *c, const Cell *m, bool is_get)
     return true;
 }
 
+int web_head_admits(Web *w, const char *path, const char *session, WebResponse *rs)
+{
+    static const char *const ROLE[] = { [RIGHT_VIEWER] = "viewer", [RIGHT_TESTER] = "tester",
+                                        [RIGHT_ADMIN] = "admin" };
+    Route rt = route_parse(path);
+    if (rt.kind == ROUTE_BAD || rt.kind == ROUTE_UNKNOWN)
+        return 0;                    /* web_handle answers those, with nothing read that matters */
+    const Cell *m = &ROUTES[rt.kind].post;
+    if (!m->handler || m->right < RIGHT_VIEWER)
+        return 0;
+    Store *s = take_store(w, POOL_LIGHT, rs);
+    if (!s)
+        return rs->status;
+    WebRequest rq = { .method = "POST", .path = path, .session = session };
+    Session u;
+    session_of(s, &rq, &u);
+    pool_give(w->pool, &s);
+    if (session_is(&u, ROLE[m->right]))
+        return 0;
+    web_error(rs, 403, u.in && m->refused ? m->refused : "log in first (or your session has expired)");
+    return 403;
+}
+
 void web_handle(Web *w, const WebRequest *rq, WebResponse *rs)
 {
     rs->status = 200;

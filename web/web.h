@@ -75,6 +75,16 @@ typedef struct {
 
 /* Handles a request into *rs (rs->body empty on entry; the caller frees it). This function can't fail. */
 void web_handle(Web *w, const WebRequest *rq, WebResponse *rs);
+/*
+ * Whether a POST to path, from the holder of session (the cookie's value,
+ * NULL for none), may go on to send its body: the route's right, checked
+ * from the request's head alone, so that a large body (a net's upload) is
+ * never read for a visitor who may not post it.  The form's token is in
+ * the body: web_handle checks it, and the right again, when the body is
+ * in.  0, or the refusal's status (403, or 503 when the database cannot
+ * say) with its words in rs.
+ */
+int web_head_admits(Web *w, const char *path, const char *session, WebResponse *rs);
 
 /* An error page (status and a one-line reason, escaped) into *rs. */
 void web_error(WebResponse *rs, int status, const char *reason);
