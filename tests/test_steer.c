@@ -688,7 +688,7 @@ Test(steer, a_stopped_run_stops_its_chain_and_a_failed_build_fails_it)
     StoreChain c;
     cr_assert_eq(store_load_chain(cu_fx.store, chain, &c), 1);
     cr_assert_str_eq(c.state, "stopped");
-    cr_assert_str_eq(c.stages[1].state, "waiting");
+    cr_assert_str_eq(c.stages[1].state, "cancelled", "an ended chain leaves no stage waiting");
 
     /* a build that cannot be made (no source tree there): the chain fails, with the reason */
     chain = new_run("chain new --params NullR --pairs 4 --nodes 100 --then-build --then-sprt 0,5,500n%s", "");
@@ -900,7 +900,7 @@ Test(steer, a_failed_training_fails_the_chain_and_chains_carry_nets)
     cr_assert_str_eq(c.state, "failed");
     cr_assert(strstr(c.note, "stage 1 (train): the data run kept no position"), "%s", c.note);
     cr_assert_str_eq(c.stages[1].state, "failed");
-    cr_assert_str_eq(c.stages[2].state, "waiting");
+    cr_assert_str_eq(c.stages[2].state, "cancelled", "an ended chain leaves no stage waiting");
     cr_assert_eq(c.base_net, STORE_NET_NONE);
 
     int64_t net = test_net("tuned-with", 5);

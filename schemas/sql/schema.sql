@@ -623,6 +623,7 @@ BEGIN
     IF p_ok THEN
         PERFORM xqf_chain_start(p_chain, st.idx + 1);
     ELSE
+        UPDATE chain_stages SET state = 'cancelled' WHERE chain_id = p_chain AND state = 'waiting';
         UPDATE chains SET state = 'failed', finished_at = now(),
                           note = format('stage %s (%s): %s', st.idx, p_kind, p_detail)
          WHERE id = p_chain;
@@ -655,6 +656,7 @@ BEGIN
     IF outcome = 'passed' THEN
         PERFORM xqf_chain_start(st.chain_id, st.idx + 1);
     ELSE
+        UPDATE chain_stages SET state = 'cancelled' WHERE chain_id = st.chain_id AND state = 'waiting';
         UPDATE chains SET state = outcome, finished_at = now(),
                           note = format('stage %s (%s, run %s): %s', st.idx, st.kind, NEW.id, coalesce(NEW.verdict, NEW.state))
          WHERE id = st.chain_id;

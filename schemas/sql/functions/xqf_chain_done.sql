@@ -1,6 +1,7 @@
 -- A stage that chain advance does (kind p_kind: build, train or net) is
 -- done: p_ok passes it, recording p_build, p_net and p_detail, and starts
--- the next stage; else it fails with p_detail and the chain with it.
+-- the next stage; else it fails with p_detail and the chain with it (its
+-- stages not started cancelled).
 -- Returns false when the chain has no such stage running (done by another
 -- advance, or the chain ended).
 CREATE OR REPLACE FUNCTION xqf_chain_done(p_chain bigint, p_kind text, p_ok boolean, p_build bigint, p_net bigint,
@@ -21,6 +22,7 @@ BEGIN
     IF p_ok THEN
         PERFORM xqf_chain_start(p_chain, st.idx + 1);
     ELSE
+        UPDATE chain_stages SET state = 'cancelled' WHERE chain_id = p_chain AND state = 'waiting';
         UPDATE chains SET state = 'failed', finished_at = now(),
                           note = format('stage %s (%s): %s', st.idx, p_kind, p_detail)
          WHERE id = p_chain;

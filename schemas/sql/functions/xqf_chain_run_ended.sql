@@ -1,6 +1,7 @@
 -- A chain's run ended: its stage passed (an SPSA or data run that played
 -- its pairs; an SPRT on H1; the next stage starts), failed or was stopped
--- (the chain ends with it).
+-- (the chain ends with it, its stages not started cancelled, as
+-- xqf_chain_stop cancels them: nothing is left waiting in an ended chain).
 CREATE OR REPLACE FUNCTION xqf_chain_run_ended() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER AS $$
 DECLARE
@@ -19,6 +20,7 @@ BEGIN
     IF outcome = 'passed' THEN
         PERFORM xqf_chain_start(st.chain_id, st.idx + 1);
     ELSE
+        UPDATE chain_stages SET state = 'cancelled' WHERE chain_id = st.chain_id AND state = 'waiting';
         UPDATE chains SET state = outcome, finished_at = now(),
                           note = format('stage %s (%s, run %s): %s', st.idx, st.kind, NEW.id, coalesce(NEW.verdict, NEW.state))
          WHERE id = st.chain_id;
