@@ -23,7 +23,7 @@
     S(PROGRESSION_NAMED, "SELECT id FROM progressions WHERE name = $1", 1)                              \
     S(PROGRESSION_OF_RUN, "SELECT progression_id FROM progression_points WHERE run_id = $1", 1)        \
     S(PROGRESSION_LOAD, "SELECT id, name, engine, base_ref, base_commit, " UTC_MINUTE("base_date") ", "  \
-      "base_subject, created_by, " UTC_MINUTE("created_at") " FROM progressions WHERE id = $1", 1)       \
+      "extract(epoch FROM base_date)::bigint, base_subject, created_by, " UTC_MINUTE("created_at") " FROM progressions WHERE id = $1", 1)       \
     S(PROGRESSION_POINTS, "SELECT p.run_id, p.ref, p.git_commit, " UTC_MINUTE("p.committed_at") ", "     \
       "extract(epoch FROM p.committed_at)::bigint, p.subject, r.state, r.pairs, r.wins, r.draws, "      \
       "r.losses, r.ll, r.ld, r.dd, r.wd, r.ww FROM progression_points p JOIN runs r ON r.id = p.run_id " \
@@ -80,6 +80,7 @@ int store_progression_load(Store *s, int64_t id, StoreProgression *p, StoreProgr
     store_text(res, 0, c++, p->base_ref, sizeof p->base_ref);
     store_text(res, 0, c++, p->base_commit, sizeof p->base_commit);
     store_text(res, 0, c++, p->base_date, sizeof p->base_date);
+    p->base_epoch = store_i64(res, 0, c++);
     store_text(res, 0, c++, p->base_subject, sizeof p->base_subject);
     store_text(res, 0, c++, p->created_by, sizeof p->created_by);
     store_text(res, 0, c++, p->created_at, sizeof p->created_at);

@@ -26,6 +26,7 @@ typedef struct {
     char base_ref[STORE_PROGRESSION_REF_MAX + 1];
     char base_commit[STORE_COMMIT_HEX_MAX + 1];
     char base_date[40];              /* written: ISO 8601 as git prints it; read: "YYYY-MM-DD HH:MM" UTC */
+    int64_t base_epoch;              /* read: the base commit's date in seconds since 1970 */
     char base_subject[STORE_TEXT_MAX + 1];
     char created_by[STORE_NAME_MAX + 1];
     char created_at[32];             /* read: "YYYY-MM-DD HH:MM" UTC */
