@@ -280,7 +280,7 @@ Test(progression, show_and_page_give_each_commits_elo)
         xqf_elo e;
         cr_assert(run_elo_of(&c[i], &e));
         char cells[128];
-        snprintf(cells, sizeof cells, "<td class=\"num\">%.1f</td><td class=\"num\">&plusmn; %.1f</td>", e.elo,
+        snprintf(cells, sizeof cells, "<td class=\"num\">%.1f</td><td class=\"num nowrap\">&plusmn; %.1f</td>", e.elo,
                  e.elo_ci95);
         cr_assert(strstr(out, cells), "no '%s' in the page", cells);
     }

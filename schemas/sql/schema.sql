@@ -2427,6 +2427,63 @@ ALTER SEQUENCE public.nets_id_seq OWNED BY public.nets.id;
 
 
 --
+-- Name: progression_points; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.progression_points (
+    progression_id bigint NOT NULL,
+    run_id bigint NOT NULL,
+    ref text NOT NULL,
+    git_commit text NOT NULL,
+    committed_at timestamp with time zone NOT NULL,
+    subject text DEFAULT ''::text NOT NULL,
+    CONSTRAINT progression_points_git_commit_check CHECK ((git_commit ~ '^[0-9a-f]{40}([0-9a-f]{24})?$'::text)),
+    CONSTRAINT progression_points_ref_check CHECK (((length(ref) >= 1) AND (length(ref) <= 255))),
+    CONSTRAINT progression_points_subject_check CHECK ((length(subject) <= 512))
+);
+
+
+--
+-- Name: progressions; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.progressions (
+    id bigint NOT NULL,
+    name text NOT NULL,
+    engine text NOT NULL,
+    base_ref text NOT NULL,
+    base_commit text NOT NULL,
+    base_date timestamp with time zone NOT NULL,
+    base_subject text DEFAULT ''::text NOT NULL,
+    created_by text DEFAULT ''::text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT progressions_base_commit_check CHECK ((base_commit ~ '^[0-9a-f]{40}([0-9a-f]{24})?$'::text)),
+    CONSTRAINT progressions_base_ref_check CHECK (((length(base_ref) >= 1) AND (length(base_ref) <= 255))),
+    CONSTRAINT progressions_base_subject_check CHECK ((length(base_subject) <= 512)),
+    CONSTRAINT progressions_name_check CHECK ((((length(name) >= 1) AND (length(name) <= 200)) AND (name !~ '[[:cntrl:]]'::text)))
+);
+
+
+--
+-- Name: progressions_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.progressions_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+
+--
+-- Name: progressions_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.progressions_id_seq OWNED BY public.progressions.id;
+
+
+--
 -- Name: replay_audits_id_seq; Type: SEQUENCE; Schema: public; Owner: -
 --
 
@@ -3038,6 +3095,13 @@ ALTER TABLE ONLY public.nets ALTER COLUMN id SET DEFAULT nextval('public.nets_id
 
 
 --
+-- Name: progressions id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.progressions ALTER COLUMN id SET DEFAULT nextval('public.progressions_id_seq'::regclass);
+
+
+--
 -- Name: replay_audits id; Type: DEFAULT; Schema: public; Owner: -
 --
 
@@ -3251,6 +3315,46 @@ ALTER TABLE ONLY public.nets
 
 ALTER TABLE ONLY public.nets
     ADD CONSTRAINT nets_sha256_key UNIQUE (sha256);
+
+
+--
+-- Name: progression_points progression_points_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.progression_points
+    ADD CONSTRAINT progression_points_pkey PRIMARY KEY (progression_id, run_id);
+
+
+--
+-- Name: progression_points progression_points_progression_id_git_commit_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.progression_points
+    ADD CONSTRAINT progression_points_progression_id_git_commit_key UNIQUE (progression_id, git_commit);
+
+
+--
+-- Name: progression_points progression_points_run_id_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.progression_points
+    ADD CONSTRAINT progression_points_run_id_key UNIQUE (run_id);
+
+
+--
+-- Name: progressions progressions_name_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.progressions
+    ADD CONSTRAINT progressions_name_key UNIQUE (name);
+
+
+--
+-- Name: progressions progressions_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.progressions
+    ADD CONSTRAINT progressions_pkey PRIMARY KEY (id);
 
 
 --
@@ -3773,6 +3877,22 @@ ALTER TABLE ONLY public.games
 
 ALTER TABLE ONLY public.games
     ADD CONSTRAINT games_run_id_fkey FOREIGN KEY (run_id) REFERENCES public.runs(id) ON DELETE CASCADE;
+
+
+--
+-- Name: progression_points progression_points_progression_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.progression_points
+    ADD CONSTRAINT progression_points_progression_id_fkey FOREIGN KEY (progression_id) REFERENCES public.progressions(id) ON DELETE CASCADE;
+
+
+--
+-- Name: progression_points progression_points_run_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.progression_points
+    ADD CONSTRAINT progression_points_run_id_fkey FOREIGN KEY (run_id) REFERENCES public.runs(id);
 
 
 --
@@ -4421,6 +4541,20 @@ GRANT SELECT ON TABLE public.nets TO xqf_auditor;
 GRANT SELECT ON TABLE public.nets TO xqf_builder;
 GRANT SELECT ON TABLE public.nets TO xqf_coordinator;
 GRANT SELECT ON TABLE public.nets TO xqf_web;
+
+
+--
+-- Name: TABLE progression_points; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT ON TABLE public.progression_points TO xqf_web;
+
+
+--
+-- Name: TABLE progressions; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT ON TABLE public.progressions TO xqf_web;
 
 
 --

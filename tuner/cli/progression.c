@@ -179,9 +179,6 @@ static int progression_new(const Opts *o)
     int status = shared_spec(o, engine, &shared);
     if (status != CLI_OK)
         return status;
-    if (strcmp(engine, RUN_OUR_ENGINE) != 0 && opts_given(o, "--repo"))
-        return cli_fail(CLI_USAGE, "--repo: engine %s's refs are read from its record's repository "
-                                   "(xqf-tune engine show %s)", engine, engine);
     char *list = strdup(opts_text(o, "--refs"));
     const char *refs[PROGRESSION_POINTS_MAX];
     const char *base = opts_text(o, "--base");
@@ -209,6 +206,9 @@ static int progression_new(const Opts *o)
     if (status == CLI_OK)
         status = cli_engine_load(s, "ENGINE", engine, e);
     bool ours = strcmp(engine, RUN_OUR_ENGINE) == 0;
+    if (status == CLI_OK && !ours && opts_given(o, "--repo"))
+        status = cli_fail(CLI_USAGE, "--repo: engine %s's refs are read from its record's repository "
+                                     "(xqf-tune engine show %s)", engine, engine);
     if (status == CLI_OK)
         status = resolve_refs(s, opts_text(o, "--repo"), ours ? NULL : e, base, refs, n, g);
     if (status == CLI_OK)

@@ -48,9 +48,6 @@ int page_progressions(const PageIn *in, Buf *b)
 /* ---- the chart ------------------------------------------------------------------- */
 
 enum { CHART_W = 920, CHART_H = 380, CHART_LEFT = 64, CHART_RIGHT = 24, CHART_TOP = 18, CHART_BOTTOM = 52 };
-/* Where an interval is cut: an Elo beyond it says little more (a score of 99.7 %). */
-#define ELO_SHOWN_MAX 1000.0
-
 typedef struct {
     double x0, x1, y0, y1;
 } Frame;
@@ -80,21 +77,22 @@ static void date_text(int64_t epoch, char *out, size_t size)
         snprintf(out, size, "?");
 }
 
-/* A point's Elo and interval, cut at +-ELO_SHOWN_MAX; false when it has none (no games). */
+/* A point's Elo and its interval's ends (infinite where the interval has no end: every game won or lost); false when it has none (no games). */
 static bool point_elo(const StoreCounts *c, double *elo, double *lo, double *hi)
 {
     xqf_elo e;
     if (!run_elo_of(c, &e) || isnan(e.elo))
         return false;
-    *elo = fmax(-ELO_SHOWN_MAX, fmin(ELO_SHOWN_MAX, e.elo));
-    *lo = isfinite(e.elo_ci95) ? fmax(-ELO_SHOWN_MAX, e.elo - e.elo_ci95) : -ELO_SHOWN_MAX;
-    *hi = isfinite(e.elo_ci95) ? fmin(ELO_SHOWN_MAX, e.elo + e.elo_ci95) : ELO_SHOWN_MAX;
+    *elo = e.elo;
+    *lo = isfinite(e.elo_ci95) ? e.elo - e.elo_ci95 : -INFINITY;
+    *hi = isfinite(e.elo_ci95) ? e.elo + e.elo_ci95 : INFINITY;
     return true;
 }
 
 /*
  * The axes around the base (its date, Elo 0) and every point with an
- * estimate, a little room on each side; a day either side when all share
+ * estimate, its interval's finite ends included (an endless one runs to
+ * the edge), a little room on each side; a day either side when all share
  * one date.
  */
 static Frame chart_frame(int64_t base_epoch, const StoreProgressionPoint *pts, int n)
@@ -103,8 +101,8 @@ static Frame chart_frame(int64_t base_epoch, const StoreProgressionPoint *pts, i
     for (int i = 0; i < n; i++) {
         double elo, lo, hi;
         f.x0 = fmin(f.x0, (double)pts[i].epoch), f.x1 = fmax(f.x1, (double)pts[i].epoch);
-        if (point_elo(&pts[i].counts, &elo, &lo, &hi))
-            f.y0 = fmin(f.y0, lo), f.y1 = fmax(f.y1, hi);
+        if (point_elo(&pts[i].counts, &elo, &lo, &hi) && isfinite(elo))
+            f.y0 = fmin(f.y0, fmin(elo, lo)), f.y1 = fmax(f.y1, fmax(elo, hi));
     }
     double dx = f.x1 - f.x0 > 0 ? (f.x1 - f.x0) * 0.05 : 86400;
     f.x0 -= dx, f.x1 += dx;
@@ -159,15 +157,17 @@ static void chart_svg(Buf *b, const StoreProgression *p, const StoreProgressionP
     for (int i = 0; i < n; i++) {
         double elo, lo, hi;
         if (point_elo(&pts[i].counts, &elo, &lo, &hi))
-            buf_printf(b, "%.1f,%.1f ", chart_x(&f, (double)pts[i].epoch), chart_y(&f, elo));
+            buf_printf(b, "%.1f,%.1f ", chart_x(&f, (double)pts[i].epoch), chart_y(&f, fmax(f.y0, fmin(f.y1, elo))));
     }
     buf_puts(b, "\"/>\n");
     for (int i = 0; i < n; i++) {
         double elo, lo, hi;
         if (!point_elo(&pts[i].counts, &elo, &lo, &hi))
             continue;
-        double x = chart_x(&f, (double)pts[i].epoch), y = chart_y(&f, elo), ylo = chart_y(&f, lo),
-               yhi = chart_y(&f, hi);
+        /* an endless interval (or an infinite Elo: every game won or lost) runs to the frame's edge, uncapped */
+        double x = chart_x(&f, (double)pts[i].epoch), y = chart_y(&f, fmax(f.y0, fmin(f.y1, elo))),
+               ylo = chart_y(&f, fmax(f.y0, lo)), yhi = chart_y(&f, fmin(f.y1, hi));
+        double cap_lo = isfinite(lo) ? 5 : 0, cap_hi = isfinite(hi) ? 5 : 0;
         char elo_text[48];
         run_elo_text(&pts[i].counts, elo_text, sizeof elo_text);
         buf_printf(b, "<a href=\"/runs/%" PRId64 "\"><g class=\"point\"><title>", pts[i].run);
@@ -178,7 +178,7 @@ static void chart_svg(Buf *b, const StoreProgression *p, const StoreProgressionP
                       "<line class=\"errbar\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
                       "<line class=\"errbar\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
                       "<circle class=\"dot\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\"/>",
-                   x, ylo, x, yhi, x - 5, ylo, x + 5, ylo, x - 5, yhi, x + 5, yhi, x, y);
+                   x, ylo, x, yhi, x - cap_lo, ylo, x + cap_lo, ylo, x - cap_hi, yhi, x + cap_hi, yhi, x, y);
         /* the ref beside its dot, above or below by turns: commits a day apart stay apart */
         buf_printf(b, "<text class=\"label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"start\">", x + 7,
                    i % 2 ? y + 14 : y - 7);
@@ -207,13 +207,13 @@ static void points_table(Buf *b, const StoreProgressionPoint *pts, int n)
         buf_html(b, pts[i].ref);
         buf_puts(b, "</td><td>");
         buf_html(b, pts[i].subject);
-        buf_printf(b, "</td><td>%s</td><td><a href=\"/runs/%" PRId64 "\">%" PRId64 "</a></td><td>", pts[i].date,
+        buf_printf(b, "</td><td class=\"nowrap\">%s</td><td><a href=\"/runs/%" PRId64 "\">%" PRId64 "</a></td><td>", pts[i].date,
                    pts[i].run, pts[i].run);
         buf_html(b, pts[i].state);
         buf_printf(b, "</td><td class=\"num\">%" PRId64 "</td><td>%" PRId64 "/%" PRId64 "/%" PRId64 "</td>",
                    c->wins + c->draws + c->losses, c->wins, c->draws, c->losses);
         if (has)
-            buf_printf(b, "<td class=\"num\">%.1f</td><td class=\"num\">&plusmn; %.1f</td></tr>\n", e.elo,
+            buf_printf(b, "<td class=\"num\">%.1f</td><td class=\"num nowrap\">&plusmn; %.1f</td></tr>\n", e.elo,
                        e.elo_ci95);
         else
             buf_puts(b, "<td class=\"num\">-</td><td class=\"num\">-</td></tr>\n");
@@ -247,7 +247,7 @@ int page_progression(const PageIn *in, Buf *b)
     chart_svg(b, &p, pts, n);
     buf_puts(b, "<p class=\"note\">Each commit's Elo against the base with its 95 % interval (the run's estimate: "
                 "pentanomial when its pairs are complete), at the commit's date; the base is the diamond on the "
-                "zero line. An interval is cut at &plusmn;1000. A dot links to its run.</p>\n");
+                "zero line. An interval without an end (every game of a side won or lost) runs to the chart's edge, uncapped. A dot links to its run.</p>\n");
     points_table(b, pts, n);
     foot(b);
     free(pts);
