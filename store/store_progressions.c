@@ -7,7 +7,9 @@
 #include "store_progressions.h"
 #include "store_internal.h"
 
+#include <inttypes.h>
 #include <libpq-fe.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,11 +17,9 @@
 #define UTC_MINUTE(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI')"
 
 #define PROGRESSION_STATEMENTS(S)                                                                     \
-    S(PROGRESSION_ADD, "INSERT INTO progressions (name, engine, base_ref, base_commit, base_date, "    \
-      "base_subject, created_by) VALUES ($1, $2, $3, $4, $5::timestamptz, $6, $7) "                    \
-      "ON CONFLICT (name) DO NOTHING RETURNING id", 7)                                                  \
-    S(PROGRESSION_POINT_ADD, "INSERT INTO progression_points (progression_id, run_id, ref, git_commit, " \
-      "committed_at, subject) VALUES ($1, $2, $3, $4, $5::timestamptz, $6)", 6)                          \
+    S(PROGRESSION_ADD, "SELECT xqf_progression_add($1, $2, $3, $4, $5, $6, $7, $8::bigint[], $9::text[], "     \
+      "$10::text[], $11::text[], $12::text[])", 12)                                                       \
+    S(PROGRESSION_PIN, "SELECT xqf_progression_pin($1, $2, $3, $4::timestamptz, $5)", 5)                \
     S(PROGRESSION_NAMED, "SELECT id FROM progressions WHERE name = $1", 1)                              \
     S(PROGRESSION_OF_RUN, "SELECT progression_id FROM progression_points WHERE run_id = $1", 1)        \
     S(PROGRESSION_LOAD, "SELECT id, name, engine, base_ref, base_commit, " UTC_MINUTE("base_date") ", "  \
@@ -34,22 +34,44 @@ STORE_STATEMENTS(PROGRESSION_STATEMENTS, store_statements_progressions);
 int store_progression_add(Store *s, const StoreProgression *p, const StoreProgressionPoint *points, int n,
                           int64_t *id)
 {
-    if (store_begin(s) != 0)
-        return -1;
-    const char *head[] = { p->name, p->engine, p->base_ref, p->base_commit, p->base_date, p->base_subject,
-                           p->created_by };
-    int rc = store_id_of(s, &STMT[ST_PROGRESSION_ADD], head, id);
-    for (int i = 0; rc == 1 && i < n; i++) {
-        StoreNums nums;
-        const char *row[] = { store_num(&nums, 0, *id), store_num(&nums, 1, points[i].run), points[i].ref,
-                              points[i].commit, points[i].date, points[i].subject };
-        if (store_command_rows(s, &STMT[ST_PROGRESSION_POINT_ADD], row) != 1)
-            rc = -1;
+    const char **cols = calloc((size_t)(4 * n + 1), sizeof *cols);
+    StoreText runs = { 0 };
+    store_text_add(&runs, "{");
+    for (int i = 0; i < n; i++)
+        store_text_add(&runs, "%s%" PRId64, i ? "," : "", points[i].run);
+    store_text_add(&runs, "}");
+    char *arrays[4] = { NULL };
+    bool ok = cols && runs.data;
+    for (int k = 0; ok && k < 4; k++) {
+        for (int i = 0; i < n; i++)
+            cols[i] = k == 0 ? points[i].ref : k == 1 ? points[i].commit : k == 2 ? points[i].date : points[i].subject;
+        ok = (arrays[k] = store_text_array(cols, n)) != NULL;
     }
-    if (rc == 1 && store_commit(s) == 0)
-        return 1;
-    store_rollback(s);
-    return rc == 0 ? 0 : -1;
+    int rc = -1;
+    if (ok) {
+        const char *param[] = { p->name, p->engine, p->base_ref, p->base_commit, p->base_date, p->base_subject,
+                                p->created_by, runs.data, arrays[0], arrays[1], arrays[2], arrays[3] };
+        PGresult *res = store_run(s, &STMT[ST_PROGRESSION_ADD], param, PGRES_TUPLES_OK);
+        if (res) {
+            rc = PQntuples(res) == 1 && !PQgetisnull(res, 0, 0);
+            if (rc)
+                *id = store_i64(res, 0, 0);
+            PQclear(res);
+        }
+    }
+    for (int k = 0; k < 4; k++)
+        free(arrays[k]);
+    free(runs.data);
+    free(cols);
+    return rc;
+}
+
+int store_progression_pin(Store *s, int64_t run, const char *side, const char *commit, const char *date,
+                          const char *subject)
+{
+    StoreNums nums;
+    const char *param[] = { store_num(&nums, 0, run), side, commit, date, subject };
+    return store_void_call(s, &STMT[ST_PROGRESSION_PIN], param);
 }
 
 int store_progression_find(Store *s, const char *name, int64_t run, int64_t *id)

@@ -1595,6 +1595,51 @@ $$;
 
 
 --
+-- Name: xqf_progression_add(text, text, text, text, text, text, text, bigint[], text[], text[], text[], text[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xqf_progression_add(p_name text, p_engine text, p_base_ref text, p_base_commit text, p_base_date text, p_base_subject text, p_created_by text, p_runs bigint[], p_refs text[], p_commits text[], p_dates text[], p_subjects text[]) RETURNS bigint
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+DECLARE
+    v_id bigint;
+BEGIN
+    INSERT INTO progressions (name, engine, base_ref, base_commit, base_date, base_subject, created_by)
+    VALUES (p_name, p_engine, p_base_ref, nullif(p_base_commit, ''), nullif(p_base_date, '')::timestamptz,
+            coalesce(p_base_subject, ''),
+            coalesce(p_created_by, ''))
+    ON CONFLICT (name) DO NOTHING RETURNING id INTO v_id;
+    IF v_id IS NULL THEN
+        RETURN NULL;
+    END IF;
+    INSERT INTO progression_points (progression_id, run_id, ref, git_commit, committed_at, subject)
+    SELECT v_id, u.run, u.ref, nullif(u.git_commit, ''), nullif(u.at, '')::timestamptz, coalesce(u.subject, '')
+      FROM unnest(p_runs, p_refs, p_commits, p_dates, p_subjects) AS u(run, ref, git_commit, at, subject);
+    RETURN v_id;
+END
+$$;
+
+
+--
+-- Name: xqf_progression_pin(bigint, text, text, timestamp with time zone, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xqf_progression_pin(p_run bigint, p_side text, p_commit text, p_date timestamp with time zone, p_subject text) RETURNS void
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    UPDATE progression_points
+       SET git_commit = p_commit, committed_at = p_date, subject = left(coalesce(p_subject, ''), 512)
+     WHERE run_id = p_run AND p_side = 'test' AND git_commit IS NULL;
+    UPDATE progressions p
+       SET base_commit = p_commit, base_date = p_date, base_subject = left(coalesce(p_subject, ''), 512)
+      FROM progression_points pp
+     WHERE pp.run_id = p_run AND pp.progression_id = p.id AND p_side = 'base' AND p.base_commit IS NULL;
+$$;
+
+
+--
 -- Name: xqf_purge_done(bigint, double precision, boolean, text, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -2434,8 +2479,8 @@ CREATE TABLE public.progression_points (
     progression_id bigint NOT NULL,
     run_id bigint NOT NULL,
     ref text NOT NULL,
-    git_commit text NOT NULL,
-    committed_at timestamp with time zone NOT NULL,
+    git_commit text,
+    committed_at timestamp with time zone,
     subject text DEFAULT ''::text NOT NULL,
     CONSTRAINT progression_points_git_commit_check CHECK ((git_commit ~ '^[0-9a-f]{40}([0-9a-f]{24})?$'::text)),
     CONSTRAINT progression_points_ref_check CHECK (((length(ref) >= 1) AND (length(ref) <= 255))),
@@ -2452,8 +2497,8 @@ CREATE TABLE public.progressions (
     name text NOT NULL,
     engine text NOT NULL,
     base_ref text NOT NULL,
-    base_commit text NOT NULL,
-    base_date timestamp with time zone NOT NULL,
+    base_commit text,
+    base_date timestamp with time zone,
     base_subject text DEFAULT ''::text NOT NULL,
     created_by text DEFAULT ''::text NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
@@ -4255,6 +4300,22 @@ GRANT ALL ON FUNCTION public.xqf_net_approve(p_name text, p_actor text) TO xqf_w
 
 REVOKE ALL ON FUNCTION public.xqf_net_upload(p_sha256 text, p_name text, p_description text, p_provenance text, p_bytes bytea, p_actor text) FROM PUBLIC;
 GRANT ALL ON FUNCTION public.xqf_net_upload(p_sha256 text, p_name text, p_description text, p_provenance text, p_bytes bytea, p_actor text) TO xqf_web;
+
+
+--
+-- Name: FUNCTION xqf_progression_add(p_name text, p_engine text, p_base_ref text, p_base_commit text, p_base_date text, p_base_subject text, p_created_by text, p_runs bigint[], p_refs text[], p_commits text[], p_dates text[], p_subjects text[]); Type: ACL; Schema: public; Owner: -
+--
+
+REVOKE ALL ON FUNCTION public.xqf_progression_add(p_name text, p_engine text, p_base_ref text, p_base_commit text, p_base_date text, p_base_subject text, p_created_by text, p_runs bigint[], p_refs text[], p_commits text[], p_dates text[], p_subjects text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.xqf_progression_add(p_name text, p_engine text, p_base_ref text, p_base_commit text, p_base_date text, p_base_subject text, p_created_by text, p_runs bigint[], p_refs text[], p_commits text[], p_dates text[], p_subjects text[]) TO xqf_web;
+
+
+--
+-- Name: FUNCTION xqf_progression_pin(p_run bigint, p_side text, p_commit text, p_date timestamp with time zone, p_subject text); Type: ACL; Schema: public; Owner: -
+--
+
+REVOKE ALL ON FUNCTION public.xqf_progression_pin(p_run bigint, p_side text, p_commit text, p_date timestamp with time zone, p_subject text) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.xqf_progression_pin(p_run bigint, p_side text, p_commit text, p_date timestamp with time zone, p_subject text) TO xqf_builder;
 
 
 --

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "run_settings.h"
 #include "run_view.h"
 #include "store_progressions.h"
 
@@ -39,6 +40,8 @@ int page_progressions(const PageIn *in, Buf *b)
                   "settings, their Elo drawn by the commits' dates (%d). Made by <code>xqf-tune progression new "
                   "ENGINE --base REF --refs REF,REF,...</code>.</p>\n",
                store_table_rows(t));
+    if (session_is(in->u, "tester"))
+        buf_puts(b, "<p><a href=\"/new/progression\">New progression</a></p>\n");
     list_table(b, t, "Page", progression_link);
     foot(b);
     store_table_free(&t);
@@ -89,6 +92,12 @@ static bool point_elo(const StoreCounts *c, double *elo, double *lo, double *hi)
     return true;
 }
 
+/* Whether a point is drawn: its commit's date known (the builder has pinned it) and an Elo (it has games). */
+static bool point_drawn(const StoreProgressionPoint *pt, double *elo, double *lo, double *hi)
+{
+    return pt->epoch != 0 && point_elo(&pt->counts, elo, lo, hi);
+}
+
 /*
  * The axes around the base (its date, Elo 0) and every point with an
  * estimate, its interval's finite ends included (an endless one runs to
@@ -98,12 +107,19 @@ static bool point_elo(const StoreCounts *c, double *elo, double *lo, double *hi)
 static Frame chart_frame(int64_t base_epoch, const StoreProgressionPoint *pts, int n)
 {
     Frame f = { (double)base_epoch, (double)base_epoch, 0, 0 };
+    bool dated = base_epoch != 0;
     for (int i = 0; i < n; i++) {
         double elo, lo, hi;
-        f.x0 = fmin(f.x0, (double)pts[i].epoch), f.x1 = fmax(f.x1, (double)pts[i].epoch);
-        if (point_elo(&pts[i].counts, &elo, &lo, &hi) && isfinite(elo))
+        if (!point_drawn(&pts[i], &elo, &lo, &hi))
+            continue;
+        f.x0 = dated ? fmin(f.x0, (double)pts[i].epoch) : (double)pts[i].epoch;
+        f.x1 = dated ? fmax(f.x1, (double)pts[i].epoch) : (double)pts[i].epoch;
+        dated = true;
+        if (isfinite(elo))
             f.y0 = fmin(f.y0, fmin(elo, lo)), f.y1 = fmax(f.y1, fmax(elo, hi));
     }
+    if (!dated)
+        f.x0 = f.x1 = (double)time(NULL);
     double dx = f.x1 - f.x0 > 0 ? (f.x1 - f.x0) * 0.05 : 86400;
     f.x0 -= dx, f.x1 += dx;
     double dy = f.y1 - f.y0 > 0 ? (f.y1 - f.y0) * 0.08 : 10;
@@ -150,19 +166,21 @@ static void chart_svg(Buf *b, const StoreProgression *p, const StoreProgressionP
     double y0 = chart_y(&f, 0), bx = chart_x(&f, (double)p->base_epoch);
     buf_printf(b, "<line class=\"zero\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n", CHART_LEFT, y0,
                CHART_W - CHART_RIGHT, y0);
-    buf_printf(b, "<path class=\"base\" d=\"M%.1f,%.1f l6,6 l-6,6 l-6,-6 Z\"><title>base ", bx, y0 - 6);
-    buf_html(b, p->base_ref);
-    buf_printf(b, " (%.12s), %s: Elo 0 by definition</title></path>\n", p->base_commit, p->base_date);
+    if (p->base_epoch) {
+        buf_printf(b, "<path class=\"base\" d=\"M%.1f,%.1f l6,6 l-6,6 l-6,-6 Z\"><title>base ", bx, y0 - 6);
+        buf_html(b, p->base_ref);
+        buf_printf(b, " (%.12s), %s: Elo 0 by definition</title></path>\n", p->base_commit, p->base_date);
+    }
     buf_puts(b, "<polyline class=\"line\" points=\"");
     for (int i = 0; i < n; i++) {
         double elo, lo, hi;
-        if (point_elo(&pts[i].counts, &elo, &lo, &hi))
+        if (point_drawn(&pts[i], &elo, &lo, &hi))
             buf_printf(b, "%.1f,%.1f ", chart_x(&f, (double)pts[i].epoch), chart_y(&f, fmax(f.y0, fmin(f.y1, elo))));
     }
     buf_puts(b, "\"/>\n");
     for (int i = 0; i < n; i++) {
         double elo, lo, hi;
-        if (!point_elo(&pts[i].counts, &elo, &lo, &hi))
+        if (!point_drawn(&pts[i], &elo, &lo, &hi))
             continue;
         /* an endless interval (or an infinite Elo: every game won or lost) runs to the frame's edge, uncapped */
         double x = chart_x(&f, (double)pts[i].epoch), y = chart_y(&f, fmax(f.y0, fmin(f.y1, elo))),
@@ -203,7 +221,10 @@ static void points_table(Buf *b, const StoreProgressionPoint *pts, int n)
         const StoreCounts *c = &pts[i].counts;
         xqf_elo e;
         bool has = run_elo_of(c, &e);
-        buf_printf(b, "<tr><td><code>%.12s</code></td><td>", pts[i].commit);
+        if (pts[i].commit[0])
+            buf_printf(b, "<tr><td><code>%.12s</code></td><td>", pts[i].commit);
+        else
+            buf_puts(b, "<tr><td>(not built yet)</td><td>");
         buf_html(b, pts[i].ref);
         buf_puts(b, "</td><td>");
         buf_html(b, pts[i].subject);
@@ -239,7 +260,10 @@ int page_progression(const PageIn *in, Buf *b)
     buf_puts(b, "</h1>\n<table class=\"settings\">");
     row(b, "Engine", p.engine, NULL);
     char base[STORE_PROGRESSION_REF_MAX + STORE_TEXT_MAX + 64];
-    snprintf(base, sizeof base, "%s (%.12s, %s): %s", p.base_ref, p.base_commit, p.base_date, p.base_subject);
+    if (p.base_commit[0])
+        snprintf(base, sizeof base, "%s (%.12s, %s): %s", p.base_ref, p.base_commit, p.base_date, p.base_subject);
+    else
+        snprintf(base, sizeof base, "%s (not built yet)", p.base_ref);
     row(b, "Base", base, NULL);
     row(b, "Made by", p.created_by, NULL);
     row(b, "Made (UTC)", p.created_at, NULL);
@@ -252,4 +276,54 @@ int page_progression(const PageIn *in, Buf *b)
     foot(b);
     free(pts);
     return 200;
+}
+
+/* ---- the form ---------------------------------------------------------------------- */
+
+/* A setting's field (run_settings.def), as the New run forms show it. */
+#define SETTING_FIELD(field_name, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, ...) \
+    field(&fo, form_field, label, #def, form_help);
+
+int page_new_progression(const Form *values, const FieldError *errors, int nerrors, const Session *u, Buf *b)
+{
+    Buf form = { 0 };
+    FormOut fo = { .b = &form, .values = values, .errors = errors, .nerrors = nerrors };
+    field(&fo, "name", "Name", "", "the progression's name (its runs are named by their refs)");
+    field(&fo, "engine", "Engine", "xqf", "xqf (ours) or an engine record's name");
+    field(&fo, "base_ref", "Base git ref", "", "the base every commit plays against: a branch, tag or commit");
+    field(&fo, "refs", "Commits", "", "the git refs measured, comma-separated: a games run each against the base");
+    field(&fo, "pairs", "Game pairs", "", "of each commit against the base");
+    field(&fo, "tc", "Time control", "", "BASE+INC in seconds (10+0.1), or");
+    field(&fo, "nodes", "Nodes per move", "", "fixed nodes (give one of the two)");
+    field(&fo, "threads", "Threads per engine", "1", "1-64 (UCI Threads)");
+    RUN_SETTINGS_EVERY_KIND(SETTING_FIELD)
+    head(b, "New progression", u);
+    buf_puts(b, "<h1>New progression</h1>\n<p>An engine's commits, each a games run against one base with these "
+                "settings, as <code>xqf-tune progression new</code> makes them; the builder builds each ref and the "
+                "base before its run starts, and the page learns each commit's date from it.</p>\n");
+    if (nerrors) {
+        buf_puts(b, "<p class=\"error\">The progression was not created: see the messages below.");
+        for (int i = 0; i < nerrors; i++)
+            if (i >= 32 || !fo.shown[i]) {
+                buf_printf(b, " <span id=\"err-%s\">", errors[i].field);
+                buf_html(b, errors[i].field);
+                buf_puts(b, ": ");
+                buf_html(b, errors[i].message);
+                buf_puts(b, "</span>");
+            }
+        buf_puts(b, "</p>\n");
+    }
+    if (!session_is(u, "admin"))
+        buf_puts(b, "<p class=\"notice\">The runs you create wait for an admin's approval before workers play "
+                    "them.</p>\n");
+    buf_puts(b, "<form method=\"post\" action=\"/new/progression\" class=\"new\">");
+    csrf_field(b, u);
+    if (buf_failed(&form))
+        b->failed = true;
+    else if (form.len)
+        buf_add(b, form.data, form.len);
+    buf_free(&form);
+    buf_puts(b, "<button>Create</button></form>\n");
+    foot(b);
+    return nerrors ? 400 : 200;
 }
