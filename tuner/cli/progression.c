@@ -63,8 +63,8 @@ static const OptTable PROGRESSION_TABLE = {
         "base's commit, or a name a progression has already end with status 2 and no\n"
         "run.  The runs are made in order, each in its own transaction, then the\n"
         "progression with its commits' dates and subjects: when one fails, the runs\n"
-        "made before are stopped.  Prints the progression's id and name, then each\n"
-        "run's id and ref.\n"
+        "made before are stopped.  Prints each ref's Commit: and Tree: as it is\n"
+        "resolved, then the progression's id and name, and each run's id and ref.\n"
         "show: each commit by date, its run, state, games, W/D/L and Elo against the\n"
         "base with its 95 % interval (as show).  PROGRESSION is its id or name, or\n"
         "run:ID, the progression of a run.\n",
