@@ -50,7 +50,7 @@ typedef struct {
 extern const StoreStatements store_statements_core, store_statements_runs, store_statements_spsa, store_statements_tasks,
     store_statements_games, store_statements_builds, store_statements_nets, store_statements_web,
     store_statements_users, store_statements_steer, store_statements_verbs, store_statements_engines,
-    store_statements_metrics, store_statements_lists;
+    store_statements_metrics, store_statements_lists, store_statements_progressions;
 
 /* ---- the connection and the one error path ------------------------------------ */
 

@@ -3329,3 +3329,103 @@ Test(web, a_chain_is_stopped_alike_from_either_front_end)
     SAME_WORDS(r, said);
     reply_free(&r);
 }
+
+/*
+ * The New progression form (xqf-tune progression new's): a tester's games
+ * run per ref against the base, waiting for an admin and the builder, and
+ * the progression with its commits unknown until the builder pins them
+ * (xqf_progression_pin, the builder's: done here as it does it); a
+ * viewer may not; bad input (no refs, a ref twice, the base as a ref, no
+ * name, a name taken, a bad setting) is answered on the form with a
+ * message by the field and stores nothing.
+ */
+Test(web, progression_form_makes_a_run_per_ref_waiting_for_the_builder)
+{
+    CU_REQUIRE_DB();
+    start_web(NULL);
+    add_user("tess", "tester", "secret-tess-1");
+    add_user("vic", "viewer", "secret-vic-1");
+    char cookie[128], csrf[128], form[1024];
+    login("vic", "secret-vic-1", cookie, csrf);
+    cr_assert_eq(status_of("GET", "/new/progression", cookie, NULL), 403);
+    snprintf(form, sizeof form, "csrf=%s&name=h&base_ref=main&refs=v1&pairs=10&nodes=1000&pairs_per_task=8&priority=0", csrf);
+    cr_assert_eq(status_of("POST", "/new/progression", cookie, form), 403);
+    login("tess", "secret-tess-1", cookie, csrf);
+    cr_assert_eq(status_of("GET", "/new/progression", cookie, NULL), 200);
+    int64_t runs0 = count_runs();
+    struct {
+        const char *fields, *says;
+    } bad[] = {
+        { "name=h&base_ref=main&refs=&pairs=10&nodes=1000&pairs_per_task=8&priority=0", "give the commits to measure" },
+        { "name=h&base_ref=main&refs=v1,v2,v1&pairs=10&nodes=1000&pairs_per_task=8&priority=0", "v1 given twice" },
+        { "name=h&base_ref=main&refs=v1,main&pairs=10&nodes=1000&pairs_per_task=8&priority=0", "main is the base" },
+        { "name=&base_ref=main&refs=v1&pairs=10&nodes=1000&pairs_per_task=8&priority=0", "the progression&#39;s name" },
+        { "name=h&base_ref=&refs=v1&pairs=10&nodes=1000&pairs_per_task=8&priority=0", "the base every commit plays against" },
+        { "name=h&base_ref=main&refs=v1&pairs=10", "nodes" },
+        { "name=h&base_ref=main&refs=v1..v2&pairs=10&nodes=1000&pairs_per_task=8&priority=0", "refs" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(form, sizeof form, "csrf=%s&%s", csrf, bad[i].fields);
+        Reply r = http("POST", "/new/progression", cookie, form);
+        cr_assert_eq(r.status, 400, "'%s': %d", bad[i].fields, r.status);
+        cr_assert(strstr(r.body, bad[i].says), "'%s' lacks '%s':\n%s", bad[i].fields, bad[i].says, r.body);
+        reply_free(&r);
+    }
+    cr_assert_eq(count_runs(), runs0, "a refusal made a run");
+    snprintf(form, sizeof form, "csrf=%s&name=web-history&engine=xqf&base_ref=main&refs=v1,%%20v2&pairs=10&nodes=1000&pairs_per_task=8&priority=0",
+             csrf);
+    Reply r = http("POST", "/new/progression", cookie, form);
+    cr_assert_eq(r.status, 303, "%d %s", r.status, r.body);
+    const char *at = strstr(r.head, "Location: /progressions/");
+    cr_assert(at, "%s", r.head);
+    int64_t id = atoll(at + strlen("Location: /progressions/"));
+    reply_free(&r);
+    cr_assert_eq(count_runs(), runs0 + 2);
+    int64_t ids[2];
+    for (int i = 0; i < 2; i++) {
+        char sql[512], out[256], cmd[2048];
+        snprintf(sql, sizeof sql, "SELECT run_id FROM progression_points WHERE progression_id = %" PRId64
+                                  " AND ref = 'v%d' AND git_commit IS NULL AND committed_at IS NULL", id, i + 1);
+        snprintf(cmd, sizeof cmd, "psql -X -q -At '%s' -c \"%s\"", cu_fx.db, sql);
+        cr_assert_eq(cu_sh(out, sizeof out, cmd, cu_fx.logfile), 0);
+        ids[i] = atoll(out);
+        cr_assert_gt(ids[i], 0, "no point of v%d", i + 1);
+        StoreRun run;
+        load(ids[i], &run);
+        cr_assert_str_eq(run.kind, "games");
+        cr_assert_str_eq(run.state, "pending", "a tester's run waits for an admin");
+        cr_assert_eq(run.max_pairs, 10);
+        cr_assert_eq(run.nodes, 1000);
+        snprintf(sql, sizeof sql, "SELECT string_agg(side || '=' || ref, ' ' ORDER BY side) FROM build_requests "
+                                  "WHERE run_id = %" PRId64, ids[i]);
+        snprintf(cmd, sizeof cmd, "psql -X -q -At '%s' -c \"%s\"", cu_fx.db, sql);
+        cr_assert_eq(cu_sh(out, sizeof out, cmd, cu_fx.logfile), 0);
+        char want[64];
+        snprintf(want, sizeof want, "base=main test=v%d\n", i + 1);
+        cr_assert_str_eq(out, want);
+    }
+    /* a name taken: refused on the form, nothing made */
+    snprintf(form, sizeof form, "csrf=%s&name=web-history&base_ref=main&refs=v3&pairs=10&nodes=1000&pairs_per_task=8&priority=0", csrf);
+    r = http("POST", "/new/progression", cookie, form);
+    cr_assert_eq(r.status, 400);
+    cr_assert(strstr(r.body, "exists"), "%s", r.body);
+    reply_free(&r);
+    cr_assert_eq(count_runs(), runs0 + 2);
+    /* the builder pins the refs (as serve_pin does): the point and the base learn their commits and dates */
+    char cmd[1024], out[256];
+    snprintf(cmd, sizeof cmd, "psql -X -q -At '%s' -c \"SELECT xqf_progression_pin(%" PRId64 ", 'test', '%s', "
+                              "'2026-11-05T12:00:00Z', 'step one'); SELECT xqf_progression_pin(%" PRId64 ", 'base', "
+                              "'%s', '2026-11-01T10:00:00Z', 'the base')\"",
+             cu_fx.db, ids[0], "1111111111111111111111111111111111111111", ids[0],
+             "2222222222222222222222222222222222222222");
+    cr_assert_eq(cu_sh(out, sizeof out, cmd, cu_fx.logfile), 0);
+    char path[64];
+    snprintf(path, sizeof path, "/progressions/%" PRId64, id);
+    r = http("GET", path, NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.body, "111111111111</code>") && strstr(r.body, "2026-11-05 12:00") &&
+                  strstr(r.body, "step one") && strstr(r.body, "main (222222222222, 2026-11-01 10:00): the base"),
+              "%s", r.body);
+    cr_assert(strstr(r.body, "(not built yet)"), "v2 is not pinned yet");
+    reply_free(&r);
+}

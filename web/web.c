@@ -34,6 +34,7 @@
 #include "run_rules.h"
 #include "store_builds.h"
 #include "store_engines.h"
+#include "store_progressions.h"
 #include "store_games.h"
 #include "store_runs.h"
 #include "store_spsa.h"
@@ -373,6 +374,163 @@ static void create_run(Web *w, Store *s, const WebRequest *rq, RunKindId kind, b
     }
     free(params);
     free(stages);
+}
+
+/* ---- a new progression ------------------------------------------------------------ */
+
+enum { WEB_PROGRESSION_REFS_MAX = 64 };
+
+/*
+ * The refs of the field "refs" (comma-separated, each checked as a git
+ * ref's syntax; none twice, not the base's) split into refs (pointers into
+ * text, which is cut): their count, messages into er.  The builder resolves
+ * them (never this thread): a ref that does not resolve fails its run.
+ */
+static int progression_refs(char *text, const char *base, const char **refs, Errors *er)
+{
+    int n = 0;
+    char why[320];
+    for (char *p = text; p && *p;) {
+        char *comma = strchr(p, ',');
+        if (comma)
+            *comma = '\0';
+        while (*p == ' ')
+            p++;
+        for (char *end = p + strlen(p); end > p && end[-1] == ' ';)
+            *--end = '\0';
+        if (!*p || !rule_git_ref(p, why, sizeof why))
+            field_error(er, "refs", "%s", *p ? why : "an empty ref: REF,REF,...");
+        else if (n == WEB_PROGRESSION_REFS_MAX)
+            field_error(er, "refs", "at most 64 refs%s", "");
+        else if (base && strcmp(p, base) == 0)
+            field_error(er, "refs", "%s is the base (Elo 0 by definition)", p);
+        else {
+            for (int j = 0; j < n; j++)
+                if (strcmp(refs[j], p) == 0)
+                    field_error(er, "refs", "%s given twice", p);
+            refs[n++] = p;
+        }
+        p = comma ? comma + 1 : NULL;
+    }
+    return n;
+}
+
+/*
+ * POST /new/progression: a games run per ref against the base, each made
+ * by the run service as the New games form makes one (its settings read by
+ * run_form_spec, checked by run_problems), then the progression
+ * (xqf_progression_add) with its commits unknown until the builder pins
+ * them (xqf_progression_pin).  A tester's runs wait for an admin, within
+ * the tester's quota; when a run or the progression fails, the runs made
+ * before are stopped.
+ */
+static void create_progression(Web *w, Store *s, const WebRequest *rq, const Session *u, WebResponse *rs)
+{
+    Errors er = { .n = 0 };
+    RunSpec spec = run_spec_default(RUN_KIND_GAMES);
+    StoreSpsaParam *params = calloc(STORE_SPSA_MAX, sizeof *params);
+    RunSpec *specs = calloc(WEB_PROGRESSION_REFS_MAX, sizeof *specs);
+    char(*names)[RUN_NAME_MADE_MAX + 1] = calloc(WEB_PROGRESSION_REFS_MAX, sizeof *names);
+    StoreProgressionPoint *points = calloc(WEB_PROGRESSION_REFS_MAX, sizeof *points);
+    StoreProgression *p = calloc(1, sizeof *p);
+    const char *given = form_get(rq->form, "refs");
+    char *text = strdup(given ? given : "");
+    if (!params || !specs || !names || !points || !p || !text) {
+        web_error(rs, 500, "out of memory");
+        goto done;
+    }
+    run_form_spec(s, rq->form, &spec, params, &er);
+    const char *name = form_get(rq->form, "name");
+    if (!name || !*name)
+        field_error(&er, "name", "the progression's name%s", "");
+    if (!spec.base_ref)
+        field_error(&er, "base_ref", "the base every commit plays against: a git ref%s", "");
+    const char *refs[WEB_PROGRESSION_REFS_MAX];
+    int n = progression_refs(text, spec.base_ref, refs, &er);
+    if (n == 0 && !er.n)
+        field_error(&er, "refs", "give the commits to measure: REF,REF,...%s", "");
+    int64_t id = 0;
+    int found = name && *name ? store_progression_find(s, name, 0, &id) : 0;
+    if (found > 0)
+        field_error(&er, "name", "a progression named '%s' exists", name);
+    for (int i = 0; !er.n && i < n; i++) {
+        specs[i] = spec;
+        specs[i].test_ref = refs[i];
+        run_refs_name(refs[i], spec.base_ref, NULL, names[i], sizeof names[i]);
+        specs[i].name = names[i];
+        specs[i].book = w->cfg.book;
+        specs[i].owner = specs[i].actor = u->name;
+        specs[i].pending = !session_is(u, "admin");
+        RunProblem problem;
+        if (run_problems(&specs[i], &problem, 1) > 0)
+            field_error(&er, problem.field, "%s", problem.why);
+    }
+    if (found < 0) {
+        web_error(rs, 503, "the database cannot be read now");
+        goto done;
+    }
+    if (er.n) {
+        rs->status = page_new_progression(rq->form, er.e, er.n, u, &rs->body);
+        goto done;
+    }
+    int quota = w->cfg.tester_quota > 0 ? w->cfg.tester_quota : 20;
+    int64_t ids[WEB_PROGRESSION_REFS_MAX];
+    int made = 0;
+    RunStatus status = RUN_OK;
+    RunProblem problem = { .field = "", .why = "" };
+    pthread_mutex_lock(&w->create_lock);
+    int64_t waiting = spec.pending || !session_is(u, "admin") ? store_web_waiting(s, u->name) : 0;
+    if (waiting >= 0 && waiting + n <= quota)
+        for (; status == RUN_OK && made < n; made++)
+            if ((status = run_create(s, &specs[made], &ids[made], &problem)) != RUN_OK)
+                break;
+    pthread_mutex_unlock(&w->create_lock);
+    int added = 0;
+    if (waiting >= 0 && waiting + n <= quota && status == RUN_OK) {
+        snprintf(p->name, sizeof p->name, "%s", name);
+        snprintf(p->engine, sizeof p->engine, "%s", spec.engine && *spec.engine ? spec.engine : RUN_OUR_ENGINE);
+        snprintf(p->base_ref, sizeof p->base_ref, "%s", spec.base_ref);
+        snprintf(p->created_by, sizeof p->created_by, "%s", u->name);
+        for (int i = 0; i < n; i++) {
+            points[i].run = ids[i];
+            snprintf(points[i].ref, sizeof points[i].ref, "%s", refs[i]);
+        }
+        added = store_progression_add(s, p, points, n, &id);
+    }
+    if (status != RUN_OK || (made == n && added != 1)) {
+        /* no progression is left half-made to run: the runs made before are stopped, each in its history */
+        RunActor actor = { .name = u->name, .role = u->role };
+        for (int i = 0; i < made; i++) {
+            RunProblem ignored;
+            run_plain(s, &actor, RUN_VERB_STOP, ids[i], &ignored);
+        }
+    }
+    if (waiting < 0)
+        web_error(rs, 503, "the database cannot be read now");
+    else if (waiting + n > quota) {
+        char why[200];
+        snprintf(why, sizeof why, "you have %" PRId64 " runs waiting for approval or builds already, and this "
+                 "progression makes %d (at most %d): wait for an admin", waiting, n, quota);
+        web_error(rs, 429, why);
+    } else if (status == RUN_BAD) {
+        field_error(&er, problem.field, "%s", problem.why);
+        rs->status = page_new_progression(rq->form, er.e, er.n, u, &rs->body);
+    } else if (status != RUN_OK || added < 0)
+        web_error(rs, 503, "the progression could not be created (the database failed)");
+    else if (added == 0) {
+        field_error(&er, "name", "a progression named '%s' was made meanwhile", name);
+        rs->status = page_new_progression(rq->form, er.e, er.n, u, &rs->body);
+    } else {
+        rs->status = 303;
+        snprintf(rs->location, sizeof rs->location, "/progressions/%" PRId64, id);
+    }
+done:
+    free(text);
+    free(p);
+    free(points);
+    free(names);
+    free(specs);
+    free(params);
 }
 
 /* ---- actions on a run ------------------------------------------------------------- */
@@ -878,6 +1036,13 @@ static void post_run_action(Call *c) { run_action(c->s, c->rq, c->rt, c->u, c->r
 static void post_chain_stop(Call *c) { chain_stop(c->s, c->rt, c->u, c->rs); }
 
 static void post_new_run(Call *c) { create_run(c->w, c->s, c->rq, c->rt->run_kind, false, c->u, c->rs); }
+
+static void get_new_progression(Call *c)
+{
+    c->rs->status = page_new_progression(NULL, NULL, 0, c->u, &c->rs->body);
+}
+
+static void post_new_progression(Call *c) { create_progression(c->w, c->s, c->rq, c->u, c->rs); }
 
 static void post_new_chain(Call *c) { create_run(c->w, c->s, c->rq, chain_first(c->rq->form), true, c->u, c->rs); }
 

@@ -1597,6 +1597,51 @@ $$;
 
 
 --
+-- Name: xqf_progression_add(text, text, text, text, text, text, text, bigint[], text[], text[], text[], text[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xqf_progression_add(p_name text, p_engine text, p_base_ref text, p_base_commit text, p_base_date text, p_base_subject text, p_created_by text, p_runs bigint[], p_refs text[], p_commits text[], p_dates text[], p_subjects text[]) RETURNS bigint
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+DECLARE
+    v_id bigint;
+BEGIN
+    INSERT INTO progressions (name, engine, base_ref, base_commit, base_date, base_subject, created_by)
+    VALUES (p_name, p_engine, p_base_ref, nullif(p_base_commit, ''), nullif(p_base_date, '')::timestamptz,
+            coalesce(p_base_subject, ''),
+            coalesce(p_created_by, ''))
+    ON CONFLICT (name) DO NOTHING RETURNING id INTO v_id;
+    IF v_id IS NULL THEN
+        RETURN NULL;
+    END IF;
+    INSERT INTO progression_points (progression_id, run_id, ref, git_commit, committed_at, subject)
+    SELECT v_id, u.run, u.ref, nullif(u.git_commit, ''), nullif(u.at, '')::timestamptz, coalesce(u.subject, '')
+      FROM unnest(p_runs, p_refs, p_commits, p_dates, p_subjects) AS u(run, ref, git_commit, at, subject);
+    RETURN v_id;
+END
+$$;
+
+
+--
+-- Name: xqf_progression_pin(bigint, text, text, timestamp with time zone, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xqf_progression_pin(p_run bigint, p_side text, p_commit text, p_date timestamp with time zone, p_subject text) RETURNS void
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    UPDATE progression_points
+       SET git_commit = p_commit, committed_at = p_date, subject = left(coalesce(p_subject, ''), 512)
+     WHERE run_id = p_run AND p_side = 'test' AND git_commit IS NULL;
+    UPDATE progressions p
+       SET base_commit = p_commit, base_date = p_date, base_subject = left(coalesce(p_subject, ''), 512)
+      FROM progression_points pp
+     WHERE pp.run_id = p_run AND pp.progression_id = p.id AND p_side = 'base' AND p.base_commit IS NULL;
+$$;
+
+
+--
 -- Name: xqf_purge_done(bigint, double precision, boolean, text, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -2429,6 +2474,63 @@ ALTER SEQUENCE public.nets_id_seq OWNED BY public.nets.id;
 
 
 --
+-- Name: progression_points; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.progression_points (
+    progression_id bigint NOT NULL,
+    run_id bigint NOT NULL,
+    ref text NOT NULL,
+    git_commit text,
+    committed_at timestamp with time zone,
+    subject text DEFAULT ''::text NOT NULL,
+    CONSTRAINT progression_points_git_commit_check CHECK ((git_commit ~ '^[0-9a-f]{40}([0-9a-f]{24})?$'::text)),
+    CONSTRAINT progression_points_ref_check CHECK (((length(ref) >= 1) AND (length(ref) <= 255))),
+    CONSTRAINT progression_points_subject_check CHECK ((length(subject) <= 512))
+);
+
+
+--
+-- Name: progressions; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.progressions (
+    id bigint NOT NULL,
+    name text NOT NULL,
+    engine text NOT NULL,
+    base_ref text NOT NULL,
+    base_commit text,
+    base_date timestamp with time zone,
+    base_subject text DEFAULT ''::text NOT NULL,
+    created_by text DEFAULT ''::text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT progressions_base_commit_check CHECK ((base_commit ~ '^[0-9a-f]{40}([0-9a-f]{24})?$'::text)),
+    CONSTRAINT progressions_base_ref_check CHECK (((length(base_ref) >= 1) AND (length(base_ref) <= 255))),
+    CONSTRAINT progressions_base_subject_check CHECK ((length(base_subject) <= 512)),
+    CONSTRAINT progressions_name_check CHECK ((((length(name) >= 1) AND (length(name) <= 200)) AND (name !~ '[[:cntrl:]]'::text)))
+);
+
+
+--
+-- Name: progressions_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.progressions_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+
+--
+-- Name: progressions_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.progressions_id_seq OWNED BY public.progressions.id;
+
+
+--
 -- Name: replay_audits_id_seq; Type: SEQUENCE; Schema: public; Owner: -
 --
 
@@ -3040,6 +3142,13 @@ ALTER TABLE ONLY public.nets ALTER COLUMN id SET DEFAULT nextval('public.nets_id
 
 
 --
+-- Name: progressions id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.progressions ALTER COLUMN id SET DEFAULT nextval('public.progressions_id_seq'::regclass);
+
+
+--
 -- Name: replay_audits id; Type: DEFAULT; Schema: public; Owner: -
 --
 
@@ -3253,6 +3362,46 @@ ALTER TABLE ONLY public.nets
 
 ALTER TABLE ONLY public.nets
     ADD CONSTRAINT nets_sha256_key UNIQUE (sha256);
+
+
+--
+-- Name: progression_points progression_points_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.progression_points
+    ADD CONSTRAINT progression_points_pkey PRIMARY KEY (progression_id, run_id);
+
+
+--
+-- Name: progression_points progression_points_progression_id_git_commit_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.progression_points
+    ADD CONSTRAINT progression_points_progression_id_git_commit_key UNIQUE (progression_id, git_commit);
+
+
+--
+-- Name: progression_points progression_points_run_id_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.progression_points
+    ADD CONSTRAINT progression_points_run_id_key UNIQUE (run_id);
+
+
+--
+-- Name: progressions progressions_name_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.progressions
+    ADD CONSTRAINT progressions_name_key UNIQUE (name);
+
+
+--
+-- Name: progressions progressions_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.progressions
+    ADD CONSTRAINT progressions_pkey PRIMARY KEY (id);
 
 
 --
@@ -3778,6 +3927,22 @@ ALTER TABLE ONLY public.games
 
 
 --
+-- Name: progression_points progression_points_progression_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.progression_points
+    ADD CONSTRAINT progression_points_progression_id_fkey FOREIGN KEY (progression_id) REFERENCES public.progressions(id) ON DELETE CASCADE;
+
+
+--
+-- Name: progression_points progression_points_run_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.progression_points
+    ADD CONSTRAINT progression_points_run_id_fkey FOREIGN KEY (run_id) REFERENCES public.runs(id);
+
+
+--
 -- Name: replay_audits replay_audits_run_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -4140,6 +4305,22 @@ GRANT ALL ON FUNCTION public.xqf_net_upload(p_sha256 text, p_name text, p_descri
 
 
 --
+-- Name: FUNCTION xqf_progression_add(p_name text, p_engine text, p_base_ref text, p_base_commit text, p_base_date text, p_base_subject text, p_created_by text, p_runs bigint[], p_refs text[], p_commits text[], p_dates text[], p_subjects text[]); Type: ACL; Schema: public; Owner: -
+--
+
+REVOKE ALL ON FUNCTION public.xqf_progression_add(p_name text, p_engine text, p_base_ref text, p_base_commit text, p_base_date text, p_base_subject text, p_created_by text, p_runs bigint[], p_refs text[], p_commits text[], p_dates text[], p_subjects text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.xqf_progression_add(p_name text, p_engine text, p_base_ref text, p_base_commit text, p_base_date text, p_base_subject text, p_created_by text, p_runs bigint[], p_refs text[], p_commits text[], p_dates text[], p_subjects text[]) TO xqf_web;
+
+
+--
+-- Name: FUNCTION xqf_progression_pin(p_run bigint, p_side text, p_commit text, p_date timestamp with time zone, p_subject text); Type: ACL; Schema: public; Owner: -
+--
+
+REVOKE ALL ON FUNCTION public.xqf_progression_pin(p_run bigint, p_side text, p_commit text, p_date timestamp with time zone, p_subject text) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.xqf_progression_pin(p_run bigint, p_side text, p_commit text, p_date timestamp with time zone, p_subject text) TO xqf_builder;
+
+
+--
 -- Name: FUNCTION xqf_purge_done(p_run bigint, p_llr double precision, p_reopen boolean, p_actor text, p_detail text); Type: ACL; Schema: public; Owner: -
 --
 
@@ -4423,6 +4604,20 @@ GRANT SELECT ON TABLE public.nets TO xqf_auditor;
 GRANT SELECT ON TABLE public.nets TO xqf_builder;
 GRANT SELECT ON TABLE public.nets TO xqf_coordinator;
 GRANT SELECT ON TABLE public.nets TO xqf_web;
+
+
+--
+-- Name: TABLE progression_points; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT ON TABLE public.progression_points TO xqf_web;
+
+
+--
+-- Name: TABLE progressions; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT ON TABLE public.progressions TO xqf_web;
 
 
 --

@@ -197,6 +197,13 @@ int cli_git_resolve(Store *s, const char *repo, const char *ref, const char *net
         snprintf(g->subject, sizeof g->subject, "%.*s", (int)strcspn(out, "\n"), out);
         /* a commit's Bench: line is its search with its own default net: another net compiled in changes it */
         g->want_bench = g->net.id ? 0 : bench_line(out);
+        if (git(repo, NULL, out, GIT_OUT_MAX, (const char *[]){ "log", "-1", "--format=%cI", g->commit, NULL }) != 0 ||
+            strlen(out) >= sizeof g->date)
+            status = cli_fail(CLI_FAIL, "cannot read the date of %s", g->commit);
+        else
+            snprintf(g->date, sizeof g->date, "%s", out);
+    }
+    if (status == CLI_OK) {
         /* ours only: another engine's tree may be built otherwise than the build found was */
         int found = engine ? 0 : store_build_of_tree(s, g->tree, g->net.id, &g->reuse);
         if (found < 0)

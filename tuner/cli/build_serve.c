@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "build_internal.h"
+#include "store_progressions.h"
 #include "codec.h"
 #include "store_engines.h"
 #include "store_web.h"
@@ -112,6 +113,10 @@ static int serve_pin(Store *s, const Opts *o, const StoreBuildRequest *q, const 
         printf("run %" PRId64 ": the run is %s: the %s ref is not built\n", q->run_id, state, q->side);
     if (strcmp(state, "pending") != 0 && strcmp(state, "building") != 0)
         return CLI_USAGE;
+    /* a progression made on the dashboard learns its commits here, with their dates (the chart's x) */
+    if (store_progression_pin(s, q->run_id, q->side, g->commit, g->date, g->subject) != 0)
+        fprintf(stderr, "xqf-tune: run %" PRId64 ": its progression's %s commit was not recorded\n", q->run_id,
+                q->side);
     if (!q->commit[0])
         printf("run %" PRId64 ": the %s ref %s is commit %s; the run is %s\n", q->run_id, q->side, q->ref, g->commit,
                state);

@@ -163,6 +163,7 @@ typedef struct {
     char ref[CLI_GIT_REF_MAX];
     char commit[STORE_NAME_MAX + 1], tree[STORE_NAME_MAX + 1];
     char subject[STORE_TEXT_MAX + 1];
+    char date[40];                   /* the commit's committer date, ISO 8601 (git's %cI) */
     int64_t want_bench;              /* the commit message's "Bench: N", 0 when it has none */
     int64_t reuse;                   /* a build of the same tree (its id), or 0 */
     int64_t bench;                   /* the bench signature of what was built */
@@ -175,8 +176,8 @@ typedef struct {
 
 /*
  * Resolves ref in the repository repo to its commit, checks it is this
- * project (engine/params.def and CMakeLists.txt), reads its tree, subject
- * and Bench: line, looks up net (a registered net to compile in, or NULL)
+ * project (engine/params.def and CMakeLists.txt), reads its tree, subject,
+ * date and Bench: line, looks up net (a registered net to compile in, or NULL)
  * and whether a build of its tree with that net exists.  Prints "Commit:
  * HASH SUBJECT", "Tree: HASH" (and "Net: NAME (SHA-256 HEX)").  Exit
  * status: CLI_USAGE for a folder that is not a git repository of the
@@ -260,6 +261,8 @@ int cli_new_run_spec(const Opts *o, RunSpec *sp);
 int cli_run_problem(RunStatus status, const RunProblem *p);
 /* A gauntlet (gauntlet.c): one games run per opponent under a shared name; its table. */
 int tune_cmd_gauntlet(int argc, char **argv);
+/* A progression (progression.c): one games run per commit against one base, grouped; its table. */
+int tune_cmd_progression(int argc, char **argv);
 
 int tune_cmd_stats(int argc, char **argv);
 /* xqf-tune KIND ... for each kind of run_kinds.def (argv[0] the kind's name): its creation command (create.c). */

@@ -31,6 +31,7 @@ static const Command COMMANDS[] = {
 #include "run_kinds.def"
 #undef RUN_KIND
     { "gauntlet", "gauntlet new|show: one side against several opponents, a games run each, one table", tune_cmd_gauntlet },
+    { "progression", "progression new|show: commits of an engine against one base, a games run each, Elo by date", tune_cmd_progression },
     { "chain", "chain new|show|list|advance|stop: SPSA, then a build, then SPRTs, each when the one before passed", tune_cmd_chain },
     { "modify", "change a run while it runs: priority, throughput, max pairs, SPSA pairs", tune_cmd_modify },
     { "list", "the newest runs with their progress", tune_cmd_list },

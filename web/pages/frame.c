@@ -35,7 +35,7 @@ void head(Buf *b, const char *title, const Session *u)
                 "<link rel=\"stylesheet\" href=\"/static/style.css\"><title>");
     buf_html(b, title);
     buf_puts(b, " - Xiangqi Forge</title></head><body>\n<nav><a class=\"brand\" href=\"/\">Xiangqi Forge</a> "
-                "<a href=\"/runs\">Runs</a> <a href=\"/chains\">Chains</a> <a href=\"/machines\">Machines</a> "
+                "<a href=\"/runs\">Runs</a> <a href=\"/chains\">Chains</a> <a href=\"/progressions\">Progressions</a> <a href=\"/machines\">Machines</a> "
                 "<a href=\"/contributors\">Contributors</a> <a href=\"/log\">Events</a>");
     for (int k = 0; k < RUN_KIND_COUNT && session_is(u, "tester"); k++) {
         const RunKind *kind = run_kind_get((RunKindId)k);

@@ -79,6 +79,14 @@ int page_new_run(Store *s, RunKindId kind, bool chain, const Form *values, const
                  const Session *u, Buf *b);
 
 /*
+ * progressions.c: the form that makes a progression (xqf-tune progression
+ * new's settings: the engine, the base ref, the refs, a games run's
+ * settings), with the values given and a message per field (may be NULL;
+ * a message of a setting the form has no field for goes on top).
+ */
+int page_new_progression(const Form *values, const FieldError *errors, int nerrors, const Session *u, Buf *b);
+
+/*
  * engines.c: the engine records (store_engines.h) and, for an admin, the
  * form that adds one, with the values given, a message per field and a
  * notice (may be NULL).

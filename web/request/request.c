@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A run or chain id: decimal digits only, 1..2^62. Returns it, or 0 when malformed. */
+/* A run, chain or progression id: decimal digits only, 1..2^62. Returns it, or 0 when malformed. */
 static int64_t parse_id(const char *s, size_t len)
 {
     if (len == 0 || len > 18)
@@ -24,9 +24,9 @@ static int64_t parse_id(const char *s, size_t len)
 typedef enum { MATCH_NO, MATCH_YES, MATCH_BAD } Match;
 
 /*
- * One placeholder of a pattern ({id}, {chain}, {action}, {kind}, {engine},
- * {net}) over the path's text of len bytes into *r.  A malformed run or
- * chain id, engine or net name is a bad path (MATCH_BAD, r->why); an action or a kind that is not
+ * One placeholder of a pattern ({id}, {chain}, {progression}, {action},
+ * {kind}, {engine}, {net}) over the path's text of len bytes into *r.  A
+ * malformed run, chain or progression id, engine or net name is a bad path (MATCH_BAD, r->why); an action or a kind that is not
  * one is another page's path (MATCH_NO).
  */
 static Match placeholder(const char *name, size_t nlen, const char *text, size_t len, Route *r)
@@ -39,6 +39,11 @@ static Match placeholder(const char *name, size_t nlen, const char *text, size_t
     if (nlen == 2 && strncmp(name, "id", 2) == 0) {
         if (!(r->run = parse_id(text, len)))
             return r->why = "a run id is a positive decimal number", MATCH_BAD;
+        return MATCH_YES;
+    }
+    if (nlen == 11 && strncmp(name, "progression", 11) == 0) {
+        if (!(r->progression = parse_id(text, len)))
+            return r->why = "a progression id is a positive decimal number", MATCH_BAD;
         return MATCH_YES;
     }
     if (nlen == 5 && strncmp(name, "chain", 5) == 0) {

@@ -37,6 +37,7 @@ typedef struct {
     RouteKind kind;
     int64_t run;                     /* {id}: the run id (> 0) */
     int64_t chain;                   /* {chain}: the chain id (> 0) */
+    int64_t progression;             /* {progression}: the progression id (> 0) */
     char action[16];                 /* {action} */
     RunKindId run_kind;              /* {kind} */
     char engine[ENGINE_NAME_MAX + 1]; /* {engine}: its name, of engine_record.h's letters */
