@@ -21,7 +21,7 @@ static const struct {
     const char *field;
     OptSpec spec;
 } SETTINGS[] = { RUN_SETTINGS_SPRT(SETTING_ENTRY) RUN_SETTINGS_SPSA(SETTING_ENTRY) RUN_SETTINGS_EVERY_KIND(SETTING_ENTRY)
-                 RUN_SETTINGS_OWN(SETTING_ENTRY) };
+                 RUN_SETTINGS_THREADS(SETTING_ENTRY) RUN_SETTINGS_OWN(SETTING_ENTRY) };
 #undef SETTING_ENTRY
 
 const OptSpec *run_setting_option(const char *field)
@@ -50,6 +50,11 @@ bool rule_tc(const char *text, int64_t *base_ms, int64_t *inc_ms, char *why, siz
     *base_ms = (int64_t)llround(base * 1000);
     *inc_ms = (int64_t)llround(inc * 1000);
     return true;
+}
+
+void rule_tc_text(int64_t base_ms, int64_t inc_ms, char *out, size_t size)
+{
+    snprintf(out, size, "%g+%g", (double)base_ms / 1000, (double)inc_ms / 1000);
 }
 
 bool rule_threads_replay(int64_t threads, double replay_share, char *why, size_t size)

@@ -29,12 +29,23 @@
 /* The settings of run_settings.def: a group's options are RUN_SETTINGS_GROUP(RUN_SETTING_OPTION). */
 #include "run_settings.h"
 
+/* A TYPE's option (a PERCENT is a REAL option in percent) and its bounds. */
+#define RUN_SETTING_OPT_INT OPT_INT
+#define RUN_SETTING_OPT_REAL OPT_REAL
+#define RUN_SETTING_OPT_PERCENT OPT_REAL
 #define RUN_SETTING_BOUNDS_INT(lo, hi) .imin = (lo), .imax = (hi)
 #define RUN_SETTING_BOUNDS_REAL(lo, hi) .rmin = (lo), .rmax = (hi)
+#define RUN_SETTING_BOUNDS_PERCENT RUN_SETTING_BOUNDS_REAL
+/* The field's value of the option's (a PERCENT's fraction), and back. */
+#define RUN_SETTING_FROM_INT(v) (v)
+#define RUN_SETTING_FROM_REAL(v) (v)
+#define RUN_SETTING_FROM_PERCENT(v) ((v) / 100)
 /* One setting's option spec (its default is the number as written), and as an element of an option table. */
 #define RUN_SETTING_SPEC(field, TYPE, option, arg, def, lo, hi, help_text, ...)                                  \
-    { option, OPT_##TYPE, arg, #def, RUN_SETTING_BOUNDS_##TYPE(lo, hi), .help = help_text }
+    { option, RUN_SETTING_OPT_##TYPE, arg, #def, RUN_SETTING_BOUNDS_##TYPE(lo, hi), .help = help_text }
 #define RUN_SETTING_OPTION(...) RUN_SETTING_SPEC(__VA_ARGS__),
+/* A text setting's option (no default: absent, its numbers stay 0), an element of an option table. */
+#define RUN_TEXT_SETTING_OPTION(name, option, arg, help_text, ...) { option, OPT_TEXT, arg, NULL, .help = help_text },
 
 /*
  * The option spec of a setting of run_settings.def by its RunSpec field
@@ -47,10 +58,7 @@ const OptSpec *run_setting_option(const char *field);
 
 #define RULE_PAIRS(help_text) { "--pairs", OPT_INT, "N", NULL, .imin = 1, .imax = INT64_C(1) << 40, .help = help_text }
 #define RULE_NODES { "--nodes", OPT_INT, "N", NULL, .imin = 1, .imax = INT64_C(1) << 40, .help = "fixed nodes per move" }
-#define RULE_THREADS { "--threads", OPT_INT, "N", "1", .imin = 1, .imax = XQF_THREADS_MAX, .help = "search threads of each engine (a game takes N cores of a worker)" }
 #define RULE_REF_NPS { "--ref-nps", OPT_INT, "N", "1000000", .imin = 1000, .imax = INT64_C(1) << 40, .help = "with --tc-scale: the reference speed, nodes/s of xqf-engine bench" }
-#define RULE_REPLAY { "--replay", OPT_REAL, "PERCENT", "1", .rmin = 0, .rmax = 100, \
-                      .help = "with --nodes: the share of pairs a second worker plays again to compare (replay audit)" }
 /* A run's book (run_service.h: its formats, book.h), for every new command; XQF_DEFAULT_BOOK is the program's. */
 #define RUN_BOOK_OPTIONS                                                                                       \
     { "--book", OPT_TEXT, "FILE", XQF_DEFAULT_BOOK, .help = "opening book, ours (.book), FEN (.fen), EPD (.epd) or PGN (.pgn)" }, \
@@ -58,13 +66,12 @@ const OptSpec *run_setting_option(const char *field);
     { "--book-plies", OPT_INT, "N", "0", .imin = 0, .imax = 256, .help = "with a PGN book, each game's position after N plies" }
 
 /*
- * The options of the runs that play a test's games (sprt, spsa, games new, gauntlets): each engine's threads,
- * and what the games keep (docs/programs/xqf-tune.md).
+ * The options of the runs that play a test's games (sprt, spsa, games new, gauntlets): each engine's threads
+ * and the replay share (run_settings.def's THREADS group), and what the games keep (docs/programs/xqf-tune.md).
  */
 #define GAME_OPTIONS                                                                                           \
-    RULE_THREADS,                                                                                              \
-    { "--keep-scores", OPT_FLAG, NULL, NULL, .help = "game records keep each move's score and depth" },        \
-    RULE_REPLAY
+    RUN_SETTINGS_THREADS(RUN_SETTING_OPTION)                                                                   \
+    { "--keep-scores", OPT_FLAG, NULL, NULL, .help = "game records keep each move's score and depth" }
 
 /* A data run's (the "new: " of their help is the data command's subcommand, create.c) */
 #define RULE_DATA_GAMES { "--games", OPT_INT, "N", NULL, .imin = 2, .imax = INT64_C(1) << 40, .help = "new: games to play (rounded up to pairs), required" }
@@ -90,8 +97,10 @@ const OptSpec *run_setting_option(const char *field);
  */
 enum { RULE_GAMES_PAIRS_PER_TASK_MAX = 256, RULE_SCORED_PAIRS_PER_TASK_MAX = 128 };
 
-/* A clock "BASE+INC" in seconds (10+0.1) into milliseconds. */
+/* A clock "BASE+INC" in seconds (10+0.1) into milliseconds (run_settings.def's clock and odds parse it). */
 bool rule_tc(const char *text, int64_t *base_ms, int64_t *inc_ms, char *why, size_t size);
+/* A clock as rule_tc reads it, "10+0.1" ("%g" seconds each). This can't fail. */
+void rule_tc_text(int64_t base_ms, int64_t inc_ms, char *out, size_t size);
 /*
  * A run's threads with its replay share: a game of more than one thread is
  * not reproducible (Lazy SMP's threads race), so such a run has no replay

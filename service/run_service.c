@@ -22,14 +22,16 @@
 #include "store_spsa.h"
 #include "store_web.h"
 
-/* A setting's default (run_settings.def), a designated initializer of RunSpec. */
-#define SETTING_DEFAULT(field, TYPE, option, arg, def, ...) .field = def,
+/* A setting's default (run_settings.def), a designated initializer of RunSpec: -1 for a derived one. */
+#define SETTING_DEFAULT(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, ...) \
+    .field = (required) == RUN_SETTING_DERIVED ? -1 : def,
 
 RunSpec run_spec_default(RunKindId kind)
 {
-    return (RunSpec){ .kind = kind, .name = "", .test_params = "", .base_params = "", .threads = 1,
-                      .replay_share = -1, RUN_SETTINGS_SPRT(SETTING_DEFAULT) RUN_SETTINGS_SPSA(SETTING_DEFAULT)
-                      RUN_SETTINGS_EVERY_KIND(SETTING_DEFAULT)
+    return (RunSpec){ .kind = kind, .name = "", .test_params = "", .base_params = "",
+                      RUN_SETTINGS_SPRT(SETTING_DEFAULT) RUN_SETTINGS_SPSA(SETTING_DEFAULT)
+                      RUN_SETTINGS_EVERY_KIND(SETTING_DEFAULT) RUN_SETTINGS_THREADS(SETTING_DEFAULT)
+                      RUN_SETTINGS_KEPT(SETTING_DEFAULT)
                       RUN_SETTINGS_OWN(SETTING_DEFAULT) .data = { .random_plies = 8, .max_score = 3000 } };
 }
 
@@ -247,9 +249,22 @@ RunStatus run_check(const RunSpec *sp, RunProblem *problem)
     return run_problems(sp, problem, 1) ? RUN_BAD : RUN_OK;
 }
 
-/* A setting into the member of the store's spec that keeps it (run_settings.def), an initializer. */
+/*
+ * A setting into the member of the store's spec that keeps it
+ * (run_settings.def), an initializer; a derived one with whether it was
+ * given (its field -1: left to the database).
+ */
+#define SETTING_GIVEN_0(store, v)
+#define SETTING_GIVEN_1(store, v)
+#define SETTING_GIVEN_2(store, v) .store##_given = (v) >= 0,
+#define SETTING_GIVEN_RUN_SETTING_DERIVED(store, v) SETTING_GIVEN_2(store, v)
 #define SETTING_COPY(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store, ...) \
-    .store = sp->field,
+    .store = sp->field, SETTING_GIVEN_##required(store, sp->field)
+/* A text setting's two numbers, likewise. */
+#define TEXT_SETTING_COPY(name, option, arg, help, form_field, label, form_help, parse, format, first, second) \
+    .first = sp->first, .second = sp->second,
+#define TEXT_SETTING_SET(name, option, arg, help, form_field, label, form_help, parse, format, first, second) \
+    st.first = sp->first, st.second = sp->second;
 
 /* The store's spec of the settings every kind has (k: sp's kind), with the book's lines. */
 static StoreSprtSpec store_spec(const RunKind *k, const RunSpec *sp, const RunBook *rb)
@@ -258,17 +273,18 @@ static StoreSprtSpec store_spec(const RunKind *k, const RunSpec *sp, const RunBo
         .name = sp->name ? sp->name : "", .test_params = sp->test_params ? sp->test_params : "",
         .base_params = sp->base_params ? sp->base_params : "", .book_name = rb->name,
         .book = (const char *const *)rb->lines, .book_lines = rb->count, .book_facts = &rb->facts, .nodes = sp->nodes,
-        .base_ms = sp->base_ms, .inc_ms = sp->inc_ms, .margin_ms = 100, .threads = sp->threads > 0 ? sp->threads : 1,
-        RUN_SETTINGS_COLUMNS(SETTING_COPY) .adjudication = &sp->adjudication,
+        RUN_TEXT_SETTINGS_EVERY_KIND(TEXT_SETTING_COPY) RUN_SETTINGS_COLUMNS(SETTING_COPY)
+        .adjudication = &sp->adjudication,
         .test_build = sp->test_build, .base_build = sp->base_build, .test_net = sp->test_net,
         .base_net = sp->base_net, .ref_nps = sp->ref_nps > 0 ? sp->ref_nps : 0, .game_scores = sp->keep_scores,
-        .replay_given = sp->replay_share >= 0, .replay_share = sp->replay_share,
         .engine = side_engine(k, sp, 0), .base_engine = side_engine(k, sp, 1),
         /* owner and approval state are the spec's, written by the one insert (xqf_create_run) */
         .owner = sp->owner, .pending = sp->pending,
     };
-    if (k->two_sides && sp->base1_ms > 0)
-        st.base1_ms = sp->base1_ms, st.inc1_ms = sp->inc1_ms;
+    /* time odds: a kind of two sides', when its second side has a clock of its own */
+    if (k->two_sides && sp->base1_ms > 0) {
+        RUN_TEXT_SETTINGS_TWO_SIDES(TEXT_SETTING_SET)
+    }
     return st;
 }
 

@@ -51,12 +51,14 @@ typedef struct {
     int64_t test_net, base_net;      /* nets (0: the engine's own; STORE_NET_NONE: hand-crafted) */
     /* how a game is played */
     int64_t nodes;                   /* > 0: fixed nodes per move, */
-    int64_t base_ms, inc_ms;         /* or this clock (the first side's when the second has its own) */
-    int64_t base1_ms, inc1_ms;       /* > 0: time odds, the second side's own clock */
+    /*
+     * or the clock (base_ms, inc_ms: the first side's when the second has
+     * its own) and time odds (base1_ms > 0: the second side's own clock),
+     * the text settings of run_settings.def
+     */
+    RUN_TEXT_SETTINGS(RUN_TEXT_SETTING_FIELDS)
     int64_t ref_nps;                 /* > 0: each worker's clock scaled by ref_nps / its speed */
-    int threads;                     /* search threads of each engine (0: 1) */
     bool keep_scores;                /* game records keep each move's score and depth */
-    double replay_share;             /* of the pairs replayed by a second worker, 0-1; < 0: the default */
     /* the openings */
     const char *book;                /* the book's path, read here */
     const char *book_format;         /* "book", "fen", "epd" or "pgn" (book.h); "" or NULL: by its extension */
@@ -66,11 +68,15 @@ typedef struct {
      * the number settings of run_settings.def, each group's (the openings'
      * order seed; pairs_per_task, priority; the SPRT's bounds, max_pairs: sprt's
      * cap, games' pairs, spsa's iterations, data's games / 2; the SPSA schedule;
-     * the adjudication's rules, one record as the store keeps them)
+     * each engine's threads and the replay share, 0-1, < 0 left to the
+     * database; the hash and the clock's margin; the adjudication's rules,
+     * one record as the store keeps them)
      */
     RUN_SETTINGS_SPRT(RUN_SETTING_FIELD)
     RUN_SETTINGS_SPSA(RUN_SETTING_FIELD)
     RUN_SETTINGS_TASK(RUN_SETTING_FIELD)
+    RUN_SETTINGS_THREADS(RUN_SETTING_FIELD)
+    RUN_SETTINGS_KEPT(RUN_SETTING_FIELD)
     StoreAdjudication adjudication;
     RUN_SETTINGS_OWN(RUN_SETTING_FIELD)     /* each kind's own (RUN_SETTINGS_KINDS) */
     const StoreSpsaParam *params;    /* spsa: the tuned parameters (count of them) */

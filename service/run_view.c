@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "opts.h"
+#include "run_rules.h"
 #include "sprt_calc.h"
 #include "store_spsa.h"
 #include "store_tasks.h"
@@ -108,15 +109,26 @@ void run_apply_theta(const StoreSpsa *st, Params *p)
     }
 }
 
+/* A text setting of run_settings.def as its format writes it, after a '/' when out holds one already. */
+#define TEXT_SETTING_SHOWN(name, option, arg, help, form_field, label, form_help, parse, format, first, second) \
+    if (r->first > 0) {                                                                                         \
+        size_t n_ = strlen(out);                                                                                \
+        if (n_ && n_ + 1 < size)                                                                                \
+            out[n_++] = '/', out[n_] = '\0';                                                                   \
+        format(r->first, r->second, out + n_, size - n_);                                                       \
+    }
+
 void run_tc_text(const StoreRun *r, char *out, size_t size)
 {
-    if (r->nodes > 0)
+    if (r->nodes > 0) {
         snprintf(out, size, "%" PRId64 " nodes", r->nodes);
-    else if (r->base1_ms > 0)       /* time odds: the first player's clock, then the second's */
-        snprintf(out, size, "%g+%g/%g+%g", (double)r->base_ms / 1000, (double)r->inc_ms / 1000,
-                 (double)r->base1_ms / 1000, (double)r->inc1_ms / 1000);
-    else
-        snprintf(out, size, "%g+%g", (double)r->base_ms / 1000, (double)r->inc_ms / 1000);
+        return;
+    }
+    /* the first player's clock, then with time odds the second's (a clock of base 0 is none) */
+    out[0] = '\0';
+    RUN_TEXT_SETTINGS(TEXT_SETTING_SHOWN)
+    if (!out[0])
+        rule_tc_text(r->base_ms, r->inc_ms, out, size);
 }
 
 /* A shown setting (a label, of a group the kind takes) appended to out; the count after. */
@@ -144,11 +156,13 @@ static const char *shown_real(char *text, size_t size, double v)
 /* A setting of a group (taken: whether r's kind takes it) as its type shows it. */
 #define SHOWN_INT(v) shown_int(text, sizeof text, (int64_t)(v))
 #define SHOWN_REAL(v) shown_real(text, sizeof text, (double)(v))
+#define SHOWN_PERCENT(v) shown_real(text, sizeof text, 100 * (double)(v))
 #define SETTING_SHOWN(taken, field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, \
                       store, ctype, shown)                                                                         \
     n = shown_add(out, n, shown, taken, SHOWN_##TYPE(r->store));
 #define SETTING_SHOWN_SPRT(...) SETTING_SHOWN(sprt, __VA_ARGS__)
 #define SETTING_SHOWN_TASK(...) SETTING_SHOWN(true, __VA_ARGS__)
+#define SETTING_SHOWN_THREADS(...) SETTING_SHOWN(threads, __VA_ARGS__)
 /* the adjudication's rules, members of the run's record (every kind's) */
 #define SETTING_SHOWN_ADJUDICATION(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, \
                                    store, ctype, shown)                                                                \
@@ -165,8 +179,12 @@ int run_settings_shown(const StoreRun *r, RunSettingShown *out)
     char text[32];
     int n = 0;
     bool sprt = run_kind_is_sprt(r->kind);
+    const RunKind *k = run_kind_find(r->kind);
+    bool threads = k && k->threads;
     RUN_SETTINGS_SPRT(SETTING_SHOWN_SPRT)
     RUN_SETTINGS_TASK(SETTING_SHOWN_TASK)
+    RUN_SETTINGS_THREADS(SETTING_SHOWN_THREADS)
+    RUN_SETTINGS_KEPT(SETTING_SHOWN_TASK)
     RUN_SETTINGS_ADJUDICATION(SETTING_SHOWN_ADJUDICATION)
     RUN_SETTINGS_KINDS(SETTING_SHOWN_OWN, r)
     return n;

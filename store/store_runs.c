@@ -23,10 +23,12 @@
 #define SETTING_SELECT(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store, \
                        ctype, shown)                                                                               \
     ", r." #store
+/* A text setting's two numbers, likewise. */
+#define TEXT_SETTING_SELECT(name, option, arg, help, form_field, label, form_help, parse, format, first, second) \
+    ", r." #first ", r." #second
 
 #define RUN_COLUMNS                                                                              \
     "r.id, r.kind, r.state, r.name, r.build_id, r.name0, r.name1, r.nodes, "                   \
-    "r.base_ms, r.inc_ms, r.margin_ms, r.hash_mb, "                                                \
     "r.next_pair, r.llr, "                                                                        \
     "coalesce(r.verdict, ''), r.pairs, r.wins, r.draws, r.losses, r.ll, r.ld, r.dd, r.wd, r.ww, " \
     "array_to_string(r.reasons, ','), "                                                          \
@@ -37,19 +39,20 @@
     "coalesce((SELECT sha256 FROM engine_builds b WHERE b.id = r.test_build), ''), "            \
     "coalesce((SELECT sha256 FROM engine_builds b WHERE b.id = r.base_build), ''), "             \
     "(SELECT count(*) FROM tasks t WHERE t.run_id = r.id AND t.state = 'quarantined'), "          \
-    "r.throughput, r.base1_ms, r.inc1_ms, "                                                        \
+    "r.throughput, "                                                                               \
     "coalesce((SELECT sha256 FROM nets n WHERE n.id = r.test_net), CASE WHEN r.test_hce THEN 'none' ELSE '' END), " \
     "coalesce((SELECT sha256 FROM nets n WHERE n.id = r.base_net), CASE WHEN r.base_hce THEN 'none' ELSE '' END), " \
     "coalesce((SELECT name FROM nets n WHERE n.id = r.test_net), CASE WHEN r.test_hce THEN 'none' ELSE '' END), " \
     "coalesce((SELECT name FROM nets n WHERE n.id = r.base_net), CASE WHEN r.base_hce THEN 'none' ELSE '' END), " \
-    "r.threads, r.engine, coalesce(r.base_engine, r.engine)" RUN_SETTINGS_COLUMNS(SETTING_SELECT)            \
-    RUN_SETTINGS_ADJUDICATION(SETTING_SELECT)
+    "r.engine, coalesce(r.base_engine, r.engine)" RUN_TEXT_SETTINGS(TEXT_SETTING_SELECT)                   \
+    RUN_SETTINGS_COLUMNS(SETTING_SELECT) RUN_SETTINGS_ADJUDICATION(SETTING_SELECT)
 
 /*
  * xqf_create_run's parameters in its order: the run's text, what its kind
- * gives, the numbers that are no settings kept as columns (the clock, the
- * sides' builds and nets) and, last, those settings as one JSON object
- * (SettingsJson below).  P(ID, TYPE, value): TYPE TEXT ("" for NULL), RAW
+ * gives, the numbers that are no settings kept as columns (the nodes, the
+ * sides' builds and nets, the clock's scaling) and, last, those settings
+ * as one JSON object (SettingsJson below): run_settings.def's numbers and
+ * its text settings' (the clock, time odds).  P(ID, TYPE, value): TYPE TEXT ("" for NULL), RAW
  * (as is), INT or BOOL.
  */
 #define CREATE_RUN_PARAMS(P)                                                                     \
@@ -60,8 +63,6 @@
     P(BOOK_NAME, TEXT, sp->book_name)                                                            \
     P(BOOK, RAW, book)                                                                           \
     P(NODES, INT, sp->nodes)                                                                     \
-    P(BASE_MS, INT, sp->base_ms)                                                                 \
-    P(INC_MS, INT, sp->inc_ms)                                                                   \
     P(KIND, RAW, kind->name)                                                                     \
     P(NAME0, RAW, kind->player0)                                                                 \
     P(NAME1, RAW, kind->player1)                                                                 \
@@ -71,8 +72,6 @@
     P(TASKS_ON_CLAIM, BOOL, kind->on_claim)                                                      \
     P(TEST_NET, INT, sp->test_net)                                                               \
     P(BASE_NET, INT, sp->base_net)                                                               \
-    P(BASE1_MS, INT, sp->base1_ms)                                                               \
-    P(INC1_MS, INT, sp->inc1_ms)                                                                 \
     P(REF_NPS, INT, sp->ref_nps)                                                                 \
     P(GAME_SCORES, BOOL, sp->game_scores)                                                        \
     P(ENGINE, TEXT, sp->engine)                                                                  \
@@ -88,8 +87,8 @@ enum { CREATE_RUN_PARAMS(CREATE_RUN_ID) CREATE_RUN_COUNT };
     S(FINISH, "SELECT xqf_finish_run($1, $2, $3, NULL)", 3)                                      \
     S(SET_LLR, "UPDATE runs SET llr = $2 WHERE id = $1", 2)                                      \
     S(FINISH_LLR, "SELECT xqf_finish_run($1, 'finished', $3, $2)", 3)                            \
-    S(CREATE_RUN, "SELECT xqf_create_run($1, $2, $3, $4, $5, $6::text[], $7, $8, $9, $10, $11, $12, " \
-                  "$13::jsonb, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27::jsonb)", \
+    S(CREATE_RUN, "SELECT xqf_create_run($1, $2, $3, $4, $5, $6::text[], $7, $8, $9, $10, $11::jsonb, $12, " \
+                  "$13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23::jsonb)",                \
       CREATE_RUN_COUNT)                                                                          \
     S(PROGRESS, "SELECT p.pairs, p.wins, p.draws, p.losses, p.ll, p.ld, p.dd, p.wd, p.ww, "      \
                 "extract(epoch FROM p.recorded_at - r.created_at) FROM run_progress p "          \
@@ -118,7 +117,7 @@ STORE_STATEMENTS(RUNS_STATEMENTS, store_statements_runs);
 
 /* The settings kept as columns, a JSON object for xqf_create_run (each name a column of its allow-list). */
 typedef struct {
-    char text[1024];
+    char text[2048];
     size_t len;
 } SettingsJson;
 
@@ -154,12 +153,31 @@ static void json_real(SettingsJson *j, const char *column, double v, bool taken)
  */
 #define SETTING_JSON_INT(column, v, taken) json_int(&j, column, (int64_t)(v));
 #define SETTING_JSON_REAL(column, v, taken) json_real(&j, column, v, taken);
+#define SETTING_JSON_PERCENT SETTING_JSON_REAL
 #define SETTING_JSON_SPRT(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store, \
                           ctype, shown)                                                                               \
     SETTING_JSON_##TYPE(#store, sp->store, kind->sprt)
 #define SETTING_JSON_TASK(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store, \
                           ctype, shown)                                                                               \
     SETTING_JSON_##TYPE(#store, sp->store, true)
+/*
+ * The groups with no setting of a kind's own (THREADS, every kind's
+ * threads, 1 for a kind that plays one; KEPT): a value below the line's
+ * minimum (a spec zeroed by a test or a tool) is its default; a derived
+ * setting not given is left out, for xqf_create_run to derive.
+ */
+#define SETTING_GIVEN_0(sp, store) true
+#define SETTING_GIVEN_1(sp, store) true
+#define SETTING_GIVEN_2(sp, store) (sp)->store##_given
+#define SETTING_GIVEN_RUN_SETTING_DERIVED(sp, store) SETTING_GIVEN_2(sp, store)
+#define SETTING_JSON_OR_DEFAULT(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, \
+                                store, ctype, shown)                                                               \
+    if (SETTING_GIVEN_##required(sp, store))                                                                        \
+        SETTING_JSON_##TYPE(#store, sp->store < (lo) ? (def) : sp->store, true)
+/* A text setting's two numbers (time odds 0 for a kind without them: none). */
+#define TEXT_SETTING_JSON(name, option, arg, help, form_field, label, form_help, parse, format, first, second) \
+    json_int(&j, #first, sp->first);                                                                           \
+    json_int(&j, #second, sp->second);
 #define SETTING_JSON_ADJUDICATION(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, \
                                   store, ctype, shown)                                                                \
     SETTING_JSON_##TYPE(#store, adj.store, true)
@@ -202,12 +220,9 @@ int store_create_run(Store *s, const RunKind *kind, const StoreSprtSpec *spec, c
     RUN_SETTINGS_TASK(SETTING_JSON_TASK)
     RUN_SETTINGS_OWN(SETTING_JSON_TASK)
     RUN_SETTINGS_ADJUDICATION(SETTING_JSON_ADJUDICATION)
-    /* the numbers kept as columns that are no lines of the table (their options and fields are by hand) */
-    json_int(&j, "threads", sp->threads > 0 ? sp->threads : 1);
-    json_int(&j, "hash_mb", sp->hash_mb > 0 ? sp->hash_mb : 16);
-    json_int(&j, "margin_ms", sp->margin_ms);
-    if (sp->replay_given)   /* else the function's default, by the threads */
-        json_real(&j, "replay_share", sp->replay_share, true);
+    RUN_SETTINGS_THREADS(SETTING_JSON_OR_DEFAULT)
+    RUN_SETTINGS_KEPT(SETTING_JSON_OR_DEFAULT)
+    RUN_TEXT_SETTINGS(TEXT_SETTING_JSON)
     json_put(&j, "}");
     const char *p[CREATE_RUN_COUNT];
     char num[CREATE_RUN_COUNT][32];
@@ -277,6 +292,10 @@ static void read_counts(const PGresult *r, int row, int *col, StoreCounts *c)
 /* A setting kept as a column (run_settings.def) read into its member (SETTING_SELECT's order). */
 #define SETTING_GET_INT store_i64
 #define SETTING_GET_REAL store_get_dbl
+#define SETTING_GET_PERCENT store_get_dbl
+#define TEXT_SETTING_READ(name, option, arg, help, form_field, label, form_help, parse, format, first, second) \
+    o->first = store_i64(r, row, c++);                                                                         \
+    o->second = store_i64(r, row, c++);
 #define SETTING_READ(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, store, ctype, \
                      shown)                                                                                            \
     o->store = (ctype)SETTING_GET_##TYPE(r, row, c++);
@@ -296,10 +315,6 @@ static void read_run(const PGresult *r, int row, StoreRun *o)
     store_text(r, row, c++, o->name0, sizeof o->name0);
     store_text(r, row, c++, o->name1, sizeof o->name1);
     o->nodes = store_i64(r, row, c++);
-    o->base_ms = store_i64(r, row, c++);
-    o->inc_ms = store_i64(r, row, c++);
-    o->margin_ms = store_i64(r, row, c++);
-    o->hash_mb = (int)store_i64(r, row, c++);
     o->next_pair = store_i64(r, row, c++);
     o->llr = store_get_dbl(r, row, c++);
     store_text(r, row, c++, o->verdict, sizeof o->verdict);
@@ -315,15 +330,13 @@ static void read_run(const PGresult *r, int row, StoreRun *o)
     store_text(r, row, c++, o->build1, sizeof o->build1);
     o->quarantined = store_i64(r, row, c++);
     o->throughput = (int)store_i64(r, row, c++);
-    o->base1_ms = store_i64(r, row, c++);
-    o->inc1_ms = store_i64(r, row, c++);
     store_text(r, row, c++, o->net0, sizeof o->net0);
     store_text(r, row, c++, o->net1, sizeof o->net1);
     store_text(r, row, c++, o->net_name0, sizeof o->net_name0);
     store_text(r, row, c++, o->net_name1, sizeof o->net_name1);
-    o->threads = (int)store_i64(r, row, c++);
     store_text(r, row, c++, o->engine, sizeof o->engine);
     store_text(r, row, c++, o->base_engine, sizeof o->base_engine);
+    RUN_TEXT_SETTINGS(TEXT_SETTING_READ)
     RUN_SETTINGS_COLUMNS(SETTING_READ)
     RUN_SETTINGS_ADJUDICATION(ADJUDICATION_READ)
 }

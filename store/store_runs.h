@@ -57,24 +57,22 @@ typedef struct {
     int book_lines;
     const StoreRunBook *book_facts;  /* written beside the run when given (its openings: book_lines) */
     int64_t nodes;                   /* > 0: fixed nodes per move; else the clock */
-    int64_t base_ms, inc_ms, margin_ms;
-    int hash_mb;                     /* 0: 16 */
-    int threads;                     /* search threads of each engine (UCI Threads; 0: 1; 029_threads.sql) */
+    /* the clock, and time odds: the second player's own clock (0: the first's; 015) */
+    RUN_TEXT_SETTINGS(RUN_TEXT_SETTING_FIELDS)
     const StoreAdjudication *adjudication; /* NULL: STORE_ADJUDICATION_DEFAULT */
     /*
      * the settings kept as columns (run_settings.def: seed, the opening order;
      * max_pairs, stop with verdict "max pairs" there; the SPRT's normalized
-     * Elo bounds and error rates, NaN for a kind without them: NULL)
+     * Elo bounds and error rates, NaN for a kind without them: NULL; each
+     * engine's threads, 0: 1; the replay share when replay_share_given,
+     * else 1 %, none for several threads; the hash, 0: 16; the margin)
      */
-    RUN_SETTINGS_COLUMNS(RUN_SETTING_COLUMN)
+    RUN_SETTINGS_COLUMNS(RUN_SETTING_SPEC_COLUMN)
     int64_t test_build, base_build;  /* engine builds (ids) the two play, 0: the built-in engine */
     int64_t test_net, base_net;      /* nets (ids) the two evaluate with (025_nets.sql); 0: the engine's
                                         own evaluation, STORE_NET_NONE: the hand-crafted one */
-    int64_t base1_ms, inc1_ms;       /* time odds: the second player's own clock (0: the first's; 015) */
     int64_t ref_nps;                 /* > 0: the clock scaled by ref_nps / each worker's speed (013) */
     bool game_scores;                /* game records keep each move's score and depth (014) */
-    bool replay_given;               /* replay_share is the run's; else 1 %, none for several threads */
-    double replay_share;             /* of the pairs replayed by a second worker, 0-1 (014) */
     const char *engine;              /* the engine its builds are of (035): a record's name; "" or NULL: ours, xqf */
     const char *base_engine;         /* the base side's, when another (041); "" or NULL: the engine */
     const char *owner;               /* the account that made it (the dashboard's); "" or NULL: xqf-tune's */
@@ -125,11 +123,13 @@ typedef struct {
     char name[STORE_TEXT_MAX];
     char build_id[STORE_NAME_MAX + 1];
     char name0[STORE_NAME_MAX + 1], name1[STORE_NAME_MAX + 1];
-    int64_t nodes, base_ms, inc_ms, margin_ms;
-    int hash_mb;
-    int threads;                     /* search threads of each engine: a worker needs this concurrency */
+    int64_t nodes;
+    RUN_TEXT_SETTINGS(RUN_TEXT_SETTING_FIELDS)   /* the clock, time odds (base1_ms 0: none) */
     StoreAdjudication adjudication;
-    /* the settings of run_settings.def kept as columns; the SPRT's bounds NaN when not set */
+    /*
+     * the settings of run_settings.def kept as columns; the SPRT's bounds
+     * NaN when not set; threads, each engine's: a worker needs this concurrency
+     */
     RUN_SETTINGS_COLUMNS(RUN_SETTING_COLUMN)
     int64_t next_pair;
     double llr;                      /* NaN when not computed */
@@ -144,7 +144,6 @@ typedef struct {
     char build1[STORE_NAME_MAX + 1]; /* name1's */
     int64_t quarantined;             /* tasks set aside, refused too often (010_bounds.sql) */
     int throughput;                  /* share among runs of its priority, percent (015_steer.sql) */
-    int64_t base1_ms, inc1_ms;       /* time odds: the second player's clock (base1_ms 0: none) */
     char net0[STORE_NAME_MAX + 1];   /* SHA-256 of the net name0 evaluates with, "none" (hand-crafted)
                                         or "" (the engine's own evaluation) */
     char net1[STORE_NAME_MAX + 1];   /* name1's */

@@ -78,8 +78,8 @@ static void allowed(Store *s, const char *fmt, ...)
  * named by the first %s, the settings kept as columns the second (JSON).
  */
 #define CREATE_RUN_SQL                                                                                                \
-    "SELECT xqf_create_run('%s', '', '', '', '', '{}', 1, 0, 0, 'sprt', 'test', 'base', "                          \
-    "'{}', 0, 0, true, 0, 0, 0, 0, 0, false, '', '', 'tester', true, '%s')"
+    "SELECT xqf_create_run('%s', '', '', '', '', '{}', 1, 'sprt', 'test', 'base', "                          \
+    "'{}', 0, 0, true, 0, 0, 0, false, '', '', 'tester', true, '%s')"
 
 /* An SPRT created as the owner; pending (waiting for an admin) when pending. */
 static int64_t new_run(bool pending)
@@ -212,8 +212,8 @@ Test(roles, the_run_settings_object_writes_only_setting_columns)
     refused(web, CREATE_RUN_SQL, "sneaky", "{\"tasks_on_claim\": false}");
     refused(web, CREATE_RUN_SQL, "sneaky", "{\"id\": 1}");
     char error[512];
-    cr_assert_eq(store_exec(web, "SELECT xqf_create_run('sneaky', '', '', '', '', '{}', 1, 0, 0, "
-                                 "'sprt', 'test', 'base', '{}', 0, 0, true, 0, 0, 0, 0, 0, false, '', "
+    cr_assert_eq(store_exec(web, "SELECT xqf_create_run('sneaky', '', '', '', '', '{}', 1, "
+                                 "'sprt', 'test', 'base', '{}', 0, 0, true, 0, 0, 0, false, '', "
                                  "'', 'tester', true, '[1]')", error, sizeof error), -1,
                  "a settings array was taken");
     allowed(web, CREATE_RUN_SQL, "settings",

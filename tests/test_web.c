@@ -2211,6 +2211,12 @@ Test(web, every_kind_from_its_form_is_xqf_tunes_run)
         cr_assert(strstr(r.body, "name=\"seed\""), "%s: the form has a seed", SAME[i].kind);
         cr_assert(strstr(r.body, "name=\"resign_score\"") && strstr(r.body, "name=\"max_plies\""),
                   "%s: the form has the adjudication's rules", SAME[i].kind);
+        /* the THREADS group of the kinds that play an engine test's games (run_kinds.def's threads), not data's */
+        bool threads = strcmp(SAME[i].kind, "data") != 0;
+        cr_assert_eq(strstr(r.body, "name=\"threads\"") != NULL, threads, "%s: the threads field", SAME[i].kind);
+        cr_assert_eq(strstr(r.body, "name=\"replay\"") != NULL, threads, "%s: the replay field", SAME[i].kind);
+        cr_assert_eq(strstr(r.body, "name=\"tc_base\"") != NULL, strcmp(SAME[i].kind, "sprt") == 0 ||
+                     strcmp(SAME[i].kind, "games") == 0, "%s: the time odds' field", SAME[i].kind);
         reply_free(&r);
         int64_t web_id = form_new(SAME[i].kind, cookie, csrf, SAME[i].form, &r);
         cr_assert_gt(web_id, 0, "%s: the form's run: %d %s", SAME[i].kind, r.status, r.body ? r.body : "");
@@ -2224,9 +2230,27 @@ Test(web, every_kind_from_its_form_is_xqf_tunes_run)
         run_row(cli_id, cli_row, sizeof cli_row);
         cr_assert_str_eq(web_row, cli_row, "%s: the form's run and xqf-tune's differ", SAME[i].kind);
         if (i == 0)   /* what the setters after the insert used to write, now in the row itself */
-            cr_assert(strstr(web_row, "\"base1_ms\": 5000") && strstr(web_row, "\"inc1_ms\": 50") &&
-                      strstr(web_row, "\"ref_nps\": 2000000") && strstr(web_row, "\"game_scores\": true") &&
-                      strstr(web_row, "\"replay_share\": 0,") && strstr(web_row, "\"threads\": 2"), "%s", web_row);
+            cr_assert(strstr(web_row, "\"ref_nps\": 2000000") && strstr(web_row, "\"game_scores\": true"), "%s",
+                      web_row);
+        /*
+         * the settings of run_settings.def's THREADS and KEPT groups and its
+         * text settings (the clock, time odds), each in its column as given,
+         * else its default (the replay share derived from the threads)
+         */
+        static const char *const MOVED[][8] = {
+            { "\"base_ms\": 10000,", "\"inc_ms\": 100,", "\"base1_ms\": 5000,", "\"inc1_ms\": 50,", "\"threads\": 2,",
+              "\"replay_share\": 0,", "\"hash_mb\": 16,", "\"margin_ms\": 100," },
+            { "\"nodes\": 500,", "\"base_ms\": 0,", "\"base1_ms\": 0,", "\"threads\": 1,", "\"replay_share\": 0.05,",
+              "\"hash_mb\": 16,", "\"margin_ms\": 100,", "\"inc_ms\": 0," },
+            { "\"nodes\": 300,", "\"base_ms\": 0,", "\"threads\": 2,", "\"replay_share\": 0,", "\"hash_mb\": 16,",
+              "\"margin_ms\": 100,", "\"inc1_ms\": 0,", "\"base1_ms\": 0," },
+            { "\"nodes\": 400,", "\"base_ms\": 0,", "\"threads\": 1,", "\"replay_share\": 0.01,", "\"hash_mb\": 16,",
+              "\"margin_ms\": 100,", "\"base1_ms\": 0,", "\"inc_ms\": 0," },
+            { "\"nodes\": 0,", "\"base_ms\": 0,", "\"threads\": 1,", "\"replay_share\": 0.01,", "\"hash_mb\": 16,",
+              "\"margin_ms\": 100,", "\"base1_ms\": 0,", "\"inc_ms\": 0," },
+        };
+        for (size_t m = 0; m < sizeof MOVED[i] / sizeof *MOVED[i]; m++)
+            cr_assert(strstr(web_row, MOVED[i][m]), "%s: %s not in the row %s", SAME[i].kind, MOVED[i][m], web_row);
         /* the adjudication given, each rule in its column; those not given the defaults (as before they were settable) */
         static const char *const ADJ[] = {
             "\"resign_moves\": 3, \"resign_score\": 700, \"draw_after\": 30, \"draw_moves\": 6, \"draw_score\": 5, "

@@ -34,37 +34,50 @@ static void check_set(Store *s, Errors *er, const char *field, const char *set, 
 }
 
 /*
- * A setting of run_settings.def from its form field into *sp, by its
- * option's bounds: a required field must be given, an optional one left
- * empty keeps the default.  A field of an INT is read as int64 and stored
- * into the setting's own type.
+ * A setting of run_settings.def from its form field into *v, by its
+ * option's bounds: true when given and good.  A required field must be
+ * given; an optional one left empty keeps the default, a derived one -1
+ * (both of run_spec_default: the field is not written).  A field of an INT
+ * is read as int64 and stored into the setting's own type, a PERCENT's
+ * fraction from its percent.
  */
-static void setting_int(Errors *er, const Form *f, const OptSpec spec, const char *field, bool required, int64_t *v)
+static bool setting_int(Errors *er, const Form *f, const OptSpec spec, const char *field, int required, int64_t *v)
 {
-    if (required)
-        rule_int(er, f, spec, field, v);
-    else
-        rule_int_opt(er, f, spec, field, v);
+    const char *text = form_get(f, field);
+    if (required != RUN_SETTING_REQUIRED && !(text && *text))
+        return false;
+    return rule_int(er, f, spec, field, v);
 }
 
-static void setting_real(Errors *er, const Form *f, const OptSpec spec, const char *field, bool required, double *v)
+static bool setting_real(Errors *er, const Form *f, const OptSpec spec, const char *field, int required, double *v)
 {
-    if (required)
-        rule_number(er, f, spec, field, v);
-    else
-        rule_number_opt(er, f, spec, field, v);
+    const char *text = form_get(f, field);
+    if (required != RUN_SETTING_REQUIRED && !(text && *text))
+        return false;
+    return rule_number(er, f, spec, field, v);
 }
 
 #define SETTING_VALUE_INT int64_t
 #define SETTING_VALUE_REAL double
+#define SETTING_VALUE_PERCENT double
 #define SETTING_READ_INT setting_int
 #define SETTING_READ_REAL setting_real
+#define SETTING_READ_PERCENT setting_real
 #define READ_SETTING(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, ...) \
     {                                                                                                            \
-        SETTING_VALUE_##TYPE v_ = (SETTING_VALUE_##TYPE)sp->field;                                               \
-        SETTING_READ_##TYPE(er, f, (OptSpec)RUN_SETTING_SPEC(field, TYPE, option, arg, def, lo, hi, help),       \
-                            form_field, required, &v_);                                                          \
-        sp->field = v_;                                                                                          \
+        SETTING_VALUE_##TYPE v_;                                                                                 \
+        if (SETTING_READ_##TYPE(er, f, (OptSpec)RUN_SETTING_SPEC(field, TYPE, option, arg, def, lo, hi, help),   \
+                                form_field, required, &v_))                                                      \
+            sp->field = RUN_SETTING_FROM_##TYPE(v_);                                                             \
+    }
+
+/* A text setting of run_settings.def parsed from its form field, when given, into *sp's two numbers. */
+#define READ_TEXT_SETTING(name, option, arg, help, form_field, label, form_help, parse, format, first, second) \
+    {                                                                                                            \
+        const char *text_ = form_get(f, form_field);                                                             \
+        char why_[320];                                                                                          \
+        if (text_ && *text_ && !parse(text_, &sp->first, &sp->second, why_, sizeof why_))                        \
+            field_error(er, form_field, "%s", why_);                                                             \
     }
 
 /* A kind's own settings (RUN_SETTINGS_KINDS), read on its form only. */
@@ -81,28 +94,20 @@ static void setting_real(Errors *er, const Form *f, const OptSpec spec, const ch
  */
 static void common_fields(const Form *f, RunSpec *sp, Errors *er)
 {
-    const char *tc = form_get(f, "tc"), *nodes = form_get(f, "nodes");
-    bool has_tc = tc && *tc, has_nodes = nodes && *nodes;
+    const char *nodes = form_get(f, "nodes");
     int64_t v;
-    char why[320];
-    if (has_nodes && rule_int(er, f, (OptSpec)RULE_NODES, "nodes", &v))
+    if (nodes && *nodes && rule_int(er, f, (OptSpec)RULE_NODES, "nodes", &v))
         sp->nodes = v;
-    if (has_tc && !rule_tc(tc, &sp->base_ms, &sp->inc_ms, why, sizeof why))
-        field_error(er, "tc", "%s", why);
+    RUN_TEXT_SETTINGS_EVERY_KIND(READ_TEXT_SETTING)
     RUN_SETTINGS_EVERY_KIND(READ_SETTING)
     RUN_SETTINGS_KINDS(READ_OWN_SETTINGS, sp)
     const char *name = form_get(f, "name");
     sp->name = name ? name : "";
-    if (sp->kind == RUN_KIND_DATA)
+    if (!run_kind_get(sp->kind)->threads)
         return;
-    v = sp->threads;
-    rule_int_opt(er, f, (OptSpec)RULE_THREADS, "threads", &v);
-    sp->threads = (int)v;
+    RUN_SETTINGS_THREADS(READ_SETTING)
     rule_int_opt(er, f, (OptSpec)RULE_REF_NPS, "ref_nps", &sp->ref_nps);
     sp->keep_scores = ticked(f, "keep_scores");
-    double replay = -1;
-    rule_number_opt(er, f, (OptSpec)RULE_REPLAY, "replay", &replay);
-    sp->replay_share = replay >= 0 ? replay / 100 : -1;
 }
 
 /* An engine build id field: empty (the workers' own engine) or a build xqf-tune build registered. */
@@ -139,7 +144,6 @@ static const char *ref_field(const Form *f, const char *field, const char *build
 /* The two sides of an SPRT or a games run: sets, builds, refs, the base side's own clock. */
 static void two_sides_fields(Store *s, const Form *f, RunSpec *sp, Errors *er)
 {
-    char why[320];
     sp->test_params = form_get(f, "test") ? form_get(f, "test") : "";
     sp->base_params = form_get(f, "base") ? form_get(f, "base") : "";
     sp->test_build = build_field(s, f, "test_build", er);
@@ -150,9 +154,7 @@ static void two_sides_fields(Store *s, const Form *f, RunSpec *sp, Errors *er)
     sp->base_engine = form_get(f, "base_engine");   /* empty: the run's engine (xqf-tune's --base-engine) */
     check_set(s, er, "test", sp->test_params, sp->test_build, sp->test_ref);
     check_set(s, er, "base", sp->base_params, sp->base_build, sp->base_ref);
-    const char *odds = form_get(f, "tc_base");
-    if (odds && *odds && !rule_tc(odds, &sp->base1_ms, &sp->inc1_ms, why, sizeof why))
-        field_error(er, "tc_base", "%s", why);
+    RUN_TEXT_SETTINGS_TWO_SIDES(READ_TEXT_SETTING)
 }
 
 /* The SPRT's bounds and pair cap. */

@@ -4,8 +4,8 @@
 #include <string.h>
 
 static const RunKind KINDS[RUN_KIND_COUNT] = {
-#define RUN_KIND(id, name, player0, player1, sprt, spsa, on_claim, two_sides, title, doc)                       \
-    { RUN_KIND_##id, name, player0, player1, sprt, spsa, on_claim, two_sides, title, doc },
+#define RUN_KIND(id, name, player0, player1, sprt, spsa, on_claim, two_sides, threads, title, doc)                       \
+    { RUN_KIND_##id, name, player0, player1, sprt, spsa, on_claim, two_sides, threads, title, doc },
 #include "run_kinds.def"
 #undef RUN_KIND
 };

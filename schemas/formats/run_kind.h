@@ -7,7 +7,7 @@
 #include <stdbool.h>
 
 typedef enum {
-#define RUN_KIND(id, name, player0, player1, sprt, spsa, on_claim, two_sides, title, doc) RUN_KIND_##id,
+#define RUN_KIND(id, name, player0, player1, sprt, spsa, on_claim, two_sides, threads, title, doc) RUN_KIND_##id,
 #include "run_kinds.def"
 #undef RUN_KIND
     RUN_KIND_COUNT
@@ -21,6 +21,7 @@ typedef struct {
     bool spsa;                       /* tunes parameters (theta) */
     bool on_claim;                   /* the database makes its tasks when workers claim */
     bool two_sides;                  /* a first side against a second (else one engine plays both) */
+    bool threads;                    /* plays an engine test's games: threads, replays (RUN_SETTINGS_THREADS) */
     const char *title;               /* "SPRT test": what its creation page calls it */
     const char *doc;
 } RunKind;

@@ -726,7 +726,8 @@ BEGIN
         RETURNING runs.id INTO id;
     END IF;
     SELECT string_agg(quote_ident(name), ', ' ORDER BY name) INTO cols FROM run_setting_columns
-     WHERE name NOT IN ('elo0', 'elo1', 'alpha', 'beta', 'max_pairs', 'threads', 'replay_share');
+     WHERE name NOT IN ('elo0', 'elo1', 'alpha', 'beta', 'max_pairs', 'threads', 'replay_share', 'base_ms', 'inc_ms',
+                        'base1_ms', 'inc1_ms');
     IF cols IS NOT NULL THEN
         EXECUTE format('UPDATE runs SET (%1$s) = (SELECT %1$s FROM runs WHERE id = $1) WHERE id = $2', cols)
           USING first.id, id;
@@ -959,10 +960,10 @@ END $$;
 
 
 --
--- Name: xqf_create_run(text, text, text, text, text, text[], bigint, bigint, bigint, text, text, text, jsonb, bigint, bigint, boolean, bigint, bigint, bigint, bigint, bigint, boolean, text, text, text, boolean, jsonb); Type: FUNCTION; Schema: public; Owner: -
+-- Name: xqf_create_run(text, text, text, text, text, text[], bigint, text, text, text, jsonb, bigint, bigint, boolean, bigint, bigint, bigint, boolean, text, text, text, boolean, jsonb); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.xqf_create_run(p_name text, p_params0 text, p_params1 text, p_build_id text, p_book_name text, p_book text[], p_nodes bigint, p_base_ms bigint, p_inc_ms bigint, p_kind text, p_name0 text, p_name1 text, p_settings jsonb, p_test_build bigint, p_base_build bigint, p_tasks_on_claim boolean, p_test_net bigint, p_base_net bigint, p_base1_ms bigint, p_inc1_ms bigint, p_ref_nps bigint, p_game_scores boolean, p_engine text, p_base_engine text, p_owner text, p_pending boolean, p_run_settings jsonb) RETURNS bigint
+CREATE FUNCTION public.xqf_create_run(p_name text, p_params0 text, p_params1 text, p_build_id text, p_book_name text, p_book text[], p_nodes bigint, p_kind text, p_name0 text, p_name1 text, p_settings jsonb, p_test_build bigint, p_base_build bigint, p_tasks_on_claim boolean, p_test_net bigint, p_base_net bigint, p_ref_nps bigint, p_game_scores boolean, p_engine text, p_base_engine text, p_owner text, p_pending boolean, p_run_settings jsonb) RETURNS bigint
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $_$
@@ -994,16 +995,16 @@ BEGIN
            coalesce(string_agg(format(', s.%I', k), '' ORDER BY k), '')
       INTO cols, vals FROM jsonb_object_keys(p_run_settings) k;
     EXECUTE format('INSERT INTO runs (kind, name, name0, params0, name1, params1, build_id, book_name, book, nodes, '
-                   'base_ms, inc_ms, settings, test_build, base_build, tasks_on_claim, test_net, base_net, test_hce, '
-                   'base_hce, base1_ms, inc1_ms, ref_nps, game_scores, engine, base_engine, owner, state%s) '
+                   'settings, test_build, base_build, tasks_on_claim, test_net, base_net, test_hce, '
+                   'base_hce, ref_nps, game_scores, engine, base_engine, owner, state%s) '
                    'SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, '
-                   '$20, $21, $22, $23, $24, $25, $26, $27, '
-                   '$28%s FROM jsonb_populate_record(NULL::runs, $29) s RETURNING id', cols, vals)
+                   '$20, $21, $22, $23, '
+                   '$24%s FROM jsonb_populate_record(NULL::runs, $25) s RETURNING id', cols, vals)
        INTO run_id
       USING p_kind, p_name, p_name0, p_params0, p_name1, p_params1, p_build_id, p_book_name, p_book, p_nodes,
-            p_base_ms, p_inc_ms, p_settings, nullif(p_test_build, 0), nullif(p_base_build, 0),
+            p_settings, nullif(p_test_build, 0), nullif(p_base_build, 0),
             p_tasks_on_claim, nullif(greatest(p_test_net, 0), 0), nullif(greatest(p_base_net, 0), 0),
-            p_test_net < 0, p_base_net < 0, p_base1_ms, p_inc1_ms, p_ref_nps, p_game_scores,
+            p_test_net < 0, p_base_net < 0, p_ref_nps, p_game_scores,
             coalesce(nullif(p_engine, ''), 'xqf'),
             nullif(nullif(p_base_engine, ''), coalesce(nullif(p_engine, ''), 'xqf')), coalesce(p_owner, ''),
             CASE WHEN p_pending THEN 'pending' ELSE 'active' END, p_run_settings;
@@ -4249,11 +4250,11 @@ GRANT ALL ON FUNCTION public.xqf_contributors_refresh(p_max_age_s integer) TO xq
 
 
 --
--- Name: FUNCTION xqf_create_run(p_name text, p_params0 text, p_params1 text, p_build_id text, p_book_name text, p_book text[], p_nodes bigint, p_base_ms bigint, p_inc_ms bigint, p_kind text, p_name0 text, p_name1 text, p_settings jsonb, p_test_build bigint, p_base_build bigint, p_tasks_on_claim boolean, p_test_net bigint, p_base_net bigint, p_base1_ms bigint, p_inc1_ms bigint, p_ref_nps bigint, p_game_scores boolean, p_engine text, p_base_engine text, p_owner text, p_pending boolean, p_run_settings jsonb); Type: ACL; Schema: public; Owner: -
+-- Name: FUNCTION xqf_create_run(p_name text, p_params0 text, p_params1 text, p_build_id text, p_book_name text, p_book text[], p_nodes bigint, p_kind text, p_name0 text, p_name1 text, p_settings jsonb, p_test_build bigint, p_base_build bigint, p_tasks_on_claim boolean, p_test_net bigint, p_base_net bigint, p_ref_nps bigint, p_game_scores boolean, p_engine text, p_base_engine text, p_owner text, p_pending boolean, p_run_settings jsonb); Type: ACL; Schema: public; Owner: -
 --
 
-REVOKE ALL ON FUNCTION public.xqf_create_run(p_name text, p_params0 text, p_params1 text, p_build_id text, p_book_name text, p_book text[], p_nodes bigint, p_base_ms bigint, p_inc_ms bigint, p_kind text, p_name0 text, p_name1 text, p_settings jsonb, p_test_build bigint, p_base_build bigint, p_tasks_on_claim boolean, p_test_net bigint, p_base_net bigint, p_base1_ms bigint, p_inc1_ms bigint, p_ref_nps bigint, p_game_scores boolean, p_engine text, p_base_engine text, p_owner text, p_pending boolean, p_run_settings jsonb) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.xqf_create_run(p_name text, p_params0 text, p_params1 text, p_build_id text, p_book_name text, p_book text[], p_nodes bigint, p_base_ms bigint, p_inc_ms bigint, p_kind text, p_name0 text, p_name1 text, p_settings jsonb, p_test_build bigint, p_base_build bigint, p_tasks_on_claim boolean, p_test_net bigint, p_base_net bigint, p_base1_ms bigint, p_inc1_ms bigint, p_ref_nps bigint, p_game_scores boolean, p_engine text, p_base_engine text, p_owner text, p_pending boolean, p_run_settings jsonb) TO xqf_web;
+REVOKE ALL ON FUNCTION public.xqf_create_run(p_name text, p_params0 text, p_params1 text, p_build_id text, p_book_name text, p_book text[], p_nodes bigint, p_kind text, p_name0 text, p_name1 text, p_settings jsonb, p_test_build bigint, p_base_build bigint, p_tasks_on_claim boolean, p_test_net bigint, p_base_net bigint, p_ref_nps bigint, p_game_scores boolean, p_engine text, p_base_engine text, p_owner text, p_pending boolean, p_run_settings jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.xqf_create_run(p_name text, p_params0 text, p_params1 text, p_build_id text, p_book_name text, p_book text[], p_nodes bigint, p_kind text, p_name0 text, p_name1 text, p_settings jsonb, p_test_build bigint, p_base_build bigint, p_tasks_on_claim boolean, p_test_net bigint, p_base_net bigint, p_ref_nps bigint, p_game_scores boolean, p_engine text, p_base_engine text, p_owner text, p_pending boolean, p_run_settings jsonb) TO xqf_web;
 
 
 --

@@ -32,7 +32,7 @@
 
 /* The options every new run takes (what it plays, and where it goes). */
 #define NEW_RUN_OPTIONS                                                                                        \
-    { "--tc", OPT_TEXT, "BASE+INC", NULL, .help = "time control in seconds (10+0.1), or" },                     \
+    RUN_TEXT_SETTINGS_EVERY_KIND(RUN_TEXT_SETTING_OPTION)                                                      \
     RULE_NODES,                                                                                                \
     RUN_BOOK_OPTIONS,                                                                                          \
     { "--name", OPT_TEXT, "TEXT", "", .help = "a label" },                                                     \
@@ -65,19 +65,33 @@ static bool opts_table_has(const Opts *o, const char *name)
     return false;
 }
 
-/* A clock "BASE+INC" in seconds into milliseconds (run_rules.h). Exit status. */
-static int parse_tc(const char *option, const char *tc, int64_t *base_ms, int64_t *inc_ms)
-{
-    char why[512];
-    return rule_tc(tc, base_ms, inc_ms, why, sizeof why) ? CLI_OK : cli_fail(CLI_USAGE, "%s: %s", option, why);
-}
-
-/* A setting of run_settings.def read from its option into *sp (given, else its default). */
+/*
+ * A setting of run_settings.def read from its option into *sp (given,
+ * else its default; a derived one not given stays -1, the database's to
+ * derive).
+ */
 #define READ_SETTING_INT opts_int
 #define READ_SETTING_REAL opts_real
-#define READ_SETTING(field, TYPE, option, ...) sp->field = READ_SETTING_##TYPE(o, option);
+#define READ_SETTING_PERCENT opts_real
+#define READ_SETTING(field, TYPE, option, arg, def, lo, hi, help, form_field, label, required, ...) \
+    if ((required) != RUN_SETTING_DERIVED || opts_given(o, option))                                  \
+        sp->field = RUN_SETTING_FROM_##TYPE(READ_SETTING_##TYPE(o, option));
+
+/* A text setting of run_settings.def parsed from its option, when given, into *sp's two numbers. */
+#define READ_TEXT_SETTING(name, option, arg, help, form_field, label, form_help, parse, format, first, second) \
+    if (status == CLI_OK && opts_given(o, option) && !parse(opts_text(o, option), &sp->first, &sp->second, why,  \
+                                                            sizeof why))                                        \
+        status = cli_fail(CLI_USAGE, "%s: %s", option, why);
 
 static void read_sprt_settings(const Opts *o, RunSpec *sp) { RUN_SETTINGS_SPRT(READ_SETTING) }
+/* Time odds: the second side's own clock. Exit status. */
+static int read_odds(const Opts *o, RunSpec *sp)
+{
+    char why[512];
+    int status = CLI_OK;
+    RUN_TEXT_SETTINGS_TWO_SIDES(READ_TEXT_SETTING)
+    return status;
+}
 static void read_spsa_settings(const Opts *o, RunSpec *sp) { RUN_SETTINGS_SPSA(READ_SETTING) }
 /* A kind's own setting (RUN_SETTINGS_KINDS), read when the command's table has its option (its kind's). */
 #define READ_OWN_SETTING(field, TYPE, option, ...)                                                            \
@@ -93,17 +107,20 @@ static void read_every_kind_settings(const Opts *o, RunSpec *sp)
 /* Fills the settings every new run has from the options (the run service checks them). Exit status. */
 static int new_run_spec(const Opts *o, RunSpec *sp, bool fixed_depth)
 {
-    const char *tc = opts_text(o, "--tc");
-    if (!fixed_depth && !tc == !opts_given(o, "--nodes"))
+    if (!fixed_depth && !opts_given(o, "--tc") == !opts_given(o, "--nodes"))
         return cli_fail(CLI_USAGE, "give exactly one of --tc and --nodes");
     sp->nodes = opts_int(o, "--nodes");
-    if (tc && parse_tc("--tc", tc, &sp->base_ms, &sp->inc_ms) != CLI_OK)
-        return CLI_USAGE;
-    /* the engines' threads: GAME_OPTIONS' --threads (chain's --threads is its trainer's, its runs play one) */
+    char why[512];
+    int status = CLI_OK;
+    RUN_TEXT_SETTINGS_EVERY_KIND(READ_TEXT_SETTING)
+    if (status != CLI_OK)
+        return status;
+    /* the engines' threads: GAME_OPTIONS' THREADS group (chain's --threads is its trainer's, its runs play one) */
     bool games = opts_table_has(o, "--keep-scores");
-    sp->threads = games ? (int)opts_int(o, "--threads") : 1;
+    if (games) {
+        RUN_SETTINGS_THREADS(READ_SETTING)
+    }
     sp->keep_scores = games && opts_given(o, "--keep-scores");
-    sp->replay_share = opts_table_has(o, "--replay") && opts_given(o, "--replay") ? opts_real(o, "--replay") / 100 : -1;
     if (opts_table_has(o, "--tc-scale") && opts_given(o, "--tc-scale"))
         sp->ref_nps = opts_int(o, "--ref-nps");
     read_every_kind_settings(o, sp);
@@ -647,7 +664,7 @@ int tune_cmd_chain(int argc, char **argv)
     { "--base", OPT_TEXT, "SET", NULL, .help = "the base side's set (\"\" for the defaults)" },                 \
     { "--test-build", OPT_INT, "ID", NULL, .imin = 1, .imax = INT64_MAX, .help = "the build the test side plays (default: the workers' own engine)" }, \
     { "--base-build", OPT_INT, "ID", NULL, .imin = 1, .imax = INT64_MAX, .help = "the build the base side plays (default: the workers' own engine)" }, \
-    { "--tc-base", OPT_TEXT, "BASE+INC", NULL, .help = "time odds: the base side's own clock (--tc is then the test side's)" }, \
+    RUN_TEXT_SETTINGS_TWO_SIDES(RUN_TEXT_SETTING_OPTION)                                                       \
     { "--test-ref", OPT_TEXT, "REF", NULL, .help = "or the test side's git commit, built (xqf-tune build --ref)" },  \
     { "--base-ref", OPT_TEXT, "REF", NULL, .help = "or the base side's git commit, built" },                   \
     { "--repo", OPT_TEXT, "DIR", ".", .help = "with --test-ref/--base-ref: the git repository" },               \
@@ -869,9 +886,8 @@ static int two_sides_new(int argc, char **argv, const OptTable *table, RunKindId
             return status;
     if (opts_given(&o, "--tc-base") && !opts_given(&o, "--tc"))
         return cli_fail(CLI_USAGE, "--tc-base (time odds) needs --tc, the test side's clock");
-    if (opts_given(&o, "--tc-base") &&
-        parse_tc("--tc-base", opts_text(&o, "--tc-base"), &sp.base1_ms, &sp.inc1_ms) != CLI_OK)
-        return CLI_USAGE;
+    if ((status = read_odds(&o, &sp)) != CLI_OK)
+        return status;
     if ((status = new_run_spec(&o, &sp, false)) != CLI_OK)
         return status;
     if (run_spec_other_engine(&sp) && opts_given(&o, "--tc-scale") && !opts_given(&o, "--ref-nps") &&

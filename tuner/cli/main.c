@@ -27,7 +27,7 @@ typedef struct {
 static const Command COMMANDS[] = {
     { "stats", "Elo, nElo and SPRT log-likelihood ratio of a result set", tune_cmd_stats },
     /* a command per run kind, its help line from the kind's record */
-#define RUN_KIND(id, name, player0, player1, sprt, spsa, on_claim, two_sides, title, doc) { name, doc, tune_cmd_run_kind },
+#define RUN_KIND(id, name, player0, player1, sprt, spsa, on_claim, two_sides, threads, title, doc) { name, doc, tune_cmd_run_kind },
 #include "run_kinds.def"
 #undef RUN_KIND
     { "gauntlet", "gauntlet new|show: one side against several opponents, a games run each, one table", tune_cmd_gauntlet },

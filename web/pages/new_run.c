@@ -12,7 +12,7 @@
 
 #include "run_kind.h"
 #include "run_service.h"
-#include "run_settings.def"
+#include "run_settings.h"
 #include "store_engines.h"
 
 /*
@@ -21,9 +21,15 @@
  * settings, and what the games keep for kinds that play a test's games.
  * The names are xqf-tune's options without "--" and with '_' for '-'.
  */
-/* A setting's field (run_settings.def), its default shown as xqf-tune's option's. */
+/*
+ * A setting's field (run_settings.def), its default shown as xqf-tune's
+ * option's (a derived one's empty: left to the database, as its help says).
+ */
 #define SETTING_FIELD(field_name, TYPE, option, arg, def, lo, hi, help, form_field, label, required, form_help, ...) \
-    field(fo, form_field, label, #def, form_help);
+    field(fo, form_field, label, (required) == RUN_SETTING_DERIVED ? "" : #def, form_help);
+/* A text setting's field, empty (xqf-tune's option has no default). */
+#define TEXT_SETTING_FIELD(name, option, arg, help, form_field, label, form_help, ...) \
+    field(fo, form_field, label, "", form_help);
 
 /* A kind's own settings' fields (RUN_SETTINGS_KINDS), on its form only. */
 #define OWN_FIELDS(ID, k)                                                                                            \
@@ -75,17 +81,15 @@ static void new_run_fields(FormOut *fo, const RunKind *k, bool chain)
         check_field(fo, "keep_captures", "Keep captures", "positions whose played move captures");
         field(fo, "max_score", "Max score", "3000", "keep out |score| above it (centipawns)");
     }
-    field(fo, "tc", "Time control", "", "BASE+INC in seconds (10+0.1), or");
+    RUN_TEXT_SETTINGS_EVERY_KIND(TEXT_SETTING_FIELD)
     field(fo, "nodes", "Nodes per move", "", "fixed nodes (give one of the two)");
-    if (k->two_sides)
-        field(fo, "tc_base", "Base time control", "", "time odds: the base side's own clock (the first is the test's)");
-    if (k->id != RUN_KIND_DATA) {
-        field(fo, "threads", "Threads per engine", "1",
-              "1-64 (UCI Threads): a worker plays its concurrency / N games at once, one of lower concurrency none");
+    if (k->two_sides) {
+        RUN_TEXT_SETTINGS_TWO_SIDES(TEXT_SETTING_FIELD)
+    }
+    if (k->threads) {
+        RUN_SETTINGS_THREADS(SETTING_FIELD)
         field(fo, "ref_nps", "Reference speed", "", "nodes/s: scale the clock by it / each worker's speed (empty: no)");
         check_field(fo, "keep_scores", "Keep scores", "game records keep each move's score and depth");
-        field(fo, "replay", "Replay share", "",
-              "percent of pairs a second worker plays again (fixed nodes; empty: 1, none with several threads)");
     }
     RUN_SETTINGS_EVERY_KIND(SETTING_FIELD)
     RUN_SETTINGS_KINDS(OWN_FIELDS, k)

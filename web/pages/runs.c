@@ -17,6 +17,7 @@
 #include "game.h"
 #include "params.h"
 #include "run_kind.h"
+#include "run_rules.h"
 #include "run_service.h"
 #include "run_verbs.h"
 #include "stats.h"
@@ -94,7 +95,7 @@ static void run_title(const StoreRun *r, char *out, size_t size)
     if (r->nodes > 0)
         snprintf(tc, sizeof tc, "%" PRId64 " nodes", r->nodes);
     else
-        snprintf(tc, sizeof tc, "%g+%g", (double)r->base_ms / 1000, (double)r->inc_ms / 1000);
+        rule_tc_text(r->base_ms, r->inc_ms, tc, sizeof tc);   /* the clock's format (run_settings.def) */
     bool ours = strcmp(r->engine, RUN_OUR_ENGINE) == 0 || !r->engine[0];
     snprintf(out, size, "%.40s%s%s, %s", ours ? "" : r->engine, ours ? "" : ": ", what, tc);
 }
@@ -815,7 +816,7 @@ int page_run(Store *s, int64_t id, const Session *u, const char *notice, Buf *b)
     if (r.nodes > 0)
         snprintf(tc, sizeof tc, "%" PRId64 " nodes", r.nodes);
     else
-        snprintf(tc, sizeof tc, "%g+%g", (double)r.base_ms / 1000, (double)r.inc_ms / 1000);
+        rule_tc_text(r.base_ms, r.inc_ms, tc, sizeof tc);   /* the clock's format (run_settings.def) */
     row(b, "Time control", tc, NULL);
     /* the workers are read for an active run of several threads only: most pages read nothing more */
     char threads[256];

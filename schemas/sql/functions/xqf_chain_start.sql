@@ -6,8 +6,8 @@
 -- data run, the latest registered net of the chain (test) against the
 -- chain's base (base_net, none, or the engine's own evaluation), both
 -- sides on the data run's set and engine.  The first run's settings of
--- run_setting_columns (046) that the stage does not set (its bounds and
--- pair cap) are copied by name after the insert (pairs_per_task, which
+-- run_setting_columns (046) that the stage does not set (its bounds,
+-- pair cap and clock: the clock and time odds are settings too, 071) are copied by name after the insert (pairs_per_task, which
 -- has no default, with it too): a new run setting's column reaches a
 -- chain's SPRTs with no change here.  But for the engines' threads and
 -- the replay share (062): a chain's SPRTs play one thread, and replay 1 %
@@ -74,7 +74,8 @@ BEGIN
         RETURNING runs.id INTO id;
     END IF;
     SELECT string_agg(quote_ident(name), ', ' ORDER BY name) INTO cols FROM run_setting_columns
-     WHERE name NOT IN ('elo0', 'elo1', 'alpha', 'beta', 'max_pairs', 'threads', 'replay_share');
+     WHERE name NOT IN ('elo0', 'elo1', 'alpha', 'beta', 'max_pairs', 'threads', 'replay_share', 'base_ms', 'inc_ms',
+                        'base1_ms', 'inc1_ms');
     IF cols IS NOT NULL THEN
         EXECUTE format('UPDATE runs SET (%1$s) = (SELECT %1$s FROM runs WHERE id = $1) WHERE id = $2', cols)
           USING first.id, id;
