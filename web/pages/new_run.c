@@ -125,11 +125,11 @@ static void preset_picker(Buf *b, const RunKind *k, bool chain, bool named_engin
                           const char *chosen, const StorePreset *ps, int n)
 {
     if (chain)
-        buf_printf(b, "<form method=\"get\" action=\"/new/chain\" class=\"preset\" id=\"preset\">"
+        buf_printf(b, "<form method=\"get\" action=\"/new/chain\" class=\"new preset\" id=\"preset\">"
                       "<input type=\"hidden\" name=\"first\" value=\"%s\">", k->name);
     else
-        buf_printf(b, "<form method=\"get\" action=\"/new/%s\" class=\"preset\" id=\"preset\">", k->name);
-    buf_puts(b, "<div class=\"field\"><label for=\"p-preset\">Preset</label>");
+        buf_printf(b, "<form method=\"get\" action=\"/new/%s\" class=\"new preset\" id=\"preset\">", k->name);
+    buf_puts(b, "<div class=\"field\"><label for=\"p-preset\">Preset</label><span>");
     if (named_engine) {
         buf_puts(b, "<input id=\"p-engine\" name=\"engine\" size=\"10\" list=\"engines\" value=\"");
         buf_html(b, engine);
@@ -150,7 +150,7 @@ static void preset_picker(Buf *b, const RunKind *k, bool chain, bool named_engin
         }
         buf_puts(b, "</option>");
     }
-    buf_puts(b, "</select> <button>Fill</button><small>the engine's named settings (<a href=\"/engines/");
+    buf_puts(b, "</select> <button>Fill</button></span><small>the engine's named settings (<a href=\"/engines/");
     buf_html(b, engine);
     buf_puts(b, "\">its page</a>): the fields below are filled from it, and a field changed overrides it</small>"
                 "</div></form>\n");
