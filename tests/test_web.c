@@ -3357,6 +3357,14 @@ Test(web, a_preset_fills_the_form_and_makes_xqf_tunes_run)
     StoreRun run;
     load(ids[2], &run);
     cr_assert(run.base_ms == 5000 && run.elo1 == 2 && run.max_pairs == 300, "the preset's, elo1 the field's");
+    /* their "create" lines say the preset (the typed run's says none) */
+    for (int i = 0; i < 3; i++) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd, "psql -qAt '%s' -c \"SELECT detail FROM web_audit WHERE run_id = %" PRId64
+                 " AND action = 'create'\"", cu_fx.db, ids[i]);
+        cr_assert_eq(cu_sh(out, sizeof out, cmd, cu_fx.logfile), 0);
+        cr_assert_str_eq(out, i ? "active; from preset Q of engine xqf\n" : "active\n", "run %d: %s", i, out);
+    }
 
     /* fixed nodes typed beside a preset of a clock: nodes, neither of its clocks */
     ids[0] = cli_new("sprt new --preset Q --test NullR=2 --base '' --name n --nodes 500");

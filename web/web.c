@@ -346,8 +346,10 @@ static void create_run(Web *w, Store *s, const WebRequest *rq, RunKindId kind, b
     }
     int64_t id = 0;
     spec.book = w->cfg.book;
-    if (got == 1)
+    if (got == 1) {
         run_form_preset_book(preset, &spec);
+        spec.preset = preset->name;
+    }
     spec.owner = spec.actor = u->name;
     spec.pending = !session_is(u, "admin");
     /*

@@ -109,6 +109,7 @@ static int new_run_spec(const Opts *o, RunSpec *sp, bool fixed_depth)
         sp->ref_nps = opts_int(o, "--ref-nps");
     read_every_kind_settings(o, sp);
     sp->name = opts_text(o, "--name");
+    sp->preset = opts_text(o, "--preset");
     sp->book = opts_text(o, "--book");
     sp->book_format = opts_text(o, "--book-format");
     sp->book_plies = (int)opts_int(o, "--book-plies");
