@@ -3387,6 +3387,22 @@ Test(web, a_preset_fills_the_form_and_makes_xqf_tunes_run)
     run_row(ids[1], out, sizeof out);
     cr_assert(strstr(out, "\"settings\": {\"alpha\": 0.60"), "the SPSA schedule's default alpha: %s", out);
 
+    /* the other new commands: a games run takes its pairs, a data run and a chain's first run its clock */
+    ids[0] = cli_new("games new --preset regression --test NullR=2 --base '' --name g");
+    ids[1] = cli_new("games new --pairs 10000 --tc 60+0.6 --test NullR=2 --base '' --name g");
+    same_rows(ids, 2, "games new of a preset");
+    ids[0] = cli_new("data new --games 10 --preset STC --name d");
+    ids[1] = cli_new("data new --games 10 --tc 10+0.1 --name d");
+    same_rows(ids, 2, "data new of a preset");
+    /* SMP's threads are the engines': not chain new's --threads (its trainer's), which plays one */
+    ids[0] = cli_new("chain new --params RookMg --pairs 10 --preset SMP --then-sprt 0,5,1+0.01 --name c");
+    cr_assert_gt(ids[0], 0);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "psql -qAt '%s' -c \"SELECT base_ms, threads FROM runs WHERE id = (SELECT max(id) FROM "
+             "runs)\"", cu_fx.db);
+    cr_assert_eq(cu_sh(out, sizeof out, cmd, cu_fx.logfile), 0);
+    cr_assert_str_eq(out, "5000|1\n", "the chain's first run: SMP's clock, one thread");
+
     /* an unknown preset: refused by both, naming the engine's presets; nothing made */
     int64_t before = cli_new("sprt new --test NullR=2 --base '' --nodes 100");
     cr_assert_eq(tune_all(out, sizeof out, "sprt new --preset NOPE --test NullR=2 --base ''"), 2);

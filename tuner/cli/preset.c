@@ -187,6 +187,22 @@ static bool table_has(const Opts *o, const char *name)
     return false;
 }
 
+/*
+ * Whether the command's option of key is the option a preset holds under
+ * that name: of the same type and bounds (chain new's --threads is its
+ * trainer's, 1-256, not the engines' of RULE_THREADS), so that a setting
+ * goes only where it means what it meant when it was checked.
+ */
+static bool same_option(const Opts *o, const char *key, const char *name)
+{
+    const OptSpec *p = run_preset_option(key);
+    for (const OptSpec *spec = o->table->spec; p && spec->name; spec++)
+        if (strcmp(spec->name, name) == 0)
+            return spec->type == p->type && spec->imin == p->imin && spec->imax == p->imax &&
+                   spec->rmin == p->rmin && spec->rmax == p->rmax;
+    return false;
+}
+
 /* A preset's settings as options: "--key" each, and the values (a block after the arguments' pointers). */
 typedef struct {
     char option[STORE_PRESETS_MAX][STORE_PRESET_KEY_MAX + 3];
@@ -230,7 +246,7 @@ static int preset_args(const Opts *o, RunKindId kind, int argc, char **argv, cha
         for (int i = 0; i < t->p.count; i++) {
             StorePresetSetting *st = &t->p.settings[i];
             snprintf(t->option[i], sizeof t->option[i], "--%s", st->key);
-            if (table_has(o, t->option[i]) && run_preset_applies(st->key, kind) &&
+            if (same_option(o, st->key, t->option[i]) && run_preset_applies(st->key, kind) &&
                 !run_preset_displaced(st->key, typed, (void *)o)) {
                 args[k++] = t->option[i];
                 args[k++] = st->value;
