@@ -23,11 +23,12 @@
     "OpenBench keeps STC, LTC and SMP per engine (ours, xqf, has STC, LTC, SMP and\n"                       \
     "regression).  A preset's settings are the options below (the new commands'\n"                          \
     "options of the same names), given as options or as OPTION=VALUE (tc=10+0.1).\n"                        \
-    "`xqf-tune sprt new --preset NAME` (and games, spsa, data and chain new) takes\n"                        \
-    "the preset of its --engine (default xqf) first: an option typed beside it\n"                            \
-    "overrides its setting (--nodes or --tc typed replaces its clock), and a run\n"                          \
-    "takes only the settings its command has (the SPRT's bounds and cap an SPRT's\n"                         \
-    "only); the dashboard's new-run form fills its fields from it.\n"                                        \
+    "`xqf-tune sprt new --preset NAME` (and games, spsa, data, chain and gauntlet\n"                         \
+    "new) takes the preset of its --engine (default xqf) first: an option typed\n"                          \
+    "beside it overrides its setting (--nodes or --tc typed replaces its clock),\n"                         \
+    "and a run takes only the settings its command has as the same option (the\n"                           \
+    "SPRT's bounds and cap an SPRT's only); the dashboard's new-run form fills its\n"                        \
+    "fields from it.\n"                                                                                      \
     "set: the preset made, or replaced whole; each value is parsed as its option\n"                          \
     "is (type, bounds, a clock's syntax), and a bad value, an unknown option, a\n"                           \
     "setting given twice, both --tc and --nodes, or an unknown engine is refused\n"                          \
@@ -45,6 +46,9 @@ static const OptTable TABLE = {
 static void make_options(void)
 {
     int n = run_preset_options(OPTIONS, RUN_PRESET_OPTIONS_MAX);
+    /* a preset holds what is given: no default to show */
+    for (int i = 0; i < n; i++)
+        OPTIONS[i].def = NULL;
     OPTIONS[n] = (OptSpec)CLI_DB_OPTION;
     OPTIONS[n + 1] = (OptSpec)OPTS_END;
 }
