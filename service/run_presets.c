@@ -64,13 +64,23 @@ static bool own_of(const char *key, RunKindId kind)
     return false;
 }
 
+/* Adds spec to out[0..*n) unless an option of its name is there (a hand line the table has come to hold). */
+static void add_option(OptSpec *out, int *n, int max, const OptSpec *spec)
+{
+    for (int i = 0; i < *n; i++)
+        if (strcmp(out[i].name, spec->name) == 0)
+            return;
+    if (*n < max)
+        out[(*n)++] = *spec;
+}
+
 int run_preset_options(OptSpec *out, int max)
 {
     int n = 0;
-    for (size_t i = 0; i < NENTRIES && n < max; i++)
-        out[n++] = ENTRIES[i].spec;
-    for (size_t i = 0; i < NBOOK && n < max; i++)
-        out[n++] = BOOK[i];
+    for (size_t i = 0; i < NENTRIES; i++)
+        add_option(out, &n, max, &ENTRIES[i].spec);
+    for (size_t i = 0; i < NBOOK; i++)
+        add_option(out, &n, max, &BOOK[i]);
     out[n] = (OptSpec)OPTS_END;
     return n;
 }

@@ -321,7 +321,9 @@ int run_form_preset(Store *s, const Form *f, RunKindId kind, Form *merged, Store
     const char *name = form_get(f, "preset"), *engine = form_get(f, "engine");
     if (!name || !*name)
         return 0;
-    if (!engine || !*engine)
+    const RunKind *k = run_kind_get(kind);
+    /* a kind without an engine field plays ours (data new has no --engine) */
+    if (!engine || !*engine || (!k->two_sides && !k->spsa))
         engine = RUN_OUR_ENGINE;
     StorePreset *ps = NULL;
     int n = store_preset_list(s, engine, &ps);
