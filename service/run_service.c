@@ -489,11 +489,15 @@ static RunStatus nets_approved(Store *s, const int64_t *ids, const char *const *
 /* A new run's line of the events log: waiting or active, and the refs it waits for. */
 static void created_detail(const RunSpec *sp, char *out, size_t size)
 {
+    size_t n;
     if (sp->test_ref || sp->base_ref)
-        snprintf(out, size, "%stest ref %s, base ref %s to build", sp->pending ? "pending approval; then " : "",
-                 sp->test_ref ? sp->test_ref : "-", sp->base_ref ? sp->base_ref : "-");
+        n = (size_t)snprintf(out, size, "%stest ref %s, base ref %s to build",
+                             sp->pending ? "pending approval; then " : "", sp->test_ref ? sp->test_ref : "-",
+                             sp->base_ref ? sp->base_ref : "-");
     else
-        snprintf(out, size, "%s", sp->pending ? "pending approval" : "active");
+        n = (size_t)snprintf(out, size, "%s", sp->pending ? "pending approval" : "active");
+    if (sp->preset && sp->preset[0] && n < size)
+        snprintf(out + n, size - n, "; from preset %s of engine %s", sp->preset, run_spec_side_engine(sp, 0));
 }
 
 RunStatus run_create(Store *s, const RunSpec *sp, int64_t *id, RunProblem *problem)
@@ -538,7 +542,7 @@ RunStatus run_create(Store *s, const RunSpec *sp, int64_t *id, RunProblem *probl
         rc = insert_run(s, k, sp, &st, id);
     if (rc == 0 && (refs[0] || refs[1]))
         rc = store_await_builds(s, *id, refs[0], refs[1]);
-    char detail[2 * STORE_REF_MAX + 96];
+    char detail[2 * STORE_REF_MAX + ENGINE_NAME_MAX + 160];
     created_detail(sp, detail, sizeof detail);
     if (rc == 0)
         rc = store_web_audit(s, sp->actor ? sp->actor : "xqf-tune", *id, "create", detail);
@@ -668,7 +672,7 @@ RunStatus run_chain_create(Store *s, const RunSpec *first, const RunChainSpec *c
     const RunSpec *sp = first;
     StoreSpsaSpec spsa = { .run = st, RUN_SETTINGS_SPSA(SETTING_COPY) .params = sp->params, .count = sp->count };
     StoreDataSpec data = { .run = st, .settings = first->data };
-    char detail[2 * STORE_REF_MAX + 96];
+    char detail[2 * STORE_REF_MAX + ENGINE_NAME_MAX + 160];
     created_detail(first, detail, sizeof detail);
     StoreChainSpec c = { .name = chain->name ? chain->name : "", .base_build = chain->base_build,
                          .base_net = chain->base_net, .stages = chain->stages, .count = chain->count,

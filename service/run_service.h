@@ -86,6 +86,8 @@ typedef struct {
     const char *owner;               /* NULL: the column's default (xqf-tune) */
     const char *actor;               /* its "create" line of the events log (NULL: "xqf-tune") */
     bool pending;                    /* waits for an admin's approval */
+    const char *preset;              /* the preset of its engine it was made from (run_presets.h; NULL: none),
+                                        said by its "create" line */
 } RunSpec;
 
 /*

@@ -9,6 +9,7 @@
 #include "store_internal.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <libpq-fe.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,15 @@
       "ranks_from_one = $11, he_letters = $12, init = string_to_array($13, E'\\n'), "                \
       "hash_option = $14, threads_option = $15, net_option = $16, needs_net = $17, "                 \
       "ref_nps = $18 WHERE name = $1", ENGINE_SETTINGS)                                              \
+    S(PRESET_LIST, "SELECT e.name, p.name, coalesce(string_agg(s.key, E'\\n' ORDER BY s.key), ''), "          \
+      "coalesce(string_agg(s.value, E'\\n' ORDER BY s.key), ''), p.updated_by, "                          \
+      "to_char(p.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') FROM engine_presets p "          \
+      "JOIN engines e ON e.id = p.engine_id LEFT JOIN LATERAL jsonb_each_text(p.settings) s ON true "       \
+      "WHERE $1::text IS NULL OR e.name = $1 GROUP BY e.id, e.name, p.name, p.updated_by, p.updated_at "   \
+      "ORDER BY e.id, p.name LIMIT 1000", 1)                                                                \
+    S(PRESET_SET, "SELECT xqf_engine_preset_set($1, $2, string_to_array($3, E'\\n'), "                      \
+      "string_to_array($4, E'\\n'), $5)", 5)                                                                 \
+    S(PRESET_REMOVE, "SELECT xqf_engine_preset_remove($1, $2, $3)", 3)                                      \
     S(ENGINE_HISTORY, "SELECT to_char(h.at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), h.actor, h.field, " \
       "coalesce(h.old_value, ''), coalesce(h.new_value, '') FROM engine_history h "                  \
       "JOIN engines e ON e.id = h.engine_id WHERE e.name = $1 ORDER BY h.id LIMIT 1000", 1)
@@ -201,4 +211,77 @@ int store_engine_history(Store *s, const char *name, StoreEngineChange **out)
     }
     PQclear(res);
     return count;
+}
+
+/* Splits a text of lines (no line holds a newline: run_presets.h's check) into member off of each setting. */
+static int split_lines(const char *text, StorePresetSetting *out, size_t off, size_t size)
+{
+    int n = 0;
+    for (const char *p = text; *p && n < STORE_PRESETS_MAX; n++) {
+        size_t len = strcspn(p, "\n");
+        snprintf((char *)&out[n] + off, size, "%.*s", (int)len, p);
+        p += len + (p[len] == '\n');
+    }
+    return n;
+}
+
+int store_preset_list(Store *s, const char *engine, StorePreset **out)
+{
+    const char *p[1] = { engine };
+    int count;
+    PGresult *res = store_fetch_rows(s, &STMT[ST_PRESET_LIST], p, sizeof **out, (void **)out, &count);
+    if (!res)
+        return -1;
+    for (int i = 0; i < count; i++) {
+        StorePreset *ps = &(*out)[i];
+        memset(ps, 0, sizeof *ps);
+        store_text(res, i, 0, ps->engine, sizeof ps->engine);
+        store_text(res, i, 1, ps->name, sizeof ps->name);
+        ps->count = split_lines(PQgetvalue(res, i, 2), ps->settings, offsetof(StorePresetSetting, key),
+                                sizeof ps->settings[0].key);
+        split_lines(PQgetvalue(res, i, 3), ps->settings, offsetof(StorePresetSetting, value),
+                    sizeof ps->settings[0].value);
+        store_text(res, i, 4, ps->updated_by, sizeof ps->updated_by);
+        store_text(res, i, 5, ps->updated_at, sizeof ps->updated_at);
+    }
+    PQclear(res);
+    return count;
+}
+
+/* A boolean answer of one row: 1 (true), 0 or -1. */
+static int yes(PGresult *res)
+{
+    if (!res)
+        return -1;
+    int r = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+    PQclear(res);
+    return r;
+}
+
+int store_preset_set(Store *s, const StorePreset *ps, const char *actor)
+{
+    char *keys = malloc(STORE_PRESETS_MAX * (STORE_PRESET_KEY_MAX + 1) + 1);
+    char *values = malloc(STORE_PRESETS_MAX * (STORE_PRESET_VALUE_MAX + 1) + 1);
+    if (!keys || !values) {
+        free(keys);
+        free(values);
+        return -1;
+    }
+    size_t nk = 0, nv = 0;
+    keys[0] = values[0] = '\0';
+    for (int i = 0; i < ps->count && i < STORE_PRESETS_MAX; i++) {
+        nk += (size_t)sprintf(keys + nk, "%s%s", i ? "\n" : "", ps->settings[i].key);
+        nv += (size_t)sprintf(values + nv, "%s%s", i ? "\n" : "", ps->settings[i].value);
+    }
+    const char *p[5] = { ps->engine, ps->name, keys, values, actor };
+    int r = yes(store_run(s, &STMT[ST_PRESET_SET], p, PGRES_TUPLES_OK));
+    free(keys);
+    free(values);
+    return r;
+}
+
+int store_preset_remove(Store *s, const char *engine, const char *name, const char *actor)
+{
+    const char *p[3] = { engine, name, actor };
+    return yes(store_run(s, &STMT[ST_PRESET_REMOVE], p, PGRES_TUPLES_OK));
 }

@@ -51,4 +51,41 @@ typedef struct {
 /* The history of the engine named name, oldest first (at most 1000). Returns the count or -1; *out malloc'd. */
 int store_engine_history(Store *s, const char *name, StoreEngineChange **out);
 
+/*
+ * Presets (068_engine_presets.sql): named settings of new runs kept with an
+ * engine, xqf-tune's options without "--" (key) and their values as text,
+ * in the order given.  The store keeps what it is given: the caller
+ * checks a preset first (run_presets.h).
+ */
+enum { STORE_PRESET_NAME_MAX = 32, STORE_PRESET_KEY_MAX = 31, STORE_PRESET_VALUE_MAX = 255, STORE_PRESETS_MAX = 32 };
+
+typedef struct {
+    char key[STORE_PRESET_KEY_MAX + 1];       /* "tc", "max-pairs" */
+    char value[STORE_PRESET_VALUE_MAX + 1];   /* "10+0.1" */
+} StorePresetSetting;
+
+typedef struct {
+    char engine[ENGINE_NAME_MAX + 1];
+    char name[STORE_PRESET_NAME_MAX + 1];
+    int count;
+    StorePresetSetting settings[STORE_PRESETS_MAX];
+    char updated_by[STORE_NAME_MAX + 1];
+    char updated_at[32];                      /* "YYYY-MM-DD HH:MM:SS" UTC */
+} StorePreset;
+
+/*
+ * The presets of the engine named engine (NULL: of every engine), by
+ * engine id and name, each one's settings in key order (jsonb keeps no
+ * other).  Returns the count or -1; *out malloc'd (NULL when none).
+ */
+int store_preset_list(Store *s, const char *engine, StorePreset **out);
+/*
+ * Writes p (its engine, name and settings) whole, made or replaced, as
+ * actor's, with its line of the events log in the same statement
+ * (xqf_engine_preset_set).  1, 0 (no such engine) or -1.
+ */
+int store_preset_set(Store *s, const StorePreset *p, const char *actor);
+/* Removes the preset name of engine, with its line of the events log. 1, 0 (none such) or -1. */
+int store_preset_remove(Store *s, const char *engine, const char *name, const char *actor);
+
 #endif

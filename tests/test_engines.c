@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cluster_util.h"
@@ -300,4 +301,172 @@ Test(engines, only_an_operator_changes_them)
                       store_role(s), cases[i].sql, error);
         store_destroy(&s);
     }
+}
+
+/* The presets of engine as xqf-tune preset list prints them (one line each), into out. */
+static void preset_lines(const char *engine, char *out, size_t size)
+{
+    char args[128];
+    snprintf(args, sizeof args, "preset list %s", engine);
+    cr_assert_eq(tune(out, size, args), 0, "%s", args);
+}
+
+/* The number a query (psql, the fixture's database) answers. */
+static int64_t sql_count(const char *sql)
+{
+    char cmd[1024], out[64] = "";
+    snprintf(cmd, sizeof cmd, "psql -qAt '%s' -c \"%s\" 2>>'%s'", cu_fx.db, sql, cu_fx.logfile);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    cr_assert_eq(WEXITSTATUS(pclose(p)), 0, "%s", sql);
+    return strtoll(out, NULL, 10);
+}
+
+/* How many lines the events log has (web_audit), of action like pattern. */
+static int64_t events(const char *pattern)
+{
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM web_audit WHERE action LIKE '%s'", pattern);
+    return sql_count(sql);
+}
+
+/*
+ * Ours has its presets from the migration (STC, LTC, SMP, regression);
+ * preset set stores one after checking each value by its option's
+ * parsing, with the events log's line in the same statement; a second
+ * set replaces it whole; remove takes it out, logged too.
+ */
+Test(engines, presets_are_set_listed_and_removed_with_their_events)
+{
+    CU_REQUIRE_DB();
+    char out[8192];
+    preset_lines("xqf", out, sizeof out);
+    cr_assert_not_null(strstr(out, "xqf STC --alpha 0.05 --beta 0.05 --elo0 0 --elo1 5 --max-pairs 50000 --tc 10+0.1 "),
+                       "%s", out);
+    cr_assert_not_null(strstr(out, "xqf LTC "), "%s", out);
+    cr_assert_not_null(strstr(out, "xqf SMP ") && strstr(out, "--threads 8"), "%s", out);
+    cr_assert_not_null(strstr(out, "xqf regression --pairs 10000 --tc 60+0.6"), "%s", out);
+
+    int64_t set0 = events("engine preset set"), removed0 = events("engine preset remove");
+    cr_assert_eq(tune(out, sizeof out, "preset set xqf quick --tc 2+0.02 --elo1 3 max-pairs=400 resign-moves=0"), 0);
+    cr_assert_str_eq(out, "Preset: xqf quick\n");
+    cr_assert_eq(events("engine preset set"), set0 + 1, "set writes its line of the events log");
+    cr_assert_eq(sql_count("SELECT count(*) FROM web_audit WHERE action = 'engine preset set' AND detail = "
+                           "'xqf quick: tc=2+0.02 elo1=3 max-pairs=400 resign-moves=0' AND actor LIKE 'xqf-tune:%'"),
+                 1, "the line says the engine, the preset and its settings, and who set it");
+    StorePreset *ps = NULL;
+    int n = store_preset_list(cu_fx.store, "xqf", &ps);
+    cr_assert_eq(n, 5);
+    const StorePreset *q = NULL;
+    for (int i = 0; i < n; i++)
+        if (strcmp(ps[i].name, "quick") == 0)
+            q = &ps[i];
+    cr_assert_not_null(q);
+    cr_assert_eq(q->count, 4);
+    cr_assert(strcmp(q->settings[0].key, "elo1") == 0 && strcmp(q->settings[0].value, "3") == 0);
+    cr_assert(strcmp(q->settings[3].key, "tc") == 0 && strcmp(q->settings[3].value, "2+0.02") == 0);
+    free(ps);
+
+    /* set again: replaced whole, not merged */
+    cr_assert_eq(tune(out, sizeof out, "preset set xqf quick --nodes 5000"), 0);
+    preset_lines("xqf", out, sizeof out);
+    cr_assert_not_null(strstr(out, "xqf quick --nodes 5000  ("), "%s", out);
+    cr_assert_eq(events("engine preset set"), set0 + 2);
+
+    cr_assert_eq(tune(out, sizeof out, "preset remove xqf quick"), 0);
+    cr_assert_str_eq(out, "Removed: xqf quick\n");
+    cr_assert_eq(events("engine preset remove"), removed0 + 1, "remove writes its line of the events log");
+    preset_lines("xqf", out, sizeof out);
+    cr_assert_null(strstr(out, "quick"), "%s", out);
+    /* the log lists them as the engines' events */
+    cr_assert_eq(tune(out, sizeof out, "log --of engine"), 0);
+    cr_assert_not_null(strstr(out, "engine preset remove"), "%s", out);
+}
+
+/* A preset the rules refuse: its problem named, exit status 2, nothing stored and nothing logged. */
+Test(engines, bad_presets_are_refused_and_nothing_is_stored)
+{
+    CU_REQUIRE_DB();
+    char out[8192], before[8192], after[8192];
+    preset_lines("", before, sizeof before);
+    int64_t set0 = events("engine preset%");
+    const struct {
+        const char *args, *message;
+    } bad[] = {
+        { "preset set xqf Q --elo0 x", "--elo0: 'x' is not a number" },
+        { "preset set xqf Q elo0=x", "--elo0: 'x' is not a number" },
+        { "preset set xqf Q --max-pairs 0", "--max-pairs: '0'" },
+        { "preset set xqf Q --threads 1000", "--threads: '1000'" },
+        { "preset set xqf Q tc=abc", "--tc: 'abc' is not BASE+INC" },
+        { "preset set xqf Q --tc 10+x", "--tc: '10+x'" },
+        { "preset set xqf Q --tc 10+0.1 --nodes 500", "--tc and --nodes" },
+        { "preset set xqf Q --tc-base 5+0.05", "--tc-base (time odds) needs --tc" },
+        { "preset set xqf Q --book-format docx --tc 1+0.01", "--book-format: 'docx' is none of" },
+        { "preset set xqf Q --colour red", "unknown option '--colour'" },
+        { "preset set xqf Q colour=red", "--colour: not a setting a preset holds" },
+        { "preset set xqf Q gamma=0.1", "--gamma: not a setting a preset holds" },
+        { "preset set xqf Q tc=1+0.01 tc=2+0.02", "--tc given twice" },
+        { "preset set xqf Q --tc 1+0.01 tc=2+0.02", "--tc given twice" },
+        { "preset set xqf Q notavalue", "'notavalue' is no OPTION=VALUE" },
+        { "preset set xqf Q", "a preset has 1-32 settings" },
+        { "preset set xqf 'bad name' --tc 1+0.01", "a preset's name is 1-32 letters" },
+        { "preset set xqf Q -x", "'-x' is no OPTION=VALUE" },
+        { "preset set nosuch Q --tc 1+0.01", "no engine 'nosuch'" },
+        { "preset set xqf", "give the ENGINE and the preset's NAME" },
+        { "preset remove xqf nosuch", "engine 'xqf' has no preset 'nosuch'" },
+        { "preset list --tc 1+0.01", "takes no settings" },
+        { "preset drop xqf STC", "set, list or remove" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        truncate(cu_fx.logfile, 0);
+        cr_assert_eq(tune(out, sizeof out, bad[i].args), 2, "%s", bad[i].args);
+        cr_assert(log_says(bad[i].message), "%s: no message '%s'", bad[i].args, bad[i].message);
+        preset_lines("", after, sizeof after);
+        cr_assert_str_eq(after, before, "%s stored something", bad[i].args);
+        cr_assert_eq(events("engine preset%"), set0, "%s logged something", bad[i].args);
+    }
+}
+
+/* Only an operator sets or removes presets; the dashboard's role reads them (its forms and the engine's page). */
+Test(engines, only_an_operator_sets_presets)
+{
+    CU_REQUIRE_DB();
+    if (!cu_fx.roles)
+        cr_skip("the programs' login roles cannot be used on XQF_TEST_DB's cluster (ops/pg start makes them)");
+    char out[4096], args[1024];
+    const char *as[] = { cu_fx.db_coordinator, cu_fx.db_web };
+    for (size_t i = 0; i < sizeof as / sizeof as[0]; i++) {
+        truncate(cu_fx.logfile, 0);
+        snprintf(args, sizeof args, "preset set xqf Q --tc 1+0.01 --db '%s'", as[i]);
+        cr_assert_eq(tune(out, sizeof out, args), 2, "%s", args);
+        cr_assert(log_says("only an operator sets presets"), "%s", args);
+        snprintf(args, sizeof args, "preset remove xqf STC --db '%s'", as[i]);
+        cr_assert_eq(tune(out, sizeof out, args), 2, "%s", args);
+    }
+    const struct {
+        const char *conninfo, *sql;
+        bool ok;
+    } cases[] = {
+        { cu_fx.db_web, "SELECT count(*) FROM engine_presets", true },
+        { cu_fx.db_web, "DELETE FROM engine_presets", false },
+        { cu_fx.db_web, "SELECT xqf_engine_preset_remove('xqf', 'STC', 'me')", false },
+        { cu_fx.db_coordinator, "SELECT count(*) FROM engine_presets", false },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        Store *s = store_new(cases[i].conninfo);
+        cr_assert(s && store_connect(s) == 0, "cannot connect with %s", cases[i].conninfo);
+        char error[512] = "";
+        int rc = store_exec(s, cases[i].sql, error, sizeof error);
+        if (cases[i].ok)
+            cr_assert_eq(rc, 0, "%s: %s: %s", store_role(s), cases[i].sql, error);
+        else
+            cr_assert(rc == -1 && strncmp(error, "42501 ", 6) == 0, "%s: %s: not refused for privilege: %s",
+                      store_role(s), cases[i].sql, error);
+        store_destroy(&s);
+    }
+    StorePreset *ps = NULL;
+    cr_assert_eq(store_preset_list(cu_fx.store, "xqf", &ps), 4, "nothing changed");
+    free(ps);
 }

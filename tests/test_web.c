@@ -3453,3 +3453,138 @@ Test(web, progression_form_makes_a_run_per_ref_waiting_for_the_builder)
     cr_assert(strstr(r.body, "(not built yet)"), "v2 is not pinned yet");
     reply_free(&r);
 }
+
+/* The run's row (run_row) of each id is the first's. */
+static void same_rows(const int64_t *ids, int n, const char *what)
+{
+    static char first[8192], row[8192];
+    run_row(ids[0], first, sizeof first);
+    for (int i = 1; i < n; i++) {
+        run_row(ids[i], row, sizeof row);
+        cr_assert_str_eq(row, first, "%s: run %" PRId64 " is not run %" PRId64 "'s", what, ids[i], ids[0]);
+    }
+}
+
+/*
+ * An engine's preset (run_presets.h) fills the new-run form
+ * (?engine=xqf&preset=NAME), and the form posted with it makes the run
+ * xqf-tune's --preset makes, which is the run of the options typed: the
+ * book the preset names (not the server's), a field given beside it
+ * overriding its setting as an option typed does (a clock its clock), the
+ * SPRT's alpha kept out of an SPSA run.  An unknown preset is refused by
+ * both, naming the engine's presets; the engine's page lists them.
+ */
+Test(web, a_preset_fills_the_form_and_makes_xqf_tunes_run)
+{
+    CU_REQUIRE_DB();
+    char book[256], args[1024], out[4096];
+    snprintf(book, sizeof book, "/tmp/xqf-presets-%d.fen", (int)getpid());
+    FILE *f = fopen(book, "w");
+    cr_assert(f);
+    fputs("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1\n"
+          "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1\n", f);
+    fclose(f);
+    add_user("ada", "admin", "adminpass1");
+    start_web((const char *const[]){ "--book", BOOK, NULL });
+    char cookie[128], csrf[128];
+    login("ada", "adminpass1", cookie, csrf);
+    snprintf(args, sizeof args, "preset set xqf Q --tc 5+0.05 --tc-base 4+0.04 --elo0 -1 --elo1 4 --alpha 0.1 "
+                                "--max-pairs 300 --threads 2 --resign-moves 3 --draw-after 30 --pairs-per-task 4 "
+                                "--book '%s'", book);
+    cr_assert_eq(tune_all(out, sizeof out, args), 0, "%s", out);
+
+    /* the form filled from it */
+    Reply r = http("GET", "/new/sprt?engine=xqf&preset=Q", cookie, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    static const char *const FILLED[] = {
+        "name=\"tc\" value=\"5+0.05\"", "name=\"tc_base\" value=\"4+0.04\"", "name=\"elo0\" value=\"-1\"",
+        "name=\"elo1\" value=\"4\"", "name=\"alpha\" value=\"0.1\"", "name=\"beta\" value=\"0.05\"",
+        "name=\"threads\" value=\"2\"", "name=\"resign_moves\" value=\"3\"", "name=\"pairs_per_task\" value=\"4\"",
+        "type=\"hidden\" name=\"preset\" value=\"Q\"", "id=\"preset-notice\"", "<option selected value=\"Q\">",
+    };
+    for (size_t i = 0; i < sizeof FILLED / sizeof *FILLED; i++)
+        cr_assert(strstr(r.body, FILLED[i]), "the filled form lacks %s", FILLED[i]);
+    reply_free(&r);
+
+    /* the options typed, --preset with one overridden, the form with it and the same field */
+    snprintf(args, sizeof args, "sprt new --test NullR=2 --base '' --name p --tc 5+0.05 --tc-base 4+0.04 --elo0 -1 "
+                                "--elo1 2 --alpha 0.1 --max-pairs 300 --threads 2 --resign-moves 3 --draw-after 30 "
+                                "--pairs-per-task 4 --book '%s'", book);
+    int64_t ids[4];
+    ids[0] = cli_new(args);
+    ids[1] = cli_new("sprt new --preset Q --test NullR=2 --base '' --name p --elo1 2");
+    ids[2] = form_new("sprt", cookie, csrf, "preset=Q&engine=xqf&test=NullR%3D2&base=&name=p&elo1=2&tc=&nodes=&beta=0.05&priority=0", &r);
+    cr_assert_gt(ids[2], 0, "the form with a preset: %d %s", r.status, r.body ? r.body : "");
+    same_rows(ids, 3, "a preset");
+    StoreRun run;
+    load(ids[2], &run);
+    cr_assert(run.base_ms == 5000 && run.elo1 == 2 && run.max_pairs == 300, "the preset's, elo1 the field's");
+    /* their "create" lines say the preset (the typed run's says none) */
+    for (int i = 0; i < 3; i++) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd, "psql -qAt '%s' -c \"SELECT detail FROM web_audit WHERE run_id = %" PRId64
+                 " AND action = 'create'\"", cu_fx.db, ids[i]);
+        cr_assert_eq(cu_sh(out, sizeof out, cmd, cu_fx.logfile), 0);
+        cr_assert_str_eq(out, i ? "active; from preset Q of engine xqf\n" : "active\n", "run %d: %s", i, out);
+    }
+
+    /* fixed nodes typed beside a preset of a clock: nodes, neither of its clocks */
+    ids[0] = cli_new("sprt new --preset Q --test NullR=2 --base '' --name n --nodes 500");
+    ids[1] = form_new("sprt", cookie, csrf, "preset=Q&test=NullR%3D2&base=&name=n&nodes=500&beta=0.05&priority=0", &r);
+    cr_assert_gt(ids[1], 0, "%d %s", r.status, r.body ? r.body : "");
+    snprintf(args, sizeof args, "sprt new --test NullR=2 --base '' --name n --nodes 500 --elo0 -1 --elo1 4 --alpha 0.1 "
+                                "--max-pairs 300 --threads 2 --resign-moves 3 --draw-after 30 --pairs-per-task 4 "
+                                "--book '%s'", book);
+    ids[2] = cli_new(args);
+    same_rows(ids, 3, "nodes beside a preset of a clock");
+    load(ids[1], &run);
+    cr_assert(run.nodes == 500 && run.base_ms == 0 && run.base1_ms == 0);
+
+    /* an SPSA run takes the clock and the rest, not the SPRT's alpha (its --alpha is the schedule's) */
+    ids[0] = cli_new("spsa new --preset Q --params RookMg --pairs 10 --name s");
+    ids[1] = form_new("spsa", cookie, csrf, "preset=Q&params=RookMg&pairs=10&name=s&alpha=0.602&gamma=0.101&a_ratio=0.1&priority=0",
+                     &r);
+    cr_assert_gt(ids[1], 0, "%d %s", r.status, r.body ? r.body : "");
+    same_rows(ids, 2, "an SPSA run of a preset");
+    run_row(ids[1], out, sizeof out);
+    cr_assert(strstr(out, "\"settings\": {\"alpha\": 0.60"), "the SPSA schedule's default alpha: %s", out);
+
+    /* the other new commands: a games run takes its pairs, a data run and a chain's first run its clock */
+    ids[0] = cli_new("games new --preset regression --test NullR=2 --base '' --name g");
+    ids[1] = cli_new("games new --pairs 10000 --tc 60+0.6 --test NullR=2 --base '' --name g");
+    same_rows(ids, 2, "games new of a preset");
+    ids[0] = cli_new("data new --games 10 --preset STC --name d");
+    ids[1] = cli_new("data new --games 10 --tc 10+0.1 --name d");
+    same_rows(ids, 2, "data new of a preset");
+    /* SMP's threads are the engines': not chain new's --threads (its trainer's), which plays one */
+    ids[0] = cli_new("chain new --params RookMg --pairs 10 --preset SMP --then-sprt 0,5,1+0.01 --name c");
+    cr_assert_gt(ids[0], 0);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "psql -qAt '%s' -c \"SELECT base_ms, threads FROM runs WHERE id = (SELECT max(id) FROM "
+             "runs)\"", cu_fx.db);
+    cr_assert_eq(cu_sh(out, sizeof out, cmd, cu_fx.logfile), 0);
+    cr_assert_str_eq(out, "5000|1\n", "the chain's first run: SMP's clock, one thread");
+
+    /* an unknown preset: refused by both, naming the engine's presets; nothing made */
+    int64_t before = cli_new("sprt new --test NullR=2 --base '' --nodes 100");
+    cr_assert_eq(tune_all(out, sizeof out, "sprt new --preset NOPE --test NullR=2 --base ''"), 2);
+    cr_assert(strstr(out, "engine xqf has no preset 'NOPE' (its presets: LTC, Q, SMP, STC, regression"), "%s", out);
+    r = http("GET", "/new/sprt?preset=NOPE", cookie, NULL);
+    cr_assert_eq(r.status, 400);
+    cr_assert(strstr(r.body, "engine xqf has no preset &#39;NOPE&#39; (its presets: LTC, Q, SMP, STC, regression)"),
+              "%s", r.body);
+    reply_free(&r);
+    cr_assert_eq(form_new("sprt", cookie, csrf, "preset=NOPE&test=NullR%3D2&base=&nodes=100&elo0=0&elo1=5&alpha=0.05&beta=0.05&max_pairs=9&priority=0&pairs_per_task=8", &r), 0);
+    cr_assert_eq(r.status, 400);
+    reply_free(&r);
+    cr_assert_eq(cli_new("sprt new --test NullR=2 --base '' --nodes 100"), before + 1, "nothing made between");
+
+    /* the engine's page: each preset's settings, and the forms it fills */
+    r = http("GET", "/engines/xqf", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.body, "id=\"presets\"") && strstr(r.body, "<tr id=\"preset-STC\"><td>STC</td>"), "%s", r.body);
+    cr_assert(strstr(r.body, "--max-pairs 50000 --tc 10+0.1"), "%s", r.body);
+    cr_assert(strstr(r.body, "href=\"/new/sprt?engine=xqf&amp;preset=STC\""), "%s", r.body);
+    reply_free(&r);
+    unlink(book);
+}

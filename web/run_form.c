@@ -11,6 +11,7 @@
 
 #include "param_set.h"
 #include "params.h"
+#include "run_presets.h"
 #include "run_rules.h"
 #include "store_builds.h"
 
@@ -286,5 +287,91 @@ void run_form_chain(Store *s, const Form *f, const RunSpec *first, RunChainSpec 
         }
         p += len;
         p += strspn(p, "\r\n");
+    }
+}
+
+/* Whether the form gives a value to the field of a preset's key (the preset's setting is then overridden). */
+static bool form_typed(const char *key, void *ctx)
+{
+    char name[FORM_NAME_MAX + 1];
+    run_preset_field(key, name, sizeof name);
+    const char *v = form_get(ctx, name);
+    return v && *v;
+}
+
+/* Sets field name of f to value (replacing an empty one, else added). 0, or -1 (no room, out of memory). */
+static int form_put(Form *f, const char *name, const char *value)
+{
+    int i = 0;
+    while (i < f->count && strcmp(f->name[i], name) != 0)
+        i++;
+    if (i == f->count && f->count == FORM_FIELDS_MAX)
+        return -1;
+    char *v = strdup(value);
+    if (!v)
+        return -1;
+    if (i == f->count)
+        snprintf(f->name[f->count++], sizeof f->name[0], "%s", name);
+    else
+        free(f->value[i]);
+    f->value[i] = v;
+    return 0;
+}
+
+int run_form_preset(Store *s, const Form *f, RunKindId kind, Form *merged, StorePreset *p, Errors *er)
+{
+    const char *name = form_get(f, "preset"), *engine = form_get(f, "engine");
+    if (!name || !*name)
+        return 0;
+    const RunKind *k = run_kind_get(kind);
+    /* a kind without an engine field plays ours (data new has no --engine) */
+    if (!engine || !*engine || (!k->two_sides && !k->spsa))
+        engine = RUN_OUR_ENGINE;
+    StorePreset *ps = NULL;
+    int n = store_preset_list(s, engine, &ps);
+    const StorePreset *found = n > 0 ? run_preset_find(ps, n, name) : NULL;
+    char why[720];
+    if (n < 0)
+        field_error(er, "preset", "%s", "the presets cannot be read now");
+    else if (!found) {
+        char names[400];
+        run_preset_names(ps, n, names, sizeof names);
+        snprintf(why, sizeof why, "engine %.64s has no preset '%.40s' (its presets: %s)", engine, name, names);
+        field_error(er, "preset", "%s", why);
+    } else
+        *p = *found;
+    free(ps);
+    if (!found)
+        return -1;
+    memset(merged, 0, sizeof *merged);
+    int failed = 0;
+    for (int i = 0; i < f->count && !failed; i++)
+        failed = form_put(merged, f->name[i], f->value[i]);
+    for (int i = 0; i < p->count && !failed; i++) {
+        const char *key = p->settings[i].key;
+        char field_name[FORM_NAME_MAX + 1];
+        if (!run_preset_applies(key, kind) || run_preset_is_book(key) || run_preset_displaced(key, form_typed, (void *)f))
+            continue;
+        run_preset_field(key, field_name, sizeof field_name);
+        failed = form_put(merged, field_name, p->settings[i].value);
+    }
+    if (failed) {
+        form_free(merged);
+        field_error(er, "preset", "%s", "the form with the preset's settings is too large");
+        return -1;
+    }
+    return 1;
+}
+
+void run_form_preset_book(const StorePreset *p, RunSpec *sp)
+{
+    for (int i = 0; i < p->count; i++) {
+        const char *key = p->settings[i].key, *v = p->settings[i].value;
+        if (strcmp(key, "book") == 0)
+            sp->book = v;
+        else if (strcmp(key, "book-format") == 0)
+            sp->book_format = v;
+        else if (strcmp(key, "book-plies") == 0)
+            sp->book_plies = atoi(v);    /* checked against its bounds when the preset was set */
     }
 }

@@ -314,9 +314,16 @@ static void create_run(Web *w, Store *s, const WebRequest *rq, RunKindId kind, b
         web_error(rs, 500, "out of memory");
         return;
     }
-    run_form_spec(s, rq->form, &spec, params, &er);
+    /* a preset named: its settings in the fields the form leaves empty, as xqf-tune's --preset gives them */
+    Form filled;
+    StorePreset *preset = malloc(sizeof *preset);
+    int got = preset ? run_form_preset(s, rq->form, kind, &filled, preset, &er) : -1;
+    const Form *f = got == 1 ? &filled : rq->form;
+    if (!preset)
+        field_error(&er, "preset", "%s", "out of memory");
+    run_form_spec(s, f, &spec, params, &er);
     if (chain)
-        run_form_chain(s, rq->form, &spec, stages, &er);
+        run_form_chain(s, f, &spec, stages, &er);
     /* the rules beyond each field's range: the run service's (the same words as xqf-tune's), each field once */
     RunProblem problem, found[8];
     int nfound = run_problems(&spec, found, 8);
@@ -330,13 +337,20 @@ static void create_run(Web *w, Store *s, const WebRequest *rq, RunKindId kind, b
             field_error(&er, found[i].field, "%s", found[i].why);
     }
     if (er.n) {
-        rs->status = page_new_run(s, kind, chain, rq->form, er.e, er.n, u, &rs->body);
+        rs->status = page_new_run(s, kind, chain, f, er.e, er.n, u, &rs->body);
+        if (got == 1)
+            form_free(&filled);
+        free(preset);
         free(params);
         free(stages);
         return;
     }
     int64_t id = 0;
     spec.book = w->cfg.book;
+    if (got == 1) {
+        run_form_preset_book(preset, &spec);
+        spec.preset = preset->name;
+    }
     spec.owner = spec.actor = u->name;
     spec.pending = !session_is(u, "admin");
     /*
@@ -361,7 +375,7 @@ static void create_run(Web *w, Store *s, const WebRequest *rq, RunKindId kind, b
         web_error(rs, 429, why);
     } else if (status == RUN_BAD) {
         field_error(&er, problem.field, "%s", problem.why);
-        rs->status = page_new_run(s, kind, chain, rq->form, er.e, er.n, u, &rs->body);
+        rs->status = page_new_run(s, kind, chain, f, er.e, er.n, u, &rs->body);
     } else if (status != RUN_OK)
         web_error(rs, 503, "the run could not be created (the database failed)");
     else if (chain) {
@@ -372,6 +386,9 @@ static void create_run(Web *w, Store *s, const WebRequest *rq, RunKindId kind, b
         rs->status = 303;
         snprintf(rs->location, sizeof rs->location, "/runs/%" PRId64, id);
     }
+    if (got == 1)
+        form_free(&filled);
+    free(preset);
     free(params);
     free(stages);
 }
@@ -1001,10 +1018,29 @@ static void get_login(Call *c) { login_page(c->w, c->rq, NULL, c->u, c->rs); }
 
 static void get_users(Call *c) { c->rs->status = page_users(NULL, NULL, 0, NULL, c->u, &c->rs->body); }
 
-static void get_new_run(Call *c)
+/*
+ * A new run's form, or a chain's (its first run of kind): filled from the
+ * preset the query names (?engine=NAME&preset=NAME: run_form_preset), its
+ * fields given in the query kept; an unknown preset is the form with its
+ * message (400).
+ */
+static void new_run_form(Call *c, RunKindId kind, bool chain)
 {
-    c->rs->status = page_new_run(c->s, c->rt->run_kind, false, NULL, NULL, 0, c->u, &c->rs->body);
+    Errors er = { .n = 0 };
+    Form filled;
+    StorePreset *p = malloc(sizeof *p);
+    int got = p ? run_form_preset(c->s, c->rq->query, kind, &filled, p, &er) : -1;
+    if (!p)
+        web_error(c->rs, 500, "out of memory");
+    else
+        c->rs->status = page_new_run(c->s, kind, chain, got == 1 ? &filled : got < 0 ? c->rq->query : NULL, er.e,
+                                     er.n, c->u, &c->rs->body);
+    if (got == 1)
+        form_free(&filled);
+    free(p);
 }
+
+static void get_new_run(Call *c) { new_run_form(c, c->rt->run_kind, false); }
 
 /* A chain's first run: an SPSA run, or with first=data (the query's, the form's) a data run. */
 static RunKindId chain_first(const Form *f)
@@ -1013,10 +1049,7 @@ static RunKindId chain_first(const Form *f)
     return first && strcmp(first, run_kind_get(RUN_KIND_DATA)->name) == 0 ? RUN_KIND_DATA : RUN_KIND_SPSA;
 }
 
-static void get_new_chain(Call *c)
-{
-    c->rs->status = page_new_run(c->s, chain_first(c->rq->query), true, NULL, NULL, 0, c->u, &c->rs->body);
-}
+static void get_new_chain(Call *c) { new_run_form(c, chain_first(c->rq->query), true); }
 
 /* An event stream (http.c streams it): of one run (that must exist), or of every run. */
 static void get_events(Call *c)

@@ -1125,6 +1125,50 @@ END $$;
 
 
 --
+-- Name: xqf_engine_preset_remove(text, text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xqf_engine_preset_remove(p_engine text, p_name text, p_actor text) RETURNS boolean
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    WITH p AS (
+    DELETE FROM engine_presets p USING engines e
+     WHERE e.id = p.engine_id AND e.name = p_engine AND p.name = p_name
+    RETURNING p.settings),
+    logged AS (
+    INSERT INTO web_audit (actor, action, detail)
+    SELECT p_actor, 'engine preset remove', p_engine || ' ' || p_name || ' (was ' || p.settings::text || ')' FROM p)
+    SELECT EXISTS (SELECT 1 FROM p)
+$$;
+
+
+--
+-- Name: xqf_engine_preset_set(text, text, text[], text[], text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.xqf_engine_preset_set(p_engine text, p_name text, p_keys text[], p_values text[], p_actor text) RETURNS boolean
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    WITH p AS (
+    INSERT INTO engine_presets (engine_id, name, settings, updated_by)
+    SELECT id, p_name, jsonb_object(p_keys, p_values), p_actor FROM engines WHERE name = p_engine
+    ON CONFLICT (engine_id, name) DO UPDATE
+        SET settings = EXCLUDED.settings, updated_by = EXCLUDED.updated_by, updated_at = now()
+    RETURNING 1),
+    logged AS (
+    INSERT INTO web_audit (actor, action, detail)
+    SELECT p_actor, 'engine preset set',
+           p_engine || ' ' || p_name || ': ' ||
+           coalesce((SELECT string_agg(k || '=' || v, ' ' ORDER BY i)
+                       FROM unnest(p_keys, p_values) WITH ORDINALITY AS u(k, v, i)), '')
+      FROM p)
+    SELECT EXISTS (SELECT 1 FROM p)
+$$;
+
+
+--
 -- Name: xqf_expire_given(bigint[], bigint[]); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -2318,6 +2362,21 @@ ALTER SEQUENCE public.engine_history_id_seq OWNED BY public.engine_history.id;
 
 
 --
+-- Name: engine_presets; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.engine_presets (
+    engine_id bigint NOT NULL,
+    name text NOT NULL,
+    settings jsonb NOT NULL,
+    updated_by text NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT engine_presets_name_check CHECK ((name ~ '^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$'::text)),
+    CONSTRAINT engine_presets_settings_check CHECK ((jsonb_typeof(settings) = 'object'::text))
+);
+
+
+--
 -- Name: engines; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -3302,6 +3361,14 @@ ALTER TABLE ONLY public.engine_history
 
 
 --
+-- Name: engine_presets engine_presets_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.engine_presets
+    ADD CONSTRAINT engine_presets_pkey PRIMARY KEY (engine_id, name);
+
+
+--
 -- Name: engines engines_name_key; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -3912,6 +3979,14 @@ ALTER TABLE ONLY public.engine_history
 
 
 --
+-- Name: engine_presets engine_presets_engine_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.engine_presets
+    ADD CONSTRAINT engine_presets_engine_id_fkey FOREIGN KEY (engine_id) REFERENCES public.engines(id) ON DELETE CASCADE;
+
+
+--
 -- Name: games games_fen_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -4274,6 +4349,20 @@ GRANT ALL ON FUNCTION public.xqf_engine_add(p_name text, p_repo text, p_build te
 
 
 --
+-- Name: FUNCTION xqf_engine_preset_remove(p_engine text, p_name text, p_actor text); Type: ACL; Schema: public; Owner: -
+--
+
+REVOKE ALL ON FUNCTION public.xqf_engine_preset_remove(p_engine text, p_name text, p_actor text) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION xqf_engine_preset_set(p_engine text, p_name text, p_keys text[], p_values text[], p_actor text); Type: ACL; Schema: public; Owner: -
+--
+
+REVOKE ALL ON FUNCTION public.xqf_engine_preset_set(p_engine text, p_name text, p_keys text[], p_values text[], p_actor text) FROM PUBLIC;
+
+
+--
 -- Name: FUNCTION xqf_modify_run(p_run bigint, p_actor text, p_priority integer, p_throughput integer, p_max_pairs bigint, p_extend bigint); Type: ACL; Schema: public; Owner: -
 --
 
@@ -4553,6 +4642,13 @@ GRANT USAGE ON SEQUENCE public.engine_builds_id_seq TO xqf_builder;
 --
 
 GRANT SELECT ON TABLE public.engine_history TO xqf_web;
+
+
+--
+-- Name: TABLE engine_presets; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT ON TABLE public.engine_presets TO xqf_web;
 
 
 --

@@ -134,6 +134,17 @@ int cli_open_db(const Opts *o, Store **out)
     return CLI_OK;
 }
 
+int cli_open_operator(const Opts *o, const char *command, const char *does, Store **out)
+{
+    int status = cli_open_db(o, out);
+    if (status == CLI_OK && !store_owns_schema(*out)) {
+        status = cli_fail(CLI_USAGE, "%s: only an operator %s: this connection's role %s does not own the schema "
+                          "(connect as its owner)", command, does, store_role(*out));
+        store_destroy(out);
+    }
+    return status;
+}
+
 int cli_run_id(const Opts *o, int64_t *id)
 {
     if (o->npositional < 1)

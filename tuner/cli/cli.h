@@ -46,11 +46,19 @@ const char *cli_last_error(void);
 
 /* The --db option of every database command. */
 #define CLI_DB_OPTION { "--db", OPT_TEXT, "CONNINFO", NULL, .help = "libpq connection string (default: $XQF_DB)" }
+/* --preset of every new command (cli_parse_preset). */
+#define CLI_PRESET_OPTION { "--preset", OPT_TEXT, "NAME", NULL, .help = "the engine's preset of settings (xqf-tune preset list); an option typed overrides it" }
 
 /* Parses a command's options (opts.h). CLI_GO to go on, else the exit status to end with (help: 0). */
 int cli_parse(Opts *o, const OptTable *t, int argc, char **argv);
 /* Opens the database of --db or $XQF_DB into *out: CLI_OK, CLI_USAGE (none given) or CLI_FAIL (unreachable). */
 int cli_open_db(const Opts *o, Store **out);
+/*
+ * Opens the database for a change only an operator makes (a role that
+ * owns the schema, as xqf-tune connects for build, net add and user):
+ * else "COMMAND: only an operator DOES: ..." and CLI_USAGE.  Exit status.
+ */
+int cli_open_operator(const Opts *o, const char *command, const char *does, Store **out);
 /* The RUN argument (the first positional): a positive run id. CLI_OK or CLI_USAGE. */
 int cli_run_id(const Opts *o, int64_t *id);
 /* Loads a run (without its book): CLI_OK, or CLI_FAIL when there is none or it cannot be read. */
@@ -286,6 +294,19 @@ int tune_cmd_purge(int argc, char **argv);
 int tune_cmd_audit(int argc, char **argv);
 int tune_cmd_net(int argc, char **argv);
 int tune_cmd_engine(int argc, char **argv);
+int tune_cmd_preset(int argc, char **argv);
+/*
+ * --preset NAME of a new command, whose options o were parsed from
+ * argv[0..argc) against its table t: the preset of the command's --engine
+ * (xqf without one) read, and o parsed again from argv's arguments
+ * followed by each of the preset's settings that a run of kind takes
+ * (run_presets.h: run_preset_applies), that t has, and that the options
+ * typed leave (run_preset_displaced: what is typed overrides the preset).
+ * *held is what o then points into (free it after o; NULL without
+ * --preset, o left as it was).  An unknown preset is CLI_USAGE, naming the
+ * engine's presets.  CLI_GO to go on, else the exit status.
+ */
+int cli_parse_preset(Opts *o, const OptTable *t, int argc, char **argv, RunKindId kind, char ***held);
 /* A run's workers: games, crashes, time losses, illegal moves, disconnects, residual, flags (show). Exit status. */
 int cli_show_workers(Store *s, int64_t run);
 /* data export and data stats RUN (data.c), their options parsed and checked by data's command (create.c). */

@@ -36,6 +36,7 @@
     RULE_NODES,                                                                                                \
     RUN_BOOK_OPTIONS,                                                                                          \
     { "--name", OPT_TEXT, "TEXT", "", .help = "a label" },                                                     \
+    CLI_PRESET_OPTION,                                                                                         \
     RUN_SETTINGS_EVERY_KIND(RUN_SETTING_OPTION)                                                                \
     CLI_DB_OPTION
 
@@ -125,6 +126,7 @@ static int new_run_spec(const Opts *o, RunSpec *sp, bool fixed_depth)
         sp->ref_nps = opts_int(o, "--ref-nps");
     read_every_kind_settings(o, sp);
     sp->name = opts_text(o, "--name");
+    sp->preset = opts_text(o, "--preset");
     sp->book = opts_text(o, "--book");
     sp->book_format = opts_text(o, "--book-format");
     sp->book_plies = (int)opts_int(o, "--book-plies");
@@ -438,12 +440,14 @@ static int make_spsa(const Opts *o, RunSpec *spec, void *ctx)
 static int spsa_cmd(int argc, char **argv)
 {
     Opts o;
+    char **held = NULL;
     int status = cli_parse(&o, &SPSA_TABLE, argc - 1, argv + 1);
-    if (status != CLI_GO)
-        return status;
-    if ((status = check_new(&o, "spsa")) != CLI_OK)
-        return status;
-    return spsa_run(&o, "spsa", make_spsa, NULL);
+    if (status == CLI_GO)
+        status = cli_parse_preset(&o, &SPSA_TABLE, argc - 1, argv + 1, RUN_KIND_SPSA, &held);
+    if (status == CLI_GO && (status = check_new(&o, "spsa")) == CLI_OK)
+        status = spsa_run(&o, "spsa", make_spsa, NULL);
+    free(held);
+    return status;
 }
 
 /* ---- chain new ------------------------------------------------------------------ */
@@ -652,7 +656,16 @@ int tune_cmd_chain(int argc, char **argv)
     }
     if (which == 0 && o.npositional)
         return cli_fail(CLI_USAGE, "chain new: no argument, options only");
-    return which == 0 ? chain_new(&o) : which == 1 ? cli_chain_show(&o) : which == 2 ? cli_chain_list(&o)
+    if (which == 0) {
+        char **held = NULL;
+        RunKindId first = opts_given(&o, "--data-games") ? RUN_KIND_DATA : RUN_KIND_SPSA;
+        status = cli_parse_preset(&o, &CHAIN_TABLE, argc - 2, argv + 2, first, &held);
+        if (status == CLI_GO)
+            status = chain_new(&o);
+        free(held);
+        return status;
+    }
+    return which == 1 ? cli_chain_show(&o) : which == 2 ? cli_chain_list(&o)
          : which == 3 ? cli_chain_advance(&o) : cli_chain_stop(&o);
 }
 
@@ -837,15 +850,28 @@ static int check_engine_nets(const Opts *o, const RunSpec *sp)
  * two sides (sets, builds, time odds) and the run; a kind with SPRT
  * bounds reads them, one without plays --pairs.  Exit status.
  */
+static int two_sides_run(Opts *o, RunKindId kind);
+
 static int two_sides_new(int argc, char **argv, const OptTable *table, RunKindId kind)
 {
     Opts o;
+    char **held = NULL;
+    int status = cli_parse(&o, table, argc - 1, argv + 1);
+    if (status == CLI_GO)
+        status = cli_parse_preset(&o, table, argc - 1, argv + 1, kind, &held);
+    if (status == CLI_GO)
+        status = two_sides_run(&o, kind);
+    free(held);
+    return status;
+}
+
+static int two_sides_run(Opts *op, RunKindId kind)
+{
+    Opts o = *op;
     const RunKind *k = run_kind_get(kind);
     const char *command = k->name;
     bool games = !k->sprt;
-    int status = cli_parse(&o, table, argc - 1, argv + 1);
-    if (status != CLI_GO)
-        return status;
+    int status;
     if ((status = check_new(&o, command)) != CLI_OK)
         return status;
     for (int i = 0; i < 2; i++)
@@ -1154,7 +1180,15 @@ static int data_cmd(int argc, char **argv)
         return cli_fail(CLI_USAGE, "data %s: one RUN at most (see xqf-tune data --help)", sub);
     if ((status = data_only(&o, sub, files)) != CLI_OK)
         return status;
-    return which == 0 ? data_new(&o) : which == 1 ? cli_data_export(&o) : which == 3 ? cli_data_merge(&o)
+    if (which == 0) {
+        char **held = NULL;
+        status = cli_parse_preset(&o, &DATA_TABLE, argc - 2, argv + 2, RUN_KIND_DATA, &held);
+        if (status == CLI_GO)
+            status = data_new(&o);
+        free(held);
+        return status;
+    }
+    return which == 1 ? cli_data_export(&o) : which == 3 ? cli_data_merge(&o)
          : files ? cli_data_file_stats(&o) : cli_data_stats(&o);
 }
 

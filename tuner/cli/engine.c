@@ -177,20 +177,12 @@ static int apply(const Opts *o, EngineRecord *e)
     return engine_record_check(e, why, sizeof why) ? CLI_OK : cli_fail(CLI_USAGE, "%s", why);
 }
 
-/*
- * Opens the database for a change of the engines: only an operator (a role
- * that owns the schema, as xqf-tune connects for build, net add and user)
- * may make one.  Exit status.
- */
+/* The database for a change of the engines: an operator's (cli_open_operator). Exit status. */
 static int open_as_operator(const Opts *o, const char *verb, Store **s)
 {
-    int status = cli_open_db(o, s);
-    if (status == CLI_OK && !store_owns_schema(*s)) {
-        status = cli_fail(CLI_USAGE, "engine %s: only an operator adds or changes engines: this connection's "
-                          "role %s does not own the schema (connect as its owner)", verb, store_role(*s));
-        store_destroy(s);
-    }
-    return status;
+    char what[32];
+    snprintf(what, sizeof what, "engine %s", verb);
+    return cli_open_operator(o, what, "adds or changes engines", s);
 }
 
 /* A value of the history as shown: "none" for an empty one (a NULL column, an option the engine lacks). */

@@ -42,6 +42,7 @@ static const OptSpec GAUNTLET_OPTIONS[] = {
     RULE_NODES,
     RUN_BOOK_OPTIONS,
     { "--name", OPT_TEXT, "TEXT", NULL, .help = "new: the gauntlet's name (default: gauntlet ENGINE@REF, or its build or set)" },
+    { "--preset", OPT_TEXT, "NAME", NULL, .help = "new: the engine's preset of settings (xqf-tune preset list); an option typed overrides it" },
     RUN_SETTINGS_EVERY_KIND(RUN_SETTING_OPTION)
     GAME_OPTIONS,
     CLI_DB_OPTION,
@@ -369,8 +370,15 @@ int tune_cmd_gauntlet(int argc, char **argv)
     if (status != CLI_GO)
         return status;
     const char *sub = o.npositional > 0 ? o.positional[0] : "";
-    if (strcmp(sub, "new") == 0 && o.npositional == 1)
-        return gauntlet_new(&o);
+    if (strcmp(sub, "new") == 0 && o.npositional == 1) {
+        /* each run is a games run: a preset gives what games new would take of it */
+        char **held = NULL;
+        status = cli_parse_preset(&o, &GAUNTLET_TABLE, argc - 1, argv + 1, RUN_KIND_GAMES, &held);
+        if (status == CLI_GO)
+            status = gauntlet_new(&o);
+        free(held);
+        return status;
+    }
     if (strcmp(sub, "show") == 0)
         return gauntlet_show(&o);
     return cli_fail(CLI_USAGE, "gauntlet: the subcommands are 'new' and 'show' (see xqf-tune gauntlet --help)");

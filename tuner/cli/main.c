@@ -46,6 +46,7 @@ static const Command COMMANDS[] = {
     { "build", "a tuned xqf-engine: the run's export compiled in, bench, recorded", tune_cmd_build },
     { "net", "net add|list|show: nets (NNUE weights) registered, signed, for runs to name", tune_cmd_net },
     { "engine", "engine add|list|show|modify: the engines built, benched and played (ours: xqf)", tune_cmd_engine },
+    { "preset", "preset set|list|remove: an engine's named settings of new runs (STC, LTC, SMP), for --preset", tune_cmd_preset },
     { "pgn", "a run's stored games as PGN (by task or worker)", tune_cmd_pgn },
     { "purge", "take a worker's results out of an SPRT", tune_cmd_purge },
     { "audit", "search a run's games again: flags workers whose moves the engine does not choose", tune_cmd_audit },

@@ -10,6 +10,7 @@
 
 #include "engine_record.h"
 #include "run_service.h"
+#include "run_kind.h"
 #include "store_engines.h"
 
 /* ---- engines ------------------------------------------------------------------------- */
@@ -135,6 +136,51 @@ int page_engines(Store *s, const Form *values, const FieldError *errors, int ner
     return nerrors ? 400 : 200;
 }
 
+/*
+ * The engine's presets (run_presets.h): each one's settings as xqf-tune's
+ * options, who set it, and a new SPRT or games run filled from it.
+ */
+static void presets(Buf *b, const EngineRecord *e, const StorePreset *ps, int n)
+{
+    buf_puts(b, "<h2>Presets</h2>\n");
+    if (n == 0) {
+        buf_puts(b, "<p>None (<code>xqf-tune preset set</code> makes one).</p>\n");
+        return;
+    }
+    buf_puts(b, "<table class=\"runs\" id=\"presets\"><thead><tr><th>Preset</th><th>Settings</th><th>Set by</th>"
+                "<th>When (UTC)</th><th>New run</th></tr></thead><tbody>\n");
+    for (int i = 0; i < n; i++) {
+        buf_puts(b, "<tr id=\"preset-");
+        buf_html(b, ps[i].name);
+        buf_puts(b, "\"><td>");
+        buf_html(b, ps[i].name);
+        buf_puts(b, "</td><td><code>");
+        for (int j = 0; j < ps[i].count; j++) {
+            buf_printf(b, "%s--", j ? " " : "");
+            buf_html(b, ps[i].settings[j].key);
+            buf_puts(b, " ");
+            buf_html(b, ps[i].settings[j].value);
+        }
+        buf_puts(b, "</code></td><td>");
+        buf_html(b, ps[i].updated_by);
+        buf_puts(b, "</td><td>");
+        buf_html(b, ps[i].updated_at);
+        buf_puts(b, "</td><td>");
+        /* names of engine_record.h's letters and of run_presets.h's: only an engine's '+' is escaped in a query */
+        for (int k = 0; k < 2; k++) {
+            const char *kind = run_kind_get(k ? RUN_KIND_GAMES : RUN_KIND_SPRT)->name;
+            buf_printf(b, "%s<a href=\"/new/%s?engine=", k ? " " : "", kind);
+            for (const char *c = e->name; *c; c++)
+                buf_printf(b, *c == '+' ? "%%2B" : "%c", *c);
+            buf_puts(b, "&amp;preset=");
+            buf_html(b, ps[i].name);
+            buf_printf(b, "\">%s</a>", kind);
+        }
+        buf_puts(b, "</td></tr>\n");
+    }
+    buf_puts(b, "</tbody></table>\n");
+}
+
 int page_engine(const PageIn *in, Buf *b)
 {
     Store *s = in->s;
@@ -144,8 +190,11 @@ int page_engine(const PageIn *in, Buf *b)
     StoreEngineChange *h = NULL;
     int found = store_engine_load(s, name, &e);
     int nh = found == 1 ? store_engine_history(s, name, &h) : 0;
-    if (found < 0 || nh < 0) {
+    StorePreset *ps = NULL;
+    int np = found == 1 ? store_preset_list(s, name, &ps) : 0;
+    if (found < 0 || nh < 0 || np < 0) {
         free(h);
+        free(ps);
         page_error(b, 503, "the engine cannot be read now");
         return 503;
     }
@@ -162,7 +211,10 @@ int page_engine(const PageIn *in, Buf *b)
     buf_html(b, e.name);
     buf_puts(b, "</h1>\n<table class=\"kv\" id=\"engine\">\n");
     engine_rows(b, &e);
-    buf_puts(b, "</table>\n<h2>Changes</h2>\n");
+    buf_puts(b, "</table>\n");
+    presets(b, &e, ps, np);
+    free(ps);
+    buf_puts(b, "<h2>Changes</h2>\n");
     if (nh == 0)
         buf_puts(b, "<p>None since it was added (<code>xqf-tune engine modify</code> changes a record).</p>\n");
     else

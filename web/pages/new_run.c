@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "run_kind.h"
+#include "run_presets.h"
 #include "run_service.h"
 #include "run_settings.h"
 #include "store_engines.h"
@@ -117,6 +118,48 @@ static void chain_fields(FormOut *fo, const RunKind *first)
     field(fo, "sprt_max_pairs", "SPRTs' max pairs", "50000", NULL);
 }
 
+/*
+ * The preset picker: a form of its own (GET, so that no CSRF token goes
+ * into a URL) that reloads this one filled from the preset chosen of the
+ * engine named (?engine=NAME&preset=NAME), the kinds without an engine
+ * field taking ours'.  Its fields: the engine (where the kind names one),
+ * a choice of that engine's presets with their settings.
+ */
+static void preset_picker(Buf *b, const RunKind *k, bool chain, bool named_engine, const char *engine,
+                          const char *chosen, const StorePreset *ps, int n)
+{
+    if (chain)
+        buf_printf(b, "<form method=\"get\" action=\"/new/chain\" class=\"new preset\" id=\"preset\">"
+                      "<input type=\"hidden\" name=\"first\" value=\"%s\">", k->name);
+    else
+        buf_printf(b, "<form method=\"get\" action=\"/new/%s\" class=\"new preset\" id=\"preset\">", k->name);
+    buf_puts(b, "<div class=\"field\"><label for=\"p-preset\">Preset</label><span>");
+    if (named_engine) {
+        buf_puts(b, "<input id=\"p-engine\" name=\"engine\" size=\"10\" list=\"engines\" value=\"");
+        buf_html(b, engine);
+        buf_puts(b, "\"> ");
+    }
+    buf_puts(b, "<select id=\"p-preset\" name=\"preset\"><option value=\"\">none</option>");
+    for (int i = 0; i < n; i++) {
+        buf_printf(b, "<option%s value=\"", chosen && strcmp(chosen, ps[i].name) == 0 ? " selected" : "");
+        buf_html(b, ps[i].name);
+        buf_puts(b, "\">");
+        buf_html(b, ps[i].name);
+        buf_puts(b, ":");
+        for (int j = 0; j < ps[i].count; j++) {
+            buf_puts(b, " ");
+            buf_html(b, ps[i].settings[j].key);
+            buf_puts(b, "=");
+            buf_html(b, ps[i].settings[j].value);
+        }
+        buf_puts(b, "</option>");
+    }
+    buf_puts(b, "</select> <button>Fill</button></span><small>the engine's named settings (<a href=\"/engines/");
+    buf_html(b, engine);
+    buf_puts(b, "\">its page</a>): the fields below are filled from it, and a field changed overrides it</small>"
+                "</div></form>\n");
+}
+
 int page_new_run(Store *s, RunKindId kind, bool chain, const Form *values, const FieldError *errors, int nerrors,
                  const Session *u, Buf *b)
 {
@@ -144,6 +187,13 @@ int page_new_run(Store *s, RunKindId kind, bool chain, const Form *values, const
         buf_puts(&form, "</datalist>\n");
     }
     free(engines);
+    /* the presets of the engine the values name (ours when none, or for a kind without an engine field) */
+    bool named_engine = k->two_sides || (k->spsa && !chain);
+    const char *engine = named_engine && values && form_get(values, "engine") && *form_get(values, "engine")
+                             ? form_get(values, "engine") : RUN_OUR_ENGINE;
+    const char *chosen = values ? form_get(values, "preset") : NULL;
+    StorePreset *ps = NULL;
+    int npresets = store_preset_list(s, engine, &ps);
     head(b, title, u);
     buf_puts(b, "<h1>");
     buf_html(b, title);
@@ -166,12 +216,25 @@ int page_new_run(Store *s, RunKindId kind, bool chain, const Form *values, const
                             "before workers play it.</p>\n"
                           : "<p class=\"notice\">A run you create waits for an admin's approval before workers play "
                             "it.</p>\n");
+    if (npresets > 0 || (chosen && *chosen))
+        preset_picker(b, k, chain, named_engine, engine, chosen, ps, npresets > 0 ? npresets : 0);
     if (chain)
         buf_printf(b, "<form method=\"post\" action=\"/new/chain\" class=\"new\"><input type=\"hidden\" "
                       "name=\"first\" value=\"%s\">", k->name);
     else
         buf_printf(b, "<form method=\"post\" action=\"/new/%s\" class=\"new\">", k->name);
     csrf_field(b, u);
+    /* the preset the fields were filled from: its book goes with the run, and a field emptied takes its value */
+    if (chosen && npresets > 0 && run_preset_find(ps, npresets, chosen)) {
+        buf_puts(b, "<input type=\"hidden\" name=\"preset\" value=\"");
+        buf_html(b, chosen);
+        buf_puts(b, "\"><p class=\"notice\" id=\"preset-notice\">Filled from preset ");
+        buf_html(b, chosen);
+        buf_puts(b, " of engine ");
+        buf_html(b, engine);
+        buf_puts(b, ": a field changed overrides it, a field left empty takes its value.</p>");
+    }
+    free(ps);
     if (buf_failed(&form))
         b->failed = true;     /* answered 500, as any page out of memory */
     else if (form.len)
