@@ -221,6 +221,30 @@ Test(progression, makes_one_run_per_ref_against_the_base)
     cr_assert_str_eq(out, want);
 }
 
+/*
+ * --preset: ENGINE's preset gives every point's settings (xqf's regression:
+ * 60+0.6 and 10,000 pairs), an option typed beside it overrides it (the
+ * pairs), an unknown preset is refused naming the engine's, nothing made.
+ */
+Test(progression, takes_its_engines_preset)
+{
+    CU_REQUIRE_DB();
+    make_repo();
+    char out[8192], args[1024];
+    snprintf(args, sizeof args, "progression new xqf --base v0 --refs v1,v2 --preset regression --pairs 30 "
+                                "--repo '%s' --name preset", repo);
+    cr_assert_eq(tune(out, sizeof out, args), 0, "%s", out);
+    query(out, sizeof out, "SELECT string_agg(base_ms || '+' || inc_ms || ' ' || max_pairs || ' ' || nodes, ',') "
+                           "FROM runs");
+    cr_assert_str_eq(out, "60000+600 30 0,60000+600 30 0");
+    snprintf(args, sizeof args, "progression new xqf --base v0 --refs v3 --preset nosuch --pairs 30 --repo '%s'",
+             repo);
+    cr_assert_eq(tune_said(out, sizeof out, args), 2, "%s", out);
+    cr_assert(strstr(out, "engine xqf has no preset 'nosuch'") && strstr(out, "regression"), "%s", out);
+    query(out, sizeof out, "SELECT count(*) FROM runs");
+    cr_assert_str_eq(out, "2");
+}
+
 Test(progression, show_and_page_give_each_commits_elo)
 {
     CU_REQUIRE_DB();

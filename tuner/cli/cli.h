@@ -307,6 +307,9 @@ int tune_cmd_preset(int argc, char **argv);
  * engine's presets.  CLI_GO to go on, else the exit status.
  */
 int cli_parse_preset(Opts *o, const OptTable *t, int argc, char **argv, RunKindId kind, char ***held);
+/* The same for a command that names its engine otherwise than by --engine (NULL: by --engine, else ours). */
+int cli_parse_preset_of(Opts *o, const OptTable *t, int argc, char **argv, RunKindId kind, const char *engine,
+                        char ***held);
 /* A run's workers: games, crashes, time losses, illegal moves, disconnects, residual, flags (show). Exit status. */
 int cli_show_workers(Store *s, int64_t run);
 /* data export and data stats RUN (data.c), their options parsed and checked by data's command (create.c). */

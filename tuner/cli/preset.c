@@ -213,13 +213,15 @@ typedef struct {
     StorePreset p;
 } PresetText;
 
-static int preset_args(const Opts *o, RunKindId kind, int argc, char **argv, char ***out, int *out_argc)
+static int preset_args(const Opts *o, RunKindId kind, const char *engine, int argc, char **argv, char ***out,
+                       int *out_argc)
 {
     *out = NULL;
     *out_argc = argc;
     if (!opts_given(o, "--preset"))
         return CLI_OK;
-    const char *engine = table_has(o, "--engine") ? opts_text(o, "--engine") : RUN_OUR_ENGINE;
+    if (!engine)
+        engine = table_has(o, "--engine") ? opts_text(o, "--engine") : RUN_OUR_ENGINE;
     const char *name = opts_text(o, "--preset");
     Store *s = NULL;
     StorePreset *ps = NULL;
@@ -263,10 +265,16 @@ static int preset_args(const Opts *o, RunKindId kind, int argc, char **argv, cha
     return status;
 }
 
-int cli_parse_preset(Opts *o, const OptTable *t, int argc, char **argv, RunKindId kind, char ***held)
+int cli_parse_preset_of(Opts *o, const OptTable *t, int argc, char **argv, RunKindId kind, const char *engine,
+                        char ***held)
 {
     *held = NULL;
     int n;
-    int status = preset_args(o, kind, argc, argv, held, &n);
+    int status = preset_args(o, kind, engine, argc, argv, held, &n);
     return status != CLI_OK ? status : *held ? cli_parse(o, t, n, *held) : CLI_GO;
+}
+
+int cli_parse_preset(Opts *o, const OptTable *t, int argc, char **argv, RunKindId kind, char ***held)
+{
+    return cli_parse_preset_of(o, t, argc, argv, kind, NULL, held);
 }

@@ -39,6 +39,8 @@ static const OptSpec PROGRESSION_OPTIONS[] = {
     RULE_NODES,
     RUN_BOOK_OPTIONS,
     { "--name", OPT_TEXT, "TEXT", NULL, .help = "new: the progression's name (default: progression ENGINE vs BASE)" },
+    { "--preset", OPT_TEXT, "NAME", NULL,
+      .help = "new: ENGINE's preset of settings (xqf-tune preset list; regression, say); an option typed overrides it" },
     RUN_SETTINGS_EVERY_KIND(RUN_SETTING_OPTION)
     GAME_OPTIONS,
     CLI_DB_OPTION,
@@ -50,6 +52,7 @@ static const OptTable PROGRESSION_TABLE = {
     .usage =
         "Usage: xqf-tune progression new ENGINE --base REF --refs REF,REF,... --pairs N\n"
         "                                (--tc 10+0.1 | --nodes N) [--repo DIR] [--name TEXT]\n"
+        "                                [--preset NAME]\n"
         "                                [games new's options]\n"
         "       xqf-tune progression show PROGRESSION [--db CONNINFO]\n"
         "\n"
@@ -341,7 +344,14 @@ int tune_cmd_progression(int argc, char **argv)
     if (strcmp(sub, "new") == 0) {
         if (o.npositional != 2)
             return cli_fail(CLI_USAGE, "progression new: give the engine (xqf, ours, or xqf-tune engine list)");
-        return progression_new(&o);
+        /* every point is a games run: a preset of ENGINE gives what games new would take of it */
+        char **held = NULL;
+        status = cli_parse_preset_of(&o, &PROGRESSION_TABLE, argc - 1, argv + 1, RUN_KIND_GAMES, o.positional[1],
+                                     &held);
+        if (status == CLI_GO)
+            status = progression_new(&o);
+        free(held);
+        return status;
     }
     if (strcmp(sub, "show") == 0)
         return progression_show(&o);
