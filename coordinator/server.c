@@ -1398,7 +1398,9 @@ static int take_frames(Server *S)
             log_warn("refused a frame of %zu bytes: %s", S->frame.len, err);
             xqf_msg_free(&it->in);
             xqf_msg_init(&it->in, XQF_MSG_NONE);
-            it->in.version = version;        /* the refusal goes in the peer's version: it can read it */
+            /* an older peer is refused in its own version, so that it can read why (error has not changed
+               since version 1); a newer one in ours, which it is likelier to know than we know its */
+            it->in.version = version > XQF_PROTOCOL_VERSION ? 0 : version;
             refuse(it, xqf_decode_error_code(st), err);
         }
     }
