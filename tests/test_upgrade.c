@@ -22,6 +22,8 @@
 
 TestSuite(upgrade, .init = cu_fixture_init, .fini = cu_fixture_fini, .timeout = 280);
 
+enum { OPENINGS = 16, NODES = 1000 };
+
 /* The previous version's worker, from XQF_BIN (build/bin) to the tests' folder. */
 #define WORKER_PREV "../tests/xqf-worker-prev"
 
@@ -113,8 +115,12 @@ Test(upgrade, the_coordinator_first_then_the_workers_update_themselves_mid_sprt)
     cr_assert_eq(r.protocol, XQF_PROTOCOL_VERSION);
     snprintf(prev, sizeof prev, "%d", XQF_PROTOCOL_OLDEST);
 
-    /* the cluster as it was: workers of the previous version */
-    int64_t run = cu_sprt(cu_fx.store, "NullR=2", 2, 16, 1000, -500, 500);
+    /*
+     * The cluster as it was: workers of the previous version, one game at
+     * a time, each opening played once at fixed nodes: the run's totals
+     * are then what an uninterrupted xqf-match plays over the same openings.
+     */
+    int64_t run = cu_sprt_openings(cu_fx.store, "NullR=2", 2, OPENINGS, NODES, -500, 500);
     pid_t c = coordinator(prev, NULL);
     pid_t w[2] = { prev_worker("w1"), prev_worker("w2") };
     cr_assert(cu_wait_pairs(cu_fx.store, run, 2, 90), "no pairs reported (log: %s)", cu_fx.logfile);
@@ -124,14 +130,30 @@ Test(upgrade, the_coordinator_first_then_the_workers_update_themselves_mid_sprt)
     cu_untrack(c);
     coordinator(prev, release);
     cr_assert(wait_log("restarting into", 2, 90), "the workers did not restart (log: %s)", cu_fx.logfile);
+    StoreRun now;
+    cr_assert_eq(store_load_run(cu_fx.store, run, &now, false), 1);
+    cr_assert_lt(now.counts.pairs, OPENINGS, "the run ended before the workers updated: nothing shown (log: %s)",
+                 cu_fx.logfile);
 
     StoreRun done;
     cr_assert(cu_wait_finished(cu_fx.store, run, 150, &done), "run %lld did not finish (log: %s)", (long long)run,
               cu_fx.logfile);
     cr_assert_str_eq(done.verdict, "max pairs", "log: %s", cu_fx.logfile);
     /* nothing lost, nothing counted twice: the run's counts are its tasks', its leases' and its stored games' */
-    cr_assert(cu_audit(cu_fx.store, run, 16, why, sizeof why), "run %lld: %s (log: %s)", (long long)run, why,
+    cr_assert(cu_audit(cu_fx.store, run, OPENINGS, why, sizeof why), "run %lld: %s (log: %s)", (long long)run, why,
               cu_fx.logfile);
+    const char *book[OPENINGS];
+    StoreCounts ref;
+    cr_assert_eq(cu_book(book, OPENINGS), OPENINGS);
+    cr_assert_eq(cu_match_pairs(book, OPENINGS, "NullR=2", "", NODES, 1, NULL, &ref), 0, "log: %s", cu_fx.logfile);
+    const StoreCounts *got = &done.counts;
+    cr_assert(got->wins == ref.wins && got->draws == ref.draws && got->losses == ref.losses,
+              "W/D/L %lld/%lld/%lld, uninterrupted %lld/%lld/%lld (log: %s)", (long long)got->wins,
+              (long long)got->draws, (long long)got->losses, (long long)ref.wins, (long long)ref.draws,
+              (long long)ref.losses, cu_fx.logfile);
+    for (int i = 0; i < 5; i++)
+        cr_assert_eq(got->penta[i], ref.penta[i], "pentanomial [%d]: %lld, uninterrupted %lld (log: %s)", i,
+                     (long long)got->penta[i], (long long)ref.penta[i], cu_fx.logfile);
 
     /* each worker is the same process, now running the verified release from its versions folder */
     for (int i = 0; i < 2; i++) {
