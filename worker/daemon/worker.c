@@ -553,7 +553,7 @@ static void on_update(Worker *w, const XqfMsg_update *u)
         return;
     if (!w->releases) {
         log_info("the coordinator serves the worker release %s (protocol %u; this worker speaks %u): not taken, "
-                 "this worker does not update itself (--no-update)", u->name, (unsigned)u->protocol, w->protocol);
+                 "this worker does not update itself (--no-update, or no --trust file)", u->name, (unsigned)u->protocol, w->protocol);
         snprintf(w->refused[w->nrefused++ % RELEASES_REFUSED_MAX], XQF_SHA256_HEX + 1, "%s", u->sha256);
         return;
     }
