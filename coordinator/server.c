@@ -474,6 +474,9 @@ static int handle_db(Server *S, Item *it)
         }
         if (rc != 0)
             return -1;
+        PeerEntry *entry = peer_find(&S->peers, &it->peer);
+        if (entry)
+            entry->protocol = in->version;
         xqf_msg_init(&it->out, XQF_MSG_WELCOME);
         it->out.u.welcome.worker_id = (uint64_t)id;
         it->out.u.welcome.lease_ms = (uint64_t)lease_ms;
@@ -1624,6 +1627,7 @@ static void publish_gauges(Server *S, int n)
     S->gauges_ms = now;
     metrics_gauge(S->metrics, METRIC_WORKERS, (int64_t)peers_live(&S->peers));
     metrics_gauge(S->metrics, METRIC_KEYS, (int64_t)peers_keys(&S->peers));
+    metrics_gauge(S->metrics, METRIC_WORKERS_OLDER, (int64_t)peers_live_below(&S->peers, XQF_PROTOCOL_VERSION));
     metrics_gauge(S->metrics, METRIC_LEASES_HELD, (int64_t)S->leases.count);
     metrics_gauge(S->metrics, METRIC_CONNECTIONS, transport_connections(S->transport));
     metrics_gauge(S->metrics, METRIC_DB_CONNECTED, store_ok(S->store));

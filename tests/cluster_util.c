@@ -14,6 +14,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1074,3 +1075,43 @@ int cu_match_pairs(const char *const *openings, int n, const char *params0, cons
     return -1;
 }
 
+/* ---- HTTP: the monitoring's page ------------------------------------------------- */
+
+int cu_http(int port, const char *method, const char *path, char *out, size_t size)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    struct timeval tv = { 10, 0 };
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    out[0] = '\0';
+    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    char req[256];
+    int n = snprintf(req, sizeof req, "%s %s HTTP/1.0\r\nHost: 127.0.0.1\r\n%s\r\n", method, path,
+                     strcmp(method, "POST") == 0 ? "Content-Length: 0\r\n" : "");
+    if (write(fd, req, (size_t)n) != n) {
+        close(fd);
+        return -1;
+    }
+    size_t len = 0;
+    ssize_t got;
+    while (len + 1 < size && (got = read(fd, out + len, size - 1 - len)) > 0)
+        len += (size_t)got;
+    out[len] = '\0';
+    close(fd);
+    int status = -1;
+    return sscanf(out, "HTTP/1.%*d %d", &status) == 1 ? status : -1;
+}
+
+double cu_sample(const char *text, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+        if (strncmp(p, name, n) == 0 && p[n] == ' ')
+            return strtod(p + n + 1, NULL);
+    return -1;
+}

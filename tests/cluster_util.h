@@ -143,6 +143,15 @@ int cu_sha256(const char *path, char out[65]);
  */
 int64_t cu_build_add(Store *s, const StoreBuild *b);
 
+/*
+ * One HTTP/1.0 request on 127.0.0.1:port (a plain socket: the tests need
+ * no HTTP client); the whole answer into out.  Its status, or -1 when
+ * nothing answered.
+ */
+int cu_http(int port, const char *method, const char *path, char *out, size_t size);
+/* The value of the sample named exactly name (name and labels) in a Prometheus exposition, or -1 when absent. */
+double cu_sample(const char *text, const char *name);
+
 /* A free TCP port on 127.0.0.1 (as the kernel picks one). */
 int cu_free_port(void);
 

@@ -53,13 +53,22 @@ static void make_release(const char *signer, char *out, size_t size)
     sh("'%s/xqf-keys' sign-worker '%s/%s.key' '%s'", XQF_BIN, cu_fx.dir, signer, out);
 }
 
-/* A coordinator on the test's port serving protocol `accept` on, with the release (NULL: none). */
-static pid_t coordinator(const char *accept, const char *release)
+/*
+ * A coordinator on the test's port serving protocol `accept` on (NULL:
+ * its own only), with the release (NULL: none), its metrics on
+ * 127.0.0.1:metrics (0: none).
+ */
+static pid_t coordinator(const char *accept, const char *release, int metrics)
 {
-    char bind[64];
+    char bind[64], at[32];
     snprintf(bind, sizeof bind, "tcp://127.0.0.1:%d", cu_fx.port);
-    const char *args[12] = { "--bind", bind, "--db", cu_fx.db_coordinator, "--lease", "10", NULL };
+    snprintf(at, sizeof at, "127.0.0.1:%d", metrics);
+    const char *args[14] = { "--bind", bind, "--db", cu_fx.db_coordinator, "--lease", "10", NULL };
     int n = 6;
+    if (metrics) {
+        args[n++] = "--metrics";
+        args[n++] = at;
+    }
     if (accept) {
         args[n++] = "--accept-protocol";
         args[n++] = accept;
@@ -94,6 +103,17 @@ static void exe_of(pid_t pid, char *out, size_t size)
     out[n > 0 ? n : 0] = '\0';
 }
 
+/* Waits up to 15 s for the gauge name of the metrics on port to read value (its last value else). */
+static double wait_gauge(int port, const char *name, double value)
+{
+    static char page[1 << 20];
+    double end = cu_now() + 15, got = -1;
+    while ((got = cu_http(port, "GET", "/metrics", page, sizeof page) == 200 ? cu_sample(page, name) : -1) != value &&
+           cu_now() < end)
+        cu_sleep_ms(200);
+    return got;
+}
+
 /* Waits up to seconds for at least n lines of the log holding text. */
 static bool wait_log(const char *text, int n, double seconds)
 {
@@ -121,14 +141,15 @@ Test(upgrade, the_coordinator_first_then_the_workers_update_themselves_mid_sprt)
      * are then what an uninterrupted xqf-match plays over the same openings.
      */
     int64_t run = cu_sprt_openings(cu_fx.store, "NullR=2", 2, OPENINGS, NODES, -500, 500);
-    pid_t c = coordinator(prev, NULL);
+    pid_t c = coordinator(prev, NULL, 0);
     pid_t w[2] = { prev_worker("w1"), prev_worker("w2") };
     cr_assert(cu_wait_pairs(cu_fx.store, run, 2, 90), "no pairs reported (log: %s)", cu_fx.logfile);
 
     /* the coordinator upgraded first: restarted with the release, the old workers still served */
     cu_stop(c, SIGTERM);
     cu_untrack(c);
-    coordinator(prev, release);
+    int metrics = cu_free_port();
+    coordinator(prev, release, metrics);
     cr_assert(wait_log("restarting into", 2, 90), "the workers did not restart (log: %s)", cu_fx.logfile);
     StoreRun now;
     cr_assert_eq(store_load_run(cu_fx.store, run, &now, false), 1);
@@ -173,6 +194,9 @@ Test(upgrade, the_coordinator_first_then_the_workers_update_themselves_mid_sprt)
     cr_assert_geq(cu_log_lines(cu_fx.logfile, hello), 2, "the workers did not come back as version %d (log: %s)",
                   XQF_PROTOCOL_VERSION, cu_fx.logfile);
     cr_assert_eq(cu_log_lines(cu_fx.logfile, "refused the worker release"), 0, "log: %s", cu_fx.logfile);
+    /* the monitoring's count of workers yet to update: none of the two */
+    cr_assert_eq(wait_gauge(metrics, "xqf_workers_connected", 2), 2, "log: %s", cu_fx.logfile);
+    cr_assert_eq(wait_gauge(metrics, "xqf_workers_older_protocol", 0), 0, "log: %s", cu_fx.logfile);
 
     /* restarted as the old binary, the worker runs the newest verified one in its place */
     cu_stop(w[0], SIGTERM);
@@ -195,7 +219,8 @@ Test(upgrade, a_badly_signed_release_is_refused_and_the_old_worker_plays_on)
     make_release("intruder", release, sizeof release);
     snprintf(prev, sizeof prev, "%d", XQF_PROTOCOL_OLDEST);
     int64_t run = cu_sprt(cu_fx.store, "NullR=2", 2, 8, 500, -500, 500);
-    coordinator(prev, release);
+    int metrics = cu_free_port();
+    coordinator(prev, release, metrics);
     pid_t w = prev_worker("w1");
     StoreRun done;
     cr_assert(cu_wait_finished(cu_fx.store, run, 120, &done), "run %lld did not finish (log: %s)", (long long)run,
@@ -214,8 +239,10 @@ Test(upgrade, a_badly_signed_release_is_refused_and_the_old_worker_plays_on)
     cr_assert(strstr(exe, "xqf-worker-prev") != NULL, "the worker runs %s (log: %s)", exe, cu_fx.logfile);
     snprintf(link, sizeof link, "%s/w1/updates/current", cu_fx.dir);
     cr_assert_lt(readlink(link, target, sizeof target), 0, "%s was made", link);
+    /* it still counts as a worker yet to update */
+    cr_assert_eq(wait_gauge(metrics, "xqf_workers_older_protocol", 1), 1, "log: %s", cu_fx.logfile);
     /* and it does not fetch the refused release again at every hello */
-    cr_assert_eq(cu_log_lines(cu_fx.logfile, "refused the worker release"), 1, "log: %s", cu_fx.logfile);
+    cr_assert_eq(cu_log_lines(cu_fx.logfile, "update to the worker release"), 1, "log: %s", cu_fx.logfile);
 }
 
 /*
@@ -256,7 +283,7 @@ Test(upgrade, the_window_of_versions_served)
     unsigned version;
     uint64_t code;
     /* by default only this version: the previous one is refused, in its own version so that it can read why */
-    pid_t c = coordinator(NULL, NULL);
+    pid_t c = coordinator(NULL, NULL, 0);
     hello_in(XQF_PROTOCOL_OLDEST, &type, &version, &code);
     cr_assert_eq(type, XQF_MSG_ERROR);
     cr_assert_eq(code, XQF_ERR_VERSION);
@@ -269,7 +296,7 @@ Test(upgrade, the_window_of_versions_served)
     /* with --accept-protocol: welcomed in its version; older than the oldest decoded: refused still */
     char prev[16];
     snprintf(prev, sizeof prev, "%d", XQF_PROTOCOL_OLDEST);
-    coordinator(prev, NULL);
+    coordinator(prev, NULL, 0);
     hello_in(XQF_PROTOCOL_OLDEST, &type, &version, &code);
     cr_assert_eq(type, XQF_MSG_WELCOME, "log: %s", cu_fx.logfile);
     cr_assert_eq(version, XQF_PROTOCOL_OLDEST);
