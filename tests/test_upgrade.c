@@ -141,6 +141,13 @@ Test(upgrade, the_coordinator_first_then_the_workers_update_themselves_mid_sprt)
      * are then what an uninterrupted xqf-match plays over the same openings.
      */
     int64_t run = cu_sprt_openings(cu_fx.store, "NullR=2", 2, OPENINGS, NODES, -500, 500);
+    /* an older release left in w1's folder: removed once the new one is current */
+    char old[64 + 1];
+    memset(old, 'a', 64);
+    old[64] = '\0';
+    sh("mkdir -p '%s/w1/updates' && mkdir -m 700 '%s/w1/updates/versions' && printf x > '%s/w1/updates/versions/%s' "
+       "&& printf 'name xqf-worker-12\\nsignature \\n' > '%s/w1/updates/versions/%s.sig'", cu_fx.dir, cu_fx.dir,
+       cu_fx.dir, old, cu_fx.dir, old);
     pid_t c = coordinator(prev, NULL, 0);
     pid_t w[2] = { prev_worker("w1"), prev_worker("w2") };
     cr_assert(cu_wait_pairs(cu_fx.store, run, 2, 90), "no pairs reported (log: %s)", cu_fx.logfile);
@@ -189,6 +196,10 @@ Test(upgrade, the_coordinator_first_then_the_workers_update_themselves_mid_sprt)
         snprintf(want, sizeof want, "versions/%s", r.sha256);
         cr_assert_str_eq(target, want);
     }
+    char gone[PATH_MAX];
+    snprintf(gone, sizeof gone, "%s/w1/updates/versions/%s", cu_fx.dir, old);
+    cr_assert_neq(access(gone, F_OK), 0, "the older release was not removed (log: %s)", cu_fx.logfile);
+    cr_assert_geq(cu_log_lines(cu_fx.logfile, "an older worker release removed"), 2, "log: %s", cu_fx.logfile);
     char hello[64];
     snprintf(hello, sizeof hello, "cores, protocol %d) said hello", XQF_PROTOCOL_VERSION);
     cr_assert_geq(cu_log_lines(cu_fx.logfile, hello), 2, "the workers did not come back as version %d (log: %s)",

@@ -1,5 +1,6 @@
 #include "worker.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -480,15 +481,45 @@ static void update_refused(Worker *w, const char *sha, const char *why)
 }
 
 /*
+ * Removes the releases of update_dir/versions but keep and keep2 (their
+ * binaries and signature files; lock and part files are left to the
+ * fetches that own them): a release per protocol change would pile up.
+ * The one current named before is kept, to go back to by hand.
+ */
+static void prune_versions(const Worker *w, const char *keep, const char *keep2)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/versions", w->update_dir);
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *n = e->d_name;
+        size_t hex = strspn(n, "0123456789abcdef");
+        if (hex != XQF_SHA256_HEX || (n[hex] && strcmp(n + hex, ".sig") != 0) || strncmp(n, keep, hex) == 0 ||
+            (keep2[0] && strncmp(n, keep2, hex) == 0))
+            continue;
+        if (unlinkat(dirfd(d), n, 0) == 0)
+            log_info("update: an older worker release removed: %s/%s", dir, n);
+    }
+    closedir(d);
+}
+
+/*
  * Makes update_dir/current point at versions/SHA: a new link beside it
  * renamed over it, so that whoever reads it (the worker's start) sees the
- * old one or the new one, never none.  0 or -1 (errno).
+ * old one or the new one, never none; then the releases older than the
+ * one it named are removed.  0 or -1 (errno).
  */
 static int swap_current(const Worker *w, const char *sha)
 {
-    char link[PATH_MAX], tmp[PATH_MAX], target[XQF_SHA256_HEX + 16];
+    char link[PATH_MAX], tmp[PATH_MAX], target[XQF_SHA256_HEX + 16], before[PATH_MAX] = "";
     snprintf(target, sizeof target, "versions/%s", sha);
     snprintf(link, sizeof link, "%s/current", w->update_dir);
+    ssize_t n = readlink(link, before, sizeof before - 1);
+    before[n > 0 ? n : 0] = '\0';
+    const char *previous = strrchr(before, '/') ? strrchr(before, '/') + 1 : before;
     snprintf(tmp, sizeof tmp, "%s/.current-%ld", w->update_dir, (long)getpid());
     unlink(tmp);
     if (symlink(target, tmp) != 0)
@@ -499,6 +530,7 @@ static int swap_current(const Worker *w, const char *sha)
         errno = e;
         return -1;
     }
+    prune_versions(w, sha, previous);
     return 0;
 }
 
@@ -513,6 +545,8 @@ static int swap_current(const Worker *w, const char *sha)
 static void release_ready(Worker *w)
 {
     char sha[XQF_SHA256_HEX + 1], name[XQF_NAME_MAX + 1], why[512];
+    if (stopping(w))
+        return;                      /* leaving (a signal): it stays cached, taken at the next notice */
     snprintf(sha, sizeof sha, "%s", w->release_sha);
     const char *path = builds_path(w->releases, sha);
     unsigned signed_protocol = 0, says = 0;

@@ -64,10 +64,12 @@ enum { BUILD_DEPTH = 5, EXIT_USAGE = 2 };
 #endif
 
 static Worker *running;              /* for the signal handler */
+static volatile sig_atomic_t signalled; /* told to stop: leave, even when a release was about to take over */
 
 static void on_signal(int sig)
 {
     (void)sig;
+    signalled = 1;
     if (running)
         worker_stop(running);
 }
@@ -263,7 +265,7 @@ int main(int argc, char **argv)
         running = NULL;
     }
     char restart[PATH_MAX] = "";
-    if (w && worker_restart_path(w))
+    if (w && worker_restart_path(w) && !signalled)
         snprintf(restart, sizeof restart, "%s", worker_restart_path(w));
     worker_destroy(&w);
     wt_destroy(&t);
