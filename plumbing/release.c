@@ -114,7 +114,8 @@ int release_read(const char *path, Release *r, char *err, size_t size)
     memset(r, 0, sizeof *r);
     if (more)
         return fail(err, size, "%s: larger than a release file", path);
-    if (!line_value(text, "name", r->name, sizeof r->name) || !line_value(text, "sha256", r->sha256, sizeof r->sha256) ||
+    if (!line_value(text, "name", r->name, sizeof r->name) ||
+        !line_value(text, "sha256", r->sha256, sizeof r->sha256) ||
         !line_value(text, "signature", r->signature, sizeof r->signature))
         return fail(err, size, "%s: expected the lines 'name NAME', 'sha256 SHA' and 'signature HEX'", path);
     if (strlen(r->sha256) != SIGN_SHA_HEX || strspn(r->sha256, "0123456789abcdef") != SIGN_SHA_HEX ||

@@ -332,8 +332,9 @@ Test(upgrade, a_release_the_coordinator_cannot_serve_stops_its_start)
     cr_assert_geq(cu_log_lines(cu_fx.logfile, "are not the SHA-256 its .release file signs"), 1, "log: %s",
                   cu_fx.logfile);
     /* no signature file at all */
-    snprintf(cmd, sizeof cmd, "'%s/xqf-coordinator' --bind tcp://127.0.0.1:%d --db '%s' --worker-release '%s/xqf-worker'",
-             XQF_BIN, cu_fx.port, cu_fx.db_coordinator, XQF_BIN);
+    snprintf(cmd, sizeof cmd,
+             "'%s/xqf-coordinator' --bind tcp://127.0.0.1:%d --db '%s' --worker-release '%s/xqf-worker'", XQF_BIN,
+             cu_fx.port, cu_fx.db_coordinator, XQF_BIN);
     cr_assert_eq(cu_sh(out, sizeof out, cmd, cu_fx.logfile), 1, "log: %s", cu_fx.logfile);
     cr_assert_geq(cu_log_lines(cu_fx.logfile, "sign the release: xqf-keys sign-worker"), 1, "log: %s", cu_fx.logfile);
     /* sign-worker refuses a binary that is no worker of version 14 or later */

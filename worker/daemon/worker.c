@@ -587,7 +587,8 @@ static void on_update(Worker *w, const XqfMsg_update *u)
         return;
     if (!w->releases) {
         log_info("the coordinator serves the worker release %s (protocol %u; this worker speaks %u): not taken, "
-                 "this worker does not update itself (--no-update, or no --trust file)", u->name, (unsigned)u->protocol, w->protocol);
+                 "this worker does not update itself (--no-update, or no --trust file)", u->name,
+                 (unsigned)u->protocol, w->protocol);
         snprintf(w->refused[w->nrefused++ % RELEASES_REFUSED_MAX], XQF_SHA256_HEX + 1, "%s", u->sha256);
         return;
     }
@@ -951,7 +952,9 @@ int worker_run(Worker *w)
     XqfMsg bye;
     xqf_msg_init(&bye, XQF_MSG_BYE);
     snprintf(bye.u.bye.reason, sizeof bye.u.bye.reason, "%s",
-             rc != 0 ? "transport failure" : w->restart[0] ? "restarting into a newer worker release" : "stopped by a signal");
+             rc != 0         ? "transport failure"
+             : w->restart[0] ? "restarting into a newer worker release"
+                             : "stopped by a signal");
     link_send(w, &bye);
     log_info("leaving");
     return rc == 0 ? 0 : -1;
