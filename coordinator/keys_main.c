@@ -8,6 +8,7 @@
  *   xqf-keys list ALLOWLIST                print "NAME KEY" lines, by name
  *   xqf-keys sign-new FILE                 operator signing key pair (Ed25519) in FILE, public in FILE.pub
  *   xqf-keys sign KEYFILE BINARY NAME      print the signature of the build BINARY named NAME
+ *   xqf-keys sign-worker KEYFILE BINARY    sign the worker release BINARY into BINARY.release
  *
  * The coordinator re-reads its allow-list when the file changes: allow
  * and revoke take effect at once, revoke for the connection of NAME that
@@ -24,6 +25,7 @@
 #include <string.h>
 
 #include "keys.h"
+#include "release.h"
 #include "sha256.h"
 
 static void usage(FILE *out)
@@ -34,6 +36,7 @@ static void usage(FILE *out)
           "       xqf-keys list ALLOWLIST\n"
           "       xqf-keys sign-new FILE\n"
           "       xqf-keys sign KEYFILE BINARY NAME\n"
+          "       xqf-keys sign-worker KEYFILE BINARY\n"
           "\n"
           "CURVE keys for xqf-coordinator and xqf-worker, the coordinator's allow-list, and\n"
           "the operator keys that sign engine builds (only signed builds run on workers).\n"
@@ -56,6 +59,11 @@ static void usage(FILE *out)
           "                 binary BINARY registered as NAME: give it to\n"
           "                 xqf-tune build --binary BINARY --name NAME --signature HEX\n"
           "                 (the key need not be on the machine of the database)\n"
+          "  sign-worker KEYFILE BINARY\n"
+          "                 signs the xqf-worker BINARY as a worker release named\n"
+          "                 xqf-worker-<its protocol version> (asked of it: BINARY\n"
+          "                 --protocol) into BINARY.release, for xqf-coordinator\n"
+          "                 --worker-release BINARY: workers update themselves to it\n"
           "NAME: 1-64 characters of A-Z a-z 0-9 . _ -\n",
           out);
 }
@@ -152,12 +160,43 @@ static int cmd_sign(const char *keyfile, const char *binary, const char *name)
     return 0;
 }
 
-typedef enum { CMD_NEW, CMD_ALLOW, CMD_REVOKE, CMD_LIST, CMD_SIGN_NEW, CMD_SIGN, CMD_COUNT } Command;
+/*
+ * A worker release: BINARY hashed, its protocol version asked of it (the
+ * number is signed with it: a worker never restarts into a binary that
+ * speaks another than its signature says), signed into BINARY.release.
+ */
+static int cmd_sign_worker(const char *keyfile, const char *binary)
+{
+    SignKey k;
+    Release r;
+    char err[512], path[4096];
+    memset(&r, 0, sizeof r);
+    if (snprintf(path, sizeof path, "%s.release", binary) >= (int)sizeof path)
+        return failed("BINARY: path too long");
+    if (sha256_file(binary, r.sha256) != 0) {
+        snprintf(err, sizeof err, "%s: cannot read: %s", binary, strerror(errno));
+        return failed(err);
+    }
+    if (release_ask_protocol(binary, &r.protocol, err, sizeof err) != 0)
+        return failed(err);
+    snprintf(r.name, sizeof r.name, "xqf-worker-%u", r.protocol);
+    if (sign_key_read(keyfile, true, &k, err, sizeof err) != 0)
+        return failed(err);
+    int rc = sign_artifact(&k, SIGN_WORKER, r.sha256, r.name, r.signature, err, sizeof err);
+    sign_key_wipe(&k);
+    if (rc != 0 || release_write(path, &r, err, sizeof err) != 0)
+        return failed(err);
+    printf("worker release %s (protocol %u), SHA-256 %s, signed into %s\n", r.name, r.protocol, r.sha256, path);
+    return 0;
+}
+
+typedef enum { CMD_NEW, CMD_ALLOW, CMD_REVOKE, CMD_LIST, CMD_SIGN_NEW, CMD_SIGN, CMD_SIGN_WORKER, CMD_COUNT } Command;
 
 static const struct {
     const char *name;
     int args;
-} COMMANDS[CMD_COUNT] = { { "new", 1 }, { "allow", 3 }, { "revoke", 2 }, { "list", 1 }, { "sign-new", 1 }, { "sign", 3 } };
+} COMMANDS[CMD_COUNT] = { { "new", 1 },      { "allow", 3 }, { "revoke", 2 },     { "list", 1 },
+                          { "sign-new", 1 }, { "sign", 3 },  { "sign-worker", 2 } };
 
 int main(int argc, char **argv)
 {
@@ -166,7 +205,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (argc < 2)
-        return usage_error("give a command: new, allow, revoke, list, sign-new or sign");
+        return usage_error("give a command: new, allow, revoke, list, sign-new, sign or sign-worker");
     Command c = CMD_NEW;
     while (c < CMD_COUNT && strcmp(COMMANDS[c].name, argv[1]) != 0)
         c++;
@@ -183,6 +222,8 @@ int main(int argc, char **argv)
         return cmd_sign_new(argv[2]);
     case CMD_SIGN:
         return cmd_sign(argv[2], argv[3], argv[4]);
+    case CMD_SIGN_WORKER:
+        return cmd_sign_worker(argv[2], argv[3]);
     case CMD_NEW:
         return cmd_new(argv[2]);
     case CMD_ALLOW:

@@ -100,6 +100,13 @@ static const OptSpec OPTIONS[] = {
     { "--metrics", OPT_TEXT, "HOST:PORT", NULL,
       .help = "serve GET /metrics (Prometheus's text format) on this address, e.g. 127.0.0.1:9711 (HOST an IPv4 "
               "address, [IPv6] or localhost; no authentication: keep it on loopback or a monitoring network)" },
+    { "--accept-protocol", OPT_INT, "N", NULL, .imin = XQF_PROTOCOL_OLDEST, .imax = XQF_PROTOCOL_VERSION,
+      .help = "serve workers of protocol version N and later (default: this coordinator's own version only): "
+              "the window of a rolling upgrade, in which older workers play on and update themselves" },
+    { "--worker-release", OPT_TEXT, "FILE", NULL,
+      .help = "a newer xqf-worker signed by xqf-keys sign-worker (FILE.release beside it): workers of an older "
+              "protocol are told of it, fetch it, check its signature against their --trust file, and restart "
+              "into it" },
     { "--status", OPT_FLAG, NULL, NULL, .help = "print workers and runs (from the database) and exit" },
     { "--runs", OPT_INT, "N", "20", .imin = 1, .imax = 100000, .help = "with --status: the N newest runs" },
     { "--migrate", OPT_FLAG, NULL, NULL,
@@ -115,6 +122,7 @@ static const OptTable TABLE = {
              "                       [--key-peers N] [--key-leases N] [--key-hellos N]\n"
              "                       [--key-connections N] [--first-message SECONDS]\n"
              "                       [--curve-secret FILE --allow FILE | --insecure] [--metrics HOST:PORT]\n"
+             "                       [--accept-protocol N] [--worker-release FILE]\n"
              "       xqf-coordinator --status [--db CONNINFO] [--runs N]\n"
              "       xqf-coordinator --migrate [--db CONNINFO]\n"
              "\n"
@@ -188,6 +196,8 @@ int main(int argc, char **argv)
         .key_leases = (int)opts_int(&o, "--key-leases"),
         .key_hellos = opts_real(&o, "--key-hellos"),
         .metrics = opts_text(&o, "--metrics"),
+        .accept_protocol = opts_given(&o, "--accept-protocol") ? (int)opts_int(&o, "--accept-protocol") : 0,
+        .worker_release = opts_text(&o, "--worker-release"),
     };
     bool status = opts_given(&o, "--status"), migrate = opts_given(&o, "--migrate");
     char why[512];

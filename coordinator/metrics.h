@@ -63,6 +63,8 @@ enum {
 #define METRICS_GAUGES(G)                                                                                      \
     G(WORKERS, "xqf_workers_connected", "Live workers: heard within three heartbeats, connection open")        \
     G(KEYS, "xqf_keys_connected", "Keys (CURVE allow-list names; in plaintext, workers) with a worker")       \
+    G(WORKERS_OLDER, "xqf_workers_older_protocol",                                                            \
+      "Live workers of an older protocol version than the coordinator's (--accept-protocol): yet to update")   \
     G(LEASES_HELD, "xqf_leases_held", "Task leases held in memory (each with its deadline)")                   \
     G(CONNECTIONS, "xqf_connections_open", "Connections open on the ROUTER socket")                            \
     G(BATCH_MESSAGES, "xqf_loop_batch_messages",                                                              \

@@ -1,5 +1,6 @@
 #include "peers.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,16 +254,21 @@ static int peers_rebuild(Peers *ps, int64_t now)
 }
 
 /* Live entries (a scan). */
-static size_t peers_scan(const Peers *ps, int64_t now)
+/* Live entries of a protocol version below `below`. */
+static size_t scan_below(const Peers *ps, int64_t now, unsigned below)
 {
     int64_t gone = gone_ms(ps);
     size_t live = 0;
     for (size_t i = 0; i < ps->cap; i++)
-        live += peer_live(&ps->v[i], now, gone);
+        live += peer_live(&ps->v[i], now, gone) && ps->v[i].protocol < below;
     return live;
 }
 
+static size_t peers_scan(const Peers *ps, int64_t now) { return scan_below(ps, now, UINT_MAX); }
+
 size_t peers_live(const Peers *ps) { return peers_scan(ps, clock_now_ms()); }
+
+size_t peers_live_below(const Peers *ps, unsigned protocol) { return scan_below(ps, clock_now_ms(), protocol); }
 
 /* Takes e out of the counts (it stays, as it is, for peer_find). */
 static void uncount(Peers *ps, PeerEntry *e)

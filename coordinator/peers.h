@@ -103,6 +103,7 @@ typedef struct {
     int64_t seen_ms;                 /* last message */
     char build[XQF_NAME_MAX + 1];
     int concurrency;                 /* as its hello announced */
+    unsigned protocol;               /* the protocol version of its hello's frame (0: not said) */
     PeerChunk chunk;
 } PeerEntry;
 
@@ -169,6 +170,8 @@ void peer_drop(Peers *ps, PeerEntry *e);
 void peers_closed(Peers *ps, int fd, uint64_t conn);
 /* Live workers: heard within PEER_MISSED heartbeats, their connection not known closed (a scan of the table). */
 size_t peers_live(const Peers *ps);
+/* Live workers whose protocol version is below protocol (a rolling upgrade's workers yet to update). */
+size_t peers_live_below(const Peers *ps, unsigned protocol);
 /* The key of a connection's worker: its CURVE name, or in plaintext the worker itself. */
 uint64_t peers_key(const Peer *p, int64_t worker);
 /* Entries with a worker under key (gone ones too, until a scan or rebuild drops them). */

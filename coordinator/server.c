@@ -18,6 +18,8 @@
 #include "metrics.h"
 #include "peers.h"
 #include "ratelimit.h"
+#include "release.h"
+#include "sha256.h"
 #include "sched.h"
 #include "status.h"
 #include "store_builds.h"
@@ -101,6 +103,7 @@ typedef struct {
     XqfMsg in, out;
     bool reply;
     bool decoded;                    /* in is a message (else out is the refusal) */
+    bool notice_update;              /* after the reply (a welcome), the update notice (S->update) */
     LeaseOp lease_op;
     int64_t lease_token, lease_task, lease_worker;
 } Item;
@@ -151,6 +154,10 @@ struct Server {
     XqfBuf frame, buf;               /* a frame in, a reply out */
     uint8_t *chunk;                  /* XQF_CHUNK_MAX bytes for build chunks, made when first asked */
     Metrics *metrics;                /* --metrics (NULL: none; metrics_* then do nothing) */
+    Release release;                 /* --worker-release's signature file (protocol 0: no release) */
+    uint8_t *release_bytes;          /* its binary, served from memory to the workers that update */
+    size_t release_len;
+    XqfMsg update;                   /* the update notice sent after each welcome of an older worker */
     int64_t gauges_ms;               /* the gauges last published */
 };
 
@@ -347,6 +354,54 @@ static int audit_result(Server *S, Item *it, int64_t worker)
     return 0;
 }
 
+/*
+ * Answers build request b (message by) of peer e with len bytes of data
+ * from its offset, of an artifact of total bytes named and signed so; the
+ * chunk is then in flight (written: the connection's bytes written before
+ * it, NULL when not measured).  0, or -1 out of memory.
+ */
+static int chunk_reply(Item *it, PeerEntry *e, const XqfMsg_build_request *b, uint64_t by, const uint64_t *written,
+                       const char *name, const char *signature, uint64_t total, const uint8_t *data, size_t len)
+{
+    snprintf(e->chunk.sha256, sizeof e->chunk.sha256, "%s", b->sha256);
+    e->chunk.offset = b->offset;
+    e->chunk.next = b->offset + len;
+    e->chunk.sent_ms = clock_now_ms();
+    e->chunk.by = by;
+    e->chunk.due = written ? *written + len : 0;
+    xqf_msg_init(&it->out, XQF_MSG_BUILD_CHUNK);
+    XqfMsg_build_chunk *c = &it->out.u.build_chunk;
+    snprintf(c->sha256, sizeof c->sha256, "%s", b->sha256);
+    c->offset = b->offset;
+    c->total = total;
+    snprintf(c->name, sizeof c->name, "%s", name);
+    snprintf(c->signature, sizeof c->signature, "%s", signature);
+    snprintf(c->kind, sizeof c->kind, "%s", b->kind);
+    return xqf_bin_set(&c->data, data, len);
+}
+
+/*
+ * A chunk of the worker release (--worker-release), from memory: the one
+ * release served, to any worker that said hello (the worker checks its
+ * signature; the bytes are no secret).  0, or -1 out of memory.
+ */
+static int release_chunk(Server *S, Item *it, PeerEntry *e, const XqfMsg_build_request *b, uint64_t by,
+                         const uint64_t *written)
+{
+    if (!S->release.protocol || strcmp(b->sha256, S->release.sha256) != 0 || b->offset > S->release_len) {
+        char tail[NOTES_MORE_MAX];
+        if (notes_due(&S->notes, "release not served", tail))
+            log_warn("worker release %.64s (from byte %llu) asked for: not the one served (--worker-release), "
+                     "or past its end%s", b->sha256, (unsigned long long)b->offset, tail);
+        refuse(it, XQF_ERR_REFUSED, "build_request: no such worker release served (--worker-release), or offset "
+                                    "past its end");
+        return 0;
+    }
+    size_t len = S->release_len - b->offset < XQF_CHUNK_MAX ? S->release_len - b->offset : XQF_CHUNK_MAX;
+    return chunk_reply(it, e, b, by, written, S->release.name, S->release.signature, S->release_len,
+                       S->release_bytes + b->offset, len);
+}
+
 /* Handles a message that needs the database, inside the caller's transaction. 0, or -1 on a database error. */
 static int handle_db(Server *S, Item *it)
 {
@@ -419,12 +474,18 @@ static int handle_db(Server *S, Item *it)
         }
         if (rc != 0)
             return -1;
+        PeerEntry *entry = peer_find(&S->peers, &it->peer);
+        if (entry)
+            entry->protocol = in->version;
         xqf_msg_init(&it->out, XQF_MSG_WELCOME);
         it->out.u.welcome.worker_id = (uint64_t)id;
         it->out.u.welcome.lease_ms = (uint64_t)lease_ms;
         it->out.u.welcome.heartbeat_ms = (uint64_t)S->peers.heartbeat_ms;
-        log_info("worker %s (id %lld, build %s, %llu cores%s%s) said hello", name, (long long)id,
-                 h->build, (unsigned long long)h->cores, it->peer.user[0] ? ", key " : "", it->peer.user);
+        log_info("worker %s (id %lld, build %s, %llu cores, protocol %u%s%s) said hello", name, (long long)id,
+                 h->build, (unsigned long long)h->cores, in->version, it->peer.user[0] ? ", key " : "",
+                 it->peer.user);
+        /* an older worker is told, on each hello, of the release it may update itself to */
+        it->notice_update = S->release.protocol > in->version;
         return 0;
     }
     case XQF_MSG_HEARTBEAT: {
@@ -538,8 +599,10 @@ static int handle_db(Server *S, Item *it)
         char name[STORE_NAME_MAX + 1] = "", signature[STORE_SIG_HEX + 1] = "";
         /* builds and nets travel alike (content addressed, signed, chunked); only their tables differ */
         bool net = strcmp(b->kind, "net") == 0;
+        if (strcmp(b->kind, "worker") == 0)
+            return release_chunk(S, it, e, b, by, measured ? &written : NULL);
         if (!net && strcmp(b->kind, "build") != 0) {
-            refuse(it, XQF_ERR_REFUSED, "build_request: kind must be \"build\" or \"net\"");
+            refuse(it, XQF_ERR_REFUSED, "build_request: kind must be \"build\", \"net\" or \"worker\"");
             return 0;
         }
         /*
@@ -572,21 +635,8 @@ static int handle_db(Server *S, Item *it)
                          "past its end");
             return 0;
         }
-        snprintf(e->chunk.sha256, sizeof e->chunk.sha256, "%s", b->sha256);
-        e->chunk.offset = b->offset;
-        e->chunk.next = b->offset + len;
-        e->chunk.sent_ms = clock_now_ms();
-        e->chunk.by = by;
-        e->chunk.due = measured ? written + len : 0;
-        xqf_msg_init(&it->out, XQF_MSG_BUILD_CHUNK);
-        XqfMsg_build_chunk *c = &it->out.u.build_chunk;
-        snprintf(c->sha256, sizeof c->sha256, "%s", b->sha256);
-        c->offset = b->offset;
-        c->total = (uint64_t)total;
-        snprintf(c->name, sizeof c->name, "%s", name);
-        snprintf(c->signature, sizeof c->signature, "%s", signature);
-        snprintf(c->kind, sizeof c->kind, "%s", net ? "net" : "build");
-        return xqf_bin_set(&c->data, S->chunk, len);
+        return chunk_reply(it, e, b, by, measured ? &written : NULL, name, signature, (uint64_t)total, S->chunk,
+                           len);
     }
     case XQF_MSG_STATUS_REQUEST: {
         const PeerEntry *e = peer_find(&S->peers, &it->peer);
@@ -944,6 +994,17 @@ static void handle_local(Server *S, Item *it)
                  it->in.u.error.text);
         it->reply = false;
         break;
+    case XQF_MSG_UPDATE_FAILED: {
+        /* a worker that refused the release runs on as it is: said once a minute per kind, with a count */
+        const PeerEntry *e = peer_find(&S->peers, &it->peer);
+        char tail[NOTES_MORE_MAX];
+        if (e && notes_due(&S->notes, "update refused", tail))
+            log_warn("worker %lld (protocol %u) refused the worker release %.16s: %s; it runs on as it is%s",
+                     (long long)e->worker, it->in.version, it->in.u.update_failed.sha256,
+                     it->in.u.update_failed.reason, tail);
+        it->reply = false;
+        break;
+    }
     case XQF_MSG_HEARTBEAT: {
         /* a task's: its deadline moves in memory, the database is not written (leases.h) */
         const XqfMsg_heartbeat *h = &it->in.u.heartbeat;
@@ -1310,6 +1371,7 @@ static int take_frames(Server *S)
         char err[160];
         xqf_msg_init(&it->out, XQF_MSG_NONE);
         it->reply = false;
+        it->notice_update = false;
         it->lease_op = LEASE_NONE;
         n++;
         S->frames_taken++;
@@ -1327,11 +1389,21 @@ static int take_frames(Server *S)
             continue;
         }
         XqfDecodeStatus st = xqf_msg_decode(S->frame.data, S->frame.len, &it->in, err, sizeof err);
+        unsigned version = it->in.version;
+        /* a version this code decodes but the operator no longer serves (--accept-protocol) */
+        if (st == XQF_DECODE_OK && version < (unsigned)S->cfg->accept_protocol) {
+            st = XQF_DECODE_VERSION;
+            snprintf(err, sizeof err, "protocol version %u, this coordinator serves %d-%d (--accept-protocol)", version,
+                     S->cfg->accept_protocol, XQF_PROTOCOL_VERSION);
+        }
         it->decoded = st == XQF_DECODE_OK;
         if (!it->decoded) {
             log_warn("refused a frame of %zu bytes: %s", S->frame.len, err);
             xqf_msg_free(&it->in);
             xqf_msg_init(&it->in, XQF_MSG_NONE);
+            /* an older peer is refused in its own version, so that it can read why (error has not changed
+               since version 1); a newer one in ours, which it is likelier to know than we know its */
+            it->in.version = version > XQF_PROTOCOL_VERSION ? 0 : version;
             refuse(it, xqf_decode_error_code(st), err);
         }
     }
@@ -1366,6 +1438,8 @@ static void send_replies(Server *S, int n)
 {
     for (int i = 0; i < n; i++) {
         Item *it = &S->items[i];
+        /* each peer is answered in the version it speaks (one this coordinator accepts) */
+        it->out.version = it->in.version;
         if (it->reply && xqf_msg_encode(&it->out, &S->buf) == 0) {
             bool sent = transport_send(S->transport, &it->peer, S->buf.data, S->buf.len) == 0;
             if (!sent && it->out.type == XQF_MSG_BUILD_CHUNK) {
@@ -1377,9 +1451,62 @@ static void send_replies(Server *S, int n)
                 count_reply(S, it, sent);
         } else if (it->reply)
             log_error("could not encode a %s reply", xqf_msg_type_name(it->out.type));
+        if (it->reply && it->out.type == XQF_MSG_WELCOME && it->notice_update) {
+            S->update.version = it->in.version;
+            if (xqf_msg_encode(&S->update, &S->buf) == 0)
+                transport_send(S->transport, &it->peer, S->buf.data, S->buf.len);
+        }
+        it->notice_update = false;
         xqf_msg_free(&it->in);
         xqf_msg_free(&it->out);
     }
+}
+
+/*
+ * Reads the worker release FILE and FILE.release into S: the bytes must
+ * be the signature file's SHA-256, of a protocol version this coordinator
+ * speaks (a newer worker's frames would be refused) and newer than the
+ * oldest it serves.  The signature is the workers' to check.  0, or -1
+ * (logged).
+ */
+static int load_release(Server *S, const char *path)
+{
+    char sig_path[4096], why[512], hex[SHA256_HEX_LEN + 1];
+    snprintf(sig_path, sizeof sig_path, "%s.release", path);
+    if (release_read(sig_path, &S->release, why, sizeof why) != 0) {
+        log_error("--worker-release: %s", why);
+        return -1;
+    }
+    FILE *f = fopen(path, "rbe");
+    long size = -1;
+    if (f && fseek(f, 0, SEEK_END) == 0)
+        size = ftell(f);
+    if (f && size > 0 && size <= XQF_RELEASE_MAX && fseek(f, 0, SEEK_SET) == 0 &&
+        (S->release_bytes = malloc((size_t)size)) && fread(S->release_bytes, 1, (size_t)size, f) == (size_t)size)
+        S->release_len = (size_t)size;
+    if (f)
+        fclose(f);
+    const char *bad = !S->release_len ? "cannot be read, is empty or larger than 256 MiB"
+                      : sha256_memory(S->release_bytes, S->release_len, hex) != 0 || strcmp(hex, S->release.sha256) != 0
+                          ? "its bytes are not the SHA-256 its .release file signs (signed before a rebuild?)"
+                      : S->release.protocol > XQF_PROTOCOL_VERSION
+                          ? "it speaks a newer protocol than this coordinator (upgrade the coordinator first)"
+                      : (int)S->release.protocol < S->cfg->accept_protocol
+                          ? "it speaks a protocol older than this coordinator serves (--accept-protocol)"
+                          : NULL;
+    if (bad) {
+        log_error("--worker-release %s (%s): %s", path, S->release.name, bad);
+        S->release.protocol = 0;
+        return -1;
+    }
+    xqf_msg_init(&S->update, XQF_MSG_UPDATE);
+    snprintf(S->update.u.update.sha256, sizeof S->update.u.update.sha256, "%s", S->release.sha256);
+    snprintf(S->update.u.update.name, sizeof S->update.u.update.name, "%s", S->release.name);
+    S->update.u.update.protocol = S->release.protocol;
+    S->update.u.update.total = S->release_len;
+    log_info("worker release %s (%zu bytes, SHA-256 %.16s...) served: workers of an older protocol are told to "
+             "update themselves to it", S->release.name, S->release_len, S->release.sha256);
+    return 0;
 }
 
 Server *server_new(const ServerConfig *cfg)
@@ -1391,6 +1518,8 @@ Server *server_new(const ServerConfig *cfg)
     }
     S->cfg_copy = *cfg;
     S->cfg = &S->cfg_copy;
+    if (S->cfg_copy.accept_protocol <= 0)
+        S->cfg_copy.accept_protocol = XQF_PROTOCOL_VERSION;
     atomic_init(&S->stop, false);
     S->backoff_ms = BACKOFF_MIN_MS;
     S->batch = cfg->batch_max > 0 ? cfg->batch_max : SERVER_BATCH_DEFAULT;
@@ -1418,6 +1547,10 @@ Server *server_new(const ServerConfig *cfg)
         !(S->hello_limit = ratelimit_new(cfg->key_hellos / 60.0, cfg->key_hellos)) ||
         !(S->transport = transport_new(cfg->bind, &S->security)) || !(S->store = store_new(cfg->db)) ||
         !(S->sched = sched_new(S->store))) {
+        server_destroy(&S);
+        return NULL;
+    }
+    if (cfg->worker_release && load_release(S, cfg->worker_release) != 0) {
         server_destroy(&S);
         return NULL;
     }
@@ -1454,6 +1587,7 @@ void server_destroy(Server **sp)
     ratelimit_destroy(&S->status_limit);
     ratelimit_destroy(&S->hello_limit);
     free(S->chunk);
+    free(S->release_bytes);
     xqf_buf_free(&S->frame);
     xqf_buf_free(&S->buf);
     sched_destroy(&S->sched);
@@ -1493,6 +1627,7 @@ static void publish_gauges(Server *S, int n)
     S->gauges_ms = now;
     metrics_gauge(S->metrics, METRIC_WORKERS, (int64_t)peers_live(&S->peers));
     metrics_gauge(S->metrics, METRIC_KEYS, (int64_t)peers_keys(&S->peers));
+    metrics_gauge(S->metrics, METRIC_WORKERS_OLDER, (int64_t)peers_live_below(&S->peers, XQF_PROTOCOL_VERSION));
     metrics_gauge(S->metrics, METRIC_LEASES_HELD, (int64_t)S->leases.count);
     metrics_gauge(S->metrics, METRIC_CONNECTIONS, transport_connections(S->transport));
     metrics_gauge(S->metrics, METRIC_DB_CONNECTED, store_ok(S->store));

@@ -95,7 +95,11 @@ typedef struct {
     int key_leases;                  /* leases per key (<= 0: SERVER_KEY_LEASES_DEFAULT) */
     double key_hellos;               /* hellos (and CURVE handshakes) per key a minute, as many at once; <= 0: no limit */
     const char *metrics;             /* HOST:PORT serving GET /metrics (metrics.h); NULL: none */
+    int accept_protocol;             /* the oldest protocol version served (XQF_PROTOCOL_OLDEST..VERSION; 0: VERSION) */
+    const char *worker_release;      /* FILE (with FILE.release) the older workers update themselves to; NULL none */
 } ServerConfig;
+
+enum { XQF_RELEASE_MAX = 256 << 20 };   /* a worker release's bytes, held in memory (the workers' builds limit) */
 
 typedef struct Server Server;
 

@@ -333,11 +333,28 @@ int keys_generate(const char *path, KeyPair *out, char *err, size_t size)
 /* ---- operator keys and signed builds ------------------------------------------- */
 
 /* The first line of the signed text, one per kind of artifact: a net's signature can never pass for a build's. */
-static const char *const SIGN_CONTEXT[] = { [SIGN_BUILD] = "xqf-build-v1", [SIGN_NET] = "xqf-net-v1" };
+static const char *const SIGN_CONTEXT[] = { [SIGN_BUILD] = "xqf-build-v1", [SIGN_NET] = "xqf-net-v1",
+                                            [SIGN_WORKER] = "xqf-worker-v1" };
 enum { SIGN_CONTEXT_MAX = 16 };
 
 /* A kind's words in messages. */
-static const char *kind_word(SignKind kind) { return kind == SIGN_NET ? "net" : "build"; }
+static const char *kind_word(SignKind kind)
+{
+    return kind == SIGN_NET ? "net" : kind == SIGN_WORKER ? "worker release" : "build";
+}
+
+unsigned release_protocol(const char *name)
+{
+    static const char prefix[] = "xqf-worker-";
+    if (!sign_name_ok(name) || strncmp(name, prefix, sizeof prefix - 1) != 0)
+        return 0;
+    const char *p = name + sizeof prefix - 1;
+    unsigned v = 0;
+    int digits = 0;
+    for (; *p >= '0' && *p <= '9' && digits < 6; p++, digits++)
+        v = v * 10 + (unsigned)(*p - '0');
+    return digits > 0 && (*p == '\0' || *p == '-') && v > 0 ? v : 0;
+}
 
 /* Decodes exactly 2 n lowercase hex digits into out. */
 static bool hex_decode(uint8_t *out, size_t n, const char *hex)
@@ -410,8 +427,9 @@ int trust_verify_artifact(const TrustList *t, SignKind kind, const char *sha256,
     char text[SIGN_CONTEXT_MAX + SIGN_SHA_HEX + SIGN_NAME_MAX + 32];
     uint8_t sig[crypto_sign_BYTES];
     if (!*signature)
-        return kind == SIGN_NET
-                   ? fail(err, size, "unsigned net (sign it: xqf-tune net add --sign-key)")
+        return kind == SIGN_NET ? fail(err, size, "unsigned net (sign it: xqf-tune net add --sign-key)")
+               : kind == SIGN_WORKER
+                   ? fail(err, size, "unsigned worker release (sign it: xqf-keys sign-worker)")
                    : fail(err, size, "unsigned build (sign it: xqf-tune build --sign-key, xqf-keys sign)");
     if (!hex_decode(sig, sizeof sig, signature))
         return fail(err, size, "malformed signature (not %d hex digits)", SIGN_SIG_HEX);

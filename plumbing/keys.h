@@ -53,6 +53,16 @@
  * (SHA the net file's, NAME nets.name): the first line differs, so a
  * net's signature never passes for a build's, and a worker never runs
  * a signed net's bytes as a program.
+ *
+ * A worker release (a new xqf-worker the workers update themselves to,
+ * docs/cluster.md "Rolling upgrades") is signed over
+ *
+ *     "xqf-worker-v1\nsha256 <SHA>\nname <NAME>\n"
+ *
+ * NAME "xqf-worker-<PROTOCOL>" or "xqf-worker-<PROTOCOL>-<anything>": the
+ * protocol version it speaks is signed with it (release_protocol).  A
+ * build's signature never passes for a worker's: a build runs sandboxed,
+ * a worker with the worker's rights and keys.
  */
 #ifndef XQF_KEYS_H
 #define XQF_KEYS_H
@@ -152,7 +162,7 @@ void sign_key_hex(const SignKey *k, char out[SIGN_KEY_HEX + 1]);
 /* Whether name can be a signed build's name (1-64 printable ASCII characters, no space). */
 bool sign_name_ok(const char *name);
 /* What is signed: the first line of the signed text (above). */
-typedef enum { SIGN_BUILD = 0, SIGN_NET = 1 } SignKind;
+typedef enum { SIGN_BUILD = 0, SIGN_NET = 1, SIGN_WORKER = 2 } SignKind;
 
 /*
  * Signs the artifact of kind (sha256: 64 lowercase hex digits; name as
@@ -163,6 +173,11 @@ int sign_artifact(const SignKey *k, SignKind kind, const char *sha256, const cha
                   char *err, size_t size);
 int sign_build(const SignKey *k, const char *sha256, const char *name, char out[SIGN_SIG_HEX + 1], char *err,
                size_t size);
+/*
+ * The protocol version of a worker release's NAME ("xqf-worker-14",
+ * "xqf-worker-14-r2"), or 0 when NAME is not a release's name.
+ */
+unsigned release_protocol(const char *name);
 
 /* The operator public keys a worker trusts. */
 typedef struct {

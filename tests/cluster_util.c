@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <linux/sched.h>   /* CLONE_NEWNET: <sched.h> is coordinator/sched.h on this include path */
 #include <netinet/in.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -993,4 +995,123 @@ int cu_log_lines(const char *path, const char *text)
     if (f)
         fclose(f);
     return n;
+}
+
+/* ---- the games really played: xqf-match over the same openings ---------------------- */
+
+/* Parses "Endings: checkmate 1, adjudication (score) 59" into reasons by GameReason. */
+static void parse_endings(const char *line, int64_t *reasons)
+{
+    for (int r = 0; r < GAME_REASONS; r++) {
+        const char *text = game_reason_text((GameReason)r);
+        size_t len = strlen(text);
+        for (const char *p = strstr(line, text); p; p = strstr(p + 1, text))
+            if ((p[-1] == ' ' && (p[-2] == ':' || p[-2] == ',')) && p[len] == ' ') {
+                reasons[r] = strtoll(p + len + 1, NULL, 10);
+                break;
+            }
+    }
+}
+
+/* "Name=v,Name=v" as xqf-match player words: " option.Name=v option.Name=v". */
+static void option_words(const char *params, char *out, size_t size)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    char copy[STORE_PARAMS_MAX + 1];
+    snprintf(copy, sizeof copy, "%s", params);
+    for (char *save, *w = strtok_r(copy, ",", &save); w && len < size; w = strtok_r(NULL, ",", &save))
+        len += (size_t)snprintf(out + len, size - len, " option.%s", w);
+}
+
+int cu_match_pairs(const char *const *openings, int n, const char *params0, const char *params1, int nodes,
+                   int threads, const char *pgn, StoreCounts *out)
+{
+    char book[300];
+    snprintf(book, sizeof book, "%s/book-XXXXXX", cu_fx.dir);
+    int fd = mkstemp(book);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f)
+        return -1;
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s\n", openings[i]);
+    fclose(f);
+    char w0[STORE_PARAMS_MAX * 2], w1[STORE_PARAMS_MAX * 2], cmd[STORE_PARAMS_MAX * 5];
+    option_words(params0, w0, sizeof w0);
+    option_words(params1, w1, sizeof w1);
+    snprintf(cmd, sizeof cmd,
+             "'%s/xqf-match' --engine name=test%s --engine name=base%s --nodes %d --pairs %d --book '%s' "
+             "--concurrency %d --quiet%s%s%s 2>>'%s'", XQF_BIN, w0, w1, nodes, n, book, threads, pgn ? " --pgn '" : "",
+             pgn ? pgn : "", pgn ? "'" : "", cu_fx.logfile);
+    FILE *p = popen(cmd, "r");
+    if (!p) {
+        unlink(book);
+        return -1;
+    }
+    memset(out, 0, sizeof *out);
+    out->nreasons = GAME_REASONS;
+    char line[4096];
+    int seen = 0;
+    while (fgets(line, sizeof line, p)) {
+        int64_t *v = out->penta;
+        if (sscanf(line, "Pairs: %" SCNd64, &out->pairs) == 1)
+            seen |= 1;
+        else if (sscanf(line, "W/D/L: %" SCNd64 "/%" SCNd64 "/%" SCNd64, &out->wins, &out->draws,
+                        &out->losses) == 3)
+            seen |= 2;
+        else if (sscanf(line, "Pentanomial [LL, LD, DD+WL, WD, WW]: %" SCNd64 ", %" SCNd64 ", %" SCNd64
+                              ", %" SCNd64 ", %" SCNd64, &v[0], &v[1], &v[2], &v[3], &v[4]) == 5)
+            seen |= 4;
+        else if (strncmp(line, "Endings:", 8) == 0) {
+            parse_endings(line, out->reasons);
+            seen |= 8;
+        }
+    }
+    int st = pclose(p);
+    unlink(book);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && seen == 15 && out->pairs == n)
+        return 0;
+    fprintf(stderr, "xqf-match failed (status %d, output %d; log: %s)\n", st, seen, cu_fx.logfile);
+    return -1;
+}
+
+/* ---- HTTP: the monitoring's page ------------------------------------------------- */
+
+int cu_http(int port, const char *method, const char *path, char *out, size_t size)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    struct timeval tv = { 10, 0 };
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    out[0] = '\0';
+    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    char req[256];
+    int n = snprintf(req, sizeof req, "%s %s HTTP/1.0\r\nHost: 127.0.0.1\r\n%s\r\n", method, path,
+                     strcmp(method, "POST") == 0 ? "Content-Length: 0\r\n" : "");
+    if (write(fd, req, (size_t)n) != n) {
+        close(fd);
+        return -1;
+    }
+    size_t len = 0;
+    ssize_t got;
+    while (len + 1 < size && (got = read(fd, out + len, size - 1 - len)) > 0)
+        len += (size_t)got;
+    out[len] = '\0';
+    close(fd);
+    int status = -1;
+    return sscanf(out, "HTTP/1.%*d %d", &status) == 1 ? status : -1;
+}
+
+double cu_sample(const char *text, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+        if (strncmp(p, name, n) == 0 && p[n] == ' ')
+            return strtod(p + n + 1, NULL);
+    return -1;
 }

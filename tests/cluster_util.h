@@ -143,6 +143,15 @@ int cu_sha256(const char *path, char out[65]);
  */
 int64_t cu_build_add(Store *s, const StoreBuild *b);
 
+/*
+ * One HTTP/1.0 request on 127.0.0.1:port (a plain socket: the tests need
+ * no HTTP client); the whole answer into out.  Its status, or -1 when
+ * nothing answered.
+ */
+int cu_http(int port, const char *method, const char *path, char *out, size_t size);
+/* The value of the sample named exactly name (name and labels) in a Prometheus exposition, or -1 when absent. */
+double cu_sample(const char *text, const char *name);
+
 /* A free TCP port on 127.0.0.1 (as the kernel picks one). */
 int cu_free_port(void);
 
@@ -212,6 +221,17 @@ int cu_book(const char **lines, int n);
  */
 int64_t cu_sprt_openings(Store *s, const char *test_params, int pairs_per_task, int openings,
                          int64_t nodes, double elo0, double elo1);
+
+/*
+ * Plays n pairs, one over each of openings, with xqf-match (params0
+ * against params1 as option words, nodes per move, threads game threads,
+ * the games' PGN to pgn unless NULL): the counts a worker must report for
+ * them, in *out.  Games at fixed nodes, one at a time per worker, are
+ * reproducible: a run of cu_sprt_openings must count the same (the
+ * chaos and upgrade tests' reference).  0, or -1 (said on stderr).
+ */
+int cu_match_pairs(const char *const *openings, int n, const char *params0, const char *params1, int nodes,
+                   int threads, const char *pgn, StoreCounts *out);
 
 /* Waits until the run's state is not active (true) or timeout_s passes (false). */
 bool cu_wait_finished(Store *s, int64_t run, double timeout_s, StoreRun *out);

@@ -69,7 +69,7 @@ static int feed_bytes(BuildCache *c, SignKind kind, const char *bytes, size_t le
     XqfMsg_build_chunk *ch = &m.u.build_chunk;
     snprintf(ch->sha256, sizeof ch->sha256, "%s", sha);
     snprintf(ch->name, sizeof ch->name, "%s", name);
-    snprintf(ch->kind, sizeof ch->kind, "%s", kind == SIGN_NET ? "net" : "build");
+    snprintf(ch->kind, sizeof ch->kind, "%s", kind == SIGN_NET ? "net" : kind == SIGN_WORKER ? "worker" : "build");
     char e[256];
     if (k)
         cr_assert_eq(sign_artifact(k, kind, sha, name, ch->signature, e, sizeof e), 0, "%s", e);
@@ -363,6 +363,63 @@ Test(builds, a_corrupted_net_is_refused)
     cr_assert_eq(chmod(path, 0444), 0);
     cr_assert_null(builds_path(c, sha), "a changed cached net was used");
     builds_destroy(&c);
+}
+
+/*
+ * Worker releases (SIGN_WORKER, the worker's versions folder): only a
+ * worker release's signature of a trusted key installs one, whatever
+ * allow_unsigned says (a release runs unboxed); a build's signature does
+ * not pass for it; corrupt bytes are not installed; the signed name says
+ * the protocol version.
+ */
+Test(builds, worker_releases_are_taken_only_signed_as_releases)
+{
+    char err[512], path[256], name[XQF_NAME_MAX + 1];
+    const char *release = "xqf-worker-14";
+    /* allow_unsigned on: it must not apply */
+    BuildCache *c = builds_new_kind(cache, SIGN_WORKER, &trust, true, false);
+    cr_assert_not_null(c);
+    snprintf(path, sizeof path, "%s/%s", cache, sha);
+    XqfMsg m;
+    cr_assert_eq(builds_want(c, sha), 0);
+    cr_assert(builds_next_request(c, 1, &m));
+    cr_assert_str_eq(m.u.build_request.kind, "worker");
+    xqf_msg_free(&m);
+    cr_assert_eq(feed_bytes(c, SIGN_WORKER, BYTES, sizeof BYTES - 1, release, NULL, err, sizeof err), -2);
+    cr_assert_not_null(strstr(err, "unsigned worker release"), "%s", err);
+    cr_assert_eq(builds_want(c, sha), 0);
+    cr_assert_eq(feed_bytes(c, SIGN_BUILD, BYTES, sizeof BYTES - 1, release, &op, err, sizeof err), -2,
+                 "a build's signature was taken for a worker release's");
+    cr_assert_eq(builds_want(c, sha), 0);
+    cr_assert_eq(feed_bytes(c, SIGN_WORKER, BYTES, sizeof BYTES - 1, release, &other, err, sizeof err), -2);
+    cr_assert_not_null(strstr(err, "not signed by a trusted operator key"), "%s", err);
+    char corrupted[sizeof BYTES];
+    memcpy(corrupted, BYTES, sizeof BYTES);
+    corrupted[5] ^= 1;
+    cr_assert_eq(builds_want(c, sha), 0);
+    cr_assert_eq(feed_bytes(c, SIGN_WORKER, corrupted, sizeof BYTES - 1, release, &op, err, sizeof err), -1);
+    cr_assert_not_null(strstr(err, "do not have its SHA-256"), "%s", err);
+    cr_assert_neq(access(path, F_OK), 0, "a refused release was installed");
+    cr_assert_eq(builds_want(c, sha), 0);
+    cr_assert_eq(feed_bytes(c, SIGN_WORKER, BYTES, sizeof BYTES - 1, release, &op, err, sizeof err), 1, "%s", err);
+    cr_assert_str_eq(builds_path(c, sha), path);
+    cr_assert_eq(builds_name(c, sha, name), 0);
+    cr_assert_str_eq(name, release);
+    cr_assert_eq(release_protocol(name), 14);
+    builds_destroy(&c);
+    /* the same bytes are no engine build: the release's signature does not make one */
+    for (int allow_unsigned = 0; allow_unsigned < 2; allow_unsigned++) {
+        c = builds_new(cache, &trust, allow_unsigned, false);
+        cr_assert_null(builds_path(c, sha), "a worker release's signature was taken for a build's");
+        builds_destroy(&c);
+    }
+    /* names that say no protocol */
+    cr_assert_eq(release_protocol("xqf-worker-14-r2"), 14);
+    cr_assert_eq(release_protocol("xqf-worker-"), 0);
+    cr_assert_eq(release_protocol("xqf-worker-x"), 0);
+    cr_assert_eq(release_protocol("xqf-worker-0"), 0);
+    cr_assert_eq(release_protocol("xqf-worker-14x"), 0);
+    cr_assert_eq(release_protocol("xqf-engine-14"), 0);
 }
 
 /*

@@ -179,81 +179,6 @@ static void random_sleep(int lo_ms, int hi_ms)
 
 /* ---- the games really played: xqf-match over the same openings ---------------------- */
 
-/* Parses "Endings: checkmate 1, adjudication (score) 59" into reasons by GameReason. */
-static void parse_endings(const char *line, int64_t *reasons)
-{
-    for (int r = 0; r < GAME_REASONS; r++) {
-        const char *text = game_reason_text((GameReason)r);
-        size_t len = strlen(text);
-        for (const char *p = strstr(line, text); p; p = strstr(p + 1, text))
-            if ((p[-1] == ' ' && (p[-2] == ':' || p[-2] == ',')) && p[len] == ' ') {
-                reasons[r] = strtoll(p + len + 1, NULL, 10);
-                break;
-            }
-    }
-}
-
-/* "Name=v,Name=v" as xqf-match player words: " option.Name=v option.Name=v". */
-static void option_words(const char *params, char *out, size_t size)
-{
-    size_t len = 0;
-    out[0] = '\0';
-    char copy[STORE_PARAMS_MAX + 1];
-    snprintf(copy, sizeof copy, "%s", params);
-    for (char *save, *w = strtok_r(copy, ",", &save); w && len < size; w = strtok_r(NULL, ",", &save))
-        len += (size_t)snprintf(out + len, size - len, " option.%s", w);
-}
-
-/*
- * Plays n pairs, one over each of openings, with xqf-match (threads game
- * threads): the counts a worker must report for them.  Fails the test when
- * xqf-match does.
- */
-static void play_pairs(const char *const *openings, int n, const char *params0, const char *params1,
-                       int threads, const char *pgn, StoreCounts *out)
-{
-    char book[300];
-    snprintf(book, sizeof book, "%s/book-XXXXXX", cu_fx.dir);
-    int fd = mkstemp(book);
-    cr_assert_geq(fd, 0);
-    FILE *f = fdopen(fd, "w");
-    for (int i = 0; i < n; i++)
-        fprintf(f, "%s\n", openings[i]);
-    fclose(f);
-    char w0[STORE_PARAMS_MAX * 2], w1[STORE_PARAMS_MAX * 2], cmd[STORE_PARAMS_MAX * 5];
-    option_words(params0, w0, sizeof w0);
-    option_words(params1, w1, sizeof w1);
-    snprintf(cmd, sizeof cmd,
-             "'%s/xqf-match' --engine name=test%s --engine name=base%s --nodes %d --pairs %d --book '%s' "
-             "--concurrency %d --quiet%s%s%s 2>>'%s'", XQF_BIN, w0, w1, NODES, n, book, threads, pgn ? " --pgn '" : "",
-             pgn ? pgn : "", pgn ? "'" : "", cu_fx.logfile);
-    FILE *p = popen(cmd, "r");
-    cr_assert(p, "cannot run xqf-match");
-    memset(out, 0, sizeof *out);
-    out->nreasons = GAME_REASONS;
-    char line[4096];
-    int seen = 0;
-    while (fgets(line, sizeof line, p)) {
-        int64_t *v = out->penta;
-        if (sscanf(line, "Pairs: %" SCNd64, &out->pairs) == 1)
-            seen |= 1;
-        else if (sscanf(line, "W/D/L: %" SCNd64 "/%" SCNd64 "/%" SCNd64, &out->wins, &out->draws,
-                        &out->losses) == 3)
-            seen |= 2;
-        else if (sscanf(line, "Pentanomial [LL, LD, DD+WL, WD, WW]: %" SCNd64 ", %" SCNd64 ", %" SCNd64
-                              ", %" SCNd64 ", %" SCNd64, &v[0], &v[1], &v[2], &v[3], &v[4]) == 5)
-            seen |= 4;
-        else if (strncmp(line, "Endings:", 8) == 0) {
-            parse_endings(line, out->reasons);
-            seen |= 8;
-        }
-    }
-    int st = pclose(p);
-    unlink(book);
-    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0 && seen == 15 && out->pairs == n,
-              "xqf-match failed (status %d, output %d; log: %s)", st, seen, cu_fx.logfile);
-}
-
 /*
  * The counts of the run's openings played by xqf-match, cached in a file
  * named after the settings and xqf-match's modification time.
@@ -282,7 +207,7 @@ static void reference(StoreCounts *out)
     }
     const char *book[CU_BOOK_MAX];
     cr_assert_eq(cu_book(book, OPENINGS), OPENINGS);
-    play_pairs(book, OPENINGS, TEST_PARAMS, "", 2, NULL, out);
+    cr_assert_eq(cu_match_pairs(book, OPENINGS, TEST_PARAMS, "", NODES, 2, NULL, out), 0, "log: %s", cu_fx.logfile);
     char tmp[1500];
     snprintf(tmp, sizeof tmp, "%s.%ld", cache, (long)getpid());
     if ((f = fopen(tmp, "w"))) {
@@ -670,7 +595,8 @@ static void make_result(const XqfMsg *task, int pairs, XqfBuf *b)
     int fd = mkstemp(pgn);
     cr_assert_geq(fd, 0);
     close(fd);
-    play_pairs((const char *const *)t->openings.v, pairs, t->params0, t->params1, 1, pgn, &c);
+    cr_assert_eq(cu_match_pairs((const char *const *)t->openings.v, pairs, t->params0, t->params1, NODES, 1, pgn, &c),
+                 0, "log: %s", cu_fx.logfile);
     XqfMsg m;
     xqf_msg_init(&m, XQF_MSG_RESULT);
     XqfMsg_result *r = &m.u.result;

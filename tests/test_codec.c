@@ -156,6 +156,16 @@ static void fill(XqfMsg *m, XqfMsgType type)
         cr_assert_eq(xqf_bin_set(&m->u.build_chunk.data, bytes, sizeof bytes), 0);
         break;
     }
+    case XQF_MSG_UPDATE:
+        memset(m->u.update.sha256, 'c', XQF_SHA256_HEX);
+        strcpy(m->u.update.name, "xqf-worker-14");
+        m->u.update.protocol = 14;
+        m->u.update.total = 1 << 20;
+        break;
+    case XQF_MSG_UPDATE_FAILED:
+        memset(m->u.update_failed.sha256, 'd', XQF_SHA256_HEX);
+        strcpy(m->u.update_failed.reason, "not signed by a trusted operator key");
+        break;
     case XQF_MSG_STATUS:
         xqf_strs_push(&m->u.status.workers, "worker a");
         xqf_strs_push(&m->u.status.runs, "run 1");
@@ -316,15 +326,37 @@ Test(codec, bad_frames)
     raw_str(&r, "slot");
     raw_uint(&r, 0);
     cr_assert_eq(decode_raw(&r), XQF_DECODE_VERSION);
-    /* the version before (12: one engine's settings in a task): said plainly */
+    /* a version before the oldest decoded (12: one engine's settings in a task): said plainly, its version kept */
     r.n = 0;
     raw_header(&r, 4, "xqf", 12, "task_request");
     raw_str(&r, "slot");
     raw_uint(&r, 0);
     char why[160];
     cr_assert_eq(xqf_msg_decode(r.b, r.n, &m, why, sizeof why), XQF_DECODE_VERSION);
+    cr_assert_eq(m.version, 12);
     xqf_msg_free(&m);
-    cr_assert_str_eq(why, "protocol version 12, expected 13");
+    cr_assert_str_eq(why, "protocol version 12, expected 13-14");
+    /* the previous version (13, the same messages) decodes, and says which it was */
+    r.n = 0;
+    raw_header(&r, 4, "xqf", XQF_PROTOCOL_OLDEST, "task_request");
+    raw_str(&r, "slot");
+    raw_uint(&r, 7);
+    cr_assert_eq(xqf_msg_decode(r.b, r.n, &m, why, sizeof why), XQF_DECODE_OK, "%s", why);
+    cr_assert_eq(m.version, XQF_PROTOCOL_OLDEST);
+    cr_assert_eq(m.u.task_request.slot, 7);
+    /* answered in it: encoded with its version, decoded back with it */
+    XqfBuf back = { 0 };
+    cr_assert_eq(xqf_msg_encode(&m, &back), 0);
+    XqfMsg again;
+    cr_assert_eq(xqf_msg_decode(back.data, back.len, &again, why, sizeof why), XQF_DECODE_OK, "%s", why);
+    cr_assert_eq(again.version, XQF_PROTOCOL_OLDEST);
+    xqf_msg_init(&again, XQF_MSG_TASK_REQUEST);
+    cr_assert_eq(xqf_msg_encode(&again, &back), 0);          /* version 0: this code's own */
+    cr_assert_eq(xqf_msg_decode(back.data, back.len, &again, why, sizeof why), XQF_DECODE_OK, "%s", why);
+    cr_assert_eq(again.version, XQF_PROTOCOL_VERSION);
+    xqf_msg_free(&again);
+    xqf_buf_free(&back);
+    xqf_msg_free(&m);
     cr_assert_eq(xqf_decode_error_code(XQF_DECODE_VERSION), XQF_ERR_VERSION);
     r.n = 0;
     raw_header(&r, 3, "xqf", XQF_PROTOCOL_VERSION, "launch_missiles");

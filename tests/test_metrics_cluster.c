@@ -37,51 +37,6 @@ static pid_t coordinator(int metrics_port, const char *metrics_text)
     return cu_spawn("xqf-coordinator", cu_fx.logfile, args);
 }
 
-/*
- * One HTTP/1.0 request on 127.0.0.1:port (a plain socket: the tests need
- * no HTTP client); the whole answer into out.  Its status, or -1 when
- * nothing answered.
- */
-static int http(int port, const char *method, const char *path, char *out, size_t size)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    struct timeval tv = { 10, 0 };
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    out[0] = '\0';
-    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    char req[256];
-    int n = snprintf(req, sizeof req, "%s %s HTTP/1.0\r\nHost: 127.0.0.1\r\n%s\r\n", method, path,
-                     strcmp(method, "POST") == 0 ? "Content-Length: 0\r\n" : "");
-    if (write(fd, req, (size_t)n) != n) {
-        close(fd);
-        return -1;
-    }
-    size_t len = 0;
-    ssize_t got;
-    while (len + 1 < size && (got = read(fd, out + len, size - 1 - len)) > 0)
-        len += (size_t)got;
-    out[len] = '\0';
-    close(fd);
-    int status = -1;
-    return sscanf(out, "HTTP/1.%*d %d", &status) == 1 ? status : -1;
-}
-
-/* The value of the sample named exactly sample (name and labels) in an exposition, or -1 when absent. */
-static double sample(const char *text, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-        if (strncmp(p, name, n) == 0 && p[n] == ' ')
-            return strtod(p + n + 1, NULL);
-    return -1;
-}
-
 /* The first value of a query on the test's database (psql), as a number. */
 static double db_value(const char *query)
 {
@@ -98,7 +53,7 @@ static void scrape(int port, double seconds)
 {
     double until = cu_now() + seconds;
     int status;
-    while ((status = http(port, "GET", "/metrics", page, sizeof page)) != 200 && cu_now() < until)
+    while ((status = cu_http(port, "GET", "/metrics", page, sizeof page)) != 200 && cu_now() < until)
         cu_sleep_ms(100);
     cr_assert_eq(status, 200, "GET /metrics: %.200s (log: %s)", page, cu_fx.logfile);
 }
@@ -114,10 +69,10 @@ Test(metrics_cluster, counts_agree_with_the_database)
     cu_track(coordinator(port, NULL));
     scrape(port, 20);
     cr_assert(strstr(page, "Content-Type: text/plain; version=0.0.4"), "%.400s", page);
-    cr_assert_eq(sample(page, "xqf_results_total"), 0, "%s", page);
-    cr_assert_eq(sample(page, "xqf_runs{state=\"active\"}"), 1, "%s", page);
-    cr_assert_eq(sample(page, "xqf_runs{state=\"stopped\"}"), 1);
-    cr_assert_eq(sample(page, "xqf_tasks{state=\"queued\"}"),
+    cr_assert_eq(cu_sample(page, "xqf_results_total"), 0, "%s", page);
+    cr_assert_eq(cu_sample(page, "xqf_runs{state=\"active\"}"), 1, "%s", page);
+    cr_assert_eq(cu_sample(page, "xqf_runs{state=\"stopped\"}"), 1);
+    cr_assert_eq(cu_sample(page, "xqf_tasks{state=\"queued\"}"),
                  db_value("SELECT count(*) FROM tasks WHERE state = 'queued'"), "%s", page);
     cu_track(cu_worker(cu_fx.port, "m1", 1, cu_fx.logfile));
     cu_track(cu_worker(cu_fx.port, "m2", 1, cu_fx.logfile));
@@ -128,39 +83,39 @@ Test(metrics_cluster, counts_agree_with_the_database)
     double until = cu_now() + 10;
     do
         scrape(port, 5);
-    while (sample(page, "xqf_results_total") < results && cu_now() < until && (cu_sleep_ms(200), 1));
+    while (cu_sample(page, "xqf_results_total") < results && cu_now() < until && (cu_sleep_ms(200), 1));
     cr_assert_gt(results, 0);
-    cr_assert_eq(sample(page, "xqf_results_total"), results, "%s", page);
-    cr_assert_eq(sample(page, "xqf_games_total"), db_value("SELECT sum(wins + draws + losses) FROM runs"),
+    cr_assert_eq(cu_sample(page, "xqf_results_total"), results, "%s", page);
+    cr_assert_eq(cu_sample(page, "xqf_games_total"), db_value("SELECT sum(wins + draws + losses) FROM runs"),
                  "%s", page);
-    cr_assert_eq(sample(page, "xqf_games_total"), db_value("SELECT count(*) FROM games"), "records stored");
-    cr_assert_eq(sample(page, "xqf_games_total"), 24, "12 pairs, 24 games");
-    cr_assert_eq(sample(page, "xqf_leases_given_total"), db_value("SELECT sum(attempts) FROM tasks"), "%s", page);
-    cr_assert_geq(sample(page, "xqf_leases_given_total"), 3);
-    cr_assert_eq(sample(page, "xqf_results_rejected_total{status=\"invalid\"}"), 0);
+    cr_assert_eq(cu_sample(page, "xqf_games_total"), db_value("SELECT count(*) FROM games"), "records stored");
+    cr_assert_eq(cu_sample(page, "xqf_games_total"), 24, "12 pairs, 24 games");
+    cr_assert_eq(cu_sample(page, "xqf_leases_given_total"), db_value("SELECT sum(attempts) FROM tasks"), "%s", page);
+    cr_assert_geq(cu_sample(page, "xqf_leases_given_total"), 3);
+    cr_assert_eq(cu_sample(page, "xqf_results_rejected_total{status=\"invalid\"}"), 0);
     const char *states[] = { "active", "finished", "stopped", "paused" };
     for (size_t i = 0; i < sizeof states / sizeof *states; i++) {
         char name[64], query[128];
         snprintf(name, sizeof name, "xqf_runs{state=\"%s\"}", states[i]);
         snprintf(query, sizeof query, "SELECT count(*) FROM runs WHERE state = '%s'", states[i]);
-        cr_assert_eq(sample(page, name), db_value(query), "%s: %s", name, page);
+        cr_assert_eq(cu_sample(page, name), db_value(query), "%s: %s", name, page);
     }
-    cr_assert_eq(sample(page, "xqf_runs{state=\"finished\"}"), 1);
-    cr_assert_eq(sample(page, "xqf_tasks{state=\"queued\"}"), 0);
+    cr_assert_eq(cu_sample(page, "xqf_runs{state=\"finished\"}"), 1);
+    cr_assert_eq(cu_sample(page, "xqf_tasks{state=\"queued\"}"), 0);
     /* the gauges are published every second: two workers live after the run */
     cu_sleep_ms(1200);
     scrape(port, 5);
-    cr_assert_eq(sample(page, "xqf_workers_connected"), 2, "%s", page);
-    cr_assert_eq(sample(page, "xqf_database_connected"), 1);
-    cr_assert_eq(sample(page, "xqf_metrics_database_up"), 1);
+    cr_assert_eq(cu_sample(page, "xqf_workers_connected"), 2, "%s", page);
+    cr_assert_eq(cu_sample(page, "xqf_database_connected"), 1);
+    cr_assert_eq(cu_sample(page, "xqf_metrics_database_up"), 1);
     /* the statements' latency: the reports' statement timed, +Inf its count */
     const char *report = strstr(page, "xqf_db_statement_seconds_count{statement=\"xqf_REPORT\"}");
     cr_assert(report, "no histogram of the reports' statement: %s", page);
     double count = strtod(strchr(report, ' ') + 1, NULL);
     cr_assert_geq(count, 1);
-    cr_assert_eq(sample(page, "xqf_db_statement_seconds_bucket{statement=\"xqf_REPORT\",le=\"+Inf\"}"),
+    cr_assert_eq(cu_sample(page, "xqf_db_statement_seconds_bucket{statement=\"xqf_REPORT\",le=\"+Inf\"}"),
                  count);
-    cr_assert_gt(sample(page, "xqf_loop_batch_seconds_count"), 0);
+    cr_assert_gt(cu_sample(page, "xqf_loop_batch_seconds_count"), 0);
 }
 
 Test(metrics_cluster, other_paths_and_methods_are_refused)
@@ -169,12 +124,12 @@ Test(metrics_cluster, other_paths_and_methods_are_refused)
     int port = cu_free_port();
     cu_track(coordinator(port, NULL));
     scrape(port, 20);
-    cr_assert_eq(http(port, "GET", "/", page, sizeof page), 404, "%s", page);
-    cr_assert_eq(http(port, "GET", "/metrics/x", page, sizeof page), 404, "%s", page);
-    cr_assert_eq(http(port, "POST", "/metrics", page, sizeof page), 405, "%s", page);
+    cr_assert_eq(cu_http(port, "GET", "/", page, sizeof page), 404, "%s", page);
+    cr_assert_eq(cu_http(port, "GET", "/metrics/x", page, sizeof page), 404, "%s", page);
+    cr_assert_eq(cu_http(port, "POST", "/metrics", page, sizeof page), 405, "%s", page);
     cr_assert(strstr(page, "Allow: GET, HEAD"), "%s", page);
-    cr_assert_eq(http(port, "DELETE", "/metrics", page, sizeof page), 405, "%s", page);
-    cr_assert_eq(http(port, "HEAD", "/metrics", page, sizeof page), 200, "%s", page);
+    cr_assert_eq(cu_http(port, "DELETE", "/metrics", page, sizeof page), 405, "%s", page);
+    cr_assert_eq(cu_http(port, "HEAD", "/metrics", page, sizeof page), 200, "%s", page);
 }
 
 /* Runs the coordinator with --metrics text until it exits (10 s at most); its exit status, -1 if it did not exit. */
@@ -263,9 +218,9 @@ Test(metrics_cluster, builds_sent_are_counted_in_chunks_and_bytes)
     scrape(port, 5);
     /* each binary fetched once, in chunks of at most XQF_CHUNK_MAX (512 KiB) */
     int64_t chunks = (test_size + XQF_CHUNK_MAX - 1) / XQF_CHUNK_MAX + (base_size + XQF_CHUNK_MAX - 1) / XQF_CHUNK_MAX;
-    cr_assert_geq(sample(page, "xqf_artifact_bytes_total{kind=\"build\"}"), (double)(test_size + base_size), "%s",
+    cr_assert_geq(cu_sample(page, "xqf_artifact_bytes_total{kind=\"build\"}"), (double)(test_size + base_size), "%s",
                   page);
-    cr_assert_geq(sample(page, "xqf_artifact_chunks_total{kind=\"build\"}"), (double)chunks, "%s", page);
-    cr_assert_eq(sample(page, "xqf_artifact_bytes_total{kind=\"net\"}"), 0);
-    cr_assert_eq(sample(page, "xqf_games_total"), 8, "4 pairs: %s", page);
+    cr_assert_geq(cu_sample(page, "xqf_artifact_chunks_total{kind=\"build\"}"), (double)chunks, "%s", page);
+    cr_assert_eq(cu_sample(page, "xqf_artifact_bytes_total{kind=\"net\"}"), 0);
+    cr_assert_eq(cu_sample(page, "xqf_games_total"), 8, "4 pairs: %s", page);
 }

@@ -1,5 +1,6 @@
 #include "codec.h"
 
+#include <limits.h>
 #include <msgpack.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -81,6 +82,7 @@ void xqf_msg_init(XqfMsg *m, XqfMsgType type)
 {
     const MsgInfo *info = msg_info(type);
     m->type = type;
+    m->version = 0;
     if (info)
         memset(&m->u, 0, info->size);
 }
@@ -246,7 +248,7 @@ int xqf_msg_encode(const XqfMsg *m, XqfBuf *out)
     msgpack_packer_init(&pk, out, buf_write);
     if (msgpack_pack_map(&pk, 3 + (size_t)info->count) != 0 || pack_cstr(&pk, "sig") != 0 ||
         pack_cstr(&pk, SIGNATURE) != 0 || pack_cstr(&pk, "v") != 0 ||
-        msgpack_pack_uint64(&pk, XQF_PROTOCOL_VERSION) != 0 || pack_cstr(&pk, "t") != 0 ||
+        msgpack_pack_uint64(&pk, m->version ? m->version : XQF_PROTOCOL_VERSION) != 0 || pack_cstr(&pk, "t") != 0 ||
         pack_cstr(&pk, info->name) != 0)
         return -1;
     for (int i = 0; i < info->count; i++)
@@ -475,8 +477,12 @@ static XqfDecodeStatus fail(XqfDecodeStatus st, char *err, size_t errlen, const 
     return st;
 }
 
-/* Checks the header (sig, v, t) of a map and finds the type. */
-static XqfDecodeStatus read_header(const msgpack_object_map *map, XqfMsgType *type, char *err,
+/*
+ * Checks the header (sig, v, t) of a map and finds the type; *version gets
+ * the frame's version once "v" is read (also when it is refused: the
+ * refusal is sent in it, so that the peer can read it).
+ */
+static XqfDecodeStatus read_header(const msgpack_object_map *map, XqfMsgType *type, unsigned *version, char *err,
                                    size_t errlen)
 {
     const msgpack_object *sig = NULL, *ver = NULL, *typ = NULL;
@@ -493,9 +499,10 @@ static XqfDecodeStatus read_header(const msgpack_object_map *map, XqfMsgType *ty
         return fail(XQF_DECODE_MALFORMED, err, errlen, "no \"sig\": \"%s\" signature", SIGNATURE);
     if (!ver || ver->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
         return fail(XQF_DECODE_MALFORMED, err, errlen, "no protocol version \"v\"");
-    if (ver->via.u64 != XQF_PROTOCOL_VERSION)
-        return fail(XQF_DECODE_VERSION, err, errlen, "protocol version %llu, expected %d",
-                    (unsigned long long)ver->via.u64, XQF_PROTOCOL_VERSION);
+    *version = ver->via.u64 > UINT_MAX ? UINT_MAX : (unsigned)ver->via.u64;
+    if (ver->via.u64 < XQF_PROTOCOL_OLDEST || ver->via.u64 > XQF_PROTOCOL_VERSION)
+        return fail(XQF_DECODE_VERSION, err, errlen, "protocol version %llu, expected %d-%d",
+                    (unsigned long long)ver->via.u64, XQF_PROTOCOL_OLDEST, XQF_PROTOCOL_VERSION);
     if (!typ || typ->type != MSGPACK_OBJECT_STR)
         return fail(XQF_DECODE_MALFORMED, err, errlen, "no message type \"t\"");
     for (int t = XQF_MSG_NONE + 1; t < XQF_MSG_COUNT; t++)
@@ -513,10 +520,13 @@ static XqfDecodeStatus decode_map(const msgpack_object *root, XqfMsg *out, char 
         return fail(XQF_DECODE_MALFORMED, err, errlen, "a frame must be a map");
     const msgpack_object_map *map = &root->via.map;
     XqfMsgType type = XQF_MSG_NONE;
-    XqfDecodeStatus st = read_header(map, &type, err, errlen);
+    unsigned version = 0;
+    XqfDecodeStatus st = read_header(map, &type, &version, err, errlen);
+    out->version = version;
     if (st != XQF_DECODE_OK)
         return st;
     xqf_msg_init(out, type);
+    out->version = version;
     const MsgInfo *info = msg_info(type);
     bool seen[MAX_FIELDS] = { false };
     for (uint32_t i = 0; i < map->size; i++) {
@@ -568,8 +578,10 @@ XqfDecodeStatus xqf_msg_decode(const void *data, size_t len, XqfMsg *out, char *
     if (st != XQF_DECODE_OK) {
         xqf_msg_free(out);
         XqfMsgType t = out->type;
+        unsigned version = out->version;
         /* what it claimed to be, its member cleared (a later xqf_msg_free finds nothing to free) */
         xqf_msg_init(out, st == XQF_DECODE_MALFORMED ? t : XQF_MSG_NONE);
+        out->version = version;
     }
     return st;
 }

@@ -20,7 +20,15 @@
 #include <stdio.h>
 
 enum {
-    XQF_PROTOCOL_VERSION = 13,
+    XQF_PROTOCOL_VERSION = 14,
+    /*
+     * The oldest version whose frames this code still decodes (and
+     * answers in): a version that changes no field of an older one's
+     * messages keeps decoding them, so a coordinator can serve the
+     * previous version's workers while they update (xqf-coordinator
+     * --accept-protocol).  A version that changes a field raises it.
+     */
+    XQF_PROTOCOL_OLDEST = 13,
     XQF_FRAME_MAX = 1 << 20,       /* bytes in one frame */
     XQF_NAME_MAX = 64,             /* names, build ids */
     XQF_TEXT_MAX = 512,            /* reasons, error texts, status lines */
@@ -92,9 +100,15 @@ typedef enum {
     XQF_MSG_COUNT
 } XqfMsgType;
 
-/* A message: its type and the matching member of the union. */
+/*
+ * A message: its type and the matching member of the union; version, the
+ * protocol version of its frame (decoded; to encode: 0 this code's
+ * XQF_PROTOCOL_VERSION, else the version a peer of an older one is
+ * answered in; xqf_msg_init sets 0).
+ */
 typedef struct {
     XqfMsgType type;
+    unsigned version;
     union {
 #define XQF_MSG(ID, name, doc) XqfMsg_##name name;
 #include "messages.def"
@@ -112,7 +126,7 @@ typedef enum {
     XQF_DECODE_OK = 0,
     XQF_DECODE_MALFORMED,          /* structure, signature, field type, size or presence */
     XQF_DECODE_TOO_BIG,            /* larger than XQF_FRAME_MAX */
-    XQF_DECODE_VERSION,            /* a valid header with another protocol version */
+    XQF_DECODE_VERSION,            /* a valid header with a protocol version outside XQF_PROTOCOL_OLDEST..VERSION */
     XQF_DECODE_TYPE                /* a valid header with an unknown type */
 } XqfDecodeStatus;
 
@@ -152,6 +166,8 @@ void xqf_buf_free(XqfBuf *b);
 /*
  * Unpacks one frame into *out (initialised here; free it with
  * xqf_msg_free whatever the result).  On failure, err gets a short reason.
+ * out->version is the frame's version whenever its header's "v" could be
+ * read (a refused version too), else 0.
  */
 XqfDecodeStatus xqf_msg_decode(const void *data, size_t len, XqfMsg *out, char *err, size_t errlen);
 

@@ -26,6 +26,11 @@
  * more right before each engine start, process.h), so a damaged or
  * tampered cache is fetched anew instead of played.
  *
+ * Worker releases (a newer xqf-worker, SIGN_WORKER: docs/cluster.md,
+ * "Rolling upgrades") travel and are kept the same way too, in the
+ * worker's versions folder, with kind "worker"; one runs only when a
+ * trusted key signed it, whatever allow_unsigned says (it runs unboxed).
+ *
  * Nets (NNUE weights, docs/nnue.md) travel and are kept the same way, in
  * a cache of their own (builds_new_kind with SIGN_NET): the requests say
  * kind "net", the signature is a net's (keys.h), a cached net is
@@ -78,6 +83,8 @@ bool builds_sha_ok(const char *sha);
  * signature not trusted: the fetch then says why).
  */
 const char *builds_path(BuildCache *c, const char *sha);
+/* The signed name of the cached binary sha (after builds_path answered it): 0, or -1. */
+int builds_name(BuildCache *c, const char *sha, char name[XQF_NAME_MAX + 1]);
 /*
  * Starts fetching sha if it is not already on its way (waiting for the
  * per-SHA lock when another process fetches it).  Returns 0, or -1

@@ -1,5 +1,7 @@
 #include "worker.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -14,6 +16,7 @@
 #include "clock.h"
 #include "log.h"
 #include "nnue.h"
+#include "release.h"
 #include "task.h"
 
 enum {
@@ -45,6 +48,7 @@ typedef struct {
 } Slot;
 
 enum { NETS_READ_MAX = 16 };       /* nets remembered as read (each is hashed again at each use) */
+enum { RELEASES_REFUSED_MAX = 8 };  /* worker releases refused, not fetched again until the worker restarts */
 
 struct Worker {
     WorkerLink link;
@@ -68,6 +72,14 @@ struct Worker {
     int64_t own_nps;                 /* the built-in engine's bench speed (0: not measured yet) */
     bool boxed;                      /* engine builds run in the sandbox (process.h) */
     int max_hash_mb;                 /* a task asking for more hash is refused */
+    unsigned protocol;               /* the protocol version this worker speaks (its frames') */
+    char update_dir[PATH_MAX / 2];   /* versions/ and the current link ("": no self-update) */
+    BuildCache *releases;            /* worker releases (SIGN_WORKER) in update_dir/versions; NULL: none */
+    char release_sha[XQF_SHA256_HEX + 1]; /* the release being fetched ("" none) */
+    char release_name[XQF_NAME_MAX + 1];
+    char refused[RELEASES_REFUSED_MAX][XQF_SHA256_HEX + 1]; /* releases refused, a ring */
+    int nrefused;
+    char restart[PATH_MAX];          /* the verified release to restart into once the tasks are handed back */
 };
 
 enum { TC_SCALE_MIN_PERCENT = 25, TC_SCALE_MAX_PERCENT = 400 };  /* --tc-scale's factor, held in 0.25-4 */
@@ -76,8 +88,9 @@ enum { TC_SCALE_MIN_PERCENT = 25, TC_SCALE_MAX_PERCENT = 400 };  /* --tc-scale's
  * Sends m; a message the coordinator answers (all but a bench report, a
  * bye and an error) starts the wait for an answer, unless one is running.
  */
-static int link_send(Worker *w, const XqfMsg *m)
+static int link_send(Worker *w, XqfMsg *m)
 {
+    m->version = w->protocol;
     int rc = w->link.send(w->link.ctx, m);
     bool answered = m->type != XQF_MSG_BENCH && m->type != XQF_MSG_BYE && m->type != XQF_MSG_ERROR;
     if (rc == 0 && answered && !w->awaiting_ms)
@@ -443,6 +456,160 @@ static void start_task(Worker *w, Slot *s, const XqfMsg_task *m, int64_t now)
     s->since_ms = now;
 }
 
+/* ---- updates: a newer worker release (docs/cluster.md, "Rolling upgrades") ---------- */
+
+static bool release_refused(const Worker *w, const char *sha)
+{
+    for (int i = 0; i < w->nrefused && i < RELEASES_REFUSED_MAX; i++)
+        if (strcmp(w->refused[i], sha) == 0)
+            return true;
+    return false;
+}
+
+/* The release sha is not taken: said in the log and to the coordinator; this worker plays on as it is. */
+static void update_refused(Worker *w, const char *sha, const char *why)
+{
+    log_warn("update to the worker release %s (%.16s...) refused: %s; this worker runs on as it is (protocol %u)",
+             w->release_name[0] ? w->release_name : "?", sha, why, w->protocol);
+    snprintf(w->refused[w->nrefused++ % RELEASES_REFUSED_MAX], XQF_SHA256_HEX + 1, "%s", sha);
+    XqfMsg m;
+    xqf_msg_init(&m, XQF_MSG_UPDATE_FAILED);
+    snprintf(m.u.update_failed.sha256, sizeof m.u.update_failed.sha256, "%s", sha);
+    xqf_text_sanitize(m.u.update_failed.reason, sizeof m.u.update_failed.reason, why);
+    link_send(w, &m);
+    w->release_sha[0] = '\0';
+}
+
+/*
+ * Removes the releases of update_dir/versions but keep and keep2 (their
+ * binaries and signature files; lock and part files are left to the
+ * fetches that own them): a release per protocol change would pile up.
+ * The one current named before is kept, to go back to by hand.
+ */
+static void prune_versions(const Worker *w, const char *keep, const char *keep2)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/versions", w->update_dir);
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *n = e->d_name;
+        size_t hex = strspn(n, "0123456789abcdef");
+        if (hex != XQF_SHA256_HEX || (n[hex] && strcmp(n + hex, ".sig") != 0) || strncmp(n, keep, hex) == 0 ||
+            (keep2[0] && strncmp(n, keep2, hex) == 0))
+            continue;
+        if (unlinkat(dirfd(d), n, 0) == 0)
+            log_info("update: an older worker release removed: %s/%s", dir, n);
+    }
+    closedir(d);
+}
+
+/*
+ * Makes update_dir/current point at versions/SHA: a new link beside it
+ * renamed over it, so that whoever reads it (the worker's start) sees the
+ * old one or the new one, never none; then the releases older than the
+ * one it named are removed.  0 or -1 (errno).
+ */
+static int swap_current(const Worker *w, const char *sha)
+{
+    char link[PATH_MAX], tmp[PATH_MAX], target[XQF_SHA256_HEX + 16], before[PATH_MAX] = "";
+    snprintf(target, sizeof target, "versions/%s", sha);
+    snprintf(link, sizeof link, "%s/current", w->update_dir);
+    ssize_t n = readlink(link, before, sizeof before - 1);
+    before[n > 0 ? n : 0] = '\0';
+    const char *previous = strrchr(before, '/') ? strrchr(before, '/') + 1 : before;
+    snprintf(tmp, sizeof tmp, "%s/.current-%ld", w->update_dir, (long)getpid());
+    unlink(tmp);
+    if (symlink(target, tmp) != 0)
+        return -1;
+    if (rename(tmp, link) != 0) {
+        int e = errno;
+        unlink(tmp);
+        errno = e;
+        return -1;
+    }
+    prune_versions(w, sha, previous);
+    return 0;
+}
+
+/*
+ * The release is cached and verified (its SHA-256, its signature by a
+ * trusted key): its signed name's protocol must be newer than ours and be
+ * what the binary itself says it speaks (`--protocol`), else it would be
+ * offered again after the restart, and again.  Then the current link
+ * names it, the tasks are handed back (the worker stops as at SIGTERM)
+ * and worker_restart_path answers it.
+ */
+static void release_ready(Worker *w)
+{
+    char sha[XQF_SHA256_HEX + 1], name[XQF_NAME_MAX + 1], why[512];
+    if (stopping(w))
+        return;                      /* leaving (a signal): it stays cached, taken at the next notice */
+    snprintf(sha, sizeof sha, "%s", w->release_sha);
+    const char *path = builds_path(w->releases, sha);
+    unsigned signed_protocol = 0, says = 0;
+    if (!path || builds_name(w->releases, sha, name) != 0) {
+        update_refused(w, sha, "fetched, but its copy or its signature did not verify again");
+        return;
+    }
+    char exe[PATH_MAX];
+    snprintf(exe, sizeof exe, "%s", path);
+    signed_protocol = release_protocol(name);
+    if (signed_protocol <= w->protocol) {
+        snprintf(why, sizeof why, "its signed name %s is not of a newer protocol than %u", name, w->protocol);
+        update_refused(w, sha, why);
+        return;
+    }
+    if (release_ask_protocol(exe, &says, why, sizeof why) != 0 || says != signed_protocol) {
+        if (says)
+            snprintf(why, sizeof why, "it speaks protocol %u, its signature says %u", says, signed_protocol);
+        update_refused(w, sha, why);
+        return;
+    }
+    if (swap_current(w, sha) != 0) {
+        snprintf(why, sizeof why, "cannot point %.300s/current at it: %s", w->update_dir, strerror(errno));
+        update_refused(w, sha, why);
+        return;
+    }
+    snprintf(w->restart, sizeof w->restart, "%s", exe);
+    log_info("update: worker release %s (%.16s...) verified; handing the tasks back, then restarting into %s", name,
+             sha, exe);
+    worker_stop(w);
+}
+
+/* The coordinator serves a newer worker release: fetched (unless refused before, or this worker updates not). */
+static void on_update(Worker *w, const XqfMsg_update *u)
+{
+    if (u->protocol <= w->protocol || w->restart[0] || release_refused(w, u->sha256) ||
+        (w->release_sha[0] && strcmp(w->release_sha, u->sha256) == 0))
+        return;
+    if (!w->releases) {
+        log_info("the coordinator serves the worker release %s (protocol %u; this worker speaks %u): not taken, "
+                 "this worker does not update itself (--no-update, or no --trust file)", u->name,
+                 (unsigned)u->protocol, w->protocol);
+        snprintf(w->refused[w->nrefused++ % RELEASES_REFUSED_MAX], XQF_SHA256_HEX + 1, "%s", u->sha256);
+        return;
+    }
+    snprintf(w->release_name, sizeof w->release_name, "%s", u->name);
+    if (!builds_sha_ok(u->sha256) || release_protocol(u->name) != u->protocol) {
+        update_refused(w, u->sha256, "the notice's name and protocol disagree");
+        return;
+    }
+    snprintf(w->release_sha, sizeof w->release_sha, "%s", u->sha256);
+    log_info("update: the coordinator serves the worker release %s (protocol %u, %llu bytes; this worker speaks "
+             "%u): fetching it", u->name, (unsigned)u->protocol, (unsigned long long)u->total, w->protocol);
+    if (builds_path(w->releases, u->sha256)) {
+        release_ready(w);
+        return;
+    }
+    if (builds_want(w->releases, u->sha256) != 0)
+        update_refused(w, u->sha256, "cannot start its fetch");
+}
+
+const char *worker_restart_path(const Worker *w) { return w->restart[0] ? w->restart : NULL; }
+
 static void on_message(Worker *w, XqfMsg *m, int64_t now)
 {
     w->awaiting_ms = 0;
@@ -462,8 +629,20 @@ static void on_message(Worker *w, XqfMsg *m, int64_t now)
     case XQF_MSG_TASK:
         on_task(w, m, now);
         break;
+    case XQF_MSG_UPDATE:
+        on_update(w, &m->u.update);
+        break;
     case XQF_MSG_BUILD_CHUNK: {
         char err[XQF_TEXT_MAX];
+        if (strcmp(m->u.build_chunk.kind, "worker") == 0) {
+            int rc = w->releases && w->release_sha[0] ? builds_on_chunk(w->releases, &m->u.build_chunk, err, sizeof err)
+                                                      : 0;
+            if (rc == 1)
+                release_ready(w);
+            else if (rc < 0)
+                update_refused(w, m->u.build_chunk.sha256, err);
+            break;
+        }
         BuildCache *c = strcmp(m->u.build_chunk.kind, "net") == 0 ? w->nets : w->builds;
         int rc = builds_on_chunk(c, &m->u.build_chunk, err, sizeof err);
         /* a build this worker will not run: said per build first, as a bench mismatch is, so that
@@ -516,6 +695,8 @@ static void on_message(Worker *w, XqfMsg *m, int64_t now)
             /* a refused build_request: the build is not to be had */
             if (m->u.error.code == XQF_ERR_REFUSED && builds_abandon(w->builds) + builds_abandon(w->nets) > 0)
                 fetching_slots_retry(w, m->u.error.text, now);
+            else if (m->u.error.code == XQF_ERR_REFUSED && w->release_sha[0] && builds_abandon(w->releases) > 0)
+                update_refused(w, w->release_sha, m->u.error.text);
         }
         break;
     default:
@@ -572,10 +753,14 @@ static void tend_fetching(Worker *w, int64_t now)
     }
     if (builds_poll(w->builds) + builds_poll(w->nets) > 0)
         fetching_slots_retry(w, NULL, now);
-    /* nets after builds: one chunk is in flight per connection, a second request would be refused */
+    if (w->releases && w->release_sha[0] && !stopping(w) && builds_poll(w->releases) > 0)
+        release_ready(w);            /* another worker process of this folder installed it */
+    /* nets after builds, a release last: one chunk is in flight per connection, a second request would be refused */
     XqfMsg m;
     while (w->welcomed && (builds_next_request(w->builds, now, &m) ||
-                           (!builds_receiving(w->builds) && builds_next_request(w->nets, now, &m))))
+                           (!builds_receiving(w->builds) && builds_next_request(w->nets, now, &m)) ||
+                           (w->releases && !stopping(w) && !builds_receiving(w->builds) &&
+                            !builds_receiving(w->nets) && builds_next_request(w->releases, now, &m))))
         link_send(w, &m);
 }
 
@@ -665,6 +850,17 @@ Worker *worker_new(const WorkerConfig *cfg, const WorkerLink *link)
     w->silence_ms = cfg->silence_ms > 0 ? cfg->silence_ms : SILENCE_MS;
     w->boxed = !cfg->no_sandbox;
     w->max_hash_mb = cfg->max_hash_mb > 0 ? cfg->max_hash_mb : 4096;
+    w->protocol = cfg->protocol ? cfg->protocol : XQF_PROTOCOL_VERSION;
+    char versions[PATH_MAX];
+    if (cfg->update_dir && cfg->trust) {
+        snprintf(w->update_dir, sizeof w->update_dir, "%s", cfg->update_dir);
+        snprintf(versions, sizeof versions, "%s/versions", cfg->update_dir);
+        /* a release runs with this worker's rights: its cache trusts signatures only, --allow-unsigned or not */
+        if (!(w->releases = builds_new_kind(versions, SIGN_WORKER, cfg->trust, false, false))) {
+            worker_destroy(&w);
+            return NULL;
+        }
+    }
     /* close-on-exec before any thread exists: no engine inherits the pipe */
     if (pipe(w->pipe_fd) != 0 || fcntl(w->pipe_fd[0], F_SETFL, O_NONBLOCK) != 0 ||
         fcntl(w->pipe_fd[1], F_SETFL, O_NONBLOCK) != 0 || fcntl(w->pipe_fd[0], F_SETFD, FD_CLOEXEC) != 0 ||
@@ -689,6 +885,7 @@ void worker_destroy(Worker **wp)
     task_pool_destroy(&w->pool);
     builds_destroy(&w->builds);
     builds_destroy(&w->nets);
+    builds_destroy(&w->releases);
     for (int i = 0; i < 2; i++)
         if (w->pipe_fd[i] >= 0)
             close(w->pipe_fd[i]);
@@ -754,7 +951,10 @@ int worker_run(Worker *w)
         slot_reset(&w->slots[i]);
     XqfMsg bye;
     xqf_msg_init(&bye, XQF_MSG_BYE);
-    snprintf(bye.u.bye.reason, sizeof bye.u.bye.reason, "%s", rc == 0 ? "stopped by a signal" : "transport failure");
+    snprintf(bye.u.bye.reason, sizeof bye.u.bye.reason, "%s",
+             rc != 0         ? "transport failure"
+             : w->restart[0] ? "restarting into a newer worker release"
+                             : "stopped by a signal");
     link_send(w, &bye);
     log_info("leaving");
     return rc == 0 ? 0 : -1;

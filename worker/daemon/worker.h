@@ -60,6 +60,9 @@ typedef struct {
     bool no_sandbox;                 /* engine builds run with the worker's rights (no bubblewrap here) */
     int max_hash_mb;                 /* a task asking for a larger hash is refused (<= 0: 4,096, the protocol's most) */
     int silence_ms;                  /* a message unanswered this long: hello again (0: 15 s) */
+    unsigned protocol;               /* the protocol version it speaks (0: XQF_PROTOCOL_VERSION) */
+    const char *update_dir;          /* worker releases go to DIR/versions, DIR/current names the newest
+                                        (NULL, or no trust: this worker does not update itself) */
 } WorkerConfig;
 
 typedef struct Worker Worker;
@@ -83,5 +86,15 @@ int worker_run(Worker *w);
 int worker_turn(Worker *w, int wait_ms);
 /* Asks the worker to stop (async-signal-safe). */
 void worker_stop(Worker *w);
+/*
+ * After worker_run: the verified worker release to restart into (execv,
+ * the same arguments), or NULL.  A worker told of a release of a newer
+ * protocol (the update message) fetches it, checks it as builds are
+ * checked (SHA-256, the operator's signature: builds.h), asks it the
+ * protocol it speaks, points DIR/current at it, hands its tasks back and
+ * stops; one it refuses is logged and reported (update_failed), and this
+ * worker plays on.
+ */
+const char *worker_restart_path(const Worker *w);
 
 #endif

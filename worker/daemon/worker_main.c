@@ -20,10 +20,19 @@
  * at start (0.2 s): the search's signature at a small depth and the
  * compiled-in parameters (a tuned build has other defaults).
  *
+ * Updates (docs/cluster.md, "Rolling upgrades"): told by the coordinator
+ * of a worker release of a newer protocol, the worker fetches it into
+ * --update-dir's versions/, checks it (its SHA-256, an operator's
+ * signature of its --trust file), points DIR/current at it, hands its
+ * tasks back and restarts into it (execv, the same arguments).  At start,
+ * a DIR/current newer than this worker and verified again is run in its
+ * place: whatever starts the packaged worker runs the newest verified one.
+ *
  * SIGTERM/SIGINT: the running games are abandoned, the complete pairs
  * reported, the tasks handed back, then bye.  Exit status 0, 1 on failure,
  * 2 on bad usage.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -38,17 +47,29 @@
 #include "log.h"
 #include "opts.h"
 #include "params.h"
+#include "release.h"
 #include "sandbox.h"
 #include "worker.h"
 #include "worker_transport.h"
 
 enum { BUILD_DEPTH = 5, EXIT_USAGE = 2 };
 
+/*
+ * The protocol version this worker speaks.  The tests build a worker of
+ * the previous version (xqf-worker-prev, tests/CMakeLists.txt) with
+ * -DXQF_WORKER_PROTOCOL=13: a worker whose frames say 13, to be updated.
+ */
+#ifndef XQF_WORKER_PROTOCOL
+#define XQF_WORKER_PROTOCOL XQF_PROTOCOL_VERSION
+#endif
+
 static Worker *running;              /* for the signal handler */
+static volatile sig_atomic_t signalled; /* told to stop: leave, even when a release was about to take over */
 
 static void on_signal(int sig)
 {
     (void)sig;
+    signalled = 1;
     if (running)
         worker_stop(running);
 }
@@ -84,7 +105,12 @@ static const OptSpec OPTIONS[] = {
       .help = "refuse tasks whose hash is larger (default: a quarter of the memory over the games' two tables each, 16-4096)" },
     { "--no-sandbox", OPT_FLAG, NULL, NULL,
       .help = "run engine builds with this worker's rights, its environment and network (no bubblewrap here)" },
+    { "--update-dir", OPT_TEXT, "DIR", NULL,
+      .help = "worker releases the coordinator serves go to DIR/versions, DIR/current names the newest verified "
+              "one, run in this one's place at start (default: the cache's worker/; needs --trust)" },
+    { "--no-update", OPT_FLAG, NULL, NULL, .help = "never update to a worker release, nor run DIR/current" },
     { "--build-id", OPT_FLAG, NULL, NULL, .help = "print the build id and exit" },
+    { "--protocol", OPT_FLAG, NULL, NULL, .help = "print the protocol version this worker speaks and exit" },
     OPTS_END,
 };
 
@@ -92,7 +118,8 @@ static const OptTable TABLE = {
     .program = "xqf-worker", .spec = OPTIONS,
     .usage = "Usage: xqf-worker [--connect ENDPOINT] [--name NAME] [--concurrency N] [--cache DIR]\n"
              "                  [--curve-secret FILE --server-key FILE.pub | --insecure]\n"
-             "                  [--trust FILE] [--allow-unsigned] [--max-hash MB] [--no-sandbox] [--build-id]\n"
+             "                  [--trust FILE] [--allow-unsigned] [--max-hash MB] [--no-sandbox]\n"
+             "                  [--update-dir DIR | --no-update] [--build-id] [--protocol]\n"
              "\n"
              "Plays tasks of the coordinator's runs with the built-in engine and reports\n"
              "their results.  Engine builds a task names run only when signed by an\n"
@@ -101,9 +128,44 @@ static const OptTable TABLE = {
              "(bubblewrap): as nobody, with an empty environment, no network, nothing of\n"
              "the machine but the system's /usr (no key, no cache, no home), under memory\n"
              "and process limits; without bubblewrap the worker does not start, unless\n"
-             "--no-sandbox.\n",
+             "--no-sandbox.  A worker release of a newer protocol the coordinator serves,\n"
+             "signed by a key of the --trust file, is fetched, checked, and restarted into.\n",
     .epilog = "\nSIGTERM hands the tasks back and leaves. Logs: stderr (XQF_LOG=debug|info|warn|error).\n",
 };
+
+/*
+ * Runs DIR/current in this process's place (execv, the same arguments)
+ * when it names a cached release (versions/SHA) verified now (its
+ * SHA-256, its signature by a trusted key) of a newer protocol than
+ * this worker's; returns when there is none, or it cannot run (said).
+ */
+static void run_newest(const char *dir, const TrustList *trust, char **argv)
+{
+    char link[PATH_MAX], target[PATH_MAX], versions[PATH_MAX], name[XQF_NAME_MAX + 1];
+    snprintf(link, sizeof link, "%s/current", dir);
+    ssize_t n = readlink(link, target, sizeof target - 1);
+    if (n <= 0)
+        return;
+    target[n] = '\0';
+    const char *sha = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
+    snprintf(versions, sizeof versions, "%s/versions", dir);
+    BuildCache *c = builds_sha_ok(sha) ? builds_new_kind(versions, SIGN_WORKER, trust, false, false) : NULL;
+    const char *path = c ? builds_path(c, sha) : NULL;
+    unsigned protocol = path && builds_name(c, sha, name) == 0 ? release_protocol(name) : 0;
+    if (!path)
+        log_warn("%s does not name a verified worker release (%s): running this worker (protocol %d)", link, target,
+                 XQF_WORKER_PROTOCOL);
+    if (protocol > XQF_WORKER_PROTOCOL) {
+        char exe[PATH_MAX];
+        snprintf(exe, sizeof exe, "%s", path);
+        builds_destroy(&c);
+        log_info("running the newest verified worker, %s (protocol %u), in place of this one (protocol %d)", name,
+                 protocol, XQF_WORKER_PROTOCOL);
+        execv(exe, argv);
+        log_warn("cannot run %s: %s: running this worker", exe, strerror(errno));
+    }
+    builds_destroy(&c);
+}
 
 int main(int argc, char **argv)
 {
@@ -111,6 +173,10 @@ int main(int argc, char **argv)
     int rc = opts_parse(&o, &TABLE, argc - 1, argv + 1);
     if (rc != OPTS_OK)
         return rc == OPTS_HELP ? 0 : EXIT_USAGE;
+    if (opts_given(&o, "--protocol")) {
+        printf("%d\n", XQF_WORKER_PROTOCOL);
+        return 0;
+    }
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     char host[64] = "worker", name[XQF_NAME_MAX + 1], build[XQF_NAME_MAX + 1], cache_dir[PATH_MAX / 2];
     gethostname(host, sizeof host - 1);
@@ -138,6 +204,17 @@ int main(int argc, char **argv)
     TrustList trust;
     if ((v = opts_text(&o, "--trust")) && trust_read(v, &trust, why, sizeof why) != 0)
         return opts_error(TABLE.program, "--trust: %s", why), EXIT_USAGE;
+    char update_dir[PATH_MAX / 2 + 16];
+    snprintf(update_dir, sizeof update_dir, "%s/worker", cache_dir);
+    if ((v = opts_text(&o, "--update-dir")) && (!*v || strlen(v) >= sizeof update_dir || opts_given(&o, "--no-update")))
+        return opts_error(TABLE.program, "--update-dir: a folder, and not with --no-update"), EXIT_USAGE;
+    if (v)
+        snprintf(update_dir, sizeof update_dir, "%s", v);
+    bool updates = !opts_given(&o, "--no-update") && opts_given(&o, "--trust");
+    if (updates && !opts_given(&o, "--build-id")) {
+        xqf_log_init(name);
+        run_newest(update_dir, &trust, argv);
+    }
     compute_build(build, sizeof build);
     if (opts_given(&o, "--build-id")) {
         printf("%s\n", build);
@@ -148,6 +225,7 @@ int main(int argc, char **argv)
                          .trust = opts_given(&o, "--trust") ? &trust : NULL,
                          .allow_unsigned = opts_given(&o, "--allow-unsigned"),
                          .no_sandbox = opts_given(&o, "--no-sandbox"),
+                         .protocol = XQF_WORKER_PROTOCOL, .update_dir = updates ? update_dir : NULL,
                          .threads = opts_given(&o, "--concurrency") ? (int)opts_int(&o, "--concurrency") : cores };
     if (cfg.threads > WORKER_MAX_THREADS)
         cfg.threads = WORKER_MAX_THREADS;
@@ -173,7 +251,8 @@ int main(int argc, char **argv)
     Worker *w = t ? worker_new(&cfg, &link) : NULL;
     rc = 1;
     if (w) {
-        log_info("build %s, %d game threads, coordinator %s", build, cfg.threads, endpoint);
+        log_info("build %s, protocol %d, %d game threads, coordinator %s", build, XQF_WORKER_PROTOCOL, cfg.threads,
+                 endpoint);
         if (cfg.trust)
             log_info("engine builds and nets: used when signed by one of the %d operator keys of %s%s", trust.count,
                      opts_text(&o, "--trust"), cfg.allow_unsigned ? " (unsigned ones too: --allow-unsigned)" : "");
@@ -185,7 +264,17 @@ int main(int argc, char **argv)
         rc = worker_run(w) == 0 ? 0 : 1;
         running = NULL;
     }
+    char restart[PATH_MAX] = "";
+    if (w && worker_restart_path(w) && !signalled)
+        snprintf(restart, sizeof restart, "%s", worker_restart_path(w));
     worker_destroy(&w);
     wt_destroy(&t);
+    if (restart[0]) {
+        /* the tasks are handed back and the link closed: the release takes this process's place */
+        log_info("restarting into %s", restart);
+        execv(restart, argv);
+        log_error("cannot run %s: %s", restart, strerror(errno));
+        return 1;
+    }
     return rc;
 }
