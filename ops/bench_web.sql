@@ -2,7 +2,8 @@
 -- SPRT, 10 SPSA of 20 parameters) holding 10 million games, 1,000
 -- workers, 200,000 tasks with their leases' results, 2,000 progress
 -- points and (SPSA) 400 theta iterations a run; 40 nets (each named by
--- two of the runs), 100,000 lines of the events log.
+-- two of the runs), 100,000 lines of the events log, 10 progressions of 8
+-- commits each (80 of the runs), 20 presets of our engine.
 \set ON_ERROR_STOP on
 BEGIN;
 INSERT INTO workers (name, build_id, cores, concurrency, last_seen)
@@ -47,5 +48,17 @@ SELECT now() - i * interval '10 seconds', 'user' || (i % 5), CASE WHEN i % 10 = 
        CASE WHEN i % 10 = 0 THEN 'net upload' WHEN i % 3 = 0 THEN 'modify' ELSE 'create' END,
        'priority 0 -> ' || (i % 4)
 FROM generate_series(1, 100000) i;
+INSERT INTO progressions (name, engine, base_ref, base_commit, base_date, base_subject, created_by)
+SELECT 'bench progression ' || p, 'xqf', 'v0', lpad(to_hex(p), 40, 'a'), now() - interval '60 days',
+       'the base of progression ' || p, 'user' || (p % 5)
+FROM generate_series(1, 10) p;
+INSERT INTO progression_points (progression_id, run_id, ref, git_commit, committed_at, subject)
+SELECT 1 + (r.id - 1) / 8, r.id, 'v' || r.id, lpad(to_hex(r.id), 40, 'c'), now() - (80 - r.id) * interval '12 hours',
+       'a change of the engine, commit ' || r.id
+FROM runs r WHERE r.id <= 80;
+INSERT INTO engine_presets (engine_id, name, settings, updated_by)
+SELECT e.id, 'bench' || i, ('{"tc": "' || i || '+0.1", "elo0": "0", "elo1": "5", "max-pairs": "20000", "threads": "'
+                            || (1 + i % 4) || '"}')::jsonb, 'bench'
+FROM engines e, generate_series(1, 16) i WHERE e.name = 'xqf';
 COMMIT;
 ANALYZE;
