@@ -50,7 +50,7 @@ async function login(page, user, password) {
   await page.goto(`${url}/login`);
   await page.type('#f-user', user);
   await page.type('#f-password', password);
-  await Promise.all([page.waitForNavigation(), page.click('form.new button')]);
+  await Promise.all([page.waitForNavigation(), page.click('form.new:not(.preset) button')]);
 }
 
 before(async () => {
@@ -141,7 +141,7 @@ test('the SPRT calculator answers as xqf-tune stats --expected, and its result i
   await page.goto(`${url}/sprt-calc`);
   for (const [f, v] of [['elo0', '0'], ['elo1', '2'], ['alpha', '0.05'], ['beta', '0.1'], ['elo', '1.5']])
     await page.$eval(`#f-${f}`, (e, x) => { e.value = x; }, v);
-  await Promise.all([page.waitForNavigation(), page.click('form.new button')]);
+  await Promise.all([page.waitForNavigation(), page.click('form.new:not(.preset) button')]);
   assert.match(page.url(), /\/sprt-calc\?elo0=0&elo1=2&alpha=0.05&beta=0.1&elo=1.5$/);
   const cli = execFileSync(join(BIN, 'xqf-tune'), ['stats', '--expected', '--elo0', '0', '--elo1', '2', '--alpha',
     '0.05', '--beta', '0.1', '--elo', '1.5'], { stdio: ['ignore', 'pipe', log] }).toString();
@@ -164,11 +164,11 @@ test("the engines page lists ours; an admin's form adds one, a bad regex is name
   await page.type('#f-name', 'pika');
   await page.type('#f-repo', 'https://example.org/pikafish.git');
   await page.$eval('#f-bench_nodes', (e) => { e.value = 'Nodes'; });
-  await Promise.all([page.waitForNavigation(), page.click('form.new button')]);
+  await Promise.all([page.waitForNavigation(), page.click('form.new:not(.preset) button')]);
   const beside = await page.$eval('#err-bench_nodes', (e) => e.parentElement.querySelector('input').id);
   assert.equal(beside, 'f-bench_nodes');
   await page.$eval('#f-bench_nodes', (e) => { e.value = 'Nodes searched *: *([0-9]+)'; });
-  await Promise.all([page.waitForNavigation(), page.click('form.new button')]);
+  await Promise.all([page.waitForNavigation(), page.click('form.new:not(.preset) button')]);
   assert.match(await page.$eval('#notice', (e) => e.textContent), /Added the engine pika/);
   assert.ok(await page.$('a[href="/engines/pika"]'), 'the new engine is not listed');
   if (process.env.XQF_SCREENSHOTS)
@@ -211,7 +211,7 @@ test('a bad form shows the message next to the field and creates nothing; a good
   await page.type('#f-name', 'tess test');
   await page.type('#f-test', 'NoSuchParam=1');
   await page.type('#f-nodes', '300');
-  await Promise.all([page.waitForNavigation(), page.click('form.new button')]);
+  await Promise.all([page.waitForNavigation(), page.click('form.new:not(.preset) button')]);
   const msg = await page.$eval('#err-test', (e) => e.textContent);
   assert.match(msg, /NoSuchParam/);
   if (process.env.XQF_SCREENSHOTS)
@@ -220,7 +220,7 @@ test('a bad form shows the message next to the field and creates nothing; a good
   assert.equal(beside, 'f-test', 'the message is not next to its field');
   assert.equal(await count(), before, 'a bad form created a run');
   await page.$eval('#f-test', (e) => { e.value = 'NullR=2'; });
-  await Promise.all([page.waitForNavigation(), page.click('form.new button')]);
+  await Promise.all([page.waitForNavigation(), page.click('form.new:not(.preset) button')]);
   assert.match(page.url(), /\/runs\/\d+$/);
   pendingRun = page.url().split('/').pop();
   assert.equal(await page.$eval('[data-k="state"]', (e) => e.textContent), 'pending');
@@ -242,6 +242,22 @@ test('a bad form shows the message next to the field and creates nothing; a good
   await admin.close();
 });
 
+test('a preset chosen in the picker fills the new-run form; a field typed beside it overrides it',
+     { skip }, async () => {
+  const page = await browser.newPage();
+  await login(page, 'tess', 'testpass1');
+  await page.goto(`${url}/new/sprt`);
+  await page.select('#p-preset', 'STC');
+  await Promise.all([page.waitForNavigation(), page.click('form.preset button')]);
+  assert.match(page.url(), /preset=STC/);
+  assert.equal(await page.$eval('#f-tc', (e) => e.value), '10+0.1');
+  assert.equal(await page.$eval('#f-elo1', (e) => e.value), '5');
+  assert.match(await page.$eval('#preset-notice', (e) => e.textContent), /STC/);
+  if (process.env.XQF_SCREENSHOTS)
+    await page.screenshot({ path: join(process.env.XQF_SCREENSHOTS, 'new-sprt-preset.png'), fullPage: true });
+  await page.close();
+});
+
 test('a tester\'s test of git refs waits for approval, then for its builds; its page follows the builder live',
      { skip }, async () => {
   const page = await browser.newPage();
@@ -251,7 +267,7 @@ test('a tester\'s test of git refs waits for approval, then for its builds; its 
   await page.type('#f-test_ref', 'topic');
   await page.type('#f-base_ref', 'main');
   await page.type('#f-nodes', '300');
-  await Promise.all([page.waitForNavigation(), page.click('form.new button')]);
+  await Promise.all([page.waitForNavigation(), page.click('form.new:not(.preset) button')]);
   assert.match(page.url(), /\/runs\/\d+$/);
   const id = page.url().split('/').pop();
   // nothing of a tester's branch is built before an admin approves it (building it runs its code)
