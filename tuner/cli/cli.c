@@ -248,3 +248,17 @@ int cli_verb_said(RunStatus status, const char *verb, const RunProblem *problem)
     printf("%s\n", problem->why);
     return CLI_OK;
 }
+
+void cli_stop_made(Store *s, const int64_t *ids, int made)
+{
+    char name[STORE_NAME_MAX + 1];
+    RunActor actor = cli_run_actor(name, sizeof name);
+    for (int i = 0; i < made; i++) {
+        RunProblem problem;
+        if (run_plain(s, &actor, RUN_VERB_STOP, ids[i], &problem) != RUN_OK)
+            fprintf(stderr, "xqf-tune: warning: run %" PRId64 " could not be stopped (%s): stop it (xqf-tune stop %"
+                            PRId64 ")\n", ids[i], problem.why, ids[i]);
+    }
+    if (made)
+        fprintf(stderr, "xqf-tune: the %d run%s made before were stopped\n", made, made == 1 ? "" : "s");
+}

@@ -154,6 +154,13 @@ const char *cli_shown(const char *text);
 void cli_actor(char *out, size_t size);
 /* The actor of a run service's verb (run_verbs.h): cli_actor's name (into name), an admin's rights. */
 RunActor cli_run_actor(char *name, size_t size);
+/*
+ * Stops the first `made` of ids, runs a command made before one of its
+ * later runs failed (a gauntlet's, a progression's), through the run
+ * service's stop (each in its history), so that nothing is left half-made
+ * to run; a run it cannot stop is named with the command to stop it.
+ */
+void cli_stop_made(Store *s, const int64_t *ids, int made);
 /* A verb's outcome said: what was done on stdout (CLI_OK), or "VERB: why" as cli_fail does. Exit status. */
 int cli_verb_said(RunStatus status, const char *verb, const RunProblem *problem);
 

@@ -175,24 +175,6 @@ static int opponent_specs(const RunSpec *sp, const char *name, const Opponent *o
     return CLI_OK;
 }
 
-/*
- * Stops the runs made before one failed, through the run service's stop
- * (each in its history): no gauntlet is left half-made to run.
- */
-static void stop_made(Store *s, const int64_t *ids, int made)
-{
-    char name[STORE_NAME_MAX + 1];
-    RunActor actor = cli_run_actor(name, sizeof name);
-    for (int i = 0; i < made; i++) {
-        RunProblem problem;
-        if (run_plain(s, &actor, RUN_VERB_STOP, ids[i], &problem) != RUN_OK)
-            fprintf(stderr, "xqf-tune: warning: run %" PRId64 " could not be stopped (%s): stop it (xqf-tune stop %"
-                            PRId64 ")\n", ids[i], problem.why, ids[i]);
-    }
-    if (made)
-        fprintf(stderr, "xqf-tune: the %d run%s made before were stopped\n", made, made == 1 ? "" : "s");
-}
-
 /* The side's settings from the options (the run service checks them further). Exit status. */
 static int side_spec(const Opts *o, RunSpec *sp)
 {
@@ -273,7 +255,7 @@ static int gauntlet_new(const Opts *o)
         if (status != CLI_OK) {
             fprintf(stderr, "xqf-tune: gauntlet '%s': the run against %s was not made\n", cli_shown(name),
                     ops[made].text);
-            stop_made(s, ids, made);
+            cli_stop_made(s, ids, made);
             break;
         }
     }

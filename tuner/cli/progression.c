@@ -123,21 +123,6 @@ static int resolve_refs(Store *s, const char *repo, const EngineRecord *e, const
     return status;
 }
 
-/* Stops the runs made before a failure, through the run service's stop: no progression is left half-made to run. */
-static void stop_made(Store *s, const int64_t *ids, int made)
-{
-    char name[STORE_NAME_MAX + 1];
-    RunActor actor = cli_run_actor(name, sizeof name);
-    for (int i = 0; i < made; i++) {
-        RunProblem problem;
-        if (run_plain(s, &actor, RUN_VERB_STOP, ids[i], &problem) != RUN_OK)
-            fprintf(stderr, "xqf-tune: warning: run %" PRId64 " could not be stopped (%s): stop it (xqf-tune stop %"
-                            PRId64 ")\n", ids[i], problem.why, ids[i]);
-    }
-    if (made)
-        fprintf(stderr, "xqf-tune: the %d run%s made before were stopped\n", made, made == 1 ? "" : "s");
-}
-
 /* The settings every point's run shares, from the options (the run service checks them further). Exit status. */
 static int shared_spec(const Opts *o, const char *engine, RunSpec *sp)
 {
@@ -239,7 +224,7 @@ static int progression_new(const Opts *o)
         status = cli_run_problem(run_create(s, &specs[made], &ids[made], &problem), &problem);
         if (status != CLI_OK) {
             fprintf(stderr, "xqf-tune: the run of %s was not made\n", refs[made]);
-            stop_made(s, ids, made);
+            cli_stop_made(s, ids, made);
         }
     }
     if (status == CLI_OK) {
@@ -260,7 +245,7 @@ static int progression_new(const Opts *o)
         if (added != 1) {
             status = added == 0 ? cli_fail(CLI_USAGE, "a progression named '%s' was made meanwhile", cli_shown(p->name))
                                 : cli_fail(CLI_FAIL, "cannot record the progression");
-            stop_made(s, ids, n);
+            cli_stop_made(s, ids, n);
         }
     }
     if (status == CLI_OK) {
