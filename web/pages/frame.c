@@ -213,3 +213,19 @@ void check_field(FormOut *fo, const char *name, const char *label, const char *h
                v && *v && strcmp(v, "0") != 0 ? " checked" : "");
     field_end(fo, name, hint, msg);
 }
+
+void form_unshown_errors(Buf *b, const FormOut *fo, const char *refusal)
+{
+    if (!fo->nerrors)
+        return;
+    buf_printf(b, "<p class=\"error\">%s", refusal);
+    for (int i = 0; i < fo->nerrors; i++)
+        if (i >= 32 || !fo->shown[i]) {
+            buf_printf(b, " <span id=\"err-%s\">", fo->errors[i].field);
+            buf_html(b, fo->errors[i].field);
+            buf_puts(b, ": ");
+            buf_html(b, fo->errors[i].message);
+            buf_puts(b, "</span>");
+        }
+    buf_puts(b, "</p>\n");
+}

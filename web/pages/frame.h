@@ -53,5 +53,11 @@ void field(FormOut *fo, const char *name, const char *label, const char *def, co
 void textarea_field(FormOut *fo, const char *name, const char *label, const char *hint);
 /* A yes/no field: a checkbox sending "1" when ticked (unticked: absent, no). */
 void check_field(FormOut *fo, const char *name, const char *label, const char *hint);
+/*
+ * The messages no field of fo showed (a setting the form has no field
+ * for: the server's book, say), each in a span "err-FIELD", into b after
+ * the form's refusal line (its own HTML); nothing when fo has no message.
+ */
+void form_unshown_errors(Buf *b, const FormOut *fo, const char *refusal);
 
 #endif

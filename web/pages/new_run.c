@@ -198,19 +198,8 @@ int page_new_run(Store *s, RunKindId kind, bool chain, const Form *values, const
     buf_puts(b, "<h1>");
     buf_html(b, title);
     buf_puts(b, "</h1>\n");
-    if (nerrors) {
-        buf_printf(b, "<p class=\"error\">The %s was not created: see the messages below.", chain ? "chain" : "run");
-        /* a setting the form has no field for (the server's book) */
-        for (int i = 0; i < nerrors; i++)
-            if (i >= 32 || !fo.shown[i]) {
-                buf_printf(b, " <span id=\"err-%s\">", errors[i].field);
-                buf_html(b, errors[i].field);
-                buf_puts(b, ": ");
-                buf_html(b, errors[i].message);
-                buf_puts(b, "</span>");
-            }
-        buf_puts(b, "</p>\n");
-    }
+    form_unshown_errors(b, &fo, chain ? "The chain was not created: see the messages below."
+                                      : "The run was not created: see the messages below.");
     if (!session_is(u, "admin"))
         buf_puts(b, chain ? "<p class=\"notice\">A chain you create waits with its first run for an admin's approval "
                             "before workers play it.</p>\n"

@@ -301,18 +301,7 @@ int page_new_progression(const Form *values, const FieldError *errors, int nerro
     buf_puts(b, "<h1>New progression</h1>\n<p>An engine's commits, each a games run against one base with these "
                 "settings, as <code>xqf-tune progression new</code> makes them; the builder builds each ref and the "
                 "base before its run starts, and the page learns each commit's date from it.</p>\n");
-    if (nerrors) {
-        buf_puts(b, "<p class=\"error\">The progression was not created: see the messages below.");
-        for (int i = 0; i < nerrors; i++)
-            if (i >= 32 || !fo.shown[i]) {
-                buf_printf(b, " <span id=\"err-%s\">", errors[i].field);
-                buf_html(b, errors[i].field);
-                buf_puts(b, ": ");
-                buf_html(b, errors[i].message);
-                buf_puts(b, "</span>");
-            }
-        buf_puts(b, "</p>\n");
-    }
+    form_unshown_errors(b, &fo, "The progression was not created: see the messages below.");
     if (!session_is(u, "admin"))
         buf_puts(b, "<p class=\"notice\">The runs you create wait for an admin's approval before workers play "
                     "them.</p>\n");
