@@ -60,6 +60,29 @@ static void counts(int *engines, int *history)
     free(es);
 }
 
+/* A statement run as a program's role, and whether the role may run it. */
+typedef struct {
+    const char *conninfo, *sql;
+    bool ok;
+} PrivilegeCase;
+
+/* Each case run as its role: done when it may, else refused for privilege (42501). */
+static void check_privileges(const PrivilegeCase *cases, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        Store *s = store_new(cases[i].conninfo);
+        cr_assert(s && store_connect(s) == 0, "cannot connect with %s", cases[i].conninfo);
+        char error[512] = "";
+        int rc = store_exec(s, cases[i].sql, error, sizeof error);
+        if (cases[i].ok)
+            cr_assert_eq(rc, 0, "%s: %s: %s", store_role(s), cases[i].sql, error);
+        else
+            cr_assert(rc == -1 && strncmp(error, "42501 ", 6) == 0, "%s: %s: not refused for privilege: %s",
+                      store_role(s), cases[i].sql, error);
+        store_destroy(&s);
+    }
+}
+
 Test(engines, ours_is_the_first_record)
 {
     CU_REQUIRE_DB();
@@ -273,10 +296,7 @@ Test(engines, only_an_operator_changes_them)
     cr_assert_eq(e.ref_nps, 1000000);
 
     /* in SQL: the builder and the coordinator read the engines, the dashboard their history too; none writes */
-    const struct {
-        const char *conninfo, *sql;
-        bool ok;
-    } cases[] = {
+    const PrivilegeCase cases[] = {
         { cu_fx.db_coordinator, "SELECT count(*) FROM engines", true },
         { cu_fx.db_coordinator, "UPDATE engines SET ref_nps = 5", false },
         { cu_fx.db_coordinator, "SELECT count(*) FROM engine_history", false },
@@ -289,18 +309,7 @@ Test(engines, only_an_operator_changes_them)
         { cu_fx.db_web, "INSERT INTO engine_history (engine_id, actor, field) VALUES (1, 'me', 'x')", false },
         { cu_fx.db_signer, "SELECT count(*) FROM engines", false },
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        Store *s = store_new(cases[i].conninfo);
-        cr_assert(s && store_connect(s) == 0, "cannot connect with %s", cases[i].conninfo);
-        char error[512] = "";
-        int rc = store_exec(s, cases[i].sql, error, sizeof error);
-        if (cases[i].ok)
-            cr_assert_eq(rc, 0, "%s: %s: %s", store_role(s), cases[i].sql, error);
-        else
-            cr_assert(rc == -1 && strncmp(error, "42501 ", 6) == 0, "%s: %s: not refused for privilege: %s",
-                      store_role(s), cases[i].sql, error);
-        store_destroy(&s);
-    }
+    check_privileges(cases, sizeof cases / sizeof cases[0]);
 }
 
 /* The presets of engine as xqf-tune preset list prints them (one line each), into out. */
@@ -445,27 +454,13 @@ Test(engines, only_an_operator_sets_presets)
         snprintf(args, sizeof args, "preset remove xqf STC --db '%s'", as[i]);
         cr_assert_eq(tune(out, sizeof out, args), 2, "%s", args);
     }
-    const struct {
-        const char *conninfo, *sql;
-        bool ok;
-    } cases[] = {
+    const PrivilegeCase cases[] = {
         { cu_fx.db_web, "SELECT count(*) FROM engine_presets", true },
         { cu_fx.db_web, "DELETE FROM engine_presets", false },
         { cu_fx.db_web, "SELECT xqf_engine_preset_remove('xqf', 'STC', 'me')", false },
         { cu_fx.db_coordinator, "SELECT count(*) FROM engine_presets", false },
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        Store *s = store_new(cases[i].conninfo);
-        cr_assert(s && store_connect(s) == 0, "cannot connect with %s", cases[i].conninfo);
-        char error[512] = "";
-        int rc = store_exec(s, cases[i].sql, error, sizeof error);
-        if (cases[i].ok)
-            cr_assert_eq(rc, 0, "%s: %s: %s", store_role(s), cases[i].sql, error);
-        else
-            cr_assert(rc == -1 && strncmp(error, "42501 ", 6) == 0, "%s: %s: not refused for privilege: %s",
-                      store_role(s), cases[i].sql, error);
-        store_destroy(&s);
-    }
+    check_privileges(cases, sizeof cases / sizeof cases[0]);
     StorePreset *ps = NULL;
     cr_assert_eq(store_preset_list(cu_fx.store, "xqf", &ps), 4, "nothing changed");
     free(ps);
